@@ -1,0 +1,30 @@
+// swift-tools-version: 6.0
+// RocketAlert: engagement engines (conversations, banners, scenarios, reactive alerts),
+// a terminal front end and the `rocket` command. Only the toolchain's own modules are used.
+import PackageDescription
+
+let package = Package(
+    name: "RocketAlert",
+    products: [
+        .library(name: "RocketCore", targets: ["RocketCore"]),
+        .library(name: "RocketAlert", targets: ["RocketAlert"]),
+        .library(name: "RocketFlow", targets: ["RocketFlow"]),
+        .executable(name: "rocket", targets: ["rocket"]),
+    ],
+    targets: [
+        // Shared, platform-neutral values: colours, fonts, images, clocks.
+        .target(name: "RocketCore"),
+        // The RocketAlert conversation engine and the seed API.
+        .target(name: "RocketAlert", dependencies: ["RocketCore"]),
+        // Flow files: a positioned JSON reader, the flow document, validation, conversion.
+        .target(name: "RocketFlow", dependencies: ["RocketAlert", "RocketCore"]),
+        // The command-line tool.
+        .executableTarget(name: "rocket", dependencies: ["RocketFlow", "RocketAlert", "RocketCore"]),
+        // Benchmarks: run with `swift run -c release RocketBench`. Never part of `swift test`.
+        .executableTarget(name: "RocketBench", dependencies: ["RocketFlow", "RocketAlert", "RocketCore"]),
+        .testTarget(name: "RocketAlertTests", dependencies: ["RocketAlert", "RocketCore"]),
+        .testTarget(name: "RocketFlowTests", dependencies: ["RocketFlow", "RocketAlert", "RocketCore"]),
+        .testTarget(name: "RocketCLITests", dependencies: ["rocket"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,98 @@
+import Foundation
+
+/// Why a conversation ended.
+///
+/// ```swift
+/// if case .dismissed(let reason, _, _) = event, reason == .completed { print("done") }
+/// ```
+public enum RocketDismissReason: String, Hashable, Sendable, CaseIterable {
+    /// A nil `next` was reached (tap, button, input, or auto-advance).
+    case completed
+    /// The user activated the close button (Esc in the terminal).
+    case closedByUser
+    /// The app called `dismiss()`.
+    case dismissedByApp
+    /// The host was interrupted (Ctrl-C, a signal, task cancellation).
+    case interrupted
+}
+
+/// A value snapshot of a block, safe to send across tasks (blocks themselves are classes).
+///
+/// ```swift
+/// let info = RocketBlockInfo(TextRocketBlock(text: "Hi", id: "hi"))
+/// info.id     // "hi"
+/// info.kind   // .text
+/// ```
+public struct RocketBlockInfo: Hashable, Sendable {
+    /// The block's user tag.
+    public var id: String?
+    /// The block's kind.
+    public var kind: RocketBlockKind
+    /// The text as shown (placeholders filled), or the button title(s) joined by " | ".
+    public var text: String
+
+    /// Creates a snapshot from its parts.
+    public init(id: String?, kind: RocketBlockKind, text: String) {
+        self.id = id
+        self.kind = kind
+        self.text = text
+    }
+
+    /// A snapshot of a block with its raw text.
+    public init(_ block: RocketBlock) {
+        self.init(id: block.id, kind: block.kind, text: RocketBlockInfo.rawText(of: block))
+    }
+
+    static func rawText(of block: RocketBlock) -> String {
+        switch block {
+        case let t as TextRocketBlock: return t.text
+        case let b as ButtonRocketBlock: return b.title
+        case let d as DoubleButtonRocketBlock: return d.left.title + " | " + d.right.title
+        case let i as TextInputRocketBlock: return i.text
+        default: return ""
+        }
+    }
+}
+
+/// Which of a double button's buttons.
+public enum RocketButtonSide: String, Hashable, Sendable {
+    case left, right
+}
+
+/// What happened in a conversation, as typed values (the `NotificationCenter` events carry the
+/// same facts in the original's payload format).
+///
+/// ```swift
+/// for await event in rocket.events {
+///     if case .blockAdded(let index, let block) = event { print(index, block.text) }
+/// }
+/// ```
+public enum RocketEvent: Hashable, Sendable {
+    /// A block was appended at `index` (0-based).
+    case blockAdded(index: Int, block: RocketBlockInfo)
+    /// A text or image block was tapped (or its timer fired).
+    case tapped(index: Int, id: String?, automatic: Bool)
+    /// A button was pressed; `side` is nil for a single button.
+    case buttonPressed(index: Int, id: String?, side: RocketButtonSide?, title: String)
+    /// A named action ran.
+    case action(name: String, blockID: String?)
+    /// Text was accepted by an input block; `text` is nil for secret inputs.
+    case inputSubmitted(index: Int, id: String?, text: String?)
+    /// Text was refused; the same input block stays active.
+    case inputRejected(index: Int, id: String?, failure: RocketValidationFailure)
+    /// The user's reply was echoed into the transcript (when echoing is on).
+    case replyShown(afterIndex: Int, text: String)
+    /// The conversation started closing. `count` and `blocks` as in `rocketDismissEvent`.
+    case dismissed(reason: RocketDismissReason, count: Int, blocks: [RocketBlockInfo])
+    /// The closing animation finished; the conversation is gone.
+    case didFinishClosing(reason: RocketDismissReason)
+}
+
+extension Notification.Name {
+    /// Posted after each block is appended; userInfo `index` (Int) and `block` (RocketBlock);
+    /// `object` is the emitting ``Rocket``.
+    public static let rocketBlockAddedEvent = Notification.Name("rocketBlockAddedEvent")
+    /// Posted when a conversation closes by itself or by its close button; userInfo `count` (Int)
+    /// and `blocks` ([RocketBlock]); `object` is the emitting ``Rocket``. Not posted for `dismiss()`.
+    public static let rocketDismissEvent = Notification.Name("rocketDismissEvent")
+}

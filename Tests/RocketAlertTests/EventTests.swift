@@ -1,0 +1,119 @@
+import Foundation
+import Testing
+@testable import RocketAlert
+import RocketCore
+
+@Suite("Events: notifications, typed stream, scoping")
+struct EventTests {
+    func makeRocket(_ root: RocketBlock, recorder: NotificationRecorder, clock: ManualClock = ManualClock()) -> Rocket {
+        let r = Rocket(author: RocketAuthor(image: .file("a.png")), block: root, clock: clock,
+                       options: ConversationOptions(timing: .reducedMotion))
+        r.notificationCenter = recorder.center
+        return r
+    }
+
+    @Test("rocketBlockAddedEvent carries index and block; rocketDismissEvent count and blocks; object is the rocket")
+    func legacyPayloads() throws {
+        let rec = NotificationRecorder()
+        let b = TextRocketBlock(text: "B")
+        let a = TextRocketBlock(text: "A", next: b)
+        let rocket = makeRocket(a, recorder: rec)
+        rocket.show()
+        try rocket.send(.tap)
+        try rocket.send(.tap)
+        #expect(rec.posts.map(\.name) == [.rocketBlockAddedEvent, .rocketBlockAddedEvent, .rocketDismissEvent])
+        #expect(rec.posts[0].userInfo["index"] as? Int == 0)
+        #expect((rec.posts[0].userInfo["block"] as? RocketBlock) === a)
+        #expect(rec.posts[1].userInfo["index"] as? Int == 1)
+        #expect((rec.posts[1].userInfo["block"] as? RocketBlock) === b)
+        #expect(rec.posts[2].userInfo["count"] as? Int == 2)
+        let blocks = rec.posts[2].userInfo["blocks"] as? [RocketBlock]
+        #expect(blocks?.count == 2 && blocks?[0] === a && blocks?[1] === b)
+        #expect(rec.posts.allSatisfy { $0.object === rocket })
+    }
+
+    @Test("dismiss() posts no rocketDismissEvent (R5) but the typed stream says dismissedByApp")
+    func programmaticDismiss() {
+        let rec = NotificationRecorder()
+        let rocket = makeRocket(TextRocketBlock(text: "A"), recorder: rec)
+        var typed: [RocketEvent] = []
+        rocket.onEvent = { typed.append($0) }
+        rocket.show()
+        rocket.dismiss()
+        #expect(rec.posts.map(\.name) == [.rocketBlockAddedEvent])
+        #expect(typed.contains(.dismissed(reason: .dismissedByApp, count: 1, blocks: [RocketBlockInfo(id: nil, kind: .text, text: "A")])))
+    }
+
+    @Test("The close button posts rocketDismissEvent")
+    func closePostsLegacy() throws {
+        let rec = NotificationRecorder()
+        let rocket = makeRocket(TextRocketBlock(text: "A"), recorder: rec)
+        rocket.closeButton = RocketCloseButton(title: "Close")
+        rocket.show()
+        try rocket.send(.close)
+        #expect(rec.posts.last?.name == .rocketDismissEvent)
+        #expect(rec.posts.last?.userInfo["count"] as? Int == 1)
+    }
+
+    @Test("Two live rockets never drive or see each other (R4)")
+    func noCrossTalk() throws {
+        let rec = NotificationRecorder()
+        let one = makeRocket(TextRocketBlock(text: "one-a", next: TextRocketBlock(text: "one-b")), recorder: rec)
+        let two = makeRocket(TextRocketBlock(text: "two-a", next: TextRocketBlock(text: "two-b")), recorder: rec)
+        let seenByTwo = Locked<[Int]>([])
+        let token = rec.center.addObserver(forName: .rocketBlockAddedEvent, object: two, queue: nil) { note in
+            let i = note.userInfo?["index"] as? Int ?? -1
+            seenByTwo.mutate { $0.append(i) }
+        }
+        defer { rec.center.removeObserver(token) }
+        one.show(); two.show()
+        try one.send(.tap)
+        try one.send(.tap)          // one completes and dismisses
+        #expect(one.conversation.status == .dismissed(.completed))
+        #expect(two.conversation.status == .active)
+        #expect(two.conversation.blocks.count == 1)
+        #expect(seenByTwo.value == [0])
+    }
+
+    @Test("The typed async stream delivers the same facts plus the reason, then ends")
+    func asyncStream() async throws {
+        let rec = NotificationRecorder()
+        let rocket = makeRocket(TextRocketBlock(text: "A", next: ButtonRocketBlock(title: "Go", tapHandler: TapRocketHandler(next: nil, actionName: "go"))), recorder: rec)
+        var handled = 0
+        rocket.actionHandlers["go"] = { handled += 1 }
+        let stream = rocket.events
+        rocket.show()
+        try rocket.send(.tap)
+        try rocket.send(.pressButton)
+        var events: [RocketEvent] = []
+        for await e in stream { events.append(e) }
+        #expect(handled == 1)
+        #expect(events == [
+            .blockAdded(index: 0, block: RocketBlockInfo(id: nil, kind: .text, text: "A")),
+            .tapped(index: 0, id: nil, automatic: false),
+            .blockAdded(index: 1, block: RocketBlockInfo(id: nil, kind: .button, text: "Go")),
+            .buttonPressed(index: 1, id: nil, side: nil, title: "Go"),
+            .action(name: "go", blockID: nil),
+            .dismissed(reason: .completed, count: 2, blocks: [RocketBlockInfo(id: nil, kind: .text, text: "A"),
+                                                              RocketBlockInfo(id: nil, kind: .button, text: "Go")]),
+            .didFinishClosing(reason: .completed),
+        ])
+    }
+
+    @Test("Secret input never appears in events")
+    func secretInput() throws {
+        let rec = NotificationRecorder()
+        let input = TextInputRocketBlock(text: "Password?", buttonTitle: "OK", inputHandler: nil, id: "pw")
+        input.isSecret = true
+        let rocket = Rocket(author: RocketAuthor(image: .file("a")), block: input, clock: ManualClock(),
+                            options: ConversationOptions(timing: .reducedMotion, echoReplies: true))
+        rocket.notificationCenter = rec.center
+        var typed: [RocketEvent] = []
+        rocket.onEvent = { typed.append($0) }
+        rocket.show()
+        try rocket.send(.submit("hunter2"))
+        #expect(!String(describing: typed).contains("hunter2"))
+        #expect(typed.contains(.inputSubmitted(index: 0, id: "pw", text: nil)))
+        #expect(rocket.conversation.answers["pw"]?.isSecret == true)
+    }
+}
