@@ -1,0 +1,416 @@
+import RocketAlert
+import RocketCore
+
+/// Reads flow files: JSON text → ``FlowDocument`` plus diagnostics with line and column.
+///
+/// Loading never traps. Bad JSON, wrong types, unknown fields and block types, missing fields,
+/// and every rule of ``FlowValidator`` come back as ``FlowDiagnostic``s; hostile input (huge
+/// files, deep nesting, long strings, invalid UTF-8) is stopped by ``JSONReaderLimits``.
+///
+/// ```swift
+/// let result = FlowLoader.load(Array(text.utf8))
+/// for d in result.diagnostics { print(d.formatted(file: "flow.json")) }
+/// if result.isPlayable, let doc = result.document { … }
+/// ```
+public enum FlowLoader {
+    /// Loads and validates a flow from UTF-8 bytes.
+    public static func load(_ bytes: [UInt8], limits: JSONReaderLimits = JSONReaderLimits()) -> FlowLoadResult {
+        let lines = SourceLines(bytes)
+        let root: JSONNode
+        do {
+            root = try JSONReader.parse(bytes, limits: limits)
+        } catch {
+            let (l, c) = lines.position(of: error.offset)
+            return FlowLoadResult(document: nil, diagnostics: [
+                FlowDiagnostic(severity: .error, code: "json-syntax", message: error.message, path: "", line: l, column: c),
+            ])
+        }
+        var decoder = FlowDecoder(lines: lines)
+        let document = decoder.decodeDocument(root)
+        var diagnostics = decoder.diagnostics
+        if let document, !decoder.diagnostics.contains(where: { $0.severity == .error }) {
+            diagnostics += FlowValidator.validate(document, sourceMap: decoder.sourceMap, lines: lines)
+        }
+        diagnostics.sort { ($0.line ?? 0, $0.column ?? 0) < ($1.line ?? 0, $1.column ?? 0) }
+        return FlowLoadResult(document: decoder.diagnostics.contains { $0.severity == .error } ? nil : document,
+                              diagnostics: diagnostics)
+    }
+
+    /// Loads a flow from a string.
+    public static func load(_ text: String) -> FlowLoadResult {
+        load(Array(text.utf8))
+    }
+}
+
+/// Byte offsets of the parts of a document that validation rules point at.
+public struct FlowSourceMap: Sendable {
+    /// Offsets of fields by path (`blocks[3].next`, `start`, …).
+    var offsets: [String: Int] = [:]
+
+    /// The offset of a path, falling back to its parents (`blocks[3].next` → `blocks[3]`).
+    func offset(of path: String) -> Int? {
+        var p = Substring(path)
+        while true {
+            if let o = offsets[String(p)] { return o }
+            guard let cut = p.lastIndex(where: { $0 == "." || $0 == "[" }) else { return nil }
+            p = p[..<cut]
+        }
+    }
+}
+
+/// Turns JSON nodes into a document, collecting type errors instead of stopping at the first.
+struct FlowDecoder {
+    let lines: SourceLines
+    var diagnostics: [FlowDiagnostic] = []
+    var sourceMap = FlowSourceMap()
+
+    init(lines: SourceLines) {
+        self.lines = lines
+    }
+
+    mutating func error(_ code: String, _ message: String, path: String, at offset: Int) {
+        let (l, c) = lines.position(of: offset)
+        diagnostics.append(FlowDiagnostic(severity: .error, code: code, message: message, path: path, line: l, column: c))
+    }
+
+    /// A reader over one JSON object that reports unknown and missing fields.
+    struct Fields {
+        var members: [String: JSONMember] = [:]
+        let path: String
+        let offset: Int
+    }
+
+    mutating func fields(_ node: JSONNode, path: String, allowed: Set<String>, what: String) -> Fields? {
+        guard let members = node.object else {
+            error("wrong-type", "\(what) must be an object, not \(node.typeName)", path: path, at: node.offset)
+            return nil
+        }
+        var f = Fields(path: path, offset: node.offset)
+        for m in members {
+            let p = path.isEmpty ? m.key : "\(path).\(m.key)"
+            if f.members[m.key] != nil {
+                error("duplicate-key", "the key \"\(m.key)\" appears twice in \(what)", path: p, at: m.keyOffset)
+            } else if !allowed.contains(m.key) {
+                let hint = Self.suggestion(for: m.key, in: allowed).map { "; did you mean \"\($0)\"?" } ?? ""
+                error("unknown-field", "unknown field \"\(m.key)\" in \(what)\(hint)", path: p, at: m.keyOffset)
+            } else {
+                f.members[m.key] = m
+                sourceMap.offsets[p] = m.value.offset
+            }
+        }
+        return f
+    }
+
+    static func suggestion(for key: String, in allowed: Set<String>) -> String? {
+        let lower = key.lowercased()
+        return allowed.sorted().first { $0.lowercased() == lower || editDistance($0.lowercased(), lower) <= 2 }
+    }
+
+    static func editDistance(_ a: String, _ b: String) -> Int {
+        let a = Array(a), b = Array(b)
+        if a.isEmpty || b.isEmpty { return max(a.count, b.count) }
+        var prev = Array(0...b.count)
+        for i in 1...a.count {
+            var cur = [i] + Array(repeating: 0, count: b.count)
+            for j in 1...b.count {
+                cur[j] = min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1))
+            }
+            prev = cur
+        }
+        return prev[b.count]
+    }
+
+    func path(_ f: Fields, _ key: String) -> String { f.path.isEmpty ? key : "\(f.path).\(key)" }
+
+    mutating func required(_ f: Fields, _ key: String, what: String) -> JSONNode? {
+        guard let m = f.members[key] else {
+            error("missing-field", "\(what) needs the field \"\(key)\"", path: f.path, at: f.offset)
+            return nil
+        }
+        return m.value
+    }
+
+    mutating func string(_ node: JSONNode?, path: String) -> String? {
+        guard let node else { return nil }
+        if case .string(let s) = node.value { return s }
+        error("wrong-type", "\"\(path.split(separator: ".").last ?? "")\" must be a string, not \(node.typeName)", path: path, at: node.offset)
+        return nil
+    }
+
+    mutating func optionalString(_ f: Fields, _ key: String) -> String? {
+        guard let m = f.members[key] else { return nil }
+        if case .null = m.value.value { return nil }
+        return string(m.value, path: path(f, key))
+    }
+
+    mutating func requiredString(_ f: Fields, _ key: String, what: String) -> String? {
+        string(required(f, key, what: what), path: path(f, key))
+    }
+
+    mutating func number(_ f: Fields, _ key: String, min: Double? = nil) -> Double? {
+        guard let m = f.members[key] else { return nil }
+        if case .null = m.value.value { return nil }
+        guard case .number(let v) = m.value.value else {
+            error("wrong-type", "\"\(key)\" must be a number, not \(m.value.typeName)", path: path(f, key), at: m.value.offset)
+            return nil
+        }
+        if let min, v < min {
+            error("out-of-range", "\"\(key)\" must be at least \(Self.format(min)), not \(Self.format(v))", path: path(f, key), at: m.value.offset)
+            return nil
+        }
+        return v
+    }
+
+    mutating func integer(_ f: Fields, _ key: String, min: Int) -> Int? {
+        guard let v = number(f, key) else { return nil }
+        guard v == v.rounded(), v >= Double(min), v <= 1_000_000_000 else {
+            error("out-of-range", "\"\(key)\" must be a whole number from \(min), not \(Self.format(v))", path: path(f, key),
+                  at: f.members[key]!.value.offset)
+            return nil
+        }
+        return Int(v)
+    }
+
+    mutating func bool(_ f: Fields, _ key: String) -> Bool? {
+        guard let m = f.members[key] else { return nil }
+        guard case .bool(let v) = m.value.value else {
+            error("wrong-type", "\"\(key)\" must be true or false, not \(m.value.typeName)", path: path(f, key), at: m.value.offset)
+            return nil
+        }
+        return v
+    }
+
+    static func format(_ v: Double) -> String {
+        v == v.rounded() && abs(v) < 1e15 ? String(Int(v)) : String(v)
+    }
+
+    mutating func enumValue<E: RawRepresentable & CaseIterable>(_ f: Fields, _ key: String, _: E.Type) -> E? where E.RawValue == String {
+        guard let s = optionalString(f, key) else { return nil }
+        if let v = E(rawValue: s) { return v }
+        let names = E.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: ", ")
+        error("bad-value", "\"\(key)\" must be one of \(names), not \"\(s)\"", path: path(f, key), at: f.members[key]!.value.offset)
+        return nil
+    }
+
+    // MARK: Document
+
+    static let documentFields: Set<String> = ["$schema", "version", "title", "author", "closeButton", "start", "variables", "blocks"]
+
+    mutating func decodeDocument(_ root: JSONNode) -> FlowDocument? {
+        guard let f = fields(root, path: "", allowed: Self.documentFields, what: "the flow") else { return nil }
+        var version = FlowDocument.currentVersion
+        if let vNode = required(f, "version", what: "the flow") {
+            if case .number(let v) = vNode.value, v == 1 {
+                version = 1
+            } else {
+                error("unsupported-version", "\"version\" must be 1 (the only version this rocket reads); found \(Self.describe(vNode))",
+                      path: "version", at: vNode.offset)
+            }
+        }
+        let title = optionalString(f, "title")
+        var author: FlowAuthor?
+        if let a = f.members["author"] {
+            if let af = fields(a.value, path: "author", allowed: ["name", "image", "style"], what: "\"author\"") {
+                author = FlowAuthor(name: optionalString(af, "name"), image: optionalString(af, "image"),
+                                    style: enumValue(af, "style", RocketImageStyle.self))
+            }
+        }
+        var close: FlowCloseButton?
+        if let c = f.members["closeButton"] {
+            if let cf = fields(c.value, path: "closeButton", allowed: ["title", "font"], what: "\"closeButton\"") {
+                if let t = requiredString(cf, "title", what: "\"closeButton\"") {
+                    close = FlowCloseButton(title: t, font: font(cf, "font"))
+                }
+            }
+        }
+        let start = optionalString(f, "start")
+        var variables: [String] = []
+        if let v = f.members["variables"] {
+            if case .array(let items) = v.value.value {
+                for (i, item) in items.enumerated() {
+                    if let s = string(item, path: "variables[\(i)]") { variables.append(s) }
+                }
+            } else {
+                error("wrong-type", "\"variables\" must be an array of names, not \(v.value.typeName)", path: "variables", at: v.value.offset)
+            }
+        }
+        var blocks: [FlowBlock] = []
+        if let bNode = required(f, "blocks", what: "the flow") {
+            if case .array(let items) = bNode.value {
+                blocks.reserveCapacity(items.count)
+                for (i, item) in items.enumerated() {
+                    if let b = decodeBlock(item, path: "blocks[\(i)]") { blocks.append(b) }
+                }
+                if items.isEmpty {
+                    error("no-blocks", "\"blocks\" is empty; a flow needs at least one block", path: "blocks", at: bNode.offset)
+                }
+            } else {
+                error("wrong-type", "\"blocks\" must be an array, not \(bNode.typeName)", path: "blocks", at: bNode.offset)
+            }
+        }
+        return FlowDocument(version: version, title: title, author: author, closeButton: close, start: start,
+                            variables: variables, blocks: blocks)
+    }
+
+    static func describe(_ node: JSONNode) -> String {
+        switch node.value {
+        case .number(let v): return format(v)
+        case .string(let s): return "\"\(s.prefix(40))\""
+        default: return node.typeName
+        }
+    }
+
+    // MARK: Fonts
+
+    mutating func font(_ f: Fields, _ key: String) -> FlowFont? {
+        guard let m = f.members[key] else { return nil }
+        let p = path(f, key)
+        switch m.value.value {
+        case .null:
+            return nil
+        case .string(let name):
+            if RocketFont.presets[name] != nil { return .preset(name) }
+            let names = RocketFont.presets.keys.sorted().map { "\"\($0)\"" }.joined(separator: ", ")
+            error("unknown-font", "unknown font preset \"\(name)\"; use one of \(names) or an object", path: p, at: m.value.offset)
+            return nil
+        case .object:
+            guard let ff = fields(m.value, path: p, allowed: ["size", "weight", "color", "family"], what: "a font") else { return nil }
+            let size = number(ff, "size", min: 1) ?? 16
+            let weight = enumValue(ff, "weight", RocketFontWeight.self) ?? .regular
+            var color = RocketColor.black
+            if let hex = optionalString(ff, "color") {
+                if let c = RocketColor(hex: hex) { color = c } else {
+                    error("bad-color", "\"color\" must be #RGB or #RRGGBB, not \"\(hex)\"", path: path(ff, "color"),
+                          at: ff.members["color"]!.value.offset)
+                }
+            }
+            return .custom(RocketFont(size: size, weight: weight, color: color, family: optionalString(ff, "family")))
+        default:
+            error("wrong-type", "\"\(key)\" must be a preset name or a font object, not \(m.value.typeName)", path: p, at: m.value.offset)
+            return nil
+        }
+    }
+
+    // MARK: Blocks
+
+    static let commonFields: Set<String> = ["id", "type"]
+    static let blockFields: [String: Set<String>] = [
+        "text": commonFields.union(["text", "next", "showNextAfter", "font"]),
+        "image": commonFields.union(["image", "text", "next", "showNextAfter", "font", "imageStyle", "paddingLeft", "paddingRight"]),
+        "button": commonFields.union(["title", "next", "action", "font"]),
+        "doubleButton": commonFields.union(["left", "right"]),
+        "textInput": commonFields.union(["text", "buttonTitle", "secret", "placeholder", "validate", "branches", "next", "font", "buttonStyle"]),
+    ]
+
+    mutating func decodeBlock(_ node: JSONNode, path: String) -> FlowBlock? {
+        guard let members = node.object else {
+            error("wrong-type", "a block must be an object, not \(node.typeName)", path: path, at: node.offset)
+            return nil
+        }
+        sourceMap.offsets[path] = node.offset
+        guard let typeMember = members.first(where: { $0.key == "type" }) else {
+            error("missing-field", "a block needs the field \"type\"", path: path, at: node.offset)
+            return nil
+        }
+        guard case .string(let type) = typeMember.value.value else {
+            error("wrong-type", "\"type\" must be a string, not \(typeMember.value.typeName)", path: "\(path).type", at: typeMember.value.offset)
+            return nil
+        }
+        guard let allowed = Self.blockFields[type] else {
+            let kinds = Self.blockFields.keys.sorted().map { "\"\($0)\"" }.joined(separator: ", ")
+            error("unknown-block-type", "unknown block type \"\(type)\"; use one of \(kinds)", path: "\(path).type", at: typeMember.value.offset)
+            return nil
+        }
+        guard let f = fields(node, path: path, allowed: allowed, what: "a \(type) block") else { return nil }
+        let id = requiredString(f, "id", what: "a block")
+        let content: FlowBlockContent?
+        switch type {
+        case "text":
+            let text = requiredString(f, "text", what: "a text block")
+            content = text.map { .text(text: $0, next: optionalString(f, "next"), showNextAfter: number(f, "showNextAfter"), font: font(f, "font")) }
+        case "image":
+            let image = requiredString(f, "image", what: "an image block")
+            content = image.map {
+                .image(FlowImage(image: $0, text: optionalString(f, "text"), next: optionalString(f, "next"),
+                                 showNextAfter: number(f, "showNextAfter"), font: font(f, "font"),
+                                 imageStyle: enumValue(f, "imageStyle", RocketImageStyle.self),
+                                 paddingLeft: number(f, "paddingLeft", min: 0), paddingRight: number(f, "paddingRight", min: 0)))
+            }
+        case "button":
+            content = decodeButton(f, what: "a button block").map { .button($0) }
+        case "doubleButton":
+            var sides: [FlowButton?] = []
+            for side in ["left", "right"] {
+                guard let node = required(f, side, what: "a doubleButton block") else { sides.append(nil); continue }
+                let p = "\(path).\(side)"
+                sourceMap.offsets[p] = node.offset
+                guard let bf = fields(node, path: p, allowed: ["title", "next", "action", "font"], what: "\"\(side)\"") else {
+                    sides.append(nil); continue
+                }
+                sides.append(decodeButton(bf, what: "\"\(side)\""))
+            }
+            if let l = sides[0], let r = sides[1] { content = .doubleButton(left: l, right: r) } else { content = nil }
+        default:  // textInput
+            content = decodeInput(f, path: path).map { .textInput($0) }
+        }
+        guard let id, let content else { return nil }
+        return FlowBlock(id: id, content: content)
+    }
+
+    mutating func decodeButton(_ f: Fields, what: String) -> FlowButton? {
+        let title = requiredString(f, "title", what: what)
+        let next = optionalString(f, "next")
+        let action = optionalString(f, "action")
+        let font = font(f, "font")
+        return title.map { FlowButton(title: $0, next: next, action: action, font: font) }
+    }
+
+    mutating func decodeInput(_ f: Fields, path: String) -> FlowTextInput? {
+        let text = requiredString(f, "text", what: "a textInput block")
+        let buttonTitle = requiredString(f, "buttonTitle", what: "a textInput block")
+        var validation: RocketInputValidation?
+        if let v = f.members["validate"] {
+            let vp = "\(path).validate"
+            if let vf = fields(v.value, path: vp, allowed: ["required", "minLength", "maxLength", "pattern", "message"], what: "\"validate\"") {
+                validation = RocketInputValidation(required: bool(vf, "required") ?? false, minLength: integer(vf, "minLength", min: 0),
+                                                   maxLength: integer(vf, "maxLength", min: 1), pattern: optionalString(vf, "pattern"),
+                                                   message: optionalString(vf, "message"))
+            }
+        }
+        var branches: [FlowBranch] = []
+        if let b = f.members["branches"] {
+            if case .array(let items) = b.value.value {
+                for (i, item) in items.enumerated() {
+                    let bp = "\(path).branches[\(i)]"
+                    sourceMap.offsets[bp] = item.offset
+                    guard let bf = fields(item, path: bp, allowed: ["when", "next"], what: "a branch") else { continue }
+                    guard let whenNode = required(bf, "when", what: "a branch") else { continue }
+                    let wp = "\(bp).when"
+                    guard let wf = fields(whenNode, path: wp, allowed: ["equals", "matches", "empty"], what: "\"when\"") else { continue }
+                    let condition: RocketInputCondition?
+                    if wf.members.count != 1 {
+                        error("bad-condition", "\"when\" needs exactly one of \"equals\", \"matches\" or \"empty\"", path: wp, at: whenNode.offset)
+                        condition = nil
+                    } else if wf.members["equals"] != nil {
+                        condition = optionalString(wf, "equals").map { .equals($0) }
+                    } else if wf.members["matches"] != nil {
+                        condition = optionalString(wf, "matches").map { .pattern($0) }
+                    } else {
+                        condition = bool(wf, "empty") == true ? .empty : nil
+                        if condition == nil, bool(wf, "empty") == false {
+                            error("bad-condition", "\"empty\" can only be true", path: "\(wp).empty", at: wf.members["empty"]!.value.offset)
+                        }
+                    }
+                    let next = optionalString(bf, "next")
+                    if let condition { branches.append(FlowBranch(when: condition, next: next)) }
+                }
+            } else {
+                error("wrong-type", "\"branches\" must be an array, not \(b.value.typeName)", path: "\(path).branches", at: b.value.offset)
+            }
+        }
+        guard let text, let buttonTitle else { return nil }
+        return FlowTextInput(text: text, buttonTitle: buttonTitle, secret: bool(f, "secret") ?? false,
+                             placeholder: optionalString(f, "placeholder"), validate: validation, branches: branches,
+                             next: optionalString(f, "next"), font: font(f, "font"), buttonStyle: font(f, "buttonStyle"))
+    }
+}

@@ -1,0 +1,156 @@
+import RocketAlert
+
+/// The rules a flow must meet beyond its shape (which ``FlowLoader`` checks while reading).
+///
+/// Errors: duplicate or empty ids, a `start`, `next` or branch target that does not exist, an
+/// invalid regular expression, an impossible length rule, and a cycle of auto-advancing blocks
+/// with no user input (it would run forever). Warnings: blocks that can never be reached,
+/// `{{name}}` placeholders no answer or variable fills, and placeholders of secret answers.
+///
+/// ```swift
+/// let diagnostics = FlowValidator.validate(document)
+/// let errors = diagnostics.filter { $0.severity == .error }
+/// ```
+public enum FlowValidator {
+    /// Checks a document; with a source map and lines (from ``FlowLoader``) each diagnostic has
+    /// its line and column.
+    public static func validate(_ doc: FlowDocument, sourceMap: FlowSourceMap? = nil, lines: SourceLines? = nil) -> [FlowDiagnostic] {
+        var out: [FlowDiagnostic] = []
+        func report(_ severity: FlowDiagnostic.Severity, _ code: String, _ message: String, _ path: String) {
+            var d = FlowDiagnostic(severity: severity, code: code, message: message, path: path)
+            if let lines, let offset = sourceMap?.offset(of: path) {
+                (d.line, d.column) = lines.position(of: offset)
+            }
+            out.append(d)
+        }
+
+        // Ids.
+        var indexByID: [String: Int] = [:]
+        indexByID.reserveCapacity(doc.blocks.count)
+        for (i, block) in doc.blocks.enumerated() {
+            if block.id.isEmpty {
+                report(.error, "empty-id", "a block id may not be empty", "blocks[\(i)].id")
+            } else if let first = indexByID[block.id] {
+                report(.error, "duplicate-id", "the id \"\(block.id)\" is already used by blocks[\(first)]", "blocks[\(i)].id")
+            } else {
+                indexByID[block.id] = i
+            }
+        }
+        if doc.blocks.isEmpty {
+            report(.error, "no-blocks", "a flow needs at least one block", "blocks")
+            return out
+        }
+
+        // References.
+        if let start = doc.start, indexByID[start] == nil {
+            report(.error, "unknown-target", "\"start\" names no block: \"\(start)\"\(hint(start, indexByID))", "start")
+        }
+        var edges: [[Int]] = Array(repeating: [], count: doc.blocks.count)
+        for (i, block) in doc.blocks.enumerated() {
+            for (field, target) in block.targets {
+                if let t = indexByID[target] {
+                    edges[i].append(t)
+                } else {
+                    report(.error, "unknown-target", "no block has the id \"\(target)\"\(hint(target, indexByID))", "blocks[\(i)].\(field)")
+                }
+            }
+        }
+
+        // Patterns and lengths.
+        for (i, block) in doc.blocks.enumerated() {
+            guard case .textInput(let input) = block.content else { continue }
+            if let pattern = input.validate?.pattern, let problem = regexProblem(pattern) {
+                report(.error, "invalid-pattern", "invalid regular expression \"\(pattern)\": \(problem)", "blocks[\(i)].validate.pattern")
+            }
+            if let lo = input.validate?.minLength, let hi = input.validate?.maxLength, lo > hi {
+                report(.error, "impossible-length", "\"minLength\" \(lo) is greater than \"maxLength\" \(hi)", "blocks[\(i)].validate.minLength")
+            }
+            for (b, branch) in input.branches.enumerated() {
+                if case .pattern(let p) = branch.when, let problem = regexProblem(p) {
+                    report(.error, "invalid-pattern", "invalid regular expression \"\(p)\": \(problem)", "blocks[\(i)].branches[\(b)].when.matches")
+                }
+            }
+        }
+
+        // Cycles of auto-advancing blocks.
+        func autoNext(_ i: Int) -> Int? {
+            switch doc.blocks[i].content {
+            case .text(_, let next, let delay, _) where (delay ?? 0) > 0: return next.flatMap { indexByID[$0] }
+            case .image(let img) where (img.showNextAfter ?? 0) > 0: return img.next.flatMap { indexByID[$0] }
+            default: return nil
+            }
+        }
+        var color = [UInt8](repeating: 0, count: doc.blocks.count)  // 0 new, 1 on the current walk, 2 done
+        for s in doc.blocks.indices where color[s] == 0 {
+            var walk: [Int] = []
+            var cur: Int? = s
+            while let c = cur, color[c] == 0 {
+                color[c] = 1
+                walk.append(c)
+                cur = autoNext(c)
+            }
+            if let c = cur, color[c] == 1, let at = walk.firstIndex(of: c) {
+                let ids = walk[at...].map { doc.blocks[$0].id } + [doc.blocks[c].id]
+                report(.error, "auto-advance-cycle",
+                       "these blocks advance by themselves in a loop with no user input: \(ids.joined(separator: " → "))",
+                       "blocks[\(c)].next")
+            }
+            for w in walk { color[w] = 2 }
+        }
+
+        // Reachability.
+        let startIndex = doc.start.flatMap { indexByID[$0] } ?? 0
+        var seen = [Bool](repeating: false, count: doc.blocks.count)
+        var stack = [startIndex]
+        seen[startIndex] = true
+        while let i = stack.popLast() {
+            for t in edges[i] where !seen[t] { seen[t] = true; stack.append(t) }
+        }
+        for (i, reached) in seen.enumerated() where !reached {
+            report(.warning, "unreachable", "the block \"\(doc.blocks[i].id)\" can never be shown: nothing leads to it", "blocks[\(i)]")
+        }
+
+        // Placeholders.
+        var answerIDs: [String: Bool] = [:]  // id → secret
+        for block in doc.blocks {
+            switch block.content {
+            case .textInput(let input): answerIDs[block.id] = input.secret
+            case .button, .doubleButton: answerIDs[block.id] = false
+            default: break
+            }
+        }
+        let variables = Set(doc.variables)
+        for (i, block) in doc.blocks.enumerated() {
+            for text in block.texts {
+                for name in RocketTemplate.placeholders(in: text) {
+                    if let secret = answerIDs[name] {
+                        if secret {
+                            report(.warning, "secret-placeholder", "{{\(name)}} is a secret answer; it is shown as bullets", "blocks[\(i)]")
+                        }
+                    } else if !variables.contains(name) {
+                        report(.warning, "unknown-placeholder",
+                               "{{\(name)}} is filled by no input, button or declared variable, so it is shown as written", "blocks[\(i)]")
+                    }
+                }
+            }
+        }
+        return out
+    }
+
+    static func regexProblem(_ pattern: String) -> String? {
+        do {
+            _ = try Regex(pattern)
+            return nil
+        } catch {
+            let text = String(describing: error)
+            return text.count > 120 ? String(text.prefix(120)) + "…" : text
+        }
+    }
+
+    static func hint(_ name: String, _ ids: [String: Int]) -> String {
+        guard ids.count < 5_000 else { return "" }
+        let lower = name.lowercased()
+        let best = ids.keys.filter { FlowDecoder.editDistance($0.lowercased(), lower) <= 2 }.sorted().first
+        return best.map { "; did you mean \"\($0)\"?" } ?? ""
+    }
+}

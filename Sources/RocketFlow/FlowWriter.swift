@@ -1,0 +1,195 @@
+import RocketAlert
+import RocketCore
+
+/// A JSON value to write, with object keys in a fixed order (so output is stable and diffable).
+///
+/// ```swift
+/// let v = JSONValue.object([("a", .number(1)), ("b", .array([.bool(true), .null]))])
+/// v.serialized(pretty: false)   // {"a":1,"b":[true,null]}
+/// ```
+public indirect enum JSONValue: Hashable, Sendable {
+    case null
+    case bool(Bool)
+    case number(Double)
+    case string(String)
+    case array([JSONValue])
+    case object([(String, JSONValue)])
+
+    public static func == (a: JSONValue, b: JSONValue) -> Bool {
+        a.serialized(pretty: false) == b.serialized(pretty: false)
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(serialized(pretty: false))
+    }
+
+    /// The JSON text; `pretty` indents with two spaces and keeps short arrays and objects on one line.
+    public func serialized(pretty: Bool = true) -> String {
+        var out = ""
+        write(into: &out, pretty: pretty, indent: 0)
+        return out
+    }
+
+    /// Escapes a string for JSON, including every control character.
+    public static func quote(_ s: String) -> String {
+        var out = "\""
+        out.reserveCapacity(s.utf8.count + 2)
+        for scalar in s.unicodeScalars {
+            switch scalar {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\t": out += "\\t"
+            case _ where scalar.value < 0x20 || scalar.value == 0x7F || (0x80...0x9F).contains(scalar.value)
+                || scalar.value == 0x2028 || scalar.value == 0x2029:
+                let hex = String(scalar.value, radix: 16, uppercase: true)
+                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+            default: out.unicodeScalars.append(scalar)
+            }
+        }
+        return out + "\""
+    }
+
+    static func format(_ v: Double) -> String {
+        if v == v.rounded(), abs(v) < 1e15 { return String(Int(v)) }
+        return String(v)
+    }
+
+    private var isScalar: Bool {
+        switch self {
+        case .array(let a): return a.isEmpty
+        case .object(let o): return o.isEmpty
+        default: return true
+        }
+    }
+
+    private func write(into out: inout String, pretty: Bool, indent: Int) {
+        switch self {
+        case .null: out += "null"
+        case .bool(let b): out += b ? "true" : "false"
+        case .number(let v): out += JSONValue.format(v)
+        case .string(let s): out += JSONValue.quote(s)
+        case .array(let items):
+            let inline = !pretty || items.allSatisfy(\.isScalar)
+            out += "["
+            for (i, item) in items.enumerated() {
+                if i > 0 { out += inline && pretty ? ", " : "," }
+                if !inline { out += "\n" + String(repeating: "  ", count: indent + 1) }
+                item.write(into: &out, pretty: pretty, indent: indent + 1)
+            }
+            if !inline && !items.isEmpty { out += "\n" + String(repeating: "  ", count: indent) }
+            out += "]"
+        case .object(let members):
+            let inline = !pretty || (members.allSatisfy(\.1.isScalar) && members.count <= 4)
+            out += "{"
+            for (i, (key, value)) in members.enumerated() {
+                if i > 0 { out += inline && pretty ? ", " : "," }
+                if !inline { out += "\n" + String(repeating: "  ", count: indent + 1) }
+                out += JSONValue.quote(key) + (pretty ? ": " : ":")
+                value.write(into: &out, pretty: pretty, indent: indent + 1)
+            }
+            if !inline && !members.isEmpty { out += "\n" + String(repeating: "  ", count: indent) }
+            out += "}"
+        }
+    }
+}
+
+extension FlowDocument {
+    /// The document as JSON data in the flow format, fields in the documented order.
+    ///
+    /// ```swift
+    /// let text = doc.jsonValue.serialized()
+    /// let again = FlowLoader.load(text).document   // == doc
+    /// ```
+    public var jsonValue: JSONValue {
+        var top: [(String, JSONValue)] = [("version", .number(Double(version)))]
+        if let title { top.append(("title", .string(title))) }
+        if let author {
+            var a: [(String, JSONValue)] = []
+            if let n = author.name { a.append(("name", .string(n))) }
+            if let i = author.image { a.append(("image", .string(i))) }
+            if let s = author.style { a.append(("style", .string(s.rawValue))) }
+            top.append(("author", .object(a)))
+        }
+        if let close = closeButton {
+            var c: [(String, JSONValue)] = [("title", .string(close.title))]
+            if let f = close.font { c.append(("font", f.jsonValue)) }
+            top.append(("closeButton", .object(c)))
+        }
+        if let start { top.append(("start", .string(start))) }
+        if !variables.isEmpty { top.append(("variables", .array(variables.map { .string($0) }))) }
+        top.append(("blocks", .array(blocks.map(\.jsonValue))))
+        return .object(top)
+    }
+}
+
+extension FlowFont {
+    var jsonValue: JSONValue {
+        switch self {
+        case .preset(let name): return .string(name)
+        case .custom(let f):
+            var o: [(String, JSONValue)] = [("size", .number(f.font.size)), ("weight", .string(f.font.weight.rawValue)),
+                                            ("color", .string(f.color.hexString))]
+            if let family = f.font.family { o.append(("family", .string(family))) }
+            return .object(o)
+        }
+    }
+}
+
+extension FlowBlock {
+    var jsonValue: JSONValue {
+        var o: [(String, JSONValue)] = [("id", .string(id)), ("type", .string(content.kind.rawValue))]
+        func add(_ key: String, _ v: String?) { if let v { o.append((key, .string(v))) } }
+        func add(_ key: String, _ v: Double?) { if let v { o.append((key, .number(v))) } }
+        func add(_ key: String, _ v: FlowFont?) { if let v { o.append((key, v.jsonValue)) } }
+        func button(_ b: FlowButton) -> [(String, JSONValue)] {
+            var bo: [(String, JSONValue)] = [("title", .string(b.title))]
+            if let n = b.next { bo.append(("next", .string(n))) }
+            if let a = b.action { bo.append(("action", .string(a))) }
+            if let f = b.font { bo.append(("font", f.jsonValue)) }
+            return bo
+        }
+        switch content {
+        case .text(let text, let next, let delay, let font):
+            add("text", text); add("next", next); add("showNextAfter", delay); add("font", font)
+        case .image(let img):
+            add("image", img.image); add("text", img.text); add("next", img.next); add("showNextAfter", img.showNextAfter)
+            add("font", img.font); add("imageStyle", img.imageStyle?.rawValue)
+            add("paddingLeft", img.paddingLeft); add("paddingRight", img.paddingRight)
+        case .button(let b):
+            o += button(b)
+        case .doubleButton(let l, let r):
+            o.append(("left", .object(button(l))))
+            o.append(("right", .object(button(r))))
+        case .textInput(let input):
+            add("text", input.text); add("buttonTitle", input.buttonTitle)
+            if input.secret { o.append(("secret", .bool(true))) }
+            add("placeholder", input.placeholder)
+            if let v = input.validate {
+                var vo: [(String, JSONValue)] = []
+                if v.required { vo.append(("required", .bool(true))) }
+                if let m = v.minLength { vo.append(("minLength", .number(Double(m)))) }
+                if let m = v.maxLength { vo.append(("maxLength", .number(Double(m)))) }
+                if let p = v.pattern { vo.append(("pattern", .string(p))) }
+                if let m = v.message { vo.append(("message", .string(m))) }
+                o.append(("validate", .object(vo)))
+            }
+            if !input.branches.isEmpty {
+                o.append(("branches", .array(input.branches.map { b in
+                    let when: JSONValue
+                    switch b.when {
+                    case .equals(let s): when = .object([("equals", .string(s))])
+                    case .pattern(let p): when = .object([("matches", .string(p))])
+                    case .empty: when = .object([("empty", .bool(true))])
+                    }
+                    var bo: [(String, JSONValue)] = [("when", when)]
+                    if let n = b.next { bo.append(("next", .string(n))) }
+                    return .object(bo)
+                })))
+            }
+            add("next", input.next); add("font", input.font); add("buttonStyle", input.buttonStyle)
+        }
+        return .object(o)
+    }
+}
