@@ -15,6 +15,12 @@ import RocketCore
 public enum FlowLoader {
     /// Loads and validates a flow from UTF-8 bytes.
     public static func load(_ bytes: [UInt8], limits: JSONReaderLimits = JSONReaderLimits()) -> FlowLoadResult {
+        if bytes.count > limits.maxBytes {
+            return FlowLoadResult(document: nil, diagnostics: [
+                FlowDiagnostic(severity: .error, code: "too-large",
+                               message: "the file is \(bytes.count) bytes; the limit is \(limits.maxBytes) bytes", path: "", line: 1, column: 1),
+            ])
+        }
         let lines = SourceLines(bytes)
         let root: JSONNode
         do {
@@ -326,16 +332,17 @@ struct FlowDecoder {
         let content: FlowBlockContent?
         switch type {
         case "text":
+            // Read every field before deciding, so all errors of the block are reported.
             let text = requiredString(f, "text", what: "a text block")
-            content = text.map { .text(text: $0, next: optionalString(f, "next"), showNextAfter: number(f, "showNextAfter"), font: font(f, "font")) }
+            let next = optionalString(f, "next"), delay = number(f, "showNextAfter"), style = font(f, "font")
+            content = text.map { .text(text: $0, next: next, showNextAfter: delay, font: style) }
         case "image":
             let image = requiredString(f, "image", what: "an image block")
-            content = image.map {
-                .image(FlowImage(image: $0, text: optionalString(f, "text"), next: optionalString(f, "next"),
-                                 showNextAfter: number(f, "showNextAfter"), font: font(f, "font"),
-                                 imageStyle: enumValue(f, "imageStyle", RocketImageStyle.self),
-                                 paddingLeft: number(f, "paddingLeft", min: 0), paddingRight: number(f, "paddingRight", min: 0)))
-            }
+            let fields = FlowImage(image: image ?? "", text: optionalString(f, "text"), next: optionalString(f, "next"),
+                                   showNextAfter: number(f, "showNextAfter"), font: font(f, "font"),
+                                   imageStyle: enumValue(f, "imageStyle", RocketImageStyle.self),
+                                   paddingLeft: number(f, "paddingLeft", min: 0), paddingRight: number(f, "paddingRight", min: 0))
+            content = image == nil ? nil : .image(fields)
         case "button":
             content = decodeButton(f, what: "a button block").map { .button($0) }
         case "doubleButton":
@@ -408,9 +415,9 @@ struct FlowDecoder {
                 error("wrong-type", "\"branches\" must be an array, not \(b.value.typeName)", path: "\(path).branches", at: b.value.offset)
             }
         }
-        guard let text, let buttonTitle else { return nil }
-        return FlowTextInput(text: text, buttonTitle: buttonTitle, secret: bool(f, "secret") ?? false,
-                             placeholder: optionalString(f, "placeholder"), validate: validation, branches: branches,
-                             next: optionalString(f, "next"), font: font(f, "font"), buttonStyle: font(f, "buttonStyle"))
+        let input = FlowTextInput(text: text ?? "", buttonTitle: buttonTitle ?? "", secret: bool(f, "secret") ?? false,
+                                  placeholder: optionalString(f, "placeholder"), validate: validation, branches: branches,
+                                  next: optionalString(f, "next"), font: font(f, "font"), buttonStyle: font(f, "buttonStyle"))
+        return text == nil || buttonTitle == nil ? nil : input
     }
 }

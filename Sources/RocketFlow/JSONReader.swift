@@ -387,7 +387,9 @@ public struct SourceLines: Sendable {
     /// Indexes the line starts of `bytes`.
     public init(_ bytes: [UInt8]) {
         var starts = [0]
-        for (i, b) in bytes.enumerated() where b == 0x0A { starts.append(i + 1) }
+        bytes.withUnsafeBufferPointer { buffer in
+            for i in buffer.indices where buffer[i] == 0x0A { starts.append(i + 1) }
+        }
         self.lineStarts = starts
         self.bytes = bytes
     }

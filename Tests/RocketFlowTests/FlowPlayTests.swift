@@ -1,0 +1,173 @@
+import Testing
+@testable import RocketFlow
+import RocketAlert
+import RocketCore
+
+/// The flow from the issue, extended with the blocks it points to.
+let sampleFlow = #"""
+{"version": 1,
+ "author": {"name": "Rocket", "image": "avatar.png", "style": "circular"},
+ "closeButton": {"title": "Close"},
+ "start": "welcome",
+ "blocks": [
+  {"id": "welcome", "type": "text", "text": "Hi!", "next": "ask", "showNextAfter": 1.5, "font": "textBold"},
+  {"id": "ask", "type": "doubleButton",
+   "left": {"title": "Sure", "next": "name"}, "right": {"title": "Later", "next": "bye", "font": "lightButton"}},
+  {"id": "name", "type": "textInput", "text": "What's your name?", "buttonTitle": "Send", "secret": false,
+   "validate": {"required": true, "maxLength": 40, "pattern": "^[^0-9]*$", "message": "No digits, please"},
+   "branches": [{"when": {"equals": "SecretKey"}, "next": "secret"}, {"when": {"matches": "(?i)^ada"}, "next": "ada"}],
+   "next": "thanks"},
+  {"id": "thanks", "type": "text", "text": "Thanks, {{name}}!", "next": "logo"},
+  {"id": "secret", "type": "text", "text": "Awesome!! you know the secret key"},
+  {"id": "ada", "type": "text", "text": "Hello Countess {{name}}", "next": "logo"},
+  {"id": "bye", "type": "text", "text": "Bye!"},
+  {"id": "logo", "type": "image", "image": "logo.png", "text": "Our logo", "imageStyle": "round", "next": "go"},
+  {"id": "go", "type": "button", "title": "Enable notifications", "action": "enable-notifications", "next": "done"},
+  {"id": "done", "type": "text", "text": "All set, {{name}}."}
+ ]}
+"""#
+
+func loadSample() throws -> FlowDocument {
+    let result = FlowLoader.load(sampleFlow)
+    #expect(result.diagnostics.isEmpty, "\(result.diagnostics)")
+    return try #require(result.document)
+}
+
+@Suite("Playing flow files")
+struct FlowPlayTests {
+    @Test("The issue's flow loads cleanly and plays through branches, validation, interpolation and a named action")
+    func playSample() throws {
+        let doc = try loadSample()
+        let clock = ManualClock()
+        let rocket = try #require(doc.makeRocket(clock: clock, options: ConversationOptions(timing: .reducedMotion, echoReplies: true),
+                                                 imageBase: "/flows"))
+        var actions: [String] = []
+        rocket.actionHandlers["enable-notifications"] = { actions.append("enable") }
+        var events: [RocketEvent] = []
+        rocket.onEvent = { events.append($0) }
+        #expect(rocket.closeButton?.title == "Close")
+        #expect(rocket.author.image == .file("/flows/avatar.png"))
+        rocket.show()
+        #expect(throws: RocketIntentError.tapDisabled) { try rocket.send(.tap) }
+        clock.advance(by: 1.5); rocket.tick()
+        #expect(rocket.conversation.blocks.map(\.id) == ["welcome", "ask"])
+        try rocket.send(.pressLeft)
+        #expect(rocket.conversation.answers["ask"]?.value == "Sure")
+        // Validation failures keep the same input block active.
+        #expect(throws: RocketIntentError.invalidInput(RocketValidationFailure(rule: .pattern("^[^0-9]*$"), message: "No digits, please"))) {
+            try rocket.send(.submit("R2D2"))
+        }
+        #expect(throws: RocketIntentError.invalidInput(RocketValidationFailure(rule: .required, message: "No digits, please"))) {
+            try rocket.send(.submit("  "))
+        }
+        #expect(rocket.conversation.interactiveBlock?.id == "name")
+        try rocket.send(.submit("Ada Lovelace"))
+        #expect(rocket.conversation.blocks.last?.id == "ada")
+        guard case .block(_, _, let shown) = rocket.conversation.transcript.last else { Issue.record("no block"); return }
+        #expect(shown == "Hello Countess Ada Lovelace")
+        try rocket.send(.tap)
+        let logo = try #require(rocket.conversation.blocks.last as? ImageRocketBlock)
+        #expect(logo.image == .file("/flows/logo.png"))
+        #expect(logo.imageStyle == .round)
+        try rocket.send(.tap)
+        try rocket.send(.pressButton)
+        #expect(actions == ["enable"])
+        #expect(events.contains(.action(name: "enable-notifications", blockID: "go")))
+        try rocket.send(.tap)
+        #expect(rocket.conversation.status == .dismissed(.completed))
+        #expect(rocket.conversation.blocks.map(\.id) == ["welcome", "ask", "name", "ada", "logo", "go", "done"])
+        #expect(rocket.conversation.answers["go"]?.value == "Enable notifications")
+    }
+
+    @Test("Branches are tried in order; no branch falls back to next", arguments: [
+        ("SecretKey", "secret"), ("ada", "ada"), ("ADAM", "ada"), ("Grace", "thanks"),
+    ])
+    func branching(input: String, expected: String) throws {
+        let doc = try loadSample()
+        let rocket = try #require(doc.makeRocket(clock: ManualClock(), options: ConversationOptions(timing: .instant)))
+        rocket.show()
+        try rocket.send(.pressLeft)
+        try rocket.send(.submit(input))
+        #expect(rocket.conversation.blocks.last?.id == expected)
+    }
+
+    @Test("--var style initial answers fill placeholders")
+    func initialAnswers() throws {
+        let doc = try #require(FlowLoader.load(#"""
+        {"version": 1, "variables": ["user"], "blocks": [{"id": "a", "type": "text", "text": "Hi {{user}}, {{unknown}}"}]}
+        """#).document)
+        let rocket = try #require(doc.makeRocket(clock: ManualClock(), options: ConversationOptions(timing: .instant, initialAnswers: ["user": "Bob"])))
+        rocket.show()
+        guard case .block(_, _, let text) = rocket.conversation.transcript.first else { Issue.record("no block"); return }
+        #expect(text == "Hi Bob, {{unknown}}")
+    }
+}
+
+@Suite("Round trips")
+struct RoundTripTests {
+    @Test("Flow → JSON text → flow is the identity")
+    func textRoundTrip() throws {
+        let doc = try loadSample()
+        let text = doc.jsonValue.serialized()
+        let again = FlowLoader.load(text)
+        #expect(again.diagnostics.isEmpty)
+        #expect(again.document == doc)
+        // Compact form too.
+        #expect(FlowLoader.load(doc.jsonValue.serialized(pretty: false)).document == doc)
+    }
+
+    @Test("Flow → seed blocks → flow is the identity")
+    func blocksRoundTrip() throws {
+        let doc = try loadSample()
+        let (root, _) = doc.makeBlocks()
+        let back = try FlowDocument(root: try #require(root), author: doc.makeAuthor(), closeButton: RocketCloseButton(title: "Close"))
+        // Same blocks (order is reachability order; compare by id).
+        let byID = Dictionary(uniqueKeysWithValues: back.blocks.map { ($0.id, $0) })
+        for block in doc.blocks {
+            #expect(byID[block.id] == block, "block \(block.id)")
+        }
+        #expect(back.start == "welcome")
+        #expect(back.closeButton?.title == "Close")
+        #expect(back.author?.name == "Rocket")
+    }
+
+    @Test("A conversation built with the seed classes converts, with generated ids, and plays the same")
+    func swiftToFlow() throws {
+        let third = TextRocketBlock(text: "Third")
+        let second = TextRocketBlock(text: "Second")
+        let first = TextRocketBlock(text: "First")
+        first.next = second
+        second.next = third
+        second.font = .textBold
+        first.showNextAfter = 2
+        let input = TextInputRocketBlock(text: "Name?", buttonTitle: "Send", inputHandler: nil, id: "name")
+        third.next = input
+        input.next = ButtonRocketBlock(title: "Go", tapHandler: TapRocketHandler(next: first, actionName: "go"))  // a loop back
+        let doc = try FlowDocument(root: first)
+        #expect(doc.blocks.map(\.id) == ["block-1", "block-2", "block-3", "name", "block-4"])
+        #expect(FlowValidator.validate(doc).filter { $0.severity == .error }.isEmpty)
+        let reloaded = try #require(FlowLoader.load(doc.jsonValue.serialized()).document)
+        #expect(reloaded == doc)
+        if case .text(_, _, _, let font) = doc.blocks[1].content { #expect(font == .preset("textBold")) }
+    }
+
+    @Test("Closures cannot become data: a clear error names the block")
+    func closuresRefused() {
+        let b = ButtonRocketBlock(title: "x", tapHandler: TapRocketHandler(next: nil, action: {}), font: .button, id: "b")
+        #expect(throws: FlowConversionError.unnamedAction(blockID: "b")) { try FlowDocument(root: b) }
+        let i = TextInputRocketBlock(text: "q", buttonTitle: "ok", inputHandler: InputRocketHandler(action: { _ in nil }), id: "q")
+        #expect(throws: FlowConversionError.inputHandlerClosure(blockID: "q")) { try FlowDocument(root: i) }
+        let img = ImageRocketBlock(image: .bytes([1, 2]), text: nil, next: nil, id: "img")
+        #expect(throws: FlowConversionError.inlineImage(blockID: "img")) { try FlowDocument(root: img) }
+    }
+
+    @Test("Custom fonts survive a round trip")
+    func customFont() throws {
+        let t = TextRocketBlock(text: "x", id: "x", font: RocketFont(size: 22, weight: .heavy, color: RocketColor(hex: "#FF8800")!, family: "Menlo"))
+        let doc = try FlowDocument(root: t)
+        let again = try #require(FlowLoader.load(doc.jsonValue.serialized()).document)
+        #expect(again == doc)
+        let (root, _) = again.makeBlocks()
+        #expect((root as? TextRocketBlock)?.font == t.font)
+    }
+}

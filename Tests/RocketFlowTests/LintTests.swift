@@ -1,0 +1,231 @@
+import Testing
+@testable import RocketFlow
+import RocketAlert
+
+/// Loads `text` and returns its diagnostics as "LINE:COL severity code".
+func lint(_ text: String) -> [String] {
+    FlowLoader.load(text).diagnostics.map { "\($0.line ?? 0):\($0.column ?? 0) \($0.severity.rawValue) \($0.code)" }
+}
+
+@Suite("Flow validation: every rule, with its place")
+struct LintTests {
+    @Test("JSON syntax errors name line and column")
+    func syntax() {
+        #expect(lint("{\"version\": 1,\n \"blocks\": [\n  {\"id\": \"a\" \"type\": \"text\"}]}") == ["3:14 error json-syntax"])
+        #expect(lint("") == ["1:1 error json-syntax"])
+        #expect(lint("{\"version\": 1} x") == ["1:16 error json-syntax"])
+    }
+
+    @Test("Columns count characters, not bytes")
+    func columnsInCharacters() {
+        // "é" is two bytes; the error (missing comma) is at character column 19.
+        #expect(lint("{\"title\": \"héllo\" \"x\": 1}") == ["1:19 error json-syntax"])
+    }
+
+    @Test("Wrong types")
+    func wrongTypes() {
+        let d = lint("""
+        {"version": 1, "blocks": [
+          {"id": "a", "type": "text", "text": 5, "showNextAfter": "soon"}
+        ]}
+        """)
+        #expect(d == ["2:39 error wrong-type", "2:59 error wrong-type"])
+    }
+
+    @Test("Unknown block types and fields, with suggestions")
+    func unknownThings() {
+        let text = """
+        {"version": 1, "blocks": [
+          {"id": "a", "type": "txt", "text": "x"},
+          {"id": "b", "type": "text", "text": "x", "nxt": "a"}
+        ]}
+        """
+        #expect(lint(text) == ["2:23 error unknown-block-type", "3:44 error unknown-field"])
+        let messages = FlowLoader.load(text).diagnostics.map(\.message)
+        #expect(messages[1].contains("did you mean \"next\""))
+    }
+
+    @Test("Missing required fields, wrong version, duplicate keys, empty blocks")
+    func missing() {
+        #expect(lint(#"{"version": 1, "blocks": [{"id": "a", "type": "button"}]}"#) == ["1:27 error missing-field"])
+        #expect(lint(#"{"blocks": [{"id": "a", "type": "text", "text": "x"}]}"#) == ["1:1 error missing-field"])
+        #expect(lint(#"{"version": 2, "blocks": [{"id": "a", "type": "text", "text": "x"}]}"#) == ["1:13 error unsupported-version"])
+        #expect(lint(#"{"version": 1, "version": 1, "blocks": [{"id": "a", "type": "text", "text": "x"}]}"#) == ["1:16 error duplicate-key"])
+        #expect(lint(#"{"version": 1, "blocks": []}"#) == ["1:26 error no-blocks"])
+    }
+
+    @Test("Duplicate ids")
+    func duplicateIDs() {
+        #expect(lint("""
+        {"version": 1, "blocks": [
+          {"id": "a", "type": "text", "text": "x", "next": "a2"},
+          {"id": "a2", "type": "text", "text": "y"},
+          {"id": "a", "type": "text", "text": "z"}
+        ]}
+        """) == ["4:3 warning unreachable", "4:10 error duplicate-id"])
+    }
+
+    @Test("Targets that do not exist: start, next, double-button sides, branches")
+    func unknownTargets() {
+        let d = lint("""
+        {"version": 1, "start": "nope", "blocks": [
+          {"id": "a", "type": "text", "text": "x", "next": "b"},
+          {"id": "c", "type": "doubleButton", "left": {"title": "L", "next": "zz"}, "right": {"title": "R"}},
+          {"id": "d", "type": "textInput", "text": "?", "buttonTitle": "ok", "branches": [{"when": {"empty": true}, "next": "qq"}]}
+        ]}
+        """)
+        #expect(d.filter { $0.contains("error") } == [
+            "1:25 error unknown-target", "2:52 error unknown-target", "3:70 error unknown-target", "4:117 error unknown-target",
+        ])
+    }
+
+    @Test("Invalid regular expressions and impossible lengths")
+    func patterns() {
+        #expect(lint("""
+        {"version": 1, "blocks": [
+          {"id": "a", "type": "textInput", "text": "?", "buttonTitle": "ok",
+           "validate": {"pattern": "([a-z", "minLength": 5, "maxLength": 2},
+           "branches": [{"when": {"matches": "*x"}}]}
+        ]}
+        """) == ["3:28 error invalid-pattern", "3:50 error impossible-length", "4:38 error invalid-pattern"])
+    }
+
+    @Test("A cycle of auto-advancing blocks is an error; a cycle through user input is fine")
+    func cycles() {
+        let bad = FlowLoader.load("""
+        {"version": 1, "blocks": [
+          {"id": "a", "type": "text", "text": "1", "next": "b", "showNextAfter": 1},
+          {"id": "b", "type": "text", "text": "2", "next": "c", "showNextAfter": 1},
+          {"id": "c", "type": "image", "image": "x.png", "next": "b", "showNextAfter": 1}
+        ]}
+        """)
+        #expect(bad.errors.map(\.code) == ["auto-advance-cycle"])
+        #expect(bad.errors.first?.message.contains("b → c → b") == true)
+        #expect(bad.isPlayable == false)
+        let fine = FlowLoader.load("""
+        {"version": 1, "blocks": [
+          {"id": "a", "type": "text", "text": "1", "next": "b", "showNextAfter": 1},
+          {"id": "b", "type": "text", "text": "2", "next": "a"}
+        ]}
+        """)
+        #expect(fine.diagnostics.isEmpty)
+    }
+
+    @Test("Warnings: unreachable blocks, unknown placeholders, secret placeholders")
+    func warnings() {
+        let r = FlowLoader.load("""
+        {"version": 1, "variables": ["user"], "blocks": [
+          {"id": "pw", "type": "textInput", "text": "Password, {{user}}?", "buttonTitle": "ok", "secret": true, "next": "a"},
+          {"id": "a", "type": "text", "text": "Got {{pw}} and {{nmae}}"},
+          {"id": "lost", "type": "text", "text": "never"}
+        ]}
+        """)
+        #expect(r.diagnostics.map { "\($0.line!) \($0.severity.rawValue) \($0.code)" } == [
+            "3 warning secret-placeholder", "3 warning unknown-placeholder", "4 warning unreachable",
+        ])
+        #expect(r.isPlayable)
+    }
+
+    @Test("Diagnostics format as FILE:LINE:COL: severity: message")
+    func formatting() {
+        let d = FlowLoader.load(#"{"version": 1, "blocks": [{"id": "a", "type": "text", "text": "x", "next": "b"}]}"#).diagnostics[0]
+        #expect(d.formatted(file: "f.json") == "f.json:1:76: error: no block has the id \"b\"; did you mean \"a\"? (blocks[0].next)")
+    }
+}
+
+@Suite("Hostile input: a clear error, bounded memory, never a trap")
+struct HostileInputTests {
+    @Test("A 50 MB file is refused by size before parsing")
+    func hugeFile() {
+        var bytes = Array(#"{"version": 1, "title": ""#.utf8)
+        bytes += [UInt8](repeating: UInt8(ascii: "a"), count: 50 << 20)
+        bytes += Array(#"", "blocks": []}"#.utf8)
+        let r = FlowLoader.load(bytes)
+        #expect(r.diagnostics.map(\.code) == ["too-large"])
+        #expect(r.diagnostics[0].message.contains("limit is 33554432 bytes"))
+    }
+
+    @Test("JSON nested 100,000 deep stops at the depth limit")
+    func deepNesting() {
+        let bytes = [UInt8](repeating: UInt8(ascii: "["), count: 100_000) + [UInt8](repeating: UInt8(ascii: "]"), count: 100_000)
+        let r = FlowLoader.load(bytes)
+        #expect(r.diagnostics.map(\.code) == ["json-syntax"])
+        #expect(r.diagnostics[0].message.contains("nesting deeper than 64"))
+        #expect(r.diagnostics[0].column == 65)
+    }
+
+    @Test("A 1M-character string is refused with its place")
+    func longString() {
+        let text = #"{"version": 1, "blocks": [{"id": "a", "type": "text", "text": ""# + String(repeating: "é", count: 1_000_000) + #""}]}"#
+        let r = FlowLoader.load(text)
+        #expect(r.diagnostics.map(\.code) == ["json-syntax"])
+        #expect(r.diagnostics[0].message.contains("longer than 65536 bytes"))
+        #expect(r.diagnostics[0].column == 63)
+    }
+
+    @Test("Invalid UTF-8 is named with its byte and place", arguments: [
+        [0xFF] as [UInt8], [0xC0, 0x80], [0xE0, 0x80, 0x80], [0xED, 0xA0, 0x80], [0xF4, 0x90, 0x80, 0x80], [0xE2, 0x82],
+    ])
+    func invalidUTF8(bad: [UInt8]) {
+        let bytes = Array("{\"version\": 1,\n \"title\": \"ab".utf8) + bad + Array("\", \"blocks\": []}".utf8)
+        let r = FlowLoader.load(bytes)
+        #expect(r.diagnostics.count == 1)
+        #expect(r.diagnostics[0].message.hasPrefix("invalid UTF-8"))
+        #expect(r.diagnostics[0].line == 2 && r.diagnostics[0].column == 14)
+    }
+
+    @Test("Random garbage never traps", arguments: 0..<20)
+    func fuzz(seed: Int) {
+        var rng = SplitMix(seed: UInt64(seed))
+        let alphabet = Array(#"{}[]":,0123456789.eE+-truefalsn \"\\u"#.utf8) + [0x0A, 0xC3, 0xA9, 0x80]
+        for _ in 0..<200 {
+            let n = Int(rng.next() % 64)
+            let bytes = (0..<n).map { _ in alphabet[Int(rng.next() % UInt64(alphabet.count))] }
+            _ = FlowLoader.load(bytes)
+            _ = FlowLoader.load(Array(sampleFlow.utf8).enumerated().map { i, b in i == Int(rng.next() % 900) ? alphabet[Int(rng.next() % UInt64(alphabet.count))] : b })
+        }
+    }
+}
+
+struct SplitMix {
+    var state: UInt64
+    init(seed: UInt64) { state = seed &+ 0x9E3779B97F4A7C15 }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E3779B97F4A7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58476D1CE4E5B9
+        z = (z ^ (z >> 27)) &* 0x94D049BB133111EB
+        return z ^ (z >> 31)
+    }
+}
+
+@Suite("JSON reader")
+struct JSONReaderTests {
+    func parse(_ s: String) throws -> JSONNode { try JSONReader.parse(Array(s.utf8)) }
+
+    @Test("Escapes, surrogate pairs and numbers")
+    func values() throws {
+        let node = try parse(#"["a\"b\\\/\n\t\u00e9\ud83d\ude80", -1.5e3, 0, true, null, {}]"#)
+        guard case .array(let items) = node.value else { Issue.record("not an array"); return }
+        guard case .string(let s) = items[0].value else { Issue.record("not a string"); return }
+        #expect(s == "a\"b\\/\n\té🚀")
+        guard case .number(let n) = items[1].value else { Issue.record("not a number"); return }
+        #expect(n == -1500)
+        #expect(items.map(\.typeName) == ["string", "number", "number", "boolean", "null", "object"])
+        #expect(items.map(\.offset) == [1, 35, 43, 46, 52, 58])
+    }
+
+    @Test("Strictness", arguments: ["01", "1.", "-", "[1,]", "{\"a\" 1}", "\"\\x\"", "\"\\ud800\"", "tru", "\"a\nb\"", "1e", "[1 2]"])
+    func rejects(text: String) {
+        #expect(throws: JSONSyntaxError.self) { try parse(text) }
+    }
+
+    @Test("Writer escapes control characters and reads back")
+    func writer() throws {
+        let original = "tab\t nul\u{0} esc\u{1B} line\u{2028} é"
+        let text = JSONValue.string(original).serialized()
+        #expect(!text.unicodeScalars.contains { $0.value < 0x20 || $0.value == 0x1B })
+        guard case .string(let back) = try parse(text).value else { Issue.record("not a string"); return }
+        #expect(back == original)
+    }
+}
