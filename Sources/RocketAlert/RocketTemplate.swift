@@ -13,7 +13,7 @@ import Foundation
 public enum RocketTemplate {
     /// Replaces every known placeholder in `template`.
     public static func render(_ template: String, answers: [String: RocketAnswer]) -> String {
-        guard template.contains("{{") else { return template }
+        guard hasOpening(template) else { return template }
         var out = ""
         forEachPart(of: template) { part in
             switch part {
@@ -31,7 +31,7 @@ public enum RocketTemplate {
 
     /// The placeholder names used in `template`, in order of appearance.
     public static func placeholders(in template: String) -> [String] {
-        guard template.contains("{{") else { return [] }
+        guard hasOpening(template) else { return [] }
         var names: [String] = []
         forEachPart(of: template) { if case .placeholder(let name, _) = $0 { names.append(name) } }
         return names
@@ -51,20 +51,51 @@ public enum RocketTemplate {
         c.isLetter || c.isNumber || c == "_" || c == "-" || c == "."
     }
 
-    private static func forEachPart(of template: String, _ body: (Part) -> Void) {
-        var rest = template[...]
-        while let open = rest.range(of: "{{") {
-            guard let close = rest[open.upperBound...].range(of: "}}") else { break }
-            let inner = rest[open.upperBound..<close.lowerBound]
-            let name = inner.trimmingCharacters(in: .whitespaces)
-            body(.literal(rest[..<open.lowerBound]))
-            if !name.isEmpty && name.allSatisfy(isNameCharacter) {
-                body(.placeholder(name: name, raw: rest[open.lowerBound..<close.upperBound]))
+    private static func hasOpening(_ s: String) -> Bool {
+        var previousBrace = false
+        for b in s.utf8 {
+            if b == UInt8(ascii: "{") {
+                if previousBrace { return true }
+                previousBrace = true
             } else {
-                body(.literal(rest[open.lowerBound..<close.upperBound]))
+                previousBrace = false
             }
-            rest = rest[close.upperBound...]
         }
-        body(.literal(rest))
+        return false
+    }
+
+    private static func forEachPart(of template: String, _ body: (Part) -> Void) {
+        let u = template.utf8
+        var literalStart = u.startIndex
+        var i = u.startIndex
+        while i < u.endIndex {
+            // Look for "{{".
+            guard u[i] == UInt8(ascii: "{"), u.index(after: i) < u.endIndex, u[u.index(after: i)] == UInt8(ascii: "{") else {
+                i = u.index(after: i)
+                continue
+            }
+            let innerStart = u.index(i, offsetBy: 2)
+            var j = innerStart
+            var close: String.Index?
+            while j < u.endIndex {
+                if u[j] == UInt8(ascii: "}"), u.index(after: j) < u.endIndex, u[u.index(after: j)] == UInt8(ascii: "}") {
+                    close = j
+                    break
+                }
+                j = u.index(after: j)
+            }
+            guard let close else { break }
+            let end = u.index(close, offsetBy: 2)
+            let name = template[innerStart..<close].trimmingCharacters(in: .whitespaces)
+            body(.literal(template[literalStart..<i]))
+            if !name.isEmpty && name.allSatisfy(isNameCharacter) {
+                body(.placeholder(name: name, raw: template[i..<end]))
+            } else {
+                body(.literal(template[i..<end]))
+            }
+            literalStart = end
+            i = end
+        }
+        body(.literal(template[literalStart...]))
     }
 }

@@ -35,7 +35,7 @@ public enum FlowLoader {
         let document = decoder.decodeDocument(root)
         var diagnostics = decoder.diagnostics
         if let document, !decoder.diagnostics.contains(where: { $0.severity == .error }) {
-            diagnostics += FlowValidator.validate(document, sourceMap: decoder.sourceMap, lines: lines)
+            diagnostics += FlowValidator.validate(document, sourceMap: FlowSourceMap(root: root), lines: lines)
         }
         diagnostics.sort { ($0.line ?? 0, $0.column ?? 0) < ($1.line ?? 0, $1.column ?? 0) }
         return FlowLoadResult(document: decoder.diagnostics.contains { $0.severity == .error } ? nil : document,
@@ -48,19 +48,32 @@ public enum FlowLoader {
     }
 }
 
-/// Byte offsets of the parts of a document that validation rules point at.
+/// Finds the byte offset of a document path (`blocks[3].left.next`) in the parsed JSON, on demand.
+///
+/// Only diagnostics need places, and they are few, so nothing is indexed while loading.
 public struct FlowSourceMap: Sendable {
-    /// Offsets of fields by path (`blocks[3].next`, `start`, …).
-    var offsets: [String: Int] = [:]
+    let root: JSONNode
 
-    /// The offset of a path, falling back to its parents (`blocks[3].next` → `blocks[3]`).
+    /// The offset of a path, falling back to its nearest existing parent.
     func offset(of path: String) -> Int? {
-        var p = Substring(path)
-        while true {
-            if let o = offsets[String(p)] { return o }
-            guard let cut = p.lastIndex(where: { $0 == "." || $0 == "[" }) else { return nil }
-            p = p[..<cut]
+        var node = root
+        var rest = Substring(path)
+        while !rest.isEmpty {
+            if rest.hasPrefix(".") { rest = rest.dropFirst() }
+            if rest.hasPrefix("[") {
+                guard let close = rest.firstIndex(of: "]"), let i = Int(rest[rest.index(after: rest.startIndex)..<close]),
+                      case .array(let items) = node.value, items.indices.contains(i) else { return node.offset }
+                node = items[i]
+                rest = rest[rest.index(after: close)...]
+            } else {
+                let end = rest.firstIndex { $0 == "." || $0 == "[" } ?? rest.endIndex
+                let key = rest[..<end]
+                guard let member = node.object?.last(where: { $0.key == key }) else { return node.offset }
+                node = member.value
+                rest = rest[end...]
+            }
         }
+        return node.offset
     }
 }
 
@@ -68,7 +81,6 @@ public struct FlowSourceMap: Sendable {
 struct FlowDecoder {
     let lines: SourceLines
     var diagnostics: [FlowDiagnostic] = []
-    var sourceMap = FlowSourceMap()
 
     init(lines: SourceLines) {
         self.lines = lines
@@ -81,7 +93,16 @@ struct FlowDecoder {
 
     /// A reader over one JSON object that reports unknown and missing fields.
     struct Fields {
-        var members: [String: JSONMember] = [:]
+        /// Objects hold a handful of keys, so a linear search beats hashing.
+        struct Members {
+            var list: [JSONMember] = []
+            subscript(key: String) -> JSONMember? {
+                get { list.first { $0.key == key } }
+                set { if let v = newValue { list.append(v) } }
+            }
+            var count: Int { list.count }
+        }
+        var members = Members()
         let path: String
         let offset: Int
     }
@@ -93,7 +114,7 @@ struct FlowDecoder {
         }
         var f = Fields(path: path, offset: node.offset)
         for m in members {
-            let p = path.isEmpty ? m.key : "\(path).\(m.key)"
+            var p: String { path.isEmpty ? m.key : "\(path).\(m.key)" }
             if f.members[m.key] != nil {
                 error("duplicate-key", "the key \"\(m.key)\" appears twice in \(what)", path: p, at: m.keyOffset)
             } else if !allowed.contains(m.key) {
@@ -101,7 +122,6 @@ struct FlowDecoder {
                 error("unknown-field", "unknown field \"\(m.key)\" in \(what)\(hint)", path: p, at: m.keyOffset)
             } else {
                 f.members[m.key] = m
-                sourceMap.offsets[p] = m.value.offset
             }
         }
         return f
@@ -126,7 +146,7 @@ struct FlowDecoder {
         return prev[b.count]
     }
 
-    func path(_ f: Fields, _ key: String) -> String { f.path.isEmpty ? key : "\(f.path).\(key)" }
+    static func path(_ f: Fields, _ key: String) -> String { f.path.isEmpty ? key : "\(f.path).\(key)" }
 
     mutating func required(_ f: Fields, _ key: String, what: String) -> JSONNode? {
         guard let m = f.members[key] else {
@@ -136,9 +156,10 @@ struct FlowDecoder {
         return m.value
     }
 
-    mutating func string(_ node: JSONNode?, path: String) -> String? {
+    mutating func string(_ node: JSONNode?, path: @autoclosure () -> String) -> String? {
         guard let node else { return nil }
         if case .string(let s) = node.value { return s }
+        let path = path()
         error("wrong-type", "\"\(path.split(separator: ".").last ?? "")\" must be a string, not \(node.typeName)", path: path, at: node.offset)
         return nil
     }
@@ -146,22 +167,22 @@ struct FlowDecoder {
     mutating func optionalString(_ f: Fields, _ key: String) -> String? {
         guard let m = f.members[key] else { return nil }
         if case .null = m.value.value { return nil }
-        return string(m.value, path: path(f, key))
+        return string(m.value, path: Self.path(f, key))
     }
 
     mutating func requiredString(_ f: Fields, _ key: String, what: String) -> String? {
-        string(required(f, key, what: what), path: path(f, key))
+        string(required(f, key, what: what), path: Self.path(f, key))
     }
 
     mutating func number(_ f: Fields, _ key: String, min: Double? = nil) -> Double? {
         guard let m = f.members[key] else { return nil }
         if case .null = m.value.value { return nil }
         guard case .number(let v) = m.value.value else {
-            error("wrong-type", "\"\(key)\" must be a number, not \(m.value.typeName)", path: path(f, key), at: m.value.offset)
+            error("wrong-type", "\"\(key)\" must be a number, not \(m.value.typeName)", path: Self.path(f, key), at: m.value.offset)
             return nil
         }
         if let min, v < min {
-            error("out-of-range", "\"\(key)\" must be at least \(Self.format(min)), not \(Self.format(v))", path: path(f, key), at: m.value.offset)
+            error("out-of-range", "\"\(key)\" must be at least \(Self.format(min)), not \(Self.format(v))", path: Self.path(f, key), at: m.value.offset)
             return nil
         }
         return v
@@ -170,7 +191,7 @@ struct FlowDecoder {
     mutating func integer(_ f: Fields, _ key: String, min: Int) -> Int? {
         guard let v = number(f, key) else { return nil }
         guard v == v.rounded(), v >= Double(min), v <= 1_000_000_000 else {
-            error("out-of-range", "\"\(key)\" must be a whole number from \(min), not \(Self.format(v))", path: path(f, key),
+            error("out-of-range", "\"\(key)\" must be a whole number from \(min), not \(Self.format(v))", path: Self.path(f, key),
                   at: f.members[key]!.value.offset)
             return nil
         }
@@ -180,7 +201,7 @@ struct FlowDecoder {
     mutating func bool(_ f: Fields, _ key: String) -> Bool? {
         guard let m = f.members[key] else { return nil }
         guard case .bool(let v) = m.value.value else {
-            error("wrong-type", "\"\(key)\" must be true or false, not \(m.value.typeName)", path: path(f, key), at: m.value.offset)
+            error("wrong-type", "\"\(key)\" must be true or false, not \(m.value.typeName)", path: Self.path(f, key), at: m.value.offset)
             return nil
         }
         return v
@@ -194,7 +215,7 @@ struct FlowDecoder {
         guard let s = optionalString(f, key) else { return nil }
         if let v = E(rawValue: s) { return v }
         let names = E.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: ", ")
-        error("bad-value", "\"\(key)\" must be one of \(names), not \"\(s)\"", path: path(f, key), at: f.members[key]!.value.offset)
+        error("bad-value", "\"\(key)\" must be one of \(names), not \"\(s)\"", path: Self.path(f, key), at: f.members[key]!.value.offset)
         return nil
     }
 
@@ -270,7 +291,7 @@ struct FlowDecoder {
 
     mutating func font(_ f: Fields, _ key: String) -> FlowFont? {
         guard let m = f.members[key] else { return nil }
-        let p = path(f, key)
+        var p: String { Self.path(f, key) }
         switch m.value.value {
         case .null:
             return nil
@@ -286,7 +307,7 @@ struct FlowDecoder {
             var color = RocketColor.black
             if let hex = optionalString(ff, "color") {
                 if let c = RocketColor(hex: hex) { color = c } else {
-                    error("bad-color", "\"color\" must be #RGB or #RRGGBB, not \"\(hex)\"", path: path(ff, "color"),
+                    error("bad-color", "\"color\" must be #RGB or #RRGGBB, not \"\(hex)\"", path: Self.path(ff, "color"),
                           at: ff.members["color"]!.value.offset)
                 }
             }
@@ -313,7 +334,6 @@ struct FlowDecoder {
             error("wrong-type", "a block must be an object, not \(node.typeName)", path: path, at: node.offset)
             return nil
         }
-        sourceMap.offsets[path] = node.offset
         guard let typeMember = members.first(where: { $0.key == "type" }) else {
             error("missing-field", "a block needs the field \"type\"", path: path, at: node.offset)
             return nil
@@ -350,7 +370,6 @@ struct FlowDecoder {
             for side in ["left", "right"] {
                 guard let node = required(f, side, what: "a doubleButton block") else { sides.append(nil); continue }
                 let p = "\(path).\(side)"
-                sourceMap.offsets[p] = node.offset
                 guard let bf = fields(node, path: p, allowed: ["title", "next", "action", "font"], what: "\"\(side)\"") else {
                     sides.append(nil); continue
                 }
@@ -389,7 +408,6 @@ struct FlowDecoder {
             if case .array(let items) = b.value.value {
                 for (i, item) in items.enumerated() {
                     let bp = "\(path).branches[\(i)]"
-                    sourceMap.offsets[bp] = item.offset
                     guard let bf = fields(item, path: bp, allowed: ["when", "next"], what: "a branch") else { continue }
                     guard let whenNode = required(bf, "when", what: "a branch") else { continue }
                     let wp = "\(bp).when"
