@@ -9,6 +9,7 @@ let package = Package(
         .library(name: "RocketCore", targets: ["RocketCore"]),
         .library(name: "RocketAlert", targets: ["RocketAlert"]),
         .library(name: "RocketFlow", targets: ["RocketFlow"]),
+        .library(name: "RocketTerminal", targets: ["RocketTerminal"]),
         .executable(name: "rocket", targets: ["rocket"]),
     ],
     targets: [
@@ -18,12 +19,15 @@ let package = Package(
         .target(name: "RocketAlert", dependencies: ["RocketCore"]),
         // Flow files: a positioned JSON reader, the flow document, validation, conversion.
         .target(name: "RocketFlow", dependencies: ["RocketAlert", "RocketCore"]),
+        // Terminal front end: raw mode, keys, width, screen buffer, diff renderer, plain mode.
+        .target(name: "RocketTerminal", dependencies: ["RocketAlert", "RocketCore"]),
         // The command-line tool.
-        .executableTarget(name: "rocket", dependencies: ["RocketFlow", "RocketAlert", "RocketCore"]),
+        .executableTarget(name: "rocket", dependencies: ["RocketTerminal", "RocketFlow", "RocketAlert", "RocketCore"]),
         // Benchmarks: run with `swift run -c release RocketBench`. Never part of `swift test`.
         .executableTarget(name: "RocketBench", dependencies: ["RocketFlow", "RocketAlert", "RocketCore"]),
         .testTarget(name: "RocketAlertTests", dependencies: ["RocketAlert", "RocketCore"]),
         .testTarget(name: "RocketFlowTests", dependencies: ["RocketFlow", "RocketAlert", "RocketCore"]),
+        .testTarget(name: "RocketTerminalTests", dependencies: ["RocketTerminal", "RocketAlert", "RocketCore"]),
         .testTarget(name: "RocketCLITests", dependencies: ["rocket"]),
     ],
     swiftLanguageModes: [.v6]

@@ -52,6 +52,12 @@ public struct FlowLoadResult: Sendable {
     /// Errors and warnings, in file order.
     public var diagnostics: [FlowDiagnostic]
 
+    /// Creates a result.
+    public init(document: FlowDocument?, diagnostics: [FlowDiagnostic]) {
+        self.document = document
+        self.diagnostics = diagnostics
+    }
+
     /// True when there is no error (warnings allowed) and a document exists.
     public var isPlayable: Bool { document != nil && !diagnostics.contains { $0.severity == .error } }
     /// The errors only.

@@ -15,12 +15,7 @@ import RocketCore
 public enum FlowLoader {
     /// Loads and validates a flow from UTF-8 bytes.
     public static func load(_ bytes: [UInt8], limits: JSONReaderLimits = JSONReaderLimits()) -> FlowLoadResult {
-        if bytes.count > limits.maxBytes {
-            return FlowLoadResult(document: nil, diagnostics: [
-                FlowDiagnostic(severity: .error, code: "too-large",
-                               message: "the file is \(bytes.count) bytes; the limit is \(limits.maxBytes) bytes", path: "", line: 1, column: 1),
-            ])
-        }
+        if bytes.count > limits.maxBytes { return tooLarge(size: bytes.count, limits: limits) }
         let lines = SourceLines(bytes)
         let root: JSONNode
         do {
@@ -40,6 +35,15 @@ public enum FlowLoader {
         diagnostics.sort { ($0.line ?? 0, $0.column ?? 0) < ($1.line ?? 0, $1.column ?? 0) }
         return FlowLoadResult(document: decoder.diagnostics.contains { $0.severity == .error } ? nil : document,
                               diagnostics: diagnostics)
+    }
+
+    /// The result for input over the size limit (callers that stat a file first use it too,
+    /// so an over-size file is refused without being read).
+    public static func tooLarge(size: Int, limits: JSONReaderLimits = JSONReaderLimits()) -> FlowLoadResult {
+        FlowLoadResult(document: nil, diagnostics: [
+            FlowDiagnostic(severity: .error, code: "too-large", message: "the file is \(size) bytes; the limit is \(limits.maxBytes) bytes",
+                           path: "", line: 1, column: 1),
+        ])
     }
 
     /// Loads a flow from a string.
@@ -128,22 +132,7 @@ struct FlowDecoder {
     }
 
     static func suggestion(for key: String, in allowed: Set<String>) -> String? {
-        let lower = key.lowercased()
-        return allowed.sorted().first { $0.lowercased() == lower || editDistance($0.lowercased(), lower) <= 2 }
-    }
-
-    static func editDistance(_ a: String, _ b: String) -> Int {
-        let a = Array(a), b = Array(b)
-        if a.isEmpty || b.isEmpty { return max(a.count, b.count) }
-        var prev = Array(0...b.count)
-        for i in 1...a.count {
-            var cur = [i] + Array(repeating: 0, count: b.count)
-            for j in 1...b.count {
-                cur[j] = min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1))
-            }
-            prev = cur
-        }
-        return prev[b.count]
+        Suggestions.closest(to: key, in: allowed)
     }
 
     static func path(_ f: Fields, _ key: String) -> String { f.path.isEmpty ? key : "\(f.path).\(key)" }

@@ -1,4 +1,5 @@
 import RocketAlert
+import RocketCore
 
 /// The rules a flow must meet beyond its shape (which ``FlowLoader`` checks while reading).
 ///
@@ -149,8 +150,6 @@ public enum FlowValidator {
 
     static func hint(_ name: String, _ ids: [String: Int]) -> String {
         guard ids.count < 5_000 else { return "" }
-        let lower = name.lowercased()
-        let best = ids.keys.filter { FlowDecoder.editDistance($0.lowercased(), lower) <= 2 }.sorted().first
-        return best.map { "; did you mean \"\($0)\"?" } ?? ""
+        return Suggestions.closest(to: name, in: ids.keys).map { "; did you mean \"\($0)\"?" } ?? ""
     }
 }

@@ -1,1 +1,60 @@
-print("rocket")
+import Foundation
+import RocketCore
+
+/// `rocket`: the RocketAlert command-line tool.
+enum Rocket {
+    static let version = "0.1.0"
+
+    static let commands: [(name: String, abstract: String)] = [
+        ("demo", PlayCommand.demoSpec.abstract),
+        ("play", PlayCommand.spec.abstract),
+        ("lint", LintCommand.spec.abstract),
+        ("help", "Show help for a command."),
+    ]
+
+    static var help: String {
+        var out = """
+        OVERVIEW: RocketAlert — engage a user at the right moment without annoying them.
+
+        USAGE: rocket <command> [options]
+
+        COMMANDS:
+
+        """
+        for c in commands { out += "  " + pad(c.name, 10) + c.abstract + "\n" }
+        out += """
+
+        OPTIONS:
+          --version               Show the version.
+          -h, --help              Show help information.
+
+          See 'rocket help <command>' for detailed help.
+        """
+        return out
+    }
+
+    static func run(_ args: [String]) -> Int32 {
+        guard let first = args.first else { printOut(help); return Exit.ok }
+        let rest = Array(args.dropFirst())
+        do throws(UsageError) {
+            switch first {
+            case "-h", "--help": printOut(help); return Exit.ok
+            case "--version": printOut("rocket \(version)"); return Exit.ok
+            case "help":
+                guard let name = rest.first else { printOut(help); return Exit.ok }
+                return run([name, "--help"])
+            case "demo": return try PlayCommand.runDemo(rest)
+            case "play": return try PlayCommand.run(rest)
+            case "lint": return try LintCommand.run(rest)
+            default:
+                let close = Suggestions.closest(to: first, in: commands.map(\.name))
+                throw UsageError(message: "unknown command '\(first)'" + (close.map { "; did you mean '\($0)'?" } ?? ""), command: nil)
+            }
+        } catch {
+            printError(error.text)
+            return Exit.usage
+        }
+    }
+}
+
+exit(Rocket.run(Array(CommandLine.arguments.dropFirst())))

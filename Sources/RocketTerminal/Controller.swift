@@ -1,0 +1,96 @@
+public import RocketAlert
+
+/// What a key or a line asks the session to do.
+public enum FrontEndAction: Hashable, Sendable {
+    /// Send an intent to the conversation.
+    case send(RocketIntent)
+    /// Stop: Ctrl-C.
+    case interrupt
+    /// Only the front end's own state changed (focus, editor): redraw.
+    case redraw
+    /// Nothing to do.
+    case none
+}
+
+/// Maps keys to intents for the interactive terminal. Shared rules: Enter or Space taps a text
+/// block; ←/→/Tab/Shift-Tab move button focus; Enter or Space presses; typing edits the input;
+/// Enter submits; Esc is the close button; Ctrl-C interrupts; a click presses what it hits.
+///
+/// ```swift
+/// var ui = ConversationUI()
+/// KeyController.handle(.enter, conversation: c, ui: &ui, hits: [])   // .send(.tap) on a text block
+/// ```
+public enum KeyController {
+    /// Brings the UI state in line with the interactive block (a new block resets focus and text).
+    public static func sync(_ ui: inout ConversationUI, with c: Conversation) {
+        let index = c.interactiveIndex
+        if ui.blockIndex != index, let index {
+            ui = ConversationUI()
+            ui.blockIndex = index
+        }
+    }
+
+    /// The action for a key.
+    public static func handle(_ key: Key, conversation c: Conversation, ui: inout ConversationUI, hits: [HitRegion]) -> FrontEndAction {
+        sync(&ui, with: c)
+        switch key {
+        case .ctrl("c"): return .interrupt
+        case .escape: return .send(.close)
+        case .mouse(let row, let column):
+            guard let hit = hits.first(where: { $0.row == row && $0.columns.contains(column) }) else { return .none }
+            return .send(hit.intent)
+        default: break
+        }
+        guard let index = c.interactiveIndex else { return .none }
+        switch c.blocks[index].kind {
+        case .text, .image:
+            return key == .enter || key == .character(" ") ? .send(.tap) : .none
+        case .button:
+            return key == .enter || key == .character(" ") ? .send(.pressButton) : .none
+        case .doubleButton:
+            switch key {
+            case .left, .backTab, .up: ui.focus = 0; return .redraw
+            case .right, .tab, .down: ui.focus = 1; return .redraw
+            case .enter, .character(" "): return .send(ui.focus == 0 ? .pressLeft : .pressRight)
+            default: return .none
+            }
+        case .textInput:
+            if key == .enter { return .send(.submit(ui.editor.text)) }
+            if ui.editor.handle(key) { ui.error = nil; return .redraw }
+            return .none
+        }
+    }
+}
+
+/// Maps a line of plain-mode input to an intent: any line taps a text block; a button is chosen
+/// by its number (1-based, left first) or its title (case-insensitive); an input takes the line.
+///
+/// ```swift
+/// PlainController.intent(for: "2", block: doubleButton, strings: .english)   // .success(.pressRight)
+/// ```
+public enum PlainController {
+    /// The intent, or the message explaining why the line is not a valid answer.
+    public static func intent(for line: String, block: RocketBlock, strings: UIStrings) -> Result<RocketIntent, PlainInputError> {
+        let trimmed = line.trimmingCharacters(in: .whitespaces)
+        func choose(_ titles: [String], _ intents: [RocketIntent]) -> Result<RocketIntent, PlainInputError> {
+            if let n = Int(trimmed), (1...titles.count).contains(n) { return .success(intents[n - 1]) }
+            if let k = titles.firstIndex(where: { $0.lowercased() == trimmed.lowercased() }) { return .success(intents[k]) }
+            return .failure(PlainInputError(message: strings.plainNotAChoice.replacingOccurrences(of: "%@", with: "\"\(trimmed)\"")
+                + " — " + strings.plainChoose.replacingOccurrences(of: "%d", with: String(titles.count))))
+        }
+        switch block {
+        case let b as ButtonRocketBlock: return choose([b.title], [.pressButton])
+        case let d as DoubleButtonRocketBlock: return choose([d.left.title, d.right.title], [.pressLeft, .pressRight])
+        case is TextInputRocketBlock: return .success(.submit(line))
+        default: return .success(.tap)
+        }
+    }
+}
+
+/// Why a plain-mode line was not accepted.
+public struct PlainInputError: Error, Hashable, Sendable {
+    /// The message printed on stderr.
+    public var message: String
+}
+
+import Foundation

@@ -1,0 +1,268 @@
+import Foundation
+public import RocketAlert
+import RocketCore
+
+/// The front end's own state beside the conversation: which button has focus, the text being
+/// typed, the last validation message.
+///
+/// ```swift
+/// var ui = ConversationUI()
+/// ui.editor.insert("Ada")
+/// ```
+public struct ConversationUI: Hashable, Sendable {
+    /// The focused button of the interactive block (0 = left/first).
+    public var focus = 0
+    /// The text input's editor.
+    public var editor = LineEditor()
+    /// The validation message shown under the input.
+    public var error: String?
+    /// The index of the block the editor and focus belong to (reset when it changes).
+    public var blockIndex: Int?
+
+    /// A fresh state.
+    public init() {}
+}
+
+/// Where a mouse click does something.
+public struct HitRegion: Hashable, Sendable {
+    /// The row in the frame.
+    public var row: Int
+    /// Columns covered.
+    public var columns: Range<Int>
+    /// What a click sends.
+    public var intent: RocketIntent
+}
+
+/// Lays a conversation out as a screen buffer: author badge, word-wrapped bubbles, the user's
+/// replies on the right, buttons, the input field with its cursor, a typing indicator and the
+/// key hints. Pure: same input, same cells.
+///
+/// ```swift
+/// let view = ConversationView(width: 60, author: rocket.author, closeTitle: "Close", strings: .english)
+/// let (screen, hits) = view.layout(rocket.conversation, ui: ui)
+/// ```
+public struct ConversationView: Sendable {
+    /// Drawing width in columns (the terminal width minus one, so nothing writes the last column).
+    public var width: Int
+    /// The speaker.
+    public var author: RocketAuthor
+    /// The close button's title, shown in the hint line.
+    public var closeTitle: String?
+    /// Built-in texts.
+    public var strings: UIStrings
+
+    /// Creates a view.
+    public init(width: Int, author: RocketAuthor, closeTitle: String?, strings: UIStrings) {
+        self.width = max(12, width)
+        self.author = author
+        self.closeTitle = closeTitle
+        self.strings = strings
+    }
+
+    static let gutter = 4
+    static let border = CellStyle(foreground: .indexed(245))
+    static let dim: CellStyle = { var s = CellStyle(); s.dim = true; return s }()
+    static let errorStyle = CellStyle(foreground: .rgb(0xEC, 0x5E, 0x61), bold: false)
+    static let replyStyle = CellStyle(foreground: .rgb(0x31, 0x9C, 0xF7))
+
+    /// The terminal style of a RocketFont: its colour, bold for semibold and heavier.
+    public static func style(for font: RocketFont?) -> CellStyle {
+        guard let font else { return CellStyle() }
+        let (r, g, b) = font.color.rgb8
+        return CellStyle(foreground: .rgb(r, g, b), bold: font.font.weight.isBold)
+    }
+
+    var badgeStyle: CellStyle {
+        var s = CellStyle(foreground: .rgb(255, 255, 255), bold: true)
+        s.background = .rgb(0x31, 0x9C, 0xF7)
+        return s
+    }
+
+    var badgeText: String {
+        let initial = Sanitizer.clean(author.name, keepNewlines: false).first.map { String($0) } ?? "R"
+        return DisplayWidth.of(initial) == 2 ? initial : " \(initial)"
+    }
+
+    /// The frame and the clickable regions.
+    public func layout(_ c: Conversation, ui: ConversationUI) -> (ScreenBuffer, [HitRegion]) {
+        var screen = ScreenBuffer(width: width)
+        var hits: [HitRegion] = []
+        var cursor: (row: Int, column: Int)?
+        let interactive = c.interactiveIndex
+        let bubbleMax = max(8, min(width - ConversationView.gutter - 4, 72))
+        for item in c.transcript {
+            switch item {
+            case .block(let index, let block, let text):
+                drawBlock(block, index: index, text: Sanitizer.clean(text), conversation: c, ui: ui,
+                          active: interactive == index, bubbleMax: bubbleMax, into: &screen, hits: &hits, cursor: &cursor)
+            case .reply(_, let text, _):
+                drawReply(Sanitizer.clean(text), bubbleMax: bubbleMax, into: &screen)
+            }
+        }
+        if c.status == .presenting || c.isWaitingForAutoAdvance {
+            let r = screen.addRow()
+            screen.put(badgeText, row: r, column: 0, style: badgeStyle)
+            screen.put("• • •  " + strings.typing, row: r, column: ConversationView.gutter, style: ConversationView.dim)
+        }
+        // Hint line.
+        if case .active = c.status {
+            var hint: [String] = []
+            if let i = interactive {
+                switch c.blocks[i].kind {
+                case .text, .image: hint.append(strings.continueHint)
+                case .button, .doubleButton: hint.append(strings.chooseHint)
+                case .textInput: hint.append(strings.sendHint)
+                }
+            }
+            hint.append(strings.closeHint + " " + (closeTitle.map { Sanitizer.clean($0, keepNewlines: false) } ?? "✕"))
+            hint.append(strings.interruptHint)
+            let r = screen.addRow()
+            screen.put(hint.joined(separator: "  ·  "), row: r, column: ConversationView.gutter, style: ConversationView.dim)
+        }
+        // The terminal's cursor sits at the insertion point while typing, else it is hidden.
+        screen.cursor = cursor
+        return (screen, hits)
+    }
+
+    private func drawBubble(_ lines: [String], style: CellStyle, into screen: inout ScreenBuffer, badge: Bool, indent: Int = 0) {
+        let inner = lines.map { DisplayWidth.of($0) }.max() ?? 0
+        let left = ConversationView.gutter + indent
+        let top = screen.addRow()
+        screen.put("╭" + String(repeating: "─", count: inner + 2) + "╮", row: top, column: left, style: ConversationView.border)
+        for (k, line) in lines.enumerated() {
+            let r = screen.addRow()
+            if badge && k == 0 { screen.put(badgeText, row: r, column: 0, style: badgeStyle) }
+            screen.put("│ ", row: r, column: left, style: ConversationView.border)
+            screen.put(line, row: r, column: left + 2, style: style)
+            screen.put(" │", row: r, column: left + 2 + inner, style: ConversationView.border)
+        }
+        let bottom = screen.addRow()
+        screen.put("╰" + String(repeating: "─", count: inner + 2) + "╯", row: bottom, column: left, style: ConversationView.border)
+    }
+
+    private func drawReply(_ text: String, bubbleMax: Int, into screen: inout ScreenBuffer) {
+        let lines = TextWrap.wrap(text, width: bubbleMax)
+        let inner = lines.map { DisplayWidth.of($0) }.max() ?? 0
+        let left = max(ConversationView.gutter, width - inner - 4)
+        let top = screen.addRow()
+        screen.put("╭" + String(repeating: "─", count: inner + 2) + "╮", row: top, column: left, style: ConversationView.replyStyle)
+        for line in lines {
+            let r = screen.addRow()
+            screen.put("│ ", row: r, column: left, style: ConversationView.replyStyle)
+            screen.put(line, row: r, column: left + 2 + inner - DisplayWidth.of(line))
+            screen.put(" │", row: r, column: left + 2 + inner, style: ConversationView.replyStyle)
+        }
+        let bottom = screen.addRow()
+        screen.put("╰" + String(repeating: "─", count: inner + 2) + "╯", row: bottom, column: left, style: ConversationView.replyStyle)
+    }
+
+    private func buttonLabel(_ title: String) -> String { "[ " + Sanitizer.clean(title, keepNewlines: false) + " ]" }
+
+    private func drawButtons(_ buttons: [(ButtonRocketBlock, RocketIntent)], index: Int, c: Conversation, ui: ConversationUI,
+                             active: Bool, into screen: inout ScreenBuffer, hits: inout [HitRegion]) {
+        let labels = buttons.map { buttonLabel($0.0.title) }
+        let total = labels.map { DisplayWidth.of($0) }.reduce(0, +) + 2 * (labels.count - 1)
+        let sideBySide = ConversationView.gutter + total <= width
+        let pressed = c.pressedSide[index].map { $0 == .left ? 0 : 1 } ?? (c.hasFired(index) && buttons.count == 1 ? 0 : nil)
+        var row = screen.addRow()
+        screen.put(badgeText, row: row, column: 0, style: badgeStyle)
+        var col = ConversationView.gutter
+        for (k, (button, intent)) in buttons.enumerated() {
+            if !sideBySide && k > 0 { row = screen.addRow(); col = ConversationView.gutter }
+            var style = ConversationView.style(for: button.font)
+            if active && ui.focus == k { style.inverse = true; style.bold = true }
+            if let pressed { if pressed == k { style.inverse = true } else { style = ConversationView.dim } }
+            else if !active { style.dim = true }
+            let end = screen.put(labels[k], row: row, column: col, style: style)
+            if active { hits.append(HitRegion(row: row, columns: col..<end, intent: intent)) }
+            col = end + 2
+        }
+    }
+
+    private func drawBlock(_ block: RocketBlock, index: Int, text: String, conversation c: Conversation, ui: ConversationUI,
+                           active: Bool, bubbleMax: Int, into screen: inout ScreenBuffer, hits: inout [HitRegion],
+                           cursor: inout (row: Int, column: Int)?) {
+        switch block {
+        case let image as ImageRocketBlock:
+            let pad = Int((image.paddingLeft / 8).rounded())
+            let name = image.image.path.map { ($0 as NSString).lastPathComponent } ?? strings.imageLabel
+            var lines = ["▣ " + strings.imageLabel + ": " + Sanitizer.clean(name, keepNewlines: false)]
+            if !text.isEmpty { lines += TextWrap.wrap(text, width: bubbleMax - pad) }
+            drawBubble(lines, style: ConversationView.style(for: image.font), into: &screen, badge: true, indent: pad)
+            if active { hits.append(HitRegion(row: screen.rows.count - 2, columns: 0..<width, intent: .tap)) }
+        case let t as TextRocketBlock:
+            drawBubble(TextWrap.wrap(text, width: bubbleMax), style: ConversationView.style(for: t.font), into: &screen, badge: true)
+            if active { hits.append(HitRegion(row: screen.rows.count - 2, columns: 0..<width, intent: .tap)) }
+        case let b as ButtonRocketBlock:
+            drawButtons([(b, .pressButton)], index: index, c: c, ui: ui, active: active, into: &screen, hits: &hits)
+        case let d as DoubleButtonRocketBlock:
+            drawButtons([(d.left, .pressLeft), (d.right, .pressRight)], index: index, c: c, ui: ui, active: active, into: &screen, hits: &hits)
+        case let input as TextInputRocketBlock:
+            drawBubble(TextWrap.wrap(text, width: bubbleMax), style: ConversationView.style(for: input.font), into: &screen, badge: true)
+            guard active else { return }
+            let r = screen.addRow()
+            let button = buttonLabel(input.buttonTitle)
+            let fieldStart = ConversationView.gutter + 2
+            let fieldWidth = max(4, width - fieldStart - DisplayWidth.of(button) - 2)
+            screen.put("›", row: r, column: ConversationView.gutter, style: ConversationView.replyStyle)
+            let editor = ui.blockIndex == index ? ui.editor : LineEditor()
+            if editor.characters.isEmpty, let placeholder = input.placeholder {
+                screen.put(DisplayWidth.prefix(Sanitizer.clean(placeholder, keepNewlines: false), fitting: fieldWidth), row: r,
+                           column: fieldStart, style: ConversationView.dim)
+            }
+            let view = editor.view(width: fieldWidth, mask: input.isSecret ? "•" : nil)
+            screen.put(view.text, row: r, column: fieldStart)
+            let buttonStart = fieldStart + fieldWidth + 2
+            let end = screen.put(button, row: r, column: buttonStart, style: ConversationView.style(for: input.buttonStyle))
+            hits.append(HitRegion(row: r, columns: buttonStart..<end, intent: .submit(editor.text)))
+            cursor = (r, fieldStart + view.cursorColumn)
+            if let error = ui.error, ui.blockIndex == index {
+                for line in TextWrap.wrap(error, width: width - fieldStart) {
+                    let er = screen.addRow()
+                    screen.put(line, row: er, column: fieldStart, style: ConversationView.errorStyle)
+                }
+            }
+        default:
+            break
+        }
+    }
+}
+
+/// Word wrapping by display width.
+///
+/// ```swift
+/// TextWrap.wrap("the quick brown fox", width: 10)   // ["the quick", "brown fox"]
+/// ```
+public enum TextWrap {
+    /// Lines of at most `width` columns: breaks at spaces, splits words longer than a line,
+    /// keeps explicit newlines.
+    public static func wrap(_ text: String, width: Int) -> [String] {
+        let width = max(1, width)
+        var out: [String] = []
+        for paragraph in text.split(separator: "\n", omittingEmptySubsequences: false) {
+            var line = ""
+            var lineWidth = 0
+            for word in paragraph.split(separator: " ", omittingEmptySubsequences: true) {
+                var w = String(word)
+                var ww = DisplayWidth.of(w)
+                if lineWidth > 0 && lineWidth + 1 + ww <= width {
+                    line += " " + w
+                    lineWidth += 1 + ww
+                    continue
+                }
+                if lineWidth > 0 { out.append(line); line = ""; lineWidth = 0 }
+                while ww > width {
+                    let head = DisplayWidth.prefix(w, fitting: width)
+                    let cut = head.isEmpty ? String(w.prefix(1)) : head
+                    out.append(cut)
+                    w = String(w.dropFirst(cut.count))
+                    ww = DisplayWidth.of(w)
+                }
+                line = w
+                lineWidth = ww
+            }
+            out.append(line)
+        }
+        return out
+    }
+}

@@ -1,0 +1,107 @@
+/// How many terminal columns text takes, from a checked-in table (Unicode 14.0.0, generated
+/// from glibc's charmap by `scripts/gen-width-table.py`), never `String.count`.
+///
+/// Rules per grapheme cluster (`Character`): a regional-indicator pair (a flag) is 2; an
+/// emoji-presentation scalar, or VS16 after an emoji, is 2 (so ZWJ families and skin tones
+/// are 2, as tmux draws them); otherwise the first scalar's width from the table; combining
+/// marks, joiners and variation selectors add nothing.
+///
+/// ```swift
+/// DisplayWidth.of("界")        // 2
+/// DisplayWidth.of("e\u{301}")  // 1
+/// DisplayWidth.of("👨‍👩‍👧")        // 2
+/// DisplayWidth.of("🇯🇵")        // 2
+/// ```
+public enum DisplayWidth {
+    /// The Unicode version of the width table.
+    public static let unicodeVersion = WidthTable.unicodeVersion
+
+    /// Columns taken by a string (sum over its characters).
+    public static func of(_ s: some StringProtocol) -> Int {
+        var total = 0
+        for c in s { total += of(c) }
+        return total
+    }
+
+    /// Columns taken by one character: 0, 1 or 2.
+    public static func of(_ c: Character) -> Int {
+        let scalars = c.unicodeScalars
+        guard let first = scalars.first else { return 0 }
+        if first.value < 0x7F { return first.value < 0x20 ? 0 : 1 }  // fast path for ASCII
+        if scalars.count > 1 {
+            var regional = 0
+            for s in scalars {
+                if (0x1F1E6...0x1F1FF).contains(s.value) { regional += 1 }
+                if s.value == 0xFE0F && first.properties.isEmoji { return 2 }
+            }
+            if regional >= 2 { return 2 }
+        }
+        if first.properties.isEmojiPresentation { return 2 }
+        return width(of: first.value)
+    }
+
+    /// The table width of a single code point: 0, 1 or 2 (controls count 0).
+    public static func width(of scalar: UInt32) -> Int {
+        if scalar < 0x20 || (0x7F...0x9F).contains(scalar) { return 0 }
+        if contains(WidthTable.zeroWidth, scalar) { return 0 }
+        if contains(WidthTable.doubleWidth, scalar) { return 2 }
+        return 1
+    }
+
+    private static func contains(_ table: [(UInt32, UInt32)], _ v: UInt32) -> Bool {
+        var lo = 0, hi = table.count - 1
+        while lo <= hi {
+            let mid = (lo + hi) / 2
+            if v < table[mid].0 { hi = mid - 1 } else if v > table[mid].1 { lo = mid + 1 } else { return true }
+        }
+        return false
+    }
+
+    /// The longest prefix of `s` that fits in `columns`.
+    ///
+    /// ```swift
+    /// DisplayWidth.prefix("界界界", fitting: 5)   // "界界"
+    /// ```
+    public static func prefix(_ s: String, fitting columns: Int) -> String {
+        var used = 0
+        var out = ""
+        for c in s {
+            let w = of(c)
+            if used + w > columns { break }
+            used += w
+            out.append(c)
+        }
+        return out
+    }
+}
+
+/// Makes text from files safe to draw: no control or escape byte from content ever reaches the
+/// terminal.
+///
+/// C0 and C1 controls, DEL, and bidirectional overrides become U+FFFD; tabs become spaces;
+/// newlines are kept only when `keepNewlines` is true (layout splits on them).
+///
+/// ```swift
+/// Sanitizer.clean("hi\u{1B}[2Jthere")   // "hi�[2Jthere"
+/// ```
+public enum Sanitizer {
+    /// The cleaned text.
+    public static func clean(_ s: String, keepNewlines: Bool = true) -> String {
+        var needs = false
+        for u in s.unicodeScalars where isUnsafe(u) || u == "\t" || (!keepNewlines && u == "\n") { needs = true; break }
+        guard needs else { return s }
+        var out = String.UnicodeScalarView()
+        for u in s.unicodeScalars {
+            if u == "\n" && keepNewlines { out.append(u) } else if u == "\t" { out.append(contentsOf: "    ".unicodeScalars) } else if isUnsafe(u) || u == "\n" { out.append("\u{FFFD}") } else { out.append(u) }
+        }
+        return String(out)
+    }
+
+    static func isUnsafe(_ u: Unicode.Scalar) -> Bool {
+        let v = u.value
+        if v < 0x20 { return u != "\n" && u != "\t" }
+        if (0x7F...0x9F).contains(v) { return true }
+        if (0x202A...0x202E).contains(v) || (0x2066...0x2069).contains(v) { return true }  // bidi overrides
+        return false
+    }
+}

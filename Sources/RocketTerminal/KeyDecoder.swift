@@ -1,0 +1,190 @@
+/// A key press or other input event decoded from terminal bytes.
+public enum Key: Hashable, Sendable {
+    /// A printable character (a whole grapheme's first scalar run as typed).
+    case character(Character)
+    case enter, tab, backTab, backspace, delete, escape
+    case up, down, left, right, home, end, pageUp, pageDown
+    /// Ctrl plus a letter, lowercased (`ctrl("a")` for Ctrl-A). Ctrl-C is `ctrl("c")`.
+    case ctrl(Character)
+    /// Alt (Meta) plus a character: ESC followed at once by the character.
+    case alt(Character)
+    /// Text pasted with bracketed paste.
+    case paste(String)
+    /// A mouse button press at a 0-based screen row and column (SGR mouse reporting).
+    case mouse(row: Int, column: Int)
+    /// A sequence this decoder does not know (ignored by front ends).
+    case unknown
+}
+
+/// Decodes raw terminal input into ``Key``s, across reads: UTF-8 and escape sequences split
+/// between two reads are kept until complete.
+///
+/// A lone ESC is ambiguous (Esc, or the start of a sequence or of Alt-x): it stays pending until
+/// the host calls ``flush()`` after a short quiet time (50 ms).
+///
+/// ```swift
+/// var decoder = KeyDecoder()
+/// decoder.feed([0x1B, 0x5B])      // []  (incomplete)
+/// decoder.feed([0x41])            // [.up]
+/// decoder.feed([0x1B])            // []
+/// decoder.flush()                 // [.escape]
+/// ```
+public struct KeyDecoder: Sendable {
+    private var buffer: [UInt8] = []
+    private var pasting = false
+    private var pasteBytes: [UInt8] = []
+
+    /// A decoder with nothing pending.
+    public init() {}
+
+    /// True when bytes are waiting for more input (the host should call ``flush()`` after a pause).
+    public var hasPending: Bool { !buffer.isEmpty }
+
+    /// Decodes what can be decoded from the bytes so far.
+    public mutating func feed(_ bytes: [UInt8]) -> [Key] {
+        buffer += bytes
+        var keys: [Key] = []
+        while !buffer.isEmpty {
+            if pasting {
+                if let end = find([0x1B, 0x5B, 0x32, 0x30, 0x31, 0x7E], in: buffer) {
+                    pasteBytes += buffer[..<end]
+                    buffer.removeFirst(end + 6)
+                    pasting = false
+                    keys.append(.paste(String(decoding: pasteBytes, as: UTF8.self)))
+                    pasteBytes = []
+                    continue
+                }
+                // Keep a possible partial end marker in the buffer.
+                let keep = min(buffer.count, 5)
+                pasteBytes += buffer[..<(buffer.count - keep)]
+                buffer.removeFirst(buffer.count - keep)
+                if buffer.first != 0x1B { pasteBytes += buffer; buffer = [] }
+                break
+            }
+            guard let (key, used) = decodeOne() else { break }
+            buffer.removeFirst(used)
+            if let key { keys.append(key) }
+        }
+        return keys
+    }
+
+    /// Resolves what is pending after a quiet time: a lone ESC becomes `.escape`; an incomplete
+    /// sequence or character is dropped as `.unknown`.
+    public mutating func flush() -> [Key] {
+        guard !buffer.isEmpty, !pasting else { return [] }
+        defer { buffer = [] }
+        if buffer == [0x1B] { return [.escape] }
+        if buffer.count == 2 && buffer[0] == 0x1B && buffer[1] == 0x1B { return [.escape, .escape] }
+        return [.unknown]
+    }
+
+    private func find(_ needle: [UInt8], in hay: [UInt8]) -> Int? {
+        guard hay.count >= needle.count else { return nil }
+        for i in 0...(hay.count - needle.count) where hay[i] == needle[0] && Array(hay[i..<(i + needle.count)]) == needle { return i }
+        return nil
+    }
+
+    /// Decodes one key at the start of the buffer: (key, bytes used), or nil when incomplete.
+    private mutating func decodeOne() -> (Key?, Int)? {
+        let b = buffer[0]
+        switch b {
+        case 0x0D, 0x0A: return (.enter, 1)
+        case 0x09: return (.tab, 1)
+        case 0x7F, 0x08: return (.backspace, 1)
+        case 0x1B: return decodeEscape()
+        case 0x00: return (.ctrl(" "), 1)
+        case 0x01...0x1A: return (.ctrl(Character(Unicode.Scalar(b + 0x60))), 1)
+        case 0x1C...0x1F: return (.unknown, 1)
+        default:
+            guard let (ch, n) = decodeUTF8(at: 0) else { return nil }
+            return (ch.map { .character($0) } ?? .unknown, n)
+        }
+    }
+
+    /// A UTF-8 scalar at `i`: (character or nil if invalid, length), or nil when incomplete.
+    private func decodeUTF8(at i: Int) -> (Character?, Int)? {
+        let b = buffer[i]
+        let need: Int
+        switch b {
+        case 0x00..<0x80: return (Character(Unicode.Scalar(b)), 1)
+        case 0xC2...0xDF: need = 2
+        case 0xE0...0xEF: need = 3
+        case 0xF0...0xF4: need = 4
+        default: return (nil, 1)
+        }
+        guard buffer.count - i >= need else { return nil }
+        let bytes = Array(buffer[i..<(i + need)])
+        guard bytes.dropFirst().allSatisfy({ $0 & 0xC0 == 0x80 }) else { return (nil, 1) }
+        let s = String(decoding: bytes, as: UTF8.self)
+        guard let ch = s.first, !s.contains("\u{FFFD}") else { return (nil, need) }
+        return (ch, need)
+    }
+
+    private mutating func decodeEscape() -> (Key?, Int)? {
+        guard buffer.count >= 2 else { return nil }
+        let b1 = buffer[1]
+        if b1 == 0x5B { return decodeCSI() }  // ESC [
+        if b1 == 0x4F {                        // ESC O (SS3)
+            guard buffer.count >= 3 else { return nil }
+            switch buffer[2] {
+            case 0x41: return (.up, 3)
+            case 0x42: return (.down, 3)
+            case 0x43: return (.right, 3)
+            case 0x44: return (.left, 3)
+            case 0x48: return (.home, 3)
+            case 0x46: return (.end, 3)
+            case 0x4D: return (.enter, 3)
+            default: return (.unknown, 3)
+            }
+        }
+        if b1 == 0x1B { return (.escape, 1) }
+        if b1 == 0x0D { return (.alt("\r"), 2) }
+        guard let (ch, n) = decodeUTF8(at: 1) else { return nil }
+        return (ch.map { .alt($0) } ?? .unknown, 1 + n)
+    }
+
+    private mutating func decodeCSI() -> (Key?, Int)? {
+        // ESC [ params(0x30–0x3F)* intermediates(0x20–0x2F)* final(0x40–0x7E)
+        var i = 2
+        while i < buffer.count, (0x30...0x3F).contains(buffer[i]) { i += 1 }
+        while i < buffer.count, (0x20...0x2F).contains(buffer[i]) { i += 1 }
+        guard i < buffer.count else { return nil }
+        let final = buffer[i]
+        let used = i + 1
+        guard (0x40...0x7E).contains(final) else { return (.unknown, used) }
+        let paramText = String(decoding: buffer[2..<i], as: UTF8.self)
+        if paramText.hasPrefix("<") && (final == 0x4D || final == 0x6D) {  // SGR mouse
+            let parts = paramText.dropFirst().split(separator: ";").compactMap { Int($0) }
+            if final == 0x4D, parts.count == 3, parts[0] & 0b1100011 == 0 {
+                return (.mouse(row: parts[2] - 1, column: parts[1] - 1), used)
+            }
+            return (nil, used)
+        }
+        let params = paramText.split(separator: ";", omittingEmptySubsequences: false).map { Int($0) ?? 0 }
+        let first = params.first ?? 0
+        switch final {
+        case 0x41: return (.up, used)
+        case 0x42: return (.down, used)
+        case 0x43: return (.right, used)
+        case 0x44: return (.left, used)
+        case 0x48: return (.home, used)
+        case 0x46: return (.end, used)
+        case 0x5A: return (.backTab, used)  // ESC [ Z
+        case 0x7E:
+            switch first {
+            case 1, 7: return (.home, used)
+            case 4, 8: return (.end, used)
+            case 3: return (.delete, used)
+            case 5: return (.pageUp, used)
+            case 6: return (.pageDown, used)
+            case 200:
+                pasting = true
+                pasteBytes = []
+                return (nil, used)
+            default: return (.unknown, used)
+            }
+        default:
+            return (.unknown, used)
+        }
+    }
+}

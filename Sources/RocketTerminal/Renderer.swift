@@ -1,0 +1,231 @@
+/// How many colours the terminal shows.
+public enum ColorDepth: Int, Comparable, Sendable {
+    /// No colour (NO_COLOR): bold, dim, underline and inverse still apply.
+    case none = 0
+    /// The 16 ANSI colours.
+    case ansi16 = 1
+    /// The xterm 256-colour palette.
+    case indexed256 = 2
+    /// 24-bit colour.
+    case truecolor = 3
+
+    public static func < (a: ColorDepth, b: ColorDepth) -> Bool { a.rawValue < b.rawValue }
+
+    /// The depth a terminal offers, from the environment: `NO_COLOR` (none), `COLORTERM`
+    /// (`truecolor`/`24bit`), `TERM` (`*-256color`, `dumb`); `CLICOLOR_FORCE` keeps at least 16
+    /// colours where the terminal name alone would give none.
+    ///
+    /// ```swift
+    /// ColorDepth.detect(["TERM": "xterm-256color"])   // .indexed256
+    /// ColorDepth.detect(["NO_COLOR": "1"])            // .none
+    /// ```
+    public static func detect(_ env: [String: String]) -> ColorDepth {
+        if let v = env["NO_COLOR"], !v.isEmpty { return .none }
+        let term = env["TERM"] ?? ""
+        let forced = (env["CLICOLOR_FORCE"].map { !$0.isEmpty && $0 != "0" }) ?? false
+        if term == "dumb" || term.isEmpty { return forced ? .ansi16 : .none }
+        let colorterm = (env["COLORTERM"] ?? "").lowercased()
+        if colorterm == "truecolor" || colorterm == "24bit" { return .truecolor }
+        if term.contains("256color") { return .indexed256 }
+        return .ansi16
+    }
+}
+
+/// Turns screen buffers into the fewest bytes that update an inline region of the terminal.
+///
+/// The region starts at the cursor's row when the renderer is created and grows downwards;
+/// rows that no longer fit scroll into the terminal's scrollback, where the transcript stays
+/// after exit. Only cells that changed are written, in one buffer per frame; the SGR state and
+/// the cursor are tracked so that typing one character at the cursor costs one byte.
+///
+/// ```swift
+/// var renderer = InlineRenderer(depth: .truecolor)
+/// var frame = ScreenBuffer(width: 20)
+/// frame.addRow(); frame.put("Hi", row: 0, column: 0)
+/// let bytes = renderer.render(frame, screenHeight: 24)   // write these to the terminal
+/// ```
+public struct InlineRenderer: Sendable {
+    /// Colour depth used to encode styles.
+    public var depth: ColorDepth
+    private var previous: [[Cell]] = []
+    private var topOffset = 0          // frame rows scrolled above the region
+    private var createdRows = 1        // region rows that exist on screen (reachable without scrolling)
+    private var cursorRow = 0          // terminal cursor, relative to the region top
+    private var cursorColumn = 0
+    private var style = CellStyle()    // the terminal's current SGR state
+    private var cursorVisible = true
+    private var out: [UInt8] = []
+
+    /// A renderer whose region starts at the current (fresh) line.
+    public init(depth: ColorDepth) {
+        self.depth = depth
+    }
+
+    /// The bytes that bring the terminal from the last frame to `frame`.
+    public mutating func render(_ frame: ScreenBuffer, screenHeight: Int) -> [UInt8] {
+        out.removeAll(keepingCapacity: true)
+        let height = max(1, screenHeight)
+        // Grow the region (and scroll) until every frame row is on screen or above it.
+        while topOffset + createdRows < frame.rows.count {
+            move(toRow: createdRows - 1, column: cursorRow == createdRows - 1 ? cursorColumn : 0)
+            resetStyleIfNeeded()
+            emit("\r\n")
+            createdRows += 1
+            cursorRow = createdRows - 1
+            cursorColumn = 0
+            if createdRows > height {
+                createdRows -= 1
+                cursorRow -= 1
+                topOffset += 1
+            }
+        }
+        // Changed cells of the visible rows.
+        for r in topOffset..<frame.rows.count {
+            let row = frame.rows[r]
+            let old: [Cell]? = r < previous.count && previous[r].count == row.count ? previous[r] : nil
+            var c = 0
+            while c < row.count {
+                if let old, old[c] == row[c] { c += 1; continue }
+                var start = c
+                if row[start].text.isEmpty && start > 0 { start -= 1 }  // redraw a wide char from its left half
+                // Extend the run over changed cells, bridging unchanged gaps of up to 3 cells
+                // (rewriting them is cheaper than moving the cursor).
+                func changed(_ k: Int) -> Bool { old.map { $0[k] != row[k] } ?? true }
+                var end = c + 1
+                while true {
+                    while end < row.count && changed(end) { end += 1 }
+                    var k = end
+                    while k < row.count && k < end + 4 && !changed(k) { k += 1 }
+                    if k < row.count && k < end + 4 { end = k + 1 } else { break }
+                }
+                if end > row.count { end = row.count }
+                while end < row.count && row[end].text.isEmpty { end += 1 }  // keep wide chars whole
+                move(toRow: r - topOffset, column: start)
+                for k in start..<end {
+                    let cell = row[k]
+                    if cell.text.isEmpty { continue }
+                    setStyle(cell.style)
+                    emit(cell.text)
+                    cursorColumn += DisplayWidth.of(cell.text)
+                }
+                c = end
+            }
+        }
+        // Rows the frame no longer has: clear them.
+        if previous.count > frame.rows.count && frame.rows.count - topOffset < createdRows {
+            let firstGone = max(0, frame.rows.count - topOffset)
+            move(toRow: firstGone, column: 0)
+            resetStyleIfNeeded()
+            emit("\u{1B}[J")
+        }
+        previous = frame.rows
+        resetStyleIfNeeded()
+        if let cursor = frame.cursor, cursor.row >= topOffset {
+            move(toRow: cursor.row - topOffset, column: cursor.column)
+            if !cursorVisible { emit("\u{1B}[?25h"); cursorVisible = true }
+        } else if cursorVisible {
+            emit("\u{1B}[?25l")
+            cursorVisible = false
+        }
+        return out
+    }
+
+    /// Forgets what is on screen and clears it, for a full redraw after a resize: the region
+    /// restarts at the top of the screen.
+    public mutating func invalidate(screenHeight: Int) -> [UInt8] {
+        out.removeAll(keepingCapacity: true)
+        resetStyleIfNeeded()
+        emit("\u{1B}[H\u{1B}[2J")
+        previous = []
+        topOffset = 0
+        createdRows = max(1, screenHeight)
+        cursorRow = 0
+        cursorColumn = 0
+        return out
+    }
+
+    /// Leaves the cursor on a fresh line below the region, styles reset and the cursor shown,
+    /// so the transcript stays in the scrollback.
+    public mutating func finish() -> [UInt8] {
+        out.removeAll(keepingCapacity: true)
+        let last = max(0, previous.count - topOffset - 1)
+        move(toRow: last, column: 0)
+        resetStyleIfNeeded()
+        emit("\r\n")
+        if !cursorVisible { emit("\u{1B}[?25h"); cursorVisible = true }
+        return out
+    }
+
+    // MARK: Encoding
+
+    private mutating func emit(_ s: String) { out.append(contentsOf: s.utf8) }
+
+    private mutating func move(toRow row: Int, column: Int) {
+        if row < cursorRow { emit("\u{1B}[\(cursorRow - row)A") } else if row > cursorRow { emit("\u{1B}[\(row - cursorRow)B") }
+        cursorRow = row
+        if column == cursorColumn { return }
+        if column == 0 {
+            emit("\r")
+        } else if column > cursorColumn {
+            emit(column - cursorColumn == 1 ? "\u{1B}[C" : "\u{1B}[\(column - cursorColumn)C")
+        } else {
+            emit(cursorColumn - column == 1 ? "\u{1B}[D" : "\u{1B}[\(cursorColumn - column)D")
+        }
+        cursorColumn = column
+    }
+
+    private mutating func resetStyleIfNeeded() {
+        if style != CellStyle() {
+            emit("\u{1B}[0m")
+            style = CellStyle()
+        }
+    }
+
+    private mutating func setStyle(_ new: CellStyle) {
+        guard new != style else { return }
+        var params: [String] = ["0"]
+        if new.bold { params.append("1") }
+        if new.dim { params.append("2") }
+        if new.italic { params.append("3") }
+        if new.underline { params.append("4") }
+        if new.inverse { params.append("7") }
+        params += InlineRenderer.colorParams(new.foreground, background: false, depth: depth)
+        params += InlineRenderer.colorParams(new.background, background: true, depth: depth)
+        emit("\u{1B}[" + params.joined(separator: ";") + "m")
+        style = new
+    }
+
+    /// SGR parameters for a colour at a depth (downsampling truecolour when needed).
+    static func colorParams(_ color: TermColor, background: Bool, depth: ColorDepth) -> [String] {
+        guard depth > .none else { return [] }
+        switch color {
+        case .default:
+            return []
+        case .ansi(let n):
+            let base = background ? (n < 8 ? 40 : 92) : (n < 8 ? 30 : 82)
+            return [String(base + Int(n))]
+        case .indexed(let n):
+            if depth >= .indexed256 { return [background ? "48" : "38", "5", String(n)] }
+            return colorParams(.ansi(n < 16 ? n : 7), background: background, depth: depth)
+        case .rgb(let r, let g, let b):
+            switch depth {
+            case .truecolor: return [background ? "48" : "38", "2", String(r), String(g), String(b)]
+            case .indexed256: return colorParams(.indexed(cubeIndex(r, g, b)), background: background, depth: depth)
+            default: return colorParams(.ansi(nearestANSI(r, g, b)), background: background, depth: depth)
+            }
+        }
+    }
+
+    /// The nearest colour of the xterm 6×6×6 cube.
+    static func cubeIndex(_ r: UInt8, _ g: UInt8, _ b: UInt8) -> UInt8 {
+        func level(_ v: UInt8) -> Int { v < 48 ? 0 : v < 115 ? 1 : (Int(v) - 35) / 40 }
+        return UInt8(16 + 36 * level(r) + 6 * level(g) + level(b))
+    }
+
+    /// The nearest of the 16 ANSI colours (by a simple brightness and hue split).
+    static func nearestANSI(_ r: UInt8, _ g: UInt8, _ b: UInt8) -> UInt8 {
+        let bright = max(r, g, b) > 200
+        let bits = (r > 100 ? 1 : 0) | (g > 100 ? 2 : 0) | (b > 100 ? 4 : 0)
+        return UInt8(bits) + (bright && bits != 0 ? 8 : 0)
+    }
+}

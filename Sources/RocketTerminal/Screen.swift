@@ -1,0 +1,134 @@
+/// A terminal colour: the default, one of the 16 ANSI colours, a 256-colour index, or truecolour.
+public enum TermColor: Hashable, Sendable {
+    case `default`
+    case ansi(UInt8)
+    case indexed(UInt8)
+    case rgb(UInt8, UInt8, UInt8)
+}
+
+/// How a cell is drawn.
+///
+/// ```swift
+/// var style = CellStyle()
+/// style.bold = true
+/// style.foreground = .rgb(0x31, 0x9C, 0xF7)
+/// ```
+public struct CellStyle: Hashable, Sendable {
+    public var foreground: TermColor = .default
+    public var background: TermColor = .default
+    public var bold = false
+    public var dim = false
+    public var italic = false
+    public var underline = false
+    public var inverse = false
+
+    /// The plain style.
+    public init() {}
+
+    /// A style with a foreground colour and optional bold.
+    public init(foreground: TermColor, bold: Bool = false) {
+        self.foreground = foreground
+        self.bold = bold
+    }
+}
+
+/// One screen cell: a grapheme cluster and its style. A wide character occupies its cell and
+/// a following continuation cell whose `text` is empty.
+public struct Cell: Hashable, Sendable {
+    /// The grapheme drawn here; "" for the right half of a wide character.
+    public var text: String
+    /// The style.
+    public var style: CellStyle
+
+    /// A cell.
+    public init(_ text: String = " ", style: CellStyle = CellStyle()) {
+        self.text = text
+        self.style = style
+    }
+
+    /// A blank cell.
+    public static let blank = Cell()
+}
+
+/// A grid of cells: what a front end wants on screen, independent of how it is written.
+///
+/// ```swift
+/// var screen = ScreenBuffer(width: 10, height: 2)
+/// screen.put("界a", row: 0, column: 0)
+/// screen.rowText(0)   // "界a       "
+/// ```
+public struct ScreenBuffer: Hashable, Sendable {
+    /// Columns.
+    public private(set) var width: Int
+    /// Rows.
+    public var rows: [[Cell]]
+    /// Where the terminal cursor should be, or nil to hide it.
+    public var cursor: (row: Int, column: Int)? {
+        get { cursorRow.map { ($0, cursorColumn) } }
+        set { cursorRow = newValue?.row; cursorColumn = newValue?.column ?? 0 }
+    }
+    private var cursorRow: Int?
+    private var cursorColumn = 0
+
+    /// An empty buffer.
+    public init(width: Int, height: Int = 0) {
+        self.width = max(1, width)
+        self.rows = Array(repeating: Array(repeating: .blank, count: max(1, width)), count: max(0, height))
+    }
+
+    /// Appends a blank row and returns its index.
+    @discardableResult
+    public mutating func addRow() -> Int {
+        rows.append(Array(repeating: .blank, count: width))
+        return rows.count - 1
+    }
+
+    /// Writes text from a column, clipping at the right edge (a wide character that would be cut
+    /// is replaced by a space). Returns the column after the last cell written.
+    @discardableResult
+    public mutating func put(_ text: String, row: Int, column: Int, style: CellStyle = CellStyle()) -> Int {
+        guard rows.indices.contains(row) else { return column }
+        var col = max(0, column)
+        for ch in text {
+            let w = DisplayWidth.of(ch)
+            if w == 0 { continue }
+            if col + w > width {
+                if col < width { rows[row][col] = Cell(" ", style: style) }
+                return width
+            }
+            rows[row][col] = Cell(String(ch), style: style)
+            if w == 2 { rows[row][col + 1] = Cell("", style: style) }
+            col += w
+        }
+        return col
+    }
+
+    /// Fills a range of a row with a style (keeping the text).
+    public mutating func paint(row: Int, from: Int, to: Int, style: CellStyle) {
+        guard rows.indices.contains(row) else { return }
+        for c in max(0, from)..<min(width, max(from, to)) { rows[row][c].style = style }
+    }
+
+    /// The text of a row (continuation cells skipped), for tests.
+    public func rowText(_ row: Int) -> String {
+        rows[row].map(\.text).joined()
+    }
+
+    /// The text of every row, trailing spaces trimmed, for golden tests.
+    public var lines: [String] {
+        rows.indices.map { i in
+            var s = rowText(i)
+            while s.hasSuffix(" ") { s.removeLast() }
+            return s
+        }
+    }
+
+    public static func == (a: ScreenBuffer, b: ScreenBuffer) -> Bool {
+        a.width == b.width && a.rows == b.rows && a.cursorRow == b.cursorRow && a.cursorColumn == b.cursorColumn
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(width)
+        hasher.combine(rows)
+    }
+}

@@ -1,0 +1,187 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The process-wide terminal state that signal handlers need: the saved settings, the bytes
+/// that restore the screen, and the pipe that turns signals into input for the event loop.
+/// Signal handlers may only touch plain globals, so these are globals, written before any
+/// handler is installed.
+enum TerminalGlobals {
+    nonisolated(unsafe) static var savedTermios = termios()
+    nonisolated(unsafe) static var rawModeActive: Int32 = 0
+    nonisolated(unsafe) static var ttyFD: Int32 = 0
+    nonisolated(unsafe) static var signalWriteFD: Int32 = -1
+    /// Show the cursor, reset styles, leave bracketed paste and mouse reporting, new line.
+    static let restoreBytes: [UInt8] = Array("\u{1B}[0m\u{1B}[?25h\u{1B}[?2004l\u{1B}[?1000l\u{1B}[?1006l\r\n".utf8)
+    nonisolated(unsafe) static var restorePointer: UnsafeMutablePointer<UInt8>? = nil
+}
+
+/// The C handler for termination signals and SIGWINCH: it writes the signal number to the
+/// self-pipe; the event loop does the rest.
+private func forwardSignal(_ signo: Int32) {
+    var byte = UInt8(truncatingIfNeeded: signo)
+    let fd = TerminalGlobals.signalWriteFD
+    if fd >= 0 { _ = write(fd, &byte, 1) }
+}
+
+/// The C handler for crashes: restore the terminal with async-signal-safe calls, then let the
+/// default action run (so the crash and its backtrace still happen).
+private func crashHandler(_ signo: Int32) {
+    if TerminalGlobals.rawModeActive != 0, let p = TerminalGlobals.restorePointer {
+        _ = write(1, p, TerminalGlobals.restoreBytes.count)
+        _ = tcsetattr(TerminalGlobals.ttyFD, TCSAFLUSH, &TerminalGlobals.savedTermios)
+    }
+    signal(signo, SIG_DFL)
+    raise(signo)
+}
+
+/// A small POSIX terminal layer: size, raw mode with guaranteed restore, signals as events,
+/// and a poll-based wait on input, signals and a deadline.
+///
+/// ```swift
+/// let terminal = Terminal()
+/// if terminal.isInteractive { try terminal.enterRawMode() }
+/// defer { terminal.restore() }
+/// ```
+public final class Terminal: @unchecked Sendable {
+    /// The input descriptor (stdin).
+    public let inputFD: Int32
+    /// The output descriptor (stdout).
+    public let outputFD: Int32
+    private var signalReadFD: Int32 = -1
+    private var rawMode = false
+
+    /// Wraps stdin and stdout.
+    public init(inputFD: Int32 = 0, outputFD: Int32 = 1) {
+        self.inputFD = inputFD
+        self.outputFD = outputFD
+    }
+
+    /// True when both input and output are terminals.
+    public var isInteractive: Bool { isatty(inputFD) == 1 && isatty(outputFD) == 1 }
+
+    /// Columns and rows of the output terminal (80×24 when unknown).
+    public var size: (columns: Int, rows: Int) {
+        var ws = winsize()
+        if ioctl(outputFD, UInt(TIOCGWINSZ), &ws) == 0, ws.ws_col > 0, ws.ws_row > 0 {
+            return (Int(ws.ws_col), Int(ws.ws_row))
+        }
+        return (80, 24)
+    }
+
+    /// Installs the signal self-pipe for SIGINT, SIGTERM, SIGHUP and SIGWINCH, and crash
+    /// handlers that restore the terminal.
+    public func installSignalHandlers() {
+        guard signalReadFD < 0 else { return }
+        var fds: [Int32] = [0, 0]
+        guard pipe(&fds) == 0 else { return }
+        _ = fcntl(fds[0], F_SETFL, fcntl(fds[0], F_GETFL) | O_NONBLOCK)
+        _ = fcntl(fds[1], F_SETFL, fcntl(fds[1], F_GETFL) | O_NONBLOCK)
+        signalReadFD = fds[0]
+        TerminalGlobals.signalWriteFD = fds[1]
+        if TerminalGlobals.restorePointer == nil {
+            let p = UnsafeMutablePointer<UInt8>.allocate(capacity: TerminalGlobals.restoreBytes.count)
+            p.initialize(from: TerminalGlobals.restoreBytes, count: TerminalGlobals.restoreBytes.count)
+            TerminalGlobals.restorePointer = p
+        }
+        for sig in [SIGINT, SIGTERM, SIGHUP, SIGWINCH] {
+            signal(sig, forwardSignal)
+        }
+        for sig in [SIGSEGV, SIGILL, SIGTRAP, SIGBUS, SIGFPE, SIGABRT] {
+            signal(sig, crashHandler)
+        }
+        signal(SIGPIPE, SIG_IGN)
+    }
+
+    /// Puts the input terminal in raw mode (no echo, no line buffering, Ctrl-C as a byte) and
+    /// enables bracketed paste and SGR mouse reports.
+    public func enterRawMode(mouse: Bool = true) throws(TerminalError) {
+        guard !rawMode else { return }
+        var saved = termios()
+        guard tcgetattr(inputFD, &saved) == 0 else { throw TerminalError(operation: "tcgetattr", code: errno) }
+        TerminalGlobals.savedTermios = saved
+        TerminalGlobals.ttyFD = inputFD
+        var raw = saved
+        cfmakeraw(&raw)
+        raw.c_oflag |= tcflag_t(OPOST) | tcflag_t(ONLCR)  // keep "\n" → "\r\n" for any stray output
+        withUnsafeMutableBytes(of: &raw.c_cc) { cc in
+            cc[Int(VMIN)] = 1
+            cc[Int(VTIME)] = 0
+        }
+        guard tcsetattr(inputFD, TCSAFLUSH, &raw) == 0 else { throw TerminalError(operation: "tcsetattr", code: errno) }
+        rawMode = true
+        TerminalGlobals.rawModeActive = 1
+        write("\u{1B}[?2004h" + (mouse ? "\u{1B}[?1000h\u{1B}[?1006h" : ""))
+    }
+
+    /// Restores the saved settings and screen modes; safe to call more than once.
+    public func restore() {
+        guard rawMode else { return }
+        rawMode = false
+        write(Array("\u{1B}[0m\u{1B}[?25h\u{1B}[?2004l\u{1B}[?1000l\u{1B}[?1006l".utf8))
+        _ = tcsetattr(inputFD, TCSAFLUSH, &TerminalGlobals.savedTermios)
+        TerminalGlobals.rawModeActive = 0
+    }
+
+    /// Writes all bytes (retrying on partial writes and EINTR) in as few calls as possible.
+    public func write(_ bytes: [UInt8]) {
+        var offset = 0
+        bytes.withUnsafeBytes { buffer in
+            while offset < buffer.count {
+                #if canImport(Glibc)
+                let n = Glibc.write(outputFD, buffer.baseAddress! + offset, buffer.count - offset)
+                #else
+                let n = Darwin.write(outputFD, buffer.baseAddress! + offset, buffer.count - offset)
+                #endif
+                if n < 0 { if errno == EINTR { continue }; return }
+                offset += n
+            }
+        }
+    }
+
+    /// Writes a string.
+    public func write(_ s: String) { write(Array(s.utf8)) }
+
+    /// What woke the event loop.
+    public enum Wake: Equatable, Sendable {
+        /// Bytes arrived on the input (empty = end of input).
+        case input([UInt8])
+        /// A signal arrived.
+        case signal(Int32)
+        /// The timeout passed.
+        case timeout
+    }
+
+    /// Waits for input (when `wantInput`), a signal, or the timeout (seconds; nil = forever).
+    public func wait(timeout: Double?, wantInput: Bool = true) -> Wake {
+        var fds: [pollfd] = []
+        if signalReadFD >= 0 { fds.append(pollfd(fd: signalReadFD, events: Int16(POLLIN), revents: 0)) }
+        if wantInput { fds.append(pollfd(fd: inputFD, events: Int16(POLLIN), revents: 0)) }
+        let ms: Int32 = timeout.map { Int32(max(0, min(Double(Int32.max), ($0 * 1000).rounded(.up)))) } ?? -1
+        let n = poll(&fds, nfds_t(fds.count), ms)
+        if n < 0 { return errno == EINTR ? .timeout : .input([]) }
+        if n == 0 { return .timeout }
+        for fd in fds where fd.revents != 0 {
+            if fd.fd == signalReadFD {
+                var byte: UInt8 = 0
+                if read(signalReadFD, &byte, 1) == 1 { return .signal(Int32(byte)) }
+            } else {
+                var buffer = [UInt8](repeating: 0, count: 4096)
+                let r = read(inputFD, &buffer, buffer.count)
+                if r < 0 { return errno == EINTR || errno == EAGAIN ? .timeout : .input([]) }
+                return .input(Array(buffer[..<r]))
+            }
+        }
+        return .timeout
+    }
+}
+
+/// A failed terminal call, with its errno.
+public struct TerminalError: Error, Hashable, Sendable {
+    /// The call that failed.
+    public var operation: String
+    /// errno.
+    public var code: Int32
+}

@@ -1,0 +1,257 @@
+import Foundation
+public import RocketAlert
+import RocketCore
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// How a terminal session ended.
+public enum SessionOutcome: Hashable, Sendable {
+    /// The flow reached a nil `next`.
+    case completed
+    /// The user closed it: close button, Esc, or end of input in plain mode.
+    case closed
+    /// Ctrl-C or a signal (its number).
+    case interrupted(signal: Int32)
+
+    /// The documented exit status: 0, 1, or 128 + signal (130 for Ctrl-C and SIGINT, 143 for SIGTERM).
+    public var exitCode: Int32 {
+        switch self {
+        case .completed: return 0
+        case .closed: return 1
+        case .interrupted(let s): return 128 + s
+        }
+    }
+}
+
+/// Runs one conversation in the terminal, in raw-mode TTY mode or plain line mode.
+///
+/// Both modes share the engine, the clock and the event loop (input, signals and the next
+/// timer deadline, one `poll`); they differ only in drawing and in how input becomes intents.
+///
+/// ```swift
+/// let session = TerminalSession(rocket: rocket, terminal: Terminal(), mode: .tty, strings: .english)
+/// let outcome = session.run()
+/// exit(outcome.exitCode)
+/// ```
+public final class TerminalSession {
+    /// The drawing mode.
+    public enum Mode: Sendable { case tty, plain }
+
+    let rocket: Rocket
+    let terminal: Terminal
+    let mode: Mode
+    let strings: UIStrings
+    /// Colour depth for TTY mode.
+    public var depth: ColorDepth = .indexed256
+    /// Where plain mode reports refused lines (stderr by default).
+    public var reportError: (String) -> Void = { FileHandle.standardError.write(Data(($0 + "\n").utf8)) }
+    /// Print hints in plain mode (when a person is typing).
+    public var plainHints = false
+
+    private var ui = ConversationUI()
+    private var decoder = KeyDecoder()
+    private var renderer: InlineRenderer?
+    private var interruptedBy: Int32?
+
+    /// Creates a session; call ``run()`` once.
+    public init(rocket: Rocket, terminal: Terminal, mode: Mode, strings: UIStrings) {
+        self.rocket = rocket
+        self.terminal = terminal
+        self.mode = mode
+        self.strings = strings
+    }
+
+    /// Shows the conversation and runs until it ends; the terminal is restored on every path.
+    public func run() -> SessionOutcome {
+        terminal.installSignalHandlers()
+        switch mode {
+        case .tty:
+            do { try terminal.enterRawMode() } catch { return runPlain() }
+            defer { terminal.restore() }
+            return runTTY()
+        case .plain:
+            return runPlain()
+        }
+    }
+
+    private var outcome: SessionOutcome? {
+        if let s = interruptedBy { return .interrupted(signal: s) }
+        switch rocket.conversation.status {
+        case .dismissed(.completed): return .completed
+        case .dismissed(.closedByUser): return .closed
+        case .dismissed(.interrupted), .dismissed(.dismissedByApp): return .interrupted(signal: SIGINT)
+        default: return nil
+        }
+    }
+
+    private func timeout(extra: Double? = nil) -> Double? {
+        let deadline = rocket.nextDeadline.map { max(0, $0 - rocket.clock.now) }
+        switch (deadline, extra) {
+        case let (d?, e?): return min(d, e)
+        case let (d?, nil): return d
+        case let (nil, e): return e
+        }
+    }
+
+    private func handleSignal(_ s: Int32) -> Bool {
+        if s == SIGWINCH { return false }
+        interruptedBy = s
+        rocket.interrupt()
+        return true
+    }
+
+    // MARK: TTY
+
+    private func view() -> ConversationView {
+        ConversationView(width: terminal.size.columns - 1, author: rocket.author, closeTitle: rocket.closeButton?.title, strings: strings)
+    }
+
+    private func runTTY() -> SessionOutcome {
+        var renderer = InlineRenderer(depth: depth)
+        var view = view()
+        var hits: [HitRegion] = []
+        rocket.show()
+        while true {
+            rocket.tick()
+            KeyController.sync(&ui, with: rocket.conversation)
+            let (frame, newHits) = view.layout(rocket.conversation, ui: ui)
+            hits = newHits
+            terminal.write(renderer.render(frame, screenHeight: terminal.size.rows))
+            if let outcome { terminal.write(renderer.finish()); return outcome }
+            switch terminal.wait(timeout: timeout(extra: decoder.hasPending ? 0.05 : nil)) {
+            case .input(let bytes):
+                if bytes.isEmpty { interruptedBy = SIGHUP; rocket.interrupt(); continue }
+                for key in decoder.feed(bytes) { apply(KeyController.handle(key, conversation: rocket.conversation, ui: &ui, hits: hits)) }
+            case .signal(let s):
+                if s == SIGWINCH {
+                    terminal.write(renderer.invalidate(screenHeight: terminal.size.rows))
+                    view = self.view()
+                } else {
+                    _ = handleSignal(s)
+                }
+            case .timeout:
+                for key in decoder.flush() { apply(KeyController.handle(key, conversation: rocket.conversation, ui: &ui, hits: hits)) }
+            }
+        }
+    }
+
+    private func apply(_ action: FrontEndAction) {
+        switch action {
+        case .send(let intent):
+            do {
+                try rocket.send(intent)
+            } catch .invalidInput(let failure) {
+                ui.error = strings.message(for: failure)
+            } catch {
+                // Not applicable now (a bounce is running, or the block already fired): ignore.
+            }
+        case .interrupt:
+            interruptedBy = SIGINT
+            rocket.interrupt()
+        case .redraw, .none:
+            break
+        }
+    }
+
+    // MARK: Plain
+
+    private var printedItems = 0
+    private var promptedIndex: Int?
+    private var lineBuffer: [UInt8] = []
+    private var inputEnded = false
+
+    private func say(_ s: String) { terminal.write(s + "\n") }
+
+    private func printNewItems() {
+        let transcript = rocket.conversation.transcript
+        let name = Sanitizer.clean(rocket.author.name, keepNewlines: false)
+        while printedItems < transcript.count {
+            switch transcript[printedItems] {
+            case .block(_, let block, let rawText):
+                let text = Sanitizer.clean(rawText).replacingOccurrences(of: "\n", with: "\n  ")
+                switch block {
+                case let img as ImageRocketBlock:
+                    let file = img.image.path.map { ($0 as NSString).lastPathComponent } ?? ""
+                    say("\(name): [\(strings.imageLabel): \(Sanitizer.clean(file, keepNewlines: false))]" + (text.isEmpty ? "" : " " + text))
+                case let b as ButtonRocketBlock:
+                    say("\(name): [1] \(Sanitizer.clean(b.title, keepNewlines: false))")
+                case let d as DoubleButtonRocketBlock:
+                    say("\(name): [1] \(Sanitizer.clean(d.left.title, keepNewlines: false))  [2] \(Sanitizer.clean(d.right.title, keepNewlines: false))")
+                default:
+                    say("\(name): \(text)")
+                }
+            case .reply(_, let text, _):
+                say("\(strings.you): \(Sanitizer.clean(text, keepNewlines: false))")
+            }
+            printedItems += 1
+        }
+    }
+
+    private func nextLine() -> String? {
+        guard let nl = lineBuffer.firstIndex(of: 0x0A) else {
+            if inputEnded && !lineBuffer.isEmpty {
+                defer { lineBuffer = [] }
+                return String(decoding: lineBuffer, as: UTF8.self)
+            }
+            return nil
+        }
+        var line = Array(lineBuffer[..<nl])
+        lineBuffer.removeFirst(nl + 1)
+        if line.last == 0x0D { line.removeLast() }
+        return String(decoding: line, as: UTF8.self)
+    }
+
+    private func runPlain() -> SessionOutcome {
+        rocket.show()
+        while true {
+            rocket.tick()
+            printNewItems()
+            if let outcome { return outcome }
+            let c = rocket.conversation
+            if let index = c.interactiveIndex {
+                let block = c.blocks[index]
+                if promptedIndex != index {
+                    promptedIndex = index
+                    if plainHints {
+                        switch block.kind {
+                        case .text, .image: say(strings.plainContinue)
+                        case .button, .doubleButton:
+                            say(strings.plainChoose.replacingOccurrences(of: "%d", with: block.kind == .button ? "1" : "2"))
+                        case .textInput: say(strings.plainType)
+                        }
+                    }
+                }
+                if let line = nextLine() {
+                    switch PlainController.intent(for: line, block: block, strings: strings) {
+                    case .success(let intent):
+                        do {
+                            try rocket.send(intent)
+                        } catch .invalidInput(let failure) {
+                            reportError(strings.message(for: failure))
+                        } catch {
+                            // A block that is not interactive now: the line is dropped.
+                        }
+                    case .failure(let e):
+                        reportError(e.message)
+                    }
+                    continue
+                }
+                if inputEnded {
+                    // End of input closes the conversation, as the close button does.
+                    if (try? rocket.send(.close)) == nil { rocket.dismiss() }
+                    continue
+                }
+            }
+            let wantInput = c.interactiveIndex != nil && !inputEnded
+            switch terminal.wait(timeout: timeout(), wantInput: wantInput) {
+            case .input(let bytes):
+                if bytes.isEmpty { inputEnded = true } else { lineBuffer += bytes }
+            case .signal(let s):
+                _ = handleSignal(s)
+            case .timeout:
+                break
+            }
+        }
+    }
+}

@@ -1,0 +1,131 @@
+import RocketCore
+
+/// A command-line option: a flag (`--plain`) or an option with a value (`--events FILE`).
+struct OptionSpec {
+    let name: String
+    let value: String?      // the value's placeholder, nil for a flag
+    let repeatable: Bool
+    let help: String
+
+    static func flag(_ name: String, _ help: String) -> OptionSpec {
+        OptionSpec(name: name, value: nil, repeatable: false, help: help)
+    }
+
+    static func value(_ name: String, _ placeholder: String, _ help: String, repeatable: Bool = false) -> OptionSpec {
+        OptionSpec(name: name, value: placeholder, repeatable: repeatable, help: help)
+    }
+}
+
+/// A subcommand's interface: its positionals and options, for parsing and for `--help`.
+struct CommandSpec {
+    let name: String
+    let abstract: String
+    let positionals: [(name: String, help: String)]
+    /// How many positionals: a range (e.g. 1...1, 1...Int.max).
+    let positionalCount: ClosedRange<Int>
+    let options: [OptionSpec]
+    let discussion: String
+
+    var usage: String {
+        var parts = ["rocket", name]
+        for o in options { parts.append(o.value.map { "[\(o.name) \($0)]" + (o.repeatable ? "..." : "") } ?? "[\(o.name)]") }
+        for p in positionals { parts.append(positionalCount.upperBound > 1 ? "\(p.name)..." : p.name) }
+        return parts.joined(separator: " ")
+    }
+
+    var help: String {
+        var out = "OVERVIEW: \(abstract)\n\nUSAGE: \(usage)\n"
+        if !positionals.isEmpty {
+            out += "\nARGUMENTS:\n"
+            for p in positionals { out += "  " + pad(p.name, 24) + p.help + "\n" }
+        }
+        out += "\nOPTIONS:\n"
+        for o in options {
+            let left = o.name + (o.value.map { " " + $0 } ?? "")
+            out += "  " + pad(left, 24) + o.help + "\n"
+        }
+        out += "  " + pad("-h, --help", 24) + "Show help information.\n"
+        if !discussion.isEmpty { out += "\n" + discussion + "\n" }
+        return out
+    }
+}
+
+func pad(_ s: String, _ n: Int) -> String {
+    s.count >= n ? s + "  " : s + String(repeating: " ", count: n - s.count)
+}
+
+/// What the user typed, checked against a ``CommandSpec``.
+struct ParsedArguments {
+    var flags: Set<String> = []
+    var values: [String: [String]] = [:]
+    var positionals: [String] = []
+    var helpRequested = false
+
+    func has(_ flag: String) -> Bool { flags.contains(flag) }
+    func value(_ name: String) -> String? { values[name]?.last }
+    func all(_ name: String) -> [String] { values[name] ?? [] }
+}
+
+/// A usage error: one line, a hint, exit status 64.
+struct UsageError: Error {
+    let message: String
+    let command: String?
+
+    var text: String {
+        let hint = command.map { "See 'rocket \($0) --help'." } ?? "See 'rocket --help'."
+        return "rocket: error: \(message)\n\(hint)"
+    }
+}
+
+func parse(_ args: [String], as spec: CommandSpec) throws(UsageError) -> ParsedArguments {
+    var parsed = ParsedArguments()
+    var i = 0
+    var onlyPositionals = false
+    while i < args.count {
+        let arg = args[i]
+        i += 1
+        if onlyPositionals || !arg.hasPrefix("-") || arg == "-" {
+            parsed.positionals.append(arg)
+            continue
+        }
+        if arg == "--" { onlyPositionals = true; continue }
+        if arg == "-h" || arg == "--help" { parsed.helpRequested = true; continue }
+        var name = arg
+        var inlineValue: String?
+        if let eq = arg.firstIndex(of: "="), arg.hasPrefix("--") {
+            name = String(arg[..<eq])
+            inlineValue = String(arg[arg.index(after: eq)...])
+        }
+        guard let option = spec.options.first(where: { $0.name == name }) else {
+            let close = Suggestions.closest(to: name, in: spec.options.map(\.name))
+            throw UsageError(message: "unknown option '\(name)'" + (close.map { "; did you mean '\($0)'?" } ?? ""), command: spec.name)
+        }
+        if option.value == nil {
+            if inlineValue != nil { throw UsageError(message: "the flag '\(name)' takes no value", command: spec.name) }
+            parsed.flags.insert(name)
+            continue
+        }
+        let value: String
+        if let inlineValue {
+            value = inlineValue
+        } else {
+            guard i < args.count else { throw UsageError(message: "missing value for '\(name) \(option.value!)'", command: spec.name) }
+            value = args[i]
+            i += 1
+        }
+        if !option.repeatable, parsed.values[name] != nil {
+            throw UsageError(message: "'\(name)' given more than once", command: spec.name)
+        }
+        parsed.values[name, default: []].append(value)
+    }
+    if parsed.helpRequested { return parsed }
+    if parsed.positionals.count < spec.positionalCount.lowerBound {
+        let missing = spec.positionals.first?.name ?? "argument"
+        throw UsageError(message: "missing \(missing)", command: spec.name)
+    }
+    if parsed.positionals.count > spec.positionalCount.upperBound {
+        throw UsageError(message: "unexpected argument '\(parsed.positionals[spec.positionalCount.upperBound])'", command: spec.name)
+    }
+    return parsed
+}
+

@@ -1,0 +1,45 @@
+import Foundation
+import RocketFlow
+
+enum LintCommand {
+    static let spec = CommandSpec(
+        name: "lint", abstract: "Check flow files: one diagnostic per line as FILE:LINE:COL: error|warning: MESSAGE.",
+        positionals: [("FLOW.json", "One or more flow files.")], positionalCount: 1...Int.max,
+        options: [.flag("--json", "Print the diagnostics as a JSON array for tools.")],
+        discussion: "EXIT STATUS:\n  0 no errors (warnings allowed); 65 at least one error; 66 a file is missing or unreadable.")
+
+    static func run(_ args: [String]) throws(UsageError) -> Int32 {
+        let parsed = try parse(args, as: spec)
+        if parsed.helpRequested { printOut(spec.help); return Exit.ok }
+        var status = Exit.ok
+        var json: [JSONValue] = []
+        for path in parsed.positionals {
+            switch loadFlowFile(path) {
+            case .failure(let e):
+                status = Exit.noInput
+                if parsed.has("--json") {
+                    json.append(.object([("file", .string(path)), ("severity", .string("error")), ("code", .string("unreadable")),
+                                         ("message", .string("cannot read the file: \(e.reason)"))]))
+                } else {
+                    printOut("\(path): error: cannot read the file: \(e.reason)")
+                }
+            case .success(let result):
+                if !result.errors.isEmpty && status == Exit.ok { status = Exit.dataError }
+                for d in result.diagnostics {
+                    if parsed.has("--json") {
+                        var o: [(String, JSONValue)] = [("file", .string(path))]
+                        if let l = d.line { o.append(("line", .number(Double(l)))) }
+                        if let c = d.column { o.append(("column", .number(Double(c)))) }
+                        o += [("severity", .string(d.severity.rawValue)), ("code", .string(d.code)), ("message", .string(d.message)),
+                              ("path", .string(d.path))]
+                        json.append(.object(o))
+                    } else {
+                        printOut(d.formatted(file: path))
+                    }
+                }
+            }
+        }
+        if parsed.has("--json") { printOut(JSONValue.array(json).serialized()) }
+        return status
+    }
+}

@@ -1,0 +1,204 @@
+import Foundation
+import RocketAlert
+import RocketCore
+import RocketFlow
+import RocketTerminal
+
+/// Exit statuses (sysexits where they apply).
+enum Exit {
+    static let ok: Int32 = 0
+    static let notCompleted: Int32 = 1
+    static let usage: Int32 = 64
+    static let dataError: Int32 = 65
+    static let noInput: Int32 = 66
+    static let ioError: Int32 = 74
+}
+
+func printError(_ s: String) {
+    FileHandle.standardError.write(Data((s.hasSuffix("\n") ? s : s + "\n").utf8))
+}
+
+func printOut(_ s: String) {
+    FileHandle.standardOutput.write(Data((s.hasSuffix("\n") ? s : s + "\n").utf8))
+}
+
+struct FlowFileError: Error {
+    let path: String
+    let reason: String
+}
+
+/// Loads a flow file; an over-size file is refused from its size, without being read.
+func loadFlowFile(_ path: String) -> Result<FlowLoadResult, FlowFileError> {
+    guard let attributes = try? FileManager.default.attributesOfItem(atPath: path) else {
+        return .failure(FlowFileError(path: path, reason: FileManager.default.fileExists(atPath: path) ? "permission denied" : "no such file"))
+    }
+    if (attributes[.type] as? FileAttributeType) == .typeDirectory { return .failure(FlowFileError(path: path, reason: "is a directory")) }
+    if let size = attributes[.size] as? Int, size > JSONReaderLimits().maxBytes { return .success(FlowLoader.tooLarge(size: size)) }
+    guard let handle = FileHandle(forReadingAtPath: path) else { return .failure(FlowFileError(path: path, reason: "permission denied")) }
+    defer { try? handle.close() }
+    let data: Data?
+    do { data = try handle.readToEnd() } catch { return .failure(FlowFileError(path: path, reason: "unreadable")) }
+    return .success(FlowLoader.load(Array(data ?? Data())))
+}
+
+/// Writes events as JSON Lines, flushed one by one, never with a secret.
+final class EventLog {
+    private let handle: FileHandle
+
+    init?(path: String) {
+        guard FileManager.default.createFile(atPath: path, contents: nil), let h = FileHandle(forWritingAtPath: path) else { return nil }
+        handle = h
+    }
+
+    deinit { try? handle.close() }
+
+    func write(_ event: RocketEvent) {
+        guard let value = EventLog.json(event) else { return }
+        handle.write(Data((value.serialized(pretty: false) + "\n").utf8))
+    }
+
+    static func reason(_ r: RocketDismissReason) -> String {
+        switch r {
+        case .completed: return "completed"
+        case .closedByUser: return "closed"
+        case .dismissedByApp, .interrupted: return "interrupted"
+        }
+    }
+
+    static func json(_ event: RocketEvent) -> JSONValue? {
+        func id(_ s: String?) -> JSONValue { s.map { .string($0) } ?? .null }
+        switch event {
+        case .blockAdded(let index, let block):
+            return .object([("event", .string("blockAdded")), ("index", .number(Double(index))), ("id", id(block.id)),
+                            ("type", .string(block.kind.rawValue))])
+        case .tapped(let index, let blockID, let automatic):
+            return .object([("event", .string("tapped")), ("index", .number(Double(index))), ("id", id(blockID)), ("automatic", .bool(automatic))])
+        case .buttonPressed(let index, let blockID, let side, let title):
+            var o: [(String, JSONValue)] = [("event", .string("buttonPressed")), ("index", .number(Double(index))), ("id", id(blockID)),
+                                            ("title", .string(title))]
+            if let side { o.append(("side", .string(side.rawValue))) }
+            return .object(o)
+        case .action(let name, let blockID):
+            return .object([("event", .string("action")), ("name", .string(name)), ("id", id(blockID))])
+        case .inputSubmitted(let index, let blockID, _):
+            return .object([("event", .string("inputSubmitted")), ("index", .number(Double(index))), ("id", id(blockID))])
+        case .inputRejected(let index, let blockID, let failure):
+            let rule: String
+            switch failure.rule {
+            case .required: rule = "required"
+            case .tooShort: rule = "minLength"
+            case .tooLong: rule = "maxLength"
+            case .pattern, .invalidPattern: rule = "pattern"
+            }
+            return .object([("event", .string("inputRejected")), ("index", .number(Double(index))), ("id", id(blockID)), ("rule", .string(rule))])
+        case .dismissed(let reason, let count, let blocks):
+            return .object([("event", .string("dismissed")), ("reason", .string(EventLog.reason(reason))), ("count", .number(Double(count))),
+                            ("ids", .array(blocks.map { id($0.id) }))])
+        case .replyShown, .didFinishClosing:
+            return nil
+        }
+    }
+}
+
+enum PlayCommand {
+    static let spec = CommandSpec(
+        name: "play", abstract: "Play a flow file in the terminal, or through pipes.",
+        positionals: [("FLOW.json", "The flow file.")], positionalCount: 1...1,
+        options: [
+            .flag("--plain", "Line mode: no escape sequences; one line of input per interactive block."),
+            .flag("--instant", "Every delay fires at once (for scripts and tests)."),
+            .value("--events", "FILE", "Write events as JSON Lines to FILE as they happen."),
+            .value("--answers-out", "FILE", "Write the answers by block id as a JSON object to FILE."),
+            .value("--var", "NAME=VALUE", "Seed an answer for {{NAME}} placeholders.", repeatable: true),
+        ],
+        discussion: """
+        EXIT STATUS:
+          0 the flow reached its end; 1 the user closed it (close button, Esc, end of input in
+          plain mode); 130 Ctrl-C or SIGINT; 143 SIGTERM; 65 invalid flow; 66 missing or
+          unreadable file; 64 usage error.
+        """)
+
+    static let demoSpec = CommandSpec(
+        name: "demo", abstract: "A tour of every block type: timers, branching, validation, images and more.",
+        positionals: [], positionalCount: 0...0,
+        options: spec.options,
+        discussion: "In a terminal: Enter or Space continues, ←/→ and Enter choose, Esc closes, Ctrl-C quits.")
+
+    static func run(_ args: [String]) throws(UsageError) -> Int32 {
+        let parsed = try parse(args, as: spec)
+        if parsed.helpRequested { printOut(spec.help); return Exit.ok }
+        let vars = try variables(parsed)
+        let path = parsed.positionals[0]
+        let result: FlowLoadResult
+        switch loadFlowFile(path) {
+        case .failure(let e):
+            printError("rocket: error: cannot read '\(e.path)': \(e.reason)")
+            return Exit.noInput
+        case .success(let r):
+            result = r
+        }
+        for d in result.diagnostics { printError(d.formatted(file: path)) }
+        guard result.isPlayable, let doc = result.document else { return Exit.dataError }
+        let base = (path as NSString).deletingLastPathComponent
+        return play(doc, imageBase: base.isEmpty ? nil : base, parsed: parsed, vars: vars)
+    }
+
+    static func variables(_ parsed: ParsedArguments) throws(UsageError) -> [String: String] {
+        var vars: [String: String] = [:]
+        for v in parsed.all("--var") {
+            guard let eq = v.firstIndex(of: "="), eq != v.startIndex else {
+                throw UsageError(message: "'--var \(v)' must be NAME=VALUE", command: spec.name)
+            }
+            vars[String(v[..<eq])] = String(v[v.index(after: eq)...])
+        }
+        return vars
+    }
+
+    static func runDemo(_ args: [String]) throws(UsageError) -> Int32 {
+        let parsed = try parse(args, as: demoSpec)
+        if parsed.helpRequested { printOut(demoSpec.help); return Exit.ok }
+        let vars = try variables(parsed)
+        let result = FlowLoader.load(DemoFlow.json)
+        guard let doc = result.document, result.isPlayable else {
+            for d in result.diagnostics { printError(d.formatted(file: "<demo>")) }
+            return Exit.dataError
+        }
+        return play(doc, imageBase: nil, parsed: parsed, vars: vars)
+    }
+
+    static func play(_ doc: FlowDocument, imageBase: String?, parsed: ParsedArguments, vars: [String: String]) -> Int32 {
+        let env = ProcessInfo.processInfo.environment
+        let terminal = Terminal()
+        let plain = parsed.has("--plain") || !terminal.isInteractive || env["TERM"] == "dumb"
+        let reduced = env["ROCKET_REDUCED_MOTION"].map { $0 == "1" } ?? false
+        let timing: RocketTiming = parsed.has("--instant") ? .instant : (reduced ? .reducedMotion : .reducedMotion)
+        let options = ConversationOptions(timing: timing, echoReplies: true, initialAnswers: vars)
+        guard let rocket = doc.makeRocket(clock: SystemClock(), options: options, imageBase: imageBase) else { return Exit.dataError }
+        var log: EventLog?
+        if let eventsPath = parsed.value("--events") {
+            guard let l = EventLog(path: eventsPath) else {
+                printError("rocket: error: cannot write '\(eventsPath)'")
+                return Exit.ioError
+            }
+            log = l
+        }
+        rocket.onEvent = { event in log?.write(event) }
+        let session = TerminalSession(rocket: rocket, terminal: terminal, mode: plain ? .plain : .tty,
+                                      strings: UIStrings.forEnvironment(env))
+        session.depth = ColorDepth.detect(env)
+        session.plainHints = plain && isatty(0) == 1
+        let outcome = session.run()
+        if let answersPath = parsed.value("--answers-out") {
+            let ids = Set(doc.blocks.map(\.id))
+            let answers = rocket.conversation.answers.filter { ids.contains($0.key) && !$0.value.isSecret }
+                .sorted { $0.key < $1.key }
+                .map { ($0.key, JSONValue.string($0.value.value)) }
+            let text = JSONValue.object(answers).serialized() + "\n"
+            if !FileManager.default.createFile(atPath: answersPath, contents: Data(text.utf8)) {
+                printError("rocket: error: cannot write '\(answersPath)'")
+                return Exit.ioError
+            }
+        }
+        return outcome.exitCode
+    }
+}
