@@ -54,11 +54,11 @@ public struct KeyDecoder: Sendable {
                     pasteBytes = []
                     continue
                 }
-                // Keep a possible partial end marker in the buffer.
-                let keep = min(buffer.count, 5)
-                pasteBytes += buffer[..<(buffer.count - keep)]
-                buffer.removeFirst(buffer.count - keep)
-                if buffer.first != 0x1B { pasteBytes += buffer; buffer = [] }
+                // Keep a possible partial end marker (an ESC in the last 5 bytes) in the buffer.
+                let tailStart = max(0, buffer.count - 5)
+                let cut = buffer[tailStart...].lastIndex(of: 0x1B) ?? buffer.count
+                pasteBytes += buffer[..<cut]
+                buffer.removeFirst(cut)
                 break
             }
             guard let (key, used) = decodeOne() else { break }

@@ -65,22 +65,25 @@ public struct InlineRenderer: Sendable {
     public mutating func render(_ frame: ScreenBuffer, screenHeight: Int) -> [UInt8] {
         out.removeAll(keepingCapacity: true)
         let height = max(1, screenHeight)
-        // Grow the region (and scroll) until every frame row is on screen or above it.
-        while topOffset + createdRows < frame.rows.count {
-            move(toRow: createdRows - 1, column: cursorRow == createdRows - 1 ? cursorColumn : 0)
-            resetStyleIfNeeded()
-            emit("\r\n")
-            createdRows += 1
-            cursorRow = createdRows - 1
-            cursorColumn = 0
-            if createdRows > height {
-                createdRows -= 1
-                cursorRow -= 1
-                topOffset += 1
-            }
-        }
         // Changed cells of the visible rows.
-        for r in topOffset..<frame.rows.count {
+        // Rows top to bottom; a row that is not on screen yet is created first (scrolling the
+        // region's top, already drawn, into the scrollback when the screen is full).
+        var r = topOffset
+        while r < frame.rows.count {
+            defer { r += 1 }
+            while topOffset + createdRows <= r {
+                move(toRow: createdRows - 1, column: cursorRow == createdRows - 1 ? cursorColumn : 0)
+                resetStyleIfNeeded()
+                emit("\r\n")
+                createdRows += 1
+                cursorRow = createdRows - 1
+                cursorColumn = 0
+                if createdRows > height {
+                    createdRows -= 1
+                    cursorRow -= 1
+                    topOffset += 1
+                }
+            }
             let row = frame.rows[r]
             let old: [Cell]? = r < previous.count && previous[r].count == row.count ? previous[r] : nil
             var c = 0

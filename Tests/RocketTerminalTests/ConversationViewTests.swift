@@ -1,0 +1,157 @@
+import Testing
+@testable import RocketTerminal
+import RocketAlert
+import RocketCore
+
+/// A conversation through every block kind, on the instant timing.
+func sampleConversation(echo: Bool = true) -> Conversation {
+    let done = TextRocketBlock(text: "Thanks, {{name}}! 👍", id: "done")
+    let input = TextInputRocketBlock(text: "What's your name?", buttonTitle: "Send", inputHandler: nil, id: "name")
+    input.next = done
+    let ask = DoubleButtonRocketBlock(left: ButtonRocketBlock(title: "Sure", tapHandler: TapRocketHandler(next: input)),
+                                      right: ButtonRocketBlock(title: "Later", tapHandler: TapRocketHandler(next: nil), font: .lightButton),
+                                      id: "ask")
+    let hello = TextRocketBlock(text: "Hi! 界 I'm Rocket.", next: ask, id: "hello")
+    return Conversation(root: hello, options: ConversationOptions(timing: .instant, echoReplies: echo))
+}
+
+@Suite("Conversation layout goldens")
+struct ConversationViewTests {
+    let author = RocketAuthor(image: nil, style: .circular, name: "Rocket")
+
+    func render(_ c: Conversation, width: Int, ui: ConversationUI = ConversationUI()) -> [String] {
+        var ui = ui
+        KeyController.sync(&ui, with: c)
+        return ConversationView(width: width, author: author, closeTitle: "Close", strings: .english).layout(c, ui: ui).0.lines
+    }
+
+    @Test("A text block waiting for a tap, at 60 columns")
+    func textBlock() {
+        var c = sampleConversation()
+        c.start(at: 0)
+        #expect(render(c, width: 60) == [
+            "    ╭────────────────────╮",
+            " R  │ Hi! 界 I'm Rocket. │",
+            "    ╰────────────────────╯",
+            "    Enter continue  ·  Esc Close  ·  Ctrl-C quit",
+        ])
+    }
+
+    @Test("Buttons, then the input with its cursor, then the reply on the right")
+    func fullFlow() throws {
+        var c = sampleConversation()
+        c.start(at: 0)
+        try c.send(.tap, at: 0)
+        #expect(render(c, width: 40).suffix(2) == [" R  [ Sure ]  [ Later ]", "    ←/→ choose · Enter press  ·  Esc Close  ·  Ctrl-C quit".prefix(40).description])
+        try c.send(.pressLeft, at: 0)
+        var ui = ConversationUI()
+        KeyController.sync(&ui, with: c)
+        ui.editor.insert("Ada")
+        let (screen, _) = ConversationView(width: 40, author: author, closeTitle: "Close", strings: .english).layout(c, ui: ui)
+        let inputRow = screen.lines.firstIndex { $0.contains("› Ada") }
+        #expect(inputRow != nil)
+        #expect(screen.cursor?.row == inputRow && screen.cursor?.column == 9)
+        #expect(screen.lines[inputRow!].hasSuffix("[ Send ]"))
+        try c.send(.submit("Ada"), at: 0)
+        let lines = render(c, width: 40)
+        #expect(lines.contains("                                 ╭─────╮"))
+        #expect(lines.contains("                                 │ Ada │"))
+        #expect(lines.contains(" R  │ Thanks, Ada! 👍 │"))
+    }
+
+    @Test("Narrow widths wrap and stack; nothing passes the right edge", arguments: [12, 16, 24])
+    func narrow(width: Int) throws {
+        var c = sampleConversation()
+        c.start(at: 0)
+        try c.send(.tap, at: 0)
+        let lines = render(c, width: width)
+        #expect(lines.allSatisfy { DisplayWidth.of($0) <= width })
+        #expect(lines.contains { $0.contains("Sure") })
+        #expect(lines.contains { $0.contains("Later") })
+    }
+
+    @Test("Secret input is masked; validation messages show under the field")
+    func secretAndError() {
+        let pin = TextInputRocketBlock(text: "PIN?", buttonTitle: "OK", inputHandler: nil, id: "pin")
+        pin.isSecret = true
+        var c = Conversation(root: pin, options: ConversationOptions(timing: .instant))
+        c.start(at: 0)
+        var ui = ConversationUI()
+        KeyController.sync(&ui, with: c)
+        ui.editor.insert("1234")
+        ui.error = "Four digits, please"
+        let lines = render(c, width: 40, ui: ui)
+        #expect(lines.contains { $0.contains("› ••••") })
+        #expect(!lines.joined().contains("1234"))
+        #expect(lines.contains("      Four digits, please"))
+    }
+
+    @Test("A typing indicator shows while an auto-advance delay runs")
+    func typing() {
+        var c = Conversation(root: TextRocketBlock(text: "wait", next: TextRocketBlock(text: "next"), showNextAfter: 2),
+                             options: ConversationOptions(timing: .reducedMotion))
+        c.start(at: 0)
+        #expect(render(c, width: 40).contains(" R  • • •  typing…"))
+    }
+
+    @Test("Hostile text cannot reach the terminal as escapes")
+    func sanitised() {
+        var c = Conversation(root: TextRocketBlock(text: "hi\u{1B}[2J\u{7}"), options: ConversationOptions(timing: .instant))
+        c.start(at: 0)
+        let all = render(c, width: 40).joined()
+        #expect(!all.unicodeScalars.contains { $0.value == 0x1B || $0.value == 0x07 })
+    }
+
+    @Test("Built-in texts in English, Chinese and Italian from the locale variables")
+    func localisation() {
+        #expect(UIStrings.forEnvironment(["LANG": "zh_CN.UTF-8"]).language == "zh")
+        #expect(UIStrings.forEnvironment(["LC_ALL": "it_IT.UTF-8", "LANG": "zh_CN"]).language == "it")
+        #expect(UIStrings.forEnvironment(["LC_MESSAGES": "it_IT"]).language == "it")
+        #expect(UIStrings.forEnvironment([:]).language == "en")
+        let failure = RocketValidationFailure(rule: .tooLong(5), message: nil)
+        #expect(UIStrings.italian.message(for: failure) == "Scrivi al massimo 5 caratteri.")
+        #expect(UIStrings.chinese.message(for: failure) == "最多只能输入 5 个字符。")
+        #expect(UIStrings.english.message(for: RocketValidationFailure(rule: .required, message: "Custom")) == "Custom")
+    }
+}
+
+@Suite("Key and line controllers")
+struct ControllerTests {
+    @Test("Keys map to intents by block kind")
+    func keys() throws {
+        var c = sampleConversation()
+        c.start(at: 0)
+        var ui = ConversationUI()
+        #expect(KeyController.handle(.character("x"), conversation: c, ui: &ui, hits: []) == .none)
+        #expect(KeyController.handle(.enter, conversation: c, ui: &ui, hits: []) == .send(.tap))
+        #expect(KeyController.handle(.character(" "), conversation: c, ui: &ui, hits: []) == .send(.tap))
+        #expect(KeyController.handle(.escape, conversation: c, ui: &ui, hits: []) == .send(.close))
+        #expect(KeyController.handle(.ctrl("c"), conversation: c, ui: &ui, hits: []) == .interrupt)
+        try c.send(.tap, at: 0)
+        #expect(KeyController.handle(.enter, conversation: c, ui: &ui, hits: []) == .send(.pressLeft))
+        #expect(KeyController.handle(.tab, conversation: c, ui: &ui, hits: []) == .redraw)
+        #expect(KeyController.handle(.enter, conversation: c, ui: &ui, hits: []) == .send(.pressRight))
+        #expect(KeyController.handle(.backTab, conversation: c, ui: &ui, hits: []) == .redraw)
+        #expect(ui.focus == 0)
+        let hits = [HitRegion(row: 3, columns: 4..<12, intent: .pressRight)]
+        #expect(KeyController.handle(.mouse(row: 3, column: 5), conversation: c, ui: &ui, hits: hits) == .send(.pressRight))
+        #expect(KeyController.handle(.mouse(row: 9, column: 5), conversation: c, ui: &ui, hits: hits) == .none)
+        try c.send(.pressLeft, at: 0)
+        #expect(KeyController.handle(.character("A"), conversation: c, ui: &ui, hits: []) == .redraw)
+        #expect(ui.focus == 0 && ui.editor.text == "A")   // a new block reset the focus
+        #expect(KeyController.handle(.enter, conversation: c, ui: &ui, hits: []) == .send(.submit("A")))
+    }
+
+    @Test("Plain lines: any line taps; numbers or titles choose; inputs take the line")
+    func lines() {
+        let d = DoubleButtonRocketBlock(left: ButtonRocketBlock(title: "Sure"), right: ButtonRocketBlock(title: "Later"))
+        #expect(PlainController.intent(for: "2", block: d, strings: .english) == .success(.pressRight))
+        #expect(PlainController.intent(for: " later ", block: d, strings: .english) == .success(.pressRight))
+        #expect(PlainController.intent(for: "SURE", block: d, strings: .english) == .success(.pressLeft))
+        guard case .failure(let e) = PlainController.intent(for: "3", block: d, strings: .english) else { Issue.record("accepted 3"); return }
+        #expect(e.message == "Not a choice: \"3\" — Choose 1-2 or type a title:")
+        #expect(PlainController.intent(for: "anything", block: TextRocketBlock(text: "x"), strings: .english) == .success(.tap))
+        #expect(PlainController.intent(for: " a b ", block: TextInputRocketBlock(text: "q", buttonTitle: "b"), strings: .english)
+                == .success(.submit(" a b ")))
+    }
+}

@@ -1,0 +1,128 @@
+import Testing
+@testable import RocketTerminal
+
+@Suite("Key decoder")
+struct KeyDecoderTests {
+    func keys(_ bytes: [UInt8]) -> [Key] {
+        var d = KeyDecoder()
+        return d.feed(bytes) + d.flush()
+    }
+
+    @Test("CSI and SS3 cursor keys, Home/End variants, Delete, Shift-Tab", arguments: [
+        ([0x1B, 0x5B, 0x41], Key.up), ([0x1B, 0x5B, 0x42], .down), ([0x1B, 0x5B, 0x43], .right), ([0x1B, 0x5B, 0x44], .left),
+        ([0x1B, 0x4F, 0x41], .up), ([0x1B, 0x4F, 0x44], .left), ([0x1B, 0x5B, 0x31, 0x7E], .home), ([0x1B, 0x5B, 0x34, 0x7E], .end),
+        ([0x1B, 0x5B, 0x48], .home), ([0x1B, 0x5B, 0x46], .end), ([0x1B, 0x4F, 0x48], .home), ([0x1B, 0x5B, 0x33, 0x7E], .delete),
+        ([0x1B, 0x5B, 0x5A], .backTab), ([0x1B, 0x5B, 0x31, 0x3B, 0x35, 0x43], .right),
+    ] as [([UInt8], Key)])
+    func cursorKeys(bytes: [UInt8], key: Key) {
+        #expect(keys(bytes) == [key])
+    }
+
+    @Test("Single bytes: Enter, Tab, Backspace, Ctrl letters")
+    func singles() {
+        #expect(keys([0x0D, 0x09, 0x7F, 0x01, 0x03, 0x17, 0x61]) == [.enter, .tab, .backspace, .ctrl("a"), .ctrl("c"), .ctrl("w"), .character("a")])
+    }
+
+    @Test("A lone Esc waits for the quiet time; Esc followed by a key is Alt")
+    func escapeVersusAlt() {
+        var d = KeyDecoder()
+        #expect(d.feed([0x1B]) == [])
+        #expect(d.hasPending)
+        #expect(d.flush() == [.escape])
+        #expect(d.feed([0x1B, 0x78]) == [.alt("x")])
+        #expect(d.feed([0x1B, 0x1B]) == [.escape])
+        #expect(d.flush() == [.escape])
+    }
+
+    @Test("Sequences and UTF-8 split across reads")
+    func splitReads() {
+        var d = KeyDecoder()
+        #expect(d.feed([0x1B, 0x5B]) == [])
+        #expect(d.feed([0x41]) == [.up])
+        let jie = Array("界".utf8)
+        #expect(d.feed([jie[0]]) == [])
+        #expect(d.feed([jie[1]]) == [])
+        #expect(d.feed([jie[2], 0x62]) == [.character("界"), .character("b")])
+    }
+
+    @Test("Bracketed paste arrives whole, even split across reads")
+    func paste() {
+        var d = KeyDecoder()
+        let start: [UInt8] = [0x1B, 0x5B, 0x32, 0x30, 0x30, 0x7E]
+        let end: [UInt8] = [0x1B, 0x5B, 0x32, 0x30, 0x31, 0x7E]
+        var got = d.feed(start + Array("hello\nwor".utf8))
+        got += d.feed(Array("ld".utf8) + end.prefix(3))
+        got += d.feed(Array(end.dropFirst(3)) + [0x0D])
+        #expect(got == [.paste("hello\nworld"), .enter])
+    }
+
+    @Test("SGR mouse presses report 0-based row and column; releases are ignored")
+    func mouse() {
+        #expect(keys(Array("\u{1B}[<0;12;5M".utf8)) == [.mouse(row: 4, column: 11)])
+        #expect(keys(Array("\u{1B}[<0;12;5m".utf8)) == [])
+    }
+
+    @Test("Invalid UTF-8 becomes unknown, never a crash")
+    func invalid() {
+        #expect(keys([0xFF, 0x61]) == [.unknown, .character("a")])
+    }
+}
+
+@Suite("Line editor")
+struct LineEditorTests {
+    func editor(_ s: String, cursor: Int? = nil) -> LineEditor {
+        var e = LineEditor()
+        e.insert(s)
+        if let cursor { for _ in 0..<(s.count - cursor) { e.handle(.left) } }
+        return e
+    }
+
+    @Test("Cursor keys, Home/End, Backspace/Delete")
+    func basics() {
+        var e = editor("hello", cursor: 2)
+        e.handle(.backspace); #expect(e.text == "hllo" && e.cursor == 1)
+        e.handle(.delete); #expect(e.text == "hlo" && e.cursor == 1)
+        e.handle(.home); e.handle(.character("X")); #expect(e.text == "Xhlo" && e.cursor == 1)
+        e.handle(.end); e.handle(.character("!")); #expect(e.text == "Xhlo!" && e.cursor == 5)
+        e.handle(.right); #expect(e.cursor == 5)
+        e.handle(.ctrl("a")); #expect(e.cursor == 0)
+        e.handle(.backspace); #expect(e.text == "Xhlo!")
+        e.handle(.ctrl("e")); #expect(e.cursor == 5)
+    }
+
+    @Test("Ctrl-U, Ctrl-K, Ctrl-W")
+    func kills() {
+        var e = editor("one two three", cursor: 7)
+        e.handle(.ctrl("k")); #expect(e.text == "one two")
+        e.handle(.ctrl("w")); #expect(e.text == "one ")
+        e.handle(.ctrl("u")); #expect(e.text == "" && e.cursor == 0)
+    }
+
+    @Test("Paste turns newlines into spaces and drops controls")
+    func paste() {
+        var e = LineEditor()
+        e.handle(.paste("a\nb\u{1B}[31mc"))
+        #expect(e.text == "a b[31mc")
+    }
+
+    @Test("Wide and combining characters move as one")
+    func graphemes() {
+        var e = LineEditor()
+        e.insert("界e")
+        e.handle(.character("\u{301}"))
+        #expect(e.characters.count == 2 && e.text == "界é")
+        e.handle(.backspace)
+        #expect(e.text == "界")
+    }
+
+    @Test("The view scrolls so the cursor shows; the cursor column counts display width")
+    func view() {
+        var e = LineEditor()
+        e.insert("界界界界")
+        let v = e.view(width: 5)
+        #expect(v.text == "界界" && v.cursorColumn == 4)
+        e.handle(.home)
+        #expect(e.view(width: 5).cursorColumn == 0)
+        #expect(e.view(width: 5, mask: "•").text == "••••")
+    }
+}

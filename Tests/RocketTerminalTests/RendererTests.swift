@@ -1,0 +1,100 @@
+import Testing
+@testable import RocketTerminal
+
+@Suite("Inline renderer round trips through a virtual terminal")
+struct RendererTests {
+    func frame(_ lines: [String], width: Int, cursor: (Int, Int)? = nil) -> ScreenBuffer {
+        var s = ScreenBuffer(width: width)
+        for l in lines { let r = s.addRow(); s.put(l, row: r, column: 0) }
+        s.cursor = cursor
+        return s
+    }
+
+    @Test("Successive frames leave exactly the last frame on screen")
+    func roundTrip() {
+        var vt = VirtualTerminal(width: 20, height: 10)
+        vt.feed(Array("$ prompt\r\n".utf8))
+        var r = InlineRenderer(depth: .truecolor)
+        let frames = [
+            ["hello"], ["hello", "world"], ["hallo", "world", "界界 ok"], ["hallo", "w"], ["x", "", "y", "z"],
+        ]
+        for f in frames {
+            vt.feed(r.render(frame(f, width: 19), screenHeight: 10))
+            #expect(Array(vt.lines[1..<(1 + f.count)]) == f, "frame \(f)")
+            #expect(vt.lines[(1 + f.count)...].allSatisfy { $0.isEmpty })
+            #expect(vt.lines[0] == "$ prompt")
+        }
+        vt.feed(r.finish())
+        #expect(vt.row == 5 && vt.column == 0)
+    }
+
+    @Test("A frame taller than the screen scrolls its top into the scrollback")
+    func scrolling() {
+        var vt = VirtualTerminal(width: 10, height: 4)
+        var r = InlineRenderer(depth: .none)
+        let lines = (1...7).map { "line \($0)" }
+        vt.feed(r.render(frame(lines, width: 9), screenHeight: 4))
+        #expect(vt.allLines.suffix(7) == lines[...])
+        // Changing a visible row later still works.
+        var changed = lines
+        changed[6] = "LAST"
+        vt.feed(r.render(frame(changed, width: 9), screenHeight: 4))
+        #expect(vt.lines == ["line 4", "line 5", "line 6", "LAST"])
+    }
+
+    @Test("Typing one character at the cursor costs one byte")
+    func bytesPerKey() {
+        var r = InlineRenderer(depth: .truecolor)
+        var style = CellStyle(foreground: .rgb(1, 2, 3), bold: true)
+        style.inverse = true
+        var f = frame(["question"], width: 30)
+        let row = f.addRow()
+        f.put("› ", row: row, column: 0, style: style)
+        f.put("[ Send ]", row: row, column: 20, style: style)
+        f.cursor = (row, 2)
+        _ = r.render(f, screenHeight: 10)
+        var typed = ""
+        for ch in "Ada" {
+            typed.append(ch)
+            var g = f
+            g.put(typed, row: row, column: 2)
+            g.cursor = (row, 2 + typed.count)
+            let bytes = r.render(g, screenHeight: 10)
+            #expect(bytes == Array(String(ch).utf8), "typing \(ch)")
+        }
+    }
+
+    @Test("Only changed cells are written")
+    func minimalDiff() {
+        var r = InlineRenderer(depth: .none)
+        _ = r.render(frame(["abcdefghij", "klmnopqrst"], width: 12), screenHeight: 10)
+        let bytes = r.render(frame(["abcdefghij", "klmnoXqrst"], width: 12), screenHeight: 10)
+        let text = String(decoding: bytes, as: UTF8.self)
+        #expect(text.contains("X"))
+        #expect(!text.contains("klmno") && !text.contains("abc"))
+        #expect(bytes.count < 16)
+    }
+
+    @Test("Styles encode per colour depth, truecolour downsampled")
+    func colours() {
+        #expect(InlineRenderer.colorParams(.rgb(0x31, 0x9C, 0xF7), background: false, depth: .truecolor) == ["38", "2", "49", "156", "247"])
+        #expect(InlineRenderer.colorParams(.rgb(0x31, 0x9C, 0xF7), background: false, depth: .indexed256) == ["38", "5", "75"])
+        #expect(InlineRenderer.colorParams(.rgb(255, 0, 0), background: false, depth: .ansi16) == ["91"])
+        #expect(InlineRenderer.colorParams(.rgb(255, 0, 0), background: false, depth: .none) == [])
+        #expect(ColorDepth.detect(["TERM": "xterm-256color"]) == .indexed256)
+        #expect(ColorDepth.detect(["TERM": "xterm", "COLORTERM": "truecolor"]) == .truecolor)
+        #expect(ColorDepth.detect(["TERM": "xterm-256color", "NO_COLOR": "1"]) == .none)
+        #expect(ColorDepth.detect(["TERM": "dumb"]) == .none)
+        #expect(ColorDepth.detect(["TERM": "dumb", "CLICOLOR_FORCE": "1"]) == .ansi16)
+    }
+
+    @Test("Invalidate clears and redraws from the top after a resize")
+    func invalidate() {
+        var vt = VirtualTerminal(width: 20, height: 6)
+        var r = InlineRenderer(depth: .none)
+        vt.feed(r.render(frame(["one", "two"], width: 19), screenHeight: 6))
+        vt.feed(r.invalidate(screenHeight: 6))
+        vt.feed(r.render(frame(["ONE", "TWO", "THREE"], width: 19), screenHeight: 6))
+        #expect(vt.lines.prefix(3) == ["ONE", "TWO", "THREE"])
+    }
+}

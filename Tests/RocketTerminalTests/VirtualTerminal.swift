@@ -1,0 +1,83 @@
+import RocketTerminal
+
+/// A small terminal emulator for renderer round trips: printable text by display width, CR, LF
+/// (scrolling at the bottom), CSI A/B/C/D/H/J/K/m, DEC private modes ignored. It records the
+/// scrollback so inline output that scrolled away can be checked too.
+struct VirtualTerminal {
+    let width: Int
+    let height: Int
+    var screen: [[String]]
+    var scrollback: [[String]] = []
+    var row = 0
+    var column = 0
+    var cursorVisible = true
+    private var pending: [UInt8] = []
+
+    init(width: Int, height: Int) {
+        self.width = width
+        self.height = height
+        screen = Array(repeating: Array(repeating: " ", count: width), count: height)
+    }
+
+    mutating func feed(_ bytes: [UInt8]) {
+        pending += bytes
+        var text = String(decoding: pending, as: UTF8.self)
+        pending = []
+        while !text.isEmpty {
+            let c = text.removeFirst()
+            switch c {
+            case "\r": column = 0
+            case "\n", "\r\n":
+                if c == "\r\n" { column = 0 }
+                lineFeed()
+            case "\u{1B}":
+                guard text.first == "[" else { text.removeFirst(); continue }
+                text.removeFirst()
+                var params = ""
+                while let f = text.first, f.isNumber || f == ";" || f == "?" { params.append(f); text.removeFirst() }
+                let final = text.removeFirst()
+                let n = Int(params) ?? 1
+                switch final {
+                case "A": row = max(0, row - n)
+                case "B": row = min(height - 1, row + n)
+                case "C": column = min(width - 1, column + n)
+                case "D": column = max(0, column - n)
+                case "H": row = 0; column = 0
+                case "J":
+                    if params == "2" { screen = Array(repeating: Array(repeating: " ", count: width), count: height) } else {
+                        for c in column..<width { screen[row][c] = " " }
+                        for r in (row + 1)..<height { screen[r] = Array(repeating: " ", count: width) }
+                    }
+                case "K": for c in column..<width { screen[row][c] = " " }
+                case "h", "l": if params == "?25" { cursorVisible = final == "h" }
+                default: break
+                }
+            default:
+                let w = DisplayWidth.of(c)
+                if w == 0 { continue }
+                if column + w > width { column = 0; lineFeed() }
+                screen[row][column] = String(c)
+                if w == 2 { screen[row][column + 1] = "" }
+                column += w
+            }
+        }
+    }
+
+    private mutating func lineFeed() {
+        if row == height - 1 {
+            scrollback.append(screen.removeFirst())
+            screen.append(Array(repeating: " ", count: width))
+        } else {
+            row += 1
+        }
+    }
+
+    static func trim(_ cells: [String]) -> String {
+        var s = cells.joined()
+        while s.hasSuffix(" ") { s.removeLast() }
+        return s
+    }
+
+    var lines: [String] { screen.map(VirtualTerminal.trim) }
+    var allLines: [String] { scrollback.map(VirtualTerminal.trim) + lines }
+}
