@@ -27,8 +27,11 @@ let package = Package(
         .executableTarget(name: "RocketBench", dependencies: ["RocketFlow", "RocketAlert", "RocketCore"]),
         .testTarget(name: "RocketAlertTests", dependencies: ["RocketAlert", "RocketCore"]),
         .testTarget(name: "RocketFlowTests", dependencies: ["RocketFlow", "RocketAlert", "RocketCore"]),
-        .testTarget(name: "RocketTerminalTests", dependencies: ["RocketTerminal", "RocketAlert", "RocketCore"]),
-        .testTarget(name: "RocketCLITests", dependencies: ["rocket"]),
+        // Test support: a small virtual terminal, and pseudo-terminals for end-to-end runs.
+        .target(name: "RocketTestSupport", dependencies: ["RocketTerminal"], path: "Tests/RocketTestSupport"),
+        .target(name: "CPseudoTerminal", path: "Tests/CPseudoTerminal"),
+        .testTarget(name: "RocketTerminalTests", dependencies: ["RocketTerminal", "RocketAlert", "RocketCore", "RocketTestSupport"]),
+        .testTarget(name: "RocketCLITests", dependencies: ["rocket", "RocketTestSupport", "CPseudoTerminal", "RocketFlow"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -86,14 +86,16 @@ public struct InlineRenderer: Sendable {
             }
             let row = frame.rows[r]
             let old: [Cell]? = r < previous.count && previous[r].count == row.count ? previous[r] : nil
+            // A row drawn for the first time lands on a blank line: trailing blanks need no bytes.
+            let lastInk = old == nil ? (row.lastIndex { $0 != .blank } ?? -1) : row.count - 1
             var c = 0
-            while c < row.count {
+            while c <= lastInk {
                 if let old, old[c] == row[c] { c += 1; continue }
                 var start = c
                 if row[start].text.isEmpty && start > 0 { start -= 1 }  // redraw a wide char from its left half
                 // Extend the run over changed cells, bridging unchanged gaps of up to 3 cells
                 // (rewriting them is cheaper than moving the cursor).
-                func changed(_ k: Int) -> Bool { old.map { $0[k] != row[k] } ?? true }
+                func changed(_ k: Int) -> Bool { old.map { $0[k] != row[k] } ?? (k <= lastInk) }
                 var end = c + 1
                 while true {
                     while end < row.count && changed(end) { end += 1 }
@@ -101,7 +103,7 @@ public struct InlineRenderer: Sendable {
                     while k < row.count && k < end + 4 && !changed(k) { k += 1 }
                     if k < row.count && k < end + 4 { end = k + 1 } else { break }
                 }
-                if end > row.count { end = row.count }
+                end = min(end, lastInk + 1)
                 while end < row.count && row[end].text.isEmpty { end += 1 }  // keep wide chars whole
                 move(toRow: r - topOffset, column: start)
                 for k in start..<end {

@@ -86,9 +86,15 @@ public final class Terminal: @unchecked Sendable {
             p.initialize(from: TerminalGlobals.restoreBytes, count: TerminalGlobals.restoreBytes.count)
             TerminalGlobals.restorePointer = p
         }
+        // A parent may have started us with signals blocked (Foundation's Process does):
+        // unblock the ones we handle, or Ctrl-C, SIGTERM and resizes would never arrive.
+        var set = sigset_t()
+        sigemptyset(&set)
         for sig in [SIGINT, SIGTERM, SIGHUP, SIGWINCH] {
             signal(sig, forwardSignal)
+            sigaddset(&set, sig)
         }
+        sigprocmask(SIG_UNBLOCK, &set, nil)
         for sig in [SIGSEGV, SIGILL, SIGTRAP, SIGBUS, SIGFPE, SIGABRT] {
             signal(sig, crashHandler)
         }

@@ -1,5 +1,6 @@
 import Testing
 @testable import RocketTerminal
+import RocketTestSupport
 
 @Suite("Inline renderer round trips through a virtual terminal")
 struct RendererTests {

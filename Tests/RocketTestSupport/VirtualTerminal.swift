@@ -3,23 +3,23 @@ import RocketTerminal
 /// A small terminal emulator for renderer round trips: printable text by display width, CR, LF
 /// (scrolling at the bottom), CSI A/B/C/D/H/J/K/m, DEC private modes ignored. It records the
 /// scrollback so inline output that scrolled away can be checked too.
-struct VirtualTerminal {
-    let width: Int
-    let height: Int
-    var screen: [[String]]
-    var scrollback: [[String]] = []
-    var row = 0
-    var column = 0
-    var cursorVisible = true
+public struct VirtualTerminal {
+    public let width: Int
+    public let height: Int
+    public var screen: [[String]]
+    public var scrollback: [[String]] = []
+    public var row = 0
+    public var column = 0
+    public var cursorVisible = true
     private var pending: [UInt8] = []
 
-    init(width: Int, height: Int) {
+    public init(width: Int, height: Int) {
         self.width = width
         self.height = height
         screen = Array(repeating: Array(repeating: " ", count: width), count: height)
     }
 
-    mutating func feed(_ bytes: [UInt8]) {
+    public mutating func feed(_ bytes: [UInt8]) {
         pending += bytes
         var text = String(decoding: pending, as: UTF8.self)
         pending = []
@@ -72,12 +72,12 @@ struct VirtualTerminal {
         }
     }
 
-    static func trim(_ cells: [String]) -> String {
+    public static func trim(_ cells: [String]) -> String {
         var s = cells.joined()
         while s.hasSuffix(" ") { s.removeLast() }
         return s
     }
 
-    var lines: [String] { screen.map(VirtualTerminal.trim) }
-    var allLines: [String] { scrollback.map(VirtualTerminal.trim) + lines }
+    public var lines: [String] { screen.map(VirtualTerminal.trim) }
+    public var allLines: [String] { scrollback.map(VirtualTerminal.trim) + lines }
 }

@@ -1,0 +1,24 @@
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <stdlib.h>
+#include <sys/ioctl.h>
+#include <termios.h>
+#include <unistd.h>
+#include "CPseudoTerminal.h"
+
+int rocket_pty_open(char *name, int length) {
+    int fd = posix_openpt(O_RDWR | O_NOCTTY);
+    if (fd < 0) return -1;
+    if (grantpt(fd) != 0 || unlockpt(fd) != 0 || ptsname_r(fd, name, (size_t)length) != 0) {
+        close(fd);
+        return -1;
+    }
+    return fd;
+}
+
+int rocket_pty_resize(int fd, int rows, int columns) {
+    struct winsize ws = {0};
+    ws.ws_row = (unsigned short)rows;
+    ws.ws_col = (unsigned short)columns;
+    return ioctl(fd, TIOCSWINSZ, &ws);
+}

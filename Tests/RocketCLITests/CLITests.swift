@@ -1,0 +1,138 @@
+import Foundation
+import Testing
+
+let tinyFlow = #"""
+{"version": 1, "author": {"name": "Bot"}, "start": "hi", "variables": ["user"],
+ "blocks": [
+  {"id": "hi", "type": "text", "text": "Hello {{user}}", "next": "ask", "showNextAfter": 5},
+  {"id": "ask", "type": "doubleButton", "left": {"title": "Sure", "next": "name"}, "right": {"title": "Later", "next": "bye"}},
+  {"id": "name", "type": "textInput", "text": "Name?", "buttonTitle": "Send", "validate": {"pattern": "^[A-Za-z ]+$", "message": "Letters only"}, "next": "pin"},
+  {"id": "pin", "type": "textInput", "text": "PIN?", "buttonTitle": "OK", "secret": true, "next": "go"},
+  {"id": "go", "type": "button", "title": "Enable", "action": "enable-notifications", "next": "done"},
+  {"id": "done", "type": "text", "text": "Thanks, {{name}}!"},
+  {"id": "bye", "type": "text", "text": "Bye"}
+ ]}
+"""#
+
+@Suite("rocket: the command-line contract")
+struct CLITests {
+    @Test("--help, --version, help COMMAND, --help on every command")
+    func help() throws {
+        let top = try runRocket(["--help"])
+        #expect(top.status == 0 && top.stdout.contains("USAGE: rocket <command>") && top.stdout.contains("lint"))
+        #expect(try runRocket([]).stdout.contains("COMMANDS:"))
+        let version = try runRocket(["--version"])
+        #expect(version.status == 0 && version.stdout.hasPrefix("rocket "))
+        for command in ["demo", "play", "lint"] {
+            let a = try runRocket(["help", command])
+            let b = try runRocket([command, "--help"])
+            #expect(a.status == 0 && a.stdout == b.stdout && a.stdout.contains("USAGE: rocket \(command)"))
+        }
+    }
+
+    @Test("Usage errors: one line plus a hint, exit 64", arguments: [
+        (["play"], "missing FLOW.json"), (["play", "a.json", "--bogus"], "unknown option '--bogus'"),
+        (["play", "a.json", "--evnts", "x"], "did you mean '--events'?"), (["plya"], "did you mean 'play'?"),
+        (["play", "a.json", "--var", "novalue"], "must be NAME=VALUE"), (["lint"], "missing FLOW.json"),
+        (["play", "a.json", "--events"], "missing value"),
+    ])
+    func usageErrors(args: [String], fragment: String) throws {
+        let r = try runRocket(args)
+        #expect(r.status == 64)
+        let lines = r.stderr.split(separator: "\n")
+        #expect(lines.count == 2 && lines[0].hasPrefix("rocket: error: ") && lines[0].contains(fragment) && lines[1].hasPrefix("See 'rocket"))
+    }
+
+    @Test("Plain mode through pipes: transcript, buttons by number and title, validation on stderr, answers and events")
+    func plainPipes() throws {
+        let dir = scratchDirectory()
+        write(tinyFlow, to: dir + "/flow.json")
+        let r = try runRocket(["play", dir + "/flow.json", "--instant", "--var", "user=Kim", "--events", dir + "/events.jsonl",
+                               "--answers-out", dir + "/answers.json"], stdin: "3\nsure\nR2D2\nAda\n4321\n1\nok\n")
+        #expect(r.status == 0)
+        #expect(r.stdout == """
+        Bot: Hello Kim
+        Bot: [1] Sure  [2] Later
+        Bot: Name?
+        you: Ada
+        Bot: PIN?
+        you: ••••
+        Bot: [1] Enable
+        Bot: Thanks, Ada!
+
+        """)
+        #expect(r.stderr == "Not a choice: \"3\" — Choose 1-2 or type a title:\nLetters only\n")
+        #expect(!r.stdout.contains("\u{1B}") && !r.stderr.contains("\u{1B}"))
+        let events = try String(contentsOfFile: dir + "/events.jsonl", encoding: .utf8)
+        #expect(events.hasPrefix(#"{"event":"blockAdded","index":0,"id":"hi","type":"text"}"#))
+        #expect(events.contains(#"{"event":"buttonPressed","index":1,"id":"ask","title":"Sure","side":"left"}"#))
+        #expect(events.contains(#"{"event":"inputSubmitted","index":2,"id":"name"}"#))
+        #expect(events.contains(#"{"event":"action","name":"enable-notifications","id":"go"}"#))
+        #expect(events.contains(#"{"event":"dismissed","reason":"completed","count":6,"ids":["hi","ask","name","pin","go","done"]}"#))
+        #expect(!events.contains("4321"))
+        let answers = try String(contentsOfFile: dir + "/answers.json", encoding: .utf8)
+        #expect(answers == #"{"ask": "Sure", "go": "Enable", "name": "Ada"}"# + "\n")
+    }
+
+    @Test("End of input closes the conversation: exit 1, reason closed")
+    func endOfInput() throws {
+        let dir = scratchDirectory()
+        write(tinyFlow, to: dir + "/flow.json")
+        let r = try runRocket(["play", dir + "/flow.json", "--instant", "--events", dir + "/e.jsonl"], stdin: "2\n")
+        #expect(r.status == 1)   // "2" chose Later, which leads to "bye", a text block; then end of input
+        let r2 = try runRocket(["play", dir + "/flow.json", "--instant", "--events", dir + "/e.jsonl"], stdin: "")
+        #expect(r2.status == 1)
+        #expect(try String(contentsOfFile: dir + "/e.jsonl", encoding: .utf8).contains(#""reason":"closed""#))
+    }
+
+    @Test("Invalid flow exits 65 with diagnostics; a missing file exits 66")
+    func badFiles() throws {
+        let dir = scratchDirectory()
+        write(#"{"version": 1, "blocks": [{"id": "a", "type": "text", "text": "x", "next": "zz"}]}"#, to: dir + "/bad.json")
+        let r = try runRocket(["play", dir + "/bad.json"])
+        #expect(r.status == 65)
+        #expect(r.stderr.contains("bad.json:1:76: error: no block has the id \"zz\""))
+        #expect(try runRocket(["play", dir + "/missing.json"]).status == 66)
+        #expect(try runRocket(["play", dir]).status == 66)
+    }
+
+    @Test("lint: FILE:LINE:COL lines, --json, exit 0 / 65 / 66")
+    func lint() throws {
+        let dir = scratchDirectory()
+        write(tinyFlow, to: dir + "/good.json")
+        write(#"{"version": 1, "blocks": [{"id": "a", "type": "text", "text": "{{nope}}"}, {"id": "b", "type": "txt"}]}"#, to: dir + "/bad.json")
+        write(#"{"version": 1, "blocks": [{"id": "a", "type": "text", "text": "x"}, {"id": "b", "type": "text", "text": "y"}]}"#, to: dir + "/warn.json")
+        let good = try runRocket(["lint", dir + "/good.json"])
+        #expect(good.status == 0 && good.stdout.isEmpty)
+        let warn = try runRocket(["lint", dir + "/warn.json"])
+        #expect(warn.status == 0 && warn.stdout == "\(dir)/warn.json:1:69: warning: the block \"b\" can never be shown: nothing leads to it (blocks[1])\n")
+        let bad = try runRocket(["lint", dir + "/good.json", dir + "/bad.json"])
+        #expect(bad.status == 65)
+        #expect(bad.stdout.hasPrefix("\(dir)/bad.json:1:96: error: unknown block type \"txt\""))
+        let json = try runRocket(["lint", "--json", dir + "/bad.json"])
+        let parsed = try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [[String: Any]]
+        #expect(parsed?.first?["code"] as? String == "unknown-block-type")
+        #expect(parsed?.first?["line"] as? Int == 1)
+        #expect(try runRocket(["lint", dir + "/good.json", dir + "/nope.json"]).status == 66)
+    }
+
+    @Test("A huge file is refused from its size without being read")
+    func hugeFile() throws {
+        let dir = scratchDirectory()
+        let path = dir + "/huge.json"
+        _ = FileManager.default.createFile(atPath: path, contents: nil)
+        let h = try #require(FileHandle(forWritingAtPath: path))
+        try h.truncate(atOffset: 50 << 20)   // a sparse 50 MB file
+        try h.close()
+        let r = try runRocket(["lint", path])
+        #expect(r.status == 65 && r.stdout.contains("limit is 33554432 bytes"))
+    }
+
+    @Test("The demo runs through pipes to its end")
+    func demoPlain() throws {
+        let r = try runRocket(["demo", "--instant"], stdin: "\n\n1\nAda\n\n1234\n1\n\n")
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.stdout.contains("Countess Ada! Welcome back."))
+        #expect(r.stdout.contains("All set, Ada."))
+    }
+}

@@ -1,0 +1,84 @@
+import Foundation
+import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
+
+@Suite("rocket in a real pseudo-terminal", .serialized)
+struct PTYTests {
+    @Test("Ctrl-C exits 130 and the terminal settings are restored")
+    func ctrlC() throws {
+        let run = try PTYRun(["demo"])
+        #expect(run.waitFor("Enter continue"))
+        run.send([0x03])
+        #expect(run.waitForExit() == 130)
+        #expect(run.terminalRestored)
+        #expect(String(decoding: run.raw, as: UTF8.self).hasSuffix("\u{1B}[?1006l"))
+    }
+
+    @Test("Esc is the close button: exit 1")
+    func escape() throws {
+        let run = try PTYRun(["demo"])
+        #expect(run.waitFor("Enter continue"))
+        run.send([0x1B])
+        #expect(run.waitForExit() == 1)
+        #expect(run.terminalRestored)
+    }
+
+    @Test("SIGTERM exits 143 with the terminal restored")
+    func sigterm() throws {
+        let run = try PTYRun(["demo"])
+        #expect(run.waitFor("Enter continue"))
+        kill(run.rocketPID, SIGTERM)
+        #expect(run.waitForExit() == 143)
+        #expect(run.terminalRestored)
+    }
+
+    @Test("A whole flow with keys: arrows, Enter, typing with the cursor at the insertion point")
+    func keysToTheEnd() throws {
+        let dir = scratchDirectory()
+        write(tinyFlow, to: dir + "/flow.json")
+        let run = try PTYRun(["play", dir + "/flow.json", "--instant", "--events", dir + "/e.jsonl"])
+        #expect(run.waitFor("Sure"))
+        run.send("\u{1B}[C")             // focus Later
+        run.send("\u{1B}[D")             // back to Sure
+        run.send("\r")
+        #expect(run.waitFor("Name?"))
+        run.send("Adx")
+        run.send([0x7F])
+        run.send("a")
+        #expect(run.waitFor("› Ada"))
+        let row = run.screen.lines.firstIndex { $0.contains("› Ada") }
+        #expect(run.screen.row == row && run.screen.column == 9)
+        run.send("\r")
+        #expect(run.waitFor("PIN?"))
+        run.send("1234\r")
+        #expect(run.waitFor("Enable"))
+        run.send(" ")
+        #expect(run.waitFor("Thanks, Ada!"))
+        run.send("\r")
+        #expect(run.waitForExit() == 0)
+        #expect(run.terminalRestored)
+        #expect(!String(decoding: run.raw, as: UTF8.self).contains("1234"))
+        #expect(try String(contentsOfFile: dir + "/e.jsonl", encoding: .utf8).contains(#""reason":"completed""#))
+    }
+
+    @Test("A resize reflows the transcript")
+    func resize() throws {
+        let dir = scratchDirectory()
+        let long = String(repeating: "word ", count: 20)
+        write(#"{"version": 1, "blocks": [{"id": "a", "type": "text", "text": "\#(long)"}]}"#, to: dir + "/f.json")
+        let run = try PTYRun(["play", dir + "/f.json"], columns: 100, rows: 20)
+        #expect(run.waitFor("word word"))
+        let wide = run.screen.lines.map { $0.count }.max() ?? 0
+        let before = run.raw.count
+        run.resize(columns: 40, rows: 20)
+        let redrawn = run.waitFor("Enter continue")
+        #expect(redrawn, "after resize: \(String(decoding: run.raw[before...], as: UTF8.self).debugDescription)")
+        let narrow = run.screen.lines.map { $0.count }.max() ?? 0
+        #expect(wide > 60 && narrow <= 40)
+        #expect(run.screen.lines.filter { $0.contains("word") }.count >= 3)
+        run.send([0x03])
+        #expect(run.waitForExit() == 130)
+    }
+}

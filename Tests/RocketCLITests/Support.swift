@@ -1,0 +1,163 @@
+import CPseudoTerminal
+import Foundation
+import RocketTestSupport
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The built `rocket` executable (swift test builds it, since this target depends on it).
+let rocketPath: String = {
+    let candidates = [
+        Bundle.main.bundleURL.appendingPathComponent("rocket").path,
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent(".build/debug/rocket").path,
+    ]
+    return candidates.first { FileManager.default.isExecutableFile(atPath: $0) } ?? candidates[1]
+}()
+
+/// A scratch directory for one test.
+func scratchDirectory() -> String {
+    let dir = NSTemporaryDirectory() + "rocket-tests-" + UUID().uuidString
+    try? FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+    return dir
+}
+
+func write(_ text: String, to path: String) {
+    _ = FileManager.default.createFile(atPath: path, contents: Data(text.utf8))
+}
+
+struct RunResult {
+    var status: Int32
+    var stdout: String
+    var stderr: String
+}
+
+/// Runs rocket with pipes for stdin, stdout and stderr (plain mode, as a script would).
+func runRocket(_ args: [String], stdin: String = "", environment: [String: String] = [:]) throws -> RunResult {
+    let p = Process()
+    p.executableURL = URL(fileURLWithPath: rocketPath)
+    p.arguments = args
+    var env = ProcessInfo.processInfo.environment
+    env["LANG"] = "C.UTF-8"
+    env.removeValue(forKey: "LC_ALL"); env.removeValue(forKey: "LC_MESSAGES")
+    for (k, v) in environment { env[k] = v }
+    p.environment = env
+    let input = Pipe(), output = Pipe(), errors = Pipe()
+    p.standardInput = input
+    p.standardOutput = output
+    p.standardError = errors
+    try p.run()
+    input.fileHandleForWriting.write(Data(stdin.utf8))
+    try input.fileHandleForWriting.close()
+    let out = output.fileHandleForReading.readDataToEndOfFile()
+    let err = errors.fileHandleForReading.readDataToEndOfFile()
+    p.waitUntilExit()
+    return RunResult(status: p.terminationStatus, stdout: String(decoding: out, as: UTF8.self), stderr: String(decoding: err, as: UTF8.self))
+}
+
+/// rocket running in a real pseudo-terminal, as a person would use it, with the screen kept by
+/// a virtual terminal.
+final class PTYRun {
+    let master: Int32
+    let slave: Int32
+    let process = Process()
+    var screen: VirtualTerminal
+    var raw: [UInt8] = []
+    let savedTermios: termios
+
+    init(_ args: [String], columns: Int = 80, rows: Int = 24, environment: [String: String] = [:]) throws {
+        var name = [CChar](repeating: 0, count: 128)
+        master = rocket_pty_open(&name, 128)
+        guard master >= 0 else { throw POSIXFailure(what: "posix_openpt") }
+        let path = String(decoding: name.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        slave = open(path, O_RDWR | O_NOCTTY)
+        guard slave >= 0 else { throw POSIXFailure(what: "open pty") }
+        _ = rocket_pty_resize(master, Int32(rows), Int32(columns))
+        var t = termios()
+        tcgetattr(slave, &t)
+        savedTermios = t
+        screen = VirtualTerminal(width: columns, height: rows)
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/setsid")
+        process.arguments = ["-c", "-w", rocketPath] + args
+        var env = ProcessInfo.processInfo.environment
+        env["TERM"] = "xterm-256color"
+        env["LANG"] = "C.UTF-8"
+        env.removeValue(forKey: "LC_ALL"); env.removeValue(forKey: "NO_COLOR"); env.removeValue(forKey: "COLUMNS"); env.removeValue(forKey: "LINES")
+        for (k, v) in environment { env[k] = v }
+        process.environment = env
+        let handle = FileHandle(fileDescriptor: slave, closeOnDealloc: false)
+        process.standardInput = handle
+        process.standardOutput = handle
+        process.standardError = handle
+        try process.run()
+    }
+
+    deinit {
+        if process.isRunning { process.terminate() }
+        close(master)
+        close(slave)
+    }
+
+    /// rocket's own pid: the child of the `setsid -w` wrapper.
+    var rocketPID: pid_t {
+        let pid = process.processIdentifier
+        let children = (try? String(contentsOfFile: "/proc/\(pid)/task/\(pid)/children", encoding: .utf8)) ?? ""
+        return children.split(separator: " ").first.flatMap { pid_t($0) } ?? pid
+    }
+
+    func send(_ text: String) { send(Array(text.utf8)) }
+    func send(_ bytes: [UInt8]) { _ = bytes.withUnsafeBytes { write(master, $0.baseAddress, $0.count) } }
+
+    /// Reads whatever the program wrote within `seconds`.
+    func pump(_ seconds: Double) {
+        var fd = pollfd(fd: master, events: Int16(POLLIN), revents: 0)
+        let deadline = Date().addingTimeInterval(seconds)
+        while Date() < deadline {
+            let n = poll(&fd, 1, 20)
+            if n > 0 {
+                var buffer = [UInt8](repeating: 0, count: 65536)
+                let r = read(master, &buffer, buffer.count)
+                if r <= 0 { return }
+                raw += buffer[..<r]
+                screen.feed(Array(buffer[..<r]))
+            }
+        }
+    }
+
+    /// Waits (reading output) until the screen shows `text`; false after the timeout.
+    @discardableResult
+    func waitFor(_ text: String, timeout: Double = 10) -> Bool {
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline {
+            if screen.allLines.contains(where: { $0.contains(text) }) { return true }
+            pump(0.05)
+        }
+        return screen.allLines.contains(where: { $0.contains(text) })
+    }
+
+    func resize(columns: Int, rows: Int) {
+        _ = rocket_pty_resize(master, Int32(rows), Int32(columns))
+        screen = VirtualTerminal(width: columns, height: rows)
+    }
+
+    /// Waits for the exit status, reading output meanwhile.
+    func waitForExit(timeout: Double = 10) -> Int32? {
+        let deadline = Date().addingTimeInterval(timeout)
+        while process.isRunning && Date() < deadline { pump(0.05) }
+        pump(0.05)
+        return process.isRunning ? nil : process.terminationStatus
+    }
+
+    /// True when every terminal setting is as it was before the program started.
+    var terminalRestored: Bool {
+        var now = termios()
+        tcgetattr(slave, &now)
+        var saved = savedTermios
+        return now.c_iflag == saved.c_iflag && now.c_oflag == saved.c_oflag && now.c_lflag == saved.c_lflag
+            && now.c_cflag == saved.c_cflag && memcmp(&now.c_cc, &saved.c_cc, MemoryLayout.size(ofValue: now.c_cc)) == 0
+    }
+}
+
+struct POSIXFailure: Error {
+    let what: String
+}
