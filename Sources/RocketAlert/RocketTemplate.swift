@@ -86,7 +86,7 @@ public enum RocketTemplate {
             }
             guard let close else { break }
             let end = u.index(close, offsetBy: 2)
-            let name = template[innerStart..<close].trimmingCharacters(in: .whitespaces)
+            let name = template[innerStart..<close].trimmingSpaces()
             body(.literal(template[literalStart..<i]))
             if !name.isEmpty && name.allSatisfy(isNameCharacter) {
                 body(.placeholder(name: name, raw: template[i..<end]))

@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import Synchronization
 
 /// A source of the current time, in seconds, injected into every engine that schedules.
@@ -25,7 +29,11 @@ public struct SystemClock: RocketClock {
     /// Creates the system clock.
     public init() {}
     /// Seconds since the machine started, from the monotonic clock.
-    public var now: Double { ProcessInfo.processInfo.systemUptime }
+    public var now: Double {
+        var ts = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &ts)
+        return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
+    }
 }
 
 /// A clock that moves only when told to: the test clock of every engine.

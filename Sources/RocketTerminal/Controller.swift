@@ -1,4 +1,5 @@
 public import RocketAlert
+import RocketCore
 
 /// What a key or a line asks the session to do.
 public enum FrontEndAction: Hashable, Sendable {
@@ -71,12 +72,12 @@ public enum KeyController {
 public enum PlainController {
     /// The intent, or the message explaining why the line is not a valid answer.
     public static func intent(for line: String, block: RocketBlock, strings: UIStrings) -> Result<RocketIntent, PlainInputError> {
-        let trimmed = line.trimmingCharacters(in: .whitespaces)
+        let trimmed = line.trimmingSpaces()
         func choose(_ titles: [String], _ intents: [RocketIntent]) -> Result<RocketIntent, PlainInputError> {
             if let n = Int(trimmed), (1...titles.count).contains(n) { return .success(intents[n - 1]) }
             if let k = titles.firstIndex(where: { $0.lowercased() == trimmed.lowercased() }) { return .success(intents[k]) }
-            return .failure(PlainInputError(message: strings.plainNotAChoice.replacingOccurrences(of: "%@", with: "\"\(trimmed)\"")
-                + " — " + strings.plainChoose.replacingOccurrences(of: "%d", with: String(titles.count))))
+            return .failure(PlainInputError(message: strings.plainNotAChoice.replacing("%@", with: "\"\(trimmed)\"")
+                + " — " + strings.plainChoose.replacing("%d", with: String(titles.count))))
         }
         switch block {
         case let b as ButtonRocketBlock: return choose([b.title], [.pressButton])
@@ -93,4 +94,3 @@ public struct PlainInputError: Error, Hashable, Sendable {
     public var message: String
 }
 
-import Foundation

@@ -1,4 +1,3 @@
-import Foundation
 public import RocketAlert
 import RocketCore
 
@@ -185,7 +184,7 @@ public struct ConversationView: Sendable {
         switch block {
         case let image as ImageRocketBlock:
             let pad = Int((image.paddingLeft / 8).rounded())
-            let name = image.image.path.map { ($0 as NSString).lastPathComponent } ?? strings.imageLabel
+            let name = image.image.path.map(PathName.lastComponent) ?? strings.imageLabel
             var lines = ["▣ " + strings.imageLabel + ": " + Sanitizer.clean(name, keepNewlines: false)]
             if !text.isEmpty { lines += TextWrap.wrap(text, width: bubbleMax - pad) }
             drawBubble(lines, style: ConversationView.style(for: image.font), into: &screen, badge: true, indent: pad)

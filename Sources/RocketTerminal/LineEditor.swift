@@ -1,4 +1,4 @@
-import Foundation
+import RocketCore
 
 /// A single-line text editor: the model behind the terminal's text input.
 ///
@@ -27,9 +27,8 @@ public struct LineEditor: Hashable, Sendable {
 
     /// Inserts text at the cursor (sanitised: no controls, newlines become spaces).
     public mutating func insert(_ s: String) {
-        let clean = Sanitizer.clean(s.replacingOccurrences(of: "\r\n", with: " ")
-            .replacingOccurrences(of: "\n", with: " ").replacingOccurrences(of: "\r", with: " "), keepNewlines: false)
-            .replacingOccurrences(of: "\u{FFFD}", with: "")
+        let spaced = String(s.map { $0 == "\n" || $0 == "\r" || $0 == "\r\n" ? " " : $0 })
+        let clean = Sanitizer.clean(spaced, keepNewlines: false).filter { $0 != "\u{FFFD}" }
         let new = Array(clean)
         characters.insert(contentsOf: new, at: cursor)
         cursor += new.count

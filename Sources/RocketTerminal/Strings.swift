@@ -1,5 +1,5 @@
-import Foundation
 public import RocketAlert
+import RocketCore
 
 /// The built-in texts of the terminal front end, in the seeds' languages: English, Chinese and
 /// Italian, chosen from `LC_ALL`, `LC_MESSAGES` or `LANG` (English otherwise).
@@ -68,8 +68,8 @@ public struct UIStrings: Sendable, Hashable {
         if let m = failure.message { return m }
         switch failure.rule {
         case .required: return required
-        case .tooShort(let n): return tooShort.replacingOccurrences(of: "%d", with: String(n))
-        case .tooLong(let n): return tooLong.replacingOccurrences(of: "%d", with: String(n))
+        case .tooShort(let n): return tooShort.replacing("%d", with: String(n))
+        case .tooLong(let n): return tooLong.replacing("%d", with: String(n))
         case .pattern, .invalidPattern: return noMatch
         }
     }

@@ -1,4 +1,3 @@
-import Foundation
 public import RocketAlert
 import RocketCore
 #if canImport(Glibc)
@@ -45,7 +44,7 @@ public final class TerminalSession {
     /// Colour depth for TTY mode.
     public var depth: ColorDepth = .indexed256
     /// Where plain mode reports refused lines (stderr by default).
-    public var reportError: (String) -> Void = { FileHandle.standardError.write(Data(($0 + "\n").utf8)) }
+    public var reportError: (String) -> Void = { Terminal(outputFD: 2).write($0 + "\n") }
     /// Print hints in plain mode (when a person is typing).
     public var plainHints = false
 
@@ -169,10 +168,10 @@ public final class TerminalSession {
         while printedItems < transcript.count {
             switch transcript[printedItems] {
             case .block(_, let block, let rawText):
-                let text = Sanitizer.clean(rawText).replacingOccurrences(of: "\n", with: "\n  ")
+                let text = Sanitizer.clean(rawText).replacing("\n", with: "\n  ")
                 switch block {
                 case let img as ImageRocketBlock:
-                    let file = img.image.path.map { ($0 as NSString).lastPathComponent } ?? ""
+                    let file = img.image.path.map(PathName.lastComponent) ?? ""
                     say("\(name): [\(strings.imageLabel): \(Sanitizer.clean(file, keepNewlines: false))]" + (text.isEmpty ? "" : " " + text))
                 case let b as ButtonRocketBlock:
                     say("\(name): [1] \(Sanitizer.clean(b.title, keepNewlines: false))")
@@ -217,7 +216,7 @@ public final class TerminalSession {
                         switch block.kind {
                         case .text, .image: say(strings.plainContinue)
                         case .button, .doubleButton:
-                            say(strings.plainChoose.replacingOccurrences(of: "%d", with: block.kind == .button ? "1" : "2"))
+                            say(strings.plainChoose.replacing("%d", with: block.kind == .button ? "1" : "2"))
                         case .textInput: say(strings.plainType)
                         }
                     }

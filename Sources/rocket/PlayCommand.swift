@@ -1,4 +1,6 @@
-import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 import RocketAlert
 import RocketCore
 import RocketFlow
@@ -14,13 +16,9 @@ enum Exit {
     static let ioError: Int32 = 74
 }
 
-func printError(_ s: String) {
-    FileHandle.standardError.write(Data((s.hasSuffix("\n") ? s : s + "\n").utf8))
-}
+func printError(_ s: String) { FileIO.print(s, toError: true) }
 
-func printOut(_ s: String) {
-    FileHandle.standardOutput.write(Data((s.hasSuffix("\n") ? s : s + "\n").utf8))
-}
+func printOut(_ s: String) { FileIO.print(s) }
 
 struct FlowFileError: Error {
     let path: String
@@ -29,32 +27,28 @@ struct FlowFileError: Error {
 
 /// Loads a flow file; an over-size file is refused from its size, without being read.
 func loadFlowFile(_ path: String) -> Result<FlowLoadResult, FlowFileError> {
-    guard let attributes = try? FileManager.default.attributesOfItem(atPath: path) else {
-        return .failure(FlowFileError(path: path, reason: FileManager.default.fileExists(atPath: path) ? "permission denied" : "no such file"))
+    switch FileIO.size(path) {
+    case .failure(let f): return .failure(FlowFileError(path: path, reason: f.reason))
+    case .success(let size) where size > JSONReaderLimits().maxBytes: return .success(FlowLoader.tooLarge(size: size))
+    case .success: break
     }
-    if (attributes[.type] as? FileAttributeType) == .typeDirectory { return .failure(FlowFileError(path: path, reason: "is a directory")) }
-    if let size = attributes[.size] as? Int, size > JSONReaderLimits().maxBytes { return .success(FlowLoader.tooLarge(size: size)) }
-    guard let handle = FileHandle(forReadingAtPath: path) else { return .failure(FlowFileError(path: path, reason: "permission denied")) }
-    defer { try? handle.close() }
-    let data: Data?
-    do { data = try handle.readToEnd() } catch { return .failure(FlowFileError(path: path, reason: "unreadable")) }
-    return .success(FlowLoader.load(Array(data ?? Data())))
+    switch FileIO.read(path) {
+    case .failure(let f): return .failure(FlowFileError(path: path, reason: f.reason))
+    case .success(let bytes): return .success(FlowLoader.load(bytes))
+    }
 }
 
 /// Writes events as JSON Lines, flushed one by one, never with a secret.
 final class EventLog {
-    private let handle: FileHandle
+    private let file: FileIO.Writer
 
-    init?(path: String) {
-        guard FileManager.default.createFile(atPath: path, contents: nil), let h = FileHandle(forWritingAtPath: path) else { return nil }
-        handle = h
+    init(path: String) throws(FileIO.Failure) {
+        file = try FileIO.Writer(path: path)
     }
-
-    deinit { try? handle.close() }
 
     func write(_ event: RocketEvent) {
         guard let value = EventLog.json(event) else { return }
-        handle.write(Data((value.serialized(pretty: false) + "\n").utf8))
+        file.write(value.serialized(pretty: false) + "\n")
     }
 
     static func reason(_ r: RocketDismissReason) -> String {
@@ -139,7 +133,7 @@ enum PlayCommand {
         }
         for d in result.diagnostics { printError(d.formatted(file: path)) }
         guard result.isPlayable, let doc = result.document else { return Exit.dataError }
-        let base = (path as NSString).deletingLastPathComponent
+        let base = PathName.directory(path)
         return play(doc, imageBase: base.isEmpty ? nil : base, parsed: parsed, vars: vars)
     }
 
@@ -167,7 +161,7 @@ enum PlayCommand {
     }
 
     static func play(_ doc: FlowDocument, imageBase: String?, parsed: ParsedArguments, vars: [String: String]) -> Int32 {
-        let env = ProcessInfo.processInfo.environment
+        let env = Environment.current
         let terminal = Terminal()
         let plain = parsed.has("--plain") || !terminal.isInteractive || env["TERM"] == "dumb"
         let reduced = env["ROCKET_REDUCED_MOTION"].map { $0 == "1" } ?? false
@@ -176,11 +170,12 @@ enum PlayCommand {
         guard let rocket = doc.makeRocket(clock: SystemClock(), options: options, imageBase: imageBase) else { return Exit.dataError }
         var log: EventLog?
         if let eventsPath = parsed.value("--events") {
-            guard let l = EventLog(path: eventsPath) else {
-                printError("rocket: error: cannot write '\(eventsPath)'")
+            do {
+                log = try EventLog(path: eventsPath)
+            } catch {
+                printError("rocket: error: cannot write '\(eventsPath)': \(error.reason)")
                 return Exit.ioError
             }
-            log = l
         }
         rocket.onEvent = { event in log?.write(event) }
         let session = TerminalSession(rocket: rocket, terminal: terminal, mode: plain ? .plain : .tty,
@@ -194,8 +189,8 @@ enum PlayCommand {
                 .sorted { $0.key < $1.key }
                 .map { ($0.key, JSONValue.string($0.value.value)) }
             let text = JSONValue.object(answers).serialized() + "\n"
-            if !FileManager.default.createFile(atPath: answersPath, contents: Data(text.utf8)) {
-                printError("rocket: error: cannot write '\(answersPath)'")
+            if case .failure(let f) = FileIO.write(text, to: answersPath) {
+                printError("rocket: error: cannot write '\(answersPath)': \(f.reason)")
                 return Exit.ioError
             }
         }

@@ -1,4 +1,6 @@
-import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 import RocketCore
 
 /// `rocket`: the RocketAlert command-line tool.
@@ -58,3 +60,4 @@ enum Rocket {
 }
 
 exit(Rocket.run(Array(CommandLine.arguments.dropFirst())))
+

@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 @testable import RocketFlow
 import RocketAlert
@@ -227,5 +228,39 @@ struct JSONReaderTests {
         #expect(!text.unicodeScalars.contains { $0.value < 0x20 || $0.value == 0x1B })
         guard case .string(let back) = try parse(text).value else { Issue.record("not a string"); return }
         #expect(back == original)
+    }
+}
+
+@Suite("The JSON Schema and the examples stay true")
+struct SchemaTests {
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    @Test("The schema names exactly the fields the loader accepts, per block type")
+    func schemaMatchesLoader() throws {
+        let data = try Data(contentsOf: Self.root.appendingPathComponent("schema/flow-v1.schema.json"))
+        let schema = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+        let top = try #require(schema["properties"] as? [String: Any])
+        #expect(Set(top.keys) == FlowDecoder.documentFields)
+        let defs = try #require(schema["$defs"] as? [String: Any])
+        let block = try #require(defs["block"] as? [String: Any])
+        let cases = try #require(block["allOf"] as? [[String: Any]])
+        var seen: [String: Set<String>] = [:]
+        for c in cases {
+            let type = try #require((((c["if"] as? [String: Any])?["properties"] as? [String: Any])?["type"] as? [String: Any])?["const"] as? String)
+            let props = try #require(((c["then"] as? [String: Any])?["properties"] as? [String: Any]))
+            seen[type] = Set(props.keys)
+        }
+        #expect(seen == FlowDecoder.blockFields)
+    }
+
+    @Test("Every example flow lints clean")
+    func examples() throws {
+        let dir = Self.root.appendingPathComponent("examples")
+        let files = try FileManager.default.contentsOfDirectory(atPath: dir.path).filter { $0.hasSuffix(".json") }
+        #expect(!files.isEmpty)
+        for f in files {
+            let bytes = Array(try Data(contentsOf: dir.appendingPathComponent(f)))
+            #expect(FlowLoader.load(bytes).diagnostics.isEmpty, "\(f)")
+        }
     }
 }

@@ -1,0 +1,11 @@
+#!/bin/sh
+# Terminal benchmark: rocket beside whiptail, dialog, questionary, InquirerPy and inquirer on the
+# same interaction (a message, a two-option choice, a typed name), in one run.
+# Needs once (see ../shared/tools/peers/run.sh): apt-get install -y whiptail dialog;
+#   python3 -m venv /tmp/peers-venv && /tmp/peers-venv/bin/pip install pyte questionary inquirerpy inquirer; pip install pyte
+set -eu
+cd "$(dirname "$0")/.."
+# The release build measured: fully static (no dynamic loader work, no relocation of a shared
+# Swift runtime at start-up).
+swift build -c release -Xswiftc -static-executable --product rocket
+RUNS=${RUNS:-9} sh ../shared/tools/peers/run.sh "$PWD/.build/release/rocket"
