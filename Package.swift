@@ -19,19 +19,21 @@ let package = Package(
         .target(name: "RocketAlert", dependencies: ["RocketCore"]),
         // Flow files: a positioned JSON reader, the flow document, validation, conversion.
         .target(name: "RocketFlow", dependencies: ["RocketAlert", "RocketCore"]),
-        // Terminal front end: raw mode, keys, width, screen buffer, diff renderer, plain mode.
-        .target(name: "RocketTerminal", dependencies: ["RocketAlert", "RocketCore"]),
+        // PNG and JPEG decoding through the system's libpng and libjpeg (Debian: libpng-dev, libjpeg-dev).
+        .target(name: "CImageCodecs", linkerSettings: [.linkedLibrary("png16"), .linkedLibrary("jpeg"), .linkedLibrary("z"), .linkedLibrary("m")]),
+        // Terminal front end: raw mode, keys, width, screen buffer, diff renderer, images, plain mode.
+        .target(name: "RocketTerminal", dependencies: ["RocketAlert", "RocketCore", "CImageCodecs"]),
         // The command-line tool.
         .executableTarget(name: "rocket", dependencies: ["RocketTerminal", "RocketFlow", "RocketAlert", "RocketCore"]),
         // Benchmarks: run with `swift run -c release RocketBench`. Never part of `swift test`.
         .executableTarget(name: "RocketBench", dependencies: ["RocketFlow", "RocketAlert", "RocketCore"]),
         .testTarget(name: "RocketAlertTests", dependencies: ["RocketAlert", "RocketCore"]),
         .testTarget(name: "RocketFlowTests", dependencies: ["RocketFlow", "RocketAlert", "RocketCore"]),
-        // Test support: a small virtual terminal, and pseudo-terminals for end-to-end runs.
+        // Test support: a small virtual terminal; pseudo-terminals for end-to-end runs; a JPEG encoder for fixtures.
         .target(name: "RocketTestSupport", dependencies: ["RocketTerminal"], path: "Tests/RocketTestSupport"),
-        .target(name: "CPseudoTerminal", path: "Tests/CPseudoTerminal"),
-        .testTarget(name: "RocketTerminalTests", dependencies: ["RocketTerminal", "RocketAlert", "RocketCore", "RocketTestSupport"]),
-        .testTarget(name: "RocketCLITests", dependencies: ["rocket", "RocketTestSupport", "CPseudoTerminal", "RocketFlow"]),
+        .target(name: "CTestSupport", path: "Tests/CTestSupport", linkerSettings: [.linkedLibrary("jpeg")]),
+        .testTarget(name: "RocketTerminalTests", dependencies: ["RocketTerminal", "RocketAlert", "RocketCore", "RocketTestSupport", "CTestSupport"]),
+        .testTarget(name: "RocketCLITests", dependencies: ["rocket", "RocketTestSupport", "CTestSupport", "RocketFlow"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -15,10 +15,7 @@ extension FlowDocument {
     public func makeBlocks(imageBase: String? = nil) -> (root: RocketBlock?, byID: [String: RocketBlock]) {
         var byID: [String: RocketBlock] = [:]
         byID.reserveCapacity(blocks.count)
-        func imagePath(_ p: String) -> String {
-            guard let base = imageBase, !base.isEmpty, !p.hasPrefix("/") else { return p }
-            return base.hasSuffix("/") ? base + p : base + "/" + p
-        }
+        func image(_ p: String) -> RocketImage { FlowDocument.image(p, base: imageBase) }
         func button(_ b: FlowButton, id: String?) -> ButtonRocketBlock {
             let block = ButtonRocketBlock(title: b.title, tapHandler: nil, font: b.font?.rocketFont ?? .button, id: id)
             return block
@@ -30,7 +27,7 @@ extension FlowDocument {
             case .text(let text, _, let delay, let font):
                 made = TextRocketBlock(text: text, next: nil, showNextAfter: delay, id: block.id, font: font?.rocketFont ?? .text)
             case .image(let img):
-                let b = ImageRocketBlock(image: .file(imagePath(img.image)), text: img.text, next: nil,
+                let b = ImageRocketBlock(image: image(img.image), text: img.text, next: nil,
                                          showNextAfter: img.showNextAfter, id: block.id)
                 b.font = img.font?.rocketFont ?? .text
                 b.imageStyle = img.imageStyle ?? .square
@@ -77,13 +74,18 @@ extension FlowDocument {
         return (target(startID), byID)
     }
 
+    /// A flow's image string as an image: a data URI becomes bytes; a relative path is taken
+    /// relative to `base`.
+    static func image(_ reference: String, base: String?) -> RocketImage {
+        let image = RocketImage(reference: reference)
+        guard case .file(let p) = image, let base, !base.isEmpty, !p.hasPrefix("/") else { return image }
+        return .file(base.hasSuffix("/") ? base + p : base + "/" + p)
+    }
+
     /// The author as a seed value (name "Rocket" and a circular avatar by default).
     public func makeAuthor(imageBase: String? = nil) -> RocketAuthor {
-        var image: RocketImage?
-        if let p = author?.image {
-            if let base = imageBase, !base.isEmpty, !p.hasPrefix("/") { image = .file(base.hasSuffix("/") ? base + p : base + "/" + p) } else { image = .file(p) }
-        }
-        return RocketAuthor(image: image, style: author?.style ?? .circular, name: author?.name ?? "Rocket")
+        RocketAuthor(image: author?.image.map { FlowDocument.image($0, base: imageBase) }, style: author?.style ?? .circular,
+                     name: author?.name ?? "Rocket")
     }
 
     /// A ready ``Rocket`` for this flow, or nil when the flow has no start block.
@@ -109,8 +111,6 @@ public enum FlowConversionError: Error, Hashable, Sendable {
     case unnamedAction(blockID: String)
     /// An input block's handler is a closure; flows hold branches and `next` instead.
     case inputHandlerClosure(blockID: String)
-    /// An image given as bytes; flows reference image files.
-    case inlineImage(blockID: String)
     /// A block conforming to ``RocketBlock`` that is not one of the five seed classes.
     case unsupportedBlock(blockID: String)
 }
@@ -121,7 +121,9 @@ extension FlowDocument {
     /// Blocks without an id get `block-1`, `block-2`, … (skipping ids already in use). Every
     /// block reachable from `root` is included once, so shared blocks and loops survive.
     ///
-    /// - Throws: ``FlowConversionError`` where a closure or inline image cannot be written as data.
+    /// Images given as bytes become `data:` URIs.
+    ///
+    /// - Throws: ``FlowConversionError`` where a closure cannot be written as data.
     ///
     /// ```swift
     /// let second = TextRocketBlock(text: "Second")
@@ -176,8 +178,7 @@ extension FlowDocument {
             let content: FlowBlockContent
             switch b {
             case let img as ImageRocketBlock:
-                guard let path = img.image.path else { throw .inlineImage(blockID: id) }
-                content = .image(FlowImage(image: path, text: img.text.isEmpty ? nil : img.text, next: name(img.next),
+                content = .image(FlowImage(image: img.image.reference, text: img.text.isEmpty ? nil : img.text, next: name(img.next),
                                            showNextAfter: img.showNextAfter, font: font(img.font, default: .text),
                                            imageStyle: img.imageStyle == .square ? nil : img.imageStyle,
                                            paddingLeft: img.paddingLeft == 0 ? nil : img.paddingLeft,
@@ -202,7 +203,7 @@ extension FlowDocument {
         }
         var flowAuthor: FlowAuthor?
         if let author {
-            flowAuthor = FlowAuthor(name: author.name, image: author.image?.path, style: author.style == .circular ? nil : author.style)
+            flowAuthor = FlowAuthor(name: author.name, image: author.image?.reference, style: author.style == .circular ? nil : author.style)
         }
         self.init(author: flowAuthor, closeButton: closeButton.map { FlowCloseButton(title: $0.title, font: $0.style == .cancel ? nil : FlowFont($0.style)) },
                   start: name(root), blocks: blocks)

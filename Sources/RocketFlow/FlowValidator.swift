@@ -57,6 +57,18 @@ public enum FlowValidator {
             }
         }
 
+        // Images given inline.
+        func checkImage(_ reference: String?, _ path: String) {
+            guard let reference, reference.hasPrefix("data:") else { return }
+            if Base64.dataURI(reference) == nil {
+                report(.error, "invalid-image-data", "the image is a data URI but not valid base64 (data:<type>;base64,<data>)", path)
+            }
+        }
+        checkImage(doc.author?.image, "author.image")
+        for (i, block) in doc.blocks.enumerated() {
+            if case .image(let img) = block.content { checkImage(img.image, "blocks[\(i)].image") }
+        }
+
         // Patterns and lengths.
         for (i, block) in doc.blocks.enumerated() {
             guard case .textInput(let input) = block.content else { continue }

@@ -49,6 +49,12 @@ public struct ConversationView: Sendable {
     public var closeTitle: String?
     /// Built-in texts.
     public var strings: UIStrings
+    /// Decoded pictures by file path (the session loads them; missing ones fall back to text).
+    public var images: [String: TerminalImage] = [:]
+    /// Draw pictures as half-block cells (false without colour: text fallback).
+    public var drawsImages = true
+    /// The tallest picture, in rows (the original drew 140 pt).
+    public static let imageRows = 8
 
     /// Creates a view.
     public init(width: Int, author: RocketAuthor, closeTitle: String?, strings: UIStrings) {
@@ -89,6 +95,18 @@ public struct ConversationView: Sendable {
         var cursor: (row: Int, column: Int)?
         let interactive = c.interactiveIndex
         let bubbleMax = max(8, min(width - ConversationView.gutter - 4, 72))
+        if drawsImages, let avatarImage = author.image, let avatar = images[avatarImage.cacheKey], !c.transcript.isEmpty {
+            let size = avatar.fit(maxColumns: 8, maxRows: 3)
+            let rows = avatar.cells(columns: size.columns, rows: size.rows, style: author.style)
+            for (k, cells) in rows.enumerated() {
+                let r = screen.addRow()
+                for (x, cell) in cells.enumerated() where x < width { screen.rows[r][x] = cell }
+                if k == rows.count / 2 {
+                    screen.put(Sanitizer.clean(author.name, keepNewlines: false), row: r, column: size.columns + 2,
+                               style: CellStyle(foreground: .default, bold: true))
+                }
+            }
+        }
         for item in c.transcript {
             switch item {
             case .block(let index, let block, let text):
@@ -123,9 +141,9 @@ public struct ConversationView: Sendable {
         return (screen, hits)
     }
 
-    private func drawBubble(_ lines: [String], style: CellStyle, into screen: inout ScreenBuffer, badge: Bool, indent: Int = 0) {
+    private func drawBubble(_ lines: [String], style: CellStyle, into screen: inout ScreenBuffer, badge: Bool) {
         let inner = lines.map { DisplayWidth.of($0) }.max() ?? 0
-        let left = ConversationView.gutter + indent
+        let left = ConversationView.gutter
         let top = screen.addRow()
         screen.put("╭" + String(repeating: "─", count: inner + 2) + "╮", row: top, column: left, style: ConversationView.border)
         for (k, line) in lines.enumerated() {
@@ -183,11 +201,36 @@ public struct ConversationView: Sendable {
                            cursor: inout (row: Int, column: Int)?) {
         switch block {
         case let image as ImageRocketBlock:
-            let pad = Int((image.paddingLeft / 8).rounded())
-            let name = image.image.path.map(PathName.lastComponent) ?? strings.imageLabel
-            var lines = ["▣ " + strings.imageLabel + ": " + Sanitizer.clean(name, keepNewlines: false)]
-            if !text.isEmpty { lines += TextWrap.wrap(text, width: bubbleMax - pad) }
-            drawBubble(lines, style: ConversationView.style(for: image.font), into: &screen, badge: true, indent: pad)
+            let padLeft = Int((image.paddingLeft / 8).rounded()), padRight = Int((image.paddingRight / 8).rounded())
+            let name = image.image.path.map { ": " + Sanitizer.clean(PathName.lastComponent($0), keepNewlines: false) } ?? ""
+            let textLines = text.isEmpty ? [] : TextWrap.wrap(text, width: bubbleMax)
+            let style = ConversationView.style(for: image.font)
+            if drawsImages, let picture = images[image.image.cacheKey] {
+                let size = picture.fit(maxColumns: max(1, bubbleMax - padLeft - padRight), maxRows: ConversationView.imageRows)
+                let cells = picture.cells(columns: size.columns, rows: size.rows, style: image.imageStyle)
+                let inner = max(padLeft + size.columns + padRight, textLines.map { DisplayWidth.of($0) }.max() ?? 0)
+                let left = ConversationView.gutter
+                let top = screen.addRow()
+                screen.put("╭" + String(repeating: "─", count: inner + 2) + "╮", row: top, column: left, style: ConversationView.border)
+                for (k, row) in cells.enumerated() {
+                    let r = screen.addRow()
+                    if k == 0 { screen.put(badgeText, row: r, column: 0, style: badgeStyle) }
+                    screen.put("│ ", row: r, column: left, style: ConversationView.border)
+                    for (x, cell) in row.enumerated() where left + 2 + padLeft + x < width { screen.rows[r][left + 2 + padLeft + x] = cell }
+                    screen.put(" │", row: r, column: left + 2 + inner, style: ConversationView.border)
+                }
+                for line in textLines {
+                    let r = screen.addRow()
+                    screen.put("│ ", row: r, column: left, style: ConversationView.border)
+                    screen.put(line, row: r, column: left + 2, style: style)
+                    screen.put(" │", row: r, column: left + 2 + inner, style: ConversationView.border)
+                }
+                let bottom = screen.addRow()
+                screen.put("╰" + String(repeating: "─", count: inner + 2) + "╯", row: bottom, column: left, style: ConversationView.border)
+            } else {
+                let lines = [String(repeating: " ", count: padLeft) + "▣ " + strings.imageLabel + name]
+                drawBubble(lines + textLines, style: style, into: &screen, badge: true)
+            }
             if active { hits.append(HitRegion(row: screen.rows.count - 2, columns: 0..<width, intent: .tap)) }
         case let t as TextRocketBlock:
             drawBubble(TextWrap.wrap(text, width: bubbleMax), style: ConversationView.style(for: t.font), into: &screen, badge: true)

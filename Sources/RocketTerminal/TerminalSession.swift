@@ -102,8 +102,22 @@ public final class TerminalSession {
 
     // MARK: TTY
 
+    private var imageCache: [String: TerminalImage?] = [:]
+
+    /// Loads (once) every picture the transcript shows, and the author's.
+    private func loadImages() -> [String: TerminalImage] {
+        var wanted: [RocketImage] = rocket.author.image.map { [$0] } ?? []
+        for case .block(_, let block as ImageRocketBlock, _) in rocket.conversation.transcript { wanted.append(block.image) }
+        for image in wanted where imageCache[image.cacheKey] == nil {
+            imageCache[image.cacheKey] = try? image.decoded().get()
+        }
+        return imageCache.compactMapValues { $0 }
+    }
+
     private func view() -> ConversationView {
-        ConversationView(width: terminal.size.columns - 1, author: rocket.author, closeTitle: rocket.closeButton?.title, strings: strings)
+        var view = ConversationView(width: terminal.size.columns - 1, author: rocket.author, closeTitle: rocket.closeButton?.title, strings: strings)
+        view.drawsImages = depth > .none
+        return view
     }
 
     private func runTTY() -> SessionOutcome {
@@ -114,6 +128,7 @@ public final class TerminalSession {
         while true {
             rocket.tick()
             KeyController.sync(&ui, with: rocket.conversation)
+            if view.drawsImages { view.images = loadImages() }
             let (frame, newHits) = view.layout(rocket.conversation, ui: ui)
             hits = newHits
             terminal.write(renderer.render(frame, screenHeight: terminal.size.rows))
@@ -171,8 +186,8 @@ public final class TerminalSession {
                 let text = Sanitizer.clean(rawText).replacing("\n", with: "\n  ")
                 switch block {
                 case let img as ImageRocketBlock:
-                    let file = img.image.path.map(PathName.lastComponent) ?? ""
-                    say("\(name): [\(strings.imageLabel): \(Sanitizer.clean(file, keepNewlines: false))]" + (text.isEmpty ? "" : " " + text))
+                    let file = img.image.path.map { ": " + Sanitizer.clean(PathName.lastComponent($0), keepNewlines: false) } ?? ""
+                    say("\(name): [\(strings.imageLabel)\(file)]" + (text.isEmpty ? "" : " " + text))
                 case let b as ButtonRocketBlock:
                     say("\(name): [1] \(Sanitizer.clean(b.title, keepNewlines: false))")
                 case let d as DoubleButtonRocketBlock:

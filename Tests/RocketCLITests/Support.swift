@@ -1,4 +1,4 @@
-import CPseudoTerminal
+import CTestSupport
 import Foundation
 import RocketTestSupport
 #if canImport(Glibc)

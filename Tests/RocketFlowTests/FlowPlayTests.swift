@@ -157,8 +157,12 @@ struct RoundTripTests {
         #expect(throws: FlowConversionError.unnamedAction(blockID: "b")) { try FlowDocument(root: b) }
         let i = TextInputRocketBlock(text: "q", buttonTitle: "ok", inputHandler: InputRocketHandler(action: { _ in nil }), id: "q")
         #expect(throws: FlowConversionError.inputHandlerClosure(blockID: "q")) { try FlowDocument(root: i) }
-        let img = ImageRocketBlock(image: .bytes([1, 2]), text: nil, next: nil, id: "img")
-        #expect(throws: FlowConversionError.inlineImage(blockID: "img")) { try FlowDocument(root: img) }
+        // Images given as bytes travel as data URIs.
+        let img = ImageRocketBlock(image: .bytes([0x89, 0x50, 0x4E, 0x47, 1, 2]), text: nil, next: nil, id: "img")
+        let doc = try? FlowDocument(root: img)
+        guard case .image(let fields)? = doc?.blocks.first?.content else { Issue.record("no image"); return }
+        #expect(fields.image == "data:image/png;base64,iVBORwEC")
+        #expect((doc?.makeBlocks().root as? ImageRocketBlock)?.image == .bytes([0x89, 0x50, 0x4E, 0x47, 1, 2]))
     }
 
     @Test("Custom fonts survive a round trip")

@@ -4,7 +4,7 @@
 #include <sys/ioctl.h>
 #include <termios.h>
 #include <unistd.h>
-#include "CPseudoTerminal.h"
+#include "CTestSupport.h"
 
 int rocket_pty_open(char *name, int length) {
     int fd = posix_openpt(O_RDWR | O_NOCTTY);

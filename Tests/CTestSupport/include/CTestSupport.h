@@ -1,7 +1,9 @@
-#ifndef CPSEUDOTERMINAL_H
-#define CPSEUDOTERMINAL_H
+#ifndef CTESTSUPPORT_H
+#define CTESTSUPPORT_H
 /// Opens a pseudo-terminal primary; writes the secondary's path into `name`. Returns the fd or -1.
 int rocket_pty_open(char *name, int length);
 /// Sets the window size seen through the pseudo-terminal.
 int rocket_pty_resize(int fd, int rows, int columns);
+/// Encodes RGB pixels as a JPEG into a malloc'd buffer (free it with free); returns its size or 0.
+unsigned long rocket_test_jpeg(const unsigned char *rgb, int width, int height, unsigned char **out);
 #endif

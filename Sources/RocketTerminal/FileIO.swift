@@ -2,12 +2,22 @@
 import Glibc
 #endif
 
-/// Plain POSIX file access for the CLI (Foundation's FileHandle would pull ICU into the binary).
-enum FileIO {
+/// Plain POSIX file access for the front end and the CLI (Foundation's FileHandle would pull ICU
+/// into a static binary).
+///
+/// ```swift
+/// switch FileIO.read("flow.json") {
+/// case .success(let bytes): print(bytes.count)
+/// case .failure(let f): print(f.reason)   // "no such file"
+/// }
+/// ```
+public enum FileIO {
     /// Why a file could not be read or written: the errno text.
-    struct Failure: Error {
-        let reason: String
-        init(_ code: Int32) {
+    public struct Failure: Error {
+        /// A short reason, for messages.
+        public let reason: String
+        /// Wraps an errno value.
+        public init(_ code: Int32) {
             switch code {
             case ENOENT: reason = "no such file"
             case EACCES, EPERM: reason = "permission denied"
@@ -20,7 +30,7 @@ enum FileIO {
     }
 
     /// The size of a regular file, or a failure (a directory is one).
-    static func size(_ path: String) -> Result<Int, Failure> {
+    public static func size(_ path: String) -> Result<Int, Failure> {
         var st = stat()
         guard stat(path, &st) == 0 else { return .failure(Failure(errno)) }
         if (st.st_mode & S_IFMT) == S_IFDIR { return .failure(Failure(EISDIR)) }
@@ -28,7 +38,7 @@ enum FileIO {
     }
 
     /// The whole file.
-    static func read(_ path: String) -> Result<[UInt8], Failure> {
+    public static func read(_ path: String) -> Result<[UInt8], Failure> {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { return .failure(Failure(errno)) }
         defer { close(fd) }
@@ -43,11 +53,11 @@ enum FileIO {
     }
 
     /// An open file written line by line (events).
-    final class Writer {
+    public final class Writer {
         private let fd: Int32
 
         /// Creates or truncates the file.
-        init(path: String) throws(Failure) {
+        public init(path: String) throws(Failure) {
             fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
             guard fd >= 0 else { throw Failure(errno) }
         }
@@ -55,7 +65,7 @@ enum FileIO {
         deinit { close(fd) }
 
         /// Writes all bytes.
-        func write(_ text: String) {
+        public func write(_ text: String) {
             let bytes = Array(text.utf8)
             var offset = 0
             while offset < bytes.count {
@@ -67,7 +77,7 @@ enum FileIO {
     }
 
     /// Writes a whole file (created or truncated).
-    static func write(_ text: String, to path: String) -> Result<Void, Failure> {
+    public static func write(_ text: String, to path: String) -> Result<Void, Failure> {
         do {
             let w = try Writer(path: path)
             w.write(text)
@@ -78,7 +88,7 @@ enum FileIO {
     }
 
     /// Writes to standard output or error.
-    static func print(_ text: String, toError: Bool = false) {
+    public static func print(_ text: String, toError: Bool = false) {
         let line = text.hasSuffix("\n") ? text : text + "\n"
         let bytes = Array(line.utf8)
         var offset = 0
@@ -91,8 +101,9 @@ enum FileIO {
 }
 
 /// The process environment, read from `environ` without Foundation.
-enum Environment {
-    static var current: [String: String] {
+public enum Environment {
+    /// Every variable.
+    public static var current: [String: String] {
         var env: [String: String] = [:]
         var p = environ
         while let entry = p.pointee {

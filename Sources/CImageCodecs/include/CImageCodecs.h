@@ -1,0 +1,16 @@
+#ifndef CIMAGECODECS_H
+#define CIMAGECODECS_H
+#include <stddef.h>
+
+/// Decodes a PNG or JPEG held in memory into 8-bit RGBA rows.
+/// On success returns 0 and sets *pixels (free with rocket_image_free), *width and *height.
+/// On failure returns -1 and writes a message into error (at most error_length bytes).
+/// Images larger than max_pixels are refused (a bound on memory).
+int rocket_image_decode(const unsigned char *data, size_t length, size_t max_pixels,
+                        unsigned char **pixels, int *width, int *height,
+                        char *error, size_t error_length);
+
+/// Frees pixels returned by rocket_image_decode.
+void rocket_image_free(unsigned char *pixels);
+
+#endif

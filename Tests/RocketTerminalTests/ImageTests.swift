@@ -1,0 +1,92 @@
+import CTestSupport
+import Foundation
+import Testing
+@testable import RocketTerminal
+import RocketAlert
+import RocketCore
+
+@Suite("Pictures as half-block cells")
+struct ImageTests {
+    static let logoPath = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().appendingPathComponent("examples/rocket-logo.png").path
+
+    @Test("A PNG file decodes with its size and pixels")
+    func png() throws {
+        let image = try TerminalImage.load(path: Self.logoPath).get()
+        #expect(image.width == 48 && image.height == 48)
+        // The corner is transparent (the logo is a disc); the centre is opaque.
+        #expect(image.pixels[3] == 0)
+        #expect(image.pixels[(24 * 48 + 24) * 4 + 3] == 255)
+    }
+
+    @Test("A JPEG decodes to the colours it was encoded from")
+    func jpeg() throws {
+        var rgb: [UInt8] = []
+        for y in 0..<16 { for _ in 0..<16 { rgb += y < 8 ? [250, 20, 20] : [20, 20, 250] } }
+        var out: UnsafeMutablePointer<UInt8>?
+        let size = rocket_test_jpeg(rgb, 16, 16, &out)
+        defer { free(out) }
+        #expect(size > 0)
+        let bytes = Array(UnsafeBufferPointer(start: out, count: Int(size)))
+        let image = try TerminalImage.decode(bytes).get()
+        #expect(image.width == 16 && image.height == 16)
+        let cells = image.cells(columns: 1, rows: 1, style: .square)
+        guard case .rgb(let r, _, let b) = cells[0][0].style.foreground, case .rgb(let r2, _, let b2) = cells[0][0].style.background else {
+            Issue.record("expected truecolour cells"); return
+        }
+        #expect(r > 200 && b < 60)     // top half red
+        #expect(r2 < 60 && b2 > 200)   // bottom half blue
+        #expect(cells[0][0].text == "▀")
+    }
+
+    @Test("Bad image data is an error value, never a crash", arguments: [
+        [] as [UInt8], [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0, 0], [0xFF, 0xD8, 0xFF, 0xE0, 1, 2, 3], Array("GIF89a".utf8),
+    ])
+    func badData(bytes: [UInt8]) {
+        guard case .failure(let e) = TerminalImage.decode(bytes) else { Issue.record("decoded garbage"); return }
+        #expect(!e.reason.isEmpty)
+    }
+
+    @Test("A missing file says so")
+    func missing() {
+        guard case .failure(let e) = TerminalImage.load(path: "/nonexistent/x.png") else { Issue.record("loaded"); return }
+        #expect(e.reason == "no such file")
+    }
+
+    @Test("Fitting keeps the aspect ratio within the box")
+    func fit() {
+        let wide = TerminalImage(width: 200, height: 50, pixels: [UInt8](repeating: 255, count: 200 * 50 * 4))
+        #expect(wide.fit(maxColumns: 40, maxRows: 8) == (columns: 40, rows: 5))
+        let tall = TerminalImage(width: 50, height: 200, pixels: [UInt8](repeating: 255, count: 50 * 200 * 4))
+        #expect(tall.fit(maxColumns: 40, maxRows: 8) == (columns: 4, rows: 8))
+    }
+
+    @Test("Corner styles cut the corners: circular more than round, square not at all")
+    func corners() {
+        let solid = TerminalImage(width: 16, height: 16, pixels: [UInt8](repeating: 255, count: 16 * 16 * 4))
+        func blanks(_ style: RocketImageStyle) -> Int {
+            // A cell is whole when both its pixels show: "▀" over a coloured background.
+            solid.cells(columns: 8, rows: 4, style: style).joined().filter { !($0.text == "▀" && $0.style.background != .default) }.count
+        }
+        #expect(blanks(.square) == 0)
+        #expect(blanks(.round) > 0)
+        #expect(blanks(.circular) > blanks(.round))
+    }
+
+    @Test("The image block draws the picture in its bubble; without colour, a text line instead")
+    func layout() throws {
+        let bytes = Array(try Data(contentsOf: URL(fileURLWithPath: Self.logoPath)))
+        let block = ImageRocketBlock(image: .bytes(bytes), text: "Our logo")
+        var c = Conversation(root: block, options: ConversationOptions(timing: .instant))
+        c.start(at: 0)
+        var view = ConversationView(width: 60, author: RocketAuthor(image: nil, name: "Rocket"), closeTitle: nil, strings: .english)
+        view.images = [block.image.cacheKey: try block.image.decoded().get()]
+        let drawn = view.layout(c, ui: ConversationUI()).0
+        #expect(drawn.rows.count == 2 + ConversationView.imageRows + 1 + 1)
+        #expect(drawn.rows.joined().contains { $0.text == "▀" || $0.text == "▄" })
+        #expect(drawn.lines.contains { $0.contains("Our logo") })
+        view.drawsImages = false
+        let fallback = view.layout(c, ui: ConversationUI()).0
+        #expect(fallback.lines.contains { $0.contains("▣ image") })
+    }
+}
