@@ -12,6 +12,8 @@ public enum Key: Hashable, Sendable {
     case paste(String)
     /// A mouse button press at a 0-based screen row and column (SGR mouse reporting).
     case mouse(row: Int, column: Int)
+    /// The terminal's answer to a cursor-position query (ESC [ 6 n): 0-based row and column.
+    case cursorPosition(row: Int, column: Int)
     /// A sequence this decoder does not know (ignored by front ends).
     case unknown
 }
@@ -170,6 +172,8 @@ public struct KeyDecoder: Sendable {
         case 0x48: return (.home, used)
         case 0x46: return (.end, used)
         case 0x5A: return (.backTab, used)  // ESC [ Z
+        case 0x52 where params.count == 2 && params[0] > 0 && params[1] > 0:  // ESC [ row ; col R
+            return (.cursorPosition(row: params[0] - 1, column: params[1] - 1), used)
         case 0x7E:
             switch first {
             case 1, 7: return (.home, used)

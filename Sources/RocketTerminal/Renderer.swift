@@ -55,6 +55,20 @@ public struct InlineRenderer: Sendable {
     private var style = CellStyle()    // the terminal's current SGR state
     private var cursorVisible = true
     private var out: [UInt8] = []
+    /// The screen row (0-based) where the region started: from a cursor-position report, which
+    /// may arrive after the first frames (0 after ``invalidate(screenHeight:)``).
+    public var startRow: Int?
+    private var baseRows = 1           // rows that existed when the region started
+    private var newlines = 0           // growth newlines written since then
+
+    /// The frame row under a screen row, once the start row is known: frame row 0 sits at the
+    /// start row, less every line the screen has scrolled since (each newline written below the
+    /// screen's last row scrolls it by one).
+    public func frameRow(forScreenRow row: Int, screenHeight: Int) -> Int? {
+        guard let start = startRow else { return nil }
+        let scrolled = max(0, start + (baseRows - 1) + newlines - (screenHeight - 1))
+        return row - (start - scrolled)
+    }
 
     /// A renderer whose region starts at the current (fresh) line.
     public init(depth: ColorDepth) {
@@ -75,6 +89,7 @@ public struct InlineRenderer: Sendable {
                 move(toRow: createdRows - 1, column: cursorRow == createdRows - 1 ? cursorColumn : 0)
                 resetStyleIfNeeded()
                 emit("\r\n")
+                newlines += 1
                 createdRows += 1
                 cursorRow = createdRows - 1
                 cursorColumn = 0
@@ -143,6 +158,9 @@ public struct InlineRenderer: Sendable {
         emit("\u{1B}[H\u{1B}[2J")
         previous = []
         topOffset = 0
+        startRow = 0
+        baseRows = max(1, screenHeight)
+        newlines = 0
         createdRows = max(1, screenHeight)
         cursorRow = 0
         cursorColumn = 0

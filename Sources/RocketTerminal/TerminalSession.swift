@@ -124,6 +124,7 @@ public final class TerminalSession {
         var renderer = InlineRenderer(depth: depth)
         var view = view()
         var hits: [HitRegion] = []
+        terminal.write("\u{1B}[6n")  // where the region starts, to map mouse clicks (answered as a key)
         rocket.show()
         while true {
             rocket.tick()
@@ -136,7 +137,7 @@ public final class TerminalSession {
             switch terminal.wait(timeout: timeout(extra: decoder.hasPending ? 0.05 : nil)) {
             case .input(let bytes):
                 if bytes.isEmpty { interruptedBy = SIGHUP; rocket.interrupt(); continue }
-                for key in decoder.feed(bytes) { apply(KeyController.handle(key, conversation: rocket.conversation, ui: &ui, hits: hits)) }
+                for key in decoder.feed(bytes) { handleKey(key, renderer: &renderer, hits: hits) }
             case .signal(let s):
                 if s == SIGWINCH {
                     terminal.write(renderer.invalidate(screenHeight: terminal.size.rows))
@@ -145,8 +146,21 @@ public final class TerminalSession {
                     _ = handleSignal(s)
                 }
             case .timeout:
-                for key in decoder.flush() { apply(KeyController.handle(key, conversation: rocket.conversation, ui: &ui, hits: hits)) }
+                for key in decoder.flush() { handleKey(key, renderer: &renderer, hits: hits) }
             }
+        }
+    }
+
+    private func handleKey(_ key: Key, renderer: inout InlineRenderer, hits: [HitRegion]) {
+        switch key {
+        case .cursorPosition(let row, _):
+            if renderer.startRow == nil { renderer.startRow = row }
+        case .mouse(let row, let column):
+            // Screen rows → frame rows; without a known origin a click cannot be placed.
+            guard let frameRow = renderer.frameRow(forScreenRow: row, screenHeight: terminal.size.rows) else { return }
+            apply(KeyController.handle(.mouse(row: frameRow, column: column), conversation: rocket.conversation, ui: &ui, hits: hits))
+        default:
+            apply(KeyController.handle(key, conversation: rocket.conversation, ui: &ui, hits: hits))
         }
     }
 

@@ -63,6 +63,30 @@ struct PTYTests {
         #expect(try String(contentsOfFile: dir + "/e.jsonl", encoding: .utf8).contains(#""reason":"completed""#))
     }
 
+    @Test("A mouse click presses the button under it")
+    func mouseClick() throws {
+        let dir = scratchDirectory()
+        write(tinyFlow, to: dir + "/flow.json")
+        let run = try PTYRun(["play", dir + "/flow.json", "--instant"])
+        #expect(run.waitFor("[ Later ]"))
+        let row = try #require(run.screen.lines.firstIndex { $0.contains("[ Later ]") })
+        let column = try #require(run.screen.lines[row].range(of: "Later")).lowerBound.utf16Offset(in: run.screen.lines[row])
+        run.send("\u{1B}[<0;\(column + 1);\(row + 1)M\u{1B}[<0;\(column + 1);\(row + 1)m")
+        #expect(run.waitFor("Bye"))
+        run.send([0x03])
+        #expect(run.waitForExit() == 130)
+    }
+
+    @Test("A crash (fatal signal) still restores the terminal")
+    func crash() throws {
+        let run = try PTYRun(["demo"])
+        #expect(run.waitFor("Enter continue"))
+        kill(run.rocketPID, SIGSEGV)
+        let status = run.waitForExit()
+        #expect(status != nil && status != 0)
+        #expect(run.terminalRestored)
+    }
+
     @Test("A resize reflows the transcript")
     func resize() throws {
         let dir = scratchDirectory()

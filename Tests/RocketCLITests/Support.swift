@@ -119,7 +119,16 @@ final class PTYRun {
                 let r = read(master, &buffer, buffer.count)
                 if r <= 0 { return }
                 raw += buffer[..<r]
-                screen.feed(Array(buffer[..<r]))
+                // Answer cursor-position queries as a terminal does, with the cursor where it
+                // is when the query arrives.
+                var chunk = Array(buffer[..<r])
+                let query: [UInt8] = [0x1B, 0x5B, 0x36, 0x6E]
+                while let at = (0..<max(0, chunk.count - 3)).first(where: { Array(chunk[$0..<($0 + 4)]) == query }) {
+                    screen.feed(Array(chunk[..<at]))
+                    send("\u{1B}[\(screen.row + 1);\(screen.column + 1)R")
+                    chunk.removeFirst(at + 4)
+                }
+                screen.feed(chunk)
             }
         }
     }

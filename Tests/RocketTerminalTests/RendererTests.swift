@@ -99,3 +99,35 @@ struct RendererTests {
         #expect(vt.lines.prefix(3) == ["ONE", "TWO", "THREE"])
     }
 }
+
+@Suite("Mouse rows: screen to frame")
+struct MouseMappingTests {
+    @Test("Frame rows follow the region as the screen scrolls, even when the position report comes late")
+    func mapping() {
+        var r = InlineRenderer(depth: .none)
+        var f = ScreenBuffer(width: 10)
+        for k in 0..<6 { let row = f.addRow(); f.put("r\(k)", row: row, column: 0) }
+        // The region started on screen row 2 of a 5-row screen; 6 rows scroll the screen by 3.
+        var vt = VirtualTerminal(width: 11, height: 5)
+        vt.feed(Array("a\r\nb\r\n".utf8))
+        vt.feed(r.render(f, screenHeight: 5))
+        #expect(r.frameRow(forScreenRow: 0, screenHeight: 5) == nil)
+        r.startRow = 2                           // the report arrives after the frame
+        for screenRow in 0..<5 {
+            let frame = r.frameRow(forScreenRow: screenRow, screenHeight: 5)!
+            #expect(vt.lines[screenRow] == "r\(frame)")
+        }
+        // After a resize the region restarts at the top.
+        vt.feed(r.invalidate(screenHeight: 5))
+        vt.feed(r.render(f, screenHeight: 5))
+        for screenRow in 0..<5 {
+            #expect(vt.lines[screenRow] == "r\(r.frameRow(forScreenRow: screenRow, screenHeight: 5)!)")
+        }
+    }
+
+    @Test("Cursor-position reports decode")
+    func report() {
+        var d = KeyDecoder()
+        #expect(d.feed(Array("\u{1B}[12;1R".utf8)) == [.cursorPosition(row: 11, column: 0)])
+    }
+}
