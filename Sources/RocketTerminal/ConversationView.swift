@@ -141,11 +141,16 @@ public struct ConversationView: Sendable {
         return (screen, hits)
     }
 
+    /// A bubble's top or bottom border on a new row.
+    private func edge(_ leftCorner: String, _ rightCorner: String, inner: Int, left: Int, style: CellStyle, into screen: inout ScreenBuffer) {
+        let row = screen.addRow()
+        screen.put(leftCorner + String(repeating: "─", count: inner + 2) + rightCorner, row: row, column: left, style: style)
+    }
+
     private func drawBubble(_ lines: [String], style: CellStyle, into screen: inout ScreenBuffer, badge: Bool) {
         let inner = lines.map { DisplayWidth.of($0) }.max() ?? 0
         let left = ConversationView.gutter
-        let top = screen.addRow()
-        screen.put("╭" + String(repeating: "─", count: inner + 2) + "╮", row: top, column: left, style: ConversationView.border)
+        edge("╭", "╮", inner: inner, left: left, style: ConversationView.border, into: &screen)
         for (k, line) in lines.enumerated() {
             let r = screen.addRow()
             if badge && k == 0 { screen.put(badgeText, row: r, column: 0, style: badgeStyle) }
@@ -153,24 +158,21 @@ public struct ConversationView: Sendable {
             screen.put(line, row: r, column: left + 2, style: style)
             screen.put(" │", row: r, column: left + 2 + inner, style: ConversationView.border)
         }
-        let bottom = screen.addRow()
-        screen.put("╰" + String(repeating: "─", count: inner + 2) + "╯", row: bottom, column: left, style: ConversationView.border)
+        edge("╰", "╯", inner: inner, left: left, style: ConversationView.border, into: &screen)
     }
 
     private func drawReply(_ text: String, bubbleMax: Int, into screen: inout ScreenBuffer) {
         let lines = TextWrap.wrap(text, width: bubbleMax)
         let inner = lines.map { DisplayWidth.of($0) }.max() ?? 0
         let left = max(ConversationView.gutter, width - inner - 4)
-        let top = screen.addRow()
-        screen.put("╭" + String(repeating: "─", count: inner + 2) + "╮", row: top, column: left, style: ConversationView.replyStyle)
+        edge("╭", "╮", inner: inner, left: left, style: ConversationView.replyStyle, into: &screen)
         for line in lines {
             let r = screen.addRow()
             screen.put("│ ", row: r, column: left, style: ConversationView.replyStyle)
             screen.put(line, row: r, column: left + 2 + inner - DisplayWidth.of(line))
             screen.put(" │", row: r, column: left + 2 + inner, style: ConversationView.replyStyle)
         }
-        let bottom = screen.addRow()
-        screen.put("╰" + String(repeating: "─", count: inner + 2) + "╯", row: bottom, column: left, style: ConversationView.replyStyle)
+        edge("╰", "╯", inner: inner, left: left, style: ConversationView.replyStyle, into: &screen)
     }
 
     private func buttonLabel(_ title: String) -> String { "[ " + Sanitizer.clean(title, keepNewlines: false) + " ]" }
@@ -210,8 +212,7 @@ public struct ConversationView: Sendable {
                 let cells = picture.cells(columns: size.columns, rows: size.rows, style: image.imageStyle)
                 let inner = max(padLeft + size.columns + padRight, textLines.map { DisplayWidth.of($0) }.max() ?? 0)
                 let left = ConversationView.gutter
-                let top = screen.addRow()
-                screen.put("╭" + String(repeating: "─", count: inner + 2) + "╮", row: top, column: left, style: ConversationView.border)
+                edge("╭", "╮", inner: inner, left: left, style: ConversationView.border, into: &screen)
                 for (k, row) in cells.enumerated() {
                     let r = screen.addRow()
                     if k == 0 { screen.put(badgeText, row: r, column: 0, style: badgeStyle) }
@@ -225,8 +226,7 @@ public struct ConversationView: Sendable {
                     screen.put(line, row: r, column: left + 2, style: style)
                     screen.put(" │", row: r, column: left + 2 + inner, style: ConversationView.border)
                 }
-                let bottom = screen.addRow()
-                screen.put("╰" + String(repeating: "─", count: inner + 2) + "╯", row: bottom, column: left, style: ConversationView.border)
+                edge("╰", "╯", inner: inner, left: left, style: ConversationView.border, into: &screen)
             } else {
                 let lines = [String(repeating: " ", count: padLeft) + "▣ " + strings.imageLabel + name]
                 drawBubble(lines + textLines, style: style, into: &screen, badge: true)
