@@ -10,6 +10,7 @@ let package = Package(
         .library(name: "RocketAlert", targets: ["RocketAlert"]),
         .library(name: "RocketFlow", targets: ["RocketFlow"]),
         .library(name: "RocketTerminal", targets: ["RocketTerminal"]),
+        .library(name: "RocketScenarios", targets: ["RocketScenarios"]),
         .executable(name: "rocket", targets: ["rocket"]),
     ],
     targets: [
@@ -23,8 +24,12 @@ let package = Package(
         .target(name: "CImageCodecs", linkerSettings: [.linkedLibrary("png16"), .linkedLibrary("jpeg"), .linkedLibrary("z"), .linkedLibrary("m")]),
         // Terminal front end: raw mode, keys, width, screen buffer, diff renderer, images, plain mode.
         .target(name: "RocketTerminal", dependencies: ["RocketAlert", "RocketCore", "CImageCodecs"]),
+        // SQLite through the system's libsqlite3 (Debian: libsqlite3-dev).
+        .systemLibrary(name: "CSQLite", path: "Sources/CSQLite"),
+        // WaitForIt's scenarios: rules, decisions with explanations, in-memory, UserDefaults and SQLite stores.
+        .target(name: "RocketScenarios", dependencies: ["RocketCore", "CSQLite"]),
         // The command-line tool.
-        .executableTarget(name: "rocket", dependencies: ["RocketTerminal", "RocketFlow", "RocketAlert", "RocketCore"]),
+        .executableTarget(name: "rocket", dependencies: ["RocketTerminal", "RocketFlow", "RocketAlert", "RocketCore", "RocketScenarios"]),
         // Benchmarks: run with `swift run -c release RocketBench`. Never part of `swift test`.
         .executableTarget(name: "RocketBench", dependencies: ["RocketFlow", "RocketAlert", "RocketCore"]),
         .testTarget(name: "RocketAlertTests", dependencies: ["RocketAlert", "RocketCore"]),

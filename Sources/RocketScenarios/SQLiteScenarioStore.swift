@@ -1,0 +1,334 @@
+import CSQLite
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Statistics in an SQLite database (the system's libsqlite3): WAL journal, one transaction per
+/// operation, exact when several processes use the same file at once, a schema version with
+/// migrations. The default store of the `rocket` command.
+///
+/// Durability: with `.normal` (the default) a committed operation survives the process being
+/// killed at any moment; `.full` also survives power loss, at the cost of an fsync per operation.
+/// A foreign or corrupt file, a read-only location or a full disk is a ``ScenarioStoreError``;
+/// nothing is changed when one is thrown.
+///
+/// ```swift
+/// let store = try SQLiteScenarioStore(path: "/tmp/scenarios.sqlite")
+/// try store.triggerEvent("app-launch", at: now)
+/// ```
+public final class SQLiteScenarioStore: ScenarioStore, @unchecked Sendable {
+    /// How hard a commit waits for the disk.
+    public enum Synchronous: String, Sendable {
+        /// Safe against the process being killed (the OS has the data); no fsync per commit.
+        case normal = "NORMAL"
+        /// Safe against power loss too: an fsync per commit.
+        case full = "FULL"
+    }
+
+    /// The schema this code writes.
+    public static let schemaVersion = 2
+    /// `PRAGMA application_id` of rocket stores ("ROCK"), so a foreign database is recognised.
+    public static let applicationID: Int32 = 0x524F_434B
+
+    /// The file.
+    public let path: String
+    private let handle: OpaquePointer
+    private let lock = Mutex(())  // one operation at a time on the connection
+    private static let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
+
+    /// Opens (creating when missing) a store.
+    public init(path: String, synchronous: Synchronous = .normal) throws(ScenarioStoreError) {
+        self.path = path
+        var handle: OpaquePointer?
+        let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
+        let rc = sqlite3_open_v2(path, &handle, flags, nil)
+        guard rc == SQLITE_OK, let handle else {
+            let message = handle.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"
+            sqlite3_close(handle)
+            throw Self.error(rc, "cannot open \(path): \(message)", path: path)
+        }
+        self.handle = handle
+        sqlite3_busy_timeout(handle, 15_000)
+        do throws(ScenarioStoreError) {
+            try Self.exec(handle, "PRAGMA journal_mode=WAL", path: path)
+            try Self.exec(handle, "PRAGMA synchronous=\(synchronous.rawValue)", path: path)
+            try migrate(handle)
+        } catch {
+            throw error  // deinit closes the connection
+        }
+    }
+
+    deinit {
+        sqlite3_close(handle)
+    }
+
+    // MARK: Errors
+
+    static func error(_ rc: Int32, _ message: String, path: String) -> ScenarioStoreError {
+        switch rc & 0xFF {
+        case SQLITE_READONLY, SQLITE_PERM, SQLITE_CANTOPEN, SQLITE_AUTH:
+            return ScenarioStoreError(.readOnly, "the store cannot be written: \(message)")
+        case SQLITE_FULL: return ScenarioStoreError(.full, "the disk is full: \(message)")
+        case SQLITE_NOTADB: return ScenarioStoreError(.foreign, "\(path) is not a rocket scenario store (not an SQLite database)")
+        case SQLITE_CORRUPT: return ScenarioStoreError(.corrupt, "\(path) is corrupt: \(message)")
+        case SQLITE_BUSY, SQLITE_LOCKED: return ScenarioStoreError(.busy, "the store stayed locked by another process: \(message)")
+        default: return ScenarioStoreError(.io, message)
+        }
+    }
+
+    private static func exec(_ db: OpaquePointer, _ sql: String, path: String) throws(ScenarioStoreError) {
+        var message: UnsafeMutablePointer<CChar>?
+        let rc = sqlite3_exec(db, sql, nil, nil, &message)
+        if rc != SQLITE_OK {
+            let text = message.map { String(cString: $0) } ?? String(cString: sqlite3_errmsg(db))
+            sqlite3_free(message)
+            throw error(rc, text, path: path)
+        }
+    }
+
+    // MARK: Statements
+
+    /// A prepared statement run step by step.
+    private struct Statement {
+        let db: OpaquePointer
+        let stmt: OpaquePointer
+        let path: String
+
+        init(_ db: OpaquePointer, _ sql: String, path: String) throws(ScenarioStoreError) {
+            var s: OpaquePointer?
+            let rc = sqlite3_prepare_v2(db, sql, -1, &s, nil)
+            guard rc == SQLITE_OK, let s else { throw SQLiteScenarioStore.error(rc, String(cString: sqlite3_errmsg(db)), path: path) }
+            self.db = db
+            self.stmt = s
+            self.path = path
+        }
+
+        func bind(_ values: [Any?]) {
+            for (i, v) in values.enumerated() {
+                let k = Int32(i + 1)
+                switch v {
+                case let s as String: sqlite3_bind_text(stmt, k, s, -1, SQLiteScenarioStore.transient)
+                case let d as Double: sqlite3_bind_double(stmt, k, d)
+                case let n as Int: sqlite3_bind_int64(stmt, k, Int64(n))
+                default: sqlite3_bind_null(stmt, k)
+                }
+            }
+        }
+
+        /// Steps; true when a row is ready.
+        func step() throws(ScenarioStoreError) -> Bool {
+            let rc = sqlite3_step(stmt)
+            if rc == SQLITE_ROW { return true }
+            if rc == SQLITE_DONE { return false }
+            throw SQLiteScenarioStore.error(rc, String(cString: sqlite3_errmsg(db)), path: path)
+        }
+
+        func double(_ i: Int32) -> Double? { sqlite3_column_type(stmt, i) == SQLITE_NULL ? nil : sqlite3_column_double(stmt, i) }
+        func int(_ i: Int32) -> Int { Int(sqlite3_column_int64(stmt, i)) }
+        func text(_ i: Int32) -> String { sqlite3_column_text(stmt, i).map { String(cString: $0) } ?? "" }
+        func finalize() { sqlite3_finalize(stmt) }
+    }
+
+    private func run(_ db: OpaquePointer, _ sql: String, _ values: [Any?] = []) throws(ScenarioStoreError) {
+        let s = try Statement(db, sql, path: path)
+        defer { s.finalize() }
+        s.bind(values)
+        while try s.step() {}
+    }
+
+    /// Runs `body` in one `BEGIN IMMEDIATE` transaction: committed when it returns, rolled back
+    /// when it throws.
+    private func transaction<T>(_ body: (OpaquePointer) throws(ScenarioStoreError) -> T) throws(ScenarioStoreError) -> T {
+        let result: Result<T, ScenarioStoreError> = lock.withLock { _ in
+            do throws(ScenarioStoreError) {
+                try Self.exec(handle, "BEGIN IMMEDIATE", path: path)
+                let value = try body(handle)
+                try Self.exec(handle, "COMMIT", path: path)
+                return .success(value)
+            } catch {
+                _ = sqlite3_exec(handle, "ROLLBACK", nil, nil, nil)
+                return .failure(error)
+            }
+        }
+        return try result.get()
+    }
+
+    // MARK: Schema
+
+    /// Each step brings the schema from version `index` to `index + 1`.
+    static let migrations: [String] = [
+        // 0 → 1: WaitForIt's statistics.
+        """
+        CREATE TABLE scenarios (name TEXT PRIMARY KEY NOT NULL, events_count INTEGER NOT NULL DEFAULT 0,
+          executions_count INTEGER NOT NULL DEFAULT 0, first_event REAL, last_event REAL, last_execution REAL);
+        """,
+        // 1 → 2: event times (windows) and executions across scenarios (budgets).
+        """
+        CREATE TABLE events (scenario TEXT NOT NULL, at REAL NOT NULL);
+        CREATE INDEX events_by_scenario ON events (scenario, at);
+        CREATE TABLE executions (scenario TEXT NOT NULL, at REAL NOT NULL);
+        CREATE INDEX executions_by_time ON executions (at);
+        """,
+    ]
+
+    private func pragmaInt(_ db: OpaquePointer, _ name: String) throws(ScenarioStoreError) -> Int {
+        let s = try Statement(db, "PRAGMA \(name)", path: path)
+        defer { s.finalize() }
+        return try s.step() ? s.int(0) : 0
+    }
+
+    /// Brings the schema to ``schemaVersion``, refusing foreign files and newer schemas.
+    private func migrate(_ handle: OpaquePointer, to target: Int = SQLiteScenarioStore.schemaVersion) throws(ScenarioStoreError) {
+        try Self.exec(handle, "BEGIN IMMEDIATE", path: path)
+        do throws(ScenarioStoreError) {
+            let app = try pragmaInt(handle, "application_id")
+            let version = try pragmaInt(handle, "user_version")
+            let tables = try pragmaInt(handle, "schema_version")  // changes with any table: 0 for an empty file
+            if app != Int(Self.applicationID) && !(app == 0 && tables == 0) {
+                throw ScenarioStoreError(.foreign, "\(path) is an SQLite database of another program, not a rocket scenario store")
+            }
+            if version > target {
+                throw ScenarioStoreError(.newerSchema, "\(path) was written by a newer rocket (schema \(version); this one reads up to \(target))")
+            }
+            if version < target {
+                for step in version..<target { try Self.exec(handle, Self.migrations[step], path: path) }
+                try Self.exec(handle, "PRAGMA application_id=\(Self.applicationID); PRAGMA user_version=\(target)", path: path)
+            }
+            try Self.exec(handle, "COMMIT", path: path)
+        } catch {
+            _ = sqlite3_exec(handle, "ROLLBACK", nil, nil, nil)
+            throw error
+        }
+    }
+
+    /// Opens a store at an older schema version (for migration tests).
+    static func create(path: String, schemaVersion: Int) throws(ScenarioStoreError) {
+        var handle: OpaquePointer?
+        guard sqlite3_open(path, &handle) == SQLITE_OK, let handle else { throw ScenarioStoreError(.io, "cannot open \(path)") }
+        defer { sqlite3_close(handle) }
+        for step in 0..<schemaVersion { try exec(handle, migrations[step], path: path) }
+        try exec(handle, "PRAGMA application_id=\(applicationID); PRAGMA user_version=\(schemaVersion)", path: path)
+    }
+
+    // MARK: Operations
+
+    private func read(_ db: OpaquePointer, _ name: String, events: Bool) throws(ScenarioStoreError) -> ScenarioStats {
+        var stats = ScenarioStats()
+        let s = try Statement(db, "SELECT events_count, executions_count, first_event, last_event, last_execution FROM scenarios WHERE name = ?", path: path)
+        s.bind([name])
+        if try s.step() {
+            stats = ScenarioStats(eventsCount: s.int(0), executionsCount: s.int(1), firstEventDate: s.double(2),
+                                  lastEventDate: s.double(3), lastExecutionDate: s.double(4))
+        }
+        s.finalize()
+        if events {
+            let e = try Statement(db, "SELECT at FROM (SELECT at, rowid FROM events WHERE scenario = ? ORDER BY rowid DESC LIMIT ?) ORDER BY rowid", path: path)
+            defer { e.finalize() }
+            e.bind([name, ScenarioStats.recentLimit])
+            while try e.step() { stats.recentEvents.append(e.double(0) ?? 0) }
+        }
+        return stats
+    }
+
+    public func triggerEvent(_ name: String, at now: Double) throws(ScenarioStoreError) {
+        try transaction { (db) throws(ScenarioStoreError) in
+            try run(db, """
+                INSERT INTO scenarios (name, events_count, first_event, last_event) VALUES (?1, 1, ?2, ?2)
+                ON CONFLICT(name) DO UPDATE SET events_count = events_count + 1,
+                  first_event = COALESCE(first_event, excluded.first_event), last_event = excluded.last_event
+                """, [name, now])
+            try run(db, "INSERT INTO events (scenario, at) VALUES (?, ?)", [name, now])
+            // Keep the most recent events only (checked every 100 inserts to stay cheap).
+            if sqlite3_last_insert_rowid(db) % 100 == 0 {
+                try run(db, "DELETE FROM events WHERE scenario = ?1 AND rowid <= (SELECT rowid FROM events WHERE scenario = ?1 ORDER BY rowid DESC LIMIT 1 OFFSET ?2)",
+                        [name, ScenarioStats.recentLimit])
+            }
+        }
+    }
+
+    public func tryExecute(_ name: String, at now: Double, rules: ScenarioRules,
+                           decide: (ScenarioStats, [Double]) -> Bool) throws(ScenarioStoreError) -> Bool {
+        try transaction { (db) throws(ScenarioStoreError) -> Bool in
+            let stats = try read(db, name, events: rules.minEventsInWindow != nil)
+            var executions: [Double] = []
+            if let budget = rules.budget {
+                let s = try Statement(db, "SELECT at FROM executions WHERE at > ? ORDER BY at", path: path)
+                defer { s.finalize() }
+                s.bind([now - budget.seconds])
+                while try s.step() { executions.append(s.double(0) ?? 0) }
+            }
+            guard decide(stats, executions) else { return false }
+            try run(db, """
+                INSERT INTO scenarios (name, executions_count, last_execution) VALUES (?1, 1, ?2)
+                ON CONFLICT(name) DO UPDATE SET executions_count = executions_count + 1, last_execution = excluded.last_execution
+                """, [name, now])
+            try run(db, "INSERT INTO executions (scenario, at) VALUES (?, ?)", [name, now])
+            if sqlite3_last_insert_rowid(db) % 100 == 0 {
+                try run(db, "DELETE FROM executions WHERE rowid <= (SELECT rowid FROM executions ORDER BY rowid DESC LIMIT 1 OFFSET ?)",
+                        [ScenarioSnapshot.executionLimit])
+            }
+            return true
+        }
+    }
+
+    public func stats(_ name: String) throws(ScenarioStoreError) -> ScenarioStats {
+        try transaction { (db) throws(ScenarioStoreError) in try read(db, name, events: true) }
+    }
+
+    public func reset(_ name: String) throws(ScenarioStoreError) {
+        try transaction { (db) throws(ScenarioStoreError) in
+            try run(db, "DELETE FROM scenarios WHERE name = ?", [name])
+            try run(db, "DELETE FROM events WHERE scenario = ?", [name])
+        }
+    }
+
+    public func resetAll() throws(ScenarioStoreError) {
+        try transaction { (db) throws(ScenarioStoreError) in
+            try run(db, "DELETE FROM scenarios; ")
+            try run(db, "DELETE FROM events")
+            try run(db, "DELETE FROM executions")
+        }
+    }
+
+    /// The names of every scenario with statistics.
+    public func names() throws(ScenarioStoreError) -> [String] {
+        try transaction { (db) throws(ScenarioStoreError) in
+            let s = try Statement(db, "SELECT name FROM scenarios ORDER BY name", path: path)
+            defer { s.finalize() }
+            var out: [String] = []
+            while try s.step() { out.append(s.text(0)) }
+            return out
+        }
+    }
+
+    public func snapshot() throws(ScenarioStoreError) -> ScenarioSnapshot {
+        try transaction { (db) throws(ScenarioStoreError) in
+            let s = try Statement(db, "SELECT name FROM scenarios ORDER BY name", path: path)
+            var names: [String] = []
+            while try s.step() { names.append(s.text(0)) }
+            s.finalize()
+            var all: [String: ScenarioStats] = [:]
+            for n in names { all[n] = try read(db, n, events: true) }
+            let e = try Statement(db, "SELECT scenario, at FROM executions ORDER BY rowid", path: path)
+            defer { e.finalize() }
+            var executions: [ScenarioSnapshot.Execution] = []
+            while try e.step() { executions.append(.init(scenario: e.text(0), at: e.double(1) ?? 0)) }
+            return ScenarioSnapshot(scenarios: all, executions: executions)
+        }
+    }
+
+    public func restore(_ snapshot: ScenarioSnapshot) throws(ScenarioStoreError) {
+        try transaction { (db) throws(ScenarioStoreError) in
+            try run(db, "DELETE FROM scenarios")
+            try run(db, "DELETE FROM events")
+            try run(db, "DELETE FROM executions")
+            for (name, entry) in snapshot.scenarios {
+                try run(db, "INSERT INTO scenarios VALUES (?, ?, ?, ?, ?, ?)",
+                        [name, entry.eventsCount, entry.executionsCount, entry.firstEventDate, entry.lastEventDate, entry.lastExecutionDate])
+                for at in entry.recentEvents { try run(db, "INSERT INTO events (scenario, at) VALUES (?, ?)", [name, at]) }
+            }
+            for e in snapshot.executions { try run(db, "INSERT INTO executions (scenario, at) VALUES (?, ?)", [e.scenario, e.at]) }
+        }
+    }
+}

@@ -1,0 +1,142 @@
+import Foundation
+
+/// A scenario named by a string, with its rules and an optional custom condition: what flow
+/// files and the CLI use, and what a ``Scenario`` type turns into.
+///
+/// ```swift
+/// let askReview = NamedScenario("ask-review", rules: ScenarioRules(minEventsRequired: 5, maxExecutionsPermitted: 3))
+/// try askReview.triggerEvent(in: store, at: now)
+/// let shown = try askReview.tryToExecute(in: store, at: now)
+/// ```
+public struct NamedScenario: Sendable {
+    /// The stable name statistics are stored under.
+    public var name: String
+    /// The rules.
+    public var rules: ScenarioRules
+    /// Called on every try, even when another check fails (the original's `customConditions`).
+    public var customCondition: (@Sendable () -> Bool)?
+
+    /// Creates a scenario.
+    public init(_ name: String, rules: ScenarioRules = ScenarioRules(), customCondition: (@Sendable () -> Bool)? = nil) {
+        self.name = name
+        self.rules = rules
+        self.customCondition = customCondition
+    }
+
+    /// Counts an event; checks nothing.
+    public func triggerEvent(in store: any ScenarioStore, at now: Double) throws(ScenarioStoreError) {
+        try store.triggerEvent(name, at: now)
+    }
+
+    /// Tries to execute: when every condition passes, this try *is* the execution (count + 1,
+    /// time recorded) before it returns true.
+    public func tryToExecute(in store: any ScenarioStore, at now: Double) throws(ScenarioStoreError) -> Bool {
+        try decide(in: store, at: now).allowed
+    }
+
+    /// Tries to execute and returns the whole decision (every check, the earliest time it could pass).
+    @discardableResult
+    public func decide(in store: any ScenarioStore, at now: Double) throws(ScenarioStoreError) -> ScenarioDecision {
+        var decision: ScenarioDecision?
+        _ = try store.tryExecute(name, at: now, rules: rules) { stats, executions in
+            let d = ScenarioEvaluator.evaluate(rules: rules, stats: stats, recentExecutions: executions, now: now, custom: customCondition)
+            decision = d
+            return d.allowed
+        }
+        return decision!
+    }
+
+    /// The decision without recording anything (a dry run; the custom condition is still called).
+    public func explain(in store: any ScenarioStore, at now: Double) throws(ScenarioStoreError) -> ScenarioDecision {
+        var decision: ScenarioDecision?
+        _ = try store.tryExecute(name, at: now, rules: rules) { stats, executions in
+            decision = ScenarioEvaluator.evaluate(rules: rules, stats: stats, recentExecutions: executions, now: now, custom: customCondition)
+            return false
+        }
+        return decision!
+    }
+
+    /// Clears this scenario's statistics; its rules are kept.
+    public func reset(in store: any ScenarioStore) throws(ScenarioStoreError) {
+        try store.reset(name)
+    }
+}
+
+/// WaitForIt's scenario as a type: declare the rules, then trigger and try.
+///
+/// The original kept configuration in mutable statics, which Swift 6 forbids; here ``rules`` is a
+/// computed static property (it may still vary from call to call, as `config()` could), and the
+/// store is passed in (default: ``ScenarioStores/standard``).
+///
+/// ```swift
+/// struct ShowTutorial: Scenario {
+///     static var rules: ScenarioRules { ScenarioRules(maxExecutionsPermitted: 1) }
+/// }
+/// try ShowTutorial.triggerEvent()
+/// try ShowTutorial.tryToExecute { didExecute in if didExecute { showTutorial() } }
+/// ```
+public protocol Scenario {
+    /// The stable name statistics are stored under. Default: the type's full name
+    /// (`Module.Outer.Inner`, so nested types never collide); override it to rename a type
+    /// without losing data.
+    static var name: String { get }
+    /// The rules (the original's `config()`), read on every call.
+    static var rules: ScenarioRules { get }
+    /// The custom condition, called on every try (default: none).
+    static var customCondition: (@Sendable () -> Bool)? { get }
+}
+
+extension Scenario {
+    public static var name: String { String(reflecting: Self.self) }
+    public static var customCondition: (@Sendable () -> Bool)? { nil }
+
+    /// This type as a named scenario.
+    public static var named: NamedScenario { NamedScenario(name, rules: rules, customCondition: customCondition) }
+
+    /// Counts an event now (or at `timeNow`, as the original's test hook).
+    public static func triggerEvent(store: any ScenarioStore = ScenarioStores.standard, timeNow: Date = Date()) throws(ScenarioStoreError) {
+        try named.triggerEvent(in: store, at: timeNow.timeIntervalSince1970)
+    }
+
+    /// Tries to execute and calls `completion` once, synchronously, with the answer; a true
+    /// answer has already been counted as an execution.
+    public static func tryToExecute(store: any ScenarioStore = ScenarioStores.standard, timeNow: Date = Date(),
+                                    completion: (Bool) -> Void) throws(ScenarioStoreError) {
+        completion(try named.tryToExecute(in: store, at: timeNow.timeIntervalSince1970))
+    }
+
+    /// Tries to execute and returns the answer.
+    public static func tryToExecute(store: any ScenarioStore = ScenarioStores.standard, timeNow: Date = Date()) async throws(ScenarioStoreError) -> Bool {
+        try named.tryToExecute(in: store, at: timeNow.timeIntervalSince1970)
+    }
+
+    /// Clears the statistics (the rules are kept).
+    public static func reset(store: any ScenarioStore = ScenarioStores.standard) throws(ScenarioStoreError) {
+        try named.reset(in: store)
+    }
+}
+
+/// Where ``Scenario`` types keep their statistics by default.
+public enum ScenarioStores {
+    /// The process-wide default: `UserDefaults.standard` with WaitForIt's key names, so apps that
+    /// used WaitForIt keep their counts. Use a ``SQLiteScenarioStore`` where durability matters.
+    public static let standard: any ScenarioStore = UserDefaultsScenarioStore(defaults: .standard)
+}
+
+/// Picks among several scenarios: the eligible one with the highest priority executes (ties go
+/// to the earlier in the list); the others are left untouched.
+///
+/// ```swift
+/// let winner = try ScenarioArbiter.executeFirst(of: [review, tip, survey], in: store, at: now)
+/// ```
+public enum ScenarioArbiter {
+    /// The name of the scenario that executed, or nil when none was eligible.
+    public static func executeFirst(of candidates: [NamedScenario], in store: any ScenarioStore, at now: Double) throws(ScenarioStoreError) -> String? {
+        let ordered = candidates.enumerated().sorted { ($0.element.rules.priority, -$0.offset) > ($1.element.rules.priority, -$1.offset) }
+        for (_, scenario) in ordered where try scenario.explain(in: store, at: now).allowed {
+            // Decide again, atomically: another process may have used the budget meanwhile.
+            if try scenario.tryToExecute(in: store, at: now) { return scenario.name }
+        }
+        return nil
+    }
+}

@@ -1,0 +1,145 @@
+/// One condition of a decision, with whether it passed and why.
+public struct ScenarioCheck: Hashable, Sendable {
+    /// Which condition.
+    public enum Condition: String, Hashable, Sendable, CaseIterable {
+        case minEventsRequired, maxEventsPermitted, maxExecutionsPermitted, minSecondsSinceFirstEvent,
+             minSecondsSinceLastEvent, minSecondsBetweenExecutions, minEventsInWindow, budget, customConditions
+    }
+    /// The condition.
+    public var condition: Condition
+    /// Whether it passed.
+    public var passed: Bool
+    /// A sentence with the numbers: "events 2 ≥ 5 required".
+    public var detail: String
+    /// The earliest time it could pass by the clock alone, when that can be known (time rules).
+    public var earliestPass: Double?
+}
+
+/// The answer to "may this scenario execute now?", with every condition's check.
+///
+/// ```swift
+/// let d = ScenarioEvaluator.evaluate(rules: rules, stats: stats, recentExecutions: [], now: now)
+/// if !d.allowed { print(d.explanation) }
+/// ```
+public struct ScenarioDecision: Hashable, Sendable {
+    /// True when every condition passed.
+    public var allowed: Bool
+    /// Each condition that is set, in the original's order, then the extensions.
+    public var checks: [ScenarioCheck]
+    /// True when `now` is earlier than a recorded time: the clock moved backwards.
+    public var clockMovedBackwards: Bool
+
+    /// The failed checks.
+    public var failures: [ScenarioCheck] { checks.filter { !$0.passed } }
+
+    /// The earliest time the clock alone could make every failing time rule pass, when every
+    /// failure is a time rule; nil otherwise.
+    public var earliestTime: Double? {
+        let f = failures
+        guard !f.isEmpty, f.allSatisfy({ $0.earliestPass != nil }) else { return nil }
+        return f.compactMap(\.earliestPass).max()
+    }
+
+    /// Lines for people: one per condition, marked ✓ or ✗.
+    public var explanation: [String] {
+        var lines = checks.map { ($0.passed ? "✓ " : "✗ ") + $0.detail }
+        if checks.isEmpty { lines.append("✓ no conditions: always executes") }
+        if clockMovedBackwards { lines.append("! the clock is earlier than a recorded time (it moved backwards?)") }
+        return lines
+    }
+}
+
+/// WaitForIt's decision, as a pure function of rules, statistics and time.
+///
+/// Semantics (the original code's): event bounds inclusive; the execution cap strict (0 never
+/// executes); the three time conditions strict (`>`) and passing when nothing is recorded; the
+/// custom condition evaluated on every try, even when another check has failed.
+public enum ScenarioEvaluator {
+    /// Evaluates every set condition. `recentExecutions` are store-wide execution times (for the
+    /// budget); `custom` is the scenario's custom condition, called exactly once.
+    public static func evaluate(rules: ScenarioRules, stats: ScenarioStats, recentExecutions: [Double], now: Double,
+                                custom: (() -> Bool)? = nil) -> ScenarioDecision {
+        var checks: [ScenarioCheck] = []
+        let c = stats.eventsCount
+        if let min = rules.minEventsRequired {
+            checks.append(ScenarioCheck(condition: .minEventsRequired, passed: c >= min, detail: "events \(c) ≥ \(min) required"))
+        }
+        if let max = rules.maxEventsPermitted {
+            checks.append(ScenarioCheck(condition: .maxEventsPermitted, passed: c <= max, detail: "events \(c) ≤ \(max) permitted"))
+        }
+        func since(_ condition: ScenarioCheck.Condition, _ min: Double?, _ date: Double?, _ what: String) {
+            guard let min else { return }
+            guard let date else {
+                checks.append(ScenarioCheck(condition: condition, passed: true, detail: "no \(what) yet (needs > \(ScenarioDuration.format(min)) since)"))
+                return
+            }
+            let elapsed = now - date
+            let ok = elapsed > min
+            checks.append(ScenarioCheck(condition: condition, passed: ok,
+                                        detail: "\(ScenarioDuration.format(elapsed)) since the \(what) > \(ScenarioDuration.format(min))",
+                                        earliestPass: ok ? nil : (date + min).nextUp))
+        }
+        since(.minSecondsSinceFirstEvent, rules.minSecondsSinceFirstEvent, stats.firstEventDate, "first event")
+        since(.minSecondsSinceLastEvent, rules.minSecondsSinceLastEvent, stats.lastEventDate, "last event")
+        if let max = rules.maxExecutionsPermitted {
+            checks.append(ScenarioCheck(condition: .maxExecutionsPermitted, passed: stats.executionsCount < max,
+                                        detail: "executions \(stats.executionsCount) < \(max) permitted"))
+        }
+        since(.minSecondsBetweenExecutions, rules.minSecondsBetweenExecutions, stats.lastExecutionDate, "last execution")
+        if let window = rules.minEventsInWindow {
+            let start = now - window.seconds
+            let inWindow = stats.recentEvents.filter { $0 >= start && $0 <= now }
+            let ok = inWindow.count >= window.count
+            checks.append(ScenarioCheck(condition: .minEventsInWindow, passed: ok,
+                                        detail: "events in the last \(ScenarioDuration.format(window.seconds)): \(inWindow.count) ≥ \(window.count)"))
+        }
+        if let budget = rules.budget {
+            let start = now - budget.seconds
+            let used = recentExecutions.filter { $0 > start && $0 <= now }.sorted()
+            let ok = used.count < budget.executions
+            var earliest: Double?
+            if !ok && budget.executions > 0 && used.count >= budget.executions {
+                earliest = (used[used.count - budget.executions] + budget.seconds).nextUp
+            }
+            checks.append(ScenarioCheck(condition: .budget, passed: ok,
+                                        detail: "shown \(used.count) of \(budget.executions) allowed in \(ScenarioDuration.format(budget.seconds)) across all scenarios",
+                                        earliestPass: earliest))
+        }
+        if let custom {
+            let ok = custom()
+            checks.append(ScenarioCheck(condition: .customConditions, passed: ok, detail: "custom condition returned \(ok)"))
+        }
+        let recorded = [stats.firstEventDate, stats.lastEventDate, stats.lastExecutionDate].compactMap { $0 }
+        return ScenarioDecision(allowed: checks.allSatisfy(\.passed), checks: checks,
+                                clockMovedBackwards: recorded.contains { $0 > now })
+    }
+}
+
+/// Durations in flags and messages: seconds, or a number with `s`, `m`, `h`, `d`, `w`.
+///
+/// ```swift
+/// ScenarioDuration.parse("14d")     // 1_209_600
+/// ScenarioDuration.format(90)       // "1m30s"
+/// ```
+public enum ScenarioDuration {
+    /// Seconds from "90", "1.5h", "14d", "2w"; nil for anything else (negative included).
+    public static func parse(_ text: String) -> Double? {
+        let units: [Character: Double] = ["s": 1, "m": 60, "h": 3600, "d": 86_400, "w": 604_800]
+        var number = Substring(text)
+        var scale = 1.0
+        if let last = text.last, let u = units[last] { number = number.dropLast(); scale = u }
+        guard !number.isEmpty, number.allSatisfy({ $0.isNumber || $0 == "." }), let v = Double(number), v.isFinite, v >= 0 else { return nil }
+        return v * scale
+    }
+
+    /// A short human form: "45s", "1m30s", "2h", "14d".
+    public static func format(_ seconds: Double) -> String {
+        if seconds < 0 { return "-" + format(-seconds) }
+        if seconds < 60 {
+            return seconds == seconds.rounded() ? "\(Int(seconds))s" : "\((seconds * 1000).rounded() / 1000)s"
+        }
+        let s = Int(seconds.rounded())
+        let parts = [(s / 86_400, "d"), (s % 86_400 / 3600, "h"), (s % 3600 / 60, "m"), (s % 60, "s")]
+        return parts.filter { $0.0 > 0 }.prefix(2).map { "\($0.0)\($0.1)" }.joined()
+    }
+}

@@ -1,0 +1,133 @@
+/// "At least `count` events within the last `seconds`" (beyond WaitForIt).
+///
+/// ```swift
+/// let weekly = EventWindow(count: 3, seconds: 7 * 86_400)
+/// ```
+public struct EventWindow: Hashable, Sendable {
+    /// Events needed.
+    public var count: Int
+    /// The window, in seconds back from now (inclusive).
+    public var seconds: Double
+
+    /// Creates a window rule.
+    public init(count: Int, seconds: Double) {
+        self.count = count
+        self.seconds = seconds
+    }
+}
+
+/// A limit shared by every scenario of a store: at most `executions` within `seconds` (beyond
+/// WaitForIt): "at most 1 prompt per 24 h across everything".
+///
+/// ```swift
+/// let daily = InterruptionBudget(executions: 1, seconds: 86_400)
+/// ```
+public struct InterruptionBudget: Hashable, Sendable {
+    /// Executions allowed in the window, across all scenarios.
+    public var executions: Int
+    /// The window, in seconds back from now.
+    public var seconds: Double
+
+    /// Creates a budget.
+    public init(executions: Int, seconds: Double) {
+        self.executions = executions
+        self.seconds = seconds
+    }
+}
+
+/// The declarative rules of a scenario: WaitForIt's six conditions, plus event windows and a
+/// shared interruption budget. A nil rule is "no condition". The custom condition, a closure,
+/// lives on the scenario, not here, so rules stay plain data (JSON, the CLI).
+///
+/// ```swift
+/// var rules = ScenarioRules()
+/// rules.minEventsRequired = 5
+/// rules.minSecondsSinceFirstEvent = 14 * 86_400
+/// rules.maxExecutionsPermitted = 3
+/// ```
+public struct ScenarioRules: Hashable, Sendable {
+    /// Passes when events ≥ min (inclusive).
+    public var minEventsRequired: Int?
+    /// Passes when events ≤ max (inclusive).
+    public var maxEventsPermitted: Int?
+    /// Passes when executions < max (strict; 0 never passes).
+    public var maxExecutionsPermitted: Int?
+    /// Passes with no first event yet, or when now − first > min (strict).
+    public var minSecondsSinceFirstEvent: Double?
+    /// Passes with no last event yet, or when now − last > min (strict).
+    public var minSecondsSinceLastEvent: Double?
+    /// Passes with no execution yet, or when now − last execution > min (strict).
+    public var minSecondsBetweenExecutions: Double?
+    /// Passes when enough events fall in the window.
+    public var minEventsInWindow: EventWindow?
+    /// Passes when the store-wide budget has room.
+    public var budget: InterruptionBudget?
+    /// Higher goes first when several scenarios are eligible at once (default 0).
+    public var priority: Int
+
+    /// Creates rules; every condition defaults to none.
+    public init(minEventsRequired: Int? = nil, maxEventsPermitted: Int? = nil, maxExecutionsPermitted: Int? = nil,
+                minSecondsSinceFirstEvent: Double? = nil, minSecondsSinceLastEvent: Double? = nil,
+                minSecondsBetweenExecutions: Double? = nil, minEventsInWindow: EventWindow? = nil,
+                budget: InterruptionBudget? = nil, priority: Int = 0) {
+        self.minEventsRequired = minEventsRequired
+        self.maxEventsPermitted = maxEventsPermitted
+        self.maxExecutionsPermitted = maxExecutionsPermitted
+        self.minSecondsSinceFirstEvent = minSecondsSinceFirstEvent
+        self.minSecondsSinceLastEvent = minSecondsSinceLastEvent
+        self.minSecondsBetweenExecutions = minSecondsBetweenExecutions
+        self.minEventsInWindow = minEventsInWindow
+        self.budget = budget
+        self.priority = priority
+    }
+}
+
+/// What a store remembers of one scenario (times are seconds since 1970).
+///
+/// ```swift
+/// let fresh = ScenarioStats()
+/// fresh.eventsCount   // 0
+/// ```
+public struct ScenarioStats: Hashable, Sendable {
+    /// Events triggered (unbounded).
+    public var eventsCount: Int
+    /// Successful executions.
+    public var executionsCount: Int
+    /// When the first event happened.
+    public var firstEventDate: Double?
+    /// When the latest event happened.
+    public var lastEventDate: Double?
+    /// When the latest execution happened.
+    public var lastExecutionDate: Double?
+    /// Times of the most recent events (at most ``ScenarioStats/recentLimit``), oldest first.
+    public var recentEvents: [Double]
+
+    /// How many event times are kept for window rules (TipKit keeps 1000 donations too).
+    public static let recentLimit = 1000
+
+    /// Creates statistics.
+    public init(eventsCount: Int = 0, executionsCount: Int = 0, firstEventDate: Double? = nil, lastEventDate: Double? = nil,
+                lastExecutionDate: Double? = nil, recentEvents: [Double] = []) {
+        self.eventsCount = eventsCount
+        self.executionsCount = executionsCount
+        self.firstEventDate = firstEventDate
+        self.lastEventDate = lastEventDate
+        self.lastExecutionDate = lastExecutionDate
+        self.recentEvents = recentEvents
+    }
+
+    /// The original's `triggerEvent`: count + 1; the first date set once; the last date = now.
+    public mutating func recordEvent(at now: Double) {
+        eventsCount += 1
+        if firstEventDate == nil { firstEventDate = now }
+        lastEventDate = now
+        recentEvents.append(now)
+        if recentEvents.count > ScenarioStats.recentLimit { recentEvents.removeFirst(recentEvents.count - ScenarioStats.recentLimit) }
+    }
+
+    /// A successful try: executions + 1, the last execution = now.
+    public mutating func recordExecution(at now: Double) {
+        executionsCount += 1
+        lastExecutionDate = now
+    }
+}

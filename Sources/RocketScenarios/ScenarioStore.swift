@@ -1,0 +1,181 @@
+import Foundation
+import Synchronization
+
+/// Why a store could not do what was asked. Nothing is lost when one is thrown: the operation
+/// did not happen.
+///
+/// ```swift
+/// do { try store.triggerEvent("launch", at: now) }
+/// catch { print(error.message) }   // "the store is read-only: /etc/x.sqlite"
+/// ```
+public struct ScenarioStoreError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// The kind of failure.
+    public enum Kind: String, Hashable, Sendable {
+        case corrupt, foreign, readOnly, full, newerSchema, busy, io, invalidData
+    }
+    /// The kind.
+    public var kind: Kind
+    /// A sentence naming the place.
+    public var message: String
+
+    /// Creates an error.
+    public init(_ kind: Kind, _ message: String) {
+        self.kind = kind
+        self.message = message
+    }
+
+    public var description: String { message }
+}
+
+/// Everything a store holds, as plain data: for export, import and tests.
+///
+/// ```swift
+/// let json = try store.snapshot().jsonData()
+/// try otherStore.restore(try ScenarioSnapshot(jsonData: json))
+/// ```
+public struct ScenarioSnapshot: Hashable, Sendable, Codable {
+    /// Per-scenario statistics, by name.
+    public var scenarios: [String: Entry]
+    /// Recent executions across all scenarios (for budgets), oldest first.
+    public var executions: [Execution]
+    /// The snapshot format version (1).
+    public var version: Int
+
+    /// One scenario's statistics in JSON form.
+    public struct Entry: Hashable, Sendable, Codable {
+        public var eventsCount: Int
+        public var executionsCount: Int
+        public var firstEventDate: Double?
+        public var lastEventDate: Double?
+        public var lastExecutionDate: Double?
+        public var recentEvents: [Double]
+
+        /// From statistics.
+        public init(_ s: ScenarioStats) {
+            eventsCount = s.eventsCount
+            executionsCount = s.executionsCount
+            firstEventDate = s.firstEventDate
+            lastEventDate = s.lastEventDate
+            lastExecutionDate = s.lastExecutionDate
+            recentEvents = s.recentEvents
+        }
+
+        /// As statistics.
+        public var stats: ScenarioStats {
+            ScenarioStats(eventsCount: eventsCount, executionsCount: executionsCount, firstEventDate: firstEventDate,
+                          lastEventDate: lastEventDate, lastExecutionDate: lastExecutionDate, recentEvents: recentEvents)
+        }
+    }
+
+    /// One execution: which scenario, when.
+    public struct Execution: Hashable, Sendable, Codable {
+        public var scenario: String
+        public var at: Double
+        public init(scenario: String, at: Double) {
+            self.scenario = scenario
+            self.at = at
+        }
+    }
+
+    /// Creates a snapshot.
+    public init(scenarios: [String: ScenarioStats] = [:], executions: [Execution] = []) {
+        self.scenarios = scenarios.mapValues(Entry.init)
+        self.executions = executions
+        self.version = 1
+    }
+
+    /// Pretty, key-sorted JSON.
+    public func jsonData() throws -> Data {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        return try encoder.encode(self)
+    }
+
+    /// Reads JSON written by ``jsonData()``.
+    public init(jsonData: Data) throws(ScenarioStoreError) {
+        do {
+            self = try JSONDecoder().decode(ScenarioSnapshot.self, from: jsonData)
+        } catch {
+            throw ScenarioStoreError(.invalidData, "not a scenario export: \(error)")
+        }
+        guard version == 1 else { throw ScenarioStoreError(.invalidData, "unsupported export version \(version)") }
+    }
+
+    /// How many executions are kept for budgets.
+    public static let executionLimit = 1000
+}
+
+/// Where scenario statistics live. Every operation is atomic; `tryExecute` reads, decides and
+/// records in one step, so two callers (threads, tasks or — for SQLite — processes) can never
+/// both pass a cap.
+public protocol ScenarioStore: Sendable {
+    /// Counts an event (no condition checked).
+    func triggerEvent(_ name: String, at now: Double) throws(ScenarioStoreError)
+    /// Reads the statistics (and, when `rules` need them, recent executions), calls `decide`,
+    /// and records an execution when it returns true — atomically. Returns what `decide` returned.
+    func tryExecute(_ name: String, at now: Double, rules: ScenarioRules,
+                    decide: (ScenarioStats, [Double]) -> Bool) throws(ScenarioStoreError) -> Bool
+    /// The statistics of one scenario (empty when unknown).
+    func stats(_ name: String) throws(ScenarioStoreError) -> ScenarioStats
+    /// Clears one scenario's statistics (its rules live elsewhere and are kept).
+    func reset(_ name: String) throws(ScenarioStoreError)
+    /// Clears everything.
+    func resetAll() throws(ScenarioStoreError)
+    /// Everything, as data.
+    func snapshot() throws(ScenarioStoreError) -> ScenarioSnapshot
+    /// Replaces everything with a snapshot.
+    func restore(_ snapshot: ScenarioSnapshot) throws(ScenarioStoreError)
+}
+
+/// A store in memory: for tests, previews and short-lived processes. Thread-safe.
+///
+/// ```swift
+/// let store = InMemoryScenarioStore()
+/// try store.triggerEvent("launch", at: 0)
+/// ```
+public final class InMemoryScenarioStore: ScenarioStore {
+    private struct State {
+        var scenarios: [String: ScenarioStats] = [:]
+        var executions: [ScenarioSnapshot.Execution] = []
+    }
+    private let state = Mutex(State())
+
+    /// An empty store.
+    public init() {}
+
+    public func triggerEvent(_ name: String, at now: Double) throws(ScenarioStoreError) {
+        state.withLock { $0.scenarios[name, default: ScenarioStats()].recordEvent(at: now) }
+    }
+
+    public func tryExecute(_ name: String, at now: Double, rules: ScenarioRules,
+                           decide: (ScenarioStats, [Double]) -> Bool) throws(ScenarioStoreError) -> Bool {
+        state.withLock { s in
+            let stats = s.scenarios[name] ?? ScenarioStats()
+            guard decide(stats, s.executions.map(\.at)) else { return false }
+            s.scenarios[name, default: ScenarioStats()].recordExecution(at: now)
+            s.executions.append(.init(scenario: name, at: now))
+            if s.executions.count > ScenarioSnapshot.executionLimit { s.executions.removeFirst() }
+            return true
+        }
+    }
+
+    public func stats(_ name: String) throws(ScenarioStoreError) -> ScenarioStats {
+        state.withLock { $0.scenarios[name] ?? ScenarioStats() }
+    }
+
+    public func reset(_ name: String) throws(ScenarioStoreError) {
+        state.withLock { $0.scenarios[name] = nil }
+    }
+
+    public func resetAll() throws(ScenarioStoreError) {
+        state.withLock { $0 = State() }
+    }
+
+    public func snapshot() throws(ScenarioStoreError) -> ScenarioSnapshot {
+        state.withLock { ScenarioSnapshot(scenarios: $0.scenarios, executions: $0.executions) }
+    }
+
+    public func restore(_ snapshot: ScenarioSnapshot) throws(ScenarioStoreError) {
+        state.withLock { $0 = State(scenarios: snapshot.scenarios.mapValues(\.stats), executions: snapshot.executions) }
+    }
+}
