@@ -38,6 +38,8 @@ let package = Package(
         .target(name: "RocketTestSupport", dependencies: ["RocketTerminal"], path: "Tests/RocketTestSupport"),
         .target(name: "CTestSupport", path: "Tests/CTestSupport", linkerSettings: [.linkedLibrary("jpeg")]),
         .testTarget(name: "RocketTerminalTests", dependencies: ["RocketTerminal", "RocketAlert", "RocketCore", "RocketTestSupport", "CTestSupport"]),
+        .executableTarget(name: "ScenarioStress", dependencies: ["RocketScenarios"], path: "Tests/ScenarioStress"),
+        .testTarget(name: "RocketScenariosTests", dependencies: ["RocketScenarios", "ScenarioStress"]),
         .testTarget(name: "RocketCLITests", dependencies: ["rocket", "RocketTestSupport", "CTestSupport", "RocketFlow"]),
     ],
     swiftLanguageModes: [.v6]

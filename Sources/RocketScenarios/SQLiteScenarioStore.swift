@@ -211,6 +211,36 @@ public final class SQLiteScenarioStore: ScenarioStore, @unchecked Sendable {
         try exec(handle, "PRAGMA application_id=\(applicationID); PRAGMA user_version=\(schemaVersion)", path: path)
     }
 
+    // MARK: Test hooks (internal)
+
+    /// Runs SQL on this connection (tests: limits, failures).
+    func execForTesting(_ sql: String) throws(ScenarioStoreError) {
+        try lock.withLock { _ throws(ScenarioStoreError) in try Self.exec(handle, sql, path: path) }
+    }
+
+    /// The database's current size in pages.
+    func pageCountForTesting() throws(ScenarioStoreError) -> Int {
+        try lock.withLock { _ throws(ScenarioStoreError) in try pragmaInt(handle, "page_count") }
+    }
+
+    /// Runs SQL on a file without the store's checks (tests: foreign and older files).
+    static func rawExec(path: String, _ sql: String) throws(ScenarioStoreError) {
+        var h: OpaquePointer?
+        guard sqlite3_open(path, &h) == SQLITE_OK, let h else { throw ScenarioStoreError(.io, "cannot open \(path)") }
+        defer { sqlite3_close(h) }
+        try exec(h, sql, path: path)
+    }
+
+    /// The first integer a query returns (tests).
+    static func rawInt(path: String, _ sql: String) throws(ScenarioStoreError) -> Int {
+        var h: OpaquePointer?
+        guard sqlite3_open(path, &h) == SQLITE_OK, let h else { throw ScenarioStoreError(.io, "cannot open \(path)") }
+        defer { sqlite3_close(h) }
+        let s = try Statement(h, sql, path: path)
+        defer { s.finalize() }
+        return try s.step() ? s.int(0) : 0
+    }
+
     // MARK: Operations
 
     private func read(_ db: OpaquePointer, _ name: String, events: Bool) throws(ScenarioStoreError) -> ScenarioStats {

@@ -1,0 +1,171 @@
+import Foundation
+import Testing
+@testable import RocketScenarios
+#if canImport(Glibc)
+import Glibc
+#endif
+
+func temporaryPath(_ suffix: String = ".sqlite") -> String {
+    NSTemporaryDirectory() + "rocket-store-\(UUID().uuidString)" + suffix
+}
+
+/// The stress helper, built by `swift test` beside the tests.
+let stressPath: String = {
+    let candidates = [
+        Bundle.main.bundleURL.appendingPathComponent("ScenarioStress").path,
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent(".build/debug/ScenarioStress").path,
+    ]
+    return candidates.first { FileManager.default.isExecutableFile(atPath: $0) } ?? candidates[1]
+}()
+
+@Suite("SQLite store: errors, migrations, processes, crashes")
+struct SQLiteStoreTests {
+    @Test("A foreign file, a foreign SQLite database and a newer schema are clear errors; the file is untouched")
+    func refusals() throws {
+        let text = temporaryPath(".txt")
+        try Data("hello, not a database".utf8).write(to: URL(fileURLWithPath: text))
+        #expect { try SQLiteScenarioStore(path: text) } throws: { ($0 as? ScenarioStoreError)?.kind == .foreign }
+        #expect(try String(contentsOfFile: text, encoding: .utf8) == "hello, not a database")
+
+        let other = temporaryPath()
+        // Another program's SQLite database: a table, no rocket application id.
+        try SQLiteScenarioStore.create(path: other, schemaVersion: 0)
+        try rawSQL(other, "CREATE TABLE notes (x TEXT); PRAGMA application_id = 42;")
+        #expect { try SQLiteScenarioStore(path: other) } throws: { ($0 as? ScenarioStoreError)?.kind == .foreign }
+
+        let newer = temporaryPath()
+        try SQLiteScenarioStore.create(path: newer, schemaVersion: 2)
+        try rawSQL(newer, "PRAGMA user_version = 99;")
+        #expect { try SQLiteScenarioStore(path: newer) } throws: {
+            let e = $0 as? ScenarioStoreError
+            return e?.kind == .newerSchema && e?.message.contains("schema 99") == true
+        }
+    }
+
+    @Test("A corrupt database is an error, never a crash")
+    func corrupt() throws {
+        let path = temporaryPath()
+        do {
+            let store = try SQLiteScenarioStore(path: path)
+            for k in 0..<200 { try store.triggerEvent("x\(k % 7)", at: Double(k)) }
+        }  // closing checkpoints the WAL into the file
+        // Scribble over the second page of the file.
+        let fd = open(path, O_WRONLY)
+        var junk = [UInt8](repeating: 0xA5, count: 4096)
+        _ = pwrite(fd, &junk, junk.count, 4096)
+        close(fd)
+        do {
+            let again = try SQLiteScenarioStore(path: path)
+            _ = try again.snapshot()
+            Issue.record("a scribbled database read without error")
+        } catch {
+            #expect([.corrupt, .foreign, .io].contains(error.kind), "\(error)")
+        }
+    }
+
+    @Test("A read-only location is a clear error")
+    func readOnly() throws {
+        let dir = temporaryPath("-dir")
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        chmod(dir, 0o555)
+        defer { chmod(dir, 0o755) }
+        if getuid() == 0 {
+            // root ignores permissions; use a path under /proc instead, which nobody may create files in.
+            #expect { try SQLiteScenarioStore(path: "/proc/rocket-\(UUID().uuidString).sqlite") } throws: { ($0 as? ScenarioStoreError)?.kind == .readOnly }
+        } else {
+            #expect { try SQLiteScenarioStore(path: dir + "/s.sqlite") } throws: { ($0 as? ScenarioStoreError)?.kind == .readOnly }
+        }
+    }
+
+    @Test("A full disk is a clear error and loses nothing already stored")
+    func full() throws {
+        let path = temporaryPath()
+        let store = try SQLiteScenarioStore(path: path)
+        try store.triggerEvent("keep", at: 1)
+        try store.execForTesting("PRAGMA max_page_count = \(try store.pageCountForTesting())")
+        var failure: ScenarioStoreError?
+        for k in 0..<5000 {
+            do { try store.triggerEvent("fill-\(k)", at: Double(k)) } catch { failure = error; break }
+        }
+        #expect(failure?.kind == .full)
+        #expect(try store.stats("keep").eventsCount == 1)
+    }
+
+    @Test("Migration from schema 1 keeps the statistics and adds windows and executions")
+    func migration() throws {
+        let path = temporaryPath()
+        try SQLiteScenarioStore.create(path: path, schemaVersion: 1)
+        try rawSQL(path, "INSERT INTO scenarios VALUES ('old', 7, 2, 10, 20, 30);")
+        let store = try SQLiteScenarioStore(path: path)
+        let stats = try store.stats("old")
+        #expect(stats.eventsCount == 7 && stats.executionsCount == 2 && stats.firstEventDate == 10 && stats.lastExecutionDate == 30)
+        try store.triggerEvent("old", at: 40)
+        #expect(try store.stats("old").recentEvents == [40])
+        #expect(try rawInt(path, "PRAGMA user_version") == SQLiteScenarioStore.schemaVersion)
+    }
+
+    @Test("Only the most recent 1000 event times are kept")
+    func pruning() throws {
+        let store = try SQLiteScenarioStore(path: temporaryPath())
+        for k in 0..<1250 { try store.triggerEvent("p", at: Double(k)) }
+        let stats = try store.stats("p")
+        #expect(stats.eventsCount == 1250)
+        #expect(stats.recentEvents.count >= 1000 && stats.recentEvents.count < 1100)
+        #expect(stats.recentEvents.last == 1249)
+    }
+
+    @Test("4 processes × 2,500 triggers → exactly 10,000")
+    func processes() throws {
+        let path = temporaryPath()
+        _ = try SQLiteScenarioStore(path: path)
+        let children = (0..<4).map { _ -> Process in
+            let p = Process()
+            p.executableURL = URL(fileURLWithPath: stressPath)
+            p.arguments = [path, "shared", "2500"]
+            p.standardOutput = FileHandle.nullDevice
+            return p
+        }
+        for c in children { try c.run() }
+        for c in children { c.waitUntilExit() }
+        #expect(children.allSatisfy { $0.terminationStatus == 0 })
+        #expect(try SQLiteScenarioStore(path: path).stats("shared").eventsCount == 10_000)
+    }
+
+    @Test("Killed with SIGKILL at random moments, 200 times: the store opens cleanly and holds every acknowledged event")
+    func crashes() throws {
+        let path = temporaryPath()
+        var rng = SystemRandomNumberGenerator()
+        var acknowledgedTotal = 0
+        var roundsWithWork = 0
+        for round in 0..<200 {
+            let p = Process()
+            p.executableURL = URL(fileURLWithPath: stressPath)
+            p.arguments = [path, "crash", "100000"]
+            let out = Pipe()
+            p.standardOutput = out
+            try p.run()
+            usleep(UInt32.random(in: 2_000...30_000, using: &rng))
+            kill(p.processIdentifier, SIGKILL)
+            p.waitUntilExit()
+            let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            let acknowledged = text.split(separator: "\n").last.flatMap { Int($0) } ?? 0
+            acknowledgedTotal += acknowledged
+            if acknowledged > 0 { roundsWithWork += 1 }
+            let count = try SQLiteScenarioStore(path: path).stats("crash").eventsCount
+            // Every acknowledged trigger is there; at most one more committed before its line was written.
+            #expect(count >= acknowledgedTotal && count <= acknowledgedTotal + round + 1, "round \(round)")
+            acknowledgedTotal = count
+        }
+        #expect(roundsWithWork >= 20, "most kills should land in the middle of triggering")
+        #expect(acknowledgedTotal > 1000)
+    }
+}
+
+func rawSQL(_ path: String, _ sql: String) throws {
+    try SQLiteScenarioStore.rawExec(path: path, sql)
+}
+
+func rawInt(_ path: String, _ sql: String) throws -> Int {
+    try SQLiteScenarioStore.rawInt(path: path, sql)
+}

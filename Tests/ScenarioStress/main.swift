@@ -1,0 +1,29 @@
+// A child process for the scenario store's durability and concurrency tests:
+//   ScenarioStress STORE NAME COUNT
+// triggers NAME COUNT times in the SQLite store at STORE, writing "k\n" to stdout after the k-th
+// trigger has returned (so a parent that kills it knows which triggers were acknowledged).
+import RocketScenarios
+#if canImport(Glibc)
+import Glibc
+#endif
+
+func fail(_ message: String, _ status: Int32) -> Never {
+    let bytes = Array((message + "\n").utf8)
+    _ = bytes.withUnsafeBytes { write(2, $0.baseAddress, $0.count) }
+    exit(status)
+}
+
+let args = CommandLine.arguments
+guard args.count == 4, let count = Int(args[3]) else {
+    fail("usage: ScenarioStress STORE NAME COUNT", 64)
+}
+do {
+    let store = try SQLiteScenarioStore(path: args[1])
+    for k in 1...max(1, count) {
+        try store.triggerEvent(args[2], at: Double(k))
+        let line = Array("\(k)\n".utf8)
+        _ = line.withUnsafeBytes { write(1, $0.baseAddress, $0.count) }
+    }
+} catch {
+    fail("ScenarioStress: \(error)", 74)
+}
