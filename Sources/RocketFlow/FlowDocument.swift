@@ -1,5 +1,6 @@
 public import RocketAlert
 import RocketCore
+public import RocketScenarios
 
 /// A text style in a flow file: a preset name (`"textBold"`) or a custom font.
 ///
@@ -255,13 +256,19 @@ public struct FlowDocument: Hashable, Sendable {
     public var variables: [String]
     /// The blocks.
     public var blocks: [FlowBlock]
+    /// The scenario that gates the flow: it is shown only when the scenario may execute, and the
+    /// showing counts as its execution.
+    public var scenario: String?
+    /// The scenario's rules (WaitForIt's conditions, windows, budget, priority).
+    public var when: ScenarioRules?
 
     /// The newest format version this library reads and writes.
     public static let currentVersion = 1
 
     /// Creates a document.
     public init(version: Int = FlowDocument.currentVersion, title: String? = nil, author: FlowAuthor? = nil,
-                closeButton: FlowCloseButton? = nil, start: String? = nil, variables: [String] = [], blocks: [FlowBlock]) {
+                closeButton: FlowCloseButton? = nil, start: String? = nil, variables: [String] = [], blocks: [FlowBlock],
+                scenario: String? = nil, when: ScenarioRules? = nil) {
         self.version = version
         self.title = title
         self.author = author
@@ -269,6 +276,8 @@ public struct FlowDocument: Hashable, Sendable {
         self.start = start
         self.variables = variables
         self.blocks = blocks
+        self.scenario = scenario
+        self.when = when
     }
 
     /// The id of the block shown first.

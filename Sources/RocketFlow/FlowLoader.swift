@@ -1,5 +1,6 @@
 import RocketAlert
 import RocketCore
+import RocketScenarios
 
 /// Reads flow files: JSON text → ``FlowDocument`` plus diagnostics with line and column.
 ///
@@ -210,7 +211,55 @@ struct FlowDecoder {
 
     // MARK: Document
 
-    static let documentFields: Set<String> = ["$schema", "version", "title", "author", "closeButton", "start", "variables", "blocks"]
+    static let documentFields: Set<String> = ["$schema", "version", "title", "author", "closeButton", "start", "variables", "blocks",
+                                              "scenario", "when"]
+    static let whenFields: Set<String> = ["minEventsRequired", "maxEventsPermitted", "maxExecutionsPermitted", "minSecondsSinceFirstEvent",
+                                          "minSecondsSinceLastEvent", "minSecondsBetweenExecutions", "minEventsInWindow", "budget", "priority"]
+
+    /// A duration: a number of seconds, or a string with s, m, h, d or w ("14d").
+    mutating func duration(_ f: Fields, _ key: String) -> Double? {
+        guard let m = f.members[key] else { return nil }
+        switch m.value.value {
+        case .null: return nil
+        case .number: return number(f, key, min: 0)
+        case .string(let text):
+            if let d = ScenarioDuration.parse(text) { return d }
+            error("bad-duration", "\"\(key)\" must be seconds or a duration like \"90s\", \"2h\", \"14d\", not \"\(text)\"",
+                  path: Self.path(f, key), at: m.value.offset)
+            return nil
+        default:
+            error("wrong-type", "\"\(key)\" must be a number of seconds or a duration string, not \(m.value.typeName)",
+                  path: Self.path(f, key), at: m.value.offset)
+            return nil
+        }
+    }
+
+    mutating func decodeWhen(_ node: JSONNode) -> ScenarioRules? {
+        guard let f = fields(node, path: "when", allowed: Self.whenFields, what: "\"when\"") else { return nil }
+        var rules = ScenarioRules(minEventsRequired: integer(f, "minEventsRequired", min: 0), maxEventsPermitted: integer(f, "maxEventsPermitted", min: 0),
+                                  maxExecutionsPermitted: integer(f, "maxExecutionsPermitted", min: 0),
+                                  minSecondsSinceFirstEvent: duration(f, "minSecondsSinceFirstEvent"),
+                                  minSecondsSinceLastEvent: duration(f, "minSecondsSinceLastEvent"),
+                                  minSecondsBetweenExecutions: duration(f, "minSecondsBetweenExecutions"))
+        if let n = f.members["priority"] {
+            if case .number(let v) = n.value.value, v == v.rounded(), abs(v) < 1e9 { rules.priority = Int(v) } else {
+                error("wrong-type", "\"priority\" must be a whole number", path: "when.priority", at: n.value.offset)
+            }
+        }
+        if let w = f.members["minEventsInWindow"], let wf = fields(w.value, path: "when.minEventsInWindow", allowed: ["count", "window"], what: "\"minEventsInWindow\"") {
+            let count = integer(wf, "count", min: 0), window = duration(wf, "window")
+            if count == nil && wf.members["count"] == nil { error("missing-field", "\"minEventsInWindow\" needs \"count\"", path: "when.minEventsInWindow", at: w.value.offset) }
+            if window == nil && wf.members["window"] == nil { error("missing-field", "\"minEventsInWindow\" needs \"window\"", path: "when.minEventsInWindow", at: w.value.offset) }
+            if let count, let window { rules.minEventsInWindow = EventWindow(count: count, seconds: window) }
+        }
+        if let b = f.members["budget"], let bf = fields(b.value, path: "when.budget", allowed: ["executions", "window"], what: "\"budget\"") {
+            let n = integer(bf, "executions", min: 0), window = duration(bf, "window")
+            if n == nil && bf.members["executions"] == nil { error("missing-field", "\"budget\" needs \"executions\"", path: "when.budget", at: b.value.offset) }
+            if window == nil && bf.members["window"] == nil { error("missing-field", "\"budget\" needs \"window\"", path: "when.budget", at: b.value.offset) }
+            if let n, let window { rules.budget = InterruptionBudget(executions: n, seconds: window) }
+        }
+        return rules
+    }
 
     mutating func decodeDocument(_ root: JSONNode) -> FlowDocument? {
         guard let f = fields(root, path: "", allowed: Self.documentFields, what: "the flow") else { return nil }
@@ -264,8 +313,16 @@ struct FlowDecoder {
                 error("wrong-type", "\"blocks\" must be an array, not \(bNode.typeName)", path: "blocks", at: bNode.offset)
             }
         }
+        let scenario = optionalString(f, "scenario")
+        let when = f.members["when"].flatMap { decodeWhen($0.value) }
+        if let w = f.members["when"], f.members["scenario"] == nil {
+            error("missing-field", "\"when\" needs a \"scenario\" name to keep its statistics under", path: "when", at: w.keyOffset)
+        }
+        if let name = scenario, name.isEmpty, let s = f.members["scenario"] {
+            error("empty-id", "\"scenario\" may not be empty", path: "scenario", at: s.value.offset)
+        }
         return FlowDocument(version: version, title: title, author: author, closeButton: close, start: start,
-                            variables: variables, blocks: blocks)
+                            variables: variables, blocks: blocks, scenario: scenario, when: when)
     }
 
     static func describe(_ node: JSONNode) -> String {

@@ -119,6 +119,26 @@ extension FlowDocument {
         }
         if let start { top.append(("start", .string(start))) }
         if !variables.isEmpty { top.append(("variables", .array(variables.map { .string($0) }))) }
+        if let scenario { top.append(("scenario", .string(scenario))) }
+        if let when {
+            var w: [(String, JSONValue)] = []
+            func int(_ k: String, _ v: Int?) { if let v { w.append((k, .number(Double(v)))) } }
+            func seconds(_ k: String, _ v: Double?) { if let v { w.append((k, .number(v))) } }
+            int("minEventsRequired", when.minEventsRequired)
+            int("maxEventsPermitted", when.maxEventsPermitted)
+            int("maxExecutionsPermitted", when.maxExecutionsPermitted)
+            seconds("minSecondsSinceFirstEvent", when.minSecondsSinceFirstEvent)
+            seconds("minSecondsSinceLastEvent", when.minSecondsSinceLastEvent)
+            seconds("minSecondsBetweenExecutions", when.minSecondsBetweenExecutions)
+            if let e = when.minEventsInWindow {
+                w.append(("minEventsInWindow", .object([("count", .number(Double(e.count))), ("window", .number(e.seconds))])))
+            }
+            if let b = when.budget {
+                w.append(("budget", .object([("executions", .number(Double(b.executions))), ("window", .number(b.seconds))])))
+            }
+            if when.priority != 0 { int("priority", when.priority) }
+            top.append(("when", .object(w)))
+        }
         top.append(("blocks", .array(blocks.map(\.jsonValue))))
         return .object(top)
     }

@@ -179,3 +179,15 @@ public final class InMemoryScenarioStore: ScenarioStore {
         state.withLock { $0 = State(scenarios: snapshot.scenarios.mapValues(\.stats), executions: snapshot.executions) }
     }
 }
+
+extension ScenarioSnapshot {
+    /// Pretty JSON text (the export format).
+    public var jsonText: String {
+        (try? jsonData()).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
+    }
+
+    /// Reads an export from bytes.
+    public init(json bytes: [UInt8]) throws(ScenarioStoreError) {
+        try self.init(jsonData: Data(bytes))
+    }
+}

@@ -4,6 +4,7 @@ import Glibc
 import RocketAlert
 import RocketCore
 import RocketFlow
+import RocketScenarios
 import RocketTerminal
 
 /// Exit statuses (sysexits where they apply).
@@ -14,6 +15,8 @@ enum Exit {
     static let dataError: Int32 = 65
     static let noInput: Int32 = 66
     static let ioError: Int32 = 74
+    /// `rocket play`: the flow's scenario may not execute now, so nothing was shown.
+    static let notNow: Int32 = 3
 }
 
 func printError(_ s: String) { FileIO.print(s, toError: true) }
@@ -104,12 +107,19 @@ enum PlayCommand {
             .value("--events", "FILE", "Write events as JSON Lines to FILE as they happen."),
             .value("--answers-out", "FILE", "Write the answers by block id as a JSON object to FILE."),
             .value("--var", "NAME=VALUE", "Seed an answer for {{NAME}} placeholders.", repeatable: true),
+            ScenarioCommand.storeOption,
+            ScenarioCommand.nowOption,
+            .flag("--explain", "When the flow names a scenario, say why it is shown or not, on stderr."),
+            .flag("--ignore-rules", "Play even when the flow's scenario says not now (and record nothing)."),
         ],
         discussion: """
+        A flow with a "scenario" (and "when" rules) is shown only when that scenario may execute
+        now; the showing counts as its execution.
         EXIT STATUS:
           0 the flow reached its end; 1 the user closed it (close button, Esc, end of input in
-          plain mode); 130 Ctrl-C or SIGINT; 143 SIGTERM; 65 invalid flow; 66 missing or
-          unreadable file; 64 usage error.
+          plain mode); 3 not now (the flow's scenario did not allow it; nothing shown);
+          130 Ctrl-C or SIGINT; 143 SIGTERM; 65 invalid flow; 66 missing or unreadable file;
+          64 usage error; 74 scenario store error.
         """)
 
     static let demoSpec = CommandSpec(
@@ -122,6 +132,7 @@ enum PlayCommand {
         let parsed = try parse(args, as: spec)
         if parsed.helpRequested { printOut(spec.help); return Exit.ok }
         let vars = try variables(parsed)
+        let now = try ScenarioCommand.time(parsed, command: spec.name)
         let path = parsed.positionals[0]
         let result: FlowLoadResult
         switch loadFlowFile(path) {
@@ -133,6 +144,21 @@ enum PlayCommand {
         }
         for d in result.diagnostics { printError(d.formatted(file: path)) }
         guard result.isPlayable, let doc = result.document else { return Exit.dataError }
+        if let name = doc.scenario, !parsed.has("--ignore-rules") {
+            let store: SQLiteScenarioStore
+            switch ScenarioCommand.openStore(parsed.value("--store")) {
+            case .failure(let e): printError("rocket: error: \(e.message)"); return Exit.ioError
+            case .success(let s): store = s
+            }
+            do throws(ScenarioStoreError) {
+                let decision = try NamedScenario(name, rules: doc.when ?? ScenarioRules()).decide(in: store, at: now)
+                if parsed.has("--explain") || decision.clockMovedBackwards { ScenarioCommand.explain(decision, verdict: true) }
+                if !decision.allowed { return Exit.notNow }
+            } catch {
+                printError("rocket: error: \(error.message)")
+                return Exit.ioError
+            }
+        }
         let base = PathName.directory(path)
         return play(doc, imageBase: base.isEmpty ? nil : base, parsed: parsed, vars: vars)
     }

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 @testable import RocketFlow
 import RocketAlert
+import RocketScenarios
 
 /// Loads `text` and returns its diagnostics as "LINE:COL severity code".
 func lint(_ text: String) -> [String] {
@@ -241,6 +242,8 @@ struct SchemaTests {
         let schema = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
         let top = try #require(schema["properties"] as? [String: Any])
         #expect(Set(top.keys) == FlowDecoder.documentFields)
+        let when = try #require((top["when"] as? [String: Any])?["properties"] as? [String: Any])
+        #expect(Set(when.keys) == FlowDecoder.whenFields)
         let defs = try #require(schema["$defs"] as? [String: Any])
         let block = try #require(defs["block"] as? [String: Any])
         let cases = try #require(block["allOf"] as? [[String: Any]])
@@ -262,5 +265,37 @@ struct SchemaTests {
             let bytes = Array(try Data(contentsOf: dir.appendingPathComponent(f)))
             #expect(FlowLoader.load(bytes).diagnostics.isEmpty, "\(f)")
         }
+    }
+}
+
+@Suite("Flows gated by a scenario")
+struct GatedFlowTests {
+    @Test("scenario and when load, with durations as numbers or strings, and round-trip")
+    func loads() throws {
+        let r = FlowLoader.load(#"""
+        {"version": 1, "scenario": "ask-review",
+         "when": {"minEventsRequired": 5, "maxExecutionsPermitted": 3, "minSecondsSinceFirstEvent": "14d", "minSecondsBetweenExecutions": 3600,
+                  "minEventsInWindow": {"count": 3, "window": "7d"}, "budget": {"executions": 1, "window": "24h"}, "priority": 2},
+         "blocks": [{"id": "a", "type": "text", "text": "Enjoying it?"}]}
+        """#)
+        #expect(r.diagnostics.isEmpty)
+        let doc = try #require(r.document)
+        #expect(doc.scenario == "ask-review")
+        #expect(doc.when == ScenarioRules(minEventsRequired: 5, maxExecutionsPermitted: 3, minSecondsSinceFirstEvent: 1_209_600,
+                                          minSecondsBetweenExecutions: 3600, minEventsInWindow: EventWindow(count: 3, seconds: 604_800),
+                                          budget: InterruptionBudget(executions: 1, seconds: 86_400), priority: 2))
+        #expect(FlowLoader.load(doc.jsonValue.serialized()).document == doc)
+    }
+
+    @Test("Bad rules are errors with their place")
+    func errors() {
+        #expect(lint(#"{"version": 1, "when": {"minEventsRequired": 1}, "blocks": [{"id": "a", "type": "text", "text": "x"}]}"#)
+                == ["1:16 error missing-field"])
+        #expect(lint(#"{"version": 1, "scenario": "s", "when": {"minSecondsSinceFirstEvent": "soon"}, "blocks": [{"id": "a", "type": "text", "text": "x"}]}"#)
+                == ["1:71 error bad-duration"])
+        #expect(lint(#"{"version": 1, "scenario": "s", "when": {"minEventsRequired": -1, "budget": {"executions": 1}}, "blocks": [{"id": "a", "type": "text", "text": "x"}]}"#)
+                == ["1:63 error out-of-range", "1:77 error missing-field"])
+        #expect(lint(#"{"version": 1, "scenario": "s", "when": {"minEvents": 1}, "blocks": [{"id": "a", "type": "text", "text": "x"}]}"#)
+                == ["1:42 error unknown-field"])
     }
 }

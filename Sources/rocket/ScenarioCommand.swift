@@ -1,0 +1,204 @@
+import RocketCore
+import RocketScenarios
+import RocketTerminal
+#if canImport(Glibc)
+import Glibc
+#endif
+
+enum ScenarioCommand {
+    static let storeOption = OptionSpec.value("--store", "PATH", "The store (default $ROCKET_STORE, else $XDG_STATE_HOME/rocket/scenarios.sqlite).")
+    static let nowOption = OptionSpec.value("--now", "T", "The time: ISO-8601 (2026-01-01T00:00:00Z) or @EPOCHSECONDS.")
+
+    static let ruleOptions: [OptionSpec] = [
+        .value("--min-events", "N", "At least N events (inclusive)."),
+        .value("--max-events", "N", "At most N events (inclusive)."),
+        .value("--max-executions", "N", "Fewer than N executions so far (0 never executes)."),
+        .value("--min-since-first-event", "D", "More than D since the first event."),
+        .value("--min-since-last-event", "D", "More than D since the last event."),
+        .value("--min-between-executions", "D", "More than D since the last execution."),
+        .value("--min-events-in-window", "N", "At least N events within --window."),
+        .value("--window", "D", "The window for --min-events-in-window."),
+        .value("--budget", "N", "At most N executions across all scenarios within --budget-window."),
+        .value("--budget-window", "D", "The window for --budget."),
+    ]
+
+    static let subcommands: [(name: String, spec: CommandSpec)] = [
+        ("trigger", CommandSpec(name: "scenario trigger", abstract: "Count an event of a scenario (checks nothing).",
+                                positionals: [("NAME", "The scenario.")], positionalCount: 1...1, options: [nowOption, storeOption],
+                                discussion: "EXIT STATUS: 0 counted; 64 usage error; 74 store error.")),
+        ("try", CommandSpec(name: "scenario try", abstract: "May the scenario execute now? If so, this try counts as its execution.",
+                            positionals: [("NAME", "The scenario.")], positionalCount: 1...1,
+                            options: ruleOptions + [nowOption, storeOption, .flag("--explain", "Say which condition passed or failed, on stderr.")],
+                            discussion: """
+                            D is seconds, or a number with s, m, h, d or w (90, 1.5h, 14d).
+                            EXIT STATUS: 0 executed; 1 not executed; 64 usage error; 74 store error.
+                            EXAMPLE: rocket scenario trigger app-launch
+                                     rocket scenario try ask-review --min-events 5 --min-since-first-event 14d --max-executions 3 && echo "Enjoying it?"
+                            """)),
+        ("status", CommandSpec(name: "scenario status", abstract: "Show the statistics of one scenario or all.",
+                               positionals: [("NAME", "The scenario (default: all).")], positionalCount: 0...1,
+                               options: [.flag("--json", "Print JSON (the export format)."), storeOption],
+                               discussion: "EXIT STATUS: 0; 64 usage error; 74 store error.")),
+        ("reset", CommandSpec(name: "scenario reset", abstract: "Clear the statistics of a scenario, or of all with --all.",
+                              positionals: [("NAME", "The scenario.")], positionalCount: 0...1,
+                              options: [.flag("--all", "Clear every scenario."), storeOption],
+                              discussion: "EXIT STATUS: 0; 64 usage error; 74 store error.")),
+        ("export", CommandSpec(name: "scenario export", abstract: "Print all state as JSON.", positionals: [], positionalCount: 0...0,
+                               options: [storeOption], discussion: "")),
+        ("import", CommandSpec(name: "scenario import", abstract: "Replace all state with a JSON export.",
+                               positionals: [("FILE", "A file written by 'rocket scenario export'.")], positionalCount: 1...1,
+                               options: [storeOption], discussion: "")),
+    ]
+
+    static var help: String {
+        var out = "OVERVIEW: Decide when something may be shown (WaitForIt's scenarios), from shell scripts.\n\nUSAGE: rocket scenario <subcommand> [options]\n\nSUBCOMMANDS:\n"
+        for (name, spec) in subcommands { out += "  " + pad(name, 10) + spec.abstract + "\n" }
+        out += "\n  See 'rocket scenario <subcommand> --help' for the options of each."
+        return out
+    }
+
+    static func run(_ args: [String]) throws(UsageError) -> Int32 {
+        guard let first = args.first, first != "--help", first != "-h" else { printOut(help); return Exit.ok }
+        guard let (_, spec) = subcommands.first(where: { $0.name == first }) else {
+            let close = Suggestions.closest(to: first, in: subcommands.map(\.name))
+            throw UsageError(message: "unknown subcommand '\(first)'" + (close.map { "; did you mean '\($0)'?" } ?? ""), command: "scenario")
+        }
+        let parsed = try parse(Array(args.dropFirst()), as: spec)
+        if parsed.helpRequested { printOut(spec.help); return Exit.ok }
+        let now = try time(parsed, command: spec.name)
+        var rules = ScenarioRules()
+        if first == "try" { rules = try self.rules(parsed, command: spec.name) }
+        if first == "reset" && parsed.has("--all") == !parsed.positionals.isEmpty {
+            throw UsageError(message: "give a NAME or --all", command: spec.name)
+        }
+        let store: SQLiteScenarioStore
+        switch openStore(parsed.value("--store")) {
+        case .failure(let e): printError("rocket: error: \(e.message)"); return Exit.ioError
+        case .success(let s): store = s
+        }
+        do throws(ScenarioStoreError) {
+            switch first {
+            case "trigger":
+                try store.triggerEvent(parsed.positionals[0], at: now)
+                return Exit.ok
+            case "try":
+                let decision = try NamedScenario(parsed.positionals[0], rules: rules).decide(in: store, at: now)
+                if parsed.has("--explain") || decision.clockMovedBackwards { explain(decision, verdict: true) }
+                return decision.allowed ? Exit.ok : Exit.notCompleted
+            case "status":
+                let snapshot = try store.snapshot()
+                let names = parsed.positionals.isEmpty ? snapshot.scenarios.keys.sorted() : parsed.positionals
+                if parsed.has("--json") {
+                    var selected = snapshot
+                    selected.scenarios = selected.scenarios.filter { names.contains($0.key) }
+                    for n in names where selected.scenarios[n] == nil { selected.scenarios[n] = .init(ScenarioStats()) }
+                    printOut(json(selected))
+                } else {
+                    for n in names { printOut(describe(n, snapshot.scenarios[n]?.stats ?? ScenarioStats())) }
+                }
+                return Exit.ok
+            case "reset":
+                if parsed.has("--all") { try store.resetAll() } else { try store.reset(parsed.positionals[0]) }
+                return Exit.ok
+            case "export":
+                printOut(json(try store.snapshot()))
+                return Exit.ok
+            default:  // import
+                switch FileIO.read(parsed.positionals[0]) {
+                case .failure(let f):
+                    printError("rocket: error: cannot read '\(parsed.positionals[0])': \(f.reason)")
+                    return Exit.noInput
+                case .success(let bytes):
+                    try store.restore(try ScenarioSnapshot(json: bytes))
+                    return Exit.ok
+                }
+            }
+        } catch {
+            printError("rocket: error: \(error.message)")
+            return Exit.ioError
+        }
+    }
+
+    /// Prints a decision's lines on stderr.
+    static func explain(_ decision: ScenarioDecision, verdict: Bool) {
+        for line in decision.explanation { printError(line) }
+        if verdict {
+            var last = decision.allowed ? "→ executes now" : "→ not now"
+            if !decision.allowed, let t = decision.earliestTime { last += "; earliest \(WallTime.format(t.rounded(.up)))" }
+            printError(last)
+        }
+    }
+
+    static func describe(_ name: String, _ s: ScenarioStats) -> String {
+        func date(_ d: Double?) -> String { d.map { WallTime.format($0) } ?? "never" }
+        return "\(name): events \(s.eventsCount) (first \(date(s.firstEventDate)), last \(date(s.lastEventDate))); executions \(s.executionsCount) (last \(date(s.lastExecutionDate)))"
+    }
+
+    static func json(_ snapshot: ScenarioSnapshot) -> String {
+        snapshot.jsonText
+    }
+
+    /// `--now`, or the wall clock.
+    static func time(_ parsed: ParsedArguments, command: String) throws(UsageError) -> Double {
+        guard let text = parsed.value("--now") else { return WallTime.now }
+        guard let t = WallTime.parse(text) else {
+            throw UsageError(message: "'--now \(text)' is not a time; use ISO-8601 (2026-01-01T00:00:00Z) or @EPOCHSECONDS", command: command)
+        }
+        return t
+    }
+
+    static func rules(_ parsed: ParsedArguments, command: String) throws(UsageError) -> ScenarioRules {
+        func count(_ flag: String) throws(UsageError) -> Int? {
+            guard let text = parsed.value(flag) else { return nil }
+            guard let n = Int(text), n >= 0 else { throw UsageError(message: "'\(flag) \(text)' is not a whole number ≥ 0", command: command) }
+            return n
+        }
+        func duration(_ flag: String) throws(UsageError) -> Double? {
+            guard let text = parsed.value(flag) else { return nil }
+            guard let d = ScenarioDuration.parse(text) else {
+                throw UsageError(message: "'\(flag) \(text)' is not a duration; use seconds or a number with s, m, h, d or w", command: command)
+            }
+            return d
+        }
+        var rules = ScenarioRules(minEventsRequired: try count("--min-events"), maxEventsPermitted: try count("--max-events"),
+                                  maxExecutionsPermitted: try count("--max-executions"),
+                                  minSecondsSinceFirstEvent: try duration("--min-since-first-event"),
+                                  minSecondsSinceLastEvent: try duration("--min-since-last-event"),
+                                  minSecondsBetweenExecutions: try duration("--min-between-executions"))
+        switch (try count("--min-events-in-window"), try duration("--window")) {
+        case let (n?, w?): rules.minEventsInWindow = EventWindow(count: n, seconds: w)
+        case (nil, nil): break
+        default: throw UsageError(message: "--min-events-in-window and --window go together", command: command)
+        }
+        switch (try count("--budget"), try duration("--budget-window")) {
+        case let (n?, w?): rules.budget = InterruptionBudget(executions: n, seconds: w)
+        case (nil, nil): break
+        default: throw UsageError(message: "--budget and --budget-window go together", command: command)
+        }
+        return rules
+    }
+
+    /// The store at `--store`, `$ROCKET_STORE`, `$XDG_STATE_HOME/rocket/scenarios.sqlite` or
+    /// `~/.local/state/rocket/scenarios.sqlite`; its folder is created when missing.
+    static func openStore(_ flag: String?) -> Result<SQLiteScenarioStore, ScenarioStoreError> {
+        let env = Environment.current
+        let path: String
+        if let flag { path = flag } else if let p = env["ROCKET_STORE"], !p.isEmpty { path = p } else {
+            let state = env["XDG_STATE_HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? ((env["HOME"] ?? "/tmp") + "/.local/state")
+            path = state + "/rocket/scenarios.sqlite"
+        }
+        let dir = PathName.directory(path)
+        if !dir.isEmpty, !makeDirectories(dir) {
+            return .failure(ScenarioStoreError(.readOnly, "cannot create the folder \(dir): \(String(cString: strerror(errno)))"))
+        }
+        do throws(ScenarioStoreError) { return .success(try SQLiteScenarioStore(path: path)) } catch { return .failure(error) }
+    }
+
+    static func makeDirectories(_ path: String) -> Bool {
+        var st = stat()
+        if stat(path, &st) == 0 { return (st.st_mode & S_IFMT) == S_IFDIR }
+        let parent = PathName.directory(path)
+        if !parent.isEmpty && parent != path && !makeDirectories(parent) { return false }
+        return mkdir(path, 0o755) == 0 || errno == EEXIST
+    }
+}

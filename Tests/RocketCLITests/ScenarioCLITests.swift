@@ -1,0 +1,97 @@
+import Foundation
+import Testing
+
+@Suite("rocket scenario and gated flows")
+struct ScenarioCLITests {
+    func env(_ dir: String) -> [String: String] { ["ROCKET_STORE": dir + "/s.sqlite"] }
+
+    @Test("The typical use: trigger, then try with rules; exit 0 executed, 1 not")
+    func typical() throws {
+        let dir = scratchDirectory()
+        for day in 1...5 {
+            #expect(try runRocket(["scenario", "trigger", "app-launch", "--now", "2026-01-0\(day)T09:00:00Z"], environment: env(dir)).status == 0)
+        }
+        let rules = ["--min-events", "5", "--min-since-first-event", "14d", "--max-executions", "3"]
+        let early = try runRocket(["scenario", "try", "app-launch"] + rules + ["--now", "2026-01-10T00:00:00Z", "--explain"], environment: env(dir))
+        #expect(early.status == 1)
+        #expect(early.stderr.contains("✗ 8d15h since the first event > 14d"))
+        #expect(early.stderr.contains("→ not now; earliest 2026-01-15T09:00:01Z"))
+        for k in 0..<3 {
+            let r = try runRocket(["scenario", "try", "app-launch"] + rules + ["--now", "@\(1_768_867_200 + k)"], environment: env(dir))
+            #expect(r.status == 0 && r.stderr.isEmpty)
+        }
+        #expect(try runRocket(["scenario", "try", "app-launch"] + rules + ["--now", "@1768867300"], environment: env(dir)).status == 1)
+        let status = try runRocket(["scenario", "status", "app-launch"], environment: env(dir))
+        #expect(status.stdout == "app-launch: events 5 (first 2026-01-01T09:00:00Z, last 2026-01-05T09:00:00Z); executions 3 (last 2026-01-20T00:00:02Z)\n")
+    }
+
+    @Test("status --json, reset, reset --all, export and import")
+    func stateCommands() throws {
+        let dir = scratchDirectory()
+        _ = try runRocket(["scenario", "trigger", "a", "--now", "@100"], environment: env(dir))
+        _ = try runRocket(["scenario", "trigger", "b", "--now", "@200"], environment: env(dir))
+        let json = try runRocket(["scenario", "status", "--json"], environment: env(dir))
+        let object = try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any]
+        let scenarios = object?["scenarios"] as? [String: [String: Any]]
+        #expect(scenarios?["a"]?["eventsCount"] as? Int == 1 && scenarios?["b"]?["firstEventDate"] as? Double == 200)
+        let export = try runRocket(["scenario", "export"], environment: env(dir))
+        write(export.stdout, to: dir + "/state.json")
+        #expect(try runRocket(["scenario", "reset", "a"], environment: env(dir)).status == 0)
+        #expect(try runRocket(["scenario", "status", "a"], environment: env(dir)).stdout.contains("events 0"))
+        #expect(try runRocket(["scenario", "reset", "--all"], environment: env(dir)).status == 0)
+        #expect(try runRocket(["scenario", "status"], environment: env(dir)).stdout.isEmpty)
+        #expect(try runRocket(["scenario", "import", dir + "/state.json"], environment: env(dir)).status == 0)
+        #expect(try runRocket(["scenario", "export"], environment: env(dir)).stdout == export.stdout)
+    }
+
+    @Test("Usage errors exit 64", arguments: [
+        ["scenario", "try", "x", "--min-events", "many"], ["scenario", "try", "x", "--min-since-first-event", "2 weeks"],
+        ["scenario", "trigger", "x", "--now", "yesterday"], ["scenario", "trigger"], ["scenario", "trigger", "x", "--bogus"],
+        ["scenario", "reset"], ["scenario", "reset", "x", "--all"], ["scenario", "frobnicate"],
+        ["scenario", "try", "x", "--window", "7d"],
+    ])
+    func usage(args: [String]) throws {
+        let r = try runRocket(args, environment: env(scratchDirectory()))
+        #expect(r.status == 64)
+        #expect(r.stderr.hasPrefix("rocket: error: "))
+    }
+
+    @Test("Store errors exit 74 with a clear message and touch nothing")
+    func storeErrors() throws {
+        let dir = scratchDirectory()
+        write("not a database", to: dir + "/junk.sqlite")
+        let junk = try runRocket(["scenario", "trigger", "x", "--store", dir + "/junk.sqlite"])
+        #expect(junk.status == 74 && junk.stderr.contains("is not a rocket scenario store"))
+        #expect(try String(contentsOfFile: dir + "/junk.sqlite", encoding: .utf8) == "not a database")
+        let readOnly = try runRocket(["scenario", "trigger", "x", "--store", "/proc/rocket.sqlite"])
+        #expect(readOnly.status == 74 && readOnly.stderr.contains("cannot be written"))
+    }
+
+    @Test("The default store follows XDG_STATE_HOME")
+    func defaultLocation() throws {
+        let dir = scratchDirectory()
+        let r = try runRocket(["scenario", "trigger", "x"], environment: ["XDG_STATE_HOME": dir + "/state", "ROCKET_STORE": ""])
+        #expect(r.status == 0)
+        #expect(FileManager.default.fileExists(atPath: dir + "/state/rocket/scenarios.sqlite"))
+    }
+
+    @Test("A flow gated by a scenario plays only when it may; the showing counts; --ignore-rules overrides")
+    func gatedFlow() throws {
+        let dir = scratchDirectory()
+        write(#"""
+        {"version": 1, "scenario": "ask-review", "when": {"minEventsRequired": 2, "maxExecutionsPermitted": 1},
+         "blocks": [{"id": "q", "type": "text", "text": "Enjoying it?"}]}
+        """#, to: dir + "/f.json")
+        let first = try runRocket(["play", dir + "/f.json", "--explain"], stdin: "\n", environment: env(dir))
+        #expect(first.status == 3 && first.stdout.isEmpty && first.stderr.contains("✗ events 0 ≥ 2 required"))
+        _ = try runRocket(["scenario", "trigger", "ask-review"], environment: env(dir))
+        _ = try runRocket(["scenario", "trigger", "ask-review"], environment: env(dir))
+        let shown = try runRocket(["play", dir + "/f.json"], stdin: "\n", environment: env(dir))
+        #expect(shown.status == 0 && shown.stdout == "Rocket: Enjoying it?\n")
+        #expect(try runRocket(["scenario", "status", "ask-review"], environment: env(dir)).stdout.contains("executions 1"))
+        #expect(try runRocket(["play", dir + "/f.json"], stdin: "\n", environment: env(dir)).status == 3)
+        let forced = try runRocket(["play", dir + "/f.json", "--ignore-rules"], stdin: "\n", environment: env(dir))
+        #expect(forced.status == 0)
+        #expect(try runRocket(["scenario", "status", "ask-review"], environment: env(dir)).stdout.contains("executions 1"))
+    }
+}
