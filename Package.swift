@@ -31,7 +31,7 @@ let package = Package(
         // The command-line tool.
         .executableTarget(name: "rocket", dependencies: ["RocketTerminal", "RocketFlow", "RocketAlert", "RocketCore", "RocketScenarios"]),
         // Benchmarks: run with `swift run -c release RocketBench`. Never part of `swift test`.
-        .executableTarget(name: "RocketBench", dependencies: ["RocketFlow", "RocketAlert", "RocketCore"]),
+        .executableTarget(name: "RocketBench", dependencies: ["RocketFlow", "RocketAlert", "RocketScenarios", "RocketCore"]),
         .testTarget(name: "RocketAlertTests", dependencies: ["RocketAlert", "RocketCore"]),
         .testTarget(name: "RocketFlowTests", dependencies: ["RocketFlow", "RocketAlert", "RocketScenarios", "RocketCore"]),
         // Test support: a small virtual terminal; pseudo-terminals for end-to-end runs; a JPEG encoder for fixtures.

@@ -6,6 +6,7 @@ import Foundation
 import RocketAlert
 import RocketCore
 import RocketFlow
+import RocketScenarios
 
 /// A flow of `n` blocks cycling through every block type, all reachable, ending with a nil next.
 func generateFlow(blocks n: Int) -> String {
@@ -99,5 +100,66 @@ func benchFlows() {
     print("\nTarget: 100k costs at most 12× 10k (linear would be 10×).\n")
 }
 
+/// trigger + try pairs per second for each store, measured in alternating rounds.
+func benchScenarios() {
+    print("## Scenario stores: trigger + try operations per second\n")
+    let dir = NSTemporaryDirectory() + "rocket-bench-\(getpid())"
+    try? FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    let rules = ScenarioRules(minEventsRequired: 1, maxExecutionsPermitted: 1_000_000, minSecondsBetweenExecutions: 0)
+    let stores: [(String, any ScenarioStore)] = [
+        ("in-memory", InMemoryScenarioStore()),
+        ("UserDefaults (synchronize per write, as WaitForIt)", UserDefaultsScenarioStore(defaults: UserDefaults(suiteName: "rocket-bench-\(getpid())")!)),
+        ("SQLite, WAL, synchronous=NORMAL (default; survives a killed process)", try! SQLiteScenarioStore(path: dir + "/normal.sqlite", synchronous: .normal)),
+        ("SQLite, WAL, synchronous=FULL (survives power loss: fsync per op)", try! SQLiteScenarioStore(path: dir + "/full.sqlite", synchronous: .full)),
+    ]
+    var rates = Array(repeating: [Double](), count: stores.count)
+    var t = 1_800_000_000.0
+    for _ in 0..<5 {
+        for (k, (_, store)) in stores.enumerated() {
+            let pairs = 300
+            let seconds = time {
+                for _ in 0..<pairs {
+                    t += 1
+                    try! store.triggerEvent("bench", at: t)
+                    _ = try! NamedScenario("bench", rules: rules).tryToExecute(in: store, at: t)
+                }
+            }
+            rates[k].append(Double(pairs * 2) / seconds)
+        }
+    }
+    // WaitForIt's own write pattern, for reference: five keys, synchronize per write.
+    let original = UserDefaults(suiteName: "rocket-bench-original-\(getpid())")!
+    var originalRates: [Double] = []
+    for _ in 0..<5 {
+        let pairs = 300
+        let seconds = time {
+            for _ in 0..<pairs {
+                t += 1
+                let key = "net.pabloweb.WaitForIt.Bench."
+                original.set(original.integer(forKey: key + "eventsCount") + 1, forKey: key + "eventsCount")
+                original.set(Date(timeIntervalSince1970: t), forKey: key + "lastEventDate")
+                original.synchronize()
+                original.set(original.integer(forKey: key + "executionsCount") + 1, forKey: key + "executionsCount")
+                original.set(Date(timeIntervalSince1970: t), forKey: key + "lastExecutionDate")
+                original.synchronize()
+            }
+        }
+        originalRates.append(Double(pairs * 2) / seconds)
+    }
+    original.removePersistentDomain(forName: "rocket-bench-original-\(getpid())")
+    let userDefaults = median(originalRates)
+    print("| store | operations/s (median of 5 × 600) | µs per operation | vs WaitForIt's UserDefaults pattern |")
+    print("|---|---:|---:|---:|")
+    print(String(format: "| WaitForIt's own pattern: 5 keys in UserDefaults, synchronize per write (reference) | %.0f | %.1f | 1.0× |",
+                 userDefaults, 1e6 / userDefaults))
+    for (k, (name, _)) in stores.enumerated() {
+        let r = median(rates[k])
+        print(String(format: "| %@ | %.0f | %.1f | %.1f× |", name, r, 1e6 / r, r / userDefaults))
+    }
+    print("\nTarget: SQLite ≥ 10× UserDefaults while durable. The fsync cost is the FULL row minus the NORMAL row, per operation.\n")
+}
+
 let args = CommandLine.arguments.dropFirst()
 if args.isEmpty || args.contains("flows") { benchFlows() }
+if args.isEmpty || args.contains("scenarios") { benchScenarios() }

@@ -35,6 +35,7 @@ public final class SQLiteScenarioStore: ScenarioStore, @unchecked Sendable {
     public let path: String
     private let handle: OpaquePointer
     private let lock = Mutex(())  // one operation at a time on the connection
+    private var cache: [String: OpaquePointer] = [:]  // prepared statements, used under `lock`
     private static let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
 
     /// Opens (creating when missing) a store.
@@ -60,6 +61,7 @@ public final class SQLiteScenarioStore: ScenarioStore, @unchecked Sendable {
     }
 
     deinit {
+        for stmt in cache.values { sqlite3_finalize(stmt) }
         sqlite3_close(handle)
     }
 
@@ -89,29 +91,35 @@ public final class SQLiteScenarioStore: ScenarioStore, @unchecked Sendable {
 
     // MARK: Statements
 
-    /// A prepared statement run step by step.
+    /// A prepared statement run step by step; cached ones are reset instead of finalized.
     private struct Statement {
         let db: OpaquePointer
         let stmt: OpaquePointer
         let path: String
+        let cached: Bool
 
         init(_ db: OpaquePointer, _ sql: String, path: String) throws(ScenarioStoreError) {
             var s: OpaquePointer?
             let rc = sqlite3_prepare_v2(db, sql, -1, &s, nil)
             guard rc == SQLITE_OK, let s else { throw SQLiteScenarioStore.error(rc, String(cString: sqlite3_errmsg(db)), path: path) }
-            self.db = db
-            self.stmt = s
-            self.path = path
+            self.init(db: db, stmt: s, path: path, cached: false)
         }
 
-        func bind(_ values: [Any?]) {
+        init(db: OpaquePointer, stmt: OpaquePointer, path: String, cached: Bool) {
+            self.db = db
+            self.stmt = stmt
+            self.path = path
+            self.cached = cached
+        }
+
+        func bind(_ values: [SQLValue]) {
             for (i, v) in values.enumerated() {
                 let k = Int32(i + 1)
                 switch v {
-                case let s as String: sqlite3_bind_text(stmt, k, s, -1, SQLiteScenarioStore.transient)
-                case let d as Double: sqlite3_bind_double(stmt, k, d)
-                case let n as Int: sqlite3_bind_int64(stmt, k, Int64(n))
-                default: sqlite3_bind_null(stmt, k)
+                case .text(let s): sqlite3_bind_text(stmt, k, s, -1, SQLiteScenarioStore.transient)
+                case .real(let d): sqlite3_bind_double(stmt, k, d)
+                case .integer(let n): sqlite3_bind_int64(stmt, k, Int64(n))
+                case .null: sqlite3_bind_null(stmt, k)
                 }
             }
         }
@@ -127,11 +135,35 @@ public final class SQLiteScenarioStore: ScenarioStore, @unchecked Sendable {
         func double(_ i: Int32) -> Double? { sqlite3_column_type(stmt, i) == SQLITE_NULL ? nil : sqlite3_column_double(stmt, i) }
         func int(_ i: Int32) -> Int { Int(sqlite3_column_int64(stmt, i)) }
         func text(_ i: Int32) -> String { sqlite3_column_text(stmt, i).map { String(cString: $0) } ?? "" }
-        func finalize() { sqlite3_finalize(stmt) }
+        func finalize() {
+            if cached {
+                sqlite3_reset(stmt)
+                sqlite3_clear_bindings(stmt)
+            } else {
+                sqlite3_finalize(stmt)
+            }
+        }
     }
 
-    private func run(_ db: OpaquePointer, _ sql: String, _ values: [Any?] = []) throws(ScenarioStoreError) {
-        let s = try Statement(db, sql, path: path)
+    /// A cached prepared statement for `sql` (callers hold `lock`).
+    private func prepared(_ db: OpaquePointer, _ sql: String) throws(ScenarioStoreError) -> Statement {
+        if let stmt = cache[sql] { return Statement(db: db, stmt: stmt, path: path, cached: true) }
+        var s: OpaquePointer?
+        let rc = sqlite3_prepare_v2(db, sql, -1, &s, nil)
+        guard rc == SQLITE_OK, let s else { throw Self.error(rc, String(cString: sqlite3_errmsg(db)), path: path) }
+        cache[sql] = s
+        return Statement(db: db, stmt: s, path: path, cached: true)
+    }
+
+    /// A value bound to a statement parameter.
+    enum SQLValue: ExpressibleByStringLiteral {
+        case text(String), real(Double), integer(Int), null
+        init(stringLiteral value: String) { self = .text(value) }
+        static func optional(_ d: Double?) -> SQLValue { d.map { .real($0) } ?? .null }
+    }
+
+    private func run(_ db: OpaquePointer, _ sql: String, _ values: [SQLValue] = []) throws(ScenarioStoreError) {
+        let s = try prepared(db, sql)
         defer { s.finalize() }
         s.bind(values)
         while try s.step() {}
@@ -142,9 +174,9 @@ public final class SQLiteScenarioStore: ScenarioStore, @unchecked Sendable {
     private func transaction<T>(_ body: (OpaquePointer) throws(ScenarioStoreError) -> T) throws(ScenarioStoreError) -> T {
         let result: Result<T, ScenarioStoreError> = lock.withLock { _ in
             do throws(ScenarioStoreError) {
-                try Self.exec(handle, "BEGIN IMMEDIATE", path: path)
+                try run(handle, "BEGIN IMMEDIATE")
                 let value = try body(handle)
-                try Self.exec(handle, "COMMIT", path: path)
+                try run(handle, "COMMIT")
                 return .success(value)
             } catch {
                 _ = sqlite3_exec(handle, "ROLLBACK", nil, nil, nil)
@@ -245,17 +277,17 @@ public final class SQLiteScenarioStore: ScenarioStore, @unchecked Sendable {
 
     private func read(_ db: OpaquePointer, _ name: String, events: Bool) throws(ScenarioStoreError) -> ScenarioStats {
         var stats = ScenarioStats()
-        let s = try Statement(db, "SELECT events_count, executions_count, first_event, last_event, last_execution FROM scenarios WHERE name = ?", path: path)
-        s.bind([name])
+        let s = try prepared(db, "SELECT events_count, executions_count, first_event, last_event, last_execution FROM scenarios WHERE name = ?")
+        s.bind([.text(name)])
         if try s.step() {
             stats = ScenarioStats(eventsCount: s.int(0), executionsCount: s.int(1), firstEventDate: s.double(2),
                                   lastEventDate: s.double(3), lastExecutionDate: s.double(4))
         }
         s.finalize()
         if events {
-            let e = try Statement(db, "SELECT at FROM (SELECT at, rowid FROM events WHERE scenario = ? ORDER BY rowid DESC LIMIT ?) ORDER BY rowid", path: path)
+            let e = try prepared(db, "SELECT at FROM (SELECT at, rowid FROM events WHERE scenario = ? ORDER BY rowid DESC LIMIT ?) ORDER BY rowid")
             defer { e.finalize() }
-            e.bind([name, ScenarioStats.recentLimit])
+            e.bind([.text(name), .integer(ScenarioStats.recentLimit)])
             while try e.step() { stats.recentEvents.append(e.double(0) ?? 0) }
         }
         return stats
@@ -267,12 +299,12 @@ public final class SQLiteScenarioStore: ScenarioStore, @unchecked Sendable {
                 INSERT INTO scenarios (name, events_count, first_event, last_event) VALUES (?1, 1, ?2, ?2)
                 ON CONFLICT(name) DO UPDATE SET events_count = events_count + 1,
                   first_event = COALESCE(first_event, excluded.first_event), last_event = excluded.last_event
-                """, [name, now])
-            try run(db, "INSERT INTO events (scenario, at) VALUES (?, ?)", [name, now])
+                """, [.text(name), .real(now)])
+            try run(db, "INSERT INTO events (scenario, at) VALUES (?, ?)", [.text(name), .real(now)])
             // Keep the most recent events only (checked every 100 inserts to stay cheap).
             if sqlite3_last_insert_rowid(db) % 100 == 0 {
                 try run(db, "DELETE FROM events WHERE scenario = ?1 AND rowid <= (SELECT rowid FROM events WHERE scenario = ?1 ORDER BY rowid DESC LIMIT 1 OFFSET ?2)",
-                        [name, ScenarioStats.recentLimit])
+                        [.text(name), .integer(ScenarioStats.recentLimit)])
             }
         }
     }
@@ -283,20 +315,20 @@ public final class SQLiteScenarioStore: ScenarioStore, @unchecked Sendable {
             let stats = try read(db, name, events: rules.minEventsInWindow != nil)
             var executions: [Double] = []
             if let budget = rules.budget {
-                let s = try Statement(db, "SELECT at FROM executions WHERE at > ? ORDER BY at", path: path)
+                let s = try prepared(db, "SELECT at FROM executions WHERE at > ? ORDER BY at")
                 defer { s.finalize() }
-                s.bind([now - budget.seconds])
+                s.bind([.real(now - budget.seconds)])
                 while try s.step() { executions.append(s.double(0) ?? 0) }
             }
             guard decide(stats, executions) else { return false }
             try run(db, """
                 INSERT INTO scenarios (name, executions_count, last_execution) VALUES (?1, 1, ?2)
                 ON CONFLICT(name) DO UPDATE SET executions_count = executions_count + 1, last_execution = excluded.last_execution
-                """, [name, now])
-            try run(db, "INSERT INTO executions (scenario, at) VALUES (?, ?)", [name, now])
+                """, [.text(name), .real(now)])
+            try run(db, "INSERT INTO executions (scenario, at) VALUES (?, ?)", [.text(name), .real(now)])
             if sqlite3_last_insert_rowid(db) % 100 == 0 {
                 try run(db, "DELETE FROM executions WHERE rowid <= (SELECT rowid FROM executions ORDER BY rowid DESC LIMIT 1 OFFSET ?)",
-                        [ScenarioSnapshot.executionLimit])
+                        [.integer(ScenarioSnapshot.executionLimit)])
             }
             return true
         }
@@ -308,14 +340,14 @@ public final class SQLiteScenarioStore: ScenarioStore, @unchecked Sendable {
 
     public func reset(_ name: String) throws(ScenarioStoreError) {
         try transaction { (db) throws(ScenarioStoreError) in
-            try run(db, "DELETE FROM scenarios WHERE name = ?", [name])
-            try run(db, "DELETE FROM events WHERE scenario = ?", [name])
+            try run(db, "DELETE FROM scenarios WHERE name = ?", [.text(name)])
+            try run(db, "DELETE FROM events WHERE scenario = ?", [.text(name)])
         }
     }
 
     public func resetAll() throws(ScenarioStoreError) {
         try transaction { (db) throws(ScenarioStoreError) in
-            try run(db, "DELETE FROM scenarios; ")
+            try run(db, "DELETE FROM scenarios")
             try run(db, "DELETE FROM events")
             try run(db, "DELETE FROM executions")
         }
@@ -355,10 +387,11 @@ public final class SQLiteScenarioStore: ScenarioStore, @unchecked Sendable {
             try run(db, "DELETE FROM executions")
             for (name, entry) in snapshot.scenarios {
                 try run(db, "INSERT INTO scenarios VALUES (?, ?, ?, ?, ?, ?)",
-                        [name, entry.eventsCount, entry.executionsCount, entry.firstEventDate, entry.lastEventDate, entry.lastExecutionDate])
-                for at in entry.recentEvents { try run(db, "INSERT INTO events (scenario, at) VALUES (?, ?)", [name, at]) }
+                        [.text(name), .integer(entry.eventsCount), .integer(entry.executionsCount), .optional(entry.firstEventDate),
+                         .optional(entry.lastEventDate), .optional(entry.lastExecutionDate)])
+                for at in entry.recentEvents { try run(db, "INSERT INTO events (scenario, at) VALUES (?, ?)", [.text(name), .real(at)]) }
             }
-            for e in snapshot.executions { try run(db, "INSERT INTO executions (scenario, at) VALUES (?, ?)", [e.scenario, e.at]) }
+            for e in snapshot.executions { try run(db, "INSERT INTO executions (scenario, at) VALUES (?, ?)", [.text(e.scenario), .real(e.at)]) }
         }
     }
 }
