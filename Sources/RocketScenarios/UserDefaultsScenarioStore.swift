@@ -44,7 +44,7 @@ public final class UserDefaultsScenarioStore: ScenarioStore, @unchecked Sendable
         ScenarioStats(eventsCount: try count(name, "eventsCount"), executionsCount: try count(name, "executionsCount"),
                       firstEventDate: date(name, "firstEventDate"), lastEventDate: date(name, "lastEventDate"),
                       lastExecutionDate: date(name, "lastExecutionDate"),
-                      recentEvents: (defaults.array(forKey: Self.key(name, "recentEvents")) as? [Double]) ?? [])
+                      recentEvents: Self.decodeTimes(defaults.data(forKey: Self.key(name, "recentEvents"))))
     }
 
     private func write(_ name: String, _ s: ScenarioStats) {
@@ -53,21 +53,40 @@ public final class UserDefaultsScenarioStore: ScenarioStore, @unchecked Sendable
         for (field, value) in [("firstEventDate", s.firstEventDate), ("lastEventDate", s.lastEventDate), ("lastExecutionDate", s.lastExecutionDate)] {
             if let value { defaults.set(Date(timeIntervalSince1970: value), forKey: Self.key(name, field)) } else { defaults.removeObject(forKey: Self.key(name, field)) }
         }
-        defaults.set(s.recentEvents, forKey: Self.key(name, "recentEvents"))
+        defaults.set(Self.encodeTimes(s.recentEvents), forKey: Self.key(name, "recentEvents"))
         var names = Set(defaults.stringArray(forKey: namesKey) ?? [])
         if names.insert(name).inserted { defaults.set(names.sorted(), forKey: namesKey) }
     }
 
-    private var executions: [ScenarioSnapshot.Execution] {
-        let raw = defaults.array(forKey: executionsKey) as? [[String: Any]] ?? []
-        return raw.compactMap { d in
-            guard let s = d["scenario"] as? String, let at = d["at"] as? Double else { return nil }
-            return .init(scenario: s, at: at)
+    // Event and execution times are kept as compact binary data: a plist array of a thousand
+    // numbers made every synchronize() dozens of times slower.
+
+    static func encodeTimes(_ times: [Double]) -> Data {
+        var data = Data(capacity: times.count * 8)
+        for t in times { withUnsafeBytes(of: t.bitPattern.littleEndian) { data.append(contentsOf: $0) } }
+        return data
+    }
+
+    static func decodeTimes(_ data: Data?) -> [Double] {
+        guard let data, data.count % 8 == 0 else { return [] }
+        let bytes = [UInt8](data)
+        return stride(from: 0, to: bytes.count, by: 8).map { i in
+            var bits: UInt64 = 0
+            for k in 0..<8 { bits |= UInt64(bytes[i + k]) << (8 * UInt64(k)) }
+            return Double(bitPattern: bits)
         }
     }
 
+    private var executions: [ScenarioSnapshot.Execution] {
+        let times = Self.decodeTimes(defaults.data(forKey: executionsKey))
+        let names = (defaults.string(forKey: executionsKey + "Names") ?? "").split(separator: "\n", omittingEmptySubsequences: false)
+        guard names.count == times.count else { return [] }
+        return zip(names, times).map { .init(scenario: String($0), at: $1) }
+    }
+
     private func setExecutions(_ list: [ScenarioSnapshot.Execution]) {
-        defaults.set(list.map { ["scenario": $0.scenario, "at": $0.at] as [String: Any] }, forKey: executionsKey)
+        defaults.set(Self.encodeTimes(list.map(\.at)), forKey: executionsKey)
+        defaults.set(list.map(\.scenario).joined(separator: "\n"), forKey: executionsKey + "Names")
     }
 
     public func triggerEvent(_ name: String, at now: Double) throws(ScenarioStoreError) {
@@ -111,6 +130,7 @@ public final class UserDefaultsScenarioStore: ScenarioStore, @unchecked Sendable
         }
         defaults.removeObject(forKey: namesKey)
         defaults.removeObject(forKey: executionsKey)
+        defaults.removeObject(forKey: executionsKey + "Names")
         defaults.synchronize()
     }
 
