@@ -203,3 +203,41 @@ final class Counter: @unchecked Sendable {
     func increment() { lock.withLock { n += 1 } }
     var value: Int { lock.withLock { n } }
 }
+
+@Suite("UserDefaults store: WaitForIt's keys")
+struct UserDefaultsStoreTests {
+    @Test("Data written by WaitForIt is read as it is, and updated under the same keys")
+    func migration() throws {
+        let suite = "rocket-tests-\(UUID().uuidString)"
+        let defaults = try #require(UserDefaults(suiteName: suite))
+        defer { defaults.removePersistentDomain(forName: suite) }
+        // What WaitForIt 2.0 left behind for `struct ShowTutorial: ScenarioProtocol`.
+        defaults.set(4, forKey: "net.pabloweb.WaitForIt.ShowTutorial.eventsCount")
+        defaults.set(1, forKey: "net.pabloweb.WaitForIt.ShowTutorial.executionsCount")
+        defaults.set(Date(timeIntervalSince1970: 1000), forKey: "net.pabloweb.WaitForIt.ShowTutorial.firstEventDate")
+        defaults.set(Date(timeIntervalSince1970: 2000), forKey: "net.pabloweb.WaitForIt.ShowTutorial.lastEventDate")
+        let store = UserDefaultsScenarioStore(defaults: defaults)
+        struct Tutorial: Scenario {
+            static var name: String { "ShowTutorial" }   // WaitForIt's simple type name
+            static var rules: ScenarioRules { ScenarioRules(maxExecutionsPermitted: 2) }
+        }
+        let stats = try store.stats(Tutorial.name)
+        #expect(stats.eventsCount == 4 && stats.executionsCount == 1 && stats.firstEventDate == 1000 && stats.lastEventDate == 2000)
+        try Tutorial.tryToExecute(store: store, timeNow: Date(timeIntervalSince1970: 3000)) { #expect($0) }
+        #expect(defaults.integer(forKey: "net.pabloweb.WaitForIt.ShowTutorial.executionsCount") == 2)
+        #expect((defaults.object(forKey: "net.pabloweb.WaitForIt.ShowTutorial.lastExecutionDate") as? Date)?.timeIntervalSince1970 == 3000)
+    }
+
+    @Test("A count that is not a number is an error naming the key, not a crash (W4)")
+    func corruptCount() throws {
+        let suite = "rocket-tests-\(UUID().uuidString)"
+        let defaults = try #require(UserDefaults(suiteName: suite))
+        defer { defaults.removePersistentDomain(forName: suite) }
+        defaults.set("lots", forKey: "net.pabloweb.WaitForIt.X.eventsCount")
+        let store = UserDefaultsScenarioStore(defaults: defaults)
+        #expect { try store.triggerEvent("X", at: 1) } throws: {
+            let e = $0 as? ScenarioStoreError
+            return e?.kind == .corrupt && e?.message.contains("net.pabloweb.WaitForIt.X.eventsCount") == true
+        }
+    }
+}
