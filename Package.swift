@@ -11,6 +11,7 @@ let package = Package(
         .library(name: "RocketFlow", targets: ["RocketFlow"]),
         .library(name: "RocketTerminal", targets: ["RocketTerminal"]),
         .library(name: "RocketScenarios", targets: ["RocketScenarios"]),
+        .library(name: "RocketBanners", targets: ["RocketBanners"]),
         .executable(name: "rocket", targets: ["rocket"]),
     ],
     targets: [
@@ -24,6 +25,8 @@ let package = Package(
         .target(name: "CImageCodecs", linkerSettings: [.linkedLibrary("png16"), .linkedLibrary("jpeg"), .linkedLibrary("z"), .linkedLibrary("m")]),
         // Terminal front end: raw mode, keys, width, screen buffer, diff renderer, images, plain mode.
         .target(name: "RocketTerminal", dependencies: ["RocketAlert", "RocketCore", "CImageCodecs"]),
+        // MPGNotification's banners with a presentation queue.
+        .target(name: "RocketBanners", dependencies: ["RocketCore"]),
         // SQLite through the system's libsqlite3 (Debian: libsqlite3-dev).
         .systemLibrary(name: "CSQLite", path: "Sources/CSQLite"),
         // WaitForIt's scenarios: rules, decisions with explanations, in-memory, UserDefaults and SQLite stores.
@@ -40,6 +43,7 @@ let package = Package(
         .testTarget(name: "RocketTerminalTests", dependencies: ["RocketTerminal", "RocketAlert", "RocketCore", "RocketTestSupport", "CTestSupport"]),
         .executableTarget(name: "ScenarioStress", dependencies: ["RocketScenarios"], path: "Tests/ScenarioStress"),
         .testTarget(name: "RocketScenariosTests", dependencies: ["RocketScenarios", "ScenarioStress"]),
+        .testTarget(name: "RocketBannersTests", dependencies: ["RocketBanners", "RocketCore"]),
         .testTarget(name: "RocketCLITests", dependencies: ["rocket", "RocketTestSupport", "CTestSupport", "RocketFlow"]),
     ],
     swiftLanguageModes: [.v6]
