@@ -24,7 +24,7 @@ let package = Package(
         // PNG and JPEG decoding through the system's libpng and libjpeg (Debian: libpng-dev, libjpeg-dev).
         .target(name: "CImageCodecs", linkerSettings: [.linkedLibrary("png16"), .linkedLibrary("jpeg"), .linkedLibrary("z"), .linkedLibrary("m")]),
         // Terminal front end: raw mode, keys, width, screen buffer, diff renderer, images, plain mode.
-        .target(name: "RocketTerminal", dependencies: ["RocketAlert", "RocketCore", "CImageCodecs"]),
+        .target(name: "RocketTerminal", dependencies: ["RocketAlert", "RocketBanners", "RocketCore", "CImageCodecs"]),
         // MPGNotification's banners with a presentation queue.
         .target(name: "RocketBanners", dependencies: ["RocketCore"]),
         // SQLite through the system's libsqlite3 (Debian: libsqlite3-dev).
@@ -32,7 +32,7 @@ let package = Package(
         // WaitForIt's scenarios: rules, decisions with explanations, in-memory, UserDefaults and SQLite stores.
         .target(name: "RocketScenarios", dependencies: ["RocketCore", "CSQLite"]),
         // The command-line tool.
-        .executableTarget(name: "rocket", dependencies: ["RocketTerminal", "RocketFlow", "RocketAlert", "RocketCore", "RocketScenarios"]),
+        .executableTarget(name: "rocket", dependencies: ["RocketTerminal", "RocketFlow", "RocketAlert", "RocketBanners", "RocketCore", "RocketScenarios"]),
         // Benchmarks: run with `swift run -c release RocketBench`. Never part of `swift test`.
         .executableTarget(name: "RocketBench", dependencies: ["RocketFlow", "RocketAlert", "RocketScenarios", "RocketCore"]),
         .testTarget(name: "RocketAlertTests", dependencies: ["RocketAlert", "RocketCore"]),
@@ -40,7 +40,7 @@ let package = Package(
         // Test support: a small virtual terminal; pseudo-terminals for end-to-end runs; a JPEG encoder for fixtures.
         .target(name: "RocketTestSupport", dependencies: ["RocketTerminal"], path: "Tests/RocketTestSupport"),
         .target(name: "CTestSupport", path: "Tests/CTestSupport", linkerSettings: [.linkedLibrary("jpeg")]),
-        .testTarget(name: "RocketTerminalTests", dependencies: ["RocketTerminal", "RocketAlert", "RocketCore", "RocketTestSupport", "CTestSupport"]),
+        .testTarget(name: "RocketTerminalTests", dependencies: ["RocketTerminal", "RocketAlert", "RocketBanners", "RocketCore", "RocketTestSupport", "CTestSupport"]),
         .executableTarget(name: "ScenarioStress", dependencies: ["RocketScenarios"], path: "Tests/ScenarioStress"),
         .testTarget(name: "RocketScenariosTests", dependencies: ["RocketScenarios", "ScenarioStress"]),
         .testTarget(name: "RocketBannersTests", dependencies: ["RocketBanners", "RocketCore"]),

@@ -89,6 +89,28 @@ public struct RocketColor: Hashable, Sendable, CustomStringConvertible {
     /// The same as ``hexString``.
     public var description: String { hexString }
 
+    /// The colour names `rocket` accepts, with their values.
+    public static let names: [String: RocketColor] = [
+        "black": .black, "white": .white, "red": RocketColor(r8: 0xE5, g8: 0x39, b8: 0x35), "green": RocketColor(r8: 0x2E, g8: 0x7D, b8: 0x32),
+        "blue": RocketColor(r8: 0x31, g8: 0x9C, b8: 0xF7), "yellow": RocketColor(r8: 0xF9, g8: 0xA8, b8: 0x25),
+        "orange": RocketColor(r8: 0xEF, g8: 0x6C, b8: 0x00), "purple": RocketColor(r8: 0x8E, g8: 0x24, b8: 0xAA),
+        "pink": RocketColor(r8: 0xD8, g8: 0x1B, b8: 0x60), "teal": RocketColor(r8: 0x00, g8: 0x89, b8: 0x7B),
+        "gray": RocketColor(r8: 0x61, g8: 0x61, b8: 0x61), "grey": RocketColor(r8: 0x61, g8: 0x61, b8: 0x61),
+        "ink": RocketColor(r8: 0x29, g8: 0x3B, b8: 0x4D),
+    ]
+
+    /// A colour from a name in ``names`` or `#RRGGBB` (also `#RGB`); nil otherwise.
+    ///
+    /// ```swift
+    /// RocketColor(nameOrHex: "teal")      // #00897B
+    /// RocketColor(nameOrHex: "#FF0000")   // red
+    /// ```
+    public init?(nameOrHex text: String) {
+        if let named = RocketColor.names[text.lowercased()] { self = named; return }
+        guard text.hasPrefix("#"), text.count == 7 || text.count == 4, let c = RocketColor(hex: text) else { return nil }
+        self = c
+    }
+
     /// Opaque black.
     public static let black = RocketColor(red: 0, green: 0, blue: 0)
     /// Opaque white.

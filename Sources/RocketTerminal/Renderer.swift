@@ -127,6 +127,9 @@ public struct InlineRenderer: Sendable {
                     setStyle(cell.style)
                     emit(cell.text)
                     cursorColumn += DisplayWidth.of(cell.text)
+                    // Terminals disagree on the width of clusters (VS16 emoji, ZWJ sequences, flags):
+                    // put the cursor where this layout says the next cell is.
+                    if cell.text.unicodeScalars.count > 1 { emit("\u{1B}[\(cursorColumn + 1)G") }
                 }
                 c = end
             }

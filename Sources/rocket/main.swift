@@ -11,6 +11,7 @@ enum Rocket {
         ("demo", PlayCommand.demoSpec.abstract),
         ("play", PlayCommand.spec.abstract),
         ("lint", LintCommand.spec.abstract),
+        ("banner", BannerCommand.spec.abstract),
         ("scenario", "Decide when something may be shown: trigger, try, status, reset, export, import."),
         ("help", "Show help for a command."),
     ]
@@ -50,6 +51,7 @@ enum Rocket {
             case "play": return try PlayCommand.run(rest)
             case "lint": return try LintCommand.run(rest)
             case "scenario": return try ScenarioCommand.run(rest)
+            case "banner": return try BannerCommand.run(rest)
             default:
                 let close = Suggestions.closest(to: first, in: commands.map(\.name))
                 throw UsageError(message: "unknown command '\(first)'" + (close.map { "; did you mean '\($0)'?" } ?? ""), command: nil)

@@ -131,3 +131,18 @@ struct MouseMappingTests {
         #expect(d.feed(Array("\u{1B}[12;1R".utf8)) == [.cursorPosition(row: 11, column: 0)])
     }
 }
+
+@Suite("Width disagreements")
+struct WidthDisagreementTests {
+    @Test("After a multi-scalar cluster the cursor is put back where the layout expects it")
+    func reposition() {
+        var r = InlineRenderer(depth: .none)
+        var f = ScreenBuffer(width: 20)
+        let row = f.addRow()
+        f.put("✉️ ok 👨‍👩‍👧 x", row: row, column: 0)
+        let text = String(decoding: r.render(f, screenHeight: 5), as: UTF8.self)
+        #expect(text.contains("✉️\u{1B}[3G"))
+        #expect(text.contains("👨‍👩‍👧\u{1B}[9G"))
+        #expect(!text.contains("o\u{1B}["))   // plain characters need no repositioning
+    }
+}

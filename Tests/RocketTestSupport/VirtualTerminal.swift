@@ -43,6 +43,7 @@ public struct VirtualTerminal {
                 case "C": column = min(width - 1, column + n)
                 case "D": column = max(0, column - n)
                 case "H": row = 0; column = 0
+                case "G": column = min(width - 1, max(0, n - 1))
                 case "J":
                     if params == "2" { screen = Array(repeating: Array(repeating: " ", count: width), count: height) } else {
                         for c in column..<width { screen[row][c] = " " }

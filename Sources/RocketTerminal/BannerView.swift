@@ -1,0 +1,139 @@
+public import RocketBanners
+import RocketCore
+
+/// Draws a banner as rows of cells across the terminal: its background colour, the icon, the
+/// bold title over up to two subtitle lines, buttons on the right on a darker shade (the
+/// original's look), a close "X", and a key hint where the original had its swipe pill. The
+/// entrance is animated by revealing rows: a slide, a drop that overshoots by a row and settles,
+/// or a snap.
+///
+/// ```swift
+/// let rows = BannerView(width: 80, strings: .english).rows(for: showing, at: now, focus: 0)
+/// ```
+public struct BannerView: Sendable {
+    /// Columns.
+    public var width: Int
+    /// Built-in texts.
+    public var strings: UIStrings
+    /// Draw every frame of an animation as if it had finished (reduced motion, plain mode).
+    public var reducedMotion = false
+    /// Key hints to show (different in `rocket banner` and during `rocket play`).
+    public var hint: String?
+    /// Decoded icon pictures by cache key.
+    public var images: [String: TerminalImage] = [:]
+
+    /// A view.
+    public init(width: Int, strings: UIStrings) {
+        self.width = max(10, width)
+        self.strings = strings
+    }
+
+    /// The default background when a banner has none (MPGNotification's demo blue).
+    public static let defaultBackground = RocketColor(r8: 0x31, g8: 0x9C, b8: 0xF7)
+
+    static func color(_ c: RocketColor) -> TermColor {
+        let (r, g, b) = c.rgb8
+        return .rgb(r, g, b)
+    }
+
+    /// Where each button is, for mouse clicks: columns and the tag.
+    public func buttonColumns(for banner: Banner) -> [(columns: Range<Int>, tag: BannerTag)] {
+        var col = width - 1
+        var out: [(Range<Int>, BannerTag)] = []
+        for item in banner.buttons.items.reversed() {
+            let label = item.tag == .close ? " ✕ " : " \(Sanitizer.clean(item.title, keepNewlines: false)) "
+            let w = DisplayWidth.of(label)
+            col -= w
+            out.append((col..<(col + w), item.tag))
+            col -= 1
+        }
+        return out.reversed()
+    }
+
+    /// The full-size rows of a banner, with the focused button (an index into its buttons) marked.
+    public func fullRows(for banner: Banner, focus: Int?) -> [[Cell]] {
+        let background = Self.color(banner.backgroundColor ?? Self.defaultBackground)
+        var base = CellStyle()
+        base.background = background
+        func blankRow() -> [Cell] { Array(repeating: Cell(" ", style: base), count: width) }
+        var rows: [[Cell]] = []
+        let buttons = buttonColumns(for: banner)
+        let buttonsStart = buttons.first?.columns.lowerBound ?? width
+        // The content column: centred, at most 64 cells, unless full width.
+        let contentWidth = banner.fullWidthMessages ? buttonsStart - 2 : min(64, buttonsStart - 2)
+        let left = banner.fullWidthMessages ? 1 : max(1, (buttonsStart - contentWidth) / 2)
+        var textLeft = left
+        var screen = ScreenBuffer(width: width)
+        func row() -> Int {
+            let r = screen.addRow()
+            screen.rows[r] = blankRow()
+            return r
+        }
+        let titleRow = row()
+        if let icon = banner.icon {
+            switch icon {
+            case .text(let t):
+                textLeft = screen.put(Sanitizer.clean(t, keepNewlines: false), row: titleRow, column: left, style: base) + 2
+            case .image(let img):
+                if let picture = images[img.cacheKey] {
+                    let cells = picture.cells(columns: 2, rows: 1, style: .square)[0]
+                    for (x, cell) in cells.enumerated() { var c = cell; if c.style.background == .default { c.style.background = background }; screen.rows[titleRow][left + x] = c }
+                    textLeft = left + 4
+                }
+            }
+        }
+        var titleStyle = base
+        titleStyle.foreground = Self.color(banner.titleColor)
+        titleStyle.bold = true
+        let available = max(4, left + contentWidth - textLeft)
+        screen.put(DisplayWidth.prefix(Sanitizer.clean(banner.title, keepNewlines: false), fitting: available), row: titleRow, column: textLeft, style: titleStyle)
+        if let subtitle = banner.subtitle, !subtitle.isEmpty {
+            var subStyle = base
+            subStyle.foreground = Self.color(banner.subtitleColor)
+            let lines = TextWrap.wrap(Sanitizer.clean(subtitle), width: available)
+            for (k, line) in lines.prefix(2).enumerated() {
+                let r = row()
+                let text = k == 1 && lines.count > 2 ? DisplayWidth.prefix(line, fitting: available - 1) + "…" : line
+                screen.put(text, row: r, column: textLeft, style: subStyle)
+            }
+        }
+        // Buttons on the title row, on the darker shade; the focused one inverted.
+        let darker = Self.color(Banner.darker(banner.backgroundColor ?? Self.defaultBackground))
+        for (k, b) in buttons.enumerated() {
+            var style = CellStyle(foreground: .rgb(255, 255, 255), bold: true)
+            style.background = darker
+            if focus == k { style.inverse = true }
+            let label = b.tag == .close ? " ✕ " : " \(Sanitizer.clean(banner.buttons.items[k].title, keepNewlines: false)) "
+            screen.put(label, row: titleRow, column: b.columns.lowerBound, style: style)
+        }
+        if let hint {
+            let r = row()
+            var hintStyle = base
+            hintStyle.foreground = Self.color(banner.subtitleColor)
+            hintStyle.dim = true
+            let text = DisplayWidth.prefix(hint, fitting: width - 2)
+            screen.put(text, row: r, column: max(1, (width - DisplayWidth.of(text)) / 2), style: hintStyle)
+        }
+        rows = screen.rows
+        return rows
+    }
+
+    /// The rows to draw at `now`, animation included.
+    public func rows(for showing: BannerQueue.Showing, at now: Double, focus: Int?) -> [[Cell]] {
+        let full = fullRows(for: showing.banner, focus: focus)
+        let p = reducedMotion ? 1 : showing.progress(at: now)
+        if p >= 1 { return full }
+        switch showing.banner.animationType {
+        case .snap:
+            return p > 0.4 ? full : []
+        case .linear:
+            let n = Int((Double(full.count) * p).rounded(.up))
+            return Array(full.suffix(n))
+        case .drop:
+            // Falls fast, overshoots by one blank row, then settles.
+            if p < 0.5 { return Array(full.suffix(Int((Double(full.count) * p * 2).rounded(.up)))) }
+            if p < 0.8 { return full + [Array(repeating: Cell(" "), count: width)] }
+            return full
+        }
+    }
+}

@@ -1,0 +1,104 @@
+import RocketBanners
+import RocketCore
+import RocketFlow
+import RocketTerminal
+
+enum BannerCommand {
+    static let spec = CommandSpec(
+        name: "banner", abstract: "Show an in-app notification banner (MPGNotification) and print what ended it.",
+        positionals: [("TITLE", "The banner's title.")], positionalCount: 1...1,
+        options: [
+            .value("--subtitle", "S", "A subtitle (two lines at most)."),
+            .value("--icon", "I", "An emoji, or a PNG/JPEG file."),
+            .value("--color", "C", "Background: a name (\(RocketColor.names.keys.sorted().joined(separator: ", "))) or #RRGGBB."),
+            .value("--title-color", "C", "Title colour (default white)."),
+            .value("--subtitle-color", "C", "Subtitle colour (default white)."),
+            .value("--button", "T", "A button (at most two).", repeatable: true),
+            .flag("--close-button", "A close (X) button instead of titled buttons."),
+            .value("--duration", "SECONDS", "Dismiss by itself after this long (0: stay; the default)."),
+            .value("--animation", "A", "linear (default), drop or snap."),
+            .flag("--no-background-tap", "Taps on the banner itself do nothing."),
+            .flag("--no-swipe", "It cannot be swiped away."),
+            .flag("--full-width", "Content spans the whole width."),
+            .flag("--plain", "Line mode: print the banner as text and read one line."),
+            .flag("--json", "Print the result as a JSON object."),
+        ],
+        discussion: """
+        Prints one line saying what ended it: button:TITLE, background, close, swipe or timeout.
+        In a terminal: ←/→ choose a button, Enter presses it (with no buttons, Enter taps the
+        banner), Esc or ↑ swipes it away. ROCKET_REDUCED_MOTION=1 skips the animations.
+        EXIT STATUS: 0 a button or the banner was tapped; 1 otherwise; 64 usage error; 130 Ctrl-C.
+        """)
+
+    /// The banner the flags describe.
+    static func banner(from parsed: ParsedArguments) throws(UsageError) -> Banner {
+        func color(_ flag: String) throws(UsageError) -> RocketColor? {
+            guard let text = parsed.value(flag) else { return nil }
+            guard let c = RocketColor(nameOrHex: text) else {
+                throw UsageError(message: "'\(flag) \(text)' is neither a colour name nor #RRGGBB", command: spec.name)
+            }
+            return c
+        }
+        var banner = Banner(title: parsed.positionals[0])
+        banner.subtitle = parsed.value("--subtitle")
+        if let icon = parsed.value("--icon") {
+            banner.icon = icon.contains(".") || icon.contains("/") ? .image(RocketImage(reference: icon)) : .text(icon)
+        }
+        banner.backgroundColor = try color("--color")
+        banner.titleColor = try color("--title-color") ?? .white
+        banner.subtitleColor = try color("--subtitle-color") ?? .white
+        let titles = parsed.all("--button")
+        if parsed.has("--close-button") && !titles.isEmpty {
+            throw UsageError(message: "--button and --close-button cannot be combined", command: spec.name)
+        }
+        if titles.count > 2 { throw UsageError(message: "at most two --button (got \(titles.count))", command: spec.name) }
+        do throws(BannerError) {
+            banner.buttons = parsed.has("--close-button") ? .close : try BannerButtons(configuration: titles.count, titles: titles)
+        } catch {
+            throw UsageError(message: error.message, command: spec.name)
+        }
+        if let d = parsed.value("--duration") {
+            guard let v = Double(d), v.isFinite, v >= 0 else { throw UsageError(message: "'--duration \(d)' is not a number of seconds ≥ 0", command: spec.name) }
+            banner.duration = v
+        }
+        if let a = parsed.value("--animation") {
+            guard let anim = BannerAnimation(rawValue: a) else {
+                throw UsageError(message: "'--animation \(a)' must be linear, drop or snap", command: spec.name)
+            }
+            banner.animationType = anim
+        }
+        banner.backgroundTapsEnabled = !parsed.has("--no-background-tap")
+        banner.swipeToDismissEnabled = !parsed.has("--no-swipe")
+        banner.fullWidthMessages = parsed.has("--full-width")
+        return banner
+    }
+
+    static func run(_ args: [String]) throws(UsageError) -> Int32 {
+        let parsed = try parse(args, as: spec)
+        if parsed.helpRequested { printOut(spec.help); return Exit.ok }
+        let banner = try self.banner(from: parsed)
+        let env = Environment.current
+        let terminal = Terminal()
+        let plain = parsed.has("--plain") || !terminal.isInteractive || env["TERM"] == "dumb"
+        let reduced = env["ROCKET_REDUCED_MOTION"] == "1"
+        let center = BannerCenter(clock: SystemClock(), queue: BannerQueue(reducedMotion: reduced || plain))
+        let session = BannerSession(center: center, terminal: terminal, strings: UIStrings.forEnvironment(env))
+        session.depth = ColorDepth.detect(env)
+        session.reducedMotion = reduced
+        let outcome = session.run(banner, plain: plain)
+        if parsed.has("--json") {
+            var o: [(String, JSONValue)] = []
+            switch outcome {
+            case .dismissed(.button(let tag), let title):
+                o = [("result", .string(tag == .close ? "close" : "button")), ("tag", .number(Double(tag.rawValue)))]
+                if tag != .close { o.append(("title", .string(title ?? ""))) }
+            case .dismissed(.background, _): o = [("result", .string("background")), ("tag", .number(0))]
+            default: o = [("result", .string(outcome.line))]
+            }
+            printOut(JSONValue.object(o).serialized(pretty: false))
+        } else {
+            printOut(outcome.line)
+        }
+        return outcome.exitCode
+    }
+}

@@ -1,0 +1,73 @@
+import Foundation
+import Testing
+
+@Suite("rocket banner")
+struct BannerCLITests {
+    @Test("Plain mode: a number or a title presses; an empty line taps the banner; end of input swipes", arguments: [
+        ("1\n", "button:Reply", 0), ("IGNORE\n", "button:Ignore", 0), ("\n", "background", 0), ("", "swipe", 1), ("9\nreply\n", "button:Reply", 0),
+    ] as [(String, String, Int32)])
+    func plain(input: String, line: String, status: Int32) throws {
+        let r = try runRocket(["banner", "New message", "--subtitle", "From Ada", "--button", "Reply", "--button", "Ignore", "--icon", "✉"], stdin: input)
+        #expect(r.status == status)
+        #expect(r.stdout == "✉ [New message] From Ada\n[1] Reply  [2] Ignore\n\(line)\n")
+        if input.hasPrefix("9") { #expect(r.stderr.contains("Not a choice: \"9\"")) }
+    }
+
+    @Test("A disabled background tap is refused on stderr and the line is read again; close and timeout", arguments: [true, false])
+    func disabledAndClose(close: Bool) throws {
+        if close {
+            let r = try runRocket(["banner", "x", "--close-button"], stdin: "close\n")
+            #expect(r.status == 1 && r.stdout.hasSuffix("close\n"))
+        } else {
+            let r = try runRocket(["banner", "x", "--no-background-tap", "--button", "OK"], stdin: "\n1\n")
+            #expect(r.status == 0 && r.stdout.hasSuffix("button:OK\n"))
+            #expect(r.stderr.contains("cannot be opened"))
+        }
+    }
+
+    @Test("The duration still applies in plain mode")
+    func timeout() throws {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: rocketPath)
+        p.arguments = ["banner", "x", "--duration", "0.2", "--plain"]
+        let input = Pipe(), output = Pipe()
+        p.standardInput = input     // kept open: only the timer can end it
+        p.standardOutput = output
+        try p.run()
+        p.waitUntilExit()
+        try input.fileHandleForWriting.close()
+        #expect(p.terminationStatus == 1)
+        #expect(String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self).hasSuffix("timeout\n"))
+    }
+
+    @Test("--json prints the result as an object")
+    func json() throws {
+        let r = try runRocket(["banner", "x", "--button", "OK", "--json"], stdin: "1\n")
+        #expect(r.stdout.hasSuffix(#"{"result":"button","tag":1,"title":"OK"}"# + "\n"))
+    }
+
+    @Test("Usage errors exit 64", arguments: [
+        ["banner", "x", "--button", "a", "--button", "b", "--button", "c"], ["banner", "x", "--button", "a", "--close-button"],
+        ["banner", "x", "--color", "mauve"], ["banner", "x", "--color", "#12345"], ["banner", "x", "--title-color", "nope"],
+        ["banner", "x", "--duration", "-1"], ["banner", "x", "--animation", "bounce"], ["banner"],
+    ])
+    func usage(args: [String]) throws {
+        let r = try runRocket(args)
+        #expect(r.status == 64 && r.stderr.hasPrefix("rocket: error: "))
+    }
+
+    @Test("In a terminal: arrows and Enter press a button; Esc swipes; the terminal is restored")
+    func tty() throws {
+        let run = try PTYRun(["banner", "Hello", "--button", "Yes", "--button", "No"])
+        #expect(run.waitFor("Yes"))
+        run.send("\u{1B}[C\r")
+        #expect(run.waitForExit() == 0)
+        #expect(String(decoding: run.raw, as: UTF8.self).contains("button:No"))
+        #expect(run.terminalRestored)
+        let swipe = try PTYRun(["banner", "Hello"], environment: ["ROCKET_REDUCED_MOTION": "1"])
+        #expect(swipe.waitFor("Hello"))
+        swipe.send([0x1B])
+        #expect(swipe.waitForExit() == 1)
+        #expect(String(decoding: swipe.raw, as: UTF8.self).contains("swipe"))
+    }
+}
