@@ -20,7 +20,7 @@ let package = Package(
         // The RocketAlert conversation engine and the seed API.
         .target(name: "RocketAlert", dependencies: ["RocketCore"]),
         // Flow files: a positioned JSON reader, the flow document, validation, conversion.
-        .target(name: "RocketFlow", dependencies: ["RocketAlert", "RocketScenarios", "RocketCore"]),
+        .target(name: "RocketFlow", dependencies: ["RocketAlert", "RocketScenarios", "RocketBanners", "RocketCore"]),
         // PNG and JPEG decoding through the system's libpng and libjpeg (Debian: libpng-dev, libjpeg-dev).
         .target(name: "CImageCodecs", linkerSettings: [.linkedLibrary("png16"), .linkedLibrary("jpeg"), .linkedLibrary("z"), .linkedLibrary("m")]),
         // Terminal front end: raw mode, keys, width, screen buffer, diff renderer, images, plain mode.
@@ -36,7 +36,7 @@ let package = Package(
         // Benchmarks: run with `swift run -c release RocketBench`. Never part of `swift test`.
         .executableTarget(name: "RocketBench", dependencies: ["RocketFlow", "RocketAlert", "RocketScenarios", "RocketCore"]),
         .testTarget(name: "RocketAlertTests", dependencies: ["RocketAlert", "RocketCore"]),
-        .testTarget(name: "RocketFlowTests", dependencies: ["RocketFlow", "RocketAlert", "RocketScenarios", "RocketCore"]),
+        .testTarget(name: "RocketFlowTests", dependencies: ["RocketFlow", "RocketAlert", "RocketScenarios", "RocketBanners", "RocketCore"]),
         // Test support: a small virtual terminal; pseudo-terminals for end-to-end runs; a JPEG encoder for fixtures.
         .target(name: "RocketTestSupport", dependencies: ["RocketTerminal"], path: "Tests/RocketTestSupport"),
         .target(name: "CTestSupport", path: "Tests/CTestSupport", linkerSettings: [.linkedLibrary("jpeg")]),

@@ -1,6 +1,7 @@
 public import RocketAlert
 import RocketCore
 public import RocketScenarios
+public import RocketBanners
 
 /// A text style in a flow file: a preset name (`"textBold"`) or a custom font.
 ///
@@ -261,6 +262,8 @@ public struct FlowDocument: Hashable, Sendable {
     public var scenario: String?
     /// The scenario's rules (WaitForIt's conditions, windows, budget, priority).
     public var when: ScenarioRules?
+    /// A banner shown over the conversation when it starts.
+    public var banner: Banner?
 
     /// The newest format version this library reads and writes.
     public static let currentVersion = 1
@@ -268,7 +271,7 @@ public struct FlowDocument: Hashable, Sendable {
     /// Creates a document.
     public init(version: Int = FlowDocument.currentVersion, title: String? = nil, author: FlowAuthor? = nil,
                 closeButton: FlowCloseButton? = nil, start: String? = nil, variables: [String] = [], blocks: [FlowBlock],
-                scenario: String? = nil, when: ScenarioRules? = nil) {
+                scenario: String? = nil, when: ScenarioRules? = nil, banner: Banner? = nil) {
         self.version = version
         self.title = title
         self.author = author
@@ -278,6 +281,7 @@ public struct FlowDocument: Hashable, Sendable {
         self.blocks = blocks
         self.scenario = scenario
         self.when = when
+        self.banner = banner
     }
 
     /// The id of the block shown first.

@@ -1,6 +1,7 @@
 import RocketAlert
 import RocketCore
 import RocketScenarios
+import RocketBanners
 
 /// Reads flow files: JSON text → ``FlowDocument`` plus diagnostics with line and column.
 ///
@@ -212,7 +213,48 @@ struct FlowDecoder {
     // MARK: Document
 
     static let documentFields: Set<String> = ["$schema", "version", "title", "author", "closeButton", "start", "variables", "blocks",
-                                              "scenario", "when"]
+                                              "scenario", "when", "banner"]
+    static let bannerFields: Set<String> = ["title", "subtitle", "icon", "color", "titleColor", "subtitleColor", "buttons", "duration",
+                                            "animation", "backgroundTaps", "swipe", "fullWidth"]
+
+    mutating func decodeBanner(_ node: JSONNode) -> Banner? {
+        guard let f = fields(node, path: "banner", allowed: Self.bannerFields, what: "\"banner\"") else { return nil }
+        let title = requiredString(f, "title", what: "\"banner\"")
+        var banner = Banner(title: title ?? "")
+        banner.subtitle = optionalString(f, "subtitle")
+        if let icon = optionalString(f, "icon") {
+            banner.icon = icon.hasPrefix("data:") || icon.contains(".") || icon.contains("/") ? .image(RocketImage(reference: icon)) : .text(icon)
+        }
+        func color(_ key: String) -> RocketColor? {
+            guard let text = optionalString(f, key) else { return nil }
+            if let c = RocketColor(nameOrHex: text) { return c }
+            error("bad-color", "\"\(key)\" must be a colour name or #RRGGBB, not \"\(text)\"", path: "banner.\(key)", at: f.members[key]!.value.offset)
+            return nil
+        }
+        banner.backgroundColor = color("color")
+        banner.titleColor = color("titleColor") ?? .white
+        banner.subtitleColor = color("subtitleColor") ?? .white
+        if let b = f.members["buttons"] {
+            switch b.value.value {
+            case .string("close"): banner.buttons = .close
+            case .array(let items):
+                let titles = items.enumerated().compactMap { string($0.element, path: "banner.buttons[\($0.offset)]") }
+                if titles.count > 2 {
+                    error("too-many-buttons", "a banner has at most two buttons (got \(titles.count))", path: "banner.buttons", at: b.value.offset)
+                } else if titles.count == items.count, let buttons = try? BannerButtons(configuration: titles.count, titles: titles) {
+                    banner.buttons = buttons
+                }
+            default:
+                error("wrong-type", "\"buttons\" must be an array of up to two titles, or \"close\"", path: "banner.buttons", at: b.value.offset)
+            }
+        }
+        banner.duration = number(f, "duration", min: 0) ?? 0
+        banner.animationType = enumValue(f, "animation", BannerAnimation.self) ?? .linear
+        banner.backgroundTapsEnabled = bool(f, "backgroundTaps") ?? true
+        banner.swipeToDismissEnabled = bool(f, "swipe") ?? true
+        banner.fullWidthMessages = bool(f, "fullWidth") ?? false
+        return title == nil ? nil : banner
+    }
     static let whenFields: Set<String> = ["minEventsRequired", "maxEventsPermitted", "maxExecutionsPermitted", "minSecondsSinceFirstEvent",
                                           "minSecondsSinceLastEvent", "minSecondsBetweenExecutions", "minEventsInWindow", "budget", "priority"]
 
@@ -321,8 +363,9 @@ struct FlowDecoder {
         if let name = scenario, name.isEmpty, let s = f.members["scenario"] {
             error("empty-id", "\"scenario\" may not be empty", path: "scenario", at: s.value.offset)
         }
+        let banner = f.members["banner"].flatMap { decodeBanner($0.value) }
         return FlowDocument(version: version, title: title, author: author, closeButton: close, start: start,
-                            variables: variables, blocks: blocks, scenario: scenario, when: when)
+                            variables: variables, blocks: blocks, scenario: scenario, when: when, banner: banner)
     }
 
     static func describe(_ node: JSONNode) -> String {

@@ -1,5 +1,6 @@
 import RocketAlert
 import RocketCore
+import RocketBanners
 
 /// A JSON value to write, with object keys in a fixed order (so output is stable and diffable).
 ///
@@ -138,6 +139,29 @@ extension FlowDocument {
             }
             if when.priority != 0 { int("priority", when.priority) }
             top.append(("when", .object(w)))
+        }
+        if let banner {
+            var b: [(String, JSONValue)] = [("title", .string(banner.title))]
+            if let s = banner.subtitle { b.append(("subtitle", .string(s))) }
+            switch banner.icon {
+            case .text(let t)?: b.append(("icon", .string(t)))
+            case .image(let img)?: b.append(("icon", .string(img.reference)))
+            case nil: break
+            }
+            if let c = banner.backgroundColor { b.append(("color", .string(c.hexString))) }
+            if banner.titleColor != .white { b.append(("titleColor", .string(banner.titleColor.hexString))) }
+            if banner.subtitleColor != .white { b.append(("subtitleColor", .string(banner.subtitleColor.hexString))) }
+            switch banner.buttons {
+            case .none: break
+            case .close: b.append(("buttons", .string("close")))
+            default: b.append(("buttons", .array(banner.buttons.items.map { .string($0.title) })))
+            }
+            if banner.duration != 0 { b.append(("duration", .number(banner.duration))) }
+            if banner.animationType != .linear { b.append(("animation", .string(banner.animationType.rawValue))) }
+            if !banner.backgroundTapsEnabled { b.append(("backgroundTaps", .bool(false))) }
+            if !banner.swipeToDismissEnabled { b.append(("swipe", .bool(false))) }
+            if banner.fullWidthMessages { b.append(("fullWidth", .bool(true))) }
+            top.append(("banner", .object(b)))
         }
         top.append(("blocks", .array(blocks.map(\.jsonValue))))
         return .object(top)

@@ -30,6 +30,8 @@ public struct UIStrings: Sendable, Hashable {
     public var bannerHint: String
     public var bannerHintNoButtons: String
     public var bannerBackgroundDisabled: String
+    public var bannerHintInFlow: String
+    public var bannerHintInFlowButtons: String
 
     /// English.
     public static let english = UIStrings(
@@ -39,7 +41,8 @@ public struct UIStrings: Sendable, Hashable {
         noMatch: "That doesn't look right; please try again.", plainContinue: "(press Enter to continue)",
         plainChoose: "Choose 1-%d or type a title:", plainNotAChoice: "Not a choice: %@", plainType: "Type your answer:",
         imageLabel: "image", you: "you", bannerHint: "←/→ choose · Enter press · Esc dismiss",
-        bannerHintNoButtons: "Enter open · Esc dismiss", bannerBackgroundDisabled: "This banner cannot be opened; choose a button.")
+        bannerHintNoButtons: "Enter open · Esc dismiss", bannerBackgroundDisabled: "This banner cannot be opened; choose a button.",
+        bannerHintInFlow: "Ctrl-B open · Ctrl-X dismiss", bannerHintInFlowButtons: "Ctrl-B press · Ctrl-X dismiss")
     /// Chinese.
     public static let chinese = UIStrings(
         language: "zh", continueHint: "回车 继续", chooseHint: "←/→ 选择 · 回车 确认", sendHint: "回车 发送",
@@ -47,7 +50,8 @@ public struct UIStrings: Sendable, Hashable {
         tooShort: "请至少输入 %d 个字符。", tooLong: "最多只能输入 %d 个字符。", noMatch: "格式不正确，请重试。",
         plainContinue: "（按回车继续）", plainChoose: "请选择 1-%d 或输入按钮名称：", plainNotAChoice: "无效的选择：%@",
         plainType: "请输入：", imageLabel: "图片", you: "我", bannerHint: "←/→ 选择 · 回车 确认 · Esc 关闭",
-        bannerHintNoButtons: "回车 打开 · Esc 关闭", bannerBackgroundDisabled: "无法打开此通知，请选择一个按钮。")
+        bannerHintNoButtons: "回车 打开 · Esc 关闭", bannerBackgroundDisabled: "无法打开此通知，请选择一个按钮。",
+        bannerHintInFlow: "Ctrl-B 打开 · Ctrl-X 关闭", bannerHintInFlowButtons: "Ctrl-B 确认 · Ctrl-X 关闭")
     /// Italian.
     public static let italian = UIStrings(
         language: "it", continueHint: "Invio continua", chooseHint: "←/→ scegli · Invio premi", sendHint: "Invio invia",
@@ -56,7 +60,8 @@ public struct UIStrings: Sendable, Hashable {
         noMatch: "Non sembra giusto; riprova.", plainContinue: "(premi Invio per continuare)",
         plainChoose: "Scegli 1-%d o scrivi un titolo:", plainNotAChoice: "Scelta non valida: %@", plainType: "Scrivi la risposta:",
         imageLabel: "immagine", you: "tu", bannerHint: "←/→ scegli · Invio premi · Esc chiudi",
-        bannerHintNoButtons: "Invio apri · Esc chiudi", bannerBackgroundDisabled: "Questa notifica non si apre; scegli un pulsante.")
+        bannerHintNoButtons: "Invio apri · Esc chiudi", bannerBackgroundDisabled: "Questa notifica non si apre; scegli un pulsante.",
+        bannerHintInFlow: "Ctrl-B apri · Ctrl-X chiudi", bannerHintInFlowButtons: "Ctrl-B premi · Ctrl-X chiudi")
 
     /// The strings for the locale named by the environment.
     public static func forEnvironment(_ env: [String: String]) -> UIStrings {

@@ -1,4 +1,5 @@
 public import RocketAlert
+public import RocketBanners
 import RocketCore
 #if canImport(Glibc)
 import Glibc
@@ -47,6 +48,15 @@ public final class TerminalSession {
     public var reportError: (String) -> Void = { Terminal(outputFD: 2).write($0 + "\n") }
     /// Print hints in plain mode (when a person is typing).
     public var plainHints = false
+
+    /// A banner shown over the conversation (a flow-level banner), on the same clock.
+    public var banner: Banner?
+    /// Called when the banner goes away, with the line `rocket banner` would print.
+    public var onBannerDismissed: ((BannerOutcome) -> Void)?
+    /// Skip banner animations.
+    public var reducedMotion = false
+    private var bannerCenter: BannerCenter?
+    private var bannerToken: BannerToken?
 
     private var ui = ConversationUI()
     private var decoder = KeyDecoder()
@@ -120,44 +130,102 @@ public final class TerminalSession {
         return view
     }
 
+    /// Starts the flow-level banner, if any.
+    private func showBanner() {
+        guard let banner else { return }
+        let center = BannerCenter(clock: rocket.clock, queue: BannerQueue(reducedMotion: reducedMotion || mode == .plain))
+        bannerCenter = center
+        bannerToken = center.show(banner, dismissHandler: { [weak self] reason in
+            var title: String?
+            if case .button(let tag) = reason { title = banner.buttons.items.first { $0.tag == tag }?.title }
+            self?.onBannerDismissed?(.dismissed(reason, buttonTitle: title))
+        })
+    }
+
+    /// Banner keys during a conversation (the conversation keeps every other key, and a text
+    /// input keeps its focus, M16): Ctrl-B opens the banner (its first button, or a background
+    /// tap), Ctrl-X swipes it away.
+    private func bannerKey(_ key: Key) -> Bool {
+        guard let center = bannerCenter, let token = bannerToken, let banner, center.queue.visible.contains(where: { $0.token == token }) else { return false }
+        switch key {
+        case .ctrl("b"): try? center.send(.tap(banner.buttons.items.first?.tag ?? .background), to: token)
+        case .ctrl("x"): try? center.send(.swipe, to: token)
+        default: return false
+        }
+        return true
+    }
+
     private func runTTY() -> SessionOutcome {
         var renderer = InlineRenderer(depth: depth)
         var view = view()
+        var bannerView = BannerView(width: view.width, strings: strings)
+        bannerView.reducedMotion = reducedMotion
+        bannerView.hint = banner.map { $0.buttons.items.isEmpty ? strings.bannerHintInFlow : strings.bannerHintInFlowButtons } ?? nil
         var hits: [HitRegion] = []
+        var bannerRows = 0
         terminal.write("\u{1B}[6n")  // where the region starts, to map mouse clicks (answered as a key)
         rocket.show()
+        showBanner()
         while true {
             rocket.tick()
+            bannerCenter?.tick()
             KeyController.sync(&ui, with: rocket.conversation)
             if view.drawsImages { view.images = loadImages() }
-            let (frame, newHits) = view.layout(rocket.conversation, ui: ui)
+            var (frame, newHits) = view.layout(rocket.conversation, ui: ui)
+            // The banner goes over the top: its rows first, the conversation's below.
+            let now = rocket.clock.now
+            var animating = false
+            if let showing = bannerCenter?.queue.visible.first {
+                let rows = bannerView.rows(for: showing, at: now, focus: nil)
+                animating = showing.progress(at: now) < 1 && !reducedMotion
+                bannerRows = rows.count
+                frame.rows.insert(contentsOf: rows, at: 0)
+                if let c = frame.cursor { frame.cursor = (c.row + rows.count, c.column) }
+                newHits = newHits.map { HitRegion(row: $0.row + rows.count, columns: $0.columns, intent: $0.intent) }
+            } else {
+                bannerRows = 0
+            }
             hits = newHits
             terminal.write(renderer.render(frame, screenHeight: terminal.size.rows))
-            if let outcome { terminal.write(renderer.finish()); return outcome }
-            switch terminal.wait(timeout: timeout(extra: decoder.hasPending ? 0.05 : nil)) {
+            if let outcome {
+                if let center = bannerCenter, let token = bannerToken { center.dismiss(token, animated: false) }
+                terminal.write(renderer.finish())
+                return outcome
+            }
+            var extra: Double? = decoder.hasPending ? 0.05 : nil
+            if let d = bannerCenter?.nextDeadline { extra = min(extra ?? .infinity, max(0, d - now)) }
+            if animating { extra = min(extra ?? 1 / 30, 1 / 30) }
+            switch terminal.wait(timeout: timeout(extra: extra)) {
             case .input(let bytes):
                 if bytes.isEmpty { interruptedBy = SIGHUP; rocket.interrupt(); continue }
-                for key in decoder.feed(bytes) { handleKey(key, renderer: &renderer, hits: hits) }
+                for key in decoder.feed(bytes) { handleKey(key, renderer: &renderer, hits: hits, bannerRows: bannerRows, bannerView: bannerView) }
             case .signal(let s):
                 if s == SIGWINCH {
                     terminal.write(renderer.invalidate(screenHeight: terminal.size.rows))
                     view = self.view()
+                    bannerView.width = view.width
                 } else {
                     _ = handleSignal(s)
                 }
             case .timeout:
-                for key in decoder.flush() { handleKey(key, renderer: &renderer, hits: hits) }
+                for key in decoder.flush() { handleKey(key, renderer: &renderer, hits: hits, bannerRows: bannerRows, bannerView: bannerView) }
             }
         }
     }
 
-    private func handleKey(_ key: Key, renderer: inout InlineRenderer, hits: [HitRegion]) {
+    private func handleKey(_ key: Key, renderer: inout InlineRenderer, hits: [HitRegion], bannerRows: Int = 0, bannerView: BannerView? = nil) {
+        if bannerKey(key) { return }
         switch key {
         case .cursorPosition(let row, _):
             if renderer.startRow == nil { renderer.startRow = row }
         case .mouse(let row, let column):
             // Screen rows → frame rows; without a known origin a click cannot be placed.
             guard let frameRow = renderer.frameRow(forScreenRow: row, screenHeight: terminal.size.rows) else { return }
+            if frameRow >= 0 && frameRow < bannerRows, let center = bannerCenter, let token = bannerToken, let banner, let bannerView {
+                let tag = frameRow == 0 ? bannerView.buttonColumns(for: banner).first { $0.columns.contains(column) }?.tag : nil
+                try? center.send(.tap(tag ?? .background), to: token)
+                return
+            }
             apply(KeyController.handle(.mouse(row: frameRow, column: column), conversation: rocket.conversation, ui: &ui, hits: hits))
         default:
             apply(KeyController.handle(key, conversation: rocket.conversation, ui: &ui, hits: hits))
@@ -232,6 +300,12 @@ public final class TerminalSession {
 
     private func runPlain() -> SessionOutcome {
         rocket.show()
+        if let banner {
+            var text = "[" + Sanitizer.clean(banner.title, keepNewlines: false) + "]"
+            if case .text(let icon)? = banner.icon { text = Sanitizer.clean(icon, keepNewlines: false) + " " + text }
+            if let sub = banner.subtitle, !sub.isEmpty { text += " " + Sanitizer.clean(sub, keepNewlines: false) }
+            say(text)
+        }
         while true {
             rocket.tick()
             printNewItems()

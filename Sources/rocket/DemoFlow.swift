@@ -7,6 +7,8 @@ enum DemoFlow {
   "title": "RocketAlert tour",
   "author": {"name": "Rocket", "style": "circular", "image": "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAADAAAAAwCAYAAABXAvmHAAACXklEQVR42u2a3UsVQRiHz19Sah/mOZ4P75UoJBEjlFCiSE2MMEIRJQpRpIj8N4wiMZKKokgUQ0MxCsUiKQqlW2/PTTc/2QO7O+7uzLwzO/txcQaem9097/v8OB97ZmYzmepwx7GWWVBIl/TZJwhDYuLHzz2FSeITP/8MURKZeE3rc8SJWfkLc0gCM/Jt80iSUPK17S+QBvTkO14iTSjJ111cQBqhB7j0CmmEJH+i8zXSjDxA1xtEzUHvjUAorxXLX36LKOGJOwGIdbgBTna/Q1SUy/8riAJQawXL97xHFNjiLNwACnV9AU5d+QDTBMmLQqjU9ge4+hEmEcnzQqjUPyp/bREmoch7Q+j0cQKcvr4EU6jIsyF0erkB+pZhAh15C91+ToD6/hWERVc+TE83wMAnULE/s+wxXflKAIXeXpwAZwZXQcH7q2EdCyNP7cvDDXBzDTJ4Nx9teUJPGW6AW58hwri8pB8VJ0DD0DpEmJSX9VLBDXB7AzJMBKD0UeHI3Th7ZxMywshT6qvg+y+UHf4CCjoBqLVV8AcY+QoKWG5WkyfWVSVwTpAb/QYZ1ADWO0WppwN3RpYb24IIS54SgP2yy2rqIJwXN45vg4csAO9+IaqpinRVovHuDoKw5YOQTdZ5NXUgrQ3l732HlyBx9jxPPqiWLuSVufz9H2DxiXvO2/jkOdfporQ+mp/4CRtHnDnGw5EnXKuC1gp1YXIXaSDUHkFh6heSxMguTXH6N5LA6D5Z8cEfxElku5XFh38RJbHtF5ce7cEkie3Ylx7vIwypem6iaeYfKFQfi2HGIceDcEuHOyHqAAAAAElFTkSuQmCC"},
   "closeButton": {"title": "Close"},
+  "banner": {"title": "Welcome to the RocketAlert tour", "icon": "🚀", "color": "ink", "duration": 8, "animation": "drop",
+             "subtitle": "Banners like this one come from MPGNotification; this one goes by itself."},
   "start": "hello",
   "blocks": [
     {"id": "hello", "type": "text", "text": "🚀", "font": "emoji", "next": "intro", "showNextAfter": 0.6},

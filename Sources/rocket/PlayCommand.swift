@@ -51,6 +51,10 @@ final class EventLog {
 
     func write(_ event: RocketEvent) {
         guard let value = EventLog.json(event) else { return }
+        write(value)
+    }
+
+    func write(_ value: JSONValue) {
         file.write(value.serialized(pretty: false) + "\n")
     }
 
@@ -190,8 +194,9 @@ enum PlayCommand {
         let env = Environment.current
         let terminal = Terminal()
         let plain = parsed.has("--plain") || !terminal.isInteractive || env["TERM"] == "dumb"
-        let reduced = env["ROCKET_REDUCED_MOTION"].map { $0 == "1" } ?? false
-        let timing: RocketTiming = parsed.has("--instant") ? .instant : (reduced ? .reducedMotion : .reducedMotion)
+        // The conversation's own animations (bounces, intro) are not drawn in the terminal, so its
+        // timing is always reduced motion; --instant also fires every showNextAfter at once.
+        let timing: RocketTiming = parsed.has("--instant") ? .instant : .reducedMotion
         let options = ConversationOptions(timing: timing, echoReplies: true, initialAnswers: vars)
         guard let rocket = doc.makeRocket(clock: SystemClock(), options: options, imageBase: imageBase) else { return Exit.dataError }
         var log: EventLog?
@@ -207,6 +212,11 @@ enum PlayCommand {
         let session = TerminalSession(rocket: rocket, terminal: terminal, mode: plain ? .plain : .tty,
                                       strings: UIStrings.forEnvironment(env))
         session.depth = ColorDepth.detect(env)
+        session.banner = doc.banner
+        session.reducedMotion = env["ROCKET_REDUCED_MOTION"] == "1"
+        session.onBannerDismissed = { outcome in
+            log?.write(.object([("event", .string("banner")), ("result", .string(outcome.line))]))
+        }
         session.plainHints = plain && isatty(0) == 1
         let outcome = session.run()
         if let answersPath = parsed.value("--answers-out") {

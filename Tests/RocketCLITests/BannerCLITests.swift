@@ -71,3 +71,26 @@ struct BannerCLITests {
         #expect(String(decoding: swipe.raw, as: UTF8.self).contains("swipe"))
     }
 }
+
+@Suite("Banners during rocket play")
+struct FlowBannerCLITests {
+    @Test("Plain mode prints the banner first; in a terminal Ctrl-X dismisses it and the event is logged")
+    func flowBanner() throws {
+        let dir = scratchDirectory()
+        write(#"""
+        {"version": 1, "banner": {"title": "Heads up", "subtitle": "Maintenance at noon", "icon": "🔧"},
+         "blocks": [{"id": "a", "type": "text", "text": "Hello"}]}
+        """#, to: dir + "/f.json")
+        let plain = try runRocket(["play", dir + "/f.json"], stdin: "\n")
+        #expect(plain.stdout == "🔧 [Heads up] Maintenance at noon\nRocket: Hello\n")
+        let run = try PTYRun(["play", dir + "/f.json", "--events", dir + "/e.jsonl"], environment: ["ROCKET_REDUCED_MOTION": "1"])
+        #expect(run.waitFor("Heads up"))
+        #expect(run.screen.lines.firstIndex { $0.contains("Heads up") }! < run.screen.lines.firstIndex { $0.contains("Hello") }!)
+        run.send([0x18])                 // Ctrl-X
+        run.pump(0.3)
+        #expect(!run.screen.lines.contains { $0.contains("Heads up") })
+        run.send("\r")
+        #expect(run.waitForExit() == 0)
+        #expect(try String(contentsOfFile: dir + "/e.jsonl", encoding: .utf8).contains(#"{"event":"banner","result":"swipe"}"#))
+    }
+}

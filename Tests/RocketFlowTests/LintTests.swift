@@ -3,6 +3,8 @@ import Testing
 @testable import RocketFlow
 import RocketAlert
 import RocketScenarios
+import RocketBanners
+import RocketCore
 
 /// Loads `text` and returns its diagnostics as "LINE:COL severity code".
 func lint(_ text: String) -> [String] {
@@ -297,5 +299,32 @@ struct GatedFlowTests {
                 == ["1:63 error out-of-range", "1:77 error missing-field"])
         #expect(lint(#"{"version": 1, "scenario": "s", "when": {"minEvents": 1}, "blocks": [{"id": "a", "type": "text", "text": "x"}]}"#)
                 == ["1:42 error unknown-field"])
+    }
+}
+
+@Suite("Flow-level banners")
+struct FlowBannerTests {
+    @Test("A banner loads with every field and round-trips")
+    func loads() throws {
+        let r = FlowLoader.load(#"""
+        {"version": 1, "banner": {"title": "Hi", "subtitle": "there", "icon": "🚀", "color": "teal", "titleColor": "#FFEE00",
+           "buttons": ["Open", "Later"], "duration": 4, "animation": "snap", "backgroundTaps": false, "swipe": false, "fullWidth": true},
+         "blocks": [{"id": "a", "type": "text", "text": "x"}]}
+        """#)
+        #expect(r.diagnostics.isEmpty)
+        let banner = try #require(r.document?.banner)
+        #expect(banner.title == "Hi" && banner.icon == .text("🚀") && banner.buttons == .two("Open", "Later"))
+        #expect(banner.backgroundColor == RocketColor.names["teal"] && banner.titleColor == RocketColor(hex: "#FFEE00"))
+        #expect(banner.duration == 4 && banner.animationType == .snap && !banner.backgroundTapsEnabled && !banner.swipeToDismissEnabled && banner.fullWidthMessages)
+        #expect(FlowLoader.load(try #require(r.document).jsonValue.serialized()).document == r.document)
+    }
+
+    @Test("Bad banners are errors with their place")
+    func errors() {
+        #expect(lint(#"{"version": 1, "banner": {"subtitle": "x"}, "blocks": [{"id": "a", "type": "text", "text": "x"}]}"#) == ["1:26 error missing-field"])
+        #expect(lint(#"{"version": 1, "banner": {"title": "x", "buttons": ["a", "b", "c"]}, "blocks": [{"id": "a", "type": "text", "text": "x"}]}"#)
+                == ["1:52 error too-many-buttons"])
+        #expect(lint(#"{"version": 1, "banner": {"title": "x", "color": "mauve"}, "blocks": [{"id": "a", "type": "text", "text": "x"}]}"#)
+                == ["1:50 error bad-color"])
     }
 }
