@@ -12,6 +12,7 @@ let package = Package(
         .library(name: "RocketTerminal", targets: ["RocketTerminal"]),
         .library(name: "RocketScenarios", targets: ["RocketScenarios"]),
         .library(name: "RocketBanners", targets: ["RocketBanners"]),
+        .library(name: "RocketReactor", targets: ["RocketReactor"]),
         .executable(name: "rocket", targets: ["rocket"]),
     ],
     targets: [
@@ -27,6 +28,8 @@ let package = Package(
         .target(name: "RocketTerminal", dependencies: ["RocketAlert", "RocketBanners", "RocketCore", "CImageCodecs"]),
         // MPGNotification's banners with a presentation queue.
         .target(name: "RocketBanners", dependencies: ["RocketCore"]),
+        // AlertReactor and the Reactor contract on Swift concurrency.
+        .target(name: "RocketReactor", dependencies: ["RocketCore"]),
         // SQLite through the system's libsqlite3 (Debian: libsqlite3-dev).
         .systemLibrary(name: "CSQLite", path: "Sources/CSQLite"),
         // WaitForIt's scenarios: rules, decisions with explanations, in-memory, UserDefaults and SQLite stores.
@@ -44,6 +47,7 @@ let package = Package(
         .executableTarget(name: "ScenarioStress", dependencies: ["RocketScenarios"], path: "Tests/ScenarioStress"),
         .testTarget(name: "RocketScenariosTests", dependencies: ["RocketScenarios", "ScenarioStress"]),
         .testTarget(name: "RocketBannersTests", dependencies: ["RocketBanners", "RocketCore"]),
+        .testTarget(name: "RocketReactorTests", dependencies: ["RocketReactor", "RocketCore"]),
         .testTarget(name: "RocketCLITests", dependencies: ["rocket", "RocketTestSupport", "CTestSupport", "RocketFlow"]),
     ],
     swiftLanguageModes: [.v6]
