@@ -257,6 +257,10 @@ public final class TerminalSession {
     private var lineBuffer: [UInt8] = []
     private var inputEnded = false
 
+    /// Plain-mode input read but not used (lines typed ahead for whatever comes next), and
+    /// whether the input has ended.
+    public var unreadInput: (bytes: [UInt8], ended: Bool) { (lineBuffer, inputEnded) }
+
     private func say(_ s: String) { terminal.write(s + "\n") }
 
     private func printNewItems() {

@@ -5,6 +5,7 @@ import RocketAlert
 import RocketCore
 import RocketFlow
 import RocketScenarios
+import RocketReactor
 import RocketTerminal
 
 /// Exit statuses (sysexits where they apply).
@@ -178,7 +179,8 @@ enum PlayCommand {
         return vars
     }
 
-    static func runDemo(_ args: [String]) throws(UsageError) -> Int32 {
+    @MainActor
+    static func runDemo(_ args: [String]) async throws(UsageError) -> Int32 {
         let parsed = try parse(args, as: demoSpec)
         if parsed.helpRequested { printOut(demoSpec.help); return Exit.ok }
         let vars = try variables(parsed)
@@ -187,10 +189,17 @@ enum PlayCommand {
             for d in result.diagnostics { printError(d.formatted(file: "<demo>")) }
             return Exit.dataError
         }
-        return play(doc, imageBase: nil, parsed: parsed, vars: vars)
+        var typedAhead: (bytes: [UInt8], ended: Bool) = ([], false)
+        let status = play(doc, imageBase: nil, parsed: parsed, vars: vars) { typedAhead = $0 }
+        guard status == Exit.ok else { return status }
+        // The tour ends with an AlertReactor alert whose choices load lazily.
+        let controller = AlertController(reactor: DemoAlertReactor(delay: parsed.has("--instant") ? 0 : 1.2))
+        let outcome = await AlertCommand.present(controller, plain: parsed.has("--plain"), typedAhead: typedAhead)
+        return outcome.exitCode
     }
 
-    static func play(_ doc: FlowDocument, imageBase: String?, parsed: ParsedArguments, vars: [String: String]) -> Int32 {
+    static func play(_ doc: FlowDocument, imageBase: String?, parsed: ParsedArguments, vars: [String: String],
+                     leftover: ((bytes: [UInt8], ended: Bool)) -> Void = { _ in }) -> Int32 {
         let env = Environment.current
         let terminal = Terminal()
         let plain = parsed.has("--plain") || !terminal.isInteractive || env["TERM"] == "dumb"
@@ -219,6 +228,7 @@ enum PlayCommand {
         }
         session.plainHints = plain && isatty(0) == 1
         let outcome = session.run()
+        leftover(session.unreadInput)
         if let answersPath = parsed.value("--answers-out") {
             let ids = Set(doc.blocks.map(\.id))
             let answers = rocket.conversation.answers.filter { ids.contains($0.key) && !$0.value.isSecret }

@@ -12,6 +12,7 @@ enum Rocket {
         ("play", PlayCommand.spec.abstract),
         ("lint", LintCommand.spec.abstract),
         ("banner", BannerCommand.spec.abstract),
+        ("alert", AlertCommand.spec.abstract),
         ("scenario", "Decide when something may be shown: trigger, try, status, reset, export, import."),
         ("help", "Show help for a command."),
     ]
@@ -37,7 +38,8 @@ enum Rocket {
         return out
     }
 
-    static func run(_ args: [String]) -> Int32 {
+    @MainActor
+    static func run(_ args: [String]) async -> Int32 {
         guard let first = args.first else { printOut(help); return Exit.ok }
         let rest = Array(args.dropFirst())
         do throws(UsageError) {
@@ -46,12 +48,13 @@ enum Rocket {
             case "--version": printOut("rocket \(version)"); return Exit.ok
             case "help":
                 guard let name = rest.first else { printOut(help); return Exit.ok }
-                return run([name, "--help"])
-            case "demo": return try PlayCommand.runDemo(rest)
+                return await run([name, "--help"])
+            case "demo": return try await PlayCommand.runDemo(rest)
             case "play": return try PlayCommand.run(rest)
             case "lint": return try LintCommand.run(rest)
             case "scenario": return try ScenarioCommand.run(rest)
             case "banner": return try BannerCommand.run(rest)
+            case "alert": return try await AlertCommand.run(rest)
             default:
                 let close = Suggestions.closest(to: first, in: commands.map(\.name))
                 throw UsageError(message: "unknown command '\(first)'" + (close.map { "; did you mean '\($0)'?" } ?? ""), command: nil)
@@ -63,5 +66,5 @@ enum Rocket {
     }
 }
 
-exit(Rocket.run(Array(CommandLine.arguments.dropFirst())))
+exit(await Rocket.run(Array(CommandLine.arguments.dropFirst())))
 

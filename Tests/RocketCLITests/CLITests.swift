@@ -130,9 +130,12 @@ struct CLITests {
 
     @Test("The demo runs through pipes to its end")
     func demoPlain() throws {
-        let r = try runRocket(["demo", "--instant"], stdin: "\n\n1\nAda\n\n1234\n1\n\n")
+        let r = try runRocket(["demo", "--instant"], stdin: "\n\n1\nAda\n\n1234\n1\n\n1\n")
         #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.stdout.hasPrefix("🚀 [Welcome to the RocketAlert tour]"))
         #expect(r.stdout.contains("Countess Ada! Welcome back."))
         #expect(r.stdout.contains("All set, Ada."))
+        // The closing alert lists its lazily loaded choices once they arrived.
+        #expect(r.stdout.hasSuffix("How was the tour?\nThis alert is AlertReactor's: its choices load lazily and it updates live.\n[1] Loved it\n[2] It was fine\n[3] Not now (cancel)\n"))
     }
 }

@@ -1,0 +1,112 @@
+public import RocketReactor
+
+/// Lays out an alert as terminal cells: a centred box (alert style) or a list at the bottom
+/// (action sheet). Destructive actions are red, the cancel action is set apart, disabled ones
+/// are dimmed (and skipped by focus); the focused one is inverted.
+///
+/// ```swift
+/// let screen = AlertView(width: 80, strings: .english).layout(title: "Delete?", message: nil,
+///     buttons: [("Delete", .destructive, true), ("Cancel", .cancel, true)], style: .alert, focus: 0)
+/// ```
+public struct AlertView: Sendable {
+    /// Drawing width.
+    public var width: Int
+    /// Built-in texts.
+    public var strings: UIStrings
+
+    /// A view.
+    public init(width: Int, strings: UIStrings) {
+        self.width = max(16, width)
+        self.strings = strings
+    }
+
+    static let destructive = CellStyle(foreground: .rgb(0xEC, 0x5E, 0x61), bold: true)
+    static let normal = CellStyle(foreground: .rgb(0x31, 0x9C, 0xF7), bold: true)
+    static let cancel = CellStyle(foreground: .rgb(0x31, 0x9C, 0xF7))
+
+    /// One button as drawn.
+    public typealias Item = (title: String, style: AlertActionStyle, isEnabled: Bool)
+
+    /// The style of a button.
+    static func style(_ item: Item, focused: Bool) -> CellStyle {
+        var s: CellStyle
+        switch item.style {
+        case .destructive: s = destructive
+        case .cancel: s = cancel
+        case .default: s = normal
+        }
+        if !item.isEnabled { s = CellStyle(); s.dim = true }
+        if focused && item.isEnabled { s.inverse = true }
+        return s
+    }
+
+    /// The frame, and for each button index the row and columns it occupies (for clicks).
+    public func layout(title: String?, message: String?, buttons: [Item], style: AlertStyle, focus: Int?) -> (ScreenBuffer, [Int: (row: Int, columns: Range<Int>)]) {
+        var screen = ScreenBuffer(width: width)
+        var hits: [Int: (Int, Range<Int>)] = [:]
+        let boxWidth = style == .alert ? min(width - 2, 56) : width - 2
+        let inner = boxWidth - 4
+        let left = style == .alert ? (width - boxWidth) / 2 : 1
+        let border = CellStyle(foreground: .indexed(245))
+        func line(_ text: String, style: CellStyle, center: Bool) -> Int {
+            let r = screen.addRow()
+            screen.put("│", row: r, column: left, style: border)
+            let clean = DisplayWidth.prefix(text, fitting: inner)
+            let start = center ? left + 2 + (inner - DisplayWidth.of(clean)) / 2 : left + 2
+            screen.put(clean, row: r, column: start, style: style)
+            screen.put("│", row: r, column: left + boxWidth - 1, style: border)
+            return r
+        }
+        func rule(_ l: String, _ r: String) {
+            let row = screen.addRow()
+            screen.put(l + String(repeating: "─", count: boxWidth - 2) + r, row: row, column: left, style: border)
+        }
+        rule("╭", "╮")
+        let center = style == .alert
+        if let title, !title.isEmpty {
+            for t in TextWrap.wrap(Sanitizer.clean(title), width: inner) { _ = line(t, style: CellStyle(foreground: .default, bold: true), center: center) }
+        }
+        if let message, !message.isEmpty {
+            for t in TextWrap.wrap(Sanitizer.clean(message), width: inner) { _ = line(t, style: CellStyle(), center: center) }
+        }
+        // Cancel set apart: the other buttons first (in state order), then a rule, then cancel.
+        let order = buttons.indices.filter { buttons[$0].style != .cancel } + buttons.indices.filter { buttons[$0].style == .cancel }
+        let labels = buttons.map { b in (b.isEnabled ? "" : "") + Sanitizer.clean(b.title, keepNewlines: false) + (b.isEnabled ? "" : " …") }
+        let rowWidth = order.map { DisplayWidth.of(labels[$0]) + 4 }.reduce(0, +)
+        if style == .alert && rowWidth <= inner && buttons.count <= 3 {
+            rule("├", "┤")
+            let r = screen.addRow()
+            screen.put("│", row: r, column: left, style: border)
+            screen.put("│", row: r, column: left + boxWidth - 1, style: border)
+            var col = left + 2 + (inner - rowWidth) / 2
+            for i in order {
+                let label = "[ " + labels[i] + " ]"
+                let end = screen.put(label, row: r, column: col, style: Self.style(buttons[i], focused: focus == i))
+                hits[i] = (r, col..<end)
+                col = end
+            }
+        } else {
+            rule("├", "┤")
+            var separated = false
+            for i in order {
+                if buttons[i].style == .cancel && !separated && order.first != i { rule("├", "┤"); separated = true }
+                let r = line(labels[i], style: Self.style(buttons[i], focused: focus == i), center: true)
+                hits[i] = (r, (left + 1)..<(left + boxWidth - 1))
+            }
+        }
+        rule("╰", "╯")
+        let hint = screen.addRow()
+        let text = strings.alertHint
+        screen.put(text, row: hint, column: max(0, left + (boxWidth - DisplayWidth.of(text)) / 2), style: { var s = CellStyle(); s.dim = true; return s }())
+        return (screen, hits.mapValues { (row: $0.0, columns: $0.1) })
+    }
+
+    /// The next enabled button from `index` in `step` direction (drawing order), or nil.
+    public static func nextFocus(from index: Int?, step: Int, buttons: [Item]) -> Int? {
+        let order = buttons.indices.filter { buttons[$0].style != .cancel } + buttons.indices.filter { buttons[$0].style == .cancel }
+        let enabled = order.filter { buttons[$0].isEnabled }
+        guard !enabled.isEmpty else { return nil }
+        guard let index, let at = enabled.firstIndex(of: index) else { return enabled.first }
+        return enabled[(at + step + enabled.count) % enabled.count]
+    }
+}

@@ -1,0 +1,106 @@
+import RocketReactor
+import RocketTerminal
+import RocketFlow
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// An action given on the command line.
+struct CLIAlertAction: AlertActionType {
+    var title: String
+    var style: AlertActionStyle
+    var isEnabled: Bool
+}
+
+enum AlertCommand {
+    static let spec = CommandSpec(
+        name: "alert", abstract: "Show an alert or an action sheet (AlertReactor) and print the chosen action.",
+        positionals: [], positionalCount: 0...0,
+        options: [
+            .value("--title", "T", "The title."),
+            .value("--message", "M", "The message."),
+            .value("--action", "SPEC", "An action: TITLE[:default|cancel|destructive][:disabled], in order.", repeatable: true),
+            .flag("--sheet", "An action sheet (a list at the bottom) instead of a centred alert."),
+            .flag("--plain", "Line mode: print the actions numbered and read a line."),
+            .flag("--json", "Print the choice as a JSON object."),
+        ],
+        discussion: """
+        Prints the chosen action's title on the last line of stdout. Esc chooses the cancel
+        action when there is one.
+        EXIT STATUS: 0 an action was chosen; 1 Esc with no cancel action, or end of input;
+        64 usage error (two cancel actions, no enabled action, an unknown style); 130 Ctrl-C.
+        """)
+
+    /// Parses `TITLE[:style][:disabled]`.
+    static func action(_ spec: String) throws(UsageError) -> CLIAlertAction {
+        var parts = spec.split(separator: ":", omittingEmptySubsequences: false).map(String.init)
+        let title = parts.removeFirst()
+        guard !title.isEmpty else { throw UsageError(message: "'--action \(spec)' has no title", command: self.spec.name) }
+        var action = CLIAlertAction(title: title, style: .default, isEnabled: true)
+        for p in parts {
+            if p == "disabled" { action.isEnabled = false } else if let s = AlertActionStyle(rawValue: p) { action.style = s } else {
+                throw UsageError(message: "unknown style '\(p)' in '--action \(spec)'; use default, cancel or destructive (and :disabled)",
+                                 command: self.spec.name)
+            }
+        }
+        return action
+    }
+
+    @MainActor
+    static func run(_ args: [String]) async throws(UsageError) -> Int32 {
+        let parsed = try parse(args, as: spec)
+        if parsed.helpRequested { printOut(spec.help); return Exit.ok }
+        var actions: [CLIAlertAction] = []
+        for a in parsed.all("--action") { actions.append(try action(a)) }
+        if actions.isEmpty { throw UsageError(message: "give at least one --action", command: spec.name) }
+        if actions.filter({ $0.style == .cancel }).count > 1 { throw UsageError(message: "at most one cancel action", command: spec.name) }
+        if !actions.contains(where: \.isEnabled) { throw UsageError(message: "no enabled action to choose", command: spec.name) }
+        let controller = AlertController(reactor: AlertReactor<CLIAlertAction>(title: parsed.value("--title"), message: parsed.value("--message"),
+                                                                              actions: actions),
+                                         style: parsed.has("--sheet") ? .actionSheet : .alert)
+        let outcome = await present(controller, plain: parsed.has("--plain"))
+        if case .chosen(let index, let title) = outcome {
+            if parsed.has("--json") {
+                printOut(JSONValue.object([("index", .number(Double(index))), ("title", .string(title)),
+                                           ("style", .string(actions[index].style.rawValue))]).serialized(pretty: false))
+            } else {
+                printOut(title)
+            }
+        }
+        return outcome.exitCode
+    }
+
+    /// Shows a controller in the terminal (or in plain mode) until it ends.
+    @MainActor
+    static func present<A: AlertActionType>(_ controller: AlertController<A>, plain: Bool,
+                                            typedAhead: (bytes: [UInt8], ended: Bool) = ([], false)) async -> AlertOutcome {
+        let env = Environment.current
+        let terminal = Terminal()
+        let session = AlertSession(controller: controller, terminal: terminal, strings: UIStrings.forEnvironment(env))
+        session.depth = ColorDepth.detect(env)
+        session.typedAhead = typedAhead
+        return await session.run(plain: plain || !terminal.isInteractive || env["TERM"] == "dumb")
+    }
+}
+
+/// The demo's closing alert: its choices load lazily, as AlertReactor's example does.
+final class DemoAlertReactor: AlertReactor<CLIAlertAction> {
+    let delay: Double
+
+    init(delay: Double) {
+        self.delay = delay
+        super.init(title: "How was the tour?", message: "This alert is AlertReactor's: its choices load lazily and it updates live.")
+    }
+
+    override func mutate(action: Action) -> Mutations<Mutation> {
+        guard case .prepare = action else { return .empty }
+        let delay = self.delay
+        let loading = [CLIAlertAction(title: "Loading…", style: .default, isEnabled: false), CLIAlertAction(title: "Not now", style: .cancel, isEnabled: true)]
+        return .concat(.just(.setActions(loading)), .run { send in
+            try await Task.sleep(for: .seconds(delay))
+            send(.setActions([CLIAlertAction(title: "Loved it", style: .default, isEnabled: true),
+                              CLIAlertAction(title: "It was fine", style: .default, isEnabled: true),
+                              CLIAlertAction(title: "Not now", style: .cancel, isEnabled: true)]))
+        })
+    }
+}

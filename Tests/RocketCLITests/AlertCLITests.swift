@@ -1,0 +1,48 @@
+import Foundation
+import Testing
+
+@Suite("rocket alert")
+struct AlertCLITests {
+    let actions = ["--action", "Delete:destructive", "--action", "Keep", "--action", "Cancel:cancel", "--action", "Archive:disabled"]
+
+    @Test("Plain mode: title, message, numbered actions in state order; a number or a title chooses")
+    func plain() throws {
+        let r = try runRocket(["alert", "--title", "Delete item?", "--message", "This cannot be undone."] + actions, stdin: "keep\n")
+        #expect(r.status == 0)
+        #expect(r.stdout == "Delete item?\nThis cannot be undone.\n[1] Delete (destructive)\n[2] Keep\n[3] Cancel (cancel)\n[4] Archive (unavailable)\nKeep\n")
+        let json = try runRocket(["alert", "--json"] + actions, stdin: "1\n")
+        #expect(json.stdout.hasSuffix(#"{"index":0,"title":"Delete","style":"destructive"}"# + "\n"))
+    }
+
+    @Test("Invalid or disabled choices say why on stderr and read again; end of input exits 1")
+    func refusals() throws {
+        let r = try runRocket(["alert"] + actions, stdin: "9\narchive\n3\n")
+        #expect(r.status == 0 && r.stdout.hasSuffix("Cancel\n"))
+        #expect(r.stderr == "Not a choice: \"9\" — Choose 1-4 or type a title:\n\"Archive\" is not available now.\n")
+        let eof = try runRocket(["alert"] + actions, stdin: "")
+        #expect(eof.status == 1)
+    }
+
+    @Test("Usage errors exit 64", arguments: [
+        ["alert"], ["alert", "--action", "a:cancel", "--action", "b:cancel"], ["alert", "--action", "a:disabled"],
+        ["alert", "--action", "a:dangerous"], ["alert", "--action", ":cancel"],
+    ])
+    func usage(args: [String]) throws {
+        let r = try runRocket(args)
+        #expect(r.status == 64 && r.stderr.hasPrefix("rocket: error: "))
+    }
+
+    @Test("In a terminal: arrows skip disabled actions; Esc chooses cancel, or exits 1 without one")
+    func tty() throws {
+        let run = try PTYRun(["alert", "--title", "Delete item?"] + actions)
+        #expect(run.waitFor("Delete item?"))
+        run.send("\u{1B}[B\u{1B}[B\r")            // Delete → Keep → (Archive is disabled) → Cancel
+        #expect(run.waitForExit() == 0)
+        #expect(String(decoding: run.raw, as: UTF8.self).contains("Cancel\r\n"))
+        #expect(run.terminalRestored)
+        let esc = try PTYRun(["alert", "--sheet", "--action", "Only"])
+        #expect(esc.waitFor("Only"))
+        esc.send([0x1B])
+        #expect(esc.waitForExit() == 1)
+    }
+}
