@@ -71,7 +71,8 @@ public struct AlertView: Sendable {
         }
         // Cancel set apart: the other buttons first (in state order), then a rule, then cancel.
         let order = buttons.indices.filter { buttons[$0].style != .cancel } + buttons.indices.filter { buttons[$0].style == .cancel }
-        let labels = buttons.map { b in (b.isEnabled ? "" : "") + Sanitizer.clean(b.title, keepNewlines: false) + (b.isEnabled ? "" : " …") }
+        // Disabled actions are dimmed and, for terminals without attributes, in parentheses.
+        let labels = buttons.map { b in b.isEnabled ? Sanitizer.clean(b.title, keepNewlines: false) : "(" + Sanitizer.clean(b.title, keepNewlines: false) + ")" }
         let rowWidth = order.map { DisplayWidth.of(labels[$0]) + 4 }.reduce(0, +)
         if style == .alert && rowWidth <= inner && buttons.count <= 3 {
             rule("├", "┤")

@@ -15,7 +15,7 @@ struct AlertViewTests {
             " │          Choose an action          │",
             " ├────────────────────────────────────┤",
             " │                Edit                │",
-            " │              Share …               │",
+            " │              (Share)               │",
             " │               Delete               │",
             " ├────────────────────────────────────┤",
             " │               Cancel               │",
