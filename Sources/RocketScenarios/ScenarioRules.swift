@@ -88,7 +88,7 @@ public struct ScenarioRules: Hashable, Sendable {
 /// let fresh = ScenarioStats()
 /// fresh.eventsCount   // 0
 /// ```
-public struct ScenarioStats: Hashable, Sendable {
+public struct ScenarioStats: Hashable, Sendable, Codable {
     /// Events triggered (unbounded).
     public var eventsCount: Int
     /// Successful executions.

@@ -35,37 +35,11 @@ public struct ScenarioStoreError: Error, Hashable, Sendable, CustomStringConvert
 /// ```
 public struct ScenarioSnapshot: Hashable, Sendable, Codable {
     /// Per-scenario statistics, by name.
-    public var scenarios: [String: Entry]
+    public var scenarios: [String: ScenarioStats]
     /// Recent executions across all scenarios (for budgets), oldest first.
     public var executions: [Execution]
     /// The snapshot format version (1).
     public var version: Int
-
-    /// One scenario's statistics in JSON form.
-    public struct Entry: Hashable, Sendable, Codable {
-        public var eventsCount: Int
-        public var executionsCount: Int
-        public var firstEventDate: Double?
-        public var lastEventDate: Double?
-        public var lastExecutionDate: Double?
-        public var recentEvents: [Double]
-
-        /// From statistics.
-        public init(_ s: ScenarioStats) {
-            eventsCount = s.eventsCount
-            executionsCount = s.executionsCount
-            firstEventDate = s.firstEventDate
-            lastEventDate = s.lastEventDate
-            lastExecutionDate = s.lastExecutionDate
-            recentEvents = s.recentEvents
-        }
-
-        /// As statistics.
-        public var stats: ScenarioStats {
-            ScenarioStats(eventsCount: eventsCount, executionsCount: executionsCount, firstEventDate: firstEventDate,
-                          lastEventDate: lastEventDate, lastExecutionDate: lastExecutionDate, recentEvents: recentEvents)
-        }
-    }
 
     /// One execution: which scenario, when.
     public struct Execution: Hashable, Sendable, Codable {
@@ -79,7 +53,7 @@ public struct ScenarioSnapshot: Hashable, Sendable, Codable {
 
     /// Creates a snapshot.
     public init(scenarios: [String: ScenarioStats] = [:], executions: [Execution] = []) {
-        self.scenarios = scenarios.mapValues(Entry.init)
+        self.scenarios = scenarios
         self.executions = executions
         self.version = 1
     }
@@ -176,7 +150,7 @@ public final class InMemoryScenarioStore: ScenarioStore {
     }
 
     public func restore(_ snapshot: ScenarioSnapshot) throws(ScenarioStoreError) {
-        state.withLock { $0 = State(scenarios: snapshot.scenarios.mapValues(\.stats), executions: snapshot.executions) }
+        state.withLock { $0 = State(scenarios: snapshot.scenarios, executions: snapshot.executions) }
     }
 }
 

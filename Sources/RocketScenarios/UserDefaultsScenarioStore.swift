@@ -144,7 +144,7 @@ public final class UserDefaultsScenarioStore: ScenarioStore, @unchecked Sendable
     public func restore(_ snapshot: ScenarioSnapshot) throws(ScenarioStoreError) {
         try resetAll()
         lock.lock(); defer { lock.unlock() }
-        for (name, entry) in snapshot.scenarios { write(name, entry.stats) }
+        for (name, stats) in snapshot.scenarios { write(name, stats) }
         setExecutions(snapshot.executions)
         defaults.synchronize()
     }

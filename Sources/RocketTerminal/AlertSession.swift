@@ -154,12 +154,10 @@ public final class AlertSession<A: AlertActionType> {
             if !b.isEnabled { line += " (unavailable)" }
             terminal.write(line + "\n")
         }
-        var buffer = typedAhead.bytes
-        var ended = typedAhead.ended
+        var input = LineReader(pending: typedAhead.bytes, ended: typedAhead.ended)
         while outcome == nil {
-            if let nl = buffer.firstIndex(of: 0x0A) ?? (ended && !buffer.isEmpty ? buffer.count : nil) {
-                let line = String(decoding: buffer[..<nl], as: UTF8.self).trimmingSpaces()
-                buffer.removeFirst(min(buffer.count, nl + 1))
+            if let raw = input.nextLine() {
+                let line = raw.trimmingSpaces()
                 let buttons = controller.buttons
                 let index = Int(line).map { $0 - 1 } ?? buttons.firstIndex { $0.title.lowercased() == line.lowercased() }
                 guard let index, buttons.indices.contains(index) else {
@@ -174,9 +172,9 @@ public final class AlertSession<A: AlertActionType> {
                 choose(index)
                 continue
             }
-            if ended { controller.dismiss(); outcome = .cancelled; break }
+            if input.ended { controller.dismiss(); outcome = .cancelled; break }
             switch await wait(timeout: nil) {
-            case .input(let bytes): if bytes.isEmpty { ended = true } else { buffer += bytes }
+            case .input(let bytes): input.feed(bytes)
             case .signal(let s): if s != SIGWINCH { controller.dismiss(); outcome = .interrupted(signal: s) }
             case .timeout: break
             }

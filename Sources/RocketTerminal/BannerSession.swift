@@ -173,14 +173,12 @@ public final class BannerSession {
             terminal.write(items.enumerated().map { "[\($0.offset + 1)] \($0.element.tag == .close ? "close" : Sanitizer.clean($0.element.title, keepNewlines: false))" }
                 .joined(separator: "  ") + "\n")
         }
-        var buffer: [UInt8] = []
-        var ended = false
+        var input = LineReader()
         while outcome == nil || !center.queue.isIdle {
             center.tick()
             if outcome != nil && center.queue.isIdle { break }
-            if let nl = buffer.firstIndex(of: 0x0A) ?? (ended && !buffer.isEmpty ? buffer.count : nil) {
-                let line = String(decoding: buffer[..<nl], as: UTF8.self).trimmingSpaces()
-                buffer.removeFirst(min(buffer.count, nl + 1))
+            if let raw = input.nextLine() {
+                let line = raw.trimmingSpaces()
                 if line.isEmpty {
                     if banner.backgroundTapsEnabled { press(.tap(.background)) } else { reportError(strings.bannerBackgroundDisabled) }
                 } else if let n = Int(line), (1...items.count).contains(n) {
@@ -192,7 +190,7 @@ public final class BannerSession {
                 }
                 continue
             }
-            if ended {
+            if input.ended {
                 // End of input is the swipe.
                 if banner.swipeToDismissEnabled { press(.swipe) } else if let token { center.dismiss(token, animated: false) }
                 if outcome != nil, case .dismissed(.programmatic, _)? = outcome { outcome = .dismissed(.swipe, buttonTitle: nil) }
@@ -200,7 +198,7 @@ public final class BannerSession {
             }
             let timeout = center.nextDeadline.map { max(0, $0 - center.clock.now) }
             switch terminal.wait(timeout: timeout, wantInput: outcome == nil) {
-            case .input(let bytes): if bytes.isEmpty { ended = true } else { buffer += bytes }
+            case .input(let bytes): input.feed(bytes)
             case .signal(let s): if s != SIGWINCH { return .interrupted(signal: s) }
             case .timeout: break
             }

@@ -254,12 +254,11 @@ public final class TerminalSession {
 
     private var printedItems = 0
     private var promptedIndex: Int?
-    private var lineBuffer: [UInt8] = []
-    private var inputEnded = false
+    private var input = LineReader()
 
     /// Plain-mode input read but not used (lines typed ahead for whatever comes next), and
     /// whether the input has ended.
-    public var unreadInput: (bytes: [UInt8], ended: Bool) { (lineBuffer, inputEnded) }
+    public var unreadInput: (bytes: [UInt8], ended: Bool) { (input.pending, input.ended) }
 
     private func say(_ s: String) { terminal.write(s + "\n") }
 
@@ -288,20 +287,6 @@ public final class TerminalSession {
         }
     }
 
-    private func nextLine() -> String? {
-        guard let nl = lineBuffer.firstIndex(of: 0x0A) else {
-            if inputEnded && !lineBuffer.isEmpty {
-                defer { lineBuffer = [] }
-                return String(decoding: lineBuffer, as: UTF8.self)
-            }
-            return nil
-        }
-        var line = Array(lineBuffer[..<nl])
-        lineBuffer.removeFirst(nl + 1)
-        if line.last == 0x0D { line.removeLast() }
-        return String(decoding: line, as: UTF8.self)
-    }
-
     private func runPlain() -> SessionOutcome {
         rocket.show()
         if let banner {
@@ -328,7 +313,7 @@ public final class TerminalSession {
                         }
                     }
                 }
-                if let line = nextLine() {
+                if let line = input.nextLine() {
                     switch PlainController.intent(for: line, block: block, strings: strings) {
                     case .success(let intent):
                         do {
@@ -343,16 +328,16 @@ public final class TerminalSession {
                     }
                     continue
                 }
-                if inputEnded {
+                if input.ended {
                     // End of input closes the conversation, as the close button does.
                     if (try? rocket.send(.close)) == nil { rocket.dismiss() }
                     continue
                 }
             }
-            let wantInput = c.interactiveIndex != nil && !inputEnded
+            let wantInput = c.interactiveIndex != nil && !input.ended
             switch terminal.wait(timeout: timeout(), wantInput: wantInput) {
             case .input(let bytes):
-                if bytes.isEmpty { inputEnded = true } else { lineBuffer += bytes }
+                input.feed(bytes)
             case .signal(let s):
                 _ = handleSignal(s)
             case .timeout:

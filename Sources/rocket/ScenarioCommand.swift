@@ -91,10 +91,10 @@ enum ScenarioCommand {
                 if parsed.has("--json") {
                     var selected = snapshot
                     selected.scenarios = selected.scenarios.filter { names.contains($0.key) }
-                    for n in names where selected.scenarios[n] == nil { selected.scenarios[n] = .init(ScenarioStats()) }
+                    for n in names where selected.scenarios[n] == nil { selected.scenarios[n] = ScenarioStats() }
                     printOut(json(selected))
                 } else {
-                    for n in names { printOut(describe(n, snapshot.scenarios[n]?.stats ?? ScenarioStats())) }
+                    for n in names { printOut(describe(n, snapshot.scenarios[n] ?? ScenarioStats())) }
                 }
                 return Exit.ok
             case "reset":

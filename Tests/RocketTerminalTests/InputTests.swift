@@ -126,3 +126,21 @@ struct LineEditorTests {
         #expect(e.view(width: 5, mask: "•").text == "••••")
     }
 }
+
+@Suite("Plain-mode line reader")
+struct LineReaderTests {
+    @Test("Lines across reads, CR LF, a last line without a newline, and typed-ahead input")
+    func lines() {
+        var r = LineReader()
+        r.feed(Array("one\r\ntw".utf8))
+        #expect(r.nextLine() == "one")
+        #expect(r.nextLine() == nil)
+        r.feed(Array("o\nthree".utf8))
+        #expect(r.nextLine() == "two")
+        #expect(r.nextLine() == nil)
+        r.feed([])
+        #expect(r.ended && r.nextLine() == "three" && r.nextLine() == nil)
+        var next = LineReader(pending: Array("ahead\n".utf8), ended: true)
+        #expect(next.nextLine() == "ahead" && next.nextLine() == nil)
+    }
+}
