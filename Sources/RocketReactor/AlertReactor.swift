@@ -43,8 +43,11 @@ public enum AlertReactorMutation<A: AlertActionType>: Sendable {
 
 /// The state of an ``AlertReactor``.
 public struct AlertReactorState<A: AlertActionType>: Sendable, Equatable {
+    /// The title (nil: none).
     public var title: String?
+    /// The message (nil: none).
     public var message: String?
+    /// The actions, in the order they are shown.
     public var actions: [A]
 
     /// A state.
@@ -71,8 +74,11 @@ public struct AlertReactorState<A: AlertActionType>: Sendable, Equatable {
 /// ```
 @MainActor
 open class AlertReactor<A: AlertActionType>: Reactor {
+    /// `.prepare` and `.selectAction`.
     public typealias Action = AlertReactorAction<A>
+    /// `.setTitle`, `.setMessage`, `.setActions`.
     public typealias Mutation = AlertReactorMutation<A>
+    /// Title, message and actions.
     public typealias State = AlertReactorState<A>
 
     /// The state before any action: `(title, message, actions ?? [])`.
@@ -97,8 +103,11 @@ open class AlertReactor<A: AlertActionType>: Reactor {
         return s
     }
 
+    /// Identity; override to rewrite actions.
     open func transform(action: Action) -> Action { action }
+    /// Identity; override to rewrite mutations.
     open func transform(mutation: Mutation) -> Mutation { mutation }
+    /// Identity; override to rewrite states.
     open func transform(state: State) -> State { state }
 }
 
@@ -133,9 +142,13 @@ public enum AlertProblem: Error, Hashable, Sendable {
 public final class AlertController<A: AlertActionType> {
     /// A button as drawn.
     public struct Button: Equatable, Sendable {
+        /// The title.
         public var title: String
+        /// The style.
         public var style: AlertActionStyle
+        /// Whether it can be chosen.
         public var isEnabled: Bool
+        /// The typed action it sends.
         public var action: A
     }
 

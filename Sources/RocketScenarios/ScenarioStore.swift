@@ -43,8 +43,11 @@ public struct ScenarioSnapshot: Hashable, Sendable, Codable {
 
     /// One execution: which scenario, when.
     public struct Execution: Hashable, Sendable, Codable {
+        /// The scenario that executed.
         public var scenario: String
+        /// When (seconds since 1970).
         public var at: Double
+        /// An execution.
         public init(scenario: String, at: Double) {
             self.scenario = scenario
             self.at = at

@@ -14,12 +14,19 @@ public enum TermColor: Hashable, Sendable {
 /// style.foreground = .rgb(0x31, 0x9C, 0xF7)
 /// ```
 public struct CellStyle: Hashable, Sendable {
+    /// Text colour.
     public var foreground: TermColor = .default
+    /// Cell colour.
     public var background: TermColor = .default
+    /// Bold (SGR 1).
     public var bold = false
+    /// Dim (SGR 2).
     public var dim = false
+    /// Italic (SGR 3).
     public var italic = false
+    /// Underlined (SGR 4).
     public var underline = false
+    /// Inverse video (SGR 7).
     public var inverse = false
 
     /// The plain style.

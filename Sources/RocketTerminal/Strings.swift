@@ -11,28 +11,51 @@ import RocketCore
 public struct UIStrings: Sendable, Hashable {
     /// Language code: "en", "zh" or "it".
     public var language: String
+    /// Hint under a text block waiting for a tap.
     public var continueHint: String
+    /// Hint under buttons.
     public var chooseHint: String
+    /// Hint under a text input.
     public var sendHint: String
+    /// The key that closes (shown before the close button's title).
     public var closeHint: String
+    /// The key that quits.
     public var interruptHint: String
+    /// The typing indicator's text.
     public var typing: String
+    /// Default message: an answer is required.
     public var required: String
+    /// Default message: too short (`%d` is the minimum).
     public var tooShort: String  // %d
+    /// Default message: too long (`%d` is the maximum).
     public var tooLong: String   // %d
+    /// Default message: the pattern does not match.
     public var noMatch: String
+    /// Plain-mode prompt for a text block.
     public var plainContinue: String
+    /// Plain-mode prompt for buttons (`%d` is their count).
     public var plainChoose: String   // %d = number of buttons
+    /// Plain-mode refusal (`%@` is the line).
     public var plainNotAChoice: String  // %@
+    /// Plain-mode prompt for a text input.
     public var plainType: String
+    /// The word for a picture.
     public var imageLabel: String
+    /// The label of the user's own replies.
     public var you: String
+    /// Hint on a banner with buttons.
     public var bannerHint: String
+    /// Hint on a banner without buttons.
     public var bannerHintNoButtons: String
+    /// Refusal when a banner cannot be opened.
     public var bannerBackgroundDisabled: String
+    /// Hint on a banner over a conversation.
     public var bannerHintInFlow: String
+    /// Hint on a banner with buttons over a conversation.
     public var bannerHintInFlowButtons: String
+    /// Hint under an alert.
     public var alertHint: String
+    /// Refusal of a disabled alert action (`%@` is its title).
     public var alertDisabled: String
 
     /// English.
