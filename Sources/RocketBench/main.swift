@@ -106,10 +106,12 @@ func benchScenarios() {
     let dir = NSTemporaryDirectory() + "rocket-bench-\(getpid())"
     try? FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(atPath: dir) }
+    let benchDefaults = UserDefaults(suiteName: "rocket-bench-\(getpid())")!
+    defer { benchDefaults.removePersistentDomain(forName: "rocket-bench-\(getpid())") }
     let rules = ScenarioRules(minEventsRequired: 1, maxExecutionsPermitted: 1_000_000, minSecondsBetweenExecutions: 0)
     let stores: [(String, any ScenarioStore)] = [
         ("in-memory", InMemoryScenarioStore()),
-        ("UserDefaults (synchronize per write, as WaitForIt)", UserDefaultsScenarioStore(defaults: UserDefaults(suiteName: "rocket-bench-\(getpid())")!)),
+        ("UserDefaults (synchronize per write, as WaitForIt)", UserDefaultsScenarioStore(defaults: benchDefaults)),
         ("SQLite, WAL, synchronous=NORMAL (default; survives a killed process)", try! SQLiteScenarioStore(path: dir + "/normal.sqlite", synchronous: .normal)),
         ("SQLite, WAL, synchronous=FULL (survives power loss: fsync per op)", try! SQLiteScenarioStore(path: dir + "/full.sqlite", synchronous: .full)),
     ]

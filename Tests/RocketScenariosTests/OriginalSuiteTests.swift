@@ -2,6 +2,30 @@ import Foundation
 import Testing
 @testable import RocketScenarios
 
+/// A UserDefaults store over a fresh suite that deletes its plist when the test lets go of it.
+final class DisposableDefaultsStore: ScenarioStore, @unchecked Sendable {
+    let suite = "rocket-tests-\(UUID().uuidString)"
+    let defaults: UserDefaults
+    let inner: UserDefaultsScenarioStore
+
+    init() {
+        defaults = UserDefaults(suiteName: suite)!
+        inner = UserDefaultsScenarioStore(defaults: defaults)
+    }
+
+    deinit { defaults.removePersistentDomain(forName: suite) }
+
+    func triggerEvent(_ name: String, at now: Double) throws(ScenarioStoreError) { try inner.triggerEvent(name, at: now) }
+    func tryExecute(_ name: String, at now: Double, rules: ScenarioRules, decide: (ScenarioStats, [Double]) -> Bool) throws(ScenarioStoreError) -> Bool {
+        try inner.tryExecute(name, at: now, rules: rules, decide: decide)
+    }
+    func stats(_ name: String) throws(ScenarioStoreError) -> ScenarioStats { try inner.stats(name) }
+    func reset(_ name: String) throws(ScenarioStoreError) { try inner.reset(name) }
+    func resetAll() throws(ScenarioStoreError) { try inner.resetAll() }
+    func snapshot() throws(ScenarioStoreError) -> ScenarioSnapshot { try inner.snapshot() }
+    func restore(_ snapshot: ScenarioSnapshot) throws(ScenarioStoreError) { try inner.restore(snapshot) }
+}
+
 /// Every store, so each semantic test runs against each implementation.
 enum StoreKind: String, CaseIterable, CustomTestStringConvertible {
     case memory, userDefaults, sqlite
@@ -11,8 +35,7 @@ enum StoreKind: String, CaseIterable, CustomTestStringConvertible {
         switch self {
         case .memory: return InMemoryScenarioStore()
         case .userDefaults:
-            let suite = "rocket-tests-\(UUID().uuidString)"
-            return UserDefaultsScenarioStore(defaults: UserDefaults(suiteName: suite)!)
+            return DisposableDefaultsStore()
         case .sqlite:
             return try SQLiteScenarioStore(path: NSTemporaryDirectory() + "rocket-\(UUID().uuidString).sqlite")
         }

@@ -208,9 +208,9 @@ final class Counter: @unchecked Sendable {
 struct UserDefaultsStoreTests {
     @Test("Data written by WaitForIt is read as it is, and updated under the same keys")
     func migration() throws {
-        let suite = "rocket-tests-\(UUID().uuidString)"
-        let defaults = try #require(UserDefaults(suiteName: suite))
-        defer { defaults.removePersistentDomain(forName: suite) }
+        let holder = DisposableDefaultsStore()
+        defer { withExtendedLifetime(holder) {} }
+        let defaults = holder.defaults
         // What WaitForIt 2.0 left behind for `struct ShowTutorial: ScenarioProtocol`.
         defaults.set(4, forKey: "net.pabloweb.WaitForIt.ShowTutorial.eventsCount")
         defaults.set(1, forKey: "net.pabloweb.WaitForIt.ShowTutorial.executionsCount")
@@ -230,9 +230,9 @@ struct UserDefaultsStoreTests {
 
     @Test("A count that is not a number is an error naming the key, not a crash (W4)")
     func corruptCount() throws {
-        let suite = "rocket-tests-\(UUID().uuidString)"
-        let defaults = try #require(UserDefaults(suiteName: suite))
-        defer { defaults.removePersistentDomain(forName: suite) }
+        let holder = DisposableDefaultsStore()
+        defer { withExtendedLifetime(holder) {} }
+        let defaults = holder.defaults
         defaults.set("lots", forKey: "net.pabloweb.WaitForIt.X.eventsCount")
         let store = UserDefaultsScenarioStore(defaults: defaults)
         #expect { try store.triggerEvent("X", at: 1) } throws: {
