@@ -81,46 +81,37 @@ public final class AlertSession<A: AlertActionType> {
     }
 
     private func runTTY() async -> AlertOutcome {
-        var renderer = InlineRenderer(depth: depth)
-        var decoder = KeyDecoder()
+        var screen = TTYScreen(depth: depth)
         var view = AlertView(width: terminal.size.columns - 1, strings: strings)
-        terminal.write("\u{1B}[6n")
+        screen.start(on: terminal)
         while true {
             if focus == nil || !(items.indices.contains(focus!) && items[focus!].isEnabled) {
                 focus = AlertView.nextFocus(from: nil, step: 1, buttons: items)
             }
             let (frame, hits) = view.layout(title: controller.title, message: controller.message, buttons: items,
                                             style: controller.style, focus: focus)
-            terminal.write(renderer.render(frame, screenHeight: terminal.size.rows))
+            screen.draw(frame, on: terminal)
             if let outcome {
-                terminal.write(renderer.finish())
+                screen.finish(on: terminal)
                 return outcome
             }
-            var timeout: Double? = controller.store.runningCount > 0 ? 0.05 : nil
-            if decoder.hasPending { timeout = 0.05 }
+            // While actions load, wake every 50 ms to draw them.
+            let timeout: Double? = controller.store.runningCount > 0 ? 0.05 : nil
             var keys: [Key] = []
-            switch await wait(timeout: timeout) {
-            case .input(let bytes):
-                if bytes.isEmpty { outcome = .interrupted(signal: SIGHUP); continue }
-                keys = decoder.feed(bytes)
+            switch screen.interpret(await wait(timeout: screen.timeout(timeout)), on: terminal) {
+            case .keys(let k): keys = k
+            case .resized: view.width = terminal.size.columns - 1
             case .signal(let s):
-                if s == SIGWINCH {
-                    terminal.write(renderer.invalidate(screenHeight: terminal.size.rows))
-                    view.width = terminal.size.columns - 1
-                } else {
-                    controller.dismiss()
-                    outcome = .interrupted(signal: s)
-                }
-            case .timeout:
-                keys = decoder.flush()
+                controller.dismiss()
+                outcome = .interrupted(signal: s)
+            case .ended:
+                outcome = .interrupted(signal: SIGHUP)
             }
             for key in keys where outcome == nil {
                 switch key {
                 case .ctrl("c"):
                     controller.dismiss()
                     outcome = .interrupted(signal: SIGINT)
-                case .cursorPosition(let row, _):
-                    if renderer.startRow == nil { renderer.startRow = row }
                 case .left, .up, .backTab: focus = AlertView.nextFocus(from: focus, step: -1, buttons: items)
                 case .right, .down, .tab: focus = AlertView.nextFocus(from: focus, step: 1, buttons: items)
                 case .enter, .character(" "): if let focus { choose(focus) }
@@ -130,7 +121,7 @@ public final class AlertSession<A: AlertActionType> {
                         outcome = .cancelled
                     }
                 case .mouse(let row, let column):
-                    guard let frameRow = renderer.frameRow(forScreenRow: row, screenHeight: terminal.size.rows) else { break }
+                    guard let frameRow = screen.frameRow(forScreenRow: row, on: terminal) else { break }
                     if let hit = hits.first(where: { $0.value.row == frameRow && $0.value.columns.contains(column) }) { choose(hit.key) }
                 default:
                     break

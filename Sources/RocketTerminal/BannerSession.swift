@@ -89,13 +89,12 @@ public final class BannerSession {
     // MARK: TTY
 
     private func runTTY(_ banner: Banner) -> BannerOutcome {
-        var renderer = InlineRenderer(depth: depth)
-        var decoder = KeyDecoder()
+        var screen = TTYScreen(depth: depth)
         var view = BannerView(width: terminal.size.columns - 1, strings: strings)
         view.reducedMotion = reducedMotion
         view.hint = banner.buttons.items.isEmpty ? strings.bannerHintNoButtons : strings.bannerHint
         if case .image(let img)? = banner.icon, depth > .none, let picture = try? img.decoded().get() { view.images[img.cacheKey] = picture }
-        terminal.write("\u{1B}[6n")
+        screen.start(on: terminal)
         while true {
             center.tick()
             var frame = ScreenBuffer(width: view.width)
@@ -106,39 +105,30 @@ public final class BannerSession {
                     frame.rows[r] = cells
                 }
             }
-            terminal.write(renderer.render(frame, screenHeight: terminal.size.rows))
+            screen.draw(frame, on: terminal)
             if let outcome, center.queue.isIdle {
-                terminal.write(renderer.finish())
+                screen.finish(on: terminal)
                 return outcome
             }
             let animating = showing.map { $0.progress(at: center.clock.now) < 1 } ?? false
             var timeout = center.nextDeadline.map { max(0, $0 - center.clock.now) }
             if animating && !reducedMotion { timeout = min(timeout ?? 1 / 30, 1 / 30) }
-            if decoder.hasPending { timeout = min(timeout ?? 0.05, 0.05) }
             var keys: [Key] = []
-            switch terminal.wait(timeout: timeout) {
-            case .input(let bytes):
-                if bytes.isEmpty { return .interrupted(signal: SIGHUP) }
-                keys = decoder.feed(bytes)
+            switch screen.interpret(terminal.wait(timeout: screen.timeout(timeout)), on: terminal) {
+            case .keys(let k): keys = k
+            case .resized: view.width = terminal.size.columns - 1
             case .signal(let s):
-                if s == SIGWINCH {
-                    terminal.write(renderer.invalidate(screenHeight: terminal.size.rows))
-                    view.width = terminal.size.columns - 1
-                } else {
-                    terminal.write(renderer.finish())
-                    return .interrupted(signal: s)
-                }
-            case .timeout:
-                keys = decoder.flush()
+                screen.finish(on: terminal)
+                return .interrupted(signal: s)
+            case .ended:
+                return .interrupted(signal: SIGHUP)
             }
             let count = banner.buttons.items.count
             for key in keys {
                 switch key {
                 case .ctrl("c"):
-                    terminal.write(renderer.finish())
+                    screen.finish(on: terminal)
                     return .interrupted(signal: SIGINT)
-                case .cursorPosition(let row, _):
-                    if renderer.startRow == nil { renderer.startRow = row }
                 case .left, .backTab: if count > 0 { focus = (focus + count - 1) % count }
                 case .right, .tab: if count > 0 { focus = (focus + 1) % count }
                 case .enter, .character(" "):
@@ -146,7 +136,7 @@ public final class BannerSession {
                 case .escape, .up:
                     press(.swipe)
                 case .mouse(let row, let column):
-                    guard let frameRow = renderer.frameRow(forScreenRow: row, screenHeight: terminal.size.rows),
+                    guard let frameRow = screen.frameRow(forScreenRow: row, on: terminal),
                           frameRow >= 0, frameRow < frame.rows.count else { break }
                     if frameRow == 0, let hit = view.buttonColumns(for: banner).first(where: { $0.columns.contains(column) }) {
                         press(.tap(hit.tag))

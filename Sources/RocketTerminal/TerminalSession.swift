@@ -59,8 +59,6 @@ public final class TerminalSession {
     private var bannerToken: BannerToken?
 
     private var ui = ConversationUI()
-    private var decoder = KeyDecoder()
-    private var renderer: InlineRenderer?
     private var interruptedBy: Int32?
 
     /// Creates a session; call ``run()`` once.
@@ -156,14 +154,14 @@ public final class TerminalSession {
     }
 
     private func runTTY() -> SessionOutcome {
-        var renderer = InlineRenderer(depth: depth)
+        var screen = TTYScreen(depth: depth)
         var view = view()
         var bannerView = BannerView(width: view.width, strings: strings)
         bannerView.reducedMotion = reducedMotion
         bannerView.hint = banner.map { $0.buttons.items.isEmpty ? strings.bannerHintInFlow : strings.bannerHintInFlowButtons } ?? nil
         var hits: [HitRegion] = []
         var bannerRows = 0
-        terminal.write("\u{1B}[6n")  // where the region starts, to map mouse clicks (answered as a key)
+        screen.start(on: terminal)
         rocket.show()
         showBanner()
         while true {
@@ -186,41 +184,36 @@ public final class TerminalSession {
                 bannerRows = 0
             }
             hits = newHits
-            terminal.write(renderer.render(frame, screenHeight: terminal.size.rows))
+            screen.draw(frame, on: terminal)
             if let outcome {
                 if let center = bannerCenter, let token = bannerToken { center.dismiss(token, animated: false) }
-                terminal.write(renderer.finish())
+                screen.finish(on: terminal)
                 return outcome
             }
-            var extra: Double? = decoder.hasPending ? 0.05 : nil
-            if let d = bannerCenter?.nextDeadline { extra = min(extra ?? .infinity, max(0, d - now)) }
+            var extra: Double?
+            if let d = bannerCenter?.nextDeadline { extra = max(0, d - now) }
             if animating { extra = min(extra ?? 1 / 30, 1 / 30) }
-            switch terminal.wait(timeout: timeout(extra: extra)) {
-            case .input(let bytes):
-                if bytes.isEmpty { interruptedBy = SIGHUP; rocket.interrupt(); continue }
-                for key in decoder.feed(bytes) { handleKey(key, renderer: &renderer, hits: hits, bannerRows: bannerRows, bannerView: bannerView) }
+            switch screen.interpret(terminal.wait(timeout: screen.timeout(timeout(extra: extra))), on: terminal) {
+            case .keys(let keys):
+                for key in keys { handleKey(key, screen: screen, hits: hits, bannerRows: bannerRows, bannerView: bannerView) }
+            case .resized:
+                view = self.view()
+                bannerView.width = view.width
             case .signal(let s):
-                if s == SIGWINCH {
-                    terminal.write(renderer.invalidate(screenHeight: terminal.size.rows))
-                    view = self.view()
-                    bannerView.width = view.width
-                } else {
-                    _ = handleSignal(s)
-                }
-            case .timeout:
-                for key in decoder.flush() { handleKey(key, renderer: &renderer, hits: hits, bannerRows: bannerRows, bannerView: bannerView) }
+                _ = handleSignal(s)
+            case .ended:
+                interruptedBy = SIGHUP
+                rocket.interrupt()
             }
         }
     }
 
-    private func handleKey(_ key: Key, renderer: inout InlineRenderer, hits: [HitRegion], bannerRows: Int = 0, bannerView: BannerView? = nil) {
+    private func handleKey(_ key: Key, screen: TTYScreen, hits: [HitRegion], bannerRows: Int = 0, bannerView: BannerView? = nil) {
         if bannerKey(key) { return }
         switch key {
-        case .cursorPosition(let row, _):
-            if renderer.startRow == nil { renderer.startRow = row }
         case .mouse(let row, let column):
             // Screen rows → frame rows; without a known origin a click cannot be placed.
-            guard let frameRow = renderer.frameRow(forScreenRow: row, screenHeight: terminal.size.rows) else { return }
+            guard let frameRow = screen.frameRow(forScreenRow: row, on: terminal) else { return }
             if frameRow >= 0 && frameRow < bannerRows, let center = bannerCenter, let token = bannerToken, let banner, let bannerView {
                 let tag = frameRow == 0 ? bannerView.buttonColumns(for: banner).first { $0.columns.contains(column) }?.tag : nil
                 try? center.send(.tap(tag ?? .background), to: token)
