@@ -2,6 +2,7 @@ import RocketBanners
 import RocketCore
 import RocketFlow
 import RocketTerminal
+import RocketScenarios
 
 enum BannerCommand {
     static let spec = CommandSpec(
@@ -22,12 +23,17 @@ enum BannerCommand {
             .flag("--full-width", "Content spans the whole width."),
             .flag("--plain", "Line mode: print the banner as text and read one line."),
             .flag("--json", "Print the result as a JSON object."),
-        ],
+            .value("--scenario", "NAME", "Show only if this scenario may execute now (the rule flags of 'rocket scenario try' apply); the showing counts."),
+            .flag("--explain", "With --scenario: say why it is shown or not, on stderr."),
+            ScenarioCommand.storeOption,
+            ScenarioCommand.nowOption,
+        ] + ScenarioCommand.ruleOptions,
         discussion: """
         Prints one line saying what ended it: button:TITLE, background, close, swipe or timeout.
         In a terminal: ←/→ choose a button, Enter presses it (with no buttons, Enter taps the
         banner), Esc or ↑ swipes it away. ROCKET_REDUCED_MOTION=1 skips the animations.
-        EXIT STATUS: 0 a button or the banner was tapped; 1 otherwise; 64 usage error; 130 Ctrl-C.
+        EXIT STATUS: 0 a button or the banner was tapped; 1 otherwise; 3 not now (--scenario said
+        no; nothing shown); 64 usage error; 74 scenario store error; 130 Ctrl-C.
         """)
 
     /// The banner the flags describe.
@@ -77,6 +83,10 @@ enum BannerCommand {
         let parsed = try parse(args, as: spec)
         if parsed.helpRequested { printOut(spec.help); return Exit.ok }
         let banner = try self.banner(from: parsed)
+        if let name = parsed.value("--scenario") {
+            let status = try ScenarioCommand.gate(name, parsed: parsed, command: spec.name)
+            if status != Exit.ok { return status }
+        }
         let env = Environment.current
         let terminal = Terminal()
         let plain = parsed.has("--plain") || !terminal.isInteractive || env["TERM"] == "dumb"

@@ -137,7 +137,7 @@ enum PlayCommand {
         let parsed = try parse(args, as: spec)
         if parsed.helpRequested { printOut(spec.help); return Exit.ok }
         let vars = try variables(parsed)
-        let now = try ScenarioCommand.time(parsed, command: spec.name)
+        _ = try ScenarioCommand.time(parsed, command: spec.name)  // a bad --now is a usage error before anything else
         let path = parsed.positionals[0]
         let result: FlowLoadResult
         switch loadFlowFile(path) {
@@ -150,19 +150,8 @@ enum PlayCommand {
         for d in result.diagnostics { printError(d.formatted(file: path)) }
         guard result.isPlayable, let doc = result.document else { return Exit.dataError }
         if let name = doc.scenario, !parsed.has("--ignore-rules") {
-            let store: SQLiteScenarioStore
-            switch ScenarioCommand.openStore(parsed.value("--store")) {
-            case .failure(let e): printError("rocket: error: \(e.message)"); return Exit.ioError
-            case .success(let s): store = s
-            }
-            do throws(ScenarioStoreError) {
-                let decision = try NamedScenario(name, rules: doc.when ?? ScenarioRules()).decide(in: store, at: now)
-                if parsed.has("--explain") || decision.clockMovedBackwards { ScenarioCommand.explain(decision, verdict: true) }
-                if !decision.allowed { return Exit.notNow }
-            } catch {
-                printError("rocket: error: \(error.message)")
-                return Exit.ioError
-            }
+            let status = try ScenarioCommand.gate(name, rules: doc.when ?? ScenarioRules(), parsed: parsed, command: spec.name)
+            if status != Exit.ok { return status }
         }
         let base = PathName.directory(path)
         return play(doc, imageBase: base.isEmpty ? nil : base, parsed: parsed, vars: vars)

@@ -119,6 +119,28 @@ enum ScenarioCommand {
         }
     }
 
+    /// Decides whether something gated by scenario `name` may be shown now (counting it when
+    /// so): `Exit.ok`, `Exit.notNow`, or `Exit.ioError` for a store error.
+    static func gate(_ name: String, rules: ScenarioRules? = nil, parsed: ParsedArguments, command: String) throws(UsageError) -> Int32 {
+        let now = try time(parsed, command: command)
+        let resolved: ScenarioRules
+        if let rules { resolved = rules } else { resolved = try self.rules(parsed, command: command) }
+        switch openStore(parsed.value("--store")) {
+        case .failure(let e):
+            printError("rocket: error: \(e.message)")
+            return Exit.ioError
+        case .success(let store):
+            do throws(ScenarioStoreError) {
+                let decision = try NamedScenario(name, rules: resolved).decide(in: store, at: now)
+                if parsed.has("--explain") || decision.clockMovedBackwards { explain(decision, verdict: true) }
+                return decision.allowed ? Exit.ok : Exit.notNow
+            } catch {
+                printError("rocket: error: \(error.message)")
+                return Exit.ioError
+            }
+        }
+    }
+
     /// Prints a decision's lines on stderr.
     static func explain(_ decision: ScenarioDecision, verdict: Bool) {
         for line in decision.explanation { printError(line) }

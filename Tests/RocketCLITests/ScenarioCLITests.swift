@@ -95,3 +95,19 @@ struct ScenarioCLITests {
         #expect(try runRocket(["scenario", "status", "ask-review"], environment: env(dir)).stdout.contains("executions 1"))
     }
 }
+
+@Suite("Banners gated by a scenario")
+struct GatedBannerTests {
+    @Test("rocket banner --scenario shows only when the rules allow, counting the showing; otherwise exit 3")
+    func gated() throws {
+        let dir = scratchDirectory()
+        let env = ["ROCKET_STORE": dir + "/s.sqlite"]
+        let args = ["banner", "Rate us?", "--scenario", "rate", "--min-events", "1", "--max-executions", "1", "--plain"]
+        let first = try runRocket(args + ["--explain"], stdin: "\n", environment: env)
+        #expect(first.status == 3 && first.stdout.isEmpty && first.stderr.contains("✗ events 0 ≥ 1 required"))
+        _ = try runRocket(["scenario", "trigger", "rate"], environment: env)
+        let shown = try runRocket(args, stdin: "\n", environment: env)
+        #expect(shown.status == 0 && shown.stdout == "[Rate us?]\nbackground\n")
+        #expect(try runRocket(args, stdin: "\n", environment: env).status == 3)
+    }
+}
