@@ -139,3 +139,27 @@ struct CLITests {
         #expect(r.stdout.hasSuffix("How was the tour?\nThis alert is AlertReactor's: its choices load lazily and it updates live.\n[1] Loved it\n[2] It was fine\n[3] Not now (cancel)\n"))
     }
 }
+
+@Suite("Signals in plain mode")
+struct PlainSignalTests {
+    @Test("SIGINT exits 130 and SIGTERM 143, with the dismissal logged as interrupted", arguments: [(SIGINT, Int32(130)), (SIGTERM, Int32(143))])
+    func signals(signal: Int32, status: Int32) throws {
+        let dir = scratchDirectory()
+        write(tinyFlow, to: dir + "/flow.json")
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: rocketPath)
+        p.arguments = ["play", dir + "/flow.json", "--plain", "--events", dir + "/e.jsonl"]
+        let input = Pipe(), output = Pipe()
+        p.standardInput = input
+        p.standardOutput = output
+        try p.run()
+        // Wait until it is waiting for a line (its first block is on stdout).
+        let first = output.fileHandleForReading.availableData
+        #expect(String(decoding: first, as: UTF8.self).contains("Hello"))
+        kill(p.processIdentifier, signal)
+        p.waitUntilExit()
+        try input.fileHandleForWriting.close()
+        #expect(p.terminationStatus == status)
+        #expect(try String(contentsOfFile: dir + "/e.jsonl", encoding: .utf8).contains(#""reason":"interrupted""#))
+    }
+}
