@@ -82,9 +82,8 @@ enum ScenarioCommand {
                 try store.triggerEvent(parsed.positionals[0], at: now)
                 return Exit.ok
             case "try":
-                let decision = try NamedScenario(parsed.positionals[0], rules: rules).decide(in: store, at: now)
-                if parsed.has("--explain") || decision.clockMovedBackwards { explain(decision, verdict: true) }
-                return decision.allowed ? Exit.ok : Exit.notCompleted
+                return try decide(parsed.positionals[0], rules: rules, in: store, at: now, explaining: parsed.has("--explain"))
+                    ? Exit.ok : Exit.notCompleted
             case "status":
                 let snapshot = try store.snapshot()
                 let names = parsed.positionals.isEmpty ? snapshot.scenarios.keys.sorted() : parsed.positionals
@@ -131,14 +130,21 @@ enum ScenarioCommand {
             return Exit.ioError
         case .success(let store):
             do throws(ScenarioStoreError) {
-                let decision = try NamedScenario(name, rules: resolved).decide(in: store, at: now)
-                if parsed.has("--explain") || decision.clockMovedBackwards { explain(decision, verdict: true) }
-                return decision.allowed ? Exit.ok : Exit.notNow
+                return try decide(name, rules: resolved, in: store, at: now, explaining: parsed.has("--explain")) ? Exit.ok : Exit.notNow
             } catch {
                 printError("rocket: error: \(error.message)")
                 return Exit.ioError
             }
         }
+    }
+
+    /// Tries the scenario (counting the execution when allowed) and explains the decision on
+    /// stderr when asked, or always when the clock moved backwards.
+    static func decide(_ name: String, rules: ScenarioRules, in store: any ScenarioStore, at now: Double,
+                       explaining: Bool) throws(ScenarioStoreError) -> Bool {
+        let decision = try NamedScenario(name, rules: rules).decide(in: store, at: now)
+        if explaining || decision.clockMovedBackwards { explain(decision, verdict: true) }
+        return decision.allowed
     }
 
     /// Prints a decision's lines on stderr.
