@@ -7,6 +7,7 @@ let package = Package(
     name: "RocketAlert",
     products: [
         .library(name: "RocketCore", targets: ["RocketCore"]),
+        .library(name: "RocketConversation", targets: ["RocketConversation"]),
         .library(name: "RocketAlert", targets: ["RocketAlert"]),
         .library(name: "RocketFlow", targets: ["RocketFlow"]),
         .library(name: "RocketTerminal", targets: ["RocketTerminal"]),
@@ -18,14 +19,16 @@ let package = Package(
     targets: [
         // Shared, platform-neutral values: colours, fonts, images, clocks.
         .target(name: "RocketCore"),
-        // The RocketAlert conversation engine and the seed API.
-        .target(name: "RocketAlert", dependencies: ["RocketCore"]),
+        // The conversation engine: a value block graph, a value state, effects the host performs.
+        .target(name: "RocketConversation", dependencies: ["RocketCore"]),
+        // The seed API (Rocket, the five block classes, NotificationCenter events) over the engine.
+        .target(name: "RocketAlert", dependencies: ["RocketConversation", "RocketFlow", "RocketCore"]),
         // Flow files: a positioned JSON reader, the flow document, validation, conversion.
-        .target(name: "RocketFlow", dependencies: ["RocketAlert", "RocketScenarios", "RocketBanners", "RocketCore"]),
+        .target(name: "RocketFlow", dependencies: ["RocketConversation", "RocketScenarios", "RocketBanners", "RocketCore"]),
         // PNG and JPEG decoding through the system's libpng and libjpeg (Debian: libpng-dev, libjpeg-dev).
         .target(name: "CImageCodecs", linkerSettings: [.linkedLibrary("png16"), .linkedLibrary("jpeg"), .linkedLibrary("z"), .linkedLibrary("m")]),
         // Terminal front end: raw mode, keys, width, screen buffer, diff renderer, images, plain mode.
-        .target(name: "RocketTerminal", dependencies: ["RocketAlert", "RocketBanners", "RocketReactor", "RocketCore", "CImageCodecs"]),
+        .target(name: "RocketTerminal", dependencies: ["RocketConversation", "RocketBanners", "RocketReactor", "RocketCore", "CImageCodecs"]),
         // MPGNotification's banners with a presentation queue.
         .target(name: "RocketBanners", dependencies: ["RocketCore"]),
         // AlertReactor and the Reactor contract on Swift concurrency.
@@ -35,15 +38,15 @@ let package = Package(
         // WaitForIt's scenarios: rules, decisions with explanations, in-memory, UserDefaults and SQLite stores.
         .target(name: "RocketScenarios", dependencies: ["RocketCore", "CSQLite"]),
         // The command-line tool.
-        .executableTarget(name: "rocket", dependencies: ["RocketTerminal", "RocketFlow", "RocketAlert", "RocketBanners", "RocketReactor", "RocketCore", "RocketScenarios"]),
+        .executableTarget(name: "rocket", dependencies: ["RocketTerminal", "RocketFlow", "RocketConversation", "RocketBanners", "RocketReactor", "RocketCore", "RocketScenarios"]),
         // Benchmarks: run with `swift run -c release RocketBench`. Never part of `swift test`.
         .executableTarget(name: "RocketBench", dependencies: ["RocketFlow", "RocketAlert", "RocketScenarios", "RocketCore"]),
-        .testTarget(name: "RocketAlertTests", dependencies: ["RocketAlert", "RocketCore"]),
-        .testTarget(name: "RocketFlowTests", dependencies: ["RocketFlow", "RocketAlert", "RocketScenarios", "RocketBanners", "RocketCore"]),
+        .testTarget(name: "RocketAlertTests", dependencies: ["RocketAlert", "RocketConversation", "RocketFlow", "RocketCore"]),
+        .testTarget(name: "RocketFlowTests", dependencies: ["RocketFlow", "RocketAlert", "RocketConversation", "RocketScenarios", "RocketBanners", "RocketCore"]),
         // Test support: a small virtual terminal; pseudo-terminals for end-to-end runs; a JPEG encoder for fixtures.
         .target(name: "RocketTestSupport", dependencies: ["RocketTerminal"], path: "Tests/RocketTestSupport"),
         .target(name: "CTestSupport", path: "Tests/CTestSupport", linkerSettings: [.linkedLibrary("jpeg")]),
-        .testTarget(name: "RocketTerminalTests", dependencies: ["RocketTerminal", "RocketAlert", "RocketBanners", "RocketReactor", "RocketCore", "RocketTestSupport", "CTestSupport"]),
+        .testTarget(name: "RocketTerminalTests", dependencies: ["RocketTerminal", "RocketConversation", "RocketBanners", "RocketReactor", "RocketCore", "RocketTestSupport", "CTestSupport"]),
         .executableTarget(name: "ScenarioStress", dependencies: ["RocketScenarios"], path: "Tests/ScenarioStress"),
         .testTarget(name: "RocketScenariosTests", dependencies: ["RocketScenarios", "ScenarioStress"]),
         .testTarget(name: "RocketBannersTests", dependencies: ["RocketBanners", "RocketCore"]),

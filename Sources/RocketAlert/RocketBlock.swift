@@ -1,29 +1,6 @@
 import Foundation
 public import RocketCore
 
-/// The five kinds of block a conversation can show.
-///
-/// The original matched blocks to cells by their dynamic type name, so a subclass could not be
-/// drawn (R15); here every block states its kind.
-///
-/// ```swift
-/// TextRocketBlock(text: "Hi").kind   // .text
-/// ```
-public enum RocketBlockKind: String, CaseIterable, Hashable, Sendable {
-    case text, image, button, doubleButton, textInput
-
-    /// The seed's cell identifier for this kind (the class name of the block).
-    public var cellIdentifier: String {
-        switch self {
-        case .text: return "TextRocketBlock"
-        case .image: return "ImageRocketBlock"
-        case .button: return "ButtonRocketBlock"
-        case .doubleButton: return "DoubleButtonRocketBlock"
-        case .textInput: return "TextInputRocketBlock"
-        }
-    }
-}
-
 /// The base protocol of every block: an optional user tag and the kind that decides how it is
 /// drawn and what it accepts.
 ///
@@ -157,6 +134,19 @@ public class TextRocketBlock: TappableRocketBlock {
 
     /// True when the block goes on by itself (`showNextAfter` above 0).
     public var autoAdvances: Bool { (showNextAfter ?? 0) > 0 }
+
+    deinit {
+        var links = detachSuccessors()
+        releaseChain(&links)
+    }
+}
+
+extension TextRocketBlock: ChainLink {
+    func detachSuccessors() -> [any RocketBlock] {
+        guard let n = next else { return [] }
+        next = nil
+        return [n]
+    }
 }
 
 /// A picture with optional text under it; a ``TextRocketBlock`` in every other way.
@@ -291,6 +281,19 @@ public class ButtonRocketBlock: ControlRocketBlock {
     public convenience init(title: String, tapHandler: TapRocketHandler, font: RocketFont) {
         self.init(title: title, tapHandler: tapHandler, font: Optional(font), id: nil)
     }
+
+    deinit {
+        var links = detachSuccessors()
+        releaseChain(&links)
+    }
+}
+
+extension ButtonRocketBlock: ChainLink {
+    func detachSuccessors() -> [any RocketBlock] {
+        guard let n = tapHandler?.next else { return [] }
+        tapHandler?.next = nil
+        return [n]
+    }
 }
 
 /// Two buttons side by side; the first press of either disables both.
@@ -317,121 +320,6 @@ public class DoubleButtonRocketBlock: ControlRocketBlock {
         self.left = left
         self.right = right
         self.id = id
-    }
-}
-
-/// A rule the typed text must meet before the input block accepts it (beyond the seed).
-///
-/// A failure keeps the same input block active and reports a ``RocketValidationFailure``.
-///
-/// ```swift
-/// let rule = RocketInputValidation(required: true, maxLength: 40, pattern: "^[^0-9]*$",
-///                                  message: "No digits, please")
-/// ```
-public struct RocketInputValidation: Hashable, Sendable {
-    /// Reject empty (or whitespace-only) text.
-    public var required: Bool
-    /// Minimum length in characters (grapheme clusters).
-    public var minLength: Int?
-    /// Maximum length in characters (grapheme clusters).
-    public var maxLength: Int?
-    /// A regular expression the whole text must contain a match of.
-    public var pattern: String?
-    /// The message shown for any failure; nil uses the front end's default text for the rule.
-    public var message: String?
-
-    /// Creates a rule set.
-    public init(required: Bool = false, minLength: Int? = nil, maxLength: Int? = nil,
-                pattern: String? = nil, message: String? = nil) {
-        self.required = required
-        self.minLength = minLength
-        self.maxLength = maxLength
-        self.pattern = pattern
-        self.message = message
-    }
-
-    /// Checks `text`; returns the first failed rule, or nil when the text is accepted.
-    ///
-    /// ```swift
-    /// RocketInputValidation(required: true).check("")?.rule   // .required
-    /// ```
-    public func check(_ text: String) -> RocketValidationFailure? {
-        if required && text.allSatisfy(\.isWhitespace) {
-            return RocketValidationFailure(rule: .required, message: message)
-        }
-        let length = text.count
-        if let min = minLength, length < min {
-            return RocketValidationFailure(rule: .tooShort(min), message: message)
-        }
-        if let max = maxLength, length > max {
-            return RocketValidationFailure(rule: .tooLong(max), message: message)
-        }
-        if let pattern {
-            guard let regex = try? Regex(pattern) else {
-                return RocketValidationFailure(rule: .invalidPattern(pattern), message: nil)
-            }
-            if (try? regex.firstMatch(in: text)) == nil {
-                return RocketValidationFailure(rule: .pattern(pattern), message: message)
-            }
-        }
-        return nil
-    }
-}
-
-/// Why typed text was refused.
-///
-/// ```swift
-/// let failure = RocketValidationFailure(rule: .tooLong(40), message: nil)
-/// ```
-public struct RocketValidationFailure: Hashable, Sendable, Error {
-    /// The rule that failed.
-    public enum Rule: Hashable, Sendable {
-        /// Empty text where text is required.
-        case required
-        /// Shorter than the minimum.
-        case tooShort(Int)
-        /// Longer than the maximum.
-        case tooLong(Int)
-        /// No match of the pattern.
-        case pattern(String)
-        /// The pattern itself does not compile (a flow error `rocket lint` reports).
-        case invalidPattern(String)
-    }
-    /// The rule that failed.
-    public var rule: Rule
-    /// The author's message, if the flow gave one.
-    public var message: String?
-
-    /// Creates a failure.
-    public init(rule: Rule, message: String?) {
-        self.rule = rule
-        self.message = message
-    }
-}
-
-/// A condition on typed text that sends the conversation down a branch (beyond the seed).
-///
-/// ```swift
-/// RocketInputCondition.equals("SecretKey").matches("SecretKey")   // true
-/// RocketInputCondition.pattern("(?i)^ada").matches("Ada Lovelace") // true
-/// ```
-public enum RocketInputCondition: Hashable, Sendable {
-    /// The text equals this string exactly.
-    case equals(String)
-    /// The text contains a match of this regular expression.
-    case pattern(String)
-    /// The text is empty (after trimming white space).
-    case empty
-
-    /// True when `text` meets the condition (an invalid pattern never matches).
-    public func matches(_ text: String) -> Bool {
-        switch self {
-        case .equals(let s): return text == s
-        case .empty: return text.allSatisfy(\.isWhitespace)
-        case .pattern(let p):
-            guard let regex = try? Regex(p) else { return false }
-            return (try? regex.firstMatch(in: text)) != nil
-        }
     }
 }
 
@@ -524,5 +412,23 @@ public class TextInputRocketBlock: InputRocketBlock {
         if let handler { return handler.action?(text) }
         if let branch = branches.first(where: { $0.condition.matches(text) }) { return branch.next }
         return next
+    }
+
+    deinit {
+        var links = detachSuccessors()
+        releaseChain(&links)
+    }
+}
+
+extension TextInputRocketBlock: ChainLink {
+    func detachSuccessors() -> [any RocketBlock] {
+        var out: [any RocketBlock] = []
+        if let n = next { out.append(n) }
+        next = nil
+        for i in branches.indices {
+            if let n = branches[i].next { out.append(n) }
+            branches[i].next = nil
+        }
+        return out
     }
 }

@@ -8,7 +8,7 @@
 /// blue.hexString            // "#319CF7"
 /// RocketColor.white.red     // 1.0
 /// ```
-public struct RocketColor: Hashable, Sendable, CustomStringConvertible {
+public struct RocketColor: Hashable, Sendable, Codable, CustomStringConvertible {
     /// Red component, `0...1`.
     public var red: Double
     /// Green component, `0...1`.

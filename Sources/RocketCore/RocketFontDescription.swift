@@ -25,7 +25,7 @@ public enum RocketFontWeight: String, CaseIterable, Hashable, Sendable, Codable 
 /// let title = RocketFontDescription(size: 20, weight: .black)
 /// let custom = RocketFontDescription(size: 14, weight: .regular, family: "Menlo")
 /// ```
-public struct RocketFontDescription: Hashable, Sendable {
+public struct RocketFontDescription: Hashable, Sendable, Codable {
     /// The point size.
     public var size: Double
     /// The weight.

@@ -7,7 +7,7 @@
 /// let inline = RocketImage.bytes([0x89, 0x50, 0x4E, 0x47])
 /// logo.path   // "logo.png"
 /// ```
-public enum RocketImage: Hashable, Sendable {
+public enum RocketImage: Hashable, Sendable, Codable {
     /// An image file on disk, by path (relative paths are resolved by the front end).
     case file(String)
     /// Encoded image bytes, for example a PNG downloaded by the app.

@@ -1,4 +1,4 @@
-public import RocketAlert
+public import RocketConversation
 import RocketCore
 public import RocketScenarios
 public import RocketBanners
@@ -234,13 +234,13 @@ public struct FlowBlock: Hashable, Sendable {
 }
 
 /// A conversation as data: the flow-file format (version 1), loaded by ``FlowLoader`` and
-/// turned into seed blocks by ``makeRocket(clock:options:imageBase:)``.
+/// turned into a value graph by ``makeGraph(imageBase:)`` and a conversation by ``makeConversation(options:imageBase:)``.
 ///
 /// ```swift
 /// let doc = FlowDocument(start: "hi", blocks: [
 ///     FlowBlock(id: "hi", content: .text(text: "Hi!", next: nil, showNextAfter: nil, font: nil)),
 /// ])
-/// let rocket = doc.makeRocket(clock: ManualClock())
+/// let conversation = doc.makeConversation()
 /// ```
 public struct FlowDocument: Hashable, Sendable {
     /// The format version (1).

@@ -1,4 +1,4 @@
-import RocketAlert
+import RocketConversation
 import RocketCore
 import RocketScenarios
 import RocketBanners

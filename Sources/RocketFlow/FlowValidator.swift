@@ -1,4 +1,4 @@
-import RocketAlert
+import RocketConversation
 import RocketCore
 
 /// The rules a flow must meet beyond its shape (which ``FlowLoader`` checks while reading).

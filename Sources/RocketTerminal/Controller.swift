@@ -1,4 +1,4 @@
-public import RocketAlert
+public import RocketConversation
 import RocketCore
 
 /// What a key or a line asks the session to do.
@@ -43,7 +43,7 @@ public enum KeyController {
         default: break
         }
         guard let index = c.interactiveIndex else { return .none }
-        switch c.blocks[index].kind {
+        switch c.node(at: index).kind {
         case .text, .image:
             return key == .enter || key == .character(" ") ? .send(.tap) : .none
         case .button:
@@ -71,7 +71,7 @@ public enum KeyController {
 /// ```
 public enum PlainController {
     /// The intent, or the message explaining why the line is not a valid answer.
-    public static func intent(for line: String, block: RocketBlock, strings: UIStrings) -> Result<RocketIntent, PlainInputError> {
+    public static func intent(for line: String, block: RocketNode, strings: UIStrings) -> Result<RocketIntent, PlainInputError> {
         let trimmed = line.trimmingSpaces()
         func choose(_ titles: [String], _ intents: [RocketIntent]) -> Result<RocketIntent, PlainInputError> {
             if let n = Int(trimmed), (1...titles.count).contains(n) { return .success(intents[n - 1]) }
@@ -79,11 +79,11 @@ public enum PlainController {
             return .failure(PlainInputError(message: strings.plainNotAChoice.replacing("%@", with: "\"\(trimmed)\"")
                 + " — " + strings.plainChoose.replacing("%d", with: String(titles.count))))
         }
-        switch block {
-        case let b as ButtonRocketBlock: return choose([b.title], [.pressButton])
-        case let d as DoubleButtonRocketBlock: return choose([d.left.title, d.right.title], [.pressLeft, .pressRight])
-        case is TextInputRocketBlock: return .success(.submit(line))
-        default: return .success(.tap)
+        switch block.content {
+        case .button(let b): return choose([b.title], [.pressButton])
+        case .doubleButton(let l, let r): return choose([l.title, r.title], [.pressLeft, .pressRight])
+        case .textInput: return .success(.submit(line))
+        case .text, .image: return .success(.tap)
         }
     }
 }

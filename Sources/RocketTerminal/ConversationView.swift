@@ -1,4 +1,4 @@
-public import RocketAlert
+public import RocketConversation
 import RocketCore
 
 /// The front end's own state beside the conversation: which button has focus, the text being
@@ -109,8 +109,8 @@ public struct ConversationView: Sendable {
         }
         for item in c.transcript {
             switch item {
-            case .block(let index, let block, let text):
-                drawBlock(block, index: index, text: Sanitizer.clean(text), conversation: c, ui: ui,
+            case .block(let index, let id, let text):
+                drawBlock(c.graph[id], index: index, text: Sanitizer.clean(text), conversation: c, ui: ui,
                           active: interactive == index, bubbleMax: bubbleMax, into: &screen, hits: &hits, cursor: &cursor)
             case .reply(_, let text, _):
                 drawReply(Sanitizer.clean(text), bubbleMax: bubbleMax, into: &screen)
@@ -125,7 +125,7 @@ public struct ConversationView: Sendable {
         if case .active = c.status {
             var hint: [String] = []
             if let i = interactive {
-                switch c.blocks[i].kind {
+                switch c.node(at: i).kind {
                 case .text, .image: hint.append(strings.continueHint)
                 case .button, .doubleButton: hint.append(strings.chooseHint)
                 case .textInput: hint.append(strings.sendHint)
@@ -177,9 +177,9 @@ public struct ConversationView: Sendable {
 
     private func buttonLabel(_ title: String) -> String { "[ " + Sanitizer.clean(title, keepNewlines: false) + " ]" }
 
-    private func drawButtons(_ buttons: [(ButtonRocketBlock, RocketIntent)], index: Int, c: Conversation, ui: ConversationUI,
+    private func drawButtons(_ buttons: [(RocketButtonNode, RocketIntent)], index: Int, c: Conversation, ui: ConversationUI,
                              active: Bool, into screen: inout ScreenBuffer, hits: inout [HitRegion]) {
-        let labels = buttons.map { buttonLabel($0.0.title) }
+        let labels = buttons.map { buttonLabel(c.interpolate($0.0.title)) }
         let total = labels.map { DisplayWidth.of($0) }.reduce(0, +) + 2 * (labels.count - 1)
         let sideBySide = ConversationView.gutter + total <= width
         let pressed = c.pressedSide[index].map { $0 == .left ? 0 : 1 } ?? (c.hasFired(index) && buttons.count == 1 ? 0 : nil)
@@ -198,11 +198,11 @@ public struct ConversationView: Sendable {
         }
     }
 
-    private func drawBlock(_ block: RocketBlock, index: Int, text: String, conversation c: Conversation, ui: ConversationUI,
+    private func drawBlock(_ block: RocketNode, index: Int, text: String, conversation c: Conversation, ui: ConversationUI,
                            active: Bool, bubbleMax: Int, into screen: inout ScreenBuffer, hits: inout [HitRegion],
                            cursor: inout (row: Int, column: Int)?) {
-        switch block {
-        case let image as ImageRocketBlock:
+        switch block.content {
+        case .image(let image):
             let padLeft = Int((image.paddingLeft / 8).rounded()), padRight = Int((image.paddingRight / 8).rounded())
             let name = image.image.path.map { ": " + Sanitizer.clean(PathName.lastComponent($0), keepNewlines: false) } ?? ""
             let textLines = text.isEmpty ? [] : TextWrap.wrap(text, width: bubbleMax)
@@ -232,18 +232,18 @@ public struct ConversationView: Sendable {
                 drawBubble(lines + textLines, style: style, into: &screen, badge: true)
             }
             if active { hits.append(HitRegion(row: screen.rows.count - 2, columns: 0..<width, intent: .tap)) }
-        case let t as TextRocketBlock:
+        case .text(let t):
             drawBubble(TextWrap.wrap(text, width: bubbleMax), style: ConversationView.style(for: t.font), into: &screen, badge: true)
             if active { hits.append(HitRegion(row: screen.rows.count - 2, columns: 0..<width, intent: .tap)) }
-        case let b as ButtonRocketBlock:
+        case .button(let b):
             drawButtons([(b, .pressButton)], index: index, c: c, ui: ui, active: active, into: &screen, hits: &hits)
-        case let d as DoubleButtonRocketBlock:
-            drawButtons([(d.left, .pressLeft), (d.right, .pressRight)], index: index, c: c, ui: ui, active: active, into: &screen, hits: &hits)
-        case let input as TextInputRocketBlock:
+        case .doubleButton(let left, let right):
+            drawButtons([(left, .pressLeft), (right, .pressRight)], index: index, c: c, ui: ui, active: active, into: &screen, hits: &hits)
+        case .textInput(let input):
             drawBubble(TextWrap.wrap(text, width: bubbleMax), style: ConversationView.style(for: input.font), into: &screen, badge: true)
             guard active else { return }
             let r = screen.addRow()
-            let button = buttonLabel(input.buttonTitle)
+            let button = buttonLabel(c.interpolate(input.buttonTitle))
             let fieldStart = ConversationView.gutter + 2
             let fieldWidth = max(4, width - fieldStart - DisplayWidth.of(button) - 2)
             screen.put("›", row: r, column: ConversationView.gutter, style: ConversationView.replyStyle)
@@ -264,8 +264,6 @@ public struct ConversationView: Sendable {
                     screen.put(line, row: er, column: fieldStart, style: ConversationView.errorStyle)
                 }
             }
-        default:
-            break
         }
     }
 }

@@ -1,4 +1,4 @@
-public import RocketAlert
+public import RocketConversation
 import RocketCore
 
 /// The built-in texts of the terminal front end, in the seeds' languages: English, Chinese and

@@ -1,5 +1,5 @@
 import CImageCodecs
-public import RocketAlert
+public import RocketConversation
 public import RocketCore
 
 /// A decoded picture (8-bit RGBA) drawn as truecolour half-block cells: each cell shows two

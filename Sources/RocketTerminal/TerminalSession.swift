@@ -1,4 +1,4 @@
-public import RocketAlert
+public import RocketConversation
 public import RocketBanners
 import RocketCore
 #if canImport(Glibc)
@@ -30,7 +30,7 @@ public enum SessionOutcome: Hashable, Sendable {
 /// timer deadline, one `poll`); they differ only in drawing and in how input becomes intents.
 ///
 /// ```swift
-/// let session = TerminalSession(rocket: rocket, terminal: Terminal(), mode: .tty, strings: .english)
+/// let session = TerminalSession(host: host, terminal: Terminal(), mode: .tty, strings: .english)
 /// let outcome = session.run()
 /// exit(outcome.exitCode)
 /// ```
@@ -38,7 +38,7 @@ public final class TerminalSession {
     /// The drawing mode.
     public enum Mode: Sendable { case tty, plain }
 
-    let rocket: Rocket
+    let rocket: ConversationHost
     let terminal: Terminal
     let mode: Mode
     let strings: UIStrings
@@ -62,8 +62,8 @@ public final class TerminalSession {
     private var interruptedBy: Int32?
 
     /// Creates a session; call ``run()`` once.
-    public init(rocket: Rocket, terminal: Terminal, mode: Mode, strings: UIStrings) {
-        self.rocket = rocket
+    public init(host: ConversationHost, terminal: Terminal, mode: Mode, strings: UIStrings) {
+        self.rocket = host
         self.terminal = terminal
         self.mode = mode
         self.strings = strings
@@ -104,7 +104,7 @@ public final class TerminalSession {
     private func handleSignal(_ s: Int32) -> Bool {
         if s == SIGWINCH { return false }
         interruptedBy = s
-        rocket.interrupt()
+        rocket.dismiss(reason: .interrupted)
         return true
     }
 
@@ -114,8 +114,11 @@ public final class TerminalSession {
 
     /// Loads (once) every picture the transcript shows, and the author's.
     private func loadImages() -> [String: TerminalImage] {
-        var wanted: [RocketImage] = rocket.author.image.map { [$0] } ?? []
-        for case .block(_, let block as ImageRocketBlock, _) in rocket.conversation.transcript { wanted.append(block.image) }
+        var wanted: [RocketImage] = rocket.conversation.author.image.map { [$0] } ?? []
+        let c = rocket.conversation
+        for case .block(_, let id, _) in c.transcript {
+            if case .image(let img) = c.graph[id].content { wanted.append(img.image) }
+        }
         for image in wanted where imageCache[image.cacheKey] == nil {
             imageCache[image.cacheKey] = try? image.decoded().get()
         }
@@ -123,7 +126,7 @@ public final class TerminalSession {
     }
 
     private func view() -> ConversationView {
-        var view = ConversationView(width: terminal.size.columns - 1, author: rocket.author, closeTitle: rocket.closeButton?.title, strings: strings)
+        var view = ConversationView(width: terminal.size.columns - 1, author: rocket.conversation.author, closeTitle: rocket.conversation.closeButton?.title, strings: strings)
         view.drawsImages = depth > .none
         return view
     }
@@ -203,7 +206,7 @@ public final class TerminalSession {
                 _ = handleSignal(s)
             case .ended:
                 interruptedBy = SIGHUP
-                rocket.interrupt()
+                rocket.dismiss(reason: .interrupted)
             }
         }
     }
@@ -232,12 +235,15 @@ public final class TerminalSession {
                 try rocket.send(intent)
             } catch .invalidInput(let failure) {
                 ui.error = strings.message(for: failure)
+            } catch .noCloseButton {
+                // Esc without a close button still ends the conversation, as the user asked.
+                rocket.dismiss(reason: .closedByUser)
             } catch {
                 // Not applicable now (a bounce is running, or the block already fired): ignore.
             }
         case .interrupt:
             interruptedBy = SIGINT
-            rocket.interrupt()
+            rocket.dismiss(reason: .interrupted)
         case .redraw, .none:
             break
         }
@@ -257,19 +263,20 @@ public final class TerminalSession {
 
     private func printNewItems() {
         let transcript = rocket.conversation.transcript
-        let name = Sanitizer.clean(rocket.author.name, keepNewlines: false)
+        let name = Sanitizer.clean(rocket.conversation.author.name, keepNewlines: false)
         while printedItems < transcript.count {
             switch transcript[printedItems] {
-            case .block(_, let block, let rawText):
+            case .block(_, let id, let rawText):
                 let text = Sanitizer.clean(rawText).replacing("\n", with: "\n  ")
-                switch block {
-                case let img as ImageRocketBlock:
+                let c = rocket.conversation
+                switch c.graph[id].content {
+                case .image(let img):
                     let file = img.image.path.map { ": " + Sanitizer.clean(PathName.lastComponent($0), keepNewlines: false) } ?? ""
                     say("\(name): [\(strings.imageLabel)\(file)]" + (text.isEmpty ? "" : " " + text))
-                case let b as ButtonRocketBlock:
-                    say("\(name): [1] \(Sanitizer.clean(b.title, keepNewlines: false))")
-                case let d as DoubleButtonRocketBlock:
-                    say("\(name): [1] \(Sanitizer.clean(d.left.title, keepNewlines: false))  [2] \(Sanitizer.clean(d.right.title, keepNewlines: false))")
+                case .button(let b):
+                    say("\(name): [1] \(Sanitizer.clean(c.interpolate(b.title), keepNewlines: false))")
+                case .doubleButton(let l, let r):
+                    say("\(name): [1] \(Sanitizer.clean(c.interpolate(l.title), keepNewlines: false))  [2] \(Sanitizer.clean(c.interpolate(r.title), keepNewlines: false))")
                 default:
                     say("\(name): \(text)")
                 }
@@ -294,7 +301,7 @@ public final class TerminalSession {
             if let outcome { return outcome }
             let c = rocket.conversation
             if let index = c.interactiveIndex {
-                let block = c.blocks[index]
+                let block = c.node(at: index)
                 if promptedIndex != index {
                     promptedIndex = index
                     if plainHints {
@@ -323,7 +330,7 @@ public final class TerminalSession {
                 }
                 if input.ended {
                     // End of input closes the conversation, as the close button does.
-                    if (try? rocket.send(.close)) == nil { rocket.dismiss() }
+                    if (try? rocket.send(.close)) == nil { rocket.dismiss(reason: .closedByUser) }
                     continue
                 }
             }

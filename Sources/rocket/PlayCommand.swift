@@ -1,7 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-import RocketAlert
+import RocketConversation
 import RocketCore
 import RocketFlow
 import RocketScenarios
@@ -96,7 +96,7 @@ final class EventLog {
         case .dismissed(let reason, let count, let blocks):
             return .object([("event", .string("dismissed")), ("reason", .string(EventLog.reason(reason))), ("count", .number(Double(count))),
                             ("ids", .array(blocks.map { id($0.id) }))])
-        case .replyShown, .didFinishClosing:
+        case .replyShown, .didFinishClosing, .intentRefused:
             return nil
         }
     }
@@ -196,7 +196,8 @@ enum PlayCommand {
         // timing is always reduced motion; --instant also fires every showNextAfter at once.
         let timing: RocketTiming = parsed.has("--instant") ? .instant : .reducedMotion
         let options = ConversationOptions(timing: timing, echoReplies: true, initialAnswers: vars)
-        guard let rocket = doc.makeRocket(clock: SystemClock(), options: options, imageBase: imageBase) else { return Exit.dataError }
+        guard let conversation = doc.makeConversation(options: options, imageBase: imageBase) else { return Exit.dataError }
+        let rocket = ConversationHost(conversation: conversation, clock: SystemClock())
         var log: EventLog?
         if let eventsPath = parsed.value("--events") {
             do {
@@ -207,7 +208,7 @@ enum PlayCommand {
             }
         }
         rocket.onEvent = { event in log?.write(event) }
-        let session = TerminalSession(rocket: rocket, terminal: terminal, mode: plain ? .plain : .tty,
+        let session = TerminalSession(host: rocket, terminal: terminal, mode: plain ? .plain : .tty,
                                       strings: UIStrings.forEnvironment(env))
         session.depth = ColorDepth.detect(env)
         session.banner = doc.banner

@@ -62,7 +62,7 @@ struct SeedExamplesTests {
         try h.rocket.send(.tap)
         try h.rocket.send(.tap)
         #expect(h.added == ["First", "Second", "Third"])
-        #expect((h.rocket.conversation.blocks[1] as? TextRocketBlock)?.font == .textBold)
+        #expect((h.rocket.seedBlock(at: 1) as? TextRocketBlock)?.font == .textBold)
     }
 
     @Test("showNextAfter: the second block comes by itself after 2 s")

@@ -1,18 +1,31 @@
 import Testing
 @testable import RocketTerminal
-import RocketAlert
+import RocketConversation
 import RocketCore
+
+/// A graph of text nodes (and others) where each text node leads to the next one given.
+func chain(_ nodes: RocketNode...) -> RocketGraph {
+    var g = RocketGraph()
+    for (k, var node) in nodes.enumerated() {
+        if case .text(var t) = node.content, k + 1 < nodes.count {
+            t.next = RocketNodeID(k + 1)
+            node.content = .text(t)
+        }
+        g.add(node)
+    }
+    g.root = nodes.isEmpty ? nil : RocketNodeID(0)
+    return g
+}
 
 /// A conversation through every block kind, on the instant timing.
 func sampleConversation(echo: Bool = true) -> Conversation {
-    let done = TextRocketBlock(text: "Thanks, {{name}}! 👍", id: "done")
-    let input = TextInputRocketBlock(text: "What's your name?", buttonTitle: "Send", inputHandler: nil, id: "name")
-    input.next = done
-    let ask = DoubleButtonRocketBlock(left: ButtonRocketBlock(title: "Sure", tapHandler: TapRocketHandler(next: input)),
-                                      right: ButtonRocketBlock(title: "Later", tapHandler: TapRocketHandler(next: nil), font: .lightButton),
-                                      id: "ask")
-    let hello = TextRocketBlock(text: "Hi! 界 I'm Rocket.", next: ask, id: "hello")
-    return Conversation(root: hello, options: ConversationOptions(timing: .instant, echoReplies: echo))
+    var g = RocketGraph()
+    let done = g.add(RocketNode(id: "done", text: "Thanks, {{name}}! 👍"))
+    let input = g.add(RocketNode(id: "name", content: .textInput(RocketInputNode(text: "What's your name?", buttonTitle: "Send", next: done))))
+    let ask = g.add(RocketNode(id: "ask", content: .doubleButton(left: RocketButtonNode(title: "Sure", next: input),
+                                                                 right: RocketButtonNode(title: "Later", font: .lightButton))))
+    g.root = g.add(RocketNode(id: "hello", text: "Hi! 界 I'm Rocket.", next: ask))
+    return Conversation(graph: g, closeButton: RocketCloseButton(title: "Close"), options: ConversationOptions(timing: .instant, echoReplies: echo))
 }
 
 @Suite("Conversation layout goldens")
@@ -72,9 +85,8 @@ struct ConversationViewTests {
 
     @Test("Secret input is masked; validation messages show under the field")
     func secretAndError() {
-        let pin = TextInputRocketBlock(text: "PIN?", buttonTitle: "OK", inputHandler: nil, id: "pin")
-        pin.isSecret = true
-        var c = Conversation(root: pin, options: ConversationOptions(timing: .instant))
+        var c = Conversation(graph: chain(RocketNode(id: "pin", content: .textInput(RocketInputNode(text: "PIN?", buttonTitle: "OK", isSecret: true)))),
+                             options: ConversationOptions(timing: .instant))
         c.start(at: 0)
         var ui = ConversationUI()
         KeyController.sync(&ui, with: c)
@@ -88,7 +100,7 @@ struct ConversationViewTests {
 
     @Test("A typing indicator shows while an auto-advance delay runs")
     func typing() {
-        var c = Conversation(root: TextRocketBlock(text: "wait", next: TextRocketBlock(text: "next"), showNextAfter: 2),
+        var c = Conversation(graph: chain(RocketNode(text: "wait", showNextAfter: 2), RocketNode(text: "next")),
                              options: ConversationOptions(timing: .reducedMotion))
         c.start(at: 0)
         #expect(render(c, width: 40).contains(" R  • • •  typing…"))
@@ -96,7 +108,7 @@ struct ConversationViewTests {
 
     @Test("Hostile text cannot reach the terminal as escapes")
     func sanitised() {
-        var c = Conversation(root: TextRocketBlock(text: "hi\u{1B}[2J\u{7}"), options: ConversationOptions(timing: .instant))
+        var c = Conversation(graph: chain(RocketNode(text: "hi\u{1B}[2J\u{7}")), options: ConversationOptions(timing: .instant))
         c.start(at: 0)
         let all = render(c, width: 40).joined()
         #expect(!all.unicodeScalars.contains { $0.value == 0x1B || $0.value == 0x07 })
@@ -144,14 +156,14 @@ struct ControllerTests {
 
     @Test("Plain lines: any line taps; numbers or titles choose; inputs take the line")
     func lines() {
-        let d = DoubleButtonRocketBlock(left: ButtonRocketBlock(title: "Sure"), right: ButtonRocketBlock(title: "Later"))
+        let d = RocketNode(content: .doubleButton(left: RocketButtonNode(title: "Sure"), right: RocketButtonNode(title: "Later")))
         #expect(PlainController.intent(for: "2", block: d, strings: .english) == .success(.pressRight))
         #expect(PlainController.intent(for: " later ", block: d, strings: .english) == .success(.pressRight))
         #expect(PlainController.intent(for: "SURE", block: d, strings: .english) == .success(.pressLeft))
         guard case .failure(let e) = PlainController.intent(for: "3", block: d, strings: .english) else { Issue.record("accepted 3"); return }
         #expect(e.message == "Not a choice: \"3\" — Choose 1-2 or type a title:")
-        #expect(PlainController.intent(for: "anything", block: TextRocketBlock(text: "x"), strings: .english) == .success(.tap))
-        #expect(PlainController.intent(for: " a b ", block: TextInputRocketBlock(text: "q", buttonTitle: "b"), strings: .english)
+        #expect(PlainController.intent(for: "anything", block: RocketNode(text: "x"), strings: .english) == .success(.tap))
+        #expect(PlainController.intent(for: " a b ", block: RocketNode(content: .textInput(RocketInputNode(text: "q", buttonTitle: "b"))), strings: .english)
                 == .success(.submit(" a b ")))
     }
 }

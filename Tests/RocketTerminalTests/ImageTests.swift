@@ -2,7 +2,7 @@ import CTestSupport
 import Foundation
 import Testing
 @testable import RocketTerminal
-import RocketAlert
+import RocketConversation
 import RocketCore
 
 @Suite("Pictures as half-block cells")
@@ -76,8 +76,10 @@ struct ImageTests {
     @Test("The image block draws the picture in its bubble; without colour, a text line instead")
     func layout() throws {
         let bytes = Array(try Data(contentsOf: URL(fileURLWithPath: Self.logoPath)))
-        let block = ImageRocketBlock(image: .bytes(bytes), text: "Our logo")
-        var c = Conversation(root: block, options: ConversationOptions(timing: .instant))
+        let block = RocketImageNode(image: .bytes(bytes), text: "Our logo")
+        var g = RocketGraph()
+        g.root = g.add(RocketNode(content: .image(block)))
+        var c = Conversation(graph: g, options: ConversationOptions(timing: .instant))
         c.start(at: 0)
         var view = ConversationView(width: 60, author: RocketAuthor(image: nil, name: "Rocket"), closeTitle: nil, strings: .english)
         view.images = [block.image.cacheKey: try block.image.decoded().get()]

@@ -1,11 +1,10 @@
-import Foundation
 
 /// Why a conversation ended.
 ///
 /// ```swift
 /// if case .dismissed(let reason, _, _) = event, reason == .completed { print("done") }
 /// ```
-public enum RocketDismissReason: String, Hashable, Sendable, CaseIterable {
+public enum RocketDismissReason: String, Hashable, Sendable, CaseIterable, Codable {
     /// A nil `next` was reached (tap, button, input, or auto-advance).
     case completed
     /// The user activated the close button (Esc in the terminal).
@@ -16,14 +15,12 @@ public enum RocketDismissReason: String, Hashable, Sendable, CaseIterable {
     case interrupted
 }
 
-/// A value snapshot of a block, safe to send across tasks (blocks themselves are classes).
+/// What an event says about a block: its tag, kind and text as shown.
 ///
 /// ```swift
-/// let info = RocketBlockInfo(TextRocketBlock(text: "Hi", id: "hi"))
-/// info.id     // "hi"
-/// info.kind   // .text
+/// let info = RocketBlockInfo(id: "hi", kind: .text, text: "Hi")
 /// ```
-public struct RocketBlockInfo: Hashable, Sendable {
+public struct RocketBlockInfo: Hashable, Sendable, Codable {
     /// The block's user tag.
     public var id: String?
     /// The block's kind.
@@ -37,25 +34,10 @@ public struct RocketBlockInfo: Hashable, Sendable {
         self.kind = kind
         self.text = text
     }
-
-    /// A snapshot of a block with its raw text.
-    public init(_ block: RocketBlock) {
-        self.init(id: block.id, kind: block.kind, text: RocketBlockInfo.rawText(of: block))
-    }
-
-    static func rawText(of block: RocketBlock) -> String {
-        switch block {
-        case let t as TextRocketBlock: return t.text
-        case let b as ButtonRocketBlock: return b.title
-        case let d as DoubleButtonRocketBlock: return d.left.title + " | " + d.right.title
-        case let i as TextInputRocketBlock: return i.text
-        default: return ""
-        }
-    }
 }
 
 /// Which of a double button's buttons.
-public enum RocketButtonSide: String, Hashable, Sendable {
+public enum RocketButtonSide: String, Hashable, Sendable, Codable {
     case left, right
 }
 
@@ -86,13 +68,7 @@ public enum RocketEvent: Hashable, Sendable {
     case dismissed(reason: RocketDismissReason, count: Int, blocks: [RocketBlockInfo])
     /// The closing animation finished; the conversation is gone.
     case didFinishClosing(reason: RocketDismissReason)
-}
-
-extension Notification.Name {
-    /// Posted after each block is appended; userInfo `index` (Int) and `block` (RocketBlock);
-    /// `object` is the emitting ``Rocket``.
-    public static let rocketBlockAddedEvent = Notification.Name("rocketBlockAddedEvent")
-    /// Posted when a conversation closes by itself or by its close button; userInfo `count` (Int)
-    /// and `blocks` ([RocketBlock]); `object` is the emitting ``Rocket``. Not posted for `dismiss()`.
-    public static let rocketDismissEvent = Notification.Name("rocketDismissEvent")
+    /// An intent that app code sent from inside a handler was queued, then refused when its turn
+    /// came (a direct call throws instead).
+    case intentRefused(intent: RocketIntent, error: RocketIntentError)
 }

@@ -1,4 +1,3 @@
-import Foundation
 /// `{{name}}` placeholders in block texts, filled from the answers given so far.
 ///
 /// A name is letters, digits, `_`, `-` and `.`; white space inside the braces is ignored.

@@ -1,4 +1,3 @@
-import Foundation
 public import RocketCore
 
 /// A text style: a font description and a colour, the seed's `RocketFont` without UIKit.
@@ -13,7 +12,7 @@ public import RocketCore
 /// block.font = RocketFont(font: RocketFontDescription(size: 22, weight: .heavy),
 ///                         color: RocketColor(hex: "#FF8800")!)
 /// ```
-public struct RocketFont: Hashable, Sendable {
+public struct RocketFont: Hashable, Sendable, Codable {
     /// The typeface description.
     public var font: RocketFontDescription
     /// The text colour.
@@ -89,7 +88,7 @@ public struct RocketFont: Hashable, Sendable {
 /// RocketImageStyle.circular.cornerRadius(forHeight: 60)   // 30
 /// RocketImageStyle.round.cornerRadius(forHeight: 60)      // 6
 /// ```
-public enum RocketImageStyle: String, CaseIterable, Hashable, Sendable {
+public enum RocketImageStyle: String, CaseIterable, Hashable, Sendable, Codable {
     /// A circle (radius = height / 2).
     case circular
     /// Slightly rounded corners (radius 6).
@@ -113,7 +112,7 @@ public enum RocketImageStyle: String, CaseIterable, Hashable, Sendable {
 /// let author = RocketAuthor(image: .file("avatar.png"), style: .round)
 /// let named = RocketAuthor(image: nil, style: .circular, name: "Rocket")
 /// ```
-public struct RocketAuthor: Hashable, Sendable {
+public struct RocketAuthor: Hashable, Sendable, Codable {
     /// The avatar, or nil to draw a text badge.
     public var image: RocketImage?
     /// The avatar's corner style (default `.circular`).
@@ -147,7 +146,7 @@ public struct RocketAuthor: Hashable, Sendable {
 /// ```swift
 /// rocket.closeButton = RocketCloseButton(title: "Close", style: .cancel)
 /// ```
-public struct RocketCloseButton: Hashable, Sendable {
+public struct RocketCloseButton: Hashable, Sendable, Codable {
     /// The button's title.
     public var title: String
     /// The button's text style.

@@ -1,0 +1,576 @@
+import RocketCore
+
+/// The durations of the original's animations, which decide when blocks appear.
+///
+/// ```swift
+/// let tests = RocketTiming.original          // 2 s intro, 0.3 s bounces, 2 s closing
+/// let scripts = RocketTiming.instant         // everything at once, auto-advance included
+/// let terminal = RocketTiming.reducedMotion  // no animation delays, auto-advance kept
+/// ```
+public struct RocketTiming: Hashable, Sendable, Codable {
+    /// From `show()` to the root block (author slide-in and bounce).
+    public var intro: Double
+    /// The bounce after a tap, a single-button press or the close button.
+    public var bounce: Double
+    /// The bounce after a double-button press (0.2 s × 3).
+    public var doubleBounce: Double
+    /// From the start of closing to the end.
+    public var closing: Double
+    /// Multiplies every `showNextAfter` (1 keeps them; 0 fires them at once).
+    public var autoAdvanceScale: Double
+
+    /// Creates a timing.
+    public init(intro: Double, bounce: Double, doubleBounce: Double, closing: Double, autoAdvanceScale: Double = 1) {
+        self.intro = intro
+        self.bounce = bounce
+        self.doubleBounce = doubleBounce
+        self.closing = closing
+        self.autoAdvanceScale = autoAdvanceScale
+    }
+
+    /// The original's durations.
+    public static let original = RocketTiming(intro: 2, bounce: 0.3, doubleBounce: 0.6, closing: 2)
+    /// No animation delays; `showNextAfter` kept (terminal default and reduced motion).
+    public static let reducedMotion = RocketTiming(intro: 0, bounce: 0, doubleBounce: 0, closing: 0)
+    /// Every delay fires at once, `showNextAfter` included (`rocket play --instant`).
+    public static let instant = RocketTiming(intro: 0, bounce: 0, doubleBounce: 0, closing: 0, autoAdvanceScale: 0)
+}
+
+/// Options of a conversation beyond the original's behaviour.
+///
+/// ```swift
+/// var options = ConversationOptions()
+/// options.echoReplies = true   // show what the user typed, as front ends do by default
+/// ```
+public struct ConversationOptions: Hashable, Sendable, Codable {
+    /// Durations (default: the original's).
+    public var timing: RocketTiming
+    /// Append the user's typed reply to the transcript (the original never did, R19).
+    public var echoReplies: Bool
+    /// Answers known before the conversation starts (`--var NAME=VALUE`).
+    public var initialAnswers: [String: String]
+
+    /// Creates options; the defaults reproduce the original.
+    public init(timing: RocketTiming = .original, echoReplies: Bool = false, initialAnswers: [String: String] = [:]) {
+        self.timing = timing
+        self.echoReplies = echoReplies
+        self.initialAnswers = initialAnswers
+    }
+}
+
+/// What the user can do to a conversation.
+///
+/// ```swift
+/// try conversation.send(.tap, at: clock.now)
+/// try conversation.send(.submit("Ada"), at: clock.now)
+/// ```
+public enum RocketIntent: Hashable, Sendable, Codable {
+    /// Tap the newest text or image block.
+    case tap
+    /// Press the newest single button.
+    case pressButton
+    /// Press the left button of the newest double button.
+    case pressLeft
+    /// Press the right button of the newest double button.
+    case pressRight
+    /// Submit text to the newest input block.
+    case submit(String)
+    /// Activate the close button.
+    case close
+}
+
+/// Why an intent was refused. The conversation is unchanged when one is thrown, except that an
+/// ``invalidInput(_:)`` refusal is recorded in ``ConversationState/inputError``.
+public enum RocketIntentError: Error, Hashable, Sendable, Codable {
+    /// The conversation is not showing (not started, closing or dismissed).
+    case notActive
+    /// No block accepts interaction now (a bounce or timer is running, or the block already fired).
+    case noInteractiveBlock
+    /// The newest block goes on by itself (`showNextAfter` > 0), so it cannot be tapped.
+    case tapDisabled
+    /// The intent does not fit the newest block's kind.
+    case wrongKind(expected: RocketBlockKind, intent: RocketIntent)
+    /// The typed text broke a validation rule; the block stays active.
+    case invalidInput(RocketValidationFailure)
+    /// `.close` was sent to a conversation that has no close button.
+    case noCloseButton
+}
+
+/// Where a conversation is in its life.
+public enum ConversationStatus: Hashable, Sendable, Codable {
+    /// Not shown yet.
+    case notShown
+    /// Shown; the root block comes after the intro.
+    case presenting
+    /// Blocks are on screen.
+    case active
+    /// Closing (the dismiss event has fired).
+    case closing(RocketDismissReason)
+    /// Gone.
+    case dismissed(RocketDismissReason)
+
+    /// True while the conversation is on screen (presenting, active or closing).
+    public var isVisible: Bool {
+        switch self {
+        case .presenting, .active, .closing: return true
+        default: return false
+        }
+    }
+}
+
+/// One line of the transcript: a shown block, or the user's own reply.
+public enum TranscriptItem: Hashable, Sendable, Codable {
+    /// The block shown at `index` (0-based, as in ``Conversation/blocks``), which is `node` of
+    /// the graph, with its text as shown.
+    case block(index: Int, node: RocketNodeID, text: String)
+    /// The user's reply to the input block at `blockIndex`; masked when secret.
+    case reply(blockIndex: Int, text: String, isSecret: Bool)
+}
+
+/// A stored answer.
+public struct RocketAnswer: Hashable, Sendable, Codable {
+    /// The typed text or chosen button title.
+    public var value: String
+    /// True for secret inputs: never written to events or files.
+    public var isSecret: Bool
+
+    /// Creates an answer.
+    public init(value: String, isSecret: Bool = false) {
+        self.value = value
+        self.isSecret = isSecret
+    }
+}
+
+/// What the host must do after a state change, in order.
+///
+/// The engine never runs app code. When a button has host code, or host code decides where an
+/// input goes, the engine finishes its state change and returns an effect; the host runs the
+/// code afterwards, so that code may call anything on the host again.
+public enum ConversationEffect: Hashable, Sendable {
+    /// Report this event (to streams, callbacks and notifications; `.action` runs a named action).
+    case event(RocketEvent)
+    /// Run the host's code for the button of `node` (`side` for a double button).
+    case runTapAction(node: RocketNodeID, side: RocketButtonSide?)
+    /// Ask the host's code where accepted `text` goes, then call
+    /// ``Conversation/resolveInput(next:at:)``. Until then no block accepts input.
+    case decideInput(node: RocketNodeID, index: Int, text: String)
+
+    /// The event, when this effect is one.
+    public var event: RocketEvent? {
+        if case .event(let e) = self { return e }
+        return nil
+    }
+}
+
+extension Array where Element == ConversationEffect {
+    /// The events among these effects, in order.
+    public var events: [RocketEvent] { compactMap(\.event) }
+}
+
+/// Everything about a conversation that changes while it runs: a plain value, so it can be
+/// compared, sent across tasks, and saved (see ``ConversationSnapshot``).
+public struct ConversationState: Hashable, Sendable, Codable {
+    /// Per shown block: it fired (never accepts input again); taps are allowed.
+    public struct BlockFlags: Hashable, Sendable, Codable {
+        /// It fired.
+        public var fired: Bool
+        /// It accepts a tap (false while its auto-advance timer runs).
+        public var tapEnabled: Bool
+    }
+
+    /// What a pending timer will do.
+    public enum TimerAction: Hashable, Sendable, Codable {
+        /// Show the root block.
+        case appendRoot
+        /// Auto-advance the text block at this index.
+        case autoAdvance(index: Int)
+        /// Show `to` (nil: the conversation completes) after the block at `from`.
+        case advance(from: Int, to: RocketNodeID?)
+        /// The close button's bounce ended.
+        case closeByUser
+        /// The closing animation ended.
+        case finishClosing(RocketDismissReason)
+    }
+
+    /// A pending timer.
+    public struct Timer: Hashable, Sendable, Codable {
+        /// When it fires, on the host's clock.
+        public var deadline: Double
+        /// Order among timers with the same deadline.
+        public var sequence: Int
+        /// What it does.
+        public var action: TimerAction
+    }
+
+    /// Where the conversation is in its life.
+    public var status: ConversationStatus = .notShown
+    /// The graph nodes shown so far, in order.
+    public var shown: [RocketNodeID] = []
+    /// Flags of each shown block.
+    public var flags: [BlockFlags] = []
+    /// Everything shown so far, replies included when echoing is on.
+    public var transcript: [TranscriptItem] = []
+    /// Answers by block id.
+    public var answers: [String: RocketAnswer] = [:]
+    /// The last refusal of typed text for the current input block.
+    public var inputError: RocketValidationFailure?
+    /// The double-button side pressed, by shown index.
+    public var pressedSide: [Int: RocketButtonSide] = [:]
+    /// Pending timers.
+    public var timers: [Timer] = []
+    /// The last timer sequence number given out.
+    public var sequence = 0
+    /// The shown index of an input block whose accepted text awaits the host's decision.
+    public var awaitingDecision: Int?
+
+    /// A state that has not been shown.
+    public init() {}
+}
+
+/// The headless RocketAlert engine: a value that holds a block graph and the state of one run
+/// through it, changed only by its own mutating methods.
+///
+/// It never reads a clock, never draws and never runs app code. Hosts pass the current instant
+/// to every call, render the read-only properties, call ``advance(to:)`` when ``nextDeadline``
+/// passes, and perform the ``ConversationEffect``s each call returns once it has returned
+/// (``ConversationHost`` does all of this).
+///
+/// ```swift
+/// var graph = RocketGraph()
+/// let second = graph.add(RocketNode(text: "Second"))
+/// graph.root = graph.add(RocketNode(text: "First", next: second))
+/// var c = Conversation(graph: graph, options: ConversationOptions(timing: .instant))
+/// c.start(at: 0)               // [.event(.blockAdded(0, First))]
+/// try c.send(.tap, at: 1)      // [.event(.tapped), .event(.blockAdded(1, Second))]
+/// ```
+public struct Conversation: Hashable, Sendable, Codable {
+    /// The blocks, as values.
+    public private(set) var graph: RocketGraph
+    /// The speaker.
+    public var author: RocketAuthor
+    /// The close button; `.close` is refused while it is nil. May change at any time.
+    public var closeButton: RocketCloseButton?
+    /// Options fixed at creation.
+    public let options: ConversationOptions
+    /// Everything that changes while the conversation runs.
+    public private(set) var state: ConversationState
+
+    /// Deadlines within this many seconds of `now` are due (absorbs floating-point sums).
+    static let tolerance = 1e-6
+    /// Safety valve: at most this many timers fire in one ``advance(to:)`` call.
+    static let maxFiringsPerAdvance = 100_000
+
+    /// Creates a conversation over `graph` that has not been shown.
+    public init(graph: RocketGraph, author: RocketAuthor = RocketAuthor(image: nil, name: "Rocket"),
+                closeButton: RocketCloseButton? = nil, options: ConversationOptions = ConversationOptions()) {
+        self.graph = graph
+        self.author = author
+        self.closeButton = closeButton
+        self.options = options
+        self.state = ConversationState()
+        self.state.answers.reserveCapacity(options.initialAnswers.count)
+        for (k, v) in options.initialAnswers { state.answers[k] = RocketAnswer(value: v) }
+    }
+
+    /// Creates a conversation over `graph` in a given state (a restored snapshot).
+    public init(graph: RocketGraph, author: RocketAuthor, closeButton: RocketCloseButton?, options: ConversationOptions,
+                state: ConversationState) {
+        self.graph = graph
+        self.author = author
+        self.closeButton = closeButton
+        self.options = options
+        self.state = state
+    }
+
+    // MARK: Reading the state
+
+    /// The block shown first.
+    public var root: RocketNodeID? { graph.root }
+    /// Where the conversation is in its life.
+    public var status: ConversationStatus { state.status }
+    /// Everything shown so far.
+    public var transcript: [TranscriptItem] { state.transcript }
+    /// Answers by block id (typed text, or the chosen button's title), plus initial answers.
+    public var answers: [String: RocketAnswer] { state.answers }
+    /// The last refusal of typed text for the current input block (cleared on acceptance).
+    public var inputError: RocketValidationFailure? { state.inputError }
+    /// The double-button side pressed, by shown index (so front ends can draw it pressed).
+    public var pressedSide: [Int: RocketButtonSide] { state.pressedSide }
+    /// How many blocks have been shown.
+    public var shownCount: Int { state.shown.count }
+    /// The blocks shown so far, in order (the original's `blocks`). Builds an array: use
+    /// ``node(at:)`` in loops.
+    public var blocks: [RocketNode] { state.shown.map { graph[$0] } }
+    /// The block shown at `index`.
+    public func node(at index: Int) -> RocketNode { graph[state.shown[index]] }
+    /// The graph id of the block shown at `index`.
+    public func nodeID(at index: Int) -> RocketNodeID { state.shown[index] }
+
+    /// The earliest pending timer, or nil when nothing will happen without input.
+    public var nextDeadline: Double? {
+        var best: Double?
+        for t in state.timers where best == nil || t.deadline < best! { best = t.deadline }
+        return best
+    }
+
+    /// The index of the block that accepts input now, or nil.
+    public var interactiveIndex: Int? {
+        guard state.status == .active, state.awaitingDecision == nil, let last = state.shown.indices.last,
+              !state.flags[last].fired else { return nil }
+        if !state.flags[last].tapEnabled { return nil }
+        return last
+    }
+
+    /// The block that accepts input now, or nil.
+    public var interactiveBlock: RocketNode? { interactiveIndex.map { node(at: $0) } }
+
+    /// True when the block at `index` has fired (it will never accept input again).
+    public func hasFired(_ index: Int) -> Bool { state.flags.indices.contains(index) && state.flags[index].fired }
+
+    /// True when the newest block is a text block waiting for its timer.
+    public var isWaitingForAutoAdvance: Bool {
+        guard state.status == .active, let last = state.shown.indices.last else { return false }
+        return !state.flags[last].tapEnabled && !state.flags[last].fired
+    }
+
+    /// Fills `{{name}}` placeholders from the answers; unknown names stay as written, secret
+    /// answers show as bullets.
+    public func interpolate(_ template: String) -> String {
+        RocketTemplate.render(template, answers: state.answers)
+    }
+
+    // MARK: Driving
+
+    /// Shows the conversation: the root block comes after the intro. A second call does nothing
+    /// and returns nothing (the original presented twice, R2).
+    @discardableResult
+    public mutating func start(at now: Double) -> [ConversationEffect] {
+        guard state.status == .notShown else { return [] }
+        state.status = .presenting
+        schedule(.appendRoot, at: now + options.timing.intro)
+        var effects: [ConversationEffect] = []
+        fireDue(now, into: &effects)
+        return effects
+    }
+
+    /// Fires every timer due at `now`, in deadline order.
+    @discardableResult
+    public mutating func advance(to now: Double) -> [ConversationEffect] {
+        var effects: [ConversationEffect] = []
+        fireDue(now, into: &effects)
+        return effects
+    }
+
+    /// Applies a user intent at `now`, then fires timers already due.
+    ///
+    /// - Throws: ``RocketIntentError`` when the intent does not apply now; the state is then
+    ///   unchanged, except that an ``RocketIntentError/invalidInput(_:)`` refusal is recorded in
+    ///   ``inputError``.
+    @discardableResult
+    public mutating func send(_ intent: RocketIntent, at now: Double) throws(RocketIntentError) -> [ConversationEffect] {
+        var effects: [ConversationEffect] = []
+        if intent == .close {
+            guard state.status == .presenting || state.status == .active else { throw .notActive }
+            guard closeButton != nil else { throw .noCloseButton }
+            // Input stops at once; the close button bounces, then dismisses.
+            for i in state.flags.indices { state.flags[i].fired = true }
+            state.awaitingDecision = nil
+            state.timers.removeAll { if case .finishClosing = $0.action { return false }; return true }
+            schedule(.closeByUser, at: now + options.timing.bounce)
+            fireDue(now, into: &effects)
+            return effects
+        }
+        guard state.status == .active else { throw .notActive }
+        guard state.awaitingDecision == nil, let index = state.shown.indices.last, !state.flags[index].fired else {
+            throw .noInteractiveBlock
+        }
+        let nodeID = state.shown[index]
+        let node = graph[nodeID]
+        switch (intent, node.content) {
+        case (.tap, .text), (.tap, .image):
+            guard state.flags[index].tapEnabled else { throw .tapDisabled }
+            state.flags[index].fired = true
+            state.flags[index].tapEnabled = false
+            effects.append(.event(.tapped(index: index, id: node.id, automatic: false)))
+            schedule(.advance(from: index, to: node.tapNext), at: now + options.timing.bounce)
+        case (.pressButton, .button(let button)):
+            state.flags[index].fired = true
+            let title = interpolate(button.title)
+            record(answer: title, for: node.id)
+            effects.append(.event(.buttonPressed(index: index, id: node.id, side: nil, title: title)))
+            press(button, node: nodeID, side: nil, blockID: node.id, into: &effects)
+            schedule(.advance(from: index, to: button.next), at: now + options.timing.bounce)
+        case (.pressLeft, .doubleButton(let left, let right)), (.pressRight, .doubleButton(let left, let right)):
+            state.flags[index].fired = true
+            let side: RocketButtonSide = intent == .pressLeft ? .left : .right
+            let button = side == .left ? left : right
+            let title = interpolate(button.title)
+            state.pressedSide[index] = side
+            record(answer: title, for: node.id)
+            effects.append(.event(.buttonPressed(index: index, id: node.id, side: side, title: title)))
+            press(button, node: nodeID, side: side, blockID: node.id, into: &effects)
+            schedule(.advance(from: index, to: button.next), at: now + options.timing.doubleBounce)
+        case (.submit(let text), .textInput(let input)):
+            if let failure = input.validation?.check(text) {
+                state.inputError = failure
+                throw .invalidInput(failure)
+            }
+            state.inputError = nil
+            state.flags[index].fired = true
+            record(answer: text, for: node.id, secret: input.isSecret)
+            effects.append(.event(.inputSubmitted(index: index, id: node.id, text: input.isSecret ? nil : text)))
+            if options.echoReplies {
+                let shown = input.isSecret ? RocketTemplate.mask(text) : text
+                state.transcript.append(.reply(blockIndex: index, text: shown, isSecret: input.isSecret))
+                effects.append(.event(.replyShown(afterIndex: index, text: shown)))
+            }
+            if input.decidedByHost {
+                state.awaitingDecision = index
+                effects.append(.decideInput(node: nodeID, index: index, text: text))
+                return effects
+            }
+            // The next block comes at once, with no bounce (original behaviour).
+            appendOrDismiss(input.resolveNext(for: text), now: now, into: &effects)
+        default:
+            throw .wrongKind(expected: node.kind, intent: intent)
+        }
+        fireDue(now, into: &effects)
+        return effects
+    }
+
+    /// Continues after ``ConversationEffect/decideInput(node:index:text:)``: shows `next`, or
+    /// completes the conversation when it is nil. Does nothing when no decision is pending or
+    /// `next` is not a node of the graph (which completes the conversation instead).
+    @discardableResult
+    public mutating func resolveInput(next: RocketNodeID?, at now: Double) -> [ConversationEffect] {
+        guard state.awaitingDecision != nil else { return [] }
+        state.awaitingDecision = nil
+        var effects: [ConversationEffect] = []
+        guard state.status == .active else { return effects }
+        appendOrDismiss(next.flatMap { graph.contains($0) ? $0 : nil }, now: now, into: &effects)
+        fireDue(now, into: &effects)
+        return effects
+    }
+
+    /// Dismisses on the app's request: no legacy dismiss event, a typed `.dismissed(reason)`.
+    /// Does nothing once closing has started.
+    @discardableResult
+    public mutating func dismiss(at now: Double, reason: RocketDismissReason = .dismissedByApp) -> [ConversationEffect] {
+        guard state.status == .presenting || state.status == .active else { return [] }
+        var effects: [ConversationEffect] = []
+        beginClosing(reason, now: now, into: &effects)
+        fireDue(now, into: &effects)
+        return effects
+    }
+
+    /// Adds nodes to the graph while the conversation runs (a host's code created a block).
+    /// Returns the id the first added node received.
+    @discardableResult
+    public mutating func extendGraph(_ body: (inout RocketGraph) -> Void) -> RocketNodeID {
+        let first = RocketNodeID(graph.nodes.count)
+        body(&graph)
+        return first
+    }
+
+    /// Replaces the graph before the conversation is shown; does nothing afterwards.
+    package mutating func replaceGraph(_ newGraph: RocketGraph) {
+        guard state.status == .notShown else { return }
+        graph = newGraph
+    }
+
+    // MARK: Internals
+
+    private mutating func schedule(_ action: ConversationState.TimerAction, at deadline: Double) {
+        state.sequence += 1
+        state.timers.append(ConversationState.Timer(deadline: deadline, sequence: state.sequence, action: action))
+    }
+
+    private mutating func record(answer: String, for id: String?, secret: Bool = false) {
+        guard let id else { return }
+        state.answers[id] = RocketAnswer(value: answer, isSecret: secret)
+    }
+
+    private func press(_ button: RocketButtonNode, node: RocketNodeID, side: RocketButtonSide?, blockID: String?,
+                       into effects: inout [ConversationEffect]) {
+        if button.hasHostAction { effects.append(.runTapAction(node: node, side: side)) }
+        if let name = button.actionName { effects.append(.event(.action(name: name, blockID: blockID))) }
+    }
+
+    private mutating func fireDue(_ now: Double, into effects: inout [ConversationEffect]) {
+        var firings = 0
+        while firings < Conversation.maxFiringsPerAdvance, !state.timers.isEmpty {
+            var best = 0
+            for i in 1..<state.timers.count {
+                let a = state.timers[i], b = state.timers[best]
+                if a.deadline < b.deadline || (a.deadline == b.deadline && a.sequence < b.sequence) { best = i }
+            }
+            guard state.timers[best].deadline <= now + Conversation.tolerance else { return }
+            let timer = state.timers.remove(at: best)
+            firings += 1
+            fire(timer, into: &effects)
+        }
+    }
+
+    private mutating func fire(_ timer: ConversationState.Timer, into effects: inout [ConversationEffect]) {
+        switch timer.action {
+        case .appendRoot:
+            state.status = .active
+            appendOrDismiss(graph.root.flatMap { graph.contains($0) ? $0 : nil }, now: timer.deadline, into: &effects)
+        case .autoAdvance(let index):
+            guard state.shown.indices.contains(index) else { return }
+            let node = graph[state.shown[index]]
+            state.flags[index].fired = true
+            state.flags[index].tapEnabled = false
+            effects.append(.event(.tapped(index: index, id: node.id, automatic: true)))
+            schedule(.advance(from: index, to: node.tapNext), at: timer.deadline + options.timing.bounce)
+        case .advance(_, let next):
+            appendOrDismiss(next, now: timer.deadline, into: &effects)
+        case .closeByUser:
+            beginClosing(.closedByUser, now: timer.deadline, into: &effects)
+        case .finishClosing(let reason):
+            state.status = .dismissed(reason)
+            effects.append(.event(.didFinishClosing(reason: reason)))
+        }
+    }
+
+    private mutating func appendOrDismiss(_ next: RocketNodeID?, now: Double, into effects: inout [ConversationEffect]) {
+        if let next {
+            append(next, at: now, into: &effects)
+        } else {
+            beginClosing(.completed, now: now, into: &effects)
+        }
+    }
+
+    private mutating func append(_ id: RocketNodeID, at now: Double, into effects: inout [ConversationEffect]) {
+        let index = state.shown.count
+        let node = graph[id]
+        state.shown.append(id)
+        var flags = ConversationState.BlockFlags(fired: false, tapEnabled: true)
+        let shownText = interpolate(node.rawText)
+        state.transcript.append(.block(index: index, node: id, text: shownText))
+        if let delay = node.showNextAfter, delay > 0 {
+            flags.tapEnabled = false
+            schedule(.autoAdvance(index: index), at: now + delay * options.timing.autoAdvanceScale)
+        }
+        state.flags.append(flags)
+        effects.append(.event(.blockAdded(index: index, block: RocketBlockInfo(id: node.id, kind: node.kind, text: shownText))))
+    }
+
+    private mutating func beginClosing(_ reason: RocketDismissReason, now: Double, into effects: inout [ConversationEffect]) {
+        guard state.status == .presenting || state.status == .active else { return }
+        state.status = .closing(reason)
+        state.awaitingDecision = nil
+        for i in state.flags.indices { state.flags[i].fired = true }
+        state.timers.removeAll()  // timers belong to this showing (R3)
+        var infos: [RocketBlockInfo] = []
+        infos.reserveCapacity(state.shown.count)
+        for item in state.transcript {
+            if case .block(_, let id, let text) = item {
+                let node = graph[id]
+                infos.append(RocketBlockInfo(id: node.id, kind: node.kind, text: text))
+            }
+        }
+        effects.append(.event(.dismissed(reason: reason, count: state.shown.count, blocks: infos)))
+        schedule(.finishClosing(reason), at: now + options.timing.closing)
+    }
+}

@@ -1,0 +1,324 @@
+public import RocketCore
+
+/// The position of a block in a ``RocketGraph``.
+///
+/// ```swift
+/// var graph = RocketGraph()
+/// let hello: RocketNodeID = graph.add(RocketNode(text: "Hello"))
+/// graph[hello].id   // nil
+/// ```
+public struct RocketNodeID: Hashable, Sendable, Codable, Comparable, CustomStringConvertible {
+    /// The index in ``RocketGraph/nodes``.
+    public let rawValue: Int
+
+    /// Creates an id from an index.
+    public init(_ rawValue: Int) { self.rawValue = rawValue }
+
+    /// Orders ids by index.
+    public static func < (a: RocketNodeID, b: RocketNodeID) -> Bool { a.rawValue < b.rawValue }
+
+    /// `#index`.
+    public var description: String { "#\(rawValue)" }
+
+    /// Encodes as a bare number.
+    public init(from decoder: any Decoder) throws {
+        rawValue = try decoder.singleValueContainer().decode(Int.self)
+    }
+
+    /// Decodes from a bare number.
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.singleValueContainer()
+        try c.encode(rawValue)
+    }
+}
+
+/// A text bubble: tap it, or it goes on by itself after ``showNextAfter`` seconds.
+public struct RocketTextNode: Hashable, Sendable, Codable {
+    /// The text; `{{name}}` placeholders are filled when shown.
+    public var text: String
+    /// The block after it; nil ends the conversation.
+    public var next: RocketNodeID?
+    /// Seconds before it goes on by itself; nil or ≤ 0 waits for a tap.
+    public var showNextAfter: Double?
+    /// The text style.
+    public var font: RocketFont
+
+    /// Creates a text node.
+    public init(text: String, next: RocketNodeID? = nil, showNextAfter: Double? = nil, font: RocketFont = .text) {
+        self.text = text
+        self.next = next
+        self.showNextAfter = showNextAfter
+        self.font = font
+    }
+}
+
+/// A picture with optional text under it; a text node in every other way.
+public struct RocketImageNode: Hashable, Sendable, Codable {
+    /// The picture.
+    public var image: RocketImage
+    /// Text under the picture ("" for none).
+    public var text: String
+    /// The block after it; nil ends the conversation.
+    public var next: RocketNodeID?
+    /// Seconds before it goes on by itself; nil or ≤ 0 waits for a tap.
+    public var showNextAfter: Double?
+    /// The text style.
+    public var font: RocketFont
+    /// Corner style of the picture.
+    public var imageStyle: RocketImageStyle
+    /// Inset on the left.
+    public var paddingLeft: Double
+    /// Inset on the right.
+    public var paddingRight: Double
+
+    /// Creates an image node.
+    public init(image: RocketImage, text: String = "", next: RocketNodeID? = nil, showNextAfter: Double? = nil,
+                font: RocketFont = .text, imageStyle: RocketImageStyle = .square, paddingLeft: Double = 0, paddingRight: Double = 0) {
+        self.image = image
+        self.text = text
+        self.next = next
+        self.showNextAfter = showNextAfter
+        self.font = font
+        self.imageStyle = imageStyle
+        self.paddingLeft = paddingLeft
+        self.paddingRight = paddingRight
+    }
+}
+
+/// A button: pressing it reports a named action (if any), lets the host run its own code (if
+/// ``hasHostAction``), then shows ``next`` after a bounce.
+public struct RocketButtonNode: Hashable, Sendable, Codable {
+    /// The title; `{{name}}` placeholders are filled when shown.
+    public var title: String
+    /// The title's style.
+    public var font: RocketFont
+    /// The block after the press; nil ends the conversation.
+    public var next: RocketNodeID?
+    /// A named action reported as ``RocketEvent/action(name:blockID:)``.
+    public var actionName: String?
+    /// True when the host holds code for this button (a seed `TapRocketHandler` closure): the
+    /// engine returns ``ConversationEffect/runTapAction(node:side:)`` for it.
+    public var hasHostAction: Bool
+
+    /// Creates a button node.
+    public init(title: String, font: RocketFont = .button, next: RocketNodeID? = nil, actionName: String? = nil,
+                hasHostAction: Bool = false) {
+        self.title = title
+        self.font = font
+        self.next = next
+        self.actionName = actionName
+        self.hasHostAction = hasHostAction
+    }
+}
+
+/// A branch of an input node.
+public struct RocketNodeBranch: Hashable, Sendable, Codable {
+    /// When it applies.
+    public var condition: RocketInputCondition
+    /// Where it goes; nil ends the conversation.
+    public var next: RocketNodeID?
+
+    /// Creates a branch.
+    public init(when condition: RocketInputCondition, next: RocketNodeID?) {
+        self.condition = condition
+        self.next = next
+    }
+}
+
+/// A question with a text field. Accepted text goes, in order, to the host's decision (when
+/// ``decidedByHost``), the first matching branch, or ``next``.
+public struct RocketInputNode: Hashable, Sendable, Codable {
+    /// The question.
+    public var text: String
+    /// The submit button's title.
+    public var buttonTitle: String
+    /// The question's style.
+    public var font: RocketFont
+    /// The submit button's style.
+    public var buttonStyle: RocketFont
+    /// Mask the typed text and keep it out of every event and file.
+    public var isSecret: Bool
+    /// A hint shown in the empty field.
+    public var placeholder: String?
+    /// Rules the text must meet.
+    public var validation: RocketInputValidation?
+    /// Branches tried in order.
+    public var branches: [RocketNodeBranch]
+    /// Where to go when nothing else decides; nil ends the conversation.
+    public var next: RocketNodeID?
+    /// True when host code (a seed `InputRocketHandler`) picks the next block: the engine returns
+    /// ``ConversationEffect/decideInput(node:index:text:)`` and waits for
+    /// ``Conversation/resolveInput(next:at:)``.
+    public var decidedByHost: Bool
+
+    /// Creates an input node.
+    public init(text: String, buttonTitle: String, font: RocketFont = .text, buttonStyle: RocketFont = .lightButton,
+                isSecret: Bool = false, placeholder: String? = nil, validation: RocketInputValidation? = nil,
+                branches: [RocketNodeBranch] = [], next: RocketNodeID? = nil, decidedByHost: Bool = false) {
+        self.text = text
+        self.buttonTitle = buttonTitle
+        self.font = font
+        self.buttonStyle = buttonStyle
+        self.isSecret = isSecret
+        self.placeholder = placeholder
+        self.validation = validation
+        self.branches = branches
+        self.next = next
+        self.decidedByHost = decidedByHost
+    }
+
+    /// The next block for accepted text when the host does not decide: the first matching
+    /// branch, else ``next``.
+    public func resolveNext(for text: String) -> RocketNodeID? {
+        for branch in branches where branch.condition.matches(text) { return branch.next }
+        return next
+    }
+}
+
+/// What a block shows and does.
+public enum RocketNodeContent: Hashable, Sendable, Codable {
+    /// A text bubble.
+    case text(RocketTextNode)
+    /// A picture.
+    case image(RocketImageNode)
+    /// A single button.
+    case button(RocketButtonNode)
+    /// Two buttons side by side.
+    case doubleButton(left: RocketButtonNode, right: RocketButtonNode)
+    /// A text input.
+    case textInput(RocketInputNode)
+}
+
+/// One block of a conversation, as a value.
+///
+/// ```swift
+/// let node = RocketNode(id: "hi", content: .text(RocketTextNode(text: "Hi!")))
+/// node.kind   // .text
+/// ```
+public struct RocketNode: Hashable, Sendable, Codable {
+    /// The user tag: answers are kept by it, flows name blocks with it.
+    public var id: String?
+    /// What it shows and does.
+    public var content: RocketNodeContent
+
+    /// Creates a node.
+    public init(id: String? = nil, content: RocketNodeContent) {
+        self.id = id
+        self.content = content
+    }
+
+    /// A text node.
+    public init(id: String? = nil, text: String, next: RocketNodeID? = nil, showNextAfter: Double? = nil) {
+        self.init(id: id, content: .text(RocketTextNode(text: text, next: next, showNextAfter: showNextAfter)))
+    }
+
+    /// The block's kind.
+    public var kind: RocketBlockKind {
+        switch content {
+        case .text: return .text
+        case .image: return .image
+        case .button: return .button
+        case .doubleButton: return .doubleButton
+        case .textInput: return .textInput
+        }
+    }
+
+    /// The text as written: the text, the button title, or both titles joined by " | ".
+    public var rawText: String {
+        switch content {
+        case .text(let t): return t.text
+        case .image(let i): return i.text
+        case .button(let b): return b.title
+        case .doubleButton(let l, let r): return l.title + " | " + r.title
+        case .textInput(let i): return i.text
+        }
+    }
+
+    /// The auto-advance delay of a text or image node.
+    public var showNextAfter: Double? {
+        switch content {
+        case .text(let t): return t.showNextAfter
+        case .image(let i): return i.showNextAfter
+        default: return nil
+        }
+    }
+
+    /// The next block of a text or image node.
+    public var tapNext: RocketNodeID? {
+        switch content {
+        case .text(let t): return t.next
+        case .image(let i): return i.next
+        default: return nil
+        }
+    }
+
+    /// Every block this one can lead to.
+    public var successors: [RocketNodeID] {
+        switch content {
+        case .text(let t): return t.next.map { [$0] } ?? []
+        case .image(let i): return i.next.map { [$0] } ?? []
+        case .button(let b): return b.next.map { [$0] } ?? []
+        case .doubleButton(let l, let r): return [l.next, r.next].compactMap { $0 }
+        case .textInput(let i): return i.branches.compactMap(\.next) + (i.next.map { [$0] } ?? [])
+        }
+    }
+}
+
+/// A conversation's blocks as values, linked by ``RocketNodeID``.
+///
+/// Nothing in it refers to anything else by reference, so it is `Sendable`, `Codable`, cheap to
+/// copy, and released without recursion however long its chains are.
+///
+/// ```swift
+/// var graph = RocketGraph()
+/// let bye = graph.add(RocketNode(text: "Bye"))
+/// graph.root = graph.add(RocketNode(text: "Hi", next: bye))
+/// ```
+public struct RocketGraph: Hashable, Sendable, Codable {
+    /// Every block; a node's id is its index here.
+    public private(set) var nodes: [RocketNode]
+    /// The block shown first.
+    public var root: RocketNodeID?
+
+    /// An empty graph.
+    public init() {
+        nodes = []
+        root = nil
+    }
+
+    /// A graph of `nodes` (successor ids must be indices into it) starting at `root`.
+    public init(nodes: [RocketNode], root: RocketNodeID?) {
+        self.nodes = nodes
+        self.root = root
+    }
+
+    /// Appends a node and returns its id.
+    @discardableResult
+    public mutating func add(_ node: RocketNode) -> RocketNodeID {
+        nodes.append(node)
+        return RocketNodeID(nodes.count - 1)
+    }
+
+    /// Reserves room for `count` more nodes.
+    public mutating func reserveCapacity(_ count: Int) {
+        nodes.reserveCapacity(nodes.count + count)
+    }
+
+    /// The node with this id.
+    public subscript(id: RocketNodeID) -> RocketNode {
+        get { nodes[id.rawValue] }
+        set { nodes[id.rawValue] = newValue }
+    }
+
+    /// True when `id` names a node of this graph.
+    public func contains(_ id: RocketNodeID) -> Bool { nodes.indices.contains(id.rawValue) }
+
+    /// The first id that names no node, or nil when every successor and the root are valid.
+    public func firstDanglingReference() -> RocketNodeID? {
+        if let root, !contains(root) { return root }
+        for node in nodes {
+            for s in node.successors where !contains(s) { return s }
+        }
+        return nil
+    }
+}
