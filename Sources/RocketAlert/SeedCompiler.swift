@@ -1,3 +1,4 @@
+import Foundation
 import RocketConversation
 
 /// Turns seed blocks (a graph of classes) into ``RocketGraph`` nodes, without recursion, and
@@ -83,22 +84,48 @@ final class SeedCompiler {
 }
 
 /// Something that can hand over the blocks it points to, so a long chain is released one link
-/// at a time instead of by recursion.
+/// at a time instead of by recursion (see ``releaseChain(_:)``).
 protocol ChainLink: AnyObject {
     /// Clears and returns the references to following blocks.
     func detachSuccessors() -> [any RocketBlock]
 }
 
-/// Releases a chain of blocks iteratively: a block nobody else holds has its successors taken
-/// before it goes, so no deinit ever releases more than one block deep.
-func releaseChain(_ first: inout [any RocketBlock]) {
-    var stack: [AnyObject] = []
-    while let b = first.popLast() { stack.append(b as AnyObject) }
-    while var object = stack.popLast() {
-        guard isKnownUniquelyReferenced(&object) else { continue }
-        if let link = object as? any ChainLink {
-            var detached = link.detachSuccessors()
-            while let s = detached.popLast() { stack.append(s as AnyObject) }
-        }
+/// The blocks waiting to be released on this thread, and whether a release loop runs.
+private final class ReleaseQueue {
+    var draining = false
+    var pending: [AnyObject] = []
+}
+
+/// One ``ReleaseQueue`` per thread, freed with the thread.
+private let releaseQueueKey: pthread_key_t = {
+    var key = pthread_key_t()
+    pthread_key_create(&key) { pointer in
+        if let pointer { Unmanaged<ReleaseQueue>.fromOpaque(pointer).release() }
     }
+    return key
+}()
+
+private func currentReleaseQueue() -> ReleaseQueue {
+    if let pointer = pthread_getspecific(releaseQueueKey) {
+        return Unmanaged<ReleaseQueue>.fromOpaque(pointer).takeUnretainedValue()
+    }
+    let queue = ReleaseQueue()
+    pthread_setspecific(releaseQueueKey, Unmanaged.passRetained(queue).toOpaque())
+    return queue
+}
+
+/// Releases the successors a dying block detached, without recursion: the outermost call
+/// drops them one at a time, and a deinit that runs meanwhile only queues its own successors,
+/// so no deinit is ever more than one block deep, however long the chain and whatever else
+/// holds parts of it.
+func releaseChain(_ successors: inout [any RocketBlock]) {
+    guard !successors.isEmpty else { return }
+    let queue = currentReleaseQueue()
+    while let s = successors.popLast() { queue.pending.append(s as AnyObject) }
+    guard !queue.draining else { return }
+    queue.draining = true
+    while !queue.pending.isEmpty {
+        queue.pending.removeLast()
+    }
+    queue.draining = false
 }

@@ -64,8 +64,8 @@ public struct JSONSyntaxError: Error, Hashable, Sendable {
 /// limits.maxDepth = 32
 /// ```
 public struct JSONReaderLimits: Hashable, Sendable {
-    /// The largest input, in bytes (default 32 MiB).
-    public var maxBytes = 32 << 20
+    /// The largest input, in bytes (default 96 MiB: room for a 1,000,000-block flow).
+    public var maxBytes = 96 << 20
     /// The deepest nesting of arrays and objects (default 64).
     public var maxDepth = 64
     /// The longest string, in bytes of UTF-8 (default 64 KiB).
