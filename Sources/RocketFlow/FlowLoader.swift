@@ -165,7 +165,7 @@ struct FlowDecoder {
         string(required(f, key, what: what), path: Self.path(f, key))
     }
 
-    mutating func number(_ f: Fields, _ key: String, min: Double? = nil) -> Double? {
+    mutating func number(_ f: Fields, _ key: String, min: Double? = nil, max: Double = 1_000_000_000) -> Double? {
         guard let m = f.members[key] else { return nil }
         if case .null = m.value.value { return nil }
         guard case .number(let v) = m.value.value else {
@@ -174,6 +174,10 @@ struct FlowDecoder {
         }
         if let min, v < min {
             error("out-of-range", "\"\(key)\" must be at least \(Self.format(min)), not \(Self.format(v))", path: Self.path(f, key), at: m.value.offset)
+            return nil
+        }
+        if v > max {
+            error("out-of-range", "\"\(key)\" must be at most \(Self.format(max)), not \(Self.format(v))", path: Self.path(f, key), at: m.value.offset)
             return nil
         }
         return v
@@ -248,7 +252,7 @@ struct FlowDecoder {
                 error("wrong-type", "\"buttons\" must be an array of up to two titles, or \"close\"", path: "banner.buttons", at: b.value.offset)
             }
         }
-        banner.duration = number(f, "duration", min: 0) ?? 0
+        banner.duration = duration(f, "duration") ?? 0
         banner.animationType = enumValue(f, "animation", BannerAnimation.self) ?? .linear
         banner.backgroundTapsEnabled = bool(f, "backgroundTaps") ?? true
         banner.swipeToDismissEnabled = bool(f, "swipe") ?? true
@@ -263,10 +267,10 @@ struct FlowDecoder {
         guard let m = f.members[key] else { return nil }
         switch m.value.value {
         case .null: return nil
-        case .number: return number(f, key, min: 0)
+        case .number: return number(f, key, min: 0, max: ScenarioDuration.maxSeconds)
         case .string(let text):
             if let d = ScenarioDuration.parse(text) { return d }
-            error("bad-duration", "\"\(key)\" must be seconds or a duration like \"90s\", \"2h\", \"14d\", not \"\(text)\"",
+            error("bad-duration", "\"\(key)\" must be seconds or a duration like \"500ms\", \"90s\", \"2h\", \"14d\" (at most 100 years), not \"\(text)\"",
                   path: Self.path(f, key), at: m.value.offset)
             return nil
         default:
@@ -443,14 +447,14 @@ struct FlowDecoder {
         case "text":
             // Read every field before deciding, so all errors of the block are reported.
             let text = requiredString(f, "text", what: "a text block")
-            let next = optionalString(f, "next"), delay = number(f, "showNextAfter"), style = font(f, "font")
+            let next = optionalString(f, "next"), delay = duration(f, "showNextAfter"), style = font(f, "font")
             content = text.map { .text(text: $0, next: next, showNextAfter: delay, font: style) }
         case "image":
             let image = requiredString(f, "image", what: "an image block")
             let fields = FlowImage(image: image ?? "", text: optionalString(f, "text"), next: optionalString(f, "next"),
-                                   showNextAfter: number(f, "showNextAfter"), font: font(f, "font"),
+                                   showNextAfter: duration(f, "showNextAfter"), font: font(f, "font"),
                                    imageStyle: enumValue(f, "imageStyle", RocketImageStyle.self),
-                                   paddingLeft: number(f, "paddingLeft", min: 0), paddingRight: number(f, "paddingRight", min: 0))
+                                   paddingLeft: number(f, "paddingLeft", min: 0, max: 10_000), paddingRight: number(f, "paddingRight", min: 0, max: 10_000))
             content = image == nil ? nil : .image(fields)
         case "button":
             content = decodeButton(f, what: "a button block").map { .button($0) }

@@ -35,25 +35,39 @@ public struct NamedScenario: Sendable {
     }
 
     /// Tries to execute and returns the whole decision (every check, the earliest time it could pass).
+    ///
+    /// The custom condition is app code, so it runs first, outside any store lock (it may read
+    /// this or any other scenario's statistics); then the store decides and records atomically
+    /// with the condition's answer.
     @discardableResult
     public func decide(in store: any ScenarioStore, at now: Double) throws(ScenarioStoreError) -> ScenarioDecision {
+        let custom = customAnswer()
         var decision: ScenarioDecision?
         _ = try store.tryExecute(name, at: now, rules: rules) { stats, executions in
-            let d = ScenarioEvaluator.evaluate(rules: rules, stats: stats, recentExecutions: executions, now: now, custom: customCondition)
+            let d = ScenarioEvaluator.evaluate(rules: rules, stats: stats, recentExecutions: executions, now: now, custom: custom)
             decision = d
             return d.allowed
         }
-        return decision!
+        return decision ?? ScenarioEvaluator.evaluate(rules: rules, stats: ScenarioStats(), recentExecutions: [], now: now, custom: custom)
     }
 
-    /// The decision without recording anything (a dry run; the custom condition is still called).
+    /// The decision without recording anything (a dry run; the custom condition is still called,
+    /// outside any store lock).
     public func explain(in store: any ScenarioStore, at now: Double) throws(ScenarioStoreError) -> ScenarioDecision {
+        let custom = customAnswer()
         var decision: ScenarioDecision?
         _ = try store.tryExecute(name, at: now, rules: rules) { stats, executions in
-            decision = ScenarioEvaluator.evaluate(rules: rules, stats: stats, recentExecutions: executions, now: now, custom: customCondition)
+            decision = ScenarioEvaluator.evaluate(rules: rules, stats: stats, recentExecutions: executions, now: now, custom: custom)
             return false
         }
-        return decision!
+        return decision ?? ScenarioEvaluator.evaluate(rules: rules, stats: ScenarioStats(), recentExecutions: [], now: now, custom: custom)
+    }
+
+    /// Calls the custom condition once and wraps its answer for the evaluator.
+    private func customAnswer() -> (() -> Bool)? {
+        guard let customCondition else { return nil }
+        let answer = customCondition()
+        return { answer }
     }
 
     /// Clears this scenario's statistics; its rules are kept.
@@ -87,7 +101,10 @@ public protocol Scenario {
 }
 
 extension Scenario {
-    public static var name: String { String(reflecting: Self.self) }
+    /// The type's full name without run-time addresses: `Module.Outer.Inner`; a `private`,
+    /// `fileprivate` or function-local type is named as if it were declared at its enclosing
+    /// level, so the name is the same in every launch and every process.
+    public static var name: String { ScenarioName.stable(String(reflecting: Self.self)) }
     public static var customCondition: (@Sendable () -> Bool)? { nil }
 
     /// This type as a named scenario.
@@ -138,5 +155,33 @@ public enum ScenarioArbiter {
             if try scenario.tryToExecute(in: store, at: now) { return scenario.name }
         }
         return nil
+    }
+}
+
+/// Stable names for scenario types.
+public enum ScenarioName {
+    /// `name` without the run-time parts Swift puts in the names of private and local types
+    /// (`(unknown context at $55d0f8229988).`), which change from launch to launch.
+    ///
+    /// ```swift
+    /// ScenarioName.stable("App.(unknown context at $55d0f8229988).Tutorial")   // "App.Tutorial"
+    /// ```
+    public static func stable(_ name: String) -> String {
+        let marker = Array("(unknown context at ".utf8)
+        let bytes = Array(name.utf8)
+        var out: [UInt8] = []
+        out.reserveCapacity(bytes.count)
+        var i = 0
+        while i < bytes.count {
+            if bytes[i] == UInt8(ascii: "("), i + marker.count <= bytes.count, Array(bytes[i..<i + marker.count]) == marker,
+               let close = bytes[(i + marker.count)...].firstIndex(of: UInt8(ascii: ")")) {
+                i = close + 1
+                if i < bytes.count, bytes[i] == UInt8(ascii: ".") { i += 1 }
+                continue
+            }
+            out.append(bytes[i])
+            i += 1
+        }
+        return String(decoding: out, as: UTF8.self)
     }
 }

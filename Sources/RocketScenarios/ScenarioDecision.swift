@@ -122,18 +122,41 @@ public enum ScenarioEvaluator {
 /// ScenarioDuration.format(90)       // "1m30s"
 /// ```
 public enum ScenarioDuration {
-    /// Seconds from "90", "1.5h", "14d", "2w"; nil for anything else (negative included).
+    /// The longest duration accepted anywhere (100 years): larger values are refused where they
+    /// enter, so no arithmetic on them can overflow.
+    public static let maxSeconds: Double = 100 * 365.25 * 86_400
+
+    /// Seconds from "90", "1.5", "500ms", "90s", "5m", "1.5h", "14d", "2w"; nil for anything else,
+    /// negative values and values above ``maxSeconds`` included.
     public static func parse(_ text: String) -> Double? {
-        let units: [Character: Double] = ["s": 1, "m": 60, "h": 3600, "d": 86_400, "w": 604_800]
         var number = Substring(text)
         var scale = 1.0
-        if let last = text.last, let u = units[last] { number = number.dropLast(); scale = u }
-        guard !number.isEmpty, number.allSatisfy({ $0.isNumber || $0 == "." }), let v = Double(number), v.isFinite, v >= 0 else { return nil }
-        return v * scale
+        if number.hasSuffix("ms") {
+            number = number.dropLast(2)
+            scale = 0.001
+        } else if let last = number.last {
+            switch last {
+            case "s": scale = 1
+            case "m": scale = 60
+            case "h": scale = 3600
+            case "d": scale = 86_400
+            case "w": scale = 604_800
+            default: scale = 0
+            }
+            if scale == 0 { scale = 1 } else { number = number.dropLast() }
+        }
+        guard !number.isEmpty, number.utf8.count <= 32,
+              number.utf8.allSatisfy({ ($0 >= 48 && $0 <= 57) || $0 == UInt8(ascii: ".") }),
+              let v = Double(number), v.isFinite, v >= 0 else { return nil }
+        let seconds = v * scale
+        guard seconds <= maxSeconds else { return nil }
+        return seconds
     }
 
     /// A short human form: "45s", "1m30s", "2h", "14d".
     public static func format(_ seconds: Double) -> String {
+        // Values from outside (an old store, a hand-edited file) may be anything: never trap.
+        guard seconds.isFinite, seconds.magnitude <= 1e15 else { return "\(seconds)s" }
         if seconds < 0 { return "-" + format(-seconds) }
         if seconds < 60 {
             return seconds == seconds.rounded() ? "\(Int(seconds))s" : "\((seconds * 1000).rounded() / 1000)s"

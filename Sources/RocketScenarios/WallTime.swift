@@ -19,8 +19,17 @@ public enum WallTime {
         return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
     }
 
-    /// Seconds since 1970 for a text, or nil when it is neither form.
+    /// The instants accepted anywhere: from 0001-01-01 to 9999-12-31T23:59:59Z.
+    public static let validRange: ClosedRange<Double> = -62_135_596_800 ... 253_402_300_799
+
+    /// Seconds since 1970 for a text, or nil when it is neither form or outside ``validRange``.
     public static func parse(_ text: String) -> Double? {
+        guard let v = parseUnchecked(text), validRange.contains(v) else { return nil }
+        return v
+    }
+
+    private static func parseUnchecked(_ text: String) -> Double? {
+        guard text.utf8.count <= 64 else { return nil }
         if text.hasPrefix("@") {
             guard let v = Double(text.dropFirst()), v.isFinite, !text.dropFirst().contains(where: { $0.isLetter }) else { return nil }
             return v
@@ -73,8 +82,10 @@ public enum WallTime {
         return seconds - sign * Double(oh * 3600 + om * 60)
     }
 
-    /// `YYYY-MM-DDTHH:MM:SSZ` (whole seconds, UTC).
+    /// `YYYY-MM-DDTHH:MM:SSZ` (whole seconds, UTC); `@SECONDS` for an instant outside
+    /// ``validRange`` (which only a store written by something else can hold), never a trap.
     public static func format(_ seconds: Double) -> String {
+        guard seconds.isFinite, validRange.contains(seconds) else { return "@\(seconds)" }
         let total = Int(seconds.rounded(.down))
         var days = total / 86_400
         var rest = total % 86_400

@@ -64,7 +64,10 @@ enum BannerCommand {
             throw UsageError(message: error.message, command: spec.name)
         }
         if let d = parsed.value("--duration") {
-            guard let v = Double(d), v.isFinite, v >= 0 else { throw UsageError(message: "'--duration \(d)' is not a number of seconds ≥ 0", command: spec.name) }
+            guard let v = ScenarioDuration.parse(d) else {
+                throw UsageError(message: "'--duration \(d)' is not a duration; use seconds or a number with ms, s, m, h, d or w, at most 100 years",
+                                 command: spec.name)
+            }
             banner.duration = v
         }
         if let a = parsed.value("--animation") {

@@ -170,7 +170,7 @@ enum ScenarioCommand {
     static func time(_ parsed: ParsedArguments, command: String) throws(UsageError) -> Double {
         guard let text = parsed.value("--now") else { return WallTime.now }
         guard let t = WallTime.parse(text) else {
-            throw UsageError(message: "'--now \(text)' is not a time; use ISO-8601 (2026-01-01T00:00:00Z) or @EPOCHSECONDS", command: command)
+            throw UsageError(message: "'--now \(text)' is not a time from year 1 to 9999; use ISO-8601 (2026-01-01T00:00:00Z) or @EPOCHSECONDS", command: command)
         }
         return t
     }
@@ -178,13 +178,15 @@ enum ScenarioCommand {
     static func rules(_ parsed: ParsedArguments, command: String) throws(UsageError) -> ScenarioRules {
         func count(_ flag: String) throws(UsageError) -> Int? {
             guard let text = parsed.value(flag) else { return nil }
-            guard let n = Int(text), n >= 0 else { throw UsageError(message: "'\(flag) \(text)' is not a whole number ≥ 0", command: command) }
+            guard let n = Int(text), (0...1_000_000_000).contains(n) else {
+                throw UsageError(message: "'\(flag) \(text)' is not a whole number from 0 to 1000000000", command: command)
+            }
             return n
         }
         func duration(_ flag: String) throws(UsageError) -> Double? {
             guard let text = parsed.value(flag) else { return nil }
             guard let d = ScenarioDuration.parse(text) else {
-                throw UsageError(message: "'\(flag) \(text)' is not a duration; use seconds or a number with s, m, h, d or w", command: command)
+                throw UsageError(message: "'\(flag) \(text)' is not a duration; use seconds or a number with ms, s, m, h, d or w, at most 100 years", command: command)
             }
             return d
         }

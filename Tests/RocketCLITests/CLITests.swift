@@ -122,10 +122,10 @@ struct CLITests {
         let path = dir + "/huge.json"
         _ = FileManager.default.createFile(atPath: path, contents: nil)
         let h = try #require(FileHandle(forWritingAtPath: path))
-        try h.truncate(atOffset: 50 << 20)   // a sparse 50 MB file
+        try h.truncate(atOffset: 120 << 20)   // a sparse 120 MB file
         try h.close()
         let r = try runRocket(["lint", path])
-        #expect(r.status == 65 && r.stdout.contains("limit is 33554432 bytes"))
+        #expect(r.status == 65 && r.stdout.contains("limit is 100663296 bytes"))
     }
 
     @Test("The demo runs through pipes to its end")

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+@testable import RocketScenarios
 
 @Suite("rocket scenario and gated flows")
 struct ScenarioCLITests {
@@ -109,5 +110,63 @@ struct GatedBannerTests {
         let shown = try runRocket(args, stdin: "\n", environment: env)
         #expect(shown.status == 0 && shown.stdout == "[Rate us?]\nbackground\n")
         #expect(try runRocket(args, stdin: "\n", environment: env).status == 3)
+    }
+}
+
+@Suite("Numbers at the boundary of the command line and flow files")
+struct NumberBoundaryCLITests {
+    @Test("Every duration and count flag refuses values out of range with exit 64, never a trap")
+    func flags() throws {
+        let dir = scratchDirectory()
+        let env = ["ROCKET_STORE": dir + "/s.sqlite"]
+        for flag in ["--min-since-first-event", "--min-since-last-event", "--min-between-executions"] {
+            for value in ["99999999999999999999w", "1e400", "-5", "101y"] {
+                let r = try runRocket(["scenario", "try", "x", flag, value], environment: env)
+                #expect(r.status == 64, "\(flag) \(value): \(r.stderr)")
+                let b = try runRocket(["banner", "T", "--plain", "--scenario", "x", flag, value], environment: env)
+                #expect(b.status == 64, "banner \(flag) \(value): \(b.stderr)")
+            }
+        }
+        #expect(try runRocket(["scenario", "try", "x", "--min-events", "99999999999999999999999"], environment: env).status == 64)
+        #expect(try runRocket(["scenario", "try", "x", "--min-events-in-window", "2", "--window", "1e30"], environment: env).status == 64)
+        #expect(try runRocket(["banner", "T", "--plain", "--duration", "1e300"], environment: env).status == 64)
+        let now = try runRocket(["scenario", "trigger", "x", "--now", "@99999999999999999999999"], environment: env)
+        #expect(now.status == 64 && now.stderr.contains("--now"))
+        #expect(try runRocket(["scenario", "status"], environment: env).status == 0)
+    }
+
+    @Test("A store holding an out-of-range time still answers status")
+    func hostileStore() throws {
+        let dir = scratchDirectory()
+        let env = ["ROCKET_STORE": dir + "/s.sqlite"]
+        #expect(try runRocket(["scenario", "trigger", "x", "--now", "@100"], environment: env).status == 0)
+        try SQLiteScenarioStore.rawExec(path: dir + "/s.sqlite", "UPDATE scenarios SET first_event = 1e23, last_event = -1e300 WHERE name = 'x'")
+        let status = try runRocket(["scenario", "status", "x"], environment: env)
+        #expect(status.status == 0)
+        #expect(status.stdout.contains("first @1e+23, last @-1e+300"))
+        let tried = try runRocket(["scenario", "try", "x", "--min-since-first-event", "1h", "--explain"], environment: env)
+        #expect(tried.status == 1 && tried.stderr.contains("moved backwards"), "\(tried.stderr)")
+    }
+
+    @Test("Flow files: out-of-range durations and numbers are lint errors (65), and play never starts")
+    func flowNumbers() throws {
+        let dir = scratchDirectory()
+        let cases = [
+            #""when": {"minSecondsSinceFirstEvent": "99999999999999999999w"}"#,
+            #""when": {"minSecondsSinceLastEvent": 1e300}"#,
+            #""when": {"minEventsRequired": 1e30}"#,
+        ]
+        for (k, extra) in cases.enumerated() {
+            let path = dir + "/f\(k).json"
+            write(#"{"version": 1, "scenario": "s", "# + extra + #", "blocks": [{"id": "a", "type": "text", "text": "Hi"}]}"#, to: path)
+            #expect(try runRocket(["lint", path]).status == 65, "\(extra)")
+            #expect(try runRocket(["play", path, "--plain"], environment: ["ROCKET_STORE": dir + "/s.sqlite"]).status == 65, "\(extra)")
+        }
+        let delay = dir + "/delay.json"
+        write(#"{"version": 1, "blocks": [{"id": "a", "type": "text", "text": "Hi", "showNextAfter": 1e300}]}"#, to: delay)
+        #expect(try runRocket(["lint", delay]).status == 65)
+        let twoSeconds = dir + "/two.json"
+        write(#"{"version": 1, "blocks": [{"id": "a", "type": "text", "text": "Hi", "showNextAfter": "2s"}]}"#, to: twoSeconds)
+        #expect(try runRocket(["lint", twoSeconds]).status == 0)
     }
 }

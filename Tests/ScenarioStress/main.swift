@@ -2,6 +2,8 @@
 //   ScenarioStress STORE NAME COUNT
 // triggers NAME COUNT times in the SQLite store at STORE, writing "k\n" to stdout after the k-th
 // trigger has returned (so a parent that kills it knows which triggers were acknowledged).
+//   ScenarioStress names
+// prints the default scenario names of a private, a fileprivate and a function-local type.
 import RocketScenarios
 #if canImport(Glibc)
 import Glibc
@@ -13,7 +15,28 @@ func fail(_ message: String, _ status: Int32) -> Never {
     exit(status)
 }
 
+private struct PrivateTutorial: Scenario {
+    static var rules: ScenarioRules { ScenarioRules(maxExecutionsPermitted: 1) }
+}
+
+fileprivate enum FilePrivateTip: Scenario {
+    static var rules: ScenarioRules { ScenarioRules() }
+}
+
+func localName() -> String {
+    struct LocalSurvey: Scenario {
+        static var rules: ScenarioRules { ScenarioRules() }
+    }
+    return LocalSurvey.name
+}
+
 let args = CommandLine.arguments
+if args.count == 2 && args[1] == "names" {
+    let text = [PrivateTutorial.name, FilePrivateTip.name, localName()].joined(separator: "\n") + "\n"
+    let bytes = Array(text.utf8)
+    _ = bytes.withUnsafeBytes { write(1, $0.baseAddress, $0.count) }
+    exit(0)
+}
 guard args.count == 4, let count = Int(args[3]) else {
     fail("usage: ScenarioStress STORE NAME COUNT", 64)
 }

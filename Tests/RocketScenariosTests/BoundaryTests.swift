@@ -1,0 +1,80 @@
+import Foundation
+import Testing
+@testable import RocketScenarios
+
+/// Findings of "Engines that survive real use" for scenarios.
+@Suite("Scenarios: app code outside locks, stable names, numbers at the boundary")
+struct ScenarioBoundaryTests {
+    static func stores() throws -> [(String, any ScenarioStore)] {
+        let defaults = UserDefaults(suiteName: "rocket-boundary-\(UUID().uuidString)")!
+        return [("in-memory", InMemoryScenarioStore()), ("SQLite", try SQLiteScenarioStore(path: temporaryPath())),
+                ("UserDefaults", UserDefaultsScenarioStore(defaults: defaults))]
+    }
+
+    @Test("A custom condition that reads the same store works on every store (no deadlock, no recursive lock)")
+    func conditionReadsStore() throws {
+        for (label, store) in try Self.stores() {
+            try store.triggerEvent("launch", at: 1)
+            try store.triggerEvent("launch", at: 2)
+            let review = NamedScenario("review", rules: ScenarioRules(maxExecutionsPermitted: 1), customCondition: {
+                // Mixes another scenario's statistics into this one's decision, as WaitForIt invites.
+                ((try? store.stats("launch").eventsCount) ?? 0) >= 2
+            })
+            #expect(try review.tryToExecute(in: store, at: 10), "\(label)")
+            #expect(try !review.tryToExecute(in: store, at: 11), "\(label): the cap holds")
+            #expect(try store.stats("review").executionsCount == 1, "\(label)")
+            let explained = try review.explain(in: store, at: 12)
+            #expect(explained.checks.contains { $0.condition == .customConditions && $0.passed }, "\(label)")
+        }
+    }
+
+    @Test("Default names of private, fileprivate and local types carry no address and agree across processes")
+    func stableNames() throws {
+        func names() throws -> String {
+            let p = Process()
+            p.executableURL = URL(fileURLWithPath: stressPath)
+            p.arguments = ["names"]
+            let out = Pipe()
+            p.standardOutput = out
+            try p.run()
+            let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            p.waitUntilExit()
+            return text
+        }
+        let first = try names(), second = try names()
+        #expect(first == second)
+        #expect(first == "ScenarioStress.PrivateTutorial\nScenarioStress.FilePrivateTip\nScenarioStress.LocalSurvey\n")
+        #expect(ScenarioName.stable("App.(unknown context at $55d0f8229988).Tutorial") == "App.Tutorial")
+        #expect(ScenarioName.stable("App.Outer.Inner") == "App.Outer.Inner")
+    }
+
+    @Test("Durations and instants are range-checked where they enter; formatting never traps")
+    func numbers() {
+        #expect(ScenarioDuration.parse("99999999999999999999w") == nil)
+        #expect(ScenarioDuration.parse("1e400") == nil)
+        #expect(ScenarioDuration.parse("101000d") == nil)
+        #expect(ScenarioDuration.parse("14d") == Double(14 * 86_400))
+        #expect(ScenarioDuration.parse("500ms") == 0.5)
+        #expect(ScenarioDuration.parse("-1") == nil)
+        #expect(ScenarioDuration.format(1e300) == "1e+300s")
+        #expect(ScenarioDuration.format(.infinity) == "infs")
+        #expect(WallTime.parse("@99999999999999999999999") == nil)
+        #expect(WallTime.parse("@253402300800") == nil)
+        #expect(WallTime.parse("@0") == 0)
+        #expect(WallTime.format(1e23) == "@1e+23")
+        #expect(WallTime.format(-.infinity) == "@-inf")
+    }
+
+    @Test("A store that already holds out-of-range instants still opens and reports them")
+    func hostileStoredValues() throws {
+        let path = temporaryPath()
+        let store = try SQLiteScenarioStore(path: path)
+        try store.triggerEvent("x", at: 1)
+        try rawSQL(path, "UPDATE scenarios SET first_event = 1e23, last_event = -1e300 WHERE name = 'x'")
+        let reopened = try SQLiteScenarioStore(path: path)
+        let stats = try reopened.stats("x")
+        #expect(stats.firstEventDate == 1e23)
+        let d = try NamedScenario("x", rules: ScenarioRules(minSecondsSinceFirstEvent: 3600)).explain(in: reopened, at: 100)
+        #expect(!d.explanation.isEmpty)
+    }
+}
