@@ -20,7 +20,9 @@ let package = Package(
         // Shared, platform-neutral values: colours, fonts, images, clocks.
         .target(name: "RocketCore"),
         // The conversation engine: a value block graph, a value state, effects the host performs.
-        .target(name: "RocketConversation", dependencies: ["RocketCore"]),
+        .target(name: "RocketConversation", dependencies: ["RocketCore", "CPCRE2"]),
+        // PCRE2 through the system's libpcre2-8 (Debian: libpcre2-dev): bounded pattern matching.
+        .systemLibrary(name: "CPCRE2", path: "Sources/CPCRE2"),
         // The seed API (Rocket, the five block classes, NotificationCenter events) over the engine.
         .target(name: "RocketAlert", dependencies: ["RocketConversation", "RocketFlow", "RocketCore"]),
         // Flow files: a positioned JSON reader, the flow document, validation, conversion.

@@ -13,7 +13,8 @@ public struct RocketInputValidation: Hashable, Sendable, Codable {
     public var minLength: Int?
     /// Maximum length in characters (grapheme clusters).
     public var maxLength: Int?
-    /// A regular expression the whole text must contain a match of.
+    /// A regular expression (PCRE2 syntax, bounded cost: ``RocketPattern``) the text must contain
+    /// a match of.
     public var pattern: String?
     /// The message shown for any failure; nil uses the front end's default text for the rule.
     public var message: String?
@@ -45,11 +46,13 @@ public struct RocketInputValidation: Hashable, Sendable, Codable {
             return RocketValidationFailure(rule: .tooLong(max), message: message)
         }
         if let pattern {
-            guard let regex = try? Regex(pattern) else {
+            guard case .success(let compiled) = RocketPattern.compile(pattern) else {
                 return RocketValidationFailure(rule: .invalidPattern(pattern), message: nil)
             }
-            if (try? regex.firstMatch(in: text)) == nil {
-                return RocketValidationFailure(rule: .pattern(pattern), message: message)
+            switch compiled.match(text) {
+            case .matched: break
+            case .noMatch: return RocketValidationFailure(rule: .pattern(pattern), message: message)
+            case .limitExceeded: return RocketValidationFailure(rule: .patternTooComplex(pattern), message: message)
             }
         }
         return nil
@@ -74,6 +77,9 @@ public struct RocketValidationFailure: Hashable, Sendable, Codable, Error {
         case pattern(String)
         /// The pattern itself does not compile (a flow error `rocket lint` reports).
         case invalidPattern(String)
+        /// Checking the pattern against this text needed more than ``RocketPattern/stepLimit``
+        /// steps; the text is refused rather than checked for minutes.
+        case patternTooComplex(String)
     }
     /// The rule that failed.
     public var rule: Rule
@@ -96,19 +102,20 @@ public struct RocketValidationFailure: Hashable, Sendable, Codable, Error {
 public enum RocketInputCondition: Hashable, Sendable, Codable {
     /// The text equals this string exactly.
     case equals(String)
-    /// The text contains a match of this regular expression.
+    /// The text contains a match of this regular expression (``RocketPattern``, bounded cost).
     case pattern(String)
     /// The text is empty (after trimming white space).
     case empty
 
-    /// True when `text` meets the condition (an invalid pattern never matches).
+    /// True when `text` meets the condition (an invalid pattern, or one that exceeds its step
+    /// limit on this text, never matches).
     public func matches(_ text: String) -> Bool {
         switch self {
         case .equals(let s): return text == s
         case .empty: return text.allSatisfy(\.isWhitespace)
         case .pattern(let p):
-            guard let regex = try? Regex(p) else { return false }
-            return (try? regex.firstMatch(in: text)) != nil
+            guard case .success(let compiled) = RocketPattern.compile(p) else { return false }
+            return compiled.match(text) == .matched
         }
     }
 }

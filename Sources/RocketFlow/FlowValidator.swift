@@ -72,15 +72,25 @@ public enum FlowValidator {
         // Patterns and lengths.
         for (i, block) in doc.blocks.enumerated() {
             guard case .textInput(let input) = block.content else { continue }
-            if let pattern = input.validate?.pattern, let problem = regexProblem(pattern) {
-                report(.error, "invalid-pattern", "invalid regular expression \"\(pattern)\": \(problem)", "blocks[\(i)].validate.pattern")
+            if let pattern = input.validate?.pattern {
+                if let problem = regexProblem(pattern) {
+                    report(.error, "invalid-pattern", "invalid regular expression \"\(pattern)\": \(problem)", "blocks[\(i)].validate.pattern")
+                } else if RocketPattern.hasNestedQuantifier(pattern) {
+                    report(.warning, "slow-pattern", "\"\(pattern)\" repeats a repetition, which can take exponential time; " +
+                           "answers that need more than \(RocketPattern.stepLimit) steps are refused", "blocks[\(i)].validate.pattern")
+                }
             }
             if let lo = input.validate?.minLength, let hi = input.validate?.maxLength, lo > hi {
                 report(.error, "impossible-length", "\"minLength\" \(lo) is greater than \"maxLength\" \(hi)", "blocks[\(i)].validate.minLength")
             }
             for (b, branch) in input.branches.enumerated() {
-                if case .pattern(let p) = branch.when, let problem = regexProblem(p) {
-                    report(.error, "invalid-pattern", "invalid regular expression \"\(p)\": \(problem)", "blocks[\(i)].branches[\(b)].when.matches")
+                if case .pattern(let p) = branch.when {
+                    if let problem = regexProblem(p) {
+                        report(.error, "invalid-pattern", "invalid regular expression \"\(p)\": \(problem)", "blocks[\(i)].branches[\(b)].when.matches")
+                    } else if RocketPattern.hasNestedQuantifier(p) {
+                        report(.warning, "slow-pattern", "\"\(p)\" repeats a repetition, which can take exponential time; " +
+                               "answers that need more than \(RocketPattern.stepLimit) steps do not match", "blocks[\(i)].branches[\(b)].when.matches")
+                    }
                 }
             }
         }
@@ -151,12 +161,9 @@ public enum FlowValidator {
     }
 
     static func regexProblem(_ pattern: String) -> String? {
-        do {
-            _ = try Regex(pattern)
-            return nil
-        } catch {
-            let text = String(describing: error)
-            return text.count > 120 ? String(text.prefix(120)) + "…" : text
+        switch RocketPattern.compile(pattern) {
+        case .success: return nil
+        case .failure(let error): return error.description
         }
     }
 

@@ -31,6 +31,8 @@ public struct UIStrings: Sendable, Hashable {
     public var tooLong: String   // %d
     /// Default message: the pattern does not match.
     public var noMatch: String
+    /// A typed answer the pattern could not be checked against within its step limit.
+    public var tooComplex: String
     /// Plain-mode prompt for a text block.
     public var plainContinue: String
     /// Plain-mode prompt for buttons (`%d` is their count).
@@ -63,7 +65,7 @@ public struct UIStrings: Sendable, Hashable {
         language: "en", continueHint: "Enter continue", chooseHint: "←/→ choose · Enter press", sendHint: "Enter send",
         closeHint: "Esc", interruptHint: "Ctrl-C quit", typing: "typing…", required: "Please type an answer.",
         tooShort: "Please type at least %d characters.", tooLong: "Please type at most %d characters.",
-        noMatch: "That doesn't look right; please try again.", plainContinue: "(press Enter to continue)",
+        noMatch: "That doesn't look right; please try again.", tooComplex: "That answer is too complex to check; please shorten it.", plainContinue: "(press Enter to continue)",
         plainChoose: "Choose 1-%d or type a title:", plainNotAChoice: "Not a choice: %@", plainType: "Type your answer:",
         imageLabel: "image", you: "you", bannerHint: "←/→ choose · Enter press · Esc dismiss",
         bannerHintNoButtons: "Enter open · Esc dismiss", bannerBackgroundDisabled: "This banner cannot be opened; choose a button.",
@@ -73,7 +75,7 @@ public struct UIStrings: Sendable, Hashable {
     public static let chinese = UIStrings(
         language: "zh", continueHint: "回车 继续", chooseHint: "←/→ 选择 · 回车 确认", sendHint: "回车 发送",
         closeHint: "Esc", interruptHint: "Ctrl-C 退出", typing: "正在输入…", required: "请输入内容。",
-        tooShort: "请至少输入 %d 个字符。", tooLong: "最多只能输入 %d 个字符。", noMatch: "格式不正确，请重试。",
+        tooShort: "请至少输入 %d 个字符。", tooLong: "最多只能输入 %d 个字符。", noMatch: "格式不正确，请重试。", tooComplex: "这个回答太复杂，无法检查；请缩短后重试。",
         plainContinue: "（按回车继续）", plainChoose: "请选择 1-%d 或输入按钮名称：", plainNotAChoice: "无效的选择：%@",
         plainType: "请输入：", imageLabel: "图片", you: "我", bannerHint: "←/→ 选择 · 回车 确认 · Esc 关闭",
         bannerHintNoButtons: "回车 打开 · Esc 关闭", bannerBackgroundDisabled: "无法打开此通知，请选择一个按钮。",
@@ -84,7 +86,7 @@ public struct UIStrings: Sendable, Hashable {
         language: "it", continueHint: "Invio continua", chooseHint: "←/→ scegli · Invio premi", sendHint: "Invio invia",
         closeHint: "Esc", interruptHint: "Ctrl-C esci", typing: "sta scrivendo…", required: "Scrivi una risposta.",
         tooShort: "Scrivi almeno %d caratteri.", tooLong: "Scrivi al massimo %d caratteri.",
-        noMatch: "Non sembra giusto; riprova.", plainContinue: "(premi Invio per continuare)",
+        noMatch: "Non sembra giusto; riprova.", tooComplex: "Risposta troppo complessa da verificare; accorciala.", plainContinue: "(premi Invio per continuare)",
         plainChoose: "Scegli 1-%d o scrivi un titolo:", plainNotAChoice: "Scelta non valida: %@", plainType: "Scrivi la risposta:",
         imageLabel: "immagine", you: "tu", bannerHint: "←/→ scegli · Invio premi · Esc chiudi",
         bannerHintNoButtons: "Invio apri · Esc chiudi", bannerBackgroundDisabled: "Questa notifica non si apre; scegli un pulsante.",
@@ -110,6 +112,7 @@ public struct UIStrings: Sendable, Hashable {
         case .tooShort(let n): return tooShort.replacing("%d", with: String(n))
         case .tooLong(let n): return tooLong.replacing("%d", with: String(n))
         case .pattern, .invalidPattern: return noMatch
+        case .patternTooComplex: return tooComplex
         }
     }
 }

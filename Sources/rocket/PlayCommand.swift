@@ -90,7 +90,7 @@ final class EventLog {
             case .required: rule = "required"
             case .tooShort: rule = "minLength"
             case .tooLong: rule = "maxLength"
-            case .pattern, .invalidPattern: rule = "pattern"
+            case .pattern, .invalidPattern, .patternTooComplex: rule = "pattern"
             }
             return .object([("event", .string("inputRejected")), ("index", .number(Double(index))), ("id", id(blockID)), ("rule", .string(rule))])
         case .dismissed(let reason, let count, let blocks):

@@ -26,6 +26,17 @@ struct LintTests {
         #expect(lint("{\"title\": \"héllo\" \"x\": 1}") == ["1:19 error json-syntax"])
     }
 
+    @Test("Nested quantifiers are a warning at the pattern; bad PCRE2 syntax is an error")
+    func slowPatterns() {
+        let d = lint("""
+        {"version": 1, "blocks": [
+          {"id": "q", "type": "textInput", "text": "A?", "buttonTitle": "OK", "validate": {"pattern": "^(a+)+$"},
+           "branches": [{"when": {"matches": "(\\\\w*)*"}, "next": null}, {"when": {"matches": "(?<"}, "next": null}]}
+        ]}
+        """)
+        #expect(d == ["2:95 warning slow-pattern", "3:38 warning slow-pattern", "3:86 error invalid-pattern"])
+    }
+
     @Test("Wrong types")
     func wrongTypes() {
         let d = lint("""
