@@ -9,6 +9,7 @@ let package = Package(
         .library(name: "RocketCore", targets: ["RocketCore"]),
         .library(name: "RocketConversation", targets: ["RocketConversation"]),
         .library(name: "RocketAlert", targets: ["RocketAlert"]),
+        .library(name: "RocketJSON", targets: ["RocketJSON"]),
         .library(name: "RocketFlow", targets: ["RocketFlow"]),
         .library(name: "RocketTerminal", targets: ["RocketTerminal"]),
         .library(name: "RocketScenarios", targets: ["RocketScenarios"]),
@@ -20,13 +21,15 @@ let package = Package(
         // Shared, platform-neutral values: colours, fonts, images, clocks.
         .target(name: "RocketCore"),
         // The conversation engine: a value block graph, a value state, effects the host performs.
-        .target(name: "RocketConversation", dependencies: ["RocketCore", "CPCRE2"]),
+        .target(name: "RocketConversation", dependencies: ["RocketCore", "RocketJSON", "CPCRE2"]),
         // PCRE2 through the system's libpcre2-8 (Debian: libpcre2-dev): bounded pattern matching.
         .systemLibrary(name: "CPCRE2", path: "Sources/CPCRE2"),
         // The seed API (Rocket, the five block classes, NotificationCenter events) over the engine.
         .target(name: "RocketAlert", dependencies: ["RocketConversation", "RocketFlow", "RocketCore"]),
-        // Flow files: a positioned JSON reader, the flow document, validation, conversion.
-        .target(name: "RocketFlow", dependencies: ["RocketConversation", "RocketScenarios", "RocketBanners", "RocketCore"]),
+        // The one JSON layer: a positioned reader with limits, JSONValue and its writer, Codable coders.
+        .target(name: "RocketJSON"),
+        // Flow files: the flow document, loading with diagnostics, validation, conversion, writing.
+        .target(name: "RocketFlow", dependencies: ["RocketJSON", "RocketConversation", "RocketScenarios", "RocketBanners", "RocketCore"]),
         // PNG and JPEG decoding through the system's libpng and libjpeg (Debian: libpng-dev, libjpeg-dev).
         .target(name: "CImageCodecs", linkerSettings: [.linkedLibrary("png16"), .linkedLibrary("jpeg"), .linkedLibrary("z"), .linkedLibrary("m")]),
         // Terminal front end: raw mode, keys, width, screen buffer, diff renderer, images, plain mode.
@@ -40,11 +43,11 @@ let package = Package(
         // WaitForIt's scenarios: rules, decisions with explanations, in-memory, UserDefaults and SQLite stores.
         .target(name: "RocketScenarios", dependencies: ["RocketCore", "CSQLite"]),
         // The command-line tool.
-        .executableTarget(name: "rocket", dependencies: ["RocketTerminal", "RocketFlow", "RocketConversation", "RocketBanners", "RocketReactor", "RocketCore", "RocketScenarios"]),
+        .executableTarget(name: "rocket", dependencies: ["RocketJSON", "RocketTerminal", "RocketFlow", "RocketConversation", "RocketBanners", "RocketReactor", "RocketCore", "RocketScenarios"]),
         // Benchmarks: run with `swift run -c release RocketBench`. Never part of `swift test`.
-        .executableTarget(name: "RocketBench", dependencies: ["RocketFlow", "RocketAlert", "RocketScenarios", "RocketCore"]),
-        .testTarget(name: "RocketAlertTests", dependencies: ["RocketAlert", "RocketConversation", "RocketFlow", "RocketCore"]),
-        .testTarget(name: "RocketFlowTests", dependencies: ["RocketFlow", "RocketAlert", "RocketConversation", "RocketScenarios", "RocketBanners", "RocketCore"]),
+        .executableTarget(name: "RocketBench", dependencies: ["RocketJSON", "RocketFlow", "RocketAlert", "RocketScenarios", "RocketCore"]),
+        .testTarget(name: "RocketAlertTests", dependencies: ["RocketJSON", "RocketAlert", "RocketConversation", "RocketFlow", "RocketCore"]),
+        .testTarget(name: "RocketFlowTests", dependencies: ["RocketJSON", "RocketFlow", "RocketAlert", "RocketConversation", "RocketScenarios", "RocketBanners", "RocketCore"]),
         // Test support: a small virtual terminal; pseudo-terminals for end-to-end runs; a JPEG encoder for fixtures.
         .target(name: "RocketTestSupport", dependencies: ["RocketTerminal"], path: "Tests/RocketTestSupport"),
         .target(name: "CTestSupport", path: "Tests/CTestSupport", linkerSettings: [.linkedLibrary("jpeg")]),

@@ -2,6 +2,7 @@
 //   swift run -c release RocketBench [flows]
 // Each figure is the median of several runs; sizes are compared side by side in the same run,
 // so the ratio is meaningful on a noisy machine even when the absolute numbers are not.
+import RocketJSON
 import Foundation
 import RocketAlert
 import RocketCore

@@ -25,6 +25,9 @@ public final class ConversationHost {
     public var actionHandlers: [String: () -> Void] = [:]
     /// Called with each event, after ``eventObserver``.
     public var onEvent: ((RocketEvent) -> Void)?
+    /// Called once after a call that changed the conversation has finished, effects included
+    /// (hosts save snapshots here).
+    public var onChange: (() -> Void)?
     /// Code for buttons whose node has ``RocketButtonNode/hasHostAction``.
     package var tapAction: ((RocketNodeID, RocketButtonSide?) -> Void)?
     /// Decides where accepted text of a ``RocketInputNode/decidedByHost`` node goes; it may add
@@ -108,9 +111,15 @@ public final class ConversationHost {
         var firstError: RocketIntentError?
         var next: Operation? = first
         var isFirst = true
+        var changed = false
         while let op = next {
             do {
-                perform(try apply(op))
+                let effects = try apply(op)
+                switch op {
+                case .show, .send: changed = true
+                case .tick, .dismiss: changed = changed || !effects.isEmpty
+                }
+                perform(effects)
             } catch {
                 if isFirst { firstError = error } else if case .send(let intent) = op {
                     deliver(.intentRefused(intent: intent, error: error))
@@ -118,6 +127,10 @@ public final class ConversationHost {
             }
             isFirst = false
             next = queued.isEmpty ? nil : queued.removeFirst()
+        }
+        if changed, let onChange {
+            performing = false
+            onChange()
         }
         if let firstError { throw firstError }
     }

@@ -1,3 +1,4 @@
+public import RocketJSON
 import RocketConversation
 import RocketCore
 

@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import RocketCore
 
 /// Plain POSIX file access for the front end and the CLI (Foundation's FileHandle would pull ICU
 /// into a static binary).
@@ -85,6 +86,60 @@ public enum FileIO {
         } catch {
             return .failure(error)
         }
+    }
+
+    /// Writes a whole file so that a crash at any moment leaves either the old content or the new,
+    /// never a torn file: a temporary file beside it, written, fsync'd, renamed over the target,
+    /// then the directory fsync'd. The file is readable by its owner only.
+    public static func writeAtomically(_ text: String, to path: String) -> Result<Void, Failure> {
+        let temporary = path + ".tmp-" + String(getpid())
+        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { return .failure(Failure(errno)) }
+        func fail(_ code: Int32) -> Result<Void, Failure> {
+            close(fd)
+            unlink(temporary)
+            return .failure(Failure(code))
+        }
+        let bytes = Array(text.utf8)
+        var offset = 0
+        while offset < bytes.count {
+            let n = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + offset, bytes.count - offset) }
+            if n < 0 {
+                if errno == EINTR { continue }
+                return fail(errno)
+            }
+            offset += n
+        }
+        guard fsync(fd) == 0 else { return fail(errno) }
+        guard close(fd) == 0 else {
+            let code = errno
+            unlink(temporary)
+            return .failure(Failure(code))
+        }
+        guard rename(temporary, path) == 0 else {
+            let code = errno
+            unlink(temporary)
+            return .failure(Failure(code))
+        }
+        let directory = PathName.directory(path)
+        let dfd = open(directory.isEmpty ? "." : directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        if dfd >= 0 {
+            _ = fsync(dfd)
+            close(dfd)
+        }
+        return .success(())
+    }
+
+    /// Removes a file; a file that is already gone is not an error.
+    public static func remove(_ path: String) -> Result<Void, Failure> {
+        if unlink(path) == 0 || errno == ENOENT { return .success(()) }
+        return .failure(Failure(errno))
+    }
+
+    /// True when something exists at `path`.
+    public static func exists(_ path: String) -> Bool {
+        var st = stat()
+        return stat(path, &st) == 0
     }
 
     /// Writes to standard output or error.

@@ -1,3 +1,4 @@
+import RocketJSON
 import RocketReactor
 import RocketTerminal
 import RocketFlow

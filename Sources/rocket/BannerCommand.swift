@@ -1,3 +1,4 @@
+import RocketJSON
 import RocketBanners
 import RocketCore
 import RocketFlow

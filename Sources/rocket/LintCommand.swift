@@ -1,3 +1,4 @@
+import RocketJSON
 import RocketFlow
 
 enum LintCommand {

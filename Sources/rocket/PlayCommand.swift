@@ -1,4 +1,5 @@
 #if canImport(Glibc)
+import RocketJSON
 import Glibc
 #endif
 import RocketConversation
@@ -18,6 +19,12 @@ enum Exit {
     static let ioError: Int32 = 74
     /// `rocket play`: the flow's scenario may not execute now, so nothing was shown.
     static let notNow: Int32 = 3
+}
+
+/// An exit status carried as an error (a step that cannot go on decides how the command ends).
+struct ExitStatusCode: Error {
+    let code: Int32
+    init(_ code: Int32) { self.code = code }
 }
 
 func printError(_ s: String) { FileIO.print(s, toError: true) }
@@ -116,10 +123,16 @@ enum PlayCommand {
             ScenarioCommand.nowOption,
             .flag("--explain", "When the flow names a scenario, say why it is shown or not, on stderr."),
             .flag("--ignore-rules", "Play even when the flow's scenario says not now (and record nothing)."),
+            .value("--state", "FILE", "Save the conversation to FILE after every step and resume from it when it exists."),
+            .flag("--restart", "With --state: start over even when FILE holds a conversation (of this flow or another)."),
         ],
         discussion: """
         A flow with a "scenario" (and "when" rules) is shown only when that scenario may execute
         now; the showing counts as its execution.
+        With --state FILE the conversation is saved atomically after every step. When FILE exists
+        and belongs to this flow, play resumes there (the scenario is not asked again) and shows
+        the transcript so far; reaching the end removes FILE; closing or interrupting keeps it.
+        Secret answers are never saved.
         EXIT STATUS:
           0 the flow reached its end; 1 the user closed it (close button, Esc, end of input in
           plain mode); 3 not now (the flow's scenario did not allow it; nothing shown);
@@ -149,12 +162,46 @@ enum PlayCommand {
         }
         for d in result.diagnostics { printError(d.formatted(file: path)) }
         guard result.isPlayable, let doc = result.document else { return Exit.dataError }
-        if let name = doc.scenario, !parsed.has("--ignore-rules") {
+        let saved: ConversationSnapshot?
+        switch savedState(doc, parsed: parsed) {
+        case .failure(let status): return status.code
+        case .success(let s): saved = s
+        }
+        if saved == nil, let name = doc.scenario, !parsed.has("--ignore-rules") {
             let status = try ScenarioCommand.gate(name, rules: doc.when ?? ScenarioRules(), parsed: parsed, command: spec.name)
             if status != Exit.ok { return status }
         }
         let base = PathName.directory(path)
-        return play(doc, imageBase: base.isEmpty ? nil : base, parsed: parsed, vars: vars)
+        return play(doc, imageBase: base.isEmpty ? nil : base, parsed: parsed, vars: vars, resume: saved)
+    }
+
+    /// The flow's identity in snapshots: the hash of its graph as written (image paths not yet
+    /// resolved against the folder it was run from).
+    static func flowIdentity(_ doc: FlowDocument) -> String { doc.makeGraph().graph.contentHash }
+
+    /// The snapshot in `--state FILE` when it exists and belongs to `doc` (nil when there is none,
+    /// or with `--restart`); an exit status when it cannot be used.
+    static func savedState(_ doc: FlowDocument, parsed: ParsedArguments) -> Result<ConversationSnapshot?, ExitStatusCode> {
+        guard let statePath = parsed.value("--state"), !parsed.has("--restart"), FileIO.exists(statePath) else { return .success(nil) }
+        let bytes: [UInt8]
+        switch FileIO.read(statePath) {
+        case .failure(let f):
+            printError("rocket: error: cannot read '\(statePath)': \(f.reason)")
+            return .failure(ExitStatusCode(Exit.noInput))
+        case .success(let b): bytes = b
+        }
+        let snapshot: ConversationSnapshot
+        do {
+            snapshot = try ConversationSnapshot(jsonText: bytes)
+        } catch {
+            printError("rocket: error: '\(statePath)': \(error); use --restart to start over")
+            return .failure(ExitStatusCode(Exit.dataError))
+        }
+        guard snapshot.flow == flowIdentity(doc) else {
+            printError("rocket: error: '\(statePath)' holds a conversation of a different flow (or an earlier version of this one); use --restart to start over")
+            return .failure(ExitStatusCode(Exit.dataError))
+        }
+        return .success(snapshot)
     }
 
     static func variables(_ parsed: ParsedArguments) throws(UsageError) -> [String: String] {
@@ -188,7 +235,7 @@ enum PlayCommand {
     }
 
     static func play(_ doc: FlowDocument, imageBase: String?, parsed: ParsedArguments, vars: [String: String],
-                     leftover: ((bytes: [UInt8], ended: Bool)) -> Void = { _ in }) -> Int32 {
+                     resume: ConversationSnapshot? = nil, leftover: ((bytes: [UInt8], ended: Bool)) -> Void = { _ in }) -> Int32 {
         let env = Environment.current
         let terminal = Terminal()
         let plain = parsed.has("--plain") || !terminal.isInteractive || env["TERM"] == "dumb"
@@ -196,8 +243,43 @@ enum PlayCommand {
         // timing is always reduced motion; --instant also fires every showNextAfter at once.
         let timing: RocketTiming = parsed.has("--instant") ? .instant : .reducedMotion
         let options = ConversationOptions(timing: timing, echoReplies: true, initialAnswers: vars)
-        guard let conversation = doc.makeConversation(options: options, imageBase: imageBase) else { return Exit.dataError }
-        let rocket = ConversationHost(conversation: conversation, clock: SystemClock())
+        guard var conversation = doc.makeConversation(options: options, imageBase: imageBase) else { return Exit.dataError }
+        let clock = SystemClock()
+        if let resume {
+            do {
+                conversation = try resume.restore(graph: conversation.graph, author: conversation.author,
+                                                  closeButton: conversation.closeButton, options: options, at: clock.now, flow: resume.flow)
+            } catch {
+                printError("rocket: error: '\(parsed.value("--state") ?? "")': \(error); use --restart to start over")
+                return Exit.dataError
+            }
+        }
+        let rocket = ConversationHost(conversation: conversation, clock: clock)
+        if let statePath = parsed.value("--state") {
+            let identity = flowIdentity(doc)
+            // Fail before anything is drawn when the snapshot cannot be written.
+            let first = (try? ConversationSnapshot(conversation, at: clock.now, flow: identity).jsonText()) ?? ""
+            if case .failure(let f) = FileIO.writeAtomically(first, to: statePath) {
+                printError("rocket: error: cannot write '\(statePath)': \(f.reason)")
+                return Exit.ioError
+            }
+            var saveFailure: FileIO.Failure?
+            rocket.onChange = { [unowned rocket] in
+                let c = rocket.conversation
+                switch c.status {
+                case .notShown, .presenting, .active:
+                    guard saveFailure == nil, let text = try? ConversationSnapshot(c, at: clock.now, flow: identity).jsonText() else { return }
+                    if case .failure(let f) = FileIO.writeAtomically(text, to: statePath) {
+                        saveFailure = f
+                        printError("rocket: error: cannot write '\(statePath)': \(f.reason)")
+                    }
+                case .closing(.completed), .dismissed(.completed):
+                    _ = FileIO.remove(statePath)
+                case .closing, .dismissed:
+                    break   // closed or interrupted: the last saved step stays, to resume from
+                }
+            }
+        }
         var log: EventLog?
         if let eventsPath = parsed.value("--events") {
             do {

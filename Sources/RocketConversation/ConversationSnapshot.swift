@@ -1,0 +1,139 @@
+public import RocketJSON
+import RocketCore
+
+/// A conversation saved so it can resume after a restart: the flow's identity (a content hash of
+/// its graph), the transcript, the answers, the current block, and pending timers as the time
+/// they had left. Secret answers are kept only as bullets unless the host opts in.
+///
+/// The JSON form is versioned (``version``); ``restore(graph:author:closeButton:options:at:flow:)``
+/// refuses a snapshot of another flow or of an unknown version.
+///
+/// ```swift
+/// let snapshot = ConversationSnapshot(conversation, at: clock.now)
+/// let text = try snapshot.jsonText()
+/// let again = try ConversationSnapshot(jsonText: Array(text.utf8))
+/// let resumed = try again.restore(graph: graph, author: author, closeButton: nil, options: options, at: clock.now)
+/// ```
+public struct ConversationSnapshot: Hashable, Sendable, Codable {
+    /// A timer that had `remaining` seconds to go when the snapshot was taken.
+    public struct PendingTimer: Hashable, Sendable, Codable {
+        /// Seconds left.
+        public var remaining: Double
+        /// Order among timers due at once.
+        public var sequence: Int
+        /// What it does.
+        public var action: ConversationState.TimerAction
+    }
+
+    /// Why a snapshot cannot be read or restored.
+    public enum Failure: Error, Hashable, Sendable, CustomStringConvertible {
+        /// Not a snapshot (bad JSON or shape), with a sentence naming the place.
+        case invalid(String)
+        /// Written by a newer version of this library.
+        case unsupportedVersion(Int)
+        /// It belongs to another flow (or another version of this one).
+        case otherFlow(expected: String, found: String)
+
+        /// A sentence a person can act on.
+        public var description: String {
+            switch self {
+            case .invalid(let why): return "not a conversation snapshot: \(why)"
+            case .unsupportedVersion(let v): return "the snapshot has format version \(v); this rocket reads version \(ConversationSnapshot.currentVersion)"
+            case .otherFlow: return "the snapshot belongs to a different flow (or an earlier version of this one)"
+            }
+        }
+    }
+
+    /// The format version this library writes and reads.
+    public static let currentVersion = 1
+
+    /// Always `"rocket-conversation"`.
+    public var format: String
+    /// The format version.
+    public var version: Int
+    /// The SHA-256 of the graph's canonical JSON (``RocketGraph/contentHash``).
+    public var flow: String
+    /// The state, with ``ConversationState/timers`` moved to ``timers``.
+    public var state: ConversationState
+    /// Pending timers, as time remaining.
+    public var timers: [PendingTimer]
+    /// True when secret answers were kept (the host opted in).
+    public var includesSecrets: Bool
+
+    /// Takes a snapshot of `conversation` at `now`. `flow` names the flow (default: the graph's
+    /// ``RocketGraph/contentHash``; a host whose graph depends on where it runs, such as image
+    /// paths resolved against a folder, passes the hash of the graph as written).
+    public init(_ conversation: Conversation, at now: Double, flow: String? = nil, includeSecrets: Bool = false) {
+        format = "rocket-conversation"
+        version = ConversationSnapshot.currentVersion
+        self.flow = flow ?? conversation.graph.contentHash
+        var state = conversation.state
+        timers = state.timers.map { PendingTimer(remaining: max(0, $0.deadline - now), sequence: $0.sequence, action: $0.action) }
+        state.timers = []
+        if !includeSecrets {
+            for (key, answer) in state.answers where answer.isSecret {
+                state.answers[key] = RocketAnswer(value: RocketTemplate.mask(answer.value), isSecret: true)
+            }
+        }
+        includesSecrets = includeSecrets
+        self.state = state
+    }
+
+    /// Reads the JSON form.
+    public init(jsonText bytes: [UInt8]) throws(Failure) {
+        do {
+            self = try JSONCoding.decode(ConversationSnapshot.self, fromText: bytes)
+        } catch {
+            throw .invalid(error.message)
+        }
+        guard format == "rocket-conversation" else { throw .invalid("\"format\" is \"\(format)\", not \"rocket-conversation\"") }
+        guard version == ConversationSnapshot.currentVersion else { throw .unsupportedVersion(version) }
+    }
+
+    /// The JSON form (one line).
+    public func jsonText() throws(JSONCoding.Failure) -> String {
+        try JSONCoding.encode(self).serialized(pretty: false) + "\n"
+    }
+
+    /// The conversation this snapshot describes, over `graph`, with its timers due relative to
+    /// `now`.
+    ///
+    /// - Throws: ``Failure/otherFlow(expected:found:)`` when `graph` is not the snapshot's flow;
+    ///   ``Failure/invalid(_:)`` when the state points outside the graph.
+    public func restore(graph: RocketGraph, author: RocketAuthor, closeButton: RocketCloseButton?, options: ConversationOptions,
+                        at now: Double, flow identity: String? = nil) throws(Failure) -> Conversation {
+        let hash = identity ?? graph.contentHash
+        guard hash == flow else { throw .otherFlow(expected: hash, found: flow) }
+        guard state.shown.allSatisfy(graph.contains), state.flags.count == state.shown.count else {
+            throw .invalid("the shown blocks do not fit the flow")
+        }
+        for item in state.transcript {
+            if case .block(let index, let node, _) = item, !(graph.contains(node) && state.shown.indices.contains(index)) {
+                throw .invalid("the transcript does not fit the flow")
+            }
+        }
+        if let waiting = state.awaitingDecision, !state.shown.indices.contains(waiting) { throw .invalid("the pending input does not fit") }
+        var restored = state
+        restored.timers = timers.map {
+            ConversationState.Timer(deadline: now + ($0.remaining.isFinite ? min(max(0, $0.remaining), 1e9) : 0),
+                                    sequence: $0.sequence, action: $0.action)
+        }
+        for t in restored.timers {
+            switch t.action {
+            case .autoAdvance(let i), .advance(let i, _):
+                guard restored.shown.indices.contains(i) else { throw .invalid("a timer does not fit the flow") }
+                if case .advance(_, let to?) = t.action, !graph.contains(to) { throw .invalid("a timer does not fit the flow") }
+            default: break
+            }
+        }
+        return Conversation(graph: graph, author: author, closeButton: closeButton, options: options, state: restored)
+    }
+}
+
+extension RocketGraph {
+    /// The SHA-256 of the graph's canonical JSON: the identity a snapshot checks on restore.
+    public var contentHash: String {
+        let text = (try? JSONCoding.encode(self).serialized(pretty: false)) ?? ""
+        return SHA256.hex(Array(text.utf8))
+    }
+}

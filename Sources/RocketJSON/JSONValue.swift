@@ -1,0 +1,95 @@
+/// A JSON value to write, with object keys in a fixed order (so output is stable and diffable).
+///
+/// ```swift
+/// let v = JSONValue.object([("a", .number(1)), ("b", .array([.bool(true), .null]))])
+/// v.serialized(pretty: false)   // {"a":1,"b":[true,null]}
+/// ```
+public indirect enum JSONValue: Hashable, Sendable {
+    case null
+    case bool(Bool)
+    case number(Double)
+    case string(String)
+    case array([JSONValue])
+    case object([(String, JSONValue)])
+
+    public static func == (a: JSONValue, b: JSONValue) -> Bool {
+        a.serialized(pretty: false) == b.serialized(pretty: false)
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(serialized(pretty: false))
+    }
+
+    /// The JSON text; `pretty` indents with two spaces and keeps short arrays and objects on one line.
+    public func serialized(pretty: Bool = true) -> String {
+        var out = ""
+        write(into: &out, pretty: pretty, indent: 0)
+        return out
+    }
+
+    /// Escapes a string for JSON, including every control character.
+    public static func quote(_ s: String) -> String {
+        var out = "\""
+        out.reserveCapacity(s.utf8.count + 2)
+        for scalar in s.unicodeScalars {
+            switch scalar {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\t": out += "\\t"
+            case _ where scalar.value < 0x20 || scalar.value == 0x7F || (0x80...0x9F).contains(scalar.value)
+                || scalar.value == 0x2028 || scalar.value == 0x2029:
+                let hex = String(scalar.value, radix: 16, uppercase: true)
+                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+            default: out.unicodeScalars.append(scalar)
+            }
+        }
+        return out + "\""
+    }
+
+    /// A number as JSON text: whole numbers without a fraction.
+    public static func format(_ v: Double) -> String {
+        if v == v.rounded(), abs(v) < 1e15 { return String(Int(v)) }
+        return String(v)
+    }
+
+    private var isScalar: Bool {
+        switch self {
+        case .array(let a): return a.isEmpty
+        case .object(let o): return o.isEmpty
+        default: return true
+        }
+    }
+
+    private func write(into out: inout String, pretty: Bool, indent: Int) {
+        switch self {
+        case .null: out += "null"
+        case .bool(let b): out += b ? "true" : "false"
+        case .number(let v): out += JSONValue.format(v)
+        case .string(let s): out += JSONValue.quote(s)
+        case .array(let items):
+            let inline = !pretty || items.allSatisfy(\.isScalar)
+            out += "["
+            for (i, item) in items.enumerated() {
+                if i > 0 { out += inline && pretty ? ", " : "," }
+                if !inline { out += "\n" + String(repeating: "  ", count: indent + 1) }
+                item.write(into: &out, pretty: pretty, indent: indent + 1)
+            }
+            if !inline && !items.isEmpty { out += "\n" + String(repeating: "  ", count: indent) }
+            out += "]"
+        case .object(let members):
+            let inline = !pretty || (members.allSatisfy(\.1.isScalar) && members.count <= 4)
+            out += "{"
+            for (i, (key, value)) in members.enumerated() {
+                if i > 0 { out += inline && pretty ? ", " : "," }
+                if !inline { out += "\n" + String(repeating: "  ", count: indent + 1) }
+                out += JSONValue.quote(key) + (pretty ? ": " : ":")
+                value.write(into: &out, pretty: pretty, indent: indent + 1)
+            }
+            if !inline && !members.isEmpty { out += "\n" + String(repeating: "  ", count: indent) }
+            out += "}"
+        }
+    }
+}
+

@@ -1,0 +1,112 @@
+import Foundation
+import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `rocket play --state FILE`: resumable conversations.
+@Suite("rocket play --state", .serialized)
+struct StateTests {
+    @Test("Plain mode: the snapshot is written as it goes, resumes with the transcript, and goes when the flow ends")
+    func resumePlain() throws {
+        let dir = scratchDirectory()
+        write(tinyFlow, to: dir + "/flow.json")
+        let state = dir + "/state.json"
+        let first = try runRocket(["play", dir + "/flow.json", "--plain", "--instant", "--state", state], stdin: "\n1\nAda\n")
+        #expect(first.status == 1)                       // end of input closes it…
+        #expect(FileManager.default.fileExists(atPath: state))   // …and the snapshot stays
+        let saved = try String(contentsOfFile: state, encoding: .utf8)
+        #expect(saved.contains("\"Ada\""))
+        let second = try runRocket(["play", dir + "/flow.json", "--plain", "--instant", "--state", state], stdin: "4711\n1\n\n")
+        #expect(second.status == 0, "\(second.stderr)")
+        #expect(second.stdout.contains("you: Ada"))       // the transcript so far
+        #expect(second.stdout.contains("Thanks, Ada!"))   // earlier answers still fill placeholders
+        #expect(!FileManager.default.fileExists(atPath: state))
+    }
+
+    @Test("A snapshot of another flow is exit 65 unless --restart; a bad path is exit 74 before anything is drawn")
+    func refusals() throws {
+        let dir = scratchDirectory()
+        write(tinyFlow, to: dir + "/flow.json")
+        write(tinyFlow.replacingOccurrences(of: "Hello", with: "Howdy"), to: dir + "/other.json")
+        let state = dir + "/state.json"
+        _ = try runRocket(["play", dir + "/flow.json", "--plain", "--instant", "--state", state], stdin: "\n")
+        let other = try runRocket(["play", dir + "/other.json", "--plain", "--instant", "--state", state], stdin: "\n")
+        #expect(other.status == 65 && other.stderr.contains("different flow") && other.stdout.isEmpty)
+        let restarted = try runRocket(["play", dir + "/other.json", "--plain", "--instant", "--state", state, "--restart"], stdin: "\n")
+        #expect(restarted.status == 1 && restarted.stdout.contains("Howdy"))
+        write("{ not json", to: state)
+        #expect(try runRocket(["play", dir + "/flow.json", "--plain", "--state", state], stdin: "").status == 65)
+        let bad = try runRocket(["play", dir + "/flow.json", "--plain", "--state", dir + "/missing/dir/s.json"], stdin: "\n")
+        #expect(bad.status == 74 && bad.stdout.isEmpty)
+    }
+
+    @Test("kill -9 at any moment between snapshot writes leaves a snapshot that loads")
+    func killNine() throws {
+        let dir = scratchDirectory()
+        // A long chain of buttons: every line of input is one step, and one snapshot write.
+        var blocks: [String] = []
+        for i in 0..<400 {
+            blocks.append(#"{"id": "b\#(i)", "type": "button", "title": "Step \#(i)", "next": \#(i + 1 < 400 ? "\"b\(i + 1)\"" : "null")}"#)
+        }
+        write(#"{"version": 1, "blocks": ["# + blocks.joined(separator: ",") + "]}", to: dir + "/long.json")
+        let state = dir + "/state.json"
+        signal(SIGPIPE, SIG_IGN)   // a child that is already gone must not take the test runner with it
+        var rng = SystemRandomNumberGenerator()
+        for round in 0..<12 {
+            let p = Process()
+            p.executableURL = URL(fileURLWithPath: rocketPath)
+            p.arguments = ["play", dir + "/long.json", "--plain", "--instant", "--state", state]
+            let input = Pipe(), output = Pipe()
+            p.standardInput = input
+            p.standardOutput = output
+            p.standardError = FileHandle.nullDevice
+            try p.run()
+            // Feed steps; kill right after the program has shown a random number of new steps.
+            let target = Int.random(in: 1...25, using: &rng)
+            var seen = 0
+            var text = ""
+            while seen < target {
+                input.fileHandleForWriting.write(Data("1\n".utf8))
+                let chunk = output.fileHandleForReading.availableData
+                if chunk.isEmpty { break }
+                text += String(decoding: chunk, as: UTF8.self)
+                seen = text.components(separatedBy: "Step ").count - 1
+            }
+            kill(p.processIdentifier, SIGKILL)
+            p.waitUntilExit()
+            try? input.fileHandleForWriting.close()
+            let bytes = try Data(contentsOf: URL(fileURLWithPath: state))
+            let resumed = try runRocket(["play", dir + "/long.json", "--plain", "--instant", "--state", state], stdin: "")
+            #expect(resumed.status == 1, "round \(round): \(resumed.stderr) \(String(decoding: bytes.prefix(200), as: UTF8.self))")
+            let leftovers = try FileManager.default.contentsOfDirectory(atPath: dir).filter { $0.contains(".tmp-") }
+            for l in leftovers { try? FileManager.default.removeItem(atPath: dir + "/" + l) }
+        }
+    }
+
+    @Test("In a terminal: Ctrl-C keeps the snapshot; the next run continues at the right block with the earlier answers")
+    func resumePTY() throws {
+        let dir = scratchDirectory()
+        write(tinyFlow, to: dir + "/flow.json")
+        let state = dir + "/state.json"
+        let run = try PTYRun(["play", dir + "/flow.json", "--instant", "--state", state])
+        #expect(run.waitFor("Sure"))
+        run.send("\r")
+        #expect(run.waitFor("Name?"))
+        run.send("Grace\r")
+        #expect(run.waitFor("PIN?"))
+        run.send([0x03])
+        #expect(run.waitForExit() == 130)
+        #expect(run.terminalRestored)
+        let again = try PTYRun(["play", dir + "/flow.json", "--instant", "--state", state])
+        #expect(again.waitFor("PIN?"))
+        #expect(again.screen.allLines.contains { $0.contains("Grace") })
+        again.send("1234\r")
+        #expect(again.waitFor("Enable"))
+        again.send("\r")
+        #expect(again.waitFor("Thanks, Grace!"))
+        again.send("\r")
+        #expect(again.waitForExit() == 0)
+        #expect(!FileManager.default.fileExists(atPath: state))
+    }
+}
