@@ -13,6 +13,7 @@ let package = Package(
         .library(name: "RocketFlow", targets: ["RocketFlow"]),
         .library(name: "RocketTerminal", targets: ["RocketTerminal"]),
         .library(name: "RocketScenarios", targets: ["RocketScenarios"]),
+        .library(name: "RocketScenariosDefaults", targets: ["RocketScenariosDefaults"]),
         .library(name: "RocketBanners", targets: ["RocketBanners"]),
         .library(name: "RocketReactor", targets: ["RocketReactor"]),
         .executable(name: "rocket", targets: ["rocket"]),
@@ -40,12 +41,14 @@ let package = Package(
         .target(name: "RocketReactor", dependencies: ["RocketCore"]),
         // SQLite through the system's libsqlite3 (Debian: libsqlite3-dev).
         .systemLibrary(name: "CSQLite", path: "Sources/CSQLite"),
-        // WaitForIt's scenarios: rules, decisions with explanations, in-memory, UserDefaults and SQLite stores.
-        .target(name: "RocketScenarios", dependencies: ["RocketCore", "CSQLite"]),
+        // WaitForIt's scenarios: rules, decisions with explanations, in-memory and SQLite stores.
+        .target(name: "RocketScenarios", dependencies: ["RocketCore", "RocketJSON", "CSQLite"]),
+        // The UserDefaults store (WaitForIt's keys) and WaitForIt's Date forms: the only Foundation part of scenarios.
+        .target(name: "RocketScenariosDefaults", dependencies: ["RocketScenarios"]),
         // The command-line tool.
         .executableTarget(name: "rocket", dependencies: ["RocketJSON", "RocketTerminal", "RocketFlow", "RocketConversation", "RocketBanners", "RocketReactor", "RocketCore", "RocketScenarios"]),
         // Benchmarks: run with `swift run -c release RocketBench`. Never part of `swift test`.
-        .executableTarget(name: "RocketBench", dependencies: ["RocketJSON", "RocketFlow", "RocketAlert", "RocketScenarios", "RocketCore"]),
+        .executableTarget(name: "RocketBench", dependencies: ["RocketJSON", "RocketFlow", "RocketAlert", "RocketScenarios", "RocketScenariosDefaults", "RocketCore"]),
         .testTarget(name: "RocketAlertTests", dependencies: ["RocketJSON", "RocketAlert", "RocketConversation", "RocketFlow", "RocketCore"]),
         .testTarget(name: "RocketFlowTests", dependencies: ["RocketJSON", "RocketFlow", "RocketAlert", "RocketConversation", "RocketScenarios", "RocketBanners", "RocketCore"]),
         // Test support: a small virtual terminal; pseudo-terminals for end-to-end runs; a JPEG encoder for fixtures.
@@ -53,7 +56,7 @@ let package = Package(
         .target(name: "CTestSupport", path: "Tests/CTestSupport", linkerSettings: [.linkedLibrary("jpeg")]),
         .testTarget(name: "RocketTerminalTests", dependencies: ["RocketTerminal", "RocketConversation", "RocketBanners", "RocketReactor", "RocketCore", "RocketTestSupport", "CTestSupport"]),
         .executableTarget(name: "ScenarioStress", dependencies: ["RocketScenarios"], path: "Tests/ScenarioStress"),
-        .testTarget(name: "RocketScenariosTests", dependencies: ["RocketScenarios", "ScenarioStress"]),
+        .testTarget(name: "RocketScenariosTests", dependencies: ["RocketScenarios", "RocketScenariosDefaults", "RocketJSON", "ScenarioStress"]),
         .testTarget(name: "RocketBannersTests", dependencies: ["RocketBanners", "RocketCore"]),
         .testTarget(name: "RocketReactorTests", dependencies: ["RocketReactor", "RocketCore"]),
         .testTarget(name: "RocketCLITests", dependencies: ["rocket", "RocketTestSupport", "CTestSupport", "RocketFlow", "RocketScenarios"]),

@@ -8,6 +8,7 @@ import RocketAlert
 import RocketCore
 import RocketFlow
 import RocketScenarios
+import RocketScenariosDefaults
 
 /// A flow of `n` blocks cycling through every block type, all reachable, ending with a nil next.
 func generateFlow(blocks n: Int) -> String {

@@ -116,9 +116,35 @@ public struct ScenarioStats: Hashable, Sendable, Codable {
         self.recentEvents = recentEvents
     }
 
+    /// Reads statistics; `recentEvents` may be missing (exports of older versions).
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        eventsCount = try c.decode(Int.self, forKey: .eventsCount)
+        executionsCount = try c.decode(Int.self, forKey: .executionsCount)
+        firstEventDate = try c.decodeIfPresent(Double.self, forKey: .firstEventDate)
+        lastEventDate = try c.decodeIfPresent(Double.self, forKey: .lastEventDate)
+        lastExecutionDate = try c.decodeIfPresent(Double.self, forKey: .lastExecutionDate)
+        recentEvents = try c.decodeIfPresent([Double].self, forKey: .recentEvents) ?? []
+    }
+
+    /// The first value out of range, described for a person, or nil when every count is from 0 to
+    /// 10¹⁵ and every time is within ``WallTime/validRange``.
+    public var outOfRange: String? {
+        for (name, n) in [("eventsCount", eventsCount), ("executionsCount", executionsCount)] where !(0...1_000_000_000_000_000).contains(n) {
+            return "\"\(name)\" is \(n); counts go from 0 to 10^15"
+        }
+        for (name, t) in [("firstEventDate", firstEventDate), ("lastEventDate", lastEventDate), ("lastExecutionDate", lastExecutionDate)] {
+            if let t, !WallTime.validRange.contains(t) { return "\"\(name)\" is \(t); times go from year 1 to 9999" }
+        }
+        if let t = recentEvents.first(where: { !WallTime.validRange.contains($0) }) { return "\"recentEvents\" holds \(t); times go from year 1 to 9999" }
+        if recentEvents.count > ScenarioStats.recentLimit { return "\"recentEvents\" holds more than \(ScenarioStats.recentLimit) times" }
+        return nil
+    }
+
     /// The original's `triggerEvent`: count + 1; the first date set once; the last date = now.
+    /// Counts stop at `Int.max` (a store written by something else may hold anything).
     public mutating func recordEvent(at now: Double) {
-        eventsCount += 1
+        eventsCount = eventsCount == Int.max ? Int.max : eventsCount + 1
         if firstEventDate == nil { firstEventDate = now }
         lastEventDate = now
         recentEvents.append(now)
@@ -127,7 +153,7 @@ public struct ScenarioStats: Hashable, Sendable, Codable {
 
     /// A successful try: executions + 1, the last execution = now.
     public mutating func recordExecution(at now: Double) {
-        executionsCount += 1
+        executionsCount = executionsCount == Int.max ? Int.max : executionsCount + 1
         lastExecutionDate = now
     }
 }

@@ -1,4 +1,4 @@
-import Foundation
+import RocketJSON
 import Synchronization
 
 /// Why a store could not do what was asked. Nothing is lost when one is thrown: the operation
@@ -30,8 +30,8 @@ public struct ScenarioStoreError: Error, Hashable, Sendable, CustomStringConvert
 /// Everything a store holds, as plain data: for export, import and tests.
 ///
 /// ```swift
-/// let json = try store.snapshot().jsonData()
-/// try otherStore.restore(try ScenarioSnapshot(jsonData: json))
+/// let json = try store.snapshot().jsonText
+/// try otherStore.restore(try ScenarioSnapshot(json: Array(json.utf8)))
 /// ```
 public struct ScenarioSnapshot: Hashable, Sendable, Codable {
     /// Per-scenario statistics, by name.
@@ -59,23 +59,6 @@ public struct ScenarioSnapshot: Hashable, Sendable, Codable {
         self.scenarios = scenarios
         self.executions = executions
         self.version = 1
-    }
-
-    /// Pretty, key-sorted JSON.
-    public func jsonData() throws -> Data {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-        return try encoder.encode(self)
-    }
-
-    /// Reads JSON written by ``jsonData()``.
-    public init(jsonData: Data) throws(ScenarioStoreError) {
-        do {
-            self = try JSONDecoder().decode(ScenarioSnapshot.self, from: jsonData)
-        } catch {
-            throw ScenarioStoreError(.invalidData, "not a scenario export: \(error)")
-        }
-        guard version == 1 else { throw ScenarioStoreError(.invalidData, "unsupported export version \(version)") }
     }
 
     /// How many executions are kept for budgets.
@@ -158,13 +141,29 @@ public final class InMemoryScenarioStore: ScenarioStore {
 }
 
 extension ScenarioSnapshot {
-    /// Pretty JSON text (the export format).
+    /// Pretty JSON text (the export format): scenarios by name in sorted order.
     public var jsonText: String {
-        (try? jsonData()).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
+        ((try? JSONCoding.encode(self))?.serialized(pretty: true) ?? "{}") + "\n"
     }
 
-    /// Reads an export from bytes.
+    /// Reads an export. Every count and time is range-checked; a problem is a sentence a person
+    /// can act on, naming the place.
     public init(json bytes: [UInt8]) throws(ScenarioStoreError) {
-        try self.init(jsonData: Data(bytes))
+        do {
+            self = try JSONCoding.decode(ScenarioSnapshot.self, fromText: bytes)
+        } catch {
+            throw ScenarioStoreError(.invalidData, "not a scenario export: \(error.message)")
+        }
+        guard version == 1 else { throw ScenarioStoreError(.invalidData, "unsupported export version \(version); this rocket reads version 1") }
+        for (name, stats) in scenarios.sorted(by: { $0.key < $1.key }) {
+            if name.isEmpty { throw ScenarioStoreError(.invalidData, "a scenario has an empty name") }
+            if let problem = stats.outOfRange { throw ScenarioStoreError(.invalidData, "scenarios.\(name): \(problem)") }
+        }
+        if let bad = executions.firstIndex(where: { !WallTime.validRange.contains($0.at) }) {
+            throw ScenarioStoreError(.invalidData, "executions[\(bad)].at is \(executions[bad].at); times go from year 1 to 9999")
+        }
+        if executions.count > ScenarioSnapshot.executionLimit {
+            throw ScenarioStoreError(.invalidData, "more than \(ScenarioSnapshot.executionLimit) executions")
+        }
     }
 }

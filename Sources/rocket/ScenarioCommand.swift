@@ -114,7 +114,7 @@ enum ScenarioCommand {
             }
         } catch {
             printError("rocket: error: \(error.message)")
-            return Exit.ioError
+            return error.kind == .invalidData ? Exit.dataError : Exit.ioError
         }
     }
 

@@ -148,6 +148,30 @@ struct NumberBoundaryCLITests {
         #expect(tried.status == 1 && tried.stderr.contains("moved backwards"), "\(tried.stderr)")
     }
 
+    @Test("scenario import refuses bad and out-of-range exports with exit 65 and a sentence, never a type dump")
+    func importChecks() throws {
+        let dir = scratchDirectory()
+        let env = ["ROCKET_STORE": dir + "/s.sqlite"]
+        let cases: [(String, String)] = [
+            ("{}", "scenarios"),
+            (#"{"version": 1, "scenarios": {"x": {"eventsCount": 1, "executionsCount": 0, "firstEventDate": 1e23}}, "executions": []}"#, "firstEventDate"),
+            (#"{"version": 1, "scenarios": {"x": {"eventsCount": -4, "executionsCount": 0}}, "executions": []}"#, "eventsCount"),
+            (#"{"version": 1, "scenarios": {}, "executions": [{"scenario": "x", "at": "soon"}]}"#, "executions[0].at"),
+            (#"{"version": 2, "scenarios": {}, "executions": []}"#, "version 2"),
+        ]
+        for (text, place) in cases {
+            write(text, to: dir + "/bad.json")
+            let r = try runRocket(["scenario", "import", dir + "/bad.json"], environment: env)
+            #expect(r.status == 65, "\(text)")
+            #expect(r.stderr.contains(place) && !r.stderr.contains("DecodingError") && !r.stderr.contains("CodingKeys"), "\(r.stderr)")
+        }
+        // An export of older versions without "recentEvents" still imports.
+        write(#"{"version": 1, "scenarios": {"x": {"eventsCount": 2, "executionsCount": 1, "firstEventDate": 5}}, "executions": []}"#,
+              to: dir + "/old.json")
+        #expect(try runRocket(["scenario", "import", dir + "/old.json"], environment: env).status == 0)
+        #expect(try runRocket(["scenario", "status", "x"], environment: env).stdout.contains("events 2"))
+    }
+
     @Test("Flow files: out-of-range durations and numbers are lint errors (65), and play never starts")
     func flowNumbers() throws {
         let dir = scratchDirectory()

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import RocketScenarios
+import RocketScenariosDefaults
 
 /// Findings of "Engines that survive real use" for scenarios.
 @Suite("Scenarios: app code outside locks, stable names, numbers at the boundary")

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import RocketScenarios
+import RocketScenariosDefaults
 
 /// A UserDefaults store over a fresh suite that deletes its plist when the test lets go of it.
 final class DisposableDefaultsStore: ScenarioStore, @unchecked Sendable {

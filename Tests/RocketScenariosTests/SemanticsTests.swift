@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import RocketScenarios
+import RocketScenariosDefaults
 
 @Suite("Scenario semantics, property by property")
 struct SemanticsTests {

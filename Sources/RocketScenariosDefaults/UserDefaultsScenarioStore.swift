@@ -1,4 +1,5 @@
-import Foundation
+public import Foundation
+public import RocketScenarios
 
 /// Statistics in `UserDefaults` under WaitForIt's own keys
 /// (`net.pabloweb.WaitForIt.<Name>.eventsCount`, `.executionsCount`, `.firstEventDate`,
