@@ -1,4 +1,3 @@
-import Dispatch
 public import RocketReactor
 #if canImport(Glibc)
 import Glibc
@@ -58,9 +57,7 @@ public final class AlertSession<A: AlertActionType> {
     /// Waits for input, a signal or the timeout off the main actor, so the reactor's updates run meanwhile.
     private func wait(timeout: Double?, wantInput: Bool = true) async -> Terminal.Wake {
         let terminal = self.terminal
-        return await withCheckedContinuation { continuation in
-            DispatchQueue.global().async { continuation.resume(returning: terminal.wait(timeout: timeout, wantInput: wantInput)) }
-        }
+        return await OffThread.run { terminal.wait(timeout: timeout, wantInput: wantInput) }
     }
 
     private var items: [AlertView.Item] { controller.buttons.map { ($0.title, $0.style, $0.isEnabled) } }
@@ -171,5 +168,34 @@ public final class AlertSession<A: AlertActionType> {
             }
         }
         return outcome!
+    }
+}
+
+/// Runs blocking work (a `poll` on the terminal) on a thread of its own, so it never holds a
+/// thread of Swift's cooperative pool.
+enum OffThread {
+    private final class Job: Sendable {
+        let body: @Sendable () -> Void
+        init(_ body: @escaping @Sendable () -> Void) { self.body = body }
+    }
+
+    /// The value of `body`, computed on a new detached thread.
+    static func run<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
+        await withCheckedContinuation { (continuation: CheckedContinuation<T, Never>) in
+            let job = Job { continuation.resume(returning: body()) }
+            let retained = Unmanaged.passRetained(job)
+            var thread = pthread_t()
+            let rc = pthread_create(&thread, nil, { raw in
+                guard let raw else { return nil }
+                Unmanaged<Job>.fromOpaque(raw).takeRetainedValue().body()
+                return nil
+            }, retained.toOpaque())
+            if rc == 0 {
+                pthread_detach(thread)
+            } else {
+                retained.release()
+                continuation.resume(returning: body())
+            }
+        }
     }
 }

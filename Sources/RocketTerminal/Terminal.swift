@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import Synchronization
 
 /// The process-wide terminal state that signal handlers need: the saved settings, the bytes
 /// that restore the screen, and the pipe that turns signals into input for the event loop.
@@ -45,13 +46,18 @@ private func crashHandler(_ signo: Int32) {
 /// if terminal.isInteractive { try terminal.enterRawMode() }
 /// defer { terminal.restore() }
 /// ```
-public final class Terminal: @unchecked Sendable {
+public final class Terminal: Sendable {
     /// The input descriptor (stdin).
     public let inputFD: Int32
     /// The output descriptor (stdout).
     public let outputFD: Int32
-    private var signalReadFD: Int32 = -1
-    private var rawMode = false
+    private struct State {
+        var signalReadFD: Int32 = -1
+        var rawMode = false
+    }
+    /// Mutable state behind a lock: a session may wait for input on another thread.
+    private let state = Mutex(State())
+    private var signalReadFD: Int32 { state.withLock { $0.signalReadFD } }
 
     /// Wraps stdin and stdout.
     public init(inputFD: Int32 = 0, outputFD: Int32 = 1) {
@@ -74,12 +80,16 @@ public final class Terminal: @unchecked Sendable {
     /// Installs the signal self-pipe for SIGINT, SIGTERM, SIGHUP and SIGWINCH, and crash
     /// handlers that restore the terminal.
     public func installSignalHandlers() {
-        guard signalReadFD < 0 else { return }
-        var fds: [Int32] = [0, 0]
-        guard pipe(&fds) == 0 else { return }
-        _ = fcntl(fds[0], F_SETFL, fcntl(fds[0], F_GETFL) | O_NONBLOCK)
-        _ = fcntl(fds[1], F_SETFL, fcntl(fds[1], F_GETFL) | O_NONBLOCK)
-        signalReadFD = fds[0]
+        let fds: [Int32]? = state.withLock { s in
+            guard s.signalReadFD < 0 else { return nil }
+            var fds: [Int32] = [0, 0]
+            guard pipe(&fds) == 0 else { return nil }
+            _ = fcntl(fds[0], F_SETFL, fcntl(fds[0], F_GETFL) | O_NONBLOCK)
+            _ = fcntl(fds[1], F_SETFL, fcntl(fds[1], F_GETFL) | O_NONBLOCK)
+            s.signalReadFD = fds[0]
+            return fds
+        }
+        guard let fds else { return }
         TerminalGlobals.signalWriteFD = fds[1]
         if TerminalGlobals.restorePointer == nil {
             let p = UnsafeMutablePointer<UInt8>.allocate(capacity: TerminalGlobals.restoreBytes.count)
@@ -104,7 +114,7 @@ public final class Terminal: @unchecked Sendable {
     /// Puts the input terminal in raw mode (no echo, no line buffering, Ctrl-C as a byte) and
     /// enables bracketed paste and SGR mouse reports.
     public func enterRawMode(mouse: Bool = true) throws(TerminalError) {
-        guard !rawMode else { return }
+        guard !state.withLock({ $0.rawMode }) else { return }
         var saved = termios()
         guard tcgetattr(inputFD, &saved) == 0 else { throw TerminalError(operation: "tcgetattr", code: errno) }
         TerminalGlobals.savedTermios = saved
@@ -117,15 +127,18 @@ public final class Terminal: @unchecked Sendable {
             cc[Int(VTIME)] = 0
         }
         guard tcsetattr(inputFD, TCSAFLUSH, &raw) == 0 else { throw TerminalError(operation: "tcsetattr", code: errno) }
-        rawMode = true
+        state.withLock { $0.rawMode = true }
         TerminalGlobals.rawModeActive = 1
         write("\u{1B}[?2004h" + (mouse ? "\u{1B}[?1000h\u{1B}[?1006h" : ""))
     }
 
     /// Restores the saved settings and screen modes; safe to call more than once.
     public func restore() {
-        guard rawMode else { return }
-        rawMode = false
+        let wasRaw = state.withLock { s in
+            defer { s.rawMode = false }
+            return s.rawMode
+        }
+        guard wasRaw else { return }
         write(Array("\u{1B}[0m\u{1B}[?25h\u{1B}[?2004l\u{1B}[?1000l\u{1B}[?1006l".utf8))
         _ = tcsetattr(inputFD, TCSAFLUSH, &TerminalGlobals.savedTermios)
         TerminalGlobals.rawModeActive = 0
@@ -163,6 +176,7 @@ public final class Terminal: @unchecked Sendable {
     /// Waits for input (when `wantInput`), a signal, or the timeout (seconds; nil = forever).
     public func wait(timeout: Double?, wantInput: Bool = true) -> Wake {
         var fds: [pollfd] = []
+        let signalReadFD = self.signalReadFD
         if signalReadFD >= 0 { fds.append(pollfd(fd: signalReadFD, events: Int16(POLLIN), revents: 0)) }
         if wantInput { fds.append(pollfd(fd: inputFD, events: Int16(POLLIN), revents: 0)) }
         let ms: Int32 = timeout.map { Int32(max(0, min(Double(Int32.max), ($0 * 1000).rounded(.up)))) } ?? -1

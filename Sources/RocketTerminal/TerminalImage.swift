@@ -1,3 +1,4 @@
+import Synchronization
 import CImageCodecs
 public import RocketConversation
 public import RocketCore
@@ -10,14 +11,14 @@ public import RocketCore
 ///     let rows = image.cells(columns: 16, rows: 8, style: .round)
 /// }
 /// ```
-public final class TerminalImage: @unchecked Sendable {
+public final class TerminalImage: Sendable {
     /// Pixel columns.
     public let width: Int
     /// Pixel rows.
     public let height: Int
     /// RGBA bytes, row by row.
     public let pixels: [UInt8]
-    private var scaled: [Int: [UInt8]] = [:]  // memo of resampled pixels by (columns << 16 | rows); one session uses it
+    private let scaled = Mutex<[Int: [UInt8]]>([:])  // memo of resampled pixels by (columns << 16 | rows)
 
     /// The most pixels an image may have (a bound on memory: 4096 × 4096).
     public static let maxPixels = 4096 * 4096
@@ -74,7 +75,7 @@ public final class TerminalImage: @unchecked Sendable {
     /// Box-filtered RGBA pixels at `columns` × `rows * 2`.
     func resampled(columns: Int, pixelRows: Int) -> [UInt8] {
         let key = columns << 16 | pixelRows
-        if let done = scaled[key] { return done }
+        if let done = scaled.withLock({ $0[key] }) { return done }
         var out = [UInt8](repeating: 0, count: columns * pixelRows * 4)
         for y in 0..<pixelRows {
             let y0 = y * height / pixelRows, y1 = max(y0 + 1, (y + 1) * height / pixelRows)
@@ -99,7 +100,7 @@ public final class TerminalImage: @unchecked Sendable {
                 for c in 0..<4 { out[o + c] = UInt8(sum[c] / max(1, n)) }
             }
         }
-        scaled[key] = out
+        scaled.withLock { $0[key] = out }
         return out
     }
 
