@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 public import RocketCore
 
 /// The base protocol of every block: an optional user tag and the kind that decides how it is

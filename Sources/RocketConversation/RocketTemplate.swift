@@ -1,3 +1,4 @@
+import RocketCore
 /// `{{name}}` placeholders in block texts, filled from the answers given so far.
 ///
 /// A name is letters, digits, `_`, `-` and `.`; white space inside the braces is ignored.

@@ -1,3 +1,4 @@
+import RocketScenarios
 public import RocketJSON
 import RocketConversation
 import RocketCore

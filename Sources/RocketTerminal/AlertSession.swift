@@ -1,3 +1,4 @@
+import RocketCore
 public import RocketReactor
 #if canImport(Glibc)
 import Glibc

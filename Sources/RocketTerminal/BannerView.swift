@@ -1,5 +1,6 @@
+import RocketConversation
 public import RocketBanners
-import RocketCore
+public import RocketCore
 
 /// Draws a banner as rows of cells across the terminal: its background colour, the icon, the
 /// bold title over up to two subtitle lines, buttons on the right on a darker shade (the

@@ -1,3 +1,4 @@
+import RocketJSON
 import Foundation
 import Testing
 import RocketAlert

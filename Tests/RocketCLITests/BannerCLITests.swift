@@ -1,3 +1,4 @@
+import RocketTestSupport
 import Foundation
 import Testing
 

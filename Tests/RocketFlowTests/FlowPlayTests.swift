@@ -1,3 +1,4 @@
+import RocketJSON
 import Testing
 @testable import RocketFlow
 import RocketAlert
