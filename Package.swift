@@ -48,7 +48,7 @@ let package = Package(
         // The command-line tool.
         .executableTarget(name: "rocket", dependencies: ["RocketJSON", "RocketTerminal", "RocketFlow", "RocketConversation", "RocketBanners", "RocketReactor", "RocketCore", "RocketScenarios"]),
         // Benchmarks: run with `swift run -c release RocketBench`. Never part of `swift test`.
-        .executableTarget(name: "RocketBench", dependencies: ["RocketJSON", "RocketFlow", "RocketAlert", "RocketScenarios", "RocketScenariosDefaults", "RocketCore"]),
+        .executableTarget(name: "RocketBench", dependencies: ["RocketJSON", "RocketFlow", "RocketAlert", "RocketConversation", "RocketTerminal", "RocketScenarios", "RocketScenariosDefaults", "RocketCore"]),
         .testTarget(name: "RocketAlertTests", dependencies: ["RocketJSON", "RocketAlert", "RocketConversation", "RocketFlow", "RocketCore"]),
         .testTarget(name: "RocketFlowTests", dependencies: ["RocketJSON", "RocketFlow", "RocketAlert", "RocketConversation", "RocketScenarios", "RocketBanners", "RocketCore"]),
         // Test support: a small virtual terminal; pseudo-terminals for end-to-end runs; a JPEG encoder for fixtures.

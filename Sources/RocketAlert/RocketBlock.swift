@@ -34,7 +34,7 @@ extension RocketBlock {
 /// ```
 public protocol TappableRocketBlock: RocketBlock {
     /// The block shown after a tap or the delay; nil dismisses the conversation.
-    var next: RocketBlock? { get set }
+    var next: (any RocketBlock)? { get set }
     /// When above 0, tapping is disabled and the next block comes by itself after that many seconds.
     var showNextAfter: TimeInterval? { get set }
 }
@@ -75,7 +75,7 @@ public class TextRocketBlock: TappableRocketBlock {
     /// The text; `{{id}}` placeholders are replaced by earlier answers when shown.
     public var text: String
     /// The block shown after a tap or the delay; nil dismisses.
-    public var next: RocketBlock?
+    public var next: (any RocketBlock)?
     /// Seconds before the next block comes by itself; nil or ≤ 0 means "wait for a tap".
     public var showNextAfter: TimeInterval?
     /// The user tag.
@@ -91,7 +91,7 @@ public class TextRocketBlock: TappableRocketBlock {
     /// ```swift
     /// TextRocketBlock(text: "Hi", next: TextRocketBlock(text: "Bye"), showNextAfter: 1)
     /// ```
-    public init(text: String, next: RocketBlock, showNextAfter: TimeInterval? = nil) {
+    public init(text: String, next: any RocketBlock, showNextAfter: TimeInterval? = nil) {
         self.text = text
         self.next = next
         self.showNextAfter = showNextAfter
@@ -114,7 +114,7 @@ public class TextRocketBlock: TappableRocketBlock {
     /// ```swift
     /// TextRocketBlock(text: "🚀", id: "rocket", font: .emoji)
     /// ```
-    public init(text: String, next: RocketBlock? = nil, showNextAfter: TimeInterval? = nil,
+    public init(text: String, next: (any RocketBlock)? = nil, showNextAfter: TimeInterval? = nil,
                 id: String? = nil, font: RocketFont = .text) {
         self.text = text
         self.next = next
@@ -128,7 +128,7 @@ public class TextRocketBlock: TappableRocketBlock {
     /// ```swift
     /// first.add(next: second)
     /// ```
-    public func add(next: RocketBlock) {
+    public func add(next: any RocketBlock) {
         self.next = next
     }
 
@@ -174,7 +174,7 @@ public class ImageRocketBlock: TextRocketBlock {
     /// ```swift
     /// ImageRocketBlock(image: .file("a.png"), text: nil, next: nil, showNextAfter: 2, id: "pic")
     /// ```
-    public init(image: RocketImage, text: String?, next: RocketBlock?, showNextAfter: TimeInterval? = nil,
+    public init(image: RocketImage, text: String?, next: (any RocketBlock)?, showNextAfter: TimeInterval? = nil,
                 id: String? = nil) {
         self.image = image
         super.init(text: text ?? "", next: next, showNextAfter: showNextAfter, id: id, font: .text)
@@ -201,21 +201,21 @@ public class ImageRocketBlock: TextRocketBlock {
 /// ```
 public struct TapRocketHandler {
     /// The block shown after the press; nil dismisses.
-    public var next: RocketBlock?
+    public var next: (any RocketBlock)?
     /// Code run synchronously when the button is pressed.
     public var action: (() -> Void)?
     /// A named action reported and dispatched on press.
     public var actionName: String?
 
     /// The seed initializer.
-    public init(next: RocketBlock?, action: (() -> Void)? = nil) {
+    public init(next: (any RocketBlock)?, action: (() -> Void)? = nil) {
         self.next = next
         self.action = action
         self.actionName = nil
     }
 
     /// A handler with a named action (and optionally code as well).
-    public init(next: RocketBlock?, actionName: String?, action: (() -> Void)? = nil) {
+    public init(next: (any RocketBlock)?, actionName: String?, action: (() -> Void)? = nil) {
         self.next = next
         self.action = action
         self.actionName = actionName
@@ -231,10 +231,10 @@ public struct TapRocketHandler {
 /// ```
 public struct InputRocketHandler<T> {
     /// The chooser.
-    public var action: ((T) -> RocketBlock?)?
+    public var action: ((T) -> (any RocketBlock)?)?
 
     /// The seed initializer.
-    public init(action: ((T) -> RocketBlock?)?) {
+    public init(action: ((T) -> (any RocketBlock)?)?) {
         self.action = action
     }
 }
@@ -332,10 +332,10 @@ public struct RocketInputBranch {
     /// The condition.
     public var condition: RocketInputCondition
     /// The block shown when it holds; nil dismisses.
-    public var next: RocketBlock?
+    public var next: (any RocketBlock)?
 
     /// Creates a branch.
-    public init(when condition: RocketInputCondition, next: RocketBlock?) {
+    public init(when condition: RocketInputCondition, next: (any RocketBlock)?) {
         self.condition = condition
         self.next = next
     }
@@ -379,7 +379,7 @@ public class TextInputRocketBlock: InputRocketBlock {
     /// Declarative branches, tried in order when there is no handler.
     public var branches: [RocketInputBranch] = []
     /// The block shown when no handler or branch decides; nil dismisses.
-    public var next: RocketBlock?
+    public var next: (any RocketBlock)?
     /// A hint shown in the empty field.
     public var placeholder: String?
 
@@ -408,7 +408,7 @@ public class TextInputRocketBlock: InputRocketBlock {
 
     /// Picks the next block for accepted text: the handler, else the first matching branch,
     /// else ``next``.
-    public func resolveNext(for text: String) -> RocketBlock? {
+    public func resolveNext(for text: String) -> (any RocketBlock)? {
         if let handler { return handler.action?(text) }
         if let branch = branches.first(where: { $0.condition.matches(text) }) { return branch.next }
         return next

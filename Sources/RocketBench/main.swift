@@ -6,6 +6,8 @@ import RocketJSON
 import Foundation
 import RocketAlert
 import RocketCore
+import RocketConversation
+import RocketTerminal
 import RocketFlow
 import RocketScenarios
 import RocketScenariosDefaults
@@ -102,8 +104,22 @@ func benchFlows() {
     print("\nTarget: 100k costs at most 12× 10k (linear would be 10×).\n")
 }
 
-/// trigger + try pairs per second for each store, measured in alternating rounds.
-func benchScenarios() {
+/// Runs the real WaitForIt 2.0.0 benchmark binary once; its operations per second.
+func runWaitForIt(_ path: String) -> Double? {
+    let p = Process()
+    p.executableURL = URL(fileURLWithPath: path)
+    let out = Pipe()
+    p.standardOutput = out
+    guard (try? p.run()) != nil else { return nil }
+    let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    p.waitUntilExit()
+    guard let range = text.range(of: "(real code): ") else { return nil }
+    return Double(text[range.upperBound...].prefix { $0.isNumber || $0 == "." })
+}
+
+/// trigger + try pairs per second for each store, interleaved with runs of the real WaitForIt
+/// 2.0.0 (`WFIBench`, path in $WAITFORIT_BENCH or the first argument after `scenarios`).
+func benchScenarios(waitForIt: String?) {
     print("## Scenario stores: trigger + try operations per second\n")
     let dir = NSTemporaryDirectory() + "rocket-bench-\(getpid())"
     try? FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
@@ -113,13 +129,14 @@ func benchScenarios() {
     let rules = ScenarioRules(minEventsRequired: 1, maxExecutionsPermitted: 1_000_000, minSecondsBetweenExecutions: 0)
     let stores: [(String, any ScenarioStore)] = [
         ("in-memory", InMemoryScenarioStore()),
-        ("UserDefaults (synchronize per write, as WaitForIt)", UserDefaultsScenarioStore(defaults: benchDefaults)),
+        ("UserDefaults store (WaitForIt's keys, synchronize per write)", UserDefaultsScenarioStore(defaults: benchDefaults)),
         ("SQLite, WAL, synchronous=NORMAL (default; survives a killed process)", try! SQLiteScenarioStore(path: dir + "/normal.sqlite", synchronous: .normal)),
         ("SQLite, WAL, synchronous=FULL (survives power loss: fsync per op)", try! SQLiteScenarioStore(path: dir + "/full.sqlite", synchronous: .full)),
     ]
     var rates = Array(repeating: [Double](), count: stores.count)
+    var peer: [Double] = []
     var t = 1_800_000_000.0
-    for _ in 0..<5 {
+    for round in 0..<5 {
         for (k, (_, store)) in stores.enumerated() {
             let pairs = 300
             let seconds = time {
@@ -131,39 +148,127 @@ func benchScenarios() {
             }
             rates[k].append(Double(pairs * 2) / seconds)
         }
+        // The real WaitForIt between our rounds, so machine noise hits both alike.
+        if let waitForIt, round % 2 == 0, let r = runWaitForIt(waitForIt) { peer.append(r) }
     }
-    // WaitForIt's own write pattern, for reference: five keys, synchronize per write.
-    let original = UserDefaults(suiteName: "rocket-bench-original-\(getpid())")!
-    var originalRates: [Double] = []
-    for _ in 0..<5 {
-        let pairs = 300
-        let seconds = time {
-            for _ in 0..<pairs {
-                t += 1
-                let key = "net.pabloweb.WaitForIt.Bench."
-                original.set(original.integer(forKey: key + "eventsCount") + 1, forKey: key + "eventsCount")
-                original.set(Date(timeIntervalSince1970: t), forKey: key + "lastEventDate")
-                original.synchronize()
-                original.set(original.integer(forKey: key + "executionsCount") + 1, forKey: key + "executionsCount")
-                original.set(Date(timeIntervalSince1970: t), forKey: key + "lastExecutionDate")
-                original.synchronize()
-            }
-        }
-        originalRates.append(Double(pairs * 2) / seconds)
-    }
-    original.removePersistentDomain(forName: "rocket-bench-original-\(getpid())")
-    let userDefaults = median(originalRates)
-    print("| store | operations/s (median of 5 × 600) | µs per operation | vs WaitForIt's UserDefaults pattern |")
+    let reference = peer.isEmpty ? nil : median(peer)
+    print("| store | operations/s (median of 5 × 600) | µs per operation | vs WaitForIt 2.0.0 (real code, same run) |")
     print("|---|---:|---:|---:|")
-    print(String(format: "| WaitForIt's own pattern: 5 keys in UserDefaults, synchronize per write (reference) | %.0f | %.1f | 1.0× |",
-                 userDefaults, 1e6 / userDefaults))
+    if let reference {
+        print(String(format: "| WaitForIt 2.0.0, the real library (median of %d runs of 5 × 600) | %.0f | %.1f | 1.0× |", peer.count, reference, 1e6 / reference))
+    }
     for (k, (name, _)) in stores.enumerated() {
         let r = median(rates[k])
-        print(String(format: "| %@ | %.0f | %.1f | %.1f× |", name, r, 1e6 / r, r / userDefaults))
+        let ratio = reference.map { String(format: "%.1f×", r / $0) } ?? "n/a (set WAITFORIT_BENCH)"
+        print(String(format: "| %@ | %.0f | %.1f | %@ |", name, r, 1e6 / r, ratio))
     }
-    print("\nTarget: SQLite ≥ 10× UserDefaults while durable. The fsync cost is the FULL row minus the NORMAL row, per operation.\n")
+    print("\nTarget: SQLite WAL/NORMAL ≥ 25× the real WaitForIt. The fsync cost is the FULL row minus the NORMAL row.\n")
+}
+
+/// A chain of `n` nodes cycling through every kind, for the engine benchmark.
+func engineGraph(_ n: Int) -> RocketGraph {
+    var g = RocketGraph()
+    g.reserveCapacity(n)
+    for i in 0..<n {
+        let next = i + 1 < n ? RocketNodeID(i + 1) : nil
+        switch i % 4 {
+        case 0: g.add(RocketNode(id: "b\(i)", text: "Message \(i)", next: next))
+        case 1: g.add(RocketNode(id: "b\(i)", content: .doubleButton(left: RocketButtonNode(title: "Yes", next: next),
+                                                                      right: RocketButtonNode(title: "No", next: next))))
+        case 2: g.add(RocketNode(id: "b\(i)", content: .textInput(RocketInputNode(text: "Name?", buttonTitle: "Send",
+                                                                                  validation: RocketInputValidation(required: true, maxLength: 40),
+                                                                                  next: next))))
+        default: g.add(RocketNode(id: "b\(i)", content: .button(RocketButtonNode(title: "Go", next: next, actionName: "act"))))
+        }
+    }
+    g.root = RocketNodeID(0)
+    return g
+}
+
+/// Intents per second: the value engine alone, and through its host (effects performed).
+func benchEngine() {
+    print("## Conversation engine: intents per second, headless\n")
+    let n = 200_000
+    let graph = engineGraph(n)
+    func intent(for node: RocketNode, _ step: Int) -> RocketIntent {
+        switch node.kind {
+        case .text, .image: return .tap
+        case .button: return .pressButton
+        case .doubleButton: return step % 2 == 0 ? .pressLeft : .pressRight
+        case .textInput: return .submit("Ada")
+        }
+    }
+    var engineRates: [Double] = [], hostRates: [Double] = []
+    for _ in 0..<5 {
+        var c = Conversation(graph: graph, options: ConversationOptions(timing: .instant))
+        c.start(at: 0)
+        var steps = 0
+        let t1 = time {
+            while let node = c.interactiveBlock {
+                _ = try! c.send(intent(for: node, steps), at: 0)
+                steps += 1
+            }
+        }
+        engineRates.append(Double(steps) / t1)
+        let host = ConversationHost(conversation: Conversation(graph: graph, options: ConversationOptions(timing: .instant)), clock: ManualClock())
+        var actions = 0
+        host.actionHandlers["act"] = { actions += 1 }
+        host.show()
+        var hostSteps = 0
+        let t2 = time {
+            while let node = host.conversation.interactiveBlock {
+                try! host.send(intent(for: node, hostSteps))
+                hostSteps += 1
+            }
+        }
+        hostRates.append(Double(hostSteps) / t2)
+    }
+    print("| driver | intents/s (median of 5 runs through \(n) blocks) | ns per intent |")
+    print("|---|---:|---:|")
+    print(String(format: "| Conversation (the value engine) | %.0f | %.0f |", median(engineRates), 1e9 / median(engineRates)))
+    print(String(format: "| ConversationHost (effects performed, events delivered) | %.0f | %.0f |", median(hostRates), 1e9 / median(hostRates)))
+    print("\nTarget: ≥ 1,000,000 intents per second headless.\n")
+}
+
+/// One snapshot written per step with fsync and rename, as `rocket play --state` does.
+func benchSnapshots() {
+    print("## Snapshots: one atomic write (temporary file, fsync, rename, directory fsync) per step\n")
+    let dir = NSTemporaryDirectory() + "rocket-bench-snap-\(getpid())"
+    try? FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    let result = FlowLoader.load(Array(generateFlow(blocks: 60).utf8))
+    var c = result.document!.makeConversation(options: ConversationOptions(timing: .instant, echoReplies: true))!
+    c.start(at: 0)
+    let identity = result.document!.makeGraph().graph.contentHash
+    var costs: [Double] = []
+    var bytes = 0
+    var step = 0
+    while let node = c.interactiveBlock, step < 40 {
+        let intent: RocketIntent
+        switch node.kind {
+        case .text, .image: intent = .tap
+        case .button: intent = .pressButton
+        case .doubleButton: intent = .pressLeft
+        case .textInput: intent = .submit("Ada")
+        }
+        _ = try! c.send(intent, at: 0)
+        step += 1
+        let cost = time {
+            let text = try! ConversationSnapshot(c, at: 0, flow: identity).jsonText()
+            bytes = text.utf8.count
+            if case .failure(let f) = FileIO.writeAtomically(text, to: dir + "/state.json") { fatalError(f.reason) }
+        }
+        costs.append(cost)
+    }
+    print(String(format: "| steps | snapshot size at the end | median per step | slowest step |\n|---:|---:|---:|---:|\n| %d | %d bytes | %.2f ms | %.2f ms |",
+                 costs.count, bytes, median(costs) * 1000, (costs.max() ?? 0) * 1000))
+    print("\nTarget: ≤ 2 ms per step.\n")
 }
 
 let args = CommandLine.arguments.dropFirst()
 if args.isEmpty || args.contains("flows") { benchFlows() }
-if args.isEmpty || args.contains("scenarios") { benchScenarios() }
+if args.isEmpty || args.contains("engine") { benchEngine() }
+if args.isEmpty || args.contains("scenarios") {
+    benchScenarios(waitForIt: ProcessInfo.processInfo.environment["WAITFORIT_BENCH"])
+}
+if args.isEmpty || args.contains("snapshots") { benchSnapshots() }

@@ -176,7 +176,7 @@ public struct RocketInputNode: Hashable, Sendable, Codable {
 }
 
 /// What a block shows and does.
-public enum RocketNodeContent: Hashable, Sendable, Codable {
+public indirect enum RocketNodeContent: Hashable, Sendable, Codable {
     /// A text bubble.
     case text(RocketTextNode)
     /// A picture.

@@ -5,7 +5,7 @@ import RocketCore
 
 @Suite("Events: notifications, typed stream, scoping")
 struct EventTests {
-    func makeRocket(_ root: RocketBlock, recorder: NotificationRecorder, clock: ManualClock = ManualClock()) -> Rocket {
+    func makeRocket(_ root: any RocketBlock, recorder: NotificationRecorder, clock: ManualClock = ManualClock()) -> Rocket {
         let r = Rocket(author: RocketAuthor(image: .file("a.png")), block: root, clock: clock,
                        options: ConversationOptions(timing: .reducedMotion))
         r.notificationCenter = recorder.center
@@ -23,11 +23,11 @@ struct EventTests {
         try rocket.send(.tap)
         #expect(rec.posts.map(\.name) == [.rocketBlockAddedEvent, .rocketBlockAddedEvent, .rocketDismissEvent])
         #expect(rec.posts[0].userInfo["index"] as? Int == 0)
-        #expect((rec.posts[0].userInfo["block"] as? RocketBlock) === a)
+        #expect((rec.posts[0].userInfo["block"] as? any RocketBlock) === a)
         #expect(rec.posts[1].userInfo["index"] as? Int == 1)
-        #expect((rec.posts[1].userInfo["block"] as? RocketBlock) === b)
+        #expect((rec.posts[1].userInfo["block"] as? any RocketBlock) === b)
         #expect(rec.posts[2].userInfo["count"] as? Int == 2)
-        let blocks = rec.posts[2].userInfo["blocks"] as? [RocketBlock]
+        let blocks = rec.posts[2].userInfo["blocks"] as? [any RocketBlock]
         #expect(blocks?.count == 2 && blocks?[0] === a && blocks?[1] === b)
         #expect(rec.posts.allSatisfy { $0.object === rocket })
     }

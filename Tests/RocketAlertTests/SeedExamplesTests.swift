@@ -156,7 +156,7 @@ struct SeedExamplesTests {
     ])
     func textInput(typed: String, reply: String) throws {
         let input = TextInputRocketBlock(text: "Describe your problem:", buttonTitle: "Send")
-        input.handler = InputRocketHandler<String>(action: { (input) -> RocketBlock? in
+        input.handler = InputRocketHandler<String>(action: { (input) -> (any RocketBlock)? in
             if input.isEmpty {
                 return TextRocketBlock(text: "Why haven't added a text? :(")
             }
@@ -184,11 +184,11 @@ struct SeedExamplesTests {
         let center = NotificationCenter()
         let seen = Locked<[String]>([])
         let t1 = center.addObserver(forName: Notification.Name.rocketBlockAddedEvent, object: nil, queue: nil) { sender in
-            guard let index = sender.userInfo?["index"] as? Int, sender.userInfo?["block"] is RocketBlock else { return }
+            guard let index = sender.userInfo?["index"] as? Int, sender.userInfo?["block"] is any RocketBlock else { return }
             seen.mutate { $0.append("added \(index)") }
         }
         let t2 = center.addObserver(forName: Notification.Name.rocketDismissEvent, object: nil, queue: nil) { sender in
-            guard let count = sender.userInfo?["count"] as? Int, let blocks = sender.userInfo?["blocks"] as? [RocketBlock] else { return }
+            guard let count = sender.userInfo?["count"] as? Int, let blocks = sender.userInfo?["blocks"] as? [any RocketBlock] else { return }
             seen.mutate { $0.append("dismissed \(count) \(blocks.count)") }
         }
         defer { center.removeObserver(t1); center.removeObserver(t2) }

@@ -8,7 +8,7 @@ final class Harness {
     let rocket: Rocket
     var log: [(time: Double, event: RocketEvent)] = []
 
-    init(root: RocketBlock, timing: RocketTiming = .original, echo: Bool = false, answers: [String: String] = [:]) {
+    init(root: any RocketBlock, timing: RocketTiming = .original, echo: Bool = false, answers: [String: String] = [:]) {
         rocket = Rocket(author: RocketAuthor(image: .file("avatar.png")), block: root, clock: clock,
                         options: ConversationOptions(timing: timing, echoReplies: echo, initialAnswers: answers))
         rocket.onEvent = { [unowned self] event in self.log.append((self.clock.now, event)) }
@@ -41,7 +41,7 @@ final class Harness {
 final class NotificationRecorder: @unchecked Sendable {
     let center = NotificationCenter()
     var posts: [(name: Notification.Name, object: AnyObject?, userInfo: [AnyHashable: Any])] = []
-    private var tokens: [NSObjectProtocol] = []
+    private var tokens: [any NSObjectProtocol] = []
 
     init() {
         for name in [Notification.Name.rocketBlockAddedEvent, .rocketDismissEvent] {
