@@ -272,3 +272,17 @@ if args.isEmpty || args.contains("scenarios") {
     benchScenarios(waitForIt: ProcessInfo.processInfo.environment["WAITFORIT_BENCH"])
 }
 if args.isEmpty || args.contains("snapshots") { benchSnapshots() }
+if args.contains("profile-sqlite") {
+    // A loop to profile (perf record): the SQLite store alone, 20,000 trigger + try pairs.
+    let path = NSTemporaryDirectory() + "rocket-profile-\(getpid()).sqlite"
+    let store = try! SQLiteScenarioStore(path: path)
+    let rules = ScenarioRules(minEventsRequired: 1, maxExecutionsPermitted: 1_000_000, minSecondsBetweenExecutions: 0)
+    let seconds = time {
+        for i in 0..<20_000 {
+            try! store.triggerEvent("bench", at: Double(i))
+            _ = try! NamedScenario("bench", rules: rules).tryToExecute(in: store, at: Double(i))
+        }
+    }
+    print(String(format: "%.1f µs per operation", seconds / 40_000 * 1e6))
+    for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
+}

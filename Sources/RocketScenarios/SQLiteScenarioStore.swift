@@ -27,7 +27,7 @@ public final class SQLiteScenarioStore: ScenarioStore, @unchecked Sendable {
     }
 
     /// The schema this code writes.
-    public static let schemaVersion = 2
+    public static let schemaVersion = 3
     /// `PRAGMA application_id` of rocket stores ("ROCK"), so a foreign database is recognised.
     public static let applicationID: Int32 = 0x524F_434B
 
@@ -52,6 +52,9 @@ public final class SQLiteScenarioStore: ScenarioStore, @unchecked Sendable {
         self.handle = handle
         sqlite3_busy_timeout(handle, 15_000)
         do throws(ScenarioStoreError) {
+            // Small pages for a new file: a commit writes (and checksums) whole pages to the WAL,
+            // and an operation changes a few rows. Ignored for an existing file.
+            try Self.exec(handle, "PRAGMA page_size=1024", path: path)
             try Self.exec(handle, "PRAGMA journal_mode=WAL", path: path)
             try Self.exec(handle, "PRAGMA synchronous=\(synchronous.rawValue)", path: path)
             try migrate(handle)
@@ -202,6 +205,23 @@ public final class SQLiteScenarioStore: ScenarioStore, @unchecked Sendable {
         CREATE TABLE executions (scenario TEXT NOT NULL, at REAL NOT NULL);
         CREATE INDEX executions_by_time ON executions (at);
         """,
+        // 2 → 3: one b-tree per table (an operation writes fewer pages): statistics and events
+        // keyed by name, executions in insertion order without an index (at most 1000 rows).
+        """
+        CREATE TABLE scenarios3 (name TEXT PRIMARY KEY NOT NULL, events_count INTEGER NOT NULL DEFAULT 0,
+          executions_count INTEGER NOT NULL DEFAULT 0, first_event REAL, last_event REAL, last_execution REAL) WITHOUT ROWID;
+        INSERT INTO scenarios3 SELECT name, events_count, executions_count, first_event, last_event, last_execution FROM scenarios;
+        DROP TABLE scenarios;
+        ALTER TABLE scenarios3 RENAME TO scenarios;
+        CREATE TABLE events3 (scenario TEXT NOT NULL, seq INTEGER NOT NULL, at REAL NOT NULL, PRIMARY KEY (scenario, seq)) WITHOUT ROWID;
+        INSERT INTO events3 (scenario, seq, at) SELECT scenario, rowid, at FROM events;
+        DROP TABLE events;
+        ALTER TABLE events3 RENAME TO events;
+        CREATE TABLE executions3 (seq INTEGER PRIMARY KEY, scenario TEXT NOT NULL, at REAL NOT NULL);
+        INSERT INTO executions3 (scenario, at) SELECT scenario, at FROM executions ORDER BY rowid;
+        DROP TABLE executions;
+        ALTER TABLE executions3 RENAME TO executions;
+        """,
     ]
 
     private func pragmaInt(_ db: OpaquePointer, _ name: String) throws(ScenarioStoreError) -> Int {
@@ -285,10 +305,11 @@ public final class SQLiteScenarioStore: ScenarioStore, @unchecked Sendable {
         }
         s.finalize()
         if events {
-            let e = try prepared(db, "SELECT at FROM (SELECT at, rowid FROM events WHERE scenario = ? ORDER BY rowid DESC LIMIT ?) ORDER BY rowid")
+            let e = try prepared(db, "SELECT at FROM events WHERE scenario = ? ORDER BY seq DESC LIMIT ?")
             defer { e.finalize() }
             e.bind([.text(name), .integer(ScenarioStats.recentLimit)])
             while try e.step() { stats.recentEvents.append(e.double(0) ?? 0) }
+            stats.recentEvents.reverse()
         }
         return stats
     }
@@ -300,11 +321,17 @@ public final class SQLiteScenarioStore: ScenarioStore, @unchecked Sendable {
                 ON CONFLICT(name) DO UPDATE SET events_count = events_count + 1,
                   first_event = COALESCE(first_event, excluded.first_event), last_event = excluded.last_event
                 """, [.text(name), .real(now)])
-            try run(db, "INSERT INTO events (scenario, at) VALUES (?, ?)", [.text(name), .real(now)])
+            let insert = try prepared(db, """
+                INSERT INTO events (scenario, seq, at)
+                VALUES (?1, (SELECT COALESCE(MAX(seq), 0) + 1 FROM events WHERE scenario = ?1), ?2) RETURNING seq
+                """)
+            insert.bind([.text(name), .real(now)])
+            let seq = try insert.step() ? insert.int(0) : 0
+            while try insert.step() {}
+            insert.finalize()
             // Keep the most recent events only (checked every 100 inserts to stay cheap).
-            if sqlite3_last_insert_rowid(db) % 100 == 0 {
-                try run(db, "DELETE FROM events WHERE scenario = ?1 AND rowid <= (SELECT rowid FROM events WHERE scenario = ?1 ORDER BY rowid DESC LIMIT 1 OFFSET ?2)",
-                        [.text(name), .integer(ScenarioStats.recentLimit)])
+            if seq % 100 == 0 {
+                try run(db, "DELETE FROM events WHERE scenario = ? AND seq <= ?", [.text(name), .integer(seq - ScenarioStats.recentLimit)])
             }
         }
     }
@@ -389,7 +416,9 @@ public final class SQLiteScenarioStore: ScenarioStore, @unchecked Sendable {
                 try run(db, "INSERT INTO scenarios VALUES (?, ?, ?, ?, ?, ?)",
                         [.text(name), .integer(entry.eventsCount), .integer(entry.executionsCount), .optional(entry.firstEventDate),
                          .optional(entry.lastEventDate), .optional(entry.lastExecutionDate)])
-                for at in entry.recentEvents { try run(db, "INSERT INTO events (scenario, at) VALUES (?, ?)", [.text(name), .real(at)]) }
+                for (k, at) in entry.recentEvents.enumerated() {
+                    try run(db, "INSERT INTO events (scenario, seq, at) VALUES (?, ?, ?)", [.text(name), .integer(k + 1), .real(at)])
+                }
             }
             for e in snapshot.executions { try run(db, "INSERT INTO executions (scenario, at) VALUES (?, ?)", [.text(e.scenario), .real(e.at)]) }
         }

@@ -92,6 +92,26 @@ struct SQLiteStoreTests {
         #expect(try store.stats("keep").eventsCount == 1)
     }
 
+    @Test("Migration from schema 2 keeps statistics, event times and executions, and new events follow the old ones")
+    func migrationFromTwo() throws {
+        let path = temporaryPath()
+        try SQLiteScenarioStore.create(path: path, schemaVersion: 2)
+        try rawSQL(path, """
+            INSERT INTO scenarios VALUES ('a', 2, 1, 10, 20, 30);
+            INSERT INTO scenarios VALUES ('b', 1, 0, 15, 15, NULL);
+            INSERT INTO events (scenario, at) VALUES ('a', 10), ('b', 15), ('a', 20);
+            INSERT INTO executions (scenario, at) VALUES ('a', 30);
+            """)
+        let store = try SQLiteScenarioStore(path: path)
+        #expect(try rawInt(path, "PRAGMA user_version") == 3)
+        #expect(try store.stats("a").recentEvents == [10, 20])
+        try store.triggerEvent("a", at: 40)
+        try store.triggerEvent("b", at: 41)
+        #expect(try store.stats("a").recentEvents == [10, 20, 40])
+        #expect(try store.stats("b").recentEvents == [15, 41])
+        #expect(try store.snapshot().executions == [ScenarioSnapshot.Execution(scenario: "a", at: 30)])
+    }
+
     @Test("Migration from schema 1 keeps the statistics and adds windows and executions")
     func migration() throws {
         let path = temporaryPath()
