@@ -95,7 +95,7 @@ public struct FlowBranch: Hashable, Sendable {
 }
 
 /// What a flow block shows and does.
-public enum FlowBlockContent: Hashable, Sendable {
+public indirect enum FlowBlockContent: Hashable, Sendable {
     /// A text bubble.
     case text(text: String, next: String?, showNextAfter: Double?, font: FlowFont?)
     /// A picture with optional text.
