@@ -9,3 +9,5 @@ cd "$(dirname "$0")/.."
 # Swift runtime at start-up).
 swift build -c release -Xswiftc -static-executable --product rocket
 RUNS=${RUNS:-9} sh ../shared/tools/peers/run.sh "$PWD/.build/release/rocket"
+echo "binary: $(wc -c < .build/release/rocket) bytes; stripped: $(strip -o /tmp/rocket-stripped-$$ .build/release/rocket && wc -c < /tmp/rocket-stripped-$$) bytes"
+rm -f /tmp/rocket-stripped-$$
