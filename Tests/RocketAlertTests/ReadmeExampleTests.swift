@@ -40,20 +40,33 @@ struct ReadmeExampleTests {
         NotificationCenter.default.removeObserver(observer)
     }
 
+    @Test("The engine example compiles and runs as written")
+    func engineExample() throws {
+        var graph = RocketGraph()
+        let bye = graph.add(RocketNode(id: "bye", text: "Bye!"))
+        graph.root = graph.add(RocketNode(id: "hi", text: "Hi!", next: bye))
+        var conversation = Conversation(graph: graph, options: ConversationOptions(timing: .instant))
+        conversation.start(at: 0)
+        let effects = try conversation.send(.tap, at: 1)         // [.event(.tapped…), .event(.blockAdded…)]
+        let saved = try ConversationSnapshot(conversation, at: 1).jsonText()   // resume it after a restart
+        #expect(effects.events.count == 2)
+        #expect(saved.contains("rocket-conversation"))
+    }
+
     @Test("The README still shows the code of this file")
     func sameCode() throws {
         let here = URL(fileURLWithPath: #filePath)
         let readme = try String(contentsOf: here.deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
             .appendingPathComponent("README.md"), encoding: .utf8)
         let mine = try String(contentsOf: here, encoding: .utf8)
-        guard let start = readme.range(of: "```swift\n"), let end = readme.range(of: "```", range: start.upperBound..<readme.endIndex) else {
-            Issue.record("no swift block in the README"); return
-        }
-        let example = readme[start.upperBound..<end.lowerBound].split(separator: "\n", omittingEmptySubsequences: true)
-            .filter { !$0.hasPrefix("import ") }
+        let blocks = readme.components(separatedBy: "```swift\n").dropFirst().map { $0.components(separatedBy: "```")[0] }
+        let checked = blocks.filter { $0.hasPrefix("import Foundation\nimport RocketAlert") || $0.hasPrefix("import RocketConversation") }
+        #expect(checked.count == 2)
         let body = mine.split(separator: "\n", omittingEmptySubsequences: true).map { $0.drop { $0 == " " } }
-        for line in example {
-            #expect(body.contains(line.drop { $0 == " " }), "README line not in this test: \(line)")
+        for block in checked {
+            for line in block.split(separator: "\n", omittingEmptySubsequences: true) where !line.hasPrefix("import ") {
+                #expect(body.contains(line.drop { $0 == " " }), "README line not in this test: \(line)")
+            }
         }
     }
 }
