@@ -17,7 +17,7 @@ import Glibc
 /// let store = try SQLiteScenarioStore(path: "/tmp/scenarios.sqlite")
 /// try store.triggerEvent("app-launch", at: now)
 /// ```
-public final class SQLiteScenarioStore: ScenarioStore, @unchecked Sendable {
+public final class SQLiteScenarioStore: ScenarioStore {
     /// How hard a commit waits for the disk.
     public enum Synchronous: String, Sendable {
         /// Safe against the process being killed (the OS has the data); no fsync per commit.
@@ -33,9 +33,18 @@ public final class SQLiteScenarioStore: ScenarioStore, @unchecked Sendable {
 
     /// The file.
     public let path: String
-    private let handle: OpaquePointer
-    private let lock = Mutex(())  // one operation at a time on the connection
-    private var cache: [String: OpaquePointer] = [:]  // prepared statements, used under `lock`
+    /// The connection and its prepared statements. `@unchecked`: it is only ever reached through
+    /// the store's `Mutex`, so one operation at a time uses it.
+    final class Connection: @unchecked Sendable {
+        let handle: OpaquePointer
+        var cache: [String: OpaquePointer] = [:]
+        init(handle: OpaquePointer) { self.handle = handle }
+        deinit {
+            for stmt in cache.values { sqlite3_finalize(stmt) }
+            sqlite3_close(handle)
+        }
+    }
+    private let connection: Mutex<Connection>
     private static let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
 
     /// Opens (creating when missing) a store.
@@ -49,7 +58,6 @@ public final class SQLiteScenarioStore: ScenarioStore, @unchecked Sendable {
             sqlite3_close(handle)
             throw Self.error(rc, "cannot open \(path): \(message)", path: path)
         }
-        self.handle = handle
         sqlite3_busy_timeout(handle, 15_000)
         do throws(ScenarioStoreError) {
             // Small pages for a new file: a commit writes (and checksums) whole pages to the WAL,
@@ -57,15 +65,12 @@ public final class SQLiteScenarioStore: ScenarioStore, @unchecked Sendable {
             try Self.exec(handle, "PRAGMA page_size=1024", path: path)
             try Self.exec(handle, "PRAGMA journal_mode=WAL", path: path)
             try Self.exec(handle, "PRAGMA synchronous=\(synchronous.rawValue)", path: path)
-            try migrate(handle)
+            try Self.migrate(handle, path: path)
         } catch {
-            throw error  // deinit closes the connection
+            sqlite3_close(handle)
+            throw error
         }
-    }
-
-    deinit {
-        for stmt in cache.values { sqlite3_finalize(stmt) }
-        sqlite3_close(handle)
+        connection = Mutex(Connection(handle: handle))
     }
 
     // MARK: Errors
@@ -149,13 +154,13 @@ public final class SQLiteScenarioStore: ScenarioStore, @unchecked Sendable {
     }
 
     /// A cached prepared statement for `sql` (callers hold `lock`).
-    private func prepared(_ db: OpaquePointer, _ sql: String) throws(ScenarioStoreError) -> Statement {
-        if let stmt = cache[sql] { return Statement(db: db, stmt: stmt, path: path, cached: true) }
+    private func prepared(_ db: Connection, _ sql: String) throws(ScenarioStoreError) -> Statement {
+        if let stmt = db.cache[sql] { return Statement(db: db.handle, stmt: stmt, path: path, cached: true) }
         var s: OpaquePointer?
-        let rc = sqlite3_prepare_v2(db, sql, -1, &s, nil)
-        guard rc == SQLITE_OK, let s else { throw Self.error(rc, String(cString: sqlite3_errmsg(db)), path: path) }
-        cache[sql] = s
-        return Statement(db: db, stmt: s, path: path, cached: true)
+        let rc = sqlite3_prepare_v2(db.handle, sql, -1, &s, nil)
+        guard rc == SQLITE_OK, let s else { throw Self.error(rc, String(cString: sqlite3_errmsg(db.handle)), path: path) }
+        db.cache[sql] = s
+        return Statement(db: db.handle, stmt: s, path: path, cached: true)
     }
 
     /// A value bound to a statement parameter.
@@ -165,7 +170,7 @@ public final class SQLiteScenarioStore: ScenarioStore, @unchecked Sendable {
         static func optional(_ d: Double?) -> SQLValue { d.map { .real($0) } ?? .null }
     }
 
-    private func run(_ db: OpaquePointer, _ sql: String, _ values: [SQLValue] = []) throws(ScenarioStoreError) {
+    private func run(_ db: Connection, _ sql: String, _ values: [SQLValue] = []) throws(ScenarioStoreError) {
         let s = try prepared(db, sql)
         defer { s.finalize() }
         s.bind(values)
@@ -174,15 +179,15 @@ public final class SQLiteScenarioStore: ScenarioStore, @unchecked Sendable {
 
     /// Runs `body` in one `BEGIN IMMEDIATE` transaction: committed when it returns, rolled back
     /// when it throws.
-    private func transaction<T>(_ body: (OpaquePointer) throws(ScenarioStoreError) -> T) throws(ScenarioStoreError) -> T {
-        let result: Result<T, ScenarioStoreError> = lock.withLock { _ in
+    private func transaction<T>(_ body: (Connection) throws(ScenarioStoreError) -> T) throws(ScenarioStoreError) -> T {
+        let result: Result<T, ScenarioStoreError> = connection.withLock { db in
             do throws(ScenarioStoreError) {
-                try run(handle, "BEGIN IMMEDIATE")
-                let value = try body(handle)
-                try run(handle, "COMMIT")
+                try run(db, "BEGIN IMMEDIATE")
+                let value = try body(db)
+                try run(db, "COMMIT")
                 return .success(value)
             } catch {
-                _ = sqlite3_exec(handle, "ROLLBACK", nil, nil, nil)
+                _ = sqlite3_exec(db.handle, "ROLLBACK", nil, nil, nil)
                 return .failure(error)
             }
         }
@@ -224,19 +229,19 @@ public final class SQLiteScenarioStore: ScenarioStore, @unchecked Sendable {
         """,
     ]
 
-    private func pragmaInt(_ db: OpaquePointer, _ name: String) throws(ScenarioStoreError) -> Int {
+    private static func pragmaInt(_ db: OpaquePointer, _ name: String, path: String) throws(ScenarioStoreError) -> Int {
         let s = try Statement(db, "PRAGMA \(name)", path: path)
         defer { s.finalize() }
         return try s.step() ? s.int(0) : 0
     }
 
     /// Brings the schema to ``schemaVersion``, refusing foreign files and newer schemas.
-    private func migrate(_ handle: OpaquePointer, to target: Int = SQLiteScenarioStore.schemaVersion) throws(ScenarioStoreError) {
+    private static func migrate(_ handle: OpaquePointer, path: String, to target: Int = SQLiteScenarioStore.schemaVersion) throws(ScenarioStoreError) {
         try Self.exec(handle, "BEGIN IMMEDIATE", path: path)
         do throws(ScenarioStoreError) {
-            let app = try pragmaInt(handle, "application_id")
-            let version = try pragmaInt(handle, "user_version")
-            let tables = try pragmaInt(handle, "schema_version")  // changes with any table: 0 for an empty file
+            let app = try pragmaInt(handle, "application_id", path: path)
+            let version = try pragmaInt(handle, "user_version", path: path)
+            let tables = try pragmaInt(handle, "schema_version", path: path)  // changes with any table: 0 for an empty file
             if app != Int(Self.applicationID) && !(app == 0 && tables == 0) {
                 throw ScenarioStoreError(.foreign, "\(path) is an SQLite database of another program, not a rocket scenario store")
             }
@@ -267,12 +272,12 @@ public final class SQLiteScenarioStore: ScenarioStore, @unchecked Sendable {
 
     /// Runs SQL on this connection (tests: limits, failures).
     func execForTesting(_ sql: String) throws(ScenarioStoreError) {
-        try lock.withLock { _ throws(ScenarioStoreError) in try Self.exec(handle, sql, path: path) }
+        try connection.withLock { db throws(ScenarioStoreError) in try Self.exec(db.handle, sql, path: path) }
     }
 
     /// The database's current size in pages.
     func pageCountForTesting() throws(ScenarioStoreError) -> Int {
-        try lock.withLock { _ throws(ScenarioStoreError) in try pragmaInt(handle, "page_count") }
+        try connection.withLock { db throws(ScenarioStoreError) in try Self.pragmaInt(db.handle, "page_count", path: path) }
     }
 
     /// Runs SQL on a file without the store's checks (tests: foreign and older files).
@@ -295,7 +300,7 @@ public final class SQLiteScenarioStore: ScenarioStore, @unchecked Sendable {
 
     // MARK: Operations
 
-    private func read(_ db: OpaquePointer, _ name: String, events: Bool) throws(ScenarioStoreError) -> ScenarioStats {
+    private func read(_ db: Connection, _ name: String, events: Bool) throws(ScenarioStoreError) -> ScenarioStats {
         var stats = ScenarioStats()
         let s = try prepared(db, "SELECT events_count, executions_count, first_event, last_event, last_execution FROM scenarios WHERE name = ?")
         s.bind([.text(name)])
@@ -353,7 +358,7 @@ public final class SQLiteScenarioStore: ScenarioStore, @unchecked Sendable {
                 ON CONFLICT(name) DO UPDATE SET executions_count = executions_count + 1, last_execution = excluded.last_execution
                 """, [.text(name), .real(now)])
             try run(db, "INSERT INTO executions (scenario, at) VALUES (?, ?)", [.text(name), .real(now)])
-            if sqlite3_last_insert_rowid(db) % 100 == 0 {
+            if sqlite3_last_insert_rowid(db.handle) % 100 == 0 {
                 try run(db, "DELETE FROM executions WHERE rowid <= (SELECT rowid FROM executions ORDER BY rowid DESC LIMIT 1 OFFSET ?)",
                         [.integer(ScenarioSnapshot.executionLimit)])
             }
@@ -383,7 +388,7 @@ public final class SQLiteScenarioStore: ScenarioStore, @unchecked Sendable {
     /// The names of every scenario with statistics.
     public func names() throws(ScenarioStoreError) -> [String] {
         try transaction { (db) throws(ScenarioStoreError) in
-            let s = try Statement(db, "SELECT name FROM scenarios ORDER BY name", path: path)
+            let s = try Statement(db.handle, "SELECT name FROM scenarios ORDER BY name", path: path)
             defer { s.finalize() }
             var out: [String] = []
             while try s.step() { out.append(s.text(0)) }
@@ -393,13 +398,13 @@ public final class SQLiteScenarioStore: ScenarioStore, @unchecked Sendable {
 
     public func snapshot() throws(ScenarioStoreError) -> ScenarioSnapshot {
         try transaction { (db) throws(ScenarioStoreError) in
-            let s = try Statement(db, "SELECT name FROM scenarios ORDER BY name", path: path)
+            let s = try Statement(db.handle, "SELECT name FROM scenarios ORDER BY name", path: path)
             var names: [String] = []
             while try s.step() { names.append(s.text(0)) }
             s.finalize()
             var all: [String: ScenarioStats] = [:]
             for n in names { all[n] = try read(db, n, events: true) }
-            let e = try Statement(db, "SELECT scenario, at FROM executions ORDER BY rowid", path: path)
+            let e = try Statement(db.handle, "SELECT scenario, at FROM executions ORDER BY rowid", path: path)
             defer { e.finalize() }
             var executions: [ScenarioSnapshot.Execution] = []
             while try e.step() { executions.append(.init(scenario: e.text(0), at: e.double(1) ?? 0)) }
