@@ -224,40 +224,28 @@ struct FlowDecoder {
 
     mutating func decodeBanner(_ node: JSONNode) -> Banner? {
         guard let f = fields(node, path: "banner", allowed: Self.bannerFields, what: "\"banner\"") else { return nil }
+        // The shape is the file's; the values go through the same codec as `rocket banner`'s flags.
         let title = requiredString(f, "title", what: "\"banner\"")
-        var banner = Banner(title: title ?? "")
-        banner.subtitle = optionalString(f, "subtitle")
-        if let icon = optionalString(f, "icon") {
-            banner.icon = icon.hasPrefix("data:") || icon.contains(".") || icon.contains("/") ? .image(RocketImage(reference: icon)) : .text(icon)
-        }
-        func color(_ key: String) -> RocketColor? {
-            guard let text = optionalString(f, key) else { return nil }
-            if let c = RocketColor(nameOrHex: text) { return c }
-            error("bad-color", "\"\(key)\" must be a colour name or #RRGGBB, not \"\(text)\"", path: "banner.\(key)", at: f.members[key]!.value.offset)
-            return nil
-        }
-        banner.backgroundColor = color("color")
-        banner.titleColor = color("titleColor") ?? .white
-        banner.subtitleColor = color("subtitleColor") ?? .white
-        if let b = f.members["buttons"] {
-            switch b.value.value {
-            case .string("close"): banner.buttons = .close
+        var values: [BannerCodec.Field: BannerCodec.Input] = [:]
+        for field in BannerCodec.Field.allCases {
+            guard let m = f.members[field.flowKey] else { continue }
+            switch m.value.value {
+            case .null: continue
+            case .string(let t): values[field] = .text(t)
+            case .number(let v): values[field] = .number(v)
+            case .bool(let b): values[field] = .bool(b)
             case .array(let items):
-                let titles = items.enumerated().compactMap { string($0.element, path: "banner.buttons[\($0.offset)]") }
-                if titles.count > 2 {
-                    error("too-many-buttons", "a banner has at most two buttons (got \(titles.count))", path: "banner.buttons", at: b.value.offset)
-                } else if titles.count == items.count, let buttons = try? BannerButtons(configuration: titles.count, titles: titles) {
-                    banner.buttons = buttons
-                }
-            default:
-                error("wrong-type", "\"buttons\" must be an array of up to two titles, or \"close\"", path: "banner.buttons", at: b.value.offset)
+                let titles = items.enumerated().compactMap { string($0.element, path: "banner.\(field.flowKey)[\($0.offset)]") }
+                if titles.count == items.count { values[field] = .list(titles) } else { continue }
+            case .object:
+                error("wrong-type", "\"\(field.flowKey)\" must not be an object", path: "banner.\(field.flowKey)", at: m.value.offset)
             }
         }
-        banner.duration = duration(f, "duration") ?? 0
-        banner.animationType = enumValue(f, "animation", BannerAnimation.self) ?? .linear
-        banner.backgroundTapsEnabled = bool(f, "backgroundTaps") ?? true
-        banner.swipeToDismissEnabled = bool(f, "swipe") ?? true
-        banner.fullWidthMessages = bool(f, "fullWidth") ?? false
+        let (banner, problems) = BannerCodec.banner(values)
+        for p in problems {
+            guard let m = f.members[p.field.flowKey] else { continue }
+            error(p.code, "\"\(p.field.flowKey)\" \(p.message)", path: "banner.\(p.field.flowKey)", at: m.value.offset)
+        }
         return title == nil ? nil : banner
     }
     static let whenFields: Set<String> = ["minEventsRequired", "maxEventsPermitted", "maxExecutionsPermitted", "minSecondsSinceFirstEvent",
@@ -283,27 +271,41 @@ struct FlowDecoder {
 
     mutating func decodeWhen(_ node: JSONNode) -> ScenarioRules? {
         guard let f = fields(node, path: "when", allowed: Self.whenFields, what: "\"when\"") else { return nil }
-        var rules = ScenarioRules(minEventsRequired: integer(f, "minEventsRequired", min: 0), maxEventsPermitted: integer(f, "maxEventsPermitted", min: 0),
-                                  maxExecutionsPermitted: integer(f, "maxExecutionsPermitted", min: 0),
-                                  minSecondsSinceFirstEvent: duration(f, "minSecondsSinceFirstEvent"),
-                                  minSecondsSinceLastEvent: duration(f, "minSecondsSinceLastEvent"),
-                                  minSecondsBetweenExecutions: duration(f, "minSecondsBetweenExecutions"))
-        if let n = f.members["priority"] {
-            if case .number(let v) = n.value.value, v == v.rounded(), abs(v) < 1e9 { rules.priority = Int(v) } else {
-                error("wrong-type", "\"priority\" must be a whole number", path: "when.priority", at: n.value.offset)
+        // The shape is the file's; the values go through the same codec as the command line's flags.
+        var values: [ScenarioRulesCodec.Field: ScenarioRulesCodec.Input] = [:]
+        var places: [ScenarioRulesCodec.Field: (path: String, offset: Int)] = [:]
+        func take(_ field: ScenarioRulesCodec.Field, _ fields: Fields, _ key: String) {
+            guard let m = fields.members[key] else { return }
+            let path = Self.path(fields, key)
+            switch m.value.value {
+            case .null: return
+            case .number(let v): values[field] = .number(v)
+            case .string(let text) where field.kind == .duration: values[field] = .text(text)
+            default:
+                let expected = field.kind == .duration ? "a number of seconds or a duration string" : "a whole number"
+                error("wrong-type", "\"\(key)\" must be \(expected), not \(m.value.typeName)", path: path, at: m.value.offset)
+                return
             }
+            places[field] = (path, m.value.offset)
         }
-        if let w = f.members["minEventsInWindow"], let wf = fields(w.value, path: "when.minEventsInWindow", allowed: ["count", "window"], what: "\"minEventsInWindow\"") {
-            let count = integer(wf, "count", min: 0), window = duration(wf, "window")
-            if count == nil && wf.members["count"] == nil { error("missing-field", "\"minEventsInWindow\" needs \"count\"", path: "when.minEventsInWindow", at: w.value.offset) }
-            if window == nil && wf.members["window"] == nil { error("missing-field", "\"minEventsInWindow\" needs \"window\"", path: "when.minEventsInWindow", at: w.value.offset) }
-            if let count, let window { rules.minEventsInWindow = EventWindow(count: count, seconds: window) }
+        for field in ScenarioRulesCodec.Field.allCases where !field.flowKey.contains(".") { take(field, f, field.rawValue) }
+        for (key, count, window) in [("minEventsInWindow", ScenarioRulesCodec.Field.windowCount, ScenarioRulesCodec.Field.windowSeconds),
+                                     ("budget", .budgetExecutions, .budgetSeconds)] {
+            guard let m = f.members[key] else { continue }
+            let countKey = key == "budget" ? "executions" : "count"
+            guard let nf = fields(m.value, path: "when.\(key)", allowed: [countKey, "window"], what: "\"\(key)\"") else { continue }
+            take(count, nf, countKey)
+            take(window, nf, "window")
+            if nf.members[countKey] == nil { error("missing-field", "\"\(key)\" needs \"\(countKey)\"", path: "when.\(key)", at: m.value.offset) }
+            if nf.members["window"] == nil { error("missing-field", "\"\(key)\" needs \"window\"", path: "when.\(key)", at: m.value.offset) }
         }
-        if let b = f.members["budget"], let bf = fields(b.value, path: "when.budget", allowed: ["executions", "window"], what: "\"budget\"") {
-            let n = integer(bf, "executions", min: 0), window = duration(bf, "window")
-            if n == nil && bf.members["executions"] == nil { error("missing-field", "\"budget\" needs \"executions\"", path: "when.budget", at: b.value.offset) }
-            if window == nil && bf.members["window"] == nil { error("missing-field", "\"budget\" needs \"window\"", path: "when.budget", at: b.value.offset) }
-            if let n, let window { rules.budget = InterruptionBudget(executions: n, seconds: window) }
+        let (rules, problems) = ScenarioRulesCodec.rules(values)
+        for p in problems {
+            if case .missingPartner = p.reason { continue }   // reported above as a missing field
+            guard let place = places[p.field] else { continue }
+            let key = String(p.field.flowKey.split(separator: ".").last ?? "")
+            let code = p.reason == .notADuration ? "bad-duration" : "out-of-range"
+            error(code, "\"\(key)\" \(p.message)", path: place.path, at: place.offset)
         }
         return rules
     }

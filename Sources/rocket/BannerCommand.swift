@@ -37,49 +37,31 @@ enum BannerCommand {
         no; nothing shown); 64 usage error; 74 scenario store error; 130 Ctrl-C.
         """)
 
-    /// The banner the flags describe.
+    /// The banner the flags describe, read by the same codec as a flow file's `"banner"`.
     static func banner(from parsed: ParsedArguments) throws(UsageError) -> Banner {
-        func color(_ flag: String) throws(UsageError) -> RocketColor? {
-            guard let text = parsed.value(flag) else { return nil }
-            guard let c = RocketColor(nameOrHex: text) else {
-                throw UsageError(message: "'\(flag) \(text)' is neither a colour name nor #RRGGBB", command: spec.name)
-            }
-            return c
+        var values: [BannerCodec.Field: BannerCodec.Input] = [.title: .text(parsed.positionals[0])]
+        for field in [BannerCodec.Field.subtitle, .icon, .color, .titleColor, .subtitleColor, .animation, .duration] {
+            if let v = parsed.value(field.flag) { values[field] = .text(v) }
         }
-        var banner = Banner(title: parsed.positionals[0])
-        banner.subtitle = parsed.value("--subtitle")
-        if let icon = parsed.value("--icon") {
-            banner.icon = icon.contains(".") || icon.contains("/") ? .image(RocketImage(reference: icon)) : .text(icon)
-        }
-        banner.backgroundColor = try color("--color")
-        banner.titleColor = try color("--title-color") ?? .white
-        banner.subtitleColor = try color("--subtitle-color") ?? .white
         let titles = parsed.all("--button")
-        if parsed.has("--close-button") && !titles.isEmpty {
-            throw UsageError(message: "--button and --close-button cannot be combined", command: spec.name)
+        if parsed.has("--close-button") {
+            if !titles.isEmpty { throw UsageError(message: "--button and --close-button cannot be combined", command: spec.name) }
+            values[.buttons] = .text("close")
+        } else if !titles.isEmpty {
+            values[.buttons] = .list(titles)
         }
-        if titles.count > 2 { throw UsageError(message: "at most two --button (got \(titles.count))", command: spec.name) }
-        do throws(BannerError) {
-            banner.buttons = parsed.has("--close-button") ? .close : try BannerButtons(configuration: titles.count, titles: titles)
-        } catch {
-            throw UsageError(message: error.message, command: spec.name)
-        }
-        if let d = parsed.value("--duration") {
-            guard let v = ScenarioDuration.parse(d) else {
-                throw UsageError(message: "'--duration \(d)' is not a duration; use seconds or a number with ms, s, m, h, d or w, at most 100 years",
-                                 command: spec.name)
+        values[.backgroundTaps] = .bool(!parsed.has("--no-background-tap"))
+        values[.swipe] = .bool(!parsed.has("--no-swipe"))
+        values[.fullWidth] = .bool(parsed.has("--full-width"))
+        let (banner, problems) = BannerCodec.banner(values)
+        if let p = problems.first {
+            let given: String
+            switch values[p.field] {
+            case .text(let t)?: given = " " + t
+            default: given = ""
             }
-            banner.duration = v
+            throw UsageError(message: "'\(p.field.flag)\(given)' \(p.message)", command: spec.name)
         }
-        if let a = parsed.value("--animation") {
-            guard let anim = BannerAnimation(rawValue: a) else {
-                throw UsageError(message: "'--animation \(a)' must be linear, drop or snap", command: spec.name)
-            }
-            banner.animationType = anim
-        }
-        banner.backgroundTapsEnabled = !parsed.has("--no-background-tap")
-        banner.swipeToDismissEnabled = !parsed.has("--no-swipe")
-        banner.fullWidthMessages = parsed.has("--full-width")
         return banner
     }
 

@@ -176,34 +176,16 @@ enum ScenarioCommand {
     }
 
     static func rules(_ parsed: ParsedArguments, command: String) throws(UsageError) -> ScenarioRules {
-        func count(_ flag: String) throws(UsageError) -> Int? {
-            guard let text = parsed.value(flag) else { return nil }
-            guard let n = Int(text), (0...1_000_000_000).contains(n) else {
-                throw UsageError(message: "'\(flag) \(text)' is not a whole number from 0 to 1000000000", command: command)
+        var values: [ScenarioRulesCodec.Field: ScenarioRulesCodec.Input] = [:]
+        for field in ScenarioRulesCodec.Field.allCases {
+            if let flag = field.flag, let text = parsed.value(flag) { values[field] = .text(text) }
+        }
+        let (rules, problems) = ScenarioRulesCodec.rules(values)
+        if let p = problems.first, let flag = p.field.flag {
+            if case .missingPartner(let other) = p.reason {
+                throw UsageError(message: "\(flag) and \(other.flag ?? other.rawValue) go together", command: command)
             }
-            return n
-        }
-        func duration(_ flag: String) throws(UsageError) -> Double? {
-            guard let text = parsed.value(flag) else { return nil }
-            guard let d = ScenarioDuration.parse(text) else {
-                throw UsageError(message: "'\(flag) \(text)' is not a duration; use seconds or a number with ms, s, m, h, d or w, at most 100 years", command: command)
-            }
-            return d
-        }
-        var rules = ScenarioRules(minEventsRequired: try count("--min-events"), maxEventsPermitted: try count("--max-events"),
-                                  maxExecutionsPermitted: try count("--max-executions"),
-                                  minSecondsSinceFirstEvent: try duration("--min-since-first-event"),
-                                  minSecondsSinceLastEvent: try duration("--min-since-last-event"),
-                                  minSecondsBetweenExecutions: try duration("--min-between-executions"))
-        switch (try count("--min-events-in-window"), try duration("--window")) {
-        case let (n?, w?): rules.minEventsInWindow = EventWindow(count: n, seconds: w)
-        case (nil, nil): break
-        default: throw UsageError(message: "--min-events-in-window and --window go together", command: command)
-        }
-        switch (try count("--budget"), try duration("--budget-window")) {
-        case let (n?, w?): rules.budget = InterruptionBudget(executions: n, seconds: w)
-        case (nil, nil): break
-        default: throw UsageError(message: "--budget and --budget-window go together", command: command)
+            throw UsageError(message: "'\(flag) \(parsed.value(flag) ?? "")' \(p.message)", command: command)
         }
         return rules
     }

@@ -95,3 +95,18 @@ struct FlowBannerCLITests {
         #expect(try String(contentsOfFile: dir + "/e.jsonl", encoding: .utf8).contains(#"{"event":"banner","result":"swipe"}"#))
     }
 }
+
+@Suite("rocket banner reads its flags through the banner codec")
+struct BannerFlagCodecTests {
+    @Test("Durations in the one syntax; empty titles and icons refused; data URIs are pictures")
+    func flags() throws {
+        #expect(try runRocket(["banner", "Saved", "--plain", "--duration", "5s"], stdin: "\n").status != 64)
+        #expect(try runRocket(["banner", "Saved", "--plain", "--duration", "500ms"], stdin: "\n").status != 64)
+        let empty = try runRocket(["banner", "Saved", "--plain", "--button", ""], stdin: "\n")
+        #expect(empty.status == 64 && empty.stderr.contains("--button"))
+        #expect(try runRocket(["banner", "Saved", "--plain", "--icon", ""], stdin: "\n").status == 64)
+        #expect(try runRocket(["banner", " ", "--plain"], stdin: "\n").status == 64)
+        let three = try runRocket(["banner", "Saved", "--plain", "--button", "A", "--button", "B", "--button", "C"], stdin: "\n")
+        #expect(three.status == 64 && three.stderr.contains("at most two"))
+    }
+}

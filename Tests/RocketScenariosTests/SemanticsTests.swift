@@ -1,3 +1,4 @@
+import RocketCore
 import Foundation
 import Testing
 @testable import RocketScenarios
