@@ -202,6 +202,22 @@ public struct FlowBlock: Hashable, Sendable {
         self.content = content
     }
 
+    /// Calls `body` with every block this one can lead to and the field that names it, without
+    /// building an array (validation calls it for every block).
+    public func forEachTarget(_ body: (_ field: String, _ id: String) -> Void) {
+        switch content {
+        case .text(_, let next, _, _): if let next { body("next", next) }
+        case .image(let img): if let n = img.next { body("next", n) }
+        case .button(let b): if let n = b.next { body("next", n) }
+        case .doubleButton(let l, let r):
+            if let n = l.next { body("left.next", n) }
+            if let n = r.next { body("right.next", n) }
+        case .textInput(let input):
+            for (i, b) in input.branches.enumerated() { if let n = b.next { body("branches[\(i)].next", n) } }
+            if let n = input.next { body("next", n) }
+        }
+    }
+
     /// Every block this one can lead to, with the field that names it.
     public var targets: [(field: String, id: String)] {
         switch content {

@@ -114,19 +114,19 @@ struct FlowDecoder {
         let offset: Int
     }
 
-    mutating func fields(_ node: JSONNode, path: String, allowed: Set<String>, what: String) -> Fields? {
+    mutating func fields(_ node: JSONNode, path: String, allowed: Set<String>, what: @autoclosure () -> String) -> Fields? {
         guard let members = node.object else {
-            error("wrong-type", "\(what) must be an object, not \(node.typeName)", path: path, at: node.offset)
+            error("wrong-type", "\(what()) must be an object, not \(node.typeName)", path: path, at: node.offset)
             return nil
         }
         var f = Fields(path: path, offset: node.offset)
         for m in members {
             var p: String { path.isEmpty ? m.key : "\(path).\(m.key)" }
             if f.members[m.key] != nil {
-                error("duplicate-key", "the key \"\(m.key)\" appears twice in \(what)", path: p, at: m.keyOffset)
+                error("duplicate-key", "the key \"\(m.key)\" appears twice in \(what())", path: p, at: m.keyOffset)
             } else if !allowed.contains(m.key) {
                 let hint = Self.suggestion(for: m.key, in: allowed).map { "; did you mean \"\($0)\"?" } ?? ""
-                error("unknown-field", "unknown field \"\(m.key)\" in \(what)\(hint)", path: p, at: m.keyOffset)
+                error("unknown-field", "unknown field \"\(m.key)\" in \(what())\(hint)", path: p, at: m.keyOffset)
             } else {
                 f.members[m.key] = m
             }
@@ -140,9 +140,9 @@ struct FlowDecoder {
 
     static func path(_ f: Fields, _ key: String) -> String { f.path.isEmpty ? key : "\(f.path).\(key)" }
 
-    mutating func required(_ f: Fields, _ key: String, what: String) -> JSONNode? {
+    mutating func required(_ f: Fields, _ key: String, what: @autoclosure () -> String) -> JSONNode? {
         guard let m = f.members[key] else {
-            error("missing-field", "\(what) needs the field \"\(key)\"", path: f.path, at: f.offset)
+            error("missing-field", "\(what()) needs the field \"\(key)\"", path: f.path, at: f.offset)
             return nil
         }
         return m.value
@@ -162,8 +162,8 @@ struct FlowDecoder {
         return string(m.value, path: Self.path(f, key))
     }
 
-    mutating func requiredString(_ f: Fields, _ key: String, what: String) -> String? {
-        string(required(f, key, what: what), path: Self.path(f, key))
+    mutating func requiredString(_ f: Fields, _ key: String, what: @autoclosure () -> String) -> String? {
+        string(required(f, key, what: what()), path: Self.path(f, key))
     }
 
     mutating func number(_ f: Fields, _ key: String, min: Double? = nil, max: Double = 1_000_000_000) -> Double? {
@@ -479,8 +479,8 @@ struct FlowDecoder {
         return FlowBlock(id: id, content: content)
     }
 
-    mutating func decodeButton(_ f: Fields, what: String) -> FlowButton? {
-        let title = requiredString(f, "title", what: what)
+    mutating func decodeButton(_ f: Fields, what: @autoclosure () -> String) -> FlowButton? {
+        let title = requiredString(f, "title", what: what())
         let next = optionalString(f, "next")
         let action = optionalString(f, "action")
         let font = font(f, "font")

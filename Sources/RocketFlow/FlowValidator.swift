@@ -47,16 +47,22 @@ public enum FlowValidator {
         if let start = doc.start, indexByID[start] == nil {
             report(.error, "unknown-target", "\"start\" names no block: \"\(start)\"\(hint(start, indexByID))", "start")
         }
-        var edges: [[Int]] = Array(repeating: [], count: doc.blocks.count)
+        // Edges in one flat array (block i's targets are edges[edgeStart[i]..<edgeStart[i + 1]]).
+        var edges: [Int] = []
+        edges.reserveCapacity(doc.blocks.count * 2)
+        var edgeStart: [Int] = []
+        edgeStart.reserveCapacity(doc.blocks.count + 1)
         for (i, block) in doc.blocks.enumerated() {
-            for (field, target) in block.targets {
+            edgeStart.append(edges.count)
+            block.forEachTarget { field, target in
                 if let t = indexByID[target] {
-                    edges[i].append(t)
+                    edges.append(t)
                 } else {
                     report(.error, "unknown-target", "no block has the id \"\(target)\"\(hint(target, indexByID))", "blocks[\(i)].\(field)")
                 }
             }
         }
+        edgeStart.append(edges.count)
 
         // Images given inline.
         func checkImage(_ reference: String?, _ path: String) {
@@ -128,7 +134,7 @@ public enum FlowValidator {
         var stack = [startIndex]
         seen[startIndex] = true
         while let i = stack.popLast() {
-            for t in edges[i] where !seen[t] { seen[t] = true; stack.append(t) }
+            for t in edges[edgeStart[i]..<edgeStart[i + 1]] where !seen[t] { seen[t] = true; stack.append(t) }
         }
         for (i, reached) in seen.enumerated() where !reached {
             report(.warning, "unreachable", "the block \"\(doc.blocks[i].id)\" can never be shown: nothing leads to it", "blocks[\(i)]")

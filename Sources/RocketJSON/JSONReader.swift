@@ -6,7 +6,7 @@
 /// ```
 public struct JSONNode: Sendable {
     /// The value.
-    public indirect enum Value: Sendable {
+    public enum Value: Sendable {
         case null
         case bool(Bool)
         case number(Double)
@@ -209,6 +209,7 @@ public struct JSONReader {
         var members: [JSONMember] = []
         skipSpace()
         if index < bytes.count, bytes[index] == UInt8(ascii: "}") { index += 1; depth -= 1; return members }
+        members.reserveCapacity(6)   // most objects of a flow have a handful of keys
         while true {
             skipSpace()
             guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else {

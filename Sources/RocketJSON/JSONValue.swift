@@ -4,7 +4,7 @@
 /// let v = JSONValue.object([("a", .number(1)), ("b", .array([.bool(true), .null]))])
 /// v.serialized(pretty: false)   // {"a":1,"b":[true,null]}
 /// ```
-public indirect enum JSONValue: Hashable, Sendable {
+public enum JSONValue: Hashable, Sendable {
     case null
     case bool(Bool)
     case number(Double)
