@@ -4,9 +4,9 @@
 /// Suggestions.editDistance("nxt", "next")                       // 1
 /// Suggestions.closest(to: "--plian", in: ["--plain", "--json"])  // "--plain"
 /// ```
-public enum Suggestions {
+package enum Suggestions {
     /// The Levenshtein distance between two strings, by characters.
-    public static func editDistance(_ a: String, _ b: String) -> Int {
+    package static func editDistance(_ a: String, _ b: String) -> Int {
         let a = Array(a), b = Array(b)
         if a.isEmpty || b.isEmpty { return max(a.count, b.count) }
         var prev = Array(0...b.count)
@@ -21,7 +21,7 @@ public enum Suggestions {
     }
 
     /// The candidate nearest to `word` (case-insensitive) within `maxDistance` edits, or nil.
-    public static func closest(to word: String, in candidates: some Sequence<String>, maxDistance: Int = 2) -> String? {
+    package static func closest(to word: String, in candidates: some Sequence<String>, maxDistance: Int = 2) -> String? {
         let lower = word.lowercased()
         return candidates
             .map { ($0, editDistance($0.lowercased(), lower)) }

@@ -8,7 +8,7 @@
 /// ```
 extension StringProtocol {
     /// The string without leading and trailing white space.
-    public func trimmingSpaces() -> String {
+    package func trimmingSpaces() -> String {
         guard let first = firstIndex(where: { !$0.isWhitespace }) else { return "" }
         let last = lastIndex(where: { !$0.isWhitespace })!
         return String(self[first...last])
@@ -16,14 +16,14 @@ extension StringProtocol {
 }
 
 /// Path-name arithmetic on plain strings.
-public enum PathName {
+package enum PathName {
     /// The last component ("c.png" for "a/b/c.png").
-    public static func lastComponent(_ path: String) -> String {
+    package static func lastComponent(_ path: String) -> String {
         path.split(separator: "/").last.map(String.init) ?? path
     }
 
     /// Everything before the last component ("a/b" for "a/b/c.png", "" for "c.png", "/" for "/c").
-    public static func directory(_ path: String) -> String {
+    package static func directory(_ path: String) -> String {
         guard let slash = path.lastIndex(of: "/") else { return "" }
         if slash == path.startIndex { return "/" }
         return String(path[..<slash])

@@ -12,13 +12,13 @@ import RocketCore
 /// case .failure(let f): print(f.reason)   // "no such file"
 /// }
 /// ```
-public enum FileIO {
+package enum FileIO {
     /// Why a file could not be read or written: the errno text.
-    public struct Failure: Error {
+    package struct Failure: Error {
         /// A short reason, for messages.
-        public let reason: String
+        package let reason: String
         /// Wraps an errno value.
-        public init(_ code: Int32) {
+        package init(_ code: Int32) {
             switch code {
             case ENOENT: reason = "no such file"
             case EACCES, EPERM: reason = "permission denied"
@@ -31,7 +31,7 @@ public enum FileIO {
     }
 
     /// The size of a regular file, or a failure (a directory is one).
-    public static func size(_ path: String) -> Result<Int, Failure> {
+    package static func size(_ path: String) -> Result<Int, Failure> {
         var st = stat()
         guard stat(path, &st) == 0 else { return .failure(Failure(errno)) }
         if (st.st_mode & S_IFMT) == S_IFDIR { return .failure(Failure(EISDIR)) }
@@ -39,7 +39,7 @@ public enum FileIO {
     }
 
     /// The whole file.
-    public static func read(_ path: String) -> Result<[UInt8], Failure> {
+    package static func read(_ path: String) -> Result<[UInt8], Failure> {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { return .failure(Failure(errno)) }
         defer { close(fd) }
@@ -54,11 +54,11 @@ public enum FileIO {
     }
 
     /// An open file written line by line (events).
-    public final class Writer {
+    package final class Writer {
         private let fd: Int32
 
         /// Creates or truncates the file.
-        public init(path: String) throws(Failure) {
+        package init(path: String) throws(Failure) {
             fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
             guard fd >= 0 else { throw Failure(errno) }
         }
@@ -66,7 +66,7 @@ public enum FileIO {
         deinit { close(fd) }
 
         /// Writes all bytes.
-        public func write(_ text: String) {
+        package func write(_ text: String) {
             let bytes = Array(text.utf8)
             var offset = 0
             while offset < bytes.count {
@@ -78,7 +78,7 @@ public enum FileIO {
     }
 
     /// Writes a whole file (created or truncated).
-    public static func write(_ text: String, to path: String) -> Result<Void, Failure> {
+    package static func write(_ text: String, to path: String) -> Result<Void, Failure> {
         do {
             let w = try Writer(path: path)
             w.write(text)
@@ -91,7 +91,7 @@ public enum FileIO {
     /// Writes a whole file so that a crash at any moment leaves either the old content or the new,
     /// never a torn file: a temporary file beside it, written, fsync'd, renamed over the target,
     /// then the directory fsync'd. The file is readable by its owner only.
-    public static func writeAtomically(_ text: String, to path: String) -> Result<Void, Failure> {
+    package static func writeAtomically(_ text: String, to path: String) -> Result<Void, Failure> {
         let temporary = path + ".tmp-" + String(getpid())
         let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
         guard fd >= 0 else { return .failure(Failure(errno)) }
@@ -131,19 +131,19 @@ public enum FileIO {
     }
 
     /// Removes a file; a file that is already gone is not an error.
-    public static func remove(_ path: String) -> Result<Void, Failure> {
+    package static func remove(_ path: String) -> Result<Void, Failure> {
         if unlink(path) == 0 || errno == ENOENT { return .success(()) }
         return .failure(Failure(errno))
     }
 
     /// True when something exists at `path`.
-    public static func exists(_ path: String) -> Bool {
+    package static func exists(_ path: String) -> Bool {
         var st = stat()
         return stat(path, &st) == 0
     }
 
     /// Writes to standard output or error.
-    public static func print(_ text: String, toError: Bool = false) {
+    package static func print(_ text: String, toError: Bool = false) {
         let line = text.hasSuffix("\n") ? text : text + "\n"
         let bytes = Array(line.utf8)
         var offset = 0
@@ -156,9 +156,9 @@ public enum FileIO {
 }
 
 /// The process environment, read from `environ` without Foundation.
-public enum Environment {
+package enum Environment {
     /// Every variable.
-    public static var current: [String: String] {
+    package static var current: [String: String] {
         var env: [String: String] = [:]
         var p = environ
         while let entry = p.pointee {
