@@ -249,7 +249,7 @@ struct FlowDecoder {
         return title == nil ? nil : banner
     }
     static let whenFields: Set<String> = ["minEventsRequired", "maxEventsPermitted", "maxExecutionsPermitted", "minSecondsSinceFirstEvent",
-                                          "minSecondsSinceLastEvent", "minSecondsBetweenExecutions", "minEventsInWindow", "budget", "priority"]
+                                          "minSecondsSinceLastEvent", "minSecondsBetweenExecutions", "minEventsInWindow", "budget", "priority", "eventsOf"]
 
     /// A duration: a number of seconds, or a string with s, m, h, d or w ("14d").
     mutating func duration(_ f: Fields, _ key: String) -> Double? {
@@ -280,9 +280,10 @@ struct FlowDecoder {
             switch m.value.value {
             case .null: return
             case .number(let v): values[field] = .number(v)
-            case .string(let text) where field.kind == .duration: values[field] = .text(text)
+            case .string(let text) where field.kind == .duration || field.kind == .name: values[field] = .text(text)
             default:
-                let expected = field.kind == .duration ? "a number of seconds or a duration string" : "a whole number"
+                let expected = field.kind == .duration ? "a number of seconds or a duration string"
+                    : field.kind == .name ? "a scenario name" : "a whole number"
                 error("wrong-type", "\"\(key)\" must be \(expected), not \(m.value.typeName)", path: path, at: m.value.offset)
                 return
             }
@@ -304,7 +305,7 @@ struct FlowDecoder {
             if case .missingPartner = p.reason { continue }   // reported above as a missing field
             guard let place = places[p.field] else { continue }
             let key = String(p.field.flowKey.split(separator: ".").last ?? "")
-            let code = p.reason == .notADuration ? "bad-duration" : "out-of-range"
+            let code = p.reason == .notADuration ? "bad-duration" : p.reason == .badName ? "bad-value" : "out-of-range"
             error(code, "\"\(key)\" \(p.message)", path: place.path, at: place.offset)
         }
         return rules

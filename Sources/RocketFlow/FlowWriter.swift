@@ -46,6 +46,7 @@ extension FlowDocument {
                 w.append(("budget", .object([("executions", .number(Double(b.executions))), ("window", .number(b.seconds))])))
             }
             if when.priority != 0 { int("priority", when.priority) }
+            if let other = when.eventsOf { w.append(("eventsOf", .string(other))) }
             top.append(("when", .object(w)))
         }
         if let banner {

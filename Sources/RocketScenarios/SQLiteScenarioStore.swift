@@ -73,6 +73,71 @@ public final class SQLiteScenarioStore: ScenarioStore {
         connection = Mutex(Connection(handle: handle))
     }
 
+    /// Opens an existing store for reading only: nothing is written, so a store on a read-only
+    /// file, folder or file system can still be read (`rocket scenario status` and `export`).
+    /// A file written by an older rocket must be opened once with write access (to migrate).
+    public init(readingOnly path: String) throws(ScenarioStoreError) {
+        self.path = path
+        func open(_ name: String, _ extra: Int32) -> (Int32, OpaquePointer?) {
+            var handle: OpaquePointer?
+            let rc = sqlite3_open_v2(name, &handle, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX | extra, nil)
+            return (rc, handle)
+        }
+        func check(_ handle: OpaquePointer) throws(ScenarioStoreError) {
+            let app = try Self.pragmaInt(handle, "application_id", path: path)
+            let version = try Self.pragmaInt(handle, "user_version", path: path)
+            if app != Int(Self.applicationID) {
+                throw ScenarioStoreError(.foreign, "\(path) is not a rocket scenario store")
+            }
+            if version > Self.schemaVersion {
+                throw ScenarioStoreError(.newerSchema, "\(path) was written by a newer rocket (schema \(version); this one reads up to \(Self.schemaVersion))")
+            }
+            if version < Self.schemaVersion {
+                throw ScenarioStoreError(.readOnly, "\(path) was written by an older rocket; open it once with write access to update it")
+            }
+            // Reading a WAL database needs its shared-memory file; where that cannot be made, fail
+            // here so the caller can fall back to reading the file as immutable.
+            _ = try Self.pragmaInt(handle, "page_count", path: path)
+        }
+        var (rc, handle) = open(path, 0)
+        var opened: OpaquePointer?
+        if rc == SQLITE_OK, let h = handle {
+            do throws(ScenarioStoreError) {
+                try check(h)
+                opened = h
+            } catch {
+                sqlite3_close(h)
+                if error.kind != .readOnly && error.kind != .io && error.kind != .busy { throw error }
+            }
+        } else {
+            sqlite3_close(handle)
+        }
+        if opened == nil {
+            // A read-only folder or file system: read the file as it is, without the WAL's shared memory.
+            var escaped = "file:"
+            for ch in path.unicodeScalars {
+                switch ch {
+                case "?", "#", "%": escaped += "%" + String(ch.value, radix: 16, uppercase: true)
+                default: escaped.unicodeScalars.append(ch)
+                }
+            }
+            (rc, handle) = open(escaped + "?immutable=1", SQLITE_OPEN_URI)
+            guard rc == SQLITE_OK, let h = handle else {
+                let message = handle.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"
+                sqlite3_close(handle)
+                throw Self.error(rc, "cannot open \(path): \(message)", path: path)
+            }
+            do throws(ScenarioStoreError) { try check(h) } catch {
+                sqlite3_close(h)
+                throw error
+            }
+            opened = h
+        }
+        guard let opened else { throw ScenarioStoreError(.io, "cannot open \(path)") }
+        sqlite3_busy_timeout(opened, 15_000)
+        connection = Mutex(Connection(handle: opened))
+    }
+
     // MARK: Errors
 
     static func error(_ rc: Int32, _ message: String, path: String) -> ScenarioStoreError {
@@ -179,10 +244,10 @@ public final class SQLiteScenarioStore: ScenarioStore {
 
     /// Runs `body` in one `BEGIN IMMEDIATE` transaction: committed when it returns, rolled back
     /// when it throws.
-    private func transaction<T>(_ body: (Connection) throws(ScenarioStoreError) -> T) throws(ScenarioStoreError) -> T {
+    private func transaction<T>(reading: Bool = false, _ body: (Connection) throws(ScenarioStoreError) -> T) throws(ScenarioStoreError) -> T {
         let result: Result<T, ScenarioStoreError> = connection.withLock { db in
             do throws(ScenarioStoreError) {
-                try run(db, "BEGIN IMMEDIATE")
+                try run(db, reading ? "BEGIN" : "BEGIN IMMEDIATE")
                 let value = try body(db)
                 try run(db, "COMMIT")
                 return .success(value)
@@ -367,13 +432,14 @@ public final class SQLiteScenarioStore: ScenarioStore {
     }
 
     public func stats(_ name: String) throws(ScenarioStoreError) -> ScenarioStats {
-        try transaction { (db) throws(ScenarioStoreError) in try read(db, name, events: true) }
+        try transaction(reading: true) { (db) throws(ScenarioStoreError) in try read(db, name, events: true) }
     }
 
     public func reset(_ name: String) throws(ScenarioStoreError) {
         try transaction { (db) throws(ScenarioStoreError) in
             try run(db, "DELETE FROM scenarios WHERE name = ?", [.text(name)])
             try run(db, "DELETE FROM events WHERE scenario = ?", [.text(name)])
+            try run(db, "DELETE FROM executions WHERE scenario = ?", [.text(name)])
         }
     }
 
@@ -387,7 +453,7 @@ public final class SQLiteScenarioStore: ScenarioStore {
 
     /// The names of every scenario with statistics.
     public func names() throws(ScenarioStoreError) -> [String] {
-        try transaction { (db) throws(ScenarioStoreError) in
+        try transaction(reading: true) { (db) throws(ScenarioStoreError) in
             let s = try Statement(db.handle, "SELECT name FROM scenarios ORDER BY name", path: path)
             defer { s.finalize() }
             var out: [String] = []
@@ -397,7 +463,7 @@ public final class SQLiteScenarioStore: ScenarioStore {
     }
 
     public func snapshot() throws(ScenarioStoreError) -> ScenarioSnapshot {
-        try transaction { (db) throws(ScenarioStoreError) in
+        try transaction(reading: true) { (db) throws(ScenarioStoreError) in
             let s = try Statement(db.handle, "SELECT name FROM scenarios ORDER BY name", path: path)
             var names: [String] = []
             while try s.step() { names.append(s.text(0)) }

@@ -45,9 +45,10 @@ public struct NamedScenario: Sendable {
     @discardableResult
     public func decide(in store: any ScenarioStore, at now: Double) throws(ScenarioStoreError) -> ScenarioDecision {
         let custom = customAnswer()
+        let events = try eventsSource(in: store)
         var decision: ScenarioDecision?
         _ = try store.tryExecute(name, at: now, rules: rules) { stats, executions in
-            let d = ScenarioEvaluator.evaluate(rules: rules, stats: stats, recentExecutions: executions, now: now, custom: custom)
+            let d = ScenarioEvaluator.evaluate(rules: rules, stats: merged(stats, events), recentExecutions: executions, now: now, custom: custom)
             decision = d
             return d.allowed
         }
@@ -58,12 +59,28 @@ public struct NamedScenario: Sendable {
     /// outside any store lock).
     public func explain(in store: any ScenarioStore, at now: Double) throws(ScenarioStoreError) -> ScenarioDecision {
         let custom = customAnswer()
+        let events = try eventsSource(in: store)
         var decision: ScenarioDecision?
         _ = try store.tryExecute(name, at: now, rules: rules) { stats, executions in
-            decision = ScenarioEvaluator.evaluate(rules: rules, stats: stats, recentExecutions: executions, now: now, custom: custom)
+            decision = ScenarioEvaluator.evaluate(rules: rules, stats: merged(stats, events), recentExecutions: executions, now: now, custom: custom)
             return false
         }
         return decision ?? ScenarioEvaluator.evaluate(rules: rules, stats: ScenarioStats(), recentExecutions: [], now: now, custom: custom)
+    }
+
+    /// The statistics of the scenario whose events count (``ScenarioRules/eventsOf``), read
+    /// before the decision: event counts only grow, so a trigger racing with this try is at most
+    /// counted on the next one.
+    private func eventsSource(in store: any ScenarioStore) throws(ScenarioStoreError) -> ScenarioStats? {
+        guard let other = rules.eventsOf, other != name else { return nil }
+        return try store.stats(other)
+    }
+
+    /// This scenario's executions with the events of `events` (when another scenario's count).
+    private func merged(_ own: ScenarioStats, _ events: ScenarioStats?) -> ScenarioStats {
+        guard let events else { return own }
+        return ScenarioStats(eventsCount: events.eventsCount, executionsCount: own.executionsCount, firstEventDate: events.firstEventDate,
+                             lastEventDate: events.lastEventDate, lastExecutionDate: own.lastExecutionDate, recentEvents: events.recentEvents)
     }
 
     /// Calls the custom condition once and wraps its answer for the evaluator.

@@ -64,12 +64,16 @@ public struct ScenarioRules: Hashable, Sendable {
     public var budget: InterruptionBudget?
     /// Higher goes first when several scenarios are eligible at once (default 0).
     public var priority: Int
+    /// Count the events of this other scenario instead of the scenario's own (beyond WaitForIt):
+    /// "ask for a review after 5 app launches" triggers `app-launch` and tries `ask-review`
+    /// with `eventsOf = "app-launch"`. Executions, caps and budgets stay the scenario's own.
+    public var eventsOf: String?
 
     /// Creates rules; every condition defaults to none.
     public init(minEventsRequired: Int? = nil, maxEventsPermitted: Int? = nil, maxExecutionsPermitted: Int? = nil,
                 minSecondsSinceFirstEvent: Double? = nil, minSecondsSinceLastEvent: Double? = nil,
                 minSecondsBetweenExecutions: Double? = nil, minEventsInWindow: EventWindow? = nil,
-                budget: InterruptionBudget? = nil, priority: Int = 0) {
+                budget: InterruptionBudget? = nil, priority: Int = 0, eventsOf: String? = nil) {
         self.minEventsRequired = minEventsRequired
         self.maxEventsPermitted = maxEventsPermitted
         self.maxExecutionsPermitted = maxExecutionsPermitted
@@ -79,6 +83,7 @@ public struct ScenarioRules: Hashable, Sendable {
         self.minEventsInWindow = minEventsInWindow
         self.budget = budget
         self.priority = priority
+        self.eventsOf = eventsOf
     }
 }
 

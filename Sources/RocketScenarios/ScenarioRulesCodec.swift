@@ -26,13 +26,15 @@ public enum ScenarioRulesCodec {
         case duration
         /// A whole number from −``maxCount`` to ``maxCount``.
         case priority
+        /// A scenario name (not empty, at most 1024 bytes).
+        case name
     }
 
     /// Every field of the rules, with its flow key and flag.
     public enum Field: String, CaseIterable, Hashable, Sendable {
         case minEventsRequired, maxEventsPermitted, maxExecutionsPermitted
         case minSecondsSinceFirstEvent, minSecondsSinceLastEvent, minSecondsBetweenExecutions
-        case windowCount, windowSeconds, budgetExecutions, budgetSeconds, priority
+        case windowCount, windowSeconds, budgetExecutions, budgetSeconds, priority, eventsOf
 
         /// The key in a flow file's `"when"` object (dotted inside the nested objects).
         public var flowKey: String {
@@ -59,6 +61,7 @@ public enum ScenarioRulesCodec {
             case .windowSeconds: return "--window"
             case .budgetExecutions: return "--budget"
             case .budgetSeconds: return "--budget-window"
+            case .eventsOf: return "--events-of"
             case .priority: return nil
             }
         }
@@ -69,6 +72,7 @@ public enum ScenarioRulesCodec {
             case .minSecondsSinceFirstEvent, .minSecondsSinceLastEvent, .minSecondsBetweenExecutions, .windowSeconds, .budgetSeconds:
                 return .duration
             case .priority: return .priority
+            case .eventsOf: return .name
             default: return .count
             }
         }
@@ -97,6 +101,8 @@ public enum ScenarioRulesCodec {
             case outOfRange
             /// Given without its partner field.
             case missingPartner(Field)
+            /// An empty or overlong name.
+            case badName
         }
         /// The field.
         public var field: Field
@@ -112,7 +118,9 @@ public enum ScenarioRulesCodec {
                 case .count: return "must be a whole number from 0 to \(ScenarioRulesCodec.maxCount)"
                 case .priority: return "must be a whole number from -\(ScenarioRulesCodec.maxCount) to \(ScenarioRulesCodec.maxCount)"
                 case .duration: return "must be " + RocketDuration.syntax
+                case .name: return "must be a scenario name"
                 }
+            case .badName: return "must be a scenario name: not empty, at most 1024 bytes"
             case .missingPartner(let other): return "goes together with \(other.rawValue)"
             }
         }
@@ -155,9 +163,14 @@ public enum ScenarioRulesCodec {
         var problems: [Problem] = []
         var counts: [Field: Int] = [:]
         var seconds: [Field: Double] = [:]
+        var names: [Field: String] = [:]
         for field in Field.allCases {
             guard let input = values[field] else { continue }
             switch field.kind {
+            case .name:
+                if case .text(let t) = input, ScenarioRulesCodec.isName(t) { names[field] = t } else {
+                    problems.append(Problem(field: field, reason: .badName))
+                }
             case .count, .priority:
                 switch integer(input, for: field) {
                 case .success(let n): counts[field] = n
@@ -183,6 +196,12 @@ public enum ScenarioRulesCodec {
         if let n = counts[.windowCount], let w = seconds[.windowSeconds] { rules.minEventsInWindow = EventWindow(count: n, seconds: w) }
         if let n = counts[.budgetExecutions], let w = seconds[.budgetSeconds] { rules.budget = InterruptionBudget(executions: n, seconds: w) }
         if let p = counts[.priority] { rules.priority = p }
+        rules.eventsOf = names[.eventsOf]
         return (rules, problems)
+    }
+
+    /// True for a usable scenario name: not empty (nor only white space), at most 1024 bytes.
+    public static func isName(_ text: String) -> Bool {
+        !text.allSatisfy(\.isWhitespace) && text.utf8.count <= 1024
     }
 }

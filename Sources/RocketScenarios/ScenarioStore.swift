@@ -77,7 +77,8 @@ public protocol ScenarioStore: Sendable {
                     decide: (ScenarioStats, [Double]) -> Bool) throws(ScenarioStoreError) -> Bool
     /// The statistics of one scenario (empty when unknown).
     func stats(_ name: String) throws(ScenarioStoreError) -> ScenarioStats
-    /// Clears one scenario's statistics (its rules live elsewhere and are kept).
+    /// Clears one scenario's statistics and its entries in the shared budget (its rules live
+    /// elsewhere and are kept).
     func reset(_ name: String) throws(ScenarioStoreError)
     /// Clears everything.
     func resetAll() throws(ScenarioStoreError)
@@ -124,7 +125,10 @@ public final class InMemoryScenarioStore: ScenarioStore {
     }
 
     public func reset(_ name: String) throws(ScenarioStoreError) {
-        state.withLock { $0.scenarios[name] = nil }
+        state.withLock {
+            $0.scenarios[name] = nil
+            $0.executions.removeAll { $0.scenario == name }
+        }
     }
 
     public func resetAll() throws(ScenarioStoreError) {

@@ -121,6 +121,7 @@ public final class UserDefaultsScenarioStore: ScenarioStore, @unchecked Sendable
     public func reset(_ name: String) throws(ScenarioStoreError) {
         lock.lock(); defer { lock.unlock() }
         for field in Self.fields { defaults.removeObject(forKey: Self.key(name, field)) }
+        setExecutions(executions.filter { $0.scenario != name })   // its entries in the shared budget go too
         defaults.synchronize()
     }
 

@@ -20,6 +20,7 @@ enum ScenarioCommand {
         .value("--window", "D", "The window for --min-events-in-window."),
         .value("--budget", "N", "At most N executions across all scenarios within --budget-window."),
         .value("--budget-window", "D", "The window for --budget."),
+        .value("--events-of", "NAME", "Count the events of scenario NAME (say, app-launch) instead of this one's own."),
     ]
 
     static let subcommands: [(name: String, spec: CommandSpec)] = [
@@ -33,11 +34,11 @@ enum ScenarioCommand {
                             D is seconds, or a number with s, m, h, d or w (90, 1.5h, 14d).
                             EXIT STATUS: 0 executed; 1 not executed; 64 usage error; 74 store error.
                             EXAMPLE: rocket scenario trigger app-launch
-                                     rocket scenario try ask-review --min-events 5 --min-since-first-event 14d --max-executions 3 && echo "Enjoying it?"
+                                     rocket scenario try ask-review --events-of app-launch --min-events 5 --min-since-first-event 14d --max-executions 3 && echo "Enjoying it?"
                             """)),
         ("status", CommandSpec(name: "scenario status", abstract: "Show the statistics of one scenario or all.",
                                positionals: [("NAME", "The scenario (default: all).")], positionalCount: 0...1,
-                               options: [.flag("--json", "Print JSON (the export format)."), storeOption],
+                               options: [.flag("--json", "Print JSON (the export format)."), storeOption, nowOption],
                                discussion: "EXIT STATUS: 0; 64 usage error; 74 store error.")),
         ("reset", CommandSpec(name: "scenario reset", abstract: "Clear the statistics of a scenario, or of all with --all.",
                               positionals: [("NAME", "The scenario.")], positionalCount: 0...1,
@@ -66,13 +67,16 @@ enum ScenarioCommand {
         let parsed = try parse(Array(args.dropFirst()), as: spec)
         if parsed.helpRequested { printOut(spec.help); return Exit.ok }
         let now = try time(parsed, command: spec.name)
+        if ["trigger", "try", "status", "reset"].contains(first), let name = parsed.positionals.first, !ScenarioRulesCodec.isName(name) {
+            throw UsageError(message: "the scenario name must not be empty (and at most 1024 bytes)", command: spec.name)
+        }
         var rules = ScenarioRules()
         if first == "try" { rules = try self.rules(parsed, command: spec.name) }
         if first == "reset" && parsed.has("--all") == !parsed.positionals.isEmpty {
             throw UsageError(message: "give a NAME or --all", command: spec.name)
         }
-        let store: SQLiteScenarioStore
-        switch openStore(parsed.value("--store")) {
+        let store: any ScenarioStore
+        switch openStore(parsed.value("--store"), forReading: first == "status" || first == "export") {
         case .failure(let e): printError("rocket: error: \(e.message)"); return Exit.ioError
         case .success(let s): store = s
         }
@@ -91,9 +95,14 @@ enum ScenarioCommand {
                     var selected = snapshot
                     selected.scenarios = selected.scenarios.filter { names.contains($0.key) }
                     for n in names where selected.scenarios[n] == nil { selected.scenarios[n] = ScenarioStats() }
+                    if !parsed.positionals.isEmpty { selected.executions = selected.executions.filter { names.contains($0.scenario) } }
                     printOut(json(selected))
                 } else {
-                    for n in names { printOut(describe(n, snapshot.scenarios[n] ?? ScenarioStats())) }
+                    for n in names {
+                        let inBudget = snapshot.executions.filter { $0.scenario == n }.count
+                        printOut(describe(n, snapshot.scenarios[n] ?? ScenarioStats()) + "; \(inBudget) in the budget log")
+                    }
+                    printOut(budgetLine(snapshot.executions, now: now))
                 }
                 return Exit.ok
             case "reset":
@@ -157,9 +166,19 @@ enum ScenarioCommand {
         }
     }
 
+    /// The shared budget log: how many executions it holds, how many in the last day and week,
+    /// and the latest (what a `--budget` rule counts).
+    static func budgetLine(_ executions: [ScenarioSnapshot.Execution], now: Double) -> String {
+        guard let latest = executions.max(by: { $0.at < $1.at }) else { return "budget log: empty (no executions yet)" }
+        let day = executions.filter { now - $0.at < 86_400 && $0.at <= now }.count
+        let week = executions.filter { now - $0.at < 7 * 86_400 && $0.at <= now }.count
+        return "budget log: \(executions.count) executions across all scenarios; \(day) in the last 24h, \(week) in the last 7d; "
+            + "latest \(Sanitizer.clean(latest.scenario, keepNewlines: false)) at \(WallTime.format(latest.at))"
+    }
+
     static func describe(_ name: String, _ s: ScenarioStats) -> String {
         func date(_ d: Double?) -> String { d.map { WallTime.format($0) } ?? "never" }
-        return "\(name): events \(s.eventsCount) (first \(date(s.firstEventDate)), last \(date(s.lastEventDate))); executions \(s.executionsCount) (last \(date(s.lastExecutionDate)))"
+        return "\(Sanitizer.clean(name, keepNewlines: false)): events \(s.eventsCount) (first \(date(s.firstEventDate)), last \(date(s.lastEventDate))); executions \(s.executionsCount) (last \(date(s.lastExecutionDate)))"
     }
 
     static func json(_ snapshot: ScenarioSnapshot) -> String {
@@ -191,17 +210,36 @@ enum ScenarioCommand {
     }
 
     /// The store at `--store`, `$ROCKET_STORE`, `$XDG_STATE_HOME/rocket/scenarios.sqlite` or
-    /// `~/.local/state/rocket/scenarios.sqlite`; its folder is created when missing.
-    static func openStore(_ flag: String?) -> Result<SQLiteScenarioStore, ScenarioStoreError> {
+    /// `~/.local/state/rocket/scenarios.sqlite`. Only the default folder is created when missing:
+    /// an explicit path in a missing folder is an error (a typo must not scatter stores).
+    /// `forReading` opens without writing anything (status, export): a missing file reads as an
+    /// empty store, and a read-only file or folder can be read.
+    static func openStore(_ flag: String?, forReading: Bool = false) -> Result<any ScenarioStore, ScenarioStoreError> {
         let env = Environment.current
         let path: String
-        if let flag { path = flag } else if let p = env["ROCKET_STORE"], !p.isEmpty { path = p } else {
-            let state = env["XDG_STATE_HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? ((env["HOME"] ?? "/tmp") + "/.local/state")
-            path = state + "/rocket/scenarios.sqlite"
+        let explicit: Bool
+        if let flag {
+            path = flag
+            explicit = true
+        } else if let p = env["ROCKET_STORE"], !p.isEmpty {
+            path = p
+            explicit = true
+        } else {
+            path = ScenarioStores.defaultPath(environment: env)
+            explicit = false
         }
         let dir = PathName.directory(path)
-        if !dir.isEmpty, !makeDirectories(dir) {
-            return .failure(ScenarioStoreError(.readOnly, "cannot create the folder \(dir): \(String(cString: strerror(errno)))"))
+        if forReading {
+            guard FileIO.exists(path) else { return .success(InMemoryScenarioStore()) }
+            do throws(ScenarioStoreError) { return .success(try SQLiteScenarioStore(readingOnly: path)) } catch { return .failure(error) }
+        }
+        if !dir.isEmpty, !FileIO.exists(dir) {
+            if explicit {
+                return .failure(ScenarioStoreError(.io, "the folder \(dir) does not exist (store \(path))"))
+            }
+            if !makeDirectories(dir) {
+                return .failure(ScenarioStoreError(.readOnly, "cannot create the folder \(dir): \(String(cString: strerror(errno)))"))
+            }
         }
         do throws(ScenarioStoreError) { return .success(try SQLiteScenarioStore(path: path)) } catch { return .failure(error) }
     }

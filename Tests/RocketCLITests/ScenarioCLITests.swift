@@ -22,8 +22,12 @@ struct ScenarioCLITests {
             #expect(r.status == 0 && r.stderr.isEmpty)
         }
         #expect(try runRocket(["scenario", "try", "app-launch"] + rules + ["--now", "@1768867300"], environment: env(dir)).status == 1)
-        let status = try runRocket(["scenario", "status", "app-launch"], environment: env(dir))
-        #expect(status.stdout == "app-launch: events 5 (first 2026-01-01T09:00:00Z, last 2026-01-05T09:00:00Z); executions 3 (last 2026-01-20T00:00:02Z)\n")
+        let status = try runRocket(["scenario", "status", "app-launch", "--now", "2026-01-25T00:00:00Z"], environment: env(dir))
+        #expect(status.stdout == """
+            app-launch: events 5 (first 2026-01-01T09:00:00Z, last 2026-01-05T09:00:00Z); executions 3 (last 2026-01-20T00:00:02Z); 3 in the budget log
+            budget log: 3 executions across all scenarios; 0 in the last 24h, 3 in the last 7d; latest app-launch at 2026-01-20T00:00:02Z
+
+            """)
     }
 
     @Test("status --json, reset, reset --all, export and import")
@@ -40,7 +44,7 @@ struct ScenarioCLITests {
         #expect(try runRocket(["scenario", "reset", "a"], environment: env(dir)).status == 0)
         #expect(try runRocket(["scenario", "status", "a"], environment: env(dir)).stdout.contains("events 0"))
         #expect(try runRocket(["scenario", "reset", "--all"], environment: env(dir)).status == 0)
-        #expect(try runRocket(["scenario", "status"], environment: env(dir)).stdout.isEmpty)
+        #expect(try runRocket(["scenario", "status"], environment: env(dir)).stdout == "budget log: empty (no executions yet)\n")
         #expect(try runRocket(["scenario", "import", dir + "/state.json"], environment: env(dir)).status == 0)
         #expect(try runRocket(["scenario", "export"], environment: env(dir)).stdout == export.stdout)
     }
@@ -192,5 +196,87 @@ struct NumberBoundaryCLITests {
         let twoSeconds = dir + "/two.json"
         write(#"{"version": 1, "blocks": [{"id": "a", "type": "text", "text": "Hi", "showNextAfter": "2s"}]}"#, to: twoSeconds)
         #expect(try runRocket(["lint", twoSeconds]).status == 0)
+    }
+}
+
+@Suite("Scenarios from shell scripts")
+struct ScenarioScriptTests {
+    func env(_ dir: String) -> [String: String] { ["ROCKET_STORE": dir + "/s.sqlite"] }
+
+    @Test("The README's review example fires: --events-of counts app launches for ask-review")
+    func eventsOf() throws {
+        let dir = scratchDirectory()
+        for day in 1...5 {
+            #expect(try runRocket(["scenario", "trigger", "app-launch", "--now", "2026-01-0\(day)T09:00:00Z"], environment: env(dir)).status == 0)
+        }
+        let rules = ["--events-of", "app-launch", "--min-events", "5", "--min-since-first-event", "14d", "--max-executions", "3"]
+        #expect(try runRocket(["scenario", "try", "ask-review"] + rules + ["--now", "2026-01-10T00:00:00Z"], environment: env(dir)).status == 1)
+        #expect(try runRocket(["scenario", "try", "ask-review"] + rules + ["--now", "2026-01-20T00:00:00Z"], environment: env(dir)).status == 0)
+        let status = try runRocket(["scenario", "status", "ask-review"], environment: env(dir))
+        #expect(status.stdout.hasPrefix("ask-review: events 0 (first never, last never); executions 1"))
+        // Without --events-of it counts its own events, none.
+        #expect(try runRocket(["scenario", "try", "ask-review", "--min-events", "5", "--now", "2026-01-21T00:00:00Z"], environment: env(dir)).status == 1)
+        // A flow may say the same with "eventsOf".
+        write(#"{"version": 1, "scenario": "tour", "when": {"eventsOf": "app-launch", "minEventsRequired": 5}, "blocks": [{"id": "a", "type": "text", "text": "Hi"}]}"#,
+              to: dir + "/f.json")
+        #expect(try runRocket(["play", dir + "/f.json", "--plain", "--instant", "--now", "2026-01-21T00:00:00Z"], stdin: "\n", environment: env(dir)).status == 0)
+        #expect(try runRocket(["scenario", "try", "x", "--events-of", ""], environment: env(dir)).status == 64)
+    }
+
+    @Test("reset clears the scenario's entries in the shared budget; status shows the budget log; --json NAME shows only NAME")
+    func budget() throws {
+        let dir = scratchDirectory()
+        let budget = ["--budget", "1", "--budget-window", "1d"]
+        #expect(try runRocket(["scenario", "try", "a"] + budget + ["--now", "@1000"], environment: env(dir)).status == 0)
+        #expect(try runRocket(["scenario", "try", "b"] + budget + ["--now", "@1001"], environment: env(dir)).status == 1)
+        let status = try runRocket(["scenario", "status", "--now", "@1002"], environment: env(dir))
+        #expect(status.stdout.contains("a: events 0 (first never, last never); executions 1 (last 1970-01-01T00:16:40Z); 1 in the budget log"))
+        #expect(status.stdout.contains("budget log: 1 executions across all scenarios; 1 in the last 24h, 1 in the last 7d; latest a at 1970-01-01T00:16:40Z"))
+        let json = try runRocket(["scenario", "status", "--json", "b"], environment: env(dir))
+        #expect(!json.stdout.contains("\"a\""))
+        #expect(try runRocket(["scenario", "reset", "a"], environment: env(dir)).status == 0)
+        #expect(try runRocket(["scenario", "try", "b"] + budget + ["--now", "@1003"], environment: env(dir)).status == 0)
+    }
+
+    @Test("Empty names are refused; an explicit store in a missing folder is an error and creates nothing")
+    func names() throws {
+        let dir = scratchDirectory()
+        #expect(try runRocket(["scenario", "trigger", ""], environment: env(dir)).status == 64)
+        #expect(try runRocket(["scenario", "try", " "], environment: env(dir)).status == 64)
+        let missing = dir + "/no/such/dir/s.sqlite"
+        let r = try runRocket(["scenario", "trigger", "x"], environment: ["ROCKET_STORE": missing])
+        #expect(r.status == 74 && r.stderr.contains("does not exist"))
+        #expect(!FileManager.default.fileExists(atPath: dir + "/no"))
+        #expect(try runRocket(["scenario", "trigger", "x", "--store", missing]).status == 74)
+        // The default folder is created.
+        let home = scratchDirectory()
+        #expect(try runRocket(["scenario", "trigger", "x"], environment: ["ROCKET_STORE": "", "XDG_STATE_HOME": home + "/state"]).status == 0)
+        #expect(FileManager.default.fileExists(atPath: home + "/state/rocket/scenarios.sqlite"))
+    }
+
+    @Test("A store nobody may write to can still be read: status and export")
+    func readOnly() throws {
+        let dir = scratchDirectory()
+        #expect(try runRocket(["scenario", "trigger", "seen", "--now", "@5"], environment: env(dir)).status == 0)
+        if getuid() == 0 {
+            // As another user, who may read the folder and the file but write neither.
+            chmod(dir, 0o755)
+            chmod(dir + "/s.sqlite", 0o644)
+            for name in ["s.sqlite-wal", "s.sqlite-shm"] { try? FileManager.default.removeItem(atPath: dir + "/" + name) }
+            for command in [["status"], ["export"]] {
+                let r = try runRocket(["/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", rocketPath, "scenario"] + command,
+                                      environment: env(dir), executable: "/usr/bin/env")
+                #expect(r.status == 0, "\(command): \(r.stderr)")
+                #expect(r.stdout.contains("seen"), "\(command): \(r.stdout)")
+            }
+        } else {
+            chmod(dir, 0o555)
+            defer { chmod(dir, 0o755) }
+            #expect(try runRocket(["scenario", "status"], environment: env(dir)).stdout.contains("seen"))
+        }
+        // A missing store reads as empty and is not created.
+        let empty = scratchDirectory() + "/none.sqlite"
+        #expect(try runRocket(["scenario", "status"], environment: ["ROCKET_STORE": empty]).status == 0)
+        #expect(!FileManager.default.fileExists(atPath: empty))
     }
 }

@@ -68,7 +68,7 @@ struct StateTests {
             var seen = 0
             var text = ""
             while seen < target {
-                input.fileHandleForWriting.write(Data("1\n".utf8))
+                try? input.fileHandleForWriting.write(contentsOf: Data("1\n".utf8))
                 let chunk = output.fileHandleForReading.availableData
                 if chunk.isEmpty { break }
                 text += String(decoding: chunk, as: UTF8.self)

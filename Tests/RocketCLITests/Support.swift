@@ -33,9 +33,9 @@ struct RunResult {
 }
 
 /// Runs rocket with pipes for stdin, stdout and stderr (plain mode, as a script would).
-func runRocket(_ args: [String], stdin: String = "", environment: [String: String] = [:]) throws -> RunResult {
+func runRocket(_ args: [String], stdin: String = "", environment: [String: String] = [:], executable: String? = nil) throws -> RunResult {
     let p = Process()
-    p.executableURL = URL(fileURLWithPath: rocketPath)
+    p.executableURL = URL(fileURLWithPath: executable ?? rocketPath)
     p.arguments = args
     var env = ProcessInfo.processInfo.environment
     env["LANG"] = "C.UTF-8"
@@ -47,7 +47,10 @@ func runRocket(_ args: [String], stdin: String = "", environment: [String: Strin
     p.standardOutput = output
     p.standardError = errors
     try p.run()
-    input.fileHandleForWriting.write(Data(stdin.utf8))
+    // A child that exits before reading (a usage error) closes the pipe: that must be an error
+    // here, never a SIGPIPE that takes the whole test runner down.
+    signal(SIGPIPE, SIG_IGN)
+    try? input.fileHandleForWriting.write(contentsOf: Data(stdin.utf8))
     try input.fileHandleForWriting.close()
     let out = output.fileHandleForReading.readDataToEndOfFile()
     let err = errors.fileHandleForReading.readDataToEndOfFile()

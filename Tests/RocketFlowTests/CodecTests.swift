@@ -21,7 +21,7 @@ struct CodecTests {
                 let flagOK = ScenarioRulesCodec.rules([field: .text(sample)]).problems.isEmpty
                 // The flow gives counts as numbers and durations as strings or numbers.
                 let json: String
-                if field.kind == .duration { json = "\"\(sample)\"" } else if let n = Double(sample) { json = String(n) } else { continue }
+                if field.kind == .duration || field.kind == .name { json = "\"\(sample)\"" } else if let n = Double(sample) { json = String(n) } else { continue }
                 let flowOK = lintCodes(when: "\"\(field.rawValue)\": \(json)").isEmpty
                 #expect(flagOK == flowOK, "\(field) \(sample): flag \(flagOK), flow \(flowOK)")
             }

@@ -30,6 +30,23 @@ struct ScenarioBoundaryTests {
         }
     }
 
+    @Test("reset clears a scenario's entries in the shared budget on every store; eventsOf counts another's events")
+    func resetAndEventsOf() throws {
+        for (label, store) in try Self.stores() {
+            let budget = ScenarioRules(budget: InterruptionBudget(executions: 1, seconds: 100))
+            #expect(try NamedScenario("a", rules: budget).tryToExecute(in: store, at: 10), "\(label)")
+            #expect(try !NamedScenario("b", rules: budget).tryToExecute(in: store, at: 11), "\(label)")
+            try store.reset("a")
+            #expect(try store.snapshot().executions.isEmpty, "\(label)")
+            #expect(try NamedScenario("b", rules: budget).tryToExecute(in: store, at: 12), "\(label)")
+            for t in 0..<3 { try store.triggerEvent("launch", at: Double(t)) }
+            let review = NamedScenario("review", rules: ScenarioRules(minEventsRequired: 3, maxExecutionsPermitted: 1, eventsOf: "launch"))
+            #expect(try review.tryToExecute(in: store, at: 20), "\(label)")
+            #expect(try !review.tryToExecute(in: store, at: 21), "\(label): its own executions cap it")
+            #expect(try store.stats("review").eventsCount == 0, "\(label)")
+        }
+    }
+
     @Test("Default names of private, fileprivate and local types carry no address and agree across processes")
     func stableNames() throws {
         func names() throws -> String {
