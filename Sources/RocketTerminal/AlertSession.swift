@@ -139,8 +139,9 @@ public final class AlertSession<A: AlertActionType> {
         if let m = controller.message, !m.isEmpty { terminal.write(Sanitizer.clean(m) + "\n") }
         for (i, b) in controller.buttons.enumerated() {
             var line = "[\(i + 1)] " + Sanitizer.clean(b.title, keepNewlines: false)
-            if b.style != .default { line += " (\(b.style.rawValue))" }
-            if !b.isEnabled { line += " (unavailable)" }
+            if b.style == .cancel { line += " (\(strings.styleCancel))" }
+            if b.style == .destructive { line += " (\(strings.styleDestructive))" }
+            if !b.isEnabled { line += " (\(strings.unavailable))" }
             terminal.write(line + "\n")
         }
         var input = LineReader(pending: typedAhead.bytes, ended: typedAhead.ended)

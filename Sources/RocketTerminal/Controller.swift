@@ -64,7 +64,8 @@ public enum KeyController {
 }
 
 /// Maps a line of plain-mode input to an intent: any line taps a text block; a button is chosen
-/// by its number (1-based, left first) or its title (case-insensitive); an input takes the line.
+/// by its number (1-based, left first) or its title (case-insensitive), and an empty line presses
+/// a single button; an input takes the line.
 ///
 /// ```swift
 /// PlainController.intent(for: "2", block: doubleButton, strings: .english)   // .success(.pressRight)
@@ -80,7 +81,7 @@ public enum PlainController {
                 + " — " + strings.plainChoose.replacing("%d", with: String(titles.count))))
         }
         switch block.content {
-        case .button(let b): return choose([b.title], [.pressButton])
+        case .button(let b): return trimmed.isEmpty ? .success(.pressButton) : choose([b.title], [.pressButton])
         case .doubleButton(let l, let r): return choose([l.title, r.title], [.pressLeft, .pressRight])
         case .textInput: return .success(.submit(line))
         case .text, .image: return .success(.tap)

@@ -59,6 +59,12 @@ public struct UIStrings: Sendable, Hashable {
     public var alertHint: String
     /// Refusal of a disabled alert action (`%@` is its title).
     public var alertDisabled: String
+    /// Line-mode tag of the cancel action.
+    public var styleCancel: String = "cancel"
+    /// Line-mode tag of a destructive action.
+    public var styleDestructive: String = "destructive"
+    /// Line-mode tag of a disabled action.
+    public var unavailable: String = "unavailable"
 
     /// English.
     public static let english = UIStrings(
@@ -70,7 +76,8 @@ public struct UIStrings: Sendable, Hashable {
         imageLabel: "image", you: "you", bannerHint: "←/→ choose · Enter press · Esc dismiss",
         bannerHintNoButtons: "Enter open · Esc dismiss", bannerBackgroundDisabled: "This banner cannot be opened; choose a button.",
         bannerHintInFlow: "Ctrl-B open · Ctrl-X dismiss", bannerHintInFlowButtons: "Ctrl-B press · Ctrl-X dismiss",
-        alertHint: "↑/↓ ←/→ choose · Enter select · Esc cancel", alertDisabled: "%@ is not available now.")
+        alertHint: "↑/↓ ←/→ choose · Enter select · Esc cancel", alertDisabled: "%@ is not available now.",
+        styleCancel: "cancel", styleDestructive: "destructive", unavailable: "unavailable")
     /// Chinese.
     public static let chinese = UIStrings(
         language: "zh", continueHint: "回车 继续", chooseHint: "←/→ 选择 · 回车 确认", sendHint: "回车 发送",
@@ -80,7 +87,8 @@ public struct UIStrings: Sendable, Hashable {
         plainType: "请输入：", imageLabel: "图片", you: "我", bannerHint: "←/→ 选择 · 回车 确认 · Esc 关闭",
         bannerHintNoButtons: "回车 打开 · Esc 关闭", bannerBackgroundDisabled: "无法打开此通知，请选择一个按钮。",
         bannerHintInFlow: "Ctrl-B 打开 · Ctrl-X 关闭", bannerHintInFlowButtons: "Ctrl-B 确认 · Ctrl-X 关闭",
-        alertHint: "↑/↓ ←/→ 选择 · 回车 确认 · Esc 取消", alertDisabled: "%@ 暂时不可用。")
+        alertHint: "↑/↓ ←/→ 选择 · 回车 确认 · Esc 取消", alertDisabled: "%@ 暂时不可用。",
+        styleCancel: "取消", styleDestructive: "危险操作", unavailable: "不可用")
     /// Italian.
     public static let italian = UIStrings(
         language: "it", continueHint: "Invio continua", chooseHint: "←/→ scegli · Invio premi", sendHint: "Invio invia",
@@ -91,7 +99,8 @@ public struct UIStrings: Sendable, Hashable {
         imageLabel: "immagine", you: "tu", bannerHint: "←/→ scegli · Invio premi · Esc chiudi",
         bannerHintNoButtons: "Invio apri · Esc chiudi", bannerBackgroundDisabled: "Questa notifica non si apre; scegli un pulsante.",
         bannerHintInFlow: "Ctrl-B apri · Ctrl-X chiudi", bannerHintInFlowButtons: "Ctrl-B premi · Ctrl-X chiudi",
-        alertHint: "↑/↓ ←/→ scegli · Invio seleziona · Esc annulla", alertDisabled: "%@ non è disponibile ora.")
+        alertHint: "↑/↓ ←/→ scegli · Invio seleziona · Esc annulla", alertDisabled: "%@ non è disponibile ora.",
+        styleCancel: "annulla", styleDestructive: "distruttiva", unavailable: "non disponibile")
 
     /// The strings for the locale named by the environment.
     public static func forEnvironment(_ env: [String: String]) -> UIStrings {

@@ -281,7 +281,8 @@ public final class TerminalSession {
                     say("\(name): \(text)")
                 }
             case .reply(_, let text, _):
-                say("\(strings.you): \(Sanitizer.clean(text, keepNewlines: false))")
+                // On a terminal the user's own line is already on the screen: say it once.
+                if !plainHints { say("\(strings.you): \(Sanitizer.clean(text, keepNewlines: false))") }
             }
             printedItems += 1
         }
@@ -318,6 +319,14 @@ public final class TerminalSession {
                     case .success(let intent):
                         do {
                             try rocket.send(intent)
+                            // A button choice is echoed by its title (what "1" chose).
+                            switch (intent, block.content) {
+                            case (.pressButton, .button(let b)):
+                                say("\(strings.you): \(Sanitizer.clean(rocket.conversation.interpolate(b.title), keepNewlines: false))")
+                            case (.pressLeft, .doubleButton(let l, _)), (.pressRight, .doubleButton(_, let l)):
+                                say("\(strings.you): \(Sanitizer.clean(rocket.conversation.interpolate(l.title), keepNewlines: false))")
+                            default: break
+                            }
                         } catch .invalidInput(let failure) {
                             reportError(strings.message(for: failure))
                         } catch {

@@ -1,3 +1,4 @@
+import RocketTestSupport
 import Foundation
 import Testing
 
@@ -53,11 +54,13 @@ struct CLITests {
         #expect(r.stdout == """
         Bot: Hello Kim
         Bot: [1] Sure  [2] Later
+        you: Sure
         Bot: Name?
         you: Ada
         Bot: PIN?
         you: ••••
         Bot: [1] Enable
+        you: Enable
         Bot: Thanks, Ada!
 
         """)
@@ -161,5 +164,45 @@ struct PlainSignalTests {
         try input.fileHandleForWriting.close()
         #expect(p.terminationStatus == status)
         #expect(try String(contentsOfFile: dir + "/e.jsonl", encoding: .utf8).contains(#""reason":"interrupted""#))
+    }
+}
+
+@Suite("Line mode: echo rules and translations")
+struct LineModeTests {
+    @Test("Through a pipe a button choice is echoed by its title; an empty line presses a single button")
+    func pipes() throws {
+        let dir = scratchDirectory()
+        write(#"{"version": 1, "blocks": [{"id": "go", "type": "button", "title": "Continue", "next": "bye"}, {"id": "bye", "type": "text", "text": "Bye"}]}"#,
+              to: dir + "/f.json")
+        let r = try runRocket(["play", dir + "/f.json", "--instant"], stdin: "\n\n")
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.stdout == "Rocket: [1] Continue\nyou: Continue\nRocket: Bye\n")
+    }
+
+    @Test("On a terminal in line mode the typed answer appears once")
+    func terminalEchoOnce() throws {
+        let dir = scratchDirectory()
+        write(tinyFlow, to: dir + "/flow.json")
+        let run = try PTYRun(["play", dir + "/flow.json", "--plain", "--instant"])
+        #expect(run.waitFor("[1] Sure"))
+        run.send("1\r")
+        #expect(run.waitFor("Name?"))
+        run.send("Ada\r")
+        #expect(run.waitFor("PIN?"))
+        let lines = run.screen.allLines
+        #expect(lines.filter { $0.contains("Ada") }.count == 1, "\(lines)")
+        #expect(lines.contains { $0.contains("you: Sure") })
+        run.send([0x03])
+        _ = run.waitForExit()
+    }
+
+    @Test("Alert tags in line mode follow the language")
+    func italianTags() throws {
+        let r = try runRocket(["alert", "--title", "Eliminare?", "--action", "Elimina:destructive", "--action", "No:cancel", "--action", "Archivia:disabled", "--plain"],
+                              stdin: "2\n", environment: ["LANG": "it_IT.UTF-8"])
+        #expect(r.stdout.contains("[1] Elimina (distruttiva)"))
+        #expect(r.stdout.contains("[2] No (annulla)"))
+        #expect(r.stdout.contains("[3] Archivia (non disponibile)"))
+        #expect(!r.stdout.contains("(cancel)"))
     }
 }

@@ -163,6 +163,10 @@ struct ControllerTests {
         guard case .failure(let e) = PlainController.intent(for: "3", block: d, strings: .english) else { Issue.record("accepted 3"); return }
         #expect(e.message == "Not a choice: \"3\" — Choose 1-2 or type a title:")
         #expect(PlainController.intent(for: "anything", block: RocketNode(text: "x"), strings: .english) == .success(.tap))
+        let single = RocketNode(content: .button(RocketButtonNode(title: "OK")))
+        #expect(PlainController.intent(for: "", block: single, strings: .english) == .success(.pressButton))
+        #expect(PlainController.intent(for: "  ", block: single, strings: .english) == .success(.pressButton))
+        #expect(PlainController.intent(for: "", block: d, strings: .english) != .success(.pressLeft))
         #expect(PlainController.intent(for: " a b ", block: RocketNode(content: .textInput(RocketInputNode(text: "q", buttonTitle: "b"))), strings: .english)
                 == .success(.submit(" a b ")))
     }
