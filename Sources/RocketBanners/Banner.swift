@@ -174,3 +174,24 @@ public struct Banner: Hashable, Sendable {
         RocketColor(red: max(0, color.red - 0.15), green: max(0, color.green - 0.15), blue: max(0, color.blue - 0.15), alpha: color.alpha)
     }
 }
+
+extension Banner {
+    /// The banner with `fill` applied to every text a user sees: title, subtitle, text icon and
+    /// button titles (a flow's `{{name}}` placeholders).
+    ///
+    /// ```swift
+    /// banner.filled { RocketTemplate.render($0, answers: answers) }
+    /// ```
+    public func filled(_ fill: (String) -> String) -> Banner {
+        var b = self
+        b.title = fill(title)
+        b.subtitle = subtitle.map(fill)
+        if case .text(let t)? = icon { b.icon = .text(fill(t)) }
+        switch buttons {
+        case .one(let t): b.buttons = .one(fill(t))
+        case .two(let l, let r): b.buttons = .two(fill(l), fill(r))
+        default: break
+        }
+        return b
+    }
+}

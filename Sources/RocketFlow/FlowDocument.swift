@@ -237,14 +237,15 @@ public struct FlowBlock: Hashable, Sendable {
         }
     }
 
-    /// The texts shown by the block (for interpolation checks).
+    /// Every text of the block a user sees, where `{{name}}` placeholders are filled: the text,
+    /// button titles, an input's question, submit title, hint and validation message.
     public var texts: [String] {
         switch content {
         case .text(let t, _, _, _): return [t]
         case .image(let img): return img.text.map { [$0] } ?? []
         case .button(let b): return [b.title]
         case .doubleButton(let l, let r): return [l.title, r.title]
-        case .textInput(let i): return [i.text]
+        case .textInput(let i): return [i.text, i.buttonTitle] + [i.placeholder, i.validate?.message].compactMap { $0 }
         }
     }
 }

@@ -1,3 +1,4 @@
+import RocketBanners
 public import RocketJSON
 import RocketConversation
 import RocketCore
@@ -150,6 +151,23 @@ public enum FlowValidator {
             }
         }
         let variables = Set(doc.variables)
+        // The banner and the close button show when the flow starts: only declared variables
+        // (`--var`) can fill them.
+        var startTexts: [(String, String)] = []
+        if let banner = doc.banner {
+            startTexts.append((banner.title, "banner.title"))
+            if let sub = banner.subtitle { startTexts.append((sub, "banner.subtitle")) }
+            if banner.buttons != .close {
+                for (k, item) in banner.buttons.items.enumerated() { startTexts.append((item.title, "banner.buttons[\(k)]")) }
+            }
+        }
+        if let close = doc.closeButton { startTexts.append((close.title, "closeButton.title")) }
+        for (text, path) in startTexts {
+            for name in RocketTemplate.placeholders(in: text) where !variables.contains(name) {
+                report(.warning, "unknown-placeholder",
+                       "{{\(name)}} is shown when the flow starts, so only a declared variable can fill it; it is shown as written", path)
+            }
+        }
         for (i, block) in doc.blocks.enumerated() {
             for text in block.texts {
                 for name in RocketTemplate.placeholders(in: text) {

@@ -249,7 +249,7 @@ public struct ConversationView: Sendable {
             screen.put("›", row: r, column: ConversationView.gutter, style: ConversationView.replyStyle)
             let editor = ui.blockIndex == index ? ui.editor : LineEditor()
             if editor.characters.isEmpty, let placeholder = input.placeholder {
-                screen.put(DisplayWidth.prefix(Sanitizer.clean(placeholder, keepNewlines: false), fitting: fieldWidth), row: r,
+                screen.put(DisplayWidth.prefix(Sanitizer.clean(c.interpolate(placeholder), keepNewlines: false), fitting: fieldWidth), row: r,
                            column: fieldStart, style: ConversationView.dim)
             }
             let view = editor.view(width: fieldWidth, mask: input.isSecret ? "•" : nil)

@@ -234,7 +234,7 @@ public final class TerminalSession {
             do {
                 try rocket.send(intent)
             } catch .invalidInput(let failure) {
-                ui.error = strings.message(for: failure)
+                ui.error = rocket.conversation.interpolate(strings.message(for: failure))
             } catch .noCloseButton {
                 // Esc without a close button still ends the conversation, as the user asked.
                 rocket.dismiss(reason: .closedByUser)
@@ -328,7 +328,7 @@ public final class TerminalSession {
                             default: break
                             }
                         } catch .invalidInput(let failure) {
-                            reportError(strings.message(for: failure))
+                            reportError(rocket.conversation.interpolate(strings.message(for: failure)))
                         } catch {
                             // A block that is not interactive now: the line is dropped.
                         }

@@ -1,3 +1,4 @@
+import RocketBanners
 #if canImport(Glibc)
 import RocketJSON
 import Glibc
@@ -293,7 +294,7 @@ enum PlayCommand {
         let session = TerminalSession(host: rocket, terminal: terminal, mode: plain ? .plain : .tty,
                                       strings: UIStrings.forEnvironment(env))
         session.depth = ColorDepth.detect(env)
-        session.banner = doc.banner
+        session.banner = doc.banner.map { banner in banner.filled { rocket.conversation.interpolate($0) } }
         session.reducedMotion = env["ROCKET_REDUCED_MOTION"] == "1"
         session.onBannerDismissed = { outcome in
             log?.write(.object([("event", .string("banner")), ("result", .string(outcome.line))]))

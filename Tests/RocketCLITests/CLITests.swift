@@ -206,3 +206,40 @@ struct LineModeTests {
         #expect(!r.stdout.contains("(cancel)"))
     }
 }
+
+@Suite("Placeholders in every string a user sees")
+struct PlaceholderTests {
+    static let flow = #"""
+    {"version": 1, "variables": ["user"], "closeButton": {"title": "Bye {{user}}"},
+     "banner": {"title": "Hi {{user}}", "subtitle": "for {{user}}", "buttons": ["Go {{user}}"]},
+     "blocks": [
+      {"id": "name", "type": "textInput", "text": "Name, {{user}}?", "buttonTitle": "Send {{user}}", "placeholder": "as {{user}}",
+       "validate": {"pattern": "^[A-Z]", "message": "Capital first, {{user}}"}, "next": "ok"},
+      {"id": "ok", "type": "button", "title": "Yes {{name}}", "next": "end"},
+      {"id": "end", "type": "text", "text": "Done"}
+     ]}
+    """#
+
+    @Test("Banner, button titles and validation messages are filled in line mode")
+    func filled() throws {
+        let dir = scratchDirectory()
+        write(Self.flow, to: dir + "/f.json")
+        let r = try runRocket(["play", dir + "/f.json", "--instant", "--var", "user=Sam"], stdin: "ada\nAda\n1\n\n")
+        #expect(r.stdout.contains("[Hi Sam] for Sam"), "\(r.stdout)")
+        #expect(r.stdout.contains("Rocket: Name, Sam?"))
+        #expect(r.stdout.contains("Rocket: [1] Yes Ada"))
+        #expect(r.stdout.contains("you: Yes Ada"))
+        #expect(r.stderr.contains("Capital first, Sam"))
+        #expect(!r.stdout.contains("{{") && !r.stderr.contains("{{"))
+    }
+
+    @Test("Lint checks placeholders in every string, and those shown at the start against variables only")
+    func lint() throws {
+        let dir = scratchDirectory()
+        write(Self.flow.replacingOccurrences(of: "\"title\": \"Hi {{user}}\"", with: "\"title\": \"Hi {{name}}\"")
+                .replacingOccurrences(of: "Capital first, {{user}}", with: "Capital first, {{who}}"), to: dir + "/f.json")
+        let r = try runRocket(["lint", dir + "/f.json"])
+        #expect(r.stdout.contains("{{name}} is shown when the flow starts"), "\(r.stdout)")
+        #expect(r.stdout.contains("{{who}} is filled by no input"), "\(r.stdout)")
+    }
+}
