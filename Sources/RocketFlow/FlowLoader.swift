@@ -31,7 +31,7 @@ public enum FlowLoader {
         }
         var decoder = FlowDecoder(lines: lines)
         let document = decoder.decodeDocument(root)
-        var diagnostics = decoder.diagnostics
+        var diagnostics = decoder.placedDiagnostics()
         if let document, !decoder.diagnostics.contains(where: { $0.severity == .error }) {
             diagnostics += FlowValidator.validate(document, sourceMap: FlowSourceMap(root: root), lines: lines)
         }
@@ -93,9 +93,32 @@ struct FlowDecoder {
         self.lines = lines
     }
 
+    /// Byte offsets of ``diagnostics``, turned into lines and columns at the end (in one sweep).
+    var offsets: [Int] = []
+
     mutating func error(_ code: String, _ message: String, path: String, at offset: Int) {
-        let (l, c) = lines.position(of: offset)
-        diagnostics.append(FlowDiagnostic(severity: .error, code: code, message: message, path: path, line: l, column: c))
+        diagnostics.append(FlowDiagnostic(severity: .error, code: code, message: message, path: path))
+        offsets.append(offset)
+    }
+
+    /// The diagnostics with repeats collapsed and their places filled in.
+    func placedDiagnostics() -> [FlowDiagnostic] {
+        var seen: [String: Int] = [:]
+        var keptOffsets: [Int] = []
+        var kept: [FlowDiagnostic] = []
+        var counts: [Int] = []
+        for (d, offset) in zip(diagnostics, offsets) {
+            let key = d.code + "\u{0}" + d.message
+            if let k = seen[key] { counts[k] += 1; continue }
+            seen[key] = kept.count
+            kept.append(d)
+            keptOffsets.append(offset)
+            counts.append(0)
+        }
+        for (k, n) in counts.enumerated() where n > 0 { kept[k].message += " (and \(n) more like it)" }
+        let positions = lines.positions(of: keptOffsets)
+        for k in kept.indices { (kept[k].line, kept[k].column) = positions[k] }
+        return kept
     }
 
     /// A reader over one JSON object that reports unknown and missing fields.

@@ -20,11 +20,24 @@ public enum FlowValidator {
     public static func validate(_ doc: FlowDocument, sourceMap: FlowSourceMap? = nil, lines: SourceLines? = nil) -> [FlowDiagnostic] {
         var out: [FlowDiagnostic] = []
         func report(_ severity: FlowDiagnostic.Severity, _ code: String, _ message: String, _ path: String) {
-            var d = FlowDiagnostic(severity: severity, code: code, message: message, path: path)
-            if let lines, let offset = sourceMap?.offset(of: path) {
-                (d.line, d.column) = lines.position(of: offset)
-            }
-            out.append(d)
+            out.append(FlowDiagnostic(severity: severity, code: code, message: message, path: path))
+        }
+        // Places are found last, for the diagnostics left after collapsing repeats, in one sweep.
+        func placed(_ diagnostics: [FlowDiagnostic]) -> [FlowDiagnostic] {
+            guard let lines, let sourceMap else { return diagnostics }
+            let offsets = diagnostics.map { sourceMap.offset(of: $0.path) }
+            let positions = lines.positions(of: offsets.map { $0 ?? 0 })
+            var result = diagnostics
+            for k in result.indices where offsets[k] != nil { (result[k].line, result[k].column) = positions[k] }
+            return result
+        }
+
+        // "Did you mean" costs a pass over every id: offer it for the first 20 unknown names only.
+        var hintsLeft = 20
+        func hint(_ name: String, _ ids: [String: Int]) -> String {
+            guard hintsLeft > 0 else { return "" }
+            hintsLeft -= 1
+            return FlowValidator.hint(name, ids)
         }
 
         // Ids.
@@ -41,7 +54,7 @@ public enum FlowValidator {
         }
         if doc.blocks.isEmpty {
             report(.error, "no-blocks", "a flow needs at least one block", "blocks")
-            return out
+            return placed(out)
         }
 
         // References.
@@ -123,7 +136,7 @@ public enum FlowValidator {
             if let c = cur, color[c] == 1, let at = walk.firstIndex(of: c) {
                 let ids = walk[at...].map { doc.blocks[$0].id } + [doc.blocks[c].id]
                 report(.error, "auto-advance-cycle",
-                       "these blocks advance by themselves in a loop with no user input: \(ids.joined(separator: " → "))",
+                       "these blocks advance by themselves in a loop with no user input: \(shortList(ids, separator: " → "))",
                        "blocks[\(c)].next")
             }
             for w in walk { color[w] = 2 }
@@ -137,8 +150,39 @@ public enum FlowValidator {
         while let i = stack.popLast() {
             for t in edges[edgeStart[i]..<edgeStart[i + 1]] where !seen[t] { seen[t] = true; stack.append(t) }
         }
-        for (i, reached) in seen.enumerated() where !reached {
-            report(.warning, "unreachable", "the block \"\(doc.blocks[i].id)\" can never be shown: nothing leads to it", "blocks[\(i)]")
+        // One warning per unreachable region, at its first block; when the block before it in the
+        // file ends the conversation, the warning is there: its `next` is most likely missing.
+        var hasUnreachablePredecessor = [Bool](repeating: false, count: doc.blocks.count)
+        for u in doc.blocks.indices where !seen[u] {
+            for t in edges[edgeStart[u]..<edgeStart[u + 1]] where t != u { hasUnreachablePredecessor[t] = true }
+        }
+        var assigned = [Bool](repeating: false, count: doc.blocks.count)
+        func region(from head: Int) -> [Int] {
+            var out: [Int] = []
+            var stack = [head]
+            assigned[head] = true
+            while let i = stack.popLast() {
+                out.append(i)
+                for t in edges[edgeStart[i]..<edgeStart[i + 1]] where !seen[t] && !assigned[t] { assigned[t] = true; stack.append(t) }
+            }
+            return out
+        }
+        let heads = doc.blocks.indices.filter { !seen[$0] && !hasUnreachablePredecessor[$0] }
+        // Unreachable loops have no head of their own: they start at their first block (below).
+        var regions: [(head: Int, members: [Int])] = heads.map { ($0, region(from: $0)) }
+        for i in doc.blocks.indices where !seen[i] && !assigned[i] { regions.append((i, region(from: i))) }
+        for (head, members) in regions {
+            let others = members.dropFirst().map { doc.blocks[$0].id }
+            let after = others.isEmpty ? "" : " (nor can the \(others.count) block\(others.count == 1 ? "" : "s") after it: \(shortList(others)))"
+            let id = doc.blocks[head].id
+            if head > 0, seen[head - 1], FlowValidator.canEnd(doc.blocks[head - 1]) {
+                let before = doc.blocks[head - 1].id
+                report(.warning, "missing-next",
+                       "the block \"\(before)\" can end the conversation, so \"\(id)\" after it can never be shown\(after); is a \"next\": \"\(id)\" missing?",
+                       "blocks[\(head - 1)]")
+            } else {
+                report(.warning, "unreachable", "the block \"\(id)\" can never be shown: nothing leads to it\(after)", "blocks[\(head)]")
+            }
         }
 
         // Placeholders.
@@ -182,6 +226,41 @@ public enum FlowValidator {
                 }
             }
         }
+        return placed(collapsed(out))
+    }
+
+    /// True when the block can end the conversation (a path through it has no `next`).
+    static func canEnd(_ block: FlowBlock) -> Bool {
+        switch block.content {
+        case .text(_, let next, _, _): return next == nil
+        case .image(let img): return img.next == nil
+        case .button(let b): return b.next == nil
+        case .doubleButton(let l, let r): return l.next == nil || r.next == nil
+        case .textInput(let i): return i.next == nil
+        }
+    }
+
+    /// At most ten ids, then how many more.
+    static func shortList(_ ids: [String], separator: String = ", ") -> String {
+        let shown = ids.prefix(10).map { "\"\($0)\"" }.joined(separator: separator)
+        return ids.count > 10 ? shown + separator + "… and \(ids.count - 10) more" : shown
+    }
+
+    /// Diagnostics with the same severity, code and message collapsed into the first, which
+    /// says how many more there were.
+    package static func collapsed(_ diagnostics: [FlowDiagnostic]) -> [FlowDiagnostic] {
+        struct Key: Hashable { let severity: String; let code: String; let message: String }
+        var first: [Key: Int] = [:]
+        var counts: [Int] = []
+        var out: [FlowDiagnostic] = []
+        for d in diagnostics {
+            let key = Key(severity: d.severity.rawValue, code: d.code, message: d.message)
+            if let k = first[key] { counts[k] += 1; continue }
+            first[key] = out.count
+            out.append(d)
+            counts.append(0)
+        }
+        for (k, n) in counts.enumerated() where n > 0 { out[k].message += " (and \(n) more like it)" }
         return out
     }
 

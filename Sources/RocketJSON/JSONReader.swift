@@ -411,4 +411,31 @@ public struct SourceLines: Sendable {
         }
         return (lo + 1, column)
     }
+
+    /// The positions of many offsets at once, in one sweep over each line they fall on (so a
+    /// one-line file with thousands of diagnostics costs the line's length once, not per offset).
+    public func positions(of offsets: [Int]) -> [(line: Int, column: Int)] {
+        var out = [(line: Int, column: Int)](repeating: (1, 1), count: offsets.count)
+        let order = offsets.indices.sorted { offsets[$0] < offsets[$1] }
+        var line = -1, at = 0, column = 1
+        for k in order {
+            let offset = max(0, min(offsets[k], bytes.count))
+            var lo = 0, hi = lineStarts.count - 1
+            while lo < hi {
+                let mid = (lo + hi + 1) / 2
+                if lineStarts[mid] <= offset { lo = mid } else { hi = mid - 1 }
+            }
+            if lo != line {
+                line = lo
+                at = lineStarts[lo]
+                column = 1
+            }
+            while at < offset {
+                if bytes[at] & 0xC0 != 0x80 { column += 1 }
+                at += 1
+            }
+            out[k] = (lo + 1, column)
+        }
+        return out
+    }
 }

@@ -126,6 +126,7 @@ enum PlayCommand {
             .flag("--ignore-rules", "Play even when the flow's scenario says not now (and record nothing)."),
             .value("--state", "FILE", "Save the conversation to FILE after every step and resume from it when it exists."),
             .flag("--restart", "With --state: start over even when FILE holds a conversation (of this flow or another)."),
+            .flag("--verbose", "Also print the flow's lint warnings (errors are always printed)."),
         ],
         discussion: """
         A flow with a "scenario" (and "when" rules) is shown only when that scenario may execute
@@ -161,7 +162,8 @@ enum PlayCommand {
         case .success(let r):
             result = r
         }
-        for d in result.diagnostics { printError(d.formatted(file: path)) }
+        // The person playing the flow is not its author: warnings only when asked for.
+        for d in result.diagnostics where d.severity == .error || parsed.has("--verbose") { printError(d.formatted(file: path)) }
         guard result.isPlayable, let doc = result.document else { return Exit.dataError }
         let saved: ConversationSnapshot?
         switch savedState(doc, parsed: parsed) {

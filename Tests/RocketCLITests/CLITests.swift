@@ -108,7 +108,7 @@ struct CLITests {
         let good = try runRocket(["lint", dir + "/good.json"])
         #expect(good.status == 0 && good.stdout.isEmpty)
         let warn = try runRocket(["lint", dir + "/warn.json"])
-        #expect(warn.status == 0 && warn.stdout == "\(dir)/warn.json:1:69: warning: the block \"b\" can never be shown: nothing leads to it (blocks[1])\n")
+        #expect(warn.status == 0 && warn.stdout == "\(dir)/warn.json:1:27: warning: the block \"a\" can end the conversation, so \"b\" after it can never be shown; is a \"next\": \"b\" missing? (blocks[0])\n")
         let bad = try runRocket(["lint", dir + "/good.json", dir + "/bad.json"])
         #expect(bad.status == 65)
         #expect(bad.stdout.hasPrefix("\(dir)/bad.json:1:96: error: unknown block type \"txt\""))
@@ -241,5 +241,21 @@ struct PlaceholderTests {
         let r = try runRocket(["lint", dir + "/f.json"])
         #expect(r.stdout.contains("{{name}} is shown when the flow starts"), "\(r.stdout)")
         #expect(r.stdout.contains("{{who}} is filled by no input"), "\(r.stdout)")
+    }
+}
+
+@Suite("play and lint warnings")
+struct PlayWarningTests {
+    @Test("play keeps lint warnings from the person playing unless --verbose; errors always show")
+    func quiet() throws {
+        let dir = scratchDirectory()
+        write(#"{"version": 1, "blocks": [{"id": "a", "type": "text", "text": "Hi {{nobody}}"}]}"#, to: dir + "/w.json")
+        let quiet = try runRocket(["play", dir + "/w.json", "--instant"], stdin: "\n")
+        #expect(quiet.status == 0 && quiet.stderr.isEmpty, "\(quiet.stderr)")
+        let verbose = try runRocket(["play", dir + "/w.json", "--instant", "--verbose"], stdin: "\n")
+        #expect(verbose.stderr.contains("warning: {{nobody}}"))
+        write(#"{"version": 1, "blocks": [{"id": "a", "type": "text", "text": "Hi", "next": "zz"}]}"#, to: dir + "/e.json")
+        let error = try runRocket(["play", dir + "/e.json", "--instant"], stdin: "\n")
+        #expect(error.status == 65 && error.stderr.contains("error: no block has the id"))
     }
 }

@@ -79,7 +79,7 @@ struct LintTests {
           {"id": "a2", "type": "text", "text": "y"},
           {"id": "a", "type": "text", "text": "z"}
         ]}
-        """) == ["4:3 warning unreachable", "4:10 error duplicate-id"])
+        """) == ["3:3 warning missing-next", "4:10 error duplicate-id"])
     }
 
     @Test("Targets that do not exist: start, next, double-button sides, branches")
@@ -117,7 +117,7 @@ struct LintTests {
         ]}
         """)
         #expect(bad.errors.map(\.code) == ["auto-advance-cycle"])
-        #expect(bad.errors.first?.message.contains("b → c → b") == true)
+        #expect(bad.errors.first?.message.contains("\"b\" → \"c\" → \"b\"") == true)
         #expect(bad.isPlayable == false)
         let fine = FlowLoader.load("""
         {"version": 1, "blocks": [
@@ -138,7 +138,7 @@ struct LintTests {
         ]}
         """)
         #expect(r.diagnostics.map { "\($0.line!) \($0.severity.rawValue) \($0.code)" } == [
-            "3 warning secret-placeholder", "3 warning unknown-placeholder", "4 warning unreachable",
+            "3 warning missing-next", "3 warning secret-placeholder", "3 warning unknown-placeholder",
         ])
         #expect(r.isPlayable)
     }
@@ -339,5 +339,36 @@ struct FlowBannerTests {
                 == ["1:52 error too-many-buttons"])
         #expect(lint(#"{"version": 1, "banner": {"title": "x", "color": "mauve"}, "blocks": [{"id": "a", "type": "text", "text": "x"}]}"#)
                 == ["1:50 error bad-color"])
+    }
+}
+
+@Suite("Lint that points at the cause")
+struct LintCauseTests {
+    @Test("A forgotten next is reported once, at the block that lacks it, with what it hides")
+    func missingNext() {
+        var blocks: [String] = []
+        for i in 0..<6 {
+            let next = i == 0 || i == 5 ? "" : #", "next": "b\#(i + 1)""#
+            blocks.append(#"{"id": "b\#(i)", "type": "text", "text": "t\#(i)"\#(next)}"#)
+        }
+        let r = FlowLoader.load(#"{"version": 1, "blocks": ["# + blocks.joined(separator: ", ") + "]}")
+        #expect(r.diagnostics.map(\.code) == ["missing-next"])
+        #expect(r.diagnostics.first?.path == "blocks[0]")
+        #expect(r.diagnostics.first?.message.contains("nor can the 4 blocks after it") == true)
+    }
+
+    @Test("Long lists are shortened; 13,000 copies of one warning are one line with a count")
+    func shortened() {
+        var blocks: [String] = []
+        for i in 0..<13_000 {
+            blocks.append(#"{"id": "b\#(i)", "type": "text", "text": "Hi {{nobody}}", "next": "b\#((i + 1) % 13_000)", "showNextAfter": 1}"#)
+        }
+        let r = FlowLoader.load(#"{"version": 1, "blocks": ["# + blocks.joined(separator: ", ") + "]}")
+        let cycle = r.diagnostics.first { $0.code == "auto-advance-cycle" }
+        #expect(cycle?.message.contains("… and 12991 more") == true)
+        #expect((cycle?.message.count ?? 0) < 400)
+        let placeholders = r.diagnostics.filter { $0.code == "unknown-placeholder" }
+        #expect(placeholders.count == 1)
+        #expect(placeholders.first?.message.hasSuffix("(and 12999 more like it)") == true)
     }
 }
