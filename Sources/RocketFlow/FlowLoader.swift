@@ -49,6 +49,18 @@ public enum FlowLoader {
         ])
     }
 
+    /// Fills in the line and column of diagnostics found outside the loader (for example by a
+    /// host that checks the files a flow names), from the flow's bytes.
+    public static func placed(_ diagnostics: [FlowDiagnostic], in bytes: [UInt8]) -> [FlowDiagnostic] {
+        guard !diagnostics.isEmpty, let root = try? JSONReader.parse(bytes) else { return diagnostics }
+        let map = FlowSourceMap(root: root)
+        let offsets = diagnostics.map { map.offset(of: $0.path) ?? 0 }
+        let positions = SourceLines(bytes).positions(of: offsets)
+        var out = diagnostics
+        for k in out.indices { (out[k].line, out[k].column) = positions[k] }
+        return out
+    }
+
     /// Loads a flow from a string.
     public static func load(_ text: String) -> FlowLoadResult {
         load(Array(text.utf8))

@@ -69,6 +69,13 @@ enum BannerCommand {
         let parsed = try parse(args, as: spec)
         if parsed.helpRequested { printOut(spec.help); return Exit.ok }
         let banner = try self.banner(from: parsed)
+        if case .image(let image)? = banner.icon, case .file(let file) = image, let problem = AssetCheck.problem(with: file, base: "") {
+            printError("rocket: error: --icon: \(problem)")
+            return FileIO.exists(file) ? Exit.dataError : Exit.noInput
+        }
+        if parsed.value("--scenario") == nil, let flag = ScenarioRulesCodec.Field.allCases.compactMap(\.flag).first(where: { parsed.value($0) != nil }) {
+            throw UsageError(message: "\(flag) applies only with --scenario NAME", command: spec.name)
+        }
         if let name = parsed.value("--scenario") {
             let status = try ScenarioCommand.gate(name, parsed: parsed, command: spec.name)
             if status != Exit.ok { return status }

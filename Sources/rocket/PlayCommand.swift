@@ -46,7 +46,17 @@ func loadFlowFile(_ path: String) -> Result<FlowLoadResult, FlowFileError> {
     }
     switch FileIO.read(path) {
     case .failure(let f): return .failure(FlowFileError(path: path, reason: f.reason))
-    case .success(let bytes): return .success(FlowLoader.load(bytes))
+    case .success(let bytes):
+        var result = FlowLoader.load(bytes)
+        // The files the flow names, relative to the flow file: what play would trip on.
+        if let doc = result.document {
+            let assets = FlowLoader.placed(AssetCheck.check(doc, base: PathName.directory(path)), in: bytes)
+            if !assets.isEmpty {
+                result = FlowLoadResult(document: nil, diagnostics: (result.diagnostics + assets)
+                    .sorted { ($0.line ?? 0, $0.column ?? 0) < ($1.line ?? 0, $1.column ?? 0) })
+            }
+        }
+        return .success(result)
     }
 }
 

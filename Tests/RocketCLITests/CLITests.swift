@@ -259,3 +259,33 @@ struct PlayWarningTests {
         #expect(error.status == 65 && error.stderr.contains("error: no block has the id"))
     }
 }
+
+@Suite("Lint catches what play trips on: the files a flow names")
+struct AssetTests {
+    @Test("Missing and non-image files are errors in lint and play, at their place; the examples' images exist")
+    func images() throws {
+        let dir = scratchDirectory()
+        write("not a picture", to: dir + "/fake.png")
+        write(#"""
+        {"version": 1, "author": {"image": "missing.png"},
+         "blocks": [{"id": "a", "type": "image", "image": "fake.png", "text": "x"}]}
+        """#, to: dir + "/f.json")
+        let lint = try runRocket(["lint", dir + "/f.json"])
+        #expect(lint.status == 65)
+        #expect(lint.stdout.contains("f.json:1:28: error: the image \"missing.png\" cannot be read"), "\(lint.stdout)")
+        #expect(lint.stdout.contains("f.json:2:29: error: the image \"fake.png\" is not a PNG or JPEG picture"), "\(lint.stdout)")
+        #expect(try runRocket(["play", dir + "/f.json", "--instant"], stdin: "\n").status == 65)
+        let here = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        #expect(try runRocket(["lint", here.appendingPathComponent("examples/welcome.json").path]).status == 0)
+    }
+
+    @Test("banner --icon must name a picture that exists; rule flags need --scenario")
+    func bannerIcon() throws {
+        let dir = scratchDirectory()
+        #expect(try runRocket(["banner", "T", "--plain", "--icon", dir + "/nosuch.png"], stdin: "\n").status == 66)
+        write("nope", to: dir + "/bad.png")
+        #expect(try runRocket(["banner", "T", "--plain", "--icon", dir + "/bad.png"], stdin: "\n").status == 65)
+        let rules = try runRocket(["banner", "T", "--plain", "--min-events", "3"], stdin: "\n")
+        #expect(rules.status == 64 && rules.stderr.contains("--min-events applies only with --scenario"))
+    }
+}

@@ -1,0 +1,46 @@
+import RocketBanners
+import RocketCore
+import RocketFlow
+import RocketTerminal
+
+/// What a flow names on disk must be there: every image file (the author's avatar, image
+/// blocks, a banner's icon) exists relative to the flow file and decodes as PNG or JPEG within the
+/// size limits. `rocket lint` and `rocket play` both run it, so lint catches what play trips on.
+enum AssetCheck {
+    /// The largest image file read (the decoded picture is bounded by `TerminalImage.maxPixels`).
+    static let maxFileBytes = 64 << 20
+
+    /// Problems with the files `doc` names, relative to the folder `base`.
+    static func check(_ doc: FlowDocument, base: String) -> [FlowDiagnostic] {
+        var out: [FlowDiagnostic] = []
+        func check(_ reference: String?, _ path: String) {
+            guard let reference, !reference.hasPrefix("data:") else { return }
+            if let problem = problem(with: reference, base: base) {
+                out.append(FlowDiagnostic(severity: .error, code: "bad-image", message: problem, path: path))
+            }
+        }
+        check(doc.author?.image, "author.image")
+        for (i, block) in doc.blocks.enumerated() {
+            if case .image(let img) = block.content { check(img.image, "blocks[\(i)].image") }
+        }
+        if case .image(let image)? = doc.banner?.icon, case .file(let file) = image { check(file, "banner.icon") }
+        return out
+    }
+
+    /// Why the image at `reference` (relative to `base`) cannot be shown, or nil when it can.
+    static func problem(with reference: String, base: String) -> String? {
+        let path = reference.hasPrefix("/") || base.isEmpty ? reference : (base.hasSuffix("/") ? base : base + "/") + reference
+        let name = Sanitizer.clean(reference, keepNewlines: false)
+        switch FileIO.size(path) {
+        case .failure(let f): return "the image \"\(name)\" cannot be read: \(f.reason)"
+        case .success(let size) where size > maxFileBytes: return "the image \"\(name)\" is \(size) bytes; the limit is \(maxFileBytes)"
+        case .success: break
+        }
+        switch FileIO.read(path) {
+        case .failure(let f): return "the image \"\(name)\" cannot be read: \(f.reason)"
+        case .success(let bytes):
+            if case .failure(let e) = TerminalImage.decode(bytes) { return "the image \"\(name)\" is not a PNG or JPEG picture: \(e)" }
+            return nil
+        }
+    }
+}
