@@ -137,6 +137,9 @@ enum PlayCommand {
             .value("--state", "FILE", "Save the conversation to FILE after every step and resume from it when it exists."),
             .flag("--restart", "With --state: start over even when FILE holds a conversation (of this flow or another)."),
             .flag("--verbose", "Also print the flow's lint warnings (errors are always printed)."),
+            .value("--on-action", "NAME=COMMAND", "Run COMMAND with /bin/sh -c when the flow fires action NAME (answers in ROCKET_ANSWER_<ID>).",
+                   repeatable: true),
+            .flag("--print-actions", "Write each action's name to stdout as it fires."),
         ],
         discussion: """
         A flow with a "scenario" (and "when" rules) is shown only when that scenario may execute
@@ -163,6 +166,7 @@ enum PlayCommand {
         if parsed.helpRequested { printOut(spec.help); return Exit.ok }
         let vars = try variables(parsed)
         _ = try ScenarioCommand.time(parsed, command: spec.name)  // a bad --now is a usage error before anything else
+        _ = try ActionHooks.parse(parsed.all("--on-action"), command: spec.name)
         let path = parsed.positionals[0]
         let result: FlowLoadResult
         switch loadFlowFile(path) {
@@ -302,7 +306,16 @@ enum PlayCommand {
                 return Exit.ioError
             }
         }
-        rocket.onEvent = { event in log?.write(event) }
+        let hooks = try? ActionHooks.parse(parsed.all("--on-action"), command: spec.name)
+        let printActions = parsed.has("--print-actions")
+        rocket.onEvent = { [unowned rocket] event in
+            log?.write(event)
+            guard case .action(let name, _) = event else { return }
+            if printActions { printOut(Sanitizer.clean(name, keepNewlines: false)) }
+            if let status = hooks?.run(name, answers: rocket.conversation.answers, showOutput: plain) {
+                log?.write(.object([("event", .string("actionHook")), ("name", .string(name)), ("status", .number(Double(status)))]))
+            }
+        }
         let session = TerminalSession(host: rocket, terminal: terminal, mode: plain ? .plain : .tty,
                                       strings: UIStrings.forEnvironment(env))
         session.depth = ColorDepth.detect(env)

@@ -289,3 +289,22 @@ struct AssetTests {
         #expect(rules.status == 64 && rules.stderr.contains("--min-events applies only with --scenario"))
     }
 }
+
+@Suite("Action hooks")
+struct ActionHookTests {
+    @Test("--on-action runs a command with the non-secret answers; its status reaches the events; --print-actions names actions on stdout")
+    func hooks() throws {
+        let dir = scratchDirectory()
+        write(tinyFlow, to: dir + "/flow.json")
+        let command = "printf '%s|%s' \"$ROCKET_ANSWER_NAME\" \"${ROCKET_ANSWER_PIN-unset}\" > '\(dir)/hook.txt'; exit 3"
+        let r = try runRocket(["play", dir + "/flow.json", "--instant", "--events", dir + "/e.jsonl", "--print-actions",
+                               "--on-action", "enable-notifications=\(command)"], stdin: "\n1\nAda\n4321\n1\n\n")
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(try String(contentsOfFile: dir + "/hook.txt", encoding: .utf8) == "Ada|unset")
+        #expect(r.stdout.contains("\nenable-notifications\n"))
+        let events = try String(contentsOfFile: dir + "/e.jsonl", encoding: .utf8)
+        #expect(events.contains(#"{"event":"actionHook","name":"enable-notifications","status":3}"#))
+        #expect(try runRocket(["play", dir + "/flow.json", "--on-action", "novalue"]).status == 64)
+        #expect(try runRocket(["play", dir + "/flow.json", "--on-action", "a=x", "--on-action", "a=y"]).status == 64)
+    }
+}
