@@ -1,3 +1,4 @@
+import RocketCore
 public import RocketReactor
 
 /// Lays out an alert as terminal cells: a centred box (alert style) or a list at the bottom

@@ -74,34 +74,3 @@ public enum DisplayWidth {
         return out
     }
 }
-
-/// Makes text from files safe to draw: no control or escape byte from content ever reaches the
-/// terminal.
-///
-/// C0 and C1 controls, DEL, and bidirectional overrides become U+FFFD; tabs become spaces;
-/// newlines are kept only when `keepNewlines` is true (layout splits on them).
-///
-/// ```swift
-/// Sanitizer.clean("hi\u{1B}[2Jthere")   // "hi�[2Jthere"
-/// ```
-public enum Sanitizer {
-    /// The cleaned text.
-    public static func clean(_ s: String, keepNewlines: Bool = true) -> String {
-        var needs = false
-        for u in s.unicodeScalars where isUnsafe(u) || u == "\t" || (!keepNewlines && u == "\n") { needs = true; break }
-        guard needs else { return s }
-        var out = String.UnicodeScalarView()
-        for u in s.unicodeScalars {
-            if u == "\n" && keepNewlines { out.append(u) } else if u == "\t" { out.append(contentsOf: "    ".unicodeScalars) } else if isUnsafe(u) || u == "\n" { out.append("\u{FFFD}") } else { out.append(u) }
-        }
-        return String(out)
-    }
-
-    static func isUnsafe(_ u: Unicode.Scalar) -> Bool {
-        let v = u.value
-        if v < 0x20 { return u != "\n" && u != "\t" }
-        if (0x7F...0x9F).contains(v) { return true }
-        if (0x202A...0x202E).contains(v) || (0x2066...0x2069).contains(v) { return true }  // bidi overrides
-        return false
-    }
-}

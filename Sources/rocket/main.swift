@@ -11,6 +11,8 @@ enum Rocket {
         ("demo", PlayCommand.demoSpec.abstract),
         ("play", PlayCommand.spec.abstract),
         ("lint", LintCommand.spec.abstract),
+        ("graph", GraphCommand.spec.abstract),
+        ("new", NewCommand.spec.abstract),
         ("banner", BannerCommand.spec.abstract),
         ("alert", AlertCommand.spec.abstract),
         ("scenario", "Decide when something may be shown: trigger, try, status, reset, export, import."),
@@ -52,6 +54,8 @@ enum Rocket {
             case "demo": return try await PlayCommand.runDemo(rest)
             case "play": return try PlayCommand.run(rest)
             case "lint": return try LintCommand.run(rest)
+            case "graph": return try GraphCommand.run(rest)
+            case "new": return try NewCommand.run(rest)
             case "scenario": return try ScenarioCommand.run(rest)
             case "banner": return try BannerCommand.run(rest)
             case "alert": return try await AlertCommand.run(rest)

@@ -308,3 +308,48 @@ struct ActionHookTests {
         #expect(try runRocket(["play", dir + "/flow.json", "--on-action", "a=x", "--on-action", "a=y"]).status == 64)
     }
 }
+
+@Suite("rocket new and rocket graph")
+struct NewAndGraphTests {
+    @Test("new writes a starter with every block type that lints clean and plays; it never overwrites")
+    func starter() throws {
+        let dir = scratchDirectory()
+        #expect(try runRocket(["new", dir + "/s.json"]).status == 0)
+        #expect(try runRocket(["lint", dir + "/s.json"]) .stdout.isEmpty)
+        let text = try String(contentsOfFile: dir + "/s.json", encoding: .utf8)
+        for kind in ["\"text\"", "\"image\"", "\"button\"", "\"doubleButton\"", "\"textInput\""] { #expect(text.contains("\"type\": " + kind)) }
+        let played = try runRocket(["play", dir + "/s.json", "--instant", "--var", "user=Sam"], stdin: "\n1\nAda\n\n\n\n\n")
+        #expect(played.status == 0, "\(played.stderr)")
+        #expect(played.stdout.contains("Countess Ada"))
+        #expect(try runRocket(["new", dir + "/s.json"]).status == 73)
+    }
+
+    @Test("graph draws blocks, branch conditions, timers, actions and the gate; DOT and SVG too")
+    func graph() throws {
+        let dir = scratchDirectory()
+        write(#"""
+        {"version": 1, "scenario": "tour", "when": {"minEventsRequired": 3},
+         "blocks": [
+          {"id": "a", "type": "text", "text": "Hi", "next": "q", "showNextAfter": 2},
+          {"id": "q", "type": "textInput", "text": "Name?", "buttonTitle": "Send", "branches": [{"when": {"equals": "x"}, "next": "b"}], "next": "b"},
+          {"id": "b", "type": "button", "title": "OK", "action": "done"}
+         ]}
+        """#, to: dir + "/g.json")
+        let m = try runRocket(["graph", dir + "/g.json"])
+        #expect(m.status == 0)
+        #expect(m.stdout.hasPrefix("flowchart TD\n"))
+        #expect(m.stdout.contains("gate: tour (≥3 events)"))
+        #expect(m.stdout.contains("-->|\"after 2s\"|"))
+        #expect(m.stdout.contains("-->|\"= #quot;x#quot;\"|"))
+        #expect(m.stdout.contains("⚡done"))
+        let d = try runRocket(["graph", dir + "/g.json", "--format", "dot"])
+        #expect(d.stdout.hasPrefix("digraph flow {") && d.stdout.contains("\"q\" -> \"b\" [label=\"otherwise\"];"))
+        let svg = try runRocket(["graph", dir + "/g.json", "--format", "svg"])
+        if FileManager.default.isExecutableFile(atPath: "/usr/bin/dot") {
+            #expect(svg.status == 0 && svg.stdout.contains("<svg"))
+        } else {
+            #expect(svg.status == 69 && svg.stderr.contains("graphviz"))
+        }
+        #expect(try runRocket(["graph", dir + "/g.json", "--format", "png"]).status == 64)
+    }
+}

@@ -1,3 +1,4 @@
+import RocketCore
 import Testing
 @testable import RocketTerminal
 

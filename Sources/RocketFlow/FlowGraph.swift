@@ -1,0 +1,146 @@
+import RocketConversation
+import RocketCore
+import RocketScenarios
+
+/// A picture of a flow as text: Mermaid (renders on GitHub and in many editors) or Graphviz DOT.
+/// Blocks with their kind and text, every way from one block to the next with what takes it
+/// (a tap, a button, a branch's condition, the time of an auto-advance), named actions, the end,
+/// and the scenario that gates the flow.
+///
+/// ```swift
+/// print(FlowGraph.mermaid(document))
+/// ```
+public enum FlowGraph {
+    /// One edge of the picture.
+    struct Edge {
+        let from: String
+        let to: String
+        let label: String
+    }
+
+    /// Nodes (id, label) and edges, in file order; "end" and "start" are pseudo-nodes.
+    static func parts(_ doc: FlowDocument) -> (nodes: [(String, String)], edges: [Edge]) {
+        var nodes: [(String, String)] = []
+        var edges: [Edge] = []
+        let known = Set(doc.blocks.map(\.id))
+        func target(_ id: String?) -> String { id.map { known.contains($0) ? $0 : "missing: " + $0 } ?? "(end)" }
+        func short(_ text: String) -> String {
+            let flat = text.replacing("\n", with: " ")
+            return flat.count > 40 ? String(flat.prefix(39)) + "…" : flat
+        }
+        func action(_ name: String?) -> String { name.map { " ⚡" + $0 } ?? "" }
+        func after(_ delay: Double?) -> String {
+            guard let delay, delay > 0 else { return "tap" }
+            return "after " + RocketDuration.format(delay)
+        }
+        var start = "start"
+        if let scenario = doc.scenario {
+            var rules: [String] = []
+            if let w = doc.when {
+                if let n = w.minEventsRequired { rules.append("≥\(n) events") }
+                if let n = w.maxEventsPermitted { rules.append("≤\(n) events") }
+                if let n = w.maxExecutionsPermitted { rules.append("<\(n) shows") }
+                if let d = w.minSecondsSinceFirstEvent { rules.append(">\(RocketDuration.format(d)) since first") }
+                if let d = w.minSecondsSinceLastEvent { rules.append(">\(RocketDuration.format(d)) since last") }
+                if let d = w.minSecondsBetweenExecutions { rules.append(">\(RocketDuration.format(d)) between shows") }
+                if let e = w.minEventsInWindow { rules.append("≥\(e.count) events in \(RocketDuration.format(e.seconds))") }
+                if let b = w.budget { rules.append("budget \(b.executions) per \(RocketDuration.format(b.seconds))") }
+                if let other = w.eventsOf { rules.append("events of \(other)") }
+            }
+            start = "gate: \(scenario)" + (rules.isEmpty ? "" : " (" + rules.joined(separator: ", ") + ")")
+        }
+        nodes.append(("(start)", start))
+        if let first = doc.startID { edges.append(Edge(from: "(start)", to: target(first), label: doc.scenario == nil ? "" : "may show")) }
+        var usesEnd = false
+        for block in doc.blocks {
+            let label: String
+            switch block.content {
+            case .text(let text, let next, let delay, _):
+                label = "text: " + short(text)
+                edges.append(Edge(from: block.id, to: target(next), label: after(delay)))
+            case .image(let img):
+                label = "image: " + short(PathName.lastComponent(img.image.hasPrefix("data:") ? "inline" : img.image))
+                edges.append(Edge(from: block.id, to: target(img.next), label: after(img.showNextAfter)))
+            case .button(let b):
+                label = "button: " + short(b.title) + action(b.action)
+                edges.append(Edge(from: block.id, to: target(b.next), label: short(b.title)))
+            case .doubleButton(let l, let r):
+                label = "buttons: " + short(l.title) + action(l.action) + " | " + short(r.title) + action(r.action)
+                edges.append(Edge(from: block.id, to: target(l.next), label: short(l.title)))
+                edges.append(Edge(from: block.id, to: target(r.next), label: short(r.title)))
+            case .textInput(let input):
+                label = "input: " + short(input.text) + (input.secret ? " (secret)" : "")
+                for branch in input.branches {
+                    let condition: String
+                    switch branch.when {
+                    case .equals(let s): condition = "= \"\(short(s))\""
+                    case .pattern(let p): condition = "~ /\(short(p))/"
+                    case .empty: condition = "empty"
+                    }
+                    edges.append(Edge(from: block.id, to: target(branch.next), label: condition))
+                }
+                edges.append(Edge(from: block.id, to: target(input.next), label: input.branches.isEmpty ? "answer" : "otherwise"))
+            }
+            nodes.append((block.id, label))
+        }
+        for e in edges where e.to == "(end)" { usesEnd = true }
+        if usesEnd { nodes.append(("(end)", "end")) }
+        let missing = Set(edges.map(\.to).filter { $0.hasPrefix("missing: ") })
+        for m in missing.sorted() { nodes.append((m, m)) }
+        return (nodes, edges)
+    }
+
+    /// The flow as a Mermaid flowchart (`flowchart TD`).
+    public static func mermaid(_ doc: FlowDocument) -> String {
+        let (nodes, edges) = parts(doc)
+        var ids: [String: String] = [:]
+        for (k, node) in nodes.enumerated() { ids[node.0] = "n\(k)" }
+        func text(_ s: String) -> String {
+            // Mermaid labels in quotes; quotes and markup characters as entities.
+            var out = ""
+            for ch in Sanitizer.clean(s, keepNewlines: false) {
+                switch ch {
+                case "\"": out += "#quot;"
+                case "<": out += "#lt;"
+                case ">": out += "#gt;"
+                case "|": out += "#124;"
+                default: out.append(ch)
+                }
+            }
+            return "\"" + out + "\""
+        }
+        var out = "flowchart TD\n"
+        for (id, label) in nodes {
+            let shape = id == "(start)" || id == "(end)" ? ("([", "])") : ("[", "]")
+            out += "  \(ids[id]!)\(shape.0)\(text(id == "(start)" || id == "(end)" || id.hasPrefix("missing: ") ? label : id + ": " + label))\(shape.1)\n"
+        }
+        for e in edges {
+            guard let a = ids[e.from], let b = ids[e.to] else { continue }
+            out += e.label.isEmpty ? "  \(a) --> \(b)\n" : "  \(a) -->|\(text(e.label))| \(b)\n"
+        }
+        return out
+    }
+
+    /// The flow as a Graphviz DOT digraph.
+    public static func dot(_ doc: FlowDocument) -> String {
+        let (nodes, edges) = parts(doc)
+        func quoted(_ s: String) -> String {
+            var out = "\""
+            for ch in Sanitizer.clean(s, keepNewlines: false) {
+                if ch == "\"" || ch == "\\" { out.append("\\") }
+                out.append(ch)
+            }
+            return out + "\""
+        }
+        var out = "digraph flow {\n  rankdir=TB;\n  node [shape=box, style=rounded, fontname=\"Helvetica\"];\n"
+        for (id, label) in nodes {
+            let special = id == "(start)" || id == "(end)"
+            let shown = special || id.hasPrefix("missing: ") ? label : id + ": " + label
+            out += "  \(quoted(id)) [label=\(quoted(shown))\(special ? ", shape=oval" : "")\(id.hasPrefix("missing: ") ? ", color=red" : "")];\n"
+        }
+        for e in edges {
+            out += "  \(quoted(e.from)) -> \(quoted(e.to))" + (e.label.isEmpty ? "" : " [label=\(quoted(e.label))]") + ";\n"
+        }
+        return out + "}\n"
+    }
+}

@@ -1,0 +1,152 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import RocketCore
+import RocketFlow
+import RocketTerminal
+
+/// `rocket graph FLOW.json [--format mermaid|dot|svg]`: a picture of the flow.
+enum GraphCommand {
+    static let spec = CommandSpec(
+        name: "graph", abstract: "Draw a flow: blocks, branches with their conditions, timers, actions and the scenario gate.",
+        positionals: [("FLOW.json", "The flow file.")], positionalCount: 1...1,
+        options: [.value("--format", "F", "mermaid (default), dot, or svg (needs Graphviz's dot: apt-get install graphviz).")],
+        discussion: """
+        Prints the picture on stdout. Mermaid renders on GitHub and in many editors; DOT and SVG come
+        from Graphviz.
+        EXIT STATUS: 0 drawn; 64 usage error; 65 invalid flow; 66 missing or unreadable file;
+        69 --format svg without Graphviz.
+        EXAMPLES: rocket graph examples/welcome.json > welcome.mmd
+                  rocket graph examples/welcome.json --format svg > welcome.svg
+        """)
+
+    static func run(_ args: [String]) throws(UsageError) -> Int32 {
+        let parsed = try parse(args, as: spec)
+        if parsed.helpRequested { printOut(spec.help); return Exit.ok }
+        let format = parsed.value("--format") ?? "mermaid"
+        guard ["mermaid", "dot", "svg"].contains(format) else {
+            throw UsageError(message: "'--format \(format)' must be mermaid, dot or svg", command: spec.name)
+        }
+        let path = parsed.positionals[0]
+        let result: FlowLoadResult
+        switch loadFlowFile(path) {
+        case .failure(let e):
+            printError("rocket: error: cannot read '\(Sanitizer.clean(e.path, keepNewlines: false))': \(e.reason)")
+            return Exit.noInput
+        case .success(let r): result = r
+        }
+        for d in result.errors { printError(d.formatted(file: path)) }
+        guard let doc = result.document, result.errors.isEmpty else { return Exit.dataError }
+        switch format {
+        case "mermaid": printOut(FlowGraph.mermaid(doc))
+        case "dot": printOut(FlowGraph.dot(doc))
+        default:
+            guard let svg = runDot(FlowGraph.dot(doc)) else {
+                printError("rocket: error: --format svg needs Graphviz's 'dot' (Debian: apt-get install graphviz); --format mermaid or dot work everywhere")
+                return 69
+            }
+            printOut(svg)
+        }
+        return Exit.ok
+    }
+
+    /// `dot -Tsvg` on `source`, or nil when Graphviz is not installed or fails.
+    static func runDot(_ source: String) -> String? {
+        let candidates = ["/usr/bin/dot", "/usr/local/bin/dot"]
+        guard let dot = candidates.first(where: { access($0, X_OK) == 0 }) else { return nil }
+        var input: [Int32] = [0, 0], output: [Int32] = [0, 0]
+        guard pipe(&input) == 0, pipe(&output) == 0 else { return nil }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_adddup2(&actions, input[0], 0)
+        posix_spawn_file_actions_adddup2(&actions, output[1], 1)
+        posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+        for fd in [input[0], input[1], output[0], output[1]] { posix_spawn_file_actions_addclose(&actions, fd) }
+        var pid = pid_t()
+        let argv: [UnsafeMutablePointer<CChar>?] = [strdup(dot), strdup("-Tsvg"), nil]
+        defer { for p in argv { free(p) } }
+        let rc = posix_spawn(&pid, dot, &actions, nil, argv, environ)
+        close(input[0]); close(output[1])
+        guard rc == 0 else { close(input[1]); close(output[0]); return nil }
+        // The DOT text is small next to a pipe's buffer; write it all, then read the picture.
+        let bytes = Array(source.utf8)
+        var offset = 0
+        while offset < bytes.count {
+            let n = bytes.withUnsafeBytes { write(input[1], $0.baseAddress! + offset, bytes.count - offset) }
+            if n <= 0 { if n < 0 && errno == EINTR { continue }; break }
+            offset += n
+        }
+        close(input[1])
+        var out: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 65_536)
+        while true {
+            let n = read(output[0], &buffer, buffer.count)
+            if n < 0 && errno == EINTR { continue }
+            if n <= 0 { break }
+            out += buffer[..<n]
+        }
+        close(output[0])
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        guard status == 0 else { return nil }
+        return String(decoding: out, as: UTF8.self)
+    }
+}
+
+/// `rocket new FLOW.json`: a starter flow that uses every block type and lints clean.
+enum NewCommand {
+    static let spec = CommandSpec(
+        name: "new", abstract: "Write a starter flow that uses every block type (and lints clean).",
+        positionals: [("FLOW.json", "The file to create (never overwritten).")], positionalCount: 1...1,
+        options: [],
+        discussion: """
+        EXIT STATUS: 0 written; 64 usage error; 73 the file exists; 74 it cannot be written.
+        EXAMPLES: rocket new onboarding.json && rocket play onboarding.json
+                  rocket new flows/tour.json && rocket lint flows/tour.json
+        """)
+
+    /// The starter flow.
+    static let starter = #"""
+    {
+      "$schema": "https://rocketalert.dev/schema/flow-v1.schema.json",
+      "version": 1,
+      "title": "A starter flow",
+      "author": {"name": "Rocket"},
+      "closeButton": {"title": "Close"},
+      "variables": ["user"],
+      "start": "hello",
+      "blocks": [
+        {"id": "hello", "type": "text", "text": "Hi {{user}}! I'm a starter flow.", "next": "wait", "font": "textBold"},
+        {"id": "wait", "type": "text", "text": "This one goes on by itself.", "showNextAfter": "1.5s", "next": "ask"},
+        {"id": "ask", "type": "doubleButton",
+         "left": {"title": "Show me", "next": "name"},
+         "right": {"title": "Later", "next": "bye", "font": "lightButton"}},
+        {"id": "name", "type": "textInput", "text": "What's your name?", "buttonTitle": "Send", "placeholder": "Ada",
+         "validate": {"required": true, "maxLength": 40, "pattern": "^[^0-9]*$", "message": "No digits, please"},
+         "branches": [{"when": {"matches": "(?i)^ada"}, "next": "ada"}], "next": "picture"},
+        {"id": "ada", "type": "text", "text": "Countess {{name}}, welcome!", "next": "picture"},
+        {"id": "picture", "type": "image", "image": "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAIAAAACCAYAAABytg0kAAAAFklEQVR4nGNgYPj/nwFIMDAwMDAAABz6Af+yOhETAAAAAElFTkSuQmCC",
+         "text": "Pictures are PNG or JPEG files next to the flow, or data URIs.", "imageStyle": "round", "next": "go"},
+        {"id": "go", "type": "button", "title": "Done, {{name}}", "action": "finished", "next": "bye"},
+        {"id": "bye", "type": "text", "text": "Bye for now."}
+      ]
+    }
+    """# + "\n"
+
+    static func run(_ args: [String]) throws(UsageError) -> Int32 {
+        let parsed = try parse(args, as: spec)
+        if parsed.helpRequested { printOut(spec.help); return Exit.ok }
+        let path = parsed.positionals[0]
+        if FileIO.exists(path) {
+            printError("rocket: error: '\(Sanitizer.clean(path, keepNewlines: false))' exists; choose another name (it is never overwritten)")
+            return 73
+        }
+        if case .failure(let f) = FileIO.writeAtomically(starter, to: path) {
+            printError("rocket: error: cannot write '\(Sanitizer.clean(path, keepNewlines: false))': \(f.reason)")
+            return Exit.ioError
+        }
+        printError("wrote \(Sanitizer.clean(path, keepNewlines: false)); try: rocket play \(Sanitizer.clean(path, keepNewlines: false))")
+        return Exit.ok
+    }
+}
