@@ -353,3 +353,43 @@ struct NewAndGraphTests {
         #expect(try runRocket(["graph", dir + "/g.json", "--format", "png"]).status == 64)
     }
 }
+
+@Suite("Examples that teach")
+struct ExampleTests {
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    @Test("Every example lints clean and plays to its end in line mode", arguments: [
+        ("welcome.json", "1\nAda\n\n\n1\n\n", ["Countess"]),
+        ("branches.json", "Mars\n\n", ["Say hi to the rovers!"]),
+        ("validation.json", "nope\nada@example.org\n12\n1234\n\n", ["That does not look like an e-mail address.", "Four digits, please."]),
+        ("images.json", "\n\n\n\n", ["Round corners"]),
+        ("banner.json", "\n\n", ["Welcome back, Sam"]),
+        ("actions.json", "Grace\n1\n\n", ["you: Notify Grace"]),
+        ("scenario-gate.json", "1\n\n", ["Thank you!"]),
+    ])
+    func example(_ file: String, _ input: String, _ expected: [String]) throws {
+        let path = Self.root.appendingPathComponent("examples/" + file).path
+        let lint = try runRocket(["lint", path])
+        #expect(lint.status == 0 && lint.stdout.isEmpty, "\(lint.stdout)")
+        let dir = scratchDirectory()
+        let env = ["ROCKET_STORE": dir + "/s.sqlite"]
+        if file == "scenario-gate.json" {
+            for day in 1...5 { _ = try runRocket(["scenario", "trigger", "app-launch", "--now", "2026-01-0\(day)T09:00:00Z"], environment: env) }
+        }
+        let r = try runRocket(["play", path, "--instant", "--var", "user=Sam", "--now", "2026-01-20T00:00:00Z"], stdin: input, environment: env)
+        #expect(r.status == 0, "\(file): \(r.stderr)")
+        for text in expected { #expect((r.stdout + r.stderr).contains(text), "\(file): \(r.stdout)") }
+    }
+}
+
+@Suite("The README's picture")
+struct ReadmePictureTests {
+    @Test("The README's Mermaid picture is what rocket graph draws for examples/welcome.json today")
+    func picture() throws {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let readme = try String(contentsOf: root.appendingPathComponent("README.md"), encoding: .utf8)
+        let block = readme.components(separatedBy: "```mermaid\n").dropFirst().first?.components(separatedBy: "```").first
+        let drawn = try runRocket(["graph", root.appendingPathComponent("examples/welcome.json").path])
+        #expect(block == drawn.stdout)
+    }
+}
