@@ -59,7 +59,8 @@ let package = Package(
         .testTarget(name: "RocketScenariosTests", dependencies: ["RocketScenarios", "RocketScenariosDefaults", "RocketJSON", "ScenarioStress"]),
         .testTarget(name: "RocketBannersTests", dependencies: ["RocketBanners", "RocketCore"]),
         .testTarget(name: "RocketReactorTests", dependencies: ["RocketReactor", "RocketCore"]),
-        .testTarget(name: "RocketCLITests", dependencies: ["rocket", "RocketTestSupport", "CTestSupport", "RocketFlow", "RocketScenarios"]),
+        .testTarget(name: "RocketCLITests", dependencies: ["rocket", "RocketTestSupport", "CTestSupport", "RocketFlow", "RocketScenarios"],
+                    exclude: ["Golden"]),
     ],
     swiftLanguageModes: [.v6]
 )

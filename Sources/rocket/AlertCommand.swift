@@ -28,9 +28,15 @@ enum AlertCommand {
         discussion: """
         Prints the chosen action's title on the last line of stdout. Esc chooses the cancel
         action when there is one.
-        EXIT STATUS: 0 an action was chosen; 1 Esc with no cancel action, or end of input;
+        """,
+        exitStatus: """
+        0 an action was chosen; 1 Esc with no cancel action, or end of input;
         64 usage error (two cancel actions, no enabled action, an unknown style); 130 Ctrl-C.
-        """)
+        """,
+        examples: [
+            "rocket alert --title 'Delete item?' --action Delete:destructive --action Cancel:cancel",
+            "rocket alert --sheet --title Share --action Mail --action Messages --action Cancel:cancel --json",
+        ])
 
     /// Parses `TITLE[:style][:disabled]`.
     static func action(_ spec: String) throws(UsageError) -> CLIAlertAction {

@@ -1,3 +1,4 @@
+import RocketTerminal
 import RocketCore
 
 /// A command-line option: a flag (`--plain`) or an option with a value (`--events FILE`).
@@ -25,33 +26,50 @@ struct CommandSpec {
     let positionalCount: ClosedRange<Int>
     let options: [OptionSpec]
     let discussion: String
+    /// What each exit status means.
+    var exitStatus: String = ""
+    /// Command lines that show how it is used (at least two).
+    var examples: [String] = []
 
+    /// The synopsis: optional arguments in brackets, repeatable ones with "...".
     var usage: String {
         var parts = ["rocket", name]
-        for o in options { parts.append(o.value.map { "[\(o.name) \($0)]" + (o.repeatable ? "..." : "") } ?? "[\(o.name)]") }
-        for p in positionals { parts.append(positionalCount.upperBound > 1 ? "\(p.name)..." : p.name) }
+        if !options.isEmpty { parts.append("[options]") }
+        for p in positionals {
+            var word = positionalCount.upperBound > 1 ? "\(p.name)..." : p.name
+            if positionalCount.lowerBound == 0 { word = "[" + word + "]" }
+            parts.append(word)
+        }
         return parts.joined(separator: " ")
     }
 
     var help: String {
         var out = "OVERVIEW: \(abstract)\n\nUSAGE: \(usage)\n"
+        let lefts = options.map { $0.name + ($0.value.map { " " + $0 } ?? "") } + positionals.map(\.name) + ["-h, --help"]
+        let column = min(30, (lefts.map { DisplayWidth.of($0) }.max() ?? 0) + 2)
         if !positionals.isEmpty {
             out += "\nARGUMENTS:\n"
-            for p in positionals { out += "  " + pad(p.name, 24) + p.help + "\n" }
+            for p in positionals { out += "  " + pad(p.name, column) + p.help + "\n" }
         }
         out += "\nOPTIONS:\n"
         for o in options {
             let left = o.name + (o.value.map { " " + $0 } ?? "")
-            out += "  " + pad(left, 24) + o.help + "\n"
+            out += "  " + pad(left, column) + o.help + "\n"
         }
-        out += "  " + pad("-h, --help", 24) + "Show help information.\n"
+        out += "  " + pad("-h, --help", column) + "Show help information.\n"
         if !discussion.isEmpty { out += "\n" + discussion + "\n" }
+        if !exitStatus.isEmpty { out += "\nEXIT STATUS:\n" + exitStatus.split(separator: "\n").map { "  " + $0 }.joined(separator: "\n") + "\n" }
+        if !examples.isEmpty { out += "\nEXAMPLES:\n" + examples.map { "  " + $0 }.joined(separator: "\n") + "\n" }
         return out
     }
 }
 
+/// `s` padded with spaces to `n` columns of display width (two spaces at least after a long one;
+/// the next column then starts on a line of its own).
 func pad(_ s: String, _ n: Int) -> String {
-    s.count >= n ? s + "  " : s + String(repeating: " ", count: n - s.count)
+    let width = DisplayWidth.of(s)
+    if width + 2 > n { return s + "\n" + String(repeating: " ", count: n + 2) }
+    return s + String(repeating: " ", count: n - width)
 }
 
 /// What the user typed, checked against a ``CommandSpec``.
@@ -73,7 +91,7 @@ struct UsageError: Error {
 
     var text: String {
         let hint = command.map { "See 'rocket \($0) --help'." } ?? "See 'rocket --help'."
-        return "rocket: error: \(message)\n\(hint)"
+        return "rocket: error: \(Sanitizer.clean(message, keepNewlines: false))\n\(hint)"
     }
 }
 
@@ -102,6 +120,7 @@ func parse(_ args: [String], as spec: CommandSpec) throws(UsageError) -> ParsedA
         }
         if option.value == nil {
             if inlineValue != nil { throw UsageError(message: "the flag '\(name)' takes no value", command: spec.name) }
+            if parsed.flags.contains(name) { throw UsageError(message: "'\(name)' given more than once", command: spec.name) }
             parsed.flags.insert(name)
             continue
         }

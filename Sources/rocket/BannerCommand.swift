@@ -33,9 +33,16 @@ enum BannerCommand {
         Prints one line saying what ended it: button:TITLE, background, close, swipe or timeout.
         In a terminal: ←/→ choose a button, Enter presses it (with no buttons, Enter taps the
         banner), Esc or ↑ swipes it away. ROCKET_REDUCED_MOTION=1 skips the animations.
-        EXIT STATUS: 0 a button or the banner was tapped; 1 otherwise; 3 not now (--scenario said
-        no; nothing shown); 64 usage error; 74 scenario store error; 130 Ctrl-C.
-        """)
+        """,
+        exitStatus: """
+        0 a button or the banner was tapped; 1 otherwise; 3 not now (--scenario said no; nothing
+        shown); 64 usage error; 65 the icon is not a picture; 66 the icon file is missing;
+        74 scenario store error; 130 Ctrl-C.
+        """,
+        examples: [
+            "rocket banner 'New message' --subtitle 'From Ada' --button Reply --button Ignore --icon ✉ --duration 5s",
+            "rocket banner 'Rate us?' --scenario rate --events-of app-launch --min-events 5 --button Sure",
+        ])
 
     /// The banner the flags describe, read by the same codec as a flow file's `"banner"`.
     static func banner(from parsed: ParsedArguments) throws(UsageError) -> Banner {

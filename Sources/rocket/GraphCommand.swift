@@ -14,11 +14,9 @@ enum GraphCommand {
         discussion: """
         Prints the picture on stdout. Mermaid renders on GitHub and in many editors; DOT and SVG come
         from Graphviz.
-        EXIT STATUS: 0 drawn; 64 usage error; 65 invalid flow; 66 missing or unreadable file;
-        69 --format svg without Graphviz.
-        EXAMPLES: rocket graph examples/welcome.json > welcome.mmd
-                  rocket graph examples/welcome.json --format svg > welcome.svg
-        """)
+        """,
+        exitStatus: "0 drawn; 64 usage error; 65 invalid flow; 66 missing or unreadable file; 69 --format svg without Graphviz.",
+        examples: ["rocket graph examples/welcome.json > welcome.mmd", "rocket graph examples/welcome.json --format svg > welcome.svg"])
 
     static func run(_ args: [String]) throws(UsageError) -> Int32 {
         let parsed = try parse(args, as: spec)
@@ -100,11 +98,9 @@ enum NewCommand {
         name: "new", abstract: "Write a starter flow that uses every block type (and lints clean).",
         positionals: [("FLOW.json", "The file to create (never overwritten).")], positionalCount: 1...1,
         options: [],
-        discussion: """
-        EXIT STATUS: 0 written; 64 usage error; 73 the file exists; 74 it cannot be written.
-        EXAMPLES: rocket new onboarding.json && rocket play onboarding.json
-                  rocket new flows/tour.json && rocket lint flows/tour.json
-        """)
+        discussion: "",
+        exitStatus: "0 written; 64 usage error; 73 the file exists; 74 it cannot be written.",
+        examples: ["rocket new onboarding.json && rocket play onboarding.json", "rocket new flows/tour.json && rocket lint flows/tour.json"])
 
     /// The starter flow.
     static let starter = #"""

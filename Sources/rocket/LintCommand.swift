@@ -6,7 +6,9 @@ enum LintCommand {
         name: "lint", abstract: "Check flow files: one diagnostic per line as FILE:LINE:COL: error|warning: MESSAGE.",
         positionals: [("FLOW.json", "One or more flow files.")], positionalCount: 1...Int.max,
         options: [.flag("--json", "Print the diagnostics as a JSON array for tools.")],
-        discussion: "EXIT STATUS:\n  0 no errors (warnings allowed); 65 at least one error; 66 a file is missing or unreadable.")
+        discussion: "Also checks that every image a flow names exists next to it and is a PNG or JPEG picture.",
+        exitStatus: "0 no errors (warnings allowed); 65 at least one error; 66 a file is missing or unreadable.",
+        examples: ["rocket lint examples/*.json", "rocket lint flow.json --json | jq '.[] | select(.severity == \"error\")'"])
 
     static func run(_ args: [String]) throws(UsageError) -> Int32 {
         let parsed = try parse(args, as: spec)

@@ -148,18 +148,28 @@ enum PlayCommand {
         and belongs to this flow, play resumes there (the scenario is not asked again) and shows
         the transcript so far; reaching the end removes FILE; closing or interrupting keeps it.
         Secret answers are never saved.
-        EXIT STATUS:
-          0 the flow reached its end; 1 the user closed it (close button, Esc, end of input in
-          plain mode); 3 not now (the flow's scenario did not allow it; nothing shown);
-          130 Ctrl-C or SIGINT; 143 SIGTERM; 65 invalid flow; 66 missing or unreadable file;
-          64 usage error; 74 scenario store error.
-        """)
+        """,
+        exitStatus: exitStatusOfPlay,
+        examples: [
+            "rocket play examples/welcome.json",
+            "printf '1\\nAda\\n\\n\\n1\\n\\n' | rocket play examples/welcome.json --instant --answers-out -",
+            "rocket play onboarding.json --state ~/.local/state/onboarding.json --on-action notify='notify-send hi'",
+        ])
+
+    static let exitStatusOfPlay = """
+        0 the flow reached its end; 1 the user closed it (close button, Esc, end of input in
+        plain mode); 3 not now (the flow's scenario did not allow it; nothing shown);
+        130 Ctrl-C or SIGINT; 143 SIGTERM; 65 invalid flow or snapshot; 66 missing or unreadable
+        file; 64 usage error; 74 a file or the scenario store cannot be written.
+        """
 
     static let demoSpec = CommandSpec(
         name: "demo", abstract: "A tour of every block type: timers, branching, validation, images and more.",
         positionals: [], positionalCount: 0...0,
         options: spec.options,
-        discussion: "In a terminal: Enter or Space continues, ←/→ and Enter choose, Esc closes, Ctrl-C quits.")
+        discussion: "In a terminal: Enter or Space continues, ←/→ and Enter choose, Esc closes, Ctrl-C quits.",
+        exitStatus: exitStatusOfPlay,
+        examples: ["rocket demo", "printf '\\n\\n1\\nAda\\n\\n1234\\n1\\n\\n1\\n' | rocket demo --instant"])
 
     static func run(_ args: [String]) throws(UsageError) -> Int32 {
         let parsed = try parse(args, as: spec)
@@ -237,6 +247,8 @@ enum PlayCommand {
         let parsed = try parse(args, as: demoSpec)
         if parsed.helpRequested { printOut(demoSpec.help); return Exit.ok }
         let vars = try variables(parsed)
+        _ = try ScenarioCommand.time(parsed, command: demoSpec.name)   // a bad --now is a usage error here too
+        _ = try ActionHooks.parse(parsed.all("--on-action"), command: demoSpec.name)
         let result = FlowLoader.load(DemoFlow.json)
         guard let doc = result.document, result.isPlayable else {
             for d in result.diagnostics { printError(d.formatted(file: "<demo>")) }

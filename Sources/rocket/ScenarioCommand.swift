@@ -26,29 +26,38 @@ enum ScenarioCommand {
     static let subcommands: [(name: String, spec: CommandSpec)] = [
         ("trigger", CommandSpec(name: "scenario trigger", abstract: "Count an event of a scenario (checks nothing).",
                                 positionals: [("NAME", "The scenario.")], positionalCount: 1...1, options: [nowOption, storeOption],
-                                discussion: "EXIT STATUS: 0 counted; 64 usage error; 74 store error.")),
+                                discussion: "", exitStatus: "0 counted; 64 usage error; 74 store error.",
+                                examples: ["rocket scenario trigger app-launch", "rocket scenario trigger app-launch --now 2026-01-01T09:00:00Z --store /tmp/s.sqlite"])),
         ("try", CommandSpec(name: "scenario try", abstract: "May the scenario execute now? If so, this try counts as its execution.",
                             positionals: [("NAME", "The scenario.")], positionalCount: 1...1,
                             options: ruleOptions + [nowOption, storeOption, .flag("--explain", "Say which condition passed or failed, on stderr.")],
-                            discussion: """
-                            D is seconds, or a number with s, m, h, d or w (90, 1.5h, 14d).
-                            EXIT STATUS: 0 executed; 1 not executed; 64 usage error; 74 store error.
-                            EXAMPLE: rocket scenario trigger app-launch
-                                     rocket scenario try ask-review --events-of app-launch --min-events 5 --min-since-first-event 14d --max-executions 3 && echo "Enjoying it?"
-                            """)),
+                            discussion: "D is seconds, or a number with ms, s, m, h, d or w (90, 500ms, 1.5h, 14d); at most 100 years.",
+                            exitStatus: "0 executed; 1 not executed; 64 usage error; 74 store error.",
+                            examples: [
+                                "rocket scenario try ask-review --events-of app-launch --min-events 5 --min-since-first-event 14d --max-executions 3 && echo 'Enjoying it?'",
+                                "rocket scenario try tip --min-between-executions 1d --budget 1 --budget-window 24h --explain",
+                            ])),
         ("status", CommandSpec(name: "scenario status", abstract: "Show the statistics of one scenario or all.",
                                positionals: [("NAME", "The scenario (default: all).")], positionalCount: 0...1,
                                options: [.flag("--json", "Print JSON (the export format)."), storeOption, nowOption],
-                               discussion: "EXIT STATUS: 0; 64 usage error; 74 store error.")),
+                               discussion: "Reads the store without writing to it: a read-only store can be read; a missing one is empty.",
+                               exitStatus: "0 shown; 64 usage error; 74 store error.",
+                               examples: ["rocket scenario status", "rocket scenario status ask-review --json"])),
         ("reset", CommandSpec(name: "scenario reset", abstract: "Clear the statistics of a scenario, or of all with --all.",
                               positionals: [("NAME", "The scenario.")], positionalCount: 0...1,
                               options: [.flag("--all", "Clear every scenario."), storeOption],
-                              discussion: "EXIT STATUS: 0; 64 usage error; 74 store error.")),
+                              discussion: "Clears the statistics and the scenario's entries in the shared budget.",
+                              exitStatus: "0 cleared; 64 usage error; 74 store error.",
+                              examples: ["rocket scenario reset ask-review", "rocket scenario reset --all --store /tmp/s.sqlite"])),
         ("export", CommandSpec(name: "scenario export", abstract: "Print all state as JSON.", positionals: [], positionalCount: 0...0,
-                               options: [storeOption], discussion: "")),
+                               options: [storeOption], discussion: "Reads the store without writing to it.",
+                               exitStatus: "0 exported; 64 usage error; 74 store error or stdout cannot be written.",
+                               examples: ["rocket scenario export > scenarios.json", "rocket scenario export --store old.sqlite | rocket scenario import /dev/stdin"])),
         ("import", CommandSpec(name: "scenario import", abstract: "Replace all state with a JSON export.",
                                positionals: [("FILE", "A file written by 'rocket scenario export'.")], positionalCount: 1...1,
-                               options: [storeOption], discussion: "")),
+                               options: [storeOption], discussion: "Every count and time is checked before anything is replaced.",
+                               exitStatus: "0 imported; 64 usage error; 65 not a valid export; 66 missing or unreadable file; 74 store error.",
+                               examples: ["rocket scenario import scenarios.json", "rocket scenario import backup.json --store /tmp/s.sqlite"])),
     ]
 
     static var help: String {
@@ -59,7 +68,11 @@ enum ScenarioCommand {
     }
 
     static func run(_ args: [String]) throws(UsageError) -> Int32 {
-        guard let first = args.first, first != "--help", first != "-h" else { printOut(help); return Exit.ok }
+        guard let first = args.first else {
+            printError(help)
+            return Exit.usage
+        }
+        if first == "--help" || first == "-h" { printOut(help); return Exit.ok }
         guard let (_, spec) = subcommands.first(where: { $0.name == first }) else {
             let close = Suggestions.closest(to: first, in: subcommands.map(\.name))
             throw UsageError(message: "unknown subcommand '\(first)'" + (close.map { "; did you mean '\($0)'?" } ?? ""), command: "scenario")

@@ -16,8 +16,17 @@ enum Rocket {
         ("banner", BannerCommand.spec.abstract),
         ("alert", AlertCommand.spec.abstract),
         ("scenario", "Decide when something may be shown: trigger, try, status, reset, export, import."),
-        ("help", "Show help for a command."),
+        ("completions", CompletionsCommand.spec.abstract),
+        ("man", ManCommand.spec.abstract),
+        ("help", "Show help for a command: rocket help COMMAND [SUBCOMMAND]."),
     ]
+
+    /// Every command's interface, subcommands included: what help, completions and the man page
+    /// are made from.
+    static var specs: [CommandSpec] {
+        [PlayCommand.demoSpec, PlayCommand.spec, LintCommand.spec, GraphCommand.spec, NewCommand.spec, BannerCommand.spec,
+         AlertCommand.spec] + ScenarioCommand.subcommands.map(\.spec) + [CompletionsCommand.spec, ManCommand.spec]
+    }
 
     static var help: String {
         var out = """
@@ -28,12 +37,12 @@ enum Rocket {
         COMMANDS:
 
         """
-        for c in commands { out += "  " + pad(c.name, 10) + c.abstract + "\n" }
+        for c in commands { out += "  " + pad(c.name, 13) + c.abstract + "\n" }
         out += """
 
         OPTIONS:
-          --version               Show the version.
-          -h, --help              Show help information.
+          -v, --version  Show the version.
+          -h, --help     Show help information.
 
           See 'rocket help <command>' for detailed help.
         """
@@ -42,15 +51,19 @@ enum Rocket {
 
     @MainActor
     static func run(_ args: [String]) async -> Int32 {
-        guard let first = args.first else { printOut(help); return Exit.ok }
+        guard let first = args.first else {
+            printError(help)
+            return Exit.usage
+        }
         let rest = Array(args.dropFirst())
         do throws(UsageError) {
             switch first {
             case "-h", "--help": printOut(help); return Exit.ok
-            case "--version": printOut("rocket \(version)"); return Exit.ok
+            case "-v", "--version": printOut("rocket \(version)"); return Exit.ok
             case "help":
-                guard let name = rest.first else { printOut(help); return Exit.ok }
-                return await run([name, "--help"])
+                guard !rest.isEmpty else { printOut(help); return Exit.ok }
+                guard rest.count <= 2 else { throw UsageError(message: "help takes a command and at most one subcommand", command: "help") }
+                return await run(Array(rest) + ["--help"])
             case "demo": return try await PlayCommand.runDemo(rest)
             case "play": return try PlayCommand.run(rest)
             case "lint": return try LintCommand.run(rest)
@@ -59,6 +72,8 @@ enum Rocket {
             case "scenario": return try ScenarioCommand.run(rest)
             case "banner": return try BannerCommand.run(rest)
             case "alert": return try await AlertCommand.run(rest)
+            case "completions": return try CompletionsCommand.run(rest)
+            case "man": return try ManCommand.run(rest)
             default:
                 let close = Suggestions.closest(to: first, in: commands.map(\.name))
                 throw UsageError(message: "unknown command '\(first)'" + (close.map { "; did you mean '\($0)'?" } ?? ""), command: nil)

@@ -21,7 +21,8 @@ struct CLITests {
     func help() throws {
         let top = try runRocket(["--help"])
         #expect(top.status == 0 && top.stdout.contains("USAGE: rocket <command>") && top.stdout.contains("lint"))
-        #expect(try runRocket([]).stdout.contains("COMMANDS:"))
+        let bare = try runRocket([])
+        #expect(bare.status == 64 && bare.stderr.contains("COMMANDS:") && bare.stdout.isEmpty)
         let version = try runRocket(["--version"])
         #expect(version.status == 0 && version.stdout.hasPrefix("rocket "))
         for command in ["demo", "play", "lint"] {

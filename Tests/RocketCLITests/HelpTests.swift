@@ -1,0 +1,91 @@
+import Foundation
+import Testing
+
+/// Help, completions and the man page, all made from the same command tables.
+@Suite("Help, completions and the man page")
+struct HelpTests {
+    static let commands: [[String]] = [
+        ["demo"], ["play"], ["lint"], ["graph"], ["new"], ["banner"], ["alert"],
+        ["scenario", "trigger"], ["scenario", "try"], ["scenario", "status"], ["scenario", "reset"], ["scenario", "export"],
+        ["scenario", "import"], ["completions"], ["man"],
+    ]
+    static let golden = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Golden")
+
+    @Test("Every help text matches its golden file (ROCKET_UPDATE_GOLDEN=1 rewrites them)")
+    func goldens() throws {
+        let update = ProcessInfo.processInfo.environment["ROCKET_UPDATE_GOLDEN"] == "1"
+        for command in Self.commands + [[], ["scenario"]] {
+            let r = try runRocket(command + ["--help"])
+            #expect(r.status == 0, "\(command)")
+            let file = Self.golden.appendingPathComponent("help-" + (command.isEmpty ? "rocket" : command.joined(separator: "-")) + ".txt")
+            if update {
+                try FileManager.default.createDirectory(at: Self.golden, withIntermediateDirectories: true)
+                try r.stdout.write(to: file, atomically: true, encoding: .utf8)
+            } else {
+                #expect(r.stdout == (try? String(contentsOf: file, encoding: .utf8)), "\(command): run with ROCKET_UPDATE_GOLDEN=1 after a deliberate change")
+            }
+        }
+    }
+
+    @Test("Every command has a synopsis, an EXIT STATUS section and at least two examples; rocket help A B is B of A")
+    func sections() throws {
+        for command in Self.commands {
+            let text = try runRocket(command + ["--help"]).stdout
+            #expect(text.contains("USAGE: rocket " + command.joined(separator: " ")), "\(command)")
+            #expect(text.contains("\nEXIT STATUS:\n"), "\(command)")
+            let examples = text.components(separatedBy: "\nEXAMPLES:\n").last?.split(separator: "\n").filter { $0.hasPrefix("  rocket") || $0.hasPrefix("  printf") } ?? []
+            #expect(examples.count >= 2, "\(command)")
+        }
+        #expect(try runRocket(["help", "scenario", "try"]).stdout == runRocket(["scenario", "try", "--help"]).stdout)
+        #expect(try runRocket(["scenario", "status", "--help"]).stdout.contains("USAGE: rocket scenario status [options] [NAME]"))
+        #expect(try runRocket(["-v"]).stdout.hasPrefix("rocket "))
+        let noSub = try runRocket(["scenario"])
+        #expect(noSub.status == 64 && noSub.stderr.contains("SUBCOMMANDS:"))
+    }
+
+    @Test("Completions for bash, zsh and fish and the man page name every command and option")
+    func completionsAndMan() throws {
+        let man = try runRocket(["man"]).stdout
+        #expect(man.hasPrefix(".TH ROCKET 1"))
+        var everyOption: Set<String> = []
+        for command in Self.commands {
+            let help = try runRocket(command + ["--help"]).stdout
+            for line in help.split(separator: "\n") where line.hasPrefix("  --") {
+                everyOption.insert(String(line.dropFirst(2).split(separator: " ")[0]))
+            }
+        }
+        #expect(everyOption.count > 30)
+        for shell in ["bash", "zsh", "fish"] {
+            let script = try runRocket(["completions", shell])
+            #expect(script.status == 0, "\(shell)")
+            for option in everyOption {
+                let word = shell == "fish" ? "-l " + option.dropFirst(2) : option
+                #expect(script.stdout.contains(word), "\(shell) lacks \(option)")
+            }
+            for command in ["play", "lint", "graph", "scenario", "trigger"] { #expect(script.stdout.contains(command), "\(shell) lacks \(command)") }
+        }
+        for option in everyOption { #expect(man.contains(option.replacingOccurrences(of: "-", with: "\\-")), "man lacks \(option)") }
+        #expect(try runRocket(["completions", "tcsh"]).status == 64)
+        if FileManager.default.isExecutableFile(atPath: "/bin/bash") {
+            let dir = scratchDirectory()
+            write(try runRocket(["completions", "bash"]).stdout, to: dir + "/c.bash")
+            let p = Process()
+            p.executableURL = URL(fileURLWithPath: "/bin/bash")
+            p.arguments = ["-n", dir + "/c.bash"]
+            try p.run()
+            p.waitUntilExit()
+            #expect(p.terminationStatus == 0, "the bash script parses")
+        }
+    }
+
+    @Test("Strict flags: a flag twice, an empty name, a bad --now on every command")
+    func strict() throws {
+        #expect(try runRocket(["play", "x.json", "--plain", "--plain"]).status == 64)
+        #expect(try runRocket(["demo", "--now", "garbage"]).status == 64)
+        #expect(try runRocket(["play", "x.json", "--now", "garbage"]).status == 64)
+        #expect(try runRocket(["scenario", "trigger", "x", "--now", "garbage"]).status == 64)
+        #expect(try runRocket(["banner", "T", "--scenario", "s", "--now", "garbage"]).status == 64)
+        let raw = try runRocket(["play", "x.json", "--bogus\u{1B}[2J"])
+        #expect(raw.status == 64 && !raw.stderr.contains("\u{1B}"))
+    }
+}
