@@ -32,8 +32,13 @@ public enum FlowLoader {
         var decoder = FlowDecoder(lines: lines)
         let document = decoder.decodeDocument(root)
         var diagnostics = decoder.placedDiagnostics()
-        if let document, !decoder.diagnostics.contains(where: { $0.severity == .error }) {
-            diagnostics += FlowValidator.validate(document, sourceMap: FlowSourceMap(root: root), lines: lines)
+        if let document {
+            // Every error of a file in one run: the rules run on what could be decoded, too. With
+            // shape errors present only their errors are kept (warnings would guess at the rest).
+            let shapeErrors = decoder.diagnostics.contains { $0.severity == .error }
+            let rules = FlowValidator.validate(document, sourceMap: FlowSourceMap(root: root), lines: lines,
+                                               assumedIDs: decoder.brokenIDs, partial: shapeErrors)
+            diagnostics += shapeErrors ? rules.filter { $0.severity == .error } : rules
         }
         diagnostics.sort { ($0.line ?? 0, $0.column ?? 0) < ($1.line ?? 0, $1.column ?? 0) }
         return FlowLoadResult(document: decoder.diagnostics.contains { $0.severity == .error } ? nil : document,
@@ -107,6 +112,8 @@ struct FlowDecoder {
 
     /// Byte offsets of ``diagnostics``, turned into lines and columns at the end (in one sweep).
     var offsets: [Int] = []
+    /// Ids of blocks that could not be decoded (validation still runs on the others).
+    var brokenIDs: Set<String> = []
 
     mutating func error(_ code: String, _ message: String, path: String, at offset: Int) {
         diagnostics.append(FlowDiagnostic(severity: .error, code: code, message: message, path: path))
@@ -389,7 +396,11 @@ struct FlowDecoder {
             if case .array(let items) = bNode.value {
                 blocks.reserveCapacity(items.count)
                 for (i, item) in items.enumerated() {
-                    if let b = decodeBlock(item, path: "blocks[\(i)]") { blocks.append(b) }
+                    if let b = decodeBlock(item, path: "blocks[\(i)]") {
+                        blocks.append(b)
+                    } else if let idMember = item.object?.first(where: { $0.key == "id" }), case .string(let id) = idMember.value.value {
+                        brokenIDs.insert(id)   // other blocks may still name it: not an unknown target
+                    }
                 }
                 if items.isEmpty {
                     error("no-blocks", "\"blocks\" is empty; a flow needs at least one block", path: "blocks", at: bNode.offset)

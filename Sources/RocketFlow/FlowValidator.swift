@@ -17,7 +17,11 @@ import RocketCore
 public enum FlowValidator {
     /// Checks a document; with a source map and lines (from ``FlowLoader``) each diagnostic has
     /// its line and column.
-    public static func validate(_ doc: FlowDocument, sourceMap: FlowSourceMap? = nil, lines: SourceLines? = nil) -> [FlowDiagnostic] {
+    ///
+    /// `assumedIDs` are ids of blocks that exist in the file but could not be read (references to
+    /// them are not reported); `partial` says the document lacks such blocks.
+    public static func validate(_ doc: FlowDocument, sourceMap: FlowSourceMap? = nil, lines: SourceLines? = nil,
+                                assumedIDs: Set<String> = [], partial: Bool = false) -> [FlowDiagnostic] {
         var out: [FlowDiagnostic] = []
         func report(_ severity: FlowDiagnostic.Severity, _ code: String, _ message: String, _ path: String) {
             out.append(FlowDiagnostic(severity: severity, code: code, message: message, path: path))
@@ -53,12 +57,12 @@ public enum FlowValidator {
             }
         }
         if doc.blocks.isEmpty {
-            report(.error, "no-blocks", "a flow needs at least one block", "blocks")
+            if !partial { report(.error, "no-blocks", "a flow needs at least one block", "blocks") }
             return placed(out)
         }
 
         // References.
-        if let start = doc.start, indexByID[start] == nil {
+        if let start = doc.start, indexByID[start] == nil, !assumedIDs.contains(start) {
             report(.error, "unknown-target", "\"start\" names no block: \"\(start)\"\(hint(start, indexByID))", "start")
         }
         // Edges in one flat array (block i's targets are edges[edgeStart[i]..<edgeStart[i + 1]]).
@@ -71,7 +75,7 @@ public enum FlowValidator {
             block.forEachTarget { field, target in
                 if let t = indexByID[target] {
                     edges.append(t)
-                } else {
+                } else if !assumedIDs.contains(target) {
                     report(.error, "unknown-target", "no block has the id \"\(target)\"\(hint(target, indexByID))", "blocks[\(i)].\(field)")
                 }
             }

@@ -372,3 +372,24 @@ struct LintCauseTests {
         #expect(placeholders.first?.message.hasSuffix("(and 12999 more like it)") == true)
     }
 }
+
+@Suite("Every error of a file in one run")
+struct OneRunTests {
+    @Test("Shape errors no longer hide reference and pattern errors; a reference to a broken block is not an error")
+    func allAtOnce() {
+        let r = FlowLoader.load("""
+        {"version": 1, "blocks": [
+          {"id": "a", "type": "text", "txt": "typo", "next": "b"},
+          {"id": "b", "type": "text", "text": "Hi", "next": "nowhere"},
+          {"id": "c", "type": "textInput", "text": "?", "buttonTitle": "OK", "validate": {"pattern": "("}, "next": "a"}
+        ]}
+        """)
+        let codes = r.diagnostics.map(\.code)
+        #expect(codes.contains("unknown-field"))
+        #expect(codes.contains("missing-field"))
+        #expect(codes.contains("unknown-target"))
+        #expect(codes.contains("invalid-pattern"))
+        #expect(!r.diagnostics.contains { $0.code == "unknown-target" && $0.message.contains("\"a\"") })
+        #expect(r.diagnostics.allSatisfy { $0.severity == .error })
+    }
+}
