@@ -89,3 +89,35 @@ struct HelpTests {
         #expect(raw.status == 64 && !raw.stderr.contains("\u{1B}"))
     }
 }
+
+@Suite("README shell examples")
+struct ReadmeShellTests {
+    @Test("The README's shell-script block for scenarios runs exactly as written")
+    func scenarioBlock() throws {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let readme = try String(contentsOf: root.appendingPathComponent("README.md"), encoding: .utf8)
+        let blocks = readme.components(separatedBy: "```sh\n").dropFirst().map { $0.components(separatedBy: "```")[0] }
+        let block = try #require(blocks.first { $0.hasPrefix("rocket scenario trigger app-launch") })
+        let dir = scratchDirectory()
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/bin/sh")
+        p.arguments = ["-c", block]
+        var env = ProcessInfo.processInfo.environment
+        env["PATH"] = URL(fileURLWithPath: rocketPath).deletingLastPathComponent().path + ":" + (env["PATH"] ?? "/usr/bin:/bin")
+        env["XDG_STATE_HOME"] = dir
+        env.removeValue(forKey: "ROCKET_STORE")
+        p.environment = env
+        let out = Pipe(), err = Pipe()
+        p.standardOutput = out
+        p.standardError = err
+        p.standardInput = FileHandle.nullDevice
+        try p.run()
+        let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let errors = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        p.waitUntilExit()
+        #expect(p.terminationStatus == 0, "\(errors)")
+        #expect(text.contains("\"app-launch\""))
+        #expect(errors.contains("events 1 ≥ 5 required"))
+        #expect(FileManager.default.fileExists(atPath: dir + "/rocket/scenarios.sqlite"))
+    }
+}
