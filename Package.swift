@@ -46,30 +46,44 @@ let package = Package(
         // The UserDefaults store (WaitForIt's keys) and WaitForIt's Date forms: the only Foundation part of scenarios.
         .target(name: "RocketScenariosDefaults", dependencies: ["RocketScenarios"]),
         // The command-line tool.
-        .executableTarget(name: "rocket", dependencies: ["RocketJSON", "RocketTerminal", "RocketFlow", "RocketConversation", "RocketBanners", "RocketReactor", "RocketCore", "RocketScenarios"]),
+        .executableTarget(
+            name: "rocket",
+            dependencies: [
+                "RocketJSON", "RocketTerminal", "RocketFlow", "RocketConversation", "RocketBanners", "RocketReactor", "RocketCore", "RocketScenarios",
+            ]),
         // Benchmarks: run with `swift run -c release RocketBench`. Never part of `swift test`.
-        .executableTarget(name: "RocketBench", dependencies: ["RocketJSON", "RocketFlow", "RocketAlert", "RocketConversation", "RocketTerminal", "RocketScenarios", "RocketScenariosDefaults", "RocketCore"]),
+        .executableTarget(
+            name: "RocketBench",
+            dependencies: [
+                "RocketJSON", "RocketFlow", "RocketAlert", "RocketConversation", "RocketTerminal", "RocketScenarios", "RocketScenariosDefaults", "RocketCore",
+            ]),
         .testTarget(name: "RocketAlertTests", dependencies: ["RocketJSON", "RocketAlert", "RocketConversation", "RocketFlow", "RocketCore"]),
-        .testTarget(name: "RocketFlowTests", dependencies: ["RocketJSON", "RocketFlow", "RocketAlert", "RocketConversation", "RocketScenarios", "RocketBanners", "RocketCore"]),
+        .testTarget(
+            name: "RocketFlowTests",
+            dependencies: ["RocketJSON", "RocketFlow", "RocketAlert", "RocketConversation", "RocketScenarios", "RocketBanners", "RocketCore"]),
         // Test support: a small virtual terminal; pseudo-terminals for end-to-end runs; a JPEG encoder for fixtures.
         .target(name: "RocketTestSupport", dependencies: ["RocketTerminal"], path: "Tests/RocketTestSupport"),
         .target(name: "CTestSupport", path: "Tests/CTestSupport", linkerSettings: [.linkedLibrary("jpeg")]),
-        .testTarget(name: "RocketTerminalTests", dependencies: ["RocketTerminal", "RocketConversation", "RocketBanners", "RocketReactor", "RocketCore", "RocketTestSupport", "CTestSupport"]),
+        .testTarget(
+            name: "RocketTerminalTests",
+            dependencies: ["RocketTerminal", "RocketConversation", "RocketBanners", "RocketReactor", "RocketCore", "RocketTestSupport", "CTestSupport"]),
         .executableTarget(name: "ScenarioStress", dependencies: ["RocketScenarios"], path: "Tests/ScenarioStress"),
         .testTarget(name: "RocketScenariosTests", dependencies: ["RocketScenarios", "RocketScenariosDefaults", "RocketJSON", "ScenarioStress"]),
         .testTarget(name: "RocketBannersTests", dependencies: ["RocketBanners", "RocketCore"]),
         .testTarget(name: "RocketReactorTests", dependencies: ["RocketReactor", "RocketCore"]),
-        .testTarget(name: "RocketCLITests", dependencies: ["rocket", "RocketTestSupport", "CTestSupport", "RocketFlow", "RocketScenarios"],
-                    exclude: ["Golden"]),
+        .testTarget(
+            name: "RocketCLITests", dependencies: ["rocket", "RocketTestSupport", "CTestSupport", "RocketFlow", "RocketScenarios"],
+            exclude: ["Golden"]),
     ],
     swiftLanguageModes: [.v6]
 )
 
 // Every Swift target: the upcoming language features that make dependencies and existentials explicit.
 for target in package.targets where target.type != .system {
-    target.swiftSettings = (target.swiftSettings ?? []) + [
-        .enableUpcomingFeature("ExistentialAny"),
-        .enableUpcomingFeature("MemberImportVisibility"),
-        .enableUpcomingFeature("InternalImportsByDefault"),
-    ]
+    target.swiftSettings =
+        (target.swiftSettings ?? []) + [
+            .enableUpcomingFeature("ExistentialAny"),
+            .enableUpcomingFeature("MemberImportVisibility"),
+            .enableUpcomingFeature("InternalImportsByDefault"),
+        ]
 }

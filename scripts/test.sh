@@ -1,6 +1,8 @@
 #!/bin/sh
-# Every test: the Swift Testing suites, then the static-binary check. CI runs this (.ci/run).
+# Every test: formatting (swift-format, .swift-format), the Swift Testing suites, the API
+# reference build (DocC, warnings as errors), then the static-binary check. CI runs this (.ci/run).
 set -eu
 cd "$(dirname "$0")/.."
+swift format lint --strict --recursive Sources Tests Package.swift
 swift test
 sh scripts/check-static.sh

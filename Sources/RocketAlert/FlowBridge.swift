@@ -22,8 +22,10 @@ extension FlowDocument {
     /// let rocket = doc.makeRocket(clock: SystemClock(), options: ConversationOptions(timing: .reducedMotion))
     /// rocket?.actionHandlers["enable-notifications"] = { print("asking…") }
     /// ```
-    public func makeRocket(clock: any RocketClock, options: ConversationOptions = ConversationOptions(),
-                           imageBase: String? = nil) -> Rocket? {
+    public func makeRocket(
+        clock: any RocketClock, options: ConversationOptions = ConversationOptions(),
+        imageBase: String? = nil
+    ) -> Rocket? {
         let (graph, _) = makeGraph(imageBase: imageBase)
         guard graph.root != nil else { return nil }
         let rocket = Rocket(author: makeAuthor(imageBase: imageBase), graph: graph, clock: clock, options: options)
@@ -60,8 +62,9 @@ extension FlowDocument {
             case .doubleButton(let l, let r):
                 made.append(DoubleButtonRocketBlock(left: button(l), right: button(r), id: node.id))
             case .textInput(let i):
-                let b = TextInputRocketBlock(text: i.text, buttonTitle: i.buttonTitle, inputHandler: nil, id: node.id,
-                                             font: i.font, buttonStyle: i.buttonStyle)
+                let b = TextInputRocketBlock(
+                    text: i.text, buttonTitle: i.buttonTitle, inputHandler: nil, id: node.id,
+                    font: i.font, buttonStyle: i.buttonStyle)
                 b.isSecret = i.isSecret
                 b.placeholder = i.placeholder
                 b.validation = i.validation

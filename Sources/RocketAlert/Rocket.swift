@@ -76,8 +76,10 @@ public final class Rocket: RocketControl {
     /// let rocket = Rocket(author: author, block: first, clock: clock,
     ///                     options: ConversationOptions(echoReplies: true))
     /// ```
-    public init(author: RocketAuthor, block: any RocketBlock, clock: any RocketClock,
-                options: ConversationOptions = ConversationOptions()) {
+    public init(
+        author: RocketAuthor, block: any RocketBlock, clock: any RocketClock,
+        options: ConversationOptions = ConversationOptions()
+    ) {
         self.author = author
         self.block = block
         self.options = options

@@ -114,8 +114,10 @@ public class TextRocketBlock: TappableRocketBlock {
     /// ```swift
     /// TextRocketBlock(text: "🚀", id: "rocket", font: .emoji)
     /// ```
-    public init(text: String, next: (any RocketBlock)? = nil, showNextAfter: TimeInterval? = nil,
-                id: String? = nil, font: RocketFont = .text) {
+    public init(
+        text: String, next: (any RocketBlock)? = nil, showNextAfter: TimeInterval? = nil,
+        id: String? = nil, font: RocketFont = .text
+    ) {
         self.text = text
         self.next = next
         self.showNextAfter = showNextAfter
@@ -174,8 +176,10 @@ public class ImageRocketBlock: TextRocketBlock {
     /// ```swift
     /// ImageRocketBlock(image: .file("a.png"), text: nil, next: nil, showNextAfter: 2, id: "pic")
     /// ```
-    public init(image: RocketImage, text: String?, next: (any RocketBlock)?, showNextAfter: TimeInterval? = nil,
-                id: String? = nil) {
+    public init(
+        image: RocketImage, text: String?, next: (any RocketBlock)?, showNextAfter: TimeInterval? = nil,
+        id: String? = nil
+    ) {
         self.image = image
         super.init(text: text ?? "", next: next, showNextAfter: showNextAfter, id: id, font: .text)
     }
@@ -396,8 +400,10 @@ public class TextInputRocketBlock: InputRocketBlock {
     }
 
     /// The full initializer.
-    public init(text: String, buttonTitle: String, inputHandler: InputRocketHandler<String>?, id: String? = nil,
-                font: RocketFont? = .text, buttonStyle: RocketFont? = .lightButton) {
+    public init(
+        text: String, buttonTitle: String, inputHandler: InputRocketHandler<String>?, id: String? = nil,
+        font: RocketFont? = .text, buttonStyle: RocketFont? = .lightButton
+    ) {
         self.text = text
         self.buttonTitle = buttonTitle
         self.handler = inputHandler

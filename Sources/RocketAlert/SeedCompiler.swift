@@ -55,27 +55,38 @@ final class SeedCompiler {
     /// The node for one block; `id` names its successors.
     static func node(for b: any RocketBlock, id: ((any RocketBlock)?) -> RocketNodeID?) -> RocketNode {
         func button(_ btn: ButtonRocketBlock) -> RocketButtonNode {
-            RocketButtonNode(title: btn.title, font: btn.font ?? .button, next: id(btn.tapHandler?.next),
-                             actionName: btn.tapHandler?.actionName, hasHostAction: btn.tapHandler?.action != nil)
+            RocketButtonNode(
+                title: btn.title, font: btn.font ?? .button, next: id(btn.tapHandler?.next),
+                actionName: btn.tapHandler?.actionName, hasHostAction: btn.tapHandler?.action != nil)
         }
         switch b {
         case let img as ImageRocketBlock:
-            return RocketNode(id: img.id, content: .image(RocketImageNode(
-                image: img.image, text: img.text, next: id(img.next), showNextAfter: img.showNextAfter, font: img.font ?? .text,
-                imageStyle: img.imageStyle, paddingLeft: img.paddingLeft, paddingRight: img.paddingRight)))
+            return RocketNode(
+                id: img.id,
+                content: .image(
+                    RocketImageNode(
+                        image: img.image, text: img.text, next: id(img.next), showNextAfter: img.showNextAfter, font: img.font ?? .text,
+                        imageStyle: img.imageStyle, paddingLeft: img.paddingLeft, paddingRight: img.paddingRight)))
         case let t as TextRocketBlock:
-            return RocketNode(id: t.id, content: .text(RocketTextNode(text: t.text, next: id(t.next), showNextAfter: t.showNextAfter,
-                                                                      font: t.font ?? .text)))
+            return RocketNode(
+                id: t.id,
+                content: .text(
+                    RocketTextNode(
+                        text: t.text, next: id(t.next), showNextAfter: t.showNextAfter,
+                        font: t.font ?? .text)))
         case let btn as ButtonRocketBlock:
             return RocketNode(id: btn.id, content: .button(button(btn)))
         case let d as DoubleButtonRocketBlock:
             return RocketNode(id: d.id, content: .doubleButton(left: button(d.left), right: button(d.right)))
         case let i as TextInputRocketBlock:
-            return RocketNode(id: i.id, content: .textInput(RocketInputNode(
-                text: i.text, buttonTitle: i.buttonTitle, font: i.font ?? .text, buttonStyle: i.buttonStyle ?? .lightButton,
-                isSecret: i.isSecret, placeholder: i.placeholder, validation: i.validation,
-                branches: i.branches.map { RocketNodeBranch(when: $0.condition, next: id($0.next)) },
-                next: id(i.next), decidedByHost: i.handler != nil)))
+            return RocketNode(
+                id: i.id,
+                content: .textInput(
+                    RocketInputNode(
+                        text: i.text, buttonTitle: i.buttonTitle, font: i.font ?? .text, buttonStyle: i.buttonStyle ?? .lightButton,
+                        isSecret: i.isSecret, placeholder: i.placeholder, validation: i.validation,
+                        branches: i.branches.map { RocketNodeBranch(when: $0.condition, next: id($0.next)) },
+                        next: id(i.next), decidedByHost: i.handler != nil)))
         default:
             // A block type of the app's own: shown by its kind with no text, leading nowhere.
             return RocketNode(id: b.id, content: .text(RocketTextNode(text: "")))

@@ -30,10 +30,13 @@ public final class BannerCenter {
 
     /// Queues a banner (the original's `show` / `showWithButtonHandler:`); returns its token.
     @discardableResult
-    public func show(_ banner: Banner, delay: Double = 0, minimum: Double = 0, buttonHandler: ((BannerTag) -> Void)? = nil,
-                     dismissHandler: ((BannerDismissal) -> Void)? = nil) -> BannerToken {
+    public func show(
+        _ banner: Banner, delay: Double = 0, minimum: Double = 0, buttonHandler: ((BannerTag) -> Void)? = nil,
+        dismissHandler: ((BannerDismissal) -> Void)? = nil
+    ) -> BannerToken {
         let (token, events) = queue.enqueue(banner, at: clock.now, delay: delay, minimum: minimum)
-        if case .deduplicated? = events.first {} else {
+        if case .deduplicated? = events.first {
+        } else {
             buttonHandlers[token] = buttonHandler
             dismissHandlers[token] = dismissHandler
         }

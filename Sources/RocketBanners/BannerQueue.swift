@@ -212,8 +212,9 @@ public struct BannerQueue: Sendable {
             while visible.count < maxVisible, now >= lastHideAt + pauseBetween, let next = nextWaitingIndex(ignoringTime: false, now: now) {
                 let w = waiting.remove(at: next)
                 let entrance = reducedMotion ? 0 : w.banner.animationType.entrance
-                var showing = Showing(token: w.token, banner: w.banner, shownAt: now, phase: .entering(until: now + entrance),
-                                      minimumUntil: now + w.minimum)
+                var showing = Showing(
+                    token: w.token, banner: w.banner, shownAt: now, phase: .entering(until: now + entrance),
+                    minimumUntil: now + w.minimum)
                 if !w.banner.animationType.timerStartsAfterEntrance, w.banner.duration > 0 {
                     showing.timerDeadline = now + w.banner.duration
                 }

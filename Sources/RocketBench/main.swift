@@ -20,8 +20,12 @@ func generateFlow(blocks n: Int) -> String {
         let line: String
         switch i % 5 {
         case 0: line = "{\"id\": \"b\(i)\", \"type\": \"text\", \"text\": \"Message \(i) for {{b\(max(0, i - 3))}}\", \"next\": \(next)}"
-        case 1: line = "{\"id\": \"b\(i)\", \"type\": \"doubleButton\", \"left\": {\"title\": \"Yes\", \"next\": \(next)}, \"right\": {\"title\": \"No\", \"next\": \(next), \"font\": \"lightButton\"}}"
-        case 2: line = "{\"id\": \"b\(i)\", \"type\": \"textInput\", \"text\": \"Name \(i)?\", \"buttonTitle\": \"Send\", \"validate\": {\"required\": true, \"maxLength\": 40}, \"branches\": [{\"when\": {\"equals\": \"skip\"}, \"next\": \(next)}], \"next\": \(next)}"
+        case 1:
+            line =
+                "{\"id\": \"b\(i)\", \"type\": \"doubleButton\", \"left\": {\"title\": \"Yes\", \"next\": \(next)}, \"right\": {\"title\": \"No\", \"next\": \(next), \"font\": \"lightButton\"}}"
+        case 2:
+            line =
+                "{\"id\": \"b\(i)\", \"type\": \"textInput\", \"text\": \"Name \(i)?\", \"buttonTitle\": \"Send\", \"validate\": {\"required\": true, \"maxLength\": 40}, \"branches\": [{\"when\": {\"equals\": \"skip\"}, \"next\": \(next)}], \"next\": \(next)}"
         case 3: line = "{\"id\": \"b\(i)\", \"type\": \"button\", \"title\": \"Continue \(i)\", \"action\": \"act\", \"next\": \(next)}"
         default: line = "{\"id\": \"b\(i)\", \"type\": \"text\", \"text\": \"Auto \(i)\", \"showNextAfter\": 0.5, \"next\": \(next)}"
         }
@@ -98,8 +102,10 @@ func benchFlows() {
             rates.append(Double(steps) / t)
         }
         let load = median(loads[k])
-        print(String(format: "| %d | %.1f MB | %.1f ms | %.1f ms | %.2f µs | %.0f | %.2f× |", n, Double(inputs[k].count) / 1e6, load * 1000,
-                     median(parses[k]) * 1000, load / Double(n) * 1e6, median(rates), load / base))
+        print(
+            String(
+                format: "| %d | %.1f MB | %.1f ms | %.1f ms | %.2f µs | %.0f | %.2f× |", n, Double(inputs[k].count) / 1e6, load * 1000,
+                median(parses[k]) * 1000, load / Double(n) * 1e6, median(rates), load / base))
     }
     print("\nTarget: 100k costs at most 12× 10k (linear would be 10×).\n")
 }
@@ -155,7 +161,8 @@ func benchScenarios(waitForIt: String?) {
     print("| store | operations/s (median of 5 × 600) | µs per operation | vs WaitForIt 2.0.0 (real code, same run) |")
     print("|---|---:|---:|---:|")
     if let reference {
-        print(String(format: "| WaitForIt 2.0.0, the real library (median of %d runs of 5 × 600) | %.0f | %.1f | 1.0× |", peer.count, reference, 1e6 / reference))
+        print(
+            String(format: "| WaitForIt 2.0.0, the real library (median of %d runs of 5 × 600) | %.0f | %.1f | 1.0× |", peer.count, reference, 1e6 / reference))
     }
     for (k, (name, _)) in stores.enumerated() {
         let r = median(rates[k])
@@ -173,11 +180,22 @@ func engineGraph(_ n: Int) -> RocketGraph {
         let next = i + 1 < n ? RocketNodeID(i + 1) : nil
         switch i % 4 {
         case 0: g.add(RocketNode(id: "b\(i)", text: "Message \(i)", next: next))
-        case 1: g.add(RocketNode(id: "b\(i)", content: .doubleButton(left: RocketButtonNode(title: "Yes", next: next),
-                                                                      right: RocketButtonNode(title: "No", next: next))))
-        case 2: g.add(RocketNode(id: "b\(i)", content: .textInput(RocketInputNode(text: "Name?", buttonTitle: "Send",
-                                                                                  validation: RocketInputValidation(required: true, maxLength: 40),
-                                                                                  next: next))))
+        case 1:
+            g.add(
+                RocketNode(
+                    id: "b\(i)",
+                    content: .doubleButton(
+                        left: RocketButtonNode(title: "Yes", next: next),
+                        right: RocketButtonNode(title: "No", next: next))))
+        case 2:
+            g.add(
+                RocketNode(
+                    id: "b\(i)",
+                    content: .textInput(
+                        RocketInputNode(
+                            text: "Name?", buttonTitle: "Send",
+                            validation: RocketInputValidation(required: true, maxLength: 40),
+                            next: next))))
         default: g.add(RocketNode(id: "b\(i)", content: .button(RocketButtonNode(title: "Go", next: next, actionName: "act"))))
         }
     }
@@ -260,8 +278,10 @@ func benchSnapshots() {
         }
         costs.append(cost)
     }
-    print(String(format: "| steps | snapshot size at the end | median per step | slowest step |\n|---:|---:|---:|---:|\n| %d | %d bytes | %.2f ms | %.2f ms |",
-                 costs.count, bytes, median(costs) * 1000, (costs.max() ?? 0) * 1000))
+    print(
+        String(
+            format: "| steps | snapshot size at the end | median per step | slowest step |\n|---:|---:|---:|---:|\n| %d | %d bytes | %.2f ms | %.2f ms |",
+            costs.count, bytes, median(costs) * 1000, (costs.max() ?? 0) * 1000))
     print("\nTarget: ≤ 2 ms per step.\n")
 }
 

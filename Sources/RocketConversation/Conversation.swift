@@ -261,8 +261,10 @@ public struct Conversation: Hashable, Sendable, Codable {
     static let maxFiringsPerAdvance = 100_000
 
     /// Creates a conversation over `graph` that has not been shown.
-    public init(graph: RocketGraph, author: RocketAuthor = RocketAuthor(image: nil, name: "Rocket"),
-                closeButton: RocketCloseButton? = nil, options: ConversationOptions = ConversationOptions()) {
+    public init(
+        graph: RocketGraph, author: RocketAuthor = RocketAuthor(image: nil, name: "Rocket"),
+        closeButton: RocketCloseButton? = nil, options: ConversationOptions = ConversationOptions()
+    ) {
         self.graph = graph
         self.author = author
         self.closeButton = closeButton
@@ -273,8 +275,10 @@ public struct Conversation: Hashable, Sendable, Codable {
     }
 
     /// Creates a conversation over `graph` in a given state (a restored snapshot).
-    public init(graph: RocketGraph, author: RocketAuthor, closeButton: RocketCloseButton?, options: ConversationOptions,
-                state: ConversationState) {
+    public init(
+        graph: RocketGraph, author: RocketAuthor, closeButton: RocketCloseButton?, options: ConversationOptions,
+        state: ConversationState
+    ) {
         self.graph = graph
         self.author = author
         self.closeButton = closeButton
@@ -316,7 +320,8 @@ public struct Conversation: Hashable, Sendable, Codable {
     /// The index of the block that accepts input now, or nil.
     public var interactiveIndex: Int? {
         guard state.status == .active, state.awaitingDecision == nil, let last = state.shown.indices.last,
-              !state.flags[last].fired else { return nil }
+            !state.flags[last].fired
+        else { return nil }
         if !state.flags[last].tapEnabled { return nil }
         return last
     }
@@ -375,7 +380,9 @@ public struct Conversation: Hashable, Sendable, Codable {
             // Input stops at once; the close button bounces, then dismisses.
             for i in state.flags.indices { state.flags[i].fired = true }
             state.awaitingDecision = nil
-            state.timers.removeAll { if case .finishClosing = $0.action { return false }; return true }
+            state.timers.removeAll {
+                if case .finishClosing = $0.action { return false }; return true
+            }
             schedule(.closeByUser, at: now + options.timing.bounce)
             fireDue(now, into: &effects)
             return effects
@@ -490,8 +497,10 @@ public struct Conversation: Hashable, Sendable, Codable {
         state.answers[id] = RocketAnswer(value: answer, isSecret: secret)
     }
 
-    private func press(_ button: RocketButtonNode, node: RocketNodeID, side: RocketButtonSide?, blockID: String?,
-                       into effects: inout [ConversationEffect]) {
+    private func press(
+        _ button: RocketButtonNode, node: RocketNodeID, side: RocketButtonSide?, blockID: String?,
+        into effects: inout [ConversationEffect]
+    ) {
         if button.hasHostAction { effects.append(.runTapAction(node: node, side: side)) }
         if let name = button.actionName { effects.append(.event(.action(name: name, blockID: blockID))) }
     }

@@ -121,7 +121,9 @@ public final class ConversationHost {
                 }
                 perform(effects)
             } catch {
-                if isFirst { firstError = error } else if case .send(let intent) = op {
+                if isFirst {
+                    firstError = error
+                } else if case .send(let intent) = op {
                     deliver(.intentRefused(intent: intent, error: error))
                 }
             }

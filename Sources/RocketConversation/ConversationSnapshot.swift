@@ -100,8 +100,10 @@ public struct ConversationSnapshot: Hashable, Sendable, Codable {
     ///
     /// - Throws: ``Failure/otherFlow(expected:found:)`` when `graph` is not the snapshot's flow;
     ///   ``Failure/invalid(_:)`` when the state points outside the graph.
-    public func restore(graph: RocketGraph, author: RocketAuthor, closeButton: RocketCloseButton?, options: ConversationOptions,
-                        at now: Double, flow identity: String? = nil) throws(Failure) -> Conversation {
+    public func restore(
+        graph: RocketGraph, author: RocketAuthor, closeButton: RocketCloseButton?, options: ConversationOptions,
+        at now: Double, flow identity: String? = nil
+    ) throws(Failure) -> Conversation {
         let hash = identity ?? graph.contentHash
         guard hash == flow else { throw .otherFlow(expected: hash, found: flow) }
         guard state.shown.allSatisfy(graph.contains), state.flags.count == state.shown.count else {
@@ -115,8 +117,9 @@ public struct ConversationSnapshot: Hashable, Sendable, Codable {
         if let waiting = state.awaitingDecision, !state.shown.indices.contains(waiting) { throw .invalid("the pending input does not fit") }
         var restored = state
         restored.timers = timers.map {
-            ConversationState.Timer(deadline: now + ($0.remaining.isFinite ? min(max(0, $0.remaining), 1e9) : 0),
-                                    sequence: $0.sequence, action: $0.action)
+            ConversationState.Timer(
+                deadline: now + ($0.remaining.isFinite ? min(max(0, $0.remaining), 1e9) : 0),
+                sequence: $0.sequence, action: $0.action)
         }
         for t in restored.timers {
             switch t.action {

@@ -20,4 +20,3 @@ public enum RocketBlockKind: String, CaseIterable, Hashable, Sendable, Codable {
         }
     }
 }
-

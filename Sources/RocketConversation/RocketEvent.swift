@@ -1,4 +1,3 @@
-
 /// Why a conversation ended.
 ///
 /// ```swift

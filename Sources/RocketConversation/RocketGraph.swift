@@ -72,8 +72,10 @@ public struct RocketImageNode: Hashable, Sendable, Codable {
     public var paddingRight: Double
 
     /// Creates an image node.
-    public init(image: RocketImage, text: String = "", next: RocketNodeID? = nil, showNextAfter: Double? = nil,
-                font: RocketFont = .text, imageStyle: RocketImageStyle = .square, paddingLeft: Double = 0, paddingRight: Double = 0) {
+    public init(
+        image: RocketImage, text: String = "", next: RocketNodeID? = nil, showNextAfter: Double? = nil,
+        font: RocketFont = .text, imageStyle: RocketImageStyle = .square, paddingLeft: Double = 0, paddingRight: Double = 0
+    ) {
         self.image = image
         self.text = text
         self.next = next
@@ -101,8 +103,10 @@ public struct RocketButtonNode: Hashable, Sendable, Codable {
     public var hasHostAction: Bool
 
     /// Creates a button node.
-    public init(title: String, font: RocketFont = .button, next: RocketNodeID? = nil, actionName: String? = nil,
-                hasHostAction: Bool = false) {
+    public init(
+        title: String, font: RocketFont = .button, next: RocketNodeID? = nil, actionName: String? = nil,
+        hasHostAction: Bool = false
+    ) {
         self.title = title
         self.font = font
         self.next = next
@@ -152,9 +156,11 @@ public struct RocketInputNode: Hashable, Sendable, Codable {
     public var decidedByHost: Bool
 
     /// Creates an input node.
-    public init(text: String, buttonTitle: String, font: RocketFont = .text, buttonStyle: RocketFont = .lightButton,
-                isSecret: Bool = false, placeholder: String? = nil, validation: RocketInputValidation? = nil,
-                branches: [RocketNodeBranch] = [], next: RocketNodeID? = nil, decidedByHost: Bool = false) {
+    public init(
+        text: String, buttonTitle: String, font: RocketFont = .text, buttonStyle: RocketFont = .lightButton,
+        isSecret: Bool = false, placeholder: String? = nil, validation: RocketInputValidation? = nil,
+        branches: [RocketNodeBranch] = [], next: RocketNodeID? = nil, decidedByHost: Bool = false
+    ) {
         self.text = text
         self.buttonTitle = buttonTitle
         self.font = font

@@ -102,7 +102,7 @@ public final class RocketPattern: @unchecked Sendable {
     /// backtracking matchers take exponential time. Lint warns about it; matching stays bounded.
     public static func hasNestedQuantifier(_ source: String) -> Bool {
         let b = Array(source.utf8)
-        var stack: [Bool] = []         // per open group: it contains an unbounded repetition
+        var stack: [Bool] = []  // per open group: it contains an unbounded repetition
         var i = 0
         func isUnboundedQuantifier(at k: Int) -> Bool {
             guard k < b.count else { return false }

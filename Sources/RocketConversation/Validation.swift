@@ -20,8 +20,10 @@ public struct RocketInputValidation: Hashable, Sendable, Codable {
     public var message: String?
 
     /// Creates a rule set.
-    public init(required: Bool = false, minLength: Int? = nil, maxLength: Int? = nil,
-                pattern: String? = nil, message: String? = nil) {
+    public init(
+        required: Bool = false, minLength: Int? = nil, maxLength: Int? = nil,
+        pattern: String? = nil, message: String? = nil
+    ) {
         self.required = required
         self.minLength = minLength
         self.maxLength = maxLength
@@ -119,4 +121,3 @@ public enum RocketInputCondition: Hashable, Sendable, Codable {
         }
     }
 }
-

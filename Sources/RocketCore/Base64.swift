@@ -55,7 +55,8 @@ public enum Base64 {
     /// The bytes of a `data:…;base64,…` URI, or nil when `text` is not one (or is malformed).
     public static func dataURI(_ text: String) -> [UInt8]? {
         guard text.hasPrefix("data:"), let comma = text.firstIndex(of: ","),
-              text[..<comma].hasSuffix(";base64") else { return nil }
+            text[..<comma].hasSuffix(";base64")
+        else { return nil }
         return decode(text[text.index(after: comma)...])
     }
 

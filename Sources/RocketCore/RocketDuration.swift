@@ -31,8 +31,9 @@ public enum RocketDuration {
             if scale == 0 { scale = 1 } else { number = number.dropLast() }
         }
         guard !number.isEmpty, number.utf8.count <= 32,
-              number.utf8.allSatisfy({ ($0 >= 48 && $0 <= 57) || $0 == UInt8(ascii: ".") }),
-              let v = Double(number), v.isFinite, v >= 0 else { return nil }
+            number.utf8.allSatisfy({ ($0 >= 48 && $0 <= 57) || $0 == UInt8(ascii: ".") }),
+            let v = Double(number), v.isFinite, v >= 0
+        else { return nil }
         let seconds = v * scale
         guard seconds <= maxSeconds else { return nil }
         return seconds

@@ -15,7 +15,15 @@ public enum Sanitizer {
         guard needs else { return s }
         var out = String.UnicodeScalarView()
         for u in s.unicodeScalars {
-            if u == "\n" && keepNewlines { out.append(u) } else if u == "\t" { out.append(contentsOf: "    ".unicodeScalars) } else if isUnsafe(u) || u == "\n" { out.append("\u{FFFD}") } else { out.append(u) }
+            if u == "\n" && keepNewlines {
+                out.append(u)
+            } else if u == "\t" {
+                out.append(contentsOf: "    ".unicodeScalars)
+            } else if isUnsafe(u) || u == "\n" {
+                out.append("\u{FFFD}")
+            } else {
+                out.append(u)
+            }
         }
         return String(out)
     }

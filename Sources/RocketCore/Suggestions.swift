@@ -23,7 +23,8 @@ package enum Suggestions {
     /// The candidate nearest to `word` (case-insensitive) within `maxDistance` edits, or nil.
     package static func closest(to word: String, in candidates: some Sequence<String>, maxDistance: Int = 2) -> String? {
         let lower = word.lowercased()
-        return candidates
+        return
+            candidates
             .map { ($0, editDistance($0.lowercased(), lower)) }
             .filter { $0.1 <= maxDistance }
             .min { ($0.1, $0.0) < ($1.1, $1.0) }?.0

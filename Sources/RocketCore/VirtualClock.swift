@@ -47,7 +47,9 @@ public final class VirtualClock: Clock, Sendable {
     public var sleeperCount: Int { state.withLock { $0.sleepers.count } }
 
     public func sleep(until deadline: Instant, tolerance: Swift.Duration? = nil) async throws {
-        let id = state.withLock { s -> Int in s.nextID += 1; return s.nextID }
+        let id = state.withLock { s -> Int in
+            s.nextID += 1; return s.nextID
+        }
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
                 let resumeNow: Bool = state.withLock { s in

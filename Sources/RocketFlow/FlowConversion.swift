@@ -34,21 +34,24 @@ extension FlowDocument {
             case .text(let text, let next, let delay, let font):
                 content = .text(RocketTextNode(text: text, next: target(next), showNextAfter: delay, font: font?.rocketFont ?? .text))
             case .image(let img):
-                content = .image(RocketImageNode(image: FlowDocument.image(img.image, base: imageBase), text: img.text ?? "",
-                                                 next: target(img.next), showNextAfter: img.showNextAfter,
-                                                 font: img.font?.rocketFont ?? .text, imageStyle: img.imageStyle ?? .square,
-                                                 paddingLeft: img.paddingLeft ?? 0, paddingRight: img.paddingRight ?? 0))
+                content = .image(
+                    RocketImageNode(
+                        image: FlowDocument.image(img.image, base: imageBase), text: img.text ?? "",
+                        next: target(img.next), showNextAfter: img.showNextAfter,
+                        font: img.font?.rocketFont ?? .text, imageStyle: img.imageStyle ?? .square,
+                        paddingLeft: img.paddingLeft ?? 0, paddingRight: img.paddingRight ?? 0))
             case .button(let b):
                 content = .button(button(b))
             case .doubleButton(let l, let r):
                 content = .doubleButton(left: button(l), right: button(r))
             case .textInput(let input):
-                content = .textInput(RocketInputNode(
-                    text: input.text, buttonTitle: input.buttonTitle, font: input.font?.rocketFont ?? .text,
-                    buttonStyle: input.buttonStyle?.rocketFont ?? .lightButton, isSecret: input.secret,
-                    placeholder: input.placeholder, validation: input.validate,
-                    branches: input.branches.map { RocketNodeBranch(when: $0.when, next: target($0.next)) },
-                    next: target(input.next)))
+                content = .textInput(
+                    RocketInputNode(
+                        text: input.text, buttonTitle: input.buttonTitle, font: input.font?.rocketFont ?? .text,
+                        buttonStyle: input.buttonStyle?.rocketFont ?? .lightButton, isSecret: input.secret,
+                        placeholder: input.placeholder, validation: input.validate,
+                        branches: input.branches.map { RocketNodeBranch(when: $0.when, next: target($0.next)) },
+                        next: target(input.next)))
             }
             nodes.append(RocketNode(id: block.id, content: content))
         }
@@ -65,8 +68,9 @@ extension FlowDocument {
 
     /// The author as a value (name "Rocket" and a circular avatar by default).
     public func makeAuthor(imageBase: String? = nil) -> RocketAuthor {
-        RocketAuthor(image: author?.image.map { FlowDocument.image($0, base: imageBase) }, style: author?.style ?? .circular,
-                     name: author?.name ?? "Rocket")
+        RocketAuthor(
+            image: author?.image.map { FlowDocument.image($0, base: imageBase) }, style: author?.style ?? .circular,
+            name: author?.name ?? "Rocket")
     }
 
     /// The close button as a value, when the flow has one.
@@ -149,11 +153,13 @@ extension FlowDocument {
             let content: FlowBlockContent
             switch graph[id].content {
             case .image(let img):
-                content = .image(FlowImage(image: img.image.reference, text: img.text.isEmpty ? nil : img.text, next: name(img.next),
-                                           showNextAfter: img.showNextAfter, font: font(img.font, default: .text),
-                                           imageStyle: img.imageStyle == .square ? nil : img.imageStyle,
-                                           paddingLeft: img.paddingLeft == 0 ? nil : img.paddingLeft,
-                                           paddingRight: img.paddingRight == 0 ? nil : img.paddingRight))
+                content = .image(
+                    FlowImage(
+                        image: img.image.reference, text: img.text.isEmpty ? nil : img.text, next: name(img.next),
+                        showNextAfter: img.showNextAfter, font: font(img.font, default: .text),
+                        imageStyle: img.imageStyle == .square ? nil : img.imageStyle,
+                        paddingLeft: img.paddingLeft == 0 ? nil : img.paddingLeft,
+                        paddingRight: img.paddingRight == 0 ? nil : img.paddingRight))
             case .text(let t):
                 content = .text(text: t.text, next: name(t.next), showNextAfter: t.showNextAfter, font: font(t.font, default: .text))
             case .button(let b):
@@ -162,11 +168,13 @@ extension FlowDocument {
                 content = .doubleButton(left: try button(l, owner: blockName), right: try button(r, owner: blockName))
             case .textInput(let i):
                 if i.decidedByHost { throw .inputHandlerClosure(blockID: blockName) }
-                content = .textInput(FlowTextInput(text: i.text, buttonTitle: i.buttonTitle, secret: i.isSecret,
-                                                   placeholder: i.placeholder, validate: i.validation,
-                                                   branches: i.branches.map { FlowBranch(when: $0.condition, next: name($0.next)) },
-                                                   next: name(i.next), font: font(i.font, default: .text),
-                                                   buttonStyle: font(i.buttonStyle, default: .lightButton)))
+                content = .textInput(
+                    FlowTextInput(
+                        text: i.text, buttonTitle: i.buttonTitle, secret: i.isSecret,
+                        placeholder: i.placeholder, validate: i.validation,
+                        branches: i.branches.map { FlowBranch(when: $0.condition, next: name($0.next)) },
+                        next: name(i.next), font: font(i.font, default: .text),
+                        buttonStyle: font(i.buttonStyle, default: .lightButton)))
             }
             blocks.append(FlowBlock(id: blockName, content: content))
         }
@@ -174,8 +182,9 @@ extension FlowDocument {
         if let author {
             flowAuthor = FlowAuthor(name: author.name, image: author.image?.reference, style: author.style == .circular ? nil : author.style)
         }
-        self.init(author: flowAuthor,
-                  closeButton: closeButton.map { FlowCloseButton(title: $0.title, font: $0.style == .cancel ? nil : FlowFont($0.style)) },
-                  start: name(graph.root), blocks: blocks)
+        self.init(
+            author: flowAuthor,
+            closeButton: closeButton.map { FlowCloseButton(title: $0.title, font: $0.style == .cancel ? nil : FlowFont($0.style)) },
+            start: name(graph.root), blocks: blocks)
     }
 }

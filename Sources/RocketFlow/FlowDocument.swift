@@ -139,8 +139,10 @@ public struct FlowImage: Hashable, Sendable {
     public var paddingRight: Double?
 
     /// Creates an image block's fields.
-    public init(image: String, text: String? = nil, next: String? = nil, showNextAfter: Double? = nil, font: FlowFont? = nil,
-                imageStyle: RocketImageStyle? = nil, paddingLeft: Double? = nil, paddingRight: Double? = nil) {
+    public init(
+        image: String, text: String? = nil, next: String? = nil, showNextAfter: Double? = nil, font: FlowFont? = nil,
+        imageStyle: RocketImageStyle? = nil, paddingLeft: Double? = nil, paddingRight: Double? = nil
+    ) {
         self.image = image
         self.text = text
         self.next = next
@@ -174,9 +176,11 @@ public struct FlowTextInput: Hashable, Sendable {
     public var buttonStyle: FlowFont?
 
     /// Creates an input block's fields.
-    public init(text: String, buttonTitle: String, secret: Bool = false, placeholder: String? = nil,
-                validate: RocketInputValidation? = nil, branches: [FlowBranch] = [], next: String? = nil,
-                font: FlowFont? = nil, buttonStyle: FlowFont? = nil) {
+    public init(
+        text: String, buttonTitle: String, secret: Bool = false, placeholder: String? = nil,
+        validate: RocketInputValidation? = nil, branches: [FlowBranch] = [], next: String? = nil,
+        font: FlowFont? = nil, buttonStyle: FlowFont? = nil
+    ) {
         self.text = text
         self.buttonTitle = buttonTitle
         self.secret = secret
@@ -286,9 +290,11 @@ public struct FlowDocument: Hashable, Sendable {
     public static let currentVersion = 1
 
     /// Creates a document.
-    public init(version: Int = FlowDocument.currentVersion, title: String? = nil, author: FlowAuthor? = nil,
-                closeButton: FlowCloseButton? = nil, start: String? = nil, variables: [String] = [], blocks: [FlowBlock],
-                scenario: String? = nil, when: ScenarioRules? = nil, banner: Banner? = nil) {
+    public init(
+        version: Int = FlowDocument.currentVersion, title: String? = nil, author: FlowAuthor? = nil,
+        closeButton: FlowCloseButton? = nil, start: String? = nil, variables: [String] = [], blocks: [FlowBlock],
+        scenario: String? = nil, when: ScenarioRules? = nil, banner: Banner? = nil
+    ) {
         self.version = version
         self.title = title
         self.author = author

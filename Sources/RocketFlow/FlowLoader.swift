@@ -25,9 +25,11 @@ public enum FlowLoader {
             root = try JSONReader.parse(bytes, limits: limits)
         } catch {
             let (l, c) = lines.position(of: error.offset)
-            return FlowLoadResult(document: nil, diagnostics: [
-                FlowDiagnostic(severity: .error, code: "json-syntax", message: error.message, path: "", line: l, column: c),
-            ])
+            return FlowLoadResult(
+                document: nil,
+                diagnostics: [
+                    FlowDiagnostic(severity: .error, code: "json-syntax", message: error.message, path: "", line: l, column: c)
+                ])
         }
         var decoder = FlowDecoder(lines: lines)
         let document = decoder.decodeDocument(root)
@@ -36,22 +38,27 @@ public enum FlowLoader {
             // Every error of a file in one run: the rules run on what could be decoded, too. With
             // shape errors present only their errors are kept (warnings would guess at the rest).
             let shapeErrors = decoder.diagnostics.contains { $0.severity == .error }
-            let rules = FlowValidator.validate(document, sourceMap: FlowSourceMap(root: root), lines: lines,
-                                               assumedIDs: decoder.brokenIDs, partial: shapeErrors)
+            let rules = FlowValidator.validate(
+                document, sourceMap: FlowSourceMap(root: root), lines: lines,
+                assumedIDs: decoder.brokenIDs, partial: shapeErrors)
             diagnostics += shapeErrors ? rules.filter { $0.severity == .error } : rules
         }
         diagnostics.sort { ($0.line ?? 0, $0.column ?? 0) < ($1.line ?? 0, $1.column ?? 0) }
-        return FlowLoadResult(document: decoder.diagnostics.contains { $0.severity == .error } ? nil : document,
-                              diagnostics: diagnostics)
+        return FlowLoadResult(
+            document: decoder.diagnostics.contains { $0.severity == .error } ? nil : document,
+            diagnostics: diagnostics)
     }
 
     /// The result for input over the size limit (callers that stat a file first use it too,
     /// so an over-size file is refused without being read).
     public static func tooLarge(size: Int, limits: JSONReaderLimits = JSONReaderLimits()) -> FlowLoadResult {
-        FlowLoadResult(document: nil, diagnostics: [
-            FlowDiagnostic(severity: .error, code: "too-large", message: "the file is \(size) bytes; the limit is \(limits.maxBytes) bytes",
-                           path: "", line: 1, column: 1),
-        ])
+        FlowLoadResult(
+            document: nil,
+            diagnostics: [
+                FlowDiagnostic(
+                    severity: .error, code: "too-large", message: "the file is \(size) bytes; the limit is \(limits.maxBytes) bytes",
+                    path: "", line: 1, column: 1)
+            ])
     }
 
     /// Fills in the line and column of diagnostics found outside the loader (for example by a
@@ -86,7 +93,8 @@ public struct FlowSourceMap: Sendable {
             if rest.hasPrefix(".") { rest = rest.dropFirst() }
             if rest.hasPrefix("[") {
                 guard let close = rest.firstIndex(of: "]"), let i = Int(rest[rest.index(after: rest.startIndex)..<close]),
-                      case .array(let items) = node.value, items.indices.contains(i) else { return node.offset }
+                    case .array(let items) = node.value, items.indices.contains(i)
+                else { return node.offset }
                 node = items[i]
                 rest = rest[rest.index(after: close)...]
             } else {
@@ -229,8 +237,9 @@ struct FlowDecoder {
     mutating func integer(_ f: Fields, _ key: String, min: Int) -> Int? {
         guard let v = number(f, key) else { return nil }
         guard v == v.rounded(), v >= Double(min), v <= 1_000_000_000 else {
-            error("out-of-range", "\"\(key)\" must be a whole number from \(min), not \(Self.format(v))", path: Self.path(f, key),
-                  at: f.members[key]!.value.offset)
+            error(
+                "out-of-range", "\"\(key)\" must be a whole number from \(min), not \(Self.format(v))", path: Self.path(f, key),
+                at: f.members[key]!.value.offset)
             return nil
         }
         return Int(v)
@@ -259,10 +268,14 @@ struct FlowDecoder {
 
     // MARK: Document
 
-    static let documentFields: Set<String> = ["$schema", "version", "title", "author", "closeButton", "start", "variables", "blocks",
-                                              "scenario", "when", "banner"]
-    static let bannerFields: Set<String> = ["title", "subtitle", "icon", "color", "titleColor", "subtitleColor", "buttons", "duration",
-                                            "animation", "backgroundTaps", "swipe", "fullWidth"]
+    static let documentFields: Set<String> = [
+        "$schema", "version", "title", "author", "closeButton", "start", "variables", "blocks",
+        "scenario", "when", "banner",
+    ]
+    static let bannerFields: Set<String> = [
+        "title", "subtitle", "icon", "color", "titleColor", "subtitleColor", "buttons", "duration",
+        "animation", "backgroundTaps", "swipe", "fullWidth",
+    ]
 
     mutating func decodeBanner(_ node: JSONNode) -> Banner? {
         guard let f = fields(node, path: "banner", allowed: Self.bannerFields, what: "\"banner\"") else { return nil }
@@ -290,8 +303,10 @@ struct FlowDecoder {
         }
         return title == nil ? nil : banner
     }
-    static let whenFields: Set<String> = ["minEventsRequired", "maxEventsPermitted", "maxExecutionsPermitted", "minSecondsSinceFirstEvent",
-                                          "minSecondsSinceLastEvent", "minSecondsBetweenExecutions", "minEventsInWindow", "budget", "priority", "eventsOf"]
+    static let whenFields: Set<String> = [
+        "minEventsRequired", "maxEventsPermitted", "maxExecutionsPermitted", "minSecondsSinceFirstEvent",
+        "minSecondsSinceLastEvent", "minSecondsBetweenExecutions", "minEventsInWindow", "budget", "priority", "eventsOf",
+    ]
 
     /// A duration: a number of seconds, or a string with s, m, h, d or w ("14d").
     mutating func duration(_ f: Fields, _ key: String) -> Double? {
@@ -301,12 +316,14 @@ struct FlowDecoder {
         case .number: return number(f, key, min: 0, max: ScenarioDuration.maxSeconds)
         case .string(let text):
             if let d = ScenarioDuration.parse(text) { return d }
-            error("bad-duration", "\"\(key)\" must be seconds or a duration like \"500ms\", \"90s\", \"2h\", \"14d\" (at most 100 years), not \"\(text)\"",
-                  path: Self.path(f, key), at: m.value.offset)
+            error(
+                "bad-duration", "\"\(key)\" must be seconds or a duration like \"500ms\", \"90s\", \"2h\", \"14d\" (at most 100 years), not \"\(text)\"",
+                path: Self.path(f, key), at: m.value.offset)
             return nil
         default:
-            error("wrong-type", "\"\(key)\" must be a number of seconds or a duration string, not \(m.value.typeName)",
-                  path: Self.path(f, key), at: m.value.offset)
+            error(
+                "wrong-type", "\"\(key)\" must be a number of seconds or a duration string, not \(m.value.typeName)",
+                path: Self.path(f, key), at: m.value.offset)
             return nil
         }
     }
@@ -324,7 +341,9 @@ struct FlowDecoder {
             case .number(let v): values[field] = .number(v)
             case .string(let text) where field.kind == .duration || field.kind == .name: values[field] = .text(text)
             default:
-                let expected = field.kind == .duration ? "a number of seconds or a duration string"
+                let expected =
+                    field.kind == .duration
+                    ? "a number of seconds or a duration string"
                     : field.kind == .name ? "a scenario name" : "a whole number"
                 error("wrong-type", "\"\(key)\" must be \(expected), not \(m.value.typeName)", path: path, at: m.value.offset)
                 return
@@ -332,8 +351,10 @@ struct FlowDecoder {
             places[field] = (path, m.value.offset)
         }
         for field in ScenarioRulesCodec.Field.allCases where !field.flowKey.contains(".") { take(field, f, field.rawValue) }
-        for (key, count, window) in [("minEventsInWindow", ScenarioRulesCodec.Field.windowCount, ScenarioRulesCodec.Field.windowSeconds),
-                                     ("budget", .budgetExecutions, .budgetSeconds)] {
+        for (key, count, window) in [
+            ("minEventsInWindow", ScenarioRulesCodec.Field.windowCount, ScenarioRulesCodec.Field.windowSeconds),
+            ("budget", .budgetExecutions, .budgetSeconds),
+        ] {
             guard let m = f.members[key] else { continue }
             let countKey = key == "budget" ? "executions" : "count"
             guard let nf = fields(m.value, path: "when.\(key)", allowed: [countKey, "window"], what: "\"\(key)\"") else { continue }
@@ -344,7 +365,7 @@ struct FlowDecoder {
         }
         let (rules, problems) = ScenarioRulesCodec.rules(values)
         for p in problems {
-            if case .missingPartner = p.reason { continue }   // reported above as a missing field
+            if case .missingPartner = p.reason { continue }  // reported above as a missing field
             guard let place = places[p.field] else { continue }
             let key = String(p.field.flowKey.split(separator: ".").last ?? "")
             let code = p.reason == .notADuration ? "bad-duration" : p.reason == .badName ? "bad-value" : "out-of-range"
@@ -360,16 +381,18 @@ struct FlowDecoder {
             if case .number(let v) = vNode.value, v == 1 {
                 version = 1
             } else {
-                error("unsupported-version", "\"version\" must be 1 (the only version this rocket reads); found \(Self.describe(vNode))",
-                      path: "version", at: vNode.offset)
+                error(
+                    "unsupported-version", "\"version\" must be 1 (the only version this rocket reads); found \(Self.describe(vNode))",
+                    path: "version", at: vNode.offset)
             }
         }
         let title = optionalString(f, "title")
         var author: FlowAuthor?
         if let a = f.members["author"] {
             if let af = fields(a.value, path: "author", allowed: ["name", "image", "style"], what: "\"author\"") {
-                author = FlowAuthor(name: optionalString(af, "name"), image: optionalString(af, "image"),
-                                    style: enumValue(af, "style", RocketImageStyle.self))
+                author = FlowAuthor(
+                    name: optionalString(af, "name"), image: optionalString(af, "image"),
+                    style: enumValue(af, "style", RocketImageStyle.self))
             }
         }
         var close: FlowCloseButton?
@@ -399,7 +422,7 @@ struct FlowDecoder {
                     if let b = decodeBlock(item, path: "blocks[\(i)]") {
                         blocks.append(b)
                     } else if let idMember = item.object?.first(where: { $0.key == "id" }), case .string(let id) = idMember.value.value {
-                        brokenIDs.insert(id)   // other blocks may still name it: not an unknown target
+                        brokenIDs.insert(id)  // other blocks may still name it: not an unknown target
                     }
                 }
                 if items.isEmpty {
@@ -418,8 +441,9 @@ struct FlowDecoder {
             error("empty-id", "\"scenario\" may not be empty", path: "scenario", at: s.value.offset)
         }
         let banner = f.members["banner"].flatMap { decodeBanner($0.value) }
-        return FlowDocument(version: version, title: title, author: author, closeButton: close, start: start,
-                            variables: variables, blocks: blocks, scenario: scenario, when: when, banner: banner)
+        return FlowDocument(
+            version: version, title: title, author: author, closeButton: close, start: start,
+            variables: variables, blocks: blocks, scenario: scenario, when: when, banner: banner)
     }
 
     static func describe(_ node: JSONNode) -> String {
@@ -449,9 +473,12 @@ struct FlowDecoder {
             let weight = enumValue(ff, "weight", RocketFontWeight.self) ?? .regular
             var color = RocketColor.black
             if let hex = optionalString(ff, "color") {
-                if let c = RocketColor(hex: hex) { color = c } else {
-                    error("bad-color", "\"color\" must be #RGB or #RRGGBB, not \"\(hex)\"", path: Self.path(ff, "color"),
-                          at: ff.members["color"]!.value.offset)
+                if let c = RocketColor(hex: hex) {
+                    color = c
+                } else {
+                    error(
+                        "bad-color", "\"color\" must be #RGB or #RRGGBB, not \"\(hex)\"", path: Self.path(ff, "color"),
+                        at: ff.members["color"]!.value.offset)
                 }
             }
             return .custom(RocketFont(size: size, weight: weight, color: color, family: optionalString(ff, "family")))
@@ -501,10 +528,11 @@ struct FlowDecoder {
             content = text.map { .text(text: $0, next: next, showNextAfter: delay, font: style) }
         case "image":
             let image = requiredString(f, "image", what: "an image block")
-            let fields = FlowImage(image: image ?? "", text: optionalString(f, "text"), next: optionalString(f, "next"),
-                                   showNextAfter: duration(f, "showNextAfter"), font: font(f, "font"),
-                                   imageStyle: enumValue(f, "imageStyle", RocketImageStyle.self),
-                                   paddingLeft: number(f, "paddingLeft", min: 0, max: 10_000), paddingRight: number(f, "paddingRight", min: 0, max: 10_000))
+            let fields = FlowImage(
+                image: image ?? "", text: optionalString(f, "text"), next: optionalString(f, "next"),
+                showNextAfter: duration(f, "showNextAfter"), font: font(f, "font"),
+                imageStyle: enumValue(f, "imageStyle", RocketImageStyle.self),
+                paddingLeft: number(f, "paddingLeft", min: 0, max: 10_000), paddingRight: number(f, "paddingRight", min: 0, max: 10_000))
             content = image == nil ? nil : .image(fields)
         case "button":
             content = decodeButton(f, what: "a button block").map { .button($0) }
@@ -541,9 +569,10 @@ struct FlowDecoder {
         if let v = f.members["validate"] {
             let vp = "\(path).validate"
             if let vf = fields(v.value, path: vp, allowed: ["required", "minLength", "maxLength", "pattern", "message"], what: "\"validate\"") {
-                validation = RocketInputValidation(required: bool(vf, "required") ?? false, minLength: integer(vf, "minLength", min: 0),
-                                                   maxLength: integer(vf, "maxLength", min: 1), pattern: optionalString(vf, "pattern"),
-                                                   message: optionalString(vf, "message"))
+                validation = RocketInputValidation(
+                    required: bool(vf, "required") ?? false, minLength: integer(vf, "minLength", min: 0),
+                    maxLength: integer(vf, "maxLength", min: 1), pattern: optionalString(vf, "pattern"),
+                    message: optionalString(vf, "message"))
             }
         }
         var branches: [FlowBranch] = []
@@ -576,9 +605,10 @@ struct FlowDecoder {
                 error("wrong-type", "\"branches\" must be an array, not \(b.value.typeName)", path: "\(path).branches", at: b.value.offset)
             }
         }
-        let input = FlowTextInput(text: text ?? "", buttonTitle: buttonTitle ?? "", secret: bool(f, "secret") ?? false,
-                                  placeholder: optionalString(f, "placeholder"), validate: validation, branches: branches,
-                                  next: optionalString(f, "next"), font: font(f, "font"), buttonStyle: font(f, "buttonStyle"))
+        let input = FlowTextInput(
+            text: text ?? "", buttonTitle: buttonTitle ?? "", secret: bool(f, "secret") ?? false,
+            placeholder: optionalString(f, "placeholder"), validate: validation, branches: branches,
+            next: optionalString(f, "next"), font: font(f, "font"), buttonStyle: font(f, "buttonStyle"))
         return text == nil || buttonTitle == nil ? nil : input
     }
 }

@@ -20,8 +20,10 @@ public enum FlowValidator {
     ///
     /// `assumedIDs` are ids of blocks that exist in the file but could not be read (references to
     /// them are not reported); `partial` says the document lacks such blocks.
-    public static func validate(_ doc: FlowDocument, sourceMap: FlowSourceMap? = nil, lines: SourceLines? = nil,
-                                assumedIDs: Set<String> = [], partial: Bool = false) -> [FlowDiagnostic] {
+    public static func validate(
+        _ doc: FlowDocument, sourceMap: FlowSourceMap? = nil, lines: SourceLines? = nil,
+        assumedIDs: Set<String> = [], partial: Bool = false
+    ) -> [FlowDiagnostic] {
         var out: [FlowDiagnostic] = []
         func report(_ severity: FlowDiagnostic.Severity, _ code: String, _ message: String, _ path: String) {
             out.append(FlowDiagnostic(severity: severity, code: code, message: message, path: path))
@@ -101,8 +103,10 @@ public enum FlowValidator {
                 if let problem = regexProblem(pattern) {
                     report(.error, "invalid-pattern", "invalid regular expression \"\(pattern)\": \(problem)", "blocks[\(i)].validate.pattern")
                 } else if RocketPattern.hasNestedQuantifier(pattern) {
-                    report(.warning, "slow-pattern", "\"\(pattern)\" repeats a repetition, which can take exponential time; " +
-                           "answers that need more than \(RocketPattern.stepLimit) steps are refused", "blocks[\(i)].validate.pattern")
+                    report(
+                        .warning, "slow-pattern",
+                        "\"\(pattern)\" repeats a repetition, which can take exponential time; "
+                            + "answers that need more than \(RocketPattern.stepLimit) steps are refused", "blocks[\(i)].validate.pattern")
                 }
             }
             if let lo = input.validate?.minLength, let hi = input.validate?.maxLength, lo > hi {
@@ -113,8 +117,10 @@ public enum FlowValidator {
                     if let problem = regexProblem(p) {
                         report(.error, "invalid-pattern", "invalid regular expression \"\(p)\": \(problem)", "blocks[\(i)].branches[\(b)].when.matches")
                     } else if RocketPattern.hasNestedQuantifier(p) {
-                        report(.warning, "slow-pattern", "\"\(p)\" repeats a repetition, which can take exponential time; " +
-                               "answers that need more than \(RocketPattern.stepLimit) steps do not match", "blocks[\(i)].branches[\(b)].when.matches")
+                        report(
+                            .warning, "slow-pattern",
+                            "\"\(p)\" repeats a repetition, which can take exponential time; "
+                                + "answers that need more than \(RocketPattern.stepLimit) steps do not match", "blocks[\(i)].branches[\(b)].when.matches")
                     }
                 }
             }
@@ -139,9 +145,10 @@ public enum FlowValidator {
             }
             if let c = cur, color[c] == 1, let at = walk.firstIndex(of: c) {
                 let ids = walk[at...].map { doc.blocks[$0].id } + [doc.blocks[c].id]
-                report(.error, "auto-advance-cycle",
-                       "these blocks advance by themselves in a loop with no user input: \(shortList(ids, separator: " → "))",
-                       "blocks[\(c)].next")
+                report(
+                    .error, "auto-advance-cycle",
+                    "these blocks advance by themselves in a loop with no user input: \(shortList(ids, separator: " → "))",
+                    "blocks[\(c)].next")
             }
             for w in walk { color[w] = 2 }
         }
@@ -181,9 +188,10 @@ public enum FlowValidator {
             let id = doc.blocks[head].id
             if head > 0, seen[head - 1], FlowValidator.canEnd(doc.blocks[head - 1]) {
                 let before = doc.blocks[head - 1].id
-                report(.warning, "missing-next",
-                       "the block \"\(before)\" can end the conversation, so \"\(id)\" after it can never be shown\(after); is a \"next\": \"\(id)\" missing?",
-                       "blocks[\(head - 1)]")
+                report(
+                    .warning, "missing-next",
+                    "the block \"\(before)\" can end the conversation, so \"\(id)\" after it can never be shown\(after); is a \"next\": \"\(id)\" missing?",
+                    "blocks[\(head - 1)]")
             } else {
                 report(.warning, "unreachable", "the block \"\(id)\" can never be shown: nothing leads to it\(after)", "blocks[\(head)]")
             }
@@ -212,8 +220,9 @@ public enum FlowValidator {
         if let close = doc.closeButton { startTexts.append((close.title, "closeButton.title")) }
         for (text, path) in startTexts {
             for name in RocketTemplate.placeholders(in: text) where !variables.contains(name) {
-                report(.warning, "unknown-placeholder",
-                       "{{\(name)}} is shown when the flow starts, so only a declared variable can fill it; it is shown as written", path)
+                report(
+                    .warning, "unknown-placeholder",
+                    "{{\(name)}} is shown when the flow starts, so only a declared variable can fill it; it is shown as written", path)
             }
         }
         for (i, block) in doc.blocks.enumerated() {
@@ -224,8 +233,9 @@ public enum FlowValidator {
                             report(.warning, "secret-placeholder", "{{\(name)}} is a secret answer; it is shown as bullets", "blocks[\(i)]")
                         }
                     } else if !variables.contains(name) {
-                        report(.warning, "unknown-placeholder",
-                               "{{\(name)}} is filled by no input, button or declared variable, so it is shown as written", "blocks[\(i)]")
+                        report(
+                            .warning, "unknown-placeholder",
+                            "{{\(name)}} is filled by no input, button or declared variable, so it is shown as written", "blocks[\(i)]")
                     }
                 }
             }

@@ -82,8 +82,10 @@ extension FlowFont {
         switch self {
         case .preset(let name): return .string(name)
         case .custom(let f):
-            var o: [(String, JSONValue)] = [("size", .number(f.font.size)), ("weight", .string(f.font.weight.rawValue)),
-                                            ("color", .string(f.color.hexString))]
+            var o: [(String, JSONValue)] = [
+                ("size", .number(f.font.size)), ("weight", .string(f.font.weight.rawValue)),
+                ("color", .string(f.color.hexString)),
+            ]
             if let family = f.font.family { o.append(("family", .string(family))) }
             return .object(o)
         }
@@ -129,17 +131,22 @@ extension FlowBlock {
                 o.append(("validate", .object(vo)))
             }
             if !input.branches.isEmpty {
-                o.append(("branches", .array(input.branches.map { b in
-                    let when: JSONValue
-                    switch b.when {
-                    case .equals(let s): when = .object([("equals", .string(s))])
-                    case .pattern(let p): when = .object([("matches", .string(p))])
-                    case .empty: when = .object([("empty", .bool(true))])
-                    }
-                    var bo: [(String, JSONValue)] = [("when", when)]
-                    if let n = b.next { bo.append(("next", .string(n))) }
-                    return .object(bo)
-                })))
+                o.append(
+                    (
+                        "branches",
+                        .array(
+                            input.branches.map { b in
+                                let when: JSONValue
+                                switch b.when {
+                                case .equals(let s): when = .object([("equals", .string(s))])
+                                case .pattern(let p): when = .object([("matches", .string(p))])
+                                case .empty: when = .object([("empty", .bool(true))])
+                                }
+                                var bo: [(String, JSONValue)] = [("when", when)]
+                                if let n = b.next { bo.append(("next", .string(n))) }
+                                return .object(bo)
+                            })
+                    ))
             }
             add("next", input.next); add("font", input.font); add("buttonStyle", input.buttonStyle)
         }

@@ -44,8 +44,10 @@ public enum JSONCoding {
     }
 
     /// Parses JSON text (with ``JSONReader``'s limits) and decodes a `T` from it.
-    public static func decode<T: Decodable>(_ type: T.Type, fromText bytes: [UInt8],
-                                            limits: JSONReaderLimits = JSONReaderLimits()) throws(Failure) -> T {
+    public static func decode<T: Decodable>(
+        _ type: T.Type, fromText bytes: [UInt8],
+        limits: JSONReaderLimits = JSONReaderLimits()
+    ) throws(Failure) -> T {
         let node: JSONNode
         do {
             node = try JSONReader.parse(bytes, limits: limits)

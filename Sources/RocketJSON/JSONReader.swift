@@ -209,7 +209,7 @@ public struct JSONReader {
         var members: [JSONMember] = []
         skipSpace()
         if index < bytes.count, bytes[index] == UInt8(ascii: "}") { index += 1; depth -= 1; return members }
-        members.reserveCapacity(6)   // most objects of a flow have a handful of keys
+        members.reserveCapacity(6)  // most objects of a flow have a handful of keys
         while true {
             skipSpace()
             guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else {
@@ -286,7 +286,9 @@ public struct JSONReader {
                 return s
             }
             if c == UInt8(ascii: "\\") { break }
-            if c < 0x20 { throw JSONSyntaxError(message: "control character 0x\(String(c, radix: 16, uppercase: true)) inside a string; escape it", offset: index) }
+            if c < 0x20 {
+                throw JSONSyntaxError(message: "control character 0x\(String(c, radix: 16, uppercase: true)) inside a string; escape it", offset: index)
+            }
             index += 1
             if index - start > limits.maxStringBytes { throw tooLong(open) }
         }
@@ -298,7 +300,9 @@ public struct JSONReader {
                 index += 1
                 return String(decoding: out, as: UTF8.self)
             }
-            if c < 0x20 { throw JSONSyntaxError(message: "control character 0x\(String(c, radix: 16, uppercase: true)) inside a string; escape it", offset: index) }
+            if c < 0x20 {
+                throw JSONSyntaxError(message: "control character 0x\(String(c, radix: 16, uppercase: true)) inside a string; escape it", offset: index)
+            }
             if c != UInt8(ascii: "\\") { out.append(c); index += 1; continue }
             index += 1
             guard index < bytes.count else { break }

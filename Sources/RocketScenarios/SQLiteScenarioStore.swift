@@ -1,7 +1,7 @@
 import CSQLite
 import Synchronization
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Statistics in an SQLite database (the system's libsqlite3): WAL journal, one transaction per
@@ -370,8 +370,9 @@ public final class SQLiteScenarioStore: ScenarioStore {
         let s = try prepared(db, "SELECT events_count, executions_count, first_event, last_event, last_execution FROM scenarios WHERE name = ?")
         s.bind([.text(name)])
         if try s.step() {
-            stats = ScenarioStats(eventsCount: s.int(0), executionsCount: s.int(1), firstEventDate: s.double(2),
-                                  lastEventDate: s.double(3), lastExecutionDate: s.double(4))
+            stats = ScenarioStats(
+                eventsCount: s.int(0), executionsCount: s.int(1), firstEventDate: s.double(2),
+                lastEventDate: s.double(3), lastExecutionDate: s.double(4))
         }
         s.finalize()
         if events {
@@ -386,12 +387,16 @@ public final class SQLiteScenarioStore: ScenarioStore {
 
     public func triggerEvent(_ name: String, at now: Double) throws(ScenarioStoreError) {
         try transaction { (db) throws(ScenarioStoreError) in
-            try run(db, """
+            try run(
+                db,
+                """
                 INSERT INTO scenarios (name, events_count, first_event, last_event) VALUES (?1, 1, ?2, ?2)
                 ON CONFLICT(name) DO UPDATE SET events_count = events_count + 1,
                   first_event = COALESCE(first_event, excluded.first_event), last_event = excluded.last_event
                 """, [.text(name), .real(now)])
-            let insert = try prepared(db, """
+            let insert = try prepared(
+                db,
+                """
                 INSERT INTO events (scenario, seq, at)
                 VALUES (?1, (SELECT COALESCE(MAX(seq), 0) + 1 FROM events WHERE scenario = ?1), ?2) RETURNING seq
                 """)
@@ -406,8 +411,10 @@ public final class SQLiteScenarioStore: ScenarioStore {
         }
     }
 
-    public func tryExecute(_ name: String, at now: Double, rules: ScenarioRules,
-                           decide: (ScenarioStats, [Double]) -> Bool) throws(ScenarioStoreError) -> Bool {
+    public func tryExecute(
+        _ name: String, at now: Double, rules: ScenarioRules,
+        decide: (ScenarioStats, [Double]) -> Bool
+    ) throws(ScenarioStoreError) -> Bool {
         try transaction { (db) throws(ScenarioStoreError) -> Bool in
             let stats = try read(db, name, events: rules.minEventsInWindow != nil)
             var executions: [Double] = []
@@ -418,14 +425,17 @@ public final class SQLiteScenarioStore: ScenarioStore {
                 while try s.step() { executions.append(s.double(0) ?? 0) }
             }
             guard decide(stats, executions) else { return false }
-            try run(db, """
+            try run(
+                db,
+                """
                 INSERT INTO scenarios (name, executions_count, last_execution) VALUES (?1, 1, ?2)
                 ON CONFLICT(name) DO UPDATE SET executions_count = executions_count + 1, last_execution = excluded.last_execution
                 """, [.text(name), .real(now)])
             try run(db, "INSERT INTO executions (scenario, at) VALUES (?, ?)", [.text(name), .real(now)])
             if sqlite3_last_insert_rowid(db.handle) % 100 == 0 {
-                try run(db, "DELETE FROM executions WHERE rowid <= (SELECT rowid FROM executions ORDER BY rowid DESC LIMIT 1 OFFSET ?)",
-                        [.integer(ScenarioSnapshot.executionLimit)])
+                try run(
+                    db, "DELETE FROM executions WHERE rowid <= (SELECT rowid FROM executions ORDER BY rowid DESC LIMIT 1 OFFSET ?)",
+                    [.integer(ScenarioSnapshot.executionLimit)])
             }
             return true
         }
@@ -484,9 +494,12 @@ public final class SQLiteScenarioStore: ScenarioStore {
             try run(db, "DELETE FROM events")
             try run(db, "DELETE FROM executions")
             for (name, entry) in snapshot.scenarios {
-                try run(db, "INSERT INTO scenarios VALUES (?, ?, ?, ?, ?, ?)",
-                        [.text(name), .integer(entry.eventsCount), .integer(entry.executionsCount), .optional(entry.firstEventDate),
-                         .optional(entry.lastEventDate), .optional(entry.lastExecutionDate)])
+                try run(
+                    db, "INSERT INTO scenarios VALUES (?, ?, ?, ?, ?, ?)",
+                    [
+                        .text(name), .integer(entry.eventsCount), .integer(entry.executionsCount), .optional(entry.firstEventDate),
+                        .optional(entry.lastEventDate), .optional(entry.lastExecutionDate),
+                    ])
                 for (k, at) in entry.recentEvents.enumerated() {
                     try run(db, "INSERT INTO events (scenario, seq, at) VALUES (?, ?, ?)", [.text(name), .integer(k + 1), .real(at)])
                 }

@@ -1,6 +1,6 @@
 import Synchronization
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A scenario named by a string, with its rules and an optional custom condition: what flow
@@ -79,8 +79,9 @@ public struct NamedScenario: Sendable {
     /// This scenario's executions with the events of `events` (when another scenario's count).
     private func merged(_ own: ScenarioStats, _ events: ScenarioStats?) -> ScenarioStats {
         guard let events else { return own }
-        return ScenarioStats(eventsCount: events.eventsCount, executionsCount: own.executionsCount, firstEventDate: events.firstEventDate,
-                             lastEventDate: events.lastEventDate, lastExecutionDate: own.lastExecutionDate, recentEvents: events.recentEvents)
+        return ScenarioStats(
+            eventsCount: events.eventsCount, executionsCount: own.executionsCount, firstEventDate: events.firstEventDate,
+            lastEventDate: events.lastEventDate, lastExecutionDate: own.lastExecutionDate, recentEvents: events.recentEvents)
     }
 
     /// Calls the custom condition once and wraps its answer for the evaluator.
@@ -138,13 +139,16 @@ extension Scenario {
 
     /// Tries to execute and calls `completion` once, synchronously, with the answer; a true
     /// answer has already been counted as an execution.
-    public static func tryToExecute(store: any ScenarioStore = ScenarioStores.standard, timeNow: Double = WallTime.now,
-                                    completion: (Bool) -> Void) throws(ScenarioStoreError) {
+    public static func tryToExecute(
+        store: any ScenarioStore = ScenarioStores.standard, timeNow: Double = WallTime.now,
+        completion: (Bool) -> Void
+    ) throws(ScenarioStoreError) {
         completion(try named.tryToExecute(in: store, at: timeNow))
     }
 
     /// Tries to execute and returns the answer.
-    public static func tryToExecute(store: any ScenarioStore = ScenarioStores.standard, timeNow: Double = WallTime.now) async throws(ScenarioStoreError) -> Bool {
+    public static func tryToExecute(store: any ScenarioStore = ScenarioStores.standard, timeNow: Double = WallTime.now) async throws(ScenarioStoreError) -> Bool
+    {
         try named.tryToExecute(in: store, at: timeNow)
     }
 
@@ -230,8 +234,10 @@ final class LazySQLiteScenarioStore: ScenarioStore {
     }
 
     func triggerEvent(_ name: String, at now: Double) throws(ScenarioStoreError) { try store().triggerEvent(name, at: now) }
-    func tryExecute(_ name: String, at now: Double, rules: ScenarioRules,
-                    decide: (ScenarioStats, [Double]) -> Bool) throws(ScenarioStoreError) -> Bool {
+    func tryExecute(
+        _ name: String, at now: Double, rules: ScenarioRules,
+        decide: (ScenarioStats, [Double]) -> Bool
+    ) throws(ScenarioStoreError) -> Bool {
         try store().tryExecute(name, at: now, rules: rules, decide: decide)
     }
     func stats(_ name: String) throws(ScenarioStoreError) -> ScenarioStats { try store().stats(name) }
@@ -275,7 +281,8 @@ public enum ScenarioName {
         var i = 0
         while i < bytes.count {
             if bytes[i] == UInt8(ascii: "("), i + marker.count <= bytes.count, Array(bytes[i..<i + marker.count]) == marker,
-               let close = bytes[(i + marker.count)...].firstIndex(of: UInt8(ascii: ")")) {
+                let close = bytes[(i + marker.count)...].firstIndex(of: UInt8(ascii: ")"))
+            {
                 i = close + 1
                 if i < bytes.count, bytes[i] == UInt8(ascii: ".") { i += 1 }
                 continue

@@ -4,7 +4,7 @@ public struct ScenarioCheck: Hashable, Sendable {
     /// Which condition.
     public enum Condition: String, Hashable, Sendable, CaseIterable {
         case minEventsRequired, maxEventsPermitted, maxExecutionsPermitted, minSecondsSinceFirstEvent,
-             minSecondsSinceLastEvent, minSecondsBetweenExecutions, minEventsInWindow, budget, customConditions
+            minSecondsSinceLastEvent, minSecondsBetweenExecutions, minEventsInWindow, budget, customConditions
     }
     /// The condition.
     public var condition: Condition
@@ -58,8 +58,10 @@ public struct ScenarioDecision: Hashable, Sendable {
 public enum ScenarioEvaluator {
     /// Evaluates every set condition. `recentExecutions` are store-wide execution times (for the
     /// budget); `custom` is the scenario's custom condition, called exactly once.
-    public static func evaluate(rules: ScenarioRules, stats: ScenarioStats, recentExecutions: [Double], now: Double,
-                                custom: (() -> Bool)? = nil) -> ScenarioDecision {
+    public static func evaluate(
+        rules: ScenarioRules, stats: ScenarioStats, recentExecutions: [Double], now: Double,
+        custom: (() -> Bool)? = nil
+    ) -> ScenarioDecision {
         var checks: [ScenarioCheck] = []
         let c = stats.eventsCount
         if let min = rules.minEventsRequired {
@@ -76,23 +78,29 @@ public enum ScenarioEvaluator {
             }
             let elapsed = now - date
             let ok = elapsed > min
-            checks.append(ScenarioCheck(condition: condition, passed: ok,
-                                        detail: "\(ScenarioDuration.format(elapsed)) since the \(what) > \(ScenarioDuration.format(min))",
-                                        earliestPass: ok ? nil : (date + min).nextUp))
+            checks.append(
+                ScenarioCheck(
+                    condition: condition, passed: ok,
+                    detail: "\(ScenarioDuration.format(elapsed)) since the \(what) > \(ScenarioDuration.format(min))",
+                    earliestPass: ok ? nil : (date + min).nextUp))
         }
         since(.minSecondsSinceFirstEvent, rules.minSecondsSinceFirstEvent, stats.firstEventDate, "first event")
         since(.minSecondsSinceLastEvent, rules.minSecondsSinceLastEvent, stats.lastEventDate, "last event")
         if let max = rules.maxExecutionsPermitted {
-            checks.append(ScenarioCheck(condition: .maxExecutionsPermitted, passed: stats.executionsCount < max,
-                                        detail: "executions \(stats.executionsCount) < \(max) permitted"))
+            checks.append(
+                ScenarioCheck(
+                    condition: .maxExecutionsPermitted, passed: stats.executionsCount < max,
+                    detail: "executions \(stats.executionsCount) < \(max) permitted"))
         }
         since(.minSecondsBetweenExecutions, rules.minSecondsBetweenExecutions, stats.lastExecutionDate, "last execution")
         if let window = rules.minEventsInWindow {
             let start = now - window.seconds
             let inWindow = stats.recentEvents.filter { $0 >= start && $0 <= now }
             let ok = inWindow.count >= window.count
-            checks.append(ScenarioCheck(condition: .minEventsInWindow, passed: ok,
-                                        detail: "events in the last \(ScenarioDuration.format(window.seconds)): \(inWindow.count) ≥ \(window.count)"))
+            checks.append(
+                ScenarioCheck(
+                    condition: .minEventsInWindow, passed: ok,
+                    detail: "events in the last \(ScenarioDuration.format(window.seconds)): \(inWindow.count) ≥ \(window.count)"))
         }
         if let budget = rules.budget {
             let start = now - budget.seconds
@@ -102,17 +110,20 @@ public enum ScenarioEvaluator {
             if !ok && budget.executions > 0 && used.count >= budget.executions {
                 earliest = (used[used.count - budget.executions] + budget.seconds).nextUp
             }
-            checks.append(ScenarioCheck(condition: .budget, passed: ok,
-                                        detail: "shown \(used.count) of \(budget.executions) allowed in \(ScenarioDuration.format(budget.seconds)) across all scenarios",
-                                        earliestPass: earliest))
+            checks.append(
+                ScenarioCheck(
+                    condition: .budget, passed: ok,
+                    detail: "shown \(used.count) of \(budget.executions) allowed in \(ScenarioDuration.format(budget.seconds)) across all scenarios",
+                    earliestPass: earliest))
         }
         if let custom {
             let ok = custom()
             checks.append(ScenarioCheck(condition: .customConditions, passed: ok, detail: "custom condition returned \(ok)"))
         }
         let recorded = [stats.firstEventDate, stats.lastEventDate, stats.lastExecutionDate].compactMap { $0 }
-        return ScenarioDecision(allowed: checks.allSatisfy(\.passed), checks: checks,
-                                clockMovedBackwards: recorded.contains { $0 > now })
+        return ScenarioDecision(
+            allowed: checks.allSatisfy(\.passed), checks: checks,
+            clockMovedBackwards: recorded.contains { $0 > now })
     }
 }
 

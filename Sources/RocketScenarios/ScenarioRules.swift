@@ -70,10 +70,12 @@ public struct ScenarioRules: Hashable, Sendable {
     public var eventsOf: String?
 
     /// Creates rules; every condition defaults to none.
-    public init(minEventsRequired: Int? = nil, maxEventsPermitted: Int? = nil, maxExecutionsPermitted: Int? = nil,
-                minSecondsSinceFirstEvent: Double? = nil, minSecondsSinceLastEvent: Double? = nil,
-                minSecondsBetweenExecutions: Double? = nil, minEventsInWindow: EventWindow? = nil,
-                budget: InterruptionBudget? = nil, priority: Int = 0, eventsOf: String? = nil) {
+    public init(
+        minEventsRequired: Int? = nil, maxEventsPermitted: Int? = nil, maxExecutionsPermitted: Int? = nil,
+        minSecondsSinceFirstEvent: Double? = nil, minSecondsSinceLastEvent: Double? = nil,
+        minSecondsBetweenExecutions: Double? = nil, minEventsInWindow: EventWindow? = nil,
+        budget: InterruptionBudget? = nil, priority: Int = 0, eventsOf: String? = nil
+    ) {
         self.minEventsRequired = minEventsRequired
         self.maxEventsPermitted = maxEventsPermitted
         self.maxExecutionsPermitted = maxExecutionsPermitted
@@ -111,8 +113,10 @@ public struct ScenarioStats: Hashable, Sendable, Codable {
     public static let recentLimit = 1000
 
     /// Creates statistics.
-    public init(eventsCount: Int = 0, executionsCount: Int = 0, firstEventDate: Double? = nil, lastEventDate: Double? = nil,
-                lastExecutionDate: Double? = nil, recentEvents: [Double] = []) {
+    public init(
+        eventsCount: Int = 0, executionsCount: Int = 0, firstEventDate: Double? = nil, lastEventDate: Double? = nil,
+        lastExecutionDate: Double? = nil, recentEvents: [Double] = []
+    ) {
         self.eventsCount = eventsCount
         self.executionsCount = executionsCount
         self.firstEventDate = firstEventDate

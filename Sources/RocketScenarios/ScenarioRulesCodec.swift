@@ -168,7 +168,9 @@ public enum ScenarioRulesCodec {
             guard let input = values[field] else { continue }
             switch field.kind {
             case .name:
-                if case .text(let t) = input, ScenarioRulesCodec.isName(t) { names[field] = t } else {
+                if case .text(let t) = input, ScenarioRulesCodec.isName(t) {
+                    names[field] = t
+                } else {
                     problems.append(Problem(field: field, reason: .badName))
                 }
             case .count, .priority:
@@ -188,11 +190,12 @@ public enum ScenarioRulesCodec {
                 problems.append(Problem(field: field, reason: .missingPartner(partner)))
             }
         }
-        var rules = ScenarioRules(minEventsRequired: counts[.minEventsRequired], maxEventsPermitted: counts[.maxEventsPermitted],
-                                  maxExecutionsPermitted: counts[.maxExecutionsPermitted],
-                                  minSecondsSinceFirstEvent: seconds[.minSecondsSinceFirstEvent],
-                                  minSecondsSinceLastEvent: seconds[.minSecondsSinceLastEvent],
-                                  minSecondsBetweenExecutions: seconds[.minSecondsBetweenExecutions])
+        var rules = ScenarioRules(
+            minEventsRequired: counts[.minEventsRequired], maxEventsPermitted: counts[.maxEventsPermitted],
+            maxExecutionsPermitted: counts[.maxExecutionsPermitted],
+            minSecondsSinceFirstEvent: seconds[.minSecondsSinceFirstEvent],
+            minSecondsSinceLastEvent: seconds[.minSecondsSinceLastEvent],
+            minSecondsBetweenExecutions: seconds[.minSecondsBetweenExecutions])
         if let n = counts[.windowCount], let w = seconds[.windowSeconds] { rules.minEventsInWindow = EventWindow(count: n, seconds: w) }
         if let n = counts[.budgetExecutions], let w = seconds[.budgetSeconds] { rules.budget = InterruptionBudget(executions: n, seconds: w) }
         if let p = counts[.priority] { rules.priority = p }

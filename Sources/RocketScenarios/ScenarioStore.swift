@@ -73,8 +73,10 @@ public protocol ScenarioStore: Sendable {
     func triggerEvent(_ name: String, at now: Double) throws(ScenarioStoreError)
     /// Reads the statistics (and, when `rules` need them, recent executions), calls `decide`,
     /// and records an execution when it returns true — atomically. Returns what `decide` returned.
-    func tryExecute(_ name: String, at now: Double, rules: ScenarioRules,
-                    decide: (ScenarioStats, [Double]) -> Bool) throws(ScenarioStoreError) -> Bool
+    func tryExecute(
+        _ name: String, at now: Double, rules: ScenarioRules,
+        decide: (ScenarioStats, [Double]) -> Bool
+    ) throws(ScenarioStoreError) -> Bool
     /// The statistics of one scenario (empty when unknown).
     func stats(_ name: String) throws(ScenarioStoreError) -> ScenarioStats
     /// Clears one scenario's statistics and its entries in the shared budget (its rules live
@@ -108,8 +110,10 @@ public final class InMemoryScenarioStore: ScenarioStore {
         state.withLock { $0.scenarios[name, default: ScenarioStats()].recordEvent(at: now) }
     }
 
-    public func tryExecute(_ name: String, at now: Double, rules: ScenarioRules,
-                           decide: (ScenarioStats, [Double]) -> Bool) throws(ScenarioStoreError) -> Bool {
+    public func tryExecute(
+        _ name: String, at now: Double, rules: ScenarioRules,
+        decide: (ScenarioStats, [Double]) -> Bool
+    ) throws(ScenarioStoreError) -> Bool {
         state.withLock { s in
             let stats = s.scenarios[name] ?? ScenarioStats()
             guard decide(stats, s.executions.map(\.at)) else { return false }

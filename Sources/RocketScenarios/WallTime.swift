@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Wall-clock time for scenarios (seconds since 1970, UTC), and the two textual forms the CLI
@@ -20,7 +20,7 @@ public enum WallTime {
     }
 
     /// The instants accepted anywhere: from 0001-01-01 to 9999-12-31T23:59:59Z.
-    public static let validRange: ClosedRange<Double> = -62_135_596_800 ... 253_402_300_799
+    public static let validRange: ClosedRange<Double> = -62_135_596_800...253_402_300_799
 
     /// Seconds since 1970 for a text, or nil when it is neither form or outside ``validRange``.
     public static func parse(_ text: String) -> Double? {
@@ -53,7 +53,8 @@ public enum WallTime {
             return true
         }
         guard let year = number(4), expect("-"), let month = number(2), expect("-"), let day = number(2),
-              (1...12).contains(month), (1...daysIn(month: month, year: year)).contains(day) else { return nil }
+            (1...12).contains(month), (1...daysIn(month: month, year: year)).contains(day)
+        else { return nil }
         var seconds = Double(daysFromCivil(year, month, day)) * 86_400
         if i == chars.count { return seconds }
         guard expect("T") || expect(" "), let h = number(2), expect(":"), let m = number(2), h < 24, m < 60 else { return nil }

@@ -14,8 +14,10 @@ extension Scenario {
     }
 
     /// Tries to execute at `timeNow` and calls `completion` once with the answer.
-    public static func tryToExecute(store: any ScenarioStore = ScenarioStores.standard, timeNow: Date,
-                                    completion: (Bool) -> Void) throws(ScenarioStoreError) {
+    public static func tryToExecute(
+        store: any ScenarioStore = ScenarioStores.standard, timeNow: Date,
+        completion: (Bool) -> Void
+    ) throws(ScenarioStoreError) {
         try tryToExecute(store: store, timeNow: timeNow.timeIntervalSince1970, completion: completion)
     }
 

@@ -42,17 +42,22 @@ public final class UserDefaultsScenarioStore: ScenarioStore, @unchecked Sendable
     }
 
     private func read(_ name: String) throws(ScenarioStoreError) -> ScenarioStats {
-        ScenarioStats(eventsCount: try count(name, "eventsCount"), executionsCount: try count(name, "executionsCount"),
-                      firstEventDate: date(name, "firstEventDate"), lastEventDate: date(name, "lastEventDate"),
-                      lastExecutionDate: date(name, "lastExecutionDate"),
-                      recentEvents: Self.decodeTimes(defaults.data(forKey: Self.key(name, "recentEvents"))))
+        ScenarioStats(
+            eventsCount: try count(name, "eventsCount"), executionsCount: try count(name, "executionsCount"),
+            firstEventDate: date(name, "firstEventDate"), lastEventDate: date(name, "lastEventDate"),
+            lastExecutionDate: date(name, "lastExecutionDate"),
+            recentEvents: Self.decodeTimes(defaults.data(forKey: Self.key(name, "recentEvents"))))
     }
 
     private func write(_ name: String, _ s: ScenarioStats) {
         defaults.set(s.eventsCount, forKey: Self.key(name, "eventsCount"))
         defaults.set(s.executionsCount, forKey: Self.key(name, "executionsCount"))
         for (field, value) in [("firstEventDate", s.firstEventDate), ("lastEventDate", s.lastEventDate), ("lastExecutionDate", s.lastExecutionDate)] {
-            if let value { defaults.set(Date(timeIntervalSince1970: value), forKey: Self.key(name, field)) } else { defaults.removeObject(forKey: Self.key(name, field)) }
+            if let value {
+                defaults.set(Date(timeIntervalSince1970: value), forKey: Self.key(name, field))
+            } else {
+                defaults.removeObject(forKey: Self.key(name, field))
+            }
         }
         defaults.set(Self.encodeTimes(s.recentEvents), forKey: Self.key(name, "recentEvents"))
         var names = Set(defaults.stringArray(forKey: namesKey) ?? [])
@@ -98,8 +103,10 @@ public final class UserDefaultsScenarioStore: ScenarioStore, @unchecked Sendable
         defaults.synchronize()
     }
 
-    public func tryExecute(_ name: String, at now: Double, rules: ScenarioRules,
-                           decide: (ScenarioStats, [Double]) -> Bool) throws(ScenarioStoreError) -> Bool {
+    public func tryExecute(
+        _ name: String, at now: Double, rules: ScenarioRules,
+        decide: (ScenarioStats, [Double]) -> Bool
+    ) throws(ScenarioStoreError) -> Bool {
         lock.lock(); defer { lock.unlock() }
         var s = try read(name)
         let list = rules.budget == nil ? [] : executions
@@ -121,7 +128,7 @@ public final class UserDefaultsScenarioStore: ScenarioStore, @unchecked Sendable
     public func reset(_ name: String) throws(ScenarioStoreError) {
         lock.lock(); defer { lock.unlock() }
         for field in Self.fields { defaults.removeObject(forKey: Self.key(name, field)) }
-        setExecutions(executions.filter { $0.scenario != name })   // its entries in the shared budget go too
+        setExecutions(executions.filter { $0.scenario != name })  // its entries in the shared budget go too
         defaults.synchronize()
     }
 

@@ -1,7 +1,7 @@
 import RocketCore
 public import RocketReactor
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// How an alert in the terminal ended.
@@ -86,8 +86,9 @@ public final class AlertSession<A: AlertActionType> {
             if focus == nil || !(items.indices.contains(focus!) && items[focus!].isEnabled) {
                 focus = AlertView.nextFocus(from: nil, step: 1, buttons: items)
             }
-            let (frame, hits) = view.layout(title: controller.title, message: controller.message, buttons: items,
-                                            style: controller.style, focus: focus)
+            let (frame, hits) = view.layout(
+                title: controller.title, message: controller.message, buttons: items,
+                style: controller.style, focus: focus)
             screen.draw(frame, on: terminal)
             if let outcome {
                 screen.finish(on: terminal)
@@ -114,7 +115,9 @@ public final class AlertSession<A: AlertActionType> {
                 case .right, .down, .tab: focus = AlertView.nextFocus(from: focus, step: 1, buttons: items)
                 case .enter, .character(" "): if let focus { choose(focus) }
                 case .escape:
-                    if let cancel = controller.cancelIndex, items[cancel].isEnabled { choose(cancel) } else {
+                    if let cancel = controller.cancelIndex, items[cancel].isEnabled {
+                        choose(cancel)
+                    } else {
                         controller.dismiss()
                         outcome = .cancelled
                     }
@@ -151,8 +154,8 @@ public final class AlertSession<A: AlertActionType> {
                 let buttons = controller.buttons
                 let index = Int(line).map { $0 - 1 } ?? buttons.firstIndex { $0.title.lowercased() == line.lowercased() }
                 guard let index, buttons.indices.contains(index) else {
-                    reportError(strings.plainNotAChoice.replacing("%@", with: "\"\(line)\"") + " — " +
-                                strings.plainChoose.replacing("%d", with: String(buttons.count)))
+                    reportError(
+                        strings.plainNotAChoice.replacing("%@", with: "\"\(line)\"") + " — " + strings.plainChoose.replacing("%d", with: String(buttons.count)))
                     continue
                 }
                 guard buttons[index].isEnabled else {
@@ -187,11 +190,13 @@ enum OffThread {
             let job = Job { continuation.resume(returning: body()) }
             let retained = Unmanaged.passRetained(job)
             var thread = pthread_t()
-            let rc = pthread_create(&thread, nil, { raw in
-                guard let raw else { return nil }
-                Unmanaged<Job>.fromOpaque(raw).takeRetainedValue().body()
-                return nil
-            }, retained.toOpaque())
+            let rc = pthread_create(
+                &thread, nil,
+                { raw in
+                    guard let raw else { return nil }
+                    Unmanaged<Job>.fromOpaque(raw).takeRetainedValue().body()
+                    return nil
+                }, retained.toOpaque())
             if rc == 0 {
                 pthread_detach(thread)
             } else {

@@ -42,7 +42,9 @@ public struct AlertView: Sendable {
     }
 
     /// The frame, and for each button index the row and columns it occupies (for clicks).
-    public func layout(title: String?, message: String?, buttons: [Item], style: AlertStyle, focus: Int?) -> (ScreenBuffer, [Int: (row: Int, columns: Range<Int>)]) {
+    public func layout(
+        title: String?, message: String?, buttons: [Item], style: AlertStyle, focus: Int?
+    ) -> (ScreenBuffer, [Int: (row: Int, columns: Range<Int>)]) {
         var screen = ScreenBuffer(width: width)
         var hits: [Int: (Int, Range<Int>)] = [:]
         let boxWidth = style == .alert ? min(width - 2, 56) : width - 2
@@ -73,7 +75,8 @@ public struct AlertView: Sendable {
         // Cancel set apart: the other buttons first (in state order), then a rule, then cancel.
         let order = buttons.indices.filter { buttons[$0].style != .cancel } + buttons.indices.filter { buttons[$0].style == .cancel }
         // Disabled actions are dimmed and, for terminals without attributes, in parentheses.
-        let labels = buttons.map { b in b.isEnabled ? Sanitizer.clean(b.title, keepNewlines: false) : "(" + Sanitizer.clean(b.title, keepNewlines: false) + ")" }
+        let labels = buttons.map { b in b.isEnabled ? Sanitizer.clean(b.title, keepNewlines: false) : "(" + Sanitizer.clean(b.title, keepNewlines: false) + ")"
+        }
         let rowWidth = order.map { DisplayWidth.of(labels[$0]) + 4 }.reduce(0, +)
         if style == .alert && rowWidth <= inner && buttons.count <= 3 {
             rule("├", "┤")
@@ -99,7 +102,11 @@ public struct AlertView: Sendable {
         rule("╰", "╯")
         let hint = screen.addRow()
         let text = strings.alertHint
-        screen.put(text, row: hint, column: max(0, left + (boxWidth - DisplayWidth.of(text)) / 2), style: { var s = CellStyle(); s.dim = true; return s }())
+        screen.put(
+            text, row: hint, column: max(0, left + (boxWidth - DisplayWidth.of(text)) / 2),
+            style: {
+                var s = CellStyle(); s.dim = true; return s
+            }())
         return (screen, hits.mapValues { (row: $0.0, columns: $0.1) })
     }
 

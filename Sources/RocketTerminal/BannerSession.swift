@@ -1,7 +1,7 @@
 public import RocketBanners
 import RocketCore
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// How `rocket banner` ended.
@@ -137,7 +137,8 @@ public final class BannerSession {
                     press(.swipe)
                 case .mouse(let row, let column):
                     guard let frameRow = screen.frameRow(forScreenRow: row, on: terminal),
-                          frameRow >= 0, frameRow < frame.rows.count else { break }
+                        frameRow >= 0, frameRow < frame.rows.count
+                    else { break }
                     if frameRow == 0, let hit = view.buttonColumns(for: banner).first(where: { $0.columns.contains(column) }) {
                         press(.tap(hit.tag))
                     } else {
@@ -160,8 +161,9 @@ public final class BannerSession {
         terminal.write(text + "\n")
         let items = banner.buttons.items
         if !items.isEmpty {
-            terminal.write(items.enumerated().map { "[\($0.offset + 1)] \($0.element.tag == .close ? "close" : Sanitizer.clean($0.element.title, keepNewlines: false))" }
-                .joined(separator: "  ") + "\n")
+            terminal.write(
+                items.enumerated().map { "[\($0.offset + 1)] \($0.element.tag == .close ? "close" : Sanitizer.clean($0.element.title, keepNewlines: false))" }
+                    .joined(separator: "  ") + "\n")
         }
         var input = LineReader()
         while outcome == nil || !center.queue.isIdle {

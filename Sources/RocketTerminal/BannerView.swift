@@ -78,7 +78,9 @@ public struct BannerView: Sendable {
             case .image(let img):
                 if let picture = images[img.cacheKey] {
                     let cells = picture.cells(columns: 2, rows: 1, style: .square)[0]
-                    for (x, cell) in cells.enumerated() { var c = cell; if c.style.background == .default { c.style.background = background }; screen.rows[titleRow][left + x] = c }
+                    for (x, cell) in cells.enumerated() {
+                        var c = cell; if c.style.background == .default { c.style.background = background }; screen.rows[titleRow][left + x] = c
+                    }
                     textLeft = left + 4
                 }
             }
@@ -87,7 +89,8 @@ public struct BannerView: Sendable {
         titleStyle.foreground = Self.color(banner.titleColor)
         titleStyle.bold = true
         let available = max(4, left + contentWidth - textLeft)
-        screen.put(DisplayWidth.prefix(Sanitizer.clean(banner.title, keepNewlines: false), fitting: available), row: titleRow, column: textLeft, style: titleStyle)
+        screen.put(
+            DisplayWidth.prefix(Sanitizer.clean(banner.title, keepNewlines: false), fitting: available), row: titleRow, column: textLeft, style: titleStyle)
         if let subtitle = banner.subtitle, !subtitle.isEmpty {
             var subStyle = base
             subStyle.foreground = Self.color(banner.subtitleColor)

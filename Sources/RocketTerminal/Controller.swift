@@ -77,8 +77,10 @@ public enum PlainController {
         func choose(_ titles: [String], _ intents: [RocketIntent]) -> Result<RocketIntent, PlainInputError> {
             if let n = Int(trimmed), (1...titles.count).contains(n) { return .success(intents[n - 1]) }
             if let k = titles.firstIndex(where: { $0.lowercased() == trimmed.lowercased() }) { return .success(intents[k]) }
-            return .failure(PlainInputError(message: strings.plainNotAChoice.replacing("%@", with: "\"\(trimmed)\"")
-                + " — " + strings.plainChoose.replacing("%d", with: String(titles.count))))
+            return .failure(
+                PlainInputError(
+                    message: strings.plainNotAChoice.replacing("%@", with: "\"\(trimmed)\"")
+                        + " — " + strings.plainChoose.replacing("%d", with: String(titles.count))))
         }
         switch block.content {
         case .button(let b): return trimmed.isEmpty ? .success(.pressButton) : choose([b.title], [.pressButton])
@@ -94,4 +96,3 @@ public struct PlainInputError: Error, Hashable, Sendable {
     /// The message printed on stderr.
     public var message: String
 }
-

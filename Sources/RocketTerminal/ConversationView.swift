@@ -66,7 +66,9 @@ public struct ConversationView: Sendable {
 
     static let gutter = 4
     static let border = CellStyle(foreground: .indexed(245))
-    static let dim: CellStyle = { var s = CellStyle(); s.dim = true; return s }()
+    static let dim: CellStyle = {
+        var s = CellStyle(); s.dim = true; return s
+    }()
     static let errorStyle = CellStyle(foreground: .rgb(0xEC, 0x5E, 0x61), bold: false)
     static let replyStyle = CellStyle(foreground: .rgb(0x31, 0x9C, 0xF7))
 
@@ -102,16 +104,18 @@ public struct ConversationView: Sendable {
                 let r = screen.addRow()
                 for (x, cell) in cells.enumerated() where x < width { screen.rows[r][x] = cell }
                 if k == rows.count / 2 {
-                    screen.put(Sanitizer.clean(author.name, keepNewlines: false), row: r, column: size.columns + 2,
-                               style: CellStyle(foreground: .default, bold: true))
+                    screen.put(
+                        Sanitizer.clean(author.name, keepNewlines: false), row: r, column: size.columns + 2,
+                        style: CellStyle(foreground: .default, bold: true))
                 }
             }
         }
         for item in c.transcript {
             switch item {
             case .block(let index, let id, let text):
-                drawBlock(c.graph[id], index: index, text: Sanitizer.clean(text), conversation: c, ui: ui,
-                          active: interactive == index, bubbleMax: bubbleMax, into: &screen, hits: &hits, cursor: &cursor)
+                drawBlock(
+                    c.graph[id], index: index, text: Sanitizer.clean(text), conversation: c, ui: ui,
+                    active: interactive == index, bubbleMax: bubbleMax, into: &screen, hits: &hits, cursor: &cursor)
             case .reply(_, let text, _):
                 drawReply(Sanitizer.clean(text), bubbleMax: bubbleMax, into: &screen)
             }
@@ -177,8 +181,10 @@ public struct ConversationView: Sendable {
 
     private func buttonLabel(_ title: String) -> String { "[ " + Sanitizer.clean(title, keepNewlines: false) + " ]" }
 
-    private func drawButtons(_ buttons: [(RocketButtonNode, RocketIntent)], index: Int, c: Conversation, ui: ConversationUI,
-                             active: Bool, into screen: inout ScreenBuffer, hits: inout [HitRegion]) {
+    private func drawButtons(
+        _ buttons: [(RocketButtonNode, RocketIntent)], index: Int, c: Conversation, ui: ConversationUI,
+        active: Bool, into screen: inout ScreenBuffer, hits: inout [HitRegion]
+    ) {
         let labels = buttons.map { buttonLabel(c.interpolate($0.0.title)) }
         let total = labels.map { DisplayWidth.of($0) }.reduce(0, +) + 2 * (labels.count - 1)
         let sideBySide = ConversationView.gutter + total <= width
@@ -190,17 +196,18 @@ public struct ConversationView: Sendable {
             if !sideBySide && k > 0 { row = screen.addRow(); col = ConversationView.gutter }
             var style = ConversationView.style(for: button.font)
             if active && ui.focus == k { style.inverse = true; style.bold = true }
-            if let pressed { if pressed == k { style.inverse = true } else { style = ConversationView.dim } }
-            else if !active { style.dim = true }
+            if let pressed { if pressed == k { style.inverse = true } else { style = ConversationView.dim } } else if !active { style.dim = true }
             let end = screen.put(labels[k], row: row, column: col, style: style)
             if active { hits.append(HitRegion(row: row, columns: col..<end, intent: intent)) }
             col = end + 2
         }
     }
 
-    private func drawBlock(_ block: RocketNode, index: Int, text: String, conversation c: Conversation, ui: ConversationUI,
-                           active: Bool, bubbleMax: Int, into screen: inout ScreenBuffer, hits: inout [HitRegion],
-                           cursor: inout (row: Int, column: Int)?) {
+    private func drawBlock(
+        _ block: RocketNode, index: Int, text: String, conversation c: Conversation, ui: ConversationUI,
+        active: Bool, bubbleMax: Int, into screen: inout ScreenBuffer, hits: inout [HitRegion],
+        cursor: inout (row: Int, column: Int)?
+    ) {
         switch block.content {
         case .image(let image):
             let padLeft = Int((image.paddingLeft / 8).rounded()), padRight = Int((image.paddingRight / 8).rounded())
@@ -249,8 +256,9 @@ public struct ConversationView: Sendable {
             screen.put("›", row: r, column: ConversationView.gutter, style: ConversationView.replyStyle)
             let editor = ui.blockIndex == index ? ui.editor : LineEditor()
             if editor.characters.isEmpty, let placeholder = input.placeholder {
-                screen.put(DisplayWidth.prefix(Sanitizer.clean(c.interpolate(placeholder), keepNewlines: false), fitting: fieldWidth), row: r,
-                           column: fieldStart, style: ConversationView.dim)
+                screen.put(
+                    DisplayWidth.prefix(Sanitizer.clean(c.interpolate(placeholder), keepNewlines: false), fitting: fieldWidth), row: r,
+                    column: fieldStart, style: ConversationView.dim)
             }
             let view = editor.view(width: fieldWidth, mask: input.isSecret ? "•" : nil)
             screen.put(view.text, row: r, column: fieldStart)

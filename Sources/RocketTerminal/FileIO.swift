@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 import RocketCore
 
@@ -25,7 +25,10 @@ package enum FileIO {
             case EISDIR: reason = "is a directory"
             case EROFS: reason = "read-only file system"
             case ENOSPC: reason = "no space left on device"
-            default: reason = String(decoding: strerror(code).map { UnsafeRawBufferPointer(start: $0, count: strlen($0)) } ?? UnsafeRawBufferPointer(start: nil, count: 0), as: UTF8.self)
+            default:
+                reason = String(
+                    decoding: strerror(code).map { UnsafeRawBufferPointer(start: $0, count: strlen($0)) } ?? UnsafeRawBufferPointer(start: nil, count: 0),
+                    as: UTF8.self)
             }
         }
     }

@@ -126,7 +126,7 @@ public struct KeyDecoder: Sendable {
         guard buffer.count >= 2 else { return nil }
         let b1 = buffer[1]
         if b1 == 0x5B { return decodeCSI() }  // ESC [
-        if b1 == 0x4F {                        // ESC O (SS3)
+        if b1 == 0x4F {  // ESC O (SS3)
             guard buffer.count >= 3 else { return nil }
             switch buffer[2] {
             case 0x41: return (.up, 3)

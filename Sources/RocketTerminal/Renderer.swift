@@ -48,18 +48,18 @@ public struct InlineRenderer: Sendable {
     /// Colour depth used to encode styles.
     public var depth: ColorDepth
     private var previous: [[Cell]] = []
-    private var topOffset = 0          // frame rows scrolled above the region
-    private var createdRows = 1        // region rows that exist on screen (reachable without scrolling)
-    private var cursorRow = 0          // terminal cursor, relative to the region top
+    private var topOffset = 0  // frame rows scrolled above the region
+    private var createdRows = 1  // region rows that exist on screen (reachable without scrolling)
+    private var cursorRow = 0  // terminal cursor, relative to the region top
     private var cursorColumn = 0
-    private var style = CellStyle()    // the terminal's current SGR state
+    private var style = CellStyle()  // the terminal's current SGR state
     private var cursorVisible = true
     private var out: [UInt8] = []
     /// The screen row (0-based) where the region started: from a cursor-position report, which
     /// may arrive after the first frames (0 after ``invalidate(screenHeight:)``).
     public var startRow: Int?
-    private var baseRows = 1           // rows that existed when the region started
-    private var newlines = 0           // growth newlines written since then
+    private var baseRows = 1  // rows that existed when the region started
+    private var newlines = 0  // growth newlines written since then
 
     /// The frame row under a screen row, once the start row is known: frame row 0 sits at the
     /// start row, less every line the screen has scrolled since (each newline written below the

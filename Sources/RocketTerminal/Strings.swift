@@ -28,7 +28,7 @@ public struct UIStrings: Sendable, Hashable {
     /// Default message: too short (`%d` is the minimum).
     public var tooShort: String  // %d
     /// Default message: too long (`%d` is the maximum).
-    public var tooLong: String   // %d
+    public var tooLong: String  // %d
     /// Default message: the pattern does not match.
     public var noMatch: String
     /// A typed answer the pattern could not be checked against within its step limit.
@@ -36,7 +36,7 @@ public struct UIStrings: Sendable, Hashable {
     /// Plain-mode prompt for a text block.
     public var plainContinue: String
     /// Plain-mode prompt for buttons (`%d` is their count).
-    public var plainChoose: String   // %d = number of buttons
+    public var plainChoose: String  // %d = number of buttons
     /// Plain-mode refusal (`%@` is the line).
     public var plainNotAChoice: String  // %@
     /// Plain-mode prompt for a text input.
@@ -71,7 +71,8 @@ public struct UIStrings: Sendable, Hashable {
         language: "en", continueHint: "Enter continue", chooseHint: "←/→ choose · Enter press", sendHint: "Enter send",
         closeHint: "Esc", interruptHint: "Ctrl-C quit", typing: "typing…", required: "Please type an answer.",
         tooShort: "Please type at least %d characters.", tooLong: "Please type at most %d characters.",
-        noMatch: "That doesn't look right; please try again.", tooComplex: "That answer is too complex to check; please shorten it.", plainContinue: "(press Enter to continue)",
+        noMatch: "That doesn't look right; please try again.", tooComplex: "That answer is too complex to check; please shorten it.",
+        plainContinue: "(press Enter to continue)",
         plainChoose: "Choose 1-%d or type a title:", plainNotAChoice: "Not a choice: %@", plainType: "Type your answer:",
         imageLabel: "image", you: "you", bannerHint: "←/→ choose · Enter press · Esc dismiss",
         bannerHintNoButtons: "Enter open · Esc dismiss", bannerBackgroundDisabled: "This banner cannot be opened; choose a button.",
@@ -94,7 +95,8 @@ public struct UIStrings: Sendable, Hashable {
         language: "it", continueHint: "Invio continua", chooseHint: "←/→ scegli · Invio premi", sendHint: "Invio invia",
         closeHint: "Esc", interruptHint: "Ctrl-C esci", typing: "sta scrivendo…", required: "Scrivi una risposta.",
         tooShort: "Scrivi almeno %d caratteri.", tooLong: "Scrivi al massimo %d caratteri.",
-        noMatch: "Non sembra giusto; riprova.", tooComplex: "Risposta troppo complessa da verificare; accorciala.", plainContinue: "(premi Invio per continuare)",
+        noMatch: "Non sembra giusto; riprova.", tooComplex: "Risposta troppo complessa da verificare; accorciala.",
+        plainContinue: "(premi Invio per continuare)",
         plainChoose: "Scegli 1-%d o scrivi un titolo:", plainNotAChoice: "Scelta non valida: %@", plainType: "Scrivi la risposta:",
         imageLabel: "immagine", you: "tu", bannerHint: "←/→ scegli · Invio premi · Esc chiudi",
         bannerHintNoButtons: "Invio apri · Esc chiudi", bannerBackgroundDisabled: "Questa notifica non si apre; scegli un pulsante.",

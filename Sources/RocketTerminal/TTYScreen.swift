@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// What a raw-mode session got from one wait, after the shared handling: cursor-position

@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 import Synchronization
 
@@ -150,9 +150,9 @@ public final class Terminal: Sendable {
         bytes.withUnsafeBytes { buffer in
             while offset < buffer.count {
                 #if canImport(Glibc)
-                let n = Glibc.write(outputFD, buffer.baseAddress! + offset, buffer.count - offset)
+                    let n = Glibc.write(outputFD, buffer.baseAddress! + offset, buffer.count - offset)
                 #else
-                let n = Darwin.write(outputFD, buffer.baseAddress! + offset, buffer.count - offset)
+                    let n = Darwin.write(outputFD, buffer.baseAddress! + offset, buffer.count - offset)
                 #endif
                 if n < 0 { if errno == EINTR { continue }; return }
                 offset += n

@@ -2,7 +2,7 @@ public import RocketConversation
 public import RocketBanners
 import RocketCore
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// How a terminal session ended.
@@ -126,7 +126,8 @@ public final class TerminalSession {
     }
 
     private func view() -> ConversationView {
-        var view = ConversationView(width: terminal.size.columns - 1, author: rocket.conversation.author, closeTitle: rocket.conversation.closeButton?.title, strings: strings)
+        var view = ConversationView(
+            width: terminal.size.columns - 1, author: rocket.conversation.author, closeTitle: rocket.conversation.closeButton?.title, strings: strings)
         view.drawsImages = depth > .none
         return view
     }
@@ -136,11 +137,13 @@ public final class TerminalSession {
         guard let banner else { return }
         let center = BannerCenter(clock: rocket.clock, queue: BannerQueue(reducedMotion: reducedMotion || mode == .plain))
         bannerCenter = center
-        bannerToken = center.show(banner, dismissHandler: { [weak self] reason in
-            var title: String?
-            if case .button(let tag) = reason { title = banner.buttons.items.first { $0.tag == tag }?.title }
-            self?.onBannerDismissed?(.dismissed(reason, buttonTitle: title))
-        })
+        bannerToken = center.show(
+            banner,
+            dismissHandler: { [weak self] reason in
+                var title: String?
+                if case .button(let tag) = reason { title = banner.buttons.items.first { $0.tag == tag }?.title }
+                self?.onBannerDismissed?(.dismissed(reason, buttonTitle: title))
+            })
     }
 
     /// Banner keys during a conversation (the conversation keeps every other key, and a text
@@ -276,7 +279,9 @@ public final class TerminalSession {
                 case .button(let b):
                     say("\(name): [1] \(Sanitizer.clean(c.interpolate(b.title), keepNewlines: false))")
                 case .doubleButton(let l, let r):
-                    say("\(name): [1] \(Sanitizer.clean(c.interpolate(l.title), keepNewlines: false))  [2] \(Sanitizer.clean(c.interpolate(r.title), keepNewlines: false))")
+                    say(
+                        "\(name): [1] \(Sanitizer.clean(c.interpolate(l.title), keepNewlines: false))  [2] \(Sanitizer.clean(c.interpolate(r.title), keepNewlines: false))"
+                    )
                 default:
                     say("\(name): \(text)")
                 }

@@ -3,7 +3,7 @@ import RocketReactor
 import RocketTerminal
 import RocketFlow
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// An action given on the command line.
@@ -26,13 +26,13 @@ enum AlertCommand {
             .flag("--json", "Print the choice as a JSON object."),
         ],
         discussion: """
-        Prints the chosen action's title on the last line of stdout. Esc chooses the cancel
-        action when there is one.
-        """,
+            Prints the chosen action's title on the last line of stdout. Esc chooses the cancel
+            action when there is one.
+            """,
         exitStatus: """
-        0 an action was chosen; 1 Esc with no cancel action, or end of input;
-        64 usage error (two cancel actions, no enabled action, an unknown style); 130 Ctrl-C.
-        """,
+            0 an action was chosen; 1 Esc with no cancel action, or end of input;
+            64 usage error (two cancel actions, no enabled action, an unknown style); 130 Ctrl-C.
+            """,
         examples: [
             "rocket alert --title 'Delete item?' --action Delete:destructive --action Cancel:cancel",
             "rocket alert --sheet --title Share --action Mail --action Messages --action Cancel:cancel --json",
@@ -45,9 +45,14 @@ enum AlertCommand {
         guard !title.isEmpty else { throw UsageError(message: "'--action \(spec)' has no title", command: self.spec.name) }
         var action = CLIAlertAction(title: title, style: .default, isEnabled: true)
         for p in parts {
-            if p == "disabled" { action.isEnabled = false } else if let s = AlertActionStyle(rawValue: p) { action.style = s } else {
-                throw UsageError(message: "unknown style '\(p)' in '--action \(spec)'; use default, cancel or destructive (and :disabled)",
-                                 command: self.spec.name)
+            if p == "disabled" {
+                action.isEnabled = false
+            } else if let s = AlertActionStyle(rawValue: p) {
+                action.style = s
+            } else {
+                throw UsageError(
+                    message: "unknown style '\(p)' in '--action \(spec)'; use default, cancel or destructive (and :disabled)",
+                    command: self.spec.name)
             }
         }
         return action
@@ -62,14 +67,19 @@ enum AlertCommand {
         if actions.isEmpty { throw UsageError(message: "give at least one --action", command: spec.name) }
         if actions.filter({ $0.style == .cancel }).count > 1 { throw UsageError(message: "at most one cancel action", command: spec.name) }
         if !actions.contains(where: \.isEnabled) { throw UsageError(message: "no enabled action to choose", command: spec.name) }
-        let controller = AlertController(reactor: AlertReactor<CLIAlertAction>(title: parsed.value("--title"), message: parsed.value("--message"),
-                                                                              actions: actions),
-                                         style: parsed.has("--sheet") ? .actionSheet : .alert)
+        let controller = AlertController(
+            reactor: AlertReactor<CLIAlertAction>(
+                title: parsed.value("--title"), message: parsed.value("--message"),
+                actions: actions),
+            style: parsed.has("--sheet") ? .actionSheet : .alert)
         let outcome = await present(controller, plain: parsed.has("--plain"))
         if case .chosen(let index, let title) = outcome {
             if parsed.has("--json") {
-                printOut(JSONValue.object([("index", .number(Double(index))), ("title", .string(title)),
-                                           ("style", .string(actions[index].style.rawValue))]).serialized(pretty: false))
+                printOut(
+                    JSONValue.object([
+                        ("index", .number(Double(index))), ("title", .string(title)),
+                        ("style", .string(actions[index].style.rawValue)),
+                    ]).serialized(pretty: false))
             } else {
                 printOut(title)
             }
@@ -79,8 +89,10 @@ enum AlertCommand {
 
     /// Shows a controller in the terminal (or in plain mode) until it ends.
     @MainActor
-    static func present<A: AlertActionType>(_ controller: AlertController<A>, plain: Bool,
-                                            typedAhead: (bytes: [UInt8], ended: Bool) = ([], false)) async -> AlertOutcome {
+    static func present<A: AlertActionType>(
+        _ controller: AlertController<A>, plain: Bool,
+        typedAhead: (bytes: [UInt8], ended: Bool) = ([], false)
+    ) async -> AlertOutcome {
         let env = Environment.current
         let terminal = Terminal()
         let session = AlertSession(controller: controller, terminal: terminal, strings: UIStrings.forEnvironment(env))
@@ -103,11 +115,16 @@ final class DemoAlertReactor: AlertReactor<CLIAlertAction> {
         guard case .prepare = action else { return .empty }
         let delay = self.delay
         let loading = [CLIAlertAction(title: "Loading…", style: .default, isEnabled: false), CLIAlertAction(title: "Not now", style: .cancel, isEnabled: true)]
-        return .concat(.just(.setActions(loading)), .run { send in
-            try await Task.sleep(for: .seconds(delay))
-            send(.setActions([CLIAlertAction(title: "Loved it", style: .default, isEnabled: true),
-                              CLIAlertAction(title: "It was fine", style: .default, isEnabled: true),
-                              CLIAlertAction(title: "Not now", style: .cancel, isEnabled: true)]))
-        })
+        return .concat(
+            .just(.setActions(loading)),
+            .run { send in
+                try await Task.sleep(for: .seconds(delay))
+                send(
+                    .setActions([
+                        CLIAlertAction(title: "Loved it", style: .default, isEnabled: true),
+                        CLIAlertAction(title: "It was fine", style: .default, isEnabled: true),
+                        CLIAlertAction(title: "Not now", style: .cancel, isEnabled: true),
+                    ]))
+            })
     }
 }

@@ -4,7 +4,7 @@ import RocketCore
 /// A command-line option: a flag (`--plain`) or an option with a value (`--events FILE`).
 struct OptionSpec {
     let name: String
-    let value: String?      // the value's placeholder, nil for a flag
+    let value: String?  // the value's placeholder, nil for a flag
     let repeatable: Bool
     let help: String
 
@@ -147,4 +147,3 @@ func parse(_ args: [String], as spec: CommandSpec) throws(UsageError) -> ParsedA
     }
     return parsed
 }
-

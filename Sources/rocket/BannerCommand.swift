@@ -30,15 +30,15 @@ enum BannerCommand {
             ScenarioCommand.nowOption,
         ] + ScenarioCommand.ruleOptions,
         discussion: """
-        Prints one line saying what ended it: button:TITLE, background, close, swipe or timeout.
-        In a terminal: ←/→ choose a button, Enter presses it (with no buttons, Enter taps the
-        banner), Esc or ↑ swipes it away. ROCKET_REDUCED_MOTION=1 skips the animations.
-        """,
+            Prints one line saying what ended it: button:TITLE, background, close, swipe or timeout.
+            In a terminal: ←/→ choose a button, Enter presses it (with no buttons, Enter taps the
+            banner), Esc or ↑ swipes it away. ROCKET_REDUCED_MOTION=1 skips the animations.
+            """,
         exitStatus: """
-        0 a button or the banner was tapped; 1 otherwise; 3 not now (--scenario said no; nothing
-        shown); 64 usage error; 65 the icon is not a picture; 66 the icon file is missing;
-        74 scenario store error; 130 Ctrl-C.
-        """,
+            0 a button or the banner was tapped; 1 otherwise; 3 not now (--scenario said no; nothing
+            shown); 64 usage error; 65 the icon is not a picture; 66 the icon file is missing;
+            74 scenario store error; 130 Ctrl-C.
+            """,
         examples: [
             "rocket banner 'New message' --subtitle 'From Ada' --button Reply --button Ignore --icon ✉ --duration 5s",
             "rocket banner 'Rate us?' --scenario rate --events-of app-launch --min-events 5 --button Sure",

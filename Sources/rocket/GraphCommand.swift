@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 import RocketCore
 import RocketFlow
@@ -12,9 +12,9 @@ enum GraphCommand {
         positionals: [("FLOW.json", "The flow file.")], positionalCount: 1...1,
         options: [.value("--format", "F", "mermaid (default), dot, or svg (needs Graphviz's dot: apt-get install graphviz).")],
         discussion: """
-        Prints the picture on stdout. Mermaid renders on GitHub and in many editors; DOT and SVG come
-        from Graphviz.
-        """,
+            Prints the picture on stdout. Mermaid renders on GitHub and in many editors; DOT and SVG come
+            from Graphviz.
+            """,
         exitStatus: "0 drawn; 64 usage error; 65 invalid flow; 66 missing or unreadable file; 69 --format svg without Graphviz.",
         examples: ["rocket graph examples/welcome.json > welcome.mmd", "rocket graph examples/welcome.json --format svg > welcome.svg"])
 
@@ -104,31 +104,31 @@ enum NewCommand {
 
     /// The starter flow.
     static let starter = #"""
-    {
-      "$schema": "https://rocketalert.dev/schema/flow-v1.schema.json",
-      "version": 1,
-      "title": "A starter flow",
-      "author": {"name": "Rocket"},
-      "closeButton": {"title": "Close"},
-      "variables": ["user"],
-      "start": "hello",
-      "blocks": [
-        {"id": "hello", "type": "text", "text": "Hi {{user}}! I'm a starter flow.", "next": "wait", "font": "textBold"},
-        {"id": "wait", "type": "text", "text": "This one goes on by itself.", "showNextAfter": "1.5s", "next": "ask"},
-        {"id": "ask", "type": "doubleButton",
-         "left": {"title": "Show me", "next": "name"},
-         "right": {"title": "Later", "next": "bye", "font": "lightButton"}},
-        {"id": "name", "type": "textInput", "text": "What's your name?", "buttonTitle": "Send", "placeholder": "Ada",
-         "validate": {"required": true, "maxLength": 40, "pattern": "^[^0-9]*$", "message": "No digits, please"},
-         "branches": [{"when": {"matches": "(?i)^ada"}, "next": "ada"}], "next": "picture"},
-        {"id": "ada", "type": "text", "text": "Countess {{name}}, welcome!", "next": "picture"},
-        {"id": "picture", "type": "image", "image": "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAIAAAACCAYAAABytg0kAAAAFklEQVR4nGNgYPj/nwFIMDAwMDAAABz6Af+yOhETAAAAAElFTkSuQmCC",
-         "text": "Pictures are PNG or JPEG files next to the flow, or data URIs.", "imageStyle": "round", "next": "go"},
-        {"id": "go", "type": "button", "title": "Done, {{name}}", "action": "finished", "next": "bye"},
-        {"id": "bye", "type": "text", "text": "Bye for now."}
-      ]
-    }
-    """# + "\n"
+        {
+          "$schema": "https://rocketalert.dev/schema/flow-v1.schema.json",
+          "version": 1,
+          "title": "A starter flow",
+          "author": {"name": "Rocket"},
+          "closeButton": {"title": "Close"},
+          "variables": ["user"],
+          "start": "hello",
+          "blocks": [
+            {"id": "hello", "type": "text", "text": "Hi {{user}}! I'm a starter flow.", "next": "wait", "font": "textBold"},
+            {"id": "wait", "type": "text", "text": "This one goes on by itself.", "showNextAfter": "1.5s", "next": "ask"},
+            {"id": "ask", "type": "doubleButton",
+             "left": {"title": "Show me", "next": "name"},
+             "right": {"title": "Later", "next": "bye", "font": "lightButton"}},
+            {"id": "name", "type": "textInput", "text": "What's your name?", "buttonTitle": "Send", "placeholder": "Ada",
+             "validate": {"required": true, "maxLength": 40, "pattern": "^[^0-9]*$", "message": "No digits, please"},
+             "branches": [{"when": {"matches": "(?i)^ada"}, "next": "ada"}], "next": "picture"},
+            {"id": "ada", "type": "text", "text": "Countess {{name}}, welcome!", "next": "picture"},
+            {"id": "picture", "type": "image", "image": "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAIAAAACCAYAAABytg0kAAAAFklEQVR4nGNgYPj/nwFIMDAwMDAAABz6Af+yOhETAAAAAElFTkSuQmCC",
+             "text": "Pictures are PNG or JPEG files next to the flow, or data URIs.", "imageStyle": "round", "next": "go"},
+            {"id": "go", "type": "button", "title": "Done, {{name}}", "action": "finished", "next": "bye"},
+            {"id": "bye", "type": "text", "text": "Bye for now."}
+          ]
+        }
+        """# + "\n"
 
     static func run(_ args: [String]) throws(UsageError) -> Int32 {
         let parsed = try parse(args, as: spec)

@@ -20,8 +20,11 @@ enum LintCommand {
             case .failure(let e):
                 status = Exit.noInput
                 if parsed.has("--json") {
-                    json.append(.object([("file", .string(path)), ("severity", .string("error")), ("code", .string("unreadable")),
-                                         ("message", .string("cannot read the file: \(e.reason)"))]))
+                    json.append(
+                        .object([
+                            ("file", .string(path)), ("severity", .string("error")), ("code", .string("unreadable")),
+                            ("message", .string("cannot read the file: \(e.reason)")),
+                        ]))
                 } else {
                     printOut("\(path): error: cannot read the file: \(e.reason)")
                 }
@@ -32,8 +35,10 @@ enum LintCommand {
                         var o: [(String, JSONValue)] = [("file", .string(path))]
                         if let l = d.line { o.append(("line", .number(Double(l)))) }
                         if let c = d.column { o.append(("column", .number(Double(c)))) }
-                        o += [("severity", .string(d.severity.rawValue)), ("code", .string(d.code)), ("message", .string(d.message)),
-                              ("path", .string(d.path))]
+                        o += [
+                            ("severity", .string(d.severity.rawValue)), ("code", .string(d.code)), ("message", .string(d.message)),
+                            ("path", .string(d.path)),
+                        ]
                         json.append(.object(o))
                     } else {
                         printOut(d.formatted(file: path))

@@ -1,7 +1,7 @@
 import RocketBanners
 #if canImport(Glibc)
-import RocketJSON
-import Glibc
+    import RocketJSON
+    import Glibc
 #endif
 import RocketConversation
 import RocketCore
@@ -52,8 +52,10 @@ func loadFlowFile(_ path: String) -> Result<FlowLoadResult, FlowFileError> {
         if let doc = result.document {
             let assets = FlowLoader.placed(AssetCheck.check(doc, base: PathName.directory(path)), in: bytes)
             if !assets.isEmpty {
-                result = FlowLoadResult(document: nil, diagnostics: (result.diagnostics + assets)
-                    .sorted { ($0.line ?? 0, $0.column ?? 0) < ($1.line ?? 0, $1.column ?? 0) })
+                result = FlowLoadResult(
+                    document: nil,
+                    diagnostics: (result.diagnostics + assets)
+                        .sorted { ($0.line ?? 0, $0.column ?? 0) < ($1.line ?? 0, $1.column ?? 0) })
             }
         }
         return .success(result)
@@ -89,13 +91,17 @@ final class EventLog {
         func id(_ s: String?) -> JSONValue { s.map { .string($0) } ?? .null }
         switch event {
         case .blockAdded(let index, let block):
-            return .object([("event", .string("blockAdded")), ("index", .number(Double(index))), ("id", id(block.id)),
-                            ("type", .string(block.kind.rawValue))])
+            return .object([
+                ("event", .string("blockAdded")), ("index", .number(Double(index))), ("id", id(block.id)),
+                ("type", .string(block.kind.rawValue)),
+            ])
         case .tapped(let index, let blockID, let automatic):
             return .object([("event", .string("tapped")), ("index", .number(Double(index))), ("id", id(blockID)), ("automatic", .bool(automatic))])
         case .buttonPressed(let index, let blockID, let side, let title):
-            var o: [(String, JSONValue)] = [("event", .string("buttonPressed")), ("index", .number(Double(index))), ("id", id(blockID)),
-                                            ("title", .string(title))]
+            var o: [(String, JSONValue)] = [
+                ("event", .string("buttonPressed")), ("index", .number(Double(index))), ("id", id(blockID)),
+                ("title", .string(title)),
+            ]
             if let side { o.append(("side", .string(side.rawValue))) }
             return .object(o)
         case .action(let name, let blockID):
@@ -112,8 +118,10 @@ final class EventLog {
             }
             return .object([("event", .string("inputRejected")), ("index", .number(Double(index))), ("id", id(blockID)), ("rule", .string(rule))])
         case .dismissed(let reason, let count, let blocks):
-            return .object([("event", .string("dismissed")), ("reason", .string(EventLog.reason(reason))), ("count", .number(Double(count))),
-                            ("ids", .array(blocks.map { id($0.id) }))])
+            return .object([
+                ("event", .string("dismissed")), ("reason", .string(EventLog.reason(reason))), ("count", .number(Double(count))),
+                ("ids", .array(blocks.map { id($0.id) })),
+            ])
         case .replyShown, .didFinishClosing, .intentRefused:
             return nil
         }
@@ -137,18 +145,19 @@ enum PlayCommand {
             .value("--state", "FILE", "Save the conversation to FILE after every step and resume from it when it exists."),
             .flag("--restart", "With --state: start over even when FILE holds a conversation (of this flow or another)."),
             .flag("--verbose", "Also print the flow's lint warnings (errors are always printed)."),
-            .value("--on-action", "NAME=COMMAND", "Run COMMAND with /bin/sh -c when the flow fires action NAME (answers in ROCKET_ANSWER_<ID>).",
-                   repeatable: true),
+            .value(
+                "--on-action", "NAME=COMMAND", "Run COMMAND with /bin/sh -c when the flow fires action NAME (answers in ROCKET_ANSWER_<ID>).",
+                repeatable: true),
             .flag("--print-actions", "Write each action's name to stdout as it fires."),
         ],
         discussion: """
-        A flow with a "scenario" (and "when" rules) is shown only when that scenario may execute
-        now; the showing counts as its execution.
-        With --state FILE the conversation is saved atomically after every step. When FILE exists
-        and belongs to this flow, play resumes there (the scenario is not asked again) and shows
-        the transcript so far; reaching the end removes FILE; closing or interrupting keeps it.
-        Secret answers are never saved.
-        """,
+            A flow with a "scenario" (and "when" rules) is shown only when that scenario may execute
+            now; the showing counts as its execution.
+            With --state FILE the conversation is saved atomically after every step. When FILE exists
+            and belongs to this flow, play resumes there (the scenario is not asked again) and shows
+            the transcript so far; reaching the end removes FILE; closing or interrupting keeps it.
+            Secret answers are never saved.
+            """,
         exitStatus: exitStatusOfPlay,
         examples: [
             "rocket play examples/welcome.json",
@@ -225,7 +234,8 @@ enum PlayCommand {
             return .failure(ExitStatusCode(Exit.dataError))
         }
         guard snapshot.flow == flowIdentity(doc) else {
-            printError("rocket: error: '\(statePath)' holds a conversation of a different flow (or an earlier version of this one); use --restart to start over")
+            printError(
+                "rocket: error: '\(statePath)' holds a conversation of a different flow (or an earlier version of this one); use --restart to start over")
             return .failure(ExitStatusCode(Exit.dataError))
         }
         return .success(snapshot)
@@ -247,7 +257,7 @@ enum PlayCommand {
         let parsed = try parse(args, as: demoSpec)
         if parsed.helpRequested { printOut(demoSpec.help); return Exit.ok }
         let vars = try variables(parsed)
-        _ = try ScenarioCommand.time(parsed, command: demoSpec.name)   // a bad --now is a usage error here too
+        _ = try ScenarioCommand.time(parsed, command: demoSpec.name)  // a bad --now is a usage error here too
         _ = try ActionHooks.parse(parsed.all("--on-action"), command: demoSpec.name)
         let result = FlowLoader.load(DemoFlow.json)
         guard let doc = result.document, result.isPlayable else {
@@ -263,8 +273,10 @@ enum PlayCommand {
         return outcome.exitCode
     }
 
-    static func play(_ doc: FlowDocument, imageBase: String?, parsed: ParsedArguments, vars: [String: String],
-                     resume: ConversationSnapshot? = nil, leftover: ((bytes: [UInt8], ended: Bool)) -> Void = { _ in }) -> Int32 {
+    static func play(
+        _ doc: FlowDocument, imageBase: String?, parsed: ParsedArguments, vars: [String: String],
+        resume: ConversationSnapshot? = nil, leftover: ((bytes: [UInt8], ended: Bool)) -> Void = { _ in }
+    ) -> Int32 {
         let env = Environment.current
         let terminal = Terminal()
         let plain = parsed.has("--plain") || !terminal.isInteractive || env["TERM"] == "dumb"
@@ -276,8 +288,9 @@ enum PlayCommand {
         let clock = SystemClock()
         if let resume {
             do {
-                conversation = try resume.restore(graph: conversation.graph, author: conversation.author,
-                                                  closeButton: conversation.closeButton, options: options, at: clock.now, flow: resume.flow)
+                conversation = try resume.restore(
+                    graph: conversation.graph, author: conversation.author,
+                    closeButton: conversation.closeButton, options: options, at: clock.now, flow: resume.flow)
             } catch {
                 printError("rocket: error: '\(parsed.value("--state") ?? "")': \(error); use --restart to start over")
                 return Exit.dataError
@@ -305,7 +318,7 @@ enum PlayCommand {
                 case .closing(.completed), .dismissed(.completed):
                     _ = FileIO.remove(statePath)
                 case .closing, .dismissed:
-                    break   // closed or interrupted: the last saved step stays, to resume from
+                    break  // closed or interrupted: the last saved step stays, to resume from
                 }
             }
         }
@@ -328,8 +341,9 @@ enum PlayCommand {
                 log?.write(.object([("event", .string("actionHook")), ("name", .string(name)), ("status", .number(Double(status)))]))
             }
         }
-        let session = TerminalSession(host: rocket, terminal: terminal, mode: plain ? .plain : .tty,
-                                      strings: UIStrings.forEnvironment(env))
+        let session = TerminalSession(
+            host: rocket, terminal: terminal, mode: plain ? .plain : .tty,
+            strings: UIStrings.forEnvironment(env))
         session.depth = ColorDepth.detect(env)
         session.banner = doc.banner.map { banner in banner.filled { rocket.conversation.interpolate($0) } }
         session.reducedMotion = env["ROCKET_REDUCED_MOTION"] == "1"

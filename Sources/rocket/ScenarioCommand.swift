@@ -2,7 +2,7 @@ import RocketCore
 import RocketScenarios
 import RocketTerminal
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 enum ScenarioCommand {
@@ -24,44 +24,69 @@ enum ScenarioCommand {
     ]
 
     static let subcommands: [(name: String, spec: CommandSpec)] = [
-        ("trigger", CommandSpec(name: "scenario trigger", abstract: "Count an event of a scenario (checks nothing).",
-                                positionals: [("NAME", "The scenario.")], positionalCount: 1...1, options: [nowOption, storeOption],
-                                discussion: "", exitStatus: "0 counted; 64 usage error; 74 store error.",
-                                examples: ["rocket scenario trigger app-launch", "rocket scenario trigger app-launch --now 2026-01-01T09:00:00Z --store /tmp/s.sqlite"])),
-        ("try", CommandSpec(name: "scenario try", abstract: "May the scenario execute now? If so, this try counts as its execution.",
-                            positionals: [("NAME", "The scenario.")], positionalCount: 1...1,
-                            options: ruleOptions + [nowOption, storeOption, .flag("--explain", "Say which condition passed or failed, on stderr.")],
-                            discussion: "D is seconds, or a number with ms, s, m, h, d or w (90, 500ms, 1.5h, 14d); at most 100 years.",
-                            exitStatus: "0 executed; 1 not executed; 64 usage error; 74 store error.",
-                            examples: [
-                                "rocket scenario try ask-review --events-of app-launch --min-events 5 --min-since-first-event 14d --max-executions 3 && echo 'Enjoying it?'",
-                                "rocket scenario try tip --min-between-executions 1d --budget 1 --budget-window 24h --explain",
-                            ])),
-        ("status", CommandSpec(name: "scenario status", abstract: "Show the statistics of one scenario or all.",
-                               positionals: [("NAME", "The scenario (default: all).")], positionalCount: 0...1,
-                               options: [.flag("--json", "Print JSON (the export format)."), storeOption, nowOption],
-                               discussion: "Reads the store without writing to it: a read-only store can be read; a missing one is empty.",
-                               exitStatus: "0 shown; 64 usage error; 74 store error.",
-                               examples: ["rocket scenario status", "rocket scenario status ask-review --json"])),
-        ("reset", CommandSpec(name: "scenario reset", abstract: "Clear the statistics of a scenario, or of all with --all.",
-                              positionals: [("NAME", "The scenario.")], positionalCount: 0...1,
-                              options: [.flag("--all", "Clear every scenario."), storeOption],
-                              discussion: "Clears the statistics and the scenario's entries in the shared budget.",
-                              exitStatus: "0 cleared; 64 usage error; 74 store error.",
-                              examples: ["rocket scenario reset ask-review", "rocket scenario reset --all --store /tmp/s.sqlite"])),
-        ("export", CommandSpec(name: "scenario export", abstract: "Print all state as JSON.", positionals: [], positionalCount: 0...0,
-                               options: [storeOption], discussion: "Reads the store without writing to it.",
-                               exitStatus: "0 exported; 64 usage error; 74 store error or stdout cannot be written.",
-                               examples: ["rocket scenario export > scenarios.json", "rocket scenario export --store old.sqlite | rocket scenario import /dev/stdin"])),
-        ("import", CommandSpec(name: "scenario import", abstract: "Replace all state with a JSON export.",
-                               positionals: [("FILE", "A file written by 'rocket scenario export'.")], positionalCount: 1...1,
-                               options: [storeOption], discussion: "Every count and time is checked before anything is replaced.",
-                               exitStatus: "0 imported; 64 usage error; 65 not a valid export; 66 missing or unreadable file; 74 store error.",
-                               examples: ["rocket scenario import scenarios.json", "rocket scenario import backup.json --store /tmp/s.sqlite"])),
+        (
+            "trigger",
+            CommandSpec(
+                name: "scenario trigger", abstract: "Count an event of a scenario (checks nothing).",
+                positionals: [("NAME", "The scenario.")], positionalCount: 1...1, options: [nowOption, storeOption],
+                discussion: "", exitStatus: "0 counted; 64 usage error; 74 store error.",
+                examples: ["rocket scenario trigger app-launch", "rocket scenario trigger app-launch --now 2026-01-01T09:00:00Z --store /tmp/s.sqlite"])
+        ),
+        (
+            "try",
+            CommandSpec(
+                name: "scenario try", abstract: "May the scenario execute now? If so, this try counts as its execution.",
+                positionals: [("NAME", "The scenario.")], positionalCount: 1...1,
+                options: ruleOptions + [nowOption, storeOption, .flag("--explain", "Say which condition passed or failed, on stderr.")],
+                discussion: "D is seconds, or a number with ms, s, m, h, d or w (90, 500ms, 1.5h, 14d); at most 100 years.",
+                exitStatus: "0 executed; 1 not executed; 64 usage error; 74 store error.",
+                examples: [
+                    "rocket scenario try ask-review --events-of app-launch --min-events 5 --min-since-first-event 14d --max-executions 3 && echo 'Enjoying it?'",
+                    "rocket scenario try tip --min-between-executions 1d --budget 1 --budget-window 24h --explain",
+                ])
+        ),
+        (
+            "status",
+            CommandSpec(
+                name: "scenario status", abstract: "Show the statistics of one scenario or all.",
+                positionals: [("NAME", "The scenario (default: all).")], positionalCount: 0...1,
+                options: [.flag("--json", "Print JSON (the export format)."), storeOption, nowOption],
+                discussion: "Reads the store without writing to it: a read-only store can be read; a missing one is empty.",
+                exitStatus: "0 shown; 64 usage error; 74 store error.",
+                examples: ["rocket scenario status", "rocket scenario status ask-review --json"])
+        ),
+        (
+            "reset",
+            CommandSpec(
+                name: "scenario reset", abstract: "Clear the statistics of a scenario, or of all with --all.",
+                positionals: [("NAME", "The scenario.")], positionalCount: 0...1,
+                options: [.flag("--all", "Clear every scenario."), storeOption],
+                discussion: "Clears the statistics and the scenario's entries in the shared budget.",
+                exitStatus: "0 cleared; 64 usage error; 74 store error.",
+                examples: ["rocket scenario reset ask-review", "rocket scenario reset --all --store /tmp/s.sqlite"])
+        ),
+        (
+            "export",
+            CommandSpec(
+                name: "scenario export", abstract: "Print all state as JSON.", positionals: [], positionalCount: 0...0,
+                options: [storeOption], discussion: "Reads the store without writing to it.",
+                exitStatus: "0 exported; 64 usage error; 74 store error or stdout cannot be written.",
+                examples: ["rocket scenario export > scenarios.json", "rocket scenario export --store old.sqlite | rocket scenario import /dev/stdin"])
+        ),
+        (
+            "import",
+            CommandSpec(
+                name: "scenario import", abstract: "Replace all state with a JSON export.",
+                positionals: [("FILE", "A file written by 'rocket scenario export'.")], positionalCount: 1...1,
+                options: [storeOption], discussion: "Every count and time is checked before anything is replaced.",
+                exitStatus: "0 imported; 64 usage error; 65 not a valid export; 66 missing or unreadable file; 74 store error.",
+                examples: ["rocket scenario import scenarios.json", "rocket scenario import backup.json --store /tmp/s.sqlite"])
+        ),
     ]
 
     static var help: String {
-        var out = "OVERVIEW: Decide when something may be shown (WaitForIt's scenarios), from shell scripts.\n\nUSAGE: rocket scenario <subcommand> [options]\n\nSUBCOMMANDS:\n"
+        var out =
+            "OVERVIEW: Decide when something may be shown (WaitForIt's scenarios), from shell scripts.\n\nUSAGE: rocket scenario <subcommand> [options]\n\nSUBCOMMANDS:\n"
         for (name, spec) in subcommands { out += "  " + pad(name, 10) + spec.abstract + "\n" }
         out += "\n  See 'rocket scenario <subcommand> --help' for the options of each."
         return out
@@ -162,8 +187,10 @@ enum ScenarioCommand {
 
     /// Tries the scenario (counting the execution when allowed) and explains the decision on
     /// stderr when asked, or always when the clock moved backwards.
-    static func decide(_ name: String, rules: ScenarioRules, in store: any ScenarioStore, at now: Double,
-                       explaining: Bool) throws(ScenarioStoreError) -> Bool {
+    static func decide(
+        _ name: String, rules: ScenarioRules, in store: any ScenarioStore, at now: Double,
+        explaining: Bool
+    ) throws(ScenarioStoreError) -> Bool {
         let decision = try NamedScenario(name, rules: rules).decide(in: store, at: now)
         if explaining || decision.clockMovedBackwards { explain(decision, verdict: true) }
         return decision.allowed
@@ -191,7 +218,8 @@ enum ScenarioCommand {
 
     static func describe(_ name: String, _ s: ScenarioStats) -> String {
         func date(_ d: Double?) -> String { d.map { WallTime.format($0) } ?? "never" }
-        return "\(Sanitizer.clean(name, keepNewlines: false)): events \(s.eventsCount) (first \(date(s.firstEventDate)), last \(date(s.lastEventDate))); executions \(s.executionsCount) (last \(date(s.lastExecutionDate)))"
+        return
+            "\(Sanitizer.clean(name, keepNewlines: false)): events \(s.eventsCount) (first \(date(s.firstEventDate)), last \(date(s.lastEventDate))); executions \(s.executionsCount) (last \(date(s.lastExecutionDate)))"
     }
 
     static func json(_ snapshot: ScenarioSnapshot) -> String {
@@ -202,7 +230,8 @@ enum ScenarioCommand {
     static func time(_ parsed: ParsedArguments, command: String) throws(UsageError) -> Double {
         guard let text = parsed.value("--now") else { return WallTime.now }
         guard let t = WallTime.parse(text) else {
-            throw UsageError(message: "'--now \(text)' is not a time from year 1 to 9999; use ISO-8601 (2026-01-01T00:00:00Z) or @EPOCHSECONDS", command: command)
+            throw UsageError(
+                message: "'--now \(text)' is not a time from year 1 to 9999; use ISO-8601 (2026-01-01T00:00:00Z) or @EPOCHSECONDS", command: command)
         }
         return t
     }

@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 import RocketCore
 
@@ -24,28 +24,30 @@ enum Rocket {
     /// Every command's interface, subcommands included: what help, completions and the man page
     /// are made from.
     static var specs: [CommandSpec] {
-        [PlayCommand.demoSpec, PlayCommand.spec, LintCommand.spec, GraphCommand.spec, NewCommand.spec, BannerCommand.spec,
-         AlertCommand.spec] + ScenarioCommand.subcommands.map(\.spec) + [CompletionsCommand.spec, ManCommand.spec]
+        [
+            PlayCommand.demoSpec, PlayCommand.spec, LintCommand.spec, GraphCommand.spec, NewCommand.spec, BannerCommand.spec,
+            AlertCommand.spec,
+        ] + ScenarioCommand.subcommands.map(\.spec) + [CompletionsCommand.spec, ManCommand.spec]
     }
 
     static var help: String {
         var out = """
-        OVERVIEW: RocketAlert — engage a user at the right moment without annoying them.
+            OVERVIEW: RocketAlert — engage a user at the right moment without annoying them.
 
-        USAGE: rocket <command> [options]
+            USAGE: rocket <command> [options]
 
-        COMMANDS:
+            COMMANDS:
 
-        """
+            """
         for c in commands { out += "  " + pad(c.name, 13) + c.abstract + "\n" }
         out += """
 
-        OPTIONS:
-          -v, --version  Show the version.
-          -h, --help     Show help information.
+            OPTIONS:
+              -v, --version  Show the version.
+              -h, --help     Show help information.
 
-          See 'rocket help <command>' for detailed help.
-        """
+              See 'rocket help <command>' for detailed help.
+            """
         return out
     }
 
@@ -86,4 +88,3 @@ enum Rocket {
 }
 
 exit(await Rocket.run(Array(CommandLine.arguments.dropFirst())))
-

@@ -14,22 +14,22 @@ struct ConversationSemanticsTests {
         let a = TextRocketBlock(text: "A", next: b)
         let h = Harness(root: a)
         h.rocket.show()
-        #expect(h.added.isEmpty)                       // the intro runs first
+        #expect(h.added.isEmpty)  // the intro runs first
         h.run(for: 2)
         #expect(h.added == ["A"])
         #expect(h.time(ofAdded: "A") == 2)
         try h.rocket.send(.tap)
-        #expect(h.added == ["A"])                      // bounce first
+        #expect(h.added == ["A"])  // bounce first
         h.run(for: 0.3)
         #expect(h.added == ["A", "B"])
         h0.set(h.clock.now)
         try h.rocket.send(.pressButton)
-        #expect(actionRanAt == h.clock.now)            // the action runs at once…
-        #expect(h.added == ["A", "B"])                 // …the next block after the bounce
+        #expect(actionRanAt == h.clock.now)  // the action runs at once…
+        #expect(h.added == ["A", "B"])  // …the next block after the bounce
         h.run(for: 0.3)
         #expect(h.added == ["A", "B", "C"])
         h.run(for: 2.0)
-        #expect(h.dismissals.isEmpty)                  // C's timer has fired; the bounce runs
+        #expect(h.dismissals.isEmpty)  // C's timer has fired; the bounce runs
         h.run(for: 0.3)
         #expect(h.dismissals == [.completed])
         guard case .closing(.completed) = h.rocket.conversation.status else {
@@ -112,8 +112,9 @@ struct ConversationSemanticsTests {
         h.rocket.show(); try h.rocket.send(.pressButton)
         #expect(h.dismissals == [.completed])
         // double button side with no handler
-        h = Harness(root: DoubleButtonRocketBlock(left: ButtonRocketBlock(title: "L"), right: ButtonRocketBlock(title: "R")),
-                    timing: .reducedMotion)
+        h = Harness(
+            root: DoubleButtonRocketBlock(left: ButtonRocketBlock(title: "L"), right: ButtonRocketBlock(title: "R")),
+            timing: .reducedMotion)
         h.rocket.show(); try h.rocket.send(.pressRight)
         #expect(h.dismissals == [.completed])
         // input with no handler
@@ -145,7 +146,7 @@ struct ConversationSemanticsTests {
         #expect(throws: RocketIntentError.noInteractiveBlock) { try h.rocket.send(.pressLeft) }
         #expect(ran == ["R"])
         h.run(for: 0.55)
-        #expect(h.added == ["Left | Right"])           // the double bounce is 0.6 s
+        #expect(h.added == ["Left | Right"])  // the double bounce is 0.6 s
         h.run(for: 0.05)
         #expect(h.added == ["Left | Right", "went right"])
         #expect(h.rocket.conversation.answers["pair"]?.value == "Right")
@@ -156,12 +157,14 @@ struct ConversationSemanticsTests {
     func inputHandler() throws {
         var received: String?
         let input = TextInputRocketBlock(text: "Name?", buttonTitle: "Send")
-        input.handler = InputRocketHandler(action: { text in received = text; return TextRocketBlock(text: "Hi \(text)") })
+        input.handler = InputRocketHandler(action: { text in
+            received = text; return TextRocketBlock(text: "Hi \(text)")
+        })
         let h = Harness(root: input, timing: .original)
         h.rocket.show(); h.run(for: 2)
         try h.rocket.send(.submit("Ada"))
         #expect(received == "Ada")
-        #expect(h.added == ["Name?", "Hi Ada"])       // no clock movement needed
+        #expect(h.added == ["Name?", "Hi Ada"])  // no clock movement needed
         #expect(throws: RocketIntentError.self) { try h.rocket.send(.submit("again")) }
     }
 

@@ -6,8 +6,9 @@ import RocketCore
 @Suite("Events: notifications, typed stream, scoping")
 struct EventTests {
     func makeRocket(_ root: any RocketBlock, recorder: NotificationRecorder, clock: ManualClock = ManualClock()) -> Rocket {
-        let r = Rocket(author: RocketAuthor(image: .file("a.png")), block: root, clock: clock,
-                       options: ConversationOptions(timing: .reducedMotion))
+        let r = Rocket(
+            author: RocketAuthor(image: .file("a.png")), block: root, clock: clock,
+            options: ConversationOptions(timing: .reducedMotion))
         r.notificationCenter = recorder.center
         return r
     }
@@ -68,7 +69,7 @@ struct EventTests {
         defer { rec.center.removeObserver(token) }
         one.show(); two.show()
         try one.send(.tap)
-        try one.send(.tap)          // one completes and dismisses
+        try one.send(.tap)  // one completes and dismisses
         #expect(one.conversation.status == .dismissed(.completed))
         #expect(two.conversation.status == .active)
         #expect(two.conversation.blocks.count == 1)
@@ -78,7 +79,8 @@ struct EventTests {
     @Test("The typed async stream delivers the same facts plus the reason, then ends")
     func asyncStream() async throws {
         let rec = NotificationRecorder()
-        let rocket = makeRocket(TextRocketBlock(text: "A", next: ButtonRocketBlock(title: "Go", tapHandler: TapRocketHandler(next: nil, actionName: "go"))), recorder: rec)
+        let rocket = makeRocket(
+            TextRocketBlock(text: "A", next: ButtonRocketBlock(title: "Go", tapHandler: TapRocketHandler(next: nil, actionName: "go"))), recorder: rec)
         var handled = 0
         rocket.actionHandlers["go"] = { handled += 1 }
         let stream = rocket.events
@@ -88,16 +90,21 @@ struct EventTests {
         var events: [RocketEvent] = []
         for await e in stream { events.append(e) }
         #expect(handled == 1)
-        #expect(events == [
-            .blockAdded(index: 0, block: RocketBlockInfo(id: nil, kind: .text, text: "A")),
-            .tapped(index: 0, id: nil, automatic: false),
-            .blockAdded(index: 1, block: RocketBlockInfo(id: nil, kind: .button, text: "Go")),
-            .buttonPressed(index: 1, id: nil, side: nil, title: "Go"),
-            .action(name: "go", blockID: nil),
-            .dismissed(reason: .completed, count: 2, blocks: [RocketBlockInfo(id: nil, kind: .text, text: "A"),
-                                                              RocketBlockInfo(id: nil, kind: .button, text: "Go")]),
-            .didFinishClosing(reason: .completed),
-        ])
+        #expect(
+            events == [
+                .blockAdded(index: 0, block: RocketBlockInfo(id: nil, kind: .text, text: "A")),
+                .tapped(index: 0, id: nil, automatic: false),
+                .blockAdded(index: 1, block: RocketBlockInfo(id: nil, kind: .button, text: "Go")),
+                .buttonPressed(index: 1, id: nil, side: nil, title: "Go"),
+                .action(name: "go", blockID: nil),
+                .dismissed(
+                    reason: .completed, count: 2,
+                    blocks: [
+                        RocketBlockInfo(id: nil, kind: .text, text: "A"),
+                        RocketBlockInfo(id: nil, kind: .button, text: "Go"),
+                    ]),
+                .didFinishClosing(reason: .completed),
+            ])
     }
 
     @Test("Secret input never appears in events")
@@ -105,8 +112,9 @@ struct EventTests {
         let rec = NotificationRecorder()
         let input = TextInputRocketBlock(text: "Password?", buttonTitle: "OK", inputHandler: nil, id: "pw")
         input.isSecret = true
-        let rocket = Rocket(author: RocketAuthor(image: .file("a")), block: input, clock: ManualClock(),
-                            options: ConversationOptions(timing: .reducedMotion, echoReplies: true))
+        let rocket = Rocket(
+            author: RocketAuthor(image: .file("a")), block: input, clock: ManualClock(),
+            options: ConversationOptions(timing: .reducedMotion, echoReplies: true))
         rocket.notificationCenter = rec.center
         var typed: [RocketEvent] = []
         rocket.onEvent = { typed.append($0) }

@@ -1,7 +1,7 @@
 import Testing
 import RocketConversation
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 @Suite("Validation patterns with a bounded cost")
@@ -30,8 +30,10 @@ struct PatternTests {
     @Test("Any of these patterns against 64 KiB of hostile text stays within its limits")
     func hostileTexts() throws {
         let patterns = ["^(a+)+$", "(a|aa)*b", "^(\\w+\\s?)*$", "(.*a){12}", "^(([a-z])+.)+[A-Z]([a-z])+$", "(x+x+)+y"]
-        let texts = [String(repeating: "a", count: 65_536), String(repeating: "a", count: 65_535) + "!",
-                     String(repeating: "x", count: 65_536), String(repeating: "ab ", count: 21_845)]
+        let texts = [
+            String(repeating: "a", count: 65_536), String(repeating: "a", count: 65_535) + "!",
+            String(repeating: "x", count: 65_536), String(repeating: "ab ", count: 21_845),
+        ]
         for p in patterns {
             let compiled = try RocketPattern.compile(p).get()
             for t in texts {

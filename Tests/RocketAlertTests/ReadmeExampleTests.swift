@@ -1,3 +1,5 @@
+// swift-format-ignore-file
+// (The code below is the README's, line for line, so the formatter leaves it alone.)
 // The README's first example, exactly as the README shows it (imports included): this file
 // only compiles while the README's code does, and the test below checks that the README still
 // shows this code.

@@ -21,10 +21,12 @@ struct ReentrancyTests {
         let button = ButtonRocketBlock(title: "No thanks")
         let rocket = Rocket(author: RocketAuthor(image: .file("a.png")), block: button, clock: clock)
         var seenStatus: ConversationStatus?
-        button.tapHandler = TapRocketHandler(next: TextRocketBlock(text: "never"), action: {
-            seenStatus = rocket.conversation.status       // reading state inside a handler
-            rocket.dismiss()
-        })
+        button.tapHandler = TapRocketHandler(
+            next: TextRocketBlock(text: "never"),
+            action: {
+                seenStatus = rocket.conversation.status  // reading state inside a handler
+                rocket.dismiss()
+            })
         shown(rocket, clock: clock)
         try rocket.send(.pressButton)
         #expect(seenStatus == .active)
@@ -33,7 +35,7 @@ struct ReentrancyTests {
         }
         clock.advance(by: 5)
         rocket.tick()
-        #expect(rocket.conversation.blocks.count == 1)     // the next block never came
+        #expect(rocket.conversation.blocks.count == 1)  // the next block never came
         #expect(rocket.conversation.status == .dismissed(.dismissedByApp))
     }
 
@@ -43,13 +45,16 @@ struct ReentrancyTests {
         let after = TextRocketBlock(text: "After")
         let left = ButtonRocketBlock(title: "L")
         let double = DoubleButtonRocketBlock(left: left, right: ButtonRocketBlock(title: "R"))
-        let rocket = Rocket(author: RocketAuthor(image: .file("a.png")), block: double, clock: clock,
-                            options: ConversationOptions(timing: .instant))
+        let rocket = Rocket(
+            author: RocketAuthor(image: .file("a.png")), block: double, clock: clock,
+            options: ConversationOptions(timing: .instant))
         var events: [RocketEvent] = []
         rocket.onEvent = { events.append($0) }
-        left.tapHandler = TapRocketHandler(next: after, action: {
-            try? rocket.send(.tap)      // queued; "After" is not shown yet when this runs
-        })
+        left.tapHandler = TapRocketHandler(
+            next: after,
+            action: {
+                try? rocket.send(.tap)  // queued; "After" is not shown yet when this runs
+            })
         rocket.show()
         try rocket.send(.pressLeft)
         // The queued tap ran after the press: it tapped "After", which ends the conversation.
@@ -76,8 +81,9 @@ struct ReentrancyTests {
         let clock = ManualClock()
         let input = TextInputRocketBlock(text: "Name?", buttonTitle: "Send")
         input.id = "name"
-        let rocket = Rocket(author: RocketAuthor(image: .file("a.png")), block: input, clock: clock,
-                            options: ConversationOptions(timing: .instant))
+        let rocket = Rocket(
+            author: RocketAuthor(image: .file("a.png")), block: input, clock: clock,
+            options: ConversationOptions(timing: .instant))
         var answerSeen: String?
         input.handler = InputRocketHandler<String>(action: { text in
             answerSeen = rocket.conversation.answers["name"]?.value
@@ -92,9 +98,12 @@ struct ReentrancyTests {
         #expect(rocket.conversation.blocks.last?.rawText == "Bye")
 
         let second = TextInputRocketBlock(text: "Again?", buttonTitle: "Send")
-        let other = Rocket(author: RocketAuthor(image: .file("a.png")), block: second, clock: clock,
-                           options: ConversationOptions(timing: .instant))
-        second.handler = InputRocketHandler<String>(action: { _ in other.dismiss(); return TextRocketBlock(text: "too late") })
+        let other = Rocket(
+            author: RocketAuthor(image: .file("a.png")), block: second, clock: clock,
+            options: ConversationOptions(timing: .instant))
+        second.handler = InputRocketHandler<String>(action: { _ in
+            other.dismiss(); return TextRocketBlock(text: "too late")
+        })
         other.show()
         try other.send(.submit("quit"))
         // The handler's block was shown first (its decision completes the submit), then the
@@ -134,14 +143,15 @@ struct LongChainTests {
             tail.next = b
             tail = b
         }
-        var rocket: Rocket? = Rocket(author: RocketAuthor(image: .file("a.png")), block: first!, clock: ManualClock(),
-                                     options: ConversationOptions(timing: .instant))
+        var rocket: Rocket? = Rocket(
+            author: RocketAuthor(image: .file("a.png")), block: first!, clock: ManualClock(),
+            options: ConversationOptions(timing: .instant))
         first = nil
         rocket!.show()
         for _ in 0..<10 { try rocket!.send(.tap) }
         #expect(rocket!.conversation.shownCount == 11)
         #expect(rocket!.conversation.graph.nodes.count == n)
-        rocket = nil     // releases the whole class chain
+        rocket = nil  // releases the whole class chain
     }
 
     @Test("A 1,000,000-block flow is written, loaded, played to the end and released")

@@ -20,8 +20,9 @@ struct SeedExamplesTests {
         rocket.dismiss()
         #expect(rocket.conversation.status == .dismissed(.dismissedByApp))
         // 001 writes `.init` explicitly; the same API.
-        let rocket2 = Rocket.init(author: RocketAuthor.init(image: yourImage, style: RocketImageStyle.round),
-                                  block: TextRocketBlock.init(text: "This is your first Block"))
+        let rocket2 = Rocket.init(
+            author: RocketAuthor.init(image: yourImage, style: RocketImageStyle.round),
+            block: TextRocketBlock.init(text: "This is your first Block"))
         #expect(rocket2.author.style == .round)
         #expect(rocket2.conversation.options.timing == .original)
     }
@@ -74,10 +75,10 @@ struct SeedExamplesTests {
         secondBlock.font = RocketFont.textBold
         let h = Harness(root: firstBlock, timing: .original)
         h.rocket.show()
-        h.run(for: 2)                 // intro
-        h.run(for: 2)                 // showNextAfter
+        h.run(for: 2)  // intro
+        h.run(for: 2)  // showNextAfter
         #expect(h.added == ["First"])
-        h.run(for: 0.3)               // bounce
+        h.run(for: 0.3)  // bounce
         #expect(h.added == ["First", "Second"])
         #expect(abs((h.time(ofAdded: "Second") ?? 0) - 4.3) < 1e-9)
     }
@@ -126,9 +127,11 @@ struct SeedExamplesTests {
         var printed: [String] = []
         let button = ButtonRocketBlock(title: "PRESS HERE")
         let afterTheTapOnButton = TextRocketBlock(text: "You press the button!!")
-        button.tapHandler = TapRocketHandler(next: afterTheTapOnButton, action: {
-            printed.append("the user click the button")
-        })
+        button.tapHandler = TapRocketHandler(
+            next: afterTheTapOnButton,
+            action: {
+                printed.append("the user click the button")
+            })
         let h = Harness(root: button, timing: .original)
         h.rocket.show(); h.run(for: 2)
         try h.rocket.send(.pressButton)
@@ -151,9 +154,11 @@ struct SeedExamplesTests {
         #expect(h.added == ["Left Button | Right Button", "right!"])
     }
 
-    @Test("TextInputRocketBlock examples: a handler, and different blocks by input", arguments: [
-        ("", "Why haven't added a text? :("), ("SecretKey", "Awesome!! you know the secret key"), ("it crashes", "Thanks you so much!"),
-    ])
+    @Test(
+        "TextInputRocketBlock examples: a handler, and different blocks by input",
+        arguments: [
+            ("", "Why haven't added a text? :("), ("SecretKey", "Awesome!! you know the secret key"), ("it crashes", "Thanks you so much!"),
+        ])
     func textInput(typed: String, reply: String) throws {
         let input = TextInputRocketBlock(text: "Describe your problem:", buttonTitle: "Send")
         input.handler = InputRocketHandler<String>(action: { (input) -> (any RocketBlock)? in
@@ -192,8 +197,9 @@ struct SeedExamplesTests {
             seen.mutate { $0.append("dismissed \(count) \(blocks.count)") }
         }
         defer { center.removeObserver(t1); center.removeObserver(t2) }
-        let rocket = Rocket(author: RocketAuthor(image: yourImage), block: TextRocketBlock(text: "a", next: TextRocketBlock(text: "b")),
-                            clock: ManualClock(), options: ConversationOptions(timing: .reducedMotion))
+        let rocket = Rocket(
+            author: RocketAuthor(image: yourImage), block: TextRocketBlock(text: "a", next: TextRocketBlock(text: "b")),
+            clock: ManualClock(), options: ConversationOptions(timing: .reducedMotion))
         rocket.notificationCenter = center
         rocket.show()
         try rocket.send(.tap)

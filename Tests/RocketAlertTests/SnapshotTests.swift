@@ -21,7 +21,7 @@ struct SnapshotTests {
         c.start(at: 100)
         try c.send(.tap, at: 101)
         #expect(c.isWaitingForAutoAdvance)
-        let snapshot = ConversationSnapshot(c, at: 104)           // 6 s of the 10 s left
+        let snapshot = ConversationSnapshot(c, at: 104)  // 6 s of the 10 s left
         #expect(snapshot.timers.map(\.remaining) == [7])
         let text = try snapshot.jsonText()
         let read = try ConversationSnapshot(jsonText: Array(text.utf8))
@@ -47,8 +47,9 @@ struct SnapshotTests {
         #expect(text.contains("Ada"))
         let kept = try ConversationSnapshot(c, at: 0, includeSecrets: true).jsonText()
         #expect(kept.contains("4711"))
-        let restored = try ConversationSnapshot(jsonText: Array(text.utf8)).restore(graph: graph(), author: c.author, closeButton: nil,
-                                                                                    options: c.options, at: 0)
+        let restored = try ConversationSnapshot(jsonText: Array(text.utf8)).restore(
+            graph: graph(), author: c.author, closeButton: nil,
+            options: c.options, at: 0)
         #expect(restored.interpolate("{{pin}}") == "••••")
     }
 
@@ -80,7 +81,8 @@ struct SnapshotTests {
     func sha() {
         #expect(SHA256.hex(Array("abc".utf8)) == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
         #expect(SHA256.hex([]) == "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855")
-        #expect(SHA256.hex(Array("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq".utf8))
+        #expect(
+            SHA256.hex(Array("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq".utf8))
                 == "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1")
     }
 }

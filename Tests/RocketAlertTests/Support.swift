@@ -9,8 +9,9 @@ final class Harness {
     var log: [(time: Double, event: RocketEvent)] = []
 
     init(root: any RocketBlock, timing: RocketTiming = .original, echo: Bool = false, answers: [String: String] = [:]) {
-        rocket = Rocket(author: RocketAuthor(image: .file("avatar.png")), block: root, clock: clock,
-                        options: ConversationOptions(timing: timing, echoReplies: echo, initialAnswers: answers))
+        rocket = Rocket(
+            author: RocketAuthor(image: .file("avatar.png")), block: root, clock: clock,
+            options: ConversationOptions(timing: timing, echoReplies: echo, initialAnswers: answers))
         rocket.onEvent = { [unowned self] event in self.log.append((self.clock.now, event)) }
     }
 
@@ -24,15 +25,21 @@ final class Harness {
     }
 
     var added: [String] {
-        log.compactMap { if case .blockAdded(_, let b) = $0.event { return b.text }; return nil }
+        log.compactMap {
+            if case .blockAdded(_, let b) = $0.event { return b.text }; return nil
+        }
     }
 
     var dismissals: [RocketDismissReason] {
-        log.compactMap { if case .dismissed(let r, _, _) = $0.event { return r }; return nil }
+        log.compactMap {
+            if case .dismissed(let r, _, _) = $0.event { return r }; return nil
+        }
     }
 
     func time(ofAdded text: String) -> Double? {
-        log.first { if case .blockAdded(_, let b) = $0.event { return b.text == text }; return false }?.time
+        log.first {
+            if case .blockAdded(_, let b) = $0.event { return b.text == text }; return false
+        }?.time
     }
 }
 
@@ -45,9 +52,10 @@ final class NotificationRecorder: @unchecked Sendable {
 
     init() {
         for name in [Notification.Name.rocketBlockAddedEvent, .rocketDismissEvent] {
-            tokens.append(center.addObserver(forName: name, object: nil, queue: nil) { [unowned self] note in
-                self.posts.append((note.name, note.object as AnyObject?, note.userInfo ?? [:]))
-            })
+            tokens.append(
+                center.addObserver(forName: name, object: nil, queue: nil) { [unowned self] note in
+                    self.posts.append((note.name, note.object as AnyObject?, note.userInfo ?? [:]))
+                })
         }
     }
 

@@ -24,8 +24,9 @@ final class BannerHarness {
 
     @discardableResult
     func show(_ b: Banner, delay: Double = 0, minimum: Double = 0) -> BannerToken {
-        center.show(b, delay: delay, minimum: minimum, buttonHandler: { [unowned self] tag in log.append("handler \(tag.rawValue)") },
-                    dismissHandler: { [unowned self] r in log.append("dismissHandler \(r)") })
+        center.show(
+            b, delay: delay, minimum: minimum, buttonHandler: { [unowned self] tag in log.append("handler \(tag.rawValue)") },
+            dismissHandler: { [unowned self] r in log.append("dismissHandler \(r)") })
     }
 
     func run(_ seconds: Double) {
@@ -55,9 +56,11 @@ struct BannerTests {
         #expect(try BannerButtons(configuration: 0, titles: []).items.isEmpty)
     }
 
-    @Test("Title counts that do not match the configuration are errors, not assertions", arguments: [
-        (0, ["x"]), (1, []), (1, ["a", "b"]), (2, ["a"]), (2, ["a", "b", "c"]), (7, []),
-    ] as [(Int, [String])])
+    @Test(
+        "Title counts that do not match the configuration are errors, not assertions",
+        arguments: [
+            (0, ["x"]), (1, []), (1, ["a", "b"]), (2, ["a"]), (2, ["a", "b", "c"]), (7, []),
+        ] as [(Int, [String])])
     func titleCounts(configuration: Int, titles: [String]) {
         #expect(throws: BannerError.self) { try BannerButtons(configuration: configuration, titles: titles) }
     }
@@ -176,9 +179,9 @@ struct BannerQueueTests {
         h.show(a); h.show(b); h.show(c)
         #expect(h.center.queue.visible.map(\.banner.title) == ["a"])
         h.run(1)
-        #expect(h.center.queue.visible.isEmpty)          // the pause
+        #expect(h.center.queue.visible.isEmpty)  // the pause
         h.run(0.5)
-        #expect(h.center.queue.visible.map(\.banner.title) == ["c"])   // priority first
+        #expect(h.center.queue.visible.map(\.banner.title) == ["c"])  // priority first
         h.run(1.5)
         #expect(h.center.queue.visible.map(\.banner.title) == ["b"])
     }
@@ -230,7 +233,7 @@ struct BannerQueueTests {
         var quick = Banner(title: "quick"); quick.id = "quick"
         h.show(quick, delay: 1, minimum: 2)
         h.run(0.5)
-        h.center.hide(id: "quick")       // the work finished before the delay: never shown
+        h.center.hide(id: "quick")  // the work finished before the delay: never shown
         h.run(5)
         #expect(!h.log.contains("willShow #1"))
         var slow = Banner(title: "slow"); slow.id = "slow"
@@ -238,7 +241,7 @@ struct BannerQueueTests {
         h.run(1)
         #expect(h.center.queue.visible.map(\.banner.title) == ["slow"])
         h.run(0.5)
-        h.center.hide(id: "slow")        // hidden early: stays until the minimum
+        h.center.hide(id: "slow")  // hidden early: stays until the minimum
         #expect(h.center.queue.visible.count == 1)
         h.run(1.49)
         #expect(h.center.queue.visible.count == 1)

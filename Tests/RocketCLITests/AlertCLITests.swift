@@ -23,10 +23,12 @@ struct AlertCLITests {
         #expect(eof.status == 1)
     }
 
-    @Test("Usage errors exit 64", arguments: [
-        ["alert"], ["alert", "--action", "a:cancel", "--action", "b:cancel"], ["alert", "--action", "a:disabled"],
-        ["alert", "--action", "a:dangerous"], ["alert", "--action", ":cancel"],
-    ])
+    @Test(
+        "Usage errors exit 64",
+        arguments: [
+            ["alert"], ["alert", "--action", "a:cancel", "--action", "b:cancel"], ["alert", "--action", "a:disabled"],
+            ["alert", "--action", "a:dangerous"], ["alert", "--action", ":cancel"],
+        ])
     func usage(args: [String]) throws {
         let r = try runRocket(args)
         #expect(r.status == 64 && r.stderr.hasPrefix("rocket: error: "))
@@ -36,7 +38,7 @@ struct AlertCLITests {
     func tty() throws {
         let run = try PTYRun(["alert", "--title", "Delete item?"] + actions)
         #expect(run.waitFor("Delete item?"))
-        run.send("\u{1B}[B\u{1B}[B\r")            // Delete → Keep → (Archive is disabled) → Cancel
+        run.send("\u{1B}[B\u{1B}[B\r")  // Delete → Keep → (Archive is disabled) → Cancel
         #expect(run.waitForExit() == 0)
         #expect(String(decoding: run.raw, as: UTF8.self).contains("Cancel\r\n"))
         #expect(run.terminalRestored)

@@ -4,9 +4,11 @@ import Testing
 
 @Suite("rocket banner")
 struct BannerCLITests {
-    @Test("Plain mode: a number or a title presses; an empty line taps the banner; end of input swipes", arguments: [
-        ("1\n", "button:Reply", 0), ("IGNORE\n", "button:Ignore", 0), ("\n", "background", 0), ("", "swipe", 1), ("9\nreply\n", "button:Reply", 0),
-    ] as [(String, String, Int32)])
+    @Test(
+        "Plain mode: a number or a title presses; an empty line taps the banner; end of input swipes",
+        arguments: [
+            ("1\n", "button:Reply", 0), ("IGNORE\n", "button:Ignore", 0), ("\n", "background", 0), ("", "swipe", 1), ("9\nreply\n", "button:Reply", 0),
+        ] as [(String, String, Int32)])
     func plain(input: String, line: String, status: Int32) throws {
         let r = try runRocket(["banner", "New message", "--subtitle", "From Ada", "--button", "Reply", "--button", "Ignore", "--icon", "✉"], stdin: input)
         #expect(r.status == status)
@@ -32,7 +34,7 @@ struct BannerCLITests {
         p.executableURL = URL(fileURLWithPath: rocketPath)
         p.arguments = ["banner", "x", "--duration", "0.2", "--plain"]
         let input = Pipe(), output = Pipe()
-        p.standardInput = input     // kept open: only the timer can end it
+        p.standardInput = input  // kept open: only the timer can end it
         p.standardOutput = output
         try p.run()
         p.waitUntilExit()
@@ -47,11 +49,13 @@ struct BannerCLITests {
         #expect(r.stdout.hasSuffix(#"{"result":"button","tag":1,"title":"OK"}"# + "\n"))
     }
 
-    @Test("Usage errors exit 64", arguments: [
-        ["banner", "x", "--button", "a", "--button", "b", "--button", "c"], ["banner", "x", "--button", "a", "--close-button"],
-        ["banner", "x", "--color", "mauve"], ["banner", "x", "--color", "#12345"], ["banner", "x", "--title-color", "nope"],
-        ["banner", "x", "--duration", "-1"], ["banner", "x", "--animation", "bounce"], ["banner"],
-    ])
+    @Test(
+        "Usage errors exit 64",
+        arguments: [
+            ["banner", "x", "--button", "a", "--button", "b", "--button", "c"], ["banner", "x", "--button", "a", "--close-button"],
+            ["banner", "x", "--color", "mauve"], ["banner", "x", "--color", "#12345"], ["banner", "x", "--title-color", "nope"],
+            ["banner", "x", "--duration", "-1"], ["banner", "x", "--animation", "bounce"], ["banner"],
+        ])
     func usage(args: [String]) throws {
         let r = try runRocket(args)
         #expect(r.status == 64 && r.stderr.hasPrefix("rocket: error: "))
@@ -78,16 +82,17 @@ struct FlowBannerCLITests {
     @Test("Plain mode prints the banner first; in a terminal Ctrl-X dismisses it and the event is logged")
     func flowBanner() throws {
         let dir = scratchDirectory()
-        write(#"""
-        {"version": 1, "banner": {"title": "Heads up", "subtitle": "Maintenance at noon", "icon": "🔧"},
-         "blocks": [{"id": "a", "type": "text", "text": "Hello"}]}
-        """#, to: dir + "/f.json")
+        write(
+            #"""
+            {"version": 1, "banner": {"title": "Heads up", "subtitle": "Maintenance at noon", "icon": "🔧"},
+             "blocks": [{"id": "a", "type": "text", "text": "Hello"}]}
+            """#, to: dir + "/f.json")
         let plain = try runRocket(["play", dir + "/f.json"], stdin: "\n")
         #expect(plain.stdout == "🔧 [Heads up] Maintenance at noon\nRocket: Hello\n")
         let run = try PTYRun(["play", dir + "/f.json", "--events", dir + "/e.jsonl"], environment: ["ROCKET_REDUCED_MOTION": "1"])
         #expect(run.waitFor("Heads up"))
         #expect(run.screen.lines.firstIndex { $0.contains("Heads up") }! < run.screen.lines.firstIndex { $0.contains("Hello") }!)
-        run.send([0x18])                 // Ctrl-X
+        run.send([0x18])  // Ctrl-X
         run.pump(0.3)
         #expect(!run.screen.lines.contains { $0.contains("Heads up") })
         run.send("\r")

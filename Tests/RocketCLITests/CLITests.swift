@@ -3,17 +3,17 @@ import Foundation
 import Testing
 
 let tinyFlow = #"""
-{"version": 1, "author": {"name": "Bot"}, "start": "hi", "variables": ["user"],
- "blocks": [
-  {"id": "hi", "type": "text", "text": "Hello {{user}}", "next": "ask", "showNextAfter": 5},
-  {"id": "ask", "type": "doubleButton", "left": {"title": "Sure", "next": "name"}, "right": {"title": "Later", "next": "bye"}},
-  {"id": "name", "type": "textInput", "text": "Name?", "buttonTitle": "Send", "validate": {"pattern": "^[A-Za-z ]+$", "message": "Letters only"}, "next": "pin"},
-  {"id": "pin", "type": "textInput", "text": "PIN?", "buttonTitle": "OK", "secret": true, "next": "go"},
-  {"id": "go", "type": "button", "title": "Enable", "action": "enable-notifications", "next": "done"},
-  {"id": "done", "type": "text", "text": "Thanks, {{name}}!"},
-  {"id": "bye", "type": "text", "text": "Bye"}
- ]}
-"""#
+    {"version": 1, "author": {"name": "Bot"}, "start": "hi", "variables": ["user"],
+     "blocks": [
+      {"id": "hi", "type": "text", "text": "Hello {{user}}", "next": "ask", "showNextAfter": 5},
+      {"id": "ask", "type": "doubleButton", "left": {"title": "Sure", "next": "name"}, "right": {"title": "Later", "next": "bye"}},
+      {"id": "name", "type": "textInput", "text": "Name?", "buttonTitle": "Send", "validate": {"pattern": "^[A-Za-z ]+$", "message": "Letters only"}, "next": "pin"},
+      {"id": "pin", "type": "textInput", "text": "PIN?", "buttonTitle": "OK", "secret": true, "next": "go"},
+      {"id": "go", "type": "button", "title": "Enable", "action": "enable-notifications", "next": "done"},
+      {"id": "done", "type": "text", "text": "Thanks, {{name}}!"},
+      {"id": "bye", "type": "text", "text": "Bye"}
+     ]}
+    """#
 
 @Suite("rocket: the command-line contract")
 struct CLITests {
@@ -32,12 +32,14 @@ struct CLITests {
         }
     }
 
-    @Test("Usage errors: one line plus a hint, exit 64", arguments: [
-        (["play"], "missing FLOW.json"), (["play", "a.json", "--bogus"], "unknown option '--bogus'"),
-        (["play", "a.json", "--evnts", "x"], "did you mean '--events'?"), (["plya"], "did you mean 'play'?"),
-        (["play", "a.json", "--var", "novalue"], "must be NAME=VALUE"), (["lint"], "missing FLOW.json"),
-        (["play", "a.json", "--events"], "missing value"),
-    ])
+    @Test(
+        "Usage errors: one line plus a hint, exit 64",
+        arguments: [
+            (["play"], "missing FLOW.json"), (["play", "a.json", "--bogus"], "unknown option '--bogus'"),
+            (["play", "a.json", "--evnts", "x"], "did you mean '--events'?"), (["plya"], "did you mean 'play'?"),
+            (["play", "a.json", "--var", "novalue"], "must be NAME=VALUE"), (["lint"], "missing FLOW.json"),
+            (["play", "a.json", "--events"], "missing value"),
+        ])
     func usageErrors(args: [String], fragment: String) throws {
         let r = try runRocket(args)
         #expect(r.status == 64)
@@ -49,22 +51,26 @@ struct CLITests {
     func plainPipes() throws {
         let dir = scratchDirectory()
         write(tinyFlow, to: dir + "/flow.json")
-        let r = try runRocket(["play", dir + "/flow.json", "--instant", "--var", "user=Kim", "--events", dir + "/events.jsonl",
-                               "--answers-out", dir + "/answers.json"], stdin: "3\nsure\nR2D2\nAda\n4321\n1\nok\n")
+        let r = try runRocket(
+            [
+                "play", dir + "/flow.json", "--instant", "--var", "user=Kim", "--events", dir + "/events.jsonl",
+                "--answers-out", dir + "/answers.json",
+            ], stdin: "3\nsure\nR2D2\nAda\n4321\n1\nok\n")
         #expect(r.status == 0)
-        #expect(r.stdout == """
-        Bot: Hello Kim
-        Bot: [1] Sure  [2] Later
-        you: Sure
-        Bot: Name?
-        you: Ada
-        Bot: PIN?
-        you: ••••
-        Bot: [1] Enable
-        you: Enable
-        Bot: Thanks, Ada!
+        #expect(
+            r.stdout == """
+                Bot: Hello Kim
+                Bot: [1] Sure  [2] Later
+                you: Sure
+                Bot: Name?
+                you: Ada
+                Bot: PIN?
+                you: ••••
+                Bot: [1] Enable
+                you: Enable
+                Bot: Thanks, Ada!
 
-        """)
+                """)
         #expect(r.stderr == "Not a choice: \"3\" — Choose 1-2 or type a title:\nLetters only\n")
         #expect(!r.stdout.contains("\u{1B}") && !r.stderr.contains("\u{1B}"))
         let events = try String(contentsOfFile: dir + "/events.jsonl", encoding: .utf8)
@@ -83,7 +89,7 @@ struct CLITests {
         let dir = scratchDirectory()
         write(tinyFlow, to: dir + "/flow.json")
         let r = try runRocket(["play", dir + "/flow.json", "--instant", "--events", dir + "/e.jsonl"], stdin: "2\n")
-        #expect(r.status == 1)   // "2" chose Later, which leads to "bye", a text block; then end of input
+        #expect(r.status == 1)  // "2" chose Later, which leads to "bye", a text block; then end of input
         let r2 = try runRocket(["play", dir + "/flow.json", "--instant", "--events", dir + "/e.jsonl"], stdin: "")
         #expect(r2.status == 1)
         #expect(try String(contentsOfFile: dir + "/e.jsonl", encoding: .utf8).contains(#""reason":"closed""#))
@@ -109,7 +115,11 @@ struct CLITests {
         let good = try runRocket(["lint", dir + "/good.json"])
         #expect(good.status == 0 && good.stdout.isEmpty)
         let warn = try runRocket(["lint", dir + "/warn.json"])
-        #expect(warn.status == 0 && warn.stdout == "\(dir)/warn.json:1:27: warning: the block \"a\" can end the conversation, so \"b\" after it can never be shown; is a \"next\": \"b\" missing? (blocks[0])\n")
+        #expect(
+            warn.status == 0
+                && warn.stdout
+                    == "\(dir)/warn.json:1:27: warning: the block \"a\" can end the conversation, so \"b\" after it can never be shown; is a \"next\": \"b\" missing? (blocks[0])\n"
+        )
         let bad = try runRocket(["lint", dir + "/good.json", dir + "/bad.json"])
         #expect(bad.status == 65)
         #expect(bad.stdout.hasPrefix("\(dir)/bad.json:1:96: error: unknown block type \"txt\""))
@@ -126,7 +136,7 @@ struct CLITests {
         let path = dir + "/huge.json"
         _ = FileManager.default.createFile(atPath: path, contents: nil)
         let h = try #require(FileHandle(forWritingAtPath: path))
-        try h.truncate(atOffset: 120 << 20)   // a sparse 120 MB file
+        try h.truncate(atOffset: 120 << 20)  // a sparse 120 MB file
         try h.close()
         let r = try runRocket(["lint", path])
         #expect(r.status == 65 && r.stdout.contains("limit is 100663296 bytes"))
@@ -140,7 +150,10 @@ struct CLITests {
         #expect(r.stdout.contains("Countess Ada! Welcome back."))
         #expect(r.stdout.contains("All set, Ada."))
         // The closing alert lists its lazily loaded choices once they arrived.
-        #expect(r.stdout.hasSuffix("How was the tour?\nThis alert is AlertReactor's: its choices load lazily and it updates live.\n[1] Loved it\n[2] It was fine\n[3] Not now (cancel)\n"))
+        #expect(
+            r.stdout.hasSuffix(
+                "How was the tour?\nThis alert is AlertReactor's: its choices load lazily and it updates live.\n[1] Loved it\n[2] It was fine\n[3] Not now (cancel)\n"
+            ))
     }
 }
 
@@ -173,8 +186,9 @@ struct LineModeTests {
     @Test("Through a pipe a button choice is echoed by its title; an empty line presses a single button")
     func pipes() throws {
         let dir = scratchDirectory()
-        write(#"{"version": 1, "blocks": [{"id": "go", "type": "button", "title": "Continue", "next": "bye"}, {"id": "bye", "type": "text", "text": "Bye"}]}"#,
-              to: dir + "/f.json")
+        write(
+            #"{"version": 1, "blocks": [{"id": "go", "type": "button", "title": "Continue", "next": "bye"}, {"id": "bye", "type": "text", "text": "Bye"}]}"#,
+            to: dir + "/f.json")
         let r = try runRocket(["play", dir + "/f.json", "--instant"], stdin: "\n\n")
         #expect(r.status == 0, "\(r.stderr)")
         #expect(r.stdout == "Rocket: [1] Continue\nyou: Continue\nRocket: Bye\n")
@@ -199,8 +213,9 @@ struct LineModeTests {
 
     @Test("Alert tags in line mode follow the language")
     func italianTags() throws {
-        let r = try runRocket(["alert", "--title", "Eliminare?", "--action", "Elimina:destructive", "--action", "No:cancel", "--action", "Archivia:disabled", "--plain"],
-                              stdin: "2\n", environment: ["LANG": "it_IT.UTF-8"])
+        let r = try runRocket(
+            ["alert", "--title", "Eliminare?", "--action", "Elimina:destructive", "--action", "No:cancel", "--action", "Archivia:disabled", "--plain"],
+            stdin: "2\n", environment: ["LANG": "it_IT.UTF-8"])
         #expect(r.stdout.contains("[1] Elimina (distruttiva)"))
         #expect(r.stdout.contains("[2] No (annulla)"))
         #expect(r.stdout.contains("[3] Archivia (non disponibile)"))
@@ -211,15 +226,15 @@ struct LineModeTests {
 @Suite("Placeholders in every string a user sees")
 struct PlaceholderTests {
     static let flow = #"""
-    {"version": 1, "variables": ["user"], "closeButton": {"title": "Bye {{user}}"},
-     "banner": {"title": "Hi {{user}}", "subtitle": "for {{user}}", "buttons": ["Go {{user}}"]},
-     "blocks": [
-      {"id": "name", "type": "textInput", "text": "Name, {{user}}?", "buttonTitle": "Send {{user}}", "placeholder": "as {{user}}",
-       "validate": {"pattern": "^[A-Z]", "message": "Capital first, {{user}}"}, "next": "ok"},
-      {"id": "ok", "type": "button", "title": "Yes {{name}}", "next": "end"},
-      {"id": "end", "type": "text", "text": "Done"}
-     ]}
-    """#
+        {"version": 1, "variables": ["user"], "closeButton": {"title": "Bye {{user}}"},
+         "banner": {"title": "Hi {{user}}", "subtitle": "for {{user}}", "buttons": ["Go {{user}}"]},
+         "blocks": [
+          {"id": "name", "type": "textInput", "text": "Name, {{user}}?", "buttonTitle": "Send {{user}}", "placeholder": "as {{user}}",
+           "validate": {"pattern": "^[A-Z]", "message": "Capital first, {{user}}"}, "next": "ok"},
+          {"id": "ok", "type": "button", "title": "Yes {{name}}", "next": "end"},
+          {"id": "end", "type": "text", "text": "Done"}
+         ]}
+        """#
 
     @Test("Banner, button titles and validation messages are filled in line mode")
     func filled() throws {
@@ -237,7 +252,8 @@ struct PlaceholderTests {
     @Test("Lint checks placeholders in every string, and those shown at the start against variables only")
     func lint() throws {
         let dir = scratchDirectory()
-        write(Self.flow.replacingOccurrences(of: "\"title\": \"Hi {{user}}\"", with: "\"title\": \"Hi {{name}}\"")
+        write(
+            Self.flow.replacingOccurrences(of: "\"title\": \"Hi {{user}}\"", with: "\"title\": \"Hi {{name}}\"")
                 .replacingOccurrences(of: "Capital first, {{user}}", with: "Capital first, {{who}}"), to: dir + "/f.json")
         let r = try runRocket(["lint", dir + "/f.json"])
         #expect(r.stdout.contains("{{name}} is shown when the flow starts"), "\(r.stdout)")
@@ -267,10 +283,11 @@ struct AssetTests {
     func images() throws {
         let dir = scratchDirectory()
         write("not a picture", to: dir + "/fake.png")
-        write(#"""
-        {"version": 1, "author": {"image": "missing.png"},
-         "blocks": [{"id": "a", "type": "image", "image": "fake.png", "text": "x"}]}
-        """#, to: dir + "/f.json")
+        write(
+            #"""
+            {"version": 1, "author": {"image": "missing.png"},
+             "blocks": [{"id": "a", "type": "image", "image": "fake.png", "text": "x"}]}
+            """#, to: dir + "/f.json")
         let lint = try runRocket(["lint", dir + "/f.json"])
         #expect(lint.status == 65)
         #expect(lint.stdout.contains("f.json:1:36: error: the image \"missing.png\" cannot be read"), "\(lint.stdout)")
@@ -298,8 +315,11 @@ struct ActionHookTests {
         let dir = scratchDirectory()
         write(tinyFlow, to: dir + "/flow.json")
         let command = "printf '%s|%s' \"$ROCKET_ANSWER_NAME\" \"${ROCKET_ANSWER_PIN-unset}\" > '\(dir)/hook.txt'; exit 3"
-        let r = try runRocket(["play", dir + "/flow.json", "--instant", "--events", dir + "/e.jsonl", "--print-actions",
-                               "--on-action", "enable-notifications=\(command)"], stdin: "\n1\nAda\n4321\n1\n\n")
+        let r = try runRocket(
+            [
+                "play", dir + "/flow.json", "--instant", "--events", dir + "/e.jsonl", "--print-actions",
+                "--on-action", "enable-notifications=\(command)",
+            ], stdin: "\n1\nAda\n4321\n1\n\n")
         #expect(r.status == 0, "\(r.stderr)")
         #expect(try String(contentsOfFile: dir + "/hook.txt", encoding: .utf8) == "Ada|unset")
         #expect(r.stdout.contains("\nenable-notifications\n"))
@@ -316,7 +336,7 @@ struct NewAndGraphTests {
     func starter() throws {
         let dir = scratchDirectory()
         #expect(try runRocket(["new", dir + "/s.json"]).status == 0)
-        #expect(try runRocket(["lint", dir + "/s.json"]) .stdout.isEmpty)
+        #expect(try runRocket(["lint", dir + "/s.json"]).stdout.isEmpty)
         let text = try String(contentsOfFile: dir + "/s.json", encoding: .utf8)
         for kind in ["\"text\"", "\"image\"", "\"button\"", "\"doubleButton\"", "\"textInput\""] { #expect(text.contains("\"type\": " + kind)) }
         let played = try runRocket(["play", dir + "/s.json", "--instant", "--var", "user=Sam"], stdin: "\n1\nAda\n\n\n\n\n")
@@ -328,14 +348,15 @@ struct NewAndGraphTests {
     @Test("graph draws blocks, branch conditions, timers, actions and the gate; DOT and SVG too")
     func graph() throws {
         let dir = scratchDirectory()
-        write(#"""
-        {"version": 1, "scenario": "tour", "when": {"minEventsRequired": 3},
-         "blocks": [
-          {"id": "a", "type": "text", "text": "Hi", "next": "q", "showNextAfter": 2},
-          {"id": "q", "type": "textInput", "text": "Name?", "buttonTitle": "Send", "branches": [{"when": {"equals": "x"}, "next": "b"}], "next": "b"},
-          {"id": "b", "type": "button", "title": "OK", "action": "done"}
-         ]}
-        """#, to: dir + "/g.json")
+        write(
+            #"""
+            {"version": 1, "scenario": "tour", "when": {"minEventsRequired": 3},
+             "blocks": [
+              {"id": "a", "type": "text", "text": "Hi", "next": "q", "showNextAfter": 2},
+              {"id": "q", "type": "textInput", "text": "Name?", "buttonTitle": "Send", "branches": [{"when": {"equals": "x"}, "next": "b"}], "next": "b"},
+              {"id": "b", "type": "button", "title": "OK", "action": "done"}
+             ]}
+            """#, to: dir + "/g.json")
         let m = try runRocket(["graph", dir + "/g.json"])
         #expect(m.status == 0)
         #expect(m.stdout.hasPrefix("flowchart TD\n"))
@@ -359,15 +380,17 @@ struct NewAndGraphTests {
 struct ExampleTests {
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
-    @Test("Every example lints clean and plays to its end in line mode", arguments: [
-        ("welcome.json", "1\nAda\n\n\n1\n\n", ["Countess"]),
-        ("branches.json", "Mars\n\n", ["Say hi to the rovers!"]),
-        ("validation.json", "nope\nada@example.org\n12\n1234\n\n", ["That does not look like an e-mail address.", "Four digits, please."]),
-        ("images.json", "\n\n\n\n", ["Round corners"]),
-        ("banner.json", "\n\n", ["Welcome back, Sam"]),
-        ("actions.json", "Grace\n1\n\n", ["you: Notify Grace"]),
-        ("scenario-gate.json", "1\n\n", ["Thank you!"]),
-    ])
+    @Test(
+        "Every example lints clean and plays to its end in line mode",
+        arguments: [
+            ("welcome.json", "1\nAda\n\n\n1\n\n", ["Countess"]),
+            ("branches.json", "Mars\n\n", ["Say hi to the rovers!"]),
+            ("validation.json", "nope\nada@example.org\n12\n1234\n\n", ["That does not look like an e-mail address.", "Four digits, please."]),
+            ("images.json", "\n\n\n\n", ["Round corners"]),
+            ("banner.json", "\n\n", ["Welcome back, Sam"]),
+            ("actions.json", "Grace\n1\n\n", ["you: Notify Grace"]),
+            ("scenario-gate.json", "1\n\n", ["Thank you!"]),
+        ])
     func example(_ file: String, _ input: String, _ expected: [String]) throws {
         let path = Self.root.appendingPathComponent("examples/" + file).path
         let lint = try runRocket(["lint", path])

@@ -33,7 +33,8 @@ struct HelpTests {
             let text = try runRocket(command + ["--help"]).stdout
             #expect(text.contains("USAGE: rocket " + command.joined(separator: " ")), "\(command)")
             #expect(text.contains("\nEXIT STATUS:\n"), "\(command)")
-            let examples = text.components(separatedBy: "\nEXAMPLES:\n").last?.split(separator: "\n").filter { $0.hasPrefix("  rocket") || $0.hasPrefix("  printf") } ?? []
+            let examples =
+                text.components(separatedBy: "\nEXAMPLES:\n").last?.split(separator: "\n").filter { $0.hasPrefix("  rocket") || $0.hasPrefix("  printf") } ?? []
             #expect(examples.count >= 2, "\(command)")
         }
         #expect(try runRocket(["help", "scenario", "try"]).stdout == runRocket(["scenario", "try", "--help"]).stdout)

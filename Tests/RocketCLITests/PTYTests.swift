@@ -2,7 +2,7 @@ import RocketTestSupport
 import Foundation
 import Testing
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 @Suite("rocket in a real pseudo-terminal", .serialized)
@@ -41,8 +41,8 @@ struct PTYTests {
         write(tinyFlow, to: dir + "/flow.json")
         let run = try PTYRun(["play", dir + "/flow.json", "--instant", "--events", dir + "/e.jsonl"])
         #expect(run.waitFor("Sure"))
-        run.send("\u{1B}[C")             // focus Later
-        run.send("\u{1B}[D")             // back to Sure
+        run.send("\u{1B}[C")  // focus Later
+        run.send("\u{1B}[D")  // back to Sure
         run.send("\r")
         #expect(run.waitFor("Name?"))
         run.send("Adx")

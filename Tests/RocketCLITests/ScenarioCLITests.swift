@@ -23,11 +23,12 @@ struct ScenarioCLITests {
         }
         #expect(try runRocket(["scenario", "try", "app-launch"] + rules + ["--now", "@1768867300"], environment: env(dir)).status == 1)
         let status = try runRocket(["scenario", "status", "app-launch", "--now", "2026-01-25T00:00:00Z"], environment: env(dir))
-        #expect(status.stdout == """
-            app-launch: events 5 (first 2026-01-01T09:00:00Z, last 2026-01-05T09:00:00Z); executions 3 (last 2026-01-20T00:00:02Z); 3 in the budget log
-            budget log: 3 executions across all scenarios; 0 in the last 24h, 3 in the last 7d; latest app-launch at 2026-01-20T00:00:02Z
+        #expect(
+            status.stdout == """
+                app-launch: events 5 (first 2026-01-01T09:00:00Z, last 2026-01-05T09:00:00Z); executions 3 (last 2026-01-20T00:00:02Z); 3 in the budget log
+                budget log: 3 executions across all scenarios; 0 in the last 24h, 3 in the last 7d; latest app-launch at 2026-01-20T00:00:02Z
 
-            """)
+                """)
     }
 
     @Test("status --json, reset, reset --all, export and import")
@@ -49,12 +50,14 @@ struct ScenarioCLITests {
         #expect(try runRocket(["scenario", "export"], environment: env(dir)).stdout == export.stdout)
     }
 
-    @Test("Usage errors exit 64", arguments: [
-        ["scenario", "try", "x", "--min-events", "many"], ["scenario", "try", "x", "--min-since-first-event", "2 weeks"],
-        ["scenario", "trigger", "x", "--now", "yesterday"], ["scenario", "trigger"], ["scenario", "trigger", "x", "--bogus"],
-        ["scenario", "reset"], ["scenario", "reset", "x", "--all"], ["scenario", "frobnicate"],
-        ["scenario", "try", "x", "--window", "7d"],
-    ])
+    @Test(
+        "Usage errors exit 64",
+        arguments: [
+            ["scenario", "try", "x", "--min-events", "many"], ["scenario", "try", "x", "--min-since-first-event", "2 weeks"],
+            ["scenario", "trigger", "x", "--now", "yesterday"], ["scenario", "trigger"], ["scenario", "trigger", "x", "--bogus"],
+            ["scenario", "reset"], ["scenario", "reset", "x", "--all"], ["scenario", "frobnicate"],
+            ["scenario", "try", "x", "--window", "7d"],
+        ])
     func usage(args: [String]) throws {
         let r = try runRocket(args, environment: env(scratchDirectory()))
         #expect(r.status == 64)
@@ -83,10 +86,11 @@ struct ScenarioCLITests {
     @Test("A flow gated by a scenario plays only when it may; the showing counts; --ignore-rules overrides")
     func gatedFlow() throws {
         let dir = scratchDirectory()
-        write(#"""
-        {"version": 1, "scenario": "ask-review", "when": {"minEventsRequired": 2, "maxExecutionsPermitted": 1},
-         "blocks": [{"id": "q", "type": "text", "text": "Enjoying it?"}]}
-        """#, to: dir + "/f.json")
+        write(
+            #"""
+            {"version": 1, "scenario": "ask-review", "when": {"minEventsRequired": 2, "maxExecutionsPermitted": 1},
+             "blocks": [{"id": "q", "type": "text", "text": "Enjoying it?"}]}
+            """#, to: dir + "/f.json")
         let first = try runRocket(["play", dir + "/f.json", "--explain"], stdin: "\n", environment: env(dir))
         #expect(first.status == 3 && first.stdout.isEmpty && first.stderr.contains("✗ events 0 ≥ 2 required"))
         _ = try runRocket(["scenario", "trigger", "ask-review"], environment: env(dir))
@@ -170,8 +174,9 @@ struct NumberBoundaryCLITests {
             #expect(r.stderr.contains(place) && !r.stderr.contains("DecodingError") && !r.stderr.contains("CodingKeys"), "\(r.stderr)")
         }
         // An export of older versions without "recentEvents" still imports.
-        write(#"{"version": 1, "scenarios": {"x": {"eventsCount": 2, "executionsCount": 1, "firstEventDate": 5}}, "executions": []}"#,
-              to: dir + "/old.json")
+        write(
+            #"{"version": 1, "scenarios": {"x": {"eventsCount": 2, "executionsCount": 1, "firstEventDate": 5}}, "executions": []}"#,
+            to: dir + "/old.json")
         #expect(try runRocket(["scenario", "import", dir + "/old.json"], environment: env).status == 0)
         #expect(try runRocket(["scenario", "status", "x"], environment: env).stdout.contains("events 2"))
     }
@@ -217,9 +222,11 @@ struct ScenarioScriptTests {
         // Without --events-of it counts its own events, none.
         #expect(try runRocket(["scenario", "try", "ask-review", "--min-events", "5", "--now", "2026-01-21T00:00:00Z"], environment: env(dir)).status == 1)
         // A flow may say the same with "eventsOf".
-        write(#"{"version": 1, "scenario": "tour", "when": {"eventsOf": "app-launch", "minEventsRequired": 5}, "blocks": [{"id": "a", "type": "text", "text": "Hi"}]}"#,
-              to: dir + "/f.json")
-        #expect(try runRocket(["play", dir + "/f.json", "--plain", "--instant", "--now", "2026-01-21T00:00:00Z"], stdin: "\n", environment: env(dir)).status == 0)
+        write(
+            #"{"version": 1, "scenario": "tour", "when": {"eventsOf": "app-launch", "minEventsRequired": 5}, "blocks": [{"id": "a", "type": "text", "text": "Hi"}]}"#,
+            to: dir + "/f.json")
+        #expect(
+            try runRocket(["play", dir + "/f.json", "--plain", "--instant", "--now", "2026-01-21T00:00:00Z"], stdin: "\n", environment: env(dir)).status == 0)
         #expect(try runRocket(["scenario", "try", "x", "--events-of", ""], environment: env(dir)).status == 64)
     }
 
@@ -264,8 +271,9 @@ struct ScenarioScriptTests {
             chmod(dir + "/s.sqlite", 0o644)
             for name in ["s.sqlite-wal", "s.sqlite-shm"] { try? FileManager.default.removeItem(atPath: dir + "/" + name) }
             for command in [["status"], ["export"]] {
-                let r = try runRocket(["/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", rocketPath, "scenario"] + command,
-                                      environment: env(dir), executable: "/usr/bin/env")
+                let r = try runRocket(
+                    ["/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", rocketPath, "scenario"] + command,
+                    environment: env(dir), executable: "/usr/bin/env")
                 #expect(r.status == 0, "\(command): \(r.stderr)")
                 #expect(r.stdout.contains("seen"), "\(command): \(r.stdout)")
             }

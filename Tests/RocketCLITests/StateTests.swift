@@ -2,7 +2,7 @@ import RocketTestSupport
 import Foundation
 import Testing
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// `rocket play --state FILE`: resumable conversations.
@@ -14,14 +14,14 @@ struct StateTests {
         write(tinyFlow, to: dir + "/flow.json")
         let state = dir + "/state.json"
         let first = try runRocket(["play", dir + "/flow.json", "--plain", "--instant", "--state", state], stdin: "\n1\nAda\n")
-        #expect(first.status == 1)                       // end of input closes it…
-        #expect(FileManager.default.fileExists(atPath: state))   // …and the snapshot stays
+        #expect(first.status == 1)  // end of input closes it…
+        #expect(FileManager.default.fileExists(atPath: state))  // …and the snapshot stays
         let saved = try String(contentsOfFile: state, encoding: .utf8)
         #expect(saved.contains("\"Ada\""))
         let second = try runRocket(["play", dir + "/flow.json", "--plain", "--instant", "--state", state], stdin: "4711\n1\n\n")
         #expect(second.status == 0, "\(second.stderr)")
-        #expect(second.stdout.contains("you: Ada"))       // the transcript so far
-        #expect(second.stdout.contains("Thanks, Ada!"))   // earlier answers still fill placeholders
+        #expect(second.stdout.contains("you: Ada"))  // the transcript so far
+        #expect(second.stdout.contains("Thanks, Ada!"))  // earlier answers still fill placeholders
         #expect(!FileManager.default.fileExists(atPath: state))
     }
 
@@ -52,7 +52,7 @@ struct StateTests {
         }
         write(#"{"version": 1, "blocks": ["# + blocks.joined(separator: ",") + "]}", to: dir + "/long.json")
         let state = dir + "/state.json"
-        signal(SIGPIPE, SIG_IGN)   // a child that is already gone must not take the test runner with it
+        signal(SIGPIPE, SIG_IGN)  // a child that is already gone must not take the test runner with it
         var rng = SystemRandomNumberGenerator()
         for round in 0..<12 {
             let p = Process()

@@ -2,7 +2,7 @@ import CTestSupport
 import Foundation
 import RocketTestSupport
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The built `rocket` executable (swift test builds it, since this target depends on it).

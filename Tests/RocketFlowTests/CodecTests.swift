@@ -21,13 +21,20 @@ struct CodecTests {
                 let flagOK = ScenarioRulesCodec.rules([field: .text(sample)]).problems.isEmpty
                 // The flow gives counts as numbers and durations as strings or numbers.
                 let json: String
-                if field.kind == .duration || field.kind == .name { json = "\"\(sample)\"" } else if let n = Double(sample) { json = String(n) } else { continue }
+                if field.kind == .duration || field.kind == .name {
+                    json = "\"\(sample)\""
+                } else if let n = Double(sample) {
+                    json = String(n)
+                } else {
+                    continue
+                }
                 let flowOK = lintCodes(when: "\"\(field.rawValue)\": \(json)").isEmpty
                 #expect(flagOK == flowOK, "\(field) \(sample): flag \(flagOK), flow \(flowOK)")
             }
         }
-        #expect(!ScenarioRulesCodec.rules([.windowCount: .text("3")]).problems.isEmpty)   // needs its window
-        #expect(ScenarioRulesCodec.rules([.windowCount: .text("3"), .windowSeconds: .text("7d")]).rules.minEventsInWindow
+        #expect(!ScenarioRulesCodec.rules([.windowCount: .text("3")]).problems.isEmpty)  // needs its window
+        #expect(
+            ScenarioRulesCodec.rules([.windowCount: .text("3"), .windowSeconds: .text("7d")]).rules.minEventsInWindow
                 == EventWindow(count: 3, seconds: 7 * 86_400))
     }
 
@@ -42,15 +49,17 @@ struct CodecTests {
         #expect(BannerCodec.duration(.text("5s")) == .success(5))
         #expect(BannerCodec.duration(.number(2.5)) == .success(2.5))
         #expect((try? BannerCodec.duration(.text("1e300")).get()) == nil)
-        let flow = FlowLoader.load(#"""
-        {"version": 1, "banner": {"title": "T", "icon": "data:image/png;base64,AAAA", "buttons": ["", "No"], "duration": "5s"},
-         "blocks": [{"id": "a", "type": "text", "text": "Hi"}]}
-        """#)
+        let flow = FlowLoader.load(
+            #"""
+            {"version": 1, "banner": {"title": "T", "icon": "data:image/png;base64,AAAA", "buttons": ["", "No"], "duration": "5s"},
+             "blocks": [{"id": "a", "type": "text", "text": "Hi"}]}
+            """#)
         #expect(flow.diagnostics.map(\.code) == ["empty-value"])
-        let ok = FlowLoader.load(#"""
-        {"version": 1, "banner": {"title": "T", "buttons": ["Yes"], "duration": "1.5m", "animation": "drop"},
-         "blocks": [{"id": "a", "type": "text", "text": "Hi"}]}
-        """#)
+        let ok = FlowLoader.load(
+            #"""
+            {"version": 1, "banner": {"title": "T", "buttons": ["Yes"], "duration": "1.5m", "animation": "drop"},
+             "blocks": [{"id": "a", "type": "text", "text": "Hi"}]}
+            """#)
         #expect(ok.diagnostics.isEmpty)
         #expect(ok.document?.banner?.duration == 90)
         #expect(ok.document?.banner?.animationType == .drop)

@@ -6,27 +6,27 @@ import RocketCore
 
 /// The flow from the issue, extended with the blocks it points to.
 let sampleFlow = #"""
-{"version": 1,
- "author": {"name": "Rocket", "image": "avatar.png", "style": "circular"},
- "closeButton": {"title": "Close"},
- "start": "welcome",
- "blocks": [
-  {"id": "welcome", "type": "text", "text": "Hi!", "next": "ask", "showNextAfter": 1.5, "font": "textBold"},
-  {"id": "ask", "type": "doubleButton",
-   "left": {"title": "Sure", "next": "name"}, "right": {"title": "Later", "next": "bye", "font": "lightButton"}},
-  {"id": "name", "type": "textInput", "text": "What's your name?", "buttonTitle": "Send", "secret": false,
-   "validate": {"required": true, "maxLength": 40, "pattern": "^[^0-9]*$", "message": "No digits, please"},
-   "branches": [{"when": {"equals": "SecretKey"}, "next": "secret"}, {"when": {"matches": "(?i)^ada"}, "next": "ada"}],
-   "next": "thanks"},
-  {"id": "thanks", "type": "text", "text": "Thanks, {{name}}!", "next": "logo"},
-  {"id": "secret", "type": "text", "text": "Awesome!! you know the secret key"},
-  {"id": "ada", "type": "text", "text": "Hello Countess {{name}}", "next": "logo"},
-  {"id": "bye", "type": "text", "text": "Bye!"},
-  {"id": "logo", "type": "image", "image": "logo.png", "text": "Our logo", "imageStyle": "round", "next": "go"},
-  {"id": "go", "type": "button", "title": "Enable notifications", "action": "enable-notifications", "next": "done"},
-  {"id": "done", "type": "text", "text": "All set, {{name}}."}
- ]}
-"""#
+    {"version": 1,
+     "author": {"name": "Rocket", "image": "avatar.png", "style": "circular"},
+     "closeButton": {"title": "Close"},
+     "start": "welcome",
+     "blocks": [
+      {"id": "welcome", "type": "text", "text": "Hi!", "next": "ask", "showNextAfter": 1.5, "font": "textBold"},
+      {"id": "ask", "type": "doubleButton",
+       "left": {"title": "Sure", "next": "name"}, "right": {"title": "Later", "next": "bye", "font": "lightButton"}},
+      {"id": "name", "type": "textInput", "text": "What's your name?", "buttonTitle": "Send", "secret": false,
+       "validate": {"required": true, "maxLength": 40, "pattern": "^[^0-9]*$", "message": "No digits, please"},
+       "branches": [{"when": {"equals": "SecretKey"}, "next": "secret"}, {"when": {"matches": "(?i)^ada"}, "next": "ada"}],
+       "next": "thanks"},
+      {"id": "thanks", "type": "text", "text": "Thanks, {{name}}!", "next": "logo"},
+      {"id": "secret", "type": "text", "text": "Awesome!! you know the secret key"},
+      {"id": "ada", "type": "text", "text": "Hello Countess {{name}}", "next": "logo"},
+      {"id": "bye", "type": "text", "text": "Bye!"},
+      {"id": "logo", "type": "image", "image": "logo.png", "text": "Our logo", "imageStyle": "round", "next": "go"},
+      {"id": "go", "type": "button", "title": "Enable notifications", "action": "enable-notifications", "next": "done"},
+      {"id": "done", "type": "text", "text": "All set, {{name}}."}
+     ]}
+    """#
 
 func loadSample() throws -> FlowDocument {
     let result = FlowLoader.load(sampleFlow)
@@ -40,8 +40,10 @@ struct FlowPlayTests {
     func playSample() throws {
         let doc = try loadSample()
         let clock = ManualClock()
-        let rocket = try #require(doc.makeRocket(clock: clock, options: ConversationOptions(timing: .reducedMotion, echoReplies: true),
-                                                 imageBase: "/flows"))
+        let rocket = try #require(
+            doc.makeRocket(
+                clock: clock, options: ConversationOptions(timing: .reducedMotion, echoReplies: true),
+                imageBase: "/flows"))
         var actions: [String] = []
         rocket.actionHandlers["enable-notifications"] = { actions.append("enable") }
         var events: [RocketEvent] = []
@@ -80,9 +82,11 @@ struct FlowPlayTests {
         #expect(rocket.conversation.answers["go"]?.value == "Enable notifications")
     }
 
-    @Test("Branches are tried in order; no branch falls back to next", arguments: [
-        ("SecretKey", "secret"), ("ada", "ada"), ("ADAM", "ada"), ("Grace", "thanks"),
-    ])
+    @Test(
+        "Branches are tried in order; no branch falls back to next",
+        arguments: [
+            ("SecretKey", "secret"), ("ada", "ada"), ("ADAM", "ada"), ("Grace", "thanks"),
+        ])
     func branching(input: String, expected: String) throws {
         let doc = try loadSample()
         let rocket = try #require(doc.makeRocket(clock: ManualClock(), options: ConversationOptions(timing: .instant)))
@@ -94,9 +98,12 @@ struct FlowPlayTests {
 
     @Test("--var style initial answers fill placeholders")
     func initialAnswers() throws {
-        let doc = try #require(FlowLoader.load(#"""
-        {"version": 1, "variables": ["user"], "blocks": [{"id": "a", "type": "text", "text": "Hi {{user}}, {{unknown}}"}]}
-        """#).document)
+        let doc = try #require(
+            FlowLoader.load(
+                #"""
+                {"version": 1, "variables": ["user"], "blocks": [{"id": "a", "type": "text", "text": "Hi {{user}}, {{unknown}}"}]}
+                """#
+            ).document)
         let rocket = try #require(doc.makeRocket(clock: ManualClock(), options: ConversationOptions(timing: .instant, initialAnswers: ["user": "Bob"])))
         rocket.show()
         guard case .block(_, _, let text) = rocket.conversation.transcript.first else { Issue.record("no block"); return }

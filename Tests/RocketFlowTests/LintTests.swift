@@ -29,22 +29,24 @@ struct LintTests {
 
     @Test("Nested quantifiers are a warning at the pattern; bad PCRE2 syntax is an error")
     func slowPatterns() {
-        let d = lint("""
-        {"version": 1, "blocks": [
-          {"id": "q", "type": "textInput", "text": "A?", "buttonTitle": "OK", "validate": {"pattern": "^(a+)+$"},
-           "branches": [{"when": {"matches": "(\\\\w*)*"}, "next": null}, {"when": {"matches": "(?<"}, "next": null}]}
-        ]}
-        """)
+        let d = lint(
+            """
+            {"version": 1, "blocks": [
+              {"id": "q", "type": "textInput", "text": "A?", "buttonTitle": "OK", "validate": {"pattern": "^(a+)+$"},
+               "branches": [{"when": {"matches": "(\\\\w*)*"}, "next": null}, {"when": {"matches": "(?<"}, "next": null}]}
+            ]}
+            """)
         #expect(d == ["2:95 warning slow-pattern", "3:38 warning slow-pattern", "3:86 error invalid-pattern"])
     }
 
     @Test("Wrong types")
     func wrongTypes() {
-        let d = lint("""
-        {"version": 1, "blocks": [
-          {"id": "a", "type": "text", "text": 5, "showNextAfter": "soon"}
-        ]}
-        """)
+        let d = lint(
+            """
+            {"version": 1, "blocks": [
+              {"id": "a", "type": "text", "text": 5, "showNextAfter": "soon"}
+            ]}
+            """)
         // "soon" is a string, but not a duration.
         #expect(d == ["2:39 error wrong-type", "2:59 error bad-duration"])
     }
@@ -52,11 +54,11 @@ struct LintTests {
     @Test("Unknown block types and fields, with suggestions")
     func unknownThings() {
         let text = """
-        {"version": 1, "blocks": [
-          {"id": "a", "type": "txt", "text": "x"},
-          {"id": "b", "type": "text", "text": "x", "nxt": "a"}
-        ]}
-        """
+            {"version": 1, "blocks": [
+              {"id": "a", "type": "txt", "text": "x"},
+              {"id": "b", "type": "text", "text": "x", "nxt": "a"}
+            ]}
+            """
         #expect(lint(text) == ["2:23 error unknown-block-type", "3:44 error unknown-field"])
         let messages = FlowLoader.load(text).diagnostics.map(\.message)
         #expect(messages[1].contains("did you mean \"next\""))
@@ -73,73 +75,83 @@ struct LintTests {
 
     @Test("Duplicate ids")
     func duplicateIDs() {
-        #expect(lint("""
-        {"version": 1, "blocks": [
-          {"id": "a", "type": "text", "text": "x", "next": "a2"},
-          {"id": "a2", "type": "text", "text": "y"},
-          {"id": "a", "type": "text", "text": "z"}
-        ]}
-        """) == ["3:3 warning missing-next", "4:10 error duplicate-id"])
+        #expect(
+            lint(
+                """
+                {"version": 1, "blocks": [
+                  {"id": "a", "type": "text", "text": "x", "next": "a2"},
+                  {"id": "a2", "type": "text", "text": "y"},
+                  {"id": "a", "type": "text", "text": "z"}
+                ]}
+                """) == ["3:3 warning missing-next", "4:10 error duplicate-id"])
     }
 
     @Test("Targets that do not exist: start, next, double-button sides, branches")
     func unknownTargets() {
-        let d = lint("""
-        {"version": 1, "start": "nope", "blocks": [
-          {"id": "a", "type": "text", "text": "x", "next": "b"},
-          {"id": "c", "type": "doubleButton", "left": {"title": "L", "next": "zz"}, "right": {"title": "R"}},
-          {"id": "d", "type": "textInput", "text": "?", "buttonTitle": "ok", "branches": [{"when": {"empty": true}, "next": "qq"}]}
-        ]}
-        """)
-        #expect(d.filter { $0.contains("error") } == [
-            "1:25 error unknown-target", "2:52 error unknown-target", "3:70 error unknown-target", "4:117 error unknown-target",
-        ])
+        let d = lint(
+            """
+            {"version": 1, "start": "nope", "blocks": [
+              {"id": "a", "type": "text", "text": "x", "next": "b"},
+              {"id": "c", "type": "doubleButton", "left": {"title": "L", "next": "zz"}, "right": {"title": "R"}},
+              {"id": "d", "type": "textInput", "text": "?", "buttonTitle": "ok", "branches": [{"when": {"empty": true}, "next": "qq"}]}
+            ]}
+            """)
+        #expect(
+            d.filter { $0.contains("error") } == [
+                "1:25 error unknown-target", "2:52 error unknown-target", "3:70 error unknown-target", "4:117 error unknown-target",
+            ])
     }
 
     @Test("Invalid regular expressions and impossible lengths")
     func patterns() {
-        #expect(lint("""
-        {"version": 1, "blocks": [
-          {"id": "a", "type": "textInput", "text": "?", "buttonTitle": "ok",
-           "validate": {"pattern": "([a-z", "minLength": 5, "maxLength": 2},
-           "branches": [{"when": {"matches": "*x"}}]}
-        ]}
-        """) == ["3:28 error invalid-pattern", "3:50 error impossible-length", "4:38 error invalid-pattern"])
+        #expect(
+            lint(
+                """
+                {"version": 1, "blocks": [
+                  {"id": "a", "type": "textInput", "text": "?", "buttonTitle": "ok",
+                   "validate": {"pattern": "([a-z", "minLength": 5, "maxLength": 2},
+                   "branches": [{"when": {"matches": "*x"}}]}
+                ]}
+                """) == ["3:28 error invalid-pattern", "3:50 error impossible-length", "4:38 error invalid-pattern"])
     }
 
     @Test("A cycle of auto-advancing blocks is an error; a cycle through user input is fine")
     func cycles() {
-        let bad = FlowLoader.load("""
-        {"version": 1, "blocks": [
-          {"id": "a", "type": "text", "text": "1", "next": "b", "showNextAfter": 1},
-          {"id": "b", "type": "text", "text": "2", "next": "c", "showNextAfter": 1},
-          {"id": "c", "type": "image", "image": "x.png", "next": "b", "showNextAfter": 1}
-        ]}
-        """)
+        let bad = FlowLoader.load(
+            """
+            {"version": 1, "blocks": [
+              {"id": "a", "type": "text", "text": "1", "next": "b", "showNextAfter": 1},
+              {"id": "b", "type": "text", "text": "2", "next": "c", "showNextAfter": 1},
+              {"id": "c", "type": "image", "image": "x.png", "next": "b", "showNextAfter": 1}
+            ]}
+            """)
         #expect(bad.errors.map(\.code) == ["auto-advance-cycle"])
         #expect(bad.errors.first?.message.contains("\"b\" → \"c\" → \"b\"") == true)
         #expect(bad.isPlayable == false)
-        let fine = FlowLoader.load("""
-        {"version": 1, "blocks": [
-          {"id": "a", "type": "text", "text": "1", "next": "b", "showNextAfter": 1},
-          {"id": "b", "type": "text", "text": "2", "next": "a"}
-        ]}
-        """)
+        let fine = FlowLoader.load(
+            """
+            {"version": 1, "blocks": [
+              {"id": "a", "type": "text", "text": "1", "next": "b", "showNextAfter": 1},
+              {"id": "b", "type": "text", "text": "2", "next": "a"}
+            ]}
+            """)
         #expect(fine.diagnostics.isEmpty)
     }
 
     @Test("Warnings: unreachable blocks, unknown placeholders, secret placeholders")
     func warnings() {
-        let r = FlowLoader.load("""
-        {"version": 1, "variables": ["user"], "blocks": [
-          {"id": "pw", "type": "textInput", "text": "Password, {{user}}?", "buttonTitle": "ok", "secret": true, "next": "a"},
-          {"id": "a", "type": "text", "text": "Got {{pw}} and {{nmae}}"},
-          {"id": "lost", "type": "text", "text": "never"}
-        ]}
-        """)
-        #expect(r.diagnostics.map { "\($0.line!) \($0.severity.rawValue) \($0.code)" } == [
-            "3 warning missing-next", "3 warning secret-placeholder", "3 warning unknown-placeholder",
-        ])
+        let r = FlowLoader.load(
+            """
+            {"version": 1, "variables": ["user"], "blocks": [
+              {"id": "pw", "type": "textInput", "text": "Password, {{user}}?", "buttonTitle": "ok", "secret": true, "next": "a"},
+              {"id": "a", "type": "text", "text": "Got {{pw}} and {{nmae}}"},
+              {"id": "lost", "type": "text", "text": "never"}
+            ]}
+            """)
+        #expect(
+            r.diagnostics.map { "\($0.line!) \($0.severity.rawValue) \($0.code)" } == [
+                "3 warning missing-next", "3 warning secret-placeholder", "3 warning unknown-placeholder",
+            ])
         #expect(r.isPlayable)
     }
 
@@ -180,9 +192,11 @@ struct HostileInputTests {
         #expect(r.diagnostics[0].column == 63)
     }
 
-    @Test("Invalid UTF-8 is named with its byte and place", arguments: [
-        [0xFF] as [UInt8], [0xC0, 0x80], [0xE0, 0x80, 0x80], [0xED, 0xA0, 0x80], [0xF4, 0x90, 0x80, 0x80], [0xE2, 0x82],
-    ])
+    @Test(
+        "Invalid UTF-8 is named with its byte and place",
+        arguments: [
+            [0xFF] as [UInt8], [0xC0, 0x80], [0xE0, 0x80, 0x80], [0xED, 0xA0, 0x80], [0xF4, 0x90, 0x80, 0x80], [0xE2, 0x82],
+        ])
     func invalidUTF8(bad: [UInt8]) {
         let bytes = Array("{\"version\": 1,\n \"title\": \"ab".utf8) + bad + Array("\", \"blocks\": []}".utf8)
         let r = FlowLoader.load(bytes)
@@ -199,7 +213,8 @@ struct HostileInputTests {
             let n = Int(rng.next() % 64)
             let bytes = (0..<n).map { _ in alphabet[Int(rng.next() % UInt64(alphabet.count))] }
             _ = FlowLoader.load(bytes)
-            _ = FlowLoader.load(Array(sampleFlow.utf8).enumerated().map { i, b in i == Int(rng.next() % 900) ? alphabet[Int(rng.next() % UInt64(alphabet.count))] : b })
+            _ = FlowLoader.load(
+                Array(sampleFlow.utf8).enumerated().map { i, b in i == Int(rng.next() % 900) ? alphabet[Int(rng.next() % UInt64(alphabet.count))] : b })
         }
     }
 }
@@ -287,30 +302,40 @@ struct SchemaTests {
 struct GatedFlowTests {
     @Test("scenario and when load, with durations as numbers or strings, and round-trip")
     func loads() throws {
-        let r = FlowLoader.load(#"""
-        {"version": 1, "scenario": "ask-review",
-         "when": {"minEventsRequired": 5, "maxExecutionsPermitted": 3, "minSecondsSinceFirstEvent": "14d", "minSecondsBetweenExecutions": 3600,
-                  "minEventsInWindow": {"count": 3, "window": "7d"}, "budget": {"executions": 1, "window": "24h"}, "priority": 2},
-         "blocks": [{"id": "a", "type": "text", "text": "Enjoying it?"}]}
-        """#)
+        let r = FlowLoader.load(
+            #"""
+            {"version": 1, "scenario": "ask-review",
+             "when": {"minEventsRequired": 5, "maxExecutionsPermitted": 3, "minSecondsSinceFirstEvent": "14d", "minSecondsBetweenExecutions": 3600,
+                      "minEventsInWindow": {"count": 3, "window": "7d"}, "budget": {"executions": 1, "window": "24h"}, "priority": 2},
+             "blocks": [{"id": "a", "type": "text", "text": "Enjoying it?"}]}
+            """#)
         #expect(r.diagnostics.isEmpty)
         let doc = try #require(r.document)
         #expect(doc.scenario == "ask-review")
-        #expect(doc.when == ScenarioRules(minEventsRequired: 5, maxExecutionsPermitted: 3, minSecondsSinceFirstEvent: 1_209_600,
-                                          minSecondsBetweenExecutions: 3600, minEventsInWindow: EventWindow(count: 3, seconds: 604_800),
-                                          budget: InterruptionBudget(executions: 1, seconds: 86_400), priority: 2))
+        #expect(
+            doc.when
+                == ScenarioRules(
+                    minEventsRequired: 5, maxExecutionsPermitted: 3, minSecondsSinceFirstEvent: 1_209_600,
+                    minSecondsBetweenExecutions: 3600, minEventsInWindow: EventWindow(count: 3, seconds: 604_800),
+                    budget: InterruptionBudget(executions: 1, seconds: 86_400), priority: 2))
         #expect(FlowLoader.load(doc.jsonValue.serialized()).document == doc)
     }
 
     @Test("Bad rules are errors with their place")
     func errors() {
-        #expect(lint(#"{"version": 1, "when": {"minEventsRequired": 1}, "blocks": [{"id": "a", "type": "text", "text": "x"}]}"#)
+        #expect(
+            lint(#"{"version": 1, "when": {"minEventsRequired": 1}, "blocks": [{"id": "a", "type": "text", "text": "x"}]}"#)
                 == ["1:16 error missing-field"])
-        #expect(lint(#"{"version": 1, "scenario": "s", "when": {"minSecondsSinceFirstEvent": "soon"}, "blocks": [{"id": "a", "type": "text", "text": "x"}]}"#)
+        #expect(
+            lint(#"{"version": 1, "scenario": "s", "when": {"minSecondsSinceFirstEvent": "soon"}, "blocks": [{"id": "a", "type": "text", "text": "x"}]}"#)
                 == ["1:71 error bad-duration"])
-        #expect(lint(#"{"version": 1, "scenario": "s", "when": {"minEventsRequired": -1, "budget": {"executions": 1}}, "blocks": [{"id": "a", "type": "text", "text": "x"}]}"#)
+        #expect(
+            lint(
+                #"{"version": 1, "scenario": "s", "when": {"minEventsRequired": -1, "budget": {"executions": 1}}, "blocks": [{"id": "a", "type": "text", "text": "x"}]}"#
+            )
                 == ["1:63 error out-of-range", "1:77 error missing-field"])
-        #expect(lint(#"{"version": 1, "scenario": "s", "when": {"minEvents": 1}, "blocks": [{"id": "a", "type": "text", "text": "x"}]}"#)
+        #expect(
+            lint(#"{"version": 1, "scenario": "s", "when": {"minEvents": 1}, "blocks": [{"id": "a", "type": "text", "text": "x"}]}"#)
                 == ["1:42 error unknown-field"])
     }
 }
@@ -319,25 +344,29 @@ struct GatedFlowTests {
 struct FlowBannerTests {
     @Test("A banner loads with every field and round-trips")
     func loads() throws {
-        let r = FlowLoader.load(#"""
-        {"version": 1, "banner": {"title": "Hi", "subtitle": "there", "icon": "🚀", "color": "teal", "titleColor": "#FFEE00",
-           "buttons": ["Open", "Later"], "duration": 4, "animation": "snap", "backgroundTaps": false, "swipe": false, "fullWidth": true},
-         "blocks": [{"id": "a", "type": "text", "text": "x"}]}
-        """#)
+        let r = FlowLoader.load(
+            #"""
+            {"version": 1, "banner": {"title": "Hi", "subtitle": "there", "icon": "🚀", "color": "teal", "titleColor": "#FFEE00",
+               "buttons": ["Open", "Later"], "duration": 4, "animation": "snap", "backgroundTaps": false, "swipe": false, "fullWidth": true},
+             "blocks": [{"id": "a", "type": "text", "text": "x"}]}
+            """#)
         #expect(r.diagnostics.isEmpty)
         let banner = try #require(r.document?.banner)
         #expect(banner.title == "Hi" && banner.icon == .text("🚀") && banner.buttons == .two("Open", "Later"))
         #expect(banner.backgroundColor == RocketColor.names["teal"] && banner.titleColor == RocketColor(hex: "#FFEE00"))
-        #expect(banner.duration == 4 && banner.animationType == .snap && !banner.backgroundTapsEnabled && !banner.swipeToDismissEnabled && banner.fullWidthMessages)
+        #expect(
+            banner.duration == 4 && banner.animationType == .snap && !banner.backgroundTapsEnabled && !banner.swipeToDismissEnabled && banner.fullWidthMessages)
         #expect(FlowLoader.load(try #require(r.document).jsonValue.serialized()).document == r.document)
     }
 
     @Test("Bad banners are errors with their place")
     func errors() {
         #expect(lint(#"{"version": 1, "banner": {"subtitle": "x"}, "blocks": [{"id": "a", "type": "text", "text": "x"}]}"#) == ["1:26 error missing-field"])
-        #expect(lint(#"{"version": 1, "banner": {"title": "x", "buttons": ["a", "b", "c"]}, "blocks": [{"id": "a", "type": "text", "text": "x"}]}"#)
+        #expect(
+            lint(#"{"version": 1, "banner": {"title": "x", "buttons": ["a", "b", "c"]}, "blocks": [{"id": "a", "type": "text", "text": "x"}]}"#)
                 == ["1:52 error too-many-buttons"])
-        #expect(lint(#"{"version": 1, "banner": {"title": "x", "color": "mauve"}, "blocks": [{"id": "a", "type": "text", "text": "x"}]}"#)
+        #expect(
+            lint(#"{"version": 1, "banner": {"title": "x", "color": "mauve"}, "blocks": [{"id": "a", "type": "text", "text": "x"}]}"#)
                 == ["1:50 error bad-color"])
     }
 }
@@ -377,13 +406,14 @@ struct LintCauseTests {
 struct OneRunTests {
     @Test("Shape errors no longer hide reference and pattern errors; a reference to a broken block is not an error")
     func allAtOnce() {
-        let r = FlowLoader.load("""
-        {"version": 1, "blocks": [
-          {"id": "a", "type": "text", "txt": "typo", "next": "b"},
-          {"id": "b", "type": "text", "text": "Hi", "next": "nowhere"},
-          {"id": "c", "type": "textInput", "text": "?", "buttonTitle": "OK", "validate": {"pattern": "("}, "next": "a"}
-        ]}
-        """)
+        let r = FlowLoader.load(
+            """
+            {"version": 1, "blocks": [
+              {"id": "a", "type": "text", "txt": "typo", "next": "b"},
+              {"id": "b", "type": "text", "text": "Hi", "next": "nowhere"},
+              {"id": "c", "type": "textInput", "text": "?", "buttonTitle": "OK", "validate": {"pattern": "("}, "next": "a"}
+            ]}
+            """)
         let codes = r.diagnostics.map(\.code)
         #expect(codes.contains("unknown-field"))
         #expect(codes.contains("missing-field"))

@@ -34,14 +34,16 @@ final class MyAlertReactor: AlertReactor<MyAlertAction> {
     override func mutate(action: Action) -> Mutations<Mutation> {
         guard case .prepare = action else { return .empty }
         let start = clock.now, clock = self.clock
-        return .concat(.just(.setActions([.cancel])), .run { send in
-            try await clock.sleep(until: start.advanced(by: .milliseconds(100)))
-            send(.setActions([.edit, .cancel]))
-            try await clock.sleep(until: start.advanced(by: .milliseconds(200)))
-            send(.setActions([.edit, .delete, .cancel]))
-            try await clock.sleep(until: start.advanced(by: .milliseconds(300)))
-            send(.setActions([.edit, .share, .delete, .cancel]))
-        })
+        return .concat(
+            .just(.setActions([.cancel])),
+            .run { send in
+                try await clock.sleep(until: start.advanced(by: .milliseconds(100)))
+                send(.setActions([.edit, .cancel]))
+                try await clock.sleep(until: start.advanced(by: .milliseconds(200)))
+                send(.setActions([.edit, .delete, .cancel]))
+                try await clock.sleep(until: start.advanced(by: .milliseconds(300)))
+                send(.setActions([.edit, .share, .delete, .cancel]))
+            })
     }
 }
 
@@ -110,10 +112,12 @@ struct AlertReactorTests {
             override func mutate(action: Action) -> Mutations<Mutation> {
                 guard case .prepare = action else { return .empty }
                 let start = clock.now, clock = self.clock
-                return .concat(.just(.setActions([.loading, .cancel])), .run { send in
-                    try await clock.sleep(until: start.advanced(by: .seconds(1)))
-                    send(.setActions([.edit, .delete, .cancel]))
-                })
+                return .concat(
+                    .just(.setActions([.loading, .cancel])),
+                    .run { send in
+                        try await clock.sleep(until: start.advanced(by: .seconds(1)))
+                        send(.setActions([.edit, .delete, .cancel]))
+                    })
             }
         }
         let controller = AlertController(reactor: Lazy(clock: clock), style: .actionSheet)

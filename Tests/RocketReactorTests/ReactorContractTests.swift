@@ -20,7 +20,9 @@ final class LoggingReactor: Reactor {
         switch action {
         case .add(let n): return .just(.add(n))
         case .fail:
-            return .run { send in send(.add(100)); throw Boom() }
+            return .run { send in
+                send(.add(100)); throw Boom()
+            }
         case .slow(let n):
             let start = clock.now, clock = self.clock
             return .run { send in
@@ -99,7 +101,7 @@ struct ReactorContractTests {
         var states = store.states.makeAsyncIterator()
         _ = await states.next()
         store.send(.slow(10))
-        store.send(.add(1))                    // lands before the slow one
+        store.send(.add(1))  // lands before the slow one
         #expect(await states.next()?.seen == [1])
         reactor.clock.advance(by: .seconds(1))
         #expect(await states.next()?.seen == [1, 10])

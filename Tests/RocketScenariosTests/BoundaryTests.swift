@@ -9,8 +9,10 @@ import RocketScenariosDefaults
 struct ScenarioBoundaryTests {
     static func stores() throws -> [(String, any ScenarioStore)] {
         let defaults = UserDefaults(suiteName: "rocket-boundary-\(UUID().uuidString)")!
-        return [("in-memory", InMemoryScenarioStore()), ("SQLite", try SQLiteScenarioStore(path: temporaryPath())),
-                ("UserDefaults", UserDefaultsScenarioStore(defaults: defaults))]
+        return [
+            ("in-memory", InMemoryScenarioStore()), ("SQLite", try SQLiteScenarioStore(path: temporaryPath())),
+            ("UserDefaults", UserDefaultsScenarioStore(defaults: defaults)),
+        ]
     }
 
     @Test("A custom condition that reads the same store works on every store (no deadlock, no recursive lock)")
@@ -18,10 +20,12 @@ struct ScenarioBoundaryTests {
         for (label, store) in try Self.stores() {
             try store.triggerEvent("launch", at: 1)
             try store.triggerEvent("launch", at: 2)
-            let review = NamedScenario("review", rules: ScenarioRules(maxExecutionsPermitted: 1), customCondition: {
-                // Mixes another scenario's statistics into this one's decision, as WaitForIt invites.
-                ((try? store.stats("launch").eventsCount) ?? 0) >= 2
-            })
+            let review = NamedScenario(
+                "review", rules: ScenarioRules(maxExecutionsPermitted: 1),
+                customCondition: {
+                    // Mixes another scenario's statistics into this one's decision, as WaitForIt invites.
+                    ((try? store.stats("launch").eventsCount) ?? 0) >= 2
+                })
             #expect(try review.tryToExecute(in: store, at: 10), "\(label)")
             #expect(try !review.tryToExecute(in: store, at: 11), "\(label): the cap holds")
             #expect(try store.stats("review").executionsCount == 1, "\(label)")

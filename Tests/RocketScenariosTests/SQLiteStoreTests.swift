@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import RocketScenarios
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 func temporaryPath(_ suffix: String = ".sqlite") -> String {
@@ -96,7 +96,9 @@ struct SQLiteStoreTests {
     func migrationFromTwo() throws {
         let path = temporaryPath()
         try SQLiteScenarioStore.create(path: path, schemaVersion: 2)
-        try rawSQL(path, """
+        try rawSQL(
+            path,
+            """
             INSERT INTO scenarios VALUES ('a', 2, 1, 10, 20, 30);
             INSERT INTO scenarios VALUES ('b', 1, 0, 15, 15, NULL);
             INSERT INTO events (scenario, at) VALUES ('a', 10), ('b', 15), ('a', 20);

@@ -12,8 +12,9 @@ struct SemanticsTests {
     func eventBounds(min: Int, max: Int) {
         for count in 0...6 {
             let stats = ScenarioStats(eventsCount: count)
-            let d = ScenarioEvaluator.evaluate(rules: ScenarioRules(minEventsRequired: min, maxEventsPermitted: max), stats: stats,
-                                               recentExecutions: [], now: now)
+            let d = ScenarioEvaluator.evaluate(
+                rules: ScenarioRules(minEventsRequired: min, maxEventsPermitted: max), stats: stats,
+                recentExecutions: [], now: now)
             #expect(d.allowed == (min <= count && count <= max), "count \(count)")
         }
     }
@@ -21,8 +22,9 @@ struct SemanticsTests {
     @Test("The execution cap is strict; 0 never executes", arguments: 0...4)
     func executionCap(cap: Int) {
         for executed in 0...5 {
-            let d = ScenarioEvaluator.evaluate(rules: ScenarioRules(maxExecutionsPermitted: cap), stats: ScenarioStats(executionsCount: executed),
-                                               recentExecutions: [], now: now)
+            let d = ScenarioEvaluator.evaluate(
+                rules: ScenarioRules(maxExecutionsPermitted: cap), stats: ScenarioStats(executionsCount: executed),
+                recentExecutions: [], now: now)
             #expect(d.allowed == (executed < cap))
         }
     }
@@ -30,10 +32,13 @@ struct SemanticsTests {
     @Test("The three time conditions are strict and pass when nothing is recorded", arguments: [0.0, 10, 86_400])
     func timeConditions(min: Double) {
         for (elapsed, expected) in [(min, false), (min + 0.001, true), (min - 1, false)] {
-            let stats = ScenarioStats(eventsCount: 1, executionsCount: 1, firstEventDate: now - elapsed, lastEventDate: now - elapsed,
-                                      lastExecutionDate: now - elapsed)
-            for rules in [ScenarioRules(minSecondsSinceFirstEvent: min), ScenarioRules(minSecondsSinceLastEvent: min),
-                          ScenarioRules(minSecondsBetweenExecutions: min)] {
+            let stats = ScenarioStats(
+                eventsCount: 1, executionsCount: 1, firstEventDate: now - elapsed, lastEventDate: now - elapsed,
+                lastExecutionDate: now - elapsed)
+            for rules in [
+                ScenarioRules(minSecondsSinceFirstEvent: min), ScenarioRules(minSecondsSinceLastEvent: min),
+                ScenarioRules(minSecondsBetweenExecutions: min),
+            ] {
                 #expect(ScenarioEvaluator.evaluate(rules: rules, stats: stats, recentExecutions: [], now: now).allowed == expected)
                 #expect(ScenarioEvaluator.evaluate(rules: rules, stats: ScenarioStats(), recentExecutions: [], now: now).allowed)
             }
@@ -43,7 +48,11 @@ struct SemanticsTests {
     @Test("The custom condition runs on every try, even when another check fails")
     func customAlwaysCalled() throws {
         let calls = Counter()
-        let s = NamedScenario("c", rules: ScenarioRules(minEventsRequired: 5), customCondition: { calls.increment(); return true })
+        let s = NamedScenario(
+            "c", rules: ScenarioRules(minEventsRequired: 5),
+            customCondition: {
+                calls.increment(); return true
+            })
         let store = InMemoryScenarioStore()
         #expect(try !s.tryToExecute(in: store, at: now))
         #expect(try !s.tryToExecute(in: store, at: now))
@@ -105,7 +114,7 @@ struct SemanticsTests {
         let day = 86_400.0
         let s = NamedScenario("w", rules: ScenarioRules(minEventsInWindow: EventWindow(count: 3, seconds: 7 * day)))
         for t in [now - 10 * day, now - 6 * day, now - 2 * day] { try s.triggerEvent(in: store, at: t) }
-        #expect(try !s.tryToExecute(in: store, at: now))      // only 2 in the window
+        #expect(try !s.tryToExecute(in: store, at: now))  // only 2 in the window
         try s.triggerEvent(in: store, at: now - day)
         let d = try s.decide(in: store, at: now)
         #expect(d.allowed)
@@ -144,10 +153,11 @@ struct SemanticsTests {
         let s = NamedScenario("e", rules: ScenarioRules(minEventsRequired: 5, maxExecutionsPermitted: 3, minSecondsSinceFirstEvent: 14 * 86_400))
         try s.triggerEvent(in: store, at: now)
         let d = try s.explain(in: store, at: now + 86_400)
-        #expect(d.explanation == [
-            "✗ events 1 ≥ 5 required", "✗ 1d since the first event > 14d", "✓ executions 0 < 3 permitted",
-        ])
-        #expect(d.earliestTime == nil)   // an event-count failure cannot be fixed by waiting
+        #expect(
+            d.explanation == [
+                "✗ events 1 ≥ 5 required", "✗ 1d since the first event > 14d", "✓ executions 0 < 3 permitted",
+            ])
+        #expect(d.earliestTime == nil)  // an event-count failure cannot be fixed by waiting
         #expect(try store.stats("e").executionsCount == 0)  // explaining records nothing
         let timeOnly = NamedScenario("e", rules: ScenarioRules(minSecondsSinceFirstEvent: 14 * 86_400))
         #expect(try timeOnly.explain(in: store, at: now + 86_400).earliestTime == (now + 14 * 86_400).nextUp)
@@ -220,7 +230,7 @@ struct UserDefaultsStoreTests {
         defaults.set(Date(timeIntervalSince1970: 2000), forKey: "net.pabloweb.WaitForIt.ShowTutorial.lastEventDate")
         let store = UserDefaultsScenarioStore(defaults: defaults)
         struct Tutorial: Scenario {
-            static var name: String { "ShowTutorial" }   // WaitForIt's simple type name
+            static var name: String { "ShowTutorial" }  // WaitForIt's simple type name
             static var rules: ScenarioRules { ScenarioRules(maxExecutionsPermitted: 2) }
         }
         let stats = try store.stats(Tutorial.name)

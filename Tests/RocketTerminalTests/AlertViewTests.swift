@@ -9,19 +9,20 @@ struct AlertViewTests {
     @Test("An alert is a centred box; cancel is set apart; disabled ones are dimmed; destructive is red")
     func alert() {
         let (screen, hits) = AlertView(width: 40, strings: .english).layout(title: "Item", message: "Choose an action", buttons: items, style: .alert, focus: 0)
-        #expect(screen.lines == [
-            " ╭────────────────────────────────────╮",
-            " │                Item                │",
-            " │          Choose an action          │",
-            " ├────────────────────────────────────┤",
-            " │                Edit                │",
-            " │              (Share)               │",
-            " │               Delete               │",
-            " ├────────────────────────────────────┤",
-            " │               Cancel               │",
-            " ╰────────────────────────────────────╯",
-            "↑/↓ ←/→ choose · Enter select · Esc canc",
-        ])
+        #expect(
+            screen.lines == [
+                " ╭────────────────────────────────────╮",
+                " │                Item                │",
+                " │          Choose an action          │",
+                " ├────────────────────────────────────┤",
+                " │                Edit                │",
+                " │              (Share)               │",
+                " │               Delete               │",
+                " ├────────────────────────────────────┤",
+                " │               Cancel               │",
+                " ╰────────────────────────────────────╯",
+                "↑/↓ ←/→ choose · Enter select · Esc canc",
+            ])
         #expect(hits[3]?.row == 8)
         let delete = screen.rows[6].first { $0.text == "D" }!
         #expect(delete.style.foreground == .rgb(0xEC, 0x5E, 0x61))

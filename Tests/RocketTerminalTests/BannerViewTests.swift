@@ -20,11 +20,12 @@ struct BannerViewTests {
         var view = BannerView(width: 60, strings: .english)
         view.hint = "Esc dismiss"
         let rows = view.fullRows(for: b, focus: 1)
-        #expect(text(rows) == [
-            " ✉  New message                             Reply   Ignore",
-            "    From Ada",
-            "                        Esc dismiss",
-        ])
+        #expect(
+            text(rows) == [
+                " ✉  New message                             Reply   Ignore",
+                "    From Ada",
+                "                        Esc dismiss",
+            ])
         #expect(rows.allSatisfy { $0.allSatisfy { $0.style.background != .default } })
         // The focused button is inverted, on the darker shade.
         let ignore = rows[0].first { $0.text == "I" }!
@@ -38,7 +39,7 @@ struct BannerViewTests {
         b.buttons = .close
         let rows = BannerView(width: width, strings: .english).fullRows(for: b, focus: nil)
         #expect(rows.allSatisfy { $0.count == width })
-        #expect(rows.count == 3)   // title + two subtitle lines
+        #expect(rows.count == 3)  // title + two subtitle lines
         #expect(text(rows)[2].hasSuffix("…"))
         #expect(text(rows)[0].hasSuffix(" ✕"))
     }

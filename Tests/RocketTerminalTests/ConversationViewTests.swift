@@ -22,8 +22,12 @@ func sampleConversation(echo: Bool = true) -> Conversation {
     var g = RocketGraph()
     let done = g.add(RocketNode(id: "done", text: "Thanks, {{name}}! 👍"))
     let input = g.add(RocketNode(id: "name", content: .textInput(RocketInputNode(text: "What's your name?", buttonTitle: "Send", next: done))))
-    let ask = g.add(RocketNode(id: "ask", content: .doubleButton(left: RocketButtonNode(title: "Sure", next: input),
-                                                                 right: RocketButtonNode(title: "Later", font: .lightButton))))
+    let ask = g.add(
+        RocketNode(
+            id: "ask",
+            content: .doubleButton(
+                left: RocketButtonNode(title: "Sure", next: input),
+                right: RocketButtonNode(title: "Later", font: .lightButton))))
     g.root = g.add(RocketNode(id: "hello", text: "Hi! 界 I'm Rocket.", next: ask))
     return Conversation(graph: g, closeButton: RocketCloseButton(title: "Close"), options: ConversationOptions(timing: .instant, echoReplies: echo))
 }
@@ -42,12 +46,13 @@ struct ConversationViewTests {
     func textBlock() {
         var c = sampleConversation()
         c.start(at: 0)
-        #expect(render(c, width: 60) == [
-            "    ╭────────────────────╮",
-            " R  │ Hi! 界 I'm Rocket. │",
-            "    ╰────────────────────╯",
-            "    Enter continue  ·  Esc Close  ·  Ctrl-C quit",
-        ])
+        #expect(
+            render(c, width: 60) == [
+                "    ╭────────────────────╮",
+                " R  │ Hi! 界 I'm Rocket. │",
+                "    ╰────────────────────╯",
+                "    Enter continue  ·  Esc Close  ·  Ctrl-C quit",
+            ])
     }
 
     @Test("Buttons, then the input with its cursor, then the reply on the right")
@@ -55,7 +60,8 @@ struct ConversationViewTests {
         var c = sampleConversation()
         c.start(at: 0)
         try c.send(.tap, at: 0)
-        #expect(render(c, width: 40).suffix(2) == [" R  [ Sure ]  [ Later ]", "    ←/→ choose · Enter press  ·  Esc Close  ·  Ctrl-C quit".prefix(40).description])
+        #expect(
+            render(c, width: 40).suffix(2) == [" R  [ Sure ]  [ Later ]", "    ←/→ choose · Enter press  ·  Esc Close  ·  Ctrl-C quit".prefix(40).description])
         try c.send(.pressLeft, at: 0)
         var ui = ConversationUI()
         KeyController.sync(&ui, with: c)
@@ -85,8 +91,9 @@ struct ConversationViewTests {
 
     @Test("Secret input is masked; validation messages show under the field")
     func secretAndError() {
-        var c = Conversation(graph: chain(RocketNode(id: "pin", content: .textInput(RocketInputNode(text: "PIN?", buttonTitle: "OK", isSecret: true)))),
-                             options: ConversationOptions(timing: .instant))
+        var c = Conversation(
+            graph: chain(RocketNode(id: "pin", content: .textInput(RocketInputNode(text: "PIN?", buttonTitle: "OK", isSecret: true)))),
+            options: ConversationOptions(timing: .instant))
         c.start(at: 0)
         var ui = ConversationUI()
         KeyController.sync(&ui, with: c)
@@ -100,8 +107,9 @@ struct ConversationViewTests {
 
     @Test("A typing indicator shows while an auto-advance delay runs")
     func typing() {
-        var c = Conversation(graph: chain(RocketNode(text: "wait", showNextAfter: 2), RocketNode(text: "next")),
-                             options: ConversationOptions(timing: .reducedMotion))
+        var c = Conversation(
+            graph: chain(RocketNode(text: "wait", showNextAfter: 2), RocketNode(text: "next")),
+            options: ConversationOptions(timing: .reducedMotion))
         c.start(at: 0)
         #expect(render(c, width: 40).contains(" R  • • •  typing…"))
     }
@@ -150,7 +158,7 @@ struct ControllerTests {
         #expect(KeyController.handle(.mouse(row: 9, column: 5), conversation: c, ui: &ui, hits: hits) == .none)
         try c.send(.pressLeft, at: 0)
         #expect(KeyController.handle(.character("A"), conversation: c, ui: &ui, hits: []) == .redraw)
-        #expect(ui.focus == 0 && ui.editor.text == "A")   // a new block reset the focus
+        #expect(ui.focus == 0 && ui.editor.text == "A")  // a new block reset the focus
         #expect(KeyController.handle(.enter, conversation: c, ui: &ui, hits: []) == .send(.submit("A")))
     }
 
@@ -167,7 +175,8 @@ struct ControllerTests {
         #expect(PlainController.intent(for: "", block: single, strings: .english) == .success(.pressButton))
         #expect(PlainController.intent(for: "  ", block: single, strings: .english) == .success(.pressButton))
         #expect(PlainController.intent(for: "", block: d, strings: .english) != .success(.pressLeft))
-        #expect(PlainController.intent(for: " a b ", block: RocketNode(content: .textInput(RocketInputNode(text: "q", buttonTitle: "b"))), strings: .english)
+        #expect(
+            PlainController.intent(for: " a b ", block: RocketNode(content: .textInput(RocketInputNode(text: "q", buttonTitle: "b"))), strings: .english)
                 == .success(.submit(" a b ")))
     }
 }

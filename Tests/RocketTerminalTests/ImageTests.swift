@@ -34,14 +34,16 @@ struct ImageTests {
         guard case .rgb(let r, _, let b) = cells[0][0].style.foreground, case .rgb(let r2, _, let b2) = cells[0][0].style.background else {
             Issue.record("expected truecolour cells"); return
         }
-        #expect(r > 200 && b < 60)     // top half red
-        #expect(r2 < 60 && b2 > 200)   // bottom half blue
+        #expect(r > 200 && b < 60)  // top half red
+        #expect(r2 < 60 && b2 > 200)  // bottom half blue
         #expect(cells[0][0].text == "▀")
     }
 
-    @Test("Bad image data is an error value, never a crash", arguments: [
-        [] as [UInt8], [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0, 0], [0xFF, 0xD8, 0xFF, 0xE0, 1, 2, 3], Array("GIF89a".utf8),
-    ])
+    @Test(
+        "Bad image data is an error value, never a crash",
+        arguments: [
+            [] as [UInt8], [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0, 0], [0xFF, 0xD8, 0xFF, 0xE0, 1, 2, 3], Array("GIF89a".utf8),
+        ])
     func badData(bytes: [UInt8]) {
         guard case .failure(let e) = TerminalImage.decode(bytes) else { Issue.record("decoded garbage"); return }
         #expect(!e.reason.isEmpty)

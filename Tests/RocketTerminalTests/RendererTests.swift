@@ -112,7 +112,7 @@ struct MouseMappingTests {
         vt.feed(Array("a\r\nb\r\n".utf8))
         vt.feed(r.render(f, screenHeight: 5))
         #expect(r.frameRow(forScreenRow: 0, screenHeight: 5) == nil)
-        r.startRow = 2                           // the report arrives after the frame
+        r.startRow = 2  // the report arrives after the frame
         for screenRow in 0..<5 {
             let frame = r.frameRow(forScreenRow: screenRow, screenHeight: 5)!
             #expect(vt.lines[screenRow] == "r\(frame)")
@@ -143,6 +143,6 @@ struct WidthDisagreementTests {
         let text = String(decoding: r.render(f, screenHeight: 5), as: UTF8.self)
         #expect(text.contains("✉️\u{1B}[3G"))
         #expect(text.contains("👨‍👩‍👧\u{1B}[9G"))
-        #expect(!text.contains("o\u{1B}["))   // plain characters need no repositioning
+        #expect(!text.contains("o\u{1B}["))  // plain characters need no repositioning
     }
 }

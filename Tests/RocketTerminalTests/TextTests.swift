@@ -4,10 +4,12 @@ import Testing
 
 @Suite("Display width, sanitising, wrapping")
 struct TextTests {
-    @Test("Widths from the table and the cluster rules", arguments: [
-        ("a", 1), ("界", 2), ("👍", 2), ("Ａ", 2), ("한", 2), ("👍🏽", 2), ("👨‍👩‍👧", 2), ("e\u{301}", 1), ("é", 1),
-        ("🇯🇵", 2), ("❤️", 2), ("\u{200B}", 0), ("\u{1B}", 0), ("→", 1),
-    ])
+    @Test(
+        "Widths from the table and the cluster rules",
+        arguments: [
+            ("a", 1), ("界", 2), ("👍", 2), ("Ａ", 2), ("한", 2), ("👍🏽", 2), ("👨‍👩‍👧", 2), ("e\u{301}", 1), ("é", 1),
+            ("🇯🇵", 2), ("❤️", 2), ("\u{200B}", 0), ("\u{1B}", 0), ("→", 1),
+        ])
     func widths(text: String, expected: Int) {
         #expect(DisplayWidth.of(text) == expected)
     }

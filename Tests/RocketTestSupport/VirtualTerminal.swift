@@ -45,7 +45,9 @@ public struct VirtualTerminal {
                 case "H": row = 0; column = 0
                 case "G": column = min(width - 1, max(0, n - 1))
                 case "J":
-                    if params == "2" { screen = Array(repeating: Array(repeating: " ", count: width), count: height) } else {
+                    if params == "2" {
+                        screen = Array(repeating: Array(repeating: " ", count: width), count: height)
+                    } else {
                         for c in column..<width { screen[row][c] = " " }
                         for r in (row + 1)..<height { screen[r] = Array(repeating: " ", count: width) }
                     }

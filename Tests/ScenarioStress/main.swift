@@ -6,7 +6,7 @@
 // prints the default scenario names of a private, a fileprivate and a function-local type.
 import RocketScenarios
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 func fail(_ message: String, _ status: Int32) -> Never {
