@@ -5,4 +5,5 @@ set -eu
 cd "$(dirname "$0")/.."
 swift format lint --strict --recursive Sources Tests Package.swift
 swift test
+sh scripts/docs.sh
 sh scripts/check-static.sh

@@ -14,8 +14,8 @@ public protocol RocketControl: AnyObject {
 
 /// A chat-bot-style alert: the seed's `Rocket`, driven headlessly.
 ///
-/// `Rocket` compiles its blocks into a value ``RocketGraph`` when shown and hosts the resulting
-/// ``Conversation`` on a ``ConversationHost``. Events go out three ways: the original's
+/// `Rocket` compiles its blocks into a value `RocketGraph` when shown and hosts the resulting
+/// `Conversation` on a `ConversationHost`. Events go out three ways: the original's
 /// `NotificationCenter` events (with the rocket as `object`, so two live rockets never see each
 /// other's events), a typed `AsyncStream` per subscriber (``events``), and ``onEvent``. Front ends
 /// render ``conversation`` and call ``send(_:)``; whoever hosts it calls ``tick()`` when
@@ -149,7 +149,7 @@ public final class Rocket: RocketControl {
     /// try rocket.send(.submit("Ada"))
     /// ```
     ///
-    /// - Throws: ``RocketIntentError``; `.noCloseButton` for `.close` without a close button.
+    /// - Throws: `RocketIntentError`; `.noCloseButton` for `.close` without a close button.
     public func send(_ intent: RocketIntent) throws(RocketIntentError) { try host.send(intent) }
 
     /// Fires the timers that are due by the clock's current time.

@@ -95,7 +95,7 @@ public enum BannerCodec {
         }
     }
 
-    /// A duration (``RocketDuration``): text or a number of seconds.
+    /// A duration (`RocketDuration`): text or a number of seconds.
     public static func duration(_ input: Input) -> Result<Double, Problem> {
         let d: Double?
         switch input {

@@ -4,7 +4,7 @@ public import RocketCore
 /// actions and the app's button and input code.
 ///
 /// Every state change completes before any app code runs, so app code may call anything on its
-/// host: read ``conversation``, ``dismiss()``, ``send(_:)``. A call made while the host is
+/// host: read ``conversation``, `dismiss()`, ``send(_:)``. A call made while the host is
 /// performing effects is queued and applied after the current one, in order (as ReactorKit and
 /// TCA queue actions sent from effects); a queued intent that is then refused is reported as
 /// ``RocketEvent/intentRefused(intent:error:)``.
@@ -23,7 +23,7 @@ public final class ConversationHost {
     public let clock: any RocketClock
     /// Code to run for named actions (`"action": "enable-notifications"` in a flow).
     public var actionHandlers: [String: () -> Void] = [:]
-    /// Called with each event, after ``eventObserver``.
+    /// Called with each event, after `eventObserver`.
     public var onEvent: ((RocketEvent) -> Void)?
     /// Called once after a call that changed the conversation has finished, effects included
     /// (hosts save snapshots here).

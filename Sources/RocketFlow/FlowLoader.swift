@@ -8,7 +8,7 @@ import RocketBanners
 ///
 /// Loading never traps. Bad JSON, wrong types, unknown fields and block types, missing fields,
 /// and every rule of ``FlowValidator`` come back as ``FlowDiagnostic``s; hostile input (huge
-/// files, deep nesting, long strings, invalid UTF-8) is stopped by ``JSONReaderLimits``.
+/// files, deep nesting, long strings, invalid UTF-8) is stopped by `JSONReaderLimits`.
 ///
 /// ```swift
 /// let result = FlowLoader.load(Array(text.utf8))

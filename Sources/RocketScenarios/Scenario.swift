@@ -160,7 +160,7 @@ extension Scenario {
 
 /// Where ``Scenario`` types keep their statistics by default.
 ///
-/// The default is an SQLite store at ``defaultPath`` (the same file `rocket scenario` uses),
+/// The default is an SQLite store at `defaultPath` (the same file `rocket scenario` uses),
 /// opened on first use; an app that used WaitForIt and wants to keep its counts calls
 /// `ScenarioStores.use(UserDefaultsScenarioStore(defaults: .standard))` (module
 /// `RocketScenariosDefaults`) once at launch.

@@ -127,6 +127,6 @@ public enum ScenarioEvaluator {
     }
 }
 
-/// The duration syntax of flags, flow files and messages (``RocketDuration``), under its
+/// The duration syntax of flags, flow files and messages (`RocketDuration`), under its
 /// earlier name.
 public typealias ScenarioDuration = RocketDuration

@@ -22,7 +22,7 @@ public enum ScenarioRulesCodec {
     public enum Kind: Hashable, Sendable {
         /// A whole number from 0 to ``maxCount``.
         case count
-        /// A duration (``RocketDuration``).
+        /// A duration (`RocketDuration`).
         case duration
         /// A whole number from −``maxCount`` to ``maxCount``.
         case priority

@@ -7,7 +7,7 @@ public import RocketScenarios
 ///
 /// Thread-safe within a process. Not safe across processes, and not crash-safe on Linux
 /// (swift-corelibs-foundation rewrites the plist in place: killed mid-write it lost everything in
-/// 24 of 200 runs); prefer ``SQLiteScenarioStore`` there. A corrupt value (a count that is not a
+/// 24 of 200 runs); prefer `SQLiteScenarioStore` there. A corrupt value (a count that is not a
 /// number) is an error, not a crash (the original's `as! Int`).
 ///
 /// ```swift

@@ -23,7 +23,7 @@ public enum AlertOutcome: Hashable, Sendable {
     }
 }
 
-/// Shows an ``AlertController`` in the terminal until a button is chosen.
+/// Shows an `AlertController` in the terminal until a button is chosen.
 ///
 /// TTY: an alert is a centred box, an action sheet a list at the bottom; ←/→/↑/↓/Tab move focus
 /// over enabled buttons, Enter or Space chooses, Esc chooses the cancel action when there is one
