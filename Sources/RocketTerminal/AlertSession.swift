@@ -84,7 +84,7 @@ public final class AlertSession<A: AlertActionType> {
         screen.start(on: terminal)
         while true {
             if focus == nil || !(items.indices.contains(focus!) && items[focus!].isEnabled) {
-                focus = AlertView.nextFocus(from: nil, step: 1, buttons: items)
+                focus = AlertView.initialFocus(buttons: items)
             }
             let (frame, hits) = view.layout(
                 title: controller.title, message: controller.message, buttons: items,

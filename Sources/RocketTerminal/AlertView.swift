@@ -111,6 +111,15 @@ public struct AlertView: Sendable {
     }
 
     /// The next enabled button from `index` in `step` direction (drawing order), or nil.
+    /// Where focus starts: the first enabled action that is neither destructive nor cancel, else
+    /// the cancel action, else any enabled one, so that a single Enter never destroys by itself.
+    public static func initialFocus(buttons: [Item]) -> Int? {
+        if let safe = buttons.indices.first(where: { buttons[$0].isEnabled && buttons[$0].style == .default }) { return safe }
+        if let cancel = buttons.indices.first(where: { buttons[$0].isEnabled && buttons[$0].style == .cancel }) { return cancel }
+        return buttons.indices.first { buttons[$0].isEnabled }
+    }
+
+    /// The next enabled action from `index` in drawing order (cancel last), `step` ±1.
     public static func nextFocus(from index: Int?, step: Int, buttons: [Item]) -> Int? {
         let order = buttons.indices.filter { buttons[$0].style != .cancel } + buttons.indices.filter { buttons[$0].style == .cancel }
         let enabled = order.filter { buttons[$0].isEnabled }

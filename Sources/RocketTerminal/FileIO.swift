@@ -2,6 +2,7 @@
     import Glibc
 #endif
 import RocketCore
+import Synchronization
 
 /// Plain POSIX file access for the front end and the CLI (Foundation's FileHandle would pull ICU
 /// into a static binary).
@@ -59,6 +60,9 @@ package enum FileIO {
     /// An open file written line by line (events).
     package final class Writer {
         private let fd: Int32
+        /// The first write that failed (a full disk, a closed pipe): nothing is written after it,
+        /// and the caller reports it.
+        package private(set) var failure: Failure?
 
         /// Creates or truncates the file.
         package init(path: String) throws(Failure) {
@@ -68,13 +72,18 @@ package enum FileIO {
 
         deinit { close(fd) }
 
-        /// Writes all bytes.
+        /// Writes all bytes; a failure is kept in ``failure``.
         package func write(_ text: String) {
+            guard failure == nil else { return }
             let bytes = Array(text.utf8)
             var offset = 0
             while offset < bytes.count {
                 let n = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + offset, bytes.count - offset) }
-                if n < 0 { if errno == EINTR { continue }; return }
+                if n < 0 {
+                    if errno == EINTR { continue }
+                    failure = Failure(errno)
+                    return
+                }
                 offset += n
             }
         }
@@ -85,11 +94,17 @@ package enum FileIO {
         do {
             let w = try Writer(path: path)
             w.write(text)
+            if let failure = w.failure { return .failure(failure) }
             return .success(())
         } catch {
             return .failure(error)
         }
     }
+
+    /// The first failed write to standard output, if any (a full disk, a closed pipe): commands
+    /// end with exit status 74 and say so, instead of losing output silently.
+    package static var standardOutputFailure: Failure? { outputFailure.withLock { $0 } }
+    private static let outputFailure = Mutex<Failure?>(nil)
 
     /// Writes a whole file so that a crash at any moment leaves either the old content or the new,
     /// never a torn file: a temporary file beside it, written, fsync'd, renamed over the target,
@@ -152,7 +167,14 @@ package enum FileIO {
         var offset = 0
         while offset < bytes.count {
             let n = bytes.withUnsafeBytes { Glibc.write(toError ? 2 : 1, $0.baseAddress! + offset, bytes.count - offset) }
-            if n < 0 { if errno == EINTR { continue }; return }
+            if n < 0 {
+                if errno == EINTR { continue }
+                if !toError {
+                    let code = errno
+                    outputFailure.withLock { if $0 == nil { $0 = Failure(code) } }
+                }
+                return
+            }
             offset += n
         }
     }

@@ -1,3 +1,4 @@
+import RocketCore
 import RocketJSON
 import RocketReactor
 import RocketTerminal
@@ -20,7 +21,7 @@ enum AlertCommand {
         options: [
             .value("--title", "T", "The title."),
             .value("--message", "M", "The message."),
-            .value("--action", "SPEC", "An action: TITLE[:default|cancel|destructive][:disabled], in order.", repeatable: true),
+            .value("--action", "SPEC", "An action: TITLE[:default|cancel|destructive][:disabled], in order (a title may contain ':').", repeatable: true),
             .flag("--sheet", "An action sheet (a list at the bottom) instead of a centred alert."),
             .flag("--plain", "Line mode: print the actions numbered and read a line."),
             .flag("--json", "Print the choice as a JSON object."),
@@ -30,7 +31,8 @@ enum AlertCommand {
             action when there is one.
             """,
         exitStatus: """
-            0 an action was chosen; 1 Esc with no cancel action, or end of input;
+            0 an action other than cancel was chosen; 1 the cancel action was chosen (Esc chooses it),
+            or Esc with no cancel action, or end of input;
             64 usage error (two cancel actions, no enabled action, an unknown style); 130 Ctrl-C.
             """,
         examples: [
@@ -38,24 +40,27 @@ enum AlertCommand {
             "rocket alert --sheet --title Share --action Mail --action Messages --action Cancel:cancel --json",
         ])
 
-    /// Parses `TITLE[:style][:disabled]`.
+    /// Parses `TITLE[:style][:disabled]`: only known words after the last colons count as the
+    /// style and `disabled`, so a title may contain colons ("Time: 5:00", "Re: lunch").
     static func action(_ spec: String) throws(UsageError) -> CLIAlertAction {
         var parts = spec.split(separator: ":", omittingEmptySubsequences: false).map(String.init)
-        let title = parts.removeFirst()
-        guard !title.isEmpty else { throw UsageError(message: "'--action \(spec)' has no title", command: self.spec.name) }
-        var action = CLIAlertAction(title: title, style: .default, isEnabled: true)
-        for p in parts {
-            if p == "disabled" {
-                action.isEnabled = false
-            } else if let s = AlertActionStyle(rawValue: p) {
-                action.style = s
+        var style: AlertActionStyle?
+        var disabled = false
+        while parts.count > 1, let last = parts.last {
+            if last == "disabled" && !disabled {
+                disabled = true
+            } else if let s = AlertActionStyle(rawValue: last), style == nil {
+                style = s
+            } else if last == "disabled" || AlertActionStyle(rawValue: last) != nil {
+                throw UsageError(message: "'--action \(spec)' repeats '\(last)'", command: self.spec.name)
             } else {
-                throw UsageError(
-                    message: "unknown style '\(p)' in '--action \(spec)'; use default, cancel or destructive (and :disabled)",
-                    command: self.spec.name)
+                break
             }
+            parts.removeLast()
         }
-        return action
+        let title = parts.joined(separator: ":")
+        guard !title.allSatisfy(\.isWhitespace) else { throw UsageError(message: "'--action \(spec)' has no title", command: self.spec.name) }
+        return CLIAlertAction(title: title, style: style ?? .default, isEnabled: !disabled)
     }
 
     @MainActor
@@ -81,8 +86,10 @@ enum AlertCommand {
                         ("style", .string(actions[index].style.rawValue)),
                     ]).serialized(pretty: false))
             } else {
-                printOut(title)
+                printOut(Sanitizer.clean(title, keepNewlines: false))
             }
+            // Choosing the cancel action (Esc included) prints it and exits 1, so `&&` is safe.
+            if actions[index].style == .cancel { return Exit.notCompleted }
         }
         return outcome.exitCode
     }

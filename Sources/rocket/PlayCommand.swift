@@ -79,6 +79,9 @@ final class EventLog {
         file.write(value.serialized(pretty: false) + "\n")
     }
 
+    /// The first failed write, if any.
+    var failure: FileIO.Failure? { file.failure }
+
     static func reason(_ r: RocketDismissReason) -> String {
         switch r {
         case .completed: return "completed"
@@ -136,7 +139,7 @@ enum PlayCommand {
             .flag("--plain", "Line mode: no escape sequences; one line of input per interactive block."),
             .flag("--instant", "Every delay fires at once (for scripts and tests)."),
             .value("--events", "FILE", "Write events as JSON Lines to FILE as they happen."),
-            .value("--answers-out", "FILE", "Write the answers by block id as a JSON object to FILE."),
+            .value("--answers-out", "FILE", "Write the answers by block id as a JSON object to FILE (- for standard output)."),
             .value("--var", "NAME=VALUE", "Seed an answer for {{NAME}} placeholders.", repeatable: true),
             ScenarioCommand.storeOption,
             ScenarioCommand.nowOption,
@@ -322,6 +325,17 @@ enum PlayCommand {
                 }
             }
         }
+        // Output files are checked before anything is drawn: a folder that does not exist must
+        // not cost the user the whole flow.
+        if let answersPath = parsed.value("--answers-out"), answersPath != "-" {
+            let dir = PathName.directory(answersPath)
+            if !dir.isEmpty, !FileIO.exists(dir) {
+                printError(
+                    "rocket: error: cannot write '\(Sanitizer.clean(answersPath, keepNewlines: false))': the folder \(Sanitizer.clean(dir, keepNewlines: false)) does not exist"
+                )
+                return Exit.ioError
+            }
+        }
         var log: EventLog?
         if let eventsPath = parsed.value("--events") {
             do {
@@ -353,13 +367,19 @@ enum PlayCommand {
         session.plainHints = plain && isatty(0) == 1
         let outcome = session.run()
         leftover(session.unreadInput)
+        if let path = parsed.value("--events"), let failure = log?.failure {
+            printError("rocket: error: cannot write '\(Sanitizer.clean(path, keepNewlines: false))': \(failure.reason)")
+            return Exit.ioError
+        }
         if let answersPath = parsed.value("--answers-out") {
             let ids = Set(doc.blocks.map(\.id))
             let answers = rocket.conversation.answers.filter { ids.contains($0.key) && !$0.value.isSecret }
                 .sorted { $0.key < $1.key }
                 .map { ($0.key, JSONValue.string($0.value.value)) }
             let text = JSONValue.object(answers).serialized() + "\n"
-            if case .failure(let f) = FileIO.write(text, to: answersPath) {
+            if answersPath == "-" {
+                printOut(text)  // `-` is standard output
+            } else if case .failure(let f) = FileIO.write(text, to: answersPath) {
                 printError("rocket: error: cannot write '\(answersPath)': \(f.reason)")
                 return Exit.ioError
             }

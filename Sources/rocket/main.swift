@@ -2,6 +2,7 @@
     import Glibc
 #endif
 import RocketCore
+import RocketTerminal
 
 /// `rocket`: the RocketAlert command-line tool.
 enum Rocket {
@@ -87,4 +88,10 @@ enum Rocket {
     }
 }
 
-exit(await Rocket.run(Array(CommandLine.arguments.dropFirst())))
+var status = await Rocket.run(Array(CommandLine.arguments.dropFirst()))
+if let failure = FileIO.standardOutputFailure {
+    // Every write is checked: output that could not be written is an error, never silent loss.
+    printError("rocket: error: cannot write to standard output: \(failure.reason)")
+    if status == Exit.ok { status = Exit.ioError }
+}
+exit(status)

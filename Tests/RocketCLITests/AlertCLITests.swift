@@ -17,7 +17,7 @@ struct AlertCLITests {
     @Test("Invalid or disabled choices say why on stderr and read again; end of input exits 1")
     func refusals() throws {
         let r = try runRocket(["alert"] + actions, stdin: "9\narchive\n3\n")
-        #expect(r.status == 0 && r.stdout.hasSuffix("Cancel\n"))
+        #expect(r.status == 1 && r.stdout.hasSuffix("Cancel\n"))  // the cancel action prints and exits 1: `&&` is safe
         #expect(r.stderr == "Not a choice: \"9\" — Choose 1-4 or type a title:\n\"Archive\" is not available now.\n")
         let eof = try runRocket(["alert"] + actions, stdin: "")
         #expect(eof.status == 1)
@@ -27,24 +27,38 @@ struct AlertCLITests {
         "Usage errors exit 64",
         arguments: [
             ["alert"], ["alert", "--action", "a:cancel", "--action", "b:cancel"], ["alert", "--action", "a:disabled"],
-            ["alert", "--action", "a:dangerous"], ["alert", "--action", ":cancel"],
+            ["alert", "--action", "a:cancel:cancel"], ["alert", "--action", ":cancel"], ["alert", "--action", "a:disabled:disabled"],
         ])
     func usage(args: [String]) throws {
         let r = try runRocket(args)
         #expect(r.status == 64 && r.stderr.hasPrefix("rocket: error: "))
     }
 
-    @Test("In a terminal: arrows skip disabled actions; Esc chooses cancel, or exits 1 without one")
+    @Test("In a terminal: focus starts on a safe action; arrows skip disabled ones; Esc chooses cancel (exit 1)")
     func tty() throws {
         let run = try PTYRun(["alert", "--title", "Delete item?"] + actions)
         #expect(run.waitFor("Delete item?"))
-        run.send("\u{1B}[B\u{1B}[B\r")  // Delete → Keep → (Archive is disabled) → Cancel
+        run.send("\r")  // one Enter never deletes: focus starts on Keep
         #expect(run.waitForExit() == 0)
-        #expect(String(decoding: run.raw, as: UTF8.self).contains("Cancel\r\n"))
+        #expect(String(decoding: run.raw, as: UTF8.self).contains("Keep\r\n"))
         #expect(run.terminalRestored)
+        let down = try PTYRun(["alert", "--title", "Delete item?"] + actions)
+        #expect(down.waitFor("Delete item?"))
+        down.send("\u{1B}[B\r")  // Keep → (Archive is disabled) → Cancel
+        #expect(down.waitForExit() == 1)
+        #expect(String(decoding: down.raw, as: UTF8.self).contains("Cancel\r\n"))
         let esc = try PTYRun(["alert", "--sheet", "--action", "Only"])
         #expect(esc.waitFor("Only"))
         esc.send([0x1B])
         #expect(esc.waitForExit() == 1)
+    }
+
+    @Test("Titles may contain colons: only known words after the last colons are the style")
+    func colons() throws {
+        let r = try runRocket(["alert", "--action", "Time: 5:00", "--action", "Re: lunch:cancel", "--plain"], stdin: "1\n")
+        #expect(r.status == 0 && r.stdout.hasSuffix("Time: 5:00\n"), "\(r.stdout)")
+        #expect(r.stdout.contains("[2] Re: lunch (cancel)"))
+        let json = try runRocket(["alert", "--action", "Delete:destructive", "--action", "Keep", "--json"], stdin: "2\n")
+        #expect(json.stdout.hasSuffix(#"{"index":1,"title":"Keep","style":"default"}"# + "\n"))
     }
 }

@@ -417,3 +417,28 @@ struct ReadmePictureTests {
         #expect(block == drawn.stdout)
     }
 }
+
+@Suite("Every write is checked")
+struct WriteErrorTests {
+    @Test("A full disk or a missing folder is exit 74 with a message, never silent loss; - is standard output")
+    func writes() throws {
+        guard FileManager.default.fileExists(atPath: "/dev/full") else { return }
+        let dir = scratchDirectory()
+        write(tinyFlow, to: dir + "/flow.json")
+        let events = try runRocket(["play", dir + "/flow.json", "--instant", "--events", "/dev/full"], stdin: "\n1\nAda\n1234\n1\n\n")
+        #expect(events.status == 74 && events.stderr.contains("/dev/full"))
+        let answers = try runRocket(["play", dir + "/flow.json", "--instant", "--answers-out", dir + "/no/such/a.json"], stdin: "")
+        #expect(answers.status == 74 && answers.stdout.isEmpty, "nothing is drawn before the check")
+        let dash = try runRocket(["play", dir + "/flow.json", "--instant", "--answers-out", "-"], stdin: "\n1\nAda\n1234\n1\n\n")
+        #expect(dash.stdout.hasSuffix(#"{"ask": "Sure", "go": "Enable", "name": "Ada"}"# + "\n"))
+        for args in [["scenario", "export"], ["lint", "--json", dir + "/flow.json"], ["--help"]] {
+            let p = Process()
+            p.executableURL = URL(fileURLWithPath: "/bin/sh")
+            p.arguments = ["-c", "'\(rocketPath)' \(args.map { "'\($0)'" }.joined(separator: " ")) > /dev/full"]
+            p.environment = ["ROCKET_STORE": dir + "/s.sqlite", "PATH": "/usr/bin:/bin"]
+            try p.run()
+            p.waitUntilExit()
+            #expect(p.terminationStatus == 74, "\(args)")
+        }
+    }
+}
