@@ -31,7 +31,7 @@ private func forwardSignal(_ signo: Int32) {
 /// default action run (so the crash and its backtrace still happen).
 private func crashHandler(_ signo: Int32) {
     if TerminalGlobals.rawModeActive != 0, let p = TerminalGlobals.restorePointer {
-        _ = write(1, p, TerminalGlobals.restoreBytes.count)
+        _ = write(TerminalGlobals.ttyFD, p, TerminalGlobals.restoreBytes.count)  // where the UI was drawn
         _ = tcsetattr(TerminalGlobals.ttyFD, TCSAFLUSH, &TerminalGlobals.savedTermios)
     }
     signal(signo, SIG_DFL)
@@ -63,6 +63,20 @@ public final class Terminal: Sendable {
     public init(inputFD: Int32 = 0, outputFD: Int32 = 1) {
         self.inputFD = inputFD
         self.outputFD = outputFD
+    }
+
+    /// The terminal a user interface should use, in the manner of gum and whiptail: stdin and
+    /// stdout when both are a terminal; when only stdin is (`choice=$(rocket alert …)`,
+    /// `rocket play f.json > out`), the controlling terminal `/dev/tty` for keys and drawing, so
+    /// that stdout carries only the result; otherwise stdin and stdout (line mode).
+    public static func forUserInterface() -> Terminal {
+        if isatty(0) == 1 && isatty(1) == 1 { return Terminal() }
+        if isatty(0) == 1 {
+            let fd = open("/dev/tty", O_RDWR | O_CLOEXEC | O_NOCTTY)
+            if fd >= 0, isatty(fd) == 1 { return Terminal(inputFD: fd, outputFD: fd) }
+            if fd >= 0 { close(fd) }
+        }
+        return Terminal()
     }
 
     /// True when both input and output are terminals.

@@ -101,7 +101,7 @@ enum AlertCommand {
         typedAhead: (bytes: [UInt8], ended: Bool) = ([], false)
     ) async -> AlertOutcome {
         let env = Environment.current
-        let terminal = Terminal()
+        let terminal = Terminal.forUserInterface()
         let session = AlertSession(controller: controller, terminal: terminal, strings: UIStrings.forEnvironment(env))
         session.depth = ColorDepth.detect(env)
         session.typedAhead = typedAhead

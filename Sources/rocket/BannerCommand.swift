@@ -88,7 +88,7 @@ enum BannerCommand {
             if status != Exit.ok { return status }
         }
         let env = Environment.current
-        let terminal = Terminal()
+        let terminal = Terminal.forUserInterface()
         let plain = parsed.has("--plain") || !terminal.isInteractive || env["TERM"] == "dumb"
         let reduced = env["ROCKET_REDUCED_MOTION"] == "1"
         let center = BannerCenter(clock: SystemClock(), queue: BannerQueue(reducedMotion: reduced || plain))

@@ -281,7 +281,7 @@ enum PlayCommand {
         resume: ConversationSnapshot? = nil, leftover: ((bytes: [UInt8], ended: Bool)) -> Void = { _ in }
     ) -> Int32 {
         let env = Environment.current
-        let terminal = Terminal()
+        let terminal = Terminal.forUserInterface()
         let plain = parsed.has("--plain") || !terminal.isInteractive || env["TERM"] == "dumb"
         // The conversation's own animations (bounces, intro) are not drawn in the terminal, so its
         // timing is always reduced motion; --instant also fires every showNextAfter at once.

@@ -107,3 +107,38 @@ struct PTYTests {
         #expect(run.waitForExit() == 130)
     }
 }
+
+@Suite("Shell scripts: the UI on the terminal, only the result on stdout", .serialized)
+struct CaptureTests {
+    @Test("choice=$(rocket alert …): the alert draws on the terminal; stdout gets only the chosen title")
+    func alertCapture() throws {
+        let dir = scratchDirectory()
+        let run = try PTYRun([], shell: "'\(rocketPath)' alert --title Pick --action One --action Two --sheet > '\(dir)/out.txt'")
+        #expect(run.waitFor("Pick"))
+        #expect(run.waitFor("Two"))
+        run.send("\u{1B}[B\r")
+        #expect(run.waitForExit() == 0)
+        #expect(try String(contentsOfFile: dir + "/out.txt", encoding: .utf8) == "Two\n")
+        #expect(run.terminalRestored)
+    }
+
+    @Test("rocket play f.json > out: the conversation draws on the terminal; stdout gets only --answers-out -")
+    func playCapture() throws {
+        let dir = scratchDirectory()
+        write(tinyFlow, to: dir + "/flow.json")
+        let run = try PTYRun([], shell: "'\(rocketPath)' play '\(dir)/flow.json' --instant --answers-out - > '\(dir)/out.txt'")
+        #expect(run.waitFor("Sure"))
+        run.send("\r")
+        #expect(run.waitFor("Name?"))
+        run.send("Ada\r")
+        #expect(run.waitFor("PIN?"))
+        run.send("1234\r")
+        #expect(run.waitFor("Enable"))
+        run.send("\r")
+        #expect(run.waitFor("Thanks, Ada!"))
+        run.send("\r")
+        #expect(run.waitForExit() == 0)
+        let out = try String(contentsOfFile: dir + "/out.txt", encoding: .utf8)
+        #expect(out == #"{"ask": "Sure", "go": "Enable", "name": "Ada"}"# + "\n", "\(out)")
+    }
+}

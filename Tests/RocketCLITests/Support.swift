@@ -68,7 +68,7 @@ final class PTYRun {
     var raw: [UInt8] = []
     let savedTermios: termios
 
-    init(_ args: [String], columns: Int = 80, rows: Int = 24, environment: [String: String] = [:]) throws {
+    init(_ args: [String], columns: Int = 80, rows: Int = 24, environment: [String: String] = [:], shell: String? = nil) throws {
         var name = [CChar](repeating: 0, count: 128)
         master = rocket_pty_open(&name, 128)
         guard master >= 0 else { throw POSIXFailure(what: "posix_openpt") }
@@ -81,7 +81,8 @@ final class PTYRun {
         savedTermios = t
         screen = VirtualTerminal(width: columns, height: rows)
         process.executableURL = URL(fileURLWithPath: "/usr/bin/setsid")
-        process.arguments = ["-c", "-w", rocketPath] + args
+        // A shell command line instead of rocket's arguments (to redirect stdout, as scripts do).
+        process.arguments = shell.map { ["-c", "-w", "/bin/sh", "-c", $0] } ?? (["-c", "-w", rocketPath] + args)
         var env = ProcessInfo.processInfo.environment
         env["TERM"] = "xterm-256color"
         env["LANG"] = "C.UTF-8"
