@@ -31,7 +31,7 @@ private func forwardSignal(_ signo: Int32) {
 /// default action run (so the crash and its backtrace still happen).
 private func crashHandler(_ signo: Int32) {
     if TerminalGlobals.rawModeActive != 0, let p = TerminalGlobals.restorePointer {
-        _ = write(TerminalGlobals.ttyFD, p, TerminalGlobals.restoreBytes.count)  // where the UI was drawn
+        if TerminalGlobals.rawModeActive == 1 { _ = write(TerminalGlobals.ttyFD, p, TerminalGlobals.restoreBytes.count) }  // where the UI was drawn
         _ = tcsetattr(TerminalGlobals.ttyFD, TCSAFLUSH, &TerminalGlobals.savedTermios)
     }
     signal(signo, SIG_DFL)
@@ -54,6 +54,7 @@ public final class Terminal: Sendable {
     private struct State {
         var signalReadFD: Int32 = -1
         var rawMode = false
+        var echoOff = false
     }
     /// Mutable state behind a lock: a session may wait for input on another thread.
     private let state = Mutex(State())
@@ -91,7 +92,8 @@ public final class Terminal: Sendable {
         return (80, 24)
     }
 
-    /// Installs the signal self-pipe for SIGINT, SIGTERM, SIGHUP and SIGWINCH, and crash
+    /// Installs the signal self-pipe for SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGALRM
+    /// and SIGWINCH, and crash
     /// handlers that restore the terminal.
     public func installSignalHandlers() {
         let fds: [Int32]? = state.withLock { s in
@@ -114,7 +116,9 @@ public final class Terminal: Sendable {
         // unblock the ones we handle, or Ctrl-C, SIGTERM and resizes would never arrive.
         var set = sigset_t()
         sigemptyset(&set)
-        for sig in [SIGINT, SIGTERM, SIGHUP, SIGWINCH] {
+        // Every signal that would end the process is turned into an event, so the terminal is
+        // restored first (SIGQUIT also never reaches the backtracer's prompt).
+        for sig in [SIGINT, SIGTERM, SIGHUP, SIGWINCH, SIGQUIT, SIGUSR1, SIGUSR2, SIGALRM] {
             signal(sig, forwardSignal)
             sigaddset(&set, sig)
         }
@@ -148,14 +152,42 @@ public final class Terminal: Sendable {
 
     /// Restores the saved settings and screen modes; safe to call more than once.
     public func restore() {
-        let wasRaw = state.withLock { s in
-            defer { s.rawMode = false }
-            return s.rawMode
+        let (wasRaw, wasEchoOff) = state.withLock { s in
+            defer {
+                s.rawMode = false
+                s.echoOff = false
+            }
+            return (s.rawMode, s.echoOff)
+        }
+        if wasEchoOff && !wasRaw {
+            _ = tcsetattr(inputFD, TCSAFLUSH, &TerminalGlobals.savedTermios)
+            TerminalGlobals.rawModeActive = 0
+            return
         }
         guard wasRaw else { return }
         write(Array("\u{1B}[0m\u{1B}[?25h\u{1B}[?2004l\u{1B}[?1000l\u{1B}[?1006l".utf8))
         _ = tcsetattr(inputFD, TCSAFLUSH, &TerminalGlobals.savedTermios)
         TerminalGlobals.rawModeActive = 0
+    }
+
+    /// Line mode on a terminal: turns the echo of typed characters off (a secret answer) or back
+    /// on. Off is undone by ``restore()`` and by every signal and crash path, like raw mode.
+    public func setEcho(_ on: Bool) {
+        guard isatty(inputFD) == 1, !state.withLock({ $0.rawMode }) else { return }
+        if on {
+            restore()
+            return
+        }
+        guard !state.withLock({ $0.echoOff }) else { return }
+        var saved = termios()
+        guard tcgetattr(inputFD, &saved) == 0 else { return }
+        TerminalGlobals.savedTermios = saved
+        TerminalGlobals.ttyFD = inputFD
+        var quiet = saved
+        quiet.c_lflag &= ~tcflag_t(ECHO)
+        guard tcsetattr(inputFD, TCSAFLUSH, &quiet) == 0 else { return }
+        state.withLock { $0.echoOff = true }
+        TerminalGlobals.rawModeActive = 2  // 2: settings only; no screen bytes to undo
     }
 
     /// Writes all bytes (retrying on partial writes and EINTR) in as few calls as possible.

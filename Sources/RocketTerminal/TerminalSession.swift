@@ -78,6 +78,7 @@ public final class TerminalSession {
             defer { terminal.restore() }
             return runTTY()
         case .plain:
+            defer { terminal.restore() }  // echo back on, if a secret turned it off
             return runPlain()
         }
     }
@@ -308,6 +309,10 @@ public final class TerminalSession {
             let c = rocket.conversation
             if let index = c.interactiveIndex {
                 let block = c.node(at: index)
+                // A secret typed on a terminal is not shown: echo off while its line is read.
+                var secret = false
+                if case .textInput(let i) = block.content, i.isSecret { secret = true }
+                terminal.setEcho(!secret)
                 if promptedIndex != index {
                     promptedIndex = index
                     if plainHints {
@@ -320,6 +325,7 @@ public final class TerminalSession {
                     }
                 }
                 if let line = input.nextLine() {
+                    if secret && plainHints { say("") }  // the Enter was not echoed either
                     switch PlainController.intent(for: line, block: block, strings: strings) {
                     case .success(let intent):
                         do {

@@ -88,6 +88,15 @@ enum Rocket {
     }
 }
 
+// A closed standard descriptor would be taken by the next file opened (the signal pipe, a
+// store): give each one /dev/null instead, so a closed stdin reads as end of input.
+for fd: Int32 in 0...2 where fcntl(fd, F_GETFD) < 0 {
+    let null = open("/dev/null", fd == 0 ? O_RDONLY : O_WRONLY)
+    if null >= 0, null != fd {
+        dup2(null, fd)
+        close(null)
+    }
+}
 var status = await Rocket.run(Array(CommandLine.arguments.dropFirst()))
 if let failure = FileIO.standardOutputFailure {
     // Every write is checked: output that could not be written is an error, never silent loss.

@@ -142,3 +142,52 @@ struct CaptureTests {
         #expect(out == #"{"ask": "Sure", "go": "Enable", "name": "Ada"}"# + "\n", "\(out)")
     }
 }
+
+@Suite("Line mode on a terminal and every exit path", .serialized)
+struct LineModeTerminalTests {
+    @Test("A secret typed in line mode on a terminal is not echoed; the terminal settings come back")
+    func secretEcho() throws {
+        let dir = scratchDirectory()
+        write(tinyFlow, to: dir + "/flow.json")
+        let run = try PTYRun(["play", dir + "/flow.json", "--plain", "--instant"])
+        #expect(run.waitFor("[1] Sure"))
+        run.send("1\r")
+        #expect(run.waitFor("Name?"))
+        run.send("Ada\r")
+        #expect(run.waitFor("PIN?"))
+        run.send("4711\r")
+        #expect(run.waitFor("Enable"))
+        #expect(!run.screen.allLines.joined().contains("4711"))
+        run.send("1\r")
+        #expect(run.waitFor("Thanks, Ada!"))
+        run.send("\r")
+        #expect(run.waitForExit() == 0)
+        #expect(run.terminalRestored)
+    }
+
+    @Test("SIGQUIT, SIGUSR1, SIGUSR2 and SIGALRM restore the terminal and exit 128 + signal", arguments: [SIGQUIT, SIGUSR1, SIGUSR2, SIGALRM])
+    func signals(signal: Int32) throws {
+        let run = try PTYRun(["demo"])
+        #expect(run.waitFor("Enter continue"))
+        kill(run.rocketPID, signal)
+        #expect(run.waitForExit(timeout: 10) == 128 + signal)
+        #expect(run.terminalRestored)
+    }
+
+    @Test("A closed stdin is end of input, not a hang")
+    func closedStdin() throws {
+        let dir = scratchDirectory()
+        write(tinyFlow, to: dir + "/flow.json")
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/bin/sh")
+        p.arguments = ["-c", "exec '\(rocketPath)' play '\(dir)/flow.json' --plain <&-"]
+        p.standardOutput = FileHandle.nullDevice
+        p.standardError = FileHandle.nullDevice
+        try p.run()
+        let deadline = Date().addingTimeInterval(10)
+        while p.isRunning && Date() < deadline { usleep(20_000) }
+        if p.isRunning { p.terminate() }
+        #expect(!p.isRunning)
+        #expect(p.terminationStatus == 1)
+    }
+}
