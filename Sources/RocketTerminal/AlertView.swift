@@ -11,7 +11,11 @@ public import RocketReactor
 /// ```
 public struct AlertView: Sendable {
     /// Drawing width.
-    public var width: Int
+    /// The columns to lay out in; at least 16 whatever is assigned (a tiny terminal clips the
+    /// frame instead of crashing the layout).
+    public var width: Int {
+        didSet { if width < 16 { width = 16 } }
+    }
     /// Built-in texts.
     public var strings: UIStrings
 

@@ -13,7 +13,11 @@ public import RocketCore
 /// ```
 public struct BannerView: Sendable {
     /// Columns.
-    public var width: Int
+    /// The columns to lay out in; at least 10 whatever is assigned (a tiny terminal clips the
+    /// frame instead of crashing the layout).
+    public var width: Int {
+        didSet { if width < 10 { width = 10 } }
+    }
     /// Built-in texts.
     public var strings: UIStrings
     /// Draw every frame of an animation as if it had finished (reduced motion, plain mode).

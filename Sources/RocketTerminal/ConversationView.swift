@@ -42,7 +42,11 @@ public struct HitRegion: Hashable, Sendable {
 /// ```
 public struct ConversationView: Sendable {
     /// Drawing width in columns (the terminal width minus one, so nothing writes the last column).
-    public var width: Int
+    /// The columns to lay out in; at least 12 whatever is assigned (a tiny terminal clips the
+    /// frame instead of crashing the layout).
+    public var width: Int {
+        didSet { if width < 12 { width = 12 } }
+    }
     /// The speaker.
     public var author: RocketAuthor
     /// The close button's title, shown in the hint line.

@@ -191,3 +191,29 @@ struct LineModeTerminalTests {
         #expect(p.terminationStatus == 1)
     }
 }
+
+@Suite("Terminal sizes", .serialized)
+struct TerminalSizeTests {
+    @Test(
+        "alert, alert --sheet, banner and play survive 1×1, 2×2 and 3×1 and come back",
+        arguments: [
+            ["alert", "--title", "Pick", "--action", "One", "--action", "Two"],
+            ["alert", "--sheet", "--title", "Pick", "--action", "One", "--action", "Two"],
+            ["banner", "Saved", "--button", "Undo"],
+            ["demo"],
+        ])
+    func tiny(args: [String]) throws {
+        let run = try PTYRun(args)
+        run.pump(0.6)
+        for (c, r) in [(1, 1), (2, 2), (3, 1), (0, 0), (300, 100), (80, 24)] {
+            run.resize(columns: c, rows: r)
+            kill(run.rocketPID, SIGWINCH)
+            run.pump(0.3)
+            #expect(run.process.isRunning, "\(args) died at \(c)×\(r)")
+        }
+        run.send([0x03])
+        let status = run.waitForExit()
+        #expect(status == 130 || status == 1, "\(args): \(String(describing: status))")
+        #expect(run.terminalRestored)
+    }
+}

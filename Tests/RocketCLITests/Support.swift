@@ -150,7 +150,7 @@ final class PTYRun {
 
     func resize(columns: Int, rows: Int) {
         _ = rocket_pty_resize(master, Int32(rows), Int32(columns))
-        screen = VirtualTerminal(width: columns, height: rows)
+        screen = VirtualTerminal(width: max(1, columns), height: max(1, rows))  // the test's own screen needs a cell
     }
 
     /// Waits for the exit status, reading output meanwhile.

@@ -31,10 +31,14 @@ public struct VirtualTerminal {
                 if c == "\r\n" { column = 0 }
                 lineFeed()
             case "\u{1B}":
-                guard text.first == "[" else { text.removeFirst(); continue }
+                guard text.first == "[" else {
+                    if !text.isEmpty { text.removeFirst() }
+                    continue
+                }
                 text.removeFirst()
                 var params = ""
                 while let f = text.first, f.isNumber || f == ";" || f == "?" { params.append(f); text.removeFirst() }
+                guard !text.isEmpty else { break }
                 let final = text.removeFirst()
                 let n = Int(params) ?? 1
                 switch final {
@@ -59,9 +63,10 @@ public struct VirtualTerminal {
                 let w = DisplayWidth.of(c)
                 if w == 0 { continue }
                 if column + w > width { column = 0; lineFeed() }
+                guard column < width else { continue }
                 screen[row][column] = String(c)
-                if w == 2 { screen[row][column + 1] = "" }
-                column += w
+                if w == 2 && column + 1 < width { screen[row][column + 1] = "" }
+                column = min(width, column + w)
             }
         }
     }
