@@ -32,7 +32,9 @@ public enum Sanitizer {
         let v = u.value
         if v < 0x20 { return u != "\n" && u != "\t" }
         if (0x7F...0x9F).contains(v) { return true }
-        if (0x202A...0x202E).contains(v) || (0x2066...0x2069).contains(v) { return true }  // bidi overrides
+        if (0x202A...0x202E).contains(v) || (0x2066...0x2069).contains(v) || v == 0x061C { return true }  // bidi overrides
+        // Zero-width characters that hide or reorder text (U+200D, the joiner inside emoji, stays).
+        if v == 0x200B || v == 0x200C || v == 0x200E || v == 0x200F || (0x2060...0x2064).contains(v) || v == 0xFEFF { return true }
         return false
     }
 }

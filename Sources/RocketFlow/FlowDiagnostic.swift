@@ -1,3 +1,5 @@
+import RocketCore
+
 /// A problem found in a flow file, with its place.
 ///
 /// ```swift
@@ -39,9 +41,11 @@ public struct FlowDiagnostic: Hashable, Sendable {
 
     /// `FILE:LINE:COL: severity: message (path)`, the compiler-style form `rocket lint` prints.
     public func formatted(file: String) -> String {
-        let place = line.map { "\(file):\($0):\(column ?? 1)" } ?? file
-        let where_ = path.isEmpty ? "" : " (\(path))"
-        return "\(place): \(severity.rawValue): \(message)\(where_)"
+        // File names and messages quote what files contain: nothing reaches the terminal raw.
+        let name = Sanitizer.clean(file, keepNewlines: false)
+        let place = line.map { "\(name):\($0):\(column ?? 1)" } ?? name
+        let where_ = path.isEmpty ? "" : " (\(Sanitizer.clean(path, keepNewlines: false)))"
+        return "\(place): \(severity.rawValue): \(Sanitizer.clean(message, keepNewlines: false))\(where_)"
     }
 }
 

@@ -40,7 +40,11 @@ public enum JSONValue: Hashable, Sendable {
             case "\t": out += "\\t"
             case _
             where scalar.value < 0x20 || scalar.value == 0x7F || (0x80...0x9F).contains(scalar.value)
-                || scalar.value == 0x2028 || scalar.value == 0x2029:
+                || scalar.value == 0x2028 || scalar.value == 0x2029
+                // bidi overrides and zero-width characters, escaped so a reader sees them
+                || (0x202A...0x202E).contains(scalar.value) || (0x2066...0x2069).contains(scalar.value) || scalar.value == 0x061C
+                || scalar.value == 0x200B || scalar.value == 0x200C || scalar.value == 0x200E || scalar.value == 0x200F
+                || (0x2060...0x2064).contains(scalar.value) || scalar.value == 0xFEFF:
                 let hex = String(scalar.value, radix: 16, uppercase: true)
                 out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
             default: out.unicodeScalars.append(scalar)

@@ -39,7 +39,7 @@ public final class AlertSession<A: AlertActionType> {
     /// Colour depth.
     public var depth: ColorDepth = .indexed256
     /// Where plain mode reports refused lines.
-    public var reportError: (String) -> Void = { Terminal(outputFD: 2).write($0 + "\n") }
+    public var reportError: (String) -> Void = { Terminal(outputFD: 2).write(Sanitizer.clean($0, keepNewlines: false) + "\n") }
     /// Seconds plain mode waits for actions still loading before it prints them.
     public var plainLoadingWait: Double = 10
     /// Input an earlier plain-mode session read ahead (see ``TerminalSession/unreadInput``).

@@ -15,7 +15,7 @@ public enum BannerOutcome: Hashable, Sendable {
     public var line: String {
         switch self {
         case .dismissed(.button(.close), _): return "close"
-        case .dismissed(.button, let title): return "button:" + (title ?? "")
+        case .dismissed(.button, let title): return "button:" + Sanitizer.clean(title ?? "", keepNewlines: false)
         case .dismissed(.background, _): return "background"
         case .dismissed(.timeout, _): return "timeout"
         case .dismissed: return "swipe"
@@ -50,7 +50,7 @@ public final class BannerSession {
     /// Skip the entrance and exit animations (`ROCKET_REDUCED_MOTION=1`).
     public var reducedMotion = false
     /// Where plain mode reports refused lines.
-    public var reportError: (String) -> Void = { Terminal(outputFD: 2).write($0 + "\n") }
+    public var reportError: (String) -> Void = { Terminal(outputFD: 2).write(Sanitizer.clean($0, keepNewlines: false) + "\n") }
 
     private var token: BannerToken?
     private var outcome: BannerOutcome?

@@ -45,7 +45,7 @@ public final class TerminalSession {
     /// Colour depth for TTY mode.
     public var depth: ColorDepth = .indexed256
     /// Where plain mode reports refused lines (stderr by default).
-    public var reportError: (String) -> Void = { Terminal(outputFD: 2).write($0 + "\n") }
+    public var reportError: (String) -> Void = { Terminal(outputFD: 2).write(Sanitizer.clean($0, keepNewlines: false) + "\n") }
     /// Print hints in plain mode (when a person is typing).
     public var plainHints = false
 

@@ -442,3 +442,44 @@ struct WriteErrorTests {
         }
     }
 }
+
+@Suite("One sanitizer wherever text leaves the program")
+struct SanitizerSurfaceTests {
+    static let evil = "x\u{1B}[2J\u{7}\u{202E}\u{200B}y"
+
+    func clean(_ s: String) -> Bool {
+        !s.unicodeScalars.contains { $0.value == 0x1B || $0.value == 0x07 || $0.value == 0x202E || $0.value == 0x200B || $0.value == 0 }
+    }
+
+    @Test("Validation messages, button results, alert titles, lint messages, file names, scenario names, usage errors, JSON")
+    func surfaces() throws {
+        let dir = scratchDirectory()
+        let e = Self.evil
+        // plain-mode validation message
+        write(
+            #"{"version": 1, "blocks": [{"id": "q", "type": "textInput", "text": "?", "buttonTitle": "OK", "validate": {"required": true, "message": "\#(e)"}}]}"#
+                .replacingOccurrences(of: "\u{1B}", with: "\\u001b").replacingOccurrences(of: "\u{7}", with: "\\u0007"), to: dir + "/v.json")
+        let v = try runRocket(["play", dir + "/v.json", "--instant"], stdin: "\n\n")
+        #expect(v.stderr.contains("x") && clean(v.stderr), "\(v.stderr)")
+        // button:TITLE and the chosen alert title
+        let b = try runRocket(["banner", "T", "--plain", "--button", e], stdin: "1\n")
+        #expect(b.stdout.contains("button:") && clean(b.stdout))
+        let a = try runRocket(["alert", "--action", e, "--plain"], stdin: "1\n")
+        #expect(clean(a.stdout))
+        // lint quoting a block type and a field name with NUL, and a file name
+        write(
+            #"{"version": 1, "blocks": [{"id": "a", "type": "t\u0000\u001b[2J", "text": "x"}, {"id": "b", "type": "text", "te\u0000xt": "x"}]}"#,
+            to: dir + "/l\u{1B}[2J.json")
+        let l = try runRocket(["lint", dir + "/l\u{1B}[2J.json"])
+        #expect(l.status == 65 && clean(l.stdout), "\(l.stdout)")
+        // scenario names in status, usage errors quoting argv
+        _ = try runRocket(["scenario", "trigger", e], environment: ["ROCKET_STORE": dir + "/s.sqlite"])
+        let s = try runRocket(["scenario", "status"], environment: ["ROCKET_STORE": dir + "/s.sqlite"])
+        #expect(s.stdout.contains("events 1") && clean(s.stdout))
+        let u = try runRocket(["play", "--\(e)"])
+        #expect(u.status == 64 && clean(u.stderr))
+        // JSON output escapes bidi and zero-width characters
+        let j = try runRocket(["scenario", "export"], environment: ["ROCKET_STORE": dir + "/s.sqlite"])
+        #expect(j.stdout.contains("\\u202E") && j.stdout.contains("\\u200B") && clean(j.stdout))
+    }
+}
