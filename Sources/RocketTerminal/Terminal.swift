@@ -144,7 +144,8 @@ public final class Terminal: Sendable {
             cc[Int(VMIN)] = 1
             cc[Int(VTIME)] = 0
         }
-        guard tcsetattr(inputFD, TCSAFLUSH, &raw) == 0 else { throw TerminalError(operation: "tcsetattr", code: errno) }
+        // TCSANOW, not TCSAFLUSH: keys typed before the first frame are kept, not thrown away.
+        guard tcsetattr(inputFD, TCSANOW, &raw) == 0 else { throw TerminalError(operation: "tcsetattr", code: errno) }
         state.withLock { $0.rawMode = true }
         TerminalGlobals.rawModeActive = 1
         write("\u{1B}[?2004h" + (mouse ? "\u{1B}[?1000h\u{1B}[?1006h" : ""))

@@ -49,6 +49,9 @@ public final class TerminalSession {
     /// Print hints in plain mode (when a person is typing).
     public var plainHints = false
 
+    /// Capture the mouse (clicks press buttons). Off by default in the inline UI, so that wheel
+    /// scroll-back and text selection keep working (`--mouse` turns it on).
+    public var mouse = false
     /// A banner shown over the conversation (a flow-level banner), on the same clock.
     public var banner: Banner?
     /// Called when the banner goes away, with the line `rocket banner` would print.
@@ -74,7 +77,7 @@ public final class TerminalSession {
         terminal.installSignalHandlers()
         switch mode {
         case .tty:
-            do { try terminal.enterRawMode() } catch { return runPlain() }
+            do { try terminal.enterRawMode(mouse: mouse) } catch { return runPlain() }
             defer { terminal.restore() }
             return runTTY()
         case .plain:

@@ -148,6 +148,7 @@ enum PlayCommand {
             .value("--state", "FILE", "Save the conversation to FILE after every step and resume from it when it exists."),
             .flag("--restart", "With --state: start over even when FILE holds a conversation (of this flow or another)."),
             .flag("--verbose", "Also print the flow's lint warnings (errors are always printed)."),
+            .flag("--mouse", "Capture the mouse in the terminal: clicks press buttons (scroll-back and selection then stop working)."),
             .value(
                 "--on-action", "NAME=COMMAND", "Run COMMAND with /bin/sh -c when the flow fires action NAME (answers in ROCKET_ANSWER_<ID>).",
                 repeatable: true),
@@ -359,6 +360,7 @@ enum PlayCommand {
             host: rocket, terminal: terminal, mode: plain ? .plain : .tty,
             strings: UIStrings.forEnvironment(env))
         session.depth = ColorDepth.detect(env)
+        session.mouse = parsed.has("--mouse")
         session.banner = doc.banner.map { banner in banner.filled { rocket.conversation.interpolate($0) } }
         session.reducedMotion = env["ROCKET_REDUCED_MOTION"] == "1"
         session.onBannerDismissed = { outcome in

@@ -64,11 +64,16 @@ struct PTYTests {
         #expect(try String(contentsOfFile: dir + "/e.jsonl", encoding: .utf8).contains(#""reason":"completed""#))
     }
 
-    @Test("A mouse click presses the button under it")
+    @Test("With --mouse a click presses the button under it; without it the mouse is left to the terminal")
     func mouseClick() throws {
         let dir = scratchDirectory()
         write(tinyFlow, to: dir + "/flow.json")
-        let run = try PTYRun(["play", dir + "/flow.json", "--instant"])
+        let plainRun = try PTYRun(["play", dir + "/flow.json", "--instant"])
+        #expect(plainRun.waitFor("Sure"))
+        #expect(!String(decoding: plainRun.raw, as: UTF8.self).contains("\u{1B}[?1000h"))
+        plainRun.send([0x03])
+        _ = plainRun.waitForExit()
+        let run = try PTYRun(["play", dir + "/flow.json", "--instant", "--mouse"])
         #expect(run.waitFor("[ Later ]"))
         let row = try #require(run.screen.lines.firstIndex { $0.contains("[ Later ]") })
         let column = try #require(run.screen.lines[row].range(of: "Later")).lowerBound.utf16Offset(in: run.screen.lines[row])
@@ -214,6 +219,21 @@ struct TerminalSizeTests {
         run.send([0x03])
         let status = run.waitForExit()
         #expect(status == 130 || status == 1, "\(args): \(String(describing: status))")
+        #expect(run.terminalRestored)
+    }
+}
+
+@Suite("Keys typed early", .serialized)
+struct TypeAheadTests {
+    @Test("Keys typed before the first frame are kept")
+    func typeAhead() throws {
+        let dir = scratchDirectory()
+        write(tinyFlow, to: dir + "/flow.json")
+        let run = try PTYRun(["play", dir + "/flow.json", "--instant"])
+        run.send("\r")  // before anything is drawn: presses Sure once the flow is up
+        #expect(run.waitFor("Name?"))
+        run.send([0x03])
+        _ = run.waitForExit()
         #expect(run.terminalRestored)
     }
 }
