@@ -75,17 +75,7 @@ package enum FileIO {
         /// Writes all bytes; a failure is kept in ``failure``.
         package func write(_ text: String) {
             guard failure == nil else { return }
-            let bytes = Array(text.utf8)
-            var offset = 0
-            while offset < bytes.count {
-                let n = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + offset, bytes.count - offset) }
-                if n < 0 {
-                    if errno == EINTR { continue }
-                    failure = Failure(errno)
-                    return
-                }
-                offset += n
-            }
+            if let code = FileIO.writeAll(fd, Array(text.utf8)) { failure = Failure(code) }
         }
     }
 
@@ -118,16 +108,7 @@ package enum FileIO {
             unlink(temporary)
             return .failure(Failure(code))
         }
-        let bytes = Array(text.utf8)
-        var offset = 0
-        while offset < bytes.count {
-            let n = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + offset, bytes.count - offset) }
-            if n < 0 {
-                if errno == EINTR { continue }
-                return fail(errno)
-            }
-            offset += n
-        }
+        if let code = writeAll(fd, Array(text.utf8)) { return fail(code) }
         guard fsync(fd) == 0 else { return fail(errno) }
         guard close(fd) == 0 else {
             let code = errno
@@ -163,20 +144,23 @@ package enum FileIO {
     /// Writes to standard output or error.
     package static func print(_ text: String, toError: Bool = false) {
         let line = text.hasSuffix("\n") ? text : text + "\n"
-        let bytes = Array(line.utf8)
+        if let code = writeAll(toError ? 2 : 1, Array(line.utf8)), !toError {
+            outputFailure.withLock { if $0 == nil { $0 = Failure(code) } }
+        }
+    }
+
+    /// Writes every byte to `fd`, retrying partial writes and EINTR; the errno of a failure, or nil.
+    package static func writeAll(_ fd: Int32, _ bytes: [UInt8]) -> Int32? {
         var offset = 0
         while offset < bytes.count {
-            let n = bytes.withUnsafeBytes { Glibc.write(toError ? 2 : 1, $0.baseAddress! + offset, bytes.count - offset) }
+            let n = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + offset, bytes.count - offset) }
             if n < 0 {
                 if errno == EINTR { continue }
-                if !toError {
-                    let code = errno
-                    outputFailure.withLock { if $0 == nil { $0 = Failure(code) } }
-                }
-                return
+                return errno
             }
             offset += n
         }
+        return nil
     }
 }
 

@@ -26,13 +26,7 @@ enum GraphCommand {
             throw UsageError(message: "'--format \(format)' must be mermaid, dot or svg", command: spec.name)
         }
         let path = parsed.positionals[0]
-        let result: FlowLoadResult
-        switch loadFlowFile(path) {
-        case .failure(let e):
-            printError("rocket: error: cannot read '\(Sanitizer.clean(e.path, keepNewlines: false))': \(e.reason)")
-            return Exit.noInput
-        case .success(let r): result = r
-        }
+        guard let result = loadFlowFileReporting(path) else { return Exit.noInput }
         for d in result.errors { printError(d.formatted(file: path)) }
         guard let doc = result.document, result.errors.isEmpty else { return Exit.dataError }
         switch format {

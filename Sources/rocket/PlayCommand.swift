@@ -37,6 +37,17 @@ struct FlowFileError: Error {
     let reason: String
 }
 
+/// Loads a flow file, or says on stderr why it cannot be read (nil: exit 66).
+func loadFlowFileReporting(_ path: String) -> FlowLoadResult? {
+    switch loadFlowFile(path) {
+    case .failure(let e):
+        printError("rocket: error: cannot read '\(Sanitizer.clean(e.path, keepNewlines: false))': \(e.reason)")
+        return nil
+    case .success(let r):
+        return r
+    }
+}
+
 /// Loads a flow file; an over-size file is refused from its size, without being read.
 func loadFlowFile(_ path: String) -> Result<FlowLoadResult, FlowFileError> {
     switch FileIO.size(path) {
@@ -191,14 +202,7 @@ enum PlayCommand {
         _ = try ScenarioCommand.time(parsed, command: spec.name)  // a bad --now is a usage error before anything else
         _ = try ActionHooks.parse(parsed.all("--on-action"), command: spec.name)
         let path = parsed.positionals[0]
-        let result: FlowLoadResult
-        switch loadFlowFile(path) {
-        case .failure(let e):
-            printError("rocket: error: cannot read '\(e.path)': \(e.reason)")
-            return Exit.noInput
-        case .success(let r):
-            result = r
-        }
+        guard let result = loadFlowFileReporting(path) else { return Exit.noInput }
         // The person playing the flow is not its author: warnings only when asked for.
         for d in result.diagnostics where d.severity == .error || parsed.has("--verbose") { printError(d.formatted(file: path)) }
         guard result.isPlayable, let doc = result.document else { return Exit.dataError }
