@@ -46,11 +46,13 @@ let package = Package(
         // The UserDefaults store (WaitForIt's keys) and WaitForIt's Date forms: the only Foundation part of scenarios.
         .target(name: "RocketScenariosDefaults", dependencies: ["RocketScenarios"]),
         // The command-line tool.
-        .executableTarget(
-            name: "rocket",
+        // The command model and every command, as a library (tested in-process); `rocket` is its thin main.
+        .target(
+            name: "RocketCLI",
             dependencies: [
                 "RocketJSON", "RocketTerminal", "RocketFlow", "RocketConversation", "RocketBanners", "RocketReactor", "RocketCore", "RocketScenarios",
             ]),
+        .executableTarget(name: "rocket", dependencies: ["RocketCLI"]),
         // Benchmarks: run with `swift run -c release RocketBench`. Never part of `swift test`.
         .executableTarget(
             name: "RocketBench",
@@ -72,7 +74,7 @@ let package = Package(
         .testTarget(name: "RocketBannersTests", dependencies: ["RocketBanners", "RocketCore"]),
         .testTarget(name: "RocketReactorTests", dependencies: ["RocketReactor", "RocketCore"]),
         .testTarget(
-            name: "RocketCLITests", dependencies: ["rocket", "RocketTestSupport", "CTestSupport", "RocketFlow", "RocketScenarios"],
+            name: "RocketCLITests", dependencies: ["rocket", "RocketCLI", "RocketTestSupport", "CTestSupport", "RocketFlow", "RocketScenarios"],
             exclude: ["Golden"]),
     ],
     swiftLanguageModes: [.v6]

@@ -11,21 +11,66 @@ import RocketReactor
 import RocketTerminal
 
 /// Exit statuses (sysexits where they apply).
-enum Exit {
-    static let ok: Int32 = 0
-    static let notCompleted: Int32 = 1
-    static let usage: Int32 = 64
-    static let dataError: Int32 = 65
-    static let noInput: Int32 = 66
-    static let ioError: Int32 = 74
-    /// `rocket play`: the flow's scenario may not execute now, so nothing was shown.
-    static let notNow: Int32 = 3
+/// Every exit status of `rocket`, in one place (sysexits where one fits).
+public enum ExitStatus: Hashable, Sendable {
+    /// 0: done (the flow ended, an action was chosen, …).
+    case ok
+    /// 1: not completed (closed by the user, the cancel action, not executed).
+    case notCompleted
+    /// 3: not now (a scenario said no; nothing was shown).
+    case notNow
+    /// 64: a usage error.
+    case usage
+    /// 65: invalid data (a flow, a snapshot, an export, an image).
+    case dataError
+    /// 66: a missing or unreadable input file.
+    case noInput
+    /// 69: a tool it needs is not installed (Graphviz for SVG).
+    case unavailable
+    /// 73: a file it would create already exists.
+    case cannotCreate
+    /// 74: a file, the store or stdout could not be written.
+    case ioError
+    /// 128 + the signal that ended it (130 for Ctrl-C, 143 for SIGTERM).
+    case signal(Int32)
+
+    /// The number the process exits with.
+    public var code: Int32 {
+        switch self {
+        case .ok: return 0
+        case .notCompleted: return 1
+        case .notNow: return 3
+        case .usage: return 64
+        case .dataError: return 65
+        case .noInput: return 66
+        case .unavailable: return 69
+        case .cannotCreate: return 73
+        case .ioError: return 74
+        case .signal(let s): return 128 + s
+        }
+    }
+
+    /// The status for an exit code a session computed (0, 1, or 128 + a signal).
+    init(code: Int32) {
+        switch code {
+        case 0: self = .ok
+        case 1: self = .notCompleted
+        case 3: self = .notNow
+        case 64: self = .usage
+        case 65: self = .dataError
+        case 66: self = .noInput
+        case 69: self = .unavailable
+        case 73: self = .cannotCreate
+        case 74: self = .ioError
+        default: self = code > 128 ? .signal(code - 128) : .notCompleted
+        }
+    }
 }
 
 /// An exit status carried as an error (a step that cannot go on decides how the command ends).
 struct ExitStatusCode: Error {
-    let code: Int32
-    init(_ code: Int32) { self.code = code }
+    let code: ExitStatus
+    init(_ code: ExitStatus) { self.code = code }
 }
 
 func printError(_ s: String) { FileIO.print(s, toError: true) }
@@ -195,17 +240,17 @@ enum PlayCommand {
         exitStatus: exitStatusOfPlay,
         examples: ["rocket demo", "printf '\\n\\n1\\nAda\\n\\n1234\\n1\\n\\n1\\n' | rocket demo --instant"])
 
-    static func run(_ args: [String]) throws(UsageError) -> Int32 {
+    static func run(_ args: [String]) throws(UsageError) -> ExitStatus {
         let parsed = try parse(args, as: spec)
-        if parsed.helpRequested { printOut(spec.help); return Exit.ok }
+        if parsed.helpRequested { printOut(spec.help); return ExitStatus.ok }
         let vars = try variables(parsed)
         _ = try ScenarioCommand.time(parsed, command: spec.name)  // a bad --now is a usage error before anything else
         _ = try ActionHooks.parse(parsed.all("--on-action"), command: spec.name)
         let path = parsed.positionals[0]
-        guard let result = loadFlowFileReporting(path) else { return Exit.noInput }
+        guard let result = loadFlowFileReporting(path) else { return ExitStatus.noInput }
         // The person playing the flow is not its author: warnings only when asked for.
         for d in result.diagnostics where d.severity == .error || parsed.has("--verbose") { printError(d.formatted(file: path)) }
-        guard result.isPlayable, let doc = result.document else { return Exit.dataError }
+        guard result.isPlayable, let doc = result.document else { return ExitStatus.dataError }
         let saved: ConversationSnapshot?
         switch savedState(doc, parsed: parsed) {
         case .failure(let status): return status.code
@@ -213,7 +258,7 @@ enum PlayCommand {
         }
         if saved == nil, let name = doc.scenario, !parsed.has("--ignore-rules") {
             let status = try ScenarioCommand.gate(name, rules: doc.when ?? ScenarioRules(), parsed: parsed, command: spec.name)
-            if status != Exit.ok { return status }
+            if status != ExitStatus.ok { return status }
         }
         let base = PathName.directory(path)
         return play(doc, imageBase: base.isEmpty ? nil : base, parsed: parsed, vars: vars, resume: saved)
@@ -231,7 +276,7 @@ enum PlayCommand {
         switch FileIO.read(statePath) {
         case .failure(let f):
             printError("rocket: error: cannot read '\(statePath)': \(f.reason)")
-            return .failure(ExitStatusCode(Exit.noInput))
+            return .failure(ExitStatusCode(ExitStatus.noInput))
         case .success(let b): bytes = b
         }
         let snapshot: ConversationSnapshot
@@ -239,12 +284,12 @@ enum PlayCommand {
             snapshot = try ConversationSnapshot(jsonText: bytes)
         } catch {
             printError("rocket: error: '\(statePath)': \(error); use --restart to start over")
-            return .failure(ExitStatusCode(Exit.dataError))
+            return .failure(ExitStatusCode(ExitStatus.dataError))
         }
         guard snapshot.flow == flowIdentity(doc) else {
             printError(
                 "rocket: error: '\(statePath)' holds a conversation of a different flow (or an earlier version of this one); use --restart to start over")
-            return .failure(ExitStatusCode(Exit.dataError))
+            return .failure(ExitStatusCode(ExitStatus.dataError))
         }
         return .success(snapshot)
     }
@@ -261,30 +306,30 @@ enum PlayCommand {
     }
 
     @MainActor
-    static func runDemo(_ args: [String]) async throws(UsageError) -> Int32 {
+    static func runDemo(_ args: [String]) async throws(UsageError) -> ExitStatus {
         let parsed = try parse(args, as: demoSpec)
-        if parsed.helpRequested { printOut(demoSpec.help); return Exit.ok }
+        if parsed.helpRequested { printOut(demoSpec.help); return ExitStatus.ok }
         let vars = try variables(parsed)
         _ = try ScenarioCommand.time(parsed, command: demoSpec.name)  // a bad --now is a usage error here too
         _ = try ActionHooks.parse(parsed.all("--on-action"), command: demoSpec.name)
         let result = FlowLoader.load(DemoFlow.json)
         guard let doc = result.document, result.isPlayable else {
             for d in result.diagnostics { printError(d.formatted(file: "<demo>")) }
-            return Exit.dataError
+            return ExitStatus.dataError
         }
         var typedAhead: (bytes: [UInt8], ended: Bool) = ([], false)
         let status = play(doc, imageBase: nil, parsed: parsed, vars: vars) { typedAhead = $0 }
-        guard status == Exit.ok else { return status }
+        guard status == ExitStatus.ok else { return status }
         // The tour ends with an AlertReactor alert whose choices load lazily.
         let controller = AlertController(reactor: DemoAlertReactor(delay: parsed.has("--instant") ? 0 : 1.2))
         let outcome = await AlertCommand.present(controller, plain: parsed.has("--plain"), typedAhead: typedAhead)
-        return outcome.exitCode
+        return outcome.exitStatusForCLI
     }
 
     static func play(
         _ doc: FlowDocument, imageBase: String?, parsed: ParsedArguments, vars: [String: String],
         resume: ConversationSnapshot? = nil, leftover: ((bytes: [UInt8], ended: Bool)) -> Void = { _ in }
-    ) -> Int32 {
+    ) -> ExitStatus {
         let env = Environment.current
         let terminal = Terminal.forUserInterface()
         let plain = parsed.has("--plain") || !terminal.isInteractive || env["TERM"] == "dumb"
@@ -292,7 +337,7 @@ enum PlayCommand {
         // timing is always reduced motion; --instant also fires every showNextAfter at once.
         let timing: RocketTiming = parsed.has("--instant") ? .instant : .reducedMotion
         let options = ConversationOptions(timing: timing, echoReplies: true, initialAnswers: vars)
-        guard var conversation = doc.makeConversation(options: options, imageBase: imageBase) else { return Exit.dataError }
+        guard var conversation = doc.makeConversation(options: options, imageBase: imageBase) else { return ExitStatus.dataError }
         let clock = SystemClock()
         if let resume {
             do {
@@ -301,7 +346,7 @@ enum PlayCommand {
                     closeButton: conversation.closeButton, options: options, at: clock.now, flow: resume.flow)
             } catch {
                 printError("rocket: error: '\(parsed.value("--state") ?? "")': \(error); use --restart to start over")
-                return Exit.dataError
+                return ExitStatus.dataError
             }
         }
         let rocket = ConversationHost(conversation: conversation, clock: clock)
@@ -311,7 +356,7 @@ enum PlayCommand {
             let first = (try? ConversationSnapshot(conversation, at: clock.now, flow: identity).jsonText()) ?? ""
             if case .failure(let f) = FileIO.writeAtomically(first, to: statePath) {
                 printError("rocket: error: cannot write '\(statePath)': \(f.reason)")
-                return Exit.ioError
+                return ExitStatus.ioError
             }
             var saveFailure: FileIO.Failure?
             rocket.onChange = { [unowned rocket] in
@@ -338,7 +383,7 @@ enum PlayCommand {
                 printError(
                     "rocket: error: cannot write '\(Sanitizer.clean(answersPath, keepNewlines: false))': the folder \(Sanitizer.clean(dir, keepNewlines: false)) does not exist"
                 )
-                return Exit.ioError
+                return ExitStatus.ioError
             }
         }
         var log: EventLog?
@@ -347,7 +392,7 @@ enum PlayCommand {
                 log = try EventLog(path: eventsPath)
             } catch {
                 printError("rocket: error: cannot write '\(eventsPath)': \(error.reason)")
-                return Exit.ioError
+                return ExitStatus.ioError
             }
         }
         let hooks = try? ActionHooks.parse(parsed.all("--on-action"), command: spec.name)
@@ -375,7 +420,7 @@ enum PlayCommand {
         leftover(session.unreadInput)
         if let path = parsed.value("--events"), let failure = log?.failure {
             printError("rocket: error: cannot write '\(Sanitizer.clean(path, keepNewlines: false))': \(failure.reason)")
-            return Exit.ioError
+            return ExitStatus.ioError
         }
         if let answersPath = parsed.value("--answers-out") {
             let ids = Set(doc.blocks.map(\.id))
@@ -387,9 +432,24 @@ enum PlayCommand {
                 printOut(text)  // `-` is standard output
             } else if case .failure(let f) = FileIO.write(text, to: answersPath) {
                 printError("rocket: error: cannot write '\(answersPath)': \(f.reason)")
-                return Exit.ioError
+                return ExitStatus.ioError
             }
         }
-        return outcome.exitCode
+        return outcome.exitStatusForCLI
     }
+}
+
+extension SessionOutcome {
+    /// The outcome as the command's exit status.
+    var exitStatusForCLI: ExitStatus { ExitStatus(code: exitCode) }
+}
+
+extension AlertOutcome {
+    /// The outcome as the command's exit status.
+    var exitStatusForCLI: ExitStatus { ExitStatus(code: exitCode) }
+}
+
+extension BannerOutcome {
+    /// The outcome as the command's exit status.
+    var exitStatusForCLI: ExitStatus { ExitStatus(code: exitCode) }
 }

@@ -72,20 +72,20 @@ enum BannerCommand {
         return banner
     }
 
-    static func run(_ args: [String]) throws(UsageError) -> Int32 {
+    static func run(_ args: [String]) throws(UsageError) -> ExitStatus {
         let parsed = try parse(args, as: spec)
-        if parsed.helpRequested { printOut(spec.help); return Exit.ok }
+        if parsed.helpRequested { printOut(spec.help); return ExitStatus.ok }
         let banner = try self.banner(from: parsed)
         if case .image(let image)? = banner.icon, case .file(let file) = image, let problem = AssetCheck.problem(with: file, base: "") {
             printError("rocket: error: --icon: \(problem)")
-            return FileIO.exists(file) ? Exit.dataError : Exit.noInput
+            return FileIO.exists(file) ? ExitStatus.dataError : ExitStatus.noInput
         }
         if parsed.value("--scenario") == nil, let flag = ScenarioRulesCodec.Field.allCases.compactMap(\.flag).first(where: { parsed.value($0) != nil }) {
             throw UsageError(message: "\(flag) applies only with --scenario NAME", command: spec.name)
         }
         if let name = parsed.value("--scenario") {
             let status = try ScenarioCommand.gate(name, parsed: parsed, command: spec.name)
-            if status != Exit.ok { return status }
+            if status != ExitStatus.ok { return status }
         }
         let env = Environment.current
         let terminal = Terminal.forUserInterface()
@@ -109,6 +109,6 @@ enum BannerCommand {
         } else {
             printOut(outcome.line)
         }
-        return outcome.exitCode
+        return outcome.exitStatusForCLI
     }
 }

@@ -11,16 +11,16 @@ enum CompletionsCommand {
             "rocket completions fish > ~/.config/fish/completions/rocket.fish",
         ])
 
-    static func run(_ args: [String]) throws(UsageError) -> Int32 {
+    static func run(_ args: [String]) throws(UsageError) -> ExitStatus {
         let parsed = try parse(args, as: spec)
-        if parsed.helpRequested { printOut(spec.help); return Exit.ok }
+        if parsed.helpRequested { printOut(spec.help); return ExitStatus.ok }
         switch parsed.positionals[0] {
         case "bash": printOut(bash())
         case "zsh": printOut(zsh())
         case "fish": printOut(fish())
         default: throw UsageError(message: "'\(parsed.positionals[0])' is not bash, zsh or fish", command: spec.name)
         }
-        return Exit.ok
+        return ExitStatus.ok
     }
 
     /// Top-level command names, and each command's options by its (space-separated) name.
@@ -98,11 +98,11 @@ enum ManCommand {
         exitStatus: "0 printed; 64 usage error.",
         examples: ["rocket man | man -l -", "rocket man > /usr/local/share/man/man1/rocket.1"])
 
-    static func run(_ args: [String]) throws(UsageError) -> Int32 {
+    static func run(_ args: [String]) throws(UsageError) -> ExitStatus {
         let parsed = try parse(args, as: spec)
-        if parsed.helpRequested { printOut(spec.help); return Exit.ok }
+        if parsed.helpRequested { printOut(spec.help); return ExitStatus.ok }
         printOut(page())
-        return Exit.ok
+        return ExitStatus.ok
     }
 
     /// Text made safe for roff: backslashes doubled, a leading dot or quote escaped.

@@ -92,18 +92,18 @@ enum ScenarioCommand {
         return out
     }
 
-    static func run(_ args: [String]) throws(UsageError) -> Int32 {
+    static func run(_ args: [String]) throws(UsageError) -> ExitStatus {
         guard let first = args.first else {
             printError(help)
-            return Exit.usage
+            return ExitStatus.usage
         }
-        if first == "--help" || first == "-h" { printOut(help); return Exit.ok }
+        if first == "--help" || first == "-h" { printOut(help); return ExitStatus.ok }
         guard let (_, spec) = subcommands.first(where: { $0.name == first }) else {
             let close = Suggestions.closest(to: first, in: subcommands.map(\.name))
             throw UsageError(message: "unknown subcommand '\(first)'" + (close.map { "; did you mean '\($0)'?" } ?? ""), command: "scenario")
         }
         let parsed = try parse(Array(args.dropFirst()), as: spec)
-        if parsed.helpRequested { printOut(spec.help); return Exit.ok }
+        if parsed.helpRequested { printOut(spec.help); return ExitStatus.ok }
         let now = try time(parsed, command: spec.name)
         if ["trigger", "try", "status", "reset"].contains(first), let name = parsed.positionals.first, !ScenarioRulesCodec.isName(name) {
             throw UsageError(message: "the scenario name must not be empty (and at most 1024 bytes)", command: spec.name)
@@ -115,17 +115,17 @@ enum ScenarioCommand {
         }
         let store: any ScenarioStore
         switch openStore(parsed.value("--store"), forReading: first == "status" || first == "export") {
-        case .failure(let e): printError("rocket: error: \(e.message)"); return Exit.ioError
+        case .failure(let e): printError("rocket: error: \(e.message)"); return ExitStatus.ioError
         case .success(let s): store = s
         }
         do throws(ScenarioStoreError) {
             switch first {
             case "trigger":
                 try store.triggerEvent(parsed.positionals[0], at: now)
-                return Exit.ok
+                return ExitStatus.ok
             case "try":
                 return try decide(parsed.positionals[0], rules: rules, in: store, at: now, explaining: parsed.has("--explain"))
-                    ? Exit.ok : Exit.notCompleted
+                    ? ExitStatus.ok : ExitStatus.notCompleted
             case "status":
                 let snapshot = try store.snapshot()
                 let names = parsed.positionals.isEmpty ? snapshot.scenarios.keys.sorted() : parsed.positionals
@@ -142,45 +142,45 @@ enum ScenarioCommand {
                     }
                     printOut(budgetLine(snapshot.executions, now: now))
                 }
-                return Exit.ok
+                return ExitStatus.ok
             case "reset":
                 if parsed.has("--all") { try store.resetAll() } else { try store.reset(parsed.positionals[0]) }
-                return Exit.ok
+                return ExitStatus.ok
             case "export":
                 printOut(json(try store.snapshot()))
-                return Exit.ok
+                return ExitStatus.ok
             default:  // import
                 switch FileIO.read(parsed.positionals[0]) {
                 case .failure(let f):
                     printError("rocket: error: cannot read '\(parsed.positionals[0])': \(f.reason)")
-                    return Exit.noInput
+                    return ExitStatus.noInput
                 case .success(let bytes):
                     try store.restore(try ScenarioSnapshot(json: bytes))
-                    return Exit.ok
+                    return ExitStatus.ok
                 }
             }
         } catch {
             printError("rocket: error: \(error.message)")
-            return error.kind == .invalidData ? Exit.dataError : Exit.ioError
+            return error.kind == .invalidData ? ExitStatus.dataError : ExitStatus.ioError
         }
     }
 
     /// Decides whether something gated by scenario `name` may be shown now (counting it when
-    /// so): `Exit.ok`, `Exit.notNow`, or `Exit.ioError` for a store error.
-    static func gate(_ name: String, rules: ScenarioRules? = nil, parsed: ParsedArguments, command: String) throws(UsageError) -> Int32 {
+    /// so): `ExitStatus.ok`, `ExitStatus.notNow`, or `ExitStatus.ioError` for a store error.
+    static func gate(_ name: String, rules: ScenarioRules? = nil, parsed: ParsedArguments, command: String) throws(UsageError) -> ExitStatus {
         let now = try time(parsed, command: command)
         let resolved: ScenarioRules
         if let rules { resolved = rules } else { resolved = try self.rules(parsed, command: command) }
         switch openStore(parsed.value("--store")) {
         case .failure(let e):
             printError("rocket: error: \(e.message)")
-            return Exit.ioError
+            return ExitStatus.ioError
         case .success(let store):
             do throws(ScenarioStoreError) {
-                return try decide(name, rules: resolved, in: store, at: now, explaining: parsed.has("--explain")) ? Exit.ok : Exit.notNow
+                return try decide(name, rules: resolved, in: store, at: now, explaining: parsed.has("--explain")) ? ExitStatus.ok : ExitStatus.notNow
             } catch {
                 printError("rocket: error: \(error.message)")
-                return Exit.ioError
+                return ExitStatus.ioError
             }
         }
     }

@@ -10,15 +10,15 @@ enum LintCommand {
         exitStatus: "0 no errors (warnings allowed); 65 at least one error; 66 a file is missing or unreadable.",
         examples: ["rocket lint examples/*.json", "rocket lint flow.json --json | jq '.[] | select(.severity == \"error\")'"])
 
-    static func run(_ args: [String]) throws(UsageError) -> Int32 {
+    static func run(_ args: [String]) throws(UsageError) -> ExitStatus {
         let parsed = try parse(args, as: spec)
-        if parsed.helpRequested { printOut(spec.help); return Exit.ok }
-        var status = Exit.ok
+        if parsed.helpRequested { printOut(spec.help); return ExitStatus.ok }
+        var status = ExitStatus.ok
         var json: [JSONValue] = []
         for path in parsed.positionals {
             switch loadFlowFile(path) {
             case .failure(let e):
-                status = Exit.noInput
+                status = ExitStatus.noInput
                 if parsed.has("--json") {
                     json.append(
                         .object([
@@ -29,7 +29,7 @@ enum LintCommand {
                     printOut("\(path): error: cannot read the file: \(e.reason)")
                 }
             case .success(let result):
-                if !result.errors.isEmpty && status == Exit.ok { status = Exit.dataError }
+                if !result.errors.isEmpty && status == ExitStatus.ok { status = ExitStatus.dataError }
                 for d in result.diagnostics {
                     if parsed.has("--json") {
                         var o: [(String, JSONValue)] = [("file", .string(path))]

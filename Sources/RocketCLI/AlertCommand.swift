@@ -64,9 +64,9 @@ enum AlertCommand {
     }
 
     @MainActor
-    static func run(_ args: [String]) async throws(UsageError) -> Int32 {
+    static func run(_ args: [String]) async throws(UsageError) -> ExitStatus {
         let parsed = try parse(args, as: spec)
-        if parsed.helpRequested { printOut(spec.help); return Exit.ok }
+        if parsed.helpRequested { printOut(spec.help); return ExitStatus.ok }
         var actions: [CLIAlertAction] = []
         for a in parsed.all("--action") { actions.append(try action(a)) }
         if actions.isEmpty { throw UsageError(message: "give at least one --action", command: spec.name) }
@@ -89,9 +89,9 @@ enum AlertCommand {
                 printOut(Sanitizer.clean(title, keepNewlines: false))
             }
             // Choosing the cancel action (Esc included) prints it and exits 1, so `&&` is safe.
-            if actions[index].style == .cancel { return Exit.notCompleted }
+            if actions[index].style == .cancel { return ExitStatus.notCompleted }
         }
-        return outcome.exitCode
+        return outcome.exitStatusForCLI
     }
 
     /// Shows a controller in the terminal (or in plain mode) until it ends.

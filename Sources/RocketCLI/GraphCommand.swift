@@ -18,28 +18,28 @@ enum GraphCommand {
         exitStatus: "0 drawn; 64 usage error; 65 invalid flow; 66 missing or unreadable file; 69 --format svg without Graphviz.",
         examples: ["rocket graph examples/welcome.json > welcome.mmd", "rocket graph examples/welcome.json --format svg > welcome.svg"])
 
-    static func run(_ args: [String]) throws(UsageError) -> Int32 {
+    static func run(_ args: [String]) throws(UsageError) -> ExitStatus {
         let parsed = try parse(args, as: spec)
-        if parsed.helpRequested { printOut(spec.help); return Exit.ok }
+        if parsed.helpRequested { printOut(spec.help); return ExitStatus.ok }
         let format = parsed.value("--format") ?? "mermaid"
         guard ["mermaid", "dot", "svg"].contains(format) else {
             throw UsageError(message: "'--format \(format)' must be mermaid, dot or svg", command: spec.name)
         }
         let path = parsed.positionals[0]
-        guard let result = loadFlowFileReporting(path) else { return Exit.noInput }
+        guard let result = loadFlowFileReporting(path) else { return ExitStatus.noInput }
         for d in result.errors { printError(d.formatted(file: path)) }
-        guard let doc = result.document, result.errors.isEmpty else { return Exit.dataError }
+        guard let doc = result.document, result.errors.isEmpty else { return ExitStatus.dataError }
         switch format {
         case "mermaid": printOut(FlowGraph.mermaid(doc))
         case "dot": printOut(FlowGraph.dot(doc))
         default:
             guard let svg = runDot(FlowGraph.dot(doc)) else {
                 printError("rocket: error: --format svg needs Graphviz's 'dot' (Debian: apt-get install graphviz); --format mermaid or dot work everywhere")
-                return 69
+                return .unavailable
             }
             printOut(svg)
         }
-        return Exit.ok
+        return ExitStatus.ok
     }
 
     /// `dot -Tsvg` on `source`, or nil when Graphviz is not installed or fails.
@@ -124,19 +124,19 @@ enum NewCommand {
         }
         """# + "\n"
 
-    static func run(_ args: [String]) throws(UsageError) -> Int32 {
+    static func run(_ args: [String]) throws(UsageError) -> ExitStatus {
         let parsed = try parse(args, as: spec)
-        if parsed.helpRequested { printOut(spec.help); return Exit.ok }
+        if parsed.helpRequested { printOut(spec.help); return ExitStatus.ok }
         let path = parsed.positionals[0]
         if FileIO.exists(path) {
             printError("rocket: error: '\(Sanitizer.clean(path, keepNewlines: false))' exists; choose another name (it is never overwritten)")
-            return 73
+            return .cannotCreate
         }
         if case .failure(let f) = FileIO.writeAtomically(starter, to: path) {
             printError("rocket: error: cannot write '\(Sanitizer.clean(path, keepNewlines: false))': \(f.reason)")
-            return Exit.ioError
+            return ExitStatus.ioError
         }
         printError("wrote \(Sanitizer.clean(path, keepNewlines: false)); try: rocket play \(Sanitizer.clean(path, keepNewlines: false))")
-        return Exit.ok
+        return ExitStatus.ok
     }
 }
