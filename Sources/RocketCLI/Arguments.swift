@@ -7,6 +7,8 @@ struct OptionSpec {
     let value: String?  // the value's placeholder, nil for a flag
     let repeatable: Bool
     let help: String
+    /// The heading it is listed under in `--help` (an option group), "OPTIONS" by default.
+    var group = "OPTIONS"
 
     static func flag(_ name: String, _ help: String) -> OptionSpec {
         OptionSpec(name: name, value: nil, repeatable: false, help: help)
@@ -15,6 +17,54 @@ struct OptionSpec {
     static func value(_ name: String, _ placeholder: String, _ help: String, repeatable: Bool = false) -> OptionSpec {
         OptionSpec(name: name, value: placeholder, repeatable: repeatable, help: help)
     }
+
+    /// The same option listed under `group`.
+    func inGroup(_ group: String) -> OptionSpec {
+        var copy = self
+        copy.group = group
+        return copy
+    }
+}
+
+/// Options declared once and shared by the commands that take them, each group under its own
+/// heading in `--help`.
+enum OptionGroups {
+    /// How a conversation is shown (demo, play).
+    static let frontEnd: [OptionSpec] =
+        ([
+            .flag("--plain", "Line mode: no escape sequences; one line of input per interactive block."),
+            .flag("--instant", "Every delay fires at once (for scripts and tests)."),
+            .flag("--mouse", "Capture the mouse in the terminal: clicks press buttons (scroll-back and selection then stop working)."),
+            .flag("--verbose", "Also print the flow's lint warnings (errors are always printed)."),
+        ] as [OptionSpec]).map { $0.inGroup("FRONT END") }
+
+    /// What a conversation writes, and what it runs (demo, play).
+    static let output: [OptionSpec] =
+        ([
+            .value("--events", "FILE", "Write events as JSON Lines to FILE as they happen."),
+            .value("--answers-out", "FILE", "Write the answers by block id as a JSON object to FILE (- for standard output)."),
+            .flag("--print-actions", "Write each action's name to stdout as it fires."),
+            .value(
+                "--on-action", "NAME=COMMAND", "Run COMMAND with /bin/sh -c when the flow fires action NAME (answers in ROCKET_ANSWER_<ID>).",
+                repeatable: true),
+        ] as [OptionSpec]).map { $0.inGroup("OUTPUT") }
+
+    /// Answers known before, and a conversation that outlives the process (demo, play).
+    static let conversation: [OptionSpec] =
+        ([
+            .value("--var", "NAME=VALUE", "Seed an answer for {{NAME}} placeholders.", repeatable: true),
+            .value("--state", "FILE", "Save the conversation to FILE after every step and resume from it when it exists."),
+            .flag("--restart", "With --state: start over even when FILE holds a conversation (of this flow or another)."),
+        ] as [OptionSpec]).map { $0.inGroup("CONVERSATION") }
+
+    /// The store, the time, and a flow's gate (demo, play).
+    static let scenarioGate: [OptionSpec] =
+        ([
+            ScenarioCommand.storeOption,
+            ScenarioCommand.nowOption,
+            .flag("--explain", "When the flow names a scenario, say why it is shown or not, on stderr."),
+            .flag("--ignore-rules", "Play even when the flow's scenario says not now (and record nothing)."),
+        ] as [OptionSpec]).map { $0.inGroup("SCENARIO") }
 }
 
 /// A subcommand's interface: its positionals and options, for parsing and for `--help`.
@@ -51,12 +101,17 @@ struct CommandSpec {
             out += "\nARGUMENTS:\n"
             for p in positionals { out += "  " + pad(p.name, column) + p.help + "\n" }
         }
-        out += "\nOPTIONS:\n"
-        for o in options {
-            let left = o.name + (o.value.map { " " + $0 } ?? "")
-            out += "  " + pad(left, column) + o.help + "\n"
+        var groups: [String] = []
+        for o in options where !groups.contains(o.group) { groups.append(o.group) }
+        if !groups.contains("OPTIONS") { groups.append("OPTIONS") }
+        for group in groups {
+            out += "\n\(group):\n"
+            for o in options where o.group == group {
+                let left = o.name + (o.value.map { " " + $0 } ?? "")
+                out += "  " + pad(left, column) + o.help + "\n"
+            }
+            if group == "OPTIONS" { out += "  " + pad("-h, --help", column) + "Show help information.\n" }
         }
-        out += "  " + pad("-h, --help", column) + "Show help information.\n"
         if !discussion.isEmpty { out += "\n" + discussion + "\n" }
         if !exitStatus.isEmpty { out += "\nEXIT STATUS:\n" + exitStatus.split(separator: "\n").map { "  " + $0 }.joined(separator: "\n") + "\n" }
         if !examples.isEmpty { out += "\nEXAMPLES:\n" + examples.map { "  " + $0 }.joined(separator: "\n") + "\n" }

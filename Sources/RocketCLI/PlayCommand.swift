@@ -187,29 +187,50 @@ final class EventLog {
     }
 }
 
+/// The options of `play` and `demo`, resolved and validated once, before anything is read or
+/// drawn: every later step reads typed fields, not option names.
+struct PlayOptions {
+    var plain: Bool
+    var instant: Bool
+    var mouse: Bool
+    var verbose: Bool
+    var events: String?
+    var answersOut: String?
+    var printActions: Bool
+    var hooks: ActionHooks
+    var vars: [String: String]
+    var state: String?
+    var restart: Bool
+    var store: String?
+    var now: Double
+    var explain: Bool
+    var ignoreRules: Bool
+
+    init(_ parsed: ParsedArguments, command: String) throws(UsageError) {
+        plain = parsed.has("--plain")
+        instant = parsed.has("--instant")
+        mouse = parsed.has("--mouse")
+        verbose = parsed.has("--verbose")
+        events = parsed.value("--events")
+        answersOut = parsed.value("--answers-out")
+        printActions = parsed.has("--print-actions")
+        hooks = try ActionHooks.parse(parsed.all("--on-action"), command: command)
+        vars = try PlayCommand.variables(parsed)
+        state = parsed.value("--state")
+        restart = parsed.has("--restart")
+        if restart && state == nil { throw UsageError(message: "--restart applies only with --state FILE", command: command) }
+        store = parsed.value("--store")
+        now = try ScenarioCommand.time(parsed, command: command)
+        explain = parsed.has("--explain")
+        ignoreRules = parsed.has("--ignore-rules")
+    }
+}
+
 enum PlayCommand {
     static let spec = CommandSpec(
         name: "play", abstract: "Play a flow file in the terminal, or through pipes.",
         positionals: [("FLOW.json", "The flow file.")], positionalCount: 1...1,
-        options: [
-            .flag("--plain", "Line mode: no escape sequences; one line of input per interactive block."),
-            .flag("--instant", "Every delay fires at once (for scripts and tests)."),
-            .value("--events", "FILE", "Write events as JSON Lines to FILE as they happen."),
-            .value("--answers-out", "FILE", "Write the answers by block id as a JSON object to FILE (- for standard output)."),
-            .value("--var", "NAME=VALUE", "Seed an answer for {{NAME}} placeholders.", repeatable: true),
-            ScenarioCommand.storeOption,
-            ScenarioCommand.nowOption,
-            .flag("--explain", "When the flow names a scenario, say why it is shown or not, on stderr."),
-            .flag("--ignore-rules", "Play even when the flow's scenario says not now (and record nothing)."),
-            .value("--state", "FILE", "Save the conversation to FILE after every step and resume from it when it exists."),
-            .flag("--restart", "With --state: start over even when FILE holds a conversation (of this flow or another)."),
-            .flag("--verbose", "Also print the flow's lint warnings (errors are always printed)."),
-            .flag("--mouse", "Capture the mouse in the terminal: clicks press buttons (scroll-back and selection then stop working)."),
-            .value(
-                "--on-action", "NAME=COMMAND", "Run COMMAND with /bin/sh -c when the flow fires action NAME (answers in ROCKET_ANSWER_<ID>).",
-                repeatable: true),
-            .flag("--print-actions", "Write each action's name to stdout as it fires."),
-        ],
+        options: OptionGroups.frontEnd + OptionGroups.output + OptionGroups.conversation + OptionGroups.scenarioGate,
         discussion: """
             A flow with a "scenario" (and "when" rules) is shown only when that scenario may execute
             now; the showing counts as its execution.
@@ -243,25 +264,23 @@ enum PlayCommand {
     static func run(_ args: [String]) throws(UsageError) -> ExitStatus {
         let parsed = try parse(args, as: spec)
         if parsed.helpRequested { printOut(spec.help); return ExitStatus.ok }
-        let vars = try variables(parsed)
-        _ = try ScenarioCommand.time(parsed, command: spec.name)  // a bad --now is a usage error before anything else
-        _ = try ActionHooks.parse(parsed.all("--on-action"), command: spec.name)
+        let options = try PlayOptions(parsed, command: spec.name)  // every option checked before anything else
         let path = parsed.positionals[0]
         guard let result = loadFlowFileReporting(path) else { return ExitStatus.noInput }
         // The person playing the flow is not its author: warnings only when asked for.
-        for d in result.diagnostics where d.severity == .error || parsed.has("--verbose") { printError(d.formatted(file: path)) }
+        for d in result.diagnostics where d.severity == .error || options.verbose { printError(d.formatted(file: path)) }
         guard result.isPlayable, let doc = result.document else { return ExitStatus.dataError }
         let saved: ConversationSnapshot?
-        switch savedState(doc, parsed: parsed) {
+        switch savedState(doc, options: options) {
         case .failure(let status): return status.code
         case .success(let s): saved = s
         }
-        if saved == nil, let name = doc.scenario, !parsed.has("--ignore-rules") {
-            let status = try ScenarioCommand.gate(name, rules: doc.when ?? ScenarioRules(), parsed: parsed, command: spec.name)
+        if saved == nil, let name = doc.scenario, !options.ignoreRules {
+            let status = ScenarioCommand.gate(name, rules: doc.when ?? ScenarioRules(), store: options.store, now: options.now, explain: options.explain)
             if status != ExitStatus.ok { return status }
         }
         let base = PathName.directory(path)
-        return play(doc, imageBase: base.isEmpty ? nil : base, parsed: parsed, vars: vars, resume: saved)
+        return play(doc, imageBase: base.isEmpty ? nil : base, options: options, resume: saved)
     }
 
     /// The flow's identity in snapshots: the hash of its graph as written (image paths not yet
@@ -270,8 +289,8 @@ enum PlayCommand {
 
     /// The snapshot in `--state FILE` when it exists and belongs to `doc` (nil when there is none,
     /// or with `--restart`); an exit status when it cannot be used.
-    static func savedState(_ doc: FlowDocument, parsed: ParsedArguments) -> Result<ConversationSnapshot?, ExitStatusCode> {
-        guard let statePath = parsed.value("--state"), !parsed.has("--restart"), FileIO.exists(statePath) else { return .success(nil) }
+    static func savedState(_ doc: FlowDocument, options: PlayOptions) -> Result<ConversationSnapshot?, ExitStatusCode> {
+        guard let statePath = options.state, !options.restart, FileIO.exists(statePath) else { return .success(nil) }
         let bytes: [UInt8]
         switch FileIO.read(statePath) {
         case .failure(let f):
@@ -309,48 +328,46 @@ enum PlayCommand {
     static func runDemo(_ args: [String]) async throws(UsageError) -> ExitStatus {
         let parsed = try parse(args, as: demoSpec)
         if parsed.helpRequested { printOut(demoSpec.help); return ExitStatus.ok }
-        let vars = try variables(parsed)
-        _ = try ScenarioCommand.time(parsed, command: demoSpec.name)  // a bad --now is a usage error here too
-        _ = try ActionHooks.parse(parsed.all("--on-action"), command: demoSpec.name)
+        let options = try PlayOptions(parsed, command: demoSpec.name)
         let result = FlowLoader.load(DemoFlow.json)
         guard let doc = result.document, result.isPlayable else {
             for d in result.diagnostics { printError(d.formatted(file: "<demo>")) }
             return ExitStatus.dataError
         }
         var typedAhead: (bytes: [UInt8], ended: Bool) = ([], false)
-        let status = play(doc, imageBase: nil, parsed: parsed, vars: vars) { typedAhead = $0 }
+        let status = play(doc, imageBase: nil, options: options) { typedAhead = $0 }
         guard status == ExitStatus.ok else { return status }
         // The tour ends with an AlertReactor alert whose choices load lazily.
-        let controller = AlertController(reactor: DemoAlertReactor(delay: parsed.has("--instant") ? 0 : 1.2))
-        let outcome = await AlertCommand.present(controller, plain: parsed.has("--plain"), typedAhead: typedAhead)
+        let controller = AlertController(reactor: DemoAlertReactor(delay: options.instant ? 0 : 1.2))
+        let outcome = await AlertCommand.present(controller, plain: options.plain, typedAhead: typedAhead)
         return outcome.exitStatusForCLI
     }
 
     static func play(
-        _ doc: FlowDocument, imageBase: String?, parsed: ParsedArguments, vars: [String: String],
+        _ doc: FlowDocument, imageBase: String?, options: PlayOptions,
         resume: ConversationSnapshot? = nil, leftover: ((bytes: [UInt8], ended: Bool)) -> Void = { _ in }
     ) -> ExitStatus {
         let env = Environment.current
         let terminal = Terminal.forUserInterface()
-        let plain = parsed.has("--plain") || !terminal.isInteractive || env["TERM"] == "dumb"
+        let plain = options.plain || !terminal.isInteractive || env["TERM"] == "dumb"
         // The conversation's own animations (bounces, intro) are not drawn in the terminal, so its
         // timing is always reduced motion; --instant also fires every showNextAfter at once.
-        let timing: RocketTiming = parsed.has("--instant") ? .instant : .reducedMotion
-        let options = ConversationOptions(timing: timing, echoReplies: true, initialAnswers: vars)
-        guard var conversation = doc.makeConversation(options: options, imageBase: imageBase) else { return ExitStatus.dataError }
+        let timing: RocketTiming = options.instant ? .instant : .reducedMotion
+        let conversationOptions = ConversationOptions(timing: timing, echoReplies: true, initialAnswers: options.vars)
+        guard var conversation = doc.makeConversation(options: conversationOptions, imageBase: imageBase) else { return ExitStatus.dataError }
         let clock = SystemClock()
         if let resume {
             do {
                 conversation = try resume.restore(
                     graph: conversation.graph, author: conversation.author,
-                    closeButton: conversation.closeButton, options: options, at: clock.now, flow: resume.flow)
+                    closeButton: conversation.closeButton, options: conversationOptions, at: clock.now, flow: resume.flow)
             } catch {
-                printError("rocket: error: '\(parsed.value("--state") ?? "")': \(error); use --restart to start over")
+                printError("rocket: error: '\(options.state ?? "")': \(error); use --restart to start over")
                 return ExitStatus.dataError
             }
         }
         let rocket = ConversationHost(conversation: conversation, clock: clock)
-        if let statePath = parsed.value("--state") {
+        if let statePath = options.state {
             let identity = flowIdentity(doc)
             // Fail before anything is drawn when the snapshot cannot be written.
             let first = (try? ConversationSnapshot(conversation, at: clock.now, flow: identity).jsonText()) ?? ""
@@ -377,7 +394,7 @@ enum PlayCommand {
         }
         // Output files are checked before anything is drawn: a folder that does not exist must
         // not cost the user the whole flow.
-        if let answersPath = parsed.value("--answers-out"), answersPath != "-" {
+        if let answersPath = options.answersOut, answersPath != "-" {
             let dir = PathName.directory(answersPath)
             if !dir.isEmpty, !FileIO.exists(dir) {
                 printError(
@@ -387,7 +404,7 @@ enum PlayCommand {
             }
         }
         var log: EventLog?
-        if let eventsPath = parsed.value("--events") {
+        if let eventsPath = options.events {
             do {
                 log = try EventLog(path: eventsPath)
             } catch {
@@ -395,13 +412,13 @@ enum PlayCommand {
                 return ExitStatus.ioError
             }
         }
-        let hooks = try? ActionHooks.parse(parsed.all("--on-action"), command: spec.name)
-        let printActions = parsed.has("--print-actions")
+        let hooks = options.hooks
+        let printActions = options.printActions
         rocket.onEvent = { [unowned rocket] event in
             log?.write(event)
             guard case .action(let name, _) = event else { return }
             if printActions { printOut(Sanitizer.clean(name, keepNewlines: false)) }
-            if let status = hooks?.run(name, answers: rocket.conversation.answers, showOutput: plain) {
+            if let status = hooks.run(name, answers: rocket.conversation.answers, showOutput: plain) {
                 log?.write(.object([("event", .string("actionHook")), ("name", .string(name)), ("status", .number(Double(status)))]))
             }
         }
@@ -409,7 +426,7 @@ enum PlayCommand {
             host: rocket, terminal: terminal, mode: plain ? .plain : .tty,
             strings: UIStrings.forEnvironment(env))
         session.depth = ColorDepth.detect(env)
-        session.mouse = parsed.has("--mouse")
+        session.mouse = options.mouse
         session.banner = doc.banner.map { banner in banner.filled { rocket.conversation.interpolate($0) } }
         session.reducedMotion = env["ROCKET_REDUCED_MOTION"] == "1"
         session.onBannerDismissed = { outcome in
@@ -418,11 +435,11 @@ enum PlayCommand {
         session.plainHints = plain && isatty(0) == 1
         let outcome = session.run()
         leftover(session.unreadInput)
-        if let path = parsed.value("--events"), let failure = log?.failure {
+        if let path = options.events, let failure = log?.failure {
             printError("rocket: error: cannot write '\(Sanitizer.clean(path, keepNewlines: false))': \(failure.reason)")
             return ExitStatus.ioError
         }
-        if let answersPath = parsed.value("--answers-out") {
+        if let answersPath = options.answersOut {
             let ids = Set(doc.blocks.map(\.id))
             let answers = rocket.conversation.answers.filter { ids.contains($0.key) && !$0.value.isSecret }
                 .sorted { $0.key < $1.key }

@@ -166,6 +166,23 @@ enum ScenarioCommand {
     }
 
     /// Decides whether something gated by scenario `name` may be shown now (counting it when
+    /// so), from resolved options: `.ok`, `.notNow`, or `.ioError` for a store error.
+    static func gate(_ name: String, rules: ScenarioRules, store: String?, now: Double, explain: Bool) -> ExitStatus {
+        switch openStore(store) {
+        case .failure(let e):
+            printError("rocket: error: \(e.message)")
+            return .ioError
+        case .success(let opened):
+            do throws(ScenarioStoreError) {
+                return try decide(name, rules: rules, in: opened, at: now, explaining: explain) ? .ok : .notNow
+            } catch {
+                printError("rocket: error: \(error.message)")
+                return .ioError
+            }
+        }
+    }
+
+    /// Decides whether something gated by scenario `name` may be shown now (counting it when
     /// so): `ExitStatus.ok`, `ExitStatus.notNow`, or `ExitStatus.ioError` for a store error.
     static func gate(_ name: String, rules: ScenarioRules? = nil, parsed: ParsedArguments, command: String) throws(UsageError) -> ExitStatus {
         let now = try time(parsed, command: command)
