@@ -74,7 +74,11 @@ let package = Package(
         .testTarget(name: "RocketBannersTests", dependencies: ["RocketBanners", "RocketCore"]),
         .testTarget(name: "RocketReactorTests", dependencies: ["RocketReactor", "RocketCore"]),
         .testTarget(
-            name: "RocketCLITests", dependencies: ["rocket", "RocketCLI", "RocketTestSupport", "CTestSupport", "RocketFlow", "RocketScenarios"],
+            name: "RocketCLITests",
+            dependencies: [
+                "rocket", "RocketCLI", "RocketTestSupport", "CTestSupport", "RocketFlow", "RocketScenarios", "RocketBanners",
+                "RocketReactor",
+            ],
             exclude: ["Golden"]),
     ],
     swiftLanguageModes: [.v6]

@@ -67,19 +67,14 @@ enum AlertCommand {
     static func run(_ args: [String]) async throws(UsageError) -> ExitStatus {
         let parsed = try parse(args, as: spec)
         if parsed.helpRequested { printOut(spec.help); return ExitStatus.ok }
-        var actions: [CLIAlertAction] = []
-        for a in parsed.all("--action") { actions.append(try action(a)) }
-        if actions.isEmpty { throw UsageError(message: "give at least one --action", command: spec.name) }
-        if actions.filter({ $0.style == .cancel }).count > 1 { throw UsageError(message: "at most one cancel action", command: spec.name) }
-        if !actions.contains(where: \.isEnabled) { throw UsageError(message: "no enabled action to choose", command: spec.name) }
+        let options = try AlertOptions(parsed, command: spec.name)
+        let actions = options.actions
         let controller = AlertController(
-            reactor: AlertReactor<CLIAlertAction>(
-                title: parsed.value("--title"), message: parsed.value("--message"),
-                actions: actions),
-            style: parsed.has("--sheet") ? .actionSheet : .alert)
-        let outcome = await present(controller, plain: parsed.has("--plain"))
+            reactor: AlertReactor<CLIAlertAction>(title: options.title, message: options.message, actions: actions),
+            style: options.sheet ? .actionSheet : .alert)
+        let outcome = await present(controller, plain: options.plain)
         if case .chosen(let index, let title) = outcome {
-            if parsed.has("--json") {
+            if options.json {
                 printOut(
                     JSONValue.object([
                         ("index", .number(Double(index))), ("title", .string(title)),

@@ -17,18 +17,24 @@ enum BannerCommand {
             .value("--subtitle-color", "C", "Subtitle colour (default white)."),
             .value("--button", "T", "A button (at most two).", repeatable: true),
             .flag("--close-button", "A close (X) button instead of titled buttons."),
-            .value("--duration", "SECONDS", "Dismiss by itself after this long (0: stay; the default)."),
+            .value("--duration", "D", "Dismiss by itself after this long: seconds, or 500ms, 5s, 2m (0: stay; the default)."),
             .value("--animation", "A", "linear (default), drop or snap."),
             .flag("--no-background-tap", "Taps on the banner itself do nothing."),
             .flag("--no-swipe", "It cannot be swiped away."),
             .flag("--full-width", "Content spans the whole width."),
-            .flag("--plain", "Line mode: print the banner as text and read one line."),
-            .flag("--json", "Print the result as a JSON object."),
-            .value("--scenario", "NAME", "Show only if this scenario may execute now (the rule flags of 'rocket scenario try' apply); the showing counts."),
-            .flag("--explain", "With --scenario: say why it is shown or not, on stderr."),
-            ScenarioCommand.storeOption,
-            ScenarioCommand.nowOption,
-        ] + ScenarioCommand.ruleOptions,
+        ]
+            + ([
+                .flag("--plain", "Line mode: print the banner as text and read one line."),
+                .flag("--json", "Print the result as a JSON object."),
+            ] as [OptionSpec]).map { $0.inGroup("FRONT END") }
+            + ([
+                .value(
+                    "--scenario", "NAME", "Show only if this scenario may execute now (the rule flags below apply); the showing counts."),
+                .flag("--explain", "Say why it is shown or not, on stderr (with --scenario, like --store and --now)."),
+                ScenarioCommand.storeOption,
+                ScenarioCommand.nowOption,
+            ] as [OptionSpec]).map { $0.inGroup("SCENARIO") }
+            + ScenarioCommand.ruleOptions.map { $0.inGroup("SCENARIO RULES (with --scenario)") },
         discussion: """
             Prints one line saying what ended it: button:TITLE, background, close, swipe or timeout.
             In a terminal: ←/→ choose a button, Enter presses it (with no buttons, Enter taps the
@@ -75,28 +81,26 @@ enum BannerCommand {
     static func run(_ args: [String]) throws(UsageError) -> ExitStatus {
         let parsed = try parse(args, as: spec)
         if parsed.helpRequested { printOut(spec.help); return ExitStatus.ok }
-        let banner = try self.banner(from: parsed)
+        let options = try BannerOptions(parsed, command: spec.name)
+        let banner = options.banner
         if case .image(let image)? = banner.icon, case .file(let file) = image, let problem = AssetCheck.problem(with: file, base: "") {
             printError("rocket: error: --icon: \(problem)")
             return FileIO.exists(file) ? ExitStatus.dataError : ExitStatus.noInput
         }
-        if parsed.value("--scenario") == nil, let flag = ScenarioRulesCodec.Field.allCases.compactMap(\.flag).first(where: { parsed.value($0) != nil }) {
-            throw UsageError(message: "\(flag) applies only with --scenario NAME", command: spec.name)
-        }
-        if let name = parsed.value("--scenario") {
-            let status = try ScenarioCommand.gate(name, parsed: parsed, command: spec.name)
+        if let (name, rules) = options.scenario {
+            let status = options.gate.decide(name, rules: rules)
             if status != ExitStatus.ok { return status }
         }
         let env = Environment.current
         let terminal = Terminal.forUserInterface()
-        let plain = parsed.has("--plain") || !terminal.isInteractive || env["TERM"] == "dumb"
+        let plain = options.plain || !terminal.isInteractive || env["TERM"] == "dumb"
         let reduced = env["ROCKET_REDUCED_MOTION"] == "1"
         let center = BannerCenter(clock: SystemClock(), queue: BannerQueue(reducedMotion: reduced || plain))
         let session = BannerSession(center: center, terminal: terminal, strings: UIStrings.forEnvironment(env))
         session.depth = ColorDepth.detect(env)
         session.reducedMotion = reduced
         let outcome = session.run(banner, plain: plain)
-        if parsed.has("--json") {
+        if options.json {
             var o: [(String, JSONValue)] = []
             switch outcome {
             case .dismissed(.button(let tag), let title):

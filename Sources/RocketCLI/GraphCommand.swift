@@ -21,18 +21,15 @@ enum GraphCommand {
     static func run(_ args: [String]) throws(UsageError) -> ExitStatus {
         let parsed = try parse(args, as: spec)
         if parsed.helpRequested { printOut(spec.help); return ExitStatus.ok }
-        let format = parsed.value("--format") ?? "mermaid"
-        guard ["mermaid", "dot", "svg"].contains(format) else {
-            throw UsageError(message: "'--format \(format)' must be mermaid, dot or svg", command: spec.name)
-        }
-        let path = parsed.positionals[0]
+        let options = try GraphOptions(parsed, command: spec.name)
+        let path = options.file
         guard let result = loadFlowFileReporting(path) else { return ExitStatus.noInput }
         for d in result.errors { printError(d.formatted(file: path)) }
         guard let doc = result.document, result.errors.isEmpty else { return ExitStatus.dataError }
-        switch format {
-        case "mermaid": printOut(FlowGraph.mermaid(doc))
-        case "dot": printOut(FlowGraph.dot(doc))
-        default:
+        switch options.format {
+        case .mermaid: printOut(FlowGraph.mermaid(doc))
+        case .dot: printOut(FlowGraph.dot(doc))
+        case .svg:
             guard let svg = runDot(FlowGraph.dot(doc)) else {
                 printError("rocket: error: --format svg needs Graphviz's 'dot' (Debian: apt-get install graphviz); --format mermaid or dot work everywhere")
                 return .unavailable

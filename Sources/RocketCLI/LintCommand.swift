@@ -13,13 +13,14 @@ enum LintCommand {
     static func run(_ args: [String]) throws(UsageError) -> ExitStatus {
         let parsed = try parse(args, as: spec)
         if parsed.helpRequested { printOut(spec.help); return ExitStatus.ok }
+        let options = LintOptions(parsed)
         var status = ExitStatus.ok
         var json: [JSONValue] = []
-        for path in parsed.positionals {
+        for path in options.files {
             switch loadFlowFile(path) {
             case .failure(let e):
                 status = ExitStatus.noInput
-                if parsed.has("--json") {
+                if options.json {
                     json.append(
                         .object([
                             ("file", .string(path)), ("severity", .string("error")), ("code", .string("unreadable")),
@@ -31,7 +32,7 @@ enum LintCommand {
             case .success(let result):
                 if !result.errors.isEmpty && status == ExitStatus.ok { status = ExitStatus.dataError }
                 for d in result.diagnostics {
-                    if parsed.has("--json") {
+                    if options.json {
                         var o: [(String, JSONValue)] = [("file", .string(path))]
                         if let l = d.line { o.append(("line", .number(Double(l)))) }
                         if let c = d.column { o.append(("column", .number(Double(c)))) }
@@ -46,7 +47,7 @@ enum LintCommand {
                 }
             }
         }
-        if parsed.has("--json") { printOut(JSONValue.array(json).serialized()) }
+        if options.json { printOut(JSONValue.array(json).serialized()) }
         return status
     }
 }

@@ -187,45 +187,6 @@ final class EventLog {
     }
 }
 
-/// The options of `play` and `demo`, resolved and validated once, before anything is read or
-/// drawn: every later step reads typed fields, not option names.
-struct PlayOptions {
-    var plain: Bool
-    var instant: Bool
-    var mouse: Bool
-    var verbose: Bool
-    var events: String?
-    var answersOut: String?
-    var printActions: Bool
-    var hooks: ActionHooks
-    var vars: [String: String]
-    var state: String?
-    var restart: Bool
-    var store: String?
-    var now: Double
-    var explain: Bool
-    var ignoreRules: Bool
-
-    init(_ parsed: ParsedArguments, command: String) throws(UsageError) {
-        plain = parsed.has("--plain")
-        instant = parsed.has("--instant")
-        mouse = parsed.has("--mouse")
-        verbose = parsed.has("--verbose")
-        events = parsed.value("--events")
-        answersOut = parsed.value("--answers-out")
-        printActions = parsed.has("--print-actions")
-        hooks = try ActionHooks.parse(parsed.all("--on-action"), command: command)
-        vars = try PlayCommand.variables(parsed)
-        state = parsed.value("--state")
-        restart = parsed.has("--restart")
-        if restart && state == nil { throw UsageError(message: "--restart applies only with --state FILE", command: command) }
-        store = parsed.value("--store")
-        now = try ScenarioCommand.time(parsed, command: command)
-        explain = parsed.has("--explain")
-        ignoreRules = parsed.has("--ignore-rules")
-    }
-}
-
 enum PlayCommand {
     static let spec = CommandSpec(
         name: "play", abstract: "Play a flow file in the terminal, or through pipes.",
@@ -276,7 +237,7 @@ enum PlayCommand {
         case .success(let s): saved = s
         }
         if saved == nil, let name = doc.scenario, !options.ignoreRules {
-            let status = ScenarioCommand.gate(name, rules: doc.when ?? ScenarioRules(), store: options.store, now: options.now, explain: options.explain)
+            let status = options.gate.decide(name, rules: doc.when ?? ScenarioRules())
             if status != ExitStatus.ok { return status }
         }
         let base = PathName.directory(path)

@@ -37,7 +37,9 @@ enum ScenarioCommand {
             CommandSpec(
                 name: "scenario try", abstract: "May the scenario execute now? If so, this try counts as its execution.",
                 positionals: [("NAME", "The scenario.")], positionalCount: 1...1,
-                options: ruleOptions + [nowOption, storeOption, .flag("--explain", "Say which condition passed or failed, on stderr.")],
+                options: ruleOptions.map { $0.inGroup("RULES") } + [
+                    nowOption, storeOption, .flag("--explain", "Say which condition passed or failed, on stderr."),
+                ],
                 discussion: "D is seconds, or a number with ms, s, m, h, d or w (90, 500ms, 1.5h, 14d); at most 100 years.",
                 exitStatus: "0 executed; 1 not executed; 64 usage error; 74 store error.",
                 examples: [
@@ -104,36 +106,29 @@ enum ScenarioCommand {
         }
         let parsed = try parse(Array(args.dropFirst()), as: spec)
         if parsed.helpRequested { printOut(spec.help); return ExitStatus.ok }
-        let now = try time(parsed, command: spec.name)
-        if ["trigger", "try", "status", "reset"].contains(first), let name = parsed.positionals.first, !ScenarioRulesCodec.isName(name) {
-            throw UsageError(message: "the scenario name must not be empty (and at most 1024 bytes)", command: spec.name)
-        }
-        var rules = ScenarioRules()
-        if first == "try" { rules = try self.rules(parsed, command: spec.name) }
-        if first == "reset" && parsed.has("--all") == !parsed.positionals.isEmpty {
-            throw UsageError(message: "give a NAME or --all", command: spec.name)
-        }
+        let options = try ScenarioOptions(parsed, subcommand: first, command: spec.name)
+        let now = options.gate.now
         let store: any ScenarioStore
-        switch openStore(parsed.value("--store"), forReading: first == "status" || first == "export") {
+        switch openStore(options.gate.store, forReading: first == "status" || first == "export") {
         case .failure(let e): printError("rocket: error: \(e.message)"); return ExitStatus.ioError
         case .success(let s): store = s
         }
         do throws(ScenarioStoreError) {
             switch first {
             case "trigger":
-                try store.triggerEvent(parsed.positionals[0], at: now)
+                try store.triggerEvent(options.names[0], at: now)
                 return ExitStatus.ok
             case "try":
-                return try decide(parsed.positionals[0], rules: rules, in: store, at: now, explaining: parsed.has("--explain"))
+                return try decide(options.names[0], rules: options.rules, in: store, at: now, explaining: options.gate.explain)
                     ? ExitStatus.ok : ExitStatus.notCompleted
             case "status":
                 let snapshot = try store.snapshot()
-                let names = parsed.positionals.isEmpty ? snapshot.scenarios.keys.sorted() : parsed.positionals
-                if parsed.has("--json") {
+                let names = options.names.isEmpty ? snapshot.scenarios.keys.sorted() : options.names
+                if options.json {
                     var selected = snapshot
                     selected.scenarios = selected.scenarios.filter { names.contains($0.key) }
                     for n in names where selected.scenarios[n] == nil { selected.scenarios[n] = ScenarioStats() }
-                    if !parsed.positionals.isEmpty { selected.executions = selected.executions.filter { names.contains($0.scenario) } }
+                    if !options.names.isEmpty { selected.executions = selected.executions.filter { names.contains($0.scenario) } }
                     printOut(json(selected))
                 } else {
                     for n in names {
@@ -144,15 +139,15 @@ enum ScenarioCommand {
                 }
                 return ExitStatus.ok
             case "reset":
-                if parsed.has("--all") { try store.resetAll() } else { try store.reset(parsed.positionals[0]) }
+                if options.all { try store.resetAll() } else { try store.reset(options.names[0]) }
                 return ExitStatus.ok
             case "export":
                 printOut(json(try store.snapshot()))
                 return ExitStatus.ok
             default:  // import
-                switch FileIO.read(parsed.positionals[0]) {
+                switch FileIO.read(options.names[0]) {
                 case .failure(let f):
-                    printError("rocket: error: cannot read '\(parsed.positionals[0])': \(f.reason)")
+                    printError("rocket: error: cannot read '\(Sanitizer.clean(options.names[0], keepNewlines: false))': \(f.reason)")
                     return ExitStatus.noInput
                 case .success(let bytes):
                     try store.restore(try ScenarioSnapshot(json: bytes))
@@ -178,26 +173,6 @@ enum ScenarioCommand {
             } catch {
                 printError("rocket: error: \(error.message)")
                 return .ioError
-            }
-        }
-    }
-
-    /// Decides whether something gated by scenario `name` may be shown now (counting it when
-    /// so): `ExitStatus.ok`, `ExitStatus.notNow`, or `ExitStatus.ioError` for a store error.
-    static func gate(_ name: String, rules: ScenarioRules? = nil, parsed: ParsedArguments, command: String) throws(UsageError) -> ExitStatus {
-        let now = try time(parsed, command: command)
-        let resolved: ScenarioRules
-        if let rules { resolved = rules } else { resolved = try self.rules(parsed, command: command) }
-        switch openStore(parsed.value("--store")) {
-        case .failure(let e):
-            printError("rocket: error: \(e.message)")
-            return ExitStatus.ioError
-        case .success(let store):
-            do throws(ScenarioStoreError) {
-                return try decide(name, rules: resolved, in: store, at: now, explaining: parsed.has("--explain")) ? ExitStatus.ok : ExitStatus.notNow
-            } catch {
-                printError("rocket: error: \(error.message)")
-                return ExitStatus.ioError
             }
         }
     }

@@ -1,3 +1,5 @@
+import RocketBanners
+import RocketReactor
 import RocketScenarios
 import Testing
 
@@ -59,5 +61,37 @@ struct CommandModelTests {
         #expect(rules.minEventsRequired == 5 && rules.minSecondsSinceFirstEvent == 14 * 86_400 && rules.eventsOf == "launch")
         let bad = try parse(["x", "--window", "7d"], as: spec)
         #expect(throws: UsageError.self) { try ScenarioCommand.rules(bad, command: spec.name) }
+    }
+
+    @Test("Each command resolves its options once into typed values, refusing what does not go together")
+    func resolvedOptions() throws {
+        let play = try PlayOptions(
+            parse(["f.json", "--plain", "--var", "a=1", "--state", "s.json", "--restart", "--now", "@60", "--explain"], as: PlayCommand.spec),
+            command: "play")
+        #expect(play.plain && play.vars == ["a": "1"] && play.state == "s.json" && play.restart)
+        #expect(play.gate.now == 60 && play.gate.explain && play.gate.store == nil)
+        #expect(throws: UsageError.self) { try PlayOptions(parse(["f.json", "--restart"], as: PlayCommand.spec), command: "play") }
+        #expect(throws: UsageError.self) { try PlayOptions(parse(["f.json", "--now", "soon"], as: PlayCommand.spec), command: "play") }
+
+        let banner = try BannerOptions(
+            parse(["Hi", "--scenario", "rate", "--min-events", "5", "--json", "--duration", "2s"], as: BannerCommand.spec), command: "banner")
+        #expect(banner.json && !banner.plain && banner.scenario?.name == "rate" && banner.scenario?.rules.minEventsRequired == 5)
+        #expect(banner.banner.duration == 2)
+        for lonely in [["Hi", "--explain"], ["Hi", "--min-events", "3"], ["Hi", "--now", "@0"], ["Hi", "--scenario", ""]] {
+            #expect(throws: UsageError.self, "\(lonely)") { try BannerOptions(parse(lonely, as: BannerCommand.spec), command: "banner") }
+        }
+
+        let alert = try AlertOptions(parse(["--action", "OK", "--action", "No:cancel", "--sheet"], as: AlertCommand.spec), command: "alert")
+        #expect(alert.sheet && alert.actions.map(\.title) == ["OK", "No"] && alert.actions[1].style == .cancel)
+        #expect(throws: UsageError.self) { try AlertOptions(parse(["--title", "T"], as: AlertCommand.spec), command: "alert") }
+
+        let graph = try GraphOptions(parse(["f.json", "--format", "dot"], as: GraphCommand.spec), command: "graph")
+        #expect(graph.format == .dot && graph.file == "f.json")
+        #expect(throws: UsageError.self) { try GraphOptions(parse(["f.json", "--format", "png"], as: GraphCommand.spec), command: "graph") }
+
+        let reset = ScenarioCommand.subcommands.first { $0.name == "reset" }!.spec
+        #expect(try ScenarioOptions(parse(["--all"], as: reset), subcommand: "reset", command: "reset").all)
+        #expect(throws: UsageError.self) { try ScenarioOptions(parse(["x", "--all"], as: reset), subcommand: "reset", command: "reset") }
+        #expect(throws: UsageError.self) { try ScenarioOptions(parse([], as: reset), subcommand: "reset", command: "reset") }
     }
 }

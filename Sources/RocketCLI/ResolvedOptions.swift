@@ -1,0 +1,189 @@
+import RocketCore
+import RocketBanners
+import RocketReactor
+import RocketScenarios
+
+// Each command's options, resolved and validated once from the parsed arguments. Commands read
+// these typed values; only the initialisers below look options up by their spelling, and they
+// use the spellings declared in `OptionGroups` and the command specs.
+
+/// The scenario-gate options shared by `play`, `demo`, `banner` and `scenario try`.
+struct GateOptions {
+    /// `--store PATH`, or nil for the default store.
+    var store: String?
+    /// `--now T`, or the wall clock at resolution.
+    var now: Double
+    /// `--explain`.
+    var explain: Bool
+
+    init(_ parsed: ParsedArguments, command: String) throws(UsageError) {
+        store = parsed.value("--store")
+        now = try ScenarioCommand.time(parsed, command: command)
+        explain = parsed.has("--explain")
+    }
+
+    /// Asks the store whether scenario `name` with `rules` may be shown now.
+    func decide(_ name: String, rules: ScenarioRules) -> ExitStatus {
+        ScenarioCommand.gate(name, rules: rules, store: store, now: now, explain: explain)
+    }
+}
+
+/// The options of `play` and `demo`, resolved and validated once, before anything is read or
+/// drawn: every later step reads typed fields, not option names.
+struct PlayOptions {
+    var plain: Bool
+    var instant: Bool
+    var mouse: Bool
+    var verbose: Bool
+    var events: String?
+    var answersOut: String?
+    var printActions: Bool
+    var hooks: ActionHooks
+    var vars: [String: String]
+    var state: String?
+    var restart: Bool
+    var gate: GateOptions
+    var ignoreRules: Bool
+
+    init(_ parsed: ParsedArguments, command: String) throws(UsageError) {
+        plain = parsed.has("--plain")
+        instant = parsed.has("--instant")
+        mouse = parsed.has("--mouse")
+        verbose = parsed.has("--verbose")
+        events = parsed.value("--events")
+        answersOut = parsed.value("--answers-out")
+        printActions = parsed.has("--print-actions")
+        hooks = try ActionHooks.parse(parsed.all("--on-action"), command: command)
+        vars = try PlayCommand.variables(parsed)
+        state = parsed.value("--state")
+        restart = parsed.has("--restart")
+        if restart && state == nil { throw UsageError(message: "--restart applies only with --state FILE", command: command) }
+        gate = try GateOptions(parsed, command: command)
+        ignoreRules = parsed.has("--ignore-rules")
+    }
+}
+
+/// `rocket banner`'s options.
+struct BannerOptions {
+    /// The banner the flags describe.
+    var banner: Banner
+    /// `--plain`.
+    var plain: Bool
+    /// `--json`.
+    var json: Bool
+    /// `--scenario NAME` with its rules, when given.
+    var scenario: (name: String, rules: ScenarioRules)?
+    /// The gate options.
+    var gate: GateOptions
+
+    init(_ parsed: ParsedArguments, command: String) throws(UsageError) {
+        banner = try BannerCommand.banner(from: parsed)
+        plain = parsed.has("--plain")
+        json = parsed.has("--json")
+        gate = try GateOptions(parsed, command: command)
+        if let name = parsed.value("--scenario") {
+            guard ScenarioRulesCodec.isName(name) else {
+                throw UsageError(message: "the scenario name must not be empty (and at most 1024 bytes)", command: command)
+            }
+            scenario = (name, try ScenarioCommand.rules(parsed, command: command))
+        } else if let flag = ScenarioRulesCodec.Field.allCases.compactMap(\.flag).first(where: { parsed.value($0) != nil }) {
+            throw UsageError(message: "\(flag) applies only with --scenario NAME", command: command)
+        } else if let flag = ["--explain", "--store", "--now"].first(where: { parsed.has($0) || parsed.value($0) != nil }) {
+            throw UsageError(message: "\(flag) applies only with --scenario NAME", command: command)
+        }
+    }
+}
+
+/// `rocket alert`'s options.
+struct AlertOptions {
+    /// `--title`.
+    var title: String?
+    /// `--message`.
+    var message: String?
+    /// The `--action` specs, parsed and checked (at least one, at most one cancel, one enabled).
+    var actions: [CLIAlertAction]
+    /// `--sheet`.
+    var sheet: Bool
+    /// `--plain`.
+    var plain: Bool
+    /// `--json`.
+    var json: Bool
+
+    init(_ parsed: ParsedArguments, command: String) throws(UsageError) {
+        title = parsed.value("--title")
+        message = parsed.value("--message")
+        sheet = parsed.has("--sheet")
+        plain = parsed.has("--plain")
+        json = parsed.has("--json")
+        actions = []
+        for a in parsed.all("--action") { actions.append(try AlertCommand.action(a)) }
+        if actions.isEmpty { throw UsageError(message: "give at least one --action", command: command) }
+        if actions.filter({ $0.style == .cancel }).count > 1 { throw UsageError(message: "at most one cancel action", command: command) }
+        if !actions.contains(where: \.isEnabled) { throw UsageError(message: "no enabled action to choose", command: command) }
+    }
+}
+
+/// `rocket scenario SUBCOMMAND`'s options.
+struct ScenarioOptions {
+    /// The scenario names given (zero or one).
+    var names: [String]
+    /// `--store`, `--now`, `--explain`.
+    var gate: GateOptions
+    /// The rules of `scenario try`; empty rules for the other subcommands.
+    var rules: ScenarioRules
+    /// `--json` (status).
+    var json: Bool
+    /// `--all` (reset).
+    var all: Bool
+
+    init(_ parsed: ParsedArguments, subcommand: String, command: String) throws(UsageError) {
+        names = parsed.positionals
+        gate = try GateOptions(parsed, command: command)
+        if ["trigger", "try", "status", "reset"].contains(subcommand), let name = names.first, !ScenarioRulesCodec.isName(name) {
+            throw UsageError(message: "the scenario name must not be empty (and at most 1024 bytes)", command: command)
+        }
+        rules = subcommand == "try" ? try ScenarioCommand.rules(parsed, command: command) : ScenarioRules()
+        json = parsed.has("--json")
+        all = parsed.has("--all")
+        if subcommand == "reset" && all == !names.isEmpty { throw UsageError(message: "give a NAME or --all", command: command) }
+    }
+}
+
+/// `rocket lint`'s options.
+struct LintOptions {
+    /// The flow files.
+    var files: [String]
+    /// `--json`.
+    var json: Bool
+
+    init(_ parsed: ParsedArguments) {
+        files = parsed.positionals
+        json = parsed.has("--json")
+    }
+}
+
+/// `rocket graph`'s options.
+struct GraphOptions {
+    /// The picture's formats.
+    enum Format: String, CaseIterable {
+        /// Mermaid flowchart text.
+        case mermaid
+        /// Graphviz DOT text.
+        case dot
+        /// SVG drawn by Graphviz.
+        case svg
+    }
+    /// The flow file.
+    var file: String
+    /// `--format`.
+    var format: Format
+
+    init(_ parsed: ParsedArguments, command: String) throws(UsageError) {
+        file = parsed.positionals[0]
+        let text = parsed.value("--format") ?? Format.mermaid.rawValue
+        guard let format = Format(rawValue: text) else {
+            throw UsageError(message: "'--format \(text)' must be mermaid, dot or svg", command: command)
+        }
+        self.format = format
+    }
+}
