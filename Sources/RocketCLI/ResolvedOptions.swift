@@ -18,8 +18,34 @@ struct GateOptions {
 
     init(_ parsed: ParsedArguments, command: String) throws(UsageError) {
         store = parsed.value("--store")
-        now = try ScenarioCommand.time(parsed, command: command)
+        now = try Self.time(parsed, command: command)
         explain = parsed.has("--explain")
+    }
+
+    /// `--now`, or the wall clock.
+    static func time(_ parsed: ParsedArguments, command: String) throws(UsageError) -> Double {
+        guard let text = parsed.value("--now") else { return WallTime.now }
+        guard let t = WallTime.parse(text) else {
+            throw UsageError(
+                message: "'--now \(text)' is not a time from year 1 to 9999; use ISO-8601 (2026-01-01T00:00:00Z) or @EPOCHSECONDS", command: command)
+        }
+        return t
+    }
+
+    /// The scenario rules the rule flags give, through the shared codec.
+    static func rules(_ parsed: ParsedArguments, command: String) throws(UsageError) -> ScenarioRules {
+        var values: [ScenarioRulesCodec.Field: ScenarioRulesCodec.Input] = [:]
+        for field in ScenarioRulesCodec.Field.allCases {
+            if let flag = field.flag, let text = parsed.value(flag) { values[field] = .text(text) }
+        }
+        let (rules, problems) = ScenarioRulesCodec.rules(values)
+        if let p = problems.first, let flag = p.field.flag {
+            if case .missingPartner(let other) = p.reason {
+                throw UsageError(message: "\(flag) and \(other.flag ?? other.rawValue) go together", command: command)
+            }
+            throw UsageError(message: "'\(flag) \(parsed.value(flag) ?? "")' \(p.message)", command: command)
+        }
+        return rules
     }
 
     /// Asks the store whether scenario `name` with `rules` may be shown now.
@@ -85,7 +111,7 @@ struct BannerOptions {
             guard ScenarioRulesCodec.isName(name) else {
                 throw UsageError(message: "the scenario name must not be empty (and at most 1024 bytes)", command: command)
             }
-            scenario = (name, try ScenarioCommand.rules(parsed, command: command))
+            scenario = (name, try GateOptions.rules(parsed, command: command))
         } else if let flag = ScenarioRulesCodec.Field.allCases.compactMap(\.flag).first(where: { parsed.value($0) != nil }) {
             throw UsageError(message: "\(flag) applies only with --scenario NAME", command: command)
         } else if let flag = ["--explain", "--store", "--now"].first(where: { parsed.has($0) || parsed.value($0) != nil }) {
@@ -142,7 +168,7 @@ struct ScenarioOptions {
         if ["trigger", "try", "status", "reset"].contains(subcommand), let name = names.first, !ScenarioRulesCodec.isName(name) {
             throw UsageError(message: "the scenario name must not be empty (and at most 1024 bytes)", command: command)
         }
-        rules = subcommand == "try" ? try ScenarioCommand.rules(parsed, command: command) : ScenarioRules()
+        rules = subcommand == "try" ? try GateOptions.rules(parsed, command: command) : ScenarioRules()
         json = parsed.has("--json")
         all = parsed.has("--all")
         if subcommand == "reset" && all == !names.isEmpty { throw UsageError(message: "give a NAME or --all", command: command) }

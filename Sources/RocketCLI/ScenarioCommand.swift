@@ -218,31 +218,6 @@ enum ScenarioCommand {
         snapshot.jsonText
     }
 
-    /// `--now`, or the wall clock.
-    static func time(_ parsed: ParsedArguments, command: String) throws(UsageError) -> Double {
-        guard let text = parsed.value("--now") else { return WallTime.now }
-        guard let t = WallTime.parse(text) else {
-            throw UsageError(
-                message: "'--now \(text)' is not a time from year 1 to 9999; use ISO-8601 (2026-01-01T00:00:00Z) or @EPOCHSECONDS", command: command)
-        }
-        return t
-    }
-
-    static func rules(_ parsed: ParsedArguments, command: String) throws(UsageError) -> ScenarioRules {
-        var values: [ScenarioRulesCodec.Field: ScenarioRulesCodec.Input] = [:]
-        for field in ScenarioRulesCodec.Field.allCases {
-            if let flag = field.flag, let text = parsed.value(flag) { values[field] = .text(text) }
-        }
-        let (rules, problems) = ScenarioRulesCodec.rules(values)
-        if let p = problems.first, let flag = p.field.flag {
-            if case .missingPartner(let other) = p.reason {
-                throw UsageError(message: "\(flag) and \(other.flag ?? other.rawValue) go together", command: command)
-            }
-            throw UsageError(message: "'\(flag) \(parsed.value(flag) ?? "")' \(p.message)", command: command)
-        }
-        return rules
-    }
-
     /// The store at `--store`, `$ROCKET_STORE`, `$XDG_STATE_HOME/rocket/scenarios.sqlite` or
     /// `~/.local/state/rocket/scenarios.sqlite`. Only the default folder is created when missing:
     /// an explicit path in a missing folder is an error (a typo must not scatter stores).

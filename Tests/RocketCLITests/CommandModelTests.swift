@@ -57,10 +57,10 @@ struct CommandModelTests {
     func ruleFlags() throws {
         let spec = ScenarioCommand.subcommands.first { $0.name == "try" }!.spec
         let ok = try parse(["x", "--min-events", "5", "--min-since-first-event", "14d", "--events-of", "launch"], as: spec)
-        let rules = try ScenarioCommand.rules(ok, command: spec.name)
+        let rules = try GateOptions.rules(ok, command: spec.name)
         #expect(rules.minEventsRequired == 5 && rules.minSecondsSinceFirstEvent == 14 * 86_400 && rules.eventsOf == "launch")
         let bad = try parse(["x", "--window", "7d"], as: spec)
-        #expect(throws: UsageError.self) { try ScenarioCommand.rules(bad, command: spec.name) }
+        #expect(throws: UsageError.self) { try GateOptions.rules(bad, command: spec.name) }
     }
 
     @Test("Each command resolves its options once into typed values, refusing what does not go together")
