@@ -149,7 +149,11 @@ public final class AlertSession<A: AlertActionType> {
         }
         var input = LineReader(pending: typedAhead.bytes, ended: typedAhead.ended)
         while outcome == nil {
-            if let raw = input.nextLine() {
+            if let read = input.next() {
+                guard case .text(let raw) = read else {
+                    reportError(strings.lineTooLong.replacing("%d", with: String(input.limit / 1024)))
+                    continue
+                }
                 let line = raw.trimmingSpaces()
                 let buttons = controller.buttons
                 let index = Int(line).map { $0 - 1 } ?? buttons.firstIndex { $0.title.lowercased() == line.lowercased() }

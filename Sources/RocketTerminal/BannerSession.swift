@@ -169,7 +169,11 @@ public final class BannerSession {
         while outcome == nil || !center.queue.isIdle {
             center.tick()
             if outcome != nil && center.queue.isIdle { break }
-            if let raw = input.nextLine() {
+            if let read = input.next() {
+                guard case .text(let raw) = read else {
+                    reportError(strings.lineTooLong.replacing("%d", with: String(input.limit / 1024)))
+                    continue
+                }
                 let line = raw.trimmingSpaces()
                 if line.isEmpty {
                     if banner.backgroundTapsEnabled { press(.tap(.background)) } else { reportError(strings.bannerBackgroundDisabled) }

@@ -65,6 +65,8 @@ public struct UIStrings: Sendable, Hashable {
     public var styleDestructive: String = "destructive"
     /// Line-mode tag of a disabled action.
     public var unavailable: String = "unavailable"
+    /// Line-mode refusal of a line longer than the limit (`%d` is the limit in KiB).
+    public var lineTooLong: String = "That line is longer than %d KiB; it was skipped."
 
     /// English.
     public static let english = UIStrings(
@@ -78,7 +80,8 @@ public struct UIStrings: Sendable, Hashable {
         bannerHintNoButtons: "Enter open · Esc dismiss", bannerBackgroundDisabled: "This banner cannot be opened; choose a button.",
         bannerHintInFlow: "Ctrl-B open · Ctrl-X dismiss", bannerHintInFlowButtons: "Ctrl-B press · Ctrl-X dismiss",
         alertHint: "↑/↓ ←/→ choose · Enter select · Esc cancel", alertDisabled: "%@ is not available now.",
-        styleCancel: "cancel", styleDestructive: "destructive", unavailable: "unavailable")
+        styleCancel: "cancel", styleDestructive: "destructive", unavailable: "unavailable",
+        lineTooLong: "That line is longer than %d KiB; it was skipped.")
     /// Chinese.
     public static let chinese = UIStrings(
         language: "zh", continueHint: "回车 继续", chooseHint: "←/→ 选择 · 回车 确认", sendHint: "回车 发送",
@@ -89,7 +92,8 @@ public struct UIStrings: Sendable, Hashable {
         bannerHintNoButtons: "回车 打开 · Esc 关闭", bannerBackgroundDisabled: "无法打开此通知，请选择一个按钮。",
         bannerHintInFlow: "Ctrl-B 打开 · Ctrl-X 关闭", bannerHintInFlowButtons: "Ctrl-B 确认 · Ctrl-X 关闭",
         alertHint: "↑/↓ ←/→ 选择 · 回车 确认 · Esc 取消", alertDisabled: "%@ 暂时不可用。",
-        styleCancel: "取消", styleDestructive: "危险操作", unavailable: "不可用")
+        styleCancel: "取消", styleDestructive: "危险操作", unavailable: "不可用",
+        lineTooLong: "这一行超过 %d KiB，已跳过。")
     /// Italian.
     public static let italian = UIStrings(
         language: "it", continueHint: "Invio continua", chooseHint: "←/→ scegli · Invio premi", sendHint: "Invio invia",
@@ -102,7 +106,8 @@ public struct UIStrings: Sendable, Hashable {
         bannerHintNoButtons: "Invio apri · Esc chiudi", bannerBackgroundDisabled: "Questa notifica non si apre; scegli un pulsante.",
         bannerHintInFlow: "Ctrl-B apri · Ctrl-X chiudi", bannerHintInFlowButtons: "Ctrl-B premi · Ctrl-X chiudi",
         alertHint: "↑/↓ ←/→ scegli · Invio seleziona · Esc annulla", alertDisabled: "%@ non è disponibile ora.",
-        styleCancel: "annulla", styleDestructive: "distruttiva", unavailable: "non disponibile")
+        styleCancel: "annulla", styleDestructive: "distruttiva", unavailable: "non disponibile",
+        lineTooLong: "Questa riga supera %d KiB ed è stata ignorata.")
 
     /// The strings for the locale named by the environment.
     public static func forEnvironment(_ env: [String: String]) -> UIStrings {

@@ -327,8 +327,12 @@ public final class TerminalSession {
                         }
                     }
                 }
-                if let line = input.nextLine() {
+                if let read = input.next() {
                     if secret && plainHints { say("") }  // the Enter was not echoed either
+                    guard case .text(let line) = read else {
+                        reportError(strings.lineTooLong.replacing("%d", with: String(input.limit / 1024)))
+                        continue
+                    }
                     switch PlainController.intent(for: line, block: block, strings: strings) {
                     case .success(let intent):
                         do {

@@ -95,6 +95,17 @@ struct CLITests {
         #expect(try String(contentsOfFile: dir + "/e.jsonl", encoding: .utf8).contains(#""reason":"closed""#))
     }
 
+    @Test("An over-long answer line is refused with a message and skipped; the next line answers")
+    func overlongLine() throws {
+        let dir = scratchDirectory()
+        write(tinyFlow, to: dir + "/flow.json")
+        let r = try runRocket(
+            ["play", dir + "/flow.json", "--instant", "--events", dir + "/e.jsonl"], stdin: String(repeating: "x", count: 200_000) + "\n2\n")
+        #expect(r.stderr.contains("longer than 64 KiB"))
+        #expect(!r.stdout.contains("xxxx") && !r.stderr.contains("xxxx"))
+        #expect(try String(contentsOfFile: dir + "/e.jsonl", encoding: .utf8).contains("Later"))
+    }
+
     @Test("Invalid flow exits 65 with diagnostics; a missing file exits 66")
     func badFiles() throws {
         let dir = scratchDirectory()

@@ -135,14 +135,50 @@ struct LineReaderTests {
     func lines() {
         var r = LineReader()
         r.feed(Array("one\r\ntw".utf8))
-        #expect(r.nextLine() == "one")
-        #expect(r.nextLine() == nil)
+        #expect(r.next() == .text("one"))
+        #expect(r.next() == nil)
         r.feed(Array("o\nthree".utf8))
-        #expect(r.nextLine() == "two")
-        #expect(r.nextLine() == nil)
+        #expect(r.next() == .text("two"))
+        #expect(r.next() == nil)
         r.feed([])
-        #expect(r.ended && r.nextLine() == "three" && r.nextLine() == nil)
+        #expect(r.ended && r.next() == .text("three") && r.next() == nil)
         var next = LineReader(pending: Array("ahead\n".utf8), ended: true)
-        #expect(next.nextLine() == "ahead" && next.nextLine() == nil)
+        #expect(next.next() == .text("ahead") && next.next() == nil)
+    }
+
+    @Test("A line longer than the limit is refused as soon as the limit is passed, and its rest is skipped")
+    func bounded() {
+        var r = LineReader(limit: 8)
+        r.feed(Array("12345678\r\n".utf8))  // exactly the limit (the CR LF does not count)
+        #expect(r.next() == .text("12345678"))
+        r.feed(Array("123456789".utf8))  // one past the limit, no newline yet
+        #expect(r.next() == .tooLong)
+        #expect(r.pending.isEmpty)
+        for _ in 0..<1000 { r.feed(Array(repeating: 0x30, count: 4096)) }  // the rest is dropped as it arrives
+        #expect(r.pending.isEmpty && r.next() == nil)
+        r.feed(Array("tail\nok\n".utf8))
+        #expect(r.next() == .text("ok"))
+        r.feed(Array("abcdefghij\nafter\n".utf8))  // a complete over-long line
+        #expect(r.next() == .tooLong && r.next() == .text("after") && r.next() == nil)
+        var endless = LineReader(limit: 65_536)
+        var refusals = 0
+        for _ in 0..<5000 {  // 20 MB of zeros without a newline: memory stays within one limit
+            endless.feed(Array(repeating: 0, count: 4096))
+            if endless.next() == .tooLong { refusals += 1 }
+            #expect(endless.pending.count <= 65_536 + 1)
+        }
+        #expect(refusals == 1)
+    }
+
+    @Test("Many short lines in one read are handed out in order, each byte scanned once")
+    func manyLines() {
+        var r = LineReader()
+        r.feed(Array((0..<100_000).map { "\($0)\n" }.joined().utf8))
+        var count = 0
+        while case .text(let line)? = r.next() {
+            #expect(line == String(count))
+            count += 1
+        }
+        #expect(count == 100_000)
     }
 }
