@@ -41,7 +41,7 @@ enum OptionGroups {
     /// What a conversation writes, and what it runs (demo, play).
     static let output: [OptionSpec] =
         ([
-            .value("--events", "FILE", "Write events as JSON Lines to FILE as they happen."),
+            .value("--events", "FILE", "Write events as JSON Lines to FILE as they happen (- for standard output)."),
             .value("--answers-out", "FILE", "Write the answers by block id as a JSON object to FILE (- for standard output)."),
             .flag("--print-actions", "Write each action's name to stdout as it fires."),
             .value(

@@ -9,7 +9,7 @@ import RocketTerminal
 enum GraphCommand {
     static let spec = CommandSpec(
         name: "graph", abstract: "Draw a flow: blocks, branches with their conditions, timers, actions and the scenario gate.",
-        positionals: [("FLOW.json", "The flow file.")], positionalCount: 1...1,
+        positionals: [("FLOW.json", "The flow file (- for standard input).")], positionalCount: 1...1,
         options: [.value("--format", "F", "mermaid (default), dot, or svg (needs Graphviz's dot: apt-get install graphviz).")],
         discussion: """
             Prints the picture on stdout. Mermaid renders on GitHub and in many editors; DOT and SVG come
@@ -24,7 +24,7 @@ enum GraphCommand {
         let options = try GraphOptions(parsed, command: spec.name)
         let path = options.file
         guard let result = loadFlowFileReporting(path) else { return ExitStatus.noInput }
-        for d in result.errors { printError(d.formatted(file: path)) }
+        for d in result.errors { printError(d.formatted(file: displayName(path))) }
         guard let doc = result.document, result.errors.isEmpty else { return ExitStatus.dataError }
         switch options.format {
         case .mermaid: printOut(FlowGraph.mermaid(doc))

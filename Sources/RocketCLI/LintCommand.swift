@@ -4,7 +4,7 @@ import RocketFlow
 enum LintCommand {
     static let spec = CommandSpec(
         name: "lint", abstract: "Check flow files: one diagnostic per line as FILE:LINE:COL: error|warning: MESSAGE.",
-        positionals: [("FLOW.json", "One or more flow files.")], positionalCount: 1...Int.max,
+        positionals: [("FLOW.json", "One or more flow files (- for standard input).")], positionalCount: 1...Int.max,
         options: [.flag("--json", "Print the diagnostics as a JSON array for tools.")],
         discussion: "Also checks that every image a flow names exists next to it and is a PNG or JPEG picture.",
         exitStatus: "0 no errors (warnings allowed); 65 at least one error; 66 a file is missing or unreadable.",
@@ -13,7 +13,7 @@ enum LintCommand {
     static func run(_ args: [String]) throws(UsageError) -> ExitStatus {
         let parsed = try parse(args, as: spec)
         if parsed.helpRequested { printOut(spec.help); return ExitStatus.ok }
-        let options = LintOptions(parsed)
+        let options = try LintOptions(parsed, command: spec.name)
         var status = ExitStatus.ok
         var json: [JSONValue] = []
         for path in options.files {
@@ -23,17 +23,17 @@ enum LintCommand {
                 if options.json {
                     json.append(
                         .object([
-                            ("file", .string(path)), ("severity", .string("error")), ("code", .string("unreadable")),
+                            ("file", .string(displayName(path))), ("severity", .string("error")), ("code", .string("unreadable")),
                             ("message", .string("cannot read the file: \(e.reason)")),
                         ]))
                 } else {
-                    printOut("\(path): error: cannot read the file: \(e.reason)")
+                    printOut("\(displayName(path)): error: cannot read the file: \(e.reason)")
                 }
             case .success(let result):
                 if !result.errors.isEmpty && status == ExitStatus.ok { status = ExitStatus.dataError }
                 for d in result.diagnostics {
                     if options.json {
-                        var o: [(String, JSONValue)] = [("file", .string(path))]
+                        var o: [(String, JSONValue)] = [("file", .string(displayName(path)))]
                         if let l = d.line { o.append(("line", .number(Double(l)))) }
                         if let c = d.column { o.append(("column", .number(Double(c)))) }
                         o += [
@@ -42,7 +42,7 @@ enum LintCommand {
                         ]
                         json.append(.object(o))
                     } else {
-                        printOut(d.formatted(file: path))
+                        printOut(d.formatted(file: displayName(path)))
                     }
                 }
             }

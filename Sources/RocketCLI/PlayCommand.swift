@@ -93,20 +93,28 @@ func loadFlowFileReporting(_ path: String) -> FlowLoadResult? {
     }
 }
 
-/// Loads a flow file; an over-size file is refused from its size, without being read.
+/// How a flow file is named in messages: `<stdin>` for `-`.
+func displayName(_ path: String) -> String { path == "-" ? "<stdin>" : path }
+
+/// Loads a flow file (`-`: standard input, with images relative to the working directory); an
+/// over-size file is refused from its size, without being read, and standard input once it
+/// passes the limit.
 func loadFlowFile(_ path: String) -> Result<FlowLoadResult, FlowFileError> {
-    switch FileIO.size(path) {
-    case .failure(let f): return .failure(FlowFileError(path: path, reason: f.reason))
-    case .success(let size) where size > JSONReaderLimits().maxBytes: return .success(FlowLoader.tooLarge(size: size))
-    case .success: break
+    let limit = JSONReaderLimits().maxBytes
+    if path != "-" {
+        switch FileIO.size(path) {
+        case .failure(let f): return .failure(FlowFileError(path: path, reason: f.reason))
+        case .success(let size) where size > limit: return .success(FlowLoader.tooLarge(size: size))
+        case .success: break
+        }
     }
-    switch FileIO.read(path) {
+    switch FileIO.read(path, limit: limit) {
     case .failure(let f): return .failure(FlowFileError(path: path, reason: f.reason))
     case .success(let bytes):
         var result = FlowLoader.load(bytes)
         // The files the flow names, relative to the flow file: what play would trip on.
         if let doc = result.document {
-            let assets = FlowLoader.placed(AssetCheck.check(doc, base: PathName.directory(path)), in: bytes)
+            let assets = FlowLoader.placed(AssetCheck.check(doc, base: path == "-" ? "" : PathName.directory(path)), in: bytes)
             if !assets.isEmpty {
                 result = FlowLoadResult(
                     document: nil,
@@ -190,7 +198,7 @@ final class EventLog {
 enum PlayCommand {
     static let spec = CommandSpec(
         name: "play", abstract: "Play a flow file in the terminal, or through pipes.",
-        positionals: [("FLOW.json", "The flow file.")], positionalCount: 1...1,
+        positionals: [("FLOW.json", "The flow file (- for standard input; keys then come from the terminal).")], positionalCount: 1...1,
         options: OptionGroups.frontEnd + OptionGroups.output + OptionGroups.conversation + OptionGroups.scenarioGate,
         discussion: """
             A flow with a "scenario" (and "when" rules) is shown only when that scenario may execute
@@ -229,7 +237,7 @@ enum PlayCommand {
         let path = parsed.positionals[0]
         guard let result = loadFlowFileReporting(path) else { return ExitStatus.noInput }
         // The person playing the flow is not its author: warnings only when asked for.
-        for d in result.diagnostics where d.severity == .error || options.verbose { printError(d.formatted(file: path)) }
+        for d in result.diagnostics where d.severity == .error || options.verbose { printError(d.formatted(file: displayName(path))) }
         guard result.isPlayable, let doc = result.document else { return ExitStatus.dataError }
         let saved: ConversationSnapshot?
         switch savedState(doc, options: options) {
@@ -240,7 +248,7 @@ enum PlayCommand {
             let status = options.gate.decide(name, rules: doc.when ?? ScenarioRules())
             if status != ExitStatus.ok { return status }
         }
-        let base = PathName.directory(path)
+        let base = path == "-" ? "" : PathName.directory(path)
         return play(doc, imageBase: base.isEmpty ? nil : base, options: options, resume: saved)
     }
 
@@ -309,7 +317,8 @@ enum PlayCommand {
         resume: ConversationSnapshot? = nil, leftover: ((bytes: [UInt8], ended: Bool)) -> Void = { _ in }
     ) -> ExitStatus {
         let env = Environment.current
-        let terminal = Terminal.forUserInterface()
+        // A flow read from stdin leaves the keys to the terminal itself, as fzf and gum do.
+        let terminal = Terminal.forUserInterface(inputTaken: options.flowFromStdin)
         let plain = options.plain || !terminal.isInteractive || env["TERM"] == "dumb"
         // The conversation's own animations (bounces, intro) are not drawn in the terminal, so its
         // timing is always reduced motion; --instant also fires every showNextAfter at once.

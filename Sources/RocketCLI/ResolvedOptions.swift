@@ -70,6 +70,8 @@ struct PlayOptions {
     var restart: Bool
     var gate: GateOptions
     var ignoreRules: Bool
+    /// True when the flow is read from standard input (`-`): the keys then come from the terminal.
+    var flowFromStdin: Bool
 
     init(_ parsed: ParsedArguments, command: String) throws(UsageError) {
         plain = parsed.has("--plain")
@@ -86,6 +88,11 @@ struct PlayOptions {
         if restart && state == nil { throw UsageError(message: "--restart applies only with --state FILE", command: command) }
         gate = try GateOptions(parsed, command: command)
         ignoreRules = parsed.has("--ignore-rules")
+        flowFromStdin = parsed.positionals.first == "-"
+        if state == "-" { throw UsageError(message: "--state needs a file, not -", command: command) }
+        if events == "-" && answersOut == "-" {
+            throw UsageError(message: "--events - and --answers-out - cannot both use standard output", command: command)
+        }
     }
 }
 
@@ -182,9 +189,10 @@ struct LintOptions {
     /// `--json`.
     var json: Bool
 
-    init(_ parsed: ParsedArguments) {
+    init(_ parsed: ParsedArguments, command: String) throws(UsageError) {
         files = parsed.positionals
         json = parsed.has("--json")
+        if files.count(where: { $0 == "-" }) > 1 { throw UsageError(message: "- (standard input) may be given once", command: command) }
     }
 }
 

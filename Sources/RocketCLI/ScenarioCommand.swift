@@ -1,3 +1,4 @@
+import RocketJSON
 import RocketCore
 import RocketScenarios
 import RocketTerminal
@@ -73,13 +74,13 @@ enum ScenarioCommand {
                 name: "scenario export", abstract: "Print all state as JSON.", positionals: [], positionalCount: 0...0,
                 options: [storeOption], discussion: "Reads the store without writing to it.",
                 exitStatus: "0 exported; 64 usage error; 74 store error or stdout cannot be written.",
-                examples: ["rocket scenario export > scenarios.json", "rocket scenario export --store old.sqlite | rocket scenario import /dev/stdin"])
+                examples: ["rocket scenario export > scenarios.json", "rocket scenario export --store old.sqlite | rocket scenario import -"])
         ),
         (
             "import",
             CommandSpec(
                 name: "scenario import", abstract: "Replace all state with a JSON export.",
-                positionals: [("FILE", "A file written by 'rocket scenario export'.")], positionalCount: 1...1,
+                positionals: [("FILE", "A file written by 'rocket scenario export' (- for standard input).")], positionalCount: 1...1,
                 options: [storeOption], discussion: "Every count and time is checked before anything is replaced.",
                 exitStatus: "0 imported; 64 usage error; 65 not a valid export; 66 missing or unreadable file; 74 store error.",
                 examples: ["rocket scenario import scenarios.json", "rocket scenario import backup.json --store /tmp/s.sqlite"])
@@ -145,7 +146,7 @@ enum ScenarioCommand {
                 printOut(json(try store.snapshot()))
                 return ExitStatus.ok
             default:  // import
-                switch FileIO.read(options.names[0]) {
+                switch FileIO.read(options.names[0], limit: JSONReaderLimits().maxBytes) {
                 case .failure(let f):
                     printError("rocket: error: cannot read '\(Sanitizer.clean(options.names[0], keepNewlines: false))': \(f.reason)")
                     return ExitStatus.noInput

@@ -18,6 +18,9 @@ package enum FileIO {
     package struct Failure: Error {
         /// A short reason, for messages.
         package let reason: String
+        /// A failure with its own reason.
+        package init(reason: String) { self.reason = reason }
+
         /// Wraps an errno value.
         package init(_ code: Int32) {
             switch code {
@@ -42,17 +45,19 @@ package enum FileIO {
         return .success(Int(st.st_size))
     }
 
-    /// The whole file.
-    package static func read(_ path: String) -> Result<[UInt8], Failure> {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
+    /// The whole file, or standard input for `-`; reading stops with a failure once more than
+    /// `limit` bytes have arrived, so a endless input costs at most `limit` bytes.
+    package static func read(_ path: String, limit: Int = Int.max) -> Result<[UInt8], Failure> {
+        let fd = path == "-" ? 0 : open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { return .failure(Failure(errno)) }
-        defer { close(fd) }
+        defer { if fd != 0 { close(fd) } }
         var out: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 1 << 16)
         while true {
             let n = Glibc.read(fd, &buffer, buffer.count)
             if n < 0 { if errno == EINTR { continue }; return .failure(Failure(errno)) }
             if n == 0 { return .success(out) }
+            guard out.count <= limit - n else { return .failure(Failure(reason: "larger than \(limit) bytes")) }
             out += buffer[..<n]
         }
     }
@@ -64,13 +69,13 @@ package enum FileIO {
         /// and the caller reports it.
         package private(set) var failure: Failure?
 
-        /// Creates or truncates the file.
+        /// Creates or truncates the file; `-` is standard output.
         package init(path: String) throws(Failure) {
-            fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+            fd = path == "-" ? 1 : open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
             guard fd >= 0 else { throw Failure(errno) }
         }
 
-        deinit { close(fd) }
+        deinit { if fd != 1 { close(fd) } }
 
         /// Writes all bytes; a failure is kept in ``failure``.
         package func write(_ text: String) {

@@ -70,9 +70,13 @@ public final class Terminal: Sendable {
     /// stdout when both are a terminal; when only stdin is (`choice=$(rocket alert …)`,
     /// `rocket play f.json > out`), the controlling terminal `/dev/tty` for keys and drawing, so
     /// that stdout carries only the result; otherwise stdin and stdout (line mode).
-    public static func forUserInterface() -> Terminal {
-        if isatty(0) == 1 && isatty(1) == 1 { return Terminal() }
-        if isatty(0) == 1 {
+    ///
+    /// With `inputTaken` (standard input carries data, such as a flow read from `-`), the
+    /// terminal is `/dev/tty` whenever there is one; without one, standard input is used and
+    /// reads as ended.
+    public static func forUserInterface(inputTaken: Bool = false) -> Terminal {
+        if !inputTaken && isatty(0) == 1 && isatty(1) == 1 { return Terminal() }
+        if isatty(0) == 1 || inputTaken {
             let fd = open("/dev/tty", O_RDWR | O_CLOEXEC | O_NOCTTY)
             if fd >= 0, isatty(fd) == 1 { return Terminal(inputFD: fd, outputFD: fd) }
             if fd >= 0 { close(fd) }

@@ -106,6 +106,28 @@ struct CLITests {
         #expect(try String(contentsOfFile: dir + "/e.jsonl", encoding: .utf8).contains("Later"))
     }
 
+    @Test("- is standard input for lint, graph and scenario import, and standard output for --events")
+    func dashMeansStandardStreams() throws {
+        let dir = scratchDirectory()
+        write(tinyFlow, to: dir + "/flow.json")
+        let lint = try runRocket(["lint", "-"], stdin: tinyFlow.replacing(#""next": "pin""#, with: #""nxt": "pin""#))
+        #expect(lint.status == 65 && lint.stdout.contains("<stdin>:") && lint.stdout.contains("nxt"))
+        #expect(try runRocket(["lint", "-", "-"]).status == 64)
+        let graph = try runRocket(["graph", "-"], stdin: tinyFlow)
+        #expect(graph.status == 0 && graph.stdout.contains("Later"))
+        let store = dir + "/s.sqlite"
+        #expect(try runRocket(["scenario", "trigger", "launch", "--store", store]).status == 0)
+        let export = try runRocket(["scenario", "export", "--store", store])
+        let imported = try runRocket(["scenario", "import", "-", "--store", dir + "/t.sqlite"], stdin: export.stdout)
+        #expect(imported.status == 0)
+        #expect(try runRocket(["scenario", "status", "launch", "--store", dir + "/t.sqlite"]).stdout.contains("events 1"))
+        #expect(try runRocket(["scenario", "import", "-", "--store", dir + "/t.sqlite"], stdin: "[1]").status == 65)
+        let events = try runRocket(["play", dir + "/flow.json", "--instant", "--events", "-"], stdin: "2\n\n")
+        #expect(events.stdout.contains(#""event":"dismissed""#))
+        #expect(try runRocket(["play", dir + "/flow.json", "--events", "-", "--answers-out", "-"]).status == 64)
+        #expect(try runRocket(["play", dir + "/flow.json", "--state", "-"]).status == 64)
+    }
+
     @Test("Invalid flow exits 65 with diagnostics; a missing file exits 66")
     func badFiles() throws {
         let dir = scratchDirectory()

@@ -146,6 +146,21 @@ struct CaptureTests {
         let out = try String(contentsOfFile: dir + "/out.txt", encoding: .utf8)
         #expect(out == #"{"ask": "Sure", "go": "Enable", "name": "Ada"}"# + "\n", "\(out)")
     }
+
+    @Test("cat f.json | rocket play - > out: the flow comes from the pipe, the keys from the terminal")
+    func flowFromStdin() throws {
+        let dir = scratchDirectory()
+        write(tinyFlow, to: dir + "/flow.json")
+        let run = try PTYRun([], shell: "cat '\(dir)/flow.json' | '\(rocketPath)' play - --instant --answers-out - > '\(dir)/out.txt'")
+        #expect(run.waitFor("Sure"))
+        run.send("\u{1B}[C\r")  // Later
+        #expect(run.waitFor("Bye"))
+        run.send("\r")
+        #expect(run.waitForExit() == 0)
+        #expect(run.terminalRestored)
+        let out = try String(contentsOfFile: dir + "/out.txt", encoding: .utf8)
+        #expect(out == #"{"ask": "Later"}"# + "\n", "\(out)")
+    }
 }
 
 @Suite("Line mode on a terminal and every exit path", .serialized)

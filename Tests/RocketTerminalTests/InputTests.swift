@@ -1,4 +1,7 @@
 import Testing
+#if canImport(Glibc)
+    import Glibc
+#endif
 @testable import RocketTerminal
 
 @Suite("Key decoder")
@@ -180,5 +183,29 @@ struct LineReaderTests {
             count += 1
         }
         #expect(count == 100_000)
+    }
+}
+
+@Suite("Whole-file reads")
+struct FileReadTests {
+    @Test("A read stops with a failure once more than the limit has arrived; within it, every byte comes back")
+    func limit() throws {
+        let path = "/tmp/rocket-fileio-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).bin"
+        defer { _ = FileIO.remove(path) }
+        let bytes = (0..<200_000).map { UInt8(truncatingIfNeeded: $0 &* 31) }
+        guard case .success = FileIO.write(String(decoding: bytes.map { $0 & 0x7F }, as: UTF8.self), to: path) else {
+            Issue.record("cannot write \(path)")
+            return
+        }
+        guard case .success(let all) = FileIO.read(path, limit: 200_000) else {
+            Issue.record("a read within the limit failed")
+            return
+        }
+        #expect(all == bytes.map { $0 & 0x7F })
+        guard case .failure(let f) = FileIO.read(path, limit: 199_999) else {
+            Issue.record("a read past the limit succeeded")
+            return
+        }
+        #expect(f.reason.contains("larger than 199999 bytes"))
     }
 }
