@@ -55,6 +55,7 @@ public final class Terminal: Sendable {
         var signalReadFD: Int32 = -1
         var rawMode = false
         var echoOff = false
+        var mouse = false
     }
     /// Mutable state behind a lock: a session may wait for input on another thread.
     private let state = Mutex(State())
@@ -122,7 +123,9 @@ public final class Terminal: Sendable {
         sigemptyset(&set)
         // Every signal that would end the process is turned into an event, so the terminal is
         // restored first (SIGQUIT also never reaches the backtracer's prompt).
-        for sig in [SIGINT, SIGTERM, SIGHUP, SIGWINCH, SIGQUIT, SIGUSR1, SIGUSR2, SIGALRM] {
+        // SIGTSTP (Ctrl-Z from another process, or the line discipline in line mode) too: the
+        // wait restores the terminal, stops, and puts it back (``suspend()``).
+        for sig in [SIGINT, SIGTERM, SIGHUP, SIGWINCH, SIGQUIT, SIGUSR1, SIGUSR2, SIGALRM, SIGTSTP] {
             signal(sig, forwardSignal)
             sigaddset(&set, sig)
         }
@@ -150,7 +153,10 @@ public final class Terminal: Sendable {
         }
         // TCSANOW, not TCSAFLUSH: keys typed before the first frame are kept, not thrown away.
         guard tcsetattr(inputFD, TCSANOW, &raw) == 0 else { throw TerminalError(operation: "tcsetattr", code: errno) }
-        state.withLock { $0.rawMode = true }
+        state.withLock {
+            $0.rawMode = true
+            $0.mouse = mouse
+        }
         TerminalGlobals.rawModeActive = 1
         write("\u{1B}[?2004h" + (mouse ? "\u{1B}[?1000h\u{1B}[?1006h" : ""))
     }
@@ -173,6 +179,28 @@ public final class Terminal: Sendable {
         write(Array("\u{1B}[0m\u{1B}[?25h\u{1B}[?2004l\u{1B}[?1000l\u{1B}[?1006l".utf8))
         _ = tcsetattr(inputFD, TCSAFLUSH, &TerminalGlobals.savedTermios)
         TerminalGlobals.rawModeActive = 0
+    }
+
+    /// Ctrl-Z: restores the terminal, stops the process as SIGTSTP's default would, and when it is
+    /// continued puts the terminal back as it was (raw mode with the same mouse setting, or echo
+    /// off). A process group without a job-control shell is not stopped; the terminal is still
+    /// restored and taken back, so the caller redraws either way.
+    public func suspend() {
+        let (wasRaw, wasEchoOff, mouse) = state.withLock { ($0.rawMode, $0.echoOff, $0.mouse) }
+        restore()
+        signal(SIGTSTP, SIG_DFL)
+        var set = sigset_t()
+        sigemptyset(&set)
+        sigaddset(&set, SIGTSTP)
+        sigprocmask(SIG_UNBLOCK, &set, nil)
+        raise(SIGTSTP)
+        // Continued (SIGCONT): catch the next one again and take the terminal back.
+        signal(SIGTSTP, forwardSignal)
+        if wasRaw {
+            try? enterRawMode(mouse: mouse)
+        } else if wasEchoOff {
+            setEcho(false)
+        }
     }
 
     /// Line mode on a terminal: turns the echo of typed characters off (a secret answer) or back
@@ -225,6 +253,9 @@ public final class Terminal: Sendable {
     }
 
     /// Waits for input (when `wantInput`), a signal, or the timeout (seconds; nil = forever).
+    ///
+    /// Ctrl-Z (typed in raw mode, or SIGTSTP) suspends here (``suspend()``) and comes back as
+    /// `.signal(SIGWINCH)`: the terminal may have changed meanwhile, so the caller redraws.
     public func wait(timeout: Double?, wantInput: Bool = true) -> Wake {
         var fds: [pollfd] = []
         let signalReadFD = self.signalReadFD
@@ -237,11 +268,21 @@ public final class Terminal: Sendable {
         for fd in fds where fd.revents != 0 {
             if fd.fd == signalReadFD {
                 var byte: UInt8 = 0
-                if read(signalReadFD, &byte, 1) == 1 { return .signal(Int32(byte)) }
+                if read(signalReadFD, &byte, 1) == 1 {
+                    if Int32(byte) == SIGTSTP {
+                        suspend()
+                        return .signal(SIGWINCH)
+                    }
+                    return .signal(Int32(byte))
+                }
             } else {
                 var buffer = [UInt8](repeating: 0, count: 4096)
                 let r = read(inputFD, &buffer, buffer.count)
                 if r < 0 { return errno == EINTR || errno == EAGAIN ? .timeout : .input([]) }
+                if r == 1 && buffer[0] == 0x1A && state.withLock({ $0.rawMode }) {
+                    suspend()  // Ctrl-Z typed in raw mode, where it is a byte, not a signal
+                    return .signal(SIGWINCH)
+                }
                 return .input(Array(buffer[..<r]))
             }
         }

@@ -194,6 +194,28 @@ struct LineModeTerminalTests {
         #expect(run.terminalRestored)
     }
 
+    @Test("Ctrl-Z (SIGTSTP, or the key in raw mode) gives the terminal back, then takes it again and redraws")
+    func suspendAndContinue() throws {
+        let run = try PTYRun(["demo"])
+        #expect(run.waitFor("Enter continue"))
+        for suspend in [{ kill(run.rocketPID, SIGTSTP) }, { run.send([0x1A]) }] as [() -> Void] {
+            let before = run.raw.count
+            suspend()
+            // Under setsid no job-control shell owns the process group, so the stop itself is
+            // skipped by the kernel; the restore, the return to raw mode and the redraw are not.
+            #expect(
+                run.waitUntil {
+                    let after = String(decoding: run.raw[before...], as: UTF8.self)
+                    guard let restored = after.range(of: "\u{1B}[?2004l"), let again = after.range(of: "\u{1B}[?2004h") else { return false }
+                    return restored.lowerBound < again.lowerBound && after[again.upperBound...].contains("\u{1B}[2J")
+                })
+            #expect(run.waitFor("Enter continue"))
+        }
+        run.send([0x1B])
+        #expect(run.waitForExit() == 1)
+        #expect(run.terminalRestored)
+    }
+
     @Test("A closed stdin is end of input, not a hang")
     func closedStdin() throws {
         let dir = scratchDirectory()

@@ -139,6 +139,16 @@ final class PTYRun {
 
     /// Waits (reading output) until the screen shows `text`; false after the timeout.
     @discardableResult
+    /// Pumps output until `condition` holds or the timeout passes.
+    func waitUntil(timeout: Double = 10, _ condition: () -> Bool) -> Bool {
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline {
+            if condition() { return true }
+            pump(0.05)
+        }
+        return condition()
+    }
+
     func waitFor(_ text: String, timeout: Double = 10) -> Bool {
         let deadline = Date().addingTimeInterval(timeout)
         while Date() < deadline {
