@@ -42,19 +42,33 @@ func runRocket(_ args: [String], stdin: String = "", environment: [String: Strin
     env.removeValue(forKey: "LC_ALL"); env.removeValue(forKey: "LC_MESSAGES")
     for (k, v) in environment { env[k] = v }
     p.environment = env
-    let input = Pipe(), output = Pipe(), errors = Pipe()
+    // stdout and stderr go to files, which never fill: with two pipes read one after the other,
+    // a child writing much to the second would block forever while the first is drained.
+    let base = NSTemporaryDirectory() + "rocket-run-\(getpid())-\(UUID().uuidString)"
+    FileManager.default.createFile(atPath: base + ".out", contents: nil)
+    FileManager.default.createFile(atPath: base + ".err", contents: nil)
+    defer {
+        try? FileManager.default.removeItem(atPath: base + ".out")
+        try? FileManager.default.removeItem(atPath: base + ".err")
+    }
+    let input = Pipe()
+    guard let output = FileHandle(forWritingAtPath: base + ".out"), let errors = FileHandle(forWritingAtPath: base + ".err") else {
+        throw CocoaError(.fileWriteUnknown)
+    }
     p.standardInput = input
     p.standardOutput = output
     p.standardError = errors
     try p.run()
+    try output.close()
+    try errors.close()
     // A child that exits before reading (a usage error) closes the pipe: that must be an error
     // here, never a SIGPIPE that takes the whole test runner down.
     signal(SIGPIPE, SIG_IGN)
     try? input.fileHandleForWriting.write(contentsOf: Data(stdin.utf8))
     try input.fileHandleForWriting.close()
-    let out = output.fileHandleForReading.readDataToEndOfFile()
-    let err = errors.fileHandleForReading.readDataToEndOfFile()
     p.waitUntilExit()
+    let out = FileManager.default.contents(atPath: base + ".out") ?? Data()
+    let err = FileManager.default.contents(atPath: base + ".err") ?? Data()
     return RunResult(status: p.terminationStatus, stdout: String(decoding: out, as: UTF8.self), stderr: String(decoding: err, as: UTF8.self))
 }
 
