@@ -107,7 +107,9 @@ public enum RocketCommandLine {
         if let failure = FileIO.standardOutputFailure {
             // Every write is checked: output that could not be written is an error, never silent loss.
             printError("rocket: error: cannot write to standard output: \(failure.reason)")
-            if status == .ok { status = .ioError }
+            // The lost output was the result (lint's diagnostics, a choice), so 74 wins over the
+            // command's own status; only a signal keeps its 128 + N.
+            if case .signal = status {} else { status = .ioError }
         }
         return status
     }

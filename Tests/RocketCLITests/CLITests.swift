@@ -464,7 +464,8 @@ struct WriteErrorTests {
         #expect(answers.status == 74 && answers.stdout.isEmpty, "nothing is drawn before the check")
         let dash = try runRocket(["play", dir + "/flow.json", "--instant", "--answers-out", "-"], stdin: "\n1\nAda\n1234\n1\n\n")
         #expect(dash.stdout.hasSuffix(#"{"ask": "Sure", "go": "Enable", "name": "Ada"}"# + "\n"))
-        for args in [["scenario", "export"], ["lint", "--json", dir + "/flow.json"], ["--help"]] {
+        write("{", to: dir + "/broken.json")  // lint finds errors (65) but cannot print them: 74
+        for args in [["scenario", "export"], ["lint", "--json", dir + "/flow.json"], ["--help"], ["lint", dir + "/broken.json"]] {
             let p = Process()
             p.executableURL = URL(fileURLWithPath: "/bin/sh")
             p.arguments = ["-c", "'\(rocketPath)' \(args.map { "'\($0)'" }.joined(separator: " ")) > /dev/full"]
