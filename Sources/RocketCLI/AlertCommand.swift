@@ -73,7 +73,8 @@ enum AlertCommand {
             reactor: AlertReactor<CLIAlertAction>(title: options.title, message: options.message, actions: actions),
             style: options.sheet ? .actionSheet : .alert)
         let outcome = await present(controller, plain: options.plain)
-        if case .chosen(let index, let title) = outcome {
+        if let choice = outcome.value {
+            let (index, title) = (choice.index, choice.title)
             if options.json {
                 printOut(
                     JSONValue.object([
@@ -83,9 +84,8 @@ enum AlertCommand {
             } else {
                 printOut(Sanitizer.clean(title, keepNewlines: false))
             }
-            // Choosing the cancel action (Esc included) prints it and exits 1, so `&&` is safe.
-            if actions[index].style == .cancel { return ExitStatus.notCompleted }
         }
+        // Choosing the cancel action (Esc included) prints it and exits 1, so `&&` is safe.
         return outcome.exitStatusForCLI
     }
 
@@ -94,13 +94,16 @@ enum AlertCommand {
     static func present<A: AlertActionType>(
         _ controller: AlertController<A>, plain: Bool,
         typedAhead: (bytes: [UInt8], ended: Bool) = ([], false)
-    ) async -> AlertOutcome {
+    ) async -> ProgramOutcome<AlertChoice> {
         let env = Environment.current
         let terminal = Terminal.forUserInterface()
-        let session = AlertSession(controller: controller, terminal: terminal, strings: UIStrings.forEnvironment(env))
-        session.depth = ColorDepth.detect(env)
-        session.typedAhead = typedAhead
-        return await session.run(plain: plain || !terminal.isInteractive || env["TERM"] == "dumb")
+        let lineMode = plain || !terminal.isInteractive || env["TERM"] == "dumb"
+        let strings = UIStrings.forEnvironment(env)
+        let runner = ProgramRunner(terminal: lineMode ? terminal.forLineMode() : terminal, clock: SystemClock(), strings: strings)
+        runner.depth = ColorDepth.detect(env)
+        runner.mouse = true  // an alert is short-lived: clicks on its actions work without --mouse
+        runner.typedAhead = typedAhead
+        return await runner.run(AlertApp(controller: controller, strings: strings), lineMode: lineMode)
     }
 }
 

@@ -78,7 +78,8 @@ enum BannerCommand {
         return banner
     }
 
-    static func run(_ args: [String]) throws(UsageError) -> ExitStatus {
+    @MainActor
+    static func run(_ args: [String]) async throws(UsageError) -> ExitStatus {
         let parsed = try parse(args, as: spec)
         if parsed.helpRequested { printOut(spec.help); return ExitStatus.ok }
         let options = try BannerOptions(parsed, command: spec.name)
@@ -96,17 +97,24 @@ enum BannerCommand {
         let plain = options.plain || !terminal.isInteractive || env["TERM"] == "dumb"
         let reduced = env["ROCKET_REDUCED_MOTION"] == "1"
         let center = BannerCenter(clock: SystemClock(), queue: BannerQueue(reducedMotion: reduced || plain))
-        let session = BannerSession(center: center, terminal: terminal, strings: UIStrings.forEnvironment(env))
-        session.depth = ColorDepth.detect(env)
-        session.reducedMotion = reduced
-        let outcome = session.run(banner, plain: plain)
+        let strings = UIStrings.forEnvironment(env)
+        let depth = ColorDepth.detect(env)
+        var view = BannerView(width: 40, strings: strings)
+        view.reducedMotion = reduced
+        view.hint = banner.buttons.items.isEmpty ? strings.bannerHintNoButtons : strings.bannerHint
+        if case .image(let img)? = banner.icon, depth > .none, let picture = try? img.decoded().get() { view.images[img.cacheKey] = picture }
+        let app = BannerApp(banner: banner, center: center, view: view, strings: strings)
+        let runner = ProgramRunner(terminal: plain ? terminal.forLineMode() : terminal, clock: center.clock, strings: strings)
+        runner.depth = depth
+        runner.mouse = true  // a banner is short-lived: clicks on its buttons work without --mouse
+        let outcome = await runner.run(app, lineMode: plain)
         if options.json {
             var o: [(String, JSONValue)] = []
-            switch outcome {
-            case .dismissed(.button(let tag), let title):
+            switch outcome.value?.dismissal {
+            case .button(let tag)?:
                 o = [("result", .string(tag == .close ? "close" : "button")), ("tag", .number(Double(tag.rawValue)))]
-                if tag != .close { o.append(("title", .string(title ?? ""))) }
-            case .dismissed(.background, _): o = [("result", .string("background")), ("tag", .number(0))]
+                if tag != .close { o.append(("title", .string(outcome.value?.buttonTitle ?? ""))) }
+            case .background?: o = [("result", .string("background")), ("tag", .number(0))]
             default: o = [("result", .string(outcome.line))]
             }
             printOut(JSONValue.object(o).serialized(pretty: false))

@@ -230,7 +230,8 @@ enum PlayCommand {
         exitStatus: exitStatusOfPlay,
         examples: ["rocket demo", "printf '\\n\\n1\\nAda\\n\\n1234\\n1\\n\\n1\\n' | rocket demo --instant"])
 
-    static func run(_ args: [String]) throws(UsageError) -> ExitStatus {
+    @MainActor
+    static func run(_ args: [String]) async throws(UsageError) -> ExitStatus {
         let parsed = try parse(args, as: spec)
         if parsed.helpRequested { printOut(spec.help); return ExitStatus.ok }
         let options = try PlayOptions(parsed, command: spec.name)  // every option checked before anything else
@@ -249,7 +250,7 @@ enum PlayCommand {
             if status != ExitStatus.ok { return status }
         }
         let base = path == "-" ? "" : PathName.directory(path)
-        return play(doc, imageBase: base.isEmpty ? nil : base, options: options, resume: saved)
+        return await play(doc, imageBase: base.isEmpty ? nil : base, options: options, resume: saved)
     }
 
     /// The flow's identity in snapshots: the hash of its graph as written (image paths not yet
@@ -304,18 +305,21 @@ enum PlayCommand {
             return ExitStatus.dataError
         }
         var typedAhead: (bytes: [UInt8], ended: Bool) = ([], false)
-        let status = play(doc, imageBase: nil, options: options) { typedAhead = $0 }
+        let status = await play(doc, imageBase: nil, options: options) { typedAhead = $0 }
         guard status == ExitStatus.ok else { return status }
         // The tour ends with an AlertReactor alert whose choices load lazily.
         let controller = AlertController(reactor: DemoAlertReactor(delay: options.instant ? 0 : 1.2))
         let outcome = await AlertCommand.present(controller, plain: options.plain, typedAhead: typedAhead)
-        return outcome.exitStatusForCLI
+        // The tour's own question: any answer, "Not now" included, ends the tour well.
+        if case .interrupted = outcome { return outcome.exitStatusForCLI }
+        return ExitStatus.ok
     }
 
+    @MainActor
     static func play(
         _ doc: FlowDocument, imageBase: String?, options: PlayOptions,
         resume: ConversationSnapshot? = nil, leftover: ((bytes: [UInt8], ended: Bool)) -> Void = { _ in }
-    ) -> ExitStatus {
+    ) async -> ExitStatus {
         let env = Environment.current
         // A flow read from stdin leaves the keys to the terminal itself, as fzf and gum do.
         let terminal = Terminal.forUserInterface(inputTaken: options.flowFromStdin)
@@ -392,19 +396,21 @@ enum PlayCommand {
                 log?.write(.object([("event", .string("actionHook")), ("name", .string(name)), ("status", .number(Double(status)))]))
             }
         }
-        let session = TerminalSession(
-            host: rocket, terminal: terminal, mode: plain ? .plain : .tty,
-            strings: UIStrings.forEnvironment(env))
-        session.depth = ColorDepth.detect(env)
-        session.mouse = options.mouse
-        session.banner = doc.banner.map { banner in banner.filled { rocket.conversation.interpolate($0) } }
-        session.reducedMotion = env["ROCKET_REDUCED_MOTION"] == "1"
-        session.onBannerDismissed = { outcome in
-            log?.write(.object([("event", .string("banner")), ("result", .string(outcome.line))]))
+        let strings = UIStrings.forEnvironment(env)
+        let depth = ColorDepth.detect(env)
+        let app = ConversationApp(
+            host: rocket, strings: strings, depth: depth,
+            banner: doc.banner.map { banner in banner.filled { rocket.conversation.interpolate($0) } },
+            reducedMotion: env["ROCKET_REDUCED_MOTION"] == "1")
+        app.onBannerDismissed = { result in
+            log?.write(.object([("event", .string("banner")), ("result", .string(result.line))]))
         }
-        session.plainHints = plain && isatty(0) == 1
-        let outcome = session.run()
-        leftover(session.unreadInput)
+        app.lineHints = plain && isatty(0) == 1
+        let runner = ProgramRunner(terminal: plain ? terminal.forLineMode() : terminal, clock: clock, strings: strings)
+        runner.depth = depth
+        runner.mouse = options.mouse
+        let outcome = await runner.run(app, lineMode: plain)
+        leftover(runner.unreadInput)
         if let path = options.events, let failure = log?.failure {
             printError("rocket: error: cannot write '\(Sanitizer.clean(path, keepNewlines: false))': \(failure.reason)")
             return ExitStatus.ioError
@@ -426,17 +432,7 @@ enum PlayCommand {
     }
 }
 
-extension SessionOutcome {
-    /// The outcome as the command's exit status.
-    var exitStatusForCLI: ExitStatus { ExitStatus(code: exitCode) }
-}
-
-extension AlertOutcome {
-    /// The outcome as the command's exit status.
-    var exitStatusForCLI: ExitStatus { ExitStatus(code: exitCode) }
-}
-
-extension BannerOutcome {
+extension ProgramOutcome {
     /// The outcome as the command's exit status.
     var exitStatusForCLI: ExitStatus { ExitStatus(code: exitCode) }
 }

@@ -9,7 +9,9 @@ struct AlertCLITests {
     func plain() throws {
         let r = try runRocket(["alert", "--title", "Delete item?", "--message", "This cannot be undone."] + actions, stdin: "keep\n")
         #expect(r.status == 0)
-        #expect(r.stdout == "Delete item?\nThis cannot be undone.\n[1] Delete (destructive)\n[2] Keep\n[3] Cancel (cancel)\n[4] Archive (unavailable)\nKeep\n")
+        // Line mode: the prompt goes to stderr, only the result to stdout.
+        #expect(r.stderr == "Delete item?\nThis cannot be undone.\n[1] Delete (destructive)\n[2] Keep\n[3] Cancel (cancel)\n[4] Archive (unavailable)\n")
+        #expect(r.stdout == "Keep\n")
         let json = try runRocket(["alert", "--json"] + actions, stdin: "1\n")
         #expect(json.stdout.hasSuffix(#"{"index":0,"title":"Delete","style":"destructive"}"# + "\n"))
     }
@@ -17,8 +19,8 @@ struct AlertCLITests {
     @Test("Invalid or disabled choices say why on stderr and read again; end of input exits 1")
     func refusals() throws {
         let r = try runRocket(["alert"] + actions, stdin: "9\narchive\n3\n")
-        #expect(r.status == 1 && r.stdout.hasSuffix("Cancel\n"))  // the cancel action prints and exits 1: `&&` is safe
-        #expect(r.stderr == "Not a choice: \"9\" — Choose 1-4 or type a title:\n\"Archive\" is not available now.\n")
+        #expect(r.status == 1 && r.stdout == "Cancel\n")  // the cancel action prints and exits 1: `&&` is safe
+        #expect(r.stderr.hasSuffix("Not a choice: \"9\" — Choose 1-4 or type a title:\n\"Archive\" is not available now.\n"))
         let eof = try runRocket(["alert"] + actions, stdin: "")
         #expect(eof.status == 1)
     }
@@ -56,8 +58,8 @@ struct AlertCLITests {
     @Test("Titles may contain colons: only known words after the last colons are the style")
     func colons() throws {
         let r = try runRocket(["alert", "--action", "Time: 5:00", "--action", "Re: lunch:cancel", "--plain"], stdin: "1\n")
-        #expect(r.status == 0 && r.stdout.hasSuffix("Time: 5:00\n"), "\(r.stdout)")
-        #expect(r.stdout.contains("[2] Re: lunch (cancel)"))
+        #expect(r.status == 0 && r.stdout == "Time: 5:00\n", "\(r.stdout)")
+        #expect(r.stderr.contains("[2] Re: lunch (cancel)"))
         let json = try runRocket(["alert", "--action", "Delete:destructive", "--action", "Keep", "--json"], stdin: "2\n")
         #expect(json.stdout.hasSuffix(#"{"index":1,"title":"Keep","style":"default"}"# + "\n"))
     }

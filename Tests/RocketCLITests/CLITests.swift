@@ -57,12 +57,15 @@ struct CLITests {
                 "--answers-out", dir + "/answers.json",
             ], stdin: "3\nsure\nR2D2\nAda\n4321\n1\nok\n")
         #expect(r.status == 0)
+        #expect(r.stdout.isEmpty)  // line mode: the transcript and the prompts go to stderr
         #expect(
-            r.stdout == """
+            r.stderr == """
                 Bot: Hello Kim
                 Bot: [1] Sure  [2] Later
+                Not a choice: "3" — Choose 1-2 or type a title:
                 you: Sure
                 Bot: Name?
+                Letters only
                 you: Ada
                 Bot: PIN?
                 you: ••••
@@ -71,7 +74,6 @@ struct CLITests {
                 Bot: Thanks, Ada!
 
                 """)
-        #expect(r.stderr == "Not a choice: \"3\" — Choose 1-2 or type a title:\nLetters only\n")
         #expect(!r.stdout.contains("\u{1B}") && !r.stderr.contains("\u{1B}"))
         let events = try String(contentsOfFile: dir + "/events.jsonl", encoding: .utf8)
         #expect(events.hasPrefix(#"{"event":"blockAdded","index":0,"id":"hi","type":"text"}"#))
@@ -179,12 +181,12 @@ struct CLITests {
     func demoPlain() throws {
         let r = try runRocket(["demo", "--instant"], stdin: "\n\n1\nAda\n\n1234\n1\n\n1\n")
         #expect(r.status == 0, "\(r.stderr)")
-        #expect(r.stdout.hasPrefix("🚀 [Welcome to the RocketAlert tour]"))
-        #expect(r.stdout.contains("Countess Ada! Welcome back."))
-        #expect(r.stdout.contains("All set, Ada."))
+        #expect(r.stderr.hasPrefix("🚀 [Welcome to the RocketAlert tour]"))
+        #expect(r.stderr.contains("Countess Ada! Welcome back."))
+        #expect(r.stderr.contains("All set, Ada."))
         // The closing alert lists its lazily loaded choices once they arrived.
         #expect(
-            r.stdout.hasSuffix(
+            r.stderr.hasSuffix(
                 "How was the tour?\nThis alert is AlertReactor's: its choices load lazily and it updates live.\n[1] Loved it\n[2] It was fine\n[3] Not now (cancel)\n"
             ))
     }
@@ -201,9 +203,9 @@ struct PlainSignalTests {
         p.arguments = ["play", dir + "/flow.json", "--plain", "--events", dir + "/e.jsonl"]
         let input = Pipe(), output = Pipe()
         p.standardInput = input
-        p.standardOutput = output
+        p.standardError = output
         try p.run()
-        // Wait until it is waiting for a line (its first block is on stdout).
+        // Wait until it is waiting for a line (its first block is on stderr: line mode's transcript).
         let first = output.fileHandleForReading.availableData
         #expect(String(decoding: first, as: UTF8.self).contains("Hello"))
         kill(p.processIdentifier, signal)
@@ -224,7 +226,7 @@ struct LineModeTests {
             to: dir + "/f.json")
         let r = try runRocket(["play", dir + "/f.json", "--instant"], stdin: "\n\n")
         #expect(r.status == 0, "\(r.stderr)")
-        #expect(r.stdout == "Rocket: [1] Continue\nyou: Continue\nRocket: Bye\n")
+        #expect(r.stderr == "Rocket: [1] Continue\nyou: Continue\nRocket: Bye\n" && r.stdout.isEmpty)
     }
 
     @Test("On a terminal in line mode the typed answer appears once")
@@ -249,10 +251,10 @@ struct LineModeTests {
         let r = try runRocket(
             ["alert", "--title", "Eliminare?", "--action", "Elimina:destructive", "--action", "No:cancel", "--action", "Archivia:disabled", "--plain"],
             stdin: "2\n", environment: ["LANG": "it_IT.UTF-8"])
-        #expect(r.stdout.contains("[1] Elimina (distruttiva)"))
-        #expect(r.stdout.contains("[2] No (annulla)"))
-        #expect(r.stdout.contains("[3] Archivia (non disponibile)"))
-        #expect(!r.stdout.contains("(cancel)"))
+        #expect(r.stderr.contains("[1] Elimina (distruttiva)"))
+        #expect(r.stderr.contains("[2] No (annulla)"))
+        #expect(r.stderr.contains("[3] Archivia (non disponibile)"))
+        #expect(!r.stderr.contains("(cancel)") && r.stdout == "No\n")
     }
 }
 
@@ -274,10 +276,10 @@ struct PlaceholderTests {
         let dir = scratchDirectory()
         write(Self.flow, to: dir + "/f.json")
         let r = try runRocket(["play", dir + "/f.json", "--instant", "--var", "user=Sam"], stdin: "ada\nAda\n1\n\n")
-        #expect(r.stdout.contains("[Hi Sam] for Sam"), "\(r.stdout)")
-        #expect(r.stdout.contains("Rocket: Name, Sam?"))
-        #expect(r.stdout.contains("Rocket: [1] Yes Ada"))
-        #expect(r.stdout.contains("you: Yes Ada"))
+        #expect(r.stderr.contains("[Hi Sam] for Sam"), "\(r.stderr)")
+        #expect(r.stderr.contains("Rocket: Name, Sam?"))
+        #expect(r.stderr.contains("Rocket: [1] Yes Ada"))
+        #expect(r.stderr.contains("you: Yes Ada"))
         #expect(r.stderr.contains("Capital first, Sam"))
         #expect(!r.stdout.contains("{{") && !r.stderr.contains("{{"))
     }
@@ -301,7 +303,7 @@ struct PlayWarningTests {
         let dir = scratchDirectory()
         write(#"{"version": 1, "blocks": [{"id": "a", "type": "text", "text": "Hi {{nobody}}"}]}"#, to: dir + "/w.json")
         let quiet = try runRocket(["play", dir + "/w.json", "--instant"], stdin: "\n")
-        #expect(quiet.status == 0 && quiet.stderr.isEmpty, "\(quiet.stderr)")
+        #expect(quiet.status == 0 && quiet.stderr == "Rocket: Hi {{nobody}}\n", "\(quiet.stderr)")
         let verbose = try runRocket(["play", dir + "/w.json", "--instant", "--verbose"], stdin: "\n")
         #expect(verbose.stderr.contains("warning: {{nobody}}"))
         write(#"{"version": 1, "blocks": [{"id": "a", "type": "text", "text": "Hi", "next": "zz"}]}"#, to: dir + "/e.json")
@@ -355,7 +357,7 @@ struct ActionHookTests {
             ], stdin: "\n1\nAda\n4321\n1\n\n")
         #expect(r.status == 0, "\(r.stderr)")
         #expect(try String(contentsOfFile: dir + "/hook.txt", encoding: .utf8) == "Ada|unset")
-        #expect(r.stdout.contains("\nenable-notifications\n"))
+        #expect(r.stdout == "enable-notifications\n")
         let events = try String(contentsOfFile: dir + "/e.jsonl", encoding: .utf8)
         #expect(events.contains(#"{"event":"actionHook","name":"enable-notifications","status":3}"#))
         #expect(try runRocket(["play", dir + "/flow.json", "--on-action", "novalue"]).status == 64)
@@ -374,7 +376,7 @@ struct NewAndGraphTests {
         for kind in ["\"text\"", "\"image\"", "\"button\"", "\"doubleButton\"", "\"textInput\""] { #expect(text.contains("\"type\": " + kind)) }
         let played = try runRocket(["play", dir + "/s.json", "--instant", "--var", "user=Sam"], stdin: "\n1\nAda\n\n\n\n\n")
         #expect(played.status == 0, "\(played.stderr)")
-        #expect(played.stdout.contains("Countess Ada"))
+        #expect(played.stderr.contains("Countess Ada"))
         #expect(try runRocket(["new", dir + "/s.json"]).status == 73)
     }
 

@@ -45,8 +45,8 @@ func runRocket(_ args: [String], stdin: String = "", environment: [String: Strin
     // stdout and stderr go to files, which never fill: with two pipes read one after the other,
     // a child writing much to the second would block forever while the first is drained.
     let base = NSTemporaryDirectory() + "rocket-run-\(getpid())-\(UUID().uuidString)"
-    FileManager.default.createFile(atPath: base + ".out", contents: nil)
-    FileManager.default.createFile(atPath: base + ".err", contents: nil)
+    _ = FileManager.default.createFile(atPath: base + ".out", contents: nil)
+    _ = FileManager.default.createFile(atPath: base + ".err", contents: nil)
     defer {
         try? FileManager.default.removeItem(atPath: base + ".out")
         try? FileManager.default.removeItem(atPath: base + ".err")

@@ -22,16 +22,6 @@ public struct ConversationUI: Hashable, Sendable {
     public init() {}
 }
 
-/// Where a mouse click does something.
-public struct HitRegion: Hashable, Sendable {
-    /// The row in the frame.
-    public var row: Int
-    /// Columns covered.
-    public var columns: Range<Int>
-    /// What a click sends.
-    public var intent: RocketIntent
-}
-
 /// Lays a conversation out as a screen buffer: author badge, word-wrapped bubbles, the user's
 /// replies on the right, buttons, the input field with its cursor, a typing indicator and the
 /// key hints. Pure: same input, same cells.
@@ -95,9 +85,9 @@ public struct ConversationView: Sendable {
     }
 
     /// The frame and the clickable regions.
-    public func layout(_ c: Conversation, ui: ConversationUI) -> (ScreenBuffer, [HitRegion]) {
+    public func layout(_ c: Conversation, ui: ConversationUI) -> (ScreenBuffer, [HitRegion<RocketIntent>]) {
         var screen = ScreenBuffer(width: width)
-        var hits: [HitRegion] = []
+        var hits: [HitRegion<RocketIntent>] = []
         var cursor: (row: Int, column: Int)?
         let interactive = c.interactiveIndex
         let bubbleMax = max(8, min(width - ConversationView.gutter - 4, 72))
@@ -187,7 +177,7 @@ public struct ConversationView: Sendable {
 
     private func drawButtons(
         _ buttons: [(RocketButtonNode, RocketIntent)], index: Int, c: Conversation, ui: ConversationUI,
-        active: Bool, into screen: inout ScreenBuffer, hits: inout [HitRegion]
+        active: Bool, into screen: inout ScreenBuffer, hits: inout [HitRegion<RocketIntent>]
     ) {
         let labels = buttons.map { buttonLabel(c.interpolate($0.0.title)) }
         let total = labels.map { DisplayWidth.of($0) }.reduce(0, +) + 2 * (labels.count - 1)
@@ -202,14 +192,14 @@ public struct ConversationView: Sendable {
             if active && ui.focus == k { style.inverse = true; style.bold = true }
             if let pressed { if pressed == k { style.inverse = true } else { style = ConversationView.dim } } else if !active { style.dim = true }
             let end = screen.put(labels[k], row: row, column: col, style: style)
-            if active { hits.append(HitRegion(row: row, columns: col..<end, intent: intent)) }
+            if active { hits.append(HitRegion(row: row, columns: col..<end, target: intent)) }
             col = end + 2
         }
     }
 
     private func drawBlock(
         _ block: RocketNode, index: Int, text: String, conversation c: Conversation, ui: ConversationUI,
-        active: Bool, bubbleMax: Int, into screen: inout ScreenBuffer, hits: inout [HitRegion],
+        active: Bool, bubbleMax: Int, into screen: inout ScreenBuffer, hits: inout [HitRegion<RocketIntent>],
         cursor: inout (row: Int, column: Int)?
     ) {
         switch block.content {
@@ -242,10 +232,10 @@ public struct ConversationView: Sendable {
                 let lines = [String(repeating: " ", count: padLeft) + "▣ " + strings.imageLabel + name]
                 drawBubble(lines + textLines, style: style, into: &screen, badge: true)
             }
-            if active { hits.append(HitRegion(row: screen.rows.count - 2, columns: 0..<width, intent: .tap)) }
+            if active { hits.append(HitRegion(row: screen.rows.count - 2, columns: 0..<width, target: .tap)) }
         case .text(let t):
             drawBubble(TextWrap.wrap(text, width: bubbleMax), style: ConversationView.style(for: t.font), into: &screen, badge: true)
-            if active { hits.append(HitRegion(row: screen.rows.count - 2, columns: 0..<width, intent: .tap)) }
+            if active { hits.append(HitRegion(row: screen.rows.count - 2, columns: 0..<width, target: .tap)) }
         case .button(let b):
             drawButtons([(b, .pressButton)], index: index, c: c, ui: ui, active: active, into: &screen, hits: &hits)
         case .doubleButton(let left, let right):
@@ -268,7 +258,7 @@ public struct ConversationView: Sendable {
             screen.put(view.text, row: r, column: fieldStart)
             let buttonStart = fieldStart + fieldWidth + 2
             let end = screen.put(button, row: r, column: buttonStart, style: ConversationView.style(for: input.buttonStyle))
-            hits.append(HitRegion(row: r, columns: buttonStart..<end, intent: .submit(editor.text)))
+            hits.append(HitRegion(row: r, columns: buttonStart..<end, target: .submit(editor.text)))
             cursor = (r, fieldStart + view.cursorColumn)
             if let error = ui.error, ui.blockIndex == index {
                 for line in TextWrap.wrap(error, width: width - fieldStart) {

@@ -85,6 +85,10 @@ public final class Terminal: Sendable {
         return Terminal()
     }
 
+    /// The same input with standard error as output: in line mode prompts and the transcript
+    /// go to stderr, so that stdout carries only results.
+    public func forLineMode() -> Terminal { Terminal(inputFD: inputFD, outputFD: 2) }
+
     /// True when both input and output are terminals.
     public var isInteractive: Bool { isatty(inputFD) == 1 && isatty(outputFD) == 1 }
 

@@ -15,11 +15,12 @@ public enum FrontEndAction: Hashable, Sendable {
 
 /// Maps keys to intents for the interactive terminal. Shared rules: Enter or Space taps a text
 /// block; ←/→/Tab/Shift-Tab move button focus; Enter or Space presses; typing edits the input;
-/// Enter submits; Esc is the close button; Ctrl-C interrupts; a click presses what it hits.
+/// Enter submits; Esc is the close button; Ctrl-C interrupts. (Clicks are resolved by the
+/// runtime against the frame's hit regions.)
 ///
 /// ```swift
 /// var ui = ConversationUI()
-/// KeyController.handle(.enter, conversation: c, ui: &ui, hits: [])   // .send(.tap) on a text block
+/// KeyController.handle(.enter, conversation: c, ui: &ui)   // .send(.tap) on a text block
 /// ```
 public enum KeyController {
     /// Brings the UI state in line with the interactive block (a new block resets focus and text).
@@ -32,14 +33,11 @@ public enum KeyController {
     }
 
     /// The action for a key.
-    public static func handle(_ key: Key, conversation c: Conversation, ui: inout ConversationUI, hits: [HitRegion]) -> FrontEndAction {
+    public static func handle(_ key: Key, conversation c: Conversation, ui: inout ConversationUI) -> FrontEndAction {
         sync(&ui, with: c)
         switch key {
         case .ctrl("c"): return .interrupt
         case .escape: return .send(.close)
-        case .mouse(let row, let column):
-            guard let hit = hits.first(where: { $0.row == row && $0.columns.contains(column) }) else { return .none }
-            return .send(hit.intent)
         default: break
         }
         guard let index = c.interactiveIndex else { return .none }
@@ -75,12 +73,10 @@ public enum PlainController {
     public static func intent(for line: String, block: RocketNode, strings: UIStrings) -> Result<RocketIntent, PlainInputError> {
         let trimmed = line.trimmingSpaces()
         func choose(_ titles: [String], _ intents: [RocketIntent]) -> Result<RocketIntent, PlainInputError> {
-            if let n = Int(trimmed), (1...titles.count).contains(n) { return .success(intents[n - 1]) }
-            if let k = titles.firstIndex(where: { $0.lowercased() == trimmed.lowercased() }) { return .success(intents[k]) }
-            return .failure(
-                PlainInputError(
-                    message: strings.plainNotAChoice.replacing("%@", with: "\"\(trimmed)\"")
-                        + " — " + strings.plainChoose.replacing("%d", with: String(titles.count))))
+            switch ChoiceParser.parse(trimmed, titles: titles) {
+            case .success(let k): return .success(intents[k])
+            case .failure(let refusal): return .failure(PlainInputError(message: refusal.message(strings: strings, count: titles.count)))
+            }
         }
         switch block.content {
         case .button(let b): return trimmed.isEmpty ? .success(.pressButton) : choose([b.title], [.pressButton])

@@ -1,0 +1,145 @@
+import RocketCore
+public import RocketReactor
+
+/// The action an alert ended with: its index (in state order) and title.
+public struct AlertChoice: Hashable, Sendable {
+    /// Index in the controller's buttons.
+    public var index: Int
+    /// Its title.
+    public var title: String
+
+    /// A choice.
+    public init(index: Int, title: String) {
+        self.index = index
+        self.title = title
+    }
+}
+
+/// An `AlertController` in the terminal until an action is chosen.
+///
+/// TTY: an alert is a centred box, an action sheet a list at the bottom; ←/→/↑/↓/Tab move focus
+/// over enabled actions (it starts on the first that is neither destructive nor disabled), Enter
+/// or Space chooses, Esc chooses the cancel action when there is one, a click chooses what it
+/// hits; the alert updates live while its actions load. Line mode waits (up to
+/// `loadingWait` seconds) for loading actions, prints the title, the message and the actions
+/// numbered in state order (disabled ones marked), then reads lines: a number or a title
+/// (case-insensitive); a refused line says why and reads again.
+///
+/// Done (exit 0) with a choice; declined (exit 1) with the cancel-style action's choice, or
+/// with none for Esc without a cancel action or the end of the input.
+@MainActor
+public final class AlertApp<A: AlertActionType>: TerminalProgram {
+    let controller: AlertController<A>
+    /// See ``TerminalProgram/lineMode``.
+    public var lineMode = false
+    let strings: UIStrings
+    var view: AlertView
+    /// Seconds line mode waits for actions still loading before it prints them.
+    public var loadingWait: Double = 10
+    private var focus: Int?
+    private var result: ProgramOutcome<AlertChoice>?
+    private var listed = false
+    private var startedAt = 0.0
+
+    /// An app for a controller.
+    public init(controller: AlertController<A>, strings: UIStrings) {
+        self.controller = controller
+        self.strings = strings
+        view = AlertView(width: 40, strings: strings)
+    }
+
+    private var items: [AlertView.Item] { controller.buttons.map { ($0.title, $0.style, $0.isEnabled) } }
+
+    /// See ``TerminalProgram/outcome``.
+    public var outcome: ProgramOutcome<AlertChoice>? { result }
+
+    /// See ``TerminalProgram/lineRequest``.
+    public var lineRequest: LineRequest? { lineMode && listed && result == nil ? LineRequest() : nil }
+
+    /// See ``TerminalProgram/start(now:)``.
+    public func start(now: Double) -> [ProgramOutput] {
+        startedAt = now
+        controller.present()
+        return []
+    }
+
+    private func choose(_ index: Int) {
+        let buttons = controller.buttons
+        guard buttons.indices.contains(index) else { return }
+        let choice = AlertChoice(index: index, title: buttons[index].title)
+        let style = buttons[index].style
+        if controller.select(index) { result = style == .cancel ? .declined(choice) : .done(choice) }
+    }
+
+    private func cancel(_ outcome: ProgramOutcome<AlertChoice>) {
+        controller.dismiss()
+        result = outcome
+    }
+
+    /// See ``TerminalProgram/update(_:now:)``.
+    public func update(_ event: ProgramEvent<Int>, now: Double) -> [ProgramOutput] {
+        switch event {
+        case .tick:
+            if lineMode && !listed && (controller.store.runningCount == 0 || now - startedAt >= loadingWait) { return list() }
+        case .interrupt(let s): cancel(.interrupted(signal: s))
+        case .click(let index): choose(index)
+        case .key(let key): handle(key)
+        case .inputEnded: cancel(.declined(nil))
+        case .line(let raw):
+            let buttons = controller.buttons
+            switch ChoiceParser.parse(raw, titles: buttons.map(\.title), enabled: buttons.map(\.isEnabled)) {
+            case .success(let index): choose(index)
+            case .failure(let refusal): return [.refuse(refusal.message(strings: strings, count: buttons.count))]
+            }
+        }
+        return []
+    }
+
+    private func handle(_ key: Key) {
+        let items = self.items
+        switch key {
+        case .left, .up, .backTab: focus = AlertView.nextFocus(from: focus, step: -1, buttons: items)
+        case .right, .down, .tab: focus = AlertView.nextFocus(from: focus, step: 1, buttons: items)
+        case .enter, .character(" "): if let focus { choose(focus) }
+        case .escape:
+            if let cancelIndex = controller.cancelIndex, items.indices.contains(cancelIndex), items[cancelIndex].isEnabled {
+                choose(cancelIndex)
+            } else {
+                cancel(.declined(nil))
+            }
+        default: break
+        }
+    }
+
+    private func list() -> [ProgramOutput] {
+        listed = true
+        var out: [ProgramOutput] = []
+        if let t = controller.title, !t.isEmpty { out.append(.say(Sanitizer.clean(t, keepNewlines: false))) }
+        if let m = controller.message, !m.isEmpty { out.append(.say(Sanitizer.clean(m))) }
+        for (i, b) in controller.buttons.enumerated() {
+            var line = "[\(i + 1)] " + Sanitizer.clean(b.title, keepNewlines: false)
+            if b.style == .cancel { line += " (\(strings.styleCancel))" }
+            if b.style == .destructive { line += " (\(strings.styleDestructive))" }
+            if !b.isEnabled { line += " (\(strings.unavailable))" }
+            out.append(.say(line))
+        }
+        return out
+    }
+
+    /// See ``TerminalProgram/nextDeadline(now:)``: every 50 ms while actions load, to draw them.
+    public func nextDeadline(now: Double) -> Double? {
+        controller.store.runningCount > 0 ? now + 0.05 : nil
+    }
+
+    /// See ``TerminalProgram/view(width:now:)``.
+    public func view(width: Int, now: Double) -> ProgramFrame<Int> {
+        let items = self.items
+        if focus == nil || !(items.indices.contains(focus!) && items[focus!].isEnabled) {
+            focus = AlertView.initialFocus(buttons: items)
+        }
+        view.width = width
+        let (buffer, regions) = view.layout(title: controller.title, message: controller.message, buttons: items, style: controller.style, focus: focus)
+        let hits = regions.sorted { $0.key < $1.key }.map { HitRegion(row: $0.value.row, columns: $0.value.columns, target: $0.key) }
+        return ProgramFrame(buffer: buffer, hits: hits)
+    }
+}

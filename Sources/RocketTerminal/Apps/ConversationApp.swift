@@ -1,0 +1,255 @@
+public import RocketConversation
+public import RocketBanners
+import RocketCore
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// How a conversation ended when it was not interrupted.
+public enum ConversationEnd: Hashable, Sendable {
+    /// The flow reached a nil `next` (done, exit 0).
+    case completed
+    /// The user closed it: close button, Esc, or end of input in line mode (declined, exit 1).
+    case closed
+}
+
+/// What a click in a conversation hits: a block's intent, or the banner over it.
+public enum ConversationTarget: Hashable, Sendable {
+    /// Send this intent.
+    case intent(RocketIntent)
+    /// Tap the banner (a button, or its background).
+    case banner(BannerTag)
+}
+
+/// One conversation in the terminal, on a `ConversationHost` (which runs the app's effects after
+/// each state change).
+///
+/// TTY: the keys of ``KeyController``; a flow-level banner over the top with the overlay keys
+/// (Ctrl-B, Ctrl-X); clicks on buttons, the input's send button and the banner. Line mode prints
+/// the transcript as it grows and reads one line per interactive block (``PlainController``):
+/// refused lines say why and read again; the end of the input closes the conversation.
+@MainActor
+public final class ConversationApp: TerminalProgram {
+    /// The host the conversation runs on.
+    public let host: ConversationHost
+    /// See ``TerminalProgram/lineMode``.
+    public var lineMode = false
+    let strings: UIStrings
+    let depth: ColorDepth
+    /// Print what to type before each interactive block (a person typing in line mode).
+    public var lineHints = false
+    /// The flow-level banner over the conversation (TTY), once started.
+    public private(set) var overlay: BannerOverlay?
+    /// Called when the flow-level banner goes away.
+    public var onBannerDismissed: ((BannerResult) -> Void)?
+    let banner: Banner?
+    let reducedMotion: Bool
+
+    private var ui = ConversationUI()
+    private var interruptedBy: Int32?
+    private var imageCache: [String: TerminalImage?] = [:]
+    private var printedItems = 0
+    private var promptedIndex: Int?
+
+    /// An app for a host. `banner` goes over the top, on the host's clock.
+    public init(host: ConversationHost, strings: UIStrings, depth: ColorDepth = .indexed256, banner: Banner? = nil, reducedMotion: Bool = false) {
+        self.host = host
+        self.strings = strings
+        self.depth = depth
+        self.banner = banner
+        self.reducedMotion = reducedMotion
+    }
+
+    /// See ``TerminalProgram/outcome``.
+    public var outcome: ProgramOutcome<ConversationEnd>? {
+        if let s = interruptedBy { return .interrupted(signal: s) }
+        switch host.conversation.status {
+        case .dismissed(.completed): return .done(.completed)
+        case .dismissed(.closedByUser): return .declined(.closed)
+        case .dismissed(.interrupted), .dismissed(.dismissedByApp): return .interrupted(signal: SIGINT)
+        default: return nil
+        }
+    }
+
+    /// See ``TerminalProgram/lineRequest``: a line per interactive block, a secret one with echo off.
+    public var lineRequest: LineRequest? {
+        guard lineMode, outcome == nil, let index = host.conversation.interactiveIndex else { return nil }
+        if case .textInput(let input) = host.conversation.node(at: index).content { return LineRequest(secret: input.isSecret) }
+        return LineRequest()
+    }
+
+    /// See ``TerminalProgram/start(now:)``.
+    public func start(now: Double) -> [ProgramOutput] {
+        host.show()
+        guard let banner else { return [] }
+        if lineMode { return [.say(BannerOverlay.lineText(for: banner))] }
+        var view = BannerView(width: 40, strings: strings)
+        view.reducedMotion = reducedMotion
+        view.hint = banner.buttons.items.isEmpty ? strings.bannerHintInFlow : strings.bannerHintInFlowButtons
+        let overlay = BannerOverlay(banner: banner, center: BannerCenter(clock: host.clock, queue: BannerQueue(reducedMotion: reducedMotion)), view: view)
+        overlay.onDismissed = { [weak self] in self?.onBannerDismissed?($0) }
+        self.overlay = overlay
+        overlay.show()
+        return []
+    }
+
+    /// See ``TerminalProgram/update(_:now:)``.
+    public func update(_ event: ProgramEvent<ConversationTarget>, now: Double) -> [ProgramOutput] {
+        var out: [ProgramOutput] = []
+        switch event {
+        case .tick:
+            host.tick()
+            overlay?.tick()
+            if lineMode { out = newLines() }
+        case .key(let key):
+            if overlay?.handleOverlayKey(key) == true { break }
+            apply(KeyController.handle(key, conversation: host.conversation, ui: &ui))
+        case .click(.intent(let intent)): apply(.send(intent))
+        case .click(.banner(let tag)): overlay?.send(.tap(tag))
+        case .interrupt(let s):
+            interruptedBy = s
+            host.dismiss(reason: .interrupted)
+        case .line(let line): out = answer(line)
+        case .inputEnded:
+            // End of input closes the conversation, as the close button does.
+            if (try? host.send(.close)) == nil { host.dismiss(reason: .closedByUser) }
+        }
+        // A banner does not outlive its conversation.
+        if outcome != nil { overlay?.dismissNow() }
+        return out
+    }
+
+    private func apply(_ action: FrontEndAction) {
+        switch action {
+        case .send(let intent):
+            do {
+                try host.send(intent)
+            } catch .invalidInput(let failure) {
+                ui.error = host.conversation.interpolate(strings.message(for: failure))
+            } catch .noCloseButton {
+                // Esc without a close button still ends the conversation, as the user asked.
+                host.dismiss(reason: .closedByUser)
+            } catch {
+                // Not applicable now (a bounce is running, or the block already fired): ignore.
+            }
+        case .interrupt:
+            interruptedBy = SIGINT
+            host.dismiss(reason: .interrupted)
+        case .redraw, .none:
+            break
+        }
+    }
+
+    /// See ``TerminalProgram/nextDeadline(now:)``.
+    public func nextDeadline(now: Double) -> Double? {
+        let deadlines = [host.nextDeadline, overlay?.nextDeadline(now: now)].compactMap { $0 }
+        return deadlines.min()
+    }
+
+    // MARK: TTY
+
+    /// Loads (once) every picture the transcript shows, and the author's.
+    private func loadImages() -> [String: TerminalImage] {
+        let c = host.conversation
+        var wanted: [RocketImage] = c.author.image.map { [$0] } ?? []
+        for case .block(_, let id, _) in c.transcript {
+            if case .image(let img) = c.graph[id].content { wanted.append(img.image) }
+        }
+        for image in wanted where imageCache[image.cacheKey] == nil {
+            imageCache[image.cacheKey] = try? image.decoded().get()
+        }
+        return imageCache.compactMapValues { $0 }
+    }
+
+    /// See ``TerminalProgram/view(width:now:)``: the banner's rows first, the conversation's below.
+    public func view(width: Int, now: Double) -> ProgramFrame<ConversationTarget> {
+        let c = host.conversation
+        KeyController.sync(&ui, with: c)
+        var view = ConversationView(width: width, author: c.author, closeTitle: c.closeButton?.title, strings: strings)
+        view.drawsImages = depth > .none
+        if view.drawsImages { view.images = loadImages() }
+        var (buffer, regions) = view.layout(c, ui: ui)
+        var hits: [HitRegion<ConversationTarget>] = []
+        var offset = 0
+        if let overlay {
+            let banner = overlay.frame(width: view.width, now: now)
+            offset = banner.rows.count
+            buffer.rows.insert(contentsOf: banner.rows, at: 0)
+            if let cursor = buffer.cursor { buffer.cursor = (cursor.row + offset, cursor.column) }
+            hits = banner.hits.map { HitRegion(row: $0.row, columns: $0.columns, target: .banner($0.target)) }
+        }
+        hits += regions.map { HitRegion(row: $0.row + offset, columns: $0.columns, target: .intent($0.target)) }
+        return ProgramFrame(buffer: buffer, hits: hits)
+    }
+
+    // MARK: Line mode
+
+    private func say(_ s: String) -> ProgramOutput { .say(s) }
+
+    private func newLines() -> [ProgramOutput] {
+        var out: [ProgramOutput] = []
+        let c = host.conversation
+        let name = Sanitizer.clean(c.author.name, keepNewlines: false)
+        while printedItems < c.transcript.count {
+            switch c.transcript[printedItems] {
+            case .block(_, let id, let rawText):
+                let text = Sanitizer.clean(rawText).replacing("\n", with: "\n  ")
+                switch c.graph[id].content {
+                case .image(let img):
+                    let file = img.image.path.map { ": " + Sanitizer.clean(PathName.lastComponent($0), keepNewlines: false) } ?? ""
+                    out.append(say("\(name): [\(strings.imageLabel)\(file)]" + (text.isEmpty ? "" : " " + text)))
+                case .button(let b):
+                    out.append(say("\(name): [1] \(Sanitizer.clean(c.interpolate(b.title), keepNewlines: false))"))
+                case .doubleButton(let l, let r):
+                    let left = Sanitizer.clean(c.interpolate(l.title), keepNewlines: false)
+                    let right = Sanitizer.clean(c.interpolate(r.title), keepNewlines: false)
+                    out.append(say("\(name): [1] \(left)  [2] \(right)"))
+                default:
+                    out.append(say("\(name): \(text)"))
+                }
+            case .reply(_, let text, _):
+                // On a terminal the user's own line is already on the screen: say it once.
+                if !lineHints { out.append(say("\(strings.you): \(Sanitizer.clean(text, keepNewlines: false))")) }
+            }
+            printedItems += 1
+        }
+        if outcome == nil, let index = c.interactiveIndex, promptedIndex != index {
+            promptedIndex = index
+            if lineHints {
+                let block = c.node(at: index)
+                switch block.kind {
+                case .text, .image: out.append(say(strings.plainContinue))
+                case .button, .doubleButton: out.append(say(strings.plainChoose.replacing("%d", with: block.kind == .button ? "1" : "2")))
+                case .textInput: out.append(say(strings.plainType))
+                }
+            }
+        }
+        return out
+    }
+
+    private func answer(_ line: String) -> [ProgramOutput] {
+        let c = host.conversation
+        guard let index = c.interactiveIndex else { return [] }
+        let block = c.node(at: index)
+        switch PlainController.intent(for: line, block: block, strings: strings) {
+        case .success(let intent):
+            do {
+                try host.send(intent)
+                // A button choice is echoed by its title (what "1" chose).
+                switch (intent, block.content) {
+                case (.pressButton, .button(let b)):
+                    return [say("\(strings.you): \(Sanitizer.clean(host.conversation.interpolate(b.title), keepNewlines: false))")]
+                case (.pressLeft, .doubleButton(let l, _)), (.pressRight, .doubleButton(_, let l)):
+                    return [say("\(strings.you): \(Sanitizer.clean(host.conversation.interpolate(l.title), keepNewlines: false))")]
+                default: return []
+                }
+            } catch .invalidInput(let failure) {
+                return [.refuse(host.conversation.interpolate(strings.message(for: failure)))]
+            } catch {
+                return []  // a block that is not interactive now: the line is dropped
+            }
+        case .failure(let e):
+            return [.refuse(e.message)]
+        }
+    }
+}

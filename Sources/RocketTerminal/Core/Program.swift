@@ -1,0 +1,178 @@
+import RocketCore
+
+/// How any terminal app ended: the one outcome type shared by the conversation, the banner, the
+/// alert and the prompts. Its exit status is the same everywhere: 0 when done, 1 when declined,
+/// 128 + N for signal N.
+public enum ProgramOutcome<Value: Hashable & Sendable>: Hashable, Sendable {
+    /// The user finished: a conversation completed, an action or button was chosen, an answer given.
+    case done(Value)
+    /// The user declined: closed, cancelled, swiped, timed out, or the input ended. A value is
+    /// attached when there is one to report (the cancel action's title, the banner's reason).
+    case declined(Value?)
+    /// Ctrl-C, a signal (its number), or the terminal went away (SIGHUP).
+    case interrupted(signal: Int32)
+
+    /// 0 when done, 1 when declined, 128 + signal when interrupted.
+    public var exitCode: Int32 {
+        switch self {
+        case .done: return 0
+        case .declined: return 1
+        case .interrupted(let s): return 128 + s
+        }
+    }
+
+    /// The value, done or declined.
+    public var value: Value? {
+        switch self {
+        case .done(let v): return v
+        case .declined(let v): return v
+        case .interrupted: return nil
+        }
+    }
+}
+
+/// A clickable part of a frame: a row, a range of columns, and what a click there means to the
+/// app that drew it. The one hit-region type of every app; the runtime resolves clicks.
+public struct HitRegion<Target: Hashable & Sendable>: Hashable, Sendable {
+    /// Frame row.
+    public var row: Int
+    /// Columns covered.
+    public var columns: Range<Int>
+    /// What a click here means.
+    public var target: Target
+
+    /// A region.
+    public init(row: Int, columns: Range<Int>, target: Target) {
+        self.row = row
+        self.columns = columns
+        self.target = target
+    }
+
+    /// The target of the first region containing the cell, if any.
+    public static func target(in regions: [HitRegion], row: Int, column: Int) -> Target? {
+        regions.first { $0.row == row && $0.columns.contains(column) }?.target
+    }
+}
+
+/// What an app draws: the frame and where clicks land.
+public struct ProgramFrame<Target: Hashable & Sendable>: Sendable {
+    /// The cells (and the cursor, if any).
+    public var buffer: ScreenBuffer
+    /// Clickable regions, the most specific first.
+    public var hits: [HitRegion<Target>]
+
+    /// A frame.
+    public init(buffer: ScreenBuffer, hits: [HitRegion<Target>] = []) {
+        self.buffer = buffer
+        self.hits = hits
+    }
+}
+
+/// What reaches an app's update step.
+public enum ProgramEvent<Target: Hashable & Sendable>: Sendable {
+    /// Time passed: run what is due.
+    case tick
+    /// A key (raw-mode TTY).
+    case key(Key)
+    /// A click on a region the last frame declared.
+    case click(Target)
+    /// A line of input (line mode).
+    case line(String)
+    /// Line mode: the input ended.
+    case inputEnded
+    /// Ctrl-C, a signal, or the terminal went away.
+    case interrupt(signal: Int32)
+}
+
+/// What an app asks the runtime to print in line mode.
+public enum ProgramOutput: Hashable, Sendable {
+    /// A line of the transcript or prompt (stderr in line mode: stdout carries results only).
+    case say(String)
+    /// Why an input line was refused (stderr, one line).
+    case refuse(String)
+}
+
+/// What an app waits for in line mode.
+public struct LineRequest: Hashable, Sendable {
+    /// Read with echo off (a secret).
+    public var secret: Bool
+
+    /// A request.
+    public init(secret: Bool = false) { self.secret = secret }
+}
+
+/// An app of the terminal runtime, in the shape of a Model/Update/View program: the runtime
+/// feeds it events and time, draws its view, prints its line-mode output and stops when it has an
+/// outcome. Apps make no system calls; `ProgramRunner` is the host that does.
+///
+/// An app works in one of two modes, set by the runtime before ``start(now:)``: TTY (keys and
+/// clicks in, frames out) or line mode (lines in, ``ProgramOutput`` out).
+@MainActor
+public protocol TerminalProgram: AnyObject {
+    /// What the app reports when it ends.
+    associatedtype Value: Hashable & Sendable
+    /// What a click may hit.
+    associatedtype Target: Hashable & Sendable
+
+    /// Line mode (set by the runtime before ``start(now:)``).
+    var lineMode: Bool { get set }
+    /// Set once the app has ended; the runtime draws the last frame and returns it.
+    var outcome: ProgramOutcome<Value>? { get }
+    /// Line mode: what the app waits for now (nil while it waits for time only).
+    var lineRequest: LineRequest? { get }
+
+    /// Shows the app at `now`.
+    func start(now: Double) -> [ProgramOutput]
+    /// Applies one event at `now`.
+    func update(_ event: ProgramEvent<Target>, now: Double) -> [ProgramOutput]
+    /// When the app next needs a `.tick` (absolute time), if ever.
+    func nextDeadline(now: Double) -> Double?
+    /// The frame at a width.
+    func view(width: Int, now: Double) -> ProgramFrame<Target>
+}
+
+/// The one reading of a typed choice among titled options, for every line-mode app: a number
+/// (1-based) or a title (case-insensitive, surrounding spaces ignored).
+public enum ChoiceParser {
+    /// Why a line chose nothing.
+    public enum Refusal: Hashable, Sendable, Error {
+        /// Not a number in range nor a title.
+        case notAChoice(String)
+        /// The option exists but cannot be chosen now.
+        case unavailable(title: String)
+
+        /// The sentence for stderr.
+        public func message(strings: UIStrings, count: Int) -> String {
+            switch self {
+            case .notAChoice(let line):
+                let what = strings.plainNotAChoice.replacing("%@", with: "\"\(line)\"")
+                return count > 0 ? what + " — " + strings.plainChoose.replacing("%d", with: String(count)) : what
+            case .unavailable(let title):
+                return strings.alertDisabled.replacing("%@", with: "\"\(title)\"")
+            }
+        }
+    }
+
+    /// The index chosen by `line` among `titles`; `enabled` (same count, or empty for all)
+    /// marks what may be chosen; `aliases` are extra names per index (such as "close").
+    public static func parse(_ line: String, titles: [String], enabled: [Bool] = [], aliases: [Int: String] = [:]) -> Result<Int, Refusal> {
+        let trimmed = line.trimmingSpaces()
+        let lowered = trimmed.lowercased()
+        var found: Int?
+        if let n = Int(trimmed), n >= 1, n <= titles.count {
+            found = n - 1
+        } else if let k = titles.firstIndex(where: { $0.lowercased() == lowered }) {
+            found = k
+        } else if let alias = aliases.first(where: { $0.value.lowercased() == lowered }) {
+            found = alias.key
+        }
+        guard let index = found else { return .failure(.notAChoice(trimmed)) }
+        if enabled.indices.contains(index), !enabled[index] { return .failure(.unavailable(title: titles[index])) }
+        return .success(index)
+    }
+
+    /// The message for a line that is longer than the reader keeps.
+    public static func tooLong(strings: UIStrings, limit: Int) -> String {
+        strings.lineTooLong.replacing("%d", with: String(limit / 1024))
+    }
+}

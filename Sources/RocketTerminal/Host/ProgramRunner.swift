@@ -1,0 +1,186 @@
+public import RocketCore
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// The one program loop: runs any ``TerminalProgram`` on a ``Terminal``, in raw-mode TTY or in
+/// line mode, and restores the terminal on every path.
+///
+/// One `poll` waits for input, signals and the app's next deadline, off the main actor so that
+/// work the app started (an alert's loading actions) runs meanwhile. Keys go to the app's update
+/// step; Ctrl-C, signals and a vanished terminal become `.interrupt`; clicks are resolved against
+/// the last frame's hit regions; the frame is redrawn after every wake. In line mode, bounded
+/// lines are read and handed over one at a time, secrets with echo off, and the app's output is
+/// printed.
+///
+/// ```swift
+/// let runner = ProgramRunner(terminal: terminal, clock: SystemClock(), strings: .english)
+/// let outcome = await runner.run(app, lineMode: false)
+/// ```
+@MainActor
+public final class ProgramRunner {
+    let terminal: Terminal
+    let clock: any RocketClock
+    let strings: UIStrings
+    /// Colour depth (TTY).
+    public var depth: ColorDepth = .indexed256
+    /// Capture the mouse in TTY mode (off by default: scroll-back and selection keep working).
+    public var mouse = false
+    /// Where refused lines are reported (stderr by default, through the sanitizer).
+    public var reportError: (String) -> Void = { Terminal(outputFD: 2).write(Sanitizer.clean($0, keepNewlines: false) + "\n") }
+    /// Line-mode input an earlier run read ahead (lines typed for what comes next).
+    public var typedAhead: (bytes: [UInt8], ended: Bool) = ([], false)
+    /// Line-mode input read but not used, and whether the input has ended.
+    public private(set) var unreadInput: (bytes: [UInt8], ended: Bool) = ([], false)
+
+    /// A runner on a terminal and a clock.
+    public init(terminal: Terminal, clock: any RocketClock, strings: UIStrings) {
+        self.terminal = terminal
+        self.clock = clock
+        self.strings = strings
+    }
+
+    /// Runs the app until it has an outcome. Falls back to line mode when raw mode cannot be entered.
+    public func run<P: TerminalProgram>(_ program: P, lineMode: Bool) async -> ProgramOutcome<P.Value> {
+        terminal.installSignalHandlers()
+        defer { terminal.restore() }  // raw mode, or echo turned off for a secret
+        if !lineMode {
+            do {
+                try terminal.enterRawMode(mouse: mouse)
+                program.lineMode = false
+                return await runTTY(program)
+            } catch {
+                // Not a terminal after all: line mode.
+            }
+        }
+        program.lineMode = true
+        return await runLines(program)
+    }
+
+    private func wait(timeout: Double?, wantInput: Bool = true) async -> Terminal.Wake {
+        let terminal = self.terminal
+        return await OffThread.run { terminal.wait(timeout: timeout, wantInput: wantInput) }
+    }
+
+    private func timeout(_ program: some TerminalProgram) -> Double? {
+        let now = clock.now
+        return program.nextDeadline(now: now).map { max(0, $0 - now) }
+    }
+
+    // MARK: TTY
+
+    private func runTTY<P: TerminalProgram>(_ program: P) async -> ProgramOutcome<P.Value> {
+        var screen = TTYScreen(depth: depth)
+        screen.start(on: terminal)
+        _ = program.start(now: clock.now)
+        var hits: [HitRegion<P.Target>] = []
+        while true {
+            _ = program.update(.tick, now: clock.now)
+            let frame = program.view(width: terminal.size.columns - 1, now: clock.now)
+            hits = frame.hits
+            screen.draw(frame.buffer, on: terminal)
+            if let outcome = program.outcome {
+                screen.finish(on: terminal)
+                return outcome
+            }
+            switch screen.interpret(await wait(timeout: screen.timeout(timeout(program))), on: terminal) {
+            case .keys(let keys):
+                for key in keys where program.outcome == nil {
+                    switch key {
+                    case .ctrl("c"):
+                        _ = program.update(.interrupt(signal: SIGINT), now: clock.now)
+                    case .mouse(let row, let column):
+                        // Screen rows → frame rows; without a known origin a click cannot be placed.
+                        guard let frameRow = screen.frameRow(forScreenRow: row, on: terminal),
+                            let target = HitRegion.target(in: hits, row: frameRow, column: column)
+                        else { continue }
+                        _ = program.update(.click(target), now: clock.now)
+                    default:
+                        _ = program.update(.key(key), now: clock.now)
+                    }
+                }
+            case .resized:
+                break  // the next frame is laid out at the new width and drawn in full
+            case .signal(let s):
+                _ = program.update(.interrupt(signal: s), now: clock.now)
+            case .ended:
+                _ = program.update(.interrupt(signal: SIGHUP), now: clock.now)
+            }
+        }
+    }
+
+    // MARK: Line mode
+
+    private func emit(_ outputs: [ProgramOutput]) {
+        for output in outputs {
+            switch output {
+            case .say(let line): terminal.write(line + "\n")
+            case .refuse(let message): reportError(message)
+            }
+        }
+    }
+
+    private func runLines<P: TerminalProgram>(_ program: P) async -> ProgramOutcome<P.Value> {
+        var input = LineReader(pending: typedAhead.bytes, ended: typedAhead.ended)
+        defer { unreadInput = (input.pending, input.ended) }
+        emit(program.start(now: clock.now))
+        while true {
+            emit(program.update(.tick, now: clock.now))
+            if let outcome = program.outcome { return outcome }
+            let request = program.lineRequest
+            if let request {
+                // A secret typed on a terminal is not shown: echo off while its line is read.
+                terminal.setEcho(!request.secret)
+                if let read = input.next() {
+                    // The Enter of a secret was not echoed either.
+                    if request.secret && isatty(terminal.inputFD) == 1 { terminal.write("\n") }
+                    switch read {
+                    case .text(let line): emit(program.update(.line(line), now: clock.now))
+                    case .tooLong: reportError(ChoiceParser.tooLong(strings: strings, limit: input.limit))
+                    }
+                    continue
+                }
+                if input.ended {
+                    emit(program.update(.inputEnded, now: clock.now))
+                    continue
+                }
+            }
+            switch await wait(timeout: timeout(program), wantInput: request != nil && !input.ended) {
+            case .input(let bytes): input.feed(bytes)
+            case .signal(let s): if s != SIGWINCH { emit(program.update(.interrupt(signal: s), now: clock.now)) }
+            case .timeout: break
+            }
+        }
+    }
+}
+
+/// Runs blocking work (a `poll` on the terminal) on a thread of its own, so it never holds a
+/// thread of Swift's cooperative pool.
+enum OffThread {
+    private final class Job: Sendable {
+        let body: @Sendable () -> Void
+        init(_ body: @escaping @Sendable () -> Void) { self.body = body }
+    }
+
+    /// The value of `body`, computed on a new detached thread.
+    static func run<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
+        await withCheckedContinuation { (continuation: CheckedContinuation<T, Never>) in
+            let job = Job { continuation.resume(returning: body()) }
+            let retained = Unmanaged.passRetained(job)
+            var thread = pthread_t()
+            let rc = pthread_create(
+                &thread, nil,
+                { raw in
+                    guard let raw else { return nil }
+                    Unmanaged<Job>.fromOpaque(raw).takeRetainedValue().body()
+                    return nil
+                }, retained.toOpaque())
+            if rc == 0 {
+                pthread_detach(thread)
+            } else {
+                retained.release()
+                continuation.resume(returning: body())
+            }
+        }
+    }
+}

@@ -1,0 +1,206 @@
+import Testing
+@testable import RocketTerminal
+import RocketBanners
+import RocketConversation
+import RocketCore
+import RocketReactor
+import RocketTestSupport
+
+/// Drives an app in-process the way `ProgramRunner` does in TTY mode, drawing each frame into a
+/// virtual terminal: no process, no pty, no wall clock.
+@MainActor
+final class Driver<P: TerminalProgram> {
+    let app: P
+    let clock: ManualClock
+    var terminal: VirtualTerminal
+    var renderer = InlineRenderer(depth: .truecolor)
+    var hits: [HitRegion<P.Target>] = []
+
+    init(_ app: P, clock: ManualClock, width: Int = 60, height: Int = 20, lineMode: Bool = false) {
+        self.app = app
+        self.clock = clock
+        terminal = VirtualTerminal(width: width, height: height)
+        app.lineMode = lineMode
+        output = app.start(now: clock.now)
+        draw()
+    }
+
+    /// Line-mode output so far.
+    var output: [ProgramOutput] = []
+
+    func draw() {
+        output += app.update(.tick, now: clock.now)
+        guard !app.lineMode else { return }
+        let frame = app.view(width: terminal.width - 1, now: clock.now)
+        hits = frame.hits
+        terminal.feed(renderer.render(frame.buffer, screenHeight: terminal.height))
+    }
+
+    func send(_ event: ProgramEvent<P.Target>) {
+        output += app.update(event, now: clock.now)
+        draw()
+    }
+
+    func keys(_ keys: Key...) { for k in keys { send(.key(k)) } }
+
+    func advance(_ seconds: Double) {
+        clock.advance(by: seconds)
+        draw()
+    }
+
+    /// Clicks the first region whose target matches.
+    func click(where match: (P.Target) -> Bool) -> Bool {
+        guard let hit = hits.first(where: { match($0.target) }) else { return false }
+        send(.click(hit.target))
+        return true
+    }
+
+    var screen: String { terminal.lines.joined(separator: "\n") }
+    var said: [String] { output.compactMap { if case .say(let s) = $0 { return s } else { return nil } } }
+    var refused: [String] { output.compactMap { if case .refuse(let s) = $0 { return s } else { return nil } } }
+}
+
+struct TestAction: AlertActionType {
+    var title: String
+    var style: AlertActionStyle = .default
+    var isEnabled = true
+}
+
+@MainActor
+@Suite("Apps of the one program loop, driven in-process")
+struct ProgramTests {
+    func conversationApp(clock: ManualClock, banner: Banner? = nil) -> ConversationApp {
+        let host = ConversationHost(conversation: sampleConversation(), clock: clock)
+        return ConversationApp(host: host, strings: .english, depth: .none, banner: banner, reducedMotion: true)
+    }
+
+    @Test("Conversation: keys move focus and press, the input validates and submits, the outcome is done")
+    func conversationKeys() {
+        let clock = ManualClock()
+        let d = Driver(conversationApp(clock: clock), clock: clock)
+        #expect(d.screen.contains("Hi! 界 I'm Rocket."))
+        d.keys(.enter)  // taps the text block
+        #expect(d.screen.contains("Sure") && d.screen.contains("Later"))
+        d.keys(.right, .left, .enter)  // focus moves right and back; Enter presses "Sure"
+        #expect(d.screen.contains("What's your name?"))
+        for c in "Ada" { d.keys(.character(c)) }
+        d.keys(.enter)
+        #expect(d.screen.contains("Thanks, Ada!"))
+        d.keys(.enter)
+        #expect(d.app.outcome == .done(.completed))
+    }
+
+    @Test("Conversation: Esc closes (declined), Ctrl-C and signals interrupt with their number")
+    func conversationEnds() {
+        let clock = ManualClock()
+        let closed = Driver(conversationApp(clock: clock), clock: clock)
+        closed.keys(.escape)
+        #expect(closed.app.outcome == .declined(.closed) && closed.app.outcome?.exitCode == 1)
+        let interrupted = Driver(conversationApp(clock: clock), clock: clock)
+        interrupted.send(.interrupt(signal: 15))
+        #expect(interrupted.app.outcome == .interrupted(signal: 15) && interrupted.app.outcome?.exitCode == 143)
+    }
+
+    @Test("Conversation: a click resolves to the button it hits; the banner overlay sits on top and takes Ctrl-X")
+    func conversationClicksAndBanner() {
+        let clock = ManualClock()
+        var banner = Banner(title: "Heads up")
+        banner.duration = 0
+        var ended: [String] = []
+        let app = conversationApp(clock: clock, banner: banner)
+        app.onBannerDismissed = { ended.append($0.line) }
+        let d = Driver(app, clock: clock)
+        #expect(d.terminal.lines.first?.contains("Heads up") == true)
+        d.keys(.enter)
+        #expect(d.click { $0 == .intent(.pressRight) })  // "Later" ends the flow…
+        #expect(d.app.outcome == .done(.completed))
+        #expect(ended == ["swipe"])  // …and a banner does not outlive its conversation
+        var dismissed: [String] = []
+        let e = Driver(conversationApp(clock: clock, banner: banner), clock: clock)
+        e.app.onBannerDismissed = { dismissed.append($0.line) }
+        e.keys(.ctrl("x"))
+        e.advance(1)
+        #expect(dismissed == ["swipe"])
+        #expect(!e.screen.contains("Heads up"))
+    }
+
+    @Test("Conversation in line mode: transcript lines, refusals, the end of input closes")
+    func conversationLines() {
+        let clock = ManualClock()
+        let d = Driver(conversationApp(clock: clock), clock: clock, lineMode: true)
+        #expect(d.said == ["Rocket: Hi! 界 I'm Rocket."])
+        #expect(d.app.lineRequest == LineRequest())
+        d.send(.line(""))
+        #expect(d.said.last == "Rocket: [1] Sure  [2] Later")
+        d.send(.line("3"))
+        #expect(d.refused == ["Not a choice: \"3\" — Choose 1-2 or type a title:"])
+        d.send(.line("later"))
+        #expect(d.said.contains("you: Later"))
+        let e = Driver(conversationApp(clock: clock), clock: clock, lineMode: true)
+        e.send(.inputEnded)
+        #expect(e.app.outcome == .declined(.closed))
+    }
+
+    @Test("Alert: focus starts on the first safe action, Esc chooses the cancel action (declined), clicks choose")
+    func alert() {
+        let clock = ManualClock()
+        let actions = [TestAction(title: "Delete", style: .destructive), TestAction(title: "Keep"), TestAction(title: "Cancel", style: .cancel)]
+        let app = AlertApp(controller: AlertController(reactor: AlertReactor(title: "Delete item?", actions: actions)), strings: .english)
+        let d = Driver(app, clock: clock)
+        #expect(d.screen.contains("Delete item?"))
+        d.keys(.enter)
+        #expect(app.outcome == .done(AlertChoice(index: 1, title: "Keep")))
+        let esc = Driver(AlertApp(controller: AlertController(reactor: AlertReactor(actions: actions)), strings: .english), clock: clock)
+        esc.keys(.escape)
+        #expect(esc.app.outcome == .declined(AlertChoice(index: 2, title: "Cancel")))
+        let click = Driver(AlertApp(controller: AlertController(reactor: AlertReactor(actions: actions)), strings: .english), clock: clock)
+        #expect(click.click { $0 == 0 })
+        #expect(click.app.outcome == .done(AlertChoice(index: 0, title: "Delete")))
+    }
+
+    @Test("Alert in line mode: listing, a disabled action refused, a title chooses")
+    func alertLines() {
+        let clock = ManualClock()
+        let actions = [TestAction(title: "Archive", isEnabled: false), TestAction(title: "Keep")]
+        let d = Driver(
+            AlertApp(controller: AlertController(reactor: AlertReactor(title: "T", actions: actions)), strings: .english), clock: clock, lineMode: true)
+        #expect(d.said == ["T", "[1] Archive (unavailable)", "[2] Keep"])
+        d.send(.line("1"))
+        #expect(d.refused == ["\"Archive\" is not available now."])
+        d.send(.line(" KEEP "))
+        #expect(d.app.outcome == .done(AlertChoice(index: 1, title: "Keep")))
+    }
+
+    @Test("Banner: focus and Enter press a button; the app ends after the exit animation; a timeout declines")
+    func banner() throws {
+        let clock = ManualClock()
+        var b = Banner(title: "Update ready")
+        b.buttons = try BannerButtons(configuration: 2, titles: ["Later", "Install"])
+        b.duration = 0
+        let app = BannerApp(banner: b, center: BannerCenter(clock: clock), view: BannerView(width: 40, strings: .english), strings: .english)
+        let d = Driver(app, clock: clock)
+        d.advance(1)
+        #expect(d.screen.contains("Update ready") && d.screen.contains("Install"))
+        d.keys(.right, .enter)
+        d.advance(1)
+        #expect(app.outcome == .done(BannerResult(dismissal: .button(.secondOfTwo), buttonTitle: "Install")))
+        #expect(app.outcome?.line == "button:Install")
+        var timed = Banner(title: "Brief")
+        timed.duration = 2
+        let t = Driver(
+            BannerApp(banner: timed, center: BannerCenter(clock: clock), view: BannerView(width: 40, strings: .english), strings: .english), clock: clock)
+        t.advance(1)
+        #expect(t.app.outcome == nil)
+        t.advance(3)
+        #expect(t.app.outcome?.line == "timeout" && t.app.outcome?.exitCode == 1)
+    }
+
+    @Test("The choice parser: numbers, titles in any case, aliases, disabled options")
+    func choiceParser() {
+        #expect(ChoiceParser.parse(" 2 ", titles: ["a", "b"]) == .success(1))
+        #expect(ChoiceParser.parse("B", titles: ["a", "b"]) == .success(1))
+        #expect(ChoiceParser.parse("close", titles: ["a", "b"], aliases: [1: "close"]) == .success(1))
+        #expect(ChoiceParser.parse("0", titles: ["a"]) == .failure(.notAChoice("0")))
+        #expect(ChoiceParser.parse("a", titles: ["a"], enabled: [false]) == .failure(.unavailable(title: "a")))
+    }
+}
