@@ -78,11 +78,3 @@ private enum CharacterSet {
         (s >= "A" && s <= "Z") || (s >= "a" && s <= "z") || (s >= "0" && s <= "9")
     }
 }
-
-/// Calls `body` with a NULL-terminated C array of the strings.
-private func withCStrings<R>(_ strings: [String], _ body: ([UnsafeMutablePointer<CChar>?]) -> R) -> R {
-    var pointers: [UnsafeMutablePointer<CChar>?] = strings.map { strdup($0) }
-    pointers.append(nil)
-    defer { for p in pointers { free(p) } }
-    return body(pointers)
-}

@@ -31,6 +31,10 @@ public enum ExitStatus: Hashable, Sendable {
     case cannotCreate
     /// 74: a file, the store or stdout could not be written.
     case ioError
+    /// 127: the command `rocket spin` was given cannot be run.
+    case commandNotRun
+    /// The exit status of the command `rocket spin` ran (0–255).
+    case child(Int32)
     /// 128 + the signal that ended it (130 for Ctrl-C, 143 for SIGTERM).
     case signal(Int32)
 
@@ -46,6 +50,8 @@ public enum ExitStatus: Hashable, Sendable {
         case .unavailable: return 69
         case .cannotCreate: return 73
         case .ioError: return 74
+        case .commandNotRun: return 127
+        case .child(let code): return code
         case .signal(let s): return 128 + s
         }
     }

@@ -16,6 +16,10 @@ enum Rocket {
         ("new", NewCommand.spec.abstract),
         ("banner", BannerCommand.spec.abstract),
         ("alert", AlertCommand.spec.abstract),
+        ("input", PromptCommands.inputSpec.abstract),
+        ("confirm", PromptCommands.confirmSpec.abstract),
+        ("choose", PromptCommands.chooseSpec.abstract),
+        ("spin", PromptCommands.spinSpec.abstract),
         ("scenario", "Decide when something may be shown: trigger, try, status, reset, export, import."),
         ("completions", CompletionsCommand.spec.abstract),
         ("man", ManCommand.spec.abstract),
@@ -27,7 +31,7 @@ enum Rocket {
     static var specs: [CommandSpec] {
         [
             PlayCommand.demoSpec, PlayCommand.spec, LintCommand.spec, GraphCommand.spec, NewCommand.spec, BannerCommand.spec,
-            AlertCommand.spec,
+            AlertCommand.spec, PromptCommands.inputSpec, PromptCommands.confirmSpec, PromptCommands.chooseSpec, PromptCommands.spinSpec,
         ] + ScenarioCommand.subcommands.map(\.spec) + [CompletionsCommand.spec, ManCommand.spec]
     }
 
@@ -75,6 +79,10 @@ enum Rocket {
             case "scenario": return try ScenarioCommand.run(rest)
             case "banner": return try await BannerCommand.run(rest)
             case "alert": return try await AlertCommand.run(rest)
+            case "input": return try await PromptCommands.runInput(rest)
+            case "confirm": return try await PromptCommands.runConfirm(rest)
+            case "choose": return try await PromptCommands.runChoose(rest)
+            case "spin": return try await PromptCommands.runSpin(rest)
             case "completions": return try CompletionsCommand.run(rest)
             case "man": return try ManCommand.run(rest)
             default:

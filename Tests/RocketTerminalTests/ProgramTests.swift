@@ -203,4 +203,69 @@ struct ProgramTests {
         #expect(ChoiceParser.parse("0", titles: ["a"]) == .failure(.notAChoice("0")))
         #expect(ChoiceParser.parse("a", titles: ["a"], enabled: [false]) == .failure(.unavailable(title: "a")))
     }
+
+    @Test("Choose: arrows move, typing filters, Tab selects up to the limit, Enter chooses in list order, Esc declines")
+    func choose() {
+        let clock = ManualClock()
+        let one = Driver(ChooseApp(title: "Color", options: ["red", "green", "blue"], limit: 1, strings: .english), clock: clock)
+        #expect(one.screen.contains("❯ red"))
+        one.keys(.down, .down, .down, .up)
+        #expect(one.screen.contains("❯ green"))
+        one.keys(.character("b"))
+        #expect(one.screen.contains("❯ blue") && !one.screen.contains("green"))
+        one.keys(.enter)
+        #expect(one.app.outcome == .done(["blue"]))
+        let many = Driver(ChooseApp(title: nil, options: ["a", "b", "c"], limit: 2, strings: .english), clock: clock)
+        many.keys(.down, .down, .tab, .up, .up, .tab, .down, .tab, .enter)  // c, a; b refused (limit 2)
+        #expect(many.app.outcome == .done(["a", "c"]))
+        let none = Driver(ChooseApp(title: nil, options: ["a"], limit: 1, strings: .english), clock: clock)
+        none.keys(.character("z"))
+        #expect(none.screen.contains("no match"))
+        none.keys(.enter, .escape)
+        #expect(none.app.outcome == .declined(nil))
+        let click = Driver(ChooseApp(title: nil, options: ["x", "y"], limit: 1, strings: .english), clock: clock)
+        #expect(click.click { $0 == 1 })
+        #expect(click.app.outcome == .done(["y"]))
+    }
+
+    @Test("Choose at 20 columns: long options end in an ellipsis and the hint drops whole items")
+    func chooseNarrow() {
+        let clock = ManualClock()
+        let d = Driver(ChooseApp(title: nil, options: [String(repeating: "long ", count: 10)], limit: 1, strings: .english), clock: clock, width: 20)
+        #expect(d.screen.contains("…"))
+        let hint = d.terminal.lines.first { $0.contains("move") } ?? ""
+        #expect(hint.trimmingSpaces() == "↑/↓ move")
+    }
+
+    @Test("Spin: nothing before --show-after; once shown it stays for --min-display; done with the status; Esc stops the command")
+    func spin() {
+        let clock = ManualClock()
+        var status: Int32?
+        var stopped = false
+        let app = SpinApp(title: "Work", showAfter: 1, minDisplay: 2, status: { status }, stop: { stopped = true })
+        let d = Driver(app, clock: clock)
+        d.advance(0.5)
+        #expect(!app.isShown && !d.screen.contains("Work"))
+        d.advance(0.6)
+        #expect(app.isShown && d.screen.contains("Work"))
+        status = 4
+        d.advance(0.5)
+        #expect(app.outcome == nil)  // shown 0.5 s ago: stays up for the minimum
+        d.advance(1.6)
+        #expect(app.outcome == .done(4) && !d.screen.contains("Work"))
+        let quick = SpinApp(title: "Quick", showAfter: 1, minDisplay: 2, status: { 0 }, stop: {})
+        let q = Driver(quick, clock: clock)
+        #expect(quick.outcome == .done(0) && !quick.isShown)
+        _ = q
+        let esc = Driver(SpinApp(title: "Esc", showAfter: 0, minDisplay: 0, status: { nil }, stop: { stopped = true }), clock: clock)
+        esc.keys(.escape)
+        #expect(stopped && esc.app.outcome == .interrupted(signal: 2))
+    }
+
+    @Test("Hint lines drop whole items, and truncation ends in an ellipsis")
+    func hints() {
+        #expect(HintLine.fit(["Enter send", "Esc ✕", "Ctrl-C quit"], width: 22) == "Enter send  ·  Esc ✕")
+        #expect(HintLine.fit(["Enter send", "Esc ✕"], width: 6) == "Enter…")
+        #expect(DisplayWidth.truncate("界界界", to: 4) == "界…")
+    }
 }

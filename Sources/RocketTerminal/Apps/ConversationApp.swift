@@ -45,7 +45,11 @@ public final class ConversationApp: TerminalProgram {
     let banner: Banner?
     let reducedMotion: Bool
 
+    /// Text an input block starts with (`rocket input --value`), by block; in line mode an empty
+    /// line takes it.
+    public var defaults: [RocketNodeID: String] = [:]
     private var ui = ConversationUI()
+    private var prefilled: Int?
     private var interruptedBy: Int32?
     private var imageCache: [String: TerminalImage?] = [:]
     private var printedItems = 0
@@ -103,6 +107,7 @@ public final class ConversationApp: TerminalProgram {
             if lineMode { out = newLines() }
         case .key(let key):
             if overlay?.handleOverlayKey(key) == true { break }
+            syncUI()
             apply(KeyController.handle(key, conversation: host.conversation, ui: &ui))
         case .click(.intent(let intent)): apply(.send(intent))
         case .click(.banner(let tag)): overlay?.send(.tap(tag))
@@ -140,6 +145,15 @@ public final class ConversationApp: TerminalProgram {
         }
     }
 
+    /// A new interactive block resets focus and text; an input with a default starts with it.
+    private func syncUI() {
+        let c = host.conversation
+        KeyController.sync(&ui, with: c)
+        guard let index = c.interactiveIndex, prefilled != index else { return }
+        prefilled = index
+        if let text = defaults[c.nodeID(at: index)], ui.editor.text.isEmpty { ui.editor.insert(text) }
+    }
+
     /// See ``TerminalProgram/nextDeadline(now:)``.
     public func nextDeadline(now: Double) -> Double? {
         let deadlines = [host.nextDeadline, overlay?.nextDeadline(now: now)].compactMap { $0 }
@@ -164,7 +178,7 @@ public final class ConversationApp: TerminalProgram {
     /// See ``TerminalProgram/view(width:now:)``: the banner's rows first, the conversation's below.
     public func view(width: Int, now: Double) -> ProgramFrame<ConversationTarget> {
         let c = host.conversation
-        KeyController.sync(&ui, with: c)
+        syncUI()
         var view = ConversationView(width: width, author: c.author, closeTitle: c.closeButton?.title, strings: strings)
         view.drawsImages = depth > .none
         if view.drawsImages { view.images = loadImages() }
@@ -189,7 +203,9 @@ public final class ConversationApp: TerminalProgram {
     private func newLines() -> [ProgramOutput] {
         var out: [ProgramOutput] = []
         let c = host.conversation
+        // A prompt's conversation has no author name: its lines have no prefix.
         let name = Sanitizer.clean(c.author.name, keepNewlines: false)
+        let lead = name.isEmpty ? "" : name + ": "
         while printedItems < c.transcript.count {
             switch c.transcript[printedItems] {
             case .block(_, let id, let rawText):
@@ -197,15 +213,15 @@ public final class ConversationApp: TerminalProgram {
                 switch c.graph[id].content {
                 case .image(let img):
                     let file = img.image.path.map { ": " + Sanitizer.clean(PathName.lastComponent($0), keepNewlines: false) } ?? ""
-                    out.append(say("\(name): [\(strings.imageLabel)\(file)]" + (text.isEmpty ? "" : " " + text)))
+                    out.append(say("\(lead)[\(strings.imageLabel)\(file)]" + (text.isEmpty ? "" : " " + text)))
                 case .button(let b):
-                    out.append(say("\(name): [1] \(Sanitizer.clean(c.interpolate(b.title), keepNewlines: false))"))
+                    out.append(say("\(lead)[1] \(Sanitizer.clean(c.interpolate(b.title), keepNewlines: false))"))
                 case .doubleButton(let l, let r):
                     let left = Sanitizer.clean(c.interpolate(l.title), keepNewlines: false)
                     let right = Sanitizer.clean(c.interpolate(r.title), keepNewlines: false)
-                    out.append(say("\(name): [1] \(left)  [2] \(right)"))
+                    out.append(say("\(lead)[1] \(left)  [2] \(right)"))
                 default:
-                    out.append(say("\(name): \(text)"))
+                    out.append(say(lead + text))
                 }
             case .reply(_, let text, _):
                 // On a terminal the user's own line is already on the screen: say it once.
@@ -231,6 +247,8 @@ public final class ConversationApp: TerminalProgram {
         let c = host.conversation
         guard let index = c.interactiveIndex else { return [] }
         let block = c.node(at: index)
+        var line = line
+        if case .textInput = block.content, line.isEmpty, let text = defaults[c.nodeID(at: index)] { line = text }
         switch PlainController.intent(for: line, block: block, strings: strings) {
         case .success(let intent):
             do {

@@ -132,7 +132,8 @@ public struct ConversationView: Sendable {
             hint.append(strings.closeHint + " " + (closeTitle.map { Sanitizer.clean($0, keepNewlines: false) } ?? "✕"))
             hint.append(strings.interruptHint)
             let r = screen.addRow()
-            screen.put(hint.joined(separator: "  ·  "), row: r, column: ConversationView.gutter, style: ConversationView.dim)
+            // At narrow widths whole items are dropped, never cut mid-word.
+            screen.put(HintLine.fit(hint, width: width - ConversationView.gutter), row: r, column: ConversationView.gutter, style: ConversationView.dim)
         }
         // The terminal's cursor sits at the insertion point while typing, else it is hidden.
         screen.cursor = cursor

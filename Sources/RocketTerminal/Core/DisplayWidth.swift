@@ -73,4 +73,15 @@ public enum DisplayWidth {
         }
         return out
     }
+
+    /// `s` when it fits in `columns`, else its longest prefix that fits with "…" after it.
+    ///
+    /// ```swift
+    /// DisplayWidth.truncate("Maintenance", to: 6)   // "Maint…"
+    /// ```
+    public static func truncate(_ s: String, to columns: Int) -> String {
+        guard columns > 0 else { return "" }
+        if of(s) <= columns { return s }
+        return prefix(s, fitting: columns - 1) + "…"
+    }
 }

@@ -176,3 +176,23 @@ public enum ChoiceParser {
         strings.lineTooLong.replacing("%d", with: String(limit / 1024))
     }
 }
+
+/// A key-hint line that fits its width: items are dropped whole from the end (never cut
+/// mid-word); when not even the first fits, it ends in an ellipsis.
+public enum HintLine {
+    /// The items joined by `separator`, as many as fit in `width` columns.
+    public static func fit(_ items: [String], width: Int, separator: String = "  ·  ") -> String {
+        guard width > 0 else { return "" }
+        var line = ""
+        for item in items {
+            let candidate = line.isEmpty ? item : line + separator + item
+            if DisplayWidth.of(candidate) <= width {
+                line = candidate
+            } else {
+                break
+            }
+        }
+        if line.isEmpty, let first = items.first { return DisplayWidth.truncate(first, to: width) }
+        return line
+    }
+}

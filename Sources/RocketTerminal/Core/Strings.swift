@@ -67,6 +67,18 @@ public struct UIStrings: Sendable, Hashable {
     public var unavailable: String = "unavailable"
     /// Line-mode refusal of a line longer than the limit (`%d` is the limit in KiB).
     public var lineTooLong: String = "That line is longer than %d KiB; it was skipped."
+    /// Hint under a list (`rocket choose`).
+    public var listHint: String = "↑/↓ move · Enter choose · Esc cancel"
+    /// Hint item for multi-select.
+    public var listSelectHint: String = "Tab select"
+    /// Placeholder of a list's filter.
+    public var filterPlaceholder: String = "type to filter"
+    /// A filter that matches nothing.
+    public var filterNoMatch: String = "no match"
+    /// Line-mode refusal of too many choices (`%d` is the limit).
+    public var tooManyChosen: String = "Choose at most %d."
+    /// Line-mode prompt of a multi-select list (`%d` is the count).
+    public var plainChooseMany: String = "Choose from 1-%d, separated by commas or spaces:"
 
     /// English.
     public static let english = UIStrings(
@@ -93,7 +105,8 @@ public struct UIStrings: Sendable, Hashable {
         bannerHintInFlow: "Ctrl-B 打开 · Ctrl-X 关闭", bannerHintInFlowButtons: "Ctrl-B 确认 · Ctrl-X 关闭",
         alertHint: "↑/↓ ←/→ 选择 · 回车 确认 · Esc 取消", alertDisabled: "%@ 暂时不可用。",
         styleCancel: "取消", styleDestructive: "危险操作", unavailable: "不可用",
-        lineTooLong: "这一行超过 %d KiB，已跳过。")
+        lineTooLong: "这一行超过 %d KiB，已跳过。", listHint: "↑/↓ 移动 · 回车 选择 · Esc 取消", listSelectHint: "Tab 选中",
+        filterPlaceholder: "输入以筛选", filterNoMatch: "没有匹配项", tooManyChosen: "最多选择 %d 项。", plainChooseMany: "请从 1-%d 中选择，用逗号或空格分隔：")
     /// Italian.
     public static let italian = UIStrings(
         language: "it", continueHint: "Invio continua", chooseHint: "←/→ scegli · Invio premi", sendHint: "Invio invia",
@@ -107,7 +120,9 @@ public struct UIStrings: Sendable, Hashable {
         bannerHintInFlow: "Ctrl-B apri · Ctrl-X chiudi", bannerHintInFlowButtons: "Ctrl-B premi · Ctrl-X chiudi",
         alertHint: "↑/↓ ←/→ scegli · Invio seleziona · Esc annulla", alertDisabled: "%@ non è disponibile ora.",
         styleCancel: "annulla", styleDestructive: "distruttiva", unavailable: "non disponibile",
-        lineTooLong: "Questa riga supera %d KiB ed è stata ignorata.")
+        lineTooLong: "Questa riga supera %d KiB ed è stata ignorata.", listHint: "↑/↓ sposta · Invio scegli · Esc annulla",
+        listSelectHint: "Tab seleziona", filterPlaceholder: "scrivi per filtrare", filterNoMatch: "nessun risultato",
+        tooManyChosen: "Scegli al massimo %d.", plainChooseMany: "Scegli tra 1-%d, separati da virgole o spazi:")
 
     /// The strings for the locale named by the environment.
     public static func forEnvironment(_ env: [String: String]) -> UIStrings {

@@ -62,6 +62,18 @@ public final class ProgramRunner {
         return await OffThread.run { terminal.wait(timeout: timeout, wantInput: wantInput) }
     }
 
+    /// Ticks until nothing is due now (bounded), so that input goes to the block that is current
+    /// once due timers have fired (a question that advances at once, then its buttons).
+    private func settle<P: TerminalProgram>(_ program: P) -> [ProgramOutput] {
+        var out = program.update(.tick, now: clock.now)
+        var rounds = 0
+        while program.outcome == nil, rounds < 64, let d = program.nextDeadline(now: clock.now), d <= clock.now {
+            out += program.update(.tick, now: clock.now)
+            rounds += 1
+        }
+        return out
+    }
+
     private func timeout(_ program: some TerminalProgram) -> Double? {
         let now = clock.now
         return program.nextDeadline(now: now).map { max(0, $0 - now) }
@@ -75,7 +87,7 @@ public final class ProgramRunner {
         _ = program.start(now: clock.now)
         var hits: [HitRegion<P.Target>] = []
         while true {
-            _ = program.update(.tick, now: clock.now)
+            _ = settle(program)
             let frame = program.view(width: terminal.size.columns - 1, now: clock.now)
             hits = frame.hits
             screen.draw(frame.buffer, on: terminal)
@@ -125,7 +137,7 @@ public final class ProgramRunner {
         defer { unreadInput = (input.pending, input.ended) }
         emit(program.start(now: clock.now))
         while true {
-            emit(program.update(.tick, now: clock.now))
+            emit(settle(program))
             if let outcome = program.outcome { return outcome }
             let request = program.lineRequest
             if let request {

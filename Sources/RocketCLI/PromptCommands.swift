@@ -1,0 +1,243 @@
+#if canImport(Glibc)
+    import Glibc
+#endif
+import RocketConversation
+import RocketCore
+import RocketTerminal
+
+/// The prompts for shell scripts: `input`, `confirm`, `choose` and `spin`. Each draws on the
+/// terminal (`/dev/tty` when stdout is captured) and prints only its result on stdout; piped
+/// stdin, `--plain` and `TERM=dumb` use line mode (prompts on stderr).
+enum PromptCommands {
+    static let frontEnd: [OptionSpec] = [
+        .flag("--plain", "Line mode: the prompt on stderr, one line of input."),
+        .flag("--mouse", "Capture the mouse: clicks choose (scroll-back and selection then stop working)."),
+    ]
+
+    static let inputSpec = CommandSpec(
+        name: "input", abstract: "Ask for one line of text and print it (a prompt for shell scripts).",
+        positionals: [], positionalCount: 0...0,
+        options: [
+            .value("--title", "T", "The question, shown in a bubble."),
+            .value("--placeholder", "P", "Shown in the empty field."),
+            .value("--value", "V", "The answer the field starts with (an empty line takes it in line mode)."),
+            .value("--button", "T", "The send button's title (default: OK)."),
+            .flag("--secret", "Hide what is typed (echo off in line mode)."),
+            .flag("--required", "Refuse an empty answer."),
+            .value("--min-length", "N", "At least N characters."),
+            .value("--max-length", "N", "At most N characters."),
+            .value("--pattern", "RE", "The answer must contain a match of this PCRE2 pattern (bounded cost)."),
+            .value("--message", "M", "The message shown when the answer is refused."),
+        ] + frontEnd,
+        discussion: "Prints the answer on stdout. Refused answers say why and ask again.",
+        exitStatus: "0 answered; 1 Esc or end of input; 64 usage error (a bad pattern or number); 130 Ctrl-C.",
+        examples: [
+            "name=$(rocket input --title 'Your name?' --placeholder Ada --required)",
+            "pin=$(rocket input --title PIN --secret --pattern '^[0-9]{4}$' --message 'Four digits')",
+        ])
+
+    static let confirmSpec = CommandSpec(
+        name: "confirm", abstract: "Ask a yes/no question: exit 0 for yes, 1 for no.",
+        positionals: [("QUESTION", "The question, shown in a bubble above the buttons.")], positionalCount: 0...1,
+        options: [
+            .value("--affirmative", "T", "The yes button's title (default: Yes)."),
+            .value("--negative", "T", "The no button's title (default: No)."),
+            .value("--default", "yes|no", "Where focus starts (default: yes)."),
+        ] + frontEnd,
+        discussion: "Prints nothing: the answer is the exit status, so `rocket confirm 'Deploy?' && deploy` is safe.",
+        exitStatus: "0 yes; 1 no, Esc or end of input; 64 usage error; 130 Ctrl-C.",
+        examples: ["rocket confirm 'Delete the cache?' && rm -rf cache", "printf 'no\\n' | rocket confirm 'Go on?' || echo stopped"])
+
+    static let chooseSpec = CommandSpec(
+        name: "choose", abstract: "Choose from a list (arrow keys, type to filter) and print the choice.",
+        positionals: [("OPTION", "An option, in order (at least one).")], positionalCount: 1...10_000,
+        options: [
+            .value("--title", "T", "A heading over the list."),
+            .value("--limit", "N", "Up to N choices (Tab selects); default 1."),
+            .flag("--no-limit", "Any number of choices."),
+            .value("--height", "N", "Rows of options shown at once (default 10)."),
+        ] + frontEnd,
+        discussion: "Prints the chosen options on stdout, one per line, in list order.",
+        exitStatus: "0 chosen; 1 Esc or end of input; 64 usage error; 130 Ctrl-C.",
+        examples: [
+            "color=$(rocket choose red green blue)", "rocket choose --limit 2 --title Toppings cheese ham olives | xargs echo",
+        ])
+
+    static let spinSpec = CommandSpec(
+        name: "spin", abstract: "Show a spinner while a command runs; exit with its status.",
+        positionals: [("CMD", "The command and its arguments, after --.")], positionalCount: 1...100_000,
+        options: [
+            .value("--title", "T", "The text beside the spinner (default: the command)."),
+            .value("--show-after", "D", "Show the spinner only if the command takes longer than this (default 0)."),
+            .value("--min-display", "D", "Once shown, keep the spinner up at least this long (default 0)."),
+        ] + frontEnd,
+        discussion: """
+            Put the command after `--`. Its output is kept and written out, unchanged, when it
+            ends (stdout to stdout, stderr to stderr). Ctrl-C stops it (SIGTERM) and exits 130.
+            """,
+        exitStatus: "the command's exit status (128 + N when a signal ended it); 64 usage error; 127 the command cannot be run; 130 Ctrl-C.",
+        examples: ["rocket spin --title 'Installing…' -- sleep 2", "out=$(rocket spin --show-after 500ms --min-display 1s -- make -s)"])
+
+    static func count(_ parsed: ParsedArguments, _ name: String, command: String, range: ClosedRange<Int>) throws(UsageError) -> Int? {
+        guard let text = parsed.value(name) else { return nil }
+        guard text.utf8.count <= 9, let n = Int(text), range.contains(n) else {
+            throw UsageError(message: "'\(name) \(text)' must be a whole number from \(range.lowerBound) to \(range.upperBound)", command: command)
+        }
+        return n
+    }
+
+    static func duration(_ parsed: ParsedArguments, _ name: String, command: String) throws(UsageError) -> Double {
+        guard let text = parsed.value(name) else { return 0 }
+        guard let seconds = RocketDuration.parse(text) else {
+            throw UsageError(message: "'\(name) \(text)' must be \(RocketDuration.syntax)", command: command)
+        }
+        return seconds
+    }
+
+    @MainActor
+    static func runner(_ parsed: ParsedArguments, inputTaken: Bool = false) -> (ProgramRunner, lineMode: Bool) {
+        let env = Environment.current
+        let terminal = Terminal.forUserInterface(inputTaken: inputTaken)
+        let lineMode = parsed.has("--plain") || !terminal.isInteractive || env["TERM"] == "dumb"
+        let strings = UIStrings.forEnvironment(env)
+        let runner = ProgramRunner(terminal: lineMode ? terminal.forLineMode() : terminal, clock: SystemClock(), strings: strings)
+        runner.depth = ColorDepth.detect(env)
+        runner.mouse = parsed.has("--mouse")
+        return (runner, lineMode)
+    }
+
+    // MARK: input
+
+    @MainActor
+    static func runInput(_ args: [String]) async throws(UsageError) -> ExitStatus {
+        let parsed = try parse(args, as: inputSpec)
+        if parsed.helpRequested { printOut(inputSpec.help); return ExitStatus.ok }
+        let command = inputSpec.name
+        let minLength = try count(parsed, "--min-length", command: command, range: 0...1_000_000)
+        let maxLength = try count(parsed, "--max-length", command: command, range: 0...1_000_000)
+        if let minLength, let maxLength, minLength > maxLength {
+            throw UsageError(message: "--min-length \(minLength) is more than --max-length \(maxLength)", command: command)
+        }
+        let pattern = parsed.value("--pattern")
+        if let pattern, case .failure(let e) = RocketPattern.compile(pattern) {
+            throw UsageError(message: "'--pattern': \(e)", command: command)
+        }
+        let required = parsed.has("--required")
+        var validation: RocketInputValidation?
+        if required || minLength != nil || maxLength != nil || pattern != nil {
+            validation = RocketInputValidation(
+                required: required, minLength: minLength, maxLength: maxLength, pattern: pattern, message: parsed.value("--message"))
+        }
+        let input = RocketInputNode(
+            text: parsed.value("--title") ?? "", buttonTitle: parsed.value("--button") ?? "OK", isSecret: parsed.has("--secret"),
+            placeholder: parsed.value("--placeholder"), validation: validation)
+        var graph = RocketGraph()
+        let id = graph.add(RocketNode(id: "answer", content: .textInput(input)))
+        graph.root = id
+        let (runner, lineMode) = runner(parsed)
+        let host = ConversationHost(conversation: promptConversation(graph), clock: SystemClock())
+        let app = ConversationApp(host: host, strings: UIStrings.forEnvironment(Environment.current), depth: runner.depth)
+        if let value = parsed.value("--value") { app.defaults[id] = value }
+        let outcome = await runner.run(app, lineMode: lineMode)
+        if case .done = outcome, let answer = host.conversation.answers["answer"] {
+            printOut(Sanitizer.clean(answer.value, keepNewlines: false))
+        }
+        return outcome.exitStatusForCLI
+    }
+
+    /// A prompt's conversation: no author name, no echo of the typed answer, no delays.
+    static func promptConversation(_ graph: RocketGraph) -> Conversation {
+        Conversation(graph: graph, author: RocketAuthor(image: nil, name: ""), options: ConversationOptions(timing: .instant, echoReplies: false))
+    }
+
+    // MARK: confirm
+
+    @MainActor
+    static func runConfirm(_ args: [String]) async throws(UsageError) -> ExitStatus {
+        let parsed = try parse(args, as: confirmSpec)
+        if parsed.helpRequested { printOut(confirmSpec.help); return ExitStatus.ok }
+        let yes = parsed.value("--affirmative") ?? "Yes"
+        let no = parsed.value("--negative") ?? "No"
+        for (flag, title) in [("--affirmative", yes), ("--negative", no)] where title.allSatisfy(\.isWhitespace) {
+            throw UsageError(message: "'\(flag)' needs a title", command: confirmSpec.name)
+        }
+        let defaultNo: Bool
+        switch parsed.value("--default") {
+        case nil, "yes"?: defaultNo = false
+        case "no"?: defaultNo = true
+        case let other?: throw UsageError(message: "'--default \(other)' must be yes or no", command: confirmSpec.name)
+        }
+        var graph = RocketGraph()
+        // The focused button is the left one: the default goes on the left.
+        let left = RocketButtonNode(title: defaultNo ? no : yes), right = RocketButtonNode(title: defaultNo ? yes : no)
+        let buttons = graph.add(RocketNode(id: "answer", content: .doubleButton(left: left, right: right)))
+        if let question = parsed.positionals.first, !question.isEmpty {
+            graph.root = graph.add(RocketNode(id: "question", text: question, next: buttons, showNextAfter: 0.01))  // goes on by itself (instant timing)
+        } else {
+            graph.root = buttons
+        }
+        let (runner, lineMode) = runner(parsed)
+        let host = ConversationHost(conversation: promptConversation(graph), clock: SystemClock())
+        let app = ConversationApp(host: host, strings: UIStrings.forEnvironment(Environment.current), depth: runner.depth)
+        let outcome = await runner.run(app, lineMode: lineMode)
+        if case .interrupted = outcome { return outcome.exitStatusForCLI }
+        return host.conversation.answers["answer"]?.value == yes && outcome.exitCode == 0 ? ExitStatus.ok : ExitStatus.notCompleted
+    }
+
+    // MARK: choose
+
+    @MainActor
+    static func runChoose(_ args: [String]) async throws(UsageError) -> ExitStatus {
+        let parsed = try parse(args, as: chooseSpec)
+        if parsed.helpRequested { printOut(chooseSpec.help); return ExitStatus.ok }
+        let command = chooseSpec.name
+        var limit = try count(parsed, "--limit", command: command, range: 1...1_000_000) ?? 1
+        if parsed.has("--no-limit") {
+            if parsed.value("--limit") != nil { throw UsageError(message: "--limit and --no-limit exclude each other", command: command) }
+            limit = Int.max
+        }
+        let options = parsed.positionals
+        let (runner, lineMode) = runner(parsed)
+        let app = ChooseApp(title: parsed.value("--title"), options: options, limit: limit, strings: UIStrings.forEnvironment(Environment.current))
+        if let height = try count(parsed, "--height", command: command, range: 1...1000) { app.visibleRows = height }
+        let outcome = await runner.run(app, lineMode: lineMode)
+        if case .done(let chosen) = outcome {
+            for item in chosen { printOut(Sanitizer.clean(item, keepNewlines: false)) }
+        }
+        return outcome.exitStatusForCLI
+    }
+
+    // MARK: spin
+
+    @MainActor
+    static func runSpin(_ args: [String]) async throws(UsageError) -> ExitStatus {
+        let parsed = try parse(args, as: spinSpec)
+        if parsed.helpRequested { printOut(spinSpec.help); return ExitStatus.ok }
+        let command = spinSpec.name
+        let showAfter = try duration(parsed, "--show-after", command: command)
+        let minDisplay = try duration(parsed, "--min-display", command: command)
+        let argv = parsed.positionals
+        // Standard input stays the command's: the spinner draws on the terminal itself.
+        let (runner, lineMode) = runner(parsed, inputTaken: true)
+        let child: ChildProcess
+        do {
+            child = try ChildProcess(argv, capture: !lineMode)
+        } catch {
+            printError("rocket: error: cannot run '\(Sanitizer.clean(argv[0], keepNewlines: false))': \(FileIO.Failure(error.code).reason)")
+            return ExitStatus.commandNotRun
+        }
+        let app = SpinApp(
+            title: parsed.value("--title") ?? argv.joined(separator: " "), showAfter: showAfter, minDisplay: minDisplay,
+            status: { child.poll() }, stop: { child.signal(SIGTERM) })
+        let outcome = await runner.run(app, lineMode: lineMode)
+        // Interrupted: the command had SIGTERM; it gets two seconds to end, then SIGKILL.
+        let status: Int32
+        if case .interrupted = outcome { status = child.terminate(grace: 2) } else { status = child.wait() }
+        if let code = child.replayOutput() {
+            printError("rocket: error: cannot write to standard output: \(FileIO.Failure(code).reason)")
+            return ExitStatus.ioError
+        }
+        if case .interrupted = outcome { return outcome.exitStatusForCLI }
+        return ExitStatus.child(status)
+    }
+}

@@ -1,0 +1,187 @@
+import RocketCore
+
+/// `rocket choose`: a list of options in the conversation's look, with arrow keys, type-to-filter
+/// and multi-select.
+///
+/// TTY: ↑/↓ (or Ctrl-P/Ctrl-N) move; typing filters (case-insensitive, anywhere in the option);
+/// with a limit above one, Tab selects or unselects the option under the cursor (never more than
+/// the limit); Enter chooses the selection, or the option under the cursor when nothing is
+/// selected; Esc cancels; a click chooses (or, with a limit above one, selects) what it hits.
+/// Line mode lists the options numbered and reads a line: a number or a title, or with a limit
+/// above one several numbers separated by commas or spaces.
+///
+/// Done (exit 0) with the chosen options in list order; declined (exit 1) on Esc or the end of
+/// the input.
+@MainActor
+public final class ChooseApp: TerminalProgram {
+    /// See ``TerminalProgram/lineMode``.
+    public var lineMode = false
+    let title: String?
+    let options: [String]
+    let limit: Int
+    let strings: UIStrings
+    /// Most options shown at once (the list scrolls).
+    public var visibleRows = 10
+    private var filter = LineEditor()
+    private var cursor = 0
+    private var top = 0
+    private var selected: Set<Int> = []
+    private var result: ProgramOutcome<[String]>?
+
+    /// A list of options; `limit` is how many may be chosen (1: one; `Int.max`: any number).
+    public init(title: String?, options: [String], limit: Int, strings: UIStrings) {
+        self.title = title
+        self.options = options
+        self.limit = max(1, limit)
+        self.strings = strings
+    }
+
+    /// See ``TerminalProgram/outcome``.
+    public var outcome: ProgramOutcome<[String]>? { result }
+    /// See ``TerminalProgram/lineRequest``.
+    public var lineRequest: LineRequest? { lineMode && result == nil ? LineRequest() : nil }
+
+    /// The indices of the options the filter lets through, in list order.
+    public var matches: [Int] {
+        let needle = filter.text.lowercased()
+        guard !needle.isEmpty else { return Array(options.indices) }
+        return options.indices.filter { options[$0].lowercased().contains(needle) }
+    }
+
+    /// See ``TerminalProgram/start(now:)``.
+    public func start(now: Double) -> [ProgramOutput] {
+        guard lineMode else { return [] }
+        var out: [ProgramOutput] = []
+        if let title, !title.isEmpty { out.append(.say(Sanitizer.clean(title, keepNewlines: false))) }
+        for (i, o) in options.enumerated() { out.append(.say("[\(i + 1)] " + Sanitizer.clean(o, keepNewlines: false))) }
+        if limit > 1 { out.append(.say(strings.plainChooseMany.replacing("%d", with: String(options.count)))) }
+        return out
+    }
+
+    private func finish(_ indices: [Int]) {
+        result = .done(indices.sorted().map { options[$0] })
+    }
+
+    private func toggle(_ index: Int) {
+        if selected.contains(index) {
+            selected.remove(index)
+        } else if selected.count < limit {
+            selected.insert(index)
+        }
+    }
+
+    /// See ``TerminalProgram/update(_:now:)``.
+    public func update(_ event: ProgramEvent<Int>, now: Double) -> [ProgramOutput] {
+        switch event {
+        case .tick: break
+        case .interrupt(let s): result = .interrupted(signal: s)
+        case .inputEnded: result = .declined(nil)
+        case .click(let index): if limit > 1 { toggle(index) } else { finish([index]) }
+        case .key(let key): handle(key)
+        case .line(let line): return answer(line)
+        }
+        return []
+    }
+
+    private func handle(_ key: Key) {
+        let visible = matches
+        switch key {
+        case .escape: result = .declined(nil)
+        case .up, .ctrl("p"), .backTab: cursor = max(0, cursor - 1)
+        case .down, .ctrl("n"): cursor = min(max(0, visible.count - 1), cursor + 1)
+        case .pageUp: cursor = max(0, cursor - visibleRows)
+        case .pageDown: cursor = min(max(0, visible.count - 1), cursor + visibleRows)
+        case .tab: if limit > 1, visible.indices.contains(cursor) { toggle(visible[cursor]) }
+        case .enter:
+            if !selected.isEmpty {
+                finish(Array(selected))
+            } else if visible.indices.contains(cursor) {
+                finish([visible[cursor]])
+            }
+        default:
+            if filter.handle(key) { cursor = 0 }
+        }
+    }
+
+    private func answer(_ raw: String) -> [ProgramOutput] {
+        let line = raw.trimmingSpaces()
+        if case .success(let k) = ChoiceParser.parse(line, titles: options) {
+            finish([k])
+            return []
+        }
+        guard limit > 1 else {
+            return [.refuse(ChoiceParser.Refusal.notAChoice(line).message(strings: strings, count: options.count))]
+        }
+        var chosen: Set<Int> = []
+        for token in line.split(whereSeparator: { $0 == "," || $0 == " " || $0 == "\t" }) {
+            switch ChoiceParser.parse(String(token), titles: options) {
+            case .success(let k): chosen.insert(k)
+            case .failure(let refusal): return [.refuse(refusal.message(strings: strings, count: options.count))]
+            }
+        }
+        guard !chosen.isEmpty else { return [.refuse(ChoiceParser.Refusal.notAChoice(line).message(strings: strings, count: options.count))] }
+        guard chosen.count <= limit else { return [.refuse(strings.tooManyChosen.replacing("%d", with: String(limit)))] }
+        finish(Array(chosen))
+        return []
+    }
+
+    /// See ``TerminalProgram/nextDeadline(now:)``: a list waits for keys only.
+    public func nextDeadline(now: Double) -> Double? { nil }
+
+    /// See ``TerminalProgram/view(width:now:)``.
+    public func view(width: Int, now: Double) -> ProgramFrame<Int> {
+        let width = max(8, width)
+        var buffer = ScreenBuffer(width: width)
+        var hits: [HitRegion<Int>] = []
+        let dim = ConversationView.dim
+        let accent = CellStyle(foreground: .indexed(33), bold: true)
+        if let title, !title.isEmpty {
+            let r = buffer.addRow()
+            var style = CellStyle()
+            style.bold = true
+            buffer.put(DisplayWidth.truncate(Sanitizer.clean(title, keepNewlines: false), to: width - 2), row: r, column: 2, style: style)
+        }
+        // The filter line, with the terminal's cursor in it.
+        let filterRow = buffer.addRow()
+        buffer.put("›", row: filterRow, column: 0, style: accent)
+        if filter.text.isEmpty {
+            buffer.put(DisplayWidth.truncate(strings.filterPlaceholder, to: width - 2), row: filterRow, column: 2, style: dim)
+            buffer.cursor = (filterRow, 2)
+        } else {
+            let field = filter.view(width: width - 3)
+            buffer.put(Sanitizer.clean(field.text, keepNewlines: false), row: filterRow, column: 2)
+            buffer.cursor = (filterRow, 2 + field.cursorColumn)
+        }
+        let visible = matches
+        cursor = min(cursor, max(0, visible.count - 1))
+        let rows = max(1, visibleRows)
+        if cursor < top { top = cursor }
+        if cursor >= top + rows { top = cursor - rows + 1 }
+        top = max(0, min(top, max(0, visible.count - rows)))
+        if visible.isEmpty {
+            let r = buffer.addRow()
+            buffer.put(strings.filterNoMatch, row: r, column: 2, style: dim)
+        }
+        for (k, index) in visible.enumerated().dropFirst(top).prefix(rows) {
+            let r = buffer.addRow()
+            let here = k == cursor
+            var column = 0
+            if here { buffer.put("❯", row: r, column: 0, style: accent) }
+            column = 2
+            if limit > 1 {
+                column = buffer.put(selected.contains(index) ? "◉ " : "○ ", row: r, column: column, style: selected.contains(index) ? accent : dim)
+            }
+            var style = CellStyle()
+            if here { style.bold = true }
+            let text = DisplayWidth.truncate(Sanitizer.clean(options[index], keepNewlines: false), to: max(1, width - column))
+            let end = buffer.put(text, row: r, column: column, style: style)
+            hits.append(HitRegion(row: r, columns: 0..<max(1, end), target: index))
+        }
+        var hint = [strings.listHint]
+        if limit > 1 { hint.insert(strings.listSelectHint, at: 0) }
+        let items = hint.flatMap { $0.split(separator: " · ").map(String.init) }
+        let r = buffer.addRow()
+        buffer.put(HintLine.fit(items, width: width - 2), row: r, column: 2, style: dim)
+        return ProgramFrame(buffer: buffer, hits: hits)
+    }
+}

@@ -1,0 +1,106 @@
+import Foundation
+import Testing
+import RocketTestSupport
+
+@Suite("Prompts for shell scripts: input, confirm, choose, spin")
+struct PromptCLITests {
+    @Test("input: the answer alone on stdout; validation refuses and asks again; --value is the default; Esc or end of input exits 1")
+    func input() throws {
+        let r = try runRocket(["input", "--title", "Name?", "--min-length", "2"], stdin: "A\nAda\n")
+        #expect(r.status == 0 && r.stdout == "Ada\n")
+        #expect(r.stderr == "Name?\nPlease type at least 2 characters.\n")
+        let d = try runRocket(["input", "--value", "Bob"], stdin: "\n")
+        #expect(d.status == 0 && d.stdout == "Bob\n")
+        let p = try runRocket(["input", "--pattern", "^[0-9]{4}$", "--message", "Four digits"], stdin: "12\n1234\n")
+        #expect(p.stdout == "1234\n" && p.stderr.contains("Four digits"))
+        let eof = try runRocket(["input", "--required"], stdin: "")
+        #expect(eof.status == 1 && eof.stdout.isEmpty)
+    }
+
+    @Test(
+        "input refuses bad flags before anything is drawn",
+        arguments: [["--pattern", "("], ["--min-length", "-1"], ["--max-length", "99999999999999999999"], ["--min-length", "5", "--max-length", "2"]])
+    func inputUsage(flags: [String]) throws {
+        let r = try runRocket(["input"] + flags)
+        #expect(r.status == 64 && r.stdout.isEmpty && r.stderr.hasPrefix("rocket: error: "))
+    }
+
+    @Test(
+        "confirm: yes exits 0 and no exits 1, printing nothing; --default no puts No first",
+        arguments: [("1\n", Int32(0)), ("yes\n", 0), ("no\n", 1), ("2\n", 1), ("", 1)])
+    func confirm(input: String, status: Int32) throws {
+        let r = try runRocket(["confirm", "Deploy?"], stdin: input)
+        #expect(r.status == status && r.stdout.isEmpty)
+        #expect(r.stderr.hasPrefix("Deploy?\n[1] Yes  [2] No\n"))
+    }
+
+    @Test("confirm --default no and custom titles")
+    func confirmDefault() throws {
+        let r = try runRocket(["confirm", "--default", "no", "--affirmative", "Ship it", "--negative", "Wait"], stdin: "1\n")
+        #expect(r.status == 1 && r.stderr.hasPrefix("[1] Wait  [2] Ship it\n"))
+        #expect(try runRocket(["confirm", "--default", "maybe"]).status == 64)
+    }
+
+    @Test("choose: one choice by number or title; --limit takes several in list order and refuses too many")
+    func choose() throws {
+        let one = try runRocket(["choose", "red", "green", "blue"], stdin: "GREEN\n")
+        #expect(one.status == 0 && one.stdout == "green\n")
+        #expect(one.stderr.hasPrefix("[1] red\n[2] green\n[3] blue\n"))
+        let many = try runRocket(["choose", "--limit", "2", "red", "green", "blue"], stdin: "1 2 3\n3,1\n")
+        #expect(many.status == 0 && many.stdout == "red\nblue\n")
+        #expect(many.stderr.contains("Choose at most 2."))
+        let esc = try runRocket(["choose", "a", "b"], stdin: "")
+        #expect(esc.status == 1 && esc.stdout.isEmpty)
+        #expect(try runRocket(["choose"]).status == 64)
+        #expect(try runRocket(["choose", "--limit", "0", "a"]).status == 64)
+        let hostile = try runRocket(["choose", "a\u{1B}[2Jb", "c"], stdin: "1\n")
+        #expect(hostile.status == 0 && !hostile.stdout.contains("\u{1B}") && !hostile.stderr.contains("\u{1B}"))
+    }
+
+    @Test("spin: exits with the command's status and keeps its output on the right streams")
+    func spin() throws {
+        let r = try runRocket(["spin", "--title", "Working", "--", "sh", "-c", "echo out; echo err >&2; exit 3"])
+        #expect(r.status == 3 && r.stdout == "out\n" && r.stderr == "err\n")
+        let missing = try runRocket(["spin", "--", "/nonexistent/command"])
+        #expect(missing.status == 127 && missing.stderr.contains("cannot run"))
+        #expect(try runRocket(["spin", "--show-after", "soon", "--", "true"]).status == 64)
+    }
+
+    @Test("$(rocket choose …): the list draws on the terminal, stdout gets only the choice")
+    func chooseCapture() throws {
+        let dir = scratchDirectory()
+        let run = try PTYRun([], shell: "'\(rocketPath)' choose --title Color red green blue > '\(dir)/out.txt'")
+        #expect(run.waitFor("blue"))
+        run.send("gr")
+        #expect(run.waitUntil { !run.screen.allLines.contains { $0.contains("blue") } })
+        run.send("\r")
+        #expect(run.waitForExit() == 0)
+        #expect(try String(contentsOfFile: dir + "/out.txt", encoding: .utf8) == "green\n")
+        #expect(run.terminalRestored)
+    }
+
+    @Test("$(rocket input …) and $(rocket confirm …) on a terminal; Esc exits 1")
+    func inputAndConfirmCapture() throws {
+        let dir = scratchDirectory()
+        let run = try PTYRun([], shell: "'\(rocketPath)' input --title 'Your name?' --secret > '\(dir)/out.txt'")
+        #expect(run.waitFor("Your name?"))
+        run.send("s3cret\r")
+        #expect(run.waitForExit() == 0)
+        #expect(try String(contentsOfFile: dir + "/out.txt", encoding: .utf8) == "s3cret\n")
+        #expect(!run.screen.allLines.contains { $0.contains("s3cret") })
+        let confirm = try PTYRun(["confirm", "Sure?"])
+        #expect(confirm.waitFor("No"))
+        confirm.send([0x1B])
+        #expect(confirm.waitForExit() == 1)
+        #expect(confirm.terminalRestored)
+    }
+
+    @Test("spin on a terminal: the spinner shows, Ctrl-C stops the command and exits 130 with the terminal restored")
+    func spinInterrupt() throws {
+        let run = try PTYRun(["spin", "--title", "Waiting", "--", "sleep", "30"])
+        #expect(run.waitFor("Waiting"))
+        run.send([0x03])
+        #expect(run.waitForExit() == 130)
+        #expect(run.terminalRestored)
+    }
+}
