@@ -24,6 +24,7 @@ enum AlertCommand {
             .value("--action", "SPEC", "An action: TITLE[:default|cancel|destructive][:disabled], in order (a title may contain ':').", repeatable: true),
             .flag("--sheet", "An action sheet (a list at the bottom) instead of a centred alert."),
             .flag("--plain", "Line mode: print the actions numbered and read a line."),
+            .value("--theme", "NAME", "Colours: auto (ask the terminal for its background), dark, light or none (also ROCKET_THEME)."),
             .flag("--json", "Print the choice as a JSON object."),
         ],
         discussion: """
@@ -72,7 +73,7 @@ enum AlertCommand {
         let controller = AlertController(
             reactor: AlertReactor<CLIAlertAction>(title: options.title, message: options.message, actions: actions),
             style: options.sheet ? .actionSheet : .alert)
-        let outcome = await present(controller, plain: options.plain)
+        let outcome = await present(controller, plain: options.plain, theme: options.theme)
         if let choice = outcome.value {
             let (index, title) = (choice.index, choice.title)
             if options.json {
@@ -92,7 +93,7 @@ enum AlertCommand {
     /// Shows a controller in the terminal (or in plain mode) until it ends.
     @MainActor
     static func present<A: AlertActionType>(
-        _ controller: AlertController<A>, plain: Bool,
+        _ controller: AlertController<A>, plain: Bool, theme: TerminalTheme?,
         typedAhead: (bytes: [UInt8], ended: Bool) = ([], false)
     ) async -> ProgramOutcome<AlertChoice> {
         let env = Environment.current
@@ -103,6 +104,7 @@ enum AlertCommand {
         runner.depth = ColorDepth.detect(env)
         runner.mouse = true  // an alert is short-lived: clicks on its actions work without --mouse
         runner.typedAhead = typedAhead
+        runner.theme = theme
         return await runner.run(AlertApp(controller: controller, strings: strings), lineMode: lineMode)
     }
 }

@@ -35,6 +35,7 @@ enum OptionGroups {
             .flag("--plain", "Line mode: no escape sequences; one line of input per interactive block."),
             .flag("--instant", "Every delay fires at once (for scripts and tests)."),
             .flag("--mouse", "Capture the mouse in the terminal: clicks press buttons (scroll-back and selection then stop working)."),
+            .value("--theme", "NAME", "Colours: auto (ask the terminal for its background), dark, light or none (also ROCKET_THEME)."),
             .flag("--verbose", "Also print the flow's lint warnings (errors are always printed)."),
         ] as [OptionSpec]).map { $0.inGroup("FRONT END") }
 

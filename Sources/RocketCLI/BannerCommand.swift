@@ -25,6 +25,7 @@ enum BannerCommand {
         ]
             + ([
                 .flag("--plain", "Line mode: print the banner as text and read one line."),
+                .value("--theme", "NAME", "Colours: auto (ask the terminal for its background), dark, light or none (also ROCKET_THEME)."),
                 .flag("--json", "Print the result as a JSON object."),
             ] as [OptionSpec]).map { $0.inGroup("FRONT END") }
             + ([
@@ -106,6 +107,7 @@ enum BannerCommand {
         let app = BannerApp(banner: banner, center: center, view: view, strings: strings)
         let runner = ProgramRunner(terminal: plain ? terminal.forLineMode() : terminal, clock: center.clock, strings: strings)
         runner.depth = depth
+        runner.theme = options.theme
         runner.mouse = true  // a banner is short-lived: clicks on its buttons work without --mouse
         let outcome = await runner.run(app, lineMode: plain)
         if options.json {

@@ -315,7 +315,7 @@ enum PlayCommand {
         guard status == ExitStatus.ok else { return status }
         // The tour ends with an AlertReactor alert whose choices load lazily.
         let controller = AlertController(reactor: DemoAlertReactor(delay: options.instant ? 0 : 1.2))
-        let outcome = await AlertCommand.present(controller, plain: options.plain, typedAhead: typedAhead)
+        let outcome = await AlertCommand.present(controller, plain: options.plain, theme: options.theme, typedAhead: typedAhead)
         // The tour's own question: any answer, "Not now" included, ends the tour well.
         if case .interrupted = outcome { return outcome.exitStatusForCLI }
         return ExitStatus.ok
@@ -415,6 +415,7 @@ enum PlayCommand {
         let runner = ProgramRunner(terminal: plain ? terminal.forLineMode() : terminal, clock: clock, strings: strings)
         runner.depth = depth
         runner.mouse = options.mouse
+        runner.theme = options.theme
         let outcome = await runner.run(app, lineMode: plain)
         leftover(runner.unreadInput)
         if let path = options.events, let failure = log?.failure {

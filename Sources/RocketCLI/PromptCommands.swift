@@ -12,6 +12,7 @@ enum PromptCommands {
     static let frontEnd: [OptionSpec] = [
         .flag("--plain", "Line mode: the prompt on stderr, one line of input."),
         .flag("--mouse", "Capture the mouse: clicks choose (scroll-back and selection then stop working)."),
+        .value("--theme", "NAME", "Colours: auto (ask the terminal for its background), dark, light or none (also ROCKET_THEME)."),
     ]
 
     static let inputSpec = CommandSpec(
@@ -95,7 +96,8 @@ enum PromptCommands {
     }
 
     @MainActor
-    static func runner(_ parsed: ParsedArguments, inputTaken: Bool = false) -> (ProgramRunner, lineMode: Bool) {
+    static func runner(_ parsed: ParsedArguments, command: String, inputTaken: Bool = false) throws(UsageError) -> (ProgramRunner, lineMode: Bool) {
+        let theme = try themeOption(parsed, command: command)
         let env = Environment.current
         let terminal = Terminal.forUserInterface(inputTaken: inputTaken)
         let lineMode = parsed.has("--plain") || !terminal.isInteractive || env["TERM"] == "dumb"
@@ -103,6 +105,7 @@ enum PromptCommands {
         let runner = ProgramRunner(terminal: lineMode ? terminal.forLineMode() : terminal, clock: SystemClock(), strings: strings)
         runner.depth = ColorDepth.detect(env)
         runner.mouse = parsed.has("--mouse")
+        runner.theme = theme
         return (runner, lineMode)
     }
 
@@ -134,7 +137,7 @@ enum PromptCommands {
         var graph = RocketGraph()
         let id = graph.add(RocketNode(id: "answer", content: .textInput(input)))
         graph.root = id
-        let (runner, lineMode) = runner(parsed)
+        let (runner, lineMode) = try runner(parsed, command: inputSpec.name)
         let host = ConversationHost(conversation: promptConversation(graph), clock: SystemClock())
         let app = ConversationApp(host: host, strings: UIStrings.forEnvironment(Environment.current), depth: runner.depth)
         if let value = parsed.value("--value") { app.defaults[id] = value }
@@ -176,7 +179,7 @@ enum PromptCommands {
         } else {
             graph.root = buttons
         }
-        let (runner, lineMode) = runner(parsed)
+        let (runner, lineMode) = try runner(parsed, command: confirmSpec.name)
         let host = ConversationHost(conversation: promptConversation(graph), clock: SystemClock())
         let app = ConversationApp(host: host, strings: UIStrings.forEnvironment(Environment.current), depth: runner.depth)
         let outcome = await runner.run(app, lineMode: lineMode)
@@ -197,7 +200,7 @@ enum PromptCommands {
             limit = Int.max
         }
         let options = parsed.positionals
-        let (runner, lineMode) = runner(parsed)
+        let (runner, lineMode) = try runner(parsed, command: chooseSpec.name)
         let app = ChooseApp(title: parsed.value("--title"), options: options, limit: limit, strings: UIStrings.forEnvironment(Environment.current))
         if let height = try count(parsed, "--height", command: command, range: 1...1000) { app.visibleRows = height }
         let outcome = await runner.run(app, lineMode: lineMode)
@@ -218,7 +221,7 @@ enum PromptCommands {
         let minDisplay = try duration(parsed, "--min-display", command: command)
         let argv = parsed.positionals
         // Standard input stays the command's: the spinner draws on the terminal itself.
-        let (runner, lineMode) = runner(parsed, inputTaken: true)
+        let (runner, lineMode) = try runner(parsed, command: spinSpec.name, inputTaken: true)
         let child: ChildProcess
         do {
             child = try ChildProcess(argv, capture: !lineMode)
@@ -240,4 +243,13 @@ enum PromptCommands {
         if case .interrupted = outcome { return outcome.exitStatusForCLI }
         return ExitStatus.child(status)
     }
+}
+
+/// `--theme NAME` (or `ROCKET_THEME`): nil for `auto` (ask the terminal), else the named theme.
+func themeOption(_ parsed: ParsedArguments, command: String) throws(UsageError) -> TerminalTheme? {
+    let fromFlag = parsed.value("--theme")
+    guard let name = fromFlag ?? Environment.current["ROCKET_THEME"], name != "auto", !name.isEmpty else { return nil }
+    if let theme = TerminalTheme.named(name), name != "safe" || fromFlag == nil { return theme }
+    if fromFlag == nil { return nil }  // an unknown ROCKET_THEME is ignored, as an unknown TERM is
+    throw UsageError(message: "'--theme \(name)' must be auto, dark, light or none", command: command)
 }

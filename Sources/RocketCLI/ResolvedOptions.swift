@@ -2,6 +2,7 @@ import RocketCore
 import RocketBanners
 import RocketReactor
 import RocketScenarios
+import RocketTerminal
 
 // Each command's options, resolved and validated once from the parsed arguments. Commands read
 // these typed values; only the initialisers below look options up by their spelling, and they
@@ -60,6 +61,8 @@ struct PlayOptions {
     var plain: Bool
     var instant: Bool
     var mouse: Bool
+    /// `--theme` (nil: auto).
+    var theme: TerminalTheme?
     var verbose: Bool
     var events: String?
     var answersOut: String?
@@ -77,6 +80,7 @@ struct PlayOptions {
         plain = parsed.has("--plain")
         instant = parsed.has("--instant")
         mouse = parsed.has("--mouse")
+        theme = try themeOption(parsed, command: command)
         verbose = parsed.has("--verbose")
         events = parsed.value("--events")
         answersOut = parsed.value("--answers-out")
@@ -102,6 +106,8 @@ struct BannerOptions {
     var banner: Banner
     /// `--plain`.
     var plain: Bool
+    /// `--theme` (nil: auto).
+    var theme: TerminalTheme?
     /// `--json`.
     var json: Bool
     /// `--scenario NAME` with its rules, when given.
@@ -112,6 +118,7 @@ struct BannerOptions {
     init(_ parsed: ParsedArguments, command: String) throws(UsageError) {
         banner = try BannerCommand.banner(from: parsed)
         plain = parsed.has("--plain")
+        theme = try themeOption(parsed, command: command)
         json = parsed.has("--json")
         gate = try GateOptions(parsed, command: command)
         if let name = parsed.value("--scenario") {
@@ -139,11 +146,14 @@ struct AlertOptions {
     var sheet: Bool
     /// `--plain`.
     var plain: Bool
+    /// `--theme` (nil: auto).
+    var theme: TerminalTheme?
     /// `--json`.
     var json: Bool
 
     init(_ parsed: ParsedArguments, command: String) throws(UsageError) {
         title = parsed.value("--title")
+        theme = try themeOption(parsed, command: command)
         message = parsed.value("--message")
         sheet = parsed.has("--sheet")
         plain = parsed.has("--plain")

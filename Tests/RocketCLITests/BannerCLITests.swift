@@ -94,8 +94,7 @@ struct FlowBannerCLITests {
         #expect(run.waitFor("Heads up"))
         #expect(run.screen.lines.firstIndex { $0.contains("Heads up") }! < run.screen.lines.firstIndex { $0.contains("Hello") }!)
         run.send([0x18])  // Ctrl-X
-        run.pump(0.3)
-        #expect(!run.screen.lines.contains { $0.contains("Heads up") })
+        #expect(run.waitUntil { !run.screen.lines.contains { $0.contains("Heads up") } })
         run.send("\r")
         #expect(run.waitForExit() == 0)
         #expect(try String(contentsOfFile: dir + "/e.jsonl", encoding: .utf8).contains(#"{"event":"banner","result":"swipe"}"#))

@@ -31,6 +31,18 @@ public struct VirtualTerminal {
                 if c == "\r\n" { column = 0 }
                 lineFeed()
             case "\u{1B}":
+                if text.first == "]" {
+                    // An OSC (a query such as the background colour): skipped up to BEL or ST.
+                    while let f = text.first {
+                        text.removeFirst()
+                        if f == "\u{07}" { break }
+                        if f == "\u{1B}" {
+                            if text.first == "\\" { text.removeFirst() }
+                            break
+                        }
+                    }
+                    continue
+                }
                 guard text.first == "[" else {
                     if !text.isEmpty { text.removeFirst() }
                     continue

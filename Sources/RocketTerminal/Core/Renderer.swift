@@ -70,6 +70,9 @@ public struct InlineRenderer: Sendable {
         return row - (start - scrolled)
     }
 
+    /// The colours for the terminal's background (the originals' palette mapped through it).
+    public var theme = TerminalTheme.safe
+
     /// A renderer whose region starts at the current (fresh) line.
     public init(depth: ColorDepth) {
         self.depth = depth
@@ -215,8 +218,8 @@ public struct InlineRenderer: Sendable {
         if new.italic { params.append("3") }
         if new.underline { params.append("4") }
         if new.inverse { params.append("7") }
-        params += InlineRenderer.colorParams(new.foreground, background: false, depth: depth)
-        params += InlineRenderer.colorParams(new.background, background: true, depth: depth)
+        params += InlineRenderer.colorParams(theme.map(new.foreground), background: false, depth: depth)
+        params += InlineRenderer.colorParams(theme.map(new.background), background: true, depth: depth)
         emit("\u{1B}[" + params.joined(separator: ";") + "m")
         style = new
     }

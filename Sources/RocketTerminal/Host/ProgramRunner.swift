@@ -24,6 +24,11 @@ public final class ProgramRunner {
     let strings: UIStrings
     /// Colour depth (TTY).
     public var depth: ColorDepth = .indexed256
+    /// The colours (TTY); nil asks the terminal for its background (OSC 11, answered within
+    /// ``themeQueryTimeout`` or not at all) and falls back to ``TerminalTheme/safe``.
+    public var theme: TerminalTheme?
+    /// How long the background query waits (terminals answer in a millisecond or two).
+    public var themeQueryTimeout = 0.06
     /// Capture the mouse in TTY mode (off by default: scroll-back and selection keep working).
     public var mouse = false
     /// Where refused lines are reported (stderr by default, through the sanitizer).
@@ -83,9 +88,18 @@ public final class ProgramRunner {
 
     private func runTTY<P: TerminalProgram>(_ program: P) async -> ProgramOutcome<P.Value> {
         var screen = TTYScreen(depth: depth)
+        // Keys typed before the replies arrived are kept and handled first.
+        var early: [UInt8] = []
+        var earlySignal: Int32?
+        if let theme {
+            screen.renderer.theme = theme
+        } else {
+            (screen.renderer.theme, early, earlySignal) = await queryTheme()
+        }
         screen.start(on: terminal)
         _ = program.start(now: clock.now)
         var hits: [HitRegion<P.Target>] = []
+        if let s = earlySignal { _ = program.update(.interrupt(signal: s), now: clock.now) }
         while true {
             _ = settle(program)
             let frame = program.view(width: terminal.size.columns - 1, now: clock.now)
@@ -95,7 +109,20 @@ public final class ProgramRunner {
                 screen.finish(on: terminal)
                 return outcome
             }
-            switch screen.interpret(await wait(timeout: screen.timeout(timeout(program))), on: terminal) {
+            var wake: Terminal.Wake
+            if early.isEmpty {
+                wake = await wait(timeout: screen.timeout(timeout(program)))
+                // A reply to the start-up query that came late is not typing.
+                if case .input(let bytes) = wake, !bytes.isEmpty, bytes.contains(0x1B) {
+                    let rest = TerminalReplies.parse(bytes).rest
+                    if rest.isEmpty { continue }
+                    wake = .input(rest)
+                }
+            } else {
+                wake = .input(early)
+                early = []
+            }
+            switch screen.interpret(wake, on: terminal) {
             case .keys(let keys):
                 for key in keys where program.outcome == nil {
                     switch key {
@@ -118,6 +145,31 @@ public final class ProgramRunner {
             case .ended:
                 _ = program.update(.interrupt(signal: SIGHUP), now: clock.now)
             }
+        }
+    }
+
+    /// Asks the terminal for its background colour (OSC 11) and the device attributes (which
+    /// every terminal answers, so the wait ends early); the theme, the other bytes that arrived,
+    /// and a signal that arrived meanwhile.
+    private func queryTheme() async -> (TerminalTheme, [UInt8], Int32?) {
+        terminal.write(TerminalReplies.query)
+        let deadline = clock.now + themeQueryTimeout
+        var received: [UInt8] = []
+        var signal: Int32?
+        while clock.now < deadline, received.count < 4096, signal == nil {
+            switch await wait(timeout: max(0, deadline - clock.now)) {
+            case .input(let bytes):
+                if bytes.isEmpty { break }
+                received += bytes
+                if TerminalReplies.parse(received).done { return finish() }
+            case .signal(let s): if s != SIGWINCH { signal = s }
+            case .timeout: return finish()
+            }
+        }
+        return finish()
+        func finish() -> (TerminalTheme, [UInt8], Int32?) {
+            let replies = TerminalReplies.parse(received)
+            return (replies.background.map(TerminalTheme.forBackground) ?? .safe, replies.rest, signal)
         }
     }
 

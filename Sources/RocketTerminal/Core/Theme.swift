@@ -1,0 +1,148 @@
+public import RocketCore
+#if canImport(Glibc)
+    import Glibc  // pow (no system calls)
+#endif
+
+/// The colours the terminal front end draws with, for a dark, a light or an unknown background.
+///
+/// Views speak in the originals' palette (#319CF7 blue, #EC5E61 red, #293B4D ink, greys); the
+/// renderer maps those colours through the theme, so a flow's own colours are kept and Apple
+/// front ends can use the original palette unchanged. Body text in the ink colour becomes the
+/// terminal's default foreground, readable on any background. The `safe` palette (for an unknown
+/// background) has every colour at 4.5:1 or more against black and against white.
+///
+/// ```swift
+/// var renderer = InlineRenderer(depth: .truecolor)
+/// renderer.theme = .light
+/// ```
+public struct TerminalTheme: Hashable, Sendable {
+    /// `auto`, `dark`, `light`, `safe` or `none`.
+    public var name: String
+    /// Buttons, replies, the badge, the default banner background. Nil: no colours at all.
+    public var accent: RocketColor?
+    /// Destructive actions, validation messages, close buttons.
+    public var danger: RocketColor?
+    /// Borders and secondary text.
+    public var muted: RocketColor?
+
+    /// For an unknown background: every colour readable (≥ 4.5:1) on black and on white.
+    public static let safe = TerminalTheme(
+        name: "safe", accent: RocketColor(r8: 0x00, g8: 0x78, b8: 0xD4), danger: RocketColor(r8: 0xD9, g8: 0x36, b8: 0x3E),
+        muted: RocketColor(r8: 0x76, g8: 0x76, b8: 0x76))
+    /// For a dark background: the originals' own blue and red.
+    public static let dark = TerminalTheme(
+        name: "dark", accent: RocketColor(r8: 0x31, g8: 0x9C, b8: 0xF7), danger: RocketColor(r8: 0xEC, g8: 0x5E, b8: 0x61),
+        muted: RocketColor(r8: 0x8A, g8: 0x8A, b8: 0x8A))
+    /// For a light background: deeper shades of the same hues.
+    public static let light = TerminalTheme(
+        name: "light", accent: RocketColor(r8: 0x0B, g8: 0x62, b8: 0xB5), danger: RocketColor(r8: 0xC9, g8: 0x3A, b8: 0x3F),
+        muted: RocketColor(r8: 0x6B, g8: 0x6B, b8: 0x6B))
+    /// No colours: the terminal's own foreground and background, with bold, dim and inverse.
+    public static let none = TerminalTheme(name: "none", accent: nil, danger: nil, muted: nil)
+
+    /// The theme for a `--theme` value other than `auto`; nil for an unknown name.
+    public static func named(_ name: String) -> TerminalTheme? {
+        switch name {
+        case "dark": return .dark
+        case "light": return .light
+        case "none": return TerminalTheme.none
+        case "safe": return .safe
+        default: return nil
+        }
+    }
+
+    /// The theme for a background colour the terminal reported (OSC 11).
+    public static func forBackground(_ color: RocketColor) -> TerminalTheme {
+        relativeLuminance(color) < 0.2 ? .dark : .light
+    }
+
+    /// WCAG relative luminance.
+    public static func relativeLuminance(_ color: RocketColor) -> Double {
+        func channel(_ v: UInt8) -> Double {
+            let c = Double(v) / 255
+            return c <= 0.03928 ? c / 12.92 : pow((c + 0.055) / 1.055, 2.4)
+        }
+        let (r, g, b) = color.rgb8
+        return 0.2126 * channel(r) + 0.7152 * channel(g) + 0.0722 * channel(b)
+    }
+
+    /// WCAG contrast ratio of two colours (1 to 21).
+    public static func contrast(_ a: RocketColor, _ b: RocketColor) -> Double {
+        let la = relativeLuminance(a), lb = relativeLuminance(b)
+        return (max(la, lb) + 0.05) / (min(la, lb) + 0.05)
+    }
+
+    private static func term(_ c: RocketColor?) -> TermColor {
+        guard let c else { return .default }
+        let (r, g, b) = c.rgb8
+        return .rgb(r, g, b)
+    }
+
+    /// A colour of the originals' palette in this theme; any other colour unchanged (or the
+    /// default colour for `none`).
+    public func map(_ color: TermColor) -> TermColor {
+        switch color {
+        case .rgb(0x29, 0x3B, 0x4D): return .default  // the originals' ink: body text
+        case .rgb(0x31, 0x9C, 0xF7), .indexed(33): return accent == nil ? .default : Self.term(accent)
+        case .rgb(0xEC, 0x5E, 0x61): return danger == nil ? .default : Self.term(danger)
+        case .indexed(245): return muted == nil ? .default : Self.term(muted)
+        default: return accent == nil ? .default : color
+        }
+    }
+}
+
+/// The replies a terminal sends to the start-up queries: the background colour (OSC 11) and the
+/// primary device attributes (DA1, which every terminal answers, so it ends the wait).
+public enum TerminalReplies {
+    /// The query bytes: OSC 11 (background), then DA1.
+    public static let query = "\u{1B}]11;?\u{1B}\\\u{1B}[c"
+
+    /// Splits what arrived into the background colour (if reported), whether the DA1 reply has
+    /// arrived (the end of the replies), and the other bytes (keys typed meanwhile, kept).
+    public static func parse(_ bytes: [UInt8]) -> (background: RocketColor?, done: Bool, rest: [UInt8]) {
+        var rest: [UInt8] = []
+        var background: RocketColor?
+        var done = false
+        var i = 0
+        while i < bytes.count {
+            // OSC 11 reply: ESC ] 1 1 ; rgb:RRRR/GGGG/BBBB (BEL or ESC \)
+            if bytes[i] == 0x1B, i + 1 < bytes.count, bytes[i + 1] == 0x5D {
+                var j = i + 2
+                while j < bytes.count, j - i < 64, bytes[j] != 0x07, !(bytes[j] == 0x1B && j + 1 < bytes.count && bytes[j + 1] == 0x5C) { j += 1 }
+                if j < bytes.count, j - i < 64 {
+                    background = background ?? parseColor(Array(bytes[(i + 2)..<j]))
+                    i = j + (bytes[j] == 0x07 ? 1 : 2)
+                    continue
+                }
+            }
+            // DA1 reply: ESC [ ? … c
+            if bytes[i] == 0x1B, i + 2 < bytes.count, bytes[i + 1] == 0x5B, bytes[i + 2] == 0x3F {
+                var j = i + 3
+                while j < bytes.count, j - i < 64, (bytes[j] >= 0x30 && bytes[j] <= 0x3B) { j += 1 }
+                if j < bytes.count, bytes[j] == 0x63 {
+                    done = true
+                    i = j + 1
+                    continue
+                }
+            }
+            rest.append(bytes[i])
+            i += 1
+        }
+        return (background, done, rest)
+    }
+
+    /// "11;rgb:RRRR/GGGG/BBBB" (1 to 4 hex digits per channel) as a colour.
+    static func parseColor(_ body: [UInt8]) -> RocketColor? {
+        let text = String(decoding: body, as: UTF8.self)
+        guard let colon = text.firstIndex(of: ":"), text.hasPrefix("11;rgb") else { return nil }
+        let parts = text[text.index(after: colon)...].split(separator: "/")
+        guard parts.count == 3 else { return nil }
+        var values: [UInt8] = []
+        for p in parts {
+            guard (1...4).contains(p.count), let v = UInt32(p, radix: 16) else { return nil }
+            let maxValue = (UInt32(1) << (4 * UInt32(p.count))) - 1
+            values.append(UInt8(v * 255 / maxValue))
+        }
+        return RocketColor(r8: values[0], g8: values[1], b8: values[2])
+    }
+}

@@ -1,0 +1,62 @@
+import Testing
+@testable import RocketTerminal
+import RocketCore
+
+@Suite("Themes: contrast, the background query, the palette mapping")
+struct ThemeTests {
+    static let black = RocketColor(r8: 0, g8: 0, b8: 0)
+    static let white = RocketColor(r8: 255, g8: 255, b8: 255)
+
+    @Test("Every default colour of the safe theme is readable (≥ 4.5:1) on black and on white; dark on black; light on white")
+    func contrast() throws {
+        for color in [TerminalTheme.safe.accent, TerminalTheme.safe.danger, TerminalTheme.safe.muted] {
+            let c = try #require(color)
+            #expect(TerminalTheme.contrast(c, Self.black) >= 4.5 && TerminalTheme.contrast(c, Self.white) >= 4.5, "\(c.rgb8)")
+        }
+        for color in [TerminalTheme.dark.accent, TerminalTheme.dark.danger, TerminalTheme.dark.muted] {
+            let c = try #require(color)
+            #expect(TerminalTheme.contrast(c, Self.black) >= 4.5)
+        }
+        for color in [TerminalTheme.light.accent, TerminalTheme.light.danger, TerminalTheme.light.muted] {
+            let c = try #require(color)
+            #expect(TerminalTheme.contrast(c, Self.white) >= 4.5)
+        }
+        // White text on the badge and on the default banner background (the safe accent).
+        let accent = try #require(TerminalTheme.safe.accent)
+        #expect(TerminalTheme.contrast(Self.white, accent) >= 4.5)
+        #expect(TerminalTheme.contrast(Self.white, Self.black) == 21)
+    }
+
+    @Test("Body text in the originals' ink is the terminal's default foreground in every theme; none drops all colours")
+    func mapping() {
+        for theme in [TerminalTheme.safe, .dark, .light, .none] {
+            #expect(theme.map(.rgb(0x29, 0x3B, 0x4D)) == .default)
+        }
+        #expect(TerminalTheme.safe.map(.rgb(0x31, 0x9C, 0xF7)) == .rgb(0x00, 0x78, 0xD4))
+        #expect(TerminalTheme.dark.map(.rgb(0x31, 0x9C, 0xF7)) == .rgb(0x31, 0x9C, 0xF7))
+        #expect(TerminalTheme.safe.map(.rgb(1, 2, 3)) == .rgb(1, 2, 3))  // a flow's own colour is kept
+        #expect(TerminalTheme.none.map(.rgb(1, 2, 3)) == .default)
+        var renderer = InlineRenderer(depth: .truecolor)
+        renderer.theme = .none
+        var frame = ScreenBuffer(width: 10)
+        _ = frame.addRow()
+        frame.put("Hi", row: 0, column: 0, style: CellStyle(foreground: .rgb(0xEC, 0x5E, 0x61), bold: true))
+        let bytes = String(decoding: renderer.render(frame, screenHeight: 24), as: UTF8.self)
+        #expect(bytes.contains("\u{1B}[0;1m") && !bytes.contains("38;2"))
+    }
+
+    @Test("The background reply (OSC 11, BEL or ST, 1-4 hex digits) picks dark or light; other bytes are kept as keys")
+    func replies() throws {
+        let dark = TerminalReplies.parse(Array("x\u{1B}]11;rgb:1c1c/1c1c/1c1c\u{07}\u{1B}[?62;22cy".utf8))
+        #expect(dark.done && dark.rest == Array("xy".utf8))
+        let darkBackground = try #require(dark.background)
+        #expect(TerminalTheme.forBackground(darkBackground) == .dark)
+        let light = TerminalReplies.parse(Array("\u{1B}]11;rgb:ff/fa/f0\u{1B}\\".utf8))
+        let lightBackground = try #require(light.background)
+        #expect(!light.done && TerminalTheme.forBackground(lightBackground) == .light)
+        let junk = TerminalReplies.parse(Array("\u{1B}]11;rgb:zz/00/00\u{07}\u{1B}[A".utf8))
+        #expect(junk.background == nil && junk.rest == Array("\u{1B}[A".utf8))
+        let long = TerminalReplies.parse(Array("\u{1B}]".utf8) + Array(repeating: UInt8(ascii: "1"), count: 10_000))
+        #expect(long.background == nil && long.rest.count == 10_002)
+    }
+}
