@@ -207,7 +207,8 @@ struct LineModeTerminalTests {
                 run.waitUntil {
                     let after = String(decoding: run.raw[before...], as: UTF8.self)
                     guard let restored = after.range(of: "\u{1B}[?2004l"), let again = after.range(of: "\u{1B}[?2004h") else { return false }
-                    return restored.lowerBound < again.lowerBound && after[again.upperBound...].contains("\u{1B}[2J")
+                    // …then the screen is erased (without a copy into the scrollback) and redrawn.
+                    return restored.lowerBound < again.lowerBound && after[again.upperBound...].contains("\u{1B}[2;1H\u{1B}[J")
                 })
             #expect(run.waitFor("Enter continue"))
         }

@@ -21,7 +21,7 @@ struct AlertViewTests {
                 " ├────────────────────────────────────┤",
                 " │               Cancel               │",
                 " ╰────────────────────────────────────╯",
-                "↑/↓ ←/→ choose · Enter select · Esc canc",
+                "     ↑/↓ ←/→ choose · Enter select",  // whole hint items only
             ])
         #expect(hits[3]?.row == 8)
         let delete = screen.rows[6].first { $0.text == "D" }!

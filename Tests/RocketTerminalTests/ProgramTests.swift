@@ -268,4 +268,22 @@ struct ProgramTests {
         #expect(HintLine.fit(["Enter send", "Esc ✕"], width: 6) == "Enter…")
         #expect(DisplayWidth.truncate("界界界", to: 4) == "界…")
     }
+
+    @Test("A banner at 20 columns: the title ends in an ellipsis, buttons move to a row of their own, every one shown with its label end")
+    func narrowBanner() throws {
+        let clock = ManualClock()
+        var b = Banner(title: "Maintenance window tonight")
+        b.buttons = try BannerButtons(configuration: 2, titles: ["Remind me later", "Open now"])
+        let app = BannerApp(
+            banner: b, center: BannerCenter(clock: clock, queue: BannerQueue(reducedMotion: true)), view: BannerView(width: 20, strings: .english),
+            strings: .english)
+        let d = Driver(app, clock: clock, width: 21)
+        #expect(d.terminal.lines[0].contains("Maintenance") && d.terminal.lines[0].contains("…"))
+        let buttonRow = try #require(d.terminal.lines.firstIndex { $0.contains("Remin") })
+        #expect(buttonRow > 0 && d.terminal.lines[buttonRow].contains("Open"))
+        #expect(d.click { $0 == .secondOfTwo })  // the hit regions follow the buttons to their row
+        clock.advance(by: 1)
+        d.draw()
+        #expect(app.outcome?.line == "button:Open now")
+    }
 }

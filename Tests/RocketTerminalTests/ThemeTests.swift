@@ -60,3 +60,14 @@ struct ThemeTests {
         #expect(long.background == nil && long.rest.count == 10_002)
     }
 }
+
+@Suite("Resize")
+struct ResizeEraseTests {
+    @Test("A resize erases without ED 2 or erase-below from home, which tmux and VTE copy into the scrollback")
+    func erase() {
+        var renderer = InlineRenderer(depth: .none)
+        let bytes = String(decoding: renderer.invalidate(screenHeight: 24), as: UTF8.self)
+        #expect(!bytes.contains("\u{1B}[2J") && !bytes.contains("\u{1B}[H\u{1B}[J"))
+        #expect(bytes.hasSuffix("\u{1B}[H"))
+    }
+}

@@ -58,7 +58,7 @@ public struct AlertView: Sendable {
         func line(_ text: String, style: CellStyle, center: Bool) -> Int {
             let r = screen.addRow()
             screen.put("│", row: r, column: left, style: border)
-            let clean = DisplayWidth.prefix(text, fitting: inner)
+            let clean = DisplayWidth.truncate(text, to: inner)
             let start = center ? left + 2 + (inner - DisplayWidth.of(clean)) / 2 : left + 2
             screen.put(clean, row: r, column: start, style: style)
             screen.put("│", row: r, column: left + boxWidth - 1, style: border)
@@ -79,7 +79,11 @@ public struct AlertView: Sendable {
         // Cancel set apart: the other buttons first (in state order), then a rule, then cancel.
         let order = buttons.indices.filter { buttons[$0].style != .cancel } + buttons.indices.filter { buttons[$0].style == .cancel }
         // Disabled actions are dimmed and, for terminals without attributes, in parentheses.
-        let labels = buttons.map { b in b.isEnabled ? Sanitizer.clean(b.title, keepNewlines: false) : "(" + Sanitizer.clean(b.title, keepNewlines: false) + ")"
+        // Too long a title ends in an ellipsis inside its parentheses: brackets are never cut.
+        let labels = buttons.map { b in
+            b.isEnabled
+                ? DisplayWidth.truncate(Sanitizer.clean(b.title, keepNewlines: false), to: inner)
+                : "(" + DisplayWidth.truncate(Sanitizer.clean(b.title, keepNewlines: false), to: max(1, inner - 2)) + ")"
         }
         let rowWidth = order.map { DisplayWidth.of(labels[$0]) + 4 }.reduce(0, +)
         if style == .alert && rowWidth <= inner && buttons.count <= 3 {
@@ -105,7 +109,8 @@ public struct AlertView: Sendable {
         }
         rule("╰", "╯")
         let hint = screen.addRow()
-        let text = strings.alertHint
+        // At narrow widths the hint keeps the items that fit whole.
+        let text = HintLine.fit(strings.alertHint.split(separator: " · ").map(String.init), width: width, separator: " · ")
         screen.put(
             text, row: hint, column: max(0, left + (boxWidth - DisplayWidth.of(text)) / 2),
             style: {

@@ -111,7 +111,7 @@ public final class BannerOverlay {
         guard let showing = center.queue.visible.first else { return ([], []) }
         view.width = width
         let rows = view.rows(for: showing, at: now, focus: focus)
-        var hits = view.buttonColumns(for: banner).map { HitRegion(row: 0, columns: $0.columns, target: $0.tag) }
+        var hits = view.buttonColumns(for: banner).map { HitRegion(row: $0.row, columns: $0.columns, target: $0.tag) }
         for r in rows.indices { hits.append(HitRegion(row: r, columns: 0..<max(1, width), target: .background)) }
         return (rows, hits)
     }

@@ -41,18 +41,58 @@ public struct BannerView: Sendable {
         return .rgb(r, g, b)
     }
 
-    /// Where each button is, for mouse clicks: columns and the tag.
-    public func buttonColumns(for banner: Banner) -> [(columns: Range<Int>, tag: BannerTag)] {
+    /// The buttons' labels and columns, and whether they sit on the title row (they leave the
+    /// title at least half the width) or on a row of their own (narrow terminals). On their own row
+    /// too long labels end in an ellipsis inside the button, so every button is shown.
+    func buttonLayout(for banner: Banner) -> (onTitleRow: Bool, items: [(label: String, columns: Range<Int>, tag: BannerTag)]) {
+        let items = banner.buttons.items
+        guard !items.isEmpty else { return (true, []) }
+        var labels = items.map { $0.tag == .close ? "✕" : Sanitizer.clean($0.title, keepNewlines: false) }
+        let total = labels.map { DisplayWidth.of($0) + 2 }.reduce(0, +) + labels.count - 1
+        let onTitleRow = width - 1 - total >= max(12, width / 2)
+        if !onTitleRow && total > width - 2 {
+            let each = max(1, (width - 2 - (labels.count - 1)) / labels.count - 2)
+            labels = labels.map { DisplayWidth.truncate($0, to: each) }
+        }
         var col = width - 1
-        var out: [(Range<Int>, BannerTag)] = []
-        for item in banner.buttons.items.reversed() {
-            let label = item.tag == .close ? " ✕ " : " \(Sanitizer.clean(item.title, keepNewlines: false)) "
-            let w = DisplayWidth.of(label)
+        var out: [(String, Range<Int>, BannerTag)] = []
+        for (label, item) in zip(labels, items).reversed() {
+            let text = " " + label + " "
+            let w = DisplayWidth.of(text)
             col -= w
-            out.append((col..<(col + w), item.tag))
+            out.append((text, max(0, col)..<max(0, col + w), item.tag))
             col -= 1
         }
-        return out.reversed()
+        return (onTitleRow, out.reversed())
+    }
+
+    /// The number of subtitle rows a banner shows (at most two).
+    func subtitleRows(for banner: Banner, available: Int) -> Int {
+        guard let subtitle = banner.subtitle, !subtitle.isEmpty else { return 0 }
+        return min(2, TextWrap.wrap(Sanitizer.clean(subtitle), width: available).count)
+    }
+
+    /// Where each button is, for mouse clicks: the row (0 is the title row), columns and the tag.
+    public func buttonColumns(for banner: Banner) -> [(row: Int, columns: Range<Int>, tag: BannerTag)] {
+        let layout = buttonLayout(for: banner)
+        let row = layout.onTitleRow ? 0 : 1 + subtitleRows(for: banner, available: textGeometry(for: banner).available)
+        return layout.items.map { (row, $0.columns, $0.tag) }
+    }
+
+    /// The content column and the room for the title and subtitle.
+    func textGeometry(for banner: Banner) -> (left: Int, textLeft: Int, available: Int) {
+        let layout = buttonLayout(for: banner)
+        let buttonsStart = layout.onTitleRow ? (layout.items.first?.columns.lowerBound ?? width) : width
+        // The content column: centred, at most 64 cells, unless full width.
+        let contentWidth = banner.fullWidthMessages ? buttonsStart - 2 : min(64, buttonsStart - 2)
+        let left = banner.fullWidthMessages ? 1 : max(1, (buttonsStart - contentWidth) / 2)
+        var textLeft = left
+        switch banner.icon {
+        case .text(let t)?: textLeft = left + DisplayWidth.of(Sanitizer.clean(t, keepNewlines: false)) + 2
+        case .image(let img)?: if images[img.cacheKey] != nil { textLeft = left + 4 }
+        case nil: break
+        }
+        return (left, textLeft, max(4, left + contentWidth - textLeft))
     }
 
     /// The full-size rows of a banner, with the focused button (an index into its buttons) marked.
@@ -62,11 +102,8 @@ public struct BannerView: Sendable {
         base.background = background
         func blankRow() -> [Cell] { Array(repeating: Cell(" ", style: base), count: width) }
         var rows: [[Cell]] = []
-        let buttons = buttonColumns(for: banner)
-        let buttonsStart = buttons.first?.columns.lowerBound ?? width
-        // The content column: centred, at most 64 cells, unless full width.
-        let contentWidth = banner.fullWidthMessages ? buttonsStart - 2 : min(64, buttonsStart - 2)
-        let left = banner.fullWidthMessages ? 1 : max(1, (buttonsStart - contentWidth) / 2)
+        let layout = buttonLayout(for: banner)
+        let (left, _, available) = textGeometry(for: banner)
         var textLeft = left
         var screen = ScreenBuffer(width: width)
         func row() -> Int {
@@ -92,9 +129,8 @@ public struct BannerView: Sendable {
         var titleStyle = base
         titleStyle.foreground = Self.color(banner.titleColor)
         titleStyle.bold = true
-        let available = max(4, left + contentWidth - textLeft)
         screen.put(
-            DisplayWidth.prefix(Sanitizer.clean(banner.title, keepNewlines: false), fitting: available), row: titleRow, column: textLeft, style: titleStyle)
+            DisplayWidth.truncate(Sanitizer.clean(banner.title, keepNewlines: false), to: available), row: titleRow, column: textLeft, style: titleStyle)
         if let subtitle = banner.subtitle, !subtitle.isEmpty {
             var subStyle = base
             subStyle.foreground = Self.color(banner.subtitleColor)
@@ -105,21 +141,22 @@ public struct BannerView: Sendable {
                 screen.put(text, row: r, column: textLeft, style: subStyle)
             }
         }
-        // Buttons on the title row, on the darker shade; the focused one inverted.
+        // Buttons on the title row (or their own row when narrow), on the darker shade; the focused one inverted.
         let darker = Self.color(Banner.darker(banner.backgroundColor ?? Self.defaultBackground))
-        for (k, b) in buttons.enumerated() {
+        let buttonRow = layout.items.isEmpty || layout.onTitleRow ? titleRow : row()
+        for (k, b) in layout.items.enumerated() {
             var style = CellStyle(foreground: .rgb(255, 255, 255), bold: true)
             style.background = darker
             if focus == k { style.inverse = true }
-            let label = b.tag == .close ? " ✕ " : " \(Sanitizer.clean(banner.buttons.items[k].title, keepNewlines: false)) "
-            screen.put(label, row: titleRow, column: b.columns.lowerBound, style: style)
+            screen.put(b.label, row: buttonRow, column: b.columns.lowerBound, style: style)
         }
         if let hint {
             let r = row()
             var hintStyle = base
             hintStyle.foreground = Self.color(banner.subtitleColor)
             hintStyle.dim = true
-            let text = DisplayWidth.prefix(hint, fitting: width - 2)
+            // Whole items only: a hint is never cut mid-word.
+            let text = HintLine.fit(hint.split(separator: " · ").map(String.init), width: width - 2, separator: " · ")
             screen.put(text, row: r, column: max(1, (width - DisplayWidth.of(text)) / 2), style: hintStyle)
         }
         rows = screen.rows

@@ -133,7 +133,10 @@ public struct ConversationView: Sendable {
             hint.append(strings.interruptHint)
             let r = screen.addRow()
             // At narrow widths whole items are dropped, never cut mid-word.
-            screen.put(HintLine.fit(hint, width: width - ConversationView.gutter), row: r, column: ConversationView.gutter, style: ConversationView.dim)
+            let items = hint.flatMap { $0.split(separator: " · ").map(String.init) }
+            screen.put(
+                HintLine.fit(items, width: width - ConversationView.gutter, separator: " · "), row: r, column: ConversationView.gutter,
+                style: ConversationView.dim)
         }
         // The terminal's cursor sits at the insertion point while typing, else it is hidden.
         screen.cursor = cursor
@@ -174,13 +177,17 @@ public struct ConversationView: Sendable {
         edge("╰", "╯", inner: inner, left: left, style: ConversationView.replyStyle, into: &screen)
     }
 
-    private func buttonLabel(_ title: String) -> String { "[ " + Sanitizer.clean(title, keepNewlines: false) + " ]" }
+    /// A button as drawn, at most `maxWidth` columns: too long a title ends in an ellipsis
+    /// inside the brackets, which are never cut.
+    private func buttonLabel(_ title: String, maxWidth: Int) -> String {
+        "[ " + DisplayWidth.truncate(Sanitizer.clean(title, keepNewlines: false), to: max(1, maxWidth - 4)) + " ]"
+    }
 
     private func drawButtons(
         _ buttons: [(RocketButtonNode, RocketIntent)], index: Int, c: Conversation, ui: ConversationUI,
         active: Bool, into screen: inout ScreenBuffer, hits: inout [HitRegion<RocketIntent>]
     ) {
-        let labels = buttons.map { buttonLabel(c.interpolate($0.0.title)) }
+        let labels = buttons.map { buttonLabel(c.interpolate($0.0.title), maxWidth: width - ConversationView.gutter) }
         let total = labels.map { DisplayWidth.of($0) }.reduce(0, +) + 2 * (labels.count - 1)
         let sideBySide = ConversationView.gutter + total <= width
         let pressed = c.pressedSide[index].map { $0 == .left ? 0 : 1 } ?? (c.hasFired(index) && buttons.count == 1 ? 0 : nil)
@@ -245,8 +252,8 @@ public struct ConversationView: Sendable {
             drawBubble(TextWrap.wrap(text, width: bubbleMax), style: ConversationView.style(for: input.font), into: &screen, badge: true)
             guard active else { return }
             let r = screen.addRow()
-            let button = buttonLabel(c.interpolate(input.buttonTitle))
             let fieldStart = ConversationView.gutter + 2
+            let button = buttonLabel(c.interpolate(input.buttonTitle), maxWidth: max(5, (width - fieldStart - 2) / 2))
             let fieldWidth = max(4, width - fieldStart - DisplayWidth.of(button) - 2)
             screen.put("›", row: r, column: ConversationView.gutter, style: ConversationView.replyStyle)
             let editor = ui.blockIndex == index ? ui.editor : LineEditor()

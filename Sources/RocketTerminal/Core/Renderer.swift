@@ -161,7 +161,10 @@ public struct InlineRenderer: Sendable {
     public mutating func invalidate(screenHeight: Int) -> [UInt8] {
         out.removeAll(keepingCapacity: true)
         resetStyleIfNeeded()
-        emit("\u{1B}[H\u{1B}[2J")
+        // Erase the first row, then from the second to the end, then home: terminals copy the
+        // screen into the scrollback on "erase the whole screen" (VTE) and on "erase below" from
+        // the home position (tmux), which left a copy of the transcript behind at every resize.
+        emit("\u{1B}[H\u{1B}[2K\u{1B}[2;1H\u{1B}[J\u{1B}[H")
         previous = []
         topOffset = 0
         startRow = 0
