@@ -69,6 +69,12 @@ extension FlowDocument {
                 b.placeholder = i.placeholder
                 b.validation = i.validation
                 made.append(b)
+            case .choice(let c):
+                // The seed has no list: a text input whose branches match the option titles.
+                let b = TextInputRocketBlock(
+                    text: c.text + "\n" + c.options.map(\.title).joined(separator: " / "), buttonTitle: "OK", inputHandler: nil,
+                    id: node.id, font: c.font)
+                made.append(b)
             }
         }
         func target(_ id: RocketNodeID?) -> (any RocketBlock)? { id.map { made[$0.rawValue] } }
@@ -90,6 +96,8 @@ extension FlowDocument {
                     b.branches = i.branches.map { RocketInputBranch(when: $0.condition, next: target($0.next)) }
                     b.next = target(i.next)
                 }
+            case .choice(let c):
+                (made[k] as? TextInputRocketBlock)?.branches = c.options.map { RocketInputBranch(when: .equals($0.title), next: target($0.next)) }
             }
         }
         return (target(graph.root), byID)

@@ -57,13 +57,7 @@ func play(_ doc: FlowDocument) -> Int {
             rocket.tick()
             continue
         }
-        let intent: RocketIntent
-        switch block.kind {
-        case .text, .image: intent = .tap
-        case .button: intent = .pressButton
-        case .doubleButton: intent = steps % 2 == 0 ? .pressLeft : .pressRight
-        case .textInput: intent = .submit("Ada")
-        }
+        let intent = autoIntent(block.kind, step: steps)
         do { try rocket.send(intent) } catch { fatalError("bench flow refused \(intent): \(error)") }
         steps += 1
     }
@@ -208,14 +202,7 @@ func benchEngine() {
     print("## Conversation engine: intents per second, headless\n")
     let n = 200_000
     let graph = engineGraph(n)
-    func intent(for node: RocketNode, _ step: Int) -> RocketIntent {
-        switch node.kind {
-        case .text, .image: return .tap
-        case .button: return .pressButton
-        case .doubleButton: return step % 2 == 0 ? .pressLeft : .pressRight
-        case .textInput: return .submit("Ada")
-        }
-    }
+    func intent(for node: RocketNode, _ step: Int) -> RocketIntent { autoIntent(node.kind, step: step) }
     var engineRates: [Double] = [], hostRates: [Double] = []
     for _ in 0..<5 {
         var c = Conversation(graph: graph, options: ConversationOptions(timing: .instant))
@@ -262,13 +249,7 @@ func benchSnapshots() {
     var bytes = 0
     var step = 0
     while let node = c.interactiveBlock, step < 40 {
-        let intent: RocketIntent
-        switch node.kind {
-        case .text, .image: intent = .tap
-        case .button: intent = .pressButton
-        case .doubleButton: intent = .pressLeft
-        case .textInput: intent = .submit("Ada")
-        }
+        let intent = autoIntent(node.kind, step: 0)
         _ = try! c.send(intent, at: 0)
         step += 1
         let cost = time {
@@ -312,4 +293,15 @@ if args.contains("profile-sqlite") {
     }
     print(String(format: "%.1f µs per operation", seconds / 40_000 * 1e6))
     for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
+}
+
+/// The intent a benchmark sends to a block of a kind: taps, presses (alternating sides), "Ada".
+func autoIntent(_ kind: RocketBlockKind, step: Int) -> RocketIntent {
+    switch kind {
+    case .text, .image: return .tap
+    case .button: return .pressButton
+    case .doubleButton: return step % 2 == 0 ? .pressLeft : .pressRight
+    case .textInput: return .submit("Ada")
+    case .choice: return .choose(step % 2)
+    }
 }

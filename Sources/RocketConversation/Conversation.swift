@@ -77,6 +77,8 @@ public enum RocketIntent: Hashable, Sendable, Codable {
     case submit(String)
     /// Activate the close button.
     case close
+    /// Choose an option (by index) of the newest choice block.
+    case choose(Int)
 }
 
 /// Why an intent was refused. The conversation is unchanged when one is thrown, except that an
@@ -94,6 +96,8 @@ public enum RocketIntentError: Error, Hashable, Sendable, Codable {
     case invalidInput(RocketValidationFailure)
     /// `.close` was sent to a conversation that has no close button.
     case noCloseButton
+    /// `.choose(index)` named an option the choice block does not have.
+    case noSuchOption(Int)
 }
 
 /// Where a conversation is in its life.
@@ -216,6 +220,9 @@ public struct ConversationState: Hashable, Sendable, Codable {
     public var inputError: RocketValidationFailure?
     /// The double-button side pressed, by shown index.
     public var pressedSide: [Int: RocketButtonSide] = [:]
+    /// The option chosen in a choice block, by shown index (absent from snapshots made before
+    /// choice blocks existed).
+    public var chosenOptions: [Int: Int]?
     /// Pending timers.
     public var timers: [Timer] = []
     /// The last timer sequence number given out.
@@ -300,6 +307,8 @@ public struct Conversation: Hashable, Sendable, Codable {
     public var inputError: RocketValidationFailure? { state.inputError }
     /// The double-button side pressed, by shown index (so front ends can draw it pressed).
     public var pressedSide: [Int: RocketButtonSide] { state.pressedSide }
+    /// The option chosen in each choice block, by shown index.
+    public var chosenOptions: [Int: Int] { state.chosenOptions ?? [:] }
     /// How many blocks have been shown.
     public var shownCount: Int { state.shown.count }
     /// The blocks shown so far, in order (the original's `blocks`). Builds an array: use
@@ -417,6 +426,16 @@ public struct Conversation: Hashable, Sendable, Codable {
             effects.append(.event(.buttonPressed(index: index, id: node.id, side: side, title: title)))
             press(button, node: nodeID, side: side, blockID: node.id, into: &effects)
             schedule(.advance(from: index, to: button.next), at: now + options.timing.doubleBounce)
+        case (.choose(let k), .choice(let choice)):
+            guard choice.options.indices.contains(k) else { throw .noSuchOption(k) }
+            state.flags[index].fired = true
+            let option = choice.options[k]
+            let title = interpolate(option.title)
+            record(answer: title, for: node.id)
+            effects.append(.event(.buttonPressed(index: index, id: node.id, side: nil, title: title)))
+            state.chosenOptions = (state.chosenOptions ?? [:]).merging([index: k]) { $1 }
+            press(option, node: nodeID, side: nil, blockID: node.id, into: &effects)
+            schedule(.advance(from: index, to: option.next), at: now + options.timing.bounce)
         case (.submit(let text), .textInput(let input)):
             if let failure = input.validation?.check(text) {
                 state.inputError = failure

@@ -1,4 +1,4 @@
-/// The five kinds of block a conversation can show.
+/// The kinds of block a conversation can show: the originals' five, and a list of choices.
 ///
 /// The original matched blocks to cells by their dynamic type name, so a subclass could not be
 /// drawn (R15); here every block states its kind.
@@ -8,6 +8,8 @@
 /// ```
 public enum RocketBlockKind: String, CaseIterable, Hashable, Sendable, Codable {
     case text, image, button, doubleButton, textInput
+    /// A question with a list of options (beyond the seed).
+    case choice
 
     /// The seed's cell identifier for this kind (the class name of the block).
     public var cellIdentifier: String {
@@ -17,6 +19,7 @@ public enum RocketBlockKind: String, CaseIterable, Hashable, Sendable, Codable {
         case .button: return "ButtonRocketBlock"
         case .doubleButton: return "DoubleButtonRocketBlock"
         case .textInput: return "TextInputRocketBlock"
+        case .choice: return "ChoiceRocketBlock"
         }
     }
 }

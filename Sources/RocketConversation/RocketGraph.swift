@@ -115,6 +115,24 @@ public struct RocketButtonNode: Hashable, Sendable, Codable {
     }
 }
 
+/// A question with a list of options (more than two buttons), beyond the seed: one is chosen,
+/// and the conversation goes where that option leads.
+public struct RocketChoiceNode: Hashable, Sendable, Codable {
+    /// The question, shown in a bubble above the list.
+    public var text: String
+    /// The question's style.
+    public var font: RocketFont
+    /// The options, in order.
+    public var options: [RocketButtonNode]
+
+    /// Creates a choice node.
+    public init(text: String, font: RocketFont = .text, options: [RocketButtonNode]) {
+        self.text = text
+        self.font = font
+        self.options = options
+    }
+}
+
 /// A branch of an input node.
 public struct RocketNodeBranch: Hashable, Sendable, Codable {
     /// When it applies.
@@ -193,6 +211,8 @@ public indirect enum RocketNodeContent: Hashable, Sendable, Codable {
     case doubleButton(left: RocketButtonNode, right: RocketButtonNode)
     /// A text input.
     case textInput(RocketInputNode)
+    /// A list of options.
+    case choice(RocketChoiceNode)
 }
 
 /// One block of a conversation, as a value.
@@ -226,6 +246,7 @@ public struct RocketNode: Hashable, Sendable, Codable {
         case .button: return .button
         case .doubleButton: return .doubleButton
         case .textInput: return .textInput
+        case .choice: return .choice
         }
     }
 
@@ -237,6 +258,7 @@ public struct RocketNode: Hashable, Sendable, Codable {
         case .button(let b): return b.title
         case .doubleButton(let l, let r): return l.title + " | " + r.title
         case .textInput(let i): return i.text
+        case .choice(let c): return c.text
         }
     }
 
@@ -266,6 +288,7 @@ public struct RocketNode: Hashable, Sendable, Codable {
         case .button(let b): return b.next.map { [$0] } ?? []
         case .doubleButton(let l, let r): return [l.next, r.next].compactMap { $0 }
         case .textInput(let i): return i.branches.compactMap(\.next) + (i.next.map { [$0] } ?? [])
+        case .choice(let c): return c.options.compactMap(\.next)
         }
     }
 }

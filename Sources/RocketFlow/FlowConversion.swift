@@ -44,6 +44,8 @@ extension FlowDocument {
                 content = .button(button(b))
             case .doubleButton(let l, let r):
                 content = .doubleButton(left: button(l), right: button(r))
+            case .choice(let text, let options, let font):
+                content = .choice(RocketChoiceNode(text: text, font: font?.rocketFont ?? .text, options: options.map(button)))
             case .textInput(let input):
                 content = .textInput(
                     RocketInputNode(
@@ -166,6 +168,10 @@ extension FlowDocument {
                 content = .button(try button(b, owner: blockName))
             case .doubleButton(let l, let r):
                 content = .doubleButton(left: try button(l, owner: blockName), right: try button(r, owner: blockName))
+            case .choice(let c):
+                var options: [FlowButton] = []
+                for o in c.options { options.append(try button(o, owner: blockName)) }
+                content = .choice(text: c.text, options: options, font: font(c.font, default: .text))
             case .textInput(let i):
                 if i.decidedByHost { throw .inputHandlerClosure(blockID: blockName) }
                 content = .textInput(

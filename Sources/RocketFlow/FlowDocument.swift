@@ -106,6 +106,8 @@ public indirect enum FlowBlockContent: Hashable, Sendable {
     case doubleButton(left: FlowButton, right: FlowButton)
     /// A text input.
     case textInput(FlowTextInput)
+    /// A question with a list of options (`"type": "choice"`, beyond the seed).
+    case choice(text: String, options: [FlowButton], font: FlowFont?)
 
     /// The block kind.
     public var kind: RocketBlockKind {
@@ -115,6 +117,7 @@ public indirect enum FlowBlockContent: Hashable, Sendable {
         case .button: return .button
         case .doubleButton: return .doubleButton
         case .textInput: return .textInput
+        case .choice: return .choice
         }
     }
 }
@@ -219,6 +222,8 @@ public struct FlowBlock: Hashable, Sendable {
         case .textInput(let input):
             for (i, b) in input.branches.enumerated() { if let n = b.next { body("branches[\(i)].next", n) } }
             if let n = input.next { body("next", n) }
+        case .choice(_, let options, _):
+            for (i, o) in options.enumerated() { if let n = o.next { body("options[\(i)].next", n) } }
         }
     }
 
@@ -238,6 +243,8 @@ public struct FlowBlock: Hashable, Sendable {
             for (i, b) in input.branches.enumerated() { if let n = b.next { out.append(("branches[\(i)].next", n)) } }
             if let n = input.next { out.append(("next", n)) }
             return out
+        case .choice(_, let options, _):
+            return options.enumerated().compactMap { i, o in o.next.map { ("options[\(i)].next", $0) } }
         }
     }
 
@@ -250,6 +257,7 @@ public struct FlowBlock: Hashable, Sendable {
         case .button(let b): return [b.title]
         case .doubleButton(let l, let r): return [l.title, r.title]
         case .textInput(let i): return [i.text, i.buttonTitle] + [i.placeholder, i.validate?.message].compactMap { $0 }
+        case .choice(let text, let options, _): return [text] + options.map(\.title)
         }
     }
 }

@@ -68,6 +68,9 @@ public enum FlowGraph {
                 label = "buttons: " + short(l.title) + action(l.action) + " | " + short(r.title) + action(r.action)
                 edges.append(Edge(from: block.id, to: target(l.next), label: short(l.title)))
                 edges.append(Edge(from: block.id, to: target(r.next), label: short(r.title)))
+            case .choice(let text, let options, _):
+                label = "choice: " + short(text)
+                for o in options { edges.append(Edge(from: block.id, to: target(o.next), label: short(o.title) + action(o.action))) }
             case .textInput(let input):
                 label = "input: " + short(input.text) + (input.secret ? " (secret)" : "")
                 for branch in input.branches {

@@ -496,6 +496,7 @@ struct FlowDecoder {
         "image": commonFields.union(["image", "text", "next", "showNextAfter", "font", "imageStyle", "paddingLeft", "paddingRight"]),
         "button": commonFields.union(["title", "next", "action", "font"]),
         "doubleButton": commonFields.union(["left", "right"]),
+        "choice": commonFields.union(["text", "options", "font"]),
         "textInput": commonFields.union(["text", "buttonTitle", "secret", "placeholder", "validate", "branches", "next", "font", "buttonStyle"]),
     ]
 
@@ -547,6 +548,34 @@ struct FlowDecoder {
                 sides.append(decodeButton(bf, what: "\"\(side)\""))
             }
             if let l = sides[0], let r = sides[1] { content = .doubleButton(left: l, right: r) } else { content = nil }
+        case "choice":
+            let text = requiredString(f, "text", what: "a choice block")
+            var options: [FlowButton] = []
+            var complete = true
+            if let o = required(f, "options", what: "a choice block") {
+                if case .array(let items) = o.value {
+                    for (i, item) in items.enumerated() {
+                        let p = "\(path).options[\(i)]"
+                        guard let bf = fields(item, path: p, allowed: ["title", "next", "action", "font"], what: "an option"),
+                            let option = decodeButton(bf, what: "an option")
+                        else {
+                            complete = false
+                            continue
+                        }
+                        options.append(option)
+                    }
+                    if items.count < 2 {
+                        error("too-few-options", "a choice block needs at least two options", path: "\(path).options", at: o.offset)
+                        complete = false
+                    }
+                } else {
+                    error("wrong-type", "\"options\" must be an array, not \(o.typeName)", path: "\(path).options", at: o.offset)
+                    complete = false
+                }
+            } else {
+                complete = false
+            }
+            content = complete ? text.map { .choice(text: $0, options: options, font: font(f, "font")) } : nil
         default:  // textInput
             content = decodeInput(f, path: path).map { .textInput($0) }
         }

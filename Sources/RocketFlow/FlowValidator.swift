@@ -202,7 +202,7 @@ public enum FlowValidator {
         for block in doc.blocks {
             switch block.content {
             case .textInput(let input): answerIDs[block.id] = input.secret
-            case .button, .doubleButton: answerIDs[block.id] = false
+            case .button, .doubleButton, .choice: answerIDs[block.id] = false
             default: break
             }
         }
@@ -251,6 +251,7 @@ public enum FlowValidator {
         case .button(let b): return b.next == nil
         case .doubleButton(let l, let r): return l.next == nil || r.next == nil
         case .textInput(let i): return i.next == nil
+        case .choice(_, let options, _): return options.contains { $0.next == nil }
         }
     }
 

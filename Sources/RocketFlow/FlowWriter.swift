@@ -117,6 +117,10 @@ extension FlowBlock {
         case .doubleButton(let l, let r):
             o.append(("left", .object(button(l))))
             o.append(("right", .object(button(r))))
+        case .choice(let text, let options, let font):
+            add("text", text)
+            o.append(("options", .array(options.map { .object(button($0)) })))
+            add("font", font)
         case .textInput(let input):
             add("text", input.text); add("buttonTitle", input.buttonTitle)
             if input.secret { o.append(("secret", .bool(true))) }

@@ -286,4 +286,30 @@ struct ProgramTests {
         d.draw()
         #expect(app.outcome?.line == "button:Open now")
     }
+
+    @Test("A choice block in the terminal: a list, ↑/↓ move, Enter chooses, only the choice stays; in line mode a number or a title")
+    func choiceBlock() throws {
+        let clock = ManualClock()
+        var g = RocketGraph()
+        let end = g.add(RocketNode(id: "end", text: "You chose {{plan}}."))
+        let options = ["Free", "Pro", "Team"].map { RocketButtonNode(title: $0, next: end) }
+        g.root = g.add(RocketNode(id: "plan", content: .choice(RocketChoiceNode(text: "Which plan?", options: options))))
+        func app() -> ConversationApp {
+            let c = Conversation(graph: g, options: ConversationOptions(timing: .instant))
+            return ConversationApp(host: ConversationHost(conversation: c, clock: clock), strings: .english, depth: .none)
+        }
+        let d = Driver(app(), clock: clock)
+        #expect(d.screen.contains("[ Free ]") && d.screen.contains("[ Pro ]") && d.screen.contains("[ Team ]"))
+        d.keys(.down, .down, .down, .up, .enter)
+        #expect(d.screen.contains("You chose Pro.") && !d.screen.contains("[ Team ]"))
+        let click = Driver(app(), clock: clock)
+        #expect(click.click { $0 == .intent(.choose(2)) })
+        #expect(click.screen.contains("You chose Team."))
+        let lines = Driver(app(), clock: clock, lineMode: true)
+        #expect(lines.said.contains { $0.contains("[1] Free  [2] Pro  [3] Team") })
+        lines.send(.line("4"))
+        #expect(lines.refused == ["Not a choice: \"4\" — Choose 1-3 or type a title:"])
+        lines.send(.line("team"))
+        #expect(lines.said.contains("you: Team") && lines.said.contains("Rocket: You chose Team."))
+    }
 }

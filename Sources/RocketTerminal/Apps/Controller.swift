@@ -53,6 +53,16 @@ public enum KeyController {
             case .enter, .character(" "): return .send(ui.focus == 0 ? .pressLeft : .pressRight)
             default: return .none
             }
+        case .choice:
+            guard case .choice(let choice) = c.node(at: index).content else { return .none }
+            switch key {
+            case .left, .backTab, .up: ui.focus = max(0, ui.focus - 1); return .redraw
+            case .right, .tab, .down: ui.focus = min(choice.options.count - 1, ui.focus + 1); return .redraw
+            case .home: ui.focus = 0; return .redraw
+            case .end: ui.focus = max(0, choice.options.count - 1); return .redraw
+            case .enter, .character(" "): return .send(.choose(ui.focus))
+            default: return .none
+            }
         case .textInput:
             if key == .enter { return .send(.submit(ui.editor.text)) }
             if ui.editor.handle(key) { ui.error = nil; return .redraw }
@@ -81,6 +91,7 @@ public enum PlainController {
         switch block.content {
         case .button(let b): return trimmed.isEmpty ? .success(.pressButton) : choose([b.title], [.pressButton])
         case .doubleButton(let l, let r): return choose([l.title, r.title], [.pressLeft, .pressRight])
+        case .choice(let c): return choose(c.options.map(\.title), c.options.indices.map { .choose($0) })
         case .textInput: return .success(.submit(line))
         case .text, .image: return .success(.tap)
         }

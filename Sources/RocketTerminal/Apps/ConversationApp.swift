@@ -220,6 +220,12 @@ public final class ConversationApp: TerminalProgram {
                     let left = Sanitizer.clean(c.interpolate(l.title), keepNewlines: false)
                     let right = Sanitizer.clean(c.interpolate(r.title), keepNewlines: false)
                     out.append(say("\(lead)[1] \(left)  [2] \(right)"))
+                case .choice(let choice):
+                    out.append(say(lead + text))
+                    let options = choice.options.enumerated().map {
+                        "[\($0.offset + 1)] " + Sanitizer.clean(c.interpolate($0.element.title), keepNewlines: false)
+                    }
+                    out.append(say(String(repeating: " ", count: min(DisplayWidth.of(lead), 40)) + options.joined(separator: "  ")))
                 default:
                     out.append(say(lead + text))
                 }
@@ -236,6 +242,8 @@ public final class ConversationApp: TerminalProgram {
                 switch block.kind {
                 case .text, .image: out.append(say(strings.plainContinue))
                 case .button, .doubleButton: out.append(say(strings.plainChoose.replacing("%d", with: block.kind == .button ? "1" : "2")))
+                case .choice:
+                    if case .choice(let choice) = block.content { out.append(say(strings.plainChoose.replacing("%d", with: String(choice.options.count)))) }
                 case .textInput: out.append(say(strings.plainType))
                 }
             }
@@ -259,6 +267,8 @@ public final class ConversationApp: TerminalProgram {
                     return [say("\(strings.you): \(Sanitizer.clean(host.conversation.interpolate(b.title), keepNewlines: false))")]
                 case (.pressLeft, .doubleButton(let l, _)), (.pressRight, .doubleButton(_, let l)):
                     return [say("\(strings.you): \(Sanitizer.clean(host.conversation.interpolate(l.title), keepNewlines: false))")]
+                case (.choose(let k), .choice(let choice)) where choice.options.indices.contains(k):
+                    return [say("\(strings.you): \(Sanitizer.clean(host.conversation.interpolate(choice.options[k].title), keepNewlines: false))")]
                 default: return []
                 }
             } catch .invalidInput(let failure) {

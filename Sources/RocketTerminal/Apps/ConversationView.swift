@@ -126,6 +126,7 @@ public struct ConversationView: Sendable {
                 switch c.node(at: i).kind {
                 case .text, .image: hint.append(strings.continueHint)
                 case .button, .doubleButton: hint.append(strings.chooseHint)
+                case .choice: hint.append(strings.listHint.split(separator: " · ").prefix(2).joined(separator: " · "))
                 case .textInput: hint.append(strings.sendHint)
                 }
             }
@@ -185,14 +186,17 @@ public struct ConversationView: Sendable {
 
     private func drawButtons(
         _ buttons: [(RocketButtonNode, RocketIntent)], index: Int, c: Conversation, ui: ConversationUI,
-        active: Bool, into screen: inout ScreenBuffer, hits: inout [HitRegion<RocketIntent>]
+        active: Bool, list: Bool = false, into screen: inout ScreenBuffer, hits: inout [HitRegion<RocketIntent>]
     ) {
         let labels = buttons.map { buttonLabel(c.interpolate($0.0.title), maxWidth: width - ConversationView.gutter) }
         let total = labels.map { DisplayWidth.of($0) }.reduce(0, +) + 2 * (labels.count - 1)
-        let sideBySide = ConversationView.gutter + total <= width
-        let pressed = c.pressedSide[index].map { $0 == .left ? 0 : 1 } ?? (c.hasFired(index) && buttons.count == 1 ? 0 : nil)
+        let sideBySide = !list && ConversationView.gutter + total <= width
+        let pressed =
+            list
+            ? (c.chosenOptions[index] == nil ? nil : 0)
+            : c.pressedSide[index].map { $0 == .left ? 0 : 1 } ?? (c.hasFired(index) && buttons.count == 1 ? 0 : nil)
         var row = screen.addRow()
-        screen.put(badgeText, row: row, column: 0, style: badgeStyle)
+        if !list { screen.put(badgeText, row: row, column: 0, style: badgeStyle) }
         var col = ConversationView.gutter
         for (k, (button, intent)) in buttons.enumerated() {
             if !sideBySide && k > 0 { row = screen.addRow(); col = ConversationView.gutter }
@@ -243,6 +247,12 @@ public struct ConversationView: Sendable {
             if active { hits.append(HitRegion(row: screen.rows.count - 2, columns: 0..<width, target: .tap)) }
         case .text(let t):
             drawBubble(TextWrap.wrap(text, width: bubbleMax), style: ConversationView.style(for: t.font), into: &screen, badge: true)
+        case .choice(let choice):
+            // The question in a bubble, then the options as a list (once chosen, only the choice).
+            drawBubble(TextWrap.wrap(text, width: bubbleMax), style: ConversationView.style(for: choice.font), into: &screen, badge: true)
+            var options = choice.options.enumerated().map { ($0.element, RocketIntent.choose($0.offset)) }
+            if let chosen = c.chosenOptions[index], options.indices.contains(chosen) { options = [options[chosen]] }
+            drawButtons(options, index: index, c: c, ui: ui, active: active, list: true, into: &screen, hits: &hits)
             if active { hits.append(HitRegion(row: screen.rows.count - 2, columns: 0..<width, target: .tap)) }
         case .button(let b):
             drawButtons([(b, .pressButton)], index: index, c: c, ui: ui, active: active, into: &screen, hits: &hits)
