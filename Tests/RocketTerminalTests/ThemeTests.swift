@@ -71,3 +71,28 @@ struct ResizeEraseTests {
         #expect(bytes.hasSuffix("\u{1B}[H"))
     }
 }
+
+@Suite("The background reply, split across reads")
+struct SplitReplyTests {
+    @Test("An OSC or DA1 reply cut by a read is recognised as incomplete; a lone Esc is a key")
+    func tails() {
+        #expect(TerminalReplies.incompleteTail(Array("ab\u{1B}]11;rgb:00".utf8)) == 2)
+        #expect(TerminalReplies.incompleteTail(Array("\u{1B}[?62;".utf8)) == 0)
+        #expect(TerminalReplies.incompleteTail(Array("x\u{1B}".utf8)) == nil)
+        #expect(TerminalReplies.incompleteTail(Array("\u{1B}[A".utf8)) == nil)
+    }
+
+    @Test("repaint rewrites every cell in place without clearing")
+    func repaint() {
+        var renderer = InlineRenderer(depth: .truecolor)
+        var frame = ScreenBuffer(width: 6)
+        _ = frame.addRow()
+        frame.put("Hi", row: 0, column: 0, style: CellStyle(foreground: .rgb(0x31, 0x9C, 0xF7)))
+        _ = renderer.render(frame, screenHeight: 24)
+        #expect(renderer.render(frame, screenHeight: 24).count < 20)  // nothing changed: almost nothing written
+        renderer.theme = .dark
+        renderer.repaint()
+        let again = String(decoding: renderer.render(frame, screenHeight: 24), as: UTF8.self)
+        #expect(again.contains("Hi") && again.contains("38;2;49;156;247") && !again.contains("\u{1B}[J"))
+    }
+}

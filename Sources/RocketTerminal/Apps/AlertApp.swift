@@ -126,6 +126,9 @@ public final class AlertApp<A: AlertActionType>: TerminalProgram {
         return out
     }
 
+    /// See ``TerminalProgram/runsWhileWaiting``: the reactor updates the alert on the main actor.
+    public var runsWhileWaiting: Bool { true }
+
     /// See ``TerminalProgram/nextDeadline(now:)``: every 50 ms while actions load, to draw them.
     public func nextDeadline(now: Double) -> Double? {
         controller.store.runningCount > 0 ? now + 0.05 : nil

@@ -129,6 +129,14 @@ public protocol TerminalProgram: AnyObject {
     func nextDeadline(now: Double) -> Double?
     /// The frame at a width.
     func view(width: Int, now: Double) -> ProgramFrame<Target>
+    /// True when the app has work that runs on the main actor while the runtime waits for input
+    /// (an alert whose actions load): the wait then happens on a thread of its own.
+    var runsWhileWaiting: Bool { get }
+}
+
+extension TerminalProgram {
+    /// Most apps change only when an event reaches them.
+    public var runsWhileWaiting: Bool { false }
 }
 
 /// The one reading of a typed choice among titled options, for every line-mode app: a number

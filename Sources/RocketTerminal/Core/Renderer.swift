@@ -156,6 +156,12 @@ public struct InlineRenderer: Sendable {
         return out
     }
 
+    /// Makes the next frame rewrite every cell in place (the colours changed): nothing is
+    /// cleared and the region keeps its place.
+    public mutating func repaint() {
+        previous = previous.map { row in row.map { _ in Cell("\u{0}") } }
+    }
+
     /// Forgets what is on screen and clears it, for a full redraw after a resize: the region
     /// restarts at the top of the screen.
     public mutating func invalidate(screenHeight: Int) -> [UInt8] {

@@ -131,6 +131,21 @@ public enum TerminalReplies {
         return (background, done, rest)
     }
 
+    /// Where a reply that has begun but not ended starts in `bytes` (an OSC or a DA1 reply cut
+    /// by the read), if anywhere.
+    public static func incompleteTail(_ bytes: [UInt8]) -> Int? {
+        guard let start = bytes.lastIndex(of: 0x1B) else { return nil }
+        let tail = bytes[start...]
+        // A lone ESC is the Esc key far more often than half a reply: the key decoder has it.
+        guard tail.count >= 2 else { return nil }
+        let second = tail[tail.index(after: start)]
+        if second == 0x5D { return tail.contains(0x07) ? nil : start }  // OSC without BEL (ST would be a new ESC)
+        if second == 0x5B, tail.count >= 3, tail[start + 2] == 0x3F {
+            return tail.dropFirst(3).allSatisfy { $0 >= 0x30 && $0 <= 0x3B } ? start : nil
+        }
+        return nil
+    }
+
     /// "11;rgb:RRRR/GGGG/BBBB" (1 to 4 hex digits per channel) as a colour.
     static func parseColor(_ body: [UInt8]) -> RocketColor? {
         let text = String(decoding: body, as: UTF8.self)

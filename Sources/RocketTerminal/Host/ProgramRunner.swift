@@ -24,11 +24,10 @@ public final class ProgramRunner {
     let strings: UIStrings
     /// Colour depth (TTY).
     public var depth: ColorDepth = .indexed256
-    /// The colours (TTY); nil asks the terminal for its background (OSC 11, answered within
-    /// ``themeQueryTimeout`` or not at all) and falls back to ``TerminalTheme/safe``.
+    /// The colours (TTY); nil asks the terminal for its background (OSC 11): the first frame is
+    /// drawn at once in ``TerminalTheme/safe`` colours, and repainted in place in the dark or
+    /// light theme when the answer comes (it never delays start-up).
     public var theme: TerminalTheme?
-    /// How long the background query waits (terminals answer in a millisecond or two).
-    public var themeQueryTimeout = 0.06
     /// Capture the mouse in TTY mode (off by default: scroll-back and selection keep working).
     public var mouse = false
     /// Where refused lines are reported (stderr by default, through the sanitizer).
@@ -62,8 +61,12 @@ public final class ProgramRunner {
         return await runLines(program)
     }
 
-    private func wait(timeout: Double?, wantInput: Bool = true) async -> Terminal.Wake {
+    /// Waits for input, a signal or the timeout: on a thread of its own when the app has work
+    /// running on the main actor meanwhile (an alert's loading actions), else right here (no
+    /// thread per key: start-up, memory and CPU stay at whiptail's level).
+    private func wait(timeout: Double?, wantInput: Bool = true, offMainActor: Bool) async -> Terminal.Wake {
         let terminal = self.terminal
+        guard offMainActor else { return terminal.wait(timeout: timeout, wantInput: wantInput) }
         return await OffThread.run { terminal.wait(timeout: timeout, wantInput: wantInput) }
     }
 
@@ -88,18 +91,18 @@ public final class ProgramRunner {
 
     private func runTTY<P: TerminalProgram>(_ program: P) async -> ProgramOutcome<P.Value> {
         var screen = TTYScreen(depth: depth)
-        // Keys typed before the replies arrived are kept and handled first.
-        var early: [UInt8] = []
-        var earlySignal: Int32?
+        // Auto theme: ask, and draw meanwhile; the reply is picked out of the input when it comes.
+        var awaitingReply = false
+        var replyBuffer: [UInt8] = []
         if let theme {
             screen.renderer.theme = theme
         } else {
-            (screen.renderer.theme, early, earlySignal) = await queryTheme()
+            terminal.write(TerminalReplies.query)
+            awaitingReply = true
         }
         screen.start(on: terminal)
         _ = program.start(now: clock.now)
         var hits: [HitRegion<P.Target>] = []
-        if let s = earlySignal { _ = program.update(.interrupt(signal: s), now: clock.now) }
         while true {
             _ = settle(program)
             let frame = program.view(width: terminal.size.columns - 1, now: clock.now)
@@ -109,18 +112,24 @@ public final class ProgramRunner {
                 screen.finish(on: terminal)
                 return outcome
             }
-            var wake: Terminal.Wake
-            if early.isEmpty {
-                wake = await wait(timeout: screen.timeout(timeout(program)))
-                // A reply to the start-up query that came late is not typing.
-                if case .input(let bytes) = wake, !bytes.isEmpty, bytes.contains(0x1B) {
-                    let rest = TerminalReplies.parse(bytes).rest
-                    if rest.isEmpty { continue }
-                    wake = .input(rest)
+            var wake = await wait(timeout: screen.timeout(timeout(program)), offMainActor: program.runsWhileWaiting)
+            // Replies to the start-up query are not typing: taken out before key decoding (a
+            // reply split across reads waits, bounded, for its end).
+            if case .input(let bytes) = wake, !bytes.isEmpty, awaitingReply || bytes.contains(0x1B) {
+                let replies = TerminalReplies.parse(replyBuffer + bytes)
+                replyBuffer = []
+                var rest = replies.rest
+                if awaitingReply, let background = replies.background {
+                    screen.renderer.theme = TerminalTheme.forBackground(background)
+                    screen.renderer.repaint()
                 }
-            } else {
-                wake = .input(early)
-                early = []
+                if replies.done { awaitingReply = false }
+                if awaitingReply, let start = TerminalReplies.incompleteTail(rest), rest.count - start <= 256 {
+                    replyBuffer = Array(rest[start...])
+                    rest.removeSubrange(start...)
+                }
+                if rest.isEmpty { continue }
+                wake = .input(rest)
             }
             switch screen.interpret(wake, on: terminal) {
             case .keys(let keys):
@@ -145,31 +154,6 @@ public final class ProgramRunner {
             case .ended:
                 _ = program.update(.interrupt(signal: SIGHUP), now: clock.now)
             }
-        }
-    }
-
-    /// Asks the terminal for its background colour (OSC 11) and the device attributes (which
-    /// every terminal answers, so the wait ends early); the theme, the other bytes that arrived,
-    /// and a signal that arrived meanwhile.
-    private func queryTheme() async -> (TerminalTheme, [UInt8], Int32?) {
-        terminal.write(TerminalReplies.query)
-        let deadline = clock.now + themeQueryTimeout
-        var received: [UInt8] = []
-        var signal: Int32?
-        while clock.now < deadline, received.count < 4096, signal == nil {
-            switch await wait(timeout: max(0, deadline - clock.now)) {
-            case .input(let bytes):
-                if bytes.isEmpty { break }
-                received += bytes
-                if TerminalReplies.parse(received).done { return finish() }
-            case .signal(let s): if s != SIGWINCH { signal = s }
-            case .timeout: return finish()
-            }
-        }
-        return finish()
-        func finish() -> (TerminalTheme, [UInt8], Int32?) {
-            let replies = TerminalReplies.parse(received)
-            return (replies.background.map(TerminalTheme.forBackground) ?? .safe, replies.rest, signal)
         }
     }
 
@@ -209,7 +193,7 @@ public final class ProgramRunner {
                     continue
                 }
             }
-            switch await wait(timeout: timeout(program), wantInput: request != nil && !input.ended) {
+            switch await wait(timeout: timeout(program), wantInput: request != nil && !input.ended, offMainActor: program.runsWhileWaiting) {
             case .input(let bytes): input.feed(bytes)
             case .signal(let s): if s != SIGWINCH { emit(program.update(.interrupt(signal: s), now: clock.now)) }
             case .timeout: break
