@@ -73,13 +73,18 @@ public struct ConversationView: Sendable {
         return CellStyle(foreground: .rgb(r, g, b), bold: font.font.weight.isBold)
     }
 
+    /// A conversation without an author (a prompt: no name, no picture) shows no badge.
+    var showsBadge: Bool { !author.name.isEmpty || author.image != nil }
+
     var badgeStyle: CellStyle {
+        guard showsBadge else { return CellStyle() }
         var s = CellStyle(foreground: .rgb(255, 255, 255), bold: true)
         s.background = .rgb(0x31, 0x9C, 0xF7)
         return s
     }
 
     var badgeText: String {
+        guard showsBadge else { return "  " }
         let initial = Sanitizer.clean(author.name, keepNewlines: false).first.map { String($0) } ?? "R"
         return DisplayWidth.of(initial) == 2 ? initial : " \(initial)"
     }
