@@ -110,6 +110,9 @@ public final class ProgramRunner {
             screen.draw(frame.buffer, on: terminal)
             if let outcome = program.outcome {
                 screen.finish(on: terminal)
+                // A reply still on its way would land in the shell's input after we exit: wait
+                // for it briefly (a terminal answers in a millisecond or two) and drop it.
+                if awaitingReply { drainReply(after: replyBuffer) }
                 return outcome
             }
             var wake = await wait(timeout: screen.timeout(timeout(program)), offMainActor: program.runsWhileWaiting)
@@ -154,6 +157,17 @@ public final class ProgramRunner {
             case .ended:
                 _ = program.update(.interrupt(signal: SIGHUP), now: clock.now)
             }
+        }
+    }
+
+    /// Reads and drops the rest of the start-up query's replies, for at most 100 ms.
+    private func drainReply(after pending: [UInt8]) {
+        var received = pending
+        let deadline = clock.now + 0.1
+        while clock.now < deadline, received.count < 4096 {
+            guard case .input(let bytes) = terminal.wait(timeout: max(0, deadline - clock.now)), !bytes.isEmpty else { return }
+            received += bytes
+            if TerminalReplies.parse(received).done { return }
         }
     }
 
