@@ -7,7 +7,7 @@ set -eu
 cd "$(dirname "$0")/.."
 # The release build measured: fully static (no dynamic loader work, no relocation of a shared
 # Swift runtime at start-up).
-swift build -c release -Xswiftc -static-executable --product rocket
+sh scripts/build-release.sh
 RUNS=${RUNS:-9} sh ../shared/tools/peers/run.sh "$PWD/.build/release/rocket"
 echo "binary: $(wc -c < .build/release/rocket) bytes; stripped: $(strip -o /tmp/rocket-stripped-$$ .build/release/rocket && wc -c < /tmp/rocket-stripped-$$) bytes"
 rm -f /tmp/rocket-stripped-$$

@@ -3,7 +3,7 @@
 # no Foundation, CoreFoundation or ICU code may be linked into it.
 set -eu
 cd "$(dirname "$0")/.."
-swift build -c release -Xswiftc -static-executable --product rocket 2>&1 | grep -v "requires at runtime the shared libraries" || true
+sh scripts/build-release.sh 2>&1 | grep -v "requires at runtime the shared libraries" || true
 bin=.build/release/rocket
 [ -x "$bin" ] || { echo "check-static: error: $bin was not built" >&2; exit 1; }
 found=$(nm "$bin" | grep -E '10Foundation|__CFInitialize| _?CF[A-Z][A-Za-z]+(Create|Get|Release)| (u|ucol|ubrk|ucnv|uloc|udat|unum|ures)_[a-zA-Z]+(_[0-9]+)?$' | head -5 || true)
