@@ -312,4 +312,47 @@ struct ProgramTests {
         lines.send(.line("team"))
         #expect(lines.said.contains("you: Team") && lines.said.contains("Rocket: You chose Team."))
     }
+
+    @Test("Every app survives tiny terminals, from 1 column up, and a resize back", arguments: [1, 2, 3, 5, 12, 20])
+    func tinySizes(columns: Int) throws {
+        let clock = ManualClock()
+        var b = Banner(title: "Heads up")
+        b.buttons = try BannerButtons(configuration: 2, titles: ["Reply", "Ignore"])
+        let apps: [() -> String] = [
+            {
+                let d = Driver(self.conversationApp(clock: clock), clock: clock, width: columns, height: 2)
+                d.keys(.enter, .right, .enter)
+                return d.screen
+            },
+            {
+                let actions = [TestAction(title: "Delete", style: .destructive), TestAction(title: "Cancel", style: .cancel)]
+                let app = AlertApp(controller: AlertController(reactor: AlertReactor(title: "T", actions: actions)), strings: .english)
+                let d = Driver(app, clock: clock, width: columns, height: 2)
+                d.keys(.right, .left)
+                return d.screen
+            },
+            {
+                let view = BannerView(width: columns, strings: .english)
+                let d = Driver(BannerApp(banner: b, center: BannerCenter(clock: clock), view: view, strings: .english), clock: clock, width: columns, height: 2)
+                d.advance(1)
+                d.keys(.right)
+                return d.screen
+            },
+            {
+                let d = Driver(ChooseApp(title: "Pick", options: ["a", "b"], limit: 2, strings: .english), clock: clock, width: columns, height: 2)
+                d.keys(.tab, .down, .character("x"))
+                return d.screen
+            },
+            {
+                let d = Driver(SpinApp(title: "Work", showAfter: 0, minDisplay: 0, status: { nil }, stop: {}), clock: clock, width: columns, height: 2)
+                d.advance(0.5)
+                return d.screen
+            },
+        ]
+        // Never a trap; from 5 columns on something readable is drawn (narrower, a clipped frame).
+        for app in apps {
+            let screen = app()
+            if columns >= 5 { #expect(!screen.allSatisfy { $0 == " " || $0 == "\n" }) }
+        }
+    }
 }

@@ -181,7 +181,7 @@ public final class ChooseApp: TerminalProgram {
         if limit > 1 { hint.insert(strings.listSelectHint, at: 0) }
         let items = hint.flatMap { $0.split(separator: " · ").map(String.init) }
         let r = buffer.addRow()
-        buffer.put(HintLine.fit(items, width: width - 2), row: r, column: 2, style: dim)
+        buffer.put(HintLine.fit(items, width: width - 2, separator: " · "), row: r, column: 2, style: dim)
         return ProgramFrame(buffer: buffer, hits: hits)
     }
 }
