@@ -103,4 +103,20 @@ struct PromptCLITests {
         #expect(run.waitForExit() == 130)
         #expect(run.terminalRestored)
     }
+
+    @Test("$(rocket banner …) and $(rocket spin …): drawn on the terminal, stdout holds only the result")
+    func bannerAndSpinCapture() throws {
+        let dir = scratchDirectory()
+        let banner = try PTYRun(
+            [], environment: ["ROCKET_REDUCED_MOTION": "1"], shell: "'\(rocketPath)' banner 'New message' --button Reply --button Ignore > '\(dir)/banner.txt'")
+        #expect(banner.waitFor("Ignore"))
+        banner.send("\r")
+        #expect(banner.waitForExit() == 0)
+        #expect(try String(contentsOfFile: dir + "/banner.txt", encoding: .utf8) == "button:Reply\n")
+        let spin = try PTYRun([], shell: "'\(rocketPath)' spin --title Working -- sh -c 'sleep 0.5; echo result' > '\(dir)/spin.txt'")
+        #expect(spin.waitFor("Working"))
+        #expect(spin.waitForExit() == 0)
+        #expect(try String(contentsOfFile: dir + "/spin.txt", encoding: .utf8) == "result\n")
+        #expect(spin.terminalRestored)
+    }
 }
