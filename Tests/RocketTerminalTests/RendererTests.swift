@@ -89,14 +89,15 @@ struct RendererTests {
         #expect(ColorDepth.detect(["TERM": "dumb", "CLICOLOR_FORCE": "1"]) == .ansi16)
     }
 
-    @Test("Invalidate clears and redraws from the top after a resize")
+    @Test("Invalidate clears and redraws against the bottom after a resize")
     func invalidate() {
         var vt = VirtualTerminal(width: 20, height: 6)
         var r = InlineRenderer(depth: .none)
         vt.feed(r.render(frame(["one", "two"], width: 19), screenHeight: 6))
         vt.feed(r.invalidate(screenHeight: 6))
         vt.feed(r.render(frame(["ONE", "TWO", "THREE"], width: 19), screenHeight: 6))
-        #expect(vt.lines.prefix(3) == ["ONE", "TWO", "THREE"])
+        #expect(Array(vt.lines.suffix(3)) == ["ONE", "TWO", "THREE"])
+        #expect(!vt.lines.contains("one") && !vt.lines.contains("two"))
     }
 }
 
@@ -117,7 +118,7 @@ struct MouseMappingTests {
             let frame = r.frameRow(forScreenRow: screenRow, screenHeight: 5)!
             #expect(vt.lines[screenRow] == "r\(frame)")
         }
-        // After a resize the region restarts at the top.
+        // After a resize the region restarts against the bottom of the screen.
         vt.feed(r.invalidate(screenHeight: 5))
         vt.feed(r.render(f, screenHeight: 5))
         for screenRow in 0..<5 {
@@ -144,5 +145,28 @@ struct WidthDisagreementTests {
         #expect(text.contains("✉️\u{1B}[3G"))
         #expect(text.contains("👨‍👩‍👧\u{1B}[9G"))
         #expect(!text.contains("o\u{1B}["))  // plain characters need no repositioning
+    }
+}
+
+@Suite("Resize: the frame against the bottom")
+struct ResizeAnchorTests {
+    @Test("After a resize a short frame is drawn on the screen's last rows, and clicks map to its rows")
+    func bottom() {
+        var r = InlineRenderer(depth: .none)
+        var f = ScreenBuffer(width: 10)
+        for k in 0..<3 { let row = f.addRow(); f.put("r\(k)", row: row, column: 0) }
+        var vt = VirtualTerminal(width: 11, height: 8)
+        vt.feed(r.render(f, screenHeight: 8))
+        vt.feed(r.invalidate(screenHeight: 8))
+        vt.feed(r.render(f, screenHeight: 8))
+        #expect(Array(vt.lines.suffix(3)) == ["r0", "r1", "r2"])
+        #expect(vt.lines.prefix(5).allSatisfy { $0.isEmpty })
+        #expect(r.frameRow(forScreenRow: 5, screenHeight: 8) == 0 && r.frameRow(forScreenRow: 7, screenHeight: 8) == 2)
+        // It grows upwards from there, scrolling the blank rows above it away.
+        let row = f.addRow()
+        f.put("r3", row: row, column: 0)
+        vt.feed(r.render(f, screenHeight: 8))
+        #expect(Array(vt.lines.suffix(4)) == ["r0", "r1", "r2", "r3"])
+        #expect(r.frameRow(forScreenRow: 7, screenHeight: 8) == 3)
     }
 }

@@ -58,7 +58,11 @@ public struct VirtualTerminal {
                 case "B": row = min(height - 1, row + n)
                 case "C": column = min(width - 1, column + n)
                 case "D": column = max(0, column - n)
-                case "H": row = 0; column = 0
+                case "H":
+                    // Absolute position, 1-based "row;column" (home when absent).
+                    let parts = params.split(separator: ";", omittingEmptySubsequences: false).map { Int($0) ?? 1 }
+                    row = min(height - 1, max(0, (parts.first ?? 1) - 1))
+                    column = min(width - 1, max(0, (parts.count > 1 ? parts[1] : 1) - 1))
                 case "G": column = min(width - 1, max(0, n - 1))
                 case "J":
                     if params == "2" {

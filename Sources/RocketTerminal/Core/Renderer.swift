@@ -56,10 +56,12 @@ public struct InlineRenderer: Sendable {
     private var cursorVisible = true
     private var out: [UInt8] = []
     /// The screen row (0-based) where the region started: from a cursor-position report, which
-    /// may arrive after the first frames (0 after ``invalidate(screenHeight:)``).
+    /// may arrive after the first frames; after ``invalidate(screenHeight:)`` the row the next
+    /// frame's first row is drawn on (negative when it is taller than the screen).
     public var startRow: Int?
     private var baseRows = 1  // rows that existed when the region started
     private var newlines = 0  // growth newlines written since then
+    private var anchorBottom = false  // after a resize: the next frame is drawn at the screen's bottom
 
     /// The frame row under a screen row, once the start row is known: frame row 0 sits at the
     /// start row, less every line the screen has scrolled since (each newline written below the
@@ -81,6 +83,18 @@ public struct InlineRenderer: Sendable {
     /// The bytes that bring the terminal from the last frame to `frame`.
     public mutating func render(_ frame: ScreenBuffer, screenHeight: Int) -> [UInt8] {
         out.removeAll(keepingCapacity: true)
+        if anchorBottom {
+            anchorBottom = false
+            let height = max(1, screenHeight)
+            let n = max(1, min(frame.rows.count, height))
+            emit("\u{1B}[\(height - n + 1);1H")
+            topOffset = max(0, frame.rows.count - height)
+            startRow = height - n - topOffset  // frame row 0: above the screen when the frame is taller
+            baseRows = n
+            createdRows = n
+            cursorRow = 0
+            cursorColumn = 0
+        }
         let height = max(1, screenHeight)
         // Changed cells of the visible rows.
         // Rows top to bottom; a row that is not on screen yet is created first (scrolling the
@@ -171,6 +185,9 @@ public struct InlineRenderer: Sendable {
         // screen into the scrollback on "erase the whole screen" (VTE) and on "erase below" from
         // the home position (tmux), which left a copy of the transcript behind at every resize.
         emit("\u{1B}[H\u{1B}[2K\u{1B}[2;1H\u{1B}[J\u{1B}[H")
+        // The next frame is drawn against the bottom of the screen: when a terminal that reflows
+        // (tmux) wraps a long row at the next narrowing, the lines it pushes into its history
+        // are the blank ones above the frame, not the frame's own.
         previous = []
         topOffset = 0
         startRow = 0
@@ -179,6 +196,7 @@ public struct InlineRenderer: Sendable {
         createdRows = max(1, screenHeight)
         cursorRow = 0
         cursorColumn = 0
+        anchorBottom = true
         return out
     }
 
