@@ -68,8 +68,7 @@ struct ActionHooks {
         while waitpid(pid, &status, 0) < 0 {
             if errno != EINTR { return 127 }
         }
-        let low = status & 0x7F
-        return low == 0 ? (status >> 8) & 0xFF : 128 + low
+        return ChildProcess.exitStatus(status)
     }
 }
 

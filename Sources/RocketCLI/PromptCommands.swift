@@ -231,7 +231,7 @@ enum PromptCommands {
         }
         let app = SpinApp(
             title: parsed.value("--title") ?? argv.joined(separator: " "), showAfter: showAfter, minDisplay: minDisplay,
-            status: { child.poll() }, stop: { child.signal(SIGTERM) })
+            status: { child.poll() })
         let outcome = await runner.run(app, lineMode: lineMode)
         // Interrupted: the command had SIGTERM; it gets two seconds to end, then SIGKILL.
         let status: Int32

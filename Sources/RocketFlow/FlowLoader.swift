@@ -491,6 +491,8 @@ struct FlowDecoder {
     // MARK: Blocks
 
     static let commonFields: Set<String> = ["id", "type"]
+    /// The most options a choice block may have.
+    static let maxChoiceOptions = 100
     static let blockFields: [String: Set<String>] = [
         "text": commonFields.union(["text", "next", "showNextAfter", "font"]),
         "image": commonFields.union(["image", "text", "next", "showNextAfter", "font", "imageStyle", "paddingLeft", "paddingRight"]),
@@ -566,6 +568,12 @@ struct FlowDecoder {
                     }
                     if items.count < 2 {
                         error("too-few-options", "a choice block needs at least two options", path: "\(path).options", at: o.offset)
+                        complete = false
+                    } else if items.count > Self.maxChoiceOptions {
+                        // A list in a chat, drawn whole: more belongs in `rocket choose` (which scrolls).
+                        error(
+                            "too-many-options", "a choice block has at most \(Self.maxChoiceOptions) options, not \(items.count)", path: "\(path).options",
+                            at: o.offset)
                         complete = false
                     }
                 } else {

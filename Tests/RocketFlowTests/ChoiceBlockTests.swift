@@ -39,6 +39,7 @@ struct ChoiceBlockTests {
         arguments: [
             (#"[{"title": "A"}]"#, "at least two options"), (#"[{"title": "A"}, {"next": "x"}]"#, "title"),
             (#""A, B""#, "must be an array"), (#"[{"title": "A"}, {"title": "B", "next": "nowhere"}]"#, "nowhere"),
+            ("[" + Array(repeating: #"{"title": "A"}"#, count: 100_000).joined(separator: ",") + "]", "at most 100 options, not 100000"),
         ])
     func lint(options: String, fragment: String) {
         let text = #"{"version": 1, "blocks": [{"id": "c", "type": "choice", "text": "Q", "options": "# + options + "}]}"

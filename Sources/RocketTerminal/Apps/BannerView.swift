@@ -75,13 +75,15 @@ public struct BannerView: Sendable {
     /// Where each button is, for mouse clicks: the row (0 is the title row), columns and the tag.
     public func buttonColumns(for banner: Banner) -> [(row: Int, columns: Range<Int>, tag: BannerTag)] {
         let layout = buttonLayout(for: banner)
-        let row = layout.onTitleRow ? 0 : 1 + subtitleRows(for: banner, available: textGeometry(for: banner).available)
+        let row = layout.onTitleRow ? 0 : 1 + subtitleRows(for: banner, available: textGeometry(for: banner, layout: layout).available)
         return layout.items.map { (row, $0.columns, $0.tag) }
     }
 
-    /// The content column and the room for the title and subtitle.
-    func textGeometry(for banner: Banner) -> (left: Int, textLeft: Int, available: Int) {
-        let layout = buttonLayout(for: banner)
+    /// The content column, where the title starts (after the icon) and the room for the title
+    /// and subtitle, for a button layout.
+    func textGeometry(
+        for banner: Banner, layout: (onTitleRow: Bool, items: [(label: String, columns: Range<Int>, tag: BannerTag)])
+    ) -> (left: Int, textLeft: Int, available: Int) {
         let buttonsStart = layout.onTitleRow ? (layout.items.first?.columns.lowerBound ?? width) : width
         // The content column: centred, at most 64 cells, unless full width.
         let contentWidth = banner.fullWidthMessages ? buttonsStart - 2 : min(64, buttonsStart - 2)
@@ -103,8 +105,7 @@ public struct BannerView: Sendable {
         func blankRow() -> [Cell] { Array(repeating: Cell(" ", style: base), count: width) }
         var rows: [[Cell]] = []
         let layout = buttonLayout(for: banner)
-        let (left, _, available) = textGeometry(for: banner)
-        var textLeft = left
+        let (left, textLeft, available) = textGeometry(for: banner, layout: layout)
         var screen = ScreenBuffer(width: width)
         func row() -> Int {
             let r = screen.addRow()
@@ -115,14 +116,14 @@ public struct BannerView: Sendable {
         if let icon = banner.icon {
             switch icon {
             case .text(let t):
-                textLeft = screen.put(Sanitizer.clean(t, keepNewlines: false), row: titleRow, column: left, style: base) + 2
+                screen.put(Sanitizer.clean(t, keepNewlines: false), row: titleRow, column: left, style: base)
             case .image(let img):
                 if let picture = images[img.cacheKey] {
                     let cells = picture.cells(columns: 2, rows: 1, style: .square)[0]
                     for (x, cell) in cells.enumerated() {
                         var c = cell; if c.style.background == .default { c.style.background = background }; screen.rows[titleRow][left + x] = c
                     }
-                    textLeft = left + 4
+
                 }
             }
         }

@@ -3,10 +3,10 @@ import RocketCore
 /// `rocket spin`: a spinner and a title while a command runs, in the banners' manner: shown only
 /// when the work takes longer than `showAfter`, then kept up for at least `minDisplay`, so quick
 /// work never flashes. The app makes no system calls: `status` tells it whether the command has
-/// ended (nil while it runs) and `stop` asks the host to end it.
+/// ended (nil while it runs; a query, it never calls back into the app).
 ///
-/// Done with the command's exit status; Ctrl-C or a signal stops the command (SIGTERM) and
-/// interrupts. In line mode nothing is drawn: the command's output goes straight through.
+/// Done with the command's exit status; Ctrl-C, Esc or a signal interrupt it, and the host then
+/// stops the command (`rocket spin`: SIGTERM, then SIGKILL). In line mode nothing is drawn: the command's output goes straight through.
 @MainActor
 public final class SpinApp: TerminalProgram {
     /// See ``TerminalProgram/lineMode``.
@@ -15,7 +15,6 @@ public final class SpinApp: TerminalProgram {
     let showAfter: Double
     let minDisplay: Double
     let status: () -> Int32?
-    let stop: () -> Void
     private var startedAt = 0.0
     private var shownAt: Double?
     private var result: ProgramOutcome<Int32>?
@@ -27,12 +26,11 @@ public final class SpinApp: TerminalProgram {
     public static let pollInterval = 0.02
 
     /// A spinner over a running command.
-    public init(title: String, showAfter: Double, minDisplay: Double, status: @escaping () -> Int32?, stop: @escaping () -> Void) {
+    public init(title: String, showAfter: Double, minDisplay: Double, status: @escaping () -> Int32?) {
         self.title = title
         self.showAfter = showAfter
         self.minDisplay = minDisplay
         self.status = status
-        self.stop = stop
     }
 
     /// See ``TerminalProgram/outcome``.
@@ -55,10 +53,8 @@ public final class SpinApp: TerminalProgram {
         guard result == nil else { return [] }
         switch event {
         case .interrupt(let s):
-            stop()
             result = .interrupted(signal: s)
         case .key(.escape):
-            stop()
             result = .interrupted(signal: 2)
         default:
             if let code = status() {

@@ -69,33 +69,33 @@ package final class ChildProcess {
         return fd
     }
 
-    /// The exit status once the child has ended (128 + signal when a signal ended it), without
-    /// waiting; nil while it runs.
-    package func poll() -> Int32? {
+    /// The shell's reading of a `waitpid` status: the exit code, or 128 + the signal that ended it.
+    package static func exitStatus(_ raw: Int32) -> Int32 {
+        let low = raw & 0x7F
+        return low == 0 ? (raw >> 8) & 0xFF : 128 + low
+    }
+
+    /// Reaps the child if it has ended (waiting for it when `blocking`); its status, once known.
+    private func reap(blocking: Bool) -> Int32? {
         if let status { return status }
         var raw: Int32 = 0
-        let rc = waitpid(pid, &raw, WNOHANG)
+        let rc = waitpid(pid, &raw, blocking ? 0 : WNOHANG)
         if rc == pid {
-            let low = raw & 0x7F
-            status = low == 0 ? (raw >> 8) & 0xFF : 128 + low
+            status = ChildProcess.exitStatus(raw)
         } else if rc < 0 && errno != EINTR {
             status = 127
         }
         return status
     }
 
+    /// The exit status once the child has ended (128 + signal when a signal ended it), without
+    /// waiting; nil while it runs.
+    package func poll() -> Int32? { reap(blocking: false) }
+
     /// Waits for the child to end; its status.
     package func wait() -> Int32 {
         while true {
-            if let s = poll() { return s }
-            var raw: Int32 = 0
-            let rc = waitpid(pid, &raw, 0)
-            if rc == pid {
-                let low = raw & 0x7F
-                status = low == 0 ? (raw >> 8) & 0xFF : 128 + low
-            } else if rc < 0 && errno != EINTR {
-                status = 127
-            }
+            if let s = reap(blocking: true) { return s }
         }
     }
 
@@ -112,7 +112,7 @@ package final class ChildProcess {
     }
 
     /// Sends a signal to the child (while it runs).
-    package func signal(_ s: Int32) {
+    private func signal(_ s: Int32) {
         if status == nil { kill(pid, s) }
     }
 
