@@ -226,6 +226,8 @@ public final class ConversationApp: TerminalProgram {
                         "[\($0.offset + 1)] " + Sanitizer.clean(c.interpolate($0.element.title), keepNewlines: false)
                     }
                     out.append(say(String(repeating: " ", count: min(DisplayWidth.of(lead), 40)) + options.joined(separator: "  ")))
+                case .textInput where text.isEmpty:
+                    break  // no question: the prompt is the field alone
                 default:
                     out.append(say(lead + text))
                 }

@@ -264,7 +264,10 @@ public struct ConversationView: Sendable {
         case .doubleButton(let left, let right):
             drawButtons([(left, .pressLeft), (right, .pressRight)], index: index, c: c, ui: ui, active: active, into: &screen, hits: &hits)
         case .textInput(let input):
-            drawBubble(TextWrap.wrap(text, width: bubbleMax), style: ConversationView.style(for: input.font), into: &screen, badge: true)
+            // An input without a question (`rocket input` with no --title) is the field alone.
+            if !text.isEmpty {
+                drawBubble(TextWrap.wrap(text, width: bubbleMax), style: ConversationView.style(for: input.font), into: &screen, badge: true)
+            }
             guard active else { return }
             let r = screen.addRow()
             let fieldStart = ConversationView.gutter + 2
