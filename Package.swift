@@ -16,6 +16,7 @@ let package = Package(
         .library(name: "RocketScenariosDefaults", targets: ["RocketScenariosDefaults"]),
         .library(name: "RocketBanners", targets: ["RocketBanners"]),
         .library(name: "RocketReactor", targets: ["RocketReactor"]),
+        .library(name: "RocketServer", targets: ["RocketServer"]),
         .executable(name: "rocket", targets: ["rocket"]),
     ],
     targets: [
@@ -45,12 +46,23 @@ let package = Package(
         .target(name: "RocketScenarios", dependencies: ["RocketCore", "RocketJSON", "CSQLite"]),
         // The UserDefaults store (WaitForIt's keys) and WaitForIt's Date forms: the only Foundation part of scenarios.
         .target(name: "RocketScenariosDefaults", dependencies: ["RocketScenarios"]),
+        // GNU libmicrohttpd (Debian: libmicrohttpd-dev), linked from its static archive with the
+        // TLS entry points stubbed out (rocket serves plain HTTP; see notls.c).
+        .target(name: "CMicroHTTPD", linkerSettings: [.linkedLibrary(":libmicrohttpd.a"), .linkedLibrary("pthread")]),
+        // `rocket serve`: the conversation service (HTTP-free logic), the archive, the web widget, the HTTP server.
+        .target(
+            name: "RocketServer",
+            dependencies: [
+                "RocketConversation", "RocketFlow", "RocketScenarios", "RocketJSON", "RocketCore", "RocketTerminal", "RocketBanners",
+                "CMicroHTTPD", "CSQLite",
+            ]),
         // The command-line tool.
         // The command model and every command, as a library (tested in-process); `rocket` is its thin main.
         .target(
             name: "RocketCLI",
             dependencies: [
                 "RocketJSON", "RocketTerminal", "RocketFlow", "RocketConversation", "RocketBanners", "RocketReactor", "RocketCore", "RocketScenarios",
+                "RocketServer",
             ]),
         .executableTarget(name: "rocket", dependencies: ["RocketCLI"]),
         // Benchmarks: run with `swift run -c release RocketBench`. Never part of `swift test`.
@@ -71,6 +83,9 @@ let package = Package(
             dependencies: ["RocketTerminal", "RocketConversation", "RocketBanners", "RocketReactor", "RocketCore", "RocketTestSupport", "CTestSupport"]),
         .executableTarget(name: "ScenarioStress", dependencies: ["RocketScenarios"], path: "Tests/ScenarioStress"),
         .testTarget(name: "RocketScenariosTests", dependencies: ["RocketScenarios", "RocketScenariosDefaults", "RocketJSON", "ScenarioStress"]),
+        .testTarget(
+            name: "RocketServerTests",
+            dependencies: ["RocketServer", "RocketConversation", "RocketFlow", "RocketScenarios", "RocketJSON", "RocketCore"]),
         .testTarget(name: "RocketBannersTests", dependencies: ["RocketBanners", "RocketCore"]),
         .testTarget(name: "RocketReactorTests", dependencies: ["RocketReactor", "RocketCore"]),
         .testTarget(

@@ -25,7 +25,7 @@ public enum ExitStatus: Hashable, Sendable {
     case dataError
     /// 66: a missing or unreadable input file.
     case noInput
-    /// 69: a tool it needs is not installed (Graphviz for SVG).
+    /// 69: something it needs is unavailable (Graphviz for SVG; the address `serve` listens on).
     case unavailable
     /// 73: a file it would create already exists.
     case cannotCreate
@@ -141,7 +141,7 @@ final class EventLog {
     }
 
     func write(_ event: RocketEvent) {
-        guard let value = EventLog.json(event) else { return }
+        guard let value = event.record else { return }
         write(value)
     }
 
@@ -151,54 +151,6 @@ final class EventLog {
 
     /// The first failed write, if any.
     var failure: FileIO.Failure? { file.failure }
-
-    static func reason(_ r: RocketDismissReason) -> String {
-        switch r {
-        case .completed: return "completed"
-        case .closedByUser: return "closed"
-        case .dismissedByApp, .interrupted: return "interrupted"
-        }
-    }
-
-    static func json(_ event: RocketEvent) -> JSONValue? {
-        func id(_ s: String?) -> JSONValue { s.map { .string($0) } ?? .null }
-        switch event {
-        case .blockAdded(let index, let block):
-            return .object([
-                ("event", .string("blockAdded")), ("index", .number(Double(index))), ("id", id(block.id)),
-                ("type", .string(block.kind.rawValue)),
-            ])
-        case .tapped(let index, let blockID, let automatic):
-            return .object([("event", .string("tapped")), ("index", .number(Double(index))), ("id", id(blockID)), ("automatic", .bool(automatic))])
-        case .buttonPressed(let index, let blockID, let side, let title):
-            var o: [(String, JSONValue)] = [
-                ("event", .string("buttonPressed")), ("index", .number(Double(index))), ("id", id(blockID)),
-                ("title", .string(title)),
-            ]
-            if let side { o.append(("side", .string(side.rawValue))) }
-            return .object(o)
-        case .action(let name, let blockID):
-            return .object([("event", .string("action")), ("name", .string(name)), ("id", id(blockID))])
-        case .inputSubmitted(let index, let blockID, _):
-            return .object([("event", .string("inputSubmitted")), ("index", .number(Double(index))), ("id", id(blockID))])
-        case .inputRejected(let index, let blockID, let failure):
-            let rule: String
-            switch failure.rule {
-            case .required: rule = "required"
-            case .tooShort: rule = "minLength"
-            case .tooLong: rule = "maxLength"
-            case .pattern, .invalidPattern, .patternTooComplex: rule = "pattern"
-            }
-            return .object([("event", .string("inputRejected")), ("index", .number(Double(index))), ("id", id(blockID)), ("rule", .string(rule))])
-        case .dismissed(let reason, let count, let blocks):
-            return .object([
-                ("event", .string("dismissed")), ("reason", .string(EventLog.reason(reason))), ("count", .number(Double(count))),
-                ("ids", .array(blocks.map { id($0.id) })),
-            ])
-        case .replyShown, .didFinishClosing, .intentRefused:
-            return nil
-        }
-    }
 }
 
 enum PlayCommand {

@@ -20,6 +20,7 @@ enum Rocket {
         ("confirm", PromptCommands.confirmSpec.abstract),
         ("choose", PromptCommands.chooseSpec.abstract),
         ("spin", PromptCommands.spinSpec.abstract),
+        ("serve", ServeCommand.spec.abstract),
         ("scenario", "Decide when something may be shown: trigger, try, status, reset, export, import."),
         ("completions", CompletionsCommand.spec.abstract),
         ("man", ManCommand.spec.abstract),
@@ -32,6 +33,7 @@ enum Rocket {
         [
             PlayCommand.demoSpec, PlayCommand.spec, LintCommand.spec, GraphCommand.spec, NewCommand.spec, BannerCommand.spec,
             AlertCommand.spec, PromptCommands.inputSpec, PromptCommands.confirmSpec, PromptCommands.chooseSpec, PromptCommands.spinSpec,
+            ServeCommand.spec,
         ] + ScenarioCommand.subcommands.map(\.spec) + [CompletionsCommand.spec, ManCommand.spec]
     }
 
@@ -83,6 +85,7 @@ enum Rocket {
             case "confirm": return try await PromptCommands.runConfirm(rest)
             case "choose": return try await PromptCommands.runChoose(rest)
             case "spin": return try await PromptCommands.runSpin(rest)
+            case "serve": return try ServeCommand.run(rest)
             case "completions": return try CompletionsCommand.run(rest)
             case "man": return try ManCommand.run(rest)
             default:

@@ -2,7 +2,7 @@ import RocketScenarios
 public import RocketJSON
 import RocketConversation
 import RocketCore
-import RocketBanners
+public import RocketBanners
 
 extension FlowDocument {
     /// The document as JSON data in the flow format, fields in the documented order.
@@ -49,31 +49,41 @@ extension FlowDocument {
             if let other = when.eventsOf { w.append(("eventsOf", .string(other))) }
             top.append(("when", .object(w)))
         }
-        if let banner {
-            var b: [(String, JSONValue)] = [("title", .string(banner.title))]
-            if let s = banner.subtitle { b.append(("subtitle", .string(s))) }
-            switch banner.icon {
-            case .text(let t)?: b.append(("icon", .string(t)))
-            case .image(let img)?: b.append(("icon", .string(img.reference)))
-            case nil: break
-            }
-            if let c = banner.backgroundColor { b.append(("color", .string(c.hexString))) }
-            if banner.titleColor != .white { b.append(("titleColor", .string(banner.titleColor.hexString))) }
-            if banner.subtitleColor != .white { b.append(("subtitleColor", .string(banner.subtitleColor.hexString))) }
-            switch banner.buttons {
-            case .none: break
-            case .close: b.append(("buttons", .string("close")))
-            default: b.append(("buttons", .array(banner.buttons.items.map { .string($0.title) })))
-            }
-            if banner.duration != 0 { b.append(("duration", .number(banner.duration))) }
-            if banner.animationType != .linear { b.append(("animation", .string(banner.animationType.rawValue))) }
-            if !banner.backgroundTapsEnabled { b.append(("backgroundTaps", .bool(false))) }
-            if !banner.swipeToDismissEnabled { b.append(("swipe", .bool(false))) }
-            if banner.fullWidthMessages { b.append(("fullWidth", .bool(true))) }
-            top.append(("banner", .object(b)))
-        }
+        if let banner { top.append(("banner", banner.flowJSON)) }
         top.append(("blocks", .array(blocks.map(\.jsonValue))))
         return .object(top)
+    }
+}
+
+extension Banner {
+    /// The banner as a flow file's `"banner"` object (defaults left out), the form `rocket serve`
+    /// also sends to the web widget.
+    ///
+    /// ```swift
+    /// Banner(title: "Saved").flowJSON.serialized(pretty: false)   // {"title":"Saved"}
+    /// ```
+    public var flowJSON: JSONValue {
+        var b: [(String, JSONValue)] = [("title", .string(title))]
+        if let s = subtitle { b.append(("subtitle", .string(s))) }
+        switch icon {
+        case .text(let t)?: b.append(("icon", .string(t)))
+        case .image(let img)?: b.append(("icon", .string(img.reference)))
+        case nil: break
+        }
+        if let c = backgroundColor { b.append(("color", .string(c.hexString))) }
+        if titleColor != .white { b.append(("titleColor", .string(titleColor.hexString))) }
+        if subtitleColor != .white { b.append(("subtitleColor", .string(subtitleColor.hexString))) }
+        switch buttons {
+        case .none: break
+        case .close: b.append(("buttons", .string("close")))
+        default: b.append(("buttons", .array(buttons.items.map { .string($0.title) })))
+        }
+        if duration != 0 { b.append(("duration", .number(duration))) }
+        if animationType != .linear { b.append(("animation", .string(animationType.rawValue))) }
+        if !backgroundTapsEnabled { b.append(("backgroundTaps", .bool(false))) }
+        if !swipeToDismissEnabled { b.append(("swipe", .bool(false))) }
+        if fullWidthMessages { b.append(("fullWidth", .bool(true))) }
+        return .object(b)
     }
 }
 

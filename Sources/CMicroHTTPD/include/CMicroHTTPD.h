@@ -1,0 +1,25 @@
+#ifndef ROCKET_CMICROHTTPD_H
+#define ROCKET_CMICROHTTPD_H
+// GNU libmicrohttpd (Debian: libmicrohttpd-dev), linked statically from libmicrohttpd.a, and the
+// calls Swift cannot make itself (MHD_start_daemon and MHD_get_daemon_info are variadic).
+#include <microhttpd.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/// Starts a daemon bound to `host` (an IPv4 or IPv6 literal) and `port` (0: any free port), with
+/// an epoll thread pool of `threads`, suspend/resume on, and the given limits. NULL on failure,
+/// with a sentence in `error`.
+struct MHD_Daemon *rocket_mhd_start(const char *host, uint16_t port, unsigned int threads,
+                                    unsigned int connection_limit, unsigned int per_ip_limit,
+                                    unsigned int timeout_seconds, size_t connection_memory,
+                                    MHD_AccessHandlerCallback handler, void *handler_cls,
+                                    MHD_RequestCompletedCallback completed, void *completed_cls,
+                                    char *error, size_t error_size);
+
+/// The port the daemon listens on (useful after binding port 0); 0 when unknown.
+uint16_t rocket_mhd_port(struct MHD_Daemon *daemon);
+
+/// Stops accepting new connections; open ones are served to the end.
+void rocket_mhd_quiesce(struct MHD_Daemon *daemon);
+
+#endif

@@ -1,0 +1,67 @@
+#include "CMicroHTTPD.h"
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+static void rocket_mhd_quiet_log(void *cls, const char *fmt, va_list ap) { (void)cls; (void)fmt; (void)ap; }
+
+struct MHD_Daemon *rocket_mhd_start(const char *host, uint16_t port, unsigned int threads,
+                                    unsigned int connection_limit, unsigned int per_ip_limit,
+                                    unsigned int timeout_seconds, size_t connection_memory,
+                                    MHD_AccessHandlerCallback handler, void *handler_cls,
+                                    MHD_RequestCompletedCallback completed, void *completed_cls,
+                                    char *error, size_t error_size) {
+    struct sockaddr_in v4;
+    struct sockaddr_in6 v6;
+    const struct sockaddr *address;
+    unsigned int flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_ALLOW_SUSPEND_RESUME;
+    memset(&v4, 0, sizeof v4);
+    memset(&v6, 0, sizeof v6);
+    if (inet_pton(AF_INET, host, &v4.sin_addr) == 1) {
+        v4.sin_family = AF_INET;
+        v4.sin_port = htons(port);
+        address = (const struct sockaddr *)&v4;
+    } else if (inet_pton(AF_INET6, host, &v6.sin6_addr) == 1) {
+        v6.sin6_family = AF_INET6;
+        v6.sin6_port = htons(port);
+        address = (const struct sockaddr *)&v6;
+        flags |= MHD_USE_IPv6;
+    } else {
+        snprintf(error, error_size, "'%s' is not an IPv4 or IPv6 address", host);
+        return NULL;
+    }
+    errno = 0;
+    struct MHD_Daemon *daemon = MHD_start_daemon(
+        flags, port, NULL, NULL, handler, handler_cls,
+        MHD_OPTION_SOCK_ADDR, address,
+        MHD_OPTION_THREAD_POOL_SIZE, threads,
+        MHD_OPTION_CONNECTION_LIMIT, connection_limit,
+        MHD_OPTION_PER_IP_CONNECTION_LIMIT, per_ip_limit,
+        MHD_OPTION_CONNECTION_TIMEOUT, timeout_seconds,
+        MHD_OPTION_CONNECTION_MEMORY_LIMIT, connection_memory,
+        MHD_OPTION_NOTIFY_COMPLETED, completed, completed_cls,
+        MHD_OPTION_EXTERNAL_LOGGER, rocket_mhd_quiet_log, NULL,
+        MHD_OPTION_END);
+    if (daemon == NULL) {
+        int e = errno;
+        if (e == EADDRINUSE) snprintf(error, error_size, "the address %s port %u is already in use", host, (unsigned)port);
+        else if (e == EACCES) snprintf(error, error_size, "no permission to listen on %s port %u", host, (unsigned)port);
+        else if (e == EADDRNOTAVAIL) snprintf(error, error_size, "%s is not an address of this machine", host);
+        else if (e != 0) snprintf(error, error_size, "cannot listen on %s port %u: %s", host, (unsigned)port, strerror(e));
+        else snprintf(error, error_size, "cannot listen on %s port %u", host, (unsigned)port);
+    }
+    return daemon;
+}
+
+uint16_t rocket_mhd_port(struct MHD_Daemon *daemon) {
+    const union MHD_DaemonInfo *info = MHD_get_daemon_info(daemon, MHD_DAEMON_INFO_BIND_PORT);
+    return info == NULL ? 0 : info->port;
+}
+
+void rocket_mhd_quiesce(struct MHD_Daemon *daemon) {
+    MHD_socket fd = MHD_quiesce_daemon(daemon);
+    if (fd != MHD_INVALID_SOCKET) close(fd);
+}

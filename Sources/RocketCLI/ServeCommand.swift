@@ -1,0 +1,156 @@
+#if canImport(Glibc)
+    import Glibc
+#endif
+import RocketCore
+import RocketScenarios
+import RocketServer
+import RocketTerminal
+
+/// `rocket serve`: conversations, banners and scenario gates for web pages, over HTTP and JSON.
+enum ServeCommand {
+    static let spec = CommandSpec(
+        name: "serve", abstract: "Serve flows to web pages: a JSON API, event streams, an embeddable widget.",
+        positionals: [], positionalCount: 0...0,
+        options: [
+            .value("--host", "ADDRESS", "The IP address to listen on (default 127.0.0.1; 0.0.0.0 or :: for every interface)."),
+            .value("--port", "N", "The port (default 8080; 0 picks a free one)."),
+            .value("--flows", "DIR", "Serve DIR/NAME.json as flow NAME (default: the built-in demo flow)."),
+            ScenarioCommand.storeOption,
+            .value("--allow-origin", "ORIGIN", "A site whose pages may use the API (https://shop.example); repeatable.", repeatable: true),
+            .value("--max-conversations", "N", "Conversations held at once (default 10000)."),
+            .value("--idle-timeout", "D", "Forget a conversation unused for D (default 24h)."),
+        ],
+        discussion: """
+            Prints the URL on stdout, then serves until Ctrl-C or SIGTERM, finishing the requests
+            under way. Open the URL for the flows on offer; /play/NAME plays one full-window; a page
+            embeds one with <script src="URL/widget.js" data-flow="NAME"></script>. Conversations are
+            kept in the store, so a restart resumes them. The API is described in docs/SERVER.md and
+            docs/openapi.json. D is seconds, or a number with ms, s, m, h, d or w.
+            """,
+        exitStatus: "0 stopped by a signal; 64 usage error; 66 no such flows folder; 69 the address cannot be used; 74 store error.",
+        examples: ["rocket serve", "rocket serve --flows ./flows --port 9000 --allow-origin https://shop.example"])
+
+    struct Options {
+        var host = "127.0.0.1"
+        var port = 8080
+        var flows: String?
+        var store: String?
+        var configuration = ServerConfiguration()
+
+        init(_ parsed: ParsedArguments, command: String) throws(UsageError) {
+            if let h = parsed.value("--host") {
+                guard Self.isAddress(h) else {
+                    throw UsageError(message: "--host must be an IPv4 or IPv6 address, not '\(Sanitizer.clean(h, keepNewlines: false))'", command: command)
+                }
+                host = h
+            }
+            if let p = parsed.value("--port") {
+                guard let n = Int(p), (0...65535).contains(n) else { throw UsageError(message: "--port must be a number from 0 to 65535", command: command) }
+                port = n
+            }
+            flows = parsed.value("--flows")
+            store = parsed.value("--store")
+            for o in parsed.all("--allow-origin") {
+                guard Self.isOrigin(o) else {
+                    throw UsageError(
+                        message:
+                            "--allow-origin takes an origin such as https://shop.example (scheme, host and port, no path), not '\(Sanitizer.clean(o, keepNewlines: false))'",
+                        command: command)
+                }
+                configuration.allowedOrigins.insert(o)
+            }
+            if let m = parsed.value("--max-conversations") {
+                guard let n = Int(m), (1...10_000_000).contains(n) else {
+                    throw UsageError(message: "--max-conversations must be a number from 1 to 10000000", command: command)
+                }
+                configuration.maxConversations = n
+            }
+            if let d = parsed.value("--idle-timeout") {
+                guard let s = RocketDuration.parse(d), s >= 1 else {
+                    throw UsageError(message: "--idle-timeout must be a duration of at least 1s (90, 30m, 24h, 7d; at most 100 years)", command: command)
+                }
+                configuration.idleTimeout = s
+            }
+        }
+
+        static func isAddress(_ s: String) -> Bool {
+            var v4 = in_addr()
+            var v6 = in6_addr()
+            return inet_pton(AF_INET, s, &v4) == 1 || inet_pton(AF_INET6, s, &v6) == 1
+        }
+
+        /// `http(s)://host[:port]`, as browsers send it in `Origin`.
+        static func isOrigin(_ s: String) -> Bool {
+            let rest: Substring
+            if s.hasPrefix("https://") { rest = s.dropFirst(8) } else if s.hasPrefix("http://") { rest = s.dropFirst(7) } else { return false }
+            guard !rest.isEmpty, rest.utf8.count <= 253 else { return false }
+            return rest.utf8.allSatisfy { b in
+                (b >= 0x30 && b <= 0x3A) || (b >= 0x41 && b <= 0x5A) || (b >= 0x61 && b <= 0x7A) || b == 0x2D || b == 0x2E || b == 0x5B || b == 0x5D
+            }
+        }
+    }
+
+    static func run(_ args: [String]) throws(UsageError) -> ExitStatus {
+        let parsed = try parse(args, as: spec)
+        if parsed.helpRequested { printOut(spec.help); return ExitStatus.ok }
+        let options = try Options(parsed, command: spec.name)
+        if let dir = options.flows {
+            var st = stat()
+            guard stat(dir, &st) == 0, (st.st_mode & S_IFMT) == S_IFDIR else {
+                printError("rocket: error: --flows '\(Sanitizer.clean(dir, keepNewlines: false))' is not a folder")
+                return .noInput
+            }
+        }
+        let store: SQLiteScenarioStore
+        switch ScenarioCommand.openStore(options.store) {
+        case .failure(let e):
+            printError("rocket: error: \(e.message)")
+            return .ioError
+        case .success(let s):
+            guard let sqlite = s as? SQLiteScenarioStore else {
+                printError("rocket: error: the store must be an SQLite store")
+                return .ioError
+            }
+            store = sqlite
+        }
+        let archive: ConversationArchive
+        do throws(ConversationArchive.Failure) {
+            archive = try ConversationArchive(beside: store)
+        } catch {
+            printError("rocket: error: \(Sanitizer.clean(error.message, keepNewlines: false))")
+            return .ioError
+        }
+        let flows = FlowLibrary(directory: options.flows, builtIn: options.flows == nil ? ["demo": Array(DemoFlow.json.utf8)] : [:])
+        let service = ConversationService(
+            flows: flows, archive: archive, scenarios: store, clock: WallClock(), configuration: options.configuration,
+            log: { line in printError(Sanitizer.clean(line, keepNewlines: false)) })
+        // The signals are taken by this thread alone: blocked before any server thread starts
+        // (threads inherit the mask), then awaited.
+        var set = sigset_t()
+        sigemptyset(&set)
+        for s in [SIGINT, SIGTERM, SIGHUP] { sigaddset(&set, s) }
+        pthread_sigmask(SIG_BLOCK, &set, nil)
+        signal(SIGPIPE, SIG_IGN)
+        let server = HTTPServer(service: service)
+        let port: Int
+        do throws(HTTPServer.Failure) {
+            port = try server.start(host: options.host, port: options.port)
+        } catch {
+            pthread_sigmask(SIG_UNBLOCK, &set, nil)
+            printError("rocket: error: \(Sanitizer.clean(error.message, keepNewlines: false))")
+            return .unavailable
+        }
+        let shown = options.host.contains(":") ? "[\(options.host)]" : options.host
+        let url = "http://\(shown):\(port)/"
+        printOut(url)
+        printError(
+            "rocket serve: listening on \(url) (flows: \(Sanitizer.clean(options.flows ?? "the built-in demo", keepNewlines: false)); store: \(Sanitizer.clean(store.path, keepNewlines: false))); Ctrl-C stops"
+        )
+        var received: Int32 = 0
+        sigwait(&set, &received)
+        printError("rocket serve: stopping")
+        server.stop()
+        pthread_sigmask(SIG_UNBLOCK, &set, nil)
+        return ExitStatus.ok
+    }
+}

@@ -1,0 +1,771 @@
+import RocketConversation
+package import RocketCore
+import RocketFlow
+package import RocketJSON
+package import RocketScenarios
+import RocketTerminal
+import Synchronization
+
+/// The logic of `rocket serve`, without sockets: requests in, responses out, time from an
+/// injected clock. It hosts conversations (value state, one per id), gates them by their flow's
+/// scenario per visitor, keeps them in a ``ConversationArchive`` so a restart resumes them, and
+/// reports every change so event streams can carry it.
+///
+/// Nothing a client sends runs inside the lock beyond the engine's own pure steps; the store is
+/// written and change listeners are called after the lock is released.
+package final class ConversationService: Sendable {
+    struct Entry {
+        var visitor: String
+        var flow: LoadedFlow
+        var options: ConversationOptions
+        var conversation: Conversation
+        var touched: Double
+        var step = 0
+        var version = 0
+        var eventSeq = 0
+        var strings: UIStrings
+        var lastIntent: (step: Int, intent: RocketIntent, response: HTTPResponse)?
+    }
+    struct Bucket {
+        var tokens: Double
+        var at: Double
+    }
+    struct State {
+        var entries: [String: Entry] = [:]
+        var buckets: [String: Bucket] = [:]
+        var lastSweep: Double = -.infinity
+    }
+    /// A change to publish: the conversation, its version, the view, and new event records.
+    package struct Change: Sendable {
+        package var id: String
+        package var version: Int
+        package var view: JSONValue
+        package var records: [JSONValue]
+        /// The stream frames for this change (`event: events`, then `event: state`).
+        package var frames: String {
+            var out = ""
+            if !records.isEmpty { out += "event: events\ndata: " + JSONValue.array(records).serialized(pretty: false) + "\n\n" }
+            out += "id: \(version)\nevent: state\ndata: " + view.serialized(pretty: false) + "\n\n"
+            return out
+        }
+    }
+    private struct Save {
+        var row: ConversationArchive.Row
+        var events: [(seq: Int, at: Double, record: String)]
+    }
+
+    private let state = Mutex(State())
+    private let listener = Mutex<(@Sendable (Change) -> Void)?>(nil)
+    /// The flows on offer.
+    package let flows: FlowLibrary
+    private let archive: ConversationArchive?
+    private let scenarios: (any ScenarioStore)?
+    private let clock: any RocketClock
+    /// The limits.
+    package let configuration: ServerConfiguration
+    private let log: @Sendable (String) -> Void
+    private let assets: WebAssets
+
+    /// A service over `flows`, keeping conversations in `archive` and deciding scenarios in
+    /// `scenarios` (nil: no persistence / every flow shown), on `clock`. `log` receives one line
+    /// per problem the operator should see.
+    package init(
+        flows: FlowLibrary, archive: ConversationArchive?, scenarios: (any ScenarioStore)?, clock: any RocketClock,
+        configuration: ServerConfiguration = ServerConfiguration(), log: @escaping @Sendable (String) -> Void = { _ in }
+    ) {
+        self.flows = flows
+        self.archive = archive
+        self.scenarios = scenarios
+        self.clock = clock
+        self.configuration = configuration
+        self.log = log
+        self.assets = WebAssets()
+    }
+
+    /// Sets the function told of every change (called outside any lock, in change order per
+    /// conversation).
+    package func onChange(_ body: @escaping @Sendable (Change) -> Void) {
+        listener.withLock { $0 = body }
+    }
+
+    /// Conversations in memory.
+    package var count: Int { state.withLock { $0.entries.count } }
+
+    // MARK: Routing
+
+    /// Answers one request.
+    package func handle(_ request: HTTPRequest) -> HTTPResponse {
+        let parts = request.path.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
+        // parts[0] is "" (the path starts with "/").
+        guard parts.first == "", parts.count >= 2 else { return .error(404, "not-found", "no such route") }
+        let route = Array(parts.dropFirst())
+        if route.first == "v1" { return api(request, Array(route.dropFirst())) }
+        guard request.method == "GET" || request.method == "HEAD" else { return methodNotAllowed("GET") }
+        switch route.count {
+        case 1 where route[0] == "": return assets.index(flows: flows.names())
+        case 1 where route[0] == "widget.js": return assets.widget
+        case 2 where route[0] == "play":
+            guard case .success = flows.flow(route[1]) else { return .error(404, "unknown-flow", "there is no flow called \(route[1])") }
+            return assets.playPage(flow: route[1])
+        default: return .error(404, "not-found", "no such route")
+        }
+    }
+
+    private func methodNotAllowed(_ allow: String) -> HTTPResponse {
+        var r = HTTPResponse.error(405, "method-not-allowed", "this route takes \(allow)")
+        r.headers.append(("Allow", allow))
+        return r
+    }
+
+    private func api(_ request: HTTPRequest, _ route: [String]) -> HTTPResponse {
+        // Cross-origin use is for the listed origins only; requests without Origin (servers,
+        // scripts) and from the server's own pages pass.
+        let cors: String?
+        switch originCheck(request) {
+        case .refused(let origin): return .error(403, "origin-not-allowed", "pages from \(origin) may not use this server (see --allow-origin)")
+        case .sameOrigin: cors = nil
+        case .listed(let origin): cors = origin
+        }
+        var response = dispatch(request, route)
+        if let cors {
+            response.headers += [("Access-Control-Allow-Origin", cors), ("Vary", "Origin")]
+        }
+        return response
+    }
+
+    private func dispatch(_ request: HTTPRequest, _ route: [String]) -> HTTPResponse {
+        if request.method == "OPTIONS" {
+            return HTTPResponse(
+                status: 204,
+                headers: [
+                    ("Access-Control-Allow-Methods", "GET, POST"), ("Access-Control-Allow-Headers", "Content-Type, Rocket-Visitor"),
+                    ("Access-Control-Max-Age", "600"),
+                ])
+        }
+        switch route.count {
+        case 1 where route[0] == "conversations":
+            guard request.method == "POST" else { return methodNotAllowed("POST") }
+            return start(request)
+        case 1 where route[0] == "events":
+            guard request.method == "POST" else { return methodNotAllowed("POST") }
+            return trigger(request)
+        case 1 where route[0] == "flows":
+            guard request.method == "GET" else { return methodNotAllowed("GET") }
+            return .json(200, .object([("flows", .array(flows.names().map { .string($0) }))]))
+        case 2 where route[0] == "conversations":
+            guard request.method == "GET" else { return methodNotAllowed("GET") }
+            return read(request, id: route[1])
+        case 3 where route[0] == "conversations" && route[2] == "intents":
+            guard request.method == "POST" else { return methodNotAllowed("POST") }
+            return intent(request, id: route[1])
+        case 3 where route[0] == "conversations" && route[2] == "events":
+            guard request.method == "GET" else { return methodNotAllowed("GET") }
+            return stream(request, id: route[1])
+        case 4... where route[0] == "flows" && route[2] == "files":
+            guard request.method == "GET" else { return methodNotAllowed("GET") }
+            return file(flow: route[1], path: route[3...].joined(separator: "/"))
+        default:
+            return .error(404, "not-found", "no such route")
+        }
+    }
+
+    enum OriginCheck: Equatable {
+        case sameOrigin, listed(String), refused(String)
+    }
+
+    func originCheck(_ request: HTTPRequest) -> OriginCheck {
+        guard let origin = request.header("origin") else { return .sameOrigin }
+        if let host = request.header("host"), origin == "http://" + host || origin == "https://" + host { return .sameOrigin }
+        if configuration.allowedOrigins.contains(origin) { return .listed(origin) }
+        return .refused(origin)
+    }
+
+    // MARK: Requests
+
+    /// The JSON object of a request body, or the error response.
+    private func body(_ request: HTTPRequest, allowed: Set<String>) -> Result<[String: JSONNode], ResponseError> {
+        if request.bodyTooLarge {
+            return .failure(ResponseError(.error(413, "body-too-large", "the body is larger than \(configuration.maxBodyBytes) bytes")))
+        }
+        let type = request.header("content-type")?.split(separator: ";").first.map { $0.trimmingSpaces.lowercased() }
+        guard type == "application/json" else {
+            return .failure(ResponseError(.error(415, "json-only", "send the body as application/json")))
+        }
+        var limits = JSONReaderLimits()
+        limits.maxBytes = configuration.maxBodyBytes
+        limits.maxDepth = 8
+        let root: JSONNode
+        do {
+            root = try JSONReader.parse(request.body, limits: limits)
+        } catch {
+            return .failure(ResponseError(.error(400, "bad-json", "the body is not JSON: \(error.message) (byte \(error.offset))")))
+        }
+        guard let members = root.object else { return .failure(ResponseError(.error(400, "bad-body", "the body must be a JSON object"))) }
+        var out: [String: JSONNode] = [:]
+        for m in members {
+            guard allowed.contains(m.key) else {
+                return .failure(ResponseError(.error(400, "unknown-field", "unknown field \"\(m.key)\"; expected \(allowed.sorted().joined(separator: ", "))")))
+            }
+            out[m.key] = m.value
+        }
+        return .success(out)
+    }
+
+    struct ResponseError: Error {
+        var response: HTTPResponse
+        init(_ r: HTTPResponse) { response = r }
+    }
+
+    /// True for visitor ids: 1–128 ASCII letters, digits and `-_.:`.
+    package static func isVisitor(_ s: String) -> Bool {
+        let bytes = Array(s.utf8)
+        guard (1...128).contains(bytes.count) else { return false }
+        return bytes.allSatisfy { b in
+            (b >= 0x30 && b <= 0x39) || (b >= 0x41 && b <= 0x5A) || (b >= 0x61 && b <= 0x7A) || b == 0x2D || b == 0x5F || b == 0x2E || b == 0x3A
+        }
+    }
+
+    private func visitor(of request: HTTPRequest) -> Result<String, ResponseError> {
+        guard let v = request.header("rocket-visitor") ?? request.query["visitor"] else {
+            return .failure(ResponseError(.error(400, "visitor-missing", "name the visitor in the Rocket-Visitor header or the visitor query argument")))
+        }
+        guard Self.isVisitor(v) else {
+            return .failure(ResponseError(.error(400, "bad-visitor", "a visitor id is 1–128 letters, digits, '-', '_', '.' or ':'")))
+        }
+        return .success(v)
+    }
+
+    private func string(_ node: JSONNode?, _ key: String, required: Bool, maxBytes: Int) -> Result<String?, ResponseError> {
+        guard let node else {
+            return required ? .failure(ResponseError(.error(400, "missing-field", "\"\(key)\" is required"))) : .success(nil)
+        }
+        guard case .string(let s) = node.value else { return .failure(ResponseError(.error(400, "bad-field", "\"\(key)\" must be a string"))) }
+        guard s.utf8.count <= maxBytes else { return .failure(ResponseError(.error(400, "bad-field", "\"\(key)\" is longer than \(maxBytes) bytes"))) }
+        return .success(s)
+    }
+
+    /// A required string field, or the error response.
+    private func required(_ node: JSONNode?, _ key: String, maxBytes: Int) -> Result<String, ResponseError> {
+        switch string(node, key, required: true, maxBytes: maxBytes) {
+        case .failure(let e): return .failure(e)
+        case .success(let s): return .success(s ?? "")
+        }
+    }
+
+    private func integer(_ node: JSONNode?, _ key: String, range: ClosedRange<Int>) -> Result<Int?, ResponseError> {
+        guard let node else { return .success(nil) }
+        guard case .number(let d) = node.value, d.rounded() == d, d >= Double(range.lowerBound), d <= Double(range.upperBound) else {
+            return .failure(ResponseError(.error(400, "bad-field", "\"\(key)\" must be a whole number from \(range.lowerBound) to \(range.upperBound)")))
+        }
+        return .success(Int(d))
+    }
+
+    /// Takes a token from the visitor's bucket; false when it is empty.
+    private func admit(_ visitor: String, in s: inout State, at now: Double) -> Bool {
+        let c = configuration
+        var b = s.buckets[visitor] ?? Bucket(tokens: c.requestBurst, at: now)
+        let elapsed = max(0, now - b.at)
+        b.tokens = min(c.requestBurst, b.tokens + elapsed * c.requestsPerSecond)
+        b.at = now
+        guard b.tokens >= 1 else {
+            s.buckets[visitor] = b
+            return false
+        }
+        b.tokens -= 1
+        s.buckets[visitor] = b
+        return true
+    }
+
+    private func tooMany() -> HTTPResponse {
+        var r = HTTPResponse.error(429, "rate-limited", "too many requests from this visitor; slow down")
+        r.headers.append(("Retry-After", "1"))
+        return r
+    }
+
+    private static func newID() -> String {
+        var g = SystemRandomNumberGenerator()
+        let hex = Array("0123456789abcdef".utf8)
+        var out: [UInt8] = []
+        for _ in 0..<2 {
+            let v = g.next() as UInt64
+            for shift in stride(from: 60, through: 0, by: -4) { out.append(hex[Int((v >> UInt64(shift)) & 15)]) }
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    // MARK: Start
+
+    private func start(_ request: HTTPRequest) -> HTTPResponse {
+        let fields: [String: JSONNode]
+        switch body(request, allowed: ["flow", "visitor", "vars", "reducedMotion", "lang"]) {
+        case .failure(let e): return e.response
+        case .success(let f): fields = f
+        }
+        let flowName: String
+        switch string(fields["flow"], "flow", required: true, maxBytes: 64) {
+        case .failure(let e): return e.response
+        case .success(let f): flowName = f ?? ""
+        }
+        let visitor: String
+        switch string(fields["visitor"], "visitor", required: true, maxBytes: 128) {
+        case .failure(let e): return e.response
+        case .success(let v):
+            guard let v, Self.isVisitor(v) else { return .error(400, "bad-visitor", "a visitor id is 1–128 letters, digits, '-', '_', '.' or ':'") }
+            visitor = v
+        }
+        var vars: [String: String] = [:]
+        if let node = fields["vars"] {
+            guard let members = node.object, members.count <= 64 else {
+                return .error(400, "bad-field", "\"vars\" must be an object of at most 64 strings")
+            }
+            for m in members {
+                guard case .string(let v) = m.value.value, m.key.utf8.count <= 64, !m.key.isEmpty, v.utf8.count <= 1024 else {
+                    return .error(400, "bad-field", "each of \"vars\" is a name of 1–64 bytes with a string value of at most 1024 bytes")
+                }
+                vars[m.key] = v
+            }
+        }
+        var reduced = false
+        if let node = fields["reducedMotion"] {
+            guard case .bool(let b) = node.value else { return .error(400, "bad-field", "\"reducedMotion\" must be true or false") }
+            reduced = b
+        }
+        var strings = UIStrings.english
+        switch string(fields["lang"], "lang", required: false, maxBytes: 35) {
+        case .failure(let e): return e.response
+        case .success(let l): if let l { strings = UIStrings.forEnvironment(["LANG": l]) }
+        }
+        let flow: LoadedFlow
+        switch flows.flow(flowName) {
+        case .success(let f): flow = f
+        case .failure(.unknown): return .error(404, "unknown-flow", "there is no flow called \(flowName)")
+        case .failure(.invalid(let lines)):
+            for line in lines { log("rocket serve: flow \(flowName): \(line)") }
+            return .error(500, "flow-invalid", "the flow \(flowName) has errors; the server log names them")
+        case .failure(.unreadable(let why)):
+            log("rocket serve: \(why)")
+            return .error(500, "flow-unreadable", "the flow \(flowName) cannot be read; the server log says why")
+        }
+        let now = clock.now
+        let admitted = state.withLock { s in admit(visitor, in: &s, at: now) }
+        guard admitted else { return tooMany() }
+        sweepIfDue(now)
+        guard count < configuration.maxConversations else {
+            var r = HTTPResponse.error(503, "too-many-conversations", "the server holds its maximum of conversations; try again later")
+            r.headers.append(("Retry-After", "60"))
+            return r
+        }
+        // The scenario gate, per visitor: the flow's scenario counted under "NAME@VISITOR".
+        if let scenario = flow.document.scenario, let store = scenarios {
+            var rules = flow.document.when ?? ScenarioRules()
+            if let other = rules.eventsOf { rules.eventsOf = other + "@" + visitor }
+            do throws(ScenarioStoreError) {
+                let decision = try NamedScenario(scenario + "@" + visitor, rules: rules).decide(in: store, at: now)
+                if !decision.allowed {
+                    var o: [(String, JSONValue)] = [
+                        ("status", .string("notNow")), ("flow", .string(flowName)), ("explanation", .array(decision.explanation.map { .string($0) })),
+                    ]
+                    if let t = decision.earliestTime { o.append(("earliest", .string(WallTime.format(t.rounded(.up))))) }
+                    return .json(200, .object(o))
+                }
+            } catch {
+                log("rocket serve: scenario store: \(error.message)")
+                return .error(503, "store-unavailable", "the scenario store cannot be used now")
+            }
+        }
+        let timing = reduced ? RocketTiming.reducedMotion : configuration.timing
+        let options = ConversationOptions(timing: timing, echoReplies: true, initialAnswers: vars)
+        guard var conversation = flow.document.makeConversation(options: options, imageBase: nil) else {
+            return .error(500, "flow-invalid", "the flow \(flowName) has no first block")
+        }
+        let effects = conversation.start(at: now)
+        let id = Self.newID()
+        var entry = Entry(visitor: visitor, flow: flow, options: options, conversation: conversation, touched: now, strings: strings)
+        let (change, save) = commit(id: id, entry: &entry, effects: effects, at: now)
+        state.withLock { $0.entries[id] = entry }
+        publish(change, save)
+        return .json(201, .object([("status", .string("started")), ("conversation", change.view)]))
+    }
+
+    // MARK: Scenario events
+
+    private func trigger(_ request: HTTPRequest) -> HTTPResponse {
+        let fields: [String: JSONNode]
+        switch body(request, allowed: ["scenario", "visitor"]) {
+        case .failure(let e): return e.response
+        case .success(let f): fields = f
+        }
+        guard case .success(let name) = required(fields["scenario"], "scenario", maxBytes: 512), ScenarioRulesCodec.isName(name) else {
+            return .error(400, "bad-field", "\"scenario\" must be a scenario name (a string of 1–512 bytes)")
+        }
+        guard case .success(let visitor) = required(fields["visitor"], "visitor", maxBytes: 128), Self.isVisitor(visitor) else {
+            return .error(400, "bad-visitor", "a visitor id is 1–128 letters, digits, '-', '_', '.' or ':'")
+        }
+        let now = clock.now
+        guard state.withLock({ s in admit(visitor, in: &s, at: now) }) else { return tooMany() }
+        guard let store = scenarios else { return HTTPResponse(status: 204) }
+        do throws(ScenarioStoreError) {
+            try NamedScenario(name + "@" + visitor).triggerEvent(in: store, at: now)
+        } catch {
+            log("rocket serve: scenario store: \(error.message)")
+            return .error(503, "store-unavailable", "the scenario store cannot be used now")
+        }
+        return HTTPResponse(status: 204)
+    }
+
+    // MARK: Reading
+
+    /// Finds conversation `id` of `visitor`, in memory or in the archive; nil when there is none
+    /// (or it belongs to someone else: the same answer, so ids cannot be probed).
+    private func locate(_ id: String, visitor: String) -> Result<Void, ResponseError> {
+        let unknown = ResponseError(
+            .error(404, "unknown-conversation", "there is no conversation \(id.count <= 64 ? id : String(id.prefix(64)) + "…") for this visitor"))
+        guard id.utf8.count == 32, id.utf8.allSatisfy({ ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x61 && $0 <= 0x66) }) else { return .failure(unknown) }
+        if let owner = state.withLock({ $0.entries[id]?.visitor }) {
+            return owner == visitor ? .success(()) : .failure(unknown)
+        }
+        guard let archive else { return .failure(unknown) }
+        let row: ConversationArchive.Row?
+        do {
+            row = try archive.load(id)
+        } catch {
+            log("rocket serve: conversation store: \(error.message)")
+            return .failure(ResponseError(.error(503, "store-unavailable", "the conversation store cannot be read now")))
+        }
+        guard let row, row.visitor == visitor else { return .failure(unknown) }
+        let now = clock.now
+        guard row.touched >= now - configuration.idleTimeout else { return .failure(unknown) }
+        let flow: LoadedFlow
+        switch flows.flow(row.flow) {
+        case .success(let f): flow = f
+        case .failure: return .failure(ResponseError(.error(410, "flow-gone", "the flow of this conversation is no longer served")))
+        }
+        let restored: Conversation
+        let options: ConversationOptions
+        var strings = UIStrings.english
+        do {
+            let stored = try StoredConversation(jsonText: Array(row.snapshot.utf8))
+            options = stored.options
+            if let lang = stored.language { strings = UIStrings.forEnvironment(["LANG": lang]) }
+            guard let fresh = flow.document.makeConversation(options: options, imageBase: nil) else {
+                throw ConversationSnapshot.Failure.invalid("no first block")
+            }
+            restored = try stored.snapshot.restore(
+                graph: fresh.graph, author: fresh.author, closeButton: fresh.closeButton, options: options, at: now, flow: flow.identity)
+        } catch {
+            return .failure(ResponseError(.error(409, "flow-changed", "the flow changed since this conversation started; start a new one")))
+        }
+        let entry = Entry(
+            visitor: row.visitor, flow: flow, options: options, conversation: restored, touched: now, step: row.step, version: row.version,
+            eventSeq: row.eventSeq, strings: strings)
+        state.withLock { s in
+            if s.entries[id] == nil { s.entries[id] = entry }
+        }
+        return .success(())
+    }
+
+    private func view(_ id: String, _ e: Entry) -> JSONValue {
+        ConversationView.json(id: id, flow: e.flow, conversation: e.conversation, step: e.step, version: e.version, strings: e.strings)
+    }
+
+    private func read(_ request: HTTPRequest, id: String) -> HTTPResponse {
+        let visitor: String
+        switch self.visitor(of: request) {
+        case .failure(let e): return e.response
+        case .success(let v): visitor = v
+        }
+        if case .failure(let e) = locate(id, visitor: visitor) { return e.response }
+        let now = clock.now
+        guard
+            let v = state.withLock({ s -> JSONValue? in
+                guard var e = s.entries[id] else { return nil }
+                e.touched = now
+                s.entries[id] = e
+                return view(id, e)
+            })
+        else { return .error(404, "unknown-conversation", "there is no conversation \(id) for this visitor") }
+        return .json(200, .object([("conversation", v)]))
+    }
+
+    private func stream(_ request: HTTPRequest, id: String) -> HTTPResponse {
+        let visitor: String
+        switch self.visitor(of: request) {
+        case .failure(let e): return e.response
+        case .success(let v): visitor = v
+        }
+        if case .failure(let e) = locate(id, visitor: visitor) { return e.response }
+        guard let first = state.withLock({ s in s.entries[id].map { Change(id: id, version: $0.version, view: view(id, $0), records: []) } }) else {
+            return .error(404, "unknown-conversation", "there is no conversation \(id) for this visitor")
+        }
+        return HTTPResponse(
+            status: 200,
+            headers: [("Content-Type", "text/event-stream; charset=utf-8"), ("Cache-Control", "no-store"), ("X-Accel-Buffering", "no")],
+            body: Array(("retry: 2000\n\n" + first.frames).utf8), stream: id)
+    }
+
+    /// The current frames of conversation `id` (a stream that just opened sends them again, so a
+    /// change between the first answer and the stream's registration is never missed).
+    package func currentFrames(_ id: String) -> String? {
+        state.withLock { s in s.entries[id].map { Change(id: id, version: $0.version, view: view(id, $0), records: []).frames } }
+    }
+
+    // MARK: Files
+
+    /// `GET /v1/flows/NAME/files/PATH`: a picture beside the flow file (PNG, JPEG, GIF or WebP,
+    /// at most 8 MiB), never anything outside the flow folder.
+    private func file(flow name: String, path: String) -> HTTPResponse {
+        let missing = HTTPResponse.error(404, "not-found", "no such file")
+        guard case .success = flows.flow(name), let dir = flows.directory, let rel = FilePath.relative(path) else { return missing }
+        guard case .success(let bytes) = FileIO.read(dir + "/" + rel, limit: 8 << 20) else { return missing }
+        let type: String
+        if bytes.starts(with: [0x89, 0x50, 0x4E, 0x47]) {
+            type = "image/png"
+        } else if bytes.starts(with: [0xFF, 0xD8, 0xFF]) {
+            type = "image/jpeg"
+        } else if bytes.starts(with: Array("GIF8".utf8)) {
+            type = "image/gif"
+        } else if bytes.count >= 12, bytes.starts(with: Array("RIFF".utf8)), Array(bytes[8..<12]) == Array("WEBP".utf8) {
+            type = "image/webp"
+        } else {
+            return missing
+        }
+        return HTTPResponse(
+            status: 200, headers: [("Content-Type", type), ("Cache-Control", "max-age=300"), ("X-Content-Type-Options", "nosniff")], body: bytes)
+    }
+
+    // MARK: Intents
+
+    private func intent(_ request: HTTPRequest, id: String) -> HTTPResponse {
+        let visitor: String
+        switch self.visitor(of: request) {
+        case .failure(let e): return e.response
+        case .success(let v): visitor = v
+        }
+        let fields: [String: JSONNode]
+        switch body(request, allowed: ["intent", "text", "option", "step"]) {
+        case .failure(let e): return e.response
+        case .success(let f): fields = f
+        }
+        guard case .success(let name) = required(fields["intent"], "intent", maxBytes: 32) else {
+            return .error(400, "bad-field", "\"intent\" must be one of tap, pressButton, pressLeft, pressRight, submit, choose, close")
+        }
+        let intent: RocketIntent
+        switch name {
+        case "tap": intent = .tap
+        case "pressButton": intent = .pressButton
+        case "pressLeft": intent = .pressLeft
+        case "pressRight": intent = .pressRight
+        case "close": intent = .close
+        case "submit":
+            guard case .success(let text) = required(fields["text"], "text", maxBytes: 8 << 10) else {
+                return .error(400, "bad-field", "\"submit\" needs \"text\", a string of at most 8192 bytes")
+            }
+            intent = .submit(text)
+        case "choose":
+            guard case .success(let option?) = integer(fields["option"], "option", range: 0...999) else {
+                return .error(400, "bad-field", "\"choose\" needs \"option\", a whole number from 0 to 999")
+            }
+            intent = .choose(option)
+        default:
+            return .error(400, "bad-field", "\"intent\" must be one of tap, pressButton, pressLeft, pressRight, submit, choose, close")
+        }
+        if name != "submit", fields["text"] != nil { return .error(400, "bad-field", "\"text\" goes with \"submit\" only") }
+        if name != "choose", fields["option"] != nil { return .error(400, "bad-field", "\"option\" goes with \"choose\" only") }
+        let step: Int?
+        switch integer(fields["step"], "step", range: 0...Int(Int32.max)) {
+        case .failure(let e): return e.response
+        case .success(let s): step = s
+        }
+        if case .failure(let e) = locate(id, visitor: visitor) { return e.response }
+        let now = clock.now
+        enum Outcome {
+            case response(HTTPResponse)
+            case changed(HTTPResponse, Change, Save)
+        }
+        let outcome: Outcome = state.withLock { s in
+            guard admit(visitor, in: &s, at: now) else { return .response(tooMany()) }
+            guard var e = s.entries[id] else { return .response(.error(404, "unknown-conversation", "there is no conversation \(id) for this visitor")) }
+            e.touched = now
+            // A replay of the last accepted intent (same step, same intent) gets the same answer
+            // and changes nothing; any other stale step is a conflict.
+            if let step, let last = e.lastIntent, step == last.step, intent == last.intent {
+                s.entries[id] = e
+                return .response(last.response)
+            }
+            if let step, step != e.step {
+                s.entries[id] = e
+                return .response(
+                    .error(409, "stale-step", "the conversation is at step \(e.step), not \(step)", [("conversation", view(id, e))]))
+            }
+            let effects: [ConversationEffect]
+            do throws(RocketIntentError) {
+                effects = try e.conversation.send(intent, at: now)
+            } catch {
+                let (change, save) = commit(id: id, entry: &e, effects: [], at: now, bump: error.isInputError)
+                s.entries[id] = e
+                let r = HTTPResponse.error(422, error.code, message(error, e.strings), [("conversation", change.view)])
+                return error.isInputError ? .changed(r, change, save) : .response(r)
+            }
+            let stepBefore = e.step
+            e.step += 1
+            let (change, save) = commit(id: id, entry: &e, effects: effects, at: now)
+            let r = HTTPResponse.json(200, .object([("conversation", change.view)]))
+            e.lastIntent = (stepBefore, intent, r)
+            s.entries[id] = e
+            return .changed(r, change, save)
+        }
+        switch outcome {
+        case .response(let r): return r
+        case .changed(let r, let change, let save):
+            publish(change, save)
+            return r
+        }
+    }
+
+    private func message(_ error: RocketIntentError, _ strings: UIStrings) -> String {
+        switch error {
+        case .notActive: return "the conversation is not showing"
+        case .noInteractiveBlock: return "no block takes input now"
+        case .tapDisabled: return "the newest block goes on by itself"
+        case .wrongKind(let expected, _): return "the newest block is a \(expected.rawValue) block"
+        case .invalidInput(let failure): return strings.message(for: failure)
+        case .noCloseButton: return "this conversation has no close button"
+        case .noSuchOption(let n): return "the choice has no option \(n)"
+        }
+    }
+
+    // MARK: Time
+
+    /// Advances every conversation whose timer is due, expires idle ones, and returns the
+    /// earliest pending deadline (nil: none).
+    @discardableResult
+    package func advanceDue() -> Double? {
+        let now = clock.now
+        var changes: [(Change, Save)] = []
+        let next: Double? = state.withLock { s in
+            var best: Double?
+            for id in Array(s.entries.keys) {
+                guard var e = s.entries[id], let due = e.conversation.nextDeadline else { continue }
+                if due <= now {
+                    let effects = e.conversation.advance(to: now)
+                    changes.append(commit(id: id, entry: &e, effects: effects, at: now))
+                    s.entries[id] = e
+                }
+                if let d = e.conversation.nextDeadline, best == nil || d < best! { best = d }
+            }
+            return best
+        }
+        for (change, save) in changes { publish(change, save) }
+        sweepIfDue(now)
+        return next
+    }
+
+    /// Drops conversations idle for longer than the limit (at most once every 60 s).
+    private func sweepIfDue(_ now: Double) {
+        let limit = configuration.idleTimeout
+        let due = state.withLock { s -> Bool in
+            guard now - s.lastSweep >= 60 || s.entries.count >= configuration.maxConversations else { return false }
+            s.lastSweep = now
+            s.entries = s.entries.filter { $0.value.touched >= now - limit }
+            s.buckets = s.buckets.filter { now - $0.value.at < 60 }
+            return true
+        }
+        guard due, let archive else { return }
+        do {
+            _ = try archive.expire(before: now - limit)
+        } catch {
+            log("rocket serve: conversation store: \(error.message)")
+        }
+    }
+
+    // MARK: Changes
+
+    /// Bumps the version, numbers the new event records, and prepares the view and the save.
+    private func commit(id: String, entry e: inout Entry, effects: [ConversationEffect], at now: Double, bump: Bool = true) -> (Change, Save) {
+        if bump { e.version += 1 }
+        var records: [JSONValue] = []
+        var saved: [(seq: Int, at: Double, record: String)] = []
+        for case .event(let event) in effects {
+            guard let r = event.record else { continue }
+            records.append(r)
+            e.eventSeq += 1
+            saved.append((e.eventSeq, now, r.serialized(pretty: false)))
+        }
+        let snapshot = StoredConversation(
+            snapshot: ConversationSnapshot(e.conversation, at: now, flow: e.flow.identity), options: e.options, language: e.strings.language)
+        let row = ConversationArchive.Row(
+            id: id, visitor: e.visitor, flow: e.flow.name, step: e.step, version: e.version, eventSeq: e.eventSeq, touched: now,
+            snapshot: snapshot.jsonText())
+        return (Change(id: id, version: e.version, view: view(id, e), records: records), Save(row: row, events: saved))
+    }
+
+    /// Saves (outside the lock), then tells the listener.
+    private func publish(_ change: Change, _ save: Save) {
+        if let archive {
+            do {
+                try archive.save(save.row, events: save.events)
+            } catch {
+                log("rocket serve: conversation \(change.id) was not saved: \(error.message)")
+            }
+        }
+        let body = listener.withLock { $0 }
+        body?(change)
+    }
+}
+
+extension RocketIntentError {
+    /// True for a refusal that changes the conversation (its input error).
+    var isInputError: Bool {
+        if case .invalidInput = self { return true }
+        return false
+    }
+
+    /// The API's error code.
+    var code: String {
+        switch self {
+        case .notActive: return "not-active"
+        case .noInteractiveBlock: return "not-now"
+        case .tapDisabled: return "tap-disabled"
+        case .wrongKind: return "wrong-kind"
+        case .invalidInput: return "invalid-input"
+        case .noCloseButton: return "no-close-button"
+        case .noSuchOption: return "no-such-option"
+        }
+    }
+}
+
+/// What the archive keeps of a conversation: its snapshot and the options it was started with.
+struct StoredConversation: Codable {
+    var snapshot: ConversationSnapshot
+    var options: ConversationOptions
+    /// The language of the built-in messages ("en", "zh", "it").
+    var language: String?
+
+    init(snapshot: ConversationSnapshot, options: ConversationOptions, language: String) {
+        self.snapshot = snapshot
+        self.options = options
+        self.language = language
+    }
+
+    init(jsonText bytes: [UInt8]) throws(ConversationSnapshot.Failure) {
+        do {
+            self = try JSONCoding.decode(StoredConversation.self, fromText: bytes)
+        } catch {
+            throw .invalid(error.message)
+        }
+        guard snapshot.version == ConversationSnapshot.currentVersion else { throw .unsupportedVersion(snapshot.version) }
+    }
+
+    func jsonText() -> String {
+        (try? JSONCoding.encode(self).serialized(pretty: false)) ?? "{}"
+    }
+}
+
+extension Substring {
+    var trimmingSpaces: String {
+        var s = self
+        while s.first == " " || s.first == "\t" { s.removeFirst() }
+        while s.last == " " || s.last == "\t" { s.removeLast() }
+        return String(s)
+    }
+}

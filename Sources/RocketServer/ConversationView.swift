@@ -1,0 +1,180 @@
+import RocketBanners
+package import RocketConversation
+import RocketCore
+import RocketFlow
+package import RocketJSON
+package import RocketTerminal
+
+/// The JSON a client draws a conversation from (the API's `conversation` object): status, author,
+/// the transcript with every block's content and style, what the newest block accepts, the
+/// typing indicator and the input error. Text is data: clients render it as text, never as HTML.
+package enum ConversationView {
+    /// The view of `conversation`.
+    package static func json(
+        id: String, flow: LoadedFlow, conversation c: Conversation, step: Int, version: Int, strings: UIStrings
+    ) -> JSONValue {
+        var o: [(String, JSONValue)] = [
+            ("id", .string(id)), ("flow", .string(flow.name)), ("step", .number(Double(step))),
+            ("version", .number(Double(version))),
+        ]
+        switch c.status {
+        case .notShown: o.append(("status", .string("notShown")))
+        case .presenting: o.append(("status", .string("presenting")))
+        case .active: o.append(("status", .string("active")))
+        case .closing(let r):
+            o.append(("status", .string("closing")))
+            o.append(("reason", .string(r.recordName)))
+        case .dismissed(let r):
+            o.append(("status", .string("dismissed")))
+            o.append(("reason", .string(r.recordName)))
+        }
+        var author: [(String, JSONValue)] = [("name", .string(c.author.name)), ("imageStyle", .string(c.author.style.rawValue))]
+        author.append(("image", c.author.image.map { imageSource($0, flow: flow.name) } ?? .null))
+        o.append(("author", .object(author)))
+        o.append(("closeButton", c.closeButton.map { .object([("title", .string($0.title)), ("font", font($0.style))]) } ?? .null))
+        o.append(("typing", .bool(typing(c))))
+        var transcript: [JSONValue] = []
+        transcript.reserveCapacity(c.transcript.count)
+        for item in c.transcript {
+            switch item {
+            case .block(let index, let node, let text):
+                transcript.append(block(c, index: index, node: c.graph[node], text: text, flow: flow.name))
+            case .reply(let blockIndex, let text, let isSecret):
+                transcript.append(
+                    .object([("type", .string("reply")), ("after", .number(Double(blockIndex))), ("text", .string(text)), ("secret", .bool(isSecret))]))
+            }
+        }
+        o.append(("transcript", .array(transcript)))
+        let active = c.interactiveIndex
+        o.append(("active", active.map { .number(Double($0)) } ?? .null))
+        o.append(("accepts", .array(accepts(c).map { .string($0) })))
+        o.append(("inputError", c.inputError.map { .string(strings.message(for: $0)) } ?? .null))
+        if let banner = flow.document.banner, c.status.isVisible {
+            o.append(("banner", banner.filled { c.interpolate($0) }.flowJSON))
+        }
+        return .object(o)
+    }
+
+    /// The intents the conversation takes now, by their API names.
+    package static func accepts(_ c: Conversation) -> [String] {
+        var out: [String] = []
+        if let node = c.interactiveBlock {
+            switch node.kind {
+            case .text, .image: out.append("tap")
+            case .button: out.append("pressButton")
+            case .doubleButton: out += ["pressLeft", "pressRight"]
+            case .textInput: out.append("submit")
+            case .choice: out.append("choose")
+            }
+        }
+        if c.closeButton != nil, c.status == .active || c.status == .presenting { out.append("close") }
+        return out
+    }
+
+    /// True while a block is on its way: the intro, a bounce, or an auto-advance countdown.
+    static func typing(_ c: Conversation) -> Bool {
+        guard c.status == .presenting || c.status == .active else { return false }
+        return c.state.timers.contains { t in
+            switch t.action {
+            case .appendRoot, .autoAdvance: return true
+            case .advance(_, let to): return to != nil
+            case .closeByUser, .finishClosing: return false
+            }
+        }
+    }
+
+    static func font(_ f: RocketFont) -> JSONValue {
+        if let preset = f.presetName { return .object([("preset", .string(preset))]) }
+        var o: [(String, JSONValue)] = [
+            ("size", .number(f.font.size)), ("weight", .string(f.font.weight.rawValue)), ("color", .string(f.color.hexString)),
+        ]
+        if let family = f.font.family { o.append(("family", .string(family))) }
+        return .object(o)
+    }
+
+    /// A URL for an image: a `data:` URI for bytes, the flow's file route for a relative path.
+    static func imageSource(_ image: RocketImage, flow: String) -> JSONValue {
+        switch image {
+        case .bytes(let b):
+            let type = b.starts(with: [0xFF, 0xD8]) ? "image/jpeg" : "image/png"
+            return .string("data:\(type);base64,\(Base64.encode(b))")
+        case .file(let path):
+            guard let safe = FilePath.relative(path) else { return .null }
+            return .string("/v1/flows/\(flow)/files/" + FilePath.percentEncoded(safe))
+        }
+    }
+
+    static func block(_ c: Conversation, index: Int, node: RocketNode, text: String, flow: String) -> JSONValue {
+        var o: [(String, JSONValue)] = [
+            ("type", .string(node.kind.rawValue)), ("index", .number(Double(index))), ("id", node.id.map { .string($0) } ?? .null),
+        ]
+        let fired = c.hasFired(index)
+        switch node.content {
+        case .text(let t):
+            o += [("text", .string(text)), ("font", font(t.font))]
+        case .image(let i):
+            o += [
+                ("text", .string(text)), ("font", font(i.font)), ("image", imageSource(i.image, flow: flow)),
+                ("imageStyle", .string(i.imageStyle.rawValue)), ("paddingLeft", .number(i.paddingLeft)),
+                ("paddingRight", .number(i.paddingRight)),
+            ]
+        case .button(let b):
+            o += [("title", .string(c.interpolate(b.title))), ("font", font(b.font)), ("pressed", .bool(fired))]
+        case .doubleButton(let l, let r):
+            o += [
+                ("left", .object([("title", .string(c.interpolate(l.title))), ("font", font(l.font))])),
+                ("right", .object([("title", .string(c.interpolate(r.title))), ("font", font(r.font))])),
+                ("pressed", c.pressedSide[index].map { .string($0.rawValue) } ?? .null),
+            ]
+        case .textInput(let i):
+            o += [
+                ("text", .string(text)), ("font", font(i.font)), ("buttonTitle", .string(c.interpolate(i.buttonTitle))),
+                ("buttonFont", font(i.buttonStyle)), ("placeholder", i.placeholder.map { .string(c.interpolate($0)) } ?? .null),
+                ("secret", .bool(i.isSecret)),
+            ]
+            if let v = i.validation {
+                var rules: [(String, JSONValue)] = [("required", .bool(v.required))]
+                if let n = v.minLength { rules.append(("minLength", .number(Double(n)))) }
+                if let n = v.maxLength { rules.append(("maxLength", .number(Double(n)))) }
+                o.append(("validation", .object(rules)))
+            }
+        case .choice(let ch):
+            o += [
+                ("text", .string(text)), ("font", font(ch.font)),
+                ("options", .array(ch.options.map { .object([("title", .string(c.interpolate($0.title))), ("font", font($0.font))]) })),
+                ("chosen", c.chosenOptions[index].map { .number(Double($0)) } ?? .null),
+            ]
+        }
+        return .object(o)
+    }
+}
+
+/// Paths of files inside a flow folder.
+package enum FilePath {
+    /// `path` when it is relative and stays inside its folder (no `..`, `.` or empty segment, no
+    /// NUL, no backslash, at most 1024 bytes), else nil.
+    package static func relative(_ path: String) -> String? {
+        guard !path.isEmpty, path.utf8.count <= 1024, !path.hasPrefix("/"), !path.utf8.contains(0), !path.contains("\\") else { return nil }
+        for segment in path.split(separator: "/", omittingEmptySubsequences: false) where segment.isEmpty || segment == "." || segment == ".." {
+            return nil
+        }
+        return path
+    }
+
+    /// Percent-encodes everything but unreserved characters and `/`.
+    package static func percentEncoded(_ path: String) -> String {
+        var out = ""
+        for b in path.utf8 {
+            let keep =
+                (b >= 0x30 && b <= 0x39) || (b >= 0x41 && b <= 0x5A) || (b >= 0x61 && b <= 0x7A) || b == 0x2D || b == 0x2E || b == 0x5F || b == 0x7E
+                || b == 0x2F
+            if keep {
+                out.unicodeScalars.append(Unicode.Scalar(b))
+            } else {
+                let hex = Array("0123456789ABCDEF".utf8)
+                out += "%" + String(decoding: [hex[Int(b >> 4)], hex[Int(b & 15)]], as: UTF8.self)
+            }
+        }
+        return out
+    }
+}

@@ -1,0 +1,116 @@
+import RocketConversation
+import RocketCore
+package import RocketFlow
+import RocketTerminal
+import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// A flow the server can start: the document, the conversation it starts as, and its identity
+/// (the hash snapshots carry).
+package struct LoadedFlow: Sendable {
+    /// The flow's name (`FLOWS/NAME.json`).
+    package var name: String
+    /// The document.
+    package var document: FlowDocument
+    /// The flow's identity in snapshots: the hash of its graph as written.
+    package var identity: String
+}
+
+/// Where flows come from: `DIR/NAME.json` files (re-read when they change) and built-in flows.
+package final class FlowLibrary: Sendable {
+    /// Why a flow cannot be started.
+    package enum Failure: Error, Equatable {
+        /// No flow has that name (or the name is not a flow name).
+        case unknown
+        /// The file has errors; the diagnostics, formatted.
+        case invalid([String])
+        /// The file cannot be read.
+        case unreadable(String)
+    }
+
+    /// The folder, or nil for built-in flows only.
+    package let directory: String?
+    private let builtIn: [String: [UInt8]]
+    private struct Cached {
+        var stamp: (Int, Int, Int)?
+        var result: Result<LoadedFlow, Failure>
+    }
+    private let cache = Mutex<[String: Cached]>([:])
+    /// The largest flow file read (bytes).
+    package static let maxFileBytes = 16 << 20
+
+    /// A library over `directory` (nil: none) and the built-in flows `builtIn` (name → JSON).
+    package init(directory: String?, builtIn: [String: [UInt8]] = [:]) {
+        self.directory = directory
+        self.builtIn = builtIn
+    }
+
+    /// True for names a flow may have: 1–64 ASCII letters, digits, `-` and `_`, not starting with
+    /// `-` or `_` (so a name never reaches outside the folder).
+    package static func isName(_ name: String) -> Bool {
+        let bytes = Array(name.utf8)
+        guard (1...64).contains(bytes.count) else { return false }
+        for (i, b) in bytes.enumerated() {
+            let alnum = (b >= 0x30 && b <= 0x39) || (b >= 0x41 && b <= 0x5A) || (b >= 0x61 && b <= 0x7A)
+            if !(alnum || (i > 0 && (b == 0x2D || b == 0x5F))) { return false }
+        }
+        return true
+    }
+
+    /// The flow called `name`.
+    package func flow(_ name: String) -> Result<LoadedFlow, Failure> {
+        guard Self.isName(name) else { return .failure(.unknown) }
+        if let directory {
+            let path = directory + "/" + name + ".json"
+            var st = stat()
+            if stat(path, &st) == 0 {
+                let stamp = (Int(st.st_mtim.tv_sec), Int(st.st_mtim.tv_nsec), Int(st.st_size))
+                if let hit = cache.withLock({ $0[name] }), let s = hit.stamp, s == stamp { return hit.result }
+                let result = load(name, path: path, size: Int(st.st_size))
+                cache.withLock { $0[name] = Cached(stamp: stamp, result: result) }
+                return result
+            }
+        }
+        guard let bytes = builtIn[name] else { return .failure(.unknown) }
+        if let hit = cache.withLock({ $0[name] }), hit.stamp == nil { return hit.result }
+        let result = Self.decode(name, bytes, file: name + ".json")
+        cache.withLock { $0[name] = Cached(stamp: nil, result: result) }
+        return result
+    }
+
+    /// The names of the flows on offer, sorted.
+    package func names() -> [String] {
+        var out = Set(builtIn.keys)
+        if let directory, let dir = opendir(directory) {
+            defer { closedir(dir) }
+            while let entry = readdir(dir) {
+                let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                    String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+                }
+                if name.hasSuffix(".json") {
+                    let stem = String(name.dropLast(5))
+                    if Self.isName(stem) { out.insert(stem) }
+                }
+            }
+        }
+        return out.sorted()
+    }
+
+    private func load(_ name: String, path: String, size: Int) -> Result<LoadedFlow, Failure> {
+        if size > Self.maxFileBytes { return .failure(.invalid(["\(name).json: the file is \(size) bytes; the limit is \(Self.maxFileBytes)"])) }
+        switch FileIO.read(path, limit: Self.maxFileBytes) {
+        case .failure(let f): return .failure(.unreadable("\(name).json: \(f.reason)"))
+        case .success(let bytes): return Self.decode(name, bytes, file: name + ".json")
+        }
+    }
+
+    private static func decode(_ name: String, _ bytes: [UInt8], file: String) -> Result<LoadedFlow, Failure> {
+        let result = FlowLoader.load(bytes)
+        let errors = result.diagnostics.filter { $0.severity == .error }.map { $0.formatted(file: file) }
+        guard result.isPlayable, let doc = result.document else { return .failure(.invalid(errors.isEmpty ? ["\(file): no playable blocks"] : errors)) }
+        return .success(LoadedFlow(name: name, document: doc, identity: doc.makeGraph().graph.contentHash))
+    }
+}

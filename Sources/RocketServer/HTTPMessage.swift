@@ -1,0 +1,75 @@
+public import RocketJSON
+
+/// An HTTP request as the server's logic sees it: decoded by the HTTP layer, so the logic runs
+/// (and is tested) without sockets.
+public struct HTTPRequest: Sendable {
+    /// `GET`, `POST`, `OPTIONS`, …
+    public var method: String
+    /// The path without the query string, as sent (`/v1/conversations`).
+    public var path: String
+    /// Query arguments (the last value of a repeated name wins).
+    public var query: [String: String]
+    /// Header values by lower-case name.
+    public var headers: [String: String]
+    /// The body (empty when none); never longer than the server's body limit.
+    public var body: [UInt8]
+    /// True when the client sent more than the body limit (the body is then empty).
+    public var bodyTooLarge: Bool
+
+    /// Creates a request.
+    public init(
+        method: String, path: String, query: [String: String] = [:], headers: [String: String] = [:], body: [UInt8] = [],
+        bodyTooLarge: Bool = false
+    ) {
+        self.method = method
+        self.path = path
+        self.query = query
+        var lower: [String: String] = [:]
+        for (k, v) in headers { lower[k.lowercased()] = v }
+        self.headers = lower
+        self.body = body
+        self.bodyTooLarge = bodyTooLarge
+    }
+
+    /// A header's value (`name` in any case).
+    public func header(_ name: String) -> String? { headers[name.lowercased()] }
+}
+
+/// An HTTP response: a status, headers and a body, or an event stream the HTTP layer keeps open.
+public struct HTTPResponse: Sendable {
+    /// The status code.
+    public var status: Int
+    /// Headers in order (`Content-Type` among them).
+    public var headers: [(String, String)]
+    /// The body.
+    public var body: [UInt8]
+    /// For `text/event-stream` responses: the conversation whose changes the stream carries
+    /// (``body`` then holds the first events).
+    public var stream: String?
+
+    /// Creates a response.
+    public init(status: Int, headers: [(String, String)] = [], body: [UInt8] = [], stream: String? = nil) {
+        self.status = status
+        self.headers = headers
+        self.body = body
+        self.stream = stream
+    }
+
+    /// A JSON response.
+    public static func json(_ status: Int, _ value: JSONValue) -> HTTPResponse {
+        HTTPResponse(
+            status: status, headers: [("Content-Type", "application/json; charset=utf-8"), ("Cache-Control", "no-store")],
+            body: Array((value.serialized(pretty: false) + "\n").utf8))
+    }
+
+    /// A JSON error: `{"error": {"code": …, "message": …}}`, plus any `extra` members.
+    public static func error(_ status: Int, _ code: String, _ message: String, _ extra: [(String, JSONValue)] = []) -> HTTPResponse {
+        json(status, .object([("error", .object([("code", .string(code)), ("message", .string(message))] + extra))]))
+    }
+
+    /// A header's value (`name` in any case).
+    public func header(_ name: String) -> String? {
+        let lower = name.lowercased()
+        return headers.first { $0.0.lowercased() == lower }?.1
+    }
+}

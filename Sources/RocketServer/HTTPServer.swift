@@ -1,0 +1,371 @@
+import CMicroHTTPD
+import RocketCore
+import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// The HTTP side of `rocket serve`: GNU libmicrohttpd (epoll, a thread pool, suspend/resume for
+/// event streams) in front of a ``ConversationService``, plus one thread that advances
+/// conversations when their timers are due and keeps event streams alive.
+///
+/// Requests are read (bodies up to the configured limit), handed to the service, and answered;
+/// event streams are parked while they have nothing to send and resumed when their conversation
+/// changes.
+package final class HTTPServer: Sendable {
+    /// Why the server cannot start.
+    package struct Failure: Error, Sendable {
+        /// A sentence naming the address and the cause.
+        package var message: String
+    }
+
+    /// The logic.
+    package let service: ConversationService
+    private struct Handle: @unchecked Sendable {
+        // The daemon pointer is set once in start and read-only afterwards; libmicrohttpd's
+        // calls on it are thread-safe.
+        let daemon: OpaquePointer
+    }
+    private let daemon = Mutex<Handle?>(nil)
+    private let streams = Mutex<[String: [ObjectIdentifier: EventStream]]>([:])
+    private let streamCount = Atomic<Int>(0)
+    private let stopping = Atomic<Bool>(false)
+    private let wakePipe: (read: Int32, write: Int32)
+    private let tickerDone = Mutex<Bool>(false)
+
+    /// A server for `service` (not listening until ``start(host:port:)``).
+    package init(service: ConversationService) {
+        self.service = service
+        var fds: [Int32] = [-1, -1]
+        if pipe(&fds) == 0 {
+            for fd in fds {
+                _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
+                _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
+            }
+        } else {
+            fds = [-1, -1]
+        }
+        wakePipe = (fds[0], fds[1])
+    }
+
+    deinit {
+        if wakePipe.read >= 0 { close(wakePipe.read) }
+        if wakePipe.write >= 0 { close(wakePipe.write) }
+    }
+
+    /// Open event streams.
+    package var openStreams: Int { streamCount.load(ordering: .relaxed) }
+
+    /// Listens on `host` (an IP address) and `port` (0: any free port); returns the port.
+    package func start(host: String, port: Int) throws(Failure) -> Int {
+        guard (0...65535).contains(port) else { throw Failure(message: "the port must be from 0 to 65535") }
+        let c = service.configuration
+        var error = [CChar](repeating: 0, count: 256)
+        let me = Unmanaged.passUnretained(self).toOpaque()
+        let limit = UInt32(min(c.maxStreams + 1_000, Self.descriptorLimit() - 64))
+        let d = rocket_mhd_start(
+            host, UInt16(port), 2, max(16, limit), 0, 60, 64 << 10,
+            { cls, connection, url, method, _, data, size, context in
+                guard let cls, let connection, let url, let method, let size, let context else { return .NO }
+                let server = Unmanaged<HTTPServer>.fromOpaque(cls).takeUnretainedValue()
+                return server.access(connection, String(cString: url), String(cString: method), data, size, context)
+            }, me,
+            { _, _, context, _ in
+                guard let context, let raw = context.pointee else { return }
+                Unmanaged<RequestContext>.fromOpaque(raw).release()
+                context.pointee = nil
+            }, nil, &error, error.count)
+        guard let d else { throw Failure(message: String(decoding: error.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)) }
+        daemon.withLock { $0 = Handle(daemon: d) }
+        service.onChange { [weak self] change in
+            self?.push(change.id, change.frames)
+            self?.wake()
+        }
+        startTicker()
+        return Int(rocket_mhd_port(d))
+    }
+
+    private static func descriptorLimit() -> Int {
+        var r = rlimit()
+        guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &r) == 0 else { return 1024 }
+        return r.rlim_cur > 1 << 20 ? 1 << 20 : Int(r.rlim_cur)
+    }
+
+    /// Stops: no new connections, open streams end, requests under way finish, the ticker ends.
+    package func stop() {
+        guard !stopping.exchange(true, ordering: .sequentiallyConsistent) else { return }
+        guard let handle = daemon.withLock({ $0 }) else { return }
+        rocket_mhd_quiesce(handle.daemon)
+        let all = streams.withLock { Array($0.values.flatMap(\.values)) }
+        for s in all { s.finish(daemon: handle.daemon) }
+        wake()
+        // The ticker notices `stopping` at its next wake-up (at once: the pipe was written).
+        for _ in 0..<200 where !tickerDone.withLock({ $0 }) { usleep(5_000) }
+        MHD_stop_daemon(handle.daemon)
+        daemon.withLock { $0 = nil }
+    }
+
+    // MARK: Requests
+
+    final class RequestContext {
+        var body: [UInt8] = []
+        var tooLarge = false
+        var query: [String: String] = [:]
+        var headers: [String: String] = [:]
+    }
+
+    private func access(
+        _ connection: OpaquePointer, _ url: String, _ method: String, _ data: UnsafePointer<CChar>?,
+        _ size: UnsafeMutablePointer<Int>, _ context: UnsafeMutablePointer<UnsafeMutableRawPointer?>
+    ) -> MHD_Result {
+        let limit = service.configuration.maxBodyBytes
+        guard let raw = context.pointee else {
+            let ctx = RequestContext()
+            context.pointee = Unmanaged.passRetained(ctx).toOpaque()
+            return .YES
+        }
+        let ctx = Unmanaged<RequestContext>.fromOpaque(raw).takeUnretainedValue()
+        if size.pointee > 0 {
+            if let data, !ctx.tooLarge {
+                if ctx.body.count + size.pointee > limit {
+                    ctx.tooLarge = true
+                    ctx.body = []
+                } else {
+                    data.withMemoryRebound(to: UInt8.self, capacity: size.pointee) { p in
+                        ctx.body.append(contentsOf: UnsafeBufferPointer(start: p, count: size.pointee))
+                    }
+                }
+            }
+            size.pointee = 0
+            return .YES
+        }
+        let me = Unmanaged.passUnretained(ctx).toOpaque()
+        _ = MHD_get_connection_values(
+            connection, .HEADER_KIND,
+            { cls, _, key, value in
+                guard let cls, let key else { return .YES }
+                let c = Unmanaged<RequestContext>.fromOpaque(cls).takeUnretainedValue()
+                if c.headers.count < 100 { c.headers[String(cString: key).lowercased()] = value.map { String(cString: $0) } ?? "" }
+                return .YES
+            }, me)
+        _ = MHD_get_connection_values(
+            connection, .GET_ARGUMENT_KIND,
+            { cls, _, key, value in
+                guard let cls, let key else { return .YES }
+                let c = Unmanaged<RequestContext>.fromOpaque(cls).takeUnretainedValue()
+                if c.query.count < 100 { c.query[String(cString: key)] = value.map { String(cString: $0) } ?? "" }
+                return .YES
+            }, me)
+        let request = HTTPRequest(
+            method: method, path: url, query: ctx.query, headers: ctx.headers, body: ctx.body, bodyTooLarge: ctx.tooLarge)
+        var response = service.handle(request)
+        if let id = response.stream {
+            if stopping.load(ordering: .relaxed) || openStreams >= service.configuration.maxStreams {
+                response = .error(503, "too-many-streams", "the server holds its maximum of event streams; try again later")
+            } else {
+                return openStream(connection, id: id, response: response)
+            }
+        }
+        return queue(connection, response)
+    }
+
+    private func queue(_ connection: OpaquePointer, _ response: HTTPResponse) -> MHD_Result {
+        let r = response.body.withUnsafeBytes { raw in
+            MHD_create_response_from_buffer(raw.count, UnsafeMutableRawPointer(mutating: raw.baseAddress), .RESPMEM_MUST_COPY)
+        }
+        guard let r else { return .NO }
+        defer { MHD_destroy_response(r) }
+        for (k, v) in response.headers { _ = MHD_add_response_header(r, k, Self.headerValue(v)) }
+        return MHD_queue_response(connection, UInt32(response.status), r)
+    }
+
+    /// A header value without line breaks or other control characters.
+    static func headerValue(_ s: String) -> String {
+        String(String.UnicodeScalarView(s.unicodeScalars.filter { $0.value >= 0x20 && $0.value != 0x7F }))
+    }
+
+    // MARK: Event streams
+
+    private func openStream(_ connection: OpaquePointer, id: String, response: HTTPResponse) -> MHD_Result {
+        let stream = EventStream(conversation: id, connection: connection, first: response.body)
+        let retained = Unmanaged.passRetained(stream).toOpaque()
+        guard
+            let r = MHD_create_response_from_callback(
+                UInt64.max, 4096,
+                { cls, _, buffer, max in
+                    guard let cls, let buffer else { return -2 }
+                    return Unmanaged<EventStream>.fromOpaque(cls).takeUnretainedValue().read(into: buffer, max: max)
+                }, retained,
+                { cls in
+                    guard let cls else { return }
+                    let s = Unmanaged<EventStream>.fromOpaque(cls).takeRetainedValue()
+                    s.server?.forget(s)
+                })
+        else {
+            Unmanaged<EventStream>.fromOpaque(retained).release()
+            return .NO
+        }
+        defer { MHD_destroy_response(r) }
+        for (k, v) in response.headers { _ = MHD_add_response_header(r, k, Self.headerValue(v)) }
+        stream.server = self
+        streams.withLock { $0[id, default: [:]][ObjectIdentifier(stream)] = stream }
+        streamCount.add(1, ordering: .relaxed)
+        // A change between the first frames and the registration is sent again now.
+        if let frames = service.currentFrames(id) { stream.append(Array(frames.utf8)) }
+        return MHD_queue_response(connection, 200, r)
+    }
+
+    private func forget(_ stream: EventStream) {
+        let removed = streams.withLock { table -> Bool in
+            guard table[stream.conversation]?.removeValue(forKey: ObjectIdentifier(stream)) != nil else { return false }
+            if table[stream.conversation]?.isEmpty == true { table[stream.conversation] = nil }
+            return true
+        }
+        if removed { streamCount.subtract(1, ordering: .relaxed) }
+    }
+
+    private func push(_ id: String, _ frames: String) {
+        let targets = streams.withLock { $0[id].map { Array($0.values) } ?? [] }
+        guard !targets.isEmpty else { return }
+        let bytes = Array(frames.utf8)
+        for s in targets { s.append(bytes) }
+    }
+
+    private func keepAlive() {
+        let all = streams.withLock { Array($0.values.flatMap(\.values)) }
+        let ping = Array(": keep-alive\n\n".utf8)
+        for s in all { s.append(ping) }
+    }
+
+    // MARK: Ticker
+
+    private func wake() {
+        guard wakePipe.write >= 0 else { return }
+        var b: UInt8 = 1
+        _ = write(wakePipe.write, &b, 1)
+    }
+
+    private final class TickerJob: Sendable {
+        let server: HTTPServer
+        init(_ server: HTTPServer) { self.server = server }
+    }
+
+    private func startTicker() {
+        let job = Unmanaged.passRetained(TickerJob(self)).toOpaque()
+        var thread = pthread_t()
+        let rc = pthread_create(
+            &thread, nil,
+            { raw in
+                guard let raw else { return nil }
+                Unmanaged<TickerJob>.fromOpaque(raw).takeRetainedValue().server.tick()
+                return nil
+            }, job)
+        if rc == 0 {
+            pthread_detach(thread)
+        } else {
+            Unmanaged<TickerJob>.fromOpaque(job).release()
+            tickerDone.withLock { $0 = true }
+        }
+    }
+
+    private func tick() {
+        let clock = WallClock()
+        let every = max(1, service.configuration.keepAlive)
+        var lastPing = clock.now
+        while !stopping.load(ordering: .relaxed) {
+            let next = service.advanceDue()
+            let now = clock.now
+            if now - lastPing >= every {
+                keepAlive()
+                lastPing = now
+            }
+            var wait = min(every - (now - lastPing), 1)
+            if let next { wait = min(wait, next - now) }
+            var fd = pollfd(fd: wakePipe.read, events: Int16(POLLIN), revents: 0)
+            let ms = Int32(max(0, min(1_000, (wait * 1_000).rounded(.up))))
+            if poll(&fd, 1, ms) > 0 {
+                var sink = [UInt8](repeating: 0, count: 256)
+                while read(wakePipe.read, &sink, sink.count) > 0 {}
+            }
+        }
+        tickerDone.withLock { $0 = true }
+    }
+}
+
+/// One open event stream: bytes waiting to be sent, and whether libmicrohttpd has parked the
+/// connection because there were none.
+final class EventStream: @unchecked Sendable {
+    // Mutable state lives in `state`; `server` is set once before the stream is shared.
+    let conversation: String
+    weak var server: HTTPServer?
+    private struct State {
+        var buffer: [UInt8]
+        var sent = 0
+        var suspended = false
+        var finished = false
+        var connection: UInt
+    }
+    private let state: Mutex<State>
+    /// Bytes a slow client may leave unread before its stream is closed.
+    static let maxBacklog = 1 << 20
+
+    init(conversation: String, connection: OpaquePointer, first: [UInt8]) {
+        self.conversation = conversation
+        state = Mutex(State(buffer: first, connection: UInt(bitPattern: Int(bitPattern: UnsafeRawPointer(connection)))))
+    }
+
+    /// libmicrohttpd asks for bytes: what is waiting, or nothing yet (the connection is parked
+    /// until ``append(_:)`` resumes it), or the end.
+    func read(into buffer: UnsafeMutablePointer<CChar>, max: Int) -> Int {
+        state.withLock { s -> Int in
+            let waiting = s.buffer.count - s.sent
+            if waiting > 0 {
+                let n = min(waiting, max)
+                s.buffer.withUnsafeBytes { raw in
+                    UnsafeMutableRawPointer(buffer).copyMemory(from: raw.baseAddress! + s.sent, byteCount: n)
+                }
+                s.sent += n
+                if s.sent == s.buffer.count {
+                    s.buffer.removeAll(keepingCapacity: true)
+                    s.sent = 0
+                }
+                return n
+            }
+            if s.finished { return -1 }
+            s.suspended = true
+            if let c = OpaquePointer(bitPattern: s.connection) { MHD_suspend_connection(c) }
+            return 0
+        }
+    }
+
+    /// Queues bytes and wakes the connection if it is parked. A client that leaves more than
+    /// ``maxBacklog`` unread is cut off.
+    func append(_ bytes: [UInt8]) {
+        let resume = state.withLock { s -> UInt? in
+            guard !s.finished else { return nil }
+            if s.buffer.count - s.sent + bytes.count > Self.maxBacklog {
+                s.finished = true
+                s.buffer = []
+                s.sent = 0
+            } else {
+                s.buffer += bytes
+            }
+            guard s.suspended else { return nil }
+            s.suspended = false
+            return s.connection
+        }
+        if let resume, let c = OpaquePointer(bitPattern: resume) { MHD_resume_connection(c) }
+    }
+
+    /// Ends the stream after what is queued.
+    func finish(daemon: OpaquePointer) {
+        let resume = state.withLock { s -> UInt? in
+            s.finished = true
+            guard s.suspended else { return nil }
+            s.suspended = false
+            return s.connection
+        }
+        if let resume, let c = OpaquePointer(bitPattern: resume) { MHD_resume_connection(c) }
+    }
+}

@@ -1,0 +1,554 @@
+import RocketJSON
+
+/// The web front end `rocket serve` hands out: the widget (plain JavaScript with its CSS inside,
+/// no framework, no build step), the page that plays a flow full-window, and the index. All of it
+/// is compiled into the binary.
+///
+/// The widget renders every piece of flow content with `textContent`, never as HTML.
+struct WebAssets: Sendable {
+    /// `GET /widget.js`.
+    let widget: HTTPResponse
+
+    init() {
+        let source = Self.script.replacing("\"__CSS__\"", with: JSONValue.quote(Self.style))
+        widget = HTTPResponse(
+            status: 200,
+            headers: [
+                ("Content-Type", "text/javascript; charset=utf-8"), ("Cache-Control", "max-age=60"),
+                ("X-Content-Type-Options", "nosniff"),
+            ],
+            body: Array(source.utf8))
+    }
+
+    /// The headers of every HTML page: no framing by other sites, scripts and images from here only.
+    static let pageHeaders: [(String, String)] = [
+        ("Content-Type", "text/html; charset=utf-8"), ("Cache-Control", "no-store"), ("X-Content-Type-Options", "nosniff"),
+        ("Content-Security-Policy", "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; frame-ancestors 'self'"),
+        ("Referrer-Policy", "no-referrer"),
+    ]
+
+    /// Escapes text for HTML.
+    static func html(_ s: String) -> String {
+        var out = ""
+        for ch in s.unicodeScalars {
+            switch ch {
+            case "&": out += "&amp;"
+            case "<": out += "&lt;"
+            case ">": out += "&gt;"
+            case "\"": out += "&quot;"
+            case "'": out += "&#39;"
+            default: out.unicodeScalars.append(ch)
+            }
+        }
+        return out
+    }
+
+    /// `GET /play/NAME`: the flow full-window.
+    func playPage(flow: String) -> HTTPResponse {
+        let name = Self.html(flow)
+        let page = """
+            <!doctype html>
+            <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+            <title>\(name) · RocketAlert</title><style>body{margin:0}</style></head>
+            <body><main id="rocket" aria-label="\(name)"></main>
+            <script src="/widget.js" data-flow="\(name)" data-target="#rocket" data-page></script></body></html>
+
+            """
+        return HTTPResponse(status: 200, headers: Self.pageHeaders, body: Array(page.utf8))
+    }
+
+    /// `GET /`: the flows on offer, with links to play them.
+    func index(flows: [String]) -> HTTPResponse {
+        var items = ""
+        for f in flows { items += "<li><a href=\"/play/\(Self.html(f))\">\(Self.html(f))</a></li>" }
+        let page = """
+            <!doctype html>
+            <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+            <title>RocketAlert</title><style>body{font:18px/1.5 system-ui,sans-serif;margin:2rem auto;max-width:36rem;padding:0 1rem}</style></head>
+            <body><h1>RocketAlert</h1><p>Flows on this server:</p><ul>\(items)</ul>
+            <p>Embed one in a page: <code>&lt;script src="…/widget.js" data-flow="NAME"&gt;&lt;/script&gt;</code></p></body></html>
+
+            """
+        return HTTPResponse(status: 200, headers: Self.pageHeaders, body: Array(page.utf8))
+    }
+
+    static let style = #"""
+        .rk{--rk-bg:#fff;--rk-ink:#293b4d;--rk-bubble:#eef1f5;--rk-mine:#0a5fb4;--rk-mine-ink:#fff;--rk-blue:#0a5fb4;--rk-red:#b3261e;--rk-muted:#4f5d6b;--rk-focus:#0a5fb4;font:18px/1.4 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:var(--rk-ink)}
+        @media (prefers-color-scheme:dark){.rk{--rk-bg:#15191e;--rk-ink:#e8edf2;--rk-bubble:#242b33;--rk-mine:#7db8f5;--rk-mine-ink:#0b1a2a;--rk-blue:#7db8f5;--rk-red:#ff8a80;--rk-muted:#aab6c2;--rk-focus:#7db8f5}}
+        .rk-hidden{display:none}
+        .rk-frame{background:var(--rk-bg);color:var(--rk-ink);border-radius:16px;padding:12px 16px;max-width:36rem;box-shadow:0 2px 16px rgba(0,0,0,.18);animation:rk-intro 1s ease-out}
+        .rk-page .rk-frame{margin:2rem auto;box-shadow:none}
+        .rk-page{background:var(--rk-bg);min-height:100vh;margin:0}
+        .rk-head{display:flex;align-items:center;gap:10px;min-height:40px}
+        .rk-name{font-weight:700;flex:1}
+        .rk-head .rk-img{width:40px;height:40px;object-fit:cover}
+        .rk-img-square{border-radius:0}.rk-img-round{border-radius:10%}.rk-img-circular{border-radius:50%}
+        .rk-log{list-style:none;margin:8px 0;padding:0;display:flex;flex-direction:column;gap:10px}
+        .rk-item{display:flex;flex-direction:column;align-items:flex-start;gap:4px}
+        .rk-reply{align-items:flex-end}
+        .rk-bubble{display:block;background:var(--rk-bubble);color:var(--rk-ink);border:0;border-radius:14px;padding:10px 14px;margin:0;max-width:85%;text-align:start;font:inherit;unicode-bidi:isolate;white-space:pre-wrap;overflow-wrap:anywhere}
+        button.rk-bubble{cursor:pointer}
+        .rk-bubble .rk-img{display:block;max-width:100%;height:auto;margin-bottom:6px}
+        .rk-mine{background:var(--rk-mine);color:var(--rk-mine-ink)}
+        .rk-hint{font-size:14px;color:var(--rk-muted)}
+        .rk-row{display:flex;gap:8px;flex-wrap:wrap;align-items:center}
+        .rk-options{display:flex;flex-direction:column;gap:6px;align-items:flex-start}
+        .rk-button,.rk-close{font:inherit;background:transparent;color:var(--rk-blue);border:2px solid currentColor;border-radius:999px;padding:6px 16px;cursor:pointer;unicode-bidi:isolate;overflow-wrap:anywhere}
+        .rk-close{color:var(--rk-red);padding:2px 12px}
+        .rk-button:disabled,.rk-close:disabled{cursor:default}
+        .rk-button:disabled:not(.rk-pressed){color:var(--rk-muted);border-color:transparent}
+        .rk-pressed,.rk-pressed:disabled{background:var(--rk-mine);color:var(--rk-mine-ink);border-color:var(--rk-mine)}
+        .rk :focus-visible{outline:3px solid var(--rk-focus);outline-offset:2px}
+        .rk-form{display:flex;flex-direction:column;gap:6px;width:100%}
+        .rk-input{font:inherit;flex:1;min-width:8rem;padding:6px 10px;border:2px solid var(--rk-muted);border-radius:10px;background:var(--rk-bg);color:var(--rk-ink)}
+        .rk-input[aria-invalid=true]{border-color:var(--rk-red)}
+        .rk-error{color:var(--rk-red);margin:0;font-size:16px}
+        .rk-status{margin:4px 0 0;color:var(--rk-muted);font-size:15px;min-height:1em}
+        .rk-typing{display:inline-flex;gap:4px;padding:10px 14px;background:var(--rk-bubble);border-radius:14px}
+        .rk-dot{width:8px;height:8px;border-radius:50%;background:var(--rk-muted);animation:rk-blink 1s infinite}
+        .rk-dot:nth-child(2){animation-delay:.2s}.rk-dot:nth-child(3){animation-delay:.4s}
+        .rk-f-emoji{font-size:25px;font-weight:900}.rk-f-text{font-size:18px;font-weight:400}.rk-f-textBold{font-size:18px;font-weight:700}
+        .rk-f-button{font-size:20px;font-weight:900}.rk-f-lightButton{font-size:18px;font-weight:400}.rk-f-cancel{font-size:20px;font-weight:600;color:var(--rk-red)}
+        .rk-w-ultraLight{font-weight:100}.rk-w-thin{font-weight:200}.rk-w-light{font-weight:300}.rk-w-regular{font-weight:400}.rk-w-medium{font-weight:500}.rk-w-semibold{font-weight:600}.rk-w-bold{font-weight:700}.rk-w-heavy{font-weight:800}.rk-w-black{font-weight:900}
+        .rk-new{animation:rk-bounce .3s ease-out}
+        .rk-closing{opacity:0;transition:opacity 2s}
+        .rk-banner{position:fixed;top:0;left:0;right:0;z-index:2147483000;display:flex;align-items:center;gap:12px;padding:12px 16px;background:#1f4e79;color:#fff;animation:rk-slide .4s ease-out;cursor:pointer}
+        .rk-anim-drop{animation:rk-drop .6s cubic-bezier(.3,1.6,.6,1)}.rk-anim-snap{animation:rk-snap .3s ease-out}
+        .rk-banner-texts{display:flex;flex-direction:column;flex:1;unicode-bidi:isolate}
+        .rk-banner-subtitle{font-size:15px}
+        .rk-banner-icon{font-size:28px}
+        .rk-banner-button{font:inherit;font-size:16px;background:rgba(255,255,255,.15);color:#fff;border:2px solid #fff;border-radius:8px;padding:4px 12px;cursor:pointer}
+        .rk-banner-out{transform:translateY(-110%);transition:transform .25s ease-in}
+        @keyframes rk-intro{0%{opacity:0;transform:scale(.6)}60%{transform:scale(1.05)}100%{opacity:1;transform:none}}
+        @keyframes rk-bounce{0%{transform:scale(.6);opacity:.3}66%{transform:scale(1.08)}100%{transform:none;opacity:1}}
+        @keyframes rk-blink{0%,100%{opacity:.25}50%{opacity:1}}
+        @keyframes rk-slide{from{transform:translateY(-100%)}to{transform:none}}
+        @keyframes rk-drop{from{transform:translateY(-100%)}to{transform:none}}
+        @keyframes rk-snap{from{transform:scale(.8);opacity:0}to{transform:none;opacity:1}}
+        @media (prefers-reduced-motion:reduce){.rk *,.rk,.rk-banner{animation:none!important;transition:none!important}}
+        .rk-reduced *{animation:none!important;transition:none!important}
+        """#
+
+    static let script = #"""
+        (function () {
+          "use strict";
+          var script = document.currentScript;
+          var base = script ? script.src.replace(/\/widget\.js(\?.*)?$/, "") : "";
+          var reduced = window.matchMedia && window.matchMedia("(prefers-reduced-motion: reduce)").matches;
+          var CSS = "__CSS__";
+
+          function el(tag, cls, text) {
+            var e = document.createElement(tag);
+            if (cls) e.className = cls;
+            if (text !== undefined && text !== null) e.textContent = String(text);
+            return e;
+          }
+          function store(key, value) {
+            try {
+              if (value === undefined) return window.localStorage.getItem(key);
+              if (value === null) window.localStorage.removeItem(key); else window.localStorage.setItem(key, value);
+            } catch (e) { return null; }
+            return null;
+          }
+          function randomID() {
+            var a = new Uint8Array(16), s = "";
+            (window.crypto || window.msCrypto).getRandomValues(a);
+            for (var i = 0; i < a.length; i++) s += (a[i] + 256).toString(16).slice(1);
+            return s;
+          }
+          function visitorID() {
+            var v = store("rocket.visitor");
+            if (!v || !/^[A-Za-z0-9._:-]{1,128}$/.test(v)) { v = randomID(); store("rocket.visitor", v); }
+            return v;
+          }
+          function fontOf(e, f) {
+            if (!f) return;
+            if (f.preset) { e.classList.add("rk-f-" + f.preset); return; }
+            if (typeof f.size === "number") e.style.fontSize = Math.max(8, Math.min(64, f.size)) + "px";
+            if (f.weight) e.classList.add("rk-w-" + f.weight);
+            if (f.family) e.style.fontFamily = JSON.stringify(String(f.family)) + ", system-ui, sans-serif";
+            if (f.color && /^#[0-9A-Fa-f]{6}$/.test(f.color)) e.style.color = f.color;
+          }
+          function imageOf(src, style, alt) {
+            var img = el("img", "rk-img rk-img-" + (style || "square"));
+            img.alt = alt || "";
+            if (src && (src.indexOf("data:image/") === 0 || src.charAt(0) === "/")) img.src = src.charAt(0) === "/" ? base + src : src;
+            return img;
+          }
+
+          function Widget(root, flow, options) {
+            this.root = root;
+            this.flow = flow;
+            this.options = options || {};
+            this.visitor = visitorID();
+            this.view = null;
+            this.source = null;
+            this.busy = false;
+            this.seen = 0;
+            this.focusKey = null;
+            if (!document.getElementById("rocket-style")) {
+              var style = el("style");
+              style.id = "rocket-style";
+              style.textContent = CSS;
+              document.head.appendChild(style);
+            }
+            root.classList.add("rk");
+            if (this.options.page) root.classList.add("rk-page");
+            if (reduced) root.classList.add("rk-reduced");
+            this.frame = el("section", "rk-frame");
+            this.frame.setAttribute("aria-label", "Conversation");
+            this.header = el("header", "rk-head");
+            this.log = el("ol", "rk-log");
+            this.log.setAttribute("role", "log");
+            this.log.setAttribute("aria-live", "polite");
+            this.log.setAttribute("aria-relevant", "additions");
+            this.status = el("p", "rk-status");
+            this.status.setAttribute("role", "status");
+            this.frame.appendChild(this.header);
+            this.frame.appendChild(this.log);
+            this.frame.appendChild(this.status);
+            root.appendChild(this.frame);
+            var self = this;
+            root.addEventListener("keydown", function (ev) {
+              if (ev.key === "Escape" && self.view && self.view.accepts.indexOf("close") >= 0) { ev.preventDefault(); self.send({ intent: "close" }); }
+            });
+          }
+
+          Widget.prototype.api = function (method, path, body) {
+            var init = { method: method, headers: { "Rocket-Visitor": this.visitor } };
+            if (body) { init.headers["Content-Type"] = "application/json"; init.body = JSON.stringify(body); }
+            return fetch(base + path, init).then(function (r) {
+              return r.text().then(function (t) {
+                var data = null;
+                try { data = t ? JSON.parse(t) : null; } catch (e) { data = null; }
+                return { status: r.status, data: data };
+              });
+            });
+          };
+
+          Widget.prototype.start = function () {
+            var self = this, key = "rocket.conversation." + this.flow, saved = store(key);
+            var fresh = function () {
+              return self.api("POST", "/v1/conversations", {
+                flow: self.flow, visitor: self.visitor, reducedMotion: reduced,
+                lang: (navigator.language || "en").slice(0, 35), vars: self.options.vars || {}
+              }).then(function (r) {
+                if (r.status === 201 && r.data && r.data.conversation) {
+                  store(key, r.data.conversation.id);
+                  self.dispatch("start", r.data.conversation);
+                  return r.data.conversation;
+                }
+                if (r.data && r.data.status === "notNow") {
+                  self.dispatch("notnow", r.data);
+                  if (self.options.page) self.say((r.data.explanation || []).join(" "), "Not now.");
+                  self.root.classList.add("rk-hidden");
+                  return null;
+                }
+                throw new Error(r.data && r.data.error ? r.data.error.message : "the server answered " + r.status);
+              });
+            };
+            var resume = saved && /^[0-9a-f]{32}$/.test(saved)
+              ? this.api("GET", "/v1/conversations/" + saved).then(function (r) {
+                  if (r.status === 200 && r.data && r.data.conversation.status !== "dismissed") return r.data.conversation;
+                  store(key, null);
+                  return fresh();
+                })
+              : fresh();
+            return resume.then(function (view) {
+              if (!view) return;
+              self.render(view);
+              self.listen(view.id);
+            }).catch(function (e) { self.say("The conversation could not start: " + e.message); });
+          };
+
+          Widget.prototype.say = function (text, fallback) {
+            this.status.textContent = text || fallback || "";
+          };
+
+          Widget.prototype.dispatch = function (name, detail) {
+            try { this.root.dispatchEvent(new CustomEvent("rocket:" + name, { detail: detail, bubbles: true })); } catch (e) { /* old browsers */ }
+          };
+
+          Widget.prototype.listen = function (id) {
+            var self = this;
+            if (!window.EventSource) return;
+            var src = new EventSource(base + "/v1/conversations/" + id + "/events?visitor=" + encodeURIComponent(this.visitor));
+            this.source = src;
+            src.addEventListener("state", function (ev) {
+              try { self.render(JSON.parse(ev.data)); } catch (e) { /* a bad frame is skipped */ }
+            });
+            src.addEventListener("events", function (ev) {
+              var list = [];
+              try { list = JSON.parse(ev.data); } catch (e) { list = []; }
+              for (var i = 0; i < list.length; i++) {
+                self.dispatch("event", list[i]);
+                if (list[i].event === "action") self.dispatch("action", list[i]);
+              }
+            });
+          };
+
+          Widget.prototype.send = function (intent) {
+            var self = this;
+            if (this.busy || !this.view) return;
+            this.busy = true;
+            intent.step = this.view.step;
+            this.api("POST", "/v1/conversations/" + this.view.id + "/intents", intent).then(function (r) {
+              self.busy = false;
+              var v = r.data && (r.data.conversation || (r.data.error && r.data.error.conversation));
+              if (v) self.render(v);
+              if (r.status === 429) self.say("Slow down a little, please.");
+              else if (r.status >= 400 && r.status !== 422 && r.status !== 409) self.say(r.data && r.data.error ? r.data.error.message : "Something went wrong.");
+            }, function () { self.busy = false; self.say("The server cannot be reached."); });
+          };
+
+          Widget.prototype.render = function (v) {
+            if (this.view && v.id === this.view.id && v.version < this.view.version) return;
+            var hadFocus = this.root.contains(document.activeElement);
+            var typed = null, field = this.root.querySelector("input.rk-input");
+            if (field && this.view && this.view.active === v.active) typed = field.value;
+            this.view = v;
+            this.renderHead(v);
+            var items = v.transcript, log = this.log;
+            while (log.children.length > items.length) log.removeChild(log.lastChild);
+            for (var i = 0; i < items.length; i++) {
+              var item = items[i], key = JSON.stringify(item) + (item.index === v.active ? "*" + v.inputError : "") + v.accepts.join();
+              var li = log.children[i];
+              if (li && li.getAttribute("data-key") === key) continue;
+              var fresh = this.item(item, v);
+              fresh.setAttribute("data-key", key);
+              if (li) log.replaceChild(fresh, li); else { fresh.classList.add("rk-new"); log.appendChild(fresh); }
+            }
+            var typing = this.frame.querySelector(".rk-typing");
+            if (v.typing && !typing) {
+              typing = el("div", "rk-typing");
+              typing.setAttribute("role", "status");
+              typing.setAttribute("aria-label", v.author.name + " is typing");
+              for (var d = 0; d < 3; d++) typing.appendChild(el("span", "rk-dot"));
+              this.frame.insertBefore(typing, this.status);
+            } else if (!v.typing && typing) typing.parentNode.removeChild(typing);
+            if (typed !== null) { var f2 = this.root.querySelector("input.rk-input"); if (f2) f2.value = typed; }
+            this.renderBanner(v.banner);
+            this.frame.classList.toggle("rk-closing", v.status === "closing" || v.status === "dismissed");
+            if (v.status === "dismissed") {
+              if (this.source) { this.source.close(); this.source = null; }
+              store("rocket.conversation." + this.flow, null);
+              this.dispatch("dismiss", { reason: v.reason });
+              if (this.options.page) this.say(v.reason === "completed" ? "The conversation has ended." : "The conversation was closed.");
+            }
+            var focusKey = v.active === null ? null : v.id + ":" + v.active;
+            if (focusKey && focusKey !== this.focusKey) {
+              var target = this.log.querySelector("[data-focus]");
+              if (target && (hadFocus || this.options.page)) target.focus({ preventScroll: false });
+            }
+            this.focusKey = focusKey;
+            if (log.lastChild && log.lastChild.scrollIntoView && this.options.page) log.lastChild.scrollIntoView({ block: "nearest", behavior: reduced ? "auto" : "smooth" });
+          };
+
+          Widget.prototype.renderHead = function (v) {
+            var h = this.header;
+            var key = JSON.stringify([v.author, v.closeButton, v.accepts.indexOf("close") >= 0]);
+            if (h.getAttribute("data-key") === key) return;
+            h.setAttribute("data-key", key);
+            h.textContent = "";
+            if (v.author.image) h.appendChild(imageOf(v.author.image, v.author.imageStyle, ""));
+            h.appendChild(el("span", "rk-name", v.author.name));
+            if (v.closeButton) {
+              var self = this, b = el("button", "rk-close", v.closeButton.title);
+              b.type = "button";
+              fontOf(b, v.closeButton.font);
+              b.disabled = v.accepts.indexOf("close") < 0;
+              b.addEventListener("click", function () { self.send({ intent: "close" }); });
+              h.appendChild(b);
+            }
+          };
+
+          Widget.prototype.item = function (item, v) {
+            var self = this, li = el("li", "rk-item rk-" + item.type);
+            if (item.type === "reply") {
+              li.appendChild(el("p", "rk-bubble rk-mine", item.text));
+              return li;
+            }
+            var active = item.index === v.active;
+            var can = function (name) { return active && v.accepts.indexOf(name) >= 0; };
+            var button = function (title, font, intent, extra) {
+              var b = el("button", "rk-button" + (extra || ""), title);
+              b.type = "button";
+              fontOf(b, font);
+              if (!active) b.disabled = true;
+              b.addEventListener("click", function () { self.send(intent); });
+              return b;
+            };
+            switch (item.type) {
+              case "text":
+              case "image": {
+                var bubble = el(can("tap") ? "button" : "div", "rk-bubble");
+                if (item.type === "image") {
+                  var img = imageOf(item.image, item.imageStyle, item.text);
+                  img.style.marginLeft = Math.max(0, Math.min(200, item.paddingLeft || 0)) + "px";
+                  img.style.marginRight = Math.max(0, Math.min(200, item.paddingRight || 0)) + "px";
+                  bubble.appendChild(img);
+                }
+                if (item.text) { var p = el("span", "rk-text", item.text); fontOf(p, item.font); bubble.appendChild(p); }
+                if (can("tap")) {
+                  bubble.type = "button";
+                  bubble.setAttribute("data-focus", "");
+                  bubble.setAttribute("aria-describedby", "rk-hint-" + item.index);
+                  bubble.addEventListener("click", function () { self.send({ intent: "tap" }); });
+                  li.appendChild(bubble);
+                  var hint = el("span", "rk-hint", "Continue");
+                  hint.id = "rk-hint-" + item.index;
+                  li.appendChild(hint);
+                } else li.appendChild(bubble);
+                break;
+              }
+              case "button": {
+                var b1 = button(item.title, item.font, { intent: "pressButton" }, item.pressed ? " rk-pressed" : "");
+                if (can("pressButton")) b1.setAttribute("data-focus", "");
+                li.appendChild(b1);
+                break;
+              }
+              case "doubleButton": {
+                var row = el("div", "rk-row");
+                var l = button(item.left.title, item.left.font, { intent: "pressLeft" }, item.pressed === "left" ? " rk-pressed" : "");
+                var r = button(item.right.title, item.right.font, { intent: "pressRight" }, item.pressed === "right" ? " rk-pressed" : "");
+                if (can("pressLeft")) l.setAttribute("data-focus", "");
+                row.appendChild(l);
+                row.appendChild(r);
+                li.appendChild(row);
+                break;
+              }
+              case "choice": {
+                var q = el("p", "rk-bubble", item.text);
+                fontOf(q, item.font);
+                q.id = "rk-q-" + item.index;
+                li.appendChild(q);
+                var list = el("div", "rk-options");
+                list.setAttribute("role", "group");
+                list.setAttribute("aria-labelledby", q.id);
+                for (var k = 0; k < item.options.length; k++) {
+                  var ob = button(item.options[k].title, item.options[k].font, { intent: "choose", option: k }, item.chosen === k ? " rk-pressed" : "");
+                  if (k === 0 && can("choose")) ob.setAttribute("data-focus", "");
+                  list.appendChild(ob);
+                }
+                li.appendChild(list);
+                break;
+              }
+              case "textInput": {
+                var form = el("form", "rk-form");
+                var label = el("label", "rk-bubble", item.text);
+                fontOf(label, item.font);
+                var field = el("input", "rk-input");
+                var fid = "rk-in-" + v.id.slice(0, 8) + "-" + item.index;
+                field.id = fid;
+                label.htmlFor = fid;
+                field.type = item.secret ? "password" : "text";
+                field.autocomplete = item.secret ? "off" : "on";
+                if (item.placeholder) field.placeholder = item.placeholder;
+                if (item.validation) {
+                  if (item.validation.required) field.required = true;
+                  if (item.validation.maxLength) field.maxLength = item.validation.maxLength;
+                }
+                var go = el("button", "rk-button rk-send", item.buttonTitle);
+                go.type = "submit";
+                fontOf(go, item.buttonFont);
+                form.appendChild(label);
+                var line = el("div", "rk-row");
+                line.appendChild(field);
+                line.appendChild(go);
+                form.appendChild(line);
+                if (active) {
+                  field.setAttribute("data-focus", "");
+                  if (v.inputError) {
+                    var err = el("p", "rk-error", v.inputError);
+                    err.id = fid + "-error";
+                    err.setAttribute("role", "alert");
+                    field.setAttribute("aria-invalid", "true");
+                    field.setAttribute("aria-describedby", err.id);
+                    form.appendChild(err);
+                  }
+                  form.addEventListener("submit", function (ev) {
+                    ev.preventDefault();
+                    self.send({ intent: "submit", text: field.value });
+                  });
+                  field.noValidate = true;
+                  form.noValidate = true;
+                } else {
+                  field.disabled = true;
+                  go.disabled = true;
+                  form.addEventListener("submit", function (ev) { ev.preventDefault(); });
+                }
+                li.appendChild(form);
+                break;
+              }
+              default:
+                li.appendChild(el("p", "rk-bubble", item.text || ""));
+            }
+            return li;
+          };
+
+          Widget.prototype.renderBanner = function (b) {
+            var self = this;
+            if (!b) return;
+            var key = JSON.stringify(b);
+            if (this.bannerKey === key) return;
+            this.bannerKey = key;
+            var box = el("div", "rk-banner rk-anim-" + (b.animation || "linear"));
+            box.setAttribute("role", "status");
+            if (b.color && /^#[0-9A-Fa-f]{6}$/.test(b.color)) box.style.background = b.color;
+            if (b.icon && b.icon.indexOf("data:image/") !== 0 && b.icon.length <= 8) box.appendChild(el("span", "rk-banner-icon", b.icon));
+            var texts = el("div", "rk-banner-texts");
+            var t = el("strong", "rk-banner-title", b.title);
+            if (b.titleColor && /^#[0-9A-Fa-f]{6}$/.test(b.titleColor)) t.style.color = b.titleColor;
+            texts.appendChild(t);
+            if (b.subtitle) {
+              var s = el("span", "rk-banner-subtitle", b.subtitle);
+              if (b.subtitleColor && /^#[0-9A-Fa-f]{6}$/.test(b.subtitleColor)) s.style.color = b.subtitleColor;
+              texts.appendChild(s);
+            }
+            box.appendChild(texts);
+            var gone = false;
+            var dismiss = function (how) {
+              if (gone) return;
+              gone = true;
+              box.classList.add("rk-banner-out");
+              self.dispatch("banner", { result: how });
+              setTimeout(function () { if (box.parentNode) box.parentNode.removeChild(box); }, reduced ? 0 : 250);
+            };
+            var buttons = b.buttons === "close" ? [["×", "close"]] : (b.buttons || []).map(function (x, i) { return [x, "button" + (i + 1)]; });
+            buttons.forEach(function (pair) {
+              var bt = el("button", "rk-banner-button", pair[0]);
+              bt.type = "button";
+              if (pair[1] === "close") bt.setAttribute("aria-label", "Dismiss");
+              bt.addEventListener("click", function (ev) { ev.stopPropagation(); dismiss(pair[1]); });
+              box.appendChild(bt);
+            });
+            if (b.backgroundTaps !== false) box.addEventListener("click", function () { dismiss("tap"); });
+            if (b.swipe !== false) {
+              var x0 = null;
+              box.addEventListener("pointerdown", function (ev) { x0 = ev.clientY; });
+              box.addEventListener("pointerup", function (ev) { if (x0 !== null && x0 - ev.clientY > 30) dismiss("swipe"); x0 = null; });
+            }
+            if (b.duration > 0) setTimeout(function () { dismiss("timeout"); }, Math.min(b.duration, 3600) * 1000);
+            this.root.insertBefore(box, this.root.firstChild);
+          };
+
+          window.RocketAlert = {
+            mount: function (target, flow, options) {
+              var w = new Widget(target, flow, options);
+              w.start();
+              return w;
+            }
+          };
+          if (script && script.getAttribute("data-flow")) {
+            var flow = script.getAttribute("data-flow");
+            var go = function () {
+              var sel = script.getAttribute("data-target");
+              var target = sel ? document.querySelector(sel) : null;
+              if (!target) { target = el("div"); script.parentNode.insertBefore(target, script.nextSibling); }
+              window.RocketAlert.mount(target, flow, { page: script.hasAttribute("data-page") });
+            };
+            if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", go); else go();
+          }
+        })();
+        """#
+}

@@ -1,0 +1,280 @@
+import Foundation
+import RocketConversation
+import RocketCore
+import RocketJSON
+import RocketScenarios
+import Testing
+
+@testable import RocketServer
+
+@Suite("HTTP API: every route's happy path and errors")
+struct APITests {
+    @Test("a conversation starts, shows its first block, and is read back")
+    func startAndRead() throws {
+        let h = try Harness { $0.timing = .original }
+        let r = h.request("POST", "/v1/conversations", body: #"{"flow": "basic", "visitor": "ada", "vars": {"plan": "pro"}}"#)
+        #expect(r.status == 201)
+        #expect(r.json?["status"]?.string == "started")
+        let id = try #require(r.json?["conversation"]?["id"]?.string)
+        #expect(id.count == 32)
+        #expect(r.json?["conversation"]?["status"]?.string == "presenting")
+        #expect(r.json?["conversation"]?["typing"]?.bool == true)
+        h.service.advanceDue()
+        #expect(h.view(id)?["status"]?.string == "presenting")
+        h.clock.advance(by: RocketTiming.original.intro)
+        h.service.advanceDue()
+        let v = try #require(h.view(id))
+        #expect(v["status"]?.string == "active")
+        #expect(v["transcript"]?[0]?["text"]?.string == "Hi")
+        #expect(v["accepts"]?.array.compactMap(\.string) == ["tap", "close"])
+        #expect(v["author"]?["name"]?.string == "Bot")
+        #expect(v["closeButton"]?["title"]?.string == "Close")
+    }
+
+    @Test("intents walk the flow: tap, validated input, secret input, choice; answers never leak secrets")
+    func walkTheFlow() throws {
+        let h = try Harness()
+        let id = try h.start()
+        var r = h.send(id, #""intent": "tap", "step": 0"#)
+        #expect(r.status == 200)
+        #expect(r.json?["conversation"]?["accepts"]?.array.first?.string == "submit")
+        // Too long: refused with the rule's message, shown as the input error.
+        r = h.send(id, #""intent": "submit", "text": "Augusta Ada King", "step": 1"#)
+        #expect(r.status == 422)
+        #expect(r.json?["error"]?["code"]?.string == "invalid-input")
+        #expect(r.json?["error"]?["conversation"]?["inputError"]?.string == "Please type at most 10 characters.")
+        r = h.send(id, #""intent": "submit", "text": "Ada", "step": 1"#)
+        #expect(r.status == 200)
+        r = h.send(id, #""intent": "submit", "text": "1234", "step": 2"#)
+        #expect(r.status == 200)
+        let transcript = r.json?["conversation"]?["transcript"]?.array ?? []
+        let replies = transcript.filter { $0["type"]?.string == "reply" }.compactMap { $0["text"]?.string }
+        #expect(replies.first == "Ada")
+        #expect(!replies.contains("1234"))
+        r = h.send(id, #""intent": "choose", "option": 1, "step": 3"#)
+        #expect(r.status == 200)
+        let v = try #require(h.view(id))
+        #expect(v["transcript"]?.array.last?["text"]?.string == "Bye Ada")
+        // Nothing secret in the archive: not in the snapshot, not in the events.
+        let archive = try h.archive()
+        let row = try #require(try archive.load(id))
+        #expect(!row.snapshot.contains("1234"))
+        #expect(row.snapshot.contains("Ada"))
+        let events = try archive.events(id)
+        #expect(events.contains { $0.contains("inputSubmitted") })
+        #expect(!events.joined().contains("1234"))
+        #expect(!events.joined().contains("\"Ada\""))
+    }
+
+    @Test("a refused intent: wrong kind, no such option, no close button")
+    func refusals() throws {
+        let h = try Harness()
+        let id = try h.start()
+        var r = h.send(id, #""intent": "pressButton""#)
+        #expect(r.status == 422)
+        #expect(r.json?["error"]?["code"]?.string == "wrong-kind")
+        #expect(r.json?["error"]?["conversation"]?["step"]?.number == 0)
+        r = h.send(id, #""intent": "choose", "option": 7"#)
+        #expect(r.status == 422)
+        let g = try h.start("gated", visitor: "bob")
+        r = h.send(g, #""intent": "close""#, visitor: "bob")
+        #expect(r.status == 422)
+        #expect(r.json?["error"]?["code"]?.string == "no-close-button")
+    }
+
+    @Test("a replayed intent is answered again and applied once; another stale step is a conflict")
+    func replay() throws {
+        let h = try Harness()
+        let id = try h.start()
+        let first = h.send(id, #""intent": "tap", "step": 0"#)
+        #expect(first.status == 200)
+        let again = h.send(id, #""intent": "tap", "step": 0"#)
+        #expect(again.status == 200)
+        #expect(again.body == first.body)
+        #expect(h.view(id)?["step"]?.number == 1)
+        let stale = h.send(id, #""intent": "submit", "text": "Ada", "step": 0"#)
+        #expect(stale.status == 409)
+        #expect(stale.json?["error"]?["code"]?.string == "stale-step")
+        #expect(h.view(id)?["step"]?.number == 1)
+    }
+
+    @Test("malformed, truncated, oversized and mistyped bodies are 4xx with a JSON error")
+    func badBodies() throws {
+        let h = try Harness()
+        let cases: [(String?, String?, Int, String)] = [
+            (#"{"flow": "basic", "visitor": "ada""#, "application/json", 400, "bad-json"),
+            ("not json", "application/json", 400, "bad-json"),
+            ("[1, 2]", "application/json", 400, "bad-body"),
+            (#"{"flow": "basic", "visitor": "ada", "extra": 1}"#, "application/json", 400, "unknown-field"),
+            (#"{"flow": 7, "visitor": "ada"}"#, "application/json", 400, "bad-field"),
+            (#"{"visitor": "ada"}"#, "application/json", 400, "missing-field"),
+            (#"{"flow": "basic", "visitor": "a b"}"#, "application/json", 400, "bad-visitor"),
+            (#"{"flow": "basic", "visitor": "ada"}"#, "text/plain", 415, "json-only"),
+            (#"{"flow": "basic", "visitor": "ada"}"#, nil, 415, "json-only"),
+            (#"{"flow": "nope", "visitor": "ada"}"#, "application/json", 404, "unknown-flow"),
+            (#"{"flow": "../etc/passwd", "visitor": "ada"}"#, "application/json", 404, "unknown-flow"),
+            (#"{"flow": "basic", "visitor": "ada", "vars": {"a": 1}}"#, "application/json", 400, "bad-field"),
+            (String(repeating: "[", count: 100), "application/json", 400, "bad-json"),
+        ]
+        for (body, type, status, code) in cases {
+            let r = h.request("POST", "/v1/conversations", body: body, contentType: type)
+            #expect(r.status == status, "\(body ?? "") → \(r.text)")
+            #expect(r.json?["error"]?["code"]?.string == code, "\(body ?? "")")
+            #expect(r.header("Content-Type")?.hasPrefix("application/json") == true)
+        }
+        let big = h.service.handle(
+            HTTPRequest(method: "POST", path: "/v1/conversations", headers: ["Content-Type": "application/json"], bodyTooLarge: true))
+        #expect(big.status == 413)
+        let id = try h.start()
+        for members in [
+            #""intent": "jump""#, #""intent": "submit""#, #""intent": "choose", "option": -1"#, #""intent": "tap", "step": 1.5"#,
+            #""intent": "tap", "text": "x""#,
+        ] {
+            let r = h.send(id, members)
+            #expect(r.status == 400, "\(members) → \(r.text)")
+        }
+    }
+
+    @Test("ids are bound to their visitor: another visitor, a made-up id and a malformed id all get 404")
+    func visitorBinding() throws {
+        let h = try Harness()
+        let id = try h.start(visitor: "ada")
+        #expect(h.request("GET", "/v1/conversations/\(id)", visitor: "mallory").status == 404)
+        #expect(h.send(id, #""intent": "tap""#, visitor: "mallory").status == 404)
+        #expect(h.request("GET", "/v1/conversations/\(id)/events", visitor: "mallory").status == 404)
+        #expect(h.request("GET", "/v1/conversations/" + String(repeating: "a", count: 32), visitor: "ada").status == 404)
+        #expect(h.request("GET", "/v1/conversations/../../etc", visitor: "ada").status == 404)
+        #expect(h.request("GET", "/v1/conversations/\(id)").status == 400)
+        #expect(h.view(id)?["step"]?.number == 0)
+        #expect(h.request("GET", "/v1/conversations/\(id)?x", visitor: "ada").status == 404)
+    }
+
+    @Test("routes: unknown paths are 404, wrong methods 405 with Allow, pages and the widget are served")
+    func routes() throws {
+        let h = try Harness()
+        #expect(h.request("GET", "/nope").status == 404)
+        let wrong = h.request("DELETE", "/v1/conversations")
+        #expect(wrong.status == 405)
+        #expect(wrong.header("Allow") == "POST")
+        #expect(h.request("GET", "/v1/flows").json?["flows"]?.array.compactMap(\.string) == ["basic", "gated"])
+        let js = h.request("GET", "/widget.js")
+        #expect(js.status == 200)
+        #expect(js.header("Content-Type")?.hasPrefix("text/javascript") == true)
+        #expect(!js.text.contains("\"__CSS__\""))
+        let page = h.request("GET", "/play/basic")
+        #expect(page.status == 200)
+        #expect(page.text.contains(#"data-flow="basic""#))
+        #expect(page.header("Content-Security-Policy") != nil)
+        #expect(h.request("GET", "/play/nope").status == 404)
+        #expect(h.request("GET", "/").text.contains("/play/gated"))
+    }
+
+    @Test("the event stream route answers with the current state and names the conversation to follow")
+    func streamRoute() throws {
+        let h = try Harness()
+        let id = try h.start()
+        let r = h.request("GET", "/v1/conversations/\(id)/events", visitor: "ada")
+        #expect(r.status == 200)
+        #expect(r.stream == id)
+        #expect(r.header("Content-Type")?.hasPrefix("text/event-stream") == true)
+        #expect(r.text.contains("event: state\ndata: {"))
+        let q = h.service.handle(HTTPRequest(method: "GET", path: "/v1/conversations/\(id)/events", query: ["visitor": "ada"]))
+        #expect(q.status == 200)
+    }
+
+    @Test("pages of other sites are refused unless listed; listed ones get CORS headers and preflights")
+    func origins() throws {
+        let h = try Harness { $0.allowedOrigins = ["https://shop.example"] }
+        let body = #"{"flow": "basic", "visitor": "ada"}"#
+        let foreign = h.request("POST", "/v1/conversations", body: body, headers: ["Origin": "https://evil.example", "Host": "127.0.0.1:8080"])
+        #expect(foreign.status == 403)
+        #expect(foreign.json?["error"]?["code"]?.string == "origin-not-allowed")
+        let same = h.request("POST", "/v1/conversations", body: body, headers: ["Origin": "http://127.0.0.1:8080", "Host": "127.0.0.1:8080"])
+        #expect(same.status == 201)
+        #expect(same.header("Access-Control-Allow-Origin") == nil)
+        let listed = h.request("POST", "/v1/conversations", body: body, headers: ["Origin": "https://shop.example", "Host": "127.0.0.1:8080"])
+        #expect(listed.status == 201)
+        #expect(listed.header("Access-Control-Allow-Origin") == "https://shop.example")
+        let preflight = h.request("OPTIONS", "/v1/conversations", headers: ["Origin": "https://shop.example"])
+        #expect(preflight.status == 204)
+        #expect(preflight.header("Access-Control-Allow-Headers")?.contains("Rocket-Visitor") == true)
+        #expect(h.request("OPTIONS", "/v1/conversations", headers: ["Origin": "null"]).status == 403)
+    }
+
+    @Test("each visitor has a request budget: a burst beyond it is 429 with Retry-After, and it refills")
+    func rateLimit() throws {
+        let h = try Harness {
+            $0.requestBurst = 5
+            $0.requestsPerSecond = 1
+        }
+        let id = try h.start()
+        var statuses: [Int] = []
+        for _ in 0..<6 { statuses.append(h.send(id, #""intent": "close""#).status) }
+        #expect(statuses.contains(429))
+        let limited = h.send(id, #""intent": "tap""#)
+        #expect(limited.status == 429)
+        #expect(limited.header("Retry-After") == "1")
+        // Another visitor is not affected.
+        _ = try h.start(visitor: "bob")
+        h.clock.advance(by: 3)
+        #expect(h.send(id, #""intent": "tap""#).status != 429)
+    }
+
+    @Test("the number of conversations is bounded; idle ones expire and make room")
+    func bounds() throws {
+        let h = try Harness {
+            $0.maxConversations = 3
+            $0.idleTimeout = 100
+        }
+        let first = try h.start(visitor: "v1")
+        _ = try h.start(visitor: "v2")
+        _ = try h.start(visitor: "v3")
+        let full = h.request("POST", "/v1/conversations", body: #"{"flow": "basic", "visitor": "v4"}"#)
+        #expect(full.status == 503)
+        #expect(full.json?["error"]?["code"]?.string == "too-many-conversations")
+        h.clock.advance(by: 101)
+        #expect(h.request("POST", "/v1/conversations", body: #"{"flow": "basic", "visitor": "v4"}"#).status == 201)
+        #expect(h.request("GET", "/v1/conversations/\(first)", visitor: "v1").status == 404)
+        #expect(try h.archive().load(first) == nil)
+    }
+
+    @Test("the flow's scenario gates per visitor: 'not now' is a status of its own with the explanation")
+    func gate() throws {
+        let h = try Harness()
+        _ = try h.start("gated", visitor: "ada")
+        let second = h.request("POST", "/v1/conversations", body: #"{"flow": "gated", "visitor": "ada"}"#)
+        #expect(second.status == 200)
+        #expect(second.json?["status"]?.string == "notNow")
+        #expect(!(second.json?["explanation"]?.array.isEmpty ?? true))
+        #expect(second.json?["conversation"] == nil)
+        #expect(h.request("POST", "/v1/conversations", body: #"{"flow": "gated", "visitor": "bob"}"#).status == 201)
+        // Events are counted per visitor too.
+        #expect(h.request("POST", "/v1/events", body: #"{"scenario": "app-launch", "visitor": "ada"}"#).status == 204)
+        let store = try SQLiteScenarioStore(path: h.path)
+        #expect(try store.stats("app-launch@ada").eventsCount == 1)
+        #expect(h.request("POST", "/v1/events", body: #"{"scenario": "", "visitor": "ada"}"#).status == 400)
+    }
+
+    @Test("flow files: a folder of NAME.json, pictures beside them, nothing outside")
+    func files() throws {
+        let dir = scratchDirectory()
+        try basicFlow.write(toFile: dir + "/mine.json", atomically: true, encoding: .utf8)
+        try "{".write(toFile: dir + "/broken.json", atomically: true, encoding: .utf8)
+        let png: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0, 0, 0, 0]
+        _ = FileManager.default.createFile(atPath: dir + "/logo.png", contents: Data(png))
+        try "secret".write(toFile: dir + "/notes.txt", atomically: true, encoding: .utf8)
+        let h = try Harness(flowsDirectory: dir)
+        #expect(h.request("GET", "/v1/flows").json?["flows"]?.array.compactMap(\.string) == ["basic", "broken", "gated", "mine"])
+        #expect(h.request("POST", "/v1/conversations", body: #"{"flow": "mine", "visitor": "ada"}"#).status == 201)
+        let broken = h.request("POST", "/v1/conversations", body: #"{"flow": "broken", "visitor": "ada"}"#)
+        #expect(broken.status == 500)
+        #expect(broken.json?["error"]?["code"]?.string == "flow-invalid")
+        let logo = h.request("GET", "/v1/flows/mine/files/logo.png")
+        #expect(logo.status == 200)
+        #expect(logo.header("Content-Type") == "image/png")
+        for bad in ["notes.txt", "../mine.json", "sub/../logo.png", "/etc/passwd", "missing.png"] {
+            #expect(h.request("GET", "/v1/flows/mine/files/" + bad).status == 404, "\(bad)")
+        }
+        #expect(h.request("GET", "/v1/flows/nope/files/logo.png").status == 404)
+    }
+}

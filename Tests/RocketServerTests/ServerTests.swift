@@ -1,0 +1,201 @@
+import Foundation
+import RocketConversation
+import RocketCore
+import RocketJSON
+import RocketScenarios
+import Synchronization
+import Testing
+
+@testable import RocketServer
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// A raw HTTP/1.1 client over a loopback socket: what a browser or curl sends, byte for byte.
+final class RawClient {
+    let fd: Int32
+    var received: [UInt8] = []
+
+    init?(port: Int) {
+        fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { return nil }
+        var addr = sockaddr_in()
+        addr.sin_family = sa_family_t(AF_INET)
+        addr.sin_port = in_port_t(UInt16(port).bigEndian)
+        addr.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let rc = withUnsafePointer(to: &addr) { p in
+            p.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard rc == 0 else {
+            close(fd)
+            return nil
+        }
+    }
+
+    deinit { close(fd) }
+
+    func send(_ text: String) { send(Array(text.utf8)) }
+
+    func send(_ bytes: [UInt8]) {
+        var off = 0
+        while off < bytes.count {
+            let n = bytes[off...].withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            if n <= 0 { return }
+            off += n
+        }
+    }
+
+    /// Reads until `done` holds for what was received, the peer closes, or `timeout` passes.
+    @discardableResult
+    func read(timeout: Double = 10, until done: (String) -> Bool = { _ in false }) -> String {
+        let end = Date().addingTimeInterval(timeout)
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        while Date() < end {
+            if done(text) { break }
+            var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            guard poll(&p, 1, 100) > 0 else { continue }
+            let n = recv(fd, &buffer, buffer.count, 0)
+            if n <= 0 { break }
+            received += buffer[..<n]
+        }
+        return text
+    }
+
+    var text: String { String(decoding: received, as: UTF8.self) }
+
+    /// One request with `Connection: close`; the whole response.
+    static func exchange(port: Int, _ request: String) -> String {
+        guard let c = RawClient(port: port) else { return "" }
+        c.send(request)
+        return c.read()
+    }
+}
+
+func post(_ path: String, _ body: String, visitor: String? = nil) -> String {
+    var r = "POST \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\nConnection: close\r\n"
+    if let visitor { r += "Rocket-Visitor: \(visitor)\r\n" }
+    return r + "\r\n" + body
+}
+
+func bodyJSON(_ response: String) -> JSONNode? {
+    guard let range = response.range(of: "\r\n\r\n") else { return nil }
+    return try? JSONReader.parse(Array(response[range.upperBound...].utf8))
+}
+
+@Suite("rocket serve over real sockets", .serialized)
+struct ServerTests {
+    @Test("HTTP on loopback: a start, an event stream that receives what an intent changed, then a clean stop")
+    func endToEnd() throws {
+        let h = try Harness()
+        let server = HTTPServer(service: h.service)
+        let port = try server.start(host: "127.0.0.1", port: 0)
+        defer { server.stop() }
+        let started = RawClient.exchange(port: port, post("/v1/conversations", #"{"flow": "basic", "visitor": "ada"}"#))
+        #expect(started.hasPrefix("HTTP/1.1 201"))
+        let id = try #require(bodyJSON(started)?["conversation"]?["id"]?.string)
+        let stream = try #require(RawClient(port: port))
+        stream.send("GET /v1/conversations/\(id)/events?visitor=ada HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: text/event-stream\r\n\r\n")
+        let first = stream.read { $0.contains("event: state") }
+        #expect(first.hasPrefix("HTTP/1.1 200"))
+        #expect(first.contains("text/event-stream"))
+        // The ticker shows the first block (instant timing), and the stream carries it.
+        #expect(stream.read { $0.contains("\"text\":\"Hi\"") }.contains("\"text\":\"Hi\""))
+        let tapped = RawClient.exchange(port: port, post("/v1/conversations/\(id)/intents", #"{"intent": "tap", "step": 0}"#, visitor: "ada"))
+        #expect(tapped.hasPrefix("HTTP/1.1 200"))
+        #expect(stream.read { $0.contains("\"text\":\"Name?\"") }.contains("\"text\":\"Name?\""))
+        #expect(stream.text.contains("event: events"))
+        #expect(server.openStreams == 1)
+        server.stop()
+        // The stream ends when the server stops.
+        stream.read(timeout: 5)
+        #expect(RawClient(port: port) == nil)
+    }
+
+    @Test("hostile HTTP: a body over the limit, a broken request line, a huge header; the server keeps serving")
+    func hostile() throws {
+        let h = try Harness { $0.maxBodyBytes = 1024 }
+        let server = HTTPServer(service: h.service)
+        let port = try server.start(host: "127.0.0.1", port: 0)
+        defer { server.stop() }
+        let big = String(repeating: "x", count: 5000)
+        let tooLarge = RawClient.exchange(port: port, post("/v1/conversations", big))
+        #expect(tooLarge.hasPrefix("HTTP/1.1 413"))
+        var chunked = "POST /v1/conversations HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n"
+        for _ in 0..<4 { chunked += "400\r\n" + String(repeating: "y", count: 1024) + "\r\n" }
+        chunked += "0\r\n\r\n"
+        #expect(RawClient.exchange(port: port, chunked).hasPrefix("HTTP/1.1 413"))
+        let nonsense = RawClient.exchange(port: port, "NONSENSE\r\n\r\n")
+        #expect(nonsense.isEmpty || nonsense.hasPrefix("HTTP/1.1 400"))
+        let header = "GET /v1/flows HTTP/1.1\r\nHost: x\r\nX-Big: " + String(repeating: "z", count: 200_000) + "\r\nConnection: close\r\n\r\n"
+        let huge = RawClient.exchange(port: port, header)
+        #expect(huge.isEmpty || huge.hasPrefix("HTTP/1.1 4"))
+        let fine = RawClient.exchange(port: port, "GET /v1/flows HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+        #expect(fine.hasPrefix("HTTP/1.1 200"))
+        #expect(fine.contains("\"basic\""))
+    }
+
+    @Test("a restart resumes every conversation where it was, with its answers")
+    func resumeAfterRestart() throws {
+        let path = scratchDirectory() + "/store.sqlite"
+        let clock = ManualClock(now: 1_800_000_000)
+        let id: String
+        do {
+            let h = try Harness(path: path, clock: clock)
+            id = try h.start()
+            _ = h.send(id, #""intent": "tap", "step": 0"#)
+            _ = h.send(id, #""intent": "submit", "text": "Ada", "step": 1"#)
+        }
+        let again = try Harness(path: path, clock: clock)
+        let v = try #require(again.view(id))
+        #expect(v["step"]?.number == 2)
+        #expect(v["transcript"]?.array.last?["text"]?.string == "PIN?")
+        #expect(again.send(id, #""intent": "submit", "text": "9999", "step": 2"#).status == 200)
+        #expect(again.send(id, #""intent": "choose", "option": 0, "step": 3"#).status == 200)
+        #expect(again.view(id)?["transcript"]?.array.last?["text"]?.string == "Bye Ada")
+        // Another visitor still cannot reach it, and the event log continued without gaps.
+        #expect(again.request("GET", "/v1/conversations/\(id)", visitor: "bob").status == 404)
+        let events = try again.archive().events(id)
+        #expect(events.filter { $0.contains("inputSubmitted") }.count == 2)
+    }
+
+    @Test("1,000 conversations at once, from 8 threads: every answer stays in its own conversation")
+    func noCrossTalk() throws {
+        let h = try Harness(persistent: false) { $0.maxConversations = 2_000 }
+        let ids = Mutex<[String: String]>([:])
+        DispatchQueue.concurrentPerform(iterations: 8) { worker in
+            for k in stride(from: worker, to: 1_000, by: 8) {
+                let visitor = "visitor-\(k)"
+                let r = h.request("POST", "/v1/conversations", body: #"{"flow": "basic", "visitor": "\#(visitor)"}"#)
+                guard let id = r.json?["conversation"]?["id"]?.string else { continue }
+                ids.withLock { $0[visitor] = id }
+                h.service.advanceDue()
+                _ = h.send(id, #""intent": "tap", "step": 0"#, visitor: visitor)
+                _ = h.send(id, #""intent": "submit", "text": "n\#(k)", "step": 1"#, visitor: visitor)
+            }
+        }
+        let all = ids.withLock { $0 }
+        #expect(all.count == 1_000)
+        #expect(Set(all.values).count == 1_000)
+        for (visitor, id) in all {
+            let k = visitor.dropFirst("visitor-".count)
+            let replies = h.view(id, visitor: visitor)?["transcript"]?.array.filter { $0["type"]?.string == "reply" }.compactMap { $0["text"]?.string }
+            #expect(replies == ["n\(k)"], "\(visitor)")
+        }
+    }
+
+    @Test("the widget is valid JavaScript (checked with node when it is installed)")
+    func widgetParses() throws {
+        guard let node = ["/usr/bin/node", "/usr/local/bin/node"].first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else { return }
+        let file = scratchDirectory() + "/widget.js"
+        try WebAssets().widget.body.withUnsafeBytes { try Data($0).write(to: URL(fileURLWithPath: file)) }
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: node)
+        p.arguments = ["--check", file]
+        try p.run()
+        p.waitUntilExit()
+        #expect(p.terminationStatus == 0)
+        // Well inside the size budget (30 KB gzipped for everything).
+        #expect(WebAssets().widget.body.count < 60_000)
+    }
+}

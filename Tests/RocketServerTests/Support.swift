@@ -1,0 +1,121 @@
+import Foundation
+import RocketConversation
+import RocketCore
+import RocketJSON
+import RocketScenarios
+import Testing
+
+@testable import RocketServer
+
+/// A flow with every kind of step the API tests need: a tap, a validated input, a secret input.
+let basicFlow = """
+    {"version": 1, "author": {"name": "Bot"}, "closeButton": {"title": "Close"}, "start": "hi", "blocks": [
+     {"id": "hi", "type": "text", "text": "Hi", "next": "name"},
+     {"id": "name", "type": "textInput", "text": "Name?", "buttonTitle": "Send", "validate": {"required": true, "maxLength": 10}, "next": "pin"},
+     {"id": "pin", "type": "textInput", "text": "PIN?", "buttonTitle": "OK", "secret": true, "next": "pick"},
+     {"id": "pick", "type": "choice", "text": "Colour?", "options": [{"title": "Red", "next": "end"}, {"title": "Blue", "next": "end"}]},
+     {"id": "end", "type": "text", "text": "Bye {{name}}"}]}
+    """
+
+/// A flow shown at most once per visitor.
+let gatedFlow = """
+    {"version": 1, "scenario": "tour", "when": {"maxExecutionsPermitted": 1}, "blocks": [
+     {"id": "hi", "type": "text", "text": "Hello"}]}
+    """
+
+/// A scratch directory for one test.
+func scratchDirectory() -> String {
+    let dir = NSTemporaryDirectory() + "rocket-server-tests-" + UUID().uuidString
+    try? FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+    return dir
+}
+
+/// A service over the test flows, on a manual clock, with an archive and a scenario store in a
+/// scratch file unless `persistent` is false.
+struct Harness {
+    let clock: ManualClock
+    let service: ConversationService
+    let path: String
+
+    init(
+        path: String? = nil, clock: ManualClock = ManualClock(now: 1_800_000_000), persistent: Bool = true,
+        configure: (inout ServerConfiguration) -> Void = { _ in }, flowsDirectory: String? = nil
+    ) throws {
+        self.clock = clock
+        self.path = path ?? scratchDirectory() + "/store.sqlite"
+        var c = ServerConfiguration()
+        c.timing = .instant
+        configure(&c)
+        let flows = FlowLibrary(directory: flowsDirectory, builtIn: ["basic": Array(basicFlow.utf8), "gated": Array(gatedFlow.utf8)])
+        let sqlite = persistent ? try SQLiteScenarioStore(path: self.path) : nil
+        let archive = try sqlite.map { try ConversationArchive(beside: $0) }
+        let store: (any ScenarioStore)? = sqlite ?? InMemoryScenarioStore()
+        service = ConversationService(flows: flows, archive: archive, scenarios: store, clock: clock, configuration: c)
+    }
+
+    func request(
+        _ method: String, _ path: String, body: String? = nil, visitor: String? = nil, headers: [String: String] = [:],
+        contentType: String? = "application/json"
+    ) -> HTTPResponse {
+        var h = headers
+        if body != nil, let contentType { h["Content-Type"] = contentType }
+        if let visitor { h["Rocket-Visitor"] = visitor }
+        return service.handle(HTTPRequest(method: method, path: path, headers: h, body: Array((body ?? "").utf8)))
+    }
+
+    /// Starts a conversation of `flow` for `visitor` and lets its first block appear; its id.
+    func start(_ flow: String = "basic", visitor: String = "ada") throws -> String {
+        let r = request("POST", "/v1/conversations", body: #"{"flow": "\#(flow)", "visitor": "\#(visitor)"}"#)
+        #expect(r.status == 201, "\(r.text)")
+        let id = try #require(r.json?["conversation"]?["id"]?.string)
+        service.advanceDue()
+        return id
+    }
+
+    /// Sends an intent (JSON members without braces) as `visitor`; the response.
+    func send(_ id: String, _ members: String, visitor: String = "ada") -> HTTPResponse {
+        let r = request("POST", "/v1/conversations/\(id)/intents", body: "{\(members)}", visitor: visitor)
+        service.advanceDue()
+        return r
+    }
+
+    /// The archive of this harness's file.
+    func archive() throws -> ConversationArchive { try ConversationArchive(beside: SQLiteScenarioStore(path: path)) }
+
+    func view(_ id: String, visitor: String = "ada") -> JSONNode? {
+        request("GET", "/v1/conversations/\(id)", visitor: visitor).json?["conversation"]
+    }
+}
+
+extension HTTPResponse {
+    var text: String { String(decoding: body, as: UTF8.self) }
+    var json: JSONNode? { try? JSONReader.parse(body) }
+}
+
+extension JSONNode {
+    subscript(key: String) -> JSONNode? { object?.first { $0.key == key }?.value }
+    subscript(index: Int) -> JSONNode? {
+        if case .array(let a) = value, a.indices.contains(index) { return a[index] }
+        return nil
+    }
+    var string: String? {
+        if case .string(let s) = value { return s }
+        return nil
+    }
+    var number: Double? {
+        if case .number(let n) = value { return n }
+        return nil
+    }
+    var bool: Bool? {
+        if case .bool(let b) = value { return b }
+        return nil
+    }
+    var array: [JSONNode] {
+        if case .array(let a) = value { return a }
+        return []
+    }
+    var isNull: Bool {
+        if case .null = value { return true }
+        return false
+    }
+}
