@@ -378,7 +378,9 @@ package final class ConversationService: Sendable {
         guard var conversation = flow.document.makeConversation(options: options, imageBase: nil) else {
             return .error(500, "flow-invalid", "the flow \(flowName) has no first block")
         }
-        let effects = conversation.start(at: now)
+        var effects = conversation.start(at: now)
+        // With no intro (reduced motion), the first block is due at once: it goes in this answer.
+        if let due = conversation.nextDeadline, due <= now { effects += conversation.advance(to: now) }
         let id = Self.newID()
         var entry = Entry(visitor: visitor, flow: flow, options: options, conversation: conversation, touched: now, strings: strings)
         let (change, save) = commit(id: id, entry: &entry, effects: effects, at: now)

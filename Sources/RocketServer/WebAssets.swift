@@ -85,7 +85,7 @@ struct WebAssets: Sendable {
         .rk-img-square{border-radius:0}.rk-img-round{border-radius:10%}.rk-img-circular{border-radius:50%}
         .rk-log{list-style:none;margin:8px 0;padding:0;display:flex;flex-direction:column;gap:10px}
         .rk-item{display:flex;flex-direction:column;align-items:flex-start;gap:4px}
-        .rk-reply{align-items:flex-end}
+        .rk-item-reply{align-items:flex-end}
         .rk-bubble{display:block;background:var(--rk-bubble);color:var(--rk-ink);border:0;border-radius:14px;padding:10px 14px;margin:0;max-width:85%;text-align:start;font:inherit;unicode-bidi:isolate;white-space:pre-wrap;overflow-wrap:anywhere}
         button.rk-bubble{cursor:pointer}
         .rk-bubble .rk-img{display:block;max-width:100%;height:auto;margin-bottom:6px}
@@ -336,10 +336,10 @@ struct WebAssets: Sendable {
               if (this.options.page) this.say(v.reason === "completed" ? "The conversation has ended." : "The conversation was closed.");
             }
             var focusKey = v.active === null ? null : v.id + ":" + v.active;
-            if (focusKey && focusKey !== this.focusKey) {
-              var target = this.log.querySelector("[data-focus]");
-              if (target && (hadFocus || this.options.page)) target.focus({ preventScroll: false });
-            }
+            var target = this.log.querySelector("[data-focus]");
+            if (target && focusKey && focusKey !== this.focusKey && (hadFocus || this.options.page)) target.focus({ preventScroll: false });
+            // A redrawn block (an input error, say) keeps the focus it had.
+            else if (target && hadFocus && !this.root.contains(document.activeElement)) target.focus({ preventScroll: true });
             this.focusKey = focusKey;
             if (log.lastChild && log.lastChild.scrollIntoView && this.options.page) log.lastChild.scrollIntoView({ block: "nearest", behavior: reduced ? "auto" : "smooth" });
           };
@@ -363,7 +363,7 @@ struct WebAssets: Sendable {
           };
 
           Widget.prototype.item = function (item, v) {
-            var self = this, li = el("li", "rk-item rk-" + item.type);
+            var self = this, li = el("li", "rk-item rk-item-" + item.type);
             if (item.type === "reply") {
               li.appendChild(el("p", "rk-bubble rk-mine", item.text));
               return li;

@@ -1,0 +1,331 @@
+#!/usr/bin/env python3
+"""rocket serve in a real browser: Debian's chromium driven by Playwright.
+
+Covers the demo flow end to end with the keyboard and with the mouse, a banner with buttons, a
+conversation resumed after a server restart, flow text rendered as text, and accessibility
+(live region, labels, focus, keyboard reach, WCAG AA contrast) and layout checks (boxes, order,
+visibility; no pixel goldens). Screenshots of each surface go to .build/browser-artifacts/.
+
+Run from the package root after `swift build`: python3 Tests/Browser/browser_test.py
+Needs `chromium` (Debian) and `pip install playwright` (no browser download).
+"""
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+import traceback
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+ROCKET = os.environ.get("ROCKET_BIN", os.path.join(ROOT, ".build", "debug", "rocket"))
+FLOWS = os.path.join(ROOT, "Tests", "Browser", "flows")
+ARTIFACTS = os.path.join(ROOT, ".build", "browser-artifacts")
+TIMEOUT = 15_000  # ms for any one expectation; generous so machine load never decides a result
+
+try:
+    from playwright.sync_api import sync_playwright
+except ImportError:
+    sys.exit("browser tests: Playwright is missing: pip install playwright (Debian's chromium is used; no browser download)")
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+if not CHROMIUM:
+    sys.exit("browser tests: chromium is missing: apt-get install chromium")
+if not os.access(ROCKET, os.X_OK):
+    sys.exit(f"browser tests: {ROCKET} is missing: run swift build first")
+
+
+class Server:
+    """A `rocket serve` process; its URL is the first line it prints."""
+
+    def __init__(self, store, flows=None, port=0):
+        args = [ROCKET, "serve", "--port", str(port), "--store", store]
+        if flows:
+            args += ["--flows", flows]
+        self.proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        line = self.proc.stdout.readline().strip()
+        if not line.startswith("http://"):
+            raise RuntimeError("rocket serve did not start: " + line + self.proc.stderr.read())
+        self.url = line
+        self.port = int(line.rsplit(":", 1)[1].strip("/"))
+
+    def stop(self):
+        self.proc.send_signal(signal.SIGTERM)
+        code = self.proc.wait(timeout=20)
+        if code != 0:
+            raise AssertionError(f"rocket serve exited {code} after SIGTERM")
+
+
+def luminance(rgb):
+    def channel(c):
+        c = c / 255
+        return c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4
+    r, g, b = (channel(c) for c in rgb)
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b
+
+
+def contrast(a, b):
+    la, lb = sorted((luminance(a), luminance(b)), reverse=True)
+    return (la + 0.05) / (lb + 0.05)
+
+
+AUDIT_JS = """
+() => {
+  const out = {liveRegion: false, unlabeled: [], texts: [], unreachable: []};
+  const log = document.querySelector('.rk-log');
+  out.liveRegion = !!log && log.getAttribute('role') === 'log' && log.getAttribute('aria-live') === 'polite';
+  for (const input of document.querySelectorAll('.rk input')) {
+    const label = input.id && document.querySelector('label[for="' + input.id + '"]');
+    if (!label || !label.textContent.trim()) out.unlabeled.push(input.outerHTML.slice(0, 80));
+  }
+  for (const b of document.querySelectorAll('.rk button:not([disabled])')) {
+    if (b.tabIndex < 0 || b.offsetParent === null) out.unreachable.push(b.textContent);
+  }
+  const rgb = s => (s.match(/[0-9.]+/g) || []).map(Number);
+  const background = el => {
+    for (let e = el; e; e = e.parentElement) {
+      const c = getComputedStyle(e).backgroundColor, v = rgb(c);
+      if (v.length >= 3 && (v.length < 4 || v[3] > 0.5)) return v.slice(0, 3);
+    }
+    return [255, 255, 255];
+  };
+  const sel = '.rk-text, p.rk-bubble, label.rk-bubble, .rk-mine, .rk-button:not([disabled]), .rk-pressed, .rk-name, .rk-hint, .rk-error, .rk-status, .rk-close:not([disabled]), .rk-banner-title, .rk-banner-subtitle, .rk-banner-button';
+  for (const el of document.querySelectorAll(sel)) {
+    if (!el.textContent.trim() || el.offsetParent === null && getComputedStyle(el).position !== 'fixed') continue;
+    const cs = getComputedStyle(el);
+    out.texts.push({text: el.textContent.slice(0, 30), fg: rgb(cs.color).slice(0, 3), bg: background(el),
+                    size: parseFloat(cs.fontSize), weight: parseInt(cs.fontWeight, 10)});
+  }
+  return out;
+}
+"""
+
+LAYOUT_JS = """
+() => {
+  const frame = document.querySelector('.rk-frame').getBoundingClientRect();
+  return [...document.querySelectorAll('.rk-log > li')].map(li => {
+    const r = li.getBoundingClientRect();
+    return {top: r.top, bottom: r.bottom, left: r.left, right: r.right, height: r.height,
+            frameLeft: frame.left, frameRight: frame.right, visible: r.height > 0 && getComputedStyle(li).visibility !== 'hidden'};
+  });
+}
+"""
+
+
+def audit(page, where):
+    """Accessibility and layout expectations of the current screen (once entrance animations end)."""
+    page.wait_for_function(
+        "() => document.getAnimations().every(a => a.effect.getComputedTiming().iterations === Infinity || a.playState !== 'running')",
+        timeout=TIMEOUT)
+    a = page.evaluate(AUDIT_JS)
+    assert a["liveRegion"], f"{where}: the transcript is not an ARIA live region"
+    assert not a["unlabeled"], f"{where}: inputs without a label: {a['unlabeled']}"
+    assert not a["unreachable"], f"{where}: controls the keyboard cannot reach: {a['unreachable']}"
+    for t in a["texts"]:
+        large = t["size"] >= 24 or (t["size"] >= 18.66 and t["weight"] >= 700)
+        need = 3 if large else 4.5
+        ratio = contrast(t["fg"], t["bg"])
+        assert ratio >= need, f"{where}: contrast {ratio:.2f} < {need} for {t['text']!r} ({t['fg']} on {t['bg']})"
+    boxes = page.evaluate(LAYOUT_JS)
+    for i, b in enumerate(boxes):
+        assert b["visible"], f"{where}: item {i} is not visible"
+        assert b["left"] >= b["frameLeft"] - 1 and b["right"] <= b["frameRight"] + 1, f"{where}: item {i} overflows the frame: {b}"
+        if i:
+            assert b["top"] >= boxes[i - 1]["bottom"] - 1, f"{where}: item {i} is not below item {i - 1}"
+
+
+def shot(page, name):
+    page.screenshot(path=os.path.join(ARTIFACTS, name + ".png"), full_page=True)
+
+
+def focused_text(page):
+    return page.evaluate("() => document.activeElement ? (document.activeElement.textContent || document.activeElement.id || '') : ''")
+
+
+def newest(page):
+    return page.locator(".rk-log > li").last
+
+
+def demo_keyboard(browser, server, timings):
+    context = browser.new_context(reduced_motion="reduce", viewport={"width": 900, "height": 900})
+    page = context.new_page()
+    # The page records when the first bubble is attached (navigation start is 0).
+    page.add_init_script("""
+      new MutationObserver((_, obs) => {
+        if (document.querySelector('.rk-log > li')) { window.firstBubble = performance.now(); obs.disconnect(); }
+      }).observe(document, {childList: true, subtree: true});
+    """)
+    page.goto(server.url + "play/demo")
+    page.wait_for_function("() => window.firstBubble !== undefined", timeout=TIMEOUT)
+    timings["first_bubble_ms"] = page.evaluate("() => window.firstBubble")
+    # The banner of the demo flow is announced as a status and shown on top.
+    page.wait_for_selector(".rk-banner", timeout=TIMEOUT)
+    shot(page, "demo-start")
+    page.get_by_text("Hi! I'm Rocket").wait_for(timeout=TIMEOUT)
+    audit(page, "demo: intro")
+    # Focus moves to each new interactive block; Enter activates it.
+    page.wait_for_function("() => document.activeElement && document.activeElement.closest('.rk-text') === null && document.activeElement.classList.contains('rk-bubble')", timeout=TIMEOUT)
+    assert "Hi! I'm Rocket" in focused_text(page), focused_text(page)
+    page.keyboard.press("Enter")
+    page.get_by_text("Image blocks show a picture").wait_for(timeout=TIMEOUT)
+    page.wait_for_function("() => document.activeElement && document.activeElement.textContent.includes('Image blocks')", timeout=TIMEOUT)
+    img = page.locator(".rk-log img.rk-img-round")
+    assert img.count() == 1 and img.first.bounding_box()["width"] > 0, "the image block shows its picture"
+    page.keyboard.press("Enter")
+    page.wait_for_function("() => document.activeElement && document.activeElement.textContent === 'Sure'", timeout=TIMEOUT)
+    audit(page, "demo: double button")
+    page.keyboard.press("Tab")
+    assert focused_text(page) == "Not now", "Tab reaches the other button"
+    page.keyboard.press("Shift+Tab")
+    page.keyboard.press("Enter")
+    page.wait_for_function("() => document.activeElement && document.activeElement.tagName === 'INPUT'", timeout=TIMEOUT)
+    page.keyboard.type("12")
+    page.keyboard.press("Enter")
+    err = page.locator(".rk-error")
+    err.wait_for(timeout=TIMEOUT)
+    assert err.text_content() == "No digits, please"
+    assert page.locator("input[aria-invalid=true]").count() == 1
+    shot(page, "demo-validation")
+    audit(page, "demo: validation message")
+    page.keyboard.press("Control+A")
+    page.keyboard.type("Ada")
+    page.keyboard.press("Enter")
+    page.get_by_text("Countess Ada! Welcome back.").wait_for(timeout=TIMEOUT)
+    page.wait_for_function("() => document.activeElement && document.activeElement.textContent.includes('Countess')", timeout=TIMEOUT)
+    page.keyboard.press("Enter")
+    page.wait_for_function("() => document.activeElement && document.activeElement.type === 'password'", timeout=TIMEOUT)
+    page.keyboard.type("1234")
+    page.keyboard.press("Enter")
+    page.wait_for_function("() => document.activeElement && document.activeElement.textContent === 'Enable notifications'", timeout=TIMEOUT)
+    assert "1234" not in page.locator(".rk-log").inner_text(), "the PIN is never shown"
+    page.keyboard.press("Enter")
+    page.wait_for_function("() => document.activeElement && document.activeElement.textContent.includes('All set, Ada')", timeout=TIMEOUT)
+    shot(page, "demo-end")
+    audit(page, "demo: last block")
+    page.keyboard.press("Enter")
+    page.get_by_text("The conversation has ended.").wait_for(timeout=TIMEOUT)
+    context.close()
+
+
+def demo_mouse(browser, server):
+    context = browser.new_context(viewport={"width": 420, "height": 800}, color_scheme="dark")
+    page = context.new_page()
+    actions = []
+    page.expose_function("recordAction", lambda name: actions.append(name))
+    page.goto(server.url + "play/demo")
+    page.evaluate("() => document.addEventListener('rocket:action', e => window.recordAction(e.detail.name))")
+    page.get_by_role("button", name="Hi! I'm Rocket").click(timeout=TIMEOUT)
+    page.get_by_role("button", name="Image blocks").click(timeout=TIMEOUT)
+    page.get_by_role("button", name="Not now").click(timeout=TIMEOUT)
+    page.get_by_role("button", name="No problem").click(timeout=TIMEOUT)
+    page.get_by_text("The conversation has ended.").wait_for(timeout=TIMEOUT)
+    shot(page, "demo-mouse-dark-narrow")
+    audit(page, "demo, dark, 420 px")
+    context.close()
+    # The close button, from the mouse, in a fresh conversation.
+    context = browser.new_context()
+    page = context.new_page()
+    page.goto(server.url + "play/demo")
+    page.get_by_text("Hi! I'm Rocket").wait_for(timeout=TIMEOUT)
+    page.locator(".rk-close").click()
+    page.get_by_text("The conversation was closed.").wait_for(timeout=TIMEOUT)
+    context.close()
+
+
+def banner_and_text(browser, server):
+    context = browser.new_context()
+    page = context.new_page()
+    page.goto(server.url + "play/banner")
+    banner = page.locator(".rk-banner")
+    banner.wait_for(timeout=TIMEOUT)
+    assert banner.locator(".rk-banner-title").text_content() == "Sale today"
+    buttons = banner.locator(".rk-banner-button")
+    assert buttons.count() == 2 and buttons.nth(0).text_content() == "Shop now"
+    box = banner.bounding_box()
+    assert box["y"] <= 1 and box["width"] > 300, f"the banner sits on top, full width: {box}"
+    page.get_by_text("Hello there").wait_for(timeout=TIMEOUT)
+    shot(page, "banner")
+    audit(page, "banner")
+    # Flow content is text, never HTML.
+    assert page.locator(".rk-log b").count() == 0
+    assert "<b>not bold</b>" in page.locator(".rk-log").inner_text()
+    avatar = page.locator(".rk-head img.rk-img-round")
+    assert avatar.count() == 1 and avatar.evaluate("img => img.complete && img.naturalWidth") == 2, "the avatar loads from the flow folder"
+    results = []
+    page.expose_function("recordBanner", lambda r: results.append(r))
+    page.evaluate("() => document.addEventListener('rocket:banner', e => window.recordBanner(e.detail.result))")
+    buttons.nth(0).click()
+    page.wait_for_selector(".rk-banner", state="detached", timeout=TIMEOUT)
+    assert results == ["button1"], results
+    page.get_by_role("button", name="Hello there").click()
+    page.get_by_role("group", name="Which colour?").wait_for(timeout=TIMEOUT)
+    page.get_by_role("button", name="Blue").click()
+    page.get_by_text("Thanks!").wait_for(timeout=TIMEOUT)
+    assert "rk-pressed" in page.get_by_role("button", name="Blue").get_attribute("class")
+    shot(page, "choice")
+    context.close()
+
+
+def resume_after_restart(browser, store):
+    server = Server(store, FLOWS)
+    context = browser.new_context()
+    page = context.new_page()
+    page.goto(server.url + "play/resume")
+    page.get_by_role("button", name="Step one").click(timeout=TIMEOUT)
+    page.get_by_label("Your name?").fill("Grace")
+    page.get_by_role("button", name="Send").click()
+    page.get_by_text("Hello Grace, step two").wait_for(timeout=TIMEOUT)
+    port = server.port
+    server.stop()
+    server = Server(store, FLOWS, port=port)
+    try:
+        page.reload()
+        page.get_by_text("Hello Grace, step two").wait_for(timeout=TIMEOUT)
+        assert page.locator(".rk-log > li").count() == 4, "the transcript so far is shown again"
+        shot(page, "resumed")
+        page.get_by_role("button", name="Hello Grace, step two").click(timeout=TIMEOUT)
+        page.get_by_role("button", name="Finish").click(timeout=TIMEOUT)
+        page.get_by_text("Done").wait_for(timeout=TIMEOUT)
+    finally:
+        context.close()
+        server.stop()
+
+
+def main():
+    os.makedirs(ARTIFACTS, exist_ok=True)
+    scratch = tempfile.mkdtemp(prefix="rocket-browser-")
+    failures, timings = [], {}
+    demo = Server(os.path.join(scratch, "demo.sqlite"))
+    flows = Server(os.path.join(scratch, "flows.sqlite"), FLOWS)
+    try:
+        with sync_playwright() as p:
+            browser = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+            tests = [
+                ("demo flow with the keyboard", lambda: demo_keyboard(browser, demo, timings)),
+                ("demo flow with the mouse, dark and narrow; the close button", lambda: demo_mouse(browser, demo)),
+                ("a banner with buttons, a choice, flow text as text", lambda: banner_and_text(browser, flows)),
+                ("a conversation resumed after a server restart", lambda: resume_after_restart(browser, os.path.join(scratch, "resume.sqlite"))),
+            ]
+            for name, test in tests:
+                try:
+                    test()
+                    print(f"browser: ok: {name}")
+                except Exception as e:  # one failing test does not hide the others
+                    failures.append(name)
+                    print(f"browser: FAIL: {name}: {e}")
+                    traceback.print_exc()
+            browser.close()
+    finally:
+        demo.stop()
+        flows.stop()
+        shutil.rmtree(scratch, ignore_errors=True)
+    with open(os.path.join(ARTIFACTS, "timings.json"), "w") as f:
+        json.dump(timings, f)
+    print(f"browser: first bubble {timings.get('first_bubble_ms', 0):.0f} ms after navigation (reduced motion); screenshots in {ARTIFACTS}")
+    if failures:
+        sys.exit(f"browser: {len(failures)} of 4 failed")
+
+
+if __name__ == "__main__":
+    main()
