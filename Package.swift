@@ -53,7 +53,7 @@ let package = Package(
         .target(
             name: "RocketServer",
             dependencies: [
-                "RocketConversation", "RocketFlow", "RocketScenarios", "RocketJSON", "RocketCore", "RocketTerminal", "RocketBanners",
+                "RocketConversation", "RocketFlow", "RocketScenarios", "RocketJSON", "RocketCore", "RocketTerminal", "RocketBanners", "RocketReactor",
                 "CMicroHTTPD", "CSQLite",
             ]),
         // The command-line tool.

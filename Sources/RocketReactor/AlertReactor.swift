@@ -58,6 +58,24 @@ public struct AlertReactorState<A: AlertActionType>: Sendable, Equatable {
     }
 }
 
+extension AlertReactorState {
+    /// The state after `mutation`, which replaces its one field: the reduce step of every
+    /// AlertReactor, as a pure function (hosts without a reactor, such as `rocket serve`, use it).
+    ///
+    /// ```swift
+    /// let s = AlertReactorState<MyAction>().applying(.setActions([.edit, .cancel]))
+    /// ```
+    public func applying(_ mutation: AlertReactorMutation<A>) -> Self {
+        var s = self
+        switch mutation {
+        case .setTitle(let t): s.title = t
+        case .setMessage(let m): s.message = m
+        case .setActions(let a): s.actions = a
+        }
+        return s
+    }
+}
+
 /// AlertReactor: an alert driven as reactive state. Subclass it and override ``mutate(action:)``
 /// (the default does nothing, as the original, A5) to load actions lazily:
 ///
@@ -92,16 +110,8 @@ open class AlertReactor<A: AlertActionType>: Reactor {
     /// The override point: the mutations of an action (none by default).
     open func mutate(action: Action) -> Mutations<Mutation> { .empty }
 
-    /// Each mutation replaces its one field.
-    open func reduce(state: State, mutation: Mutation) -> State {
-        var s = state
-        switch mutation {
-        case .setTitle(let t): s.title = t
-        case .setMessage(let m): s.message = m
-        case .setActions(let a): s.actions = a
-        }
-        return s
-    }
+    /// Each mutation replaces its one field (``AlertReactorState/applying(_:)``).
+    open func reduce(state: State, mutation: Mutation) -> State { state.applying(mutation) }
 
     /// Identity; override to rewrite actions.
     open func transform(action: Action) -> Action { action }

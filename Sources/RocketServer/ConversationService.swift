@@ -32,6 +32,7 @@ package final class ConversationService: Sendable {
     }
     struct State {
         var entries: [String: Entry] = [:]
+        var alerts: [String: AlertEntry] = [:]
         var buckets: [String: Bucket] = [:]
         var lastSweep: Double = -.infinity
     }
@@ -54,16 +55,16 @@ package final class ConversationService: Sendable {
         var events: [(seq: Int, at: Double, record: String)]
     }
 
-    private let state = Mutex(State())
-    private let listener = Mutex<(@Sendable (Change) -> Void)?>(nil)
+    let state = Mutex(State())
+    let listener = Mutex<(@Sendable (Change) -> Void)?>(nil)
     /// The flows on offer.
     package let flows: FlowLibrary
     private let archive: ConversationArchive?
     private let scenarios: (any ScenarioStore)?
-    private let clock: any RocketClock
+    let clock: any RocketClock
     /// The limits.
     package let configuration: ServerConfiguration
-    private let log: @Sendable (String) -> Void
+    let log: @Sendable (String) -> Void
     private let assets: WebAssets
 
     /// A service over `flows`, keeping conversations in `archive` and deciding scenarios in
@@ -111,7 +112,7 @@ package final class ConversationService: Sendable {
         }
     }
 
-    private func methodNotAllowed(_ allow: String) -> HTTPResponse {
+    func methodNotAllowed(_ allow: String) -> HTTPResponse {
         var r = HTTPResponse.error(405, "method-not-allowed", "this route takes \(allow)")
         r.headers.append(("Allow", allow))
         return r
@@ -161,6 +162,21 @@ package final class ConversationService: Sendable {
         case 3 where route[0] == "conversations" && route[2] == "events":
             guard request.method == "GET" else { return methodNotAllowed("GET") }
             return stream(request, id: route[1])
+        case 1 where route[0] == "alerts":
+            guard request.method == "POST" else { return methodNotAllowed("POST") }
+            return createAlert(request)
+        case 2 where route[0] == "alerts":
+            guard request.method == "GET" else { return methodNotAllowed("GET") }
+            return readAlert(request, id: route[1])
+        case 3 where route[0] == "alerts" && route[2] == "mutations":
+            guard request.method == "POST" else { return methodNotAllowed("POST") }
+            return mutateAlert(request, id: route[1])
+        case 3 where route[0] == "alerts" && route[2] == "select":
+            guard request.method == "POST" else { return methodNotAllowed("POST") }
+            return selectAlert(request, id: route[1])
+        case 3 where route[0] == "alerts" && route[2] == "events":
+            guard request.method == "GET" else { return methodNotAllowed("GET") }
+            return alertStream(request, id: route[1])
         case 4... where route[0] == "flows" && route[2] == "files":
             guard request.method == "GET" else { return methodNotAllowed("GET") }
             return file(flow: route[1], path: route[3...].joined(separator: "/"))
@@ -183,7 +199,7 @@ package final class ConversationService: Sendable {
     // MARK: Requests
 
     /// The JSON object of a request body, or the error response.
-    private func body(_ request: HTTPRequest, allowed: Set<String>) -> Result<[String: JSONNode], ResponseError> {
+    func body(_ request: HTTPRequest, allowed: Set<String>) -> Result<[String: JSONNode], ResponseError> {
         if request.bodyTooLarge {
             return .failure(ResponseError(.error(413, "body-too-large", "the body is larger than \(configuration.maxBodyBytes) bytes")))
         }
@@ -225,7 +241,7 @@ package final class ConversationService: Sendable {
         }
     }
 
-    private func visitor(of request: HTTPRequest) -> Result<String, ResponseError> {
+    func visitor(of request: HTTPRequest) -> Result<String, ResponseError> {
         guard let v = request.header("rocket-visitor") ?? request.query["visitor"] else {
             return .failure(ResponseError(.error(400, "visitor-missing", "name the visitor in the Rocket-Visitor header or the visitor query argument")))
         }
@@ -235,7 +251,7 @@ package final class ConversationService: Sendable {
         return .success(v)
     }
 
-    private func string(_ node: JSONNode?, _ key: String, required: Bool, maxBytes: Int) -> Result<String?, ResponseError> {
+    func string(_ node: JSONNode?, _ key: String, required: Bool, maxBytes: Int) -> Result<String?, ResponseError> {
         guard let node else {
             return required ? .failure(ResponseError(.error(400, "missing-field", "\"\(key)\" is required"))) : .success(nil)
         }
@@ -245,14 +261,14 @@ package final class ConversationService: Sendable {
     }
 
     /// A required string field, or the error response.
-    private func required(_ node: JSONNode?, _ key: String, maxBytes: Int) -> Result<String, ResponseError> {
+    func required(_ node: JSONNode?, _ key: String, maxBytes: Int) -> Result<String, ResponseError> {
         switch string(node, key, required: true, maxBytes: maxBytes) {
         case .failure(let e): return .failure(e)
         case .success(let s): return .success(s ?? "")
         }
     }
 
-    private func integer(_ node: JSONNode?, _ key: String, range: ClosedRange<Int>) -> Result<Int?, ResponseError> {
+    func integer(_ node: JSONNode?, _ key: String, range: ClosedRange<Int>) -> Result<Int?, ResponseError> {
         guard let node else { return .success(nil) }
         guard case .number(let d) = node.value, d.rounded() == d, d >= Double(range.lowerBound), d <= Double(range.upperBound) else {
             return .failure(ResponseError(.error(400, "bad-field", "\"\(key)\" must be a whole number from \(range.lowerBound) to \(range.upperBound)")))
@@ -261,7 +277,7 @@ package final class ConversationService: Sendable {
     }
 
     /// Takes a token from the visitor's bucket; false when it is empty.
-    private func admit(_ visitor: String, in s: inout State, at now: Double) -> Bool {
+    func admit(_ visitor: String, in s: inout State, at now: Double) -> Bool {
         let c = configuration
         var b = s.buckets[visitor] ?? Bucket(tokens: c.requestBurst, at: now)
         let elapsed = max(0, now - b.at)
@@ -276,13 +292,13 @@ package final class ConversationService: Sendable {
         return true
     }
 
-    private func tooMany() -> HTTPResponse {
+    func tooMany() -> HTTPResponse {
         var r = HTTPResponse.error(429, "rate-limited", "too many requests from this visitor; slow down")
         r.headers.append(("Retry-After", "1"))
         return r
     }
 
-    private static func newID() -> String {
+    static func newID() -> String {
         var g = SystemRandomNumberGenerator()
         let hex = Array("0123456789abcdef".utf8)
         var out: [UInt8] = []
@@ -508,7 +524,10 @@ package final class ConversationService: Sendable {
     /// The current frames of conversation `id` (a stream that just opened sends them again, so a
     /// change between the first answer and the stream's registration is never missed).
     package func currentFrames(_ id: String) -> String? {
-        state.withLock { s in s.entries[id].map { Change(id: id, version: $0.version, view: view(id, $0), records: []).frames } }
+        state.withLock { s in
+            if let e = s.entries[id] { return Change(id: id, version: e.version, view: view(id, e), records: []).frames }
+            return s.alerts[id].map { Change(id: id, version: $0.version, view: $0.view(id: id), records: []).frames }
+        }
     }
 
     // MARK: Files
@@ -663,12 +682,13 @@ package final class ConversationService: Sendable {
     }
 
     /// Drops conversations idle for longer than the limit (at most once every 60 s).
-    private func sweepIfDue(_ now: Double) {
+    func sweepIfDue(_ now: Double) {
         let limit = configuration.idleTimeout
         let due = state.withLock { s -> Bool in
             guard now - s.lastSweep >= 60 || s.entries.count >= configuration.maxConversations else { return false }
             s.lastSweep = now
             s.entries = s.entries.filter { $0.value.touched >= now - limit }
+            s.alerts = s.alerts.filter { $0.value.touched >= now - limit }
             s.buckets = s.buckets.filter { now - $0.value.at < 60 }
             return true
         }

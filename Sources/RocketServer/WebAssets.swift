@@ -119,6 +119,17 @@ struct WebAssets: Sendable {
         .rk-banner-icon{font-size:28px}
         .rk-banner-button{font:inherit;font-size:16px;background:rgba(255,255,255,.15);color:#fff;border:2px solid #fff;border-radius:8px;padding:4px 12px;cursor:pointer}
         .rk-banner-out{transform:translateY(-110%);transition:transform .25s ease-in}
+        .rk-overlay{position:fixed;inset:0;z-index:2147483001;background:rgba(0,0,0,.45);display:flex;align-items:center;justify-content:center;padding:16px}
+        .rk-dialog{background:var(--rk-bg);color:var(--rk-ink);border-radius:14px;padding:18px 20px;max-width:22rem;width:100%;box-shadow:0 8px 32px rgba(0,0,0,.35);animation:rk-snap .2s ease-out}
+        .rk-overlay:has(.rk-sheet){align-items:flex-end}
+        .rk-sheet{max-width:30rem}
+        .rk-dialog-title{font-size:19px;margin:0 0 6px;text-align:center}
+        .rk-dialog-message{margin:0 0 12px;text-align:center;color:var(--rk-ink)}
+        .rk-dialog-actions{display:flex;flex-direction:column;gap:8px}
+        .rk-dialog-button{font:inherit;background:transparent;color:var(--rk-blue);border:2px solid currentColor;border-radius:10px;padding:8px 12px;cursor:pointer}
+        .rk-dialog-button.rk-cancel{font-weight:700}
+        .rk-dialog-button.rk-destructive{color:var(--rk-red)}
+        .rk-dialog-button:disabled{color:var(--rk-muted);border-style:dashed;cursor:default}
         @keyframes rk-intro{0%{opacity:0;transform:scale(.6)}60%{transform:scale(1.05)}100%{opacity:1;transform:none}}
         @keyframes rk-bounce{0%{transform:scale(.6);opacity:.3}66%{transform:scale(1.08)}100%{transform:none;opacity:1}}
         @keyframes rk-blink{0%,100%{opacity:.25}50%{opacity:1}}
@@ -214,8 +225,8 @@ struct WebAssets: Sendable {
             });
           }
 
-          Widget.prototype.api = function (method, path, body) {
-            var init = { method: method, headers: { "Rocket-Visitor": this.visitor } };
+          function call(method, path, body) {
+            var init = { method: method, headers: { "Rocket-Visitor": visitorID() } };
             if (body) { init.headers["Content-Type"] = "application/json"; init.body = JSON.stringify(body); }
             return fetch(base + path, init).then(function (r) {
               return r.text().then(function (t) {
@@ -224,7 +235,9 @@ struct WebAssets: Sendable {
                 return { status: r.status, data: data };
               });
             });
-          };
+          }
+
+          Widget.prototype.api = function (method, path, body) { return call(method, path, body); };
 
           Widget.prototype.start = function () {
             var self = this, key = "rocket.conversation." + this.flow, saved = store(key);
@@ -532,12 +545,129 @@ struct WebAssets: Sendable {
             this.root.insertBefore(box, this.root.firstChild);
           };
 
+          // AlertReactor alerts and action sheets: shown modally, their actions updated live by
+          // the app (POST /v1/alerts/ID/mutations), answered once.
+          function AlertView(id, resolve) {
+            this.id = id;
+            this.resolve = resolve;
+            this.view = null;
+            this.busy = false;
+            this.previous = document.activeElement;
+            this.overlay = el("div", "rk rk-overlay");
+            this.box = el("div", "rk-dialog");
+            this.box.setAttribute("role", "alertdialog");
+            this.box.setAttribute("aria-modal", "true");
+            this.box.tabIndex = -1;
+            this.overlay.appendChild(this.box);
+            if (reduced) this.overlay.classList.add("rk-reduced");
+            document.body.appendChild(this.overlay);
+            var self = this;
+            this.box.addEventListener("keydown", function (ev) { self.key(ev); });
+            var src = window.EventSource ? new EventSource(base + "/v1/alerts/" + id + "/events?visitor=" + encodeURIComponent(visitorID())) : null;
+            this.source = src;
+            if (src) src.addEventListener("state", function (ev) { try { self.render(JSON.parse(ev.data)); } catch (e) { /* skipped */ } });
+          }
+
+          AlertView.prototype.render = function (v) {
+            if (this.view && v.version < this.view.version) return;
+            var old = this.view, self = this, box = this.box;
+            this.view = v;
+            if (v.status === "dismissed") { this.close(v.selected); return; }
+            // The focused action is followed by its title: the list may have changed around it.
+            var focusTitle = null, active = document.activeElement;
+            if (active && active.getAttribute && active.hasAttribute("data-index") && box.contains(active)) focusTitle = active.textContent;
+            box.textContent = "";
+            box.className = "rk-dialog" + (v.style === "actionSheet" ? " rk-sheet" : "");
+            if (v.title) { var t = el("h2", "rk-dialog-title", v.title); t.id = "rk-a-" + this.id + "-t"; box.appendChild(t); box.setAttribute("aria-labelledby", t.id); }
+            if (v.message) { var m = el("p", "rk-dialog-message", v.message); m.id = "rk-a-" + this.id + "-m"; box.appendChild(m); box.setAttribute("aria-describedby", m.id); }
+            var list = el("div", "rk-dialog-actions");
+            var order = v.actions.map(function (a, i) { return i; });
+            if (v.style === "actionSheet") order.sort(function (a, b) { return (v.actions[a].style === "cancel") - (v.actions[b].style === "cancel"); });
+            order.forEach(function (i) {
+              var a = v.actions[i], b = el("button", "rk-dialog-button rk-" + a.style, a.title);
+              b.type = "button";
+              b.setAttribute("data-index", String(i));
+              b.disabled = !a.enabled;
+              b.addEventListener("click", function () { self.select(i); });
+              list.appendChild(b);
+            });
+            if (!v.actions.length) list.appendChild(el("p", "rk-dialog-message", "…"));
+            box.appendChild(list);
+            // Focus stays where it was when that action is still usable; it starts on the first
+            // enabled action that is not destructive, so one Enter never destroys.
+            var target = null;
+            if (focusTitle !== null) {
+              var same = v.actions.findIndex(function (a) { return a.title === focusTitle && a.enabled && a.style !== "destructive"; });
+              if (same >= 0) target = box.querySelector('[data-index="' + same + '"]');
+            }
+            if (!target) {
+              var safe = v.actions.map(function (a, i) { return a.enabled && a.style !== "destructive" ? i : -1; }).filter(function (i) { return i >= 0; });
+              target = safe.length ? box.querySelector('[data-index="' + safe[0] + '"]') : null;
+            }
+            (target || box).focus();
+          };
+
+          AlertView.prototype.key = function (ev) {
+            if (ev.key === "Escape") {
+              ev.preventDefault();
+              var v = this.view, i = v ? v.actions.findIndex(function (a) { return a.style === "cancel" && a.enabled; }) : -1;
+              if (i >= 0) this.select(i);
+            } else if (ev.key === "Tab") {
+              var items = Array.prototype.slice.call(this.box.querySelectorAll("button:not([disabled])"));
+              if (!items.length) { ev.preventDefault(); return; }
+              var at = items.indexOf(document.activeElement);
+              var next = ev.shiftKey ? (at <= 0 ? items.length - 1 : at - 1) : (at === items.length - 1 ? 0 : at + 1);
+              ev.preventDefault();
+              items[next].focus();
+            }
+          };
+
+          AlertView.prototype.select = function (i) {
+            var self = this;
+            if (this.busy) return;
+            this.busy = true;
+            call("POST", "/v1/alerts/" + this.id + "/select", { index: i }).then(function (r) {
+              self.busy = false;
+              var v = r.data && (r.data.alert || (r.data.error && r.data.error.alert));
+              if (v) self.render(v);
+            }, function () { self.busy = false; });
+          };
+
+          AlertView.prototype.close = function (selected) {
+            if (this.source) { this.source.close(); this.source = null; }
+            if (this.overlay.parentNode) this.overlay.parentNode.removeChild(this.overlay);
+            if (this.previous && this.previous.focus) this.previous.focus();
+            var v = this.view;
+            this.resolve(selected === null || selected === undefined ? null : { index: selected, title: v.actions[selected] ? v.actions[selected].title : null });
+          };
+
+          function showAlert(id) {
+            return new Promise(function (resolve) {
+              var view = new AlertView(id, resolve);
+              call("GET", "/v1/alerts/" + id).then(function (r) { if (r.data && r.data.alert) view.render(r.data.alert); });
+            });
+          }
+
           window.RocketAlert = {
             mount: function (target, flow, options) {
               var w = new Widget(target, flow, options);
               w.start();
               return w;
-            }
+            },
+            /** Shows alert ID (made by the app's server for this visitor); resolves with the choice. */
+            showAlert: showAlert,
+            /** Makes and shows an alert: {title, message, style: "alert"|"actionSheet", actions: [{title, style, enabled}]}. */
+            alert: function (spec) {
+              var body = { visitor: visitorID() };
+              ["title", "message", "style", "actions"].forEach(function (k) { if (spec && spec[k] !== undefined) body[k] = spec[k]; });
+              return call("POST", "/v1/alerts", body).then(function (r) {
+                if (r.status !== 201) throw new Error(r.data && r.data.error ? r.data.error.message : "the server answered " + r.status);
+                try { document.dispatchEvent(new CustomEvent("rocket:alert", { detail: { id: r.data.alert.id } })); } catch (e) { /* old browsers */ }
+                return showAlert(r.data.alert.id);
+              });
+            },
+            /** This browser's visitor id (kept in localStorage). */
+            visitor: visitorID
           };
           if (script && script.getAttribute("data-flow")) {
             var flow = script.getAttribute("data-flow");

@@ -18,6 +18,7 @@ import sys
 import tempfile
 import time
 import traceback
+import urllib.request
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 ROCKET = os.environ.get("ROCKET_BIN", os.path.join(ROOT, ".build", "debug", "rocket"))
@@ -267,6 +268,75 @@ def banner_and_text(browser, server):
     context.close()
 
 
+def post(url, path, body, visitor):
+    req = urllib.request.Request(url.rstrip("/") + path, data=json.dumps(body).encode(), method="POST",
+                                 headers={"Content-Type": "application/json", "Rocket-Visitor": visitor})
+    with urllib.request.urlopen(req, timeout=10) as r:
+        return json.loads(r.read())
+
+
+def live_alert(browser, server):
+    context = browser.new_context()
+    page = context.new_page()
+    page.goto(server.url + "play/demo")
+    page.wait_for_selector(".rk-log > li", timeout=TIMEOUT)
+    visitor = page.evaluate("() => RocketAlert.visitor()")
+    page.evaluate("""() => {
+      window.alertId = null; window.alertResult = undefined;
+      document.addEventListener('rocket:alert', e => { window.alertId = e.detail.id; });
+      RocketAlert.alert({title: 'Delete this item?', message: 'Checking what you may do…',
+                         actions: [{title: 'Loading…', enabled: false}, {title: 'Cancel', style: 'cancel'}]})
+        .then(r => { window.alertResult = r; });
+    }""")
+    page.wait_for_function("() => window.alertId", timeout=TIMEOUT)
+    alert_id = page.evaluate("() => window.alertId")
+    dialog = page.get_by_role("alertdialog", name="Delete this item?")
+    dialog.wait_for(timeout=TIMEOUT)
+    page.wait_for_function("() => document.activeElement && document.activeElement.textContent === 'Cancel'", timeout=TIMEOUT)
+    assert dialog.get_by_role("button", name="Loading…").is_disabled()
+    # The app's server loads the actions: the open dialog changes in place.
+    post(server.url, f"/v1/alerts/{alert_id}/mutations",
+         {"setActions": [{"title": "Edit"}, {"title": "Delete", "style": "destructive"}, {"title": "Cancel", "style": "cancel"}]}, visitor)
+    post(server.url, f"/v1/alerts/{alert_id}/mutations", {"setMessage": "This cannot be undone."}, visitor)
+    dialog.get_by_role("button", name="Delete").wait_for(timeout=TIMEOUT)
+    page.get_by_text("This cannot be undone.").wait_for(timeout=TIMEOUT)
+    assert focused_text(page) == "Cancel", "focus stays on the safe action it had: " + focused_text(page)
+    # The keyboard stays inside the dialog.
+    for _ in range(4):
+        page.keyboard.press("Tab")
+        assert page.evaluate("() => !!document.activeElement.closest('.rk-dialog')"), "Tab leaves the dialog"
+    shot(page, "alert-live")
+    audit_dialog(page)
+    page.keyboard.press("Escape")
+    page.wait_for_function("() => window.alertResult !== undefined", timeout=TIMEOUT)
+    assert page.evaluate("() => window.alertResult.title") == "Cancel"
+    assert page.locator(".rk-dialog").count() == 0
+    # An action sheet, answered with the mouse.
+    page.evaluate("""() => { window.alertResult = undefined;
+      RocketAlert.alert({title: 'Share', style: 'actionSheet', actions: [{title: 'Cancel', style: 'cancel'}, {title: 'Copy link'}, {title: 'Email'}]})
+        .then(r => { window.alertResult = r; }); }""")
+    sheet = page.get_by_role("alertdialog", name="Share")
+    sheet.wait_for(timeout=TIMEOUT)
+    titles = sheet.locator("button").all_text_contents()
+    assert titles == ["Copy link", "Email", "Cancel"], f"the sheet puts Cancel last: {titles}"
+    box = sheet.bounding_box()
+    assert box["y"] + box["height"] > page.viewport_size["height"] * 0.7, f"the sheet sits at the bottom: {box}"
+    shot(page, "action-sheet")
+    sheet.get_by_role("button", name="Email").click()
+    page.wait_for_function("() => window.alertResult !== undefined", timeout=TIMEOUT)
+    assert page.evaluate("() => window.alertResult") == {"index": 2, "title": "Email"}
+    context.close()
+
+
+def audit_dialog(page):
+    a = page.evaluate(AUDIT_JS.replace("'.rk-text, p.rk-bubble", "'.rk-dialog-title, .rk-dialog-message, .rk-dialog-button:not([disabled]), .rk-text, p.rk-bubble"))
+    for t in a["texts"]:
+        large = t["size"] >= 24 or (t["size"] >= 18.66 and t["weight"] >= 700)
+        need = 3 if large else 4.5
+        ratio = contrast(t["fg"], t["bg"])
+        assert ratio >= need, f"dialog: contrast {ratio:.2f} < {need} for {t['text']!r}"
+
+
 def resume_after_restart(browser, store):
     server = Server(store, FLOWS)
     context = browser.new_context()
@@ -305,6 +375,7 @@ def main():
                 ("demo flow with the keyboard", lambda: demo_keyboard(browser, demo, timings)),
                 ("demo flow with the mouse, dark and narrow; the close button", lambda: demo_mouse(browser, demo)),
                 ("a banner with buttons, a choice, flow text as text", lambda: banner_and_text(browser, flows)),
+                ("an alert whose actions update live; an action sheet", lambda: live_alert(browser, demo)),
                 ("a conversation resumed after a server restart", lambda: resume_after_restart(browser, os.path.join(scratch, "resume.sqlite"))),
             ]
             for name, test in tests:
@@ -324,7 +395,7 @@ def main():
         json.dump(timings, f)
     print(f"browser: first bubble {timings.get('first_bubble_ms', 0):.0f} ms after navigation (reduced motion); screenshots in {ARTIFACTS}")
     if failures:
-        sys.exit(f"browser: {len(failures)} of 4 failed")
+        sys.exit(f"browser: {len(failures)} of {len(tests)} failed")
 
 
 if __name__ == "__main__":

@@ -3,6 +3,7 @@ import RocketConversation
 import RocketCore
 import RocketJSON
 import RocketScenarios
+import Synchronization
 import Testing
 
 @testable import RocketServer
@@ -276,5 +277,66 @@ struct APITests {
             #expect(h.request("GET", "/v1/flows/mine/files/" + bad).status == 404, "\(bad)")
         }
         #expect(h.request("GET", "/v1/flows/nope/files/logo.png").status == 404)
+    }
+}
+
+@Suite("HTTP API: AlertReactor alerts driven live")
+struct AlertAPITests {
+    @Test("an alert is made, its actions change while it is open, and it is answered once")
+    func lifecycle() throws {
+        let h = try Harness()
+        let made = h.request(
+            "POST", "/v1/alerts",
+            body: #"{"visitor": "ada", "title": "Delete item?", "actions": [{"title": "Loading…", "enabled": false}, {"title": "Cancel", "style": "cancel"}]}"#)
+        #expect(made.status == 201)
+        let id = try #require(made.json?["alert"]?["id"]?.string)
+        #expect(made.json?["alert"]?["style"]?.string == "alert")
+        #expect(made.json?["alert"]?["actions"]?[0]?["enabled"]?.bool == false)
+        // Disabled actions cannot be chosen.
+        let disabled = h.request("POST", "/v1/alerts/\(id)/select", body: #"{"index": 0}"#, visitor: "ada")
+        #expect(disabled.status == 422)
+        #expect(disabled.json?["error"]?["code"]?.string == "action-disabled")
+        // The app's server sends AlertReactor's mutations; every page showing it is told.
+        let changes = Mutex<[Int]>([])
+        h.service.onChange { c in changes.withLock { $0.append(c.version) } }
+        let mutated = h.request(
+            "POST", "/v1/alerts/\(id)/mutations",
+            body: #"{"setActions": [{"title": "Edit"}, {"title": "Delete", "style": "destructive"}, {"title": "Cancel", "style": "cancel"}]}"#,
+            visitor: "ada")
+        #expect(mutated.status == 200)
+        #expect(mutated.json?["alert"]?["actions"]?.array.count == 3)
+        #expect(h.request("POST", "/v1/alerts/\(id)/mutations", body: #"{"setMessage": "It cannot be undone."}"#, visitor: "ada").status == 200)
+        #expect(changes.withLock { $0 } == [2, 3])
+        #expect(h.request("GET", "/v1/alerts/\(id)/events", visitor: "ada").stream == id)
+        // Answered once: the same answer again is fine, another is a conflict, mutations too.
+        let chosen = h.request("POST", "/v1/alerts/\(id)/select", body: #"{"index": 1}"#, visitor: "ada")
+        #expect(chosen.json?["alert"]?["status"]?.string == "dismissed")
+        #expect(chosen.json?["alert"]?["selected"]?.number == 1)
+        #expect(h.request("POST", "/v1/alerts/\(id)/select", body: #"{"index": 1}"#, visitor: "ada").status == 200)
+        #expect(h.request("POST", "/v1/alerts/\(id)/select", body: #"{"index": 2}"#, visitor: "ada").status == 409)
+        #expect(h.request("POST", "/v1/alerts/\(id)/mutations", body: #"{"setTitle": "x"}"#, visitor: "ada").status == 409)
+        #expect(changes.withLock { $0 } == [2, 3, 4])
+    }
+
+    @Test("alerts are bound to their visitor, and bad alerts are 4xx")
+    func errors() throws {
+        let h = try Harness()
+        let made = h.request("POST", "/v1/alerts", body: #"{"visitor": "ada", "style": "actionSheet", "actions": [{"title": "OK"}]}"#)
+        let id = try #require(made.json?["alert"]?["id"]?.string)
+        #expect(made.json?["alert"]?["style"]?.string == "actionSheet")
+        #expect(h.request("GET", "/v1/alerts/\(id)", visitor: "mallory").status == 404)
+        #expect(h.request("POST", "/v1/alerts/\(id)/select", body: #"{"index": 0}"#, visitor: "mallory").status == 404)
+        let bad = [
+            #"{"visitor": "ada", "actions": [{"title": "A", "style": "cancel"}, {"title": "B", "style": "cancel"}]}"#,
+            #"{"visitor": "ada", "actions": [{"title": ""}]}"#,
+            #"{"visitor": "ada", "actions": [{"title": "A", "style": "loud"}]}"#,
+            #"{"visitor": "ada", "actions": "A"}"#,
+            #"{"visitor": "ada", "style": "popup"}"#,
+            #"{"title": "no visitor"}"#,
+            "{\"visitor\": \"ada\", \"actions\": [" + Array(repeating: #"{"title": "A"}"#, count: 21).joined(separator: ",") + "]}",
+        ]
+        for body in bad { #expect(h.request("POST", "/v1/alerts", body: body).status == 400, "\(body)") }
+        #expect(h.request("POST", "/v1/alerts/\(id)/mutations", body: #"{"setTitle": "a", "setMessage": "b"}"#, visitor: "ada").status == 400)
+        #expect(h.request("POST", "/v1/alerts/\(id)/select", body: #"{"index": 5}"#, visitor: "ada").status == 422)
     }
 }

@@ -1,0 +1,224 @@
+import RocketCore
+import RocketJSON
+import RocketReactor
+import Synchronization
+
+/// An action of an alert served over HTTP: AlertReactor's action, as data.
+struct WebAlertAction: AlertActionType, Hashable {
+    var title: String
+    var style: AlertActionStyle
+    var isEnabled: Bool
+
+    var json: JSONValue {
+        .object([("title", .string(title)), ("style", .string(style.rawValue)), ("enabled", .bool(isEnabled))])
+    }
+}
+
+/// An alert or action sheet a page shows and an app drives: AlertReactor's state (title,
+/// message, actions) changed by its typed mutations, plus what the user chose.
+struct AlertEntry {
+    var visitor: String
+    var state: AlertReactorState<WebAlertAction>
+    var sheet: Bool
+    var selected: Int?
+    var version = 1
+    var touched: Double
+
+    func view(id: String) -> JSONValue {
+        .object([
+            ("id", .string(id)), ("version", .number(Double(version))), ("style", .string(sheet ? "actionSheet" : "alert")),
+            ("title", state.title.map { .string($0) } ?? .null), ("message", state.message.map { .string($0) } ?? .null),
+            ("actions", .array(state.actions.map(\.json))), ("status", .string(selected == nil ? "open" : "dismissed")),
+            ("selected", selected.map { .number(Double($0)) } ?? .null),
+        ])
+    }
+}
+
+extension ConversationService {
+    /// At most this many actions in one alert.
+    static let maxAlertActions = 20
+
+    private func actions(_ node: JSONNode?) -> Result<[WebAlertAction], ResponseError> {
+        let bad = ResponseError(
+            .error(
+                400, "bad-field",
+                "\"actions\" is an array of at most \(Self.maxAlertActions) objects: {\"title\": text, \"style\": default|cancel|destructive, \"enabled\": true|false}"
+            ))
+        guard let node, case .array(let items) = node.value, items.count <= Self.maxAlertActions else { return .failure(bad) }
+        var out: [WebAlertAction] = []
+        var cancels = 0
+        for item in items {
+            guard let members = item.object else { return .failure(bad) }
+            var action = WebAlertAction(title: "", style: .default, isEnabled: true)
+            var titled = false
+            for m in members {
+                switch (m.key, m.value.value) {
+                case ("title", .string(let t)) where !t.isEmpty && t.utf8.count <= 256:
+                    action.title = t
+                    titled = true
+                case ("style", .string(let st)):
+                    guard let style = AlertActionStyle(rawValue: st) else { return .failure(bad) }
+                    action.style = style
+                case ("enabled", .bool(let b)): action.isEnabled = b
+                default: return .failure(bad)
+                }
+            }
+            guard titled else { return .failure(bad) }
+            if action.style == .cancel { cancels += 1 }
+            out.append(action)
+        }
+        guard cancels <= 1 else { return .failure(ResponseError(.error(400, "bad-field", "an alert has at most one cancel action"))) }
+        return .success(out)
+    }
+
+    private func optionalText(_ fields: [String: JSONNode], _ key: String) -> Result<String?, ResponseError> {
+        guard let node = fields[key] else { return .success(nil) }
+        if case .null = node.value { return .success(nil) }
+        return string(node, key, required: false, maxBytes: 4096)
+    }
+
+    /// `POST /v1/alerts`: an alert (or action sheet) for a visitor's page to show.
+    func createAlert(_ request: HTTPRequest) -> HTTPResponse {
+        let fields: [String: JSONNode]
+        switch body(request, allowed: ["visitor", "title", "message", "style", "actions"]) {
+        case .failure(let e): return e.response
+        case .success(let f): fields = f
+        }
+        guard case .success(let visitor) = required(fields["visitor"], "visitor", maxBytes: 128), Self.isVisitor(visitor) else {
+            return .error(400, "bad-visitor", "a visitor id is 1–128 letters, digits, '-', '_', '.' or ':'")
+        }
+        guard case .success(let title) = optionalText(fields, "title"), case .success(let message) = optionalText(fields, "message") else {
+            return .error(400, "bad-field", "\"title\" and \"message\" are strings of at most 4096 bytes")
+        }
+        var sheet = false
+        if let node = fields["style"] {
+            guard case .string(let st) = node.value, st == "alert" || st == "actionSheet" else {
+                return .error(400, "bad-field", "\"style\" is \"alert\" or \"actionSheet\"")
+            }
+            sheet = st == "actionSheet"
+        }
+        var list: [WebAlertAction] = []
+        if fields["actions"] != nil {
+            switch actions(fields["actions"]) {
+            case .failure(let e): return e.response
+            case .success(let a): list = a
+            }
+        }
+        let now = clock.now
+        guard state.withLock({ s in admit(visitor, in: &s, at: now) }) else { return tooMany() }
+        sweepIfDue(now)
+        let id = Self.newID()
+        let entry = AlertEntry(visitor: visitor, state: AlertReactorState(title: title, message: message, actions: list), sheet: sheet, touched: now)
+        let full = state.withLock { s -> Bool in
+            guard s.alerts.count < configuration.maxConversations else { return true }
+            s.alerts[id] = entry
+            return false
+        }
+        if full { return .error(503, "too-many-alerts", "the server holds its maximum of alerts; try again later") }
+        return .json(201, .object([("alert", entry.view(id: id))]))
+    }
+
+    /// The alert `id` of the request's visitor, changed by `body` under the lock; the response
+    /// and the change to publish.
+    private func withAlert(
+        _ request: HTTPRequest, id: String, _ body: (inout AlertEntry) -> Result<Bool, ResponseError>
+    ) -> HTTPResponse {
+        let visitor: String
+        switch self.visitor(of: request) {
+        case .failure(let e): return e.response
+        case .success(let v): visitor = v
+        }
+        let now = clock.now
+        let unknown = HTTPResponse.error(404, "unknown-alert", "there is no such alert for this visitor")
+        let result: Result<(JSONValue, Change?), ResponseError> = state.withLock { s in
+            guard admit(visitor, in: &s, at: now) else { return .failure(ResponseError(tooMany())) }
+            guard var e = s.alerts[id], e.visitor == visitor else { return .failure(ResponseError(unknown)) }
+            e.touched = now
+            switch body(&e) {
+            case .failure(let err):
+                s.alerts[id] = e
+                return .failure(err)
+            case .success(let changed):
+                if changed { e.version += 1 }
+                s.alerts[id] = e
+                let v = e.view(id: id)
+                return .success((v, changed ? Change(id: id, version: e.version, view: v, records: []) : nil))
+            }
+        }
+        switch result {
+        case .failure(let e): return e.response
+        case .success(let (v, change)):
+            if let change { listener.withLock { $0 }?(change) }
+            return .json(200, .object([("alert", v)]))
+        }
+    }
+
+    func readAlert(_ request: HTTPRequest, id: String) -> HTTPResponse {
+        withAlert(request, id: id) { _ in .success(false) }
+    }
+
+    /// `POST /v1/alerts/ID/mutations`: one of AlertReactor's mutations (`setTitle`, `setMessage`,
+    /// `setActions`), applied while the alert is open: pages showing it update at once.
+    func mutateAlert(_ request: HTTPRequest, id: String) -> HTTPResponse {
+        let fields: [String: JSONNode]
+        switch body(request, allowed: ["setTitle", "setMessage", "setActions"]) {
+        case .failure(let e): return e.response
+        case .success(let f): fields = f
+        }
+        guard fields.count == 1, let (key, node) = fields.first else {
+            return .error(400, "bad-body", "send exactly one mutation: setTitle, setMessage or setActions")
+        }
+        let mutation: AlertReactorMutation<WebAlertAction>
+        switch key {
+        case "setActions":
+            switch actions(node) {
+            case .failure(let e): return e.response
+            case .success(let a): mutation = .setActions(a)
+            }
+        default:
+            guard case .success(let text) = optionalText(fields, key) else {
+                return .error(400, "bad-field", "\"\(key)\" is a string of at most 4096 bytes, or null")
+            }
+            mutation = key == "setTitle" ? .setTitle(text) : .setMessage(text)
+        }
+        return withAlert(request, id: id) { e in
+            guard e.selected == nil else { return .failure(ResponseError(.error(409, "alert-closed", "the alert was already answered"))) }
+            e.state = e.state.applying(mutation)
+            return .success(true)
+        }
+    }
+
+    /// `POST /v1/alerts/ID/select`: the user chose action `index` (it must be enabled).
+    func selectAlert(_ request: HTTPRequest, id: String) -> HTTPResponse {
+        let fields: [String: JSONNode]
+        switch body(request, allowed: ["index"]) {
+        case .failure(let e): return e.response
+        case .success(let f): fields = f
+        }
+        guard case .success(let index?) = integer(fields["index"], "index", range: 0...(Self.maxAlertActions - 1)) else {
+            return .error(400, "bad-field", "\"index\" is the number of the chosen action, from 0")
+        }
+        return withAlert(request, id: id) { e in
+            if let chosen = e.selected {
+                return chosen == index ? .success(false) : .failure(ResponseError(.error(409, "alert-closed", "the alert was already answered")))
+            }
+            guard e.state.actions.indices.contains(index) else {
+                return .failure(ResponseError(.error(422, "no-such-action", "the alert has no action \(index)")))
+            }
+            guard e.state.actions[index].isEnabled else {
+                return .failure(ResponseError(.error(422, "action-disabled", "\"\(e.state.actions[index].title)\" cannot be chosen now")))
+            }
+            e.selected = index
+            return .success(true)
+        }
+    }
+
+    func alertStream(_ request: HTTPRequest, id: String) -> HTTPResponse {
+        let r = readAlert(request, id: id)
+        guard r.status == 200, let frames = currentFrames(id) else { return r }
+        return HTTPResponse(
+            status: 200,
+            headers: [("Content-Type", "text/event-stream; charset=utf-8"), ("Cache-Control", "no-store"), ("X-Accel-Buffering", "no")],
+            body: Array(("retry: 2000\n\n" + frames).utf8), stream: id)
+    }
+}
