@@ -19,6 +19,7 @@ enum ServeCommand {
             .value("--allow-origin", "ORIGIN", "A site whose pages may use the API (https://shop.example); repeatable.", repeatable: true),
             .value("--max-conversations", "N", "Conversations held at once (default 10000)."),
             .value("--idle-timeout", "D", "Forget a conversation unused for D (default 24h)."),
+            .value("--rate", "N", "Requests a visitor may send per second, bursts of 4×N (default 10)."),
         ],
         discussion: """
             Prints the URL on stdout, then serves until Ctrl-C or SIGTERM, finishing the requests
@@ -64,6 +65,13 @@ enum ServeCommand {
                     throw UsageError(message: "--max-conversations must be a number from 1 to 10000000", command: command)
                 }
                 configuration.maxConversations = n
+            }
+            if let r = parsed.value("--rate") {
+                guard let n = Double(r), n.isFinite, n >= 0.01, n <= 1_000_000 else {
+                    throw UsageError(message: "--rate must be a number from 0.01 to 1000000", command: command)
+                }
+                configuration.requestsPerSecond = n
+                configuration.requestBurst = max(1, (n * 4).rounded())
             }
             if let d = parsed.value("--idle-timeout") {
                 guard let s = RocketDuration.parse(d), s >= 1 else {

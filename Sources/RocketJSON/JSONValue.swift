@@ -31,26 +31,46 @@ public enum JSONValue: Hashable, Sendable {
     public static func quote(_ s: String) -> String {
         var out = "\""
         out.reserveCapacity(s.utf8.count + 2)
-        for scalar in s.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            case _
-            where scalar.value < 0x20 || scalar.value == 0x7F || (0x80...0x9F).contains(scalar.value)
-                || scalar.value == 0x2028 || scalar.value == 0x2029
-                // bidi overrides and zero-width characters, escaped so a reader sees them
-                || (0x202A...0x202E).contains(scalar.value) || (0x2066...0x2069).contains(scalar.value) || scalar.value == 0x061C
-                || scalar.value == 0x200B || scalar.value == 0x200C || scalar.value == 0x200E || scalar.value == 0x200F
-                || (0x2060...0x2064).contains(scalar.value) || scalar.value == 0xFEFF:
-                let hex = String(scalar.value, radix: 16, uppercase: true)
-                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-            default: out.unicodeScalars.append(scalar)
-            }
-        }
+        quote(s, into: &out)
         return out + "\""
+    }
+
+    /// Appends the escaped body of `s` (without quotes) to `out`: runs of plain characters are
+    /// copied at once, only the characters that need it are escaped one by one.
+    static func quote(_ s: String, into out: inout String) {
+        let scalars = s.unicodeScalars
+        var run = scalars.startIndex
+        var i = run
+        while i < scalars.endIndex {
+            let v = scalars[i].value
+            let plain = (v >= 0x20 && v < 0x7F && v != 0x22 && v != 0x5C) || (v >= 0xA0 && !needsEscape(v))
+            if plain {
+                i = scalars.index(after: i)
+                continue
+            }
+            out += s[run..<i]
+            switch v {
+            case 0x22: out += "\\\""
+            case 0x5C: out += "\\\\"
+            case 0x0A: out += "\\n"
+            case 0x0D: out += "\\r"
+            case 0x09: out += "\\t"
+            default:
+                let hex = String(v, radix: 16, uppercase: true)
+                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+            }
+            i = scalars.index(after: i)
+            run = i
+        }
+        out += s[run..<scalars.endIndex]
+    }
+
+    /// Characters at U+00A0 and above that are still escaped: line and paragraph separators,
+    /// bidi overrides and zero-width characters, so a reader sees them.
+    private static func needsEscape(_ v: UInt32) -> Bool {
+        guard v >= 0x061C, v <= 0xFEFF else { return false }
+        return v == 0x2028 || v == 0x2029 || (0x202A...0x202E).contains(v) || (0x2066...0x2069).contains(v) || v == 0x061C
+            || v == 0x200B || v == 0x200C || v == 0x200E || v == 0x200F || (0x2060...0x2064).contains(v) || v == 0xFEFF
     }
 
     /// A number as JSON text: whole numbers without a fraction.
@@ -72,7 +92,10 @@ public enum JSONValue: Hashable, Sendable {
         case .null: out += "null"
         case .bool(let b): out += b ? "true" : "false"
         case .number(let v): out += JSONValue.format(v)
-        case .string(let s): out += JSONValue.quote(s)
+        case .string(let s):
+            out += "\""
+            JSONValue.quote(s, into: &out)
+            out += "\""
         case .array(let items):
             let inline = !pretty || items.allSatisfy(\.isScalar)
             out += "["
@@ -89,7 +112,9 @@ public enum JSONValue: Hashable, Sendable {
             for (i, (key, value)) in members.enumerated() {
                 if i > 0 { out += inline && pretty ? ", " : "," }
                 if !inline { out += "\n" + String(repeating: "  ", count: indent + 1) }
-                out += JSONValue.quote(key) + (pretty ? ": " : ":")
+                out += "\""
+                JSONValue.quote(key, into: &out)
+                out += pretty ? "\": " : "\":"
                 value.write(into: &out, pretty: pretty, indent: indent + 1)
             }
             if !inline && !members.isEmpty { out += "\n" + String(repeating: "  ", count: indent) }

@@ -148,7 +148,7 @@ extension ConversationService {
         switch result {
         case .failure(let e): return e.response
         case .success(let (v, change)):
-            if let change { listener.withLock { $0 }?(change) }
+            if let change, let box = listener.withLock({ $0 }) { box.body(change) }
             return .json(200, .object([("alert", v)]))
         }
     }

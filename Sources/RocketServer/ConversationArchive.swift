@@ -123,31 +123,40 @@ package final class ConversationArchive: Sendable {
 
     /// Saves a conversation and its new event records (`seq` numbers them within it) at once.
     package func save(_ row: Row, events: [(seq: Int, at: Double, record: String)]) throws(Failure) {
+        try save([(row, events)])
+    }
+
+    /// Saves conversations and their new event records in one transaction.
+    package func save(_ batch: [(row: Row, events: [(seq: Int, at: Double, record: String)])]) throws(Failure) {
         try connection.withLock { (c) throws(Failure) in
             try run(c, .begin)
             do throws(Failure) {
-                try run(c, .upsert) { s in
-                    text(s, 1, row.id)
-                    text(s, 2, row.visitor)
-                    text(s, 3, row.flow)
-                    sqlite3_bind_int64(s, 4, Int64(row.step))
-                    sqlite3_bind_int64(s, 5, Int64(row.version))
-                    sqlite3_bind_int64(s, 6, Int64(row.eventSeq))
-                    sqlite3_bind_double(s, 7, row.touched)
-                    text(s, 8, row.snapshot)
-                }
-                for e in events {
-                    try run(c, .event) { s in
-                        text(s, 1, row.id)
-                        sqlite3_bind_int64(s, 2, Int64(e.seq))
-                        sqlite3_bind_double(s, 3, e.at)
-                        text(s, 4, e.record)
-                    }
-                }
+                for (row, events) in batch { try write(c, row, events) }
                 try run(c, .commit)
             } catch {
                 try? run(c, .rollback)
                 throw error
+            }
+        }
+    }
+
+    private func write(_ c: Connection, _ row: Row, _ events: [(seq: Int, at: Double, record: String)]) throws(Failure) {
+        try run(c, .upsert) { s in
+            text(s, 1, row.id)
+            text(s, 2, row.visitor)
+            text(s, 3, row.flow)
+            sqlite3_bind_int64(s, 4, Int64(row.step))
+            sqlite3_bind_int64(s, 5, Int64(row.version))
+            sqlite3_bind_int64(s, 6, Int64(row.eventSeq))
+            sqlite3_bind_double(s, 7, row.touched)
+            text(s, 8, row.snapshot)
+        }
+        for e in events {
+            try run(c, .event) { s in
+                text(s, 1, row.id)
+                sqlite3_bind_int64(s, 2, Int64(e.seq))
+                sqlite3_bind_double(s, 3, e.at)
+                text(s, 4, e.record)
             }
         }
     }

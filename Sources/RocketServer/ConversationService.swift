@@ -24,7 +24,7 @@ package final class ConversationService: Sendable {
         var version = 0
         var eventSeq = 0
         var strings: UIStrings
-        var lastIntent: (step: Int, intent: RocketIntent, response: HTTPResponse)?
+        var lastIntent: (step: Int, intent: RocketIntent)?
     }
     struct Bucket {
         var tokens: Double
@@ -32,9 +32,18 @@ package final class ConversationService: Sendable {
     }
     struct State {
         var entries: [String: Entry] = [:]
+        /// The next timer of each conversation that has one: what the ticker looks at, so a tick
+        /// costs the conversations with timers, not all of them.
+        var deadlines: [String: Double] = [:]
         var alerts: [String: AlertEntry] = [:]
         var buckets: [String: Bucket] = [:]
         var lastSweep: Double = -.infinity
+
+        /// Stores conversation `id` and its next deadline.
+        mutating func put(_ id: String, _ e: Entry) {
+            entries[id] = e
+            deadlines[id] = e.conversation.nextDeadline
+        }
     }
     /// A change to publish: the conversation, its version, the view, and new event records.
     package struct Change: Sendable {
@@ -50,13 +59,16 @@ package final class ConversationService: Sendable {
             return out
         }
     }
-    private struct Save {
-        var row: ConversationArchive.Row
-        var events: [(seq: Int, at: Double, record: String)]
-    }
 
     let state = Mutex(State())
-    let listener = Mutex<(@Sendable (Change) -> Void)?>(nil)
+    /// Who is told of changes (a class box: a closure kept in a generic `Mutex` is re-wrapped in
+    /// a reabstraction thunk at every read, which cost half the server's time).
+    final class Listener: Sendable {
+        let body: @Sendable (Change) -> Void
+        init(_ body: @escaping @Sendable (Change) -> Void) { self.body = body }
+    }
+    let listener = Mutex<Listener?>(nil)
+    private let queue = Mutex<[String: Queued]>([:])
     /// The flows on offer.
     package let flows: FlowLibrary
     private let archive: ConversationArchive?
@@ -86,7 +98,8 @@ package final class ConversationService: Sendable {
     /// Sets the function told of every change (called outside any lock, in change order per
     /// conversation).
     package func onChange(_ body: @escaping @Sendable (Change) -> Void) {
-        listener.withLock { $0 = body }
+        let box = Listener(body)
+        listener.withLock { $0 = box }
     }
 
     /// Conversations in memory.
@@ -391,7 +404,7 @@ package final class ConversationService: Sendable {
         }
         let timing = reduced ? RocketTiming.reducedMotion : configuration.timing
         let options = ConversationOptions(timing: timing, echoReplies: true, initialAnswers: vars)
-        guard var conversation = flow.document.makeConversation(options: options, imageBase: nil) else {
+        guard var conversation = flow.conversation(options: options) else {
             return .error(500, "flow-invalid", "the flow \(flowName) has no first block")
         }
         var effects = conversation.start(at: now)
@@ -399,9 +412,10 @@ package final class ConversationService: Sendable {
         if let due = conversation.nextDeadline, due <= now { effects += conversation.advance(to: now) }
         let id = Self.newID()
         var entry = Entry(visitor: visitor, flow: flow, options: options, conversation: conversation, touched: now, strings: strings)
-        let (change, save) = commit(id: id, entry: &entry, effects: effects, at: now)
-        state.withLock { $0.entries[id] = entry }
-        publish(change, save)
+        let pending = commit(id: id, entry: &entry, effects: effects, at: now)
+        let change = pending.change(self)
+        state.withLock { $0.put(id, entry) }
+        publish(pending, change)
         return .json(201, .object([("status", .string("started")), ("conversation", change.view)]))
     }
 
@@ -465,11 +479,8 @@ package final class ConversationService: Sendable {
             let stored = try StoredConversation(jsonText: Array(row.snapshot.utf8))
             options = stored.options
             if let lang = stored.language { strings = UIStrings.forEnvironment(["LANG": lang]) }
-            guard let fresh = flow.document.makeConversation(options: options, imageBase: nil) else {
-                throw ConversationSnapshot.Failure.invalid("no first block")
-            }
             restored = try stored.snapshot.restore(
-                graph: fresh.graph, author: fresh.author, closeButton: fresh.closeButton, options: options, at: now, flow: flow.identity)
+                graph: flow.graph, author: flow.author, closeButton: flow.closeButton, options: options, at: now, flow: flow.identity)
         } catch {
             return .failure(ResponseError(.error(409, "flow-changed", "the flow changed since this conversation started; start a new one")))
         }
@@ -477,12 +488,12 @@ package final class ConversationService: Sendable {
             visitor: row.visitor, flow: flow, options: options, conversation: restored, touched: now, step: row.step, version: row.version,
             eventSeq: row.eventSeq, strings: strings)
         state.withLock { s in
-            if s.entries[id] == nil { s.entries[id] = entry }
+            if s.entries[id] == nil { s.put(id, entry) }
         }
         return .success(())
     }
 
-    private func view(_ id: String, _ e: Entry) -> JSONValue {
+    func view(_ id: String, _ e: Entry) -> JSONValue {
         ConversationView.json(id: id, flow: e.flow, conversation: e.conversation, step: e.step, version: e.version, strings: e.strings)
     }
 
@@ -498,7 +509,7 @@ package final class ConversationService: Sendable {
             let v = state.withLock({ s -> JSONValue? in
                 guard var e = s.entries[id] else { return nil }
                 e.touched = now
-                s.entries[id] = e
+                s.put(id, e)
                 return view(id, e)
             })
         else { return .error(404, "unknown-conversation", "there is no conversation \(id) for this visitor") }
@@ -601,20 +612,24 @@ package final class ConversationService: Sendable {
         let now = clock.now
         enum Outcome {
             case response(HTTPResponse)
-            case changed(HTTPResponse, Change, Save)
+            case refused(RocketIntentError, Pending, UIStrings)
+            case replayed(Entry)
+            case changed(Pending)
         }
         let outcome: Outcome = state.withLock { s in
             guard admit(visitor, in: &s, at: now) else { return .response(tooMany()) }
-            guard var e = s.entries[id] else { return .response(.error(404, "unknown-conversation", "there is no conversation \(id) for this visitor")) }
+            guard var e = s.entries.removeValue(forKey: id) else {
+                return .response(.error(404, "unknown-conversation", "there is no conversation \(id) for this visitor"))
+            }
             e.touched = now
-            // A replay of the last accepted intent (same step, same intent) gets the same answer
-            // and changes nothing; any other stale step is a conflict.
+            // A replay of the last accepted intent (same step, same intent) is answered with the
+            // state and changes nothing; any other stale step is a conflict.
             if let step, let last = e.lastIntent, step == last.step, intent == last.intent {
-                s.entries[id] = e
-                return .response(last.response)
+                s.put(id, e)
+                return .replayed(e)
             }
             if let step, step != e.step {
-                s.entries[id] = e
+                s.put(id, e)
                 return .response(
                     .error(409, "stale-step", "the conversation is at step \(e.step), not \(step)", [("conversation", view(id, e))]))
             }
@@ -622,24 +637,31 @@ package final class ConversationService: Sendable {
             do throws(RocketIntentError) {
                 effects = try e.conversation.send(intent, at: now)
             } catch {
-                let (change, save) = commit(id: id, entry: &e, effects: [], at: now, bump: error.isInputError)
-                s.entries[id] = e
-                let r = HTTPResponse.error(422, error.code, message(error, e.strings), [("conversation", change.view)])
-                return error.isInputError ? .changed(r, change, save) : .response(r)
+                let pending = commit(id: id, entry: &e, effects: [], at: now, bump: error.isInputError)
+                s.put(id, e)
+                return .refused(error, pending, e.strings)
             }
-            let stepBefore = e.step
+            e.lastIntent = (e.step, intent)
             e.step += 1
-            let (change, save) = commit(id: id, entry: &e, effects: effects, at: now)
-            let r = HTTPResponse.json(200, .object([("conversation", change.view)]))
-            e.lastIntent = (stepBefore, intent, r)
-            s.entries[id] = e
-            return .changed(r, change, save)
+            // What is due at once (a bounce of 0 s under reduced motion) goes in this answer.
+            var all = effects
+            if let due = e.conversation.nextDeadline, due <= now { all += e.conversation.advance(to: now) }
+            let pending = commit(id: id, entry: &e, effects: all, at: now)
+            s.put(id, e)
+            return .changed(pending)
         }
         switch outcome {
         case .response(let r): return r
-        case .changed(let r, let change, let save):
-            publish(change, save)
-            return r
+        case .refused(let error, let pending, let strings):
+            let change = pending.change(self)
+            if error.isInputError { publish(pending, change) }
+            return HTTPResponse.error(422, error.code, message(error, strings), [("conversation", change.view)])
+        case .replayed(let e):
+            return HTTPResponse.json(200, .object([("conversation", view(id, e))]))
+        case .changed(let pending):
+            let change = pending.change(self)
+            publish(pending, change)
+            return HTTPResponse.json(200, .object([("conversation", change.view)]))
         }
     }
 
@@ -662,21 +684,23 @@ package final class ConversationService: Sendable {
     @discardableResult
     package func advanceDue() -> Double? {
         let now = clock.now
-        var changes: [(Change, Save)] = []
+        var changes: [Pending] = []
         let next: Double? = state.withLock { s in
-            var best: Double?
-            for id in Array(s.entries.keys) {
-                guard var e = s.entries[id], let due = e.conversation.nextDeadline else { continue }
-                if due <= now {
-                    let effects = e.conversation.advance(to: now)
-                    changes.append(commit(id: id, entry: &e, effects: effects, at: now))
-                    s.entries[id] = e
+            let due = s.deadlines.compactMap { $0.value <= now ? $0.key : nil }
+            for id in due {
+                guard var e = s.entries.removeValue(forKey: id) else {
+                    s.deadlines[id] = nil
+                    continue
                 }
-                if let d = e.conversation.nextDeadline, best == nil || d < best! { best = d }
+                let effects = e.conversation.advance(to: now)
+                changes.append(commit(id: id, entry: &e, effects: effects, at: now))
+                s.put(id, e)
             }
-            return best
+            return s.deadlines.values.min()
         }
-        for (change, save) in changes { publish(change, save) }
+        for pending in changes {
+            publish(pending, pending.change(self))
+        }
         sweepIfDue(now)
         return next
     }
@@ -685,9 +709,11 @@ package final class ConversationService: Sendable {
     func sweepIfDue(_ now: Double) {
         let limit = configuration.idleTimeout
         let due = state.withLock { s -> Bool in
-            guard now - s.lastSweep >= 60 || s.entries.count >= configuration.maxConversations else { return false }
+            let full = s.entries.count >= configuration.maxConversations || s.alerts.count >= configuration.maxConversations
+            guard now - s.lastSweep >= (full ? 1 : 60) else { return false }
             s.lastSweep = now
             s.entries = s.entries.filter { $0.value.touched >= now - limit }
+            s.deadlines = s.deadlines.filter { s.entries[$0.key] != nil }
             s.alerts = s.alerts.filter { $0.value.touched >= now - limit }
             s.buckets = s.buckets.filter { now - $0.value.at < 60 }
             return true
@@ -703,35 +729,90 @@ package final class ConversationService: Sendable {
     // MARK: Changes
 
     /// Bumps the version, numbers the new event records, and prepares the view and the save.
-    private func commit(id: String, entry e: inout Entry, effects: [ConversationEffect], at now: Double, bump: Bool = true) -> (Change, Save) {
+    private func commit(id: String, entry e: inout Entry, effects: [ConversationEffect], at now: Double, bump: Bool = true) -> Pending {
         if bump { e.version += 1 }
         var records: [JSONValue] = []
-        var saved: [(seq: Int, at: Double, record: String)] = []
         for case .event(let event) in effects {
             guard let r = event.record else { continue }
             records.append(r)
-            e.eventSeq += 1
-            saved.append((e.eventSeq, now, r.serialized(pretty: false)))
         }
-        let snapshot = StoredConversation(
-            snapshot: ConversationSnapshot(e.conversation, at: now, flow: e.flow.identity), options: e.options, language: e.strings.language)
-        let row = ConversationArchive.Row(
-            id: id, visitor: e.visitor, flow: e.flow.name, step: e.step, version: e.version, eventSeq: e.eventSeq, touched: now,
-            snapshot: snapshot.jsonText())
-        return (Change(id: id, version: e.version, view: view(id, e), records: records), Save(row: row, events: saved))
+        let first = e.eventSeq + 1
+        e.eventSeq += records.count
+        return Pending(id: id, entry: e, records: records, firstSeq: first, at: now)
     }
 
-    /// Saves (outside the lock), then tells the listener.
-    private func publish(_ change: Change, _ save: Save) {
-        if let archive {
-            do {
-                try archive.save(save.row, events: save.events)
-            } catch {
-                log("rocket serve: conversation \(change.id) was not saved: \(error.message)")
+    /// A change counted under the lock (version, event numbers), built outside it.
+    struct Pending {
+        var id: String
+        var entry: Entry
+        var records: [JSONValue]
+        var firstSeq: Int
+        var at: Double
+
+        /// The view and the new event records: built for the answer, without the lock.
+        func change(_ service: ConversationService) -> Change {
+            Change(id: id, version: entry.version, view: service.view(id, entry), records: records)
+        }
+
+        /// The archive row: the snapshot, encoded when it is written (coalesced: only the latest
+        /// version of a conversation is encoded).
+        func row() -> ConversationArchive.Row {
+            let e = entry
+            let snapshot = StoredConversation(
+                snapshot: ConversationSnapshot(e.conversation, at: at, flow: e.flow.identity), options: e.options, language: e.strings.language)
+            return ConversationArchive.Row(
+                id: id, visitor: e.visitor, flow: e.flow.name, step: e.step, version: e.version, eventSeq: e.eventSeq, touched: at,
+                snapshot: snapshot.jsonText())
+        }
+
+        /// The new event records, numbered, as stored.
+        var events: [(seq: Int, at: Double, record: String)] {
+            records.enumerated().map { (seq: firstSeq + $0.offset, at: at, record: $0.element.serialized(pretty: false)) }
+        }
+    }
+
+    /// Queues the save and tells the listener (outside the state lock).
+    private func publish(_ pending: Pending, _ change: Change) {
+        if archive != nil {
+            queue.withLock { q in
+                if var old = q[pending.id] {
+                    old.events += pending.events
+                    if pending.entry.version >= old.latest.entry.version { old.latest = pending }
+                    q[pending.id] = old
+                } else {
+                    q[pending.id] = Queued(latest: pending, events: pending.events)
+                }
             }
         }
-        let body = listener.withLock { $0 }
-        body?(change)
+        let box = listener.withLock { $0 }
+        box?.body(change)
+    }
+
+    struct Queued {
+        var latest: Pending
+        var events: [(seq: Int, at: Double, record: String)]
+    }
+
+    /// True when changes wait to be written.
+    package var hasUnsavedChanges: Bool { queue.withLock { !$0.isEmpty } }
+
+    /// Writes every queued change in one transaction: the latest snapshot of each conversation
+    /// and all its new event records. The HTTP server calls it every 20 ms while changes wait
+    /// (and when it stops), so many changes of a busy conversation cost one write.
+    package func flush() {
+        guard let archive else { return }
+        let batch = queue.withLock { q -> [String: Queued] in
+            let out = q
+            q = [:]
+            return out
+        }
+        guard !batch.isEmpty else { return }
+        let rows = batch.values.map { (row: $0.latest.row(), events: $0.events) }
+        do {
+            try archive.save(rows)
+        } catch {
+            log("rocket serve: \(rows.count) conversation change(s) were not saved: \(error.message)")
+        }
     }
 }
 

@@ -1,4 +1,4 @@
-import RocketConversation
+package import RocketConversation
 import RocketCore
 package import RocketFlow
 import RocketTerminal
@@ -17,6 +17,18 @@ package struct LoadedFlow: Sendable {
     package var document: FlowDocument
     /// The flow's identity in snapshots: the hash of its graph as written.
     package var identity: String
+    /// The block graph, built once and shared (copy on write) by every conversation of the flow.
+    package var graph: RocketGraph
+    /// The speaker.
+    package var author: RocketAuthor
+    /// The close button, if the flow has one.
+    package var closeButton: RocketCloseButton?
+
+    /// A new conversation of this flow (nil when the flow has no first block).
+    package func conversation(options: ConversationOptions) -> Conversation? {
+        guard graph.root != nil else { return nil }
+        return Conversation(graph: graph, author: author, closeButton: closeButton, options: options)
+    }
 }
 
 /// Where flows come from: `DIR/NAME.json` files (re-read when they change) and built-in flows.
@@ -111,6 +123,9 @@ package final class FlowLibrary: Sendable {
         let result = FlowLoader.load(bytes)
         let errors = result.diagnostics.filter { $0.severity == .error }.map { $0.formatted(file: file) }
         guard result.isPlayable, let doc = result.document else { return .failure(.invalid(errors.isEmpty ? ["\(file): no playable blocks"] : errors)) }
-        return .success(LoadedFlow(name: name, document: doc, identity: doc.makeGraph().graph.contentHash))
+        let graph = doc.makeGraph().graph
+        return .success(
+            LoadedFlow(
+                name: name, document: doc, identity: graph.contentHash, graph: graph, author: doc.makeAuthor(), closeButton: doc.makeCloseButton()))
     }
 }

@@ -79,7 +79,7 @@ package final class HTTPServer: Sendable {
         guard let d else { throw Failure(message: String(decoding: error.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)) }
         daemon.withLock { $0 = Handle(daemon: d) }
         service.onChange { [weak self] change in
-            self?.push(change.id, change.frames)
+            self?.push(change)
             self?.wake()
         }
         startTicker()
@@ -104,6 +104,7 @@ package final class HTTPServer: Sendable {
         for _ in 0..<200 where !tickerDone.withLock({ $0 }) { usleep(5_000) }
         MHD_stop_daemon(handle.daemon)
         daemon.withLock { $0 = nil }
+        service.flush()  // the last changes reach the store before the process ends
     }
 
     // MARK: Requests
@@ -225,10 +226,10 @@ package final class HTTPServer: Sendable {
         if removed { streamCount.subtract(1, ordering: .relaxed) }
     }
 
-    private func push(_ id: String, _ frames: String) {
-        let targets = streams.withLock { $0[id].map { Array($0.values) } ?? [] }
-        guard !targets.isEmpty else { return }
-        let bytes = Array(frames.utf8)
+    private func push(_ change: ConversationService.Change) {
+        let targets = streams.withLock { $0[change.id].map { Array($0.values) } ?? [] }
+        guard !targets.isEmpty else { return }  // nothing to write for a conversation no page follows
+        let bytes = Array(change.frames.utf8)
         for s in targets { s.append(bytes) }
     }
 
@@ -239,6 +240,9 @@ package final class HTTPServer: Sendable {
     }
 
     // MARK: Ticker
+
+    /// How long a change may wait before it is written to the store.
+    static let flushInterval = 0.02
 
     private func wake() {
         guard wakePipe.write >= 0 else { return }
@@ -273,6 +277,7 @@ package final class HTTPServer: Sendable {
         let clock = WallClock()
         let every = max(1, service.configuration.keepAlive)
         var lastPing = clock.now
+        var lastFlush = clock.now
         while !stopping.load(ordering: .relaxed) {
             let next = service.advanceDue()
             let now = clock.now
@@ -282,6 +287,15 @@ package final class HTTPServer: Sendable {
             }
             var wait = min(every - (now - lastPing), 1)
             if let next { wait = min(wait, next - now) }
+            // Changes are written every 20 ms at most: a busy conversation costs one write.
+            if service.hasUnsavedChanges {
+                if now - lastFlush >= Self.flushInterval {
+                    service.flush()
+                    lastFlush = now
+                } else {
+                    wait = min(wait, Self.flushInterval - (now - lastFlush))
+                }
+            }
             var fd = pollfd(fd: wakePipe.read, events: Int16(POLLIN), revents: 0)
             let ms = Int32(max(0, min(1_000, (wait * 1_000).rounded(.up))))
             if poll(&fd, 1, ms) > 0 {

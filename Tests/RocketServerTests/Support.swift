@@ -60,7 +60,9 @@ struct Harness {
         var h = headers
         if body != nil, let contentType { h["Content-Type"] = contentType }
         if let visitor { h["Rocket-Visitor"] = visitor }
-        return service.handle(HTTPRequest(method: method, path: path, headers: h, body: Array((body ?? "").utf8)))
+        let r = service.handle(HTTPRequest(method: method, path: path, headers: h, body: Array((body ?? "").utf8)))
+        service.flush()  // what the HTTP server does every 20 ms
+        return r
     }
 
     /// Starts a conversation of `flow` for `visitor` and lets its first block appear; its id.
@@ -69,6 +71,7 @@ struct Harness {
         #expect(r.status == 201, "\(r.text)")
         let id = try #require(r.json?["conversation"]?["id"]?.string)
         service.advanceDue()
+        service.flush()
         return id
     }
 
@@ -76,6 +79,7 @@ struct Harness {
     func send(_ id: String, _ members: String, visitor: String = "ada") -> HTTPResponse {
         let r = request("POST", "/v1/conversations/\(id)/intents", body: "{\(members)}", visitor: visitor)
         service.advanceDue()
+        service.flush()
         return r
     }
 
