@@ -113,12 +113,27 @@ final class EncodingNode {
         content = .array([])
     }
 
+    /// Member positions by key, once an object is large enough for a scan to cost.
+    private var index: [String: Int]?
+
     func child(forKey key: String) -> EncodingNode {
         makeObject()
         guard case .object(var members) = content else { return EncodingNode() }
-        if let existing = members.first(where: { $0.0 == key }) { return existing.1 }
+        if let index {
+            if let at = index[key] { return members[at].1 }
+        } else if let existing = members.first(where: { $0.0 == key }) {
+            return existing.1
+        }
+        content = .leaf(.null)  // the array is uniquely referenced again: the append does not copy it
         let node = EncodingNode()
         members.append((key, node))
+        if index != nil {
+            index?[key] = members.count - 1
+        } else if members.count >= 16 {
+            var built: [String: Int] = [:]
+            for (i, m) in members.enumerated() { built[m.0] = i }
+            index = built
+        }
         content = .object(members)
         return node
     }
@@ -126,6 +141,7 @@ final class EncodingNode {
     func appendChild() -> EncodingNode {
         makeArray()
         guard case .array(var items) = content else { return EncodingNode() }
+        content = .leaf(.null)  // the array is uniquely referenced again: the append does not copy it
         let node = EncodingNode()
         items.append(node)
         content = .array(items)
@@ -204,6 +220,14 @@ struct KeyedEncoder<Key: CodingKey>: KeyedEncodingContainerProtocol {
     var codingPath: [any CodingKey] { path }
 
     mutating func encodeNil(forKey key: Key) throws { node.child(forKey: key.stringValue).content = .leaf(.null) }
+    // The common leaves directly: no dynamic cast, no coding path built.
+    mutating func encode(_ value: String, forKey key: Key) throws { node.child(forKey: key.stringValue).content = .leaf(.string(value)) }
+    mutating func encode(_ value: Bool, forKey key: Key) throws { node.child(forKey: key.stringValue).content = .leaf(.bool(value)) }
+    mutating func encode(_ value: Int, forKey key: Key) throws { node.child(forKey: key.stringValue).content = .leaf(.number(Double(value))) }
+    mutating func encode(_ value: Double, forKey key: Key) throws {
+        guard value.isFinite else { throw JSONCoding.Failure(message: "\(JSONCoding.pathText(path + [key])): \(value) is not a JSON number") }
+        node.child(forKey: key.stringValue).content = .leaf(.number(value))
+    }
     mutating func encode<T: Encodable>(_ value: T, forKey key: Key) throws {
         try encodeLeaf(value, into: node.child(forKey: key.stringValue), path: path + [key])
     }
@@ -228,6 +252,13 @@ struct UnkeyedEncoder: UnkeyedEncodingContainer {
     var count: Int { node.count }
 
     mutating func encodeNil() throws { node.appendChild().content = .leaf(.null) }
+    mutating func encode(_ value: String) throws { node.appendChild().content = .leaf(.string(value)) }
+    mutating func encode(_ value: Bool) throws { node.appendChild().content = .leaf(.bool(value)) }
+    mutating func encode(_ value: Int) throws { node.appendChild().content = .leaf(.number(Double(value))) }
+    mutating func encode(_ value: Double) throws {
+        guard value.isFinite else { throw JSONCoding.Failure(message: "\(JSONCoding.pathText(path + [IndexKey(count)])): \(value) is not a JSON number") }
+        node.appendChild().content = .leaf(.number(value))
+    }
     mutating func encode<T: Encodable>(_ value: T) throws {
         let key = IndexKey(count)
         try encodeLeaf(value, into: node.appendChild(), path: path + [key])

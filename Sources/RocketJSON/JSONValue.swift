@@ -22,54 +22,90 @@ public enum JSONValue: Hashable, Sendable {
 
     /// The JSON text; `pretty` indents with two spaces and keeps short arrays and objects on one line.
     public func serialized(pretty: Bool = true) -> String {
-        var out = ""
+        String(decoding: serializedBytes(pretty: pretty), as: UTF8.self)
+    }
+
+    /// The JSON text as UTF-8 bytes (what goes to a file or a socket, without a String between).
+    public func serializedBytes(pretty: Bool = false) -> [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(256)
         write(into: &out, pretty: pretty, indent: 0)
         return out
     }
 
     /// Escapes a string for JSON, including every control character.
     public static func quote(_ s: String) -> String {
-        var out = "\""
+        var out: [UInt8] = [0x22]
         out.reserveCapacity(s.utf8.count + 2)
         quote(s, into: &out)
-        return out + "\""
+        out.append(0x22)
+        return String(decoding: out, as: UTF8.self)
     }
 
-    /// Appends the escaped body of `s` (without quotes) to `out`: runs of plain characters are
-    /// copied at once, only the characters that need it are escaped one by one.
-    static func quote(_ s: String, into out: inout String) {
-        let scalars = s.unicodeScalars
-        var run = scalars.startIndex
-        var i = run
-        while i < scalars.endIndex {
-            let v = scalars[i].value
-            let plain = (v >= 0x20 && v < 0x7F && v != 0x22 && v != 0x5C) || (v >= 0xA0 && !needsEscape(v))
-            if plain {
-                i = scalars.index(after: i)
+    /// Appends the escaped UTF-8 of `s` (without quotes) to `out`: runs of plain bytes are copied
+    /// at once; escaped are the quote, the backslash, C0 and C1 controls, DEL, the line and
+    /// paragraph separators, bidi controls and zero-width characters (so a reader sees them).
+    static func quote(_ s: String, into out: inout [UInt8]) {
+        var s = s
+        s.withUTF8 { quote(bytes: $0, into: &out) }
+    }
+
+    private static func quote(bytes b: UnsafeBufferPointer<UInt8>, into out: inout [UInt8]) {
+        let n = b.count
+        var run = 0
+        var i = 0
+        while i < n {
+            let c = b[i]
+            var length = 0
+            var scalar: UInt32 = 0
+            if c < 0x80 {
+                if c >= 0x20 && c != 0x7F && c != 0x22 && c != 0x5C {
+                    i += 1
+                    continue
+                }
+                length = 1
+                scalar = UInt32(c)
+            } else if c == 0xC2, i + 1 < n, b[i + 1] <= 0x9F {
+                length = 2
+                scalar = UInt32(b[i + 1])  // U+0080…U+009F
+            } else if c == 0xD8, i + 1 < n, b[i + 1] == 0x9C {
+                length = 2
+                scalar = 0x061C
+            } else if c == 0xE2, i + 2 < n, b[i + 1] == 0x80 || b[i + 1] == 0x81 {
+                let v = 0x2000 + (UInt32(b[i + 1] & 0x3F) << 6) + UInt32(b[i + 2] & 0x3F)
+                guard needsEscape(v) else {
+                    i += 3
+                    continue
+                }
+                length = 3
+                scalar = v
+            } else if c == 0xEF, i + 2 < n, b[i + 1] == 0xBB, b[i + 2] == 0xBF {
+                length = 3
+                scalar = 0xFEFF
+            } else {
+                i += 1
                 continue
             }
-            out += s[run..<i]
-            switch v {
-            case 0x22: out += "\\\""
-            case 0x5C: out += "\\\\"
-            case 0x0A: out += "\\n"
-            case 0x0D: out += "\\r"
-            case 0x09: out += "\\t"
+            out.append(contentsOf: UnsafeBufferPointer(rebasing: b[run..<i]))
+            switch scalar {
+            case 0x22: out += [0x5C, 0x22]
+            case 0x5C: out += [0x5C, 0x5C]
+            case 0x0A: out += [0x5C, 0x6E]
+            case 0x0D: out += [0x5C, 0x72]
+            case 0x09: out += [0x5C, 0x74]
             default:
-                let hex = String(v, radix: 16, uppercase: true)
-                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+                let hex: [UInt8] = Array("0123456789ABCDEF".utf8)
+                out += [0x5C, 0x75, hex[Int(scalar >> 12 & 15)], hex[Int(scalar >> 8 & 15)], hex[Int(scalar >> 4 & 15)], hex[Int(scalar & 15)]]
             }
-            i = scalars.index(after: i)
+            i += length
             run = i
         }
-        out += s[run..<scalars.endIndex]
+        out.append(contentsOf: UnsafeBufferPointer(rebasing: b[run..<n]))
     }
 
-    /// Characters at U+00A0 and above that are still escaped: line and paragraph separators,
-    /// bidi overrides and zero-width characters, so a reader sees them.
+    /// Characters at U+061C and above that are still escaped.
     private static func needsEscape(_ v: UInt32) -> Bool {
-        guard v >= 0x061C, v <= 0xFEFF else { return false }
-        return v == 0x2028 || v == 0x2029 || (0x202A...0x202E).contains(v) || (0x2066...0x2069).contains(v) || v == 0x061C
+        v == 0x2028 || v == 0x2029 || (0x202A...0x202E).contains(v) || (0x2066...0x2069).contains(v) || v == 0x061C
             || v == 0x200B || v == 0x200C || v == 0x200E || v == 0x200F || (0x2060...0x2064).contains(v) || v == 0xFEFF
     }
 
@@ -87,38 +123,42 @@ public enum JSONValue: Hashable, Sendable {
         }
     }
 
-    private func write(into out: inout String, pretty: Bool, indent: Int) {
+    private func write(into out: inout [UInt8], pretty: Bool, indent: Int) {
+        func indentation(_ level: Int) {
+            out.append(0x0A)
+            out += repeatElement(0x20, count: 2 * level)
+        }
         switch self {
-        case .null: out += "null"
-        case .bool(let b): out += b ? "true" : "false"
-        case .number(let v): out += JSONValue.format(v)
+        case .null: out += "null".utf8
+        case .bool(let b): out += (b ? "true" : "false").utf8
+        case .number(let v): out += JSONValue.format(v).utf8
         case .string(let s):
-            out += "\""
+            out.append(0x22)
             JSONValue.quote(s, into: &out)
-            out += "\""
+            out.append(0x22)
         case .array(let items):
             let inline = !pretty || items.allSatisfy(\.isScalar)
-            out += "["
+            out.append(0x5B)
             for (i, item) in items.enumerated() {
-                if i > 0 { out += inline && pretty ? ", " : "," }
-                if !inline { out += "\n" + String(repeating: "  ", count: indent + 1) }
+                if i > 0 { out += inline && pretty ? [0x2C, 0x20] : [0x2C] }
+                if !inline { indentation(indent + 1) }
                 item.write(into: &out, pretty: pretty, indent: indent + 1)
             }
-            if !inline && !items.isEmpty { out += "\n" + String(repeating: "  ", count: indent) }
-            out += "]"
+            if !inline && !items.isEmpty { indentation(indent) }
+            out.append(0x5D)
         case .object(let members):
             let inline = !pretty || (members.allSatisfy(\.1.isScalar) && members.count <= 4)
-            out += "{"
+            out.append(0x7B)
             for (i, (key, value)) in members.enumerated() {
-                if i > 0 { out += inline && pretty ? ", " : "," }
-                if !inline { out += "\n" + String(repeating: "  ", count: indent + 1) }
-                out += "\""
+                if i > 0 { out += inline && pretty ? [0x2C, 0x20] : [0x2C] }
+                if !inline { indentation(indent + 1) }
+                out.append(0x22)
                 JSONValue.quote(key, into: &out)
-                out += pretty ? "\": " : "\":"
+                out += pretty ? [0x22, 0x3A, 0x20] : [0x22, 0x3A]
                 value.write(into: &out, pretty: pretty, indent: indent + 1)
             }
-            if !inline && !members.isEmpty { out += "\n" + String(repeating: "  ", count: indent) }
-            out += "}"
+            if !inline && !members.isEmpty { indentation(indent) }
+            out.append(0x7D)
         }
     }
 }

@@ -59,7 +59,7 @@ public struct HTTPResponse: Sendable {
     public static func json(_ status: Int, _ value: JSONValue) -> HTTPResponse {
         HTTPResponse(
             status: status, headers: [("Content-Type", "application/json; charset=utf-8"), ("Cache-Control", "no-store")],
-            body: Array((value.serialized(pretty: false) + "\n").utf8))
+            body: value.serializedBytes() + [0x0A])
     }
 
     /// A JSON error: `{"error": {"code": …, "message": …}}`, plus any `extra` members.

