@@ -32,7 +32,7 @@ let package = Package(
         .target(name: "RocketJSON"),
         // Flow files: the flow document, loading with diagnostics, validation, conversion, writing.
         .target(name: "RocketFlow", dependencies: ["RocketJSON", "RocketConversation", "RocketScenarios", "RocketBanners", "RocketCore"]),
-        // PNG and JPEG decoding through the system's libpng and libjpeg (Debian: libpng-dev, libjpeg-dev).
+        // PNG and JPEG decoding through the system's libpng and libjpeg (Debian: libpng-dev, libjpeg-dev), and gzip through zlib.
         .target(name: "CImageCodecs", linkerSettings: [.linkedLibrary("png16"), .linkedLibrary("jpeg"), .linkedLibrary("z"), .linkedLibrary("m")]),
         // Terminal front end: raw mode, keys, width, screen buffer, diff renderer, images, plain mode.
         .target(name: "RocketTerminal", dependencies: ["RocketConversation", "RocketBanners", "RocketReactor", "RocketCore", "CImageCodecs"]),
@@ -54,7 +54,7 @@ let package = Package(
             name: "RocketServer",
             dependencies: [
                 "RocketConversation", "RocketFlow", "RocketScenarios", "RocketJSON", "RocketCore", "RocketTerminal", "RocketBanners", "RocketReactor",
-                "CMicroHTTPD", "CSQLite",
+                "CMicroHTTPD", "CSQLite", "CImageCodecs",
             ]),
         // The command-line tool.
         // The command model and every command, as a library (tested in-process); `rocket` is its thin main.

@@ -117,7 +117,8 @@ package final class ConversationService: Sendable {
         guard request.method == "GET" || request.method == "HEAD" else { return methodNotAllowed("GET") }
         switch route.count {
         case 1 where route[0] == "": return assets.index(flows: flows.names())
-        case 1 where route[0] == "widget.js": return assets.widget
+        case 1 where route[0] == "widget.js": return assets.widget(for: request)
+        case 1 where route[0] == "favicon.ico": return HTTPResponse(status: 204, headers: [("Cache-Control", "max-age=86400")])
         case 2 where route[0] == "play":
             guard case .success = flows.flow(route[1]) else { return .error(404, "unknown-flow", "there is no flow called \(route[1])") }
             return assets.playPage(flow: route[1])

@@ -1,3 +1,4 @@
+import CImageCodecs
 import RocketJSON
 
 /// The web front end `rocket serve` hands out: the widget (plain JavaScript with its CSS inside,
@@ -8,16 +9,36 @@ import RocketJSON
 struct WebAssets: Sendable {
     /// `GET /widget.js`.
     let widget: HTTPResponse
+    /// The same, gzipped (compressed once, at start), for clients that accept it.
+    let widgetGzipped: HTTPResponse?
 
     init() {
         let source = Self.script.replacing("\"__CSS__\"", with: JSONValue.quote(Self.style))
-        widget = HTTPResponse(
-            status: 200,
-            headers: [
-                ("Content-Type", "text/javascript; charset=utf-8"), ("Cache-Control", "max-age=60"),
-                ("X-Content-Type-Options", "nosniff"),
-            ],
-            body: Array(source.utf8))
+        let headers = [
+            ("Content-Type", "text/javascript; charset=utf-8"), ("Cache-Control", "max-age=60"), ("X-Content-Type-Options", "nosniff"),
+            ("Vary", "Accept-Encoding"),
+        ]
+        let plain = Array(source.utf8)
+        widget = HTTPResponse(status: 200, headers: headers, body: plain)
+        let packed = Self.gzip(plain)
+        widgetGzipped = packed.map { HTTPResponse(status: 200, headers: headers + [("Content-Encoding", "gzip")], body: $0) }
+    }
+
+    /// `bytes` as a gzip member, or nil when compression fails.
+    static func gzip(_ bytes: [UInt8]) -> [UInt8]? {
+        var out = [UInt8](repeating: 0, count: bytes.count + bytes.count / 100 + 64)
+        let n = bytes.withUnsafeBufferPointer { src in
+            out.withUnsafeMutableBufferPointer { dst in rocket_gzip(src.baseAddress, src.count, dst.baseAddress, dst.count) }
+        }
+        return n == 0 ? nil : Array(out[..<n])
+    }
+
+    /// The widget for a request: gzipped when its `Accept-Encoding` allows.
+    func widget(for request: HTTPRequest) -> HTTPResponse {
+        let accepts =
+            request.header("accept-encoding")?.lowercased().split(separator: ",").contains { $0.split(separator: ";").first?.trimmingSpaces == "gzip" } ?? false
+        if accepts, let widgetGzipped { return widgetGzipped }
+        return widget
     }
 
     /// The headers of every HTML page: no framing by other sites, scripts and images from here only.

@@ -13,4 +13,8 @@ int rocket_image_decode(const unsigned char *data, size_t length, size_t max_pix
 /// Frees pixels returned by rocket_image_decode.
 void rocket_image_free(unsigned char *pixels);
 
+/// Compresses `size` bytes into a gzip member in `out` (capacity `capacity`), at level 9; the
+/// compressed size, or 0 when it does not fit or fails (zlib, which libpng already links).
+size_t rocket_gzip(const unsigned char *data, size_t size, unsigned char *out, size_t capacity);
+
 #endif
