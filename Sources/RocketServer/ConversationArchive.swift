@@ -121,6 +121,35 @@ package final class ConversationArchive: Sendable {
 
     private func text(_ s: OpaquePointer, _ i: Int32, _ value: String) { sqlite3_bind_text(s, i, value, -1, Self.transient) }
 
+    /// Runs `body` in one `BEGIN IMMEDIATE` transaction: committed when it returns, rolled back
+    /// when it throws.
+    private func transaction(_ body: (Connection) throws(Failure) -> Void) throws(Failure) {
+        try connection.withLock { (c) throws(Failure) in
+            try run(c, .begin)
+            do throws(Failure) {
+                try body(c)
+                try run(c, .commit)
+            } catch {
+                try? run(c, .rollback)
+                throw error
+            }
+        }
+    }
+
+    /// The first column of every row of `q`, as text.
+    private func column(_ c: Connection, _ q: Query, _ bind: (OpaquePointer) -> Void) throws(Failure) -> [String] {
+        let s = try statement(c, q)
+        bind(s)
+        var out: [String] = []
+        var rc = sqlite3_step(s)
+        while rc == SQLITE_ROW {
+            out.append(sqlite3_column_text(s, 0).map { String(cString: $0) } ?? "")
+            rc = sqlite3_step(s)
+        }
+        guard rc == SQLITE_DONE else { throw failure(c) }
+        return out
+    }
+
     /// Saves a conversation and its new event records (`seq` numbers them within it) at once.
     package func save(_ row: Row, events: [(seq: Int, at: Double, record: String)]) throws(Failure) {
         try save([(row, events)])
@@ -128,15 +157,8 @@ package final class ConversationArchive: Sendable {
 
     /// Saves conversations and their new event records in one transaction.
     package func save(_ batch: [(row: Row, events: [(seq: Int, at: Double, record: String)])]) throws(Failure) {
-        try connection.withLock { (c) throws(Failure) in
-            try run(c, .begin)
-            do throws(Failure) {
-                for (row, events) in batch { try write(c, row, events) }
-                try run(c, .commit)
-            } catch {
-                try? run(c, .rollback)
-                throw error
-            }
+        try transaction { (c) throws(Failure) in
+            for (row, events) in batch { try write(c, row, events) }
         }
     }
 
@@ -181,49 +203,20 @@ package final class ConversationArchive: Sendable {
 
     /// The event records of conversation `id`, in order.
     package func events(_ id: String) throws(Failure) -> [String] {
-        try connection.withLock { (c) throws(Failure) -> [String] in
-            let s = try statement(c, .events)
-            text(s, 1, id)
-            var out: [String] = []
-            var rc = sqlite3_step(s)
-            while rc == SQLITE_ROW {
-                out.append(sqlite3_column_text(s, 0).map { String(cString: $0) } ?? "")
-                rc = sqlite3_step(s)
-            }
-            guard rc == SQLITE_DONE else { throw failure(c) }
-            return out
-        }
+        try connection.withLock { (c) throws(Failure) -> [String] in try column(c, .events) { text($0, 1, id) } }
     }
 
     /// Removes conversation `id` and its events.
     package func remove(_ id: String) throws(Failure) {
-        try connection.withLock { (c) throws(Failure) in
-            try run(c, .begin)
-            do throws(Failure) {
-                try run(c, .delete) { text($0, 1, id) }
-                try run(c, .deleteEvents) { text($0, 1, id) }
-                try run(c, .commit)
-            } catch {
-                try? run(c, .rollback)
-                throw error
-            }
+        try transaction { (c) throws(Failure) in
+            try run(c, .delete) { text($0, 1, id) }
+            try run(c, .deleteEvents) { text($0, 1, id) }
         }
     }
 
     /// Removes conversations last used before `time` (at most 500 per call); how many went.
     package func expire(before time: Double) throws(Failure) -> Int {
-        let ids = try connection.withLock { (c) throws(Failure) -> [String] in
-            let s = try statement(c, .expired)
-            sqlite3_bind_double(s, 1, time)
-            var out: [String] = []
-            var rc = sqlite3_step(s)
-            while rc == SQLITE_ROW {
-                out.append(sqlite3_column_text(s, 0).map { String(cString: $0) } ?? "")
-                rc = sqlite3_step(s)
-            }
-            guard rc == SQLITE_DONE else { throw failure(c) }
-            return out
-        }
+        let ids = try connection.withLock { (c) throws(Failure) -> [String] in try column(c, .expired) { sqlite3_bind_double($0, 1, time) } }
         for id in ids { try remove(id) }
         return ids.count
     }

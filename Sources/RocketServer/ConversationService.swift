@@ -157,46 +157,41 @@ package final class ConversationService: Sendable {
                     ("Access-Control-Max-Age", "600"),
                 ])
         }
-        switch route.count {
-        case 1 where route[0] == "conversations":
-            guard request.method == "POST" else { return methodNotAllowed("POST") }
-            return start(request)
-        case 1 where route[0] == "events":
-            guard request.method == "POST" else { return methodNotAllowed("POST") }
-            return trigger(request)
-        case 1 where route[0] == "flows":
-            guard request.method == "GET" else { return methodNotAllowed("GET") }
-            return .json(200, .object([("flows", .array(flows.names().map { .string($0) }))]))
-        case 2 where route[0] == "conversations":
-            guard request.method == "GET" else { return methodNotAllowed("GET") }
-            return read(request, id: route[1])
-        case 3 where route[0] == "conversations" && route[2] == "intents":
-            guard request.method == "POST" else { return methodNotAllowed("POST") }
-            return intent(request, id: route[1])
-        case 3 where route[0] == "conversations" && route[2] == "events":
-            guard request.method == "GET" else { return methodNotAllowed("GET") }
-            return stream(request, id: route[1])
-        case 1 where route[0] == "alerts":
-            guard request.method == "POST" else { return methodNotAllowed("POST") }
-            return createAlert(request)
-        case 2 where route[0] == "alerts":
-            guard request.method == "GET" else { return methodNotAllowed("GET") }
-            return readAlert(request, id: route[1])
-        case 3 where route[0] == "alerts" && route[2] == "mutations":
-            guard request.method == "POST" else { return methodNotAllowed("POST") }
-            return mutateAlert(request, id: route[1])
-        case 3 where route[0] == "alerts" && route[2] == "select":
-            guard request.method == "POST" else { return methodNotAllowed("POST") }
-            return selectAlert(request, id: route[1])
-        case 3 where route[0] == "alerts" && route[2] == "events":
-            guard request.method == "GET" else { return methodNotAllowed("GET") }
-            return alertStream(request, id: route[1])
-        case 4... where route[0] == "flows" && route[2] == "files":
-            guard request.method == "GET" else { return methodNotAllowed("GET") }
-            return file(flow: route[1], path: route[3...].joined(separator: "/"))
-        default:
-            return .error(404, "not-found", "no such route")
+        // The path's shape ("*" is an id or a name, "**" the rest) picks the route; the method
+        // must then be the route's own.
+        for (method, shape, answer) in Self.routes where Self.matches(route, shape) {
+            guard request.method == method else { return methodNotAllowed(method) }
+            return answer(self)(request, route)
         }
+        return .error(404, "not-found", "no such route")
+    }
+
+    private typealias Route = (String, [String], @Sendable (ConversationService) -> @Sendable (HTTPRequest, [String]) -> HTTPResponse)
+
+    /// The API's routes (under `/v1`).
+    private static let routes: [Route] = [
+        ("POST", ["conversations"], { s in { r, _ in s.start(r) } }),
+        ("GET", ["conversations", "*"], { s in { r, p in s.read(r, id: p[1]) } }),
+        ("POST", ["conversations", "*", "intents"], { s in { r, p in s.intent(r, id: p[1]) } }),
+        ("GET", ["conversations", "*", "events"], { s in { r, p in s.stream(r, id: p[1]) } }),
+        ("POST", ["events"], { s in { r, _ in s.trigger(r) } }),
+        ("POST", ["alerts"], { s in { r, _ in s.createAlert(r) } }),
+        ("GET", ["alerts", "*"], { s in { r, p in s.readAlert(r, id: p[1]) } }),
+        ("POST", ["alerts", "*", "mutations"], { s in { r, p in s.mutateAlert(r, id: p[1]) } }),
+        ("POST", ["alerts", "*", "select"], { s in { r, p in s.selectAlert(r, id: p[1]) } }),
+        ("GET", ["alerts", "*", "events"], { s in { r, p in s.alertStream(r, id: p[1]) } }),
+        ("GET", ["flows"], { s in { _, _ in .json(200, .object([("flows", .array(s.flows.names().map { .string($0) }))])) } }),
+        ("GET", ["flows", "*", "files", "**"], { s in { _, p in s.file(flow: p[1], path: p[3...].joined(separator: "/")) } }),
+    ]
+
+    private static func matches(_ path: [String], _ shape: [String]) -> Bool {
+        if shape.last == "**" {
+            guard path.count >= shape.count else { return false }
+        } else {
+            guard path.count == shape.count else { return false }
+        }
+        for (part, want) in zip(path, shape) where want != "*" && want != "**" && part != want { return false }
+        return true
     }
 
     enum OriginCheck: Equatable {
