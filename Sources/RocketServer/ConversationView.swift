@@ -50,7 +50,14 @@ package enum ConversationView {
         o.append(("accepts", .array(accepts(c).map { .string($0) })))
         o.append(("inputError", c.inputError.map { .string(strings.message(for: $0)) } ?? .null))
         if let banner = flow.document.banner, c.status.isVisible {
-            o.append(("banner", banner.filled { c.interpolate($0) }.flowJSON))
+            var json = banner.filled { c.interpolate($0) }.flowJSON
+            // A picture icon becomes a URL the page can load (a data: URI or the flow's file route).
+            if case .image(let image) = banner.icon, case .object(var members) = json {
+                members.removeAll { $0.0 == "icon" }
+                members.append(("iconImage", imageSource(image, flow: flow.name)))
+                json = .object(members)
+            }
+            o.append(("banner", json))
         }
         return .object(o)
     }

@@ -138,6 +138,7 @@ struct WebAssets: Sendable {
         .rk-banner-texts{display:flex;flex-direction:column;flex:1;unicode-bidi:isolate}
         .rk-banner-subtitle{font-size:15px}
         .rk-banner-icon{font-size:28px}
+        .rk-banner-image{width:36px;height:36px;object-fit:cover}
         .rk-banner-button{font:inherit;font-size:16px;background:rgba(255,255,255,.15);color:#fff;border:2px solid #fff;border-radius:8px;padding:4px 12px;cursor:pointer}
         .rk-banner-out{transform:translateY(-110%);transition:transform .25s ease-in}
         .rk-overlay{position:fixed;inset:0;z-index:2147483001;background:rgba(0,0,0,.45);display:flex;align-items:center;justify-content:center;padding:16px}
@@ -529,7 +530,8 @@ struct WebAssets: Sendable {
             var box = el("div", "rk-banner rk-anim-" + (b.animation || "linear"));
             box.setAttribute("role", "status");
             if (b.color && /^#[0-9A-Fa-f]{6}$/.test(b.color)) box.style.background = b.color;
-            if (b.icon && b.icon.indexOf("data:image/") !== 0 && b.icon.length <= 8) box.appendChild(el("span", "rk-banner-icon", b.icon));
+            if (b.iconImage) { var ic = imageOf(b.iconImage, "round", ""); ic.className += " rk-banner-image"; box.appendChild(ic); }
+            else if (b.icon) box.appendChild(el("span", "rk-banner-icon", b.icon));
             var texts = el("div", "rk-banner-texts");
             var t = el("strong", "rk-banner-title", b.title);
             if (b.titleColor && /^#[0-9A-Fa-f]{6}$/.test(b.titleColor)) t.style.color = b.titleColor;

@@ -245,6 +245,9 @@ def banner_and_text(browser, server):
     assert buttons.count() == 2 and buttons.nth(0).text_content() == "Shop now"
     box = banner.bounding_box()
     assert box["y"] <= 1 and box["width"] > 300, f"the banner sits on top, full width: {box}"
+    icon = banner.locator("img.rk-banner-image")
+    icon.wait_for(timeout=TIMEOUT)
+    page.wait_for_function("() => { const i = document.querySelector('img.rk-banner-image'); return i && i.complete && i.naturalWidth === 2; }", timeout=TIMEOUT)
     page.get_by_text("Hello there").wait_for(timeout=TIMEOUT)
     shot(page, "banner")
     audit(page, "banner")
