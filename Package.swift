@@ -70,6 +70,7 @@ let package = Package(
             name: "RocketBench",
             dependencies: [
                 "RocketJSON", "RocketFlow", "RocketAlert", "RocketConversation", "RocketTerminal", "RocketScenarios", "RocketScenariosDefaults", "RocketCore",
+                "RocketServer",
             ]),
         .testTarget(name: "RocketAlertTests", dependencies: ["RocketJSON", "RocketAlert", "RocketConversation", "RocketFlow", "RocketCore"]),
         .testTarget(

@@ -11,6 +11,7 @@ import RocketTerminal
 import RocketFlow
 import RocketScenarios
 import RocketScenariosDefaults
+import RocketServer
 
 /// A flow of `n` blocks cycling through every block type, all reachable, ending with a nil next.
 func generateFlow(blocks n: Int) -> String {
@@ -280,6 +281,57 @@ if args.contains("profile-flows") {
     let seconds = time { for _ in 0..<5 { precondition(FlowLoader.load(bytes).isPlayable) } }
     print(String(format: "%.2f µs per block", seconds / Double(5 * n) * 1e6))
 }
+if args.contains("serve-logic") {
+    // rocket serve's logic without HTTP: the wrk workload (a conversation of a one-block loop,
+    // 30 taps, then another), through ConversationService.handle on one thread; with the archive
+    // (written behind, flushed every 20 ms of work) and without.
+    let loop = #"{"version": 1, "start": "tick", "blocks": [{"id": "tick", "type": "text", "text": "Tick", "next": "tick"}]}"#
+    print("| rocket serve logic, one thread | requests/s | µs per request |\n|---|---:|---:|")
+    for persistent in [false, true] {
+        let path = NSTemporaryDirectory() + "rocket-serve-logic-\(getpid()).sqlite"
+        var c = ServerConfiguration()
+        c.requestsPerSecond = 1e9
+        c.requestBurst = 1e9
+        c.maxConversations = 10_000_000
+        let store = persistent ? try! SQLiteScenarioStore(path: path) : nil
+        let service = ConversationService(
+            flows: FlowLibrary(directory: nil, builtIn: ["loop": Array(loop.utf8)]), archive: store.map { try! ConversationArchive(beside: $0) },
+            scenarios: store, clock: WallClock(), configuration: c)
+        let json = ["Content-Type": "application/json"]
+        var requests = 0
+        var lastFlush = 0.0
+        let seconds = time {
+            for _ in 0..<2_000 {
+                let r = service.handle(
+                    HTTPRequest(
+                        method: "POST", path: "/v1/conversations", headers: json,
+                        body: Array(#"{"flow": "loop", "visitor": "bench", "reducedMotion": true}"#.utf8)))
+                let text = String(decoding: r.body, as: UTF8.self)
+                guard let range = text.range(of: #""id":""#) else { fatalError(text) }
+                let id = String(text[range.upperBound...].prefix(32))
+                requests += 1
+                for _ in 0..<30 {
+                    _ = service.handle(
+                        HTTPRequest(
+                            method: "POST", path: "/v1/conversations/\(id)/intents", headers: json.merging(["Rocket-Visitor": "bench"]) { a, _ in a },
+                            body: Array(#"{"intent": "tap"}"#.utf8)))
+                    requests += 1
+                }
+                let now = WallClock().now
+                if now - lastFlush >= 0.02 {
+                    service.flush()
+                    lastFlush = now
+                }
+            }
+            service.flush()
+        }
+        print(
+            "| \(persistent ? "with the archive (SQLite, written behind)" : "in memory") | \(Int(Double(requests) / seconds)) | \(String(format: "%.1f", seconds / Double(requests) * 1e6)) |"
+        )
+        for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
+    }
+}
+
 if args.contains("profile-sqlite") {
     // A loop to profile (perf record): the SQLite store alone, 20,000 trigger + try pairs.
     let path = NSTemporaryDirectory() + "rocket-profile-\(getpid()).sqlite"

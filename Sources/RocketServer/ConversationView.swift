@@ -28,17 +28,15 @@ package enum ConversationView {
             o.append(("status", .string("dismissed")))
             o.append(("reason", .string(r.recordName)))
         }
-        var author: [(String, JSONValue)] = [("name", .string(c.author.name)), ("imageStyle", .string(c.author.style.rawValue))]
-        author.append(("image", c.author.image.map { imageSource($0, flow: flow.name) } ?? .null))
-        o.append(("author", .object(author)))
-        o.append(("closeButton", c.closeButton.map { .object([("title", .string($0.title)), ("font", font($0.style))]) } ?? .null))
+        o.append(("author", flow.statics.author))
+        o.append(("closeButton", flow.statics.closeButton))
         o.append(("typing", .bool(typing(c))))
         var transcript: [JSONValue] = []
         transcript.reserveCapacity(c.transcript.count)
         for item in c.transcript {
             switch item {
             case .block(let index, let node, let text):
-                transcript.append(block(c, index: index, node: c.graph[node], text: text, flow: flow.name))
+                transcript.append(block(c, index: index, node: c.graph[node], text: text, statics: flow.statics.nodes[node.rawValue]))
             case .reply(let blockIndex, let text, let isSecret):
                 transcript.append(
                     .object([("type", .string("reply")), ("after", .number(Double(blockIndex))), ("text", .string(text)), ("secret", .bool(isSecret))]))
@@ -111,48 +109,86 @@ package enum ConversationView {
         }
     }
 
-    static func block(_ c: Conversation, index: Int, node: RocketNode, text: String, flow: String) -> JSONValue {
+    static func block(_ c: Conversation, index: Int, node: RocketNode, text: String, statics: ViewStatics.Node) -> JSONValue {
         var o: [(String, JSONValue)] = [
             ("type", .string(node.kind.rawValue)), ("index", .number(Double(index))), ("id", node.id.map { .string($0) } ?? .null),
         ]
-        let fired = c.hasFired(index)
+        o.reserveCapacity(12)
         switch node.content {
-        case .text(let t):
-            o += [("text", .string(text)), ("font", font(t.font))]
-        case .image(let i):
-            o += [
-                ("text", .string(text)), ("font", font(i.font)), ("image", imageSource(i.image, flow: flow)),
-                ("imageStyle", .string(i.imageStyle.rawValue)), ("paddingLeft", .number(i.paddingLeft)),
-                ("paddingRight", .number(i.paddingRight)),
-            ]
+        case .text, .image:
+            o.append(("text", .string(text)))
         case .button(let b):
-            o += [("title", .string(c.interpolate(b.title))), ("font", font(b.font)), ("pressed", .bool(fired))]
+            o += [("title", .string(c.interpolate(b.title))), ("pressed", .bool(c.hasFired(index)))]
         case .doubleButton(let l, let r):
             o += [
-                ("left", .object([("title", .string(c.interpolate(l.title))), ("font", font(l.font))])),
-                ("right", .object([("title", .string(c.interpolate(r.title))), ("font", font(r.font))])),
+                ("left", .object([("title", .string(c.interpolate(l.title))), ("font", statics.fonts[0])])),
+                ("right", .object([("title", .string(c.interpolate(r.title))), ("font", statics.fonts[1])])),
                 ("pressed", c.pressedSide[index].map { .string($0.rawValue) } ?? .null),
             ]
         case .textInput(let i):
             o += [
-                ("text", .string(text)), ("font", font(i.font)), ("buttonTitle", .string(c.interpolate(i.buttonTitle))),
-                ("buttonFont", font(i.buttonStyle)), ("placeholder", i.placeholder.map { .string(c.interpolate($0)) } ?? .null),
-                ("secret", .bool(i.isSecret)),
+                ("text", .string(text)), ("buttonTitle", .string(c.interpolate(i.buttonTitle))),
+                ("placeholder", i.placeholder.map { .string(c.interpolate($0)) } ?? .null),
             ]
-            if let v = i.validation {
-                var rules: [(String, JSONValue)] = [("required", .bool(v.required))]
-                if let n = v.minLength { rules.append(("minLength", .number(Double(n)))) }
-                if let n = v.maxLength { rules.append(("maxLength", .number(Double(n)))) }
-                o.append(("validation", .object(rules)))
-            }
         case .choice(let ch):
             o += [
-                ("text", .string(text)), ("font", font(ch.font)),
-                ("options", .array(ch.options.map { .object([("title", .string(c.interpolate($0.title))), ("font", font($0.font))]) })),
+                ("text", .string(text)),
+                (
+                    "options",
+                    .array(ch.options.indices.map { .object([("title", .string(c.interpolate(ch.options[$0].title))), ("font", statics.fonts[$0])]) })
+                ),
                 ("chosen", c.chosenOptions[index].map { .number(Double($0)) } ?? .null),
             ]
         }
+        o += statics.members
         return .object(o)
+    }
+}
+
+/// The parts of a flow's view that never change while it runs, built once when the flow is
+/// loaded: every font, picture (a data: URI is base64-encoded once, not per answer), style and
+/// rule, and the author and close button.
+package struct ViewStatics: Sendable {
+    /// Per node (by graph index): its unchanging members, and the fonts of its buttons or options.
+    struct Node: Sendable {
+        var members: [(String, JSONValue)]
+        var fonts: [JSONValue]
+    }
+    var author: JSONValue
+    var closeButton: JSONValue
+    var nodes: [Node]
+
+    /// The statics of `graph` (flow `flow`) with its speaker and close button.
+    init(graph: RocketGraph, author: RocketAuthor, closeButton: RocketCloseButton?, flow: String) {
+        let F = ConversationView.font
+        self.author = .object([
+            ("name", .string(author.name)), ("imageStyle", .string(author.style.rawValue)),
+            ("image", author.image.map { ConversationView.imageSource($0, flow: flow) } ?? .null),
+        ])
+        self.closeButton = closeButton.map { .object([("title", .string($0.title)), ("font", F($0.style))]) } ?? .null
+        nodes = graph.nodes.map { node in
+            switch node.content {
+            case .text(let t): return Node(members: [("font", F(t.font))], fonts: [])
+            case .image(let i):
+                return Node(
+                    members: [
+                        ("font", F(i.font)), ("image", ConversationView.imageSource(i.image, flow: flow)), ("imageStyle", .string(i.imageStyle.rawValue)),
+                        ("paddingLeft", .number(i.paddingLeft)), ("paddingRight", .number(i.paddingRight)),
+                    ], fonts: [])
+            case .button(let b): return Node(members: [("font", F(b.font))], fonts: [])
+            case .doubleButton(let l, let r): return Node(members: [], fonts: [F(l.font), F(r.font)])
+            case .textInput(let i):
+                var m: [(String, JSONValue)] = [("font", F(i.font)), ("buttonFont", F(i.buttonStyle)), ("secret", .bool(i.isSecret))]
+                if let v = i.validation {
+                    var rules: [(String, JSONValue)] = [("required", .bool(v.required))]
+                    if let n = v.minLength { rules.append(("minLength", .number(Double(n)))) }
+                    if let n = v.maxLength { rules.append(("maxLength", .number(Double(n)))) }
+                    m.append(("validation", .object(rules)))
+                }
+                return Node(members: m, fonts: [])
+            case .choice(let ch): return Node(members: [("font", F(ch.font))], fonts: ch.options.map { F($0.font) })
+            }
+        }
     }
 }
 

@@ -23,6 +23,8 @@ package struct LoadedFlow: Sendable {
     package var author: RocketAuthor
     /// The close button, if the flow has one.
     package var closeButton: RocketCloseButton?
+    /// The unchanging parts of its views, built once.
+    package var statics: ViewStatics
 
     /// A new conversation of this flow (nil when the flow has no first block).
     package func conversation(options: ConversationOptions) -> Conversation? {
@@ -124,8 +126,11 @@ package final class FlowLibrary: Sendable {
         let errors = result.diagnostics.filter { $0.severity == .error }.map { $0.formatted(file: file) }
         guard result.isPlayable, let doc = result.document else { return .failure(.invalid(errors.isEmpty ? ["\(file): no playable blocks"] : errors)) }
         let graph = doc.makeGraph().graph
+        let author = doc.makeAuthor()
+        let close = doc.makeCloseButton()
         return .success(
             LoadedFlow(
-                name: name, document: doc, identity: graph.contentHash, graph: graph, author: doc.makeAuthor(), closeButton: doc.makeCloseButton()))
+                name: name, document: doc, identity: graph.contentHash, graph: graph, author: author, closeButton: close,
+                statics: ViewStatics(graph: graph, author: author, closeButton: close, flow: name)))
     }
 }
