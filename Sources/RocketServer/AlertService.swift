@@ -142,7 +142,7 @@ extension ConversationService {
                 if changed { e.version += 1 }
                 s.alerts[id] = e
                 let v = e.view(id: id)
-                return .success((v, changed ? Change(id: id, version: e.version, view: v, records: []) : nil))
+                return .success((v, changed ? Change(id: id, version: e.version, view: v.serializedBytes(), records: []) : nil))
             }
         }
         switch result {
@@ -219,6 +219,6 @@ extension ConversationService {
         return HTTPResponse(
             status: 200,
             headers: [("Content-Type", "text/event-stream; charset=utf-8"), ("Cache-Control", "no-store"), ("X-Accel-Buffering", "no")],
-            body: Array(("retry: 2000\n\n" + frames).utf8), stream: id)
+            body: Array("retry: 2000\n\n".utf8) + frames, stream: id)
     }
 }

@@ -25,6 +25,8 @@ package final class ConversationService: Sendable {
         var eventSeq = 0
         var strings: UIStrings
         var lastIntent: (step: Int, intent: RocketIntent)?
+        /// Its final transcript items, serialized (extended at every change).
+        var cache = ConversationView.TranscriptCache()
     }
     struct Bucket {
         var tokens: Double
@@ -49,13 +51,14 @@ package final class ConversationService: Sendable {
     package struct Change: Sendable {
         package var id: String
         package var version: Int
-        package var view: JSONValue
+        /// The view, JSON bytes.
+        package var view: [UInt8]
         package var records: [JSONValue]
         /// The stream frames for this change (`event: events`, then `event: state`).
-        package var frames: String {
-            var out = ""
-            if !records.isEmpty { out += "event: events\ndata: " + JSONValue.array(records).serialized(pretty: false) + "\n\n" }
-            out += "id: \(version)\nevent: state\ndata: " + view.serialized(pretty: false) + "\n\n"
+        package var frames: [UInt8] {
+            var out: [UInt8] = []
+            if !records.isEmpty { out += Array("event: events\ndata: ".utf8) + JSONValue.array(records).serializedBytes() + [0x0A, 0x0A] }
+            out += Array("id: \(version)\nevent: state\ndata: ".utf8) + view + [0x0A, 0x0A]
             return out
         }
     }
@@ -412,7 +415,7 @@ package final class ConversationService: Sendable {
         let change = pending.change(self)
         state.withLock { $0.put(id, entry) }
         publish(pending, change)
-        return .json(201, .object([("status", .string("started")), ("conversation", change.view)]))
+        return .wrapping(201, [("status", .string("started"))], "conversation", change.view)
     }
 
     // MARK: Scenario events
@@ -489,8 +492,9 @@ package final class ConversationService: Sendable {
         return .success(())
     }
 
-    func view(_ id: String, _ e: Entry) -> JSONValue {
-        ConversationView.json(id: id, flow: e.flow, conversation: e.conversation, step: e.step, version: e.version, strings: e.strings)
+    func view(_ id: String, _ e: Entry) -> [UInt8] {
+        ConversationView.bytes(
+            id: id, flow: e.flow, conversation: e.conversation, step: e.step, version: e.version, strings: e.strings, cache: e.cache)
     }
 
     private func read(_ request: HTTPRequest, id: String) -> HTTPResponse {
@@ -502,14 +506,14 @@ package final class ConversationService: Sendable {
         if case .failure(let e) = locate(id, visitor: visitor) { return e.response }
         let now = clock.now
         guard
-            let v = state.withLock({ s -> JSONValue? in
+            let v = state.withLock({ s -> [UInt8]? in
                 guard var e = s.entries[id] else { return nil }
                 e.touched = now
                 s.put(id, e)
                 return view(id, e)
             })
         else { return .error(404, "unknown-conversation", "there is no conversation \(id) for this visitor") }
-        return .json(200, .object([("conversation", v)]))
+        return .wrapping(200, [], "conversation", v)
     }
 
     private func stream(_ request: HTTPRequest, id: String) -> HTTPResponse {
@@ -525,15 +529,15 @@ package final class ConversationService: Sendable {
         return HTTPResponse(
             status: 200,
             headers: [("Content-Type", "text/event-stream; charset=utf-8"), ("Cache-Control", "no-store"), ("X-Accel-Buffering", "no")],
-            body: Array(("retry: 2000\n\n" + first.frames).utf8), stream: id)
+            body: Array("retry: 2000\n\n".utf8) + first.frames, stream: id)
     }
 
     /// The current frames of conversation `id` (a stream that just opened sends them again, so a
     /// change between the first answer and the stream's registration is never missed).
-    package func currentFrames(_ id: String) -> String? {
+    package func currentFrames(_ id: String) -> [UInt8]? {
         state.withLock { s in
             if let e = s.entries[id] { return Change(id: id, version: e.version, view: view(id, e), records: []).frames }
-            return s.alerts[id].map { Change(id: id, version: $0.version, view: $0.view(id: id), records: []).frames }
+            return s.alerts[id].map { Change(id: id, version: $0.version, view: $0.view(id: id).serializedBytes(), records: []).frames }
         }
     }
 
@@ -627,7 +631,7 @@ package final class ConversationService: Sendable {
             if let step, step != e.step {
                 s.put(id, e)
                 return .response(
-                    .error(409, "stale-step", "the conversation is at step \(e.step), not \(step)", [("conversation", view(id, e))]))
+                    .errorWrapping(409, "stale-step", "the conversation is at step \(e.step), not \(step)", "conversation", view(id, e)))
             }
             let effects: [ConversationEffect]
             do throws(RocketIntentError) {
@@ -651,13 +655,13 @@ package final class ConversationService: Sendable {
         case .refused(let error, let pending, let strings):
             let change = pending.change(self)
             if error.isInputError { publish(pending, change) }
-            return HTTPResponse.error(422, error.code, message(error, strings), [("conversation", change.view)])
+            return HTTPResponse.errorWrapping(422, error.code, message(error, strings), "conversation", change.view)
         case .replayed(let e):
-            return HTTPResponse.json(200, .object([("conversation", view(id, e))]))
+            return HTTPResponse.wrapping(200, [], "conversation", view(id, e))
         case .changed(let pending):
             let change = pending.change(self)
             publish(pending, change)
-            return HTTPResponse.json(200, .object([("conversation", change.view)]))
+            return HTTPResponse.wrapping(200, [], "conversation", change.view)
         }
     }
 
@@ -734,6 +738,7 @@ package final class ConversationService: Sendable {
         }
         let first = e.eventSeq + 1
         e.eventSeq += records.count
+        e.cache.extend(e.conversation, flow: e.flow)
         return Pending(id: id, entry: e, records: records, firstSeq: first, at: now)
     }
 

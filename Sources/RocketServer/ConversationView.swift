@@ -2,17 +2,53 @@ import RocketBanners
 package import RocketConversation
 import RocketCore
 import RocketFlow
-package import RocketJSON
+import RocketJSON
 package import RocketTerminal
 
 /// The JSON a client draws a conversation from (the API's `conversation` object): status, author,
 /// the transcript with every block's content and style, what the newest block accepts, the
 /// typing indicator and the input error. Text is data: clients render it as text, never as HTML.
 package enum ConversationView {
-    /// The view of `conversation`.
-    package static func json(
-        id: String, flow: LoadedFlow, conversation c: Conversation, step: Int, version: Int, strings: UIStrings
-    ) -> JSONValue {
+    /// Serialized transcript items that can no longer change (replies, text and picture
+    /// blocks, and blocks that fired), kept with the conversation so each answer serializes only
+    /// what is new.
+    package struct TranscriptCache: Sendable {
+        /// How many leading transcript items `bytes` holds.
+        package var count = 0
+        /// Those items' JSON, comma-separated, without brackets.
+        package var bytes: [UInt8] = []
+
+        /// Adds the items after `count` that are final now.
+        package mutating func extend(_ c: Conversation, flow: LoadedFlow) {
+            let items = c.transcript
+            while count < items.count {
+                let item = items[count]
+                if case .block(let index, let node, _) = item {
+                    let kind = c.graph[node].kind
+                    guard kind == .text || kind == .image || c.hasFired(index) else { return }
+                }
+                if !bytes.isEmpty { bytes.append(0x2C) }
+                bytes += ConversationView.item(item, c, flow: flow).serializedBytes()
+                count += 1
+            }
+        }
+    }
+
+    /// One transcript item's JSON.
+    static func item(_ item: TranscriptItem, _ c: Conversation, flow: LoadedFlow) -> JSONValue {
+        switch item {
+        case .block(let index, let node, let text):
+            return block(c, index: index, node: c.graph[node], text: text, statics: flow.statics.nodes[node.rawValue])
+        case .reply(let blockIndex, let text, let isSecret):
+            return .object([("type", .string("reply")), ("after", .number(Double(blockIndex))), ("text", .string(text)), ("secret", .bool(isSecret))])
+        }
+    }
+
+    /// The view of `conversation`, as JSON bytes (`cache`: its final transcript items, serialized).
+    package static func bytes(
+        id: String, flow: LoadedFlow, conversation c: Conversation, step: Int, version: Int, strings: UIStrings,
+        cache: TranscriptCache = TranscriptCache()
+    ) -> [UInt8] {
         var o: [(String, JSONValue)] = [
             ("id", .string(id)), ("flow", .string(flow.name)), ("step", .number(Double(step))),
             ("version", .number(Double(version))),
@@ -31,18 +67,27 @@ package enum ConversationView {
         o.append(("author", flow.statics.author))
         o.append(("closeButton", flow.statics.closeButton))
         o.append(("typing", .bool(typing(c))))
-        var transcript: [JSONValue] = []
-        transcript.reserveCapacity(c.transcript.count)
-        for item in c.transcript {
-            switch item {
-            case .block(let index, let node, let text):
-                transcript.append(block(c, index: index, node: c.graph[node], text: text, statics: flow.statics.nodes[node.rawValue]))
-            case .reply(let blockIndex, let text, let isSecret):
-                transcript.append(
-                    .object([("type", .string("reply")), ("after", .number(Double(blockIndex))), ("text", .string(text)), ("secret", .bool(isSecret))]))
-            }
+        // The head's members, then the transcript spliced in as bytes, then the rest.
+        var out = JSONValue.object(o).serializedBytes()
+        out.removeLast()  // "}"
+        out += Array(#","transcript":["#.utf8)
+        let known = min(cache.count, c.transcript.count)
+        out += cache.bytes
+        var first = known == 0
+        for item in c.transcript[known...] {
+            if !first { out.append(0x2C) }
+            first = false
+            out += Self.item(item, c, flow: flow).serializedBytes()
         }
-        o.append(("transcript", .array(transcript)))
+        out.append(0x5D)  // "]"
+        var tail = JSONValue.object(tailMembers(c, flow: flow, strings: strings)).serializedBytes()
+        tail[0] = 0x2C  // "{" → ","
+        return out + tail
+    }
+
+    /// The members after the transcript.
+    static func tailMembers(_ c: Conversation, flow: LoadedFlow, strings: UIStrings) -> [(String, JSONValue)] {
+        var o: [(String, JSONValue)] = []
         let active = c.interactiveIndex
         o.append(("active", active.map { .number(Double($0)) } ?? .null))
         o.append(("accepts", .array(accepts(c).map { .string($0) })))
@@ -57,7 +102,7 @@ package enum ConversationView {
             }
             o.append(("banner", json))
         }
-        return .object(o)
+        return o
     }
 
     /// The intents the conversation takes now, by their API names.

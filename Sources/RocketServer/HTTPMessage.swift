@@ -62,6 +62,22 @@ public struct HTTPResponse: Sendable {
             body: value.serializedBytes() + [0x0A])
     }
 
+    /// A JSON answer `{HEAD…, "KEY": VALUE}` whose value is already serialized (a view).
+    public static func wrapping(_ status: Int, _ head: [(String, JSONValue)], _ key: String, _ value: [UInt8]) -> HTTPResponse {
+        var body = JSONValue.object(head + [(key, .null)]).serializedBytes()
+        body.removeLast(5)  // `null}`
+        body += value + [0x7D, 0x0A]
+        return HTTPResponse(status: status, headers: [("Content-Type", "application/json; charset=utf-8"), ("Cache-Control", "no-store")], body: body)
+    }
+
+    /// A JSON error carrying an already serialized value under `key` in its `error` object.
+    public static func errorWrapping(_ status: Int, _ code: String, _ message: String, _ key: String, _ value: [UInt8]) -> HTTPResponse {
+        var r = error(status, code, message, [(key, .null)])
+        r.body.removeLast(7)  // `null}}` and the line end
+        r.body += value + [0x7D, 0x7D, 0x0A]
+        return r
+    }
+
     /// A JSON error: `{"error": {"code": …, "message": …}}`, plus any `extra` members.
     public static func error(_ status: Int, _ code: String, _ message: String, _ extra: [(String, JSONValue)] = []) -> HTTPResponse {
         json(status, .object([("error", .object([("code", .string(code)), ("message", .string(message))] + extra))]))

@@ -213,7 +213,7 @@ package final class HTTPServer: Sendable {
         streams.withLock { $0[id, default: [:]][ObjectIdentifier(stream)] = stream }
         streamCount.add(1, ordering: .relaxed)
         // A change between the first frames and the registration is sent again now.
-        if let frames = service.currentFrames(id) { stream.append(Array(frames.utf8)) }
+        if let frames = service.currentFrames(id) { stream.append(frames) }
         return MHD_queue_response(connection, 200, r)
     }
 
@@ -229,7 +229,7 @@ package final class HTTPServer: Sendable {
     private func push(_ change: ConversationService.Change) {
         let targets = streams.withLock { $0[change.id].map { Array($0.values) } ?? [] }
         guard !targets.isEmpty else { return }  // nothing to write for a conversation no page follows
-        let bytes = Array(change.frames.utf8)
+        let bytes = change.frames
         for s in targets { s.append(bytes) }
     }
 

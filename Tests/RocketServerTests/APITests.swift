@@ -344,3 +344,50 @@ struct AlertAPITests {
         #expect(h.request("POST", "/v1/alerts/\(id)/select", body: #"{"index": 5}"#, visitor: "ada").status == 422)
     }
 }
+
+@Suite("Views: the serialized transcript cache")
+struct ViewCacheTests {
+    @Test("at every step of a flow, the view built from the cache equals one built from nothing")
+    func cacheMatchesFresh() throws {
+        let flow = """
+            {"version": 1, "start": "a", "blocks": [
+             {"id": "a", "type": "text", "text": "One {{who}}", "next": "b"},
+             {"id": "b", "type": "button", "title": "Go {{who}}", "next": "c"},
+             {"id": "c", "type": "doubleButton", "left": {"title": "L", "next": "d"}, "right": {"title": "R", "next": "d"}},
+             {"id": "d", "type": "textInput", "text": "Name?", "buttonTitle": "OK", "placeholder": "{{who}}", "next": "e"},
+             {"id": "e", "type": "choice", "text": "Pick", "options": [{"title": "X {{d}}", "next": "f"}, {"title": "Y", "next": "f"}]},
+             {"id": "f", "type": "text", "text": "Bye {{d}}"}]}
+            """
+        let dir = scratchDirectory()
+        try flow.write(toFile: dir + "/walk.json", atomically: true, encoding: .utf8)
+        let h = try Harness(flowsDirectory: dir)
+        let r = h.request("POST", "/v1/conversations", body: #"{"flow": "walk", "visitor": "ada", "vars": {"who": "you"}}"#)
+        let id = try #require(r.json?["conversation"]?["id"]?.string)
+        h.service.advanceDue()
+        func check(_ label: String) {
+            let (cached, fresh) = h.service.state.withLock { s in
+                let e = s.entries[id]!
+                return (
+                    h.service.view(id, e),
+                    ConversationView.bytes(
+                        id: id, flow: e.flow, conversation: e.conversation, step: e.step, version: e.version, strings: e.strings)
+                )
+            }
+            #expect(cached == fresh, "\(label)")
+            #expect((try? JSONReader.parse(cached)) != nil, "\(label)")
+        }
+        check("start")
+        for members in [
+            #""intent": "tap""#, #""intent": "pressButton""#, #""intent": "pressRight""#, #""intent": "submit", "text": """#,
+            #""intent": "submit", "text": "Ada""#, #""intent": "choose", "option": 0"#, #""intent": "tap""#,
+        ] {
+            _ = h.send(id, members)
+            check(members)
+        }
+        let v = try #require(h.view(id))
+        #expect(v["transcript"]?.array.first { $0["type"]?.string == "button" }?["pressed"]?.bool == true)
+        #expect(v["transcript"]?.array.first { $0["type"]?.string == "doubleButton" }?["pressed"]?.string == "right")
+        #expect(v["transcript"]?.array.first { $0["type"]?.string == "choice" }?["chosen"]?.number == 0)
+        #expect(v["status"]?.string == "dismissed")
+    }
+}
