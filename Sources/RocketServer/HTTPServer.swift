@@ -274,6 +274,8 @@ package final class HTTPServer: Sendable {
     }
 
     private func tick() {
+        // The ticker's work (timers, saves) yields to the threads answering requests.
+        _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, 5)  // on Linux: this thread only
         let clock = WallClock()
         let every = max(1, service.configuration.keepAlive)
         var lastPing = clock.now
