@@ -18,7 +18,7 @@ package final class ConversationArchive: Sendable {
         package var step: Int
         /// Changes so far.
         package var version: Int
-        /// Event records so far (the last `seq`).
+        /// Event records so far (the last `seq`; a row of `server_events` is numbered by its first record).
         package var eventSeq: Int
         /// When it was last used (wall time, seconds).
         package var touched: Double
@@ -201,9 +201,11 @@ package final class ConversationArchive: Sendable {
         }
     }
 
-    /// The event records of conversation `id`, in order.
+    /// The event records of conversation `id`, in order, one JSON object each (rows hold the
+    /// records of one flush as JSON Lines).
     package func events(_ id: String) throws(Failure) -> [String] {
-        try connection.withLock { (c) throws(Failure) -> [String] in try column(c, .events) { text($0, 1, id) } }
+        let rows = try connection.withLock { (c) throws(Failure) -> [String] in try column(c, .events) { text($0, 1, id) } }
+        return rows.flatMap { $0.split(separator: "\n").map(String.init) }
     }
 
     /// Removes conversation `id` and its events.

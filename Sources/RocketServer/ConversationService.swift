@@ -766,9 +766,9 @@ package final class ConversationService: Sendable {
                 snapshot: snapshot.jsonText())
         }
 
-        /// The new event records, numbered, as stored.
-        var events: [(seq: Int, at: Double, record: String)] {
-            records.enumerated().map { (seq: firstSeq + $0.offset, at: at, record: $0.element.serialized(pretty: false)) }
+        /// The new event records, numbered (serialized only when they are written).
+        var events: [(seq: Int, at: Double, record: JSONValue)] {
+            records.enumerated().map { (seq: firstSeq + $0.offset, at: at, record: $0.element) }
         }
     }
 
@@ -791,7 +791,20 @@ package final class ConversationService: Sendable {
 
     struct Queued {
         var latest: Pending
-        var events: [(seq: Int, at: Double, record: String)]
+        var events: [(seq: Int, at: Double, record: JSONValue)]
+
+        /// The events as the archive keeps them: one row per conversation and flush, numbered by
+        /// its first record, holding JSON Lines, each record with its time (`at`) first.
+        var rows: [(seq: Int, at: Double, record: String)] {
+            guard let first = events.first else { return [] }
+            var text: [UInt8] = []
+            for (k, e) in events.enumerated() {
+                if k > 0 { text.append(0x0A) }
+                guard case .object(let members) = e.record else { continue }
+                text += JSONValue.object([("at", .number(e.at))] + members).serializedBytes()
+            }
+            return [(first.seq, first.at, String(decoding: text, as: UTF8.self))]
+        }
     }
 
     /// True when changes wait to be written.
@@ -808,7 +821,7 @@ package final class ConversationService: Sendable {
             return out
         }
         guard !batch.isEmpty else { return }
-        let rows = batch.values.map { (row: $0.latest.row(), events: $0.events) }
+        let rows = batch.values.map { (row: $0.latest.row(), events: $0.rows) }
         do {
             try archive.save(rows)
         } catch {
