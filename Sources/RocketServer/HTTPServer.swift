@@ -122,6 +122,12 @@ package final class HTTPServer: Sendable {
     ) -> MHD_Result {
         let limit = service.configuration.maxBodyBytes
         guard let raw = context.pointee else {
+            // A declared body over the limit is refused before a byte of it is read.
+            if let declared = MHD_lookup_connection_value(connection, .HEADER_KIND, "Content-Length").map({ String(cString: $0) }),
+                let n = Int(declared), n > limit
+            {
+                return queue(connection, .error(413, "body-too-large", "the body is larger than \(limit) bytes"))
+            }
             let ctx = RequestContext()
             context.pointee = Unmanaged.passRetained(ctx).toOpaque()
             return .YES

@@ -121,6 +121,11 @@ struct ServerTests {
         let big = String(repeating: "x", count: 5000)
         let tooLarge = RawClient.exchange(port: port, post("/v1/conversations", big))
         #expect(tooLarge.hasPrefix("HTTP/1.1 413"))
+        // A declared length over the limit is answered at once, without sending the body.
+        let declared = RawClient.exchange(
+            port: port,
+            "POST /v1/conversations HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 10000000000\r\nConnection: close\r\n\r\n")
+        #expect(declared.hasPrefix("HTTP/1.1 413"))
         var chunked = "POST /v1/conversations HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n"
         for _ in 0..<4 { chunked += "400\r\n" + String(repeating: "y", count: 1024) + "\r\n" }
         chunked += "0\r\n\r\n"
