@@ -776,13 +776,14 @@ package final class ConversationService: Sendable {
     /// Queues the save and tells the listener (outside the state lock).
     private func publish(_ pending: Pending, _ change: Change) {
         if archive != nil {
+            let events = pending.events
             queue.withLock { q in
-                if var old = q[pending.id] {
-                    old.events += pending.events
-                    if pending.entry.version >= old.latest.entry.version { old.latest = pending }
-                    q[pending.id] = old
+                // Changed in place (a copy taken out of the table would copy its growing events).
+                if q[pending.id] != nil {
+                    q[pending.id]!.events += events
+                    if pending.entry.version >= q[pending.id]!.latest.entry.version { q[pending.id]!.latest = pending }
                 } else {
-                    q[pending.id] = Queued(latest: pending, events: pending.events)
+                    q[pending.id] = Queued(latest: pending, events: events)
                 }
             }
         }
