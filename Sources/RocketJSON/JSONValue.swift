@@ -126,12 +126,17 @@ public enum JSONValue: Hashable, Sendable {
     private func write(into out: inout [UInt8], pretty: Bool, indent: Int) {
         func indentation(_ level: Int) {
             out.append(0x0A)
-            out += repeatElement(0x20, count: 2 * level)
+            for _ in 0..<(2 * level) { out.append(0x20) }
+        }
+        func separator(_ inline: Bool) {
+            out.append(0x2C)
+            if inline && pretty { out.append(0x20) }
         }
         switch self {
-        case .null: out += "null".utf8
-        case .bool(let b): out += (b ? "true" : "false").utf8
-        case .number(let v): out += JSONValue.format(v).utf8
+        case .null: out.append(contentsOf: [0x6E, 0x75, 0x6C, 0x6C] as [UInt8])
+        case .bool(let b):
+            if b { out.append(contentsOf: [0x74, 0x72, 0x75, 0x65] as [UInt8]) } else { out.append(contentsOf: [0x66, 0x61, 0x6C, 0x73, 0x65] as [UInt8]) }
+        case .number(let v): JSONValue.writeNumber(v, into: &out)
         case .string(let s):
             out.append(0x22)
             JSONValue.quote(s, into: &out)
@@ -140,7 +145,7 @@ public enum JSONValue: Hashable, Sendable {
             let inline = !pretty || items.allSatisfy(\.isScalar)
             out.append(0x5B)
             for (i, item) in items.enumerated() {
-                if i > 0 { out += inline && pretty ? [0x2C, 0x20] : [0x2C] }
+                if i > 0 { separator(inline) }
                 if !inline { indentation(indent + 1) }
                 item.write(into: &out, pretty: pretty, indent: indent + 1)
             }
@@ -150,15 +155,45 @@ public enum JSONValue: Hashable, Sendable {
             let inline = !pretty || (members.allSatisfy(\.1.isScalar) && members.count <= 4)
             out.append(0x7B)
             for (i, (key, value)) in members.enumerated() {
-                if i > 0 { out += inline && pretty ? [0x2C, 0x20] : [0x2C] }
+                if i > 0 { separator(inline) }
                 if !inline { indentation(indent + 1) }
                 out.append(0x22)
                 JSONValue.quote(key, into: &out)
-                out += pretty ? [0x22, 0x3A, 0x20] : [0x22, 0x3A]
+                out.append(0x22)
+                out.append(0x3A)
+                if pretty { out.append(0x20) }
                 value.write(into: &out, pretty: pretty, indent: indent + 1)
             }
             if !inline && !members.isEmpty { indentation(indent) }
             out.append(0x7D)
+        }
+    }
+
+    /// Writes a number as ``format(_:)`` does; whole numbers digit by digit, without a String.
+    private static func writeNumber(_ v: Double, into out: inout [UInt8]) {
+        guard v == v.rounded(), abs(v) < 1e15 else {
+            out.append(contentsOf: String(v).utf8)
+            return
+        }
+        var n = Int(v)
+        if n < 0 {
+            out.append(0x2D)
+            n = -n
+        }
+        if n < 10 {
+            out.append(UInt8(0x30 + n))
+            return
+        }
+        var digits: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) =
+            (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+        var count = 0
+        withUnsafeMutableBytes(of: &digits) { buf in
+            while n > 0 {
+                buf[count] = UInt8(0x30 + n % 10)
+                n /= 10
+                count += 1
+            }
+            for k in stride(from: count - 1, through: 0, by: -1) { out.append(buf[k]) }
         }
     }
 }

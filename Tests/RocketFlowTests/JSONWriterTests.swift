@@ -54,4 +54,16 @@ struct JSONWriterTests {
         #expect(v.serializedBytes() == Array(v.serialized(pretty: false).utf8))
         #expect(v.serialized(pretty: true) == "{\n  \"a\": [1, 2.5, true, null],\n  \"b\": {\"c\": \"d\\u202E\"},\n  \"e\": [\n    {\"f\": -3}\n  ]\n}")
     }
+
+    @Test("numbers are written exactly as JSONValue.format writes them")
+    func numbers() {
+        let values: [Double] = [
+            0, -0.0, 1, -1, 9, 10, 11, 99, 100, 12_345, -987_654_321, 999_999_999_999_999, -999_999_999_999_999, 1e15, -1e15, 1e16,
+            0.5, -2.25, 1.0e-7, 123.456, Double(Int32.max), Double(Int32.min), 4_294_967_296,
+        ]
+        for v in values {
+            #expect(JSONValue.number(v).serialized(pretty: false) == JSONValue.format(v), "\(v)")
+        }
+        #expect(JSONValue.array([.null, .bool(true), .bool(false)]).serialized(pretty: false) == "[null,true,false]")
+    }
 }
