@@ -287,7 +287,7 @@ if args.contains("serve-logic") {
     // (written behind, flushed every 20 ms of work) and without.
     let loop = #"{"version": 1, "start": "tick", "blocks": [{"id": "tick", "type": "text", "text": "Tick", "next": "tick"}]}"#
     print("| rocket serve logic, one thread | requests/s | µs per request |\n|---|---:|---:|")
-    for persistent in [false, true] {
+    for persistent in [false, true] where ProcessInfo.processInfo.environment["SERVE_LOGIC"].map({ $0 == (persistent ? "archive" : "memory") }) ?? true {
         let path = NSTemporaryDirectory() + "rocket-serve-logic-\(getpid()).sqlite"
         var c = ServerConfiguration()
         c.requestsPerSecond = 1e9
