@@ -305,6 +305,12 @@ package final class ConversationService: Sendable {
         return true
     }
 
+    /// Takes one of the visitor's tokens; the 429 when none is left.
+    func admit(_ visitor: String) -> HTTPResponse? {
+        let now = clock.now
+        return state.withLock { s in admit(visitor, in: &s, at: now) } ? nil : tooMany()
+    }
+
     func tooMany() -> HTTPResponse {
         var r = HTTPResponse.error(429, "rate-limited", "too many requests from this visitor; slow down")
         r.headers.append(("Retry-After", "1"))
@@ -504,6 +510,7 @@ package final class ConversationService: Sendable {
         case .failure(let e): return e.response
         case .success(let v): visitor = v
         }
+        if let refused = admit(visitor) { return refused }
         if case .failure(let e) = locate(id, visitor: visitor) { return e.response }
         let now = clock.now
         guard
@@ -523,6 +530,7 @@ package final class ConversationService: Sendable {
         case .failure(let e): return e.response
         case .success(let v): visitor = v
         }
+        if let refused = admit(visitor) { return refused }
         if case .failure(let e) = locate(id, visitor: visitor) { return e.response }
         guard let first = state.withLock({ s in s.entries[id].map { Change(id: id, version: $0.version, view: view(id, $0), records: []) } }) else {
             return .error(404, "unknown-conversation", "there is no conversation \(id) for this visitor")
@@ -609,6 +617,8 @@ package final class ConversationService: Sendable {
         case .failure(let e): return e.response
         case .success(let s): step = s
         }
+        // Every request of a visitor costs a token before anything is looked up (the store too).
+        if let refused = admit(visitor) { return refused }
         if case .failure(let e) = locate(id, visitor: visitor) { return e.response }
         let now = clock.now
         enum Outcome {
@@ -618,7 +628,6 @@ package final class ConversationService: Sendable {
             case changed(Pending)
         }
         let outcome: Outcome = state.withLock { s in
-            guard admit(visitor, in: &s, at: now) else { return .response(tooMany()) }
             guard var e = s.entries.removeValue(forKey: id) else {
                 return .response(.error(404, "unknown-conversation", "there is no conversation \(id) for this visitor"))
             }

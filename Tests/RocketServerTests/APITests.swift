@@ -219,6 +219,10 @@ struct APITests {
         let limited = h.send(id, #""intent": "tap""#)
         #expect(limited.status == 429)
         #expect(limited.header("Retry-After") == "1")
+        // Reads and streams cost tokens too, so unknown ids cannot be probed without limit.
+        for _ in 0..<3 { _ = h.request("GET", "/v1/conversations/" + String(repeating: "b", count: 32), visitor: "ada") }
+        #expect(h.request("GET", "/v1/conversations/\(id)", visitor: "ada").status == 429)
+        #expect(h.request("GET", "/v1/conversations/\(id)/events", visitor: "ada").status == 429)
         // Another visitor is not affected.
         _ = try h.start(visitor: "bob")
         h.clock.advance(by: 3)
