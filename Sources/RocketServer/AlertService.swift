@@ -216,9 +216,6 @@ extension ConversationService {
     func alertStream(_ request: HTTPRequest, id: String) -> HTTPResponse {
         let r = readAlert(request, id: id)
         guard r.status == 200, let frames = currentFrames(id) else { return r }
-        return HTTPResponse(
-            status: 200,
-            headers: [("Content-Type", "text/event-stream; charset=utf-8"), ("Cache-Control", "no-store"), ("X-Accel-Buffering", "no")],
-            body: Array("retry: 2000\n\n".utf8) + frames, stream: id)
+        return .eventStream(id, first: frames)
     }
 }

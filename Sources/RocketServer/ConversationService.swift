@@ -504,50 +504,50 @@ package final class ConversationService: Sendable {
             id: id, flow: e.flow, conversation: e.conversation, step: e.step, version: e.version, strings: e.strings, cache: e.cache)
     }
 
-    private func read(_ request: HTTPRequest, id: String) -> HTTPResponse {
+    /// The visitor of a request about conversation `id`, charged a token and checked against
+    /// the conversation's owner (loading it from the archive when needed).
+    private func enter(_ request: HTTPRequest, id: String) -> Result<String, ResponseError> {
         let visitor: String
         switch self.visitor(of: request) {
-        case .failure(let e): return e.response
+        case .failure(let e): return .failure(e)
         case .success(let v): visitor = v
         }
-        if let refused = admit(visitor) { return refused }
-        if case .failure(let e) = locate(id, visitor: visitor) { return e.response }
+        // Every request of a visitor costs a token before anything is looked up (the store too).
+        if let refused = admit(visitor) { return .failure(ResponseError(refused)) }
+        if case .failure(let e) = locate(id, visitor: visitor) { return .failure(e) }
+        return .success(visitor)
+    }
+
+    /// A copy of conversation `id`, marked as used now (its view is built from the copy, after
+    /// the lock is released).
+    private func touch(_ id: String) -> Entry? {
         let now = clock.now
-        guard
-            let v = state.withLock({ s -> [UInt8]? in
-                guard var e = s.entries[id] else { return nil }
-                e.touched = now
-                s.put(id, e)
-                return view(id, e)
-            })
-        else { return .error(404, "unknown-conversation", "there is no conversation \(id) for this visitor") }
-        return .wrapping(200, [], "conversation", v)
+        return state.withLock { s in
+            guard var e = s.entries.removeValue(forKey: id) else { return nil }
+            e.touched = now
+            s.put(id, e)
+            return e
+        }
+    }
+
+    private func read(_ request: HTTPRequest, id: String) -> HTTPResponse {
+        if case .failure(let e) = enter(request, id: id) { return e.response }
+        guard let e = touch(id) else { return .error(404, "unknown-conversation", "there is no conversation \(id) for this visitor") }
+        return .wrapping(200, [], "conversation", view(id, e))
     }
 
     private func stream(_ request: HTTPRequest, id: String) -> HTTPResponse {
-        let visitor: String
-        switch self.visitor(of: request) {
-        case .failure(let e): return e.response
-        case .success(let v): visitor = v
-        }
-        if let refused = admit(visitor) { return refused }
-        if case .failure(let e) = locate(id, visitor: visitor) { return e.response }
-        guard let first = state.withLock({ s in s.entries[id].map { Change(id: id, version: $0.version, view: view(id, $0), records: []) } }) else {
-            return .error(404, "unknown-conversation", "there is no conversation \(id) for this visitor")
-        }
-        return HTTPResponse(
-            status: 200,
-            headers: [("Content-Type", "text/event-stream; charset=utf-8"), ("Cache-Control", "no-store"), ("X-Accel-Buffering", "no")],
-            body: Array("retry: 2000\n\n".utf8) + first.frames, stream: id)
+        if case .failure(let e) = enter(request, id: id) { return e.response }
+        guard let e = touch(id) else { return .error(404, "unknown-conversation", "there is no conversation \(id) for this visitor") }
+        return .eventStream(id, first: Change(id: id, version: e.version, view: view(id, e), records: []).frames)
     }
 
     /// The current frames of conversation `id` (a stream that just opened sends them again, so a
     /// change between the first answer and the stream's registration is never missed).
     package func currentFrames(_ id: String) -> [UInt8]? {
-        state.withLock { s in
-            if let e = s.entries[id] { return Change(id: id, version: e.version, view: view(id, e), records: []).frames }
-            return s.alerts[id].map { Change(id: id, version: $0.version, view: $0.view(id: id).serializedBytes(), records: []).frames }
-        }
+        let (entry, alert) = state.withLock { s in (s.entries[id], s.alerts[id]) }
+        if let e = entry { return Change(id: id, version: e.version, view: view(id, e), records: []).frames }
+        return alert.map { Change(id: id, version: $0.version, view: $0.view(id: id).serializedBytes(), records: []).frames }
     }
 
     // MARK: Files
@@ -577,11 +577,6 @@ package final class ConversationService: Sendable {
     // MARK: Intents
 
     private func intent(_ request: HTTPRequest, id: String) -> HTTPResponse {
-        let visitor: String
-        switch self.visitor(of: request) {
-        case .failure(let e): return e.response
-        case .success(let v): visitor = v
-        }
         let fields: [String: JSONNode]
         switch body(request, allowed: ["intent", "text", "option", "step"]) {
         case .failure(let e): return e.response
@@ -617,12 +612,11 @@ package final class ConversationService: Sendable {
         case .failure(let e): return e.response
         case .success(let s): step = s
         }
-        // Every request of a visitor costs a token before anything is looked up (the store too).
-        if let refused = admit(visitor) { return refused }
-        if case .failure(let e) = locate(id, visitor: visitor) { return e.response }
+        if case .failure(let e) = enter(request, id: id) { return e.response }
         let now = clock.now
         enum Outcome {
             case response(HTTPResponse)
+            case stale(Entry, asked: Int)
             case refused(RocketIntentError, Pending, UIStrings)
             case replayed(Entry)
             case changed(Pending)
@@ -640,8 +634,7 @@ package final class ConversationService: Sendable {
             }
             if let step, step != e.step {
                 s.put(id, e)
-                return .response(
-                    .errorWrapping(409, "stale-step", "the conversation is at step \(e.step), not \(step)", "conversation", view(id, e)))
+                return .stale(e, asked: step)
             }
             let effects: [ConversationEffect]
             do throws(RocketIntentError) {
@@ -662,6 +655,8 @@ package final class ConversationService: Sendable {
         }
         switch outcome {
         case .response(let r): return r
+        case .stale(let e, let asked):
+            return .errorWrapping(409, "stale-step", "the conversation is at step \(e.step), not \(asked)", "conversation", view(id, e))
         case .refused(let error, let pending, let strings):
             let change = pending.change(self)
             if error.isInputError { publish(pending, change) }

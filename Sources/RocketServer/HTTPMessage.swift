@@ -78,6 +78,14 @@ public struct HTTPResponse: Sendable {
         return r
     }
 
+    /// An event stream following `id` (`text/event-stream`), opening with `first`.
+    public static func eventStream(_ id: String, first: [UInt8]) -> HTTPResponse {
+        HTTPResponse(
+            status: 200,
+            headers: [("Content-Type", "text/event-stream; charset=utf-8"), ("Cache-Control", "no-store"), ("X-Accel-Buffering", "no")],
+            body: Array("retry: 2000\n\n".utf8) + first, stream: id)
+    }
+
     /// A JSON error: `{"error": {"code": …, "message": …}}`, plus any `extra` members.
     public static func error(_ status: Int, _ code: String, _ message: String, _ extra: [(String, JSONValue)] = []) -> HTTPResponse {
         json(status, .object([("error", .object([("code", .string(code)), ("message", .string(message))] + extra))]))
