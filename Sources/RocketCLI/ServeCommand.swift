@@ -22,7 +22,7 @@ enum ServeCommand {
             .value("--rate", "N", "Requests a visitor may send per second, bursts of 4×N (default 10)."),
         ],
         discussion: """
-            Prints the URL on stdout, then serves until Ctrl-C or SIGTERM, finishing the requests
+            Prints the URL on stdout, then serves until Ctrl-C, SIGTERM, SIGHUP or SIGQUIT, finishing the requests
             under way. Open the URL for the flows on offer; /play/NAME plays one full-window; a page
             embeds one with <script src="URL/widget.js" data-flow="NAME"></script>. Conversations are
             kept in the store, so a restart resumes them. The API is described in docs/SERVER.md and
@@ -136,7 +136,9 @@ enum ServeCommand {
         // (threads inherit the mask), then awaited.
         var set = sigset_t()
         sigemptyset(&set)
-        for s in [SIGINT, SIGTERM, SIGHUP] { sigaddset(&set, s) }
+        // Every signal that would end the process stops it cleanly instead (saves written first);
+        // SIGQUIT would otherwise wait in the Swift backtracer. Ctrl-Z still suspends, as a shell expects.
+        for s in [SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGALRM] { sigaddset(&set, s) }
         pthread_sigmask(SIG_BLOCK, &set, nil)
         signal(SIGPIPE, SIG_IGN)
         let server = HTTPServer(service: service)
