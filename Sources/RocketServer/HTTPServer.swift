@@ -1,5 +1,6 @@
 import CMicroHTTPD
 import RocketCore
+import RocketTerminal
 import Synchronization
 
 #if canImport(Glibc)
@@ -256,27 +257,8 @@ package final class HTTPServer: Sendable {
         _ = write(wakePipe.write, &b, 1)
     }
 
-    private final class TickerJob: Sendable {
-        let server: HTTPServer
-        init(_ server: HTTPServer) { self.server = server }
-    }
-
     private func startTicker() {
-        let job = Unmanaged.passRetained(TickerJob(self)).toOpaque()
-        var thread = pthread_t()
-        let rc = pthread_create(
-            &thread, nil,
-            { raw in
-                guard let raw else { return nil }
-                Unmanaged<TickerJob>.fromOpaque(raw).takeRetainedValue().server.tick()
-                return nil
-            }, job)
-        if rc == 0 {
-            pthread_detach(thread)
-        } else {
-            Unmanaged<TickerJob>.fromOpaque(job).release()
-            tickerDone.withLock { $0 = true }
-        }
+        if !OffThread.detach({ [self] in tick() }) { tickerDone.withLock { $0 = true } }
     }
 
     private func tick() {
