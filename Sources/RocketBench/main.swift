@@ -300,8 +300,9 @@ if args.contains("serve-logic") {
         let json = ["Content-Type": "application/json"]
         var requests = 0
         var lastFlush = 0.0
+        let conversations = Int(ProcessInfo.processInfo.environment["SERVE_LOGIC_CONVERSATIONS"] ?? "") ?? 2_000
         let seconds = time {
-            for _ in 0..<2_000 {
+            for _ in 0..<conversations {
                 let r = service.handle(
                     HTTPRequest(
                         method: "POST", path: "/v1/conversations", headers: json,

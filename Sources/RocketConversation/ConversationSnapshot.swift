@@ -92,7 +92,7 @@ public struct ConversationSnapshot: Hashable, Sendable, Codable {
 
     /// The JSON form (one line).
     public func jsonText() throws(JSONCoding.Failure) -> String {
-        try JSONCoding.encode(self).serialized(pretty: false) + "\n"
+        String(decoding: jsonBytes() + [0x0A], as: UTF8.self)
     }
 
     /// The conversation this snapshot describes, over `graph`, with its timers due relative to

@@ -20,12 +20,12 @@ public struct RocketNodeID: Hashable, Sendable, Codable, Comparable, CustomStrin
     /// `#index`.
     public var description: String { "#\(rawValue)" }
 
-    /// Encodes as a bare number.
+    /// Decodes from a bare number.
     public init(from decoder: any Decoder) throws {
         rawValue = try decoder.singleValueContainer().decode(Int.self)
     }
 
-    /// Decodes from a bare number.
+    /// Encodes as a bare number.
     public func encode(to encoder: any Encoder) throws {
         var c = encoder.singleValueContainer()
         try c.encode(rawValue)

@@ -33,6 +33,34 @@ public enum JSONValue: Hashable, Sendable {
         return out
     }
 
+    /// Appends `s` as a JSON string, quotes included, escaped as ``quote(_:)`` does (for writers
+    /// that build JSON bytes directly).
+    package static func appendString(_ s: String, to out: inout [UInt8]) {
+        out.append(0x22)
+        quote(s, into: &out)
+        out.append(0x22)
+    }
+
+    /// Appends `v` as ``format(_:)`` writes it.
+    package static func appendNumber(_ v: Double, to out: inout [UInt8]) {
+        writeNumber(v, into: &out)
+    }
+
+    /// Appends `n` as ``format(_:)`` writes it (whole numbers of 15 digits or more as `Double` does).
+    package static func appendNumber(_ n: Int, to out: inout [UInt8]) {
+        writeNumber(Double(n), into: &out)
+    }
+
+    /// Appends `b` as `true` or `false`.
+    package static func appendBool(_ b: Bool, to out: inout [UInt8]) {
+        if b { out.append(contentsOf: [0x74, 0x72, 0x75, 0x65] as [UInt8]) } else { out.append(contentsOf: [0x66, 0x61, 0x6C, 0x73, 0x65] as [UInt8]) }
+    }
+
+    /// Appends this value's compact JSON to `out`.
+    package func append(to out: inout [UInt8]) {
+        write(into: &out, pretty: false, indent: 0)
+    }
+
     /// Escapes a string for JSON, including every control character.
     public static func quote(_ s: String) -> String {
         var out: [UInt8] = [0x22]

@@ -14,19 +14,48 @@ import Synchronization
 /// Nothing a client sends runs inside the lock beyond the engine's own pure steps; the store is
 /// written and change listeners are called after the lock is released.
 package final class ConversationService: Sendable {
+    /// What never changes in a conversation, shared by every copy of its entry (a copy of an
+    /// entry retains this once instead of every string of the flow and the messages).
+    final class Context: Sendable {
+        let visitor: String
+        let flow: LoadedFlow
+        let options: ConversationOptions
+        let strings: UIStrings
+
+        init(visitor: String, flow: LoadedFlow, options: ConversationOptions, strings: UIStrings) {
+            self.visitor = visitor
+            self.flow = flow
+            self.options = options
+            self.strings = strings
+        }
+    }
     struct Entry {
-        var visitor: String
-        var flow: LoadedFlow
-        var options: ConversationOptions
+        let context: Context
         var conversation: Conversation
         var touched: Double
         var step = 0
         var version = 0
         var eventSeq = 0
-        var strings: UIStrings
         var lastIntent: (step: Int, intent: RocketIntent)?
         /// Its final transcript items, serialized (extended at every change).
         var cache = ConversationView.TranscriptCache()
+
+        init(
+            visitor: String, flow: LoadedFlow, options: ConversationOptions, conversation: Conversation, touched: Double, step: Int = 0,
+            version: Int = 0, eventSeq: Int = 0, strings: UIStrings
+        ) {
+            context = Context(visitor: visitor, flow: flow, options: options, strings: strings)
+            self.conversation = conversation
+            self.touched = touched
+            self.step = step
+            self.version = version
+            self.eventSeq = eventSeq
+        }
+
+        var visitor: String { context.visitor }
+        var flow: LoadedFlow { context.flow }
+        var options: ConversationOptions { context.options }
+        var strings: UIStrings { context.strings }
     }
     struct Bucket {
         var tokens: Double
@@ -40,11 +69,23 @@ package final class ConversationService: Sendable {
         var alerts: [String: AlertEntry] = [:]
         var buckets: [String: Bucket] = [:]
         var lastSweep: Double = -.infinity
+        /// True when changes are saved (the service has an archive).
+        var persistent = false
+        /// Conversations changed since the last save, with their new event records: the next
+        /// flush writes each one's latest snapshot and these records.
+        var unsaved: [String: [Pending.Event]] = [:]
 
         /// Stores conversation `id` and its next deadline.
         mutating func put(_ id: String, _ e: Entry) {
             entries[id] = e
             deadlines[id] = e.conversation.nextDeadline
+        }
+
+        /// Stores conversation `id` after change `p`, and marks it for the next save.
+        mutating func put(_ id: String, _ e: Entry, changed p: Pending) {
+            put(id, e)
+            guard persistent else { return }
+            unsaved[id, default: []] += p.events
         }
     }
     /// A change to publish: the conversation, its version, the view, and new event records.
@@ -71,7 +112,6 @@ package final class ConversationService: Sendable {
         init(_ body: @escaping @Sendable (Change) -> Void) { self.body = body }
     }
     let listener = Mutex<Listener?>(nil)
-    private let queue = Mutex<[String: Queued]>([:])
     /// The flows on offer.
     package let flows: FlowLibrary
     private let archive: ConversationArchive?
@@ -96,6 +136,7 @@ package final class ConversationService: Sendable {
         self.configuration = configuration
         self.log = log
         self.assets = WebAssets()
+        state.withLock { $0.persistent = archive != nil }
     }
 
     /// Sets the function told of every change (called outside any lock, in change order per
@@ -112,11 +153,10 @@ package final class ConversationService: Sendable {
 
     /// Answers one request.
     package func handle(_ request: HTTPRequest) -> HTTPResponse {
-        // Split on the byte: a path is ASCII in practice, and splitting by Character costs grapheme work.
-        let parts = request.path.utf8.split(separator: 0x2F, omittingEmptySubsequences: false).map { String(decoding: $0, as: UTF8.self) }
-        // parts[0] is "" (the path starts with "/").
-        guard parts.first == "", parts.count >= 2 else { return .error(404, "not-found", "no such route") }
-        let route = Array(parts.dropFirst())
+        // The segments after the leading "/", split on the byte (a path is ASCII in practice,
+        // and splitting by Character costs grapheme work).
+        guard request.path.utf8.first == 0x2F else { return .error(404, "not-found", "no such route") }
+        let route = Self.segments(request.path)
         if route.first == "v1" { return api(request, Array(route.dropFirst())) }
         guard request.method == "GET" || request.method == "HEAD" else { return methodNotAllowed("GET") }
         switch route.count {
@@ -128,6 +168,21 @@ package final class ConversationService: Sendable {
             return assets.playPage(flow: route[1])
         default: return .error(404, "not-found", "no such route")
         }
+    }
+
+    /// The segments of `path` after its leading "/" (empty segments kept: "/a//b" has three).
+    static func segments(_ path: String) -> [String] {
+        var out: [String] = []
+        out.reserveCapacity(6)
+        var path = path
+        path.withUTF8 { b in
+            var start = 1
+            for i in 1...b.count where i == b.count || b[i] == 0x2F {
+                out.append(String(decoding: UnsafeBufferPointer(rebasing: b[start..<i]), as: UTF8.self))
+                start = i + 1
+            }
+        }
+        return out
     }
 
     func methodNotAllowed(_ allow: String) -> HTTPResponse {
@@ -212,11 +267,12 @@ package final class ConversationService: Sendable {
     // MARK: Requests
 
     /// The JSON object of a request body, or the error response.
-    func body(_ request: HTTPRequest, allowed: Set<String>) -> Result<[String: JSONNode], ResponseError> {
+    func body(_ request: HTTPRequest, allowed: [String]) -> Result<[String: JSONNode], ResponseError> {
         if request.bodyTooLarge {
             return .failure(ResponseError(.error(413, "body-too-large", "the body is larger than \(configuration.maxBodyBytes) bytes")))
         }
-        let type = request.header("content-type")?.split(separator: ";").first.map { $0.trimmingSpaces.lowercased() }
+        let header = request.header("content-type")
+        let type = header == "application/json" ? header : header?.split(separator: ";").first.map { $0.trimmingSpaces.lowercased() }
         guard type == "application/json" else {
             return .failure(ResponseError(.error(415, "json-only", "send the body as application/json")))
         }
@@ -419,9 +475,9 @@ package final class ConversationService: Sendable {
         let id = Self.newID()
         var entry = Entry(visitor: visitor, flow: flow, options: options, conversation: conversation, touched: now, strings: strings)
         let pending = commit(id: id, entry: &entry, effects: effects, at: now)
+        state.withLock { $0.put(id, entry, changed: pending) }
         let change = pending.change(self)
-        state.withLock { $0.put(id, entry) }
-        publish(pending, change)
+        publish(change)
         return .wrapping(201, [("status", .string("started"))], "conversation", change.view)
     }
 
@@ -455,11 +511,22 @@ package final class ConversationService: Sendable {
 
     /// Finds conversation `id` of `visitor`, in memory or in the archive; nil when there is none
     /// (or it belongs to someone else: the same answer, so ids cannot be probed).
+    /// True for what ``newID()`` makes: 32 lower-case hex digits.
+    static func isConversationID(_ id: String) -> Bool {
+        id.utf8.count == 32 && id.utf8.allSatisfy { ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x61 && $0 <= 0x66) }
+    }
+
+    /// The 404 for a conversation that is unknown, or not this visitor's.
+    private func unknownConversation(_ id: String) -> ResponseError {
+        ResponseError(.error(404, "unknown-conversation", "there is no conversation \(id.count <= 64 ? id : String(id.prefix(64)) + "…") for this visitor"))
+    }
+
+    /// Finds conversation `id` of `visitor` in memory, or loads it from the archive.
     private func locate(_ id: String, visitor: String) -> Result<Void, ResponseError> {
-        let unknown = ResponseError(
-            .error(404, "unknown-conversation", "there is no conversation \(id.count <= 64 ? id : String(id.prefix(64)) + "…") for this visitor"))
-        guard id.utf8.count == 32, id.utf8.allSatisfy({ ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x61 && $0 <= 0x66) }) else { return .failure(unknown) }
-        if let owner = state.withLock({ $0.entries[id]?.visitor }) {
+        let unknown = unknownConversation(id)
+        guard Self.isConversationID(id) else { return .failure(unknown) }
+        let owner = state.withLock { s in s.entries.index(forKey: id).map { s.entries.values[$0].context.visitor } }
+        if let owner {
             return owner == visitor ? .success(()) : .failure(unknown)
         }
         guard let archive else { return .failure(unknown) }
@@ -512,8 +579,19 @@ package final class ConversationService: Sendable {
         case .failure(let e): return .failure(e)
         case .success(let v): visitor = v
         }
-        // Every request of a visitor costs a token before anything is looked up (the store too).
-        if let refused = admit(visitor) { return .failure(ResponseError(refused)) }
+        // Every request of a visitor costs a token before anything is looked up (the store too);
+        // the token and the owner of a conversation in memory are one trip through the lock.
+        let now = clock.now
+        let known = Self.isConversationID(id)
+        let found: (admitted: Bool, owner: String?) = state.withLock { s in
+            guard admit(visitor, in: &s, at: now) else { return (false, nil) }
+            // Read through the values' accessor: the key subscript would copy the whole entry.
+            return (true, known ? s.entries.index(forKey: id).map { s.entries.values[$0].context.visitor } : nil)
+        }
+        guard found.admitted else { return .failure(ResponseError(tooMany())) }
+        if let owner = found.owner {
+            return owner == visitor ? .success(visitor) : .failure(unknownConversation(id))
+        }
         if case .failure(let e) = locate(id, visitor: visitor) { return .failure(e) }
         return .success(visitor)
     }
@@ -641,7 +719,8 @@ package final class ConversationService: Sendable {
                 effects = try e.conversation.send(intent, at: now)
             } catch {
                 let pending = commit(id: id, entry: &e, effects: [], at: now, bump: error.isInputError)
-                s.put(id, e)
+                // A refused input is a change (the input error shows); other refusals are not.
+                if error.isInputError { s.put(id, e, changed: pending) } else { s.put(id, e) }
                 return .refused(error, pending, e.strings)
             }
             e.lastIntent = (e.step, intent)
@@ -650,7 +729,7 @@ package final class ConversationService: Sendable {
             var all = effects
             if let due = e.conversation.nextDeadline, due <= now { all += e.conversation.advance(to: now) }
             let pending = commit(id: id, entry: &e, effects: all, at: now)
-            s.put(id, e)
+            s.put(id, e, changed: pending)
             return .changed(pending)
         }
         switch outcome {
@@ -659,13 +738,13 @@ package final class ConversationService: Sendable {
             return .errorWrapping(409, "stale-step", "the conversation is at step \(e.step), not \(asked)", "conversation", view(id, e))
         case .refused(let error, let pending, let strings):
             let change = pending.change(self)
-            if error.isInputError { publish(pending, change) }
+            if error.isInputError { publish(change) }
             return HTTPResponse.errorWrapping(422, error.code, message(error, strings), "conversation", change.view)
         case .replayed(let e):
             return HTTPResponse.wrapping(200, [], "conversation", view(id, e))
         case .changed(let pending):
             let change = pending.change(self)
-            publish(pending, change)
+            publish(change)
             return HTTPResponse.wrapping(200, [], "conversation", change.view)
         }
     }
@@ -698,13 +777,14 @@ package final class ConversationService: Sendable {
                     continue
                 }
                 let effects = e.conversation.advance(to: now)
-                changes.append(commit(id: id, entry: &e, effects: effects, at: now))
-                s.put(id, e)
+                let pending = commit(id: id, entry: &e, effects: effects, at: now)
+                changes.append(pending)
+                s.put(id, e, changed: pending)
             }
             return s.deadlines.values.min()
         }
         for pending in changes {
-            publish(pending, pending.change(self))
+            publish(pending.change(self))
         }
         sweepIfDue(now)
         return next
@@ -719,6 +799,7 @@ package final class ConversationService: Sendable {
             s.lastSweep = now
             s.entries = s.entries.filter { $0.value.touched >= now - limit }
             s.deadlines = s.deadlines.filter { s.entries[$0.key] != nil }
+            s.unsaved = s.unsaved.filter { s.entries[$0.key] != nil }
             s.alerts = s.alerts.filter { $0.value.touched >= now - limit }
             s.buckets = s.buckets.filter { now - $0.value.at < 60 }
             return true
@@ -747,8 +828,11 @@ package final class ConversationService: Sendable {
         return Pending(id: id, entry: e, records: records, firstSeq: first, at: now)
     }
 
-    /// A change counted under the lock (version, event numbers), built outside it.
+    /// A change counted under the lock (version, event numbers); its view is built outside it.
     struct Pending {
+        /// An event record numbered for the archive.
+        typealias Event = (seq: Int, at: Double, record: JSONValue)
+
         var id: String
         var entry: Entry
         var records: [JSONValue]
@@ -760,74 +844,66 @@ package final class ConversationService: Sendable {
             Change(id: id, version: entry.version, view: service.view(id, entry), records: records)
         }
 
-        /// The archive row: the snapshot, encoded when it is written (coalesced: only the latest
-        /// version of a conversation is encoded).
-        func row() -> ConversationArchive.Row {
-            let e = entry
-            let snapshot = StoredConversation(
-                snapshot: ConversationSnapshot(e.conversation, at: at, flow: e.flow.identity), options: e.options, language: e.strings.language)
-            return ConversationArchive.Row(
-                id: id, visitor: e.visitor, flow: e.flow.name, step: e.step, version: e.version, eventSeq: e.eventSeq, touched: at,
-                snapshot: snapshot.jsonText())
-        }
-
-        /// The new event records, numbered (serialized only when they are written).
-        var events: [(seq: Int, at: Double, record: JSONValue)] {
+        /// The new event records, numbered.
+        var events: [Event] {
             records.enumerated().map { (seq: firstSeq + $0.offset, at: at, record: $0.element) }
         }
     }
 
-    /// Queues the save and tells the listener (outside the state lock).
-    private func publish(_ pending: Pending, _ change: Change) {
-        if archive != nil {
-            let events = pending.events
-            queue.withLock { q in
-                // Changed in place (a copy taken out of the table would copy its growing events).
-                if q[pending.id] != nil {
-                    q[pending.id]!.events += events
-                    if pending.entry.version >= q[pending.id]!.latest.entry.version { q[pending.id]!.latest = pending }
-                } else {
-                    q[pending.id] = Queued(latest: pending, events: events)
-                }
-            }
-        }
+    /// Tells the listener (outside the state lock).
+    private func publish(_ change: Change) {
         let box = listener.withLock { $0 }
         box?.body(change)
     }
 
-    struct Queued {
-        var latest: Pending
-        var events: [(seq: Int, at: Double, record: JSONValue)]
+    /// The archive row of conversation `id`: its snapshot with timers as time left at `now`.
+    private func row(_ id: String, _ e: Entry, at now: Double) -> ConversationArchive.Row {
+        let snapshot = StoredConversation(
+            snapshot: ConversationSnapshot(e.conversation, at: now, flow: e.flow.identity), options: e.options, language: e.strings.language)
+        return ConversationArchive.Row(
+            id: id, visitor: e.visitor, flow: e.flow.name, step: e.step, version: e.version, eventSeq: e.eventSeq, touched: e.touched,
+            snapshot: snapshot.jsonText())
+    }
 
-        /// The events as the archive keeps them: one row per conversation and flush, numbered by
-        /// its first record, holding JSON Lines, each record with its time (`at`) first.
-        var rows: [(seq: Int, at: Double, record: String)] {
-            guard let first = events.first else { return [] }
-            var text: [UInt8] = []
-            for (k, e) in events.enumerated() {
-                if k > 0 { text.append(0x0A) }
-                guard case .object(let members) = e.record else { continue }
-                text += JSONValue.object([("at", .number(e.at))] + members).serializedBytes()
+    /// Event records as the archive keeps them: one row per conversation and save, numbered by
+    /// its first record, holding JSON Lines, each record with its time (`at`) first.
+    static func eventRows(_ events: [Pending.Event]) -> [(seq: Int, at: Double, record: String)] {
+        guard let first = events.first else { return [] }
+        var w = JSONBytes(capacity: events.count * 96)
+        for (k, e) in events.enumerated() {
+            guard case .object(let members) = e.record else { continue }
+            if k > 0 { w.out.append(0x0A) }
+            w.open()
+            w.key("at", first: true)
+            w.number(e.at)
+            for (key, value) in members {
+                w.key(escaping: key)
+                w.value(value)
             }
-            return [(first.seq, first.at, String(decoding: text, as: UTF8.self))]
+            w.close()
         }
+        return [(first.seq, first.at, String(decoding: w.out, as: UTF8.self))]
     }
 
     /// True when changes wait to be written.
-    package var hasUnsavedChanges: Bool { queue.withLock { !$0.isEmpty } }
+    package var hasUnsavedChanges: Bool { state.withLock { !$0.unsaved.isEmpty } }
 
-    /// Writes every queued change in one transaction: the latest snapshot of each conversation
-    /// and all its new event records. The HTTP server calls it every 20 ms while changes wait
-    /// (and when it stops), so many changes of a busy conversation cost one write.
+    /// Writes every change since the last call in one transaction: the latest snapshot of each
+    /// changed conversation and all its new event records. The HTTP server calls it every 20 ms
+    /// while changes wait (and when it stops), so many changes of a busy conversation cost one
+    /// write. Snapshots are encoded after the lock is released, from copies.
     package func flush() {
-        guard let archive else { return }
-        let batch = queue.withLock { q -> [String: Queued] in
-            let out = q
-            q = [:]
-            return out
+        guard archive != nil else { return }
+        let now = clock.now
+        let batch = state.withLock { s -> [(id: String, entry: Entry, events: [Pending.Event])] in
+            let unsaved = s.unsaved
+            s.unsaved = [:]
+            return unsaved.compactMap { id, events in
+                s.entries.index(forKey: id).map { (id, s.entries.values[$0], events) }
+            }
         }
-        guard !batch.isEmpty else { return }
-        let rows = batch.values.map { (row: $0.latest.row(), events: $0.rows) }
+        guard let archive, !batch.isEmpty else { return }
+        let rows = batch.map { (row: row($0.id, $0.entry, at: now), events: Self.eventRows($0.events)) }
         do {
             try archive.save(rows)
         } catch {
@@ -879,8 +955,19 @@ struct StoredConversation: Codable {
         guard snapshot.version == ConversationSnapshot.currentVersion else { throw .unsupportedVersion(snapshot.version) }
     }
 
+    /// The JSON text: the form `Codable` reads, with the snapshot written directly
+    /// (``ConversationSnapshot/jsonBytes()``), not through `Codable`.
     func jsonText() -> String {
-        (try? JSONCoding.encode(self).serialized(pretty: false)) ?? "{}"
+        var out = Array(#"{"snapshot":"#.utf8)
+        out += snapshot.jsonBytes()
+        out += Array(#","options":"#.utf8)
+        ((try? JSONCoding.encode(options)) ?? .object([])).append(to: &out)
+        if let language {
+            out += Array(#","language":"#.utf8)
+            JSONValue.appendString(language, to: &out)
+        }
+        out.append(0x7D)
+        return String(decoding: out, as: UTF8.self)
     }
 }
 

@@ -21,26 +21,39 @@ package enum ConversationView {
         /// Adds the items after `count` that are final now.
         package mutating func extend(_ c: Conversation, flow: LoadedFlow) {
             let items = c.transcript
+            guard count < items.count else { return }
+            var w = JSONBytes(capacity: 0)
+            swap(&w.out, &bytes)
+            defer { swap(&w.out, &bytes) }
             while count < items.count {
                 let item = items[count]
                 if case .block(let index, let node, _) = item {
                     let kind = c.graph[node].kind
                     guard kind == .text || kind == .image || c.hasFired(index) else { return }
                 }
-                if !bytes.isEmpty { bytes.append(0x2C) }
-                bytes += ConversationView.item(item, c, flow: flow).serializedBytes()
+                if !w.out.isEmpty { w.comma() }
+                ConversationView.item(item, c, flow: flow, into: &w)
                 count += 1
             }
         }
     }
 
-    /// One transcript item's JSON.
-    static func item(_ item: TranscriptItem, _ c: Conversation, flow: LoadedFlow) -> JSONValue {
+    /// Writes one transcript item's JSON.
+    static func item(_ item: TranscriptItem, _ c: Conversation, flow: LoadedFlow, into w: inout JSONBytes) {
         switch item {
         case .block(let index, let node, let text):
-            return block(c, index: index, node: c.graph[node], text: text, statics: flow.statics.nodes[node.rawValue])
+            block(c, index: index, node: c.graph[node], text: text, statics: flow.statics.nodes[node.rawValue], into: &w)
         case .reply(let blockIndex, let text, let isSecret):
-            return .object([("type", .string("reply")), ("after", .number(Double(blockIndex))), ("text", .string(text)), ("secret", .bool(isSecret))])
+            w.open()
+            w.key("type", first: true)
+            w.string("reply")
+            w.key("after")
+            w.number(blockIndex)
+            w.key("text")
+            w.string(text)
+            w.key("secret")
+            w.bool(isSecret)
+            w.close()
         }
     }
 
@@ -49,49 +62,59 @@ package enum ConversationView {
         id: String, flow: LoadedFlow, conversation c: Conversation, step: Int, version: Int, strings: UIStrings,
         cache: TranscriptCache = TranscriptCache()
     ) -> [UInt8] {
-        var o: [(String, JSONValue)] = [
-            ("id", .string(id)), ("flow", .string(flow.name)), ("step", .number(Double(step))),
-            ("version", .number(Double(version))),
-        ]
+        var w = JSONBytes(capacity: cache.bytes.count + 512)
+        w.open()
+        w.key("id", first: true)
+        w.string(id)
+        w.key("flow")
+        w.string(flow.name)
+        w.key("step")
+        w.number(step)
+        w.key("version")
+        w.number(version)
+        w.key("status")
         switch c.status {
-        case .notShown: o.append(("status", .string("notShown")))
-        case .presenting: o.append(("status", .string("presenting")))
-        case .active: o.append(("status", .string("active")))
+        case .notShown: w.string("notShown")
+        case .presenting: w.string("presenting")
+        case .active: w.string("active")
         case .closing(let r):
-            o.append(("status", .string("closing")))
-            o.append(("reason", .string(r.recordName)))
+            w.string("closing")
+            w.key("reason")
+            w.string(r.recordName)
         case .dismissed(let r):
-            o.append(("status", .string("dismissed")))
-            o.append(("reason", .string(r.recordName)))
+            w.string("dismissed")
+            w.key("reason")
+            w.string(r.recordName)
         }
-        o.append(("author", flow.statics.author))
-        o.append(("closeButton", flow.statics.closeButton))
-        o.append(("typing", .bool(typing(c))))
-        // The head's members, then the transcript spliced in as bytes, then the rest.
-        var out = JSONValue.object(o).serializedBytes()
-        out.removeLast()  // "}"
-        out += Array(#","transcript":["#.utf8)
+        w.key("author")
+        w.raw(flow.statics.author)
+        w.key("closeButton")
+        w.raw(flow.statics.closeButton)
+        w.key("typing")
+        w.bool(typing(c))
+        // The transcript: the cached final items as they are, then the rest.
+        w.key("transcript")
+        w.openArray()
         let known = min(cache.count, c.transcript.count)
-        out += cache.bytes
+        w.raw(cache.bytes)
         var first = known == 0
         for item in c.transcript[known...] {
-            if !first { out.append(0x2C) }
+            if !first { w.comma() }
             first = false
-            out += Self.item(item, c, flow: flow).serializedBytes()
+            Self.item(item, c, flow: flow, into: &w)
         }
-        out.append(0x5D)  // "]"
-        var tail = JSONValue.object(tailMembers(c, flow: flow, strings: strings)).serializedBytes()
-        tail[0] = 0x2C  // "{" → ","
-        return out + tail
-    }
-
-    /// The members after the transcript.
-    static func tailMembers(_ c: Conversation, flow: LoadedFlow, strings: UIStrings) -> [(String, JSONValue)] {
-        var o: [(String, JSONValue)] = []
-        let active = c.interactiveIndex
-        o.append(("active", active.map { .number(Double($0)) } ?? .null))
-        o.append(("accepts", .array(accepts(c).map { .string($0) })))
-        o.append(("inputError", c.inputError.map { .string(strings.message(for: $0)) } ?? .null))
+        w.closeArray()
+        w.key("active")
+        if let active = c.interactiveIndex { w.number(active) } else { w.null() }
+        w.key("accepts")
+        w.openArray()
+        for (i, name) in accepts(c).enumerated() {
+            if i > 0 { w.comma() }
+            w.string(name)
+        }
+        w.closeArray()
+        w.key("inputError")
+        if let e = c.inputError { w.string(strings.message(for: e)) } else { w.null() }
         if let banner = flow.document.banner, c.status.isVisible {
             var json = banner.filled { c.interpolate($0) }.flowJSON
             // A picture icon becomes a URL the page can load (a data: URI or the flow's file route).
@@ -100,9 +123,11 @@ package enum ConversationView {
                 members.append(("iconImage", imageSource(image, flow: flow.name)))
                 json = .object(members)
             }
-            o.append(("banner", json))
+            w.key("banner")
+            w.value(json)
         }
-        return o
+        w.close()
+        return w.out
     }
 
     /// The intents the conversation takes now, by their API names.
@@ -154,39 +179,60 @@ package enum ConversationView {
         }
     }
 
-    static func block(_ c: Conversation, index: Int, node: RocketNode, text: String, statics: ViewStatics.Node) -> JSONValue {
-        var o: [(String, JSONValue)] = [
-            ("type", .string(node.kind.rawValue)), ("index", .number(Double(index))), ("id", node.id.map { .string($0) } ?? .null),
-        ]
-        o.reserveCapacity(12)
+    static func block(_ c: Conversation, index: Int, node: RocketNode, text: String, statics: ViewStatics.Node, into w: inout JSONBytes) {
+        w.open()
+        w.key("type", first: true)
+        w.string(node.kind.rawValue)
+        w.key("index")
+        w.number(index)
+        w.key("id")
+        if let id = node.id { w.string(id) } else { w.null() }
+        func titled(_ title: String, font: [UInt8]) {
+            w.open()
+            w.key("title", first: true)
+            w.string(c.interpolate(title))
+            w.key("font")
+            w.raw(font)
+            w.close()
+        }
         switch node.content {
         case .text, .image:
-            o.append(("text", .string(text)))
+            w.key("text")
+            w.string(text)
         case .button(let b):
-            o += [("title", .string(c.interpolate(b.title))), ("pressed", .bool(c.hasFired(index)))]
+            w.key("title")
+            w.string(c.interpolate(b.title))
+            w.key("pressed")
+            w.bool(c.hasFired(index))
         case .doubleButton(let l, let r):
-            o += [
-                ("left", .object([("title", .string(c.interpolate(l.title))), ("font", statics.fonts[0])])),
-                ("right", .object([("title", .string(c.interpolate(r.title))), ("font", statics.fonts[1])])),
-                ("pressed", c.pressedSide[index].map { .string($0.rawValue) } ?? .null),
-            ]
+            w.key("left")
+            titled(l.title, font: statics.fonts[0])
+            w.key("right")
+            titled(r.title, font: statics.fonts[1])
+            w.key("pressed")
+            if let side = c.pressedSide[index] { w.string(side.rawValue) } else { w.null() }
         case .textInput(let i):
-            o += [
-                ("text", .string(text)), ("buttonTitle", .string(c.interpolate(i.buttonTitle))),
-                ("placeholder", i.placeholder.map { .string(c.interpolate($0)) } ?? .null),
-            ]
+            w.key("text")
+            w.string(text)
+            w.key("buttonTitle")
+            w.string(c.interpolate(i.buttonTitle))
+            w.key("placeholder")
+            if let p = i.placeholder { w.string(c.interpolate(p)) } else { w.null() }
         case .choice(let ch):
-            o += [
-                ("text", .string(text)),
-                (
-                    "options",
-                    .array(ch.options.indices.map { .object([("title", .string(c.interpolate(ch.options[$0].title))), ("font", statics.fonts[$0])]) })
-                ),
-                ("chosen", c.chosenOptions[index].map { .number(Double($0)) } ?? .null),
-            ]
+            w.key("text")
+            w.string(text)
+            w.key("options")
+            w.openArray()
+            for k in ch.options.indices {
+                if k > 0 { w.comma() }
+                titled(ch.options[k].title, font: statics.fonts[k])
+            }
+            w.closeArray()
+            w.key("chosen")
+            if let n = c.chosenOptions[index] { w.number(n) } else { w.null() }
         }
-        o += statics.members
-        return .object(o)
+        w.raw(statics.members)
+        w.close()
     }
 }
 
@@ -196,21 +242,35 @@ package enum ConversationView {
 package struct ViewStatics: Sendable {
     /// Per node (by graph index): its unchanging members, and the fonts of its buttons or options.
     struct Node: Sendable {
-        var members: [(String, JSONValue)]
-        var fonts: [JSONValue]
+        /// Its unchanging members, serialized, each after a comma.
+        var members: [UInt8]
+        /// The fonts of its buttons or options, serialized.
+        var fonts: [[UInt8]]
+
+        init(members: [(String, JSONValue)], fonts: [JSONValue]) {
+            var w = JSONBytes(capacity: 64)
+            for (key, value) in members {
+                w.key(escaping: key)
+                w.value(value)
+            }
+            self.members = w.out
+            self.fonts = fonts.map { $0.serializedBytes() }
+        }
     }
-    var author: JSONValue
-    var closeButton: JSONValue
+    /// The author, serialized.
+    var author: [UInt8]
+    /// The close button (`null` when there is none), serialized.
+    var closeButton: [UInt8]
     var nodes: [Node]
 
     /// The statics of `graph` (flow `flow`) with its speaker and close button.
     init(graph: RocketGraph, author: RocketAuthor, closeButton: RocketCloseButton?, flow: String) {
         let F = ConversationView.font
-        self.author = .object([
+        self.author = JSONValue.object([
             ("name", .string(author.name)), ("imageStyle", .string(author.style.rawValue)),
             ("image", author.image.map { ConversationView.imageSource($0, flow: flow) } ?? .null),
-        ])
-        self.closeButton = closeButton.map { .object([("title", .string($0.title)), ("font", F($0.style))]) } ?? .null
+        ]).serializedBytes()
+        self.closeButton = (closeButton.map { .object([("title", .string($0.title)), ("font", F($0.style))]) } ?? JSONValue.null).serializedBytes()
         nodes = graph.nodes.map { node in
             switch node.content {
             case .text(let t): return Node(members: [("font", F(t.font))], fonts: [])

@@ -25,14 +25,32 @@ public struct HTTPRequest: Sendable {
         self.path = path
         self.query = query
         var lower: [String: String] = [:]
-        for (k, v) in headers { lower[k.lowercased()] = v }
+        lower.reserveCapacity(headers.count)
+        for (k, v) in headers { lower[Self.lowercased(k)] = v }
         self.headers = lower
         self.body = body
         self.bodyTooLarge = bodyTooLarge
     }
 
+    /// A request whose header names are lower case already (the HTTP layer's).
+    init(method: String, path: String, query: [String: String], lowercasedHeaders: [String: String], body: [UInt8], bodyTooLarge: Bool) {
+        self.method = method
+        self.path = path
+        self.query = query
+        self.headers = lowercasedHeaders
+        self.body = body
+        self.bodyTooLarge = bodyTooLarge
+    }
+
     /// A header's value (`name` in any case).
-    public func header(_ name: String) -> String? { headers[name.lowercased()] }
+    public func header(_ name: String) -> String? { headers[Self.lowercased(name)] }
+
+    /// `name` with ASCII letters in lower case (header names are ASCII; anything else is kept as
+    /// it is). Returns `name` itself when it has no upper-case letter, which is the common case.
+    static func lowercased(_ name: String) -> String {
+        guard name.utf8.contains(where: { $0 >= 0x41 && $0 <= 0x5A }) else { return name }
+        return String(decoding: name.utf8.map { $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0 }, as: UTF8.self)
+    }
 }
 
 /// An HTTP response: a status, headers and a body, or an event stream the HTTP layer keeps open.

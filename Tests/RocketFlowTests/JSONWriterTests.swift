@@ -66,4 +66,44 @@ struct JSONWriterTests {
         }
         #expect(JSONValue.array([.null, .bool(true), .bool(false)]).serialized(pretty: false) == "[null,true,false]")
     }
+    @Test("the direct byte writer writes what the same JSONValue serializes to")
+    func directWriter() {
+        let texts = ["", "x", "Ada \"L\"", "tab\there", "\u{0}\u{202E}\u{FEFF}", "你好", "🚀"]
+        let numbers: [Double] = [0, 1, -1, 0.5, 1e15, 123_456_789, -2.25e-7]
+        for (k, text) in texts.enumerated() {
+            let number = numbers[k % numbers.count]
+            var w = JSONBytes(capacity: 0)
+            w.open()
+            w.key("a", first: true)  // a one-character literal
+            w.string(text)
+            w.key("number")
+            w.number(number)
+            w.key("whole")
+            w.number(k)
+            w.key(escaping: text)
+            w.openArray()
+            w.bool(true)
+            w.comma()
+            w.null()
+            w.comma()
+            w.raw(Array("[1]".utf8))
+            w.comma()
+            w.value(.object([("n", .array([.bool(false)]))]))
+            w.closeArray()
+            w.key("case")
+            w.emptyCase("none")
+            w.close()
+            let expected = JSONValue.object([
+                ("a", .string(text)), ("number", .number(number)), ("whole", .number(Double(k))),
+                (text, .array([.bool(true), .null, .array([.number(1)]), .object([("n", .array([.bool(false)]))])])),
+                ("case", .object([("none", .object([]))])),
+            ])
+            #expect(w.out == expected.serializedBytes(), "\(text)")
+        }
+        var w = JSONBytes()
+        w.number(.infinity)
+        w.comma()
+        w.number(.nan)
+        #expect(String(decoding: w.out, as: UTF8.self) == "0,0")
+    }
 }

@@ -10,6 +10,34 @@ import Testing
 
 @Suite("HTTP API: every route's happy path and errors")
 struct APITests {
+    @Test("the stored form of a conversation is what Codable writes and reads back equal")
+    func storedForm() throws {
+        var g = RocketGraph()
+        let name = g.add(RocketNode(id: "name", content: .textInput(RocketInputNode(text: "Name?", buttonTitle: "Send", next: nil))))
+        g.root = g.add(RocketNode(id: "hi", text: "Hi \"you\"", next: name))
+        var options = ConversationOptions(timing: .reducedMotion, echoReplies: true, initialAnswers: ["plan": "pro"])
+        options.timing.autoAdvanceScale = 0.5
+        var c = Conversation(graph: g, options: options)
+        c.start(at: 10)
+        _ = try c.send(.tap, at: 11)
+        _ = try? c.send(.submit(""), at: 12)
+        for language in ["en", nil] {
+            var stored = StoredConversation(snapshot: ConversationSnapshot(c, at: 12), options: options, language: "it")
+            stored.language = language
+            let text = stored.jsonText()
+            #expect(text == (try JSONCoding.encode(stored).serialized(pretty: false)))
+            let read = try StoredConversation(jsonText: Array(text.utf8))
+            #expect(read.snapshot == stored.snapshot && read.options == options && read.language == language)
+        }
+    }
+
+    @Test("response header values lose control characters; clean ones pass unchanged")
+    func headerValues() {
+        #expect(HTTPServer.headerValue("text/plain; charset=utf-8") == "text/plain; charset=utf-8")
+        #expect(HTTPServer.headerValue("a\r\nSet-Cookie: x\u{7F}\u{0}b") == "aSet-Cookie: xb")
+        #expect(HTTPServer.headerValue("café") == "café")
+    }
+
     @Test("a conversation starts, shows its first block, and is read back")
     func startAndRead() throws {
         let h = try Harness { $0.timing = .original }

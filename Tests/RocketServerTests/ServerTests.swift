@@ -140,6 +140,24 @@ struct ServerTests {
         #expect(fine.contains("\"basic\""))
     }
 
+    @Test("8 KiB of headers and a body at the 16 KiB limit are served (a connection's memory holds them)")
+    func largeButAllowed() throws {
+        let h = try Harness()
+        let server = HTTPServer(service: h.service)
+        let port = try server.start(host: "127.0.0.1", port: 0)
+        defer { server.stop() }
+        let cookies = (0..<8).map { "X-Cookie-\($0): " + String(repeating: "c", count: 1000) + "\r\n" }.joined()
+        let headers = RawClient.exchange(port: port, "GET /v1/flows HTTP/1.1\r\nHost: x\r\n" + cookies + "Connection: close\r\n\r\n")
+        #expect(headers.hasPrefix("HTTP/1.1 200"))
+        // 15 vars of 1,024 bytes: a body just under 16 KiB, read whole and answered.
+        let vars = (0..<15).map { #""v\#($0)": ""# + String(repeating: "n", count: 1024) + "\"" }.joined(separator: ", ")
+        let body = #"{"flow": "basic", "visitor": "ada", "vars": {"# + vars + "}}"
+        #expect(body.utf8.count > 15 << 10 && body.utf8.count <= 16 << 10)
+        let answer = RawClient.exchange(port: port, post("/v1/conversations", body))
+        #expect(answer.hasPrefix("HTTP/1.1 201"), "\(answer.prefix(300))")
+        #expect(!answer.hasPrefix("HTTP/1.1 413"))
+    }
+
     @Test("a restart resumes every conversation where it was, with its answers")
     func resumeAfterRestart() throws {
         let path = scratchDirectory() + "/store.sqlite"

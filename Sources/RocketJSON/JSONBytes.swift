@@ -1,0 +1,83 @@
+/// JSON written straight into UTF-8 bytes, for documents written often enough that building a
+/// ``JSONValue`` first would cost (conversation snapshots, the server's views). Strings are
+/// escaped and numbers formatted exactly as ``JSONValue`` writes them; the caller places the
+/// commas (`first:`) and closes what it opens.
+///
+/// ```swift
+/// var w = JSONBytes()
+/// w.open()
+/// w.key("a", first: true); w.number(1)
+/// w.key("b"); w.string("x")
+/// w.close()        // {"a":1,"b":"x"}
+/// ```
+package struct JSONBytes {
+    /// The bytes written so far.
+    package var out: [UInt8] = []
+
+    /// An empty writer with room for `capacity` bytes.
+    package init(capacity: Int = 256) {
+        out.reserveCapacity(capacity)
+    }
+
+    /// `{`.
+    package mutating func open() { out.append(0x7B) }
+    /// `}`, `count` times.
+    package mutating func close(_ count: Int = 1) {
+        for _ in 0..<count { out.append(0x7D) }
+    }
+    /// `[`.
+    package mutating func openArray() { out.append(0x5B) }
+    /// `]`.
+    package mutating func closeArray() { out.append(0x5D) }
+    /// `,`.
+    package mutating func comma() { out.append(0x2C) }
+
+    /// `"k":`, after a comma unless it is the object's first member. `k` is written as it is: an
+    /// ASCII literal that needs no escaping.
+    package mutating func key(_ k: StaticString, first: Bool = false) {
+        if !first { out.append(0x2C) }
+        out.append(0x22)
+        if k.hasPointerRepresentation {
+            out.append(contentsOf: UnsafeBufferPointer(start: k.utf8Start, count: k.utf8CodeUnitCount))
+        } else {
+            k.withUTF8Buffer { out.append(contentsOf: $0) }  // a one-character literal
+        }
+        out.append(0x22)
+        out.append(0x3A)
+    }
+
+    /// `"k":` for a key that may need escaping (a name from data).
+    package mutating func key(escaping k: String, first: Bool = false) {
+        if !first { out.append(0x2C) }
+        JSONValue.appendString(k, to: &out)
+        out.append(0x3A)
+    }
+
+    /// A string.
+    package mutating func string(_ s: String) { JSONValue.appendString(s, to: &out) }
+    /// A whole number.
+    package mutating func number(_ n: Int) { JSONValue.appendNumber(n, to: &out) }
+    /// A number; one that is not finite is written as 0 (JSON has no such numbers).
+    package mutating func number(_ v: Double) { JSONValue.appendNumber(v.isFinite ? v : 0, to: &out) }
+    /// `true` or `false`.
+    package mutating func bool(_ b: Bool) { JSONValue.appendBool(b, to: &out) }
+    /// `null`.
+    package mutating func null() { out.append(contentsOf: [0x6E, 0x75, 0x6C, 0x6C] as [UInt8]) }
+    /// A value.
+    package mutating func value(_ v: JSONValue) { v.append(to: &out) }
+    /// Bytes that are already JSON.
+    package mutating func raw(_ bytes: [UInt8]) { out.append(contentsOf: bytes) }
+
+    /// `{"name":{` — the synthesized `Codable` form of an enum case; close with `close(2)`.
+    package mutating func enumCase(_ name: StaticString) {
+        open()
+        key(name, first: true)
+        open()
+    }
+
+    /// `{"name":{}}` — an enum case without associated values, as `Codable` writes it.
+    package mutating func emptyCase(_ name: StaticString) {
+        enumCase(name)
+        close(2)
+    }
+}
