@@ -95,6 +95,8 @@ package final class ConversationService: Sendable {
         /// The view, JSON bytes.
         package var view: [UInt8]
         package var records: [JSONValue]
+        /// The conversation's next timer after the change (nil: none).
+        package var deadline: Double? = nil
         /// The stream frames for this change (`event: events`, then `event: state`).
         package var frames: [UInt8] {
             var out: [UInt8] = []
@@ -841,7 +843,8 @@ package final class ConversationService: Sendable {
 
         /// The view and the new event records: built for the answer, without the lock.
         func change(_ service: ConversationService) -> Change {
-            Change(id: id, version: entry.version, view: service.view(id, entry), records: records)
+            Change(
+                id: id, version: entry.version, view: service.view(id, entry), records: records, deadline: entry.conversation.nextDeadline)
         }
 
         /// The new event records, numbered.
@@ -884,6 +887,12 @@ package final class ConversationService: Sendable {
         }
         return [(first.seq, first.at, String(decoding: w.out, as: UTF8.self))]
     }
+
+    /// True when changes are saved (there is an archive): each change then needs a flush.
+    package var persists: Bool { archive != nil }
+
+    /// The earliest timer of any conversation (nil: none).
+    package var nextDeadline: Double? { state.withLock { $0.deadlines.values.min() } }
 
     /// True when changes wait to be written.
     package var hasUnsavedChanges: Bool { state.withLock { !$0.unsaved.isEmpty } }

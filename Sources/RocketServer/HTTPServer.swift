@@ -34,6 +34,9 @@ package final class HTTPServer: Sendable {
     private let stopping = Atomic<Bool>(false)
     private let wakePipe: (read: Int32, write: Int32)
     private let tickerDone = Mutex<Bool>(false)
+    /// When the ticker will next wake by itself (a `Double`'s bits; 0 while it is deciding):
+    /// a change wakes it only when it needs it sooner, not at every intent.
+    private let plannedWake = Atomic<UInt64>(0)
 
     /// A server for `service` (not listening until ``start(host:port:)``).
     package init(service: ConversationService) {
@@ -85,7 +88,7 @@ package final class HTTPServer: Sendable {
         daemon.withLock { $0 = Handle(daemon: d) }
         service.onChange { [weak self] change in
             self?.push(change)
-            self?.wake()
+            self?.wakeIfNeeded(for: change)
         }
         startTicker()
         return Int(rocket_mhd_port(d))
@@ -256,6 +259,23 @@ package final class HTTPServer: Sendable {
     /// How long a change may wait before it is written to the store.
     static let flushInterval = 0.02
 
+    /// Wakes the ticker when `change` needs it before it would wake by itself: a timer due
+    /// sooner, or a save (every change is written within ``flushInterval``).
+    private func wakeIfNeeded(for change: ConversationService.Change) {
+        let planned = plannedWake.load(ordering: .acquiring)
+        if Self.needsWake(planned: planned, deadline: change.deadline, saves: service.persists, now: service.clock.now) { wake() }
+    }
+
+    /// True when a change (with the conversation's next `deadline`; `saves`: it must be written)
+    /// needs the ticker sooner than `planned` (the bits of its wake-up time; 0 while it decides,
+    /// when it may have read the state before the change).
+    static func needsWake(planned: UInt64, deadline: Double?, saves: Bool, now: Double) -> Bool {
+        guard planned != 0 else { return true }
+        var need = deadline ?? .infinity
+        if saves { need = min(need, now + flushInterval) }
+        return need < Double(bitPattern: planned)
+    }
+
     private func wake() {
         guard wakePipe.write >= 0 else { return }
         var b: UInt8 = 1
@@ -273,28 +293,34 @@ package final class HTTPServer: Sendable {
         let every = max(1, service.configuration.keepAlive)
         var lastPing = clock.now
         var lastFlush = clock.now
+        var sink = [UInt8](repeating: 0, count: 256)
         while !stopping.load(ordering: .relaxed) {
-            let next = service.advanceDue()
-            let now = clock.now
+            service.advanceDue()
+            var now = clock.now
             if now - lastPing >= every {
                 keepAlive()
                 lastPing = now
             }
-            var wait = min(every - (now - lastPing), 1)
-            if let next { wait = min(wait, next - now) }
             // Changes are written every 20 ms at most: a busy conversation costs one write.
-            if service.hasUnsavedChanges {
-                if now - lastFlush >= Self.flushInterval {
-                    service.flush()
-                    lastFlush = now
-                } else {
-                    wait = min(wait, Self.flushInterval - (now - lastFlush))
-                }
+            if service.hasUnsavedChanges, now - lastFlush >= Self.flushInterval {
+                service.flush()
+                lastFlush = now
             }
+            // Decide when to wake, with `plannedWake` at 0 meanwhile: a change made while the
+            // state is read wakes the ticker (see wakeIfNeeded), so none waits past its time.
+            // Intervals are measured on the wall clock; timers and `plannedWake` are on the
+            // service's clock.
+            plannedWake.store(0, ordering: .sequentiallyConsistent)
+            now = clock.now
+            let serviceNow = service.clock.now
+            var wait = min(every - (now - lastPing), 1)
+            if let next = service.nextDeadline { wait = min(wait, next - serviceNow) }
+            if service.hasUnsavedChanges { wait = min(wait, Self.flushInterval - (now - lastFlush)) }
+            wait = max(0, wait)
+            plannedWake.store((serviceNow + wait).bitPattern, ordering: .sequentiallyConsistent)
             var fd = pollfd(fd: wakePipe.read, events: Int16(POLLIN), revents: 0)
-            let ms = Int32(max(0, min(1_000, (wait * 1_000).rounded(.up))))
+            let ms = Int32(min(1_000, (wait * 1_000).rounded(.up)))
             if poll(&fd, 1, ms) > 0 {
-                var sink = [UInt8](repeating: 0, count: 256)
                 while read(wakePipe.read, &sink, sink.count) > 0 {}
             }
         }

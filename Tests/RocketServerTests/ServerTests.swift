@@ -112,6 +112,46 @@ struct ServerTests {
         #expect(RawClient(port: port) == nil)
     }
 
+    @Test("a change wakes the ticker only when it needs it sooner than planned")
+    func tickerWakes() {
+        let at = 1_000.0
+        let planned = (at + 1).bitPattern  // asleep until 1 s from now
+        #expect(HTTPServer.needsWake(planned: 0, deadline: nil, saves: false, now: at))  // deciding: always
+        #expect(HTTPServer.needsWake(planned: planned, deadline: at + 0.3, saves: false, now: at))  // a timer before then
+        #expect(!HTTPServer.needsWake(planned: planned, deadline: at + 5, saves: false, now: at))
+        #expect(!HTTPServer.needsWake(planned: planned, deadline: nil, saves: false, now: at))
+        #expect(HTTPServer.needsWake(planned: planned, deadline: nil, saves: true, now: at))  // a save is due within 20 ms
+        #expect(!HTTPServer.needsWake(planned: (at + 0.01).bitPattern, deadline: nil, saves: true, now: at))  // already soon
+    }
+
+    @Test("on the wall clock, a block that goes on by itself reaches the event stream, and the change is saved")
+    func timerOnWallClock() throws {
+        let dir = scratchDirectory()
+        let flow = """
+            {"version": 1, "start": "a", "blocks": [{"id": "a", "type": "text", "text": "First", "next": "b", "showNextAfter": 0.2},
+             {"id": "b", "type": "text", "text": "Second"}]}
+            """
+        try flow.write(toFile: dir + "/auto.json", atomically: true, encoding: .utf8)
+        let store = dir + "/store.sqlite"
+        var c = ServerConfiguration()
+        c.timing = .reducedMotion
+        let sqlite = try SQLiteScenarioStore(path: store)
+        let service = ConversationService(
+            flows: FlowLibrary(directory: dir, builtIn: [:]), archive: try ConversationArchive(beside: sqlite), scenarios: sqlite, clock: WallClock(),
+            configuration: c)
+        let server = HTTPServer(service: service)
+        let port = try server.start(host: "127.0.0.1", port: 0)
+        defer { server.stop() }
+        let started = RawClient.exchange(port: port, post("/v1/conversations", #"{"flow": "auto", "visitor": "ada"}"#))
+        let id = try #require(bodyJSON(started)?["conversation"]?["id"]?.string)
+        let stream = try #require(RawClient(port: port))
+        stream.send("GET /v1/conversations/\(id)/events?visitor=ada HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: text/event-stream\r\n\r\n")
+        #expect(stream.read { $0.contains("\"text\":\"Second\"") }.contains("\"text\":\"Second\""))
+        server.stop()
+        let saved = try #require(try ConversationArchive(beside: SQLiteScenarioStore(path: store)).load(id))
+        #expect(saved.snapshot.contains("Second"))
+    }
+
     @Test("hostile HTTP: a body over the limit, a broken request line, a huge header; the server keeps serving")
     func hostile() throws {
         let h = try Harness { $0.maxBodyBytes = 1024 }
