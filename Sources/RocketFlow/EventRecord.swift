@@ -13,6 +13,14 @@ extension RocketDismissReason {
 }
 
 extension RocketEvent {
+    /// True when the event has a record (``record`` is not nil).
+    public var isRecorded: Bool {
+        switch self {
+        case .replyShown, .didFinishClosing, .intentRefused: return false
+        case .blockAdded, .tapped, .buttonPressed, .action, .inputSubmitted, .inputRejected, .dismissed: return true
+        }
+    }
+
     /// The event as a JSON record (what `rocket play --events` writes and `rocket serve` stores
     /// and streams), or nil for events that are not recorded. Records carry block tags, kinds,
     /// titles and validation rules, never typed text, so no answer and no secret is in one.
@@ -22,42 +30,94 @@ extension RocketEvent {
     /// // {"event":"tapped","index":0,"id":"hi","automatic":false}
     /// ```
     public var record: JSONValue? {
-        func id(_ s: String?) -> JSONValue { s.map { .string($0) } ?? .null }
+        var w = JSONBytes(capacity: 128)
+        guard writeRecord(into: &w) else { return nil }
+        return (try? JSONReader.parse(w.out))?.plainValue
+    }
+
+    /// Writes the record (``record``) as JSON into `w`, with `"at"` first when given; false (and
+    /// nothing written) for an event that is not recorded. The one definition of the record's
+    /// form: the server writes records with it directly, without a ``JSONValue`` between.
+    @discardableResult
+    package func writeRecord(into w: inout JSONBytes, at: Double? = nil) -> Bool {
+        guard isRecorded else { return false }
+        w.open()
+        if let at {
+            w.key("at", first: true)
+            w.number(at, fractionDigits: 6)
+            w.key("event")
+        } else {
+            w.key("event", first: true)
+        }
+        func id(_ s: String?) {
+            w.key("id")
+            if let s { w.string(s) } else { w.null() }
+        }
         switch self {
         case .blockAdded(let index, let block):
-            return .object([
-                ("event", .string("blockAdded")), ("index", .number(Double(index))), ("id", id(block.id)),
-                ("type", .string(block.kind.rawValue)),
-            ])
+            w.string("blockAdded")
+            w.key("index")
+            w.number(index)
+            id(block.id)
+            w.key("type")
+            w.string(block.kind.rawValue)
         case .tapped(let index, let blockID, let automatic):
-            return .object([("event", .string("tapped")), ("index", .number(Double(index))), ("id", id(blockID)), ("automatic", .bool(automatic))])
+            w.string("tapped")
+            w.key("index")
+            w.number(index)
+            id(blockID)
+            w.key("automatic")
+            w.bool(automatic)
         case .buttonPressed(let index, let blockID, let side, let title):
-            var o: [(String, JSONValue)] = [
-                ("event", .string("buttonPressed")), ("index", .number(Double(index))), ("id", id(blockID)),
-                ("title", .string(title)),
-            ]
-            if let side { o.append(("side", .string(side.rawValue))) }
-            return .object(o)
-        case .action(let name, let blockID):
-            return .object([("event", .string("action")), ("name", .string(name)), ("id", id(blockID))])
-        case .inputSubmitted(let index, let blockID, _):
-            return .object([("event", .string("inputSubmitted")), ("index", .number(Double(index))), ("id", id(blockID))])
-        case .inputRejected(let index, let blockID, let failure):
-            let rule: String
-            switch failure.rule {
-            case .required: rule = "required"
-            case .tooShort: rule = "minLength"
-            case .tooLong: rule = "maxLength"
-            case .pattern, .invalidPattern, .patternTooComplex: rule = "pattern"
+            w.string("buttonPressed")
+            w.key("index")
+            w.number(index)
+            id(blockID)
+            w.key("title")
+            w.string(title)
+            if let side {
+                w.key("side")
+                w.string(side.rawValue)
             }
-            return .object([("event", .string("inputRejected")), ("index", .number(Double(index))), ("id", id(blockID)), ("rule", .string(rule))])
+        case .action(let name, let blockID):
+            w.string("action")
+            w.key("name")
+            w.string(name)
+            id(blockID)
+        case .inputSubmitted(let index, let blockID, _):
+            w.string("inputSubmitted")
+            w.key("index")
+            w.number(index)
+            id(blockID)
+        case .inputRejected(let index, let blockID, let failure):
+            w.string("inputRejected")
+            w.key("index")
+            w.number(index)
+            id(blockID)
+            w.key("rule")
+            switch failure.rule {
+            case .required: w.string("required")
+            case .tooShort: w.string("minLength")
+            case .tooLong: w.string("maxLength")
+            case .pattern, .invalidPattern, .patternTooComplex: w.string("pattern")
+            }
         case .dismissed(let reason, let count, let blocks):
-            return .object([
-                ("event", .string("dismissed")), ("reason", .string(reason.recordName)), ("count", .number(Double(count))),
-                ("ids", .array(blocks.map { id($0.id) })),
-            ])
+            w.string("dismissed")
+            w.key("reason")
+            w.string(reason.recordName)
+            w.key("count")
+            w.number(count)
+            w.key("ids")
+            w.openArray()
+            for (k, b) in blocks.enumerated() {
+                if k > 0 { w.comma() }
+                if let s = b.id { w.string(s) } else { w.null() }
+            }
+            w.closeArray()
         case .replyShown, .didFinishClosing, .intentRefused:
-            return nil
+            break  // not recorded (see isRecorded)
         }
+        w.close()
+        return true
     }
 }

@@ -59,6 +59,34 @@ package struct JSONBytes {
     package mutating func number(_ n: Int) { JSONValue.appendNumber(n, to: &out) }
     /// A number; one that is not finite is written as 0 (JSON has no such numbers).
     package mutating func number(_ v: Double) { JSONValue.appendNumber(v.isFinite ? v : 0, to: &out) }
+    /// A number written with at most `fractionDigits` (0–9) decimals, trailing zeros dropped:
+    /// for times, where the shortest exact form costs a general conversion. Beyond ±10¹², or not
+    /// finite, it is written as ``number(_:)-(Double)`` writes it.
+    package mutating func number(_ v: Double, fractionDigits: Int) {
+        let digits = min(max(fractionDigits, 0), 9)
+        var scale = 1
+        for _ in 0..<digits { scale *= 10 }
+        guard v.isFinite, abs(v) < 1e12 else { return number(v) }
+        let scaled = Int((abs(v) * Double(scale)).rounded())
+        let whole = scaled / scale
+        var fraction = scaled % scale
+        if v < 0 && scaled != 0 { out.append(0x2D) }
+        JSONValue.appendNumber(whole, to: &out)
+        guard fraction != 0 else { return }
+        var width = digits
+        while fraction % 10 == 0 {
+            fraction /= 10
+            width -= 1
+        }
+        out.append(0x2E)
+        var divisor = 1
+        for _ in 1..<width { divisor *= 10 }
+        while divisor > 0 {
+            out.append(UInt8(0x30 + fraction / divisor % 10))
+            divisor /= 10
+        }
+    }
+
     /// `true` or `false`.
     package mutating func bool(_ b: Bool) { JSONValue.appendBool(b, to: &out) }
     /// `null`.

@@ -142,7 +142,7 @@ extension ConversationService {
                 if changed { e.version += 1 }
                 s.alerts[id] = e
                 let v = e.view(id: id)
-                return .success((v, changed ? Change(id: id, version: e.version, view: v.serializedBytes(), records: []) : nil))
+                return .success((v, changed ? Change(id: id, version: e.version, view: v.serializedBytes(), events: []) : nil))
             }
         }
         switch result {

@@ -78,7 +78,7 @@ package final class ConversationArchive: Sendable {
         }
         sqlite3_busy_timeout(handle, 15_000)
         let setup = """
-            PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;
+            PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA wal_autocheckpoint=8192; PRAGMA cache_size=-16384;
             CREATE TABLE IF NOT EXISTS server_conversations (id TEXT PRIMARY KEY NOT NULL, visitor TEXT NOT NULL, flow TEXT NOT NULL,
               step INTEGER NOT NULL, version INTEGER NOT NULL, event_seq INTEGER NOT NULL, touched REAL NOT NULL, snapshot TEXT NOT NULL) WITHOUT ROWID;
             CREATE INDEX IF NOT EXISTS server_conversations_by_touch ON server_conversations (touched);

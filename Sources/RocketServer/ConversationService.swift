@@ -1,7 +1,7 @@
-import RocketConversation
+package import RocketConversation
 package import RocketCore
 import RocketFlow
-package import RocketJSON
+import RocketJSON
 package import RocketScenarios
 import RocketTerminal
 import Synchronization
@@ -94,13 +94,23 @@ package final class ConversationService: Sendable {
         package var version: Int
         /// The view, JSON bytes.
         package var view: [UInt8]
-        package var records: [JSONValue]
+        /// The change's recorded events (``RocketEvent/isRecorded``), in order.
+        package var events: [RocketEvent]
         /// The conversation's next timer after the change (nil: none).
         package var deadline: Double? = nil
         /// The stream frames for this change (`event: events`, then `event: state`).
         package var frames: [UInt8] {
             var out: [UInt8] = []
-            if !records.isEmpty { out += Array("event: events\ndata: ".utf8) + JSONValue.array(records).serializedBytes() + [0x0A, 0x0A] }
+            if !events.isEmpty {
+                var w = JSONBytes(capacity: events.count * 96)
+                w.openArray()
+                for (k, e) in events.enumerated() {
+                    if k > 0 { w.comma() }
+                    e.writeRecord(into: &w)
+                }
+                w.closeArray()
+                out += Array("event: events\ndata: ".utf8) + w.out + [0x0A, 0x0A]
+            }
             out += Array("id: \(version)\nevent: state\ndata: ".utf8) + view + [0x0A, 0x0A]
             return out
         }
@@ -619,15 +629,15 @@ package final class ConversationService: Sendable {
     private func stream(_ request: HTTPRequest, id: String) -> HTTPResponse {
         if case .failure(let e) = enter(request, id: id) { return e.response }
         guard let e = touch(id) else { return .error(404, "unknown-conversation", "there is no conversation \(id) for this visitor") }
-        return .eventStream(id, first: Change(id: id, version: e.version, view: view(id, e), records: []).frames)
+        return .eventStream(id, first: Change(id: id, version: e.version, view: view(id, e), events: []).frames)
     }
 
     /// The current frames of conversation `id` (a stream that just opened sends them again, so a
     /// change between the first answer and the stream's registration is never missed).
     package func currentFrames(_ id: String) -> [UInt8]? {
         let (entry, alert) = state.withLock { s in (s.entries[id], s.alerts[id]) }
-        if let e = entry { return Change(id: id, version: e.version, view: view(id, e), records: []).frames }
-        return alert.map { Change(id: id, version: $0.version, view: $0.view(id: id).serializedBytes(), records: []).frames }
+        if let e = entry { return Change(id: id, version: e.version, view: view(id, e), events: []).frames }
+        return alert.map { Change(id: id, version: $0.version, view: $0.view(id: id).serializedBytes(), events: []).frames }
     }
 
     // MARK: Files
@@ -819,37 +829,36 @@ package final class ConversationService: Sendable {
     /// Bumps the version, numbers the new event records, and prepares the view and the save.
     private func commit(id: String, entry e: inout Entry, effects: [ConversationEffect], at now: Double, bump: Bool = true) -> Pending {
         if bump { e.version += 1 }
-        var records: [JSONValue] = []
-        for case .event(let event) in effects {
-            guard let r = event.record else { continue }
-            records.append(r)
-        }
+        var events: [RocketEvent] = []
+        for case .event(let event) in effects where event.isRecorded { events.append(event) }
         let first = e.eventSeq + 1
-        e.eventSeq += records.count
+        e.eventSeq += events.count
         e.cache.extend(e.conversation, flow: e.flow)
-        return Pending(id: id, entry: e, records: records, firstSeq: first, at: now)
+        return Pending(id: id, entry: e, recorded: events, firstSeq: first, at: now)
     }
 
     /// A change counted under the lock (version, event numbers); its view is built outside it.
     struct Pending {
-        /// An event record numbered for the archive.
-        typealias Event = (seq: Int, at: Double, record: JSONValue)
+        /// A recorded event numbered for the archive.
+        typealias Event = (seq: Int, at: Double, event: RocketEvent)
 
         var id: String
         var entry: Entry
-        var records: [JSONValue]
+        /// The change's recorded events, in order (their JSON is written only where it is needed:
+        /// the frames of a stream that follows the conversation, and the archive).
+        var recorded: [RocketEvent]
         var firstSeq: Int
         var at: Double
 
         /// The view and the new event records: built for the answer, without the lock.
         func change(_ service: ConversationService) -> Change {
             Change(
-                id: id, version: entry.version, view: service.view(id, entry), records: records, deadline: entry.conversation.nextDeadline)
+                id: id, version: entry.version, view: service.view(id, entry), events: recorded, deadline: entry.conversation.nextDeadline)
         }
 
         /// The new event records, numbered.
         var events: [Event] {
-            records.enumerated().map { (seq: firstSeq + $0.offset, at: at, record: $0.element) }
+            recorded.enumerated().map { (seq: firstSeq + $0.offset, at: at, event: $0.element) }
         }
     }
 
@@ -874,16 +883,8 @@ package final class ConversationService: Sendable {
         guard let first = events.first else { return [] }
         var w = JSONBytes(capacity: events.count * 96)
         for (k, e) in events.enumerated() {
-            guard case .object(let members) = e.record else { continue }
             if k > 0 { w.out.append(0x0A) }
-            w.open()
-            w.key("at", first: true)
-            w.number(e.at)
-            for (key, value) in members {
-                w.key(escaping: key)
-                w.value(value)
-            }
-            w.close()
+            e.event.writeRecord(into: &w, at: e.at)
         }
         return [(first.seq, first.at, String(decoding: w.out, as: UTF8.self))]
     }

@@ -1,3 +1,5 @@
+import RocketConversation
+import RocketFlow
 import RocketJSON
 import Testing
 
@@ -105,5 +107,43 @@ struct JSONWriterTests {
         w.comma()
         w.number(.nan)
         #expect(String(decoding: w.out, as: UTF8.self) == "0,0")
+    }
+    @Test("times are written with at most six decimals, without a general number conversion")
+    func fixedDecimals() {
+        let cases: [(Double, String)] = [
+            (1_764_553_040.123456, "1764553040.123456"), (0.5, "0.5"), (2, "2"), (-0.25, "-0.25"), (-0.000_000_1, "0"),
+            (1.000_000_4, "1"), (1.999_999_9, "2"), (0.000_001, "0.000001"), (1e13, "10000000000000"), (.nan, "0"),
+        ]
+        for (v, text) in cases {
+            var w = JSONBytes()
+            w.number(v, fractionDigits: 6)
+            #expect(String(decoding: w.out, as: UTF8.self) == text, "\(v)")
+        }
+    }
+
+    @Test("an event's record is what the byte writer writes; with a time, the time comes first")
+    func eventRecords() throws {
+        let info = RocketBlockInfo(id: "a \"q\"", kind: .text, text: "A")
+        let events: [RocketEvent] = [
+            .blockAdded(index: 0, block: info), .tapped(index: 0, id: nil, automatic: true),
+            .buttonPressed(index: 1, id: "b", side: .left, title: "L\u{202E}"), .buttonPressed(index: 1, id: "b", side: nil, title: "One"),
+            .action(name: "go", blockID: nil), .inputSubmitted(index: 2, id: nil, text: "secret"),
+            .inputRejected(index: 2, id: nil, failure: RocketValidationFailure(rule: .tooLong(3), message: nil)),
+            .replyShown(afterIndex: 2, text: "x"),
+            .dismissed(reason: .closedByUser, count: 2, blocks: [info, RocketBlockInfo(id: nil, kind: .button, text: "B")]),
+            .didFinishClosing(reason: .completed), .intentRefused(intent: .tap, error: .notActive),
+        ]
+        for e in events {
+            #expect(e.isRecorded == (e.record != nil), "\(e)")
+            guard let record = e.record, case .object(let members) = record else { continue }
+            #expect(!record.serialized(pretty: false).contains("secret"))
+            var w = JSONBytes()
+            e.writeRecord(into: &w, at: 12.5)
+            #expect(w.out == JSONValue.object([("at", .number(12.5))] + members).serializedBytes(), "\(e)")
+        }
+        #expect(events.filter(\.isRecorded).count == 8)
+        #expect(
+            RocketEvent.tapped(index: 0, id: "hi", automatic: false).record?.serialized(pretty: false)
+                == #"{"event":"tapped","index":0,"id":"hi","automatic":false}"#)
     }
 }
