@@ -315,9 +315,8 @@ package final class ConversationService: Sendable {
 
     /// True for visitor ids: 1–128 ASCII letters, digits and `-_.:`.
     package static func isVisitor(_ s: String) -> Bool {
-        let bytes = Array(s.utf8)
-        guard (1...128).contains(bytes.count) else { return false }
-        return bytes.allSatisfy { b in
+        guard (1...128).contains(s.utf8.count) else { return false }
+        return s.utf8.allSatisfy { b in
             (b >= 0x30 && b <= 0x39) || (b >= 0x41 && b <= 0x5A) || (b >= 0x61 && b <= 0x7A) || b == 0x2D || b == 0x5F || b == 0x2E || b == 0x3A
         }
     }

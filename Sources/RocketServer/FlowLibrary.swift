@@ -9,22 +9,37 @@ import Synchronization
 #endif
 
 /// A flow the server can start: the document, the conversation it starts as, and its identity
-/// (the hash snapshots carry).
-package struct LoadedFlow: Sendable {
+/// (the hash snapshots carry). Immutable and shared: every conversation of the flow holds it by
+/// reference.
+package final class LoadedFlow: Sendable {
     /// The flow's name (`FLOWS/NAME.json`).
-    package var name: String
+    package let name: String
     /// The document.
-    package var document: FlowDocument
+    package let document: FlowDocument
     /// The flow's identity in snapshots: the hash of its graph as written.
-    package var identity: String
+    package let identity: String
     /// The block graph, built once and shared (copy on write) by every conversation of the flow.
-    package var graph: RocketGraph
+    package let graph: RocketGraph
     /// The speaker.
-    package var author: RocketAuthor
+    package let author: RocketAuthor
     /// The close button, if the flow has one.
-    package var closeButton: RocketCloseButton?
+    package let closeButton: RocketCloseButton?
     /// The unchanging parts of its views, built once.
-    package var statics: ViewStatics
+    package let statics: ViewStatics
+
+    /// A flow named `name` from its checked document.
+    init(name: String, document: FlowDocument) {
+        let graph = document.makeGraph().graph
+        let author = document.makeAuthor()
+        let close = document.makeCloseButton()
+        self.name = name
+        self.document = document
+        self.identity = graph.contentHash
+        self.graph = graph
+        self.author = author
+        self.closeButton = close
+        self.statics = ViewStatics(graph: graph, author: author, closeButton: close, flow: name)
+    }
 
     /// A new conversation of this flow (nil when the flow has no first block).
     package func conversation(options: ConversationOptions) -> Conversation? {
@@ -125,12 +140,6 @@ package final class FlowLibrary: Sendable {
         let result = FlowLoader.load(bytes)
         let errors = result.diagnostics.filter { $0.severity == .error }.map { $0.formatted(file: file) }
         guard result.isPlayable, let doc = result.document else { return .failure(.invalid(errors.isEmpty ? ["\(file): no playable blocks"] : errors)) }
-        let graph = doc.makeGraph().graph
-        let author = doc.makeAuthor()
-        let close = doc.makeCloseButton()
-        return .success(
-            LoadedFlow(
-                name: name, document: doc, identity: graph.contentHash, graph: graph, author: author, closeButton: close,
-                statics: ViewStatics(graph: graph, author: author, closeButton: close, flow: name)))
+        return .success(LoadedFlow(name: name, document: doc))
     }
 }

@@ -82,9 +82,17 @@ public struct HTTPResponse: Sendable {
 
     /// A JSON answer `{HEAD…, "KEY": VALUE}` whose value is already serialized (a view).
     public static func wrapping(_ status: Int, _ head: [(String, JSONValue)], _ key: String, _ value: [UInt8]) -> HTTPResponse {
-        var body = JSONValue.object(head + [(key, .null)]).serializedBytes()
-        body.removeLast(5)  // `null}`
-        body += value + [0x7D, 0x0A]
+        var w = JSONBytes(capacity: value.count + 64 * (head.count + 1))
+        w.open()
+        for (k, (name, member)) in head.enumerated() {
+            w.key(escaping: name, first: k == 0)
+            w.value(member)
+        }
+        w.key(escaping: key, first: head.isEmpty)
+        w.raw(value)
+        w.close()
+        w.out.append(0x0A)
+        let body = w.out
         return HTTPResponse(status: status, headers: [("Content-Type", "application/json; charset=utf-8"), ("Cache-Control", "no-store")], body: body)
     }
 
