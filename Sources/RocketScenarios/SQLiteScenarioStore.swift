@@ -37,7 +37,9 @@ public final class SQLiteScenarioStore: ScenarioStore {
     /// the store's `Mutex`, so one operation at a time uses it.
     final class Connection: @unchecked Sendable {
         let handle: OpaquePointer
-        var cache: [String: OpaquePointer] = [:]
+        /// Prepared statements by the address of their SQL literal: a lookup hashes a pointer,
+        /// not the text of the statement.
+        var cache: [UnsafeRawPointer: OpaquePointer] = [:]
         init(handle: OpaquePointer) { self.handle = handle }
         deinit {
             for stmt in cache.values { sqlite3_finalize(stmt) }
@@ -189,7 +191,7 @@ public final class SQLiteScenarioStore: ScenarioStore {
             for (i, v) in values.enumerated() {
                 let k = Int32(i + 1)
                 switch v {
-                case .text(let s): sqlite3_bind_text(stmt, k, s, -1, SQLiteScenarioStore.transient)
+                case .text(let s): SQLiteScenarioStore.bindText(stmt, k, s)
                 case .real(let d): sqlite3_bind_double(stmt, k, d)
                 case .integer(let n): sqlite3_bind_int64(stmt, k, Int64(n))
                 case .null: sqlite3_bind_null(stmt, k)
@@ -210,22 +212,37 @@ public final class SQLiteScenarioStore: ScenarioStore {
         func text(_ i: Int32) -> String { sqlite3_column_text(stmt, i).map { String(cString: $0) } ?? "" }
         func finalize() {
             if cached {
-                sqlite3_reset(stmt)
-                sqlite3_clear_bindings(stmt)
+                sqlite3_reset(stmt)  // every run binds all its parameters again
             } else {
                 sqlite3_finalize(stmt)
             }
         }
     }
 
-    /// A cached prepared statement for `sql` (callers hold `lock`).
-    private func prepared(_ db: Connection, _ sql: String) throws(ScenarioStoreError) -> Statement {
-        if let stmt = db.cache[sql] { return Statement(db: db.handle, stmt: stmt, path: path, cached: true) }
+    /// A cached prepared statement for `sql`, a literal (callers hold `lock`).
+    private func prepared(_ db: Connection, _ sql: StaticString) throws(ScenarioStoreError) -> Statement {
+        guard sql.hasPointerRepresentation else { return try Statement(db.handle, sql.description, path: path) }
+        let key = UnsafeRawPointer(sql.utf8Start)
+        if let stmt = db.cache[key] { return Statement(db: db.handle, stmt: stmt, path: path, cached: true) }
         var s: OpaquePointer?
-        let rc = sqlite3_prepare_v2(db.handle, sql, -1, &s, nil)
+        let rc = sqlite3_prepare_v3(
+            db.handle, key.assumingMemoryBound(to: CChar.self), Int32(sql.utf8CodeUnitCount), UInt32(SQLITE_PREPARE_PERSISTENT), &s, nil)
         guard rc == SQLITE_OK, let s else { throw Self.error(rc, String(cString: sqlite3_errmsg(db.handle)), path: path) }
-        db.cache[sql] = s
+        db.cache[key] = s
         return Statement(db: db.handle, stmt: s, path: path, cached: true)
+    }
+
+    /// Binds `value` as text (copied by SQLite) from its UTF-8 storage, without making a C
+    /// string first; the empty string stays text, not NULL.
+    package static func bindText(_ stmt: OpaquePointer, _ index: Int32, _ value: String) {
+        var value = value
+        value.withUTF8 { b in
+            guard let base = b.baseAddress, b.count > 0 else {
+                sqlite3_bind_text(stmt, index, "", 0, transient)
+                return
+            }
+            sqlite3_bind_text(stmt, index, UnsafeRawPointer(base).assumingMemoryBound(to: CChar.self), Int32(clamping: b.count), transient)
+        }
     }
 
     /// A value bound to a statement parameter.
@@ -235,7 +252,7 @@ public final class SQLiteScenarioStore: ScenarioStore {
         static func optional(_ d: Double?) -> SQLValue { d.map { .real($0) } ?? .null }
     }
 
-    private func run(_ db: Connection, _ sql: String, _ values: [SQLValue] = []) throws(ScenarioStoreError) {
+    private func run(_ db: Connection, _ sql: StaticString, _ values: [SQLValue] = []) throws(ScenarioStoreError) {
         let s = try prepared(db, sql)
         defer { s.finalize() }
         s.bind(values)

@@ -10,10 +10,49 @@ public struct ScenarioCheck: Hashable, Sendable {
     public var condition: Condition
     /// Whether it passed.
     public var passed: Bool
-    /// A sentence with the numbers: "events 2 ≥ 5 required".
-    public var detail: String
+    /// The numbers the sentence is made of (the sentence is written only when it is read: a
+    /// store decides far more often than anyone reads why).
+    enum Facts: Hashable, Sendable {
+        case events(Int, Int)
+        case notYet(Double)
+        case since(elapsed: Double, min: Double)
+        case executions(Int, Int)
+        case window(seconds: Double, found: Int, needed: Int)
+        case budget(used: Int, allowed: Int, seconds: Double)
+        case custom(Bool)
+    }
+    var facts: Facts
     /// The earliest time it could pass by the clock alone, when that can be known (time rules).
     public var earliestPass: Double?
+
+    init(condition: Condition, passed: Bool, facts: Facts, earliestPass: Double? = nil) {
+        self.condition = condition
+        self.passed = passed
+        self.facts = facts
+        self.earliestPass = earliestPass
+    }
+
+    /// A sentence with the numbers: "events 2 ≥ 5 required".
+    public var detail: String {
+        let what: String
+        switch condition {
+        case .minSecondsSinceFirstEvent: what = "first event"
+        case .minSecondsSinceLastEvent: what = "last event"
+        default: what = "last execution"
+        }
+        switch facts {
+        case .events(let c, let bound):
+            return condition == .minEventsRequired ? "events \(c) ≥ \(bound) required" : "events \(c) ≤ \(bound) permitted"
+        case .notYet(let min): return "no \(what) yet (needs > \(ScenarioDuration.format(min)) since)"
+        case .since(let elapsed, let min): return "\(ScenarioDuration.format(elapsed)) since the \(what) > \(ScenarioDuration.format(min))"
+        case .executions(let count, let max): return "executions \(count) < \(max) permitted"
+        case .window(let seconds, let found, let needed):
+            return "events in the last \(ScenarioDuration.format(seconds)): \(found) ≥ \(needed)"
+        case .budget(let used, let allowed, let seconds):
+            return "shown \(used) of \(allowed) allowed in \(ScenarioDuration.format(seconds)) across all scenarios"
+        case .custom(let ok): return "custom condition returned \(ok)"
+        }
+    }
 }
 
 /// The answer to "may this scenario execute now?", with every condition's check.
@@ -65,15 +104,15 @@ public enum ScenarioEvaluator {
         var checks: [ScenarioCheck] = []
         let c = stats.eventsCount
         if let min = rules.minEventsRequired {
-            checks.append(ScenarioCheck(condition: .minEventsRequired, passed: c >= min, detail: "events \(c) ≥ \(min) required"))
+            checks.append(ScenarioCheck(condition: .minEventsRequired, passed: c >= min, facts: .events(c, min)))
         }
         if let max = rules.maxEventsPermitted {
-            checks.append(ScenarioCheck(condition: .maxEventsPermitted, passed: c <= max, detail: "events \(c) ≤ \(max) permitted"))
+            checks.append(ScenarioCheck(condition: .maxEventsPermitted, passed: c <= max, facts: .events(c, max)))
         }
-        func since(_ condition: ScenarioCheck.Condition, _ min: Double?, _ date: Double?, _ what: String) {
+        func since(_ condition: ScenarioCheck.Condition, _ min: Double?, _ date: Double?) {
             guard let min else { return }
             guard let date else {
-                checks.append(ScenarioCheck(condition: condition, passed: true, detail: "no \(what) yet (needs > \(ScenarioDuration.format(min)) since)"))
+                checks.append(ScenarioCheck(condition: condition, passed: true, facts: .notYet(min)))
                 return
             }
             let elapsed = now - date
@@ -81,18 +120,18 @@ public enum ScenarioEvaluator {
             checks.append(
                 ScenarioCheck(
                     condition: condition, passed: ok,
-                    detail: "\(ScenarioDuration.format(elapsed)) since the \(what) > \(ScenarioDuration.format(min))",
+                    facts: .since(elapsed: elapsed, min: min),
                     earliestPass: ok ? nil : (date + min).nextUp))
         }
-        since(.minSecondsSinceFirstEvent, rules.minSecondsSinceFirstEvent, stats.firstEventDate, "first event")
-        since(.minSecondsSinceLastEvent, rules.minSecondsSinceLastEvent, stats.lastEventDate, "last event")
+        since(.minSecondsSinceFirstEvent, rules.minSecondsSinceFirstEvent, stats.firstEventDate)
+        since(.minSecondsSinceLastEvent, rules.minSecondsSinceLastEvent, stats.lastEventDate)
         if let max = rules.maxExecutionsPermitted {
             checks.append(
                 ScenarioCheck(
                     condition: .maxExecutionsPermitted, passed: stats.executionsCount < max,
-                    detail: "executions \(stats.executionsCount) < \(max) permitted"))
+                    facts: .executions(stats.executionsCount, max)))
         }
-        since(.minSecondsBetweenExecutions, rules.minSecondsBetweenExecutions, stats.lastExecutionDate, "last execution")
+        since(.minSecondsBetweenExecutions, rules.minSecondsBetweenExecutions, stats.lastExecutionDate)
         if let window = rules.minEventsInWindow {
             let start = now - window.seconds
             let inWindow = stats.recentEvents.filter { $0 >= start && $0 <= now }
@@ -100,7 +139,7 @@ public enum ScenarioEvaluator {
             checks.append(
                 ScenarioCheck(
                     condition: .minEventsInWindow, passed: ok,
-                    detail: "events in the last \(ScenarioDuration.format(window.seconds)): \(inWindow.count) ≥ \(window.count)"))
+                    facts: .window(seconds: window.seconds, found: inWindow.count, needed: window.count)))
         }
         if let budget = rules.budget {
             let start = now - budget.seconds
@@ -113,12 +152,12 @@ public enum ScenarioEvaluator {
             checks.append(
                 ScenarioCheck(
                     condition: .budget, passed: ok,
-                    detail: "shown \(used.count) of \(budget.executions) allowed in \(ScenarioDuration.format(budget.seconds)) across all scenarios",
+                    facts: .budget(used: used.count, allowed: budget.executions, seconds: budget.seconds),
                     earliestPass: earliest))
         }
         if let custom {
             let ok = custom()
-            checks.append(ScenarioCheck(condition: .customConditions, passed: ok, detail: "custom condition returned \(ok)"))
+            checks.append(ScenarioCheck(condition: .customConditions, passed: ok, facts: .custom(ok)))
         }
         let recorded = [stats.firstEventDate, stats.lastEventDate, stats.lastExecutionDate].compactMap { $0 }
         return ScenarioDecision(

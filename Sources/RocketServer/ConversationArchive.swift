@@ -45,7 +45,6 @@ package final class ConversationArchive: Sendable {
     private let connection: Mutex<Connection>
     /// The file.
     package let path: String
-    private static let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
 
     private static let sql: [String] = [
         "BEGIN IMMEDIATE", "COMMIT", "ROLLBACK",
@@ -119,7 +118,7 @@ package final class ConversationArchive: Sendable {
         guard rc == SQLITE_DONE else { throw failure(c) }
     }
 
-    private func text(_ s: OpaquePointer, _ i: Int32, _ value: String) { sqlite3_bind_text(s, i, value, -1, Self.transient) }
+    private func text(_ s: OpaquePointer, _ i: Int32, _ value: String) { SQLiteScenarioStore.bindText(s, i, value) }
 
     /// Runs `body` in one `BEGIN IMMEDIATE` transaction: committed when it returns, rolled back
     /// when it throws.
