@@ -47,6 +47,22 @@ public enum RocketTemplate {
         case placeholder(name: String, raw: Substring)
     }
 
+    /// True for a placeholder name: letters, digits, `_`, `-` and `.` (ASCII checked byte by
+    /// byte; other scripts by character).
+    private static func isName(_ name: String) -> Bool {
+        guard !name.isEmpty else { return false }
+        var ascii = true
+        for b in name.utf8 {
+            if b >= 0x80 {
+                ascii = false
+                break
+            }
+            let ok = (b >= 0x30 && b <= 0x39) || (b >= 0x41 && b <= 0x5A) || (b >= 0x61 && b <= 0x7A) || b == 0x5F || b == 0x2D || b == 0x2E
+            if !ok { return false }
+        }
+        return ascii || name.allSatisfy(isNameCharacter)
+    }
+
     private static func isNameCharacter(_ c: Character) -> Bool {
         c.isLetter || c.isNumber || c == "_" || c == "-" || c == "."
     }
@@ -88,7 +104,7 @@ public enum RocketTemplate {
             let end = u.index(close, offsetBy: 2)
             let name = template[innerStart..<close].trimmingSpaces()
             body(.literal(template[literalStart..<i]))
-            if !name.isEmpty && name.allSatisfy(isNameCharacter) {
+            if isName(name) {
                 body(.placeholder(name: name, raw: template[i..<end]))
             } else {
                 body(.literal(template[i..<end]))

@@ -164,12 +164,15 @@ struct FlowDecoder {
         let offset: Int
     }
 
-    mutating func fields(_ node: JSONNode, path: String, allowed: Set<String>, what: @autoclosure () -> String) -> Fields? {
+    /// `allowed` is a short list (objects in flows have a handful of fields): a linear search of
+    /// short strings beats hashing each key.
+    mutating func fields(_ node: JSONNode, path: String, allowed: [String], what: @autoclosure () -> String) -> Fields? {
         guard let members = node.object else {
             error("wrong-type", "\(what()) must be an object, not \(node.typeName)", path: path, at: node.offset)
             return nil
         }
         var f = Fields(path: path, offset: node.offset)
+        f.members.list.reserveCapacity(members.count)
         for m in members {
             var p: String { path.isEmpty ? m.key : "\(path).\(m.key)" }
             if f.members[m.key] != nil {
@@ -184,7 +187,7 @@ struct FlowDecoder {
         return f
     }
 
-    static func suggestion(for key: String, in allowed: Set<String>) -> String? {
+    static func suggestion(for key: String, in allowed: [String]) -> String? {
         Suggestions.closest(to: key, in: allowed)
     }
 
@@ -278,7 +281,7 @@ struct FlowDecoder {
     ]
 
     mutating func decodeBanner(_ node: JSONNode) -> Banner? {
-        guard let f = fields(node, path: "banner", allowed: Self.bannerFields, what: "\"banner\"") else { return nil }
+        guard let f = fields(node, path: "banner", allowed: Self.bannerFieldList, what: "\"banner\"") else { return nil }
         // The shape is the file's; the values go through the same codec as `rocket banner`'s flags.
         let title = requiredString(f, "title", what: "\"banner\"")
         var values: [BannerCodec.Field: BannerCodec.Input] = [:]
@@ -329,7 +332,7 @@ struct FlowDecoder {
     }
 
     mutating func decodeWhen(_ node: JSONNode) -> ScenarioRules? {
-        guard let f = fields(node, path: "when", allowed: Self.whenFields, what: "\"when\"") else { return nil }
+        guard let f = fields(node, path: "when", allowed: Self.whenFieldList, what: "\"when\"") else { return nil }
         // The shape is the file's; the values go through the same codec as the command line's flags.
         var values: [ScenarioRulesCodec.Field: ScenarioRulesCodec.Input] = [:]
         var places: [ScenarioRulesCodec.Field: (path: String, offset: Int)] = [:]
@@ -375,7 +378,7 @@ struct FlowDecoder {
     }
 
     mutating func decodeDocument(_ root: JSONNode) -> FlowDocument? {
-        guard let f = fields(root, path: "", allowed: Self.documentFields, what: "the flow") else { return nil }
+        guard let f = fields(root, path: "", allowed: Self.documentFieldList, what: "the flow") else { return nil }
         var version = FlowDocument.currentVersion
         if let vNode = required(f, "version", what: "the flow") {
             if case .number(let v) = vNode.value, v == 1 {
@@ -468,7 +471,7 @@ struct FlowDecoder {
             error("unknown-font", "unknown font preset \"\(name)\"; use one of \(names) or an object", path: p, at: m.value.offset)
             return nil
         case .object:
-            guard let ff = fields(m.value, path: p, allowed: ["size", "weight", "color", "family"], what: "a font") else { return nil }
+            guard let ff = fields(m.value, path: p, allowed: Self.fontFields, what: "a font") else { return nil }
             let size = number(ff, "size", min: 1) ?? 16
             let weight = enumValue(ff, "weight", RocketFontWeight.self) ?? .regular
             var color = RocketColor.black
@@ -491,6 +494,17 @@ struct FlowDecoder {
     // MARK: Blocks
 
     static let commonFields: Set<String> = ["id", "type"]
+    // The fields of the objects inside blocks, built once (a set literal builds a set per use).
+    static let buttonFields = ["title", "next", "action", "font"]
+    static let validateFields = ["required", "minLength", "maxLength", "pattern", "message"]
+    static let branchFields = ["when", "next"]
+    static let conditionFields = ["equals", "matches", "empty"]
+    static let fontFields = ["size", "weight", "color", "family"]
+    // The sets above and below as lists, for `fields`.
+    static let documentFieldList = documentFields.sorted()
+    static let bannerFieldList = bannerFields.sorted()
+    static let whenFieldList = whenFields.sorted()
+    static let blockFieldLists = blockFields.mapValues { $0.sorted() }
     /// The most options a choice block may have.
     static let maxChoiceOptions = 100
     static let blockFields: [String: Set<String>] = [
@@ -515,7 +529,7 @@ struct FlowDecoder {
             error("wrong-type", "\"type\" must be a string, not \(typeMember.value.typeName)", path: "\(path).type", at: typeMember.value.offset)
             return nil
         }
-        guard let allowed = Self.blockFields[type] else {
+        guard let allowed = Self.blockFieldLists[type] else {
             let kinds = Self.blockFields.keys.sorted().map { "\"\($0)\"" }.joined(separator: ", ")
             error("unknown-block-type", "unknown block type \"\(type)\"; use one of \(kinds)", path: "\(path).type", at: typeMember.value.offset)
             return nil
@@ -544,7 +558,7 @@ struct FlowDecoder {
             for side in ["left", "right"] {
                 guard let node = required(f, side, what: "a doubleButton block") else { sides.append(nil); continue }
                 let p = "\(path).\(side)"
-                guard let bf = fields(node, path: p, allowed: ["title", "next", "action", "font"], what: "\"\(side)\"") else {
+                guard let bf = fields(node, path: p, allowed: Self.buttonFields, what: "\"\(side)\"") else {
                     sides.append(nil); continue
                 }
                 sides.append(decodeButton(bf, what: "\"\(side)\""))
@@ -558,7 +572,7 @@ struct FlowDecoder {
                 if case .array(let items) = o.value {
                     for (i, item) in items.enumerated() {
                         let p = "\(path).options[\(i)]"
-                        guard let bf = fields(item, path: p, allowed: ["title", "next", "action", "font"], what: "an option"),
+                        guard let bf = fields(item, path: p, allowed: Self.buttonFields, what: "an option"),
                             let option = decodeButton(bf, what: "an option")
                         else {
                             complete = false
@@ -605,7 +619,7 @@ struct FlowDecoder {
         var validation: RocketInputValidation?
         if let v = f.members["validate"] {
             let vp = "\(path).validate"
-            if let vf = fields(v.value, path: vp, allowed: ["required", "minLength", "maxLength", "pattern", "message"], what: "\"validate\"") {
+            if let vf = fields(v.value, path: vp, allowed: Self.validateFields, what: "\"validate\"") {
                 validation = RocketInputValidation(
                     required: bool(vf, "required") ?? false, minLength: integer(vf, "minLength", min: 0),
                     maxLength: integer(vf, "maxLength", min: 1), pattern: optionalString(vf, "pattern"),
@@ -617,10 +631,10 @@ struct FlowDecoder {
             if case .array(let items) = b.value.value {
                 for (i, item) in items.enumerated() {
                     let bp = "\(path).branches[\(i)]"
-                    guard let bf = fields(item, path: bp, allowed: ["when", "next"], what: "a branch") else { continue }
+                    guard let bf = fields(item, path: bp, allowed: Self.branchFields, what: "a branch") else { continue }
                     guard let whenNode = required(bf, "when", what: "a branch") else { continue }
                     let wp = "\(bp).when"
-                    guard let wf = fields(whenNode, path: wp, allowed: ["equals", "matches", "empty"], what: "\"when\"") else { continue }
+                    guard let wf = fields(whenNode, path: wp, allowed: Self.conditionFields, what: "\"when\"") else { continue }
                     let condition: RocketInputCondition?
                     if wf.members.count != 1 {
                         error("bad-condition", "\"when\" needs exactly one of \"equals\", \"matches\" or \"empty\"", path: wp, at: whenNode.offset)
