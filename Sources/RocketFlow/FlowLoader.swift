@@ -271,17 +271,17 @@ struct FlowDecoder {
 
     // MARK: Document
 
-    static let documentFields: Set<String> = [
+    static let documentFields = [
         "$schema", "version", "title", "author", "closeButton", "start", "variables", "blocks",
         "scenario", "when", "banner",
     ]
-    static let bannerFields: Set<String> = [
+    static let bannerFields = [
         "title", "subtitle", "icon", "color", "titleColor", "subtitleColor", "buttons", "duration",
         "animation", "backgroundTaps", "swipe", "fullWidth",
     ]
 
     mutating func decodeBanner(_ node: JSONNode) -> Banner? {
-        guard let f = fields(node, path: "banner", allowed: Self.bannerFieldList, what: "\"banner\"") else { return nil }
+        guard let f = fields(node, path: "banner", allowed: Self.bannerFields, what: "\"banner\"") else { return nil }
         // The shape is the file's; the values go through the same codec as `rocket banner`'s flags.
         let title = requiredString(f, "title", what: "\"banner\"")
         var values: [BannerCodec.Field: BannerCodec.Input] = [:]
@@ -306,7 +306,7 @@ struct FlowDecoder {
         }
         return title == nil ? nil : banner
     }
-    static let whenFields: Set<String> = [
+    static let whenFields = [
         "minEventsRequired", "maxEventsPermitted", "maxExecutionsPermitted", "minSecondsSinceFirstEvent",
         "minSecondsSinceLastEvent", "minSecondsBetweenExecutions", "minEventsInWindow", "budget", "priority", "eventsOf",
     ]
@@ -332,7 +332,7 @@ struct FlowDecoder {
     }
 
     mutating func decodeWhen(_ node: JSONNode) -> ScenarioRules? {
-        guard let f = fields(node, path: "when", allowed: Self.whenFieldList, what: "\"when\"") else { return nil }
+        guard let f = fields(node, path: "when", allowed: Self.whenFields, what: "\"when\"") else { return nil }
         // The shape is the file's; the values go through the same codec as the command line's flags.
         var values: [ScenarioRulesCodec.Field: ScenarioRulesCodec.Input] = [:]
         var places: [ScenarioRulesCodec.Field: (path: String, offset: Int)] = [:]
@@ -378,7 +378,7 @@ struct FlowDecoder {
     }
 
     mutating func decodeDocument(_ root: JSONNode) -> FlowDocument? {
-        guard let f = fields(root, path: "", allowed: Self.documentFieldList, what: "the flow") else { return nil }
+        guard let f = fields(root, path: "", allowed: Self.documentFields, what: "the flow") else { return nil }
         var version = FlowDocument.currentVersion
         if let vNode = required(f, "version", what: "the flow") {
             if case .number(let v) = vNode.value, v == 1 {
@@ -493,27 +493,22 @@ struct FlowDecoder {
 
     // MARK: Blocks
 
-    static let commonFields: Set<String> = ["id", "type"]
+    static let commonFields = ["id", "type"]
     // The fields of the objects inside blocks, built once (a set literal builds a set per use).
     static let buttonFields = ["title", "next", "action", "font"]
     static let validateFields = ["required", "minLength", "maxLength", "pattern", "message"]
     static let branchFields = ["when", "next"]
     static let conditionFields = ["equals", "matches", "empty"]
     static let fontFields = ["size", "weight", "color", "family"]
-    // The sets above and below as lists, for `fields`.
-    static let documentFieldList = documentFields.sorted()
-    static let bannerFieldList = bannerFields.sorted()
-    static let whenFieldList = whenFields.sorted()
-    static let blockFieldLists = blockFields.mapValues { $0.sorted() }
     /// The most options a choice block may have.
     static let maxChoiceOptions = 100
-    static let blockFields: [String: Set<String>] = [
-        "text": commonFields.union(["text", "next", "showNextAfter", "font"]),
-        "image": commonFields.union(["image", "text", "next", "showNextAfter", "font", "imageStyle", "paddingLeft", "paddingRight"]),
-        "button": commonFields.union(["title", "next", "action", "font"]),
-        "doubleButton": commonFields.union(["left", "right"]),
-        "choice": commonFields.union(["text", "options", "font"]),
-        "textInput": commonFields.union(["text", "buttonTitle", "secret", "placeholder", "validate", "branches", "next", "font", "buttonStyle"]),
+    static let blockFields: [String: [String]] = [
+        "text": commonFields + ["text", "next", "showNextAfter", "font"],
+        "image": commonFields + ["image", "text", "next", "showNextAfter", "font", "imageStyle", "paddingLeft", "paddingRight"],
+        "button": commonFields + ["title", "next", "action", "font"],
+        "doubleButton": commonFields + ["left", "right"],
+        "choice": commonFields + ["text", "options", "font"],
+        "textInput": commonFields + ["text", "buttonTitle", "secret", "placeholder", "validate", "branches", "next", "font", "buttonStyle"],
     ]
 
     mutating func decodeBlock(_ node: JSONNode, path: String) -> FlowBlock? {
@@ -529,7 +524,7 @@ struct FlowDecoder {
             error("wrong-type", "\"type\" must be a string, not \(typeMember.value.typeName)", path: "\(path).type", at: typeMember.value.offset)
             return nil
         }
-        guard let allowed = Self.blockFieldLists[type] else {
+        guard let allowed = Self.blockFields[type] else {
             let kinds = Self.blockFields.keys.sorted().map { "\"\($0)\"" }.joined(separator: ", ")
             error("unknown-block-type", "unknown block type \"\(type)\"; use one of \(kinds)", path: "\(path).type", at: typeMember.value.offset)
             return nil

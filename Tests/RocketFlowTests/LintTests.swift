@@ -271,9 +271,9 @@ struct SchemaTests {
         let data = try Data(contentsOf: Self.root.appendingPathComponent("schema/flow-v1.schema.json"))
         let schema = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
         let top = try #require(schema["properties"] as? [String: Any])
-        #expect(Set(top.keys) == FlowDecoder.documentFields)
+        #expect(Set(top.keys) == Set(FlowDecoder.documentFields))
         let when = try #require((top["when"] as? [String: Any])?["properties"] as? [String: Any])
-        #expect(Set(when.keys) == FlowDecoder.whenFields)
+        #expect(Set(when.keys) == Set(FlowDecoder.whenFields))
         let defs = try #require(schema["$defs"] as? [String: Any])
         let block = try #require(defs["block"] as? [String: Any])
         let cases = try #require(block["allOf"] as? [[String: Any]])
@@ -283,7 +283,7 @@ struct SchemaTests {
             let props = try #require(((c["then"] as? [String: Any])?["properties"] as? [String: Any]))
             seen[type] = Set(props.keys)
         }
-        #expect(seen == FlowDecoder.blockFields)
+        #expect(seen == FlowDecoder.blockFields.mapValues { Set($0) })
     }
 
     @Test("Every example flow lints clean")
