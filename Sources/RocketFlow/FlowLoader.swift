@@ -154,7 +154,12 @@ struct FlowDecoder {
         struct Members {
             var list: [JSONMember] = []
             subscript(key: String) -> JSONMember? {
-                get { list.first { $0.key == key } }
+                get {
+                    // Lengths first: most keys of an object differ in length, and a length is
+                    // read without a comparison call.
+                    let n = key.utf8.count
+                    return list.first { $0.key.utf8.count == n && $0.key == key }
+                }
                 set { if let v = newValue { list.append(v) } }
             }
             var count: Int { list.count }
