@@ -30,6 +30,22 @@ struct SnapshotWriter {
     private mutating func emptyCase(_ name: StaticString) { w.emptyCase(name) }
     private mutating func close(_ n: Int = 1) { w.close(n) }
 
+    /// `{"name":{"_0":"value"}}`: a case with one unlabeled string.
+    private mutating func unlabeledCase(_ name: StaticString, _ value: String) {
+        enumCase(name)
+        key("_0", first: true)
+        string(value)
+        close(2)
+    }
+
+    /// `{"name":{"_0":n}}`: a case with one unlabeled whole number.
+    private mutating func unlabeledCase(_ name: StaticString, _ value: Int) {
+        enumCase(name)
+        key("_0", first: true)
+        int(value)
+        close(2)
+    }
+
     mutating func snapshot(_ s: ConversationSnapshot) {
         w.open()
         key("format", first: true)
@@ -153,15 +169,9 @@ struct SnapshotWriter {
         case .presenting: emptyCase("presenting")
         case .active: emptyCase("active")
         case .closing(let r):
-            enumCase("closing")
-            key("_0", first: true)
-            string(r.rawValue)
-            close(2)
+            unlabeledCase("closing", r.rawValue)
         case .dismissed(let r):
-            enumCase("dismissed")
-            key("_0", first: true)
-            string(r.rawValue)
-            close(2)
+            unlabeledCase("dismissed", r.rawValue)
         }
     }
 
@@ -206,10 +216,7 @@ struct SnapshotWriter {
             close(2)
         case .closeByUser: emptyCase("closeByUser")
         case .finishClosing(let r):
-            enumCase("finishClosing")
-            key("_0", first: true)
-            string(r.rawValue)
-            close(2)
+            unlabeledCase("finishClosing", r.rawValue)
         }
     }
 
@@ -219,30 +226,15 @@ struct SnapshotWriter {
         switch f.rule {
         case .required: emptyCase("required")
         case .tooShort(let n):
-            enumCase("tooShort")
-            key("_0", first: true)
-            int(n)
-            close(2)
+            unlabeledCase("tooShort", n)
         case .tooLong(let n):
-            enumCase("tooLong")
-            key("_0", first: true)
-            int(n)
-            close(2)
+            unlabeledCase("tooLong", n)
         case .pattern(let p):
-            enumCase("pattern")
-            key("_0", first: true)
-            string(p)
-            close(2)
+            unlabeledCase("pattern", p)
         case .invalidPattern(let p):
-            enumCase("invalidPattern")
-            key("_0", first: true)
-            string(p)
-            close(2)
+            unlabeledCase("invalidPattern", p)
         case .patternTooComplex(let p):
-            enumCase("patternTooComplex")
-            key("_0", first: true)
-            string(p)
-            close(2)
+            unlabeledCase("patternTooComplex", p)
         }
         if let m = f.message {
             key("message")
