@@ -9,6 +9,10 @@
 extension StringProtocol {
     /// The string without leading and trailing white space.
     package func trimmingSpaces() -> String {
+        // Most strings start and end with a visible ASCII character: nothing to trim, and no
+        // character-by-character work to find that out.
+        let bytes = Substring(self).utf8
+        if let a = bytes.first, let z = bytes.last, a > 0x20, a < 0x7F, z > 0x20, z < 0x7F { return String(self) }
         guard let first = firstIndex(where: { !$0.isWhitespace }) else { return "" }
         let last = lastIndex(where: { !$0.isWhitespace })!
         return String(self[first...last])

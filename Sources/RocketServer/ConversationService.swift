@@ -284,7 +284,7 @@ package final class ConversationService: Sendable {
             return .failure(ResponseError(.error(413, "body-too-large", "the body is larger than \(configuration.maxBodyBytes) bytes")))
         }
         let header = request.header("content-type")
-        let type = header == "application/json" ? header : header?.split(separator: ";").first.map { $0.trimmingSpaces.lowercased() }
+        let type = header == "application/json" ? header : header?.split(separator: ";").first.map { $0.trimmingSpaces().lowercased() }
         guard type == "application/json" else {
             return .failure(ResponseError(.error(415, "json-only", "send the body as application/json")))
         }
@@ -977,14 +977,5 @@ struct StoredConversation: Codable {
         }
         out.append(0x7D)
         return String(decoding: out, as: UTF8.self)
-    }
-}
-
-extension Substring {
-    var trimmingSpaces: String {
-        var s = self
-        while s.first == " " || s.first == "\t" { s.removeFirst() }
-        while s.last == " " || s.last == "\t" { s.removeLast() }
-        return String(s)
     }
 }

@@ -1,4 +1,5 @@
 import CImageCodecs
+import RocketCore
 import RocketJSON
 
 /// The web front end `rocket serve` hands out: the widget (plain JavaScript with its CSS inside,
@@ -36,7 +37,8 @@ struct WebAssets: Sendable {
     /// The widget for a request: gzipped when its `Accept-Encoding` allows.
     func widget(for request: HTTPRequest) -> HTTPResponse {
         let accepts =
-            request.header("accept-encoding")?.lowercased().split(separator: ",").contains { $0.split(separator: ";").first?.trimmingSpaces == "gzip" } ?? false
+            request.header("accept-encoding")?.lowercased().split(separator: ",").contains { $0.split(separator: ";").first?.trimmingSpaces() == "gzip" }
+            ?? false
         if accepts, let widgetGzipped { return widgetGzipped }
         return widget
     }
