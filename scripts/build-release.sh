@@ -5,6 +5,7 @@
 set -eu
 cd "$(dirname "$0")/.."
 # The functions the terminal interaction runs are laid out together (scripts/rocket.order, made by
-# scripts/gen-order.sh): code is mapped in 64 KiB windows, so scattered hot functions cost RSS.
-swift build -c release -Xswiftc -static-executable -Xswiftc -Osize \
-  -Xlinker --section-ordering-file="$PWD/scripts/rocket.order" --product rocket "$@"
+# scripts/gen-order.sh, handed to the toolchain's lld): code is mapped in 64 KiB windows, so
+# scattered hot functions cost RSS. Names the binary no longer has are skipped without a warning.
+swift build -c release -Xswiftc -static-executable -Xswiftc -Osize -Xswiftc -use-ld=lld \
+  -Xlinker --symbol-ordering-file="$PWD/scripts/rocket.order" -Xlinker --no-warn-symbol-ordering --product rocket "$@"
