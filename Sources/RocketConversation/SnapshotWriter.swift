@@ -57,19 +57,7 @@ struct SnapshotWriter {
         key("state")
         state(s.state)
         key("timers")
-        w.openArray()
-        for (i, t) in s.timers.enumerated() {
-            if i > 0 { w.comma() }
-            w.open()
-            key("remaining", first: true)
-            double(t.remaining)
-            key("sequence")
-            int(t.sequence)
-            key("action")
-            action(t.action)
-            close()
-        }
-        w.closeArray()
+        timers(s.timers, "remaining") { ($0.remaining, $0.sequence, $0.action) }
         key("includesSecrets")
         bool(s.includesSecrets)
         close()
@@ -130,19 +118,7 @@ struct SnapshotWriter {
             intMap(chosen) { w, n in w.int(n) }
         }
         key("timers")
-        w.openArray()
-        for (i, t) in s.timers.enumerated() {
-            if i > 0 { w.comma() }
-            w.open()
-            key("deadline", first: true)
-            double(t.deadline)
-            key("sequence")
-            int(t.sequence)
-            key("action")
-            action(t.action)
-            close()
-        }
-        w.closeArray()
+        timers(s.timers, "deadline") { ($0.deadline, $0.sequence, $0.action) }
         key("sequence")
         int(s.sequence)
         if let waiting = s.awaitingDecision {
@@ -161,6 +137,25 @@ struct SnapshotWriter {
             if let v = map[k] { value(&self, v) }
         }
         close()
+    }
+
+    /// `[{"<time>":t,"sequence":n,"action":…},…]`: timers, pending (time left) or running
+    /// (deadline), as their `Codable` forms write them.
+    private mutating func timers<T>(_ items: [T], _ time: StaticString, _ parts: (T) -> (Double, Int, ConversationState.TimerAction)) {
+        w.openArray()
+        for (i, item) in items.enumerated() {
+            if i > 0 { w.comma() }
+            let (t, sequence, a) = parts(item)
+            w.open()
+            key(time, first: true)
+            double(t)
+            key("sequence")
+            int(sequence)
+            key("action")
+            action(a)
+            close()
+        }
+        w.closeArray()
     }
 
     private mutating func status(_ s: ConversationStatus) {
