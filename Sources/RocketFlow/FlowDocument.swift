@@ -251,13 +251,28 @@ public struct FlowBlock: Hashable, Sendable {
     /// Every text of the block a user sees, where `{{name}}` placeholders are filled: the text,
     /// button titles, an input's question, submit title, hint and validation message.
     public var texts: [String] {
+        var out: [String] = []
+        forEachText { out.append($0) }
+        return out
+    }
+
+    /// Calls `body` with each of ``texts`` in order, without collecting them.
+    public func forEachText(_ body: (String) -> Void) {
         switch content {
-        case .text(let t, _, _, _): return [t]
-        case .image(let img): return img.text.map { [$0] } ?? []
-        case .button(let b): return [b.title]
-        case .doubleButton(let l, let r): return [l.title, r.title]
-        case .textInput(let i): return [i.text, i.buttonTitle] + [i.placeholder, i.validate?.message].compactMap { $0 }
-        case .choice(let text, let options, _): return [text] + options.map(\.title)
+        case .text(let t, _, _, _): body(t)
+        case .image(let img): if let t = img.text { body(t) }
+        case .button(let b): body(b.title)
+        case .doubleButton(let l, let r):
+            body(l.title)
+            body(r.title)
+        case .textInput(let i):
+            body(i.text)
+            body(i.buttonTitle)
+            if let p = i.placeholder { body(p) }
+            if let m = i.validate?.message { body(m) }
+        case .choice(let text, let options, _):
+            body(text)
+            for o in options { body(o.title) }
         }
     }
 }

@@ -31,130 +31,148 @@ public enum FlowValidator {
         // Places are found last, for the diagnostics left after collapsing repeats, in one sweep.
         func placed(_ diagnostics: [FlowDiagnostic]) -> [FlowDiagnostic] {
             guard let lines, let sourceMap else { return diagnostics }
-            let offsets = diagnostics.map { sourceMap.offset(of: $0.path) }
-            let positions = lines.positions(of: offsets.map { $0 ?? 0 })
+            let positions = lines.positions(of: sourceMap.offsets(of: diagnostics.map(\.path)))
             var result = diagnostics
-            for k in result.indices where offsets[k] != nil { (result[k].line, result[k].column) = positions[k] }
+            for k in result.indices { (result[k].line, result[k].column) = positions[k] }
             return result
         }
 
         // "Did you mean" costs a pass over every id: offer it for the first 20 unknown names only.
         var hintsLeft = 20
-        func hint(_ name: String, _ ids: [String: Int]) -> String {
-            guard hintsLeft > 0 else { return "" }
+        func hint(_ name: String) -> String {
+            guard hintsLeft > 0, doc.blocks.count < 5_000 else { return "" }
             hintsLeft -= 1
-            return FlowValidator.hint(name, ids)
+            return Suggestions.closest(to: name, in: doc.blocks.lazy.map(\.id).filter { !$0.isEmpty }).map { "; did you mean \"\($0)\"?" } ?? ""
         }
 
         // Ids.
-        var indexByID: [String: Int] = [:]
-        indexByID.reserveCapacity(doc.blocks.count)
+        let n = doc.blocks.count
+        var indexByID = BlockIDIndex(doc.blocks)
+        var registered = [Bool](repeating: false, count: n)  // the block its id names
         for (i, block) in doc.blocks.enumerated() {
             if block.id.isEmpty {
                 report(.error, "empty-id", "a block id may not be empty", "blocks[\(i)].id")
-            } else if let first = indexByID[block.id] {
+            } else if let first = indexByID.insert(i) {
                 report(.error, "duplicate-id", "the id \"\(block.id)\" is already used by blocks[\(first)]", "blocks[\(i)].id")
             } else {
-                indexByID[block.id] = i
+                registered[i] = true
             }
         }
         if doc.blocks.isEmpty {
             if !partial { report(.error, "no-blocks", "a flow needs at least one block", "blocks") }
             return placed(out)
         }
-
-        // References.
-        if let start = doc.start, indexByID[start] == nil, !assumedIDs.contains(start) {
-            report(.error, "unknown-target", "\"start\" names no block: \"\(start)\"\(hint(start, indexByID))", "start")
+        /// The block an id names; most name the block after `i`, found without hashing.
+        func index(of id: String, after i: Int) -> Int? {
+            if i + 1 < n, registered[i + 1], doc.blocks[i + 1].id == id { return i + 1 }
+            return indexByID.index(of: id)
         }
-        // Edges in one flat array (block i's targets are edges[edgeStart[i]..<edgeStart[i + 1]]).
-        var edges: [Int] = []
-        edges.reserveCapacity(doc.blocks.count * 2)
-        var edgeStart: [Int] = []
-        edgeStart.reserveCapacity(doc.blocks.count + 1)
-        for (i, block) in doc.blocks.enumerated() {
-            edgeStart.append(edges.count)
-            block.forEachTarget { field, target in
-                if let t = indexByID[target] {
-                    edges.append(t)
-                } else if !assumedIDs.contains(target) {
-                    report(.error, "unknown-target", "no block has the id \"\(target)\"\(hint(target, indexByID))", "blocks[\(i)].\(field)")
-                }
-            }
-        }
-        edgeStart.append(edges.count)
 
-        // Images given inline.
-        func checkImage(_ reference: String?, _ path: String) {
+        // One pass over the blocks' contents (a large flow's blocks do not stay in the cache
+        // between passes): references, inline images, patterns and lengths, what the later
+        // checks need, and the placeholders to check once every answer is known. Each kind of
+        // diagnostic keeps its own list, so they come out in the order of the checks.
+        if let start = doc.start, indexByID.index(of: start) == nil, !assumedIDs.contains(start) {
+            report(.error, "unknown-target", "\"start\" names no block: \"\(start)\"\(hint(start))", "start")
+        }
+        var imageProblems: [FlowDiagnostic] = []
+        var patternProblems: [FlowDiagnostic] = []
+        func checkImage(_ reference: String?, _ path: @autoclosure () -> String) {
             guard let reference, reference.hasPrefix("data:") else { return }
             if Base64.dataURI(reference) == nil {
-                report(.error, "invalid-image-data", "the image is a data URI but not valid base64 (data:<type>;base64,<data>)", path)
+                imageProblems.append(
+                    FlowDiagnostic(
+                        severity: .error, code: "invalid-image-data",
+                        message: "the image is a data URI but not valid base64 (data:<type>;base64,<data>)", path: path()))
+            }
+        }
+        func checkPattern(_ pattern: String, _ path: @autoclosure () -> String, _ slow: String) {
+            if let problem = regexProblem(pattern) {
+                patternProblems.append(
+                    FlowDiagnostic(severity: .error, code: "invalid-pattern", message: "invalid regular expression \"\(pattern)\": \(problem)", path: path()))
+            } else if RocketPattern.hasNestedQuantifier(pattern) {
+                patternProblems.append(
+                    FlowDiagnostic(
+                        severity: .warning, code: "slow-pattern",
+                        message:
+                            "\"\(pattern)\" repeats a repetition, which can take exponential time; answers that need more than \(RocketPattern.stepLimit) steps \(slow)",
+                        path: path()))
             }
         }
         checkImage(doc.author?.image, "author.image")
-        for (i, block) in doc.blocks.enumerated() {
-            if case .image(let img) = block.content { checkImage(img.image, "blocks[\(i)].image") }
+        // Edges in one flat array (block i's targets are edges[edgeStart[i]..<edgeStart[i + 1]]).
+        var edges: [Int] = []
+        edges.reserveCapacity(n * 2)
+        var edgeStart: [Int] = []
+        edgeStart.reserveCapacity(n + 1)
+        var autoNext = [Int](repeating: -1, count: n)  // the block an auto-advancing block moves to
+        // What each id's block answers, kept at the block the id names (the last such block
+        // decides, as ids are reported when used twice): 0 nothing, 1 an answer, 2 a secret one.
+        var answers = [UInt8](repeating: 0, count: n)
+        func setAnswer(_ i: Int, secret: Bool) {
+            guard let at = registered[i] ? i : indexByID.index(of: doc.blocks[i].id) else { return }
+            answers[at] = secret ? 2 : 1
         }
-
-        // Patterns and lengths.
+        var placeholders: [(block: Int, name: String)] = []
         for (i, block) in doc.blocks.enumerated() {
-            guard case .textInput(let input) = block.content else { continue }
-            if let pattern = input.validate?.pattern {
-                if let problem = regexProblem(pattern) {
-                    report(.error, "invalid-pattern", "invalid regular expression \"\(pattern)\": \(problem)", "blocks[\(i)].validate.pattern")
-                } else if RocketPattern.hasNestedQuantifier(pattern) {
-                    report(
-                        .warning, "slow-pattern",
-                        "\"\(pattern)\" repeats a repetition, which can take exponential time; "
-                            + "answers that need more than \(RocketPattern.stepLimit) steps are refused", "blocks[\(i)].validate.pattern")
+            edgeStart.append(edges.count)
+            block.forEachTarget { field, target in
+                if let t = index(of: target, after: i) {
+                    edges.append(t)
+                } else if !assumedIDs.contains(target) {
+                    report(.error, "unknown-target", "no block has the id \"\(target)\"\(hint(target))", "blocks[\(i)].\(field)")
                 }
             }
-            if let lo = input.validate?.minLength, let hi = input.validate?.maxLength, lo > hi {
-                report(.error, "impossible-length", "\"minLength\" \(lo) is greater than \"maxLength\" \(hi)", "blocks[\(i)].validate.minLength")
-            }
-            for (b, branch) in input.branches.enumerated() {
-                if case .pattern(let p) = branch.when {
-                    if let problem = regexProblem(p) {
-                        report(.error, "invalid-pattern", "invalid regular expression \"\(p)\": \(problem)", "blocks[\(i)].branches[\(b)].when.matches")
-                    } else if RocketPattern.hasNestedQuantifier(p) {
-                        report(
-                            .warning, "slow-pattern",
-                            "\"\(p)\" repeats a repetition, which can take exponential time; "
-                                + "answers that need more than \(RocketPattern.stepLimit) steps do not match", "blocks[\(i)].branches[\(b)].when.matches")
-                    }
+            switch block.content {
+            case .text(_, let next, let delay, _):
+                if (delay ?? 0) > 0, let next, let t = index(of: next, after: i) { autoNext[i] = t }
+            case .image(let img):
+                checkImage(img.image, "blocks[\(i)].image")
+                if (img.showNextAfter ?? 0) > 0, let next = img.next, let t = index(of: next, after: i) { autoNext[i] = t }
+            case .textInput(let input):
+                setAnswer(i, secret: input.secret)
+                if let pattern = input.validate?.pattern { checkPattern(pattern, "blocks[\(i)].validate.pattern", "are refused") }
+                if let lo = input.validate?.minLength, let hi = input.validate?.maxLength, lo > hi {
+                    patternProblems.append(
+                        FlowDiagnostic(
+                            severity: .error, code: "impossible-length", message: "\"minLength\" \(lo) is greater than \"maxLength\" \(hi)",
+                            path: "blocks[\(i)].validate.minLength"))
                 }
+                for (b, branch) in input.branches.enumerated() {
+                    if case .pattern(let p) = branch.when { checkPattern(p, "blocks[\(i)].branches[\(b)].when.matches", "do not match") }
+                }
+            case .button, .doubleButton, .choice:
+                setAnswer(i, secret: false)
+            }
+            block.forEachText { text in
+                for name in RocketTemplate.placeholders(in: text) { placeholders.append((i, name)) }
             }
         }
+        edgeStart.append(edges.count)
+        out += imageProblems + patternProblems
 
         // Cycles of auto-advancing blocks.
-        func autoNext(_ i: Int) -> Int? {
-            switch doc.blocks[i].content {
-            case .text(_, let next, let delay, _) where (delay ?? 0) > 0: return next.flatMap { indexByID[$0] }
-            case .image(let img) where (img.showNextAfter ?? 0) > 0: return img.next.flatMap { indexByID[$0] }
-            default: return nil
-            }
-        }
-        var color = [UInt8](repeating: 0, count: doc.blocks.count)  // 0 new, 1 on the current walk, 2 done
+        var color = [UInt8](repeating: 0, count: n)  // 0 new, 1 on the current walk, 2 done
         for s in doc.blocks.indices where color[s] == 0 {
             var walk: [Int] = []
-            var cur: Int? = s
-            while let c = cur, color[c] == 0 {
-                color[c] = 1
-                walk.append(c)
-                cur = autoNext(c)
+            var cur = s
+            while cur >= 0, color[cur] == 0 {
+                color[cur] = 1
+                walk.append(cur)
+                cur = autoNext[cur]
             }
-            if let c = cur, color[c] == 1, let at = walk.firstIndex(of: c) {
-                let ids = walk[at...].map { doc.blocks[$0].id } + [doc.blocks[c].id]
+            if cur >= 0, color[cur] == 1, let at = walk.firstIndex(of: cur) {
+                let ids = walk[at...].map { doc.blocks[$0].id } + [doc.blocks[cur].id]
                 report(
                     .error, "auto-advance-cycle",
                     "these blocks advance by themselves in a loop with no user input: \(shortList(ids, separator: " → "))",
-                    "blocks[\(c)].next")
+                    "blocks[\(cur)].next")
             }
             for w in walk { color[w] = 2 }
         }
 
         // Reachability.
-        let startIndex = doc.start.flatMap { indexByID[$0] } ?? 0
+        let startIndex = doc.start.flatMap { indexByID.index(of: $0) } ?? 0
         var seen = [Bool](repeating: false, count: doc.blocks.count)
         var stack = [startIndex]
         seen[startIndex] = true
@@ -198,14 +216,6 @@ public enum FlowValidator {
         }
 
         // Placeholders.
-        var answerIDs: [String: Bool] = [:]  // id → secret
-        for block in doc.blocks {
-            switch block.content {
-            case .textInput(let input): answerIDs[block.id] = input.secret
-            case .button, .doubleButton, .choice: answerIDs[block.id] = false
-            default: break
-            }
-        }
         let variables = Set(doc.variables)
         // The banner and the close button show when the flow starts: only declared variables
         // (`--var`) can fill them.
@@ -225,19 +235,15 @@ public enum FlowValidator {
                     "{{\(name)}} is shown when the flow starts, so only a declared variable can fill it; it is shown as written", path)
             }
         }
-        for (i, block) in doc.blocks.enumerated() {
-            for text in block.texts {
-                for name in RocketTemplate.placeholders(in: text) {
-                    if let secret = answerIDs[name] {
-                        if secret {
-                            report(.warning, "secret-placeholder", "{{\(name)}} is a secret answer; it is shown as bullets", "blocks[\(i)]")
-                        }
-                    } else if !variables.contains(name) {
-                        report(
-                            .warning, "unknown-placeholder",
-                            "{{\(name)}} is filled by no input, button or declared variable, so it is shown as written", "blocks[\(i)]")
-                    }
+        for (i, name) in placeholders {
+            if let at = index(of: name, after: i), answers[at] != 0 {
+                if answers[at] == 2 {
+                    report(.warning, "secret-placeholder", "{{\(name)}} is a secret answer; it is shown as bullets", "blocks[\(i)]")
                 }
+            } else if !variables.contains(name) {
+                report(
+                    .warning, "unknown-placeholder",
+                    "{{\(name)}} is filled by no input, button or declared variable, so it is shown as written", "blocks[\(i)]")
             }
         }
         return placed(collapsed(out))
@@ -286,8 +292,60 @@ public enum FlowValidator {
         }
     }
 
-    static func hint(_ name: String, _ ids: [String: Int]) -> String {
-        guard ids.count < 5_000 else { return "" }
-        return Suggestions.closest(to: name, in: ids.keys).map { "; did you mean \"\($0)\"?" } ?? ""
+}
+
+/// Block ids → the first block with each id, for a validation pass.
+///
+/// Open addressing over 64-bit slots (32 bits of the id's hash, 32 of the block's index + 1):
+/// a third of the memory of a `[String: Int]`, which a large flow's validation otherwise spends
+/// its time waiting on. The hash is the standard library's seeded one, so no file can choose
+/// colliding ids; the table is at most half full.
+struct BlockIDIndex {
+    private var slots: [UInt64]
+    private let mask: Int
+    private let blocks: [FlowBlock]
+
+    init(_ blocks: [FlowBlock]) {
+        var size = 16
+        while size < blocks.count * 2 { size <<= 1 }
+        slots = [UInt64](repeating: 0, count: size)
+        mask = size - 1
+        self.blocks = blocks
+    }
+
+    /// Records block `i` under its id, unless a block already has that id: then that block's index.
+    mutating func insert(_ i: Int) -> Int? {
+        let id = blocks[i].id
+        let h = Self.hash(id)
+        var p = h & mask
+        while slots[p] != 0 {
+            if let found = match(slots[p], h, id) { return found }
+            p = (p + 1) & mask
+        }
+        slots[p] = UInt64(UInt32(truncatingIfNeeded: h)) << 32 | UInt64(i + 1)
+        return nil
+    }
+
+    /// The first block with the id.
+    func index(of id: String) -> Int? {
+        let h = Self.hash(id)
+        var p = h & mask
+        while slots[p] != 0 {
+            if let found = match(slots[p], h, id) { return found }
+            p = (p + 1) & mask
+        }
+        return nil
+    }
+
+    private func match(_ slot: UInt64, _ h: Int, _ id: String) -> Int? {
+        guard UInt32(slot >> 32) == UInt32(truncatingIfNeeded: h) else { return nil }
+        let k = Int(UInt32(truncatingIfNeeded: slot)) - 1
+        return blocks[k].id == id ? k : nil
+    }
+
+    private static func hash(_ id: String) -> Int {
+        var h = Hasher()
+        h.combine(id)
+        return h.finalize()
     }
 }

@@ -155,6 +155,18 @@ struct LintTests {
         #expect(r.isPlayable)
     }
 
+    @Test("Keys written with escapes are the same keys; suggestions come in file order and never offer an empty id")
+    func escapedKeysAndSuggestions() throws {
+        let r = FlowLoader.load(
+            #"{"versio\u006e": 1, "blocks": [{"id": "a", "t\u0079pe": "text", "text": "Hi", "next": "bc"}, "#
+                + #"{"id": "", "type": "text", "text": "x"}, {"id": "bd", "type": "text", "text": "y"}, {"id": "be", "type": "text", "text": "z"}]}"#)
+        let target = try #require(r.diagnostics.first { $0.code == "unknown-target" })
+        #expect(target.message == #"no block has the id "bc"; did you mean "bd"?"#)
+        #expect(target.line == 1 && target.column == 87)  // the value of "next"
+        #expect(r.diagnostics.contains { $0.code == "empty-id" })
+        #expect(!r.diagnostics.contains { $0.code == "unknown-field" || $0.code == "missing-field" })
+    }
+
     @Test("Diagnostics format as FILE:LINE:COL: severity: message")
     func formatting() {
         let d = FlowLoader.load(#"{"version": 1, "blocks": [{"id": "a", "type": "text", "text": "x", "next": "b"}]}"#).diagnostics[0]
@@ -252,6 +264,43 @@ struct JSONReaderTests {
         #expect(throws: JSONSyntaxError.self) { try parse(text) }
     }
 
+    @Test("The tape: kinds, counts, skipping, keys compared in place with and without escapes")
+    func tape() throws {
+        let text = #"{"a\u0062": [1, {"k": null}, "x"], "s": "x\ny", "t": true, "n": -2.5}"#
+        let tape = try JSONTape.parse(Array(text.utf8))
+        #expect(tape.kind(0) == .object && tape.count(0) == 4)
+        // The first member: an escaped key, then an array whose items are skipped as a whole.
+        #expect(tape.string(1, is: "ab") && tape.string(1, is: "ab" as StaticString))
+        #expect(!tape.string(1, is: "a\\u0062") && tape.string(1) == "ab")
+        #expect(tape.kind(2) == .array && tape.count(2) == 3 && tape.offset(2) == 12)
+        let afterArray = tape.next(after: 2)
+        #expect(tape.string(afterArray, is: "s" as StaticString) && tape.string(afterArray + 1) == "x\ny")
+        #expect(tape.bool(afterArray + 3) == true && tape.number(afterArray + 5) == -2.5)
+        #expect(tape.next(after: 0) == tape.entryCount)
+        // Items of the array: a number, an object (skipped with its member), a string.
+        var j = 3
+        var kinds: [JSONTape.Kind] = []
+        for _ in 0..<tape.count(2) {
+            kinds.append(tape.kind(j))
+            j = tape.next(after: j)
+        }
+        #expect(kinds == [.number, .object, .string] && j == afterArray)
+        // The tree built from the tape is the tree of the same text.
+        let node = tape.node()
+        #expect(node.object?.map(\.key) == ["ab", "s", "t", "n"])
+        #expect(node.object?.map(\.keyOffset) == [1, 35, 48, 59])
+    }
+
+    @Test("Positions of many offsets, in any order and past the end")
+    func positions() {
+        let lines = SourceLines(Array("ab\nçd\n\nx".utf8))
+        // Bytes: a b LF ç(2) d LF LF x; a continuation byte is in the column of its character's end.
+        let p = lines.positions(of: [8, 0, 3, 7, 6, 100, 4])
+        #expect(p.map(\.line) == [4, 1, 2, 3, 2, 4, 2])
+        #expect(p.map(\.column) == [1, 1, 1, 1, 3, 2, 2])
+        #expect(lines.position(of: 6) == (2, 3))
+    }
+
     @Test("Writer escapes control characters and reads back")
     func writer() throws {
         let original = "tab\t nul\u{0} esc\u{1B} line\u{2028} é"
@@ -271,9 +320,9 @@ struct SchemaTests {
         let data = try Data(contentsOf: Self.root.appendingPathComponent("schema/flow-v1.schema.json"))
         let schema = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
         let top = try #require(schema["properties"] as? [String: Any])
-        #expect(Set(top.keys) == Set(FlowDecoder.documentFields))
+        #expect(Set(top.keys) == Set(FlowDecoder.documentFields.map(\.description)))
         let when = try #require((top["when"] as? [String: Any])?["properties"] as? [String: Any])
-        #expect(Set(when.keys) == Set(FlowDecoder.whenFields))
+        #expect(Set(when.keys) == Set(FlowDecoder.whenFields.map(\.description)))
         let defs = try #require(schema["$defs"] as? [String: Any])
         let block = try #require(defs["block"] as? [String: Any])
         let cases = try #require(block["allOf"] as? [[String: Any]])
@@ -283,7 +332,7 @@ struct SchemaTests {
             let props = try #require(((c["then"] as? [String: Any])?["properties"] as? [String: Any]))
             seen[type] = Set(props.keys)
         }
-        #expect(seen == FlowDecoder.blockFields.mapValues { Set($0) })
+        #expect(seen == FlowDecoder.blockFields.mapValues { Set($0.map(\.description)) })
     }
 
     @Test("Every example flow lints clean")

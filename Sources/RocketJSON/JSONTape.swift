@@ -1,0 +1,443 @@
+/// A JSON text read into one flat array of entries: the reader's only lexer.
+///
+/// Each value is one entry, in document order; an object's members are its key (a string entry)
+/// followed by the value's entries, and a container records where its last descendant ends, so a
+/// reader walks or skips any value without a tree. Strings stay as byte ranges of the source until
+/// asked for (only those with escapes are decoded while reading). ``JSONReader/parse(_:limits:)``
+/// builds its ``JSONNode`` tree from a tape; the flow loader reads the tape directly, which spares
+/// it a tree it would only free again.
+///
+/// Reading is iterative (no recursion per element or per nesting level), bounded by
+/// ``JSONReaderLimits``, and reports the same ``JSONSyntaxError``s as ``JSONReader``.
+package struct JSONTape: Sendable {
+    /// The JSON type of an entry.
+    package enum Kind: UInt8, Sendable {
+        case null, bool, number, string, array, object
+
+        /// A short name for error messages ("string", "object", …).
+        package var name: String {
+            switch self {
+            case .null: return "null"
+            case .bool: return "boolean"
+            case .number: return "number"
+            case .string: return "string"
+            case .array: return "array"
+            case .object: return "object"
+            }
+        }
+    }
+
+    struct Entry: Sendable {
+        var kind: Kind
+        /// A bool's value; for a string, whether it had escapes (its text is in `unescaped`).
+        var flag: Bool
+        /// The byte offset where the value (or key) starts.
+        var offset: UInt32
+        /// A string's first content byte or index in `unescaped`; a number's low bits; a
+        /// container's number of members or items.
+        var a: UInt32
+        /// A string's end of content; a number's high bits; the index after a container's last
+        /// descendant.
+        var b: UInt32
+    }
+
+    /// The source text.
+    package let bytes: [UInt8]
+    var entries: [Entry]
+    var unescaped: [String]
+
+    /// Reads a whole document; trailing non-space bytes are an error.
+    package static func parse(_ bytes: [UInt8], limits: JSONReaderLimits = JSONReaderLimits()) throws(JSONSyntaxError) -> JSONTape {
+        if bytes.count > limits.maxBytes {
+            throw JSONSyntaxError(message: "the file is \(bytes.count) bytes; the limit is \(limits.maxBytes) bytes", offset: 0)
+        }
+        if bytes.count >= Int(UInt32.max) {
+            throw JSONSyntaxError(message: "the file is \(bytes.count) bytes; the reader takes less than 4 GiB", offset: 0)
+        }
+        if let bad = JSONReader.firstInvalidUTF8(bytes) {
+            throw JSONSyntaxError(message: "invalid UTF-8 (byte 0x\(String(bytes[bad], radix: 16, uppercase: true)))", offset: bad)
+        }
+        var lexer = Lexer(limits: limits)
+        lexer.entries.reserveCapacity(bytes.count / 8 + 1)
+        let failure: JSONSyntaxError? = bytes.withUnsafeBufferPointer { b in
+            do throws(JSONSyntaxError) {
+                try lexer.document(b)
+                return nil
+            } catch {
+                return error
+            }
+        }
+        if let failure { throw failure }
+        return JSONTape(bytes: bytes, entries: lexer.entries, unescaped: lexer.unescaped)
+    }
+
+    /// The number of entries; the root is entry 0.
+    package var entryCount: Int { entries.count }
+
+    /// The JSON type of entry `i`.
+    package func kind(_ i: Int) -> Kind { entries[i].kind }
+
+    /// The byte offset where entry `i` starts.
+    package func offset(_ i: Int) -> Int { Int(entries[i].offset) }
+
+    /// The index after entry `i` and its descendants: the next sibling, or the next key.
+    package func next(after i: Int) -> Int {
+        let e = entries[i]
+        return e.kind == .array || e.kind == .object ? Int(e.b) : i + 1
+    }
+
+    /// The number of members of an object or items of an array (0 for other values).
+    package func count(_ i: Int) -> Int {
+        let e = entries[i]
+        return e.kind == .array || e.kind == .object ? Int(e.a) : 0
+    }
+
+    /// The text of a string entry (or a key), else nil.
+    package func string(_ i: Int) -> String? {
+        let e = entries[i]
+        guard e.kind == .string else { return nil }
+        if e.flag { return unescaped[Int(e.a)] }
+        return bytes.withUnsafeBufferPointer { String(decoding: UnsafeBufferPointer(rebasing: $0[Int(e.a)..<Int(e.b)]), as: UTF8.self) }
+    }
+
+    /// The value of a number entry, else nil.
+    package func number(_ i: Int) -> Double? {
+        let e = entries[i]
+        guard e.kind == .number else { return nil }
+        return Double(bitPattern: UInt64(e.b) << 32 | UInt64(e.a))
+    }
+
+    /// The value of a bool entry, else nil.
+    package func bool(_ i: Int) -> Bool? {
+        let e = entries[i]
+        return e.kind == .bool ? e.flag : nil
+    }
+
+    /// Whether string entry `i` (a key, usually) is exactly `text`, compared without building a
+    /// string.
+    package func string(_ i: Int, is text: String) -> Bool {
+        let e = entries[i]
+        guard e.kind == .string else { return false }
+        if e.flag { return unescaped[Int(e.a)] == text }
+        let start = Int(e.a)
+        guard text.utf8.count == Int(e.b) - start else { return false }
+        return bytes.withUnsafeBufferPointer { b in
+            var k = start
+            for c in text.utf8 {
+                if b[k] != c { return false }
+                k += 1
+            }
+            return true
+        }
+    }
+
+    /// Whether string entry `i` is exactly `text`: the fast form for keys known at compile time.
+    package func string(_ i: Int, is text: StaticString) -> Bool {
+        let e = entries[i]
+        guard e.kind == .string else { return false }
+        if e.flag { return unescaped[Int(e.a)] == text.description }
+        let start = Int(e.a)
+        let n = text.utf8CodeUnitCount
+        guard n == Int(e.b) - start else { return false }
+        let t = text.utf8Start
+        return bytes.withUnsafeBufferPointer { b in
+            for k in 0..<n where b[start + k] != t[k] { return false }
+            return true
+        }
+    }
+
+    /// A short name of entry `i`'s JSON type, for error messages ("string", "object", …).
+    package func typeName(_ i: Int) -> String { entries[i].kind.name }
+
+    /// Entry `i` as a tree (the recursion is bounded by the depth limit the tape was read with).
+    package func node(_ i: Int = 0) -> JSONNode {
+        let e = entries[i]
+        let offset = Int(e.offset)
+        switch e.kind {
+        case .null: return JSONNode(value: .null, offset: offset)
+        case .bool: return JSONNode(value: .bool(e.flag), offset: offset)
+        case .number: return JSONNode(value: .number(number(i)!), offset: offset)
+        case .string: return JSONNode(value: .string(string(i)!), offset: offset)
+        case .array:
+            var items: [JSONNode] = []
+            items.reserveCapacity(Int(e.a))
+            var j = i + 1
+            for _ in 0..<e.a {
+                items.append(node(j))
+                j = next(after: j)
+            }
+            return JSONNode(value: .array(items), offset: offset)
+        case .object:
+            var members: [JSONMember] = []
+            members.reserveCapacity(Int(e.a))
+            var j = i + 1
+            for _ in 0..<e.a {
+                members.append(JSONMember(key: string(j)!, keyOffset: self.offset(j), value: node(j + 1)))
+                j = next(after: j + 1)
+            }
+            return JSONNode(value: .object(members), offset: offset)
+        }
+    }
+}
+
+/// The tape's reader: one loop over the bytes with a stack of open containers.
+private struct Lexer {
+    let limits: JSONReaderLimits
+    var entries: [JSONTape.Entry] = []
+    var unescaped: [String] = []
+    var i = 0
+
+    init(limits: JSONReaderLimits) {
+        self.limits = limits
+    }
+
+    private static let quote = UInt8(ascii: "\"")
+    private static let backslash = UInt8(ascii: "\\")
+
+    mutating func document(_ b: UnsafeBufferPointer<UInt8>) throws(JSONSyntaxError) {
+        if b.count >= 3, b[0] == 0xEF, b[1] == 0xBB, b[2] == 0xBF { i = 3 }  // tolerate a byte-order mark
+        skipSpace(b)
+        guard i < b.count else { throw JSONSyntaxError(message: "the file is empty; expected a JSON object", offset: i) }
+        var open: [Int] = []  // entries of the containers being read; at most `maxDepth`
+        values: while true {
+            // A value starts at `i` (spaces skipped).
+            guard i < b.count else { throw JSONSyntaxError(message: "unexpected end of file; expected a value", offset: i) }
+            let start = i
+            switch b[i] {
+            case UInt8(ascii: "{"), UInt8(ascii: "["):
+                let isObject = b[i] == UInt8(ascii: "{")
+                if open.count >= limits.maxDepth {
+                    throw JSONSyntaxError(message: "nesting deeper than \(limits.maxDepth) levels", offset: i)
+                }
+                open.append(entries.count)
+                append(isObject ? .object : .array, at: start)
+                i += 1
+                skipSpace(b)
+                if i < b.count, b[i] == (isObject ? UInt8(ascii: "}") : UInt8(ascii: "]")) {
+                    i += 1
+                    entries[open.removeLast()].b = UInt32(entries.count)
+                } else {
+                    if isObject { try key(b) }
+                    continue values
+                }
+            case Self.quote: try string(b)
+            case UInt8(ascii: "t"): try word(b, "true"); append(.bool, at: start, flag: true)
+            case UInt8(ascii: "f"): try word(b, "false"); append(.bool, at: start)
+            case UInt8(ascii: "n"): try word(b, "null"); append(.null, at: start)
+            case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+                let bits = try number(b).bitPattern
+                entries.append(.init(kind: .number, flag: false, offset: UInt32(start), a: UInt32(truncatingIfNeeded: bits), b: UInt32(bits >> 32)))
+            default:
+                throw JSONSyntaxError(message: "unexpected \(describe(b, i)); expected a value", offset: i)
+            }
+            // After a value: the next one of its container, or the container's end.
+            while let top = open.last {
+                let isObject = entries[top].kind == .object
+                entries[top].a += 1
+                skipSpace(b)
+                let close = isObject ? UInt8(ascii: "}") : UInt8(ascii: "]")
+                guard i < b.count else {
+                    throw JSONSyntaxError(message: "unexpected end of file; expected ',' or '\(isObject ? "}" : "]")'", offset: i)
+                }
+                if b[i] == UInt8(ascii: ",") {
+                    i += 1
+                    skipSpace(b)
+                    if isObject { try key(b) }
+                    continue values
+                }
+                guard b[i] == close else {
+                    throw JSONSyntaxError(message: "unexpected \(describe(b, i)); expected ',' or '\(isObject ? "}" : "]")'", offset: i)
+                }
+                i += 1
+                entries[open.removeLast()].b = UInt32(entries.count)
+            }
+            break
+        }
+        skipSpace(b)
+        if i < b.count {
+            throw JSONSyntaxError(message: "unexpected \(describe(b, i)) after the end of the JSON value", offset: i)
+        }
+    }
+
+    private mutating func append(_ kind: JSONTape.Kind, at offset: Int, flag: Bool = false) {
+        entries.append(.init(kind: kind, flag: flag, offset: UInt32(offset), a: 0, b: 0))
+    }
+
+    private func describe(_ b: UnsafeBufferPointer<UInt8>, _ i: Int) -> String {
+        guard i < b.count else { return "end of file" }
+        let c = b[i]
+        if c >= 0x21 && c < 0x7F { return "'\(Character(Unicode.Scalar(c)))'" }
+        if c == 0x20 { return "space" }
+        return "byte 0x\(String(c, radix: 16, uppercase: true))"
+    }
+
+    private mutating func skipSpace(_ b: UnsafeBufferPointer<UInt8>) {
+        while i < b.count {
+            switch b[i] {
+            case 0x20, 0x09, 0x0A, 0x0D: i += 1
+            default: return
+            }
+        }
+    }
+
+    /// A member's key and its colon; leaves `i` at the value.
+    private mutating func key(_ b: UnsafeBufferPointer<UInt8>) throws(JSONSyntaxError) {
+        guard i < b.count, b[i] == Self.quote else {
+            throw JSONSyntaxError(message: "unexpected \(describe(b, i)); expected a quoted key", offset: i)
+        }
+        try string(b)
+        skipSpace(b)
+        guard i < b.count, b[i] == UInt8(ascii: ":") else {
+            let e = entries[entries.count - 1]
+            let key =
+                e.flag ? unescaped[Int(e.a)] : String(decoding: UnsafeBufferPointer(rebasing: b[Int(e.a)..<Int(e.b)]), as: UTF8.self)
+            throw JSONSyntaxError(message: "unexpected \(describe(b, i)); expected ':' after the key \"\(key)\"", offset: i)
+        }
+        i += 1
+        skipSpace(b)
+    }
+
+    private mutating func word(_ b: UnsafeBufferPointer<UInt8>, _ word: StaticString) throws(JSONSyntaxError) {
+        let start = i
+        let n = word.utf8CodeUnitCount
+        let w = word.utf8Start
+        for k in 0..<n {
+            guard i < b.count, b[i] == w[k] else {
+                throw JSONSyntaxError(message: "unexpected \(describe(b, start)); expected a value", offset: start)
+            }
+            i += 1
+        }
+    }
+
+    private func hexValue(_ c: UInt8) -> UInt32? {
+        switch c {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): return UInt32(c - UInt8(ascii: "0"))
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): return UInt32(c - UInt8(ascii: "a") + 10)
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): return UInt32(c - UInt8(ascii: "A") + 10)
+        default: return nil
+        }
+    }
+
+    private mutating func hex4(_ b: UnsafeBufferPointer<UInt8>) throws(JSONSyntaxError) -> UInt32 {
+        guard i + 4 <= b.count else { throw JSONSyntaxError(message: "unfinished \\u escape", offset: i) }
+        var v: UInt32 = 0
+        for k in 0..<4 {
+            guard let h = hexValue(b[i + k]) else {
+                throw JSONSyntaxError(message: "invalid \\u escape: expected 4 hexadecimal digits", offset: i + k)
+            }
+            v = v << 4 | h
+        }
+        i += 4
+        return v
+    }
+
+    private func tooLong(_ open: Int) -> JSONSyntaxError {
+        JSONSyntaxError(message: "a string longer than \(limits.maxStringBytes) bytes", offset: open)
+    }
+
+    /// A string at `i` (its opening quote) becomes an entry: its byte range, or its decoded text
+    /// when it has escapes.
+    private mutating func string(_ b: UnsafeBufferPointer<UInt8>) throws(JSONSyntaxError) {
+        let open = i
+        i += 1
+        let start = i
+        // Fast path: no escapes.
+        while i < b.count {
+            let c = b[i]
+            if c == Self.quote {
+                if i - start > limits.maxStringBytes { throw tooLong(open) }
+                entries.append(.init(kind: .string, flag: false, offset: UInt32(open), a: UInt32(start), b: UInt32(i)))
+                i += 1
+                return
+            }
+            if c == Self.backslash { break }
+            if c < 0x20 {
+                throw JSONSyntaxError(message: "control character 0x\(String(c, radix: 16, uppercase: true)) inside a string; escape it", offset: i)
+            }
+            i += 1
+            if i - start > limits.maxStringBytes { throw tooLong(open) }
+        }
+        var out = Array(b[start..<i])
+        while i < b.count {
+            let c = b[i]
+            if out.count > limits.maxStringBytes { throw tooLong(open) }
+            if c == Self.quote {
+                i += 1
+                entries.append(.init(kind: .string, flag: true, offset: UInt32(open), a: UInt32(unescaped.count), b: 0))
+                unescaped.append(String(decoding: out, as: UTF8.self))
+                return
+            }
+            if c < 0x20 {
+                throw JSONSyntaxError(message: "control character 0x\(String(c, radix: 16, uppercase: true)) inside a string; escape it", offset: i)
+            }
+            if c != Self.backslash { out.append(c); i += 1; continue }
+            i += 1
+            guard i < b.count else { break }
+            let e = b[i]
+            i += 1
+            switch e {
+            case Self.quote: out.append(0x22)
+            case Self.backslash: out.append(0x5C)
+            case UInt8(ascii: "/"): out.append(0x2F)
+            case UInt8(ascii: "b"): out.append(0x08)
+            case UInt8(ascii: "f"): out.append(0x0C)
+            case UInt8(ascii: "n"): out.append(0x0A)
+            case UInt8(ascii: "r"): out.append(0x0D)
+            case UInt8(ascii: "t"): out.append(0x09)
+            case UInt8(ascii: "u"):
+                var scalar = try hex4(b)
+                if (0xD800...0xDBFF).contains(scalar) {
+                    guard i + 1 < b.count, b[i] == Self.backslash, b[i + 1] == UInt8(ascii: "u") else {
+                        throw JSONSyntaxError(message: "a \\u escape of a high surrogate must be followed by a low surrogate", offset: i)
+                    }
+                    i += 2
+                    let low = try hex4(b)
+                    guard (0xDC00...0xDFFF).contains(low) else {
+                        throw JSONSyntaxError(message: "invalid low surrogate in \\u escape", offset: i - 4)
+                    }
+                    scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
+                } else if (0xDC00...0xDFFF).contains(scalar) {
+                    throw JSONSyntaxError(message: "a lone low surrogate in \\u escape", offset: i - 4)
+                }
+                out.append(contentsOf: String(Character(Unicode.Scalar(scalar)!)).utf8)
+            default:
+                throw JSONSyntaxError(message: "invalid escape '\\\(Character(Unicode.Scalar(e)))'", offset: i - 2)
+            }
+        }
+        throw JSONSyntaxError(message: "unterminated string", offset: open)
+    }
+
+    private mutating func number(_ b: UnsafeBufferPointer<UInt8>) throws(JSONSyntaxError) -> Double {
+        let start = i
+        func digits(_ l: inout Lexer) -> Int {
+            let s = l.i
+            while l.i < b.count, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(b[l.i]) { l.i += 1 }
+            return l.i - s
+        }
+        if b[i] == UInt8(ascii: "-") { i += 1 }
+        guard i < b.count else { throw JSONSyntaxError(message: "unfinished number", offset: start) }
+        if b[i] == UInt8(ascii: "0") {
+            i += 1
+            if i < b.count, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(b[i]) {
+                throw JSONSyntaxError(message: "numbers may not have leading zeros", offset: start)
+            }
+        } else if digits(&self) == 0 {
+            throw JSONSyntaxError(message: "unexpected \(describe(b, i)) in a number", offset: i)
+        }
+        if i < b.count, b[i] == UInt8(ascii: ".") {
+            i += 1
+            if digits(&self) == 0 { throw JSONSyntaxError(message: "expected digits after the decimal point", offset: i) }
+        }
+        if i < b.count, b[i] == UInt8(ascii: "e") || b[i] == UInt8(ascii: "E") {
+            i += 1
+            if i < b.count, b[i] == UInt8(ascii: "+") || b[i] == UInt8(ascii: "-") { i += 1 }
+            if digits(&self) == 0 { throw JSONSyntaxError(message: "expected digits in the exponent", offset: i) }
+        }
+        if i - start > 64 { throw JSONSyntaxError(message: "a number longer than 64 characters", offset: start) }
+        let text = String(decoding: UnsafeBufferPointer(rebasing: b[start..<i]), as: UTF8.self)
+        guard let value = Double(text), value.isFinite else {
+            throw JSONSyntaxError(message: "the number \(text) is out of range", offset: start)
+        }
+        return value
+    }
+}
