@@ -225,7 +225,7 @@ struct FlowDecoder {
     /// The value entry of the first member named `key`, if any. Objects hold a handful of keys,
     /// so a walk over them, comparing lengths first, beats hashing.
     func member(_ f: Fields, _ key: StaticString) -> Int? {
-        member(f) { tape.string($0, is: key) }
+        member(f) { keyIs($0, key) }
     }
 
     /// ``member(_:_:)`` for a key made at run time (the codecs' field names).
@@ -249,8 +249,29 @@ struct FlowDecoder {
         return member(Fields(object: object, path: .root, offset: 0), key)
     }
 
+    /// Whether the key at entry `j` is `key`, compared in the source's bytes.
+    @inline(__always)
+    func keyIs(_ j: Int, _ key: StaticString) -> Bool {
+        guard let range = tape.rawString(j) else { return tape.string(j, is: key) }  // escaped
+        return Self.equal(tape.bytes, range, key)
+    }
+
+    @inline(__always)
+    static func equal(_ bytes: [UInt8], _ range: Range<Int>, _ key: StaticString) -> Bool {
+        guard key.hasPointerRepresentation else { return key.withUTF8Buffer { bytes[range].elementsEqual($0) } }
+        let n = key.utf8CodeUnitCount
+        guard n == range.count else { return false }
+        let p = key.utf8Start
+        var k = range.lowerBound
+        for t in 0..<n {
+            if bytes[k] != p[t] { return false }
+            k += 1
+        }
+        return true
+    }
+
     /// `allowed` is a short list (objects in flows have a handful of fields): a linear search of
-    /// short strings beats hashing each key.
+    /// short strings, compared in place, beats hashing each key.
     mutating func fields(_ node: Int, path: FlowPath, allowed: [StaticString], what: @autoclosure () -> String) -> Fields? {
         guard tape.kind(node) == .object else {
             error("wrong-type", "\(what()) must be an object, not \(tape.typeName(node))", path: path, at: tape.offset(node))
@@ -261,9 +282,16 @@ struct FlowDecoder {
         var j = node + 1
         for _ in 0..<tape.count(node) {
             defer { j = tape.next(after: j + 1) }
-            if let k = allowed.firstIndex(where: { tape.string(j, is: $0) }) {
+            let k: Int?
+            if let range = tape.rawString(j) {
+                let bytes = tape.bytes
+                k = allowed.firstIndex { Self.equal(bytes, range, $0) }
+            } else {
+                k = allowed.firstIndex { tape.string(j, is: $0) }
+            }
+            if let k {
                 if k < 64, seen & (1 << k) != 0 {
-                    error("duplicate-key", "the key \"\(allowed[k])\" appears twice in \(what())", path: path.child(allowed[k].description), at: tape.offset(j))
+                    error("duplicate-key", "the key \"\(allowed[k])\" appears twice in \(what())", path: path.child(allowed[k]), at: tape.offset(j))
                 } else {
                     if k < 64 { seen |= 1 << k }
                     f.accepted += 1

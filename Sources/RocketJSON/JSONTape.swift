@@ -137,13 +137,19 @@ package struct JSONTape: Sendable {
         guard e.kind == .string else { return false }
         if e.flag { return unescaped[Int(e.a)] == text.description }
         let start = Int(e.a)
-        let n = text.utf8CodeUnitCount
-        guard n == Int(e.b) - start else { return false }
-        let t = text.utf8Start
-        return bytes.withUnsafeBufferPointer { b in
-            for k in 0..<n where b[start + k] != t[k] { return false }
-            return true
+        return text.withUTF8Buffer { t in
+            guard t.count == Int(e.b) - start else { return false }
+            return bytes.withUnsafeBufferPointer { b in
+                for k in 0..<t.count where b[start + k] != t[k] { return false }
+                return true
+            }
         }
+    }
+
+    /// The byte range of a string entry without escapes (its text is those bytes), else nil.
+    package func rawString(_ i: Int) -> Range<Int>? {
+        let e = entries[i]
+        return e.kind == .string && !e.flag ? Int(e.a)..<Int(e.b) : nil
     }
 
     /// A short name of entry `i`'s JSON type, for error messages ("string", "object", …).
