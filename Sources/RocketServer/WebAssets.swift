@@ -219,6 +219,8 @@ struct WebAssets: Sendable {
             this.view = null;
             this.source = null;
             this.busy = false;
+            this.queued = null;
+            this.sentStep = null;
             this.seen = 0;
             this.focusKey = null;
             if (!document.getElementById("rocket-style")) {
@@ -326,16 +328,27 @@ struct WebAssets: Sendable {
 
           Widget.prototype.send = function (intent) {
             var self = this;
-            if (this.busy || !this.view) return;
+            if (!this.view) return;
+            if (intent.step === undefined) intent.step = this.view.step;
+            if (this.busy) {
+              // The event stream can show the next block before the answer to the request in
+              // flight arrives: a press there waits for that answer. A second press on the view
+              // the request was sent from is a double press.
+              if (intent.step !== this.sentStep) this.queued = intent;
+              return;
+            }
             this.busy = true;
-            intent.step = this.view.step;
+            this.sentStep = intent.step;
             this.api("POST", "/v1/conversations/" + this.view.id + "/intents", intent).then(function (r) {
               self.busy = false;
               var v = r.data && (r.data.conversation || (r.data.error && r.data.error.conversation));
               if (v) self.render(v);
               if (r.status === 429) self.say("Slow down a little, please.");
               else if (r.status >= 400 && r.status !== 422 && r.status !== 409) self.say(r.data && r.data.error ? r.data.error.message : "Something went wrong.");
-            }, function () { self.busy = false; self.say("The server cannot be reached."); });
+              var next = self.queued;
+              self.queued = null;
+              if (next && r.status < 400) self.send(next);
+            }, function () { self.busy = false; self.queued = null; self.say("The server cannot be reached."); });
           };
 
           Widget.prototype.render = function (v) {

@@ -209,6 +209,42 @@ def demo_keyboard(browser, server, timings):
     context.close()
 
 
+def press_before_answer(browser, server):
+    """A press on a block the event stream showed before the answer to the last press arrived is
+    sent once that answer is in, not lost (the race a fast keyboard user, or a slow network, hits)."""
+    context = browser.new_context(reduced_motion="reduce")
+    page = context.new_page()
+    held = []
+    release = []
+
+    def hold(route):
+        # The request reaches the server (so the stream shows its result); the answer waits.
+        response = route.fetch()
+        if release:
+            route.fulfill(response=response)
+        else:
+            held.append((route, response))
+
+    page.goto(server.url + "play/demo")
+    page.wait_for_function("() => document.activeElement && document.activeElement.textContent.includes(\"Hi! I'm Rocket\")", timeout=TIMEOUT)
+    page.route("**/intents", hold)
+    page.keyboard.press("Enter")
+    # The stream shows the image block and focus moves there while the answer is held.
+    page.wait_for_function("() => document.activeElement && document.activeElement.textContent.includes('Image blocks')", timeout=TIMEOUT)
+    page.wait_for_timeout(50)
+    assert len(held) == 1, f"one request held, not {len(held)}"
+    page.keyboard.press("Enter")
+    page.keyboard.press("Enter")  # a double press on the same block is still one press
+    release.append(True)
+    route, response = held.pop()
+    route.fulfill(response=response)
+    page.wait_for_function("() => document.activeElement && document.activeElement.textContent === 'Sure'", timeout=TIMEOUT)
+    page.wait_for_timeout(300)
+    assert "Sure" in page.locator(".rk-log").inner_text()
+    assert page.locator(".rk-log .rk-mine").count() == 0, "no answer was given twice or skipped ahead"
+    context.close()
+
+
 def demo_mouse(browser, server):
     context = browser.new_context(viewport={"width": 420, "height": 800}, color_scheme="dark")
     page = context.new_page()
@@ -377,6 +413,7 @@ def main():
             tests = [
                 ("demo flow with the keyboard", lambda: demo_keyboard(browser, demo, timings)),
                 ("demo flow with the mouse, dark and narrow; the close button", lambda: demo_mouse(browser, demo)),
+                ("a press on a block shown before the last answer arrived is kept", lambda: press_before_answer(browser, demo)),
                 ("a banner with buttons, a choice, flow text as text", lambda: banner_and_text(browser, flows)),
                 ("an alert whose actions update live; an action sheet", lambda: live_alert(browser, demo)),
                 ("a conversation resumed after a server restart", lambda: resume_after_restart(browser, os.path.join(scratch, "resume.sqlite"))),
