@@ -91,7 +91,7 @@ public struct FlowSourceMap: Sendable {
     /// The offset of each path, falling back to its nearest existing parent.
     func offsets(of paths: [String]) -> [Int] {
         var items: [Int: [Int]] = [:]  // array entry → its items' entries
-        var members: [Int: [String: Int]] = [:]  // object entry → key → value entry (the last one)
+        var members: [Int: [String: Int]] = [:]  // large object entry → key → value entry (the last one)
         return paths.map { path in
             var node = 0
             var rest = Substring(path)
@@ -116,16 +116,28 @@ public struct FlowSourceMap: Sendable {
                 } else {
                     let end = rest.firstIndex { $0 == "." || $0 == "[" } ?? rest.endIndex
                     guard tape.kind(node) == .object else { return tape.offset(node) }
-                    if members[node] == nil {
-                        var keys: [String: Int] = [:]
+                    let key = String(rest[..<end])
+                    var found: Int?
+                    if tape.count(node) <= 16 {
+                        // The objects of a flow have a handful of keys: a walk, the last one wins.
                         var j = node + 1
                         for _ in 0..<tape.count(node) {
-                            keys[tape.string(j) ?? ""] = j + 1
+                            if tape.string(j, is: key) { found = j + 1 }
                             j = tape.next(after: j + 1)
                         }
-                        members[node] = keys
+                    } else {
+                        if members[node] == nil {
+                            var keys: [String: Int] = [:]
+                            var j = node + 1
+                            for _ in 0..<tape.count(node) {
+                                keys[tape.string(j) ?? ""] = j + 1
+                                j = tape.next(after: j + 1)
+                            }
+                            members[node] = keys
+                        }
+                        found = members[node]![key]
                     }
-                    guard let value = members[node]![String(rest[..<end])] else { return tape.offset(node) }
+                    guard let value = found else { return tape.offset(node) }
                     node = value
                     rest = rest[end...]
                 }
