@@ -155,33 +155,65 @@ package struct JSONTape: Sendable {
     /// A short name of entry `i`'s JSON type, for error messages ("string", "object", …).
     package func typeName(_ i: Int) -> String { entries[i].kind.name }
 
-    /// Entry `i` as a tree (the recursion is bounded by the depth limit the tape was read with).
+    /// Entry `i` as a tree, built with an explicit stack (no recursion, whatever the depth limit
+    /// the tape was read with).
     package func node(_ i: Int = 0) -> JSONNode {
-        let e = entries[i]
-        let offset = Int(e.offset)
-        switch e.kind {
-        case .null: return JSONNode(value: .null, offset: offset)
-        case .bool: return JSONNode(value: .bool(e.flag), offset: offset)
-        case .number: return JSONNode(value: .number(number(i)!), offset: offset)
-        case .string: return JSONNode(value: .string(string(i)!), offset: offset)
-        case .array:
+        /// A container being built: its entry, its next child, how many are left, what is built.
+        struct Frame {
+            let entry: Int
+            let key: Int  // the key entry naming it in its parent object, or -1
+            var next: Int
+            var left: Int
             var items: [JSONNode] = []
-            items.reserveCapacity(Int(e.a))
-            var j = i + 1
-            for _ in 0..<e.a {
-                items.append(node(j))
-                j = next(after: j)
-            }
-            return JSONNode(value: .array(items), offset: offset)
-        case .object:
             var members: [JSONMember] = []
-            members.reserveCapacity(Int(e.a))
-            var j = i + 1
-            for _ in 0..<e.a {
-                members.append(JSONMember(key: string(j)!, keyOffset: self.offset(j), value: node(j + 1)))
-                j = next(after: j + 1)
+        }
+        func leaf(_ i: Int) -> JSONNode? {
+            let e = entries[i]
+            let offset = Int(e.offset)
+            switch e.kind {
+            case .null: return JSONNode(value: .null, offset: offset)
+            case .bool: return JSONNode(value: .bool(e.flag), offset: offset)
+            case .number: return JSONNode(value: .number(number(i)!), offset: offset)
+            case .string: return JSONNode(value: .string(string(i)!), offset: offset)
+            case .array, .object: return nil
             }
-            return JSONNode(value: .object(members), offset: offset)
+        }
+        func frame(_ i: Int, key: Int) -> Frame {
+            var f = Frame(entry: i, key: key, next: i + 1, left: count(i))
+            if kind(i) == .object { f.members.reserveCapacity(f.left) } else { f.items.reserveCapacity(f.left) }
+            return f
+        }
+        func attach(_ value: JSONNode, key: Int, to parent: inout Frame) {
+            if key >= 0 {
+                parent.members.append(JSONMember(key: string(key)!, keyOffset: offset(key), value: value))
+            } else {
+                parent.items.append(value)
+            }
+        }
+        if let value = leaf(i) { return value }
+        var stack = [frame(i, key: -1)]
+        while true {
+            let top = stack.count - 1
+            if stack[top].left == 0 {
+                let done = stack.removeLast()
+                let offset = self.offset(done.entry)
+                let value =
+                    kind(done.entry) == .object
+                    ? JSONNode(value: .object(done.members), offset: offset) : JSONNode(value: .array(done.items), offset: offset)
+                guard !stack.isEmpty else { return value }
+                attach(value, key: done.key, to: &stack[stack.count - 1])
+                continue
+            }
+            let isObject = kind(stack[top].entry) == .object
+            let key = isObject ? stack[top].next : -1
+            let child = isObject ? key + 1 : stack[top].next
+            stack[top].next = next(after: child)
+            stack[top].left -= 1
+            if let value = leaf(child) {
+                attach(value, key: key, to: &stack[top])
+            } else {
+                stack.append(frame(child, key: key))
+            }
         }
     }
 }
