@@ -81,8 +81,8 @@ public struct JSONReaderLimits: Hashable, Sendable {
 ///
 /// It refuses invalid UTF-8, duplicate-free checking is left to callers, and the limits in
 /// ``JSONReaderLimits`` bound depth, string length and input size, so hostile input yields a
-/// ``JSONSyntaxError`` rather than a crash. Reading is one loop without recursion; the tree is
-/// built afterwards, its recursion bounded by the depth limit.
+/// ``JSONSyntaxError`` rather than a crash. Reading is one loop without recursion, and so is
+/// building the tree afterwards (releasing a tree recurses per level: keep `maxDepth` modest).
 ///
 /// ```swift
 /// do {
