@@ -67,3 +67,68 @@ public struct FlowLoadResult: Sendable {
     /// The errors only.
     public var errors: [FlowDiagnostic] { diagnostics.filter { $0.severity == .error } }
 }
+
+/// Diagnostics as they are found: a repeat (same severity, code and message) is counted into the
+/// first one, and at most ``limit`` distinct ones are kept, so a file with millions of problems
+/// costs a bounded list (the rest are counted, and said to be there).
+struct FlowDiagnosticList {
+    /// The most distinct diagnostics one list keeps.
+    static let limit = 1_000
+    /// The code of the note that says how many were not listed.
+    static let unlistedCode = "too-many-diagnostics"
+
+    private(set) var items: [FlowDiagnostic] = []
+    /// The byte offset of each item (0 when its place is found from its path).
+    private(set) var offsets: [Int] = []
+    private var repeats: [Int] = []
+    private struct Key: Hashable {
+        let severity: FlowDiagnostic.Severity
+        let code: String
+        let message: String
+    }
+    private var index: [Key: Int] = [:]
+    /// Diagnostics past the limit: how many, and how many of them are errors.
+    private(set) var unlisted = 0
+    private(set) var unlistedErrors = 0
+    /// Whether any diagnostic added (kept, repeated or past the limit) is an error.
+    private(set) var hasErrors = false
+
+    mutating func add(
+        _ severity: FlowDiagnostic.Severity, _ code: String, _ message: String, path: @autoclosure () -> String, offset: Int = 0
+    ) {
+        if severity == .error { hasErrors = true }
+        let key = Key(severity: severity, code: code, message: message)
+        if let k = index[key] {
+            repeats[k] += 1
+            return
+        }
+        guard items.count < Self.limit else {
+            unlisted += 1
+            if severity == .error { unlistedErrors += 1 }
+            return
+        }
+        index[key] = items.count
+        items.append(FlowDiagnostic(severity: severity, code: code, message: message, path: path()))
+        offsets.append(offset)
+        repeats.append(0)
+    }
+
+    /// The kept diagnostics, each saying how many more were like it.
+    var collapsed: [FlowDiagnostic] {
+        var out = items
+        for (k, n) in repeats.enumerated() where n > 0 { out[k].message += " (and \(n) more like it)" }
+        return out
+    }
+
+    /// The note for the diagnostics past the limit, if any: an error when one of them is.
+    var unlistedNote: FlowDiagnostic? {
+        Self.note(unlisted, error: unlistedErrors > 0)
+    }
+
+    static func note(_ count: Int, error: Bool) -> FlowDiagnostic? {
+        guard count > 0 else { return nil }
+        return FlowDiagnostic(
+            severity: error ? .error : .warning, code: unlistedCode,
+            message: "\(count) more problem\(count == 1 ? " is" : "s are") not listed (at most \(limit) different ones are)", path: "")
+    }
+}

@@ -32,18 +32,23 @@ public enum FlowLoader {
         }
         var decoder = FlowDecoder(tape: tape)
         let document = decoder.decodeDocument()
+        let shapeErrors = decoder.found.hasErrors
         var diagnostics = decoder.placedDiagnostics()
+        var unlisted = decoder.found.unlisted
+        var unlistedErrors = decoder.found.unlistedErrors
         if let document {
             // Every error of a file in one run: the rules run on what could be decoded, too. With
             // shape errors present only their errors are kept (warnings would guess at the rest).
-            let shapeErrors = decoder.diagnostics.contains { $0.severity == .error }
-            let rules = FlowValidator.validate(document, assumedIDs: decoder.brokenIDs, partial: shapeErrors)
-            diagnostics += placed(shapeErrors ? rules.filter { $0.severity == .error } : rules, in: tape)
+            let rules = FlowValidator.check(document, assumedIDs: decoder.brokenIDs, partial: shapeErrors)
+            let kept = shapeErrors ? rules.collapsed.filter { $0.severity == .error } : rules.collapsed
+            diagnostics += placed(kept, in: tape)
+            unlisted += shapeErrors ? rules.unlistedErrors : rules.unlisted
+            unlistedErrors += rules.unlistedErrors
         }
         diagnostics.sort { ($0.line ?? 0, $0.column ?? 0) < ($1.line ?? 0, $1.column ?? 0) }
-        return FlowLoadResult(
-            document: decoder.diagnostics.contains { $0.severity == .error } ? nil : document,
-            diagnostics: diagnostics)
+        // What was not listed is said last, in one note.
+        if let note = FlowDiagnosticList.note(unlisted, error: unlistedErrors > 0) { diagnostics.append(note) }
+        return FlowLoadResult(document: shapeErrors ? nil : document, diagnostics: diagnostics)
     }
 
     /// The result for input over the size limit (callers that stat a file first use it too,
@@ -188,38 +193,24 @@ struct FlowPath {
 /// values the document keeps, and paths are formed only for diagnostics.
 struct FlowDecoder {
     let tape: JSONTape
-    var diagnostics: [FlowDiagnostic] = []
+    /// What was found, repeats collapsed, bounded.
+    var found = FlowDiagnosticList()
 
     init(tape: JSONTape) {
         self.tape = tape
     }
 
-    /// Byte offsets of ``diagnostics``, turned into lines and columns at the end (in one sweep).
-    var offsets: [Int] = []
     /// Ids of blocks that could not be decoded (validation still runs on the others).
     var brokenIDs: Set<String> = []
 
     mutating func error(_ code: String, _ message: String, path: FlowPath, at offset: Int) {
-        diagnostics.append(FlowDiagnostic(severity: .error, code: code, message: message, path: path.text))
-        offsets.append(offset)
+        found.add(.error, code, message, path: path.text, offset: offset)
     }
 
     /// The diagnostics with repeats collapsed and their places filled in.
     func placedDiagnostics() -> [FlowDiagnostic] {
-        var seen: [String: Int] = [:]
-        var keptOffsets: [Int] = []
-        var kept: [FlowDiagnostic] = []
-        var counts: [Int] = []
-        for (d, offset) in zip(diagnostics, offsets) {
-            let key = d.code + "\u{0}" + d.message
-            if let k = seen[key] { counts[k] += 1; continue }
-            seen[key] = kept.count
-            kept.append(d)
-            keptOffsets.append(offset)
-            counts.append(0)
-        }
-        for (k, n) in counts.enumerated() where n > 0 { kept[k].message += " (and \(n) more like it)" }
-        let positions = SourceLines(tape.bytes).positions(of: keptOffsets)
+        var kept = found.collapsed
+        let positions = SourceLines(tape.bytes).positions(of: found.offsets)
         for k in kept.indices { (kept[k].line, kept[k].column) = positions[k] }
         return kept
     }

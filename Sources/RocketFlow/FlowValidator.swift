@@ -24,17 +24,22 @@ public enum FlowValidator {
         _ doc: FlowDocument, sourceMap: FlowSourceMap? = nil, lines: SourceLines? = nil,
         assumedIDs: Set<String> = [], partial: Bool = false
     ) -> [FlowDiagnostic] {
-        var out: [FlowDiagnostic] = []
-        func report(_ severity: FlowDiagnostic.Severity, _ code: String, _ message: String, _ path: String) {
-            out.append(FlowDiagnostic(severity: severity, code: code, message: message, path: path))
-        }
+        let found = check(doc, assumedIDs: assumedIDs, partial: partial)
+        var out = found.collapsed
         // Places are found last, for the diagnostics left after collapsing repeats, in one sweep.
-        func placed(_ diagnostics: [FlowDiagnostic]) -> [FlowDiagnostic] {
-            guard let lines, let sourceMap else { return diagnostics }
-            let positions = lines.positions(of: sourceMap.offsets(of: diagnostics.map(\.path)))
-            var result = diagnostics
-            for k in result.indices { (result[k].line, result[k].column) = positions[k] }
-            return result
+        if let lines, let sourceMap {
+            let positions = lines.positions(of: sourceMap.offsets(of: out.map(\.path)))
+            for k in out.indices { (out[k].line, out[k].column) = positions[k] }
+        }
+        if let note = found.unlistedNote { out.append(note) }
+        return out
+    }
+
+    /// The rules' findings, repeats collapsed and bounded (``FlowDiagnosticList``).
+    static func check(_ doc: FlowDocument, assumedIDs: Set<String>, partial: Bool) -> FlowDiagnosticList {
+        var found = FlowDiagnosticList()
+        func report(_ severity: FlowDiagnostic.Severity, _ code: String, _ message: String, _ path: @autoclosure () -> String) {
+            found.add(severity, code, message, path: path())
         }
 
         // "Did you mean" costs a pass over every id: offer it for the first 20 unknown names only.
@@ -60,7 +65,7 @@ public enum FlowValidator {
         }
         if doc.blocks.isEmpty {
             if !partial { report(.error, "no-blocks", "a flow needs at least one block", "blocks") }
-            return placed(out)
+            return found
         }
         /// The block an id names; most name the block after `i`, found without hashing.
         func index(of id: String, after i: Int) -> Int? {
@@ -70,33 +75,24 @@ public enum FlowValidator {
 
         // One pass over the blocks' contents (a large flow's blocks do not stay in the cache
         // between passes): references, inline images, patterns and lengths, what the later
-        // checks need, and the placeholders to check once every answer is known. Each kind of
-        // diagnostic keeps its own list, so they come out in the order of the checks.
+        // checks need, and the placeholders to check once every answer is known.
         if let start = doc.start, indexByID.index(of: start) == nil, !assumedIDs.contains(start) {
             report(.error, "unknown-target", "\"start\" names no block: \"\(start)\"\(hint(start))", "start")
         }
-        var imageProblems: [FlowDiagnostic] = []
-        var patternProblems: [FlowDiagnostic] = []
         func checkImage(_ reference: String?, _ path: @autoclosure () -> String) {
             guard let reference, reference.hasPrefix("data:") else { return }
             if Base64.dataURI(reference) == nil {
-                imageProblems.append(
-                    FlowDiagnostic(
-                        severity: .error, code: "invalid-image-data",
-                        message: "the image is a data URI but not valid base64 (data:<type>;base64,<data>)", path: path()))
+                report(.error, "invalid-image-data", "the image is a data URI but not valid base64 (data:<type>;base64,<data>)", path())
             }
         }
         func checkPattern(_ pattern: String, _ path: @autoclosure () -> String, _ slow: String) {
             if let problem = regexProblem(pattern) {
-                patternProblems.append(
-                    FlowDiagnostic(severity: .error, code: "invalid-pattern", message: "invalid regular expression \"\(pattern)\": \(problem)", path: path()))
+                report(.error, "invalid-pattern", "invalid regular expression \"\(pattern)\": \(problem)", path())
             } else if RocketPattern.hasNestedQuantifier(pattern) {
-                patternProblems.append(
-                    FlowDiagnostic(
-                        severity: .warning, code: "slow-pattern",
-                        message:
-                            "\"\(pattern)\" repeats a repetition, which can take exponential time; answers that need more than \(RocketPattern.stepLimit) steps \(slow)",
-                        path: path()))
+                report(
+                    .warning, "slow-pattern",
+                    "\"\(pattern)\" repeats a repetition, which can take exponential time; answers that need more than \(RocketPattern.stepLimit) steps \(slow)",
+                    path())
             }
         }
         checkImage(doc.author?.image, "author.image")
@@ -133,10 +129,7 @@ public enum FlowValidator {
                 setAnswer(i, secret: input.secret)
                 if let pattern = input.validate?.pattern { checkPattern(pattern, "blocks[\(i)].validate.pattern", "are refused") }
                 if let lo = input.validate?.minLength, let hi = input.validate?.maxLength, lo > hi {
-                    patternProblems.append(
-                        FlowDiagnostic(
-                            severity: .error, code: "impossible-length", message: "\"minLength\" \(lo) is greater than \"maxLength\" \(hi)",
-                            path: "blocks[\(i)].validate.minLength"))
+                    report(.error, "impossible-length", "\"minLength\" \(lo) is greater than \"maxLength\" \(hi)", "blocks[\(i)].validate.minLength")
                 }
                 for (b, branch) in input.branches.enumerated() {
                     if case .pattern(let p) = branch.when { checkPattern(p, "blocks[\(i)].branches[\(b)].when.matches", "do not match") }
@@ -149,7 +142,6 @@ public enum FlowValidator {
             }
         }
         edgeStart.append(edges.count)
-        out += imageProblems + patternProblems
 
         // Cycles of auto-advancing blocks.
         var color = [UInt8](repeating: 0, count: n)  // 0 new, 1 on the current walk, 2 done
@@ -246,7 +238,7 @@ public enum FlowValidator {
                     "{{\(name)}} is filled by no input, button or declared variable, so it is shown as written", "blocks[\(i)]")
             }
         }
-        return placed(collapsed(out))
+        return found
     }
 
     /// True when the block can end the conversation (a path through it has no `next`).
@@ -265,24 +257,6 @@ public enum FlowValidator {
     static func shortList(_ ids: [String], separator: String = ", ") -> String {
         let shown = ids.prefix(10).map { "\"\($0)\"" }.joined(separator: separator)
         return ids.count > 10 ? shown + separator + "… and \(ids.count - 10) more" : shown
-    }
-
-    /// Diagnostics with the same severity, code and message collapsed into the first, which
-    /// says how many more there were.
-    package static func collapsed(_ diagnostics: [FlowDiagnostic]) -> [FlowDiagnostic] {
-        struct Key: Hashable { let severity: String; let code: String; let message: String }
-        var first: [Key: Int] = [:]
-        var counts: [Int] = []
-        var out: [FlowDiagnostic] = []
-        for d in diagnostics {
-            let key = Key(severity: d.severity.rawValue, code: d.code, message: d.message)
-            if let k = first[key] { counts[k] += 1; continue }
-            first[key] = out.count
-            out.append(d)
-            counts.append(0)
-        }
-        for (k, n) in counts.enumerated() where n > 0 { out[k].message += " (and \(n) more like it)" }
-        return out
     }
 
     static func regexProblem(_ pattern: String) -> String? {

@@ -167,6 +167,28 @@ struct LintTests {
         #expect(!r.diagnostics.contains { $0.code == "unknown-field" || $0.code == "missing-field" })
     }
 
+    @Test("At most 1,000 different diagnostics are listed; the rest are counted in a last note")
+    func boundedDiagnostics() throws {
+        // 3,000 blocks, each with a field of its own name: 3,000 different errors.
+        let blocks = (0..<3_000).map { #"{"id": "b\#($0)", "type": "text", "text": "x", "odd\#($0)": 1}"# }
+        let r = FlowLoader.load(#"{"version": 1, "blocks": ["# + blocks.joined(separator: ",") + "]}")
+        #expect(r.diagnostics.count == FlowDiagnosticList.limit + 1)
+        let note = try #require(r.diagnostics.last)
+        #expect(note.code == "too-many-diagnostics" && note.severity == .error)
+        #expect(note.message.hasPrefix("2000 more problems are not listed"))
+        #expect(r.diagnostics.dropLast().allSatisfy { $0.code == "unknown-field" && $0.line == 1 })
+        #expect(!r.isPlayable)
+        // Repeats are one line however many there are, and cost no list.
+        let numbers = FlowLoader.load(#"{"version": 1, "blocks": ["# + Array(repeating: "1", count: 200_000).joined(separator: ",") + "]}")
+        #expect(numbers.diagnostics.count == 1)
+        #expect(numbers.diagnostics[0].message.hasSuffix("(and 199999 more like it)"))
+        // The validator keeps to the same bound: 1,500 different unknown targets.
+        let targets = (0..<1_500).map { #"{"id": "t\#($0)", "type": "text", "text": "x", "next": "nowhere\#($0)"}"# }
+        let t = FlowLoader.load(#"{"version": 1, "blocks": ["# + targets.joined(separator: ",") + "]}")
+        #expect(t.diagnostics.filter { $0.code == "unknown-target" }.count <= FlowDiagnosticList.limit)
+        #expect(t.diagnostics.last?.code == "too-many-diagnostics")
+    }
+
     @Test("Diagnostics format as FILE:LINE:COL: severity: message")
     func formatting() {
         let d = FlowLoader.load(#"{"version": 1, "blocks": [{"id": "a", "type": "text", "text": "x", "next": "b"}]}"#).diagnostics[0]
