@@ -313,6 +313,32 @@ struct JSONReaderTests {
         #expect(node.object?.map(\.keyOffset) == [1, 35, 48, 59])
     }
 
+    @Test("Any document the writer makes reads back equal, through the tape and the tree", arguments: 0..<6)
+    func roundTrip(seed: Int) throws {
+        var rng = SplitMix(seed: UInt64(seed) &+ 1_000)
+        let pieces = ["a", "Z", "0", " ", "\"", "\\", "/", "\n", "\t", "\u{0}", "\u{1F}", "é", "ß", "\u{2028}", "🚀", "{", "]", ":", ","]
+        func text() -> String {
+            (0..<Int(rng.next() % 12)).map { _ in pieces[Int(rng.next() % UInt64(pieces.count))] }.joined()
+        }
+        func value(_ depth: Int) -> JSONValue {
+            switch rng.next() % (depth >= 12 ? 4 : 6) {
+            case 0: return .null
+            case 1: return .bool(rng.next() % 2 == 0)
+            case 2: return .number(Double(Int64(bitPattern: rng.next()) >> 12) / 8)
+            case 3: return .string(text())
+            case 4: return .array((0..<Int(rng.next() % 5)).map { _ in value(depth + 1) })
+            default: return .object((0..<Int(rng.next() % 5)).map { _ in (text(), value(depth + 1)) })
+            }
+        }
+        for _ in 0..<300 {
+            let v = value(0)
+            for pretty in [false, true] {
+                let back = try JSONReader.parse(v.serializedBytes(pretty: pretty)).plainValue
+                #expect(back == v)
+            }
+        }
+    }
+
     @Test("Positions of many offsets, in any order and past the end")
     func positions() {
         let lines = SourceLines(Array("ab\nçd\n\nx".utf8))
