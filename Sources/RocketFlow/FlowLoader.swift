@@ -225,52 +225,19 @@ struct FlowDecoder {
         var accepted = 0
     }
 
-    /// The value entry of the first member named `key`, if any. Objects hold a handful of keys,
-    /// so a walk over them, comparing lengths first, beats hashing.
+    /// The value entry of the first member named `key`, if any.
     func member(_ f: Fields, _ key: StaticString) -> Int? {
-        member(f) { keyIs($0, key) }
+        tape.member(of: f.object, key)
     }
 
     /// ``member(_:_:)`` for a key made at run time (the codecs' field names).
     func member(_ f: Fields, _ key: String) -> Int? {
-        member(f) { tape.string($0, is: key) }
-    }
-
-    @inline(__always)
-    private func member(_ f: Fields, where isKey: (Int) -> Bool) -> Int? {
-        var j = f.object + 1
-        for _ in 0..<tape.count(f.object) {
-            if isKey(j) { return j + 1 }
-            j = tape.next(after: j + 1)
-        }
-        return nil
+        tape.member(of: f.object, key)
     }
 
     /// The first member named `key` of any object entry (not checked against allowed fields).
     func firstMember(of object: Int, _ key: StaticString) -> Int? {
-        guard tape.kind(object) == .object else { return nil }
-        return member(Fields(object: object, path: .root, offset: 0), key)
-    }
-
-    /// Whether the key at entry `j` is `key`, compared in the source's bytes.
-    @inline(__always)
-    func keyIs(_ j: Int, _ key: StaticString) -> Bool {
-        guard let range = tape.rawString(j) else { return tape.string(j, is: key) }  // escaped
-        return Self.equal(tape.bytes, range, key)
-    }
-
-    @inline(__always)
-    static func equal(_ bytes: [UInt8], _ range: Range<Int>, _ key: StaticString) -> Bool {
-        guard key.hasPointerRepresentation else { return key.withUTF8Buffer { bytes[range].elementsEqual($0) } }
-        let n = key.utf8CodeUnitCount
-        guard n == range.count else { return false }
-        let p = key.utf8Start
-        var k = range.lowerBound
-        for t in 0..<n {
-            if bytes[k] != p[t] { return false }
-            k += 1
-        }
-        return true
+        tape.member(of: object, key)
     }
 
     /// `allowed` is a short list (objects in flows have a handful of fields): a linear search of
@@ -285,14 +252,7 @@ struct FlowDecoder {
         var j = node + 1
         for _ in 0..<tape.count(node) {
             defer { j = tape.next(after: j + 1) }
-            let k: Int?
-            if let range = tape.rawString(j) {
-                let bytes = tape.bytes
-                k = allowed.firstIndex { Self.equal(bytes, range, $0) }
-            } else {
-                k = allowed.firstIndex { tape.string(j, is: $0) }
-            }
-            if let k {
+            if let k = tape.index(ofKey: j, in: allowed) {
                 if k < 64, seen & (1 << k) != 0 {
                     error("duplicate-key", "the key \"\(allowed[k])\" appears twice in \(what())", path: path.child(allowed[k]), at: tape.offset(j))
                 } else {

@@ -136,20 +136,60 @@ package struct JSONTape: Sendable {
         let e = entries[i]
         guard e.kind == .string else { return false }
         if e.flag { return unescaped[Int(e.a)] == text.description }
-        let start = Int(e.a)
-        return text.withUTF8Buffer { t in
-            guard t.count == Int(e.b) - start else { return false }
-            return bytes.withUnsafeBufferPointer { b in
-                for k in 0..<t.count where b[start + k] != t[k] { return false }
-                return true
+        return bytes.withUnsafeBufferPointer { Self.equal($0, Int(e.a)..<Int(e.b), text) }
+    }
+
+    /// The value entry of the first member of object entry `object` whose key is `key`, or nil:
+    /// a walk over the members, lengths compared first (objects hold a handful of keys).
+    package func member(of object: Int, _ key: StaticString) -> Int? {
+        let o = entries[object]
+        guard o.kind == .object else { return nil }
+        return bytes.withUnsafeBufferPointer { b in
+            var j = object + 1
+            for _ in 0..<o.a {
+                if keyMatches(b, j, key) { return j + 1 }
+                j = next(after: j + 1)
             }
+            return nil
         }
     }
 
-    /// The byte range of a string entry without escapes (its text is those bytes), else nil.
-    package func rawString(_ i: Int) -> Range<Int>? {
-        let e = entries[i]
-        return e.kind == .string && !e.flag ? Int(e.a)..<Int(e.b) : nil
+    /// ``member(of:_:)`` for a key made at run time.
+    package func member(of object: Int, _ key: String) -> Int? {
+        guard kind(object) == .object else { return nil }
+        var j = object + 1
+        for _ in 0..<count(object) {
+            if string(j, is: key) { return j + 1 }
+            j = next(after: j + 1)
+        }
+        return nil
+    }
+
+    /// The position in `keys` of the string at entry `j` (a key), or nil.
+    package func index(ofKey j: Int, in keys: [StaticString]) -> Int? {
+        bytes.withUnsafeBufferPointer { b in keys.firstIndex { keyMatches(b, j, $0) } }
+    }
+
+    @inline(__always)
+    private func keyMatches(_ b: UnsafeBufferPointer<UInt8>, _ j: Int, _ key: StaticString) -> Bool {
+        let e = entries[j]
+        guard e.kind == .string else { return false }
+        if e.flag { return unescaped[Int(e.a)] == key.description }
+        return Self.equal(b, Int(e.a)..<Int(e.b), key)
+    }
+
+    @inline(__always)
+    private static func equal(_ b: UnsafeBufferPointer<UInt8>, _ range: Range<Int>, _ key: StaticString) -> Bool {
+        guard key.hasPointerRepresentation else { return key.withUTF8Buffer { b[range].elementsEqual($0) } }
+        let n = key.utf8CodeUnitCount
+        guard n == range.count else { return false }
+        let p = key.utf8Start
+        var k = range.lowerBound
+        for t in 0..<n {
+            if b[k] != p[t] { return false }
+            k += 1
+        }
+        return true
     }
 
     /// A short name of entry `i`'s JSON type, for error messages ("string", "object", …).
