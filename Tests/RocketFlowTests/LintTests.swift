@@ -167,6 +167,16 @@ struct LintTests {
         #expect(!r.diagnostics.contains { $0.code == "unknown-field" || $0.code == "missing-field" })
     }
 
+    @Test("Placeholders are found however their braces are written")
+    func escapedPlaceholders() {
+        for text in [#"Hi {{who}}"#, #"Hi \u007b{who}}"#, #"Hi {\u007Bwho}}"#, #"Hi \u007b\u007bwho}}"#] {
+            let flow =
+                #"{"version": 1, "blocks": [{"id": "a", "type": "text", "text": "plain", "next": "b"}, "#
+                + #"{"id": "b", "type": "text", "text": "\#(text)"}]}"#
+            #expect(lint(flow) == ["1:86 warning unknown-placeholder"], "\(text)")
+        }
+    }
+
     @Test("At most 1,000 different diagnostics are listed; the rest are counted in a last note")
     func boundedDiagnostics() throws {
         // 3,000 blocks, each with a field of its own name: 3,000 different errors.
