@@ -291,19 +291,23 @@ package final class ConversationService: Sendable {
         var limits = JSONReaderLimits()
         limits.maxBytes = configuration.maxBodyBytes
         limits.maxDepth = 8
-        let root: JSONNode
+        let tape: JSONTape
         do {
-            root = try JSONReader.parse(request.body, limits: limits)
+            tape = try JSONTape.parse(request.body, limits: limits)
         } catch {
             return .failure(ResponseError(.error(400, "bad-json", "the body is not JSON: \(error.message) (byte \(error.offset))")))
         }
-        guard let members = root.object else { return .failure(ResponseError(.error(400, "bad-body", "the body must be a JSON object"))) }
+        guard tape.kind(0) == .object else { return .failure(ResponseError(.error(400, "bad-body", "the body must be a JSON object"))) }
+        // Only the members' values become nodes (the body's own object is never built).
         var out: [String: JSONNode] = [:]
-        for m in members {
-            guard allowed.contains(m.key) else {
-                return .failure(ResponseError(.error(400, "unknown-field", "unknown field \"\(m.key)\"; expected \(allowed.sorted().joined(separator: ", "))")))
+        var j = 1
+        for _ in 0..<tape.count(0) {
+            let key = tape.string(j) ?? ""
+            guard allowed.contains(key) else {
+                return .failure(ResponseError(.error(400, "unknown-field", "unknown field \"\(key)\"; expected \(allowed.sorted().joined(separator: ", "))")))
             }
-            out[m.key] = m.value
+            out[key] = tape.node(j + 1)
+            j = tape.next(after: j + 1)
         }
         return .success(out)
     }
