@@ -60,13 +60,14 @@ package struct JSONBytes {
     /// A number; one that is not finite is written as 0 (JSON has no such numbers).
     package mutating func number(_ v: Double) { JSONValue.appendNumber(v.isFinite ? v : 0, to: &out) }
     /// A number written with at most `fractionDigits` (0–9) decimals, trailing zeros dropped:
-    /// for times, where the shortest exact form costs a general conversion. Beyond ±10¹², or not
-    /// finite, it is written as ``number(_:)-(Double)`` writes it.
+    /// for times, where the shortest exact form costs a general conversion. When the scaled value
+    /// would not fit in 10¹⁸, or `v` is not finite, it is written as ``number(_:)-(Double)``
+    /// writes it.
     package mutating func number(_ v: Double, fractionDigits: Int) {
         let digits = min(max(fractionDigits, 0), 9)
         var scale = 1
         for _ in 0..<digits { scale *= 10 }
-        guard v.isFinite, abs(v) < 1e12 else { return number(v) }
+        guard v.isFinite, abs(v) * Double(scale) < 1e18 else { return number(v) }
         let scaled = Int((abs(v) * Double(scale)).rounded())
         let whole = scaled / scale
         var fraction = scaled % scale

@@ -119,6 +119,10 @@ struct JSONWriterTests {
             w.number(v, fractionDigits: 6)
             #expect(String(decoding: w.out, as: UTF8.self) == text, "\(v)")
         }
+        // Nine decimals of a large number would not fit in an Int: the general form is written.
+        var w = JSONBytes()
+        w.number(5e11 + 0.25, fractionDigits: 9)
+        #expect(String(decoding: w.out, as: UTF8.self) == "500000000000.25")
     }
 
     @Test("an event's record is what the byte writer writes; with a time, the time comes first")
