@@ -75,6 +75,12 @@ package final class ConversationService: Sendable {
         /// flush writes each one's latest snapshot and these records.
         var unsaved: [String: [Pending.Event]] = [:]
 
+        /// The visitor of conversation `id` in memory (read through the values' accessor: the
+        /// key subscript would copy the whole entry).
+        func owner(of id: String) -> String? {
+            entries.index(forKey: id).map { entries.values[$0].context.visitor }
+        }
+
         /// Stores conversation `id` and its next deadline.
         mutating func put(_ id: String, _ e: Entry) {
             entries[id] = e
@@ -524,8 +530,6 @@ package final class ConversationService: Sendable {
 
     // MARK: Reading
 
-    /// Finds conversation `id` of `visitor`, in memory or in the archive; nil when there is none
-    /// (or it belongs to someone else: the same answer, so ids cannot be probed).
     /// True for what ``newID()`` makes: 32 lower-case hex digits.
     static func isConversationID(_ id: String) -> Bool {
         id.utf8.count == 32 && id.utf8.allSatisfy { ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x61 && $0 <= 0x66) }
@@ -536,15 +540,12 @@ package final class ConversationService: Sendable {
         ResponseError(.error(404, "unknown-conversation", "there is no conversation \(id.count <= 64 ? id : String(id.prefix(64)) + "…") for this visitor"))
     }
 
-    /// Finds conversation `id` of `visitor` in memory, or loads it from the archive.
+    /// Loads conversation `id` of `visitor` from the archive when it is not in memory (the
+    /// caller has looked there); unknown when there is none or it belongs to someone else: the
+    /// same answer, so ids cannot be probed.
     private func locate(_ id: String, visitor: String) -> Result<Void, ResponseError> {
         let unknown = unknownConversation(id)
-        guard Self.isConversationID(id) else { return .failure(unknown) }
-        let owner = state.withLock { s in s.entries.index(forKey: id).map { s.entries.values[$0].context.visitor } }
-        if let owner {
-            return owner == visitor ? .success(()) : .failure(unknown)
-        }
-        guard let archive else { return .failure(unknown) }
+        guard Self.isConversationID(id), let archive else { return .failure(unknown) }
         let row: ConversationArchive.Row?
         do {
             row = try archive.load(id)
@@ -576,7 +577,7 @@ package final class ConversationService: Sendable {
             visitor: row.visitor, flow: flow, options: options, conversation: restored, touched: now, step: row.step, version: row.version,
             eventSeq: row.eventSeq, strings: strings)
         state.withLock { s in
-            if s.entries[id] == nil { s.put(id, entry) }
+            if s.entries.index(forKey: id) == nil { s.put(id, entry) }
         }
         return .success(())
     }
@@ -600,8 +601,7 @@ package final class ConversationService: Sendable {
         let known = Self.isConversationID(id)
         let found: (admitted: Bool, owner: String?) = state.withLock { s in
             guard admit(visitor, in: &s, at: now) else { return (false, nil) }
-            // Read through the values' accessor: the key subscript would copy the whole entry.
-            return (true, known ? s.entries.index(forKey: id).map { s.entries.values[$0].context.visitor } : nil)
+            return (true, known ? s.owner(of: id) : nil)
         }
         guard found.admitted else { return .failure(ResponseError(tooMany())) }
         if let owner = found.owner {
@@ -971,15 +971,17 @@ struct StoredConversation: Codable {
     /// The JSON text: the form `Codable` reads, with the snapshot written directly
     /// (``ConversationSnapshot/jsonBytes()``), not through `Codable`.
     func jsonText() -> String {
-        var out = Array(#"{"snapshot":"#.utf8)
-        out += snapshot.jsonBytes()
-        out += Array(#","options":"#.utf8)
-        ((try? JSONCoding.encode(options)) ?? .object([])).append(to: &out)
+        var w = JSONBytes(capacity: 1024)
+        w.open()
+        w.key("snapshot", first: true)
+        w.raw(snapshot.jsonBytes())
+        w.key("options")
+        w.value((try? JSONCoding.encode(options)) ?? .object([]))
         if let language {
-            out += Array(#","language":"#.utf8)
-            JSONValue.appendString(language, to: &out)
+            w.key("language")
+            w.string(language)
         }
-        out.append(0x7D)
-        return String(decoding: out, as: UTF8.self)
+        w.close()
+        return String(decoding: w.out, as: UTF8.self)
     }
 }

@@ -210,6 +210,8 @@ struct ServerTests {
             _ = h.send(id, #""intent": "submit", "text": "Ada", "step": 1"#)
         }
         let again = try Harness(path: path, clock: clock)
+        // Read from the archive by another visitor first: unknown to them, and not loaded for them.
+        #expect(again.request("GET", "/v1/conversations/\(id)", visitor: "bob").status == 404)
         let v = try #require(again.view(id))
         #expect(v["step"]?.number == 2)
         #expect(v["transcript"]?.array.last?["text"]?.string == "PIN?")
