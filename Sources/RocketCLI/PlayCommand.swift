@@ -141,8 +141,11 @@ final class EventLog {
     }
 
     func write(_ event: RocketEvent) {
-        guard let value = event.record else { return }
-        write(value)
+        // The record written straight to bytes by its one definition (no JSONValue between).
+        var w = JSONBytes(capacity: 128)
+        guard event.writeRecord(into: &w) else { return }
+        w.out.append(0x0A)
+        file.write(String(decoding: w.out, as: UTF8.self))
     }
 
     func write(_ value: JSONValue) {
