@@ -358,3 +358,34 @@ func autoIntent(_ kind: RocketBlockKind, step: Int) -> RocketIntent {
     case .choice: return .choose(step % 2)
     }
 }
+if args.contains("flow-phases") {
+    // Where a load's time goes, 10k against 100k blocks: the tape alone (fresh memory each time,
+    // as in a one-shot process), the whole load, and the validator alone on the loaded document.
+    let sizes = [10_000, 100_000]
+    let inputs = sizes.map { Array(generateFlow(blocks: $0).utf8) }
+    var tapes: [[Double]] = [[], []], loads: [[Double]] = [[], []], vals: [[Double]] = [[], []]
+    for _ in 0..<9 {
+        for (k, bytes) in inputs.enumerated() {
+            for _ in 0..<(k == 0 ? 10 : 1) {
+                var tape: JSONTape?
+                tapes[k].append(time { tape = try? JSONTape.parse(bytes) })
+                precondition(tape != nil)
+                tape = nil
+                var r: FlowLoadResult?
+                loads[k].append(time { r = FlowLoader.load(bytes) })
+                let doc = r!.document!
+                r = nil
+                var d: [FlowDiagnostic] = []
+                vals[k].append(time { d = FlowValidator.validate(doc) })
+                precondition(d.count < 1000)
+            }
+        }
+    }
+    for k in 0..<2 {
+        print(
+            String(
+                format: "%d: tape %.1f ms (%.2f×)  load %.1f ms (%.2f×)  validate %.1f ms (%.2f×)", sizes[k], median(tapes[k]) * 1e3,
+                median(tapes[k]) / median(tapes[0]), median(loads[k]) * 1e3, median(loads[k]) / median(loads[0]), median(vals[k]) * 1e3,
+                median(vals[k]) / median(vals[0])))
+    }
+}

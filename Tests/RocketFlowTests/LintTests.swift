@@ -14,6 +14,49 @@ func lint(_ text: String) -> [String] {
 
 @Suite("Flow validation: every rule, with its place")
 struct LintTests {
+    @Test("Duplicate and empty ids are reported as a dictionary would find them, at any distance")
+    func duplicateIDsAgainstReference() {
+        // The id index reads its slots ahead of its inserts; ids repeat near and far (inside and
+        // outside that window), and empty ids sit anywhere.
+        var rng = SystemRandomNumberGenerator()
+        for _ in 0..<40 {
+            let n = Int.random(in: 1...60, using: &rng)
+            let pool = Int.random(in: 1...40, using: &rng)
+            let ids = (0..<n).map { _ in Int.random(in: 0..<10, using: &rng) == 0 ? "" : "b\(Int.random(in: 0..<pool, using: &rng))" }
+            let blocks = ids.map { #"{"id": "\#($0)", "type": "text", "text": "x"}"# }
+            let doc = FlowLoader.load(#"{"version": 1, "blocks": ["# + blocks.joined(separator: ",\n") + "]}").document!
+            // The reference: a dictionary of first places; a repeated finding (the same id used
+            // again, another empty id) is one diagnostic at its first place, with a count.
+            var expected: [String] = []
+            var repeats: [String: (at: Int, more: Int)] = [:]
+            var first: [String: Int] = [:]
+            for (i, id) in ids.enumerated() {
+                let key: String
+                if id.isEmpty {
+                    key = "empty-id"
+                } else if let f = first[id] {
+                    key = "duplicate-id of \(id) at \(f)"
+                } else {
+                    first[id] = i
+                    continue
+                }
+                if let r = repeats[key] {
+                    repeats[key] = (r.at, r.more + 1)
+                } else {
+                    repeats[key] = (expected.count, 0)
+                    expected.append("\(key.prefix { $0 != " " }) blocks[\(i)].id \(key.contains(" at ") ? String(key.split(separator: " ").last!) : "-")")
+                }
+            }
+            for (_, r) in repeats where r.more > 0 { expected[r.at] += " +\(r.more)" }
+            let found = FlowValidator.validate(doc).filter { $0.code == "duplicate-id" || $0.code == "empty-id" }.map { d in
+                let firstIndex = d.code == "empty-id" ? "-" : String(d.message.split(separator: "blocks[")[1].prefix { $0.isNumber })
+                let more = d.message.split(separator: "(and ").dropFirst().first.map { " +" + $0.prefix { $0.isNumber } } ?? ""
+                return "\(d.code) \(d.path) \(firstIndex)\(more)"
+            }
+            #expect(found == expected, "ids: \(ids)")
+        }
+    }
+
     @Test("JSON syntax errors name line and column")
     func syntax() {
         #expect(lint("{\"version\": 1,\n \"blocks\": [\n  {\"id\": \"a\" \"type\": \"text\"}]}") == ["3:14 error json-syntax"])
