@@ -65,6 +65,28 @@ struct RendererTests {
         }
     }
 
+    @Test("A row that gets shorter is erased to its end, never padded with spaces")
+    func shorterRowsAreErased() {
+        // tmux re-wraps rows by their written length when the window narrows: spaces written to
+        // blank out old text would make a short row wrap as if it were full.
+        var vt = VirtualTerminal(width: 40, height: 6)
+        var r = InlineRenderer(depth: .truecolor)
+        vt.feed(r.render(frame(["a long first row of text here", "second"], width: 39), screenHeight: 6))
+        let bytes = r.render(frame(["short", "second row, longer now"], width: 39), screenHeight: 6)
+        vt.feed(bytes)
+        #expect(Array(vt.lines[0..<2]) == ["short", "second row, longer now"])
+        let text = String(decoding: bytes, as: UTF8.self)
+        #expect(text.contains("\u{1B}[K"))
+        #expect(!text.contains("  "), "no run of spaces: \(text.debugDescription)")
+        // A styled blank (a coloured bar) is ink and is written.
+        var f = frame(["x"], width: 10)
+        var barStyle = CellStyle()
+        barStyle.background = .rgb(0, 0, 200)
+        f.put("   ", row: 0, column: 5, style: barStyle)
+        let bar = String(decoding: r.render(f, screenHeight: 6), as: UTF8.self)
+        #expect(bar.contains("   "))
+    }
+
     @Test("Only changed cells are written")
     func minimalDiff() {
         var r = InlineRenderer(depth: .none)

@@ -118,8 +118,12 @@ public struct InlineRenderer: Sendable {
             }
             let row = frame.rows[r]
             let old: [Cell]? = r < previous.count && previous[r].count == row.count ? previous[r] : nil
-            // A row drawn for the first time lands on a blank line: trailing blanks need no bytes.
-            let lastInk = old == nil ? (row.lastIndex { $0 != .blank } ?? -1) : row.count - 1
+            // Only the row's ink is written: a row drawn for the first time lands on a blank line,
+            // and blanks after the ink of a changed row are erased with "erase to end of line"
+            // (below) instead of written as spaces. Written spaces are content to the terminal:
+            // tmux re-wraps a row by its written length when it narrows, and a row padded with
+            // spaces to the full width would wrap, even where its text fits.
+            let lastInk = row.lastIndex { isInk($0) } ?? -1
             var c = 0
             while c <= lastInk {
                 if let old, old[c] == row[c] { c += 1; continue }
@@ -149,6 +153,11 @@ public struct InlineRenderer: Sendable {
                     if cell.text.unicodeScalars.count > 1 { emit("\u{1B}[\(cursorColumn + 1)G") }
                 }
                 c = end
+            }
+            if let old, old[(lastInk + 1)...] != row[(lastInk + 1)...] {
+                move(toRow: r - topOffset, column: lastInk + 1)
+                resetStyleIfNeeded()
+                emit("\u{1B}[K")
             }
         }
         // Rows the frame no longer has: clear them.
@@ -213,6 +222,14 @@ public struct InlineRenderer: Sendable {
     }
 
     // MARK: Encoding
+
+    /// Whether a cell shows anything: a space without a visible background, inverse video or
+    /// underline is the same on screen as an erased cell.
+    private func isInk(_ cell: Cell) -> Bool {
+        if cell == .blank { return false }
+        if cell.text != " " || cell.style.inverse || cell.style.underline { return true }
+        return depth > .none && theme.map(cell.style.background) != .default
+    }
 
     private mutating func emit(_ s: String) { out.append(contentsOf: s.utf8) }
 
