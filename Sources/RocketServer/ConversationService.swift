@@ -176,6 +176,11 @@ package final class ConversationService: Sendable {
         guard request.path.utf8.first == 0x2F else { return .error(404, "not-found", "no such route") }
         let route = Self.segments(request.path)
         if route.first == "v1" { return api(request, Array(route.dropFirst())) }
+        // A path that is no page is 404 whatever the method; a page asked for with another
+        // method than GET or HEAD is 405.
+        let isPage =
+            route.count == 1 && ["", "widget.js", "favicon.ico"].contains(route[0]) || route.count == 2 && route[0] == "play"
+        guard isPage else { return .error(404, "not-found", "no such route") }
         guard request.method == "GET" || request.method == "HEAD" else { return methodNotAllowed("GET") }
         switch route.count {
         case 1 where route[0] == "": return assets.index(flows: flows.names())

@@ -182,6 +182,12 @@ struct APITests {
     func routes() throws {
         let h = try Harness()
         #expect(h.request("GET", "/nope").status == 404)
+        // A path that is nothing is 404 whatever the method; a page asked for by POST is 405.
+        #expect(h.request("POST", "/nope").status == 404)
+        #expect(h.request("DELETE", "/play/basic/extra").status == 404)
+        let post = h.request("POST", "/widget.js")
+        #expect(post.status == 405)
+        #expect(post.header("Allow") == "GET")
         let wrong = h.request("DELETE", "/v1/conversations")
         #expect(wrong.status == 405)
         #expect(wrong.header("Allow") == "POST")
