@@ -1,5 +1,6 @@
 import RocketJSON
 import RocketFlow
+import RocketCore
 
 enum LintCommand {
     static let spec = CommandSpec(
@@ -27,7 +28,9 @@ enum LintCommand {
                             ("message", .string("cannot read the file: \(e.reason)")),
                         ]))
                 } else {
-                    printOut("\(displayName(path)): error: cannot read the file: \(e.reason)")
+                    printOut(
+                        "\(Sanitizer.clean(displayName(path), keepNewlines: false)): error: cannot read the file: \(Sanitizer.clean(e.reason, keepNewlines: false))"
+                    )
                 }
             case .success(let result):
                 if !result.errors.isEmpty && status == ExitStatus.ok { status = ExitStatus.dataError }

@@ -79,9 +79,12 @@ struct ExitStatusCode: Error {
     init(_ code: ExitStatus) { self.code = code }
 }
 
-func printError(_ s: String) { FileIO.print(s, toError: true) }
+/// A message on stderr. Messages quote paths, argv and store names: every one goes through the
+/// sanitizer here, whatever its call site already did (cleaning clean text changes nothing).
+func printError(_ s: String) { FileIO.print(Sanitizer.clean(s), toError: true) }
 
-func printOut(_ s: String) { FileIO.print(s) }
+/// A result line on stdout, through the same sanitizer.
+func printOut(_ s: String) { FileIO.print(Sanitizer.clean(s)) }
 
 struct FlowFileError: Error {
     let path: String

@@ -508,6 +508,20 @@ struct SanitizerSurfaceTests {
             to: dir + "/l\u{1B}[2J.json")
         let l = try runRocket(["lint", dir + "/l\u{1B}[2J.json"])
         #expect(l.status == 65 && clean(l.stdout), "\(l.stdout)")
+        // …and a file that cannot be read, named in lint's line and in play's and graph's messages
+        for command in ["lint", "play", "graph"] {
+            let missing = try runRocket([command, dir + "/gone\u{1B}[2J\u{202E}.json"])
+            #expect(missing.status == 66 && clean(missing.stdout) && clean(missing.stderr), "\(command): \(missing.stdout) \(missing.stderr)")
+            #expect((missing.stdout + missing.stderr).contains("gone"))
+        }
+        // …and output files and stores in places that cannot be written
+        let bad = dir + "/no\u{1B}[2J\u{202E}dir/out"
+        for args in [["--events", bad], ["--answers-out", bad], ["--state", bad]] {
+            let w = try runRocket(["play", dir + "/v.json", "--plain", "--instant"] + args, stdin: "\n")
+            #expect(w.status != 0 && w.stderr.contains("dir") && clean(w.stderr) && clean(w.stdout), "\(args): \(w.stderr)")
+        }
+        let st = try runRocket(["scenario", "trigger", "x", "--store", bad + ".sqlite"])
+        #expect(st.status != 0 && clean(st.stderr), "\(st.stderr)")
         // scenario names in status, usage errors quoting argv
         _ = try runRocket(["scenario", "trigger", e], environment: ["ROCKET_STORE": dir + "/s.sqlite"])
         let s = try runRocket(["scenario", "status"], environment: ["ROCKET_STORE": dir + "/s.sqlite"])
