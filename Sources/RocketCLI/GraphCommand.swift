@@ -87,11 +87,14 @@ enum GraphCommand {
 enum NewCommand {
     static let spec = CommandSpec(
         name: "new", abstract: "Write a starter flow that uses every block type (and lints clean).",
-        positionals: [("FLOW.json", "The file to create (never overwritten).")], positionalCount: 1...1,
+        positionals: [("FLOW.json", "The file to create (never overwritten), or - for standard output.")], positionalCount: 1...1,
         options: [],
         discussion: "",
         exitStatus: "0 written; 64 usage error; 73 the file exists; 74 it cannot be written.",
-        examples: ["rocket new onboarding.json && rocket play onboarding.json", "rocket new flows/tour.json && rocket lint flows/tour.json"])
+        examples: [
+            "rocket new onboarding.json && rocket play onboarding.json", "rocket new flows/tour.json && rocket lint flows/tour.json",
+            "rocket new - | less",
+        ])
 
     /// The starter flow.
     static let starter = #"""
@@ -125,13 +128,20 @@ enum NewCommand {
         let parsed = try parse(args, as: spec)
         if parsed.helpRequested { printOut(spec.help); return ExitStatus.ok }
         let path = parsed.positionals[0]
-        if FileIO.exists(path) {
+        if path == "-" {
+            // A write error to standard output is reported (exit 74) where every command ends.
+            FileIO.print(starter)
+            return ExitStatus.ok
+        }
+        switch FileIO.writeAtomically(starter, to: path, replacing: false) {
+        case .failure(let f) where f.code == EEXIST:
             printError("rocket: error: '\(Sanitizer.clean(path, keepNewlines: false))' exists; choose another name (it is never overwritten)")
             return .cannotCreate
-        }
-        if case .failure(let f) = FileIO.writeAtomically(starter, to: path) {
+        case .failure(let f):
             printError("rocket: error: cannot write '\(Sanitizer.clean(path, keepNewlines: false))': \(f.reason)")
             return ExitStatus.ioError
+        case .success:
+            break
         }
         printError("wrote \(Sanitizer.clean(path, keepNewlines: false)); try: rocket play \(Sanitizer.clean(path, keepNewlines: false))")
         return ExitStatus.ok

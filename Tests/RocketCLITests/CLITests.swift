@@ -378,6 +378,12 @@ struct NewAndGraphTests {
         #expect(played.status == 0, "\(played.stderr)")
         #expect(played.stderr.contains("Countess Ada"))
         #expect(try runRocket(["new", dir + "/s.json"]).status == 73)
+        // - is standard output (nothing named "-" is created); a dangling link is a taken name
+        let out = try runRocket(["new", "-"])
+        #expect(out.status == 0 && out.stdout == text && !FileManager.default.fileExists(atPath: "-"))
+        try FileManager.default.createSymbolicLink(atPath: dir + "/link.json", withDestinationPath: dir + "/nowhere.json")
+        #expect(try runRocket(["new", dir + "/link.json"]).status == 73)
+        #expect(!FileManager.default.fileExists(atPath: dir + "/nowhere.json"))
     }
 
     @Test("graph draws blocks, branch conditions, timers, actions and the gate; DOT and SVG too")
@@ -467,7 +473,7 @@ struct WriteErrorTests {
         let dash = try runRocket(["play", dir + "/flow.json", "--instant", "--answers-out", "-"], stdin: "\n1\nAda\n1234\n1\n\n")
         #expect(dash.stdout.hasSuffix(#"{"ask": "Sure", "go": "Enable", "name": "Ada"}"# + "\n"))
         write("{", to: dir + "/broken.json")  // lint finds errors (65) but cannot print them: 74
-        for args in [["scenario", "export"], ["lint", "--json", dir + "/flow.json"], ["--help"], ["lint", dir + "/broken.json"]] {
+        for args in [["scenario", "export"], ["lint", "--json", dir + "/flow.json"], ["--help"], ["lint", dir + "/broken.json"], ["new", "-"]] {
             let p = Process()
             p.executableURL = URL(fileURLWithPath: "/bin/sh")
             p.arguments = ["-c", "'\(rocketPath)' \(args.map { "'\($0)'" }.joined(separator: " ")) > /dev/full"]

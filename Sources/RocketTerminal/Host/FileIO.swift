@@ -18,11 +18,17 @@ package enum FileIO {
     package struct Failure: Error {
         /// A short reason, for messages.
         package let reason: String
+        /// The errno value, when the failure came from one.
+        package let code: Int32?
         /// A failure with its own reason.
-        package init(reason: String) { self.reason = reason }
+        package init(reason: String) {
+            self.reason = reason
+            code = nil
+        }
 
         /// Wraps an errno value.
         package init(_ code: Int32) {
+            self.code = code
             switch code {
             case ENOENT: reason = "no such file"
             case EACCES, EPERM: reason = "permission denied"
@@ -104,7 +110,12 @@ package enum FileIO {
     /// Writes a whole file so that a crash at any moment leaves either the old content or the new,
     /// never a torn file: a temporary file beside it, written, fsync'd, renamed over the target,
     /// then the directory fsync'd. The file is readable by its owner only.
-    package static func writeAtomically(_ text: String, to path: String) -> Result<Void, Failure> {
+    ///
+    /// With `replacing: false` an existing file is never replaced, even one created a moment
+    /// before: the temporary file is hard-linked to the name, which fails with `EEXIST` (the
+    /// failure's `code`) when the name is taken. On a file system without hard links the file is
+    /// created with `O_EXCL` and written in place.
+    package static func writeAtomically(_ text: String, to path: String, replacing: Bool = true) -> Result<Void, Failure> {
         let temporary = path + ".tmp-" + String(getpid())
         let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
         guard fd >= 0 else { return .failure(Failure(errno)) }
@@ -120,16 +131,40 @@ package enum FileIO {
             unlink(temporary)
             return .failure(Failure(code))
         }
-        guard rename(temporary, path) == 0 else {
+        if replacing {
+            guard rename(temporary, path) == 0 else {
+                let code = errno
+                unlink(temporary)
+                return .failure(Failure(code))
+            }
+        } else if link(temporary, path) == 0 {
+            unlink(temporary)
+        } else {
             let code = errno
             unlink(temporary)
-            return .failure(Failure(code))
+            guard code == EPERM || code == ENOTSUP || code == EOPNOTSUPP || code == ENOSYS else { return .failure(Failure(code)) }
+            return writeExclusively(text, to: path)
         }
         let directory = PathName.directory(path)
         let dfd = open(directory.isEmpty ? "." : directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         if dfd >= 0 {
             _ = fsync(dfd)
             close(dfd)
+        }
+        return .success(())
+    }
+
+    /// Creates `path` (never an existing one) and writes `text` into it; on a failed write the
+    /// half-written file is removed.
+    private static func writeExclusively(_ text: String, to path: String) -> Result<Void, Failure> {
+        let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { return .failure(Failure(errno)) }
+        var code = writeAll(fd, Array(text.utf8))
+        if code == nil, fsync(fd) != 0 { code = errno }
+        if close(fd) != 0, code == nil { code = errno }
+        if let code {
+            unlink(path)
+            return .failure(Failure(code))
         }
         return .success(())
     }
