@@ -145,12 +145,12 @@ public final class SQLiteScenarioStore: ScenarioStore {
     static func error(_ rc: Int32, _ message: String, path: String) -> ScenarioStoreError {
         switch rc & 0xFF {
         case SQLITE_READONLY, SQLITE_PERM, SQLITE_CANTOPEN, SQLITE_AUTH:
-            return ScenarioStoreError(.readOnly, "the store cannot be written: \(message)")
-        case SQLITE_FULL: return ScenarioStoreError(.full, "the disk is full: \(message)")
+            return ScenarioStoreError(.readOnly, "the store \(path) cannot be written: \(message)")
+        case SQLITE_FULL: return ScenarioStoreError(.full, "the disk of \(path) is full: \(message)")
         case SQLITE_NOTADB: return ScenarioStoreError(.foreign, "\(path) is not a rocket scenario store (not an SQLite database)")
         case SQLITE_CORRUPT: return ScenarioStoreError(.corrupt, "\(path) is corrupt: \(message)")
-        case SQLITE_BUSY, SQLITE_LOCKED: return ScenarioStoreError(.busy, "the store stayed locked by another process: \(message)")
-        default: return ScenarioStoreError(.io, message)
+        case SQLITE_BUSY, SQLITE_LOCKED: return ScenarioStoreError(.busy, "the store \(path) stayed locked by another process: \(message)")
+        default: return ScenarioStoreError(.io, "the store \(path): \(message)")
         }
     }
 

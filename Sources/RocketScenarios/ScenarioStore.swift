@@ -6,7 +6,7 @@ import Synchronization
 ///
 /// ```swift
 /// do { try store.triggerEvent("launch", at: now) }
-/// catch { print(error.message) }   // "the store is read-only: /etc/x.sqlite"
+/// catch { print(error.message) }   // "the store /etc/x.sqlite cannot be written: …"
 /// ```
 public struct ScenarioStoreError: Error, Hashable, Sendable, CustomStringConvertible {
     /// The kind of failure.

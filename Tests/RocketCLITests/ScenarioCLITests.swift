@@ -73,6 +73,11 @@ struct ScenarioCLITests {
         #expect(try String(contentsOfFile: dir + "/junk.sqlite", encoding: .utf8) == "not a database")
         let readOnly = try runRocket(["scenario", "trigger", "x", "--store", "/proc/rocket.sqlite"])
         #expect(readOnly.status == 74 && readOnly.stderr.contains("cannot be written"))
+        // Every store error names the store: a folder, a device that fails every write.
+        for place in [dir, "/dev/null", "/proc/rocket.sqlite"] {
+            let r = try runRocket(["scenario", "trigger", "x", "--store", place])
+            #expect(r.status == 74 && r.stderr.contains("store \(place)"), "\(r.stderr)")
+        }
     }
 
     @Test("The default store follows XDG_STATE_HOME")
