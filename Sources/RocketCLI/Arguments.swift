@@ -199,6 +199,12 @@ func parse(_ args: [String], as spec: CommandSpec) throws(UsageError) -> ParsedA
         throw UsageError(message: "missing \(missing)", command: spec.name)
     }
     if parsed.positionals.count > spec.positionalCount.upperBound {
+        // A command that takes a list says how long it may be; one that takes a fixed number of
+        // arguments names the first one too many.
+        if spec.positionalCount.upperBound > 1, let name = spec.positionals.last?.name {
+            throw UsageError(
+                message: "at most \(spec.positionalCount.upperBound) \(name)s (\(parsed.positionals.count) given)", command: spec.name)
+        }
         throw UsageError(message: "unexpected argument '\(parsed.positionals[spec.positionalCount.upperBound])'", command: spec.name)
     }
     return parsed

@@ -52,6 +52,8 @@ struct PromptCLITests {
         let esc = try runRocket(["choose", "a", "b"], stdin: "")
         #expect(esc.status == 1 && esc.stdout.isEmpty)
         #expect(try runRocket(["choose"]).status == 64)
+        let tooMany = try runRocket(["choose"] + (0...10_000).map { "o\($0)" })
+        #expect(tooMany.status == 64 && tooMany.stderr.contains("at most 10000 OPTIONs (10001 given)"), "\(tooMany.stderr)")
         #expect(try runRocket(["choose", "--limit", "0", "a"]).status == 64)
         let hostile = try runRocket(["choose", "a\u{1B}[2Jb", "c"], stdin: "1\n")
         #expect(hostile.status == 0 && !hostile.stdout.contains("\u{1B}") && !hostile.stderr.contains("\u{1B}"))
