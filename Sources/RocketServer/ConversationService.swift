@@ -176,21 +176,22 @@ package final class ConversationService: Sendable {
         guard request.path.utf8.first == 0x2F else { return .error(404, "not-found", "no such route") }
         let route = Self.segments(request.path)
         if route.first == "v1" { return api(request, Array(route.dropFirst())) }
-        // A path that is no page is 404 whatever the method; a page asked for with another
-        // method than GET or HEAD is 405.
-        let isPage =
-            route.count == 1 && ["", "widget.js", "favicon.ico"].contains(route[0]) || route.count == 2 && route[0] == "play"
-        guard isPage else { return .error(404, "not-found", "no such route") }
-        guard request.method == "GET" || request.method == "HEAD" else { return methodNotAllowed("GET") }
+        // The page is found first, so that a path that is no page is 404 whatever the method
+        // and a page asked for with another method than GET or HEAD is 405.
+        let page: () -> HTTPResponse
         switch route.count {
-        case 1 where route[0] == "": return assets.index(flows: flows.names())
-        case 1 where route[0] == "widget.js": return assets.widget(for: request)
-        case 1 where route[0] == "favicon.ico": return HTTPResponse(status: 204, headers: [("Cache-Control", "max-age=86400")])
+        case 1 where route[0] == "": page = { self.assets.index(flows: self.flows.names()) }
+        case 1 where route[0] == "widget.js": page = { self.assets.widget(for: request) }
+        case 1 where route[0] == "favicon.ico": page = { HTTPResponse(status: 204, headers: [("Cache-Control", "max-age=86400")]) }
         case 2 where route[0] == "play":
-            guard case .success = flows.flow(route[1]) else { return .error(404, "unknown-flow", "there is no flow called \(route[1])") }
-            return assets.playPage(flow: route[1])
+            page = {
+                guard case .success = self.flows.flow(route[1]) else { return .error(404, "unknown-flow", "there is no flow called \(route[1])") }
+                return self.assets.playPage(flow: route[1])
+            }
         default: return .error(404, "not-found", "no such route")
         }
+        guard request.method == "GET" || request.method == "HEAD" else { return methodNotAllowed("GET") }
+        return page()
     }
 
     /// The segments of `path` after its leading "/" (empty segments kept: "/a//b" has three).

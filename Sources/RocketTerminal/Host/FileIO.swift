@@ -142,7 +142,7 @@ package enum FileIO {
         } else {
             let code = errno
             unlink(temporary)
-            guard code == EPERM || code == ENOTSUP || code == EOPNOTSUPP || code == ENOSYS else { return .failure(Failure(code)) }
+            guard [EPERM, EOPNOTSUPP, ENOSYS].contains(code) else { return .failure(Failure(code)) }
             return writeExclusively(text, to: path)
         }
         let directory = PathName.directory(path)
