@@ -194,6 +194,15 @@ struct LineModeTerminalTests {
         #expect(run.terminalRestored)
     }
 
+    @Test("Ctrl-\\ typed in raw mode quits as SIGQUIT does: exit 131, the terminal restored")
+    func quitKey() throws {
+        let run = try PTYRun(["demo"])
+        #expect(run.waitFor("Enter continue"))
+        run.send([0x1C])
+        #expect(run.waitForExit(timeout: 10) == 131)
+        #expect(run.terminalRestored)
+    }
+
     @Test("Ctrl-Z (SIGTSTP, or the key in raw mode) gives the terminal back, then takes it again and redraws")
     func suspendAndContinue() throws {
         let run = try PTYRun(["demo"])

@@ -25,7 +25,10 @@ struct KeyDecoderTests {
 
     @Test("Single bytes: Enter, Tab, Backspace, Ctrl letters")
     func singles() {
-        #expect(keys([0x0D, 0x09, 0x7F, 0x01, 0x03, 0x17, 0x61]) == [.enter, .tab, .backspace, .ctrl("a"), .ctrl("c"), .ctrl("w"), .character("a")])
+        #expect(
+            keys([0x0D, 0x09, 0x7F, 0x01, 0x03, 0x17, 0x61, 0x1C]) == [
+                .enter, .tab, .backspace, .ctrl("a"), .ctrl("c"), .ctrl("w"), .character("a"), .ctrl("\\"),
+            ])
     }
 
     @Test("A lone Esc waits for the quiet time; Esc followed by a key is Alt")

@@ -96,7 +96,8 @@ public struct KeyDecoder: Sendable {
         case 0x1B: return decodeEscape()
         case 0x00: return (.ctrl(" "), 1)
         case 0x01...0x1A: return (.ctrl(Character(Unicode.Scalar(b + 0x60))), 1)
-        case 0x1C...0x1F: return (.unknown, 1)
+        case 0x1C: return (.ctrl("\\"), 1)  // Ctrl-\, the quit key
+        case 0x1D...0x1F: return (.unknown, 1)
         default:
             guard let (ch, n) = decodeUTF8(at: 0) else { return nil }
             return (ch.map { .character($0) } ?? .unknown, n)

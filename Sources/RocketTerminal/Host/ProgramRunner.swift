@@ -140,6 +140,10 @@ public final class ProgramRunner {
                     switch key {
                     case .ctrl("c"):
                         _ = program.update(.interrupt(signal: SIGINT), now: clock.now)
+                    case .ctrl("\\"):
+                        // In raw mode the quit key is a byte, not SIGQUIT: it ends the program as
+                        // the signal does (exit 131), as Ctrl-C does as SIGINT.
+                        _ = program.update(.interrupt(signal: SIGQUIT), now: clock.now)
                     case .mouse(let row, let column):
                         // Screen rows → frame rows; without a known origin a click cannot be placed.
                         guard let frameRow = screen.frameRow(forScreenRow: row, on: terminal),
