@@ -25,7 +25,7 @@ let package = Package(
         // The conversation engine: a value block graph, a value state, effects the host performs.
         .target(name: "RocketConversation", dependencies: ["RocketCore", "RocketJSON", "CPCRE2"]),
         // PCRE2 through the system's libpcre2-8 (Debian: libpcre2-dev): bounded pattern matching.
-        .systemLibrary(name: "CPCRE2", path: "Sources/CPCRE2"),
+        .systemLibrary(name: "CPCRE2", path: "Sources/CPCRE2", pkgConfig: "libpcre2-8", providers: [.apt(["libpcre2-dev"])]),
         // The seed API (Rocket, the five block classes, NotificationCenter events) over the engine.
         .target(name: "RocketAlert", dependencies: ["RocketConversation", "RocketFlow", "RocketCore"]),
         // The one JSON layer: a positioned reader with limits, JSONValue and its writer, Codable coders.
@@ -41,7 +41,7 @@ let package = Package(
         // AlertReactor and the Reactor contract on Swift concurrency.
         .target(name: "RocketReactor", dependencies: ["RocketCore"]),
         // SQLite through the system's libsqlite3 (Debian: libsqlite3-dev).
-        .systemLibrary(name: "CSQLite", path: "Sources/CSQLite"),
+        .systemLibrary(name: "CSQLite", path: "Sources/CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         // WaitForIt's scenarios: rules, decisions with explanations, in-memory and SQLite stores.
         .target(name: "RocketScenarios", dependencies: ["RocketCore", "RocketJSON", "CSQLite"]),
         // The UserDefaults store (WaitForIt's keys) and WaitForIt's Date forms: the only Foundation part of scenarios.

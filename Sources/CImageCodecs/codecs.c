@@ -1,4 +1,7 @@
 // PNG (libpng's simplified API) and JPEG (libjpeg) decoding into RGBA, with errors as values.
+#if !__has_include(<png.h>) || !__has_include(<jpeglib.h>)
+#error "png.h or jpeglib.h is missing: install Debian's libpng-dev and libjpeg-dev (sh scripts/install-deps.sh)"
+#endif
 #include <png.h>
 #include <jpeglib.h>
 #include <setjmp.h>

@@ -1,5 +1,8 @@
 #include "CImageCodecs.h"
 #include <string.h>
+#if !__has_include(<zlib.h>)
+#error "zlib.h is missing: install Debian's zlib1g-dev (sh scripts/install-deps.sh)"
+#endif
 #include <zlib.h>
 
 size_t rocket_gzip(const unsigned char *data, size_t size, unsigned char *out, size_t capacity) {

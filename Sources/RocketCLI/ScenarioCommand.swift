@@ -222,8 +222,8 @@ enum ScenarioCommand {
     /// The store at `--store`, `$ROCKET_STORE`, `$XDG_STATE_HOME/rocket/scenarios.sqlite` or
     /// `~/.local/state/rocket/scenarios.sqlite`. Only the default folder is created when missing:
     /// an explicit path in a missing folder is an error (a typo must not scatter stores).
-    /// `forReading` opens without writing anything (status, export): a missing file reads as an
-    /// empty store, and a read-only file or folder can be read.
+    /// `forReading` opens without writing anything (status, export): a missing file in an existing
+    /// folder (or the default one) reads as an empty store, and a read-only file or folder can be read.
     static func openStore(_ flag: String?, forReading: Bool = false) -> Result<any ScenarioStore, ScenarioStoreError> {
         let env = Environment.current
         let path: String
@@ -239,14 +239,16 @@ enum ScenarioCommand {
             explicit = false
         }
         let dir = PathName.directory(path)
+        // An explicit path in a missing folder is a typo for reading and writing alike: reading
+        // it as an empty store would look like "no data yet".
+        if explicit, !dir.isEmpty, !FileIO.exists(dir) {
+            return .failure(ScenarioStoreError(.io, "the folder \(dir) does not exist (store \(path))"))
+        }
         if forReading {
             guard FileIO.exists(path) else { return .success(InMemoryScenarioStore()) }
             do throws(ScenarioStoreError) { return .success(try SQLiteScenarioStore(readingOnly: path)) } catch { return .failure(error) }
         }
         if !dir.isEmpty, !FileIO.exists(dir) {
-            if explicit {
-                return .failure(ScenarioStoreError(.io, "the folder \(dir) does not exist (store \(path))"))
-            }
             if !makeDirectories(dir) {
                 return .failure(ScenarioStoreError(.readOnly, "cannot create the folder \(dir): \(String(cString: strerror(errno)))"))
             }

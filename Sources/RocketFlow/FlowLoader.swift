@@ -39,7 +39,8 @@ public enum FlowLoader {
         if let document {
             // Every error of a file in one run: the rules run on what could be decoded, too. With
             // shape errors present only their errors are kept (warnings would guess at the rest).
-            let rules = FlowValidator.check(document, assumedIDs: decoder.brokenIDs, partial: shapeErrors)
+            let rules = FlowValidator.check(
+                document, assumedIDs: decoder.brokenIDs, partial: shapeErrors, sourceIndices: decoder.keptBlockSources)
             let kept = shapeErrors ? rules.collapsed.filter { $0.severity == .error } : rules.collapsed
             diagnostics += placed(kept, in: tape)
             unlisted += shapeErrors ? rules.unlistedErrors : rules.unlisted
@@ -202,6 +203,9 @@ struct FlowDecoder {
 
     /// Ids of blocks that could not be decoded (validation still runs on the others).
     var brokenIDs: Set<String> = []
+    /// Where each decoded block stands in the file's `blocks` array, once a block before it could
+    /// not be decoded (nil while every block so far was kept, the common case).
+    var keptBlockSources: [Int]?
 
     mutating func error(_ code: String, _ message: String, path: FlowPath, at offset: Int) {
         found.add(.error, code, message, path: path.text, offset: offset)
@@ -515,9 +519,13 @@ struct FlowDecoder {
                 var j = list + 1
                 for i in 0..<n {
                     if let b = decodeBlock(j, path: FlowPath(block: i)) {
+                        keptBlockSources?.append(i)
                         blocks.append(b)
-                    } else if let id = firstMember(of: j, "id").flatMap({ tape.string($0) }) {
-                        brokenIDs.insert(id)  // other blocks may still name it: not an unknown target
+                    } else {
+                        if keptBlockSources == nil { keptBlockSources = Array(0..<blocks.count) }
+                        if let id = firstMember(of: j, "id").flatMap({ tape.string($0) }) {
+                            brokenIDs.insert(id)  // other blocks may still name it: not an unknown target
+                        }
                     }
                     j = tape.next(after: j)
                 }

@@ -24,7 +24,7 @@ public enum FlowValidator {
         _ doc: FlowDocument, sourceMap: FlowSourceMap? = nil, lines: SourceLines? = nil,
         assumedIDs: Set<String> = [], partial: Bool = false
     ) -> [FlowDiagnostic] {
-        let found = check(doc, assumedIDs: assumedIDs, partial: partial)
+        let found = check(doc, assumedIDs: assumedIDs, partial: partial, sourceIndices: nil)
         var out = found.collapsed
         // Places are found last, for the diagnostics left after collapsing repeats, in one sweep.
         if let lines, let sourceMap {
@@ -36,8 +36,12 @@ public enum FlowValidator {
     }
 
     /// The rules' findings, repeats collapsed and bounded (``FlowDiagnosticList``).
-    static func check(_ doc: FlowDocument, assumedIDs: Set<String>, partial: Bool) -> FlowDiagnosticList {
+    ///
+    /// `sourceIndices[i]` is the place in the file's `blocks` array of the document's block `i`,
+    /// when blocks that could not be read were left out (nil: the same places).
+    static func check(_ doc: FlowDocument, assumedIDs: Set<String>, partial: Bool, sourceIndices: [Int]?) -> FlowDiagnosticList {
         var found = FlowDiagnosticList()
+        func blockPath(_ i: Int) -> String { "blocks[\(sourceIndices?[i] ?? i)]" }
         func report(_ severity: FlowDiagnostic.Severity, _ code: String, _ message: String, _ path: @autoclosure () -> String) {
             found.add(severity, code, message, path: path())
         }
@@ -56,9 +60,9 @@ public enum FlowValidator {
         var registered = [Bool](repeating: false, count: n)  // the block its id names
         indexByID.insertAll { i, first in
             if doc.blocks[i].id.isEmpty {
-                report(.error, "empty-id", "a block id may not be empty", "blocks[\(i)].id")
+                report(.error, "empty-id", "a block id may not be empty", "\(blockPath(i)).id")
             } else if let first {
-                report(.error, "duplicate-id", "the id \"\(doc.blocks[i].id)\" is already used by blocks[\(first)]", "blocks[\(i)].id")
+                report(.error, "duplicate-id", "the id \"\(doc.blocks[i].id)\" is already used by \(blockPath(first))", "\(blockPath(i)).id")
             } else {
                 registered[i] = true
             }
@@ -116,23 +120,23 @@ public enum FlowValidator {
                 if let t = index(of: target, after: i) {
                     edges.append(t)
                 } else if !assumedIDs.contains(target) {
-                    report(.error, "unknown-target", "no block has the id \"\(target)\"\(hint(target))", "blocks[\(i)].\(field)")
+                    report(.error, "unknown-target", "no block has the id \"\(target)\"\(hint(target))", "\(blockPath(i)).\(field)")
                 }
             }
             switch block.content {
             case .text(_, let next, let delay, _):
                 if (delay ?? 0) > 0, let next, let t = index(of: next, after: i) { autoNext[i] = t }
             case .image(let img):
-                checkImage(img.image, "blocks[\(i)].image")
+                checkImage(img.image, "\(blockPath(i)).image")
                 if (img.showNextAfter ?? 0) > 0, let next = img.next, let t = index(of: next, after: i) { autoNext[i] = t }
             case .textInput(let input):
                 setAnswer(i, secret: input.secret)
-                if let pattern = input.validate?.pattern { checkPattern(pattern, "blocks[\(i)].validate.pattern", "are refused") }
+                if let pattern = input.validate?.pattern { checkPattern(pattern, "\(blockPath(i)).validate.pattern", "are refused") }
                 if let lo = input.validate?.minLength, let hi = input.validate?.maxLength, lo > hi {
-                    report(.error, "impossible-length", "\"minLength\" \(lo) is greater than \"maxLength\" \(hi)", "blocks[\(i)].validate.minLength")
+                    report(.error, "impossible-length", "\"minLength\" \(lo) is greater than \"maxLength\" \(hi)", "\(blockPath(i)).validate.minLength")
                 }
                 for (b, branch) in input.branches.enumerated() {
-                    if case .pattern(let p) = branch.when { checkPattern(p, "blocks[\(i)].branches[\(b)].when.matches", "do not match") }
+                    if case .pattern(let p) = branch.when { checkPattern(p, "\(blockPath(i)).branches[\(b)].when.matches", "do not match") }
                 }
             case .button, .doubleButton, .choice:
                 setAnswer(i, secret: false)
@@ -158,7 +162,7 @@ public enum FlowValidator {
                 report(
                     .error, "auto-advance-cycle",
                     "these blocks advance by themselves in a loop with no user input: \(shortList(ids, separator: " → "))",
-                    "blocks[\(cur)].next")
+                    "\(blockPath(cur)).next")
             }
             for w in walk { color[w] = 2 }
         }
@@ -201,9 +205,9 @@ public enum FlowValidator {
                 report(
                     .warning, "missing-next",
                     "the block \"\(before)\" can end the conversation, so \"\(id)\" after it can never be shown\(after); is a \"next\": \"\(id)\" missing?",
-                    "blocks[\(head - 1)]")
+                    "\(blockPath(head - 1))")
             } else {
-                report(.warning, "unreachable", "the block \"\(id)\" can never be shown: nothing leads to it\(after)", "blocks[\(head)]")
+                report(.warning, "unreachable", "the block \"\(id)\" can never be shown: nothing leads to it\(after)", "\(blockPath(head))")
             }
         }
 
@@ -230,12 +234,12 @@ public enum FlowValidator {
         for (i, name) in placeholders {
             if let at = index(of: name, after: i), answers[at] != 0 {
                 if answers[at] == 2 {
-                    report(.warning, "secret-placeholder", "{{\(name)}} is a secret answer; it is shown as bullets", "blocks[\(i)]")
+                    report(.warning, "secret-placeholder", "{{\(name)}} is a secret answer; it is shown as bullets", "\(blockPath(i))")
                 }
             } else if !variables.contains(name) {
                 report(
                     .warning, "unknown-placeholder",
-                    "{{\(name)}} is filled by no input, button or declared variable, so it is shown as written", "blocks[\(i)]")
+                    "{{\(name)}} is filled by no input, button or declared variable, so it is shown as written", "\(blockPath(i))")
             }
         }
         return found

@@ -318,8 +318,13 @@ private struct Lexer {
                     throw JSONSyntaxError(message: "unexpected end of file; expected ',' or '\(isObject ? "}" : "]")'", offset: i)
                 }
                 if b[i] == UInt8(ascii: ",") {
+                    let comma = i
                     i += 1
                     skipSpace(b)
+                    if i < b.count, b[i] == close {
+                        throw JSONSyntaxError(
+                            message: "a trailing comma: JSON allows no ',' before '\(isObject ? "}" : "]")'; remove it", offset: comma)
+                    }
                     if isObject { try key(b) }
                     continue values
                 }

@@ -260,6 +260,13 @@ struct ScenarioScriptTests {
         #expect(r.status == 74 && r.stderr.contains("does not exist"))
         #expect(!FileManager.default.fileExists(atPath: dir + "/no"))
         #expect(try runRocket(["scenario", "trigger", "x", "--store", missing]).status == 74)
+        // Reading a store in a missing folder is the same typo, not "no data yet".
+        for command in [["status"], ["status", "--json"], ["export"]] {
+            let read = try runRocket(["scenario"] + command + ["--store", missing])
+            #expect(read.status == 74 && read.stderr.contains("does not exist") && read.stdout.isEmpty, "\(command)")
+        }
+        // A missing file in an existing folder is an empty store (status before the first trigger).
+        #expect(try runRocket(["scenario", "status", "--store", dir + "/fresh.sqlite"]).status == 0)
         // The default folder is created.
         let home = scratchDirectory()
         #expect(try runRocket(["scenario", "trigger", "x"], environment: ["ROCKET_STORE": "", "XDG_STATE_HOME": home + "/state"]).status == 0)

@@ -57,11 +57,42 @@ struct LintTests {
         }
     }
 
+    @Test(
+        "Errors after a block that cannot be read keep their own places",
+        arguments: [
+            #""type": "nope", "text": "x""#, #""type": "text", "text": 5"#, #""type": "text""#, #""text": "x""#,
+            #""type": "image", "image": []"#, #""type": "doubleButton", "left": {"title": "L"}"#,
+        ])
+    func placesAfterBrokenBlocks(_ broken: String) throws {
+        let text = """
+            {"version": 1, "start": "b",
+             "blocks": [
+              {"id": "a", \(broken)},
+              {"id": "b", "type": "text", "text": "Hi", "next": "zzz"},
+              {"id": "c", "type": "text", "text": "Hi"},
+              {"id": "c", "type": "text", "text": "Hi", "next": "b"}
+             ]}
+            """
+        let found = FlowLoader.load(text).diagnostics.filter { $0.code == "unknown-target" || $0.code == "duplicate-id" }
+        #expect(found.map(\.path) == ["blocks[1].next", "blocks[3].id"])
+        #expect(found.map(\.line) == [4, 6])
+        #expect(found.last?.message.hasSuffix("blocks[2]") == true)
+    }
+
     @Test("JSON syntax errors name line and column")
     func syntax() {
         #expect(lint("{\"version\": 1,\n \"blocks\": [\n  {\"id\": \"a\" \"type\": \"text\"}]}") == ["3:14 error json-syntax"])
         #expect(lint("") == ["1:1 error json-syntax"])
         #expect(lint("{\"version\": 1} x") == ["1:16 error json-syntax"])
+    }
+
+    @Test("A trailing comma is named as such, at the comma", arguments: ["[1, 2,\n]", "{\"a\": 1 ,}", "[{}, ]"])
+    func trailingComma(_ value: String) throws {
+        let text = "{\"version\": 1, \"x\": " + value + "}"
+        let d = try #require(FlowLoader.load(text).diagnostics.first)
+        #expect(d.message.contains("trailing comma"))
+        let comma = text.firstIndex(of: ",").map { text.index(after: $0) }.flatMap { i in text[i...].lastIndex(of: ",") }
+        #expect(d.column == comma.map { text.distance(from: text.startIndex, to: $0) + 1 })
     }
 
     @Test("Columns count characters, not bytes")

@@ -2,6 +2,9 @@
 #define ROCKET_CMICROHTTPD_H
 // GNU libmicrohttpd (Debian: libmicrohttpd-dev), linked statically from libmicrohttpd.a, and the
 // calls Swift cannot make itself (MHD_start_daemon and MHD_get_daemon_info are variadic).
+#if !__has_include(<microhttpd.h>)
+#error "microhttpd.h is missing: install Debian's libmicrohttpd-dev (sh scripts/install-deps.sh)"
+#endif
 #include <microhttpd.h>
 #include <stddef.h>
 #include <stdint.h>

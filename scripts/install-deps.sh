@@ -1,0 +1,80 @@
+#!/bin/sh
+# Installs what RocketAlert needs from Debian and PyPI, and nothing that is already there.
+# The README's two set-up commands and .ci/run call it; it is safe to run again.
+#
+#   sh scripts/install-deps.sh           what `swift build` and `swift run rocket demo` need
+#   sh scripts/install-deps.sh --tests   that, and what `sh scripts/test.sh` needs besides
+#
+# Needed to build (C headers and static archives of the system libraries our targets wrap):
+#   libpng-dev, libjpeg-dev, zlib1g-dev   pictures in flows (CImageCodecs)
+#   libsqlite3-dev                        the scenario store and the server's archive (CSQLite)
+#   libpcre2-dev                          validation and branch patterns (CPCRE2)
+#   libmicrohttpd-dev                     `rocket serve` (CMicroHTTPD)
+# Needed by the tests only:
+#   chromium, python3-pip + playwright    the browser tests (Playwright drives Debian's chromium)
+#   tmux, bash-completion                 the terminal and completion tests that drive them
+set -eu
+
+tests=no
+for arg in "$@"; do
+  case "$arg" in
+    --tests) tests=yes ;;
+    -h | --help) sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    *) echo "install-deps: unknown argument '$arg' (try --tests or --help)" >&2; exit 64 ;;
+  esac
+done
+
+say() { echo "install-deps: $*" >&2; }
+
+# A Debian package is needed when a file it provides is missing: the check costs no package look-up.
+missing=""
+need() { # FILE PACKAGE WHY
+  if [ ! -e "$1" ]; then
+    missing="$missing $2"
+    say "needs $2 ($3): $1 is missing"
+  fi
+}
+need /usr/include/png.h libpng-dev "PNG pictures"
+need /usr/include/jpeglib.h libjpeg-dev "JPEG pictures"
+need /usr/include/zlib.h zlib1g-dev "compressed PNG data and gzip"
+need /usr/include/sqlite3.h libsqlite3-dev "the scenario store"
+need /usr/include/pcre2.h libpcre2-dev "bounded validation patterns"
+need /usr/include/microhttpd.h libmicrohttpd-dev "rocket serve"
+if [ "$tests" = yes ]; then
+  command -v chromium > /dev/null 2>&1 || command -v chromium-browser > /dev/null 2>&1 \
+    || { missing="$missing chromium"; say "needs chromium (the browser tests)"; }
+  command -v tmux > /dev/null 2>&1 || { missing="$missing tmux"; say "needs tmux (the terminal tests)"; }
+  [ -e /usr/share/bash-completion/bash_completion ] \
+    || { missing="$missing bash-completion"; say "needs bash-completion (the completion tests)"; }
+  python3 -c 'import playwright' > /dev/null 2>&1 || python3 -m pip --version > /dev/null 2>&1 \
+    || { missing="$missing python3-pip"; say "needs python3-pip (to install Playwright)"; }
+fi
+
+if [ -n "$missing" ]; then
+  if [ "$(id -u)" -eq 0 ]; then
+    sudo=""
+  elif command -v sudo > /dev/null 2>&1 && sudo -n true 2> /dev/null; then
+    sudo="sudo -n"
+  else
+    say "error: cannot install$missing: this needs root (run as root, or give this user sudo), or install them yourself: apt-get install$missing"
+    exit 69
+  fi
+  if ! command -v apt-get > /dev/null 2>&1; then
+    say "error: cannot install$missing: there is no apt-get (RocketAlert's script knows Debian and Ubuntu); install the same libraries with your system's package manager"
+    exit 69
+  fi
+  say "installing$missing with apt-get"
+  # shellcheck disable=SC2086
+  if ! { $sudo apt-get update -qq && DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends $missing; } > /tmp/rocket-install-deps.log 2>&1; then
+    tail -n 20 /tmp/rocket-install-deps.log >&2
+    say "error: apt-get could not install$missing (the log is /tmp/rocket-install-deps.log)"
+    exit 69
+  fi
+fi
+
+if [ "$tests" = yes ] && ! python3 -c 'import playwright' > /dev/null 2>&1; then
+  say "installing Playwright with pip (it drives Debian's chromium; no browser is downloaded)"
+  python3 -m pip install -q playwright 2> /dev/null || python3 -m pip install -q --break-system-packages playwright \
+    || { say "error: pip could not install playwright"; exit 69; }
+fi
+say "ok: everything needed is installed"
