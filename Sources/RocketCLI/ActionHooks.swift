@@ -8,8 +8,9 @@ import RocketTerminal
 /// runs the flow maps names to shell commands. A command runs with `/bin/sh -c` when its action
 /// fires, with the non-secret answers so far in its environment as `ROCKET_ANSWER_<ID>` (the id
 /// upper-cased, anything but letters and digits as `_`), standard input from /dev/null, and its
-/// output on standard error in line mode (in the terminal UI it is discarded, so it cannot tear
-/// the screen). Play waits for it; its exit status goes to the events file.
+/// output on standard error in line mode; in the terminal UI its output is kept and printed above
+/// the live area, so it cannot tear the screen. Play waits for it; its exit status goes to the
+/// events file.
 struct ActionHooks {
     /// Commands by action name.
     var commands: [String: String] = [:]
@@ -35,8 +36,22 @@ struct ActionHooks {
         "ROCKET_ANSWER_" + String(id.uppercased().unicodeScalars.map { ($0.value < 128 && (CharacterSet.isAlnum($0))) ? Character($0) : "_" })
     }
 
-    /// Runs the command for `name`, if any; its exit status (128 + signal when killed), or nil.
-    func run(_ name: String, answers: [String: RocketAnswer], showOutput: Bool) -> Int32? {
+    /// Where a command's output goes.
+    enum Output {
+        /// Our standard error (line mode, where the transcript is on standard error too).
+        case standardError
+        /// Kept (its first ``capturedLimit`` bytes) and handed back, for the terminal UI to print
+        /// above its live area.
+        case captured
+    }
+
+    /// At most this much of a command's output is kept for the terminal UI (the rest is counted).
+    static let capturedLimit = 16_384
+
+    /// Runs the command for `name`, if any: its exit status (128 + signal when killed) and, when
+    /// `output` is `.captured`, what it wrote (standard output and error, in order); nil when no
+    /// command is mapped to the name.
+    func run(_ name: String, answers: [String: RocketAnswer], output: Output) -> (status: Int32, output: String)? {
         guard let command = commands[name] else { return nil }
         var environment: [String] = []
         var p = environ
@@ -52,23 +67,50 @@ struct ActionHooks {
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        if showOutput {
+        var file: Int32 = -1
+        switch output {
+        case .standardError:
             posix_spawn_file_actions_adddup2(&actions, 2, 1)
-        } else {
-            posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
-            posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+        case .captured:
+            file = FileIO.anonymousFile()
+            if file >= 0 {
+                posix_spawn_file_actions_adddup2(&actions, file, 1)
+                posix_spawn_file_actions_adddup2(&actions, file, 2)
+            } else {
+                posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+                posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+            }
         }
+        defer { if file >= 0 { close(file) } }
         let argv = ["/bin/sh", "-c", command]
         var pid = pid_t()
         let rc = withCStrings(argv) { cArgv in
             withCStrings(environment) { cEnv in posix_spawn(&pid, "/bin/sh", &actions, nil, cArgv, cEnv) }
         }
-        guard rc == 0 else { return 127 }
+        guard rc == 0 else { return (127, "") }
         var status: Int32 = 0
         while waitpid(pid, &status, 0) < 0 {
-            if errno != EINTR { return 127 }
+            if errno != EINTR { return (127, "") }
         }
-        return ChildProcess.exitStatus(status)
+        return (ChildProcess.exitStatus(status), file >= 0 ? Self.readBack(file) : "")
+    }
+
+    /// The start of what a command wrote to `fd`, bounded, with a note of what was left out.
+    private static func readBack(_ fd: Int32) -> String {
+        let size = Int(lseek(fd, 0, SEEK_END))
+        guard size > 0, lseek(fd, 0, SEEK_SET) == 0 else { return "" }
+        var buffer = [UInt8](repeating: 0, count: min(size, capturedLimit))
+        var got = 0
+        while got < buffer.count {
+            let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress! + got, $0.count - got) }
+            if n < 0, errno == EINTR { continue }
+            if n <= 0 { break }
+            got += n
+        }
+        var text = String(decoding: buffer[0..<got], as: UTF8.self)
+        if text.hasSuffix("\n") { text.removeLast() }
+        if size > got { text += "\n… (\(size - got) more bytes)" }
+        return text
     }
 }
 

@@ -352,16 +352,24 @@ enum PlayCommand {
         }
         let hooks = options.hooks
         let printActions = options.printActions
-        rocket.onEvent = { [unowned rocket] event in
-            log?.write(event)
-            guard case .action(let name, _) = event else { return }
-            if printActions { printOut(Sanitizer.clean(name, keepNewlines: false)) }
-            if let status = hooks.run(name, answers: rocket.conversation.answers, showOutput: plain) {
-                log?.write(.object([("event", .string("actionHook")), ("name", .string(name)), ("status", .number(Double(status)))]))
-            }
-        }
         let strings = UIStrings.forEnvironment(env)
         let depth = ColorDepth.detect(env)
+        let runner = ProgramRunner(terminal: plain ? terminal.forLineMode() : terminal, clock: clock, strings: strings)
+        // What is printed while the UI draws goes above its live area when it would land on the
+        // same terminal (stdout there, or a command's output), never into the frame.
+        let actionsAboveUI = !plain && terminal.sharesDevice(withDescriptor: 1)
+        rocket.onEvent = { [unowned rocket, unowned runner] event in
+            log?.write(event)
+            guard case .action(let name, _) = event else { return }
+            if printActions {
+                let line = Sanitizer.clean(name, keepNewlines: false)
+                if actionsAboveUI { runner.printAbove(line) } else { printOut(line) }
+            }
+            if let ran = hooks.run(name, answers: rocket.conversation.answers, output: plain ? .standardError : .captured) {
+                if !ran.output.isEmpty { runner.printAbove(ran.output) }
+                log?.write(.object([("event", .string("actionHook")), ("name", .string(name)), ("status", .number(Double(ran.status)))]))
+            }
+        }
         let app = ConversationApp(
             host: rocket, strings: strings, depth: depth,
             banner: doc.banner.map { banner in banner.filled { rocket.conversation.interpolate($0) } },
@@ -370,7 +378,6 @@ enum PlayCommand {
             log?.write(.object([("event", .string("banner")), ("result", .string(result.line))]))
         }
         app.lineHints = plain && isatty(0) == 1
-        let runner = ProgramRunner(terminal: plain ? terminal.forLineMode() : terminal, clock: clock, strings: strings)
         runner.depth = depth
         runner.mouse = options.mouse
         runner.theme = options.theme

@@ -64,6 +64,39 @@ struct PTYTests {
         #expect(try String(contentsOfFile: dir + "/e.jsonl", encoding: .utf8).contains(#""reason":"completed""#))
     }
 
+    @Test("--print-actions and an action's command output go above the live area, never into it")
+    func actionsAboveTheScreen() throws {
+        let dir = scratchDirectory()
+        write(
+            #"{"version": 1, "blocks": [{"id": "go", "type": "button", "title": "Go", "action": "notify", "next": "more"},"#
+                + #"{"id": "more", "type": "doubleButton", "left": {"title": "Again", "action": "again", "next": "done"}, "right": {"title": "Skip"}},"#
+                + #"{"id": "done", "type": "text", "text": "Done."}]}"#, to: dir + "/flow.json")
+        let run = try PTYRun([
+            "play", dir + "/flow.json", "--instant", "--print-actions", "--on-action", "again=printf 'from the hook\\033[31m\\n'",
+        ])
+        #expect(run.waitFor("[ Go ]"))
+        run.send("\r")
+        #expect(run.waitFor("[ Again ]"))
+        // While it runs: the hint line whole, with nothing written after it.
+        #expect(run.waitUntil { run.screen.allLines.contains { $0.hasSuffix("Ctrl-C quit") } })
+        run.send("\r")
+        #expect(run.waitFor("Done."))
+        run.send("\r")
+        #expect(run.waitForExit() == 0)
+        let lines = run.screen.allLines
+        let notify = try #require(lines.firstIndex { $0 == "notify" })
+        let again = try #require(lines.firstIndex { $0 == "again" })
+        let hook = try #require(lines.firstIndex { $0.hasPrefix("from the hook\u{FFFD}") })
+        let firstBubble = try #require(lines.firstIndex { $0.contains("[ Go ]") })
+        // In the order they fired, each on a line of its own, all above the conversation.
+        #expect(notify < again && again < hook && hook < firstBubble)
+        // The conversation is whole: the hint line and every row as drawn, with nothing appended.
+        #expect(!lines.contains { $0.contains("quitnotify") || $0.contains("quitagain") || $0.contains("]notify") })
+        #expect(lines.filter { $0.contains("[ Go ]") }.count == 1)
+        // The hook's escape byte never reached the terminal.
+        #expect(!String(decoding: run.raw, as: UTF8.self).contains("\u{1B}[31m"))
+    }
+
     @Test("With --mouse a click presses the button under it; without it the mouse is left to the terminal")
     func mouseClick() throws {
         let dir = scratchDirectory()

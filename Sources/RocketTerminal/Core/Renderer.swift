@@ -209,6 +209,28 @@ public struct InlineRenderer: Sendable {
         return out
     }
 
+    /// Writes `lines` where the region starts and moves the region below them: what the visible
+    /// rows showed is erased and the next frame is drawn in full under the lines, so the lines
+    /// stay in the scrollback above the live area (as a command's output does above a spinner).
+    /// The region's start row is unknown afterwards (`startRow` is nil) until it is asked again.
+    public mutating func printAbove(_ lines: [String]) -> [UInt8] {
+        out.removeAll(keepingCapacity: true)
+        guard !lines.isEmpty else { return out }
+        move(toRow: 0, column: 0)
+        resetStyleIfNeeded()
+        emit("\u{1B}[J")
+        for line in lines { emit(line + "\r\n") }
+        previous = []
+        topOffset = 0
+        createdRows = 1
+        cursorRow = 0
+        cursorColumn = 0
+        startRow = nil
+        baseRows = 1
+        newlines = 0
+        return out
+    }
+
     /// Leaves the cursor on a fresh line below the region, styles reset and the cursor shown,
     /// so the transcript stays in the scrollback.
     public mutating func finish() -> [UInt8] {

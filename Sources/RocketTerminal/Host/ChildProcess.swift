@@ -24,7 +24,7 @@ package final class ChildProcess {
         defer { posix_spawn_file_actions_destroy(&actions) }
         var files: (Int32, Int32)?
         if capture {
-            let out = ChildProcess.temporaryFile(), err = ChildProcess.temporaryFile()
+            let out = FileIO.anonymousFile(), err = FileIO.anonymousFile()
             guard out >= 0, err >= 0 else {
                 let code = errno
                 if out >= 0 { close(out) }
@@ -57,16 +57,6 @@ package final class ChildProcess {
         }
         self.pid = pid
         captured = files
-    }
-
-    private static func temporaryFile() -> Int32 {
-        var base = getenv("TMPDIR").map { String(cString: $0) } ?? "/tmp"
-        if base.isEmpty { base = "/tmp" }
-        var template = Array((base + "/rocket-spin-XXXXXX").utf8CString)
-        let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
-        if fd >= 0 { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
-        if fd >= 0 { template.withUnsafeBufferPointer { _ = unlink($0.baseAddress!) } }
-        return fd
     }
 
     /// The shell's reading of a `waitpid` status: the exit code, or 128 + the signal that ended it.

@@ -202,6 +202,19 @@ package enum FileIO {
         }
         return nil
     }
+
+    /// A new, already unlinked temporary file in `$TMPDIR` (or /tmp), open for reading and
+    /// writing and closed on exec: a command's output kept without a name left behind. -1 with
+    /// `errno` set when none could be made.
+    package static func anonymousFile() -> Int32 {
+        var base = getenv("TMPDIR").map { String(cString: $0) } ?? "/tmp"
+        if base.isEmpty { base = "/tmp" }
+        var template = Array((base + "/rocket-out-XXXXXX").utf8CString)
+        let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
+        if fd >= 0 { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
+        if fd >= 0 { template.withUnsafeBufferPointer { _ = unlink($0.baseAddress!) } }
+        return fd
+    }
 }
 
 /// The process environment, read from `environ` without Foundation.

@@ -36,6 +36,22 @@ public final class ProgramRunner {
     public var typedAhead: (bytes: [UInt8], ended: Bool) = ([], false)
     /// Line-mode input read but not used, and whether the input has ended.
     public private(set) var unreadInput: (bytes: [UInt8], ended: Bool) = ([], false)
+    /// Lines waiting to be printed above the live area (TTY), or to the terminal (line mode).
+    private var pendingAbove: [String] = []
+    private var drawingTTY = false
+
+    /// Prints a line of text that is not part of the app's frame (an action's name, a command's
+    /// output) where it cannot tear the screen: in the terminal UI above the live area, which
+    /// moves down under it, at the next frame; in line mode at once, on the runner's terminal.
+    /// The text is sanitized (no escape sequences reach the terminal); newlines split it.
+    public func printAbove(_ text: String) {
+        let lines = Sanitizer.clean(text).split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        if drawingTTY {
+            pendingAbove += lines
+        } else {
+            terminal.write(lines.map { $0 + "\n" }.joined())
+        }
+    }
 
     /// A runner on a terminal and a clock.
     public init(terminal: Terminal, clock: any RocketClock, strings: UIStrings) {
@@ -101,12 +117,18 @@ public final class ProgramRunner {
             awaitingReply = true
         }
         screen.start(on: terminal)
+        drawingTTY = true
+        defer { drawingTTY = false }
         _ = program.start(now: clock.now)
         var hits: [HitRegion<P.Target>] = []
         while true {
             _ = settle(program)
             let frame = program.view(width: terminal.size.columns - 1, now: clock.now)
             hits = frame.hits
+            if !pendingAbove.isEmpty {
+                screen.printAbove(pendingAbove, on: terminal)
+                pendingAbove = []
+            }
             screen.draw(frame.buffer, on: terminal)
             if let outcome = program.outcome {
                 screen.finish(on: terminal)

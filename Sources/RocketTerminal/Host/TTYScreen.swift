@@ -45,6 +45,14 @@ public struct TTYScreen: Sendable {
         terminal.write(renderer.render(frame, screenHeight: terminal.size.rows))
     }
 
+    /// Writes lines above the live region (which moves down under them), then asks again where
+    /// the region starts, for mouse rows.
+    public mutating func printAbove(_ lines: [String], on terminal: Terminal) {
+        guard !lines.isEmpty else { return }
+        terminal.write(renderer.printAbove(lines))
+        terminal.write("\u{1B}[6n")
+    }
+
     /// Leaves the cursor below the region, styles reset, the cursor shown.
     public mutating func finish(on terminal: Terminal) {
         terminal.write(renderer.finish())

@@ -92,6 +92,14 @@ public final class Terminal: Sendable {
     /// True when both input and output are terminals.
     public var isInteractive: Bool { isatty(inputFD) == 1 && isatty(outputFD) == 1 }
 
+    /// Whether `fd` writes to the same terminal device as this terminal's output (so what is
+    /// written there lands in the drawn screen).
+    package func sharesDevice(withDescriptor fd: Int32) -> Bool {
+        var a = stat(), b = stat()
+        guard isatty(fd) == 1, fstat(fd, &a) == 0, fstat(outputFD, &b) == 0 else { return false }
+        return a.st_rdev == b.st_rdev && (a.st_mode & S_IFMT) == S_IFCHR
+    }
+
     /// Columns and rows of the output terminal (80×24 when unknown).
     public var size: (columns: Int, rows: Int) {
         var ws = winsize()
