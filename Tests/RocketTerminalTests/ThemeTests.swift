@@ -45,6 +45,71 @@ struct ThemeTests {
         #expect(bytes.contains("\u{1B}[0;1m") && !bytes.contains("38;2"))
     }
 
+    /// The 24-bit colours of the SGR sequences in `bytes`: (foreground, background), nil for default.
+    static func drawnColors(_ bytes: [UInt8]) -> [(RocketColor?, RocketColor?)] {
+        let text = String(decoding: bytes, as: UTF8.self)
+        return text.split(separator: "\u{1B}[").compactMap { seq -> (RocketColor?, RocketColor?)? in
+            guard let m = seq.firstIndex(of: "m") else { return nil }
+            let params = seq[..<m].split(separator: ";").compactMap { Int($0) }
+            var fg: RocketColor?, bg: RocketColor?
+            var i = 0
+            while i < params.count {
+                if (params[i] == 38 || params[i] == 48), i + 4 < params.count, params[i + 1] == 2 {
+                    let c = RocketColor(r8: UInt8(params[i + 2]), g8: UInt8(params[i + 3]), b8: UInt8(params[i + 4]))
+                    if params[i] == 38 { fg = c } else { bg = c }
+                    i += 5
+                } else {
+                    i += 1
+                }
+            }
+            return (fg, bg)
+        }
+    }
+
+    @Test("Every named colour is drawn and readable, as a background under white text and as text on the terminal's background, in every theme")
+    func namedColorsReadable() throws {
+        for theme in [TerminalTheme.safe, .dark, .light] {
+            for (name, color) in RocketColor.names.sorted(by: { $0.key < $1.key }) {
+                let (r, g, b) = color.rgb8
+                // As a banner's background, under its (white) title.
+                var renderer = InlineRenderer(depth: .truecolor)
+                renderer.theme = theme
+                var frame = ScreenBuffer(width: 10)
+                _ = frame.addRow()
+                var style = CellStyle(foreground: .rgb(255, 255, 255), bold: true)
+                style.background = .rgb(r, g, b)
+                frame.put("Title", row: 0, column: 0, style: style)
+                let onColor = try #require(Self.drawnColors(renderer.render(frame, screenHeight: 24)).first { $0.1 != nil }, "\(name)")
+                let bg = try #require(onColor.1), fg = try #require(onColor.0)
+                #expect(TerminalTheme.contrast(fg, bg) >= 4.5, "\(theme.name) \(name) background")
+                // As text on the terminal's own background: the ink is the terminal's foreground.
+                var text = InlineRenderer(depth: .truecolor)
+                text.theme = theme
+                var line = ScreenBuffer(width: 10)
+                _ = line.addRow()
+                line.put("Text", row: 0, column: 0, style: CellStyle(foreground: .rgb(r, g, b)))
+                let drawn = Self.drawnColors(text.render(line, screenHeight: 24)).compactMap(\.0).first
+                if name == "ink" {
+                    #expect(drawn == nil)
+                } else {
+                    let c = try #require(drawn, "\(theme.name) \(name) text")
+                    for background in theme.terminalBackgrounds {
+                        #expect(TerminalTheme.contrast(c, background) >= 4.5, "\(theme.name) \(name) text")
+                    }
+                }
+            }
+        }
+    }
+
+    @Test("A colour that is readable already is drawn exactly; the ink stays a colour on a coloured background")
+    func readableKept() {
+        let white = TermColor.rgb(255, 255, 255)
+        #expect(TerminalTheme.dark.colors(foreground: white, background: .rgb(0x29, 0x3B, 0x4D)) == (white, .rgb(0x29, 0x3B, 0x4D)))
+        #expect(TerminalTheme.light.colors(foreground: .rgb(0, 0, 0), background: .default).foreground == .rgb(0, 0, 0))
+        #expect(TerminalTheme.light.colors(foreground: .rgb(0x29, 0x3B, 0x4D), background: .default).foreground == .default)
+        #expect(TerminalTheme.none.colors(foreground: white, background: .rgb(0x29, 0x3B, 0x4D)) == (.default, .default))
+    }
+
     @Test("The background reply (OSC 11, BEL or ST, 1-4 hex digits) picks dark or light; other bytes are kept as keys")
     func replies() throws {
         let dark = TerminalReplies.parse(Array("x\u{1B}]11;rgb:1c1c/1c1c/1c1c\u{07}\u{1B}[?62;22cy".utf8))

@@ -74,6 +74,12 @@ public struct InlineRenderer: Sendable {
 
     /// The colours for the terminal's background (the originals' palette mapped through it).
     public var theme = TerminalTheme.safe
+    private struct ColorPair: Hashable, Sendable {
+        var foreground: TermColor
+        var background: TermColor
+    }
+    private var resolved: [ColorPair: (foreground: TermColor, background: TermColor)] = [:]
+    private var resolvedFor = TerminalTheme.safe
 
     /// A renderer whose region starts at the current (fresh) line.
     public init(depth: ColorDepth) {
@@ -250,7 +256,7 @@ public struct InlineRenderer: Sendable {
     private func isInk(_ cell: Cell) -> Bool {
         if cell == .blank { return false }
         if cell.text != " " || cell.style.inverse || cell.style.underline { return true }
-        return depth > .none && theme.map(cell.style.background) != .default
+        return depth > .none && theme.mapKeepingInk(cell.style.background) != .default
     }
 
     private mutating func emit(_ s: String) { out.append(contentsOf: s.utf8) }
@@ -284,10 +290,26 @@ public struct InlineRenderer: Sendable {
         if new.italic { params.append("3") }
         if new.underline { params.append("4") }
         if new.inverse { params.append("7") }
-        params += InlineRenderer.colorParams(theme.map(new.foreground), background: false, depth: depth)
-        params += InlineRenderer.colorParams(theme.map(new.background), background: true, depth: depth)
+        let colors = resolvedColors(new)
+        params += InlineRenderer.colorParams(colors.foreground, background: false, depth: depth)
+        params += InlineRenderer.colorParams(colors.background, background: true, depth: depth)
         emit("\u{1B}[" + params.joined(separator: ";") + "m")
         style = new
+    }
+
+    /// A style's colours through the theme (``TerminalTheme/colors(foreground:background:)``),
+    /// remembered per pair of colours while the theme stays the same (the readability search is
+    /// not repeated at every style change).
+    private mutating func resolvedColors(_ style: CellStyle) -> (foreground: TermColor, background: TermColor) {
+        if resolvedFor != theme {
+            resolved.removeAll(keepingCapacity: true)
+            resolvedFor = theme
+        }
+        let key = ColorPair(foreground: style.foreground, background: style.background)
+        if let hit = resolved[key] { return hit }
+        let colors = theme.colors(foreground: style.foreground, background: style.background)
+        if resolved.count < 256 { resolved[key] = colors }
+        return colors
     }
 
     /// SGR parameters for a colour at a depth (downsampling truecolour when needed).

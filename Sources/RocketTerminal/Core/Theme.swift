@@ -8,8 +8,10 @@ public import RocketCore
 /// Views speak in the originals' palette (#319CF7 blue, #EC5E61 red, #293B4D ink, greys); the
 /// renderer maps those colours through the theme, so a flow's own colours are kept and Apple
 /// front ends can use the original palette unchanged. Body text in the ink colour becomes the
-/// terminal's default foreground, readable on any background. The `safe` palette (for an unknown
-/// background) has every colour at 4.5:1 or more against black and against white.
+/// terminal's default foreground, readable on any background (on a coloured background, such as
+/// an ink banner, the ink stays a colour). The `safe` palette (for an unknown background) has
+/// every colour at 4.5:1 or more against black and against white, and any other coloured text is
+/// lightened or darkened until it is readable where it is drawn (``colors(foreground:background:)``).
 ///
 /// ```swift
 /// var renderer = InlineRenderer(depth: .truecolor)
@@ -79,15 +81,75 @@ public struct TerminalTheme: Hashable, Sendable {
     }
 
     /// A colour of the originals' palette in this theme; any other colour unchanged (or the
-    /// default colour for `none`).
+    /// default colour for `none`). The originals' ink is body text: the terminal's foreground.
     public func map(_ color: TermColor) -> TermColor {
+        if case .rgb(0x29, 0x3B, 0x4D) = color { return .default }
+        return mapKeepingInk(color)
+    }
+
+    /// ``map(_:)`` for a background, and for text on a coloured background: the ink is a colour
+    /// there (an ink banner), not the terminal's own.
+    func mapKeepingInk(_ color: TermColor) -> TermColor {
         switch color {
-        case .rgb(0x29, 0x3B, 0x4D): return .default  // the originals' ink: body text
         case .rgb(0x31, 0x9C, 0xF7), .indexed(33): return accent == nil ? .default : Self.term(accent)
         case .rgb(0xEC, 0x5E, 0x61): return danger == nil ? .default : Self.term(danger)
         case .indexed(245): return muted == nil ? .default : Self.term(muted)
         default: return accent == nil ? .default : color
         }
+    }
+
+    /// The backgrounds that text on the terminal's own background must be readable on: a dark
+    /// and a light terminal's for `safe` (the background is unknown), a greyish dark one for
+    /// `dark`, an off-white for `light` (the less contrasting ends of what those terminals use).
+    var terminalBackgrounds: [RocketColor] {
+        switch name {
+        case "dark": return [RocketColor(r8: 0x2B, g8: 0x2B, b8: 0x2B)]
+        case "light": return [RocketColor(r8: 0xEE, g8: 0xEE, b8: 0xEE)]
+        default: return [RocketColor(r8: 0, g8: 0, b8: 0), RocketColor(r8: 0xFF, g8: 0xFF, b8: 0xFF)]
+        }
+    }
+
+    /// The least contrast (WCAG) text is drawn with: a colour below it is lightened or darkened.
+    static let minimumContrast = 4.5
+
+    /// The colours a cell is drawn in: both mapped through the theme, then a coloured text made
+    /// readable (``minimumContrast``) on its background, the cell's own or the terminal's. A
+    /// colour that is readable already is kept exactly.
+    public func colors(foreground: TermColor, background: TermColor) -> (foreground: TermColor, background: TermColor) {
+        let bg = mapKeepingInk(background)
+        var fg = bg == .default ? map(foreground) : mapKeepingInk(foreground)
+        if case .rgb(let r, let g, let b) = fg {
+            let on: [RocketColor]
+            if case .rgb(let br, let bgreen, let bb) = bg {
+                on = [RocketColor(r8: br, g8: bgreen, b8: bb)]
+            } else {
+                on = terminalBackgrounds
+            }
+            let (r2, g2, b2) = Self.readable(RocketColor(r8: r, g8: g, b8: b), on: on).rgb8
+            fg = .rgb(r2, g2, b2)
+        }
+        return (fg, bg)
+    }
+
+    /// `color`, or the nearest mix of it with black or white (in 1 % steps) that has at least
+    /// ``minimumContrast`` on every background; black or white when no mix has (the one with
+    /// more contrast).
+    static func readable(_ color: RocketColor, on backgrounds: [RocketColor]) -> RocketColor {
+        func worst(_ c: RocketColor) -> Double { backgrounds.map { contrast(c, $0) }.min() ?? 21 }
+        if worst(color) >= minimumContrast { return color }
+        let (r, g, b) = color.rgb8
+        func mix(_ t: Double, toward v: Double) -> RocketColor {
+            func channel(_ c: UInt8) -> UInt8 { UInt8((Double(c) + (v - Double(c)) * t).rounded()) }
+            return RocketColor(r8: channel(r), g8: channel(g), b8: channel(b))
+        }
+        for step in 1...100 {
+            let t = Double(step) / 100
+            let darker = mix(t, toward: 0), lighter = mix(t, toward: 255)
+            let (d, l) = (worst(darker), worst(lighter))
+            if d >= minimumContrast || l >= minimumContrast { return d >= l ? darker : lighter }
+        }
+        let black = RocketColor(r8: 0, g8: 0, b8: 0), white = RocketColor(r8: 255, g8: 255, b8: 255)
+        return worst(black) >= worst(white) ? black : white
     }
 }
 
