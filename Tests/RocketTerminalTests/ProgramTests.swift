@@ -158,6 +158,46 @@ struct ProgramTests {
         #expect(click.app.outcome == .done(AlertChoice(index: 0, title: "Delete")))
     }
 
+    @Test("Alert: a live update keeps focus on the same action; when it is gone, focus follows the rule for a new alert")
+    func alertLiveUpdateFocus() {
+        let clock = ManualClock()
+        let controller = AlertController(reactor: AlertReactor<TestAction>(title: "How was it?"))
+        controller.store.isStubEnabled = true
+        let notNow = TestAction(title: "Not now", style: .cancel)
+        controller.store.setStubState(.init(actions: [TestAction(title: "(Loading…)", isEnabled: false), notNow]))
+        let app = AlertApp(controller: controller, strings: .english)
+        let d = Driver(app, clock: clock)
+        #expect(d.screen.contains("(Loading…)"))
+        // The actions arrive: focus stays on "Not now", which is now the third.
+        controller.store.setStubState(.init(actions: [TestAction(title: "Loved it"), TestAction(title: "It was fine"), notNow]))
+        d.draw()
+        #expect(d.screen.contains("Loved it"))
+        d.keys(.enter)
+        #expect(app.outcome == .declined(AlertChoice(index: 2, title: "Not now")))
+
+        // Moved by the user, focus follows the action it is on across an update that reorders.
+        let other = AlertController(reactor: AlertReactor<TestAction>())
+        other.store.isStubEnabled = true
+        other.store.setStubState(.init(actions: [TestAction(title: "A"), TestAction(title: "B"), notNow]))
+        let moved = Driver(AlertApp(controller: other, strings: .english), clock: clock)
+        moved.keys(.right)  // A → B
+        other.store.setStubState(.init(actions: [TestAction(title: "B"), TestAction(title: "C"), TestAction(title: "A"), notNow]))
+        moved.draw()
+        moved.keys(.enter)
+        #expect(moved.app.outcome == .done(AlertChoice(index: 0, title: "B")))
+
+        // The focused action is gone (or disabled): the first safe action, as for a new alert.
+        let gone = AlertController(reactor: AlertReactor<TestAction>())
+        gone.store.isStubEnabled = true
+        gone.store.setStubState(.init(actions: [TestAction(title: "A"), TestAction(title: "B"), notNow]))
+        let g = Driver(AlertApp(controller: gone, strings: .english), clock: clock)
+        g.keys(.right)
+        gone.store.setStubState(.init(actions: [TestAction(title: "C"), TestAction(title: "B", isEnabled: false), notNow]))
+        g.draw()
+        g.keys(.enter)
+        #expect(g.app.outcome == .done(AlertChoice(index: 0, title: "C")))
+    }
+
     @Test("Alert in line mode: listing, a disabled action refused, a title chooses")
     func alertLines() {
         let clock = ManualClock()

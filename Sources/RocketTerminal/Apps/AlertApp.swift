@@ -37,6 +37,8 @@ public final class AlertApp<A: AlertActionType>: TerminalProgram {
     /// Seconds line mode waits for actions still loading before it prints them.
     public var loadingWait: Double = 10
     private var focus: Int?
+    /// The focused action as it was drawn: found again by title and style when the actions change.
+    private var focused: (title: String, style: AlertActionStyle)?
     private var result: ProgramOutcome<AlertChoice>?
     private var listed = false
     private var startedAt = 0.0
@@ -95,8 +97,22 @@ public final class AlertApp<A: AlertActionType>: TerminalProgram {
         return []
     }
 
+    /// Keeps focus on the same action when the actions change (a live update): found by title and
+    /// style; when it is gone or disabled, the rule for a new alert (``AlertView/initialFocus(buttons:)``).
+    private func syncFocus(_ items: [AlertView.Item]) {
+        func isSame(_ i: Int) -> Bool {
+            guard let was = focused else { return false }
+            return items[i].title == was.title && items[i].style == was.style && items[i].isEnabled
+        }
+        if let focus, items.indices.contains(focus), focused == nil ? items[focus].isEnabled : isSame(focus) { return }
+        focus = items.indices.first(where: isSame) ?? AlertView.initialFocus(buttons: items)
+        focused = focus.map { (items[$0].title, items[$0].style) }
+    }
+
     private func handle(_ key: Key) {
         let items = self.items
+        syncFocus(items)
+        defer { focused = focus.map { (items[$0].title, items[$0].style) } }
         switch key {
         case .left, .up, .backTab: focus = AlertView.nextFocus(from: focus, step: -1, buttons: items)
         case .right, .down, .tab: focus = AlertView.nextFocus(from: focus, step: 1, buttons: items)
@@ -137,9 +153,7 @@ public final class AlertApp<A: AlertActionType>: TerminalProgram {
     /// See ``TerminalProgram/view(width:now:)``.
     public func view(width: Int, now: Double) -> ProgramFrame<Int> {
         let items = self.items
-        if focus == nil || !(items.indices.contains(focus!) && items[focus!].isEnabled) {
-            focus = AlertView.initialFocus(buttons: items)
-        }
+        syncFocus(items)
         view.width = width
         let (buffer, regions) = view.layout(title: controller.title, message: controller.message, buttons: items, style: controller.style, focus: focus)
         let hits = regions.sorted { $0.key < $1.key }.map { HitRegion(row: $0.value.row, columns: $0.value.columns, target: $0.key) }
