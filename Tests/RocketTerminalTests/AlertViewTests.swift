@@ -34,7 +34,7 @@ struct AlertViewTests {
     func rowAndSheet() {
         let two: [AlertView.Item] = [("OK", .default, true), ("Cancel", .cancel, true)]
         let (alert, _) = AlertView(width: 40, strings: .english).layout(title: "Sure?", message: nil, buttons: two, style: .alert, focus: nil)
-        #expect(alert.lines[3].contains("[ OK ][ Cancel ]"))
+        #expect(alert.lines[3].contains("[ OK ]  [ Cancel ]"))
         let (sheet, _) = AlertView(width: 40, strings: .english).layout(title: nil, message: nil, buttons: two, style: .actionSheet, focus: nil)
         #expect(sheet.lines[0] == " ╭" + String(repeating: "─", count: 36) + "╮")
     }

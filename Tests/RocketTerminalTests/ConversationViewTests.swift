@@ -62,7 +62,8 @@ struct ConversationViewTests {
         try c.send(.tap, at: 0)
         #expect(
             // At 40 columns the hint keeps the items that fit whole: none is cut mid-word.
-            render(c, width: 40).suffix(2) == [" R  [ Sure ]  [ Later ]", "    ←/→ choose · Enter press · Esc Close"])
+            // The badge marked the run's first bubble; the buttons that follow in the same run have none.
+            render(c, width: 40).suffix(2) == ["    [ Sure ]  [ Later ]", "    ←/→ choose · Enter press · Esc Close"])
         try c.send(.pressLeft, at: 0)
         var ui = ConversationUI()
         KeyController.sync(&ui, with: c)
@@ -114,7 +115,40 @@ struct ConversationViewTests {
             graph: chain(RocketNode(text: "wait", showNextAfter: 2), RocketNode(text: "next")),
             options: ConversationOptions(timing: .reducedMotion))
         c.start(at: 0)
-        #expect(render(c, width: 40).contains(" R  • • •  typing…"))
+        #expect(render(c, width: 40).contains("    • • •  typing…"))
+    }
+
+    @Test("The author's badge marks the first bubble of each run of the author's bubbles; a wrapped reply reads from the left")
+    func badgePerRun() throws {
+        var c = sampleConversation()
+        c.start(at: 0)
+        try c.send(.tap, at: 0)
+        try c.send(.pressLeft, at: 0)
+        try c.send(.submit("Ada Lovelace, Countess of Lovelace, mathematician"), at: 0)
+        let lines = render(c, width: 40)
+        let badged = lines.indices.filter { lines[$0].hasPrefix(" R ") }
+        let replyEnd = try #require(lines.lastIndex { $0.contains("╯") && !$0.hasPrefix("    ╰") })
+        // One at the start, one after the reply: two runs.
+        #expect(badged.count == 2)
+        #expect(badged.first! < replyEnd && badged.last! > replyEnd)
+        // The reply's wrapped lines start at its left border.
+        let replyRows = lines.filter { $0.prefix { $0 == " " }.count > 4 && $0.contains("│") }
+        #expect(replyRows.count >= 2, "\(lines.joined(separator: "\n"))")
+        let columns = Set(replyRows.map { row in row.prefix { $0 == " " }.count })
+        #expect(columns.count == 1)
+        for row in replyRows {
+            let afterBorder = row.drop { $0 == " " }.dropFirst()  // "│"
+            #expect(afterBorder.hasPrefix(" ") && !afterBorder.hasPrefix("  "), "\(row)")
+        }
+    }
+
+    @Test("A single button's hint says Enter, not ←/→ (there is nothing to choose between)")
+    func singleButtonHint() {
+        var c = Conversation(graph: chain(RocketNode(id: "b", content: .button(RocketButtonNode(title: "Go")))), options: ConversationOptions(timing: .instant))
+        c.start(at: 0)
+        let hint = render(c, width: 60).last ?? ""
+        #expect(hint.hasPrefix("    Enter press · Esc Close"))
+        #expect(!hint.contains("←/→"))
     }
 
     @Test("Hostile text cannot reach the terminal as escapes")

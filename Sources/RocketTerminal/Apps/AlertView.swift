@@ -85,7 +85,9 @@ public struct AlertView: Sendable {
                 ? DisplayWidth.truncate(Sanitizer.clean(b.title, keepNewlines: false), to: inner)
                 : "(" + DisplayWidth.truncate(Sanitizer.clean(b.title, keepNewlines: false), to: max(1, inner - 2)) + ")"
         }
-        let rowWidth = order.map { DisplayWidth.of(labels[$0]) + 4 }.reduce(0, +)
+        // Buttons in a row are two columns apart, as the conversation's are.
+        let gap = 2
+        let rowWidth = order.map { DisplayWidth.of(labels[$0]) + 4 }.reduce(0, +) + gap * max(0, order.count - 1)
         if style == .alert && rowWidth <= inner && buttons.count <= 3 {
             rule("├", "┤")
             let r = screen.addRow()
@@ -96,7 +98,7 @@ public struct AlertView: Sendable {
                 let label = "[ " + labels[i] + " ]"
                 let end = screen.put(label, row: r, column: col, style: Self.style(buttons[i], focused: focus == i))
                 hits[i] = (r, col..<end)
-                col = end
+                col = end + gap
             }
         } else {
             rule("├", "┤")

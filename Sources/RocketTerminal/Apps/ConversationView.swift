@@ -109,19 +109,24 @@ public struct ConversationView: Sendable {
                 }
             }
         }
+        // The author's badge marks the first bubble of each run of the author's bubbles (at the
+        // start, and after each of the user's replies), not every bubble.
+        var badgeDue = true
         for item in c.transcript {
             switch item {
             case .block(let index, let id, let text):
                 drawBlock(
                     c.graph[id], index: index, text: Sanitizer.clean(text), conversation: c, ui: ui,
-                    active: interactive == index, bubbleMax: bubbleMax, into: &screen, hits: &hits, cursor: &cursor)
+                    active: interactive == index, badge: badgeDue, bubbleMax: bubbleMax, into: &screen, hits: &hits, cursor: &cursor)
+                if case .textInput = c.graph[id].content, text.isEmpty {} else { badgeDue = false }
             case .reply(_, let text, _):
                 drawReply(Sanitizer.clean(text), bubbleMax: bubbleMax, into: &screen)
+                badgeDue = true
             }
         }
         if c.status == .presenting || c.isWaitingForAutoAdvance {
             let r = screen.addRow()
-            screen.put(badgeText, row: r, column: 0, style: badgeStyle)
+            if badgeDue { screen.put(badgeText, row: r, column: 0, style: badgeStyle) }
             screen.put("• • •  " + strings.typing, row: r, column: ConversationView.gutter, style: ConversationView.dim)
         }
         // Hint line.
@@ -130,7 +135,8 @@ public struct ConversationView: Sendable {
             if let i = interactive {
                 switch c.node(at: i).kind {
                 case .text, .image: hint.append(strings.continueHint)
-                case .button, .doubleButton: hint.append(strings.chooseHint)
+                case .doubleButton: hint.append(strings.chooseHint)
+                case .button: hint.append(strings.chooseHint.split(separator: " · ").last.map(String.init) ?? strings.chooseHint)  // nothing to choose between
                 case .choice: hint.append(strings.listHint.split(separator: " · ").prefix(2).joined(separator: " · "))
                 case .textInput: hint.append(strings.sendHint)
                 }
@@ -177,7 +183,7 @@ public struct ConversationView: Sendable {
         for line in lines {
             let r = screen.addRow()
             screen.put("│ ", row: r, column: left, style: ConversationView.replyStyle)
-            screen.put(line, row: r, column: left + 2 + inner - DisplayWidth.of(line))
+            screen.put(line, row: r, column: left + 2)  // the bubble sits on the right; its lines read from the left
             screen.put(" │", row: r, column: left + 2 + inner, style: ConversationView.replyStyle)
         }
         edge("╰", "╯", inner: inner, left: left, style: ConversationView.replyStyle, into: &screen)
@@ -191,7 +197,7 @@ public struct ConversationView: Sendable {
 
     private func drawButtons(
         _ buttons: [(RocketButtonNode, RocketIntent)], index: Int, c: Conversation, ui: ConversationUI,
-        active: Bool, list: Bool = false, into screen: inout ScreenBuffer, hits: inout [HitRegion<RocketIntent>]
+        active: Bool, list: Bool = false, badge: Bool, into screen: inout ScreenBuffer, hits: inout [HitRegion<RocketIntent>]
     ) {
         let labels = buttons.map { buttonLabel(c.interpolate($0.0.title), maxWidth: width - ConversationView.gutter) }
         let total = labels.map { DisplayWidth.of($0) }.reduce(0, +) + 2 * (labels.count - 1)
@@ -201,7 +207,7 @@ public struct ConversationView: Sendable {
             ? (c.chosenOptions[index] == nil ? nil : 0)
             : c.pressedSide[index].map { $0 == .left ? 0 : 1 } ?? (c.hasFired(index) && buttons.count == 1 ? 0 : nil)
         var row = screen.addRow()
-        if !list { screen.put(badgeText, row: row, column: 0, style: badgeStyle) }
+        if !list && badge { screen.put(badgeText, row: row, column: 0, style: badgeStyle) }
         var col = ConversationView.gutter
         for (k, (button, intent)) in buttons.enumerated() {
             if !sideBySide && k > 0 { row = screen.addRow(); col = ConversationView.gutter }
@@ -216,7 +222,7 @@ public struct ConversationView: Sendable {
 
     private func drawBlock(
         _ block: RocketNode, index: Int, text: String, conversation c: Conversation, ui: ConversationUI,
-        active: Bool, bubbleMax: Int, into screen: inout ScreenBuffer, hits: inout [HitRegion<RocketIntent>],
+        active: Bool, badge: Bool, bubbleMax: Int, into screen: inout ScreenBuffer, hits: inout [HitRegion<RocketIntent>],
         cursor: inout (row: Int, column: Int)?
     ) {
         switch block.content {
@@ -233,7 +239,7 @@ public struct ConversationView: Sendable {
                 edge("╭", "╮", inner: inner, left: left, style: ConversationView.border, into: &screen)
                 for (k, row) in cells.enumerated() {
                     let r = screen.addRow()
-                    if k == 0 { screen.put(badgeText, row: r, column: 0, style: badgeStyle) }
+                    if k == 0 && badge { screen.put(badgeText, row: r, column: 0, style: badgeStyle) }
                     screen.put("│ ", row: r, column: left, style: ConversationView.border)
                     for (x, cell) in row.enumerated() where left + 2 + padLeft + x < width { screen.rows[r][left + 2 + padLeft + x] = cell }
                     screen.put(" │", row: r, column: left + 2 + inner, style: ConversationView.border)
@@ -247,26 +253,26 @@ public struct ConversationView: Sendable {
                 edge("╰", "╯", inner: inner, left: left, style: ConversationView.border, into: &screen)
             } else {
                 let lines = [String(repeating: " ", count: padLeft) + "▣ " + strings.imageLabel + name]
-                drawBubble(lines + textLines, style: style, into: &screen, badge: true)
+                drawBubble(lines + textLines, style: style, into: &screen, badge: badge)
             }
             if active { hits.append(HitRegion(row: screen.rows.count - 2, columns: 0..<width, target: .tap)) }
         case .text(let t):
-            drawBubble(TextWrap.wrap(text, width: bubbleMax), style: ConversationView.style(for: t.font), into: &screen, badge: true)
+            drawBubble(TextWrap.wrap(text, width: bubbleMax), style: ConversationView.style(for: t.font), into: &screen, badge: badge)
         case .choice(let choice):
             // The question in a bubble, then the options as a list (once chosen, only the choice).
-            drawBubble(TextWrap.wrap(text, width: bubbleMax), style: ConversationView.style(for: choice.font), into: &screen, badge: true)
+            drawBubble(TextWrap.wrap(text, width: bubbleMax), style: ConversationView.style(for: choice.font), into: &screen, badge: badge)
             var options = choice.options.enumerated().map { ($0.element, RocketIntent.choose($0.offset)) }
             if let chosen = c.chosenOptions[index], options.indices.contains(chosen) { options = [options[chosen]] }
-            drawButtons(options, index: index, c: c, ui: ui, active: active, list: true, into: &screen, hits: &hits)
+            drawButtons(options, index: index, c: c, ui: ui, active: active, list: true, badge: badge, into: &screen, hits: &hits)
             if active { hits.append(HitRegion(row: screen.rows.count - 2, columns: 0..<width, target: .tap)) }
         case .button(let b):
-            drawButtons([(b, .pressButton)], index: index, c: c, ui: ui, active: active, into: &screen, hits: &hits)
+            drawButtons([(b, .pressButton)], index: index, c: c, ui: ui, active: active, badge: badge, into: &screen, hits: &hits)
         case .doubleButton(let left, let right):
-            drawButtons([(left, .pressLeft), (right, .pressRight)], index: index, c: c, ui: ui, active: active, into: &screen, hits: &hits)
+            drawButtons([(left, .pressLeft), (right, .pressRight)], index: index, c: c, ui: ui, active: active, badge: badge, into: &screen, hits: &hits)
         case .textInput(let input):
             // An input without a question (`rocket input` with no --title) is the field alone.
             if !text.isEmpty {
-                drawBubble(TextWrap.wrap(text, width: bubbleMax), style: ConversationView.style(for: input.font), into: &screen, badge: true)
+                drawBubble(TextWrap.wrap(text, width: bubbleMax), style: ConversationView.style(for: input.font), into: &screen, badge: badge)
             }
             guard active else { return }
             let r = screen.addRow()
