@@ -26,6 +26,7 @@ enum AlertCommand {
             .flag("--plain", "Line mode: print the actions numbered and read a line."),
             .value("--theme", "NAME", "Colours: auto (ask the terminal for its background), dark, light or none (also ROCKET_THEME)."),
             .flag("--json", "Print the choice as a JSON object."),
+            PromptCommands.clearOption,
         ],
         discussion: """
             Prints the chosen action's title on the last line of stdout. Esc chooses the cancel
@@ -73,7 +74,7 @@ enum AlertCommand {
         let controller = AlertController(
             reactor: AlertReactor<CLIAlertAction>(title: options.title, message: options.message, actions: actions),
             style: options.sheet ? .actionSheet : .alert)
-        let outcome = await present(controller, plain: options.plain, theme: options.theme)
+        let outcome = await present(controller, plain: options.plain, theme: options.theme, residue: PromptCommands.residue(parsed))
         if let choice = outcome.value {
             let (index, title) = (choice.index, choice.title)
             if options.json {
@@ -94,7 +95,7 @@ enum AlertCommand {
     @MainActor
     static func present<A: AlertActionType>(
         _ controller: AlertController<A>, plain: Bool, theme: TerminalTheme?,
-        typedAhead: (bytes: [UInt8], ended: Bool) = ([], false)
+        typedAhead: (bytes: [UInt8], ended: Bool) = ([], false), residue: ProgramRunner.Residue = .lastFrame
     ) async -> ProgramOutcome<AlertChoice> {
         let env = Environment.current
         let terminal = Terminal.forUserInterface()
@@ -105,6 +106,7 @@ enum AlertCommand {
         runner.mouse = true  // an alert is short-lived: clicks on its actions work without --mouse
         runner.typedAhead = typedAhead
         runner.theme = theme
+        runner.residue = residue
         return await runner.run(AlertApp(controller: controller, strings: strings), lineMode: lineMode)
     }
 }

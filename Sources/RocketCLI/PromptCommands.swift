@@ -14,6 +14,12 @@ enum PromptCommands {
         .flag("--mouse", "Capture the mouse: clicks choose (scroll-back and selection then stop working)."),
         .value("--theme", "NAME", "Colours: auto (ask the terminal for its background), dark, light or none (also ROCKET_THEME)."),
     ]
+    /// What a prompt leaves on the terminal: one summary line, or nothing with `--clear`.
+    static let clearOption = OptionSpec.flag(
+        "--clear", "Leave nothing on the terminal once answered (by default one dimmed line: the question and the answer).")
+
+    /// The residue a prompt leaves (see ``clearOption``).
+    static func residue(_ parsed: ParsedArguments) -> ProgramRunner.Residue { parsed.has("--clear") ? .nothing : .summary }
 
     static let inputSpec = CommandSpec(
         name: "input", abstract: "Ask for one line of text and print it (a prompt for shell scripts).",
@@ -29,6 +35,7 @@ enum PromptCommands {
             .value("--max-length", "N", "At most N characters."),
             .value("--pattern", "RE", "The answer must contain a match of this PCRE2 pattern (bounded cost)."),
             .value("--message", "M", "The message shown when the answer is refused."),
+            clearOption,
         ] + frontEnd,
         discussion: "Prints the answer on stdout. Refused answers say why and ask again.",
         exitStatus: "0 answered; 1 Esc or end of input; 64 usage error (a bad pattern or number); 130 Ctrl-C.",
@@ -44,6 +51,7 @@ enum PromptCommands {
             .value("--affirmative", "T", "The yes button's title (default: Yes)."),
             .value("--negative", "T", "The no button's title (default: No)."),
             .value("--default", "yes|no", "Where focus starts (default: yes)."),
+            clearOption,
         ] + frontEnd,
         discussion: "Prints nothing: the answer is the exit status, so `rocket confirm 'Deploy?' && deploy` is safe.",
         exitStatus: "0 yes; 1 no, Esc or end of input; 64 usage error; 130 Ctrl-C.",
@@ -57,6 +65,7 @@ enum PromptCommands {
             .value("--limit", "N", "Up to N choices (Tab selects); default 1."),
             .flag("--no-limit", "Any number of choices."),
             .value("--height", "N", "Rows of options shown at once (default 10)."),
+            clearOption,
         ] + frontEnd,
         discussion: "Prints the chosen options on stdout, one per line, in list order.",
         exitStatus: "0 chosen; 1 Esc or end of input; 64 usage error; 130 Ctrl-C.",
@@ -96,7 +105,9 @@ enum PromptCommands {
     }
 
     @MainActor
-    static func runner(_ parsed: ParsedArguments, command: String, inputTaken: Bool = false) throws(UsageError) -> (ProgramRunner, lineMode: Bool) {
+    static func runner(
+        _ parsed: ParsedArguments, command: String, inputTaken: Bool = false, residue: ProgramRunner.Residue = .lastFrame
+    ) throws(UsageError) -> (ProgramRunner, lineMode: Bool) {
         let theme = try themeOption(parsed, command: command)
         let env = Environment.current
         let terminal = Terminal.forUserInterface(inputTaken: inputTaken)
@@ -106,6 +117,7 @@ enum PromptCommands {
         runner.depth = ColorDepth.detect(env)
         runner.mouse = parsed.has("--mouse")
         runner.theme = theme
+        runner.residue = residue
         return (runner, lineMode)
     }
 
@@ -137,7 +149,7 @@ enum PromptCommands {
         var graph = RocketGraph()
         let id = graph.add(RocketNode(id: "answer", content: .textInput(input)))
         graph.root = id
-        let (runner, lineMode) = try runner(parsed, command: inputSpec.name)
+        let (runner, lineMode) = try runner(parsed, command: inputSpec.name, residue: residue(parsed))
         let host = ConversationHost(conversation: promptConversation(graph), clock: SystemClock())
         let app = ConversationApp(host: host, strings: UIStrings.forEnvironment(Environment.current), depth: runner.depth)
         if let value = parsed.value("--value") { app.defaults[id] = value }
@@ -179,9 +191,14 @@ enum PromptCommands {
         } else {
             graph.root = buttons
         }
-        let (runner, lineMode) = try runner(parsed, command: confirmSpec.name)
+        let (runner, lineMode) = try runner(parsed, command: confirmSpec.name, residue: residue(parsed))
         let host = ConversationHost(conversation: promptConversation(graph), clock: SystemClock())
-        let app = ConversationApp(host: host, strings: UIStrings.forEnvironment(Environment.current), depth: runner.depth)
+        let strings = UIStrings.forEnvironment(Environment.current)
+        let app = ConversationApp(host: host, strings: strings, depth: runner.depth)
+        // y/yes and n/no (and the user's language's words) answer as the buttons do.
+        let (yesSide, noSide): (RocketIntent, RocketIntent) = defaultNo ? (.pressRight, .pressLeft) : (.pressLeft, .pressRight)
+        for word in strings.yesWords { app.shortcuts[word] = yesSide }
+        for word in strings.noWords { app.shortcuts[word] = noSide }
         let outcome = await runner.run(app, lineMode: lineMode)
         if case .interrupted = outcome { return outcome.exitStatusForCLI }
         return host.conversation.answers["answer"]?.value == yes && outcome.exitCode == 0 ? ExitStatus.ok : ExitStatus.notCompleted
@@ -200,7 +217,7 @@ enum PromptCommands {
             limit = Int.max
         }
         let options = parsed.positionals
-        let (runner, lineMode) = try runner(parsed, command: chooseSpec.name)
+        let (runner, lineMode) = try runner(parsed, command: chooseSpec.name, residue: residue(parsed))
         let app = ChooseApp(title: parsed.value("--title"), options: options, limit: limit, strings: UIStrings.forEnvironment(Environment.current))
         if let height = try count(parsed, "--height", command: command, range: 1...1000) { app.visibleRows = height }
         let outcome = await runner.run(app, lineMode: lineMode)

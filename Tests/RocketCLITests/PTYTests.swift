@@ -97,6 +97,44 @@ struct PTYTests {
         #expect(!String(decoding: run.raw, as: UTF8.self).contains("\u{1B}[31m"))
     }
 
+    @Test(
+        "A prompt leaves one dimmed line, the question and the answer, never its list, dialog or hint; --clear leaves nothing",
+        arguments: [
+            (["confirm", "Deploy now?"], "y", "Deploy now?  Yes"), (["confirm", "Deploy now?"], "n", "Deploy now?  No"),
+            (["choose", "--title", "Colour", "red", "green", "blue"], "\u{1B}[B\r", "Colour  green"),
+            (["alert", "--title", "Delete?", "--action", "Delete:destructive", "--action", "Cancel:cancel"], "\u{1B}", "Delete?  Cancel"),
+            (["input", "--title", "Your name?"], "Ada\r", "Your name?  Ada"),
+            (["input", "--title", "PIN?", "--secret"], "1234\r", "PIN?  ••••••"),
+        ])
+    func promptResidue(_ args: [String], keys: String, summary: String) throws {
+        for clear in [false, true] {
+            let dir = scratchDirectory()
+            let quoted = (args + (clear ? ["--clear"] : [])).map { "'\($0)'" }.joined(separator: " ")
+            let run = try PTYRun([], shell: "printf 'before\\n'; '\(rocketPath)' \(quoted) > '\(dir)/out.txt'; printf 'after\\n'")
+            #expect(run.waitFor("Esc"))
+            run.send(keys)
+            #expect(run.waitFor("after"))
+            _ = run.waitForExit()
+            let lines = run.screen.allLines.filter { !$0.isEmpty }
+            let expected = clear ? ["before", "after"] : ["before", summary, "after"]
+            #expect(lines == expected, "\(args) clear: \(clear)")
+            // The summary is dimmed: SGR 2 precedes it.
+            if !clear { #expect(String(decoding: run.raw, as: UTF8.self).contains("\u{1B}[0;2m")) }
+            #expect(!String(decoding: run.raw, as: UTF8.self).contains("1234"))
+        }
+    }
+
+    @Test("confirm answers to the y and n keys in the terminal")
+    func confirmKeys() throws {
+        for (key, status) in [("y", Int32(0)), ("N", 1)] {
+            let run = try PTYRun(["confirm", "--default", "no", "Sure?"])
+            #expect(run.waitFor("[ No ]"))
+            run.send(key)
+            #expect(run.waitForExit() == status)
+            #expect(run.terminalRestored)
+        }
+    }
+
     @Test("With --mouse a click presses the button under it; without it the mouse is left to the terminal")
     func mouseClick() throws {
         let dir = scratchDirectory()

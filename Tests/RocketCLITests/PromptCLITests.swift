@@ -27,11 +27,24 @@ struct PromptCLITests {
 
     @Test(
         "confirm: yes exits 0 and no exits 1, printing nothing; --default no puts No first",
-        arguments: [("1\n", Int32(0)), ("yes\n", 0), ("no\n", 1), ("2\n", 1), ("", 1)])
+        arguments: [("1\n", Int32(0)), ("yes\n", 0), ("no\n", 1), ("2\n", 1), ("", 1), ("y\n", 0), (" Y \n", 0), ("n\n", 1), ("NO\n", 1)])
     func confirm(input: String, status: Int32) throws {
         let r = try runRocket(["confirm", "Deploy?"], stdin: input)
         #expect(r.status == status && r.stdout.isEmpty)
         #expect(r.stderr.hasPrefix("Deploy?\n[1] Yes  [2] No\n"))
+    }
+
+    @Test("confirm takes yes and no in the user's language, whichever button is first")
+    func confirmWords() throws {
+        #expect(try runRocket(["confirm", "Sicuro?"], stdin: "sì\n", environment: ["LANG": "it_IT.UTF-8"]).status == 0)
+        #expect(try runRocket(["confirm", "确定?"], stdin: "否\n", environment: ["LANG": "zh_CN.UTF-8"]).status == 1)
+        #expect(try runRocket(["confirm", "确定?"], stdin: "是\n", environment: ["LANG": "zh_CN.UTF-8"]).status == 0)
+        // With No first, y is still yes and n still no.
+        #expect(try runRocket(["confirm", "--default", "no", "Go?"], stdin: "y\n").status == 0)
+        #expect(try runRocket(["confirm", "--default", "no", "Go?"], stdin: "n\n").status == 1)
+        // Anything else is still refused, and asked again.
+        let r = try runRocket(["confirm", "Go?"], stdin: "maybe\ny\n")
+        #expect(r.status == 0 && r.stderr.contains("Not a choice: \"maybe\""))
     }
 
     @Test("confirm --default no and custom titles")

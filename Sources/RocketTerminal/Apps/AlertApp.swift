@@ -55,6 +55,14 @@ public final class AlertApp<A: AlertActionType>: TerminalProgram {
     /// See ``TerminalProgram/outcome``.
     public var outcome: ProgramOutcome<AlertChoice>? { result }
 
+    /// See ``TerminalProgram/summary``: the title (else the message) and the chosen action; the
+    /// cancel action chosen with Esc is an answer too.
+    public var summary: ProgramSummary? {
+        let question = controller.title.flatMap { $0.isEmpty ? nil : $0 } ?? controller.message
+        if case .declined(let choice?) = result { return ProgramSummary.of(ProgramOutcome<AlertChoice>.done(choice), question: question) { choice.title } }
+        return ProgramSummary.of(result, question: question) { result?.value?.title ?? "" }
+    }
+
     /// See ``TerminalProgram/lineRequest``.
     public var lineRequest: LineRequest? { lineMode && listed && result == nil ? LineRequest() : nil }
 

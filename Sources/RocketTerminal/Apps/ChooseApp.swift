@@ -38,6 +38,11 @@ public final class ChooseApp: TerminalProgram {
 
     /// See ``TerminalProgram/outcome``.
     public var outcome: ProgramOutcome<[String]>? { result }
+
+    /// See ``TerminalProgram/summary``: the heading and the choices, comma-separated.
+    public var summary: ProgramSummary? {
+        ProgramSummary.of(result, question: title) { result?.value?.joined(separator: ", ") ?? "" }
+    }
     /// See ``TerminalProgram/lineRequest``.
     public var lineRequest: LineRequest? { lineMode && result == nil ? LineRequest() : nil }
 

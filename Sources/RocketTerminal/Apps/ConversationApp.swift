@@ -48,6 +48,10 @@ public final class ConversationApp: TerminalProgram {
     /// Text an input block starts with (`rocket input --value`), by block; in line mode an empty
     /// line takes it.
     public var defaults: [RocketNodeID: String] = [:]
+    /// Words that send an intent while a block without a text field waits (`rocket confirm`'s
+    /// yes and no words): a whole line in line mode, a single key in the terminal. Lower-cased;
+    /// matched without regard to case or surrounding spaces.
+    public var shortcuts: [String: RocketIntent] = [:]
     private var ui = ConversationUI()
     private var prefilled: Int?
     private var interruptedBy: Int32?
@@ -72,6 +76,22 @@ public final class ConversationApp: TerminalProgram {
         case .dismissed(.closedByUser): return .declined(.closed)
         case .dismissed(.interrupted), .dismissed(.dismissedByApp): return .interrupted(signal: SIGINT)
         default: return nil
+        }
+    }
+
+    /// See ``TerminalProgram/summary``: the conversation's first words (the question) and the
+    /// answer of its last block (a typed answer, masked when secret, or the pressed button).
+    public var summary: ProgramSummary? {
+        let c = host.conversation
+        var question: String?
+        var lastID: RocketNodeID?
+        for case .block(_, let id, let text) in c.transcript {
+            if question == nil, !text.isEmpty { question = text }
+            lastID = id
+        }
+        return ProgramSummary.of(outcome, question: question) {
+            guard let lastID, let key = c.graph[lastID].id, let answer = c.answers[key] else { return "" }
+            return answer.isSecret ? ProgramSummary.secretMask : answer.value
         }
     }
 
@@ -108,6 +128,10 @@ public final class ConversationApp: TerminalProgram {
         case .key(let key):
             if overlay?.handleOverlayKey(key) == true { break }
             syncUI()
+            if case .character(let ch) = key, let intent = shortcut(String(ch)) {
+                apply(.send(intent))
+                break
+            }
             apply(KeyController.handle(key, conversation: host.conversation, ui: &ui))
         case .click(.intent(let intent)): apply(.send(intent))
         case .click(.banner(let tag)): overlay?.send(.tap(tag))
@@ -143,6 +167,13 @@ public final class ConversationApp: TerminalProgram {
         case .redraw, .none:
             break
         }
+    }
+
+    /// The shortcut `text` names, when the interactive block has no text field.
+    private func shortcut(_ text: String) -> RocketIntent? {
+        guard !shortcuts.isEmpty, let index = host.conversation.interactiveIndex else { return nil }
+        if case .textInput = host.conversation.node(at: index).content { return nil }
+        return shortcuts[text.trimmingSpaces().lowercased()]
     }
 
     /// A new interactive block resets focus and text; an input with a default starts with it.
@@ -259,7 +290,8 @@ public final class ConversationApp: TerminalProgram {
         let block = c.node(at: index)
         var line = line
         if case .textInput = block.content, line.isEmpty, let text = defaults[c.nodeID(at: index)] { line = text }
-        switch PlainController.intent(for: line, block: block, strings: strings) {
+        let chosen = shortcut(line).map { Result<RocketIntent, PlainInputError>.success($0) }
+        switch chosen ?? PlainController.intent(for: line, block: block, strings: strings) {
         case .success(let intent):
             do {
                 try host.send(intent)

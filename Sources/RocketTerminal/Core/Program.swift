@@ -132,11 +132,61 @@ public protocol TerminalProgram: AnyObject {
     /// True when the app has work that runs on the main actor while the runtime waits for input
     /// (an alert whose actions load): the wait then happens on a thread of its own.
     var runsWhileWaiting: Bool { get }
+    /// Once the app has ended: its question and the answer, for the one line a prompt leaves in
+    /// the scrollback (``ProgramRunner/residue``); nil when the app has no such line.
+    var summary: ProgramSummary? { get }
 }
 
 extension TerminalProgram {
     /// Most apps change only when an event reaches them.
     public var runsWhileWaiting: Bool { false }
+    /// Apps are not prompts unless they say so.
+    public var summary: ProgramSummary? { nil }
+}
+
+/// The one line a prompt leaves behind when it ends: the question (if it had one) and the answer,
+/// or a cross when it was declined or interrupted.
+public struct ProgramSummary: Hashable, Sendable {
+    /// The question, title or heading.
+    public var question: String?
+    /// The answer as the user would read it (a secret is masked).
+    public var answer: String
+
+    /// A summary.
+    public init(question: String?, answer: String) {
+        self.question = question
+        self.answer = answer
+    }
+
+    /// What a declined or interrupted prompt shows as its answer.
+    public static let declinedMark = "✕"
+    /// What a secret answer shows (always the same length: the scrollback says nothing of it).
+    public static let secretMask = "••••••"
+
+    /// The summary for an outcome: `answer` when done, the declined mark otherwise.
+    public static func of<V>(_ outcome: ProgramOutcome<V>?, question: String?, answer: () -> String) -> ProgramSummary? {
+        guard let outcome else { return nil }
+        let q = question.map { Sanitizer.clean($0, keepNewlines: false) }.flatMap { $0.isEmpty ? nil : $0 }
+        if case .done = outcome { return ProgramSummary(question: q, answer: Sanitizer.clean(answer(), keepNewlines: false)) }
+        return ProgramSummary(question: q, answer: declinedMark)
+    }
+
+    /// The line, dimmed, at `width`: the question, two spaces, the answer in bold; cut to fit.
+    public func buffer(width: Int) -> ScreenBuffer {
+        var screen = ScreenBuffer(width: max(1, width))
+        let r = screen.addRow()
+        var dim = CellStyle()
+        dim.dim = true
+        var strong = dim
+        strong.bold = true
+        var column = 0
+        if let question {
+            let q = DisplayWidth.truncate(question, to: max(1, width - min(DisplayWidth.of(answer), width / 2) - 2))
+            column = screen.put(q, row: r, column: 0, style: dim) + 2
+        }
+        if column < width { screen.put(DisplayWidth.truncate(answer, to: width - column), row: r, column: column, style: strong) }
+        return screen
+    }
 }
 
 /// The one reading of a typed choice among titled options, for every line-mode app: a number

@@ -239,12 +239,13 @@ public struct InlineRenderer: Sendable {
 
     /// Leaves the cursor on a fresh line below the region, styles reset and the cursor shown,
     /// so the transcript stays in the scrollback.
+    /// After an empty frame nothing is left: the cursor goes back to where the region started.
     public mutating func finish() -> [UInt8] {
         out.removeAll(keepingCapacity: true)
         let last = max(0, previous.count - topOffset - 1)
         move(toRow: last, column: 0)
         resetStyleIfNeeded()
-        emit("\r\n")
+        if !previous.isEmpty { emit("\r\n") }
         if !cursorVisible { emit("\u{1B}[?25h"); cursorVisible = true }
         return out
     }

@@ -79,6 +79,11 @@ public struct UIStrings: Sendable, Hashable {
     public var tooManyChosen: String = "Choose at most %d."
     /// Line-mode prompt of a multi-select list (`%d` is the count).
     public var plainChooseMany: String = "Choose from 1-%d, separated by commas or spaces:"
+    /// Words (and keys) that answer yes to a yes/no question, lower-cased; English ones work in
+    /// every language.
+    public var yesWords: [String] = ["y", "yes"]
+    /// Words (and keys) that answer no.
+    public var noWords: [String] = ["n", "no"]
 
     /// English.
     public static let english = UIStrings(
@@ -106,7 +111,8 @@ public struct UIStrings: Sendable, Hashable {
         alertHint: "↑/↓ ←/→ 选择 · 回车 确认 · Esc 取消", alertDisabled: "%@ 暂时不可用。",
         styleCancel: "取消", styleDestructive: "危险操作", unavailable: "不可用",
         lineTooLong: "这一行超过 %d KiB，已跳过。", listHint: "↑/↓ 移动 · 回车 选择 · Esc 取消", listSelectHint: "Tab 选中",
-        filterPlaceholder: "输入以筛选", filterNoMatch: "没有匹配项", tooManyChosen: "最多选择 %d 项。", plainChooseMany: "请从 1-%d 中选择，用逗号或空格分隔：")
+        filterPlaceholder: "输入以筛选", filterNoMatch: "没有匹配项", tooManyChosen: "最多选择 %d 项。", plainChooseMany: "请从 1-%d 中选择，用逗号或空格分隔：",
+        yesWords: ["是", "是的", "好", "对", "y", "yes"], noWords: ["否", "不", "不是", "不要", "n", "no"])
     /// Italian.
     public static let italian = UIStrings(
         language: "it", continueHint: "Invio continua", chooseHint: "←/→ scegli · Invio premi", sendHint: "Invio invia",
@@ -122,7 +128,8 @@ public struct UIStrings: Sendable, Hashable {
         styleCancel: "annulla", styleDestructive: "distruttiva", unavailable: "non disponibile",
         lineTooLong: "Questa riga supera %d KiB ed è stata ignorata.", listHint: "↑/↓ sposta · Invio scegli · Esc annulla",
         listSelectHint: "Tab seleziona", filterPlaceholder: "scrivi per filtrare", filterNoMatch: "nessun risultato",
-        tooManyChosen: "Scegli al massimo %d.", plainChooseMany: "Scegli tra 1-%d, separati da virgole o spazi:")
+        tooManyChosen: "Scegli al massimo %d.", plainChooseMany: "Scegli tra 1-%d, separati da virgole o spazi:",
+        yesWords: ["s", "sì", "si", "y", "yes"], noWords: ["n", "no"])
 
     /// The strings for the locale named by the environment.
     public static func forEnvironment(_ env: [String: String]) -> UIStrings {

@@ -30,6 +30,20 @@ public final class ProgramRunner {
     public var theme: TerminalTheme?
     /// Capture the mouse in TTY mode (off by default: scroll-back and selection keep working).
     public var mouse = false
+    /// What the UI leaves in the scrollback when it ends (TTY): its last frame (a conversation's
+    /// transcript), the app's one-line summary (a prompt), or nothing.
+    public var residue: Residue = .lastFrame
+
+    /// See ``residue``.
+    public enum Residue: Sendable {
+        /// The last frame stays.
+        case lastFrame
+        /// One dimmed line with the question and the answer (``TerminalProgram/summary``); nothing
+        /// for an app without a summary.
+        case summary
+        /// Nothing: the region is erased and the cursor put back where the UI started.
+        case nothing
+    }
     /// Where refused lines are reported (stderr by default, through the sanitizer).
     public var reportError: (String) -> Void = { Terminal(outputFD: 2).write(Sanitizer.clean($0, keepNewlines: false) + "\n") }
     /// Line-mode input an earlier run read ahead (lines typed for what comes next).
@@ -129,8 +143,16 @@ public final class ProgramRunner {
                 screen.printAbove(pendingAbove, on: terminal)
                 pendingAbove = []
             }
-            screen.draw(frame.buffer, on: terminal)
-            if let outcome = program.outcome {
+            let outcome = program.outcome
+            switch (outcome, residue) {
+            case (.some, .summary):
+                screen.draw(program.summary?.buffer(width: terminal.size.columns - 1) ?? ScreenBuffer(width: 1), on: terminal)
+            case (.some, .nothing):
+                screen.draw(ScreenBuffer(width: 1), on: terminal)
+            default:
+                screen.draw(frame.buffer, on: terminal)
+            }
+            if let outcome {
                 screen.finish(on: terminal)
                 // A reply still on its way would land in the shell's input after we exit: wait
                 // for it briefly (a terminal answers in a millisecond or two) and drop it.
