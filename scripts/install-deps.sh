@@ -12,7 +12,7 @@
 #   libmicrohttpd-dev                     `rocket serve` (CMicroHTTPD)
 # Needed by the tests only:
 #   chromium, python3-pip + playwright    the browser tests (Playwright drives Debian's chromium)
-#   tmux, bash-completion                 the terminal and completion tests that drive them
+#   tmux, bash-completion, zsh, fish      the terminal and completion tests that drive them
 set -eu
 
 tests=no
@@ -46,6 +46,8 @@ if [ "$tests" = yes ]; then
   command -v tmux > /dev/null 2>&1 || { missing="$missing tmux"; say "needs tmux (the terminal tests)"; }
   [ -e /usr/share/bash-completion/bash_completion ] \
     || { missing="$missing bash-completion"; say "needs bash-completion (the completion tests)"; }
+  command -v zsh > /dev/null 2>&1 || { missing="$missing zsh"; say "needs zsh (the completion tests)"; }
+  command -v fish > /dev/null 2>&1 || { missing="$missing fish"; say "needs fish (the completion tests)"; }
   python3 -c 'import playwright' > /dev/null 2>&1 || python3 -m pip --version > /dev/null 2>&1 \
     || { missing="$missing python3-pip"; say "needs python3-pip (to install Playwright)"; }
 fi

@@ -24,7 +24,7 @@ enum AlertCommand {
             .value("--action", "SPEC", "An action: TITLE[:default|cancel|destructive][:disabled], in order (a title may contain ':').", repeatable: true),
             .flag("--sheet", "An action sheet (a list at the bottom) instead of a centred alert."),
             .flag("--plain", "Line mode: print the actions numbered and read a line."),
-            .value("--theme", "NAME", "Colours: auto (ask the terminal for its background), dark, light or none (also ROCKET_THEME)."),
+            OptionGroups.theme,
             .flag("--json", "Print the choice as a JSON object."),
             PromptCommands.clearOption,
         ],

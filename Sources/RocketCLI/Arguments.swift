@@ -1,6 +1,35 @@
 import RocketTerminal
 import RocketCore
 
+/// What a shell completes an option's value or a positional argument with (`rocket completions`).
+enum ValueCompletion: Equatable {
+    /// Nothing (free text).
+    case none
+    /// File and folder names (folders end in `/`, to go on into them).
+    case file
+    /// Folder names only.
+    case directory
+    /// Command names (what `rocket spin` runs).
+    case command
+    /// One of these words.
+    case words([String])
+
+    /// The completion a placeholder implies: `FILE`, `PATH` or a name ending in `.json` are
+    /// files, `DIR` is a folder, `a|b|c` are those words; anything else is free text.
+    init(placeholder: String?) {
+        guard let p = placeholder else { self = .none; return }
+        if p == "FILE" || p == "PATH" || p.hasSuffix(".json") {
+            self = .file
+        } else if p == "DIR" {
+            self = .directory
+        } else if p.contains("|") {
+            self = .words(p.split(separator: "|").map(String.init))
+        } else {
+            self = .none
+        }
+    }
+}
+
 /// A command-line option: a flag (`--plain`) or an option with a value (`--events FILE`).
 struct OptionSpec {
     let name: String
@@ -9,6 +38,16 @@ struct OptionSpec {
     let help: String
     /// The heading it is listed under in `--help` (an option group), "OPTIONS" by default.
     var group = "OPTIONS"
+    /// What a shell completes the value with (inferred from the placeholder unless set).
+    var completion: ValueCompletion
+
+    init(name: String, value: String?, repeatable: Bool, help: String) {
+        self.name = name
+        self.value = value
+        self.repeatable = repeatable
+        self.help = help
+        completion = ValueCompletion(placeholder: value)
+    }
 
     static func flag(_ name: String, _ help: String) -> OptionSpec {
         OptionSpec(name: name, value: nil, repeatable: false, help: help)
@@ -16,6 +55,13 @@ struct OptionSpec {
 
     static func value(_ name: String, _ placeholder: String, _ help: String, repeatable: Bool = false) -> OptionSpec {
         OptionSpec(name: name, value: placeholder, repeatable: repeatable, help: help)
+    }
+
+    /// The same option, its value completed with `completion`.
+    func completing(_ completion: ValueCompletion) -> OptionSpec {
+        var copy = self
+        copy.completion = completion
+        return copy
     }
 
     /// The same option listed under `group`.
@@ -29,13 +75,20 @@ struct OptionSpec {
 /// Options declared once and shared by the commands that take them, each group under its own
 /// heading in `--help`.
 enum OptionGroups {
+    /// The `--theme` values (`auto` asks the terminal).
+    static let themeNames = ["auto", "dark", "light", "none"]
+    /// `--theme NAME`, for every command that draws.
+    static let theme = OptionSpec.value(
+        "--theme", "NAME", "Colours: auto (ask the terminal for its background), dark, light or none (also ROCKET_THEME)."
+    ).completing(.words(themeNames))
+
     /// How a conversation is shown (demo, play).
     static let frontEnd: [OptionSpec] =
         ([
             .flag("--plain", "Line mode: no escape sequences; one line of input per interactive block."),
             .flag("--instant", "Every delay fires at once (for scripts and tests)."),
             .flag("--mouse", "Capture the mouse in the terminal: clicks press buttons (scroll-back and selection then stop working)."),
-            .value("--theme", "NAME", "Colours: auto (ask the terminal for its background), dark, light or none (also ROCKET_THEME)."),
+            OptionGroups.theme,
             .flag("--verbose", "Also print the flow's lint warnings (errors are always printed)."),
         ] as [OptionSpec]).map { $0.inGroup("FRONT END") }
 
@@ -81,6 +134,11 @@ struct CommandSpec {
     var exitStatus: String = ""
     /// Command lines that show how it is used (at least two).
     var examples: [String] = []
+    /// What a shell completes the positionals with (inferred from the first one's name unless set).
+    var positionalCompletion: ValueCompletion?
+
+    /// The positionals' completion, set or inferred.
+    var completesPositionals: ValueCompletion { positionalCompletion ?? ValueCompletion(placeholder: positionals.first?.name) }
 
     /// The synopsis: optional arguments in brackets, repeatable ones with "...".
     var usage: String {

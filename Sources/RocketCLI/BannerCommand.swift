@@ -11,21 +11,22 @@ enum BannerCommand {
         positionals: [("TITLE", "The banner's title.")], positionalCount: 1...1,
         options: [
             .value("--subtitle", "S", "A subtitle (two lines at most)."),
-            .value("--icon", "I", "An emoji, or a PNG/JPEG file."),
-            .value("--color", "C", "Background: a name (\(RocketColor.names.keys.sorted().joined(separator: ", "))) or #RRGGBB."),
-            .value("--title-color", "C", "Title colour (default white)."),
-            .value("--subtitle-color", "C", "Subtitle colour (default white)."),
+            .value("--icon", "I", "An emoji, or a PNG/JPEG file.").completing(.file),
+            .value("--color", "C", "Background: a name (\(RocketColor.names.keys.sorted().joined(separator: ", "))) or #RRGGBB.")
+                .completing(.words(RocketColor.names.keys.sorted())),
+            .value("--title-color", "C", "Title colour (default white).").completing(.words(RocketColor.names.keys.sorted())),
+            .value("--subtitle-color", "C", "Subtitle colour (default white).").completing(.words(RocketColor.names.keys.sorted())),
             .value("--button", "T", "A button (at most two).", repeatable: true),
             .flag("--close-button", "A close (X) button instead of titled buttons."),
             .value("--duration", "D", "Dismiss by itself after this long: seconds, or 500ms, 5s, 2m (0: stay; the default)."),
-            .value("--animation", "A", "linear (default), drop or snap."),
+            .value("--animation", "A", "linear (default), drop or snap.").completing(.words(BannerAnimation.allCases.map(\.rawValue))),
             .flag("--no-background-tap", "Taps on the banner itself do nothing."),
             .flag("--no-swipe", "It cannot be swiped away."),
             .flag("--full-width", "Content spans the whole width."),
         ]
             + ([
                 .flag("--plain", "Line mode: print the banner as text and read one line."),
-                .value("--theme", "NAME", "Colours: auto (ask the terminal for its background), dark, light or none (also ROCKET_THEME)."),
+                OptionGroups.theme,
                 .flag("--json", "Print the result as a JSON object."),
             ] as [OptionSpec]).map { $0.inGroup("FRONT END") }
             + ([

@@ -10,7 +10,10 @@ enum GraphCommand {
     static let spec = CommandSpec(
         name: "graph", abstract: "Draw a flow: blocks, branches with their conditions, timers, actions and the scenario gate.",
         positionals: [("FLOW.json", "The flow file (- for standard input).")], positionalCount: 1...1,
-        options: [.value("--format", "F", "mermaid (default), dot, or svg (needs Graphviz's dot: apt-get install graphviz).")],
+        options: [
+            .value("--format", "F", "mermaid (default), dot, or svg (needs Graphviz's dot: apt-get install graphviz).")
+                .completing(.words(GraphOptions.Format.allCases.map(\.rawValue)))
+        ],
         discussion: """
             Prints the picture on stdout. Mermaid renders on GitHub and in many editors; DOT and SVG come
             from Graphviz.

@@ -12,7 +12,7 @@ enum PromptCommands {
     static let frontEnd: [OptionSpec] = [
         .flag("--plain", "Line mode: the prompt on stderr, one line of input."),
         .flag("--mouse", "Capture the mouse: clicks choose (scroll-back and selection then stop working)."),
-        .value("--theme", "NAME", "Colours: auto (ask the terminal for its background), dark, light or none (also ROCKET_THEME)."),
+        OptionGroups.theme,
     ]
     /// What a prompt leaves on the terminal: one summary line, or nothing with `--clear`.
     static let clearOption = OptionSpec.flag(
@@ -86,7 +86,8 @@ enum PromptCommands {
             ends (stdout to stdout, stderr to stderr). Ctrl-C stops it (SIGTERM) and exits 130.
             """,
         exitStatus: "the command's exit status (128 + N when a signal ended it); 64 usage error; 127 the command cannot be run; 130 Ctrl-C.",
-        examples: ["rocket spin --title 'Installing…' -- sleep 2", "out=$(rocket spin --show-after 500ms --min-display 1s -- make -s)"])
+        examples: ["rocket spin --title 'Installing…' -- sleep 2", "out=$(rocket spin --show-after 500ms --min-display 1s -- make -s)"],
+        positionalCompletion: .command)
 
     static func count(_ parsed: ParsedArguments, _ name: String, command: String, range: ClosedRange<Int>) throws(UsageError) -> Int? {
         guard let text = parsed.value(name) else { return nil }

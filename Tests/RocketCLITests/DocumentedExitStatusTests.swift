@@ -31,7 +31,8 @@ struct DocumentedExitStatusTests {
         Claim(document: "README.md", says: "65 for an invalid flow", args: ["play", "BROKEN"], status: 65),
         Claim(document: "README.md", says: "66 for a missing or unreadable file", args: ["play", "DIR/missing.json"], status: 66),
         Claim(document: "README.md", says: "64 for a usage error", args: ["play", "FLOW", "--no-such-flag"], status: 64),
-        Claim(document: "README.md", says: "74 when a file cannot be written", args: ["play", "FLOW", "--answers-out", "DIR/no/a.json"], stdin: "\n", status: 74),
+        Claim(
+            document: "README.md", says: "74 when a file cannot be written", args: ["play", "FLOW", "--answers-out", "DIR/no/a.json"], stdin: "\n", status: 74),
         Claim(document: "README.md", says: "MESSAGE` and exits 0, 65 or 66", args: ["lint", "FLOW"], status: 0),
         Claim(document: "README.md", says: "MESSAGE` and exits 0, 65 or 66", args: ["lint", "BROKEN"], status: 65),
         Claim(document: "README.md", says: "MESSAGE` and exits 0, 65 or 66", args: ["lint", "DIR/missing.json"], status: 66),
@@ -51,7 +52,9 @@ struct DocumentedExitStatusTests {
         Claim(
             document: "README.md", says: "--max-executions 3 && echo",
             args: ["scenario", "try", "ask", "--store", "STORE", "--min-events", "5"], status: 1),
-        Claim(document: "docs/SEMANTICS.md", says: "`rocket alert` refuses them (exit 64)", args: ["alert", "--action", "A:cancel", "--action", "B:cancel"], status: 64),
+        Claim(
+            document: "docs/SEMANTICS.md", says: "`rocket alert` refuses them (exit 64)", args: ["alert", "--action", "A:cancel", "--action", "B:cancel"],
+            status: 64),
         Claim(document: "docs/SEMANTICS.md", says: "fails when the name is taken (exit 73", args: ["new", "FLOW"], status: 73),
         Claim(document: "docs/FLOW_FORMAT.md", says: "otherwise it exits 3 (\"not now\")", args: ["play", "GATE", "--store", "STORE"], status: 3),
     ]
@@ -92,7 +95,9 @@ struct DocumentedExitStatusTests {
         addr.sin_family = sa_family_t(AF_INET)
         addr.sin_addr.s_addr = inet_addr("127.0.0.1")
         addr.sin_port = 0
-        let bound = withUnsafePointer(to: &addr) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
+        let bound = withUnsafePointer(to: &addr) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
         try #require(bound == 0 && listen(fd, 1) == 0)
         var len = socklen_t(MemoryLayout<sockaddr_in>.size)
         _ = withUnsafeMutablePointer(to: &addr) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &len) } }

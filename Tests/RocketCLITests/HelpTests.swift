@@ -79,6 +79,104 @@ struct HelpTests {
         }
     }
 
+    /// Runs `shell` with `script` in `dir`; its standard output.
+    static func runShell(_ shell: String, _ arguments: [String], in dir: String) throws -> String {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: shell)
+        p.arguments = arguments
+        p.currentDirectoryURL = URL(fileURLWithPath: dir)
+        let out = Pipe()
+        p.standardOutput = out
+        p.standardError = FileHandle.nullDevice
+        try p.run()
+        let data = out.fileHandleForReading.readDataToEndOfFile()
+        p.waitUntilExit()
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    /// A folder with a flow, a subfolder and a name with a space, to complete in.
+    static func completionFixture() -> String {
+        let dir = scratchDirectory()
+        try? FileManager.default.createDirectory(atPath: dir + "/examples/more", withIntermediateDirectories: true)
+        write("{}", to: dir + "/examples/welcome.json")
+        write("{}", to: dir + "/my flow.json")
+        return dir
+    }
+
+    /// What bash's completion function offers for the words (the last one is being completed).
+    static func bashCompletes(_ words: [String], script: String, in dir: String) throws -> [String] {
+        let quoted = words.map { "'" + $0 + "'" }.joined(separator: " ")
+        let out = try runShell(
+            "/bin/bash", ["-c", "source '\(script)'; COMP_WORDS=(\(quoted)); COMP_CWORD=\(words.count - 1); _rocket; printf '%s\\n' \"${COMPREPLY[@]}\""],
+            in: dir)
+        return out.split(separator: "\n").map(String.init)
+    }
+
+    @Test("bash completion: folders as folders, files, every enumerated value, subcommands, options (driven through COMP_WORDS)")
+    func bashCompletion() throws {
+        let dir = Self.completionFixture()
+        let script = dir + "/rocket.bash"
+        write(try runRocket(["completions", "bash"]).stdout, to: script)
+        func c(_ words: String...) throws -> [String] { try Self.bashCompletes(["rocket"] + words, script: script, in: dir) }
+        #expect(try c("play", "ex") == ["examples/"])  // a folder goes on: a slash and no space
+        #expect(try c("play", "examples/") == ["examples/more/", "examples/welcome.json"])
+        #expect(try c("lint", "my") == ["my\\ flow.json"])  // quoted for the shell
+        #expect(try c("serve", "--flows", "") == ["examples/"])  // folders only
+        #expect(try c("play", "--theme", "") == ["auto", "dark", "light", "none"])
+        #expect(try c("graph", "x.json", "--format", "") == ["mermaid", "dot", "svg"])
+        #expect(try c("completions", "") == ["bash", "zsh", "fish"])
+        #expect(try c("confirm", "--default", "") == ["yes", "no"])
+        #expect(try c("banner", "T", "--animation", "") == ["linear", "drop", "snap"])
+        #expect(try c("banner", "T", "--color", "te") == ["teal"])
+        #expect(try c("scenario", "") == ["trigger", "try", "status", "reset", "export", "import"])
+        #expect(try c("scenario", "try", "--min-ev").sorted() == ["--min-events", "--min-events-in-window"])
+        #expect(try c("pl") == ["play"])
+        #expect(try c("help", "sc") == ["scenario"])
+        #expect(try c("choose", "--title", "").isEmpty)  // free text: nothing offered
+        #expect(try c("play", "--state", "my") == ["my\\ flow.json"])
+    }
+
+    @Test(
+        "zsh completion: the same values through zsh's own file and folder completion",
+        .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/zsh"), "zsh is not installed (install-deps --tests installs it)"))
+    func zshCompletion() throws {
+        let dir = Self.completionFixture()
+        let script = dir + "/rocket.zsh"
+        write(try runRocket(["completions", "zsh"]).stdout, to: script)
+        // zsh's completion builtins stand in as functions that print what they were given.
+        func c(_ words: String...) throws -> [String] {
+            let quoted = (["rocket"] + words).map { "'" + $0 + "'" }.joined(separator: " ")
+            let stub = "compdef() { :; }; compadd() { [[ $1 == -- ]] && shift; print -l -- \"$@\"; }; _files() { print \"FILES $*\"; }"
+            let out = try Self.runShell("/usr/bin/zsh", ["-c", stub + "; source '\(script)'; words=(\(quoted)); CURRENT=$#words; _rocket"], in: dir)
+            return out.split(separator: "\n").map(String.init)
+        }
+        #expect(try c("play", "--theme", "") == ["auto", "dark", "light", "none"])
+        #expect(try c("serve", "--flows", "") == ["FILES -/"])
+        #expect(try c("play", "ex") == ["FILES "])
+        #expect(try c("completions", "") == ["bash", "zsh", "fish"])
+        #expect(try c("scenario", "").contains("import"))
+        #expect(try c("graph", "x", "--format", "") == ["mermaid", "dot", "svg"])
+    }
+
+    @Test(
+        "fish completion: complete -C gives folders, files and every enumerated value",
+        .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/fish"), "fish is not installed (install-deps --tests installs it)"))
+    func fishCompletion() throws {
+        let dir = Self.completionFixture()
+        let script = dir + "/rocket.fish"
+        write(try runRocket(["completions", "fish"]).stdout, to: script)
+        func c(_ line: String) throws -> [String] {
+            let out = try Self.runShell("/usr/bin/fish", ["-c", "source '\(script)'; complete -C '\(line)'"], in: dir)
+            return out.split(separator: "\n").map { String($0.split(separator: "\t").first ?? "") }
+        }
+        #expect(try c("rocket play --theme ") == ["auto", "dark", "light", "none"])
+        #expect(try c("rocket completions ").sorted() == ["bash", "fish", "zsh"])
+        #expect(try c("rocket play ex") == ["examples/"])
+        #expect(try c("rocket serve --flows ") == ["examples/"])
+        #expect(try c("rocket scenario ").contains("import"))
+        #expect(try c("rocket graph x --format ").sorted() == ["dot", "mermaid", "svg"])
+    }
+
     @Test("Strict flags: a flag twice, an empty name, a bad --now on every command")
     func strict() throws {
         #expect(try runRocket(["play", "x.json", "--plain", "--plain"]).status == 64)
