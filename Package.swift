@@ -93,7 +93,7 @@ let package = Package(
             name: "RocketCLITests",
             dependencies: [
                 "rocket", "RocketCLI", "RocketTestSupport", "CTestSupport", "RocketFlow", "RocketScenarios", "RocketBanners",
-                "RocketReactor",
+                "RocketReactor", "RocketConversation",
             ],
             exclude: ["Golden"]),
     ],

@@ -28,7 +28,9 @@ enum DemoFlow {
             {"id": "thanks", "type": "text", "text": "Thanks, {{name}}!", "next": "pin"},
             {"id": "pin", "type": "textInput", "text": "Pick a 4-digit PIN (it stays masked and never reaches any log).", "buttonTitle": "OK",
              "secret": true, "validate": {"pattern": "^[0-9]{4}$", "message": "Four digits, please"}, "next": "notify"},
-            {"id": "notify", "type": "button", "title": "Enable notifications", "action": "enable-notifications", "next": "done"},
+            {"id": "notify", "type": "button", "title": "Enable notifications", "action": "enable-notifications", "next": "topic"},
+            {"id": "topic", "type": "choice", "text": "Choice blocks ask with a list. What will you try first?",
+             "options": [{"title": "Conversations", "next": "done"}, {"title": "Banners", "next": "done"}, {"title": "Scenarios", "next": "done"}]},
             {"id": "done", "type": "text", "text": "All set, {{name}}. That was every block type. Tap to finish.", "font": "textBold"}
           ]
         }

@@ -120,7 +120,9 @@ enum NewCommand {
              "branches": [{"when": {"matches": "(?i)^ada"}, "next": "ada"}], "next": "picture"},
             {"id": "ada", "type": "text", "text": "Countess {{name}}, welcome!", "next": "picture"},
             {"id": "picture", "type": "image", "image": "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAIAAAACCAYAAABytg0kAAAAFklEQVR4nGNgYPj/nwFIMDAwMDAAABz6Af+yOhETAAAAAElFTkSuQmCC",
-             "text": "Pictures are PNG or JPEG files next to the flow, or data URIs.", "imageStyle": "round", "next": "go"},
+             "text": "Pictures are PNG or JPEG files next to the flow, or data URIs.", "imageStyle": "round", "next": "plan"},
+            {"id": "plan", "type": "choice", "text": "Which plan suits you?",
+             "options": [{"title": "Free", "next": "go"}, {"title": "Pro", "next": "go"}, {"title": "Team", "next": "go"}]},
             {"id": "go", "type": "button", "title": "Done, {{name}}", "action": "finished", "next": "bye"},
             {"id": "bye", "type": "text", "text": "Bye for now."}
           ]

@@ -192,7 +192,7 @@ enum PlayCommand {
         options: spec.options,
         discussion: "In a terminal: Enter or Space continues, ←/→ and Enter choose, Esc closes, Ctrl-C quits.",
         exitStatus: exitStatusOfPlay,
-        examples: ["rocket demo", "printf '\\n\\n1\\nAda\\n\\n1234\\n1\\n\\n1\\n' | rocket demo --instant"])
+        examples: ["rocket demo", "printf '\\n\\n1\\nAda\\n\\n1234\\n1\\n2\\n\\n1\\n' | rocket demo --instant"])
 
     @MainActor
     static func run(_ args: [String]) async throws(UsageError) -> ExitStatus {

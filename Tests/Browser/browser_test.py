@@ -201,6 +201,12 @@ def demo_keyboard(browser, server, timings):
     page.wait_for_function("() => document.activeElement && document.activeElement.textContent === 'Enable notifications'", timeout=TIMEOUT)
     assert "1234" not in page.locator(".rk-log").inner_text(), "the PIN is never shown"
     page.keyboard.press("Enter")
+    # The choice block: focus on its first option; Tab moves to the next, Enter chooses it.
+    page.wait_for_function("() => document.activeElement && document.activeElement.textContent === 'Conversations'", timeout=TIMEOUT)
+    audit(page, "demo: choice")
+    page.keyboard.press("Tab")
+    page.wait_for_function("() => document.activeElement && document.activeElement.textContent === 'Banners'", timeout=TIMEOUT)
+    page.keyboard.press("Enter")
     page.wait_for_function("() => document.activeElement && document.activeElement.textContent.includes('All set, Ada')", timeout=TIMEOUT)
     shot(page, "demo-end")
     audit(page, "demo: last block")
