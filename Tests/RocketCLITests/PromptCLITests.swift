@@ -119,6 +119,25 @@ struct PromptCLITests {
         #expect(run.terminalRestored)
     }
 
+    @Test("spin: a command that reads the terminal owns it: it gets every key (Esc and Ctrl-D too), and spin ends when it ends")
+    func spinCommandReadsTerminal() throws {
+        let dir = scratchDirectory()
+        // The command reads a line from the terminal, and a raw byte after it.
+        let run = try PTYRun(
+            [], shell: "'\(rocketPath)' spin --title Working -- sh -c 'read x; echo \"got $x\"; head -c 1 | od -An -tx1' > '\(dir)/out.txt'")
+        #expect(run.waitFor("Working"))
+        run.send("hello\r")
+        run.send("\u{1B}\r")
+        #expect(run.waitForExit(timeout: 5) == 0)
+        let out = try String(contentsOfFile: dir + "/out.txt", encoding: .utf8)
+        #expect(out.hasPrefix("got hello\n"), "\(out)")
+        #expect(out.contains("1b"), "the command got the Esc: \(out)")
+        #expect(run.terminalRestored)
+        // The terminal was never put in raw mode nor asked anything: no mode or query bytes.
+        let raw = String(decoding: run.raw, as: UTF8.self)
+        #expect(!raw.contains("\u{1B}[6n") && !raw.contains("\u{1B}]11;?") && !raw.contains("\u{1B}[?2004h"))
+    }
+
     @Test("$(rocket banner …) and $(rocket spin …): drawn on the terminal, stdout holds only the result")
     func bannerAndSpinCapture() throws {
         let dir = scratchDirectory()

@@ -5,8 +5,10 @@ import RocketCore
 /// work never flashes. The app makes no system calls: `status` tells it whether the command has
 /// ended (nil while it runs; a query, it never calls back into the app).
 ///
-/// Done with the command's exit status; Ctrl-C, Esc or a signal interrupt it, and the host then
-/// stops the command (`rocket spin`: SIGTERM, then SIGKILL). In line mode nothing is drawn: the command's output goes straight through.
+/// Done with the command's exit status; Ctrl-C (the signal, which the command gets too) or another
+/// signal interrupts it, and the host then stops the command (`rocket spin`: SIGTERM, then
+/// SIGKILL). The app reads no keys: the command owns the terminal while it runs. In line mode
+/// nothing is drawn: the command's output goes straight through.
 @MainActor
 public final class SpinApp: TerminalProgram {
     /// See ``TerminalProgram/lineMode``.
@@ -37,6 +39,9 @@ public final class SpinApp: TerminalProgram {
     public var outcome: ProgramOutcome<Int32>? { result }
     /// See ``TerminalProgram/lineRequest``: a spinner reads no lines.
     public var lineRequest: LineRequest? { nil }
+    /// See ``TerminalProgram/readsKeys``: the command owns the keyboard while it runs (it gets
+    /// every key; Ctrl-C is the signal it then is, for both).
+    public var readsKeys: Bool { false }
 
     /// True while the spinner is on screen.
     public var isShown: Bool { shownAt != nil }
@@ -54,8 +59,6 @@ public final class SpinApp: TerminalProgram {
         switch event {
         case .interrupt(let s):
             result = .interrupted(signal: s)
-        case .key(.escape):
-            result = .interrupted(signal: 2)
         default:
             if let code = status() {
                 // Shown: stay up for the minimum, so it does not flash.

@@ -135,6 +135,10 @@ public protocol TerminalProgram: AnyObject {
     /// Once the app has ended: its question and the answer, for the one line a prompt leaves in
     /// the scrollback (``ProgramRunner/residue``); nil when the app has no such line.
     var summary: ProgramSummary? { get }
+    /// False for an app that only draws while something else owns the keyboard (a command under
+    /// `rocket spin` that may read the terminal): the runtime then leaves the terminal's mode
+    /// alone and reads nothing from it; Ctrl-C still arrives, as the signal it then is.
+    var readsKeys: Bool { get }
 }
 
 extension TerminalProgram {
@@ -142,6 +146,8 @@ extension TerminalProgram {
     public var runsWhileWaiting: Bool { false }
     /// Apps are not prompts unless they say so.
     public var summary: ProgramSummary? { nil }
+    /// Apps read the keys unless they say otherwise.
+    public var readsKeys: Bool { true }
 }
 
 /// The one line a prompt leaves behind when it ends: the question (if it had one) and the answer,

@@ -78,6 +78,10 @@ public final class ProgramRunner {
     public func run<P: TerminalProgram>(_ program: P, lineMode: Bool) async -> ProgramOutcome<P.Value> {
         terminal.installSignalHandlers()
         defer { terminal.restore() }  // raw mode, or echo turned off for a secret
+        if !lineMode && !program.readsKeys && terminal.isInteractive {
+            program.lineMode = false
+            return await runTTY(program, readingKeys: false)
+        }
         if !lineMode {
             do {
                 try terminal.enterRawMode(mouse: mouse)
@@ -119,18 +123,21 @@ public final class ProgramRunner {
 
     // MARK: TTY
 
-    private func runTTY<P: TerminalProgram>(_ program: P) async -> ProgramOutcome<P.Value> {
+    /// The TTY loop. `readingKeys` false (an app that only draws): the terminal's mode is left as
+    /// it is, nothing is read from it and nothing is asked of it (a reply would land in the input
+    /// of whoever reads the terminal), so the theme is the given one or ``TerminalTheme/safe``.
+    private func runTTY<P: TerminalProgram>(_ program: P, readingKeys: Bool = true) async -> ProgramOutcome<P.Value> {
         var screen = TTYScreen(depth: depth)
         // Auto theme: ask, and draw meanwhile; the reply is picked out of the input when it comes.
         var awaitingReply = false
         var replyBuffer: [UInt8] = []
         if let theme {
             screen.renderer.theme = theme
-        } else {
+        } else if readingKeys {
             terminal.write(TerminalReplies.query)
             awaitingReply = true
         }
-        screen.start(on: terminal)
+        if readingKeys { screen.start(on: terminal) }
         drawingTTY = true
         defer { drawingTTY = false }
         _ = program.start(now: clock.now)
@@ -159,7 +166,7 @@ public final class ProgramRunner {
                 if awaitingReply { drainReply(after: replyBuffer) }
                 return outcome
             }
-            var wake = await wait(timeout: screen.timeout(timeout(program)), offMainActor: program.runsWhileWaiting)
+            var wake = await wait(timeout: screen.timeout(timeout(program)), wantInput: readingKeys, offMainActor: program.runsWhileWaiting)
             // Replies to the start-up query are not typing: taken out before key decoding (a
             // reply split across reads waits, bounded, for its end).
             if case .input(let bytes) = wake, !bytes.isEmpty, awaitingReply || bytes.contains(0x1B) {
