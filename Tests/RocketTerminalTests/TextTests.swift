@@ -53,6 +53,36 @@ struct ScreenBufferTests {
         #expect(s.rows[0][1].text == "" && s.rows[0][3].text == "")
     }
 
+    @Test(
+        "A cluster of several spacing letters takes a column for each, as terminals draw it (Indic conjuncts, Thai, jamo)",
+        arguments: [
+            ("नमस्ते दुनिया हिन्दी किताब", 22), ("स्ते", 2), ("กำลัง", 4), ("กำลัง โหลด ภาษาไทย", 17), ("கொ", 2),
+            ("\u{1100}\u{1161}\u{11A8}", 2), ("e\u{301}", 1), ("👍🏽", 2), ("👨‍👩‍👧", 2),
+        ])
+    func clusters(_ text: String, columns: Int) {
+        #expect(DisplayWidth.of(text) == columns)
+        // Every letter is kept in the buffer, each cluster in its first cell, the rest continuation cells.
+        var s = ScreenBuffer(width: 40, height: 1)
+        #expect(s.put(text, row: 0, column: 0) == columns)
+        #expect(s.rows[0].prefix(columns).map(\.text).joined() == text)
+    }
+
+    @Test("A wide cluster changed in the middle is redrawn from its first cell")
+    func redrawWideCluster() {
+        var renderer = InlineRenderer(depth: .none)
+        var a = ScreenBuffer(width: 10, height: 1)
+        _ = a.put("xस्तेy", row: 0, column: 0)
+        _ = renderer.render(a, screenHeight: 5)
+        var b = ScreenBuffer(width: 10, height: 1)
+        _ = b.put("xस्तेz", row: 0, column: 0)
+        let bytes = String(decoding: renderer.render(b, screenHeight: 5), as: UTF8.self)
+        #expect(bytes.contains("z") && !bytes.contains("स"))
+        var c = ScreenBuffer(width: 10, height: 1)
+        _ = c.put("xकिताy", row: 0, column: 0)
+        let redrawn = String(decoding: renderer.render(c, screenHeight: 5), as: UTF8.self)
+        #expect(redrawn.contains("कि") && redrawn.contains("ता") && redrawn.hasSuffix("y"))
+    }
+
     @Test("Truncation at the right edge replaces a cut wide character by a space")
     func truncation() {
         var s = ScreenBuffer(width: 5, height: 2)

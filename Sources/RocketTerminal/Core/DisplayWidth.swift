@@ -3,8 +3,10 @@
 ///
 /// Rules per grapheme cluster (`Character`): a regional-indicator pair (a flag) is 2; an
 /// emoji-presentation scalar, or VS16 after an emoji, is 2 (so ZWJ families and skin tones
-/// are 2, as tmux draws them); otherwise the first scalar's width from the table; combining
-/// marks, joiners and variation selectors add nothing.
+/// are 2, as tmux draws them); otherwise the sum of its scalars' widths from the table, as
+/// terminals draw them: combining marks, joiners and variation selectors add nothing, while a
+/// cluster of several spacing letters takes a column for each (Devanagari "स्ते" is 2, Thai
+/// "กำ" is 2, a Hangul syllable of conjoining jamo is 2).
 ///
 /// ```swift
 /// DisplayWidth.of("界")        // 2
@@ -23,21 +25,25 @@ public enum DisplayWidth {
         return total
     }
 
-    /// Columns taken by one character: 0, 1 or 2.
+    /// Columns taken by one character: 0, 1 or 2 for most; a cluster of several spacing letters
+    /// (an Indic conjunct with its vowel signs) may take more.
     public static func of(_ c: Character) -> Int {
         let scalars = c.unicodeScalars
         guard let first = scalars.first else { return 0 }
         if first.value < 0x7F { return first.value < 0x20 ? 0 : 1 }  // fast path for ASCII
-        if scalars.count > 1 {
-            var regional = 0
-            for s in scalars {
-                if (0x1F1E6...0x1F1FF).contains(s.value) { regional += 1 }
-                if s.value == 0xFE0F && first.properties.isEmoji { return 2 }
-            }
-            if regional >= 2 { return 2 }
-        }
         if first.properties.isEmojiPresentation { return 2 }
-        return width(of: first.value)
+        guard scalars.count > 1 else { return width(of: first.value) }
+        var regional = 0
+        var sum = 0
+        var joined = false
+        for s in scalars {
+            if (0x1F1E6...0x1F1FF).contains(s.value) { regional += 1 }
+            if s.value == 0xFE0F && first.properties.isEmoji { return 2 }
+            if s.value == 0x200D { joined = true }
+            sum += width(of: s.value)
+        }
+        if regional >= 2 || (joined && first.properties.isEmoji) { return 2 }
+        return sum
     }
 
     /// The table width of a single code point: 0, 1 or 2 (controls count 0).

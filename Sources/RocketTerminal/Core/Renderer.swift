@@ -134,7 +134,7 @@ public struct InlineRenderer: Sendable {
             while c <= lastInk {
                 if let old, old[c] == row[c] { c += 1; continue }
                 var start = c
-                if row[start].text.isEmpty && start > 0 { start -= 1 }  // redraw a wide char from its left half
+                while row[start].text.isEmpty && start > 0 { start -= 1 }  // redraw a wide char from its first cell
                 // Extend the run over changed cells, bridging unchanged gaps of up to 3 cells
                 // (rewriting them is cheaper than moving the cursor).
                 func changed(_ k: Int) -> Bool { old.map { $0[k] != row[k] } ?? (k <= lastInk) }

@@ -104,7 +104,7 @@ public struct ScreenBuffer: Hashable, Sendable {
                 return width
             }
             rows[row][col] = Cell(String(ch), style: style)
-            if w == 2 { rows[row][col + 1] = Cell("", style: style) }
+            for k in 1..<w { rows[row][col + k] = Cell("", style: style) }  // continuation cells
             col += w
         }
         return col
