@@ -64,6 +64,17 @@ struct KeyDecoderTests {
         #expect(got == [.paste("hello\nworld"), .enter])
     }
 
+    @Test("A long run of characters in one read is one paste; short runs (typing, a y, a space) stay keys")
+    func unbracketedPaste() {
+        let long = Array(repeating: Key.character("a"), count: 40)
+        #expect(KeyDecoder.coalescingPastes(long) == [.paste(String(repeating: "a", count: 40))])
+        let mixed: [Key] = [.character("y"), .enter] + long + [.left] + Array(repeating: .character("b"), count: 31)
+        let out = KeyDecoder.coalescingPastes(mixed)
+        #expect(out.prefix(3) == [.character("y"), .enter, .paste(String(repeating: "a", count: 40))])
+        #expect(out.count == 3 + 1 + 31 && out[3] == .left)
+        #expect(KeyDecoder.coalescingPastes([.character(" ")]) == [.character(" ")])
+    }
+
     @Test("SGR mouse presses report 0-based row and column; releases are ignored")
     func mouse() {
         #expect(keys(Array("\u{1B}[<0;12;5M".utf8)) == [.mouse(row: 4, column: 11)])
@@ -121,6 +132,54 @@ struct LineEditorTests {
         #expect(e.characters.count == 2 && e.text == "界é")
         e.handle(.backspace)
         #expect(e.text == "界")
+    }
+
+    @Test("A paste is capped at the line-mode limit in UTF-8 bytes, never cutting a character; removing makes room again")
+    func pasteCap() {
+        var e = LineEditor()
+        e.insert(String(repeating: "界", count: 30_000))  // 90,000 bytes
+        #expect(e.text.utf8.count <= LineEditor.limit && e.text.utf8.count > LineEditor.limit - 3)
+        #expect(e.characters.allSatisfy { $0 == "界" } && e.cursor == e.characters.count)
+        let full = e.characters.count  // 21,845 × 3 bytes: one byte of room left
+        e.handle(.character("界"))
+        #expect(e.characters.count == full)  // three bytes do not fit
+        e.handle(.character("x"))
+        #expect(e.characters.count == full + 1 && e.text.utf8.count == LineEditor.limit)
+        e.handle(.character("y"))
+        #expect(e.characters.count == full + 1)  // full
+        e.handle(.backspace)
+        e.handle(.character("y"))
+        #expect(e.characters.last == "y" && e.text.utf8.count == LineEditor.limit)
+        e.handle(.ctrl("u"))
+        #expect(e.text.isEmpty)
+        e.insert(String(repeating: "ab", count: 100_000))
+        #expect(e.text.utf8.count == LineEditor.limit)
+        e.clear()
+        e.insert("ok")
+        #expect(e.text == "ok")
+    }
+
+    @Test("A combining mark inserted in the middle joins the letter before it; the cursor stays after the insertion")
+    func combiningInTheMiddle() {
+        var e = LineEditor()
+        e.insert("abc")
+        e.handle(.left)
+        e.handle(.left)  // between a and b
+        e.insert("\u{301}")
+        #expect(e.characters.map { String($0) } == ["a\u{301}", "b", "c"] && e.cursor == 1)
+        e.insert("x\u{301}y")
+        #expect(e.text == "a\u{301}x\u{301}ybc" && e.cursor == 3)
+    }
+
+    @Test("The view of a long text shows the part around the cursor")
+    func longView() {
+        var e = LineEditor()
+        e.insert(String(repeating: "0123456789", count: 5_000))
+        let end = e.view(width: 20)
+        #expect(end.text == "1234567890123456789" && end.cursorColumn == 19)
+        e.handle(.home)
+        #expect(e.view(width: 20) == (text: "01234567890123456789", cursorColumn: 0))
+        #expect(e.view(width: 4, mask: "•").text == "••••")
     }
 
     @Test("The view scrolls so the cursor shows; the cursor column counts display width")

@@ -244,6 +244,24 @@ struct ProgramTests {
         #expect(ChoiceParser.parse("a", titles: ["a"], enabled: [false]) == .failure(.unavailable(title: "a")))
     }
 
+    @Test("choose: a paste is one edit of the filter; the matches follow every change of the filter")
+    func choosePasteFilter() {
+        let clock = ManualClock()
+        let app = ChooseApp(title: nil, options: (1...5000).map { "option-\($0)" } + ["Zebra"], limit: 1, strings: .english)
+        let d = Driver(app, clock: clock)
+        d.send(.key(.paste(String(repeating: "x", count: 200_000))))
+        #expect(app.matches.isEmpty && d.screen.contains("no match"))
+        d.keys(.ctrl("u"))
+        #expect(app.matches.count == 5001)
+        d.send(.key(.paste("ZEB")))
+        #expect(app.matches == [5000])
+        d.keys(.backspace, .backspace, .backspace)
+        d.send(.key(.paste("n-4999")))
+        #expect(app.matches == [4998])
+        d.keys(.enter)
+        #expect(app.outcome == .done(["option-4999"]))
+    }
+
     @Test("Choose: arrows move, typing filters, Tab selects up to the limit, Enter chooses in list order, Esc declines")
     func choose() {
         let clock = ManualClock()

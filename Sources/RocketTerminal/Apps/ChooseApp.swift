@@ -46,12 +46,25 @@ public final class ChooseApp: TerminalProgram {
     /// See ``TerminalProgram/lineRequest``.
     public var lineRequest: LineRequest? { lineMode && result == nil ? LineRequest() : nil }
 
-    /// The indices of the options the filter lets through, in list order.
+    /// The indices of the options the filter lets through, in list order: worked out once per
+    /// filter text (frames and keys reuse it), against options lower-cased once.
     public var matches: [Int] {
         let needle = filter.text.lowercased()
-        guard !needle.isEmpty else { return Array(options.indices) }
-        return options.indices.filter { options[$0].lowercased().contains(needle) }
+        if let cached = matchCache, cached.needle == needle { return cached.indices }
+        let found: [Int]
+        if needle.isEmpty {
+            found = Array(options.indices)
+        } else {
+            if lowered.count != options.count { lowered = options.map { ($0.lowercased(), $0.lowercased().count) } }
+            // A filter longer than an option cannot be in it (and `contains` would compare anyway).
+            let length = needle.count
+            found = options.indices.filter { lowered[$0].length >= length && lowered[$0].text.contains(needle) }
+        }
+        matchCache = (needle, found)
+        return found
     }
+    private var lowered: [(text: String, length: Int)] = []
+    private var matchCache: (needle: String, indices: [Int])?
 
     /// See ``TerminalProgram/start(now:)``.
     public func start(now: Double) -> [ProgramOutput] {

@@ -39,6 +39,37 @@ public struct KeyDecoder: Sendable {
     /// A decoder with nothing pending.
     public init() {}
 
+    /// A run of at least this many characters in one read is a paste, not typing (no one types
+    /// 32 keys between two reads): ``coalescingPastes(_:)`` makes it one `.paste`.
+    public static let pasteRun = 32
+
+    /// `keys` with each run of ``pasteRun`` or more plain characters (a paste from a terminal
+    /// without bracketed paste) joined into one `.paste`, so that it is one edit: a filter is
+    /// applied once, not once per character. Shorter runs stay keys (a typed `y`, a space).
+    public static func coalescingPastes(_ keys: [Key]) -> [Key] {
+        guard keys.count >= pasteRun else { return keys }
+        var out: [Key] = []
+        var run: [Character] = []
+        func flush() {
+            if run.count >= pasteRun {
+                out.append(.paste(String(run)))
+            } else {
+                out += run.map { Key.character($0) }
+            }
+            run.removeAll(keepingCapacity: true)
+        }
+        for key in keys {
+            if case .character(let c) = key {
+                run.append(c)
+            } else {
+                flush()
+                out.append(key)
+            }
+        }
+        flush()
+        return out
+    }
+
     /// True when bytes are waiting for more input (the host should call ``flush()`` after a pause).
     public var hasPending: Bool { !buffer.isEmpty }
 

@@ -4,8 +4,10 @@ import RocketCore
 ///
 /// Keys follow readline: ←/→, Home/End (Ctrl-A/Ctrl-E), Backspace/Delete, Ctrl-U (kill to
 /// start), Ctrl-K (kill to end), Ctrl-W (kill the word before the cursor). Pasted text is
-/// inserted with newlines and tabs turned into spaces and controls removed. Positions are
-/// grapheme clusters, so wide and combining characters move as one.
+/// inserted with newlines and tabs turned into spaces and controls removed, as one edit, and the
+/// text is capped at ``limit`` bytes of UTF-8 (the same cap as a line in line mode): what would
+/// go past it is dropped. Positions are grapheme clusters, so wide and combining characters move
+/// as one.
 ///
 /// ```swift
 /// var editor = LineEditor()
@@ -22,29 +24,46 @@ public struct LineEditor: Hashable, Sendable {
     /// An empty editor.
     public init() {}
 
+    /// The longest text the editor holds, in bytes of UTF-8: a line in line mode has the same cap.
+    public static let limit = LineReader.defaultLimit
+    private var bytes = 0  // UTF-8 bytes of `characters`
+
     /// The text.
     public var text: String { String(characters) }
 
-    /// Inserts text at the cursor (sanitised: no controls, newlines become spaces).
+    /// Inserts text at the cursor (sanitised: no controls, newlines become spaces), as one edit:
+    /// its cost is the inserted text's, not the whole field's. Text past ``limit`` is dropped.
     public mutating func insert(_ s: String) {
-        let spaced = String(s.map { $0 == "\n" || $0 == "\r" || $0 == "\r\n" ? " " : $0 })
-        let clean = Sanitizer.clean(spaced, keepNewlines: false).filter { $0 != "\u{FFFD}" }
-        let new = Array(clean)
-        characters.insert(contentsOf: new, at: cursor)
-        cursor += new.count
-        // A combining mark typed after a letter merges with it: re-segment.
-        let whole = String(characters)
-        if whole.count != characters.count {
-            let before = String(characters[..<cursor]).count
-            characters = Array(whole)
-            cursor = min(before, characters.count)
+        var room = Self.limit - bytes
+        guard room > 0 else { return }
+        var new: [Character] = []
+        for ch in s {
+            var c = ch
+            if c == "\n" || c == "\r" || c == "\r\n" || c == "\t" { c = " " }
+            if c.unicodeScalars.contains(where: { Sanitizer.isUnsafe($0) }) { continue }
+            let size = c.utf8.count
+            if size > room { break }
+            room -= size
+            new.append(c)
         }
+        guard !new.isEmpty else { return }
+        // A combining mark typed after a letter merges with it (and a letter before a mark):
+        // only the clusters at the two edges can change, so only they are segmented again.
+        let lower = cursor > 0 ? cursor - 1 : cursor
+        let upper = cursor < characters.count ? cursor + 1 : cursor
+        let window = characters[lower..<cursor] + new + characters[cursor..<upper]
+        let resegmented = Array(String(window))
+        let before = String(characters[lower..<cursor] + new).count  // the cursor goes after the insertion
+        characters.replaceSubrange(lower..<upper, with: resegmented)
+        cursor = min(lower + before, characters.count)
+        bytes = Self.limit - room
     }
 
     /// Empties the editor.
     public mutating func clear() {
         characters = []
         cursor = 0
+        bytes = 0
     }
 
     /// Applies an editing key; returns true when the key was an editing key.
@@ -58,23 +77,28 @@ public struct LineEditor: Hashable, Sendable {
         case .home, .ctrl("a"): cursor = 0
         case .end, .ctrl("e"): cursor = characters.count
         case .backspace, .ctrl("h"):
-            if cursor > 0 { characters.remove(at: cursor - 1); cursor -= 1 }
+            if cursor > 0 { remove((cursor - 1)..<cursor); cursor -= 1 }
         case .delete, .ctrl("d"):
-            if cursor < characters.count { characters.remove(at: cursor) }
+            if cursor < characters.count { remove(cursor..<(cursor + 1)) }
         case .ctrl("u"):
-            characters.removeFirst(cursor); cursor = 0
+            remove(0..<cursor); cursor = 0
         case .ctrl("k"):
-            characters.removeLast(characters.count - cursor)
+            remove(cursor..<characters.count)
         case .ctrl("w"):
             var i = cursor
             while i > 0 && characters[i - 1] == " " { i -= 1 }
             while i > 0 && characters[i - 1] != " " { i -= 1 }
-            characters.removeSubrange(i..<cursor)
+            remove(i..<cursor)
             cursor = i
         default:
             return false
         }
         return true
+    }
+
+    private mutating func remove(_ range: Range<Int>) {
+        bytes -= characters[range].reduce(0) { $0 + $1.utf8.count }
+        characters.removeSubrange(range)
     }
 
     /// What to draw in a field `width` columns wide: the visible slice (scrolled so the cursor
@@ -85,22 +109,23 @@ public struct LineEditor: Hashable, Sendable {
     /// e.view(width: 5)   // (text: "界界", cursorColumn: 4) — the cursor after the last
     /// ```
     public func view(width: Int, mask: Character? = nil) -> (text: String, cursorColumn: Int) {
-        let chars = mask.map { m in Array(repeating: m, count: characters.count) } ?? characters
-        let widths = chars.map { DisplayWidth.of($0) }
+        let maskWidth = mask.map { DisplayWidth.of($0) }
+        func columns(_ i: Int) -> Int { maskWidth ?? DisplayWidth.of(characters[i]) }
         let width = max(1, width)
-        // Start as far left as possible while the cursor (plus one cell for it) fits.
-        var start = 0
-        var used = widths[..<cursor].reduce(0, +)
-        while used + 1 > width && start < cursor {
-            used -= widths[start]
-            start += 1
+        // Start as far left as possible while the cursor (plus one cell for it) fits: found by
+        // walking back from the cursor, so a long text costs the field's width, not its length.
+        var start = cursor
+        var used = 0
+        while start > 0 && used + columns(start - 1) + 1 <= width {
+            start -= 1
+            used += columns(start)
         }
         var text = ""
-        var columns = 0
+        var filled = 0
         var i = start
-        while i < chars.count && columns + widths[i] <= width {
-            text.append(chars[i])
-            columns += widths[i]
+        while i < characters.count && filled + columns(i) <= width {
+            text.append(mask ?? characters[i])
+            filled += columns(i)
             i += 1
         }
         return (text, used)

@@ -187,7 +187,7 @@ public final class ProgramRunner {
             }
             switch screen.interpret(wake, on: terminal) {
             case .keys(let keys):
-                for key in keys where program.outcome == nil {
+                for key in KeyDecoder.coalescingPastes(keys) where program.outcome == nil {
                     switch key {
                     case .ctrl("c"):
                         _ = program.update(.interrupt(signal: SIGINT), now: clock.now)
