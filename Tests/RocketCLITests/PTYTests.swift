@@ -124,6 +124,33 @@ struct PTYTests {
         }
     }
 
+    @Test(
+        "At any width, no row runs past the right margin: every app's frame fits (views laid out at their smallest width are cut)",
+        arguments: [1, 4, 11, 15])
+    func narrowTerminals(columns: Int) throws {
+        let commands: [([String], [UInt8])] = [
+            (["alert", "--title", "Delete item?", "--action", "Delete:destructive", "--action", "Cancel:cancel"], [0x1B]),
+            (["confirm", "Deploy now?"], Array("y".utf8)),
+            (["choose", "--title", "Colour", "red", "green", "blue"], [0x0D]),
+            (["input", "--title", "Your name?"], Array("Ada\r".utf8)),
+            (["banner", "A banner title", "--subtitle", "sub", "--button", "OK"], [0x0D]),
+            (["demo", "--instant"], [0x03]),
+        ]
+        for (args, keys) in commands {
+            // Results go to /dev/null: a result line wraps like any text; only the UI is measured.
+            let line = args.map { "'\($0)'" }.joined(separator: " ")
+            let run = try PTYRun([], columns: columns, rows: 3, environment: ["ROCKET_REDUCED_MOTION": "1"], shell: "'\(rocketPath)' \(line) > /dev/null")
+            // Once the first frame is drawn: it is written right after the position query.
+            #expect(run.waitUntil { String(decoding: run.raw, as: UTF8.self).contains("\u{1B}[6n") })
+            run.pump(0.2)
+            run.send(keys)
+            _ = run.waitForExit(timeout: 5)
+            if run.process.isRunning { run.send([0x03]); _ = run.waitForExit(timeout: 5) }
+            #expect(run.screen.wraps == 0, "\(args[0]) at \(columns) columns wrapped \(run.screen.wraps) times")
+            #expect(run.terminalRestored)
+        }
+    }
+
     @Test("confirm answers to the y and n keys in the terminal")
     func confirmKeys() throws {
         for (key, status) in [("y", Int32(0)), ("N", 1)] {

@@ -11,6 +11,8 @@ public struct VirtualTerminal {
     public var row = 0
     public var column = 0
     public var cursorVisible = true
+    /// How many times text ran past the right margin and wrapped (a row wider than the screen).
+    public private(set) var wraps = 0
     private var pending: [UInt8] = []
 
     public init(width: Int, height: Int) {
@@ -78,7 +80,11 @@ public struct VirtualTerminal {
             default:
                 let w = DisplayWidth.of(c)
                 if w == 0 { continue }
-                if column + w > width { column = 0; lineFeed() }
+                if column + w > width {
+                    wraps += 1
+                    column = 0
+                    lineFeed()
+                }
                 guard column < width else { continue }
                 screen[row][column] = String(c)
                 if w == 2 && column + 1 < width { screen[row][column + 1] = "" }

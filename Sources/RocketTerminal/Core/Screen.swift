@@ -83,6 +83,25 @@ public struct ScreenBuffer: Hashable, Sendable {
         self.rows = Array(repeating: Array(repeating: .blank, count: max(1, width)), count: max(0, height))
     }
 
+    /// The buffer cut to `columns` (at least 1) when it is wider: views have a smallest width
+    /// they lay out at, and the terminal may be narrower still, so every row is cut to fit (a
+    /// wide character cut in two becomes a space) and the cursor kept inside.
+    public func cropped(toWidth columns: Int) -> ScreenBuffer {
+        let columns = max(1, columns)
+        guard width > columns else { return self }
+        var out = ScreenBuffer(width: columns)
+        out.rows = rows.map { row in
+            var cut = Array(row.prefix(columns))
+            // A wide character whose continuation is cut off: a space in its style.
+            var k = columns - 1
+            while k > 0 && cut[k].text.isEmpty { k -= 1 }
+            if !cut[k].text.isEmpty, DisplayWidth.of(cut[k].text) > columns - k { cut[k] = Cell(" ", style: cut[k].style) }
+            return cut
+        }
+        if let c = cursor { out.cursor = (c.row, min(c.column, columns - 1)) }
+        return out
+    }
+
     /// Appends a blank row and returns its index.
     @discardableResult
     public mutating func addRow() -> Int {

@@ -144,7 +144,10 @@ public final class ProgramRunner {
         var hits: [HitRegion<P.Target>] = []
         while true {
             _ = settle(program)
-            let frame = program.view(width: terminal.size.columns - 1, now: clock.now)
+            // Views have a smallest width; below it the frame is cut so that no row wraps.
+            let columns = max(1, terminal.size.columns - 1)
+            var frame = program.view(width: columns, now: clock.now)
+            frame.buffer = frame.buffer.cropped(toWidth: columns)
             hits = frame.hits
             if !pendingAbove.isEmpty {
                 screen.printAbove(pendingAbove, on: terminal)
@@ -153,7 +156,7 @@ public final class ProgramRunner {
             let outcome = program.outcome
             switch (outcome, residue) {
             case (.some, .summary):
-                screen.draw(program.summary?.buffer(width: terminal.size.columns - 1) ?? ScreenBuffer(width: 1), on: terminal)
+                screen.draw(program.summary?.buffer(width: columns) ?? ScreenBuffer(width: 1), on: terminal)
             case (.some, .nothing):
                 screen.draw(ScreenBuffer(width: 1), on: terminal)
             default:
