@@ -75,6 +75,19 @@ struct ImageTests {
         #expect(blanks(.circular) > blanks(.round))
     }
 
+    @Test("The pictures example shows the three corner styles differently (its picture fills its square)")
+    func examplePictureShowsStyles() throws {
+        let examples = URL(fileURLWithPath: Self.logoPath).deletingLastPathComponent()
+        let flow = try String(contentsOf: examples.appendingPathComponent("images.json"), encoding: .utf8)
+        #expect(flow.contains("\"rocket-picture.png\""))
+        let picture = try TerminalImage.load(path: examples.appendingPathComponent("rocket-picture.png").path).get()
+        let (columns, rows) = picture.fit(maxColumns: 16, maxRows: 8)
+        let shapes = RocketImageStyle.allCases.map { style in
+            picture.cells(columns: columns, rows: rows, style: style).joined().map { $0.text == " " ? 0 : 1 }
+        }
+        #expect(Set(shapes).count == 3, "the three styles draw three different shapes")
+    }
+
     @Test("The image block draws the picture in its bubble; without colour, a text line instead")
     func layout() throws {
         let bytes = Array(try Data(contentsOf: URL(fileURLWithPath: Self.logoPath)))
