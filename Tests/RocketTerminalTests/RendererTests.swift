@@ -65,10 +65,11 @@ struct RendererTests {
         }
     }
 
-    @Test("A row that gets shorter is erased to its end, never padded with spaces")
+    @Test("A row that gets shorter is erased whole and written again, never padded with spaces")
     func shorterRowsAreErased() {
         // tmux re-wraps rows by their written length when the window narrows: spaces written to
-        // blank out old text would make a short row wrap as if it were full.
+        // blank out old text would make a short row wrap as if it were full, and so would "erase
+        // to end of line", which tmux does not count as shortening the row ("erase line" does).
         var vt = VirtualTerminal(width: 40, height: 6)
         var r = InlineRenderer(depth: .truecolor)
         vt.feed(r.render(frame(["a long first row of text here", "second"], width: 39), screenHeight: 6))
@@ -76,7 +77,7 @@ struct RendererTests {
         vt.feed(bytes)
         #expect(Array(vt.lines[0..<2]) == ["short", "second row, longer now"])
         let text = String(decoding: bytes, as: UTF8.self)
-        #expect(text.contains("\u{1B}[K"))
+        #expect(text.contains("\u{1B}[2Kshort") && !text.contains("\u{1B}[K"))
         #expect(!text.contains("  "), "no run of spaces: \(text.debugDescription)")
         // A styled blank (a coloured bar) is ink and is written.
         var f = frame(["x"], width: 10)
@@ -167,6 +168,52 @@ struct WidthDisagreementTests {
         #expect(text.contains("✉️\u{1B}[3G"))
         #expect(text.contains("👨‍👩‍👧\u{1B}[9G"))
         #expect(!text.contains("o\u{1B}["))  // plain characters need no repositioning
+    }
+}
+
+@Suite("Resize: placed by the cursor's report")
+struct ResizeReportTests {
+    @Test("Rows a re-wrapping terminal pushed into its scrollback are not drawn again; the rest are, from the region's new top")
+    func pushedRowsAreNotRedrawn() {
+        var r = InlineRenderer(depth: .none)
+        var f = ScreenBuffer(width: 99)
+        // Three short rows, then one as wide as the screen (it re-wraps to three at 40 columns).
+        for text in ["a", "b", "c"] { let row = f.addRow(); f.put(text, row: row, column: 0) }
+        let wide = f.addRow()
+        f.put(String(repeating: "w", count: 99), row: wide, column: 0)
+        let last = f.addRow()
+        f.put("end", row: last, column: 0)
+        _ = r.render(f, screenHeight: 5)
+        // The region started at the top of a 5-row screen; at 40 columns its 5 rows take 7 lines,
+        // so tmux pushed two into its history and left the cursor (after "end") on the last row.
+        let bytes = String(decoding: r.resize(cursorRow: 4, width: 40, screenHeight: 5), as: UTF8.self)
+        #expect(bytes.hasPrefix("\u{1B}[1;1H\u{1B}[2K"))  // the region now starts at the screen's top
+        var g = ScreenBuffer(width: 39)
+        for text in ["a", "b", "c", "w", "end"] { let row = g.addRow(); g.put(text, row: row, column: 0) }
+        let next = String(decoding: r.render(g, screenHeight: 5), as: UTF8.self)
+        // "a" and "b" are in the scrollback, the same in the new frame: drawn from "c" on.
+        #expect(!next.contains("a") && !next.contains("b") && next.hasPrefix("c"), "\(next.debugDescription)")
+        #expect(r.frameRow(forScreenRow: 0, screenHeight: 5) == 2)
+        // Still two rows in the scrollback at the next resize, but the frame's second row changed:
+        // it is drawn from the first row that differs ("a" is kept there, "B" drawn).
+        var h = ScreenBuffer(width: 39)
+        for text in ["a", "B", "c"] { let row = h.addRow(); h.put(text, row: row, column: 0) }
+        _ = r.resize(cursorRow: 2, width: 39, screenHeight: 5)
+        let redrawn = String(decoding: r.render(h, screenHeight: 5), as: UTF8.self)
+        #expect(redrawn.hasPrefix("B") && !redrawn.contains("a"), "\(redrawn.debugDescription)")
+    }
+
+    @Test("Nothing pushed: the region is erased from its top down and redrawn where it is")
+    func nothingPushed() {
+        var r = InlineRenderer(depth: .none)
+        var f = ScreenBuffer(width: 20)
+        for text in ["one", "two"] { let row = f.addRow(); f.put(text, row: row, column: 0) }
+        _ = r.render(f, screenHeight: 10)
+        // The cursor is on the second row, which is screen row 6: the region starts at row 5.
+        let bytes = String(decoding: r.resize(cursorRow: 6, width: 30, screenHeight: 10), as: UTF8.self)
+        #expect(bytes.hasPrefix("\u{1B}[6;1H\u{1B}[2K\u{1B}[7;1H\u{1B}[J"))
+        #expect(String(decoding: r.render(f, screenHeight: 10), as: UTF8.self).hasPrefix("one"))
+        #expect(r.frameRow(forScreenRow: 5, screenHeight: 10) == 0)
     }
 }
 

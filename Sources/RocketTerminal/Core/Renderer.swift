@@ -62,6 +62,7 @@ public struct InlineRenderer: Sendable {
     private var baseRows = 1  // rows that existed when the region started
     private var newlines = 0  // growth newlines written since then
     private var anchorBottom = false  // after a resize: the next frame is drawn at the screen's bottom
+    private var resizedRows: [[Cell]]?  // after a placed resize: the rows that went into the scrollback
 
     /// The frame row under a screen row, once the start row is known: frame row 0 sits at the
     /// start row, less every line the screen has scrolled since (each newline written below the
@@ -101,6 +102,15 @@ public struct InlineRenderer: Sendable {
             cursorRow = 0
             cursorColumn = 0
         }
+        if let kept = resizedRows {
+            // After ``resize(cursorRow:width:screenHeight:)``: the leading rows that went into the
+            // scrollback and are the same in this frame are not drawn again.
+            resizedRows = nil
+            var same = 0
+            while same < kept.count, same < frame.rows.count, Self.sameInk(kept[same], frame.rows[same]) { same += 1 }
+            topOffset = same
+            startRow = (startRow ?? 0) - same
+        }
         let height = max(1, screenHeight)
         // Changed cells of the visible rows.
         // Rows top to bottom; a row that is not on screen yet is created first (scrolling the
@@ -123,13 +133,22 @@ public struct InlineRenderer: Sendable {
                 }
             }
             let row = frame.rows[r]
-            let old: [Cell]? = r < previous.count && previous[r].count == row.count ? previous[r] : nil
+            var old: [Cell]? = r < previous.count && previous[r].count == row.count ? previous[r] : nil
             // Only the row's ink is written: a row drawn for the first time lands on a blank line,
             // and blanks after the ink of a changed row are erased with "erase to end of line"
             // (below) instead of written as spaces. Written spaces are content to the terminal:
             // tmux re-wraps a row by its written length when it narrows, and a row padded with
             // spaces to the full width would wrap, even where its text fits.
             let lastInk = row.lastIndex { isInk($0) } ?? -1
+            // A row that got shorter is erased whole and written again: "erase to end of line"
+            // leaves the terminal's idea of the row's length as it was (tmux keeps it, and wraps
+            // the row by it when the screen narrows), "erase line" does not.
+            if let was = old, (was.lastIndex { isInk($0) } ?? -1) > lastInk {
+                move(toRow: r - topOffset, column: 0)
+                resetStyleIfNeeded()
+                emit("\u{1B}[2K")
+                old = nil
+            }
             var c = 0
             while c <= lastInk {
                 if let old, old[c] == row[c] { c += 1; continue }
@@ -182,6 +201,55 @@ public struct InlineRenderer: Sendable {
             emit("\u{1B}[?25l")
             cursorVisible = false
         }
+        return out
+    }
+
+    /// A resize, placed by where the terminal says the cursor went (a cursor-position report
+    /// asked for after the resize): the terminal may have re-wrapped the region's rows (tmux does)
+    /// and pushed its first ones into the scrollback. `cursorRow` is the report's 0-based row,
+    /// `width` the new width in columns.
+    ///
+    /// The region's rows are re-wrapped at `width` as the terminal did; those that went above the
+    /// screen are in the scrollback and are not drawn again when the next frame starts with the
+    /// same rows (so the transcript is not left there twice); the rest of the frame is redrawn in
+    /// full from the region's new top, which is erased down to the screen's end (earlier output
+    /// above the region stays).
+    public mutating func resize(cursorRow reported: Int, width: Int, screenHeight: Int) -> [UInt8] {
+        out.removeAll(keepingCapacity: true)
+        let width = max(1, width)
+        // Rows of the region as the terminal holds them now: each of ours re-wrapped at `width`.
+        func lines(_ r: Int) -> Int {
+            guard r < previous.count else { return 1 }
+            let ink = (previous[r].lastIndex { isInk($0) } ?? -1) + 1
+            return max(1, (ink + width - 1) / width)
+        }
+        // Every row of the frame counts, those in the scrollback too: a terminal that re-wraps
+        // re-wraps its history as well, and pulls lines back from it when it widens.
+        var above = 0
+        for r in 0..<min(previous.count, topOffset + cursorRow) { above += lines(r) }
+        above += cursorColumn / width  // the cursor's own row may have wrapped before it
+        let top = reported - above  // the region's first row on screen now (negative: pushed up)
+        var pushed = max(0, -top)
+        var inScrollback = 0
+        while pushed > 0 && inScrollback < previous.count {
+            pushed -= lines(inScrollback)
+            inScrollback += 1
+        }
+        resetStyleIfNeeded()
+        // Erased as in ``invalidate(screenHeight:)``: its first row, then the rows below it, never
+        // "erase below" from the home position (tmux copies the screen into its history then).
+        let first = max(0, top) + 1
+        emit("\u{1B}[\(first);1H\u{1B}[2K\u{1B}[\(first + 1);1H\u{1B}[J\u{1B}[\(first);1H")
+        resizedRows = Array(previous.prefix(inScrollback))
+        previous = []
+        topOffset = 0
+        startRow = max(0, top)
+        baseRows = 1
+        newlines = 0
+        createdRows = 1
+        cursorRow = 0
+        cursorColumn = 0
+        anchorBottom = false
         return out
     }
 
@@ -248,6 +316,13 @@ public struct InlineRenderer: Sendable {
         if !previous.isEmpty { emit("\r\n") }
         if !cursorVisible { emit("\u{1B}[?25h"); cursorVisible = true }
         return out
+    }
+
+    /// Whether two rows show the same cells (of any widths: blank cells after the ink do not count).
+    static func sameInk(_ a: [Cell], _ b: [Cell]) -> Bool {
+        func end(_ r: [Cell]) -> Int { (r.lastIndex { $0 != .blank } ?? -1) + 1 }
+        let n = end(a)
+        return n == end(b) && a.prefix(n).elementsEqual(b.prefix(n))
     }
 
     // MARK: Encoding

@@ -128,6 +128,7 @@ public final class ProgramRunner {
     /// of whoever reads the terminal), so the theme is the given one or ``TerminalTheme/safe``.
     private func runTTY<P: TerminalProgram>(_ program: P, readingKeys: Bool = true) async -> ProgramOutcome<P.Value> {
         var screen = TTYScreen(depth: depth)
+        screen.asksTerminal = readingKeys
         // Auto theme: ask, and draw meanwhile; the reply is picked out of the input when it comes.
         var awaitingReply = false
         var replyBuffer: [UInt8] = []
@@ -154,13 +155,14 @@ public final class ProgramRunner {
                 pendingAbove = []
             }
             let outcome = program.outcome
+            if outcome != nil { screen.settleResize(on: terminal) }
             switch (outcome, residue) {
             case (.some, .summary):
-                screen.draw(program.summary?.buffer(width: columns) ?? ScreenBuffer(width: 1), on: terminal)
+                screen.draw(program.summary?.buffer(width: columns) ?? ScreenBuffer(width: 1), on: terminal, now: clock.now)
             case (.some, .nothing):
-                screen.draw(ScreenBuffer(width: 1), on: terminal)
+                screen.draw(ScreenBuffer(width: 1), on: terminal, now: clock.now)
             default:
-                screen.draw(frame.buffer, on: terminal)
+                screen.draw(frame.buffer, on: terminal, now: clock.now)
             }
             if let outcome {
                 screen.finish(on: terminal)
@@ -169,7 +171,8 @@ public final class ProgramRunner {
                 if awaitingReply { drainReply(after: replyBuffer) }
                 return outcome
             }
-            var wake = await wait(timeout: screen.timeout(timeout(program)), wantInput: readingKeys, offMainActor: program.runsWhileWaiting)
+            var wake = await wait(
+                timeout: screen.timeout(timeout(program), now: clock.now), wantInput: readingKeys, offMainActor: program.runsWhileWaiting)
             // Replies to the start-up query are not typing: taken out before key decoding (a
             // reply split across reads waits, bounded, for its end).
             if case .input(let bytes) = wake, !bytes.isEmpty, awaitingReply || bytes.contains(0x1B) {
@@ -188,7 +191,7 @@ public final class ProgramRunner {
                 if rest.isEmpty { continue }
                 wake = .input(rest)
             }
-            switch screen.interpret(wake, on: terminal) {
+            switch screen.interpret(wake, on: terminal, now: clock.now) {
             case .keys(let keys):
                 for key in KeyDecoder.coalescingPastes(keys) where program.outcome == nil {
                     switch key {

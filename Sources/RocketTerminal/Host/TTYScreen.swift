@@ -29,6 +29,16 @@ public struct TTYScreen: Sendable {
     /// The renderer (its `startRow` maps mouse rows).
     public var renderer: InlineRenderer
     private var decoder = KeyDecoder()
+    /// After a resize: the cursor-position reports still to come, and until when to wait for the
+    /// last one before redrawing without it.
+    private var resizeReports = 0
+    private var resizeDeadline = 0.0
+    /// How long a resize waits for the terminal's cursor-position report (terminals answer in a
+    /// millisecond or two; one that never does gets the full redraw of ``InlineRenderer/invalidate(screenHeight:)``).
+    public static let resizeReportWait = 0.15
+    /// False when nothing reads the terminal's answers (the app reads no keys): a resize then
+    /// redraws in full without asking.
+    public var asksTerminal = true
 
     /// A screen at a colour depth.
     public init(depth: ColorDepth) {
@@ -40,9 +50,46 @@ public struct TTYScreen: Sendable {
         terminal.write("\u{1B}[6n")
     }
 
-    /// Writes the changes that bring the screen to `frame`.
-    public mutating func draw(_ frame: ScreenBuffer, on terminal: Terminal) {
-        terminal.write(renderer.render(frame, screenHeight: terminal.size.rows))
+    /// Writes the changes that bring the screen to `frame` (nothing while a resize waits for
+    /// the terminal to say where the cursor went).
+    public mutating func draw(_ frame: ScreenBuffer, on terminal: Terminal, now: Double = 0) {
+        let size = terminal.size
+        // The size changed before its signal arrived: a resize all the same (a frame drawn in
+        // place now would land on rows the terminal has just re-wrapped).
+        if let drawn = drawnSize, drawn != size, resizeReports == 0 { beginResize(on: terminal, now: now) }
+        guard resizeReports == 0 else { return }
+        drawnSize = size
+        terminal.write(renderer.render(frame, screenHeight: size.rows))
+    }
+
+    private var drawnSize: (columns: Int, rows: Int)? {
+        get { drawnColumns.map { ($0, drawnRows) } }
+        set {
+            drawnColumns = newValue?.columns
+            drawnRows = newValue?.rows ?? 0
+        }
+    }
+    private var drawnColumns: Int?
+    private var drawnRows = 0
+
+    /// Stops waiting for a resize's report (the app has ended: its last frame is drawn now, in
+    /// full from the top of the screen).
+    public mutating func settleResize(on terminal: Terminal) {
+        guard resizeReports > 0 else { return }
+        resizeReports = 0
+        terminal.write(renderer.invalidate(screenHeight: terminal.size.rows))
+    }
+
+    /// Asks where the cursor went after a resize, and holds drawing until the answer (or the wait) ends.
+    private mutating func beginResize(on terminal: Terminal, now: Double) {
+        drawnSize = terminal.size  // this size is being dealt with
+        guard asksTerminal else {
+            terminal.write(renderer.invalidate(screenHeight: terminal.size.rows))
+            return
+        }
+        terminal.write("\u{1B}[6n")
+        resizeReports += 1
+        resizeDeadline = now + Self.resizeReportWait
     }
 
     /// Writes lines above the live region (which moves down under them), then asks again where
@@ -58,9 +105,12 @@ public struct TTYScreen: Sendable {
         terminal.write(renderer.finish())
     }
 
-    /// The wait timeout: `wanted`, shortened to 50 ms while a lone Esc waits to be resolved.
-    public func timeout(_ wanted: Double?) -> Double? {
-        decoder.hasPending ? min(wanted ?? 0.05, 0.05) : wanted
+    /// The wait timeout: `wanted`, shortened to 50 ms while a lone Esc waits to be resolved, and
+    /// to the rest of ``resizeReportWait`` while a resize waits for its report.
+    public func timeout(_ wanted: Double?, now: Double = 0) -> Double? {
+        var t = decoder.hasPending ? min(wanted ?? 0.05, 0.05) : wanted
+        if resizeReports > 0 { t = min(t ?? .infinity, max(0, resizeDeadline - now)) }
+        return t
     }
 
     /// The frame row under a screen row (for mouse clicks), once the start row is known.
@@ -69,7 +119,12 @@ public struct TTYScreen: Sendable {
     }
 
     /// Turns what a wait returned into keys or a session event.
-    public mutating func interpret(_ wake: Terminal.Wake, on terminal: Terminal) -> TTYInput {
+    ///
+    /// A resize asks the terminal where the cursor went and draws nothing until it answers: the
+    /// answer places the region again (``InlineRenderer/resize(cursorRow:width:screenHeight:)``),
+    /// so rows a re-wrapping terminal pushed into its scrollback are not drawn twice. Without an
+    /// answer within ``resizeReportWait`` the screen is erased and the frame redrawn in full.
+    public mutating func interpret(_ wake: Terminal.Wake, on terminal: Terminal, now: Double = 0) -> TTYInput {
         var keys: [Key]
         switch wake {
         case .input(let bytes):
@@ -77,18 +132,34 @@ public struct TTYScreen: Sendable {
             keys = decoder.feed(bytes)
         case .signal(let s):
             guard s == SIGWINCH else { return .signal(s) }
-            terminal.write(renderer.invalidate(screenHeight: terminal.size.rows))
+            beginResize(on: terminal, now: now)
             return .resized
         case .timeout:
             keys = decoder.flush()
+            if resizeReports > 0 && now >= resizeDeadline {
+                resizeReports = 0
+                terminal.write(renderer.invalidate(screenHeight: terminal.size.rows))
+                return .resized
+            }
         }
+        var placed = false
         keys.removeAll { key in
             if case .cursorPosition(let row, _) = key {
-                if renderer.startRow == nil { renderer.startRow = row }
+                if resizeReports > 0 {
+                    resizeReports -= 1
+                    // The last report after the last resize is the one that tells where things are.
+                    if resizeReports == 0 {
+                        let size = terminal.size
+                        terminal.write(renderer.resize(cursorRow: row, width: size.columns, screenHeight: size.rows))
+                        placed = true
+                    }
+                } else if renderer.startRow == nil {
+                    renderer.startRow = row
+                }
                 return true
             }
             return false
         }
-        return .keys(keys)
+        return placed && keys.isEmpty ? .resized : .keys(keys)
     }
 }
