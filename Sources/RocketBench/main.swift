@@ -305,6 +305,54 @@ func benchSnapshots() {
     print("\nTarget: ≤ 2 ms per step.\n")
 }
 
+/// The terminal's work per typed key, in process: the app's update, its frame and the renderer's
+/// diff, typing into the input of `../shared/tools/peers/rocket-bench.json`'s conversation (what
+/// `per_key_ms` of the peers' run measures, without the pseudo-terminal and the harness).
+@MainActor
+func benchKeys() {
+    let flow = #"""
+        {"version": 1, "author": {"name": "Rocket"}, "start": "welcome", "blocks": [
+          {"id": "welcome", "type": "text", "text": "Welcome to Rocket", "next": "question"},
+          {"id": "question", "type": "text", "text": "Enable notifications?", "showNextAfter": 0.05, "next": "ask"},
+          {"id": "ask", "type": "doubleButton", "left": {"title": "Sure", "next": "name"}, "right": {"title": "Later", "next": "name"}},
+          {"id": "name", "type": "textInput", "text": "What is your name?", "buttonTitle": "Send"}]}
+        """#
+    var samples: [Double] = []
+    let rounds = Int(ProcessInfo.processInfo.environment["KEYS_ROUNDS"] ?? "") ?? 7  // more to profile
+    for _ in 0..<rounds {
+        let doc = FlowLoader.load(Array(flow.utf8)).document!
+        let clock = ManualClock()
+        let host = ConversationHost(conversation: doc.makeConversation(options: ConversationOptions(timing: .instant))!, clock: clock)
+        let app = ConversationApp(host: host, strings: .english, depth: .indexed256)
+        app.lineMode = false
+        _ = app.start(now: 0)
+        var renderer = InlineRenderer(depth: .indexed256)
+        func frame() -> Int { renderer.render(app.view(width: 79, now: clock.now).buffer, screenHeight: 24).count }
+        for key in [Key.enter, .right, .enter] {
+            _ = app.update(.key(key), now: clock.now)
+            _ = app.update(.tick, now: clock.now)
+            _ = frame()
+        }
+        let keys = Array("Ada Lovelace, Countess of Lovelace".repeated(3))
+        var bytes = 0
+        let t = time {
+            for ch in keys {
+                _ = app.update(.key(.character(ch)), now: clock.now)
+                _ = app.update(.tick, now: clock.now)
+                bytes += frame()
+            }
+        }
+        precondition(bytes > 0)
+        samples.append(t / Double(keys.count))
+    }
+    print("| terminal, per typed key (update + frame + diff) | median | fastest |\n|---|---:|---:|")
+    print(String(format: "| `ConversationApp` typing into an input | %.1f µs | %.1f µs |", median(samples) * 1e6, (samples.min() ?? 0) * 1e6))
+}
+
+extension String {
+    fileprivate func repeated(_ n: Int) -> String { String(repeating: self, count: n) }
+}
+
 let args = CommandLine.arguments.dropFirst()
 if args.first == "flow-once", let n = Int(args.dropFirst().first ?? "") {
     // The child of the one-shot measurement: the file is made and a 10-block flow loaded first
@@ -323,6 +371,7 @@ if args.isEmpty || args.contains("scenarios") {
     benchScenarios(waitForIt: ProcessInfo.processInfo.environment["WAITFORIT_BENCH"])
 }
 if args.isEmpty || args.contains("snapshots") { benchSnapshots() }
+if args.isEmpty || args.contains("keys") { MainActor.assumeIsolated { benchKeys() } }
 if args.contains("profile-flows") {
     // A loop to profile: load + validate a 100k-block flow five times.
     let n = Int(ProcessInfo.processInfo.environment["FLOW_BLOCKS"] ?? "") ?? 100_000

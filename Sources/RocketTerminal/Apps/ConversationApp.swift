@@ -56,6 +56,7 @@ public final class ConversationApp: TerminalProgram {
     private var prefilled: Int?
     private var interruptedBy: Int32?
     private var imageCache: [String: TerminalImage?] = [:]
+    private var layoutCache = ConversationLayoutCache()
     private var printedItems = 0
     private var promptedIndex: Int?
 
@@ -193,9 +194,12 @@ public final class ConversationApp: TerminalProgram {
 
     // MARK: TTY
 
-    /// Loads (once) every picture the transcript shows, and the author's.
+    /// Loads (once) every picture the transcript shows, and the author's; looked at again only
+    /// when the transcript grew.
     private func loadImages() -> [String: TerminalImage] {
         let c = host.conversation
+        if c.transcript.count == imagesFor { return loadedImages }
+        imagesFor = c.transcript.count
         var wanted: [RocketImage] = c.author.image.map { [$0] } ?? []
         for case .block(_, let id, _) in c.transcript {
             if case .image(let img) = c.graph[id].content { wanted.append(img.image) }
@@ -203,8 +207,11 @@ public final class ConversationApp: TerminalProgram {
         for image in wanted where imageCache[image.cacheKey] == nil {
             imageCache[image.cacheKey] = try? image.decoded().get()
         }
-        return imageCache.compactMapValues { $0 }
+        loadedImages = imageCache.compactMapValues { $0 }
+        return loadedImages
     }
+    private var loadedImages: [String: TerminalImage] = [:]
+    private var imagesFor = -1
 
     /// See ``TerminalProgram/view(width:now:)``: the banner's rows first, the conversation's below.
     public func view(width: Int, now: Double) -> ProgramFrame<ConversationTarget> {
@@ -213,7 +220,7 @@ public final class ConversationApp: TerminalProgram {
         var view = ConversationView(width: width, author: c.author, closeTitle: c.closeButton?.title, strings: strings)
         view.drawsImages = depth > .none
         if view.drawsImages { view.images = loadImages() }
-        var (buffer, regions) = view.layout(c, ui: ui)
+        var (buffer, regions) = view.layout(c, ui: ui, cache: &layoutCache)
         var hits: [HitRegion<ConversationTarget>] = []
         var offset = 0
         if let overlay {

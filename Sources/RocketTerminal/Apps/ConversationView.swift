@@ -22,6 +22,41 @@ public struct ConversationUI: Hashable, Sendable {
     public init() {}
 }
 
+/// The rows of a conversation's transcript items as last laid out, by item and by what their
+/// drawing depends on (its place, the badge, its pressed, chosen or fired state), for one width
+/// and one set of pictures: ``ConversationView/layout(_:ui:cache:)`` reuses them.
+public struct ConversationLayoutCache: Sendable {
+    struct Key: Hashable, Sendable {
+        var position: Int
+        var node: Int
+        var textLength: Int
+        var badge: Bool
+        var pressed: Int
+        var chosen: Int
+        var fired: Bool
+    }
+    var rows: [Key: [[Cell]]] = [:]
+    var hints: [Int: [Cell]] = [:]
+    private var width = -1
+    private var images = -1
+
+    /// An empty cache.
+    public init() {}
+
+    private var items = 0
+
+    /// Forgets everything when the width or the pictures changed, or the transcript shrank.
+    mutating func prepare(width: Int, images: Int, items: Int) {
+        if width != self.width || images != self.images || items < self.items {
+            rows.removeAll(keepingCapacity: true)
+            hints.removeAll()
+            self.width = width
+            self.images = images
+        }
+        self.items = items
+    }
+}
+
 /// Lays a conversation out as a screen buffer: author badge, word-wrapped bubbles, the user's
 /// replies on the right, buttons, the input field with its cursor, a typing indicator and the
 /// key hints. Pure: same input, same cells.
@@ -91,6 +126,14 @@ public struct ConversationView: Sendable {
 
     /// The frame and the clickable regions.
     public func layout(_ c: Conversation, ui: ConversationUI) -> (ScreenBuffer, [HitRegion<RocketIntent>]) {
+        var cache = ConversationLayoutCache()
+        return layout(c, ui: ui, cache: &cache)
+    }
+
+    /// The frame and the clickable regions, reusing the rows of transcript items that have not
+    /// changed since the last frame (a typed key then lays out only the input and the hint).
+    public func layout(_ c: Conversation, ui: ConversationUI, cache: inout ConversationLayoutCache) -> (ScreenBuffer, [HitRegion<RocketIntent>]) {
+        cache.prepare(width: width, images: drawsImages ? images.count : -1, items: c.transcript.count)
         var screen = ScreenBuffer(width: width)
         var hits: [HitRegion<RocketIntent>] = []
         var cursor: (row: Int, column: Int)?
@@ -112,15 +155,51 @@ public struct ConversationView: Sendable {
         // The author's badge marks the first bubble of each run of the author's bubbles (at the
         // start, and after each of the user's replies), not every bubble.
         var badgeDue = true
-        for item in c.transcript {
+        for (position, item) in c.transcript.enumerated() {
             switch item {
             case .block(let index, let id, let text):
-                drawBlock(
-                    c.graph[id], index: index, text: Sanitizer.clean(text), conversation: c, ui: ui,
-                    active: interactive == index, badge: badgeDue, bubbleMax: bubbleMax, into: &screen, hits: &hits, cursor: &cursor)
+                let active = interactive == index
+                // A block that is not the one in use draws the same until its state changes.
+                let key = ConversationLayoutCache.Key(
+                    position: position, node: id.rawValue, textLength: text.utf8.count, badge: badgeDue,
+                    pressed: c.pressedSide[index].map { $0 == .left ? 1 : 2 } ?? 0,
+                    chosen: c.chosenOptions[index] ?? -1, fired: c.hasFired(index))
+                if !active, let rows = cache.rows[key] {
+                    screen.rows += rows
+                } else if active, case .textInput = c.graph[id].content, !text.isEmpty {
+                    // The input in use: its question's bubble does not change while typing.
+                    var question = key
+                    question.pressed = -1
+                    if let rows = cache.rows[question] {
+                        screen.rows += rows
+                    } else {
+                        let before = screen.rows.count
+                        drawBlock(
+                            c.graph[id], index: index, text: Sanitizer.clean(text), conversation: c, ui: ui,
+                            active: false, badge: badgeDue, bubbleMax: bubbleMax, into: &screen, hits: &hits, cursor: &cursor)
+                        cache.rows[question] = Array(screen.rows[before...])
+                    }
+                    drawBlock(
+                        c.graph[id], index: index, text: "", conversation: c, ui: ui,
+                        active: true, badge: badgeDue, bubbleMax: bubbleMax, into: &screen, hits: &hits, cursor: &cursor)
+                } else {
+                    let before = screen.rows.count
+                    drawBlock(
+                        c.graph[id], index: index, text: Sanitizer.clean(text), conversation: c, ui: ui,
+                        active: active, badge: badgeDue, bubbleMax: bubbleMax, into: &screen, hits: &hits, cursor: &cursor)
+                    if !active { cache.rows[key] = Array(screen.rows[before...]) }
+                }
                 if case .textInput = c.graph[id].content, text.isEmpty {} else { badgeDue = false }
             case .reply(_, let text, _):
-                drawReply(Sanitizer.clean(text), bubbleMax: bubbleMax, into: &screen)
+                let key = ConversationLayoutCache.Key(
+                    position: position, node: -1, textLength: text.utf8.count, badge: false, pressed: 0, chosen: -1, fired: true)
+                if let rows = cache.rows[key] {
+                    screen.rows += rows
+                } else {
+                    let before = screen.rows.count
+                    drawReply(Sanitizer.clean(text), bubbleMax: bubbleMax, into: &screen)
+                    cache.rows[key] = Array(screen.rows[before...])
+                }
                 badgeDue = true
             }
         }
@@ -129,8 +208,11 @@ public struct ConversationView: Sendable {
             if badgeDue { screen.put(badgeText, row: r, column: 0, style: badgeStyle) }
             screen.put("• • •  " + strings.typing, row: r, column: ConversationView.gutter, style: ConversationView.dim)
         }
-        // Hint line.
-        if case .active = c.status {
+        // Hint line: the same for the same kind of block.
+        let hintKey = interactive.map { RocketBlockKind.allCases.firstIndex(of: c.node(at: $0).kind) ?? -1 } ?? -1
+        if case .active = c.status, let row = cache.hints[hintKey] {
+            screen.rows.append(row)
+        } else if case .active = c.status {
             var hint: [String] = []
             if let i = interactive {
                 switch c.node(at: i).kind {
@@ -149,6 +231,7 @@ public struct ConversationView: Sendable {
             screen.put(
                 HintLine.fit(items, width: width - ConversationView.gutter, separator: " · "), row: r, column: ConversationView.gutter,
                 style: ConversationView.dim)
+            cache.hints[hintKey] = screen.rows[r]
         }
         // The terminal's cursor sits at the insertion point while typing, else it is hidden.
         screen.cursor = cursor

@@ -31,6 +31,9 @@ public enum DisplayWidth {
         let scalars = c.unicodeScalars
         guard let first = scalars.first else { return 0 }
         if first.value < 0x7F { return first.value < 0x20 ? 0 : 1 }  // fast path for ASCII
+        // No scalar below U+231A, nor box drawing, blocks and shapes up to U+25FC, is an emoji
+        // by default: a lone one needs only the table (the property lookup is the slow part).
+        if scalars.count == 1 && (first.value < 0x231A || (0x2500...0x25FC).contains(first.value)) { return width(of: first.value) }
         if first.properties.isEmojiPresentation { return 2 }
         guard scalars.count > 1 else { return width(of: first.value) }
         var regional = 0

@@ -27,6 +27,7 @@ public struct LineEditor: Hashable, Sendable {
     /// The longest text the editor holds, in bytes of UTF-8: a line in line mode has the same cap.
     public static let limit = LineReader.defaultLimit
     private var bytes = 0  // UTF-8 bytes of `characters`
+    private var widths: [UInt8] = []  // the display width of each of `characters`
 
     /// The text.
     public var text: String { String(characters) }
@@ -47,6 +48,15 @@ public struct LineEditor: Hashable, Sendable {
             new.append(c)
         }
         guard !new.isEmpty else { return }
+        bytes = Self.limit - room
+        // ASCII next to ASCII never joins a neighbour (newlines were made spaces): no segmenting.
+        func isASCII(_ c: Character) -> Bool { c.utf8.count == 1 }
+        if new.allSatisfy(isASCII), cursor == 0 || isASCII(characters[cursor - 1]), cursor == characters.count || isASCII(characters[cursor]) {
+            characters.insert(contentsOf: new, at: cursor)
+            widths.insert(contentsOf: repeatElement(1, count: new.count), at: cursor)
+            cursor += new.count
+            return
+        }
         // A combining mark typed after a letter merges with it (and a letter before a mark):
         // only the clusters at the two edges can change, so only they are segmented again.
         let lower = cursor > 0 ? cursor - 1 : cursor
@@ -55,13 +65,14 @@ public struct LineEditor: Hashable, Sendable {
         let resegmented = Array(String(window))
         let before = String(characters[lower..<cursor] + new).count  // the cursor goes after the insertion
         characters.replaceSubrange(lower..<upper, with: resegmented)
+        widths.replaceSubrange(lower..<upper, with: resegmented.map { UInt8(clamping: DisplayWidth.of($0)) })
         cursor = min(lower + before, characters.count)
-        bytes = Self.limit - room
     }
 
     /// Empties the editor.
     public mutating func clear() {
         characters = []
+        widths = []
         cursor = 0
         bytes = 0
     }
@@ -99,6 +110,7 @@ public struct LineEditor: Hashable, Sendable {
     private mutating func remove(_ range: Range<Int>) {
         bytes -= characters[range].reduce(0) { $0 + $1.utf8.count }
         characters.removeSubrange(range)
+        widths.removeSubrange(range)
     }
 
     /// What to draw in a field `width` columns wide: the visible slice (scrolled so the cursor
@@ -110,7 +122,7 @@ public struct LineEditor: Hashable, Sendable {
     /// ```
     public func view(width: Int, mask: Character? = nil) -> (text: String, cursorColumn: Int) {
         let maskWidth = mask.map { DisplayWidth.of($0) }
-        func columns(_ i: Int) -> Int { maskWidth ?? DisplayWidth.of(characters[i]) }
+        func columns(_ i: Int) -> Int { maskWidth ?? Int(widths[i]) }
         let width = max(1, width)
         // Start as far left as possible while the cursor (plus one cell for it) fits: found by
         // walking back from the cursor, so a long text costs the field's width, not its length.
@@ -120,14 +132,13 @@ public struct LineEditor: Hashable, Sendable {
             start -= 1
             used += columns(start)
         }
-        var text = ""
         var filled = 0
         var i = start
         while i < characters.count && filled + columns(i) <= width {
-            text.append(mask ?? characters[i])
             filled += columns(i)
             i += 1
         }
+        let text = mask.map { String(repeating: $0, count: i - start) } ?? String(characters[start..<i])
         return (text, used)
     }
 }

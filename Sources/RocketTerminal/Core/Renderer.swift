@@ -134,6 +134,8 @@ public struct InlineRenderer: Sendable {
             }
             let row = frame.rows[r]
             var old: [Cell]? = r < previous.count && previous[r].count == row.count ? previous[r] : nil
+            // An unchanged row costs nothing (a row the view reused is the same array: one compare).
+            if let old, old == row { continue }
             // Only the row's ink is written: a row drawn for the first time lands on a blank line,
             // and blanks after the ink of a changed row are erased with "erase to end of line"
             // (below) instead of written as spaces. Written spaces are content to the terminal:

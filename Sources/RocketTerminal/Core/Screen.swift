@@ -115,6 +115,15 @@ public struct ScreenBuffer: Hashable, Sendable {
     public mutating func put(_ text: String, row: Int, column: Int, style: CellStyle = CellStyle()) -> Int {
         guard rows.indices.contains(row) else { return column }
         var col = max(0, column)
+        // Printable ASCII (most of what is drawn): a cell per byte, no grapheme breaking.
+        if text.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) {
+            for byte in text.utf8 {
+                guard col < width else { return width }
+                rows[row][col] = Cell(String(Unicode.Scalar(byte)), style: style)
+                col += 1
+            }
+            return col
+        }
         for ch in text {
             let w = DisplayWidth.of(ch)
             if w == 0 { continue }

@@ -146,7 +146,8 @@ public final class ProgramRunner {
         while true {
             _ = settle(program)
             // Views have a smallest width; below it the frame is cut so that no row wraps.
-            let columns = max(1, terminal.size.columns - 1)
+            let size = terminal.size
+            let columns = max(1, size.columns - 1)
             var frame = program.view(width: columns, now: clock.now)
             frame.buffer = frame.buffer.cropped(toWidth: columns)
             hits = frame.hits
@@ -158,11 +159,11 @@ public final class ProgramRunner {
             if outcome != nil { screen.settleResize(on: terminal) }
             switch (outcome, residue) {
             case (.some, .summary):
-                screen.draw(program.summary?.buffer(width: columns) ?? ScreenBuffer(width: 1), on: terminal, now: clock.now)
+                screen.draw(program.summary?.buffer(width: columns) ?? ScreenBuffer(width: 1), size: size, on: terminal, now: clock.now)
             case (.some, .nothing):
-                screen.draw(ScreenBuffer(width: 1), on: terminal, now: clock.now)
+                screen.draw(ScreenBuffer(width: 1), size: size, on: terminal, now: clock.now)
             default:
-                screen.draw(frame.buffer, on: terminal, now: clock.now)
+                screen.draw(frame.buffer, size: size, on: terminal, now: clock.now)
             }
             if let outcome {
                 screen.finish(on: terminal)

@@ -53,7 +53,11 @@ public struct TTYScreen: Sendable {
     /// Writes the changes that bring the screen to `frame` (nothing while a resize waits for
     /// the terminal to say where the cursor went).
     public mutating func draw(_ frame: ScreenBuffer, on terminal: Terminal, now: Double = 0) {
-        let size = terminal.size
+        draw(frame, size: terminal.size, on: terminal, now: now)
+    }
+
+    /// ``draw(_:on:now:)`` with the terminal's size already asked for (one `ioctl` per frame).
+    public mutating func draw(_ frame: ScreenBuffer, size: (columns: Int, rows: Int), on terminal: Terminal, now: Double = 0) {
         // The size changed before its signal arrived: a resize all the same (a frame drawn in
         // place now would land on rows the terminal has just re-wrapped).
         if let drawn = drawnSize, drawn != size, resizeReports == 0 { beginResize(on: terminal, now: now) }
