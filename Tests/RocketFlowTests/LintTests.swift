@@ -86,6 +86,12 @@ struct LintTests {
         #expect(lint("{\"version\": 1} x") == ["1:16 error json-syntax"])
     }
 
+    @Test("A mistyped start gets a suggestion, as other names do")
+    func startSuggestion() throws {
+        let d = try #require(FlowLoader.load(#"{"version": 1, "start": "welcom", "blocks": [{"id": "welcome", "type": "text", "text": "x"}]}"#).diagnostics.first)
+        #expect(d.message.hasSuffix(#"did you mean "welcome"?"#) && d.path == "start")
+    }
+
     @Test("A trailing comma is named as such, at the comma", arguments: ["[1, 2,\n]", "{\"a\": 1 ,}", "[{}, ]"])
     func trailingComma(_ value: String) throws {
         let text = "{\"version\": 1, \"x\": " + value + "}"

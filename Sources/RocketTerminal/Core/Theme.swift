@@ -110,7 +110,7 @@ public struct TerminalTheme: Hashable, Sendable {
     }
 
     /// The least contrast (WCAG) text is drawn with: a colour below it is lightened or darkened.
-    static let minimumContrast = 4.5
+    public static let minimumContrast = 4.5
 
     /// The colours a cell is drawn in: both mapped through the theme, then a coloured text made
     /// readable (``minimumContrast``) on its background, the cell's own or the terminal's. A

@@ -45,7 +45,7 @@ public struct TTYScreen: Sendable {
         renderer = InlineRenderer(depth: depth)
     }
 
-    /// Asks where the region starts (answered as a key, consumed by ``interpret(_:on:)``).
+    /// Asks where the region starts (answered as a key, consumed by ``interpret(_:on:now:)``).
     public func start(on terminal: Terminal) {
         terminal.write("\u{1B}[6n")
     }
