@@ -87,20 +87,30 @@ enum CompletionsCommand {
               case "$cmd|$prev" in
 
             """
+        out += dispatch(
+            startsWithDash: "[ \"${cur#-}\" != \"$cur\" ]", complete: { "_rocket_complete \"$cur\" " + bashWord($0) },
+            options: { "_rocket_complete \"$cur\" '" + $0.joined(separator: " ") + "'" })
+        out += "}\ncomplete -F _rocket rocket\n"
+        return out
+    }
+
+    /// The body both bash's and zsh's functions share (`cmd`, `prev` and `cur` set): an option's
+    /// value after that option, the options after a dash, else the positionals; each shell gives
+    /// its test for a dash and its way to offer a completion or a list of options.
+    static func dispatch(startsWithDash: String, complete: (ValueCompletion) -> String, options: ([String]) -> String) -> String {
+        var out = ""
         for e in entries {
             for o in e.options where o.value != nil {
-                out += "    \"\(e.command)|\(o.name)\") _rocket_complete \"$cur\" \(bashWord(o.completion)); return ;;\n"
+                out += "    \"\(e.command)|\(o.name)\") \(complete(o.completion)); return ;;\n"
             }
         }
-        out += "  esac\n  if [ \"${cur#-}\" != \"$cur\" ]; then\n    case \"$cmd\" in\n"
+        out += "  esac\n  if \(startsWithDash); then\n    case \"$cmd\" in\n"
         for e in entries where !e.options.isEmpty {
-            out += "      \"\(e.command)\") _rocket_complete \"$cur\" '\(e.options.map(\.name).joined(separator: " "))'; return ;;\n"
+            out += "      \"\(e.command)\") \(options(e.options.map(\.name))); return ;;\n"
         }
         out += "    esac\n  fi\n  case \"$cmd\" in\n"
-        for e in entries {
-            out += "    \"\(e.command)\") _rocket_complete \"$cur\" \(bashWord(e.positionals)) ;;\n"
-        }
-        out += "  esac\n}\ncomplete -F _rocket rocket\n"
+        for e in entries { out += "    \"\(e.command)\") \(complete(e.positionals)) ;;\n" }
+        out += "  esac\n"
         return out
     }
 
@@ -124,18 +134,8 @@ enum CompletionsCommand {
         out += "    if (( CURRENT == 3 )); then compadd -- \(subcommands.joined(separator: " ")); return; fi\n"
         out += "    cmd=\"scenario ${words[3]}\"\n  fi\n"
         out += "  case \"$cmd|$prev\" in\n"
-        for e in entries {
-            for o in e.options where o.value != nil {
-                out += "    \"\(e.command)|\(o.name)\") \(zshAction(o.completion)); return ;;\n"
-            }
-        }
-        out += "  esac\n  if [[ $cur == -* ]]; then\n    case \"$cmd\" in\n"
-        for e in entries where !e.options.isEmpty {
-            out += "      \"\(e.command)\") compadd -- \(e.options.map(\.name).joined(separator: " ")); return ;;\n"
-        }
-        out += "    esac\n  fi\n  case \"$cmd\" in\n"
-        for e in entries { out += "    \"\(e.command)\") \(zshAction(e.positionals)) ;;\n" }
-        out += "  esac\n}\ncompdef _rocket rocket 2> /dev/null || true\n"
+        out += dispatch(startsWithDash: "[[ $cur == -* ]]", complete: zshAction, options: { "compadd -- " + $0.joined(separator: " ") })
+        out += "}\ncompdef _rocket rocket 2> /dev/null || true\n"
         return out
     }
 

@@ -88,7 +88,8 @@ struct LintTests {
 
     @Test("A mistyped start gets a suggestion, as other names do")
     func startSuggestion() throws {
-        let d = try #require(FlowLoader.load(#"{"version": 1, "start": "welcom", "blocks": [{"id": "welcome", "type": "text", "text": "x"}]}"#).diagnostics.first)
+        let d = try #require(
+            FlowLoader.load(#"{"version": 1, "start": "welcom", "blocks": [{"id": "welcome", "type": "text", "text": "x"}]}"#).diagnostics.first)
         #expect(d.message.hasSuffix(#"did you mean "welcome"?"#) && d.path == "start")
     }
 
