@@ -25,13 +25,15 @@ for arg in "$@"; do
 done
 
 say() { echo "install-deps: $*" >&2; }
+# Where the checked files are looked for (a test points it at an empty folder; normally /).
+root=${INSTALL_DEPS_ROOT:-}
 
 # A Debian package is needed when a file it provides is missing: the check costs no package look-up.
 missing=""
 need() { # FILE PACKAGE WHY
-  if [ ! -e "$1" ]; then
+  if [ ! -e "$root$1" ]; then
     missing="$missing $2"
-    say "needs $2 ($3): $1 is missing"
+    say "needs $2 ($3): $root$1 is missing"
   fi
 }
 need /usr/include/png.h libpng-dev "PNG pictures"
