@@ -74,6 +74,13 @@ static int decode_jpeg(const unsigned char *data, size_t length, size_t max_pixe
     jpeg_create_decompress(&info);
     jpeg_mem_src(&info, data, (unsigned long)length);
     jpeg_read_header(&info, TRUE);
+    /* The header's size is checked before anything is decoded: libjpeg allocates whole-image
+       coefficient buffers for progressive files in jpeg_start_decompress. */
+    if ((size_t)info.image_width * (size_t)info.image_height > max_pixels) {
+        jpeg_destroy_decompress(&info);
+        set_error(error, error_length, "the image has too many pixels");
+        return -1;
+    }
     info.out_color_space = JCS_RGB;
     jpeg_start_decompress(&info);
     size_t w = info.output_width, h = info.output_height;

@@ -51,12 +51,30 @@ package enum FileIO {
         return .success(Int(st.st_size))
     }
 
-    /// The whole file, or standard input for `-`; reading stops with a failure once more than
-    /// `limit` bytes have arrived, so a endless input costs at most `limit` bytes.
-    package static func read(_ path: String, limit: Int = Int.max) -> Result<[UInt8], Failure> {
-        let fd = path == "-" ? 0 : open(path, O_RDONLY | O_CLOEXEC)
+    /// The most a user file is read into memory unless the caller asks for less: a flow, a
+    /// picture, a `--state` snapshot or an import (each has its own smaller limit where one is
+    /// documented).
+    package static let defaultLimit = 64 << 20
+
+    /// The whole file, or standard input for `-`, as the one way user files are read: a path
+    /// must name a regular file (a folder, a device such as `/dev/zero`, a FIFO or a socket is
+    /// refused at once: opening never waits for a FIFO's writer, and a device's size says
+    /// nothing), and reading stops with a failure once more than `limit` bytes have arrived, so a
+    /// file that grows or lies about its size costs at most `limit` bytes.
+    package static func read(_ path: String, limit: Int = defaultLimit) -> Result<[UInt8], Failure> {
+        let fd = path == "-" ? 0 : open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY)
         guard fd >= 0 else { return .failure(Failure(errno)) }
         defer { if fd != 0 { close(fd) } }
+        if fd != 0 {
+            var st = stat()
+            guard fstat(fd, &st) == 0 else { return .failure(Failure(errno)) }
+            switch st.st_mode & S_IFMT {
+            case S_IFREG: break
+            case S_IFDIR: return .failure(Failure(EISDIR))
+            default: return .failure(Failure(reason: "not a regular file (a device, FIFO or socket)"))
+            }
+            _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK)
+        }
         var out: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 1 << 16)
         while true {

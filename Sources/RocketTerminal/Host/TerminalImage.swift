@@ -153,9 +153,11 @@ public final class TerminalImage: Sendable {
 }
 
 /// Why an image could not be drawn.
-public struct ImageError: Error, Hashable, Sendable {
+public struct ImageError: Error, Hashable, Sendable, CustomStringConvertible {
     /// A short reason.
     public var reason: String
+    /// The reason, as messages print it.
+    public var description: String { reason }
 }
 
 extension RocketImage {

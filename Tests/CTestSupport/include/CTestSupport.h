@@ -6,4 +6,6 @@ int rocket_pty_open(char *name, int length);
 int rocket_pty_resize(int fd, int rows, int columns);
 /// Encodes RGB pixels as a JPEG into a malloc'd buffer (free it with free); returns its size or 0.
 unsigned long rocket_test_jpeg(const unsigned char *rgb, int width, int height, unsigned char **out);
+/// The same, progressive when `progressive` is not 0.
+unsigned long rocket_test_jpeg_mode(const unsigned char *rgb, int width, int height, int progressive, unsigned char **out);
 #endif
