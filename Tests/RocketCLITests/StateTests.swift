@@ -25,6 +25,36 @@ struct StateTests {
         #expect(!FileManager.default.fileExists(atPath: state))
     }
 
+    @Test("A symbolic link as --state is written through and kept; temporaries of killed writers are removed at the next write")
+    func linksAndLeftovers() throws {
+        let dir = scratchDirectory()
+        write(tinyFlow, to: dir + "/flow.json")
+        let fm = FileManager.default
+        try fm.createDirectory(atPath: dir + "/real", withIntermediateDirectories: true)
+        try fm.createSymbolicLink(atPath: dir + "/state.json", withDestinationPath: "real/state.json")
+        // Left by writers killed before their rename: a process that no longer runs, and one that does.
+        let probe = Process()
+        probe.executableURL = URL(fileURLWithPath: "/bin/true")
+        try probe.run()
+        probe.waitUntilExit()
+        let dead = probe.processIdentifier  // reaped: no such process now
+        write("torn", to: dir + "/real/state.json.tmp-\(dead)")
+        write("torn", to: dir + "/state.json.tmp-\(dead)")
+        write("alive", to: dir + "/real/state.json.tmp-1")
+        let first = try runRocket(["play", dir + "/flow.json", "--plain", "--instant", "--state", dir + "/state.json"], stdin: "\n1\nAda\n")
+        #expect(first.status == 1)
+        let kind = try fm.attributesOfItem(atPath: dir + "/state.json")[.type] as? FileAttributeType
+        #expect(kind == .typeSymbolicLink, "the link stays a link")
+        #expect(try String(contentsOfFile: dir + "/real/state.json", encoding: .utf8).contains("\"Ada\""))
+        #expect(!fm.fileExists(atPath: dir + "/real/state.json.tmp-\(dead)") && !fm.fileExists(atPath: dir + "/state.json.tmp-\(dead)"))
+        #expect(fm.fileExists(atPath: dir + "/real/state.json.tmp-1"), "a running writer's temporary is left alone")
+        // Reaching the end removes the snapshot the link names; the link stays for the next run.
+        let second = try runRocket(["play", dir + "/flow.json", "--plain", "--instant", "--state", dir + "/state.json"], stdin: "4711\n1\n\n")
+        #expect(second.status == 0, "\(second.stderr)")
+        #expect(!fm.fileExists(atPath: dir + "/real/state.json"))
+        #expect((try? fm.destinationOfSymbolicLink(atPath: dir + "/state.json")) == "real/state.json")
+    }
+
     @Test("A snapshot of another flow is exit 65 unless --restart; a bad path is exit 74 before anything is drawn")
     func refusals() throws {
         let dir = scratchDirectory()

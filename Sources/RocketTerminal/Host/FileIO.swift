@@ -133,7 +133,14 @@ package enum FileIO {
     /// before: the temporary file is hard-linked to the name, which fails with `EEXIST` (the
     /// failure's `code`) when the name is taken. On a file system without hard links the file is
     /// created with `O_EXCL` and written in place.
-    package static func writeAtomically(_ text: String, to path: String, replacing: Bool = true) -> Result<Void, Failure> {
+    ///
+    /// A symbolic link at `path` is written through: its target is replaced, the link stays.
+    /// Temporary files that writers killed before their rename left beside the target
+    /// (`NAME.tmp-PID` of a process that no longer runs) are removed at the first write.
+    package static func writeAtomically(_ text: String, to requested: String, replacing: Bool = true) -> Result<Void, Failure> {
+        let path = replacing ? linkTarget(requested) : requested
+        removeStaleTemporaries(of: path)
+        if path != requested { removeStaleTemporaries(of: requested) }
         let temporary = path + ".tmp-" + String(getpid())
         let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
         guard fd >= 0 else { return .failure(Failure(errno)) }
@@ -172,6 +179,44 @@ package enum FileIO {
         return .success(())
     }
 
+    /// The file a chain of symbolic links at `path` ends at (the path itself when it is none);
+    /// a relative link is relative to its folder. At most 40 links are followed, as the kernel does.
+    static func linkTarget(_ path: String) -> String {
+        var current = path
+        for _ in 0..<40 {
+            var st = stat()
+            guard lstat(current, &st) == 0, (st.st_mode & S_IFMT) == S_IFLNK else { return current }
+            var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+            let n = readlink(current, &buffer, buffer.count - 1)
+            guard n > 0 else { return current }
+            let target = String(decoding: buffer[..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            let directory = PathName.directory(current)
+            current = target.hasPrefix("/") || directory.isEmpty ? target : directory + "/" + target
+        }
+        return current
+    }
+
+    private static let cleanedTemporaries = Mutex<Set<String>>([])
+
+    /// Removes `NAME.tmp-PID` files beside `path` whose PID no longer runs (once per path and
+    /// process).
+    static func removeStaleTemporaries(of path: String) {
+        guard cleanedTemporaries.withLock({ $0.insert(path).inserted }) else { return }
+        let directory = PathName.directory(path)
+        let prefix = PathName.lastComponent(path) + ".tmp-"
+        guard let dir = opendir(directory.isEmpty ? "." : directory) else { return }
+        defer { closedir(dir) }
+        var stale: [String] = []
+        while let entry = readdir(dir) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+            }
+            guard name.hasPrefix(prefix), let pid = Int32(name.dropFirst(prefix.count)), pid > 0, pid != getpid() else { continue }
+            if kill(pid, 0) != 0 && errno == ESRCH { stale.append(name) }
+        }
+        for name in stale { unlink(directory.isEmpty ? name : directory + "/" + name) }
+    }
+
     /// Creates `path` (never an existing one) and writes `text` into it; on a failed write the
     /// half-written file is removed.
     private static func writeExclusively(_ text: String, to path: String) -> Result<Void, Failure> {
@@ -187,9 +232,10 @@ package enum FileIO {
         return .success(())
     }
 
-    /// Removes a file; a file that is already gone is not an error.
+    /// Removes a file (through a symbolic link: the file it names, so the link stays for the next
+    /// ``writeAtomically(_:to:replacing:)``); a file that is already gone is not an error.
     package static func remove(_ path: String) -> Result<Void, Failure> {
-        if unlink(path) == 0 || errno == ENOENT { return .success(()) }
+        if unlink(linkTarget(path)) == 0 || errno == ENOENT { return .success(()) }
         return .failure(Failure(errno))
     }
 
