@@ -338,6 +338,16 @@ public struct Conversation: Hashable, Sendable, Codable {
     /// The block that accepts input now, or nil.
     public var interactiveBlock: RocketNode? { interactiveIndex.map { node(at: $0) } }
 
+    /// False when nothing can happen any more: the conversation is on screen with no block that
+    /// takes input and no timer pending (a decision nobody will make, a closing that never ends).
+    /// No step of the engine leads there; a hand-edited snapshot can.
+    public var canMakeProgress: Bool {
+        switch state.status {
+        case .notShown, .dismissed: return true
+        default: return interactiveIndex != nil || nextDeadline != nil
+        }
+    }
+
     /// True when the block at `index` has fired (it will never accept input again).
     public func hasFired(_ index: Int) -> Bool { state.flags.indices.contains(index) && state.flags[index].fired }
 

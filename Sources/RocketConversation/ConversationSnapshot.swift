@@ -79,10 +79,19 @@ public struct ConversationSnapshot: Hashable, Sendable, Codable {
         self.state = state
     }
 
+    /// What a snapshot's JSON may hold: its strings are texts the conversation rendered (at most
+    /// ``RocketTemplate/maxRenderedBytes``) and answers, so a snapshot this release wrote is
+    /// always read back.
+    public static var readLimits: JSONReaderLimits {
+        var limits = JSONReaderLimits()
+        limits.maxStringBytes = max(limits.maxStringBytes, RocketTemplate.maxRenderedBytes)
+        return limits
+    }
+
     /// Reads the JSON form.
     public init(jsonText bytes: [UInt8]) throws(Failure) {
         do {
-            self = try JSONCoding.decode(ConversationSnapshot.self, fromText: bytes)
+            self = try JSONCoding.decode(ConversationSnapshot.self, fromText: bytes, limits: Self.readLimits)
         } catch {
             throw .invalid(error.message)
         }
@@ -99,7 +108,8 @@ public struct ConversationSnapshot: Hashable, Sendable, Codable {
     /// `now`.
     ///
     /// - Throws: ``Failure/otherFlow(expected:found:)`` when `graph` is not the snapshot's flow;
-    ///   ``Failure/invalid(_:)`` when the state points outside the graph.
+    ///   ``Failure/invalid(_:)`` when the state points outside the graph, or leaves the
+    ///   conversation unable to go on (``Conversation/canMakeProgress``).
     public func restore(
         graph: RocketGraph, author: RocketAuthor, closeButton: RocketCloseButton?, options: ConversationOptions,
         at now: Double, flow identity: String? = nil
@@ -116,9 +126,11 @@ public struct ConversationSnapshot: Hashable, Sendable, Codable {
         }
         if let waiting = state.awaitingDecision, !state.shown.indices.contains(waiting) { throw .invalid("the pending input does not fit") }
         var restored = state
+        // Resumed with instant timing (`--instant`), every timer is due at once, as a new one would be.
+        let instant = options.timing.autoAdvanceScale == 0
         restored.timers = timers.map {
             ConversationState.Timer(
-                deadline: now + ($0.remaining.isFinite ? min(max(0, $0.remaining), 1e9) : 0),
+                deadline: now + (instant || !$0.remaining.isFinite ? 0 : min(max(0, $0.remaining), 1e9)),
                 sequence: $0.sequence, action: $0.action)
         }
         for t in restored.timers {
@@ -129,7 +141,11 @@ public struct ConversationSnapshot: Hashable, Sendable, Codable {
             default: break
             }
         }
-        return Conversation(graph: graph, author: author, closeButton: closeButton, options: options, state: restored)
+        let conversation = Conversation(graph: graph, author: author, closeButton: closeButton, options: options, state: restored)
+        guard conversation.canMakeProgress else {
+            throw .invalid("the conversation cannot go on: no block takes input and no timer is pending")
+        }
+        return conversation
     }
 }
 

@@ -11,18 +11,37 @@ import RocketCore
 /// RocketTemplate.placeholders(in: "{{a}} and {{b}}")   // ["a", "b"]
 /// ```
 public enum RocketTemplate {
-    /// Replaces every known placeholder in `template`.
+    /// The longest text a template renders to, in bytes of UTF-8: a 64 KiB block text filled with
+    /// 64 KiB answers could otherwise grow without bound. What would pass it ends in "…".
+    public static let maxRenderedBytes = 256 << 10
+
+    /// Replaces every known placeholder in `template`; the result is at most
+    /// ``maxRenderedBytes`` (cut at a character, then "…").
     public static func render(_ template: String, answers: [String: RocketAnswer]) -> String {
         guard hasOpening(template) else { return template }
         var out = ""
+        var full = false
+        func add(_ s: some StringProtocol) {
+            guard !full else { return }
+            if out.utf8.count + s.utf8.count <= maxRenderedBytes {
+                out += s
+                return
+            }
+            for c in s {
+                if out.utf8.count + c.utf8.count > maxRenderedBytes - 3 { break }
+                out.append(c)
+            }
+            out += "…"
+            full = true
+        }
         forEachPart(of: template) { part in
             switch part {
-            case .literal(let s): out += s
+            case .literal(let s): add(s)
             case .placeholder(let name, let raw):
                 if let answer = answers[name] {
-                    out += answer.isSecret ? mask(answer.value) : answer.value
+                    add(answer.isSecret ? mask(answer.value) : answer.value)
                 } else {
-                    out += raw
+                    add(raw)
                 }
             }
         }

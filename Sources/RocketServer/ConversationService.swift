@@ -967,7 +967,7 @@ struct StoredConversation: Codable {
 
     init(jsonText bytes: [UInt8]) throws(ConversationSnapshot.Failure) {
         do {
-            self = try JSONCoding.decode(StoredConversation.self, fromText: bytes)
+            self = try JSONCoding.decode(StoredConversation.self, fromText: bytes, limits: ConversationSnapshot.readLimits)
         } catch {
             throw .invalid(error.message)
         }

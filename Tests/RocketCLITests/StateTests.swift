@@ -55,6 +55,67 @@ struct StateTests {
         #expect((try? fm.destinationOfSymbolicLink(atPath: dir + "/state.json")) == "real/state.json")
     }
 
+    @Test("Snapshots play wrote are always read back: a 64 KiB answer shown twice resumes")
+    func bigStringsResume() throws {
+        let dir = scratchDirectory()
+        write(
+            #"{"version": 1, "blocks": [{"id": "name", "type": "textInput", "text": "Name?", "buttonTitle": "OK", "next": "t"},"#
+                + #"{"id": "t", "type": "text", "text": "{{name}} and {{name}}", "next": "end"}, {"id": "end", "type": "text", "text": "The end"}]}"#,
+            to: dir + "/f.json")
+        let answer = String(repeating: "a", count: 65_536)
+        let first = try runRocket(["play", dir + "/f.json", "--plain", "--state", dir + "/s.json"], stdin: answer + "\n")
+        #expect(first.status == 1)
+        let size = try FileManager.default.attributesOfItem(atPath: dir + "/s.json")[.size] as? Int ?? 0
+        #expect(size > 3 * 65_536, "the snapshot holds the answer and the text it filled twice")
+        let second = try runRocket(["play", dir + "/f.json", "--plain", "--state", dir + "/s.json"], stdin: "\n\n")
+        #expect(second.status == 0, "\(second.stderr.prefix(300))")
+        #expect(second.stderr.contains("The end"))
+    }
+
+    @Test("A snapshot that leaves the conversation unable to go on is refused (65), not waited on; --instant fires a resumed timer at once")
+    func stuckAndTimers() throws {
+        let dir = scratchDirectory()
+        write(
+            #"{"version": 1, "blocks": [{"id": "a", "type": "text", "text": "Hi", "next": "w"},"#
+                + #"{"id": "w", "type": "text", "text": "wait", "showNextAfter": "1h", "next": "end"}, {"id": "end", "type": "text", "text": "The end"}]}"#,
+            to: dir + "/f.json")
+        // Tapped past "Hi": the 1-hour timer is pending, and play waits for it; SIGTERM stops it
+        // with the snapshot kept.
+        let first = Process()
+        first.executableURL = URL(fileURLWithPath: rocketPath)
+        first.arguments = ["play", dir + "/f.json", "--plain", "--state", dir + "/s.json"]
+        let input = Pipe()
+        first.standardInput = input
+        first.standardOutput = FileHandle.nullDevice
+        first.standardError = FileHandle.nullDevice
+        try first.run()
+        try input.fileHandleForWriting.write(contentsOf: Data("\n".utf8))
+        func timers() -> Int? {
+            guard let data = FileManager.default.contents(atPath: dir + "/s.json"),
+                let json = try? JSONSerialization.jsonObject(with: data) as? [String: Any]
+            else { return nil }
+            return (json["timers"] as? [Any])?.count
+        }
+        var waited = 0
+        while timers() != 1 && waited < 200 {
+            usleep(50_000)
+            waited += 1
+        }
+        first.terminate()
+        first.waitUntilExit()
+        #expect(timers() == 1)
+        let saved = try Data(contentsOf: URL(fileURLWithPath: dir + "/s.json"))
+        var json = try #require(try JSONSerialization.jsonObject(with: saved) as? [String: Any])
+        // --instant: the hour is not waited for.
+        let instant = try runRocket(["play", dir + "/f.json", "--plain", "--instant", "--state", dir + "/s.json"], stdin: "\n")
+        #expect(instant.status == 0 && instant.stderr.contains("The end"), "\(instant.stderr)")
+        // Hand-edited: the timer removed, so nothing takes input and nothing is due.
+        json["timers"] = [Any]()
+        try JSONSerialization.data(withJSONObject: json).write(to: URL(fileURLWithPath: dir + "/s.json"))
+        let stuck = try runRocket(["play", dir + "/f.json", "--plain", "--state", dir + "/s.json"], stdin: "\n")
+        #expect(stuck.status == 65 && stuck.stderr.contains("cannot go on"), "\(stuck.stderr)")
+    }
+
     @Test("A snapshot of another flow is exit 65 unless --restart; a bad path is exit 74 before anything is drawn")
     func refusals() throws {
         let dir = scratchDirectory()

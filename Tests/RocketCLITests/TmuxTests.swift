@@ -51,12 +51,19 @@ struct TmuxTests {
         /// Waits until the screen shows `text`.
         func waitFor(_ text: String) -> Bool { waitUntil { $0.contains(text) } }
 
-        deinit { tmux("kill-server") }
+        /// Ends the server and what runs in it (by their process ids too: the server must not
+        /// outlive the test whatever tmux makes of the request).
+        func stop() {
+            let pids = tmux("display-message", "-p", "-t", "t", "#{pid} #{pane_pid}").split(whereSeparator: \.isWhitespace).compactMap { Int32($0) }
+            tmux("kill-server")
+            for pid in pids where pid > 1 { kill(pid, SIGKILL) }
+        }
     }
 
     @Test("Narrowing the window mid-play leaves the transcript once in the scrollback, not its top twice")
     func narrowingKeepsOneCopy() throws {
         let server = Server()
+        defer { server.stop() }
         let flow = DocumentedExitStatusTests.root.appendingPathComponent("examples/welcome.json").path
         // The pane starts empty, so the UI starts at its top with blank rows below: the case in
         // which tmux pushes the frame's first rows into its history when it re-wraps.
@@ -75,6 +82,5 @@ struct TmuxTests {
         #expect(once.components(separatedBy: "Hi!").count - 1 == 1, "\(once)")
         #expect(once.components(separatedBy: "What's your name?").count - 1 == 1, "\(once)")
         #expect(once.components(separatedBy: "Hello Countess Ada").count - 1 == 1, "\(once)")
-        server.tmux("send-keys", "-t", "t", "Enter")
     }
 }
