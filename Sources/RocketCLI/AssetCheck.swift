@@ -8,7 +8,7 @@ import RocketTerminal
 /// size limits. `rocket lint` and `rocket play` both run it, so lint catches what play trips on.
 enum AssetCheck {
     /// The largest image file read (the decoded picture is bounded by `TerminalImage.maxPixels`).
-    static let maxFileBytes = 64 << 20
+    static let maxFileBytes = TerminalImage.maxFileBytes
 
     /// Problems with the files `doc` names, relative to the folder `base`.
     static func check(_ doc: FlowDocument, base: String) -> [FlowDiagnostic] {
@@ -36,11 +36,10 @@ enum AssetCheck {
         case .success(let size) where size > maxFileBytes: return "the image \"\(name)\" is \(size) bytes; the limit is \(maxFileBytes)"
         case .success: break
         }
-        switch FileIO.read(path) {
-        case .failure(let f): return "the image \"\(name)\" cannot be read: \(f.reason)"
-        case .success(let bytes):
-            if case .failure(let e) = TerminalImage.decode(bytes) { return "the image \"\(name)\" is not a PNG or JPEG picture: \(e)" }
-            return nil
+        switch TerminalImage.load(path: path) {
+        case .failure(let e) where e.unreadable: return "the image \"\(name)\" cannot be read: \(e.reason)"
+        case .failure(let e): return "the image \"\(name)\" is not a PNG or JPEG picture: \(e.reason)"
+        case .success: return nil
         }
     }
 }

@@ -75,6 +75,24 @@ struct ImageTests {
         #expect(blanks(.circular) > blanks(.round))
     }
 
+    @Test("A picture file is decoded once per process, however many blocks (or lint and then play) name it")
+    func decodedOnce() throws {
+        let dir = NSTemporaryDirectory() + "rocket-image-" + UUID().uuidString
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        let path = dir + "/logo.png"
+        try FileManager.default.copyItem(atPath: Self.logoPath, toPath: path)
+        let first = try TerminalImage.load(path: path).get()
+        try FileManager.default.removeItem(atPath: path)
+        // Gone from the disk: the second load is the first one's picture, not a second decode.
+        let second = try TerminalImage.load(path: path).get()
+        #expect(second.width == first.width && second.pixels == first.pixels)
+        // A missing file is an unreadable one; bytes that are no picture are not.
+        let missing = TerminalImage.load(path: dir + "/nope.png")
+        #expect((try? missing.get()) == nil)
+        if case .failure(let e) = missing { #expect(e.unreadable) }
+        if case .failure(let e) = TerminalImage.decode(Array("not a picture".utf8)) { #expect(!e.unreadable) }
+    }
+
     @Test("The pictures example shows the three corner styles differently (its picture fills its square)")
     func examplePictureShowsStyles() throws {
         let examples = URL(fileURLWithPath: Self.logoPath).deletingLastPathComponent()

@@ -46,18 +46,23 @@ public final class TerminalImage: Sendable {
         return .success(TerminalImage(width: Int(w), height: Int(h), pixels: Array(UnsafeBufferPointer(start: out, count: Int(w) * Int(h) * 4))))
     }
 
-    /// Reads and decodes an image file.
+    /// The largest image file read.
+    public static let maxFileBytes = 64 << 20
+
+    /// Reads and decodes an image file, once per process and path: a picture many blocks (or
+    /// lint and then play) name is decoded once.
     public static func load(path: String) -> Result<TerminalImage, ImageError> {
-        switch FileIO.size(path) {
-        case .failure(let f): return .failure(ImageError(reason: f.reason))
-        case .success(let size) where size > 64 << 20: return .failure(ImageError(reason: "the file is larger than 64 MB"))
-        case .success: break
+        if let known = loaded.withLock({ $0[path] }) { return known }
+        let result: Result<TerminalImage, ImageError>
+        switch FileIO.read(path, limit: maxFileBytes) {
+        case .failure(let f): result = .failure(ImageError(reason: f.reason, unreadable: true))
+        case .success(let bytes): result = decode(bytes)
         }
-        switch FileIO.read(path) {
-        case .failure(let f): return .failure(ImageError(reason: f.reason))
-        case .success(let bytes): return decode(bytes)
-        }
+        loaded.withLock { $0[path] = result }
+        return result
     }
+
+    private static let loaded = Mutex<[String: Result<TerminalImage, ImageError>]>([:])
 
     /// The cell size that keeps the aspect ratio within a box (a cell is about twice as tall as wide,
     /// and holds two pixel rows).
@@ -156,6 +161,15 @@ public final class TerminalImage: Sendable {
 public struct ImageError: Error, Hashable, Sendable, CustomStringConvertible {
     /// A short reason.
     public var reason: String
+    /// True when the file could not be read at all (missing, not a regular file, too large);
+    /// false when its bytes are not a picture.
+    public var unreadable = false
+
+    /// An error with its reason.
+    public init(reason: String, unreadable: Bool = false) {
+        self.reason = reason
+        self.unreadable = unreadable
+    }
     /// The reason, as messages print it.
     public var description: String { reason }
 }
