@@ -104,17 +104,28 @@ public final class SQLiteScenarioStore: ScenarioStore {
         var (rc, handle) = open(path, 0)
         var opened: OpaquePointer?
         if rc == SQLITE_OK, let h = handle {
+            // Writers may hold the lock for a moment (a checkpoint): wait for them, as a writer does.
+            sqlite3_busy_timeout(h, 5000)
             do throws(ScenarioStoreError) {
                 try check(h)
                 opened = h
             } catch {
                 sqlite3_close(h)
-                if error.kind != .readOnly && error.kind != .io && error.kind != .busy { throw error }
+                if error.kind != .readOnly && error.kind != .io { throw error }
             }
         } else {
             sqlite3_close(handle)
         }
         if opened == nil {
+            // Read as immutable only when no write-ahead log holds changes: SQLite would ignore it
+            // and show old or torn data (with writers running, "database disk image is malformed").
+            var wal = stat()
+            if stat(path + "-wal", &wal) == 0, wal.st_size > 0 {
+                throw ScenarioStoreError(
+                    .readOnly,
+                    "cannot read \(path) as it is now: its write-ahead log holds changes, and this user cannot open its shared memory (read it with write access to its folder)"
+                )
+            }
             // A read-only folder or file system: read the file as it is, without the WAL's shared memory.
             var escaped = "file:"
             for ch in path.unicodeScalars {
@@ -497,8 +508,13 @@ public final class SQLiteScenarioStore: ScenarioStore {
             s.finalize()
             var all: [String: ScenarioStats] = [:]
             for n in names { all[n] = try read(db, n, events: true) }
-            let e = try Statement(db.handle, "SELECT scenario, at FROM executions ORDER BY rowid", path: path)
+            // The budget log keeps the newest `executionLimit` executions (rows past it wait for the
+            // next trim): what is exported is what a store holds, so an import takes it back.
+            let e = try Statement(
+                db.handle, "SELECT scenario, at FROM (SELECT rowid AS r, scenario, at FROM executions ORDER BY rowid DESC LIMIT ?) ORDER BY r",
+                path: path)
             defer { e.finalize() }
+            e.bind([.integer(ScenarioSnapshot.executionLimit)])
             var executions: [ScenarioSnapshot.Execution] = []
             while try e.step() { executions.append(.init(scenario: e.text(0), at: e.double(1) ?? 0)) }
             return ScenarioSnapshot(scenarios: all, executions: executions)

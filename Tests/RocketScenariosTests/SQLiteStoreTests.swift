@@ -21,6 +21,45 @@ let stressPath: String = {
 
 @Suite("SQLite store: errors, migrations, processes, crashes")
 struct SQLiteStoreTests {
+    @Test("What a store exports, an empty store imports, past 1,000 executions too (the budget log keeps the newest 1,000)")
+    func exportPast1000() throws {
+        let store = try SQLiteScenarioStore(path: temporaryPath(".sqlite"))
+        for k in 0..<1_150 {
+            #expect(try store.tryExecute("s\(k % 3)", at: Double(1_000 + k), rules: ScenarioRules()) { _, _ in true })
+        }
+        let exported = try store.snapshot()
+        #expect(exported.executions.count == ScenarioSnapshot.executionLimit)
+        #expect(exported.executions.first?.at == 1_150 && exported.executions.last?.at == 2_149)
+        #expect(exported.scenarios["s0"]?.executionsCount == 384)
+        let other = try SQLiteScenarioStore(path: temporaryPath(".sqlite"))
+        try other.restore(exported)
+        #expect(try other.snapshot() == exported)
+    }
+
+    @Test("Reading a store while another process writes it sees committed data, never fails or goes backwards")
+    func readWhileWriting() throws {
+        let path = temporaryPath(".sqlite")
+        _ = try SQLiteScenarioStore(path: path)
+        let writer = Process()
+        writer.executableURL = URL(fileURLWithPath: stressPath)
+        writer.arguments = [path, "busy", "3000"]
+        writer.standardOutput = FileHandle.nullDevice
+        try writer.run()
+        var last = -1
+        var reads = 0
+        while writer.isRunning || reads < 5 {
+            let reader = try SQLiteScenarioStore(readingOnly: path)
+            let events = try reader.snapshot().scenarios["busy"]?.eventsCount ?? 0
+            #expect(events >= last, "a read went backwards: \(events) after \(last)")
+            last = events
+            reads += 1
+            if reads > 10_000 { break }
+        }
+        writer.waitUntilExit()
+        #expect(writer.terminationStatus == 0)
+        #expect(try SQLiteScenarioStore(readingOnly: path).snapshot().scenarios["busy"]?.eventsCount == 3000)
+    }
+
     @Test("A foreign file, a foreign SQLite database and a newer schema are clear errors; the file is untouched")
     func refusals() throws {
         let text = temporaryPath(".txt")
