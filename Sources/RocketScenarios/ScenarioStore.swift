@@ -156,9 +156,52 @@ extension ScenarioSnapshot {
 
     /// Reads an export. Every count and time is range-checked; a problem is a sentence a person
     /// can act on, naming the place.
+    /// The fields of an export, by level: what `init(json:)` accepts (a test checks them against
+    /// what ``ScenarioSnapshot`` writes).
+    static let exportFields = (
+        top: ["scenarios", "executions", "version"],
+        scenario: ["eventsCount", "executionsCount", "firstEventDate", "lastEventDate", "lastExecutionDate", "recentEvents"],
+        execution: ["scenario", "at"]
+    )
+
+    /// Reads an export, as strictly as a flow file is read: an unknown or repeated field is an
+    /// error naming it (a typo must not be dropped without a word), then every value is checked.
     public init(json bytes: [UInt8]) throws(ScenarioStoreError) {
+        let root: JSONNode
         do {
-            self = try JSONCoding.decode(ScenarioSnapshot.self, fromText: bytes)
+            root = try JSONReader.parse(bytes)
+        } catch {
+            throw ScenarioStoreError(.invalidData, "not a scenario export: \(error.message)")
+        }
+        func fields(_ node: JSONNode, _ allowed: [String], _ place: String) throws(ScenarioStoreError) {
+            guard case .object(let members) = node.value else { return }  // the decoder names wrong types
+            var seen: Set<String> = []
+            for m in members {
+                let at = place.isEmpty ? m.key : place + "." + m.key
+                guard seen.insert(m.key).inserted else { throw ScenarioStoreError(.invalidData, "\"\(at)\" is given twice") }
+                guard allowed.contains(m.key) else {
+                    throw ScenarioStoreError(.invalidData, "unknown field \"\(at)\"; an export has \(allowed.map { "\"\($0)\"" }.joined(separator: ", "))")
+                }
+            }
+        }
+        try fields(root, Self.exportFields.top, "")
+        if case .object(let members) = root.value {
+            for m in members {
+                switch (m.key, m.value.value) {
+                case ("scenarios", .object(let scenarios)):
+                    var names: Set<String> = []
+                    for s in scenarios {
+                        guard names.insert(s.key).inserted else { throw ScenarioStoreError(.invalidData, "scenario \"\(s.key)\" is given twice") }
+                        try fields(s.value, Self.exportFields.scenario, "scenarios." + s.key)
+                    }
+                case ("executions", .array(let items)):
+                    for (i, item) in items.enumerated() { try fields(item, Self.exportFields.execution, "executions[\(i)]") }
+                default: break
+                }
+            }
+        }
+        do {
+            self = try JSONCoding.decode(ScenarioSnapshot.self, from: root.plainValue)
         } catch {
             throw ScenarioStoreError(.invalidData, "not a scenario export: \(error.message)")
         }

@@ -171,6 +171,15 @@ struct NumberBoundaryCLITests {
             (#"{"version": 1, "scenarios": {"x": {"eventsCount": -4, "executionsCount": 0}}, "executions": []}"#, "eventsCount"),
             (#"{"version": 1, "scenarios": {}, "executions": [{"scenario": "x", "at": "soon"}]}"#, "executions[0].at"),
             (#"{"version": 2, "scenarios": {}, "executions": []}"#, "version 2"),
+            // Strict as a flow file: unknown and repeated fields are named.
+            (#"{"version": 1, "scenarios": {"x": {"eventsCount": 1, "executionsCount": 0, "evntsCount": 3}}, "executions": []}"#, "scenarios.x.evntsCount"),
+            (#"{"version": 1, "scenarios": {}, "executions": [], "execution": []}"#, "unknown field \"execution\""),
+            (#"{"version": 1, "version": 1, "scenarios": {}, "executions": []}"#, "\"version\" is given twice"),
+            (
+                #"{"version": 1, "scenarios": {"x": {"eventsCount": 1, "executionsCount": 0}, "x": {"eventsCount": 2, "executionsCount": 0}}, "executions": []}"#,
+                "scenario \"x\" is given twice"
+            ),
+            (#"{"version": 1, "scenarios": {}, "executions": [{"scenario": "x", "at": 5, "when": 6}]}"#, "executions[0].when"),
         ]
         for (text, place) in cases {
             write(text, to: dir + "/bad.json")

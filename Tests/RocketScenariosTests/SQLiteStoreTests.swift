@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import RocketScenarios
+import RocketJSON
 #if canImport(Glibc)
     import Glibc
 #endif
@@ -237,4 +238,29 @@ func rawSQL(_ path: String, _ sql: String) throws {
 
 func rawInt(_ path: String, _ sql: String) throws -> Int {
     try SQLiteScenarioStore.rawInt(path: path, sql)
+}
+
+@Suite("Scenario exports")
+struct ExportFieldTests {
+    @Test("The fields an import accepts are exactly those an export writes")
+    func fieldsMatch() throws {
+        let full = ScenarioSnapshot(
+            scenarios: [
+                "a": ScenarioStats(
+                    eventsCount: 2, executionsCount: 1, firstEventDate: 10, lastEventDate: 20, lastExecutionDate: 30, recentEvents: [10, 20])
+            ],
+            executions: [.init(scenario: "a", at: 30)])
+        let text = try #require(try? JSONCoding.encode(full).serialized(pretty: false))
+        guard case .object(let top)? = try? JSONReader.parse(Array(text.utf8)).value else { Issue.record("not an object"); return }
+        #expect(Set(top.map(\.key)) == Set(ScenarioSnapshot.exportFields.top))
+        for m in top {
+            if m.key == "scenarios", case .object(let scenarios) = m.value.value, case .object(let stats) = scenarios.first?.value.value {
+                #expect(Set(stats.map(\.key)) == Set(ScenarioSnapshot.exportFields.scenario))
+            }
+            if m.key == "executions", case .array(let items) = m.value.value, case .object(let e) = items.first?.value {
+                #expect(Set(e.map(\.key)) == Set(ScenarioSnapshot.exportFields.execution))
+            }
+        }
+        #expect(try ScenarioSnapshot(json: Array(text.utf8)) == full)
+    }
 }
