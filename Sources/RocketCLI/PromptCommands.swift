@@ -48,8 +48,8 @@ enum PromptCommands {
         name: "confirm", abstract: "Ask a yes/no question: exit 0 for yes, 1 for no.",
         positionals: [("QUESTION", "The question, shown in a bubble above the buttons.")], positionalCount: 0...1,
         options: [
-            .value("--affirmative", "T", "The yes button's title (default: Yes)."),
-            .value("--negative", "T", "The no button's title (default: No)."),
+            .value("--affirmative", "T", "The yes button's title (default: Yes, in the user's language)."),
+            .value("--negative", "T", "The no button's title (default: No, in the user's language)."),
             .value("--default", "yes|no", "Where focus starts (default: yes)."),
             clearOption,
         ] + frontEnd,
@@ -172,8 +172,9 @@ enum PromptCommands {
     static func runConfirm(_ args: [String]) async throws(UsageError) -> ExitStatus {
         let parsed = try parse(args, as: confirmSpec)
         if parsed.helpRequested { printOut(confirmSpec.help); return ExitStatus.ok }
-        let yes = parsed.value("--affirmative") ?? "Yes"
-        let no = parsed.value("--negative") ?? "No"
+        let strings = UIStrings.forEnvironment(Environment.current)
+        let yes = parsed.value("--affirmative") ?? strings.yesTitle
+        let no = parsed.value("--negative") ?? strings.noTitle
         for (flag, title) in [("--affirmative", yes), ("--negative", no)] where title.allSatisfy(\.isWhitespace) {
             throw UsageError(message: "'\(flag)' needs a title", command: confirmSpec.name)
         }
@@ -194,7 +195,6 @@ enum PromptCommands {
         }
         let (runner, lineMode) = try runner(parsed, command: confirmSpec.name, residue: residue(parsed))
         let host = ConversationHost(conversation: promptConversation(graph), clock: SystemClock())
-        let strings = UIStrings.forEnvironment(Environment.current)
         let app = ConversationApp(host: host, strings: strings, depth: runner.depth)
         // y/yes and n/no (and the user's language's words) answer as the buttons do.
         let (yesSide, noSide): (RocketIntent, RocketIntent) = defaultNo ? (.pressRight, .pressLeft) : (.pressLeft, .pressRight)

@@ -84,6 +84,10 @@ public struct UIStrings: Sendable, Hashable {
     public var yesWords: [String] = ["y", "yes"]
     /// Words (and keys) that answer no.
     public var noWords: [String] = ["n", "no"]
+    /// The yes button's title (`rocket confirm` without `--affirmative`).
+    public var yesTitle = "Yes"
+    /// The no button's title (`rocket confirm` without `--negative`).
+    public var noTitle = "No"
 
     /// English.
     public static let english = UIStrings(
@@ -112,7 +116,7 @@ public struct UIStrings: Sendable, Hashable {
         styleCancel: "取消", styleDestructive: "危险操作", unavailable: "不可用",
         lineTooLong: "这一行超过 %d KiB，已跳过。", listHint: "↑/↓ 移动 · 回车 选择 · Esc 取消", listSelectHint: "Tab 选中",
         filterPlaceholder: "输入以筛选", filterNoMatch: "没有匹配项", tooManyChosen: "最多选择 %d 项。", plainChooseMany: "请从 1-%d 中选择，用逗号或空格分隔：",
-        yesWords: ["是", "是的", "好", "对", "y", "yes"], noWords: ["否", "不", "不是", "不要", "n", "no"])
+        yesWords: ["是", "是的", "好", "对", "y", "yes"], noWords: ["否", "不", "不是", "不要", "n", "no"], yesTitle: "是", noTitle: "否")
     /// Italian.
     public static let italian = UIStrings(
         language: "it", continueHint: "Invio continua", chooseHint: "←/→ scegli · Invio premi", sendHint: "Invio invia",
@@ -129,7 +133,7 @@ public struct UIStrings: Sendable, Hashable {
         lineTooLong: "Questa riga supera %d KiB ed è stata ignorata.", listHint: "↑/↓ sposta · Invio scegli · Esc annulla",
         listSelectHint: "Tab seleziona", filterPlaceholder: "scrivi per filtrare", filterNoMatch: "nessun risultato",
         tooManyChosen: "Scegli al massimo %d.", plainChooseMany: "Scegli tra 1-%d, separati da virgole o spazi:",
-        yesWords: ["s", "sì", "si", "y", "yes"], noWords: ["n", "no"])
+        yesWords: ["s", "sì", "si", "y", "yes"], noWords: ["n", "no"], yesTitle: "Sì", noTitle: "No")
 
     /// The strings for the locale named by the environment.
     public static func forEnvironment(_ env: [String: String]) -> UIStrings {
