@@ -27,6 +27,14 @@ struct ThemeTests {
         #expect(TerminalTheme.contrast(Self.white, Self.black) == 21)
     }
 
+    @Test("x^2.4 in the standard library alone matches the C library's pow")
+    func power() {
+        for (x, expected) in [(0.5, 0.18946457081379978), (0.2, 0.021012222435230144), (0.089, 0.0030097887596570116), (0.9, 0.7765725275664881), (1.0, 1.0)] {
+            #expect(abs(TerminalTheme.power2_4(x) - expected) < 1e-12, "\(x)")
+        }
+        #expect(TerminalTheme.power2_4(0) == 0)
+    }
+
     @Test("Body text in the originals' ink is the terminal's default foreground in every theme; none drops all colours")
     func mapping() {
         for theme in [TerminalTheme.safe, .dark, .light, .none] {

@@ -1,8 +1,5 @@
 public import RocketBanners
 import RocketCore
-#if canImport(Glibc)
-    import Glibc
-#endif
 
 /// `rocket banner`: one banner until it goes away.
 ///

@@ -1,9 +1,6 @@
 public import RocketConversation
 public import RocketBanners
 import RocketCore
-#if canImport(Glibc)
-    import Glibc
-#endif
 
 /// How a conversation ended when it was not interrupted.
 public enum ConversationEnd: Hashable, Sendable {
@@ -75,7 +72,7 @@ public final class ConversationApp: TerminalProgram {
         switch host.conversation.status {
         case .dismissed(.completed): return .done(.completed)
         case .dismissed(.closedByUser): return .declined(.closed)
-        case .dismissed(.interrupted), .dismissed(.dismissedByApp): return .interrupted(signal: SIGINT)
+        case .dismissed(.interrupted), .dismissed(.dismissedByApp): return .interrupted(signal: ProgramSignal.interrupt)
         default: return nil
         }
     }
@@ -163,7 +160,7 @@ public final class ConversationApp: TerminalProgram {
                 // Not applicable now (a bounce is running, or the block already fired): ignore.
             }
         case .interrupt:
-            interruptedBy = SIGINT
+            interruptedBy = ProgramSignal.interrupt
             host.dismiss(reason: .interrupted)
         case .redraw, .none:
             break

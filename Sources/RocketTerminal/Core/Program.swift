@@ -31,6 +31,13 @@ public enum ProgramOutcome<Value: Hashable & Sendable>: Hashable, Sendable {
     }
 }
 
+/// The POSIX signal numbers apps speak of (apps make no system calls, so they do not import the
+/// C library for them).
+public enum ProgramSignal {
+    /// SIGINT: Ctrl-C.
+    public static let interrupt: Int32 = 2
+}
+
 /// A clickable part of a frame: a row, a range of columns, and what a click there means to the
 /// app that drew it. The one hit-region type of every app; the runtime resolves clicks.
 public struct HitRegion<Target: Hashable & Sendable>: Hashable, Sendable {

@@ -1,7 +1,4 @@
 public import RocketCore
-#if canImport(Glibc)
-    import Glibc  // pow (no system calls)
-#endif
 
 /// The colours the terminal front end draws with, for a dark, a light or an unknown background.
 ///
@@ -62,10 +59,24 @@ public struct TerminalTheme: Hashable, Sendable {
     public static func relativeLuminance(_ color: RocketColor) -> Double {
         func channel(_ v: UInt8) -> Double {
             let c = Double(v) / 255
-            return c <= 0.03928 ? c / 12.92 : pow((c + 0.055) / 1.055, 2.4)
+            return c <= 0.03928 ? c / 12.92 : Self.power2_4((c + 0.055) / 1.055)
         }
         let (r, g, b) = color.rgb8
         return 0.2126 * channel(r) + 0.7152 * channel(g) + 0.0722 * channel(b)
+    }
+
+    /// x^2.4 for x in 0...1, in the standard library alone (the core imports no C library):
+    /// x² times the fifth root of x², by Newton's method.
+    static func power2_4(_ x: Double) -> Double {
+        guard x > 0 else { return 0 }
+        let square = x * x
+        var root = 1.0  // the fifth root of `square`, which is in (0, 1]
+        for _ in 0..<40 {
+            let next = root - (root * root * root * root * root - square) / (5 * root * root * root * root)
+            if abs(next - root) < 1e-15 { break }
+            root = next
+        }
+        return square * root
     }
 
     /// WCAG contrast ratio of two colours (1 to 21).
