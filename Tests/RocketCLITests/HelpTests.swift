@@ -79,19 +79,9 @@ struct HelpTests {
         }
     }
 
-    /// Runs `shell` with `script` in `dir`; its standard output.
+    /// Runs `shell` with `arguments` in `dir`; its standard output.
     static func runShell(_ shell: String, _ arguments: [String], in dir: String) throws -> String {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: shell)
-        p.arguments = arguments
-        p.currentDirectoryURL = URL(fileURLWithPath: dir)
-        let out = Pipe()
-        p.standardOutput = out
-        p.standardError = FileHandle.nullDevice
-        try p.run()
-        let data = out.fileHandleForReading.readDataToEndOfFile()
-        p.waitUntilExit()
-        return String(decoding: data, as: UTF8.self)
+        try runProgram(shell, arguments, in: dir).stdout
     }
 
     /// A folder with a flow, a subfolder and a name with a space, to complete in.

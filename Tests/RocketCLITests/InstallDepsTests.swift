@@ -9,23 +9,12 @@ struct InstallDepsTests {
     static let script = DocumentedExitStatusTests.root.appendingPathComponent("scripts/install-deps.sh").path
 
     /// Runs the script with `sh` under `environment` (nothing else of ours), as `user` when given.
-    func run(_ args: [String], environment: [String: String], user: String? = nil) throws -> (status: Int32, stderr: String) {
-        let p = Process()
-        let err = Pipe()
+    func run(_ args: [String], environment: [String: String], user: String? = nil) throws -> RunResult {
         if let user {
-            p.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
-            p.arguments = ["--reuid=\(user)", "--regid=\(user)", "--clear-groups", "/bin/sh", Self.script] + args
-        } else {
-            p.executableURL = URL(fileURLWithPath: "/bin/sh")
-            p.arguments = [Self.script] + args
+            return try runProgram(
+                "/usr/bin/setpriv", ["--reuid=\(user)", "--regid=\(user)", "--clear-groups", "/bin/sh", Self.script] + args, environment: environment)
         }
-        p.environment = environment
-        p.standardError = err
-        p.standardOutput = FileHandle.nullDevice
-        try p.run()
-        let data = err.fileHandleForReading.readDataToEndOfFile()
-        p.waitUntilExit()
-        return (p.terminationStatus, String(decoding: data, as: UTF8.self))
+        return try runProgram("/bin/sh", [Self.script] + args, environment: environment)
     }
 
     @Test("With everything there it changes nothing and says so")

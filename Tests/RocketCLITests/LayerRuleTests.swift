@@ -4,17 +4,8 @@ import Testing
 /// `scripts/check-imports.py`: the layer rules of docs/ARCHITECTURE.md held against the code.
 @Suite("The layer rules, checked against the code")
 struct LayerRuleTests {
-    func check(_ root: String) throws -> (status: Int32, stderr: String) {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        p.arguments = ["python3", DocumentedExitStatusTests.root.appendingPathComponent("scripts/check-imports.py").path, root]
-        let err = Pipe()
-        p.standardError = err
-        p.standardOutput = FileHandle.nullDevice
-        try p.run()
-        let data = err.fileHandleForReading.readDataToEndOfFile()
-        p.waitUntilExit()
-        return (p.terminationStatus, String(decoding: data, as: UTF8.self))
+    func check(_ root: String) throws -> RunResult {
+        try runProgram("/usr/bin/env", ["python3", DocumentedExitStatusTests.root.appendingPathComponent("scripts/check-imports.py").path, root])
     }
 
     @Test("The project keeps its rules")

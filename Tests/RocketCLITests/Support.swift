@@ -32,6 +32,31 @@ struct RunResult {
     var stderr: String
 }
 
+/// Runs any program with no input: its exit status, stdout and stderr (kept in files, which never
+/// fill). `environment` nil is ours; given, it is all the program gets.
+func runProgram(_ executable: String, _ arguments: [String], environment: [String: String]? = nil, in directory: String? = nil) throws -> RunResult {
+    let base = scratchDirectory() + "/run"
+    _ = FileManager.default.createFile(atPath: base + ".out", contents: nil)
+    _ = FileManager.default.createFile(atPath: base + ".err", contents: nil)
+    let p = Process()
+    p.executableURL = URL(fileURLWithPath: executable)
+    p.arguments = arguments
+    if let environment { p.environment = environment }
+    if let directory { p.currentDirectoryURL = URL(fileURLWithPath: directory) }
+    let out = try FileHandle(forWritingTo: URL(fileURLWithPath: base + ".out"))
+    let err = try FileHandle(forWritingTo: URL(fileURLWithPath: base + ".err"))
+    p.standardInput = FileHandle.nullDevice
+    p.standardOutput = out
+    p.standardError = err
+    try p.run()
+    p.waitUntilExit()
+    try out.close()
+    try err.close()
+    let stdout = FileManager.default.contents(atPath: base + ".out") ?? Data()
+    let stderr = FileManager.default.contents(atPath: base + ".err") ?? Data()
+    return RunResult(status: p.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self), stderr: String(decoding: stderr, as: UTF8.self))
+}
+
 /// Runs rocket with pipes for stdin, stdout and stderr (plain mode, as a script would).
 func runRocket(_ args: [String], stdin: String = "", environment: [String: String] = [:], executable: String? = nil) throws -> RunResult {
     let p = Process()
