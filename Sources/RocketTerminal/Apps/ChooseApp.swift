@@ -55,7 +55,12 @@ public final class ChooseApp: TerminalProgram {
         if needle.isEmpty {
             found = Array(options.indices)
         } else {
-            if lowered.count != options.count { lowered = options.map { ($0.lowercased(), $0.lowercased().count) } }
+            if lowered.count != options.count {
+                lowered = options.map { option in
+                    let text = option.lowercased()
+                    return (text, text.count)
+                }
+            }
             // A filter longer than an option cannot be in it (and `contains` would compare anyway).
             let length = needle.count
             found = options.indices.filter { lowered[$0].length >= length && lowered[$0].text.contains(needle) }

@@ -66,15 +66,7 @@ public struct TTYScreen: Sendable {
         terminal.write(renderer.render(frame, screenHeight: size.rows))
     }
 
-    private var drawnSize: (columns: Int, rows: Int)? {
-        get { drawnColumns.map { ($0, drawnRows) } }
-        set {
-            drawnColumns = newValue?.columns
-            drawnRows = newValue?.rows ?? 0
-        }
-    }
-    private var drawnColumns: Int?
-    private var drawnRows = 0
+    private var drawnSize: (columns: Int, rows: Int)?  // the size the last frame was drawn at
 
     /// Stops waiting for a resize's report (the app has ended: its last frame is drawn now, in
     /// full from the top of the screen).
