@@ -12,6 +12,7 @@
 #   libmicrohttpd-dev                     `rocket serve` (CMicroHTTPD)
 # Needed by the tests only:
 #   chromium, python3-pip + playwright    the browser tests (Playwright drives Debian's chromium)
+#   jsonschema (pip)                      the test that holds `rocket schema` to what lint refuses
 #   tmux, bash-completion, zsh, fish      the terminal and completion tests that drive them
 set -eu
 
@@ -50,8 +51,8 @@ if [ "$tests" = yes ]; then
     || { missing="$missing bash-completion"; say "needs bash-completion (the completion tests)"; }
   command -v zsh > /dev/null 2>&1 || { missing="$missing zsh"; say "needs zsh (the completion tests)"; }
   command -v fish > /dev/null 2>&1 || { missing="$missing fish"; say "needs fish (the completion tests)"; }
-  python3 -c 'import playwright' > /dev/null 2>&1 || python3 -m pip --version > /dev/null 2>&1 \
-    || { missing="$missing python3-pip"; say "needs python3-pip (to install Playwright)"; }
+  python3 -c 'import playwright, jsonschema' > /dev/null 2>&1 || python3 -m pip --version > /dev/null 2>&1 \
+    || { missing="$missing python3-pip"; say "needs python3-pip (to install Playwright and jsonschema)"; }
 fi
 
 if [ -n "$missing" ]; then
@@ -76,9 +77,12 @@ if [ -n "$missing" ]; then
   fi
 fi
 
-if [ "$tests" = yes ] && ! python3 -c 'import playwright' > /dev/null 2>&1; then
-  say "installing Playwright with pip (it drives Debian's chromium; no browser is downloaded)"
-  python3 -m pip install -q playwright 2> /dev/null || python3 -m pip install -q --break-system-packages playwright \
-    || { say "error: pip could not install playwright"; exit 69; }
+if [ "$tests" = yes ]; then
+  for module in playwright jsonschema; do
+    python3 -c "import $module" > /dev/null 2>&1 && continue
+    say "installing the Python module $module with pip (no browser is downloaded: Playwright drives Debian's chromium)"
+    python3 -m pip install -q "$module" 2> /dev/null || python3 -m pip install -q --break-system-packages "$module" \
+      || { say "error: pip could not install $module"; exit 69; }
+  done
 fi
 say "ok: everything needed is installed"

@@ -283,7 +283,7 @@ func benchSnapshots() {
     let result = FlowLoader.load(Array(generateFlow(blocks: 60).utf8))
     var c = result.document!.makeConversation(options: ConversationOptions(timing: .instant, echoReplies: true))!
     c.start(at: 0)
-    let identity = result.document!.makeGraph().graph.contentHash
+    let identity = result.document!.makeGraph().contentHash
     var costs: [Double] = []
     var bytes = 0
     var step = 0

@@ -1,4 +1,5 @@
 import RocketBanners
+import RocketConversation
 import RocketCore
 import RocketFlow
 import RocketTerminal
@@ -13,17 +14,17 @@ enum AssetCheck {
     /// Problems with the files `doc` names, relative to the folder `base`.
     static func check(_ doc: FlowDocument, base: String) -> [FlowDiagnostic] {
         var out: [FlowDiagnostic] = []
-        func check(_ reference: String?, _ path: String) {
-            guard let reference, !reference.hasPrefix("data:") else { return }
+        func check(_ image: RocketImage?, _ path: String) {
+            guard case .file(let reference)? = image, !reference.hasPrefix("data:") else { return }
             if let problem = problem(with: reference, base: base) {
                 out.append(FlowDiagnostic(severity: .error, code: "bad-image", message: problem, path: path))
             }
         }
         check(doc.author?.image, "author.image")
-        for (i, block) in doc.blocks.enumerated() {
-            if case .image(let img) = block.content { check(img.image, "blocks[\(i)].image") }
+        for (i, node) in doc.graph.nodes.enumerated() {
+            if case .image(let img) = node.content { check(img.image, "blocks[\(i)].image") }
         }
-        if case .image(let image)? = doc.banner?.icon, case .file(let file) = image { check(file, "banner.icon") }
+        if case .image(let image)? = doc.banner?.icon { check(image, "banner.icon") }
         return out
     }
 

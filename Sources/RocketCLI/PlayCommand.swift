@@ -219,7 +219,7 @@ enum PlayCommand {
 
     /// The flow's identity in snapshots: the hash of its graph as written (image paths not yet
     /// resolved against the folder it was run from).
-    static func flowIdentity(_ doc: FlowDocument) -> String { doc.makeGraph().graph.contentHash }
+    static func flowIdentity(_ doc: FlowDocument) -> String { doc.makeGraph().contentHash }
 
     /// The snapshot in `--state FILE` when it exists and belongs to `doc` (nil when there is none,
     /// or with `--restart`); an exit status when it cannot be used.
@@ -388,7 +388,7 @@ enum PlayCommand {
             return ExitStatus.ioError
         }
         if let answersPath = options.answersOut {
-            let ids = Set(doc.blocks.map(\.id))
+            let ids = Set(doc.blockIDs)
             let answers = rocket.conversation.answers.filter { ids.contains($0.key) && !$0.value.isSecret }
                 .sorted { $0.key < $1.key }
                 .map { ($0.key, JSONValue.string($0.value.value)) }

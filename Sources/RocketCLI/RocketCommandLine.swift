@@ -13,6 +13,7 @@ enum Rocket {
         ("play", PlayCommand.spec.abstract),
         ("lint", LintCommand.spec.abstract),
         ("graph", GraphCommand.spec.abstract),
+        ("schema", SchemaCommand.spec.abstract),
         ("new", NewCommand.spec.abstract),
         ("banner", BannerCommand.spec.abstract),
         ("alert", AlertCommand.spec.abstract),
@@ -31,7 +32,7 @@ enum Rocket {
     /// are made from.
     static var specs: [CommandSpec] {
         [
-            PlayCommand.demoSpec, PlayCommand.spec, LintCommand.spec, GraphCommand.spec, NewCommand.spec, BannerCommand.spec,
+            PlayCommand.demoSpec, PlayCommand.spec, LintCommand.spec, GraphCommand.spec, SchemaCommand.spec, NewCommand.spec, BannerCommand.spec,
             AlertCommand.spec, PromptCommands.inputSpec, PromptCommands.confirmSpec, PromptCommands.chooseSpec, PromptCommands.spinSpec,
             ServeCommand.spec,
         ] + ScenarioCommand.subcommands.map(\.spec) + [CompletionsCommand.spec, ManCommand.spec]
@@ -77,6 +78,7 @@ enum Rocket {
             case "play": return try await PlayCommand.run(rest)
             case "lint": return try LintCommand.run(rest)
             case "graph": return try GraphCommand.run(rest)
+            case "schema": return try SchemaCommand.run(rest)
             case "new": return try NewCommand.run(rest)
             case "scenario": return try ScenarioCommand.run(rest)
             case "banner": return try await BannerCommand.run(rest)

@@ -280,6 +280,58 @@ public struct RocketNode: Hashable, Sendable, Codable {
         }
     }
 
+    /// Calls `body` with every text of the block a user sees, where `{{name}}` placeholders are
+    /// filled: the text, button titles, an input's question, submit title, hint and validation
+    /// message, a choice's question and option titles.
+    public func forEachText(_ body: (String) -> Void) {
+        switch content {
+        case .text(let t): body(t.text)
+        case .image(let i): if !i.text.isEmpty { body(i.text) }
+        case .button(let b): body(b.title)
+        case .doubleButton(let l, let r):
+            body(l.title)
+            body(r.title)
+        case .textInput(let i):
+            body(i.text)
+            body(i.buttonTitle)
+            if let p = i.placeholder { body(p) }
+            if let m = i.validation?.message { body(m) }
+        case .choice(let c):
+            body(c.text)
+            for o in c.options { body(o.title) }
+        }
+    }
+
+    /// True when the block can end the conversation: some way through it has no next block.
+    public var canEnd: Bool {
+        switch content {
+        case .text(let t): return t.next == nil
+        case .image(let i): return i.next == nil
+        case .button(let b): return b.next == nil
+        case .doubleButton(let l, let r): return l.next == nil || r.next == nil
+        case .textInput(let i): return i.next == nil
+        case .choice(let c): return c.options.contains { $0.next == nil }
+        }
+    }
+
+    /// Calls `body` with every block this one can lead to and the field that names it (for
+    /// messages), without building an array.
+    public func forEachSuccessor(_ body: (_ field: String, _ id: RocketNodeID) -> Void) {
+        switch content {
+        case .text(let t): if let n = t.next { body("next", n) }
+        case .image(let i): if let n = i.next { body("next", n) }
+        case .button(let b): if let n = b.next { body("next", n) }
+        case .doubleButton(let l, let r):
+            if let n = l.next { body("left.next", n) }
+            if let n = r.next { body("right.next", n) }
+        case .textInput(let i):
+            for (k, b) in i.branches.enumerated() { if let n = b.next { body("branches[\(k)].next", n) } }
+            if let n = i.next { body("next", n) }
+        case .choice(let c):
+            for (k, o) in c.options.enumerated() { if let n = o.next { body("options[\(k)].next", n) } }
+        }
+    }
+
     /// Every block this one can lead to.
     public var successors: [RocketNodeID] {
         switch content {

@@ -51,7 +51,7 @@ public struct RocketColor: Hashable, Sendable, Codable, CustomStringConvertible 
         if digits.hasPrefix("#") { digits = digits.dropFirst() }
         var values: [UInt8] = []
         for ch in digits {
-            guard let v = ch.hexDigitValue else { return nil }
+            guard ch.isASCII, let v = ch.hexDigitValue else { return nil }
             values.append(UInt8(v))
         }
         switch values.count {

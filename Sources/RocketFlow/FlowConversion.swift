@@ -2,83 +2,42 @@ public import RocketConversation
 import RocketCore
 
 extension FlowDocument {
-    /// The flow's blocks as a value graph, in file order; `root` is the `start` block.
+    /// The flow's graph with relative image paths taken relative to `imageBase` (for example the
+    /// flow file's folder); without a base it is ``graph`` itself.
     ///
-    /// Image paths that are relative are prefixed with `imageBase` (for example the flow file's
-    /// folder). Call this on a document without validation errors; unknown targets become nil
-    /// (which ends the conversation), so a bad document still never traps. Works in two passes
-    /// over the blocks, with no recursion, whatever the length of the chains.
+    /// Call this on a document without validation errors; a document made in code that names a
+    /// node it lacks still never traps (the engine ends the conversation there).
     ///
     /// ```swift
-    /// let (graph, ids) = doc.makeGraph()
-    /// graph[ids["ask"]!].kind   // .doubleButton
+    /// let graph = doc.makeGraph(imageBase: "/srv/flows")
+    /// graph.root   // the `start` block
     /// ```
-    public func makeGraph(imageBase: String? = nil) -> (graph: RocketGraph, ids: [String: RocketNodeID]) {
-        var ids: [String: RocketNodeID] = [:]
-        ids.reserveCapacity(blocks.count)
-        var kept: [FlowBlock] = []
-        kept.reserveCapacity(blocks.count)
-        for block in blocks where ids[block.id] == nil {
-            ids[block.id] = RocketNodeID(kept.count)
-            kept.append(block)
+    public func makeGraph(imageBase: String? = nil) -> RocketGraph {
+        guard let imageBase, !imageBase.isEmpty else { return graph }
+        var out = graph
+        for i in graph.nodes.indices {
+            guard case .image(var img) = graph.nodes[i].content, case .file = img.image else { continue }
+            img.image = FlowDocument.image(img.image, base: imageBase)
+            out[RocketNodeID(i)].content = .image(img)
         }
-        func target(_ id: String?) -> RocketNodeID? { id.flatMap { ids[$0] } }
-        func button(_ b: FlowButton) -> RocketButtonNode {
-            RocketButtonNode(title: b.title, font: b.font?.rocketFont ?? .button, next: target(b.next), actionName: b.action)
-        }
-        var nodes: [RocketNode] = []
-        nodes.reserveCapacity(kept.count)
-        for block in kept {
-            let content: RocketNodeContent
-            switch block.content {
-            case .text(let text, let next, let delay, let font):
-                content = .text(RocketTextNode(text: text, next: target(next), showNextAfter: delay, font: font?.rocketFont ?? .text))
-            case .image(let img):
-                content = .image(
-                    RocketImageNode(
-                        image: FlowDocument.image(img.image, base: imageBase), text: img.text ?? "",
-                        next: target(img.next), showNextAfter: img.showNextAfter,
-                        font: img.font?.rocketFont ?? .text, imageStyle: img.imageStyle ?? .square,
-                        paddingLeft: img.paddingLeft ?? 0, paddingRight: img.paddingRight ?? 0))
-            case .button(let b):
-                content = .button(button(b))
-            case .doubleButton(let l, let r):
-                content = .doubleButton(left: button(l), right: button(r))
-            case .choice(let text, let options, let font):
-                content = .choice(RocketChoiceNode(text: text, font: font?.rocketFont ?? .text, options: options.map(button)))
-            case .textInput(let input):
-                content = .textInput(
-                    RocketInputNode(
-                        text: input.text, buttonTitle: input.buttonTitle, font: input.font?.rocketFont ?? .text,
-                        buttonStyle: input.buttonStyle?.rocketFont ?? .lightButton, isSecret: input.secret,
-                        placeholder: input.placeholder, validation: input.validate,
-                        branches: input.branches.map { RocketNodeBranch(when: $0.when, next: target($0.next)) },
-                        next: target(input.next)))
-            }
-            nodes.append(RocketNode(id: block.id, content: content))
-        }
-        return (RocketGraph(nodes: nodes, root: target(startID)), ids)
+        return out
     }
 
-    /// A flow's image string as an image: a data URI becomes bytes; a relative path is taken
-    /// relative to `base`.
-    static func image(_ reference: String, base: String?) -> RocketImage {
-        let image = RocketImage(reference: reference)
-        guard case .file(let p) = image, let base, !base.isEmpty, !p.hasPrefix("/") else { return image }
+    /// A picture taken relative to `base` when it is a relative file path.
+    static func image(_ image: RocketImage, base: String?) -> RocketImage {
+        guard case .file(let p) = image, let base, !base.isEmpty, !p.hasPrefix("/"), !p.hasPrefix("data:") else { return image }
         return .file(base.hasSuffix("/") ? base + p : base + "/" + p)
     }
 
     /// The author as a value (name "Rocket" and a circular avatar by default).
     public func makeAuthor(imageBase: String? = nil) -> RocketAuthor {
-        RocketAuthor(
-            image: author?.image.map { FlowDocument.image($0, base: imageBase) }, style: author?.style ?? .circular,
-            name: author?.name ?? "Rocket")
+        var a = author ?? RocketAuthor(image: nil, style: .circular, name: "Rocket")
+        a.image = a.image.map { FlowDocument.image($0, base: imageBase) }
+        return a
     }
 
     /// The close button as a value, when the flow has one.
-    public func makeCloseButton() -> RocketCloseButton? {
-        closeButton.map { RocketCloseButton(title: $0.title, style: $0.font?.rocketFont ?? .cancel) }
-    }
+    public func makeCloseButton() -> RocketCloseButton? { closeButton }
 
     /// A conversation for this flow that has not been shown, or nil when the flow has no start
     /// block.
@@ -88,7 +47,7 @@ extension FlowDocument {
     /// host.actionHandlers["enable-notifications"] = { print("asking…") }
     /// ```
     public func makeConversation(options: ConversationOptions = ConversationOptions(), imageBase: String? = nil) -> Conversation? {
-        let (graph, _) = makeGraph(imageBase: imageBase)
+        let graph = makeGraph(imageBase: imageBase)
         guard graph.root != nil else { return nil }
         return Conversation(graph: graph, author: makeAuthor(imageBase: imageBase), closeButton: makeCloseButton(), options: options)
     }
@@ -105,92 +64,86 @@ public enum FlowConversionError: Error, Hashable, Sendable {
 }
 
 extension FlowDocument {
-    /// Converts a value graph into a flow document: every node reachable from the root, once, so
-    /// shared blocks and loops survive.
+    /// A flow document of a graph made in code: every node reachable from the root, once, in
+    /// the order a reader meets them, so shared blocks and loops survive.
     ///
-    /// Nodes without an id get `block-1`, `block-2`, … (skipping ids already in use). Images given
-    /// as bytes become `data:` URIs.
+    /// Nodes without an id (or with one already taken) get `block-1`, `block-2`, … (skipping ids
+    /// in use). Images given as bytes are written as `data:` URIs.
     ///
     /// - Throws: ``FlowConversionError`` where host code (a closure) cannot be written as data.
     ///
     /// ```swift
     /// var graph = RocketGraph()
     /// graph.root = graph.add(RocketNode(text: "Hi"))
-    /// let doc = try FlowDocument(graph: graph)
+    /// let doc = try FlowDocument(exporting: graph)
     /// ```
-    public init(graph: RocketGraph, author: RocketAuthor? = nil, closeButton: RocketCloseButton? = nil) throws(FlowConversionError) {
+    public init(exporting graph: RocketGraph, author: RocketAuthor? = nil, closeButton: RocketCloseButton? = nil) throws(FlowConversionError) {
         var order: [RocketNodeID] = []
-        var seen = [Bool](repeating: false, count: graph.nodes.count)
+        var position = [Int](repeating: -1, count: graph.nodes.count)
         var stack: [RocketNodeID] = graph.root.map { [$0] } ?? []
         while let id = stack.popLast() {
-            guard graph.contains(id), !seen[id.rawValue] else { continue }
-            seen[id.rawValue] = true
+            guard graph.contains(id), position[id.rawValue] < 0 else { continue }
+            position[id.rawValue] = order.count
             order.append(id)
             stack.append(contentsOf: graph[id].successors.reversed())
         }
         // Names: keep given ids, generate the rest.
         var used = Set(order.compactMap { graph[$0].id })
-        var names: [Int: String] = [:]
-        var counter = 0
         var assigned: Set<String> = []
+        var counter = 0
+        var names: [String] = []
+        names.reserveCapacity(order.count)
         for id in order {
             if let given = graph[id].id, !given.isEmpty, assigned.insert(given).inserted {
-                names[id.rawValue] = given
+                names.append(given)
                 continue
             }
             repeat { counter += 1 } while used.contains("block-\(counter)")
             used.insert("block-\(counter)")
-            names[id.rawValue] = "block-\(counter)"
+            names.append("block-\(counter)")
         }
-        func name(_ id: RocketNodeID?) -> String? { id.flatMap { names[$0.rawValue] } }
-        func font(_ f: RocketFont, default d: RocketFont) -> FlowFont? { f == d ? nil : FlowFont(f) }
-        func button(_ b: RocketButtonNode, owner: String) throws(FlowConversionError) -> FlowButton {
+        func renumber(_ id: RocketNodeID?) -> RocketNodeID? {
+            guard let id, graph.contains(id), position[id.rawValue] >= 0 else { return nil }
+            return RocketNodeID(position[id.rawValue])
+        }
+        func button(_ b: RocketButtonNode, owner: String) throws(FlowConversionError) -> RocketButtonNode {
             if b.hasHostAction && b.actionName == nil { throw .unnamedAction(blockID: owner) }
-            return FlowButton(title: b.title, next: name(b.next), action: b.actionName, font: font(b.font, default: .button))
+            var out = b
+            out.next = renumber(b.next)
+            out.hasHostAction = false
+            return out
         }
-        var blocks: [FlowBlock] = []
-        blocks.reserveCapacity(order.count)
-        for id in order {
-            let blockName = name(id) ?? ""
-            let content: FlowBlockContent
+        var nodes: [RocketNode] = []
+        nodes.reserveCapacity(order.count)
+        for (k, id) in order.enumerated() {
+            let name = names[k]
+            let content: RocketNodeContent
             switch graph[id].content {
-            case .image(let img):
-                content = .image(
-                    FlowImage(
-                        image: img.image.reference, text: img.text.isEmpty ? nil : img.text, next: name(img.next),
-                        showNextAfter: img.showNextAfter, font: font(img.font, default: .text),
-                        imageStyle: img.imageStyle == .square ? nil : img.imageStyle,
-                        paddingLeft: img.paddingLeft == 0 ? nil : img.paddingLeft,
-                        paddingRight: img.paddingRight == 0 ? nil : img.paddingRight))
-            case .text(let t):
-                content = .text(text: t.text, next: name(t.next), showNextAfter: t.showNextAfter, font: font(t.font, default: .text))
+            case .text(var t):
+                t.next = renumber(t.next)
+                content = .text(t)
+            case .image(var i):
+                i.next = renumber(i.next)
+                content = .image(i)
             case .button(let b):
-                content = .button(try button(b, owner: blockName))
+                content = .button(try button(b, owner: name))
             case .doubleButton(let l, let r):
-                content = .doubleButton(left: try button(l, owner: blockName), right: try button(r, owner: blockName))
-            case .choice(let c):
-                var options: [FlowButton] = []
-                for o in c.options { options.append(try button(o, owner: blockName)) }
-                content = .choice(text: c.text, options: options, font: font(c.font, default: .text))
-            case .textInput(let i):
-                if i.decidedByHost { throw .inputHandlerClosure(blockID: blockName) }
-                content = .textInput(
-                    FlowTextInput(
-                        text: i.text, buttonTitle: i.buttonTitle, secret: i.isSecret,
-                        placeholder: i.placeholder, validate: i.validation,
-                        branches: i.branches.map { FlowBranch(when: $0.condition, next: name($0.next)) },
-                        next: name(i.next), font: font(i.font, default: .text),
-                        buttonStyle: font(i.buttonStyle, default: .lightButton)))
+                content = .doubleButton(left: try button(l, owner: name), right: try button(r, owner: name))
+            case .choice(var c):
+                var options: [RocketButtonNode] = []
+                for o in c.options { options.append(try button(o, owner: name)) }
+                c.options = options
+                content = .choice(c)
+            case .textInput(var i):
+                if i.decidedByHost { throw .inputHandlerClosure(blockID: name) }
+                i.next = renumber(i.next)
+                i.branches = i.branches.map { RocketNodeBranch(when: $0.condition, next: renumber($0.next)) }
+                content = .textInput(i)
             }
-            blocks.append(FlowBlock(id: blockName, content: content))
-        }
-        var flowAuthor: FlowAuthor?
-        if let author {
-            flowAuthor = FlowAuthor(name: author.name, image: author.image?.reference, style: author.style == .circular ? nil : author.style)
+            nodes.append(RocketNode(id: name, content: content))
         }
         self.init(
-            author: flowAuthor,
-            closeButton: closeButton.map { FlowCloseButton(title: $0.title, font: $0.style == .cancel ? nil : FlowFont($0.style)) },
-            start: name(graph.root), blocks: blocks)
+            author: author, closeButton: closeButton,
+            graph: RocketGraph(nodes: nodes, root: nodes.isEmpty ? nil : RocketNodeID(0)))
     }
 }

@@ -22,8 +22,12 @@ public enum FlowGraph {
     static func parts(_ doc: FlowDocument) -> (nodes: [(String, String)], edges: [Edge]) {
         var nodes: [(String, String)] = []
         var edges: [Edge] = []
-        let known = Set(doc.blocks.map(\.id))
-        func target(_ id: String?) -> String { id.map { known.contains($0) ? $0 : "missing: " + $0 } ?? "(end)" }
+        let graph = doc.graph
+        let names = doc.blockNames
+        func target(_ id: RocketNodeID?) -> String {
+            guard let id, graph.contains(id) else { return "(end)" }
+            return names[id.rawValue]
+        }
         func short(_ text: String) -> String {
             let flat = text.replacing("\n", with: " ")
             return flat.count > 40 ? String(flat.prefix(39)) + "…" : flat
@@ -50,46 +54,49 @@ public enum FlowGraph {
             start = "gate: \(scenario)" + (rules.isEmpty ? "" : " (" + rules.joined(separator: ", ") + ")")
         }
         nodes.append(("(start)", start))
-        if let first = doc.startID { edges.append(Edge(from: "(start)", to: target(first), label: doc.scenario == nil ? "" : "may show")) }
+        if let root = graph.root, graph.contains(root) {
+            edges.append(Edge(from: "(start)", to: target(root), label: doc.scenario == nil ? "" : "may show"))
+        }
         var usesEnd = false
-        for block in doc.blocks {
+        for (k, node) in graph.nodes.enumerated() {
+            let id = names[k]
             let label: String
-            switch block.content {
-            case .text(let text, let next, let delay, _):
-                label = "text: " + short(text)
-                edges.append(Edge(from: block.id, to: target(next), label: after(delay)))
+            switch node.content {
+            case .text(let t):
+                label = "text: " + short(t.text)
+                edges.append(Edge(from: id, to: target(t.next), label: after(t.showNextAfter)))
             case .image(let img):
-                label = "image: " + short(PathName.lastComponent(img.image.hasPrefix("data:") ? "inline" : img.image))
-                edges.append(Edge(from: block.id, to: target(img.next), label: after(img.showNextAfter)))
+                let picture: String
+                if case .file(let path) = img.image, !path.hasPrefix("data:") { picture = PathName.lastComponent(path) } else { picture = "inline" }
+                label = "image: " + short(picture)
+                edges.append(Edge(from: id, to: target(img.next), label: after(img.showNextAfter)))
             case .button(let b):
-                label = "button: " + short(b.title) + action(b.action)
-                edges.append(Edge(from: block.id, to: target(b.next), label: short(b.title)))
+                label = "button: " + short(b.title) + action(b.actionName)
+                edges.append(Edge(from: id, to: target(b.next), label: short(b.title)))
             case .doubleButton(let l, let r):
-                label = "buttons: " + short(l.title) + action(l.action) + " | " + short(r.title) + action(r.action)
-                edges.append(Edge(from: block.id, to: target(l.next), label: short(l.title)))
-                edges.append(Edge(from: block.id, to: target(r.next), label: short(r.title)))
-            case .choice(let text, let options, _):
-                label = "choice: " + short(text)
-                for o in options { edges.append(Edge(from: block.id, to: target(o.next), label: short(o.title) + action(o.action))) }
+                label = "buttons: " + short(l.title) + action(l.actionName) + " | " + short(r.title) + action(r.actionName)
+                edges.append(Edge(from: id, to: target(l.next), label: short(l.title)))
+                edges.append(Edge(from: id, to: target(r.next), label: short(r.title)))
+            case .choice(let c):
+                label = "choice: " + short(c.text)
+                for o in c.options { edges.append(Edge(from: id, to: target(o.next), label: short(o.title) + action(o.actionName))) }
             case .textInput(let input):
-                label = "input: " + short(input.text) + (input.secret ? " (secret)" : "")
+                label = "input: " + short(input.text) + (input.isSecret ? " (secret)" : "")
                 for branch in input.branches {
                     let condition: String
-                    switch branch.when {
+                    switch branch.condition {
                     case .equals(let s): condition = "= \"\(short(s))\""
                     case .pattern(let p): condition = "~ /\(short(p))/"
                     case .empty: condition = "empty"
                     }
-                    edges.append(Edge(from: block.id, to: target(branch.next), label: condition))
+                    edges.append(Edge(from: id, to: target(branch.next), label: condition))
                 }
-                edges.append(Edge(from: block.id, to: target(input.next), label: input.branches.isEmpty ? "answer" : "otherwise"))
+                edges.append(Edge(from: id, to: target(input.next), label: input.branches.isEmpty ? "answer" : "otherwise"))
             }
-            nodes.append((block.id, label))
+            nodes.append((id, label))
         }
         for e in edges where e.to == "(end)" { usesEnd = true }
         if usesEnd { nodes.append(("(end)", "end")) }
-        let missing = Set(edges.map(\.to).filter { $0.hasPrefix("missing: ") })
-        for m in missing.sorted() { nodes.append((m, m)) }
         return (nodes, edges)
     }
 
@@ -115,7 +122,7 @@ public enum FlowGraph {
         var out = "flowchart TD\n"
         for (id, label) in nodes {
             let shape = id == "(start)" || id == "(end)" ? ("([", "])") : ("[", "]")
-            out += "  \(ids[id]!)\(shape.0)\(text(id == "(start)" || id == "(end)" || id.hasPrefix("missing: ") ? label : id + ": " + label))\(shape.1)\n"
+            out += "  \(ids[id]!)\(shape.0)\(text(id == "(start)" || id == "(end)" ? label : id + ": " + label))\(shape.1)\n"
         }
         for e in edges {
             guard let a = ids[e.from], let b = ids[e.to] else { continue }
@@ -138,8 +145,8 @@ public enum FlowGraph {
         var out = "digraph flow {\n  rankdir=TB;\n  node [shape=box, style=rounded, fontname=\"Helvetica\"];\n"
         for (id, label) in nodes {
             let special = id == "(start)" || id == "(end)"
-            let shown = special || id.hasPrefix("missing: ") ? label : id + ": " + label
-            out += "  \(quoted(id)) [label=\(quoted(shown))\(special ? ", shape=oval" : "")\(id.hasPrefix("missing: ") ? ", color=red" : "")];\n"
+            let shown = special ? label : id + ": " + label
+            out += "  \(quoted(id)) [label=\(quoted(shown))\(special ? ", shape=oval" : "")];\n"
         }
         for e in edges {
             out += "  \(quoted(e.from)) -> \(quoted(e.to))" + (e.label.isEmpty ? "" : " [label=\(quoted(e.label))]") + ";\n"

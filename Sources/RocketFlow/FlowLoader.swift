@@ -18,6 +18,11 @@ import RocketBanners
 public enum FlowLoader {
     /// Loads and validates a flow from UTF-8 bytes.
     public static func load(_ bytes: [UInt8], limits: JSONReaderLimits = JSONReaderLimits()) -> FlowLoadResult {
+        load(bytes, limits: limits, format: .v1)
+    }
+
+    /// Loads and validates a flow in the given format (tests pass a changed table).
+    static func load(_ bytes: [UInt8], limits: JSONReaderLimits = JSONReaderLimits(), format: FlowFormat) -> FlowLoadResult {
         if bytes.count > limits.maxBytes { return tooLarge(size: bytes.count, limits: limits) }
         let tape: JSONTape
         do {
@@ -30,17 +35,16 @@ public enum FlowLoader {
                     FlowDiagnostic(severity: .error, code: "json-syntax", message: error.message, path: "", line: l, column: c)
                 ])
         }
-        var decoder = FlowDecoder(tape: tape)
+        var decoder = FlowDecoder(tape: tape, format: format)
         let document = decoder.decodeDocument()
-        let shapeErrors = decoder.found.hasErrors
+        let shapeErrors = decoder.shapeBroken
         var diagnostics = decoder.placedDiagnostics()
         var unlisted = decoder.found.unlisted
         var unlistedErrors = decoder.found.unlistedErrors
         if let document {
             // Every error of a file in one run: the rules run on what could be decoded, too. With
             // shape errors present only their errors are kept (warnings would guess at the rest).
-            let rules = FlowValidator.check(
-                document, assumedIDs: decoder.brokenIDs, partial: shapeErrors, sourceIndices: decoder.keptBlockSources)
+            let rules = FlowValidator.check(document, ids: decoder.ids, partial: shapeErrors, broken: decoder.broken)
             let kept = shapeErrors ? rules.collapsed.filter { $0.severity == .error } : rules.collapsed
             diagnostics += placed(kept, in: tape)
             unlisted += shapeErrors ? rules.unlistedErrors : rules.unlisted
@@ -186,28 +190,49 @@ struct FlowPath {
     }
 
     var text: String { block < 0 ? rest : "blocks[" + String(block) + "]" + rest }
+
+    /// The last key of the path ("title" of `blocks[2].options[1].title`), for messages.
+    var lastKey: String { String(text.split(separator: ".").last ?? "") }
 }
 
-/// Turns a JSON tape into a document, collecting type errors instead of stopping at the first.
+/// Turns a JSON tape into a document through the format's table, collecting every error
+/// instead of stopping at the first.
 ///
 /// It walks the tape's entries directly: keys are compared in place, strings are built only for
-/// values the document keeps, and paths are formed only for diagnostics.
+/// values the document keeps, and paths are formed only for diagnostics. Block ids are read in a
+/// first pass, so `next` and `start` are resolved to nodes as they are read, wherever the block
+/// they name stands.
 struct FlowDecoder {
     let tape: JSONTape
+    /// The table that says what each object holds.
+    let format: FlowFormat
     /// What was found, repeats collapsed, bounded.
     var found = FlowDiagnosticList()
+    /// True once an error of shape was found (a reference to a missing block is not one: the
+    /// document is still whole).
+    var shapeBroken = false
+    /// The blocks' ids, from the first pass.
+    var ids = BlockIDs(ids: [])
+    /// The `start` block, once read (nil inside: `start` names no block).
+    var start: RocketNodeID??
+    /// True for each block that could not be read (empty until one could not).
+    var broken: [Bool] = []
+    /// The block being read (references to the block after it are found without hashing).
+    var currentBlock = -1
+    /// "Did you mean" costs a pass over every id: offered for the first 20 unknown names only.
+    var hintsLeft = 20
 
-    init(tape: JSONTape) {
+    /// The format's `type` words, matched in place.
+    let blockWords: [String]
+
+    init(tape: JSONTape, format: FlowFormat = .v1) {
         self.tape = tape
+        self.format = format
+        blockWords = format.blockWords
     }
 
-    /// Ids of blocks that could not be decoded (validation still runs on the others).
-    var brokenIDs: Set<String> = []
-    /// Where each decoded block stands in the file's `blocks` array, once a block before it could
-    /// not be decoded (nil while every block so far was kept, the common case).
-    var keptBlockSources: [Int]?
-
     mutating func error(_ code: String, _ message: String, path: FlowPath, at offset: Int) {
+        shapeBroken = true
         found.add(.error, code, message, path: path.text, offset: offset)
     }
 
@@ -219,39 +244,181 @@ struct FlowDecoder {
         return kept
     }
 
-    /// One JSON object whose members were checked against the fields its place allows.
-    struct Fields {
-        /// The object's tape entry.
-        let object: Int
-        let path: FlowPath
-        let offset: Int
-        /// How many distinct allowed keys it has.
-        var accepted = 0
+    // MARK: Values
+
+    mutating func readString(_ v: Int, _ place: @autoclosure () -> FlowPath) -> String? {
+        if let s = tape.string(v) { return s }
+        let path = place()
+        error("wrong-type", "\"\(path.lastKey)\" must be a string, not \(tape.typeName(v))", path: path, at: tape.offset(v))
+        return nil
     }
 
-    /// The value entry of the first member named `key`, if any.
-    func member(_ f: Fields, _ key: StaticString) -> Int? {
-        tape.member(of: f.object, key)
+    mutating func readBool(_ v: Int, _ place: @autoclosure () -> FlowPath) -> Bool? {
+        if let b = tape.bool(v) { return b }
+        let path = place()
+        error("wrong-type", "\"\(path.lastKey)\" must be true or false, not \(tape.typeName(v))", path: path, at: tape.offset(v))
+        return nil
     }
 
-    /// ``member(_:_:)`` for a key made at run time (the codecs' field names).
-    func member(_ f: Fields, _ key: String) -> Int? {
-        tape.member(of: f.object, key)
+    mutating func readNumber(_ v: Int, _ place: @autoclosure () -> FlowPath, min: Double?, max: Double) -> Double? {
+        guard let n = tape.number(v) else {
+            let path = place()
+            error("wrong-type", "\"\(path.lastKey)\" must be a number, not \(tape.typeName(v))", path: path, at: tape.offset(v))
+            return nil
+        }
+        if let min, n < min {
+            let path = place()
+            error("out-of-range", "\"\(path.lastKey)\" must be at least \(Self.format(min)), not \(Self.format(n))", path: path, at: tape.offset(v))
+            return nil
+        }
+        if n > max {
+            let path = place()
+            error("out-of-range", "\"\(path.lastKey)\" must be at most \(Self.format(max)), not \(Self.format(n))", path: path, at: tape.offset(v))
+            return nil
+        }
+        return n
     }
 
-    /// The first member named `key` of any object entry (not checked against allowed fields).
-    func firstMember(of object: Int, _ key: StaticString) -> Int? {
-        tape.member(of: object, key)
+    mutating func readInteger(_ v: Int, _ place: @autoclosure () -> FlowPath, min: Int, max: Int) -> Int? {
+        guard let n = readNumber(v, place(), min: nil, max: Double(max)) else { return nil }
+        guard n == n.rounded(), n >= Double(min) else {
+            let path = place()
+            error("out-of-range", "\"\(path.lastKey)\" must be a whole number from \(min), not \(Self.format(n))", path: path, at: tape.offset(v))
+            return nil
+        }
+        return Int(n)
     }
 
-    /// `allowed` is a short list (objects in flows have a handful of fields): a linear search of
-    /// short strings, compared in place, beats hashing each key.
-    mutating func fields(_ node: Int, path: FlowPath, allowed: [StaticString], what: @autoclosure () -> String) -> Fields? {
+    static func format(_ v: Double) -> String {
+        v == v.rounded() && abs(v) < 1e15 ? String(Int(v)) : String(v)
+    }
+
+    mutating func readWord<E: RawRepresentable & CaseIterable>(_ v: Int, _ place: @autoclosure () -> FlowPath, _: E.Type) -> E?
+    where E.RawValue == String {
+        guard let s = readString(v, place()) else { return nil }
+        if let e = E(rawValue: s) { return e }
+        let path = place()
+        let names = E.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: ", ")
+        error("bad-value", "\"\(path.lastKey)\" must be one of \(names), not \"\(s)\"", path: path, at: tape.offset(v))
+        return nil
+    }
+
+    /// A duration: a number of seconds, or a string with ms, s, m, h, d or w ("14d").
+    mutating func readDuration(_ v: Int, _ place: @autoclosure () -> FlowPath) -> Double? {
+        switch tape.kind(v) {
+        case .number: return readNumber(v, place(), min: 0, max: ScenarioDuration.maxSeconds)
+        case .string:
+            let text = tape.string(v)!
+            if let d = ScenarioDuration.parse(text) { return d }
+            let path = place()
+            error(
+                "bad-duration",
+                "\"\(path.lastKey)\" must be seconds or a duration like \"500ms\", \"90s\", \"2h\", \"14d\" (at most 100 years), not \"\(text)\"",
+                path: path, at: tape.offset(v))
+            return nil
+        default:
+            let path = place()
+            error(
+                "wrong-type", "\"\(path.lastKey)\" must be a number of seconds or a duration string, not \(tape.typeName(v))", path: path,
+                at: tape.offset(v))
+            return nil
+        }
+    }
+
+    /// A font: a preset name or a font object.
+    mutating func readFont(_ v: Int, _ place: @autoclosure () -> FlowPath) -> RocketFont? {
+        switch tape.kind(v) {
+        case .string:
+            if let k = tape.index(ofKey: v, in: Self.presetNames) { return Self.presets[k] }
+            let name = tape.string(v)!
+            let names = Self.presetNames.map { "\"\($0)\"" }.joined(separator: ", ")
+            error("unknown-font", "unknown font preset \"\(name)\"; use one of \(names) or an object", path: place(), at: tape.offset(v))
+            return nil
+        case .object:
+            return decodeObject(v, path: place(), FlowFormat.fontObject, what: "a font")
+        default:
+            let path = place()
+            error("wrong-type", "\"\(path.lastKey)\" must be a preset name or a font object, not \(tape.typeName(v))", path: path, at: tape.offset(v))
+            return nil
+        }
+    }
+
+    /// The font presets' names, sorted, and the presets in the same order (matched in place).
+    static let presetNames = RocketFont.presets.keys.sorted()
+    static let presets = presetNames.map { RocketFont.presets[$0]! }
+
+    /// The node a block id names; a missing block is reported (as an error of the document, not
+    /// of its shape) and gives nil, which ends the conversation.
+    mutating func resolve(_ id: String, at v: Int, path place: @autoclosure () -> FlowPath) -> RocketNodeID? {
+        if let k = ids.index(of: id, after: currentBlock) { return RocketNodeID(k) }
+        let path = place()
+        let hint = unknownIDHint(id)
+        let message = path.block < 0 && path.rest == "start" ? "\"start\" names no block: \"\(id)\"\(hint)" : "no block has the id \"\(id)\"\(hint)"
+        found.add(.error, "unknown-target", message, path: path.text, offset: tape.offset(v))
+        return nil
+    }
+
+    mutating func unknownIDHint(_ name: String) -> String {
+        guard hintsLeft > 0, ids.ids.count < 5_000 else { return "" }
+        hintsLeft -= 1
+        return Suggestions.closest(to: name, in: ids.ids.lazy.filter { !$0.isEmpty }).map { "; did you mean \"\($0)\"?" } ?? ""
+    }
+
+    /// A branch's condition: exactly one of `equals`, `matches`, `empty` (only true).
+    mutating func readCondition(_ v: Int, _ place: @autoclosure () -> FlowPath) -> RocketInputCondition? {
+        let path = place()
+        guard let accepted = fields(v, path: path, allowed: Self.conditionFields, what: "\"when\"") else { return nil }
+        guard accepted == 1 else {
+            error("bad-condition", "\"when\" needs exactly one of \"equals\", \"matches\" or \"empty\"", path: path, at: tape.offset(v))
+            return nil
+        }
+        if let e = tape.member(of: v, "equals") { return readString(e, path.child("equals")).map { .equals($0) } }
+        if let m = tape.member(of: v, "matches") { return readString(m, path.child("matches")).map { .pattern($0) } }
+        guard let e = tape.member(of: v, "empty"), let b = readBool(e, path.child("empty")) else { return nil }
+        if !b { error("bad-condition", "\"empty\" can only be true", path: path.child("empty"), at: tape.offset(e)) }
+        return b ? .empty : nil
+    }
+
+    mutating func readVersion(_ v: Int, _ place: @autoclosure () -> FlowPath) -> Bool {
+        if tape.number(v) == 1 { return true }
+        error(
+            "unsupported-version", "\"version\" must be 1 (the only version this rocket reads); found \(describe(v))", path: place(),
+            at: tape.offset(v))
+        return false
+    }
+
+    mutating func readStringList(_ v: Int, _ place: @autoclosure () -> FlowPath) -> [String]? {
+        let path = place()
+        guard tape.kind(v) == .array else {
+            error("wrong-type", "\"\(path.lastKey)\" must be an array of names, not \(tape.typeName(v))", path: path, at: tape.offset(v))
+            return nil
+        }
+        var out: [String] = []
+        var ok = true
+        var j = v + 1
+        for i in 0..<tape.count(v) {
+            if let s = readString(j, path.item(i)) { out.append(s) } else { ok = false }
+            j = tape.next(after: j)
+        }
+        return ok ? out : nil
+    }
+
+    func describe(_ node: Int) -> String {
+        if let v = tape.number(node) { return Self.format(v) }
+        if let s = tape.string(node) { return "\"\(s.prefix(40))\"" }
+        return tape.typeName(node)
+    }
+
+    // MARK: Objects
+
+    /// Checks an object's keys against `allowed` (unknown and repeated keys are errors) and
+    /// returns how many distinct allowed keys it has, or nil when it is not an object.
+    mutating func fields(_ node: Int, path: FlowPath, allowed: [String], what: @autoclosure () -> String) -> Int? {
         guard tape.kind(node) == .object else {
             error("wrong-type", "\(what()) must be an object, not \(tape.typeName(node))", path: path, at: tape.offset(node))
             return nil
         }
-        var f = Fields(object: node, path: path, offset: tape.offset(node))
+        var accepted = 0
         var seen: UInt64 = 0  // bits of `allowed` already met
         var j = node + 1
         for _ in 0..<tape.count(node) {
@@ -261,117 +428,110 @@ struct FlowDecoder {
                     error("duplicate-key", "the key \"\(allowed[k])\" appears twice in \(what())", path: path.child(allowed[k]), at: tape.offset(j))
                 } else {
                     if k < 64 { seen |= 1 << k }
-                    f.accepted += 1
+                    accepted += 1
                 }
                 continue
             }
-            let key = tape.string(j) ?? ""
-            // An unknown key said twice is reported twice, as the duplicate of nothing it is.
-            let hint = Self.suggestion(for: key, in: allowed).map { "; did you mean \"\($0)\"?" } ?? ""
-            error("unknown-field", "unknown field \"\(key)\" in \(what())\(hint)", path: path.child(key), at: tape.offset(j))
+            unknownKey(j, path: path, allowed: allowed, what: what())
         }
-        return f
+        return accepted
     }
 
-    static func suggestion(for key: String, in allowed: [StaticString]) -> String? {
-        Suggestions.closest(to: key, in: allowed.map(\.description))
+    mutating func unknownKey(_ j: Int, path: FlowPath, allowed: [String], what: String) {
+        let key = tape.string(j) ?? ""
+        // An unknown key said twice is reported twice, as the duplicate of nothing it is.
+        let hint = Suggestions.closest(to: key, in: allowed).map { "; did you mean \"\($0)\"?" } ?? ""
+        error("unknown-field", "unknown field \"\(key)\" in \(what)\(hint)", path: path.child(key), at: tape.offset(j))
     }
 
-    mutating func required(_ f: Fields, _ key: StaticString, what: @autoclosure () -> String) -> Int? {
-        guard let v = member(f, key) else {
-            error("missing-field", "\(what()) needs the field \"\(key)\"", path: f.path, at: f.offset)
+    /// Reads an object through its table entry: every member is matched to a field in place
+    /// and read by it; unknown, repeated and missing fields are errors. `reserved` keys (a block's
+    /// `id` and `type`) are allowed and left to the caller. Nil when anything could not be read.
+    mutating func decodeObject<Root: Sendable>(
+        _ node: Int, path: FlowPath, _ object: FlowObject<Root>, what: @autoclosure () -> String, reserved: [String] = []
+    ) -> Root? {
+        guard let (root, ok) = decodeObjectPartly(node, path: path, object, what: what(), reserved: reserved) else { return nil }
+        return ok ? root : nil
+    }
+
+    /// ``decodeObject(_:path:_:what:reserved:)`` that keeps what could be read, with whether all could.
+    mutating func decodeObjectPartly<Root: Sendable>(
+        _ node: Int, path: FlowPath, _ object: FlowObject<Root>, what: @autoclosure () -> String, reserved: [String] = []
+    ) -> (Root, Bool)? {
+        guard tape.kind(node) == .object else {
+            error("wrong-type", "\(what()) must be an object, not \(tape.typeName(node))", path: path, at: tape.offset(node))
             return nil
         }
-        return v
-    }
-
-    mutating func string(_ node: Int?, path: @autoclosure () -> FlowPath) -> String? {
-        guard let node else { return nil }
-        if let s = tape.string(node) { return s }
-        let path = path()
-        let last = path.text.split(separator: ".").last ?? ""
-        error("wrong-type", "\"\(last)\" must be a string, not \(tape.typeName(node))", path: path, at: tape.offset(node))
-        return nil
-    }
-
-    mutating func optionalString(_ f: Fields, _ key: StaticString) -> String? {
-        guard let v = member(f, key), tape.kind(v) != .null else { return nil }
-        return string(v, path: f.path.child(key.description))
-    }
-
-    mutating func requiredString(_ f: Fields, _ key: StaticString, what: @autoclosure () -> String) -> String? {
-        string(required(f, key, what: what()), path: f.path.child(key.description))
-    }
-
-    mutating func number(_ f: Fields, _ key: StaticString, min: Double? = nil, max: Double = 1_000_000_000) -> Double? {
-        guard let n = member(f, key), tape.kind(n) != .null else { return nil }
-        guard let v = tape.number(n) else {
-            error("wrong-type", "\"\(key)\" must be a number, not \(tape.typeName(n))", path: f.path.child(key), at: tape.offset(n))
-            return nil
+        var root = object.blank
+        var ok = true
+        var seen: UInt64 = 0  // bit k: field k met; bit 63 - r: reserved key r met
+        var j = node + 1
+        for _ in 0..<tape.count(node) {
+            defer { j = tape.next(after: j + 1) }
+            if let k = tape.index(ofKey: j, in: object.names) {
+                let name = object.names[k]
+                if seen & (1 << k) != 0 {
+                    error("duplicate-key", "the key \"\(name)\" appears twice in \(what())", path: path.child(name), at: tape.offset(j))
+                    continue
+                }
+                seen |= 1 << k
+                if !object.decoders[k](&self, j + 1, FieldPlace(parent: path, name: name), &root) { ok = false }
+                continue
+            }
+            if !reserved.isEmpty, let r = tape.index(ofKey: j, in: reserved) {
+                let bit: UInt64 = 1 << (63 - r)
+                if seen & bit != 0 {
+                    error("duplicate-key", "the key \"\(reserved[r])\" appears twice in \(what())", path: path.child(reserved[r]), at: tape.offset(j))
+                }
+                seen |= bit
+                continue
+            }
+            unknownKey(j, path: path, allowed: reserved + object.names, what: what())
         }
-        if let min, v < min {
-            error("out-of-range", "\"\(key)\" must be at least \(Self.format(min)), not \(Self.format(v))", path: f.path.child(key), at: tape.offset(n))
-            return nil
+        let missing = object.requiredMask & ~seen
+        if missing != 0 {
+            for k in object.names.indices where missing & (1 << k) != 0 {
+                error("missing-field", "\(what()) needs the field \"\(object.names[k])\"", path: path, at: tape.offset(node))
+            }
+            ok = false
         }
-        if v > max {
-            error("out-of-range", "\"\(key)\" must be at most \(Self.format(max)), not \(Self.format(v))", path: f.path.child(key), at: tape.offset(n))
-            return nil
-        }
-        return v
-    }
-
-    mutating func integer(_ f: Fields, _ key: StaticString, min: Int) -> Int? {
-        guard let v = number(f, key) else { return nil }
-        guard v == v.rounded(), v >= Double(min), v <= 1_000_000_000 else {
-            error(
-                "out-of-range", "\"\(key)\" must be a whole number from \(min), not \(Self.format(v))", path: f.path.child(key),
-                at: tape.offset(member(f, key)!))
-            return nil
-        }
-        return Int(v)
-    }
-
-    mutating func bool(_ f: Fields, _ key: StaticString) -> Bool? {
-        guard let n = member(f, key) else { return nil }
-        guard let v = tape.bool(n) else {
-            error("wrong-type", "\"\(key)\" must be true or false, not \(tape.typeName(n))", path: f.path.child(key), at: tape.offset(n))
-            return nil
-        }
-        return v
-    }
-
-    static func format(_ v: Double) -> String {
-        v == v.rounded() && abs(v) < 1e15 ? String(Int(v)) : String(v)
-    }
-
-    mutating func enumValue<E: RawRepresentable & CaseIterable>(_ f: Fields, _ key: StaticString, _: E.Type) -> E? where E.RawValue == String {
-        guard let s = optionalString(f, key) else { return nil }
-        if let v = E(rawValue: s) { return v }
-        let names = E.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: ", ")
-        error("bad-value", "\"\(key)\" must be one of \(names), not \"\(s)\"", path: f.path.child(key), at: tape.offset(member(f, key)!))
-        return nil
+        return (root, ok)
     }
 
     // MARK: Document
 
-    static let documentFields: [StaticString] = [
-        "$schema", "version", "title", "author", "closeButton", "start", "variables", "blocks",
-        "scenario", "when", "banner",
-    ]
-    static let bannerFields: [StaticString] = [
-        "title", "subtitle", "icon", "color", "titleColor", "subtitleColor", "buttons", "duration",
-        "animation", "backgroundTaps", "swipe", "fullWidth",
-    ]
+    static let conditionFields = FlowFormat.condition.fields.map(\.name)
+    static let bannerFields = FlowFormat.bannerInfo.fields.map(\.name)
 
     mutating func decodeBanner(_ node: Int) -> Banner? {
         let path = FlowPath("banner")
-        guard let f = fields(node, path: path, allowed: Self.bannerFields, what: "\"banner\"") else { return nil }
+        guard fields(node, path: path, allowed: Self.bannerFields, what: "\"banner\"") != nil else { return nil }
         // The shape is the file's; the values go through the same codec as `rocket banner`'s flags.
-        let title = requiredString(f, "title", what: "\"banner\"")
+        var title: String?
+        if let t = tape.member(of: node, "title") {
+            title = readString(t, path.child("title"))
+        } else {
+            error("missing-field", "\"banner\" needs the field \"title\"", path: path, at: tape.offset(node))
+        }
         var values: [BannerCodec.Field: BannerCodec.Input] = [:]
         for field in BannerCodec.Field.allCases {
-            guard let v = member(f, field.flowKey) else { continue }
-            switch tape.kind(v) {
+            guard let v = tape.member(of: node, field.flowKey) else { continue }
+            // The JSON type the table gives the field, before its value goes to the codec.
+            let kind = tape.kind(v)
+            let fits: Bool
+            switch FlowFormat.bannerEntry(field).type {
+            case .bool: fits = kind == .bool
+            case .duration: fits = kind == .number || kind == .string
+            case .bannerButtons: fits = kind == .array || kind == .string
+            default: fits = kind == .string
+            }
+            if !fits && kind != .null {
+                error(
+                    "wrong-type", "\"\(field.flowKey)\" must be \(Self.expected(FlowFormat.bannerEntry(field).type)), not \(tape.typeName(v))",
+                    path: path.child(field.flowKey), at: tape.offset(v))
+                continue
+            }
+            switch kind {
             case .null: continue
             case .string: values[field] = .text(tape.string(v)!)
             case .number: values[field] = .number(tape.number(v)!)
@@ -380,7 +540,7 @@ struct FlowDecoder {
                 var titles: [String] = []
                 var j = v + 1
                 for k in 0..<tape.count(v) {
-                    if let t = string(j, path: path.child(field.flowKey).item(k)) { titles.append(t) }
+                    if let t = readString(j, path.child(field.flowKey).item(k)) { titles.append(t) }
                     j = tape.next(after: j)
                 }
                 if titles.count == tape.count(v) { values[field] = .list(titles) } else { continue }
@@ -390,49 +550,34 @@ struct FlowDecoder {
         }
         let (banner, problems) = BannerCodec.banner(values)
         for p in problems {
-            guard let v = member(f, p.field.flowKey) else { continue }
+            guard let v = tape.member(of: node, p.field.flowKey) else { continue }
             error(p.code, "\"\(p.field.flowKey)\" \(p.message)", path: path.child(p.field.flowKey), at: tape.offset(v))
         }
         return title == nil ? nil : banner
     }
-    static let whenFields: [StaticString] = [
-        "minEventsRequired", "maxEventsPermitted", "maxExecutionsPermitted", "minSecondsSinceFirstEvent",
-        "minSecondsSinceLastEvent", "minSecondsBetweenExecutions", "minEventsInWindow", "budget", "priority", "eventsOf",
-    ]
 
-    /// A duration: a number of seconds, or a string with s, m, h, d or w ("14d").
-    mutating func duration(_ f: Fields, _ key: StaticString) -> Double? {
-        guard let v = member(f, key) else { return nil }
-        switch tape.kind(v) {
-        case .null: return nil
-        case .number: return number(f, key, min: 0, max: ScenarioDuration.maxSeconds)
-        case .string:
-            let text = tape.string(v)!
-            if let d = ScenarioDuration.parse(text) { return d }
-            error(
-                "bad-duration", "\"\(key)\" must be seconds or a duration like \"500ms\", \"90s\", \"2h\", \"14d\" (at most 100 years), not \"\(text)\"",
-                path: f.path.child(key), at: tape.offset(v))
-            return nil
-        default:
-            error(
-                "wrong-type", "\"\(key)\" must be a number of seconds or a duration string, not \(tape.typeName(v))",
-                path: f.path.child(key), at: tape.offset(v))
-            return nil
+    /// What a value of a type is called in a wrong-type message.
+    static func expected(_ type: FlowValueType) -> String {
+        switch type {
+        case .bool: return "true or false"
+        case .duration: return "a number of seconds or a duration string"
+        case .bannerButtons: return "an array of titles or \"close\""
+        default: return "a string"
         }
     }
 
     mutating func decodeWhen(_ node: Int) -> ScenarioRules? {
         let path = FlowPath("when")
-        guard let f = fields(node, path: path, allowed: Self.whenFields, what: "\"when\"") else { return nil }
+        guard fields(node, path: path, allowed: FlowFormat.whenKeys, what: "\"when\"") != nil else { return nil }
         // The shape is the file's; the values go through the same codec as the command line's flags.
         var values: [ScenarioRulesCodec.Field: ScenarioRulesCodec.Input] = [:]
         var places: [ScenarioRulesCodec.Field: (path: FlowPath, offset: Int)] = [:]
-        func take(_ field: ScenarioRulesCodec.Field, _ fields: Fields, _ key: String) {
-            guard let v = member(fields, key) else { return }
-            let path = fields.path.child(key)
+        func take(_ field: ScenarioRulesCodec.Field, _ object: Int, _ objectPath: FlowPath, _ key: String) {
+            guard let v = tape.member(of: object, key) else { return }
+            let path = objectPath.child(key)
             switch tape.kind(v) {
             case .null: return
-            case .number: values[field] = .number(tape.number(v)!)
+            case .number where field.kind != .name: values[field] = .number(tape.number(v)!)
             case .string where field.kind == .duration || field.kind == .name: values[field] = .text(tape.string(v)!)
             default:
                 let expected =
@@ -444,19 +589,20 @@ struct FlowDecoder {
             }
             places[field] = (path, tape.offset(v))
         }
-        for field in ScenarioRulesCodec.Field.allCases where !field.flowKey.contains(".") { take(field, f, field.rawValue) }
-        for (key, count, window) in [
-            ("minEventsInWindow", ScenarioRulesCodec.Field.windowCount, ScenarioRulesCodec.Field.windowSeconds),
-            ("budget", .budgetExecutions, .budgetSeconds),
+        for field in ScenarioRulesCodec.Field.allCases where !field.flowKey.contains(".") { take(field, node, path, field.rawValue) }
+        for (nested, count, window) in [
+            (FlowFormat.windowInfo, ScenarioRulesCodec.Field.windowCount, ScenarioRulesCodec.Field.windowSeconds),
+            (FlowFormat.budgetInfo, .budgetExecutions, .budgetSeconds),
         ] {
-            guard let v = member(f, key) else { continue }
-            let countKey: StaticString = key == "budget" ? "executions" : "count"
+            let key = nested.name
+            guard let v = tape.member(of: node, key) else { continue }
+            let countKey = String(count.flowKey.split(separator: ".").last!)
             let p = path.child(key)
-            guard let nf = fields(v, path: p, allowed: [countKey, "window"], what: "\"\(key)\"") else { continue }
-            take(count, nf, countKey.description)
-            take(window, nf, "window")
-            if member(nf, countKey) == nil { error("missing-field", "\"\(key)\" needs \"\(countKey)\"", path: p, at: tape.offset(v)) }
-            if member(nf, "window") == nil { error("missing-field", "\"\(key)\" needs \"window\"", path: p, at: tape.offset(v)) }
+            guard fields(v, path: p, allowed: nested.fields.map(\.name), what: "\"\(key)\"") != nil else { continue }
+            take(count, v, p, countKey)
+            take(window, v, p, "window")
+            if tape.member(of: v, countKey) == nil { error("missing-field", "\"\(key)\" needs \"\(countKey)\"", path: p, at: tape.offset(v)) }
+            if tape.member(of: v, "window") == nil { error("missing-field", "\"\(key)\" needs \"window\"", path: p, at: tape.offset(v)) }
         }
         let (rules, problems) = ScenarioRulesCodec.rules(values)
         for p in problems {
@@ -470,293 +616,82 @@ struct FlowDecoder {
     }
 
     mutating func decodeDocument() -> FlowDocument? {
-        guard let f = fields(0, path: .root, allowed: Self.documentFields, what: "the flow") else { return nil }
-        var version = FlowDocument.currentVersion
-        if let v = required(f, "version", what: "the flow") {
-            if tape.number(v) == 1 {
-                version = 1
-            } else {
-                error(
-                    "unsupported-version", "\"version\" must be 1 (the only version this rocket reads); found \(describe(v))",
-                    path: FlowPath("version"), at: tape.offset(v))
+        // The first pass: every block's id, so references resolve as they are read.
+        var blockIDs: [String] = []
+        if let list = tape.member(of: 0, "blocks"), tape.kind(list) == .array {
+            blockIDs.reserveCapacity(tape.count(list))
+            var j = list + 1
+            for _ in 0..<tape.count(list) {
+                blockIDs.append(tape.member(of: j, "id").flatMap { tape.string($0) } ?? "")
+                j = tape.next(after: j)
             }
         }
-        let title = optionalString(f, "title")
-        var author: FlowAuthor?
-        if let a = member(f, "author") {
-            if let af = fields(a, path: FlowPath("author"), allowed: ["name", "image", "style"], what: "\"author\"") {
-                author = FlowAuthor(
-                    name: optionalString(af, "name"), image: optionalString(af, "image"),
-                    style: enumValue(af, "style", RocketImageStyle.self))
-            }
-        }
-        var close: FlowCloseButton?
-        if let c = member(f, "closeButton") {
-            if let cf = fields(c, path: FlowPath("closeButton"), allowed: ["title", "font"], what: "\"closeButton\"") {
-                if let t = requiredString(cf, "title", what: "\"closeButton\"") {
-                    close = FlowCloseButton(title: t, font: font(cf, "font"))
-                }
-            }
-        }
-        let start = optionalString(f, "start")
-        var variables: [String] = []
-        if let v = member(f, "variables") {
-            if tape.kind(v) == .array {
-                var j = v + 1
-                for i in 0..<tape.count(v) {
-                    if let s = string(j, path: FlowPath("variables").item(i)) { variables.append(s) }
-                    j = tape.next(after: j)
-                }
-            } else {
-                error("wrong-type", "\"variables\" must be an array of names, not \(tape.typeName(v))", path: FlowPath("variables"), at: tape.offset(v))
-            }
-        }
-        var blocks: [FlowBlock] = []
-        if let list = required(f, "blocks", what: "the flow") {
-            if tape.kind(list) == .array {
-                let n = tape.count(list)
-                blocks.reserveCapacity(n)
-                var j = list + 1
-                for i in 0..<n {
-                    if let b = decodeBlock(j, path: FlowPath(block: i)) {
-                        keptBlockSources?.append(i)
-                        blocks.append(b)
-                    } else {
-                        if keptBlockSources == nil { keptBlockSources = Array(0..<blocks.count) }
-                        if let id = firstMember(of: j, "id").flatMap({ tape.string($0) }) {
-                            brokenIDs.insert(id)  // other blocks may still name it: not an unknown target
-                        }
-                    }
-                    j = tape.next(after: j)
-                }
-                if n == 0 {
-                    error("no-blocks", "\"blocks\" is empty; a flow needs at least one block", path: FlowPath("blocks"), at: tape.offset(list))
-                }
-            } else {
-                error("wrong-type", "\"blocks\" must be an array, not \(tape.typeName(list))", path: FlowPath("blocks"), at: tape.offset(list))
-            }
-        }
-        let scenario = optionalString(f, "scenario")
-        let whenNode = member(f, "when")
-        let when = whenNode.flatMap { decodeWhen($0) }
-        if let w = whenNode, member(f, "scenario") == nil {
+        ids = BlockIDs(ids: blockIDs)
+        guard var (doc, _) = decodeObjectPartly(0, path: .root, format.document, what: "the flow") else { return nil }
+        if let start { doc.graph.root = start }
+        if let w = tape.member(of: 0, "when"), tape.member(of: 0, "scenario") == nil {
             error("missing-field", "\"when\" needs a \"scenario\" name to keep its statistics under", path: FlowPath("when"), at: tape.offset(w - 1))
         }
-        if let name = scenario, name.isEmpty, let s = member(f, "scenario") {
-            error("empty-id", "\"scenario\" may not be empty", path: FlowPath("scenario"), at: tape.offset(s))
+        return doc
+    }
+
+    /// The blocks, one node per block in file order: a block that could not be read is an empty
+    /// text node with its id (the document is not returned, but the rules still run over it).
+    mutating func decodeBlocks(_ list: Int) -> [RocketNode]? {
+        let path = FlowPath("blocks")
+        guard tape.kind(list) == .array else {
+            error("wrong-type", "\"blocks\" must be an array, not \(tape.typeName(list))", path: path, at: tape.offset(list))
+            return nil
         }
-        let banner = member(f, "banner").flatMap { decodeBanner($0) }
-        return FlowDocument(
-            version: version, title: title, author: author, closeButton: close, start: start,
-            variables: variables, blocks: blocks, scenario: scenario, when: when, banner: banner)
-    }
-
-    func describe(_ node: Int) -> String {
-        if let v = tape.number(node) { return Self.format(v) }
-        if let s = tape.string(node) { return "\"\(s.prefix(40))\"" }
-        return tape.typeName(node)
-    }
-
-    // MARK: Fonts
-
-    mutating func font(_ f: Fields, _ key: StaticString) -> FlowFont? {
-        guard let v = member(f, key) else { return nil }
-        let p = f.path.child(key.description)
-        switch tape.kind(v) {
-        case .null:
-            return nil
-        case .string:
-            let name = tape.string(v)!
-            if RocketFont.presets[name] != nil { return .preset(name) }
-            let names = RocketFont.presets.keys.sorted().map { "\"\($0)\"" }.joined(separator: ", ")
-            error("unknown-font", "unknown font preset \"\(name)\"; use one of \(names) or an object", path: p, at: tape.offset(v))
-            return nil
-        case .object:
-            guard let ff = fields(v, path: p, allowed: Self.fontFields, what: "a font") else { return nil }
-            let size = number(ff, "size", min: 1) ?? 16
-            let weight = enumValue(ff, "weight", RocketFontWeight.self) ?? .regular
-            var color = RocketColor.black
-            if let hex = optionalString(ff, "color") {
-                if let c = RocketColor(hex: hex) {
-                    color = c
-                } else {
-                    error("bad-color", "\"color\" must be #RGB or #RRGGBB, not \"\(hex)\"", path: p.child("color"), at: tape.offset(member(ff, "color")!))
-                }
+        let n = tape.count(list)
+        if n == 0 { error("no-blocks", "\"blocks\" is empty; a flow needs at least one block", path: path, at: tape.offset(list)) }
+        var nodes: [RocketNode] = []
+        nodes.reserveCapacity(n)
+        var j = list + 1
+        for i in 0..<n {
+            currentBlock = i
+            let id = i < ids.ids.count ? ids.ids[i] : ""
+            if let node = decodeBlock(j, path: FlowPath(block: i), id: id) {
+                nodes.append(node)
+            } else {
+                if broken.isEmpty { broken = [Bool](repeating: false, count: n) }
+                broken[i] = true
+                nodes.append(RocketNode(id: id, content: .text(RocketTextNode(text: ""))))
             }
-            return .custom(RocketFont(size: size, weight: weight, color: color, family: optionalString(ff, "family")))
-        default:
-            error("wrong-type", "\"\(key)\" must be a preset name or a font object, not \(tape.typeName(v))", path: p, at: tape.offset(v))
-            return nil
+            j = tape.next(after: j)
         }
+        currentBlock = -1
+        return nodes
     }
 
-    // MARK: Blocks
-
-    static let commonFields: [StaticString] = ["id", "type"]
-    // The fields of the objects inside blocks, built once (a set literal builds a set per use).
-    static let buttonFields: [StaticString] = ["title", "next", "action", "font"]
-    static let validateFields: [StaticString] = ["required", "minLength", "maxLength", "pattern", "message"]
-    static let branchFields: [StaticString] = ["when", "next"]
-    static let conditionFields: [StaticString] = ["equals", "matches", "empty"]
-    static let fontFields: [StaticString] = ["size", "weight", "color", "family"]
-    /// The most options a choice block may have.
-    static let maxChoiceOptions = 100
-    static let blockFields: [String: [StaticString]] = [
-        "text": commonFields + ["text", "next", "showNextAfter", "font"],
-        "image": commonFields + ["image", "text", "next", "showNextAfter", "font", "imageStyle", "paddingLeft", "paddingRight"],
-        "button": commonFields + ["title", "next", "action", "font"],
-        "doubleButton": commonFields + ["left", "right"],
-        "choice": commonFields + ["text", "options", "font"],
-        "textInput": commonFields + ["text", "buttonTitle", "secret", "placeholder", "validate", "branches", "next", "font", "buttonStyle"],
-    ]
-
-    mutating func decodeBlock(_ node: Int, path: FlowPath) -> FlowBlock? {
+    mutating func decodeBlock(_ node: Int, path: FlowPath, id: String) -> RocketNode? {
         guard tape.kind(node) == .object else {
             error("wrong-type", "a block must be an object, not \(tape.typeName(node))", path: path, at: tape.offset(node))
             return nil
         }
-        guard let typeNode = firstMember(of: node, "type") else {
+        guard let typeNode = tape.member(of: node, "type") else {
             error("missing-field", "a block needs the field \"type\"", path: path, at: tape.offset(node))
             return nil
         }
-        guard let type = tape.string(typeNode) else {
+        guard tape.kind(typeNode) == .string else {
             error("wrong-type", "\"type\" must be a string, not \(tape.typeName(typeNode))", path: path.child("type"), at: tape.offset(typeNode))
             return nil
         }
-        guard let allowed = Self.blockFields[type] else {
-            let kinds = Self.blockFields.keys.sorted().map { "\"\($0)\"" }.joined(separator: ", ")
+        guard let k = tape.index(ofKey: typeNode, in: blockWords) else {
+            let type = tape.string(typeNode) ?? ""
+            let kinds = format.blocks.map { "\"\($0.kind.rawValue)\"" }.sorted().joined(separator: ", ")
             error("unknown-block-type", "unknown block type \"\(type)\"; use one of \(kinds)", path: path.child("type"), at: tape.offset(typeNode))
             return nil
         }
-        guard let f = fields(node, path: path, allowed: allowed, what: "a \(type) block") else { return nil }
-        let id = requiredString(f, "id", what: "a block")
-        let content: FlowBlockContent?
-        switch type {
-        case "text":
-            // Read every field before deciding, so all errors of the block are reported.
-            let text = requiredString(f, "text", what: "a text block")
-            let next = optionalString(f, "next"), delay = duration(f, "showNextAfter"), style = font(f, "font")
-            content = text.map { .text(text: $0, next: next, showNextAfter: delay, font: style) }
-        case "image":
-            let image = requiredString(f, "image", what: "an image block")
-            let fields = FlowImage(
-                image: image ?? "", text: optionalString(f, "text"), next: optionalString(f, "next"),
-                showNextAfter: duration(f, "showNextAfter"), font: font(f, "font"),
-                imageStyle: enumValue(f, "imageStyle", RocketImageStyle.self),
-                paddingLeft: number(f, "paddingLeft", min: 0, max: 10_000), paddingRight: number(f, "paddingRight", min: 0, max: 10_000))
-            content = image == nil ? nil : .image(fields)
-        case "button":
-            content = decodeButton(f, what: "a button block").map { .button($0) }
-        case "doubleButton":
-            var sides: [FlowButton?] = []
-            for side: StaticString in ["left", "right"] {
-                guard let node = required(f, side, what: "a doubleButton block") else { sides.append(nil); continue }
-                guard let bf = fields(node, path: path.child(side.description), allowed: Self.buttonFields, what: "\"\(side)\"") else {
-                    sides.append(nil); continue
-                }
-                sides.append(decodeButton(bf, what: "\"\(side)\""))
-            }
-            if let l = sides[0], let r = sides[1] { content = .doubleButton(left: l, right: r) } else { content = nil }
-        case "choice":
-            let text = requiredString(f, "text", what: "a choice block")
-            var options: [FlowButton] = []
-            var complete = true
-            let optionsPath = path.child("options")
-            if let o = required(f, "options", what: "a choice block") {
-                if tape.kind(o) == .array {
-                    let n = tape.count(o)
-                    var j = o + 1
-                    for i in 0..<n {
-                        defer { j = tape.next(after: j) }
-                        guard let bf = fields(j, path: optionsPath.item(i), allowed: Self.buttonFields, what: "an option"),
-                            let option = decodeButton(bf, what: "an option")
-                        else {
-                            complete = false
-                            continue
-                        }
-                        options.append(option)
-                    }
-                    if n < 2 {
-                        error("too-few-options", "a choice block needs at least two options", path: optionsPath, at: tape.offset(o))
-                        complete = false
-                    } else if n > Self.maxChoiceOptions {
-                        // A list in a chat, drawn whole: more belongs in `rocket choose` (which scrolls).
-                        error(
-                            "too-many-options", "a choice block has at most \(Self.maxChoiceOptions) options, not \(n)", path: optionsPath,
-                            at: tape.offset(o))
-                        complete = false
-                    }
-                } else {
-                    error("wrong-type", "\"options\" must be an array, not \(tape.typeName(o))", path: optionsPath, at: tape.offset(o))
-                    complete = false
-                }
-            } else {
-                complete = false
-            }
-            content = complete ? text.map { .choice(text: $0, options: options, font: font(f, "font")) } : nil
-        default:  // textInput
-            content = decodeInput(f, path: path).map { .textInput($0) }
+        let kind = format.blocks[k]
+        var idOK = false
+        if let v = tape.member(of: node, "id") {
+            idOK = tape.kind(v) == .string || readString(v, path.child("id")) != nil
+        } else {
+            error("missing-field", "a block needs the field \"id\"", path: path, at: tape.offset(node))
         }
-        guard let id, let content else { return nil }
-        return FlowBlock(id: id, content: content)
-    }
-
-    mutating func decodeButton(_ f: Fields, what: @autoclosure () -> String) -> FlowButton? {
-        let title = requiredString(f, "title", what: what())
-        let next = optionalString(f, "next")
-        let action = optionalString(f, "action")
-        let font = font(f, "font")
-        return title.map { FlowButton(title: $0, next: next, action: action, font: font) }
-    }
-
-    mutating func decodeInput(_ f: Fields, path: FlowPath) -> FlowTextInput? {
-        let text = requiredString(f, "text", what: "a textInput block")
-        let buttonTitle = requiredString(f, "buttonTitle", what: "a textInput block")
-        var validation: RocketInputValidation?
-        if let v = member(f, "validate") {
-            if let vf = fields(v, path: path.child("validate"), allowed: Self.validateFields, what: "\"validate\"") {
-                validation = RocketInputValidation(
-                    required: bool(vf, "required") ?? false, minLength: integer(vf, "minLength", min: 0),
-                    maxLength: integer(vf, "maxLength", min: 1), pattern: optionalString(vf, "pattern"),
-                    message: optionalString(vf, "message"))
-            }
-        }
-        var branches: [FlowBranch] = []
-        if let b = member(f, "branches") {
-            if tape.kind(b) == .array {
-                var j = b + 1
-                for i in 0..<tape.count(b) {
-                    defer { j = tape.next(after: j) }
-                    let bp = path.child("branches").item(i)
-                    guard let bf = fields(j, path: bp, allowed: Self.branchFields, what: "a branch") else { continue }
-                    guard let whenNode = required(bf, "when", what: "a branch") else { continue }
-                    let wp = bp.child("when")
-                    guard let wf = fields(whenNode, path: wp, allowed: Self.conditionFields, what: "\"when\"") else { continue }
-                    let condition: RocketInputCondition?
-                    if wf.accepted != 1 {
-                        error("bad-condition", "\"when\" needs exactly one of \"equals\", \"matches\" or \"empty\"", path: wp, at: tape.offset(whenNode))
-                        condition = nil
-                    } else if member(wf, "equals") != nil {
-                        condition = optionalString(wf, "equals").map { .equals($0) }
-                    } else if member(wf, "matches") != nil {
-                        condition = optionalString(wf, "matches").map { .pattern($0) }
-                    } else {
-                        condition = bool(wf, "empty") == true ? .empty : nil
-                        if condition == nil, bool(wf, "empty") == false {
-                            error("bad-condition", "\"empty\" can only be true", path: wp.child("empty"), at: tape.offset(member(wf, "empty")!))
-                        }
-                    }
-                    let next = optionalString(bf, "next")
-                    if let condition { branches.append(FlowBranch(when: condition, next: next)) }
-                }
-            } else {
-                error("wrong-type", "\"branches\" must be an array, not \(tape.typeName(b))", path: path.child("branches"), at: tape.offset(b))
-            }
-        }
-        let input = FlowTextInput(
-            text: text ?? "", buttonTitle: buttonTitle ?? "", secret: bool(f, "secret") ?? false,
-            placeholder: optionalString(f, "placeholder"), validate: validation, branches: branches,
-            next: optionalString(f, "next"), font: font(f, "font"), buttonStyle: font(f, "buttonStyle"))
-        return text == nil || buttonTitle == nil ? nil : input
+        let content = kind.decode(&self, node, path)
+        guard idOK, let content else { return nil }
+        return RocketNode(id: id, content: content)
     }
 }

@@ -17,14 +17,8 @@ import RocketCore
 public enum FlowValidator {
     /// Checks a document; with a source map and lines (from ``FlowLoader``) each diagnostic has
     /// its line and column.
-    ///
-    /// `assumedIDs` are ids of blocks that exist in the file but could not be read (references to
-    /// them are not reported); `partial` says the document lacks such blocks.
-    public static func validate(
-        _ doc: FlowDocument, sourceMap: FlowSourceMap? = nil, lines: SourceLines? = nil,
-        assumedIDs: Set<String> = [], partial: Bool = false
-    ) -> [FlowDiagnostic] {
-        let found = check(doc, assumedIDs: assumedIDs, partial: partial, sourceIndices: nil)
+    public static func validate(_ doc: FlowDocument, sourceMap: FlowSourceMap? = nil, lines: SourceLines? = nil) -> [FlowDiagnostic] {
+        let found = check(doc, ids: nil, partial: false)
         var out = found.collapsed
         // Places are found last, for the diagnostics left after collapsing repeats, in one sweep.
         if let lines, let sourceMap {
@@ -37,57 +31,54 @@ public enum FlowValidator {
 
     /// The rules' findings, repeats collapsed and bounded (``FlowDiagnosticList``).
     ///
-    /// `sourceIndices[i]` is the place in the file's `blocks` array of the document's block `i`,
-    /// when blocks that could not be read were left out (nil: the same places).
-    static func check(_ doc: FlowDocument, assumedIDs: Set<String>, partial: Bool, sourceIndices: [Int]?) -> FlowDiagnosticList {
+    /// `ids` is the loader's index of the file's block ids (nil: built here, and the graph's
+    /// references are checked too, as a graph made in code may hold any index); `partial` says
+    /// that some blocks could not be read (they stand in the graph as empty text nodes).
+    ///
+    /// `broken[i]` is true for a block that could not be read: its id still names it (references
+    /// to it are not reported), but nothing else about it is.
+    static func check(_ doc: FlowDocument, ids given: BlockIDs?, partial: Bool, broken: [Bool] = []) -> FlowDiagnosticList {
         var found = FlowDiagnosticList()
-        func blockPath(_ i: Int) -> String { "blocks[\(sourceIndices?[i] ?? i)]" }
+        let graph = doc.graph
+        let nodes = graph.nodes
+        let n = nodes.count
+        func blockPath(_ i: Int) -> String { "blocks[\(i)]" }
         func report(_ severity: FlowDiagnostic.Severity, _ code: String, _ message: String, _ path: @autoclosure () -> String) {
             found.add(severity, code, message, path: path())
         }
 
-        // "Did you mean" costs a pass over every id: offer it for the first 20 unknown names only.
-        var hintsLeft = 20
-        func hint(_ name: String) -> String {
-            guard hintsLeft > 0, doc.blocks.count < 5_000 else { return "" }
-            hintsLeft -= 1
-            return Suggestions.closest(to: name, in: doc.blocks.lazy.map(\.id).filter { !$0.isEmpty }).map { "; did you mean \"\($0)\"?" } ?? ""
-        }
-
         // Ids.
-        let n = doc.blocks.count
-        var indexByID = BlockIDIndex(doc.blocks)
-        var registered = [Bool](repeating: false, count: n)  // the block its id names
-        indexByID.insertAll { i, first in
-            if doc.blocks[i].id.isEmpty {
-                report(.error, "empty-id", "a block id may not be empty", "\(blockPath(i)).id")
-            } else if let first {
-                report(.error, "duplicate-id", "the id \"\(doc.blocks[i].id)\" is already used by \(blockPath(first))", "\(blockPath(i)).id")
+        let ids = given ?? BlockIDs(ids: doc.blockIDs)
+        func isBroken(_ i: Int) -> Bool { i < broken.count && broken[i] }
+        for (i, first) in ids.problems where !isBroken(i) {
+            if let first {
+                if isBroken(first) { continue }
+                report(.error, "duplicate-id", "the id \"\(ids.ids[i])\" is already used by \(blockPath(first))", "\(blockPath(i)).id")
             } else {
-                registered[i] = true
+                report(.error, "empty-id", "a block id may not be empty", "\(blockPath(i)).id")
             }
         }
-        if doc.blocks.isEmpty {
+        if n == 0 {
             if !partial { report(.error, "no-blocks", "a flow needs at least one block", "blocks") }
             return found
         }
-        /// The block an id names; most name the block after `i`, found without hashing.
-        func index(of id: String, after i: Int) -> Int? {
-            if i + 1 < n, registered[i + 1], doc.blocks[i + 1].id == id { return i + 1 }
-            return indexByID.index(of: id)
+        if given == nil {
+            // A graph made in code: every reference must name one of its nodes.
+            if let root = graph.root, !graph.contains(root) { report(.error, "unknown-target", "the start is \(root), which is not a block", "start") }
+            for i in 0..<n {
+                nodes[i].forEachSuccessor { field, t in
+                    if !graph.contains(t) { report(.error, "unknown-target", "\(field) is \(t), which is not a block", "\(blockPath(i)).\(field)") }
+                }
+            }
         }
 
         // One pass over the blocks' contents (a large flow's blocks do not stay in the cache
-        // between passes): references, inline images, patterns and lengths, what the later
-        // checks need, and the placeholders to check once every answer is known.
-        if let start = doc.start, indexByID.index(of: start) == nil, !assumedIDs.contains(start) {
-            report(.error, "unknown-target", "\"start\" names no block: \"\(start)\"\(hint(start))", "start")
-        }
-        func checkImage(_ reference: String?, _ path: @autoclosure () -> String) {
-            guard let reference, reference.hasPrefix("data:") else { return }
-            if Base64.dataURI(reference) == nil {
-                report(.error, "invalid-image-data", "the image is a data URI but not valid base64 (data:<type>;base64,<data>)", path())
-            }
+        // between passes): inline images, patterns and lengths, what the later checks need, and
+        // the placeholders to check once every answer is known.
+        func checkImage(_ image: RocketImage?, _ path: @autoclosure () -> String) {
+            // A data: URI that is not valid base64 stays a file reference.
+            guard case .file(let reference)? = image, reference.hasPrefix("data:") else { return }
+            report(.error, "invalid-image-data", "the image is a data URI but not valid base64 (data:<type>;base64,<data>)", path())
         }
         func checkPattern(_ pattern: String, _ path: @autoclosure () -> String, _ slow: String) {
             if let problem = regexProblem(pattern) {
@@ -110,46 +101,46 @@ public enum FlowValidator {
         // decides, as ids are reported when used twice): 0 nothing, 1 an answer, 2 a secret one.
         var answers = [UInt8](repeating: 0, count: n)
         func setAnswer(_ i: Int, secret: Bool) {
-            guard let at = registered[i] ? i : indexByID.index(of: doc.blocks[i].id) else { return }
+            guard let at = ids.registered[i] ? i : ids.index(of: ids.ids[i]) else { return }
             answers[at] = secret ? 2 : 1
         }
+        func valid(_ t: RocketNodeID?) -> Int? {
+            guard let t, t.rawValue >= 0, t.rawValue < n else { return nil }
+            return t.rawValue
+        }
         var placeholders: [(block: Int, name: String)] = []
-        for (i, block) in doc.blocks.enumerated() {
+        for i in 0..<n {
+            let node = nodes[i]
             edgeStart.append(edges.count)
-            block.forEachTarget { field, target in
-                if let t = index(of: target, after: i) {
-                    edges.append(t)
-                } else if !assumedIDs.contains(target) {
-                    report(.error, "unknown-target", "no block has the id \"\(target)\"\(hint(target))", "\(blockPath(i)).\(field)")
-                }
-            }
-            switch block.content {
-            case .text(_, let next, let delay, _):
-                if (delay ?? 0) > 0, let next, let t = index(of: next, after: i) { autoNext[i] = t }
+            node.forEachSuccessor { _, t in if let t = valid(t) { edges.append(t) } }
+            switch node.content {
+            case .text(let t):
+                if (t.showNextAfter ?? 0) > 0, let next = valid(t.next) { autoNext[i] = next }
             case .image(let img):
                 checkImage(img.image, "\(blockPath(i)).image")
-                if (img.showNextAfter ?? 0) > 0, let next = img.next, let t = index(of: next, after: i) { autoNext[i] = t }
+                if (img.showNextAfter ?? 0) > 0, let next = valid(img.next) { autoNext[i] = next }
             case .textInput(let input):
-                setAnswer(i, secret: input.secret)
-                if let pattern = input.validate?.pattern { checkPattern(pattern, "\(blockPath(i)).validate.pattern", "are refused") }
-                if let lo = input.validate?.minLength, let hi = input.validate?.maxLength, lo > hi {
+                setAnswer(i, secret: input.isSecret)
+                if let pattern = input.validation?.pattern { checkPattern(pattern, "\(blockPath(i)).validate.pattern", "are refused") }
+                if let lo = input.validation?.minLength, let hi = input.validation?.maxLength, lo > hi {
                     report(.error, "impossible-length", "\"minLength\" \(lo) is greater than \"maxLength\" \(hi)", "\(blockPath(i)).validate.minLength")
                 }
                 for (b, branch) in input.branches.enumerated() {
-                    if case .pattern(let p) = branch.when { checkPattern(p, "\(blockPath(i)).branches[\(b)].when.matches", "do not match") }
+                    if case .pattern(let p) = branch.condition { checkPattern(p, "\(blockPath(i)).branches[\(b)].when.matches", "do not match") }
                 }
             case .button, .doubleButton, .choice:
                 setAnswer(i, secret: false)
             }
-            block.forEachText { text in
+            node.forEachText { text in
                 for name in RocketTemplate.placeholders(in: text) { placeholders.append((i, name)) }
             }
         }
         edgeStart.append(edges.count)
+        func id(_ i: Int) -> String { ids.ids[i] }
 
         // Cycles of auto-advancing blocks.
         var color = [UInt8](repeating: 0, count: n)  // 0 new, 1 on the current walk, 2 done
-        for s in doc.blocks.indices where color[s] == 0 {
+        for s in 0..<n where color[s] == 0 {
             var walk: [Int] = []
             var cur = s
             while cur >= 0, color[cur] == 0 {
@@ -158,18 +149,18 @@ public enum FlowValidator {
                 cur = autoNext[cur]
             }
             if cur >= 0, color[cur] == 1, let at = walk.firstIndex(of: cur) {
-                let ids = walk[at...].map { doc.blocks[$0].id } + [doc.blocks[cur].id]
+                let cycle = walk[at...].map(id) + [id(cur)]
                 report(
                     .error, "auto-advance-cycle",
-                    "these blocks advance by themselves in a loop with no user input: \(shortList(ids, separator: " → "))",
+                    "these blocks advance by themselves in a loop with no user input: \(shortList(cycle, separator: " → "))",
                     "\(blockPath(cur)).next")
             }
             for w in walk { color[w] = 2 }
         }
 
         // Reachability.
-        let startIndex = doc.start.flatMap { indexByID.index(of: $0) } ?? 0
-        var seen = [Bool](repeating: false, count: doc.blocks.count)
+        let startIndex = valid(graph.root) ?? 0
+        var seen = [Bool](repeating: false, count: n)
         var stack = [startIndex]
         seen[startIndex] = true
         while let i = stack.popLast() {
@@ -177,11 +168,11 @@ public enum FlowValidator {
         }
         // One warning per unreachable region, at its first block; when the block before it in the
         // file ends the conversation, the warning is there: its `next` is most likely missing.
-        var hasUnreachablePredecessor = [Bool](repeating: false, count: doc.blocks.count)
-        for u in doc.blocks.indices where !seen[u] {
+        var hasUnreachablePredecessor = [Bool](repeating: false, count: n)
+        for u in 0..<n where !seen[u] {
             for t in edges[edgeStart[u]..<edgeStart[u + 1]] where t != u { hasUnreachablePredecessor[t] = true }
         }
-        var assigned = [Bool](repeating: false, count: doc.blocks.count)
+        var assigned = [Bool](repeating: false, count: n)
         func region(from head: Int) -> [Int] {
             var out: [Int] = []
             var stack = [head]
@@ -192,22 +183,22 @@ public enum FlowValidator {
             }
             return out
         }
-        let heads = doc.blocks.indices.filter { !seen[$0] && !hasUnreachablePredecessor[$0] }
+        let heads = (0..<n).filter { !seen[$0] && !hasUnreachablePredecessor[$0] }
         // Unreachable loops have no head of their own: they start at their first block (below).
         var regions: [(head: Int, members: [Int])] = heads.map { ($0, region(from: $0)) }
-        for i in doc.blocks.indices where !seen[i] && !assigned[i] { regions.append((i, region(from: i))) }
+        for i in 0..<n where !seen[i] && !assigned[i] { regions.append((i, region(from: i))) }
         for (head, members) in regions {
-            let others = members.dropFirst().map { doc.blocks[$0].id }
+            let others = members.dropFirst().map(id)
             let after = others.isEmpty ? "" : " (nor can the \(others.count) block\(others.count == 1 ? "" : "s") after it: \(shortList(others)))"
-            let id = doc.blocks[head].id
-            if head > 0, seen[head - 1], FlowValidator.canEnd(doc.blocks[head - 1]) {
-                let before = doc.blocks[head - 1].id
+            let name = id(head)
+            if head > 0, seen[head - 1], nodes[head - 1].canEnd {
+                let before = id(head - 1)
                 report(
                     .warning, "missing-next",
-                    "the block \"\(before)\" can end the conversation, so \"\(id)\" after it can never be shown\(after); is a \"next\": \"\(id)\" missing?",
+                    "the block \"\(before)\" can end the conversation, so \"\(name)\" after it can never be shown\(after); is a \"next\": \"\(name)\" missing?",
                     "\(blockPath(head - 1))")
             } else {
-                report(.warning, "unreachable", "the block \"\(id)\" can never be shown: nothing leads to it\(after)", "\(blockPath(head))")
+                report(.warning, "unreachable", "the block \"\(name)\" can never be shown: nothing leads to it\(after)", "\(blockPath(head))")
             }
         }
 
@@ -232,7 +223,7 @@ public enum FlowValidator {
             }
         }
         for (i, name) in placeholders {
-            if let at = index(of: name, after: i), answers[at] != 0 {
+            if let at = ids.index(of: name, after: i), answers[at] != 0 {
                 if answers[at] == 2 {
                     report(.warning, "secret-placeholder", "{{\(name)}} is a secret answer; it is shown as bullets", "\(blockPath(i))")
                 }
@@ -243,18 +234,6 @@ public enum FlowValidator {
             }
         }
         return found
-    }
-
-    /// True when the block can end the conversation (a path through it has no `next`).
-    static func canEnd(_ block: FlowBlock) -> Bool {
-        switch block.content {
-        case .text(_, let next, _, _): return next == nil
-        case .image(let img): return img.next == nil
-        case .button(let b): return b.next == nil
-        case .doubleButton(let l, let r): return l.next == nil || r.next == nil
-        case .textInput(let i): return i.next == nil
-        case .choice(_, let options, _): return options.contains { $0.next == nil }
-        }
     }
 
     /// At most ten ids, then how many more.
@@ -272,6 +251,47 @@ public enum FlowValidator {
 
 }
 
+/// A flow's block ids with their index: which block each id names (the first that has it),
+/// and which ids are empty or repeated. The loader builds it in its first pass and the rules use
+/// the same one.
+struct BlockIDs {
+    /// Each block's id, in file order ("" when it has none).
+    let ids: [String]
+    private var table: BlockIDIndex
+    /// True for the block its id names.
+    private(set) var registered: [Bool]
+    /// In file order, blocks with an empty id (`first` nil) or with an id an earlier block has
+    /// (`first`: that block).
+    private(set) var problems: [(block: Int, first: Int?)] = []
+
+    init(ids: [String]) {
+        self.ids = ids
+        table = BlockIDIndex(ids)
+        var registered = [Bool](repeating: false, count: ids.count)
+        var problems: [(Int, Int?)] = []
+        table.insertAll { i, first in
+            if ids[i].isEmpty {
+                problems.append((i, nil))
+            } else if let first {
+                problems.append((i, first))
+            } else {
+                registered[i] = true
+            }
+        }
+        self.registered = registered
+        self.problems = problems
+    }
+
+    /// The block an id names.
+    func index(of id: String) -> Int? { table.index(of: id) }
+
+    /// The block an id names; most name the block after `i`, found without hashing.
+    func index(of id: String, after i: Int) -> Int? {
+        if i + 1 < ids.count, i + 1 >= 0, registered[i + 1], ids[i + 1] == id { return i + 1 }
+        return table.index(of: id)
+    }
+}
+
 /// Block ids → the first block with each id, for a validation pass.
 ///
 /// Open addressing over 64-bit slots (32 bits of the id's hash, 32 of the block's index + 1):
@@ -281,14 +301,14 @@ public enum FlowValidator {
 struct BlockIDIndex {
     private var slots: [UInt64]
     private let mask: Int
-    private let blocks: [FlowBlock]
+    private let blocks: [String]
 
-    init(_ blocks: [FlowBlock]) {
+    init(_ ids: [String]) {
         var size = 16
-        while size < blocks.count * 2 { size <<= 1 }
+        while size < ids.count * 2 { size <<= 1 }
         slots = [UInt64](repeating: 0, count: size)
         mask = size - 1
-        self.blocks = blocks
+        self.blocks = ids
     }
 
     /// Records every block with a non-empty id under it, in file order, calling `each` with the
@@ -300,16 +320,16 @@ struct BlockIDIndex {
     /// processor fetches several at once (validation of 100,000 blocks: 43 ms → 36 ms).
     mutating func insertAll(_ each: (Int, Int?) -> Void) {
         let ahead = 8
-        var hashes = (0..<ahead).map { $0 < blocks.count ? Self.hash(blocks[$0].id) : 0 }
+        var hashes = (0..<ahead).map { $0 < blocks.count ? Self.hash(blocks[$0]) : 0 }
         var touched: UInt64 = 0
         for k in blocks.indices {
             let h = hashes[k % ahead]
             if k + ahead < blocks.count {
-                let h2 = Self.hash(blocks[k + ahead].id)
+                let h2 = Self.hash(blocks[k + ahead])
                 hashes[k % ahead] = h2
                 touched &+= slots[h2 & mask]
             }
-            each(k, blocks[k].id.isEmpty ? nil : insert(k, hash: h))
+            each(k, blocks[k].isEmpty ? nil : insert(k, hash: h))
         }
         readAhead = touched
     }
@@ -319,7 +339,7 @@ struct BlockIDIndex {
 
     /// Records block `i` under its id, unless a block already has that id: then that block's index.
     private mutating func insert(_ i: Int, hash h: Int) -> Int? {
-        let id = blocks[i].id
+        let id = blocks[i]
         var p = h & mask
         while slots[p] != 0 {
             if let found = match(slots[p], h, id) { return found }
@@ -343,7 +363,7 @@ struct BlockIDIndex {
     private func match(_ slot: UInt64, _ h: Int, _ id: String) -> Int? {
         guard UInt32(slot >> 32) == UInt32(truncatingIfNeeded: h) else { return nil }
         let k = Int(UInt32(truncatingIfNeeded: slot)) - 1
-        return blocks[k].id == id ? k : nil
+        return blocks[k] == id ? k : nil
     }
 
     private static func hash(_ id: String) -> Int {

@@ -170,6 +170,30 @@ package struct JSONTape: Sendable {
         bytes.withUnsafeBufferPointer { b in keys.firstIndex { keyMatches(b, j, $0) } }
     }
 
+    /// The position in `keys` of the string at entry `j` (a key), or nil: keys made at run time
+    /// (a table's field names), compared in place.
+    package func index(ofKey j: Int, in keys: [String]) -> Int? {
+        let e = entries[j]
+        guard e.kind == .string else { return nil }
+        if e.flag {
+            let text = unescaped[Int(e.a)]
+            return keys.firstIndex(of: text)
+        }
+        let start = Int(e.a)
+        let length = Int(e.b) - start
+        return bytes.withUnsafeBufferPointer { b in
+            keys.firstIndex { key in
+                guard key.utf8.count == length else { return false }
+                var k = start
+                for c in key.utf8 {
+                    if b[k] != c { return false }
+                    k += 1
+                }
+                return true
+            }
+        }
+    }
+
     @inline(__always)
     private func keyMatches(_ b: UnsafeBufferPointer<UInt8>, _ j: Int, _ key: StaticString) -> Bool {
         let e = entries[j]

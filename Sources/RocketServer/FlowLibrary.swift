@@ -29,7 +29,7 @@ package final class LoadedFlow: Sendable {
 
     /// A flow named `name` from its checked document.
     init(name: String, document: FlowDocument) {
-        let graph = document.makeGraph().graph
+        let graph = document.makeGraph()
         let author = document.makeAuthor()
         let close = document.makeCloseButton()
         self.name = name

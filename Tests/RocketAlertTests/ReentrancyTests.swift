@@ -163,7 +163,7 @@ struct LongChainTests {
             graph.add(RocketNode(id: "b\(i)", text: "Step \(i)", next: i + 1 < n ? RocketNodeID(i + 1) : nil))
         }
         graph.root = RocketNodeID(0)
-        let doc = try FlowDocument(graph: graph)
+        let doc = try FlowDocument(exporting: graph)
         let bytes = Array(doc.jsonValue.serialized(pretty: false).utf8)
         let loaded = FlowLoader.load(bytes)
         #expect(loaded.isPlayable)

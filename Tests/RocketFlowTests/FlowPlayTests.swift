@@ -124,19 +124,22 @@ struct RoundTripTests {
         #expect(FlowLoader.load(doc.jsonValue.serialized(pretty: false)).document == doc)
     }
 
-    @Test("Flow → seed blocks → flow is the identity")
-    func blocksRoundTrip() throws {
+    @Test("Flow → graph → exported flow keeps every block (in the order a reader meets them)")
+    func graphRoundTrip() throws {
         let doc = try loadSample()
-        let (root, _) = doc.makeBlocks()
-        let back = try FlowDocument(root: try #require(root), author: doc.makeAuthor(), closeButton: RocketCloseButton(title: "Close"))
-        // Same blocks (order is reachability order; compare by id).
-        let byID = Dictionary(uniqueKeysWithValues: back.blocks.map { ($0.id, $0) })
-        for block in doc.blocks {
-            #expect(byID[block.id] == block, "block \(block.id)")
+        let back = try FlowDocument(exporting: doc.graph, author: doc.makeAuthor(), closeButton: RocketCloseButton(title: "Close"))
+        // Same blocks, once each; successors name the same ids.
+        #expect(Set(back.blockIDs) == Set(doc.blockIDs))
+        let byID = Dictionary(uniqueKeysWithValues: back.graph.nodes.map { ($0.id!, $0) })
+        for node in doc.graph.nodes {
+            let other = try #require(byID[node.id!])
+            #expect(other.kind == node.kind)
+            #expect(other.successors.map { back.blockIDs[$0.rawValue] } == node.successors.map { doc.blockIDs[$0.rawValue] }, "block \(node.id!)")
         }
-        #expect(back.start == "welcome")
+        #expect(back.startID == "welcome")
         #expect(back.closeButton?.title == "Close")
         #expect(back.author?.name == "Rocket")
+        #expect(FlowLoader.load(back.jsonValue.serialized()).document == back)
     }
 
     @Test("A conversation built with the seed classes converts, with generated ids, and plays the same")
@@ -152,11 +155,12 @@ struct RoundTripTests {
         third.next = input
         input.next = ButtonRocketBlock(title: "Go", tapHandler: TapRocketHandler(next: first, actionName: "go"))  // a loop back
         let doc = try FlowDocument(root: first)
-        #expect(doc.blocks.map(\.id) == ["block-1", "block-2", "block-3", "name", "block-4"])
+        #expect(doc.blockIDs == ["block-1", "block-2", "block-3", "name", "block-4"])
         #expect(FlowValidator.validate(doc).filter { $0.severity == .error }.isEmpty)
         let reloaded = try #require(FlowLoader.load(doc.jsonValue.serialized()).document)
         #expect(reloaded == doc)
-        if case .text(_, _, _, let font) = doc.blocks[1].content { #expect(font == .preset("textBold")) }
+        if case .text(let t) = doc.graph.nodes[1].content { #expect(t.font == .textBold) } else { Issue.record("not a text block") }
+        #expect(doc.jsonValue.serialized(pretty: false).contains(#""font":"textBold""#))
     }
 
     @Test("Closures cannot become data: a clear error names the block")
@@ -168,9 +172,11 @@ struct RoundTripTests {
         // Images given as bytes travel as data URIs.
         let img = ImageRocketBlock(image: .bytes([0x89, 0x50, 0x4E, 0x47, 1, 2]), text: nil, next: nil, id: "img")
         let doc = try? FlowDocument(root: img)
-        guard case .image(let fields)? = doc?.blocks.first?.content else { Issue.record("no image"); return }
-        #expect(fields.image == "data:image/png;base64,iVBORwEC")
-        #expect((doc?.makeBlocks().root as? ImageRocketBlock)?.image == .bytes([0x89, 0x50, 0x4E, 0x47, 1, 2]))
+        guard case .image(let fields)? = doc?.graph.nodes.first?.content else { Issue.record("no image"); return }
+        #expect(fields.image == .bytes([0x89, 0x50, 0x4E, 0x47, 1, 2]))
+        #expect(doc?.jsonValue.serialized(pretty: false).contains(#""image":"data:image/png;base64,iVBORwEC""#) == true)
+        let reloaded = doc.flatMap { FlowLoader.load($0.jsonValue.serialized()).document }
+        #expect(reloaded == doc)
     }
 
     @Test("Custom fonts survive a round trip")
@@ -179,7 +185,7 @@ struct RoundTripTests {
         let doc = try FlowDocument(root: t)
         let again = try #require(FlowLoader.load(doc.jsonValue.serialized()).document)
         #expect(again == doc)
-        let (root, _) = again.makeBlocks()
-        #expect((root as? TextRocketBlock)?.font == t.font)
+        guard case .text(let node)? = again.graph.nodes.first?.content else { Issue.record("no text"); return }
+        #expect(node.font == t.font)
     }
 }

@@ -454,26 +454,6 @@ struct JSONReaderTests {
 struct SchemaTests {
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
-    @Test("The schema names exactly the fields the loader accepts, per block type")
-    func schemaMatchesLoader() throws {
-        let data = try Data(contentsOf: Self.root.appendingPathComponent("schema/flow-v1.schema.json"))
-        let schema = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
-        let top = try #require(schema["properties"] as? [String: Any])
-        #expect(Set(top.keys) == Set(FlowDecoder.documentFields.map(\.description)))
-        let when = try #require((top["when"] as? [String: Any])?["properties"] as? [String: Any])
-        #expect(Set(when.keys) == Set(FlowDecoder.whenFields.map(\.description)))
-        let defs = try #require(schema["$defs"] as? [String: Any])
-        let block = try #require(defs["block"] as? [String: Any])
-        let cases = try #require(block["allOf"] as? [[String: Any]])
-        var seen: [String: Set<String>] = [:]
-        for c in cases {
-            let type = try #require((((c["if"] as? [String: Any])?["properties"] as? [String: Any])?["type"] as? [String: Any])?["const"] as? String)
-            let props = try #require(((c["then"] as? [String: Any])?["properties"] as? [String: Any]))
-            seen[type] = Set(props.keys)
-        }
-        #expect(seen == FlowDecoder.blockFields.mapValues { Set($0.map(\.description)) })
-    }
-
     @Test("Every example flow lints clean")
     func examples() throws {
         let dir = Self.root.appendingPathComponent("examples")

@@ -1,0 +1,498 @@
+import RocketJSON
+import RocketConversation
+import RocketCore
+
+// MARK: Field constructors
+
+extension FlowField {
+    /// A string (by default one a user sees); optional ones are `""` when absent.
+    static func text(
+        _ name: String, _ kp: any WritableKeyPath<Root, String> & Sendable, required: Bool = true, type: FlowValueType = .text,
+        shownBy: FlowSurfaces = .all, doc: String
+    ) -> FlowField {
+        FlowField(
+            name, type, required: required, shownBy: shownBy, doc: doc,
+            decode: { d, v, place, root in
+                if !required, d.tape.kind(v) == .null { return true }
+                guard let s = d.readString(v, place.path) else { return false }
+                root[keyPath: kp] = s
+                return true
+            }, value: { root, _ in .string(root[keyPath: kp]) })
+    }
+
+    /// A string that may be absent (null is absent).
+    static func optionalText(
+        _ name: String, _ kp: any WritableKeyPath<Root, String?> & Sendable, type: FlowValueType = .text, shownBy: FlowSurfaces = .all,
+        doc: String
+    ) -> FlowField {
+        FlowField(
+            name, type, shownBy: shownBy, doc: doc,
+            decode: { d, v, place, root in
+                if d.tape.kind(v) == .null { return true }
+                guard let s = d.readString(v, place.path) else { return false }
+                root[keyPath: kp] = s
+                return true
+            }, value: { root, _ in root[keyPath: kp].map { .string($0) } })
+    }
+
+    /// `true` or `false`.
+    static func bool(_ name: String, _ kp: any WritableKeyPath<Root, Bool> & Sendable, shownBy: FlowSurfaces = .all, doc: String) -> FlowField {
+        FlowField(
+            name, .bool, shownBy: shownBy, doc: doc,
+            decode: { d, v, place, root in
+                guard let b = d.readBool(v, place.path) else { return false }
+                root[keyPath: kp] = b
+                return true
+            }, value: { root, _ in .bool(root[keyPath: kp]) })
+    }
+
+    /// A number in `min...max` (null is absent).
+    static func number(
+        _ name: String, _ kp: any WritableKeyPath<Root, Double> & Sendable, min: Double, max: Double, shownBy: FlowSurfaces = .all, doc: String
+    ) -> FlowField {
+        FlowField(
+            name, .number(min: min, max: max), shownBy: shownBy, doc: doc,
+            decode: { d, v, place, root in
+                if d.tape.kind(v) == .null { return true }
+                guard let n = d.readNumber(v, place.path, min: min, max: max) else { return false }
+                root[keyPath: kp] = n
+                return true
+            }, value: { root, _ in .number(root[keyPath: kp]) })
+    }
+
+    /// A whole number in `min...max` that may be absent.
+    static func integer(
+        _ name: String, _ kp: any WritableKeyPath<Root, Int?> & Sendable, min: Int, max: Int = 1_000_000_000, doc: String
+    ) -> FlowField {
+        FlowField(
+            name, .integer(min: min, max: max), doc: doc,
+            decode: { d, v, place, root in
+                if d.tape.kind(v) == .null { return true }
+                guard let n = d.readInteger(v, place.path, min: min, max: max) else { return false }
+                root[keyPath: kp] = n
+                return true
+            }, value: { root, _ in root[keyPath: kp].map { .number(Double($0)) } })
+    }
+
+    /// Seconds or a duration string, absent by default.
+    static func duration(_ name: String, _ kp: any WritableKeyPath<Root, Double?> & Sendable, doc: String) -> FlowField {
+        FlowField(
+            name, .duration, doc: doc,
+            decode: { d, v, place, root in
+                if d.tape.kind(v) == .null { return true }
+                guard let s = d.readDuration(v, place.path) else { return false }
+                root[keyPath: kp] = s
+                return true
+            }, value: { root, _ in root[keyPath: kp].map { .number($0) } })
+    }
+
+    /// A font preset name or a font object.
+    static func font(_ name: String, _ kp: any WritableKeyPath<Root, RocketFont> & Sendable, doc: String) -> FlowField {
+        FlowField(
+            name, .font, doc: doc,
+            decode: { d, v, place, root in
+                if d.tape.kind(v) == .null { return true }
+                guard let f = d.readFont(v, place.path) else { return false }
+                root[keyPath: kp] = f
+                return true
+            }, value: { root, e in FlowFormat.fontValue(root[keyPath: kp], e) })
+    }
+
+    /// One of an enumeration's words.
+    static func words<E: RawRepresentable & CaseIterable & Sendable>(
+        _ name: String, _ kp: any WritableKeyPath<Root, E> & Sendable, shownBy: FlowSurfaces = .all, doc: String
+    ) -> FlowField where E.RawValue == String {
+        FlowField(
+            name, .words(E.allCases.map(\.rawValue)), shownBy: shownBy, doc: doc,
+            decode: { d, v, place, root in
+                if d.tape.kind(v) == .null { return true }
+                guard let e = d.readWord(v, place.path, E.self) else { return false }
+                root[keyPath: kp] = e
+                return true
+            }, value: { root, _ in .string(root[keyPath: kp].rawValue) })
+    }
+
+    /// ``words(_:_:shownBy:doc:)`` for a value that may be absent.
+    static func optionalWords<E: RawRepresentable & CaseIterable & Sendable>(
+        _ name: String, _ kp: any WritableKeyPath<Root, E?> & Sendable, doc: String
+    ) -> FlowField where E.RawValue == String {
+        FlowField(
+            name, .words(E.allCases.map(\.rawValue)), doc: doc,
+            decode: { d, v, place, root in
+                if d.tape.kind(v) == .null { return true }
+                guard let e = d.readWord(v, place.path, E.self) else { return false }
+                root[keyPath: kp] = e
+                return true
+            }, value: { root, _ in root[keyPath: kp].map { .string($0.rawValue) } })
+    }
+
+    /// The id of another block; absent or null ends the conversation.
+    static func reference(_ name: String, _ kp: any WritableKeyPath<Root, RocketNodeID?> & Sendable, doc: String) -> FlowField {
+        FlowField(
+            name, .blockID, doc: doc,
+            decode: { d, v, place, root in
+                if d.tape.kind(v) == .null { return true }
+                guard let s = d.readString(v, place.path) else { return false }
+                root[keyPath: kp] = d.resolve(s, at: v, path: place.path)
+                return true
+            }, value: { root, e in e.name(root[keyPath: kp]).map { .string($0) } })
+    }
+
+    /// A picture: a file relative to the flow file, or a `data:` URI.
+    static func image(_ name: String, _ kp: any WritableKeyPath<Root, RocketImage> & Sendable, doc: String) -> FlowField {
+        FlowField(
+            name, .image, required: true, doc: doc,
+            decode: { d, v, place, root in
+                guard let s = d.readString(v, place.path) else { return false }
+                root[keyPath: kp] = RocketImage(reference: s)
+                return true
+            }, value: { root, _ in .string(root[keyPath: kp].reference) })
+    }
+
+    /// A picture that may be absent.
+    static func optionalImage(_ name: String, _ kp: any WritableKeyPath<Root, RocketImage?> & Sendable, doc: String) -> FlowField {
+        FlowField(
+            name, .image, doc: doc,
+            decode: { d, v, place, root in
+                if d.tape.kind(v) == .null { return true }
+                guard let s = d.readString(v, place.path) else { return false }
+                root[keyPath: kp] = RocketImage(reference: s)
+                return true
+            }, value: { root, _ in root[keyPath: kp].map { .string($0.reference) } })
+    }
+
+    /// A nested object that must be given.
+    static func object<Sub: Sendable>(
+        _ name: String, _ kp: any WritableKeyPath<Root, Sub> & Sendable, _ object: FlowObject<Sub>, doc: String
+    ) -> FlowField {
+        FlowField(
+            name, .object(object.name), required: true, doc: doc,
+            decode: { d, v, place, root in
+                guard let sub = d.decodeObject(v, path: place.path, object, what: "\"\(name)\"") else { return false }
+                root[keyPath: kp] = sub
+                return true
+            }, value: { root, e in .object(object.members(root[keyPath: kp], e)) })
+    }
+
+    /// A nested object that may be absent.
+    static func optionalObject<Sub: Sendable>(
+        _ name: String, _ kp: any WritableKeyPath<Root, Sub?> & Sendable, _ object: FlowObject<Sub>, doc: String
+    ) -> FlowField {
+        FlowField(
+            name, .object(object.name), doc: doc,
+            decode: { d, v, place, root in
+                guard let sub = d.decodeObject(v, path: place.path, object, what: "\"\(name)\"") else { return false }
+                root[keyPath: kp] = sub
+                return true
+            }, value: { root, e in root[keyPath: kp].map { .object(object.members($0, e)) } })
+    }
+
+    /// An array of objects, `min...max` long; `item` names one in messages ("an option").
+    static func list<Sub: Sendable>(
+        _ name: String, _ kp: any WritableKeyPath<Root, [Sub]> & Sendable, _ object: FlowObject<Sub>, item: String,
+        required: Bool = false, min: Int = 0, max: Int? = nil, tooFew: String = "", tooMany: @escaping @Sendable (Int) -> String = { _ in "" },
+        doc: String
+    ) -> FlowField {
+        FlowField(
+            name, .list(.object(object.name), min: min, max: max), required: required, doc: doc,
+            decode: { d, v, place, root in
+                guard d.tape.kind(v) == .array else {
+                    d.error("wrong-type", "\"\(name)\" must be an array, not \(d.tape.typeName(v))", path: place.path, at: d.tape.offset(v))
+                    return false
+                }
+                let n = d.tape.count(v)
+                var items: [Sub] = []
+                items.reserveCapacity(n)
+                var ok = true
+                let path = place.path
+                var j = v + 1
+                for i in 0..<n {
+                    if let sub = d.decodeObject(j, path: path.item(i), object, what: item) { items.append(sub) } else { ok = false }
+                    j = d.tape.next(after: j)
+                }
+                if n < min {
+                    d.error("too-few-options", tooFew, path: place.path, at: d.tape.offset(v))
+                    ok = false
+                } else if let max, n > max {
+                    d.error("too-many-options", tooMany(n), path: place.path, at: d.tape.offset(v))
+                    ok = false
+                }
+                root[keyPath: kp] = items
+                return ok
+            }, value: { root, e in .array(root[keyPath: kp].map { .object(object.members($0, e)) }) })
+    }
+}
+
+// MARK: The table
+
+extension FlowFormat {
+    /// A font as written: its preset name, or the object of its size, weight, colour and family.
+    static func fontValue(_ font: RocketFont, _ e: FlowEncoding) -> JSONValue {
+        if let name = font.presetName { return .string(name) }
+        return .object(fontObject.members(font, e))
+    }
+
+    /// A custom font.
+    static let fontObject = FlowObject<RocketFont>(
+        "fontObject", doc: "A custom font: size, weight, colour and family.",
+        blank: RocketFont(size: 16, weight: .regular, color: .black),
+        fields: [
+            .number("size", \.font.size, min: 1, max: 1_000_000_000, doc: "The size in points."),
+            .words("weight", \.font.weight, doc: "The weight; semibold and heavier are drawn bold in the terminal."),
+            FlowField(
+                "color", .color, doc: "The colour, #RGB or #RRGGBB.",
+                decode: { d, v, place, root in
+                    if d.tape.kind(v) == .null { return true }
+                    guard let hex = d.readString(v, place.path) else { return false }
+                    guard let c = RocketColor(hex: hex) else {
+                        d.error("bad-color", "\"color\" must be #RGB or #RRGGBB, not \"\(hex)\"", path: place.path, at: d.tape.offset(v))
+                        return false
+                    }
+                    root.color = c
+                    return true
+                }, value: { root, _ in .string(root.color.hexString) }),
+            .optionalText("family", \.font.family, type: .string(minLength: 0), shownBy: .web, doc: "A font family; the terminal draws its own."),
+        ])
+
+    /// A button: of a `button` block, a side of a `doubleButton`, an option of a `choice`.
+    static let button = FlowObject<RocketButtonNode>(
+        "button", doc: "A button: its title, where it leads, and the action it reports.",
+        blank: RocketButtonNode(title: ""),
+        fields: [
+            .text("title", \.title, doc: "The title; its press is the block's answer."),
+            .reference("next", \.next, doc: "The block shown after the press; absent ends the conversation."),
+            .optionalText(
+                "action", \.actionName, type: .string(minLength: 0), doc: "A named action reported when it is pressed (`--on-action`, the API's events)."),
+            .font("font", \.font, doc: "The title's style."),
+        ])
+
+    /// The rules a typed answer must meet.
+    static let validate = FlowObject<RocketInputValidation>(
+        "validate", doc: "Rules a typed answer must meet; a failure keeps the block active and says why.",
+        blank: RocketInputValidation(),
+        fields: [
+            .bool("required", \.required, doc: "Refuse empty or white-space-only text."),
+            .integer("minLength", \.minLength, min: 0, doc: "The fewest characters."),
+            .integer("maxLength", \.maxLength, min: 1, doc: "The most characters."),
+            .optionalText("pattern", \.pattern, type: .pattern, doc: "A regular expression the text must contain a match of (anchor it with ^…$)."),
+            .optionalText("message", \.message, doc: "Shown for any failure, instead of the built-in message in the user's language."),
+        ])
+
+    /// A branch's condition: exactly one of three tests.
+    static let condition = FlowObjectInfo(
+        name: "condition", doc: "Exactly one test of the typed text.",
+        fields: [
+            FlowFieldInfo(name: "equals", type: .string(minLength: 0), isRequired: false, defaultValue: nil, shownBy: .all, doc: "The text is exactly this."),
+            FlowFieldInfo(
+                name: "matches", type: .pattern, isRequired: false, defaultValue: nil, shownBy: .all,
+                doc: "The text contains a match of this regular expression."),
+            FlowFieldInfo(name: "empty", type: .alwaysTrue, isRequired: false, defaultValue: nil, shownBy: .all, doc: "The text is empty or white space."),
+        ], exactlyOne: true)
+
+    /// A branch of a `textInput` block.
+    static let branch = FlowObject<RocketNodeBranch>(
+        "branch", doc: "Where a typed answer leads when its condition holds; branches are tried in order.",
+        blank: RocketNodeBranch(when: .empty, next: nil),
+        fields: [
+            FlowField(
+                "when", .object("condition"), required: true, doc: "The condition.",
+                decode: { d, v, place, root in
+                    guard let c = d.readCondition(v, place.path) else { return false }
+                    root.condition = c
+                    return true
+                },
+                value: { root, _ in
+                    switch root.condition {
+                    case .equals(let s): return .object([("equals", .string(s))])
+                    case .pattern(let p): return .object([("matches", .string(p))])
+                    case .empty: return .object([("empty", .bool(true))])
+                    }
+                }),
+            .reference("next", \.next, doc: "Where it goes; absent ends the conversation."),
+        ])
+
+    /// A `text` block's fields.
+    static let textBlock = FlowObject<RocketTextNode>(
+        "text", doc: "", blank: RocketTextNode(text: ""),
+        fields: [
+            .text("text", \.text, doc: "The text."),
+            .reference("next", \.next, doc: "The block after it; absent ends the conversation."),
+            .duration("showNextAfter", \.showNextAfter, doc: "Go on by itself after this long (then it cannot be tapped)."),
+            .font("font", \.font, doc: "The text's style."),
+        ])
+
+    /// The `text` kind over a table of its fields (tests pass one with a field more).
+    static func textKind(_ object: FlowObject<RocketTextNode>) -> FlowBlockKind {
+        FlowBlockKind(
+            .text, doc: "A text bubble: tap to go on, or it goes on by itself after `showNextAfter`.", object: object,
+            wrap: { .text($0) }, unwrap: { if case .text(let t) = $0 { t } else { nil } })
+    }
+
+    /// The most options a choice block may have.
+    static let maxChoiceOptions = 100
+
+    /// The block kinds of version 1.
+    static let blockKinds: [FlowBlockKind] = [
+        textKind(textBlock),
+        FlowBlockKind(
+            .image, doc: "A picture with optional text under it; a text block in every other way.",
+            object: FlowObject(
+                "image", doc: "", blank: RocketImageNode(image: .file("")),
+                fields: [
+                    .image("image", \.image, doc: "A PNG or JPEG file relative to the flow file, or a data: URI."),
+                    .text("text", \.text, required: false, doc: "Text under the picture."),
+                    .reference("next", \.next, doc: "The block after it; absent ends the conversation."),
+                    .duration("showNextAfter", \.showNextAfter, doc: "Go on by itself after this long."),
+                    .font("font", \.font, doc: "The text's style."),
+                    .words("imageStyle", \.imageStyle, doc: "The picture's corners."),
+                    .number("paddingLeft", \.paddingLeft, min: 0, max: 10_000, doc: "Inset on the left, in points."),
+                    .number("paddingRight", \.paddingRight, min: 0, max: 10_000, doc: "Inset on the right, in points."),
+                ]),
+            wrap: { .image($0) }, unwrap: { if case .image(let i) = $0 { i } else { nil } }),
+        FlowBlockKind(
+            .button, doc: "A button: pressing it reports its `action` at once, then shows `next`.",
+            object: button, wrap: { .button($0) }, unwrap: { if case .button(let b) = $0 { b } else { nil } }),
+        FlowBlockKind(
+            .doubleButton, doc: "Two buttons side by side; the first press disables both.",
+            object: FlowObject(
+                "doubleButton", doc: "", blank: ButtonPair(),
+                fields: [
+                    .object("left", \.left, button, doc: "The left button."),
+                    .object("right", \.right, button, doc: "The right button."),
+                ]),
+            wrap: { .doubleButton(left: $0.left, right: $0.right) },
+            unwrap: { if case .doubleButton(let l, let r) = $0 { ButtonPair(left: l, right: r) } else { nil } }),
+        FlowBlockKind(
+            .choice, doc: "A question with a list of options (beyond the seed): the chosen option is the answer and leads on.",
+            object: FlowObject(
+                "choice", doc: "", blank: RocketChoiceNode(text: "", options: []),
+                fields: [
+                    .text("text", \.text, doc: "The question."),
+                    .list(
+                        "options", \.options, button, item: "an option", required: true, min: 2, max: maxChoiceOptions,
+                        tooFew: "a choice block needs at least two options",
+                        tooMany: { "a choice block has at most \(FlowFormat.maxChoiceOptions) options, not \($0)" },
+                        doc: "The options, 2 to \(maxChoiceOptions), each a button."),
+                    .font("font", \.font, doc: "The question's style."),
+                ]),
+            wrap: { .choice($0) }, unwrap: { if case .choice(let c) = $0 { c } else { nil } }),
+        FlowBlockKind(
+            .textInput, doc: "A question with a text field; the accepted text goes to the first matching branch, else `next`.",
+            object: FlowObject(
+                "textInput", doc: "", blank: RocketInputNode(text: "", buttonTitle: ""),
+                fields: [
+                    .text("text", \.text, doc: "The question."),
+                    .text("buttonTitle", \.buttonTitle, doc: "The submit button's title."),
+                    .bool("secret", \.isSecret, doc: "Mask the text on screen and keep it out of events and --answers-out."),
+                    .optionalText("placeholder", \.placeholder, doc: "A hint shown in the empty field."),
+                    .optionalObject("validate", \.validation, validate, doc: "Rules the text must meet."),
+                    .list("branches", \.branches, branch, item: "a branch", doc: "Branches tried in order; the first that holds decides."),
+                    .reference("next", \.next, doc: "Where the text goes when no branch holds; absent ends the conversation."),
+                    .font("font", \.font, doc: "The question's style."),
+                    .font("buttonStyle", \.buttonStyle, doc: "The submit button's style."),
+                ]),
+            wrap: { .textInput($0) }, unwrap: { if case .textInput(let i) = $0 { i } else { nil } }),
+    ]
+
+    /// The speaker.
+    static let author = FlowObject<RocketAuthor>(
+        "author", doc: "The speaker: a name and an avatar.",
+        blank: RocketAuthor(image: nil, style: .circular, name: "Rocket"),
+        fields: [
+            .text("name", \.name, required: false, doc: "The display name."),
+            .optionalImage("image", \.image, doc: "The avatar: a file relative to the flow file, or a data: URI."),
+            .words("style", \.style, doc: "The avatar's corners."),
+        ])
+
+    /// The close button.
+    static let closeButton = FlowObject<RocketCloseButton>(
+        "closeButton", doc: "A button that closes the conversation (Esc in the terminal).",
+        blank: RocketCloseButton(title: ""),
+        fields: [
+            .text("title", \.title, doc: "Its title."),
+            .font("font", \.style, doc: "Its style."),
+        ])
+
+    /// The top level of a flow file.
+    static let documentObject = FlowObject<FlowDocument>(
+        "flow", doc: "One conversation.",
+        blank: FlowDocument(graph: RocketGraph()),
+        fields: [
+            FlowField(
+                "$schema", .string(minLength: 0), shownBy: [], doc: "Ignored; lets editors find the schema.",
+                decode: { d, v, place, _ in d.readString(v, place.path) != nil }, value: { _, _ in nil }),
+            FlowField(
+                "version", .constant(1), required: true, doc: "The format version; other values are refused.",
+                decode: { d, v, place, root in d.readVersion(v, place.path) }, value: { root, _ in .number(Double(root.version)) }),
+            .optionalText("title", \.title, type: .string(minLength: 0), shownBy: [], doc: "A title for people and tools."),
+            .optionalObject("author", \.author, author, doc: "The speaker."),
+            .optionalObject("closeButton", \.closeButton, closeButton, doc: "A close button."),
+            FlowField(
+                "start", .blockID, doc: "The id of the first block; default: the first block.",
+                decode: { d, v, place, root in
+                    if d.tape.kind(v) == .null { return true }
+                    guard let s = d.readString(v, place.path) else { return false }
+                    d.start = d.resolve(s, at: v, path: place.path)
+                    return true
+                },
+                value: { root, e in
+                    guard let r = root.graph.root, r.rawValue != 0 else { return nil }
+                    return e.name(r).map { .string($0) }
+                }),
+            FlowField(
+                "variables", .list(.string(minLength: 1), min: 0, max: nil), doc: "Names callers may set before the flow starts (--var NAME=VALUE).",
+                decode: { d, v, place, root in
+                    guard let names = d.readStringList(v, place.path) else { return false }
+                    root.variables = names
+                    return true
+                }, value: { root, _ in root.variables.isEmpty ? nil : .array(root.variables.map { .string($0) }) }),
+            FlowField(
+                "scenario", .string(minLength: 1), shownBy: [],
+                doc: "The scenario that gates the flow: it is shown only when the scenario may execute now, and the showing counts as its execution.",
+                decode: { d, v, place, root in
+                    if d.tape.kind(v) == .null { return true }
+                    guard let s = d.readString(v, place.path) else { return false }
+                    if s.isEmpty { d.error("empty-id", "\"scenario\" may not be empty", path: place.path, at: d.tape.offset(v)) }
+                    root.scenario = s
+                    return true
+                }, value: { root, _ in root.scenario.map { .string($0) } }),
+            FlowField(
+                "when", .object("when"), shownBy: [], doc: "The scenario's rules (needs `scenario`).",
+                decode: { d, v, place, root in
+                    root.when = d.decodeWhen(v)
+                    return true
+                }, value: { root, _ in root.when.map(FlowFormat.whenValue) }),
+            FlowField(
+                "banner", .object("banner"), doc: "A banner shown over the conversation when it starts.",
+                decode: { d, v, place, root in
+                    root.banner = d.decodeBanner(v)
+                    return true
+                }, value: { root, _ in root.banner.map(\.flowJSON) }),
+            FlowField(
+                "blocks", .list(.block, min: 1, max: nil), required: true, doc: "The blocks; at least one.",
+                decode: { d, v, place, root in
+                    guard let nodes = d.decodeBlocks(v) else { return false }
+                    root.graph = RocketGraph(nodes: nodes, root: nodes.isEmpty ? nil : RocketNodeID(0))
+                    return true
+                },
+                value: { root, e in
+                    .array(root.graph.nodes.indices.map { i in FlowFormat.blockValue(root.graph.nodes[i], name: e.names[i], e) })
+                }),
+        ])
+
+    /// The named objects, for the schema's `$defs` and the reference.
+    static let namedObjects: [FlowObjectInfo] = [
+        author.info, closeButton.info, button.info, validate.info, branch.info, condition, fontObject.info,
+        FlowFormat.whenInfo, FlowFormat.windowInfo, FlowFormat.budgetInfo, FlowFormat.bannerInfo,
+    ]
+
+    /// Version 1 of the flow format: the one this library reads and writes.
+    public static let v1 = FlowFormat(document: documentObject, blocks: blockKinds, objects: namedObjects)
+
+    /// One block as written: `id`, `type`, then its kind's fields.
+    static func blockValue(_ node: RocketNode, name: String, _ e: FlowEncoding) -> JSONValue {
+        var out: [(String, JSONValue)] = [("id", .string(name)), ("type", .string(node.kind.rawValue))]
+        if let kind = e.blocks.first(where: { $0.kind == node.kind }), let members = kind.members(node.content, e) { out += members }
+        return .object(out)
+    }
+}
