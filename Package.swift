@@ -86,7 +86,8 @@ let package = Package(
         .testTarget(name: "RocketScenariosTests", dependencies: ["RocketScenarios", "RocketScenariosDefaults", "RocketJSON", "ScenarioStress"]),
         .testTarget(
             name: "RocketServerTests",
-            dependencies: ["RocketServer", "RocketConversation", "RocketFlow", "RocketScenarios", "RocketJSON", "RocketCore"]),
+            dependencies: ["RocketServer", "RocketConversation", "RocketFlow", "RocketScenarios", "RocketJSON", "RocketCore"],
+            exclude: ["Fixtures"]),
         .testTarget(name: "RocketBannersTests", dependencies: ["RocketBanners", "RocketCore"]),
         .testTarget(name: "RocketReactorTests", dependencies: ["RocketReactor", "RocketCore"]),
         .testTarget(
@@ -95,7 +96,7 @@ let package = Package(
                 "rocket", "RocketCLI", "RocketTestSupport", "CTestSupport", "RocketFlow", "RocketScenarios", "RocketBanners",
                 "RocketReactor", "RocketConversation",
             ],
-            exclude: ["Golden"]),
+            exclude: ["Golden", "Fixtures"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -232,19 +232,26 @@ enum PlayCommand {
             return .failure(ExitStatusCode(ExitStatus.noInput))
         case .success(let b): bytes = b
         }
+        let identity = flowIdentity(doc)
         let snapshot: ConversationSnapshot
         do {
-            snapshot = try ConversationSnapshot(jsonText: bytes)
+            snapshot = try ConversationSnapshot(jsonText: bytes, graph: doc.graph, identity: identity)
+        } catch .otherFlow {
+            return .failure(otherFlow(statePath))
         } catch {
             printError("rocket: error: '\(statePath)': \(error); use --restart to start over")
             return .failure(ExitStatusCode(ExitStatus.dataError))
         }
-        guard snapshot.flow == flowIdentity(doc) else {
-            printError(
-                "rocket: error: '\(statePath)' holds a conversation of a different flow (or an earlier version of this one); use --restart to start over")
-            return .failure(ExitStatusCode(ExitStatus.dataError))
-        }
+        // A version-1 snapshot names its flow too (checked here, as its blocks are indices).
+        guard snapshot.flow == identity else { return .failure(otherFlow(statePath)) }
         return .success(snapshot)
+    }
+
+    /// The message for a state file of another flow.
+    static func otherFlow(_ statePath: String) -> ExitStatusCode {
+        printError(
+            "rocket: error: '\(statePath)' holds a conversation of a different flow (or an earlier version of this one); use --restart to start over")
+        return ExitStatusCode(ExitStatus.dataError)
     }
 
     static func variables(_ parsed: ParsedArguments) throws(UsageError) -> [String: String] {

@@ -5,18 +5,27 @@ import RocketCore
 /// its graph), the transcript, the answers, the current block, and pending timers as the time
 /// they had left. Secret answers are kept only as bullets unless the host opts in.
 ///
-/// The JSON form is versioned (``version``); ``restore(graph:author:closeButton:options:at:flow:)``
-/// refuses a snapshot of another flow or of an unknown version.
+/// The JSON form is our own and versioned (docs/SNAPSHOT_FORMAT.md): version 2 names blocks by
+/// their ids and spells every enumeration as a word; version 1 (the synthesized `Codable`
+/// shapes, blocks by graph index) is still read. Reading needs the flow's graph, since block
+/// names resolve against it; a snapshot of another flow or of an unknown version is refused.
 ///
 /// ```swift
 /// let snapshot = ConversationSnapshot(conversation, at: clock.now)
 /// let text = try snapshot.jsonText()
-/// let again = try ConversationSnapshot(jsonText: Array(text.utf8))
+/// let again = try ConversationSnapshot(jsonText: Array(text.utf8), graph: graph)
 /// let resumed = try again.restore(graph: graph, author: author, closeButton: nil, options: options, at: clock.now)
 /// ```
-public struct ConversationSnapshot: Hashable, Sendable, Codable {
+public struct ConversationSnapshot: Hashable, Sendable {
     /// A timer that had `remaining` seconds to go when the snapshot was taken.
     public struct PendingTimer: Hashable, Sendable, Codable {
+        /// Creates a pending timer.
+        public init(remaining: Double, sequence: Int, action: ConversationState.TimerAction) {
+            self.remaining = remaining
+            self.sequence = sequence
+            self.action = action
+        }
+
         /// Seconds left.
         public var remaining: Double
         /// Order among timers due at once.
@@ -44,8 +53,8 @@ public struct ConversationSnapshot: Hashable, Sendable, Codable {
         }
     }
 
-    /// The format version this library writes and reads.
-    public static let currentVersion = 1
+    /// The format version this library writes (it reads this one and version 1).
+    public static let currentVersion = 2
 
     /// Always `"rocket-conversation"`.
     public var format: String
@@ -59,6 +68,9 @@ public struct ConversationSnapshot: Hashable, Sendable, Codable {
     public var timers: [PendingTimer]
     /// True when secret answers were kept (the host opted in).
     public var includesSecrets: Bool
+    /// The name written for each node the state refers to: its id when no other node of the
+    /// graph has it, else `#index` (graphs made in code may lack ids).
+    var names: [RocketNodeID: String] = [:]
 
     /// Takes a snapshot of `conversation` at `now`. `flow` names the flow (default: the graph's
     /// ``RocketGraph/contentHash``; a host whose graph depends on where it runs, such as image
@@ -77,6 +89,21 @@ public struct ConversationSnapshot: Hashable, Sendable, Codable {
         }
         includesSecrets = includeSecrets
         self.state = state
+        names = Self.names(for: self.state, timers, in: conversation.graph)
+    }
+
+    /// The names of the nodes a state and its timers refer to.
+    static func names(for state: ConversationState, _ timers: [PendingTimer], in graph: RocketGraph) -> [RocketNodeID: String] {
+        var needed = Set(state.shown)
+        for t in timers { if case .advance(_, let to?) = t.action { needed.insert(to) } }
+        guard !needed.isEmpty else { return [:] }
+        var count: [String: Int] = [:]
+        for node in graph.nodes { if let id = node.id, !id.isEmpty, !id.hasPrefix("#") { count[id, default: 0] += 1 } }
+        var out: [RocketNodeID: String] = [:]
+        for n in needed {
+            if graph.contains(n), let id = graph[n].id, count[id] == 1 { out[n] = id } else { out[n] = "#\(n.rawValue)" }
+        }
+        return out
     }
 
     /// What a snapshot's JSON may hold: its strings are texts the conversation rendered (at most
@@ -88,15 +115,65 @@ public struct ConversationSnapshot: Hashable, Sendable, Codable {
         return limits
     }
 
-    /// Reads the JSON form.
-    public init(jsonText bytes: [UInt8]) throws(Failure) {
+    /// Reads the JSON form (version 2 or 1) of a conversation of the flow whose graph is `graph`.
+    ///
+    /// `identity` is the flow's identity when the host does not use the graph's own hash (as in
+    /// ``init(_:at:flow:includeSecrets:)``).
+    ///
+    /// - Throws: ``Failure/otherFlow(expected:found:)`` for a snapshot of another flow (version
+    ///   2; a version-1 snapshot is checked by ``restore(graph:author:closeButton:options:at:flow:)``),
+    ///   ``Failure/unsupportedVersion(_:)``, or ``Failure/invalid(_:)`` naming the place.
+    public init(jsonText bytes: [UInt8], graph: RocketGraph, identity: String? = nil) throws(Failure) {
+        let tape: JSONTape
         do {
-            self = try JSONCoding.decode(ConversationSnapshot.self, fromText: bytes, limits: Self.readLimits)
+            tape = try JSONTape.parse(bytes, limits: Self.readLimits)
         } catch {
             throw .invalid(error.message)
         }
-        guard format == "rocket-conversation" else { throw .invalid("\"format\" is \"\(format)\", not \"rocket-conversation\"") }
-        guard version == ConversationSnapshot.currentVersion else { throw .unsupportedVersion(version) }
+        try self.init(tape: tape, entry: 0, path: "", graph: graph, identity: identity)
+    }
+
+    /// Reads a snapshot at `entry` of a tape (the server's stored conversations hold one).
+    package init(tape: JSONTape, entry: Int, path: String, graph: RocketGraph, identity: String?) throws(Failure) {
+        guard tape.kind(entry) == .object else { throw .invalid("the snapshot must be a JSON object") }
+        let format = tape.member(of: entry, "format").flatMap { tape.string($0) }
+        guard format == "rocket-conversation" else {
+            throw .invalid("\"format\" is \(format.map { "\"\($0)\"" } ?? "missing"), not \"rocket-conversation\"")
+        }
+        let version = tape.member(of: entry, "version").flatMap { tape.number($0) }
+        switch version {
+        case 1?:
+            do {
+                let v1 = try JSONCoding.decode(SnapshotVersion1.self, from: tape.node(entry).plainValue)
+                self.init(format: v1.format, version: 1, flow: v1.flow, state: v1.state, timers: v1.timers, includesSecrets: v1.includesSecrets)
+                names = Self.names(for: state, timers, in: graph)
+            } catch {
+                throw .invalid(error.message)
+            }
+        case 2?:
+            let found = tape.member(of: entry, "flow").flatMap { tape.string($0) } ?? ""
+            let expected = identity ?? graph.contentHash
+            guard found == expected else { throw .otherFlow(expected: expected, found: found) }
+            do {
+                self = try SnapshotReader(tape: tape, graph: graph).snapshot(entry, path: path)
+            } catch {
+                throw .invalid(error.message)
+            }
+        case let v?:
+            throw .unsupportedVersion(v == v.rounded() && abs(v) < 1e9 ? Int(v) : -1)
+        case nil:
+            throw .invalid("\"version\" is missing")
+        }
+    }
+
+    /// A snapshot from its parts.
+    init(format: String, version: Int, flow: String, state: ConversationState, timers: [PendingTimer], includesSecrets: Bool) {
+        self.format = format
+        self.version = version
+        self.flow = flow
+        self.state = state
+        self.timers = timers
+        self.includesSecrets = includesSecrets
     }
 
     /// The JSON form (one line).
@@ -147,6 +224,16 @@ public struct ConversationSnapshot: Hashable, Sendable, Codable {
         }
         return conversation
     }
+}
+
+/// The version-1 form: the synthesized `Codable` shapes of this release's values, read only.
+struct SnapshotVersion1: Decodable {
+    var format: String
+    var version: Int
+    var flow: String
+    var state: ConversationState
+    var timers: [ConversationSnapshot.PendingTimer]
+    var includesSecrets: Bool
 }
 
 extension RocketGraph {

@@ -36,7 +36,7 @@ public struct RocketBlockInfo: Hashable, Sendable, Codable {
 }
 
 /// Which of a double button's buttons.
-public enum RocketButtonSide: String, Hashable, Sendable, Codable {
+public enum RocketButtonSide: String, Hashable, Sendable, Codable, CaseIterable {
     case left, right
 }
 

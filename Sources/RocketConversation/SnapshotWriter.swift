@@ -1,11 +1,9 @@
-import RocketJSON
+package import RocketJSON
 
-// The snapshot's JSON written straight into bytes. It is the same document the synthesized
-// `Codable` conformances give through `JSONCoding` (the reader decodes it with them; a test
-// compares the two over generated states), about twenty times cheaper: a server writes one per
-// changed conversation every few milliseconds. Integer-keyed maps are written in key order (the
-// `Codable` form writes them in hash order); numbers that are not finite are written as 0, where
-// the `Codable` form refuses the whole snapshot.
+// The snapshot's JSON, version 2 (docs/SNAPSHOT_FORMAT.md), written straight into bytes and read
+// straight from the tape: blocks are named by their ids, enumerations are words, every field is
+// stated here and in the document, nothing comes from the compiler's synthesized shapes. A
+// server writes one per changed conversation every few milliseconds.
 
 extension ConversationSnapshot {
     /// The JSON form (one line, without the newline ``jsonText()`` adds), as UTF-8 bytes.
@@ -16,225 +14,359 @@ extension ConversationSnapshot {
     }
 }
 
-/// Appends the snapshot's parts as JSON.
+/// The words of version 2, for the status, the timer actions and the validation rules.
+enum SnapshotWords {
+    static let status = ["notShown", "presenting", "active", "closing", "dismissed"]
+    static let actions = ["appendRoot", "autoAdvance", "advance", "closeByUser", "finishClosing"]
+    static let rules = ["required", "tooShort", "tooLong", "pattern", "invalidPattern", "patternTooComplex"]
+    static let top = [
+        "format", "version", "flow", "status", "reason", "blocks", "transcript", "answers", "inputError", "timers", "sequence",
+        "awaitingDecision", "includesSecrets",
+    ]
+    static let block = ["id", "fired", "tapEnabled", "pressed", "chosen"]
+    static let item = ["block", "reply", "text", "secret"]
+    static let answer = ["value", "secret"]
+    static let failure = ["rule", "limit", "pattern", "message"]
+    static let timer = ["remaining", "sequence", "action", "block", "to", "reason"]
+}
+
+/// Appends a snapshot as version-2 JSON.
 struct SnapshotWriter {
     var w = JSONBytes()
     var out: [UInt8] { w.out }
 
-    private mutating func key(_ k: StaticString, first: Bool = false) { w.key(k, first: first) }
-    private mutating func string(_ s: String) { w.string(s) }
-    private mutating func int(_ n: Int) { w.number(n) }
-    private mutating func bool(_ b: Bool) { w.bool(b) }
-    private mutating func double(_ v: Double) { w.number(v) }
-    private mutating func enumCase(_ name: StaticString) { w.enumCase(name) }
-    private mutating func emptyCase(_ name: StaticString) { w.emptyCase(name) }
-    private mutating func close(_ n: Int = 1) { w.close(n) }
-
-    /// `{"name":{"_0":"value"}}`: a case with one unlabeled string.
-    private mutating func unlabeledCase(_ name: StaticString, _ value: String) {
-        enumCase(name)
-        key("_0", first: true)
-        string(value)
-        close(2)
-    }
-
-    /// `{"name":{"_0":n}}`: a case with one unlabeled whole number.
-    private mutating func unlabeledCase(_ name: StaticString, _ value: Int) {
-        enumCase(name)
-        key("_0", first: true)
-        int(value)
-        close(2)
-    }
-
     mutating func snapshot(_ s: ConversationSnapshot) {
+        let st = s.state
+        func name(_ id: RocketNodeID) -> String { s.names[id] ?? "#\(id.rawValue)" }
         w.open()
-        key("format", first: true)
-        string(s.format)
-        key("version")
-        int(s.version)
-        key("flow")
-        string(s.flow)
-        key("state")
-        state(s.state)
-        key("timers")
-        timers(s.timers, "remaining") { ($0.remaining, $0.sequence, $0.action) }
-        key("includesSecrets")
-        bool(s.includesSecrets)
-        close()
-    }
-
-    mutating func state(_ s: ConversationState) {
-        w.open()
-        key("status", first: true)
-        status(s.status)
-        key("shown")
+        w.key("format", first: true)
+        w.string(s.format)
+        w.key("version")
+        w.number(ConversationSnapshot.currentVersion)
+        w.key("flow")
+        w.string(s.flow)
+        w.key("status")
+        switch st.status {
+        case .notShown: w.string("notShown")
+        case .presenting: w.string("presenting")
+        case .active: w.string("active")
+        case .closing(let r):
+            w.string("closing")
+            w.key("reason")
+            w.string(r.rawValue)
+        case .dismissed(let r):
+            w.string("dismissed")
+            w.key("reason")
+            w.string(r.rawValue)
+        }
+        w.key("blocks")
         w.openArray()
-        for (i, id) in s.shown.enumerated() {
+        for (i, id) in st.shown.enumerated() {
             if i > 0 { w.comma() }
-            int(id.rawValue)
+            let flags = i < st.flags.count ? st.flags[i] : ConversationState.BlockFlags(fired: false, tapEnabled: true)
+            w.open()
+            w.key("id", first: true)
+            w.string(name(id))
+            w.key("fired")
+            w.bool(flags.fired)
+            w.key("tapEnabled")
+            w.bool(flags.tapEnabled)
+            if let side = st.pressedSide[i] {
+                w.key("pressed")
+                w.string(side.rawValue)
+            }
+            if let chosen = st.chosenOptions?[i] {
+                w.key("chosen")
+                w.number(chosen)
+            }
+            w.close()
         }
         w.closeArray()
-        key("flags")
+        w.key("transcript")
         w.openArray()
-        for (i, f) in s.flags.enumerated() {
+        for (i, item) in st.transcript.enumerated() {
             if i > 0 { w.comma() }
             w.open()
-            key("fired", first: true)
-            bool(f.fired)
-            key("tapEnabled")
-            bool(f.tapEnabled)
-            close()
+            switch item {
+            case .block(let index, _, let text):
+                w.key("block", first: true)
+                w.number(index)
+                w.key("text")
+                w.string(text)
+            case .reply(let blockIndex, let text, let isSecret):
+                w.key("reply", first: true)
+                w.number(blockIndex)
+                w.key("text")
+                w.string(text)
+                if isSecret {
+                    w.key("secret")
+                    w.bool(true)
+                }
+            }
+            w.close()
         }
         w.closeArray()
-        key("transcript")
-        w.openArray()
-        for (i, item) in s.transcript.enumerated() {
-            if i > 0 { w.comma() }
-            transcriptItem(item)
-        }
-        w.closeArray()
-        key("answers")
+        w.key("answers")
         w.open()
-        for (i, name) in s.answers.keys.sorted().enumerated() {
-            if i > 0 { w.comma() }
-            w.key(escaping: name, first: true)
-            let a = s.answers[name] ?? RocketAnswer(value: "")
+        for (i, key) in st.answers.keys.sorted().enumerated() {
+            let a = st.answers[key] ?? RocketAnswer(value: "")
+            w.key(escaping: key, first: i == 0)
             w.open()
-            key("value", first: true)
-            string(a.value)
-            key("isSecret")
-            bool(a.isSecret)
-            close()
+            w.key("value", first: true)
+            w.string(a.value)
+            if a.isSecret {
+                w.key("secret")
+                w.bool(true)
+            }
+            w.close()
         }
-        close()
-        if let e = s.inputError {
-            key("inputError")
+        w.close()
+        if let e = st.inputError {
+            w.key("inputError")
             failure(e)
         }
-        key("pressedSide")
-        intMap(s.pressedSide) { w, side in w.string(side.rawValue) }
-        if let chosen = s.chosenOptions {
-            key("chosenOptions")
-            intMap(chosen) { w, n in w.int(n) }
-        }
-        key("timers")
-        timers(s.timers, "deadline") { ($0.deadline, $0.sequence, $0.action) }
-        key("sequence")
-        int(s.sequence)
-        if let waiting = s.awaitingDecision {
-            key("awaitingDecision")
-            int(waiting)
-        }
-        close()
-    }
-
-    /// An `[Int: V]` map as the `Codable` form writes it: an object keyed by the decimal numbers.
-    private mutating func intMap<V>(_ map: [Int: V], _ value: (inout SnapshotWriter, V) -> Void) {
-        w.open()
-        for (i, k) in map.keys.sorted().enumerated() {
-            if i > 0 { w.comma() }
-            w.key(escaping: String(k), first: true)  // the decimal Int, whatever its size
-            if let v = map[k] { value(&self, v) }
-        }
-        close()
-    }
-
-    /// `[{"<time>":t,"sequence":n,"action":…},…]`: timers, pending (time left) or running
-    /// (deadline), as their `Codable` forms write them.
-    private mutating func timers<T>(_ items: [T], _ time: StaticString, _ parts: (T) -> (Double, Int, ConversationState.TimerAction)) {
+        w.key("timers")
         w.openArray()
-        for (i, item) in items.enumerated() {
+        for (i, t) in s.timers.enumerated() {
             if i > 0 { w.comma() }
-            let (t, sequence, a) = parts(item)
             w.open()
-            key(time, first: true)
-            double(t)
-            key("sequence")
-            int(sequence)
-            key("action")
-            action(a)
-            close()
+            w.key("remaining", first: true)
+            w.number(t.remaining)
+            w.key("sequence")
+            w.number(t.sequence)
+            w.key("action")
+            switch t.action {
+            case .appendRoot: w.string("appendRoot")
+            case .autoAdvance(let index):
+                w.string("autoAdvance")
+                w.key("block")
+                w.number(index)
+            case .advance(let from, let to):
+                w.string("advance")
+                w.key("block")
+                w.number(from)
+                if let to {
+                    w.key("to")
+                    w.string(name(to))
+                }
+            case .closeByUser: w.string("closeByUser")
+            case .finishClosing(let r):
+                w.string("finishClosing")
+                w.key("reason")
+                w.string(r.rawValue)
+            }
+            w.close()
         }
         w.closeArray()
-    }
-
-    private mutating func status(_ s: ConversationStatus) {
-        switch s {
-        case .notShown: emptyCase("notShown")
-        case .presenting: emptyCase("presenting")
-        case .active: emptyCase("active")
-        case .closing(let r):
-            unlabeledCase("closing", r.rawValue)
-        case .dismissed(let r):
-            unlabeledCase("dismissed", r.rawValue)
+        w.key("sequence")
+        w.number(st.sequence)
+        if let waiting = st.awaitingDecision {
+            w.key("awaitingDecision")
+            w.number(waiting)
         }
-    }
-
-    private mutating func transcriptItem(_ item: TranscriptItem) {
-        switch item {
-        case .block(let index, let node, let text):
-            enumCase("block")
-            key("index", first: true)
-            int(index)
-            key("node")
-            int(node.rawValue)
-            key("text")
-            string(text)
-        case .reply(let blockIndex, let text, let isSecret):
-            enumCase("reply")
-            key("blockIndex", first: true)
-            int(blockIndex)
-            key("text")
-            string(text)
-            key("isSecret")
-            bool(isSecret)
-        }
-        close(2)
-    }
-
-    private mutating func action(_ a: ConversationState.TimerAction) {
-        switch a {
-        case .appendRoot: emptyCase("appendRoot")
-        case .autoAdvance(let index):
-            enumCase("autoAdvance")
-            key("index", first: true)
-            int(index)
-            close(2)
-        case .advance(let from, let to):
-            enumCase("advance")
-            key("from", first: true)
-            int(from)
-            if let to {
-                key("to")
-                int(to.rawValue)
-            }
-            close(2)
-        case .closeByUser: emptyCase("closeByUser")
-        case .finishClosing(let r):
-            unlabeledCase("finishClosing", r.rawValue)
-        }
+        w.key("includesSecrets")
+        w.bool(s.includesSecrets)
+        w.close()
     }
 
     private mutating func failure(_ f: RocketValidationFailure) {
         w.open()
-        key("rule", first: true)
+        w.key("rule", first: true)
         switch f.rule {
-        case .required: emptyCase("required")
+        case .required: w.string("required")
         case .tooShort(let n):
-            unlabeledCase("tooShort", n)
+            w.string("tooShort")
+            w.key("limit")
+            w.number(n)
         case .tooLong(let n):
-            unlabeledCase("tooLong", n)
+            w.string("tooLong")
+            w.key("limit")
+            w.number(n)
         case .pattern(let p):
-            unlabeledCase("pattern", p)
+            w.string("pattern")
+            w.key("pattern")
+            w.string(p)
         case .invalidPattern(let p):
-            unlabeledCase("invalidPattern", p)
+            w.string("invalidPattern")
+            w.key("pattern")
+            w.string(p)
         case .patternTooComplex(let p):
-            unlabeledCase("patternTooComplex", p)
+            w.string("patternTooComplex")
+            w.key("pattern")
+            w.string(p)
         }
         if let m = f.message {
-            key("message")
-            string(m)
+            w.key("message")
+            w.string(m)
         }
-        close()
+        w.close()
+    }
+}
+
+/// Reads version-2 JSON against the flow's graph (block names resolve to its nodes).
+struct SnapshotReader {
+    let tape: JSONTape
+    let graph: RocketGraph
+    /// The nodes whose id no other node has.
+    let unique: [String: RocketNodeID]
+
+    init(tape: JSONTape, graph: RocketGraph) {
+        self.tape = tape
+        self.graph = graph
+        var count: [String: Int] = [:]
+        var first: [String: RocketNodeID] = [:]
+        for (i, node) in graph.nodes.enumerated() {
+            guard let id = node.id, !id.isEmpty else { continue }
+            count[id, default: 0] += 1
+            if first[id] == nil { first[id] = RocketNodeID(i) }
+        }
+        unique = first.filter { count[$0.key] == 1 }
+    }
+
+    /// The node a name stands for: an id of the flow, or `#index`.
+    func node(_ name: String, path: String) throws(JSONShapeError) -> RocketNodeID {
+        if name.hasPrefix("#"), let i = Int(name.dropFirst()), graph.contains(RocketNodeID(i)) { return RocketNodeID(i) }
+        if let id = unique[name] { return id }
+        throw JSONShapeError("\"\(path)\" names \"\(name)\", which is no block of this flow")
+    }
+
+    func word(_ v: Int, path: String, in words: [String]) throws(JSONShapeError) -> Int {
+        let s = try JSONFields.string(tape, v, path: path)
+        guard let k = words.firstIndex(of: s) else {
+            throw JSONShapeError("\"\(path)\" must be one of \(words.map { "\"\($0)\"" }.joined(separator: ", ")), not \"\(s)\"")
+        }
+        return k
+    }
+
+    func snapshot(_ entry: Int, path: String) throws(JSONShapeError) -> ConversationSnapshot {
+        let top = try JSONFields(tape, entry, path: path, allowed: SnapshotWords.top)
+        var state = ConversationState()
+        let reason = try top.member("reason").map { v throws(JSONShapeError) in
+            try JSONFields.word(tape, v, path: top.child("reason"), RocketDismissReason.self)
+        }
+        func needReason() throws(JSONShapeError) -> RocketDismissReason {
+            guard let reason else { throw JSONShapeError("\"\(top.child("reason"))\" is missing") }
+            return reason
+        }
+        switch try word(try top.required("status"), path: top.child("status"), in: SnapshotWords.status) {
+        case 0: state.status = .notShown
+        case 1: state.status = .presenting
+        case 2: state.status = .active
+        case 3: state.status = .closing(try needReason())
+        default: state.status = .dismissed(try needReason())
+        }
+        for (i, v) in try top.items("blocks").enumerated() {
+            let b = try JSONFields(tape, v, path: top.child("blocks") + "[\(i)]", allowed: SnapshotWords.block)
+            state.shown.append(try node(try b.string("id"), path: b.child("id")))
+            state.flags.append(ConversationState.BlockFlags(fired: try b.bool("fired"), tapEnabled: try b.bool("tapEnabled")))
+            if let side = try b.member("pressed").map({ v throws(JSONShapeError) in
+                try JSONFields.word(tape, v, path: b.child("pressed"), RocketButtonSide.self)
+            }) {
+                state.pressedSide[i] = side
+            }
+            if let chosen = try b.optionalInt("chosen") {
+                state.chosenOptions = (state.chosenOptions ?? [:]).merging([i: chosen]) { $1 }
+            }
+        }
+        for (i, v) in try top.items("transcript").enumerated() {
+            let t = try JSONFields(tape, v, path: top.child("transcript") + "[\(i)]", allowed: SnapshotWords.item)
+            let text = try t.string("text")
+            switch (try t.optionalInt("block"), try t.optionalInt("reply")) {
+            case (let index?, nil):
+                guard state.shown.indices.contains(index) else { throw JSONShapeError("\"\(t.child("block"))\" is not a shown block") }
+                state.transcript.append(.block(index: index, node: state.shown[index], text: text))
+            case (nil, let index?):
+                state.transcript.append(.reply(blockIndex: index, text: text, isSecret: try t.flag("secret")))
+            default:
+                throw JSONShapeError("\(t.path) needs exactly one of \"block\" and \"reply\"")
+            }
+        }
+        for (key, v) in try top.entries("answers") {
+            let a = try JSONFields(tape, v, path: top.child("answers") + "." + key, allowed: SnapshotWords.answer)
+            state.answers[key] = RocketAnswer(value: try a.string("value"), isSecret: try a.flag("secret"))
+        }
+        if let e = try top.optionalObject("inputError", allowed: SnapshotWords.failure) {
+            let rule: RocketValidationFailure.Rule
+            switch try word(try e.required("rule"), path: e.child("rule"), in: SnapshotWords.rules) {
+            case 0: rule = .required
+            case 1: rule = .tooShort(try e.int("limit"))
+            case 2: rule = .tooLong(try e.int("limit"))
+            case 3: rule = .pattern(try e.string("pattern"))
+            case 4: rule = .invalidPattern(try e.string("pattern"))
+            default: rule = .patternTooComplex(try e.string("pattern"))
+            }
+            state.inputError = RocketValidationFailure(rule: rule, message: try e.optionalString("message"))
+        }
+        var timers: [ConversationSnapshot.PendingTimer] = []
+        for (i, v) in try top.items("timers").enumerated() {
+            let t = try JSONFields(tape, v, path: top.child("timers") + "[\(i)]", allowed: SnapshotWords.timer)
+            let action: ConversationState.TimerAction
+            switch try word(try t.required("action"), path: t.child("action"), in: SnapshotWords.actions) {
+            case 0: action = .appendRoot
+            case 1: action = .autoAdvance(index: try t.int("block"))
+            case 2:
+                let to = try t.optionalString("to").map { name throws(JSONShapeError) in try node(name, path: t.child("to")) }
+                action = .advance(from: try t.int("block"), to: to)
+            case 3: action = .closeByUser
+            default:
+                action = .finishClosing(
+                    try JSONFields.word(tape, try t.required("reason"), path: t.child("reason"), RocketDismissReason.self))
+            }
+            timers.append(ConversationSnapshot.PendingTimer(remaining: try t.double("remaining"), sequence: try t.int("sequence"), action: action))
+        }
+        state.sequence = try top.int("sequence")
+        state.awaitingDecision = try top.optionalInt("awaitingDecision")
+        var snapshot = ConversationSnapshot(
+            format: try top.string("format"), version: ConversationSnapshot.currentVersion, flow: try top.string("flow"), state: state,
+            timers: timers, includesSecrets: try top.bool("includesSecrets"))
+        snapshot.names = ConversationSnapshot.names(for: state, timers, in: graph)
+        return snapshot
+    }
+}
+
+extension ConversationOptions {
+    /// The stored form (docs/SNAPSHOT_FORMAT.md, "Options"): the timing's five numbers, whether
+    /// replies are echoed, and the answers given before the start.
+    package func write(into w: inout JSONBytes) {
+        w.open()
+        w.key("timing", first: true)
+        w.open()
+        w.key("intro", first: true)
+        w.number(timing.intro)
+        w.key("bounce")
+        w.number(timing.bounce)
+        w.key("doubleBounce")
+        w.number(timing.doubleBounce)
+        w.key("closing")
+        w.number(timing.closing)
+        w.key("autoAdvanceScale")
+        w.number(timing.autoAdvanceScale)
+        w.close()
+        w.key("echoReplies")
+        w.bool(echoReplies)
+        w.key("initialAnswers")
+        w.open()
+        for (i, key) in initialAnswers.keys.sorted().enumerated() {
+            w.key(escaping: key, first: i == 0)
+            w.string(initialAnswers[key] ?? "")
+        }
+        w.close()
+        w.close()
+    }
+
+    /// Reads the stored form (the same keys the version-1 `Codable` form had).
+    package init(_ o: JSONFields) throws(JSONShapeError) {
+        let t = try o.object("timing", allowed: ["intro", "bounce", "doubleBounce", "closing", "autoAdvanceScale"])
+        func seconds(_ key: String) throws(JSONShapeError) -> Double {
+            let v = try t.double(key)
+            guard v.isFinite, v >= 0, v <= 1e9 else { throw JSONShapeError("\"\(t.child(key))\" must be from 0 to 10⁹, not \(v)") }
+            return v
+        }
+        let timing = RocketTiming(
+            intro: try seconds("intro"), bounce: try seconds("bounce"), doubleBounce: try seconds("doubleBounce"),
+            closing: try seconds("closing"), autoAdvanceScale: try seconds("autoAdvanceScale"))
+        var answers: [String: String] = [:]
+        for (key, v) in try o.entries("initialAnswers") { answers[key] = try JSONFields.string(o.tape, v, path: o.child("initialAnswers") + "." + key) }
+        self.init(timing: timing, echoReplies: try o.bool("echoReplies"), initialAnswers: answers)
     }
 }

@@ -571,7 +571,7 @@ package final class ConversationService: Sendable {
         let options: ConversationOptions
         var strings = UIStrings.english
         do {
-            let stored = try StoredConversation(jsonText: Array(row.snapshot.utf8))
+            let stored = try StoredConversation(jsonText: Array(row.snapshot.utf8), graph: flow.graph, identity: flow.identity)
             options = stored.options
             if let lang = stored.language { strings = UIStrings.forEnvironment(["LANG": lang]) }
             restored = try stored.snapshot.restore(
@@ -952,8 +952,9 @@ extension RocketIntentError {
     }
 }
 
-/// What the archive keeps of a conversation: its snapshot and the options it was started with.
-struct StoredConversation: Codable {
+/// What the archive keeps of a conversation: its snapshot and the options it was started with,
+/// in our own stored form (docs/SNAPSHOT_FORMAT.md, "The server's stored conversations").
+struct StoredConversation {
     var snapshot: ConversationSnapshot
     var options: ConversationOptions
     /// The language of the built-in messages ("en", "zh", "it").
@@ -965,24 +966,34 @@ struct StoredConversation: Codable {
         self.language = language
     }
 
-    init(jsonText bytes: [UInt8]) throws(ConversationSnapshot.Failure) {
+    /// Reads a stored conversation of the flow whose graph is `graph` (its snapshot in version 2,
+    /// or version 1 as the release before wrote it).
+    init(jsonText bytes: [UInt8], graph: RocketGraph, identity: String) throws(ConversationSnapshot.Failure) {
         do {
-            self = try JSONCoding.decode(StoredConversation.self, fromText: bytes, limits: ConversationSnapshot.readLimits)
-        } catch {
+            let tape = try JSONTape.parse(bytes, limits: ConversationSnapshot.readLimits)
+            let top = try JSONFields(tape, 0, path: "", allowed: ["snapshot", "options", "language"])
+            snapshot = try ConversationSnapshot(tape: tape, entry: try top.required("snapshot"), path: "snapshot", graph: graph, identity: identity)
+            options = try ConversationOptions(try top.object("options", allowed: ["timing", "echoReplies", "initialAnswers"]))
+            language = try top.optionalString("language")
+        } catch let error as JSONSyntaxError {
             throw .invalid(error.message)
+        } catch let error as JSONShapeError {
+            throw .invalid(error.message)
+        } catch let failure as ConversationSnapshot.Failure {
+            throw failure
+        } catch {
+            throw .invalid("\(error)")
         }
-        guard snapshot.version == ConversationSnapshot.currentVersion else { throw .unsupportedVersion(snapshot.version) }
     }
 
-    /// The JSON text: the form `Codable` reads, with the snapshot written directly
-    /// (``ConversationSnapshot/jsonBytes()``), not through `Codable`.
+    /// The JSON text.
     func jsonText() -> String {
         var w = JSONBytes(capacity: 1024)
         w.open()
         w.key("snapshot", first: true)
         w.raw(snapshot.jsonBytes())
         w.key("options")
-        w.value((try? JSONCoding.encode(options)) ?? .object([]))
+        options.write(into: &w)
         if let language {
             w.key("language")
             w.string(language)

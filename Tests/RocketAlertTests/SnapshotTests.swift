@@ -24,7 +24,7 @@ struct SnapshotTests {
         let snapshot = ConversationSnapshot(c, at: 104)  // 6 s of the 10 s left
         #expect(snapshot.timers.map(\.remaining) == [7])
         let text = try snapshot.jsonText()
-        let read = try ConversationSnapshot(jsonText: Array(text.utf8))
+        let read = try ConversationSnapshot(jsonText: Array(text.utf8), graph: graph())
         #expect(read == snapshot)
         var resumed = try read.restore(graph: graph(), author: c.author, closeButton: nil, options: c.options, at: 5000)
         #expect(resumed.transcript == c.transcript)
@@ -47,7 +47,7 @@ struct SnapshotTests {
         #expect(text.contains("Ada"))
         let kept = try ConversationSnapshot(c, at: 0, includeSecrets: true).jsonText()
         #expect(kept.contains("4711"))
-        let restored = try ConversationSnapshot(jsonText: Array(text.utf8)).restore(
+        let restored = try ConversationSnapshot(jsonText: Array(text.utf8), graph: graph()).restore(
             graph: graph(), author: c.author, closeButton: nil,
             options: c.options, at: 0)
         #expect(restored.interpolate("{{pin}}") == "••••")
@@ -63,17 +63,50 @@ struct SnapshotTests {
         #expect(throws: ConversationSnapshot.Failure.self) {
             try snapshot.restore(graph: other, author: c.author, closeButton: nil, options: c.options, at: 0)
         }
-        var newer = snapshot
-        newer.version = 99
-        let newerText = try JSONCoding.encode(newer).serialized()
-        #expect(throws: ConversationSnapshot.Failure.unsupportedVersion(99)) { try ConversationSnapshot(jsonText: Array(newerText.utf8)) }
-        for bad in ["", "{", "[]", #"{"format": "rocket-conversation"}"#, String(repeating: "[", count: 10_000)] {
-            #expect(throws: ConversationSnapshot.Failure.self) { try ConversationSnapshot(jsonText: Array(bad.utf8)) }
+        let text = try snapshot.jsonText()
+        let newerText = text.replacing(#""version":2"#, with: #""version":99"#)
+        #expect(throws: ConversationSnapshot.Failure.unsupportedVersion(99)) { try ConversationSnapshot(jsonText: Array(newerText.utf8), graph: graph()) }
+        #expect(throws: ConversationSnapshot.Failure.otherFlow(expected: other.contentHash, found: snapshot.flow)) {
+            try ConversationSnapshot(jsonText: Array(text.utf8), graph: other)
+        }
+        for bad in [
+            "", "{", "[]", #"{"format": "rocket-conversation"}"#, String(repeating: "[", count: 10_000),
+            text.replacing(#""status":"active""#, with: #""status":{"active":{}}"#),
+            text.replacing(#""id":"hi""#, with: #""id":"nowhere""#),
+            text.replacing(#""sequence""#, with: #""sequence":1,"extra""#),
+            text.replacing(#""fired":false"#, with: #""fired":"yes""#),
+        ] {
+            #expect(bad != text)
+            #expect(throws: ConversationSnapshot.Failure.self) { try ConversationSnapshot(jsonText: Array(bad.utf8), graph: graph()) }
         }
         var broken = snapshot
         broken.state.shown = [RocketNodeID(999)]
         #expect(throws: ConversationSnapshot.Failure.self) {
             try broken.restore(graph: graph(), author: c.author, closeButton: nil, options: c.options, at: 0)
+        }
+    }
+
+    @Test("Truncated and damaged snapshots are refused or read, never a trap: every prefix, and 2,000 random byte changes")
+    func fuzz() throws {
+        var c = Conversation(graph: graph(), options: ConversationOptions(timing: .reducedMotion, echoReplies: true))
+        c.start(at: 0)
+        try c.send(.tap, at: 0)
+        let bytes = ConversationSnapshot(c, at: 1).jsonBytes()
+        let g = graph()
+        for n in 0..<bytes.count {
+            #expect(throws: ConversationSnapshot.Failure.self) { try ConversationSnapshot(jsonText: Array(bytes[..<n]), graph: g) }
+        }
+        var state: UInt64 = 42
+        for _ in 0..<2_000 {
+            var damaged = bytes
+            for _ in 0..<3 {
+                state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+                damaged[Int(state >> 33) % damaged.count] = UInt8(truncatingIfNeeded: state >> 20)
+            }
+            // Either outcome is fine; what matters is that it returns.
+            if let read = try? ConversationSnapshot(jsonText: damaged, graph: g) {
+                _ = try? read.restore(graph: g, author: c.author, closeButton: nil, options: c.options, at: 0)
+            }
         }
     }
 

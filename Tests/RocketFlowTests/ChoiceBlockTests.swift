@@ -55,7 +55,8 @@ struct ChoiceBlockTests {
         c.start(at: 0)
         _ = try c.send(.choose(2), at: 0)
         let text = try ConversationSnapshot(c, at: 0, flow: "f").jsonText()
-        let back = try ConversationSnapshot(jsonText: Array(text.utf8))
+        #expect(text.contains(#""blocks":[{"id":"plan","fired":true,"tapEnabled":true,"chosen":2}"#))
+        let back = try ConversationSnapshot(jsonText: Array(text.utf8), graph: c.graph, identity: "f")
         #expect(back.state.chosenOptions == [0: 2])
         var old = back.state
         old.chosenOptions = nil

@@ -10,7 +10,7 @@ import Testing
 
 @Suite("HTTP API: every route's happy path and errors")
 struct APITests {
-    @Test("the stored form of a conversation is what Codable writes and reads back equal")
+    @Test("the stored form of a conversation is written field by field and reads back equal")
     func storedForm() throws {
         var g = RocketGraph()
         let name = g.add(RocketNode(id: "name", content: .textInput(RocketInputNode(text: "Name?", buttonTitle: "Send", next: nil))))
@@ -25,8 +25,11 @@ struct APITests {
             var stored = StoredConversation(snapshot: ConversationSnapshot(c, at: 12), options: options, language: "it")
             stored.language = language
             let text = stored.jsonText()
-            #expect(text == (try JSONCoding.encode(stored).serialized(pretty: false)))
-            let read = try StoredConversation(jsonText: Array(text.utf8))
+            #expect(
+                text.contains(
+                    #""options":{"timing":{"intro":0,"bounce":0,"doubleBounce":0,"closing":0,"autoAdvanceScale":0.5},"echoReplies":true,"initialAnswers":{"plan":"pro"}}"#
+                ))
+            let read = try StoredConversation(jsonText: Array(text.utf8), graph: g, identity: g.contentHash)
             #expect(read.snapshot == stored.snapshot && read.options == options && read.language == language)
         }
     }
