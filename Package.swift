@@ -42,8 +42,10 @@ let package = Package(
         .target(name: "RocketReactor", dependencies: ["RocketCore"]),
         // SQLite through the system's libsqlite3 (Debian: libsqlite3-dev).
         .systemLibrary(name: "CSQLite", path: "Sources/CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+        // The one SQLite layer: a connection behind a mutex, cached statements, transactions, migrations.
+        .target(name: "RocketSQLite", dependencies: ["CSQLite"]),
         // WaitForIt's scenarios: rules, decisions with explanations, in-memory and SQLite stores.
-        .target(name: "RocketScenarios", dependencies: ["RocketCore", "RocketJSON", "CSQLite"]),
+        .target(name: "RocketScenarios", dependencies: ["RocketCore", "RocketJSON", "RocketSQLite"]),
         // The UserDefaults store (WaitForIt's keys) and WaitForIt's Date forms: the only Foundation part of scenarios.
         .target(name: "RocketScenariosDefaults", dependencies: ["RocketScenarios"]),
         // GNU libmicrohttpd (Debian: libmicrohttpd-dev), linked from its static archive with the
@@ -54,7 +56,7 @@ let package = Package(
             name: "RocketServer",
             dependencies: [
                 "RocketConversation", "RocketFlow", "RocketScenarios", "RocketJSON", "RocketCore", "RocketTerminal", "RocketBanners", "RocketReactor",
-                "CMicroHTTPD", "CSQLite", "CImageCodecs",
+                "CMicroHTTPD", "RocketSQLite", "CImageCodecs",
             ]),
         // The command-line tool.
         // The command model and every command, as a library (tested in-process); `rocket` is its thin main.

@@ -145,7 +145,7 @@ struct SQLiteStoreTests {
             INSERT INTO executions (scenario, at) VALUES ('a', 30);
             """)
         let store = try SQLiteScenarioStore(path: path)
-        #expect(try rawInt(path, "PRAGMA user_version") == 3)
+        #expect(try rawInt(path, "PRAGMA user_version") == SQLiteScenarioStore.schemaVersion)
         #expect(try store.stats("a").recentEvents == [10, 20])
         try store.triggerEvent("a", at: 40)
         try store.triggerEvent("b", at: 41)
