@@ -2,6 +2,7 @@
     import Glibc
 #endif
 import RocketConversation
+import RocketCore
 import RocketTerminal
 
 /// `rocket play --on-action NAME=COMMAND`: a flow names actions, never commands; the person who
@@ -46,7 +47,7 @@ struct ActionHooks {
     }
 
     /// At most this much of a command's output is kept for the terminal UI (the rest is counted).
-    static let capturedLimit = 16_384
+    static let capturedLimit = RocketLimits.actionOutputBytes
 
     /// Runs the command for `name`, if any: its exit status (128 + signal when killed) and, when
     /// `output` is `.captured`, what it wrote (standard output and error, in order); nil when no

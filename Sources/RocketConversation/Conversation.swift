@@ -265,7 +265,7 @@ public struct Conversation: Hashable, Sendable, Codable {
     /// Deadlines within this many seconds of `now` are due (absorbs floating-point sums).
     static let tolerance = 1e-6
     /// Safety valve: at most this many timers fire in one ``advance(to:)`` call.
-    static let maxFiringsPerAdvance = 100_000
+    static let maxFiringsPerAdvance = RocketLimits.firingsPerAdvance
 
     /// Creates a conversation over `graph` that has not been shown.
     public init(

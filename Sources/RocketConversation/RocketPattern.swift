@@ -1,4 +1,5 @@
 import CPCRE2
+import RocketCore
 
 /// A regular expression with a bounded cost: validation patterns and branch conditions of
 /// flows, matched by PCRE2 with limits on backtracking steps, depth and heap.
@@ -25,9 +26,9 @@ public final class RocketPattern: @unchecked Sendable {
     public let source: String
 
     /// Backtracking steps allowed per match (PCRE2's match limit).
-    public static let stepLimit: UInt32 = 1_000_000
+    public static let stepLimit = UInt32(RocketLimits.patternSteps)
     /// Nesting of backtracking allowed per match (PCRE2's depth limit).
-    public static let depthLimit: UInt32 = 10_000
+    public static let depthLimit = UInt32(RocketLimits.patternDepth)
     /// Heap for backtracking, in KiB, per match.
     public static let heapLimitKiB: UInt32 = 8_192
 

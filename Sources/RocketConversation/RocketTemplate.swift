@@ -13,7 +13,7 @@ import RocketCore
 public enum RocketTemplate {
     /// The longest text a template renders to, in bytes of UTF-8: a 64 KiB block text filled with
     /// 64 KiB answers could otherwise grow without bound. What would pass it ends in "…".
-    public static let maxRenderedBytes = 256 << 10
+    public static let maxRenderedBytes = RocketLimits.renderedTextBytes
 
     /// Replaces every known placeholder in `template`; the result is at most
     /// ``maxRenderedBytes`` (cut at a character, then "…").

@@ -9,7 +9,7 @@
 public enum RocketDuration {
     /// The longest duration accepted anywhere (100 years): larger values are refused where they
     /// enter, so no arithmetic on them can overflow.
-    public static let maxSeconds: Double = 100 * 365.25 * 86_400
+    public static let maxSeconds: Double = RocketLimits.durationSeconds
 
     /// Seconds from "90", "1.5", "500ms", "90s", "5m", "1.5h", "14d", "2w"; nil for anything else,
     /// negative values and values above ``maxSeconds`` included.

@@ -73,7 +73,7 @@ public struct FlowLoadResult: Sendable {
 /// costs a bounded list (the rest are counted, and said to be there).
 struct FlowDiagnosticList {
     /// The most distinct diagnostics one list keeps.
-    static let limit = 1_000
+    static let limit = RocketLimits.diagnostics
     /// The code of the note that says how many were not listed.
     static let unlistedCode = "too-many-diagnostics"
 

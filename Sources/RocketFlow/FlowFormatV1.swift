@@ -329,7 +329,7 @@ extension FlowFormat {
     }
 
     /// The most options a choice block may have.
-    static let maxChoiceOptions = 100
+    static let maxChoiceOptions = RocketLimits.choiceOptions
 
     /// The block kinds of version 1.
     static let blockKinds: [FlowBlockKind] = [
@@ -345,8 +345,8 @@ extension FlowFormat {
                     .duration("showNextAfter", \.showNextAfter, doc: "Go on by itself after this long."),
                     .font("font", \.font, doc: "The text's style."),
                     .words("imageStyle", \.imageStyle, doc: "The picture's corners."),
-                    .number("paddingLeft", \.paddingLeft, min: 0, max: 10_000, doc: "Inset on the left, in points."),
-                    .number("paddingRight", \.paddingRight, min: 0, max: 10_000, doc: "Inset on the right, in points."),
+                    .number("paddingLeft", \.paddingLeft, min: 0, max: Double(RocketLimits.paddingPoints), doc: "Inset on the left, in points."),
+                    .number("paddingRight", \.paddingRight, min: 0, max: Double(RocketLimits.paddingPoints), doc: "Inset on the right, in points."),
                 ]),
             wrap: { .image($0) }, unwrap: { if case .image(let i) = $0 { i } else { nil } }),
         FlowBlockKind(

@@ -72,6 +72,9 @@ public struct JSONReaderLimits: Hashable, Sendable {
     public var maxDepth = 64
     /// The longest string, in bytes of UTF-8 (default 64 KiB).
     public var maxStringBytes = 64 << 10
+    /// The longest number, in characters (RocketCore's `RocketLimits` states every limit; a test
+    /// holds these defaults equal to it, as this module depends on nothing).
+    public static let maxNumberCharacters = 64
 
     /// The default limits.
     public init() {}

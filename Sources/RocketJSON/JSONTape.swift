@@ -540,7 +540,9 @@ private struct Lexer {
             if i < b.count, b[i] == UInt8(ascii: "+") || b[i] == UInt8(ascii: "-") { i += 1 }
             if digits(&self) == 0 { throw JSONSyntaxError(message: "expected digits in the exponent", offset: i) }
         }
-        if i - start > 64 { throw JSONSyntaxError(message: "a number longer than 64 characters", offset: start) }
+        if i - start > JSONReaderLimits.maxNumberCharacters {
+            throw JSONSyntaxError(message: "a number longer than \(JSONReaderLimits.maxNumberCharacters) characters", offset: start)
+        }
         let text = String(decoding: UnsafeBufferPointer(rebasing: b[start..<i]), as: UTF8.self)
         guard let value = Double(text), value.isFinite else {
             throw JSONSyntaxError(message: "the number \(text) is out of range", offset: start)

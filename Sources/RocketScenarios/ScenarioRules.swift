@@ -1,3 +1,5 @@
+import RocketCore
+
 /// "At least `count` events within the last `seconds`" (beyond WaitForIt).
 ///
 /// ```swift
@@ -110,7 +112,7 @@ public struct ScenarioStats: Hashable, Sendable, Codable {
     public var recentEvents: [Double]
 
     /// How many event times are kept for window rules (TipKit keeps 1000 donations too).
-    public static let recentLimit = 1000
+    public static let recentLimit = RocketLimits.recentEvents
 
     /// Creates statistics.
     public init(

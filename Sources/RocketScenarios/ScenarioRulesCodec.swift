@@ -120,14 +120,14 @@ public enum ScenarioRulesCodec {
                 case .duration: return "must be " + RocketDuration.syntax
                 case .name: return "must be a scenario name"
                 }
-            case .badName: return "must be a scenario name: not empty, at most 1024 bytes"
+            case .badName: return "must be a scenario name: not empty, at most \(RocketLimits.scenarioNameBytes) bytes"
             case .missingPartner(let other): return "goes together with \(other.rawValue)"
             }
         }
     }
 
     /// The largest count (and priority) accepted: 10⁹.
-    public static let maxCount = 1_000_000_000
+    public static let maxCount = RocketLimits.count
 
     /// A whole number of the field's kind.
     public static func integer(_ input: Input, for field: Field) -> Result<Int, Problem> {
@@ -205,6 +205,6 @@ public enum ScenarioRulesCodec {
 
     /// True for a usable scenario name: not empty (nor only white space), at most 1024 bytes.
     public static func isName(_ text: String) -> Bool {
-        !text.allSatisfy(\.isWhitespace) && text.utf8.count <= 1024
+        !text.allSatisfy(\.isWhitespace) && text.utf8.count <= RocketLimits.scenarioNameBytes
     }
 }

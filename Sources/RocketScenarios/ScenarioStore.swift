@@ -1,3 +1,4 @@
+import RocketCore
 import RocketJSON
 import Synchronization
 
@@ -62,7 +63,7 @@ public struct ScenarioSnapshot: Hashable, Sendable, Codable {
     }
 
     /// How many executions are kept for budgets.
-    public static let executionLimit = 1000
+    public static let executionLimit = RocketLimits.executionLog
 }
 
 /// Where scenario statistics live. Every operation is atomic; `tryExecute` reads, decides and

@@ -36,7 +36,7 @@ struct AlertEntry {
 
 extension ConversationService {
     /// At most this many actions in one alert.
-    static let maxAlertActions = 20
+    static let maxAlertActions = RocketLimits.alertActions
 
     private func actions(_ node: JSONNode?) -> Result<[WebAlertAction], ResponseError> {
         let bad = ResponseError(

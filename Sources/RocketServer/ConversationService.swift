@@ -656,7 +656,7 @@ package final class ConversationService: Sendable {
     private func file(flow name: String, path: String) -> HTTPResponse {
         let missing = HTTPResponse.error(404, "not-found", "no such file")
         guard case .success = flows.flow(name), let dir = flows.directory, let rel = FilePath.relative(path) else { return missing }
-        guard case .success(let bytes) = FileIO.read(dir + "/" + rel, limit: 8 << 20) else { return missing }
+        guard case .success(let bytes) = FileIO.read(dir + "/" + rel, limit: RocketLimits.servedPictureBytes) else { return missing }
         let type: String
         if bytes.starts(with: [0x89, 0x50, 0x4E, 0x47]) {
             type = "image/png"
@@ -692,8 +692,8 @@ package final class ConversationService: Sendable {
         case "pressRight": intent = .pressRight
         case "close": intent = .close
         case "submit":
-            guard case .success(let text) = required(fields["text"], "text", maxBytes: 8 << 10) else {
-                return .error(400, "bad-field", "\"submit\" needs \"text\", a string of at most 8192 bytes")
+            guard case .success(let text) = required(fields["text"], "text", maxBytes: RocketLimits.submittedTextBytes) else {
+                return .error(400, "bad-field", "\"submit\" needs \"text\", a string of at most \(RocketLimits.submittedTextBytes) bytes")
             }
             intent = .submit(text)
         case "choose":

@@ -69,7 +69,7 @@ package final class FlowLibrary: Sendable {
     }
     private let cache = Mutex<[String: Cached]>([:])
     /// The largest flow file read (bytes).
-    package static let maxFileBytes = 16 << 20
+    package static let maxFileBytes = RocketLimits.servedFlowFileBytes
 
     /// A library over `directory` (nil: none) and the built-in flows `builtIn` (name → JSON).
     package init(directory: String?, builtIn: [String: [UInt8]] = [:]) {

@@ -6,21 +6,21 @@ import RocketScenarios
 /// send.
 public struct ServerConfiguration: Sendable {
     /// The largest request body accepted (bytes); more is a 413.
-    public var maxBodyBytes = 16 << 10
+    public var maxBodyBytes = RocketLimits.requestBodyBytes
     /// Conversations held at once; a new one beyond it is a 503 until others expire.
-    public var maxConversations = 10_000
+    public var maxConversations = RocketLimits.conversations
     /// Seconds a conversation may go unused before it expires (memory and store).
-    public var idleTimeout: Double = 24 * 3600
+    public var idleTimeout: Double = RocketLimits.idleSeconds
     /// Intents and starts a visitor may send per second, on average…
-    public var requestsPerSecond: Double = 10
+    public var requestsPerSecond: Double = RocketLimits.requestsPerSecond
     /// …and in a burst.
-    public var requestBurst: Double = 40
+    public var requestBurst: Double = RocketLimits.requestBurst
     /// Origins (`https://shop.example`) whose pages may use the API besides the server's own.
     public var allowedOrigins: Set<String> = []
     /// The animation timing of new conversations (clients may ask for reduced motion).
     public var timing: RocketTiming = .original
     /// Open event streams at once (each is a connection).
-    public var maxStreams = 4_000
+    public var maxStreams = RocketLimits.eventStreams
     /// Seconds between keep-alive comments on event streams (closed clients are noticed then).
     public var keepAlive: Double = 15
 

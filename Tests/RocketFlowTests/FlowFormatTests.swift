@@ -357,3 +357,40 @@ enum JSONSchemaCheck {
         return lines.map { $0 == "ok" }
     }
 }
+
+@Suite("Limits, stated once")
+struct LimitsTests {
+    @Test("docs/SEMANTICS.md's table of limits is what RocketLimits makes")
+    func table() throws {
+        let url = SchemaTests.root.appendingPathComponent("docs/SEMANTICS.md")
+        let text = try String(contentsOf: url, encoding: .utf8)
+        let begin = try #require(text.range(of: "<!-- BEGIN GENERATED LIMITS"))
+        let afterBegin = try #require(text.range(of: "-->\n", range: begin.upperBound..<text.endIndex))
+        let end = try #require(text.range(of: "<!-- END GENERATED LIMITS -->", range: afterBegin.upperBound..<text.endIndex))
+        if updatingGolden {
+            try (text[..<afterBegin.upperBound] + RocketLimits.markdown + text[end.lowerBound...]).write(to: url, atomically: true, encoding: .utf8)
+            return
+        }
+        #expect(String(text[afterBegin.upperBound..<end.lowerBound]) == RocketLimits.markdown, "run ROCKET_UPDATE_GOLDEN=1 swift test --filter LimitsTests")
+        #expect(Set(RocketLimits.table.map(\.name)).count == RocketLimits.table.count)
+    }
+
+    @Test("RocketJSON's defaults, which cannot refer to RocketCore, are RocketLimits' values")
+    func jsonDefaults() {
+        let d = JSONReaderLimits()
+        #expect(d.maxBytes == RocketLimits.flowFileBytes)
+        #expect(d.maxDepth == RocketLimits.jsonDepth)
+        #expect(d.maxStringBytes == RocketLimits.jsonStringBytes)
+        #expect(JSONReaderLimits.maxNumberCharacters == RocketLimits.jsonNumberCharacters)
+    }
+
+    @Test("The limits the code enforces are the table's: one more character is refused")
+    func enforced() {
+        let long = String(repeating: "1", count: RocketLimits.jsonNumberCharacters + 1)
+        #expect(FlowLoader.load(#"{"version": 1, "title": \#(long), "blocks": []}"#).diagnostics.first?.code == "json-syntax")
+        let ok = String(repeating: "1", count: RocketLimits.jsonNumberCharacters)
+        #expect(FlowLoader.load(#"{"version": 1, "x": \#(ok), "blocks": []}"#).diagnostics.first?.code != "json-syntax")
+        #expect(FlowFormat.maxChoiceOptions == RocketLimits.choiceOptions)
+        #expect(FlowDiagnosticList.limit == RocketLimits.diagnostics)
+    }
+}

@@ -1,3 +1,5 @@
+import RocketCore
+
 /// Plain mode's input: bytes as they arrive, handed out one line at a time (CR LF or LF; a last
 /// line without a newline counts once the input has ended). Lines read ahead stay for whoever
 /// reads next.
@@ -24,7 +26,7 @@ public struct LineReader: Sendable {
     }
 
     /// The longest line accepted, in bytes: the flow format's string limit, 64 KiB.
-    public static let defaultLimit = 65_536
+    public static let defaultLimit = RocketLimits.lineBytes
 
     /// The longest line accepted, in bytes.
     public let limit: Int

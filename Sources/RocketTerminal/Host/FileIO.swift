@@ -54,7 +54,7 @@ package enum FileIO {
     /// The most a user file is read into memory unless the caller asks for less: a flow, a
     /// picture, a `--state` snapshot or an import (each has its own smaller limit where one is
     /// documented).
-    package static let defaultLimit = 64 << 20
+    package static let defaultLimit = RocketLimits.fileBytes
 
     /// The whole file, or standard input for `-`, as the one way user files are read: a path
     /// must name a regular file (a folder, a device such as `/dev/zero`, a FIFO or a socket is

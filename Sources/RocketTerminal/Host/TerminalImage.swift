@@ -21,7 +21,7 @@ public final class TerminalImage: Sendable {
     private let scaled = Mutex<[Int: [UInt8]]>([:])  // memo of resampled pixels by (columns << 16 | rows)
 
     /// The most pixels an image may have (a bound on memory: 4096 × 4096).
-    public static let maxPixels = 4096 * 4096
+    public static let maxPixels = RocketLimits.picturePixels
 
     /// An image from RGBA bytes.
     public init(width: Int, height: Int, pixels: [UInt8]) {
@@ -47,7 +47,7 @@ public final class TerminalImage: Sendable {
     }
 
     /// The largest image file read.
-    public static let maxFileBytes = 64 << 20
+    public static let maxFileBytes = RocketLimits.fileBytes
 
     /// Reads and decodes an image file, once per process and path: a picture many blocks (or
     /// lint and then play) name is decoded once.

@@ -1,0 +1,166 @@
+/// Every limit a user or a client can meet, stated once. The code refers to these constants
+/// (RocketJSON, which depends on nothing, keeps its own defaults and a test holds them equal),
+/// and docs/SEMANTICS.md's table of limits is made from ``table`` (a test compares it).
+///
+/// ```swift
+/// RocketLimits.flowFileBytes   // 100_663_296 (96 MiB)
+/// RocketLimits.table.count     // every limit, with what it bounds and what happens past it
+/// ```
+public enum RocketLimits {
+    // MARK: Files
+
+    /// The largest flow file (room for a flow of a million blocks).
+    public static let flowFileBytes = 96 << 20
+    /// The largest other file read: pictures, `--state` snapshots, imports, the store's companions.
+    public static let fileBytes = 64 << 20
+    /// The largest flow file `rocket serve` loads.
+    public static let servedFlowFileBytes = 16 << 20
+    /// The largest picture `rocket serve` sends.
+    public static let servedPictureBytes = 8 << 20
+    /// The most pixels of a decoded picture (checked in its header, before any pixel is decoded).
+    public static let picturePixels = 4096 * 4096
+
+    // MARK: JSON
+
+    /// The deepest nesting of arrays and objects.
+    public static let jsonDepth = 64
+    /// The longest string in a JSON file or body, in bytes of UTF-8.
+    public static let jsonStringBytes = 64 << 10
+    /// The longest number, in characters.
+    public static let jsonNumberCharacters = 64
+
+    // MARK: Conversations
+
+    /// The longest text a conversation renders (a block's text with its placeholders filled),
+    /// and so the longest string a snapshot holds.
+    public static let renderedTextBytes = 256 << 10
+    /// The longest line read from a terminal or a pipe (an answer, a pasted text).
+    public static let lineBytes = 65_536
+    /// The most options of a `choice` block.
+    public static let choiceOptions = 100
+    /// The most backtracking steps a pattern may take on one answer.
+    public static let patternSteps = 1_000_000
+    /// The deepest recursion of a pattern match.
+    public static let patternDepth = 10_000
+    /// The most blocks that fire in one step of time (a loop of zero-second timers stops there).
+    public static let firingsPerAdvance = 100_000
+    /// The most distinct diagnostics `rocket lint` lists for a file.
+    public static let diagnostics = 1_000
+    /// The largest number a count field takes (`minEventsRequired`, `budget.executions`, …).
+    public static let count = 1_000_000_000
+    /// The longest duration anywhere (100 years).
+    public static let durationSeconds: Double = 100 * 365.25 * 86_400
+    /// The largest padding of an image block, in points.
+    public static let paddingPoints = 10_000
+    /// The longest scenario name, in bytes.
+    public static let scenarioNameBytes = 1024
+    /// The event times a scenario keeps (for `minEventsInWindow`).
+    public static let recentEvents = 1000
+    /// The executions the budget log keeps (for `budget`).
+    public static let executionLog = 1000
+    /// The output of an `--on-action` command shown in the terminal.
+    public static let actionOutputBytes = 16_384
+
+    // MARK: The server
+
+    /// The largest request body.
+    public static let requestBodyBytes = 16 << 10
+    /// The longest typed answer a `submit` intent carries.
+    public static let submittedTextBytes = 8 << 10
+    /// Conversations held at once.
+    public static let conversations = 10_000
+    /// Event streams open at once.
+    public static let eventStreams = 4_000
+    /// Seconds a conversation may stay unused before it expires.
+    public static let idleSeconds: Double = 24 * 3600
+    /// Requests per second a visitor may send, on average.
+    public static let requestsPerSecond: Double = 10
+    /// Requests a visitor may send in a burst.
+    public static let requestBurst: Double = 40
+    /// The most actions of an alert made through the API.
+    public static let alertActions = 20
+
+    /// One row of the table of limits.
+    public struct Entry: Sendable, Hashable {
+        /// The name in the code (`RocketLimits.NAME`).
+        public let name: String
+        /// The value, as people read it ("96 MiB").
+        public let value: String
+        /// What it bounds.
+        public let bounds: String
+        /// What happens past it.
+        public let past: String
+    }
+
+    private static func size(_ bytes: Int) -> String {
+        if bytes >= 1 << 20, bytes % (1 << 20) == 0 { return "\(bytes >> 20) MiB" }
+        if bytes >= 1 << 10, bytes % (1 << 10) == 0 { return "\(bytes >> 10) KiB" }
+        return "\(bytes) bytes"
+    }
+
+    private static func number(_ n: Int) -> String {
+        var digits = String(n)
+        var out = ""
+        while digits.count > 3 {
+            out = "," + String(digits.suffix(3)) + out
+            digits = String(digits.dropLast(3))
+        }
+        return digits + out
+    }
+
+    /// Every limit, in the order of docs/SEMANTICS.md's table.
+    public static let table: [Entry] = [
+        Entry(name: "flowFileBytes", value: size(flowFileBytes), bounds: "a flow file", past: "refused by its size, before it is read (`too-large`)"),
+        Entry(
+            name: "fileBytes", value: size(fileBytes), bounds: "any other file read: pictures, `--state`, imports",
+            past: "reading stops and the file is refused"),
+        Entry(name: "servedFlowFileBytes", value: size(servedFlowFileBytes), bounds: "a flow file of `rocket serve`", past: "the flow is not served"),
+        Entry(name: "servedPictureBytes", value: size(servedPictureBytes), bounds: "a picture `rocket serve` sends", past: "404"),
+        Entry(
+            name: "picturePixels", value: number(picturePixels) + " pixels", bounds: "a decoded picture",
+            past: "refused from its header, before any pixel is decoded"),
+        Entry(name: "jsonDepth", value: "\(jsonDepth)", bounds: "nesting of arrays and objects in JSON", past: "a JSON error with its place"),
+        Entry(name: "jsonStringBytes", value: size(jsonStringBytes), bounds: "a string in a flow, a body or an import", past: "a JSON error with its place"),
+        Entry(name: "jsonNumberCharacters", value: "\(jsonNumberCharacters) characters", bounds: "a number in JSON", past: "a JSON error with its place"),
+        Entry(
+            name: "renderedTextBytes", value: size(renderedTextBytes), bounds: "a text as shown, placeholders filled (and a snapshot's strings)",
+            past: "cut at a character, ending in …"),
+        Entry(
+            name: "lineBytes", value: size(lineBytes), bounds: "a line read from a terminal or a pipe", past: "the line is refused and the rest of it skipped"),
+        Entry(name: "choiceOptions", value: "\(choiceOptions)", bounds: "options of a `choice` block", past: "a lint error (`too-many-options`)"),
+        Entry(
+            name: "patternSteps", value: number(patternSteps), bounds: "backtracking steps of a pattern on one answer",
+            past: "validation refuses the answer; a branch does not match"),
+        Entry(name: "patternDepth", value: number(patternDepth), bounds: "recursion of a pattern match", past: "as for the steps"),
+        Entry(
+            name: "firingsPerAdvance", value: number(firingsPerAdvance), bounds: "blocks that fire in one step of time",
+            past: "the rest wait for the next step"),
+        Entry(name: "diagnostics", value: number(diagnostics), bounds: "different diagnostics listed for a file", past: "counted in a last note"),
+        Entry(name: "count", value: number(count), bounds: "a count in `when` or a flag", past: "a lint or usage error"),
+        Entry(name: "durationSeconds", value: "\(Int(durationSeconds / (365.25 * 86_400))) years", bounds: "any duration", past: "a lint or usage error"),
+        Entry(name: "paddingPoints", value: number(paddingPoints), bounds: "an image block's padding", past: "a lint error"),
+        Entry(name: "scenarioNameBytes", value: "\(scenarioNameBytes) bytes", bounds: "a scenario name", past: "a lint or usage error"),
+        Entry(name: "recentEvents", value: number(recentEvents), bounds: "event times a scenario keeps", past: "the oldest are dropped"),
+        Entry(name: "executionLog", value: number(executionLog), bounds: "executions the budget log keeps", past: "the oldest are dropped"),
+        Entry(name: "actionOutputBytes", value: size(actionOutputBytes), bounds: "output of an `--on-action` command shown in the terminal", past: "cut"),
+        Entry(name: "requestBodyBytes", value: size(requestBodyBytes), bounds: "a request body of `rocket serve`", past: "413"),
+        Entry(name: "submittedTextBytes", value: size(submittedTextBytes), bounds: "a typed answer sent to `rocket serve`", past: "400"),
+        Entry(name: "conversations", value: number(conversations), bounds: "conversations `rocket serve` holds (`--max-conversations`)", past: "503"),
+        Entry(name: "eventStreams", value: number(eventStreams), bounds: "event streams open at once", past: "503"),
+        Entry(
+            name: "idleSeconds", value: RocketDuration.format(idleSeconds), bounds: "how long a conversation may stay unused (`--idle-timeout`)",
+            past: "it expires"),
+        Entry(name: "requestsPerSecond", value: number(Int(requestsPerSecond)), bounds: "requests per second of one visitor (`--rate`)", past: "429"),
+        Entry(name: "requestBurst", value: number(Int(requestBurst)), bounds: "a burst of one visitor's requests", past: "429"),
+        Entry(name: "alertActions", value: "\(alertActions)", bounds: "actions of an alert made through the API", past: "400"),
+    ]
+}
+
+extension RocketLimits {
+    /// The table of limits as Markdown (docs/SEMANTICS.md holds it between its markers).
+    public static var markdown: String {
+        var out = "| Limit | Value | Bounds | Past it |\n|---|---|---|---|\n"
+        for e in table { out += "| `\(e.name)` | \(e.value) | \(e.bounds) | \(e.past) |\n" }
+        return out
+    }
+}
