@@ -30,24 +30,6 @@ public enum BannerCodec {
         /// The key in a flow file's `"banner"` object.
         public var flowKey: String { rawValue }
 
-        /// The flag of `rocket banner` (the title is its positional argument; `buttons: "close"`
-        /// is `--close-button`; the three switches are the negated flags).
-        public var flag: String {
-            switch self {
-            case .title: return "TITLE"
-            case .subtitle: return "--subtitle"
-            case .icon: return "--icon"
-            case .color: return "--color"
-            case .titleColor: return "--title-color"
-            case .subtitleColor: return "--subtitle-color"
-            case .buttons: return "--button"
-            case .duration: return "--duration"
-            case .animation: return "--animation"
-            case .backgroundTaps: return "--no-background-tap"
-            case .swipe: return "--no-swipe"
-            case .fullWidth: return "--full-width"
-            }
-        }
     }
 
     /// Why a value was refused.

@@ -47,25 +47,6 @@ public enum ScenarioRulesCodec {
             }
         }
 
-        /// The command-line flag (`scenario try`, `banner --scenario`); nil for priority, which
-        /// only flow files set.
-        public var flag: String? {
-            switch self {
-            case .minEventsRequired: return "--min-events"
-            case .maxEventsPermitted: return "--max-events"
-            case .maxExecutionsPermitted: return "--max-executions"
-            case .minSecondsSinceFirstEvent: return "--min-since-first-event"
-            case .minSecondsSinceLastEvent: return "--min-since-last-event"
-            case .minSecondsBetweenExecutions: return "--min-between-executions"
-            case .windowCount: return "--min-events-in-window"
-            case .windowSeconds: return "--window"
-            case .budgetExecutions: return "--budget"
-            case .budgetSeconds: return "--budget-window"
-            case .eventsOf: return "--events-of"
-            case .priority: return nil
-            }
-        }
-
         /// The kind of value.
         public var kind: Kind {
             switch self {
