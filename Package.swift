@@ -11,6 +11,7 @@ let package = Package(
         .library(name: "RocketAlert", targets: ["RocketAlert"]),
         .library(name: "RocketJSON", targets: ["RocketJSON"]),
         .library(name: "RocketFlow", targets: ["RocketFlow"]),
+        .library(name: "RocketText", targets: ["RocketText"]),
         .library(name: "RocketTerminal", targets: ["RocketTerminal"]),
         .library(name: "RocketScenarios", targets: ["RocketScenarios"]),
         .library(name: "RocketScenariosDefaults", targets: ["RocketScenariosDefaults"]),
@@ -34,8 +35,14 @@ let package = Package(
         .target(name: "RocketFlow", dependencies: ["RocketJSON", "RocketConversation", "RocketScenarios", "RocketBanners", "RocketCore"]),
         // PNG and JPEG decoding through the system's libpng and libjpeg (Debian: libpng-dev, libjpeg-dev), and gzip through zlib.
         .target(name: "CImageCodecs", linkerSettings: [.linkedLibrary("png16"), .linkedLibrary("jpeg"), .linkedLibrary("z"), .linkedLibrary("m")]),
+        // The platform: files read and written one bounded way, paths, the environment, threads, child processes.
+        .target(name: "RocketPlatform", dependencies: ["RocketCore"]),
+        // The built-in texts of every front end, in the seeds' languages.
+        .target(name: "RocketText", dependencies: ["RocketConversation", "RocketCore"]),
         // Terminal front end: raw mode, keys, width, screen buffer, diff renderer, images, plain mode.
-        .target(name: "RocketTerminal", dependencies: ["RocketConversation", "RocketBanners", "RocketReactor", "RocketCore", "CImageCodecs"]),
+        .target(
+            name: "RocketTerminal",
+            dependencies: ["RocketConversation", "RocketBanners", "RocketReactor", "RocketCore", "RocketPlatform", "RocketText", "CImageCodecs"]),
         // MPGNotification's banners with a presentation queue.
         .target(name: "RocketBanners", dependencies: ["RocketCore"]),
         // AlertReactor and the Reactor contract on Swift concurrency.
@@ -55,8 +62,8 @@ let package = Package(
         .target(
             name: "RocketServer",
             dependencies: [
-                "RocketConversation", "RocketFlow", "RocketScenarios", "RocketJSON", "RocketCore", "RocketTerminal", "RocketBanners", "RocketReactor",
-                "CMicroHTTPD", "RocketSQLite", "CImageCodecs",
+                "RocketConversation", "RocketFlow", "RocketScenarios", "RocketJSON", "RocketCore", "RocketPlatform", "RocketText", "RocketBanners",
+                "RocketReactor", "CMicroHTTPD", "RocketSQLite", "CImageCodecs",
             ]),
         // The command-line tool.
         // The command model and every command, as a library (tested in-process); `rocket` is its thin main.
@@ -64,7 +71,7 @@ let package = Package(
             name: "RocketCLI",
             dependencies: [
                 "RocketJSON", "RocketTerminal", "RocketFlow", "RocketConversation", "RocketBanners", "RocketReactor", "RocketCore", "RocketScenarios",
-                "RocketServer",
+                "RocketServer", "RocketPlatform", "RocketText",
             ]),
         .executableTarget(name: "rocket", dependencies: ["RocketCLI"]),
         // Benchmarks: run with `swift run -c release RocketBench`. Never part of `swift test`.
@@ -72,7 +79,7 @@ let package = Package(
             name: "RocketBench",
             dependencies: [
                 "RocketJSON", "RocketFlow", "RocketAlert", "RocketConversation", "RocketTerminal", "RocketScenarios", "RocketScenariosDefaults", "RocketCore",
-                "RocketServer",
+                "RocketServer", "RocketPlatform", "RocketText",
             ]),
         .testTarget(name: "RocketAlertTests", dependencies: ["RocketJSON", "RocketAlert", "RocketConversation", "RocketFlow", "RocketCore"]),
         .testTarget(
@@ -83,7 +90,10 @@ let package = Package(
         .target(name: "CTestSupport", path: "Tests/CTestSupport", linkerSettings: [.linkedLibrary("jpeg")]),
         .testTarget(
             name: "RocketTerminalTests",
-            dependencies: ["RocketTerminal", "RocketConversation", "RocketBanners", "RocketReactor", "RocketCore", "RocketTestSupport", "CTestSupport"]),
+            dependencies: [
+                "RocketTerminal", "RocketConversation", "RocketBanners", "RocketReactor", "RocketCore", "RocketPlatform", "RocketText",
+                "RocketTestSupport", "CTestSupport",
+            ]),
         .executableTarget(name: "ScenarioStress", dependencies: ["RocketScenarios"], path: "Tests/ScenarioStress"),
         .testTarget(name: "RocketScenariosTests", dependencies: ["RocketScenarios", "RocketScenariosDefaults", "RocketJSON", "ScenarioStress"]),
         .testTarget(

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The layer rules of docs/ARCHITECTURE.md, checked against the code: every `import` of every
 Swift file must be a module its target may depend on by the table's last column ("May depend
-on"), and Glibc in RocketTerminal only under Host/ ("Glibc (Host only)").
+on"), and modules marked "(Host only)" (Glibc and RocketPlatform in RocketTerminal) only under Host/.
 
   python3 scripts/check-imports.py [ROOT]     exit 1 and a line per forbidden import
 
@@ -39,7 +39,11 @@ def table():
                 allowed.add("Glibc")
             if "Glibc" in allowed:
                 allowed.add("Darwin")  # the same C library on the other platform
-        host_only = "Glibc (Host only)" in last
+        # Modules marked "(Host only)" may be imported only by files under Host/ (the terminal's
+        # core and apps make no system calls).
+        host_only = set(re.findall(r"`?(\w+)`? \(Host only\)", last))
+        if "Glibc" in host_only:
+            host_only.add("Darwin")
         for m in modules:
             rules[m] = (allowed, host_only)
         above += modules
@@ -63,7 +67,16 @@ def targets():
                 if kind in d:
                     deps.add(d[kind][0])
         out[t["name"]] = (os.path.join(root, path), deps)
+    # Every library product has a DocC catalog (scripts/docs.sh documents the modules that do).
+    for p in dump.get("products", []):
+        if "library" in p.get("type", {}):
+            for t in p["targets"]:
+                if not os.path.isdir(os.path.join(root, "Sources", t, t + ".docc")):
+                    MISSING_CATALOGS.append(t)
     return out
+
+
+MISSING_CATALOGS = []
 
 
 IMPORT = re.compile(r"^\s*(?:@\w+(?:\([^)]*\))?\s+)*(?:public |package |internal |private |fileprivate )?import\s+(?:(?:struct|class|enum|func|protocol|typealias|var|let)\s+)?(\w+)")
@@ -95,8 +108,9 @@ def main():
                         continue
                     if allowed is not None and module not in allowed:
                         problems.append(f"{rel}:{number}: {name} may not import {module} (docs/ARCHITECTURE.md)")
-                    elif module in ("Glibc", "Darwin") and host_only and f"{os.sep}Host{os.sep}" not in file:
-                        problems.append(f"{rel}:{number}: {name} imports Glibc outside Host/ (docs/ARCHITECTURE.md: Host only)")
+                    elif module in host_only and f"{os.sep}Host{os.sep}" not in file:
+                        problems.append(f"{rel}:{number}: {name} imports {module} outside Host/ (docs/ARCHITECTURE.md: Host only)")
+    problems += [f"Sources/{t}/{t}.docc: the library {t} has no DocC catalog" for t in MISSING_CATALOGS]
     for p in problems:
         print("check-imports: " + p, file=sys.stderr)
     if problems:

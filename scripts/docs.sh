@@ -3,7 +3,8 @@
 # (Sources/MODULE/MODULE.docc), warnings treated as errors. Output: .build/docs/MODULE.
 set -eu
 cd "$(dirname "$0")/.."
-MODULES="RocketCore RocketJSON RocketConversation RocketAlert RocketFlow RocketScenarios RocketScenariosDefaults RocketBanners RocketReactor RocketTerminal RocketServer"
+# Every module with a catalog (each library product has one: scripts/check-imports.py checks it).
+MODULES=$(for d in Sources/*/*.docc; do basename "$d" .docc; done | tr '\n' ' ')
 swift package dump-symbol-graph --minimum-access-level public > .build/symbol-graph.log 2>&1 || { cat .build/symbol-graph.log; exit 1; }
 graphs=$(dirname "$(find .build -path '*symbolgraph/RocketCore.symbols.json' | head -1)")
 mkdir -p .build/docs

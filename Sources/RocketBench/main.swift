@@ -8,10 +8,12 @@ import RocketAlert
 import RocketCore
 import RocketConversation
 import RocketTerminal
+import RocketText
 import RocketFlow
 import RocketScenarios
 import RocketScenariosDefaults
 import RocketServer
+import RocketPlatform
 
 /// A flow of `n` blocks cycling through every block type, all reachable, ending with a nil next.
 func generateFlow(blocks n: Int) -> String {

@@ -4,6 +4,7 @@
 import RocketConversation
 import RocketCore
 import RocketTerminal
+import RocketPlatform
 
 /// `rocket play --on-action NAME=COMMAND`: a flow names actions, never commands; the person who
 /// runs the flow maps names to shell commands. A command runs with `/bin/sh -c` when its action

@@ -6,6 +6,8 @@ import RocketFlow
 #if canImport(Glibc)
     import Glibc
 #endif
+import RocketPlatform
+import RocketText
 
 /// An action given on the command line.
 struct CLIAlertAction: AlertActionType {

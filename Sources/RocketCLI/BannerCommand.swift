@@ -4,6 +4,8 @@ import RocketCore
 import RocketFlow
 import RocketTerminal
 import RocketScenarios
+import RocketPlatform
+import RocketText
 
 enum BannerCommand {
     static let spec = CommandSpec(

@@ -9,6 +9,8 @@ import RocketFlow
 import RocketScenarios
 import RocketReactor
 import RocketTerminal
+import RocketPlatform
+import RocketText
 
 /// Exit statuses (sysexits where they apply).
 /// Every exit status of `rocket`, in one place (sysexits where one fits).

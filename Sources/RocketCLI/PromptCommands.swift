@@ -4,6 +4,8 @@
 import RocketConversation
 import RocketCore
 import RocketTerminal
+import RocketPlatform
+import RocketText
 
 /// The prompts for shell scripts: `input`, `confirm`, `choose` and `spin`. Each draws on the
 /// terminal (`/dev/tty` when stdout is captured) and prints only its result on stdout; piped

@@ -5,6 +5,7 @@ import RocketTerminal
 #if canImport(Glibc)
     import Glibc
 #endif
+import RocketPlatform
 
 enum ScenarioCommand {
     static let storeOption = OptionSpec.value("--store", "PATH", "The store (default $ROCKET_STORE, else $XDG_STATE_HOME/rocket/scenarios.sqlite).")

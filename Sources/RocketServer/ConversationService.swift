@@ -3,8 +3,9 @@ package import RocketCore
 import RocketFlow
 import RocketJSON
 package import RocketScenarios
-import RocketTerminal
 import Synchronization
+import RocketPlatform
+import RocketText
 
 /// The logic of `rocket serve`, without sockets: requests in, responses out, time from an
 /// injected clock. It hosts conversations (value state, one per id), gates them by their flow's

@@ -1,12 +1,12 @@
 package import RocketConversation
 import RocketCore
 package import RocketFlow
-import RocketTerminal
 import Synchronization
 
 #if canImport(Glibc)
     import Glibc
 #endif
+import RocketPlatform
 
 /// A flow the server can start: the document, the conversation it starts as, and its identity
 /// (the hash snapshots carry). Immutable and shared: every conversation of the flow holds it by

@@ -1,11 +1,11 @@
 import CMicroHTTPD
 import RocketCore
-import RocketTerminal
 import Synchronization
 
 #if canImport(Glibc)
     import Glibc
 #endif
+import RocketPlatform
 
 /// The HTTP side of `rocket serve`: GNU libmicrohttpd (epoll, a thread pool, suspend/resume for
 /// event streams) in front of a ``ConversationService``, plus one thread that advances

@@ -1,4 +1,5 @@
 import Testing
+import RocketText
 @testable import RocketTerminal
 import RocketBanners
 import RocketCore

@@ -2,6 +2,7 @@ import Testing
 @testable import RocketTerminal
 import RocketConversation
 import RocketCore
+import RocketText
 
 /// A graph of text nodes (and others) where each text node leads to the next one given.
 func chain(_ nodes: RocketNode...) -> RocketGraph {

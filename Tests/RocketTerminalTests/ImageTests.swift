@@ -1,6 +1,7 @@
 import CTestSupport
 import Foundation
 import Testing
+import RocketText
 @testable import RocketTerminal
 import RocketConversation
 import RocketCore

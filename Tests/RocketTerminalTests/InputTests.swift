@@ -3,6 +3,7 @@ import Testing
     import Glibc
 #endif
 @testable import RocketTerminal
+import RocketPlatform
 
 @Suite("Key decoder")
 struct KeyDecoderTests {

@@ -3,6 +3,7 @@ import RocketConversation
 import RocketCore
 import RocketReactor
 import Testing
+import RocketText
 
 @testable import RocketTerminal
 

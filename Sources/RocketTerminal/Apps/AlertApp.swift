@@ -1,5 +1,6 @@
 import RocketCore
 public import RocketReactor
+public import RocketText
 
 /// The action an alert ended with: its index (in state order) and title.
 public struct AlertChoice: Hashable, Sendable {

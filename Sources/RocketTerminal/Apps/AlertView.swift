@@ -1,5 +1,6 @@
 import RocketCore
 public import RocketReactor
+public import RocketText
 
 /// Lays out an alert as terminal cells: a centred box (alert style) or a list at the bottom
 /// (action sheet). Destructive actions are red, the cancel action is set apart, disabled ones

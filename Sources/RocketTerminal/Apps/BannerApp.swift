@@ -1,5 +1,6 @@
 public import RocketBanners
 import RocketCore
+public import RocketText
 
 /// `rocket banner`: one banner until it goes away.
 ///

@@ -1,4 +1,5 @@
 import RocketCore
+public import RocketText
 
 /// `rocket choose`: a list of options in the conversation's look, with arrow keys, type-to-filter
 /// and multi-select.

@@ -1,5 +1,6 @@
 public import RocketConversation
 import RocketCore
+public import RocketText
 
 /// What a key or a line asks the session to do.
 public enum FrontEndAction: Hashable, Sendable {

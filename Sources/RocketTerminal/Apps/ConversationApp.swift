@@ -1,6 +1,7 @@
 public import RocketConversation
 public import RocketBanners
 import RocketCore
+public import RocketText
 
 /// How a conversation ended when it was not interrupted.
 public enum ConversationEnd: Hashable, Sendable {

@@ -1,5 +1,6 @@
 public import RocketConversation
 import RocketCore
+public import RocketText
 
 /// The front end's own state beside the conversation: which button has focus, the text being
 /// typed, the last validation message.

@@ -1,4 +1,5 @@
 import RocketCore
+public import RocketText
 
 /// How any terminal app ended: the one outcome type shared by the conversation, the banner, the
 /// alert and the prompts. Its exit status is the same everywhere: 0 when done, 1 when declined,
