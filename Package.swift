@@ -12,6 +12,7 @@ let package = Package(
         .library(name: "RocketJSON", targets: ["RocketJSON"]),
         .library(name: "RocketFlow", targets: ["RocketFlow"]),
         .library(name: "RocketText", targets: ["RocketText"]),
+        .library(name: "RocketTerminalCore", targets: ["RocketTerminalCore"]),
         .library(name: "RocketTerminal", targets: ["RocketTerminal"]),
         .library(name: "RocketScenarios", targets: ["RocketScenarios"]),
         .library(name: "RocketScenariosDefaults", targets: ["RocketScenariosDefaults"]),
@@ -39,10 +40,15 @@ let package = Package(
         .target(name: "RocketPlatform", dependencies: ["RocketCore"]),
         // The built-in texts of every front end, in the seeds' languages.
         .target(name: "RocketText", dependencies: ["RocketConversation", "RocketCore"]),
-        // Terminal front end: raw mode, keys, width, screen buffer, diff renderer, images, plain mode.
+        // The terminal's pure core: keys, widths, the screen buffer, the diff renderer, themes, line
+        // reading, the program protocol. No system calls.
+        .target(name: "RocketTerminalCore", dependencies: ["RocketConversation", "RocketCore", "RocketText"]),
+        // Terminal front end: the POSIX host (raw mode, the program loop, pictures) and the apps.
         .target(
             name: "RocketTerminal",
-            dependencies: ["RocketConversation", "RocketBanners", "RocketReactor", "RocketCore", "RocketPlatform", "RocketText", "CImageCodecs"]),
+            dependencies: [
+                "RocketTerminalCore", "RocketConversation", "RocketBanners", "RocketReactor", "RocketCore", "RocketPlatform", "RocketText", "CImageCodecs",
+            ]),
         // MPGNotification's banners with a presentation queue.
         .target(name: "RocketBanners", dependencies: ["RocketCore"]),
         // AlertReactor and the Reactor contract on Swift concurrency.
@@ -70,7 +76,8 @@ let package = Package(
         .target(
             name: "RocketCLI",
             dependencies: [
-                "RocketJSON", "RocketTerminal", "RocketFlow", "RocketConversation", "RocketBanners", "RocketReactor", "RocketCore", "RocketScenarios",
+                "RocketJSON", "RocketTerminal", "RocketTerminalCore", "RocketFlow", "RocketConversation", "RocketBanners", "RocketReactor", "RocketCore",
+                "RocketScenarios",
                 "RocketServer", "RocketPlatform", "RocketText",
             ]),
         .executableTarget(name: "rocket", dependencies: ["RocketCLI"]),
@@ -78,7 +85,8 @@ let package = Package(
         .executableTarget(
             name: "RocketBench",
             dependencies: [
-                "RocketJSON", "RocketFlow", "RocketAlert", "RocketConversation", "RocketTerminal", "RocketScenarios", "RocketScenariosDefaults", "RocketCore",
+                "RocketJSON", "RocketFlow", "RocketAlert", "RocketConversation", "RocketTerminal", "RocketTerminalCore", "RocketScenarios",
+                "RocketScenariosDefaults", "RocketCore",
                 "RocketServer", "RocketPlatform", "RocketText",
             ]),
         .testTarget(name: "RocketAlertTests", dependencies: ["RocketJSON", "RocketAlert", "RocketConversation", "RocketFlow", "RocketCore"]),
@@ -86,12 +94,12 @@ let package = Package(
             name: "RocketFlowTests",
             dependencies: ["RocketJSON", "RocketFlow", "RocketAlert", "RocketConversation", "RocketScenarios", "RocketBanners", "RocketCore"]),
         // Test support: a small virtual terminal; pseudo-terminals for end-to-end runs; a JPEG encoder for fixtures.
-        .target(name: "RocketTestSupport", dependencies: ["RocketTerminal"], path: "Tests/RocketTestSupport"),
+        .target(name: "RocketTestSupport", dependencies: ["RocketTerminal", "RocketTerminalCore"], path: "Tests/RocketTestSupport"),
         .target(name: "CTestSupport", path: "Tests/CTestSupport", linkerSettings: [.linkedLibrary("jpeg")]),
         .testTarget(
             name: "RocketTerminalTests",
             dependencies: [
-                "RocketTerminal", "RocketConversation", "RocketBanners", "RocketReactor", "RocketCore", "RocketPlatform", "RocketText",
+                "RocketTerminal", "RocketTerminalCore", "RocketConversation", "RocketBanners", "RocketReactor", "RocketCore", "RocketPlatform", "RocketText",
                 "RocketTestSupport", "CTestSupport",
             ]),
         .executableTarget(name: "ScenarioStress", dependencies: ["RocketScenarios"], path: "Tests/ScenarioStress"),

@@ -4,6 +4,7 @@
 import RocketConversation
 import RocketCore
 import RocketTerminal
+import RocketTerminalCore
 import RocketPlatform
 
 /// `rocket play --on-action NAME=COMMAND`: a flow names actions, never commands; the person who

@@ -2,6 +2,7 @@ import RocketCore
 import RocketJSON
 import RocketReactor
 import RocketTerminal
+import RocketTerminalCore
 import RocketFlow
 #if canImport(Glibc)
     import Glibc

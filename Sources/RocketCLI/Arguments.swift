@@ -1,4 +1,5 @@
 import RocketTerminal
+import RocketTerminalCore
 import RocketCore
 
 /// What a shell completes an option's value or a positional argument with (`rocket completions`).

@@ -3,6 +3,7 @@ import RocketConversation
 import RocketCore
 import RocketFlow
 import RocketTerminal
+import RocketTerminalCore
 import RocketPlatform
 
 /// What a flow names on disk must be there: every image file (the author's avatar, image

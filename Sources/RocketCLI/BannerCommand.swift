@@ -3,6 +3,7 @@ import RocketBanners
 import RocketCore
 import RocketFlow
 import RocketTerminal
+import RocketTerminalCore
 import RocketScenarios
 import RocketPlatform
 import RocketText

@@ -4,6 +4,7 @@
 import RocketCore
 import RocketFlow
 import RocketTerminal
+import RocketTerminalCore
 import RocketPlatform
 
 /// `rocket graph FLOW.json [--format mermaid|dot|svg]`: a picture of the flow.

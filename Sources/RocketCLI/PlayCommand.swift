@@ -9,6 +9,7 @@ import RocketFlow
 import RocketScenarios
 import RocketReactor
 import RocketTerminal
+import RocketTerminalCore
 import RocketPlatform
 import RocketText
 

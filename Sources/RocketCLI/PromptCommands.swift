@@ -4,6 +4,7 @@
 import RocketConversation
 import RocketCore
 import RocketTerminal
+import RocketTerminalCore
 import RocketPlatform
 import RocketText
 

@@ -3,6 +3,7 @@ import RocketBanners
 import RocketReactor
 import RocketScenarios
 import RocketTerminal
+import RocketTerminalCore
 
 // Each command's options, resolved and validated once from the parsed arguments. Commands read
 // these typed values; only the initialisers below look options up by their spelling, and they

@@ -3,6 +3,7 @@
 #endif
 import RocketCore
 import RocketTerminal
+import RocketTerminalCore
 import RocketPlatform
 
 /// `rocket`: the RocketAlert command-line tool.

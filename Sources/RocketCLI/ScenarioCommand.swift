@@ -2,6 +2,7 @@ import RocketJSON
 import RocketCore
 import RocketScenarios
 import RocketTerminal
+import RocketTerminalCore
 #if canImport(Glibc)
     import Glibc
 #endif

@@ -5,6 +5,7 @@ import RocketCore
 import RocketScenarios
 import RocketServer
 import RocketTerminal
+import RocketTerminalCore
 
 /// `rocket serve`: conversations, banners and scenario gates for web pages, over HTTP and JSON.
 enum ServeCommand {

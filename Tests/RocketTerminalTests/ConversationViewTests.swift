@@ -1,5 +1,7 @@
 import Testing
 @testable import RocketTerminal
+@testable import RocketTerminalCore
+
 import RocketConversation
 import RocketCore
 import RocketText

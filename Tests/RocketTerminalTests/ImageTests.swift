@@ -3,6 +3,8 @@ import Foundation
 import Testing
 import RocketText
 @testable import RocketTerminal
+@testable import RocketTerminalCore
+
 import RocketConversation
 import RocketCore
 

@@ -3,6 +3,8 @@ import Testing
     import Glibc
 #endif
 @testable import RocketTerminal
+@testable import RocketTerminalCore
+
 import RocketPlatform
 
 @Suite("Key decoder")

@@ -1,6 +1,8 @@
 import Testing
 import RocketText
 @testable import RocketTerminal
+@testable import RocketTerminalCore
+
 import RocketBanners
 import RocketConversation
 import RocketCore

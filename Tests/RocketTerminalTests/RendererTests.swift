@@ -1,5 +1,7 @@
 import Testing
 @testable import RocketTerminal
+@testable import RocketTerminalCore
+
 import RocketTestSupport
 
 @Suite("Inline renderer round trips through a virtual terminal")

@@ -1,6 +1,7 @@
 import RocketCore
 import Testing
 @testable import RocketTerminal
+@testable import RocketTerminalCore
 
 @Suite("Display width, sanitising, wrapping")
 struct TextTests {

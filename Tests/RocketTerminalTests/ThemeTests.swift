@@ -1,5 +1,7 @@
 import Testing
 @testable import RocketTerminal
+@testable import RocketTerminalCore
+
 import RocketCore
 
 @Suite("Themes: contrast, the background query, the palette mapping")

@@ -1,4 +1,5 @@
 import RocketTerminal
+import RocketTerminalCore
 
 /// A small terminal emulator for renderer round trips: printable text by display width, CR, LF
 /// (scrolling at the bottom), CSI A/B/C/D/H/J/K/m, DEC private modes ignored. It records the

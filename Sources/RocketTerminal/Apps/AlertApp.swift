@@ -1,6 +1,7 @@
 import RocketCore
 public import RocketReactor
 public import RocketText
+public import RocketTerminalCore
 
 /// The action an alert ended with: its index (in state order) and title.
 public struct AlertChoice: Hashable, Sendable {
@@ -31,7 +32,7 @@ public struct AlertChoice: Hashable, Sendable {
 @MainActor
 public final class AlertApp<A: AlertActionType>: TerminalProgram {
     let controller: AlertController<A>
-    /// See ``TerminalProgram/lineMode``.
+    /// See `TerminalProgram/lineMode`.
     public var lineMode = false
     let strings: UIStrings
     var view: AlertView
@@ -53,10 +54,10 @@ public final class AlertApp<A: AlertActionType>: TerminalProgram {
 
     private var items: [AlertView.Item] { controller.buttons.map { ($0.title, $0.style, $0.isEnabled) } }
 
-    /// See ``TerminalProgram/outcome``.
+    /// See `TerminalProgram/outcome`.
     public var outcome: ProgramOutcome<AlertChoice>? { result }
 
-    /// See ``TerminalProgram/summary``: the title (else the message) and the chosen action; the
+    /// See `TerminalProgram/summary`: the title (else the message) and the chosen action; the
     /// cancel action chosen with Esc is an answer too.
     public var summary: ProgramSummary? {
         let question = controller.title.flatMap { $0.isEmpty ? nil : $0 } ?? controller.message
@@ -64,10 +65,10 @@ public final class AlertApp<A: AlertActionType>: TerminalProgram {
         return ProgramSummary.of(result, question: question) { result?.value?.title ?? "" }
     }
 
-    /// See ``TerminalProgram/lineRequest``.
+    /// See `TerminalProgram/lineRequest`.
     public var lineRequest: LineRequest? { lineMode && listed && result == nil ? LineRequest() : nil }
 
-    /// See ``TerminalProgram/start(now:)``.
+    /// See `TerminalProgram/start(now:)`.
     public func start(now: Double) -> [ProgramOutput] {
         startedAt = now
         controller.present()
@@ -87,7 +88,7 @@ public final class AlertApp<A: AlertActionType>: TerminalProgram {
         result = outcome
     }
 
-    /// See ``TerminalProgram/update(_:now:)``.
+    /// See `TerminalProgram/update(_:now:)`.
     public func update(_ event: ProgramEvent<Int>, now: Double) -> [ProgramOutput] {
         switch event {
         case .tick:
@@ -151,15 +152,15 @@ public final class AlertApp<A: AlertActionType>: TerminalProgram {
         return out
     }
 
-    /// See ``TerminalProgram/runsWhileWaiting``: the reactor updates the alert on the main actor.
+    /// See `TerminalProgram/runsWhileWaiting`: the reactor updates the alert on the main actor.
     public var runsWhileWaiting: Bool { true }
 
-    /// See ``TerminalProgram/nextDeadline(now:)``: every 50 ms while actions load, to draw them.
+    /// See `TerminalProgram/nextDeadline(now:)`: every 50 ms while actions load, to draw them.
     public func nextDeadline(now: Double) -> Double? {
         controller.store.runningCount > 0 ? now + 0.05 : nil
     }
 
-    /// See ``TerminalProgram/view(width:now:)``.
+    /// See `TerminalProgram/view(width:now:)`.
     public func view(width: Int, now: Double) -> ProgramFrame<Int> {
         let items = self.items
         syncFocus(items)

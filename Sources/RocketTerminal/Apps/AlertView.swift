@@ -1,6 +1,7 @@
 import RocketCore
 public import RocketReactor
 public import RocketText
+public import RocketTerminalCore
 
 /// Lays out an alert as terminal cells: a centred box (alert style) or a list at the bottom
 /// (action sheet). Destructive actions are red, the cancel action is set apart, disabled ones

@@ -1,6 +1,7 @@
 public import RocketBanners
 import RocketCore
 public import RocketText
+public import RocketTerminalCore
 
 /// `rocket banner`: one banner until it goes away.
 ///
@@ -15,7 +16,7 @@ public import RocketText
 public final class BannerApp: TerminalProgram {
     /// The banner and how it is drawn.
     public let overlay: BannerOverlay
-    /// See ``TerminalProgram/lineMode``.
+    /// See `TerminalProgram/lineMode`.
     public var lineMode = false
     let strings: UIStrings
     private var interruptedBy: Int32?
@@ -27,17 +28,17 @@ public final class BannerApp: TerminalProgram {
         self.strings = strings
     }
 
-    /// See ``TerminalProgram/outcome``.
+    /// See `TerminalProgram/outcome`.
     public var outcome: ProgramOutcome<BannerResult>? {
         if let s = interruptedBy { return .interrupted(signal: s) }
         guard let result = overlay.result, overlay.isIdle else { return nil }
         return result.isDone ? .done(result) : .declined(result)
     }
 
-    /// See ``TerminalProgram/lineRequest``.
+    /// See `TerminalProgram/lineRequest`.
     public var lineRequest: LineRequest? { lineMode && overlay.result == nil ? LineRequest() : nil }
 
-    /// See ``TerminalProgram/start(now:)``.
+    /// See `TerminalProgram/start(now:)`.
     public func start(now: Double) -> [ProgramOutput] {
         overlay.show()
         guard lineMode else { return [] }
@@ -54,7 +55,7 @@ public final class BannerApp: TerminalProgram {
         return out
     }
 
-    /// See ``TerminalProgram/update(_:now:)``.
+    /// See `TerminalProgram/update(_:now:)`.
     public func update(_ event: ProgramEvent<BannerTag>, now: Double) -> [ProgramOutput] {
         switch event {
         case .tick: overlay.tick()
@@ -88,10 +89,10 @@ public final class BannerApp: TerminalProgram {
         return []
     }
 
-    /// See ``TerminalProgram/nextDeadline(now:)``.
+    /// See `TerminalProgram/nextDeadline(now:)`.
     public func nextDeadline(now: Double) -> Double? { overlay.nextDeadline(now: now) }
 
-    /// See ``TerminalProgram/view(width:now:)``.
+    /// See `TerminalProgram/view(width:now:)`.
     public func view(width: Int, now: Double) -> ProgramFrame<BannerTag> {
         let (rows, hits) = overlay.frame(width: width, now: now)
         var buffer = ScreenBuffer(width: overlay.view.width)

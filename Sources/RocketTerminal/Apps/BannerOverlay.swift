@@ -1,5 +1,6 @@
 public import RocketBanners
 import RocketCore
+public import RocketTerminalCore
 
 /// How a banner went away: the reason, and the button's title when a button was pressed.
 public struct BannerResult: Hashable, Sendable {

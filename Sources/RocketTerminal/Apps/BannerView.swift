@@ -2,6 +2,7 @@ import RocketConversation
 public import RocketBanners
 public import RocketCore
 public import RocketText
+public import RocketTerminalCore
 
 /// Draws a banner as rows of cells across the terminal: its background colour, the icon, the
 /// bold title over up to two subtitle lines, buttons on the right on a darker shade (the

@@ -1,5 +1,6 @@
 import RocketCore
 public import RocketText
+public import RocketTerminalCore
 
 /// `rocket choose`: a list of options in the conversation's look, with arrow keys, type-to-filter
 /// and multi-select.
@@ -15,7 +16,7 @@ public import RocketText
 /// the input.
 @MainActor
 public final class ChooseApp: TerminalProgram {
-    /// See ``TerminalProgram/lineMode``.
+    /// See `TerminalProgram/lineMode`.
     public var lineMode = false
     let title: String?
     let options: [String]
@@ -37,14 +38,14 @@ public final class ChooseApp: TerminalProgram {
         self.strings = strings
     }
 
-    /// See ``TerminalProgram/outcome``.
+    /// See `TerminalProgram/outcome`.
     public var outcome: ProgramOutcome<[String]>? { result }
 
-    /// See ``TerminalProgram/summary``: the heading and the choices, comma-separated.
+    /// See `TerminalProgram/summary`: the heading and the choices, comma-separated.
     public var summary: ProgramSummary? {
         ProgramSummary.of(result, question: title) { result?.value?.joined(separator: ", ") ?? "" }
     }
-    /// See ``TerminalProgram/lineRequest``.
+    /// See `TerminalProgram/lineRequest`.
     public var lineRequest: LineRequest? { lineMode && result == nil ? LineRequest() : nil }
 
     /// The indices of the options the filter lets through, in list order: worked out once per
@@ -72,7 +73,7 @@ public final class ChooseApp: TerminalProgram {
     private var lowered: [(text: String, length: Int)] = []
     private var matchCache: (needle: String, indices: [Int])?
 
-    /// See ``TerminalProgram/start(now:)``.
+    /// See `TerminalProgram/start(now:)`.
     public func start(now: Double) -> [ProgramOutput] {
         guard lineMode else { return [] }
         var out: [ProgramOutput] = []
@@ -94,7 +95,7 @@ public final class ChooseApp: TerminalProgram {
         }
     }
 
-    /// See ``TerminalProgram/update(_:now:)``.
+    /// See `TerminalProgram/update(_:now:)`.
     public func update(_ event: ProgramEvent<Int>, now: Double) -> [ProgramOutput] {
         switch event {
         case .tick: break
@@ -149,10 +150,10 @@ public final class ChooseApp: TerminalProgram {
         return []
     }
 
-    /// See ``TerminalProgram/nextDeadline(now:)``: a list waits for keys only.
+    /// See `TerminalProgram/nextDeadline(now:)`: a list waits for keys only.
     public func nextDeadline(now: Double) -> Double? { nil }
 
-    /// See ``TerminalProgram/view(width:now:)``.
+    /// See `TerminalProgram/view(width:now:)`.
     public func view(width: Int, now: Double) -> ProgramFrame<Int> {
         let width = max(8, width)
         var buffer = ScreenBuffer(width: width)

@@ -1,6 +1,7 @@
 public import RocketConversation
 import RocketCore
 public import RocketText
+public import RocketTerminalCore
 
 /// What a key or a line asks the session to do.
 public enum FrontEndAction: Hashable, Sendable {

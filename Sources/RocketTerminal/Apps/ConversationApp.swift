@@ -2,6 +2,7 @@ public import RocketConversation
 public import RocketBanners
 import RocketCore
 public import RocketText
+public import RocketTerminalCore
 
 /// How a conversation ended when it was not interrupted.
 public enum ConversationEnd: Hashable, Sendable {
@@ -30,7 +31,7 @@ public enum ConversationTarget: Hashable, Sendable {
 public final class ConversationApp: TerminalProgram {
     /// The host the conversation runs on.
     public let host: ConversationHost
-    /// See ``TerminalProgram/lineMode``.
+    /// See `TerminalProgram/lineMode`.
     public var lineMode = false
     let strings: UIStrings
     let depth: ColorDepth
@@ -67,7 +68,7 @@ public final class ConversationApp: TerminalProgram {
         self.reducedMotion = reducedMotion
     }
 
-    /// See ``TerminalProgram/outcome``.
+    /// See `TerminalProgram/outcome`.
     public var outcome: ProgramOutcome<ConversationEnd>? {
         if let s = interruptedBy { return .interrupted(signal: s) }
         switch host.conversation.status {
@@ -78,7 +79,7 @@ public final class ConversationApp: TerminalProgram {
         }
     }
 
-    /// See ``TerminalProgram/summary``: the conversation's first words (the question) and the
+    /// See `TerminalProgram/summary`: the conversation's first words (the question) and the
     /// answer of its last block (a typed answer, masked when secret, or the pressed button).
     public var summary: ProgramSummary? {
         let c = host.conversation
@@ -94,14 +95,14 @@ public final class ConversationApp: TerminalProgram {
         }
     }
 
-    /// See ``TerminalProgram/lineRequest``: a line per interactive block, a secret one with echo off.
+    /// See `TerminalProgram/lineRequest`: a line per interactive block, a secret one with echo off.
     public var lineRequest: LineRequest? {
         guard lineMode, outcome == nil, let index = host.conversation.interactiveIndex else { return nil }
         if case .textInput(let input) = host.conversation.node(at: index).content { return LineRequest(secret: input.isSecret) }
         return LineRequest()
     }
 
-    /// See ``TerminalProgram/start(now:)``.
+    /// See `TerminalProgram/start(now:)`.
     public func start(now: Double) -> [ProgramOutput] {
         host.show()
         guard let banner else { return [] }
@@ -116,7 +117,7 @@ public final class ConversationApp: TerminalProgram {
         return []
     }
 
-    /// See ``TerminalProgram/update(_:now:)``.
+    /// See `TerminalProgram/update(_:now:)`.
     public func update(_ event: ProgramEvent<ConversationTarget>, now: Double) -> [ProgramOutput] {
         var out: [ProgramOutput] = []
         switch event {
@@ -184,7 +185,7 @@ public final class ConversationApp: TerminalProgram {
         if let text = defaults[c.nodeID(at: index)], ui.editor.text.isEmpty { ui.editor.insert(text) }
     }
 
-    /// See ``TerminalProgram/nextDeadline(now:)``.
+    /// See `TerminalProgram/nextDeadline(now:)`.
     public func nextDeadline(now: Double) -> Double? {
         let deadlines = [host.nextDeadline, overlay?.nextDeadline(now: now)].compactMap { $0 }
         return deadlines.min()
@@ -211,7 +212,7 @@ public final class ConversationApp: TerminalProgram {
     private var loadedImages: [String: TerminalImage] = [:]
     private var imagesFor = -1
 
-    /// See ``TerminalProgram/view(width:now:)``: the banner's rows first, the conversation's below.
+    /// See `TerminalProgram/view(width:now:)`: the banner's rows first, the conversation's below.
     public func view(width: Int, now: Double) -> ProgramFrame<ConversationTarget> {
         let c = host.conversation
         syncUI()

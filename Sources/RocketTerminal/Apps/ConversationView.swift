@@ -1,6 +1,7 @@
 public import RocketConversation
 import RocketCore
 public import RocketText
+public import RocketTerminalCore
 
 /// The front end's own state beside the conversation: which button has focus, the text being
 /// typed, the last validation message.

@@ -1,4 +1,5 @@
 import RocketCore
+public import RocketTerminalCore
 
 /// `rocket spin`: a spinner and a title while a command runs, in the banners' manner: shown only
 /// when the work takes longer than `showAfter`, then kept up for at least `minDisplay`, so quick
@@ -11,7 +12,7 @@ import RocketCore
 /// nothing is drawn: the command's output goes straight through.
 @MainActor
 public final class SpinApp: TerminalProgram {
-    /// See ``TerminalProgram/lineMode``.
+    /// See `TerminalProgram/lineMode`.
     public var lineMode = false
     let title: String
     let showAfter: Double
@@ -35,25 +36,25 @@ public final class SpinApp: TerminalProgram {
         self.status = status
     }
 
-    /// See ``TerminalProgram/outcome``.
+    /// See `TerminalProgram/outcome`.
     public var outcome: ProgramOutcome<Int32>? { result }
-    /// See ``TerminalProgram/lineRequest``: a spinner reads no lines.
+    /// See `TerminalProgram/lineRequest`: a spinner reads no lines.
     public var lineRequest: LineRequest? { nil }
-    /// See ``TerminalProgram/readsKeys``: the command owns the keyboard while it runs (it gets
+    /// See `TerminalProgram/readsKeys`: the command owns the keyboard while it runs (it gets
     /// every key; Ctrl-C is the signal it then is, for both).
     public var readsKeys: Bool { false }
 
     /// True while the spinner is on screen.
     public var isShown: Bool { shownAt != nil }
 
-    /// See ``TerminalProgram/start(now:)``.
+    /// See `TerminalProgram/start(now:)`.
     public func start(now: Double) -> [ProgramOutput] {
         startedAt = now
         if !lineMode && showAfter <= 0 { shownAt = now }
         return []
     }
 
-    /// See ``TerminalProgram/update(_:now:)``.
+    /// See `TerminalProgram/update(_:now:)`.
     public func update(_ event: ProgramEvent<Int>, now: Double) -> [ProgramOutput] {
         guard result == nil else { return [] }
         switch event {
@@ -71,7 +72,7 @@ public final class SpinApp: TerminalProgram {
         return []
     }
 
-    /// See ``TerminalProgram/nextDeadline(now:)``.
+    /// See `TerminalProgram/nextDeadline(now:)`.
     public func nextDeadline(now: Double) -> Double? {
         if lineMode { return now + SpinApp.pollInterval * 5 }
         if let shownAt {
@@ -82,7 +83,7 @@ public final class SpinApp: TerminalProgram {
         return min(now + SpinApp.pollInterval, startedAt + showAfter)
     }
 
-    /// See ``TerminalProgram/view(width:now:)``: nothing until shown, then the spinner and the title.
+    /// See `TerminalProgram/view(width:now:)`: nothing until shown, then the spinner and the title.
     public func view(width: Int, now: Double) -> ProgramFrame<Int> {
         var buffer = ScreenBuffer(width: max(4, width))
         guard let shownAt, result == nil else { return ProgramFrame(buffer: buffer) }

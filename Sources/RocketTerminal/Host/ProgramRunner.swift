@@ -4,8 +4,9 @@ public import RocketCore
 #endif
 import RocketPlatform
 public import RocketText
+public import RocketTerminalCore
 
-/// The one program loop: runs any ``TerminalProgram`` on a ``Terminal``, in raw-mode TTY or in
+/// The one program loop: runs any `TerminalProgram` on a ``Terminal``, in raw-mode TTY or in
 /// line mode, and restores the terminal on every path.
 ///
 /// One `poll` waits for input, signals and the app's next deadline, off the main actor so that
@@ -27,7 +28,7 @@ public final class ProgramRunner {
     /// Colour depth (TTY).
     public var depth: ColorDepth = .indexed256
     /// The colours (TTY); nil asks the terminal for its background (OSC 11): the first frame is
-    /// drawn at once in ``TerminalTheme/safe`` colours, and repainted in place in the dark or
+    /// drawn at once in `TerminalTheme/safe` colours, and repainted in place in the dark or
     /// light theme when the answer comes (it never delays start-up).
     public var theme: TerminalTheme?
     /// Capture the mouse in TTY mode (off by default: scroll-back and selection keep working).
@@ -40,7 +41,7 @@ public final class ProgramRunner {
     public enum Residue: Sendable {
         /// The last frame stays.
         case lastFrame
-        /// One dimmed line with the question and the answer (``TerminalProgram/summary``); nothing
+        /// One dimmed line with the question and the answer (`TerminalProgram/summary`); nothing
         /// for an app without a summary.
         case summary
         /// Nothing: the region is erased and the cursor put back where the UI started.
@@ -127,7 +128,7 @@ public final class ProgramRunner {
 
     /// The TTY loop. `readingKeys` false (an app that only draws): the terminal's mode is left as
     /// it is, nothing is read from it and nothing is asked of it (a reply would land in the input
-    /// of whoever reads the terminal), so the theme is the given one or ``TerminalTheme/safe``.
+    /// of whoever reads the terminal), so the theme is the given one or `TerminalTheme/safe`.
     private func runTTY<P: TerminalProgram>(_ program: P, readingKeys: Bool = true) async -> ProgramOutcome<P.Value> {
         var screen = TTYScreen(depth: depth)
         screen.asksTerminal = readingKeys

@@ -1,6 +1,7 @@
 #if canImport(Glibc)
     import Glibc
 #endif
+public import RocketTerminalCore
 
 /// What a raw-mode session got from one wait, after the shared handling: cursor-position
 /// reports are consumed, a resize has already cleared the screen for a full redraw.
@@ -34,7 +35,7 @@ public struct TTYScreen: Sendable {
     private var resizeReports = 0
     private var resizeDeadline = 0.0
     /// How long a resize waits for the terminal's cursor-position report (terminals answer in a
-    /// millisecond or two; one that never does gets the full redraw of ``InlineRenderer/invalidate(screenHeight:)``).
+    /// millisecond or two; one that never does gets the full redraw of `InlineRenderer/invalidate(screenHeight:)`).
     public static let resizeReportWait = 0.15
     /// False when nothing reads the terminal's answers (the app reads no keys): a resize then
     /// redraws in full without asking.
@@ -117,7 +118,7 @@ public struct TTYScreen: Sendable {
     /// Turns what a wait returned into keys or a session event.
     ///
     /// A resize asks the terminal where the cursor went and draws nothing until it answers: the
-    /// answer places the region again (``InlineRenderer/resize(cursorRow:width:screenHeight:)``),
+    /// answer places the region again (`InlineRenderer/resize(cursorRow:width:screenHeight:)`),
     /// so rows a re-wrapping terminal pushed into its scrollback are not drawn twice. Without an
     /// answer within ``resizeReportWait`` the screen is erased and the frame redrawn in full.
     public mutating func interpret(_ wake: Terminal.Wake, on terminal: Terminal, now: Double = 0) -> TTYInput {

@@ -3,6 +3,7 @@ import CImageCodecs
 public import RocketConversation
 public import RocketCore
 import RocketPlatform
+public import RocketTerminalCore
 
 /// A decoded picture (8-bit RGBA) drawn as truecolour half-block cells: each cell shows two
 /// pixels, the upper one as the foreground of "▀" and the lower one as its background.

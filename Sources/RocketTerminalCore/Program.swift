@@ -141,7 +141,7 @@ public protocol TerminalProgram: AnyObject {
     /// (an alert whose actions load): the wait then happens on a thread of its own.
     var runsWhileWaiting: Bool { get }
     /// Once the app has ended: its question and the answer, for the one line a prompt leaves in
-    /// the scrollback (``ProgramRunner/residue``); nil when the app has no such line.
+    /// the scrollback (`ProgramRunner/residue`); nil when the app has no such line.
     var summary: ProgramSummary? { get }
     /// False for an app that only draws while something else owns the keyboard (a command under
     /// `rocket spin` that may read the terminal): the runtime then leaves the terminal's mode
