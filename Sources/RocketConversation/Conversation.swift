@@ -113,6 +113,38 @@ public enum ConversationStatus: Hashable, Sendable, Codable {
     /// Gone.
     case dismissed(RocketDismissReason)
 
+    /// The status as a word: `notShown`, `presenting`, `active`, `closing`, `dismissed` (the
+    /// spelling of the stored snapshots and of the server's API).
+    public var word: String {
+        switch self {
+        case .notShown: return "notShown"
+        case .presenting: return "presenting"
+        case .active: return "active"
+        case .closing: return "closing"
+        case .dismissed: return "dismissed"
+        }
+    }
+
+    /// Why it ends, while closing or once dismissed.
+    public var reason: RocketDismissReason? {
+        switch self {
+        case .closing(let r), .dismissed(let r): return r
+        default: return nil
+        }
+    }
+
+    /// The status of a word and a reason (nil when the word needs a reason and there is none).
+    public init?(word: String, reason: RocketDismissReason?) {
+        switch word {
+        case "notShown": self = .notShown
+        case "presenting": self = .presenting
+        case "active": self = .active
+        case "closing": guard let reason else { return nil }; self = .closing(reason)
+        case "dismissed": guard let reason else { return nil }; self = .dismissed(reason)
+        default: return nil
+        }
+    }
+
     /// True while the conversation is on screen (presenting, active or closing).
     public var isVisible: Bool {
         switch self {

@@ -16,7 +16,7 @@ extension ConversationSnapshot {
 
 /// The words of version 2, for the status, the timer actions and the validation rules.
 enum SnapshotWords {
-    static let status = ["notShown", "presenting", "active", "closing", "dismissed"]
+    static let status = [ConversationStatus.notShown, .presenting, .active, .closing(.completed), .dismissed(.completed)].map(\.word)
     static let actions = ["appendRoot", "autoAdvance", "advance", "closeByUser", "finishClosing"]
     static let rules = ["required", "tooShort", "tooLong", "pattern", "invalidPattern", "patternTooComplex"]
     static let top = [
@@ -46,16 +46,8 @@ struct SnapshotWriter {
         w.key("flow")
         w.string(s.flow)
         w.key("status")
-        switch st.status {
-        case .notShown: w.string("notShown")
-        case .presenting: w.string("presenting")
-        case .active: w.string("active")
-        case .closing(let r):
-            w.string("closing")
-            w.key("reason")
-            w.string(r.rawValue)
-        case .dismissed(let r):
-            w.string("dismissed")
+        w.string(st.status.word)
+        if let r = st.status.reason {
             w.key("reason")
             w.string(r.rawValue)
         }
@@ -170,30 +162,25 @@ struct SnapshotWriter {
     }
 
     private mutating func failure(_ f: RocketValidationFailure) {
+        let (word, limit, pattern): (String, Int?, String?)
+        switch f.rule {
+        case .required: (word, limit, pattern) = ("required", nil, nil)
+        case .tooShort(let n): (word, limit, pattern) = ("tooShort", n, nil)
+        case .tooLong(let n): (word, limit, pattern) = ("tooLong", n, nil)
+        case .pattern(let p): (word, limit, pattern) = ("pattern", nil, p)
+        case .invalidPattern(let p): (word, limit, pattern) = ("invalidPattern", nil, p)
+        case .patternTooComplex(let p): (word, limit, pattern) = ("patternTooComplex", nil, p)
+        }
         w.open()
         w.key("rule", first: true)
-        switch f.rule {
-        case .required: w.string("required")
-        case .tooShort(let n):
-            w.string("tooShort")
+        w.string(word)
+        if let limit {
             w.key("limit")
-            w.number(n)
-        case .tooLong(let n):
-            w.string("tooLong")
-            w.key("limit")
-            w.number(n)
-        case .pattern(let p):
-            w.string("pattern")
+            w.number(limit)
+        }
+        if let pattern {
             w.key("pattern")
-            w.string(p)
-        case .invalidPattern(let p):
-            w.string("invalidPattern")
-            w.key("pattern")
-            w.string(p)
-        case .patternTooComplex(let p):
-            w.string("patternTooComplex")
-            w.key("pattern")
-            w.string(p)
+            w.string(pattern)
         }
         if let m = f.message {
             w.key("message")
@@ -244,17 +231,11 @@ struct SnapshotReader {
         let reason = try top.member("reason").map { v throws(JSONShapeError) in
             try JSONFields.word(tape, v, path: top.child("reason"), RocketDismissReason.self)
         }
-        func needReason() throws(JSONShapeError) -> RocketDismissReason {
-            guard let reason else { throw JSONShapeError("\"\(top.child("reason"))\" is missing") }
-            return reason
+        let statusWord = SnapshotWords.status[try self.word(try top.required("status"), path: top.child("status"), in: SnapshotWords.status)]
+        guard let status = ConversationStatus(word: statusWord, reason: reason) else {
+            throw JSONShapeError("\"\(top.child("reason"))\" is missing")
         }
-        switch try word(try top.required("status"), path: top.child("status"), in: SnapshotWords.status) {
-        case 0: state.status = .notShown
-        case 1: state.status = .presenting
-        case 2: state.status = .active
-        case 3: state.status = .closing(try needReason())
-        default: state.status = .dismissed(try needReason())
-        }
+        state.status = status
         for (i, v) in try top.items("blocks").enumerated() {
             let b = try JSONFields(tape, v, path: top.child("blocks") + "[\(i)]", allowed: SnapshotWords.block)
             state.shown.append(try node(try b.string("id"), path: b.child("id")))

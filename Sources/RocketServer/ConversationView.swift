@@ -74,16 +74,8 @@ package enum ConversationView {
         w.key("version")
         w.number(version)
         w.key("status")
-        switch c.status {
-        case .notShown: w.string("notShown")
-        case .presenting: w.string("presenting")
-        case .active: w.string("active")
-        case .closing(let r):
-            w.string("closing")
-            w.key("reason")
-            w.string(r.recordName)
-        case .dismissed(let r):
-            w.string("dismissed")
+        w.string(c.status.word)
+        if let r = c.status.reason {
             w.key("reason")
             w.string(r.recordName)
         }
