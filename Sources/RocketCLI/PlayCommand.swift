@@ -317,8 +317,9 @@ enum PlayCommand {
         let rocket = ConversationHost(conversation: conversation, clock: clock)
         if let statePath = options.state {
             let identity = flowIdentity(doc)
+            let names = BlockNames(conversation.graph)  // once: each step's snapshot names its blocks with it
             // Fail before anything is drawn when the snapshot cannot be written.
-            let first = (try? ConversationSnapshot(conversation, at: clock.now, flow: identity).jsonText()) ?? ""
+            let first = (try? ConversationSnapshot(conversation, at: clock.now, flow: identity, names: names).jsonText()) ?? ""
             if case .failure(let f) = FileIO.writeAtomically(first, to: statePath) {
                 printError("rocket: error: cannot write '\(statePath)': \(f.reason)")
                 return ExitStatus.ioError
@@ -328,7 +329,7 @@ enum PlayCommand {
                 let c = rocket.conversation
                 switch c.status {
                 case .notShown, .presenting, .active:
-                    guard saveFailure == nil, let text = try? ConversationSnapshot(c, at: clock.now, flow: identity).jsonText() else { return }
+                    guard saveFailure == nil, let text = try? ConversationSnapshot(c, at: clock.now, flow: identity, names: names).jsonText() else { return }
                     if case .failure(let f) = FileIO.writeAtomically(text, to: statePath) {
                         saveFailure = f
                         printError("rocket: error: cannot write '\(statePath)': \(f.reason)")

@@ -68,14 +68,17 @@ public struct ConversationSnapshot: Hashable, Sendable {
     public var timers: [PendingTimer]
     /// True when secret answers were kept (the host opted in).
     public var includesSecrets: Bool
-    /// The name written for each node the state refers to: its id when no other node of the
-    /// graph has it, else `#index` (graphs made in code may lack ids).
-    var names: [RocketNodeID: String] = [:]
+    /// How the graph's blocks are named in the JSON form (made once per graph by hosts that
+    /// write many snapshots).
+    var names: BlockNames
 
     /// Takes a snapshot of `conversation` at `now`. `flow` names the flow (default: the graph's
     /// ``RocketGraph/contentHash``; a host whose graph depends on where it runs, such as image
-    /// paths resolved against a folder, passes the hash of the graph as written).
-    public init(_ conversation: Conversation, at now: Double, flow: String? = nil, includeSecrets: Bool = false) {
+    /// paths resolved against a folder, passes the hash of the graph as written). `names` is the
+    /// graph's ``BlockNames`` when the host keeps them (they cost a pass over the graph).
+    public init(
+        _ conversation: Conversation, at now: Double, flow: String? = nil, includeSecrets: Bool = false, names: BlockNames? = nil
+    ) {
         format = "rocket-conversation"
         version = ConversationSnapshot.currentVersion
         self.flow = flow ?? conversation.graph.contentHash
@@ -89,21 +92,7 @@ public struct ConversationSnapshot: Hashable, Sendable {
         }
         includesSecrets = includeSecrets
         self.state = state
-        names = Self.names(for: self.state, timers, in: conversation.graph)
-    }
-
-    /// The names of the nodes a state and its timers refer to.
-    static func names(for state: ConversationState, _ timers: [PendingTimer], in graph: RocketGraph) -> [RocketNodeID: String] {
-        var needed = Set(state.shown)
-        for t in timers { if case .advance(_, let to?) = t.action { needed.insert(to) } }
-        guard !needed.isEmpty else { return [:] }
-        var count: [String: Int] = [:]
-        for node in graph.nodes { if let id = node.id, !id.isEmpty, !id.hasPrefix("#") { count[id, default: 0] += 1 } }
-        var out: [RocketNodeID: String] = [:]
-        for n in needed {
-            if graph.contains(n), let id = graph[n].id, count[id] == 1 { out[n] = id } else { out[n] = "#\(n.rawValue)" }
-        }
-        return out
+        self.names = names ?? BlockNames(conversation.graph)
     }
 
     /// What a snapshot's JSON may hold: its strings are texts the conversation rendered (at most
@@ -118,23 +107,24 @@ public struct ConversationSnapshot: Hashable, Sendable {
     /// Reads the JSON form (version 2 or 1) of a conversation of the flow whose graph is `graph`.
     ///
     /// `identity` is the flow's identity when the host does not use the graph's own hash (as in
-    /// ``init(_:at:flow:includeSecrets:)``).
+    /// ``init(_:at:flow:includeSecrets:names:)``).
     ///
     /// - Throws: ``Failure/otherFlow(expected:found:)`` for a snapshot of another flow (version
     ///   2; a version-1 snapshot is checked by ``restore(graph:author:closeButton:options:at:flow:)``),
     ///   ``Failure/unsupportedVersion(_:)``, or ``Failure/invalid(_:)`` naming the place.
-    public init(jsonText bytes: [UInt8], graph: RocketGraph, identity: String? = nil) throws(Failure) {
+    public init(jsonText bytes: [UInt8], graph: RocketGraph, identity: String? = nil, names: BlockNames? = nil) throws(Failure) {
         let tape: JSONTape
         do {
             tape = try JSONTape.parse(bytes, limits: Self.readLimits)
         } catch {
             throw .invalid(error.message)
         }
-        try self.init(tape: tape, entry: 0, path: "", graph: graph, identity: identity)
+        try self.init(tape: tape, entry: 0, path: "", graph: graph, identity: identity, names: names)
     }
 
     /// Reads a snapshot at `entry` of a tape (the server's stored conversations hold one).
-    package init(tape: JSONTape, entry: Int, path: String, graph: RocketGraph, identity: String?) throws(Failure) {
+    package init(tape: JSONTape, entry: Int, path: String, graph: RocketGraph, identity: String?, names: BlockNames? = nil) throws(Failure) {
+        let names = names ?? BlockNames(graph)
         guard tape.kind(entry) == .object else { throw .invalid("the snapshot must be a JSON object") }
         let format = tape.member(of: entry, "format").flatMap { tape.string($0) }
         guard format == "rocket-conversation" else {
@@ -145,8 +135,9 @@ public struct ConversationSnapshot: Hashable, Sendable {
         case 1?:
             do {
                 let v1 = try JSONCoding.decode(SnapshotVersion1.self, from: tape.node(entry).plainValue)
-                self.init(format: v1.format, version: 1, flow: v1.flow, state: v1.state, timers: v1.timers, includesSecrets: v1.includesSecrets)
-                names = Self.names(for: state, timers, in: graph)
+                self.init(
+                    format: v1.format, version: 1, flow: v1.flow, state: v1.state, timers: v1.timers, includesSecrets: v1.includesSecrets,
+                    names: names)
             } catch {
                 throw .invalid(error.message)
             }
@@ -155,7 +146,7 @@ public struct ConversationSnapshot: Hashable, Sendable {
             let expected = identity ?? graph.contentHash
             guard found == expected else { throw .otherFlow(expected: expected, found: found) }
             do {
-                self = try SnapshotReader(tape: tape, graph: graph).snapshot(entry, path: path)
+                self = try SnapshotReader(tape: tape, names: names).snapshot(entry, path: path)
             } catch {
                 throw .invalid(error.message)
             }
@@ -167,7 +158,10 @@ public struct ConversationSnapshot: Hashable, Sendable {
     }
 
     /// A snapshot from its parts.
-    init(format: String, version: Int, flow: String, state: ConversationState, timers: [PendingTimer], includesSecrets: Bool) {
+    init(
+        format: String, version: Int, flow: String, state: ConversationState, timers: [PendingTimer], includesSecrets: Bool, names: BlockNames
+    ) {
+        self.names = names
         self.format = format
         self.version = version
         self.flow = flow

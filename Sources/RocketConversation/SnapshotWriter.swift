@@ -37,7 +37,7 @@ struct SnapshotWriter {
 
     mutating func snapshot(_ s: ConversationSnapshot) {
         let st = s.state
-        func name(_ id: RocketNodeID) -> String { s.names[id] ?? "#\(id.rawValue)" }
+        func name(_ id: RocketNodeID) -> String { s.names.name(of: id) }
         w.open()
         w.key("format", first: true)
         w.string(s.format)
@@ -190,30 +190,55 @@ struct SnapshotWriter {
     }
 }
 
-/// Reads version-2 JSON against the flow's graph (block names resolve to its nodes).
+/// How a graph's blocks are named in snapshots: by their id when no other block has it, else
+/// `#index` (graphs made in code may lack ids or share them). Made with one pass over the graph;
+/// hosts that write many snapshots of one flow keep it.
+///
+/// ```swift
+/// let names = BlockNames(graph)
+/// names.name(of: RocketNodeID(0))   // "welcome"
+/// names.node(named: "welcome")      // RocketNodeID(0)
+/// ```
+public struct BlockNames: Hashable, Sendable {
+    /// The nodes whose id no other node has, by id.
+    private let unique: [String: RocketNodeID]
+    /// Each node's id.
+    private let ids: [String?]
+
+    /// The names of `graph`'s blocks.
+    public init(_ graph: RocketGraph) {
+        var first: [String: RocketNodeID] = [:]
+        var shared = Set<String>()
+        for (i, node) in graph.nodes.enumerated() {
+            guard let id = node.id, !id.isEmpty, !id.hasPrefix("#") else { continue }
+            if first.updateValue(RocketNodeID(i), forKey: id) != nil { shared.insert(id) }
+        }
+        for id in shared { first[id] = nil }
+        unique = first
+        ids = graph.nodes.map { $0.id }
+    }
+
+    /// The name of a node.
+    public func name(of node: RocketNodeID) -> String {
+        if node.rawValue >= 0, node.rawValue < ids.count, let id = ids[node.rawValue], unique[id] == node { return id }
+        return "#\(node.rawValue)"
+    }
+
+    /// The node a name stands for, or nil.
+    public func node(named name: String) -> RocketNodeID? {
+        if name.hasPrefix("#"), let i = Int(name.dropFirst()), i >= 0, i < ids.count { return RocketNodeID(i) }
+        return unique[name]
+    }
+}
+
+/// Reads version-2 JSON against the flow's block names.
 struct SnapshotReader {
     let tape: JSONTape
-    let graph: RocketGraph
-    /// The nodes whose id no other node has.
-    let unique: [String: RocketNodeID]
-
-    init(tape: JSONTape, graph: RocketGraph) {
-        self.tape = tape
-        self.graph = graph
-        var count: [String: Int] = [:]
-        var first: [String: RocketNodeID] = [:]
-        for (i, node) in graph.nodes.enumerated() {
-            guard let id = node.id, !id.isEmpty else { continue }
-            count[id, default: 0] += 1
-            if first[id] == nil { first[id] = RocketNodeID(i) }
-        }
-        unique = first.filter { count[$0.key] == 1 }
-    }
+    let names: BlockNames
 
     /// The node a name stands for: an id of the flow, or `#index`.
     func node(_ name: String, path: String) throws(JSONShapeError) -> RocketNodeID {
-        if name.hasPrefix("#"), let i = Int(name.dropFirst()), graph.contains(RocketNodeID(i)) { return RocketNodeID(i) }
-        if let id = unique[name] { return id }
+        if let id = names.node(named: name) { return id }
         throw JSONShapeError("\"\(path)\" names \"\(name)\", which is no block of this flow")
     }
 
@@ -297,11 +322,9 @@ struct SnapshotReader {
         }
         state.sequence = try top.int("sequence")
         state.awaitingDecision = try top.optionalInt("awaitingDecision")
-        var snapshot = ConversationSnapshot(
+        return ConversationSnapshot(
             format: try top.string("format"), version: ConversationSnapshot.currentVersion, flow: try top.string("flow"), state: state,
-            timers: timers, includesSecrets: try top.bool("includesSecrets"))
-        snapshot.names = ConversationSnapshot.names(for: state, timers, in: graph)
-        return snapshot
+            timers: timers, includesSecrets: try top.bool("includesSecrets"), names: names)
     }
 }
 

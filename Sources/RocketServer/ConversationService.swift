@@ -572,7 +572,7 @@ package final class ConversationService: Sendable {
         let options: ConversationOptions
         var strings = UIStrings.english
         do {
-            let stored = try StoredConversation(jsonText: Array(row.snapshot.utf8), graph: flow.graph, identity: flow.identity)
+            let stored = try StoredConversation(jsonText: Array(row.snapshot.utf8), flow: flow)
             options = stored.options
             if let lang = stored.language { strings = UIStrings.forEnvironment(["LANG": lang]) }
             restored = try stored.snapshot.restore(
@@ -881,7 +881,8 @@ package final class ConversationService: Sendable {
     /// The archive row of conversation `id`: its snapshot with timers as time left at `now`.
     private func row(_ id: String, _ e: Entry, at now: Double) -> ConversationArchive.Row {
         let snapshot = StoredConversation(
-            snapshot: ConversationSnapshot(e.conversation, at: now, flow: e.flow.identity), options: e.options, language: e.strings.language)
+            snapshot: ConversationSnapshot(e.conversation, at: now, flow: e.flow.identity, names: e.flow.blockNames), options: e.options,
+            language: e.strings.language)
         return ConversationArchive.Row(
             id: id, visitor: e.visitor, flow: e.flow.name, step: e.step, version: e.version, eventSeq: e.eventSeq, touched: e.touched,
             snapshot: snapshot.jsonText())
@@ -969,11 +970,17 @@ struct StoredConversation {
 
     /// Reads a stored conversation of the flow whose graph is `graph` (its snapshot in version 2,
     /// or version 1 as the release before wrote it).
-    init(jsonText bytes: [UInt8], graph: RocketGraph, identity: String) throws(ConversationSnapshot.Failure) {
+    init(jsonText bytes: [UInt8], flow: LoadedFlow) throws(ConversationSnapshot.Failure) {
+        try self.init(jsonText: bytes, graph: flow.graph, identity: flow.identity, names: flow.blockNames)
+    }
+
+    /// ``init(jsonText:flow:)`` for a graph of its own (tests).
+    init(jsonText bytes: [UInt8], graph: RocketGraph, identity: String, names: BlockNames? = nil) throws(ConversationSnapshot.Failure) {
         do {
             let tape = try JSONTape.parse(bytes, limits: ConversationSnapshot.readLimits)
             let top = try JSONFields(tape, 0, path: "", allowed: ["snapshot", "options", "language"])
-            snapshot = try ConversationSnapshot(tape: tape, entry: try top.required("snapshot"), path: "snapshot", graph: graph, identity: identity)
+            snapshot = try ConversationSnapshot(
+                tape: tape, entry: try top.required("snapshot"), path: "snapshot", graph: graph, identity: identity, names: names)
             options = try ConversationOptions(try top.object("options", allowed: ["timing", "echoReplies", "initialAnswers"]))
             language = try top.optionalString("language")
         } catch let error as JSONSyntaxError {

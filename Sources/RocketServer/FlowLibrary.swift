@@ -26,6 +26,8 @@ package final class LoadedFlow: Sendable {
     package let closeButton: RocketCloseButton?
     /// The unchanging parts of its views, built once.
     package let statics: ViewStatics
+    /// How its blocks are named in snapshots (one pass over the graph, made once).
+    package let blockNames: BlockNames
 
     /// A flow named `name` from its checked document.
     init(name: String, document: FlowDocument) {
@@ -39,6 +41,7 @@ package final class LoadedFlow: Sendable {
         self.author = author
         self.closeButton = close
         self.statics = ViewStatics(graph: graph, author: author, closeButton: close, flow: name)
+        self.blockNames = BlockNames(graph)
     }
 
     /// A new conversation of this flow (nil when the flow has no first block).

@@ -97,7 +97,6 @@ struct SnapshotWriterTests {
                 if case .advance(let from, _?) = action { action = .advance(from: from, to: RocketNodeID(int(0...n - 1))) }
                 return ConversationSnapshot.PendingTimer(remaining: seconds(), sequence: number(), action: action)
             }
-            snapshot.names = ConversationSnapshot.names(for: s, snapshot.timers, in: g)
             return snapshot
         }
     }
