@@ -81,6 +81,38 @@ public enum RocketIntent: Hashable, Sendable, Codable {
     case choose(Int)
 }
 
+extension RocketIntent {
+    /// An intent's name: the one spelling of the server's API (`"intent"` and `accepts`), the web
+    /// widget and the API's schema.
+    public enum Name: String, CaseIterable, Hashable, Sendable {
+        case tap, pressButton, pressLeft, pressRight, submit, choose, close
+    }
+
+    /// This intent's name.
+    public var name: Name {
+        switch self {
+        case .tap: return .tap
+        case .pressButton: return .pressButton
+        case .pressLeft: return .pressLeft
+        case .pressRight: return .pressRight
+        case .submit: return .submit
+        case .close: return .close
+        case .choose: return .choose
+        }
+    }
+
+    /// The intents that answer the newest block of `kind`.
+    public static func names(answering kind: RocketBlockKind) -> [Name] {
+        switch kind {
+        case .text, .image: return [.tap]
+        case .button: return [.pressButton]
+        case .doubleButton: return [.pressLeft, .pressRight]
+        case .textInput: return [.submit]
+        case .choice: return [.choose]
+        }
+    }
+}
+
 /// Why an intent was refused. The conversation is unchanged when one is thrown, except that an
 /// ``invalidInput(_:)`` refusal is recorded in ``ConversationState/inputError``.
 public enum RocketIntentError: Error, Hashable, Sendable, Codable {
@@ -369,6 +401,14 @@ public struct Conversation: Hashable, Sendable, Codable {
 
     /// The block that accepts input now, or nil.
     public var interactiveBlock: RocketNode? { interactiveIndex.map { node(at: $0) } }
+
+    /// The intents the conversation takes now: those of its interactive block, and `close` while
+    /// it is on screen with a close button.
+    public var acceptedIntents: [RocketIntent.Name] {
+        var out = interactiveBlock.map { RocketIntent.names(answering: $0.kind) } ?? []
+        if closeButton != nil, status == .active || status == .presenting { out.append(.close) }
+        return out
+    }
 
     /// False when nothing can happen any more: the conversation is on screen with no block that
     /// takes input and no timer pending (a decision nobody will make, a closing that never ends).

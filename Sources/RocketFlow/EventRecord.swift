@@ -1,4 +1,4 @@
-public import RocketJSON
+package import RocketJSON
 public import RocketConversation
 
 extension RocketDismissReason {
@@ -13,7 +13,7 @@ extension RocketDismissReason {
 }
 
 extension RocketEvent {
-    /// True when the event has a record (``record`` is not nil).
+    /// True when the event has a record (``recordText`` is not nil).
     public var isRecorded: Bool {
         switch self {
         case .replyShown, .didFinishClosing, .intentRefused: return false
@@ -23,19 +23,20 @@ extension RocketEvent {
 
     /// The event as a JSON record (what `rocket play --events` writes and `rocket serve` stores
     /// and streams), or nil for events that are not recorded. Records carry block tags, kinds,
-    /// titles and validation rules, never typed text, so no answer and no secret is in one.
+    /// titles and validation rules, never typed text, so no answer and no secret is in one. The
+    /// text is made by ``writeRecord(into:at:)``, the record's one definition.
     ///
     /// ```swift
-    /// RocketEvent.tapped(index: 0, id: "hi", automatic: false).record?.serialized(pretty: false)
+    /// RocketEvent.tapped(index: 0, id: "hi", automatic: false).recordText
     /// // {"event":"tapped","index":0,"id":"hi","automatic":false}
     /// ```
-    public var record: JSONValue? {
+    public var recordText: String? {
         var w = JSONBytes(capacity: 128)
         guard writeRecord(into: &w) else { return nil }
-        return (try? JSONReader.parse(w.out))?.plainValue
+        return String(decoding: w.out, as: UTF8.self)
     }
 
-    /// Writes the record (``record``) as JSON into `w`, with `"at"` first when given; false (and
+    /// Writes the record (``recordText``) as JSON into `w`, with `"at"` first when given; false (and
     /// nothing written) for an event that is not recorded. The one definition of the record's
     /// form: the server writes records with it directly, without a ``JSONValue`` between.
     @discardableResult

@@ -1,10 +1,27 @@
 /// Why a stored document does not have the shape its format states: a sentence naming the
 /// place (`state.blocks[2].fired`).
 package struct JSONShapeError: Error, Hashable, Sendable {
+    /// What kind of problem it is.
+    package enum Kind: Hashable, Sendable {
+        /// A key the object does not have.
+        case unknownField
+        /// A key given twice.
+        case repeatedField
+        /// Anything else: a missing field, a wrong type, a value out of its range.
+        case other
+    }
     /// A sentence saying what is wrong, and where.
     package var message: String
+    /// What kind of problem it is.
+    package var kind: Kind
+    /// The key concerned, for an unknown or repeated field.
+    package var key: String?
 
-    package init(_ message: String) { self.message = message }
+    package init(_ message: String, kind: Kind = .other, key: String? = nil) {
+        self.message = message
+        self.kind = kind
+        self.key = key
+    }
 }
 
 /// One JSON object of a stored format, read strictly from a tape: unknown and repeated keys
@@ -33,10 +50,13 @@ package struct JSONFields {
         var j = entry + 1
         for _ in 0..<tape.count(entry) {
             guard let k = tape.index(ofKey: j, in: allowed) else {
-                throw JSONShapeError("unknown field \"\(tape.string(j) ?? "")\" in \(Self.name(path))")
+                let key = tape.string(j) ?? ""
+                throw JSONShapeError("unknown field \"\(key)\" in \(Self.name(path))", kind: .unknownField, key: key)
             }
             if k < 64 {
-                if seen & (1 << k) != 0 { throw JSONShapeError("the key \"\(allowed[k])\" appears twice in \(Self.name(path))") }
+                if seen & (1 << k) != 0 {
+                    throw JSONShapeError("the key \"\(allowed[k])\" appears twice in \(Self.name(path))", kind: .repeatedField, key: allowed[k])
+                }
                 seen |= 1 << k
             }
             j = tape.next(after: j + 1)

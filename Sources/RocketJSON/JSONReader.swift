@@ -103,36 +103,37 @@ public enum JSONReader {
     /// The offset of the first byte that is not valid UTF-8, or nil.
     public static func firstInvalidUTF8(_ bytes: [UInt8]) -> Int? {
         let n = bytes.count
-        return bytes.withUnsafeBufferPointer { b -> Int? in
-            var i = 0
-            while i < n {
-                // Eight ASCII bytes at a time: the common case of a flow file.
-                if i + 8 <= n, UnsafeRawPointer(b.baseAddress! + i).loadUnaligned(as: UInt64.self) & 0x8080_8080_8080_8080 == 0 {
-                    i += 8
-                    continue
-                }
-                let c = b[i]
-                if c < 0x80 { i += 1; continue }
-                var need = 0
-                var minScalar: UInt32 = 0
-                var scalar: UInt32 = 0
-                switch c {
-                case 0xC2...0xDF: need = 1; scalar = UInt32(c & 0x1F); minScalar = 0x80
-                case 0xE0...0xEF: need = 2; scalar = UInt32(c & 0x0F); minScalar = 0x800
-                case 0xF0...0xF4: need = 3; scalar = UInt32(c & 0x07); minScalar = 0x10000
-                default: return i
-                }
-                for k in 1...need {
-                    guard i + k < n else { return i }
-                    let cc = b[i + k]
-                    guard cc & 0xC0 == 0x80 else { return i }
-                    scalar = scalar << 6 | UInt32(cc & 0x3F)
-                }
-                if scalar < minScalar || scalar > 0x10FFFF || (0xD800...0xDFFF).contains(scalar) { return i }
-                i += need + 1
+        let b = bytes.span
+        let raw = b.bytes
+        var i = 0
+        while i < n {
+            // Eight ASCII bytes at a time: the common case of a flow file (the load is
+            // checked against the span's bounds like every other read here).
+            if i + 8 <= n, raw.unsafeLoadUnaligned(fromByteOffset: i, as: UInt64.self) & 0x8080_8080_8080_8080 == 0 {
+                i += 8
+                continue
             }
-            return nil
+            let c = b[i]
+            if c < 0x80 { i += 1; continue }
+            var need = 0
+            var minScalar: UInt32 = 0
+            var scalar: UInt32 = 0
+            switch c {
+            case 0xC2...0xDF: need = 1; scalar = UInt32(c & 0x1F); minScalar = 0x80
+            case 0xE0...0xEF: need = 2; scalar = UInt32(c & 0x0F); minScalar = 0x800
+            case 0xF0...0xF4: need = 3; scalar = UInt32(c & 0x07); minScalar = 0x10000
+            default: return i
+            }
+            for k in 1...need {
+                guard i + k < n else { return i }
+                let cc = b[i + k]
+                guard cc & 0xC0 == 0x80 else { return i }
+                scalar = scalar << 6 | UInt32(cc & 0x3F)
+            }
+            if scalar < minScalar || scalar > 0x10FFFF || (0xD800...0xDFFF).contains(scalar) { return i }
+            i += need + 1
         }
+        return nil
     }
 }
 
@@ -162,21 +163,20 @@ public struct SourceLines: Sendable {
         var out = [(line: Int, column: Int)](repeating: (1, 1), count: offsets.count)
         let order = offsets.indices.sorted { offsets[$0] < offsets[$1] }
         var line = 1, column = 1, at = 0
-        bytes.withUnsafeBufferPointer { b in
-            for k in order {
-                let offset = max(0, min(offsets[k], b.count))
-                while at < offset {
-                    let c = b[at]
-                    if c == 0x0A {
-                        line += 1
-                        column = 1
-                    } else if c & 0xC0 != 0x80 {
-                        column += 1
-                    }
-                    at += 1
+        let b = bytes.span
+        for k in order {
+            let offset = max(0, min(offsets[k], b.count))
+            while at < offset {
+                let c = b[at]
+                if c == 0x0A {
+                    line += 1
+                    column = 1
+                } else if c & 0xC0 != 0x80 {
+                    column += 1
                 }
-                out[k] = (line, column)
+                at += 1
             }
+            out[k] = (line, column)
         }
         return out
     }

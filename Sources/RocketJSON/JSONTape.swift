@@ -59,15 +59,8 @@ package struct JSONTape: Sendable {
         }
         var lexer = Lexer(limits: limits)
         lexer.entries.reserveCapacity(bytes.count / 8 + 1)
-        let failure: JSONSyntaxError? = bytes.withUnsafeBufferPointer { b in
-            do throws(JSONSyntaxError) {
-                try lexer.document(b)
-                return nil
-            } catch {
-                return error
-            }
-        }
-        if let failure { throw failure }
+        // The lexer reads through a `Span`: every index is checked, whatever the bytes say.
+        try lexer.document(bytes.span)
         return JSONTape(bytes: bytes, entries: lexer.entries, unescaped: lexer.unescaped)
     }
 
@@ -97,7 +90,7 @@ package struct JSONTape: Sendable {
         let e = entries[i]
         guard e.kind == .string else { return nil }
         if e.flag { return unescaped[Int(e.a)] }
-        return bytes.withUnsafeBufferPointer { String(decoding: UnsafeBufferPointer(rebasing: $0[Int(e.a)..<Int(e.b)]), as: UTF8.self) }
+        return String(decoding: bytes[Int(e.a)..<Int(e.b)], as: UTF8.self)
     }
 
     /// The value of a number entry, else nil.
@@ -119,16 +112,9 @@ package struct JSONTape: Sendable {
         let e = entries[i]
         guard e.kind == .string else { return false }
         if e.flag { return unescaped[Int(e.a)] == text }
-        let start = Int(e.a)
-        guard text.utf8.count == Int(e.b) - start else { return false }
-        return bytes.withUnsafeBufferPointer { b in
-            var k = start
-            for c in text.utf8 {
-                if b[k] != c { return false }
-                k += 1
-            }
-            return true
-        }
+        let range = Int(e.a)..<Int(e.b)
+        guard text.utf8.count == range.count else { return false }
+        return bytes[range].elementsEqual(text.utf8)
     }
 
     /// Whether string entry `i` is exactly `text`: the fast form for keys known at compile time.
@@ -136,7 +122,7 @@ package struct JSONTape: Sendable {
         let e = entries[i]
         guard e.kind == .string else { return false }
         if e.flag { return unescaped[Int(e.a)] == text.description }
-        return bytes.withUnsafeBufferPointer { Self.equal($0, Int(e.a)..<Int(e.b), text) }
+        return Self.equal(bytes.span, Int(e.a)..<Int(e.b), text)
     }
 
     /// The value entry of the first member of object entry `object` whose key is `key`, or nil:
@@ -144,14 +130,13 @@ package struct JSONTape: Sendable {
     package func member(of object: Int, _ key: StaticString) -> Int? {
         let o = entries[object]
         guard o.kind == .object else { return nil }
-        return bytes.withUnsafeBufferPointer { b in
-            var j = object + 1
-            for _ in 0..<o.a {
-                if keyMatches(b, j, key) { return j + 1 }
-                j = next(after: j + 1)
-            }
-            return nil
+        let b = bytes.span
+        var j = object + 1
+        for _ in 0..<o.a {
+            if keyMatches(b, j, key) { return j + 1 }
+            j = next(after: j + 1)
         }
+        return nil
     }
 
     /// ``member(of:_:)`` for a key made at run time.
@@ -167,7 +152,8 @@ package struct JSONTape: Sendable {
 
     /// The position in `keys` of the string at entry `j` (a key), or nil.
     package func index(ofKey j: Int, in keys: [StaticString]) -> Int? {
-        bytes.withUnsafeBufferPointer { b in keys.firstIndex { keyMatches(b, j, $0) } }
+        let b = bytes.span
+        return keys.firstIndex { keyMatches(b, j, $0) }
     }
 
     /// The position in `keys` of the string at entry `j` (a key), or nil: keys made at run time
@@ -179,23 +165,12 @@ package struct JSONTape: Sendable {
             let text = unescaped[Int(e.a)]
             return keys.firstIndex(of: text)
         }
-        let start = Int(e.a)
-        let length = Int(e.b) - start
-        return bytes.withUnsafeBufferPointer { b in
-            keys.firstIndex { key in
-                guard key.utf8.count == length else { return false }
-                var k = start
-                for c in key.utf8 {
-                    if b[k] != c { return false }
-                    k += 1
-                }
-                return true
-            }
-        }
+        let range = Int(e.a)..<Int(e.b)
+        return keys.firstIndex { key in key.utf8.count == range.count && bytes[range].elementsEqual(key.utf8) }
     }
 
     @inline(__always)
-    private func keyMatches(_ b: UnsafeBufferPointer<UInt8>, _ j: Int, _ key: StaticString) -> Bool {
+    private func keyMatches(_ b: Span<UInt8>, _ j: Int, _ key: StaticString) -> Bool {
         let e = entries[j]
         guard e.kind == .string else { return false }
         if e.flag { return unescaped[Int(e.a)] == key.description }
@@ -203,8 +178,10 @@ package struct JSONTape: Sendable {
     }
 
     @inline(__always)
-    private static func equal(_ b: UnsafeBufferPointer<UInt8>, _ range: Range<Int>, _ key: StaticString) -> Bool {
-        guard key.hasPointerRepresentation else { return key.withUTF8Buffer { b[range].elementsEqual($0) } }
+    private static func equal(_ b: Span<UInt8>, _ range: Range<Int>, _ key: StaticString) -> Bool {
+        guard key.hasPointerRepresentation else {
+            return key.withUTF8Buffer { k in k.count == range.count && k.indices.allSatisfy { b[range.lowerBound + $0] == k[$0] } }
+        }
         let n = key.utf8CodeUnitCount
         guard n == range.count else { return false }
         let p = key.utf8Start
@@ -294,9 +271,14 @@ private struct Lexer {
     }
 
     private static let quote = UInt8(ascii: "\"")
+
+    /// The bytes of `range` (checked against the span) as text.
+    private static func text(_ b: Span<UInt8>, _ range: Range<Int>) -> String {
+        b.extracting(range).withUnsafeBufferPointer { String(decoding: $0, as: UTF8.self) }
+    }
     private static let backslash = UInt8(ascii: "\\")
 
-    mutating func document(_ b: UnsafeBufferPointer<UInt8>) throws(JSONSyntaxError) {
+    mutating func document(_ b: Span<UInt8>) throws(JSONSyntaxError) {
         if b.count >= 3, b[0] == 0xEF, b[1] == 0xBB, b[2] == 0xBF { i = 3 }  // tolerate a byte-order mark
         skipSpace(b)
         guard i < b.count else { throw JSONSyntaxError(message: "the file is empty; expected a JSON object", offset: i) }
@@ -370,7 +352,7 @@ private struct Lexer {
         entries.append(.init(kind: kind, flag: flag, offset: UInt32(offset), a: 0, b: 0))
     }
 
-    private func describe(_ b: UnsafeBufferPointer<UInt8>, _ i: Int) -> String {
+    private func describe(_ b: Span<UInt8>, _ i: Int) -> String {
         guard i < b.count else { return "end of file" }
         let c = b[i]
         if c >= 0x21 && c < 0x7F { return "'\(Character(Unicode.Scalar(c)))'" }
@@ -378,7 +360,7 @@ private struct Lexer {
         return "byte 0x\(String(c, radix: 16, uppercase: true))"
     }
 
-    private mutating func skipSpace(_ b: UnsafeBufferPointer<UInt8>) {
+    private mutating func skipSpace(_ b: Span<UInt8>) {
         while i < b.count {
             switch b[i] {
             case 0x20, 0x09, 0x0A, 0x0D: i += 1
@@ -388,7 +370,7 @@ private struct Lexer {
     }
 
     /// A member's key and its colon; leaves `i` at the value.
-    private mutating func key(_ b: UnsafeBufferPointer<UInt8>) throws(JSONSyntaxError) {
+    private mutating func key(_ b: Span<UInt8>) throws(JSONSyntaxError) {
         guard i < b.count, b[i] == Self.quote else {
             throw JSONSyntaxError(message: "unexpected \(describe(b, i)); expected a quoted key", offset: i)
         }
@@ -397,14 +379,14 @@ private struct Lexer {
         guard i < b.count, b[i] == UInt8(ascii: ":") else {
             let e = entries[entries.count - 1]
             let key =
-                e.flag ? unescaped[Int(e.a)] : String(decoding: UnsafeBufferPointer(rebasing: b[Int(e.a)..<Int(e.b)]), as: UTF8.self)
+                e.flag ? unescaped[Int(e.a)] : Self.text(b, Int(e.a)..<Int(e.b))
             throw JSONSyntaxError(message: "unexpected \(describe(b, i)); expected ':' after the key \"\(key)\"", offset: i)
         }
         i += 1
         skipSpace(b)
     }
 
-    private mutating func word(_ b: UnsafeBufferPointer<UInt8>, _ word: StaticString) throws(JSONSyntaxError) {
+    private mutating func word(_ b: Span<UInt8>, _ word: StaticString) throws(JSONSyntaxError) {
         let start = i
         let n = word.utf8CodeUnitCount
         let w = word.utf8Start
@@ -425,7 +407,7 @@ private struct Lexer {
         }
     }
 
-    private mutating func hex4(_ b: UnsafeBufferPointer<UInt8>) throws(JSONSyntaxError) -> UInt32 {
+    private mutating func hex4(_ b: Span<UInt8>) throws(JSONSyntaxError) -> UInt32 {
         guard i + 4 <= b.count else { throw JSONSyntaxError(message: "unfinished \\u escape", offset: i) }
         var v: UInt32 = 0
         for k in 0..<4 {
@@ -444,7 +426,7 @@ private struct Lexer {
 
     /// A string at `i` (its opening quote) becomes an entry: its byte range, or its decoded text
     /// when it has escapes.
-    private mutating func string(_ b: UnsafeBufferPointer<UInt8>) throws(JSONSyntaxError) {
+    private mutating func string(_ b: Span<UInt8>) throws(JSONSyntaxError) {
         let open = i
         i += 1
         let start = i
@@ -464,7 +446,9 @@ private struct Lexer {
             i += 1
             if i - start > limits.maxStringBytes { throw tooLong(open) }
         }
-        var out = Array(b[start..<i])
+        var out: [UInt8] = []
+        out.reserveCapacity(i - start + 16)
+        for k in start..<i { out.append(b[k]) }
         while i < b.count {
             let c = b[i]
             if out.count > limits.maxStringBytes { throw tooLong(open) }
@@ -514,7 +498,7 @@ private struct Lexer {
         throw JSONSyntaxError(message: "unterminated string", offset: open)
     }
 
-    private mutating func number(_ b: UnsafeBufferPointer<UInt8>) throws(JSONSyntaxError) -> Double {
+    private mutating func number(_ b: Span<UInt8>) throws(JSONSyntaxError) -> Double {
         let start = i
         func digits(_ l: inout Lexer) -> Int {
             let s = l.i
@@ -543,7 +527,7 @@ private struct Lexer {
         if i - start > JSONReaderLimits.maxNumberCharacters {
             throw JSONSyntaxError(message: "a number longer than \(JSONReaderLimits.maxNumberCharacters) characters", offset: start)
         }
-        let text = String(decoding: UnsafeBufferPointer(rebasing: b[start..<i]), as: UTF8.self)
+        let text = Self.text(b, start..<i)
         guard let value = Double(text), value.isFinite else {
             throw JSONSyntaxError(message: "the number \(text) is out of range", offset: start)
         }

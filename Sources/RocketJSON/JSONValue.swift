@@ -74,11 +74,10 @@ public enum JSONValue: Hashable, Sendable {
     /// at once; escaped are the quote, the backslash, C0 and C1 controls, DEL, the line and
     /// paragraph separators, bidi controls and zero-width characters (so a reader sees them).
     static func quote(_ s: String, into out: inout [UInt8]) {
-        var s = s
-        s.withUTF8 { quote(bytes: $0, into: &out) }
+        quote(bytes: s.utf8.span, into: &out)
     }
 
-    private static func quote(bytes b: UnsafeBufferPointer<UInt8>, into out: inout [UInt8]) {
+    private static func quote(bytes b: Span<UInt8>, into out: inout [UInt8]) {
         let n = b.count
         var run = 0
         var i = 0
@@ -114,7 +113,7 @@ public enum JSONValue: Hashable, Sendable {
                 i += 1
                 continue
             }
-            out.append(contentsOf: UnsafeBufferPointer(rebasing: b[run..<i]))
+            append(b, run..<i, to: &out)
             switch scalar {
             case 0x22: out += [0x5C, 0x22]
             case 0x5C: out += [0x5C, 0x5C]
@@ -128,7 +127,12 @@ public enum JSONValue: Hashable, Sendable {
             i += length
             run = i
         }
-        out.append(contentsOf: UnsafeBufferPointer(rebasing: b[run..<n]))
+        append(b, run..<n, to: &out)
+    }
+
+    /// Appends the bytes of `range` (checked against the span).
+    private static func append(_ b: Span<UInt8>, _ range: Range<Int>, to out: inout [UInt8]) {
+        b.extracting(range).withUnsafeBufferPointer { out.append(contentsOf: $0) }
     }
 
     /// Characters at U+061C and above that are still escaped.

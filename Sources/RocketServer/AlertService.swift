@@ -38,71 +38,63 @@ extension ConversationService {
     /// At most this many actions in one alert.
     static let maxAlertActions = RocketLimits.alertActions
 
-    private func actions(_ node: JSONNode?) -> Result<[WebAlertAction], ResponseError> {
-        let bad = ResponseError(
-            .error(
-                400, "bad-field",
-                "\"actions\" is an array of at most \(Self.maxAlertActions) objects: {\"title\": text, \"style\": default|cancel|destructive, \"enabled\": true|false}"
-            ))
-        guard let node, case .array(let items) = node.value, items.count <= Self.maxAlertActions else { return .failure(bad) }
-        var out: [WebAlertAction] = []
-        var cancels = 0
-        for item in items {
-            guard let members = item.object else { return .failure(bad) }
-            var action = WebAlertAction(title: "", style: .default, isEnabled: true)
-            var titled = false
-            for m in members {
-                switch (m.key, m.value.value) {
-                case ("title", .string(let t)) where !t.isEmpty && t.utf8.count <= 256:
-                    action.title = t
-                    titled = true
-                case ("style", .string(let st)):
-                    guard let style = AlertActionStyle(rawValue: st) else { return .failure(bad) }
-                    action.style = style
-                case ("enabled", .bool(let b)): action.isEnabled = b
-                default: return .failure(bad)
-                }
-            }
-            guard titled else { return .failure(bad) }
-            if action.style == .cancel { cancels += 1 }
-            out.append(action)
+    /// The actions of field `key`: at most ``maxAlertActions`` objects of a title, a style and
+    /// whether it is enabled, with at most one cancel action.
+    private func actions(_ fields: RequestBody, _ key: String) -> Result<[WebAlertAction], ResponseError> {
+        let rule =
+            "\"\(key)\" is an array of at most \(Self.maxAlertActions) objects: {\"title\": text, \"style\": default|cancel|destructive, \"enabled\": true|false}"
+        let items: [JSONFields]
+        switch fields.objects(key, maxCount: Self.maxAlertActions, allowed: ["title", "style", "enabled"]) {
+        case .failure: return .failure(RequestBody.bad(rule))
+        case .success(let list): items = list
         }
-        guard cancels <= 1 else { return .failure(ResponseError(.error(400, "bad-field", "an alert has at most one cancel action"))) }
+        var out: [WebAlertAction] = []
+        for item in items {
+            do throws(JSONShapeError) {
+                let title = try item.string("title")
+                guard !title.isEmpty, title.utf8.count <= 256 else { return .failure(RequestBody.bad(rule)) }
+                let style = try item.member("style").map { v throws(JSONShapeError) in
+                    try JSONFields.word(item.tape, v, path: item.child("style"), AlertActionStyle.self)
+                }
+                let enabled = try item.member("enabled").map { v throws(JSONShapeError) in try JSONFields.bool(item.tape, v, path: item.child("enabled")) }
+                out.append(WebAlertAction(title: title, style: style ?? .default, isEnabled: enabled ?? true))
+            } catch {
+                return .failure(RequestBody.bad(rule))
+            }
+        }
+        guard out.filter({ $0.style == .cancel }).count <= 1 else { return .failure(RequestBody.bad("an alert has at most one cancel action")) }
         return .success(out)
     }
 
-    private func optionalText(_ fields: [String: JSONNode], _ key: String) -> Result<String?, ResponseError> {
-        guard let node = fields[key] else { return .success(nil) }
-        if case .null = node.value { return .success(nil) }
-        return string(node, key, required: false, maxBytes: 4096)
+    /// A text of at most 4,096 bytes, or null / absent for none.
+    private func optionalText(_ fields: RequestBody, _ key: String) -> Result<String?, ResponseError> {
+        fields.string(key, maxBytes: 4096)
     }
 
     /// `POST /v1/alerts`: an alert (or action sheet) for a visitor's page to show.
     func createAlert(_ request: HTTPRequest) -> HTTPResponse {
-        let fields: [String: JSONNode]
+        let fields: RequestBody
         switch body(request, allowed: ["visitor", "title", "message", "style", "actions"]) {
         case .failure(let e): return e.response
         case .success(let f): fields = f
         }
-        guard case .success(let visitor) = required(fields["visitor"], "visitor", maxBytes: 128), Self.isVisitor(visitor) else {
+        guard case .success(let visitor) = fields.required("visitor", maxBytes: 128), Self.isVisitor(visitor) else {
             return .error(400, "bad-visitor", "a visitor id is 1–128 letters, digits, '-', '_', '.' or ':'")
         }
         guard case .success(let title) = optionalText(fields, "title"), case .success(let message) = optionalText(fields, "message") else {
             return .error(400, "bad-field", "\"title\" and \"message\" are strings of at most 4096 bytes")
         }
         var sheet = false
-        if let node = fields["style"] {
-            guard case .string(let st) = node.value, st == "alert" || st == "actionSheet" else {
+        if fields.has("style") {
+            guard case .success(let st?) = fields.string("style", maxBytes: 16), st == "alert" || st == "actionSheet" else {
                 return .error(400, "bad-field", "\"style\" is \"alert\" or \"actionSheet\"")
             }
             sheet = st == "actionSheet"
         }
-        var list: [WebAlertAction] = []
-        if fields["actions"] != nil {
-            switch actions(fields["actions"]) {
-            case .failure(let e): return e.response
-            case .success(let a): list = a
-            }
+        let list: [WebAlertAction]
+        switch actions(fields, "actions") {
+        case .failure(let e): return e.response
+        case .success(let a): list = a
         }
         let now = clock.now
         guard state.withLock({ s in admit(visitor, in: &s, at: now) }) else { return tooMany() }
@@ -160,18 +152,19 @@ extension ConversationService {
     /// `POST /v1/alerts/ID/mutations`: one of AlertReactor's mutations (`setTitle`, `setMessage`,
     /// `setActions`), applied while the alert is open: pages showing it update at once.
     func mutateAlert(_ request: HTTPRequest, id: String) -> HTTPResponse {
-        let fields: [String: JSONNode]
+        let fields: RequestBody
         switch body(request, allowed: ["setTitle", "setMessage", "setActions"]) {
         case .failure(let e): return e.response
         case .success(let f): fields = f
         }
-        guard fields.count == 1, let (key, node) = fields.first else {
+        let keys = fields.keys
+        guard keys.count == 1, let key = keys.first else {
             return .error(400, "bad-body", "send exactly one mutation: setTitle, setMessage or setActions")
         }
         let mutation: AlertReactorMutation<WebAlertAction>
         switch key {
         case "setActions":
-            switch actions(node) {
+            switch actions(fields, key) {
             case .failure(let e): return e.response
             case .success(let a): mutation = .setActions(a)
             }
@@ -190,12 +183,12 @@ extension ConversationService {
 
     /// `POST /v1/alerts/ID/select`: the user chose action `index` (it must be enabled).
     func selectAlert(_ request: HTTPRequest, id: String) -> HTTPResponse {
-        let fields: [String: JSONNode]
+        let fields: RequestBody
         switch body(request, allowed: ["index"]) {
         case .failure(let e): return e.response
         case .success(let f): fields = f
         }
-        guard case .success(let index?) = integer(fields["index"], "index", range: 0...(Self.maxAlertActions - 1)) else {
+        guard case .success(let index?) = fields.integer("index", range: 0...(Self.maxAlertActions - 1)) else {
             return .error(400, "bad-field", "\"index\" is the number of the chosen action, from 0")
         }
         return withAlert(request, id: id) { e in

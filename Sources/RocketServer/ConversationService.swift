@@ -291,43 +291,9 @@ package final class ConversationService: Sendable {
 
     // MARK: Requests
 
-    /// The JSON object of a request body, or the error response.
-    func body(_ request: HTTPRequest, allowed: [String]) -> Result<[String: JSONNode], ResponseError> {
-        if request.bodyTooLarge {
-            return .failure(ResponseError(.error(413, "body-too-large", "the body is larger than \(configuration.maxBodyBytes) bytes")))
-        }
-        let header = request.header("content-type")
-        let type = header == "application/json" ? header : header?.split(separator: ";").first.map { $0.trimmingSpaces().lowercased() }
-        guard type == "application/json" else {
-            return .failure(ResponseError(.error(415, "json-only", "send the body as application/json")))
-        }
-        var limits = JSONReaderLimits()
-        limits.maxBytes = configuration.maxBodyBytes
-        limits.maxDepth = 8
-        let tape: JSONTape
-        do {
-            tape = try JSONTape.parse(request.body, limits: limits)
-        } catch {
-            return .failure(ResponseError(.error(400, "bad-json", "the body is not JSON: \(error.message) (byte \(error.offset))")))
-        }
-        guard tape.kind(0) == .object else { return .failure(ResponseError(.error(400, "bad-body", "the body must be a JSON object"))) }
-        // Only the members' values become nodes (the body's own object is never built).
-        var out: [String: JSONNode] = [:]
-        var j = 1
-        for _ in 0..<tape.count(0) {
-            let key = tape.string(j) ?? ""
-            guard allowed.contains(key) else {
-                return .failure(ResponseError(.error(400, "unknown-field", "unknown field \"\(key)\"; expected \(allowed.sorted().joined(separator: ", "))")))
-            }
-            out[key] = tape.node(j + 1)
-            j = tape.next(after: j + 1)
-        }
-        return .success(out)
-    }
-
-    struct ResponseError: Error {
-        var response: HTTPResponse
-        init(_ r: HTTPResponse) { response = r }
+    /// The JSON object of a request body with fields among `allowed`, or the error response.
+    func body(_ request: HTTPRequest, allowed: [String]) -> Result<RequestBody, ResponseError> {
+        RequestBody.read(request, allowed: allowed, maxBytes: configuration.maxBodyBytes)
     }
 
     /// True for visitor ids: 1–128 ASCII letters, digits and `-_.:`.
@@ -346,31 +312,6 @@ package final class ConversationService: Sendable {
             return .failure(ResponseError(.error(400, "bad-visitor", "a visitor id is 1–128 letters, digits, '-', '_', '.' or ':'")))
         }
         return .success(v)
-    }
-
-    func string(_ node: JSONNode?, _ key: String, required: Bool, maxBytes: Int) -> Result<String?, ResponseError> {
-        guard let node else {
-            return required ? .failure(ResponseError(.error(400, "missing-field", "\"\(key)\" is required"))) : .success(nil)
-        }
-        guard case .string(let s) = node.value else { return .failure(ResponseError(.error(400, "bad-field", "\"\(key)\" must be a string"))) }
-        guard s.utf8.count <= maxBytes else { return .failure(ResponseError(.error(400, "bad-field", "\"\(key)\" is longer than \(maxBytes) bytes"))) }
-        return .success(s)
-    }
-
-    /// A required string field, or the error response.
-    func required(_ node: JSONNode?, _ key: String, maxBytes: Int) -> Result<String, ResponseError> {
-        switch string(node, key, required: true, maxBytes: maxBytes) {
-        case .failure(let e): return .failure(e)
-        case .success(let s): return .success(s ?? "")
-        }
-    }
-
-    func integer(_ node: JSONNode?, _ key: String, range: ClosedRange<Int>) -> Result<Int?, ResponseError> {
-        guard let node else { return .success(nil) }
-        guard case .number(let d) = node.value, d.rounded() == d, d >= Double(range.lowerBound), d <= Double(range.upperBound) else {
-            return .failure(ResponseError(.error(400, "bad-field", "\"\(key)\" must be a whole number from \(range.lowerBound) to \(range.upperBound)")))
-        }
-        return .success(Int(d))
     }
 
     /// Takes a token from the visitor's bucket; false when it is empty.
@@ -415,42 +356,35 @@ package final class ConversationService: Sendable {
     // MARK: Start
 
     private func start(_ request: HTTPRequest) -> HTTPResponse {
-        let fields: [String: JSONNode]
+        let fields: RequestBody
         switch body(request, allowed: ["flow", "visitor", "vars", "reducedMotion", "lang"]) {
         case .failure(let e): return e.response
         case .success(let f): fields = f
         }
         let flowName: String
-        switch string(fields["flow"], "flow", required: true, maxBytes: 64) {
+        switch fields.required("flow", maxBytes: 64) {
         case .failure(let e): return e.response
-        case .success(let f): flowName = f ?? ""
+        case .success(let f): flowName = f
         }
         let visitor: String
-        switch string(fields["visitor"], "visitor", required: true, maxBytes: 128) {
+        switch fields.required("visitor", maxBytes: 128) {
         case .failure(let e): return e.response
         case .success(let v):
-            guard let v, Self.isVisitor(v) else { return .error(400, "bad-visitor", "a visitor id is 1–128 letters, digits, '-', '_', '.' or ':'") }
+            guard Self.isVisitor(v) else { return .error(400, "bad-visitor", "a visitor id is 1–128 letters, digits, '-', '_', '.' or ':'") }
             visitor = v
         }
-        var vars: [String: String] = [:]
-        if let node = fields["vars"] {
-            guard let members = node.object, members.count <= 64 else {
-                return .error(400, "bad-field", "\"vars\" must be an object of at most 64 strings")
-            }
-            for m in members {
-                guard case .string(let v) = m.value.value, m.key.utf8.count <= 64, !m.key.isEmpty, v.utf8.count <= 1024 else {
-                    return .error(400, "bad-field", "each of \"vars\" is a name of 1–64 bytes with a string value of at most 1024 bytes")
-                }
-                vars[m.key] = v
-            }
+        let vars: [String: String]
+        switch fields.stringMap("vars", maxCount: 64, maxName: 64, maxValue: 1024) {
+        case .failure(let e): return e.response
+        case .success(let v): vars = v
         }
-        var reduced = false
-        if let node = fields["reducedMotion"] {
-            guard case .bool(let b) = node.value else { return .error(400, "bad-field", "\"reducedMotion\" must be true or false") }
-            reduced = b
+        let reduced: Bool
+        switch fields.bool("reducedMotion") {
+        case .failure(let e): return e.response
+        case .success(let b): reduced = b ?? false
         }
         var strings = UIStrings.english
-        switch string(fields["lang"], "lang", required: false, maxBytes: 35) {
+        switch fields.string("lang", maxBytes: 35) {
         case .failure(let e): return e.response
         case .success(let l): if let l { strings = UIStrings.forEnvironment(["LANG": l]) }
         }
@@ -512,15 +446,15 @@ package final class ConversationService: Sendable {
     // MARK: Scenario events
 
     private func trigger(_ request: HTTPRequest) -> HTTPResponse {
-        let fields: [String: JSONNode]
+        let fields: RequestBody
         switch body(request, allowed: ["scenario", "visitor"]) {
         case .failure(let e): return e.response
         case .success(let f): fields = f
         }
-        guard case .success(let name) = required(fields["scenario"], "scenario", maxBytes: 512), ScenarioRulesCodec.isName(name) else {
+        guard case .success(let name) = fields.required("scenario", maxBytes: 512), ScenarioRulesCodec.isName(name) else {
             return .error(400, "bad-field", "\"scenario\" must be a scenario name (a string of 1–512 bytes)")
         }
-        guard case .success(let visitor) = required(fields["visitor"], "visitor", maxBytes: 128), Self.isVisitor(visitor) else {
+        guard case .success(let visitor) = fields.required("visitor", maxBytes: 128), Self.isVisitor(visitor) else {
             return .error(400, "bad-visitor", "a visitor id is 1–128 letters, digits, '-', '_', '.' or ':'")
         }
         let now = clock.now
@@ -677,38 +611,37 @@ package final class ConversationService: Sendable {
     // MARK: Intents
 
     private func intent(_ request: HTTPRequest, id: String) -> HTTPResponse {
-        let fields: [String: JSONNode]
+        let fields: RequestBody
         switch body(request, allowed: ["intent", "text", "option", "step"]) {
         case .failure(let e): return e.response
         case .success(let f): fields = f
         }
-        guard case .success(let name) = required(fields["intent"], "intent", maxBytes: 32) else {
-            return .error(400, "bad-field", "\"intent\" must be one of tap, pressButton, pressLeft, pressRight, submit, choose, close")
+        let names = RocketIntent.Name.allCases.map(\.rawValue).joined(separator: ", ")
+        guard case .success(let word) = fields.required("intent", maxBytes: 32), let name = RocketIntent.Name(rawValue: word) else {
+            return .error(400, "bad-field", "\"intent\" must be one of \(names)")
         }
         let intent: RocketIntent
         switch name {
-        case "tap": intent = .tap
-        case "pressButton": intent = .pressButton
-        case "pressLeft": intent = .pressLeft
-        case "pressRight": intent = .pressRight
-        case "close": intent = .close
-        case "submit":
-            guard case .success(let text) = required(fields["text"], "text", maxBytes: RocketLimits.submittedTextBytes) else {
+        case .tap: intent = .tap
+        case .pressButton: intent = .pressButton
+        case .pressLeft: intent = .pressLeft
+        case .pressRight: intent = .pressRight
+        case .close: intent = .close
+        case .submit:
+            guard case .success(let text) = fields.required("text", maxBytes: RocketLimits.submittedTextBytes) else {
                 return .error(400, "bad-field", "\"submit\" needs \"text\", a string of at most \(RocketLimits.submittedTextBytes) bytes")
             }
             intent = .submit(text)
-        case "choose":
-            guard case .success(let option?) = integer(fields["option"], "option", range: 0...999) else {
+        case .choose:
+            guard case .success(let option?) = fields.integer("option", range: 0...999) else {
                 return .error(400, "bad-field", "\"choose\" needs \"option\", a whole number from 0 to 999")
             }
             intent = .choose(option)
-        default:
-            return .error(400, "bad-field", "\"intent\" must be one of tap, pressButton, pressLeft, pressRight, submit, choose, close")
         }
-        if name != "submit", fields["text"] != nil { return .error(400, "bad-field", "\"text\" goes with \"submit\" only") }
-        if name != "choose", fields["option"] != nil { return .error(400, "bad-field", "\"option\" goes with \"choose\" only") }
+        if name != .submit, fields.has("text") { return .error(400, "bad-field", "\"text\" goes with \"submit\" only") }
+        if name != .choose, fields.has("option") { return .error(400, "bad-field", "\"option\" goes with \"choose\" only") }
         let step: Int?
-        switch integer(fields["step"], "step", range: 0...Int(Int32.max)) {
+        switch fields.integer("step", range: 0...Int(Int32.max)) {
         case .failure(let e): return e.response
         case .success(let s): step = s
         }

@@ -101,9 +101,9 @@ package enum ConversationView {
         if let active = c.interactiveIndex { w.number(active) } else { w.null() }
         w.key("accepts")
         w.openArray()
-        for (i, name) in accepts(c).enumerated() {
+        for (i, name) in c.acceptedIntents.enumerated() {
             if i > 0 { w.comma() }
-            w.string(name)
+            w.string(name.rawValue)
         }
         w.closeArray()
         w.key("inputError")
@@ -121,22 +121,6 @@ package enum ConversationView {
         }
         w.close()
         return w.out
-    }
-
-    /// The intents the conversation takes now, by their API names.
-    package static func accepts(_ c: Conversation) -> [String] {
-        var out: [String] = []
-        if let node = c.interactiveBlock {
-            switch node.kind {
-            case .text, .image: out.append("tap")
-            case .button: out.append("pressButton")
-            case .doubleButton: out += ["pressLeft", "pressRight"]
-            case .textInput: out.append("submit")
-            case .choice: out.append("choose")
-            }
-        }
-        if c.closeButton != nil, c.status == .active || c.status == .presenting { out.append("close") }
-        return out
     }
 
     /// True while a block is on its way: the intro, a bounce, or an auto-advance countdown.

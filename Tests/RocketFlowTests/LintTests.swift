@@ -360,6 +360,41 @@ struct SplitMix {
 struct JSONReaderTests {
     func parse(_ s: String) throws -> JSONNode { try JSONReader.parse(Array(s.utf8)) }
 
+    /// Reads `bytes` and checks what any answer must satisfy: an error points inside the input
+    /// (or just after it), a tape has no more entries than bytes and reads back as a tree.
+    func check(_ bytes: [UInt8]) {
+        do {
+            let tape = try JSONTape.parse(bytes)
+            #expect(tape.entryCount <= max(1, bytes.count))
+            _ = tape.node()
+        } catch {
+            #expect(error.offset >= 0 && error.offset <= bytes.count, "\(error)")
+        }
+    }
+
+    @Test("Every truncation of a flow, and thousands of damaged copies and random byte strings, are read or refused: never a trap")
+    func fuzzReader() {
+        let sample = Array(sampleFlow.utf8)
+        for n in 0...sample.count { check(Array(sample[0..<n])) }
+        var rng = SplitMix(seed: 21)
+        for _ in 0..<2_000 {
+            var copy = sample
+            for _ in 0..<(1 + Int(rng.next() % 4)) {
+                let at = Int(rng.next() % UInt64(copy.count))
+                switch rng.next() % 3 {
+                case 0: copy[at] = UInt8(truncatingIfNeeded: rng.next())
+                case 1: copy.remove(at: at)
+                default: copy.insert(UInt8(truncatingIfNeeded: rng.next()), at: at)
+                }
+            }
+            check(copy)
+            check((0..<Int(rng.next() % 96)).map { _ in UInt8(truncatingIfNeeded: rng.next()) })
+        }
+        // Escapes cut at every place: a \u escape or a surrogate pair that ends early.
+        let escapes = Array(#"["a\u00e9\ud83d\ude00\n\"", 1.5e-3, -0, true, null]"#.utf8)
+        for n in 0...escapes.count { check(Array(escapes[0..<n])) }
+    }
+
     @Test("Escapes, surrogate pairs and numbers")
     func values() throws {
         let node = try parse(#"["a\"b\\\/\n\t\u00e9\ud83d\ude80", -1.5e3, 0, true, null, {}]"#)

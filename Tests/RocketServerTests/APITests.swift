@@ -147,6 +147,10 @@ struct APITests {
             (#"{"flow": "../etc/passwd", "visitor": "ada"}"#, "application/json", 404, "unknown-flow"),
             (#"{"flow": "basic", "visitor": "ada", "vars": {"a": 1}}"#, "application/json", 400, "bad-field"),
             (String(repeating: "[", count: 100), "application/json", 400, "bad-json"),
+            // A field given twice is refused, not "the last one wins" (a proxy may read the first).
+            (#"{"flow": "basic", "visitor": "ada", "visitor": "eve"}"#, "application/json", 400, "bad-body"),
+            (#"{"flow": "basic", "visitor": "ada", "vars": {"a": "1", "a": "2"}}"#, "application/json", 400, "bad-field"),
+            (#"{"flow": "basic", "visitor": "ada", "reducedMotion": "yes"}"#, "application/json", 400, "bad-field"),
         ]
         for (body, type, status, code) in cases {
             let r = h.request("POST", "/v1/conversations", body: body, contentType: type)
@@ -164,6 +168,37 @@ struct APITests {
         ] {
             let r = h.send(id, members)
             #expect(r.status == 400, "\(members) → \(r.text)")
+        }
+    }
+
+    @Test("damaged request bodies are answered 2xx or 4xx, never 5xx or a trap")
+    func fuzzedBodies() throws {
+        let h = try Harness()
+        let id = try h.start()
+        var seed: UInt64 = 0x5EED
+        func next() -> UInt64 {
+            seed = seed &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return seed >> 11
+        }
+        let starts = Array(#"{"flow": "basic", "visitor": "ada", "vars": {"name": "Ada"}, "reducedMotion": true, "lang": "it"}"#.utf8)
+        let intents = Array(#"{"intent": "submit", "text": "Ada \u00e9", "step": 1}"#.utf8)
+        for round in 0..<600 {
+            var body = round % 2 == 0 ? starts : intents
+            for _ in 0..<(1 + Int(next() % 3)) {
+                let at = Int(next() % UInt64(body.count))
+                switch next() % 3 {
+                case 0: body[at] = UInt8(truncatingIfNeeded: next())
+                case 1: body.remove(at: at)
+                default:
+                    let marks = Array(#"{}[]",:0\"#.utf8)
+                    body.insert(marks[Int(next() % UInt64(marks.count))], at: at)
+                }
+            }
+            let text = String(decoding: body, as: UTF8.self)
+            let r =
+                round % 2 == 0
+                ? h.request("POST", "/v1/conversations", body: text) : h.request("POST", "/v1/conversations/\(id)/intents", body: text, visitor: "ada")
+            #expect(r.status < 500, "\(text) → \(r.status) \(r.text)")
         }
     }
 
