@@ -14,6 +14,9 @@ let package = Package(
         .library(name: "RocketText", targets: ["RocketText"]),
         .library(name: "RocketTerminalCore", targets: ["RocketTerminalCore"]),
         .library(name: "RocketTerminal", targets: ["RocketTerminal"]),
+        .library(name: "RocketTerminalApps", targets: ["RocketTerminalApps"]),
+        .library(name: "RocketScenarioEngine", targets: ["RocketScenarioEngine"]),
+        .library(name: "RocketScenariosSQLite", targets: ["RocketScenariosSQLite"]),
         .library(name: "RocketScenarios", targets: ["RocketScenarios"]),
         .library(name: "RocketScenariosDefaults", targets: ["RocketScenariosDefaults"]),
         .library(name: "RocketBanners", targets: ["RocketBanners"]),
@@ -33,7 +36,7 @@ let package = Package(
         // The one JSON layer: a positioned reader with limits, JSONValue and its writer, Codable coders.
         .target(name: "RocketJSON"),
         // Flow files: the flow document, loading with diagnostics, validation, conversion, writing.
-        .target(name: "RocketFlow", dependencies: ["RocketJSON", "RocketConversation", "RocketScenarios", "RocketBanners", "RocketCore"]),
+        .target(name: "RocketFlow", dependencies: ["RocketJSON", "RocketConversation", "RocketScenarioEngine", "RocketBanners", "RocketCore"]),
         // PNG and JPEG decoding through the system's libpng and libjpeg (Debian: libpng-dev, libjpeg-dev), and gzip through zlib.
         .target(name: "CImageCodecs", linkerSettings: [.linkedLibrary("png16"), .linkedLibrary("jpeg"), .linkedLibrary("z"), .linkedLibrary("m")]),
         // The platform: files read and written one bounded way, paths, the environment, threads, child processes.
@@ -41,14 +44,15 @@ let package = Package(
         // The built-in texts of every front end, in the seeds' languages.
         .target(name: "RocketText", dependencies: ["RocketConversation", "RocketCore"]),
         // The terminal's pure core: keys, widths, the screen buffer, the diff renderer, themes, line
-        // reading, the program protocol. No system calls.
+        // reading, pictures as cells, the program protocol. No system calls.
         .target(name: "RocketTerminalCore", dependencies: ["RocketConversation", "RocketCore", "RocketText"]),
-        // Terminal front end: the POSIX host (raw mode, the program loop, pictures) and the apps.
+        // The terminal's POSIX host: raw mode, signals, the program loop, decoding pictures.
+        .target(name: "RocketTerminal", dependencies: ["RocketTerminalCore", "RocketCore", "RocketPlatform", "RocketText", "CImageCodecs"]),
+        // The terminal's apps (conversation, banner, alert, prompts) over the core: no system calls;
+        // pictures come from the host through a PictureLoader.
         .target(
-            name: "RocketTerminal",
-            dependencies: [
-                "RocketTerminalCore", "RocketConversation", "RocketBanners", "RocketReactor", "RocketCore", "RocketPlatform", "RocketText", "CImageCodecs",
-            ]),
+            name: "RocketTerminalApps",
+            dependencies: ["RocketTerminalCore", "RocketConversation", "RocketBanners", "RocketReactor", "RocketCore", "RocketText"]),
         // MPGNotification's banners with a presentation queue.
         .target(name: "RocketBanners", dependencies: ["RocketCore"]),
         // AlertReactor and the Reactor contract on Swift concurrency.
@@ -57,8 +61,14 @@ let package = Package(
         .systemLibrary(name: "CSQLite", path: "Sources/CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         // The one SQLite layer: a connection behind a mutex, cached statements, transactions, migrations.
         .target(name: "RocketSQLite", dependencies: ["CSQLite"]),
-        // WaitForIt's scenarios: rules, decisions with explanations, in-memory and SQLite stores.
-        .target(name: "RocketScenarios", dependencies: ["RocketCore", "RocketJSON", "RocketSQLite"]),
+        // WaitForIt's rule engine: rules, decisions with explanations, the store interface and the
+        // in-memory store. Pure: no clock, no environment, no files.
+        .target(name: "RocketScenarioEngine", dependencies: ["RocketCore", "RocketJSON"]),
+        // The SQLite scenario store (and the store file's one schema).
+        .target(name: "RocketScenariosSQLite", dependencies: ["RocketScenarioEngine", "RocketSQLite", "RocketCore"]),
+        // WaitForIt's API as apps use it: the engine and the SQLite store, the default store from the
+        // environment, scenario types' calls at the time now.
+        .target(name: "RocketScenarios", dependencies: ["RocketScenarioEngine", "RocketScenariosSQLite", "RocketCore"]),
         // The UserDefaults store (WaitForIt's keys) and WaitForIt's Date forms: the only Foundation part of scenarios.
         .target(name: "RocketScenariosDefaults", dependencies: ["RocketScenarios"]),
         // GNU libmicrohttpd (Debian: libmicrohttpd-dev), linked from its static archive with the
@@ -68,16 +78,18 @@ let package = Package(
         .target(
             name: "RocketServer",
             dependencies: [
-                "RocketConversation", "RocketFlow", "RocketScenarios", "RocketJSON", "RocketCore", "RocketPlatform", "RocketText", "RocketBanners",
-                "RocketReactor", "CMicroHTTPD", "RocketSQLite", "CImageCodecs",
-            ]),
+                "RocketConversation", "RocketFlow", "RocketScenarioEngine", "RocketScenariosSQLite", "RocketJSON", "RocketCore", "RocketPlatform",
+                "RocketText", "RocketBanners", "RocketReactor", "CMicroHTTPD", "RocketSQLite", "CImageCodecs",
+            ],
+            // The web front end's files, embedded through WebAssetsSource.swift (scripts/gen-web-assets.py).
+            exclude: ["Web"]),
         // The command-line tool.
         // The command model and every command, as a library (tested in-process); `rocket` is its thin main.
         .target(
             name: "RocketCLI",
             dependencies: [
-                "RocketJSON", "RocketTerminal", "RocketTerminalCore", "RocketFlow", "RocketConversation", "RocketBanners", "RocketReactor", "RocketCore",
-                "RocketScenarios",
+                "RocketJSON", "RocketTerminal", "RocketTerminalCore", "RocketTerminalApps", "RocketFlow", "RocketConversation", "RocketBanners",
+                "RocketReactor", "RocketCore", "RocketScenarios",
                 "RocketServer", "RocketPlatform", "RocketText",
             ]),
         .executableTarget(name: "rocket", dependencies: ["RocketCLI"]),
@@ -85,7 +97,8 @@ let package = Package(
         .executableTarget(
             name: "RocketBench",
             dependencies: [
-                "RocketJSON", "RocketFlow", "RocketAlert", "RocketConversation", "RocketTerminal", "RocketTerminalCore", "RocketScenarios",
+                "RocketJSON", "RocketFlow", "RocketAlert", "RocketConversation", "RocketTerminal", "RocketTerminalCore", "RocketTerminalApps",
+                "RocketScenarios",
                 "RocketScenariosDefaults", "RocketCore",
                 "RocketServer", "RocketPlatform", "RocketText",
             ]),
@@ -94,26 +107,32 @@ let package = Package(
             name: "RocketFlowTests",
             dependencies: ["RocketJSON", "RocketFlow", "RocketAlert", "RocketConversation", "RocketScenarios", "RocketBanners", "RocketCore"]),
         // Test support: a small virtual terminal; pseudo-terminals for end-to-end runs; a JPEG encoder for fixtures.
-        .target(name: "RocketTestSupport", dependencies: ["RocketTerminal", "RocketTerminalCore"], path: "Tests/RocketTestSupport"),
+        .target(name: "RocketTestSupport", dependencies: ["RocketTerminal", "RocketTerminalCore", "RocketTerminalApps"], path: "Tests/RocketTestSupport"),
         .target(name: "CTestSupport", path: "Tests/CTestSupport", linkerSettings: [.linkedLibrary("jpeg")]),
         .testTarget(
             name: "RocketTerminalTests",
             dependencies: [
-                "RocketTerminal", "RocketTerminalCore", "RocketConversation", "RocketBanners", "RocketReactor", "RocketCore", "RocketPlatform", "RocketText",
-                "RocketTestSupport", "CTestSupport",
+                "RocketTerminal", "RocketTerminalCore", "RocketTerminalApps", "RocketConversation", "RocketBanners", "RocketReactor", "RocketCore",
+                "RocketPlatform", "RocketText", "RocketTestSupport", "CTestSupport",
             ]),
         .executableTarget(name: "ScenarioStress", dependencies: ["RocketScenarios"], path: "Tests/ScenarioStress"),
-        .testTarget(name: "RocketScenariosTests", dependencies: ["RocketScenarios", "RocketScenariosDefaults", "RocketJSON", "ScenarioStress"]),
+        .testTarget(
+            name: "RocketScenariosTests",
+            dependencies: ["RocketScenarios", "RocketScenarioEngine", "RocketScenariosSQLite", "RocketScenariosDefaults", "RocketJSON", "ScenarioStress"]),
         .testTarget(
             name: "RocketServerTests",
-            dependencies: ["RocketServer", "RocketConversation", "RocketFlow", "RocketScenarios", "RocketJSON", "RocketCore"],
+            dependencies: [
+                "RocketServer", "RocketConversation", "RocketFlow", "RocketScenarios", "RocketScenarioEngine", "RocketScenariosSQLite", "RocketJSON",
+                "RocketCore",
+            ],
             exclude: ["Fixtures"]),
         .testTarget(name: "RocketBannersTests", dependencies: ["RocketBanners", "RocketCore"]),
         .testTarget(name: "RocketReactorTests", dependencies: ["RocketReactor", "RocketCore"]),
         .testTarget(
             name: "RocketCLITests",
             dependencies: [
-                "rocket", "RocketCLI", "RocketTestSupport", "CTestSupport", "RocketFlow", "RocketScenarios", "RocketBanners",
+                "rocket", "RocketCLI", "RocketTestSupport", "CTestSupport", "RocketFlow", "RocketScenarios", "RocketScenarioEngine",
+                "RocketScenariosSQLite", "RocketBanners",
                 "RocketReactor", "RocketConversation",
             ],
             exclude: ["Golden", "Fixtures"]),

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The layer rules of docs/ARCHITECTURE.md, checked against the code: every `import` of every
 Swift file must be a module its target may depend on by the table's last column ("May depend
-on"), and modules marked "(Host only)" (Glibc and RocketPlatform in RocketTerminal) only under Host/.
+on"). Layers are targets, so the compiler holds the arrows that Package.swift lists.
 
   python3 scripts/check-imports.py [ROOT]     exit 1 and a line per forbidden import
 
@@ -15,7 +15,7 @@ SYSTEM = {"Swift", "_Concurrency", "_StringProcessing"}  # the toolchain's own, 
 
 
 def table():
-    """Module -> (allowed set or None for everything, Glibc folder restriction or None)."""
+    """Module -> allowed set (None for everything)."""
     rules, above = {}, []
     for line in open(os.path.join(root, "docs", "ARCHITECTURE.md"), encoding="utf-8"):
         cells = [c.strip() for c in line.strip().strip("|").split("|")]
@@ -39,13 +39,8 @@ def table():
                 allowed.add("Glibc")
             if "Glibc" in allowed:
                 allowed.add("Darwin")  # the same C library on the other platform
-        # Modules marked "(Host only)" may be imported only by files under Host/ (the terminal's
-        # core and apps make no system calls).
-        host_only = set(re.findall(r"`?(\w+)`? \(Host only\)", last))
-        if "Glibc" in host_only:
-            host_only.add("Darwin")
         for m in modules:
-            rules[m] = (allowed, host_only)
+            rules[m] = allowed
         above += modules
     return rules
 
@@ -89,7 +84,7 @@ def main():
             if not any(name in k for k in rules):
                 problems.append(f"docs/ARCHITECTURE.md: no row for the target {name}")
             continue
-        allowed, host_only = rules[name]
+        allowed = rules[name]
         if allowed is not None:
             for d in sorted(deps - allowed):
                 problems.append(f"Package.swift: {name} depends on {d}, which docs/ARCHITECTURE.md does not allow it")
@@ -108,8 +103,6 @@ def main():
                         continue
                     if allowed is not None and module not in allowed:
                         problems.append(f"{rel}:{number}: {name} may not import {module} (docs/ARCHITECTURE.md)")
-                    elif module in host_only and f"{os.sep}Host{os.sep}" not in file:
-                        problems.append(f"{rel}:{number}: {name} imports {module} outside Host/ (docs/ARCHITECTURE.md: Host only)")
     problems += [f"Sources/{t}/{t}.docc: the library {t} has no DocC catalog" for t in MISSING_CATALOGS]
     for p in problems:
         print("check-imports: " + p, file=sys.stderr)

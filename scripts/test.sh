@@ -1,11 +1,15 @@
 #!/bin/sh
-# Every test: formatting (swift-format, .swift-format), the layer rules (check-imports.py), the Swift Testing suites, the browser
+# Every test: formatting (swift-format, .swift-format), the layer rules (check-imports.py), the embedded web files current
+# (gen-web-assets.py), the widget's script (node --check, node --test Tests/Widget/), the Swift Testing suites, the browser
 # tests of `rocket serve` (Debian's chromium driven by Playwright), the API reference build
 # (DocC, warnings as errors), then the static-binary check. CI runs this (.ci/run).
 set -eu
 cd "$(dirname "$0")/.."
 swift format lint --strict --recursive Sources Tests Package.swift
 python3 scripts/check-imports.py
+python3 scripts/gen-web-assets.py --check
+node --check Sources/RocketServer/Web/widget.js
+node --test Tests/Widget/
 swift test
 python3 Tests/Browser/browser_test.py
 sh scripts/docs.sh

@@ -8,6 +8,7 @@ import RocketAlert
 import RocketCore
 import RocketConversation
 import RocketTerminal
+import RocketTerminalApps
 import RocketTerminalCore
 import RocketText
 import RocketFlow

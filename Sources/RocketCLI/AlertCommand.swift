@@ -1,6 +1,7 @@
 import RocketCore
 import RocketJSON
 import RocketReactor
+import RocketTerminalApps
 import RocketTerminal
 import RocketTerminalCore
 import RocketFlow

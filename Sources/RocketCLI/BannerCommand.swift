@@ -2,6 +2,7 @@ import RocketJSON
 import RocketBanners
 import RocketCore
 import RocketFlow
+import RocketTerminalApps
 import RocketTerminal
 import RocketTerminalCore
 import RocketScenarios

@@ -8,6 +8,7 @@ import RocketCore
 import RocketFlow
 import RocketScenarios
 import RocketReactor
+import RocketTerminalApps
 import RocketTerminal
 import RocketTerminalCore
 import RocketPlatform
@@ -384,7 +385,7 @@ enum PlayCommand {
         let app = ConversationApp(
             host: rocket, strings: strings, depth: depth,
             banner: doc.banner.map { banner in banner.filled { rocket.conversation.interpolate($0) } },
-            reducedMotion: env["ROCKET_REDUCED_MOTION"] == "1")
+            reducedMotion: env["ROCKET_REDUCED_MOTION"] == "1", pictures: TerminalImage.loader)
         app.onBannerDismissed = { result in
             log?.write(.object([("event", .string("banner")), ("result", .string(result.line))]))
         }

@@ -3,6 +3,7 @@
 #endif
 import RocketConversation
 import RocketCore
+import RocketTerminalApps
 import RocketTerminal
 import RocketTerminalCore
 import RocketPlatform
@@ -155,7 +156,8 @@ enum PromptCommands {
         graph.root = id
         let (runner, lineMode) = try runner(parsed, command: inputSpec.name, residue: residue(parsed))
         let host = ConversationHost(conversation: promptConversation(graph), clock: SystemClock())
-        let app = ConversationApp(host: host, strings: UIStrings.forEnvironment(Environment.current), depth: runner.depth)
+        let app = ConversationApp(
+            host: host, strings: UIStrings.forEnvironment(Environment.current), depth: runner.depth, pictures: TerminalImage.loader)
         if let value = parsed.value("--value") { app.defaults[id] = value }
         let outcome = await runner.run(app, lineMode: lineMode)
         if case .done = outcome, let answer = host.conversation.answers["answer"] {
@@ -198,7 +200,7 @@ enum PromptCommands {
         }
         let (runner, lineMode) = try runner(parsed, command: confirmSpec.name, residue: residue(parsed))
         let host = ConversationHost(conversation: promptConversation(graph), clock: SystemClock())
-        let app = ConversationApp(host: host, strings: strings, depth: runner.depth)
+        let app = ConversationApp(host: host, strings: strings, depth: runner.depth, pictures: TerminalImage.loader)
         // y/yes and n/no (and the user's language's words) answer as the buttons do.
         let (yesSide, noSide): (RocketIntent, RocketIntent) = defaultNo ? (.pressRight, .pressLeft) : (.pressLeft, .pressRight)
         for word in strings.yesWords { app.shortcuts[word] = yesSide }

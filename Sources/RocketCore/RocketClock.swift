@@ -36,6 +36,22 @@ public struct SystemClock: RocketClock {
     }
 }
 
+/// The wall clock as a ``RocketClock``: seconds since 1970 (what scenario rules and expiry use).
+///
+/// ```swift
+/// let now = WallClock().now   // 1_800_000_000.25
+/// ```
+public struct WallClock: RocketClock {
+    /// Creates the wall clock.
+    public init() {}
+    /// Seconds since 1970-01-01 UTC, from the real-time clock.
+    public var now: Double {
+        var ts = timespec()
+        clock_gettime(CLOCK_REALTIME, &ts)
+        return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
+    }
+}
+
 /// A clock that moves only when told to: the test clock of every engine.
 ///
 /// It is thread-safe, so a test can share one between an engine and its assertions.

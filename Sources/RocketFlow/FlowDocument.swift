@@ -1,6 +1,6 @@
 public import RocketConversation
 import RocketCore
-public import RocketScenarios
+public import RocketScenarioEngine
 public import RocketBanners
 
 /// A conversation as data: the flow-file format (version 1), read by ``FlowLoader`` and written

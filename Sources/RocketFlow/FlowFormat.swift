@@ -1,6 +1,6 @@
 public import RocketJSON
 public import RocketConversation
-import RocketCore
+public import RocketCore
 
 /// What a field of the flow format holds, as the JSON Schema and the field reference describe it.
 ///
@@ -64,6 +64,58 @@ public struct FlowSurfaces: OptionSet, Hashable, Sendable {
     public static let all: FlowSurfaces = [.terminal, .web]
 }
 
+/// What a field is for, which decides what a front end is sent of it.
+///
+/// ```swift
+/// FlowFieldRole.of(.text)      // .content
+/// FlowFieldRole.of(.blockID)   // .logic
+/// ```
+public enum FlowFieldRole: String, Hashable, Sendable {
+    /// Text the user reads, `{{name}}` filled when it is shown: sent per conversation, filled.
+    case content
+    /// How it looks (fonts, pictures, corners, masking, input limits): the same in every
+    /// conversation of the flow, so a front end is sent it as it is, once.
+    case look
+    /// What happens (where it leads, timers, actions, patterns): the engine acts on it and no
+    /// front end is sent it.
+    case logic
+
+    /// The role a field of `type` has unless its entry says otherwise.
+    public static func of(_ type: FlowValueType) -> FlowFieldRole {
+        switch type {
+        case .text: return .content
+        case .blockID, .duration, .pattern, .any: return .logic
+        case .list(let item, _, _): return of(item) == .logic ? .logic : .look
+        case .object("branch"): return .logic
+        default: return .look
+        }
+    }
+}
+
+/// A field's value as a front end is sent it: what it draws as it is, text it fills for the
+/// conversation, a picture, or a nested object or list of them. Made from the table, so the
+/// server's view and the widget name the fields as flow files do.
+public indirect enum FlowViewValue: Sendable {
+    /// Drawn as it is (a font, a style word, a number, a flag).
+    case look(JSONValue)
+    /// Text the user reads: `{{name}}` placeholders are filled for the conversation when shown.
+    case content(String)
+    /// A picture (the front end turns it into something it can load).
+    case image(RocketImage)
+    /// A nested object's fields, in table order.
+    case object([FlowViewMember])
+    /// A list of values.
+    case list([FlowViewValue])
+}
+
+/// A named member of a ``FlowViewValue`` object.
+public struct FlowViewMember: Sendable {
+    /// The field's JSON name.
+    public let name: String
+    /// Its value.
+    public let value: FlowViewValue
+}
+
 /// One field as the schema and the reference state it: its JSON name, type, whether it is
 /// required, its default, the front ends that show it, and one sentence about it.
 public struct FlowFieldInfo: Hashable, Sendable {
@@ -79,6 +131,22 @@ public struct FlowFieldInfo: Hashable, Sendable {
     public let shownBy: FlowSurfaces
     /// One sentence for the reference and the schema's `description`.
     public let doc: String
+    /// What it is for: what front ends are sent of it.
+    public let role: FlowFieldRole
+
+    /// A field's facts (the role follows from the type unless given).
+    public init(
+        name: String, type: FlowValueType, isRequired: Bool, defaultValue: JSONValue?, shownBy: FlowSurfaces, doc: String,
+        role: FlowFieldRole? = nil
+    ) {
+        self.name = name
+        self.type = type
+        self.isRequired = isRequired
+        self.defaultValue = defaultValue
+        self.shownBy = shownBy
+        self.doc = doc
+        self.role = role ?? FlowFieldRole.of(type)
+    }
 }
 
 /// One JSON object of the format as the schema and the reference state it.
@@ -105,25 +173,44 @@ public struct FlowField<Root: Sendable>: Sendable {
     let isRequired: Bool
     let shownBy: FlowSurfaces
     let doc: String
+    let role: FlowFieldRole
     /// Reads the value entry `entry` of the tape into `root`; false when it could not be read
     /// (the diagnostic is already recorded).
     let decode: @Sendable (inout FlowDecoder, _ entry: Int, _ place: FieldPlace, inout Root) -> Bool
     /// The field's value in `root` as JSON, or nil when it has none.
     let value: @Sendable (Root, FlowEncoding) -> JSONValue?
+    /// The field's value as a front end on `surface` is sent it, or nil when it is sent nothing.
+    let view: @Sendable (Root, FlowSurfaces) -> FlowViewValue?
 
-    /// A field with hand-written reading and writing.
+    /// A field with hand-written reading and writing; `role` defaults to the type's
+    /// (``FlowFieldRole/of(_:)``), and what front ends are sent follows from it unless `view`
+    /// says otherwise (nested objects and pictures).
     init(
-        _ name: String, _ type: FlowValueType, required: Bool = false, shownBy: FlowSurfaces = .all, doc: String,
+        _ name: String, _ type: FlowValueType, required: Bool = false, shownBy: FlowSurfaces = .all, role: FlowFieldRole? = nil, doc: String,
         decode: @escaping @Sendable (inout FlowDecoder, Int, FieldPlace, inout Root) -> Bool,
-        value: @escaping @Sendable (Root, FlowEncoding) -> JSONValue?
+        value: @escaping @Sendable (Root, FlowEncoding) -> JSONValue?,
+        view: (@Sendable (Root, FlowSurfaces) -> FlowViewValue?)? = nil
     ) {
+        let role = role ?? FlowFieldRole.of(type)
         self.name = name
         self.type = type
         self.isRequired = required
         self.shownBy = shownBy
         self.doc = doc
+        self.role = role
         self.decode = decode
         self.value = value
+        let sent: @Sendable (Root, FlowSurfaces) -> FlowViewValue? =
+            view ?? { root, _ in
+                guard let v = value(root, FlowEncoding.view) else { return nil }
+                if role == .content, case .string(let s) = v { return .content(s) }
+                return .look(v)
+            }
+        if role == .logic {
+            self.view = { _, _ in nil }
+        } else {
+            self.view = sent
+        }
     }
 }
 
@@ -143,6 +230,11 @@ public struct FlowEncoding: Sendable {
     let names: [String]
     /// The block kinds of the format being written.
     var blocks: [FlowBlockKind] = []
+    /// Write values equal to their defaults too (a front end's view states every value).
+    var keepsDefaults = false
+
+    /// What a front end's view is written with: every value, no block names.
+    static let view = FlowEncoding(names: [], blocks: [], keepsDefaults: true)
 
     /// The name of a node, or nil for none.
     func name(_ id: RocketNodeID?) -> String? {
@@ -194,7 +286,7 @@ public struct FlowObject<Root: Sendable>: Sendable {
             fields: fields.indices.map { i in
                 let f = fields[i]
                 return FlowFieldInfo(
-                    name: f.name, type: f.type, isRequired: f.isRequired, defaultValue: defaults[i], shownBy: f.shownBy, doc: f.doc)
+                    name: f.name, type: f.type, isRequired: f.isRequired, defaultValue: defaults[i], shownBy: f.shownBy, doc: f.doc, role: f.role)
             }, exactlyOne: false)
     }
 
@@ -204,8 +296,18 @@ public struct FlowObject<Root: Sendable>: Sendable {
         out.reserveCapacity(fields.count)
         for (i, f) in fields.enumerated() {
             guard let v = f.value(root, encoding) else { continue }
-            if let d = defaults[i], d == v { continue }
+            if !encoding.keepsDefaults, let d = defaults[i], d == v { continue }
             out.append((f.name, v))
+        }
+        return out
+    }
+
+    /// What a front end on `surface` is sent of `root`: the fields it draws, in table order.
+    func view(_ root: Root, for surface: FlowSurfaces) -> [FlowViewMember] {
+        var out: [FlowViewMember] = []
+        out.reserveCapacity(fields.count)
+        for f in fields where !f.shownBy.isDisjoint(with: surface) {
+            if let v = f.view(root, surface) { out.append(FlowViewMember(name: f.name, value: v)) }
         }
         return out
     }
@@ -226,6 +328,8 @@ public struct FlowBlockKind: Sendable {
     public let info: FlowObjectInfo
     let decode: @Sendable (inout FlowDecoder, _ object: Int, _ path: FlowPath) -> RocketNodeContent?
     let members: @Sendable (RocketNodeContent, FlowEncoding) -> [(String, JSONValue)]?
+    /// What a front end on a surface is sent of a node of this kind (nil: another kind).
+    let viewMembers: @Sendable (RocketNodeContent, FlowSurfaces) -> [FlowViewMember]?
 
     /// A kind whose node content is built from a `Node` value read by `object`.
     init<Node: Sendable>(
@@ -242,6 +346,7 @@ public struct FlowBlockKind: Sendable {
             decoder.decodeObject(node, path: path, object, what: what, reserved: FlowFormat.blockHeader).map(wrap)
         }
         members = { content, encoding in unwrap(content).map { object.members($0, encoding) } }
+        viewMembers = { content, surface in unwrap(content).map { object.view($0, for: surface) } }
     }
 
     /// "a text block", "an image block".
@@ -286,6 +391,22 @@ public struct FlowFormat: Sendable {
     /// The block kind of a node.
     func block(for kind: RocketBlockKind) -> FlowBlockKind? {
         blocks.first { $0.kind == kind }
+    }
+
+    /// What a front end on `surface` is sent of `node`'s fields (besides its id and kind): what it
+    /// draws, named as flow files name it, from the table.
+    public func view(of node: RocketNode, for surface: FlowSurfaces) -> [FlowViewMember] {
+        block(for: node.kind)?.viewMembers(node.content, surface) ?? []
+    }
+
+    /// What a front end on `surface` is sent of the speaker.
+    public func view(of author: RocketAuthor, for surface: FlowSurfaces) -> [FlowViewMember] {
+        FlowFormat.author.view(author, for: surface)
+    }
+
+    /// What a front end on `surface` is sent of a close button.
+    public func view(of closeButton: RocketCloseButton, for surface: FlowSurfaces) -> [FlowViewMember] {
+        FlowFormat.closeButton.view(closeButton, for: surface)
     }
 
     /// A copy with one more field on one block kind's object (see ``FlowFormatV1``'s tests).

@@ -1,6 +1,6 @@
 import RocketJSON
 import RocketCore
-import RocketScenarios
+import RocketScenarioEngine
 import RocketBanners
 
 // The `when` and `banner` objects are read through the codecs that the command line's flags also

@@ -8,10 +8,10 @@ extension FlowField {
     /// A string (by default one a user sees); optional ones are `""` when absent.
     static func text(
         _ name: String, _ kp: any WritableKeyPath<Root, String> & Sendable, required: Bool = true, type: FlowValueType = .text,
-        shownBy: FlowSurfaces = .all, doc: String
+        shownBy: FlowSurfaces = .all, role: FlowFieldRole? = nil, doc: String
     ) -> FlowField {
         FlowField(
-            name, type, required: required, shownBy: shownBy, doc: doc,
+            name, type, required: required, shownBy: shownBy, role: role, doc: doc,
             decode: { d, v, place, root in
                 if !required, d.tape.kind(v) == .null { return true }
                 guard let s = d.readString(v, place.path) else { return false }
@@ -23,10 +23,10 @@ extension FlowField {
     /// A string that may be absent (null is absent).
     static func optionalText(
         _ name: String, _ kp: any WritableKeyPath<Root, String?> & Sendable, type: FlowValueType = .text, shownBy: FlowSurfaces = .all,
-        doc: String
+        role: FlowFieldRole? = nil, doc: String
     ) -> FlowField {
         FlowField(
-            name, type, shownBy: shownBy, doc: doc,
+            name, type, shownBy: shownBy, role: role, doc: doc,
             decode: { d, v, place, root in
                 if d.tape.kind(v) == .null { return true }
                 guard let s = d.readString(v, place.path) else { return false }
@@ -146,7 +146,7 @@ extension FlowField {
                 guard let s = d.readString(v, place.path) else { return false }
                 root[keyPath: kp] = RocketImage(reference: s)
                 return true
-            }, value: { root, _ in .string(root[keyPath: kp].reference) })
+            }, value: { root, _ in .string(root[keyPath: kp].reference) }, view: { root, _ in .image(root[keyPath: kp]) })
     }
 
     /// A picture that may be absent.
@@ -158,7 +158,7 @@ extension FlowField {
                 guard let s = d.readString(v, place.path) else { return false }
                 root[keyPath: kp] = RocketImage(reference: s)
                 return true
-            }, value: { root, _ in root[keyPath: kp].map { .string($0.reference) } })
+            }, value: { root, _ in root[keyPath: kp].map { .string($0.reference) } }, view: { root, _ in root[keyPath: kp].map { .image($0) } })
     }
 
     /// A nested object that must be given.
@@ -171,7 +171,8 @@ extension FlowField {
                 guard let sub = d.decodeObject(v, path: place.path, object, what: "\"\(name)\"") else { return false }
                 root[keyPath: kp] = sub
                 return true
-            }, value: { root, e in .object(object.members(root[keyPath: kp], e)) })
+            }, value: { root, e in .object(object.members(root[keyPath: kp], e)) },
+            view: { root, surface in .object(object.view(root[keyPath: kp], for: surface)) })
     }
 
     /// A nested object that may be absent.
@@ -184,7 +185,8 @@ extension FlowField {
                 guard let sub = d.decodeObject(v, path: place.path, object, what: "\"\(name)\"") else { return false }
                 root[keyPath: kp] = sub
                 return true
-            }, value: { root, e in root[keyPath: kp].map { .object(object.members($0, e)) } })
+            }, value: { root, e in root[keyPath: kp].map { .object(object.members($0, e)) } },
+            view: { root, surface in root[keyPath: kp].map { .object(object.view($0, for: surface)) } })
     }
 
     /// An array of objects, `min...max` long; `item` names one in messages ("an option").
@@ -219,7 +221,8 @@ extension FlowField {
                 }
                 root[keyPath: kp] = items
                 return ok
-            }, value: { root, e in .array(root[keyPath: kp].map { .object(object.members($0, e)) }) })
+            }, value: { root, e in .array(root[keyPath: kp].map { .object(object.members($0, e)) }) },
+            view: { root, surface in .list(root[keyPath: kp].map { .object(object.view($0, for: surface)) }) })
     }
 }
 
@@ -262,7 +265,8 @@ extension FlowFormat {
             .text("title", \.title, doc: "The title; its press is the block's answer."),
             .reference("next", \.next, doc: "The block shown after the press; absent ends the conversation."),
             .optionalText(
-                "action", \.actionName, type: .string(minLength: 0), doc: "A named action reported when it is pressed (`--on-action`, the API's events)."),
+                "action", \.actionName, type: .string(minLength: 0), role: .logic,
+                doc: "A named action reported when it is pressed (`--on-action`, the API's events)."),
             .font("font", \.font, doc: "The title's style."),
         ])
 
@@ -275,7 +279,9 @@ extension FlowFormat {
             .integer("minLength", \.minLength, min: 0, doc: "The fewest characters."),
             .integer("maxLength", \.maxLength, min: 1, doc: "The most characters."),
             .optionalText("pattern", \.pattern, type: .pattern, doc: "A regular expression the text must contain a match of (anchor it with ^…$)."),
-            .optionalText("message", \.message, doc: "Shown for any failure, instead of the built-in message in the user's language."),
+            .optionalText(
+                "message", \.message, role: .logic,
+                doc: "Shown for any failure, instead of the built-in message in the user's language."),
         ])
 
     /// A branch's condition: exactly one of three tests.
@@ -399,7 +405,7 @@ extension FlowFormat {
         "author", doc: "The speaker: a name and an avatar.",
         blank: RocketAuthor(image: nil, style: .circular, name: "Rocket"),
         fields: [
-            .text("name", \.name, required: false, doc: "The display name."),
+            .text("name", \.name, required: false, type: .string(minLength: 0), doc: "The display name."),
             .optionalImage("image", \.image, doc: "The avatar: a file relative to the flow file, or a data: URI."),
             .words("style", \.style, doc: "The avatar's corners."),
         ])
@@ -409,7 +415,7 @@ extension FlowFormat {
         "closeButton", doc: "A button that closes the conversation (Esc in the terminal).",
         blank: RocketCloseButton(title: ""),
         fields: [
-            .text("title", \.title, doc: "Its title."),
+            .text("title", \.title, type: .string(minLength: 0), doc: "Its title."),
             .font("font", \.style, doc: "Its style."),
         ])
 

@@ -1,6 +1,6 @@
 import RocketConversation
 import RocketCore
-import RocketScenarios
+import RocketScenarioEngine
 
 /// A picture of a flow as text: Mermaid (renders on GitHub and in many editors) or Graphviz DOT.
 /// Blocks with their kind and text, every way from one block to the next with what takes it

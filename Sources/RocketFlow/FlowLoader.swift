@@ -1,7 +1,7 @@
 public import RocketJSON
 import RocketConversation
 import RocketCore
-import RocketScenarios
+import RocketScenarioEngine
 import RocketBanners
 
 /// Reads flow files: JSON text → ``FlowDocument`` plus diagnostics with line and column.

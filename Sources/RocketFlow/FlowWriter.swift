@@ -1,4 +1,4 @@
-import RocketScenarios
+import RocketScenarioEngine
 public import RocketJSON
 import RocketConversation
 import RocketCore

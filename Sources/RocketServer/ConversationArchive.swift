@@ -1,5 +1,5 @@
 import RocketSQLite
-package import RocketScenarios
+package import RocketScenariosSQLite
 
 /// Where the server keeps conversations so a restart resumes them: snapshots (never with secret
 /// answers) and the event records of each conversation, in an SQLite file (WAL). Writes carry the

@@ -2,7 +2,7 @@ package import RocketConversation
 package import RocketCore
 import RocketFlow
 import RocketJSON
-package import RocketScenarios
+package import RocketScenarioEngine
 import Synchronization
 import RocketPlatform
 import RocketText

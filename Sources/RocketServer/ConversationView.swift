@@ -135,15 +135,6 @@ package enum ConversationView {
         }
     }
 
-    static func font(_ f: RocketFont) -> JSONValue {
-        if let preset = f.presetName { return .object([("preset", .string(preset))]) }
-        var o: [(String, JSONValue)] = [
-            ("size", .number(f.font.size)), ("weight", .string(f.font.weight.rawValue)), ("color", .string(f.color.hexString)),
-        ]
-        if let family = f.font.family { o.append(("family", .string(family))) }
-        return .object(o)
-    }
-
     /// A URL for an image: a `data:` URI for bytes, the flow's file route for a relative path.
     static func imageSource(_ image: RocketImage, flow: String) -> JSONValue {
         switch image {
@@ -156,7 +147,10 @@ package enum ConversationView {
         }
     }
 
-    static func block(_ c: Conversation, index: Int, node: RocketNode, text: String, statics: ViewStatics.Node, into w: inout JSONBytes) {
+    /// Writes one block: its kind, place and id, then the fields the flow format says the web
+    /// draws (``ViewTemplate``: looks as they are, texts filled for this conversation), then
+    /// what the conversation did with it (a pressed button, a chosen option).
+    static func block(_ c: Conversation, index: Int, node: RocketNode, text: String, statics: ViewTemplate, into w: inout JSONBytes) {
         w.open()
         w.key("type", first: true)
         w.string(node.kind.rawValue)
@@ -164,112 +158,129 @@ package enum ConversationView {
         w.number(index)
         w.key("id")
         if let id = node.id { w.string(id) } else { w.null() }
-        func titled(_ title: String, font: [UInt8]) {
-            w.open()
-            w.key("title", first: true)
-            w.string(c.interpolate(title))
-            w.key("font")
-            w.raw(font)
-            w.close()
-        }
+        statics.write(into: &w, shownText: text) { c.interpolate($0) }
         switch node.content {
-        case .text, .image:
-            w.key("text")
-            w.string(text)
-        case .button(let b):
-            w.key("title")
-            w.string(c.interpolate(b.title))
+        case .text, .image, .textInput: break
+        case .button:
             w.key("pressed")
             w.bool(c.hasFired(index))
-        case .doubleButton(let l, let r):
-            w.key("left")
-            titled(l.title, font: statics.fonts[0])
-            w.key("right")
-            titled(r.title, font: statics.fonts[1])
+        case .doubleButton:
             w.key("pressed")
             if let side = c.pressedSide[index] { w.string(side.rawValue) } else { w.null() }
-        case .textInput(let i):
-            w.key("text")
-            w.string(text)
-            w.key("buttonTitle")
-            w.string(c.interpolate(i.buttonTitle))
-            w.key("placeholder")
-            if let p = i.placeholder { w.string(c.interpolate(p)) } else { w.null() }
-        case .choice(let ch):
-            w.key("text")
-            w.string(text)
-            w.key("options")
-            w.openArray()
-            for k in ch.options.indices {
-                if k > 0 { w.comma() }
-                titled(ch.options[k].title, font: statics.fonts[k])
-            }
-            w.closeArray()
+        case .choice:
             w.key("chosen")
             if let n = c.chosenOptions[index] { w.number(n) } else { w.null() }
         }
-        w.raw(statics.members)
         w.close()
     }
 }
 
-/// The parts of a flow's view that never change while it runs, built once when the flow is
-/// loaded: every font, picture (a data: URI is base64-encoded once, not per answer), style and
-/// rule, and the author and close button.
-package struct ViewStatics: Sendable {
-    /// Per node (by graph index): its unchanging members, and the fonts of its buttons or options.
-    struct Node: Sendable {
-        /// Its unchanging members, serialized, each after a comma.
-        var members: [UInt8]
-        /// The fonts of its buttons or options, serialized.
-        var fonts: [[UInt8]]
+/// The members of a view made from the flow format's table (``FlowFormat/view(of:for:)``), as
+/// pieces: bytes that are the same in every conversation of the flow (written once, when the flow
+/// is loaded), and texts filled for the conversation when the view is written.
+package struct ViewTemplate: Sendable {
+    enum Piece: Sendable {
+        /// Fixed JSON.
+        case bytes([UInt8])
+        /// A text with `{{name}}` placeholders, filled for the conversation.
+        case content(String)
+        /// The block's text as the transcript shows it (filled when the block appeared).
+        case shownText
+    }
+    let pieces: [Piece]
 
-        init(members: [(String, JSONValue)], fonts: [JSONValue]) {
-            var w = JSONBytes(capacity: 64)
-            for (key, value) in members {
-                w.key(escaping: key)
-                w.value(value)
+    /// The template of `members`, each written as `,"name":value`; a content `"text"` at the top
+    /// is the text the transcript shows. Pictures become URLs of flow `flow`.
+    init(_ members: [FlowViewMember], flow: String) {
+        var pieces: [Piece] = []
+        var w = JSONBytes(capacity: 128)
+        func flush() {
+            if !w.out.isEmpty { pieces.append(.bytes(w.out)) }
+            w.out.removeAll(keepingCapacity: true)
+        }
+        // Values are written with an explicit stack of what is left to write (no recursion
+        // per level of nesting, however the table nests its objects).
+        enum Step {
+            case value(FlowViewValue, top: String?)
+            case key(String, first: Bool)
+            case raw(UInt8)
+        }
+        var steps: [Step] = []
+        for m in members.reversed() {
+            steps.append(.value(m.value, top: m.name))
+            steps.append(.key(m.name, first: false))
+        }
+        while let step = steps.popLast() {
+            switch step {
+            case .raw(let byte): w.out.append(byte)
+            case .key(let name, let first): w.key(escaping: name, first: first)
+            case .value(let value, let top):
+                switch value {
+                case .look(let json): w.value(json)
+                case .image(let image): w.value(ConversationView.imageSource(image, flow: flow))
+                case .content(let text):
+                    flush()
+                    pieces.append(top == "text" ? .shownText : .content(text))
+                case .object(let members):
+                    w.out.append(UInt8(ascii: "{"))
+                    steps.append(.raw(UInt8(ascii: "}")))
+                    for (k, m) in members.enumerated().reversed() {
+                        steps.append(.value(m.value, top: nil))
+                        steps.append(.key(m.name, first: k == 0))
+                    }
+                case .list(let items):
+                    w.out.append(UInt8(ascii: "["))
+                    steps.append(.raw(UInt8(ascii: "]")))
+                    for (k, item) in items.enumerated().reversed() {
+                        steps.append(.value(item, top: nil))
+                        if k > 0 { steps.append(.raw(UInt8(ascii: ","))) }
+                    }
+                }
             }
-            self.members = w.out
-            self.fonts = fonts.map { $0.serializedBytes() }
+        }
+        flush()
+        self.pieces = pieces
+    }
+
+    /// Writes the members: fixed bytes as they are, texts filled by `fill`.
+    func write(into w: inout JSONBytes, shownText: String, fill: (String) -> String) {
+        for piece in pieces {
+            switch piece {
+            case .bytes(let b): w.raw(b)
+            case .content(let text): w.string(fill(text))
+            case .shownText: w.string(shownText)
+            }
         }
     }
+
+    /// The members as one object's JSON (for templates without texts: the author, the close
+    /// button).
+    var object: [UInt8] {
+        var w = JSONBytes(capacity: 64)
+        w.out.append(UInt8(ascii: "{"))
+        write(into: &w, shownText: "") { $0 }
+        if w.out.count > 1 { w.out.remove(at: 1) }  // the first member's comma
+        w.out.append(UInt8(ascii: "}"))
+        return w.out
+    }
+}
+
+/// The parts of a flow's view that never change while it runs, made once when the flow is
+/// loaded from the flow format's table: every block's template (fonts, pictures, styles and
+/// rules, with a data: URI base64-encoded once), the author and the close button.
+package struct ViewStatics: Sendable {
     /// The author, serialized.
     var author: [UInt8]
     /// The close button (`null` when there is none), serialized.
     var closeButton: [UInt8]
-    var nodes: [Node]
+    /// Per node (by graph index): its template.
+    var nodes: [ViewTemplate]
 
     /// The statics of `graph` (flow `flow`) with its speaker and close button.
     init(graph: RocketGraph, author: RocketAuthor, closeButton: RocketCloseButton?, flow: String) {
-        let F = ConversationView.font
-        self.author = JSONValue.object([
-            ("name", .string(author.name)), ("imageStyle", .string(author.style.rawValue)),
-            ("image", author.image.map { ConversationView.imageSource($0, flow: flow) } ?? .null),
-        ]).serializedBytes()
-        self.closeButton = (closeButton.map { .object([("title", .string($0.title)), ("font", F($0.style))]) } ?? JSONValue.null).serializedBytes()
-        nodes = graph.nodes.map { node in
-            switch node.content {
-            case .text(let t): return Node(members: [("font", F(t.font))], fonts: [])
-            case .image(let i):
-                return Node(
-                    members: [
-                        ("font", F(i.font)), ("image", ConversationView.imageSource(i.image, flow: flow)), ("imageStyle", .string(i.imageStyle.rawValue)),
-                        ("paddingLeft", .number(i.paddingLeft)), ("paddingRight", .number(i.paddingRight)),
-                    ], fonts: [])
-            case .button(let b): return Node(members: [("font", F(b.font))], fonts: [])
-            case .doubleButton(let l, let r): return Node(members: [], fonts: [F(l.font), F(r.font)])
-            case .textInput(let i):
-                var m: [(String, JSONValue)] = [("font", F(i.font)), ("buttonFont", F(i.buttonStyle)), ("secret", .bool(i.isSecret))]
-                if let v = i.validation {
-                    var rules: [(String, JSONValue)] = [("required", .bool(v.required))]
-                    if let n = v.minLength { rules.append(("minLength", .number(Double(n)))) }
-                    if let n = v.maxLength { rules.append(("maxLength", .number(Double(n)))) }
-                    m.append(("validation", .object(rules)))
-                }
-                return Node(members: m, fonts: [])
-            case .choice(let ch): return Node(members: [("font", F(ch.font))], fonts: ch.options.map { F($0.font) })
-            }
-        }
+        let format = FlowFormat.v1
+        self.author = ViewTemplate(format.view(of: author, for: .web), flow: flow).object
+        self.closeButton = closeButton.map { ViewTemplate(format.view(of: $0, for: .web), flow: flow).object } ?? Array("null".utf8)
+        nodes = graph.nodes.map { ViewTemplate(format.view(of: $0, for: .web), flow: flow) }
     }
 }

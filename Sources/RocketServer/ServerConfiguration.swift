@@ -1,6 +1,5 @@
 public import RocketConversation
 public import RocketCore
-import RocketScenarios
 
 /// The limits and settings of `rocket serve`: every one bounds memory or work whatever clients
 /// send.
@@ -26,12 +25,4 @@ public struct ServerConfiguration: Sendable {
 
     /// The defaults.
     public init() {}
-}
-
-/// The wall clock as a `RocketClock`: seconds since 1970 (what scenario rules and expiry use).
-public struct WallClock: RocketClock {
-    /// Creates the wall clock.
-    public init() {}
-    /// Seconds since 1970-01-01 UTC.
-    public var now: Double { WallTime.now }
 }

@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 @testable import RocketScenarios
+@testable import RocketScenarioEngine
+@testable import RocketScenariosSQLite
 
 @Suite("rocket scenario and gated flows")
 struct ScenarioCLITests {

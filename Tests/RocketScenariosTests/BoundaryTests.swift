@@ -2,6 +2,8 @@ import RocketCore
 import Foundation
 import Testing
 @testable import RocketScenarios
+@testable import RocketScenarioEngine
+@testable import RocketScenariosSQLite
 import RocketScenariosDefaults
 
 /// Findings of "Engines that survive real use" for scenarios.

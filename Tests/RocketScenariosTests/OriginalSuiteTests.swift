@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 @testable import RocketScenarios
+@testable import RocketScenarioEngine
+@testable import RocketScenariosSQLite
 import RocketScenariosDefaults
 
 /// A UserDefaults store over a fresh suite that deletes its plist when the test lets go of it.

@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 @testable import RocketScenarios
+@testable import RocketScenarioEngine
+@testable import RocketScenariosSQLite
 import RocketJSON
 #if canImport(Glibc)
     import Glibc

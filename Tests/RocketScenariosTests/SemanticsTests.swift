@@ -2,6 +2,8 @@ import RocketCore
 import Foundation
 import Testing
 @testable import RocketScenarios
+@testable import RocketScenarioEngine
+@testable import RocketScenariosSQLite
 import RocketScenariosDefaults
 
 @Suite("Scenario semantics, property by property")

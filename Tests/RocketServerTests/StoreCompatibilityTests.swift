@@ -3,6 +3,8 @@ import RocketCore
 import Testing
 
 @testable import RocketScenarios
+@testable import RocketScenarioEngine
+@testable import RocketScenariosSQLite
 @testable import RocketServer
 
 /// A conversation store written by the release before snapshot format 2 (Fixtures/store-v1)

@@ -1,5 +1,6 @@
 import Testing
 @testable import RocketTerminal
+@testable import RocketTerminalApps
 @testable import RocketTerminalCore
 
 import RocketConversation

@@ -3,6 +3,7 @@ import Foundation
 import Testing
 import RocketText
 @testable import RocketTerminal
+@testable import RocketTerminalApps
 @testable import RocketTerminalCore
 
 import RocketConversation

@@ -1,6 +1,7 @@
 import Testing
 import RocketText
 @testable import RocketTerminal
+@testable import RocketTerminalApps
 @testable import RocketTerminalCore
 
 import RocketBanners

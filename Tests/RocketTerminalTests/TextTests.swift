@@ -1,6 +1,7 @@
 import RocketCore
 import Testing
 @testable import RocketTerminal
+@testable import RocketTerminalApps
 @testable import RocketTerminalCore
 
 @Suite("Display width, sanitising, wrapping")

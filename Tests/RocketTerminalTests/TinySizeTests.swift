@@ -6,6 +6,7 @@ import Testing
 import RocketText
 
 @testable import RocketTerminal
+@testable import RocketTerminalApps
 @testable import RocketTerminalCore
 
 /// No terminal size may crash a view: anything from 0 columns to thousands.

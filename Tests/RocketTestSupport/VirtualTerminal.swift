@@ -1,4 +1,5 @@
 import RocketTerminal
+import RocketTerminalApps
 import RocketTerminalCore
 
 /// A small terminal emulator for renderer round trips: printable text by display width, CR, LF

@@ -1,17 +1,16 @@
 import Synchronization
-import CImageCodecs
 public import RocketConversation
 public import RocketCore
-import RocketPlatform
-public import RocketTerminalCore
 
 /// A decoded picture (8-bit RGBA) drawn as truecolour half-block cells: each cell shows two
 /// pixels, the upper one as the foreground of "▀" and the lower one as its background.
 ///
+/// Pictures are decoded by the host (RocketTerminal's `TerminalImage.load(path:)` and
+/// `decode(_:)`) and handed to the apps that draw them (``PictureLoader``).
+///
 /// ```swift
-/// if case .success(let image) = TerminalImage.load(path: "logo.png") {
-///     let rows = image.cells(columns: 16, rows: 8, style: .round)
-/// }
+/// let dot = TerminalImage(width: 1, height: 1, pixels: [255, 0, 0, 255])
+/// let rows = dot.cells(columns: 2, rows: 1, style: .square)
 /// ```
 public final class TerminalImage: Sendable {
     /// Pixel columns.
@@ -31,40 +30,6 @@ public final class TerminalImage: Sendable {
         self.height = height
         self.pixels = pixels
     }
-
-    /// Decodes PNG or JPEG bytes.
-    public static func decode(_ bytes: [UInt8]) -> Result<TerminalImage, ImageError> {
-        var out: UnsafeMutablePointer<UInt8>?
-        var w: Int32 = 0, h: Int32 = 0
-        var message = [CChar](repeating: 0, count: 200)
-        let status = bytes.withUnsafeBufferPointer { buffer in
-            rocket_image_decode(buffer.baseAddress, buffer.count, maxPixels, &out, &w, &h, &message, message.count)
-        }
-        guard status == 0, let out, w > 0, h > 0 else {
-            let text = String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-            return .failure(ImageError(reason: text.isEmpty ? "unreadable image" : text))
-        }
-        defer { rocket_image_free(out) }
-        return .success(TerminalImage(width: Int(w), height: Int(h), pixels: Array(UnsafeBufferPointer(start: out, count: Int(w) * Int(h) * 4))))
-    }
-
-    /// The largest image file read.
-    public static let maxFileBytes = RocketLimits.fileBytes
-
-    /// Reads and decodes an image file, once per process and path: a picture many blocks (or
-    /// lint and then play) name is decoded once.
-    public static func load(path: String) -> Result<TerminalImage, ImageError> {
-        if let known = loaded.withLock({ $0[path] }) { return known }
-        let result: Result<TerminalImage, ImageError>
-        switch FileIO.read(path, limit: maxFileBytes) {
-        case .failure(let f): result = .failure(ImageError(reason: f.reason, unreadable: true))
-        case .success(let bytes): result = decode(bytes)
-        }
-        loaded.withLock { $0[path] = result }
-        return result
-    }
-
-    private static let loaded = Mutex<[String: Result<TerminalImage, ImageError>]>([:])
 
     /// The cell size that keeps the aspect ratio within a box (a cell is about twice as tall as wide,
     /// and holds two pixel rows).
@@ -187,12 +152,9 @@ extension RocketImage {
             return "bytes:\(b.count):\(h)"
         }
     }
-
-    /// The image decoded: read from its file or from its bytes.
-    public func decoded() -> Result<TerminalImage, ImageError> {
-        switch self {
-        case .file(let p): return TerminalImage.load(path: p)
-        case .bytes(let b): return TerminalImage.decode(b)
-        }
-    }
 }
+
+/// Where an app gets the pictures it draws (a flow's images, an avatar): the host decodes them
+/// (files and codecs are the host's) and the app asks with the picture's reference; nil draws a
+/// placeholder instead.
+public typealias PictureLoader = @Sendable (RocketImage) -> TerminalImage?

@@ -43,6 +43,8 @@ public final class ConversationApp: TerminalProgram {
     public var onBannerDismissed: ((BannerResult) -> Void)?
     let banner: Banner?
     let reducedMotion: Bool
+    /// Where pictures come from (the host decodes them); nil draws placeholders.
+    let pictures: PictureLoader?
 
     /// Text an input block starts with (`rocket input --value`), by block; in line mode an empty
     /// line takes it.
@@ -59,9 +61,14 @@ public final class ConversationApp: TerminalProgram {
     private var printedItems = 0
     private var promptedIndex: Int?
 
-    /// An app for a host. `banner` goes over the top, on the host's clock.
-    public init(host: ConversationHost, strings: UIStrings, depth: ColorDepth = .indexed256, banner: Banner? = nil, reducedMotion: Bool = false) {
+    /// An app for a host. `banner` goes over the top, on the host's clock; `pictures` decodes the
+    /// flow's pictures (the host's `PictureLoader`; nil: placeholders are drawn).
+    public init(
+        host: ConversationHost, strings: UIStrings, depth: ColorDepth = .indexed256, banner: Banner? = nil, reducedMotion: Bool = false,
+        pictures: PictureLoader? = nil
+    ) {
         self.host = host
+        self.pictures = pictures
         self.strings = strings
         self.depth = depth
         self.banner = banner
@@ -204,7 +211,7 @@ public final class ConversationApp: TerminalProgram {
             if case .image(let img) = c.graph[id].content { wanted.append(img.image) }
         }
         for image in wanted where imageCache[image.cacheKey] == nil {
-            imageCache[image.cacheKey] = try? image.decoded().get()
+            imageCache[image.cacheKey] = pictures?(image) ?? nil
         }
         loadedImages = imageCache.compactMapValues { $0 }
         return loadedImages

@@ -1,3 +1,5 @@
+public import RocketScenarioEngine
+import RocketCore
 package import RocketSQLite
 
 /// Statistics in an SQLite database (the system's libsqlite3, through RocketSQLite): WAL journal,
@@ -7,7 +9,7 @@ package import RocketSQLite
 ///
 /// Durability: with `.normal` (the default) a committed operation survives the process being
 /// killed at any moment; `.full` also survives power loss, at the cost of an fsync per operation.
-/// A foreign or corrupt file, a read-only location or a full disk is a ``ScenarioStoreError``;
+/// A foreign or corrupt file, a read-only location or a full disk is a `ScenarioStoreError`;
 /// nothing is changed when one is thrown.
 ///
 /// ```swift
@@ -185,7 +187,7 @@ public final class SQLiteScenarioStore: ScenarioStore {
     }
 
     /// The first integer a query returns (tests).
-    static func rawInt(path: String, _ sql: String) throws(ScenarioStoreError) -> Int {
+    package static func rawInt(path: String, _ sql: String) throws(ScenarioStoreError) -> Int {
         do throws(SQLiteError) {
             return try SQLiteDatabase(path: path, mode: .readWrite).withConnection { (c) throws(SQLiteError) in try c.integer(sql) }
         } catch {

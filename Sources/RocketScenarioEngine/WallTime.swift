@@ -1,7 +1,3 @@
-#if canImport(Glibc)
-    import Glibc
-#endif
-
 /// Wall-clock time for scenarios (seconds since 1970, UTC), and the two textual forms the CLI
 /// accepts: ISO-8601 (`2026-01-01T00:00:00Z`, offsets and fractions allowed, or a bare date)
 /// and `@EPOCHSECONDS`.
@@ -12,13 +8,6 @@
 /// WallTime.format(1_767_225_600)           // "2026-01-01T00:00:00Z"
 /// ```
 public enum WallTime {
-    /// Now, from the system's real-time clock.
-    public static var now: Double {
-        var ts = timespec()
-        clock_gettime(CLOCK_REALTIME, &ts)
-        return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
-    }
-
     /// The instants accepted anywhere: from 0001-01-01 to 9999-12-31T23:59:59Z.
     public static let validRange: ClosedRange<Double> = -62_135_596_800...253_402_300_799
 

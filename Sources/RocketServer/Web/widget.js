@@ -1,0 +1,554 @@
+(function () {
+  "use strict";
+  var script = document.currentScript;
+  var base = script ? script.src.replace(/\/widget\.js(\?.*)?$/, "") : "";
+  var reduced = window.matchMedia && window.matchMedia("(prefers-reduced-motion: reduce)").matches;
+  var CSS = "__CSS__";
+
+  function el(tag, cls, text) {
+    var e = document.createElement(tag);
+    if (cls) e.className = cls;
+    if (text !== undefined && text !== null) e.textContent = String(text);
+    return e;
+  }
+  function store(key, value) {
+    try {
+      if (value === undefined) return window.localStorage.getItem(key);
+      if (value === null) window.localStorage.removeItem(key); else window.localStorage.setItem(key, value);
+    } catch (e) { return null; }
+    return null;
+  }
+  function randomID() {
+    var a = new Uint8Array(16), s = "";
+    (window.crypto || window.msCrypto).getRandomValues(a);
+    for (var i = 0; i < a.length; i++) s += (a[i] + 256).toString(16).slice(1);
+    return s;
+  }
+  function visitorID() {
+    var v = store("rocket.visitor");
+    if (!v || !/^[A-Za-z0-9._:-]{1,128}$/.test(v)) { v = randomID(); store("rocket.visitor", v); }
+    return v;
+  }
+  function fontOf(e, f) {
+    if (!f) return;
+    if (typeof f === "string") { e.classList.add("rk-f-" + f); return; }
+    if (typeof f.size === "number") e.style.fontSize = Math.max(8, Math.min(64, f.size)) + "px";
+    if (f.weight) e.classList.add("rk-w-" + f.weight);
+    if (f.family) e.style.fontFamily = JSON.stringify(String(f.family)) + ", system-ui, sans-serif";
+    if (f.color && /^#[0-9A-Fa-f]{6}$/.test(f.color)) e.style.color = f.color;
+  }
+  function imageOf(src, style, alt) {
+    var img = el("img", "rk-img rk-img-" + (style || "square"));
+    img.alt = alt || "";
+    if (src && (src.indexOf("data:image/") === 0 || src.charAt(0) === "/")) img.src = src.charAt(0) === "/" ? base + src : src;
+    return img;
+  }
+
+  function Widget(root, flow, options) {
+    this.root = root;
+    this.flow = flow;
+    this.options = options || {};
+    this.visitor = visitorID();
+    this.view = null;
+    this.source = null;
+    this.busy = false;
+    this.queued = null;
+    this.sentStep = null;
+    this.seen = 0;
+    this.focusKey = null;
+    if (!document.getElementById("rocket-style")) {
+      var style = el("style");
+      style.id = "rocket-style";
+      style.textContent = CSS;
+      document.head.appendChild(style);
+    }
+    root.classList.add("rk");
+    if (this.options.page) root.classList.add("rk-page");
+    if (reduced) root.classList.add("rk-reduced");
+    this.frame = el("section", "rk-frame");
+    this.frame.setAttribute("aria-label", "Conversation");
+    this.header = el("header", "rk-head");
+    this.log = el("ol", "rk-log");
+    this.log.setAttribute("role", "log");
+    this.log.setAttribute("aria-live", "polite");
+    this.log.setAttribute("aria-relevant", "additions");
+    this.status = el("p", "rk-status");
+    this.status.setAttribute("role", "status");
+    this.frame.appendChild(this.header);
+    this.frame.appendChild(this.log);
+    this.frame.appendChild(this.status);
+    root.appendChild(this.frame);
+    var self = this;
+    root.addEventListener("keydown", function (ev) {
+      if (ev.key === "Escape" && self.view && self.view.accepts.indexOf("close") >= 0) { ev.preventDefault(); self.send({ intent: "close" }); }
+    });
+  }
+
+  function call(method, path, body) {
+    var init = { method: method, headers: { "Rocket-Visitor": visitorID() } };
+    if (body) { init.headers["Content-Type"] = "application/json"; init.body = JSON.stringify(body); }
+    return fetch(base + path, init).then(function (r) {
+      return r.text().then(function (t) {
+        var data = null;
+        try { data = t ? JSON.parse(t) : null; } catch (e) { data = null; }
+        return { status: r.status, data: data };
+      });
+    });
+  }
+
+  Widget.prototype.api = function (method, path, body) { return call(method, path, body); };
+
+  Widget.prototype.start = function () {
+    var self = this, key = "rocket.conversation." + this.flow, saved = store(key);
+    var fresh = function () {
+      return self.api("POST", "/v1/conversations", {
+        flow: self.flow, visitor: self.visitor, reducedMotion: reduced,
+        lang: (navigator.language || "en").slice(0, 35), vars: self.options.vars || {}
+      }).then(function (r) {
+        if (r.status === 201 && r.data && r.data.conversation) {
+          store(key, r.data.conversation.id);
+          self.dispatch("start", r.data.conversation);
+          return r.data.conversation;
+        }
+        if (r.data && r.data.status === "notNow") {
+          self.dispatch("notnow", r.data);
+          if (self.options.page) self.say((r.data.explanation || []).join(" "), "Not now.");
+          self.root.classList.add("rk-hidden");
+          return null;
+        }
+        throw new Error(r.data && r.data.error ? r.data.error.message : "the server answered " + r.status);
+      });
+    };
+    var resume = saved && /^[0-9a-f]{32}$/.test(saved)
+      ? this.api("GET", "/v1/conversations/" + saved).then(function (r) {
+          if (r.status === 200 && r.data && r.data.conversation.status !== "dismissed") return r.data.conversation;
+          store(key, null);
+          return fresh();
+        })
+      : fresh();
+    return resume.then(function (view) {
+      if (!view) return;
+      self.render(view);
+      self.listen(view.id);
+    }).catch(function (e) { self.say("The conversation could not start: " + e.message); });
+  };
+
+  Widget.prototype.say = function (text, fallback) {
+    this.status.textContent = text || fallback || "";
+  };
+
+  Widget.prototype.dispatch = function (name, detail) {
+    try { this.root.dispatchEvent(new CustomEvent("rocket:" + name, { detail: detail, bubbles: true })); } catch (e) { /* old browsers */ }
+  };
+
+  Widget.prototype.listen = function (id) {
+    var self = this;
+    if (!window.EventSource) return;
+    var src = new EventSource(base + "/v1/conversations/" + id + "/events?visitor=" + encodeURIComponent(this.visitor));
+    this.source = src;
+    src.addEventListener("state", function (ev) {
+      try { self.render(JSON.parse(ev.data)); } catch (e) { /* a bad frame is skipped */ }
+    });
+    src.addEventListener("events", function (ev) {
+      var list = [];
+      try { list = JSON.parse(ev.data); } catch (e) { list = []; }
+      for (var i = 0; i < list.length; i++) {
+        self.dispatch("event", list[i]);
+        if (list[i].event === "action") self.dispatch("action", list[i]);
+      }
+    });
+  };
+
+  Widget.prototype.send = function (intent) {
+    var self = this;
+    if (!this.view) return;
+    if (intent.step === undefined) intent.step = this.view.step;
+    if (this.busy) {
+      // The event stream can show the next block before the answer to the request in
+      // flight arrives: a press there waits for that answer. A second press on the view
+      // the request was sent from is a double press.
+      if (intent.step !== this.sentStep) this.queued = intent;
+      return;
+    }
+    this.busy = true;
+    this.sentStep = intent.step;
+    this.api("POST", "/v1/conversations/" + this.view.id + "/intents", intent).then(function (r) {
+      self.busy = false;
+      var v = r.data && (r.data.conversation || (r.data.error && r.data.error.conversation));
+      if (v) self.render(v);
+      if (r.status === 429) self.say("Slow down a little, please.");
+      else if (r.status >= 400 && r.status !== 422 && r.status !== 409) self.say(r.data && r.data.error ? r.data.error.message : "Something went wrong.");
+      var next = self.queued;
+      self.queued = null;
+      if (next && r.status < 400) self.send(next);
+    }, function () { self.busy = false; self.queued = null; self.say("The server cannot be reached."); });
+  };
+
+  Widget.prototype.render = function (v) {
+    if (this.view && v.id === this.view.id && v.version < this.view.version) return;
+    var hadFocus = this.root.contains(document.activeElement);
+    var typed = null, field = this.root.querySelector("input.rk-input");
+    if (field && this.view && this.view.active === v.active) typed = field.value;
+    this.view = v;
+    this.renderHead(v);
+    var items = v.transcript, log = this.log;
+    while (log.children.length > items.length) log.removeChild(log.lastChild);
+    for (var i = 0; i < items.length; i++) {
+      var item = items[i], key = JSON.stringify(item) + (item.index === v.active ? "*" + v.inputError : "") + v.accepts.join();
+      var li = log.children[i];
+      if (li && li.getAttribute("data-key") === key) continue;
+      var fresh = this.item(item, v);
+      fresh.setAttribute("data-key", key);
+      if (li) log.replaceChild(fresh, li); else { fresh.classList.add("rk-new"); log.appendChild(fresh); }
+    }
+    var typing = this.frame.querySelector(".rk-typing");
+    if (v.typing && !typing) {
+      typing = el("div", "rk-typing");
+      typing.setAttribute("role", "status");
+      typing.setAttribute("aria-label", v.author.name + " is typing");
+      for (var d = 0; d < 3; d++) typing.appendChild(el("span", "rk-dot"));
+      this.frame.insertBefore(typing, this.status);
+    } else if (!v.typing && typing) typing.parentNode.removeChild(typing);
+    if (typed !== null) { var f2 = this.root.querySelector("input.rk-input"); if (f2) f2.value = typed; }
+    this.renderBanner(v.banner);
+    this.frame.classList.toggle("rk-closing", v.status === "closing" || v.status === "dismissed");
+    if (v.status === "dismissed") {
+      if (this.source) { this.source.close(); this.source = null; }
+      store("rocket.conversation." + this.flow, null);
+      this.dispatch("dismiss", { reason: v.reason });
+      if (this.options.page) this.say(v.reason === "completed" ? "The conversation has ended." : "The conversation was closed.");
+    }
+    var focusKey = v.active === null ? null : v.id + ":" + v.active;
+    var target = this.log.querySelector("[data-focus]");
+    if (target && focusKey && focusKey !== this.focusKey && (hadFocus || this.options.page)) target.focus({ preventScroll: false });
+    // A redrawn block (an input error, say) keeps the focus it had.
+    else if (target && hadFocus && !this.root.contains(document.activeElement)) target.focus({ preventScroll: true });
+    this.focusKey = focusKey;
+    if (log.lastChild && log.lastChild.scrollIntoView && this.options.page) log.lastChild.scrollIntoView({ block: "nearest", behavior: reduced ? "auto" : "smooth" });
+  };
+
+  Widget.prototype.renderHead = function (v) {
+    var h = this.header;
+    var key = JSON.stringify([v.author, v.closeButton, v.accepts.indexOf("close") >= 0]);
+    if (h.getAttribute("data-key") === key) return;
+    h.setAttribute("data-key", key);
+    h.textContent = "";
+    if (v.author.image) h.appendChild(imageOf(v.author.image, v.author.style, ""));
+    h.appendChild(el("span", "rk-name", v.author.name));
+    if (v.closeButton) {
+      var self = this, b = el("button", "rk-close", v.closeButton.title);
+      b.type = "button";
+      fontOf(b, v.closeButton.font);
+      b.disabled = v.accepts.indexOf("close") < 0;
+      b.addEventListener("click", function () { self.send({ intent: "close" }); });
+      h.appendChild(b);
+    }
+  };
+
+  Widget.prototype.item = function (item, v) {
+    var self = this, li = el("li", "rk-item rk-item-" + item.type);
+    if (item.type === "reply") {
+      li.appendChild(el("p", "rk-bubble rk-mine", item.text));
+      return li;
+    }
+    var active = item.index === v.active;
+    var can = function (name) { return active && v.accepts.indexOf(name) >= 0; };
+    var button = function (title, font, intent, extra) {
+      var b = el("button", "rk-button" + (extra || ""), title);
+      b.type = "button";
+      fontOf(b, font);
+      if (!active) b.disabled = true;
+      b.addEventListener("click", function () { self.send(intent); });
+      return b;
+    };
+    switch (item.type) {
+      case "text":
+      case "image": {
+        var bubble = el(can("tap") ? "button" : "div", "rk-bubble");
+        if (item.type === "image") {
+          var img = imageOf(item.image, item.imageStyle, item.text);
+          img.style.marginLeft = Math.max(0, Math.min(200, item.paddingLeft || 0)) + "px";
+          img.style.marginRight = Math.max(0, Math.min(200, item.paddingRight || 0)) + "px";
+          bubble.appendChild(img);
+        }
+        if (item.text) { var p = el("span", "rk-text", item.text); fontOf(p, item.font); bubble.appendChild(p); }
+        if (can("tap")) {
+          bubble.type = "button";
+          bubble.setAttribute("data-focus", "");
+          bubble.setAttribute("aria-describedby", "rk-hint-" + item.index);
+          bubble.addEventListener("click", function () { self.send({ intent: "tap" }); });
+          li.appendChild(bubble);
+          var hint = el("span", "rk-hint", "Continue");
+          hint.id = "rk-hint-" + item.index;
+          li.appendChild(hint);
+        } else li.appendChild(bubble);
+        break;
+      }
+      case "button": {
+        var b1 = button(item.title, item.font, { intent: "pressButton" }, item.pressed ? " rk-pressed" : "");
+        if (can("pressButton")) b1.setAttribute("data-focus", "");
+        li.appendChild(b1);
+        break;
+      }
+      case "doubleButton": {
+        var row = el("div", "rk-row");
+        var l = button(item.left.title, item.left.font, { intent: "pressLeft" }, item.pressed === "left" ? " rk-pressed" : "");
+        var r = button(item.right.title, item.right.font, { intent: "pressRight" }, item.pressed === "right" ? " rk-pressed" : "");
+        if (can("pressLeft")) l.setAttribute("data-focus", "");
+        row.appendChild(l);
+        row.appendChild(r);
+        li.appendChild(row);
+        break;
+      }
+      case "choice": {
+        var q = el("p", "rk-bubble", item.text);
+        fontOf(q, item.font);
+        q.id = "rk-q-" + item.index;
+        li.appendChild(q);
+        var list = el("div", "rk-options");
+        list.setAttribute("role", "group");
+        list.setAttribute("aria-labelledby", q.id);
+        for (var k = 0; k < item.options.length; k++) {
+          var ob = button(item.options[k].title, item.options[k].font, { intent: "choose", option: k }, item.chosen === k ? " rk-pressed" : "");
+          if (k === 0 && can("choose")) ob.setAttribute("data-focus", "");
+          list.appendChild(ob);
+        }
+        li.appendChild(list);
+        break;
+      }
+      case "textInput": {
+        var form = el("form", "rk-form");
+        var label = el("label", "rk-bubble", item.text);
+        fontOf(label, item.font);
+        var field = el("input", "rk-input");
+        var fid = "rk-in-" + v.id.slice(0, 8) + "-" + item.index;
+        field.id = fid;
+        label.htmlFor = fid;
+        field.type = item.secret ? "password" : "text";
+        field.autocomplete = item.secret ? "off" : "on";
+        if (item.placeholder) field.placeholder = item.placeholder;
+        if (item.validate) {
+          if (item.validate.required) field.required = true;
+          if (item.validate.minLength) field.minLength = item.validate.minLength;
+          if (item.validate.maxLength) field.maxLength = item.validate.maxLength;
+        }
+        var go = el("button", "rk-button rk-send", item.buttonTitle);
+        go.type = "submit";
+        fontOf(go, item.buttonStyle);
+        form.appendChild(label);
+        var line = el("div", "rk-row");
+        line.appendChild(field);
+        line.appendChild(go);
+        form.appendChild(line);
+        if (active) {
+          field.setAttribute("data-focus", "");
+          if (v.inputError) {
+            var err = el("p", "rk-error", v.inputError);
+            err.id = fid + "-error";
+            err.setAttribute("role", "alert");
+            field.setAttribute("aria-invalid", "true");
+            field.setAttribute("aria-describedby", err.id);
+            form.appendChild(err);
+          }
+          form.addEventListener("submit", function (ev) {
+            ev.preventDefault();
+            self.send({ intent: "submit", text: field.value });
+          });
+          field.noValidate = true;
+          form.noValidate = true;
+        } else {
+          field.disabled = true;
+          go.disabled = true;
+          form.addEventListener("submit", function (ev) { ev.preventDefault(); });
+        }
+        li.appendChild(form);
+        break;
+      }
+      default:
+        li.appendChild(el("p", "rk-bubble", item.text || ""));
+    }
+    return li;
+  };
+
+  Widget.prototype.renderBanner = function (b) {
+    var self = this;
+    if (!b) return;
+    var key = JSON.stringify(b);
+    if (this.bannerKey === key) return;
+    this.bannerKey = key;
+    var box = el("div", "rk-banner rk-anim-" + (b.animation || "linear"));
+    box.setAttribute("role", "status");
+    if (b.color && /^#[0-9A-Fa-f]{6}$/.test(b.color)) box.style.background = b.color;
+    if (b.iconImage) { var ic = imageOf(b.iconImage, "round", ""); ic.className += " rk-banner-image"; box.appendChild(ic); }
+    else if (b.icon) box.appendChild(el("span", "rk-banner-icon", b.icon));
+    var texts = el("div", "rk-banner-texts");
+    var t = el("strong", "rk-banner-title", b.title);
+    if (b.titleColor && /^#[0-9A-Fa-f]{6}$/.test(b.titleColor)) t.style.color = b.titleColor;
+    texts.appendChild(t);
+    if (b.subtitle) {
+      var s = el("span", "rk-banner-subtitle", b.subtitle);
+      if (b.subtitleColor && /^#[0-9A-Fa-f]{6}$/.test(b.subtitleColor)) s.style.color = b.subtitleColor;
+      texts.appendChild(s);
+    }
+    box.appendChild(texts);
+    var gone = false;
+    var dismiss = function (how) {
+      if (gone) return;
+      gone = true;
+      box.classList.add("rk-banner-out");
+      self.dispatch("banner", { result: how });
+      setTimeout(function () { if (box.parentNode) box.parentNode.removeChild(box); }, reduced ? 0 : 250);
+    };
+    var buttons = b.buttons === "close" ? [["×", "close"]] : (b.buttons || []).map(function (x, i) { return [x, "button" + (i + 1)]; });
+    buttons.forEach(function (pair) {
+      var bt = el("button", "rk-banner-button", pair[0]);
+      bt.type = "button";
+      if (pair[1] === "close") bt.setAttribute("aria-label", "Dismiss");
+      bt.addEventListener("click", function (ev) { ev.stopPropagation(); dismiss(pair[1]); });
+      box.appendChild(bt);
+    });
+    if (b.backgroundTaps !== false) box.addEventListener("click", function () { dismiss("tap"); });
+    if (b.swipe !== false) {
+      var x0 = null;
+      box.addEventListener("pointerdown", function (ev) { x0 = ev.clientY; });
+      box.addEventListener("pointerup", function (ev) { if (x0 !== null && x0 - ev.clientY > 30) dismiss("swipe"); x0 = null; });
+    }
+    if (b.duration > 0) setTimeout(function () { dismiss("timeout"); }, Math.min(b.duration, 3600) * 1000);
+    this.root.insertBefore(box, this.root.firstChild);
+  };
+
+  // AlertReactor alerts and action sheets: shown modally, their actions updated live by
+  // the app (POST /v1/alerts/ID/mutations), answered once.
+  function AlertView(id, resolve) {
+    this.id = id;
+    this.resolve = resolve;
+    this.view = null;
+    this.busy = false;
+    this.previous = document.activeElement;
+    this.overlay = el("div", "rk rk-overlay");
+    this.box = el("div", "rk-dialog");
+    this.box.setAttribute("role", "alertdialog");
+    this.box.setAttribute("aria-modal", "true");
+    this.box.tabIndex = -1;
+    this.overlay.appendChild(this.box);
+    if (reduced) this.overlay.classList.add("rk-reduced");
+    document.body.appendChild(this.overlay);
+    var self = this;
+    this.box.addEventListener("keydown", function (ev) { self.key(ev); });
+    var src = window.EventSource ? new EventSource(base + "/v1/alerts/" + id + "/events?visitor=" + encodeURIComponent(visitorID())) : null;
+    this.source = src;
+    if (src) src.addEventListener("state", function (ev) { try { self.render(JSON.parse(ev.data)); } catch (e) { /* skipped */ } });
+  }
+
+  AlertView.prototype.render = function (v) {
+    if (this.view && v.version < this.view.version) return;
+    var old = this.view, self = this, box = this.box;
+    this.view = v;
+    if (v.status === "dismissed") { this.close(v.selected); return; }
+    // The focused action is followed by its title: the list may have changed around it.
+    var focusTitle = null, active = document.activeElement;
+    if (active && active.getAttribute && active.hasAttribute("data-index") && box.contains(active)) focusTitle = active.textContent;
+    box.textContent = "";
+    box.className = "rk-dialog" + (v.style === "actionSheet" ? " rk-sheet" : "");
+    if (v.title) { var t = el("h2", "rk-dialog-title", v.title); t.id = "rk-a-" + this.id + "-t"; box.appendChild(t); box.setAttribute("aria-labelledby", t.id); }
+    if (v.message) { var m = el("p", "rk-dialog-message", v.message); m.id = "rk-a-" + this.id + "-m"; box.appendChild(m); box.setAttribute("aria-describedby", m.id); }
+    var list = el("div", "rk-dialog-actions");
+    var order = v.actions.map(function (a, i) { return i; });
+    if (v.style === "actionSheet") order.sort(function (a, b) { return (v.actions[a].style === "cancel") - (v.actions[b].style === "cancel"); });
+    order.forEach(function (i) {
+      var a = v.actions[i], b = el("button", "rk-dialog-button rk-" + a.style, a.title);
+      b.type = "button";
+      b.setAttribute("data-index", String(i));
+      b.disabled = !a.enabled;
+      b.addEventListener("click", function () { self.select(i); });
+      list.appendChild(b);
+    });
+    if (!v.actions.length) list.appendChild(el("p", "rk-dialog-message", "…"));
+    box.appendChild(list);
+    // Focus stays where it was when that action is still usable; it starts on the first
+    // enabled action that is not destructive, so one Enter never destroys.
+    var target = null;
+    if (focusTitle !== null) {
+      var same = v.actions.findIndex(function (a) { return a.title === focusTitle && a.enabled && a.style !== "destructive"; });
+      if (same >= 0) target = box.querySelector('[data-index="' + same + '"]');
+    }
+    if (!target) {
+      var safe = v.actions.map(function (a, i) { return a.enabled && a.style !== "destructive" ? i : -1; }).filter(function (i) { return i >= 0; });
+      target = safe.length ? box.querySelector('[data-index="' + safe[0] + '"]') : null;
+    }
+    (target || box).focus();
+  };
+
+  AlertView.prototype.key = function (ev) {
+    if (ev.key === "Escape") {
+      ev.preventDefault();
+      var v = this.view, i = v ? v.actions.findIndex(function (a) { return a.style === "cancel" && a.enabled; }) : -1;
+      if (i >= 0) this.select(i);
+    } else if (ev.key === "Tab") {
+      var items = Array.prototype.slice.call(this.box.querySelectorAll("button:not([disabled])"));
+      if (!items.length) { ev.preventDefault(); return; }
+      var at = items.indexOf(document.activeElement);
+      var next = ev.shiftKey ? (at <= 0 ? items.length - 1 : at - 1) : (at === items.length - 1 ? 0 : at + 1);
+      ev.preventDefault();
+      items[next].focus();
+    }
+  };
+
+  AlertView.prototype.select = function (i) {
+    var self = this;
+    if (this.busy) return;
+    this.busy = true;
+    call("POST", "/v1/alerts/" + this.id + "/select", { index: i }).then(function (r) {
+      self.busy = false;
+      var v = r.data && (r.data.alert || (r.data.error && r.data.error.alert));
+      if (v) self.render(v);
+    }, function () { self.busy = false; });
+  };
+
+  AlertView.prototype.close = function (selected) {
+    if (this.source) { this.source.close(); this.source = null; }
+    if (this.overlay.parentNode) this.overlay.parentNode.removeChild(this.overlay);
+    if (this.previous && this.previous.focus) this.previous.focus();
+    var v = this.view;
+    this.resolve(selected === null || selected === undefined ? null : { index: selected, title: v.actions[selected] ? v.actions[selected].title : null });
+  };
+
+  function showAlert(id) {
+    return new Promise(function (resolve) {
+      var view = new AlertView(id, resolve);
+      call("GET", "/v1/alerts/" + id).then(function (r) { if (r.data && r.data.alert) view.render(r.data.alert); });
+    });
+  }
+
+  window.RocketAlert = {
+    mount: function (target, flow, options) {
+      var w = new Widget(target, flow, options);
+      w.start();
+      return w;
+    },
+    /** Shows alert ID (made by the app's server for this visitor); resolves with the choice. */
+    showAlert: showAlert,
+    /** Makes and shows an alert: {title, message, style: "alert"|"actionSheet", actions: [{title, style, enabled}]}. */
+    alert: function (spec) {
+      var body = { visitor: visitorID() };
+      ["title", "message", "style", "actions"].forEach(function (k) { if (spec && spec[k] !== undefined) body[k] = spec[k]; });
+      return call("POST", "/v1/alerts", body).then(function (r) {
+        if (r.status !== 201) throw new Error(r.data && r.data.error ? r.data.error.message : "the server answered " + r.status);
+        try { document.dispatchEvent(new CustomEvent("rocket:alert", { detail: { id: r.data.alert.id } })); } catch (e) { /* old browsers */ }
+        return showAlert(r.data.alert.id);
+      });
+    },
+    /** This browser's visitor id (kept in localStorage). */
+    visitor: visitorID
+  };
+  if (script && script.getAttribute("data-flow")) {
+    var flow = script.getAttribute("data-flow");
+    var go = function () {
+      var sel = script.getAttribute("data-target");
+      var target = sel ? document.querySelector(sel) : null;
+      if (!target) { target = el("div"); script.parentNode.insertBefore(target, script.nextSibling); }
+      window.RocketAlert.mount(target, flow, { page: script.hasAttribute("data-page") });
+    };
+    if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", go); else go();
+  }
+})();
