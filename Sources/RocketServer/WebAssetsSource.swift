@@ -6,6 +6,86 @@ extension WebAssets {
     static let script = #"""
         (function () {
           "use strict";
+
+          // The widget's logic that needs no page: what a visitor id, a picture source or a colour may
+          // be, how a font is drawn, when an intent is sent, which action takes the focus. Under Node
+          // (`node --test Tests/Widget/`) this object is all the file gives; in a page the rest below
+          // draws with it.
+          var core = {
+            /** True for the visitor ids the server takes: 1–128 letters, digits, '.', '_', ':' or '-'. */
+            isVisitorID: function (v) { return typeof v === "string" && /^[A-Za-z0-9._:-]{1,128}$/.test(v); },
+            /** A colour the page may use (#RRGGBB), or null. */
+            color: function (c) { return typeof c === "string" && /^#[0-9A-Fa-f]{6}$/.test(c) ? c : null; },
+            /** The URL of a picture the server named: a data: URI of an image, or a path under `base`; else null. */
+            imageURL: function (base, src) {
+              if (typeof src !== "string") return null;
+              if (src.indexOf("data:image/") === 0) return src;
+              if (src.charAt(0) === "/" && src.charAt(1) !== "/") return base + src;
+              return null;
+            },
+            /** How a font of the view is drawn: CSS classes and inline styles (a preset is a class). */
+            fontLook: function (f) {
+              var out = { classes: [], style: {} };
+              if (!f) return out;
+              if (typeof f === "string") { if (/^[A-Za-z]+$/.test(f)) out.classes.push("rk-f-" + f); return out; }
+              if (typeof f.size === "number" && isFinite(f.size)) out.style.fontSize = Math.max(8, Math.min(64, f.size)) + "px";
+              if (typeof f.weight === "string" && /^[A-Za-z]+$/.test(f.weight)) out.classes.push("rk-w-" + f.weight);
+              if (f.family) out.style.fontFamily = JSON.stringify(String(f.family)) + ", system-ui, sans-serif";
+              if (core.color(f.color)) out.style.color = f.color;
+              return out;
+            },
+            /** What identifies how a transcript item is drawn: equal keys need no redraw. */
+            itemKey: function (item, v) {
+              return JSON.stringify(item) + (item.index === v.active ? "*" + v.inputError : "") + v.accepts.join();
+            },
+            /** True when view `v` may replace `old` (a late answer never takes a newer view back). */
+            isNewer: function (old, v) { return !old || v.id !== old.id || v.version >= old.version; },
+            /**
+             * The plan for one intent: to "send" it now (stamped with the view's step), "queue" it until
+             * the request in flight is answered (the stream showed a newer block), or "drop" it (a second
+             * press on the view the request in flight was sent from).
+             */
+            plan: function (intent, view, busy, sentStep) {
+              if (!view) return { action: "drop", intent: intent };
+              var stamped = {};
+              for (var k in intent) if (Object.prototype.hasOwnProperty.call(intent, k)) stamped[k] = intent[k];
+              if (stamped.step === undefined) stamped.step = view.step;
+              if (!busy) return { action: "send", intent: stamped };
+              return { action: stamped.step !== sentStep ? "queue" : "drop", intent: stamped };
+            },
+            /** A banner's buttons as [title, result] pairs. */
+            bannerButtons: function (b) {
+              if (b.buttons === "close") return [["×", "close"]];
+              return (Array.isArray(b.buttons) ? b.buttons : []).slice(0, 2).map(function (x, i) { return [String(x), "button" + (i + 1)]; });
+            },
+            /** The order an alert's actions are shown in: an action sheet puts its cancel action last. */
+            alertOrder: function (v) {
+              var order = v.actions.map(function (a, i) { return i; });
+              if (v.style === "actionSheet") order.sort(function (a, b) { return (v.actions[a].style === "cancel") - (v.actions[b].style === "cancel") || a - b; });
+              return order;
+            },
+            /**
+             * The action that takes the focus: the one with the title that had it, while it is enabled and
+             * not destructive; else the first enabled action that is not destructive (one Enter never
+             * destroys); else none (-1).
+             */
+            alertFocus: function (actions, focusTitle) {
+              var safe = function (a) { return a.enabled && a.style !== "destructive"; };
+              if (focusTitle !== null && focusTitle !== undefined) {
+                var same = actions.findIndex(function (a) { return a.title === focusTitle && safe(a); });
+                if (same >= 0) return same;
+              }
+              return actions.findIndex(safe);
+            },
+            /** The index Tab (or Shift-Tab) moves to among `count` items from `at` (-1: none focused), wrapping. */
+            nextTab: function (count, at, backwards) {
+              if (count <= 0) return -1;
+              if (backwards) return at <= 0 ? count - 1 : at - 1;
+              return at < 0 || at >= count - 1 ? 0 : at + 1;
+            }
+          };
+          if (typeof module === "object" && module && module.exports) { module.exports = core; return; }
+
           var script = document.currentScript;
           var base = script ? script.src.replace(/\/widget\.js(\?.*)?$/, "") : "";
           var reduced = window.matchMedia && window.matchMedia("(prefers-reduced-motion: reduce)").matches;
@@ -32,21 +112,19 @@ extension WebAssets {
           }
           function visitorID() {
             var v = store("rocket.visitor");
-            if (!v || !/^[A-Za-z0-9._:-]{1,128}$/.test(v)) { v = randomID(); store("rocket.visitor", v); }
+            if (!core.isVisitorID(v)) { v = randomID(); store("rocket.visitor", v); }
             return v;
           }
           function fontOf(e, f) {
-            if (!f) return;
-            if (typeof f === "string") { e.classList.add("rk-f-" + f); return; }
-            if (typeof f.size === "number") e.style.fontSize = Math.max(8, Math.min(64, f.size)) + "px";
-            if (f.weight) e.classList.add("rk-w-" + f.weight);
-            if (f.family) e.style.fontFamily = JSON.stringify(String(f.family)) + ", system-ui, sans-serif";
-            if (f.color && /^#[0-9A-Fa-f]{6}$/.test(f.color)) e.style.color = f.color;
+            var look = core.fontLook(f);
+            for (var i = 0; i < look.classes.length; i++) e.classList.add(look.classes[i]);
+            for (var k in look.style) e.style[k] = look.style[k];
           }
           function imageOf(src, style, alt) {
             var img = el("img", "rk-img rk-img-" + (style || "square"));
             img.alt = alt || "";
-            if (src && (src.indexOf("data:image/") === 0 || src.charAt(0) === "/")) img.src = src.charAt(0) === "/" ? base + src : src;
+            var url = core.imageURL(base, src);
+            if (url) img.src = url;
             return img;
           }
 
@@ -165,17 +243,15 @@ extension WebAssets {
             });
           };
 
-          Widget.prototype.send = function (intent) {
+          Widget.prototype.send = function (request) {
             var self = this;
-            if (!this.view) return;
-            if (intent.step === undefined) intent.step = this.view.step;
-            if (this.busy) {
-              // The event stream can show the next block before the answer to the request in
-              // flight arrives: a press there waits for that answer. A second press on the view
-              // the request was sent from is a double press.
-              if (intent.step !== this.sentStep) this.queued = intent;
-              return;
-            }
+            // The event stream can show the next block before the answer to the request in flight
+            // arrives: a press there waits for that answer. A second press on the view the request
+            // was sent from is a double press.
+            var plan = core.plan(request, this.view, this.busy, this.sentStep);
+            if (plan.action === "queue") this.queued = plan.intent;
+            if (plan.action !== "send") return;
+            var intent = plan.intent;
             this.busy = true;
             this.sentStep = intent.step;
             this.api("POST", "/v1/conversations/" + this.view.id + "/intents", intent).then(function (r) {
@@ -191,7 +267,7 @@ extension WebAssets {
           };
 
           Widget.prototype.render = function (v) {
-            if (this.view && v.id === this.view.id && v.version < this.view.version) return;
+            if (!core.isNewer(this.view, v)) return;
             var hadFocus = this.root.contains(document.activeElement);
             var typed = null, field = this.root.querySelector("input.rk-input");
             if (field && this.view && this.view.active === v.active) typed = field.value;
@@ -200,7 +276,7 @@ extension WebAssets {
             var items = v.transcript, log = this.log;
             while (log.children.length > items.length) log.removeChild(log.lastChild);
             for (var i = 0; i < items.length; i++) {
-              var item = items[i], key = JSON.stringify(item) + (item.index === v.active ? "*" + v.inputError : "") + v.accepts.join();
+              var item = items[i], key = core.itemKey(item, v);
               var li = log.children[i];
               if (li && li.getAttribute("data-key") === key) continue;
               var fresh = this.item(item, v);
@@ -384,16 +460,16 @@ extension WebAssets {
             this.bannerKey = key;
             var box = el("div", "rk-banner rk-anim-" + (b.animation || "linear"));
             box.setAttribute("role", "status");
-            if (b.color && /^#[0-9A-Fa-f]{6}$/.test(b.color)) box.style.background = b.color;
+            if (core.color(b.color)) box.style.background = b.color;
             if (b.iconImage) { var ic = imageOf(b.iconImage, "round", ""); ic.className += " rk-banner-image"; box.appendChild(ic); }
             else if (b.icon) box.appendChild(el("span", "rk-banner-icon", b.icon));
             var texts = el("div", "rk-banner-texts");
             var t = el("strong", "rk-banner-title", b.title);
-            if (b.titleColor && /^#[0-9A-Fa-f]{6}$/.test(b.titleColor)) t.style.color = b.titleColor;
+            if (core.color(b.titleColor)) t.style.color = b.titleColor;
             texts.appendChild(t);
             if (b.subtitle) {
               var s = el("span", "rk-banner-subtitle", b.subtitle);
-              if (b.subtitleColor && /^#[0-9A-Fa-f]{6}$/.test(b.subtitleColor)) s.style.color = b.subtitleColor;
+              if (core.color(b.subtitleColor)) s.style.color = b.subtitleColor;
               texts.appendChild(s);
             }
             box.appendChild(texts);
@@ -405,8 +481,7 @@ extension WebAssets {
               self.dispatch("banner", { result: how });
               setTimeout(function () { if (box.parentNode) box.parentNode.removeChild(box); }, reduced ? 0 : 250);
             };
-            var buttons = b.buttons === "close" ? [["×", "close"]] : (b.buttons || []).map(function (x, i) { return [x, "button" + (i + 1)]; });
-            buttons.forEach(function (pair) {
+            core.bannerButtons(b).forEach(function (pair) {
               var bt = el("button", "rk-banner-button", pair[0]);
               bt.type = "button";
               if (pair[1] === "close") bt.setAttribute("aria-label", "Dismiss");
@@ -459,9 +534,7 @@ extension WebAssets {
             if (v.title) { var t = el("h2", "rk-dialog-title", v.title); t.id = "rk-a-" + this.id + "-t"; box.appendChild(t); box.setAttribute("aria-labelledby", t.id); }
             if (v.message) { var m = el("p", "rk-dialog-message", v.message); m.id = "rk-a-" + this.id + "-m"; box.appendChild(m); box.setAttribute("aria-describedby", m.id); }
             var list = el("div", "rk-dialog-actions");
-            var order = v.actions.map(function (a, i) { return i; });
-            if (v.style === "actionSheet") order.sort(function (a, b) { return (v.actions[a].style === "cancel") - (v.actions[b].style === "cancel"); });
-            order.forEach(function (i) {
+            core.alertOrder(v).forEach(function (i) {
               var a = v.actions[i], b = el("button", "rk-dialog-button rk-" + a.style, a.title);
               b.type = "button";
               b.setAttribute("data-index", String(i));
@@ -473,15 +546,8 @@ extension WebAssets {
             box.appendChild(list);
             // Focus stays where it was when that action is still usable; it starts on the first
             // enabled action that is not destructive, so one Enter never destroys.
-            var target = null;
-            if (focusTitle !== null) {
-              var same = v.actions.findIndex(function (a) { return a.title === focusTitle && a.enabled && a.style !== "destructive"; });
-              if (same >= 0) target = box.querySelector('[data-index="' + same + '"]');
-            }
-            if (!target) {
-              var safe = v.actions.map(function (a, i) { return a.enabled && a.style !== "destructive" ? i : -1; }).filter(function (i) { return i >= 0; });
-              target = safe.length ? box.querySelector('[data-index="' + safe[0] + '"]') : null;
-            }
+            var focus = core.alertFocus(v.actions, focusTitle);
+            var target = focus >= 0 ? box.querySelector('[data-index="' + focus + '"]') : null;
             (target || box).focus();
           };
 
@@ -493,8 +559,7 @@ extension WebAssets {
             } else if (ev.key === "Tab") {
               var items = Array.prototype.slice.call(this.box.querySelectorAll("button:not([disabled])"));
               if (!items.length) { ev.preventDefault(); return; }
-              var at = items.indexOf(document.activeElement);
-              var next = ev.shiftKey ? (at <= 0 ? items.length - 1 : at - 1) : (at === items.length - 1 ? 0 : at + 1);
+              var next = core.nextTab(items.length, items.indexOf(document.activeElement), ev.shiftKey);
               ev.preventDefault();
               items[next].focus();
             }

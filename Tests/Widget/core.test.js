@@ -1,0 +1,105 @@
+// The widget's page-free logic (Sources/RocketServer/Web/widget.js, loaded as Node loads it:
+// the file gives its `core` object and draws nothing). Run: node --test Tests/Widget/
+"use strict";
+const test = require("node:test");
+const assert = require("node:assert/strict");
+const path = require("node:path");
+const core = require(path.join(__dirname, "..", "..", "Sources", "RocketServer", "Web", "widget.js"));
+
+test("visitor ids: what the server takes, nothing else", () => {
+  for (const ok of ["a", "v-1.2_3:x", "A".repeat(128)]) assert.equal(core.isVisitorID(ok), true, ok);
+  for (const bad of ["", "A".repeat(129), "a b", "é", "a/b", null, undefined, 7, "<script>"]) assert.equal(core.isVisitorID(bad), false, String(bad));
+});
+
+test("colours: #RRGGBB only", () => {
+  assert.equal(core.color("#12abEF"), "#12abEF");
+  for (const bad of ["#123", "red", "#1234567", "#12345g", "url(x)", "", null, 5]) assert.equal(core.color(bad), null, String(bad));
+});
+
+test("picture sources: data: images and the server's own paths; never another site or a script", () => {
+  const base = "https://rocket.example";
+  assert.equal(core.imageURL(base, "/v1/flows/demo/files/logo.png"), "https://rocket.example/v1/flows/demo/files/logo.png");
+  assert.equal(core.imageURL(base, "data:image/png;base64,AAAA"), "data:image/png;base64,AAAA");
+  for (const bad of ["//evil.example/x.png", "https://evil.example/x.png", "javascript:alert(1)", "data:text/html,<b>", "x.png", "", null, {}]) {
+    assert.equal(core.imageURL(base, bad), null, String(bad));
+  }
+});
+
+test("fonts: a preset is a class; an object sets size (clamped), weight, family and a valid colour", () => {
+  assert.deepEqual(core.fontLook("textBold"), { classes: ["rk-f-textBold"], style: {} });
+  assert.deepEqual(core.fontLook(null), { classes: [], style: {} });
+  const look = core.fontLook({ size: 200, weight: "bold", family: "Iosevka", color: "#102030" });
+  assert.deepEqual(look.classes, ["rk-w-bold"]);
+  assert.equal(look.style.fontSize, "64px");
+  assert.equal(look.style.fontFamily, '"Iosevka", system-ui, sans-serif');
+  assert.equal(look.style.color, "#102030");
+  assert.equal(core.fontLook({ size: 1 }).style.fontSize, "8px");
+  // Nothing from the view reaches a class name or a style unchecked.
+  assert.deepEqual(core.fontLook("x y").classes, []);
+  assert.deepEqual(core.fontLook({ weight: "bold x", color: "red; background: url(x)" }), { classes: [], style: {} });
+  assert.equal(core.fontLook({ family: '"; } body { color: red' }).style.fontFamily, JSON.stringify('"; } body { color: red') + ", system-ui, sans-serif");
+});
+
+test("item keys change when what is drawn changes: the item, its input error while active, the accepted intents", () => {
+  const item = { type: "textInput", index: 2, text: "Name?" };
+  const v = { active: 2, inputError: null, accepts: ["submit"] };
+  const k = core.itemKey(item, v);
+  assert.equal(core.itemKey({ ...item }, { ...v }), k);
+  assert.notEqual(core.itemKey(item, { ...v, inputError: "Too short" }), k);
+  assert.notEqual(core.itemKey(item, { ...v, accepts: [] }), k);
+  assert.notEqual(core.itemKey({ ...item, text: "Age?" }, v), k);
+  // Not the active item: its key ignores the input error.
+  assert.equal(core.itemKey({ ...item, index: 1 }, { ...v, inputError: "x" }), core.itemKey({ ...item, index: 1 }, v));
+});
+
+test("a late answer never takes a newer view back", () => {
+  const old = { id: "a", version: 5 };
+  assert.equal(core.isNewer(null, old), true);
+  assert.equal(core.isNewer(old, { id: "a", version: 4 }), false);
+  assert.equal(core.isNewer(old, { id: "a", version: 5 }), true);
+  assert.equal(core.isNewer(old, { id: "b", version: 1 }), true);
+});
+
+test("intents: stamped with the view's step; while one is in flight a press on a newer block waits and a double press is dropped", () => {
+  const view = { step: 3 };
+  assert.deepEqual(core.plan({ intent: "tap" }, view, false, null), { action: "send", intent: { intent: "tap", step: 3 } });
+  assert.equal(core.plan({ intent: "tap" }, null, false, null).action, "drop");
+  assert.equal(core.plan({ intent: "tap" }, view, true, 3).action, "drop");
+  assert.deepEqual(core.plan({ intent: "choose", option: 1 }, { step: 4 }, true, 3), { action: "queue", intent: { intent: "choose", option: 1, step: 4 } });
+  // The caller's object is not changed.
+  const mine = { intent: "tap" };
+  core.plan(mine, view, false, null);
+  assert.deepEqual(mine, { intent: "tap" });
+});
+
+test("banner buttons: close, up to two titles, nothing else", () => {
+  assert.deepEqual(core.bannerButtons({ buttons: "close" }), [["×", "close"]]);
+  assert.deepEqual(core.bannerButtons({ buttons: ["Yes", "No", "Maybe"] }), [["Yes", "button1"], ["No", "button2"]]);
+  assert.deepEqual(core.bannerButtons({}), []);
+  assert.deepEqual(core.bannerButtons({ buttons: "x" }), []);
+});
+
+test("alerts: an action sheet puts cancel last; focus never starts on a destructive or disabled action", () => {
+  const actions = [
+    { title: "Cancel", style: "cancel", enabled: true },
+    { title: "Delete", style: "destructive", enabled: true },
+    { title: "Save", style: "default", enabled: false },
+    { title: "Keep", style: "default", enabled: true },
+  ];
+  assert.deepEqual(core.alertOrder({ style: "actionSheet", actions }), [1, 2, 3, 0]);
+  assert.deepEqual(core.alertOrder({ style: "alert", actions }), [0, 1, 2, 3]);
+  assert.equal(core.alertFocus(actions, null), 0);
+  assert.equal(core.alertFocus(actions, "Keep"), 3);
+  assert.equal(core.alertFocus(actions, "Delete"), 0, "a destructive action does not keep the focus");
+  assert.equal(core.alertFocus(actions, "Save"), 0, "a disabled action does not keep the focus");
+  assert.equal(core.alertFocus([{ title: "Delete", style: "destructive", enabled: true }], null), -1);
+});
+
+test("Tab and Shift-Tab wrap around the enabled actions", () => {
+  assert.equal(core.nextTab(3, 0, false), 1);
+  assert.equal(core.nextTab(3, 2, false), 0);
+  assert.equal(core.nextTab(3, -1, false), 0);
+  assert.equal(core.nextTab(3, 0, true), 2);
+  assert.equal(core.nextTab(3, -1, true), 2);
+  assert.equal(core.nextTab(0, 0, false), -1);
+});
