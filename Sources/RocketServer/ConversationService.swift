@@ -616,8 +616,8 @@ package final class ConversationService: Sendable {
         case .failure(let e): return e.response
         case .success(let f): fields = f
         }
-        let names = RocketIntent.Name.allCases.map(\.rawValue).joined(separator: ", ")
         guard case .success(let word) = fields.required("intent", maxBytes: 32), let name = RocketIntent.Name(rawValue: word) else {
+            let names = RocketIntent.Name.allCases.map(\.rawValue).joined(separator: ", ")
             return .error(400, "bad-field", "\"intent\" must be one of \(names)")
         }
         let intent: RocketIntent

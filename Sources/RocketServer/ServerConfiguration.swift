@@ -1,5 +1,5 @@
 public import RocketConversation
-public import RocketCore
+import RocketCore
 
 /// The limits and settings of `rocket serve`: every one bounds memory or work whatever clients
 /// send.

@@ -4,7 +4,7 @@
     import Darwin
 #endif
 import Synchronization
-public import RocketTerminalCore
+import RocketTerminalCore
 
 /// The process-wide terminal state that signal handlers need: the saved settings, the bytes
 /// that restore the screen, and the pipe that turns signals into input for the event loop.

@@ -211,7 +211,7 @@ public final class ConversationApp: TerminalProgram {
             if case .image(let img) = c.graph[id].content { wanted.append(img.image) }
         }
         for image in wanted where imageCache[image.cacheKey] == nil {
-            imageCache[image.cacheKey] = pictures?(image) ?? nil
+            imageCache[image.cacheKey] = .some(pictures?(image))
         }
         loadedImages = imageCache.compactMapValues { $0 }
         return loadedImages
