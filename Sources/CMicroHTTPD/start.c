@@ -4,6 +4,7 @@
 #include <netinet/in.h>
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
 static void rocket_mhd_quiet_log(void *cls, const char *fmt, va_list ap) { (void)cls; (void)fmt; (void)ap; }
@@ -64,4 +65,40 @@ uint16_t rocket_mhd_port(struct MHD_Daemon *daemon) {
 void rocket_mhd_quiesce(struct MHD_Daemon *daemon) {
     MHD_socket fd = MHD_quiesce_daemon(daemon);
     if (fd != MHD_INVALID_SOCKET) close(fd);
+}
+
+// libmicrohttpd 0.9.75 parses the header block in place, in its read buffer, from the request
+// line on; a folded line (obs-fold) is joined onto the previous header's name in memory newly
+// taken from the connection's pool, outside that block. So a header whose name or value lies
+// outside [request line, request line + header size) was folded. The library gives no other
+// sign of it (newer versions refuse obs-fold themselves).
+struct rocket_framing_scan {
+    const char *low;
+    const char *high;
+    unsigned content_lengths;
+    unsigned transfer_encodings;
+    unsigned hosts;
+    int outside;
+};
+
+static enum MHD_Result rocket_framing_visit(void *cls, enum MHD_ValueKind kind, const char *key, const char *value) {
+    (void)kind;
+    struct rocket_framing_scan *scan = cls;
+    if (key == NULL) return MHD_YES;
+    if (key < scan->low || key >= scan->high || (value != NULL && (value < scan->low || value > scan->high))) scan->outside = 1;
+    if (strcasecmp(key, "Content-Length") == 0) scan->content_lengths++;
+    if (strcasecmp(key, "Transfer-Encoding") == 0) scan->transfer_encodings++;
+    if (strcasecmp(key, "Host") == 0) scan->hosts++;
+    return MHD_YES;
+}
+
+int rocket_mhd_framing(struct MHD_Connection *connection, const char *method) {
+    const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_REQUEST_HEADER_SIZE);
+    struct rocket_framing_scan scan = {method, method + (info ? info->header_size : 0), 0, 0, 0, 0};
+    MHD_get_connection_values(connection, MHD_HEADER_KIND, rocket_framing_visit, &scan);
+    if (scan.outside) return 3;
+    if (scan.transfer_encodings > 0 && scan.content_lengths > 0) return 1;
+    if (scan.content_lengths > 1 || scan.transfer_encodings > 1) return 2;
+    if (scan.hosts != 1) return 4;
+    return 0;
 }

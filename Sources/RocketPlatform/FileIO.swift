@@ -75,6 +75,39 @@ package enum FileIO {
             }
             _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK)
         }
+        return readAll(fd, limit: limit)
+    }
+
+    /// The file at `relative` (a path made by ``FilePath/relative(_:)``) inside `folder`, read as
+    /// ``read(_:limit:)`` reads, where no component may be a symbolic link: each folder on the
+    /// way is opened with `O_NOFOLLOW | O_DIRECTORY` from the one before, the file with
+    /// `O_NOFOLLOW | O_NONBLOCK` (a FIFO never blocks) and then checked to be a regular file. For
+    /// what a server serves from a folder it was given: nothing outside it is reached, whatever
+    /// links are placed in it.
+    package static func read(inside folder: String, _ relative: String, limit: Int = defaultLimit) -> Result<[UInt8], Failure> {
+        guard let relative = FilePath.relative(relative) else { return .failure(Failure(reason: "not a path inside the folder")) }
+        var dir = open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard dir >= 0 else { return .failure(Failure(errno)) }
+        defer { close(dir) }
+        let parts = relative.split(separator: "/").map(String.init)
+        for part in parts.dropLast() {
+            let next = openat(dir, part, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+            guard next >= 0 else { return .failure(errno == ELOOP ? Failure(reason: "a symbolic link is not followed") : Failure(errno)) }
+            close(dir)
+            dir = next
+        }
+        let fd = openat(dir, parts.last ?? "", O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC)
+        guard fd >= 0 else { return .failure(errno == ELOOP ? Failure(reason: "a symbolic link is not followed") : Failure(errno)) }
+        defer { close(fd) }
+        var st = stat()
+        guard fstat(fd, &st) == 0 else { return .failure(Failure(errno)) }
+        guard (st.st_mode & S_IFMT) == S_IFREG else { return .failure(Failure(reason: "not a regular file (a folder, device, FIFO or socket)")) }
+        _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK)
+        return readAll(fd, limit: limit)
+    }
+
+    /// Reads `fd` to its end, failing once more than `limit` bytes have arrived.
+    private static func readAll(_ fd: Int32, limit: Int) -> Result<[UInt8], Failure> {
         var out: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 1 << 16)
         while true {

@@ -234,6 +234,9 @@ package final class ConversationService: Sendable {
 
     private func dispatch(_ request: HTTPRequest, _ route: [String]) -> HTTPResponse {
         if request.method == "OPTIONS" {
+            // A preflight is answered for the API's routes only: any other path is 404 as it is
+            // for every other method.
+            guard Self.routes.contains(where: { Self.matches(route, $0.1) }) else { return .error(404, "not-found", "no such route") }
             return HTTPResponse(
                 status: 204,
                 headers: [
@@ -591,7 +594,7 @@ package final class ConversationService: Sendable {
     private func file(flow name: String, path: String) -> HTTPResponse {
         let missing = HTTPResponse.error(404, "not-found", "no such file")
         guard case .success = flows.flow(name), let dir = flows.directory, let rel = FilePath.relative(path) else { return missing }
-        guard case .success(let bytes) = FileIO.read(dir + "/" + rel, limit: RocketLimits.servedPictureBytes) else { return missing }
+        guard case .success(let bytes) = FileIO.read(inside: dir, rel, limit: RocketLimits.servedPictureBytes) else { return missing }
         let type: String
         if bytes.starts(with: [0x89, 0x50, 0x4E, 0x47]) {
             type = "image/png"
@@ -605,7 +608,7 @@ package final class ConversationService: Sendable {
             return missing
         }
         return HTTPResponse(
-            status: 200, headers: [("Content-Type", type), ("Cache-Control", "max-age=300"), ("X-Content-Type-Options", "nosniff")], body: bytes)
+            status: 200, headers: [("Content-Type", type), ("Cache-Control", "max-age=300")], body: bytes)
     }
 
     // MARK: Intents

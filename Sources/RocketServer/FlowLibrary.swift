@@ -98,10 +98,11 @@ package final class FlowLibrary: Sendable {
         if let directory {
             let path = directory + "/" + name + ".json"
             var st = stat()
-            if stat(path, &st) == 0 {
+            // The file itself, never what a link in its place points to (a link is no flow).
+            if lstat(path, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG {
                 let stamp = (Int(st.st_mtim.tv_sec), Int(st.st_mtim.tv_nsec), Int(st.st_size))
                 if let hit = cache.withLock({ $0[name] }), let s = hit.stamp, s == stamp { return hit.result }
-                let result = load(name, path: path, size: Int(st.st_size))
+                let result = load(name, size: Int(st.st_size))
                 cache.withLock { $0[name] = Cached(stamp: stamp, result: result) }
                 return result
             }
@@ -122,7 +123,13 @@ package final class FlowLibrary: Sendable {
                 let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
                     String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
                 }
-                if name.hasSuffix(".json") {
+                // Regular files only: links and anything else are never offered.
+                var regular = entry.pointee.d_type == UInt8(DT_REG)
+                if entry.pointee.d_type == UInt8(DT_UNKNOWN) {
+                    var st = stat()
+                    regular = lstat(directory + "/" + name, &st) == 0 && (st.st_mode & S_IFMT) == S_IFREG
+                }
+                if regular, name.hasSuffix(".json") {
                     let stem = String(name.dropLast(5))
                     if Self.isName(stem) { out.insert(stem) }
                 }
@@ -131,9 +138,9 @@ package final class FlowLibrary: Sendable {
         return out.sorted()
     }
 
-    private func load(_ name: String, path: String, size: Int) -> Result<LoadedFlow, Failure> {
+    private func load(_ name: String, size: Int) -> Result<LoadedFlow, Failure> {
         if size > Self.maxFileBytes { return .failure(.invalid(["\(name).json: the file is \(size) bytes; the limit is \(Self.maxFileBytes)"])) }
-        switch FileIO.read(path, limit: Self.maxFileBytes) {
+        switch FileIO.read(inside: directory ?? ".", name + ".json", limit: Self.maxFileBytes) {
         case .failure(let f): return .failure(.unreadable("\(name).json: \(f.reason)"))
         case .success(let bytes): return Self.decode(name, bytes, file: name + ".json")
         }

@@ -77,7 +77,7 @@ package final class HTTPServer: Sendable {
             { cls, connection, url, method, _, data, size, context in
                 guard let cls, let connection, let url, let method, let size, let context else { return .NO }
                 let server = Unmanaged<HTTPServer>.fromOpaque(cls).takeUnretainedValue()
-                return server.access(connection, String(cString: url), String(cString: method), data, size, context)
+                return server.access(connection, String(cString: url), method, data, size, context)
             }, me,
             { _, _, context, _ in
                 guard let context, let raw = context.pointee else { return }
@@ -125,11 +125,20 @@ package final class HTTPServer: Sendable {
     }
 
     private func access(
-        _ connection: OpaquePointer, _ url: String, _ method: String, _ data: UnsafePointer<CChar>?,
+        _ connection: OpaquePointer, _ url: String, _ methodBytes: UnsafePointer<CChar>, _ data: UnsafePointer<CChar>?,
         _ size: UnsafeMutablePointer<Int>, _ context: UnsafeMutablePointer<UnsafeMutableRawPointer?>
     ) -> MHD_Result {
         let limit = service.configuration.maxBodyBytes
         guard let raw = context.pointee else {
+            // The framing is checked before a byte of the body is read: shapes that a proxy and
+            // this server could read as different requests are refused.
+            switch rocket_mhd_framing(connection, methodBytes) {
+            case 0: break
+            case 1: return queue(connection, .error(400, "bad-framing", "a request may not have both Transfer-Encoding and Content-Length"))
+            case 2: return queue(connection, .error(400, "bad-framing", "Content-Length or Transfer-Encoding is given more than once"))
+            case 3: return queue(connection, .error(400, "bad-header", "a header line is folded (obs-fold); send each header on one line"))
+            default: return queue(connection, .error(400, "bad-host", "a request must name its Host exactly once"))
+            }
             // A declared body over the limit is refused before a byte of it is read.
             if let declared = MHD_lookup_connection_value(connection, .HEADER_KIND, "Content-Length").map({ String(cString: $0) }),
                 let n = Int(declared), n > limit
@@ -173,7 +182,7 @@ package final class HTTPServer: Sendable {
                 return .YES
             }, me)
         let request = HTTPRequest(
-            method: method, path: url, query: ctx.query, lowercasedHeaders: ctx.headers, body: ctx.body, bodyTooLarge: ctx.tooLarge)
+            method: String(cString: methodBytes), path: url, query: ctx.query, lowercasedHeaders: ctx.headers, body: ctx.body, bodyTooLarge: ctx.tooLarge)
         var response = service.handle(request)
         if let id = response.stream {
             if stopping.load(ordering: .relaxed) || openStreams >= service.configuration.maxStreams {
@@ -191,8 +200,16 @@ package final class HTTPServer: Sendable {
         }
         guard let r else { return .NO }
         defer { MHD_destroy_response(r) }
-        for (k, v) in response.headers { _ = MHD_add_response_header(r, k, Self.headerValue(v)) }
+        addHeaders(response, to: r)
         return MHD_queue_response(connection, UInt32(response.status), r)
+    }
+
+    /// What every answer carries, whatever route or layer made it.
+    static let everyAnswer: [(String, String)] = [("X-Content-Type-Options", "nosniff")]
+
+    /// Puts `response`'s headers and ``everyAnswer`` on the library's response.
+    private func addHeaders(_ response: HTTPResponse, to r: OpaquePointer) {
+        for (k, v) in response.headers + Self.everyAnswer { _ = MHD_add_response_header(r, k, Self.headerValue(v)) }
     }
 
     /// A header value without line breaks or other control characters.
@@ -223,7 +240,7 @@ package final class HTTPServer: Sendable {
             return .NO
         }
         defer { MHD_destroy_response(r) }
-        for (k, v) in response.headers { _ = MHD_add_response_header(r, k, Self.headerValue(v)) }
+        addHeaders(response, to: r)
         stream.server = self
         streams.withLock { $0[id, default: [:]][ObjectIdentifier(stream)] = stream }
         streamCount.add(1, ordering: .relaxed)

@@ -17,7 +17,7 @@ struct WebAssets: Sendable {
     init() {
         let source = Self.script.replacing("\"__CSS__\"", with: JSONValue.quote(Self.style))
         let headers = [
-            ("Content-Type", "text/javascript; charset=utf-8"), ("Cache-Control", "max-age=60"), ("X-Content-Type-Options", "nosniff"),
+            ("Content-Type", "text/javascript; charset=utf-8"), ("Cache-Control", "max-age=60"),
             ("Vary", "Accept-Encoding"),
         ]
         let plain = Array(source.utf8)
@@ -46,7 +46,7 @@ struct WebAssets: Sendable {
 
     /// The headers of every HTML page: no framing by other sites, scripts and images from here only.
     static let pageHeaders: [(String, String)] = [
-        ("Content-Type", "text/html; charset=utf-8"), ("Cache-Control", "no-store"), ("X-Content-Type-Options", "nosniff"),
+        ("Content-Type", "text/html; charset=utf-8"), ("Cache-Control", "no-store"),
         ("Content-Security-Policy", "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; frame-ancestors 'self'"),
         ("Referrer-Policy", "no-referrer"),
     ]

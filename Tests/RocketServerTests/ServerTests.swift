@@ -2,6 +2,7 @@ import Foundation
 import RocketConversation
 import RocketCore
 import RocketJSON
+import RocketPlatform
 import RocketScenarios
 import Synchronization
 import Testing
@@ -178,6 +179,101 @@ struct ServerTests {
         let fine = RawClient.exchange(port: port, "GET /v1/flows HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
         #expect(fine.hasPrefix("HTTP/1.1 200"))
         #expect(fine.contains("\"basic\""))
+    }
+
+    @Test(
+        "request smuggling shapes are refused before the body is read: Transfer-Encoding with Content-Length, two lengths, a folded header, no Host"
+    )
+    func smugglingShapes() throws {
+        let h = try Harness()
+        let server = HTTPServer(service: h.service)
+        let port = try server.start(host: "127.0.0.1", port: 0)
+        defer { server.stop() }
+        let body = #"{"flow": "basic", "visitor": "ada"}"#
+        let n = body.utf8.count
+        let hex = String(n, radix: 16)
+        let shapes: [(String, String)] = [
+            (
+                "Transfer-Encoding and Content-Length",
+                "POST /v1/conversations HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\nContent-Length: \(n)\r\nConnection: close\r\n\r\n\(hex)\r\n\(body)\r\n0\r\n\r\n"
+            ),
+            (
+                "two Content-Lengths",
+                "POST /v1/conversations HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: \(n)\r\nContent-Length: 4\r\nConnection: close\r\n\r\n\(body)"
+            ),
+            (
+                "the same Content-Length twice",
+                "POST /v1/conversations HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: \(n)\r\nContent-Length: \(n)\r\nConnection: close\r\n\r\n\(body)"
+            ),
+            ("a folded header (obs-fold)", "GET /v1/flows HTTP/1.1\r\nHost: x\r\nX-Note: a\r\n b\r\nConnection: close\r\n\r\n"),
+            ("a folded header with a tab", "GET /v1/flows HTTP/1.1\r\nHost: x\r\nX-Note: a\r\n\tTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n"),
+            ("no Host", "GET /v1/flows HTTP/1.1\r\nConnection: close\r\n\r\n"),
+            ("two Hosts", "GET /v1/flows HTTP/1.1\r\nHost: x\r\nHost: y\r\nConnection: close\r\n\r\n"),
+        ]
+        for (name, raw) in shapes {
+            let answer = RawClient.exchange(port: port, raw)
+            #expect(answer.hasPrefix("HTTP/1.1 400"), "\(name): \(answer.prefix(200))")
+            #expect(answer.contains("X-Content-Type-Options: nosniff"), "\(name)")
+        }
+        #expect(h.service.count == 0, "no conversation was started by a refused request")
+        let fine = RawClient.exchange(port: port, "GET /v1/flows HTTP/1.1\r\nHost: x\r\nX-Note: a b\r\nConnection: close\r\n\r\n")
+        #expect(fine.hasPrefix("HTTP/1.1 200"))
+    }
+
+    @Test("every answer says nosniff, whichever layer made it; OPTIONS is 404 on a path that is no route")
+    func nosniffEverywhere() throws {
+        let h = try Harness { $0.maxBodyBytes = 1024 }
+        let server = HTTPServer(service: h.service)
+        let port = try server.start(host: "127.0.0.1", port: 0)
+        defer { server.stop() }
+        let requests = [
+            "GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
+            "GET /widget.js HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
+            "GET /favicon.ico HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
+            "GET /v1/flows HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
+            "GET /nothing HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
+            post("/v1/conversations", String(repeating: "x", count: 5000)),
+        ]
+        for raw in requests {
+            let answer = RawClient.exchange(port: port, raw)
+            #expect(answer.contains("X-Content-Type-Options: nosniff"), "\(raw.prefix(40)): \(answer.prefix(200))")
+        }
+        #expect(h.request("OPTIONS", "/v1/nothing").status == 404)
+        #expect(h.request("OPTIONS", "/v1/conversations/abc/nothing").status == 404)
+        #expect(h.request("OPTIONS", "/v1/conversations").status == 204)
+        #expect(h.request("OPTIONS", "/v1/conversations/0123/intents").status == 204)
+    }
+
+    @Test("a link or a FIFO in the flows folder is never followed, offered or waited on")
+    func flowsFolderLinks() throws {
+        let root = scratchDirectory()
+        let dir = root + "/flows"
+        let outside = root + "/outside"
+        for d in [dir, outside, dir + "/pics"] { mkdir(d, 0o755) }
+        let flow = #"{"version": 1, "blocks": [{"id": "a", "type": "text", "text": "Hi"}]}"#
+        for path in [dir + "/real.json", outside + "/secret.json"] { _ = FileIO.write(flow, to: path) }
+        let png: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0, 0, 0, 0]
+        for path in [dir + "/pics/ok.png", outside + "/secret.png"] {
+            let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+            _ = png.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+            close(fd)
+        }
+        symlink(outside + "/secret.json", dir + "/linked.json")
+        symlink(outside + "/secret.png", dir + "/pics/linked.png")
+        symlink(outside, dir + "/away")
+        mkfifo(dir + "/pipe.json", 0o644)
+        mkfifo(dir + "/pics/pipe.png", 0o644)
+        let h = try Harness(flowsDirectory: dir)
+        let names = h.request("GET", "/v1/flows").text
+        #expect(names.contains("\"real\""))
+        for hidden in ["linked", "pipe"] { #expect(!names.contains("\"\(hidden)\""), "\(hidden) is offered") }
+        #expect(h.request("POST", "/v1/conversations", body: #"{"flow": "linked", "visitor": "ada"}"#).status == 404)
+        #expect(h.request("POST", "/v1/conversations", body: #"{"flow": "pipe", "visitor": "ada"}"#).status == 404)
+        let ok = h.request("GET", "/v1/flows/real/files/pics/ok.png")
+        #expect(ok.status == 200, "\(ok.text)")
+        for path in ["pics/linked.png", "away/secret.png", "pics/pipe.png", "pics"] {
+            #expect(h.request("GET", "/v1/flows/real/files/\(path)").status == 404, "\(path)")
+        }
     }
 
     @Test("8 KiB of headers and a body at the 16 KiB limit are served (a connection's memory holds them)")

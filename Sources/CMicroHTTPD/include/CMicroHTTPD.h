@@ -4,6 +4,12 @@
 // calls Swift cannot make itself (MHD_start_daemon and MHD_get_daemon_info are variadic).
 #if !__has_include(<microhttpd.h>)
 #error "microhttpd.h is missing: install Debian's libmicrohttpd-dev (sh scripts/install-deps.sh)"
+/// How the request's header block frames it: 0 sound; 1 both Transfer-Encoding and
+/// Content-Length; 2 a framing header given twice; 3 a folded header line (obs-fold: the
+/// library joins it into the header's name, found as a name outside the block it read); 4 no
+/// Host, or more than one. Called with the method pointer the access handler was given.
+int rocket_mhd_framing(struct MHD_Connection *connection, const char *method);
+
 #endif
 #include <microhttpd.h>
 #include <stddef.h>
@@ -24,5 +30,11 @@ uint16_t rocket_mhd_port(struct MHD_Daemon *daemon);
 
 /// Stops accepting new connections; open ones are served to the end.
 void rocket_mhd_quiesce(struct MHD_Daemon *daemon);
+
+/// How the request's header block frames it: 0 sound; 1 both Transfer-Encoding and
+/// Content-Length; 2 a framing header given twice; 3 a folded header line (obs-fold: the
+/// library joins it into the header's name, found as a name outside the block it read); 4 no
+/// Host, or more than one. Called with the method pointer the access handler was given.
+int rocket_mhd_framing(struct MHD_Connection *connection, const char *method);
 
 #endif
