@@ -54,9 +54,17 @@ def post(url, path, body, visitor=None):
         return json.loads(r.read())
 
 
+def token(url):
+    """A new visitor's token, as the widget gets one."""
+    req = urllib.request.Request(url.rstrip("/") + "/v1/visitors", data=b"", method="POST")
+    with urllib.request.urlopen(req, timeout=30) as r:
+        return json.loads(r.read())["token"]
+
+
 def wrk(url, script=None, seconds=5):
     args = ["wrk", "-t2", "-c100", f"-d{seconds}s", "--latency"] + (["-s", script] if script else []) + [url]
-    out = subprocess.run(args, capture_output=True, text=True).stdout
+    env = dict(os.environ, ROCKET_BENCH_TOKENS=" ".join(token(url) for _ in range(8))) if script else None
+    out = subprocess.run(args, capture_output=True, text=True, env=env).stdout
     rps = float(re.search(r"Requests/sec:\s+([\d.]+)", out).group(1))
     def ms(label):
         m = re.search(label + r"\s+([\d.]+)(us|ms|s)", out)
@@ -88,14 +96,15 @@ client_body_temp_path {root}/b; proxy_temp_path {root}/p; fastcgi_temp_path {roo
 def streams(url, port, count=1000):
     """Opens `count` event streams (one conversation each), then changes every conversation and
     checks that every stream received its change."""
-    ids = []
+    ids, tokens = [], []
     for k in range(count):
-        r = post(url, "/v1/conversations", {"flow": "loop", "visitor": f"s{k}", "reducedMotion": True})
+        tokens.append(token(url))
+        r = post(url, "/v1/conversations", {"flow": "loop", "reducedMotion": True}, visitor=tokens[k])
         ids.append(r["conversation"]["id"])
     socks = []
     for k, cid in enumerate(ids):
         s = socket.create_connection(("127.0.0.1", port))
-        s.sendall(f"GET /v1/conversations/{cid}/events?visitor=s{k} HTTP/1.1\r\nHost: x\r\n\r\n".encode())
+        s.sendall(f"GET /v1/conversations/{cid}/events HTTP/1.1\r\nHost: x\r\nRocket-Visitor: {tokens[k]}\r\n\r\n".encode())
         socks.append(s)
     def drain(s, needle, timeout=30):
         s.settimeout(timeout)
@@ -109,7 +118,7 @@ def streams(url, port, count=1000):
     opened = sum(drain(s, b"event: state") for s in socks)
     start = time.monotonic()
     for k, cid in enumerate(ids):
-        post(url, f"/v1/conversations/{cid}/intents", {"intent": "tap"}, visitor=f"s{k}")
+        post(url, f"/v1/conversations/{cid}/intents", {"intent": "tap"}, visitor=tokens[k])
     received = sum(drain(s, b'"step":1') for s in socks)
     elapsed = time.monotonic() - start
     for s in socks:
@@ -165,8 +174,9 @@ def main():
         opened, received, elapsed = streams(url, port)
         rows.append(("event streams open at once", f"{opened:,}", f"{received:,} received their change; all {len(range(1000))} changes in {elapsed:.2f} s"))
         before = rss_kb(p.pid)
+        visitor = token(url)
         for k in range(10_000):
-            post(url, "/v1/conversations", {"flow": "loop", "visitor": f"m{k}"})
+            post(url, "/v1/conversations", {"flow": "loop"}, visitor=visitor)
         time.sleep(0.5)
         after = rss_kb(p.pid)
         rows.append(("memory per idle conversation (RSS growth / 10,000)", f"{(after - before) * 1024 / 10_000 / 1024:.1f} KB",

@@ -2,6 +2,7 @@
     import Glibc
 #endif
 import RocketCore
+import RocketPlatform
 import RocketScenarios
 import RocketServer
 import RocketTerminal
@@ -21,10 +22,17 @@ enum ServeCommand {
             .value("--max-conversations", "N", "Conversations held at once (default 10000)."),
             .value("--idle-timeout", "D", "Forget a conversation unused for D (default 24h)."),
             .value("--rate", "N", "Requests a visitor may send per second, bursts of 4×N (default 10)."),
+            .value("--api-key-file", "FILE", "Site keys, one per line: calls with Authorization: Bearer KEY act for any visitor (re-read on SIGHUP)."),
+            .value("--secret-file", "FILE", "The secret visitor tokens are signed with (default: made once and kept in the store)."),
+            .value("--identity-secret-file", "FILE", "The secret a site signs its own visitor ids with (Rocket-Visitor-Hash)."),
+            .value("--public-url", "URL", "The address pages reach this server at (https://chat.example); its pages are same-origin."),
+            .flag("--insecure-dev", "Take visitor ids as claimed and site routes without a key (a developer's machine only)."),
         ],
         discussion: """
-            Prints the URL on stdout, then serves until Ctrl-C, SIGTERM, SIGHUP or SIGQUIT, finishing the requests
-            under way. Open the URL for the flows on offer; /play/NAME plays one full-window; a page
+            Prints the URL on stdout, then serves until Ctrl-C, SIGTERM or SIGQUIT, finishing the requests
+            under way; SIGHUP re-reads --api-key-file. Keys may also come from $ROCKET_API_KEYS (separated by
+            spaces or commas). Without keys, the routes for a site's back end (scenario events) are refused
+            unless --insecure-dev is given. Open the URL for the flows on offer; /play/NAME plays one full-window; a page
             embeds one with <script src="URL/widget.js" data-flow="NAME"></script>. Conversations are
             kept in the store, so a restart resumes them. The API is described in docs/SERVER.md and
             docs/openapi.json. D is seconds, or a number with ms, s, m, h, d or w.
@@ -38,6 +46,10 @@ enum ServeCommand {
         var flows: String?
         var store: String?
         var configuration = ServerConfiguration()
+        var keyFile: String?
+        var secretFile: String?
+        var identityFile: String?
+        var insecureDev = false
 
         init(_ parsed: ParsedArguments, command: String) throws(UsageError) {
             if let h = parsed.value("--host") {
@@ -74,6 +86,21 @@ enum ServeCommand {
                 configuration.requestsPerSecond = n
                 configuration.requestBurst = max(1, (n * 4).rounded())
             }
+            keyFile = parsed.value("--api-key-file")
+            secretFile = parsed.value("--secret-file")
+            identityFile = parsed.value("--identity-secret-file")
+            insecureDev = parsed.has("--insecure-dev")
+            if let u = parsed.value("--public-url") {
+                var origin = u
+                while origin.hasSuffix("/") { origin.removeLast() }
+                guard Self.isOrigin(origin) else {
+                    throw UsageError(
+                        message:
+                            "--public-url takes the scheme, host and port pages use, such as https://chat.example, not '\(Sanitizer.clean(u, keepNewlines: false))'",
+                        command: command)
+                }
+                configuration.publicOrigins.insert(origin)
+            }
             if let d = parsed.value("--idle-timeout") {
                 guard let s = RocketDuration.parse(d), s >= 1 else {
                     throw UsageError(message: "--idle-timeout must be a duration of at least 1s (90, 30m, 24h, 7d; at most 100 years)", command: command)
@@ -96,6 +123,50 @@ enum ServeCommand {
             return rest.utf8.allSatisfy { b in
                 (b >= 0x30 && b <= 0x3A) || (b >= 0x41 && b <= 0x5A) || (b >= 0x61 && b <= 0x7A) || b == 0x2D || b == 0x2E || b == 0x5B || b == 0x5D
             }
+        }
+    }
+
+    /// Why a key or secret file cannot be used: a sentence naming the option or file.
+    struct SetupFailure: Error {
+        var message: String
+        init(_ message: String) { self.message = message }
+    }
+
+    /// The site keys of `file` and of `$ROCKET_API_KEYS`, or the message that says why not.
+    static func siteKeys(file: String?, environment: String?) -> Result<[String], SetupFailure> {
+        var keys: [String] = []
+        if let file {
+            let shown = Sanitizer.clean(file, keepNewlines: false)
+            switch FileIO.read(file, limit: 1 << 20) {
+            case .failure(let f): return .failure(SetupFailure("--api-key-file '\(shown)': \(f.reason)"))
+            case .success(let bytes):
+                switch AccessControl.keys(fromText: String(decoding: bytes, as: UTF8.self)) {
+                case .failure(let e): return .failure(SetupFailure("\(shown):\(e.line): not a key (16–256 printable characters without spaces)"))
+                case .success(let k): keys += k
+                }
+            }
+        }
+        if let environment {
+            let words = environment.split(whereSeparator: { $0 == " " || $0 == "," || $0 == "\n" || $0 == "\t" }).map(String.init)
+            switch AccessControl.keys(fromText: words.joined(separator: "\n")) {
+            case .failure(let e): return .failure(SetupFailure("ROCKET_API_KEYS: key \(e.line) is not a key (16–256 printable characters without spaces)"))
+            case .success(let k): keys += k
+            }
+        }
+        return .success(keys)
+    }
+
+    /// A secret of at least 32 bytes from `file` (a final line end is not part of it).
+    static func secret(_ option: String, _ file: String) -> Result<[UInt8], SetupFailure> {
+        let shown = Sanitizer.clean(file, keepNewlines: false)
+        switch FileIO.read(file, limit: 4096) {
+        case .failure(let f): return .failure(SetupFailure("\(option) '\(shown)': \(f.reason)"))
+        case .success(var bytes):
+            while let last = bytes.last, last == 0x0A || last == 0x0D { bytes.removeLast() }
+            guard bytes.count >= 32 else {
+                return .failure(SetupFailure("\(option) '\(shown)': a secret is at least 32 bytes (openssl rand -hex 32 makes one)"))
+            }
+            return .success(bytes)
         }
     }
 
@@ -129,9 +200,44 @@ enum ServeCommand {
             printError("rocket: error: \(Sanitizer.clean(error.message, keepNewlines: false))")
             return .ioError
         }
+        let keys: [String]
+        switch siteKeys(file: options.keyFile, environment: Environment.current["ROCKET_API_KEYS"]) {
+        case .failure(let failure):
+            printError("rocket: error: \(failure.message)")
+            return options.keyFile.map { FileIO.exists($0) } == false ? .noInput : .dataError
+        case .success(let k): keys = k
+        }
+        var secret: [UInt8]
+        if let file = options.secretFile {
+            switch Self.secret("--secret-file", file) {
+            case .failure(let failure):
+                printError("rocket: error: \(failure.message)")
+                return .noInput
+            case .success(let s): secret = s
+            }
+        } else {
+            do throws(ConversationArchive.Failure) {
+                let hex = try archive.setting("visitor-secret") { SHA256.hex(AccessControl.randomBytes(32)) }
+                secret = Array(hex.utf8)
+            } catch {
+                printError("rocket: error: \(Sanitizer.clean(error.message, keepNewlines: false))")
+                return .ioError
+            }
+        }
+        var identity: [UInt8]? = nil
+        if let file = options.identityFile {
+            switch Self.secret("--identity-secret-file", file) {
+            case .failure(let failure):
+                printError("rocket: error: \(failure.message)")
+                return .noInput
+            case .success(let s): identity = s
+            }
+        }
+        let access = AccessControl(secret: secret, identitySecret: identity, keys: keys, insecureDev: options.insecureDev)
+        secret = []
         let flows = FlowLibrary(directory: options.flows, builtIn: options.flows == nil ? ["demo": Array(DemoFlow.json.utf8)] : [:])
         let service = ConversationService(
-            flows: flows, archive: archive, scenarios: store, clock: WallClock(), configuration: options.configuration,
+            flows: flows, archive: archive, scenarios: store, clock: WallClock(), configuration: options.configuration, access: access,
             log: { line in printError(Sanitizer.clean(line, keepNewlines: false)) })
         // The signals are taken by this thread alone: blocked before any server thread starts
         // (threads inherit the mask), then awaited.
@@ -157,8 +263,23 @@ enum ServeCommand {
         printError(
             "rocket serve: listening on \(url) (flows: \(Sanitizer.clean(options.flows ?? "the built-in demo", keepNewlines: false)); store: \(Sanitizer.clean(store.path, keepNewlines: false))); Ctrl-C stops"
         )
+        if options.insecureDev {
+            printError("rocket serve: --insecure-dev: visitor ids are taken as claimed and site routes need no key; never expose this server")
+        } else if keys.isEmpty {
+            printError("rocket serve: no site keys (--api-key-file, ROCKET_API_KEYS): the routes for a site's back end are refused")
+        }
         var received: Int32 = 0
-        sigwait(&set, &received)
+        while true {
+            sigwait(&set, &received)
+            guard received == SIGHUP else { break }
+            // SIGHUP re-reads the key file: keys rotate without a restart.
+            switch siteKeys(file: options.keyFile, environment: Environment.current["ROCKET_API_KEYS"]) {
+            case .failure(let failure): printError("rocket serve: the keys were kept: \(failure.message)")
+            case .success(let k):
+                access.setKeys(k)
+                printError("rocket serve: \(k.count) site key(s) loaded")
+            }
+        }
         printError("rocket serve: stopping")
         server.stop()
         pthread_sigmask(SIG_UNBLOCK, &set, nil)

@@ -70,3 +70,40 @@ public enum SHA256 {
 
     private static func rotr(_ x: UInt32, _ n: UInt32) -> UInt32 { (x >> n) | (x << (32 - n)) }
 }
+
+/// HMAC-SHA256 (RFC 2104): what `rocket serve` signs visitor tokens with, and what a site's back
+/// end computes to vouch for a visitor it knows.
+///
+/// ```swift
+/// HMAC.hex(key: Array("secret".utf8), message: Array("u123".utf8))
+/// ```
+public enum HMAC {
+    /// The 32-byte authentication code of `message` under `key`.
+    public static func sha256(key: [UInt8], message: [UInt8]) -> [UInt8] {
+        var block = key.count > 64 ? SHA256.digest(key) : key
+        block += [UInt8](repeating: 0, count: 64 - block.count)
+        let inner = SHA256.digest(block.map { $0 ^ 0x36 } + message)
+        return SHA256.digest(block.map { $0 ^ 0x5C } + inner)
+    }
+
+    /// The code as 64 lowercase hexadecimal digits.
+    public static func hex(key: [UInt8], message: [UInt8]) -> String {
+        let digits = Array("0123456789abcdef".utf8)
+        var out: [UInt8] = []
+        out.reserveCapacity(64)
+        for b in sha256(key: key, message: message) {
+            out.append(digits[Int(b >> 4)])
+            out.append(digits[Int(b & 0xF)])
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// True when `a` and `b` hold the same bytes, in a time that depends only on their lengths
+    /// (for comparing codes and keys: no early exit tells a caller how much of a guess was right).
+    public static func equal(_ a: some Collection<UInt8>, _ b: some Collection<UInt8>) -> Bool {
+        guard a.count == b.count else { return false }
+        var difference: UInt8 = 0
+        for (x, y) in zip(a, b) { difference |= x ^ y }
+        return difference == 0
+    }
+}

@@ -385,4 +385,9 @@ let storeSchema = SQLiteSchema(
         CREATE TABLE IF NOT EXISTS server_events (id TEXT NOT NULL, seq INTEGER NOT NULL, at REAL NOT NULL, record TEXT NOT NULL,
           PRIMARY KEY (id, seq)) WITHOUT ROWID;
         """,
+        // 4 → 5: the server's own settings (the secret its visitor tokens are signed with, made
+        // once by the first server that starts on the store).
+        """
+        CREATE TABLE server_settings (name TEXT PRIMARY KEY NOT NULL, value TEXT NOT NULL) WITHOUT ROWID;
+        """,
     ])

@@ -71,15 +71,23 @@ extension ConversationService {
         fields.string(key, maxBytes: 4096)
     }
 
-    /// `POST /v1/alerts`: an alert (or action sheet) for a visitor's page to show.
+    /// `POST /v1/alerts`: an alert (or action sheet) for a visitor's page to show, made by a
+    /// site for any visitor or by a visitor for itself.
     func createAlert(_ request: HTTPRequest) -> HTTPResponse {
+        let caller: Caller
+        switch visitorOrSite(request) {
+        case .failure(let e): return e.response
+        case .success(let c): caller = c
+        }
         let fields: RequestBody
         switch body(request, allowed: ["visitor", "title", "message", "style", "actions"]) {
         case .failure(let e): return e.response
         case .success(let f): fields = f
         }
-        guard case .success(let visitor) = fields.required("visitor", maxBytes: 128), Self.isVisitor(visitor) else {
-            return .error(400, "bad-visitor", "a visitor id is 1–128 letters, digits, '-', '_', '.' or ':'")
+        let visitor: String
+        switch actingVisitor(caller, named: fields.string("visitor", maxBytes: 128)) {
+        case .failure(let e): return e.response
+        case .success(let v): visitor = v
         }
         guard case .success(let title) = optionalText(fields, "title"), case .success(let message) = optionalText(fields, "message") else {
             return .error(400, "bad-field", "\"title\" and \"message\" are strings of at most 4096 bytes")
@@ -97,7 +105,9 @@ extension ConversationService {
         case .success(let a): list = a
         }
         let now = clock.now
-        guard state.withLock({ s in admit(visitor, in: &s, at: now) }) else { return tooMany() }
+        if caller != .site {
+            guard state.withLock({ s in admit(visitor, in: &s, at: now) }) else { return tooMany() }
+        }
         sweepIfDue(now)
         let id = Self.newID()
         let entry = AlertEntry(visitor: visitor, state: AlertReactorState(title: title, message: message, actions: list), sheet: sheet, touched: now)
@@ -110,21 +120,23 @@ extension ConversationService {
         return .json(201, .object([("alert", entry.view(id: id))]))
     }
 
-    /// The alert `id` of the request's visitor, changed by `body` under the lock; the response
-    /// and the change to publish.
+    /// The alert `id` of the request's visitor (a site reaches any), changed by `body` under
+    /// the lock; the response and the change to publish, serialized after the lock is released.
     private func withAlert(
         _ request: HTTPRequest, id: String, _ body: (inout AlertEntry) -> Result<Bool, ResponseError>
     ) -> HTTPResponse {
-        let visitor: String
-        switch self.visitor(of: request) {
+        let caller: Caller
+        switch visitorOrSite(request) {
         case .failure(let e): return e.response
-        case .success(let v): visitor = v
+        case .success(let c): caller = c
         }
+        var visitor: String? = nil
+        if case .visitor(let v) = caller { visitor = v }
         let now = clock.now
         let unknown = HTTPResponse.error(404, "unknown-alert", "there is no such alert for this visitor")
-        let result: Result<(JSONValue, Change?), ResponseError> = state.withLock { s in
-            guard admit(visitor, in: &s, at: now) else { return .failure(ResponseError(tooMany())) }
-            guard var e = s.alerts[id], e.visitor == visitor else { return .failure(ResponseError(unknown)) }
+        let result: Result<(AlertEntry, Bool), ResponseError> = state.withLock { s in
+            if let visitor, !admit(visitor, in: &s, at: now) { return .failure(ResponseError(tooMany())) }
+            guard var e = s.alerts[id], visitor == nil || e.visitor == visitor else { return .failure(ResponseError(unknown)) }
             e.touched = now
             switch body(&e) {
             case .failure(let err):
@@ -133,14 +145,16 @@ extension ConversationService {
             case .success(let changed):
                 if changed { e.version += 1 }
                 s.alerts[id] = e
-                let v = e.view(id: id)
-                return .success((v, changed ? Change(id: id, version: e.version, view: v.serializedBytes(), events: []) : nil))
+                return .success((e, changed))
             }
         }
         switch result {
         case .failure(let e): return e.response
-        case .success(let (v, change)):
-            if let change, let box = listener.withLock({ $0 }) { box.body(change) }
+        case .success(let (e, changed)):
+            let v = e.view(id: id)
+            if changed, let box = listener.withLock({ $0 }) {
+                box.body(Change(id: id, version: e.version, view: v.serializedBytes(), events: []))
+            }
             return .json(200, .object([("alert", v)]))
         }
     }

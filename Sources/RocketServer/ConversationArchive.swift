@@ -133,6 +133,23 @@ package final class ConversationArchive: Sendable {
         return rows.flatMap { $0.split(separator: "\n").map(String.init) }
     }
 
+    /// The setting `name` of the server: the stored value, or `make()`'s, stored now. Two
+    /// servers that start at once on one store agree: the first insert wins and both read it.
+    package func setting(_ name: String, orMake make: () -> String) throws(Failure) -> String {
+        let fresh = make()
+        do throws(SQLiteError) {
+            return try database.transaction { (c) throws(SQLiteError) -> String in
+                try c.run("INSERT OR IGNORE INTO server_settings (name, value) VALUES (?1, ?2)", [.text(name), .text(fresh)])
+                let s = try c.statement("SELECT value FROM server_settings WHERE name = ?1")
+                defer { s.finish() }
+                s.bind([.text(name)])
+                return try s.step() ? s.text(0) : fresh
+            }
+        } catch {
+            throw failure(error)
+        }
+    }
+
     /// Removes conversation `id` and its events.
     package func remove(_ id: String) throws(Failure) {
         try transaction { (c) throws(SQLiteError) in

@@ -140,14 +140,18 @@ package final class ConversationService: Sendable {
     package let configuration: ServerConfiguration
     let log: @Sendable (String) -> Void
     private let assets: WebAssets
+    /// Who may call what (keys, visitor tokens, identified visitors).
+    package let access: AccessControl
 
     /// A service over `flows`, keeping conversations in `archive` and deciding scenarios in
-    /// `scenarios` (nil: no persistence / every flow shown), on `clock`. `log` receives one line
-    /// per problem the operator should see.
+    /// `scenarios` (nil: no persistence / every flow shown), on `clock`, letting callers in as
+    /// `access` says. `log` receives one line per problem the operator should see.
     package init(
         flows: FlowLibrary, archive: ConversationArchive?, scenarios: (any ScenarioStore)?, clock: any RocketClock,
-        configuration: ServerConfiguration = ServerConfiguration(), log: @escaping @Sendable (String) -> Void = { _ in }
+        configuration: ServerConfiguration = ServerConfiguration(), access: AccessControl = .random(),
+        log: @escaping @Sendable (String) -> Void = { _ in }
     ) {
+        self.access = access
         self.flows = flows
         self.archive = archive
         self.scenarios = scenarios
@@ -240,7 +244,8 @@ package final class ConversationService: Sendable {
             return HTTPResponse(
                 status: 204,
                 headers: [
-                    ("Access-Control-Allow-Methods", "GET, POST"), ("Access-Control-Allow-Headers", "Content-Type, Rocket-Visitor"),
+                    ("Access-Control-Allow-Methods", "GET, POST"),
+                    ("Access-Control-Allow-Headers", "Content-Type, Rocket-Visitor, Rocket-Visitor-Hash, Authorization, Last-Event-ID"),
                     ("Access-Control-Max-Age", "600"),
                 ])
         }
@@ -257,6 +262,7 @@ package final class ConversationService: Sendable {
 
     /// The API's routes (under `/v1`).
     private static let routes: [Route] = [
+        ("POST", ["visitors"], { s in { r, _ in s.newVisitor(r) } }),
         ("POST", ["conversations"], { s in { r, _ in s.start(r) } }),
         ("GET", ["conversations", "*"], { s in { r, p in s.read(r, id: p[1]) } }),
         ("POST", ["conversations", "*", "intents"], { s in { r, p in s.intent(r, id: p[1]) } }),
@@ -287,9 +293,39 @@ package final class ConversationService: Sendable {
 
     func originCheck(_ request: HTTPRequest) -> OriginCheck {
         guard let origin = request.header("origin") else { return .sameOrigin }
-        if let host = request.header("host"), origin == "http://" + host || origin == "https://" + host { return .sameOrigin }
+        if configuration.publicOrigins.contains(origin) || listenOrigins.withLock({ $0.contains(origin) }) { return .sameOrigin }
         if configuration.allowedOrigins.contains(origin) { return .listed(origin) }
+        noteRefused(origin)
         return .refused(origin)
+    }
+
+    /// The origins of the address the server listens on (set when it starts listening).
+    let listenOrigins = Mutex<Set<String>>([])
+    /// Refused origins already logged (at most 100: the log says each once, and no client can
+    /// grow the set without bound).
+    private let refusedOrigins = Mutex<Set<String>>([])
+
+    /// Records that the server listens on `host` (an IP address) and `port`: pages served from
+    /// that address are its own. A loopback address counts as `localhost` too.
+    package func listening(host: String, port: Int) {
+        var hosts = [host.contains(":") ? "[\(host)]" : host]
+        if host == "127.0.0.1" || host == "::1" { hosts += ["localhost", "127.0.0.1", "[::1]"] }
+        let origins = Set(hosts.map { "http://\($0):\(port)" })
+        listenOrigins.withLock { $0.formUnion(origins) }
+    }
+
+    /// Logs a refused origin once, with the option that would let it in.
+    private func noteRefused(_ origin: String) {
+        let first = refusedOrigins.withLock { seen -> Bool in
+            guard seen.count < 100, !seen.contains(origin) else { return false }
+            seen.insert(origin)
+            return true
+        }
+        guard first else { return }
+        let shown = origin.utf8.count <= 200 ? origin : String(origin.prefix(200)) + "…"
+        log(
+            "rocket serve: refused a page from \(shown); if it may use this server, start it with --allow-origin \(shown) (or --public-url, if it is this server's own address)"
+        )
     }
 
     // MARK: Requests
@@ -307,14 +343,59 @@ package final class ConversationService: Sendable {
         }
     }
 
-    func visitor(of request: HTTPRequest) -> Result<String, ResponseError> {
-        guard let v = request.header("rocket-visitor") ?? request.query["visitor"] else {
-            return .failure(ResponseError(.error(400, "visitor-missing", "name the visitor in the Rocket-Visitor header or the visitor query argument")))
+    /// The caller of a route that concerns one visitor's things: a site (any visitor's) or a
+    /// visitor (its own); a call without credentials is 401.
+    func visitorOrSite(_ request: HTTPRequest) -> Result<Caller, ResponseError> {
+        switch access.caller(of: request) {
+        case .failure(let e): return .failure(e)
+        case .success(.nobody):
+            return .failure(
+                ResponseError(.error(401, "visitor-missing", "send a visitor token in Rocket-Visitor (POST /v1/visitors gives one) or a site key")))
+        case .success(let c): return .success(c)
         }
-        guard Self.isVisitor(v) else {
+    }
+
+    /// The visitor a call that makes something acts for: a visitor for itself (a `visitor`
+    /// field, when given, must name it), a site for the visitor the field names.
+    func actingVisitor(_ caller: Caller, named field: Result<String?, ResponseError>) -> Result<String, ResponseError> {
+        let named: String?
+        switch field {
+        case .failure(let e): return .failure(e)
+        case .success(let n): named = n
+        }
+        if let named, !Self.isVisitor(named) {
             return .failure(ResponseError(.error(400, "bad-visitor", "a visitor id is 1–128 letters, digits, '-', '_', '.' or ':'")))
         }
-        return .success(v)
+        switch caller {
+        case .visitor(let v):
+            if let named, named != v { return .failure(ResponseError(.error(403, "not-this-visitor", "a visitor may act only as itself"))) }
+            return .success(v)
+        case .site, .nobody:
+            guard let named else { return .failure(ResponseError(.error(400, "visitor-missing", "a site names the visitor in \"visitor\""))) }
+            return .success(named)
+        }
+    }
+
+    /// Nil when `request` comes from a site (or the server is in `--insecure-dev`); else the
+    /// refusal: 401 without credentials, 403 for a visitor.
+    func requireSite(_ request: HTTPRequest) -> ResponseError? {
+        let caller: Caller
+        switch access.caller(of: request) {
+        case .failure(let e): return e
+        case .success(let c): caller = c
+        }
+        if caller == .site || access.insecureDev { return nil }
+        var r = HTTPResponse.error(
+            caller == .nobody ? 401 : 403, "key-required", "this route is for a site's back end: send Authorization: Bearer KEY (see --api-key-file)")
+        if caller == .nobody { r.headers.append(("WWW-Authenticate", "Bearer")) }
+        return ResponseError(r)
+    }
+
+    /// `POST /v1/visitors`: a new anonymous visitor and its token (nothing is stored).
+    private func newVisitor(_ request: HTTPRequest) -> HTTPResponse {
+        if !request.body.isEmpty, case .failure(let e) = body(request, allowed: []) { return e.response }
+        let (visitor, token) = access.issueVisitor()
+        return .json(201, .object([("visitor", .string(visitor)), ("token", .string(token))]))
     }
 
     /// Takes a token from the visitor's bucket; false when it is empty.
@@ -359,6 +440,11 @@ package final class ConversationService: Sendable {
     // MARK: Start
 
     private func start(_ request: HTTPRequest) -> HTTPResponse {
+        let caller: Caller
+        switch visitorOrSite(request) {
+        case .failure(let e): return e.response
+        case .success(let c): caller = c
+        }
         let fields: RequestBody
         switch body(request, allowed: ["flow", "visitor", "vars", "reducedMotion", "lang"]) {
         case .failure(let e): return e.response
@@ -370,11 +456,9 @@ package final class ConversationService: Sendable {
         case .success(let f): flowName = f
         }
         let visitor: String
-        switch fields.required("visitor", maxBytes: 128) {
+        switch actingVisitor(caller, named: fields.string("visitor", maxBytes: 128)) {
         case .failure(let e): return e.response
-        case .success(let v):
-            guard Self.isVisitor(v) else { return .error(400, "bad-visitor", "a visitor id is 1–128 letters, digits, '-', '_', '.' or ':'") }
-            visitor = v
+        case .success(let v): visitor = v
         }
         let vars: [String: String]
         switch fields.stringMap("vars", maxCount: 64, maxName: 64, maxValue: 1024) {
@@ -449,6 +533,7 @@ package final class ConversationService: Sendable {
     // MARK: Scenario events
 
     private func trigger(_ request: HTTPRequest) -> HTTPResponse {
+        if let refusal = requireSite(request) { return refusal.response }
         let fields: RequestBody
         switch body(request, allowed: ["scenario", "visitor"]) {
         case .failure(let e): return e.response
@@ -487,7 +572,7 @@ package final class ConversationService: Sendable {
     /// Loads conversation `id` of `visitor` from the archive when it is not in memory (the
     /// caller has looked there); unknown when there is none or it belongs to someone else: the
     /// same answer, so ids cannot be probed.
-    private func locate(_ id: String, visitor: String) -> Result<Void, ResponseError> {
+    private func locate(_ id: String, visitor: String?) -> Result<Void, ResponseError> {
         let unknown = unknownConversation(id)
         guard Self.isConversationID(id), let archive else { return .failure(unknown) }
         let row: ConversationArchive.Row?
@@ -497,7 +582,7 @@ package final class ConversationService: Sendable {
             log("rocket serve: conversation store: \(error.message)")
             return .failure(ResponseError(.error(503, "store-unavailable", "the conversation store cannot be read now")))
         }
-        guard let row, row.visitor == visitor else { return .failure(unknown) }
+        guard let row, visitor == nil || row.visitor == visitor else { return .failure(unknown) }
         let now = clock.now
         guard row.touched >= now - configuration.idleTimeout else { return .failure(unknown) }
         let flow: LoadedFlow
@@ -533,26 +618,29 @@ package final class ConversationService: Sendable {
 
     /// The visitor of a request about conversation `id`, charged a token and checked against
     /// the conversation's owner (loading it from the archive when needed).
-    private func enter(_ request: HTTPRequest, id: String) -> Result<String, ResponseError> {
-        let visitor: String
-        switch self.visitor(of: request) {
+    private func enter(_ request: HTTPRequest, id: String) -> Result<Caller, ResponseError> {
+        let caller: Caller
+        switch visitorOrSite(request) {
         case .failure(let e): return .failure(e)
-        case .success(let v): visitor = v
+        case .success(let c): caller = c
         }
+        // The visitor's own conversations only; a site may reach any.
+        var visitor: String? = nil
+        if case .visitor(let v) = caller { visitor = v }
         // Every request of a visitor costs a token before anything is looked up (the store too);
         // the token and the owner of a conversation in memory are one trip through the lock.
         let now = clock.now
         let known = Self.isConversationID(id)
         let found: (admitted: Bool, owner: String?) = state.withLock { s in
-            guard admit(visitor, in: &s, at: now) else { return (false, nil) }
+            if let visitor, !admit(visitor, in: &s, at: now) { return (false, nil) }
             return (true, known ? s.owner(of: id) : nil)
         }
         guard found.admitted else { return .failure(ResponseError(tooMany())) }
         if let owner = found.owner {
-            return owner == visitor ? .success(visitor) : .failure(unknownConversation(id))
+            return visitor == nil || owner == visitor ? .success(caller) : .failure(unknownConversation(id))
         }
         if case .failure(let e) = locate(id, visitor: visitor) { return .failure(e) }
-        return .success(visitor)
+        return .success(caller)
     }
 
     /// A copy of conversation `id`, marked as used now (its view is built from the copy, after

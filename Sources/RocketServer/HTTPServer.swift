@@ -91,7 +91,9 @@ package final class HTTPServer: Sendable {
             self?.wakeIfNeeded(for: change)
         }
         startTicker()
-        return Int(rocket_mhd_port(d))
+        let bound = Int(rocket_mhd_port(d))
+        service.listening(host: host, port: bound)
+        return bound
     }
 
     private static func descriptorLimit() -> Int {

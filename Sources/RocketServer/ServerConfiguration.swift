@@ -16,6 +16,10 @@ public struct ServerConfiguration: Sendable {
     public var requestBurst: Double = RocketLimits.requestBurst
     /// Origins (`https://shop.example`) whose pages may use the API besides the server's own.
     public var allowedOrigins: Set<String> = []
+    /// The origins the server's own pages are reached at through a proxy (`--public-url`),
+    /// besides the address it listens on. The `Host` header is never trusted for this: a page
+    /// of another site whose name resolves to this server (DNS rebinding) sends its own.
+    public var publicOrigins: Set<String> = []
     /// The animation timing of new conversations (clients may ask for reduced motion).
     public var timing: RocketTiming = .original
     /// Open event streams at once (each is a connection).

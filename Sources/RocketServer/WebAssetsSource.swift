@@ -14,6 +14,31 @@ extension WebAssets {
           var core = {
             /** True for the visitor ids the server takes: 1–128 letters, digits, '.', '_', ':' or '-'. */
             isVisitorID: function (v) { return typeof v === "string" && /^[A-Za-z0-9._:-]{1,128}$/.test(v); },
+            /** True for a visitor token the server issued: anon., 32 hex digits, a dot, 64 hex digits. */
+            isToken: function (t) { return typeof t === "string" && /^anon\.[0-9a-f]{32}\.[0-9a-f]{64}$/.test(t); },
+            /** The visitor id a token carries, or null. */
+            tokenVisitor: function (t) { return core.isToken(t) ? t.slice(0, 37) : null; },
+            /**
+             * Reads an event stream's text: the complete events in `text` ({event, data, id}; data lines
+             * joined with "\n", comments skipped) and what is left for the next read.
+             */
+            sseParse: function (text) {
+              var events = [], blocks = text.replace(/\r\n?/g, "\n").split("\n\n"), rest = blocks.pop();
+              for (var i = 0; i < blocks.length; i++) {
+                var ev = { event: "message", data: null, id: null }, lines = blocks[i].split("\n");
+                for (var j = 0; j < lines.length; j++) {
+                  var line = lines[j], colon = line.indexOf(":");
+                  if (!line || colon === 0) continue;
+                  var field = colon < 0 ? line : line.slice(0, colon), value = colon < 0 ? "" : line.slice(colon + 1);
+                  if (value.charAt(0) === " ") value = value.slice(1);
+                  if (field === "event") ev.event = value;
+                  else if (field === "data") ev.data = ev.data === null ? value : ev.data + "\n" + value;
+                  else if (field === "id") ev.id = value;
+                }
+                if (ev.data !== null) events.push(ev);
+              }
+              return { events: events, rest: rest };
+            },
             /** A colour the page may use (#RRGGBB), or null. */
             color: function (c) { return typeof c === "string" && /^#[0-9A-Fa-f]{6}$/.test(c) ? c : null; },
             /** The URL of a picture the server named: a data: URI of an image, or a path under `base`; else null. */
@@ -104,16 +129,30 @@ extension WebAssets {
             } catch (e) { return null; }
             return null;
           }
-          function randomID() {
-            var a = new Uint8Array(16), s = "";
-            (window.crypto || window.msCrypto).getRandomValues(a);
-            for (var i = 0; i < a.length; i++) s += (a[i] + 256).toString(16).slice(1);
-            return s;
+          // Who this page speaks for: a visitor the site vouches for (data-visitor with the site's
+          // data-visitor-hash), else an anonymous visitor whose token the server issues once and this
+          // browser keeps. Credentials travel in headers, never in a URL.
+          var identity = script && core.isVisitorID(script.getAttribute("data-visitor")) && script.getAttribute("data-visitor-hash")
+            ? { visitor: script.getAttribute("data-visitor"), hash: script.getAttribute("data-visitor-hash") } : null;
+          var pendingToken = null;
+          function credentials(renew) {
+            if (identity) return Promise.resolve({ "Rocket-Visitor": identity.visitor, "Rocket-Visitor-Hash": identity.hash });
+            var saved = renew ? null : store("rocket.token");
+            if (core.isToken(saved)) return Promise.resolve({ "Rocket-Visitor": saved });
+            if (!pendingToken) {
+              pendingToken = fetch(base + "/v1/visitors", { method: "POST" }).then(function (r) {
+                return r.json().then(function (d) {
+                  pendingToken = null;
+                  if (r.status !== 201 || !d || !core.isToken(d.token)) throw new Error("the server gave no visitor token (" + r.status + ")");
+                  store("rocket.token", d.token);
+                  return { "Rocket-Visitor": d.token };
+                });
+              }, function (e) { pendingToken = null; throw e; });
+            }
+            return pendingToken;
           }
           function visitorID() {
-            var v = store("rocket.visitor");
-            if (!core.isVisitorID(v)) { v = randomID(); store("rocket.visitor", v); }
-            return v;
+            return identity ? identity.visitor : core.tokenVisitor(store("rocket.token"));
           }
           function fontOf(e, f) {
             var look = core.fontLook(f);
@@ -132,7 +171,6 @@ extension WebAssets {
             this.root = root;
             this.flow = flow;
             this.options = options || {};
-            this.visitor = visitorID();
             this.view = null;
             this.source = null;
             this.busy = false;
@@ -168,16 +206,60 @@ extension WebAssets {
             });
           }
 
-          function call(method, path, body) {
-            var init = { method: method, headers: { "Rocket-Visitor": visitorID() } };
-            if (body) { init.headers["Content-Type"] = "application/json"; init.body = JSON.stringify(body); }
-            return fetch(base + path, init).then(function (r) {
-              return r.text().then(function (t) {
-                var data = null;
-                try { data = t ? JSON.parse(t) : null; } catch (e) { data = null; }
-                return { status: r.status, data: data };
+          function call(method, path, body, retried) {
+            return credentials(false).then(function (headers) {
+              var init = { method: method, headers: headers };
+              if (body) { init.headers["Content-Type"] = "application/json"; init.body = JSON.stringify(body); }
+              return fetch(base + path, init).then(function (r) {
+                return r.text().then(function (t) {
+                  var data = null;
+                  try { data = t ? JSON.parse(t) : null; } catch (e) { data = null; }
+                  // A token this server no longer signs (its secret changed): a new one, once.
+                  if (r.status === 401 && !identity && !retried && data && data.error && data.error.code === "bad-token") {
+                    return credentials(true).then(function () { return call(method, path, body, true); });
+                  }
+                  if (r.status === 403 && data && data.error && data.error.code === "origin-not-allowed" && window.console) {
+                    window.console.warn("RocketAlert: " + data.error.message);
+                  }
+                  return { status: r.status, data: data };
+                });
               });
             });
+          }
+
+          // An event stream read through fetch, so the credentials go in headers: frames are handed to
+          // `on(event, data)`; a dropped stream is opened again after 2 s with Last-Event-ID (the server
+          // sends the current state at once). close() ends it for good.
+          function follow(path, on) {
+            var handle = { closed: false, controller: null, lastID: null };
+            handle.close = function () { handle.closed = true; if (handle.controller) handle.controller.abort(); };
+            function open() {
+              if (handle.closed) return;
+              handle.controller = window.AbortController ? new AbortController() : null;
+              credentials(false).then(function (headers) {
+                headers.Accept = "text/event-stream";
+                if (handle.lastID !== null) headers["Last-Event-ID"] = handle.lastID;
+                return fetch(base + path, { headers: headers, signal: handle.controller ? handle.controller.signal : undefined });
+              }).then(function (r) {
+                if (!r.ok || !r.body || !r.body.getReader) throw new Error("stream " + r.status);
+                var reader = r.body.getReader(), decoder = new TextDecoder(), buffer = "";
+                function pump() {
+                  return reader.read().then(function (chunk) {
+                    if (chunk.done) throw new Error("stream ended");
+                    var parsed = core.sseParse(buffer + decoder.decode(chunk.value, { stream: true }));
+                    buffer = parsed.rest;
+                    for (var i = 0; i < parsed.events.length; i++) {
+                      if (parsed.events[i].id !== null) handle.lastID = parsed.events[i].id;
+                      on(parsed.events[i].event, parsed.events[i].data);
+                    }
+                    return pump();
+                  });
+                }
+                return pump();
+              }).catch(function () { if (!handle.closed) setTimeout(open, 2000); });
+            }
+            open();
+            return handle;
           }
 
           Widget.prototype.api = function (method, path, body) { return call(method, path, body); };
@@ -186,7 +268,7 @@ extension WebAssets {
             var self = this, key = "rocket.conversation." + this.flow, saved = store(key);
             var fresh = function () {
               return self.api("POST", "/v1/conversations", {
-                flow: self.flow, visitor: self.visitor, reducedMotion: reduced,
+                flow: self.flow, reducedMotion: reduced,
                 lang: (navigator.language || "en").slice(0, 35), vars: self.options.vars || {}
               }).then(function (r) {
                 if (r.status === 201 && r.data && r.data.conversation) {
@@ -227,18 +309,17 @@ extension WebAssets {
 
           Widget.prototype.listen = function (id) {
             var self = this;
-            if (!window.EventSource) return;
-            var src = new EventSource(base + "/v1/conversations/" + id + "/events?visitor=" + encodeURIComponent(this.visitor));
-            this.source = src;
-            src.addEventListener("state", function (ev) {
-              try { self.render(JSON.parse(ev.data)); } catch (e) { /* a bad frame is skipped */ }
-            });
-            src.addEventListener("events", function (ev) {
-              var list = [];
-              try { list = JSON.parse(ev.data); } catch (e) { list = []; }
-              for (var i = 0; i < list.length; i++) {
-                self.dispatch("event", list[i]);
-                if (list[i].event === "action") self.dispatch("action", list[i]);
+            if (!window.fetch || !window.TextDecoder) return;
+            this.source = follow("/v1/conversations/" + id + "/events", function (event, data) {
+              if (event === "state") {
+                try { self.render(JSON.parse(data)); } catch (e) { /* a bad frame is skipped */ }
+              } else if (event === "events") {
+                var list = [];
+                try { list = JSON.parse(data); } catch (e) { list = []; }
+                for (var i = 0; i < list.length; i++) {
+                  self.dispatch("event", list[i]);
+                  if (list[i].event === "action") self.dispatch("action", list[i]);
+                }
               }
             });
           };
@@ -516,9 +597,9 @@ extension WebAssets {
             document.body.appendChild(this.overlay);
             var self = this;
             this.box.addEventListener("keydown", function (ev) { self.key(ev); });
-            var src = window.EventSource ? new EventSource(base + "/v1/alerts/" + id + "/events?visitor=" + encodeURIComponent(visitorID())) : null;
-            this.source = src;
-            if (src) src.addEventListener("state", function (ev) { try { self.render(JSON.parse(ev.data)); } catch (e) { /* skipped */ } });
+            this.source = window.fetch && window.TextDecoder ? follow("/v1/alerts/" + id + "/events", function (event, data) {
+              if (event === "state") { try { self.render(JSON.parse(data)); } catch (e) { /* skipped */ } }
+            }) : null;
           }
 
           AlertView.prototype.render = function (v) {
@@ -601,7 +682,7 @@ extension WebAssets {
             showAlert: showAlert,
             /** Makes and shows an alert: {title, message, style: "alert"|"actionSheet", actions: [{title, style, enabled}]}. */
             alert: function (spec) {
-              var body = { visitor: visitorID() };
+              var body = {};
               ["title", "message", "style", "actions"].forEach(function (k) { if (spec && spec[k] !== undefined) body[k] = spec[k]; });
               return call("POST", "/v1/alerts", body).then(function (r) {
                 if (r.status !== 201) throw new Error(r.data && r.data.error ? r.data.error.message : "the server answered " + r.status);
@@ -609,7 +690,7 @@ extension WebAssets {
                 return showAlert(r.data.alert.id);
               });
             },
-            /** This browser's visitor id (kept in localStorage). */
+            /** This page's visitor id (the site's, or the anonymous one whose token this browser keeps), or null before the first call. */
             visitor: visitorID
           };
           if (script && script.getAttribute("data-flow")) {

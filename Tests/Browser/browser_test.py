@@ -37,11 +37,18 @@ if not os.access(ROCKET, os.X_OK):
     sys.exit(f"browser tests: {ROCKET} is missing: run swift build first")
 
 
+# The key the tests' "app server" calls with (a site's back end: Authorization: Bearer).
+SITE_KEY = "browser-test-site-key-0123456789"
+
+
 class Server:
     """A `rocket serve` process; its URL is the first line it prints."""
 
     def __init__(self, store, flows=None, port=0):
-        args = [ROCKET, "serve", "--port", str(port), "--store", store]
+        keys = os.path.join(os.path.dirname(store), "keys")
+        with open(keys, "w") as f:
+            f.write("# the browser tests' site key\n" + SITE_KEY + "\n")
+        args = [ROCKET, "serve", "--port", str(port), "--store", store, "--api-key-file", keys]
         if flows:
             args += ["--flows", flows]
         self.proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
@@ -313,9 +320,10 @@ def banner_and_text(browser, server):
     context.close()
 
 
-def post(url, path, body, visitor):
+def post(url, path, body):
+    """A call from the site's back end, with its key."""
     req = urllib.request.Request(url.rstrip("/") + path, data=json.dumps(body).encode(), method="POST",
-                                 headers={"Content-Type": "application/json", "Rocket-Visitor": visitor})
+                                 headers={"Content-Type": "application/json", "Authorization": "Bearer " + SITE_KEY})
     with urllib.request.urlopen(req, timeout=10) as r:
         return json.loads(r.read())
 
@@ -325,7 +333,7 @@ def live_alert(browser, server):
     page = context.new_page()
     page.goto(server.url + "play/demo")
     page.wait_for_selector(".rk-log > li", timeout=TIMEOUT)
-    visitor = page.evaluate("() => RocketAlert.visitor()")
+    assert page.evaluate("() => RocketAlert.visitor()").startswith("anon."), "the page's visitor is the one its token names"
     page.evaluate("""() => {
       window.alertId = null; window.alertResult = undefined;
       document.addEventListener('rocket:alert', e => { window.alertId = e.detail.id; });
@@ -341,8 +349,8 @@ def live_alert(browser, server):
     assert dialog.get_by_role("button", name="Loading…").is_disabled()
     # The app's server loads the actions: the open dialog changes in place.
     post(server.url, f"/v1/alerts/{alert_id}/mutations",
-         {"setActions": [{"title": "Edit"}, {"title": "Delete", "style": "destructive"}, {"title": "Cancel", "style": "cancel"}]}, visitor)
-    post(server.url, f"/v1/alerts/{alert_id}/mutations", {"setMessage": "This cannot be undone."}, visitor)
+         {"setActions": [{"title": "Edit"}, {"title": "Delete", "style": "destructive"}, {"title": "Cancel", "style": "cancel"}]})
+    post(server.url, f"/v1/alerts/{alert_id}/mutations", {"setMessage": "This cannot be undone."})
     dialog.get_by_role("button", name="Delete").wait_for(timeout=TIMEOUT)
     page.get_by_text("This cannot be undone.").wait_for(timeout=TIMEOUT)
     assert focused_text(page) == "Cancel", "focus stays on the safe action it had: " + focused_text(page)

@@ -5,6 +5,7 @@ import RocketJSON
 import RocketPlatform
 import RocketScenarios
 import Synchronization
+import RocketTestSupport
 import Testing
 
 @testable import RocketServer
@@ -12,66 +13,6 @@ import Testing
 #if canImport(Glibc)
     import Glibc
 #endif
-
-/// A raw HTTP/1.1 client over a loopback socket: what a browser or curl sends, byte for byte.
-final class RawClient {
-    let fd: Int32
-    var received: [UInt8] = []
-
-    init?(port: Int) {
-        fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { return nil }
-        var addr = sockaddr_in()
-        addr.sin_family = sa_family_t(AF_INET)
-        addr.sin_port = in_port_t(UInt16(port).bigEndian)
-        addr.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let rc = withUnsafePointer(to: &addr) { p in
-            p.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        guard rc == 0 else {
-            close(fd)
-            return nil
-        }
-    }
-
-    deinit { close(fd) }
-
-    func send(_ text: String) { send(Array(text.utf8)) }
-
-    func send(_ bytes: [UInt8]) {
-        var off = 0
-        while off < bytes.count {
-            let n = bytes[off...].withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-            if n <= 0 { return }
-            off += n
-        }
-    }
-
-    /// Reads until `done` holds for what was received, the peer closes, or `timeout` passes.
-    @discardableResult
-    func read(timeout: Double = 10, until done: (String) -> Bool = { _ in false }) -> String {
-        let end = Date().addingTimeInterval(timeout)
-        var buffer = [UInt8](repeating: 0, count: 65536)
-        while Date() < end {
-            if done(text) { break }
-            var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-            guard poll(&p, 1, 100) > 0 else { continue }
-            let n = recv(fd, &buffer, buffer.count, 0)
-            if n <= 0 { break }
-            received += buffer[..<n]
-        }
-        return text
-    }
-
-    var text: String { String(decoding: received, as: UTF8.self) }
-
-    /// One request with `Connection: close`; the whole response.
-    static func exchange(port: Int, _ request: String) -> String {
-        guard let c = RawClient(port: port) else { return "" }
-        c.send(request)
-        return c.read()
-    }
-}
 
 func post(_ path: String, _ body: String, visitor: String? = nil) -> String {
     var r = "POST \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\nConnection: close\r\n"
@@ -96,7 +37,7 @@ struct ServerTests {
         #expect(started.hasPrefix("HTTP/1.1 201"))
         let id = try #require(bodyJSON(started)?["conversation"]?["id"]?.string)
         let stream = try #require(RawClient(port: port))
-        stream.send("GET /v1/conversations/\(id)/events?visitor=ada HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: text/event-stream\r\n\r\n")
+        stream.send("GET /v1/conversations/\(id)/events HTTP/1.1\r\nHost: 127.0.0.1\r\nRocket-Visitor: ada\r\nAccept: text/event-stream\r\n\r\n")
         let first = stream.read { $0.contains("event: state") }
         #expect(first.hasPrefix("HTTP/1.1 200"))
         #expect(first.contains("text/event-stream"))
@@ -139,14 +80,14 @@ struct ServerTests {
         let sqlite = try SQLiteScenarioStore(path: store)
         let service = ConversationService(
             flows: FlowLibrary(directory: dir, builtIn: [:]), archive: try ConversationArchive(beside: sqlite), scenarios: sqlite, clock: WallClock(),
-            configuration: c)
+            configuration: c, access: .random(insecureDev: true))
         let server = HTTPServer(service: service)
         let port = try server.start(host: "127.0.0.1", port: 0)
         defer { server.stop() }
         let started = RawClient.exchange(port: port, post("/v1/conversations", #"{"flow": "auto", "visitor": "ada"}"#))
         let id = try #require(bodyJSON(started)?["conversation"]?["id"]?.string)
         let stream = try #require(RawClient(port: port))
-        stream.send("GET /v1/conversations/\(id)/events?visitor=ada HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: text/event-stream\r\n\r\n")
+        stream.send("GET /v1/conversations/\(id)/events HTTP/1.1\r\nHost: 127.0.0.1\r\nRocket-Visitor: ada\r\nAccept: text/event-stream\r\n\r\n")
         #expect(stream.read { $0.contains("\"text\":\"Second\"") }.contains("\"text\":\"Second\""))
         server.stop()
         let saved = try #require(try ConversationArchive(beside: SQLiteScenarioStore(path: store)).load(id))

@@ -39,7 +39,8 @@ struct Harness {
 
     init(
         path: String? = nil, clock: ManualClock = ManualClock(now: 1_800_000_000), persistent: Bool = true,
-        configure: (inout ServerConfiguration) -> Void = { _ in }, flowsDirectory: String? = nil
+        configure: (inout ServerConfiguration) -> Void = { _ in }, flowsDirectory: String? = nil,
+        access: AccessControl = .random(insecureDev: true)
     ) throws {
         self.clock = clock
         self.path = path ?? scratchDirectory() + "/store.sqlite"
@@ -50,7 +51,7 @@ struct Harness {
         let sqlite = persistent ? try SQLiteScenarioStore(path: self.path) : nil
         let archive = try sqlite.map { try ConversationArchive(beside: $0) }
         let store: (any ScenarioStore)? = sqlite ?? InMemoryScenarioStore()
-        service = ConversationService(flows: flows, archive: archive, scenarios: store, clock: clock, configuration: c)
+        service = ConversationService(flows: flows, archive: archive, scenarios: store, clock: clock, configuration: c, access: access)
     }
 
     func request(

@@ -103,3 +103,27 @@ test("Tab and Shift-Tab wrap around the enabled actions", () => {
   assert.equal(core.nextTab(3, -1, true), 2);
   assert.equal(core.nextTab(0, 0, false), -1);
 });
+
+test("visitor tokens: the server's shape only; the visitor id is its first part", () => {
+  const token = "anon." + "a".repeat(32) + "." + "0123456789abcdef".repeat(4);
+  assert.equal(core.isToken(token), true);
+  assert.equal(core.tokenVisitor(token), "anon." + "a".repeat(32));
+  for (const bad of ["", "anon.x.y", token + "0", token.toUpperCase(), "ada", null, 3, token.replace("anon.", "user.")]) {
+    assert.equal(core.isToken(bad), false, String(bad));
+    assert.equal(core.tokenVisitor(bad), null, String(bad));
+  }
+});
+
+test("event streams: complete events parsed, a partial one kept for the next read", () => {
+  const first = core.sseParse("retry: 2000\n\nid: 3\nevent: state\ndata: {\"a\":1}\n\nevent: events\ndata: [1,\ndata: 2]\n\n: keep-alive\n\nevent: sta");
+  assert.deepEqual(first.events, [
+    { event: "state", data: "{\"a\":1}", id: "3" },
+    { event: "events", data: "[1,\n2]", id: null },
+  ]);
+  assert.equal(first.rest, "event: sta");
+  const second = core.sseParse(first.rest + "te\r\ndata:x\r\n\r\n");
+  assert.deepEqual(second.events, [{ event: "state", data: "x", id: null }]);
+  assert.equal(second.rest, "");
+  assert.deepEqual(core.sseParse("").events, []);
+  assert.deepEqual(core.sseParse("data\n\n").events, [{ event: "message", data: "", id: null }]);
+});

@@ -1,19 +1,22 @@
 -- wrk: each thread (one visitor) starts a conversation of the loop flow, sends it 30 taps, then
--- starts another. Run the server with a --rate that does not throttle.
+-- starts another. Run the server with a --rate that does not throttle. The visitors' tokens come
+-- from $ROCKET_BENCH_TOKENS (separated by spaces; POST /v1/visitors made them).
 local current = nil
 local sent = 0
 local visitor = nil
 
 function init(args)
   math.randomseed(os.time() + tonumber(tostring({}):match("0x(%x+)"), 16) % 100000)
-  visitor = "bench-" .. tostring(math.random(1, 1e9))
+  local tokens = {}
+  for t in string.gmatch(os.getenv("ROCKET_BENCH_TOKENS") or "", "%S+") do tokens[#tokens + 1] = t end
+  visitor = tokens[math.random(1, #tokens)]
 end
 
 local starting = false
 
 local function start()
-  return wrk.format("POST", "/v1/conversations", {["Content-Type"] = "application/json"},
-    '{"flow": "loop", "visitor": "' .. visitor .. '", "reducedMotion": true}')
+  return wrk.format("POST", "/v1/conversations", {["Content-Type"] = "application/json", ["Rocket-Visitor"] = visitor},
+    '{"flow": "loop", "reducedMotion": true}')
 end
 
 function request()

@@ -1,0 +1,134 @@
+import Foundation
+import RocketTestSupport
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// `rocket serve`'s keys and secrets as an operator sets them up: files, the environment, SIGHUP.
+@Suite("rocket serve: site keys, secrets and the public address")
+struct ServeAccessTests {
+    /// A running `rocket serve` on a free port.
+    final class Running {
+        let process = Process()
+        let port: Int
+        let errors: String
+
+        init(_ args: [String], environment: [String: String] = [:], store: String? = nil) throws {
+            let dir = scratchDirectory()
+            errors = dir + "/stderr"
+            _ = FileManager.default.createFile(atPath: errors, contents: nil)
+            process.executableURL = URL(fileURLWithPath: rocketPath)
+            process.arguments = ["serve", "--port", "0", "--store", store ?? dir + "/s.sqlite"] + args
+            var env = ProcessInfo.processInfo.environment
+            for (k, v) in environment { env[k] = v }
+            process.environment = env
+            let out = Pipe()
+            process.standardOutput = out
+            process.standardError = FileHandle(forWritingAtPath: errors)
+            process.standardInput = FileHandle.nullDevice
+            try process.run()
+            // The URL is the first line on stdout.
+            var line: [UInt8] = []
+            let fd = out.fileHandleForReading.fileDescriptor
+            var byte: UInt8 = 0
+            while read(fd, &byte, 1) == 1, byte != 0x0A { line.append(byte) }
+            let url = String(decoding: line, as: UTF8.self)
+            guard let last = url.split(separator: ":").last, let p = Int(last.filter(\.isNumber)) else {
+                throw CocoaError(.fileReadUnknown)
+            }
+            port = p
+        }
+
+        /// The status of one request with `headers`.
+        func status(_ method: String, _ path: String, body: String = "", headers: [String: String] = [:]) -> Int {
+            var r = "\(method) \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n"
+            for (k, v) in headers { r += "\(k): \(v)\r\n" }
+            if !body.isEmpty { r += "Content-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n" }
+            let answer = RawClient.exchange(port: port, r + "\r\n" + body)
+            return Int(answer.split(separator: " ").dropFirst().first ?? "") ?? 0
+        }
+
+        /// Stops it with SIGTERM; its exit status.
+        func stop() -> Int32 {
+            kill(process.processIdentifier, SIGTERM)
+            process.waitUntilExit()
+            return process.terminationStatus
+        }
+
+        var stderr: String { (try? String(contentsOfFile: errors, encoding: .utf8)) ?? "" }
+    }
+
+    static let event = #"{"scenario": "app-launch", "visitor": "u1"}"#
+
+    @Test("a key file that cannot be used stops the start: missing 66, a line that is no key 65 naming it; a short secret; a bad --public-url 64")
+    func badSetups() throws {
+        let dir = scratchDirectory()
+        let store = ["--store", dir + "/s.sqlite", "--port", "0"]
+        let missing = try runRocket(["serve", "--api-key-file", dir + "/nope"] + store)
+        #expect(missing.status == 66, "\(missing.stderr)")
+        try "# keys\nsite-key-0123456789abcdef\nshort\n".write(toFile: dir + "/keys", atomically: true, encoding: .utf8)
+        let bad = try runRocket(["serve", "--api-key-file", dir + "/keys"] + store)
+        #expect(bad.status == 65)
+        #expect(bad.stderr.contains("keys:3: not a key"), "\(bad.stderr)")
+        #expect(!bad.stderr.contains("site-key-0123456789abcdef"), "a key is never printed")
+        try "too short\n".write(toFile: dir + "/secret", atomically: true, encoding: .utf8)
+        let secret = try runRocket(["serve", "--secret-file", dir + "/secret"] + store)
+        #expect(secret.status == 66)
+        #expect(secret.stderr.contains("at least 32 bytes"))
+        let env = try runRocket(["serve"] + store, environment: ["ROCKET_API_KEYS": "good-key-0123456789abcdef,tiny"])
+        #expect(env.status == 65)
+        #expect(env.stderr.contains("ROCKET_API_KEYS: key 2"))
+        for url in ["ftp://chat.example", "https://chat.example/path", "chat.example"] {
+            #expect(try runRocket(["serve", "--public-url", url] + store).status == 64, "\(url)")
+        }
+    }
+
+    @Test("site keys from a file and the environment; SIGHUP re-reads the file, so keys rotate without a restart")
+    func rotation() throws {
+        let dir = scratchDirectory()
+        try "site-key-one-0123456789\n".write(toFile: dir + "/keys", atomically: true, encoding: .utf8)
+        let server = try Running(["--api-key-file", dir + "/keys"], environment: ["ROCKET_API_KEYS": "env-key-0123456789abcdef"])
+        #expect(server.status("POST", "/v1/events", body: Self.event) == 401)
+        #expect(server.status("POST", "/v1/events", body: Self.event, headers: ["Authorization": "Bearer site-key-one-0123456789"]) == 204)
+        #expect(server.status("POST", "/v1/events", body: Self.event, headers: ["Authorization": "Bearer env-key-0123456789abcdef"]) == 204)
+        try "site-key-two-0123456789\n".write(toFile: dir + "/keys", atomically: true, encoding: .utf8)
+        kill(server.process.processIdentifier, SIGHUP)
+        // The process takes the signal in its own time: wait (bounded) for the new key to work.
+        var rotated = false
+        for _ in 0..<200 where !rotated {
+            rotated = server.status("POST", "/v1/events", body: Self.event, headers: ["Authorization": "Bearer site-key-two-0123456789"]) == 204
+            if !rotated { usleep(10_000) }
+        }
+        #expect(rotated)
+        #expect(server.status("POST", "/v1/events", body: Self.event, headers: ["Authorization": "Bearer site-key-one-0123456789"]) == 401)
+        #expect(server.process.isRunning, "SIGHUP does not stop the server")
+        #expect(server.stop() == 0)
+        #expect(!server.stderr.contains("0123456789"), "keys never reach the log: \(server.stderr)")
+    }
+
+    @Test("without keys the site routes are refused and the start says so; --insecure-dev says what it opens")
+    func startMessages() throws {
+        let plain = try Running([])
+        #expect(plain.status("POST", "/v1/events", body: Self.event) == 401)
+        #expect(plain.stop() == 0)
+        #expect(plain.stderr.contains("no site keys"))
+        let dev = try Running(["--insecure-dev"])
+        #expect(dev.status("POST", "/v1/events", body: Self.event) == 204)
+        #expect(dev.stop() == 0)
+        #expect(dev.stderr.contains("--insecure-dev"))
+    }
+
+    @Test("the token secret is made once and kept in the store: a token still works after a restart")
+    func secretKept() throws {
+        let dir = scratchDirectory()
+        let first = try Running([], store: dir + "/kept.sqlite")
+        let answer = RawClient.exchange(port: first.port, "POST /v1/visitors HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+        let token = try #require(answer.split(separator: "\"").first { $0.hasPrefix("anon.") && $0.count > 40 }.map(String.init))
+        #expect(first.stop() == 0)
+        let second = try Running([], store: dir + "/kept.sqlite")
+        #expect(second.status("POST", "/v1/conversations", body: #"{"flow": "demo"}"#, headers: ["Rocket-Visitor": token]) == 201)
+        #expect(second.stop() == 0)
+    }
+}
