@@ -38,7 +38,10 @@ def rss_kb(pid):
 
 
 def serve(store, flows, extra=()):
+    # One machine plays every client: the per-visitor and per-address limits are lifted, and the
+    # streams test names its clients as a trusted proxy would (X-Forwarded-For from 127.0.0.1).
     args = [ROCKET, "serve", "--port", "0", "--store", store, "--flows", flows, "--rate", "1000000",
+            "--rate-per-address", "1000000", "--max-per-address", "10000000", "--trust-proxy", "127.0.0.1",
             "--max-conversations", "1000000", *extra]
     p = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
     url = p.stdout.readline().strip()
@@ -104,7 +107,9 @@ def streams(url, port, count=1000):
     socks = []
     for k, cid in enumerate(ids):
         s = socket.create_connection(("127.0.0.1", port))
-        s.sendall(f"GET /v1/conversations/{cid}/events HTTP/1.1\r\nHost: x\r\nRocket-Visitor: {tokens[k]}\r\n\r\n".encode())
+        client = f"10.{k // 65536}.{k // 256 % 256}.{k % 256}"
+        s.sendall(f"GET /v1/conversations/{cid}/events HTTP/1.1\r\nHost: x\r\nRocket-Visitor: {tokens[k]}\r\n"
+                  f"X-Forwarded-For: {client}\r\n\r\n".encode())
         socks.append(s)
     def drain(s, needle, timeout=30):
         s.settimeout(timeout)

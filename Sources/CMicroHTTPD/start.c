@@ -102,3 +102,19 @@ int rocket_mhd_framing(struct MHD_Connection *connection, const char *method) {
     if (scan.hosts != 1) return 4;
     return 0;
 }
+
+int rocket_mhd_client_address(struct MHD_Connection *connection, char *out, size_t size) {
+    const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+    if (info == NULL || info->client_addr == NULL || size == 0) return 0;
+    const struct sockaddr *sa = info->client_addr;
+    const char *done = NULL;
+    if (sa->sa_family == AF_INET) {
+        done = inet_ntop(AF_INET, &((const struct sockaddr_in *)sa)->sin_addr, out, (socklen_t)size);
+    } else if (sa->sa_family == AF_INET6) {
+        const struct in6_addr *a6 = &((const struct sockaddr_in6 *)sa)->sin6_addr;
+        // An IPv4 client on a dual-stack socket is named as IPv4.
+        if (IN6_IS_ADDR_V4MAPPED(a6)) done = inet_ntop(AF_INET, &a6->s6_addr[12], out, (socklen_t)size);
+        else done = inet_ntop(AF_INET6, a6, out, (socklen_t)size);
+    }
+    return done != NULL;
+}

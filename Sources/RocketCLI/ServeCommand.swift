@@ -22,6 +22,10 @@ enum ServeCommand {
             .value("--max-conversations", "N", "Conversations held at once (default 10000)."),
             .value("--idle-timeout", "D", "Forget a conversation unused for D (default 24h)."),
             .value("--rate", "N", "Requests a visitor may send per second, bursts of 4×N (default 10)."),
+            .value("--rate-per-address", "N", "Requests one client address may send per second, whatever visitors it names, bursts of 4×N (default 50)."),
+            .value("--max-per-address", "N", "Live conversations (and, apart, alerts) one client address may hold (default 200)."),
+            .value("--visitor-retention", "D", "Forget a visitor's scenario counts after D without events or shows (default 400d)."),
+            .value("--trust-proxy", "ADDRESS", "A proxy whose X-Forwarded-For names the client (its own address); repeatable.", repeatable: true),
             .value("--api-key-file", "FILE", "Site keys, one per line: calls with Authorization: Bearer KEY act for any visitor (re-read on SIGHUP)."),
             .value("--secret-file", "FILE", "The secret visitor tokens are signed with (default: made once and kept in the store)."),
             .value("--identity-secret-file", "FILE", "The secret a site signs its own visitor ids with (Rocket-Visitor-Hash)."),
@@ -86,6 +90,31 @@ enum ServeCommand {
                 configuration.requestsPerSecond = n
                 configuration.requestBurst = max(1, (n * 4).rounded())
             }
+            if let r = parsed.value("--rate-per-address") {
+                guard let n = Double(r), n.isFinite, n >= 0.01, n <= 1_000_000 else {
+                    throw UsageError(message: "--rate-per-address must be a number from 0.01 to 1000000", command: command)
+                }
+                configuration.addressRequestsPerSecond = n
+                configuration.addressRequestBurst = max(1, (n * 4).rounded())
+            }
+            if let m = parsed.value("--max-per-address") {
+                guard let n = Int(m), (1...10_000_000).contains(n) else {
+                    throw UsageError(message: "--max-per-address must be a number from 1 to 10000000", command: command)
+                }
+                configuration.perAddress = n
+            }
+            if let d = parsed.value("--visitor-retention") {
+                guard let s = RocketDuration.parse(d), s >= 60 else {
+                    throw UsageError(message: "--visitor-retention must be a duration of at least 1m (30d, 400d)", command: command)
+                }
+                configuration.visitorRetention = s
+            }
+            for a in parsed.all("--trust-proxy") {
+                guard Self.isAddress(a) else {
+                    throw UsageError(message: "--trust-proxy takes the proxy's IP address, not '\(Sanitizer.clean(a, keepNewlines: false))'", command: command)
+                }
+                configuration.trustedProxies.insert(Self.canonical(a))
+            }
             keyFile = parsed.value("--api-key-file")
             secretFile = parsed.value("--secret-file")
             identityFile = parsed.value("--identity-secret-file")
@@ -107,6 +136,22 @@ enum ServeCommand {
                 }
                 configuration.idleTimeout = s
             }
+        }
+
+        /// `address` as the server names peers (inet_ntop's form), so `::ffff:127.0.0.1` or a
+        /// long IPv6 form matches the peer it names.
+        static func canonical(_ address: String) -> String {
+            var v4 = in_addr()
+            var v6 = in6_addr()
+            var out = [CChar](repeating: 0, count: 64)
+            if inet_pton(AF_INET, address, &v4) == 1, inet_ntop(AF_INET, &v4, &out, 64) != nil {
+                return String(decoding: out.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            }
+            if inet_pton(AF_INET6, address, &v6) == 1, inet_ntop(AF_INET6, &v6, &out, 64) != nil {
+                let text = String(decoding: out.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+                return text.hasPrefix("::ffff:") && text.contains(".") ? String(text.dropFirst(7)) : text
+            }
+            return address
         }
 
         static func isAddress(_ s: String) -> Bool {

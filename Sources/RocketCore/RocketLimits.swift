@@ -79,6 +79,21 @@ public enum RocketLimits {
     public static let requestBurst: Double = 40
     /// The most actions of an alert made through the API.
     public static let alertActions = 20
+    /// Requests per second one client address may send, on average, whatever visitors it names.
+    public static let addressRequestsPerSecond: Double = 50
+    /// Requests one client address may send in a burst.
+    public static let addressRequestBurst: Double = 200
+    /// Live conversations (and, apart, alerts) one client address may hold.
+    public static let perAddress = 200
+    /// Event streams one client address may hold open.
+    public static let streamsPerAddress = 64
+    /// Connections one client address may hold (not behind a trusted proxy).
+    public static let connectionsPerAddress = 128
+    /// Seconds a visitor's scenario statistics are kept after their last event or execution.
+    public static let visitorRetentionSeconds: Double = 400 * 86_400
+    /// Seconds a request may take to arrive whole (its body: the headers are bounded by the
+    /// idle timeout of a connection and the connections of an address).
+    public static let requestSeconds: Double = 10
 
     /// One row of the table of limits.
     public struct Entry: Sendable, Hashable {
@@ -153,6 +168,22 @@ public enum RocketLimits {
         Entry(name: "requestsPerSecond", value: number(Int(requestsPerSecond)), bounds: "requests per second of one visitor (`--rate`)", past: "429"),
         Entry(name: "requestBurst", value: number(Int(requestBurst)), bounds: "a burst of one visitor's requests", past: "429"),
         Entry(name: "alertActions", value: "\(alertActions)", bounds: "actions of an alert made through the API", past: "400"),
+        Entry(
+            name: "addressRequestsPerSecond", value: number(Int(addressRequestsPerSecond)),
+            bounds: "requests per second of one client address, whatever visitors it names (`--rate-per-address`)", past: "429"),
+        Entry(name: "addressRequestBurst", value: number(Int(addressRequestBurst)), bounds: "a burst of one client address's requests", past: "429"),
+        Entry(
+            name: "perAddress", value: number(perAddress), bounds: "live conversations, and apart alerts, of one client address (`--max-per-address`)",
+            past: "429"),
+        Entry(name: "streamsPerAddress", value: number(streamsPerAddress), bounds: "event streams of one client address", past: "429"),
+        Entry(
+            name: "connectionsPerAddress", value: number(connectionsPerAddress), bounds: "connections of one client address (not behind `--trust-proxy`)",
+            past: "refused"),
+        Entry(
+            name: "visitorRetentionSeconds", value: RocketDuration.format(visitorRetentionSeconds),
+            bounds: "how long a visitor's scenario statistics outlive their last event or execution (`--visitor-retention`)", past: "they are forgotten"),
+        Entry(
+            name: "requestSeconds", value: "\(Int(requestSeconds)) s", bounds: "the time a request body may take to arrive", past: "the connection is closed"),
     ]
 }
 

@@ -290,6 +290,28 @@ public final class SQLiteScenarioStore: ScenarioStore {
         }
     }
 
+    /// Removes the statistics of per-visitor scenarios (`NAME@VISITOR`, as `rocket serve` keeps
+    /// them) with no event and no execution since `time`, at most `limit` per call, with their
+    /// event times; how many went. Executions stay in the budget's log (it keeps its own bound).
+    package func forgetVisitors(inactiveSince time: Double, limit: Int = 500) throws(ScenarioStoreError) -> Int {
+        try transaction { (db) throws(SQLiteError) -> Int in
+            let s = try db.statement(
+                """
+                SELECT name FROM scenarios WHERE instr(name, '@') > 0
+                  AND max(coalesce(last_event, -1e300), coalesce(last_execution, -1e300), coalesce(first_event, -1e300)) < ?1 LIMIT ?2
+                """)
+            defer { s.finish() }
+            s.bind([.real(time), .integer(limit)])
+            var names: [String] = []
+            while try s.step() { names.append(s.text(0)) }
+            for name in names {
+                try db.run("DELETE FROM scenarios WHERE name = ?", [.text(name)])
+                try db.run("DELETE FROM events WHERE scenario = ?", [.text(name)])
+            }
+            return names.count
+        }
+    }
+
     /// The names of every scenario with statistics.
     public func names() throws(ScenarioStoreError) -> [String] {
         try transaction(reading: true) { (db) throws(SQLiteError) in

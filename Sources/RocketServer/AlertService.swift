@@ -18,6 +18,8 @@ struct WebAlertAction: AlertActionType, Hashable {
 /// message, actions) changed by its typed mutations, plus what the user chose.
 struct AlertEntry {
     var visitor: String
+    /// The client address it counts against.
+    var address: String
     var state: AlertReactorState<WebAlertAction>
     var sheet: Bool
     var selected: Int?
@@ -110,13 +112,22 @@ extension ConversationService {
         }
         sweepIfDue(now)
         let id = Self.newID()
-        let entry = AlertEntry(visitor: visitor, state: AlertReactorState(title: title, message: message, actions: list), sheet: sheet, touched: now)
-        let full = state.withLock { s -> Bool in
-            guard s.alerts.count < configuration.maxConversations else { return true }
+        let address = clientAddress(request)
+        let entry = AlertEntry(
+            visitor: visitor, address: address, state: AlertReactorState(title: title, message: message, actions: list), sheet: sheet, touched: now)
+        enum Outcome { case stored, full, addressFull }
+        let outcome = state.withLock { s -> Outcome in
+            guard s.alerts.count < configuration.maxConversations else { return .full }
+            guard s.liveAlerts[address, default: 0] < configuration.perAddress else { return .addressFull }
             s.alerts[id] = entry
-            return false
+            s.liveAlerts[address, default: 0] += 1
+            return .stored
         }
-        if full { return .error(503, "too-many-alerts", "the server holds its maximum of alerts; try again later") }
+        switch outcome {
+        case .stored: break
+        case .full: return .error(503, "too-many-alerts", "the server holds its maximum of alerts; try again later")
+        case .addressFull: return quotaFull("alerts")
+        }
         return .json(201, .object([("alert", entry.view(id: id))]))
     }
 

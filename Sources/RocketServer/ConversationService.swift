@@ -3,6 +3,7 @@ package import RocketCore
 import RocketFlow
 import RocketJSON
 package import RocketScenarioEngine
+import RocketScenariosSQLite
 import Synchronization
 import RocketPlatform
 import RocketText
@@ -19,12 +20,15 @@ package final class ConversationService: Sendable {
     /// entry retains this once instead of every string of the flow and the messages).
     final class Context: Sendable {
         let visitor: String
+        /// The client address it counts against (``ServerConfiguration/perAddress``).
+        let address: String
         let flow: LoadedFlow
         let options: ConversationOptions
         let strings: UIStrings
 
-        init(visitor: String, flow: LoadedFlow, options: ConversationOptions, strings: UIStrings) {
+        init(visitor: String, address: String, flow: LoadedFlow, options: ConversationOptions, strings: UIStrings) {
             self.visitor = visitor
+            self.address = address
             self.flow = flow
             self.options = options
             self.strings = strings
@@ -42,10 +46,10 @@ package final class ConversationService: Sendable {
         var cache = ConversationView.TranscriptCache()
 
         init(
-            visitor: String, flow: LoadedFlow, options: ConversationOptions, conversation: Conversation, touched: Double, step: Int = 0,
-            version: Int = 0, eventSeq: Int = 0, strings: UIStrings
+            visitor: String, address: String, flow: LoadedFlow, options: ConversationOptions, conversation: Conversation, touched: Double,
+            step: Int = 0, version: Int = 0, eventSeq: Int = 0, strings: UIStrings
         ) {
-            context = Context(visitor: visitor, flow: flow, options: options, strings: strings)
+            context = Context(visitor: visitor, address: address, flow: flow, options: options, strings: strings)
             self.conversation = conversation
             self.touched = touched
             self.step = step
@@ -69,6 +73,9 @@ package final class ConversationService: Sendable {
         var deadlines: [String: Double] = [:]
         var alerts: [String: AlertEntry] = [:]
         var buckets: [String: Bucket] = [:]
+        /// Live conversations and alerts per client address.
+        var live: [String: Int] = [:]
+        var liveAlerts: [String: Int] = [:]
         var lastSweep: Double = -.infinity
         /// True when changes are saved (the service has an archive).
         var persistent = false
@@ -82,9 +89,9 @@ package final class ConversationService: Sendable {
             entries.index(forKey: id).map { entries.values[$0].context.visitor }
         }
 
-        /// Stores conversation `id` and its next deadline.
+        /// Stores conversation `id` and its next deadline; a new one counts against its address.
         mutating func put(_ id: String, _ e: Entry) {
-            entries[id] = e
+            if entries.updateValue(e, forKey: id) == nil { live[e.context.address, default: 0] += 1 }
             deadlines[id] = e.conversation.nextDeadline
         }
 
@@ -220,7 +227,33 @@ package final class ConversationService: Sendable {
         return r
     }
 
+    /// The client's address: the peer, or, when the peer is a trusted proxy, the last address
+    /// its `X-Forwarded-For` names (the one the proxy itself saw; earlier ones are the client's
+    /// word).
+    func clientAddress(_ request: HTTPRequest) -> String {
+        guard configuration.trustedProxies.contains(request.peer), let forwarded = request.header("x-forwarded-for") else { return request.peer }
+        guard let last = forwarded.split(separator: ",").last else { return request.peer }
+        let address = last.filter { $0 != " " && $0 != "\t" }
+        let plausible =
+            (2...45).contains(address.utf8.count)
+            && address.utf8.allSatisfy { ($0 >= 0x30 && $0 <= 0x3A) || ($0 >= 0x41 && $0 <= 0x46) || ($0 >= 0x61 && $0 <= 0x66) || $0 == 0x2E }
+        return plausible ? String(address) : request.peer
+    }
+
     private func api(_ request: HTTPRequest, _ route: [String]) -> HTTPResponse {
+        // Every API request costs its client address a token first, whatever visitor it names:
+        // rotating visitor ids or tokens does not get around this.
+        if request.method != "OPTIONS" {
+            let now = clock.now
+            let key = "a:" + clientAddress(request)
+            let c = configuration
+            let admitted = state.withLock { s in admit(key, in: &s, at: now, rate: c.addressRequestsPerSecond, burst: c.addressRequestBurst) }
+            if !admitted {
+                var r = HTTPResponse.error(429, "rate-limited", "too many requests from this address; slow down")
+                r.headers.append(("Retry-After", "1"))
+                return r
+            }
+        }
         // Cross-origin use is for the listed origins only; requests without Origin (servers,
         // scripts) and from the server's own pages pass.
         let cors: String?
@@ -400,18 +433,29 @@ package final class ConversationService: Sendable {
 
     /// Takes a token from the visitor's bucket; false when it is empty.
     func admit(_ visitor: String, in s: inout State, at now: Double) -> Bool {
-        let c = configuration
-        var b = s.buckets[visitor] ?? Bucket(tokens: c.requestBurst, at: now)
+        admit("v:" + visitor, in: &s, at: now, rate: configuration.requestsPerSecond, burst: configuration.requestBurst)
+    }
+
+    /// Takes a token from bucket `key`, which refills at `rate` per second up to `burst`.
+    func admit(_ key: String, in s: inout State, at now: Double, rate: Double, burst: Double) -> Bool {
+        var b = s.buckets[key] ?? Bucket(tokens: burst, at: now)
         let elapsed = max(0, now - b.at)
-        b.tokens = min(c.requestBurst, b.tokens + elapsed * c.requestsPerSecond)
+        b.tokens = min(burst, b.tokens + elapsed * rate)
         b.at = now
         guard b.tokens >= 1 else {
-            s.buckets[visitor] = b
+            s.buckets[key] = b
             return false
         }
         b.tokens -= 1
-        s.buckets[visitor] = b
+        s.buckets[key] = b
         return true
+    }
+
+    /// The 429 of an address that holds its share of something.
+    func quotaFull(_ what: String) -> HTTPResponse {
+        var r = HTTPResponse.error(429, "too-many-for-address", "this address holds its maximum of \(what); finish or wait for some to expire")
+        r.headers.append(("Retry-After", "60"))
+        return r
     }
 
     /// Takes one of the visitor's tokens; the 429 when none is left.
@@ -490,6 +534,9 @@ package final class ConversationService: Sendable {
         let admitted = state.withLock { s in admit(visitor, in: &s, at: now) }
         guard admitted else { return tooMany() }
         sweepIfDue(now)
+        let address = clientAddress(request)
+        let held = state.withLock { $0.live[address] ?? 0 }
+        guard held < configuration.perAddress else { return quotaFull("conversations") }
         guard count < configuration.maxConversations else {
             var r = HTTPResponse.error(503, "too-many-conversations", "the server holds its maximum of conversations; try again later")
             r.headers.append(("Retry-After", "60"))
@@ -522,9 +569,16 @@ package final class ConversationService: Sendable {
         // With no intro (reduced motion), the first block is due at once: it goes in this answer.
         if let due = conversation.nextDeadline, due <= now { effects += conversation.advance(to: now) }
         let id = Self.newID()
-        var entry = Entry(visitor: visitor, flow: flow, options: options, conversation: conversation, touched: now, strings: strings)
+        var entry = Entry(
+            visitor: visitor, address: address, flow: flow, options: options, conversation: conversation, touched: now, strings: strings)
         let pending = commit(id: id, entry: &entry, effects: effects, at: now)
-        state.withLock { $0.put(id, entry, changed: pending) }
+        let stored = state.withLock { s -> Bool in
+            // The quota holds however many starts of one address race past the check above.
+            guard s.live[address, default: 0] < configuration.perAddress else { return false }
+            s.put(id, entry, changed: pending)
+            return true
+        }
+        guard stored else { return quotaFull("conversations") }
         let change = pending.change(self)
         publish(change)
         return .wrapping(201, [("status", .string("started"))], "conversation", change.view)
@@ -544,6 +598,10 @@ package final class ConversationService: Sendable {
         }
         guard case .success(let visitor) = fields.required("visitor", maxBytes: 128), Self.isVisitor(visitor) else {
             return .error(400, "bad-visitor", "a visitor id is 1–128 letters, digits, '-', '_', '.' or ':'")
+        }
+        // Only scenarios a flow names are counted: any other name would be a row nobody reads.
+        guard flows.declaredScenarios().contains(name) else {
+            return .error(404, "unknown-scenario", "no flow on offer names the scenario \(name.utf8.count <= 64 ? name : String(name.prefix(64)) + "…")")
         }
         let now = clock.now
         guard state.withLock({ s in admit(visitor, in: &s, at: now) }) else { return tooMany() }
@@ -572,7 +630,7 @@ package final class ConversationService: Sendable {
     /// Loads conversation `id` of `visitor` from the archive when it is not in memory (the
     /// caller has looked there); unknown when there is none or it belongs to someone else: the
     /// same answer, so ids cannot be probed.
-    private func locate(_ id: String, visitor: String?) -> Result<Void, ResponseError> {
+    private func locate(_ id: String, visitor: String?, address: String) -> Result<Void, ResponseError> {
         let unknown = unknownConversation(id)
         guard Self.isConversationID(id), let archive else { return .failure(unknown) }
         let row: ConversationArchive.Row?
@@ -603,7 +661,7 @@ package final class ConversationService: Sendable {
             return .failure(ResponseError(.error(409, "flow-changed", "the flow changed since this conversation started; start a new one")))
         }
         let entry = Entry(
-            visitor: row.visitor, flow: flow, options: options, conversation: restored, touched: now, step: row.step, version: row.version,
+            visitor: row.visitor, address: address, flow: flow, options: options, conversation: restored, touched: now, step: row.step, version: row.version,
             eventSeq: row.eventSeq, strings: strings)
         state.withLock { s in
             if s.entries.index(forKey: id) == nil { s.put(id, entry) }
@@ -639,7 +697,7 @@ package final class ConversationService: Sendable {
         if let owner = found.owner {
             return visitor == nil || owner == visitor ? .success(caller) : .failure(unknownConversation(id))
         }
-        if case .failure(let e) = locate(id, visitor: visitor) { return .failure(e) }
+        if case .failure(let e) = locate(id, visitor: visitor, address: clientAddress(request)) { return .failure(e) }
         return .success(caller)
     }
 
@@ -848,6 +906,10 @@ package final class ConversationService: Sendable {
             s.unsaved = s.unsaved.filter { s.entries[$0.key] != nil }
             s.alerts = s.alerts.filter { $0.value.touched >= now - limit }
             s.buckets = s.buckets.filter { now - $0.value.at < 60 }
+            s.live = [:]
+            for e in s.entries.values { s.live[e.context.address, default: 0] += 1 }
+            s.liveAlerts = [:]
+            for a in s.alerts.values { s.liveAlerts[a.address, default: 0] += 1 }
             return true
         }
         guard due, let archive else { return }
@@ -855,6 +917,14 @@ package final class ConversationService: Sendable {
             _ = try archive.expire(before: now - limit)
         } catch {
             log("rocket serve: conversation store: \(error.message)")
+        }
+        // Visitors' scenario statistics go once nothing has happened in them for the retention.
+        if let sqlite = scenarios as? SQLiteScenarioStore {
+            do throws(ScenarioStoreError) {
+                _ = try sqlite.forgetVisitors(inactiveSince: now - configuration.visitorRetention)
+            } catch {
+                log("rocket serve: scenario store: \(error.message)")
+            }
         }
     }
 

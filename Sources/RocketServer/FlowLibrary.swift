@@ -1,6 +1,7 @@
 package import RocketConversation
 import RocketCore
 package import RocketFlow
+import RocketScenarioEngine
 import Synchronization
 
 #if canImport(Glibc)
@@ -112,6 +113,18 @@ package final class FlowLibrary: Sendable {
         let result = Self.decode(name, bytes, file: name + ".json")
         cache.withLock { $0[name] = Cached(stamp: nil, result: result) }
         return result
+    }
+
+    /// The scenarios the flows on offer name (their `scenario` and `when.eventsOf`): the only
+    /// ones `POST /v1/events` counts events of.
+    package func declaredScenarios() -> Set<String> {
+        var out = Set<String>()
+        for name in names() {
+            guard case .success(let flow) = flow(name) else { continue }
+            if let s = flow.document.scenario { out.insert(s) }
+            if let other = flow.document.when?.eventsOf { out.insert(other) }
+        }
+        return out
     }
 
     /// The names of the flows on offer, sorted.

@@ -15,6 +15,9 @@ public struct HTTPRequest: Sendable {
     public var body: [UInt8]
     /// True when the client sent more than the body limit (the body is then empty).
     public var bodyTooLarge: Bool
+    /// The address of the connection's peer (empty when not known): the client, or the proxy in
+    /// front of it.
+    public var peer: String = ""
 
     /// Creates a request.
     public init(

@@ -30,6 +30,8 @@ package final class HTTPServer: Sendable {
     }
     private let daemon = Mutex<Handle?>(nil)
     private let streams = Mutex<[String: [ObjectIdentifier: EventStream]]>([:])
+    /// Open event streams per client address.
+    private let streamsByAddress = Mutex<[String: Int]>([:])
     private let streamCount = Atomic<Int>(0)
     private let stopping = Atomic<Bool>(false)
     private let wakePipe: (read: Int32, write: Int32)
@@ -72,8 +74,12 @@ package final class HTTPServer: Sendable {
         // bodies are copied out as they arrive). libmicrohttpd zeroes a connection's whole pool
         // between requests, so a larger pool costs every keep-alive request (64 KiB: 6 % of the
         // server's time under load).
+        // Connections per address: behind a trusted proxy every client comes through its
+        // connections, so the proxy limits them instead. The idle timeout (20 s) outlasts the
+        // streams' keep-alives (15 s).
+        let perAddress = UInt32(c.trustedProxies.isEmpty ? c.connectionsPerAddress : 0)
         let d = rocket_mhd_start(
-            host, UInt16(port), 2, max(16, limit), 0, 60, 16 << 10,
+            host, UInt16(port), 2, max(16, limit), perAddress, 20, 16 << 10,
             { cls, connection, url, method, _, data, size, context in
                 guard let cls, let connection, let url, let method, let size, let context else { return .NO }
                 let server = Unmanaged<HTTPServer>.fromOpaque(cls).takeUnretainedValue()
@@ -120,6 +126,9 @@ package final class HTTPServer: Sendable {
     // MARK: Requests
 
     final class RequestContext {
+        /// When the request's headers were in (monotonic seconds): its body must arrive within
+        /// ``ServerConfiguration/requestSeconds`` of it.
+        let started = HTTPServer.monotonic()
         var body: [UInt8] = []
         var tooLarge = false
         var query: [String: String] = [:]
@@ -153,6 +162,8 @@ package final class HTTPServer: Sendable {
         }
         let ctx = Unmanaged<RequestContext>.fromOpaque(raw).takeUnretainedValue()
         if size.pointee > 0 {
+            // A body trickled in byte by byte is cut off by one deadline for all of it.
+            if Self.monotonic() - ctx.started > service.configuration.requestSeconds { return .NO }
             if let data, !ctx.tooLarge {
                 if ctx.body.count + size.pointee > limit {
                     ctx.tooLarge = true
@@ -183,14 +194,28 @@ package final class HTTPServer: Sendable {
                 if c.query.count < 100 { c.query[String(cString: key)] = value.map { String(cString: $0) } ?? "" }
                 return .YES
             }, me)
-        let request = HTTPRequest(
+        var request = HTTPRequest(
             method: String(cString: methodBytes), path: url, query: ctx.query, lowercasedHeaders: ctx.headers, body: ctx.body, bodyTooLarge: ctx.tooLarge)
+        var peer = [CChar](repeating: 0, count: 64)
+        if rocket_mhd_client_address(connection, &peer, peer.count) != 0 {
+            request.peer = String(decoding: peer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        }
         var response = service.handle(request)
         if let id = response.stream {
-            if stopping.load(ordering: .relaxed) || openStreams >= service.configuration.maxStreams {
+            let address = service.clientAddress(request)
+            let limit = service.configuration.streamsPerAddress
+            let admitted = streamsByAddress.withLock { held -> Bool in
+                guard held[address, default: 0] < limit else { return false }
+                held[address, default: 0] += 1
+                return true
+            }
+            if !admitted {
+                response = service.quotaFull("event streams")
+            } else if stopping.load(ordering: .relaxed) || openStreams >= service.configuration.maxStreams {
+                release(address)
                 response = .error(503, "too-many-streams", "the server holds its maximum of event streams; try again later")
             } else {
-                return openStream(connection, id: id, response: response)
+                return openStream(connection, id: id, address: address, response: response)
             }
         }
         return queue(connection, response)
@@ -222,8 +247,23 @@ package final class HTTPServer: Sendable {
 
     // MARK: Event streams
 
-    private func openStream(_ connection: OpaquePointer, id: String, response: HTTPResponse) -> MHD_Result {
-        let stream = EventStream(conversation: id, connection: connection, first: response.body)
+    /// Seconds on the monotonic clock (deadlines of the HTTP layer, which no manual clock drives).
+    static func monotonic() -> Double {
+        var t = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &t)
+        return Double(t.tv_sec) + Double(t.tv_nsec) / 1e9
+    }
+
+    /// One stream of `address` closed.
+    private func release(_ address: String) {
+        streamsByAddress.withLock { held in
+            let n = held[address, default: 0] - 1
+            held[address] = n > 0 ? n : nil
+        }
+    }
+
+    private func openStream(_ connection: OpaquePointer, id: String, address: String, response: HTTPResponse) -> MHD_Result {
+        let stream = EventStream(conversation: id, address: address, connection: connection, first: response.body)
         let retained = Unmanaged.passRetained(stream).toOpaque()
         guard
             let r = MHD_create_response_from_callback(
@@ -239,6 +279,7 @@ package final class HTTPServer: Sendable {
                 })
         else {
             Unmanaged<EventStream>.fromOpaque(retained).release()
+            release(address)
             return .NO
         }
         defer { MHD_destroy_response(r) }
@@ -257,7 +298,10 @@ package final class HTTPServer: Sendable {
             if table[stream.conversation]?.isEmpty == true { table[stream.conversation] = nil }
             return true
         }
-        if removed { streamCount.subtract(1, ordering: .relaxed) }
+        if removed {
+            streamCount.subtract(1, ordering: .relaxed)
+            release(stream.address)
+        }
     }
 
     private func push(_ change: ConversationService.Change) {
@@ -352,6 +396,8 @@ package final class HTTPServer: Sendable {
 final class EventStream: @unchecked Sendable {
     // Mutable state lives in `state`; `server` is set once before the stream is shared.
     let conversation: String
+    /// The client address it counts against.
+    let address: String
     weak var server: HTTPServer?
     private struct State {
         var buffer: [UInt8]
@@ -364,8 +410,9 @@ final class EventStream: @unchecked Sendable {
     /// Bytes a slow client may leave unread before its stream is closed.
     static let maxBacklog = 1 << 20
 
-    init(conversation: String, connection: OpaquePointer, first: [UInt8]) {
+    init(conversation: String, address: String, connection: OpaquePointer, first: [UInt8]) {
         self.conversation = conversation
+        self.address = address
         state = Mutex(State(buffer: first, connection: UInt(bitPattern: Int(bitPattern: UnsafeRawPointer(connection)))))
     }
 

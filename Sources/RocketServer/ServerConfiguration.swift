@@ -14,6 +14,26 @@ public struct ServerConfiguration: Sendable {
     public var requestsPerSecond: Double = RocketLimits.requestsPerSecond
     /// …and in a burst.
     public var requestBurst: Double = RocketLimits.requestBurst
+    /// Requests one client address may send per second, on average, whatever visitors it
+    /// names (rotating ids or tokens does not get around it)…
+    public var addressRequestsPerSecond: Double = RocketLimits.addressRequestsPerSecond
+    /// …and in a burst.
+    public var addressRequestBurst: Double = RocketLimits.addressRequestBurst
+    /// Live conversations, and separately alerts, that one client address may hold.
+    public var perAddress = RocketLimits.perAddress
+    /// Open event streams one client address may hold.
+    public var streamsPerAddress = RocketLimits.streamsPerAddress
+    /// Connections one client address may hold (libmicrohttpd refuses more); 0 behind a trusted
+    /// proxy, whose connections carry every client.
+    public var connectionsPerAddress = RocketLimits.connectionsPerAddress
+    /// Seconds a visitor's scenario statistics are kept after the last thing that happened in
+    /// them (a "show once" is forgotten after this long without a visit).
+    public var visitorRetention: Double = RocketLimits.visitorRetentionSeconds
+    /// Seconds a request's body may take to arrive whole.
+    public var requestSeconds = RocketLimits.requestSeconds
+    /// Proxies (IP addresses) whose `X-Forwarded-For` names the client (`--trust-proxy`); from
+    /// any other peer the header is ignored.
+    public var trustedProxies: Set<String> = []
     /// Origins (`https://shop.example`) whose pages may use the API besides the server's own.
     public var allowedOrigins: Set<String> = []
     /// The origins the server's own pages are reached at through a proxy (`--public-url`),

@@ -20,7 +20,9 @@ struct ServeAccessTests {
             errors = dir + "/stderr"
             _ = FileManager.default.createFile(atPath: errors, contents: nil)
             process.executableURL = URL(fileURLWithPath: rocketPath)
-            process.arguments = ["serve", "--port", "0", "--store", store ?? dir + "/s.sqlite"] + args
+            let flow = #"{"version": 1, "scenario": "tour", "blocks": [{"id": "hi", "type": "text", "text": "Hello"}]}"#
+            try flow.write(toFile: dir + "/tour.json", atomically: true, encoding: .utf8)
+            process.arguments = ["serve", "--port", "0", "--flows", dir, "--store", store ?? dir + "/s.sqlite"] + args
             var env = ProcessInfo.processInfo.environment
             for (k, v) in environment { env[k] = v }
             process.environment = env
@@ -60,7 +62,8 @@ struct ServeAccessTests {
         var stderr: String { (try? String(contentsOfFile: errors, encoding: .utf8)) ?? "" }
     }
 
-    static let event = #"{"scenario": "app-launch", "visitor": "u1"}"#
+    /// An event of the scenario of the flow each server offers.
+    static let event = #"{"scenario": "tour", "visitor": "u1"}"#
 
     @Test("a key file that cannot be used stops the start: missing 66, a line that is no key 65 naming it; a short secret; a bad --public-url 64")
     func badSetups() throws {
@@ -128,7 +131,7 @@ struct ServeAccessTests {
         let token = try #require(answer.split(separator: "\"").first { $0.hasPrefix("anon.") && $0.count > 40 }.map(String.init))
         #expect(first.stop() == 0)
         let second = try Running([], store: dir + "/kept.sqlite")
-        #expect(second.status("POST", "/v1/conversations", body: #"{"flow": "demo"}"#, headers: ["Rocket-Visitor": token]) == 201)
+        #expect(second.status("POST", "/v1/conversations", body: #"{"flow": "tour"}"#, headers: ["Rocket-Visitor": token]) == 201)
         #expect(second.stop() == 0)
     }
 }

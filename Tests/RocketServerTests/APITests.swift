@@ -342,9 +342,14 @@ struct APITests {
         #expect(second.json?["conversation"] == nil)
         #expect(h.request("POST", "/v1/conversations", body: #"{"flow": "gated", "visitor": "bob"}"#).status == 201)
         // Events are counted per visitor too.
-        #expect(h.request("POST", "/v1/events", body: #"{"scenario": "app-launch", "visitor": "ada"}"#).status == 204)
+        #expect(h.request("POST", "/v1/events", body: #"{"scenario": "tour", "visitor": "ada"}"#).status == 204)
         let store = try SQLiteScenarioStore(path: h.path)
-        #expect(try store.stats("app-launch@ada").eventsCount == 1)
+        #expect(try store.stats("tour@ada").eventsCount == 1)
+        // A scenario no flow names is no row anyone reads: 404, nothing stored.
+        let unknown = h.request("POST", "/v1/events", body: #"{"scenario": "made-up", "visitor": "ada"}"#)
+        #expect(unknown.status == 404)
+        #expect(unknown.json?["error"]?["code"]?.string == "unknown-scenario")
+        #expect(try store.names().contains { $0.hasPrefix("made-up") } == false)
         #expect(h.request("POST", "/v1/events", body: #"{"scenario": "", "visitor": "ada"}"#).status == 400)
     }
 

@@ -103,7 +103,7 @@ struct AccessTests {
     @Test("scenario events are a site's: without a key 401, a visitor 403, a wrong key 401; keys rotate")
     func events() throws {
         let h = try secure()
-        let body = #"{"scenario": "app-launch", "visitor": "victim"}"#
+        let body = #"{"scenario": "tour", "visitor": "victim"}"#
         let none = h.request("POST", "/v1/events", body: body)
         #expect(none.status == 401)
         #expect(none.header("WWW-Authenticate") == "Bearer")

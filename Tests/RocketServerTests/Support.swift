@@ -46,6 +46,11 @@ struct Harness {
         self.path = path ?? scratchDirectory() + "/store.sqlite"
         var c = ServerConfiguration()
         c.timing = .instant
+        // Every request of a harness comes from one address (none): tests of the per-address
+        // limits set them, the others are not limited by them.
+        c.addressRequestsPerSecond = 1e9
+        c.addressRequestBurst = 1e9
+        c.perAddress = 1 << 30
         configure(&c)
         let flows = FlowLibrary(directory: flowsDirectory, builtIn: ["basic": Array(basicFlow.utf8), "gated": Array(gatedFlow.utf8)])
         let sqlite = persistent ? try SQLiteScenarioStore(path: self.path) : nil

@@ -10,6 +10,10 @@
 /// Host, or more than one. Called with the method pointer the access handler was given.
 int rocket_mhd_framing(struct MHD_Connection *connection, const char *method);
 
+/// The address of the connection's peer as text (IPv4 dotted, IPv6 colon form; an IPv4-mapped
+/// IPv6 address as IPv4) in `out`; 0 when it is not known.
+int rocket_mhd_client_address(struct MHD_Connection *connection, char *out, size_t size);
+
 #endif
 #include <microhttpd.h>
 #include <stddef.h>
@@ -36,5 +40,9 @@ void rocket_mhd_quiesce(struct MHD_Daemon *daemon);
 /// library joins it into the header's name, found as a name outside the block it read); 4 no
 /// Host, or more than one. Called with the method pointer the access handler was given.
 int rocket_mhd_framing(struct MHD_Connection *connection, const char *method);
+
+/// The address of the connection's peer as text (IPv4 dotted, IPv6 colon form; an IPv4-mapped
+/// IPv6 address as IPv4) in `out`; 0 when it is not known.
+int rocket_mhd_client_address(struct MHD_Connection *connection, char *out, size_t size);
 
 #endif

@@ -1,0 +1,183 @@
+import Foundation
+import RocketCore
+import RocketScenariosSQLite
+import RocketTestSupport
+import Testing
+
+@testable import RocketServer
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// One client cannot take the server from the others: limits per client address, whatever
+/// visitors it names. Addresses are told apart as a proxy in front would tell them
+/// (`--trust-proxy` and `X-Forwarded-For`), so one test process can be many clients.
+@Suite("No one client can take it down: limits per client address")
+struct FloodTests {
+    static let proxy = "127.0.0.1"
+
+    func harness(_ configure: (inout ServerConfiguration) -> Void = { _ in }) throws -> Harness {
+        try Harness {
+            $0.trustedProxies = [Self.proxy]
+            configure(&$0)
+        }
+    }
+
+    /// A request from client `address` through the trusted proxy.
+    func from(_ h: Harness, _ address: String, _ method: String, _ path: String, body: String? = nil, visitor: String) -> HTTPResponse {
+        var headers = ["X-Forwarded-For": address, "Rocket-Visitor": visitor]
+        if body != nil { headers["Content-Type"] = "application/json" }
+        var request = HTTPRequest(method: method, path: path, headers: headers, body: Array((body ?? "").utf8))
+        request.peer = Self.proxy
+        return h.service.handle(request)
+    }
+
+    @Test("rotating visitor ids does not get around the rate: the address is limited, and another address is still served")
+    func rotatedIDs() throws {
+        let h = try harness {
+            $0.addressRequestBurst = 20
+            $0.addressRequestsPerSecond = 1
+        }
+        var statuses: [Int] = []
+        for k in 0..<40 {
+            statuses.append(from(h, "203.0.113.7", "POST", "/v1/conversations", body: #"{"flow": "basic"}"#, visitor: "v\(k)").status)
+        }
+        #expect(statuses.filter { $0 == 201 }.count == 20)
+        #expect(statuses.suffix(20).allSatisfy { $0 == 429 })
+        #expect(from(h, "198.51.100.2", "POST", "/v1/conversations", body: #"{"flow": "basic"}"#, visitor: "ada").status == 201)
+        // The bucket refills with time.
+        h.clock.advance(by: 2)
+        #expect(from(h, "203.0.113.7", "POST", "/v1/conversations", body: #"{"flow": "basic"}"#, visitor: "v99").status == 201)
+    }
+
+    @Test("the conversation cap: one address fills only its share (429), a second client still starts; alerts the same")
+    func capFlood() throws {
+        let h = try harness { $0.perAddress = 5 }
+        for k in 0..<5 {
+            #expect(from(h, "203.0.113.7", "POST", "/v1/conversations", body: #"{"flow": "basic"}"#, visitor: "m\(k)").status == 201)
+        }
+        let refused = from(h, "203.0.113.7", "POST", "/v1/conversations", body: #"{"flow": "basic"}"#, visitor: "m9")
+        #expect(refused.status == 429)
+        #expect(refused.json?["error"]?["code"]?.string == "too-many-for-address")
+        #expect(refused.header("Retry-After") != nil)
+        #expect(from(h, "198.51.100.2", "POST", "/v1/conversations", body: #"{"flow": "basic"}"#, visitor: "ada").status == 201)
+        let alert = #"{"actions": [{"title": "OK"}]}"#
+        for k in 0..<5 { #expect(from(h, "203.0.113.7", "POST", "/v1/alerts", body: alert, visitor: "m\(k)").status == 201) }
+        #expect(from(h, "203.0.113.7", "POST", "/v1/alerts", body: alert, visitor: "m0").status == 429)
+        #expect(from(h, "198.51.100.2", "POST", "/v1/alerts", body: alert, visitor: "ada").status == 201)
+        // Expired conversations give the address its share back.
+        h.clock.advance(by: h.service.configuration.idleTimeout + 61)
+        h.service.sweepIfDue(h.clock.now)
+        #expect(from(h, "203.0.113.7", "POST", "/v1/conversations", body: #"{"flow": "basic"}"#, visitor: "m9").status == 201)
+    }
+
+    @Test("visitors' scenario rows expire after the retention with nothing in them; store-wide rows stay")
+    func visitorRowsExpire() throws {
+        let h = try harness { $0.visitorRetention = 3_600 }
+        _ = try h.start("gated", visitor: "ada")
+        let store = try SQLiteScenarioStore(path: h.path)
+        try store.triggerEvent("store-wide", at: h.clock.now)
+        #expect(try store.names().contains("tour@ada"))
+        h.clock.advance(by: 1_800)
+        h.service.sweepIfDue(h.clock.now)
+        #expect(try store.names().contains("tour@ada"), "kept within the retention")
+        h.clock.advance(by: 1_900)
+        h.service.sweepIfDue(h.clock.now)
+        #expect(try !store.names().contains("tour@ada"))
+        #expect(try store.names().contains("store-wide"))
+    }
+
+    @Test("X-Forwarded-For counts only from a trusted proxy, and only its last address (the one the proxy saw)")
+    func forwarded() throws {
+        let h = try harness()
+        func address(peer: String, _ forwarded: String?) -> String {
+            var headers: [String: String] = [:]
+            if let forwarded { headers["X-Forwarded-For"] = forwarded }
+            var r = HTTPRequest(method: "GET", path: "/v1/flows", headers: headers)
+            r.peer = peer
+            return h.service.clientAddress(r)
+        }
+        #expect(address(peer: "127.0.0.1", "203.0.113.7") == "203.0.113.7")
+        #expect(address(peer: "127.0.0.1", "6.6.6.6, 203.0.113.7") == "203.0.113.7", "earlier entries are the client's word")
+        #expect(address(peer: "127.0.0.1", "2001:db8::1") == "2001:db8::1")
+        #expect(address(peer: "10.0.0.9", "203.0.113.7") == "10.0.0.9", "an untrusted peer's header is ignored")
+        #expect(address(peer: "127.0.0.1", "<script>") == "127.0.0.1")
+        #expect(address(peer: "127.0.0.1", nil) == "127.0.0.1")
+    }
+
+    @Test("event streams per address: one client's flood is refused past its share while another client opens one")
+    func streamFlood() throws {
+        let h = try harness {
+            $0.streamsPerAddress = 3
+            $0.keepAlive = 1  // a closed stream is noticed at the next keep-alive it cannot write
+        }
+        let server = HTTPServer(service: h.service)
+        let port = try server.start(host: "127.0.0.1", port: 0)
+        defer { server.stop() }
+        let id = try h.start()
+        func open(_ address: String) -> (RawClient?, String) {
+            guard let c = RawClient(port: port) else { return (nil, "") }
+            c.send("GET /v1/conversations/\(id)/events HTTP/1.1\r\nHost: x\r\nRocket-Visitor: ada\r\nX-Forwarded-For: \(address)\r\n\r\n")
+            return (c, c.read(timeout: 5) { $0.contains("\r\n\r\n") })
+        }
+        var held: [RawClient] = []
+        for _ in 0..<3 {
+            let (c, head) = open("203.0.113.7")
+            #expect(head.hasPrefix("HTTP/1.1 200"), "\(head.prefix(120))")
+            if let c { held.append(c) }
+        }
+        #expect(open("203.0.113.7").1.hasPrefix("HTTP/1.1 429"))
+        let (other, head) = open("198.51.100.2")
+        #expect(head.hasPrefix("HTTP/1.1 200"))
+        _ = other
+        // A closed stream gives its address the place back, once the server notices it (at the
+        // next keep-alive it cannot write).
+        held.removeAll()
+        for _ in 0..<500 where server.openStreams > 1 { usleep(10_000) }
+        #expect(server.openStreams == 1)
+        #expect(open("203.0.113.7").1.hasPrefix("HTTP/1.1 200"))
+    }
+
+    @Test("connections per address: past the limit a new connection is refused while the held ones stay")
+    func connectionFlood() throws {
+        let h = try Harness { $0.connectionsPerAddress = 4 }
+        let server = HTTPServer(service: h.service)
+        let port = try server.start(host: "127.0.0.1", port: 0)
+        defer { server.stop() }
+        // Half-open connections: a request line and nothing more.
+        var held: [RawClient] = []
+        for _ in 0..<4 {
+            guard let c = RawClient(port: port) else { continue }
+            c.send("GET /v1/flows HTTP/1.1\r\n")
+            held.append(c)
+        }
+        let extra = RawClient.exchange(port: port, "GET /v1/flows HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+        #expect(extra.isEmpty, "a fifth connection of the address is refused")
+        held.removeAll()
+        var served = false
+        for _ in 0..<100 where !served {
+            served = RawClient.exchange(port: port, "GET /v1/flows HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n").hasPrefix("HTTP/1.1 200")
+            if !served { usleep(20_000) }
+        }
+        #expect(served, "once they close, the address is served again")
+    }
+
+    @Test("a body trickled in is cut off by one deadline for the whole request, not per byte")
+    func slowBody() throws {
+        let h = try Harness { $0.requestSeconds = 0.3 }
+        let server = HTTPServer(service: h.service)
+        let port = try server.start(host: "127.0.0.1", port: 0)
+        defer { server.stop() }
+        let c = try #require(RawClient(port: port))
+        let body = #"{"flow": "basic", "visitor": "ada"}"#
+        c.send("POST /v1/conversations HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n\r\n")
+        // 36 bytes, 20 ms apart: each byte keeps the connection busy, the whole takes 0.7 s.
+        for byte in body.utf8 {
+            c.send([byte])
+            usleep(20_000)
+        }
+        #expect(!c.read(timeout: 2).hasPrefix("HTTP/1.1 201"), "the request is not answered as if it had come in time")
+        #expect(h.service.count == 0)
+    }
+}
