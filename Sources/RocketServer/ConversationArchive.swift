@@ -150,6 +150,19 @@ package final class ConversationArchive: Sendable {
         }
     }
 
+    /// Lets the file grow to at most `pages` pages on this connection (nil: SQLite's default):
+    /// past it every write fails with SQLITE_FULL, as on a full disk. For tests of what the
+    /// server does when it cannot write.
+    package func limitPages(_ pages: Int?) throws(Failure) {
+        do throws(SQLiteError) {
+            try database.withConnection { (c) throws(SQLiteError) in
+                _ = try c.integer("PRAGMA max_page_count = \(pages ?? 1_073_741_823)")
+            }
+        } catch {
+            throw failure(error)
+        }
+    }
+
     /// Removes conversation `id` and its events.
     package func remove(_ id: String) throws(Failure) {
         try transaction { (c) throws(SQLiteError) in

@@ -82,6 +82,11 @@ package final class ConversationService: Sendable {
         /// Conversations changed since the last save, with their new event records: the next
         /// flush writes each one's latest snapshot and these records.
         var unsaved: [String: [Pending.Event]] = [:]
+        /// The number of the last change (of any conversation) to be saved…
+        var changeSeq: UInt64 = 0
+        /// …and of each conversation's newest unsaved change: an answer about it is sent once
+        /// the store holds that change.
+        var unsavedSeq: [String: UInt64] = [:]
 
         /// The visitor of conversation `id` in memory (read through the values' accessor: the
         /// key subscript would copy the whole entry).
@@ -96,11 +101,18 @@ package final class ConversationService: Sendable {
         }
 
         /// Stores conversation `id` after change `p`, and marks it for the next save.
-        mutating func put(_ id: String, _ e: Entry, changed p: Pending) {
+        @discardableResult
+        mutating func put(_ id: String, _ e: Entry, changed p: Pending) -> UInt64 {
             put(id, e)
-            guard persistent else { return }
+            guard persistent else { return 0 }
             unsaved[id, default: []] += p.events
+            changeSeq += 1
+            unsavedSeq[id] = changeSeq
+            return changeSeq
         }
+
+        /// The change of conversation `id` an answer about it waits for (0: none unsaved).
+        func awaited(_ id: String) -> UInt64 { unsavedSeq[id] ?? 0 }
     }
     /// A change to publish: the conversation, its version, the view, and new event records.
     package struct Change: Sendable {
@@ -131,6 +143,9 @@ package final class ConversationService: Sendable {
     }
 
     let state = Mutex(State())
+    private let savedThrough = Atomic<UInt64>(0)
+    private let flushing = Mutex(())
+    private let storeFailing = Atomic<Bool>(false)
     /// Who is told of changes (a class box: a closure kept in a generic `Mutex` is re-wrapped in
     /// a reabstraction thunk at every read, which cost half the server's time).
     final class Listener: Sendable {
@@ -140,7 +155,8 @@ package final class ConversationService: Sendable {
     let listener = Mutex<Listener?>(nil)
     /// The flows on offer.
     package let flows: FlowLibrary
-    private let archive: ConversationArchive?
+    /// Where conversations are kept (nil: in memory only).
+    package let archive: ConversationArchive?
     private let scenarios: (any ScenarioStore)?
     let clock: any RocketClock
     /// The limits.
@@ -195,6 +211,13 @@ package final class ConversationService: Sendable {
         case 1 where route[0] == "": page = { self.assets.index(flows: self.flows.names()) }
         case 1 where route[0] == "widget.js": page = { self.assets.widget(for: request) }
         case 1 where route[0] == "favicon.ico": page = { HTTPResponse(status: 204, headers: [("Cache-Control", "max-age=86400")]) }
+        // For a load balancer: the process answers; the store can be written.
+        case 1 where route[0] == "healthz": page = { .json(200, .object([("status", .string("ok"))])) }
+        case 1 where route[0] == "readyz":
+            page = {
+                self.isFailing
+                    ? .json(503, .object([("status", .string("store-unavailable"))])) : .json(200, .object([("status", .string("ready"))]))
+            }
         case 2 where route[0] == "play":
             page = {
                 guard case .success = self.flows.flow(route[1]) else { return .error(404, "unknown-flow", "there is no flow called \(route[1])") }
@@ -484,6 +507,7 @@ package final class ConversationService: Sendable {
     // MARK: Start
 
     private func start(_ request: HTTPRequest) -> HTTPResponse {
+        if let refusal = storeRefusal() { return refusal }
         let caller: Caller
         switch visitorOrSite(request) {
         case .failure(let e): return e.response
@@ -572,16 +596,17 @@ package final class ConversationService: Sendable {
         var entry = Entry(
             visitor: visitor, address: address, flow: flow, options: options, conversation: conversation, touched: now, strings: strings)
         let pending = commit(id: id, entry: &entry, effects: effects, at: now)
-        let stored = state.withLock { s -> Bool in
+        let stored = state.withLock { s -> UInt64? in
             // The quota holds however many starts of one address race past the check above.
-            guard s.live[address, default: 0] < configuration.perAddress else { return false }
-            s.put(id, entry, changed: pending)
-            return true
+            guard s.live[address, default: 0] < configuration.perAddress else { return nil }
+            return s.put(id, entry, changed: pending)
         }
-        guard stored else { return quotaFull("conversations") }
+        guard let seq = stored else { return quotaFull("conversations") }
         let change = pending.change(self)
         publish(change)
-        return .wrapping(201, [("status", .string("started"))], "conversation", change.view)
+        var answer = HTTPResponse.wrapping(201, [("status", .string("started"))], "conversation", change.view)
+        answer.durableAfter = seq
+        return answer
     }
 
     // MARK: Scenario events
@@ -796,13 +821,16 @@ package final class ConversationService: Sendable {
         }
         if case .failure(let e) = enter(request, id: id) { return e.response }
         let now = clock.now
+        if let refusal = storeRefusal() { return refusal }
         enum Outcome {
             case response(HTTPResponse)
-            case stale(Entry, asked: Int)
-            case refused(RocketIntentError, Pending, UIStrings)
-            case replayed(Entry)
-            case changed(Pending)
+            case stale(Entry, asked: Int, UInt64)
+            case refused(RocketIntentError, Pending, UIStrings, UInt64)
+            case replayed(Entry, UInt64)
+            case changed(Pending, UInt64)
         }
+        // Every answer waits for the conversation's newest change to be saved (the seq), so a
+        // retry of an intent whose first answer was lost is not acknowledged before it is safe.
         let outcome: Outcome = state.withLock { s in
             guard var e = s.entries.removeValue(forKey: id) else {
                 return .response(.error(404, "unknown-conversation", "there is no conversation \(id) for this visitor"))
@@ -812,11 +840,11 @@ package final class ConversationService: Sendable {
             // state and changes nothing; any other stale step is a conflict.
             if let step, let last = e.lastIntent, step == last.step, intent == last.intent {
                 s.put(id, e)
-                return .replayed(e)
+                return .replayed(e, s.awaited(id))
             }
             if let step, step != e.step {
                 s.put(id, e)
-                return .stale(e, asked: step)
+                return .stale(e, asked: step, s.awaited(id))
             }
             let effects: [ConversationEffect]
             do throws(RocketIntentError) {
@@ -825,7 +853,7 @@ package final class ConversationService: Sendable {
                 let pending = commit(id: id, entry: &e, effects: [], at: now, bump: error.isInputError)
                 // A refused input is a change (the input error shows); other refusals are not.
                 if error.isInputError { s.put(id, e, changed: pending) } else { s.put(id, e) }
-                return .refused(error, pending, e.strings)
+                return .refused(error, pending, e.strings, s.awaited(id))
             }
             e.lastIntent = (e.step, intent)
             e.step += 1
@@ -833,24 +861,31 @@ package final class ConversationService: Sendable {
             var all = effects
             if let due = e.conversation.nextDeadline, due <= now { all += e.conversation.advance(to: now) }
             let pending = commit(id: id, entry: &e, effects: all, at: now)
-            s.put(id, e, changed: pending)
-            return .changed(pending)
+            let seq = s.put(id, e, changed: pending)
+            return .changed(pending, seq)
         }
+        var answer: HTTPResponse
         switch outcome {
         case .response(let r): return r
-        case .stale(let e, let asked):
-            return .errorWrapping(409, "stale-step", "the conversation is at step \(e.step), not \(asked)", "conversation", view(id, e))
-        case .refused(let error, let pending, let strings):
+        case .stale(let e, let asked, let seq):
+            answer = .errorWrapping(409, "stale-step", "the conversation is at step \(e.step), not \(asked)", "conversation", view(id, e))
+            answer.durableAfter = seq
+        case .refused(let error, let pending, let strings, let seq):
             let change = pending.change(self)
             if error.isInputError { publish(change) }
-            return HTTPResponse.errorWrapping(422, error.code, message(error, strings), "conversation", change.view)
-        case .replayed(let e):
-            return HTTPResponse.wrapping(200, [], "conversation", view(id, e))
-        case .changed(let pending):
+            answer = HTTPResponse.errorWrapping(422, error.code, message(error, strings), "conversation", change.view)
+            answer.durableAfter = seq
+        case .replayed(let e, let seq):
+            answer = HTTPResponse.wrapping(200, [], "conversation", view(id, e))
+            answer.durableAfter = seq
+        case .changed(let pending, let seq):
             let change = pending.change(self)
             publish(change)
-            return HTTPResponse.wrapping(200, [], "conversation", change.view)
+            answer = HTTPResponse.wrapping(200, [], "conversation", change.view)
+            answer.durableAfter = seq
         }
+        if answer.durableAfter == 0 { answer.durableAfter = nil }
+        return answer
     }
 
     private func message(_ error: RocketIntentError, _ strings: UIStrings) -> String {
@@ -1004,26 +1039,84 @@ package final class ConversationService: Sendable {
     package var hasUnsavedChanges: Bool { state.withLock { !$0.unsaved.isEmpty } }
 
     /// Writes every change since the last call in one transaction: the latest snapshot of each
-    /// changed conversation and all its new event records. The HTTP server calls it every 20 ms
-    /// while changes wait (and when it stops), so many changes of a busy conversation cost one
-    /// write. Snapshots are encoded after the lock is released, from copies.
-    package func flush() {
-        guard archive != nil else { return }
+    /// changed conversation and all its new event records. The HTTP server's writer calls it
+    /// whenever changes wait, so the changes that arrive while one commit runs share the next
+    /// (a busy conversation costs one write per commit). Snapshots are encoded after the lock
+    /// is released, from copies. A failed commit keeps its batch for the next call.
+    @discardableResult
+    package func flush() -> FlushResult {
+        guard archive != nil else { return FlushResult(saved: true, through: 0) }
+        // One flush at a time: a second one could otherwise find nothing to write and call
+        // saved what the first is still writing. Only flushes wait here.
+        return flushing.withLock { _ in flushOnce() }
+    }
+
+    private func flushOnce() -> FlushResult {
         let now = clock.now
-        let batch = state.withLock { s -> [(id: String, entry: Entry, events: [Pending.Event])] in
+        let (batch, through) = state.withLock { s -> ([(id: String, entry: Entry, events: [Pending.Event])], UInt64) in
             let unsaved = s.unsaved
             s.unsaved = [:]
-            return unsaved.compactMap { id, events in
-                s.entries.index(forKey: id).map { (id, s.entries.values[$0], events) }
+            let batch = unsaved.compactMap { id, events in
+                s.entries.index(forKey: id).map { (id: id, entry: s.entries.values[$0], events: events) }
             }
+            return (batch, s.changeSeq)
         }
-        guard let archive, !batch.isEmpty else { return }
+        guard let archive, !batch.isEmpty else {
+            markSaved(through: through)
+            return FlushResult(saved: true, through: through)
+        }
         let rows = batch.map { (row: row($0.id, $0.entry, at: now), events: Self.eventRows($0.events)) }
         do {
             try archive.save(rows)
         } catch {
-            log("rocket serve: \(rows.count) conversation change(s) were not saved: \(error.message)")
+            // Nothing is dropped: the batch goes back in front of what came meanwhile, and the
+            // writer tries again; until then the writing routes answer 503.
+            state.withLock { s in
+                for item in batch where s.entries[item.id] != nil { s.unsaved[item.id] = item.events + (s.unsaved[item.id] ?? []) }
+            }
+            if !storeFailing.exchange(true, ordering: .sequentiallyConsistent) {
+                log("rocket serve: the conversation store cannot be written (\(error.message)); changes are kept and tried again")
+            }
+            return FlushResult(saved: false, through: through)
         }
+        markSaved(through: through)
+        return FlushResult(saved: true, through: through)
+    }
+
+    /// Records that every change up to `through` is in the store.
+    private func markSaved(through: UInt64) {
+        state.withLock { s in s.unsavedSeq = s.unsavedSeq.filter { $0.value > through } }
+        savedThrough.store(max(savedThrough.load(ordering: .acquiring), through), ordering: .releasing)
+        if storeFailing.exchange(false, ordering: .sequentiallyConsistent) { log("rocket serve: the conversation store is written again") }
+    }
+
+    /// What a flush did: whether its batch is in the store, and the number of the last change it
+    /// held (every change up to it is saved when `saved`).
+    package struct FlushResult: Sendable, Equatable {
+        /// True when the batch was committed.
+        package var saved: Bool
+        /// The last change number the batch covered.
+        package var through: UInt64
+    }
+
+    /// The number of the last change known to be in the store.
+    package var saved: UInt64 { savedThrough.load(ordering: .acquiring) }
+
+    /// True while the store cannot be written (the last flush failed): `/readyz` says so and the
+    /// writing routes answer 503.
+    package var isFailing: Bool { storeFailing.load(ordering: .acquiring) }
+
+    /// The 503 a writing route answers while the store cannot be written.
+    func storeRefusal() -> HTTPResponse? {
+        guard isFailing else { return nil }
+        return Self.storeUnavailable
+    }
+
+    /// The answer of a change that could not be saved, or of a writing route while the store fails.
+    package static var storeUnavailable: HTTPResponse {
+        var r = HTTPResponse.error(503, "store-unavailable", "the change could not be saved; try again shortly")
+        r.headers.append(("Retry-After", "2"))
+        return r
     }
 }
 

@@ -67,6 +67,9 @@ public struct HTTPResponse: Sendable {
     /// For `text/event-stream` responses: the conversation whose changes the stream carries
     /// (``body`` then holds the first events).
     public var stream: String?
+    /// The number of the change this answer reports: the HTTP layer sends it only once the
+    /// store holds that change (nil: nothing to wait for).
+    package var durableAfter: UInt64?
 
     /// Creates a response.
     public init(status: Int, headers: [(String, String)] = [], body: [UInt8] = [], stream: String? = nil) {

@@ -36,6 +36,18 @@ package final class HTTPServer: Sendable {
     private let stopping = Atomic<Bool>(false)
     private let wakePipe: (read: Int32, write: Int32)
     private let tickerDone = Mutex<Bool>(false)
+    /// The writer: its own thread commits what changed (each batch holds every change so far, so
+    /// concurrent requests share a commit) and then sends the answers that waited for it.
+    private let writerPipe: (read: Int32, write: Int32)
+    private let writerSignalled = Atomic<Bool>(false)
+    private let writerDone = Mutex<Bool>(false)
+    /// Answers parked until the store holds their change (connections suspended meanwhile).
+    private let waiters = Mutex<[Waiter]>([])
+    private struct Waiter {
+        let change: UInt64
+        let context: RequestContext
+        let connection: UInt
+    }
     /// When the ticker will next wake by itself (a `Double`'s bits; 0 while it is deciding):
     /// a change wakes it only when it needs it sooner, not at every intent.
     private let plannedWake = Atomic<UInt64>(0)
@@ -53,11 +65,20 @@ package final class HTTPServer: Sendable {
             fds = [-1, -1]
         }
         wakePipe = (fds[0], fds[1])
+        var w: [Int32] = [-1, -1]
+        if pipe(&w) == 0 {
+            for fd in w {
+                _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
+                _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
+            }
+        } else {
+            w = [-1, -1]
+        }
+        writerPipe = (w[0], w[1])
     }
 
     deinit {
-        if wakePipe.read >= 0 { close(wakePipe.read) }
-        if wakePipe.write >= 0 { close(wakePipe.write) }
+        for fd in [wakePipe.read, wakePipe.write, writerPipe.read, writerPipe.write] where fd >= 0 { close(fd) }
     }
 
     /// Open event streams.
@@ -95,8 +116,11 @@ package final class HTTPServer: Sendable {
         service.onChange { [weak self] change in
             self?.push(change)
             self?.wakeIfNeeded(for: change)
+            self?.wakeWriter()
         }
         startTicker()
+        if service.persists, !OffThread.detach({ [self] in writeLoop() }) { writerDone.withLock { $0 = true } }
+        if !service.persists { writerDone.withLock { $0 = true } }
         let bound = Int(rocket_mhd_port(d))
         service.listening(host: host, port: bound)
         return bound
@@ -118,6 +142,9 @@ package final class HTTPServer: Sendable {
         wake()
         // The ticker notices `stopping` at its next wake-up (at once: the pipe was written).
         for _ in 0..<200 where !tickerDone.withLock({ $0 }) { usleep(5_000) }
+        // The writer commits what is left and sends the answers waiting for it.
+        signalWriter()
+        for _ in 0..<1_000 where !writerDone.withLock({ $0 }) { usleep(5_000) }
         MHD_stop_daemon(handle.daemon)
         daemon.withLock { $0 = nil }
         service.flush()  // the last changes reach the store before the process ends
@@ -125,7 +152,9 @@ package final class HTTPServer: Sendable {
 
     // MARK: Requests
 
-    final class RequestContext {
+    final class RequestContext: @unchecked Sendable {
+        // Used by one connection at a time: libmicrohttpd calls its handler for a connection on
+        // one thread, and the writer touches `saved` only while the connection is suspended.
         /// When the request's headers were in (monotonic seconds): its body must arrive within
         /// ``ServerConfiguration/requestSeconds`` of it.
         let started = HTTPServer.monotonic()
@@ -133,6 +162,9 @@ package final class HTTPServer: Sendable {
         var tooLarge = false
         var query: [String: String] = [:]
         var headers: [String: String] = Dictionary(minimumCapacity: 16)
+        /// An answer waiting for the store, and whether its change was saved.
+        var parked: HTTPResponse?
+        var saved = true
     }
 
     private func access(
@@ -161,6 +193,11 @@ package final class HTTPServer: Sendable {
             return .YES
         }
         let ctx = Unmanaged<RequestContext>.fromOpaque(raw).takeUnretainedValue()
+        // Resumed by the writer: the change is saved (or could not be), the answer goes now.
+        if let parked = ctx.parked {
+            ctx.parked = nil
+            return queue(connection, ctx.saved ? parked : ConversationService.storeUnavailable)
+        }
         if size.pointee > 0 {
             // A body trickled in byte by byte is cut off by one deadline for all of it.
             if Self.monotonic() - ctx.started > service.configuration.requestSeconds { return .NO }
@@ -201,6 +238,23 @@ package final class HTTPServer: Sendable {
             request.peer = String(decoding: peer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
         }
         var response = service.handle(request)
+        if let change = response.durableAfter, change > service.saved {
+            // Acknowledged means durable: the answer waits, its connection suspended (no thread
+            // waits), until the writer has committed the change.
+            ctx.parked = response
+            let bits = UInt(bitPattern: Int(bitPattern: UnsafeRawPointer(connection)))
+            let parked = waiters.withLock { list -> Bool in
+                guard change > service.saved else { return false }
+                list.append(Waiter(change: change, context: ctx, connection: bits))
+                MHD_suspend_connection(connection)
+                return true
+            }
+            if parked {
+                signalWriter()
+                return .YES
+            }
+            ctx.parked = nil
+        }
         if let id = response.stream {
             let address = service.clientAddress(request)
             let limit = service.configuration.streamsPerAddress
@@ -319,30 +373,77 @@ package final class HTTPServer: Sendable {
 
     // MARK: Ticker
 
-    /// How long a change may wait before it is written to the store.
-    static let flushInterval = 0.02
-
     /// Wakes the ticker when `change` needs it before it would wake by itself: a timer due
-    /// sooner, or a save (every change is written within ``flushInterval``).
+    /// sooner. (Saves are the writer's: it is woken by every change.)
     private func wakeIfNeeded(for change: ConversationService.Change) {
         let planned = plannedWake.load(ordering: .acquiring)
-        if Self.needsWake(planned: planned, deadline: change.deadline, saves: service.persists, now: service.clock.now) { wake() }
+        if Self.needsWake(planned: planned, deadline: change.deadline) { wake() }
     }
 
-    /// True when a change (with the conversation's next `deadline`; `saves`: it must be written)
-    /// needs the ticker sooner than `planned` (the bits of its wake-up time; 0 while it decides,
-    /// when it may have read the state before the change).
-    static func needsWake(planned: UInt64, deadline: Double?, saves: Bool, now: Double) -> Bool {
+    /// True when a change with the conversation's next `deadline` needs the ticker sooner than
+    /// `planned` (the bits of its wake-up time; 0 while it decides, when it may have read the
+    /// state before the change).
+    static func needsWake(planned: UInt64, deadline: Double?) -> Bool {
         guard planned != 0 else { return true }
-        var need = deadline ?? .infinity
-        if saves { need = min(need, now + flushInterval) }
-        return need < Double(bitPattern: planned)
+        return (deadline ?? .infinity) < Double(bitPattern: planned)
     }
 
     private func wake() {
         guard wakePipe.write >= 0 else { return }
         var b: UInt8 = 1
         _ = write(wakePipe.write, &b, 1)
+    }
+
+    /// Wakes the writer once per batch of changes (a pipe write only when it is not already
+    /// signalled).
+    private func wakeWriter() {
+        guard service.persists, !writerSignalled.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        signalWriter()
+    }
+
+    private func signalWriter() {
+        guard writerPipe.write >= 0 else { return }
+        var b: UInt8 = 1
+        _ = write(writerPipe.write, &b, 1)
+    }
+
+    /// The writer's loop: commit what changed, then answer the requests that waited for it; when
+    /// a commit fails, try again every second (the answers waiting meanwhile get 503).
+    private func writeLoop() {
+        var sink = [UInt8](repeating: 0, count: 256)
+        while true {
+            let ending = stopping.load(ordering: .acquiring)
+            writerSignalled.store(false, ordering: .releasing)
+            let result: ConversationService.FlushResult? = service.hasUnsavedChanges ? service.flush() : nil
+            resolveWaiters(result, ending: ending)
+            if ending { break }
+            var fd = pollfd(fd: writerPipe.read, events: Int16(POLLIN), revents: 0)
+            if poll(&fd, 1, service.isFailing ? 1_000 : 5_000) > 0 {
+                while read(writerPipe.read, &sink, sink.count) > 0 {}
+            }
+        }
+        writerDone.withLock { $0 = true }
+    }
+
+    /// Sends the parked answers whose change is now saved; after a failed commit, those it held
+    /// are answered 503; when the server stops, every one is answered.
+    private func resolveWaiters(_ result: ConversationService.FlushResult?, ending: Bool) {
+        let saved = service.saved
+        let ready = waiters.withLock { list -> [Waiter] in
+            var out: [Waiter] = []
+            list.removeAll { w in
+                let done = w.change <= saved
+                let failed = result.map { !$0.saved && w.change <= $0.through } ?? false
+                guard done || failed || ending else { return false }
+                w.context.saved = done
+                out.append(w)
+                return true
+            }
+            return out
+        }
+        for w in ready {
+            if let c = OpaquePointer(bitPattern: w.connection) { MHD_resume_connection(c) }
+        }
     }
 
     private func startTicker() {
@@ -355,7 +456,6 @@ package final class HTTPServer: Sendable {
         let clock = WallClock()
         let every = max(1, service.configuration.keepAlive)
         var lastPing = clock.now
-        var lastFlush = clock.now
         var sink = [UInt8](repeating: 0, count: 256)
         while !stopping.load(ordering: .relaxed) {
             service.advanceDue()
@@ -363,11 +463,6 @@ package final class HTTPServer: Sendable {
             if now - lastPing >= every {
                 keepAlive()
                 lastPing = now
-            }
-            // Changes are written every 20 ms at most: a busy conversation costs one write.
-            if service.hasUnsavedChanges, now - lastFlush >= Self.flushInterval {
-                service.flush()
-                lastFlush = now
             }
             // Decide when to wake, with `plannedWake` at 0 meanwhile: a change made while the
             // state is read wakes the ticker (see wakeIfNeeded), so none waits past its time.
@@ -378,7 +473,6 @@ package final class HTTPServer: Sendable {
             let serviceNow = service.clock.now
             var wait = min(every - (now - lastPing), 1)
             if let next = service.nextDeadline { wait = min(wait, next - serviceNow) }
-            if service.hasUnsavedChanges { wait = min(wait, Self.flushInterval - (now - lastFlush)) }
             wait = max(0, wait)
             plannedWake.store((serviceNow + wait).bitPattern, ordering: .sequentiallyConsistent)
             var fd = pollfd(fd: wakePipe.read, events: Int16(POLLIN), revents: 0)

@@ -15,14 +15,14 @@ struct ServeAccessTests {
         let port: Int
         let errors: String
 
-        init(_ args: [String], environment: [String: String] = [:], store: String? = nil) throws {
+        init(_ args: [String], environment: [String: String] = [:], store: String? = nil, flows: String? = nil) throws {
             let dir = scratchDirectory()
             errors = dir + "/stderr"
             _ = FileManager.default.createFile(atPath: errors, contents: nil)
             process.executableURL = URL(fileURLWithPath: rocketPath)
             let flow = #"{"version": 1, "scenario": "tour", "blocks": [{"id": "hi", "type": "text", "text": "Hello"}]}"#
             try flow.write(toFile: dir + "/tour.json", atomically: true, encoding: .utf8)
-            process.arguments = ["serve", "--port", "0", "--flows", dir, "--store", store ?? dir + "/s.sqlite"] + args
+            process.arguments = ["serve", "--port", "0", "--flows", flows ?? dir, "--store", store ?? dir + "/s.sqlite"] + args
             var env = ProcessInfo.processInfo.environment
             for (k, v) in environment { env[k] = v }
             process.environment = env
@@ -50,6 +50,14 @@ struct ServeAccessTests {
             if !body.isEmpty { r += "Content-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n" }
             let answer = RawClient.exchange(port: port, r + "\r\n" + body)
             return Int(answer.split(separator: " ").dropFirst().first ?? "") ?? 0
+        }
+
+        /// The whole answer to one request.
+        func exchange(_ method: String, _ path: String, body: String = "", headers: [String: String] = [:]) -> String {
+            var r = "\(method) \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n"
+            for (k, v) in headers { r += "\(k): \(v)\r\n" }
+            if !body.isEmpty { r += "Content-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n" }
+            return RawClient.exchange(port: port, r + "\r\n" + body)
         }
 
         /// Stops it with SIGTERM; its exit status.

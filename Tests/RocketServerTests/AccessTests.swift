@@ -191,7 +191,7 @@ struct AccessTests {
     @Test("the routes anyone may call answer without credentials: pages, the widget, flows, files, new visitors")
     func publicRoutes() throws {
         let h = try secure()
-        for path in ["/", "/widget.js", "/play/basic", "/v1/flows"] {
+        for path in ["/", "/widget.js", "/play/basic", "/v1/flows", "/healthz", "/readyz"] {
             #expect(h.request("GET", path).status == 200, "\(path)")
         }
         #expect(h.request("POST", "/v1/visitors", contentType: nil).status == 201)

@@ -14,12 +14,6 @@ import Testing
     import Glibc
 #endif
 
-func post(_ path: String, _ body: String, visitor: String? = nil) -> String {
-    var r = "POST \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\nConnection: close\r\n"
-    if let visitor { r += "Rocket-Visitor: \(visitor)\r\n" }
-    return r + "\r\n" + body
-}
-
 func bodyJSON(_ response: String) -> JSONNode? {
     guard let range = response.range(of: "\r\n\r\n") else { return nil }
     return try? JSONReader.parse(Array(response[range.upperBound...].utf8))
@@ -58,12 +52,10 @@ struct ServerTests {
     func tickerWakes() {
         let at = 1_000.0
         let planned = (at + 1).bitPattern  // asleep until 1 s from now
-        #expect(HTTPServer.needsWake(planned: 0, deadline: nil, saves: false, now: at))  // deciding: always
-        #expect(HTTPServer.needsWake(planned: planned, deadline: at + 0.3, saves: false, now: at))  // a timer before then
-        #expect(!HTTPServer.needsWake(planned: planned, deadline: at + 5, saves: false, now: at))
-        #expect(!HTTPServer.needsWake(planned: planned, deadline: nil, saves: false, now: at))
-        #expect(HTTPServer.needsWake(planned: planned, deadline: nil, saves: true, now: at))  // a save is due within 20 ms
-        #expect(!HTTPServer.needsWake(planned: (at + 0.01).bitPattern, deadline: nil, saves: true, now: at))  // already soon
+        #expect(HTTPServer.needsWake(planned: 0, deadline: nil))  // deciding: always
+        #expect(HTTPServer.needsWake(planned: planned, deadline: at + 0.3))  // a timer before then
+        #expect(!HTTPServer.needsWake(planned: planned, deadline: at + 5))
+        #expect(!HTTPServer.needsWake(planned: planned, deadline: nil))
     }
 
     @Test("on the wall clock, a block that goes on by itself reaches the event stream, and the change is saved")

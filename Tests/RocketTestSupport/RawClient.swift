@@ -72,3 +72,11 @@ public final class RawClient {
         return c.read()
     }
 }
+
+/// A POST of JSON `body` to `path` with `Connection: close`, as `visitor` when given: the text
+/// to hand ``RawClient/exchange(port:_:)``.
+public func post(_ path: String, _ body: String, visitor: String? = nil) -> String {
+    var r = "POST \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\nConnection: close\r\n"
+    if let visitor { r += "Rocket-Visitor: \(visitor)\r\n" }
+    return r + "\r\n" + body
+}
