@@ -62,12 +62,30 @@ package final class ConversationService: Sendable {
         var options: ConversationOptions { context.options }
         var strings: UIStrings { context.strings }
     }
+    /// One conversation: what never changes about it, and its state behind a lock of its own.
+    /// The engine's steps (pattern matches among them) and the view cache's serialization run
+    /// under this lock only, so a slow conversation holds up nobody else. Lock order: a slot's
+    /// lock, then the service's `state` (never the other way round).
+    final class Slot: Sendable {
+        let context: Context
+        let entry: Mutex<Entry>
+
+        init(_ entry: Entry) {
+            context = entry.context
+            self.entry = Mutex(entry)
+        }
+    }
     struct Bucket {
         var tokens: Double
         var at: Double
     }
+    /// The index of everything, behind the service's one short lock: which conversations exist,
+    /// when each was last used and is next due, what waits to be saved, rates and quotas.
+    /// Nothing slow happens under it.
     struct State {
-        var entries: [String: Entry] = [:]
+        var slots: [String: Slot] = [:]
+        /// When each conversation was last used (idle ones expire).
+        var used: [String: Double] = [:]
         /// The next timer of each conversation that has one: what the ticker looks at, so a tick
         /// costs the conversations with timers, not all of them.
         var deadlines: [String: Double] = [:]
@@ -88,23 +106,26 @@ package final class ConversationService: Sendable {
         /// the store holds that change.
         var unsavedSeq: [String: UInt64] = [:]
 
-        /// The visitor of conversation `id` in memory (read through the values' accessor: the
-        /// key subscript would copy the whole entry).
-        func owner(of id: String) -> String? {
-            entries.index(forKey: id).map { entries.values[$0].context.visitor }
-        }
+        /// The visitor of conversation `id` in memory.
+        func owner(of id: String) -> String? { slots[id]?.context.visitor }
 
-        /// Stores conversation `id` and its next deadline; a new one counts against its address.
-        mutating func put(_ id: String, _ e: Entry) {
-            if entries.updateValue(e, forKey: id) == nil { live[e.context.address, default: 0] += 1 }
+        /// Adds conversation `slot` as `id`; it counts against its address.
+        mutating func insert(_ id: String, _ slot: Slot, entry e: Entry) {
+            slots[id] = slot
+            live[slot.context.address, default: 0] += 1
+            used[id] = e.touched
             deadlines[id] = e.conversation.nextDeadline
         }
 
-        /// Stores conversation `id` after change `p`, and marks it for the next save.
-        @discardableResult
-        mutating func put(_ id: String, _ e: Entry, changed p: Pending) -> UInt64 {
-            put(id, e)
-            guard persistent else { return 0 }
+        /// Records that conversation `id` (still `slot`: false when it expired meanwhile) was
+        /// used and is next due as `e` says; with change `p`, marks it for the next save and
+        /// returns the change's number (0 when nothing is saved). Called with the slot's lock
+        /// held, so a conversation's changes are numbered in the order they were made.
+        mutating func record(_ id: String, _ slot: Slot, _ e: Entry, changed p: Pending?) -> UInt64? {
+            guard slots[id] === slot else { return nil }
+            used[id] = e.touched
+            deadlines[id] = e.conversation.nextDeadline
+            guard let p, persistent else { return 0 }
             unsaved[id, default: []] += p.events
             changeSeq += 1
             unsavedSeq[id] = changeSeq
@@ -193,7 +214,7 @@ package final class ConversationService: Sendable {
     }
 
     /// Conversations in memory.
-    package var count: Int { state.withLock { $0.entries.count } }
+    package var count: Int { state.withLock { $0.slots.count } }
 
     // MARK: Routing
 
@@ -596,10 +617,12 @@ package final class ConversationService: Sendable {
         var entry = Entry(
             visitor: visitor, address: address, flow: flow, options: options, conversation: conversation, touched: now, strings: strings)
         let pending = commit(id: id, entry: &entry, effects: effects, at: now)
+        let slot = Slot(entry)
         let stored = state.withLock { s -> UInt64? in
             // The quota holds however many starts of one address race past the check above.
             guard s.live[address, default: 0] < configuration.perAddress else { return nil }
-            return s.put(id, entry, changed: pending)
+            s.insert(id, slot, entry: entry)
+            return s.record(id, slot, entry, changed: pending)
         }
         guard let seq = stored else { return quotaFull("conversations") }
         let change = pending.change(self)
@@ -688,8 +711,9 @@ package final class ConversationService: Sendable {
         let entry = Entry(
             visitor: row.visitor, address: address, flow: flow, options: options, conversation: restored, touched: now, step: row.step, version: row.version,
             eventSeq: row.eventSeq, strings: strings)
+        let slot = Slot(entry)
         state.withLock { s in
-            if s.entries.index(forKey: id) == nil { s.put(id, entry) }
+            if s.slots[id] == nil { s.insert(id, slot, entry: entry) }
         }
         return .success(())
     }
@@ -730,10 +754,10 @@ package final class ConversationService: Sendable {
     /// the lock is released).
     private func touch(_ id: String) -> Entry? {
         let now = clock.now
-        return state.withLock { s in
-            guard var e = s.entries.removeValue(forKey: id) else { return nil }
+        guard let slot = state.withLock({ $0.slots[id] }) else { return nil }
+        return slot.entry.withLock { e in
             e.touched = now
-            s.put(id, e)
+            _ = state.withLock { s in s.record(id, slot, e, changed: nil) }
             return e
         }
     }
@@ -753,8 +777,8 @@ package final class ConversationService: Sendable {
     /// The current frames of conversation `id` (a stream that just opened sends them again, so a
     /// change between the first answer and the stream's registration is never missed).
     package func currentFrames(_ id: String) -> [UInt8]? {
-        let (entry, alert) = state.withLock { s in (s.entries[id], s.alerts[id]) }
-        if let e = entry { return Change(id: id, version: e.version, view: view(id, e), events: []).frames }
+        let (slot, alert) = state.withLock { s in (s.slots[id], s.alerts[id]) }
+        if let e = slot?.entry.withLock({ $0 }) { return Change(id: id, version: e.version, view: view(id, e), events: []).frames }
         return alert.map { Change(id: id, version: $0.version, view: $0.view(id: id).serializedBytes(), events: []).frames }
     }
 
@@ -831,20 +855,22 @@ package final class ConversationService: Sendable {
         }
         // Every answer waits for the conversation's newest change to be saved (the seq), so a
         // retry of an intent whose first answer was lost is not acknowledged before it is safe.
-        let outcome: Outcome = state.withLock { s in
-            guard var e = s.entries.removeValue(forKey: id) else {
-                return .response(.error(404, "unknown-conversation", "there is no conversation \(id) for this visitor"))
-            }
+        guard let slot = state.withLock({ $0.slots[id] }) else {
+            return .error(404, "unknown-conversation", "there is no conversation \(id) for this visitor")
+        }
+        let gone = Outcome.response(.error(404, "unknown-conversation", "there is no conversation \(id) for this visitor"))
+        // The engine's step (a validation pattern among it) under this conversation's lock only.
+        let outcome: Outcome = slot.entry.withLock { e in
             e.touched = now
             // A replay of the last accepted intent (same step, same intent) is answered with the
             // state and changes nothing; any other stale step is a conflict.
             if let step, let last = e.lastIntent, step == last.step, intent == last.intent {
-                s.put(id, e)
-                return .replayed(e, s.awaited(id))
+                let copy = e
+                return state.withLock { s in s.record(id, slot, copy, changed: nil) == nil ? gone : .replayed(copy, s.awaited(id)) }
             }
             if let step, step != e.step {
-                s.put(id, e)
-                return .stale(e, asked: step, s.awaited(id))
+                let copy = e
+                return state.withLock { s in s.record(id, slot, copy, changed: nil) == nil ? gone : .stale(copy, asked: step, s.awaited(id)) }
             }
             let effects: [ConversationEffect]
             do throws(RocketIntentError) {
@@ -852,8 +878,11 @@ package final class ConversationService: Sendable {
             } catch {
                 let pending = commit(id: id, entry: &e, effects: [], at: now, bump: error.isInputError)
                 // A refused input is a change (the input error shows); other refusals are not.
-                if error.isInputError { s.put(id, e, changed: pending) } else { s.put(id, e) }
-                return .refused(error, pending, e.strings, s.awaited(id))
+                let copy = e
+                return state.withLock { s in
+                    s.record(id, slot, copy, changed: error.isInputError ? pending : nil) == nil
+                        ? gone : .refused(error, pending, copy.strings, s.awaited(id))
+                }
             }
             e.lastIntent = (e.step, intent)
             e.step += 1
@@ -861,8 +890,8 @@ package final class ConversationService: Sendable {
             var all = effects
             if let due = e.conversation.nextDeadline, due <= now { all += e.conversation.advance(to: now) }
             let pending = commit(id: id, entry: &e, effects: all, at: now)
-            let seq = s.put(id, e, changed: pending)
-            return .changed(pending, seq)
+            let copy = e
+            return state.withLock { s in s.record(id, slot, copy, changed: pending).map { .changed(pending, $0) } ?? gone }
         }
         var answer: HTTPResponse
         switch outcome {
@@ -908,20 +937,27 @@ package final class ConversationService: Sendable {
     package func advanceDue() -> Double? {
         let now = clock.now
         var changes: [Pending] = []
-        let next: Double? = state.withLock { s in
-            let due = s.deadlines.compactMap { $0.value <= now ? $0.key : nil }
-            for id in due {
-                guard var e = s.entries.removeValue(forKey: id) else {
+        let due: [(String, Slot)] = state.withLock { s in
+            s.deadlines.compactMap { id, at in
+                guard at <= now else { return nil }
+                guard let slot = s.slots[id] else {
                     s.deadlines[id] = nil
-                    continue
+                    return nil
                 }
+                return (id, slot)
+            }
+        }
+        // Each conversation's step under its own lock; the index only to record it.
+        for (id, slot) in due {
+            slot.entry.withLock { e in
+                guard let at = e.conversation.nextDeadline, at <= now else { return }
                 let effects = e.conversation.advance(to: now)
                 let pending = commit(id: id, entry: &e, effects: effects, at: now)
-                changes.append(pending)
-                s.put(id, e, changed: pending)
+                let copy = e
+                if state.withLock({ s in s.record(id, slot, copy, changed: pending) }) != nil { changes.append(pending) }
             }
-            return s.deadlines.values.min()
         }
+        let next = state.withLock { $0.deadlines.values.min() }
         for pending in changes {
             publish(pending.change(self))
         }
@@ -933,16 +969,17 @@ package final class ConversationService: Sendable {
     func sweepIfDue(_ now: Double) {
         let limit = configuration.idleTimeout
         let due = state.withLock { s -> Bool in
-            let full = s.entries.count >= configuration.maxConversations || s.alerts.count >= configuration.maxConversations
+            let full = s.slots.count >= configuration.maxConversations || s.alerts.count >= configuration.maxConversations
             guard now - s.lastSweep >= (full ? 1 : 60) else { return false }
             s.lastSweep = now
-            s.entries = s.entries.filter { $0.value.touched >= now - limit }
-            s.deadlines = s.deadlines.filter { s.entries[$0.key] != nil }
-            s.unsaved = s.unsaved.filter { s.entries[$0.key] != nil }
+            s.used = s.used.filter { $0.value >= now - limit }
+            s.slots = s.slots.filter { s.used[$0.key] != nil }
+            s.deadlines = s.deadlines.filter { s.slots[$0.key] != nil }
+            s.unsaved = s.unsaved.filter { s.slots[$0.key] != nil }
             s.alerts = s.alerts.filter { $0.value.touched >= now - limit }
             s.buckets = s.buckets.filter { now - $0.value.at < 60 }
             s.live = [:]
-            for e in s.entries.values { s.live[e.context.address, default: 0] += 1 }
+            for slot in s.slots.values { s.live[slot.context.address, default: 0] += 1 }
             s.liveAlerts = [:]
             for a in s.alerts.values { s.liveAlerts[a.address, default: 0] += 1 }
             return true
@@ -1053,13 +1090,17 @@ package final class ConversationService: Sendable {
 
     private func flushOnce() -> FlushResult {
         let now = clock.now
-        let (batch, through) = state.withLock { s -> ([(id: String, entry: Entry, events: [Pending.Event])], UInt64) in
-            let unsaved = s.unsaved
-            s.unsaved = [:]
-            let batch = unsaved.compactMap { id, events in
-                s.entries.index(forKey: id).map { (id: id, entry: s.entries.values[$0], events: events) }
+        let (taken, through) = state.withLock { s -> ([(id: String, slot: Slot)], UInt64) in
+            s.unsaved = s.unsaved.filter { s.slots[$0.key] != nil }
+            return (s.unsaved.keys.compactMap { id in s.slots[id].map { (id: id, slot: $0) } }, s.changeSeq)
+        }
+        // Each conversation copied under its own lock, with the event records it has numbered
+        // so far (a change is numbered with that lock held): the row and its records agree, and
+        // every change numbered up to `through` is in the batch.
+        let batch = taken.map { item in
+            item.slot.entry.withLock { e in
+                (id: item.id, entry: e, events: state.withLock { $0.unsaved.removeValue(forKey: item.id) ?? [] })
             }
-            return (batch, s.changeSeq)
         }
         guard let archive, !batch.isEmpty else {
             markSaved(through: through)
@@ -1072,7 +1113,7 @@ package final class ConversationService: Sendable {
             // Nothing is dropped: the batch goes back in front of what came meanwhile, and the
             // writer tries again; until then the writing routes answer 503.
             state.withLock { s in
-                for item in batch where s.entries[item.id] != nil { s.unsaved[item.id] = item.events + (s.unsaved[item.id] ?? []) }
+                for item in batch where s.slots[item.id] != nil { s.unsaved[item.id] = item.events + (s.unsaved[item.id] ?? []) }
             }
             if !storeFailing.exchange(true, ordering: .sequentiallyConsistent) {
                 log("rocket serve: the conversation store cannot be written (\(error.message)); changes are kept and tried again")

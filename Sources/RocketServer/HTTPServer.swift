@@ -78,6 +78,10 @@ package final class HTTPServer: Sendable {
     }
 
     deinit {
+        // The daemon's callbacks hold this object unretained; its threads (the ticker, the writer)
+        // hold it strongly until stop() ends them, so it cannot go while the daemon runs. Should
+        // it be dropped unstarted or already stopped, stop() does nothing.
+        stop()
         for fd in [wakePipe.read, wakePipe.write, writerPipe.read, writerPipe.write] where fd >= 0 { close(fd) }
     }
 

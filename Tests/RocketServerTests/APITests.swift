@@ -458,8 +458,8 @@ struct ViewCacheTests {
         let id = try #require(r.json?["conversation"]?["id"]?.string)
         h.service.advanceDue()
         func check(_ label: String) {
-            let (cached, fresh) = h.service.state.withLock { s in
-                let e = s.entries[id]!
+            let slot = h.service.state.withLock { $0.slots[id]! }
+            let (cached, fresh) = slot.entry.withLock { e in
                 return (
                     h.service.view(id, e),
                     ConversationView.bytes(

@@ -2,6 +2,7 @@ import Foundation
 import RocketCore
 import RocketScenariosSQLite
 import RocketTestSupport
+import Synchronization
 import Testing
 
 @testable import RocketServer
@@ -86,6 +87,27 @@ struct FloodTests {
         h.service.sweepIfDue(h.clock.now)
         #expect(try !store.names().contains("tour@ada"))
         #expect(try store.names().contains("store-wide"))
+    }
+
+    @Test("a conversation's step holds its own lock only: while one is held (a slow pattern), others are answered, started and read")
+    func ownLock() throws {
+        let h = try Harness(persistent: false)
+        let slow = try h.start(visitor: "slow")
+        let other = try h.start(visitor: "ada")
+        let slot = try #require(h.service.state.withLock { $0.slots[slow] })
+        func call(_ method: String, _ path: String, _ body: String? = nil, visitor: String) -> Int {
+            var headers = ["Rocket-Visitor": visitor]
+            if body != nil { headers["Content-Type"] = "application/json" }
+            return h.service.handle(HTTPRequest(method: method, path: path, headers: headers, body: Array((body ?? "").utf8))).status
+        }
+        slot.entry.withLock { _ in
+            // This thread holds the slow conversation's lock, as its validation pattern would.
+            #expect(call("POST", "/v1/conversations/\(other)/intents", #"{"intent": "tap", "step": 0}"#, visitor: "ada") == 200)
+            #expect(call("GET", "/v1/conversations/\(other)", visitor: "ada") == 200)
+            #expect(call("POST", "/v1/conversations", #"{"flow": "basic"}"#, visitor: "bob") == 201)
+            #expect(h.service.count == 3)
+        }
+        #expect(call("POST", "/v1/conversations/\(slow)/intents", #"{"intent": "tap", "step": 0}"#, visitor: "slow") == 200)
     }
 
     @Test("X-Forwarded-For counts only from a trusted proxy, and only its last address (the one the proxy saw)")
