@@ -14,13 +14,14 @@
 #   chromium, python3-pip + playwright    the browser tests (Playwright drives Debian's chromium)
 #   jsonschema (pip)                      the test that holds `rocket schema` to what lint refuses
 #   tmux, bash-completion, zsh, fish      the terminal and completion tests that drive them
+#   fonts-noto-color-emoji                flows' emoji in the browser tests' screenshots, as visitors see them
 set -eu
 
 tests=no
 for arg in "$@"; do
   case "$arg" in
     --tests) tests=yes ;;
-    -h | --help) sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h | --help) sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "install-deps: unknown argument '$arg' (try --tests or --help)" >&2; exit 64 ;;
   esac
 done
@@ -51,6 +52,7 @@ if [ "$tests" = yes ]; then
     || { missing="$missing bash-completion"; say "needs bash-completion (the completion tests)"; }
   command -v zsh > /dev/null 2>&1 || { missing="$missing zsh"; say "needs zsh (the completion tests)"; }
   command -v fish > /dev/null 2>&1 || { missing="$missing fish"; say "needs fish (the completion tests)"; }
+  need /usr/share/fonts/truetype/noto/NotoColorEmoji.ttf fonts-noto-color-emoji "emoji in the browser tests' screenshots"
   python3 -c 'import playwright, jsonschema' > /dev/null 2>&1 || python3 -m pip --version > /dev/null 2>&1 \
     || { missing="$missing python3-pip"; say "needs python3-pip (to install Playwright and jsonschema)"; }
 fi

@@ -39,6 +39,50 @@ extension WebAssets {
               }
               return { events: events, rest: rest };
             },
+            /**
+             * A countdown that can be paused (a banner's time on screen, WCAG 2.2.1): `left` ms remain,
+             * running since `since` (null while paused). Pure: the caller passes the time.
+             */
+            countdown: function (ms, now) { return { left: Math.max(0, ms), since: now }; },
+            /** The countdown paused at `now`. */
+            pause: function (c, now) { return c.since === null ? c : { left: Math.max(0, c.left - (now - c.since)), since: null }; },
+            /** The countdown running again from `now`. */
+            resume: function (c, now) { return c.since === null ? { left: c.left, since: now } : c; },
+            /** Milliseconds until the countdown ends (Infinity while paused). */
+            remaining: function (c, now) { return c.since === null ? Infinity : Math.max(0, c.left - (now - c.since)); },
+            /**
+             * The reply an answered block becomes: the title of the pressed button, the chosen side or
+             * option; null while it is unanswered.
+             */
+            answerTitle: function (item) {
+              if (item.type === "button") return item.pressed === true ? item.title : null;
+              if (item.type === "doubleButton") return item.pressed === "left" ? item.left.title : item.pressed === "right" ? item.right.title : null;
+              if (item.type === "choice") return typeof item.chosen === "number" && item.options[item.chosen] ? item.options[item.chosen].title : null;
+              return null;
+            },
+            /**
+             * The flow variables a page's address gives (`/play/banner?user=Ada`): at most 64 names of
+             * 1–64 letters, digits, '_', '.' or '-', values of at most 1,024 UTF-8 bytes; others are
+             * skipped.
+             */
+            queryVars: function (search) {
+              var out = {}, n = 0;
+              if (typeof search !== "string") return out;
+              var pairs = search.replace(/^\?/, "").split("&");
+              for (var i = 0; i < pairs.length && n < 64; i++) {
+                if (!pairs[i]) continue;
+                var at = pairs[i].indexOf("="), name, value;
+                try {
+                  name = decodeURIComponent((at < 0 ? pairs[i] : pairs[i].slice(0, at)).replace(/\+/g, " "));
+                  value = at < 0 ? "" : decodeURIComponent(pairs[i].slice(at + 1).replace(/\+/g, " "));
+                } catch (e) { continue; }
+                var bytes = unescape(encodeURIComponent(value)).length;  // UTF-8 bytes, as the server counts
+                if (!/^[A-Za-z0-9_.-]{1,64}$/.test(name) || bytes > 1024 || Object.prototype.hasOwnProperty.call(out, name)) continue;
+                out[name] = value;
+                n++;
+              }
+              return out;
+            },
             /** A colour the page may use (#RRGGBB), or null. */
             color: function (c) { return typeof c === "string" && /^#[0-9A-Fa-f]{6}$/.test(c) ? c : null; },
             /** The URL of a picture the server named: a data: URI of an image, or a path under `base`; else null. */
@@ -374,12 +418,13 @@ extension WebAssets {
             } else if (!v.typing && typing) typing.parentNode.removeChild(typing);
             if (typed !== null) { var f2 = this.root.querySelector("input.rk-input"); if (f2) f2.value = typed; }
             this.renderBanner(v.banner);
-            this.frame.classList.toggle("rk-closing", v.status === "closing" || v.status === "dismissed");
-            if (v.status === "dismissed") {
+            this.frame.classList.toggle("rk-closing", v.status === "closing");
+            if (v.status === "dismissed" && !this.ended) {
+              this.ended = true;
               if (this.source) { this.source.close(); this.source = null; }
               store("rocket.conversation." + this.flow, null);
               this.dispatch("dismiss", { reason: v.reason });
-              if (this.options.page) this.say(v.reason === "completed" ? "The conversation has ended." : "The conversation was closed.");
+              this.renderEnd(v.reason);
             }
             var focusKey = v.active === null ? null : v.id + ":" + v.active;
             var target = this.log.querySelector("[data-focus]");
@@ -388,6 +433,25 @@ extension WebAssets {
             else if (target && hadFocus && !this.root.contains(document.activeElement)) target.focus({ preventScroll: true });
             this.focusKey = focusKey;
             if (log.lastChild && log.lastChild.scrollIntoView && this.options.page) log.lastChild.scrollIntoView({ block: "nearest", behavior: reduced ? "auto" : "smooth" });
+          };
+
+          // The end of a flow stays on the page: a closing line and a control to start again.
+          Widget.prototype.renderEnd = function (reason) {
+            var self = this, end = el("div", "rk-end");
+            end.appendChild(el("p", "rk-end-line", reason === "completed" ? "The conversation has ended." : "The conversation was closed."));
+            var again = el("button", "rk-button rk-again", "Start again");
+            again.type = "button";
+            again.addEventListener("click", function () {
+              end.parentNode.removeChild(end);
+              self.ended = false;
+              self.view = null;
+              self.focusKey = null;
+              self.log.textContent = "";
+              self.start();
+            });
+            end.appendChild(again);
+            this.frame.insertBefore(end, this.status);
+            if (this.root.contains(document.activeElement) || this.options.page) again.focus();
           };
 
           Widget.prototype.renderHead = function (v) {
@@ -416,6 +480,14 @@ extension WebAssets {
             }
             var active = item.index === v.active;
             var can = function (name) { return active && v.accepts.indexOf(name) >= 0; };
+            // An answered block reads as the conversation did: its question, then the answer as the
+            // visitor's own bubble (an answered input's reply is an item of its own).
+            var answer = core.answerTitle(item);
+            if (answer !== null || (item.type === "textInput" && !active)) {
+              if (item.text) { var asked = el("p", "rk-bubble", item.text); fontOf(asked, item.font); li.appendChild(asked); }
+              if (answer !== null) { var mine = el("p", "rk-bubble rk-mine rk-answer", answer); li.appendChild(mine); }
+              return li;
+            }
             var button = function (title, font, intent, extra) {
               var b = el("button", "rk-button" + (extra || ""), title);
               b.type = "button";
@@ -575,8 +647,26 @@ extension WebAssets {
               box.addEventListener("pointerdown", function (ev) { x0 = ev.clientY; });
               box.addEventListener("pointerup", function (ev) { if (x0 !== null && x0 - ev.clientY > 30) dismiss("swipe"); x0 = null; });
             }
-            if (b.duration > 0) setTimeout(function () { dismiss("timeout"); }, Math.min(b.duration, 3600) * 1000);
-            this.root.insertBefore(box, this.root.firstChild);
+            // Its time on screen pauses while the pointer or the focus is on it and while the page is
+            // hidden (WCAG 2.2.1); it sits in the widget above the conversation, covering nothing.
+            if (b.duration > 0) {
+              var clock = core.countdown(Math.min(b.duration, 3600) * 1000, Date.now()), timer = null;
+              var arm = function () {
+                clearTimeout(timer);
+                var ms = core.remaining(clock, Date.now());
+                if (ms === 0) dismiss("timeout"); else if (ms !== Infinity) timer = setTimeout(arm, ms);
+              };
+              var hold = function () { clock = core.pause(clock, Date.now()); arm(); };
+              var go = function () { if (!box.matches(":hover") && !box.contains(document.activeElement) && !document.hidden) { clock = core.resume(clock, Date.now()); arm(); } };
+              box.addEventListener("mouseenter", hold);
+              box.addEventListener("focusin", hold);
+              box.addEventListener("mouseleave", go);
+              box.addEventListener("focusout", function () { setTimeout(go, 0); });
+              document.addEventListener("visibilitychange", function () { if (document.hidden) hold(); else go(); });
+              if (document.hidden) clock = core.pause(clock, Date.now());
+              arm();
+            }
+            this.frame.insertBefore(box, this.header.nextSibling);
           };
 
           // AlertReactor alerts and action sheets: shown modally, their actions updated live by
@@ -699,7 +789,8 @@ extension WebAssets {
               var sel = script.getAttribute("data-target");
               var target = sel ? document.querySelector(sel) : null;
               if (!target) { target = el("div"); script.parentNode.insertBefore(target, script.nextSibling); }
-              window.RocketAlert.mount(target, flow, { page: script.hasAttribute("data-page") });
+              var page = script.hasAttribute("data-page");
+              window.RocketAlert.mount(target, flow, { page: page, vars: page ? core.queryVars(window.location.search) : {} });
             };
             if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", go); else go();
           }
@@ -713,7 +804,7 @@ extension WebAssets {
         .rk-hidden{display:none}
         .rk-frame{background:var(--rk-bg);color:var(--rk-ink);border-radius:16px;padding:12px 16px;max-width:36rem;box-shadow:0 2px 16px rgba(0,0,0,.18);animation:rk-intro 1s ease-out}
         .rk-page .rk-frame{margin:2rem auto;box-shadow:none}
-        .rk-page{background:var(--rk-bg);min-height:100vh;margin:0}
+        .rk-page{background:var(--rk-bg);min-height:100vh;margin:0;display:flow-root;box-sizing:border-box}
         .rk-head{display:flex;align-items:center;gap:10px;min-height:40px}
         .rk-name{font-weight:700;flex:1}
         .rk-head .rk-img{width:40px;height:40px;object-fit:cover}
@@ -746,15 +837,18 @@ extension WebAssets {
         .rk-f-button{font-size:20px;font-weight:900}.rk-f-lightButton{font-size:18px;font-weight:400}.rk-f-cancel{font-size:20px;font-weight:600;color:var(--rk-red)}
         .rk-w-ultraLight{font-weight:100}.rk-w-thin{font-weight:200}.rk-w-light{font-weight:300}.rk-w-regular{font-weight:400}.rk-w-medium{font-weight:500}.rk-w-semibold{font-weight:600}.rk-w-bold{font-weight:700}.rk-w-heavy{font-weight:800}.rk-w-black{font-weight:900}
         .rk-new{animation:rk-bounce .3s ease-out}
-        .rk-closing{opacity:0;transition:opacity 2s}
-        .rk-banner{position:fixed;top:0;left:0;right:0;z-index:2147483000;display:flex;align-items:center;gap:12px;padding:12px 16px;background:#1f4e79;color:#fff;animation:rk-slide .4s ease-out;cursor:pointer}
+        .rk-closing .rk-log{opacity:.55;transition:opacity 2s}
+        .rk-answer{align-self:flex-end}
+        .rk-end{display:flex;flex-wrap:wrap;align-items:center;gap:12px;margin:12px 0 4px;padding-top:10px;border-top:1px solid var(--rk-bubble)}
+        .rk-end-line{margin:0;color:var(--rk-muted);flex:1}
+        .rk-banner{display:flex;align-items:center;gap:12px;margin:8px 0;padding:12px 16px;border-radius:12px;background:#1f4e79;color:#fff;animation:rk-slide .4s ease-out;cursor:pointer}
         .rk-anim-drop{animation:rk-drop .6s cubic-bezier(.3,1.6,.6,1)}.rk-anim-snap{animation:rk-snap .3s ease-out}
         .rk-banner-texts{display:flex;flex-direction:column;flex:1;unicode-bidi:isolate}
         .rk-banner-subtitle{font-size:15px}
         .rk-banner-icon{font-size:28px}
         .rk-banner-image{width:36px;height:36px;object-fit:cover}
         .rk-banner-button{font:inherit;font-size:16px;background:rgba(255,255,255,.15);color:#fff;border:2px solid #fff;border-radius:8px;padding:4px 12px;cursor:pointer}
-        .rk-banner-out{transform:translateY(-110%);transition:transform .25s ease-in}
+        .rk-banner-out{opacity:0;transition:opacity .25s ease-in}
         .rk-overlay{position:fixed;inset:0;z-index:2147483001;background:rgba(0,0,0,.45);display:flex;align-items:center;justify-content:center;padding:16px}
         .rk-dialog{background:var(--rk-bg);color:var(--rk-ink);border-radius:14px;padding:18px 20px;max-width:22rem;width:100%;box-shadow:0 8px 32px rgba(0,0,0,.35);animation:rk-snap .2s ease-out}
         .rk-overlay:has(.rk-sheet){align-items:flex-end}

@@ -270,8 +270,16 @@ def demo_mouse(browser, server):
     page.get_by_role("button", name="Not now").click(timeout=TIMEOUT)
     page.get_by_role("button", name="No problem").click(timeout=TIMEOUT)
     page.get_by_text("The conversation has ended.").wait_for(timeout=TIMEOUT)
+    # The end stays on the page, with the answers as replies, and leads to a fresh start.
+    assert page.locator(".rk-answer", has_text="Not now").count() == 1
     shot(page, "demo-mouse-dark-narrow")
     audit(page, "demo, dark, 420 px")
+    assert page.evaluate("() => document.scrollingElement.scrollHeight <= window.innerHeight + 1") or \
+        page.locator(".rk-log > li").count() > 6, "a short conversation does not scroll the page"
+    page.get_by_role("button", name="Start again").click()
+    page.wait_for_function("() => !document.querySelector('.rk-end')", timeout=TIMEOUT)
+    page.get_by_text("Hi! I'm Rocket").wait_for(timeout=TIMEOUT)
+    assert page.locator(".rk-answer").count() == 0, "a fresh conversation"
     context.close()
     # The close button, from the mouse, in a fresh conversation.
     context = browser.new_context()
@@ -292,8 +300,12 @@ def banner_and_text(browser, server):
     assert banner.locator(".rk-banner-title").text_content() == "Sale today"
     buttons = banner.locator(".rk-banner-button")
     assert buttons.count() == 2 and buttons.nth(0).text_content() == "Shop now"
+    page.wait_for_function("() => ['.rk-frame', '.rk-banner'].every(q => document.querySelector(q).getAnimations().every(a => a.playState !== 'running'))", timeout=TIMEOUT)
     box = banner.bounding_box()
-    assert box["y"] <= 1 and box["width"] > 300, f"the banner sits on top, full width: {box}"
+    head = page.locator(".rk-head").bounding_box()
+    log = page.locator(".rk-log").bounding_box()
+    assert box["y"] >= head["y"] + head["height"] - 1 and box["y"] + box["height"] <= log["y"] + 1, \
+        f"the banner sits between the header and the conversation, covering neither: {box} {head} {log}"
     icon = banner.locator("img.rk-banner-image")
     icon.wait_for(timeout=TIMEOUT)
     page.wait_for_function("() => { const i = document.querySelector('img.rk-banner-image'); return i && i.complete && i.naturalWidth === 2; }", timeout=TIMEOUT)
@@ -315,7 +327,9 @@ def banner_and_text(browser, server):
     page.get_by_role("group", name="Which colour?").wait_for(timeout=TIMEOUT)
     page.get_by_role("button", name="Blue").click()
     page.get_by_text("Thanks!").wait_for(timeout=TIMEOUT)
-    assert "rk-pressed" in page.get_by_role("button", name="Blue").get_attribute("class")
+    # The chosen option is the visitor's reply now; the options are gone.
+    page.locator(".rk-answer", has_text="Blue").wait_for(timeout=TIMEOUT)
+    assert page.get_by_role("button", name="Blue").count() == 0
     shot(page, "choice")
     context.close()
 

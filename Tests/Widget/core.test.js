@@ -127,3 +127,41 @@ test("event streams: complete events parsed, a partial one kept for the next rea
   assert.deepEqual(core.sseParse("").events, []);
   assert.deepEqual(core.sseParse("data\n\n").events, [{ event: "message", data: "", id: null }]);
 });
+
+test("a banner's countdown: paused time does not count, resumed time does", () => {
+  let c = core.countdown(8000, 1000);
+  assert.equal(core.remaining(c, 3000), 6000);
+  c = core.pause(c, 3000);
+  assert.equal(core.remaining(c, 60000), Infinity, "paused: never due");
+  assert.deepEqual(core.pause(c, 9999), c, "pausing twice changes nothing");
+  c = core.resume(c, 60000);
+  assert.equal(core.remaining(c, 61000), 5000);
+  assert.deepEqual(core.resume(c, 70000), c, "resuming a running countdown changes nothing");
+  assert.equal(core.remaining(c, 100000), 0);
+  assert.equal(core.remaining(core.countdown(-5, 0), 0), 0);
+});
+
+test("answered blocks become the visitor's reply: the pressed title, the side, the chosen option", () => {
+  assert.equal(core.answerTitle({ type: "button", title: "OK", pressed: true }), "OK");
+  assert.equal(core.answerTitle({ type: "button", title: "OK", pressed: false }), null);
+  const two = { type: "doubleButton", left: { title: "No" }, right: { title: "Yes" } };
+  assert.equal(core.answerTitle({ ...two, pressed: "right" }), "Yes");
+  assert.equal(core.answerTitle({ ...two, pressed: "left" }), "No");
+  assert.equal(core.answerTitle({ ...two, pressed: null }), null);
+  const choice = { type: "choice", options: [{ title: "Red" }, { title: "Blue" }] };
+  assert.equal(core.answerTitle({ ...choice, chosen: 1 }), "Blue");
+  assert.equal(core.answerTitle({ ...choice, chosen: null }), null);
+  assert.equal(core.answerTitle({ ...choice, chosen: 7 }), null);
+  assert.equal(core.answerTitle({ type: "text", text: "Hi" }), null);
+});
+
+test("a play page's address gives flow variables, bounded and well-formed only", () => {
+  assert.deepEqual(core.queryVars("?user=Ada&plan=pro+plus&x%20y=1&=v&ok"), { user: "Ada", plan: "pro plus", ok: "" });
+  assert.deepEqual(core.queryVars("?user=%E0%A4&name=%C3%A9"), { name: "é" }, "a broken escape is skipped");
+  assert.deepEqual(core.queryVars("a=1&a=2"), { a: "1" }, "the first of a repeated name");
+  assert.deepEqual(core.queryVars("v=" + "x".repeat(1025)), {});
+  assert.deepEqual(core.queryVars("v=" + "%C3%A9".repeat(513)), {}, "1,026 bytes in 513 characters");
+  const many = Array.from({ length: 100 }, (_, i) => "n" + i + "=1").join("&");
+  assert.equal(Object.keys(core.queryVars(many)).length, 64);
+  assert.deepEqual(core.queryVars(null), {});
+});

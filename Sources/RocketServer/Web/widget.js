@@ -33,6 +33,50 @@
       }
       return { events: events, rest: rest };
     },
+    /**
+     * A countdown that can be paused (a banner's time on screen, WCAG 2.2.1): `left` ms remain,
+     * running since `since` (null while paused). Pure: the caller passes the time.
+     */
+    countdown: function (ms, now) { return { left: Math.max(0, ms), since: now }; },
+    /** The countdown paused at `now`. */
+    pause: function (c, now) { return c.since === null ? c : { left: Math.max(0, c.left - (now - c.since)), since: null }; },
+    /** The countdown running again from `now`. */
+    resume: function (c, now) { return c.since === null ? { left: c.left, since: now } : c; },
+    /** Milliseconds until the countdown ends (Infinity while paused). */
+    remaining: function (c, now) { return c.since === null ? Infinity : Math.max(0, c.left - (now - c.since)); },
+    /**
+     * The reply an answered block becomes: the title of the pressed button, the chosen side or
+     * option; null while it is unanswered.
+     */
+    answerTitle: function (item) {
+      if (item.type === "button") return item.pressed === true ? item.title : null;
+      if (item.type === "doubleButton") return item.pressed === "left" ? item.left.title : item.pressed === "right" ? item.right.title : null;
+      if (item.type === "choice") return typeof item.chosen === "number" && item.options[item.chosen] ? item.options[item.chosen].title : null;
+      return null;
+    },
+    /**
+     * The flow variables a page's address gives (`/play/banner?user=Ada`): at most 64 names of
+     * 1–64 letters, digits, '_', '.' or '-', values of at most 1,024 UTF-8 bytes; others are
+     * skipped.
+     */
+    queryVars: function (search) {
+      var out = {}, n = 0;
+      if (typeof search !== "string") return out;
+      var pairs = search.replace(/^\?/, "").split("&");
+      for (var i = 0; i < pairs.length && n < 64; i++) {
+        if (!pairs[i]) continue;
+        var at = pairs[i].indexOf("="), name, value;
+        try {
+          name = decodeURIComponent((at < 0 ? pairs[i] : pairs[i].slice(0, at)).replace(/\+/g, " "));
+          value = at < 0 ? "" : decodeURIComponent(pairs[i].slice(at + 1).replace(/\+/g, " "));
+        } catch (e) { continue; }
+        var bytes = unescape(encodeURIComponent(value)).length;  // UTF-8 bytes, as the server counts
+        if (!/^[A-Za-z0-9_.-]{1,64}$/.test(name) || bytes > 1024 || Object.prototype.hasOwnProperty.call(out, name)) continue;
+        out[name] = value;
+        n++;
+      }
+      return out;
+    },
     /** A colour the page may use (#RRGGBB), or null. */
     color: function (c) { return typeof c === "string" && /^#[0-9A-Fa-f]{6}$/.test(c) ? c : null; },
     /** The URL of a picture the server named: a data: URI of an image, or a path under `base`; else null. */
@@ -368,12 +412,13 @@
     } else if (!v.typing && typing) typing.parentNode.removeChild(typing);
     if (typed !== null) { var f2 = this.root.querySelector("input.rk-input"); if (f2) f2.value = typed; }
     this.renderBanner(v.banner);
-    this.frame.classList.toggle("rk-closing", v.status === "closing" || v.status === "dismissed");
-    if (v.status === "dismissed") {
+    this.frame.classList.toggle("rk-closing", v.status === "closing");
+    if (v.status === "dismissed" && !this.ended) {
+      this.ended = true;
       if (this.source) { this.source.close(); this.source = null; }
       store("rocket.conversation." + this.flow, null);
       this.dispatch("dismiss", { reason: v.reason });
-      if (this.options.page) this.say(v.reason === "completed" ? "The conversation has ended." : "The conversation was closed.");
+      this.renderEnd(v.reason);
     }
     var focusKey = v.active === null ? null : v.id + ":" + v.active;
     var target = this.log.querySelector("[data-focus]");
@@ -382,6 +427,25 @@
     else if (target && hadFocus && !this.root.contains(document.activeElement)) target.focus({ preventScroll: true });
     this.focusKey = focusKey;
     if (log.lastChild && log.lastChild.scrollIntoView && this.options.page) log.lastChild.scrollIntoView({ block: "nearest", behavior: reduced ? "auto" : "smooth" });
+  };
+
+  // The end of a flow stays on the page: a closing line and a control to start again.
+  Widget.prototype.renderEnd = function (reason) {
+    var self = this, end = el("div", "rk-end");
+    end.appendChild(el("p", "rk-end-line", reason === "completed" ? "The conversation has ended." : "The conversation was closed."));
+    var again = el("button", "rk-button rk-again", "Start again");
+    again.type = "button";
+    again.addEventListener("click", function () {
+      end.parentNode.removeChild(end);
+      self.ended = false;
+      self.view = null;
+      self.focusKey = null;
+      self.log.textContent = "";
+      self.start();
+    });
+    end.appendChild(again);
+    this.frame.insertBefore(end, this.status);
+    if (this.root.contains(document.activeElement) || this.options.page) again.focus();
   };
 
   Widget.prototype.renderHead = function (v) {
@@ -410,6 +474,14 @@
     }
     var active = item.index === v.active;
     var can = function (name) { return active && v.accepts.indexOf(name) >= 0; };
+    // An answered block reads as the conversation did: its question, then the answer as the
+    // visitor's own bubble (an answered input's reply is an item of its own).
+    var answer = core.answerTitle(item);
+    if (answer !== null || (item.type === "textInput" && !active)) {
+      if (item.text) { var asked = el("p", "rk-bubble", item.text); fontOf(asked, item.font); li.appendChild(asked); }
+      if (answer !== null) { var mine = el("p", "rk-bubble rk-mine rk-answer", answer); li.appendChild(mine); }
+      return li;
+    }
     var button = function (title, font, intent, extra) {
       var b = el("button", "rk-button" + (extra || ""), title);
       b.type = "button";
@@ -569,8 +641,26 @@
       box.addEventListener("pointerdown", function (ev) { x0 = ev.clientY; });
       box.addEventListener("pointerup", function (ev) { if (x0 !== null && x0 - ev.clientY > 30) dismiss("swipe"); x0 = null; });
     }
-    if (b.duration > 0) setTimeout(function () { dismiss("timeout"); }, Math.min(b.duration, 3600) * 1000);
-    this.root.insertBefore(box, this.root.firstChild);
+    // Its time on screen pauses while the pointer or the focus is on it and while the page is
+    // hidden (WCAG 2.2.1); it sits in the widget above the conversation, covering nothing.
+    if (b.duration > 0) {
+      var clock = core.countdown(Math.min(b.duration, 3600) * 1000, Date.now()), timer = null;
+      var arm = function () {
+        clearTimeout(timer);
+        var ms = core.remaining(clock, Date.now());
+        if (ms === 0) dismiss("timeout"); else if (ms !== Infinity) timer = setTimeout(arm, ms);
+      };
+      var hold = function () { clock = core.pause(clock, Date.now()); arm(); };
+      var go = function () { if (!box.matches(":hover") && !box.contains(document.activeElement) && !document.hidden) { clock = core.resume(clock, Date.now()); arm(); } };
+      box.addEventListener("mouseenter", hold);
+      box.addEventListener("focusin", hold);
+      box.addEventListener("mouseleave", go);
+      box.addEventListener("focusout", function () { setTimeout(go, 0); });
+      document.addEventListener("visibilitychange", function () { if (document.hidden) hold(); else go(); });
+      if (document.hidden) clock = core.pause(clock, Date.now());
+      arm();
+    }
+    this.frame.insertBefore(box, this.header.nextSibling);
   };
 
   // AlertReactor alerts and action sheets: shown modally, their actions updated live by
@@ -693,7 +783,8 @@
       var sel = script.getAttribute("data-target");
       var target = sel ? document.querySelector(sel) : null;
       if (!target) { target = el("div"); script.parentNode.insertBefore(target, script.nextSibling); }
-      window.RocketAlert.mount(target, flow, { page: script.hasAttribute("data-page") });
+      var page = script.hasAttribute("data-page");
+      window.RocketAlert.mount(target, flow, { page: page, vars: page ? core.queryVars(window.location.search) : {} });
     };
     if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", go); else go();
   }
