@@ -139,7 +139,7 @@ def first_bubble(url, runs=7):
         for _ in range(runs + 1):
             c = b.new_context(reduced_motion="reduce")
             page = c.new_page()
-            page.add_init_script("""new MutationObserver((_, o) => { if (document.querySelector('.rk-log > li')) {
+            page.add_init_script("""new MutationObserver((_, o) => { if (document.querySelector('.rk-log > .rk-item')) {
                 window.firstBubble = performance.now(); o.disconnect(); } }).observe(document, {childList: true, subtree: true});""")
             page.goto(url + "play/loop")
             page.wait_for_function("() => window.firstBubble !== undefined", timeout=15000)

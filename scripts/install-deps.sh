@@ -13,6 +13,7 @@
 # Needed by the tests only:
 #   chromium, python3-pip + playwright    the browser tests (Playwright drives Debian's chromium)
 #   jsonschema (pip)                      the test that holds `rocket schema` to what lint refuses
+#   axe-playwright-python (pip)           axe-core's accessibility rules in the browser tests
 #   tmux, bash-completion, zsh, fish      the terminal and completion tests that drive them
 #   fonts-noto-color-emoji                flows' emoji in the browser tests' screenshots, as visitors see them
 set -eu
@@ -21,7 +22,7 @@ tests=no
 for arg in "$@"; do
   case "$arg" in
     --tests) tests=yes ;;
-    -h | --help) sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h | --help) sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "install-deps: unknown argument '$arg' (try --tests or --help)" >&2; exit 64 ;;
   esac
 done
@@ -80,11 +81,13 @@ if [ -n "$missing" ]; then
 fi
 
 if [ "$tests" = yes ]; then
-  for module in playwright jsonschema; do
+  # module to import, then the package pip installs it from
+  for pair in playwright:playwright jsonschema:jsonschema axe_playwright_python:axe-playwright-python; do
+    module=${pair%%:*} package=${pair#*:}
     python3 -c "import $module" > /dev/null 2>&1 && continue
     say "installing the Python module $module with pip (no browser is downloaded: Playwright drives Debian's chromium)"
-    python3 -m pip install -q "$module" 2> /dev/null || python3 -m pip install -q --break-system-packages "$module" \
-      || { say "error: pip could not install $module"; exit 69; }
+    python3 -m pip install -q "$package" 2> /dev/null || python3 -m pip install -q --break-system-packages "$package" \
+      || { say "error: pip could not install $package"; exit 69; }
   done
 fi
 say "ok: everything needed is installed"

@@ -112,7 +112,7 @@ AUDIT_JS = """
 LAYOUT_JS = """
 () => {
   const frame = document.querySelector('.rk-frame').getBoundingClientRect();
-  return [...document.querySelectorAll('.rk-log > li')].map(li => {
+  return [...document.querySelectorAll('.rk-log > .rk-item')].map(li => {
     const r = li.getBoundingClientRect();
     return {top: r.top, bottom: r.bottom, left: r.left, right: r.right, height: r.height,
             frameLeft: frame.left, frameRight: frame.right, visible: r.height > 0 && getComputedStyle(li).visibility !== 'hidden'};
@@ -152,7 +152,7 @@ def focused_text(page):
 
 
 def newest(page):
-    return page.locator(".rk-log > li").last
+    return page.locator(".rk-log > .rk-item").last
 
 
 def demo_keyboard(browser, server, timings):
@@ -161,7 +161,7 @@ def demo_keyboard(browser, server, timings):
     # The page records when the first bubble is attached (navigation start is 0).
     page.add_init_script("""
       new MutationObserver((_, obs) => {
-        if (document.querySelector('.rk-log > li')) { window.firstBubble = performance.now(); obs.disconnect(); }
+        if (document.querySelector('.rk-log > .rk-item')) { window.firstBubble = performance.now(); obs.disconnect(); }
       }).observe(document, {childList: true, subtree: true});
     """)
     page.goto(server.url + "play/demo")
@@ -275,7 +275,7 @@ def demo_mouse(browser, server):
     shot(page, "demo-mouse-dark-narrow")
     audit(page, "demo, dark, 420 px")
     assert page.evaluate("() => document.scrollingElement.scrollHeight <= window.innerHeight + 1") or \
-        page.locator(".rk-log > li").count() > 6, "a short conversation does not scroll the page"
+        page.locator(".rk-log > .rk-item").count() > 6, "a short conversation does not scroll the page"
     page.get_by_role("button", name="Start again").click()
     page.wait_for_function("() => !document.querySelector('.rk-end')", timeout=TIMEOUT)
     page.get_by_text("Hi! I'm Rocket").wait_for(timeout=TIMEOUT)
@@ -346,7 +346,7 @@ def live_alert(browser, server):
     context = browser.new_context()
     page = context.new_page()
     page.goto(server.url + "play/demo")
-    page.wait_for_selector(".rk-log > li", timeout=TIMEOUT)
+    page.wait_for_selector(".rk-log > .rk-item", timeout=TIMEOUT)
     assert page.evaluate("() => RocketAlert.visitor()").startswith("anon."), "the page's visitor is the one its token names"
     page.evaluate("""() => {
       window.alertId = null; window.alertResult = undefined;
@@ -419,7 +419,7 @@ def resume_after_restart(browser, store):
     try:
         page.reload()
         page.get_by_text("Hello Grace, step two").wait_for(timeout=TIMEOUT)
-        assert page.locator(".rk-log > li").count() == 4, "the transcript so far is shown again"
+        assert page.locator(".rk-log > .rk-item").count() == 4, "the transcript so far is shown again"
         shot(page, "resumed")
         page.get_by_role("button", name="Hello Grace, step two").click(timeout=TIMEOUT)
         page.get_by_role("button", name="Finish").click(timeout=TIMEOUT)

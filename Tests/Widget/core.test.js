@@ -165,3 +165,16 @@ test("a play page's address gives flow variables, bounded and well-formed only",
   assert.equal(Object.keys(core.queryVars(many)).length, 64);
   assert.deepEqual(core.queryVars(null), {});
 });
+
+test("banner text always reads: the flow's colour when it has 4.5:1, else white or black", () => {
+  assert.ok(Math.abs(core.contrast("#ffffff", "#000000") - 21) < 0.01);
+  assert.ok(Math.abs(core.contrast("#777777", "#777777") - 1) < 0.01);
+  assert.equal(core.readableText("#00897b", null), "#000000", "white on teal is 4.31:1");
+  assert.equal(core.readableText("#1f4e79", null), "#ffffff");
+  assert.equal(core.readableText("#1f4e79", "#ffff00"), "#ffff00", "the flow's own colour when it reads");
+  assert.equal(core.readableText("#1f4e79", "#2a5a8a"), "#ffffff", "not when it does not");
+  assert.equal(core.readableText("not a colour", null), "#ffffff", "the default background");
+  for (const bg of ["#000000", "#ffffff", "#ff0000", "#00ff00", "#0000ff", "#808080", "#00897b", "#f5a623"]) {
+    assert.ok(core.contrast(core.readableText(bg, null), bg) >= 4.5, bg);
+  }
+});

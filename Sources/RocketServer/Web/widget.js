@@ -77,6 +77,27 @@
       }
       return out;
     },
+    /** The WCAG contrast ratio of two #RRGGBB colours. */
+    contrast: function (a, b) {
+      var lum = function (hex) {
+        var c = [1, 3, 5].map(function (i) {
+          var v = parseInt(hex.substr(i, 2), 16) / 255;
+          return v <= 0.03928 ? v / 12.92 : Math.pow((v + 0.055) / 1.055, 2.4);
+        });
+        return 0.2126 * c[0] + 0.7152 * c[1] + 0.0722 * c[2];
+      };
+      var x = lum(a), y = lum(b);
+      return (Math.max(x, y) + 0.05) / (Math.min(x, y) + 0.05);
+    },
+    /**
+     * The text colour for a banner on `background`: the flow's own when it reads (4.5:1), else
+     * white or black, whichever reads better (one of them always does).
+     */
+    readableText: function (background, wanted) {
+      var bg = core.color(background) || "#1f4e79";
+      if (core.color(wanted) && core.contrast(wanted, bg) >= 4.5) return wanted;
+      return core.contrast("#ffffff", bg) >= core.contrast("#000000", bg) ? "#ffffff" : "#000000";
+    },
     /** A colour the page may use (#RRGGBB), or null. */
     color: function (c) { return typeof c === "string" && /^#[0-9A-Fa-f]{6}$/.test(c) ? c : null; },
     /** The URL of a picture the server named: a data: URI of an image, or a path under `base`; else null. */
@@ -228,7 +249,7 @@
     this.frame = el("section", "rk-frame");
     this.frame.setAttribute("aria-label", "Conversation");
     this.header = el("header", "rk-head");
-    this.log = el("ol", "rk-log");
+    this.log = el("div", "rk-log");
     this.log.setAttribute("role", "log");
     this.log.setAttribute("aria-live", "polite");
     this.log.setAttribute("aria-relevant", "additions");
@@ -467,7 +488,7 @@
   };
 
   Widget.prototype.item = function (item, v) {
-    var self = this, li = el("li", "rk-item rk-item-" + item.type);
+    var self = this, li = el("div", "rk-item rk-item-" + item.type);
     if (item.type === "reply") {
       li.appendChild(el("p", "rk-bubble rk-mine", item.text));
       return li;
@@ -608,15 +629,16 @@
     var box = el("div", "rk-banner rk-anim-" + (b.animation || "linear"));
     box.setAttribute("role", "status");
     if (core.color(b.color)) box.style.background = b.color;
+    box.style.color = core.readableText(b.color, null);
     if (b.iconImage) { var ic = imageOf(b.iconImage, "round", ""); ic.className += " rk-banner-image"; box.appendChild(ic); }
     else if (b.icon) box.appendChild(el("span", "rk-banner-icon", b.icon));
     var texts = el("div", "rk-banner-texts");
     var t = el("strong", "rk-banner-title", b.title);
-    if (core.color(b.titleColor)) t.style.color = b.titleColor;
+    t.style.color = core.readableText(b.color, b.titleColor);
     texts.appendChild(t);
     if (b.subtitle) {
       var s = el("span", "rk-banner-subtitle", b.subtitle);
-      if (core.color(b.subtitleColor)) s.style.color = b.subtitleColor;
+      s.style.color = core.readableText(b.color, b.subtitleColor);
       texts.appendChild(s);
     }
     box.appendChild(texts);

@@ -1,0 +1,127 @@
+#!/usr/bin/env python3
+"""axe-core's rules (WCAG 2.0/2.1/2.2 A and AA) on every page `rocket serve` shows: the index, and
+/play/NAME at every step of every example flow (examples/), in light and dark schemes, at 375
+and 1280 px. Zero violations is the bar; each one found is printed with the step it came at.
+
+Run from the package root after `swift build`: python3 Tests/Browser/axe_test.py
+Needs chromium (Debian), playwright and axe-playwright-python (pip); scripts/install-deps.sh --tests.
+"""
+import os
+import sys
+import tempfile
+import shutil
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import browser_test as bt  # noqa: E402  (the server runner and the browser are shared)
+
+try:
+    from axe_playwright_python.sync_playwright import Axe
+except ImportError:
+    sys.exit("axe tests: axe-playwright-python is missing: sh scripts/install-deps.sh --tests")
+
+EXAMPLES = os.path.join(bt.ROOT, "examples")
+TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa"]
+# What a step answers, tried in turn until the input takes one (the examples' rules differ).
+ANSWERS = ["Ada", "1234", "ada@example.com", "2026-01-31"]
+MAX_STEPS = 40
+
+
+CHECKED = []
+
+
+def check(axe, page, where, problems):
+    """Runs axe on the page (after entrance animations) and records each violation."""
+    CHECKED.append(where)
+    page.wait_for_function(
+        "() => document.getAnimations().every(a => a.effect.getComputedTiming().iterations === Infinity || a.playState !== 'running')",
+        timeout=bt.TIMEOUT)
+    results = axe.run(page, options={"runOnly": {"type": "tag", "values": TAGS}})
+    for v in results.response.get("violations", []):
+        nodes = "; ".join(" ".join(n.get("target", [])) for n in v.get("nodes", [])[:3])
+        problems.append(f"{where}: {v['id']} ({v.get('impact')}): {v.get('help')} at {nodes}")
+
+
+def step(page):
+    """Answers the block that takes input now; False when there is none (the flow has ended)."""
+    target = page.locator(".rk-log [data-focus]")
+    if target.count() == 0:
+        return False
+    if target.first.evaluate("e => e.tagName") == "INPUT":
+        for answer in ANSWERS:
+            field = page.locator(".rk-log input.rk-input:not([disabled])")
+            if field.count() == 0:
+                break
+            field.fill(answer)
+            # The server's answer to the intent decides, whatever the page shows meanwhile.
+            with page.expect_response(lambda r: "/intents" in r.url, timeout=bt.TIMEOUT) as answered:
+                field.press("Enter")
+            if answered.value.status == 200:
+                break
+    else:
+        with page.expect_response(lambda r: "/intents" in r.url, timeout=bt.TIMEOUT):
+            target.first.click()
+    page.wait_for_function("() => !document.querySelector('.rk-typing')", timeout=bt.TIMEOUT)
+    return True
+
+
+def walk(browser, axe, server, flow, scheme, width, problems):
+    context = browser.new_context(color_scheme=scheme, viewport={"width": width, "height": 800}, reduced_motion="reduce")
+    page = context.new_page()
+    page.goto(server.url + "play/" + flow + "?user=Ada")
+    where = f"{flow} ({scheme}, {width} px)"
+    # A flow whose scenario says "not now" shows its explanation and nothing else.
+    page.wait_for_function("() => !!document.querySelector('.rk-log > .rk-item') || document.querySelector('.rk-hidden, .rk-status:not(:empty)')",
+                           timeout=bt.TIMEOUT)
+    if page.locator(".rk-log > .rk-item").count() == 0:
+        check(axe, page, f"{where}, not now", problems)
+        context.close()
+        return
+    for n in range(MAX_STEPS):
+        page.wait_for_function("() => !document.querySelector('.rk-typing')", timeout=bt.TIMEOUT)
+        ended = page.locator(".rk-end").count() > 0
+        check(axe, page, f"{where}, step {n}" + (" (end)" if ended else ""), problems)
+        if ended:
+            break
+        if not step(page):
+            # Nothing to answer: a block that goes on by itself, or the end on its way.
+            page.wait_for_function(
+                "() => !!document.querySelector('.rk-end') || !!document.querySelector('.rk-log [data-focus]')", timeout=bt.TIMEOUT)
+    context.close()
+
+
+def main():
+    scratch = tempfile.mkdtemp(prefix="rocket-axe-")
+    server = bt.Server(os.path.join(scratch, "axe.sqlite"), EXAMPLES)
+    problems = []
+    flows = sorted(f[:-5] for f in os.listdir(EXAMPLES) if f.endswith(".json"))
+    try:
+        with bt.sync_playwright() as p:
+            browser = p.chromium.launch(executable_path=bt.CHROMIUM, args=["--no-sandbox"])
+            axe = Axe()
+            for scheme in ("light", "dark"):
+                for width in (375, 1280):
+                    context = browser.new_context(color_scheme=scheme, viewport={"width": width, "height": 800})
+                    page = context.new_page()
+                    page.goto(server.url)
+                    check(axe, page, f"the index ({scheme}, {width} px)", problems)
+                    context.close()
+                    for flow in flows:
+                        try:
+                            walk(browser, axe, server, flow, scheme, width, problems)
+                        except Exception as e:  # a flow that cannot be walked is a failure too
+                            problems.append(f"{flow} ({scheme}, {width} px): could not walk it: {e}")
+            browser.close()
+    finally:
+        server.stop()
+        shutil.rmtree(scratch, ignore_errors=True)
+    for line in problems:
+        print("axe: " + line)
+    ended = sum(1 for w in CHECKED if w.endswith("(end)"))
+    print(f"axe: {len(flows)} flows and the index, light and dark, 375 and 1280 px: {len(CHECKED)} screens checked, "
+          f"{ended} flows walked to their end, {len(problems)} violation(s)")
+    if problems:
+        sys.exit(1)
+
+
+if __name__ == "__main__":
+    main()
