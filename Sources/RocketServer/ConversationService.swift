@@ -965,12 +965,13 @@ package final class ConversationService: Sendable {
         return next
     }
 
-    /// Drops conversations idle for longer than the limit (at most once every 60 s).
+    /// Drops conversations idle for longer than the limit from memory (at most once every 60 s;
+    /// every second while full). The stores are cleaned by ``expireStored()``.
     func sweepIfDue(_ now: Double) {
         let limit = configuration.idleTimeout
-        let due = state.withLock { s -> Bool in
+        state.withLock { s in
             let full = s.slots.count >= configuration.maxConversations || s.alerts.count >= configuration.maxConversations
-            guard now - s.lastSweep >= (full ? 1 : 60) else { return false }
+            guard now - s.lastSweep >= (full ? 1 : 60) else { return }
             s.lastSweep = now
             s.used = s.used.filter { $0.value >= now - limit }
             s.slots = s.slots.filter { s.used[$0.key] != nil }
@@ -982,22 +983,37 @@ package final class ConversationService: Sendable {
             for slot in s.slots.values { s.live[slot.context.address, default: 0] += 1 }
             s.liveAlerts = [:]
             for a in s.alerts.values { s.liveAlerts[a.address, default: 0] += 1 }
-            return true
         }
-        guard due, let archive else { return }
-        do {
-            _ = try archive.expire(before: now - limit)
-        } catch {
-            log("rocket serve: conversation store: \(error.message)")
+    }
+
+    /// Deletes what expired from the stores: conversations idle past the limit (all of them, in
+    /// batches of 500, at most 100 batches a call) and visitors' scenario statistics past their
+    /// retention; how many conversations went. The HTTP server's writer calls it every minute,
+    /// off the threads that answer requests.
+    @discardableResult
+    package func expireStored() -> Int {
+        let now = clock.now
+        var gone = 0
+        if let archive {
+            do {
+                for _ in 0..<100 {
+                    let n = try archive.expire(before: now - configuration.idleTimeout)
+                    gone += n
+                    if n < 500 { break }
+                }
+            } catch {
+                log("rocket serve: conversation store: \(error.message)")
+            }
         }
         // Visitors' scenario statistics go once nothing has happened in them for the retention.
         if let sqlite = scenarios as? SQLiteScenarioStore {
             do throws(ScenarioStoreError) {
-                _ = try sqlite.forgetVisitors(inactiveSince: now - configuration.visitorRetention)
+                for _ in 0..<100 where try sqlite.forgetVisitors(inactiveSince: now - configuration.visitorRetention) == 500 {}
             } catch {
                 log("rocket serve: scenario store: \(error.message)")
             }
         }
+        return gone
     }
 
     // MARK: Changes

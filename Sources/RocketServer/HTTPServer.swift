@@ -415,14 +415,20 @@ package final class HTTPServer: Sendable {
     /// a commit fails, try again every second (the answers waiting meanwhile get 503).
     private func writeLoop() {
         var sink = [UInt8](repeating: 0, count: 256)
+        var lastExpiry = -Double.infinity
         while true {
             let ending = stopping.load(ordering: .acquiring)
+            // Expired conversations and visitor statistics leave the stores every minute.
+            if Self.monotonic() - lastExpiry >= 60 {
+                service.expireStored()
+                lastExpiry = Self.monotonic()
+            }
             writerSignalled.store(false, ordering: .releasing)
             let result: ConversationService.FlushResult? = service.hasUnsavedChanges ? service.flush() : nil
             resolveWaiters(result, ending: ending)
             if ending { break }
             var fd = pollfd(fd: writerPipe.read, events: Int16(POLLIN), revents: 0)
-            if poll(&fd, 1, service.isFailing ? 1_000 : 5_000) > 0 {
+            if poll(&fd, 1, service.isFailing ? 1_000 : 60_000) > 0 {
                 while read(writerPipe.read, &sink, sink.count) > 0 {}
             }
         }

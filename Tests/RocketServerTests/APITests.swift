@@ -328,7 +328,25 @@ struct APITests {
         h.clock.advance(by: 101)
         #expect(h.request("POST", "/v1/conversations", body: #"{"flow": "basic", "visitor": "v4"}"#).status == 201)
         #expect(h.request("GET", "/v1/conversations/\(first)", visitor: "v1").status == 404)
+        h.service.expireStored()  // the writer's minutely cleaning
         #expect(try h.archive().load(first) == nil)
+    }
+
+    @Test("expired conversations leave the store as fast as they expire: every one in a call, not 500 a minute")
+    func expiredRowsGo() throws {
+        let h = try Harness { $0.idleTimeout = 100 }
+        let archive = try h.archive()
+        let rows = (0..<1_234).map { k in
+            (
+                row: ConversationArchive.Row(
+                    id: String(format: "%032x", k), visitor: "v", flow: "basic", step: 0, version: 1, eventSeq: 0, touched: h.clock.now,
+                    snapshot: "{}"), events: [(seq: Int, at: Double, record: String)]()
+            )
+        }
+        try archive.save(rows)
+        h.clock.advance(by: 101)
+        #expect(h.service.expireStored() == 1_234)
+        #expect(try archive.load(String(format: "%032x", 1_233)) == nil)
     }
 
     @Test("the flow's scenario gates per visitor: 'not now' is a status of its own with the explanation")

@@ -81,10 +81,10 @@ struct FloodTests {
         try store.triggerEvent("store-wide", at: h.clock.now)
         #expect(try store.names().contains("tour@ada"))
         h.clock.advance(by: 1_800)
-        h.service.sweepIfDue(h.clock.now)
+        h.service.expireStored()
         #expect(try store.names().contains("tour@ada"), "kept within the retention")
         h.clock.advance(by: 1_900)
-        h.service.sweepIfDue(h.clock.now)
+        h.service.expireStored()
         #expect(try !store.names().contains("tour@ada"))
         #expect(try store.names().contains("store-wide"))
     }
