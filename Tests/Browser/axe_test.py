@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
-"""axe-core's rules (WCAG 2.0/2.1/2.2 A and AA) on every page `rocket serve` shows: the index, and
-/play/NAME at every step of every example flow (examples/), in light and dark schemes, at 375
-and 1280 px. Zero violations is the bar; each one found is printed with the step it came at.
+"""axe-core's rules (WCAG 2.0/2.1/2.2 A and AA) on every page `rocket serve` shows: the index, the
+launcher on a site's page (closed and open), and /play/NAME at every step of every example flow
+(examples/), in light and dark schemes, at 375 and 1280 px. Zero violations is the bar; each one found is printed with the step it came at.
 
 Run from the package root after `swift build`: python3 Tests/Browser/axe_test.py
 Needs chromium (Debian), playwright and axe-playwright-python (pip); scripts/install-deps.sh --tests.
@@ -104,6 +104,15 @@ def main():
                     page = context.new_page()
                     page.goto(server.url)
                     check(axe, page, f"the index ({scheme}, {width} px)", problems)
+                    context.close()
+                    # The launcher on a site's page, closed and then open.
+                    context, page = bt.open_launcher_page(
+                        browser, server, "welcome", color_scheme=scheme, viewport={"width": width, "height": 800}, reduced_motion="reduce")
+                    page.wait_for_function("() => !document.querySelector('.rk-badge').classList.contains('rk-hidden')", timeout=bt.TIMEOUT)
+                    check(axe, page, f"the launcher, closed ({scheme}, {width} px)", problems)
+                    page.locator(".rk-launcher").click()
+                    page.locator(".rk-log > .rk-item").first.wait_for(timeout=bt.TIMEOUT)
+                    check(axe, page, f"the launcher, open ({scheme}, {width} px)", problems)
                     context.close()
                     for flow in flows:
                         try:

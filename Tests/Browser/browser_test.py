@@ -291,6 +291,50 @@ def demo_mouse(browser, server):
     context.close()
 
 
+LAUNCHER_PAGE = """<!doctype html><html lang="en"><head><meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1"><title>A shop</title></head>
+<body><main><h1>A shop</h1><p>Things to buy.</p><a href="#top">A link on the page</a></main>
+<script src="/widget.js" data-flow="FLOW" data-mode="launcher"></script></body></html>"""
+
+
+def open_launcher_page(browser, server, flow="demo", **context_options):
+    """A site's page (served at the server's origin by Playwright) embedding the launcher of `flow`."""
+    context = browser.new_context(**context_options)
+    page = context.new_page()
+    page.route(server.url + "shop.html", lambda route: route.fulfill(status=200, content_type="text/html", body=LAUNCHER_PAGE.replace("FLOW", flow)))
+    page.goto(server.url + "shop.html")
+    return context, page
+
+
+def launcher(browser, server):
+    context, page = open_launcher_page(browser, server, viewport={"width": 375, "height": 740})
+    button = page.locator(".rk-launcher")
+    button.wait_for(timeout=TIMEOUT)
+    assert button.get_attribute("aria-expanded") == "false"
+    # Bubbles arrive while it is closed: the badge counts them, and the button says so.
+    page.wait_for_function("() => !document.querySelector('.rk-badge').classList.contains('rk-hidden')", timeout=TIMEOUT)
+    assert "new" in button.get_attribute("aria-label")
+    box = button.bounding_box()
+    assert box["x"] + box["width"] <= 375 and box["y"] + box["height"] <= 740, f"the launcher sits in the corner: {box}"
+    shot(page, "launcher-closed")
+    button.click()
+    panel = page.locator(".rk-panel")
+    assert panel.is_visible() and button.get_attribute("aria-expanded") == "true"
+    assert page.locator(".rk-badge").is_hidden()
+    page.get_by_text("Hi! I'm Rocket").wait_for(timeout=TIMEOUT)
+    pbox = panel.bounding_box()
+    assert pbox["x"] >= 0 and pbox["x"] + pbox["width"] <= 375, f"the panel fits the screen: {pbox}"
+    assert page.evaluate("() => document.querySelector('.rk-panel').contains(document.activeElement)"), "the focus goes into the panel"
+    shot(page, "launcher-open")
+    # Esc closes the panel, not the conversation, and the focus goes back to the launcher.
+    page.keyboard.press("Escape")
+    assert panel.is_hidden()
+    assert page.evaluate("() => document.activeElement === document.querySelector('.rk-launcher')")
+    button.click()
+    assert page.locator(".rk-log > .rk-item").count() > 0, "the conversation is still there"
+    context.close()
+
+
 def banner_and_text(browser, server):
     context = browser.new_context()
     page = context.new_page()
@@ -443,6 +487,7 @@ def main():
                 ("demo flow with the mouse, dark and narrow; the close button", lambda: demo_mouse(browser, demo)),
                 ("a press on a block shown before the last answer arrived is kept", lambda: press_before_answer(browser, demo)),
                 ("a banner with buttons, a choice, flow text as text", lambda: banner_and_text(browser, flows)),
+                ("the launcher: a badge for what came while closed, a panel, Esc and the focus", lambda: launcher(browser, demo)),
                 ("an alert whose actions update live; an action sheet", lambda: live_alert(browser, demo)),
                 ("a conversation resumed after a server restart", lambda: resume_after_restart(browser, os.path.join(scratch, "resume.sqlite"))),
             ]

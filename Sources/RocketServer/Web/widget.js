@@ -421,7 +421,12 @@
       if (li && li.getAttribute("data-key") === key) continue;
       var fresh = this.item(item, v);
       fresh.setAttribute("data-key", key);
-      if (li) log.replaceChild(fresh, li); else { fresh.classList.add("rk-new"); log.appendChild(fresh); }
+      if (li) log.replaceChild(fresh, li);
+      else {
+        fresh.classList.add("rk-new");
+        log.appendChild(fresh);
+        if (this.options.onNew) this.options.onNew();
+      }
     }
     var typing = this.frame.querySelector(".rk-typing");
     if (v.typing && !typing) {
@@ -799,9 +804,59 @@
     /** This page's visitor id (the site's, or the anonymous one whose token this browser keeps), or null before the first call. */
     visitor: visitorID
   };
+  // data-mode="launcher": a button in the page's corner opens the conversation in a panel; a
+  // badge counts what arrived while it was closed; Esc closes it and the focus goes back.
+  function launcher(flow) {
+    var root = el("div", "rk rk-launcher-root"), unread = 0, open = false;
+    if (reduced) root.classList.add("rk-reduced");
+    var button = el("button", "rk-launcher");
+    button.type = "button";
+    button.setAttribute("aria-expanded", "false");
+    var icon = el("span", "rk-launcher-icon", "\u2709");
+    icon.setAttribute("aria-hidden", "true");
+    var badge = el("span", "rk-badge rk-hidden");
+    badge.setAttribute("aria-hidden", "true");
+    button.appendChild(icon);
+    button.appendChild(badge);
+    var panel = el("div", "rk-panel rk-hidden");
+    panel.id = "rk-panel-" + flow;
+    panel.setAttribute("role", "dialog");
+    panel.setAttribute("aria-label", "Conversation");
+    button.setAttribute("aria-controls", panel.id);
+    var label = function () {
+      button.setAttribute("aria-label", (open ? "Close" : "Open") + " the conversation" + (unread && !open ? ", " + unread + " new" : ""));
+      badge.textContent = unread > 9 ? "9+" : String(unread);
+      badge.classList.toggle("rk-hidden", open || unread === 0);
+    };
+    var toggle = function (show) {
+      open = show;
+      panel.classList.toggle("rk-hidden", !open);
+      button.setAttribute("aria-expanded", String(open));
+      if (open) {
+        unread = 0;
+        var target = panel.querySelector("[data-focus]") || panel.querySelector("button, input");
+        if (target) target.focus();
+      } else button.focus();
+      label();
+    };
+    button.addEventListener("click", function () { toggle(!open); });
+    // Esc closes the panel before anything inside sees it (inline, Esc is the close button).
+    panel.addEventListener("keydown", function (ev) {
+      if (ev.key === "Escape") { ev.preventDefault(); ev.stopPropagation(); toggle(false); }
+    }, true);
+    var target = el("div");
+    panel.appendChild(target);
+    root.appendChild(panel);
+    root.appendChild(button);
+    document.body.appendChild(root);
+    label();
+    window.RocketAlert.mount(target, flow, { onNew: function () { if (!open) { unread++; label(); } } });
+  }
+
   if (script && script.getAttribute("data-flow")) {
     var flow = script.getAttribute("data-flow");
     var go = function () {
+      if (script.getAttribute("data-mode") === "launcher") { launcher(flow); return; }
       var sel = script.getAttribute("data-target");
       var target = sel ? document.querySelector(sel) : null;
       if (!target) { target = el("div"); script.parentNode.insertBefore(target, script.nextSibling); }
