@@ -64,9 +64,9 @@ def token(url):
         return json.loads(r.read())["token"]
 
 
-def wrk(url, script=None, seconds=5):
+def wrk(url, script=None, seconds=5, env_extra=None):
     args = ["wrk", "-t2", "-c100", f"-d{seconds}s", "--latency"] + (["-s", script] if script else []) + [url]
-    env = dict(os.environ, ROCKET_BENCH_TOKENS=" ".join(token(url) for _ in range(8))) if script else None
+    env = dict(os.environ, ROCKET_BENCH_TOKENS=" ".join(token(url) for _ in range(8)), **(env_extra or {})) if script else None
     out = subprocess.run(args, capture_output=True, text=True, env=env).stdout
     rps = float(re.search(r"Requests/sec:\s+([\d.]+)", out).group(1))
     def ms(label):
@@ -96,7 +96,7 @@ client_body_temp_path {root}/b; proxy_temp_path {root}/p; fastcgi_temp_path {roo
     return conf, f"http://127.0.0.1:{port}/small.json"
 
 
-def streams(url, port, count=1000):
+def streams(url, port, pid, count=1000):
     """Opens `count` event streams (one conversation each), then changes every conversation and
     checks that every stream received its change."""
     ids, tokens = [], []
@@ -105,6 +105,7 @@ def streams(url, port, count=1000):
         r = post(url, "/v1/conversations", {"flow": "loop", "reducedMotion": True}, visitor=tokens[k])
         ids.append(r["conversation"]["id"])
     socks = []
+    before = rss_kb(pid)
     for k, cid in enumerate(ids):
         s = socket.create_connection(("127.0.0.1", port))
         client = f"10.{k // 65536}.{k // 256 % 256}.{k % 256}"
@@ -121,6 +122,7 @@ def streams(url, port, count=1000):
             buf += chunk
         return True
     opened = sum(drain(s, b"event: state") for s in socks)
+    per_stream = (rss_kb(pid) - before) / count
     start = time.monotonic()
     for k, cid in enumerate(ids):
         post(url, f"/v1/conversations/{cid}/intents", {"intent": "tap"}, visitor=tokens[k])
@@ -128,7 +130,7 @@ def streams(url, port, count=1000):
     elapsed = time.monotonic() - start
     for s in socks:
         s.close()
-    return opened, received, elapsed
+    return opened, received, elapsed, per_stream
 
 
 def first_bubble(url, runs=7):
@@ -157,11 +159,15 @@ def main():
     rows = []
     # 1. Intents through HTTP beside nginx, interleaved: rocket, nginx, rocket, nginx, rocket.
     conf, static = nginx_start(os.path.join(tmp, "nginx"))
-    r_runs, n_runs = [], []
+    r_runs, n_runs, s_runs, g_runs = [], [], [], []
     try:
         for i in range(3):
             p, url, _ = serve(os.path.join(tmp, f"w{i}.sqlite"), flows)
             r_runs.append(wrk(url, os.path.join(ROOT, "scripts", "bench", "intents.lua")))
+            s_runs.append(wrk(url, os.path.join(ROOT, "scripts", "bench", "start.lua")))
+            reader = token(url)
+            cid = post(url, "/v1/conversations", {"flow": "loop", "reducedMotion": True}, visitor=reader)["conversation"]["id"]
+            g_runs.append(wrk(url, os.path.join(ROOT, "scripts", "bench", "read.lua"), env_extra={"ROCKET_BENCH_READ": f"{reader} {cid}"}))
             p.send_signal(signal.SIGTERM)
             p.wait()
             if i < 2:
@@ -172,12 +178,16 @@ def main():
     n = sorted(n_runs)[0] if len(n_runs) == 1 else max(n_runs)
     rows.append(("intents/s over HTTP, wrk -t2 -c100 (median of 3)", f"{r[0]:,.0f}", f"p50 {r[1]:.1f} ms, p99 {r[2]:.1f} ms"))
     rows.append(("nginx, a small static file, same wrk (best of 2)", f"{n[0]:,.0f}", f"p50 {n[1]:.1f} ms, p99 {n[2]:.1f} ms"))
-    rows.append(("rocket ÷ nginx", f"{r[0] / n[0]:.2f}", "goal ≥ 0.33, p99 ≤ 10 ms"))
+    rows.append(("rocket ÷ nginx", f"{r[0] / n[0]:.2f}", "goal ≥ 0.5, p99 ≤ 10 ms"))
+    st, g = sorted(s_runs)[1], sorted(g_runs)[1]
+    rows.append(("POST /v1/conversations/s (median of 3)", f"{st[0]:,.0f}", f"p50 {st[1]:.1f} ms, p99 {st[2]:.1f} ms; ÷ nginx {st[0] / n[0]:.2f}"))
+    rows.append(("GET /v1/conversations/{id}/s (median of 3)", f"{g[0]:,.0f}", f"p50 {g[1]:.1f} ms, p99 {g[2]:.1f} ms; ÷ nginx {g[0] / n[0]:.2f}"))
     # 2. Streams, memory, first bubble on one server.
     p, url, port = serve(os.path.join(tmp, "s.sqlite"), flows)
     try:
-        opened, received, elapsed = streams(url, port)
+        opened, received, elapsed, per_stream = streams(url, port, p.pid)
         rows.append(("event streams open at once", f"{opened:,}", f"{received:,} received their change; all {len(range(1000))} changes in {elapsed:.2f} s"))
+        rows.append(("memory per idle event stream (RSS growth / 1,000)", f"{per_stream:.1f} KB", "goal ≤ 8 KB"))
         before = rss_kb(p.pid)
         visitor = token(url)
         for k in range(10_000):

@@ -529,15 +529,25 @@ package final class ConversationService: Sendable {
 
     private func start(_ request: HTTPRequest) -> HTTPResponse {
         if let refusal = storeRefusal() { return refusal }
-        let caller: Caller
-        switch visitorOrSite(request) {
-        case .failure(let e): return e.response
-        case .success(let c): caller = c
-        }
         let fields: RequestBody
         switch body(request, allowed: ["flow", "visitor", "vars", "reducedMotion", "lang"]) {
         case .failure(let e): return e.response
         case .success(let f): fields = f
+        }
+        // A first visit brings no credentials and names no visitor: it starts as a new anonymous
+        // visitor, whose token comes with the answer (one round trip, not two).
+        var issued: (visitor: String, token: String)? = nil
+        let credentialless = ["authorization", "rocket-visitor", "rocket-visitor-hash"].allSatisfy { request.header($0) == nil }
+        let caller: Caller
+        if credentialless, !fields.has("visitor") {
+            let fresh = access.issueVisitor()
+            issued = fresh
+            caller = .visitor(fresh.visitor)
+        } else {
+            switch visitorOrSite(request) {
+            case .failure(let e): return e.response
+            case .success(let c): caller = c
+            }
         }
         let flowName: String
         switch fields.required("flow", maxBytes: 64) {
@@ -627,7 +637,9 @@ package final class ConversationService: Sendable {
         guard let seq = stored else { return quotaFull("conversations") }
         let change = pending.change(self)
         publish(change)
-        var answer = HTTPResponse.wrapping(201, [("status", .string("started"))], "conversation", change.view)
+        var head: [(String, JSONValue)] = [("status", .string("started"))]
+        if let issued { head += [("visitor", .string(issued.visitor)), ("token", .string(issued.token))] }
+        var answer = HTTPResponse.wrapping(201, head, "conversation", change.view)
         answer.durableAfter = seq
         return answer
     }

@@ -50,7 +50,6 @@ struct AccessTests {
     @Test("a visitor is who its token says: no credentials 401, a forged, altered or foreign token 401, a claimed plain id 401")
     func tokens() throws {
         let h = try secure()
-        #expect(start(h, headers: [:]).status == 401)
         #expect(start(h, headers: [:], body: #"{"flow": "basic", "visitor": "victim"}"#).status == 401)
         #expect(start(h, headers: ["Rocket-Visitor": "victim"]).status == 401, "a plain id is a claim, not a proof")
         let good = try token(h)
@@ -69,6 +68,23 @@ struct AccessTests {
         #expect(refused.json?["error"]?["code"]?.string == "bad-token")
         let started = start(h, headers: ["Rocket-Visitor": good])
         #expect(started.status == 201, "\(started.text)")
+    }
+
+    @Test("a first start without credentials makes a new anonymous visitor: its token comes with the answer and works")
+    func firstStart() throws {
+        let h = try secure()
+        let first = start(h, headers: [:])
+        #expect(first.status == 201, "\(first.text)")
+        let token = try #require(first.json?["token"]?.string)
+        let visitor = try #require(first.json?["visitor"]?.string)
+        #expect(token.hasPrefix(visitor + ".") && visitor.hasPrefix(AccessControl.anonymousPrefix))
+        let id = try #require(first.json?["conversation"]?["id"]?.string)
+        #expect(h.request("GET", "/v1/conversations/\(id)", headers: ["Rocket-Visitor": token]).status == 200)
+        #expect(h.request("GET", "/v1/conversations/\(id)").status == 401)
+        // Two first visits are two visitors; an answer to a caller with credentials carries none.
+        let second = start(h, headers: [:])
+        #expect(second.json?["visitor"]?.string != visitor)
+        #expect(start(h, headers: ["Rocket-Visitor": token]).json?["token"] == nil)
     }
 
     @Test("a visitor reaches only its own conversations and acts only as itself; a site key reaches any")

@@ -194,10 +194,12 @@
   var identity = script && core.isVisitorID(script.getAttribute("data-visitor")) && script.getAttribute("data-visitor-hash")
     ? { visitor: script.getAttribute("data-visitor"), hash: script.getAttribute("data-visitor-hash") } : null;
   var pendingToken = null;
-  function credentials(renew) {
+  function credentials(renew, orNone) {
     if (identity) return Promise.resolve({ "Rocket-Visitor": identity.visitor, "Rocket-Visitor-Hash": identity.hash });
     var saved = renew ? null : store("rocket.token");
     if (core.isToken(saved)) return Promise.resolve({ "Rocket-Visitor": saved });
+    // A first start goes without: the server makes the visitor and answers with its token.
+    if (orNone && !pendingToken) return Promise.resolve({});
     if (!pendingToken) {
       pendingToken = fetch(base + "/v1/visitors", { method: "POST" }).then(function (r) {
         return r.json().then(function (d) {
@@ -266,13 +268,15 @@
   }
 
   function call(method, path, body, retried) {
-    return credentials(false).then(function (headers) {
+    var starting = method === "POST" && path === "/v1/conversations";
+    return credentials(false, starting).then(function (headers) {
       var init = { method: method, headers: headers };
       if (body) { init.headers["Content-Type"] = "application/json"; init.body = JSON.stringify(body); }
       return fetch(base + path, init).then(function (r) {
         return r.text().then(function (t) {
           var data = null;
           try { data = t ? JSON.parse(t) : null; } catch (e) { data = null; }
+          if (data && core.isToken(data.token) && !identity) store("rocket.token", data.token);
           // A token this server no longer signs (its secret changed): a new one, once.
           if (r.status === 401 && !identity && !retried && data && data.error && data.error.code === "bad-token") {
             return credentials(true).then(function () { return call(method, path, body, true); });
