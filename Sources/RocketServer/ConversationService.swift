@@ -218,8 +218,12 @@ package final class ConversationService: Sendable {
 
     // MARK: Routing
 
-    /// Answers one request.
-    package func handle(_ request: HTTPRequest) -> HTTPResponse {
+    /// Answers one request, doing any work that waits for a database here, on the caller's thread.
+    package func handle(_ request: HTTPRequest) -> HTTPResponse { handleDeferring(request).resolved() }
+
+    /// Answers one request; an answer that needs a database is ``HTTPResponse/deferred`` work,
+    /// for the HTTP layer's database thread.
+    package func handleDeferring(_ request: HTTPRequest) -> HTTPResponse {
         // The segments after the leading "/", split on the byte (a path is ASCII in practice,
         // and splitting by Character costs grapheme work).
         guard request.path.utf8.first == 0x2F else { return .error(404, "not-found", "no such route") }
@@ -306,11 +310,9 @@ package final class ConversationService: Sendable {
         case .sameOrigin: cors = nil
         case .listed(let origin): cors = origin
         }
-        var response = dispatch(request, route)
-        if let cors {
-            response.headers += [("Access-Control-Allow-Origin", cors), ("Vary", "Origin")]
-        }
-        return response
+        let response = dispatch(request, route)
+        guard let cors else { return response }
+        return response.adding(headers: [("Access-Control-Allow-Origin", cors), ("Vary", "Origin")])
     }
 
     private func dispatch(_ request: HTTPRequest, _ route: [String]) -> HTTPResponse {
@@ -597,6 +599,23 @@ package final class ConversationService: Sendable {
             r.headers.append(("Retry-After", "60"))
             return r
         }
+        let (language, newVisitor) = (strings, issued)
+        let begin: @Sendable () -> HTTPResponse = {
+            self.begin(
+                flow: flow, flowName: flowName, visitor: visitor, address: address, vars: vars, reduced: reduced, strings: language,
+                issued: newVisitor)
+        }
+        // A gated flow asks the scenario store first: on the database thread.
+        return flow.document.scenario != nil && scenarios != nil ? .deferred(begin) : begin()
+    }
+
+    /// The rest of a start, once the request is read: the scenario gate (it reads and writes the
+    /// scenario store), then the conversation.
+    private func begin(
+        flow: LoadedFlow, flowName: String, visitor: String, address: String, vars: [String: String], reduced: Bool, strings: UIStrings,
+        issued: (visitor: String, token: String)?
+    ) -> HTTPResponse {
+        let now = clock.now
         // The scenario gate, per visitor: the flow's scenario counted under "NAME@VISITOR".
         if let scenario = flow.document.scenario, let store = scenarios {
             var rules = flow.document.when ?? ScenarioRules()
@@ -666,13 +685,16 @@ package final class ConversationService: Sendable {
         let now = clock.now
         guard state.withLock({ s in admit(visitor, in: &s, at: now) }) else { return tooMany() }
         guard let store = scenarios else { return HTTPResponse(status: 204) }
-        do throws(ScenarioStoreError) {
-            try NamedScenario(name + "@" + visitor).triggerEvent(in: store, at: now)
-        } catch {
-            log("rocket serve: scenario store: \(error.message)")
-            return .error(503, "store-unavailable", "the scenario store cannot be used now")
+        // The store's write on the database thread; the answer once it is committed.
+        return .deferred {
+            do throws(ScenarioStoreError) {
+                try NamedScenario(name + "@" + visitor).triggerEvent(in: store, at: now)
+            } catch {
+                self.log("rocket serve: scenario store: \(error.message)")
+                return .error(503, "store-unavailable", "the scenario store cannot be used now")
+            }
+            return HTTPResponse(status: 204)
         }
-        return HTTPResponse(status: 204)
     }
 
     // MARK: Reading
@@ -737,7 +759,37 @@ package final class ConversationService: Sendable {
 
     /// The visitor of a request about conversation `id`, charged a token and checked against
     /// the conversation's owner (loading it from the archive when needed).
-    private func enter(_ request: HTTPRequest, id: String) -> Result<Caller, ResponseError> {
+    /// Where a request about a conversation stands: refused, ready (the conversation is in
+    /// memory and the caller's), or to be loaded from the archive first (on the database thread).
+    enum Entered {
+        case refused(ResponseError)
+        case ready
+        case load(visitor: String?)
+    }
+
+    /// The caller of a request about conversation `id`, charged a token and checked against the
+    /// conversation's owner; `loaded`: the archive was read already (no second charge, no
+    /// second read).
+    private func enter(_ request: HTTPRequest, id: String, loaded: Bool = false) -> Entered {
+        switch enterChecked(request, id: id, loaded: loaded) {
+        case .failure(let e): return .refused(e)
+        case .success(let needsLoad): return needsLoad
+        }
+    }
+
+    /// Runs `route` again once conversation `id` is loaded from the archive, on the database
+    /// thread (the answer is made there too).
+    private func afterLoading(
+        _ request: HTTPRequest, id: String, visitor: String?, _ route: @escaping @Sendable () -> HTTPResponse
+    ) -> HTTPResponse {
+        let address = clientAddress(request)
+        return .deferred {
+            if case .failure(let e) = self.locate(id, visitor: visitor, address: address) { return e.response }
+            return route().resolved()
+        }
+    }
+
+    private func enterChecked(_ request: HTTPRequest, id: String, loaded: Bool) -> Result<Entered, ResponseError> {
         let caller: Caller
         switch visitorOrSite(request) {
         case .failure(let e): return .failure(e)
@@ -751,15 +803,16 @@ package final class ConversationService: Sendable {
         let now = clock.now
         let known = Self.isConversationID(id)
         let found: (admitted: Bool, owner: String?) = state.withLock { s in
-            if let visitor, !admit(visitor, in: &s, at: now) { return (false, nil) }
+            if !loaded, let visitor, !admit(visitor, in: &s, at: now) { return (false, nil) }
             return (true, known ? s.owner(of: id) : nil)
         }
         guard found.admitted else { return .failure(ResponseError(tooMany())) }
         if let owner = found.owner {
-            return visitor == nil || owner == visitor ? .success(caller) : .failure(unknownConversation(id))
+            return visitor == nil || owner == visitor ? .success(.ready) : .failure(unknownConversation(id))
         }
-        if case .failure(let e) = locate(id, visitor: visitor, address: clientAddress(request)) { return .failure(e) }
-        return .success(caller)
+        // Not in memory: unknown, or in the archive (read on the database thread).
+        guard !loaded, known, archive != nil else { return .failure(unknownConversation(id)) }
+        return .success(.load(visitor: visitor))
     }
 
     /// A copy of conversation `id`, marked as used now (its view is built from the copy, after
@@ -774,14 +827,22 @@ package final class ConversationService: Sendable {
         }
     }
 
-    private func read(_ request: HTTPRequest, id: String) -> HTTPResponse {
-        if case .failure(let e) = enter(request, id: id) { return e.response }
+    private func read(_ request: HTTPRequest, id: String, loaded: Bool = false) -> HTTPResponse {
+        switch enter(request, id: id, loaded: loaded) {
+        case .refused(let e): return e.response
+        case .load(let visitor): return afterLoading(request, id: id, visitor: visitor) { self.read(request, id: id, loaded: true) }
+        case .ready: break
+        }
         guard let e = touch(id) else { return .error(404, "unknown-conversation", "there is no conversation \(id) for this visitor") }
         return .wrapping(200, [], "conversation", view(id, e))
     }
 
-    private func stream(_ request: HTTPRequest, id: String) -> HTTPResponse {
-        if case .failure(let e) = enter(request, id: id) { return e.response }
+    private func stream(_ request: HTTPRequest, id: String, loaded: Bool = false) -> HTTPResponse {
+        switch enter(request, id: id, loaded: loaded) {
+        case .refused(let e): return e.response
+        case .load(let visitor): return afterLoading(request, id: id, visitor: visitor) { self.stream(request, id: id, loaded: true) }
+        case .ready: break
+        }
         guard let e = touch(id) else { return .error(404, "unknown-conversation", "there is no conversation \(id) for this visitor") }
         return .eventStream(id, first: Change(id: id, version: e.version, view: view(id, e), events: []).frames)
     }
@@ -820,7 +881,7 @@ package final class ConversationService: Sendable {
 
     // MARK: Intents
 
-    private func intent(_ request: HTTPRequest, id: String) -> HTTPResponse {
+    private func intent(_ request: HTTPRequest, id: String, loaded: Bool = false) -> HTTPResponse {
         let fields: RequestBody
         switch body(request, allowed: ["intent", "text", "option", "step"]) {
         case .failure(let e): return e.response
@@ -855,7 +916,11 @@ package final class ConversationService: Sendable {
         case .failure(let e): return e.response
         case .success(let s): step = s
         }
-        if case .failure(let e) = enter(request, id: id) { return e.response }
+        switch enter(request, id: id, loaded: loaded) {
+        case .refused(let e): return e.response
+        case .load(let visitor): return afterLoading(request, id: id, visitor: visitor) { self.intent(request, id: id, loaded: true) }
+        case .ready: break
+        }
         let now = clock.now
         if let refusal = storeRefusal() { return refusal }
         enum Outcome {

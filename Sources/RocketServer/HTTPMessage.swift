@@ -70,6 +70,10 @@ public struct HTTPResponse: Sendable {
     /// The number of the change this answer reports: the HTTP layer sends it only once the
     /// store holds that change (nil: nothing to wait for).
     package var durableAfter: UInt64?
+    /// Work that waits for a database (the scenario store, a conversation loaded from the
+    /// archive): the HTTP layer runs it on its database thread, the connection parked meanwhile,
+    /// and answers with what it returns. No thread that answers requests waits for SQLite.
+    package var deferred: (@Sendable () -> HTTPResponse)?
 
     /// Creates a response.
     public init(status: Int, headers: [(String, String)] = [], body: [UInt8] = [], stream: String? = nil) {
@@ -77,6 +81,31 @@ public struct HTTPResponse: Sendable {
         self.headers = headers
         self.body = body
         self.stream = stream
+    }
+
+    /// An answer that `work` makes on the database thread.
+    package static func deferred(_ work: @escaping @Sendable () -> HTTPResponse) -> HTTPResponse {
+        var r = HTTPResponse(status: 202)
+        r.deferred = work
+        return r
+    }
+
+    /// The answer with `extra` headers added (to what deferred work returns, too).
+    package func adding(headers extra: [(String, String)]) -> HTTPResponse {
+        var r = self
+        if let work = deferred {
+            r.deferred = { work().adding(headers: extra) }
+        } else {
+            r.headers += extra
+        }
+        return r
+    }
+
+    /// The final answer: deferred work done here, on the caller's thread (tests, embedding).
+    package func resolved() -> HTTPResponse {
+        var r = self
+        while let work = r.deferred { r = work() }
+        return r
     }
 
     /// A JSON response.

@@ -41,6 +41,8 @@ package final class HTTPServer: Sendable {
     private let writerPipe: (read: Int32, write: Int32)
     private let writerSignalled = Atomic<Bool>(false)
     private let writerDone = Mutex<Bool>(false)
+    /// The thread that runs work waiting for a database (deferred answers).
+    private let database = WorkThread()
     /// Answers parked until the store holds their change (connections suspended meanwhile).
     private let waiters = Mutex<[Waiter]>([])
     private struct Waiter {
@@ -123,6 +125,7 @@ package final class HTTPServer: Sendable {
             self?.wakeWriter()
         }
         startTicker()
+        database.start()
         if service.persists, !OffThread.detach({ [self] in writeLoop() }) { writerDone.withLock { $0 = true } }
         if !service.persists { writerDone.withLock { $0 = true } }
         let bound = Int(rocket_mhd_port(d))
@@ -146,6 +149,8 @@ package final class HTTPServer: Sendable {
         wake()
         // The ticker notices `stopping` at its next wake-up (at once: the pipe was written).
         for _ in 0..<200 where !tickerDone.withLock({ $0 }) { usleep(5_000) }
+        // The database thread finishes its work (its answers resume their connections).
+        database.finish()
         // The writer commits what is left and sends the answers waiting for it.
         signalWriter()
         for _ in 0..<1_000 where !writerDone.withLock({ $0 }) { usleep(5_000) }
@@ -169,6 +174,8 @@ package final class HTTPServer: Sendable {
         /// An answer waiting for the store, and whether its change was saved.
         var parked: HTTPResponse?
         var saved = true
+        /// The request, kept for an answer delivered after the connection was parked.
+        var request: HTTPRequest?
     }
 
     private func access(
@@ -197,10 +204,12 @@ package final class HTTPServer: Sendable {
             return .YES
         }
         let ctx = Unmanaged<RequestContext>.fromOpaque(raw).takeUnretainedValue()
-        // Resumed by the writer: the change is saved (or could not be), the answer goes now.
+        // Resumed: by the writer (the change is saved, or could not be) or by the database
+        // thread (the deferred work is done); the answer goes now.
         if let parked = ctx.parked {
             ctx.parked = nil
-            return queue(connection, ctx.saved ? parked : ConversationService.storeUnavailable)
+            guard ctx.saved else { return queue(connection, ConversationService.storeUnavailable) }
+            return deliver(connection, ctx.request ?? HTTPRequest(method: "GET", path: "/"), parked)
         }
         if size.pointee > 0 {
             // A body trickled in byte by byte is cut off by one deadline for all of it.
@@ -241,7 +250,38 @@ package final class HTTPServer: Sendable {
         if rocket_mhd_client_address(connection, &peer, peer.count) != 0 {
             request.peer = String(decoding: peer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
         }
-        var response = service.handle(request)
+        ctx.request = request
+        let response = service.handleDeferring(request)
+        if let work = response.deferred {
+            // Work that waits for a database runs on the database thread; the connection is
+            // parked meanwhile and the answer goes once it is done (and durable).
+            MHD_suspend_connection(connection)
+            let bits = UInt(bitPattern: Int(bitPattern: UnsafeRawPointer(connection)))
+            let submitted = database.submit { [self] in
+                let answer = work().resolved()
+                if let change = answer.durableAfter, change > service.saved {
+                    ctx.parked = answer
+                    ctx.saved = true
+                    let queued = waiters.withLock { list -> Bool in
+                        guard change > service.saved else { return false }
+                        list.append(Waiter(change: change, context: ctx, connection: bits))
+                        return true
+                    }
+                    if queued {
+                        signalWriter()
+                        return
+                    }
+                }
+                ctx.parked = answer
+                ctx.saved = true
+                if let c = OpaquePointer(bitPattern: bits) { MHD_resume_connection(c) }
+            }
+            if !submitted {
+                ctx.parked = HTTPResponse.error(503, "stopping", "the server is stopping")
+                MHD_resume_connection(connection)
+            }
+            return .YES
+        }
         if let change = response.durableAfter, change > service.saved {
             // Acknowledged means durable: the answer waits, its connection suspended (no thread
             // waits), until the writer has committed the change.
@@ -259,6 +299,13 @@ package final class HTTPServer: Sendable {
             }
             ctx.parked = nil
         }
+        return deliver(connection, request, response)
+    }
+
+    /// Sends `response`: an event stream is opened (within its address's share), anything else
+    /// is queued.
+    private func deliver(_ connection: OpaquePointer, _ request: HTTPRequest, _ answer: HTTPResponse) -> MHD_Result {
+        var response = answer
         if let id = response.stream {
             let address = service.clientAddress(request)
             let limit = service.configuration.streamsPerAddress
@@ -574,3 +621,82 @@ final class EventStream: @unchecked Sendable {
         if let resume, let c = OpaquePointer(bitPattern: resume) { MHD_resume_connection(c) }
     }
 }
+
+/// One thread that runs jobs in order: the HTTP server's database thread, so that no thread
+/// answering requests waits for SQLite.
+final class WorkThread: Sendable {
+    private struct Queue {
+        var jobs: [@Sendable () -> Void] = []
+        var started = false
+        var finishing = false
+        var running = false
+    }
+    private let queue = Mutex(Queue())
+    private let wake: (read: Int32, write: Int32)
+
+    init() {
+        var fds: [Int32] = [-1, -1]
+        if pipe(&fds) == 0 {
+            for fd in fds { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
+            _ = fcntl(fds[0], F_SETFL, fcntl(fds[0], F_GETFL) | O_NONBLOCK)
+        } else {
+            fds = [-1, -1]
+        }
+        wake = (fds[0], fds[1])
+    }
+
+    deinit {
+        for fd in [wake.read, wake.write] where fd >= 0 { close(fd) }
+    }
+
+    /// Starts the thread.
+    func start() {
+        queue.withLock { $0.started = true }
+        if !OffThread.detach({ [self] in loop() }) { queue.withLock { $0.started = false } }
+    }
+
+    /// Queues `job`; false when the thread does not run (not started, or finishing): the caller
+    /// answers itself.
+    func submit(_ job: @escaping @Sendable () -> Void) -> Bool {
+        let queued = queue.withLock { q -> Bool in
+            guard q.started, !q.finishing else { return false }
+            q.jobs.append(job)
+            return true
+        }
+        if queued { signal() }
+        return queued
+    }
+
+    /// Runs what is queued, then ends the thread (waits at most 5 s).
+    func finish() {
+        queue.withLock { $0.finishing = true }
+        signal()
+        for _ in 0..<1_000 where queue.withLock({ $0.running || !$0.jobs.isEmpty }) { usleep(5_000) }
+    }
+
+    private func signal() {
+        guard wake.write >= 0 else { return }
+        var b: UInt8 = 1
+        _ = write(wake.write, &b, 1)
+    }
+
+    private func loop() {
+        var sink = [UInt8](repeating: 0, count: 64)
+        while true {
+            let (jobs, ending) = queue.withLock { q -> ([@Sendable () -> Void], Bool) in
+                let taken = q.jobs
+                q.jobs = []
+                q.running = !taken.isEmpty
+                return (taken, q.finishing)
+            }
+            for job in jobs { job() }
+            queue.withLock { $0.running = false }
+            if ending && jobs.isEmpty { break }
+            if !jobs.isEmpty { continue }
+            var fd = pollfd(fd: wake.read, events: Int16(POLLIN), revents: 0)
+            if poll(&fd, 1, 1_000) > 0 { while read(wake.read, &sink, sink.count) > 0 {} }
+        }
+        queue.withLock { $0.started = false }
+    }
+}
+

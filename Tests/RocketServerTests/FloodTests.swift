@@ -110,6 +110,30 @@ struct FloodTests {
         #expect(call("POST", "/v1/conversations/\(slow)/intents", #"{"intent": "tap", "step": 0}"#, visitor: "slow") == 200)
     }
 
+    @Test("work that waits for SQLite is deferred to the database thread: a gated start, an event, a conversation read from the archive")
+    func deferredWork() throws {
+        let path = scratchDirectory() + "/store.sqlite"
+        let id: String
+        do {
+            let h = try Harness(path: path)
+            id = try h.start(visitor: "ada")
+            func deferring(_ method: String, _ path: String, _ body: String? = nil) -> Bool {
+                var headers = ["Rocket-Visitor": "ada"]
+                if body != nil { headers["Content-Type"] = "application/json" }
+                return h.service.handleDeferring(HTTPRequest(method: method, path: path, headers: headers, body: Array((body ?? "").utf8))).deferred != nil
+            }
+            #expect(deferring("POST", "/v1/conversations", #"{"flow": "gated"}"#), "the scenario gate reads and writes the store")
+            #expect(!deferring("POST", "/v1/conversations", #"{"flow": "basic"}"#), "an ungated start needs no database but the writer")
+            #expect(deferring("POST", "/v1/events", #"{"scenario": "tour", "visitor": "ada"}"#))
+            #expect(!deferring("GET", "/v1/conversations/\(id)"), "in memory")
+        }
+        let again = try Harness(path: path)
+        let cold = again.service.handleDeferring(HTTPRequest(method: "GET", path: "/v1/conversations/\(id)", headers: ["Rocket-Visitor": "ada"]))
+        let work = try #require(cold.deferred, "not in memory after a restart: read from the archive on the database thread")
+        #expect(work().resolved().status == 200)
+        #expect(again.service.handleDeferring(HTTPRequest(method: "GET", path: "/v1/conversations/\(id)", headers: ["Rocket-Visitor": "ada"])).deferred == nil)
+    }
+
     @Test("X-Forwarded-For counts only from a trusted proxy, and only its last address (the one the proxy saw)")
     func forwarded() throws {
         let h = try harness()
