@@ -699,4 +699,3 @@ final class WorkThread: Sendable {
         queue.withLock { $0.started = false }
     }
 }
-
