@@ -83,20 +83,16 @@ enum ServeCommand {
                 }
                 configuration.maxConversations = n
             }
-            if let r = parsed.value("--rate") {
+            // A rate N per second allows bursts of 4×N.
+            func rate(_ flag: String) throws(UsageError) -> (perSecond: Double, burst: Double)? {
+                guard let r = parsed.value(flag) else { return nil }
                 guard let n = Double(r), n.isFinite, n >= 0.01, n <= 1_000_000 else {
-                    throw UsageError(message: "--rate must be a number from 0.01 to 1000000", command: command)
+                    throw UsageError(message: "\(flag) must be a number from 0.01 to 1000000", command: command)
                 }
-                configuration.requestsPerSecond = n
-                configuration.requestBurst = max(1, (n * 4).rounded())
+                return (n, max(1, (n * 4).rounded()))
             }
-            if let r = parsed.value("--rate-per-address") {
-                guard let n = Double(r), n.isFinite, n >= 0.01, n <= 1_000_000 else {
-                    throw UsageError(message: "--rate-per-address must be a number from 0.01 to 1000000", command: command)
-                }
-                configuration.addressRequestsPerSecond = n
-                configuration.addressRequestBurst = max(1, (n * 4).rounded())
-            }
+            if let r = try rate("--rate") { (configuration.requestsPerSecond, configuration.requestBurst) = r }
+            if let r = try rate("--rate-per-address") { (configuration.addressRequestsPerSecond, configuration.addressRequestBurst) = r }
             if let m = parsed.value("--max-per-address") {
                 guard let n = Int(m), (1...10_000_000).contains(n) else {
                     throw UsageError(message: "--max-per-address must be a number from 1 to 10000000", command: command)

@@ -57,26 +57,21 @@ package final class HTTPServer: Sendable {
     /// A server for `service` (not listening until ``start(host:port:)``).
     package init(service: ConversationService) {
         self.service = service
+        wakePipe = Self.wakingPipe()
+        writerPipe = Self.wakingPipe()
+    }
+
+    /// A pipe that wakes a thread out of `poll`: both ends close on exec and never block (a
+    /// write to a full pipe is dropped: a wake-up is already waiting). (-1, -1) when none could
+    /// be made.
+    static func wakingPipe() -> (read: Int32, write: Int32) {
         var fds: [Int32] = [-1, -1]
-        if pipe(&fds) == 0 {
-            for fd in fds {
-                _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
-                _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
-            }
-        } else {
-            fds = [-1, -1]
+        guard pipe(&fds) == 0 else { return (-1, -1) }
+        for fd in fds {
+            _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
+            _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
         }
-        wakePipe = (fds[0], fds[1])
-        var w: [Int32] = [-1, -1]
-        if pipe(&w) == 0 {
-            for fd in w {
-                _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
-                _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
-            }
-        } else {
-            w = [-1, -1]
-        }
-        writerPipe = (w[0], w[1])
+        return (fds[0], fds[1])
     }
 
     deinit {
@@ -635,14 +630,7 @@ final class WorkThread: Sendable {
     private let wake: (read: Int32, write: Int32)
 
     init() {
-        var fds: [Int32] = [-1, -1]
-        if pipe(&fds) == 0 {
-            for fd in fds { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
-            _ = fcntl(fds[0], F_SETFL, fcntl(fds[0], F_GETFL) | O_NONBLOCK)
-        } else {
-            fds = [-1, -1]
-        }
-        wake = (fds[0], fds[1])
+        wake = HTTPServer.wakingPipe()
     }
 
     deinit {
