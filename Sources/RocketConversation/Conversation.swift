@@ -293,6 +293,10 @@ public struct ConversationState: Hashable, Sendable, Codable {
     public var sequence = 0
     /// The shown index of an input block whose accepted text awaits the host's decision.
     public var awaitingDecision: Int?
+    /// When auto-advance was held (paused) for the visitor, or nil while it runs (WCAG 2.2.1:
+    /// timing the visitor can pause). Held, auto-advance timers do not fire and the block they
+    /// would advance takes a tap.
+    public var heldSince: Double?
 
     /// A state that has not been shown.
     public init() {}
@@ -383,11 +387,57 @@ public struct Conversation: Hashable, Sendable, Codable {
     /// The graph id of the block shown at `index`.
     public func nodeID(at index: Int) -> RocketNodeID { state.shown[index] }
 
-    /// The earliest pending timer, or nil when nothing will happen without input.
+    /// The earliest pending timer, or nil when nothing will happen without input (auto-advance
+    /// timers do not count while held).
     public var nextDeadline: Double? {
         var best: Double?
-        for t in state.timers where best == nil || t.deadline < best! { best = t.deadline }
+        for t in state.timers where (best == nil || t.deadline < best!) && !isHeld(t) { best = t.deadline }
         return best
+    }
+
+    /// True when `timer` waits because auto-advance is held.
+    private func isHeld(_ timer: ConversationState.Timer) -> Bool {
+        guard state.heldSince != nil, case .autoAdvance = timer.action else { return false }
+        return true
+    }
+
+    /// True when the newest block goes on by itself and the visitor may hold it (an auto-advance
+    /// timer runs or is held for it).
+    public var autoAdvancePending: Bool {
+        state.timers.contains {
+            if case .autoAdvance = $0.action { return true }; return false
+        }
+    }
+
+    /// True when the block shown at `index` waits on a held auto-advance timer.
+    private func heldAutoAdvance(_ index: Int) -> Bool {
+        state.heldSince != nil
+            && state.timers.contains {
+                if case .autoAdvance(index) = $0.action { return true }; return false
+            }
+    }
+
+    /// True while auto-advance is held.
+    public var isHoldingAutoAdvance: Bool { state.heldSince != nil }
+
+    /// Holds auto-advance at `now` (the visitor is reading, typing, pointing at or focused in the
+    /// conversation, or turned it off): its timers wait, and the block they would advance takes
+    /// a tap instead. Nothing else changes; holding twice is holding once.
+    public mutating func hold(at now: Double) {
+        if state.heldSince == nil { state.heldSince = now }
+    }
+
+    /// Lets auto-advance run again at `now`: each held timer keeps the time it had left when held.
+    public mutating func release(at now: Double) -> [ConversationEffect] {
+        guard let since = state.heldSince else { return [] }
+        let held = max(0, now - since)
+        for i in state.timers.indices {
+            if case .autoAdvance = state.timers[i].action { state.timers[i].deadline += held }
+        }
+        state.heldSince = nil
+        var effects: [ConversationEffect] = []
+        fireDue(now, into: &effects)
+        return effects
     }
 
     /// The index of the block that accepts input now, or nil.
@@ -395,7 +445,7 @@ public struct Conversation: Hashable, Sendable, Codable {
         guard state.status == .active, state.awaitingDecision == nil, let last = state.shown.indices.last,
             !state.flags[last].fired
         else { return nil }
-        if !state.flags[last].tapEnabled { return nil }
+        if !state.flags[last].tapEnabled && !heldAutoAdvance(last) { return nil }
         return last
     }
 
@@ -486,6 +536,13 @@ public struct Conversation: Hashable, Sendable, Codable {
         let node = graph[nodeID]
         switch (intent, node.content) {
         case (.tap, .text), (.tap, .image):
+            // A block whose auto-advance is held goes on with a tap, as any other would.
+            if heldAutoAdvance(index) {
+                state.timers.removeAll {
+                    if case .autoAdvance(index) = $0.action { return true }; return false
+                }
+                state.flags[index].tapEnabled = true
+            }
             guard state.flags[index].tapEnabled else { throw .tapDisabled }
             state.flags[index].fired = true
             state.flags[index].tapEnabled = false
@@ -609,12 +666,16 @@ public struct Conversation: Hashable, Sendable, Codable {
     private mutating func fireDue(_ now: Double, into effects: inout [ConversationEffect]) {
         var firings = 0
         while firings < Conversation.maxFiringsPerAdvance, !state.timers.isEmpty {
-            var best = 0
-            for i in 1..<state.timers.count {
-                let a = state.timers[i], b = state.timers[best]
-                if a.deadline < b.deadline || (a.deadline == b.deadline && a.sequence < b.sequence) { best = i }
+            var best: Int? = nil
+            for i in state.timers.indices where !isHeld(state.timers[i]) {
+                guard let b = best else {
+                    best = i
+                    continue
+                }
+                let a = state.timers[i], c = state.timers[b]
+                if a.deadline < c.deadline || (a.deadline == c.deadline && a.sequence < c.sequence) { best = i }
             }
-            guard state.timers[best].deadline <= now + Conversation.tolerance else { return }
+            guard let best, state.timers[best].deadline <= now + Conversation.tolerance else { return }
             let timer = state.timers.remove(at: best)
             firings += 1
             fire(timer, into: &effects)

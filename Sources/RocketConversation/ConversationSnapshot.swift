@@ -83,7 +83,13 @@ public struct ConversationSnapshot: Hashable, Sendable {
         version = ConversationSnapshot.currentVersion
         self.flow = flow ?? conversation.graph.contentHash
         var state = conversation.state
-        timers = state.timers.map { PendingTimer(remaining: max(0, $0.deadline - now), sequence: $0.sequence, action: $0.action) }
+        // A held auto-advance timer keeps the time it had left when it was held.
+        let held = state.heldSince
+        timers = state.timers.map { t in
+            var from = now
+            if let held, case .autoAdvance = t.action { from = held }
+            return PendingTimer(remaining: max(0, t.deadline - from), sequence: t.sequence, action: t.action)
+        }
         state.timers = []
         if !includeSecrets {
             for (key, answer) in state.answers where answer.isSecret {
@@ -197,6 +203,7 @@ public struct ConversationSnapshot: Hashable, Sendable {
         }
         if let waiting = state.awaitingDecision, !state.shown.indices.contains(waiting) { throw .invalid("the pending input does not fit") }
         var restored = state
+        if restored.heldSince != nil { restored.heldSince = now }
         // Resumed with instant timing (`--instant`), every timer is due at once, as a new one would be.
         let instant = options.timing.autoAdvanceScale == 0
         restored.timers = timers.map {

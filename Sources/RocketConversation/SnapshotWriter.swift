@@ -21,7 +21,7 @@ enum SnapshotWords {
     static let rules = ["required", "tooShort", "tooLong", "pattern", "invalidPattern", "patternTooComplex"]
     static let top = [
         "format", "version", "flow", "status", "reason", "blocks", "transcript", "answers", "inputError", "timers", "sequence",
-        "awaitingDecision", "includesSecrets",
+        "awaitingDecision", "includesSecrets", "held",
     ]
     static let block = ["id", "fired", "tapEnabled", "pressed", "chosen"]
     static let item = ["block", "reply", "text", "secret"]
@@ -158,6 +158,10 @@ struct SnapshotWriter {
         }
         w.key("includesSecrets")
         w.bool(s.includesSecrets)
+        if st.heldSince != nil {
+            w.key("held")
+            w.bool(true)
+        }
         w.close()
     }
 
@@ -322,6 +326,9 @@ struct SnapshotReader {
         }
         state.sequence = try top.int("sequence")
         state.awaitingDecision = try top.optionalInt("awaitingDecision")
+        // Held auto-advance: the timers' remaining time is as it was when held; the restore
+        // holds again from its own now.
+        if try top.flag("held") { state.heldSince = 0 }
         return ConversationSnapshot(
             format: try top.string("format"), version: ConversationSnapshot.currentVersion, flow: try top.string("flow"), state: state,
             timers: timers, includesSecrets: try top.bool("includesSecrets"), names: names)

@@ -346,6 +346,7 @@ package final class ConversationService: Sendable {
         ("GET", ["conversations", "*"], { s in { r, p in s.read(r, id: p[1]) } }),
         ("POST", ["conversations", "*", "intents"], { s in { r, p in s.intent(r, id: p[1]) } }),
         ("GET", ["conversations", "*", "events"], { s in { r, p in s.stream(r, id: p[1]) } }),
+        ("POST", ["conversations", "*", "hold"], { s in { r, p in s.hold(r, id: p[1]) } }),
         ("POST", ["events"], { s in { r, _ in s.trigger(r) } }),
         ("POST", ["alerts"], { s in { r, _ in s.createAlert(r) } }),
         ("GET", ["alerts", "*"], { s in { r, p in s.readAlert(r, id: p[1]) } }),
@@ -991,6 +992,54 @@ package final class ConversationService: Sendable {
             answer.durableAfter = seq
         }
         if answer.durableAfter == 0 { answer.durableAfter = nil }
+        return answer
+    }
+
+    /// `POST /v1/conversations/{id}/hold` with `{"held": true}` or `false`: auto-advance waits
+    /// (the visitor reads, types, points at the conversation, or turned it off), or runs again
+    /// with the time it had left. A change like an intent's: numbered, published, made durable.
+    private func hold(_ request: HTTPRequest, id: String, loaded: Bool = false) -> HTTPResponse {
+        let fields: RequestBody
+        switch body(request, allowed: ["held"]) {
+        case .failure(let e): return e.response
+        case .success(let f): fields = f
+        }
+        guard case .success(let held?) = fields.bool("held") else {
+            return .error(400, "bad-field", "\"held\" must be true or false")
+        }
+        switch enter(request, id: id, loaded: loaded) {
+        case .refused(let e): return e.response
+        case .load(let visitor): return afterLoading(request, id: id, visitor: visitor) { self.hold(request, id: id, loaded: true) }
+        case .ready: break
+        }
+        if let refusal = storeRefusal() { return refusal }
+        guard let slot = state.withLock({ $0.slots[id] }) else {
+            return .error(404, "unknown-conversation", "there is no conversation \(id) for this visitor")
+        }
+        let now = clock.now
+        let result: (Pending, UInt64)? = slot.entry.withLock { e in
+            e.touched = now
+            guard held != e.conversation.isHoldingAutoAdvance else {
+                let copy = e
+                return state.withLock { s in
+                    s.record(id, slot, copy, changed: nil).map { _ in
+                        (Pending(id: id, entry: copy, recorded: [], firstSeq: copy.eventSeq + 1, at: now), s.awaited(id))
+                    }
+                }
+            }
+            var effects: [ConversationEffect] = []
+            if held { e.conversation.hold(at: now) } else { effects = e.conversation.release(at: now) }
+            let pending = commit(id: id, entry: &e, effects: effects, at: now)
+            let copy = e
+            return state.withLock { s in s.record(id, slot, copy, changed: pending).map { (pending, $0) } }
+        }
+        guard let (pending, seq) = result else {
+            return .error(404, "unknown-conversation", "there is no conversation \(id) for this visitor")
+        }
+        let change = pending.change(self)
+        publish(change)
+        var answer = HTTPResponse.wrapping(200, [], "conversation", change.view)
+        answer.durableAfter = seq == 0 ? nil : seq
         return answer
     }
 

@@ -85,6 +85,11 @@ package enum ConversationView {
         w.raw(flow.statics.closeButton)
         w.key("typing")
         w.bool(typing(c))
+        // Auto-advance the visitor may hold (WCAG 2.2.1), and whether it is held.
+        w.key("autoAdvance")
+        w.bool(c.autoAdvancePending)
+        w.key("held")
+        w.bool(c.isHoldingAutoAdvance)
         // The transcript: the cached final items as they are, then the rest.
         w.key("transcript")
         w.openArray()
@@ -128,7 +133,8 @@ package enum ConversationView {
         guard c.status == .presenting || c.status == .active else { return false }
         return c.state.timers.contains { t in
             switch t.action {
-            case .appendRoot, .autoAdvance: return true
+            case .appendRoot: return true
+            case .autoAdvance: return !c.isHoldingAutoAdvance
             case .advance(_, let to): return to != nil
             case .closeByUser, .finishClosing: return false
             }

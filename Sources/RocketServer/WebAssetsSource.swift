@@ -104,6 +104,16 @@ extension WebAssets {
               if (core.color(wanted) && core.contrast(wanted, bg) >= 4.5) return wanted;
               return core.contrast("#ffffff", bg) >= core.contrast("#000000", bg) ? "#ffffff" : "#000000";
             },
+            /**
+             * Whether to ask the server to hold auto-advance (WCAG 2.2.1): while the visitor points at,
+             * is focused in or types in the conversation, or turned it off; null when nothing needs
+             * asking (no auto-advance, or the view already says so, or a request is out).
+             */
+            holdWanted: function (view, engaged, pinned, pending) {
+              if (!view || pending !== null || (!view.autoAdvance && !view.held)) return null;
+              var want = !!(engaged || pinned);
+              return want === !!view.held ? null : want;
+            },
             /** A colour the page may use (#RRGGBB), or null. */
             color: function (c) { return typeof c === "string" && /^#[0-9A-Fa-f]{6}$/.test(c) ? c : null; },
             /** The URL of a picture the server named: a data: URI of an image, or a path under `base`; else null. */
@@ -259,6 +269,7 @@ extension WebAssets {
             this.header = el("header", "rk-head");
             this.log = el("div", "rk-log");
             this.log.setAttribute("role", "log");
+            this.log.tabIndex = -1;  // the focus rests here when no block takes input
             this.log.setAttribute("aria-live", "polite");
             this.log.setAttribute("aria-relevant", "additions");
             this.status = el("p", "rk-status");
@@ -271,7 +282,43 @@ extension WebAssets {
             root.addEventListener("keydown", function (ev) {
               if (ev.key === "Escape" && self.view && self.view.accepts.indexOf("close") >= 0) { ev.preventDefault(); self.send({ intent: "close" }); }
             });
+            // Auto-advance waits while the visitor points at the conversation, moves the focus in it
+            // or types (WCAG 2.2.1); the header's Pause button turns it off until pressed again. The
+            // focus the widget moves itself to a new block does not count.
+            this.pointer = false;
+            this.focused = false;
+            this.pinned = false;
+            this.holdOut = null;
+            this.movingFocus = false;
+            this.frame.addEventListener("pointerenter", function (ev) { if (ev.pointerType !== "touch") { self.pointer = true; self.syncHold(); } });
+            this.frame.addEventListener("pointerleave", function () { self.pointer = false; self.syncHold(); });
+            root.addEventListener("focusin", function () { self.focused = !self.movingFocus; self.syncHold(); });
+            root.addEventListener("focusout", function () {
+              setTimeout(function () { self.focused = root.contains(document.activeElement); self.syncHold(); }, 0);
+            });
+            root.addEventListener("input", function () { self.focused = true; self.syncHold(); });
           }
+
+          /** Moves the focus to the block that takes input (or the first control): the widget's doing. */
+          Widget.prototype.focusNewest = function () {
+            var target = this.root.querySelector("[data-focus]") || this.log;
+            this.movingFocus = true;
+            target.focus();
+            this.movingFocus = false;
+          };
+
+          Widget.prototype.syncHold = function () {
+            var want = core.holdWanted(this.view, this.pointer || this.focused, this.pinned, this.holdOut);
+            if (want === null || !this.view) return;
+            var self = this;
+            this.holdOut = want;
+            this.api("POST", "/v1/conversations/" + this.view.id + "/hold", { held: want }).then(function (r) {
+              self.holdOut = null;
+              var v = r.data && (r.data.conversation || (r.data.error && r.data.error.conversation));
+              if (v) self.render(v);
+              self.syncHold();
+            }, function () { self.holdOut = null; });
+          };
 
           function call(method, path, body, retried) {
             var starting = method === "POST" && path === "/v1/conversations";
@@ -448,6 +495,7 @@ extension WebAssets {
             } else if (!v.typing && typing) typing.parentNode.removeChild(typing);
             if (typed !== null) { var f2 = this.root.querySelector("input.rk-input"); if (f2) f2.value = typed; }
             this.renderBanner(v.banner);
+            this.syncHold();
             this.frame.classList.toggle("rk-closing", v.status === "closing");
             if (v.status === "dismissed" && !this.ended) {
               this.ended = true;
@@ -458,9 +506,11 @@ extension WebAssets {
             }
             var focusKey = v.active === null ? null : v.id + ":" + v.active;
             var target = this.log.querySelector("[data-focus]");
+            this.movingFocus = true;
             if (target && focusKey && focusKey !== this.focusKey && (hadFocus || this.options.page)) target.focus({ preventScroll: false });
             // A redrawn block (an input error, say) keeps the focus it had.
             else if (target && hadFocus && !this.root.contains(document.activeElement)) target.focus({ preventScroll: true });
+            this.movingFocus = false;
             this.focusKey = focusKey;
             if (log.lastChild && log.lastChild.scrollIntoView && this.options.page) log.lastChild.scrollIntoView({ block: "nearest", behavior: reduced ? "auto" : "smooth" });
           };
@@ -486,15 +536,36 @@ extension WebAssets {
 
           Widget.prototype.renderHead = function (v) {
             var h = this.header;
-            var key = JSON.stringify([v.author, v.closeButton, v.accepts.indexOf("close") >= 0]);
+            var key = JSON.stringify([v.author, v.closeButton, v.accepts.indexOf("close") >= 0, !!(v.autoAdvance || v.held || this.pinned)]);
             if (h.getAttribute("data-key") === key) return;
             h.setAttribute("data-key", key);
+            // A control of the header that had the focus has it again once the header is redrawn.
+            var focusedRole = h.contains(document.activeElement) ? document.activeElement.getAttribute("data-role") : null;
+            var self1 = this;
+            setTimeout(function () {
+              var again = focusedRole && h.querySelector('[data-role="' + focusedRole + '"]');
+              if (again && !h.contains(document.activeElement)) { self1.movingFocus = true; again.focus(); self1.movingFocus = false; }
+            }, 0);
             h.textContent = "";
             if (v.author.image) h.appendChild(imageOf(v.author.image, v.author.style, ""));
             h.appendChild(el("span", "rk-name", v.author.name));
+            if (v.autoAdvance || v.held || this.pinned) {
+              var self0 = this, pause = el("button", "rk-button rk-pause", "Pause");
+              pause.type = "button";
+              pause.setAttribute("data-role", "pause");
+              pause.setAttribute("aria-pressed", String(this.pinned));
+              pause.title = "Blocks wait for you instead of going on by themselves";
+              pause.addEventListener("click", function () {
+                self0.pinned = !self0.pinned;
+                pause.setAttribute("aria-pressed", String(self0.pinned));
+                self0.syncHold();
+              });
+              h.appendChild(pause);
+            }
             if (v.closeButton) {
               var self = this, b = el("button", "rk-close", v.closeButton.title);
               b.type = "button";
+              b.setAttribute("data-role", "close");
               fontOf(b, v.closeButton.font);
               b.disabled = v.accepts.indexOf("close") < 0;
               b.addEventListener("click", function () { self.send({ intent: "close" }); });
@@ -539,6 +610,8 @@ extension WebAssets {
                 if (item.text) { var p = el("span", "rk-text", item.text); fontOf(p, item.font); bubble.appendChild(p); }
                 if (can("tap")) {
                   bubble.type = "button";
+                  // A picture without a caption still names the button it is.
+                  if (!item.text) bubble.setAttribute("aria-label", "Picture");
                   bubble.setAttribute("data-focus", "");
                   bubble.setAttribute("aria-describedby", "rk-hint-" + item.index);
                   bubble.addEventListener("click", function () { self.send({ intent: "tap" }); });
@@ -844,8 +917,7 @@ extension WebAssets {
               button.setAttribute("aria-expanded", String(open));
               if (open) {
                 unread = 0;
-                var target = panel.querySelector("[data-focus]") || panel.querySelector("button, input");
-                if (target) target.focus();
+                if (widget) widget.focusNewest();
               } else button.focus();
               label();
             };
@@ -860,7 +932,7 @@ extension WebAssets {
             root.appendChild(button);
             document.body.appendChild(root);
             label();
-            window.RocketAlert.mount(target, flow, { onNew: function () { if (!open) { unread++; label(); } } });
+            var widget = window.RocketAlert.mount(target, flow, { onNew: function () { if (!open) { unread++; label(); } } });
           }
 
           if (script && script.getAttribute("data-flow")) {

@@ -266,6 +266,13 @@ def demo_mouse(browser, server):
     page.goto(server.url + "play/demo")
     page.evaluate("() => document.addEventListener('rocket:action', e => window.recordAction(e.detail.name))")
     page.get_by_role("button", name="Hi! I'm Rocket").click(timeout=TIMEOUT)
+    # The next block goes on by itself, but not while the pointer rests on the conversation
+    # (WCAG 2.2.1): held, it takes a click instead.
+    held = page.get_by_role("button", name="This block goes on by itself")
+    held.wait_for(timeout=TIMEOUT)
+    page.wait_for_timeout(3000)  # longer than its showNextAfter: held, it stays
+    assert page.get_by_role("button", name="Image blocks").count() == 0
+    held.click()
     page.get_by_role("button", name="Image blocks").click(timeout=TIMEOUT)
     page.get_by_role("button", name="Not now").click(timeout=TIMEOUT)
     page.get_by_role("button", name="No problem").click(timeout=TIMEOUT)

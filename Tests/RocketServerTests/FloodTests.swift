@@ -1,4 +1,5 @@
 import Foundation
+import RocketConversation
 import RocketCore
 import RocketScenariosSQLite
 import RocketTestSupport
@@ -132,6 +133,34 @@ struct FloodTests {
         let work = try #require(cold.deferred, "not in memory after a restart: read from the archive on the database thread")
         #expect(work().resolved().status == 200)
         #expect(again.service.handleDeferring(HTTPRequest(method: "GET", path: "/v1/conversations/\(id)", headers: ["Rocket-Visitor": "ada"])).deferred == nil)
+    }
+
+    @Test("POST /v1/conversations/{id}/hold: auto-advance waits and the block takes a tap; only its visitor may hold it")
+    func holdRoute() throws {
+        let dir = scratchDirectory()
+        let flow =
+            #"{"version": 1, "blocks": [{"id": "a", "type": "text", "text": "A", "showNextAfter": 10, "next": "b"}, {"id": "b", "type": "text", "text": "B"}]}"#
+        try flow.write(toFile: dir + "/auto.json", atomically: true, encoding: .utf8)
+        let h = try Harness(configure: { $0.timing = .reducedMotion }, flowsDirectory: dir)
+        let id = try h.start("auto", visitor: "ada")
+        var view = try #require(h.view(id))
+        #expect(view["autoAdvance"]?.bool == true && view["held"]?.bool == false)
+        #expect(view["accepts"]?.array.isEmpty == true, "the block goes on by itself")
+        #expect(h.request("POST", "/v1/conversations/\(id)/hold", body: #"{"held": true}"#, visitor: "bob").status == 404)
+        #expect(h.request("POST", "/v1/conversations/\(id)/hold", body: #"{"held": 1}"#, visitor: "ada").status == 400)
+        let held = h.request("POST", "/v1/conversations/\(id)/hold", body: #"{"held": true}"#, visitor: "ada")
+        #expect(held.status == 200)
+        view = try #require(h.view(id))
+        #expect(view["held"]?.bool == true)
+        #expect(view["typing"]?.bool == false, "nothing is on its way while held")
+        #expect(view["accepts"]?.array.compactMap(\.string) == ["tap"])
+        h.clock.advance(by: 60)
+        h.service.advanceDue()
+        #expect(h.view(id)?["transcript"]?.array.count == 1, "held: it did not go on")
+        #expect(h.request("POST", "/v1/conversations/\(id)/hold", body: #"{"held": false}"#, visitor: "ada").status == 200)
+        h.clock.advance(by: 10)
+        h.service.advanceDue()
+        #expect(h.view(id)?["transcript"]?.array.count == 2, "released, it went on with the time it had left")
     }
 
     @Test("X-Forwarded-For counts only from a trusted proxy, and only its last address (the one the proxy saw)")

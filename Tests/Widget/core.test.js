@@ -178,3 +178,16 @@ test("banner text always reads: the flow's colour when it has 4.5:1, else white 
     assert.ok(core.contrast(core.readableText(bg, null), bg) >= 4.5, bg);
   }
 });
+
+test("auto-advance is held while the visitor is engaged or turned it off, and only asked for when it changes", () => {
+  const running = { autoAdvance: true, held: false }, held = { autoAdvance: true, held: true };
+  assert.equal(core.holdWanted(running, true, false, null), true, "pointer, focus or typing");
+  assert.equal(core.holdWanted(running, false, true, null), true, "turned off");
+  assert.equal(core.holdWanted(running, false, false, null), null, "already running");
+  assert.equal(core.holdWanted(held, false, false, null), false, "let it run again");
+  assert.equal(core.holdWanted(held, true, false, null), null, "already held");
+  assert.equal(core.holdWanted(running, true, false, true), null, "a request is out");
+  assert.equal(core.holdWanted({ autoAdvance: false, held: false }, true, true, null), null, "nothing to hold");
+  assert.equal(core.holdWanted({ autoAdvance: false, held: true }, false, false, null), false, "a hold left over is let go");
+  assert.equal(core.holdWanted(null, true, false, null), null);
+});
