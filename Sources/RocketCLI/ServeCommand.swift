@@ -276,7 +276,9 @@ enum ServeCommand {
         }
         let access = AccessControl(secret: secret, identitySecret: identity, keys: keys, insecureDev: options.insecureDev)
         secret = []
-        let flows = FlowLibrary(directory: options.flows, builtIn: options.flows == nil ? ["demo": Array(DemoFlow.json.utf8)] : [:])
+        let flows = FlowLibrary(
+            directory: options.flows, builtIn: options.flows == nil ? ["demo": Array(DemoFlow.json.utf8)] : [:],
+            tours: options.flows == nil ? ["demo"] : [])
         let service = ConversationService(
             flows: flows, archive: archive, scenarios: store, clock: WallClock(), configuration: options.configuration, access: access,
             log: { line in printError(Sanitizer.clean(line, keepNewlines: false)) })

@@ -76,10 +76,15 @@ package final class FlowLibrary: Sendable {
     package static let maxFileBytes = RocketLimits.servedFlowFileBytes
 
     /// A library over `directory` (nil: none) and the built-in flows `builtIn` (name → JSON).
-    package init(directory: String?, builtIn: [String: [UInt8]] = [:]) {
+    package init(directory: String?, builtIn: [String: [UInt8]] = [:], tours: Set<String> = []) {
         self.directory = directory
         self.builtIn = builtIn
+        self.tours = tours
     }
+
+    /// Flows whose play page ends as the terminal's tour does: with the closing alert (an
+    /// AlertReactor alert whose choices load lazily).
+    package let tours: Set<String>
 
     /// True for names a flow may have: 1–64 ASCII letters, digits, `-` and `_`, not starting with
     /// `-` or `_` (so a name never reaches outside the folder).

@@ -68,8 +68,9 @@ struct WebAssets: Sendable {
     }
 
     /// `GET /play/NAME`: the flow full-window.
-    func playPage(flow: String) -> HTTPResponse {
-        let page = Self.playHTML.replacing("__FLOW__", with: Self.html(flow))
+    func playPage(flow: String, tour: Bool = false) -> HTTPResponse {
+        var page = Self.playHTML.replacing("__FLOW__", with: Self.html(flow))
+        if tour { page = page.replacing(" data-page>", with: " data-page data-closing-alert>") }
         return HTTPResponse(status: 200, headers: Self.pageHeaders, body: Array(page.utf8))
     }
 

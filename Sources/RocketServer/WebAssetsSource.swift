@@ -503,6 +503,7 @@ extension WebAssets {
               store("rocket.conversation." + this.flow, null);
               this.dispatch("dismiss", { reason: v.reason });
               this.renderEnd(v.reason);
+              if (v.reason === "completed" && this.options.closingAlert) closingAlert();
             }
             var focusKey = v.active === null ? null : v.id + ":" + v.active;
             var target = this.log.querySelector("[data-focus]");
@@ -859,6 +860,21 @@ extension WebAssets {
             this.resolve(selected === null || selected === undefined ? null : { index: selected, title: v.actions[selected] ? v.actions[selected].title : null });
           };
 
+          // The tour's closing alert, as the terminal demo ends: AlertReactor's, its choices loading
+          // lazily (the page is the app here: it changes its own alert).
+          function closingAlert() {
+            var body = { title: "How was the tour?", message: "This alert is AlertReactor's: its choices load lazily and it updates live.",
+              actions: [{ title: "Loading…", enabled: false }, { title: "Not now", style: "cancel" }] };
+            call("POST", "/v1/alerts", body).then(function (r) {
+              if (r.status !== 201) return;
+              var id = r.data.alert.id;
+              showAlert(id);
+              setTimeout(function () {
+                call("POST", "/v1/alerts/" + id + "/mutations", { setActions: [{ title: "Loved it" }, { title: "It was fine" }, { title: "Not now", style: "cancel" }] });
+              }, reduced ? 0 : 600);
+            });
+          }
+
           function showAlert(id) {
             return new Promise(function (resolve) {
               var view = new AlertView(id, resolve);
@@ -943,7 +959,9 @@ extension WebAssets {
               var target = sel ? document.querySelector(sel) : null;
               if (!target) { target = el("div"); script.parentNode.insertBefore(target, script.nextSibling); }
               var page = script.hasAttribute("data-page");
-              window.RocketAlert.mount(target, flow, { page: page, vars: page ? core.queryVars(window.location.search) : {} });
+              window.RocketAlert.mount(target, flow, {
+                page: page, vars: page ? core.queryVars(window.location.search) : {}, closingAlert: script.hasAttribute("data-closing-alert")
+              });
             };
             if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", go); else go();
           }

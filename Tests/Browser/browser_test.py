@@ -219,6 +219,15 @@ def demo_keyboard(browser, server, timings):
     audit(page, "demo: last block")
     page.keyboard.press("Enter")
     page.get_by_text("The conversation has ended.").wait_for(timeout=TIMEOUT)
+    # The tour ends as the terminal's does: the closing alert, its choices loading lazily.
+    dialog = page.get_by_role("alertdialog", name="How was the tour?")
+    dialog.wait_for(timeout=TIMEOUT)
+    dialog.get_by_role("button", name="Loved it").wait_for(timeout=TIMEOUT)
+    shot(page, "demo-closing-alert")
+    audit_dialog(page)
+    page.keyboard.press("Escape")  # the cancel action
+    page.wait_for_selector(".rk-dialog", state="detached", timeout=TIMEOUT)
+    page.get_by_role("button", name="Start again").wait_for(timeout=TIMEOUT)
     context.close()
 
 
@@ -277,6 +286,8 @@ def demo_mouse(browser, server):
     page.get_by_role("button", name="Not now").click(timeout=TIMEOUT)
     page.get_by_role("button", name="No problem").click(timeout=TIMEOUT)
     page.get_by_text("The conversation has ended.").wait_for(timeout=TIMEOUT)
+    page.get_by_role("alertdialog", name="How was the tour?").get_by_role("button", name="Loved it").click(timeout=TIMEOUT)
+    page.wait_for_selector(".rk-dialog", state="detached", timeout=TIMEOUT)
     # The end stays on the page, with the answers as replies, and leads to a fresh start.
     assert page.locator(".rk-answer", has_text="Not now").count() == 1
     shot(page, "demo-mouse-dark-narrow")
