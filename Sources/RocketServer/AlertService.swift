@@ -42,7 +42,7 @@ extension ConversationService {
 
     /// The actions of field `key`: at most ``maxAlertActions`` objects of a title, a style and
     /// whether it is enabled, with at most one cancel action.
-    private func actions(_ fields: RequestBody, _ key: String) -> Result<[WebAlertAction], ResponseError> {
+    func actions(_ fields: RequestBody, _ key: String) -> Result<[WebAlertAction], ResponseError> {
         let rule =
             "\"\(key)\" is an array of at most \(Self.maxAlertActions) objects: {\"title\": text, \"style\": default|cancel|destructive, \"enabled\": true|false}"
         let items: [JSONFields]
@@ -69,7 +69,7 @@ extension ConversationService {
     }
 
     /// A text of at most 4,096 bytes, or null / absent for none.
-    private func optionalText(_ fields: RequestBody, _ key: String) -> Result<String?, ResponseError> {
+    func optionalText(_ fields: RequestBody, _ key: String) -> Result<String?, ResponseError> {
         fields.string(key, maxBytes: 4096)
     }
 
@@ -133,7 +133,7 @@ extension ConversationService {
 
     /// The alert `id` of the request's visitor (a site reaches any), changed by `body` under
     /// the lock; the response and the change to publish, serialized after the lock is released.
-    private func withAlert(
+    func withAlert(
         _ request: HTTPRequest, id: String, _ body: (inout AlertEntry) -> Result<Bool, ResponseError>
     ) -> HTTPResponse {
         let caller: Caller

@@ -1,0 +1,260 @@
+import RocketConversation
+import RocketCore
+import RocketFlow
+import RocketJSON
+import RocketScenarioEngine
+import RocketScenariosSQLite
+import Synchronization
+import RocketPlatform
+import RocketText
+
+// Time and changes: timers, expiry, numbering changes, publishing them, and writing them to the
+// archive (the writer thread's flush).
+extension ConversationService {
+    // MARK: Time
+
+    /// Advances every conversation whose timer is due, expires idle ones, and returns the
+    /// earliest pending deadline (nil: none).
+    @discardableResult
+    package func advanceDue() -> Double? {
+        let now = clock.now
+        var changes: [Pending] = []
+        let due: [(String, Slot)] = state.withLock { s in
+            s.deadlines.compactMap { id, at in
+                guard at <= now else { return nil }
+                guard let slot = s.slots[id] else {
+                    s.deadlines[id] = nil
+                    return nil
+                }
+                return (id, slot)
+            }
+        }
+        // Each conversation's step under its own lock; the index only to record it.
+        for (id, slot) in due {
+            slot.entry.withLock { e in
+                guard let at = e.conversation.nextDeadline, at <= now else { return }
+                let effects = e.conversation.advance(to: now)
+                let pending = commit(id: id, entry: &e, effects: effects, at: now)
+                let copy = e
+                if state.withLock({ s in s.record(id, slot, copy, changed: pending) }) != nil { changes.append(pending) }
+            }
+        }
+        let next = state.withLock { $0.deadlines.values.min() }
+        for pending in changes {
+            publish(pending.change(self))
+        }
+        sweepIfDue(now)
+        return next
+    }
+
+    /// Drops conversations idle for longer than the limit from memory (at most once every 60 s;
+    /// every second while full). The stores are cleaned by ``expireStored()``.
+    func sweepIfDue(_ now: Double) {
+        let limit = configuration.idleTimeout
+        state.withLock { s in
+            let full = s.slots.count >= configuration.maxConversations || s.alerts.count >= configuration.maxConversations
+            guard now - s.lastSweep >= (full ? 1 : 60) else { return }
+            s.lastSweep = now
+            s.used = s.used.filter { $0.value >= now - limit }
+            s.slots = s.slots.filter { s.used[$0.key] != nil }
+            s.deadlines = s.deadlines.filter { s.slots[$0.key] != nil }
+            s.unsaved = s.unsaved.filter { s.slots[$0.key] != nil }
+            s.alerts = s.alerts.filter { $0.value.touched >= now - limit }
+            s.buckets = s.buckets.filter { now - $0.value.at < 60 }
+            s.live = [:]
+            for slot in s.slots.values { s.live[slot.context.address, default: 0] += 1 }
+            s.liveAlerts = [:]
+            for a in s.alerts.values { s.liveAlerts[a.address, default: 0] += 1 }
+        }
+    }
+
+    /// Deletes what expired from the stores: conversations idle past the limit (all of them, in
+    /// batches of 500, at most 100 batches a call) and visitors' scenario statistics past their
+    /// retention; how many conversations went. The HTTP server's writer calls it every minute,
+    /// off the threads that answer requests.
+    @discardableResult
+    package func expireStored() -> Int {
+        let now = clock.now
+        var gone = 0
+        if let archive {
+            do {
+                for _ in 0..<100 {
+                    let n = try archive.expire(before: now - configuration.idleTimeout)
+                    gone += n
+                    if n < 500 { break }
+                }
+            } catch {
+                log("rocket serve: conversation store: \(error.message)")
+            }
+        }
+        // Visitors' scenario statistics go once nothing has happened in them for the retention.
+        if let sqlite = scenarios as? SQLiteScenarioStore {
+            do throws(ScenarioStoreError) {
+                for _ in 0..<100 where try sqlite.forgetVisitors(inactiveSince: now - configuration.visitorRetention) == 500 {}
+            } catch {
+                log("rocket serve: scenario store: \(error.message)")
+            }
+        }
+        return gone
+    }
+
+    // MARK: Changes
+
+    /// Bumps the version, numbers the new event records, and prepares the view and the save.
+    func commit(id: String, entry e: inout Entry, effects: [ConversationEffect], at now: Double, bump: Bool = true) -> Pending {
+        if bump { e.version += 1 }
+        var events: [RocketEvent] = []
+        for case .event(let event) in effects where event.isRecorded { events.append(event) }
+        let first = e.eventSeq + 1
+        e.eventSeq += events.count
+        e.cache.extend(e.conversation, flow: e.flow)
+        return Pending(id: id, entry: e, recorded: events, firstSeq: first, at: now)
+    }
+
+    /// A change counted under the lock (version, event numbers); its view is built outside it.
+    struct Pending {
+        /// A recorded event numbered for the archive.
+        typealias Event = (seq: Int, at: Double, event: RocketEvent)
+
+        var id: String
+        var entry: Entry
+        /// The change's recorded events, in order (their JSON is written only where it is needed:
+        /// the frames of a stream that follows the conversation, and the archive).
+        var recorded: [RocketEvent]
+        var firstSeq: Int
+        var at: Double
+
+        /// The view and the new event records: built for the answer, without the lock.
+        func change(_ service: ConversationService) -> Change {
+            Change(
+                id: id, version: entry.version, view: service.view(id, entry), events: recorded, deadline: entry.conversation.nextDeadline)
+        }
+
+        /// The new event records, numbered.
+        var events: [Event] {
+            recorded.enumerated().map { (seq: firstSeq + $0.offset, at: at, event: $0.element) }
+        }
+    }
+
+    /// Tells the listener (outside the state lock).
+    func publish(_ change: Change) {
+        let box = listener.withLock { $0 }
+        box?.body(change)
+    }
+
+    /// The archive row of conversation `id`: its snapshot with timers as time left at `now`.
+    func row(_ id: String, _ e: Entry, at now: Double) -> ConversationArchive.Row {
+        let snapshot = StoredConversation(
+            snapshot: ConversationSnapshot(e.conversation, at: now, flow: e.flow.identity, names: e.flow.blockNames), options: e.options,
+            language: e.strings.language)
+        return ConversationArchive.Row(
+            id: id, visitor: e.visitor, flow: e.flow.name, step: e.step, version: e.version, eventSeq: e.eventSeq, touched: e.touched,
+            snapshot: snapshot.jsonText())
+    }
+
+    /// Event records as the archive keeps them: one row per conversation and save, numbered by
+    /// its first record, holding JSON Lines, each record with its time (`at`) first.
+    static func eventRows(_ events: [Pending.Event]) -> [(seq: Int, at: Double, record: String)] {
+        guard let first = events.first else { return [] }
+        var w = JSONBytes(capacity: events.count * 96)
+        for (k, e) in events.enumerated() {
+            if k > 0 { w.out.append(0x0A) }
+            e.event.writeRecord(into: &w, at: e.at)
+        }
+        return [(first.seq, first.at, String(decoding: w.out, as: UTF8.self))]
+    }
+
+    /// True when changes are saved (there is an archive): each change then needs a flush.
+    package var persists: Bool { archive != nil }
+
+    /// The earliest timer of any conversation (nil: none).
+    package var nextDeadline: Double? { state.withLock { $0.deadlines.values.min() } }
+
+    /// True when changes wait to be written.
+    package var hasUnsavedChanges: Bool { state.withLock { !$0.unsaved.isEmpty } }
+
+    /// Writes every change since the last call in one transaction: the latest snapshot of each
+    /// changed conversation and all its new event records. The HTTP server's writer calls it
+    /// whenever changes wait, so the changes that arrive while one commit runs share the next
+    /// (a busy conversation costs one write per commit). Snapshots are encoded after the lock
+    /// is released, from copies. A failed commit keeps its batch for the next call.
+    @discardableResult
+    package func flush() -> FlushResult {
+        guard archive != nil else { return FlushResult(saved: true, through: 0) }
+        // One flush at a time: a second one could otherwise find nothing to write and call
+        // saved what the first is still writing. Only flushes wait here.
+        return flushing.withLock { _ in flushOnce() }
+    }
+
+    func flushOnce() -> FlushResult {
+        let now = clock.now
+        let (taken, through) = state.withLock { s -> ([(id: String, slot: Slot)], UInt64) in
+            s.unsaved = s.unsaved.filter { s.slots[$0.key] != nil }
+            return (s.unsaved.keys.compactMap { id in s.slots[id].map { (id: id, slot: $0) } }, s.changeSeq)
+        }
+        // Each conversation copied under its own lock, with the event records it has numbered
+        // so far (a change is numbered with that lock held): the row and its records agree, and
+        // every change numbered up to `through` is in the batch.
+        let batch = taken.map { item in
+            item.slot.entry.withLock { e in
+                (id: item.id, entry: e, events: state.withLock { $0.unsaved.removeValue(forKey: item.id) ?? [] })
+            }
+        }
+        guard let archive, !batch.isEmpty else {
+            markSaved(through: through)
+            return FlushResult(saved: true, through: through)
+        }
+        let rows = batch.map { (row: row($0.id, $0.entry, at: now), events: Self.eventRows($0.events)) }
+        do {
+            try archive.save(rows)
+        } catch {
+            // Nothing is dropped: the batch goes back in front of what came meanwhile, and the
+            // writer tries again; until then the writing routes answer 503.
+            state.withLock { s in
+                for item in batch where s.slots[item.id] != nil { s.unsaved[item.id] = item.events + (s.unsaved[item.id] ?? []) }
+            }
+            if !storeFailing.exchange(true, ordering: .sequentiallyConsistent) {
+                log("rocket serve: the conversation store cannot be written (\(error.message)); changes are kept and tried again")
+            }
+            return FlushResult(saved: false, through: through)
+        }
+        markSaved(through: through)
+        return FlushResult(saved: true, through: through)
+    }
+
+    /// Records that every change up to `through` is in the store.
+    func markSaved(through: UInt64) {
+        state.withLock { s in s.unsavedSeq = s.unsavedSeq.filter { $0.value > through } }
+        savedThrough.store(max(savedThrough.load(ordering: .acquiring), through), ordering: .releasing)
+        if storeFailing.exchange(false, ordering: .sequentiallyConsistent) { log("rocket serve: the conversation store is written again") }
+    }
+
+    /// What a flush did: whether its batch is in the store, and the number of the last change it
+    /// held (every change up to it is saved when `saved`).
+    package struct FlushResult: Sendable, Equatable {
+        /// True when the batch was committed.
+        package var saved: Bool
+        /// The last change number the batch covered.
+        package var through: UInt64
+    }
+
+    /// The number of the last change known to be in the store.
+    package var saved: UInt64 { savedThrough.load(ordering: .acquiring) }
+
+    /// True while the store cannot be written (the last flush failed): `/readyz` says so and the
+    /// writing routes answer 503.
+    package var isFailing: Bool { storeFailing.load(ordering: .acquiring) }
+
+    /// The 503 a writing route answers while the store cannot be written.
+    func storeRefusal() -> HTTPResponse? {
+        guard isFailing else { return nil }
+        return Self.storeUnavailable
+    }
+
+    /// The answer of a change that could not be saved, or of a writing route while the store fails.
+    package static var storeUnavailable: HTTPResponse {
+        var r = HTTPResponse.error(503, "store-unavailable", "the change could not be saved; try again shortly")
+        r.headers.append(("Retry-After", "2"))
+        return r
+    }
+}

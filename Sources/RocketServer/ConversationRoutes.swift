@@ -1,0 +1,540 @@
+import RocketConversation
+import RocketCore
+import RocketFlow
+import RocketJSON
+import RocketScenarioEngine
+import RocketScenariosSQLite
+import Synchronization
+import RocketPlatform
+import RocketText
+
+// The API's routes about conversations: start (with the scenario gate), scenario events,
+// reading, event streams, pictures, intents, holding auto-advance.
+extension ConversationService {
+    // MARK: Start
+
+    func start(_ request: HTTPRequest) -> HTTPResponse {
+        if let refusal = storeRefusal() { return refusal }
+        let fields: RequestBody
+        switch body(request, allowed: ["flow", "visitor", "vars", "reducedMotion", "lang"]) {
+        case .failure(let e): return e.response
+        case .success(let f): fields = f
+        }
+        // A first visit brings no credentials and names no visitor: it starts as a new anonymous
+        // visitor, whose token comes with the answer (one round trip, not two).
+        var issued: (visitor: String, token: String)? = nil
+        let credentialless = ["authorization", "rocket-visitor", "rocket-visitor-hash"].allSatisfy { request.header($0) == nil }
+        let caller: Caller
+        if credentialless, !fields.has("visitor") {
+            let fresh = access.issueVisitor()
+            issued = fresh
+            caller = .visitor(fresh.visitor)
+        } else {
+            switch visitorOrSite(request) {
+            case .failure(let e): return e.response
+            case .success(let c): caller = c
+            }
+        }
+        let flowName: String
+        switch fields.required("flow", maxBytes: 64) {
+        case .failure(let e): return e.response
+        case .success(let f): flowName = f
+        }
+        let visitor: String
+        switch actingVisitor(caller, named: fields.string("visitor", maxBytes: 128)) {
+        case .failure(let e): return e.response
+        case .success(let v): visitor = v
+        }
+        let vars: [String: String]
+        switch fields.stringMap("vars", maxCount: 64, maxName: 64, maxValue: 1024) {
+        case .failure(let e): return e.response
+        case .success(let v): vars = v
+        }
+        let reduced: Bool
+        switch fields.bool("reducedMotion") {
+        case .failure(let e): return e.response
+        case .success(let b): reduced = b ?? false
+        }
+        var strings = UIStrings.english
+        switch fields.string("lang", maxBytes: 35) {
+        case .failure(let e): return e.response
+        case .success(let l): if let l { strings = UIStrings.forEnvironment(["LANG": l]) }
+        }
+        let flow: LoadedFlow
+        switch flows.flow(flowName) {
+        case .success(let f): flow = f
+        case .failure(.unknown): return .error(404, "unknown-flow", "there is no flow called \(flowName)")
+        case .failure(.invalid(let lines)):
+            for line in lines { log("rocket serve: flow \(flowName): \(line)") }
+            return .error(500, "flow-invalid", "the flow \(flowName) has errors; the server log names them")
+        case .failure(.unreadable(let why)):
+            log("rocket serve: \(why)")
+            return .error(500, "flow-unreadable", "the flow \(flowName) cannot be read; the server log says why")
+        }
+        let now = clock.now
+        let admitted = state.withLock { s in admit(visitor, in: &s, at: now) }
+        guard admitted else { return tooMany() }
+        sweepIfDue(now)
+        let address = clientAddress(request)
+        let held = state.withLock { $0.live[address] ?? 0 }
+        guard held < configuration.perAddress else { return quotaFull("conversations") }
+        guard count < configuration.maxConversations else {
+            var r = HTTPResponse.error(503, "too-many-conversations", "the server holds its maximum of conversations; try again later")
+            r.headers.append(("Retry-After", "60"))
+            return r
+        }
+        let (language, newVisitor) = (strings, issued)
+        let begin: @Sendable () -> HTTPResponse = {
+            self.begin(
+                flow: flow, flowName: flowName, visitor: visitor, address: address, vars: vars, reduced: reduced, strings: language,
+                issued: newVisitor)
+        }
+        // A gated flow asks the scenario store first: on the database thread.
+        return flow.document.scenario != nil && scenarios != nil ? .deferred(begin) : begin()
+    }
+
+    /// The rest of a start, once the request is read: the scenario gate (it reads and writes the
+    /// scenario store), then the conversation.
+    func begin(
+        flow: LoadedFlow, flowName: String, visitor: String, address: String, vars: [String: String], reduced: Bool, strings: UIStrings,
+        issued: (visitor: String, token: String)?
+    ) -> HTTPResponse {
+        let now = clock.now
+        // The scenario gate, per visitor: the flow's scenario counted under "NAME@VISITOR".
+        if let scenario = flow.document.scenario, let store = scenarios {
+            var rules = flow.document.when ?? ScenarioRules()
+            if let other = rules.eventsOf { rules.eventsOf = other + "@" + visitor }
+            do throws(ScenarioStoreError) {
+                let decision = try NamedScenario(scenario + "@" + visitor, rules: rules).decide(in: store, at: now)
+                if !decision.allowed {
+                    var o: [(String, JSONValue)] = [
+                        ("status", .string("notNow")), ("flow", .string(flowName)), ("explanation", .array(decision.explanation.map { .string($0) })),
+                    ]
+                    if let t = decision.earliestTime { o.append(("earliest", .string(WallTime.format(t.rounded(.up))))) }
+                    return .json(200, .object(o))
+                }
+            } catch {
+                log("rocket serve: scenario store: \(error.message)")
+                return .error(503, "store-unavailable", "the scenario store cannot be used now")
+            }
+        }
+        let timing = reduced ? RocketTiming.reducedMotion : configuration.timing
+        let options = ConversationOptions(timing: timing, echoReplies: true, initialAnswers: vars)
+        guard var conversation = flow.conversation(options: options) else {
+            return .error(500, "flow-invalid", "the flow \(flowName) has no first block")
+        }
+        var effects = conversation.start(at: now)
+        // With no intro (reduced motion), the first block is due at once: it goes in this answer.
+        if let due = conversation.nextDeadline, due <= now { effects += conversation.advance(to: now) }
+        let id = Self.newID()
+        var entry = Entry(
+            visitor: visitor, address: address, flow: flow, options: options, conversation: conversation, touched: now, strings: strings)
+        let pending = commit(id: id, entry: &entry, effects: effects, at: now)
+        let slot = Slot(entry)
+        let stored = state.withLock { s -> UInt64? in
+            // The quota holds however many starts of one address race past the check above.
+            guard s.live[address, default: 0] < configuration.perAddress else { return nil }
+            s.insert(id, slot, entry: entry)
+            return s.record(id, slot, entry, changed: pending)
+        }
+        guard let seq = stored else { return quotaFull("conversations") }
+        let change = pending.change(self)
+        publish(change)
+        var head: [(String, JSONValue)] = [("status", .string("started"))]
+        if let issued { head += [("visitor", .string(issued.visitor)), ("token", .string(issued.token))] }
+        var answer = HTTPResponse.wrapping(201, head, "conversation", change.view)
+        answer.durableAfter = seq
+        return answer
+    }
+
+    // MARK: Scenario events
+
+    func trigger(_ request: HTTPRequest) -> HTTPResponse {
+        if let refusal = requireSite(request) { return refusal.response }
+        let fields: RequestBody
+        switch body(request, allowed: ["scenario", "visitor"]) {
+        case .failure(let e): return e.response
+        case .success(let f): fields = f
+        }
+        guard case .success(let name) = fields.required("scenario", maxBytes: 512), ScenarioRulesCodec.isName(name) else {
+            return .error(400, "bad-field", "\"scenario\" must be a scenario name (a string of 1–512 bytes)")
+        }
+        guard case .success(let visitor) = fields.required("visitor", maxBytes: 128), Self.isVisitor(visitor) else {
+            return .error(400, "bad-visitor", "a visitor id is 1–128 letters, digits, '-', '_', '.' or ':'")
+        }
+        // Only scenarios a flow names are counted: any other name would be a row nobody reads.
+        guard flows.declaredScenarios().contains(name) else {
+            return .error(404, "unknown-scenario", "no flow on offer names the scenario \(name.utf8.count <= 64 ? name : String(name.prefix(64)) + "…")")
+        }
+        let now = clock.now
+        guard state.withLock({ s in admit(visitor, in: &s, at: now) }) else { return tooMany() }
+        guard let store = scenarios else { return HTTPResponse(status: 204) }
+        // The store's write on the database thread; the answer once it is committed.
+        return .deferred {
+            do throws(ScenarioStoreError) {
+                try NamedScenario(name + "@" + visitor).triggerEvent(in: store, at: now)
+            } catch {
+                self.log("rocket serve: scenario store: \(error.message)")
+                return .error(503, "store-unavailable", "the scenario store cannot be used now")
+            }
+            return HTTPResponse(status: 204)
+        }
+    }
+
+    // MARK: Reading
+
+    /// True for what ``newID()`` makes: 32 lower-case hex digits.
+    static func isConversationID(_ id: String) -> Bool {
+        id.utf8.count == 32 && id.utf8.allSatisfy { ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x61 && $0 <= 0x66) }
+    }
+
+    /// The 404 for a conversation that is unknown, or not this visitor's.
+    func unknownConversation(_ id: String) -> ResponseError {
+        ResponseError(.error(404, "unknown-conversation", "there is no conversation \(id.count <= 64 ? id : String(id.prefix(64)) + "…") for this visitor"))
+    }
+
+    /// Loads conversation `id` of `visitor` from the archive when it is not in memory (the
+    /// caller has looked there); unknown when there is none or it belongs to someone else: the
+    /// same answer, so ids cannot be probed.
+    func locate(_ id: String, visitor: String?, address: String) -> Result<Void, ResponseError> {
+        let unknown = unknownConversation(id)
+        guard Self.isConversationID(id), let archive else { return .failure(unknown) }
+        let row: ConversationArchive.Row?
+        do {
+            row = try archive.load(id)
+        } catch {
+            log("rocket serve: conversation store: \(error.message)")
+            return .failure(ResponseError(.error(503, "store-unavailable", "the conversation store cannot be read now")))
+        }
+        guard let row, visitor == nil || row.visitor == visitor else { return .failure(unknown) }
+        let now = clock.now
+        guard row.touched >= now - configuration.idleTimeout else { return .failure(unknown) }
+        let flow: LoadedFlow
+        switch flows.flow(row.flow) {
+        case .success(let f): flow = f
+        case .failure: return .failure(ResponseError(.error(410, "flow-gone", "the flow of this conversation is no longer served")))
+        }
+        let restored: Conversation
+        let options: ConversationOptions
+        var strings = UIStrings.english
+        do {
+            let stored = try StoredConversation(jsonText: Array(row.snapshot.utf8), flow: flow)
+            options = stored.options
+            if let lang = stored.language { strings = UIStrings.forEnvironment(["LANG": lang]) }
+            restored = try stored.snapshot.restore(
+                graph: flow.graph, author: flow.author, closeButton: flow.closeButton, options: options, at: now, flow: flow.identity)
+        } catch {
+            return .failure(ResponseError(.error(409, "flow-changed", "the flow changed since this conversation started; start a new one")))
+        }
+        let entry = Entry(
+            visitor: row.visitor, address: address, flow: flow, options: options, conversation: restored, touched: now, step: row.step, version: row.version,
+            eventSeq: row.eventSeq, strings: strings)
+        let slot = Slot(entry)
+        state.withLock { s in
+            if s.slots[id] == nil { s.insert(id, slot, entry: entry) }
+        }
+        return .success(())
+    }
+
+    func view(_ id: String, _ e: Entry) -> [UInt8] {
+        ConversationView.bytes(
+            id: id, flow: e.flow, conversation: e.conversation, step: e.step, version: e.version, strings: e.strings, cache: e.cache)
+    }
+
+    /// The visitor of a request about conversation `id`, charged a token and checked against
+    /// the conversation's owner (loading it from the archive when needed).
+    /// Where a request about a conversation stands: refused, ready (the conversation is in
+    /// memory and the caller's), or to be loaded from the archive first (on the database thread).
+    enum Entered {
+        case refused(ResponseError)
+        case ready
+        case load(visitor: String?)
+    }
+
+    /// The caller of a request about conversation `id`, charged a token and checked against the
+    /// conversation's owner; `loaded`: the archive was read already (no second charge, no
+    /// second read).
+    func enter(_ request: HTTPRequest, id: String, loaded: Bool = false) -> Entered {
+        switch enterChecked(request, id: id, loaded: loaded) {
+        case .failure(let e): return .refused(e)
+        case .success(let needsLoad): return needsLoad
+        }
+    }
+
+    /// Runs `route` again once conversation `id` is loaded from the archive, on the database
+    /// thread (the answer is made there too).
+    func afterLoading(
+        _ request: HTTPRequest, id: String, visitor: String?, _ route: @escaping @Sendable () -> HTTPResponse
+    ) -> HTTPResponse {
+        let address = clientAddress(request)
+        return .deferred {
+            if case .failure(let e) = self.locate(id, visitor: visitor, address: address) { return e.response }
+            return route().resolved()
+        }
+    }
+
+    func enterChecked(_ request: HTTPRequest, id: String, loaded: Bool) -> Result<Entered, ResponseError> {
+        let caller: Caller
+        switch visitorOrSite(request) {
+        case .failure(let e): return .failure(e)
+        case .success(let c): caller = c
+        }
+        // The visitor's own conversations only; a site may reach any.
+        var visitor: String? = nil
+        if case .visitor(let v) = caller { visitor = v }
+        // Every request of a visitor costs a token before anything is looked up (the store too);
+        // the token and the owner of a conversation in memory are one trip through the lock.
+        let now = clock.now
+        let known = Self.isConversationID(id)
+        let found: (admitted: Bool, owner: String?) = state.withLock { s in
+            if !loaded, let visitor, !admit(visitor, in: &s, at: now) { return (false, nil) }
+            return (true, known ? s.owner(of: id) : nil)
+        }
+        guard found.admitted else { return .failure(ResponseError(tooMany())) }
+        if let owner = found.owner {
+            return visitor == nil || owner == visitor ? .success(.ready) : .failure(unknownConversation(id))
+        }
+        // Not in memory: unknown, or in the archive (read on the database thread).
+        guard !loaded, known, archive != nil else { return .failure(unknownConversation(id)) }
+        return .success(.load(visitor: visitor))
+    }
+
+    /// A copy of conversation `id`, marked as used now (its view is built from the copy, after
+    /// the lock is released).
+    func touch(_ id: String) -> Entry? {
+        let now = clock.now
+        guard let slot = state.withLock({ $0.slots[id] }) else { return nil }
+        return slot.entry.withLock { e in
+            e.touched = now
+            _ = state.withLock { s in s.record(id, slot, e, changed: nil) }
+            return e
+        }
+    }
+
+    func read(_ request: HTTPRequest, id: String, loaded: Bool = false) -> HTTPResponse {
+        switch enter(request, id: id, loaded: loaded) {
+        case .refused(let e): return e.response
+        case .load(let visitor): return afterLoading(request, id: id, visitor: visitor) { self.read(request, id: id, loaded: true) }
+        case .ready: break
+        }
+        guard let e = touch(id) else { return .error(404, "unknown-conversation", "there is no conversation \(id) for this visitor") }
+        return .wrapping(200, [], "conversation", view(id, e))
+    }
+
+    func stream(_ request: HTTPRequest, id: String, loaded: Bool = false) -> HTTPResponse {
+        switch enter(request, id: id, loaded: loaded) {
+        case .refused(let e): return e.response
+        case .load(let visitor): return afterLoading(request, id: id, visitor: visitor) { self.stream(request, id: id, loaded: true) }
+        case .ready: break
+        }
+        guard let e = touch(id) else { return .error(404, "unknown-conversation", "there is no conversation \(id) for this visitor") }
+        return .eventStream(id, first: Change(id: id, version: e.version, view: view(id, e), events: []).frames)
+    }
+
+    /// The current frames of conversation `id` (a stream that just opened sends them again, so a
+    /// change between the first answer and the stream's registration is never missed).
+    package func currentFrames(_ id: String) -> [UInt8]? {
+        let (slot, alert) = state.withLock { s in (s.slots[id], s.alerts[id]) }
+        if let e = slot?.entry.withLock({ $0 }) { return Change(id: id, version: e.version, view: view(id, e), events: []).frames }
+        return alert.map { Change(id: id, version: $0.version, view: $0.view(id: id).serializedBytes(), events: []).frames }
+    }
+
+    // MARK: Files
+
+    /// `GET /v1/flows/NAME/files/PATH`: a picture beside the flow file (PNG, JPEG, GIF or WebP,
+    /// at most 8 MiB), never anything outside the flow folder.
+    func file(flow name: String, path: String) -> HTTPResponse {
+        let missing = HTTPResponse.error(404, "not-found", "no such file")
+        guard case .success = flows.flow(name), let dir = flows.directory, let rel = FilePath.relative(path) else { return missing }
+        guard case .success(let bytes) = FileIO.read(inside: dir, rel, limit: RocketLimits.servedPictureBytes) else { return missing }
+        let type: String
+        if bytes.starts(with: [0x89, 0x50, 0x4E, 0x47]) {
+            type = "image/png"
+        } else if bytes.starts(with: [0xFF, 0xD8, 0xFF]) {
+            type = "image/jpeg"
+        } else if bytes.starts(with: Array("GIF8".utf8)) {
+            type = "image/gif"
+        } else if bytes.count >= 12, bytes.starts(with: Array("RIFF".utf8)), Array(bytes[8..<12]) == Array("WEBP".utf8) {
+            type = "image/webp"
+        } else {
+            return missing
+        }
+        return HTTPResponse(
+            status: 200, headers: [("Content-Type", type), ("Cache-Control", "max-age=300")], body: bytes)
+    }
+
+    // MARK: Intents
+
+    func intent(_ request: HTTPRequest, id: String, loaded: Bool = false) -> HTTPResponse {
+        let fields: RequestBody
+        switch body(request, allowed: ["intent", "text", "option", "step"]) {
+        case .failure(let e): return e.response
+        case .success(let f): fields = f
+        }
+        guard case .success(let word) = fields.required("intent", maxBytes: 32), let name = RocketIntent.Name(rawValue: word) else {
+            let names = RocketIntent.Name.allCases.map(\.rawValue).joined(separator: ", ")
+            return .error(400, "bad-field", "\"intent\" must be one of \(names)")
+        }
+        let intent: RocketIntent
+        switch name {
+        case .tap: intent = .tap
+        case .pressButton: intent = .pressButton
+        case .pressLeft: intent = .pressLeft
+        case .pressRight: intent = .pressRight
+        case .close: intent = .close
+        case .submit:
+            guard case .success(let text) = fields.required("text", maxBytes: RocketLimits.submittedTextBytes) else {
+                return .error(400, "bad-field", "\"submit\" needs \"text\", a string of at most \(RocketLimits.submittedTextBytes) bytes")
+            }
+            intent = .submit(text)
+        case .choose:
+            guard case .success(let option?) = fields.integer("option", range: 0...999) else {
+                return .error(400, "bad-field", "\"choose\" needs \"option\", a whole number from 0 to 999")
+            }
+            intent = .choose(option)
+        }
+        if name != .submit, fields.has("text") { return .error(400, "bad-field", "\"text\" goes with \"submit\" only") }
+        if name != .choose, fields.has("option") { return .error(400, "bad-field", "\"option\" goes with \"choose\" only") }
+        let step: Int?
+        switch fields.integer("step", range: 0...Int(Int32.max)) {
+        case .failure(let e): return e.response
+        case .success(let s): step = s
+        }
+        switch enter(request, id: id, loaded: loaded) {
+        case .refused(let e): return e.response
+        case .load(let visitor): return afterLoading(request, id: id, visitor: visitor) { self.intent(request, id: id, loaded: true) }
+        case .ready: break
+        }
+        let now = clock.now
+        if let refusal = storeRefusal() { return refusal }
+        enum Outcome {
+            case response(HTTPResponse)
+            case stale(Entry, asked: Int, UInt64)
+            case refused(RocketIntentError, Pending, UIStrings, UInt64)
+            case replayed(Entry, UInt64)
+            case changed(Pending, UInt64)
+        }
+        // Every answer waits for the conversation's newest change to be saved (the seq), so a
+        // retry of an intent whose first answer was lost is not acknowledged before it is safe.
+        guard let slot = state.withLock({ $0.slots[id] }) else {
+            return .error(404, "unknown-conversation", "there is no conversation \(id) for this visitor")
+        }
+        let gone = Outcome.response(.error(404, "unknown-conversation", "there is no conversation \(id) for this visitor"))
+        // The engine's step (a validation pattern among it) under this conversation's lock only.
+        let outcome: Outcome = slot.entry.withLock { e in
+            e.touched = now
+            // A replay of the last accepted intent (same step, same intent) is answered with the
+            // state and changes nothing; any other stale step is a conflict.
+            if let step, let last = e.lastIntent, step == last.step, intent == last.intent {
+                let copy = e
+                return state.withLock { s in s.record(id, slot, copy, changed: nil) == nil ? gone : .replayed(copy, s.awaited(id)) }
+            }
+            if let step, step != e.step {
+                let copy = e
+                return state.withLock { s in s.record(id, slot, copy, changed: nil) == nil ? gone : .stale(copy, asked: step, s.awaited(id)) }
+            }
+            let effects: [ConversationEffect]
+            do throws(RocketIntentError) {
+                effects = try e.conversation.send(intent, at: now)
+            } catch {
+                let pending = commit(id: id, entry: &e, effects: [], at: now, bump: error.isInputError)
+                // A refused input is a change (the input error shows); other refusals are not.
+                let copy = e
+                return state.withLock { s in
+                    s.record(id, slot, copy, changed: error.isInputError ? pending : nil) == nil
+                        ? gone : .refused(error, pending, copy.strings, s.awaited(id))
+                }
+            }
+            e.lastIntent = (e.step, intent)
+            e.step += 1
+            // What is due at once (a bounce of 0 s under reduced motion) goes in this answer.
+            var all = effects
+            if let due = e.conversation.nextDeadline, due <= now { all += e.conversation.advance(to: now) }
+            let pending = commit(id: id, entry: &e, effects: all, at: now)
+            let copy = e
+            return state.withLock { s in s.record(id, slot, copy, changed: pending).map { .changed(pending, $0) } ?? gone }
+        }
+        var answer: HTTPResponse
+        switch outcome {
+        case .response(let r): return r
+        case .stale(let e, let asked, let seq):
+            answer = .errorWrapping(409, "stale-step", "the conversation is at step \(e.step), not \(asked)", "conversation", view(id, e))
+            answer.durableAfter = seq
+        case .refused(let error, let pending, let strings, let seq):
+            let change = pending.change(self)
+            if error.isInputError { publish(change) }
+            answer = HTTPResponse.errorWrapping(422, error.code, message(error, strings), "conversation", change.view)
+            answer.durableAfter = seq
+        case .replayed(let e, let seq):
+            answer = HTTPResponse.wrapping(200, [], "conversation", view(id, e))
+            answer.durableAfter = seq
+        case .changed(let pending, let seq):
+            let change = pending.change(self)
+            publish(change)
+            answer = HTTPResponse.wrapping(200, [], "conversation", change.view)
+            answer.durableAfter = seq
+        }
+        if answer.durableAfter == 0 { answer.durableAfter = nil }
+        return answer
+    }
+
+    /// `POST /v1/conversations/{id}/hold` with `{"held": true}` or `false`: auto-advance waits
+    /// (the visitor reads, types, points at the conversation, or turned it off), or runs again
+    /// with the time it had left. A change like an intent's: numbered, published, made durable.
+    func hold(_ request: HTTPRequest, id: String, loaded: Bool = false) -> HTTPResponse {
+        let fields: RequestBody
+        switch body(request, allowed: ["held"]) {
+        case .failure(let e): return e.response
+        case .success(let f): fields = f
+        }
+        guard case .success(let held?) = fields.bool("held") else {
+            return .error(400, "bad-field", "\"held\" must be true or false")
+        }
+        switch enter(request, id: id, loaded: loaded) {
+        case .refused(let e): return e.response
+        case .load(let visitor): return afterLoading(request, id: id, visitor: visitor) { self.hold(request, id: id, loaded: true) }
+        case .ready: break
+        }
+        if let refusal = storeRefusal() { return refusal }
+        guard let slot = state.withLock({ $0.slots[id] }) else {
+            return .error(404, "unknown-conversation", "there is no conversation \(id) for this visitor")
+        }
+        let now = clock.now
+        let result: (Pending, UInt64)? = slot.entry.withLock { e in
+            e.touched = now
+            guard held != e.conversation.isHoldingAutoAdvance else {
+                let copy = e
+                return state.withLock { s in
+                    s.record(id, slot, copy, changed: nil).map { _ in
+                        (Pending(id: id, entry: copy, recorded: [], firstSeq: copy.eventSeq + 1, at: now), s.awaited(id))
+                    }
+                }
+            }
+            var effects: [ConversationEffect] = []
+            if held { e.conversation.hold(at: now) } else { effects = e.conversation.release(at: now) }
+            let pending = commit(id: id, entry: &e, effects: effects, at: now)
+            let copy = e
+            return state.withLock { s in s.record(id, slot, copy, changed: pending).map { (pending, $0) } }
+        }
+        guard let (pending, seq) = result else {
+            return .error(404, "unknown-conversation", "there is no conversation \(id) for this visitor")
+        }
+        let change = pending.change(self)
+        publish(change)
+        var answer = HTTPResponse.wrapping(200, [], "conversation", change.view)
+        answer.durableAfter = seq == 0 ? nil : seq
+        return answer
+    }
+
+    func message(_ error: RocketIntentError, _ strings: UIStrings) -> String {
+        switch error {
+        case .notActive: return "the conversation is not showing"
+        case .noInteractiveBlock: return "no block takes input now"
+        case .tapDisabled: return "the newest block goes on by itself"
+        case .wrongKind(let expected, _): return "the newest block is a \(expected.rawValue) block"
+        case .invalidInput(let failure): return strings.message(for: failure)
+        case .noCloseButton: return "this conversation has no close button"
+        case .noSuchOption(let n): return "the choice has no option \(n)"
+        }
+    }
+}
