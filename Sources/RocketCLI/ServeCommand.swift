@@ -291,6 +291,14 @@ enum ServeCommand {
         for s in [SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGALRM] { sigaddset(&set, s) }
         pthread_sigmask(SIG_BLOCK, &set, nil)
         signal(SIGPIPE, SIG_IGN)
+        // Room for every stream and connection the limits allow: the soft limit on open files is
+        // raised as far as the hard one lets it (a shell's default of 1,024 would cap streams).
+        var files = rlimit()
+        if getrlimit(Int32(RLIMIT_NOFILE.rawValue), &files) == 0, files.rlim_cur < files.rlim_max {
+            let wanted = rlim_t(options.configuration.maxStreams + 2_000)
+            files.rlim_cur = min(files.rlim_max, max(files.rlim_cur, wanted))
+            _ = setrlimit(Int32(RLIMIT_NOFILE.rawValue), &files)
+        }
         let server = HTTPServer(service: service)
         let port: Int
         do throws(HTTPServer.Failure) {

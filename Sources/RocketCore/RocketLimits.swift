@@ -70,7 +70,7 @@ public enum RocketLimits {
     /// Conversations held at once.
     public static let conversations = 10_000
     /// Event streams open at once.
-    public static let eventStreams = 4_000
+    public static let eventStreams = 10_000
     /// Seconds a conversation may stay unused before it expires.
     public static let idleSeconds: Double = 24 * 3600
     /// Requests per second a visitor may send, on average.
