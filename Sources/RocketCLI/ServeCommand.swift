@@ -41,7 +41,8 @@ enum ServeCommand {
             kept in the store, so a restart resumes them. The API is described in docs/SERVER.md and
             docs/openapi.json. D is seconds, or a number with ms, s, m, h, d or w.
             """,
-        exitStatus: "0 stopped by a signal; 64 usage error; 66 no such flows folder; 69 the address cannot be used; 74 store error.",
+        exitStatus:
+            "0 stopped by a signal; 64 usage error; 65 a key or secret file holds no key or secret; 66 no such flows folder, or a key or secret file cannot be read; 69 the address cannot be used; 74 store error.",
         examples: ["rocket serve", "rocket serve --flows ./flows --port 9000 --allow-origin https://shop.example"])
 
     struct Options {
@@ -68,15 +69,19 @@ enum ServeCommand {
             }
             flows = parsed.value("--flows")
             store = parsed.value("--store")
-            for o in parsed.all("--allow-origin") {
+            // An origin as browsers send it: scheme, host and port (a final "/" is dropped).
+            func origin(_ value: String, _ flag: String, _ example: String) throws(UsageError) -> String {
+                var o = value
+                while o.hasSuffix("/") { o.removeLast() }
                 guard Self.isOrigin(o) else {
                     throw UsageError(
                         message:
-                            "--allow-origin takes an origin such as https://shop.example (scheme, host and port, no path), not '\(Sanitizer.clean(o, keepNewlines: false))'",
+                            "\(flag) takes an origin such as \(example) (scheme, host and port, no path), not '\(Sanitizer.clean(value, keepNewlines: false))'",
                         command: command)
                 }
-                configuration.allowedOrigins.insert(o)
+                return o
             }
+            for o in parsed.all("--allow-origin") { configuration.allowedOrigins.insert(try origin(o, "--allow-origin", "https://shop.example")) }
             if let m = parsed.value("--max-conversations") {
                 guard let n = Int(m), (1...10_000_000).contains(n) else {
                     throw UsageError(message: "--max-conversations must be a number from 1 to 10000000", command: command)
@@ -115,17 +120,7 @@ enum ServeCommand {
             secretFile = parsed.value("--secret-file")
             identityFile = parsed.value("--identity-secret-file")
             insecureDev = parsed.has("--insecure-dev")
-            if let u = parsed.value("--public-url") {
-                var origin = u
-                while origin.hasSuffix("/") { origin.removeLast() }
-                guard Self.isOrigin(origin) else {
-                    throw UsageError(
-                        message:
-                            "--public-url takes the scheme, host and port pages use, such as https://chat.example, not '\(Sanitizer.clean(u, keepNewlines: false))'",
-                        command: command)
-                }
-                configuration.publicOrigins.insert(origin)
-            }
+            if let u = parsed.value("--public-url") { configuration.publicOrigins.insert(try origin(u, "--public-url", "https://chat.example")) }
             if let d = parsed.value("--idle-timeout") {
                 guard let s = RocketDuration.parse(d), s >= 1 else {
                     throw UsageError(message: "--idle-timeout must be a duration of at least 1s (90, 30m, 24h, 7d; at most 100 years)", command: command)
@@ -170,7 +165,12 @@ enum ServeCommand {
     /// Why a key or secret file cannot be used: a sentence naming the option or file.
     struct SetupFailure: Error {
         var message: String
-        init(_ message: String) { self.message = message }
+        /// 66 when the file cannot be read, 65 when what it holds is no key or secret.
+        var status: ExitStatus
+        init(_ message: String, _ status: ExitStatus = .dataError) {
+            self.message = message
+            self.status = status
+        }
     }
 
     /// The site keys of `file` and of `$ROCKET_API_KEYS`, or the message that says why not.
@@ -179,7 +179,7 @@ enum ServeCommand {
         if let file {
             let shown = Sanitizer.clean(file, keepNewlines: false)
             switch FileIO.read(file, limit: 1 << 20) {
-            case .failure(let f): return .failure(SetupFailure("--api-key-file '\(shown)': \(f.reason)"))
+            case .failure(let f): return .failure(SetupFailure("--api-key-file '\(shown)': \(f.reason)", .noInput))
             case .success(let bytes):
                 switch AccessControl.keys(fromText: String(decoding: bytes, as: UTF8.self)) {
                 case .failure(let e): return .failure(SetupFailure("\(shown):\(e.line): not a key (16–256 printable characters without spaces)"))
@@ -201,7 +201,7 @@ enum ServeCommand {
     static func secret(_ option: String, _ file: String) -> Result<[UInt8], SetupFailure> {
         let shown = Sanitizer.clean(file, keepNewlines: false)
         switch FileIO.read(file, limit: 4096) {
-        case .failure(let f): return .failure(SetupFailure("\(option) '\(shown)': \(f.reason)"))
+        case .failure(let f): return .failure(SetupFailure("\(option) '\(shown)': \(f.reason)", .noInput))
         case .success(var bytes):
             while let last = bytes.last, last == 0x0A || last == 0x0D { bytes.removeLast() }
             guard bytes.count >= 32 else {
@@ -245,7 +245,7 @@ enum ServeCommand {
         switch siteKeys(file: options.keyFile, environment: Environment.current["ROCKET_API_KEYS"]) {
         case .failure(let failure):
             printError("rocket: error: \(failure.message)")
-            return options.keyFile.map { FileIO.exists($0) } == false ? .noInput : .dataError
+            return failure.status
         case .success(let k): keys = k
         }
         var secret: [UInt8]
@@ -253,7 +253,7 @@ enum ServeCommand {
             switch Self.secret("--secret-file", file) {
             case .failure(let failure):
                 printError("rocket: error: \(failure.message)")
-                return .noInput
+                return failure.status
             case .success(let s): secret = s
             }
         } else {
@@ -270,7 +270,7 @@ enum ServeCommand {
             switch Self.secret("--identity-secret-file", file) {
             case .failure(let failure):
                 printError("rocket: error: \(failure.message)")
-                return .noInput
+                return failure.status
             case .success(let s): identity = s
             }
         }

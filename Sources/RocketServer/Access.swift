@@ -70,7 +70,7 @@ package final class AccessControl: Sendable {
         var out: [String] = []
         // Split on the byte: "\r\n" is one Character, which a split on "\n" would not cut.
         for (n, raw) in text.utf8.split(separator: 0x0A, omittingEmptySubsequences: false).enumerated() {
-            let line = String(decoding: raw, as: UTF8.self).trimmingCharacters(inSet: [" ", "\t", "\r"])
+            let line = String(decoding: raw, as: UTF8.self).trimmingSpaces()
             if line.isEmpty || line.hasPrefix("#") { continue }
             guard (16...256).contains(line.utf8.count), line.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else {
                 return .failure(KeyFileError(line: n + 1))
@@ -152,15 +152,5 @@ package final class AccessControl: Sendable {
             for k in all where HMAC.equal(k, digest) { found = true }
             return found
         }
-    }
-}
-
-extension StringProtocol {
-    /// The string without the given scalars at either end.
-    fileprivate func trimmingCharacters(inSet set: Set<Unicode.Scalar>) -> String {
-        var scalars = Substring(self).unicodeScalars[...]
-        while let f = scalars.first, set.contains(f) { scalars.removeFirst() }
-        while let l = scalars.last, set.contains(l) { scalars.removeLast() }
-        return String(String.UnicodeScalarView(scalars))
     }
 }

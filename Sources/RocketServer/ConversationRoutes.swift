@@ -500,29 +500,28 @@ extension ConversationService {
             return .error(404, "unknown-conversation", "there is no conversation \(id) for this visitor")
         }
         let now = clock.now
-        let result: (Pending, UInt64)? = slot.entry.withLock { e in
+        // Nil: it expired meanwhile; no pending change: it was already as asked.
+        let result: (entry: Entry, change: Pending?, seq: UInt64)? = slot.entry.withLock { e in
             e.touched = now
-            guard held != e.conversation.isHoldingAutoAdvance else {
-                let copy = e
-                return state.withLock { s in
-                    s.record(id, slot, copy, changed: nil).map { _ in
-                        (Pending(id: id, entry: copy, recorded: [], firstSeq: copy.eventSeq + 1, at: now), s.awaited(id))
-                    }
-                }
+            var pending: Pending? = nil
+            if held != e.conversation.isHoldingAutoAdvance {
+                var effects: [ConversationEffect] = []
+                if held { e.conversation.hold(at: now) } else { effects = e.conversation.release(at: now) }
+                pending = commit(id: id, entry: &e, effects: effects, at: now)
             }
-            var effects: [ConversationEffect] = []
-            if held { e.conversation.hold(at: now) } else { effects = e.conversation.release(at: now) }
-            let pending = commit(id: id, entry: &e, effects: effects, at: now)
             let copy = e
-            return state.withLock { s in s.record(id, slot, copy, changed: pending).map { (pending, $0) } }
+            return state.withLock { s in s.record(id, slot, copy, changed: pending).map { _ in (copy, pending, s.awaited(id)) } }
         }
-        guard let (pending, seq) = result else {
-            return .error(404, "unknown-conversation", "there is no conversation \(id) for this visitor")
+        guard let result else { return .error(404, "unknown-conversation", "there is no conversation \(id) for this visitor") }
+        var answer: HTTPResponse
+        if let pending = result.change {
+            let change = pending.change(self)
+            publish(change)
+            answer = .wrapping(200, [], "conversation", change.view)
+        } else {
+            answer = .wrapping(200, [], "conversation", view(id, result.entry))
         }
-        let change = pending.change(self)
-        publish(change)
-        var answer = HTTPResponse.wrapping(200, [], "conversation", change.view)
-        answer.durableAfter = seq == 0 ? nil : seq
+        answer.durableAfter = result.seq == 0 ? nil : result.seq
         return answer
     }
 

@@ -281,11 +281,11 @@ package final class ConversationService: Sendable {
     func clientAddress(_ request: HTTPRequest) -> String {
         guard configuration.trustedProxies.contains(request.peer), let forwarded = request.header("x-forwarded-for") else { return request.peer }
         guard let last = forwarded.split(separator: ",").last else { return request.peer }
-        let address = last.filter { $0 != " " && $0 != "\t" }
+        let address = last.trimmingSpaces()
         let plausible =
             (2...45).contains(address.utf8.count)
             && address.utf8.allSatisfy { ($0 >= 0x30 && $0 <= 0x3A) || ($0 >= 0x41 && $0 <= 0x46) || ($0 >= 0x61 && $0 <= 0x66) || $0 == 0x2E }
-        return plausible ? String(address) : request.peer
+        return plausible ? address : request.peer
     }
 
     func api(_ request: HTTPRequest, _ route: [String]) -> HTTPResponse {

@@ -152,6 +152,10 @@ struct FloodTests {
         #expect(held.status == 200)
         view = try #require(h.view(id))
         #expect(view["held"]?.bool == true)
+        // Asking again changes nothing: the same version comes back.
+        let again = h.request("POST", "/v1/conversations/\(id)/hold", body: #"{"held": true}"#, visitor: "ada")
+        #expect(again.status == 200)
+        #expect(again.json?["conversation"]?["version"]?.number == view["version"]?.number)
         #expect(view["typing"]?.bool == false, "nothing is on its way while held")
         #expect(view["accepts"]?.array.compactMap(\.string) == ["tap"])
         h.clock.advance(by: 60)
