@@ -459,6 +459,7 @@ func autoIntent(_ kind: RocketBlockKind, step: Int) -> RocketIntent {
     case .doubleButton: return step % 2 == 0 ? .pressLeft : .pressRight
     case .textInput: return .submit("Ada")
     case .choice: return .choose(step % 2)
+    case .set, .condition: return .tap  // never shown
     }
 }
 if args.contains("flow-phases") {

@@ -302,7 +302,15 @@ enum PlayCommand {
         // The conversation's own animations (bounces, intro) are not drawn in the terminal, so its
         // timing is always reduced motion; --instant also fires every showNextAfter at once.
         let timing: RocketTiming = options.instant ? .instant : .reducedMotion
-        let conversationOptions = ConversationOptions(timing: timing, echoReplies: true, initialAnswers: options.vars)
+        let start: (variables: [String: RocketValue], answers: [String: String])
+        switch doc.startValues(options.vars.mapValues { .text($0) }) {
+        case .success(let s): start = s
+        case .failure(let problem):
+            printError("rocket play: error: --var \(Sanitizer.clean(problem.message, keepNewlines: false))")
+            return ExitStatus.usage
+        }
+        let conversationOptions = ConversationOptions(
+            timing: timing, echoReplies: true, initialAnswers: start.answers, initialVariables: start.variables)
         guard var conversation = doc.makeConversation(options: conversationOptions, imageBase: imageBase) else { return ExitStatus.dataError }
         let clock = SystemClock()
         if let resume {

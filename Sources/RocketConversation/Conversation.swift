@@ -47,14 +47,33 @@ public struct ConversationOptions: Hashable, Sendable, Codable {
     public var timing: RocketTiming
     /// Append the user's typed reply to the transcript (the original never did, R19).
     public var echoReplies: Bool
-    /// Answers known before the conversation starts (`--var NAME=VALUE`).
+    /// Answers known before the conversation starts, as texts (kept for callers and snapshots
+    /// of the release before variables had types; ``initialVariables`` is the typed form).
     public var initialAnswers: [String: String]
+    /// Variables' values known before the conversation starts (`--var NAME=VALUE`, the API's
+    /// `vars`), over the flow's defaults.
+    public var initialVariables: [String: RocketValue]
 
     /// Creates options; the defaults reproduce the original.
-    public init(timing: RocketTiming = .original, echoReplies: Bool = false, initialAnswers: [String: String] = [:]) {
+    public init(
+        timing: RocketTiming = .original, echoReplies: Bool = false, initialAnswers: [String: String] = [:],
+        initialVariables: [String: RocketValue] = [:]
+    ) {
         self.timing = timing
         self.echoReplies = echoReplies
         self.initialAnswers = initialAnswers
+        self.initialVariables = initialVariables
+    }
+
+    private enum CodingKeys: String, CodingKey { case timing, echoReplies, initialAnswers, initialVariables }
+
+    /// Decodes options (those written before variables existed have none).
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        timing = try c.decode(RocketTiming.self, forKey: .timing)
+        echoReplies = try c.decode(Bool.self, forKey: .echoReplies)
+        initialAnswers = try c.decode([String: String].self, forKey: .initialAnswers)
+        initialVariables = try c.decodeIfPresent([String: RocketValue].self, forKey: .initialVariables) ?? [:]
     }
 }
 
@@ -109,6 +128,7 @@ extension RocketIntent {
         case .doubleButton: return [.pressLeft, .pressRight]
         case .textInput: return [.submit]
         case .choice: return [.choose]
+        case .set, .condition: return []
         }
     }
 }
@@ -297,9 +317,35 @@ public struct ConversationState: Hashable, Sendable, Codable {
     /// timing the visitor can pause). Held, auto-advance timers do not fire and the block they
     /// would advance takes a tap.
     public var heldSince: Double?
+    /// The flow's variables by name: their defaults, the values given at the start, and what
+    /// `set` blocks gave them since.
+    public var variables: [String: RocketValue] = [:]
 
     /// A state that has not been shown.
     public init() {}
+
+    private enum CodingKeys: String, CodingKey {
+        case status, shown, flags, transcript, answers, inputError, pressedSide, chosenOptions, timers, sequence, awaitingDecision,
+            heldSince, variables
+    }
+
+    /// Decodes a state (one written before a field existed has that field's empty value).
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        status = try c.decode(ConversationStatus.self, forKey: .status)
+        shown = try c.decode([RocketNodeID].self, forKey: .shown)
+        flags = try c.decode([BlockFlags].self, forKey: .flags)
+        transcript = try c.decode([TranscriptItem].self, forKey: .transcript)
+        answers = try c.decode([String: RocketAnswer].self, forKey: .answers)
+        inputError = try c.decodeIfPresent(RocketValidationFailure.self, forKey: .inputError)
+        pressedSide = try c.decode([Int: RocketButtonSide].self, forKey: .pressedSide)
+        chosenOptions = try c.decodeIfPresent([Int: Int].self, forKey: .chosenOptions)
+        timers = try c.decode([Timer].self, forKey: .timers)
+        sequence = try c.decode(Int.self, forKey: .sequence)
+        awaitingDecision = try c.decodeIfPresent(Int.self, forKey: .awaitingDecision)
+        heldSince = try c.decodeIfPresent(Double.self, forKey: .heldSince)
+        variables = try c.decodeIfPresent([String: RocketValue].self, forKey: .variables) ?? [:]
+    }
 }
 
 /// The headless RocketAlert engine: a value that holds a block graph and the state of one run
@@ -347,6 +393,11 @@ public struct Conversation: Hashable, Sendable, Codable {
         self.state = ConversationState()
         self.state.answers.reserveCapacity(options.initialAnswers.count)
         for (k, v) in options.initialAnswers { state.answers[k] = RocketAnswer(value: v) }
+        if !graph.variables.isEmpty || !options.initialVariables.isEmpty {
+            state.variables.reserveCapacity(graph.variables.count)
+            for v in graph.variables where v.defaultValue != .null { state.variables[v.name] = v.defaultValue }
+            for (k, v) in options.initialVariables { state.variables[k] = v }
+        }
     }
 
     /// Creates a conversation over `graph` in a given state (a restored snapshot).
@@ -479,10 +530,23 @@ public struct Conversation: Hashable, Sendable, Codable {
         return !state.flags[last].tapEnabled && !state.flags[last].fired
     }
 
-    /// Fills `{{name}}` placeholders from the answers; unknown names stay as written, secret
-    /// answers show as bullets.
+    /// Fills `{{name}}` placeholders from the variables and the answers; unknown names stay as
+    /// written, secret answers show as bullets.
     public func interpolate(_ template: String) -> String {
-        RocketTemplate.render(template, answers: state.answers)
+        if state.variables.isEmpty { return RocketTemplate.render(template, answers: state.answers) }
+        return RocketTemplate.render(template) { name in
+            if let v = state.variables[name], v != .null { return (v.displayText, false) }
+            return state.answers[name].map { ($0.value, $0.isSecret) }
+        }
+    }
+
+    /// The flow's variables by name (defaults, values given at the start, values set since).
+    public var variables: [String: RocketValue] { state.variables }
+
+    /// The value a name has in an expression: a variable's, else an answer's text, else nil.
+    public func value(of name: String) -> RocketValue? {
+        if let v = state.variables[name] { return v }
+        return state.answers[name].map { .text($0.value) }
     }
 
     // MARK: Driving
@@ -712,7 +776,74 @@ public struct Conversation: Hashable, Sendable, Codable {
         }
     }
 
-    private mutating func append(_ id: RocketNodeID, at now: Double, into effects: inout [ConversationEffect]) {
+    /// Runs the `set` and `condition` blocks from `id` on, then shows the first block that is
+    /// shown (or ends the conversation where the way ends). At most ``RocketLimits/silentSteps``
+    /// of them in a row: a loop of them is stopped there, with an `expressionError`.
+    private mutating func append(_ first: RocketNodeID, at now: Double, into effects: inout [ConversationEffect]) {
+        var id = first
+        var steps = 0
+        while true {
+            let node = graph[id]
+            let next: RocketNodeID?
+            switch node.content {
+            case .set(let set):
+                for a in set.assignments { assign(a, blockID: node.id, into: &effects) }
+                next = set.next
+            case .condition(let condition):
+                var taken: Int? = nil
+                for (k, branch) in condition.branches.enumerated() {
+                    let (holds, error) = branch.condition.test(value(of:))
+                    if let error {
+                        effects.append(.event(.expressionError(blockID: node.id, path: "branches[\(k)].if", error: error)))
+                    }
+                    if holds {
+                        taken = k
+                        break
+                    }
+                }
+                effects.append(.event(.conditionTaken(blockID: node.id, branch: taken)))
+                next = taken.map { condition.branches[$0].next } ?? condition.elseNext
+            default:
+                show(id, at: now, into: &effects)
+                return
+            }
+            steps += 1
+            guard let next, graph.contains(next) else {
+                beginClosing(.completed, now: now, into: &effects)
+                return
+            }
+            if steps >= RocketLimits.silentSteps {
+                let error = RocketExpressionError(
+                    code: "loop", message: "\(RocketLimits.silentSteps) set and condition blocks ran in a row with nothing shown", offset: 0)
+                effects.append(.event(.expressionError(blockID: node.id, path: "", error: error)))
+                beginClosing(.completed, now: now, into: &effects)
+                return
+            }
+            id = next
+        }
+    }
+
+    /// Gives a variable the value of an assignment's expression, when it can be evaluated and
+    /// has the variable's type (null clears it); otherwise the variable keeps its value and an
+    /// `expressionError` says why.
+    private mutating func assign(_ a: RocketAssignment, blockID: String?, into effects: inout [ConversationEffect]) {
+        switch a.expression.evaluate(value(of:)) {
+        case .success(let v):
+            if v != .null, let declared = graph.variable(named: a.name), declared.type != v.type {
+                let error = RocketExpressionError(
+                    code: "type", message: "\"\(a.name)\" holds \(declared.type.phrase), not \(RocketExpression.what(v))", offset: 0)
+                effects.append(.event(.expressionError(blockID: blockID, path: "set.\(a.name)", error: error)))
+                return
+            }
+            state.variables[a.name] = v
+            effects.append(.event(.variableSet(name: a.name, blockID: blockID)))
+        case .failure(let error):
+            effects.append(.event(.expressionError(blockID: blockID, path: "set.\(a.name)", error: error)))
+        }
+    }
+
+    /// Shows the block `id`.
+    private mutating func show(_ id: RocketNodeID, at now: Double, into effects: inout [ConversationEffect]) {
         let index = state.shown.count
         let node = graph[id]
         state.shown.append(id)

@@ -10,6 +10,13 @@ public enum RocketBlockKind: String, CaseIterable, Hashable, Sendable, Codable {
     case text, image, button, doubleButton, textInput
     /// A question with a list of options (beyond the seed).
     case choice
+    /// Sets variables from expressions; never shown (beyond the seed).
+    case set
+    /// Goes to the first branch whose condition holds; never shown (beyond the seed).
+    case condition
+
+    /// True for the kinds that are never shown: they run at once when reached.
+    public var isSilent: Bool { self == .set || self == .condition }
 
     /// The seed's cell identifier for this kind (the class name of the block).
     public var cellIdentifier: String {
@@ -20,6 +27,8 @@ public enum RocketBlockKind: String, CaseIterable, Hashable, Sendable, Codable {
         case .doubleButton: return "DoubleButtonRocketBlock"
         case .textInput: return "TextInputRocketBlock"
         case .choice: return "ChoiceRocketBlock"
+        case .set: return "SetRocketBlock"
+        case .condition: return "ConditionRocketBlock"
         }
     }
 }

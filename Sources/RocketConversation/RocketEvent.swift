@@ -70,4 +70,12 @@ public enum RocketEvent: Hashable, Sendable {
     /// An intent that app code sent from inside a handler was queued, then refused when its turn
     /// came (a direct call throws instead).
     case intentRefused(intent: RocketIntent, error: RocketIntentError)
+    /// A `set` block gave a variable a new value (the value is not in the event: it may come
+    /// from an answer, and answers stay out of events).
+    case variableSet(name: String, blockID: String?)
+    /// A `condition` block went on through the branch at this index, or through `else` (nil).
+    case conditionTaken(blockID: String?, branch: Int?)
+    /// An expression could not be evaluated (a condition counts as false, a variable keeps its
+    /// value); `path` names it within the block (`branches[0].if`, `set.visits`).
+    case expressionError(blockID: String?, path: String, error: RocketExpressionError)
 }

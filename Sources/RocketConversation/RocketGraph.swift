@@ -199,6 +199,63 @@ public struct RocketInputNode: Hashable, Sendable, Codable {
     }
 }
 
+/// One assignment of a `set` block: a variable and the expression that gives its new value.
+public struct RocketAssignment: Hashable, Sendable, Codable {
+    /// The variable set.
+    public var name: String
+    /// Its new value.
+    public var expression: RocketExpression
+
+    /// Creates an assignment.
+    public init(_ name: String, _ expression: RocketExpression) {
+        self.name = name
+        self.expression = expression
+    }
+}
+
+/// A block that sets variables, in order (each sees the ones before), then goes on at once.
+public struct RocketSetNode: Hashable, Sendable, Codable {
+    /// The assignments, in order.
+    public var assignments: [RocketAssignment]
+    /// The block after it; nil ends the conversation.
+    public var next: RocketNodeID?
+
+    /// Creates a set node.
+    public init(assignments: [RocketAssignment], next: RocketNodeID? = nil) {
+        self.assignments = assignments
+        self.next = next
+    }
+}
+
+/// A branch of a `condition` block.
+public struct RocketConditionBranch: Hashable, Sendable, Codable {
+    /// The condition.
+    public var condition: RocketExpression
+    /// Where it goes when the condition holds; nil ends the conversation.
+    public var next: RocketNodeID?
+
+    /// Creates a branch.
+    public init(if condition: RocketExpression, next: RocketNodeID?) {
+        self.condition = condition
+        self.next = next
+    }
+}
+
+/// A block that goes to the first branch whose condition is true, else to ``elseNext``; never
+/// shown.
+public struct RocketConditionNode: Hashable, Sendable, Codable {
+    /// The branches, tried in order.
+    public var branches: [RocketConditionBranch]
+    /// Where it goes when no branch holds; nil ends the conversation.
+    public var elseNext: RocketNodeID?
+
+    /// Creates a condition node.
+    public init(branches: [RocketConditionBranch], elseNext: RocketNodeID? = nil) {
+        self.branches = branches
+        self.elseNext = elseNext
+    }
+}
+
 /// What a block shows and does.
 public indirect enum RocketNodeContent: Hashable, Sendable, Codable {
     /// A text bubble.
@@ -213,6 +270,10 @@ public indirect enum RocketNodeContent: Hashable, Sendable, Codable {
     case textInput(RocketInputNode)
     /// A list of options.
     case choice(RocketChoiceNode)
+    /// Variables set (not shown).
+    case set(RocketSetNode)
+    /// A branch on conditions (not shown).
+    case condition(RocketConditionNode)
 }
 
 /// One block of a conversation, as a value.
@@ -247,6 +308,8 @@ public struct RocketNode: Hashable, Sendable, Codable {
         case .doubleButton: return .doubleButton
         case .textInput: return .textInput
         case .choice: return .choice
+        case .set: return .set
+        case .condition: return .condition
         }
     }
 
@@ -259,6 +322,7 @@ public struct RocketNode: Hashable, Sendable, Codable {
         case .doubleButton(let l, let r): return l.title + " | " + r.title
         case .textInput(let i): return i.text
         case .choice(let c): return c.text
+        case .set, .condition: return ""
         }
     }
 
@@ -299,6 +363,7 @@ public struct RocketNode: Hashable, Sendable, Codable {
         case .choice(let c):
             body(c.text)
             for o in c.options { body(o.title) }
+        case .set, .condition: break
         }
     }
 
@@ -311,6 +376,8 @@ public struct RocketNode: Hashable, Sendable, Codable {
         case .doubleButton(let l, let r): return l.next == nil || r.next == nil
         case .textInput(let i): return i.next == nil
         case .choice(let c): return c.options.contains { $0.next == nil }
+        case .set(let s): return s.next == nil
+        case .condition(let c): return c.elseNext == nil || c.branches.contains { $0.next == nil }
         }
     }
 
@@ -329,6 +396,10 @@ public struct RocketNode: Hashable, Sendable, Codable {
             if let n = i.next { body("next", n) }
         case .choice(let c):
             for (k, o) in c.options.enumerated() { if let n = o.next { body("options[\(k)].next", n) } }
+        case .set(let s): if let n = s.next { body("next", n) }
+        case .condition(let c):
+            for (k, b) in c.branches.enumerated() { if let n = b.next { body("branches[\(k)].next", n) } }
+            if let n = c.elseNext { body("else", n) }
         }
     }
 
@@ -341,6 +412,8 @@ public struct RocketNode: Hashable, Sendable, Codable {
         case .doubleButton(let l, let r): return [l.next, r.next].compactMap { $0 }
         case .textInput(let i): return i.branches.compactMap(\.next) + (i.next.map { [$0] } ?? [])
         case .choice(let c): return c.options.compactMap(\.next)
+        case .set(let s): return s.next.map { [$0] } ?? []
+        case .condition(let c): return c.branches.compactMap(\.next) + (c.elseNext.map { [$0] } ?? [])
         }
     }
 }
@@ -360,6 +433,8 @@ public struct RocketGraph: Hashable, Sendable, Codable {
     public private(set) var nodes: [RocketNode]
     /// The block shown first.
     public var root: RocketNodeID?
+    /// The variables the flow declares, with their defaults (the flow's `vars`).
+    public var variables: [RocketVariable] = []
 
     /// An empty graph.
     public init() {
@@ -368,9 +443,34 @@ public struct RocketGraph: Hashable, Sendable, Codable {
     }
 
     /// A graph of `nodes` (successor ids must be indices into it) starting at `root`.
-    public init(nodes: [RocketNode], root: RocketNodeID?) {
+    public init(nodes: [RocketNode], root: RocketNodeID?, variables: [RocketVariable] = []) {
         self.nodes = nodes
         self.root = root
+        self.variables = variables
+    }
+
+    private enum CodingKeys: String, CodingKey { case nodes, root, variables }
+
+    /// Decodes a graph (one written before variables existed has none).
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        nodes = try c.decode([RocketNode].self, forKey: .nodes)
+        root = try c.decodeIfPresent(RocketNodeID.self, forKey: .root)
+        variables = try c.decodeIfPresent([RocketVariable].self, forKey: .variables) ?? []
+    }
+
+    /// Encodes the graph; a graph without variables is written as it was before they existed
+    /// (so its ``contentHash``, which names saved conversations' flows, stays the same).
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(nodes, forKey: .nodes)
+        try c.encodeIfPresent(root, forKey: .root)
+        if !variables.isEmpty { try c.encode(variables, forKey: .variables) }
+    }
+
+    /// The declared variable of this name.
+    public func variable(named name: String) -> RocketVariable? {
+        variables.first { $0.name == name }
     }
 
     /// Appends a node and returns its id.

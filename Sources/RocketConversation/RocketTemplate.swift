@@ -19,6 +19,14 @@ public enum RocketTemplate {
     /// ``maxRenderedBytes`` (cut at a character, then "…").
     public static func render(_ template: String, answers: [String: RocketAnswer]) -> String {
         guard hasOpening(template) else { return template }
+        return render(template) { answers[$0].map { ($0.value, $0.isSecret) } }
+    }
+
+    /// Replaces every placeholder `lookup` knows (its text, and whether it is secret); the
+    /// result is bounded as ``render(_:answers:)``'s is. A value is put in as it is: placeholders
+    /// inside it are not filled again.
+    public static func render(_ template: String, lookup: (String) -> (text: String, secret: Bool)?) -> String {
+        guard hasOpening(template) else { return template }
         var out = ""
         var full = false
         func add(_ s: some StringProtocol) {
@@ -38,8 +46,8 @@ public enum RocketTemplate {
             switch part {
             case .literal(let s): add(s)
             case .placeholder(let name, let raw):
-                if let answer = answers[name] {
-                    add(answer.isSecret ? mask(answer.value) : answer.value)
+                if let found = lookup(name) {
+                    add(found.secret ? mask(found.text) : found.text)
                 } else {
                     add(raw)
                 }

@@ -21,7 +21,7 @@ enum SnapshotWords {
     static let rules = ["required", "tooShort", "tooLong", "pattern", "invalidPattern", "patternTooComplex"]
     static let top = [
         "format", "version", "flow", "status", "reason", "blocks", "transcript", "answers", "inputError", "timers", "sequence",
-        "awaitingDecision", "includesSecrets", "held",
+        "awaitingDecision", "includesSecrets", "held", "variables",
     ]
     static let block = ["id", "fired", "tapEnabled", "pressed", "chosen"]
     static let item = ["block", "reply", "text", "secret"]
@@ -161,6 +161,10 @@ struct SnapshotWriter {
         if st.heldSince != nil {
             w.key("held")
             w.bool(true)
+        }
+        if !st.variables.isEmpty {
+            w.key("variables")
+            RocketValue.write(st.variables, into: &w)
         }
         w.close()
     }
@@ -329,6 +333,7 @@ struct SnapshotReader {
         // Held auto-advance: the timers' remaining time is as it was when held; the restore
         // holds again from its own now.
         if try top.flag("held") { state.heldSince = 0 }
+        state.variables = try RocketValue.read(top, "variables")
         return ConversationSnapshot(
             format: try top.string("format"), version: ConversationSnapshot.currentVersion, flow: try top.string("flow"), state: state,
             timers: timers, includesSecrets: try top.bool("includesSecrets"), names: names)
@@ -362,6 +367,10 @@ extension ConversationOptions {
             w.string(initialAnswers[key] ?? "")
         }
         w.close()
+        if !initialVariables.isEmpty {
+            w.key("initialVariables")
+            RocketValue.write(initialVariables, into: &w)
+        }
         w.close()
     }
 
@@ -378,6 +387,64 @@ extension ConversationOptions {
             closing: try seconds("closing"), autoAdvanceScale: try seconds("autoAdvanceScale"))
         var answers: [String: String] = [:]
         for (key, v) in try o.entries("initialAnswers") { answers[key] = try JSONFields.string(o.tape, v, path: o.child("initialAnswers") + "." + key) }
-        self.init(timing: timing, echoReplies: try o.bool("echoReplies"), initialAnswers: answers)
+        self.init(
+            timing: timing, echoReplies: try o.bool("echoReplies"), initialAnswers: answers,
+            initialVariables: try RocketValue.read(o, "initialVariables"))
+    }
+
+    /// The keys of the stored form.
+    package static let storedKeys = ["timing", "echoReplies", "initialAnswers", "initialVariables"]
+}
+
+extension RocketValue {
+    /// Writes values by name as one JSON object, names in order.
+    package static func write(_ values: [String: RocketValue], into w: inout JSONBytes) {
+        w.open()
+        for (i, key) in values.keys.sorted().enumerated() {
+            w.key(escaping: key, first: i == 0)
+            values[key, default: .null].write(into: &w)
+        }
+        w.close()
+    }
+
+    /// Writes the value as the JSON value it is.
+    package func write(into w: inout JSONBytes) {
+        switch self {
+        case .null: w.null()
+        case .bool(let b): w.bool(b)
+        case .number(let n): w.number(n)
+        case .text(let s): w.string(s)
+        case .list(let items):
+            w.openArray()
+            for (i, item) in items.enumerated() {
+                if i > 0 { w.comma() }
+                w.string(item)
+            }
+            w.closeArray()
+        }
+    }
+
+    /// Reads the object member `key` of `o` as values by name (absent: none).
+    package static func read(_ o: JSONFields, _ key: String) throws(JSONShapeError) -> [String: RocketValue] {
+        var out: [String: RocketValue] = [:]
+        for (name, v) in try o.entries(key) { out[name] = try RocketValue(o.tape, v, path: o.child(key) + "." + name) }
+        return out
+    }
+
+    /// Reads a JSON value: null, a boolean, a finite number, a string, or an array of strings.
+    package init(_ tape: JSONTape, _ v: Int, path: String) throws(JSONShapeError) {
+        switch tape.kind(v) {
+        case .null: self = .null
+        case .bool: self = .bool(tape.bool(v)!)
+        case .number:
+            guard let n = tape.number(v), n.isFinite else { throw JSONShapeError("\"\(path)\" must be a finite number") }
+            self = .number(n)
+        case .string: self = .text(tape.string(v)!)
+        case .array:
+            var items: [String] = []
+            for (k, j) in try JSONFields.items(tape, v, path: path).enumerated() { items.append(try JSONFields.string(tape, j, path: path + "[\(k)]")) }
+            self = .list(items)
+        case .object: throw JSONShapeError("\"\(path)\" must be null, true or false, a number, a string or a list of strings, not an object")
+        }
     }
 }

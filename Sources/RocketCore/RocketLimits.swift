@@ -44,6 +44,17 @@ public enum RocketLimits {
     public static let patternDepth = 10_000
     /// The most blocks that fire in one step of time (a loop of zero-second timers stops there).
     public static let firingsPerAdvance = 100_000
+    /// The longest expression (a condition or an assignment), in bytes of UTF-8.
+    public static let expressionBytes = 1024
+    /// The deepest nesting of an expression (operators, parentheses and calls inside each other).
+    public static let expressionDepth = 32
+    /// The most variables a flow declares.
+    public static let variables = 1000
+    /// The most assignments of one `set` block, and the most branches of one `condition` block.
+    public static let blockRules = 256
+    /// The most `set` and `condition` blocks run one after another without a block shown (a
+    /// loop of them stops there).
+    public static let silentSteps = 1000
     /// The most distinct diagnostics `rocket lint` lists for a file.
     public static let diagnostics = 1_000
     /// The largest number a count field takes (`minEventsRequired`, `budget.executions`, …).
@@ -150,6 +161,17 @@ public enum RocketLimits {
         Entry(
             name: "firingsPerAdvance", value: number(firingsPerAdvance), bounds: "blocks that fire in one step of time",
             past: "the rest wait for the next step"),
+        Entry(name: "expressionBytes", value: size(expressionBytes), bounds: "an expression (`if`, `set`)", past: "a lint error (`expression-too-long`)"),
+        Entry(
+            name: "expressionDepth", value: "\(expressionDepth)", bounds: "nesting of an expression",
+            past: "a lint error (`expression-too-deep`)"),
+        Entry(name: "variables", value: number(variables), bounds: "variables a flow declares (`vars`)", past: "a lint error"),
+        Entry(
+            name: "blockRules", value: "\(blockRules)", bounds: "assignments of a `set` block, branches of a `condition` block",
+            past: "a lint error (`too-many-rules`)"),
+        Entry(
+            name: "silentSteps", value: number(silentSteps), bounds: "`set` and `condition` blocks run in a row with nothing shown",
+            past: "an `expressionError` event, and the conversation ends"),
         Entry(name: "diagnostics", value: number(diagnostics), bounds: "different diagnostics listed for a file", past: "counted in a last note"),
         Entry(name: "count", value: number(count), bounds: "a count in `when` or a flag", past: "a lint or usage error"),
         Entry(name: "durationSeconds", value: "\(Int(durationSeconds / (365.25 * 86_400))) years", bounds: "any duration", past: "a lint or usage error"),

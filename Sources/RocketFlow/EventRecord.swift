@@ -18,6 +18,7 @@ extension RocketEvent {
         switch self {
         case .replyShown, .didFinishClosing, .intentRefused: return false
         case .blockAdded, .tapped, .buttonPressed, .action, .inputSubmitted, .inputRejected, .dismissed: return true
+        case .variableSet, .conditionTaken, .expressionError: return true
         }
     }
 
@@ -115,6 +116,26 @@ extension RocketEvent {
                 if let s = b.id { w.string(s) } else { w.null() }
             }
             w.closeArray()
+        case .variableSet(let name, let blockID):
+            w.string("variableSet")
+            id(blockID)
+            w.key("name")
+            w.string(name)
+        case .conditionTaken(let blockID, let branch):
+            w.string("conditionTaken")
+            id(blockID)
+            w.key("branch")
+            if let branch { w.number(branch) } else { w.string("else") }
+        case .expressionError(let blockID, let path, let error):
+            // The message names kinds of values, never values (see RocketExpression).
+            w.string("expressionError")
+            id(blockID)
+            w.key("path")
+            w.string(path)
+            w.key("code")
+            w.string(error.code)
+            w.key("message")
+            w.string(error.message)
         case .replyShown, .didFinishClosing, .intentRefused:
             break  // not recorded (see isRecorded)
         }

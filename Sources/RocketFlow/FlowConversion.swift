@@ -139,11 +139,18 @@ extension FlowDocument {
                 i.next = renumber(i.next)
                 i.branches = i.branches.map { RocketNodeBranch(when: $0.condition, next: renumber($0.next)) }
                 content = .textInput(i)
+            case .set(var s):
+                s.next = renumber(s.next)
+                content = .set(s)
+            case .condition(var c):
+                c.branches = c.branches.map { RocketConditionBranch(if: $0.condition, next: renumber($0.next)) }
+                c.elseNext = renumber(c.elseNext)
+                content = .condition(c)
             }
             nodes.append(RocketNode(id: name, content: content))
         }
         self.init(
             author: author, closeButton: closeButton,
-            graph: RocketGraph(nodes: nodes, root: nodes.isEmpty ? nil : RocketNodeID(0)))
+            graph: RocketGraph(nodes: nodes, root: nodes.isEmpty ? nil : RocketNodeID(0), variables: graph.variables))
     }
 }

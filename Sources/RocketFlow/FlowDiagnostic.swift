@@ -28,6 +28,9 @@ public struct FlowDiagnostic: Hashable, Sendable {
     public var line: Int?
     /// 1-based column (in characters), when the document came from text.
     public var column: Int?
+    /// For a problem inside a string (an expression): the byte offset in the string's value,
+    /// which places the diagnostic inside the string rather than at its start.
+    var inner: Int?
 
     /// Creates a diagnostic.
     public init(severity: Severity, code: String, message: String, path: String, line: Int? = nil, column: Int? = nil) {
@@ -94,7 +97,8 @@ struct FlowDiagnosticList {
     private(set) var hasErrors = false
 
     mutating func add(
-        _ severity: FlowDiagnostic.Severity, _ code: String, _ message: String, path: @autoclosure () -> String, offset: Int = 0
+        _ severity: FlowDiagnostic.Severity, _ code: String, _ message: String, path: @autoclosure () -> String, offset: Int = 0,
+        inner: Int? = nil
     ) {
         if severity == .error { hasErrors = true }
         let key = Key(severity: severity, code: code, message: message)
@@ -108,7 +112,9 @@ struct FlowDiagnosticList {
             return
         }
         index[key] = items.count
-        items.append(FlowDiagnostic(severity: severity, code: code, message: message, path: path()))
+        var d = FlowDiagnostic(severity: severity, code: code, message: message, path: path())
+        d.inner = inner
+        items.append(d)
         offsets.append(offset)
         repeats.append(0)
     }

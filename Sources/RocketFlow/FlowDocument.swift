@@ -66,3 +66,39 @@ public struct FlowDocument: Hashable, Sendable {
     /// The blocks' ids, in file order ("" for a node without one).
     public var blockIDs: [String] { graph.nodes.map { $0.id ?? "" } }
 }
+
+/// A value given for a variable at the start that does not fit it.
+public struct FlowVariableProblem: Error, Hashable, Sendable {
+    /// The variable.
+    public let name: String
+    /// What is wrong, in a sentence that names it.
+    public let message: String
+}
+
+extension FlowDocument {
+    /// The values given at the start (`--var NAME=VALUE`, the API's `vars`, a page's query) as the
+    /// flow's variables take them: a declared variable (`vars`) takes a value of its type, or a
+    /// text that reads as one (`"3"` for a number, `"true"` for a flag); a name of the older
+    /// `variables` list, or one the flow does not declare, is kept as a text answer, as before
+    /// variables had types.
+    public func startValues(_ given: [String: RocketValue]) -> Result<(variables: [String: RocketValue], answers: [String: String]), FlowVariableProblem> {
+        var variables: [String: RocketValue] = [:]
+        var answers: [String: String] = [:]
+        for (name, value) in given {
+            guard let declared = graph.variable(named: name) else {
+                answers[name] = value.displayText
+                continue
+            }
+            if value.type == declared.type {
+                variables[name] = value
+            } else if case .text(let text) = value, let parsed = RocketValue(parsing: text, as: declared.type) {
+                variables[name] = parsed
+            } else {
+                let shown: String
+                if case .text(let text) = value { shown = "\"\(text.count > 40 ? String(text.prefix(40)) + "…" : text)\"" } else { shown = value.type.phrase }
+                return .failure(FlowVariableProblem(name: name, message: "\"\(name)\" holds \(declared.type.phrase), not \(shown)"))
+            }
+        }
+        return .success((variables, answers))
+    }
+}

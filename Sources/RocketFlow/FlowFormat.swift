@@ -48,6 +48,12 @@ public indirect enum FlowValueType: Hashable, Sendable {
     case bannerButtons
     /// Any JSON value (read by nothing).
     case any
+    /// An expression over the flow's variables (a string; docs/FLOW_FORMAT.md, "Expressions").
+    case expression
+    /// An object of variable names, each with an expression giving its new value.
+    case assignments
+    /// An object of variable names, each with its default: a string, a number or a boolean.
+    case variables
 }
 
 /// Which front ends draw a field; every front end obeys the fields that change what happens.
@@ -84,9 +90,9 @@ public enum FlowFieldRole: String, Hashable, Sendable {
     public static func of(_ type: FlowValueType) -> FlowFieldRole {
         switch type {
         case .text: return .content
-        case .blockID, .duration, .pattern, .any: return .logic
+        case .blockID, .duration, .pattern, .any, .expression, .assignments, .variables: return .logic
         case .list(let item, _, _): return of(item) == .logic ? .logic : .look
-        case .object("branch"): return .logic
+        case .object("branch"), .object("conditionBranch"): return .logic
         default: return .look
         }
     }

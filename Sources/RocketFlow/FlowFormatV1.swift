@@ -86,6 +86,17 @@ extension FlowField {
             }, value: { root, _ in root[keyPath: kp].map { .number($0) } })
     }
 
+    /// An expression (compiled when read; lint reports its errors with their place inside it).
+    static func expression(_ name: String, _ kp: any WritableKeyPath<Root, RocketExpression> & Sendable, doc: String) -> FlowField {
+        FlowField(
+            name, .expression, required: true, doc: doc,
+            decode: { d, v, place, root in
+                guard let s = d.readString(v, place.path) else { return false }
+                root[keyPath: kp] = RocketExpression(s)
+                return true
+            }, value: { root, _ in .string(root[keyPath: kp].source) })
+    }
+
     /// A font preset name or a font object.
     static func font(_ name: String, _ kp: any WritableKeyPath<Root, RocketFont> & Sendable, doc: String) -> FlowField {
         FlowField(
@@ -327,6 +338,15 @@ extension FlowFormat {
             .font("font", \.font, doc: "The text's style."),
         ])
 
+    /// A branch of a `condition` block.
+    static let conditionBranch = FlowObject<RocketConditionBranch>(
+        "conditionBranch", doc: "Where a `condition` block goes when its expression is true; branches are tried in order.",
+        blank: RocketConditionBranch(if: RocketExpression("true"), next: nil),
+        fields: [
+            .expression("if", \.condition, doc: "The condition: an expression that is true or false."),
+            .reference("next", \.next, doc: "Where it goes; absent ends the conversation."),
+        ])
+
     /// The `text` kind over a table of its fields (tests pass one with a field more).
     static func textKind(_ object: FlowObject<RocketTextNode>) -> FlowBlockKind {
         FlowBlockKind(
@@ -398,6 +418,39 @@ extension FlowFormat {
                     .font("buttonStyle", \.buttonStyle, doc: "The submit button's style."),
                 ]),
             wrap: { .textInput($0) }, unwrap: { if case .textInput(let i) = $0 { i } else { nil } }),
+        FlowBlockKind(
+            .set, doc: "Sets variables, in order (each assignment sees the ones before it), then goes on at once; never shown.",
+            object: FlowObject(
+                "set", doc: "", blank: RocketSetNode(assignments: []),
+                fields: [
+                    FlowField(
+                        "set", .assignments, required: true, doc: "Each variable named, with the expression that gives its new value.",
+                        decode: { d, v, place, root in
+                            var list: [RocketAssignment] = []
+                            let ok = d.forEachEntry(v, place.path, limit: RocketLimits.blockRules, what: "assignments") { d, name, e in
+                                guard let s = d.readString(e, place.path.child(name)) else { return false }
+                                list.append(RocketAssignment(name, RocketExpression(s)))
+                                return true
+                            }
+                            root.assignments = list
+                            return ok
+                        }, value: { root, _ in .object(root.assignments.map { ($0.name, .string($0.expression.source)) }) }),
+                    .reference("next", \.next, doc: "The block after it; absent ends the conversation."),
+                ]),
+            wrap: { .set($0) }, unwrap: { if case .set(let s) = $0 { s } else { nil } }),
+        FlowBlockKind(
+            .condition, doc: "Goes to the first branch whose `if` is true, else to `else`; never shown.",
+            object: FlowObject(
+                "condition", doc: "", blank: RocketConditionNode(branches: []),
+                fields: [
+                    .list(
+                        "branches", \.branches, conditionBranch, item: "a branch", required: true, min: 1, max: RocketLimits.blockRules,
+                        tooFew: "a condition block needs at least one branch",
+                        tooMany: { "a condition block has at most \(RocketLimits.blockRules) branches, not \($0)" },
+                        doc: "The branches, tried in order; the first whose `if` is true decides."),
+                    .reference("else", \.elseNext, doc: "Where it goes when no branch is true; absent ends the conversation."),
+                ]),
+            wrap: { .condition($0) }, unwrap: { if case .condition(let c) = $0 { c } else { nil } }),
     ]
 
     /// The speaker.
@@ -453,6 +506,34 @@ extension FlowFormat {
                     return true
                 }, value: { root, _ in root.variables.isEmpty ? nil : .array(root.variables.map { .string($0) }) }),
             FlowField(
+                "vars", .variables, shownBy: [],
+                doc: "Variables with their defaults (a string, a number or a boolean, which gives the type); `--var NAME=VALUE` and the API's `vars` set them at the start, `set` blocks later, and `{{name}}` shows them.",
+                decode: { d, v, place, root in
+                    var list: [RocketVariable] = []
+                    let ok = d.forEachEntry(v, place.path, limit: RocketLimits.variables, what: "variables") { d, name, e in
+                        guard d.checkVariableName(name, place.path.child(name), at: d.tape.offset(e - 1)) else { return false }
+                        let value: RocketValue
+                        switch d.tape.kind(e) {
+                        case .string: value = .text(d.tape.string(e)!)
+                        case .number: value = .number(d.tape.number(e)!)
+                        case .bool: value = .bool(d.tape.bool(e)!)
+                        default:
+                            d.error(
+                                "wrong-type", "the default of \"\(name)\" must be a string, a number or true or false, not \(d.tape.typeName(e))",
+                                path: place.path.child(name), at: d.tape.offset(e))
+                            return false
+                        }
+                        list.append(RocketVariable(name: name, defaultValue: value))
+                        return true
+                    }
+                    root.graph.variables = list
+                    return ok
+                },
+                value: { root, _ in
+                    root.graph.variables.isEmpty
+                        ? nil : .object(root.graph.variables.map { v in (v.name, FlowFormat.jsonValue(v.defaultValue)) })
+                }),
+            FlowField(
                 "scenario", .string(minLength: 1), shownBy: [],
                 doc: "The scenario that gates the flow: it is shown only when the scenario may execute now, and the showing counts as its execution.",
                 decode: { d, v, place, root in
@@ -478,7 +559,7 @@ extension FlowFormat {
                 "blocks", .list(.block, min: 1, max: nil), required: true, doc: "The blocks; at least one.",
                 decode: { d, v, place, root in
                     guard let nodes = d.decodeBlocks(v) else { return false }
-                    root.graph = RocketGraph(nodes: nodes, root: nodes.isEmpty ? nil : RocketNodeID(0))
+                    root.graph = RocketGraph(nodes: nodes, root: nodes.isEmpty ? nil : RocketNodeID(0), variables: root.graph.variables)
                     return true
                 },
                 value: { root, e in
@@ -488,12 +569,23 @@ extension FlowFormat {
 
     /// The named objects, for the schema's `$defs` and the reference.
     static let namedObjects: [FlowObjectInfo] = [
-        author.info, closeButton.info, button.info, validate.info, branch.info, condition, fontObject.info,
+        author.info, closeButton.info, button.info, validate.info, branch.info, condition, conditionBranch.info, fontObject.info,
         FlowFormat.whenInfo, FlowFormat.windowInfo, FlowFormat.budgetInfo, FlowFormat.bannerInfo,
     ]
 
     /// Version 1 of the flow format: the one this library reads and writes.
     public static let v1 = FlowFormat(document: documentObject, blocks: blockKinds, objects: namedObjects)
+
+    /// A value as JSON.
+    static func jsonValue(_ v: RocketValue) -> JSONValue {
+        switch v {
+        case .null: return .null
+        case .bool(let b): return .bool(b)
+        case .number(let n): return .number(n)
+        case .text(let s): return .string(s)
+        case .list(let items): return .array(items.map { .string($0) })
+        }
+    }
 
     /// One block as written: `id`, `type`, then its kind's fields.
     static func blockValue(_ node: RocketNode, name: String, _ e: FlowEncoding) -> JSONValue {

@@ -18,9 +18,13 @@ public enum FlowGraph {
         let label: String
     }
 
-    /// Nodes (id, label) and edges, in file order; "end" and "start" are pseudo-nodes.
-    static func parts(_ doc: FlowDocument) -> (nodes: [(String, String)], edges: [Edge]) {
-        var nodes: [(String, String)] = []
+    /// How a node is drawn: shown blocks as boxes, `set` blocks as parallelograms, `condition`
+    /// blocks as diamonds, start and end as ovals.
+    enum Shape { case box, set, condition, terminal }
+
+    /// Nodes (id, label, shape) and edges, in file order; "end" and "start" are pseudo-nodes.
+    static func parts(_ doc: FlowDocument) -> (nodes: [(String, String, Shape)], edges: [Edge]) {
+        var nodes: [(String, String, Shape)] = []
         var edges: [Edge] = []
         let graph = doc.graph
         let names = doc.blockNames
@@ -53,7 +57,7 @@ public enum FlowGraph {
             }
             start = "gate: \(scenario)" + (rules.isEmpty ? "" : " (" + rules.joined(separator: ", ") + ")")
         }
-        nodes.append(("(start)", start))
+        nodes.append(("(start)", start, .terminal))
         if let root = graph.root, graph.contains(root) {
             edges.append(Edge(from: "(start)", to: target(root), label: doc.scenario == nil ? "" : "may show"))
         }
@@ -61,6 +65,7 @@ public enum FlowGraph {
         for (k, node) in graph.nodes.enumerated() {
             let id = names[k]
             let label: String
+            var shape = Shape.box
             switch node.content {
             case .text(let t):
                 label = "text: " + short(t.text)
@@ -92,11 +97,20 @@ public enum FlowGraph {
                     edges.append(Edge(from: id, to: target(branch.next), label: condition))
                 }
                 edges.append(Edge(from: id, to: target(input.next), label: input.branches.isEmpty ? "answer" : "otherwise"))
+            case .set(let set):
+                shape = .set
+                label = "set: " + short(set.assignments.map { "\($0.name) = \($0.expression.source)" }.joined(separator: "; "))
+                edges.append(Edge(from: id, to: target(set.next), label: ""))
+            case .condition(let condition):
+                shape = .condition
+                label = "condition"
+                for branch in condition.branches { edges.append(Edge(from: id, to: target(branch.next), label: "if " + short(branch.condition.source))) }
+                edges.append(Edge(from: id, to: target(condition.elseNext), label: "else"))
             }
-            nodes.append((id, label))
+            nodes.append((id, label, shape))
         }
         for e in edges where e.to == "(end)" { usesEnd = true }
-        if usesEnd { nodes.append(("(end)", "end")) }
+        if usesEnd { nodes.append(("(end)", "end", .terminal)) }
         return (nodes, edges)
     }
 
@@ -120,9 +134,15 @@ public enum FlowGraph {
             return "\"" + out + "\""
         }
         var out = "flowchart TD\n"
-        for (id, label) in nodes {
-            let shape = id == "(start)" || id == "(end)" ? ("([", "])") : ("[", "]")
-            out += "  \(ids[id]!)\(shape.0)\(text(id == "(start)" || id == "(end)" ? label : id + ": " + label))\(shape.1)\n"
+        for (id, label, kind) in nodes {
+            let shape: (String, String)
+            switch kind {
+            case .terminal: shape = ("([", "])")
+            case .box: shape = ("[", "]")
+            case .set: shape = ("[/", "/]")
+            case .condition: shape = ("{", "}")
+            }
+            out += "  \(ids[id]!)\(shape.0)\(text(kind == .terminal ? label : id + ": " + label))\(shape.1)\n"
         }
         for e in edges {
             guard let a = ids[e.from], let b = ids[e.to] else { continue }
@@ -143,10 +163,16 @@ public enum FlowGraph {
             return out + "\""
         }
         var out = "digraph flow {\n  rankdir=TB;\n  node [shape=box, style=rounded, fontname=\"Helvetica\"];\n"
-        for (id, label) in nodes {
-            let special = id == "(start)" || id == "(end)"
-            let shown = special ? label : id + ": " + label
-            out += "  \(quoted(id)) [label=\(quoted(shown))\(special ? ", shape=oval" : "")];\n"
+        for (id, label, kind) in nodes {
+            let shown = kind == .terminal ? label : id + ": " + label
+            let shape: String
+            switch kind {
+            case .terminal: shape = ", shape=oval"
+            case .box: shape = ""
+            case .set: shape = ", shape=parallelogram, style=solid"
+            case .condition: shape = ", shape=diamond, style=solid"
+            }
+            out += "  \(quoted(id)) [label=\(quoted(shown))\(shape)];\n"
         }
         for e in edges {
             out += "  \(quoted(e.from)) -> \(quoted(e.to))" + (e.label.isEmpty ? "" : " [label=\(quoted(e.label))]") + ";\n"

@@ -78,11 +78,44 @@ public enum FlowLoader {
     /// Places diagnostics by their paths; the tree a path is looked up in is built only here.
     static func placed(_ diagnostics: [FlowDiagnostic], in tape: JSONTape) -> [FlowDiagnostic] {
         guard !diagnostics.isEmpty else { return diagnostics }
-        let offsets = FlowSourceMap(tape: tape).offsets(of: diagnostics.map(\.path))
+        var offsets = FlowSourceMap(tape: tape).offsets(of: diagnostics.map(\.path))
+        for (k, d) in diagnostics.enumerated() {
+            if let inner = d.inner { offsets[k] = Self.offset(inner, inStringAt: offsets[k], tape.bytes) }
+        }
         let positions = SourceLines(tape.bytes).positions(of: offsets)
         var out = diagnostics
         for k in out.indices { (out[k].line, out[k].column) = positions[k] }
         return out
+    }
+
+    /// The byte offset in the file of byte `inner` of the value of the JSON string whose opening
+    /// quote is at `start`: escapes (`\n`, `\u00e9`, surrogate pairs) are walked as the value's
+    /// bytes they stand for. The string's start when `start` is not a string.
+    static func offset(_ inner: Int, inStringAt start: Int, _ bytes: [UInt8]) -> Int {
+        guard start >= 0, start < bytes.count, bytes[start] == 0x22 else { return start }
+        var raw = start + 1, value = 0
+        while raw < bytes.count, bytes[raw] != 0x22, value < inner {
+            if bytes[raw] == 0x5C, raw + 1 < bytes.count {
+                if bytes[raw + 1] == 0x75, raw + 5 < bytes.count {
+                    let hex = String(decoding: bytes[(raw + 2)..<(raw + 6)], as: UTF8.self)
+                    let unit = UInt32(hex, radix: 16) ?? 0
+                    if unit >= 0xD800, unit < 0xDC00, raw + 11 < bytes.count, bytes[raw + 6] == 0x5C {
+                        raw += 12
+                        value += 4
+                    } else {
+                        raw += 6
+                        value += unit < 0x80 ? 1 : unit < 0x800 ? 2 : 3
+                    }
+                } else {
+                    raw += 2
+                    value += 1
+                }
+            } else {
+                raw += 1
+                value += 1
+            }
+        }
+        return raw
     }
 
     /// Loads a flow from a string.
@@ -401,6 +434,63 @@ struct FlowDecoder {
             j = tape.next(after: j)
         }
         return ok ? out : nil
+    }
+
+    /// Calls `body` with each member of the object at `v` (a name chosen by the author, not a
+    /// field of the format): its key and value entry. Not an object, a key given twice, an
+    /// empty key and more than `limit` members are errors; false when there was one.
+    mutating func forEachEntry(
+        _ v: Int, _ place: @autoclosure () -> FlowPath, limit: Int, what: String, _ body: (inout FlowDecoder, String, Int) -> Bool
+    ) -> Bool {
+        guard tape.kind(v) == .object else {
+            let path = place()
+            error("wrong-type", "\"\(path.lastKey)\" must be an object of \(what), not \(tape.typeName(v))", path: path, at: tape.offset(v))
+            return false
+        }
+        let n = tape.count(v)
+        if n > limit {
+            let path = place()
+            error("too-many-rules", "\"\(path.lastKey)\" has \(n) \(what); at most \(limit) are allowed", path: path, at: tape.offset(v))
+            return false
+        }
+        var seen = Set<String>()
+        var ok = true
+        var j = v + 1
+        for _ in 0..<n {
+            let key = tape.string(j) ?? ""
+            if key.isEmpty {
+                error("empty-id", "a name in \"\(place().lastKey)\" may not be empty", path: place(), at: tape.offset(j))
+                ok = false
+            } else if !seen.insert(key).inserted {
+                error("repeated-field", "\"\(key)\" is given twice", path: place().child(key), at: tape.offset(j))
+                ok = false
+            } else if !body(&self, key, j + 1) {
+                ok = false
+            }
+            j = tape.next(after: j + 1)
+        }
+        return ok
+    }
+
+    /// A name a flow gives a variable: letters, digits, `_`, `-` and `.`, not starting with a
+    /// digit, and not a word of expressions (`and`, `true`, …).
+    mutating func checkVariableName(_ name: String, _ place: @autoclosure () -> FlowPath, at offset: Int) -> Bool {
+        var ok = !name.isEmpty && !(name.utf8.first.map { $0 >= 0x30 && $0 <= 0x39 } ?? true)
+        for b in name.utf8 where b < 0x80 {
+            let fits = (b >= 0x30 && b <= 0x39) || (b >= 0x41 && b <= 0x5A) || (b >= 0x61 && b <= 0x7A) || b == 0x5F || b == 0x2D || b == 0x2E
+            if !fits { ok = false }
+        }
+        if !ok {
+            error(
+                "bad-name", "\"\(name)\" is not a variable name: use letters, digits, _, - and ., not starting with a digit", path: place(),
+                at: offset)
+            return false
+        }
+        if ["and", "or", "not", "in", "true", "false", "null"].contains(name) {
+            error("bad-name", "\"\(name)\" is a word of expressions and cannot name a variable", path: place(), at: offset)
+            return false
+        }
+        return true
     }
 
     func describe(_ node: Int) -> String {

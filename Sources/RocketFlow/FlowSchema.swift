@@ -14,6 +14,13 @@ extension FlowFormat {
         var defs: [(String, JSONValue)] = [
             ("blockID", .object([("type", .string("string")), ("minLength", .number(1)), ("description", .string("The id of a block of this flow."))])),
             (
+                "expression",
+                .object([
+                    ("type", .string("string")), ("minLength", .number(1)), ("maxLength", .number(Double(RocketLimits.expressionBytes))),
+                    ("description", .string("An expression over the flow's variables and answers (docs/FLOW_FORMAT.md, \"Expressions\").")),
+                ])
+            ),
+            (
                 "duration",
                 .object([
                     (
@@ -179,6 +186,17 @@ extension FlowFormat {
         case .block: return ref("block")
         case .bannerButtons: return ref("bannerButtons")
         case .any: return .object([])
+        case .expression: return ref("expression")
+        case .assignments:
+            return .object([
+                ("type", .string("object")), ("additionalProperties", ref("expression")), ("maxProperties", .number(Double(RocketLimits.blockRules))),
+            ])
+        case .variables:
+            return .object([
+                ("type", .string("object")),
+                ("additionalProperties", .object([("type", .array([.string("string"), .string("number"), .string("boolean")]))])),
+                ("maxProperties", .number(Double(RocketLimits.variables))),
+            ])
         }
     }
 }
@@ -243,6 +261,9 @@ extension FlowFormat {
         case .block: return "block"
         case .bannerButtons: return "up to two titles, or `\"close\"`"
         case .any: return "any"
+        case .expression: return "[expression](#expressions)"
+        case .assignments: return "object: variable name → [expression](#expressions)"
+        case .variables: return "object: name → string, number or boolean"
         }
     }
 }

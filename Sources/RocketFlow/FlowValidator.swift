@@ -72,6 +72,47 @@ public enum FlowValidator {
             }
         }
 
+        // Names an expression may read: the declared variables (typed), the older `variables`
+        // list (texts), and the ids of blocks that take an answer (texts).
+        var declared: [String: RocketValueType] = [:]
+        for name in doc.variables { declared[name] = .text }
+        for v in graph.variables { declared[v.name] = v.type }
+        var hintsLeft = 20
+        func nameKind(_ name: String) -> RocketExpression.NameKind {
+            if let t = declared[name] { return .known(t) }
+            if let at = ids.index(of: name) {
+                switch nodes[at].kind {
+                case .button, .doubleButton, .choice, .textInput: return .known(.text)
+                default: break
+                }
+            }
+            guard hintsLeft > 0 else { return .unknown(suggestion: nil) }
+            hintsLeft -= 1
+            let answering = (0..<n).lazy.filter {
+                switch nodes[$0].kind {
+                case .button, .doubleButton, .choice, .textInput: return true
+                default: return false
+                }
+            }.map { ids.ids[$0] }
+            return .unknown(suggestion: Suggestions.closest(to: name, in: Array(declared.keys) + answering))
+        }
+        /// Reports an expression's problems at their place inside it; returns its type.
+        func checkExpression(_ e: RocketExpression, _ path: @autoclosure () -> String) -> RocketValueType? {
+            let (problems, type) = e.check(nameKind)
+            for p in problems {
+                let code: String
+                switch p.code {
+                case "unknown-name": code = "unknown-variable"
+                case "too-long": code = "expression-too-long"
+                case "too-deep": code = "expression-too-deep"
+                case "type": code = "expression-type"
+                default: code = "expression-syntax"
+                }
+                found.add(.error, code, "\(p.message) in \"\(e.source.count > 60 ? String(e.source.prefix(60)) + "…" : e.source)\"", path: path(), inner: p.offset)
+            }
+            return problems.isEmpty ? type : nil
+        }
+
         // One pass over the blocks' contents (a large flow's blocks do not stay in the cache
         // between passes): inline images, patterns and lengths, what the later checks need, and
         // the placeholders to check once every answer is known.
@@ -96,7 +137,10 @@ public enum FlowValidator {
         edges.reserveCapacity(n * 2)
         var edgeStart: [Int] = []
         edgeStart.reserveCapacity(n + 1)
-        var autoNext = [Int](repeating: -1, count: n)  // the block an auto-advancing block moves to
+        // Blocks that go on with no user input (auto-advancing text and pictures, set and
+        // condition blocks), and whether each can end the conversation on the way.
+        var silent = [Bool](repeating: false, count: n)
+        var silentEnds = [Bool](repeating: false, count: n)
         // What each id's block answers, kept at the block the id names (the last such block
         // decides, as ids are reported when used twice): 0 nothing, 1 an answer, 2 a secret one.
         var answers = [UInt8](repeating: 0, count: n)
@@ -115,10 +159,16 @@ public enum FlowValidator {
             node.forEachSuccessor { _, t in if let t = valid(t) { edges.append(t) } }
             switch node.content {
             case .text(let t):
-                if (t.showNextAfter ?? 0) > 0, let next = valid(t.next) { autoNext[i] = next }
+                if (t.showNextAfter ?? 0) > 0 {
+                    silent[i] = true
+                    silentEnds[i] = valid(t.next) == nil
+                }
             case .image(let img):
                 checkImage(img.image, "\(blockPath(i)).image")
-                if (img.showNextAfter ?? 0) > 0, let next = valid(img.next) { autoNext[i] = next }
+                if (img.showNextAfter ?? 0) > 0 {
+                    silent[i] = true
+                    silentEnds[i] = valid(img.next) == nil
+                }
             case .textInput(let input):
                 setAnswer(i, secret: input.isSecret)
                 if let pattern = input.validation?.pattern { checkPattern(pattern, "\(blockPath(i)).validate.pattern", "are refused") }
@@ -130,6 +180,34 @@ public enum FlowValidator {
                 }
             case .button, .doubleButton, .choice:
                 setAnswer(i, secret: false)
+            case .set(let set):
+                silent[i] = true
+                silentEnds[i] = valid(set.next) == nil
+                for a in set.assignments {
+                    let path = "\(blockPath(i)).set.\(a.name)"
+                    let type = checkExpression(a.expression, path)
+                    guard let want = declared[a.name] else {
+                        let hint = Suggestions.closest(to: a.name, in: declared.keys).map { " (did you mean \"\($0)\"?)" } ?? ""
+                        report(.error, "unknown-variable", "\"\(a.name)\" is not declared in \"vars\"\(hint)", path)
+                        continue
+                    }
+                    if let type, type != want, type != .null {
+                        found.add(
+                            .error, "expression-type", "\"\(a.name)\" holds \(want.phrase), but \"\(a.expression.source)\" gives \(type.phrase)", path: path,
+                            inner: 0)
+                    }
+                }
+            case .condition(let condition):
+                silent[i] = true
+                silentEnds[i] = valid(condition.elseNext) == nil || condition.branches.contains { valid($0.next) == nil }
+                for (b, branch) in condition.branches.enumerated() {
+                    let path = "\(blockPath(i)).branches[\(b)].if"
+                    if let type = checkExpression(branch.condition, path), type != .bool {
+                        found.add(
+                            .error, "expression-type", "a condition must be true or false, but \"\(branch.condition.source)\" gives \(type.phrase)",
+                            path: path, inner: 0)
+                    }
+                }
             }
             node.forEachText { text in
                 for name in RocketTemplate.placeholders(in: text) { placeholders.append((i, name)) }
@@ -138,24 +216,78 @@ public enum FlowValidator {
         edgeStart.append(edges.count)
         func id(_ i: Int) -> String { ids.ids[i] }
 
-        // Cycles of auto-advancing blocks.
-        var color = [UInt8](repeating: 0, count: n)  // 0 new, 1 on the current walk, 2 done
-        for s in 0..<n where color[s] == 0 {
-            var walk: [Int] = []
-            var cur = s
-            while cur >= 0, color[cur] == 0 {
-                color[cur] = 1
-                walk.append(cur)
-                cur = autoNext[cur]
+        // Loops with no user input: strongly connected groups of silent blocks (Tarjan's
+        // algorithm, with an explicit stack). A group no way leaves runs forever (an error); a
+        // group with a way out may still loop a long while (a warning).
+        var order = [Int](repeating: -1, count: n), low = [Int](repeating: 0, count: n)
+        var onStack = [Bool](repeating: false, count: n)
+        var sccStack: [Int] = []
+        var counter = 0
+        for s in 0..<n where silent[s] && order[s] < 0 {
+            var work: [(node: Int, edge: Int)] = [(s, edgeStart[s])]
+            order[s] = counter
+            low[s] = counter
+            counter += 1
+            sccStack.append(s)
+            onStack[s] = true
+            while let (v, e) = work.last {
+                if e < edgeStart[v + 1] {
+                    work[work.count - 1].edge = e + 1
+                    let w = edges[e]
+                    guard silent[w] else { continue }
+                    if order[w] < 0 {
+                        order[w] = counter
+                        low[w] = counter
+                        counter += 1
+                        sccStack.append(w)
+                        onStack[w] = true
+                        work.append((w, edgeStart[w]))
+                    } else if onStack[w] {
+                        low[v] = min(low[v], order[w])
+                    }
+                    continue
+                }
+                work.removeLast()
+                if let parent = work.last { low[parent.node] = min(low[parent.node], low[v]) }
+                guard low[v] == order[v] else { continue }
+                var members: [Int] = []
+                while let w = sccStack.popLast() {
+                    onStack[w] = false
+                    members.append(w)
+                    if w == v { break }
+                }
+                let selfLoop = members.count == 1 && edges[edgeStart[v]..<edgeStart[v + 1]].contains(v)
+                guard members.count > 1 || selfLoop else { continue }
+                let inGroup = Set(members)
+                let leaves = members.contains { m in
+                    silentEnds[m] || edges[edgeStart[m]..<edgeStart[m + 1]].contains { !inGroup.contains($0) }
+                }
+                // One way around, from the group's first block in the file.
+                let first = members.min()!
+                var cycle = [first]
+                var visited: Set<Int> = [first]
+                var cur = first
+                while cycle.count <= members.count {
+                    guard let next = edges[edgeStart[cur]..<edgeStart[cur + 1]].first(where: { inGroup.contains($0) }) else { break }
+                    cycle.append(next)
+                    guard visited.insert(next).inserted else { break }
+                    cur = next
+                }
+                let shown = shortList(cycle.map(id), separator: " → ")
+                let timed = members.allSatisfy { nodes[$0].kind == .text || nodes[$0].kind == .image }
+                if leaves {
+                    report(
+                        .warning, "silent-loop",
+                        "these blocks can run in a loop with nothing for the user to answer: \(shown); after \(RocketLimits.silentSteps) set and condition blocks in a row the conversation ends",
+                        "\(blockPath(first))")
+                } else if timed {
+                    report(
+                        .error, "auto-advance-cycle", "these blocks advance by themselves in a loop with no user input: \(shown)",
+                        "\(blockPath(first)).next")
+                } else {
+                    report(.error, "endless-loop", "these blocks run in a loop that nothing can leave and no user input stops: \(shown)", "\(blockPath(first))")
+                }
             }
-            if cur >= 0, color[cur] == 1, let at = walk.firstIndex(of: cur) {
-                let cycle = walk[at...].map(id) + [id(cur)]
-                report(
-                    .error, "auto-advance-cycle",
-                    "these blocks advance by themselves in a loop with no user input: \(shortList(cycle, separator: " → "))",
-                    "\(blockPath(cur)).next")
-            }
-            for w in walk { color[w] = 2 }
         }
 
         // Reachability.
@@ -203,7 +335,7 @@ public enum FlowValidator {
         }
 
         // Placeholders.
-        let variables = Set(doc.variables)
+        let variables = Set(doc.variables).union(graph.variables.map(\.name))
         // The banner and the close button show when the flow starts: only declared variables
         // (`--var`) can fill them.
         var startTexts: [(String, String)] = []

@@ -45,10 +45,10 @@ extension ConversationService {
         case .failure(let e): return e.response
         case .success(let v): visitor = v
         }
-        let vars: [String: String]
-        switch fields.stringMap("vars", maxCount: 64, maxName: 64, maxValue: 1024) {
+        let given: [String: RocketValue]
+        switch fields.valueMap("vars", maxCount: 64, maxName: 64, maxValue: 1024) {
         case .failure(let e): return e.response
-        case .success(let v): vars = v
+        case .success(let v): given = v
         }
         let reduced: Bool
         switch fields.bool("reducedMotion") {
@@ -70,6 +70,11 @@ extension ConversationService {
         case .failure(.unreadable(let why)):
             log("rocket serve: \(why)")
             return .error(500, "flow-unreadable", "the flow \(flowName) cannot be read; the server log says why")
+        }
+        let vars: (variables: [String: RocketValue], answers: [String: String])
+        switch flow.document.startValues(given) {
+        case .success(let v): vars = v
+        case .failure(let problem): return .error(400, "bad-field", "\"vars\": \(problem.message)")
         }
         let now = clock.now
         let admitted = state.withLock { s in admit(visitor, in: &s, at: now) }
@@ -96,7 +101,8 @@ extension ConversationService {
     /// The rest of a start, once the request is read: the scenario gate (it reads and writes the
     /// scenario store), then the conversation.
     func begin(
-        flow: LoadedFlow, flowName: String, visitor: String, address: String, vars: [String: String], reduced: Bool, strings: UIStrings,
+        flow: LoadedFlow, flowName: String, visitor: String, address: String, vars: (variables: [String: RocketValue], answers: [String: String]),
+        reduced: Bool, strings: UIStrings,
         issued: (visitor: String, token: String)?
     ) -> HTTPResponse {
         let now = clock.now
@@ -119,7 +125,7 @@ extension ConversationService {
             }
         }
         let timing = reduced ? RocketTiming.reducedMotion : configuration.timing
-        let options = ConversationOptions(timing: timing, echoReplies: true, initialAnswers: vars)
+        let options = ConversationOptions(timing: timing, echoReplies: true, initialAnswers: vars.answers, initialVariables: vars.variables)
         guard var conversation = flow.conversation(options: options) else {
             return .error(500, "flow-invalid", "the flow \(flowName) has no first block")
         }

@@ -458,7 +458,7 @@ struct StoredConversation {
             let top = try JSONFields(tape, 0, path: "", allowed: ["snapshot", "options", "language"])
             snapshot = try ConversationSnapshot(
                 tape: tape, entry: try top.required("snapshot"), path: "snapshot", graph: graph, identity: identity, names: names)
-            options = try ConversationOptions(try top.object("options", allowed: ["timing", "echoReplies", "initialAnswers"]))
+            options = try ConversationOptions(try top.object("options", allowed: ConversationOptions.storedKeys))
             language = try top.optionalString("language")
         } catch let error as JSONSyntaxError {
             throw .invalid(error.message)

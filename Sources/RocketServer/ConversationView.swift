@@ -166,7 +166,7 @@ package enum ConversationView {
         if let id = node.id { w.string(id) } else { w.null() }
         statics.write(into: &w, shownText: text) { c.interpolate($0) }
         switch node.content {
-        case .text, .image, .textInput: break
+        case .text, .image, .textInput, .set, .condition: break
         case .button:
             w.key("pressed")
             w.bool(c.hasFired(index))

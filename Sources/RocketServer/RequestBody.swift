@@ -1,3 +1,4 @@
+import RocketConversation
 import RocketCore
 import RocketJSON
 
@@ -88,18 +89,29 @@ struct RequestBody {
         return .success(b)
     }
 
-    /// An object of string values (absent: empty), at most `maxCount` members, names of 1 to
-    /// `maxName` bytes and values of at most `maxValue` bytes, each name once.
-    func stringMap(_ key: String, maxCount: Int, maxName: Int, maxValue: Int) -> Result<[String: String], ResponseError> {
-        let rule = "\"\(key)\" must be an object of at most \(maxCount) names of 1–\(maxName) bytes with string values of at most \(maxValue) bytes"
+    /// An object field of names with a string, finite number or boolean each (absent: empty),
+    /// at most `maxCount` names of 1–`maxName` bytes, strings of at most `maxValue` bytes.
+    func valueMap(_ key: String, maxCount: Int, maxName: Int, maxValue: Int) -> Result<[String: RocketValue], ResponseError> {
+        let rule =
+            "\"\(key)\" must be an object of at most \(maxCount) names of 1–\(maxName) bytes, each with a string of at most \(maxValue) bytes, a number or true or false"
         guard let v = fields.member(key) else { return .success([:]) }
         guard fields.tape.kind(v) == .object, fields.tape.count(v) <= maxCount else { return .failure(Self.bad(rule)) }
-        var out: [String: String] = [:]
+        var out: [String: RocketValue] = [:]
         var j = v + 1
         for _ in 0..<fields.tape.count(v) {
-            guard let name = fields.tape.string(j), let value = fields.tape.string(j + 1), (1...maxName).contains(name.utf8.count),
-                value.utf8.count <= maxValue
-            else { return .failure(Self.bad(rule)) }
+            guard let name = fields.tape.string(j), (1...maxName).contains(name.utf8.count) else { return .failure(Self.bad(rule)) }
+            let value: RocketValue
+            switch fields.tape.kind(j + 1) {
+            case .string:
+                let s = fields.tape.string(j + 1)!
+                guard s.utf8.count <= maxValue else { return .failure(Self.bad(rule)) }
+                value = .text(s)
+            case .number:
+                guard let n = fields.tape.number(j + 1), n.isFinite else { return .failure(Self.bad(rule)) }
+                value = .number(n)
+            case .bool: value = .bool(fields.tape.bool(j + 1)!)
+            default: return .failure(Self.bad(rule))
+            }
             guard out.updateValue(value, forKey: name) == nil else { return .failure(Self.bad("\"\(key)\" names \"\(name)\" twice")) }
             j = fields.tape.next(after: j + 1)
         }

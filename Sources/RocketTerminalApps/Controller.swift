@@ -69,6 +69,8 @@ public enum KeyController {
             if key == .enter { return .send(.submit(ui.editor.text)) }
             if ui.editor.handle(key) { ui.error = nil; return .redraw }
             return .none
+        case .set, .condition:
+            return .none  // never shown
         }
     }
 }
@@ -96,6 +98,7 @@ public enum PlainController {
         case .choice(let c): return choose(c.options.map(\.title), c.options.indices.map { .choose($0) })
         case .textInput: return .success(.submit(line))
         case .text, .image: return .success(.tap)
+        case .set, .condition: return .failure(PlainInputError(message: ""))  // never shown
         }
     }
 }

@@ -291,6 +291,7 @@ public final class ConversationApp: TerminalProgram {
                 case .choice:
                     if case .choice(let choice) = block.content { out.append(say(strings.plainChoose.replacing("%d", with: String(choice.options.count)))) }
                 case .textInput: out.append(say(strings.plainType))
+                case .set, .condition: break  // never shown
                 }
             }
         }

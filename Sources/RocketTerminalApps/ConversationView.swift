@@ -223,6 +223,7 @@ public struct ConversationView: Sendable {
                 case .button: hint.append(strings.chooseHint.split(separator: " · ").last.map(String.init) ?? strings.chooseHint)  // nothing to choose between
                 case .choice: hint.append(strings.listHint.split(separator: " · ").prefix(2).joined(separator: " · "))
                 case .textInput: hint.append(strings.sendHint)
+                case .set, .condition: break  // never shown
                 }
             }
             hint.append(strings.closeHint + " " + (closeTitle.map { Sanitizer.clean($0, keepNewlines: false) } ?? "✕"))
@@ -383,6 +384,7 @@ public struct ConversationView: Sendable {
                     screen.put(line, row: er, column: fieldStart, style: ConversationView.errorStyle)
                 }
             }
+        case .set, .condition: break  // never shown
         }
     }
 }

@@ -300,6 +300,9 @@ enum ShapeMutations {
         case .block: return 7
         case .bannerButtons: return ["a", "b", "c"]
         case .any: return nil
+        case .expression: return 42
+        case .assignments: return ["visits": 1]
+        case .variables: return ["visits": [1]]
         }
     }
 

@@ -145,7 +145,7 @@ struct APITests {
             (#"{"flow": "basic", "visitor": "ada"}"#, nil, 415, "json-only"),
             (#"{"flow": "nope", "visitor": "ada"}"#, "application/json", 404, "unknown-flow"),
             (#"{"flow": "../etc/passwd", "visitor": "ada"}"#, "application/json", 404, "unknown-flow"),
-            (#"{"flow": "basic", "visitor": "ada", "vars": {"a": 1}}"#, "application/json", 400, "bad-field"),
+            (#"{"flow": "basic", "visitor": "ada", "vars": {"a": [1]}}"#, "application/json", 400, "bad-field"),
             (String(repeating: "[", count: 100), "application/json", 400, "bad-json"),
             // A field given twice is refused, not "the last one wins" (a proxy may read the first).
             (#"{"flow": "basic", "visitor": "ada", "visitor": "eve"}"#, "application/json", 400, "bad-body"),

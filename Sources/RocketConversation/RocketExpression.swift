@@ -1,0 +1,748 @@
+import RocketCore
+
+/// A problem with an expression: where it is (a byte offset in the expression's UTF-8) and why.
+public struct RocketExpressionError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// A stable name: `syntax`, `too-long`, `too-deep`, `unknown-name`, `type`, `division-by-zero`,
+    /// `not-a-number`, `out-of-range`.
+    public let code: String
+    /// A sentence saying what is wrong.
+    public let message: String
+    /// The byte offset in the expression's text where the problem is.
+    public let offset: Int
+
+    /// Creates an error.
+    public init(code: String, message: String, offset: Int) {
+        self.code = code
+        self.message = message
+        self.offset = offset
+    }
+
+    /// The message.
+    public var description: String { message }
+}
+
+/// A condition or an assignment of a flow: one small, total language over the flow's variables.
+///
+/// Literals (`3`, `2.5`, `'text'`, `true`, `false`, `null`), variable names (`` `a-b` `` for a
+/// name with other characters), `== != < <= > >=`, `and or not`, `+ - * / %` on numbers, `+`
+/// on texts, `in` and `not in` (an item of a list, a part of a text), parentheses, and the
+/// functions `lower`, `upper`, `trim`, `length`, `contains`, `number`, `text`. No loops, no calls
+/// out. At most ``RocketLimits/expressionBytes`` and nesting ``RocketLimits/expressionDepth``;
+/// evaluation takes time in proportion to its length and the texts it touches.
+///
+/// An expression is compiled once, when it is made, into a list of steps (no recursion, here or
+/// in evaluation). Evaluation never traps: an error (a division by zero, a name with no value
+/// where a number is needed) is a value that `and`/`or` can pass over as they would in a
+/// short-circuit (`x != 0 and 10 / x > 1` is false for `x` 0).
+///
+/// ```swift
+/// let e = RocketExpression("visits > 3 and plan == 'pro'")
+/// e.evaluate { ["visits": .number(4), "plan": .text("pro")][$0] }   // .success(.bool(true))
+/// ```
+public struct RocketExpression: Hashable, Sendable, Codable, CustomStringConvertible {
+    /// The expression as written.
+    public let source: String
+    /// Its steps, in postfix order; empty when it does not parse.
+    let program: [Step]
+    /// Why it does not parse, or nil.
+    public let syntaxError: RocketExpressionError?
+
+    /// Compiles `source`; a syntax error is kept in ``syntaxError`` (and evaluating it returns it).
+    public init(_ source: String) {
+        self.source = source
+        switch Compiler.compile(source) {
+        case .success(let p):
+            program = p
+            syntaxError = nil
+        case .failure(let e):
+            program = []
+            syntaxError = e
+        }
+    }
+
+    /// The source.
+    public var description: String { source }
+
+    /// Decodes from its source text.
+    public init(from decoder: any Decoder) throws {
+        self.init(try decoder.singleValueContainer().decode(String.self))
+    }
+
+    /// Encodes as its source text.
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.singleValueContainer()
+        try c.encode(source)
+    }
+
+    /// Two expressions are equal when written the same.
+    public static func == (a: RocketExpression, b: RocketExpression) -> Bool { a.source == b.source }
+
+    /// Hashes the source.
+    public func hash(into h: inout Hasher) { h.combine(source) }
+
+    /// The variable names it reads, in order of appearance, each once.
+    public var names: [String] {
+        var out: [String] = []
+        for s in program { if case .name(let n) = s.op, !out.contains(n) { out.append(n) } }
+        return out
+    }
+
+    // MARK: Steps
+
+    enum Function: String, CaseIterable, Sendable {
+        case lower, upper, trim, length, contains, number, text
+
+        var arity: Int { self == .contains ? 2 : 1 }
+        var signature: String {
+            switch self {
+            case .lower, .upper, .trim: return "\(rawValue)(text)"
+            case .length: return "length(text or list)"
+            case .contains: return "contains(text or list, text)"
+            case .number: return "number(text or number)"
+            case .text: return "text(any value)"
+            }
+        }
+    }
+
+    enum Op: Hashable, Sendable {
+        case constant(RocketValue)
+        case name(String)
+        case not, negate
+        case and, or
+        case eq, ne, lt, le, gt, ge, isIn, notIn
+        case add, sub, mul, div, mod
+        case call(Function)
+
+        var spelling: String {
+            switch self {
+            case .constant, .name, .call: return ""
+            case .not: return "not"
+            case .negate: return "-"
+            case .and: return "and"
+            case .or: return "or"
+            case .eq: return "=="
+            case .ne: return "!="
+            case .lt: return "<"
+            case .le: return "<="
+            case .gt: return ">"
+            case .ge: return ">="
+            case .isIn: return "in"
+            case .notIn: return "not in"
+            case .add: return "+"
+            case .sub: return "-"
+            case .mul: return "*"
+            case .div: return "/"
+            case .mod: return "%"
+            }
+        }
+
+        var precedence: Int {
+            switch self {
+            case .or: return 1
+            case .and: return 2
+            case .not: return 3
+            case .eq, .ne, .lt, .le, .gt, .ge, .isIn, .notIn: return 4
+            case .add, .sub: return 5
+            case .mul, .div, .mod: return 6
+            case .negate: return 7
+            default: return 0
+            }
+        }
+
+        var isComparison: Bool { precedence == 4 }
+    }
+
+    struct Step: Hashable, Sendable {
+        let op: Op
+        /// Where it was written (byte offset).
+        let offset: Int
+    }
+}
+
+// MARK: Compiling
+
+extension RocketExpression {
+    /// Tokens and the shunting-yard: infix text → postfix steps, with positions, no recursion.
+    enum Compiler {
+        enum Token: Equatable {
+            case value(RocketValue)
+            case name(String)
+            case op(String)  // == != < <= > >= + - * / % and or not in
+            case open, close, comma
+            case end
+        }
+
+        struct Lexer {
+            let b: [UInt8]
+            var at = 0
+
+            static func isNameStart(_ c: UInt8) -> Bool {
+                (c >= 0x41 && c <= 0x5A) || (c >= 0x61 && c <= 0x7A) || c == 0x5F || c >= 0x80
+            }
+            static func isName(_ c: UInt8) -> Bool { isNameStart(c) || (c >= 0x30 && c <= 0x39) || c == 0x2E }
+
+            func text(_ r: Range<Int>) -> String { String(decoding: b[r], as: UTF8.self) }
+
+            /// The next token and where it starts.
+            mutating func next() -> Result<(Token, Int), RocketExpressionError> {
+                while at < b.count, b[at] == 0x20 || b[at] == 0x09 || b[at] == 0x0A || b[at] == 0x0D { at += 1 }
+                let start = at
+                guard at < b.count else { return .success((.end, start)) }
+                let c = b[at]
+                func fail(_ m: String) -> Result<(Token, Int), RocketExpressionError> {
+                    .failure(RocketExpressionError(code: "syntax", message: m, offset: start))
+                }
+                switch c {
+                case 0x28:
+                    at += 1
+                    return .success((.open, start))
+                case 0x29:
+                    at += 1
+                    return .success((.close, start))
+                case 0x2C:
+                    at += 1
+                    return .success((.comma, start))
+                case 0x2B, 0x2D, 0x2A, 0x2F, 0x25:
+                    at += 1
+                    return .success((.op(String(UnicodeScalar(c))), start))
+                case 0x3D, 0x21, 0x3C, 0x3E:  // = ! < >
+                    let two = at + 1 < b.count && b[at + 1] == 0x3D
+                    if c == 0x3D && !two { return fail("\"=\" alone is not an operator: compare with \"==\"") }
+                    if c == 0x21 && !two { return fail("\"!\" is not an operator: write \"not\"") }
+                    at += two ? 2 : 1
+                    return .success((.op(text(start..<at)), start))
+                case 0x26, 0x7C:  // & |
+                    return fail("\"\(UnicodeScalar(c))\" is not an operator: write \"\(c == 0x26 ? "and" : "or")\"")
+                case 0x27, 0x22:  // ' "
+                    var out: [UInt8] = []
+                    at += 1
+                    while at < b.count, b[at] != c {
+                        if b[at] == 0x5C, at + 1 < b.count, b[at + 1] == c || b[at + 1] == 0x5C {
+                            at += 1
+                        }
+                        out.append(b[at])
+                        at += 1
+                    }
+                    guard at < b.count else { return fail("this text is not closed: end it with \(UnicodeScalar(c))") }
+                    at += 1
+                    return .success((.value(.text(String(decoding: out, as: UTF8.self))), start))
+                case 0x60:  // `name`
+                    at += 1
+                    let from = at
+                    while at < b.count, b[at] != 0x60 { at += 1 }
+                    guard at < b.count else { return fail("this name is not closed: end it with `") }
+                    guard at > from else { return fail("`` names nothing") }
+                    at += 1
+                    return .success((.name(text(from..<(at - 1))), start))
+                case 0x30...0x39, 0x2E:
+                    while at < b.count, (b[at] >= 0x30 && b[at] <= 0x39) || b[at] == 0x2E { at += 1 }
+                    if at < b.count, b[at] == 0x65 || b[at] == 0x45 {
+                        var k = at + 1
+                        if k < b.count, b[k] == 0x2B || b[k] == 0x2D { k += 1 }
+                        if k < b.count, b[k] >= 0x30 && b[k] <= 0x39 {
+                            at = k
+                            while at < b.count, b[at] >= 0x30 && b[at] <= 0x39 { at += 1 }
+                        }
+                    }
+                    if at < b.count, Lexer.isNameStart(b[at]) { return fail("\"\(text(start..<min(b.count, at + 1)))\" is not a number") }
+                    guard let n = RocketValue.parseNumber(text(start..<at)) else { return fail("\"\(text(start..<at))\" is not a number") }
+                    return .success((.value(.number(n)), start))
+                default:
+                    guard Lexer.isNameStart(c) else { return fail("\"\(text(start..<start + 1))\" is not allowed here") }
+                    while at < b.count, Lexer.isName(b[at]) { at += 1 }
+                    let word = text(start..<at)
+                    switch word {
+                    case "and", "or", "not", "in": return .success((.op(word), start))
+                    case "true": return .success((.value(.bool(true)), start))
+                    case "false": return .success((.value(.bool(false)), start))
+                    case "null": return .success((.value(.null), start))
+                    default: return .success((.name(word), start))
+                    }
+                }
+            }
+        }
+
+        enum Pending {
+            case op(Op, Int)
+            case paren(Int)
+            case call(Function, Int, args: Int)
+        }
+
+        static let binary: [String: Op] = [
+            "==": .eq, "!=": .ne, "<": .lt, "<=": .le, ">": .gt, ">=": .ge, "in": .isIn,
+            "+": .add, "-": .sub, "*": .mul, "/": .div, "%": .mod, "and": .and, "or": .or,
+        ]
+
+        static func compile(_ source: String) -> Result<[Step], RocketExpressionError> {
+            let bytes = Array(source.utf8)
+            func fail(_ code: String, _ m: String, _ at: Int) -> Result<[Step], RocketExpressionError> {
+                .failure(RocketExpressionError(code: code, message: m, offset: at))
+            }
+            guard bytes.count <= RocketLimits.expressionBytes else {
+                return fail("too-long", "an expression has at most \(RocketLimits.expressionBytes) bytes, not \(bytes.count)", 0)
+            }
+            var lexer = Lexer(b: bytes)
+            var out: [Step] = []
+            var depths: [Int] = []  // the nesting of each value on the output, to bound it
+            var stack: [Pending] = []
+            var expectValue = true
+            var lookahead: (Token, Int)?
+            func emit(_ op: Op, _ at: Int, operands: Int) -> RocketExpressionError? {
+                var d = 0
+                for _ in 0..<operands { d = max(d, depths.popLast() ?? 0) }
+                depths.append(d + 1)
+                out.append(Step(op: op, offset: at))
+                if d + 1 > RocketLimits.expressionDepth {
+                    return RocketExpressionError(
+                        code: "too-deep", message: "the expression nests deeper than \(RocketLimits.expressionDepth) levels", offset: at)
+                }
+                return nil
+            }
+            func operands(_ op: Op) -> Int {
+                switch op {
+                case .not, .negate: return 1
+                case .call(let f): return f.arity
+                default: return 2
+                }
+            }
+            func describe(_ t: Token) -> String {
+                switch t {
+                case .value(.text(let s)): return "the text '\(s)'"
+                case .value(let v): return "\"\(v.displayText.isEmpty ? "null" : v.displayText)\""
+                case .name(let n): return "\"\(n)\""
+                case .op(let o): return "\"\(o)\""
+                case .open: return "\"(\""
+                case .close: return "\")\""
+                case .comma: return "\",\""
+                case .end: return "the end"
+                }
+            }
+            while true {
+                let token: Token, at: Int
+                if let l = lookahead {
+                    (token, at) = l
+                    lookahead = nil
+                } else {
+                    switch lexer.next() {
+                    case .success(let t): (token, at) = t
+                    case .failure(let e): return .failure(e)
+                    }
+                }
+                switch token {
+                case .value(let v):
+                    guard expectValue else { return fail("syntax", "an operator is missing before \(describe(token))", at) }
+                    if let e = emit(.constant(v), at, operands: 0) { return .failure(e) }
+                    expectValue = false
+                case .name(let n):
+                    guard expectValue else { return fail("syntax", "an operator is missing before \(describe(token))", at) }
+                    // A name followed by "(" calls a function.
+                    let saved = lexer
+                    if case .success((.open, _)) = lexer.next() {
+                        guard let f = Function(rawValue: n) else {
+                            let known = Function.allCases.map(\.rawValue).joined(separator: ", ")
+                            let hint = Suggestions.closest(to: n, in: Function.allCases.map(\.rawValue)).map { " (did you mean \($0)?)" } ?? ""
+                            return fail("syntax", "there is no function \"\(n)\"\(hint); the functions are \(known)", at)
+                        }
+                        stack.append(.call(f, at, args: 0))
+                        expectValue = true
+                        continue
+                    }
+                    lexer = saved
+                    if let e = emit(.name(n), at, operands: 0) { return .failure(e) }
+                    expectValue = false
+                case .open:
+                    guard expectValue else { return fail("syntax", "an operator is missing before \"(\"", at) }
+                    stack.append(.paren(at))
+                case .close, .comma:
+                    if expectValue {
+                        // "f()" names no argument: allowed only to say what f takes.
+                        if token == .close, case .call(let f, let fat, 0)? = stack.last {
+                            return fail("syntax", "\(f.rawValue) takes \(f.arity) value\(f.arity == 1 ? "" : "s"): \(f.signature)", fat)
+                        }
+                        return fail("syntax", "a value is missing before \(describe(token))", at)
+                    }
+                    var closed = false
+                    while let top = stack.last {
+                        if case .op(let op, let oat) = top {
+                            stack.removeLast()
+                            if let e = emit(op, oat, operands: operands(op)) { return .failure(e) }
+                            continue
+                        }
+                        closed = true
+                        break
+                    }
+                    guard closed, let top = stack.popLast() else {
+                        return fail("syntax", token == .comma ? "\",\" separates the values of a function call only" : "\")\" closes nothing", at)
+                    }
+                    switch top {
+                    case .paren(let pat):
+                        if token == .comma { return fail("syntax", "\",\" separates the values of a function call only", at) }
+                        _ = pat
+                        expectValue = false
+                    case .call(let f, let fat, let args):
+                        if token == .comma {
+                            stack.append(.call(f, fat, args: args + 1))
+                            expectValue = true
+                        } else {
+                            guard args + 1 == f.arity else {
+                                return fail("syntax", "\(f.rawValue) takes \(f.arity) value\(f.arity == 1 ? "" : "s"), not \(args + 1): \(f.signature)", fat)
+                            }
+                            if let e = emit(.call(f), fat, operands: f.arity) { return .failure(e) }
+                            expectValue = false
+                        }
+                    case .op: break
+                    }
+                case .op(let word):
+                    var op: Op
+                    if expectValue {
+                        switch word {
+                        case "-": op = .negate
+                        case "not": op = .not
+                        case "+": return fail("syntax", "\"+\" needs a value on its left", at)
+                        default: return fail("syntax", "a value is missing before \(describe(token))", at)
+                        }
+                        stack.append(.op(op, at))
+                        continue
+                    }
+                    if word == "not" {
+                        switch lexer.next() {
+                        case .success((.op("in"), _)): op = .notIn
+                        case .success: return fail("syntax", "\"not\" after a value must be \"not in\"", at)
+                        case .failure(let e): return .failure(e)
+                        }
+                    } else {
+                        guard let o = binary[word] else { return fail("syntax", "\(describe(token)) is not allowed here", at) }
+                        op = o
+                    }
+                    while case .op(let top, let tat)? = stack.last, top.precedence >= op.precedence {
+                        if top.isComparison && op.isComparison {
+                            return fail(
+                                "syntax", "comparisons do not chain: write \"a \(top.spelling) b and b \(op.spelling) c\"", at)
+                        }
+                        stack.removeLast()
+                        if let e = emit(top, tat, operands: operands(top)) { return .failure(e) }
+                    }
+                    stack.append(.op(op, at))
+                    expectValue = true
+                case .end:
+                    if expectValue {
+                        return fail("syntax", out.isEmpty && stack.isEmpty ? "the expression is empty" : "the expression ends where a value is missing", at)
+                    }
+                    while let top = stack.popLast() {
+                        switch top {
+                        case .op(let op, let oat): if let e = emit(op, oat, operands: operands(op)) { return .failure(e) }
+                        case .paren(let pat): return fail("syntax", "this \"(\" is never closed", pat)
+                        case .call(let f, let fat, _): return fail("syntax", "the call of \(f.rawValue) is never closed", fat)
+                        }
+                    }
+                    return .success(out)
+                }
+            }
+        }
+    }
+}
+
+// MARK: Evaluating
+
+extension RocketExpression {
+    /// A value or the error that stands for one.
+    enum Cell {
+        case value(RocketValue)
+        case error(RocketExpressionError)
+    }
+
+    /// Evaluates with `lookup` giving each name's value (nil, or `.null`: no value).
+    public func evaluate(_ lookup: (String) -> RocketValue?) -> Result<RocketValue, RocketExpressionError> {
+        if let syntaxError { return .failure(syntaxError) }
+        var stack: [Cell] = []
+        stack.reserveCapacity(8)
+        for step in program {
+            let at = step.offset
+            func error(_ code: String, _ m: String) -> Cell { .error(RocketExpressionError(code: code, message: m, offset: at)) }
+            switch step.op {
+            case .constant(let v): stack.append(.value(v))
+            case .name(let n): stack.append(.value(lookup(n) ?? .null))
+            case .not, .negate:
+                let a = stack.removeLast()
+                guard case .value(let v) = a else {
+                    stack.append(a)
+                    continue
+                }
+                switch (step.op, v) {
+                case (.not, .bool(let b)): stack.append(.value(.bool(!b)))
+                case (.negate, .number(let n)): stack.append(.value(.number(-n)))
+                default:
+                    stack.append(error("type", "\"\(step.op.spelling)\" needs \(step.op == .not ? "true or false" : "a number"), not \(Self.what(v))"))
+                }
+            case .call(let f):
+                if f.arity == 2 {
+                    let b = stack.removeLast(), a = stack.removeLast()
+                    stack.append(Self.call(f, a, b, at))
+                } else {
+                    let a = stack.removeLast()
+                    stack.append(Self.call(f, a, nil, at))
+                }
+            default:
+                let b = stack.removeLast(), a = stack.removeLast()
+                stack.append(Self.binary(step.op, a, b, at))
+            }
+        }
+        switch stack.last {
+        case .value(let v)?: return .success(v)
+        case .error(let e)?: return .failure(e)
+        case nil: return .success(.null)
+        }
+    }
+
+    /// Evaluates a condition: true only for `true`; anything else is false, with the error when
+    /// it was one (or when the value is not true or false).
+    public func test(_ lookup: (String) -> RocketValue?) -> (Bool, RocketExpressionError?) {
+        switch evaluate(lookup) {
+        case .success(.bool(let b)): return (b, nil)
+        case .success(let v):
+            return (false, RocketExpressionError(code: "type", message: "a condition must be true or false, not \(Self.what(v))", offset: 0))
+        case .failure(let e): return (false, e)
+        }
+    }
+
+    /// A value's kind in a message: never the value itself, as a value may be an answer and
+    /// messages reach event records.
+    static func what(_ v: RocketValue) -> String {
+        v == .null ? "null (no value yet)" : v.type.phrase
+    }
+
+    static func binary(_ op: Op, _ a: Cell, _ b: Cell, _ at: Int) -> Cell {
+        func error(_ code: String, _ m: String) -> Cell { .error(RocketExpressionError(code: code, message: m, offset: at)) }
+        // and/or pass over an error on the side they do not need, as a short circuit would.
+        if op == .and || op == .or {
+            guard case .value(let l) = a else { return a }
+            guard case .bool(let lb) = l else { return error("type", "\"\(op.spelling)\" needs true or false, not \(what(l))") }
+            if op == .and && !lb { return .value(.bool(false)) }
+            if op == .or && lb { return .value(.bool(true)) }
+            guard case .value(let r) = b else { return b }
+            guard case .bool(let rb) = r else { return error("type", "\"\(op.spelling)\" needs true or false, not \(what(r))") }
+            return .value(.bool(rb))
+        }
+        guard case .value(let l) = a else { return a }
+        guard case .value(let r) = b else { return b }
+        func number(_ n: Double) -> Cell {
+            n.isFinite ? .value(.number(n)) : error("out-of-range", "the result of \"\(op.spelling)\" is too large for a number")
+        }
+        switch op {
+        case .eq: return .value(.bool(l == r))
+        case .ne: return .value(.bool(l != r))
+        case .lt, .le, .gt, .ge:
+            let order: Int
+            switch (l, r) {
+            case (.number(let x), .number(let y)): order = x < y ? -1 : x > y ? 1 : 0
+            case (.text(let x), .text(let y)): order = x < y ? -1 : x == y ? 0 : 1
+            default:
+                return error("type", "\"\(op.spelling)\" compares two numbers or two texts, not \(what(l)) and \(what(r))")
+            }
+            switch op {
+            case .lt: return .value(.bool(order < 0))
+            case .le: return .value(.bool(order <= 0))
+            case .gt: return .value(.bool(order > 0))
+            default: return .value(.bool(order >= 0))
+            }
+        case .isIn, .notIn:
+            let found: Bool
+            switch (l, r) {
+            case (.text(let x), .list(let items)): found = items.contains(x)
+            case (.text(let x), .text(let y)): found = Self.find(x, in: y)
+            case (_, .null): found = false
+            default: return error("type", "\"\(op.spelling)\" looks for a text in a list or a text, not \(what(l)) in \(what(r))")
+            }
+            return .value(.bool(op == .isIn ? found : !found))
+        case .add:
+            switch (l, r) {
+            case (.number(let x), .number(let y)): return number(x + y)
+            case (.text(let x), .text(let y)):
+                guard x.utf8.count + y.utf8.count <= RocketLimits.renderedTextBytes else {
+                    return error("out-of-range", "the text would be longer than \(RocketLimits.renderedTextBytes) bytes")
+                }
+                return .value(.text(x + y))
+            default:
+                return error("type", "\"+\" adds two numbers or joins two texts, not \(what(l)) and \(what(r)) (text(…) makes a text)")
+            }
+        case .sub, .mul, .div, .mod:
+            guard case .number(let x) = l, case .number(let y) = r else {
+                return error("type", "\"\(op.spelling)\" needs two numbers, not \(what(l)) and \(what(r))")
+            }
+            switch op {
+            case .sub: return number(x - y)
+            case .mul: return number(x * y)
+            case .div: return y == 0 ? error("division-by-zero", "division by zero") : number(x / y)
+            default: return y == 0 ? error("division-by-zero", "\"%\" by zero") : number(x.truncatingRemainder(dividingBy: y))
+            }
+        default: return error("syntax", "not an operator")
+        }
+    }
+
+    static func call(_ f: Function, _ a: Cell, _ b: Cell?, _ at: Int) -> Cell {
+        func error(_ code: String, _ m: String) -> Cell { .error(RocketExpressionError(code: code, message: m, offset: at)) }
+        guard case .value(let x) = a else { return a }
+        var y: RocketValue = .null
+        if let b {
+            guard case .value(let v) = b else { return b }
+            y = v
+        }
+        func wrong() -> Cell { error("type", "\(f.signature) was given \(what(x))\(b == nil ? "" : " and \(what(y))")") }
+        switch f {
+        case .lower, .upper, .trim:
+            guard case .text(let s) = x else { return wrong() }
+            return .value(.text(f == .lower ? s.lowercased() : f == .upper ? s.uppercased() : s.trimmingSpaces()))
+        case .length:
+            switch x {
+            case .text(let s): return .value(.number(Double(s.count)))
+            case .list(let items): return .value(.number(Double(items.count)))
+            default: return wrong()
+            }
+        case .contains:
+            switch (x, y) {
+            case (.text(let s), .text(let part)): return .value(.bool(find(part, in: s)))
+            case (.list(let items), .text(let item)): return .value(.bool(items.contains(item)))
+            default: return wrong()
+            }
+        case .number:
+            switch x {
+            case .number: return .value(x)
+            case .text(let s):
+                guard let n = RocketValue.parseNumber(s) else { return error("not-a-number", "number(…) was given \(what(x)), which is not a number") }
+                return .value(.number(n))
+            default: return wrong()
+            }
+        case .text: return .value(.text(x.displayText))
+        }
+    }
+
+    /// True when `part` occurs in `text`, compared byte for byte in UTF-8 (as written: no case
+    /// folding); time in proportion to the two lengths (Knuth–Morris–Pratt), whatever they hold.
+    static func find(_ part: String, in text: String) -> Bool {
+        let p = Array(part.utf8)
+        if p.isEmpty { return true }
+        let t = text.utf8
+        guard t.count >= p.count else { return false }
+        var fail = [Int](repeating: 0, count: p.count)
+        var k = 0
+        for i in 1..<p.count {
+            while k > 0 && p[i] != p[k] { k = fail[k - 1] }
+            if p[i] == p[k] { k += 1 }
+            fail[i] = k
+        }
+        k = 0
+        for c in t {
+            while k > 0 && c != p[k] { k = fail[k - 1] }
+            if c == p[k] { k += 1 }
+            if k == p.count { return true }
+        }
+        return false
+    }
+}
+
+// MARK: Checking
+
+extension RocketExpression {
+    /// What a name is, for ``check(_:)``: its type when known (nil: any).
+    public enum NameKind: Hashable, Sendable {
+        /// A name with a value of this type, or of any type (nil).
+        case known(RocketValueType?)
+        /// A name nothing declares or answers.
+        case unknown(suggestion: String?)
+    }
+
+    /// The problems visible without running it: a syntax error, unknown names, and operands of
+    /// the wrong type where the types are known. Returns them and the type of the result (nil:
+    /// not known).
+    public func check(_ kind: (String) -> NameKind) -> (problems: [RocketExpressionError], type: RocketValueType?) {
+        if let syntaxError { return ([syntaxError], nil) }
+        var problems: [RocketExpressionError] = []
+        var types: [RocketValueType?] = []
+        for step in program {
+            let at = step.offset
+            func problem(_ m: String) { problems.append(RocketExpressionError(code: "type", message: m, offset: at)) }
+            func phrase(_ t: RocketValueType?) -> String { t?.phrase ?? "any value" }
+            switch step.op {
+            case .constant(let v): types.append(v.type)
+            case .name(let n):
+                switch kind(n) {
+                case .known(let t): types.append(t)
+                case .unknown(let suggestion):
+                    problems.append(
+                        RocketExpressionError(
+                            code: "unknown-name",
+                            message: "\"\(n)\" is no variable or answer of this flow" + (suggestion.map { " (did you mean \"\($0)\"?)" } ?? ""),
+                            offset: at))
+                    types.append(nil)
+                }
+            case .not:
+                let t = types.removeLast()
+                if let t, t != .bool { problem("\"not\" needs true or false, not \(phrase(t))") }
+                types.append(.bool)
+            case .negate:
+                let t = types.removeLast()
+                if let t, t != .number { problem("\"-\" needs a number, not \(phrase(t))") }
+                types.append(.number)
+            case .call(let f):
+                let b: RocketValueType?? = f.arity == 2 ? .some(types.removeLast()) : .none
+                let a = types.removeLast()
+                var ok = true
+                var result: RocketValueType? = nil
+                switch f {
+                case .lower, .upper, .trim:
+                    ok = a == nil || a == .text
+                    result = .text
+                case .length:
+                    ok = a == nil || a == .text || a == .list
+                    result = .number
+                case .contains:
+                    let second = b ?? nil
+                    ok = (a == nil || a == .text || a == .list) && (second == nil || second == .text)
+                    result = .bool
+                case .number:
+                    ok = a == nil || a == .text || a == .number
+                    result = .number
+                case .text: result = .text
+                }
+                if !ok {
+                    let given = b.map { "\(phrase(a)) and \(phrase($0))" } ?? phrase(a)
+                    problem("\(f.signature) is given \(given)")
+                }
+                types.append(result)
+            default:
+                let r = types.removeLast(), l = types.removeLast()
+                let op = step.op
+                switch op {
+                case .and, .or:
+                    for t in [l, r] where t != nil && t != .bool { problem("\"\(op.spelling)\" needs true or false, not \(phrase(t))") }
+                    types.append(.bool)
+                case .eq, .ne:
+                    if let l, let r, l != r, l != .null, r != .null {
+                        problem("\"\(op.spelling)\" compares \(l.phrase) with \(r.phrase), which are never equal")
+                    }
+                    types.append(.bool)
+                case .lt, .le, .gt, .ge:
+                    let fits = (l == nil || l == .number || l == .text) && (r == nil || r == .number || r == .text) && (l == nil || r == nil || l == r)
+                    if !fits { problem("\"\(op.spelling)\" compares two numbers or two texts, not \(phrase(l)) and \(phrase(r))") }
+                    types.append(.bool)
+                case .isIn, .notIn:
+                    if (l != nil && l != .text) || (r != nil && r != .list && r != .text) {
+                        problem("\"\(op.spelling)\" looks for a text in a list or a text, not \(phrase(l)) in \(phrase(r))")
+                    }
+                    types.append(.bool)
+                case .add:
+                    if let l, let r, !(l == r && (l == .number || l == .text)) {
+                        problem("\"+\" adds two numbers or joins two texts, not \(l.phrase) and \(r.phrase) (text(…) makes a text)")
+                    } else if let t = l ?? r, t != .number && t != .text {
+                        problem("\"+\" adds two numbers or joins two texts, not \(t.phrase)")
+                    }
+                    types.append(l ?? r)
+                default:
+                    for t in [l, r] where t != nil && t != .number { problem("\"\(op.spelling)\" needs two numbers, not \(phrase(t))") }
+                    types.append(.number)
+                }
+            }
+        }
+        return (problems, types.last ?? nil)
+    }
+}
