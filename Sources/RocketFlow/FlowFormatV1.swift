@@ -507,7 +507,8 @@ extension FlowFormat {
                 }, value: { root, _ in root.variables.isEmpty ? nil : .array(root.variables.map { .string($0) }) }),
             FlowField(
                 "vars", .variables, shownBy: [],
-                doc: "Variables with their defaults (a string, a number or a boolean, which gives the type); `--var NAME=VALUE` and the API's `vars` set them at the start, `set` blocks later, and `{{name}}` shows them.",
+                doc:
+                    "Variables with their defaults (a string, a number or a boolean, which gives the type); `--var NAME=VALUE` and the API's `vars` set them at the start, `set` blocks later, and `{{name}}` shows them.",
                 decode: { d, v, place, root in
                     var list: [RocketVariable] = []
                     let ok = d.forEachEntry(v, place.path, limit: RocketLimits.variables, what: "variables") { d, name, e in

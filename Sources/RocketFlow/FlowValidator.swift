@@ -108,7 +108,8 @@ public enum FlowValidator {
                 case "type": code = "expression-type"
                 default: code = "expression-syntax"
                 }
-                found.add(.error, code, "\(p.message) in \"\(e.source.count > 60 ? String(e.source.prefix(60)) + "…" : e.source)\"", path: path(), inner: p.offset)
+                found.add(
+                    .error, code, "\(p.message) in \"\(e.source.count > 60 ? String(e.source.prefix(60)) + "…" : e.source)\"", path: path(), inner: p.offset)
             }
             return problems.isEmpty ? type : nil
         }

@@ -1,0 +1,371 @@
+import RocketConversation
+import RocketCore
+import RocketJSON
+import Testing
+
+@testable import RocketFlow
+
+/// The expression language: values, operators, functions, errors as values, limits.
+@Suite("Expressions")
+struct ExpressionTests {
+    static let vars: [String: RocketValue] = [
+        "visits": .number(4), "plan": .text("pro"), "beta": .bool(false), "age": .number(17), "name": .text("  Ada Lovelace "),
+        "toppings": .list(["Tea", "Cake"]), "zero": .number(0), "my-id": .text("dash"),
+    ]
+
+    func eval(_ source: String) -> Result<RocketValue, RocketExpressionError> {
+        RocketExpression(source).evaluate { Self.vars[$0] }
+    }
+
+    func value(_ source: String) -> RocketValue? {
+        if case .success(let v) = eval(source) { return v }
+        return nil
+    }
+
+    func errorCode(_ source: String) -> String? {
+        if case .failure(let e) = eval(source) { return e.code }
+        return nil
+    }
+
+    @Test(
+        "operators and functions give what they say",
+        arguments: [
+            ("visits > 3 and plan == 'pro'", RocketValue.bool(true)),
+            ("visits + 1", .number(5)),
+            ("7 % 3 + 10 / 4", .number(3.5)),
+            ("-visits * 2", .number(-8)),
+            ("2 + 3 * 4", .number(14)),
+            ("(2 + 3) * 4", .number(20)),
+            ("'Hi ' + upper(plan)", .text("Hi PRO")),
+            ("not beta", .bool(true)),
+            ("not visits > 3", .bool(false)),
+            ("age >= 18 or plan != 'free'", .bool(true)),
+            ("'Tea' in toppings", .bool(true)),
+            ("'Milk' not in toppings", .bool(true)),
+            ("'Love' in name", .bool(true)),
+            ("length(toppings)", .number(2)),
+            ("length(trim(name))", .number(12)),
+            ("lower(trim(name)) == 'ada lovelace'", .bool(true)),
+            ("contains(name, 'Ada')", .bool(true)),
+            ("contains(toppings, 'Cake')", .bool(true)),
+            ("number('2.5') * 2", .number(5)),
+            ("text(visits) + '!'", .text("4!")),
+            ("missing == null", .bool(true)),
+            ("`my-id` == 'dash'", .bool(true)),
+            ("'b' > 'a' and \"x\" == 'x'", .bool(true)),
+            ("1e3 == 1000", .bool(true)),
+            ("3 == '3'", .bool(false)),
+            ("'it\\'s' == \"it's\"", .bool(true)),
+        ])
+    func values(source: String, expected: RocketValue) {
+        #expect(value(source) == expected, "\(source)")
+    }
+
+    @Test("errors are values: and/or pass over the side they do not need, as a short circuit would")
+    func shortCircuit() {
+        #expect(value("zero != 0 and 10 / zero > 1") == .bool(false))
+        #expect(value("zero == 0 or 10 / zero > 1") == .bool(true))
+        #expect(errorCode("zero == 0 and 10 / zero > 1") == "division-by-zero")
+        #expect(errorCode("10 % zero") == "division-by-zero")
+        #expect(errorCode("missing > 3") == "type")
+        #expect(errorCode("plan + 1") == "type")
+        #expect(errorCode("number('abc')") == "not-a-number")
+        #expect(errorCode("1e308 * 10") == "out-of-range")
+        // A condition that is not true or false counts as false, with the reason.
+        let (holds, error) = RocketExpression("visits").test { Self.vars[$0] }
+        #expect(!holds && error?.code == "type")
+        // Messages name kinds of values, never the values (they reach event records).
+        if case .failure(let e) = eval("plan - 1") {
+            #expect(!e.message.contains("pro"))
+        }
+    }
+
+    @Test(
+        "syntax errors say what is wrong and where",
+        arguments: [
+            ("", "the expression is empty", 0),
+            ("visits >", "the expression ends where a value is missing", 8),
+            ("visits = 3", "\"=\" alone is not an operator", 7),
+            ("a && b", "\"&\" is not an operator", 2),
+            ("!beta", "\"!\" is not an operator", 0),
+            ("(visits > 3", "this \"(\" is never closed", 0),
+            ("visits > 3)", "\")\" closes nothing", 10),
+            ("1 < visits < 9", "comparisons do not chain", 11),
+            ("plan plan", "an operator is missing before \"plan\"", 5),
+            ("lenght(plan)", "there is no function \"lenght\" (did you mean length?)", 0),
+            ("contains(plan)", "contains takes 2 values, not 1", 0),
+            ("'open", "this text is not closed", 0),
+            ("3abc", "\"3a\" is not a number", 0),
+            ("a, b", "\",\" separates the values of a function call only", 1),
+            ("visits not 3", "\"not\" after a value must be \"not in\"", 7),
+        ])
+    func syntax(source: String, message: String, offset: Int) {
+        let e = RocketExpression(source).syntaxError
+        #expect(e?.message.contains(message) == true, "\(source): \(e?.message ?? "no error")")
+        #expect(e?.offset == offset, "\(source)")
+    }
+
+    @Test("limits: 1 KiB, nesting 32; long texts and many operators stay bounded")
+    func limits() {
+        #expect(RocketExpression(String(repeating: "1+", count: 600) + "1").syntaxError?.code == "too-long")
+        let deep = String(repeating: "(", count: 40) + "1" + String(repeating: ")", count: 40)
+        #expect(RocketExpression(deep).syntaxError == nil, "parentheses alone do not nest values")
+        let nots = String(repeating: "not ", count: 40) + "true"
+        #expect(RocketExpression(nots).syntaxError?.code == "too-deep")
+        let calls = String(repeating: "lower(", count: 33) + "'a'" + String(repeating: ")", count: 33)
+        #expect(RocketExpression(calls).syntaxError?.code == "too-deep")
+        // A part sought in a long text: time in proportion to the lengths, whatever they hold.
+        let long = String(repeating: "a", count: 200_000)
+        let needle = String(repeating: "a", count: 500) + "b"
+        #expect(RocketExpression("contains(t, p)").evaluate { ["t": .text(long), "p": .text(needle)][$0] } == .success(.bool(false)))
+    }
+
+    @Test("random token strings give an error or a value, never a trap, in bounded time")
+    func fuzz() {
+        let tokens = [
+            "a", "b", "1", "2.5", "'x'", "\"y\"", "true", "null", "(", ")", ",", "+", "-", "*", "/", "%", "==", "!=", "<", ">=", "and", "or",
+            "not", "in", "lower(", "length(", "contains(", "number(", "text(", "`q`", "=", "!", "&", "'", "`", "1e", "..", "é",
+        ]
+        var rng = SplitMix(seed: 23)
+        for _ in 0..<20_000 {
+            let n = Int(rng.next() % 24)
+            let source = (0..<n).map { _ in tokens[Int(rng.next() % UInt64(tokens.count))] }.joined(separator: rng.next() % 3 == 0 ? "" : " ")
+            let e = RocketExpression(source)
+            _ = e.evaluate { ["a": .number(1), "b": .text("b")][$0] }
+            _ = e.check { _ in .known(nil) }
+        }
+    }
+
+    @Test("the checker sees unknown names and mismatched types")
+    func check() {
+        func problems(_ source: String) -> [String] {
+            RocketExpression(source).check { name in
+                switch name {
+                case "visits": return .known(.number)
+                case "plan": return .known(.text)
+                case "toppings": return .known(.list)
+                default: return .unknown(suggestion: name == "vists" ? "visits" : nil)
+                }
+            }.problems.map(\.message)
+        }
+        #expect(problems("visits > 3 and plan == 'pro'").isEmpty)
+        #expect(problems("vists > 3") == ["\"vists\" is no variable or answer of this flow (did you mean \"visits\"?)"])
+        #expect(problems("plan == 3").first?.contains("never equal") == true)
+        #expect(problems("plan + 1").first?.contains("adds two numbers or joins two texts") == true)
+        #expect(problems("visits and true").first?.contains("needs true or false") == true)
+        #expect(problems("'Tea' in plan").isEmpty)
+        #expect(problems("3 in toppings").first?.contains("looks for a text") == true)
+        #expect(problems("length(visits)").first?.contains("length(text or list)") == true)
+        #expect(RocketExpression("visits + 1").check { _ in .known(.number) }.type == .number)
+    }
+}
+
+/// Variables, set and condition blocks in the engine, the loader and lint.
+@Suite("Set and condition blocks")
+struct SetConditionTests {
+    func play(_ json: String, vars: [String: RocketValue] = [:]) throws -> (Conversation, [RocketEvent]) {
+        let doc = try #require(FlowLoader.load(json).document)
+        let start = try doc.startValues(vars).get()
+        var c = try #require(
+            doc.makeConversation(options: ConversationOptions(timing: .instant, initialAnswers: start.answers, initialVariables: start.variables)))
+        var events = c.start(at: 0).events
+        events += c.advance(to: 0).events
+        return (c, events)
+    }
+
+    static let branching = #"""
+        {"version": 1,
+         "vars": {"plan": "free", "visits": 0},
+         "blocks": [
+          {"id": "s", "type": "set", "set": {"visits": "visits + 1"}, "next": "c"},
+          {"id": "c", "type": "condition",
+           "branches": [{"if": "visits > 3 and plan == 'pro'", "next": "vip"}, {"if": "visits > 3", "next": "regular"}],
+           "else": "new"},
+          {"id": "vip", "type": "text", "text": "Welcome back, VIP ({{visits}})"},
+          {"id": "regular", "type": "text", "text": "Hello again ({{visits}} visits)"},
+          {"id": "new", "type": "text", "text": "Nice to meet you"}
+         ]}
+        """#
+
+    @Test(
+        "the first true branch wins, else goes to else; values are typed from --var text",
+        arguments: [
+            ([String: RocketValue](), "Nice to meet you", nil as Int?),
+            (["visits": .text("3")], "Hello again (4 visits)", 1),
+            (["visits": .number(9), "plan": .text("pro")], "Welcome back, VIP (10)", 0),
+        ])
+    func branches(vars: [String: RocketValue], shown: String, branch: Int?) throws {
+        let (c, events) = try play(Self.branching, vars: vars)
+        #expect(c.transcript == [.block(index: 0, node: RocketNodeID(c.nodeID(at: 0).rawValue), text: shown)])
+        #expect(events.contains(.variableSet(name: "visits", blockID: "s")))
+        #expect(events.contains(.conditionTaken(blockID: "c", branch: branch)))
+        #expect(c.shownCount == 1, "set and condition blocks are never shown")
+    }
+
+    @Test("a value of the wrong type for a variable is refused with a sentence naming it")
+    func wrongType() throws {
+        let doc = try #require(FlowLoader.load(Self.branching).document)
+        guard case .failure(let p) = doc.startValues(["visits": .text("many")]) else {
+            Issue.record("accepted")
+            return
+        }
+        #expect(p.message == "\"visits\" holds a number, not \"many\"")
+        guard case .failure(let q) = doc.startValues(["plan": .bool(true)]) else {
+            Issue.record("accepted")
+            return
+        }
+        #expect(q.message == "\"plan\" holds a text, not true or false")
+    }
+
+    @Test("a run-time error is an expressionError event: the condition is false, the variable keeps its value")
+    func runtimeErrors() throws {
+        let json = #"""
+            {"version": 1, "vars": {"n": 0, "ratio": 1},
+             "blocks": [
+              {"id": "s", "type": "set", "set": {"ratio": "10 / n"}, "next": "c"},
+              {"id": "c", "type": "condition", "branches": [{"if": "10 / n > 1", "next": "big"}], "else": "small"},
+              {"id": "big", "type": "text", "text": "big"},
+              {"id": "small", "type": "text", "text": "ratio {{ratio}}"}
+             ]}
+            """#
+        let (c, events) = try play(json)
+        #expect(c.blocks.first?.rawText == "ratio {{ratio}}")
+        #expect(c.transcript.first.map { if case .block(_, _, let t) = $0 { t } else { "" } } == "ratio 1")
+        let errors = events.compactMap { e -> String? in
+            if case .expressionError(let id, let path, let error) = e { return "\(id ?? "") \(path) \(error.code)" }
+            return nil
+        }
+        #expect(errors == ["s set.ratio division-by-zero", "c branches[0].if division-by-zero"])
+        #expect(events.contains(.conditionTaken(blockID: "c", branch: nil)))
+        #expect(
+            RocketEvent.expressionError(blockID: "s", path: "set.ratio", error: RocketExpressionError(code: "x", message: "m", offset: 0)).recordText
+                == #"{"event":"expressionError","id":"s","path":"set.ratio","code":"x","message":"m"}"#)
+    }
+
+    @Test("a loop of silent blocks stops after the limit with an expressionError, and the conversation ends")
+    func loopStops() throws {
+        let json = #"""
+            {"version": 1, "vars": {"i": 0},
+             "blocks": [
+              {"id": "s", "type": "set", "set": {"i": "i + 1"}, "next": "c"},
+              {"id": "c", "type": "condition", "branches": [{"if": "i < 1000000", "next": "s"}], "else": "done"},
+              {"id": "done", "type": "text", "text": "done"}
+             ]}
+            """#
+        let (c, events) = try play(json)
+        #expect(c.shownCount == 0)
+        #expect(c.status.reason == .completed)
+        #expect(events.contains { if case .expressionError(_, _, let e) = $0 { e.code == "loop" } else { false } })
+        #expect(c.variables["i"] == .number(Double(RocketLimits.silentSteps / 2)))
+    }
+
+    @Test("{{name}} renders typed values once: a value holding a placeholder is not filled again")
+    func rendering() throws {
+        let json = #"""
+            {"version": 1, "vars": {"a": "{{b}}", "b": "x", "n": 2.5, "on": true},
+             "blocks": [{"id": "t", "type": "text", "text": "{{a}} {{n}} {{on}}"}]}
+            """#
+        let (c, _) = try play(json)
+        #expect(c.transcript.first.map { if case .block(_, _, let t) = $0 { t } else { "" } } == "{{b}} 2.5 true")
+    }
+
+    @Test("variables survive a snapshot and a resume")
+    func snapshot() throws {
+        let json = #"""
+            {"version": 1, "vars": {"visits": 0, "who": "x"},
+             "blocks": [
+              {"id": "s", "type": "set", "set": {"visits": "visits + 41", "who": "'Ada'"}, "next": "t"},
+              {"id": "t", "type": "text", "text": "{{who}} {{visits}}", "next": "u"},
+              {"id": "u", "type": "text", "text": "{{visits}} again"}
+             ]}
+            """#
+        let (c, _) = try play(json)
+        let snap = ConversationSnapshot(c, at: 0)
+        let text = try snap.jsonText()
+        #expect(text.contains(#""variables":{"visits":41,"who":"Ada"}"#))
+        let read = try ConversationSnapshot(jsonText: Array(text.utf8), graph: c.graph)
+        var back = try read.restore(graph: c.graph, author: c.author, closeButton: c.closeButton, options: c.options, at: 0)
+        #expect(back.variables == c.variables)
+        _ = try back.send(.tap, at: 1)
+        _ = back.advance(to: 2)
+        #expect(back.transcript.last.map { if case .block(_, _, let t) = $0 { t } else { "" } } == "41 again")
+    }
+
+    func lint(_ json: String) -> [String] {
+        FlowLoader.load(json).diagnostics.map { "\($0.line ?? 0):\($0.column ?? 0) \($0.severity.rawValue) \($0.code)" }
+    }
+
+    @Test("lint places expression errors inside the string, escapes counted")
+    func positions() {
+        let json = """
+            {"version": 1, "vars": {"visits": 0, "plan": "free"},
+             "blocks": [
+              {"id": "s", "type": "set", "set": {"visits": "visits + vists", "plan": "3"}, "next": "c"},
+              {"id": "c", "type": "condition", "branches": [{"if": "plan == \\"pro\\" and visits >", "next": "t"}, {"if": "visits", "next": "t"}]},
+              {"id": "t", "type": "text", "text": "hi"}
+             ]}
+            """
+        #expect(
+            lint(json) == [
+                "3:58 error unknown-variable", "3:75 error expression-type", "4:85 error expression-syntax", "4:110 error expression-type",
+            ])
+        let d = FlowLoader.load(json).diagnostics
+        #expect(d[0].message.contains("did you mean \"visits\"?"))
+        #expect(d[1].message == "\"plan\" holds a text, but \"3\" gives a number")
+    }
+
+    @Test("lint: undeclared variables, bad names and defaults, too many rules, loops")
+    func rules() {
+        #expect(
+            lint(
+                #"""
+                {"version": 1, "vars": {"ok": 1, "2x": 1, "and": true, "obj": {}},
+                 "blocks": [{"id": "s", "type": "set", "set": {"nope": "1"}}]}
+                """#
+            ).map { String($0.split(separator: " ").last!) } == ["bad-name", "bad-name", "wrong-type", "unknown-variable"])
+        #expect(
+            lint(#"{"version": 1, "vars": {"ok": 1}, "blocks": [{"id": "s", "type": "set", "set": {"nope": "1"}}]}"#) == [
+                "1:89 error unknown-variable"
+            ])
+        let many = (0..<300).map { _ in #"{"if": "true", "next": "t"}"# }.joined(separator: ",")
+        #expect(
+            lint(#"{"version": 1, "blocks": [{"id": "c", "type": "condition", "branches": ["# + many + #"]}, {"id": "t", "type": "text", "text": "x"}]}"#)
+                .map { String($0.split(separator: " ").last!) } == ["too-many-options"])
+        // A loop nothing leaves is an error; one with a way out, a warning.
+        let endless = #"""
+            {"version": 1, "vars": {"i": 0}, "blocks": [
+              {"id": "s", "type": "set", "set": {"i": "i + 1"}, "next": "c"},
+              {"id": "c", "type": "condition", "branches": [{"if": "i > 3", "next": "s"}], "else": "s"}
+            ]}
+            """#
+        let r = FlowLoader.load(endless)
+        #expect(r.errors.map(\.code) == ["endless-loop"])
+        #expect(r.errors.first?.message.contains("\"s\" → \"c\" → \"s\"") == true)
+        let escapable = endless.replacing(#""else": "s""#, with: #""else": "t"}, {"id": "t", "type": "text", "text": "x""#)
+        let w = FlowLoader.load(escapable)
+        #expect(w.isPlayable)
+        #expect(w.diagnostics.map(\.code) == ["silent-loop"])
+    }
+
+    @Test("graph draws set blocks as parallelograms and conditions as diamonds with their branches")
+    func graph() throws {
+        let doc = try #require(FlowLoader.load(Self.branching).document)
+        let mermaid = FlowGraph.mermaid(doc)
+        #expect(mermaid.contains(#"n1[/"s: set: visits = visits + 1"/]"#))
+        #expect(mermaid.contains(#"n2{"c: condition"}"#))
+        #expect(mermaid.contains(#"n2 -->|"if visits #gt; 3 and plan == 'pro'"| n3"#))
+        #expect(mermaid.contains(#"n2 -->|"else"| n5"#))
+        let dot = FlowGraph.dot(doc)
+        #expect(dot.contains(#""c" [label="c: condition", shape=diamond, style=solid];"#))
+        #expect(dot.contains(#"shape=parallelogram"#))
+    }
+
+    @Test("a flow with variables is written back as it was read")
+    func roundTrip() throws {
+        let doc = try #require(FlowLoader.load(Self.branching).document)
+        let text = doc.jsonValue.serialized(pretty: true)
+        let again = try #require(FlowLoader.load(text).document)
+        #expect(again == doc)
+        #expect(text.contains(#""vars""#))
+    }
+}
