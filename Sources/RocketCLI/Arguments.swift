@@ -97,7 +97,7 @@ enum OptionGroups {
     static let output: [OptionSpec] =
         ([
             .value("--events", "FILE", "Write events as JSON Lines to FILE as they happen (- for standard output)."),
-            .value("--answers-out", "FILE", "Write the answers by block id as a JSON object to FILE (- for standard output)."),
+            .value("--answers-out", "FILE", "Write the answers by block id and the flow's variables by name as a JSON object to FILE (- for standard output)."),
             .flag("--print-actions", "Write each action's name to stdout as it fires."),
             .value(
                 "--on-action", "NAME=COMMAND", "Run COMMAND with /bin/sh -c when the flow fires action NAME (answers in ROCKET_ANSWER_<ID>).",

@@ -409,10 +409,12 @@ enum PlayCommand {
         }
         if let answersPath = options.answersOut {
             let ids = Set(doc.blockIDs)
-            let answers = rocket.conversation.answers.filter { ids.contains($0.key) && !$0.value.isSecret }
-                .sorted { $0.key < $1.key }
-                .map { ($0.key, JSONValue.string($0.value.value)) }
-            let text = JSONValue.object(answers).serialized() + "\n"
+            // The answers by block id (secret ones left out), and the flow's variables by name.
+            var values: [String: JSONValue] = [:]
+            for (key, answer) in rocket.conversation.answers where ids.contains(key) && !answer.isSecret { values[key] = .string(answer.value) }
+            let variables = rocket.conversation.variables
+            for v in doc.graph.variables { values[v.name] = (variables[v.name] ?? .null).json }
+            let text = JSONValue.object(values.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }).serialized() + "\n"
             if answersPath == "-" {
                 printOut(text)  // `-` is standard output
             } else if case .failure(let f) = FileIO.write(text, to: answersPath) {

@@ -407,6 +407,17 @@ extension RocketValue {
         w.close()
     }
 
+    /// The value as a JSON value.
+    package var json: JSONValue {
+        switch self {
+        case .null: return .null
+        case .bool(let b): return .bool(b)
+        case .number(let n): return .number(n)
+        case .text(let s): return .string(s)
+        case .list(let items): return .array(items.map { .string($0) })
+        }
+    }
+
     /// Writes the value as the JSON value it is.
     package func write(into w: inout JSONBytes) {
         switch self {

@@ -532,7 +532,7 @@ extension FlowFormat {
                 },
                 value: { root, _ in
                     root.graph.variables.isEmpty
-                        ? nil : .object(root.graph.variables.map { v in (v.name, FlowFormat.jsonValue(v.defaultValue)) })
+                        ? nil : .object(root.graph.variables.map { v in (v.name, v.defaultValue.json) })
                 }),
             FlowField(
                 "scenario", .string(minLength: 1), shownBy: [],
@@ -576,17 +576,6 @@ extension FlowFormat {
 
     /// Version 1 of the flow format: the one this library reads and writes.
     public static let v1 = FlowFormat(document: documentObject, blocks: blockKinds, objects: namedObjects)
-
-    /// A value as JSON.
-    static func jsonValue(_ v: RocketValue) -> JSONValue {
-        switch v {
-        case .null: return .null
-        case .bool(let b): return .bool(b)
-        case .number(let n): return .number(n)
-        case .text(let s): return .string(s)
-        case .list(let items): return .array(items.map { .string($0) })
-        }
-    }
 
     /// One block as written: `id`, `type`, then its kind's fields.
     static func blockValue(_ node: RocketNode, name: String, _ e: FlowEncoding) -> JSONValue {

@@ -76,7 +76,14 @@ public enum FlowValidator {
         // list (texts), and the ids of blocks that take an answer (texts).
         var declared: [String: RocketValueType] = [:]
         for name in doc.variables { declared[name] = .text }
-        for v in graph.variables { declared[v.name] = v.type }
+        for v in graph.variables {
+            declared[v.name] = v.type
+            if let at = ids.index(of: v.name) {
+                report(
+                    .error, "duplicate-id", "the variable \"\(v.name)\" has the name of \(blockPath(at)); expressions and {{\(v.name)}} could mean either",
+                    "vars.\(v.name)")
+            }
+        }
         var hintsLeft = 20
         func nameKind(_ name: String) -> RocketExpression.NameKind {
             if let t = declared[name] { return .known(t) }

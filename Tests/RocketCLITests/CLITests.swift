@@ -545,3 +545,34 @@ struct SanitizerSurfaceTests {
         #expect(j.stdout.contains("\\u202E") && j.stdout.contains("\\u200B") && clean(j.stdout))
     }
 }
+
+@Suite("rocket play with variables")
+struct PlayVariablesTests {
+    static let flow = """
+        {"version": 1, "vars": {"visits": 0, "plan": "free"}, "blocks": [
+         {"id": "s", "type": "set", "set": {"visits": "visits + 1"}, "next": "c"},
+         {"id": "c", "type": "condition", "branches": [{"if": "visits > 3", "next": "back"}], "else": "hi"},
+         {"id": "back", "type": "text", "text": "Welcome back ({{visits}}, {{plan}})", "next": "ask"},
+         {"id": "hi", "type": "text", "text": "Hi ({{visits}})", "next": "ask"},
+         {"id": "ask", "type": "textInput", "text": "Name?", "buttonTitle": "OK"}]}
+        """
+
+    @Test("--var is typed by the flow; a wrong type is a usage error; --answers-out holds the variables typed")
+    func typed() throws {
+        let dir = scratchDirectory()
+        write(Self.flow, to: dir + "/flow.json")
+        let r = try runRocket(["play", dir + "/flow.json", "--instant", "--var", "visits=7", "--var", "plan=pro", "--answers-out", "-"], stdin: "\nAda\n")
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.stderr.contains("Welcome back (8, pro)"))
+        #expect(r.stdout == #"{"ask": "Ada", "plan": "pro", "visits": 8}"# + "\n")
+        let plain = try runRocket(["play", dir + "/flow.json", "--instant"], stdin: "\nAda\n")
+        #expect(plain.stderr.contains("Hi (1)"))
+        let bad = try runRocket(["play", dir + "/flow.json", "--instant", "--var", "visits=lots"], stdin: "")
+        #expect(bad.status == 64)
+        #expect(bad.stderr.contains(#""visits" holds a number, not "lots""#))
+        let events = try runRocket(["play", dir + "/flow.json", "--instant", "--events", "-"], stdin: "\nAda\n")
+        #expect(events.stdout.contains(#"{"event":"variableSet","id":"s","name":"visits"}"#))
+        #expect(events.stdout.contains(#"{"event":"conditionTaken","id":"c","branch":"else"}"#))
+        #expect(!events.stdout.contains("Ada"), "answers stay out of events")
+    }
+}

@@ -502,3 +502,39 @@ struct ViewCacheTests {
         #expect(v["status"]?.string == "dismissed")
     }
 }
+
+@Suite("HTTP API: flows with variables")
+struct VariablesAPITests {
+    static let flow = """
+        {"version": 1, "vars": {"plan": "free", "visits": 0, "beta": false}, "blocks": [
+         {"id": "s", "type": "set", "set": {"visits": "visits + 1"}, "next": "c"},
+         {"id": "c", "type": "condition", "branches": [{"if": "beta and visits > 3", "next": "vip"}], "else": "hi"},
+         {"id": "vip", "type": "text", "text": "VIP {{plan}} {{visits}}"},
+         {"id": "hi", "type": "text", "text": "Hi {{plan}} {{visits}}"}]}
+        """
+
+    @Test("vars are typed by the flow: JSON values or texts that read as the type; a wrong type is a 400 naming it")
+    func typed() throws {
+        let dir = scratchDirectory()
+        try Self.flow.write(toFile: dir + "/vars.json", atomically: true, encoding: .utf8)
+        let h = try Harness(flowsDirectory: dir)
+        func first(_ vars: String) throws -> String? {
+            let r = h.request("POST", "/v1/conversations", body: #"{"flow": "vars", "visitor": "ada", "reducedMotion": true, "vars": "# + vars + "}")
+            #expect(r.status == 201, "\(vars): \(r.text)")
+            let id = try #require(r.json?["conversation"]?["id"]?.string)
+            return h.view(id)?["transcript"]?[0]?["text"]?.string
+        }
+        #expect(try first("{}") == "Hi free 1")
+        #expect(try first(#"{"visits": 5, "beta": true, "plan": "pro"}"#) == "VIP pro 6")
+        #expect(try first(#"{"visits": "5", "beta": "true"}"#) == "VIP free 6", "texts from a page's query read as the type")
+        for (vars, fragment) in [
+            (#"{"visits": "many"}"#, #""visits" holds a number, not "many""#), (#"{"beta": 1}"#, #""beta" holds true or false, not a number"#),
+            (#"{"plan": false}"#, #""plan" holds a text"#),
+        ] {
+            let r = h.request("POST", "/v1/conversations", body: #"{"flow": "vars", "visitor": "ada", "vars": "# + vars + "}")
+            #expect(r.status == 400, "\(vars)")
+            #expect(r.json?["error"]?["code"]?.string == "bad-field")
+            #expect(r.json?["error"]?["message"]?.string?.contains(fragment) == true, "\(r.text)")
+        }
+    }
+}
