@@ -297,7 +297,7 @@ extension FlowFormat {
 
     /// A branch's condition: exactly one of three tests.
     static let condition = FlowObjectInfo(
-        name: "condition", doc: "Exactly one test of the typed text.",
+        name: "textCondition", doc: "Exactly one test of the typed text.",
         fields: [
             FlowFieldInfo(name: "equals", type: .string(minLength: 0), isRequired: false, defaultValue: nil, shownBy: .all, doc: "The text is exactly this."),
             FlowFieldInfo(
@@ -312,7 +312,7 @@ extension FlowFormat {
         blank: RocketNodeBranch(when: .empty, next: nil),
         fields: [
             FlowField(
-                "when", .object("condition"), required: true, doc: "The condition.",
+                "when", .object("textCondition"), required: true, doc: "The condition.",
                 decode: { d, v, place, root in
                     guard let c = d.readCondition(v, place.path) else { return false }
                     root.condition = c

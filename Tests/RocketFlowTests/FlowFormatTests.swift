@@ -177,7 +177,19 @@ struct RandomFlow {
     }
 
     mutating func node(_ n: Int) -> RocketNodeContent {
-        switch int(0...5) {
+        switch int(0...7) {
+        case 6:
+            let exprs = ["visits + 1", "visits * 2 - 1", "length(plan)"]
+            return .set(
+                RocketSetNode(
+                    assignments: (0..<int(1...2)).map { k in RocketAssignment(k == 0 ? "visits" : "score", RocketExpression(pick(exprs))) },
+                    next: target(n)))
+        case 7:
+            let conditions = ["visits > 3", "plan == 'pro' and not beta", "'x' in lower(plan)", "score >= 2.5 or visits % 2 == 0"]
+            return .condition(
+                RocketConditionNode(
+                    branches: (0..<int(1...3)).map { _ in RocketConditionBranch(if: RocketExpression(pick(conditions)), next: target(n)) },
+                    elseNext: target(n)))
         case 0: return .text(RocketTextNode(text: text(), next: target(n), showNextAfter: delay(), font: chance(50) ? .text : font()))
         case 1:
             return .image(
@@ -213,7 +225,14 @@ struct RandomFlow {
             title: chance(50) ? text() : nil,
             author: chance(50) ? RocketAuthor(image: chance(50) ? .file("me.png") : nil, style: pick(RocketImageStyle.allCases), name: text()) : nil,
             closeButton: chance(50) ? RocketCloseButton(title: text(), style: chance(50) ? .cancel : font()) : nil,
-            variables: chance(50) ? ["name", "plan"] : [], graph: RocketGraph(nodes: nodes, root: root))
+            variables: chance(50) ? ["name"] : [],
+            graph: RocketGraph(
+                nodes: nodes, root: root,
+                variables: [
+                    RocketVariable(name: "visits", defaultValue: .number(Double(int(0...3)))),
+                    RocketVariable(name: "score", defaultValue: .number(chance(50) ? 2.5 : 0)),
+                    RocketVariable(name: "plan", defaultValue: .text(text())), RocketVariable(name: "beta", defaultValue: .bool(chance(50))),
+                ]))
     }
 }
 
@@ -239,10 +258,10 @@ enum ShapeMutations {
         }
         let named: [String: String] = [
             "author": "author", "closeButton": "closeButton", "left": "button", "right": "button", "validate": "validate",
-            "when": parent.hasPrefix("#") ? "condition" : "when", "minEventsInWindow": "minEventsInWindow", "budget": "budget", "banner": "banner",
+            "when": parent.hasPrefix("#") ? "textCondition" : "when", "minEventsInWindow": "minEventsInWindow", "budget": "budget", "banner": "banner",
         ]
         if parent == "options" { return FlowFormat.v1.objects.first { $0.name == "button" } }
-        if parent == "branches" { return FlowFormat.v1.objects.first { $0.name == "branch" } }
+        if parent == "branches" { return FlowFormat.v1.objects.first { $0.name == (value["if"] != nil ? "conditionBranch" : "branch") } }
         if let name = named[last] { return FlowFormat.v1.objects.first { $0.name == name } }
         if value["size"] != nil || value["weight"] != nil { return FlowFormat.v1.objects.first { $0.name == "fontObject" } }
         return nil
@@ -257,7 +276,7 @@ enum ShapeMutations {
         // A branch's condition sits under "when" inside a branch (whose parent is an index).
         var info = object(at: path, in: dict)
         if path.last == "when", path.count >= 2, path[path.count - 2].hasPrefix("#") {
-            info = FlowFormat.v1.objects.first { $0.name == "condition" }
+            info = FlowFormat.v1.objects.first { $0.name == "textCondition" }
         }
         if let info {
             let place = path.joined(separator: ".")
