@@ -39,6 +39,99 @@ func generateFlow(blocks n: Int) -> String {
     return out + "]}\n"
 }
 
+/// A flow of `n` blocks that uses the flow language: variables, and a `set` and a `condition`
+/// block in every seven (the rest as ``generateFlow(blocks:)``), all reachable.
+func generateLanguageFlow(blocks n: Int) -> String {
+    var out = "{\"version\": 1, \"vars\": {\"visits\": 0, \"plan\": \"free\"}, \"start\": \"b0\", \"blocks\": [\n"
+    for i in 0..<n {
+        let next = i + 1 < n ? "\"b\(i + 1)\"" : "null"
+        let line: String
+        switch i % 7 {
+        case 0: line = "{\"id\": \"b\(i)\", \"type\": \"text\", \"text\": \"Visit {{visits}} on {{plan}}\", \"next\": \(next)}"
+        case 1:
+            line =
+                "{\"id\": \"b\(i)\", \"type\": \"doubleButton\", \"left\": {\"title\": \"Yes\", \"next\": \(next)}, \"right\": {\"title\": \"No\", \"next\": \(next)}}"
+        case 2:
+            line =
+                "{\"id\": \"b\(i)\", \"type\": \"textInput\", \"text\": \"Name \(i)?\", \"buttonTitle\": \"Send\", \"validate\": {\"required\": true, \"maxLength\": 40}, \"next\": \(next)}"
+        case 3: line = "{\"id\": \"b\(i)\", \"type\": \"button\", \"title\": \"Continue \(i)\", \"next\": \(next)}"
+        case 4:
+            line = "{\"id\": \"b\(i)\", \"type\": \"set\", \"set\": {\"visits\": \"visits + 1\", \"plan\": \"upper(trim(b\(i - 2)))\"}, \"next\": \(next)}"
+        case 5:
+            line =
+                "{\"id\": \"b\(i)\", \"type\": \"condition\", \"branches\": [{\"if\": \"visits > 3 and plan == 'PRO'\", \"next\": \(next)}, {\"if\": \"b\(i - 3) in lower(plan)\", \"next\": \(next)}], \"else\": \(next)}"
+        default: line = "{\"id\": \"b\(i)\", \"type\": \"text\", \"text\": \"Auto \(i)\", \"showNextAfter\": 0.5, \"next\": \(next)}"
+        }
+        out += line + (i + 1 < n ? ",\n" : "\n")
+    }
+    return out + "]}\n"
+}
+
+/// The flow language: load + validate of a flow that uses it, the engine through it, and
+/// expressions evaluated alone.
+func benchLanguage() {
+    print("## The flow language: variables, set and condition blocks, expressions\n")
+    let n = 10_000
+    let plain = Array(generateFlow(blocks: n).utf8)
+    let language = Array(generateLanguageFlow(blocks: n).utf8)
+    var loads: [[Double]] = [[], []]
+    for _ in 0..<9 {
+        for (k, bytes) in [plain, language].enumerated() {
+            var kept: FlowLoadResult?
+            loads[k].append(time { kept = FlowLoader.load(bytes) })
+            precondition(kept!.isPlayable, "\(kept!.diagnostics.prefix(3))")
+        }
+    }
+    // The value engine through each flow, side by side (as benchEngine drives it).
+    let graphs = [plain, language].map { FlowLoader.load($0).document!.makeGraph() }
+    var rates: [[Double]] = [[], []]
+    for _ in 0..<5 {
+        for (k, graph) in graphs.enumerated() {
+            var c = Conversation(graph: graph, options: ConversationOptions(timing: .instant))
+            c.start(at: 0)
+            var steps = 0
+            let t = time {
+                while let node = c.interactiveBlock {
+                    _ = try! c.send(autoIntent(node.kind, step: steps), at: 0)
+                    steps += 1
+                }
+            }
+            precondition(c.status.reason == .completed)
+            rates[k].append(Double(steps) / t)
+        }
+    }
+    print("| flow of 10,000 blocks | load + validate (median of 9) | per block |")
+    print("|---|---:|---:|")
+    print(String(format: "| every block kind of the seed (reference) | %.1f ms | %.2f µs |", median(loads[0]) * 1000, median(loads[0]) / Double(n) * 1e6))
+    print(
+        String(
+            format: "| with variables, set and condition blocks | %.1f ms | %.2f µs |", median(loads[1]) * 1000,
+            median(loads[1]) / Double(n) * 1e6))
+    print(
+        String(
+            format: "\nThe value engine (Conversation), median of 5: %.0f intents/s through the seed-kinds flow, %.0f through the language flow (its set and condition blocks run between intents)\n",
+            median(rates[0]), median(rates[1])))
+    // Expressions alone: one simple comparison, and a condition of two.
+    let vars: [String: RocketValue] = ["visits": .number(4), "plan": .text("pro")]
+    for source in ["visits > 3", "visits > 3 and plan == 'pro'", "lower(plan) in 'a pro plan'"] {
+        let e = RocketExpression(source)
+        let count = 2_000_000
+        var results: [Double] = []
+        for _ in 0..<5 {
+            var trues = 0
+            let t = time {
+                for _ in 0..<count {
+                    if case .success(.bool(true)) = e.evaluate({ vars[$0] }) { trues += 1 }
+                }
+            }
+            precondition(trues == count)
+            results.append(Double(count) / t)
+        }
+        print(String(format: "| `%@` | %.2f million evaluations/s |", source, median(results) / 1e6))
+    }
+    print("\nTargets: load + validate ≤ 3 µs per block with the new kinds; ≥ 5 million simple comparisons/s; engine ≥ 1,000,000 intents/s.\n")
+}
+
 func median(_ xs: [Double]) -> Double {
     let s = xs.sorted()
     return s[s.count / 2]
@@ -371,6 +464,20 @@ if args.first == "flow-once", let n = Int(args.dropFirst().first ?? "") {
 }
 if args.isEmpty || args.contains("flows") { benchFlows() }
 if args.isEmpty || args.contains("engine") { benchEngine() }
+if args.isEmpty || args.contains("language") { benchLanguage() }
+if args.contains("profile-language") {
+    // The value engine through the language flow, for a profiler.
+    let graph = FlowLoader.load(Array(generateLanguageFlow(blocks: 10_000).utf8)).document!.makeGraph()
+    for _ in 0..<60 {
+        var c = Conversation(graph: graph, options: ConversationOptions(timing: .instant))
+        c.start(at: 0)
+        var steps = 0
+        while let node = c.interactiveBlock {
+            _ = try! c.send(autoIntent(node.kind, step: steps), at: 0)
+            steps += 1
+        }
+    }
+}
 if args.isEmpty || args.contains("scenarios") {
     benchScenarios(waitForIt: ProcessInfo.processInfo.environment["WAITFORIT_BENCH"])
 }

@@ -545,8 +545,20 @@ public struct Conversation: Hashable, Sendable, Codable {
 
     /// The value a name has in an expression: a variable's, else an answer's text, else nil.
     public func value(of name: String) -> RocketValue? {
-        if let v = state.variables[name] { return v }
-        return state.answers[name].map { .text($0.value) }
+        Self.value(of: name, state.variables, state.answers)
+    }
+
+    /// ``value(of:)`` over the two tables alone: evaluating with it holds references to them,
+    /// not a copy of the whole conversation.
+    static func value(of name: String, _ variables: [String: RocketValue], _ answers: [String: RocketAnswer]) -> RocketValue? {
+        if let v = variables[name] { return v }
+        return answers[name].map { .text($0.value) }
+    }
+
+    /// Evaluates `e` over the variables and answers as they are now.
+    private func evaluate(_ e: RocketExpression) -> Result<RocketValue, RocketExpressionError> {
+        let variables = state.variables, answers = state.answers
+        return e.evaluate { Self.value(of: $0, variables, answers) }
     }
 
     // MARK: Driving
@@ -792,7 +804,7 @@ public struct Conversation: Hashable, Sendable, Codable {
             case .condition(let condition):
                 var taken: Int? = nil
                 for (k, branch) in condition.branches.enumerated() {
-                    let (holds, error) = branch.condition.test(value(of:))
+                    let (holds, error) = RocketExpression.test(evaluate(branch.condition))
                     if let error {
                         effects.append(.event(.expressionError(blockID: node.id, path: "branches[\(k)].if", error: error)))
                     }
@@ -827,7 +839,10 @@ public struct Conversation: Hashable, Sendable, Codable {
     /// has the variable's type (null clears it); otherwise the variable keeps its value and an
     /// `expressionError` says why.
     private mutating func assign(_ a: RocketAssignment, blockID: String?, into effects: inout [ConversationEffect]) {
-        switch a.expression.evaluate(value(of:)) {
+        // The result is computed (and the tables' references dropped) before the variable changes,
+        // so the change does not copy the table.
+        let result = evaluate(a.expression)
+        switch result {
         case .success(let v):
             if v != .null, let declared = graph.variable(named: a.name), declared.type != v.type {
                 let error = RocketExpressionError(

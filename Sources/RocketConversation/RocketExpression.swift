@@ -44,6 +44,8 @@ public struct RocketExpression: Hashable, Sendable, Codable, CustomStringConvert
     public let source: String
     /// Its steps, in postfix order; empty when it does not parse.
     let program: [Step]
+    /// The most values its evaluation holds at once.
+    let stackSize: Int
     /// Why it does not parse, or nil.
     public let syntaxError: RocketExpressionError?
 
@@ -58,6 +60,17 @@ public struct RocketExpression: Hashable, Sendable, Codable, CustomStringConvert
             program = []
             syntaxError = e
         }
+        var height = 0, most = 0
+        for step in program {
+            switch step.op {
+            case .constant, .name: height += 1
+            case .not, .negate: break
+            case .call(let f): height -= f.arity - 1
+            default: height -= 1
+            }
+            most = max(most, height)
+        }
+        stackSize = max(1, most)
     }
 
     /// The source.
@@ -454,50 +467,67 @@ extension RocketExpression {
     /// Evaluates with `lookup` giving each name's value (nil, or `.null`: no value).
     public func evaluate(_ lookup: (String) -> RocketValue?) -> Result<RocketValue, RocketExpressionError> {
         if let syntaxError { return .failure(syntaxError) }
-        var stack: [Cell] = []
-        stack.reserveCapacity(8)
-        for step in program {
-            let at = step.offset
-            func error(_ code: String, _ m: String) -> Cell { .error(RocketExpressionError(code: code, message: m, offset: at)) }
-            switch step.op {
-            case .constant(let v): stack.append(.value(v))
-            case .name(let n): stack.append(.value(lookup(n) ?? .null))
-            case .not, .negate:
-                let a = stack.removeLast()
-                guard case .value(let v) = a else {
-                    stack.append(a)
-                    continue
-                }
-                switch (step.op, v) {
-                case (.not, .bool(let b)): stack.append(.value(.bool(!b)))
-                case (.negate, .number(let n)): stack.append(.value(.number(-n)))
-                default:
-                    stack.append(error("type", "\"\(step.op.spelling)\" needs \(step.op == .not ? "true or false" : "a number"), not \(Self.what(v))"))
-                }
-            case .call(let f):
-                if f.arity == 2 {
-                    let b = stack.removeLast(), a = stack.removeLast()
-                    stack.append(Self.call(f, a, b, at))
-                } else {
-                    let a = stack.removeLast()
-                    stack.append(Self.call(f, a, nil, at))
-                }
-            default:
-                let b = stack.removeLast(), a = stack.removeLast()
-                stack.append(Self.binary(step.op, a, b, at))
+        // The values live in a buffer on the stack, as large as the compiler found it must be.
+        return withUnsafeTemporaryAllocation(of: Cell.self, capacity: stackSize) { buffer in
+            let base = buffer.baseAddress!
+            var top = 0
+            func push(_ c: Cell) {
+                (base + top).initialize(to: c)
+                top += 1
             }
-        }
-        switch stack.last {
-        case .value(let v)?: return .success(v)
-        case .error(let e)?: return .failure(e)
-        case nil: return .success(.null)
+            func pop() -> Cell {
+                top -= 1
+                return (base + top).move()
+            }
+            for step in program {
+                let at = step.offset
+                switch step.op {
+                case .constant(let v): push(.value(v))
+                case .name(let n): push(.value(lookup(n) ?? .null))
+                case .not, .negate:
+                    let a = pop()
+                    guard case .value(let v) = a else {
+                        push(a)
+                        continue
+                    }
+                    switch (step.op, v) {
+                    case (.not, .bool(let b)): push(.value(.bool(!b)))
+                    case (.negate, .number(let n)): push(.value(.number(-n)))
+                    default:
+                        let m = "\"\(step.op.spelling)\" needs \(step.op == .not ? "true or false" : "a number"), not \(Self.what(v))"
+                        push(.error(RocketExpressionError(code: "type", message: m, offset: at)))
+                    }
+                case .call(let f):
+                    if f.arity == 2 {
+                        let b = pop(), a = pop()
+                        push(Self.call(f, a, b, at))
+                    } else {
+                        push(Self.call(f, pop(), nil, at))
+                    }
+                default:
+                    let b = pop(), a = pop()
+                    push(Self.binary(step.op, a, b, at))
+                }
+            }
+            let result: Result<RocketValue, RocketExpressionError>
+            switch top > 0 ? pop() : .value(.null) {
+            case .value(let v): result = .success(v)
+            case .error(let e): result = .failure(e)
+            }
+            base.deinitialize(count: top)
+            return result
         }
     }
 
     /// Evaluates a condition: true only for `true`; anything else is false, with the error when
     /// it was one (or when the value is not true or false).
     public func test(_ lookup: (String) -> RocketValue?) -> (Bool, RocketExpressionError?) {
-        switch evaluate(lookup) {
+        Self.test(evaluate(lookup))
+    }
+
+    /// A condition's outcome from its evaluation (``test(_:)``).
+    static func test(_ result: Result<RocketValue, RocketExpressionError>) -> (Bool, RocketExpressionError?) {
+        switch result {
         case .success(.bool(let b)): return (b, nil)
         case .success(let v):
             return (false, RocketExpressionError(code: "type", message: "a condition must be true or false, not \(Self.what(v))", offset: 0))
