@@ -221,12 +221,19 @@ public struct RocketAnswer: Hashable, Sendable, Codable {
     public var value: String
     /// True for secret inputs: never written to events or files.
     public var isSecret: Bool
+    /// The answer as a typed value when it is not a text: a number of a number input, a list of
+    /// a multiple choice, null for an optional typed input left empty.
+    public var typed: RocketValue?
 
     /// Creates an answer.
-    public init(value: String, isSecret: Bool = false) {
+    public init(value: String, isSecret: Bool = false, typed: RocketValue? = nil) {
         self.value = value
         self.isSecret = isSecret
+        self.typed = typed
     }
+
+    /// The answer as expressions read it: the typed value, else the text.
+    public var typedValue: RocketValue { typed ?? .text(value) }
 }
 
 /// What the host must do after a state change, in order.
@@ -552,7 +559,7 @@ public struct Conversation: Hashable, Sendable, Codable {
     /// not a copy of the whole conversation.
     static func value(of name: String, _ variables: [String: RocketValue], _ answers: [String: RocketAnswer]) -> RocketValue? {
         if let v = variables[name] { return v }
-        return answers[name].map { .text($0.value) }
+        return answers[name]?.typedValue
     }
 
     /// Evaluates `e` over the variables and answers as they are now.
@@ -652,13 +659,20 @@ public struct Conversation: Hashable, Sendable, Codable {
             press(option, node: nodeID, side: nil, blockID: node.id, into: &effects)
             schedule(.advance(from: index, to: option.next), at: now + options.timing.bounce)
         case (.submit(let text), .textInput(let input)):
-            if let failure = input.validation?.check(text) {
+            let value: RocketValue
+            switch input.accept(text) {
+            case .success(let v): value = v
+            case .failure(let failure):
                 state.inputError = failure
                 throw .invalidInput(failure)
             }
             state.inputError = nil
             state.flags[index].fired = true
-            record(answer: text, for: node.id, secret: input.isSecret)
+            if input.inputType == .text {
+                record(answer: text, for: node.id, secret: input.isSecret)
+            } else if let id = node.id {
+                state.answers[id] = RocketAnswer(value: value.displayText, isSecret: input.isSecret, typed: value)
+            }
             effects.append(.event(.inputSubmitted(index: index, id: node.id, text: input.isSecret ? nil : text)))
             if options.echoReplies {
                 let shown = input.isSecret ? RocketTemplate.mask(text) : text

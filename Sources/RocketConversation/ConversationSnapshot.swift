@@ -93,7 +93,7 @@ public struct ConversationSnapshot: Hashable, Sendable {
         state.timers = []
         if !includeSecrets {
             for (key, answer) in state.answers where answer.isSecret {
-                state.answers[key] = RocketAnswer(value: RocketTemplate.mask(answer.value), isSecret: true)
+                state.answers[key] = RocketAnswer(value: RocketTemplate.mask(answer.value), isSecret: true)  // a typed value too is left out
             }
         }
         includesSecrets = includeSecrets

@@ -172,6 +172,12 @@ public struct RocketInputNode: Hashable, Sendable, Codable {
     /// ``ConversationEffect/decideInput(node:index:text:)`` and waits for
     /// ``Conversation/resolveInput(next:at:)``.
     public var decidedByHost: Bool
+    /// What the input takes; the answer is stored as a value of it.
+    public var inputType: RocketInputType = .text
+    /// The least value accepted: a number for numbers, a `YYYY-MM-DD` text for dates.
+    public var minimum: RocketValue?
+    /// The greatest value accepted.
+    public var maximum: RocketValue?
 
     /// Creates an input node.
     public init(
@@ -189,6 +195,73 @@ public struct RocketInputNode: Hashable, Sendable, Codable {
         self.branches = branches
         self.next = next
         self.decidedByHost = decidedByHost
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case text, buttonTitle, font, buttonStyle, isSecret, placeholder, validation, branches, next, decidedByHost, inputType, minimum, maximum
+    }
+
+    /// Decodes an input node (one written before typed inputs existed takes text).
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        text = try c.decode(String.self, forKey: .text)
+        buttonTitle = try c.decode(String.self, forKey: .buttonTitle)
+        font = try c.decode(RocketFont.self, forKey: .font)
+        buttonStyle = try c.decode(RocketFont.self, forKey: .buttonStyle)
+        isSecret = try c.decode(Bool.self, forKey: .isSecret)
+        placeholder = try c.decodeIfPresent(String.self, forKey: .placeholder)
+        validation = try c.decodeIfPresent(RocketInputValidation.self, forKey: .validation)
+        branches = try c.decode([RocketNodeBranch].self, forKey: .branches)
+        next = try c.decodeIfPresent(RocketNodeID.self, forKey: .next)
+        decidedByHost = try c.decode(Bool.self, forKey: .decidedByHost)
+        inputType = try c.decodeIfPresent(RocketInputType.self, forKey: .inputType) ?? .text
+        minimum = try c.decodeIfPresent(RocketValue.self, forKey: .minimum)
+        maximum = try c.decodeIfPresent(RocketValue.self, forKey: .maximum)
+    }
+
+    /// Encodes the node; a text input is written as it was before typed inputs existed (so a
+    /// graph's ``RocketGraph/contentHash``, which names saved conversations' flows, stays).
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(text, forKey: .text)
+        try c.encode(buttonTitle, forKey: .buttonTitle)
+        try c.encode(font, forKey: .font)
+        try c.encode(buttonStyle, forKey: .buttonStyle)
+        try c.encode(isSecret, forKey: .isSecret)
+        try c.encodeIfPresent(placeholder, forKey: .placeholder)
+        try c.encodeIfPresent(validation, forKey: .validation)
+        try c.encode(branches, forKey: .branches)
+        try c.encodeIfPresent(next, forKey: .next)
+        try c.encode(decidedByHost, forKey: .decidedByHost)
+        if inputType != .text { try c.encode(inputType, forKey: .inputType) }
+        try c.encodeIfPresent(minimum, forKey: .minimum)
+        try c.encodeIfPresent(maximum, forKey: .maximum)
+    }
+
+    /// Checks `text` against the validation rules, then reads it as a value of ``inputType``
+    /// within ``minimum`` and ``maximum``: the value, or the first rule it fails. Empty text that
+    /// no rule requires is accepted as null for a typed input.
+    public func accept(_ text: String) -> Result<RocketValue, RocketValidationFailure> {
+        if let failure = validation?.check(text) { return .failure(failure) }
+        guard inputType != .text else { return .success(.text(text)) }
+        if text.allSatisfy(\.isWhitespace) { return .success(.null) }
+        guard let value = inputType.parse(text) else {
+            return .failure(RocketValidationFailure(rule: .wrongType(inputType), message: validation?.message))
+        }
+        func order(_ a: RocketValue, _ b: RocketValue) -> Int? {
+            switch (a, b) {
+            case (.number(let x), .number(let y)): return x < y ? -1 : x > y ? 1 : 0
+            case (.text(let x), .text(let y)): return x < y ? -1 : x > y ? 1 : 0
+            default: return nil
+            }
+        }
+        if let minimum, let o = order(value, minimum), o < 0 {
+            return .failure(RocketValidationFailure(rule: .tooSmall(minimum.displayText), message: validation?.message))
+        }
+        if let maximum, let o = order(value, maximum), o > 0 {
+            return .failure(RocketValidationFailure(rule: .tooLarge(maximum.displayText), message: validation?.message))
+        }
+        return .success(value)
     }
 
     /// The next block for accepted text when the host does not decide: the first matching

@@ -18,7 +18,10 @@ extension ConversationSnapshot {
 enum SnapshotWords {
     static let status = [ConversationStatus.notShown, .presenting, .active, .closing(.completed), .dismissed(.completed)].map(\.word)
     static let actions = ["appendRoot", "autoAdvance", "advance", "closeByUser", "finishClosing"]
-    static let rules = ["required", "tooShort", "tooLong", "pattern", "invalidPattern", "patternTooComplex"]
+    static let rules = [
+        "required", "tooShort", "tooLong", "pattern", "invalidPattern", "patternTooComplex", "wrongType", "tooSmall", "tooLarge", "tooFewChosen",
+        "tooManyChosen",
+    ]
     static let top = [
         "format", "version", "flow", "status", "reason", "blocks", "transcript", "answers", "inputError", "timers", "sequence",
         "awaitingDecision", "includesSecrets", "held", "variables",
@@ -26,7 +29,7 @@ enum SnapshotWords {
     static let block = ["id", "fired", "tapEnabled", "pressed", "chosen"]
     static let item = ["block", "reply", "text", "secret"]
     static let answer = ["value", "secret"]
-    static let failure = ["rule", "limit", "pattern", "message"]
+    static let failure = ["rule", "limit", "pattern", "type", "bound", "message"]
     static let timer = ["remaining", "sequence", "action", "block", "to", "reason"]
 }
 
@@ -105,7 +108,8 @@ struct SnapshotWriter {
             w.key(escaping: key, first: i == 0)
             w.open()
             w.key("value", first: true)
-            w.string(a.value)
+            // A typed answer is written as its value (a number as a number); a text as a string.
+            if let typed = a.typed { typed.write(into: &w) } else { w.string(a.value) }
             if a.isSecret {
                 w.key("secret")
                 w.bool(true)
@@ -170,7 +174,8 @@ struct SnapshotWriter {
     }
 
     private mutating func failure(_ f: RocketValidationFailure) {
-        let (word, limit, pattern): (String, Int?, String?)
+        var word = "", limit: Int? = nil, pattern: String? = nil
+        var type: String?, bound: String?
         switch f.rule {
         case .required: (word, limit, pattern) = ("required", nil, nil)
         case .tooShort(let n): (word, limit, pattern) = ("tooShort", n, nil)
@@ -178,6 +183,11 @@ struct SnapshotWriter {
         case .pattern(let p): (word, limit, pattern) = ("pattern", nil, p)
         case .invalidPattern(let p): (word, limit, pattern) = ("invalidPattern", nil, p)
         case .patternTooComplex(let p): (word, limit, pattern) = ("patternTooComplex", nil, p)
+        case .wrongType(let t): (word, type) = ("wrongType", t.rawValue)
+        case .tooSmall(let b): (word, bound) = ("tooSmall", b)
+        case .tooLarge(let b): (word, bound) = ("tooLarge", b)
+        case .tooFewChosen(let n): (word, limit) = ("tooFewChosen", n)
+        case .tooManyChosen(let n): (word, limit) = ("tooManyChosen", n)
         }
         w.open()
         w.key("rule", first: true)
@@ -189,6 +199,14 @@ struct SnapshotWriter {
         if let pattern {
             w.key("pattern")
             w.string(pattern)
+        }
+        if let type {
+            w.key("type")
+            w.string(type)
+        }
+        if let bound {
+            w.key("bound")
+            w.string(bound)
         }
         if let m = f.message {
             w.key("message")
@@ -297,7 +315,13 @@ struct SnapshotReader {
         }
         for (key, v) in try top.entries("answers") {
             let a = try JSONFields(tape, v, path: top.child("answers") + "." + key, allowed: SnapshotWords.answer)
-            state.answers[key] = RocketAnswer(value: try a.string("value"), isSecret: try a.flag("secret"))
+            let v = try a.required("value")
+            if let text = tape.string(v) {
+                state.answers[key] = RocketAnswer(value: text, isSecret: try a.flag("secret"))
+            } else {
+                let typed = try RocketValue(tape, v, path: a.child("value"))
+                state.answers[key] = RocketAnswer(value: typed.displayText, isSecret: try a.flag("secret"), typed: typed)
+            }
         }
         if let e = try top.optionalObject("inputError", allowed: SnapshotWords.failure) {
             let rule: RocketValidationFailure.Rule
@@ -307,7 +331,12 @@ struct SnapshotReader {
             case 2: rule = .tooLong(try e.int("limit"))
             case 3: rule = .pattern(try e.string("pattern"))
             case 4: rule = .invalidPattern(try e.string("pattern"))
-            default: rule = .patternTooComplex(try e.string("pattern"))
+            case 5: rule = .patternTooComplex(try e.string("pattern"))
+            case 6: rule = .wrongType(try JSONFields.word(tape, try e.required("type"), path: e.child("type"), RocketInputType.self))
+            case 7: rule = .tooSmall(try e.string("bound"))
+            case 8: rule = .tooLarge(try e.string("bound"))
+            case 9: rule = .tooFewChosen(try e.int("limit"))
+            default: rule = .tooManyChosen(try e.int("limit"))
             }
             state.inputError = RocketValidationFailure(rule: rule, message: try e.optionalString("message"))
         }

@@ -1,3 +1,5 @@
+import RocketCore
+
 /// A rule the typed text must meet before the input block accepts it (beyond the seed).
 ///
 /// A failure keeps the same input block active and reports a ``RocketValidationFailure``.
@@ -61,6 +63,94 @@ public struct RocketInputValidation: Hashable, Sendable, Codable {
     }
 }
 
+/// What a text input takes: its answer is stored as a value of this kind (a number as a number),
+/// and browsers show the matching keyboard.
+///
+/// ```swift
+/// RocketInputType.number.parse(" 2,5 ")        // .number(2.5)
+/// RocketInputType.date.parse("2026-02-30")     // nil: no such day
+/// ```
+public enum RocketInputType: String, Hashable, Sendable, Codable, CaseIterable {
+    /// Any text.
+    case text
+    /// A decimal number (`-3`, `2.5`, `2,5`).
+    case number
+    /// A whole number.
+    case integer
+    /// An e-mail address (`name@example.org`).
+    case email
+    /// A web address starting with `http://` or `https://`.
+    case url
+    /// A calendar day, `YYYY-MM-DD` (stored as that text, so `<` orders days).
+    case date
+    /// A telephone number: digits with `+`, spaces, `-`, `.` and brackets, 5 to 20 digits.
+    case phone
+
+    /// True for the types whose `min` and `max` are numbers.
+    public var isNumeric: Bool { self == .number || self == .integer }
+
+    /// The value `text` stands for, or nil when it is not one of this type. White space around
+    /// it is ignored, except for `text`.
+    public func parse(_ text: String) -> RocketValue? {
+        if self == .text { return .text(text) }
+        let t = text.trimmingSpaces()
+        switch self {
+        case .text: return .text(text)
+        case .number, .integer:
+            var s = t
+            // A decimal comma, as many languages write it ("2,5"), when there is no point.
+            if !s.contains("."), s.filter({ $0 == "," }).count == 1 { s = s.replacing(",", with: ".") }
+            guard let n = RocketValue.parseNumber(s) else { return nil }
+            if self == .integer && (n != n.rounded() || abs(n) > 9e15) { return nil }
+            return .number(n)
+        case .email:
+            let parts = t.split(separator: "@", omittingEmptySubsequences: false)
+            guard t.utf8.count <= 254, parts.count == 2, !parts[0].isEmpty, parts[1].contains("."), !parts[1].hasPrefix("."),
+                !parts[1].hasSuffix("."), !t.contains(where: { $0.isWhitespace || $0 == "," || $0 == ";" })
+            else { return nil }
+            return .text(t)
+        case .url:
+            let lower = t.lowercased()
+            guard let scheme = ["https://", "http://"].first(where: { lower.hasPrefix($0) }), t.utf8.count <= 2048,
+                !t.contains(where: { $0.isWhitespace })
+            else { return nil }
+            let host = t.dropFirst(scheme.count).prefix { $0 != "/" && $0 != "?" && $0 != "#" }
+            guard !host.isEmpty, !host.hasPrefix("."), !host.hasPrefix(":") else { return nil }
+            return .text(t)
+        case .date:
+            return RocketInputType.isDate(t) ? .text(t) : nil
+        case .phone:
+            var digits = 0
+            for c in t {
+                if c.isASCII && c.isNumber {
+                    digits += 1
+                } else if !" +-.()".contains(c) {
+                    return nil
+                }
+            }
+            return (5...20).contains(digits) ? .text(t) : nil
+        }
+    }
+
+    /// True for `YYYY-MM-DD` naming a day that exists (years 0001 to 9999).
+    public static func isDate(_ s: String) -> Bool {
+        let b = Array(s.utf8)
+        guard b.count == 10, b[4] == 0x2D, b[7] == 0x2D else { return false }
+        func number(_ r: Range<Int>) -> Int? {
+            var n = 0
+            for i in r {
+                guard b[i] >= 0x30, b[i] <= 0x39 else { return nil }
+                n = n * 10 + Int(b[i] - 0x30)
+            }
+            return n
+        }
+        guard let y = number(0..<4), let m = number(5..<7), let d = number(8..<10), y >= 1, (1...12).contains(m), d >= 1 else { return false }
+        let leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0
+        let days = [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][m - 1]
+        return d <= days
+    }
+}
+
 /// Why typed text was refused.
 ///
 /// ```swift
@@ -82,6 +172,16 @@ public struct RocketValidationFailure: Hashable, Sendable, Codable, Error {
         /// Checking the pattern against this text needed more than ``RocketPattern/stepLimit``
         /// steps; the text is refused rather than checked for minutes.
         case patternTooComplex(String)
+        /// The text is not a value of the input's type.
+        case wrongType(RocketInputType)
+        /// Below the input's `min` (as written: a number or a day).
+        case tooSmall(String)
+        /// Above the input's `max`.
+        case tooLarge(String)
+        /// Fewer options chosen than a multiple choice's `min`.
+        case tooFewChosen(Int)
+        /// More options chosen than a multiple choice's `max`.
+        case tooManyChosen(Int)
     }
     /// The rule that failed.
     public var rule: Rule

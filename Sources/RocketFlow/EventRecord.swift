@@ -102,6 +102,11 @@ extension RocketEvent {
             case .tooShort: w.string("minLength")
             case .tooLong: w.string("maxLength")
             case .pattern, .invalidPattern, .patternTooComplex: w.string("pattern")
+            case .wrongType: w.string("inputType")
+            case .tooSmall: w.string("min")
+            case .tooLarge: w.string("max")
+            case .tooFewChosen: w.string("min")
+            case .tooManyChosen: w.string("max")
             }
         case .dismissed(let reason, let count, let blocks):
             w.string("dismissed")

@@ -97,6 +97,32 @@ extension FlowField {
             }, value: { root, _ in .string(root[keyPath: kp].source) })
     }
 
+    /// A number or a `YYYY-MM-DD` day that may be absent (lint checks that it fits the input).
+    static func bound(_ name: String, _ kp: any WritableKeyPath<Root, RocketValue?> & Sendable, doc: String) -> FlowField {
+        FlowField(
+            name, .numberOrDate, doc: doc,
+            decode: { d, v, place, root in
+                switch d.tape.kind(v) {
+                case .null: return true
+                case .number:
+                    guard let n = d.readNumber(v, place.path, min: nil, max: 9e15) else { return false }
+                    root[keyPath: kp] = .number(n)
+                    return true
+                case .string:
+                    let s = d.tape.string(v)!
+                    guard RocketInputType.isDate(s) else {
+                        d.error("bad-value", "\"\(name)\" must be a number or a date as YYYY-MM-DD, not \"\(s)\"", path: place.path, at: d.tape.offset(v))
+                        return false
+                    }
+                    root[keyPath: kp] = .text(s)
+                    return true
+                default:
+                    d.error("wrong-type", "\"\(name)\" must be a number or a date as YYYY-MM-DD, not \(d.tape.typeName(v))", path: place.path, at: d.tape.offset(v))
+                    return false
+                }
+            }, value: { root, _ in root[keyPath: kp]?.json })
+    }
+
     /// A font preset name or a font object.
     static func font(_ name: String, _ kp: any WritableKeyPath<Root, RocketFont> & Sendable, doc: String) -> FlowField {
         FlowField(
@@ -410,6 +436,11 @@ extension FlowFormat {
                     .text("text", \.text, doc: "The question."),
                     .text("buttonTitle", \.buttonTitle, doc: "The submit button's title."),
                     .bool("secret", \.isSecret, doc: "Mask the text on screen and keep it out of events and --answers-out."),
+                    .words(
+                        "inputType", \.inputType,
+                        doc: "What the answer must be; it is stored as that (a number as a number) and browsers show the matching keyboard."),
+                    .bound("min", \.minimum, doc: "The least answer accepted: a number for `number` and `integer`, a day `YYYY-MM-DD` for `date`."),
+                    .bound("max", \.maximum, doc: "The greatest answer accepted."),
                     .optionalText("placeholder", \.placeholder, doc: "A hint shown in the empty field."),
                     .optionalObject("validate", \.validation, validate, doc: "Rules the text must meet."),
                     .list("branches", \.branches, branch, item: "a branch", doc: "Branches tried in order; the first that holds decides."),

@@ -187,6 +187,16 @@ extension FlowFormat {
         case .bannerButtons: return ref("bannerButtons")
         case .any: return .object([])
         case .expression: return ref("expression")
+        case .numberOrDate:
+            return .object([
+                (
+                    "anyOf",
+                    .array([
+                        .object([("type", .string("number"))]),
+                        .object([("type", .string("string")), ("pattern", .string("^[0-9]{4}-[0-9]{2}-[0-9]{2}$"))]),
+                    ])
+                )
+            ])
         case .assignments:
             return .object([
                 ("type", .string("object")), ("additionalProperties", ref("expression")), ("maxProperties", .number(Double(RocketLimits.blockRules))),
@@ -264,6 +274,7 @@ extension FlowFormat {
         case .expression: return "[expression](#expressions)"
         case .assignments: return "object: variable name → [expression](#expressions)"
         case .variables: return "object: name → string, number or boolean"
+        case .numberOrDate: return "number, or date `YYYY-MM-DD`"
         }
     }
 }

@@ -88,8 +88,9 @@ public enum FlowValidator {
         func nameKind(_ name: String) -> RocketExpression.NameKind {
             if let t = declared[name] { return .known(t) }
             if let at = ids.index(of: name) {
-                switch nodes[at].kind {
-                case .button, .doubleButton, .choice, .textInput: return .known(.text)
+                switch nodes[at].content {
+                case .button, .doubleButton, .choice: return .known(.text)
+                case .textInput(let input): return .known(input.inputType.isNumeric ? .number : .text)
                 default: break
                 }
             }
@@ -180,6 +181,34 @@ public enum FlowValidator {
             case .textInput(let input):
                 setAnswer(i, secret: input.isSecret)
                 if let pattern = input.validation?.pattern { checkPattern(pattern, "\(blockPath(i)).validate.pattern", "are refused") }
+                for (bound, key) in [(input.minimum, "min"), (input.maximum, "max")] {
+                    guard let bound else { continue }
+                    let fits: Bool
+                    switch (input.inputType, bound) {
+                    case (.number, .number), (.integer, .number), (.date, .text): fits = true
+                    default: fits = false
+                    }
+                    if !fits {
+                        let want: String
+                        switch input.inputType {
+                        case .number, .integer: want = "a number"
+                        case .date: want = "a date as YYYY-MM-DD"
+                        default: want = "nothing: it applies to the inputTypes number, integer and date"
+                        }
+                        report(.error, "bad-bound", "\"\(key)\" of a \(input.inputType.rawValue) input must be \(want)", "\(blockPath(i)).\(key)")
+                    }
+                }
+                if let lo = input.minimum, let hi = input.maximum {
+                    let backwards: Bool
+                    switch (lo, hi) {
+                    case (.number(let a), .number(let b)): backwards = a > b
+                    case (.text(let a), .text(let b)): backwards = a > b
+                    default: backwards = false
+                    }
+                    if backwards {
+                        report(.error, "impossible-range", "\"min\" \(lo.displayText) is greater than \"max\" \(hi.displayText)", "\(blockPath(i)).min")
+                    }
+                }
                 if let lo = input.validation?.minLength, let hi = input.validation?.maxLength, lo > hi {
                     report(.error, "impossible-length", "\"minLength\" \(lo) is greater than \"maxLength\" \(hi)", "\(blockPath(i)).validate.minLength")
                 }

@@ -88,6 +88,24 @@ public struct UIStrings: Sendable, Hashable {
     public var yesTitle = "Yes"
     /// The no button's title (`rocket confirm` without `--negative`).
     public var noTitle = "No"
+    /// Refusals of a typed input's answer that is not of its type, by type.
+    public var notNumber = "Please type a number."
+    /// A whole number was asked for.
+    public var notInteger = "Please type a whole number."
+    /// An e-mail address was asked for.
+    public var notEmail = "Please type an e-mail address, like name@example.org."
+    /// A web address was asked for.
+    public var notURL = "Please type a web address starting with https://."
+    /// A date was asked for.
+    public var notDate = "Please type a date as YYYY-MM-DD."
+    /// A telephone number was asked for.
+    public var notPhone = "Please type a phone number."
+    /// Below the input's minimum (`%@` is it).
+    public var tooSmall = "The least accepted is %@."
+    /// Above the input's maximum (`%@` is it).
+    public var tooLarge = "The most accepted is %@."
+    /// Fewer options chosen than a multiple choice needs (`%d`).
+    public var tooFewChosen = "Choose at least %d."
 
     /// English.
     public static let english = UIStrings(
@@ -116,7 +134,10 @@ public struct UIStrings: Sendable, Hashable {
         styleCancel: "取消", styleDestructive: "危险操作", unavailable: "不可用",
         lineTooLong: "这一行超过 %d KiB，已跳过。", listHint: "↑/↓ 移动 · 回车 选择 · Esc 取消", listSelectHint: "Tab 选中",
         filterPlaceholder: "输入以筛选", filterNoMatch: "没有匹配项", tooManyChosen: "最多选择 %d 项。", plainChooseMany: "请从 1-%d 中选择，用逗号或空格分隔：",
-        yesWords: ["是", "是的", "好", "对", "y", "yes"], noWords: ["否", "不", "不是", "不要", "n", "no"], yesTitle: "是", noTitle: "否")
+        yesWords: ["是", "是的", "好", "对", "y", "yes"], noWords: ["否", "不", "不是", "不要", "n", "no"], yesTitle: "是", noTitle: "否",
+        notNumber: "请输入一个数字。", notInteger: "请输入一个整数。", notEmail: "请输入电子邮件地址，例如 name@example.org。",
+        notURL: "请输入以 https:// 开头的网址。", notDate: "请按 YYYY-MM-DD 格式输入日期。", notPhone: "请输入电话号码。",
+        tooSmall: "最小可接受的值为 %@。", tooLarge: "最大可接受的值为 %@。", tooFewChosen: "请至少选择 %d 项。")
     /// Italian.
     public static let italian = UIStrings(
         language: "it", continueHint: "Invio continua", chooseHint: "←/→ scegli · Invio premi", sendHint: "Invio invia",
@@ -133,7 +154,11 @@ public struct UIStrings: Sendable, Hashable {
         lineTooLong: "Questa riga supera %d KiB ed è stata ignorata.", listHint: "↑/↓ sposta · Invio scegli · Esc annulla",
         listSelectHint: "Tab seleziona", filterPlaceholder: "scrivi per filtrare", filterNoMatch: "nessun risultato",
         tooManyChosen: "Scegli al massimo %d.", plainChooseMany: "Scegli tra 1-%d, separati da virgole o spazi:",
-        yesWords: ["s", "sì", "si", "y", "yes"], noWords: ["n", "no"], yesTitle: "Sì", noTitle: "No")
+        yesWords: ["s", "sì", "si", "y", "yes"], noWords: ["n", "no"], yesTitle: "Sì", noTitle: "No",
+        notNumber: "Scrivi un numero.", notInteger: "Scrivi un numero intero.", notEmail: "Scrivi un indirizzo e-mail, come nome@esempio.it.",
+        notURL: "Scrivi un indirizzo web che inizi con https://.", notDate: "Scrivi una data come AAAA-MM-GG.",
+        notPhone: "Scrivi un numero di telefono.", tooSmall: "Il minimo accettato è %@.", tooLarge: "Il massimo accettato è %@.",
+        tooFewChosen: "Scegline almeno %d.")
 
     /// The strings for the locale named by the environment.
     public static func forEnvironment(_ env: [String: String]) -> UIStrings {
@@ -155,6 +180,20 @@ public struct UIStrings: Sendable, Hashable {
         case .tooLong(let n): return tooLong.replacing("%d", with: String(n))
         case .pattern, .invalidPattern: return noMatch
         case .patternTooComplex: return tooComplex
+        case .wrongType(let t):
+            switch t {
+            case .text: return noMatch
+            case .number: return notNumber
+            case .integer: return notInteger
+            case .email: return notEmail
+            case .url: return notURL
+            case .date: return notDate
+            case .phone: return notPhone
+            }
+        case .tooSmall(let b): return tooSmall.replacing("%@", with: b)
+        case .tooLarge(let b): return tooLarge.replacing("%@", with: b)
+        case .tooFewChosen(let n): return tooFewChosen.replacing("%d", with: String(n))
+        case .tooManyChosen(let n): return tooManyChosen.replacing("%d", with: String(n))
         }
     }
 }

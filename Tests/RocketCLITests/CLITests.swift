@@ -576,3 +576,25 @@ struct PlayVariablesTests {
         #expect(!events.stdout.contains("Ada"), "answers stay out of events")
     }
 }
+
+@Suite("rocket play with typed inputs")
+struct PlayTypedInputTests {
+    @Test("line mode refuses a wrong type with the reason and asks again; --answers-out holds numbers as numbers")
+    func typed() throws {
+        let dir = scratchDirectory()
+        write(
+            """
+            {"version": 1, "blocks": [
+             {"id": "age", "type": "textInput", "text": "Age?", "buttonTitle": "OK", "inputType": "number", "max": 130, "next": "mail"},
+             {"id": "mail", "type": "textInput", "text": "E-mail?", "buttonTitle": "OK", "inputType": "email"}]}
+            """, to: dir + "/flow.json")
+        let r = try runRocket(
+            ["play", dir + "/flow.json", "--instant", "--answers-out", "-"], stdin: "old\n200\n41.5\nnope\nada@example.org\n",
+            environment: ["LANG": "en_US.UTF-8"])
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.stderr.contains("Please type a number."))
+        #expect(r.stderr.contains("The most accepted is 130."))
+        #expect(r.stderr.contains("Please type an e-mail address"))
+        #expect(r.stdout == #"{"age": 41.5, "mail": "ada@example.org"}"# + "\n")
+    }
+}

@@ -208,11 +208,14 @@ struct RandomFlow {
                     required: chance(50), minLength: chance(50) ? int(0...3) : nil, maxLength: chance(50) ? int(4...40) : nil,
                     pattern: chance(50) ? "^[a-z]+$" : nil, message: chance(50) ? text() : nil)
             let conditions: [RocketInputCondition] = [.equals("yes"), .pattern("(?i)^no"), .empty, .equals("")]
-            return .textInput(
-                RocketInputNode(
-                    text: text(), buttonTitle: text(), font: chance(50) ? .text : font(), buttonStyle: chance(50) ? .lightButton : font(),
-                    isSecret: chance(20), placeholder: chance(50) ? text() : nil, validation: validation,
-                    branches: (0..<int(0...3)).map { _ in RocketNodeBranch(when: pick(conditions), next: target(n)) }, next: target(n)))
+            var input = RocketInputNode(
+                text: text(), buttonTitle: text(), font: chance(50) ? .text : font(), buttonStyle: chance(50) ? .lightButton : font(),
+                isSecret: chance(20), placeholder: chance(50) ? text() : nil, validation: validation,
+                branches: (0..<int(0...3)).map { _ in RocketNodeBranch(when: pick(conditions), next: target(n)) }, next: target(n))
+            input.inputType = pick(RocketInputType.allCases)
+            if input.inputType.isNumeric, chance(50) { (input.minimum, input.maximum) = (.number(-2.5), chance(50) ? .number(100) : nil) }
+            if input.inputType == .date, chance(50) { input.minimum = .text("2026-01-31") }
+            return .textInput(input)
         }
     }
 
@@ -322,6 +325,7 @@ enum ShapeMutations {
         case .expression: return 42
         case .assignments: return ["visits": 1]
         case .variables: return ["visits": [1]]
+        case .numberOrDate: return true
         }
     }
 

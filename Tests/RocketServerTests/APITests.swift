@@ -538,3 +538,31 @@ struct VariablesAPITests {
         }
     }
 }
+
+@Suite("HTTP API: typed inputs")
+struct TypedInputAPITests {
+    @Test("a number input: the view names its type and bounds; a wrong answer is 422 in the visitor's language; the answer is stored typed")
+    func typed() throws {
+        let flow = """
+            {"version": 1, "blocks": [
+             {"id": "age", "type": "textInput", "text": "Age?", "buttonTitle": "OK", "inputType": "integer", "min": 18, "next": "t"},
+             {"id": "t", "type": "text", "text": "You are {{age}}."}]}
+            """
+        let dir = scratchDirectory()
+        try flow.write(toFile: dir + "/age.json", atomically: true, encoding: .utf8)
+        let h = try Harness(flowsDirectory: dir)
+        let r = h.request("POST", "/v1/conversations", body: #"{"flow": "age", "visitor": "ada", "reducedMotion": true, "lang": "it"}"#)
+        let id = try #require(r.json?["conversation"]?["id"]?.string)
+        let item = try #require(h.view(id)?["transcript"]?[0])
+        #expect(item["inputType"]?.string == "integer")
+        #expect(item["min"]?.number == 18)
+        var s = h.send(id, #""intent": "submit", "text": "diciotto", "step": 0"#)
+        #expect(s.status == 422)
+        #expect(s.json?["error"]?["conversation"]?["inputError"]?.string == "Scrivi un numero intero.")
+        s = h.send(id, #""intent": "submit", "text": "12", "step": 0"#)
+        #expect(s.json?["error"]?["conversation"]?["inputError"]?.string == "Il minimo accettato è 18.")
+        s = h.send(id, #""intent": "submit", "text": "42", "step": 0"#)
+        #expect(s.status == 200)
+        #expect(h.view(id)?["transcript"]?[2]?["text"]?.string == "You are 42.")
+    }
+}

@@ -191,3 +191,23 @@ test("auto-advance is held while the visitor is engaged or turned it off, and on
   assert.equal(core.holdWanted({ autoAdvance: false, held: true }, false, false, null), false, "a hold left over is let go");
   assert.equal(core.holdWanted(null, true, false, null), null);
 });
+
+test("a text input's native control follows its inputType, bounds and secrecy", () => {
+  assert.deepEqual(core.fieldFor({ type: "textInput" }), { type: "text", inputmode: null, autocomplete: "on", step: null, min: null, max: null });
+  assert.deepEqual(core.fieldFor({ inputType: "number", min: 0, max: 10 }),
+    { type: "number", inputmode: "decimal", autocomplete: "on", step: "any", min: "0", max: "10" });
+  assert.equal(core.fieldFor({ inputType: "integer" }).step, "1");
+  assert.equal(core.fieldFor({ inputType: "integer" }).inputmode, "numeric");
+  assert.deepEqual(core.fieldFor({ inputType: "date", min: "2026-01-31" }),
+    { type: "date", inputmode: null, autocomplete: "on", step: null, min: "2026-01-31", max: null });
+  assert.equal(core.fieldFor({ inputType: "email" }).type, "email");
+  assert.equal(core.fieldFor({ inputType: "email" }).autocomplete, "email");
+  assert.equal(core.fieldFor({ inputType: "url" }).type, "url");
+  assert.equal(core.fieldFor({ inputType: "phone" }).type, "tel");
+  assert.equal(core.fieldFor({ inputType: "text", min: 3 }).min, null, "bounds only on number and date fields");
+  const pin = core.fieldFor({ inputType: "integer", secret: true, min: 0 });
+  assert.equal(pin.type, "password");
+  assert.equal(pin.inputmode, "numeric", "a secret PIN still gets the digits keyboard");
+  assert.equal(pin.min, null);
+  assert.equal(core.fieldFor({ inputType: "nonsense" }).type, "text");
+});

@@ -55,6 +55,27 @@
       return null;
     },
     /**
+     * The native control for a text input, so phones show the right keyboard: its `type`,
+     * `inputmode`, `autocomplete`, `step`, `min` and `max` from the block's `inputType`, `min`,
+     * `max` and `secret` (a secret one is a password field whatever it takes).
+     */
+    fieldFor: function (item) {
+      var kinds = {
+        number: { type: "number", inputmode: "decimal", step: "any" },
+        integer: { type: "number", inputmode: "numeric", step: "1" },
+        email: { type: "email", inputmode: "email", autocomplete: "email" },
+        url: { type: "url", inputmode: "url", autocomplete: "url" },
+        date: { type: "date" },
+        phone: { type: "tel", inputmode: "tel", autocomplete: "tel" }
+      };
+      var k = kinds[item.inputType] || { type: "text" };
+      var out = { type: k.type, inputmode: k.inputmode || null, autocomplete: k.autocomplete || "on", step: k.step || null, min: null, max: null };
+      if (item.secret) { out.type = "password"; out.autocomplete = "off"; out.step = null; }
+      var bound = function (b) { return typeof b === "number" || typeof b === "string" ? String(b) : null; };
+      if (out.type === "number" || out.type === "date") { out.min = bound(item.min); out.max = bound(item.max); }
+      return out;
+    },
+    /**
      * The flow variables a page's address gives (`/play/banner?user=Ada`): at most 64 names of
      * 1–64 letters, digits, '_', '.' or '-', values of at most 1,024 UTF-8 bytes; others are
      * skipped.
@@ -657,8 +678,13 @@
         var fid = "rk-in-" + v.id.slice(0, 8) + "-" + item.index;
         field.id = fid;
         label.htmlFor = fid;
-        field.type = item.secret ? "password" : "text";
-        field.autocomplete = item.secret ? "off" : "on";
+        var kind = core.fieldFor(item);
+        field.type = kind.type;
+        field.autocomplete = kind.autocomplete;
+        if (kind.inputmode) field.setAttribute("inputmode", kind.inputmode);
+        if (kind.step) field.step = kind.step;
+        if (kind.min !== null) field.min = kind.min;
+        if (kind.max !== null) field.max = kind.max;
         if (item.placeholder) field.placeholder = item.placeholder;
         if (item.validate) {
           if (item.validate.required) field.required = true;
@@ -685,7 +711,10 @@
           }
           form.addEventListener("submit", function (ev) {
             ev.preventDefault();
-            self.send({ intent: "submit", text: field.value });
+            // A number field hides text that is not a number (its value is ""): a text that is
+            // none stands for it, so the server refuses it with the flow's own message.
+            var bad = field.validity && field.validity.badInput;
+            self.send({ intent: "submit", text: bad ? "?" : field.value });
           });
           field.noValidate = true;
           form.noValidate = true;

@@ -1,0 +1,111 @@
+import RocketConversation
+import RocketCore
+import RocketText
+import Testing
+
+@testable import RocketFlow
+
+/// Typed text inputs: what each type takes, bounds, refusals in the user's language, typed
+/// answers in expressions and snapshots, and lint.
+@Suite("Typed answers")
+struct TypedInputTests {
+    @Test(
+        "each input type takes its values and refuses the rest",
+        arguments: [
+            (RocketInputType.number, "42", RocketValue?.some(.number(42))), (.number, " -2.5 ", .number(-2.5)), (.number, "2,5", .number(2.5)),
+            (.number, "1e3", .number(1000)), (.number, "abc", nil), (.number, "1,000.5", nil), (.number, "inf", nil), (.number, "0x10", nil),
+            (.integer, "7", .number(7)), (.integer, "7.5", nil), (.integer, "1e20", nil),
+            (.email, "ada@example.org", .text("ada@example.org")), (.email, "ada@", nil), (.email, "a b@example.org", nil),
+            (.email, "@example.org", nil), (.email, "ada@example", nil),
+            (.url, "https://example.org/x?y", .text("https://example.org/x?y")), (.url, "ftp://example.org", nil), (.url, "https://", nil),
+            (.date, "2024-02-29", .text("2024-02-29")), (.date, "2026-02-29", nil), (.date, "2026-13-01", nil), (.date, "26-01-01", nil),
+            (.phone, "+39 (02) 123-4567", .text("+39 (02) 123-4567")), (.phone, "1234", nil), (.phone, "call me", nil),
+            (.text, " anything ", .text(" anything ")),
+        ])
+    func parse(type: RocketInputType, text: String, expected: RocketValue?) {
+        #expect(type.parse(text) == expected, "\(type) \(text)")
+    }
+
+    func input(_ type: RocketInputType, min: RocketValue? = nil, max: RocketValue? = nil, required: Bool = false) -> RocketInputNode {
+        var i = RocketInputNode(text: "?", buttonTitle: "OK", validation: required ? RocketInputValidation(required: true) : nil)
+        i.inputType = type
+        i.minimum = min
+        i.maximum = max
+        return i
+    }
+
+    @Test("min and max bound numbers and days; an optional empty answer is null; refusals say why in each language")
+    func bounds() {
+        let age = input(.integer, min: .number(18), max: .number(120))
+        #expect(age.accept("30") == .success(.number(30)))
+        #expect(age.accept("12") == .failure(RocketValidationFailure(rule: .tooSmall("18"), message: nil)))
+        #expect(age.accept("130") == .failure(RocketValidationFailure(rule: .tooLarge("120"), message: nil)))
+        #expect(age.accept("") == .success(.null))
+        #expect(input(.integer, required: true).accept(" ") == .failure(RocketValidationFailure(rule: .required, message: nil)))
+        let day = input(.date, min: .text("2026-01-31"))
+        #expect(day.accept("2026-02-01") == .success(.text("2026-02-01")))
+        #expect(day.accept("2026-01-30") == .failure(RocketValidationFailure(rule: .tooSmall("2026-01-31"), message: nil)))
+        let failure = RocketValidationFailure(rule: .wrongType(.number), message: nil)
+        #expect(UIStrings.english.message(for: failure) == "Please type a number.")
+        #expect(UIStrings.italian.message(for: failure) == "Scrivi un numero.")
+        #expect(UIStrings.chinese.message(for: failure) == "请输入一个数字。")
+        #expect(UIStrings.italian.message(for: RocketValidationFailure(rule: .tooSmall("18"), message: nil)) == "Il minimo accettato è 18.")
+        for type in RocketInputType.allCases where type != .text {
+            let m = UIStrings.english.message(for: RocketValidationFailure(rule: .wrongType(type), message: nil))
+            #expect(m != UIStrings.english.noMatch, "\(type) has its own message")
+        }
+    }
+
+    static let flow = #"""
+        {"version": 1, "vars": {"adult": false}, "blocks": [
+         {"id": "age", "type": "textInput", "text": "Your age?", "buttonTitle": "OK", "inputType": "integer", "min": 0, "max": 130, "next": "s"},
+         {"id": "s", "type": "set", "set": {"adult": "age >= 18"}, "next": "c"},
+         {"id": "c", "type": "condition", "branches": [{"if": "adult", "next": "yes"}], "else": "no"},
+         {"id": "yes", "type": "text", "text": "At {{age}}, welcome."},
+         {"id": "no", "type": "text", "text": "Not yet at {{age}}."}
+        ]}
+        """#
+
+    @Test("a typed answer is a number in expressions, {{age}} and snapshots; a refusal keeps the block")
+    func typedAnswers() throws {
+        let doc = try #require(FlowLoader.load(Self.flow).document)
+        #expect(FlowLoader.load(Self.flow).diagnostics.isEmpty)
+        var c = try #require(doc.makeConversation(options: ConversationOptions(timing: .instant)))
+        c.start(at: 0)
+        #expect(throws: RocketIntentError.invalidInput(RocketValidationFailure(rule: .wrongType(.integer), message: nil))) {
+            try c.send(.submit("twenty"), at: 1)
+        }
+        #expect(throws: RocketIntentError.invalidInput(RocketValidationFailure(rule: .tooLarge("130"), message: nil))) {
+            try c.send(.submit("200"), at: 1)
+        }
+        _ = try c.send(.submit(" 42 "), at: 2)
+        #expect(c.answers["age"]?.typed == .number(42))
+        #expect(c.variables["adult"] == .bool(true))
+        #expect(c.transcript.last.map { if case .block(_, _, let t) = $0 { t } else { "" } } == "At 42, welcome.")
+        let text = try ConversationSnapshot(c, at: 2).jsonText()
+        #expect(text.contains(#""age":{"value":42}"#))
+        let back = try ConversationSnapshot(jsonText: Array(text.utf8), graph: c.graph)
+        #expect(back.state.answers["age"]?.typed == .number(42))
+        // An input error is kept in a snapshot with its type.
+        var d = try #require(doc.makeConversation(options: ConversationOptions(timing: .instant)))
+        d.start(at: 0)
+        _ = try? d.send(.submit("x"), at: 1)
+        let refused = try ConversationSnapshot(d, at: 1).jsonText()
+        #expect(refused.contains(#""inputError":{"rule":"wrongType","type":"integer"}"#))
+        let again = try ConversationSnapshot(jsonText: Array(refused.utf8), graph: d.graph)
+        #expect(again.state.inputError?.rule == .wrongType(.integer))
+    }
+
+    @Test("lint: bounds must fit the type and be in order; an answer's type reaches expressions")
+    func lint() {
+        func codes(_ json: String) -> [String] { FlowLoader.load(json).diagnostics.map(\.code) }
+        let head = #"{"version": 1, "blocks": [{"id": "a", "type": "textInput", "text": "?", "buttonTitle": "OK", "#
+        #expect(codes(head + #""inputType": "email", "min": 3}]}"#) == ["bad-bound"])
+        #expect(codes(head + #""inputType": "number", "min": "2026-01-01"}]}"#) == ["bad-bound"])
+        #expect(codes(head + #""inputType": "date", "min": "2026-02-01", "max": "2026-01-01"}]}"#) == ["impossible-range"])
+        #expect(codes(head + #""inputType": "date", "min": "2026-02-30"}]}"#) == ["bad-value"])
+        #expect(codes(head + #""inputType": "decimal"}]}"#) == ["bad-value"])
+        let typed = head + #""inputType": "number", "next": "c"}, {"id": "c", "type": "condition", "branches": [{"if": "a == 'x'", "next": null}]}]}"#
+        #expect(codes(typed) == ["expression-type"], "a number answer compared with a text")
+    }
+}
