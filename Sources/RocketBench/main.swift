@@ -109,7 +109,8 @@ func benchLanguage() {
             median(loads[1]) / Double(n) * 1e6))
     print(
         String(
-            format: "\nThe value engine (Conversation), median of 5: %.0f intents/s through the seed-kinds flow, %.0f through the language flow (its set and condition blocks run between intents)\n",
+            format:
+                "\nThe value engine (Conversation), median of 5: %.0f intents/s through the seed-kinds flow, %.0f through the language flow (its set and condition blocks run between intents)\n",
             median(rates[0]), median(rates[1])))
     // Expressions alone: one simple comparison, and a condition of two.
     let vars: [String: RocketValue] = ["visits": .number(4), "plan": .text("pro")]

@@ -117,7 +117,8 @@ extension FlowField {
                     root[keyPath: kp] = .text(s)
                     return true
                 default:
-                    d.error("wrong-type", "\"\(name)\" must be a number or a date as YYYY-MM-DD, not \(d.tape.typeName(v))", path: place.path, at: d.tape.offset(v))
+                    d.error(
+                        "wrong-type", "\"\(name)\" must be a number or a date as YYYY-MM-DD, not \(d.tape.typeName(v))", path: place.path, at: d.tape.offset(v))
                     return false
                 }
             }, value: { root, _ in root[keyPath: kp]?.json })
