@@ -567,6 +567,7 @@ func autoIntent(_ kind: RocketBlockKind, step: Int) -> RocketIntent {
     case .doubleButton: return step % 2 == 0 ? .pressLeft : .pressRight
     case .textInput: return .submit("Ada")
     case .choice: return .choose(step % 2)
+    case .rating: return .rate(step % 5 + 1)
     case .set, .condition: return .tap  // never shown
     }
 }

@@ -34,7 +34,9 @@ enum DemoFlow {
             {"id": "long", "type": "text", "text": "Set and condition blocks work with variables: what a long name, {{name}}!", "next": "notify"},
             {"id": "notify", "type": "button", "title": "Enable notifications", "action": "enable-notifications", "next": "topic"},
             {"id": "topic", "type": "choice", "text": "Choice blocks ask with a list. What will you try first?",
-             "options": [{"title": "Conversations", "next": "done"}, {"title": "Banners", "next": "done"}, {"title": "Scenarios", "next": "done"}]},
+             "options": [{"title": "Conversations", "next": "stars"}, {"title": "Banners", "next": "stars"}, {"title": "Scenarios", "next": "stars"}]},
+            {"id": "stars", "type": "rating", "text": "Rating blocks take a number. How is the tour so far?", "scale": 5,
+             "labels": {"low": "Dull", "high": "Great"}, "next": "done"},
             {"id": "done", "type": "text", "text": "All set, {{name}}. That was every block type. Tap to finish.", "font": "textBold"}
           ]
         }

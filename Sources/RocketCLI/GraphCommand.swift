@@ -127,7 +127,8 @@ enum NewCommand {
             {"id": "picture", "type": "image", "image": "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAIAAAACCAYAAABytg0kAAAAFklEQVR4nGNgYPj/nwFIMDAwMDAAABz6Af+yOhETAAAAAElFTkSuQmCC",
              "text": "Pictures are PNG or JPEG files next to the flow, or data URIs.", "imageStyle": "round", "next": "plan"},
             {"id": "plan", "type": "choice", "text": "Which plan suits you?",
-             "options": [{"title": "Free", "next": "go"}, {"title": "Pro", "next": "go"}, {"title": "Team", "next": "go"}]},
+             "options": [{"title": "Free", "next": "rate"}, {"title": "Pro", "next": "rate"}, {"title": "Team", "next": "rate"}]},
+            {"id": "rate", "type": "rating", "text": "How clear was that?", "scale": 5, "labels": {"low": "Muddy", "high": "Crystal"}, "next": "go"},
             {"id": "go", "type": "button", "title": "Done, {{name}}", "action": "finished", "next": "bye"},
             {"id": "bye", "type": "text", "text": "Bye for now."}
           ]

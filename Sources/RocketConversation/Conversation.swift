@@ -98,13 +98,17 @@ public enum RocketIntent: Hashable, Sendable, Codable {
     case close
     /// Choose an option (by index) of the newest choice block.
     case choose(Int)
+    /// Choose these options (by index) of the newest multiple choice block.
+    case chooseMany([Int])
+    /// Answer the newest rating block with a value from 1 to its scale.
+    case rate(Int)
 }
 
 extension RocketIntent {
     /// An intent's name: the one spelling of the server's API (`"intent"` and `accepts`), the web
     /// widget and the API's schema.
     public enum Name: String, CaseIterable, Hashable, Sendable {
-        case tap, pressButton, pressLeft, pressRight, submit, choose, close
+        case tap, pressButton, pressLeft, pressRight, submit, choose, chooseMany, rate, close
     }
 
     /// This intent's name.
@@ -117,6 +121,8 @@ extension RocketIntent {
         case .submit: return .submit
         case .close: return .close
         case .choose: return .choose
+        case .chooseMany: return .chooseMany
+        case .rate: return .rate
         }
     }
 
@@ -128,8 +134,15 @@ extension RocketIntent {
         case .doubleButton: return [.pressLeft, .pressRight]
         case .textInput: return [.submit]
         case .choice: return [.choose]
+        case .rating: return [.rate]
         case .set, .condition: return []
         }
+    }
+
+    /// The intents that answer `node` (a multiple choice takes `chooseMany`).
+    public static func names(answering node: RocketNode) -> [Name] {
+        if case .choice(let c) = node.content, c.multiple { return [.chooseMany] }
+        return names(answering: node.kind)
     }
 }
 
@@ -312,8 +325,10 @@ public struct ConversationState: Hashable, Sendable, Codable {
     /// The double-button side pressed, by shown index.
     public var pressedSide: [Int: RocketButtonSide] = [:]
     /// The option chosen in a choice block, by shown index (absent from snapshots made before
-    /// choice blocks existed).
+    /// choice blocks existed); for a rating block, the rating less one.
     public var chosenOptions: [Int: Int]?
+    /// The options chosen in a multiple choice block, by shown index, in option order.
+    public var chosenSets: [Int: [Int]]?
     /// Pending timers.
     public var timers: [Timer] = []
     /// The last timer sequence number given out.
@@ -333,7 +348,7 @@ public struct ConversationState: Hashable, Sendable, Codable {
 
     private enum CodingKeys: String, CodingKey {
         case status, shown, flags, transcript, answers, inputError, pressedSide, chosenOptions, timers, sequence, awaitingDecision,
-            heldSince, variables
+            heldSince, variables, chosenSets
     }
 
     /// Decodes a state (one written before a field existed has that field's empty value).
@@ -352,6 +367,7 @@ public struct ConversationState: Hashable, Sendable, Codable {
         awaitingDecision = try c.decodeIfPresent(Int.self, forKey: .awaitingDecision)
         heldSince = try c.decodeIfPresent(Double.self, forKey: .heldSince)
         variables = try c.decodeIfPresent([String: RocketValue].self, forKey: .variables) ?? [:]
+        chosenSets = try c.decodeIfPresent([Int: [Int]].self, forKey: .chosenSets)
     }
 }
 
@@ -433,8 +449,11 @@ public struct Conversation: Hashable, Sendable, Codable {
     public var inputError: RocketValidationFailure? { state.inputError }
     /// The double-button side pressed, by shown index (so front ends can draw it pressed).
     public var pressedSide: [Int: RocketButtonSide] { state.pressedSide }
-    /// The option chosen in each choice block, by shown index.
+    /// The option chosen in each choice block, by shown index (for a rating block, the rating
+    /// less one).
     public var chosenOptions: [Int: Int] { state.chosenOptions ?? [:] }
+    /// The options chosen in each multiple choice block, by shown index.
+    public var chosenSets: [Int: [Int]] { state.chosenSets ?? [:] }
     /// How many blocks have been shown.
     public var shownCount: Int { state.shown.count }
     /// The blocks shown so far, in order (the original's `blocks`). Builds an array: use
@@ -513,7 +532,7 @@ public struct Conversation: Hashable, Sendable, Codable {
     /// The intents the conversation takes now: those of its interactive block, and `close` while
     /// it is on screen with a close button.
     public var acceptedIntents: [RocketIntent.Name] {
-        var out = interactiveBlock.map { RocketIntent.names(answering: $0.kind) } ?? []
+        var out = interactiveBlock.map { RocketIntent.names(answering: $0) } ?? []
         if closeButton != nil, status == .active || status == .presenting { out.append(.close) }
         return out
     }
@@ -648,7 +667,35 @@ public struct Conversation: Hashable, Sendable, Codable {
             effects.append(.event(.buttonPressed(index: index, id: node.id, side: side, title: title)))
             press(button, node: nodeID, side: side, blockID: node.id, into: &effects)
             schedule(.advance(from: index, to: button.next), at: now + options.timing.doubleBounce)
-        case (.choose(let k), .choice(let choice)):
+        case (.chooseMany(let picked), .choice(let choice)) where choice.multiple:
+            var set = Set<Int>()
+            for k in picked {
+                guard choice.options.indices.contains(k) else { throw .noSuchOption(k) }
+                set.insert(k)
+            }
+            let least = max(1, choice.minChosen ?? 1), most = choice.maxChosen ?? choice.options.count
+            if set.count < least || set.count > most {
+                let failure = RocketValidationFailure(rule: set.count < least ? .tooFewChosen(least) : .tooManyChosen(most), message: nil)
+                state.inputError = failure
+                throw .invalidInput(failure)
+            }
+            state.inputError = nil
+            state.flags[index].fired = true
+            let chosen = set.sorted()
+            let titles = chosen.map { interpolate(choice.options[$0].title) }
+            if let id = node.id { state.answers[id] = RocketAnswer(value: titles.joined(separator: ", "), typed: .list(titles)) }
+            state.chosenSets = (state.chosenSets ?? [:]).merging([index: chosen]) { $1 }
+            effects.append(.event(.buttonPressed(index: index, id: node.id, side: nil, title: titles.joined(separator: ", "))))
+            for k in chosen { press(choice.options[k], node: nodeID, side: nil, blockID: node.id, into: &effects) }
+            schedule(.advance(from: index, to: choice.next), at: now + options.timing.bounce)
+        case (.rate(let value), .rating(let rating)):
+            guard (1...max(1, rating.scale)).contains(value) else { throw .noSuchOption(value) }
+            state.flags[index].fired = true
+            if let id = node.id { state.answers[id] = RocketAnswer(value: String(value), typed: .number(Double(value))) }
+            state.chosenOptions = (state.chosenOptions ?? [:]).merging([index: value - 1]) { $1 }
+            effects.append(.event(.buttonPressed(index: index, id: node.id, side: nil, title: String(value))))
+            schedule(.advance(from: index, to: rating.next), at: now + options.timing.bounce)
+        case (.choose(let k), .choice(let choice)) where !choice.multiple:
             guard choice.options.indices.contains(k) else { throw .noSuchOption(k) }
             state.flags[index].fired = true
             let option = choice.options[k]

@@ -10,6 +10,8 @@ public enum RocketBlockKind: String, CaseIterable, Hashable, Sendable, Codable {
     case text, image, button, doubleButton, textInput
     /// A question with a list of options (beyond the seed).
     case choice
+    /// A rating on a scale (beyond the seed).
+    case rating
     /// Sets variables from expressions; never shown (beyond the seed).
     case set
     /// Goes to the first branch whose condition holds; never shown (beyond the seed).
@@ -27,6 +29,7 @@ public enum RocketBlockKind: String, CaseIterable, Hashable, Sendable, Codable {
         case .doubleButton: return "DoubleButtonRocketBlock"
         case .textInput: return "TextInputRocketBlock"
         case .choice: return "ChoiceRocketBlock"
+        case .rating: return "RatingRocketBlock"
         case .set: return "SetRocketBlock"
         case .condition: return "ConditionRocketBlock"
         }

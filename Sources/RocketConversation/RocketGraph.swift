@@ -116,7 +116,8 @@ public struct RocketButtonNode: Hashable, Sendable, Codable {
 }
 
 /// A question with a list of options (more than two buttons), beyond the seed: one is chosen,
-/// and the conversation goes where that option leads.
+/// and the conversation goes where that option leads; or, when ``multiple``, several are, and
+/// it goes to ``next``.
 public struct RocketChoiceNode: Hashable, Sendable, Codable {
     /// The question, shown in a bubble above the list.
     public var text: String
@@ -124,12 +125,95 @@ public struct RocketChoiceNode: Hashable, Sendable, Codable {
     public var font: RocketFont
     /// The options, in order.
     public var options: [RocketButtonNode]
+    /// Several options may be chosen; the answer is the list of their titles.
+    public var multiple = false
+    /// The fewest options a multiple choice takes (nil: 1).
+    public var minChosen: Int?
+    /// The most options a multiple choice takes (nil: all).
+    public var maxChosen: Int?
+    /// Where a multiple choice goes once answered; nil ends the conversation.
+    public var next: RocketNodeID?
+    /// The title of a multiple choice's button that confirms the options ticked (nil: the
+    /// front end's own word).
+    public var buttonTitle: String?
 
     /// Creates a choice node.
     public init(text: String, font: RocketFont = .text, options: [RocketButtonNode]) {
         self.text = text
         self.font = font
         self.options = options
+    }
+
+    private enum CodingKeys: String, CodingKey { case text, font, options, multiple, minChosen, maxChosen, next, buttonTitle }
+
+    /// Decodes a choice (one written before multiple choices existed takes one option).
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        text = try c.decode(String.self, forKey: .text)
+        font = try c.decode(RocketFont.self, forKey: .font)
+        options = try c.decode([RocketButtonNode].self, forKey: .options)
+        multiple = try c.decodeIfPresent(Bool.self, forKey: .multiple) ?? false
+        minChosen = try c.decodeIfPresent(Int.self, forKey: .minChosen)
+        maxChosen = try c.decodeIfPresent(Int.self, forKey: .maxChosen)
+        next = try c.decodeIfPresent(RocketNodeID.self, forKey: .next)
+        buttonTitle = try c.decodeIfPresent(String.self, forKey: .buttonTitle)
+    }
+
+    /// Encodes the choice; a single choice is written as it was before multiple ones existed.
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(text, forKey: .text)
+        try c.encode(font, forKey: .font)
+        try c.encode(options, forKey: .options)
+        if multiple { try c.encode(multiple, forKey: .multiple) }
+        try c.encodeIfPresent(minChosen, forKey: .minChosen)
+        try c.encodeIfPresent(maxChosen, forKey: .maxChosen)
+        try c.encodeIfPresent(next, forKey: .next)
+        try c.encodeIfPresent(buttonTitle, forKey: .buttonTitle)
+    }
+}
+
+/// The words under the ends of a rating's scale.
+public struct RocketRatingLabels: Hashable, Sendable, Codable {
+    /// Under 1 ("Poor").
+    public var low: String?
+    /// Under the top of the scale ("Great").
+    public var high: String?
+
+    /// Creates labels.
+    public init(low: String? = nil, high: String? = nil) {
+        self.low = low
+        self.high = high
+    }
+}
+
+/// A question answered with a number from 1 to ``scale`` (stars in the terminal, a radio group in
+/// the browser), beyond the seed.
+public struct RocketRatingNode: Hashable, Sendable, Codable {
+    /// The question.
+    public var text: String
+    /// The question's style.
+    public var font: RocketFont
+    /// The top of the scale (2 to 10).
+    public var scale: Int
+    /// The words under its ends.
+    public var labels: RocketRatingLabels
+    /// The block after the answer; nil ends the conversation.
+    public var next: RocketNodeID?
+
+    /// The labels as an optional value (absent when neither is given), as flow files write them.
+    public var optionalLabels: RocketRatingLabels? {
+        get { labels.low == nil && labels.high == nil ? nil : labels }
+        set { labels = newValue ?? RocketRatingLabels() }
+    }
+
+    /// Creates a rating node.
+    public init(text: String, font: RocketFont = .text, scale: Int = 5, labels: RocketRatingLabels = RocketRatingLabels(), next: RocketNodeID? = nil) {
+        self.text = text
+        self.font = font
+        self.scale = scale
+        self.labels = labels
+        self.next = next
     }
 }
 
@@ -343,6 +427,8 @@ public indirect enum RocketNodeContent: Hashable, Sendable, Codable {
     case textInput(RocketInputNode)
     /// A list of options.
     case choice(RocketChoiceNode)
+    /// A rating on a scale.
+    case rating(RocketRatingNode)
     /// Variables set (not shown).
     case set(RocketSetNode)
     /// A branch on conditions (not shown).
@@ -381,6 +467,7 @@ public struct RocketNode: Hashable, Sendable, Codable {
         case .doubleButton: return .doubleButton
         case .textInput: return .textInput
         case .choice: return .choice
+        case .rating: return .rating
         case .set: return .set
         case .condition: return .condition
         }
@@ -395,6 +482,7 @@ public struct RocketNode: Hashable, Sendable, Codable {
         case .doubleButton(let l, let r): return l.title + " | " + r.title
         case .textInput(let i): return i.text
         case .choice(let c): return c.text
+        case .rating(let r): return r.text
         case .set, .condition: return ""
         }
     }
@@ -436,6 +524,11 @@ public struct RocketNode: Hashable, Sendable, Codable {
         case .choice(let c):
             body(c.text)
             for o in c.options { body(o.title) }
+            if let t = c.buttonTitle { body(t) }
+        case .rating(let r):
+            body(r.text)
+            if let l = r.labels.low { body(l) }
+            if let h = r.labels.high { body(h) }
         case .set, .condition: break
         }
     }
@@ -448,7 +541,8 @@ public struct RocketNode: Hashable, Sendable, Codable {
         case .button(let b): return b.next == nil
         case .doubleButton(let l, let r): return l.next == nil || r.next == nil
         case .textInput(let i): return i.next == nil
-        case .choice(let c): return c.options.contains { $0.next == nil }
+        case .choice(let c): return c.multiple ? c.next == nil : c.options.contains { $0.next == nil }
+        case .rating(let r): return r.next == nil
         case .set(let s): return s.next == nil
         case .condition(let c): return c.elseNext == nil || c.branches.contains { $0.next == nil }
         }
@@ -468,7 +562,12 @@ public struct RocketNode: Hashable, Sendable, Codable {
             for (k, b) in i.branches.enumerated() { if let n = b.next { body("branches[\(k)].next", n) } }
             if let n = i.next { body("next", n) }
         case .choice(let c):
-            for (k, o) in c.options.enumerated() { if let n = o.next { body("options[\(k)].next", n) } }
+            if c.multiple {
+                if let n = c.next { body("next", n) }
+            } else {
+                for (k, o) in c.options.enumerated() { if let n = o.next { body("options[\(k)].next", n) } }
+            }
+        case .rating(let r): if let n = r.next { body("next", n) }
         case .set(let s): if let n = s.next { body("next", n) }
         case .condition(let c):
             for (k, b) in c.branches.enumerated() { if let n = b.next { body("branches[\(k)].next", n) } }
@@ -484,7 +583,8 @@ public struct RocketNode: Hashable, Sendable, Codable {
         case .button(let b): return b.next.map { [$0] } ?? []
         case .doubleButton(let l, let r): return [l.next, r.next].compactMap { $0 }
         case .textInput(let i): return i.branches.compactMap(\.next) + (i.next.map { [$0] } ?? [])
-        case .choice(let c): return c.options.compactMap(\.next)
+        case .choice(let c): return c.multiple ? (c.next.map { [$0] } ?? []) : c.options.compactMap(\.next)
+        case .rating(let r): return r.next.map { [$0] } ?? []
         case .set(let s): return s.next.map { [$0] } ?? []
         case .condition(let c): return c.branches.compactMap(\.next) + (c.elseNext.map { [$0] } ?? [])
         }

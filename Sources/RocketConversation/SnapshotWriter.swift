@@ -73,6 +73,15 @@ struct SnapshotWriter {
             if let chosen = st.chosenOptions?[i] {
                 w.key("chosen")
                 w.number(chosen)
+            } else if let set = st.chosenSets?[i] {
+                // A multiple choice's options, in option order.
+                w.key("chosen")
+                w.openArray()
+                for (k, n) in set.enumerated() {
+                    if k > 0 { w.comma() }
+                    w.number(n)
+                }
+                w.closeArray()
             }
             w.close()
         }
@@ -296,7 +305,16 @@ struct SnapshotReader {
             }) {
                 state.pressedSide[i] = side
             }
-            if let chosen = try b.optionalInt("chosen") {
+            if let v = b.member("chosen"), tape.kind(v) == .array {
+                var set: [Int] = []
+                for (k, j) in try JSONFields.items(tape, v, path: b.child("chosen")).enumerated() {
+                    guard let n = tape.number(j), n == n.rounded(), n >= 0, n < 1_000 else {
+                        throw JSONShapeError("\"\(b.child("chosen"))[\(k)]\" must be a whole number from 0 to 999")
+                    }
+                    set.append(Int(n))
+                }
+                state.chosenSets = (state.chosenSets ?? [:]).merging([i: set]) { $1 }
+            } else if let chosen = try b.optionalInt("chosen") {
                 state.chosenOptions = (state.chosenOptions ?? [:]).merging([i: chosen]) { $1 }
             }
         }

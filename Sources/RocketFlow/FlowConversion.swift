@@ -133,7 +133,11 @@ extension FlowDocument {
                 var options: [RocketButtonNode] = []
                 for o in c.options { options.append(try button(o, owner: name)) }
                 c.options = options
+                c.next = renumber(c.next)
                 content = .choice(c)
+            case .rating(var r):
+                r.next = renumber(r.next)
+                content = .rating(r)
             case .textInput(var i):
                 if i.decidedByHost { throw .inputHandlerClosure(blockID: name) }
                 i.next = renumber(i.next)

@@ -374,6 +374,14 @@ extension FlowFormat {
             .reference("next", \.next, doc: "Where it goes; absent ends the conversation."),
         ])
 
+    /// The words under a rating's ends.
+    static let ratingLabels = FlowObject<RocketRatingLabels>(
+        "ratingLabels", doc: "Words under the ends of a rating's scale.", blank: RocketRatingLabels(),
+        fields: [
+            .optionalText("low", \.low, doc: "Under 1 (\"Poor\")."),
+            .optionalText("high", \.high, doc: "Under the top of the scale (\"Great\")."),
+        ])
+
     /// The `text` kind over a table of its fields (tests pass one with a field more).
     static func textKind(_ object: FlowObject<RocketTextNode>) -> FlowBlockKind {
         FlowBlockKind(
@@ -427,8 +435,33 @@ extension FlowFormat {
                         tooMany: { "a choice block has at most \(FlowFormat.maxChoiceOptions) options, not \($0)" },
                         doc: "The options, 2 to \(maxChoiceOptions), each a button."),
                     .font("font", \.font, doc: "The question's style."),
+                    .bool("multiple", \.multiple, doc: "Several options may be chosen; the answer is the list of their titles and `next` follows."),
+                    .integer("min", \.minChosen, min: 1, max: maxChoiceOptions, doc: "The fewest options a multiple choice takes; default 1."),
+                    .integer("max", \.maxChosen, min: 1, max: maxChoiceOptions, doc: "The most options a multiple choice takes; default all."),
+                    .reference("next", \.next, doc: "Where a multiple choice goes once answered; absent ends the conversation."),
+                    .optionalText(
+                        "buttonTitle", \.buttonTitle, doc: "The title of a multiple choice's confirming button; default: the user's language's \"Done\"."),
                 ]),
             wrap: { .choice($0) }, unwrap: { if case .choice(let c) = $0 { c } else { nil } }),
+        FlowBlockKind(
+            .rating, doc: "A question answered with a number from 1 to `scale`: stars in the terminal, a radio group in the browser.",
+            object: FlowObject(
+                "rating", doc: "", blank: RocketRatingNode(text: ""),
+                fields: [
+                    .text("text", \.text, doc: "The question."),
+                    FlowField(
+                        "scale", .integer(min: 2, max: 10), doc: "The top of the scale; the answer is 1 to it.",
+                        decode: { d, v, place, root in
+                            if d.tape.kind(v) == .null { return true }
+                            guard let n = d.readInteger(v, place.path, min: 2, max: 10) else { return false }
+                            root.scale = n
+                            return true
+                        }, value: { root, _ in .number(Double(root.scale)) }),
+                    .optionalObject("labels", \.optionalLabels, ratingLabels, doc: "Words under the ends of the scale."),
+                    .reference("next", \.next, doc: "The block after the answer; absent ends the conversation."),
+                    .font("font", \.font, doc: "The question's style."),
+                ]),
+            wrap: { .rating($0) }, unwrap: { if case .rating(let r) = $0 { r } else { nil } }),
         FlowBlockKind(
             .textInput, doc: "A question with a text field; the accepted text goes to the first matching branch, else `next`.",
             object: FlowObject(
@@ -602,7 +635,7 @@ extension FlowFormat {
 
     /// The named objects, for the schema's `$defs` and the reference.
     static let namedObjects: [FlowObjectInfo] = [
-        author.info, closeButton.info, button.info, validate.info, branch.info, condition, conditionBranch.info, fontObject.info,
+        author.info, closeButton.info, button.info, validate.info, branch.info, condition, conditionBranch.info, ratingLabels.info, fontObject.info,
         FlowFormat.whenInfo, FlowFormat.windowInfo, FlowFormat.budgetInfo, FlowFormat.bannerInfo,
     ]
 

@@ -83,8 +83,15 @@ public enum FlowGraph {
                 edges.append(Edge(from: id, to: target(l.next), label: short(l.title)))
                 edges.append(Edge(from: id, to: target(r.next), label: short(r.title)))
             case .choice(let c):
-                label = "choice: " + short(c.text)
-                for o in c.options { edges.append(Edge(from: id, to: target(o.next), label: short(o.title) + action(o.actionName))) }
+                label = (c.multiple ? "choices: " : "choice: ") + short(c.text)
+                if c.multiple {
+                    edges.append(Edge(from: id, to: target(c.next), label: short(c.options.map(\.title).joined(separator: ", "))))
+                } else {
+                    for o in c.options { edges.append(Edge(from: id, to: target(o.next), label: short(o.title) + action(o.actionName))) }
+                }
+            case .rating(let r):
+                label = "rating 1–\(r.scale): " + short(r.text)
+                edges.append(Edge(from: id, to: target(r.next), label: "rated"))
             case .textInput(let input):
                 label = "input: " + short(input.text) + (input.isSecret ? " (secret)" : "")
                 for branch in input.branches {

@@ -89,7 +89,9 @@ public enum FlowValidator {
             if let t = declared[name] { return .known(t) }
             if let at = ids.index(of: name) {
                 switch nodes[at].content {
-                case .button, .doubleButton, .choice: return .known(.text)
+                case .button, .doubleButton: return .known(.text)
+                case .choice(let c): return .known(c.multiple ? .list : .text)
+                case .rating: return .known(.number)
                 case .textInput(let input): return .known(input.inputType.isNumeric ? .number : .text)
                 default: break
                 }
@@ -98,7 +100,7 @@ public enum FlowValidator {
             hintsLeft -= 1
             let answering = (0..<n).lazy.filter {
                 switch nodes[$0].kind {
-                case .button, .doubleButton, .choice, .textInput: return true
+                case .button, .doubleButton, .choice, .textInput, .rating: return true
                 default: return false
                 }
             }.map { ids.ids[$0] }
@@ -215,8 +217,26 @@ public enum FlowValidator {
                 for (b, branch) in input.branches.enumerated() {
                     if case .pattern(let p) = branch.condition { checkPattern(p, "\(blockPath(i)).branches[\(b)].when.matches", "do not match") }
                 }
-            case .button, .doubleButton, .choice:
+            case .button, .doubleButton, .rating:
                 setAnswer(i, secret: false)
+            case .choice(let choice):
+                setAnswer(i, secret: false)
+                if choice.multiple {
+                    let n = choice.options.count
+                    let least = choice.minChosen ?? 1, most = choice.maxChosen ?? n
+                    if most > n { report(.error, "impossible-range", "\"max\" \(most) is more than the \(n) options", "\(blockPath(i)).max") }
+                    if least > most { report(.error, "impossible-range", "\"min\" \(least) is greater than \"max\" \(most)", "\(blockPath(i)).min") }
+                    for (k, o) in choice.options.enumerated() where o.next != nil {
+                        report(
+                            .warning, "ignored-next", "a multiple choice goes to its own \"next\"; this option's \"next\" is never taken",
+                            "\(blockPath(i)).options[\(k)].next")
+                    }
+                } else {
+                    for (field, present) in [("min", choice.minChosen != nil), ("max", choice.maxChosen != nil), ("next", choice.next != nil)] where present {
+                        report(
+                            .error, "needs-multiple", "\"\(field)\" applies to a multiple choice only (\"multiple\": true)", "\(blockPath(i)).\(field)")
+                    }
+                }
             case .set(let set):
                 silent[i] = true
                 silentEnds[i] = valid(set.next) == nil

@@ -373,7 +373,7 @@ extension ConversationService {
 
     func intent(_ request: HTTPRequest, id: String, loaded: Bool = false) -> HTTPResponse {
         let fields: RequestBody
-        switch body(request, allowed: ["intent", "text", "option", "step"]) {
+        switch body(request, allowed: ["intent", "text", "option", "options", "value", "step"]) {
         case .failure(let e): return e.response
         case .success(let f): fields = f
         }
@@ -398,9 +398,22 @@ extension ConversationService {
                 return .error(400, "bad-field", "\"choose\" needs \"option\", a whole number from 0 to 999")
             }
             intent = .choose(option)
+        case .chooseMany:
+            guard case .success(let options?) = fields.integers("options", maxCount: RocketLimits.choiceOptions, range: 0...999) else {
+                return .error(
+                    400, "bad-field", "\"chooseMany\" needs \"options\", an array of at most \(RocketLimits.choiceOptions) whole numbers from 0 to 999")
+            }
+            intent = .chooseMany(options)
+        case .rate:
+            guard case .success(let value?) = fields.integer("value", range: 1...10) else {
+                return .error(400, "bad-field", "\"rate\" needs \"value\", a whole number from 1 to 10")
+            }
+            intent = .rate(value)
         }
         if name != .submit, fields.has("text") { return .error(400, "bad-field", "\"text\" goes with \"submit\" only") }
         if name != .choose, fields.has("option") { return .error(400, "bad-field", "\"option\" goes with \"choose\" only") }
+        if name != .chooseMany, fields.has("options") { return .error(400, "bad-field", "\"options\" goes with \"chooseMany\" only") }
+        if name != .rate, fields.has("value") { return .error(400, "bad-field", "\"value\" goes with \"rate\" only") }
         let step: Int?
         switch fields.integer("step", range: 0...Int(Int32.max)) {
         case .failure(let e): return e.response

@@ -173,9 +173,27 @@ package enum ConversationView {
         case .doubleButton:
             w.key("pressed")
             if let side = c.pressedSide[index] { w.string(side.rawValue) } else { w.null() }
-        case .choice:
+        case .choice(let choice):
             w.key("chosen")
-            if let n = c.chosenOptions[index] { w.number(n) } else { w.null() }
+            if choice.multiple {
+                if let set = c.chosenSets[index] {
+                    w.openArray()
+                    for (k, n) in set.enumerated() {
+                        if k > 0 { w.comma() }
+                        w.number(n)
+                    }
+                    w.closeArray()
+                } else {
+                    w.null()
+                }
+            } else if let n = c.chosenOptions[index] {
+                w.number(n)
+            } else {
+                w.null()
+            }
+        case .rating:
+            w.key("rated")
+            if let n = c.chosenOptions[index] { w.number(n + 1) } else { w.null() }
         }
         w.close()
     }

@@ -82,6 +82,23 @@ struct RequestBody {
         return .success(Int(d))
     }
 
+    /// An array of at most `maxCount` whole numbers in `range` (nil when absent).
+    func integers(_ key: String, maxCount: Int, range: ClosedRange<Int>) -> Result<[Int]?, ResponseError> {
+        guard let v = fields.member(key) else { return .success(nil) }
+        let rule = "\"\(key)\" must be an array of at most \(maxCount) whole numbers from \(range.lowerBound) to \(range.upperBound)"
+        guard fields.tape.kind(v) == .array, fields.tape.count(v) <= maxCount else { return .failure(Self.bad(rule)) }
+        var out: [Int] = []
+        var j = v + 1
+        for _ in 0..<fields.tape.count(v) {
+            guard let d = fields.tape.number(j), d.rounded() == d, d >= Double(range.lowerBound), d <= Double(range.upperBound) else {
+                return .failure(Self.bad(rule))
+            }
+            out.append(Int(d))
+            j = fields.tape.next(after: j)
+        }
+        return .success(out)
+    }
+
     /// `true` or `false` (nil when absent).
     func bool(_ key: String) -> Result<Bool?, ResponseError> {
         guard let v = fields.member(key) else { return .success(nil) }

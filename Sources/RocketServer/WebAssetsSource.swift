@@ -57,7 +57,13 @@ extension WebAssets {
             answerTitle: function (item) {
               if (item.type === "button") return item.pressed === true ? item.title : null;
               if (item.type === "doubleButton") return item.pressed === "left" ? item.left.title : item.pressed === "right" ? item.right.title : null;
+              if (item.type === "choice" && Array.isArray(item.chosen)) {
+                var titles = [];
+                for (var i = 0; i < item.chosen.length; i++) if (item.options[item.chosen[i]]) titles.push(item.options[item.chosen[i]].title);
+                return titles.length ? titles.join(", ") : null;
+              }
               if (item.type === "choice") return typeof item.chosen === "number" && item.options[item.chosen] ? item.options[item.chosen].title : null;
+              if (item.type === "rating") return typeof item.rated === "number" ? item.rated + " / " + item.scale : null;
               return null;
             },
             /**
@@ -660,7 +666,9 @@ extension WebAssets {
                 li.appendChild(row);
                 break;
               }
+              case "rating":
               case "choice": {
+                if (item.type === "rating" || item.multiple) { li.appendChild(this.pickMany(item, v, active, can)); break; }
                 var q = el("p", "rk-bubble", item.text);
                 fontOf(q, item.font);
                 q.id = "rk-q-" + item.index;
@@ -736,6 +744,85 @@ extension WebAssets {
                 li.appendChild(el("p", "rk-bubble", item.text || ""));
             }
             return li;
+          };
+
+          /**
+           * A rating (a radio group from 1 to its scale, the words under its ends) or a multiple choice
+           * (checkboxes), each confirmed by a button: arrows move within a radio group, so choosing
+           * alone does not answer.
+           */
+          Widget.prototype.pickMany = function (item, v, active, can) {
+            var self = this, rating = item.type === "rating";
+            var fs = el("fieldset", "rk-pick" + (rating ? " rk-rating" : ""));
+            var legend = el("legend", "rk-bubble", item.text);
+            fontOf(legend, item.font);
+            fs.appendChild(legend);
+            var box = el("div", rating ? "rk-scale" : "rk-options");
+            var name = "rk-pick-" + v.id.slice(0, 8) + "-" + item.index, inputs = [];
+            var count = rating ? Math.max(2, Math.min(10, item.scale || 5)) : item.options.length;
+            // What is ticked survives a new drawing of the block (a refusal redraws it).
+            var key = v.id + ":" + item.index;
+            this.picked = this.picked || {};
+            var kept = this.picked[key] || [];
+            var remember = function () {
+              var now = [];
+              for (var i = 0; i < inputs.length; i++) if (inputs[i].checked) now.push(inputs[i].value);
+              self.picked[key] = now;
+            };
+            for (var k = 0; k < count; k++) {
+              var label = el("label", rating ? "rk-step" : "rk-check");
+              var input = el("input", "");
+              input.type = rating ? "radio" : "checkbox";
+              input.name = name;
+              input.value = String(rating ? k + 1 : k);
+              input.id = name + "-" + k;
+              label.htmlFor = input.id;
+              input.checked = kept.indexOf(input.value) >= 0;
+              input.addEventListener("change", remember);
+              input.disabled = !active;
+              if (k === 0 && active) input.setAttribute("data-focus", "");
+              inputs.push(input);
+              label.appendChild(input);
+              // Ticked options read as text (a button's font is for buttons).
+              label.appendChild(el("span", "", rating ? String(k + 1) : item.options[k].title));
+              box.appendChild(label);
+            }
+            // A rating's scale and the words under its ends share one width: the words stand under 1 and
+            // under the top.
+            var holder = rating ? el("div", "rk-scale-wrap") : fs;
+            holder.appendChild(box);
+            if (rating) fs.appendChild(holder);
+            if (rating && item.labels) {
+              // The words under the ends describe the first and the last value to a screen reader too.
+              var ends = el("div", "rk-ends"), low = el("span", "", item.labels.low || ""), high = el("span", "", item.labels.high || "");
+              low.id = name + "-low";
+              high.id = name + "-high";
+              ends.appendChild(low);
+              ends.appendChild(high);
+              holder.appendChild(ends);
+              if (item.labels.low) inputs[0].setAttribute("aria-describedby", low.id);
+              if (item.labels.high) inputs[inputs.length - 1].setAttribute("aria-describedby", high.id);
+            }
+            if (!rating && (item.min || item.max)) {
+              var rule = el("p", "rk-hint-line", "Choose " + (item.min && item.max ? item.min + " to " + item.max : item.min ? "at least " + item.min : "up to " + item.max));
+              fs.appendChild(rule);
+            }
+            if (active && v.inputError) {
+              var err = el("p", "rk-error", v.inputError);
+              err.setAttribute("role", "alert");
+              fs.appendChild(err);
+            }
+            var go = el("button", "rk-button rk-send", item.buttonTitle || "Done");
+            go.type = "button";
+            go.disabled = !(can(rating ? "rate" : "chooseMany"));
+            go.addEventListener("click", function () {
+              var picked = [];
+              for (var i = 0; i < inputs.length; i++) if (inputs[i].checked) picked.push(Number(inputs[i].value));
+              if (rating) { if (picked.length) self.send({ intent: "rate", value: picked[0] }); else inputs[0].focus(); }
+              else self.send({ intent: "chooseMany", options: picked });
+            });
+            if (active) fs.appendChild(go);
+            return fs;
           };
 
           Widget.prototype.renderBanner = function (b) {
@@ -1019,6 +1106,17 @@ extension WebAssets {
         .rk-hint{font-size:14px;color:var(--rk-muted)}
         .rk-row{display:flex;gap:8px;flex-wrap:wrap;align-items:center}
         .rk-options{display:flex;flex-direction:column;gap:6px;align-items:flex-start}
+        .rk-pick{border:0;margin:0;padding:0;display:flex;flex-direction:column;gap:8px;min-width:0;width:100%}
+        .rk-pick legend{float:left;margin-bottom:8px;width:fit-content}
+        .rk-pick legend+*{clear:left}
+        .rk-check,.rk-step{display:inline-flex;align-items:center;gap:8px;cursor:pointer;color:var(--rk-ink)}
+        .rk-check input,.rk-step input{width:1.2rem;height:1.2rem;accent-color:var(--rk-blue);margin:0}
+        .rk-scale{display:flex;gap:12px;flex-wrap:wrap}
+        .rk-step{flex-direction:column;gap:2px;min-width:2rem}
+        .rk-scale-wrap{display:inline-flex;flex-direction:column;gap:4px;align-self:flex-start;max-width:100%}
+        .rk-ends{display:flex;justify-content:space-between;gap:16px;color:var(--rk-muted);font-size:.85em}
+        .rk-hint-line{margin:0;color:var(--rk-muted);font-size:.85em}
+        .rk-pick .rk-send{align-self:flex-start}
         .rk-button,.rk-close{font:inherit;background:transparent;color:var(--rk-blue);border:2px solid currentColor;border-radius:999px;padding:6px 16px;cursor:pointer;unicode-bidi:isolate;overflow-wrap:anywhere}
         .rk-close{color:var(--rk-red);padding:2px 12px}
         .rk-button:disabled,.rk-close:disabled{cursor:default}

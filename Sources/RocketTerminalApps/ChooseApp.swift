@@ -137,12 +137,10 @@ public final class ChooseApp: TerminalProgram {
         guard limit > 1 else {
             return [.refuse(ChoiceParser.Refusal.notAChoice(line).message(strings: strings, count: options.count))]
         }
-        var chosen: Set<Int> = []
-        for token in line.split(whereSeparator: { $0 == "," || $0 == " " || $0 == "\t" }) {
-            switch ChoiceParser.parse(String(token), titles: options) {
-            case .success(let k): chosen.insert(k)
-            case .failure(let refusal): return [.refuse(refusal.message(strings: strings, count: options.count))]
-            }
+        let chosen: Set<Int>
+        switch ChoiceParser.parseMany(line, titles: options) {
+        case .success(let set): chosen = set
+        case .failure(let refusal): return [.refuse(refusal.message(strings: strings, count: options.count))]
         }
         guard !chosen.isEmpty else { return [.refuse(ChoiceParser.Refusal.notAChoice(line).message(strings: strings, count: options.count))] }
         guard chosen.count <= limit else { return [.refuse(strings.tooManyChosen.replacing("%d", with: String(limit)))] }

@@ -55,8 +55,37 @@ public enum KeyController {
             case .enter, .character(" "): return .send(ui.focus == 0 ? .pressLeft : .pressRight)
             default: return .none
             }
+        case .rating:
+            guard case .rating(let rating) = c.node(at: index).content else { return .none }
+            let scale = max(1, rating.scale)
+            switch key {
+            case .left, .down, .backTab: ui.focus = max(0, ui.focus - 1); return .redraw
+            case .right, .up, .tab: ui.focus = min(scale - 1, ui.focus + 1); return .redraw
+            case .home: ui.focus = 0; return .redraw
+            case .end: ui.focus = scale - 1; return .redraw
+            case .character(let ch):
+                if let n = Int(String(ch)), n >= 1, n <= scale { ui.focus = n - 1; return .redraw }
+                if ch == " " { return .send(.rate(ui.focus + 1)) }
+                return .none
+            case .enter: return .send(.rate(min(scale, ui.focus + 1)))
+            default: return .none
+            }
         case .choice:
             guard case .choice(let choice) = c.node(at: index).content else { return .none }
+            if choice.multiple {
+                // Options, then the confirming button; Space ticks, Enter confirms (on an option too).
+                switch key {
+                case .up, .left, .backTab: ui.focus = max(0, ui.focus - 1); return .redraw
+                case .down, .right, .tab: ui.focus = min(choice.options.count, ui.focus + 1); return .redraw
+                case .home: ui.focus = 0; return .redraw
+                case .end: ui.focus = choice.options.count; return .redraw
+                case .character(" ") where ui.focus < choice.options.count:
+                    if ui.ticked.contains(ui.focus) { ui.ticked.remove(ui.focus) } else { ui.ticked.insert(ui.focus) }
+                    return .redraw
+                case .enter, .character(" "): return .send(.chooseMany(ui.ticked.sorted()))
+                default: return .none
+                }
+            }
             switch key {
             case .left, .backTab, .up: ui.focus = max(0, ui.focus - 1); return .redraw
             case .right, .tab, .down: ui.focus = min(choice.options.count - 1, ui.focus + 1); return .redraw
@@ -95,7 +124,21 @@ public enum PlainController {
         switch block.content {
         case .button(let b): return trimmed.isEmpty ? .success(.pressButton) : choose([b.title], [.pressButton])
         case .doubleButton(let l, let r): return choose([l.title, r.title], [.pressLeft, .pressRight])
+        case .choice(let c) where c.multiple:
+            switch ChoiceParser.parseMany(trimmed, titles: c.options.map(\.title)) {
+            case .success(let set): return .success(.chooseMany(set.sorted()))
+            case .failure(let refusal): return .failure(PlainInputError(message: refusal.message(strings: strings, count: c.options.count)))
+            }
         case .choice(let c): return choose(c.options.map(\.title), c.options.indices.map { .choose($0) })
+        case .rating(let r):
+            let scale = max(1, r.scale)
+            var aliases: [Int: String] = [:]
+            if let low = r.labels.low { aliases[0] = low }
+            if let high = r.labels.high { aliases[scale - 1] = high }
+            switch ChoiceParser.parse(trimmed, titles: (1...scale).map(String.init), aliases: aliases) {
+            case .success(let k): return .success(.rate(k + 1))
+            case .failure(let refusal): return .failure(PlainInputError(message: refusal.message(strings: strings, count: scale)))
+            }
         case .textInput: return .success(.submit(line))
         case .text, .image: return .success(.tap)
         case .set, .condition: return .failure(PlainInputError(message: ""))  // never shown

@@ -289,8 +289,13 @@ public final class ConversationApp: TerminalProgram {
                 case .text, .image: out.append(say(strings.plainContinue))
                 case .button, .doubleButton: out.append(say(strings.plainChoose.replacing("%d", with: block.kind == .button ? "1" : "2")))
                 case .choice:
-                    if case .choice(let choice) = block.content { out.append(say(strings.plainChoose.replacing("%d", with: String(choice.options.count)))) }
+                    if case .choice(let choice) = block.content {
+                        let prompt = choice.multiple ? strings.plainChooseMany : strings.plainChoose
+                        out.append(say(prompt.replacing("%d", with: String(choice.options.count))))
+                    }
                 case .textInput: out.append(say(strings.plainType))
+                case .rating:
+                    if case .rating(let r) = block.content { out.append(say(strings.plainRate.replacing("%d", with: String(r.scale)))) }
                 case .set, .condition: break  // never shown
                 }
             }

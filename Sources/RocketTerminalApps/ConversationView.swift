@@ -19,6 +19,8 @@ public struct ConversationUI: Hashable, Sendable {
     public var error: String?
     /// The index of the block the editor and focus belong to (reset when it changes).
     public var blockIndex: Int?
+    /// The options ticked in a multiple choice.
+    public var ticked: Set<Int> = []
 
     /// A fresh state.
     public init() {}
@@ -165,7 +167,8 @@ public struct ConversationView: Sendable {
                 let key = ConversationLayoutCache.Key(
                     position: position, node: id.rawValue, textLength: text.utf8.count, badge: badgeDue,
                     pressed: c.pressedSide[index].map { $0 == .left ? 1 : 2 } ?? 0,
-                    chosen: c.chosenOptions[index] ?? -1, fired: c.hasFired(index))
+                    chosen: c.chosenSets[index].map { $0.reduce(0) { $0 &* 131 &+ $1 &+ 1 } } ?? c.chosenOptions[index] ?? -1,
+                    fired: c.hasFired(index))
                 if !active, let rows = cache.rows[key] {
                     screen.rows += rows
                 } else if active, case .textInput = c.graph[id].content, !text.isEmpty {
@@ -223,8 +226,11 @@ public struct ConversationView: Sendable {
                 case .button: hint.append(strings.chooseHint.split(separator: " · ").last.map(String.init) ?? strings.chooseHint)  // nothing to choose between
                 case .choice: hint.append(strings.listHint.split(separator: " · ").prefix(2).joined(separator: " · "))
                 case .textInput: hint.append(strings.sendHint)
+                case .rating:
+                    if case .rating(let r) = c.node(at: i).content { hint.append(strings.rateHint.replacing("%d", with: String(r.scale))) }
                 case .set, .condition: break  // never shown
                 }
+                if case .choice(let choice) = c.node(at: i).content, choice.multiple { hint[hint.count - 1] = strings.tickHint }
             }
             hint.append(strings.closeHint + " " + (closeTitle.map { Sanitizer.clean($0, keepNewlines: false) } ?? "✕"))
             hint.append(strings.interruptHint)
@@ -344,6 +350,55 @@ public struct ConversationView: Sendable {
             if active { hits.append(HitRegion(row: screen.rows.count - 2, columns: 0..<width, target: .tap)) }
         case .text(let t):
             drawBubble(TextWrap.wrap(text, width: bubbleMax), style: ConversationView.style(for: t.font), into: &screen, badge: badge)
+        case .choice(let choice) where choice.multiple:
+            // The question, then each option with its box; once answered, only the options chosen.
+            drawBubble(TextWrap.wrap(text, width: bubbleMax), style: ConversationView.style(for: choice.font), into: &screen, badge: badge)
+            let chosen = c.chosenSets[index]
+            for (k, option) in choice.options.enumerated() {
+                if let chosen, !chosen.contains(k) { continue }
+                let r = screen.addRow()
+                let ticked = chosen != nil || (active && ui.ticked.contains(k))
+                var style = ConversationView.style(for: option.font)
+                if !active { style.dim = true }
+                if active && ui.focus == k { style.inverse = true; style.bold = true }
+                let label =
+                    (ticked ? "☑ " : "☐ ")
+                    + DisplayWidth.truncate(Sanitizer.clean(c.interpolate(option.title), keepNewlines: false), to: max(1, width - ConversationView.gutter - 2))
+                screen.put(label, row: r, column: ConversationView.gutter, style: style)
+            }
+            if active {
+                let r = screen.addRow()
+                let title = buttonLabel(c.interpolate(choice.buttonTitle ?? strings.done), maxWidth: width - ConversationView.gutter)
+                var style = ConversationView.style(for: .button)
+                if ui.focus == choice.options.count { style.inverse = true; style.bold = true }
+                let end = screen.put(title, row: r, column: ConversationView.gutter, style: style)
+                hits.append(HitRegion(row: r, columns: ConversationView.gutter..<end, target: .chooseMany(ui.ticked.sorted())))
+            }
+        case .rating(let rating):
+            // The question, then the stars (filled up to the focused or chosen value) and the
+            // words under the ends.
+            drawBubble(TextWrap.wrap(text, width: bubbleMax), style: ConversationView.style(for: rating.font), into: &screen, badge: badge)
+            let scale = max(1, rating.scale)
+            let value = c.chosenOptions[index].map { $0 + 1 } ?? (active ? min(scale, ui.focus + 1) : 0)
+            let r = screen.addRow()
+            var col = ConversationView.gutter
+            for k in 1...scale {
+                var style = ConversationView.style(for: .button)
+                if !active { style.dim = k > value }
+                if active && k == value { style.bold = true; style.inverse = true }
+                let end = screen.put(k <= value ? "★" : "☆", row: r, column: col, style: style)
+                if active { hits.append(HitRegion(row: r, columns: col..<end, target: .rate(k))) }
+                col = end + 1
+            }
+            screen.put("\(value)/\(scale)", row: r, column: col, style: ConversationView.dim)
+            let low = rating.labels.low.map { c.interpolate($0) }, high = rating.labels.high.map { c.interpolate($0) }
+            if active, low != nil || high != nil {
+                let lr = screen.addRow()
+                let words = "1 " + Sanitizer.clean(low ?? "", keepNewlines: false) + " … \(scale) " + Sanitizer.clean(high ?? "", keepNewlines: false)
+                screen.put(
+                    DisplayWidth.truncate(words, to: max(1, width - ConversationView.gutter)), row: lr, column: ConversationView.gutter,
+                    style: ConversationView.dim)
+            }
         case .choice(let choice):
             // The question in a bubble, then the options as a list (once chosen, only the choice).
             drawBubble(TextWrap.wrap(text, width: bubbleMax), style: ConversationView.style(for: choice.font), into: &screen, badge: badge)

@@ -243,6 +243,23 @@ public enum ChoiceParser {
         return .success(index)
     }
 
+    /// Several options of `titles` in one line: the whole line as one choice, else its numbers or
+    /// titles separated by commas or spaces (`1, 3`, `tea cake`). The set chosen, or why the line
+    /// is not one (an empty line chooses nothing: the caller decides whether that is enough).
+    public static func parseMany(_ line: String, titles: [String]) -> Result<Set<Int>, Refusal> {
+        let trimmed = line.trimmingSpaces()
+        if trimmed.isEmpty { return .success([]) }
+        if case .success(let k) = parse(trimmed, titles: titles) { return .success([k]) }
+        var chosen: Set<Int> = []
+        for token in trimmed.split(whereSeparator: { $0 == "," || $0 == " " || $0 == "\t" }) {
+            switch parse(String(token), titles: titles) {
+            case .success(let k): chosen.insert(k)
+            case .failure(let refusal): return .failure(refusal)
+            }
+        }
+        return .success(chosen)
+    }
+
     /// The message for a line that is longer than the reader keeps.
     public static func tooLong(strings: UIStrings, limit: Int) -> String {
         strings.lineTooLong.replacing("%d", with: String(limit / 1024))

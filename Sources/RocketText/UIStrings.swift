@@ -106,6 +106,14 @@ public struct UIStrings: Sendable, Hashable {
     public var tooLarge = "The most accepted is %@."
     /// Fewer options chosen than a multiple choice needs (`%d`).
     public var tooFewChosen = "Choose at least %d."
+    /// The button that confirms a multiple choice's ticks when the flow names none.
+    public var done = "Done"
+    /// Key hint under a multiple choice.
+    public var tickHint = "Space tick · Enter confirm"
+    /// Key hint under a rating.
+    public var rateHint = "←/→ or 1-%d rate · Enter send"
+    /// Line-mode prompt of a rating (`%d` is the top of the scale).
+    public var plainRate = "Rate from 1 to %d:"
 
     /// English.
     public static let english = UIStrings(
@@ -137,7 +145,8 @@ public struct UIStrings: Sendable, Hashable {
         yesWords: ["是", "是的", "好", "对", "y", "yes"], noWords: ["否", "不", "不是", "不要", "n", "no"], yesTitle: "是", noTitle: "否",
         notNumber: "请输入一个数字。", notInteger: "请输入一个整数。", notEmail: "请输入电子邮件地址，例如 name@example.org。",
         notURL: "请输入以 https:// 开头的网址。", notDate: "请按 YYYY-MM-DD 格式输入日期。", notPhone: "请输入电话号码。",
-        tooSmall: "最小可接受的值为 %@。", tooLarge: "最大可接受的值为 %@。", tooFewChosen: "请至少选择 %d 项。")
+        tooSmall: "最小可接受的值为 %@。", tooLarge: "最大可接受的值为 %@。", tooFewChosen: "请至少选择 %d 项。", done: "完成",
+        tickHint: "空格 勾选 · 回车 确认", rateHint: "←/→ 或 1-%d 评分 · 回车 发送", plainRate: "请打分，1 到 %d：")
     /// Italian.
     public static let italian = UIStrings(
         language: "it", continueHint: "Invio continua", chooseHint: "←/→ scegli · Invio premi", sendHint: "Invio invia",
@@ -158,7 +167,8 @@ public struct UIStrings: Sendable, Hashable {
         notNumber: "Scrivi un numero.", notInteger: "Scrivi un numero intero.", notEmail: "Scrivi un indirizzo e-mail, come nome@esempio.it.",
         notURL: "Scrivi un indirizzo web che inizi con https://.", notDate: "Scrivi una data come AAAA-MM-GG.",
         notPhone: "Scrivi un numero di telefono.", tooSmall: "Il minimo accettato è %@.", tooLarge: "Il massimo accettato è %@.",
-        tooFewChosen: "Scegline almeno %d.")
+        tooFewChosen: "Scegline almeno %d.", done: "Fatto", tickHint: "Spazio seleziona · Invio conferma",
+        rateHint: "←/→ o 1-%d valuta · Invio invia", plainRate: "Valuta da 1 a %d:")
 
     /// The strings for the locale named by the environment.
     public static func forEnvironment(_ env: [String: String]) -> UIStrings {

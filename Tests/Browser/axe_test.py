@@ -46,8 +46,18 @@ def step(page):
     target = page.locator(".rk-log [data-focus]")
     if target.count() == 0:
         return False
-    if target.first.evaluate("e => e.tagName") == "INPUT":
-        for answer in ANSWERS:
+    kind = target.first.evaluate("e => e.tagName === 'INPUT' ? e.type : e.tagName")
+    if kind in ("radio", "checkbox"):
+        # A rating or a multiple choice: the first value (or option), then its button.
+        target.first.check()
+        with page.expect_response(lambda r: "/intents" in r.url, timeout=bt.TIMEOUT):
+            page.locator(".rk-log .rk-pick .rk-send").first.click()
+    elif kind != "BUTTON" and kind != "DIV" and kind != "SPAN":
+        field = page.locator(".rk-log input.rk-input:not([disabled])")
+        typed = {"number": ["7"], "email": ["ada@example.com"], "date": ["2026-01-31"], "tel": ["+39 02 1234567"],
+                 "url": ["https://example.org"]}
+        answers = typed.get(field.first.get_attribute("type") if field.count() else "", ANSWERS)
+        for answer in answers:
             field = page.locator(".rk-log input.rk-input:not([disabled])")
             if field.count() == 0:
                 break

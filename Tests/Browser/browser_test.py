@@ -214,6 +214,20 @@ def demo_keyboard(browser, server, timings):
     page.keyboard.press("Tab")
     page.wait_for_function("() => document.activeElement && document.activeElement.textContent === 'Banners'", timeout=TIMEOUT)
     page.keyboard.press("Enter")
+    # The rating block: a radio group; arrows choose, the Done button answers.
+    page.wait_for_function("() => document.activeElement && document.activeElement.type === 'radio'", timeout=TIMEOUT)
+    group = page.get_by_role("group", name="Rating blocks take a number. How is the tour so far?")
+    assert group.get_by_role("radio").count() == 5
+    page.keyboard.press("ArrowRight")
+    page.keyboard.press("ArrowRight")
+    page.keyboard.press("ArrowRight")
+    assert page.locator(".rk-rating input:checked").get_attribute("value") == "4"
+    shot(page, "demo-rating")
+    audit(page, "demo: rating")
+    page.keyboard.press("Tab")
+    assert focused_text(page) == "Done"
+    page.keyboard.press("Enter")
+    page.get_by_text("4 / 5").wait_for(timeout=TIMEOUT)
     page.wait_for_function("() => document.activeElement && document.activeElement.textContent.includes('All set, Ada')", timeout=TIMEOUT)
     shot(page, "demo-end")
     audit(page, "demo: last block")
@@ -491,6 +505,55 @@ def resume_after_restart(browser, store):
         server.stop()
 
 
+def typed_and_checkboxes(browser, server):
+    """Typed inputs get the native field (phones show the right keyboard); a wrong or too small
+    answer is refused with the reason; a multiple choice is checkboxes and a confirming button."""
+    context = browser.new_context(reduced_motion="reduce")
+    page = context.new_page()
+    page.goto(server.url + "play/typed")
+    age = page.get_by_label("How old are you?")
+    age.wait_for(timeout=TIMEOUT)
+    assert age.get_attribute("type") == "number" and age.get_attribute("inputmode") == "numeric"
+    assert age.get_attribute("min") == "18" and age.get_attribute("max") == "120"
+    audit(page, "typed: number")
+    age.fill("12")
+    page.keyboard.press("Enter")
+    err = page.locator(".rk-error")
+    err.wait_for(timeout=TIMEOUT)
+    assert err.text_content() == "The least accepted is 18.", err.text_content()
+    age.press_sequentially("e")  # the number field holds "12e": not a number, so its value is ""
+    page.keyboard.press("Enter")
+    page.wait_for_function("() => document.querySelector('.rk-error') && document.querySelector('.rk-error').textContent === 'Please type a whole number.'", timeout=TIMEOUT)
+    age.fill("42")
+    page.keyboard.press("Enter")
+    mail = page.get_by_label("Your e-mail?")
+    mail.wait_for(timeout=TIMEOUT)
+    assert mail.get_attribute("type") == "email" and mail.get_attribute("autocomplete") == "email"
+    mail.fill("ada@example.org")
+    page.keyboard.press("Enter")
+    day = page.get_by_label("Which day?")
+    day.wait_for(timeout=TIMEOUT)
+    assert day.get_attribute("type") == "date" and day.get_attribute("min") == "2026-01-01"
+    day.fill("2026-03-14")
+    page.keyboard.press("Enter")
+    group = page.get_by_role("group", name="What would you like?")
+    group.wait_for(timeout=TIMEOUT)
+    boxes = group.get_by_role("checkbox")
+    assert boxes.count() == 3
+    shot(page, "checkboxes")
+    audit(page, "typed: checkboxes")
+    for name in ["Tea", "Cake", "Milk"]:
+        group.get_by_label(name).check()
+    page.get_by_role("button", name="Order").click()
+    page.wait_for_function("() => document.querySelector('.rk-error') && document.querySelector('.rk-error').textContent === 'Choose at most 2.'", timeout=TIMEOUT)
+    group.get_by_label("Milk").uncheck()
+    page.get_by_role("button", name="Order").click()
+    page.get_by_text("At 42, Tea, Cake on 2026-03-14.").wait_for(timeout=TIMEOUT)
+    page.locator(".rk-answer", has_text="Tea, Cake").wait_for(timeout=TIMEOUT)
+    shot(page, "typed-end")
+    context.close()
+
+
 def main():
     os.makedirs(ARTIFACTS, exist_ok=True)
     scratch = tempfile.mkdtemp(prefix="rocket-browser-")
@@ -505,6 +568,7 @@ def main():
                 ("demo flow with the mouse, dark and narrow; the close button", lambda: demo_mouse(browser, demo)),
                 ("a press on a block shown before the last answer arrived is kept", lambda: press_before_answer(browser, demo)),
                 ("a banner with buttons, a choice, flow text as text", lambda: banner_and_text(browser, flows)),
+                ("typed inputs with native fields, checkboxes for a multiple choice", lambda: typed_and_checkboxes(browser, flows)),
                 ("the launcher: a badge for what came while closed, a panel, Esc and the focus", lambda: launcher(browser, demo)),
                 ("an alert whose actions update live; an action sheet", lambda: live_alert(browser, demo)),
                 ("a conversation resumed after a server restart", lambda: resume_after_restart(browser, os.path.join(scratch, "resume.sqlite"))),

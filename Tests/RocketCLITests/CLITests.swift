@@ -181,7 +181,7 @@ struct CLITests {
 
     @Test("The demo runs through pipes to its end")
     func demoPlain() throws {
-        let r = try runRocket(["demo", "--instant"], stdin: "\n\n1\nAda\n\n1234\n1\n2\n\n1\n")
+        let r = try runRocket(["demo", "--instant"], stdin: "\n\n1\nAda\n\n1234\n1\n2\nGreat\n\n1\n")
         #expect(r.status == 0, "\(r.stderr)")
         #expect(r.stderr.hasPrefix("🚀 [Welcome to the RocketAlert tour]"))
         #expect(r.stderr.contains("Countess Ada! Welcome back."))
@@ -380,7 +380,7 @@ struct NewAndGraphTests {
             #expect(text.contains("\"type\": \"\(kind.rawValue)\""), "the starter lacks \(kind)")
             #expect(DemoFlow.json.contains("\"type\": \"\(kind.rawValue)\""), "the demo lacks \(kind)")
         }
-        let played = try runRocket(["play", dir + "/s.json", "--instant", "--var", "user=Sam"], stdin: "\n1\nAda\n\n\n2\n\n\n")
+        let played = try runRocket(["play", dir + "/s.json", "--instant", "--var", "user=Sam"], stdin: "\n1\nAda\n\n\n2\n4\n\n\n")
         #expect(played.status == 0, "\(played.stderr)")
         #expect(played.stderr.contains("Countess Ada"))
         #expect(try runRocket(["new", dir + "/s.json"]).status == 73)

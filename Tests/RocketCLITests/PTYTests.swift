@@ -181,6 +181,38 @@ struct PTYTests {
         #expect(run.waitForExit() == 130)
     }
 
+    @Test("A rating with arrows and a digit, then a multiple choice with Space and Enter, in a real terminal")
+    func ratingAndMultiSelect() throws {
+        let dir = scratchDirectory()
+        write(
+            #"""
+            {"version": 1, "blocks": [
+             {"id": "stars", "type": "rating", "text": "How was it?", "scale": 5, "labels": {"low": "Poor", "high": "Great"}, "next": "food"},
+             {"id": "food", "type": "choice", "text": "What did you have?", "multiple": true, "max": 2,
+              "options": [{"title": "Tea"}, {"title": "Cake"}, {"title": "Milk"}], "next": "bye"},
+             {"id": "bye", "type": "text", "text": "{{stars}} stars, {{food}}."}]}
+            """#, to: dir + "/flow.json")
+        let run = try PTYRun(["play", dir + "/flow.json", "--instant", "--answers-out", dir + "/a.json"])
+        #expect(run.waitFor("1 Poor … 5 Great"))
+        run.send("2")
+        run.send("\u{1B}[C")  // → 3
+        #expect(run.waitFor("★ ★ ★ ☆ ☆ 3/5"))
+        run.send("\r")
+        #expect(run.waitFor("☐ Tea"))
+        run.send(" ")  // tick Tea
+        run.send("\u{1B}[B\u{1B}[B")  // down to Milk
+        run.send(" ")
+        #expect(run.waitFor("☑ Milk"))
+        run.send("\r")
+        #expect(run.waitFor("3 stars, Tea, Milk."))
+        run.send("\r")
+        #expect(run.waitForExit() == 0)
+        #expect(run.terminalRestored)
+        let answers = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: dir + "/a.json"))) as? [String: Any]
+        #expect(answers?["food"] as? [String] == ["Tea", "Milk"])
+        #expect(answers?["stars"] as? Int == 3)
+    }
+
     @Test("A crash (fatal signal) still restores the terminal")
     func crash() throws {
         let run = try PTYRun(["demo"])

@@ -566,3 +566,41 @@ struct TypedInputAPITests {
         #expect(h.view(id)?["transcript"]?[2]?["text"]?.string == "You are 42.")
     }
 }
+
+@Suite("HTTP API: ratings and multiple choices")
+struct RatingChoiceAPITests {
+    @Test("rate takes value, chooseMany takes options; the view says what was rated and chosen; bounds are 422 with a message")
+    func intents() throws {
+        let flow = """
+            {"version": 1, "blocks": [
+             {"id": "stars", "type": "rating", "text": "How was it?", "scale": 5, "labels": {"low": "Poor", "high": "Great"}, "next": "food"},
+             {"id": "food", "type": "choice", "text": "What did you have?", "multiple": true, "max": 2,
+              "options": [{"title": "Tea"}, {"title": "Cake"}, {"title": "Milk"}], "next": "bye"},
+             {"id": "bye", "type": "text", "text": "{{stars}} and {{food}}"}]}
+            """
+        let dir = scratchDirectory()
+        try flow.write(toFile: dir + "/rc.json", atomically: true, encoding: .utf8)
+        let h = try Harness(flowsDirectory: dir)
+        let r = h.request("POST", "/v1/conversations", body: #"{"flow": "rc", "visitor": "ada", "reducedMotion": true}"#)
+        let id = try #require(r.json?["conversation"]?["id"]?.string)
+        var v = try #require(h.view(id))
+        #expect(v["accepts"]?.array.compactMap(\.string) == ["rate"])
+        #expect(v["transcript"]?[0]?["scale"]?.number == 5)
+        #expect(v["transcript"]?[0]?["labels"]?["high"]?.string == "Great")
+        #expect(h.send(id, #""intent": "rate", "value": 11"#).status == 400)
+        #expect(h.send(id, #""intent": "rate", "option": 1"#).status == 400)
+        #expect(h.send(id, #""intent": "rate", "value": 4, "step": 0"#).status == 200)
+        v = try #require(h.view(id))
+        #expect(v["transcript"]?[0]?["rated"]?.number == 4)
+        #expect(v["accepts"]?.array.compactMap(\.string) == ["chooseMany"])
+        #expect(v["transcript"]?[1]?["multiple"]?.bool == true)
+        let tooMany = h.send(id, #""intent": "chooseMany", "options": [0, 1, 2], "step": 1"#)
+        #expect(tooMany.status == 422)
+        #expect(tooMany.json?["error"]?["conversation"]?["inputError"]?.string == "Choose at most 2.")
+        #expect(h.send(id, #""intent": "chooseMany", "options": "0", "step": 1"#).status == 400)
+        #expect(h.send(id, #""intent": "chooseMany", "options": [2, 0], "step": 1"#).status == 200)
+        v = try #require(h.view(id))
+        #expect(v["transcript"]?[1]?["chosen"]?.array.compactMap(\.number) == [0, 2])
+        #expect(v["transcript"]?[2]?["text"]?.string == "4 and Tea, Milk")
+    }
+}

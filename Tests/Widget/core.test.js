@@ -211,3 +211,13 @@ test("a text input's native control follows its inputType, bounds and secrecy", 
   assert.equal(pin.min, null);
   assert.equal(core.fieldFor({ inputType: "nonsense" }).type, "text");
 });
+
+test("a multiple choice's reply lists the titles chosen; a rating's is its value on its scale", () => {
+  const many = { type: "choice", multiple: true, options: [{ title: "Tea" }, { title: "Cake" }, { title: "Milk" }] };
+  assert.equal(core.answerTitle({ ...many, chosen: [0, 2] }), "Tea, Milk");
+  assert.equal(core.answerTitle({ ...many, chosen: [] }), null);
+  assert.equal(core.answerTitle({ ...many, chosen: null }), null);
+  assert.equal(core.answerTitle({ ...many, chosen: [9] }), null, "an index outside the options is no title");
+  assert.equal(core.answerTitle({ type: "rating", scale: 5, rated: 4 }), "4 / 5");
+  assert.equal(core.answerTitle({ type: "rating", scale: 5, rated: null }), null);
+});

@@ -1,0 +1,76 @@
+import RocketConversation
+import RocketCore
+import RocketTerminalApps
+import RocketTerminalCore
+import RocketText
+import Testing
+
+/// Ratings and multiple choices in the terminal: line mode and keys.
+@Suite("Ratings and multiple choices in the terminal")
+struct RatingChoiceKeyTests {
+    static func graph() -> RocketGraph {
+        var g = RocketGraph()
+        var choice = RocketChoiceNode(text: "What did you have?", options: ["Tea", "Cake", "Milk"].map { RocketButtonNode(title: $0) })
+        choice.multiple = true
+        let food = g.add(RocketNode(id: "food", content: .choice(choice)))
+        let stars = g.add(
+            RocketNode(
+                id: "stars",
+                content: .rating(RocketRatingNode(text: "How was it?", scale: 5, labels: RocketRatingLabels(low: "Poor", high: "Great"), next: food))))
+        g.root = stars
+        return g
+    }
+
+    @Test("line mode: a rating by number or by its end's word; a multiple choice by numbers or titles")
+    func lines() {
+        let g = Self.graph()
+        let rating = g.nodes[1], choice = g.nodes[0]
+        #expect(PlainController.intent(for: "4", block: rating, strings: .english) == .success(.rate(4)))
+        #expect(PlainController.intent(for: "great", block: rating, strings: .english) == .success(.rate(5)))
+        #expect(PlainController.intent(for: "Poor", block: rating, strings: .english) == .success(.rate(1)))
+        if case .success = PlainController.intent(for: "9", block: rating, strings: .english) { Issue.record("9 is off the scale") }
+        #expect(PlainController.intent(for: "1, 3", block: choice, strings: .english) == .success(.chooseMany([0, 2])))
+        #expect(PlainController.intent(for: "tea cake", block: choice, strings: .english) == .success(.chooseMany([0, 1])))
+        #expect(PlainController.intent(for: "Milk", block: choice, strings: .english) == .success(.chooseMany([2])))
+        if case .success = PlainController.intent(for: "1 4", block: choice, strings: .english) { Issue.record("4 is no option") }
+    }
+
+    @Test("keys: arrows or a digit pick a rating and Enter sends it; Space ticks options and Enter confirms them")
+    func keys() throws {
+        var c = Conversation(graph: Self.graph(), options: ConversationOptions(timing: .instant))
+        c.start(at: 0)
+        var ui = ConversationUI()
+        #expect(KeyController.handle(.character("3"), conversation: c, ui: &ui) == .redraw)
+        #expect(KeyController.handle(.right, conversation: c, ui: &ui) == .redraw)
+        #expect(KeyController.handle(.enter, conversation: c, ui: &ui) == .send(.rate(4)))
+        _ = try c.send(.rate(4), at: 1)
+        ui = ConversationUI()
+        #expect(KeyController.handle(.character(" "), conversation: c, ui: &ui) == .redraw)
+        #expect(KeyController.handle(.down, conversation: c, ui: &ui) == .redraw)
+        #expect(KeyController.handle(.down, conversation: c, ui: &ui) == .redraw)
+        #expect(KeyController.handle(.character(" "), conversation: c, ui: &ui) == .redraw)
+        #expect(ui.ticked == [0, 2])
+        #expect(KeyController.handle(.enter, conversation: c, ui: &ui) == .send(.chooseMany([0, 2])))
+    }
+
+    @Test("drawn: stars filled to the value with the words under the ends; boxes ticked, and a Done button")
+    func drawn() throws {
+        var c = Conversation(graph: Self.graph(), options: ConversationOptions(timing: .instant))
+        c.start(at: 0)
+        var ui = ConversationUI()
+        _ = KeyController.handle(.character("4"), conversation: c, ui: &ui)
+        func drawn() -> String {
+            ConversationView(width: 60, author: RocketAuthor(image: nil, name: "Rocket"), closeTitle: nil, strings: .english).layout(c, ui: ui).0.lines
+                .joined(separator: "\n")
+        }
+        var text = drawn()
+        #expect(text.contains("★ ★ ★ ★ ☆ 4/5"), "\(text)")
+        #expect(text.contains("1 Poor … 5 Great"))
+        _ = try c.send(.rate(4), at: 1)
+        ui = ConversationUI()
+        _ = KeyController.handle(.character(" "), conversation: c, ui: &ui)
+        text = drawn()
+        #expect(text.contains("☑ Tea") && text.contains("☐ Cake") && text.contains("[ Done ]"), "\(text)")
+        #expect(text.contains("Space tick · Enter confirm"))
+    }
+}
