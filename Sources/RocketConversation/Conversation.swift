@@ -102,13 +102,15 @@ public enum RocketIntent: Hashable, Sendable, Codable {
     case chooseMany([Int])
     /// Answer the newest rating block with a value from 1 to its scale.
     case rate(Int)
+    /// Go back to the last block before the newest one that took an answer, to answer it again.
+    case back
 }
 
 extension RocketIntent {
     /// An intent's name: the one spelling of the server's API (`"intent"` and `accepts`), the web
     /// widget and the API's schema.
     public enum Name: String, CaseIterable, Hashable, Sendable {
-        case tap, pressButton, pressLeft, pressRight, submit, choose, chooseMany, rate, close
+        case tap, pressButton, pressLeft, pressRight, submit, choose, chooseMany, rate, back, close
     }
 
     /// This intent's name.
@@ -123,6 +125,7 @@ extension RocketIntent {
         case .choose: return .choose
         case .chooseMany: return .chooseMany
         case .rate: return .rate
+        case .back: return .back
         }
     }
 
@@ -163,6 +166,8 @@ public enum RocketIntentError: Error, Hashable, Sendable, Codable {
     case noCloseButton
     /// `.choose(index)` named an option the choice block does not have.
     case noSuchOption(Int)
+    /// `.back` with no answered block to go back to, or in a flow that does not allow it.
+    case cannotGoBack
 }
 
 /// Where a conversation is in its life.
@@ -342,13 +347,16 @@ public struct ConversationState: Hashable, Sendable, Codable {
     /// The flow's variables by name: their defaults, the values given at the start, and what
     /// `set` blocks gave them since.
     public var variables: [String: RocketValue] = [:]
+    /// The variables as they were when each block that takes an answer was shown, by shown
+    /// index, so that going back to it restores them (kept only when the flow has variables).
+    public var checkpoints: [Int: [String: RocketValue]] = [:]
 
     /// A state that has not been shown.
     public init() {}
 
     private enum CodingKeys: String, CodingKey {
         case status, shown, flags, transcript, answers, inputError, pressedSide, chosenOptions, timers, sequence, awaitingDecision,
-            heldSince, variables, chosenSets
+            heldSince, variables, chosenSets, checkpoints
     }
 
     /// Decodes a state (one written before a field existed has that field's empty value).
@@ -368,6 +376,7 @@ public struct ConversationState: Hashable, Sendable, Codable {
         heldSince = try c.decodeIfPresent(Double.self, forKey: .heldSince)
         variables = try c.decodeIfPresent([String: RocketValue].self, forKey: .variables) ?? [:]
         chosenSets = try c.decodeIfPresent([Int: [Int]].self, forKey: .chosenSets)
+        checkpoints = try c.decodeIfPresent([Int: [String: RocketValue]].self, forKey: .checkpoints) ?? [:]
     }
 }
 
@@ -533,8 +542,21 @@ public struct Conversation: Hashable, Sendable, Codable {
     /// it is on screen with a close button.
     public var acceptedIntents: [RocketIntent.Name] {
         var out = interactiveBlock.map { RocketIntent.names(answering: $0) } ?? []
+        if backTarget != nil { out.append(.back) }
         if closeButton != nil, status == .active || status == .presenting { out.append(.close) }
         return out
+    }
+
+    /// The shown index `.back` would return to: the last block before the newest interactive
+    /// one that took an answer, when the flow allows going back; nil otherwise.
+    public var backTarget: Int? {
+        guard graph.allowBack, let active = interactiveIndex else { return nil }
+        var i = active - 1
+        while i >= 0 {
+            if graph[state.shown[i]].takesAnswer && state.flags[i].fired { return i }
+            i -= 1
+        }
+        return nil
     }
 
     /// False when nothing can happen any more: the conversation is on screen with no block that
@@ -631,6 +653,12 @@ public struct Conversation: Hashable, Sendable, Codable {
             return effects
         }
         guard state.status == .active else { throw .notActive }
+        if intent == .back {
+            guard let target = backTarget else { throw .cannotGoBack }
+            goBack(to: target, into: &effects)
+            fireDue(now, into: &effects)
+            return effects
+        }
         guard state.awaitingDecision == nil, let index = state.shown.indices.last, !state.flags[index].fired else {
             throw .noInteractiveBlock
         }
@@ -896,6 +924,33 @@ public struct Conversation: Hashable, Sendable, Codable {
         }
     }
 
+    /// Returns to the block shown at `target`: what came after it leaves the transcript, the
+    /// answers and the timers; the variables are as they were when it was shown; it takes an
+    /// answer again. Actions reported on the way are not undone.
+    private mutating func goBack(to target: Int, into effects: inout [ConversationEffect]) {
+        let removed = state.shown[target...]
+        for id in removed { if let name = graph[id].id { state.answers[name] = nil } }
+        // Answers given before the start stay.
+        for (k, v) in options.initialAnswers where state.answers[k] == nil { state.answers[k] = RocketAnswer(value: v) }
+        state.shown.removeSubrange((target + 1)...)
+        state.flags.removeSubrange((target + 1)...)
+        state.flags[target] = ConversationState.BlockFlags(fired: false, tapEnabled: true)
+        if let at = state.transcript.firstIndex(where: {
+            if case .block(target, _, _) = $0 { return true }; return false
+        }) {
+            state.transcript.removeSubrange((at + 1)...)
+        }
+        state.pressedSide = state.pressedSide.filter { $0.key < target }
+        state.chosenOptions = state.chosenOptions?.filter { $0.key < target }
+        state.chosenSets = state.chosenSets?.filter { $0.key < target }
+        if let saved = state.checkpoints[target] { state.variables = saved }
+        state.checkpoints = state.checkpoints.filter { $0.key <= target }
+        state.inputError = nil
+        state.timers.removeAll()
+        let node = graph[state.shown[target]]
+        effects.append(.event(.wentBack(index: target, id: node.id)))
+    }
+
     /// Gives a variable the value of an assignment's expression, when it can be evaluated and
     /// has the variable's type (null clears it); otherwise the variable keeps its value and an
     /// `expressionError` says why.
@@ -922,6 +977,7 @@ public struct Conversation: Hashable, Sendable, Codable {
     private mutating func show(_ id: RocketNodeID, at now: Double, into effects: inout [ConversationEffect]) {
         let index = state.shown.count
         let node = graph[id]
+        if node.takesAnswer, graph.allowBack, !state.variables.isEmpty { state.checkpoints[index] = state.variables }
         state.shown.append(id)
         var flags = ConversationState.BlockFlags(fired: false, tapEnabled: true)
         let shownText = interpolate(node.rawText)

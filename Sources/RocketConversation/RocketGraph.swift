@@ -533,6 +533,15 @@ public struct RocketNode: Hashable, Sendable, Codable {
         }
     }
 
+    /// True for blocks the user answers (buttons, choices, inputs, ratings), which `.back` can
+    /// return to; a tap on a text is not an answer.
+    public var takesAnswer: Bool {
+        switch content {
+        case .button, .doubleButton, .choice, .textInput, .rating: return true
+        case .text, .image, .set, .condition: return false
+        }
+    }
+
     /// True when the block can end the conversation: some way through it has no next block.
     public var canEnd: Bool {
         switch content {
@@ -608,6 +617,8 @@ public struct RocketGraph: Hashable, Sendable, Codable {
     public var root: RocketNodeID?
     /// The variables the flow declares, with their defaults (the flow's `vars`).
     public var variables: [RocketVariable] = []
+    /// Whether `.back` may return to an earlier answer (the flow's `allowBack`).
+    public var allowBack = true
 
     /// An empty graph.
     public init() {
@@ -622,7 +633,7 @@ public struct RocketGraph: Hashable, Sendable, Codable {
         self.variables = variables
     }
 
-    private enum CodingKeys: String, CodingKey { case nodes, root, variables }
+    private enum CodingKeys: String, CodingKey { case nodes, root, variables, allowBack }
 
     /// Decodes a graph (one written before variables existed has none).
     public init(from decoder: any Decoder) throws {
@@ -630,6 +641,7 @@ public struct RocketGraph: Hashable, Sendable, Codable {
         nodes = try c.decode([RocketNode].self, forKey: .nodes)
         root = try c.decodeIfPresent(RocketNodeID.self, forKey: .root)
         variables = try c.decodeIfPresent([RocketVariable].self, forKey: .variables) ?? []
+        allowBack = try c.decodeIfPresent(Bool.self, forKey: .allowBack) ?? true
     }
 
     /// Encodes the graph; a graph without variables is written as it was before they existed
@@ -639,6 +651,7 @@ public struct RocketGraph: Hashable, Sendable, Codable {
         try c.encode(nodes, forKey: .nodes)
         try c.encodeIfPresent(root, forKey: .root)
         if !variables.isEmpty { try c.encode(variables, forKey: .variables) }
+        if !allowBack { try c.encode(allowBack, forKey: .allowBack) }
     }
 
     /// The declared variable of this name.

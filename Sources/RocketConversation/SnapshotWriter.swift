@@ -24,7 +24,7 @@ enum SnapshotWords {
     ]
     static let top = [
         "format", "version", "flow", "status", "reason", "blocks", "transcript", "answers", "inputError", "timers", "sequence",
-        "awaitingDecision", "includesSecrets", "held", "variables",
+        "awaitingDecision", "includesSecrets", "held", "variables", "checkpoints",
     ]
     static let block = ["id", "fired", "tapEnabled", "pressed", "chosen"]
     static let item = ["block", "reply", "text", "secret"]
@@ -178,6 +178,16 @@ struct SnapshotWriter {
         if !st.variables.isEmpty {
             w.key("variables")
             RocketValue.write(st.variables, into: &w)
+        }
+        if !st.checkpoints.isEmpty {
+            // The variables as each answered block found them, by its position in `blocks`.
+            w.key("checkpoints")
+            w.open()
+            for (i, index) in st.checkpoints.keys.sorted().enumerated() {
+                w.key(escaping: String(index), first: i == 0)
+                RocketValue.write(st.checkpoints[index] ?? [:], into: &w)
+            }
+            w.close()
         }
         w.close()
     }
@@ -381,6 +391,12 @@ struct SnapshotReader {
         // holds again from its own now.
         if try top.flag("held") { state.heldSince = 0 }
         state.variables = try RocketValue.read(top, "variables")
+        for (key, v) in try top.entries("checkpoints") {
+            guard let index = Int(key), state.shown.indices.contains(index) else {
+                throw JSONShapeError("\"\(top.child("checkpoints")).\(key)\" is not a shown block")
+            }
+            state.checkpoints[index] = try RocketValue.values(tape, v, path: top.child("checkpoints") + "." + key)
+        }
         return ConversationSnapshot(
             format: try top.string("format"), version: ConversationSnapshot.currentVersion, flow: try top.string("flow"), state: state,
             timers: timers, includesSecrets: try top.bool("includesSecrets"), names: names)
@@ -484,8 +500,21 @@ extension RocketValue {
 
     /// Reads the object member `key` of `o` as values by name (absent: none).
     package static func read(_ o: JSONFields, _ key: String) throws(JSONShapeError) -> [String: RocketValue] {
+        guard let v = o.member(key) else { return [:] }
+        return try values(o.tape, v, path: o.child(key))
+    }
+
+    /// Reads the object at entry `v` as values by name (a name given twice is refused).
+    package static func values(_ tape: JSONTape, _ v: Int, path: String) throws(JSONShapeError) -> [String: RocketValue] {
+        guard tape.kind(v) == .object else { throw JSONShapeError("\"\(path)\" must be an object, not \(tape.typeName(v))") }
         var out: [String: RocketValue] = [:]
-        for (name, v) in try o.entries(key) { out[name] = try RocketValue(o.tape, v, path: o.child(key) + "." + name) }
+        var j = v + 1
+        for _ in 0..<tape.count(v) {
+            let name = tape.string(j) ?? ""
+            guard out[name] == nil else { throw JSONShapeError("the key \"\(name)\" appears twice in \"\(path)\"") }
+            out[name] = try RocketValue(tape, j + 1, path: path + "." + name)
+            j = tape.next(after: j + 1)
+        }
         return out
     }
 

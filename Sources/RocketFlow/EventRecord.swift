@@ -18,7 +18,7 @@ extension RocketEvent {
         switch self {
         case .replyShown, .didFinishClosing, .intentRefused: return false
         case .blockAdded, .tapped, .buttonPressed, .action, .inputSubmitted, .inputRejected, .dismissed: return true
-        case .variableSet, .conditionTaken, .expressionError: return true
+        case .variableSet, .conditionTaken, .expressionError, .wentBack: return true
         }
     }
 
@@ -121,6 +121,11 @@ extension RocketEvent {
                 if let s = b.id { w.string(s) } else { w.null() }
             }
             w.closeArray()
+        case .wentBack(let index, let blockID):
+            w.string("wentBack")
+            w.key("index")
+            w.number(index)
+            id(blockID)
         case .variableSet(let name, let blockID):
             w.string("variableSet")
             id(blockID)

@@ -155,6 +155,10 @@ extension FlowDocument {
         }
         self.init(
             author: author, closeButton: closeButton,
-            graph: RocketGraph(nodes: nodes, root: nodes.isEmpty ? nil : RocketNodeID(0), variables: graph.variables))
+            graph: {
+                var g = RocketGraph(nodes: nodes, root: nodes.isEmpty ? nil : RocketNodeID(0), variables: graph.variables)
+                g.allowBack = graph.allowBack
+                return g
+            }())
     }
 }

@@ -600,6 +600,14 @@ extension FlowFormat {
                         ? nil : .object(root.graph.variables.map { v in (v.name, v.defaultValue.json) })
                 }),
             FlowField(
+                "allowBack", .bool, shownBy: [],
+                doc: "Whether the user may go back to change an earlier answer (Shift-Tab, a line `<`, the browser's Edit, the API's `back`).",
+                decode: { d, v, place, root in
+                    guard let b = d.readBool(v, place.path) else { return false }
+                    root.graph.allowBack = b
+                    return true
+                }, value: { root, _ in .bool(root.graph.allowBack) }),
+            FlowField(
                 "scenario", .string(minLength: 1), shownBy: [],
                 doc: "The scenario that gates the flow: it is shown only when the scenario may execute now, and the showing counts as its execution.",
                 decode: { d, v, place, root in
@@ -625,7 +633,9 @@ extension FlowFormat {
                 "blocks", .list(.block, min: 1, max: nil), required: true, doc: "The blocks; at least one.",
                 decode: { d, v, place, root in
                     guard let nodes = d.decodeBlocks(v) else { return false }
-                    root.graph = RocketGraph(nodes: nodes, root: nodes.isEmpty ? nil : RocketNodeID(0), variables: root.graph.variables)
+                    var graph = RocketGraph(nodes: nodes, root: nodes.isEmpty ? nil : RocketNodeID(0), variables: root.graph.variables)
+                    graph.allowBack = root.graph.allowBack
+                    root.graph = graph
                     return true
                 },
                 value: { root, e in

@@ -388,6 +388,7 @@ extension ConversationService {
         case .pressLeft: intent = .pressLeft
         case .pressRight: intent = .pressRight
         case .close: intent = .close
+        case .back: intent = .back
         case .submit:
             guard case .success(let text) = fields.required("text", maxBytes: RocketLimits.submittedTextBytes) else {
                 return .error(400, "bad-field", "\"submit\" needs \"text\", a string of at most \(RocketLimits.submittedTextBytes) bytes")
@@ -553,6 +554,7 @@ extension ConversationService {
         case .invalidInput(let failure): return strings.message(for: failure)
         case .noCloseButton: return "this conversation has no close button"
         case .noSuchOption(let n): return "the choice has no option \(n)"
+        case .cannotGoBack: return "there is no earlier answer to go back to, or the flow does not allow it"
         }
     }
 }

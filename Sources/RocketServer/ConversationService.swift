@@ -427,6 +427,7 @@ extension RocketIntentError {
         case .invalidInput: return "invalid-input"
         case .noCloseButton: return "no-close-button"
         case .noSuchOption: return "no-such-option"
+        case .cannotGoBack: return "cannot-go-back"
         }
     }
 }

@@ -19,19 +19,26 @@ package enum ConversationView {
         /// Those items' JSON, comma-separated, without brackets.
         package var bytes: [UInt8] = []
 
-        /// Adds the items after `count` that are final now.
+        /// Adds the items after `count` that are final now. Going back makes items leave the
+        /// transcript and its answered block open again: then the cache starts over.
         package mutating func extend(_ c: Conversation, flow: LoadedFlow) {
             let items = c.transcript
+            func isFinal(_ item: TranscriptItem) -> Bool {
+                guard case .block(let index, let node, _) = item else { return true }
+                let kind = c.graph[node].kind
+                return kind == .text || kind == .image || c.hasFired(index)
+            }
+            if count > items.count || (count > 0 && !isFinal(items[count - 1])) {
+                count = 0
+                bytes.removeAll(keepingCapacity: true)
+            }
             guard count < items.count else { return }
             var w = JSONBytes(capacity: 0)
             swap(&w.out, &bytes)
             defer { swap(&w.out, &bytes) }
             while count < items.count {
                 let item = items[count]
-                if case .block(let index, let node, _) = item {
-                    let kind = c.graph[node].kind
-                    guard kind == .text || kind == .image || c.hasFired(index) else { return }
-                }
+                guard isFinal(item) else { return }
                 if !w.out.isEmpty { w.comma() }
                 ConversationView.item(item, c, flow: flow, into: &w)
                 count += 1
@@ -104,6 +111,9 @@ package enum ConversationView {
         w.closeArray()
         w.key("active")
         if let active = c.interactiveIndex { w.number(active) } else { w.null() }
+        // The shown block `back` returns to (the widget offers "Edit" on its answer), or null.
+        w.key("backTo")
+        if let t = c.backTarget { w.number(t) } else { w.null() }
         w.key("accepts")
         w.openArray()
         for (i, name) in c.acceptedIntents.enumerated() {

@@ -67,6 +67,15 @@ extension WebAssets {
               return null;
             },
             /**
+             * True when `item` shows the answer that `back` would reopen: the reply to the block the view
+             * names in `backTo`, or that block's own answer (a pressed button, a choice, a rating).
+             */
+            editable: function (v, item) {
+              if (typeof v.backTo !== "number" || v.accepts.indexOf("back") < 0) return false;
+              if (item.type === "reply") return item.after === v.backTo;
+              return item.index === v.backTo && item.type !== "textInput";
+            },
+            /**
              * The native control for a text input, so phones show the right keyboard: its `type`,
              * `inputmode`, `autocomplete`, `step`, `min` and `max` from the block's `inputType`, `min`,
              * `max` and `secret` (a secret one is a password field whatever it takes).
@@ -603,8 +612,17 @@ extension WebAssets {
 
           Widget.prototype.item = function (item, v) {
             var self = this, li = el("div", "rk-item rk-item-" + item.type);
+            // The visitor's last answer can be changed: an Edit control goes back to its question.
+            var edit = function (into, text) {
+              var b = el("button", "rk-edit", "Edit");
+              b.type = "button";
+              b.setAttribute("aria-label", "Edit your answer: " + text);
+              b.addEventListener("click", function () { self.send({ intent: "back" }); });
+              into.appendChild(b);
+            };
             if (item.type === "reply") {
               li.appendChild(el("p", "rk-bubble rk-mine", item.text));
+              if (core.editable(v, item)) edit(li, item.secret ? "hidden" : item.text);
               return li;
             }
             var active = item.index === v.active;
@@ -615,6 +633,7 @@ extension WebAssets {
             if (answer !== null || (item.type === "textInput" && !active)) {
               if (item.text) { var asked = el("p", "rk-bubble", item.text); fontOf(asked, item.font); li.appendChild(asked); }
               if (answer !== null) { var mine = el("p", "rk-bubble rk-mine rk-answer", answer); li.appendChild(mine); }
+              if (answer !== null && core.editable(v, item)) edit(li, answer);
               return li;
             }
             var button = function (title, font, intent, extra) {
@@ -1115,6 +1134,7 @@ extension WebAssets {
         .rk-step{flex-direction:column;gap:2px;min-width:2rem}
         .rk-scale-wrap{display:inline-flex;flex-direction:column;gap:4px;align-self:flex-start;max-width:100%}
         .rk-ends{display:flex;justify-content:space-between;gap:16px;color:var(--rk-muted);font-size:.85em}
+        .rk-edit{align-self:flex-end;font:inherit;font-size:.85em;background:transparent;border:0;color:var(--rk-blue);text-decoration:underline;cursor:pointer;padding:2px 4px}
         .rk-hint-line{margin:0;color:var(--rk-muted);font-size:.85em}
         .rk-pick .rk-send{align-self:flex-start}
         .rk-button,.rk-close{font:inherit;background:transparent;color:var(--rk-blue);border:2px solid currentColor;border-radius:999px;padding:6px 16px;cursor:pointer;unicode-bidi:isolate;overflow-wrap:anywhere}

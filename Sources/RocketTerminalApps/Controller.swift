@@ -40,6 +40,9 @@ public enum KeyController {
         switch key {
         case .ctrl("c"): return .interrupt
         case .escape: return .send(.close)
+        // Shift-Tab goes back to the previous answer (as huh's forms do) when there is one;
+        // otherwise it moves the focus as before.
+        case .backTab where c.backTarget != nil: return .send(.back)
         default: break
         }
         guard let index = c.interactiveIndex else { return .none }
@@ -114,6 +117,9 @@ public enum KeyController {
 public enum PlainController {
     /// The intent, or the message explaining why the line is not a valid answer.
     public static func intent(for line: String, block: RocketNode, strings: UIStrings) -> Result<RocketIntent, PlainInputError> {
+        // A line that is exactly "<" goes back to the previous answer; "\<" is a typed "<".
+        if line == "<" { return .success(.back) }
+        if line == "\\<", case .textInput = block.content { return .success(.submit("<")) }
         let trimmed = line.trimmingSpaces()
         func choose(_ titles: [String], _ intents: [RocketIntent]) -> Result<RocketIntent, PlainInputError> {
             switch ChoiceParser.parse(trimmed, titles: titles) {

@@ -250,6 +250,12 @@ public final class ConversationApp: TerminalProgram {
         // A prompt's conversation has no author name: its lines have no prefix.
         let name = Sanitizer.clean(c.author.name, keepNewlines: false)
         let lead = name.isEmpty ? "" : name + ": "
+        // Gone back: the transcript is shorter than what was printed; the block gone back to is
+        // asked again.
+        if printedItems > c.transcript.count {
+            printedItems = max(0, c.transcript.count - 1)
+            promptedIndex = nil
+        }
         while printedItems < c.transcript.count {
             switch c.transcript[printedItems] {
             case .block(_, let id, let rawText):
@@ -270,6 +276,11 @@ public final class ConversationApp: TerminalProgram {
                         "[\($0.offset + 1)] " + Sanitizer.clean(c.interpolate($0.element.title), keepNewlines: false)
                     }
                     out.append(say(String(repeating: " ", count: min(DisplayWidth.of(lead), 40)) + options.joined(separator: "  ")))
+                case .rating(let r):
+                    out.append(say(lead + text))
+                    let low = r.labels.low.map { " " + Sanitizer.clean(c.interpolate($0), keepNewlines: false) } ?? ""
+                    let high = r.labels.high.map { " " + Sanitizer.clean(c.interpolate($0), keepNewlines: false) } ?? ""
+                    out.append(say(String(repeating: " ", count: min(DisplayWidth.of(lead), 40)) + "1\(low) … \(r.scale)\(high)"))
                 case .textInput where text.isEmpty:
                     break  // no question: the prompt is the field alone
                 default:
@@ -326,6 +337,8 @@ public final class ConversationApp: TerminalProgram {
                 }
             } catch .invalidInput(let failure) {
                 return [.refuse(host.conversation.interpolate(strings.message(for: failure)))]
+            } catch .cannotGoBack {
+                return [.refuse(strings.cannotGoBack)]
             } catch {
                 return []  // a block that is not interactive now: the line is dropped
             }

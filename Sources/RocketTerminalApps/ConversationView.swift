@@ -214,7 +214,16 @@ public struct ConversationView: Sendable {
             screen.put("• • •  " + strings.typing, row: r, column: ConversationView.gutter, style: ConversationView.dim)
         }
         // Hint line: the same for the same kind of block.
-        let hintKey = interactive.map { RocketBlockKind.allCases.firstIndex(of: c.node(at: $0).kind) ?? -1 } ?? -1
+        // The hint depends on the block's kind, a rating's scale, a multiple choice, and whether
+        // there is an answer to go back to.
+        let hintKey =
+            interactive.map { i -> Int in
+                let node = c.node(at: i)
+                var key = (RocketBlockKind.allCases.firstIndex(of: node.kind) ?? 0) * 1000
+                if case .rating(let r) = node.content { key += r.scale * 10 }
+                if case .choice(let choice) = node.content, choice.multiple { key += 500 }
+                return key + (c.backTarget != nil ? 1 : 0)
+            } ?? -1
         if case .active = c.status, let row = cache.hints[hintKey] {
             screen.rows.append(row)
         } else if case .active = c.status {
@@ -233,6 +242,8 @@ public struct ConversationView: Sendable {
                 if case .choice(let choice) = c.node(at: i).content, choice.multiple { hint[hint.count - 1] = strings.tickHint }
             }
             hint.append(strings.closeHint + " " + (closeTitle.map { Sanitizer.clean($0, keepNewlines: false) } ?? "✕"))
+            // After closing: at narrow widths going back's hint is dropped before the way out.
+            if c.backTarget != nil { hint.append(strings.backHint) }
             hint.append(strings.interruptHint)
             let r = screen.addRow()
             // At narrow widths whole items are dropped, never cut mid-word.

@@ -114,6 +114,10 @@ public struct UIStrings: Sendable, Hashable {
     public var rateHint = "←/→ or 1-%d rate · Enter send"
     /// Line-mode prompt of a rating (`%d` is the top of the scale).
     public var plainRate = "Rate from 1 to %d:"
+    /// Refusal of "<" (or Shift-Tab) with no earlier answer to go back to.
+    public var cannotGoBack = "There is no earlier answer to change."
+    /// Key hint: going back.
+    public var backHint = "Shift-Tab back"
 
     /// English.
     public static let english = UIStrings(
@@ -146,7 +150,8 @@ public struct UIStrings: Sendable, Hashable {
         notNumber: "请输入一个数字。", notInteger: "请输入一个整数。", notEmail: "请输入电子邮件地址，例如 name@example.org。",
         notURL: "请输入以 https:// 开头的网址。", notDate: "请按 YYYY-MM-DD 格式输入日期。", notPhone: "请输入电话号码。",
         tooSmall: "最小可接受的值为 %@。", tooLarge: "最大可接受的值为 %@。", tooFewChosen: "请至少选择 %d 项。", done: "完成",
-        tickHint: "空格 勾选 · 回车 确认", rateHint: "←/→ 或 1-%d 评分 · 回车 发送", plainRate: "请打分，1 到 %d：")
+        tickHint: "空格 勾选 · 回车 确认", rateHint: "←/→ 或 1-%d 评分 · 回车 发送", plainRate: "请打分，1 到 %d：",
+        cannotGoBack: "没有可以修改的上一个回答。", backHint: "Shift-Tab 返回")
     /// Italian.
     public static let italian = UIStrings(
         language: "it", continueHint: "Invio continua", chooseHint: "←/→ scegli · Invio premi", sendHint: "Invio invia",
@@ -168,7 +173,8 @@ public struct UIStrings: Sendable, Hashable {
         notURL: "Scrivi un indirizzo web che inizi con https://.", notDate: "Scrivi una data come AAAA-MM-GG.",
         notPhone: "Scrivi un numero di telefono.", tooSmall: "Il minimo accettato è %@.", tooLarge: "Il massimo accettato è %@.",
         tooFewChosen: "Scegline almeno %d.", done: "Fatto", tickHint: "Spazio seleziona · Invio conferma",
-        rateHint: "←/→ o 1-%d valuta · Invio invia", plainRate: "Valuta da 1 a %d:")
+        rateHint: "←/→ o 1-%d valuta · Invio invia", plainRate: "Valuta da 1 a %d:",
+        cannotGoBack: "Non c'è una risposta precedente da cambiare.", backHint: "Shift-Tab indietro")
 
     /// The strings for the locale named by the environment.
     public static func forEnvironment(_ env: [String: String]) -> UIStrings {

@@ -598,3 +598,27 @@ struct PlayTypedInputTests {
         #expect(r.stdout == #"{"age": 41.5, "mail": "ada@example.org"}"# + "\n")
     }
 }
+
+@Suite("rocket play: going back")
+struct PlayBackTests {
+    @Test("a line '<' goes back to the previous answer and asks it again; '\\<' types a '<'; nothing to go back to is said")
+    func lines() throws {
+        let dir = scratchDirectory()
+        write(
+            """
+            {"version": 1, "blocks": [
+             {"id": "name", "type": "textInput", "text": "Name?", "buttonTitle": "OK", "next": "plan"},
+             {"id": "plan", "type": "choice", "text": "Plan, {{name}}?", "options": [{"title": "Free", "next": "say"}, {"title": "Pro", "next": "say"}]},
+             {"id": "say", "type": "textInput", "text": "Say something", "buttonTitle": "OK"}]}
+            """, to: dir + "/flow.json")
+        let r = try runRocket(
+            ["play", dir + "/flow.json", "--instant", "--answers-out", "-", "--events", dir + "/e.jsonl"],
+            stdin: "<\nAda\n<\nGrace\n2\n<\n1\n\\<\n", environment: ["LANG": "en_US.UTF-8"])
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.stderr.contains("There is no earlier answer to change."))
+        #expect(r.stderr.contains("Plan, Grace?"))
+        #expect(r.stdout.contains(#""name": "Grace""#) && r.stdout.contains(#""plan": "Free""#) && r.stdout.contains(#""say": "<""#), "\(r.stdout)")
+        let events = try String(contentsOfFile: dir + "/e.jsonl", encoding: .utf8)
+        #expect(events.components(separatedBy: #""event":"wentBack""#).count == 3, "two goings back")
+    }
+}

@@ -213,6 +213,32 @@ struct PTYTests {
         #expect(answers?["stars"] as? Int == 3)
     }
 
+    @Test("Shift-Tab goes back to change the previous answer, in a real terminal")
+    func shiftTabBack() throws {
+        let dir = scratchDirectory()
+        write(
+            #"""
+            {"version": 1, "blocks": [
+             {"id": "name", "type": "textInput", "text": "Name?", "buttonTitle": "OK", "next": "plan"},
+             {"id": "plan", "type": "choice", "text": "Plan for {{name}}?", "options": [{"title": "Free", "next": "bye"}, {"title": "Pro", "next": "bye"}]},
+             {"id": "bye", "type": "text", "text": "Bye {{name}}, {{plan}}."}]}
+            """#, to: dir + "/flow.json")
+        let run = try PTYRun(["play", dir + "/flow.json", "--instant"])
+        #expect(run.waitFor("Name?"))
+        run.send("Ada\r")
+        #expect(run.waitFor("Plan for Ada?"))
+        #expect(run.waitFor("Shift-Tab back"))
+        run.send("\u{1B}[Z")  // Shift-Tab
+        #expect(run.waitUntil { !run.screen.allLines.contains { $0.contains("Plan for Ada?") } })
+        run.send("Grace\r")
+        #expect(run.waitFor("Plan for Grace?"))
+        run.send("\r")
+        #expect(run.waitFor("Bye Grace, Free."))
+        run.send("\r")
+        #expect(run.waitForExit() == 0)
+        #expect(run.terminalRestored)
+    }
+
     @Test("A crash (fatal signal) still restores the terminal")
     func crash() throws {
         let run = try PTYRun(["demo"])

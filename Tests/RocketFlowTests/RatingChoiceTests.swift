@@ -35,7 +35,7 @@ struct RatingChoiceTests {
         _ = try c.send(.rate(4), at: 1)
         #expect(c.answers["stars"]?.typed == .number(4))
         #expect(c.chosenOptions[0] == 3)
-        #expect(c.acceptedIntents == [.chooseMany])
+        #expect(c.acceptedIntents == [.chooseMany, .back])
         #expect(throws: RocketIntentError.invalidInput(RocketValidationFailure(rule: .tooManyChosen(2), message: nil))) {
             try c.send(.chooseMany([0, 1, 2]), at: 2)
         }

@@ -592,7 +592,8 @@ struct RatingChoiceAPITests {
         #expect(h.send(id, #""intent": "rate", "value": 4, "step": 0"#).status == 200)
         v = try #require(h.view(id))
         #expect(v["transcript"]?[0]?["rated"]?.number == 4)
-        #expect(v["accepts"]?.array.compactMap(\.string) == ["chooseMany"])
+        #expect(v["accepts"]?.array.compactMap(\.string) == ["chooseMany", "back"])
+        #expect(v["backTo"]?.number == 0)
         #expect(v["transcript"]?[1]?["multiple"]?.bool == true)
         let tooMany = h.send(id, #""intent": "chooseMany", "options": [0, 1, 2], "step": 1"#)
         #expect(tooMany.status == 422)
@@ -602,5 +603,41 @@ struct RatingChoiceAPITests {
         v = try #require(h.view(id))
         #expect(v["transcript"]?[1]?["chosen"]?.array.compactMap(\.number) == [0, 2])
         #expect(v["transcript"]?[2]?["text"]?.string == "4 and Tea, Milk")
+    }
+}
+
+@Suite("HTTP API: going back")
+struct BackAPITests {
+    @Test("back reopens the last answer; the view's backTo names it; a flow without allowBack refuses with 422")
+    func back() throws {
+        let flow = """
+            {"version": 1, "blocks": [
+             {"id": "name", "type": "textInput", "text": "Name?", "buttonTitle": "OK", "next": "plan"},
+             {"id": "plan", "type": "choice", "text": "Plan, {{name}}?", "options": [{"title": "Free", "next": "bye"}, {"title": "Pro", "next": "bye"}]},
+             {"id": "bye", "type": "text", "text": "Bye {{name}}"}]}
+            """
+        let dir = scratchDirectory()
+        try flow.write(toFile: dir + "/b.json", atomically: true, encoding: .utf8)
+        try flow.replacing(#"{"version": 1,"#, with: #"{"version": 1, "allowBack": false,"#).write(toFile: dir + "/nb.json", atomically: true, encoding: .utf8)
+        let h = try Harness(flowsDirectory: dir)
+        let r = h.request("POST", "/v1/conversations", body: #"{"flow": "b", "visitor": "ada", "reducedMotion": true}"#)
+        let id = try #require(r.json?["conversation"]?["id"]?.string)
+        #expect(h.view(id)?["backTo"]?.isNull == true)
+        #expect(h.send(id, #""intent": "submit", "text": "Ada", "step": 0"#).status == 200)
+        var v = try #require(h.view(id))
+        #expect(v["backTo"]?.number == 0)
+        #expect(v["transcript"]?.array.count == 3)
+        #expect(h.send(id, #""intent": "back", "step": 1"#).status == 200)
+        v = try #require(h.view(id))
+        #expect(v["transcript"]?.array.count == 1, "the reply and the question after it are gone")
+        #expect(v["accepts"]?.array.compactMap(\.string) == ["submit"])
+        #expect(h.send(id, #""intent": "submit", "text": "Grace", "step": 2"#).status == 200)
+        #expect(h.view(id)?["transcript"]?[2]?["text"]?.string == "Plan, Grace?")
+        let n = h.request("POST", "/v1/conversations", body: #"{"flow": "nb", "visitor": "ada", "reducedMotion": true}"#)
+        let nid = try #require(n.json?["conversation"]?["id"]?.string)
+        _ = h.send(nid, #""intent": "submit", "text": "Ada", "step": 0"#)
+        let refused = h.send(nid, #""intent": "back", "step": 1"#)
+        #expect(refused.status == 422)
+        #expect(refused.json?["error"]?["code"]?.string == "cannot-go-back")
     }
 }

@@ -221,3 +221,13 @@ test("a multiple choice's reply lists the titles chosen; a rating's is its value
   assert.equal(core.answerTitle({ type: "rating", scale: 5, rated: 4 }), "4 / 5");
   assert.equal(core.answerTitle({ type: "rating", scale: 5, rated: null }), null);
 });
+
+test("Edit is offered on the answer back would reopen, only when the view accepts back", () => {
+  const v = { backTo: 2, accepts: ["submit", "back"] };
+  assert.equal(core.editable(v, { type: "reply", after: 2 }), true);
+  assert.equal(core.editable(v, { type: "reply", after: 1 }), false);
+  assert.equal(core.editable(v, { type: "choice", index: 2 }), true);
+  assert.equal(core.editable(v, { type: "textInput", index: 2 }), false, "an input's answer is its reply item");
+  assert.equal(core.editable({ backTo: 2, accepts: ["submit"] }, { type: "reply", after: 2 }), false);
+  assert.equal(core.editable({ backTo: null, accepts: ["back"] }, { type: "reply", after: 2 }), false);
+});

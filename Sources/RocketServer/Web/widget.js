@@ -61,6 +61,15 @@
       return null;
     },
     /**
+     * True when `item` shows the answer that `back` would reopen: the reply to the block the view
+     * names in `backTo`, or that block's own answer (a pressed button, a choice, a rating).
+     */
+    editable: function (v, item) {
+      if (typeof v.backTo !== "number" || v.accepts.indexOf("back") < 0) return false;
+      if (item.type === "reply") return item.after === v.backTo;
+      return item.index === v.backTo && item.type !== "textInput";
+    },
+    /**
      * The native control for a text input, so phones show the right keyboard: its `type`,
      * `inputmode`, `autocomplete`, `step`, `min` and `max` from the block's `inputType`, `min`,
      * `max` and `secret` (a secret one is a password field whatever it takes).
@@ -597,8 +606,17 @@
 
   Widget.prototype.item = function (item, v) {
     var self = this, li = el("div", "rk-item rk-item-" + item.type);
+    // The visitor's last answer can be changed: an Edit control goes back to its question.
+    var edit = function (into, text) {
+      var b = el("button", "rk-edit", "Edit");
+      b.type = "button";
+      b.setAttribute("aria-label", "Edit your answer: " + text);
+      b.addEventListener("click", function () { self.send({ intent: "back" }); });
+      into.appendChild(b);
+    };
     if (item.type === "reply") {
       li.appendChild(el("p", "rk-bubble rk-mine", item.text));
+      if (core.editable(v, item)) edit(li, item.secret ? "hidden" : item.text);
       return li;
     }
     var active = item.index === v.active;
@@ -609,6 +627,7 @@
     if (answer !== null || (item.type === "textInput" && !active)) {
       if (item.text) { var asked = el("p", "rk-bubble", item.text); fontOf(asked, item.font); li.appendChild(asked); }
       if (answer !== null) { var mine = el("p", "rk-bubble rk-mine rk-answer", answer); li.appendChild(mine); }
+      if (answer !== null && core.editable(v, item)) edit(li, answer);
       return li;
     }
     var button = function (title, font, intent, extra) {
