@@ -568,7 +568,7 @@ func autoIntent(_ kind: RocketBlockKind, step: Int) -> RocketIntent {
     case .textInput: return .submit("Ada")
     case .choice: return .choose(step % 2)
     case .rating: return .rate(step % 5 + 1)
-    case .set, .condition: return .tap  // never shown
+    case .set, .condition, .jump: return .tap  // never shown
     }
 }
 if args.contains("flow-phases") {

@@ -125,6 +125,20 @@ func loadFlowFile(_ path: String) -> Result<FlowLoadResult, FlowFileError> {
     case .failure(let f): return .failure(FlowFileError(path: path, reason: f.reason))
     case .success(let bytes):
         var result = FlowLoader.load(bytes)
+        // Jumps into other flows of the file's folder: linked into this flow's graph.
+        if let doc = result.document, result.isPlayable {
+            let folder = path == "-" ? "." : (PathName.directory(path).isEmpty ? "." : PathName.directory(path))
+            let own = path == "-" ? "" : String(PathName.lastComponent(path).dropLast(path.hasSuffix(".json") ? 5 : 0))
+            let linked = doc.linked(name: own) { name in
+                guard case .success(let other) = FileIO.read(folder + "/" + name + ".json", limit: limit) else { return nil }
+                return FlowLoader.load(other)
+            }
+            if linked.diagnostics.isEmpty {
+                result = FlowLoadResult(document: linked.document, diagnostics: result.diagnostics)
+            } else {
+                result = FlowLoadResult(document: nil, diagnostics: result.diagnostics + FlowLoader.placed(linked.diagnostics, in: bytes))
+            }
+        }
         // The files the flow names, relative to the flow file: what play would trip on.
         if let doc = result.document {
             let assets = FlowLoader.placed(AssetCheck.check(doc, base: path == "-" ? "" : PathName.directory(path)), in: bytes)

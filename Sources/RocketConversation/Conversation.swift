@@ -138,7 +138,7 @@ extension RocketIntent {
         case .textInput: return [.submit]
         case .choice: return [.choose]
         case .rating: return [.rate]
-        case .set, .condition: return []
+        case .set, .condition, .jump: return []
         }
     }
 
@@ -350,13 +350,19 @@ public struct ConversationState: Hashable, Sendable, Codable {
     /// The variables as they were when each block that takes an answer was shown, by shown
     /// index, so that going back to it restores them (kept only when the flow has variables).
     public var checkpoints: [Int: [String: RocketValue]] = [:]
+    /// Where each returning jump the conversation is inside goes on (innermost last; nil: it
+    /// ends there too).
+    public var returns: [RocketNodeID?] = []
+    /// ``returns`` as it was when each block that takes an answer was shown, by shown index,
+    /// when it was not empty.
+    public var returnCheckpoints: [Int: [RocketNodeID?]] = [:]
 
     /// A state that has not been shown.
     public init() {}
 
     private enum CodingKeys: String, CodingKey {
         case status, shown, flags, transcript, answers, inputError, pressedSide, chosenOptions, timers, sequence, awaitingDecision,
-            heldSince, variables, chosenSets, checkpoints
+            heldSince, variables, chosenSets, checkpoints, returns, returnCheckpoints
     }
 
     /// Decodes a state (one written before a field existed has that field's empty value).
@@ -377,6 +383,8 @@ public struct ConversationState: Hashable, Sendable, Codable {
         variables = try c.decodeIfPresent([String: RocketValue].self, forKey: .variables) ?? [:]
         chosenSets = try c.decodeIfPresent([Int: [Int]].self, forKey: .chosenSets)
         checkpoints = try c.decodeIfPresent([Int: [String: RocketValue]].self, forKey: .checkpoints) ?? [:]
+        returns = try c.decodeIfPresent([RocketNodeID?].self, forKey: .returns) ?? []
+        returnCheckpoints = try c.decodeIfPresent([Int: [RocketNodeID?]].self, forKey: .returnCheckpoints) ?? [:]
     }
 }
 
@@ -870,11 +878,20 @@ public struct Conversation: Hashable, Sendable, Codable {
     }
 
     private mutating func appendOrDismiss(_ next: RocketNodeID?, now: Double, into effects: inout [ConversationEffect]) {
-        if let next {
+        if let next = next ?? returnTarget() {
             append(next, at: now, into: &effects)
         } else {
             beginClosing(.completed, now: now, into: &effects)
         }
+    }
+
+    /// Where the conversation goes on when a way ends inside returning jumps: the innermost
+    /// jump's `next` (one that is nil ends that jump too, and the next one out is asked).
+    private mutating func returnTarget() -> RocketNodeID? {
+        while let last = state.returns.popLast() {
+            if let target = last, graph.contains(target) { return target }
+        }
+        return nil
     }
 
     /// Runs the `set` and `condition` blocks from `id` on, then shows the first block that is
@@ -904,12 +921,25 @@ public struct Conversation: Hashable, Sendable, Codable {
                 }
                 effects.append(.event(.conditionTaken(blockID: node.id, branch: taken)))
                 next = taken.map { condition.branches[$0].next } ?? condition.elseNext
+            case .jump(let jump):
+                if jump.returns {
+                    guard state.returns.count < RocketLimits.jumpDepth else {
+                        let error = RocketExpressionError(
+                            code: "jump-depth", message: "more than \(RocketLimits.jumpDepth) returning jumps inside each other", offset: 0)
+                        effects.append(.event(.expressionError(blockID: node.id, path: "", error: error)))
+                        beginClosing(.completed, now: now, into: &effects)
+                        return
+                    }
+                    state.returns.append(jump.next)
+                }
+                effects.append(.event(.jumped(blockID: node.id, to: jump.to.flatMap { graph.contains($0) ? graph[$0].id : nil }, flow: jump.flow)))
+                next = jump.to
             default:
                 show(id, at: now, into: &effects)
                 return
             }
             steps += 1
-            guard let next, graph.contains(next) else {
+            guard let next = (next.flatMap { graph.contains($0) ? $0 : nil }) ?? returnTarget() else {
                 beginClosing(.completed, now: now, into: &effects)
                 return
             }
@@ -945,6 +975,8 @@ public struct Conversation: Hashable, Sendable, Codable {
         state.chosenSets = state.chosenSets?.filter { $0.key < target }
         if let saved = state.checkpoints[target] { state.variables = saved }
         state.checkpoints = state.checkpoints.filter { $0.key <= target }
+        state.returns = state.returnCheckpoints[target] ?? []
+        state.returnCheckpoints = state.returnCheckpoints.filter { $0.key <= target }
         state.inputError = nil
         state.timers.removeAll()
         let node = graph[state.shown[target]]
@@ -977,7 +1009,10 @@ public struct Conversation: Hashable, Sendable, Codable {
     private mutating func show(_ id: RocketNodeID, at now: Double, into effects: inout [ConversationEffect]) {
         let index = state.shown.count
         let node = graph[id]
-        if node.takesAnswer, graph.allowBack, !state.variables.isEmpty { state.checkpoints[index] = state.variables }
+        if node.takesAnswer, graph.allowBack {
+            if !state.variables.isEmpty { state.checkpoints[index] = state.variables }
+            if !state.returns.isEmpty { state.returnCheckpoints[index] = state.returns }
+        }
         state.shown.append(id)
         var flags = ConversationState.BlockFlags(fired: false, tapEnabled: true)
         let shownText = interpolate(node.rawText)

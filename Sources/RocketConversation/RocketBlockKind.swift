@@ -16,9 +16,11 @@ public enum RocketBlockKind: String, CaseIterable, Hashable, Sendable, Codable {
     case set
     /// Goes to the first branch whose condition holds; never shown (beyond the seed).
     case condition
+    /// Goes to another block, or into another flow and back; never shown (beyond the seed).
+    case jump
 
     /// True for the kinds that are never shown: they run at once when reached.
-    public var isSilent: Bool { self == .set || self == .condition }
+    public var isSilent: Bool { self == .set || self == .condition || self == .jump }
 
     /// The seed's cell identifier for this kind (the class name of the block).
     public var cellIdentifier: String {
@@ -32,6 +34,7 @@ public enum RocketBlockKind: String, CaseIterable, Hashable, Sendable, Codable {
         case .rating: return "RatingRocketBlock"
         case .set: return "SetRocketBlock"
         case .condition: return "ConditionRocketBlock"
+        case .jump: return "JumpRocketBlock"
         }
     }
 }

@@ -70,6 +70,8 @@ public enum RocketEvent: Hashable, Sendable {
     /// An intent that app code sent from inside a handler was queued, then refused when its turn
     /// came (a direct call throws instead).
     case intentRefused(intent: RocketIntent, error: RocketIntentError)
+    /// A jump block went on to `to` (a block id, nil for the end), into `flow` when it names one.
+    case jumped(blockID: String?, to: String?, flow: String?)
     /// `.back` returned to the block shown at `index`, which takes an answer again.
     case wentBack(index: Int, id: String?)
     /// A `set` block gave a variable a new value (the value is not in the event: it may come

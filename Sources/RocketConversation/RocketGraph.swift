@@ -413,6 +413,28 @@ public struct RocketConditionNode: Hashable, Sendable, Codable {
     }
 }
 
+/// A block that goes to another block at once, never shown: within the flow, or into another
+/// flow (linked into this graph when the flow was loaded). With ``returns``, the way it goes
+/// comes back when it ends, and the conversation goes on at ``next``.
+public struct RocketJumpNode: Hashable, Sendable, Codable {
+    /// Where it goes (nil: the end, or back to where the last returning jump came from).
+    public var to: RocketNodeID?
+    /// The flow it goes into, by name (nil: this flow).
+    public var flow: String?
+    /// When the way it goes ends, come back and go on at ``next``.
+    public var returns: Bool
+    /// Where to go on after coming back.
+    public var next: RocketNodeID?
+
+    /// Creates a jump.
+    public init(to: RocketNodeID?, flow: String? = nil, returns: Bool = false, next: RocketNodeID? = nil) {
+        self.to = to
+        self.flow = flow
+        self.returns = returns
+        self.next = next
+    }
+}
+
 /// What a block shows and does.
 public indirect enum RocketNodeContent: Hashable, Sendable, Codable {
     /// A text bubble.
@@ -433,6 +455,8 @@ public indirect enum RocketNodeContent: Hashable, Sendable, Codable {
     case set(RocketSetNode)
     /// A branch on conditions (not shown).
     case condition(RocketConditionNode)
+    /// A jump (not shown).
+    case jump(RocketJumpNode)
 }
 
 /// One block of a conversation, as a value.
@@ -470,6 +494,7 @@ public struct RocketNode: Hashable, Sendable, Codable {
         case .rating: return .rating
         case .set: return .set
         case .condition: return .condition
+        case .jump: return .jump
         }
     }
 
@@ -483,7 +508,7 @@ public struct RocketNode: Hashable, Sendable, Codable {
         case .textInput(let i): return i.text
         case .choice(let c): return c.text
         case .rating(let r): return r.text
-        case .set, .condition: return ""
+        case .set, .condition, .jump: return ""
         }
     }
 
@@ -529,7 +554,7 @@ public struct RocketNode: Hashable, Sendable, Codable {
             body(r.text)
             if let l = r.labels.low { body(l) }
             if let h = r.labels.high { body(h) }
-        case .set, .condition: break
+        case .set, .condition, .jump: break
         }
     }
 
@@ -538,7 +563,7 @@ public struct RocketNode: Hashable, Sendable, Codable {
     public var takesAnswer: Bool {
         switch content {
         case .button, .doubleButton, .choice, .textInput, .rating: return true
-        case .text, .image, .set, .condition: return false
+        case .text, .image, .set, .condition, .jump: return false
         }
     }
 
@@ -554,6 +579,7 @@ public struct RocketNode: Hashable, Sendable, Codable {
         case .rating(let r): return r.next == nil
         case .set(let s): return s.next == nil
         case .condition(let c): return c.elseNext == nil || c.branches.contains { $0.next == nil }
+        case .jump(let j): return j.to == nil || (j.returns && j.next == nil)
         }
     }
 
@@ -581,6 +607,9 @@ public struct RocketNode: Hashable, Sendable, Codable {
         case .condition(let c):
             for (k, b) in c.branches.enumerated() { if let n = b.next { body("branches[\(k)].next", n) } }
             if let n = c.elseNext { body("else", n) }
+        case .jump(let j):
+            if let n = j.to { body("to", n) }
+            if j.returns, let n = j.next { body("next", n) }
         }
     }
 
@@ -596,6 +625,7 @@ public struct RocketNode: Hashable, Sendable, Codable {
         case .rating(let r): return r.next.map { [$0] } ?? []
         case .set(let s): return s.next.map { [$0] } ?? []
         case .condition(let c): return c.branches.compactMap(\.next) + (c.elseNext.map { [$0] } ?? [])
+        case .jump(let j): return [j.to, j.returns ? j.next : nil].compactMap { $0 }
         }
     }
 }

@@ -24,7 +24,7 @@ enum SnapshotWords {
     ]
     static let top = [
         "format", "version", "flow", "status", "reason", "blocks", "transcript", "answers", "inputError", "timers", "sequence",
-        "awaitingDecision", "includesSecrets", "held", "variables", "checkpoints",
+        "awaitingDecision", "includesSecrets", "held", "variables", "checkpoints", "returns", "returnCheckpoints",
     ]
     static let block = ["id", "fired", "tapEnabled", "pressed", "chosen"]
     static let item = ["block", "reply", "text", "secret"]
@@ -186,6 +186,28 @@ struct SnapshotWriter {
             for (i, index) in st.checkpoints.keys.sorted().enumerated() {
                 w.key(escaping: String(index), first: i == 0)
                 RocketValue.write(st.checkpoints[index] ?? [:], into: &w)
+            }
+            w.close()
+        }
+        func returns(_ list: [RocketNodeID?]) {
+            w.openArray()
+            for (k, r) in list.enumerated() {
+                if k > 0 { w.comma() }
+                if let r { w.string(name(r)) } else { w.null() }
+            }
+            w.closeArray()
+        }
+        if !st.returns.isEmpty {
+            // Where each returning jump goes on, innermost last.
+            w.key("returns")
+            returns(st.returns)
+        }
+        if !st.returnCheckpoints.isEmpty {
+            w.key("returnCheckpoints")
+            w.open()
+            for (i, index) in st.returnCheckpoints.keys.sorted().enumerated() {
+                w.key(escaping: String(index), first: i == 0)
+                returns(st.returnCheckpoints[index] ?? [])
             }
             w.close()
         }
@@ -396,6 +418,26 @@ struct SnapshotReader {
                 throw JSONShapeError("\"\(top.child("checkpoints")).\(key)\" is not a shown block")
             }
             state.checkpoints[index] = try RocketValue.values(tape, v, path: top.child("checkpoints") + "." + key)
+        }
+        func returns(_ v: Int, path: String) throws(JSONShapeError) -> [RocketNodeID?] {
+            var out: [RocketNodeID?] = []
+            for (k, j) in try JSONFields.items(tape, v, path: path).enumerated() {
+                out.append(tape.kind(j) == .null ? nil : try node(try JSONFields.string(tape, j, path: path + "[\(k)]"), path: path + "[\(k)]"))
+            }
+            return out
+        }
+        if let v = top.member("returns") { state.returns = try returns(v, path: top.child("returns")) }
+        if let v = top.member("returnCheckpoints") {
+            guard tape.kind(v) == .object else { throw JSONShapeError("\"\(top.child("returnCheckpoints"))\" must be an object") }
+            var j = v + 1
+            for _ in 0..<tape.count(v) {
+                let key = tape.string(j) ?? ""
+                guard let index = Int(key), state.shown.indices.contains(index) else {
+                    throw JSONShapeError("\"\(top.child("returnCheckpoints")).\(key)\" is not a shown block")
+                }
+                state.returnCheckpoints[index] = try returns(j + 1, path: top.child("returnCheckpoints") + "." + key)
+                j = tape.next(after: j + 1)
+            }
         }
         return ConversationSnapshot(
             format: try top.string("format"), version: ConversationSnapshot.currentVersion, flow: try top.string("flow"), state: state,

@@ -55,6 +55,9 @@ public enum RocketLimits {
     /// The most `set` and `condition` blocks run one after another without a block shown (a
     /// loop of them stops there).
     public static let silentSteps = 1000
+    /// The most returning jumps a conversation is inside at once (a flow that jumps into itself
+    /// stops there).
+    public static let jumpDepth = 32
     /// The most distinct diagnostics `rocket lint` lists for a file.
     public static let diagnostics = 1_000
     /// The largest number a count field takes (`minEventsRequired`, `budget.executions`, …).
@@ -171,6 +174,9 @@ public enum RocketLimits {
             past: "a lint error (`too-many-rules`)"),
         Entry(
             name: "silentSteps", value: number(silentSteps), bounds: "`set` and `condition` blocks run in a row with nothing shown",
+            past: "an `expressionError` event, and the conversation ends"),
+        Entry(
+            name: "jumpDepth", value: "\(jumpDepth)", bounds: "returning jumps a conversation is inside at once",
             past: "an `expressionError` event, and the conversation ends"),
         Entry(name: "diagnostics", value: number(diagnostics), bounds: "different diagnostics listed for a file", past: "counted in a last note"),
         Entry(name: "count", value: number(count), bounds: "a count in `when` or a flag", past: "a lint or usage error"),

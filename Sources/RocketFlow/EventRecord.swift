@@ -18,7 +18,7 @@ extension RocketEvent {
         switch self {
         case .replyShown, .didFinishClosing, .intentRefused: return false
         case .blockAdded, .tapped, .buttonPressed, .action, .inputSubmitted, .inputRejected, .dismissed: return true
-        case .variableSet, .conditionTaken, .expressionError, .wentBack: return true
+        case .variableSet, .conditionTaken, .expressionError, .wentBack, .jumped: return true
         }
     }
 
@@ -121,6 +121,15 @@ extension RocketEvent {
                 if let s = b.id { w.string(s) } else { w.null() }
             }
             w.closeArray()
+        case .jumped(let blockID, let to, let flow):
+            w.string("jumped")
+            id(blockID)
+            w.key("to")
+            if let to { w.string(to) } else { w.null() }
+            if let flow {
+                w.key("flow")
+                w.string(flow)
+            }
         case .wentBack(let index, let blockID):
             w.string("wentBack")
             w.key("index")

@@ -150,6 +150,10 @@ extension FlowDocument {
                 c.branches = c.branches.map { RocketConditionBranch(if: $0.condition, next: renumber($0.next)) }
                 c.elseNext = renumber(c.elseNext)
                 content = .condition(c)
+            case .jump(var j):
+                j.to = renumber(j.to)
+                j.next = renumber(j.next)
+                content = .jump(j)
             }
             nodes.append(RocketNode(id: name, content: content))
         }

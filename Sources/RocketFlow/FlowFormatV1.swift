@@ -36,9 +36,11 @@ extension FlowField {
     }
 
     /// `true` or `false`.
-    static func bool(_ name: String, _ kp: any WritableKeyPath<Root, Bool> & Sendable, shownBy: FlowSurfaces = .all, doc: String) -> FlowField {
+    static func bool(
+        _ name: String, _ kp: any WritableKeyPath<Root, Bool> & Sendable, shownBy: FlowSurfaces = .all, role: FlowFieldRole? = nil, doc: String
+    ) -> FlowField {
         FlowField(
-            name, .bool, shownBy: shownBy, doc: doc,
+            name, .bool, shownBy: shownBy, role: role, doc: doc,
             decode: { d, v, place, root in
                 guard let b = d.readBool(v, place.path) else { return false }
                 root[keyPath: kp] = b
@@ -503,6 +505,21 @@ extension FlowFormat {
                     .reference("next", \.next, doc: "The block after it; absent ends the conversation."),
                 ]),
             wrap: { .set($0) }, unwrap: { if case .set(let s) = $0 { s } else { nil } }),
+        FlowBlockKind(
+            .jump,
+            doc:
+                "Goes at once to another block (`to`), or into another flow of the same folder (`flow`) with the same variables; with `return`, comes back when that way ends and goes on at `next`. Never shown.",
+            object: FlowObject(
+                "jump", doc: "", blank: RocketJumpNode(to: nil),
+                fields: [
+                    .reference("to", \.to, doc: "A block of this flow to go to."),
+                    .optionalText(
+                        "flow", \.flow, type: .string(minLength: 1), role: .logic,
+                        doc: "Another flow of the same folder (its file name without `.json`) to go into, at its first block."),
+                    .bool("return", \.returns, role: .logic, doc: "Come back when the way it goes ends, and go on at `next`."),
+                    .reference("next", \.next, doc: "Where to go on after coming back; absent ends the conversation there."),
+                ]),
+            wrap: { .jump($0) }, unwrap: { if case .jump(let j) = $0 { j } else { nil } }),
         FlowBlockKind(
             .condition, doc: "Goes to the first branch whose `if` is true, else to `else`; never shown.",
             object: FlowObject(

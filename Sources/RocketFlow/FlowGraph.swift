@@ -108,6 +108,11 @@ public enum FlowGraph {
                 shape = .set
                 label = "set: " + short(set.assignments.map { "\($0.name) = \($0.expression.source)" }.joined(separator: "; "))
                 edges.append(Edge(from: id, to: target(set.next), label: ""))
+            case .jump(let jump):
+                shape = .set
+                label = jump.flow.map { "jump into flow " + short($0) + (jump.returns ? " and back" : "") } ?? "jump"
+                if jump.flow == nil || jump.to != nil { edges.append(Edge(from: id, to: target(jump.to), label: "")) }
+                if jump.returns { edges.append(Edge(from: id, to: target(jump.next), label: "after " + short(jump.flow ?? "it"))) }
             case .condition(let condition):
                 shape = .condition
                 label = "condition"

@@ -254,6 +254,24 @@ public enum FlowValidator {
                             inner: 0)
                     }
                 }
+            case .jump(let jump):
+                silent[i] = true
+                silentEnds[i] = valid(jump.to) == nil || (jump.returns && valid(jump.next) == nil)
+                // A file names one or the other; a linked graph has both (the flow's first block).
+                if jump.flow != nil && jump.to != nil && given != nil {
+                    report(.error, "jump-target", "a jump names a block of this flow (\"to\") or another flow (\"flow\"), not both", "\(blockPath(i))")
+                }
+                if let name = jump.flow, !FlowDocument.isFlowName(name) {
+                    report(
+                        .error, "bad-name", "\"\(name)\" is not a flow name: 1 to 64 letters, digits, - and _ (the file is NAME.json beside this one)",
+                        "\(blockPath(i)).flow")
+                }
+                if jump.flow == nil && jump.to == nil {
+                    report(.error, "jump-target", "a jump needs \"to\" (a block of this flow) or \"flow\" (another flow of its folder)", "\(blockPath(i))")
+                }
+                if !jump.returns && jump.next != nil {
+                    report(.warning, "ignored-next", "\"next\" is taken only after a jump with \"return\": true comes back", "\(blockPath(i)).next")
+                }
             case .condition(let condition):
                 silent[i] = true
                 silentEnds[i] = valid(condition.elseNext) == nil || condition.branches.contains { valid($0.next) == nil }

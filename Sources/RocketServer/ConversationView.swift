@@ -176,7 +176,7 @@ package enum ConversationView {
         if let id = node.id { w.string(id) } else { w.null() }
         statics.write(into: &w, shownText: text) { c.interpolate($0) }
         switch node.content {
-        case .text, .image, .textInput, .set, .condition: break
+        case .text, .image, .textInput, .set, .condition, .jump: break
         case .button:
             w.key("pressed")
             w.bool(c.hasFired(index))

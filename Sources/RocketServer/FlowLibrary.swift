@@ -70,6 +70,28 @@ package final class FlowLibrary: Sendable {
     private struct Cached {
         var stamp: (Int, Int, Int)?
         var result: Result<LoadedFlow, Failure>
+        /// The flows it jumps into, with the stamps their files had: a change to one reloads it.
+        var linked: [(name: String, stamp: (Int, Int, Int)?)] = []
+    }
+
+    /// The stamp of `NAME.json` in the folder (time and size), nil when it is not a file there.
+    private func stamp(_ name: String) -> (Int, Int, Int)? {
+        guard let directory else { return nil }
+        var st = stat()
+        guard lstat(directory + "/" + name + ".json", &st) == 0, (st.st_mode & S_IFMT) == S_IFREG else { return nil }
+        return (Int(st.st_mtim.tv_sec), Int(st.st_mtim.tv_nsec), Int(st.st_size))
+    }
+
+    /// True when every flow `cached` jumps into is as it was.
+    private func linkedUnchanged(_ cached: Cached) -> Bool {
+        cached.linked.allSatisfy { entry in
+            let now = stamp(entry.name)
+            switch (now, entry.stamp) {
+            case (nil, nil): return true
+            case (let a?, let b?): return a == b
+            default: return false
+            }
+        }
     }
     private let cache = Mutex<[String: Cached]>([:])
     /// The largest flow file read (bytes).
@@ -86,17 +108,8 @@ package final class FlowLibrary: Sendable {
     /// AlertReactor alert whose choices load lazily).
     package let tours: Set<String>
 
-    /// True for names a flow may have: 1–64 ASCII letters, digits, `-` and `_`, not starting with
-    /// `-` or `_` (so a name never reaches outside the folder).
-    package static func isName(_ name: String) -> Bool {
-        let bytes = Array(name.utf8)
-        guard (1...64).contains(bytes.count) else { return false }
-        for (i, b) in bytes.enumerated() {
-            let alnum = (b >= 0x30 && b <= 0x39) || (b >= 0x41 && b <= 0x5A) || (b >= 0x61 && b <= 0x7A)
-            if !(alnum || (i > 0 && (b == 0x2D || b == 0x5F))) { return false }
-        }
-        return true
-    }
+    /// True for names a flow may have (``FlowDocument/isFlowName(_:)``).
+    package static func isName(_ name: String) -> Bool { FlowDocument.isFlowName(name) }
 
     /// The flow called `name`.
     package func flow(_ name: String) -> Result<LoadedFlow, Failure> {
@@ -107,17 +120,25 @@ package final class FlowLibrary: Sendable {
             // The file itself, never what a link in its place points to (a link is no flow).
             if lstat(path, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG {
                 let stamp = (Int(st.st_mtim.tv_sec), Int(st.st_mtim.tv_nsec), Int(st.st_size))
-                if let hit = cache.withLock({ $0[name] }), let s = hit.stamp, s == stamp { return hit.result }
+                if let hit = cache.withLock({ $0[name] }), let s = hit.stamp, s == stamp, linkedUnchanged(hit) { return hit.result }
                 let result = load(name, size: Int(st.st_size))
-                cache.withLock { $0[name] = Cached(stamp: stamp, result: result) }
+                cache.withLock { $0[name] = Cached(stamp: stamp, result: result, linked: linkedStamps(result)) }
                 return result
             }
         }
         guard let bytes = builtIn[name] else { return .failure(.unknown) }
         if let hit = cache.withLock({ $0[name] }), hit.stamp == nil { return hit.result }
-        let result = Self.decode(name, bytes, file: name + ".json")
+        let result = decode(name, bytes, file: name + ".json")
         cache.withLock { $0[name] = Cached(stamp: nil, result: result) }
         return result
+    }
+
+    /// The flows a loaded flow jumps into, with their files' stamps now.
+    private func linkedStamps(_ result: Result<LoadedFlow, Failure>) -> [(name: String, stamp: (Int, Int, Int)?)] {
+        guard case .success(let flow) = result else { return [] }
+        var names = Set<String>()
+        for node in flow.document.graph.nodes { if case .jump(let j) = node.content, let f = j.flow { names.insert(f) } }
+        return names.sorted().map { ($0, stamp($0)) }
     }
 
     /// The scenarios the flows on offer name (their `scenario` and `when.eventsOf`): the only
@@ -160,14 +181,28 @@ package final class FlowLibrary: Sendable {
         if size > Self.maxFileBytes { return .failure(.invalid(["\(name).json: the file is \(size) bytes; the limit is \(Self.maxFileBytes)"])) }
         switch FileIO.read(inside: directory ?? ".", name + ".json", limit: Self.maxFileBytes) {
         case .failure(let f): return .failure(.unreadable("\(name).json: \(f.reason)"))
-        case .success(let bytes): return Self.decode(name, bytes, file: name + ".json")
+        case .success(let bytes): return decode(name, bytes, file: name + ".json")
         }
     }
 
-    private static func decode(_ name: String, _ bytes: [UInt8], file: String) -> Result<LoadedFlow, Failure> {
+    /// The document of a flow file as it is written, unlinked (for linking into another).
+    private func document(_ name: String) -> FlowLoadResult? {
+        if let directory, stamp(name) != nil {
+            guard case .success(let bytes) = FileIO.read(inside: directory, name + ".json", limit: Self.maxFileBytes) else { return nil }
+            return FlowLoader.load(bytes)
+        }
+        return builtIn[name].map { FlowLoader.load($0) }
+    }
+
+    private func decode(_ name: String, _ bytes: [UInt8], file: String) -> Result<LoadedFlow, Failure> {
         let result = FlowLoader.load(bytes)
         let errors = result.diagnostics.filter { $0.severity == .error }.map { $0.formatted(file: file) }
         guard result.isPlayable, let doc = result.document else { return .failure(.invalid(errors.isEmpty ? ["\(file): no playable blocks"] : errors)) }
-        return .success(LoadedFlow(name: name, document: doc))
+        // Jumps into other flows of the folder: linked into this one's graph.
+        let linked = doc.linked(name: name, load: document)
+        if !linked.diagnostics.isEmpty {
+            return .failure(.invalid(FlowLoader.placed(linked.diagnostics, in: bytes).map { $0.formatted(file: file) }))
+        }
+        return .success(LoadedFlow(name: name, document: linked.document))
     }
 }

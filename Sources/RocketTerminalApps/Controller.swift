@@ -101,7 +101,7 @@ public enum KeyController {
             if key == .enter { return .send(.submit(ui.editor.text)) }
             if ui.editor.handle(key) { ui.error = nil; return .redraw }
             return .none
-        case .set, .condition:
+        case .set, .condition, .jump:
             return .none  // never shown
         }
     }
@@ -147,7 +147,7 @@ public enum PlainController {
             }
         case .textInput: return .success(.submit(line))
         case .text, .image: return .success(.tap)
-        case .set, .condition: return .failure(PlainInputError(message: ""))  // never shown
+        case .set, .condition, .jump: return .failure(PlainInputError(message: ""))  // never shown
         }
     }
 }

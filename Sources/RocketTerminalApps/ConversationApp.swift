@@ -307,7 +307,7 @@ public final class ConversationApp: TerminalProgram {
                 case .textInput: out.append(say(strings.plainType))
                 case .rating:
                     if case .rating(let r) = block.content { out.append(say(strings.plainRate.replacing("%d", with: String(r.scale)))) }
-                case .set, .condition: break  // never shown
+                case .set, .condition, .jump: break  // never shown
                 }
             }
         }

@@ -237,7 +237,7 @@ public struct ConversationView: Sendable {
                 case .textInput: hint.append(strings.sendHint)
                 case .rating:
                     if case .rating(let r) = c.node(at: i).content { hint.append(strings.rateHint.replacing("%d", with: String(r.scale))) }
-                case .set, .condition: break  // never shown
+                case .set, .condition, .jump: break  // never shown
                 }
                 if case .choice(let choice) = c.node(at: i).content, choice.multiple { hint[hint.count - 1] = strings.tickHint }
             }
@@ -450,7 +450,7 @@ public struct ConversationView: Sendable {
                     screen.put(line, row: er, column: fieldStart, style: ConversationView.errorStyle)
                 }
             }
-        case .set, .condition: break  // never shown
+        case .set, .condition, .jump: break  // never shown
         }
     }
 }

@@ -622,3 +622,31 @@ struct PlayBackTests {
         #expect(events.components(separatedBy: #""event":"wentBack""#).count == 3, "two goings back")
     }
 }
+
+@Suite("rocket play and lint: jumps into other flows")
+struct PlayJumpTests {
+    @Test("play goes into a flow of the same folder and back; lint names a missing flow at its jump; a change to the other flow is seen")
+    func acrossFiles() throws {
+        let dir = scratchDirectory()
+        write(
+            """
+            {"version": 1, "blocks": [
+             {"id": "hi", "type": "text", "text": "Hi", "next": "go"},
+             {"id": "go", "type": "jump", "flow": "billing", "return": true, "next": "bye"},
+             {"id": "bye", "type": "text", "text": "Bye {{card}}"}]}
+            """, to: dir + "/main.json")
+        write(
+            """
+            {"version": 1, "blocks": [{"id": "card", "type": "textInput", "text": "Card?", "buttonTitle": "OK"}]}
+            """, to: dir + "/billing.json")
+        let r = try runRocket(["play", dir + "/main.json", "--instant", "--events", "-"], stdin: "\n4242\n\n")
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.stderr.contains("Card?") && r.stderr.contains("Bye 4242"))
+        #expect(r.stdout.contains(#"{"event":"jumped","id":"go","to":"card","flow":"billing"}"#))
+        #expect(try runRocket(["lint", dir + "/main.json"]).status == 0)
+        try FileManager.default.removeItem(atPath: dir + "/billing.json")
+        let lint = try runRocket(["lint", dir + "/main.json"])
+        #expect(lint.status == 65)
+        #expect(lint.stdout.contains("main.json:3:39: error: there is no flow \"billing\" (billing.json) in this flow's folder"), "\(lint.stdout)")
+    }
+}

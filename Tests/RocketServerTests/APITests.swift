@@ -641,3 +641,33 @@ struct BackAPITests {
         #expect(refused.json?["error"]?["code"]?.string == "cannot-go-back")
     }
 }
+
+@Suite("HTTP API: jumps into other flows")
+struct JumpAPITests {
+    @Test("a flow of the folder jumps into another and back; editing the other flow is seen by the next start")
+    func linked() throws {
+        let dir = scratchDirectory()
+        try """
+        {"version": 1, "blocks": [
+         {"id": "go", "type": "jump", "flow": "billing", "return": true, "next": "bye"},
+         {"id": "bye", "type": "text", "text": "Bye {{card}}"}]}
+        """.write(toFile: dir + "/main.json", atomically: true, encoding: .utf8)
+        try #"{"version": 1, "blocks": [{"id": "card", "type": "textInput", "text": "Card?", "buttonTitle": "OK"}]}"#
+            .write(toFile: dir + "/billing.json", atomically: true, encoding: .utf8)
+        let h = try Harness(flowsDirectory: dir)
+        let r = h.request("POST", "/v1/conversations", body: #"{"flow": "main", "visitor": "ada", "reducedMotion": true}"#)
+        let id = try #require(r.json?["conversation"]?["id"]?.string)
+        #expect(h.view(id)?["transcript"]?[0]?["text"]?.string == "Card?")
+        #expect(h.send(id, #""intent": "submit", "text": "4242", "step": 0"#).status == 200)
+        #expect(h.view(id)?["transcript"]?[2]?["text"]?.string == "Bye 4242")
+        // The other flow changes: the next start sees it.
+        try #"{"version": 1, "blocks": [{"id": "card", "type": "textInput", "text": "Your card number?", "buttonTitle": "OK"}]}"#
+            .write(toFile: dir + "/billing.json", atomically: true, encoding: .utf8)
+        let again = h.request("POST", "/v1/conversations", body: #"{"flow": "main", "visitor": "ada", "reducedMotion": true}"#)
+        let id2 = try #require(again.json?["conversation"]?["id"]?.string)
+        #expect(h.view(id2)?["transcript"]?[0]?["text"]?.string == "Your card number?")
+        try FileManager.default.removeItem(atPath: dir + "/billing.json")
+        let broken = h.request("POST", "/v1/conversations", body: #"{"flow": "main", "visitor": "ada"}"#)
+        #expect(broken.status == 500 && broken.json?["error"]?["code"]?.string == "flow-invalid")
+    }
+}
