@@ -107,7 +107,9 @@ enum OptionGroups {
     /// Answers known before, and a conversation that outlives the process (demo, play).
     static let conversation: [OptionSpec] =
         ([
-            .value("--var", "NAME=VALUE", "Seed an answer for {{NAME}} placeholders.", repeatable: true),
+            .value("--var", "NAME=VALUE", "Give a variable of the flow its value at the start (typed by the flow's vars).", repeatable: true),
+            .value(
+                "--lang", "TAG", "Play a flow written in several languages in this one (en, it, pt-BR; default: the environment's); the interface follows."),
             .value("--state", "FILE", "Save the conversation to FILE after every step and resume from it when it exists."),
             .flag("--restart", "With --state: start over even when FILE holds a conversation (of this flow or another)."),
         ] as [OptionSpec]).map { $0.inGroup("CONVERSATION") }

@@ -96,8 +96,8 @@ struct FlowFileError: Error {
 }
 
 /// Loads a flow file, or says on stderr why it cannot be read (nil: exit 66).
-func loadFlowFileReporting(_ path: String) -> FlowLoadResult? {
-    switch loadFlowFile(path) {
+func loadFlowFileReporting(_ path: String, language: String? = nil) -> FlowLoadResult? {
+    switch loadFlowFile(path, language: language) {
     case .failure(let e):
         printError("rocket: error: cannot read '\(Sanitizer.clean(e.path, keepNewlines: false))': \(e.reason)")
         return nil
@@ -112,7 +112,7 @@ func displayName(_ path: String) -> String { path == "-" ? "<stdin>" : path }
 /// Loads a flow file (`-`: standard input, with images relative to the working directory); an
 /// over-size file is refused from its size, without being read, and standard input once it
 /// passes the limit.
-func loadFlowFile(_ path: String) -> Result<FlowLoadResult, FlowFileError> {
+func loadFlowFile(_ path: String, language: String? = nil) -> Result<FlowLoadResult, FlowFileError> {
     let limit = JSONReaderLimits().maxBytes
     if path != "-" {
         switch FileIO.size(path) {
@@ -124,14 +124,14 @@ func loadFlowFile(_ path: String) -> Result<FlowLoadResult, FlowFileError> {
     switch FileIO.read(path, limit: limit) {
     case .failure(let f): return .failure(FlowFileError(path: path, reason: f.reason))
     case .success(let bytes):
-        var result = FlowLoader.load(bytes)
+        var result = FlowLoader.load(bytes, language: language)
         // Jumps into other flows of the file's folder: linked into this flow's graph.
         if let doc = result.document, result.isPlayable {
             let folder = path == "-" ? "." : (PathName.directory(path).isEmpty ? "." : PathName.directory(path))
             let own = path == "-" ? "" : String(PathName.lastComponent(path).dropLast(path.hasSuffix(".json") ? 5 : 0))
             let linked = doc.linked(name: own) { name in
                 guard case .success(let other) = FileIO.read(folder + "/" + name + ".json", limit: limit) else { return nil }
-                return FlowLoader.load(other)
+                return FlowLoader.load(other, language: language)
             }
             if linked.diagnostics.isEmpty {
                 result = FlowLoadResult(document: linked.document, diagnostics: result.diagnostics)
@@ -218,7 +218,7 @@ enum PlayCommand {
         if parsed.helpRequested { printOut(spec.help); return ExitStatus.ok }
         let options = try PlayOptions(parsed, command: spec.name)  // every option checked before anything else
         let path = parsed.positionals[0]
-        guard let result = loadFlowFileReporting(path) else { return ExitStatus.noInput }
+        guard let result = loadFlowFileReporting(path, language: options.language) else { return ExitStatus.noInput }
         // The person playing the flow is not its author: warnings only when asked for.
         for d in result.diagnostics where d.severity == .error || options.verbose { printError(d.formatted(file: displayName(path))) }
         guard result.isPlayable, let doc = result.document else { return ExitStatus.dataError }
@@ -386,7 +386,7 @@ enum PlayCommand {
         }
         let hooks = options.hooks
         let printActions = options.printActions
-        let strings = UIStrings.forEnvironment(env)
+        let strings = options.lang.map { UIStrings.forEnvironment(["LANG": $0]) } ?? UIStrings.forEnvironment(env)
         let depth = ColorDepth.detect(env)
         let runner = ProgramRunner(terminal: plain ? terminal.forLineMode() : terminal, clock: clock, strings: strings)
         // What is printed while the UI draws goes above its live area when it would land on the

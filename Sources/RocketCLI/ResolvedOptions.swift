@@ -1,4 +1,6 @@
 import RocketCore
+import RocketFlow
+import RocketPlatform
 import RocketBanners
 import RocketReactor
 import RocketScenarios
@@ -70,6 +72,17 @@ struct PlayOptions {
     var printActions: Bool
     var hooks: ActionHooks
     var vars: [String: String]
+    /// `--lang` (nil: the environment's language).
+    var lang: String?
+
+    /// The language to read a flow in: `--lang`, else the environment's (`it_IT.UTF-8` → `it-IT`).
+    var language: String? {
+        if let lang { return lang }
+        let env = Environment.current
+        let locale = [env["LC_ALL"], env["LC_MESSAGES"], env["LANG"]].compactMap { $0 }.first { !$0.isEmpty } ?? ""
+        let tag = locale.split(separator: ".").first.map { String($0).replacing("_", with: "-") } ?? ""
+        return FlowDocument.isLanguageTag(tag) ? tag : nil
+    }
     var state: String?
     var restart: Bool
     var gate: GateOptions
@@ -88,6 +101,10 @@ struct PlayOptions {
         printActions = parsed.has("--print-actions")
         hooks = try ActionHooks.parse(parsed.all("--on-action"), command: command)
         vars = try PlayCommand.variables(parsed)
+        lang = parsed.value("--lang")
+        if let lang, !FlowDocument.isLanguageTag(lang) {
+            throw UsageError(message: "--lang \(lang) is not a language tag like en, it or pt-BR", command: command)
+        }
         state = parsed.value("--state")
         restart = parsed.has("--restart")
         if restart && state == nil { throw UsageError(message: "--restart applies only with --state FILE", command: command) }

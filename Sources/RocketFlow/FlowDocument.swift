@@ -36,6 +36,10 @@ public struct FlowDocument: Hashable, Sendable {
     public var when: ScenarioRules?
     /// A banner shown over the conversation when it starts.
     public var banner: Banner?
+    /// The languages its texts are written in (the first the default; empty: one language).
+    public var languages: [String] = []
+    /// The language it was read in (nil: it has one).
+    public var language: String?
 
     /// The newest format version this library reads and writes.
     public static let currentVersion = 1
@@ -73,6 +77,31 @@ public struct FlowVariableProblem: Error, Hashable, Sendable {
     public let name: String
     /// What is wrong, in a sentence that names it.
     public let message: String
+}
+
+extension FlowDocument {
+    /// True for a language tag as flows name languages: 2–3 letters, then optional parts of 2–8
+    /// letters or digits after `-` (`en`, `it`, `pt-BR`, `zh-Hans`).
+    public static func isLanguageTag(_ tag: String) -> Bool {
+        let parts = tag.split(separator: "-", omittingEmptySubsequences: false)
+        guard let first = parts.first, (2...3).contains(first.count), first.allSatisfy({ $0.isASCII && $0.isLetter }) else { return false }
+        return parts.dropFirst().allSatisfy { (2...8).contains($0.count) && $0.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber) } }
+    }
+
+    /// Which of its languages fits `wanted` (`it-IT` fits `it`, `zh-Hans-CN` fits `zh-Hans` or
+    /// `zh`): the exact tag, else the longest one `wanted` starts with, else the default (nil
+    /// for a flow in one language).
+    public func language(for wanted: String?) -> String? { Self.language(in: languages, for: wanted) }
+
+    /// ``language(for:)`` over a list of languages.
+    static func language(in languages: [String], for wanted: String?) -> String? {
+        guard let first = languages.first else { return nil }
+        guard let wanted, !wanted.isEmpty else { return first }
+        let lower = wanted.lowercased()
+        if let exact = languages.first(where: { $0.lowercased() == lower }) { return exact }
+        let fitting = languages.filter { lower.hasPrefix($0.lowercased() + "-") }
+        return fitting.max { $0.count < $1.count } ?? first
+    }
 }
 
 extension FlowDocument {

@@ -14,7 +14,7 @@ extension FlowField {
             name, type, required: required, shownBy: shownBy, role: role, doc: doc,
             decode: { d, v, place, root in
                 if !required, d.tape.kind(v) == .null { return true }
-                guard let s = d.readString(v, place.path) else { return false }
+                guard let s = type == .text ? d.readText(v, place.path) : d.readString(v, place.path) else { return false }
                 root[keyPath: kp] = s
                 return true
             }, value: { root, _ in .string(root[keyPath: kp]) })
@@ -29,7 +29,7 @@ extension FlowField {
             name, type, shownBy: shownBy, role: role, doc: doc,
             decode: { d, v, place, root in
                 if d.tape.kind(v) == .null { return true }
-                guard let s = d.readString(v, place.path) else { return false }
+                guard let s = type == .text ? d.readText(v, place.path) : d.readString(v, place.path) else { return false }
                 root[keyPath: kp] = s
                 return true
             }, value: { root, _ in root[keyPath: kp].map { .string($0) } })
@@ -540,7 +540,7 @@ extension FlowFormat {
         "author", doc: "The speaker: a name and an avatar.",
         blank: RocketAuthor(image: nil, style: .circular, name: "Rocket"),
         fields: [
-            .text("name", \.name, required: false, type: .string(minLength: 0), doc: "The display name."),
+            .text("name", \.name, required: false, role: .look, doc: "The display name."),
             .optionalImage("image", \.image, doc: "The avatar: a file relative to the flow file, or a data: URI."),
             .words("style", \.style, doc: "The avatar's corners."),
         ])
@@ -550,7 +550,7 @@ extension FlowFormat {
         "closeButton", doc: "A button that closes the conversation (Esc in the terminal).",
         blank: RocketCloseButton(title: ""),
         fields: [
-            .text("title", \.title, type: .string(minLength: 0), doc: "Its title."),
+            .text("title", \.title, role: .look, doc: "Its title."),
             .font("font", \.style, doc: "Its style."),
         ])
 
@@ -616,6 +616,29 @@ extension FlowFormat {
                     root.graph.variables.isEmpty
                         ? nil : .object(root.graph.variables.map { v in (v.name, v.defaultValue.json) })
                 }),
+            FlowField(
+                "languages", .list(.string(minLength: 2), min: 1, max: 64), shownBy: [],
+                doc:
+                    "The languages its texts are written in, the first the default; any text may then be an object of texts by language (`{\"en\": \"Hi\", \"it\": \"Ciao\"}`).",
+                decode: { d, v, place, root in
+                    guard let names = d.readStringList(v, place.path) else { return false }
+                    var ok = !names.isEmpty
+                    if names.isEmpty { d.error("too-few-options", "\"languages\" names at least one language", path: place.path, at: d.tape.offset(v)) }
+                    var seen = Set<String>()
+                    for (k, name) in names.enumerated() {
+                        if !FlowDocument.isLanguageTag(name) {
+                            d.error(
+                                "bad-value", "\"\(name)\" is not a language tag like \"en\", \"it\" or \"pt-BR\"", path: place.path.item(k),
+                                at: d.tape.offset(v))
+                            ok = false
+                        } else if !seen.insert(name).inserted {
+                            d.error("repeated-field", "\"\(name)\" is named twice", path: place.path.item(k), at: d.tape.offset(v))
+                            ok = false
+                        }
+                    }
+                    root.languages = names
+                    return ok
+                }, value: { root, _ in root.languages.isEmpty ? nil : .array(root.languages.map { .string($0) }) }),
             FlowField(
                 "allowBack", .bool, shownBy: [],
                 doc: "Whether the user may go back to change an earlier answer (Shift-Tab, a line `<`, the browser's Edit, the API's `back`).",

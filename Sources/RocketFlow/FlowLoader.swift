@@ -16,13 +16,14 @@ import RocketBanners
 /// if result.isPlayable, let doc = result.document { … }
 /// ```
 public enum FlowLoader {
-    /// Loads and validates a flow from UTF-8 bytes.
-    public static func load(_ bytes: [UInt8], limits: JSONReaderLimits = JSONReaderLimits()) -> FlowLoadResult {
-        load(bytes, limits: limits, format: .v1)
+    /// Loads and validates a flow from UTF-8 bytes. A flow in several languages (`languages`)
+    /// is read in `language` when it has it (its first language otherwise, and when nil).
+    public static func load(_ bytes: [UInt8], limits: JSONReaderLimits = JSONReaderLimits(), language: String? = nil) -> FlowLoadResult {
+        load(bytes, limits: limits, format: .v1, language: language)
     }
 
     /// Loads and validates a flow in the given format (tests pass a changed table).
-    static func load(_ bytes: [UInt8], limits: JSONReaderLimits = JSONReaderLimits(), format: FlowFormat) -> FlowLoadResult {
+    static func load(_ bytes: [UInt8], limits: JSONReaderLimits = JSONReaderLimits(), format: FlowFormat, language: String? = nil) -> FlowLoadResult {
         if bytes.count > limits.maxBytes { return tooLarge(size: bytes.count, limits: limits) }
         let tape: JSONTape
         do {
@@ -36,6 +37,7 @@ public enum FlowLoader {
                 ])
         }
         var decoder = FlowDecoder(tape: tape, format: format)
+        decoder.language = language
         let document = decoder.decodeDocument()
         let shapeErrors = decoder.shapeBroken
         var diagnostics = decoder.placedDiagnostics()
@@ -254,6 +256,10 @@ struct FlowDecoder {
     var currentBlock = -1
     /// "Did you mean" costs a pass over every id: offered for the first 20 unknown names only.
     var hintsLeft = 20
+    /// The flow's languages (its `languages`, read before anything else), the first the default.
+    var languages: [String] = []
+    /// The language the flow is read in (nil: the default).
+    var language: String?
 
     /// The format's `type` words, matched in place.
     let blockWords: [String]
@@ -284,6 +290,58 @@ struct FlowDecoder {
         let path = place()
         error("wrong-type", "\"\(path.lastKey)\" must be a string, not \(tape.typeName(v))", path: path, at: tape.offset(v))
         return nil
+    }
+
+    /// A text a user reads: a string, or an object of the flow's languages, each a string (the
+    /// text in the language the flow is read in is returned). A translation missing, or one whose
+    /// placeholders are not the default's, is a warning at it; a language the flow does not
+    /// declare, or the default missing, an error.
+    mutating func readText(_ v: Int, _ place: @autoclosure () -> FlowPath) -> String? {
+        if let s = tape.string(v) { return s }
+        guard tape.kind(v) == .object else {
+            let path = place()
+            error(
+                "wrong-type", "\"\(path.lastKey)\" must be a string or an object of texts by language, not \(tape.typeName(v))", path: path,
+                at: tape.offset(v))
+            return nil
+        }
+        let path = place()
+        guard let main = languages.first else {
+            error("no-languages", "a text in several languages needs \"languages\" at the top of the flow", path: path, at: tape.offset(v))
+            return nil
+        }
+        var texts: [String: String] = [:]
+        var at: [String: Int] = [:]
+        var j = v + 1
+        for _ in 0..<tape.count(v) {
+            let lang = tape.string(j) ?? ""
+            if !languages.contains(lang) {
+                let known = languages.map { "\"\($0)\"" }.joined(separator: ", ")
+                error("unknown-language", "\"\(lang)\" is not one of the flow's languages (\(known))", path: path.child(lang), at: tape.offset(j))
+            } else if let s = readString(j + 1, path.child(lang)) {
+                texts[lang] = s
+                at[lang] = tape.offset(j)
+            }
+            j = tape.next(after: j + 1)
+        }
+        guard let base = texts[main] else {
+            error("missing-translation", "the text in the default language \"\(main)\" is missing", path: path, at: tape.offset(v))
+            return nil
+        }
+        for lang in languages.dropFirst() where texts[lang] == nil {
+            found.add(.warning, "missing-translation", "no \"\(lang)\" text: the \"\(main)\" one is shown", path: path.text, offset: tape.offset(v))
+        }
+        let wanted = Set(RocketTemplate.placeholders(in: base))
+        for (lang, text) in texts where lang != main {
+            let names = Set(RocketTemplate.placeholders(in: text))
+            guard names != wanted else { continue }
+            let show = { (s: Set<String>) in s.isEmpty ? "none" : s.sorted().map { "{{\($0)}}" }.joined(separator: ", ") }
+            found.add(
+                .warning, "translation-placeholders",
+                "the \"\(lang)\" text fills \(show(names)), the \"\(main)\" one \(show(wanted))", path: path.child(lang).text,
+                offset: at[lang] ?? tape.offset(v))
+        }
+        return texts[language ?? main] ?? base
     }
 
     mutating func readBool(_ v: Int, _ place: @autoclosure () -> FlowPath) -> Bool? {
@@ -599,7 +657,7 @@ struct FlowDecoder {
         // The shape is the file's; the values go through the same codec as `rocket banner`'s flags.
         var title: String?
         if let t = tape.member(of: node, "title") {
-            title = readString(t, path.child("title"))
+            title = readText(t, path.child("title"))
         } else {
             error("missing-field", "\"banner\" needs the field \"title\"", path: path, at: tape.offset(node))
         }
@@ -613,6 +671,7 @@ struct FlowDecoder {
             case .bool: fits = kind == .bool
             case .duration: fits = kind == .number || kind == .string
             case .bannerButtons: fits = kind == .array || kind == .string
+            case .text: fits = kind == .string || kind == .object
             default: fits = kind == .string
             }
             if !fits && kind != .null {
@@ -635,7 +694,8 @@ struct FlowDecoder {
                 }
                 if titles.count == tape.count(v) { values[field] = .list(titles) } else { continue }
             case .object:
-                error("wrong-type", "\"\(field.flowKey)\" must not be an object", path: path.child(field.flowKey), at: tape.offset(v))
+                // A text in the flow's languages (the table types only texts so).
+                if let text = readText(v, path.child(field.flowKey)) { values[field] = .text(text) }
             }
         }
         let (banner, problems) = BannerCodec.banner(values)
@@ -717,7 +777,17 @@ struct FlowDecoder {
             }
         }
         ids = BlockIDs(ids: blockIDs)
+        // The languages, before any text is read (the field itself is checked where it is read).
+        if let list = tape.member(of: 0, "languages"), tape.kind(list) == .array {
+            var j = list + 1
+            for _ in 0..<tape.count(list) {
+                if let s = tape.string(j) { languages.append(s) }
+                j = tape.next(after: j)
+            }
+        }
+        language = FlowDocument.language(in: languages, for: language)
         guard var (doc, _) = decodeObjectPartly(0, path: .root, format.document, what: "the flow") else { return nil }
+        doc.language = language ?? languages.first
         if let start { doc.graph.root = start }
         if let w = tape.member(of: 0, "when"), tape.member(of: 0, "scenario") == nil {
             error("missing-field", "\"when\" needs a \"scenario\" name to keep its statistics under", path: FlowPath("when"), at: tape.offset(w - 1))

@@ -14,6 +14,22 @@ extension FlowFormat {
         var defs: [(String, JSONValue)] = [
             ("blockID", .object([("type", .string("string")), ("minLength", .number(1)), ("description", .string("The id of a block of this flow."))])),
             (
+                "text",
+                .object([
+                    (
+                        "anyOf",
+                        .array([
+                            .object([("type", .string("string"))]),
+                            .object([
+                                ("type", .string("object")), ("minProperties", .number(1)),
+                                ("additionalProperties", .object([("type", .string("string"))])),
+                            ]),
+                        ])
+                    ),
+                    ("description", .string("A text a user reads, or an object of texts by language when the flow has `languages`.")),
+                ])
+            ),
+            (
                 "expression",
                 .object([
                     ("type", .string("string")), ("minLength", .number(1)), ("maxLength", .number(Double(RocketLimits.expressionBytes))),
@@ -163,7 +179,8 @@ extension FlowFormat {
         switch type {
         case .string(let minLength):
             return .object([("type", .string("string"))] + (minLength > 0 ? [("minLength", .number(Double(minLength)))] : []))
-        case .text, .image: return .object([("type", .string("string"))])
+        case .text: return ref("text")
+        case .image: return .object([("type", .string("string"))])
         case .pattern: return .object([("type", .string("string")), ("format", .string("regex"))])
         case .blockID: return ref("blockID")
         case .bool: return .object([("type", .string("boolean"))])
@@ -250,7 +267,7 @@ extension FlowFormat {
         func number(_ v: Double) -> String { v == v.rounded() && abs(v) < 1e15 ? String(Int(v)) : String(v) }
         switch type {
         case .string(let minLength): return minLength > 0 ? "non-empty string" : "string"
-        case .text: return "text ({{name}} filled)"
+        case .text: return "text ({{name}} filled; or texts by language)"
         case .pattern: return "regular expression"
         case .blockID: return "block id"
         case .image: return "image file or data: URI"

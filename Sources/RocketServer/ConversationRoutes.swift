@@ -56,12 +56,15 @@ extension ConversationService {
         case .success(let b): reduced = b ?? false
         }
         var strings = UIStrings.english
+        var requestedLanguage: String?
         switch fields.string("lang", maxBytes: 35) {
         case .failure(let e): return e.response
-        case .success(let l): if let l { strings = UIStrings.forEnvironment(["LANG": l]) }
+        case .success(let l):
+            requestedLanguage = l
+            if let l { strings = UIStrings.forEnvironment(["LANG": l]) }
         }
         let flow: LoadedFlow
-        switch flows.flow(flowName) {
+        switch flows.flow(flowName, language: requestedLanguage) {
         case .success(let f): flow = f
         case .failure(.unknown): return .error(404, "unknown-flow", "there is no flow called \(flowName)")
         case .failure(.invalid(let lines)):
@@ -215,10 +218,19 @@ extension ConversationService {
         guard let row, visitor == nil || row.visitor == visitor else { return .failure(unknown) }
         let now = clock.now
         guard row.touched >= now - configuration.idleTimeout else { return .failure(unknown) }
-        let flow: LoadedFlow
+        var flow: LoadedFlow
         switch flows.flow(row.flow) {
         case .success(let f): flow = f
         case .failure: return .failure(ResponseError(.error(410, "flow-gone", "the flow of this conversation is no longer served")))
+        }
+        // A flow in several languages: the conversation's is the one whose graph it was saved for.
+        if flow.document.languages.count > 1, (try? StoredConversation(jsonText: Array(row.snapshot.utf8), flow: flow)) == nil {
+            for lang in flow.document.languages.dropFirst() {
+                if case .success(let f) = flows.flow(row.flow, language: lang), (try? StoredConversation(jsonText: Array(row.snapshot.utf8), flow: f)) != nil {
+                    flow = f
+                    break
+                }
+            }
         }
         let restored: Conversation
         let options: ConversationOptions

@@ -111,25 +111,36 @@ package final class FlowLibrary: Sendable {
     /// True for names a flow may have (``FlowDocument/isFlowName(_:)``).
     package static func isName(_ name: String) -> Bool { FlowDocument.isFlowName(name) }
 
-    /// The flow called `name`.
-    package func flow(_ name: String) -> Result<LoadedFlow, Failure> {
+    /// The flow called `name` in the language of its own that fits `wanted` (a request's
+    /// `lang`, a browser's language), each language loaded once and cached as the flow is.
+    package func flow(_ name: String, language wanted: String?) -> Result<LoadedFlow, Failure> {
+        let base = flow(name)
+        guard case .success(let f) = base, let lang = f.document.language(for: wanted), lang != f.document.languages.first else { return base }
+        return flow(name, exactly: lang)
+    }
+
+    /// The flow called `name` (in its first language).
+    package func flow(_ name: String) -> Result<LoadedFlow, Failure> { flow(name, exactly: nil) }
+
+    private func flow(_ name: String, exactly language: String?) -> Result<LoadedFlow, Failure> {
         guard Self.isName(name) else { return .failure(.unknown) }
+        let key = language.map { name + "@" + $0 } ?? name
         if let directory {
             let path = directory + "/" + name + ".json"
             var st = stat()
             // The file itself, never what a link in its place points to (a link is no flow).
             if lstat(path, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG {
                 let stamp = (Int(st.st_mtim.tv_sec), Int(st.st_mtim.tv_nsec), Int(st.st_size))
-                if let hit = cache.withLock({ $0[name] }), let s = hit.stamp, s == stamp, linkedUnchanged(hit) { return hit.result }
-                let result = load(name, size: Int(st.st_size))
-                cache.withLock { $0[name] = Cached(stamp: stamp, result: result, linked: linkedStamps(result)) }
+                if let hit = cache.withLock({ $0[key] }), let s = hit.stamp, s == stamp, linkedUnchanged(hit) { return hit.result }
+                let result = load(name, size: Int(st.st_size), language: language)
+                cache.withLock { $0[key] = Cached(stamp: stamp, result: result, linked: linkedStamps(result)) }
                 return result
             }
         }
         guard let bytes = builtIn[name] else { return .failure(.unknown) }
-        if let hit = cache.withLock({ $0[name] }), hit.stamp == nil { return hit.result }
-        let result = decode(name, bytes, file: name + ".json")
-        cache.withLock { $0[name] = Cached(stamp: nil, result: result) }
+        if let hit = cache.withLock({ $0[key] }), hit.stamp == nil { return hit.result }
+        let result = decode(name, bytes, file: name + ".json", language: language)
+        cache.withLock { $0[key] = Cached(stamp: nil, result: result) }
         return result
     }
 
@@ -177,29 +188,29 @@ package final class FlowLibrary: Sendable {
         return out.sorted()
     }
 
-    private func load(_ name: String, size: Int) -> Result<LoadedFlow, Failure> {
+    private func load(_ name: String, size: Int, language: String?) -> Result<LoadedFlow, Failure> {
         if size > Self.maxFileBytes { return .failure(.invalid(["\(name).json: the file is \(size) bytes; the limit is \(Self.maxFileBytes)"])) }
         switch FileIO.read(inside: directory ?? ".", name + ".json", limit: Self.maxFileBytes) {
         case .failure(let f): return .failure(.unreadable("\(name).json: \(f.reason)"))
-        case .success(let bytes): return decode(name, bytes, file: name + ".json")
+        case .success(let bytes): return decode(name, bytes, file: name + ".json", language: language)
         }
     }
 
     /// The document of a flow file as it is written, unlinked (for linking into another).
-    private func document(_ name: String) -> FlowLoadResult? {
+    private func document(_ name: String, language: String?) -> FlowLoadResult? {
         if let directory, stamp(name) != nil {
             guard case .success(let bytes) = FileIO.read(inside: directory, name + ".json", limit: Self.maxFileBytes) else { return nil }
-            return FlowLoader.load(bytes)
+            return FlowLoader.load(bytes, language: language)
         }
-        return builtIn[name].map { FlowLoader.load($0) }
+        return builtIn[name].map { FlowLoader.load($0, language: language) }
     }
 
-    private func decode(_ name: String, _ bytes: [UInt8], file: String) -> Result<LoadedFlow, Failure> {
-        let result = FlowLoader.load(bytes)
+    private func decode(_ name: String, _ bytes: [UInt8], file: String, language: String?) -> Result<LoadedFlow, Failure> {
+        let result = FlowLoader.load(bytes, language: language)
         let errors = result.diagnostics.filter { $0.severity == .error }.map { $0.formatted(file: file) }
         guard result.isPlayable, let doc = result.document else { return .failure(.invalid(errors.isEmpty ? ["\(file): no playable blocks"] : errors)) }
         // Jumps into other flows of the folder: linked into this one's graph.
-        let linked = doc.linked(name: name, load: document)
+        let linked = doc.linked(name: name) { document($0, language: language) }
         if !linked.diagnostics.isEmpty {
             return .failure(.invalid(FlowLoader.placed(linked.diagnostics, in: bytes).map { $0.formatted(file: file) }))
         }

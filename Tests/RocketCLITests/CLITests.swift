@@ -650,3 +650,24 @@ struct PlayJumpTests {
         #expect(lint.stdout.contains("main.json:3:39: error: there is no flow \"billing\" (billing.json) in this flow's folder"), "\(lint.stdout)")
     }
 }
+
+@Suite("rocket play --lang")
+struct PlayLanguageTests {
+    @Test("--lang picks the flow's language and the interface's; LANG does when --lang is absent; a bad tag is a usage error")
+    func lang() throws {
+        let dir = scratchDirectory()
+        write(
+            """
+            {"version": 1, "languages": ["en", "it"], "blocks": [
+             {"id": "age", "type": "textInput", "text": {"en": "Age?", "it": "Età?"}, "buttonTitle": "OK", "inputType": "integer"}]}
+            """, to: dir + "/flow.json")
+        let it = try runRocket(["play", dir + "/flow.json", "--instant", "--lang", "it"], stdin: "molti\n30\n")
+        #expect(it.status == 0, "\(it.stderr)")
+        #expect(it.stderr.contains("Età?") && it.stderr.contains("Scrivi un numero intero."), "\(it.stderr)")
+        let env = try runRocket(["play", dir + "/flow.json", "--instant"], stdin: "30\n", environment: ["LANG": "it_IT.UTF-8"])
+        #expect(env.stderr.contains("Età?"))
+        let en = try runRocket(["play", dir + "/flow.json", "--instant"], stdin: "30\n", environment: ["LANG": "C.UTF-8"])
+        #expect(en.stderr.contains("Age?"))
+        #expect(try runRocket(["play", dir + "/flow.json", "--lang", "italian!"]).status == 64)
+    }
+}

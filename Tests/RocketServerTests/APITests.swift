@@ -671,3 +671,36 @@ struct JumpAPITests {
         #expect(broken.status == 500 && broken.json?["error"]?["code"]?.string == "flow-invalid")
     }
 }
+
+@Suite("HTTP API: flows in several languages")
+struct LanguageAPITests {
+    @Test("lang picks the flow's language (and the messages'); a conversation in Italian resumes in Italian after a restart")
+    func languages() throws {
+        let flow = """
+            {"version": 1, "languages": ["en", "it"], "blocks": [
+             {"id": "hi", "type": "text", "text": {"en": "Hello", "it": "Ciao"}, "next": "age"},
+             {"id": "age", "type": "textInput", "text": {"en": "Age?", "it": "Età?"}, "buttonTitle": "OK", "inputType": "integer"}]}
+            """
+        let dir = scratchDirectory()
+        try flow.write(toFile: dir + "/hello.json", atomically: true, encoding: .utf8)
+        let path = scratchDirectory() + "/store.sqlite"
+        let clock = ManualClock(now: 1_800_000_000)
+        let id: String
+        do {
+            let h = try Harness(path: path, clock: clock, flowsDirectory: dir)
+            let en = h.request("POST", "/v1/conversations", body: #"{"flow": "hello", "visitor": "ada", "reducedMotion": true, "lang": "fr-FR"}"#)
+            let enID = try #require(en.json?["conversation"]?["id"]?.string)
+            #expect(h.view(enID)?["transcript"]?[0]?["text"]?.string == "Hello")
+            let it = h.request("POST", "/v1/conversations", body: #"{"flow": "hello", "visitor": "ada", "reducedMotion": true, "lang": "it-IT"}"#)
+            id = try #require(it.json?["conversation"]?["id"]?.string)
+            #expect(h.view(id)?["transcript"]?[0]?["text"]?.string == "Ciao")
+            #expect(h.send(id, #""intent": "tap", "step": 0"#).status == 200)
+        }
+        let again = try Harness(path: path, clock: clock, flowsDirectory: dir)
+        let read = again.request("GET", "/v1/conversations/\(id)", visitor: "ada")
+        let v = try #require(read.json?["conversation"], "\(read.status) \(read.text)")
+        #expect(v["transcript"]?[1]?["text"]?.string == "Età?")
+        let refused = again.send(id, #""intent": "submit", "text": "tanti", "step": 1"#)
+        #expect(refused.json?["error"]?["conversation"]?["inputError"]?.string == "Scrivi un numero intero.")
+    }
+}
