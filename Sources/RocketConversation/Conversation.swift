@@ -895,7 +895,7 @@ public struct Conversation: Hashable, Sendable, Codable {
     }
 
     /// Runs the `set` and `condition` blocks from `id` on, then shows the first block that is
-    /// shown (or ends the conversation where the way ends). At most ``RocketLimits/silentSteps``
+    /// shown (or ends the conversation where the way ends). At most `RocketLimits.silentSteps`
     /// of them in a row: a loop of them is stopped there, with an `expressionError`.
     private mutating func append(_ first: RocketNodeID, at now: Double, into effects: inout [ConversationEffect]) {
         var id = first

@@ -23,11 +23,11 @@ public struct RocketExpressionError: Error, Hashable, Sendable, CustomStringConv
 
 /// A condition or an assignment of a flow: one small, total language over the flow's variables.
 ///
-/// Literals (`3`, `2.5`, `'text'`, `true`, `false`, `null`), variable names (`` `a-b` `` for a
-/// name with other characters), `== != < <= > >=`, `and or not`, `+ - * / %` on numbers, `+`
+/// Literals (`3`, `2.5`, `'text'`, `true`, `false`, `null`), variable names (a name with other
+/// characters between backquotes), `== != < <= > >=`, `and or not`, `+ - * / %` on numbers, `+`
 /// on texts, `in` and `not in` (an item of a list, a part of a text), parentheses, and the
 /// functions `lower`, `upper`, `trim`, `length`, `contains`, `number`, `text`. No loops, no calls
-/// out. At most ``RocketLimits/expressionBytes`` and nesting ``RocketLimits/expressionDepth``;
+/// out. At most `RocketLimits.expressionBytes` and nesting `RocketLimits.expressionDepth`;
 /// evaluation takes time in proportion to its length and the texts it touches.
 ///
 /// An expression is compiled once, when it is made, into a list of steps (no recursion, here or
