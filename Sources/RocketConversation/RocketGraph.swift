@@ -613,6 +613,66 @@ public struct RocketNode: Hashable, Sendable, Codable {
         }
     }
 
+    /// Changes every block this one names (every `next`, branch, option, `to` and `else`) with
+    /// `f`: the one place that knows where a node keeps its targets, for graphs renumbered or
+    /// appended to others.
+    package mutating func mapTargets(_ f: (RocketNodeID?) -> RocketNodeID?) {
+        func button(_ b: RocketButtonNode) -> RocketButtonNode {
+            var b = b
+            b.next = f(b.next)
+            return b
+        }
+        switch content {
+        case .text(var t):
+            t.next = f(t.next)
+            content = .text(t)
+        case .image(var i):
+            i.next = f(i.next)
+            content = .image(i)
+        case .button(let b): content = .button(button(b))
+        case .doubleButton(let l, let r): content = .doubleButton(left: button(l), right: button(r))
+        case .choice(var c):
+            c.options = c.options.map(button)
+            c.next = f(c.next)
+            content = .choice(c)
+        case .rating(var r):
+            r.next = f(r.next)
+            content = .rating(r)
+        case .textInput(var i):
+            i.next = f(i.next)
+            i.branches = i.branches.map { RocketNodeBranch(when: $0.condition, next: f($0.next)) }
+            content = .textInput(i)
+        case .set(var s):
+            s.next = f(s.next)
+            content = .set(s)
+        case .condition(var c):
+            c.branches = c.branches.map { RocketConditionBranch(if: $0.condition, next: f($0.next)) }
+            c.elseNext = f(c.elseNext)
+            content = .condition(c)
+        case .jump(var j):
+            j.to = f(j.to)
+            j.next = f(j.next)
+            content = .jump(j)
+        }
+    }
+
+    /// Changes every button of the block (a button, both sides, a choice's options) with `f`.
+    package mutating func mapButtons(_ f: (inout RocketButtonNode) -> Void) {
+        switch content {
+        case .button(var b):
+            f(&b)
+            content = .button(b)
+        case .doubleButton(var l, var r):
+            f(&l)
+            f(&r)
+            content = .doubleButton(left: l, right: r)
+        case .choice(var c):
+            for k in c.options.indices { f(&c.options[k]) }
+            content = .choice(c)
+        default: break
+        }
+    }
+
     /// Every block this one can lead to.
     public var successors: [RocketNodeID] {
         switch content {

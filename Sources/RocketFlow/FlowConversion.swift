@@ -106,55 +106,25 @@ extension FlowDocument {
             guard let id, graph.contains(id), position[id.rawValue] >= 0 else { return nil }
             return RocketNodeID(position[id.rawValue])
         }
-        func button(_ b: RocketButtonNode, owner: String) throws(FlowConversionError) -> RocketButtonNode {
-            if b.hasHostAction && b.actionName == nil { throw .unnamedAction(blockID: owner) }
-            var out = b
-            out.next = renumber(b.next)
-            out.hasHostAction = false
-            return out
-        }
         var nodes: [RocketNode] = []
         nodes.reserveCapacity(order.count)
         for (k, id) in order.enumerated() {
             let name = names[k]
-            let content: RocketNodeContent
-            switch graph[id].content {
-            case .text(var t):
-                t.next = renumber(t.next)
-                content = .text(t)
-            case .image(var i):
-                i.next = renumber(i.next)
-                content = .image(i)
-            case .button(let b):
-                content = .button(try button(b, owner: name))
-            case .doubleButton(let l, let r):
-                content = .doubleButton(left: try button(l, owner: name), right: try button(r, owner: name))
-            case .choice(var c):
-                var options: [RocketButtonNode] = []
-                for o in c.options { options.append(try button(o, owner: name)) }
-                c.options = options
-                c.next = renumber(c.next)
-                content = .choice(c)
-            case .rating(var r):
-                r.next = renumber(r.next)
-                content = .rating(r)
-            case .textInput(var i):
-                if i.decidedByHost { throw .inputHandlerClosure(blockID: name) }
-                i.next = renumber(i.next)
-                i.branches = i.branches.map { RocketNodeBranch(when: $0.condition, next: renumber($0.next)) }
-                content = .textInput(i)
-            case .set(var s):
-                s.next = renumber(s.next)
-                content = .set(s)
-            case .condition(var c):
-                c.branches = c.branches.map { RocketConditionBranch(if: $0.condition, next: renumber($0.next)) }
-                c.elseNext = renumber(c.elseNext)
-                content = .condition(c)
-            case .jump(var j):
-                j.to = renumber(j.to)
-                j.next = renumber(j.next)
-                content = .jump(j)
+            var node = graph[id]
+            // Host code cannot be written: a button's closure needs a named action to stand for
+            // it, and an input decided by a closure cannot be written at all.
+            var buttons: [RocketButtonNode] = []
+            switch node.content {
+            case .button(let b): buttons = [b]
+            case .doubleButton(let l, let r): buttons = [l, r]
+            case .choice(let c): buttons = c.options
+            case .textInput(let i) where i.decidedByHost: throw .inputHandlerClosure(blockID: name)
+            default: break
             }
+            if buttons.contains(where: { $0.hasHostAction && $0.actionName == nil }) { throw .unnamedAction(blockID: name) }
+            node.mapTargets(renumber)
+            node.mapButtons { $0.hasHostAction = false }
+            let content = node.content
             nodes.append(RocketNode(id: name, content: content))
         }
         self.init(

@@ -77,7 +77,7 @@ extension FlowDocument {
                         }
                         ids[id] = target
                     }
-                    node.shiftTargets(by: offset)
+                    node.mapTargets { $0.map { RocketNodeID($0.rawValue + offset) } }
                     nodes.append(node)
                     owners.append(target)
                     queue.append(nodes.count - 1)
@@ -99,49 +99,5 @@ extension FlowDocument {
         graph.allowBack = self.graph.allowBack
         out.graph = graph
         return (out, diagnostics)
-    }
-}
-
-extension RocketNode {
-    /// Moves every block this one leads to by `offset` (its graph was appended after another).
-    mutating func shiftTargets(by offset: Int) {
-        func shift(_ id: RocketNodeID?) -> RocketNodeID? { id.map { RocketNodeID($0.rawValue + offset) } }
-        func shift(_ b: RocketButtonNode) -> RocketButtonNode {
-            var b = b
-            b.next = shift(b.next)
-            return b
-        }
-        switch content {
-        case .text(var t):
-            t.next = shift(t.next)
-            content = .text(t)
-        case .image(var i):
-            i.next = shift(i.next)
-            content = .image(i)
-        case .button(let b): content = .button(shift(b))
-        case .doubleButton(let l, let r): content = .doubleButton(left: shift(l), right: shift(r))
-        case .choice(var c):
-            c.options = c.options.map(shift)
-            c.next = shift(c.next)
-            content = .choice(c)
-        case .rating(var r):
-            r.next = shift(r.next)
-            content = .rating(r)
-        case .textInput(var i):
-            i.next = shift(i.next)
-            i.branches = i.branches.map { RocketNodeBranch(when: $0.condition, next: shift($0.next)) }
-            content = .textInput(i)
-        case .set(var s):
-            s.next = shift(s.next)
-            content = .set(s)
-        case .condition(var c):
-            c.branches = c.branches.map { RocketConditionBranch(if: $0.condition, next: shift($0.next)) }
-            c.elseNext = shift(c.elseNext)
-            content = .condition(c)
-        case .jump(var j):
-            j.to = shift(j.to)
-            j.next = shift(j.next)
-            content = .jump(j)
-        }
     }
 }
