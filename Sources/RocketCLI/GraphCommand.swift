@@ -109,10 +109,12 @@ enum NewCommand {
           "title": "A starter flow",
           "author": {"name": "Rocket"},
           "closeButton": {"title": "Close"},
+          "languages": ["en", "it"],
           "vars": {"user": "there", "visits": 0},
           "start": "hello",
           "blocks": [
-            {"id": "hello", "type": "text", "text": "Hi {{user}}! I'm a starter flow.", "next": "wait", "font": "textBold"},
+            {"id": "hello", "type": "text", "text": {"en": "Hi {{user}}! I'm a starter flow.", "it": "Ciao {{user}}! Sono un flusso di partenza."},
+             "next": "wait", "font": "textBold"},
             {"id": "wait", "type": "text", "text": "This one goes on by itself.", "showNextAfter": "1.5s", "next": "ask"},
             {"id": "ask", "type": "doubleButton",
              "left": {"title": "Show me", "next": "name"},
@@ -129,7 +131,11 @@ enum NewCommand {
              "text": "Pictures are PNG or JPEG files next to the flow, or data URIs.", "imageStyle": "round", "next": "plan"},
             {"id": "plan", "type": "choice", "text": "Which plan suits you?",
              "options": [{"title": "Free", "next": "rate"}, {"title": "Pro", "next": "rate"}, {"title": "Team", "next": "rate"}]},
-            {"id": "rate", "type": "rating", "text": "How clear was that?", "scale": 5, "labels": {"low": "Muddy", "high": "Crystal"}, "next": "go"},
+            {"id": "rate", "type": "rating", "text": "How clear was that?", "scale": 5, "labels": {"low": "Muddy", "high": "Crystal"}, "next": "team"},
+            {"id": "team", "type": "textInput", "text": "How many people are on your team?", "buttonTitle": "Send", "inputType": "integer",
+             "min": 1, "max": 10000, "next": "tools"},
+            {"id": "tools", "type": "choice", "text": "Which do you use? (Shift-Tab or < goes back.)", "multiple": true, "max": 2,
+             "options": [{"title": "Terminal"}, {"title": "Browser"}, {"title": "Scripts"}], "next": "go"},
             {"id": "go", "type": "button", "title": "Done, {{name}}", "action": "finished", "next": "bye"},
             {"id": "bye", "type": "text", "text": "Bye for now."}
           ]

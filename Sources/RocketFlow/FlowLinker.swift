@@ -98,6 +98,15 @@ extension FlowDocument {
         var graph = RocketGraph(nodes: nodes, root: self.graph.root, variables: variables)
         graph.allowBack = self.graph.allowBack
         out.graph = graph
+        // Loops with no user input that only the linked graph has: through a jump into another
+        // flow and back (each flow alone has none of them, and its own lint says so).
+        if diagnostics.isEmpty {
+            let loops: Set = ["endless-loop", "auto-advance-cycle"]
+            let own = Set(FlowValidator.check(self, ids: nil, partial: false).collapsed.filter { loops.contains($0.code) }.map(\.message))
+            for d in FlowValidator.check(out, ids: nil, partial: false).collapsed where loops.contains(d.code) && !own.contains(d.message) {
+                diagnostics.append(FlowDiagnostic(severity: .error, code: d.code, message: d.message + ", across the flows this one jumps into", path: ""))
+            }
+        }
         return (out, diagnostics)
     }
 }

@@ -380,7 +380,7 @@ struct NewAndGraphTests {
             #expect(text.contains("\"type\": \"\(kind.rawValue)\""), "the starter lacks \(kind)")
             #expect(DemoFlow.json.contains("\"type\": \"\(kind.rawValue)\""), "the demo lacks \(kind)")
         }
-        let played = try runRocket(["play", dir + "/s.json", "--instant", "--var", "user=Sam"], stdin: "\n1\nAda\n\n\n2\n4\n\n\n")
+        let played = try runRocket(["play", dir + "/s.json", "--instant", "--var", "user=Sam"], stdin: "\n1\nAda\n\n\n2\n4\n12\n1 3\n\n\n")
         #expect(played.status == 0, "\(played.stderr)")
         #expect(played.stderr.contains("Countess Ada"))
         #expect(try runRocket(["new", dir + "/s.json"]).status == 73)
@@ -669,5 +669,31 @@ struct PlayLanguageTests {
         let en = try runRocket(["play", dir + "/flow.json", "--instant"], stdin: "30\n", environment: ["LANG": "C.UTF-8"])
         #expect(en.stderr.contains("Age?"))
         #expect(try runRocket(["play", dir + "/flow.json", "--lang", "italian!"]).status == 64)
+    }
+}
+
+@Suite("rocket play: ratings and multiple choices in line mode")
+struct PlayRatingLineTests {
+    @Test("a rating by number or word, a multiple choice by numbers; refusals said; --answers-out holds a number and a list")
+    func lines() throws {
+        let dir = scratchDirectory()
+        write(
+            """
+            {"version": 1, "blocks": [
+             {"id": "stars", "type": "rating", "text": "How was it?", "scale": 5, "labels": {"low": "Poor", "high": "Great"}, "next": "food"},
+             {"id": "food", "type": "choice", "text": "What did you have?", "multiple": true, "max": 2,
+              "options": [{"title": "Tea"}, {"title": "Cake"}, {"title": "Milk"}], "next": "bye"},
+             {"id": "bye", "type": "text", "text": "{{stars}}: {{food}}"}]}
+            """, to: dir + "/flow.json")
+        let r = try runRocket(
+            ["play", dir + "/flow.json", "--instant", "--answers-out", dir + "/a.json"], stdin: "9\ngreat\n1 2 3\ntea, milk\n\n",
+            environment: ["LANG": "en_US.UTF-8"])
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.stderr.contains("1 Poor … 5 Great"))
+        #expect(r.stderr.contains("Choose at most 2."))
+        #expect(r.stderr.contains("5: Tea, Milk"))
+        let answers = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: dir + "/a.json"))) as? [String: Any]
+        #expect(answers?["stars"] as? Int == 5)
+        #expect(answers?["food"] as? [String] == ["Tea", "Milk"])
     }
 }

@@ -103,3 +103,43 @@ struct JumpTests {
         #expect(loop.errors.map(\.code) == ["endless-loop"])
     }
 }
+
+/// Every new rule of lint at its exact place.
+@Suite("The flow language's lint rules, at their places")
+struct LanguageLintPlaceTests {
+    @Test("each kind of problem at its line and column")
+    func places() {
+        let json = """
+            {"version": 1, "vars": {"n": 0, "a": 1},
+             "blocks": [
+              {"id": "a", "type": "text", "text": "x", "next": "i"},
+              {"id": "i", "type": "textInput", "text": "?", "buttonTitle": "OK", "inputType": "email", "min": 3, "next": "d"},
+              {"id": "d", "type": "textInput", "text": "?", "buttonTitle": "OK", "inputType": "date", "min": "2026-02-01", "max": "2026-01-01", "next": "c"},
+              {"id": "c", "type": "choice", "text": "?", "min": 1, "options": [{"title": "A", "next": "m"}, {"title": "B", "next": "m"}]},
+              {"id": "m", "type": "choice", "text": "?", "multiple": true, "options": [{"title": "A", "next": "j"}, {"title": "B"}], "next": "j"},
+              {"id": "j", "type": "jump", "to": "s", "next": "s"},
+              {"id": "s", "type": "set", "set": {"nope": "1"}, "next": "k"},
+              {"id": "k", "type": "jump"}
+             ]}
+            """
+        let found = FlowLoader.load(json).diagnostics.map { "\($0.line ?? 0):\($0.column ?? 0) \($0.code)" }
+        #expect(
+            found == [
+                "1:38 duplicate-id", "4:99 bad-bound", "5:98 impossible-range", "6:53 needs-multiple", "7:99 ignored-next",
+                "8:50 ignored-next", "9:46 unknown-variable", "10:3 jump-target",
+            ], "\(found)")
+    }
+
+    @Test("a loop with no input through a jump into another flow and back is found once the flows are linked")
+    func acrossFlows() {
+        let a = #"{"version": 1, "blocks": [{"id": "a", "type": "jump", "flow": "b"}]}"#
+        let b = #"{"version": 1, "blocks": [{"id": "b", "type": "jump", "flow": "a"}]}"#
+        guard let doc = FlowLoader.load(a).document else {
+            Issue.record("a does not load")
+            return
+        }
+        let linked = doc.linked(name: "a") { $0 == "b" ? FlowLoader.load(b) : nil }
+        #expect(linked.diagnostics.map(\.code) == ["endless-loop"])
+        #expect(linked.diagnostics.first?.message.contains("across the flows this one jumps into") == true)
+    }
+}
