@@ -105,7 +105,7 @@ let package = Package(
         .testTarget(name: "RocketAlertTests", dependencies: ["RocketJSON", "RocketAlert", "RocketConversation", "RocketFlow", "RocketCore"]),
         .testTarget(
             name: "RocketFlowTests",
-            dependencies: ["RocketJSON", "RocketFlow", "RocketAlert", "RocketConversation", "RocketScenarios", "RocketBanners", "RocketCore"]),
+            dependencies: ["RocketJSON", "RocketFlow", "RocketAlert", "RocketConversation", "RocketScenarios", "RocketBanners", "RocketCore", "RocketText"]),
         // Test support: a small virtual terminal; pseudo-terminals for end-to-end runs; a JPEG encoder for fixtures.
         .target(name: "RocketTestSupport", dependencies: ["RocketTerminal", "RocketTerminalCore", "RocketTerminalApps"], path: "Tests/RocketTestSupport"),
         .target(name: "CTestSupport", path: "Tests/CTestSupport", linkerSettings: [.linkedLibrary("jpeg")]),

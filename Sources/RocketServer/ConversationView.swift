@@ -82,6 +82,9 @@ package enum ConversationView {
         w.number(version)
         w.key("status")
         w.string(c.status.word)
+        // The language of the conversation's own words (the widget's follow it).
+        w.key("lang")
+        w.string(strings.language)
         if let r = c.status.reason {
             w.key("reason")
             w.string(r.recordName)

@@ -1,6 +1,7 @@
 import CImageCodecs
 import RocketCore
 import RocketJSON
+import RocketText
 
 /// The web front end `rocket serve` hands out: the widget (plain JavaScript with its CSS inside,
 /// no framework, no build step), the page that plays a flow full-window, and the index. They are
@@ -15,7 +16,10 @@ struct WebAssets: Sendable {
     let widgetGzipped: HTTPResponse?
 
     init() {
+        // The widget's own words come from UIStrings, one table for every front end.
+        let words = JSONValue.object(UIStrings.all.map { s in (s.language, .object(s.web.sorted { $0.key < $1.key }.map { ($0.key, .string($0.value)) })) })
         let source = Self.script.replacing("\"__CSS__\"", with: JSONValue.quote(Self.style))
+            .replacing("\"__WORDS__\"", with: words.serialized(pretty: false))
         let headers = [
             ("Content-Type", "text/javascript; charset=utf-8"), ("Cache-Control", "max-age=60"),
             ("Vary", "Accept-Encoding"),

@@ -562,6 +562,19 @@ def typed_and_checkboxes(browser, server):
     page.locator(".rk-answer", has_text="Tea, Cake").wait_for(timeout=TIMEOUT)
     shot(page, "typed-end")
     context.close()
+    # The widget's own words follow the visitor's language (here Italian), as the server's do.
+    context = browser.new_context(reduced_motion="reduce", locale="it-IT")
+    page = context.new_page()
+    page.goto(server.url + "play/typed")
+    age = page.get_by_label("How old are you?")
+    age.wait_for(timeout=TIMEOUT)
+    age.fill("12")
+    page.keyboard.press("Enter")
+    page.wait_for_function("() => document.querySelector('.rk-error') && document.querySelector('.rk-error').textContent === 'Il minimo accettato è 18.'", timeout=TIMEOUT)
+    age.fill("42")
+    page.keyboard.press("Enter")
+    page.get_by_role("button", name="Modifica la risposta: 42").wait_for(timeout=TIMEOUT)
+    context.close()
 
 
 def main():

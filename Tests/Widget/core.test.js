@@ -231,3 +231,14 @@ test("Edit is offered on the answer back would reopen, only when the view accept
   assert.equal(core.editable({ backTo: 2, accepts: ["submit"] }, { type: "reply", after: 2 }), false);
   assert.equal(core.editable({ backTo: null, accepts: ["back"] }, { type: "reply", after: 2 }), false);
 });
+
+test("the widget's own words: the language, its first part, else English, else the key; arguments fill in turn", () => {
+  const table = { en: { done: "Done", range: "Choose %d to %d" }, it: { done: "Fatto" } };
+  assert.equal(core.word(table, "it", "done"), "Fatto");
+  assert.equal(core.word(table, "it-IT", "done"), "Fatto");
+  assert.equal(core.word(table, "fr", "done"), "Done");
+  assert.equal(core.word(table, "it", "range", [1, 3]), "Choose 1 to 3", "a word the language lacks is English");
+  assert.equal(core.word(table, "en", "nothing"), "nothing");
+  assert.equal(core.word("__WORDS__", "en", "done"), "done", "no table: the key");
+  assert.equal(core.word(table, "en", "range", [2]), "Choose 2 to %d");
+});

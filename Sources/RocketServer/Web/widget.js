@@ -61,6 +61,18 @@
       return null;
     },
     /**
+     * The widget's word `key` in language `lang` from `table` (language → key → text, made from
+     * the server's UIStrings): the language, else its first part (`it-IT` → `it`), else English,
+     * else the key; each `%d` or `%@` in turn takes the next of `args`.
+     */
+    word: function (table, lang, key, args) {
+      var t = typeof table === "object" && table ? table : {};
+      var l = typeof lang === "string" ? lang : "";
+      var words = t[l] || t[l.split("-")[0]] || {}, english = t.en || {};
+      var text = typeof words[key] === "string" ? words[key] : typeof english[key] === "string" ? english[key] : key, i = 0;
+      return text.replace(/%[d@]/g, function (m) { return args && i < args.length ? String(args[i++]) : m; });
+    },
+    /**
      * True when `item` shows the answer that `back` would reopen: the reply to the block the view
      * names in `backTo`, or that block's own answer (a pressed button, a choice, a rating).
      */
@@ -220,6 +232,10 @@
   var base = script ? script.src.replace(/\/widget\.js(\?.*)?$/, "") : "";
   var reduced = window.matchMedia && window.matchMedia("(prefers-reduced-motion: reduce)").matches;
   var CSS = "__CSS__";
+  var WORDS = "__WORDS__";
+  // The language of the widget's own words: the conversation's once there is one.
+  var wordsLang = (navigator.language || "en").slice(0, 35);
+  function say(key, args) { return core.word(WORDS, wordsLang, key, args); }
 
   function el(tag, cls, text) {
     var e = document.createElement(tag);
@@ -295,7 +311,7 @@
     if (this.options.page) root.classList.add("rk-page");
     if (reduced) root.classList.add("rk-reduced");
     this.frame = el("section", "rk-frame");
-    this.frame.setAttribute("aria-label", "Conversation");
+    this.frame.setAttribute("aria-label", say("conversation"));
     this.header = el("header", "rk-head");
     this.log = el("div", "rk-log");
     this.log.setAttribute("role", "log");
@@ -499,6 +515,7 @@
     var typed = null, field = this.root.querySelector("input.rk-input");
     if (field && this.view && this.view.active === v.active) typed = field.value;
     this.view = v;
+    if (typeof v.lang === "string") wordsLang = v.lang;
     this.renderHead(v);
     var items = v.transcript, log = this.log;
     while (log.children.length > items.length) log.removeChild(log.lastChild);
@@ -549,8 +566,8 @@
   // The end of a flow stays on the page: a closing line and a control to start again.
   Widget.prototype.renderEnd = function (reason) {
     var self = this, end = el("div", "rk-end");
-    end.appendChild(el("p", "rk-end-line", reason === "completed" ? "The conversation has ended." : "The conversation was closed."));
-    var again = el("button", "rk-button rk-again", "Start again");
+    end.appendChild(el("p", "rk-end-line", say(reason === "completed" ? "ended" : "closed")));
+    var again = el("button", "rk-button rk-again", say("startAgain"));
     again.type = "button";
     again.addEventListener("click", function () {
       end.parentNode.removeChild(end);
@@ -581,7 +598,7 @@
     if (v.author.image) h.appendChild(imageOf(v.author.image, v.author.style, ""));
     h.appendChild(el("span", "rk-name", v.author.name));
     if (v.autoAdvance || v.held || this.pinned) {
-      var self0 = this, pause = el("button", "rk-button rk-pause", "Pause");
+      var self0 = this, pause = el("button", "rk-button rk-pause", say("pause"));
       pause.type = "button";
       pause.setAttribute("data-role", "pause");
       pause.setAttribute("aria-pressed", String(this.pinned));
@@ -608,9 +625,9 @@
     var self = this, li = el("div", "rk-item rk-item-" + item.type);
     // The visitor's last answer can be changed: an Edit control goes back to its question.
     var edit = function (into, text) {
-      var b = el("button", "rk-edit", "Edit");
+      var b = el("button", "rk-edit", say("edit"));
       b.type = "button";
-      b.setAttribute("aria-label", "Edit your answer: " + text);
+      b.setAttribute("aria-label", say("editAnswer", [text]));
       b.addEventListener("click", function () { self.send({ intent: "back" }); });
       into.appendChild(b);
     };
@@ -652,12 +669,12 @@
         if (can("tap")) {
           bubble.type = "button";
           // A picture without a caption still names the button it is.
-          if (!item.text) bubble.setAttribute("aria-label", "Picture");
+          if (!item.text) bubble.setAttribute("aria-label", say("picture"));
           bubble.setAttribute("data-focus", "");
           bubble.setAttribute("aria-describedby", "rk-hint-" + item.index);
           bubble.addEventListener("click", function () { self.send({ intent: "tap" }); });
           li.appendChild(bubble);
-          var hint = el("span", "rk-hint", "Continue");
+          var hint = el("span", "rk-hint", say("continue"));
           hint.id = "rk-hint-" + item.index;
           li.appendChild(hint);
         } else li.appendChild(bubble);
@@ -817,7 +834,7 @@
       if (item.labels.high) inputs[inputs.length - 1].setAttribute("aria-describedby", high.id);
     }
     if (!rating && (item.min || item.max)) {
-      var rule = el("p", "rk-hint-line", "Choose " + (item.min && item.max ? item.min + " to " + item.max : item.min ? "at least " + item.min : "up to " + item.max));
+      var rule = el("p", "rk-hint-line", item.min && item.max ? say("chooseRange", [item.min, item.max]) : item.min ? say("chooseAtLeast", [item.min]) : say("chooseUpTo", [item.max]));
       fs.appendChild(rule);
     }
     if (active && v.inputError) {
@@ -825,7 +842,7 @@
       err.setAttribute("role", "alert");
       fs.appendChild(err);
     }
-    var go = el("button", "rk-button rk-send", item.buttonTitle || "Done");
+    var go = el("button", "rk-button rk-send", item.buttonTitle || say("done"));
     go.type = "button";
     go.disabled = !(can(rating ? "rate" : "chooseMany"));
     go.addEventListener("click", function () {
@@ -871,7 +888,7 @@
     core.bannerButtons(b).forEach(function (pair) {
       var bt = el("button", "rk-banner-button", pair[0]);
       bt.type = "button";
-      if (pair[1] === "close") bt.setAttribute("aria-label", "Dismiss");
+      if (pair[1] === "close") bt.setAttribute("aria-label", say("dismiss"));
       bt.addEventListener("click", function (ev) { ev.stopPropagation(); dismiss(pair[1]); });
       box.appendChild(bt);
     });
@@ -1049,7 +1066,7 @@
     var panel = el("div", "rk-panel rk-hidden");
     panel.id = "rk-panel-" + flow;
     panel.setAttribute("role", "dialog");
-    panel.setAttribute("aria-label", "Conversation");
+    panel.setAttribute("aria-label", say("conversation"));
     button.setAttribute("aria-controls", panel.id);
     var label = function () {
       button.setAttribute("aria-label", (open ? "Close" : "Open") + " the conversation" + (unread && !open ? ", " + unread + " new" : ""));
