@@ -5,7 +5,8 @@ import RocketScenarioEngine
 /// A picture of a flow as text: Mermaid (renders on GitHub and in many editors) or Graphviz DOT.
 /// Blocks with their kind and text, every way from one block to the next with what takes it
 /// (a tap, a button, a branch's condition, the time of an auto-advance), named actions, the end,
-/// and the scenario that gates the flow.
+/// and the scenario that gates the flow. Set blocks are parallelograms, conditions diamonds,
+/// jumps subroutines (a box with double sides).
 ///
 /// ```swift
 /// print(FlowGraph.mermaid(document))
@@ -20,7 +21,7 @@ public enum FlowGraph {
 
     /// How a node is drawn: shown blocks as boxes, `set` blocks as parallelograms, `condition`
     /// blocks as diamonds, start and end as ovals.
-    enum Shape { case box, set, condition, terminal }
+    enum Shape { case box, set, condition, jump, terminal }
 
     /// Nodes (id, label, shape) and edges, in file order; "end" and "start" are pseudo-nodes.
     static func parts(_ doc: FlowDocument) -> (nodes: [(String, String, Shape)], edges: [Edge]) {
@@ -109,7 +110,7 @@ public enum FlowGraph {
                 label = "set: " + short(set.assignments.map { "\($0.name) = \($0.expression.source)" }.joined(separator: "; "))
                 edges.append(Edge(from: id, to: target(set.next), label: ""))
             case .jump(let jump):
-                shape = .set
+                shape = .jump
                 label = jump.flow.map { "jump into flow " + short($0) + (jump.returns ? " and back" : "") } ?? "jump"
                 if jump.flow == nil || jump.to != nil { edges.append(Edge(from: id, to: target(jump.to), label: "")) }
                 if jump.returns { edges.append(Edge(from: id, to: target(jump.next), label: "after " + short(jump.flow ?? "it"))) }
@@ -153,6 +154,7 @@ public enum FlowGraph {
             case .box: shape = ("[", "]")
             case .set: shape = ("[/", "/]")
             case .condition: shape = ("{", "}")
+            case .jump: shape = ("[[", "]]")
             }
             out += "  \(ids[id]!)\(shape.0)\(text(kind == .terminal ? label : id + ": " + label))\(shape.1)\n"
         }
@@ -183,6 +185,7 @@ public enum FlowGraph {
             case .box: shape = ""
             case .set: shape = ", shape=parallelogram, style=solid"
             case .condition: shape = ", shape=diamond, style=solid"
+            case .jump: shape = ", shape=box, style=solid, peripheries=2"
             }
             out += "  \(quoted(id)) [label=\(quoted(shown))\(shape)];\n"
         }

@@ -2,6 +2,8 @@ import Foundation
 import Testing
 @testable import RocketAlert
 import RocketCore
+import RocketConversation
+import RocketFlow
 
 @Suite("Events: notifications, typed stream, scoping")
 struct EventTests {
@@ -123,5 +125,34 @@ struct EventTests {
         #expect(!String(describing: typed).contains("hunter2"))
         #expect(typed.contains(.inputSubmitted(index: 0, id: "pw", text: nil)))
         #expect(rocket.conversation.answers["pw"]?.isSecret == true)
+    }
+}
+
+@Suite("The seed API plays flows that use the flow language")
+struct SeedFlowLanguageTests {
+    @Test("a Rocket made from a flow with variables, conditions, a rating and a multiple choice: intents, notifications, typed answers")
+    func playsThrough() throws {
+        let json = #"""
+            {"version": 1, "vars": {"visits": 0}, "blocks": [
+             {"id": "count", "type": "set", "set": {"visits": "visits + 1"}, "next": "stars"},
+             {"id": "stars", "type": "rating", "text": "How was it?", "next": "food"},
+             {"id": "food", "type": "choice", "text": "What?", "multiple": true, "options": [{"title": "Tea"}, {"title": "Cake"}], "next": "route"},
+             {"id": "route", "type": "condition", "branches": [{"if": "stars >= 4 and 'Cake' in food", "next": "happy"}], "else": "bye"},
+             {"id": "happy", "type": "text", "text": "Visit {{visits}}: {{stars}} stars and {{food}}"},
+             {"id": "bye", "type": "text", "text": "Bye"}]}
+            """#
+        let doc = try #require(FlowLoader.load(json).document)
+        let rec = NotificationRecorder()
+        let rocket = try #require(doc.makeRocket(clock: ManualClock(), options: ConversationOptions(timing: .instant)))
+        rocket.notificationCenter = rec.center
+        rocket.show()
+        try rocket.send(.rate(5))
+        try rocket.send(.chooseMany([0, 1]))
+        #expect(rocket.conversation.answers["stars"]?.typed == .number(5))
+        let added = rec.posts.filter { $0.name == .rocketBlockAddedEvent }
+        #expect(added.count == 3, "set and condition blocks are never shown, so never posted")
+        let last = try #require(added.last?.userInfo["block"] as? RocketNode)
+        #expect(last.id == "happy")
+        #expect(rocket.conversation.transcript.last.map { if case .block(_, _, let t) = $0 { t } else { "" } } == "Visit 1: 5 stars and Tea, Cake")
     }
 }
