@@ -347,15 +347,22 @@ public struct ConversationState: Hashable, Sendable, Codable {
     /// The flow's variables by name: their defaults, the values given at the start, and what
     /// `set` blocks gave them since.
     public var variables: [String: RocketValue] = [:]
-    /// The variables as they were when each block that takes an answer was shown, by shown
-    /// index, so that going back to it restores them (kept only when the flow has variables).
-    public var checkpoints: [Int: [String: RocketValue]] = [:]
+    /// A value as it was when the block shown at `index` (one that takes an answer) was shown.
+    public struct Checkpoint<Value: Hashable & Sendable & Codable>: Hashable, Sendable, Codable {
+        /// The shown index.
+        public var index: Int
+        /// The value then.
+        public var value: Value
+    }
+    /// The variables as they were when blocks that take an answer were shown, in shown order,
+    /// one only where they had changed since the one before: going back to a block restores the
+    /// last one at or before it.
+    public var checkpoints: [Checkpoint<[String: RocketValue]>] = []
     /// Where each returning jump the conversation is inside goes on (innermost last; nil: it
     /// ends there too).
     public var returns: [RocketNodeID?] = []
-    /// ``returns`` as it was when each block that takes an answer was shown, by shown index,
-    /// when it was not empty.
-    public var returnCheckpoints: [Int: [RocketNodeID?]] = [:]
+    /// ``returns`` at blocks that take an answer, kept as ``checkpoints`` are.
+    public var returnCheckpoints: [Checkpoint<[RocketNodeID?]>] = []
 
     /// A state that has not been shown.
     public init() {}
@@ -382,9 +389,9 @@ public struct ConversationState: Hashable, Sendable, Codable {
         heldSince = try c.decodeIfPresent(Double.self, forKey: .heldSince)
         variables = try c.decodeIfPresent([String: RocketValue].self, forKey: .variables) ?? [:]
         chosenSets = try c.decodeIfPresent([Int: [Int]].self, forKey: .chosenSets)
-        checkpoints = try c.decodeIfPresent([Int: [String: RocketValue]].self, forKey: .checkpoints) ?? [:]
+        checkpoints = try c.decodeIfPresent([Checkpoint<[String: RocketValue]>].self, forKey: .checkpoints) ?? []
         returns = try c.decodeIfPresent([RocketNodeID?].self, forKey: .returns) ?? []
-        returnCheckpoints = try c.decodeIfPresent([Int: [RocketNodeID?]].self, forKey: .returnCheckpoints) ?? [:]
+        returnCheckpoints = try c.decodeIfPresent([Checkpoint<[RocketNodeID?]>].self, forKey: .returnCheckpoints) ?? []
     }
 }
 
@@ -973,10 +980,10 @@ public struct Conversation: Hashable, Sendable, Codable {
         state.pressedSide = state.pressedSide.filter { $0.key < target }
         state.chosenOptions = state.chosenOptions?.filter { $0.key < target }
         state.chosenSets = state.chosenSets?.filter { $0.key < target }
-        if let saved = state.checkpoints[target] { state.variables = saved }
-        state.checkpoints = state.checkpoints.filter { $0.key <= target }
-        state.returns = state.returnCheckpoints[target] ?? []
-        state.returnCheckpoints = state.returnCheckpoints.filter { $0.key <= target }
+        state.checkpoints.removeAll { $0.index > target }
+        state.variables = state.checkpoints.last?.value ?? [:]
+        state.returnCheckpoints.removeAll { $0.index > target }
+        state.returns = state.returnCheckpoints.last?.value ?? []
         state.inputError = nil
         state.timers.removeAll()
         let node = graph[state.shown[target]]
@@ -1010,8 +1017,13 @@ public struct Conversation: Hashable, Sendable, Codable {
         let index = state.shown.count
         let node = graph[id]
         if node.takesAnswer, graph.allowBack {
-            if !state.variables.isEmpty { state.checkpoints[index] = state.variables }
-            if !state.returns.isEmpty { state.returnCheckpoints[index] = state.returns }
+            // Only where they changed: a flow whose variables rarely change keeps few.
+            if state.variables != (state.checkpoints.last?.value ?? [:]) {
+                state.checkpoints.append(ConversationState.Checkpoint(index: index, value: state.variables))
+            }
+            if state.returns != (state.returnCheckpoints.last?.value ?? []) {
+                state.returnCheckpoints.append(ConversationState.Checkpoint(index: index, value: state.returns))
+            }
         }
         state.shown.append(id)
         var flags = ConversationState.BlockFlags(fired: false, tapEnabled: true)

@@ -183,9 +183,9 @@ struct SnapshotWriter {
             // The variables as each answered block found them, by its position in `blocks`.
             w.key("checkpoints")
             w.open()
-            for (i, index) in st.checkpoints.keys.sorted().enumerated() {
-                w.key(escaping: String(index), first: i == 0)
-                RocketValue.write(st.checkpoints[index] ?? [:], into: &w)
+            for (i, c) in st.checkpoints.enumerated() {
+                w.key(escaping: String(c.index), first: i == 0)
+                RocketValue.write(c.value, into: &w)
             }
             w.close()
         }
@@ -205,9 +205,9 @@ struct SnapshotWriter {
         if !st.returnCheckpoints.isEmpty {
             w.key("returnCheckpoints")
             w.open()
-            for (i, index) in st.returnCheckpoints.keys.sorted().enumerated() {
-                w.key(escaping: String(index), first: i == 0)
-                returns(st.returnCheckpoints[index] ?? [])
+            for (i, c) in st.returnCheckpoints.enumerated() {
+                w.key(escaping: String(c.index), first: i == 0)
+                returns(c.value)
             }
             w.close()
         }
@@ -417,8 +417,9 @@ struct SnapshotReader {
             guard let index = Int(key), state.shown.indices.contains(index) else {
                 throw JSONShapeError("\"\(top.child("checkpoints")).\(key)\" is not a shown block")
             }
-            state.checkpoints[index] = try RocketValue.values(tape, v, path: top.child("checkpoints") + "." + key)
+            state.checkpoints.append(.init(index: index, value: try RocketValue.values(tape, v, path: top.child("checkpoints") + "." + key)))
         }
+        state.checkpoints.sort { $0.index < $1.index }
         func returns(_ v: Int, path: String) throws(JSONShapeError) -> [RocketNodeID?] {
             var out: [RocketNodeID?] = []
             for (k, j) in try JSONFields.items(tape, v, path: path).enumerated() {
@@ -435,9 +436,10 @@ struct SnapshotReader {
                 guard let index = Int(key), state.shown.indices.contains(index) else {
                     throw JSONShapeError("\"\(top.child("returnCheckpoints")).\(key)\" is not a shown block")
                 }
-                state.returnCheckpoints[index] = try returns(j + 1, path: top.child("returnCheckpoints") + "." + key)
+                state.returnCheckpoints.append(.init(index: index, value: try returns(j + 1, path: top.child("returnCheckpoints") + "." + key)))
                 j = tape.next(after: j + 1)
             }
+            state.returnCheckpoints.sort { $0.index < $1.index }
         }
         return ConversationSnapshot(
             format: try top.string("format"), version: ConversationSnapshot.currentVersion, flow: try top.string("flow"), state: state,

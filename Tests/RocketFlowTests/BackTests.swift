@@ -76,7 +76,7 @@ struct BackTests {
     func snapshot() throws {
         let c = try walk()
         let text = try ConversationSnapshot(c, at: 5).jsonText()
-        #expect(text.contains(#""checkpoints":{"1":{"visits":0},"2":{"visits":1},"4":{"visits":1}}"#))
+        #expect(text.contains(#""checkpoints":{"1":{"visits":0},"2":{"visits":1}}"#), "only where the variables changed")
         var back = try ConversationSnapshot(jsonText: Array(text.utf8), graph: c.graph).restore(
             graph: c.graph, author: c.author, closeButton: c.closeButton, options: c.options, at: 5)
         _ = try back.send(.back, at: 6)
