@@ -110,6 +110,9 @@ enum OptionGroups {
             .value("--var", "NAME=VALUE", "Give a variable of the flow its value at the start (typed by the flow's vars).", repeatable: true),
             .value(
                 "--lang", "TAG", "Play a flow written in several languages in this one (en, it, pt-BR; default: the environment's); the interface follows."),
+            .value(
+                "--visitor", "ID",
+                "Who plays, for a flow's experiment (default: a stable id kept in $XDG_STATE_HOME/rocket/visitor)."),
             .value("--state", "FILE", "Save the conversation to FILE after every step and resume from it when it exists."),
             .flag("--restart", "With --state: start over even when FILE holds a conversation (of this flow or another)."),
         ] as [OptionSpec]).map { $0.inGroup("CONVERSATION") }

@@ -156,6 +156,8 @@ func loadFlowFile(_ path: String, language: String? = nil) -> Result<FlowLoadRes
 /// Writes events as JSON Lines, flushed one by one, never with a secret.
 final class EventLog {
     private let file: FileIO.Writer
+    /// The experiment's variant of the conversation: every record names it.
+    var variant: String?
 
     init(path: String) throws(FileIO.Failure) {
         file = try FileIO.Writer(path: path)
@@ -164,7 +166,7 @@ final class EventLog {
     func write(_ event: RocketEvent) {
         // The record written straight to bytes by its one definition (no JSONValue between).
         var w = JSONBytes(capacity: 128)
-        guard event.writeRecord(into: &w) else { return }
+        guard event.writeRecord(into: &w, variant: variant) else { return }
         w.out.append(0x0A)
         file.write(String(decoding: w.out, as: UTF8.self))
     }
@@ -232,7 +234,32 @@ enum PlayCommand {
             if status != ExitStatus.ok { return status }
         }
         let base = path == "-" ? "" : PathName.directory(path)
-        return await play(doc, imageBase: base.isEmpty ? nil : base, options: options, resume: saved)
+        // An experiment: the visitor's variant decides the start; the holdout is shown nothing.
+        var played = doc
+        var exposure: (experiment: String, variant: String)?
+        if let e = doc.experiment, saved == nil {
+            let assignment = e.assign(visitor: options.visitor ?? defaultVisitor())
+            let name = e.name(of: assignment)
+            switch assignment {
+            case .holdout:
+                if let eventsPath = options.events {
+                    do throws(FileIO.Failure) {
+                        let log = try EventLog(path: eventsPath)
+                        log.write(exposureRecord(experiment: e.name, variant: name, shown: false))
+                        if let failure = log.failure { throw failure }
+                    } catch {
+                        printError("rocket: error: cannot write '\(Sanitizer.clean(eventsPath, keepNewlines: false))': \(error.reason)")
+                        return ExitStatus.ioError
+                    }
+                }
+                if options.verbose { printError("rocket: not shown: this visitor is in the holdout of the experiment \(e.name)") }
+                return ExitStatus.notNow
+            case .variant(let k):
+                if let start = e.variants[k].start { played.graph.root = start }
+                exposure = (e.name, name)
+            }
+        }
+        return await play(played, imageBase: base.isEmpty ? nil : base, options: options, resume: saved, exposure: exposure)
     }
 
     /// The flow's identity in snapshots: the hash of its graph as written (image paths not yet
@@ -272,6 +299,34 @@ enum PlayCommand {
         return ExitStatusCode(ExitStatus.dataError)
     }
 
+    /// An `exposure` event record: the experiment, the variant (or `holdout`), whether anything
+    /// was shown.
+    static func exposureRecord(experiment: String, variant: String, shown: Bool) -> JSONValue {
+        .object([("event", .string("exposure")), ("experiment", .string(experiment)), ("variant", .string(variant)), ("shown", .bool(shown))])
+    }
+
+    /// This user's stable visitor id for experiments: kept in `$XDG_STATE_HOME/rocket/visitor`
+    /// (made on first use, 32 random hex digits); when it cannot be kept, one for this run.
+    static func defaultVisitor() -> String {
+        let env = Environment.current
+        let state = env["XDG_STATE_HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? ((env["HOME"] ?? "/tmp") + "/.local/state")
+        let path = state + "/rocket/visitor"
+        if case .success(let bytes) = FileIO.read(path, limit: 256) {
+            let id = String(decoding: bytes, as: UTF8.self).trimmingSpaces()
+            if !id.isEmpty, id.utf8.count <= 128 { return id }
+        }
+        var g = SystemRandomNumberGenerator()
+        let id = (0..<16).map { _ in String(UInt8.random(in: 0...255, using: &g), radix: 16) }.map { $0.count == 1 ? "0" + $0 : $0 }.joined()
+        _ = ScenarioCommand.makeDirectories(state + "/rocket")
+        _ = FileIO.writeAtomically(id + "\n", to: path, replacing: false)
+        // Another process may have made it meanwhile: its id wins.
+        if case .success(let bytes) = FileIO.read(path, limit: 256) {
+            let kept = String(decoding: bytes, as: UTF8.self).trimmingSpaces()
+            if !kept.isEmpty, kept.utf8.count <= 128 { return kept }
+        }
+        return id
+    }
+
     static func variables(_ parsed: ParsedArguments) throws(UsageError) -> [String: String] {
         var vars: [String: String] = [:]
         for v in parsed.all("--var") {
@@ -307,7 +362,8 @@ enum PlayCommand {
     @MainActor
     static func play(
         _ doc: FlowDocument, imageBase: String?, options: PlayOptions,
-        resume: ConversationSnapshot? = nil, leftover: ((bytes: [UInt8], ended: Bool)) -> Void = { _ in }
+        resume: ConversationSnapshot? = nil, exposure: (experiment: String, variant: String)? = nil,
+        leftover: ((bytes: [UInt8], ended: Bool)) -> Void = { _ in }
     ) async -> ExitStatus {
         let env = Environment.current
         // A flow read from stdin leaves the keys to the terminal itself, as fzf and gum do.
@@ -383,6 +439,10 @@ enum PlayCommand {
                 printError("rocket: error: cannot write '\(eventsPath)': \(error.reason)")
                 return ExitStatus.ioError
             }
+        }
+        if let exposure {
+            log?.write(Self.exposureRecord(experiment: exposure.experiment, variant: exposure.variant, shown: true))
+            log?.variant = exposure.variant
         }
         let hooks = options.hooks
         let printActions = options.printActions

@@ -74,6 +74,8 @@ struct PlayOptions {
     var vars: [String: String]
     /// `--lang` (nil: the environment's language).
     var lang: String?
+    /// `--visitor` (nil: the stable default).
+    var visitor: String?
 
     /// The language to read a flow in: `--lang`, else the environment's (`it_IT.UTF-8` → `it-IT`).
     var language: String? {
@@ -102,6 +104,10 @@ struct PlayOptions {
         hooks = try ActionHooks.parse(parsed.all("--on-action"), command: command)
         vars = try PlayCommand.variables(parsed)
         lang = parsed.value("--lang")
+        visitor = parsed.value("--visitor")
+        if let visitor, visitor.isEmpty || visitor.utf8.count > 128 {
+            throw UsageError(message: "--visitor takes an id of 1 to 128 bytes", command: command)
+        }
         if let lang, !FlowDocument.isLanguageTag(lang) {
             throw UsageError(message: "--lang \(lang) is not a language tag like en, it or pt-BR", command: command)
         }

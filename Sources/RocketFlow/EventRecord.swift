@@ -41,7 +41,7 @@ extension RocketEvent {
     /// nothing written) for an event that is not recorded. The one definition of the record's
     /// form: the server writes records with it directly, without a ``JSONValue`` between.
     @discardableResult
-    package func writeRecord(into w: inout JSONBytes, at: Double? = nil) -> Bool {
+    package func writeRecord(into w: inout JSONBytes, at: Double? = nil, variant: String? = nil) -> Bool {
         guard isRecorded else { return false }
         w.open()
         if let at {
@@ -157,6 +157,11 @@ extension RocketEvent {
             w.string(error.message)
         case .replyShown, .didFinishClosing, .intentRefused:
             break  // not recorded (see isRecorded)
+        }
+        // The experiment's variant the conversation is in, on every record of it.
+        if let variant {
+            w.key("variant")
+            w.string(variant)
         }
         w.close()
         return true

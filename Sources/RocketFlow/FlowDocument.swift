@@ -36,6 +36,8 @@ public struct FlowDocument: Hashable, Sendable {
     public var when: ScenarioRules?
     /// A banner shown over the conversation when it starts.
     public var banner: Banner?
+    /// An experiment: which visitors see which start, and which see nothing.
+    public var experiment: RocketExperiment?
     /// The languages its texts are written in (the first the default; empty: one language).
     public var languages: [String] = []
     /// The language it was read in (nil: it has one).

@@ -376,6 +376,31 @@ extension FlowFormat {
             .reference("next", \.next, doc: "Where it goes; absent ends the conversation."),
         ])
 
+    /// A variant of an experiment.
+    static let experimentVariant = FlowObject<RocketExperimentVariant>(
+        "experimentVariant", doc: "A variant: its name, its share by weight, and the block it starts at.",
+        blank: RocketExperimentVariant(name: ""),
+        fields: [
+            .text("name", \.name, type: .string(minLength: 1), role: .logic, doc: "Its name in reports and event records (not `holdout`)."),
+            .number("weight", \.weight, min: 0.000001, max: 1_000_000, shownBy: [], doc: "Its share, relative to the others' weights."),
+            .reference("start", \.start, doc: "The block it starts at; default: the flow's start."),
+        ])
+
+    /// An experiment.
+    static let experimentObject = FlowObject<RocketExperiment>(
+        "experiment",
+        doc:
+            "Each visitor is assigned, by a hash of the experiment's name and the visitor's id, to the holdout (shown nothing) or to a variant (docs/FLOW_FORMAT.md, \"Experiments\").",
+        blank: RocketExperiment(name: "", variants: []),
+        fields: [
+            .text("name", \.name, type: .string(minLength: 1), role: .logic, doc: "The experiment's name; it salts the assignment."),
+            .list(
+                "variants", \.variants, experimentVariant, item: "a variant", required: true, min: 1, max: 16,
+                tooFew: "an experiment needs at least one variant", tooMany: { "an experiment has at most 16 variants, not \($0)" },
+                doc: "The variants, 1 to 16."),
+            .number("holdout", \.holdout, min: 0, max: 0.99, shownBy: [], doc: "The share of visitors shown nothing (0 to 0.99)."),
+        ])
+
     /// The words under a rating's ends.
     static let ratingLabels = FlowObject<RocketRatingLabels>(
         "ratingLabels", doc: "Words under the ends of a rating's scale.", blank: RocketRatingLabels(),
@@ -639,6 +664,7 @@ extension FlowFormat {
                     root.languages = names
                     return ok
                 }, value: { root, _ in root.languages.isEmpty ? nil : .array(root.languages.map { .string($0) }) }),
+            .optionalObject("experiment", \.experiment, experimentObject, doc: "An experiment over the flow's start."),
             FlowField(
                 "allowBack", .bool, shownBy: [],
                 doc: "Whether the user may go back to change an earlier answer (Shift-Tab, a line `<`, the browser's Edit, the API's `back`).",
@@ -685,7 +711,8 @@ extension FlowFormat {
 
     /// The named objects, for the schema's `$defs` and the reference.
     static let namedObjects: [FlowObjectInfo] = [
-        author.info, closeButton.info, button.info, validate.info, branch.info, condition, conditionBranch.info, ratingLabels.info, fontObject.info,
+        author.info, closeButton.info, button.info, validate.info, branch.info, condition, conditionBranch.info, ratingLabels.info, experimentObject.info,
+        experimentVariant.info, fontObject.info,
         FlowFormat.whenInfo, FlowFormat.windowInfo, FlowFormat.budgetInfo, FlowFormat.bannerInfo,
     ]
 

@@ -370,6 +370,13 @@ public enum FlowValidator {
         var seen = [Bool](repeating: false, count: n)
         var stack = [startIndex]
         seen[startIndex] = true
+        // An experiment's variants start where they say: those blocks are reached too.
+        for v in doc.experiment?.variants ?? [] {
+            if let s = valid(v.start), !seen[s] {
+                seen[s] = true
+                stack.append(s)
+            }
+        }
         while let i = stack.popLast() {
             for t in edges[edgeStart[i]..<edgeStart[i + 1]] where !seen[t] { seen[t] = true; stack.append(t) }
         }
@@ -406,6 +413,18 @@ public enum FlowValidator {
                     "\(blockPath(head - 1))")
             } else {
                 report(.warning, "unreachable", "the block \"\(name)\" can never be shown: nothing leads to it\(after)", "\(blockPath(head))")
+            }
+        }
+
+        // The experiment's variants: names once each, not the holdout's.
+        if let e = doc.experiment {
+            var names = Set<String>()
+            for (k, v) in e.variants.enumerated() {
+                if v.name == "holdout" {
+                    report(.error, "bad-name", "\"holdout\" names the visitors shown nothing; choose another variant name", "experiment.variants[\(k)].name")
+                } else if !names.insert(v.name).inserted {
+                    report(.error, "duplicate-id", "the variant \"\(v.name)\" is named twice", "experiment.variants[\(k)].name")
+                }
             }
         }
 

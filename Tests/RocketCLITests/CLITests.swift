@@ -1,5 +1,6 @@
 import RocketTestSupport
 import RocketConversation
+import RocketFlow
 @testable import RocketCLI
 import Foundation
 import Testing
@@ -695,5 +696,50 @@ struct PlayRatingLineTests {
         let answers = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: dir + "/a.json"))) as? [String: Any]
         #expect(answers?["stars"] as? Int == 5)
         #expect(answers?["food"] as? [String] == ["Tea", "Milk"])
+    }
+}
+
+@Suite("rocket play: experiments")
+struct PlayExperimentTests {
+    @Test("a visitor's variant picks the start, the same in every process; an exposure record, and the variant on every record; the holdout sees nothing")
+    func variants() throws {
+        let dir = scratchDirectory()
+        write(
+            """
+            {"version": 1, "experiment": {"name": "copy", "holdout": 0.2,
+              "variants": [{"name": "long", "start": "long"}, {"name": "short", "start": "short"}]},
+             "blocks": [{"id": "long", "type": "text", "text": "The long welcome"}, {"id": "short", "type": "text", "text": "Hi"}]}
+            """, to: dir + "/flow.json")
+        let experiment = RocketExperiment(
+            name: "copy", variants: [RocketExperimentVariant(name: "long"), RocketExperimentVariant(name: "short")], holdout: 0.2)
+        var seen: Set<String> = []
+        for k in 0..<12 {
+            let visitor = "visitor-\(k)"
+            let expected = experiment.name(of: experiment.assign(visitor: visitor))
+            seen.insert(expected)
+            let r = try runRocket(["play", dir + "/flow.json", "--instant", "--visitor", visitor, "--events", "-"], stdin: "\n")
+            if expected == "holdout" {
+                #expect(r.status == 3)
+                #expect(r.stdout == #"{"event":"exposure","experiment":"copy","variant":"holdout","shown":false}"# + "\n")
+                #expect(r.stderr.isEmpty, "nothing shown")
+            } else {
+                #expect(r.status == 0, "\(r.stderr)")
+                let lines = r.stdout.split(separator: "\n")
+                #expect(lines.first == #"{"event":"exposure","experiment":"copy","variant":"\#(expected)","shown":true}"#)
+                #expect(lines.dropFirst().allSatisfy { $0.hasSuffix(#","variant":"\#(expected)"}"#) }, "\(r.stdout)")
+                #expect(r.stderr.contains(expected == "long" ? "The long welcome" : "Hi"))
+                let twice = try runRocket(["play", dir + "/flow.json", "--instant", "--visitor", visitor, "--events", "-"], stdin: "\n")
+                #expect(twice.stdout == r.stdout, "the same variant in another process")
+            }
+        }
+        #expect(seen.count == 3, "12 visitors meet every group: \(seen)")
+        // Without --visitor: a stable id kept in the state folder.
+        let env = ["XDG_STATE_HOME": dir + "/state"]
+        let first = try runRocket(["play", dir + "/flow.json", "--instant", "--events", "-"], stdin: "\n", environment: env)
+        let id = try String(contentsOfFile: dir + "/state/rocket/visitor", encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(id.count == 32)
+        let second = try runRocket(["play", dir + "/flow.json", "--instant", "--events", "-"], stdin: "\n", environment: env)
+        #expect(first.stdout == second.stdout)
+        #expect(try runRocket(["play", dir + "/flow.json", "--visitor", ""]).status == 64)
     }
 }
