@@ -245,7 +245,7 @@ enum PlayCommand {
                 if let eventsPath = options.events {
                     do throws(FileIO.Failure) {
                         let log = try EventLog(path: eventsPath)
-                        log.write(exposureRecord(experiment: e.name, variant: name, shown: false))
+                        log.write(RocketEvent.exposure(experiment: e.name, variant: name, shown: false))
                         if let failure = log.failure { throw failure }
                     } catch {
                         printError("rocket: error: cannot write '\(Sanitizer.clean(eventsPath, keepNewlines: false))': \(error.reason)")
@@ -297,12 +297,6 @@ enum PlayCommand {
         printError(
             "rocket: error: '\(statePath)' holds a conversation of a different flow (or an earlier version of this one); use --restart to start over")
         return ExitStatusCode(ExitStatus.dataError)
-    }
-
-    /// An `exposure` event record: the experiment, the variant (or `holdout`), whether anything
-    /// was shown.
-    static func exposureRecord(experiment: String, variant: String, shown: Bool) -> JSONValue {
-        .object([("event", .string("exposure")), ("experiment", .string(experiment)), ("variant", .string(variant)), ("shown", .bool(shown))])
     }
 
     /// This user's stable visitor id for experiments: kept in `$XDG_STATE_HOME/rocket/visitor`
@@ -441,7 +435,7 @@ enum PlayCommand {
             }
         }
         if let exposure {
-            log?.write(Self.exposureRecord(experiment: exposure.experiment, variant: exposure.variant, shown: true))
+            log?.write(RocketEvent.exposure(experiment: exposure.experiment, variant: exposure.variant, shown: true))
             log?.variant = exposure.variant
         }
         let hooks = options.hooks

@@ -13,12 +13,18 @@ extension RocketDismissReason {
 }
 
 extension RocketEvent {
+    /// True for an exposure record (which names its variant itself).
+    var isExposure: Bool {
+        if case .exposure = self { return true }
+        return false
+    }
+
     /// True when the event has a record (``recordText`` is not nil).
     public var isRecorded: Bool {
         switch self {
         case .replyShown, .didFinishClosing, .intentRefused: return false
         case .blockAdded, .tapped, .buttonPressed, .action, .inputSubmitted, .inputRejected, .dismissed: return true
-        case .variableSet, .conditionTaken, .expressionError, .wentBack, .jumped: return true
+        case .variableSet, .conditionTaken, .expressionError, .wentBack, .jumped, .exposure: return true
         }
     }
 
@@ -121,6 +127,14 @@ extension RocketEvent {
                 if let s = b.id { w.string(s) } else { w.null() }
             }
             w.closeArray()
+        case .exposure(let experiment, let variant, let shown):
+            w.string("exposure")
+            w.key("experiment")
+            w.string(experiment)
+            w.key("variant")
+            w.string(variant)
+            w.key("shown")
+            w.bool(shown)
         case .jumped(let blockID, let to, let flow):
             w.string("jumped")
             id(blockID)
@@ -159,7 +173,7 @@ extension RocketEvent {
             break  // not recorded (see isRecorded)
         }
         // The experiment's variant the conversation is in, on every record of it.
-        if let variant {
+        if let variant, !isExposure {
             w.key("variant")
             w.string(variant)
         }

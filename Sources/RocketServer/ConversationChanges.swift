@@ -127,7 +127,8 @@ extension ConversationService {
         /// The view and the new event records: built for the answer, without the lock.
         func change(_ service: ConversationService) -> Change {
             Change(
-                id: id, version: entry.version, view: service.view(id, entry), events: recorded, deadline: entry.conversation.nextDeadline)
+                id: id, version: entry.version, view: service.view(id, entry), events: recorded, deadline: entry.conversation.nextDeadline,
+                variant: entry.context.variant)
         }
 
         /// The new event records, numbered.
@@ -154,12 +155,12 @@ extension ConversationService {
 
     /// Event records as the archive keeps them: one row per conversation and save, numbered by
     /// its first record, holding JSON Lines, each record with its time (`at`) first.
-    static func eventRows(_ events: [Pending.Event]) -> [(seq: Int, at: Double, record: String)] {
+    static func eventRows(_ events: [Pending.Event], variant: String? = nil) -> [(seq: Int, at: Double, record: String)] {
         guard let first = events.first else { return [] }
         var w = JSONBytes(capacity: events.count * 96)
         for (k, e) in events.enumerated() {
             if k > 0 { w.out.append(0x0A) }
-            e.event.writeRecord(into: &w, at: e.at)
+            e.event.writeRecord(into: &w, at: e.at, variant: variant)
         }
         return [(first.seq, first.at, String(decoding: w.out, as: UTF8.self))]
     }
@@ -204,7 +205,7 @@ extension ConversationService {
             markSaved(through: through)
             return FlushResult(saved: true, through: through)
         }
-        let rows = batch.map { (row: row($0.id, $0.entry, at: now), events: Self.eventRows($0.events)) }
+        let rows = batch.map { (row: row($0.id, $0.entry, at: now), events: Self.eventRows($0.events, variant: $0.entry.context.variant)) }
         do {
             try archive.save(rows)
         } catch {

@@ -109,6 +109,25 @@ extension ConversationService {
         issued: (visitor: String, token: String)?
     ) -> HTTPResponse {
         let now = clock.now
+        // An experiment: the holdout is shown nothing (and counts no scenario execution); a
+        // variant starts where it says, its exposure the conversation's first record.
+        var variantStart: RocketNodeID?
+        var exposure: RocketEvent?
+        if let e = flow.document.experiment {
+            let assignment = e.assign(visitor: visitor)
+            switch assignment {
+            case .holdout:
+                return .json(
+                    200,
+                    .object([
+                        ("status", .string("notNow")), ("flow", .string(flowName)),
+                        ("explanation", .array([.string("in the holdout of the experiment \(e.name)")])), ("variant", .string("holdout")),
+                    ]))
+            case .variant(let k):
+                variantStart = e.variants[k].start
+                exposure = .exposure(experiment: e.name, variant: e.name(of: assignment), shown: true)
+            }
+        }
         // The scenario gate, per visitor: the flow's scenario counted under "NAME@VISITOR".
         if let scenario = flow.document.scenario, let store = scenarios {
             var rules = flow.document.when ?? ScenarioRules()
@@ -132,7 +151,13 @@ extension ConversationService {
         guard var conversation = flow.conversation(options: options) else {
             return .error(500, "flow-invalid", "the flow \(flowName) has no first block")
         }
+        if let start = variantStart {
+            var graph = conversation.graph
+            graph.root = start
+            conversation.replaceGraph(graph)
+        }
         var effects = conversation.start(at: now)
+        if let exposure { effects.insert(.event(exposure), at: 0) }
         // With no intro (reduced motion), the first block is due at once: it goes in this answer.
         if let due = conversation.nextDeadline, due <= now { effects += conversation.advance(to: now) }
         let id = Self.newID()

@@ -25,6 +25,9 @@ package final class ConversationService: Sendable {
         let flow: LoadedFlow
         let options: ConversationOptions
         let strings: UIStrings
+        /// The experiment's variant the visitor is in (derived again from the visitor after a
+        /// restart: the assignment is a pure function), nil without an experiment.
+        let variant: String?
 
         init(visitor: String, address: String, flow: LoadedFlow, options: ConversationOptions, strings: UIStrings) {
             self.visitor = visitor
@@ -32,6 +35,7 @@ package final class ConversationService: Sendable {
             self.flow = flow
             self.options = options
             self.strings = strings
+            variant = flow.document.experiment.map { $0.name(of: $0.assign(visitor: visitor)) }
         }
     }
     struct Entry {
@@ -145,6 +149,8 @@ package final class ConversationService: Sendable {
         package var events: [RocketEvent]
         /// The conversation's next timer after the change (nil: none).
         package var deadline: Double? = nil
+        /// The experiment's variant of the conversation, on each of its records.
+        package var variant: String? = nil
         /// The stream frames for this change (`event: events`, then `event: state`).
         package var frames: [UInt8] {
             var out: [UInt8] = []
@@ -153,7 +159,7 @@ package final class ConversationService: Sendable {
                 w.openArray()
                 for (k, e) in events.enumerated() {
                     if k > 0 { w.comma() }
-                    e.writeRecord(into: &w)
+                    e.writeRecord(into: &w, variant: variant)
                 }
                 w.closeArray()
                 out += Array("event: events\ndata: ".utf8) + w.out + [0x0A, 0x0A]

@@ -1,6 +1,7 @@
 import Foundation
 import RocketConversation
 import RocketCore
+import RocketFlow
 import RocketJSON
 import RocketScenarios
 import Synchronization
@@ -702,5 +703,41 @@ struct LanguageAPITests {
         #expect(v["transcript"]?[1]?["text"]?.string == "Età?")
         let refused = again.send(id, #""intent": "submit", "text": "tanti", "step": 1"#)
         #expect(refused.json?["error"]?["conversation"]?["inputError"]?.string == "Scrivi un numero intero.")
+    }
+}
+
+@Suite("HTTP API: experiments")
+struct ExperimentAPITests {
+    @Test("a visitor's variant picks the start; the exposure is the first record and every record names the variant; the holdout is not now")
+    func variants() throws {
+        let flow = """
+            {"version": 1, "experiment": {"name": "copy", "holdout": 0.2,
+              "variants": [{"name": "long", "start": "long"}, {"name": "short", "start": "short"}]},
+             "blocks": [{"id": "long", "type": "text", "text": "The long welcome"}, {"id": "short", "type": "text", "text": "Hi"}]}
+            """
+        let dir = scratchDirectory()
+        try flow.write(toFile: dir + "/copy.json", atomically: true, encoding: .utf8)
+        let experiment = RocketExperiment(
+            name: "copy", variants: [RocketExperimentVariant(name: "long"), RocketExperimentVariant(name: "short")], holdout: 0.2)
+        let h = try Harness(flowsDirectory: dir)
+        var groups: Set<String> = []
+        for k in 0..<15 {
+            let visitor = "v\(k)"
+            let group = experiment.name(of: experiment.assign(visitor: visitor))
+            groups.insert(group)
+            let r = h.request("POST", "/v1/conversations", body: #"{"flow": "copy", "visitor": "\#(visitor)", "reducedMotion": true}"#)
+            if group == "holdout" {
+                #expect(r.status == 200 && r.json?["status"]?.string == "notNow" && r.json?["variant"]?.string == "holdout")
+                continue
+            }
+            let id = try #require(r.json?["conversation"]?["id"]?.string)
+            #expect(h.view(id, visitor: visitor)?["transcript"]?[0]?["text"]?.string == (group == "long" ? "The long welcome" : "Hi"))
+            _ = h.request("POST", "/v1/conversations/\(id)/intents", body: #"{"intent": "tap", "step": 0}"#, visitor: visitor)
+            h.service.flush()
+            let records = try h.archive().events(id).flatMap { $0.split(separator: "\n").map(String.init) }
+            #expect(records.first?.contains(#""event":"exposure","experiment":"copy","variant":"\#(group)","shown":true"#) == true, "\(records)")
+            #expect(records.dropFirst().allSatisfy { $0.hasSuffix(#","variant":"\#(group)"}"#) }, "\(records)")
+        }
+        #expect(groups.count == 3, "\(groups)")
     }
 }
