@@ -229,11 +229,15 @@ enum PlayCommand {
         case .failure(let status): return status.code
         case .success(let s): saved = s
         }
-        if saved == nil, let name = doc.scenario, !options.ignoreRules {
-            let status = options.gate.decide(name, rules: doc.when ?? ScenarioRules())
-            if status != ExitStatus.ok { return status }
-        }
         let base = path == "-" ? "" : PathName.directory(path)
+        // Targeting (`when.if`) over the start values: a flow not for this user is not shown.
+        // (A --var of the wrong type is the usage error play reports below.)
+        if saved == nil, !options.ignoreRules, doc.showIf != nil, case .success(let start) = doc.startValues(options.vars.mapValues { .text($0) }) {
+            if let why = doc.refusal(variables: start.variables, answers: start.answers) {
+                if options.gate.explain || options.verbose { printError(why + "\n→ not now") }
+                return ExitStatus.notNow
+            }
+        }
         // An experiment: the visitor's variant decides the start; the holdout is shown nothing.
         var played = doc
         var exposure: (experiment: String, variant: String)?
@@ -258,6 +262,11 @@ enum PlayCommand {
                 if let start = e.variants[k].start { played.graph.root = start }
                 exposure = (e.name, name)
             }
+        }
+        // The scenario gate last: only a showing counts as its execution.
+        if saved == nil, let name = doc.scenario, !options.ignoreRules {
+            let status = options.gate.decide(name, rules: doc.when ?? ScenarioRules())
+            if status != ExitStatus.ok { return status }
         }
         return await play(played, imageBase: base.isEmpty ? nil : base, options: options, resume: saved, exposure: exposure)
     }

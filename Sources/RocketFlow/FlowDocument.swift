@@ -36,6 +36,8 @@ public struct FlowDocument: Hashable, Sendable {
     public var when: ScenarioRules?
     /// A banner shown over the conversation when it starts.
     public var banner: Banner?
+    /// `when.if`: a condition over the variables at the start; when false the flow is not shown.
+    public var showIf: RocketExpression?
     /// An experiment: which visitors see which start, and which see nothing.
     public var experiment: RocketExperiment?
     /// The languages its texts are written in (the first the default; empty: one language).
@@ -82,6 +84,19 @@ public struct FlowVariableProblem: Error, Hashable, Sendable {
 }
 
 extension FlowDocument {
+    /// Why the flow is not for this start (`when.if` false, or not evaluable), or nil when it
+    /// is: `variables` are the start values over the defaults, `answers` the undeclared ones.
+    public func refusal(variables: [String: RocketValue], answers: [String: String]) -> String? {
+        guard let condition = showIf else { return nil }
+        var values: [String: RocketValue] = [:]
+        for v in graph.variables where v.defaultValue != .null { values[v.name] = v.defaultValue }
+        for (k, v) in answers { values[k] = .text(v) }
+        for (k, v) in variables { values[k] = v }
+        let (holds, error) = condition.test { values[$0] }
+        if holds { return nil }
+        return error.map { "when.if \"\(condition.source)\" cannot be decided: \($0.message)" } ?? "when.if \"\(condition.source)\" is false"
+    }
+
     /// True for a language tag as flows name languages: 2–3 letters, then optional parts of 2–8
     /// letters or digits after `-` (`en`, `it`, `pt-BR`, `zh-Hans`).
     public static func isLanguageTag(_ tag: String) -> Bool {

@@ -65,7 +65,7 @@ extension FlowFormat {
             let key = whenPlace(field).object ?? whenPlace(field).key
             if !keys.contains(key) { keys.append(key) }
         }
-        return keys
+        return keys + ["if"]
     }()
 
     /// `when`.
@@ -77,9 +77,14 @@ extension FlowFormat {
                 FlowFieldInfo(name: nested.name, type: .object(nested.name), isRequired: false, defaultValue: nil, shownBy: [], doc: nested.doc),
                 at: at)
         }
+        fields.append(
+            FlowFieldInfo(
+                name: "if", type: .expression, isRequired: false, defaultValue: nil, shownBy: [],
+                doc: "A condition over the flow's variables as they are at the start (targeting); without a scenario it is the only rule."))
         return FlowObjectInfo(
-            name: "when", doc: "The scenario's rules: WaitForIt's conditions, plus windows, a shared budget and a priority.", fields: fields,
-            exactlyOne: false)
+            name: "when",
+            doc: "The rules of showing: WaitForIt's conditions (with `scenario`), plus windows, a shared budget, a priority and `if`.",
+            fields: fields, exactlyOne: false)
     }()
 
     /// The rules as written in a flow file.

@@ -688,7 +688,15 @@ extension FlowFormat {
                 decode: { d, v, place, root in
                     root.when = d.decodeWhen(v)
                     return true
-                }, value: { root, _ in root.when.map(FlowFormat.whenValue) }),
+                },
+                value: { root, _ in
+                    guard var value = root.when.map(FlowFormat.whenValue) else { return nil }
+                    if let e = root.showIf, case .object(var members) = value {
+                        members.append(("if", .string(e.source)))
+                        value = .object(members)
+                    }
+                    return value
+                }),
             FlowField(
                 "banner", .object("banner"), doc: "A banner shown over the conversation when it starts.",
                 decode: { d, v, place, root in

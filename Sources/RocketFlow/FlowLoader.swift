@@ -260,6 +260,8 @@ struct FlowDecoder {
     var languages: [String] = []
     /// The language the flow is read in (nil: the default).
     var language: String?
+    /// `when.if`, once read.
+    var showIf: RocketExpression?
 
     /// The format's `type` words, matched in place.
     let blockWords: [String]
@@ -719,6 +721,7 @@ struct FlowDecoder {
     mutating func decodeWhen(_ node: Int) -> ScenarioRules? {
         let path = FlowPath("when")
         guard fields(node, path: path, allowed: FlowFormat.whenKeys, what: "\"when\"") != nil else { return nil }
+        if let v = tape.member(of: node, "if"), let s = readString(v, path.child("if")) { showIf = RocketExpression(s) }
         // The shape is the file's; the values go through the same codec as the command line's flags.
         var values: [ScenarioRulesCodec.Field: ScenarioRulesCodec.Input] = [:]
         var places: [ScenarioRulesCodec.Field: (path: FlowPath, offset: Int)] = [:]
@@ -788,8 +791,12 @@ struct FlowDecoder {
         language = FlowDocument.language(in: languages, for: language)
         guard var (doc, _) = decodeObjectPartly(0, path: .root, format.document, what: "the flow") else { return nil }
         doc.language = language ?? languages.first
+        doc.showIf = showIf
         if let start { doc.graph.root = start }
-        if let w = tape.member(of: 0, "when"), tape.member(of: 0, "scenario") == nil {
+        // A `when` of only `if` needs no scenario: nothing is counted.
+        if let w = tape.member(of: 0, "when"), tape.member(of: 0, "scenario") == nil, tape.kind(w) == .object,
+            !(tape.count(w) == 1 && tape.member(of: w, "if") != nil)
+        {
             error("missing-field", "\"when\" needs a \"scenario\" name to keep its statistics under", path: FlowPath("when"), at: tape.offset(w - 1))
         }
         return doc

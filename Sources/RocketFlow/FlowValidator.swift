@@ -416,6 +416,11 @@ public enum FlowValidator {
             }
         }
 
+        // Targeting: a condition over the variables at the start.
+        if let e = doc.showIf, let type = checkExpression(e, "when.if"), type != .bool {
+            found.add(.error, "expression-type", "a condition must be true or false, but \"\(e.source)\" gives \(type.phrase)", path: "when.if", inner: 0)
+        }
+
         // The experiment's variants: names once each, not the holdout's.
         if let e = doc.experiment {
             var names = Set<String>()

@@ -109,6 +109,10 @@ extension ConversationService {
         issued: (visitor: String, token: String)?
     ) -> HTTPResponse {
         let now = clock.now
+        // Targeting first: a flow not for these start values is not now, and asks nothing else.
+        if let why = flow.document.refusal(variables: vars.variables, answers: vars.answers) {
+            return .json(200, .object([("status", .string("notNow")), ("flow", .string(flowName)), ("explanation", .array([.string(why)]))]))
+        }
         // An experiment: the holdout is shown nothing (and counts no scenario execution); a
         // variant starts where it says, its exposure the conversation's first record.
         var variantStart: RocketNodeID?

@@ -743,3 +743,19 @@ struct PlayExperimentTests {
         #expect(try runRocket(["play", dir + "/flow.json", "--visitor", ""]).status == 64)
     }
 }
+
+@Suite("rocket play: targeting")
+struct PlayTargetingTests {
+    @Test("when.if over --var values: not now (3) with --explain naming the condition; shown when it holds")
+    func targeting() throws {
+        let dir = scratchDirectory()
+        write(
+            #"{"version": 1, "vars": {"plan": "free"}, "when": {"if": "plan == 'pro'"}, "blocks": [{"id": "hi", "type": "text", "text": "Hi, pro"}]}"#,
+            to: dir + "/flow.json")
+        let no = try runRocket(["play", dir + "/flow.json", "--instant", "--explain"], stdin: "\n")
+        #expect(no.status == 3)
+        #expect(no.stderr.contains(#"when.if "plan == 'pro'" is false"#), "\(no.stderr)")
+        let yes = try runRocket(["play", dir + "/flow.json", "--instant", "--var", "plan=pro"], stdin: "\n")
+        #expect(yes.status == 0 && yes.stderr.contains("Hi, pro"))
+    }
+}

@@ -58,3 +58,24 @@ struct ExperimentTests {
         #expect(FlowLoader.load(json.replacing(#""holdout": 0.1"#, with: #""holdout": 1"#)).errors.map(\.code) == ["out-of-range"])
     }
 }
+
+@Suite("Targeting")
+struct TargetingTests {
+    static let flow = #"""
+        {"version": 1, "vars": {"plan": "free", "visits": 0}, "when": {"if": "plan == 'pro' and visits >= 3"},
+         "blocks": [{"id": "hi", "type": "text", "text": "Hi, pro"}]}
+        """#
+
+    @Test("when.if decides over the start values; it needs no scenario; lint checks it; it is written back")
+    func decides() throws {
+        let r = FlowLoader.load(Self.flow)
+        #expect(r.diagnostics.isEmpty, "\(r.diagnostics)")
+        let doc = try #require(r.document)
+        #expect(doc.refusal(variables: [:], answers: [:]) == #"when.if "plan == 'pro' and visits >= 3" is false"#)
+        #expect(doc.refusal(variables: ["plan": .text("pro"), "visits": .number(3)], answers: [:]) == nil)
+        #expect(FlowLoader.load(doc.jsonValue.serialized()).document?.showIf == doc.showIf)
+        let bad = FlowLoader.load(Self.flow.replacing("visits >= 3", with: "visitz >= 3"))
+        #expect(bad.errors.map(\.code) == ["unknown-variable"])
+        #expect(FlowLoader.load(Self.flow.replacing("plan == 'pro' and visits >= 3", with: "visits")).errors.map(\.code) == ["expression-type"])
+    }
+}

@@ -741,3 +741,19 @@ struct ExperimentAPITests {
         #expect(groups.count == 3, "\(groups)")
     }
 }
+
+@Suite("HTTP API: targeting")
+struct TargetingAPITests {
+    @Test("when.if over the start's vars: not now with the condition named, else started")
+    func targeting() throws {
+        let dir = scratchDirectory()
+        try #"{"version": 1, "vars": {"plan": "free"}, "when": {"if": "plan == 'pro'"}, "blocks": [{"id": "hi", "type": "text", "text": "Hi"}]}"#
+            .write(toFile: dir + "/pro.json", atomically: true, encoding: .utf8)
+        let h = try Harness(flowsDirectory: dir)
+        let no = h.request("POST", "/v1/conversations", body: #"{"flow": "pro", "visitor": "ada"}"#)
+        #expect(no.json?["status"]?.string == "notNow")
+        #expect(no.json?["explanation"]?[0]?.string == #"when.if "plan == 'pro'" is false"#)
+        let yes = h.request("POST", "/v1/conversations", body: #"{"flow": "pro", "visitor": "ada", "vars": {"plan": "pro"}}"#)
+        #expect(yes.status == 201)
+    }
+}
