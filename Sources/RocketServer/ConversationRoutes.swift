@@ -113,6 +113,24 @@ extension ConversationService {
         if let why = flow.document.refusal(variables: vars.variables, answers: vars.answers) {
             return .json(200, .object([("status", .string("notNow")), ("flow", .string(flowName)), ("explanation", .array([.string(why)]))]))
         }
+        // The gap between two flows shown to one visitor, across flows (in this process).
+        if configuration.minGap > 0, let last = state.withLock({ $0.lastShown[visitor] }), now - last < configuration.minGap {
+            let wait = configuration.minGap - (now - last)
+            return .json(
+                200,
+                .object([
+                    ("status", .string("notNow")), ("flow", .string(flowName)),
+                    (
+                        "explanation",
+                        .array([
+                            .string(
+                                "another flow was shown to this visitor \(RocketDuration.format(now - last)) ago; the gap is \(RocketDuration.format(configuration.minGap))"
+                            )
+                        ])
+                    ),
+                    ("earliest", .string(WallTime.format((now + wait).rounded(.up)))),
+                ]))
+        }
         // An experiment: the holdout is shown nothing (and counts no scenario execution); a
         // variant starts where it says, its exposure the conversation's first record.
         var variantStart: RocketNodeID?
@@ -176,6 +194,7 @@ extension ConversationService {
             return s.record(id, slot, entry, changed: pending)
         }
         guard let seq = stored else { return quotaFull("conversations") }
+        if configuration.minGap > 0 { state.withLock { $0.lastShown[visitor] = now } }
         let change = pending.change(self)
         publish(change)
         var head: [(String, JSONValue)] = [("status", .string("started"))]

@@ -8,6 +8,8 @@ public struct ServerConfiguration: Sendable {
     public var maxBodyBytes = RocketLimits.requestBodyBytes
     /// Conversations held at once; a new one beyond it is a 503 until others expire.
     public var maxConversations = RocketLimits.conversations
+    /// The fewest seconds between two flows shown to one visitor (`--min-gap`; 0: no gap).
+    public var minGap: Double = 0
     /// Seconds a conversation may go unused before it expires (memory and store).
     public var idleTimeout: Double = RocketLimits.idleSeconds
     /// Intents and starts a visitor may send per second, on average…

@@ -757,3 +757,19 @@ struct TargetingAPITests {
         #expect(yes.status == 201)
     }
 }
+
+@Suite("HTTP API: the gap between flows")
+struct MinGapAPITests {
+    @Test("--min-gap: a second flow within the gap is not now, with the time it may come; after it, shown; other visitors unaffected")
+    func gap() throws {
+        let h = try Harness { $0.minGap = 30 }
+        #expect(h.request("POST", "/v1/conversations", body: #"{"flow": "basic", "visitor": "ada"}"#).status == 201)
+        let soon = h.request("POST", "/v1/conversations", body: #"{"flow": "basic", "visitor": "ada"}"#)
+        #expect(soon.status == 200 && soon.json?["status"]?.string == "notNow")
+        #expect(soon.json?["explanation"]?[0]?.string?.contains("the gap is 30s") == true, "\(soon.text)")
+        #expect(soon.json?["earliest"]?.string != nil)
+        #expect(h.request("POST", "/v1/conversations", body: #"{"flow": "basic", "visitor": "bob"}"#, visitor: "bob").status == 201)
+        h.clock.advance(by: 31)
+        #expect(h.request("POST", "/v1/conversations", body: #"{"flow": "basic", "visitor": "ada"}"#).status == 201)
+    }
+}
