@@ -513,15 +513,14 @@ def typed_and_checkboxes(browser, server):
     page.goto(server.url + "play/typed")
     age = page.get_by_label("How old are you?")
     age.wait_for(timeout=TIMEOUT)
-    assert age.get_attribute("type") == "number" and age.get_attribute("inputmode") == "numeric"
-    assert age.get_attribute("min") == "18" and age.get_attribute("max") == "120"
+    assert age.get_attribute("type") == "text" and age.get_attribute("inputmode") == "numeric"
     audit(page, "typed: number")
     age.fill("12")
     page.keyboard.press("Enter")
     err = page.locator(".rk-error")
     err.wait_for(timeout=TIMEOUT)
     assert err.text_content() == "The least accepted is 18.", err.text_content()
-    age.press_sequentially("e")  # the number field holds "12e": not a number, so its value is ""
+    age.fill("twelve")
     page.keyboard.press("Enter")
     page.wait_for_function("() => document.querySelector('.rk-error') && document.querySelector('.rk-error').textContent === 'Please type a whole number.'", timeout=TIMEOUT)
     age.fill("41")

@@ -195,8 +195,8 @@ test("auto-advance is held while the visitor is engaged or turned it off, and on
 test("a text input's native control follows its inputType, bounds and secrecy", () => {
   assert.deepEqual(core.fieldFor({ type: "textInput" }), { type: "text", inputmode: null, autocomplete: "on", step: null, min: null, max: null });
   assert.deepEqual(core.fieldFor({ inputType: "number", min: 0, max: 10 }),
-    { type: "number", inputmode: "decimal", autocomplete: "on", step: "any", min: "0", max: "10" });
-  assert.equal(core.fieldFor({ inputType: "integer" }).step, "1");
+    { type: "text", inputmode: "decimal", autocomplete: "on", step: null, min: null, max: null },
+    "a number is typed as text with the digits keyboard; the server checks it and its bounds");
   assert.equal(core.fieldFor({ inputType: "integer" }).inputmode, "numeric");
   assert.deepEqual(core.fieldFor({ inputType: "date", min: "2026-01-31" }),
     { type: "date", inputmode: null, autocomplete: "on", step: null, min: "2026-01-31", max: null });

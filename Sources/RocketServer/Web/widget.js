@@ -87,9 +87,12 @@
      * `max` and `secret` (a secret one is a password field whatever it takes).
      */
     fieldFor: function (item) {
+      // Numbers are text fields with a numeric keyboard: a number field hides what does not
+      // parse (a decimal comma, in some locales), changes on the mouse wheel, and loses what was
+      // typed when the block is drawn again; the server reads and checks the text.
       var kinds = {
-        number: { type: "number", inputmode: "decimal", step: "any" },
-        integer: { type: "number", inputmode: "numeric", step: "1" },
+        number: { type: "text", inputmode: "decimal" },
+        integer: { type: "text", inputmode: "numeric" },
         email: { type: "email", inputmode: "email", autocomplete: "email" },
         url: { type: "url", inputmode: "url", autocomplete: "url" },
         date: { type: "date" },
