@@ -56,7 +56,10 @@ def step(page):
         field = page.locator(".rk-log input.rk-input:not([disabled])")
         typed = {"number": ["7"], "email": ["ada@example.com"], "date": ["2026-01-31"], "tel": ["+39 02 1234567"],
                  "url": ["https://example.org"]}
-        answers = typed.get(field.first.get_attribute("type") if field.count() else "", ANSWERS)
+        kind = field.first.get_attribute("type") if field.count() else ""
+        if field.count() and field.first.get_attribute("inputmode") in ("numeric", "decimal"):
+            kind = "number"  # numbers are text fields with a digits keyboard
+        answers = typed.get(kind, ANSWERS)
         for answer in answers:
             field = page.locator(".rk-log input.rk-input:not([disabled])")
             if field.count() == 0:
