@@ -393,7 +393,8 @@ public struct ConversationView: Sendable {
             let value = c.chosenOptions[index].map { $0 + 1 } ?? (active ? min(scale, ui.focus + 1) : 0)
             let r = screen.addRow()
             var col = ConversationView.gutter
-            for k in 1...scale {
+            // Stars past a narrow terminal's edge are not drawn (a digit or ←/→ still picks them).
+            for k in 1...scale where col < width {
                 var style = ConversationView.style(for: .button)
                 if !active { style.dim = k > value }
                 if active && k == value { style.bold = true; style.inverse = true }

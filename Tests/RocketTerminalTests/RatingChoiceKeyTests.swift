@@ -73,4 +73,19 @@ struct RatingChoiceKeyTests {
         #expect(text.contains("☑ Tea") && text.contains("☐ Cake") && text.contains("[ Done ]"), "\(text)")
         #expect(text.contains("Space tick · Enter confirm"))
     }
+
+    @Test("a rating of 10 in a terminal narrower than its stars draws what fits and never traps")
+    func narrow() throws {
+        var g = RocketGraph()
+        g.root = g.add(RocketNode(id: "r", content: .rating(RocketRatingNode(text: "Score?", scale: 10))))
+        var c = Conversation(graph: g, options: ConversationOptions(timing: .instant))
+        c.start(at: 0)
+        var ui = ConversationUI()
+        _ = KeyController.handle(.character("9"), conversation: c, ui: &ui)
+        for width in [1, 12, 13, 20] {
+            let (screen, _) = ConversationView(width: width, author: RocketAuthor(image: nil, name: "R"), closeTitle: nil, strings: .english)
+                .layout(c, ui: ui)
+            #expect(screen.lines.contains { $0.contains("★") }, "width \(width)")
+        }
+    }
 }
