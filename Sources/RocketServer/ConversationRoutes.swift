@@ -101,6 +101,15 @@ extension ConversationService {
         return flow.document.scenario != nil && scenarios != nil ? .deferred(begin) : begin()
     }
 
+    /// The answer to a start that shows nothing now: why (each reason a line), when it may be
+    /// shown at the earliest, and the experiment's group when that is why.
+    func notNow(_ flow: String, _ explanation: [String], earliest: Double? = nil, variant: String? = nil) -> HTTPResponse {
+        var o: [(String, JSONValue)] = [("status", .string("notNow")), ("flow", .string(flow)), ("explanation", .array(explanation.map { .string($0) }))]
+        if let earliest { o.append(("earliest", .string(WallTime.format(earliest.rounded(.up))))) }
+        if let variant { o.append(("variant", .string(variant))) }
+        return .json(200, .object(o))
+    }
+
     /// The rest of a start, once the request is read: the scenario gate (it reads and writes the
     /// scenario store), then the conversation.
     func begin(
@@ -111,25 +120,13 @@ extension ConversationService {
         let now = clock.now
         // Targeting first: a flow not for these start values is not now, and asks nothing else.
         if let why = flow.document.refusal(variables: vars.variables, answers: vars.answers) {
-            return .json(200, .object([("status", .string("notNow")), ("flow", .string(flowName)), ("explanation", .array([.string(why)]))]))
+            return notNow(flowName, [why])
         }
         // The gap between two flows shown to one visitor, across flows (in this process).
         if configuration.minGap > 0, let last = state.withLock({ $0.lastShown[visitor] }), now - last < configuration.minGap {
-            let wait = configuration.minGap - (now - last)
-            return .json(
-                200,
-                .object([
-                    ("status", .string("notNow")), ("flow", .string(flowName)),
-                    (
-                        "explanation",
-                        .array([
-                            .string(
-                                "another flow was shown to this visitor \(RocketDuration.format(now - last)) ago; the gap is \(RocketDuration.format(configuration.minGap))"
-                            )
-                        ])
-                    ),
-                    ("earliest", .string(WallTime.format((now + wait).rounded(.up)))),
-                ]))
+            let why =
+                "another flow was shown to this visitor \(RocketDuration.format(now - last)) ago; the gap is \(RocketDuration.format(configuration.minGap))"
+            return notNow(flowName, [why], earliest: last + configuration.minGap)
         }
         // An experiment: the holdout is shown nothing (and counts no scenario execution); a
         // variant starts where it says, its exposure the conversation's first record.
@@ -139,12 +136,7 @@ extension ConversationService {
             let assignment = e.assign(visitor: visitor)
             switch assignment {
             case .holdout:
-                return .json(
-                    200,
-                    .object([
-                        ("status", .string("notNow")), ("flow", .string(flowName)),
-                        ("explanation", .array([.string("in the holdout of the experiment \(e.name)")])), ("variant", .string("holdout")),
-                    ]))
+                return notNow(flowName, ["in the holdout of the experiment \(e.name)"], variant: "holdout")
             case .variant(let k):
                 variantStart = e.variants[k].start
                 exposure = .exposure(experiment: e.name, variant: e.name(of: assignment), shown: true)
@@ -156,13 +148,7 @@ extension ConversationService {
             if let other = rules.eventsOf { rules.eventsOf = other + "@" + visitor }
             do throws(ScenarioStoreError) {
                 let decision = try NamedScenario(scenario + "@" + visitor, rules: rules).decide(in: store, at: now)
-                if !decision.allowed {
-                    var o: [(String, JSONValue)] = [
-                        ("status", .string("notNow")), ("flow", .string(flowName)), ("explanation", .array(decision.explanation.map { .string($0) })),
-                    ]
-                    if let t = decision.earliestTime { o.append(("earliest", .string(WallTime.format(t.rounded(.up))))) }
-                    return .json(200, .object(o))
-                }
+                if !decision.allowed { return notNow(flowName, decision.explanation, earliest: decision.earliestTime) }
             } catch {
                 log("rocket serve: scenario store: \(error.message)")
                 return .error(503, "store-unavailable", "the scenario store cannot be used now")
