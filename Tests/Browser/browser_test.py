@@ -267,7 +267,12 @@ def press_before_answer(browser, server):
     page.keyboard.press("Enter")
     # The stream shows the image block and focus moves there while the answer is held.
     page.wait_for_function("() => document.activeElement && document.activeElement.textContent.includes('Image blocks')", timeout=TIMEOUT)
-    page.wait_for_timeout(50)
+    # The held request's own fetch may end after the stream showed its result: wait for it
+    # (the route handler runs while Playwright waits), however loaded the machine is.
+    for _ in range(TIMEOUT // 20):
+        if held:
+            break
+        page.wait_for_timeout(20)
     assert len(held) == 1, f"one request held, not {len(held)}"
     page.keyboard.press("Enter")
     page.keyboard.press("Enter")  # a double press on the same block is still one press
