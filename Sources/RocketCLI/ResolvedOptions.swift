@@ -1,5 +1,6 @@
 import RocketCore
 import RocketFlow
+import RocketText
 import RocketPlatform
 import RocketBanners
 import RocketReactor
@@ -80,9 +81,7 @@ struct PlayOptions {
     /// The language to read a flow in: `--lang`, else the environment's (`it_IT.UTF-8` → `it-IT`).
     var language: String? {
         if let lang { return lang }
-        let env = Environment.current
-        let locale = [env["LC_ALL"], env["LC_MESSAGES"], env["LANG"]].compactMap { $0 }.first { !$0.isEmpty } ?? ""
-        let tag = locale.split(separator: ".").first.map { String($0).replacing("_", with: "-") } ?? ""
+        let tag = UIStrings.locale(Environment.current).split(separator: ".").first.map { String($0).replacing("_", with: "-") } ?? ""
         return FlowDocument.isLanguageTag(tag) ? tag : nil
     }
     var state: String?

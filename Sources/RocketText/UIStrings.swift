@@ -198,9 +198,15 @@ public struct UIStrings: Sendable, Hashable {
     /// Every language we have.
     public static let all: [UIStrings] = [.english, .chinese, .italian]
 
+    /// The locale the environment names for messages: `LC_ALL`, else `LC_MESSAGES`, else `LANG`
+    /// (`it_IT.UTF-8`; "" when none is set).
+    public static func locale(_ env: [String: String]) -> String {
+        [env["LC_ALL"], env["LC_MESSAGES"], env["LANG"]].compactMap { $0 }.first { !$0.isEmpty } ?? ""
+    }
+
     /// The strings for the locale named by the environment.
     public static func forEnvironment(_ env: [String: String]) -> UIStrings {
-        let locale = [env["LC_ALL"], env["LC_MESSAGES"], env["LANG"]].compactMap { $0 }.first { !$0.isEmpty } ?? ""
+        let locale = Self.locale(env)
         let lang = locale.prefix(2).lowercased()
         switch lang {
         case "zh": return .chinese
