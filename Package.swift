@@ -22,6 +22,7 @@ let package = Package(
         .library(name: "RocketBanners", targets: ["RocketBanners"]),
         .library(name: "RocketReactor", targets: ["RocketReactor"]),
         .library(name: "RocketServer", targets: ["RocketServer"]),
+        .library(name: "RocketReport", targets: ["RocketReport"]),
         .executable(name: "rocket", targets: ["rocket"]),
     ],
     targets: [
@@ -57,6 +58,9 @@ let package = Package(
         .target(name: "RocketBanners", dependencies: ["RocketCore"]),
         // AlertReactor and the Reactor contract on Swift concurrency.
         .target(name: "RocketReactor", dependencies: ["RocketCore"]),
+        // Reports from event records: counts, funnels, comparisons with their statistics; JSON and a
+        // self-contained HTML page. Pure: records in, a report out.
+        .target(name: "RocketReport", dependencies: ["RocketJSON", "RocketCore"]),
         // SQLite through the system's libsqlite3 (Debian: libsqlite3-dev).
         .systemLibrary(name: "CSQLite", path: "Sources/CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         // The one SQLite layer: a connection behind a mutex, cached statements, transactions, migrations.
@@ -79,7 +83,7 @@ let package = Package(
             name: "RocketServer",
             dependencies: [
                 "RocketConversation", "RocketFlow", "RocketScenarioEngine", "RocketScenariosSQLite", "RocketJSON", "RocketCore", "RocketPlatform",
-                "RocketText", "RocketBanners", "RocketReactor", "CMicroHTTPD", "RocketSQLite", "CImageCodecs",
+                "RocketText", "RocketBanners", "RocketReactor", "CMicroHTTPD", "RocketSQLite", "CImageCodecs", "RocketReport",
             ],
             // The web front end's files, embedded through WebAssetsSource.swift (scripts/gen-web-assets.py).
             exclude: ["Web"]),
@@ -90,7 +94,7 @@ let package = Package(
             dependencies: [
                 "RocketJSON", "RocketTerminal", "RocketTerminalCore", "RocketTerminalApps", "RocketFlow", "RocketConversation", "RocketBanners",
                 "RocketReactor", "RocketCore", "RocketScenarios",
-                "RocketServer", "RocketPlatform", "RocketText",
+                "RocketServer", "RocketPlatform", "RocketText", "RocketReport",
             ]),
         .executableTarget(name: "rocket", dependencies: ["RocketCLI"]),
         // Benchmarks: run with `swift run -c release RocketBench`. Never part of `swift test`.
@@ -100,7 +104,7 @@ let package = Package(
                 "RocketJSON", "RocketFlow", "RocketAlert", "RocketConversation", "RocketTerminal", "RocketTerminalCore", "RocketTerminalApps",
                 "RocketScenarios",
                 "RocketScenariosDefaults", "RocketCore",
-                "RocketServer", "RocketPlatform", "RocketText",
+                "RocketServer", "RocketPlatform", "RocketText", "RocketReport",
             ]),
         .testTarget(name: "RocketAlertTests", dependencies: ["RocketJSON", "RocketAlert", "RocketConversation", "RocketFlow", "RocketCore"]),
         .testTarget(
@@ -133,9 +137,10 @@ let package = Package(
             dependencies: [
                 "rocket", "RocketCLI", "RocketTestSupport", "CTestSupport", "RocketFlow", "RocketScenarios", "RocketScenarioEngine",
                 "RocketScenariosSQLite", "RocketBanners",
-                "RocketReactor", "RocketConversation",
+                "RocketReactor", "RocketConversation", "RocketReport",
             ],
             exclude: ["Golden", "Fixtures"]),
+        .testTarget(name: "RocketReportTests", dependencies: ["RocketReport", "RocketJSON", "RocketCore"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -153,26 +153,38 @@ func loadFlowFile(_ path: String, language: String? = nil) -> Result<FlowLoadRes
     }
 }
 
-/// Writes events as JSON Lines, flushed one by one, never with a secret.
+/// The name a flow file is reported under: its file name without `.json` (as `rocket serve`
+/// names the flows of its folder); `-` for standard input.
+func flowName(ofPath path: String) -> String {
+    guard path != "-" else { return "-" }
+    let file = PathName.lastComponent(path)
+    return file.hasSuffix(".json") && file.count > 5 ? String(file.dropLast(5)) : file
+}
+
+/// Writes events as JSON Lines, flushed one by one, never with a secret. Each record begins
+/// with `"at"`, the wall-clock time in seconds since 1970.
 final class EventLog {
     private let file: FileIO.Writer
+    private let clock: any RocketClock
     /// The experiment's variant of the conversation: every record names it.
     var variant: String?
 
-    init(path: String) throws(FileIO.Failure) {
+    init(path: String, clock: any RocketClock = WallClock()) throws(FileIO.Failure) {
         file = try FileIO.Writer(path: path)
+        self.clock = clock
     }
 
     func write(_ event: RocketEvent) {
         // The record written straight to bytes by its one definition (no JSONValue between).
         var w = JSONBytes(capacity: 128)
-        guard event.writeRecord(into: &w, variant: variant) else { return }
+        guard event.writeRecord(into: &w, at: clock.now, variant: variant) else { return }
         w.out.append(0x0A)
         file.write(String(decoding: w.out, as: UTF8.self))
     }
 
-    func write(_ value: JSONValue) {
-        file.write(value.serialized(pretty: false) + "\n")
+    /// Writes a record of the host's own (`actionHook`, `banner`): `fields` after `"at"`.
+    func write(_ fields: [(String, JSONValue)]) {
+        file.write(JSONValue.object([("at", .number((clock.now * 1e6).rounded() / 1e6))] + fields).serialized(pretty: false) + "\n")
     }
 
     /// The first failed write, if any.
@@ -230,6 +242,7 @@ enum PlayCommand {
         case .success(let s): saved = s
         }
         let base = path == "-" ? "" : PathName.directory(path)
+        let flowName = flowName(ofPath: path)
         // Targeting (`when.if`) over the start values: a flow not for this user is not shown.
         // (A --var of the wrong type is the usage error play reports below.)
         if saved == nil, !options.ignoreRules, doc.showIf != nil, case .success(let start) = doc.startValues(options.vars.mapValues { .text($0) }) {
@@ -249,7 +262,7 @@ enum PlayCommand {
                 if let eventsPath = options.events {
                     do throws(FileIO.Failure) {
                         let log = try EventLog(path: eventsPath)
-                        log.write(RocketEvent.exposure(experiment: e.name, variant: name, shown: false))
+                        log.write(RocketEvent.exposure(experiment: e.name, variant: name, shown: false, flow: flowName))
                         if let failure = log.failure { throw failure }
                     } catch {
                         printError("rocket: error: cannot write '\(Sanitizer.clean(eventsPath, keepNewlines: false))': \(error.reason)")
@@ -268,7 +281,7 @@ enum PlayCommand {
             let status = options.gate.decide(name, rules: doc.when ?? ScenarioRules())
             if status != ExitStatus.ok { return status }
         }
-        return await play(played, imageBase: base.isEmpty ? nil : base, options: options, resume: saved, exposure: exposure)
+        return await play(played, imageBase: base.isEmpty ? nil : base, options: options, flowName: flowName, resume: saved, exposure: exposure)
     }
 
     /// The flow's identity in snapshots: the hash of its graph as written (image paths not yet
@@ -365,7 +378,7 @@ enum PlayCommand {
     @MainActor
     static func play(
         _ doc: FlowDocument, imageBase: String?, options: PlayOptions,
-        resume: ConversationSnapshot? = nil, exposure: (experiment: String, variant: String)? = nil,
+        flowName: String = "demo", resume: ConversationSnapshot? = nil, exposure: (experiment: String, variant: String)? = nil,
         leftover: ((bytes: [UInt8], ended: Bool)) -> Void = { _ in }
     ) async -> ExitStatus {
         let env = Environment.current
@@ -444,9 +457,11 @@ enum PlayCommand {
             }
         }
         if let exposure {
-            log?.write(RocketEvent.exposure(experiment: exposure.experiment, variant: exposure.variant, shown: true))
+            log?.write(RocketEvent.exposure(experiment: exposure.experiment, variant: exposure.variant, shown: true, flow: flowName))
             log?.variant = exposure.variant
         }
+        // A fresh start is a conversation's first record (a resumed one goes on where it was).
+        if resume == nil { log?.write(RocketEvent.started(flow: flowName)) }
         let hooks = options.hooks
         let printActions = options.printActions
         let strings = options.lang.map { UIStrings.forEnvironment(["LANG": $0]) } ?? UIStrings.forEnvironment(env)
@@ -464,7 +479,7 @@ enum PlayCommand {
             }
             if let ran = hooks.run(name, answers: rocket.conversation.answers, output: plain ? .standardError : .captured) {
                 if !ran.output.isEmpty { runner.printAbove(ran.output) }
-                log?.write(.object([("event", .string("actionHook")), ("name", .string(name)), ("status", .number(Double(ran.status)))]))
+                log?.write([("event", .string("actionHook")), ("name", .string(name)), ("status", .number(Double(ran.status)))])
             }
         }
         let app = ConversationApp(
@@ -472,7 +487,7 @@ enum PlayCommand {
             banner: doc.banner.map { banner in banner.filled { rocket.conversation.interpolate($0) } },
             reducedMotion: env["ROCKET_REDUCED_MOTION"] == "1", pictures: TerminalImage.loader)
         app.onBannerDismissed = { result in
-            log?.write(.object([("event", .string("banner")), ("result", .string(result.line))]))
+            log?.write([("event", .string("banner")), ("result", .string(result.line))])
         }
         app.lineHints = plain && isatty(0) == 1
         runner.depth = depth

@@ -24,6 +24,7 @@ enum Rocket {
         ("choose", PromptCommands.chooseSpec.abstract),
         ("spin", PromptCommands.spinSpec.abstract),
         ("serve", ServeCommand.spec.abstract),
+        ("report", ReportCommand.spec.abstract),
         ("scenario", "Decide when something may be shown: trigger, try, status, reset, export, import."),
         ("completions", CompletionsCommand.spec.abstract),
         ("man", ManCommand.spec.abstract),
@@ -36,7 +37,7 @@ enum Rocket {
         [
             PlayCommand.demoSpec, PlayCommand.spec, LintCommand.spec, GraphCommand.spec, SchemaCommand.spec, NewCommand.spec, BannerCommand.spec,
             AlertCommand.spec, PromptCommands.inputSpec, PromptCommands.confirmSpec, PromptCommands.chooseSpec, PromptCommands.spinSpec,
-            ServeCommand.spec,
+            ServeCommand.spec, ReportCommand.spec,
         ] + ScenarioCommand.subcommands.map(\.spec) + [CompletionsCommand.spec, ManCommand.spec]
     }
 
@@ -80,6 +81,7 @@ enum Rocket {
             case "play": return try await PlayCommand.run(rest)
             case "lint": return try LintCommand.run(rest)
             case "graph": return try GraphCommand.run(rest)
+            case "report": return try ReportCommand.run(rest)
             case "schema": return try SchemaCommand.run(rest)
             case "new": return try NewCommand.run(rest)
             case "scenario": return try ScenarioCommand.run(rest)

@@ -25,6 +25,7 @@ enum ServeCommand {
             .value("--rate-per-address", "N", "Requests one client address may send per second, whatever visitors it names, bursts of 4×N (default 50)."),
             .value("--max-per-address", "N", "Live conversations (and, apart, alerts) one client address may hold (default 200)."),
             .value("--visitor-retention", "D", "Forget a visitor's scenario counts after D without events or shows (default 400d)."),
+            .value("--keep-records", "D", "Keep event records for reports for D (default 90d)."),
             .value("--min-gap", "D", "Show a visitor no flow within D of the last one shown to them (30s; default none)."),
             .value("--trust-proxy", "ADDRESS", "A proxy whose X-Forwarded-For names the client (its own address); repeatable.", repeatable: true),
             .value("--api-key-file", "FILE", "Site keys, one per line: calls with Authorization: Bearer KEY act for any visitor (re-read on SIGHUP)."),
@@ -110,6 +111,12 @@ enum ServeCommand {
                     throw UsageError(message: "--min-gap must be a duration of at most 1d (30s, 5m)", command: command)
                 }
                 configuration.minGap = s
+            }
+            if let d = parsed.value("--keep-records") {
+                guard let s = RocketDuration.parse(d), s >= 60 else {
+                    throw UsageError(message: "--keep-records must be a duration of at least 1m (30d, 90d)", command: command)
+                }
+                configuration.recordRetention = s
             }
             if let d = parsed.value("--visitor-retention") {
                 guard let s = RocketDuration.parse(d), s >= 60 else {

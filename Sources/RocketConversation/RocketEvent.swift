@@ -70,8 +70,12 @@ public enum RocketEvent: Hashable, Sendable {
     /// An intent that app code sent from inside a handler was queued, then refused when its turn
     /// came (a direct call throws instead).
     case intentRefused(intent: RocketIntent, error: RocketIntentError)
-    /// The host showed (or, for the holdout, did not show) the flow as a variant of an experiment.
-    case exposure(experiment: String, variant: String, shown: Bool)
+    /// The host showed (or, for the holdout, did not show) the flow named `flow` as a variant of
+    /// an experiment.
+    case exposure(experiment: String, variant: String, shown: Bool, flow: String)
+    /// The host began showing the flow named `flow`: a conversation's first record (after its
+    /// exposure), which reports count as a start.
+    case started(flow: String)
     /// A jump block went on to `to` (a block id, nil for the end), into `flow` when it names one.
     case jumped(blockID: String?, to: String?, flow: String?)
     /// `.back` returned to the block shown at `index`, which takes an answer again.

@@ -72,6 +72,15 @@ public enum RocketLimits {
     public static let recentEvents = 1000
     /// The executions the budget log keeps (for `budget`).
     public static let executionLog = 1000
+    /// The longest event record `rocket report` reads (a line of JSON Lines).
+    public static let reportRecordBytes = 64 << 10
+    /// Conversations whose records `rocket report` holds open at once (records of one
+    /// conversation are expected together).
+    public static let reportOpenConversations = 200_000
+    /// Different blocks in one flow and variant of a report.
+    public static let reportBlocks = 10_000
+    /// Different flows and variants in a report.
+    public static let reportGroups = 10_000
     /// The output of an `--on-action` command shown in the terminal.
     public static let actionOutputBytes = 16_384
 
@@ -105,6 +114,8 @@ public enum RocketLimits {
     public static let connectionsPerAddress = 128
     /// Seconds a visitor's scenario statistics are kept after their last event or execution.
     public static let visitorRetentionSeconds: Double = 400 * 86_400
+    /// Seconds `rocket serve` keeps event records for reports (`--keep-records`).
+    public static let recordRetentionSeconds: Double = 90 * 86_400
     /// Seconds a request may take to arrive whole (its body: the headers are bounded by the
     /// idle timeout of a connection and the connections of an address).
     public static let requestSeconds: Double = 10
@@ -185,6 +196,16 @@ public enum RocketLimits {
         Entry(name: "scenarioNameBytes", value: "\(scenarioNameBytes) bytes", bounds: "a scenario name", past: "a lint or usage error"),
         Entry(name: "recentEvents", value: number(recentEvents), bounds: "event times a scenario keeps", past: "the oldest are dropped"),
         Entry(name: "executionLog", value: number(executionLog), bounds: "executions the budget log keeps", past: "the oldest are dropped"),
+        Entry(
+            name: "recordRetentionSeconds", value: RocketDuration.format(recordRetentionSeconds),
+            bounds: "how long `rocket serve` keeps event records for reports (`--keep-records`)", past: "they are deleted"),
+        Entry(name: "reportRecordBytes", value: size(reportRecordBytes), bounds: "an event record `rocket report` reads", past: "an error naming its line"),
+        Entry(
+            name: "reportOpenConversations", value: number(reportOpenConversations), bounds: "conversations a report holds open at once",
+            past: "an error naming the line"),
+        Entry(
+            name: "reportBlocks", value: number(reportBlocks), bounds: "different blocks of one flow and variant in a report", past: "an error naming the line"),
+        Entry(name: "reportGroups", value: number(reportGroups), bounds: "different flows and variants in a report", past: "an error naming the line"),
         Entry(name: "actionOutputBytes", value: size(actionOutputBytes), bounds: "output of an `--on-action` command shown in the terminal", past: "cut"),
         Entry(name: "requestBodyBytes", value: size(requestBodyBytes), bounds: "a request body of `rocket serve`", past: "413"),
         Entry(name: "submittedTextBytes", value: size(submittedTextBytes), bounds: "a typed answer sent to `rocket serve`", past: "400"),

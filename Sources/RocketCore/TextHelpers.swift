@@ -33,3 +33,24 @@ package enum PathName {
         return String(path[..<slash])
     }
 }
+
+/// Text placed in HTML: the one escaping of every page the package makes.
+package enum HTMLText {
+    /// `s` with `&`, `<`, `>`, `"` and `'` as character references (safe in text and in quoted
+    /// attribute values).
+    package static func escape(_ s: String) -> String {
+        var out = ""
+        out.reserveCapacity(s.utf8.count)
+        for ch in s.unicodeScalars {
+            switch ch {
+            case "&": out += "&amp;"
+            case "<": out += "&lt;"
+            case ">": out += "&gt;"
+            case "\"": out += "&quot;"
+            case "'": out += "&#39;"
+            default: out.unicodeScalars.append(ch)
+            }
+        }
+        return out
+    }
+}

@@ -24,7 +24,7 @@ extension RocketEvent {
         switch self {
         case .replyShown, .didFinishClosing, .intentRefused: return false
         case .blockAdded, .tapped, .buttonPressed, .action, .inputSubmitted, .inputRejected, .dismissed: return true
-        case .variableSet, .conditionTaken, .expressionError, .wentBack, .jumped, .exposure: return true
+        case .variableSet, .conditionTaken, .expressionError, .wentBack, .jumped, .exposure, .started: return true
         }
     }
 
@@ -127,14 +127,20 @@ extension RocketEvent {
                 if let s = b.id { w.string(s) } else { w.null() }
             }
             w.closeArray()
-        case .exposure(let experiment, let variant, let shown):
+        case .exposure(let experiment, let variant, let shown, let flow):
             w.string("exposure")
+            w.key("flow")
+            w.string(flow)
             w.key("experiment")
             w.string(experiment)
             w.key("variant")
             w.string(variant)
             w.key("shown")
             w.bool(shown)
+        case .started(let flow):
+            w.string("started")
+            w.key("flow")
+            w.string(flow)
         case .jumped(let blockID, let to, let flow):
             w.string("jumped")
             id(blockID)

@@ -86,4 +86,18 @@ public struct RocketExperiment: Hashable, Sendable {
         case .variant(let k): return variants.indices.contains(k) ? variants[k].name : ""
         }
     }
+
+    /// Every name an assignment may have: the variants' and `holdout` (while the holdout share is
+    /// above 0).
+    public var assignmentNames: Set<String> {
+        var names = Set(variants.map(\.name))
+        if holdout > 0 { names.insert("holdout") }
+        return names
+    }
+
+    /// The assignment named `name` (as ``name(of:)`` writes it), or nil when there is none.
+    public func assignment(named name: String) -> Assignment? {
+        if name == "holdout" { return holdout > 0 ? .holdout : nil }
+        return variants.firstIndex { $0.name == name }.map { .variant($0) }
+    }
 }

@@ -106,6 +106,52 @@ package enum FileIO {
         return readAll(fd, limit: limit)
     }
 
+    /// Reads `path` (standard input for `-`) a line at a time, in 1 MiB chunks, so memory does not
+    /// grow with the file: `body` gets each line without its newline and its number (from 1), and
+    /// returns false to stop. A regular file, a FIFO or a pipe is read; a folder, a device or a
+    /// socket is refused. A line longer than `maxLineBytes` is a failure naming it.
+    package static func forEachLine(_ path: String, maxLineBytes: Int, _ body: ([UInt8], Int) -> Bool) -> Result<Void, Failure> {
+        let fd = path == "-" ? 0 : open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY)
+        guard fd >= 0 else { return .failure(Failure(errno)) }
+        defer { if fd != 0 { close(fd) } }
+        if fd != 0 {
+            var st = stat()
+            guard fstat(fd, &st) == 0 else { return .failure(Failure(errno)) }
+            switch st.st_mode & S_IFMT {
+            case S_IFREG, S_IFIFO: break
+            case S_IFDIR: return .failure(Failure(EISDIR))
+            default: return .failure(Failure(reason: "not a file or a pipe (a device or socket)"))
+            }
+            _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK)
+        }
+        var buffer = [UInt8](repeating: 0, count: 1 << 20)
+        var pending: [UInt8] = []
+        var number = 0
+        while true {
+            let n = Glibc.read(fd, &buffer, buffer.count)
+            if n < 0 { if errno == EINTR { continue }; return .failure(Failure(errno)) }
+            if n == 0 { break }
+            var start = 0
+            for i in 0..<n where buffer[i] == 0x0A {
+                number += 1
+                let line: [UInt8]
+                if pending.isEmpty {
+                    line = Array(buffer[start..<i])
+                } else {
+                    line = pending + buffer[start..<i]
+                    pending.removeAll(keepingCapacity: true)
+                }
+                guard line.count <= maxLineBytes else { return .failure(Failure(reason: "line \(number) is longer than \(maxLineBytes) bytes")) }
+                if !body(line, number) { return .success(()) }
+                start = i + 1
+            }
+            pending += buffer[start..<n]
+            guard pending.count <= maxLineBytes else { return .failure(Failure(reason: "line \(number + 1) is longer than \(maxLineBytes) bytes")) }
+        }
+        if !pending.isEmpty { _ = body(pending, number + 1) }
+        return .success(())
+    }
+
     /// Reads `fd` to its end, failing once more than `limit` bytes have arrived.
     private static func readAll(_ fd: Int32, limit: Int) -> Result<[UInt8], Failure> {
         var out: [UInt8] = []

@@ -183,6 +183,8 @@ package final class SQLiteConnection: @unchecked Sendable {
 
     /// The rowid of the last insert.
     package var lastInsertRowID: Int64 { sqlite3_last_insert_rowid(handle) }
+    /// Rows the last INSERT, UPDATE or DELETE changed.
+    package var changes: Int { Int(sqlite3_changes(handle)) }
 
     /// ``SQLiteDatabase/transaction(reading:_:)`` on this connection.
     package func transaction<T>(reading: Bool = false, _ body: (SQLiteConnection) throws(SQLiteError) -> T) throws(SQLiteError) -> T {

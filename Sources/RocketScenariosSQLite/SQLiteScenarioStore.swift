@@ -312,6 +312,38 @@ public final class SQLiteScenarioStore: ScenarioStore {
         }
     }
 
+    /// The variant experiment `experiment` gave `visitor` at their first exposure; when none is
+    /// stored (or the stored one is not in `known`: a variant since removed), `fresh` is stored
+    /// and returned. One transaction: when two processes race, the first answer wins for both.
+    /// Changed weights thus keep earlier visitors where they were.
+    package func assignment(experiment: String, visitor: String, at: Double, known: Set<String>, fresh: String) throws(ScenarioStoreError) -> String {
+        do throws(SQLiteError) {
+            return try database.transaction { (c) throws(SQLiteError) -> String in
+                let s = try c.statement("SELECT variant FROM assignments WHERE experiment = ?1 AND visitor = ?2")
+                s.bind([.text(experiment), .text(visitor)])
+                let stored = try s.step() ? s.text(0) : nil
+                s.finish()
+                if let stored, known.contains(stored) { return stored }
+                try c.run(
+                    "INSERT OR REPLACE INTO assignments (experiment, visitor, variant, at) VALUES (?1, ?2, ?3, ?4)",
+                    [.text(experiment), .text(visitor), .text(fresh), .real(at)])
+                return fresh
+            }
+        } catch {
+            throw Self.error(error, path: path)
+        }
+    }
+
+    /// Forgets assignments made before `time` (at most 5,000 per call); how many went.
+    package func forgetAssignments(before time: Double) throws(ScenarioStoreError) -> Int {
+        try transaction { (c) throws(SQLiteError) -> Int in
+            try c.run(
+                "DELETE FROM assignments WHERE (experiment, visitor) IN (SELECT experiment, visitor FROM assignments WHERE at < ?1 LIMIT 5000)",
+                [.real(time)])
+            return c.changes
+        }
+    }
+
     /// The names of every scenario with statistics.
     public func names() throws(ScenarioStoreError) -> [String] {
         try transaction(reading: true) { (db) throws(SQLiteError) in
@@ -411,5 +443,16 @@ let storeSchema = SQLiteSchema(
         // once by the first server that starts on the store).
         """
         CREATE TABLE server_settings (name TEXT PRIMARY KEY NOT NULL, value TEXT NOT NULL) WITHOUT ROWID;
+        """,
+        // 5 → 6: reports. Event records name their flow and outlive their conversation (kept for
+        // the record retention, found by time); experiments' assignments, stored at a visitor's
+        // first exposure so that changed weights keep earlier visitors where they were.
+        """
+        ALTER TABLE server_events ADD COLUMN flow TEXT NOT NULL DEFAULT '';
+        UPDATE server_events SET flow = (SELECT c.flow FROM server_conversations c WHERE c.id = server_events.id)
+          WHERE EXISTS (SELECT 1 FROM server_conversations c WHERE c.id = server_events.id);
+        CREATE INDEX server_events_by_time ON server_events (at);
+        CREATE TABLE assignments (experiment TEXT NOT NULL, visitor TEXT NOT NULL, variant TEXT NOT NULL, at REAL NOT NULL,
+          PRIMARY KEY (experiment, visitor)) WITHOUT ROWID;
         """,
     ])

@@ -1,5 +1,16 @@
+import RocketPlatform
+package import RocketReport
+import RocketScenarioEngine
 import RocketSQLite
 package import RocketScenariosSQLite
+
+/// Why a store's event records could not be read for a report.
+package struct ReportReadFailure: Error, Sendable {
+    /// A sentence naming the file and the cause.
+    package var message: String
+    /// True when the file does not exist.
+    package var missing: Bool
+}
 
 /// Where the server keeps conversations so a restart resumes them: snapshots (never with secret
 /// answers) and the event records of each conversation, in an SQLite file (WAL). Writes carry the
@@ -104,8 +115,8 @@ package final class ConversationArchive: Sendable {
             ])
         for e in events {
             try c.run(
-                "INSERT OR IGNORE INTO server_events (id, seq, at, record) VALUES (?1, ?2, ?3, ?4)",
-                [.text(row.id), .integer(e.seq), .real(e.at), .text(e.record)])
+                "INSERT OR IGNORE INTO server_events (id, seq, at, record, flow) VALUES (?1, ?2, ?3, ?4, ?5)",
+                [.text(row.id), .integer(e.seq), .real(e.at), .text(e.record), .text(row.flow)])
         }
     }
 
@@ -171,10 +182,94 @@ package final class ConversationArchive: Sendable {
         }
     }
 
-    /// Removes conversations last used before `time` (at most 500 per call); how many went.
+    /// Removes conversations last used before `time` (at most 500 per call; their event
+    /// records stay for reports, see ``forgetRecords(before:)``); how many went.
     package func expire(before time: Double) throws(Failure) -> Int {
         let ids = try column("SELECT id FROM server_conversations WHERE touched < ?1 LIMIT 500", [.real(time)])
-        for id in ids { try remove(id) }
+        try transaction { (c) throws(SQLiteError) in
+            for id in ids { try c.run("DELETE FROM server_conversations WHERE id = ?1", [.text(id)]) }
+        }
         return ids.count
+    }
+
+    /// Removes event records written before `time` (at most 5,000 rows per call); how many went.
+    package func forgetRecords(before time: Double) throws(Failure) -> Int {
+        var gone = 0
+        try transaction { (c) throws(SQLiteError) in
+            try c.run(
+                "DELETE FROM server_events WHERE (id, seq) IN (SELECT id, seq FROM server_events WHERE at < ?1 LIMIT 5000)", [.real(time)])
+            gone = c.changes
+        }
+        return gone
+    }
+
+    /// Stores a record that belongs to no conversation (a holdout's exposure) under a fresh id.
+    package func saveRecord(_ record: String, flow: String, id: String, at: Double) throws(Failure) {
+        try transaction { (c) throws(SQLiteError) in
+            try c.run(
+                "INSERT INTO server_events (id, seq, at, record, flow) VALUES (?1, 1, ?2, ?3, ?4)", [.text(id), .real(at), .text(record), .text(flow)])
+        }
+    }
+
+    /// Reads every stored event record (of `flow` only, when given) into `builder`, one
+    /// conversation after another, in order.
+    package func readRecords(flow: String?, into builder: inout ReportBuilder) throws(ReportReadFailure) {
+        try Self.readRecords(database, path: path, flow: flow, into: &builder)
+    }
+
+    private static func readRecords(_ database: SQLiteDatabase, path: String, flow: String?, into builder: inout ReportBuilder) throws(ReportReadFailure) {
+        var bad: ReportInputError?
+        do throws(SQLiteError) {
+            try database.withConnection { (c) throws(SQLiteError) in
+                let s =
+                    flow == nil
+                    ? try c.statement("SELECT id, flow, record FROM server_events ORDER BY id, seq")
+                    : try c.statement("SELECT id, flow, record FROM server_events WHERE flow = ?1 ORDER BY id, seq")
+                defer { s.finish() }
+                if let flow { s.bind([.text(flow)]) }
+                var current: String?
+                var row = 0
+                rows: while try s.step() {
+                    row += 1
+                    let id = s.text(0)
+                    if id != current, let previous = current { builder.finishConversation(previous) }
+                    current = id
+                    let flowName = s.text(1)
+                    for line in Array(s.text(2).utf8).split(separator: 0x0A) {
+                        do throws(ReportInputError) {
+                            try builder.add(Array(line), conversation: id, flow: flowName, line: row)
+                        } catch {
+                            bad = error
+                            break rows
+                        }
+                    }
+                }
+                if let current { builder.finishConversation(current) }
+            }
+        } catch {
+            let old = error.message.contains("no such column") || error.message.contains("no such table")
+            throw ReportReadFailure(
+                message: old ? "\(path) was written by an older rocket serve: run this release's rocket serve on it once" : "\(path): \(error.message)",
+                missing: false)
+        }
+        if let bad { throw ReportReadFailure(message: "\(path): \(bad.message)", missing: false) }
+    }
+
+    /// Reads the records kept in the store file `store` (as ``readRecords(flow:into:)``),
+    /// opened for reading only.
+    package static func readRecords(store: String, flow: String?, into builder: inout ReportBuilder) -> Result<Void, ReportReadFailure> {
+        guard FileIO.exists(store) else { return .failure(ReportReadFailure(message: "cannot read '\(store)': no such file", missing: true)) }
+        do throws(ReportReadFailure) {
+            let opened: SQLiteScenarioStore
+            do throws(ScenarioStoreError) {
+                opened = try SQLiteScenarioStore(readingOnly: store)
+            } catch {
+                throw ReportReadFailure(message: error.message, missing: false)
+            }
+            try readRecords(opened.database, path: store, flow: flow, into: &builder)
+            return .success(())
+        } catch {
+            return .failure(error)
+        }
     }
 }

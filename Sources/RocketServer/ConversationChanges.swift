@@ -84,6 +84,8 @@ extension ConversationService {
                     gone += n
                     if n < 500 { break }
                 }
+                // Event records outlive their conversation, for reports, for the record retention.
+                for _ in 0..<100 where try archive.forgetRecords(before: now - configuration.recordRetention) == 5000 {}
             } catch {
                 log("rocket serve: conversation store: \(error.message)")
             }
@@ -92,6 +94,7 @@ extension ConversationService {
         if let sqlite = scenarios as? SQLiteScenarioStore {
             do throws(ScenarioStoreError) {
                 for _ in 0..<100 where try sqlite.forgetVisitors(inactiveSince: now - configuration.visitorRetention) == 500 {}
+                for _ in 0..<100 where try sqlite.forgetAssignments(before: now - configuration.visitorRetention) == 5000 {}
             } catch {
                 log("rocket serve: scenario store: \(error.message)")
             }

@@ -97,8 +97,9 @@ extension ConversationService {
                 flow: flow, flowName: flowName, visitor: visitor, address: address, vars: vars, reduced: reduced, strings: language,
                 issued: newVisitor)
         }
-        // A gated flow asks the scenario store first: on the database thread.
-        return flow.document.scenario != nil && scenarios != nil ? .deferred(begin) : begin()
+        // A gated flow asks the scenario store first, an experiment the stored assignments: on the database thread.
+        let asksStore = (flow.document.scenario != nil || flow.document.experiment != nil) && (scenarios != nil || archive != nil)
+        return asksStore ? .deferred(begin) : begin()
     }
 
     /// The answer to a start that shows nothing now: why (each reason a line), when it may be
@@ -133,13 +134,35 @@ extension ConversationService {
         var variantStart: RocketNodeID?
         var exposure: RocketEvent?
         if let e = flow.document.experiment {
-            let assignment = e.assign(visitor: visitor)
+            var assignment = e.assign(visitor: visitor)
+            // The assignment stored at the first exposure wins (weights changed since keep it).
+            if let sqlite = scenarios as? SQLiteScenarioStore {
+                do throws(ScenarioStoreError) {
+                    let stored = try sqlite.assignment(
+                        experiment: e.name, visitor: visitor, at: now, known: e.assignmentNames, fresh: e.name(of: assignment))
+                    assignment = e.assignment(named: stored) ?? assignment
+                } catch {
+                    log("rocket serve: scenario store: \(error.message)")
+                    return .error(503, "store-unavailable", "the scenario store cannot be used now")
+                }
+            }
             switch assignment {
             case .holdout:
+                // The holdout's exposure is kept for reports (no conversation holds it).
+                if let archive {
+                    var w = JSONBytes(capacity: 160)
+                    RocketEvent.exposure(experiment: e.name, variant: "holdout", shown: false, flow: flowName).writeRecord(into: &w, at: now)
+                    do {
+                        try archive.saveRecord(String(decoding: w.out, as: UTF8.self), flow: flowName, id: Self.newID(), at: now)
+                    } catch {
+                        log("rocket serve: conversation store: \(error.message)")
+                        return .error(503, "store-unavailable", "the conversation store cannot be written now")
+                    }
+                }
                 return notNow(flowName, ["in the holdout of the experiment \(e.name)"], variant: "holdout")
             case .variant(let k):
                 variantStart = e.variants[k].start
-                exposure = .exposure(experiment: e.name, variant: e.name(of: assignment), shown: true)
+                exposure = .exposure(experiment: e.name, variant: e.name(of: assignment), shown: true, flow: flowName)
             }
         }
         // The scenario gate, per visitor: the flow's scenario counted under "NAME@VISITOR".
@@ -165,6 +188,8 @@ extension ConversationService {
             conversation.replaceGraph(graph)
         }
         var effects = conversation.start(at: now)
+        // The conversation's first records: its exposure (in an experiment), then its start.
+        effects.insert(.event(.started(flow: flowName)), at: 0)
         if let exposure { effects.insert(.event(exposure), at: 0) }
         // With no intro (reduced motion), the first block is due at once: it goes in this answer.
         if let due = conversation.nextDeadline, due <= now { effects += conversation.advance(to: now) }

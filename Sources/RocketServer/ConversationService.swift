@@ -175,6 +175,8 @@ package final class ConversationService: Sendable {
     let savedThrough = Atomic<UInt64>(0)
     let flushing = Mutex(())
     let storeFailing = Atomic<Bool>(false)
+    /// True while a report is being made (one at a time).
+    let reporting = Atomic<Bool>(false)
     /// Who is told of changes (a class box: a closure kept in a generic `Mutex` is re-wrapped in
     /// a reabstraction thunk at every read, which cost half the server's time).
     final class Listener: Sendable {
@@ -251,6 +253,10 @@ package final class ConversationService: Sendable {
                 self.isFailing
                     ? .json(503, .object([("status", .string("store-unavailable"))])) : .json(200, .object([("status", .string("ready"))]))
             }
+        // The report's page: a site key only (see report(_:page:)).
+        case 1 where route[0] == "report":
+            guard request.method == "GET" || request.method == "HEAD" else { return methodNotAllowed("GET") }
+            return report(request, page: true)
         case 2 where route[0] == "play":
             page = {
                 guard case .success = self.flows.flow(route[1]) else { return .error(404, "unknown-flow", "there is no flow called \(route[1])") }
@@ -361,6 +367,7 @@ package final class ConversationService: Sendable {
         ("POST", ["alerts", "*", "mutations"], { s in { r, p in s.mutateAlert(r, id: p[1]) } }),
         ("POST", ["alerts", "*", "select"], { s in { r, p in s.selectAlert(r, id: p[1]) } }),
         ("GET", ["alerts", "*", "events"], { s in { r, p in s.alertStream(r, id: p[1]) } }),
+        ("GET", ["report"], { s in { r, _ in s.report(r, page: false) } }),
         ("GET", ["flows"], { s in { _, _ in .json(200, .object([("flows", .array(s.flows.names().map { .string($0) }))])) } }),
         ("GET", ["flows", "*", "files", "**"], { s in { _, p in s.file(flow: p[1], path: p[3...].joined(separator: "/")) } }),
     ]

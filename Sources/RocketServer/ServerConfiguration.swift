@@ -31,6 +31,8 @@ public struct ServerConfiguration: Sendable {
     /// Seconds a visitor's scenario statistics are kept after the last thing that happened in
     /// them (a "show once" is forgotten after this long without a visit).
     public var visitorRetention: Double = RocketLimits.visitorRetentionSeconds
+    /// Seconds event records are kept for reports (`--keep-records`).
+    public var recordRetention: Double = RocketLimits.recordRetentionSeconds
     /// Seconds a request's body may take to arrive whole.
     public var requestSeconds = RocketLimits.requestSeconds
     /// Proxies (IP addresses) whose `X-Forwarded-For` names the client (`--trust-proxy`); from

@@ -56,20 +56,7 @@ struct WebAssets: Sendable {
     ]
 
     /// Escapes text for HTML.
-    static func html(_ s: String) -> String {
-        var out = ""
-        for ch in s.unicodeScalars {
-            switch ch {
-            case "&": out += "&amp;"
-            case "<": out += "&lt;"
-            case ">": out += "&gt;"
-            case "\"": out += "&quot;"
-            case "'": out += "&#39;"
-            default: out.unicodeScalars.append(ch)
-            }
-        }
-        return out
-    }
+    static func html(_ s: String) -> String { HTMLText.escape(s) }
 
     /// `GET /play/NAME`: the flow full-window.
     func playPage(flow: String, tour: Bool = false) -> HTTPResponse {

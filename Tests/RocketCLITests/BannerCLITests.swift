@@ -97,7 +97,7 @@ struct FlowBannerCLITests {
         #expect(run.waitUntil { !run.screen.lines.contains { $0.contains("Heads up") } })
         run.send("\r")
         #expect(run.waitForExit() == 0)
-        #expect(try String(contentsOfFile: dir + "/e.jsonl", encoding: .utf8).contains(#"{"event":"banner","result":"swipe"}"#))
+        #expect(withoutTimes(try String(contentsOfFile: dir + "/e.jsonl", encoding: .utf8)).contains(#"{"event":"banner","result":"swipe"}"#))
     }
 }
 

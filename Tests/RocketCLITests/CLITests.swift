@@ -78,8 +78,11 @@ struct CLITests {
 
                 """)
         #expect(!r.stdout.contains("\u{1B}") && !r.stderr.contains("\u{1B}"))
-        let events = try String(contentsOfFile: dir + "/events.jsonl", encoding: .utf8)
-        #expect(events.hasPrefix(#"{"event":"blockAdded","index":0,"id":"hi","type":"text"}"#))
+        let timed = try String(contentsOfFile: dir + "/events.jsonl", encoding: .utf8)
+        // Every record begins with its time; the first says which flow started.
+        #expect(timed.split(separator: "\n").allSatisfy { $0.hasPrefix(#"{"at":17"#) || $0.hasPrefix(#"{"at":18"#) }, "\(timed)")
+        let events = withoutTimes(timed)
+        #expect(events.hasPrefix(#"{"event":"started","flow":"flow"}"# + "\n" + #"{"event":"blockAdded","index":0,"id":"hi","type":"text"}"#))
         #expect(events.contains(#"{"event":"buttonPressed","index":1,"id":"ask","title":"Sure","side":"left"}"#))
         #expect(events.contains(#"{"event":"inputSubmitted","index":2,"id":"name"}"#))
         #expect(events.contains(#"{"event":"action","name":"enable-notifications","id":"go"}"#))
@@ -361,7 +364,7 @@ struct ActionHookTests {
         #expect(r.status == 0, "\(r.stderr)")
         #expect(try String(contentsOfFile: dir + "/hook.txt", encoding: .utf8) == "Ada|unset")
         #expect(r.stdout == "enable-notifications\n")
-        let events = try String(contentsOfFile: dir + "/e.jsonl", encoding: .utf8)
+        let events = withoutTimes(try String(contentsOfFile: dir + "/e.jsonl", encoding: .utf8))
         #expect(events.contains(#"{"event":"actionHook","name":"enable-notifications","status":3}"#))
         #expect(try runRocket(["play", dir + "/flow.json", "--on-action", "novalue"]).status == 64)
         #expect(try runRocket(["play", dir + "/flow.json", "--on-action", "a=x", "--on-action", "a=y"]).status == 64)
@@ -572,8 +575,8 @@ struct PlayVariablesTests {
         #expect(bad.status == 64)
         #expect(bad.stderr.contains(#""visits" holds a number, not "lots""#))
         let events = try runRocket(["play", dir + "/flow.json", "--instant", "--events", "-"], stdin: "\nAda\n")
-        #expect(events.stdout.contains(#"{"event":"variableSet","id":"s","name":"visits"}"#))
-        #expect(events.stdout.contains(#"{"event":"conditionTaken","id":"c","branch":"else"}"#))
+        #expect(withoutTimes(events.stdout).contains(#"{"event":"variableSet","id":"s","name":"visits"}"#))
+        #expect(withoutTimes(events.stdout).contains(#"{"event":"conditionTaken","id":"c","branch":"else"}"#))
         #expect(!events.stdout.contains("Ada"), "answers stay out of events")
     }
 }
@@ -643,7 +646,7 @@ struct PlayJumpTests {
         let r = try runRocket(["play", dir + "/main.json", "--instant", "--events", "-"], stdin: "\n4242\n\n")
         #expect(r.status == 0, "\(r.stderr)")
         #expect(r.stderr.contains("Card?") && r.stderr.contains("Bye 4242"))
-        #expect(r.stdout.contains(#"{"event":"jumped","id":"go","to":"card","flow":"billing"}"#))
+        #expect(withoutTimes(r.stdout).contains(#"{"event":"jumped","id":"go","to":"card","flow":"billing"}"#))
         #expect(try runRocket(["lint", dir + "/main.json"]).status == 0)
         try FileManager.default.removeItem(atPath: dir + "/billing.json")
         let lint = try runRocket(["lint", dir + "/main.json"])
@@ -720,16 +723,17 @@ struct PlayExperimentTests {
             let r = try runRocket(["play", dir + "/flow.json", "--instant", "--visitor", visitor, "--events", "-"], stdin: "\n")
             if expected == "holdout" {
                 #expect(r.status == 3)
-                #expect(r.stdout == #"{"event":"exposure","experiment":"copy","variant":"holdout","shown":false}"# + "\n")
+                #expect(withoutTimes(r.stdout) == #"{"event":"exposure","flow":"flow","experiment":"copy","variant":"holdout","shown":false}"# + "\n")
                 #expect(r.stderr.isEmpty, "nothing shown")
             } else {
                 #expect(r.status == 0, "\(r.stderr)")
-                let lines = r.stdout.split(separator: "\n")
-                #expect(lines.first == #"{"event":"exposure","experiment":"copy","variant":"\#(expected)","shown":true}"#)
+                let lines = withoutTimes(r.stdout).split(separator: "\n")
+                #expect(lines.first == #"{"event":"exposure","flow":"flow","experiment":"copy","variant":"\#(expected)","shown":true}"#)
+                #expect(lines.dropFirst().first == #"{"event":"started","flow":"flow","variant":"\#(expected)"}"#)
                 #expect(lines.dropFirst().allSatisfy { $0.hasSuffix(#","variant":"\#(expected)"}"#) }, "\(r.stdout)")
                 #expect(r.stderr.contains(expected == "long" ? "The long welcome" : "Hi"))
                 let twice = try runRocket(["play", dir + "/flow.json", "--instant", "--visitor", visitor, "--events", "-"], stdin: "\n")
-                #expect(twice.stdout == r.stdout, "the same variant in another process")
+                #expect(withoutTimes(twice.stdout) == withoutTimes(r.stdout), "the same variant in another process")
             }
         }
         #expect(seen.count == 3, "12 visitors meet every group: \(seen)")
@@ -739,7 +743,7 @@ struct PlayExperimentTests {
         let id = try String(contentsOfFile: dir + "/state/rocket/visitor", encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
         #expect(id.count == 32)
         let second = try runRocket(["play", dir + "/flow.json", "--instant", "--events", "-"], stdin: "\n", environment: env)
-        #expect(first.stdout == second.stdout)
+        #expect(withoutTimes(first.stdout) == withoutTimes(second.stdout))
         #expect(try runRocket(["play", dir + "/flow.json", "--visitor", ""]).status == 64)
     }
 }

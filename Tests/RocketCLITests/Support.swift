@@ -223,3 +223,8 @@ final class PTYRun {
 struct POSIXFailure: Error {
     let what: String
 }
+
+/// Event records without their times (`"at":…,`), for comparing what they say.
+func withoutTimes(_ records: String) -> String {
+    records.replacingOccurrences(of: #""at":[0-9.]+,"#, with: "", options: .regularExpression)
+}

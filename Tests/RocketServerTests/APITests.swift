@@ -735,10 +735,120 @@ struct ExperimentAPITests {
             _ = h.request("POST", "/v1/conversations/\(id)/intents", body: #"{"intent": "tap", "step": 0}"#, visitor: visitor)
             h.service.flush()
             let records = try h.archive().events(id).flatMap { $0.split(separator: "\n").map(String.init) }
-            #expect(records.first?.contains(#""event":"exposure","experiment":"copy","variant":"\#(group)","shown":true"#) == true, "\(records)")
+            #expect(records.first?.contains(#""event":"exposure","flow":"copy","experiment":"copy","variant":"\#(group)","shown":true"#) == true, "\(records)")
+            #expect(records.dropFirst().first?.contains(#""event":"started","flow":"copy","variant":"\#(group)"}"#) == true, "\(records)")
             #expect(records.dropFirst().allSatisfy { $0.hasSuffix(#","variant":"\#(group)"}"#) }, "\(records)")
         }
         #expect(groups.count == 3, "\(groups)")
+    }
+
+    @Test("the variant is stored at the first exposure: new weights keep earlier visitors where they were; a removed variant reassigns")
+    func sticky() throws {
+        let dir = scratchDirectory()
+        func write(_ weights: (Double, Double), holdout: Double = 0, names: (String, String) = ("long", "short")) throws {
+            try """
+            {"version": 1, "experiment": {"name": "copy", "holdout": \(holdout),
+              "variants": [{"name": "\(names.0)", "weight": \(weights.0), "start": "long"}, {"name": "\(names.1)", "weight": \(weights.1), "start": "short"}]},
+             "blocks": [{"id": "long", "type": "text", "text": "The long welcome"}, {"id": "short", "type": "text", "text": "Hi"}]}
+            """.write(toFile: dir + "/copy.json", atomically: true, encoding: .utf8)
+        }
+        try write((1, 1))
+        let path = scratchDirectory() + "/store.sqlite"
+        let clock = ManualClock(now: 1_800_000_000)
+        var first: [String: String] = [:]
+        do {
+            let h = try Harness(path: path, clock: clock, flowsDirectory: dir)
+            for k in 0..<40 {
+                let r = h.request("POST", "/v1/conversations", body: #"{"flow": "copy", "visitor": "s\#(k)", "reducedMotion": true}"#)
+                first["s\(k)"] = r.json?["conversation"]?["transcript"]?[0]?["text"]?.string
+            }
+        }
+        #expect(Set(first.values) == ["The long welcome", "Hi"])
+        // Everyone new goes to "short" now; those seen before stay, in a new process too.
+        try write((0.000001, 1))
+        clock.advance(by: 5)
+        let h = try Harness(path: path, clock: clock, flowsDirectory: dir)
+        for k in 0..<40 {
+            let r = h.request("POST", "/v1/conversations", body: #"{"flow": "copy", "visitor": "s\#(k)", "reducedMotion": true}"#)
+            #expect(r.json?["conversation"]?["transcript"]?[0]?["text"]?.string == first["s\(k)"])
+        }
+        let fresh = h.request("POST", "/v1/conversations", body: #"{"flow": "copy", "visitor": "new-one", "reducedMotion": true}"#)
+        #expect(fresh.json?["conversation"]?["transcript"]?[0]?["text"]?.string == "Hi")
+        // A variant renamed away: its visitors are assigned again, by the new weights.
+        try write((0.000001, 1), names: ("longer", "short"))
+        clock.advance(by: 5)
+        for k in 0..<40 where first["s\(k)"] == "The long welcome" {
+            let r = h.request("POST", "/v1/conversations", body: #"{"flow": "copy", "visitor": "s\#(k)", "reducedMotion": true}"#)
+            #expect(r.json?["conversation"]?["transcript"]?[0]?["text"]?.string == "Hi")
+        }
+    }
+}
+
+@Suite("HTTP API: reports")
+struct ReportAPITests {
+    static let key = "report-key-0123456789abcdef"
+
+    @Test("GET /v1/report and /report: the site key only; the holdout's exposures are stored; counts by variant; records outlive their conversation")
+    func report() throws {
+        let flow = """
+            {"version": 1, "experiment": {"name": "copy", "holdout": 0.3,
+              "variants": [{"name": "long", "start": "long"}, {"name": "short", "start": "short"}]},
+             "blocks": [{"id": "long", "type": "text", "text": "The long welcome"}, {"id": "short", "type": "text", "text": "Hi"}]}
+            """
+        let dir = scratchDirectory()
+        try flow.write(toFile: dir + "/copy.json", atomically: true, encoding: .utf8)
+        let experiment = RocketExperiment(
+            name: "copy", variants: [RocketExperimentVariant(name: "long"), RocketExperimentVariant(name: "short")], holdout: 0.3)
+        let access = AccessControl(secret: AccessControl.randomBytes(32), keys: [Self.key])
+        let h = try Harness(configure: { $0.idleTimeout = 3600 }, flowsDirectory: dir, access: access)
+        let site = ["Authorization": "Bearer " + Self.key]
+        var expected: [String: (exposures: Int, completions: Int)] = [:]
+        for k in 0..<60 {
+            let visitor = "r\(k)"
+            let group = experiment.name(of: experiment.assign(visitor: visitor))
+            let r = h.request("POST", "/v1/conversations", body: #"{"flow": "copy", "visitor": "\#(visitor)", "reducedMotion": true}"#, headers: site)
+            expected[group, default: (0, 0)].exposures += 1
+            guard group != "holdout" else { continue }
+            let id = try #require(r.json?["conversation"]?["id"]?.string)
+            if k % 2 == 0 {
+                _ = h.request(
+                    "POST", "/v1/conversations/\(id)/intents", body: #"{"intent": "tap", "step": 0}"#, headers: site.merging(["Rocket-Visitor": visitor]) { $1 }
+                )
+                expected[group, default: (0, 0)].completions += 1
+            }
+        }
+        // Who may call: nobody and a visitor are refused; a wrong key is 401.
+        #expect(h.request("GET", "/v1/report").status == 401)
+        #expect(h.request("GET", "/report").status == 401)
+        let token = try #require(h.request("POST", "/v1/visitors").json?["token"]?.string)
+        #expect(h.request("GET", "/v1/report", visitor: token).status == 403)
+        #expect(h.request("GET", "/report", visitor: token).status == 403)
+        #expect(h.request("GET", "/v1/report", headers: ["Authorization": "Bearer nope-0123456789"]).status == 401)
+        #expect(h.request("POST", "/v1/report", headers: site).status == 405)
+        #expect(h.request("GET", "/v1/report", headers: site, query: ["minCount": "0"]).status == 400)
+        #expect(h.request("GET", "/v1/report", headers: site, query: ["flow": "../x"]).status == 400)
+        // The conversations expire; their records stay for the report.
+        h.clock.advance(by: 7200)
+        _ = h.request("POST", "/v1/conversations", body: #"{"flow": "basic", "visitor": "late"}"#, headers: site)
+        #expect(h.service.expireStored() > 0)
+        let r = h.request("GET", "/v1/report", headers: site, query: ["flow": "copy", "minCount": "1"])
+        #expect(r.status == 200, "\(r.text)")
+        let variants = try #require(r.json?["flows"]?[0]?["variants"]?.array)
+        #expect(r.json?["flows"]?.array.count == 1)
+        #expect(variants.compactMap { $0["variant"]?.string } == ["long", "short", "holdout"])
+        for v in variants {
+            let name = try #require(v["variant"]?.string)
+            #expect(v["exposures"]?.number.map(Int.init) == expected[name]?.exposures, "\(name)")
+            #expect((v["completions"]?.number).map(Int.init) == expected[name]?.completions ?? 0, "\(name)")
+        }
+        #expect(variants[0]["comparison"]?.isNull == true && variants[1]["comparison"]?["against"]?.string == "long")
+        let page = h.request("GET", "/report", headers: site, query: ["minCount": "1"])
+        #expect(page.status == 200 && page.header("Content-Type")?.hasPrefix("text/html") == true)
+        #expect(page.text.contains("<h2>Flow copy</h2>") && page.text.contains("<svg role=\"img\""))
+        // Past the record retention they are gone.
+        h.clock.advance(by: RocketLimits.recordRetentionSeconds + 1)
+        _ = h.service.expireStored()
+        #expect(h.request("GET", "/v1/report", headers: site, query: ["minCount": "1"]).json?["flows"]?.array.isEmpty == true)
     }
 }
 

@@ -61,12 +61,12 @@ struct Harness {
 
     func request(
         _ method: String, _ path: String, body: String? = nil, visitor: String? = nil, headers: [String: String] = [:],
-        contentType: String? = "application/json"
+        contentType: String? = "application/json", query: [String: String] = [:]
     ) -> HTTPResponse {
         var h = headers
         if body != nil, let contentType { h["Content-Type"] = contentType }
         if let visitor { h["Rocket-Visitor"] = visitor }
-        let r = service.handle(HTTPRequest(method: method, path: path, headers: h, body: Array((body ?? "").utf8)))
+        let r = service.handle(HTTPRequest(method: method, path: path, query: query, headers: h, body: Array((body ?? "").utf8)))
         service.flush()  // what the HTTP server does every 20 ms
         return r
     }

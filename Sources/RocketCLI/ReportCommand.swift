@@ -1,0 +1,210 @@
+#if canImport(Glibc)
+    import Glibc
+#endif
+import RocketCore
+import RocketPlatform
+import RocketReport
+import RocketServer
+import RocketTerminalCore
+
+/// `rocket report`: what the event records say, per flow and variant.
+enum ReportCommand {
+    static let spec = CommandSpec(
+        name: "report", abstract: "Report on event records: starts, completions, a funnel over blocks, and experiments' variants compared.",
+        positionals: [("EVENTS.jsonl", "Event records as JSON Lines (rocket play --events; - for standard input).")], positionalCount: 0...1000,
+        options: [
+            .value("--events", "FILE", "Read event records from FILE as well (repeatable; - for standard input).", repeatable: true),
+            .value("--store", "FILE", "Read the records rocket serve keeps in its store FILE (SQLite)."),
+            .value("--flow", "NAME", "Only the flow NAME."),
+            .value("--against", "VARIANT", "Compare every variant with VARIANT (holdout included) instead of the first by name."),
+            .value("--min-count", "N", "Hide counts of fewer than N conversations (default 5; 1 shows all)."),
+            .flag("--json", "Print the report as JSON (docs/REPORTS.md describes every field)."),
+            .value("--html", "FILE", "Write the report as a self-contained HTML page with charts to FILE (- for standard output)."),
+        ],
+        discussion: """
+            Reads every record once, holding only counts, the conversations still open and the times to
+            answer. Reports hold counts and durations only: never typed text or variables' values.
+            A conversation that never ended counts as dropped at the last block it showed.
+            """,
+        exitStatus:
+            "0 reported; 64 usage error; 65 a record is not an event record (FILE:LINE:COL names it); 66 a file cannot be read; 74 --html cannot be written.",
+        examples: [
+            "rocket play examples/welcome.json --events - >> events.jsonl; rocket report events.jsonl",
+            "rocket report --store rocket.sqlite --flow welcome --json",
+            "rocket report events.jsonl --html report.html --min-count 20",
+        ])
+
+    static func run(_ args: [String]) throws(UsageError) -> ExitStatus {
+        let parsed = try parse(args, as: spec)
+        if parsed.helpRequested { printOut(spec.help); return ExitStatus.ok }
+        let inputs = parsed.positionals + parsed.all("--events")
+        let store = parsed.value("--store")
+        guard !inputs.isEmpty || store != nil else {
+            throw UsageError(message: "give event records: FILE..., --events FILE or --store FILE", command: spec.name)
+        }
+        if inputs.count(where: { $0 == "-" }) > 1 { throw UsageError(message: "- (standard input) may be given once", command: spec.name) }
+        var options = ReportOptions()
+        options.minCount = try PromptCommands.count(parsed, "--min-count", command: spec.name, range: 1...1_000_000) ?? 5
+        options.flow = parsed.value("--flow")
+        options.against = parsed.value("--against")
+        let html = parsed.value("--html")
+        if html == "-" && parsed.has("--json") { throw UsageError(message: "--json and --html - both write to standard output", command: spec.name) }
+
+        var builder = ReportBuilder()
+        for (k, path) in inputs.enumerated() {
+            var failure: ReportInputError?
+            let read = FileIO.forEachLine(path, maxLineBytes: RocketLimits.reportRecordBytes) { line, number in
+                do throws(ReportInputError) {
+                    try builder.addLine(line, input: k, line: number)
+                    return true
+                } catch {
+                    failure = error
+                    return false
+                }
+            }
+            if case .failure(let e) = read {
+                printError("rocket: error: cannot read '\(Sanitizer.clean(displayName(path), keepNewlines: false))': \(e.reason)")
+                return e.reason.hasPrefix("line ") ? ExitStatus.dataError : ExitStatus.noInput
+            }
+            if let failure {
+                printError("\(Sanitizer.clean(displayName(path), keepNewlines: false)):\(failure.line):\(failure.column): error: \(failure.message)")
+                return ExitStatus.dataError
+            }
+            builder.finishInput(k)
+        }
+        if let store {
+            switch ConversationArchive.readRecords(store: store, flow: options.flow, into: &builder) {
+            case .success: break
+            case .failure(let e):
+                printError("rocket: error: \(e.message)")
+                return e.missing ? ExitStatus.noInput : ExitStatus.dataError
+            }
+        }
+        let report = builder.report(options)
+        if let html {
+            if html == "-" {
+                FileIO.print(report.html)
+            } else if case .failure(let e) = FileIO.writeAtomically(report.html, to: html) {
+                printError("rocket: error: cannot write '\(Sanitizer.clean(html, keepNewlines: false))': \(e.reason)")
+                return ExitStatus.ioError
+            }
+            if parsed.has("--json") { printOut(report.json) }
+            return ExitStatus.ok
+        }
+        if parsed.has("--json") {
+            printOut(report.json)
+        } else {
+            printOut(table(report, width: outputWidth()))
+        }
+        return ExitStatus.ok
+    }
+
+    /// The width of the terminal stdout writes to; `COLUMNS`, or 100, when it is not one.
+    static func outputWidth() -> Int {
+        var ws = winsize()
+        if isatty(1) == 1, ioctl(1, UInt(TIOCGWINSZ), &ws) == 0, ws.ws_col > 0 { return Int(ws.ws_col) }
+        if let c = Environment.current["COLUMNS"], let n = Int(c), n > 0 { return min(n, 1000) }
+        return 100
+    }
+
+    // MARK: The terminal table
+
+    /// The report as text within `width` columns: a table per flow (variants), and a funnel per
+    /// variant; rows that would not fit become one "name: value" line each.
+    static func table(_ report: Report, width: Int) -> String {
+        let m = report.minCount
+        let c = { (n: Int?) in ReportFormat.count(n, minCount: m) }
+        let records = "\(ReportFormat.grouped(report.records)) event records", hidden = m > 1 ? "counts from 1 to \(m - 1) hidden (<\(m))" : ""
+        var out =
+            hidden.isEmpty
+            ? wrap(records, width: width)
+            : DisplayWidth.of(records + "; " + hidden) <= width ? records + "; " + hidden + "\n" : wrap(records, width: width) + wrap(hidden, width: width)
+        if report.flows.isEmpty { return out + "No conversations in these records.\n" }
+        for flow in report.flows {
+            out += "\nFlow \(clean(flow.flow.isEmpty ? "(unnamed)" : flow.flow))\n"
+            // The comparison's columns only where there is a comparison.
+            let compared = flow.variants.contains { $0.comparison != nil }
+            var head = ["variant", "exposures", "starts", "completions", "rate"]
+            if compared { head += ["difference (95% CI)", "p", "needed"] }
+            var rows: [[String]] = []
+            for v in flow.variants {
+                var row = [
+                    clean(ReportFormat.variantName(v.variant)), c(v.exposures), c(v.starts), c(v.completions), ReportFormat.percent(v.completionRate),
+                ]
+                if compared {
+                    row += [
+                        ReportFormat.difference(v.comparison), ReportFormat.pValue(v.comparison),
+                        v.comparison?.statistics.neededPerVariant.map(ReportFormat.grouped) ?? "–",
+                    ]
+                }
+                rows.append(row)
+            }
+            out += layout(head, rows, width: width)
+            for v in flow.variants where !v.dismissals.isEmpty {
+                let label = v.variant.isEmpty ? "  dismissed: " : "  dismissed (\(clean(v.variant))): "
+                out += fill(label, v.dismissals.map { "\(clean($0.reason)) \(c($0.count))" }, width: width)
+            }
+            for v in flow.variants where !v.blocks.isEmpty {
+                out += "\n  Funnel \(clean(ReportFormat.variantName(v.variant)))\n"
+                let rows = v.blocks.map { b in
+                    [
+                        clean(b.id), c(b.reached), c(b.answered),
+                        c(b.dropped) + (ReportFormat.dropShare(b).map { " (\(ReportFormat.percent($0)))" } ?? ""),
+                        ReportFormat.seconds(b.medianSecondsToAnswer),
+                    ]
+                }
+                out += layout(["block", "reached", "answered", "dropped here", "median answer"], rows, width: width)
+            }
+        }
+        return out
+    }
+
+    private static func clean(_ s: String) -> String { Sanitizer.clean(s, keepNewlines: false) }
+
+    /// Columns padded to their widest cell (the first left-aligned, the rest right-aligned),
+    /// indented by two; when that is wider than `width`, each row as "header: value" lines.
+    static func layout(_ head: [String], _ rows: [[String]], width: Int) -> String {
+        var widths = head.map { DisplayWidth.of($0) }
+        for row in rows {
+            for (k, cell) in row.enumerated() { widths[k] = max(widths[k], DisplayWidth.of(cell)) }
+        }
+        let total = 2 + widths.reduce(0, +) + 2 * (widths.count - 1)
+        if total <= width {
+            func line(_ cells: [String]) -> String {
+                var s = "  "
+                for (k, cell) in cells.enumerated() {
+                    let pad = String(repeating: " ", count: widths[k] - DisplayWidth.of(cell))
+                    s += k == 0 ? cell + pad : "  " + pad + cell
+                }
+                return s + "\n"
+            }
+            return ([line(head)] + rows.map(line)).joined()
+        }
+        var out = ""
+        for row in rows {
+            out += wrap("  " + row[0], width: width)
+            for k in 1..<row.count { out += wrap("    \(head[k]): \(row[k])", width: width) }
+        }
+        return out
+    }
+
+    /// `items` after `label`, separated by commas, continued on lines indented by four when they
+    /// would pass `width`.
+    private static func fill(_ label: String, _ items: [String], width: Int) -> String {
+        var out = "", line = label
+        for (k, item) in items.enumerated() {
+            let piece = item + (k < items.count - 1 ? "," : "")
+            if DisplayWidth.of(line) + 1 + DisplayWidth.of(piece) > width, line != label, line != "    " {
+                out += line + "\n"
+                line = "    "
+            }
+            line += (line == label || line == "    " ? "" : " ") + piece
+        }
+        return out + wrap(line, width: width)
+    }
+
+    /// `text` cut to `width` columns (with …), and a newline.
+    private static func wrap(_ text: String, width: Int) -> String {
+        DisplayWidth.of(text) <= width ? text + "\n" : DisplayWidth.truncate(text, to: max(width, 4)) + "\n"
+    }
+}

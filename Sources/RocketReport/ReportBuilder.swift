@@ -1,0 +1,420 @@
+import RocketJSON
+import RocketCore
+
+/// Why a record could not be read: the line (1-based) and column (1-based, in bytes) of the
+/// problem within its input, and what is wrong.
+public struct ReportInputError: Error, Hashable, Sendable {
+    /// The line of the input.
+    public var line: Int
+    /// The column within the line (1 when the line as a whole is wrong).
+    public var column: Int
+    /// What is wrong.
+    public var message: String
+
+    /// Creates an error.
+    public init(line: Int, column: Int = 1, message: String) {
+        self.line = line
+        self.column = column
+        self.message = message
+    }
+}
+
+/// What a report is made with.
+public struct ReportOptions: Hashable, Sendable {
+    /// Counts of 1 to fewer than this many conversations are hidden (nil in the report).
+    public var minCount = 5
+    /// The variant every other is compared against (nil: the first, by name, that is not the holdout).
+    public var against: String? = nil
+    /// Only this flow (nil: every flow).
+    public var flow: String? = nil
+
+    /// The defaults: cells under 5 hidden, compared against the first variant, every flow.
+    public init(minCount: Int = 5, against: String? = nil, flow: String? = nil) {
+        self.minCount = minCount
+        self.against = against
+        self.flow = flow
+    }
+}
+
+/// Reads event records one at a time and keeps only what the report needs: counts per flow and
+/// variant, per block the conversations that reached and answered it, and the times to answer.
+/// Conversations still open are held until their `dismissed` record (or the end of their input).
+///
+/// A record belongs to a conversation by its `"conversation"` field, or by the key a store
+/// gives it (``add(_:conversation:flow:)``); a JSON Lines input without either (what `rocket
+/// play --events` writes) is one conversation after another: an `exposure` record begins one, a
+/// `started` record begins one unless it follows that conversation's exposure.
+///
+/// ```swift
+/// var b = ReportBuilder()
+/// try b.addLine(Array(#"{"at":0,"event":"started","flow":"welcome"}"#.utf8), input: 0, line: 1)
+/// b.finishInput(0)
+/// let report = b.report(ReportOptions())
+/// ```
+public struct ReportBuilder {
+    struct GroupKey: Hashable {
+        var flow: String
+        var variant: String
+    }
+
+    struct BlockStats {
+        var reached = 0
+        var answered = 0
+        var dropped = 0
+        var firstIndex = Int.max
+        var seen = 0
+        var durations: [Float] = []
+    }
+
+    final class Group {
+        var exposures = 0
+        var starts = 0
+        var completions = 0
+        var dismissals: [String: Int] = [:]
+        var blocks: [String: BlockStats] = [:]
+    }
+
+    struct Session {
+        var flow = ""
+        var variant = ""
+        var exposed = false
+        var started = false
+        /// Shown blocks by index: the block's key and when it was added.
+        var shown: [Int: (key: String, at: Double?)] = [:]
+        var reached: Set<String> = []
+        var answered: Set<String> = []
+        var last: String?
+        var counted = false
+    }
+
+    var groups: [GroupKey: Group] = [:]
+    var groupOrder: [GroupKey] = []
+    var open: [String: Session] = [:]
+    var current: [Int: String] = [:]
+    var sessionsMade = 0
+    var blocksSeen = 0
+    /// Records read.
+    public private(set) var records = 0
+
+    /// An empty report.
+    public init() {}
+
+    // MARK: Reading
+
+    /// Reads one JSON Lines record of input `input` (a number the caller gives each file) at
+    /// `line`. Empty lines are skipped; records of events the report does not use are read and
+    /// ignored.
+    public mutating func addLine(_ bytes: [UInt8], input: Int, line: Int) throws(ReportInputError) {
+        if bytes.allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }) { return }
+        guard bytes.count <= RocketLimits.reportRecordBytes else {
+            throw ReportInputError(line: line, message: "the record is \(bytes.count) bytes; the limit is \(RocketLimits.reportRecordBytes) bytes")
+        }
+        var limits = JSONReaderLimits()
+        limits.maxDepth = 8
+        let tape: JSONTape
+        do {
+            tape = try JSONTape.parse(bytes, limits: limits)
+        } catch {
+            throw ReportInputError(line: line, column: error.offset + 1, message: error.message)
+        }
+        guard tape.kind(0) == .object else { throw ReportInputError(line: line, message: "a record is a JSON object, not \(tape.typeName(0))") }
+        guard let e = tape.member(of: 0, "event"), let event = tape.string(e) else {
+            throw ReportInputError(line: line, message: "the record has no \"event\" string")
+        }
+        let key: String
+        if let c = tape.member(of: 0, "conversation"), let id = tape.string(c) {
+            key = "\(input)\u{0}\(id)"
+            try ensureRoom(line: line)
+            if open[key] == nil { open[key] = Session() }
+        } else {
+            key = try sessionKey(input: input, event: event, line: line)
+        }
+        // Taken out while it changes, so its sets are not copied per record.
+        var s = open.removeValue(forKey: key) ?? Session()
+        if let f = tape.member(of: 0, "flow"), let flow = tape.string(f), event == "started" || event == "exposure" || s.flow.isEmpty {
+            s.flow = flow
+        }
+        try apply(tape, event: event, to: &s, line: line)
+        open[key] = s
+        if event == "dismissed" {
+            finish(key)
+            if current[input] == key { current[input] = nil }
+        }
+    }
+
+    /// Reads one record of a store's conversation `conversation` of `flow` (records of one
+    /// conversation come together, in order; call ``finishConversation(_:)`` after its last).
+    package mutating func add(_ record: [UInt8], conversation: String, flow: String, line: Int) throws(ReportInputError) {
+        var limits = JSONReaderLimits()
+        limits.maxDepth = 8
+        guard let tape = try? JSONTape.parse(record, limits: limits), tape.kind(0) == .object,
+            let e = tape.member(of: 0, "event"), let event = tape.string(e)
+        else { throw ReportInputError(line: line, message: "a stored record of conversation \(conversation) is not an event record") }
+        let key = "s\u{0}" + conversation
+        var s = open.removeValue(forKey: key) ?? Session()
+        if s.flow.isEmpty { s.flow = flow }
+        try apply(tape, event: event, to: &s, line: line)
+        open[key] = s
+        if event == "dismissed" { finish(key) }
+    }
+
+    /// Ends a store's conversation: one that never closed counts as dropped where it stands.
+    package mutating func finishConversation(_ conversation: String) {
+        finish("s\u{0}" + conversation)
+    }
+
+    /// Ends input `input`: its conversations still open count as dropped where they stand.
+    public mutating func finishInput(_ input: Int) {
+        let prefix = "\(input)\u{0}"
+        for key in open.keys where key.hasPrefix(prefix) { finish(key) }
+        current[input] = nil
+    }
+
+    private mutating func ensureRoom(line: Int) throws(ReportInputError) {
+        guard open.count < RocketLimits.reportOpenConversations else {
+            throw ReportInputError(
+                line: line,
+                message:
+                    "more than \(RocketLimits.reportOpenConversations) conversations are open at once; the records of a conversation are expected together"
+            )
+        }
+    }
+
+    /// The conversation a record without a `"conversation"` field belongs to.
+    private mutating func sessionKey(input: Int, event: String, line: Int) throws(ReportInputError) -> String {
+        if let key = current[input], let s = open[key] {
+            let begins = event == "exposure" || (event == "started" && (s.started || !s.exposed))
+            if !begins { return key }
+            finish(key)
+        }
+        try ensureRoom(line: line)
+        sessionsMade += 1
+        let key = "\(input)\u{0}#\(sessionsMade)"
+        open[key] = Session()
+        current[input] = key
+        return key
+    }
+
+    private mutating func group(_ s: Session) -> Group {
+        let key = GroupKey(flow: s.flow, variant: s.variant)
+        if let g = groups[key] { return g }
+        let g = Group()
+        groups[key] = g
+        groupOrder.append(key)
+        return g
+    }
+
+    private static func number(_ tape: JSONTape, _ key: StaticString) -> Double? {
+        guard let i = tape.member(of: 0, key) else { return nil }
+        return tape.number(i)
+    }
+
+    private static func text(_ tape: JSONTape, _ key: StaticString) -> String? {
+        guard let i = tape.member(of: 0, key) else { return nil }
+        return tape.string(i)
+    }
+
+    /// The key a block is counted under: its id, else `#` and its place in the conversation.
+    private static func blockKey(_ tape: JSONTape, index: Int) -> String {
+        if let id = text(tape, "id") { return id }
+        return "#\(index)"
+    }
+
+    private mutating func apply(_ tape: JSONTape, event: String, to s: inout Session, line: Int) throws(ReportInputError) {
+        records += 1
+        let at = Self.number(tape, "at")
+        if let v = Self.text(tape, "variant"), !s.counted || s.variant.isEmpty { s.variant = v }
+        if groups[GroupKey(flow: s.flow, variant: s.variant)] == nil, groups.count >= RocketLimits.reportGroups {
+            throw ReportInputError(line: line, message: "more than \(RocketLimits.reportGroups) different flows and variants")
+        }
+        switch event {
+        case "exposure":
+            s.exposed = true
+            if tape.member(of: 0, "shown").flatMap(tape.bool) == false { s.variant = Self.text(tape, "variant") ?? "holdout" }
+            group(s).exposures += 1
+            s.counted = true
+        case "started":
+            if !s.started {
+                s.started = true
+                group(s).starts += 1
+                s.counted = true
+            }
+        case "blockAdded":
+            guard let i = Self.number(tape, "index"), i >= 0, i < 1e9 else {
+                throw ReportInputError(line: line, message: "a blockAdded record needs an \"index\" (a number from 0)")
+            }
+            let index = Int(i)
+            if !s.started {
+                // Records from before `started` existed: the first block is the start.
+                s.started = true
+                group(s).starts += 1
+                s.counted = true
+            }
+            let key = Self.blockKey(tape, index: index)
+            s.shown[index] = (key, at)
+            s.last = key
+            let g = group(s)
+            if g.blocks[key] == nil {
+                guard g.blocks.count < RocketLimits.reportBlocks else {
+                    throw ReportInputError(line: line, message: "more than \(RocketLimits.reportBlocks) different blocks in one flow")
+                }
+                blocksSeen += 1
+                g.blocks[key] = BlockStats(seen: blocksSeen)
+            }
+            if index < g.blocks[key]!.firstIndex { g.blocks[key]!.firstIndex = index }
+            if s.reached.insert(key).inserted { g.blocks[key]!.reached += 1 }
+        case "tapped", "buttonPressed", "inputSubmitted":
+            guard let i = Self.number(tape, "index"), i >= 0, i < 1e9, let shown = s.shown[Int(i)] else { return }
+            let g = group(s)
+            guard s.answered.insert(shown.key).inserted, g.blocks[shown.key] != nil else { return }
+            g.blocks[shown.key]!.answered += 1
+            if let at, let start = shown.at, at >= start, at - start < RocketLimits.durationSeconds {
+                g.blocks[shown.key]!.durations.append(Float(at - start))
+            }
+        case "dismissed":
+            let reason = Self.text(tape, "reason") ?? "unknown"
+            let g = group(s)
+            let name = reason.utf8.count <= 32 ? reason : "other"
+            if g.dismissals[name] == nil, g.dismissals.count >= 16 {
+                g.dismissals["other", default: 0] += 1
+            } else {
+                g.dismissals[name, default: 0] += 1
+            }
+            if reason == "completed" {
+                g.completions += 1
+                s.last = nil
+            }
+        default:
+            break
+        }
+    }
+
+    /// Ends conversation `key`: an open one counts as dropped at the last block it reached.
+    private mutating func finish(_ key: String) {
+        guard let s = open.removeValue(forKey: key) else { return }
+        guard let last = s.last else { return }
+        let g = group(s)
+        g.blocks[last]?.dropped += 1
+    }
+
+    // MARK: The report
+
+    /// The report of everything read so far (conversations still open are counted as they stand).
+    public func report(_ options: ReportOptions) -> Report {
+        var copy = self
+        for key in copy.open.keys { copy.finish(key) }
+        return copy.build(options)
+    }
+
+    private func build(_ options: ReportOptions) -> Report {
+        var flows: [String: [GroupKey]] = [:]
+        for key in groupOrder where options.flow == nil || options.flow == key.flow { flows[key.flow, default: []].append(key) }
+        // Zero reveals no one: only counts from 1 to under minCount are hidden.
+        let hide = { (n: Int) -> Int? in n == 0 || n >= options.minCount ? n : nil }
+        var out: [FlowReport] = []
+        for name in flows.keys.sorted() {
+            // Variants by name, the holdout last; "" (no experiment) first.
+            let keys = flows[name]!.sorted { a, b in
+                if (a.variant == "holdout") != (b.variant == "holdout") { return b.variant == "holdout" }
+                return a.variant < b.variant
+            }
+            let reference = options.against.flatMap { want in keys.first { $0.variant == want } } ?? keys.first { $0.variant != "holdout" }
+            var variants: [VariantReport] = []
+            for key in keys {
+                let g = groups[key]!
+                let trials = g.exposures > 0 ? g.exposures : g.starts
+                var comparison: VariantReport.Comparison?
+                if let reference, reference != key {
+                    let r = groups[reference]!
+                    let rTrials = r.exposures > 0 ? r.exposures : r.starts
+                    if trials >= options.minCount, rTrials >= options.minCount,
+                        let c = ProportionComparison(
+                            successes: g.completions, trials: trials, againstSuccesses: r.completions, againstTrials: rTrials)
+                    {
+                        comparison = VariantReport.Comparison(against: reference.variant, statistics: c)
+                    }
+                }
+                var blocks: [BlockReport] = []
+                let order = g.blocks.sorted { a, b in
+                    a.value.firstIndex != b.value.firstIndex ? a.value.firstIndex < b.value.firstIndex : a.value.seen < b.value.seen
+                }
+                for (id, stats) in order {
+                    var durations = stats.durations
+                    blocks.append(
+                        BlockReport(
+                            id: id, reached: hide(stats.reached), answered: hide(stats.answered), dropped: hide(stats.dropped),
+                            medianSecondsToAnswer: durations.count >= options.minCount ? median(&durations) : nil))
+                }
+                variants.append(
+                    VariantReport(
+                        variant: key.variant, exposures: hide(g.exposures), starts: hide(g.starts), completions: hide(g.completions),
+                        completionRate: trials >= options.minCount ? Double(g.completions) / Double(trials) : nil,
+                        dismissals: g.dismissals.sorted { $0.key < $1.key }.map { ($0.key, hide($0.value)) }, blocks: blocks,
+                        comparison: comparison))
+            }
+            out.append(FlowReport(flow: name, variants: variants))
+        }
+        return Report(flows: out, records: records, minCount: options.minCount)
+    }
+}
+
+/// A report: per flow, per variant, the counts, the funnel over blocks and the comparison. A
+/// count under the report's `minCount` is nil (hidden).
+public struct Report: Sendable {
+    /// The flows, by name.
+    public var flows: [FlowReport]
+    /// Records read.
+    public var records: Int
+    /// Counts under this were hidden.
+    public var minCount: Int
+}
+
+/// One flow of a report.
+public struct FlowReport: Sendable {
+    /// The flow's name ("" when the records did not name it).
+    public var flow: String
+    /// Its variants ("" alone when it has no experiment), by name, the holdout last.
+    public var variants: [VariantReport]
+}
+
+/// One variant of a flow in a report.
+public struct VariantReport: Sendable {
+    /// A variant compared with another.
+    public struct Comparison: Sendable {
+        /// The variant it is compared against.
+        public var against: String
+        /// The difference of completion rates and its statistics.
+        public var statistics: ProportionComparison
+    }
+
+    /// Its name ("" without an experiment; "holdout" for those shown nothing).
+    public var variant: String
+    /// Exposure records (each start of an experiment's flow, and each holdout decision).
+    public var exposures: Int?
+    /// Conversations started.
+    public var starts: Int?
+    /// Conversations that reached the end.
+    public var completions: Int?
+    /// Completions over exposures (over starts without an experiment).
+    public var completionRate: Double?
+    /// Conversations ended, by reason (`completed`, `closed`, `interrupted`).
+    public var dismissals: [(reason: String, count: Int?)]
+    /// The funnel, in flow order.
+    public var blocks: [BlockReport]
+    /// The comparison with the reference variant (nil for the reference itself, or too few).
+    public var comparison: Comparison?
+}
+
+/// One block of a funnel.
+public struct BlockReport: Sendable {
+    /// The block's id (`#N` for a block without one: its place in the conversation).
+    public var id: String
+    /// Conversations that showed it.
+    public var reached: Int?
+    /// Conversations in which it was answered (tapped, pressed, submitted, or its timer fired).
+    public var answered: Int?
+    /// Conversations that ended here without completing (or are still open here).
+    public var dropped: Int?
+    /// The median seconds from showing it to its answer.
+    public var medianSecondsToAnswer: Double?
+}

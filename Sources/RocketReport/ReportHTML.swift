@@ -1,0 +1,248 @@
+import RocketCore
+
+/// How the report's numbers are written for people (the terminal table and the page share it).
+public enum ReportFormat {
+    /// A count, or `<N` when it is hidden.
+    public static func count(_ n: Int?, minCount: Int) -> String {
+        guard let n else { return "<\(minCount)" }
+        return grouped(n)
+    }
+
+    /// `n` with thousands separated by commas.
+    public static func grouped(_ n: Int) -> String {
+        var digits = String(n.magnitude)
+        var out = ""
+        while digits.count > 3 {
+            out = "," + digits.suffix(3) + out
+            digits = String(digits.dropLast(3))
+        }
+        return (n < 0 ? "-" : "") + digits + out
+    }
+
+    /// A share as a percentage with one decimal ("12.5 %"), or "–".
+    public static func percent(_ x: Double?) -> String {
+        guard let x, x.isFinite else { return "–" }
+        let tenths = (x * 1000).rounded()
+        let sign = tenths < 0 ? "-" : ""
+        let t = Int(abs(tenths))
+        return "\(sign)\(t / 10).\(t % 10) %"
+    }
+
+    /// A difference in percentage points with its interval ("+3.0 pp [+0.2, +5.8]"), or "–".
+    public static func difference(_ c: VariantReport.Comparison?) -> String {
+        guard let c else { return "–" }
+        let s = c.statistics
+        return "\(points(s.difference)) [\(points(s.ci95.low)), \(points(s.ci95.high))]"
+    }
+
+    /// A difference of shares in percentage points, signed, one decimal.
+    public static func points(_ x: Double) -> String {
+        let tenths = (x * 1000).rounded()
+        let t = Int(abs(tenths))
+        return (tenths < 0 ? "-" : "+") + "\(t / 10).\(t % 10) pp"
+    }
+
+    /// A p-value: three decimals, or "<0.001".
+    public static func pValue(_ c: VariantReport.Comparison?) -> String {
+        guard let p = c?.statistics.pValue else { return "–" }
+        if p < 0.001 { return "<0.001" }
+        let m = Int((p * 1000).rounded())
+        let frac = String(m % 1000)
+        return "\(m / 1000)." + String(repeating: "0", count: 3 - frac.count) + frac
+    }
+
+    /// Seconds, short: "0.8 s", "12 s", "3 min 20 s"; "–" when unknown.
+    public static func seconds(_ s: Double?) -> String {
+        guard let s, s.isFinite else { return "–" }
+        if s < 10 {
+            let tenths = Int((s * 10).rounded())
+            return "\(tenths / 10).\(tenths % 10) s"
+        }
+        let whole = Int(s.rounded())
+        if whole < 120 { return "\(whole) s" }
+        return "\(whole / 60) min \(whole % 60) s"
+    }
+
+    /// The name a variant is shown under ("(all)" for a flow without an experiment).
+    public static func variantName(_ v: String) -> String { v.isEmpty ? "(all)" : v }
+
+    /// The share of those who reached a block that went no further.
+    public static func dropShare(_ b: BlockReport) -> Double? {
+        guard let reached = b.reached, reached > 0, let dropped = b.dropped else { return nil }
+        return Double(dropped) / Double(reached)
+    }
+}
+
+extension Report {
+    /// The report as one self-contained HTML page: tables, an SVG funnel per variant and an SVG
+    /// chart of the differences with their intervals; no script and nothing fetched, light and
+    /// dark by the reader's preference.
+    public var html: String {
+        var out = """
+            <!doctype html>
+            <html lang="en">
+            <head>
+            <meta charset="utf-8">
+            <meta name="viewport" content="width=device-width, initial-scale=1">
+            <title>RocketAlert report</title>
+            <style>
+            :root { color-scheme: light dark; --fg: #1b1f24; --bg: #ffffff; --muted: #4f5863; --line: #c9d1d9;
+              --reach: #b9d4f5; --answer: #1f5fa8; --ci: #1f5fa8; --zero: #6e7781; }
+            @media (prefers-color-scheme: dark) {
+              :root { --fg: #e6edf3; --bg: #0d1117; --muted: #a4afbb; --line: #30363d; --reach: #1d3b5e; --answer: #79b8ff;
+                --ci: #79b8ff; --zero: #8b949e; }
+            }
+            * { box-sizing: border-box; }
+            body { margin: 0; background: var(--bg); color: var(--fg); font: 15px/1.45 system-ui, sans-serif; }
+            main { max-width: 60rem; margin: 0 auto; padding: 1rem; }
+            h1 { font-size: 1.5rem; margin: .5rem 0; }
+            h2 { font-size: 1.25rem; margin: 2rem 0 .5rem; border-bottom: 1px solid var(--line); padding-bottom: .25rem; }
+            h3 { font-size: 1.05rem; margin: 1.25rem 0 .25rem; }
+            p.note { color: var(--muted); margin: .25rem 0; }
+            .scroll { overflow-x: auto; }
+            table { border-collapse: collapse; margin: .5rem 0; font-variant-numeric: tabular-nums; }
+            th, td { padding: .3rem .6rem; border-bottom: 1px solid var(--line); text-align: right; white-space: nowrap; }
+            th:first-child, td:first-child { text-align: left; }
+            figure { margin: .75rem 0; max-width: 40rem; }
+            figcaption { color: var(--muted); font-size: .9rem; }
+            svg { width: 100%; height: auto; display: block; }
+            svg text { fill: var(--fg); font: 13px system-ui, sans-serif; }
+            svg .reach { fill: var(--reach); }
+            svg .answer { fill: var(--answer); }
+            svg .ci { stroke: var(--ci); stroke-width: 3; }
+            svg .dot { fill: var(--ci); }
+            svg .zero { stroke: var(--zero); stroke-width: 1; stroke-dasharray: 4 3; }
+            .key { display: inline-block; width: .8em; height: .8em; vertical-align: -.05em; margin: 0 .3em 0 .8em; }
+            .key.reach { background: var(--reach); } .key.answer { background: var(--answer); }
+            </style>
+            </head>
+            <body>
+            <main>
+            <h1>RocketAlert report</h1>
+
+            """
+        let recordsText = ReportFormat.grouped(records)
+        out += "<p class=\"note\">\(recordsText) event records. Counts under \(minCount) are hidden (shown as &lt;\(minCount)).</p>\n"
+        if flows.isEmpty { out += "<p>No conversations in these records.</p>\n" }
+        var figure = 0
+        for flow in flows {
+            let name = HTMLText.escape(flow.flow.isEmpty ? "(unnamed flow)" : flow.flow)
+            out += "<section>\n<h2>Flow \(name)</h2>\n"
+            out += summaryTable(flow)
+            let compared = flow.variants.filter { $0.comparison != nil }
+            if !compared.isEmpty {
+                figure += 1
+                out += comparisonChart(flow, compared, id: figure)
+            }
+            for v in flow.variants where !v.blocks.isEmpty {
+                figure += 1
+                out += "<h3>Funnel: \(HTMLText.escape(ReportFormat.variantName(v.variant)))</h3>\n"
+                out += funnelChart(v, id: figure)
+                out += funnelTable(v)
+            }
+            out += "</section>\n"
+        }
+        out += "</main>\n</body>\n</html>\n"
+        return out
+    }
+
+    private func summaryTable(_ flow: FlowReport) -> String {
+        let c = { (n: Int?) in ReportFormat.count(n, minCount: minCount) }
+        var out = """
+            <div class="scroll"><table>
+            <caption class="note">Variants of \(HTMLText.escape(flow.flow.isEmpty ? "this flow" : flow.flow))</caption>
+            <thead><tr><th scope="col">Variant</th><th scope="col">Exposures</th><th scope="col">Starts</th><th scope="col">Completions</th>\
+            <th scope="col">Completion rate</th><th scope="col">Difference (95 % CI)</th><th scope="col">p-value</th><th scope="col">Needed per variant</th>\
+            <th scope="col">Dismissals</th></tr></thead>
+            <tbody>
+
+            """
+        for v in flow.variants {
+            let dismissals = v.dismissals.map { "\(HTMLText.escape($0.reason)) \(c($0.count))" }.joined(separator: ", ")
+            let needed = v.comparison?.statistics.neededPerVariant.map(ReportFormat.grouped) ?? "–"
+            out += "<tr><th scope=\"row\">\(HTMLText.escape(ReportFormat.variantName(v.variant)))</th><td>\(c(v.exposures))</td><td>\(c(v.starts))</td>"
+            out += "<td>\(c(v.completions))</td><td>\(ReportFormat.percent(v.completionRate))</td>"
+            out += "<td>\(ReportFormat.difference(v.comparison))</td><td>\(ReportFormat.pValue(v.comparison))</td><td>\(needed)</td>"
+            out += "<td>\(dismissals.isEmpty ? "–" : dismissals)</td></tr>\n"
+        }
+        return out + "</tbody></table></div>\n"
+    }
+
+    private func funnelTable(_ v: VariantReport) -> String {
+        let c = { (n: Int?) in ReportFormat.count(n, minCount: minCount) }
+        var out = """
+            <div class="scroll"><table>
+            <thead><tr><th scope="col">Block</th><th scope="col">Reached</th><th scope="col">Answered</th><th scope="col">Dropped here</th>\
+            <th scope="col">Median time to answer</th></tr></thead>
+            <tbody>
+
+            """
+        for b in v.blocks {
+            let share = ReportFormat.dropShare(b).map { " (\(ReportFormat.percent($0)))" } ?? ""
+            out += "<tr><th scope=\"row\">\(HTMLText.escape(b.id))</th><td>\(c(b.reached))</td><td>\(c(b.answered))</td>"
+            out += "<td>\(c(b.dropped))\(share)</td><td>\(ReportFormat.seconds(b.medianSecondsToAnswer))</td></tr>\n"
+        }
+        return out + "</tbody></table></div>\n"
+    }
+
+    /// Horizontal bars: per block, those who reached it (light) and answered it (dark), against
+    /// the most reached.
+    private func funnelChart(_ v: VariantReport, id: Int) -> String {
+        let rowHeight = 44.0, labelWidth = 0.0, width = 560.0
+        let height = Double(v.blocks.count) * rowHeight + 8
+        let top = Double(v.blocks.compactMap(\.reached).max() ?? 0)
+        let variant = HTMLText.escape(ReportFormat.variantName(v.variant))
+        var out = "<figure>\n<svg role=\"img\" aria-labelledby=\"chart\(id)-title\" viewBox=\"0 0 \(Int(width)) \(Int(height))\">\n"
+        out += "<title id=\"chart\(id)-title\">Funnel of \(variant): conversations that reached and answered each block</title>\n"
+        for (k, b) in v.blocks.enumerated() {
+            let y = Double(k) * rowHeight
+            let reached = Double(b.reached ?? 0), answered = Double(b.answered ?? 0)
+            let reachWidth = top > 0 ? (width - labelWidth) * reached / top : 0
+            let answerWidth = top > 0 ? (width - labelWidth) * answered / top : 0
+            let label =
+                "\(HTMLText.escape(b.id)): reached \(ReportFormat.count(b.reached, minCount: minCount)), answered \(ReportFormat.count(b.answered, minCount: minCount))"
+            out += "<text x=\"0\" y=\"\(Int(y + 15))\">\(label)</text>\n"
+            out += "<rect class=\"reach\" x=\"0\" y=\"\(Int(y + 21))\" width=\"\(Self.svgNumber(reachWidth))\" height=\"16\"/>"
+            out += "<rect class=\"answer\" x=\"0\" y=\"\(Int(y + 25))\" width=\"\(Self.svgNumber(answerWidth))\" height=\"8\"/>\n"
+        }
+        out +=
+            "</svg>\n<figcaption>Funnel of \(variant): <span class=\"key reach\"></span>reached <span class=\"key answer\"></span>answered</figcaption>\n</figure>\n"
+        return out
+    }
+
+    /// Each compared variant's difference from its reference, a dot on its 95 % interval, with 0 marked.
+    private func comparisonChart(_ flow: FlowReport, _ compared: [VariantReport], id: Int) -> String {
+        let rowHeight = 44.0, width = 560.0, pad = 20.0
+        let height = Double(compared.count) * rowHeight + 28
+        var low = 0.0, high = 0.0
+        for v in compared {
+            guard let s = v.comparison?.statistics else { continue }
+            low = min(low, s.ci95.low)
+            high = max(high, s.ci95.high)
+        }
+        let span = max(high - low, 0.01)
+        let x = { (d: Double) in pad + (width - 2 * pad) * (d - low) / span }
+        let name = HTMLText.escape(flow.flow.isEmpty ? "this flow" : flow.flow)
+        var out = "<figure>\n<svg role=\"img\" aria-labelledby=\"chart\(id)-title\" viewBox=\"0 0 \(Int(width)) \(Int(height))\">\n"
+        out += "<title id=\"chart\(id)-title\">Differences in completion rate of \(name), with 95 % confidence intervals</title>\n"
+        let zero = x(0)
+        out += "<line class=\"zero\" x1=\"\(Self.svgNumber(zero))\" y1=\"0\" x2=\"\(Self.svgNumber(zero))\" y2=\"\(Int(height - 20))\"/>\n"
+        out += "<text x=\"\(Self.svgNumber(zero + 4))\" y=\"\(Int(height - 6))\">0</text>\n"
+        for (k, v) in compared.enumerated() {
+            guard let c = v.comparison else { continue }
+            let s = c.statistics
+            let y = Double(k) * rowHeight
+            let label =
+                "\(HTMLText.escape(ReportFormat.variantName(v.variant))) vs \(HTMLText.escape(ReportFormat.variantName(c.against))): \(ReportFormat.difference(c)), p \(ReportFormat.pValue(c))"
+            out += "<text x=\"0\" y=\"\(Int(y + 15))\">\(label)</text>\n"
+            out +=
+                "<line class=\"ci\" x1=\"\(Self.svgNumber(x(s.ci95.low)))\" y1=\"\(Int(y + 30))\" x2=\"\(Self.svgNumber(x(s.ci95.high)))\" y2=\"\(Int(y + 30))\"/>"
+            out += "<circle class=\"dot\" cx=\"\(Self.svgNumber(x(s.difference)))\" cy=\"\(Int(y + 30))\" r=\"5\"/>\n"
+        }
+        out +=
+            "</svg>\n<figcaption>Difference in completion rate against the reference variant, with its 95 % confidence interval; the dashed line is no difference.</figcaption>\n</figure>\n"
+        return out
+    }
+
+    private static func svgNumber(_ x: Double) -> String { x.isFinite && abs(x) < 1e9 ? String(Int(x.rounded())) : "0" }
+}

@@ -1,0 +1,52 @@
+import RocketCore
+import RocketReport
+import Synchronization
+
+extension ConversationService {
+    /// `GET /v1/report` (JSON) and `GET /report` (the page): the report of the records this
+    /// server keeps, for a site's back end only (a site key). Query: `flow`, `minCount` (default
+    /// 5), `against`. One report is made at a time (429 while another is); it is read on the
+    /// database thread.
+    func report(_ request: HTTPRequest, page: Bool) -> HTTPResponse {
+        if let refusal = requireSite(request) { return refusal.response }
+        var options = ReportOptions()
+        if let flow = request.query["flow"] {
+            guard FlowLibrary.isName(flow) else { return .error(400, "bad-query", "\"flow\" must be a flow's name") }
+            options.flow = flow
+        }
+        if let m = request.query["minCount"] {
+            guard m.utf8.count <= 7, let n = Int(m), (1...1_000_000).contains(n) else {
+                return .error(400, "bad-query", "\"minCount\" must be a whole number from 1 to 1000000")
+            }
+            options.minCount = n
+        }
+        if let against = request.query["against"] {
+            guard (1...128).contains(against.utf8.count) else { return .error(400, "bad-query", "\"against\" must be a variant's name") }
+            options.against = against
+        }
+        guard let archive else {
+            return .error(404, "no-records", "this server keeps no event records (it runs without a store)")
+        }
+        guard reporting.compareExchange(expected: false, desired: true, ordering: .acquiring).exchanged else {
+            var r = HTTPResponse.error(429, "report-busy", "a report is being made; try again in a moment")
+            r.headers.append(("Retry-After", "5"))
+            return r
+        }
+        let chosen = options
+        return .deferred {
+            defer { self.reporting.store(false, ordering: .releasing) }
+            var builder = ReportBuilder()
+            do throws(ReportReadFailure) {
+                try archive.readRecords(flow: chosen.flow, into: &builder)
+            } catch {
+                self.log("rocket serve: report: \(error.message)")
+                return .error(503, "store-unavailable", "the records cannot be read now")
+            }
+            let report = builder.report(chosen)
+            if page { return HTTPResponse(status: 200, headers: WebAssets.pageHeaders, body: Array(report.html.utf8)) }
+            return HTTPResponse(
+                status: 200, headers: [("Content-Type", "application/json; charset=utf-8"), ("Cache-Control", "no-store")],
+                body: Array(report.json.utf8) + [0x0A])
+        }
+    }
+}

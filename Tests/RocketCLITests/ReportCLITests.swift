@@ -1,0 +1,66 @@
+import Foundation
+import Testing
+
+@Suite("rocket report")
+struct ReportCLITests {
+    @Test("Runs of rocket play appended to one file: counts, the funnel, JSON, the page; errors name the file, line and column")
+    func fromPlay() throws {
+        let dir = scratchDirectory()
+        write(
+            """
+            {"version": 1, "blocks": [
+              {"id": "ask", "type": "doubleButton", "left": {"title": "Yes", "next": "name"}, "right": {"title": "No"}},
+              {"id": "name", "type": "textInput", "text": "Name?", "buttonTitle": "OK", "next": "bye"},
+              {"id": "bye", "type": "text", "text": "Bye {{name}}"}]}
+            """, to: dir + "/survey.json")
+        var log = ""
+        // 3 finish, 2 say no (that completes too: "No" has no next), 2 stop at the name.
+        for input in ["1\nAda\n\n", "1\nBo\n\n", "1\nCy\n\n", "2\n", "2\n", "1\n", "1\n"] {
+            let r = try runRocket(["play", dir + "/survey.json", "--instant", "--events", "-"], stdin: input)
+            log += r.stdout
+        }
+        try log.write(toFile: dir + "/events.jsonl", atomically: true, encoding: .utf8)
+        #expect(!log.contains("Ada") && !log.contains("Bo\""), "typed text never in records")
+        let json = try runRocket(["report", dir + "/events.jsonl", "--json", "--min-count", "1"])
+        #expect(json.status == 0, "\(json.stderr)")
+        let parsed = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
+        let flow = try #require((parsed["flows"] as? [[String: Any]])?.first)
+        #expect(flow["flow"] as? String == "survey")
+        let v = try #require((flow["variants"] as? [[String: Any]])?.first)
+        #expect(v["variant"] as? String == "" && v["starts"] as? Int == 7 && v["completions"] as? Int == 5)
+        #expect((v["dismissals"] as? [String: Int]) == ["completed": 5, "closed": 2])
+        let blocks = try #require(v["blocks"] as? [[String: Any]])
+        #expect(blocks.compactMap { $0["id"] as? String } == ["ask", "name", "bye"])
+        #expect(blocks.compactMap { $0["reached"] as? Int } == [7, 5, 3])
+        #expect(blocks.compactMap { $0["answered"] as? Int } == [7, 3, 3])
+        #expect(blocks.compactMap { $0["dropped"] as? Int } == [0, 2, 0])
+        #expect(v["comparison"] is NSNull)
+        // The default hides counts under 5 (but not 0).
+        let hidden = try runRocket(["report", dir + "/events.jsonl", "--json"])
+        #expect(hidden.stdout.contains(#""dismissals":{"closed":null,"completed":5}"#), "\(hidden.stdout)")
+        // The table fits the width it is given.
+        for width in [100, 40] {
+            let table = try runRocket(["report", dir + "/events.jsonl"], environment: ["COLUMNS": "\(width)"])
+            #expect(table.status == 0 && table.stdout.contains("Flow survey"))
+            #expect(table.stdout.split(separator: "\n").allSatisfy { $0.count <= width }, "\(table.stdout)")
+        }
+        // From standard input, and as a page.
+        let piped = try runRocket(["report", "-", "--json", "--min-count", "1"], stdin: log)
+        #expect(piped.stdout == json.stdout)
+        let page = try runRocket(["report", "--events", dir + "/events.jsonl", "--html", dir + "/r.html"])
+        #expect(page.status == 0 && page.stdout.isEmpty)
+        #expect(try String(contentsOfFile: dir + "/r.html", encoding: .utf8).contains("<h2>Flow survey</h2>"))
+        // Errors.
+        write(log + "{\"event\": }\n", to: dir + "/bad.jsonl")
+        let bad = try runRocket(["report", dir + "/bad.jsonl"])
+        #expect(bad.status == 65)
+        #expect(bad.stderr.hasPrefix("\(dir)/bad.jsonl:\(log.split(separator: "\n").count + 1):11: error: "), "\(bad.stderr)")
+        #expect(try runRocket(["report", dir + "/missing.jsonl"]).status == 66)
+        #expect(try runRocket(["report", dir]).status == 66)
+        #expect(try runRocket(["report", "/dev/zero"]).status == 66, "a device is refused, not read forever")
+        #expect(try runRocket(["report"]).status == 64)
+        #expect(try runRocket(["report", dir + "/events.jsonl", "--min-count", "0"]).status == 64)
+        #expect(try runRocket(["report", dir + "/events.jsonl", "--html", dir + "/no/such/r.html"]).status == 74)
+        #expect(try runRocket(["report", "--store", dir + "/none.sqlite"]).status == 66)
+    }
+}

@@ -1,0 +1,194 @@
+import RocketCore
+import RocketReport
+import Testing
+
+/// Builds event records as `rocket play --events` and `rocket serve` write them.
+struct LogWriter {
+    var lines: [String] = []
+    var clock = 1_700_000_000.0
+
+    mutating func add(_ s: String) { lines.append(s) }
+
+    /// One conversation: exposure (when a variant is given), start, then the blocks in order;
+    /// each answered after `seconds[k]`; it ends completed, closed at the last shown block, or
+    /// never (nil).
+    mutating func conversation(
+        flow: String, variant: String? = nil, blocks: [String], answered: Int, seconds: [Double] = [], end: String?, conversation id: String? = nil
+    ) {
+        let tail = (variant.map { #","variant":"\#($0)""# } ?? "") + (id.map { #","conversation":"\#($0)""# } ?? "")
+        if let variant {
+            add(
+                #"{"at":\#(clock),"event":"exposure","experiment":"x","variant":"\#(variant)","shown":true,"flow":"\#(flow)"\#(id.map { #","conversation":"\#($0)""# } ?? "")}"#
+            )
+        }
+        add(#"{"at":\#(clock),"event":"started","flow":"\#(flow)"\#(tail)}"#)
+        for (k, b) in blocks.enumerated() {
+            add(#"{"at":\#(clock),"event":"blockAdded","index":\#(k),"id":"\#(b)","type":"text"\#(tail)}"#)
+            guard k < answered else { break }
+            clock += k < seconds.count ? seconds[k] : 1
+            add(#"{"at":\#(clock),"event":"tapped","index":\#(k),"id":"\#(b)","automatic":false\#(tail)}"#)
+        }
+        if let end { add(#"{"at":\#(clock),"event":"dismissed","reason":"\#(end)","count":1,"ids":[]\#(tail)}"#) }
+        clock += 10
+    }
+
+    func build(minCount: Int = 1, against: String? = nil) throws -> Report {
+        var b = ReportBuilder()
+        for (k, line) in lines.enumerated() { try b.addLine(Array(line.utf8), input: 0, line: k + 1) }
+        b.finishInput(0)
+        return b.report(ReportOptions(minCount: minCount, against: against))
+    }
+}
+
+@Suite("Reports")
+struct ReportTests {
+    @Test("The z-test, interval and sample size against a worked example (130 of 1,000 against 100 of 1,000)")
+    func workedExample() throws {
+        let c = try #require(ProportionComparison(successes: 130, trials: 1000, againstSuccesses: 100, againstTrials: 1000))
+        #expect(abs(c.difference - 0.03) < 1e-12)
+        #expect(abs(c.ci95.low - 0.002068) < 1e-6 && abs(c.ci95.high - 0.057932) < 1e-6)
+        #expect(abs(c.pValue - 0.035488) < 1e-6)  // z = 2.1027
+        #expect(c.neededPerVariant == 1774)
+        // No difference: p = 1, nothing to detect.
+        let same = try #require(ProportionComparison(successes: 50, trials: 100, againstSuccesses: 50, againstTrials: 100))
+        #expect(same.pValue == 1 && same.neededPerVariant == nil && same.ci95.low < 0 && same.ci95.high > 0)
+        // All or nothing on both sides: no variance, p = 1, no trap.
+        #expect(ProportionComparison(successes: 0, trials: 10, againstSuccesses: 0, againstTrials: 10)?.pValue == 1)
+        #expect(ProportionComparison(successes: 1, trials: 0, againstSuccesses: 0, againstTrials: 10) == nil)
+        #expect(ProportionComparison(successes: 11, trials: 10, againstSuccesses: 0, againstTrials: 10) == nil)
+    }
+
+    @Test("A known funnel is counted exactly: reached, answered, dropped, medians, dismissals")
+    func knownFunnel() throws {
+        var log = LogWriter()
+        // 50 complete (answer a in 2 s, b in 4 s, c in 1 s); 30 close at b; 20 close at a; 5 never end, at c.
+        for _ in 0..<50 { log.conversation(flow: "welcome", blocks: ["a", "b", "c"], answered: 3, seconds: [2, 4, 1], end: "completed") }
+        for _ in 0..<30 { log.conversation(flow: "welcome", blocks: ["a", "b"], answered: 1, seconds: [6], end: "closed") }
+        for _ in 0..<20 { log.conversation(flow: "welcome", blocks: ["a"], answered: 0, end: "closed") }
+        for _ in 0..<5 { log.conversation(flow: "welcome", blocks: ["a", "b", "c"], answered: 2, seconds: [2, 4], end: nil) }
+        let report = try log.build()
+        #expect(report.flows.count == 1)
+        let v = try #require(report.flows.first?.variants.first)
+        #expect(v.variant == "" && v.exposures == 0 && v.starts == 105 && v.completions == 50 && v.comparison == nil)
+        #expect(v.dismissals.map(\.reason) == ["closed", "completed"] && v.dismissals.map(\.count) == [50, 50])
+        #expect(v.blocks.map(\.id) == ["a", "b", "c"])
+        #expect(v.blocks.map(\.reached) == [105, 85, 55])
+        #expect(v.blocks.map(\.answered) == [85, 55, 50])
+        #expect(v.blocks.map(\.dropped) == [20, 30, 5])
+        // a: 55 answers in 2 s and 30 in 6 s → 2; b: 55 in 4 s; c: 50 in 1 s.
+        #expect(v.blocks.map(\.medianSecondsToAnswer) == [2, 4, 1])
+        #expect(v.completionRate == 50.0 / 105.0)
+    }
+
+    @Test("Variants and the holdout: exposures, comparisons against the first variant or --against, hidden small counts")
+    func experiment() throws {
+        var log = LogWriter()
+        for k in 0..<200 { log.conversation(flow: "w", variant: "a", blocks: ["hi"], answered: 1, end: k < 40 ? "completed" : "closed") }
+        for k in 0..<200 { log.conversation(flow: "w", variant: "b", blocks: ["hi"], answered: 1, end: k < 60 ? "completed" : "closed") }
+        for _ in 0..<3 { log.add(#"{"at":1,"event":"exposure","experiment":"x","variant":"holdout","shown":false,"flow":"w"}"#) }
+        let report = try log.build(minCount: 5)
+        let variants = try #require(report.flows.first?.variants)
+        #expect(variants.map(\.variant) == ["a", "b", "holdout"])
+        #expect(variants[0].exposures == 200 && variants[0].starts == 200 && variants[0].completions == 40)
+        #expect(variants[0].comparison == nil, "the reference has no comparison")
+        let c = try #require(variants[1].comparison)
+        #expect(c.against == "a")
+        let expected = try #require(ProportionComparison(successes: 60, trials: 200, againstSuccesses: 40, againstTrials: 200))
+        #expect(c.statistics == expected)
+        // 3 holdout exposures: under 5, hidden; and too few to compare.
+        #expect(variants[2].exposures == nil && variants[2].comparison == nil)
+        let all = try log.build(minCount: 1, against: "holdout")
+        let vs = try #require(all.flows.first?.variants)
+        #expect(vs[2].exposures == 3 && vs[2].starts == 0 && vs[2].comparison == nil)
+        #expect(vs[0].comparison?.against == "holdout" && vs[0].comparison?.statistics.difference == 0.2)
+        // The JSON has the documented shape.
+        let json = report.json
+        #expect(json.hasPrefix(#"{"flows":[{"flow":"w","variants":[{"variant":"a","exposures":200,"starts":200,"completions":40,"completionRate":0.2,"#))
+        #expect(json.contains(#""comparison":null}"#) && json.contains(#""comparison":{"against":"a","difference":0.1,"ci95":["#))
+        #expect(json.contains(#""variant":"holdout","exposures":null,"starts":0"#))
+        #expect(json.hasSuffix(#""records":\#(log.lines.count),"minCount":5}"#))
+    }
+
+    @Test("Conversations interleaved by their conversation field, and one after another without it")
+    func grouping() throws {
+        var a = LogWriter(), b = LogWriter()
+        a.conversation(flow: "f", blocks: ["x", "y"], answered: 2, end: "completed", conversation: "c1")
+        b.conversation(flow: "f", blocks: ["x", "y"], answered: 0, end: "closed", conversation: "c2")
+        var mixed = LogWriter()
+        for k in 0..<max(a.lines.count, b.lines.count) {
+            if k < a.lines.count { mixed.add(a.lines[k]) }
+            if k < b.lines.count { mixed.add(b.lines[k]) }
+        }
+        let v = try #require(try mixed.build().flows.first?.variants.first)
+        #expect(v.starts == 2 && v.completions == 1 && v.blocks.map(\.reached) == [2, 1] && v.blocks.map(\.dropped) == [1, 0])
+        // Without ids: each `started` begins the next conversation (rocket play >> file).
+        var plain = LogWriter()
+        plain.conversation(flow: "f", blocks: ["x", "y"], answered: 2, end: "completed")
+        plain.conversation(flow: "f", blocks: ["x", "y"], answered: 1, end: nil)
+        plain.conversation(flow: "g", variant: "v", blocks: ["z"], answered: 1, end: "completed")
+        let r = try plain.build()
+        #expect(r.flows.map(\.flow) == ["f", "g"])
+        #expect(r.flows[0].variants[0].blocks.map(\.dropped) == [0, 1], "the unfinished one dropped at y")
+        #expect(r.flows[1].variants.map(\.variant) == ["v"] && r.flows[1].variants[0].exposures == 1 && r.flows[1].variants[0].starts == 1)
+    }
+
+    @Test("A wrong record names its line and column; limits hold; the rest of a hostile file never traps")
+    func hostileInput() throws {
+        var b = ReportBuilder()
+        do {
+            try b.addLine(Array(#"{"event":}"#.utf8), input: 0, line: 3)
+            Issue.record("bad JSON is refused")
+        } catch { #expect(error.line == 3 && error.column == 10 && error.message.contains("expected a value")) }
+        do {
+            try b.addLine(Array("[1]".utf8), input: 0, line: 4)
+            Issue.record("an array is refused")
+        } catch { #expect(error.line == 4 && error.message.contains("object")) }
+        do {
+            try b.addLine(Array(#"{"at":1}"#.utf8), input: 0, line: 5)
+            Issue.record("a record without event is refused")
+        } catch { #expect(error.message.contains("event")) }
+        do {
+            try b.addLine(Array(#"{"event":"blockAdded","index":-1}"#.utf8), input: 0, line: 6)
+            Issue.record("a negative index is refused")
+        } catch { #expect(error.message.contains("index")) }
+        try b.addLine(Array("   ".utf8), input: 0, line: 7)
+        try b.addLine(Array(#"{"event":"somethingNew","x":[1,2]}"#.utf8), input: 0, line: 8)
+        try b.addLine(Array(#"{"event":"tapped","index":99}"#.utf8), input: 0, line: 9)  // an answer to nothing shown
+        let long = Array(#"{"event":""#.utf8) + [UInt8](repeating: 0x61, count: RocketLimits.reportRecordBytes) + Array(#""}"#.utf8)
+        #expect(throws: ReportInputError.self) { try b.addLine(long, input: 0, line: 10) }
+        // Many different block ids: refused past the limit, with the line.
+        var many = ReportBuilder()
+        try many.addLine(Array(#"{"event":"started","flow":"f"}"#.utf8), input: 0, line: 1)
+        var refused: ReportInputError?
+        for k in 0...RocketLimits.reportBlocks {
+            do { try many.addLine(Array(#"{"event":"blockAdded","index":\#(k),"id":"b\#(k)"}"#.utf8), input: 0, line: k + 2) } catch {
+                refused = error
+                break
+            }
+        }
+        #expect(refused?.line == RocketLimits.reportBlocks + 2)
+    }
+
+    @Test("The page: self-contained, escaped, charts labelled")
+    func page() throws {
+        var log = LogWriter()
+        for k in 0..<20 {
+            log.conversation(
+                flow: "<script>alert(1)</script>", variant: k % 2 == 0 ? "a" : "b", blocks: ["q&a"], answered: 1, end: k < 12 ? "completed" : "closed")
+        }
+        let html = try log.build(minCount: 1).html
+        #expect(!html.contains("<script>") && html.contains("&lt;script&gt;") && html.contains("q&amp;a"))
+        #expect(!html.contains("http://") && !html.contains("https://") && !html.contains(" src="), "nothing fetched")
+        #expect(html.split(separator: "<svg role=\"img\"", omittingEmptySubsequences: false).count == 4, "a comparison chart and a funnel per variant")
+        #expect(html.contains("<title id=\"chart1-title\">Differences in completion rate"))
+    }
+
+    @Test("Medians: odd and even counts, and unordered input")
+    func medians() throws {
+        var log = LogWriter()
+        for s in [5.0, 1, 3, 2] { log.conversation(flow: "m", blocks: ["a"], answered: 1, seconds: [s], end: "completed") }
+        #expect(try log.build().flows[0].variants[0].blocks[0].medianSecondsToAnswer == 2.5)
+        log.conversation(flow: "m", blocks: ["a"], answered: 1, seconds: [100], end: "completed")
+        #expect(try log.build().flows[0].variants[0].blocks[0].medianSecondsToAnswer == 3)
+    }
+}
