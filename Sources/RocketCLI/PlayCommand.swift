@@ -251,11 +251,36 @@ enum PlayCommand {
                 return ExitStatus.notNow
             }
         }
+        // Quiet hours, in this machine's local time.
+        if saved == nil, !options.ignoreRules, let q = doc.quietHours,
+            let quiet = q.refusal(at: options.gate.now, utcOffset: Environment.utcOffset(at: options.gate.now))
+        {
+            if options.gate.explain || options.verbose {
+                printError(quiet.reason + "; not before " + WallTime.format(quiet.earliest.rounded(.up)) + "\n→ not now")
+            }
+            return ExitStatus.notNow
+        }
         // An experiment: the visitor's variant decides the start; the holdout is shown nothing.
         var played = doc
         var exposure: (experiment: String, variant: String)?
         if let e = doc.experiment, saved == nil {
-            let assignment = e.assign(visitor: options.visitor ?? defaultVisitor())
+            let visitor = options.visitor ?? defaultVisitor()
+            var assignment = e.assign(visitor: visitor)
+            // The assignment kept in the store at the first exposure wins (changed weights keep
+            // a visitor where they were); without a usable store, the hash alone decides.
+            switch ScenarioCommand.openStore(options.gate.store) {
+            case .success(let store as SQLiteScenarioStore):
+                do throws(ScenarioStoreError) {
+                    let stored = try store.assignment(
+                        experiment: e.name, visitor: visitor, at: options.gate.now, known: e.assignmentNames, fresh: e.name(of: assignment))
+                    assignment = e.assignment(named: stored) ?? assignment
+                } catch {
+                    if options.verbose { printError("rocket: note: the assignment is not kept: \(error.message)") }
+                }
+            case .success: break
+            case .failure(let error):
+                if options.verbose { printError("rocket: note: the assignment is not kept: \(error.message)") }
+            }
             let name = e.name(of: assignment)
             switch assignment {
             case .holdout:

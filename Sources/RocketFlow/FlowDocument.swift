@@ -40,6 +40,8 @@ public struct FlowDocument: Hashable, Sendable {
     public var showIf: RocketExpression?
     /// An experiment: which visitors see which start, and which see nothing.
     public var experiment: RocketExperiment?
+    /// Quiet hours: when, in local time, the flow is not shown.
+    public var quietHours: RocketQuietHours?
     /// The languages its texts are written in (the first the default; empty: one language).
     public var languages: [String] = []
     /// The language it was read in (nil: it has one).

@@ -401,6 +401,30 @@ extension FlowFormat {
             .number("holdout", \.holdout, min: 0, max: 0.99, shownBy: [], doc: "The share of visitors shown nothing (0 to 0.99)."),
         ])
 
+    /// A time of day of quiet hours: `HH:MM`.
+    static func clockTime(_ name: String, _ kp: any WritableKeyPath<RocketQuietHours, String> & Sendable, doc: String) -> FlowField<RocketQuietHours> {
+        FlowField(
+            name, .string(minLength: 5), required: true, shownBy: [], doc: doc,
+            decode: { d, v, place, root in
+                guard let s = d.readString(v, place.path) else { return false }
+                guard RocketQuietHours.minutes(s) != nil else {
+                    d.error("bad-value", "\"\(s)\" is not a time of day like \"22:00\" (HH:MM, 00:00 to 23:59)", path: place.path, at: d.tape.offset(v))
+                    return false
+                }
+                root[keyPath: kp] = s
+                return true
+            }, value: { root, _ in .string(root[keyPath: kp]) })
+    }
+
+    /// Quiet hours.
+    static let quietHoursObject = FlowObject<RocketQuietHours>(
+        "quietHours", doc: "A daily window of local time in which the flow is not shown; one that ends before it begins runs past midnight.",
+        blank: RocketQuietHours(from: "00:00", to: "00:00"),
+        fields: [
+            clockTime("from", \.from, doc: "Where it begins, HH:MM."),
+            clockTime("to", \.to, doc: "Where it ends (not included), HH:MM."),
+        ])
+
     /// The words under a rating's ends.
     static let ratingLabels = FlowObject<RocketRatingLabels>(
         "ratingLabels", doc: "Words under the ends of a rating's scale.", blank: RocketRatingLabels(),
@@ -665,6 +689,9 @@ extension FlowFormat {
                     return ok
                 }, value: { root, _ in root.languages.isEmpty ? nil : .array(root.languages.map { .string($0) }) }),
             .optionalObject("experiment", \.experiment, experimentObject, doc: "An experiment over the flow's start."),
+            .optionalObject(
+                "quietHours", \.quietHours, quietHoursObject,
+                doc: "When the flow is not shown: a daily window in the visitor's local time (the page's, else the host's)."),
             FlowField(
                 "allowBack", .bool, shownBy: [],
                 doc: "Whether the user may go back to change an earlier answer (Shift-Tab, a line `<`, the browser's Edit, the API's `back`).",
@@ -720,7 +747,7 @@ extension FlowFormat {
     /// The named objects, for the schema's `$defs` and the reference.
     static let namedObjects: [FlowObjectInfo] = [
         author.info, closeButton.info, button.info, validate.info, branch.info, condition, conditionBranch.info, ratingLabels.info, experimentObject.info,
-        experimentVariant.info, fontObject.info,
+        experimentVariant.info, quietHoursObject.info, fontObject.info,
         FlowFormat.whenInfo, FlowFormat.windowInfo, FlowFormat.budgetInfo, FlowFormat.bannerInfo,
     ]
 

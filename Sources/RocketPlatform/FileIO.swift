@@ -362,6 +362,15 @@ package enum FileIO {
 
 /// The process environment, read from `environ` without Foundation.
 package enum Environment {
+    /// Seconds the host's local time is ahead of UTC at wall time `t` (its time zone, `TZ`
+    /// included; summer time as it is then).
+    package static func utcOffset(at t: Double) -> Int {
+        var seconds = time_t(t.isFinite && abs(t) < 1e14 ? t : 0)
+        var parts = tm()
+        guard localtime_r(&seconds, &parts) != nil else { return 0 }
+        return parts.tm_gmtoff
+    }
+
     /// Every variable.
     package static var current: [String: String] {
         var env: [String: String] = [:]

@@ -16,7 +16,7 @@ extension ConversationService {
     func start(_ request: HTTPRequest) -> HTTPResponse {
         if let refusal = storeRefusal() { return refusal }
         let fields: RequestBody
-        switch body(request, allowed: ["flow", "visitor", "vars", "reducedMotion", "lang"]) {
+        switch body(request, allowed: ["flow", "visitor", "vars", "reducedMotion", "lang", "utcOffset"]) {
         case .failure(let e): return e.response
         case .success(let f): fields = f
         }
@@ -54,6 +54,12 @@ extension ConversationService {
         switch fields.bool("reducedMotion") {
         case .failure(let e): return e.response
         case .success(let b): reduced = b ?? false
+        }
+        // The visitor's local time (minutes east of UTC) for quiet hours; else the server's.
+        let utcOffset: Int?
+        switch fields.integer("utcOffset", range: -840...840) {
+        case .failure(let e): return e.response
+        case .success(let m): utcOffset = m.map { $0 * 60 }
         }
         var strings = UIStrings.english
         var requestedLanguage: String?
@@ -95,7 +101,7 @@ extension ConversationService {
         let begin: @Sendable () -> HTTPResponse = {
             self.begin(
                 flow: flow, flowName: flowName, visitor: visitor, address: address, vars: vars, reduced: reduced, strings: language,
-                issued: newVisitor)
+                issued: newVisitor, utcOffset: utcOffset)
         }
         // A gated flow asks the scenario store first, an experiment the stored assignments: on the database thread.
         let asksStore = (flow.document.scenario != nil || flow.document.experiment != nil) && (scenarios != nil || archive != nil)
@@ -116,12 +122,16 @@ extension ConversationService {
     func begin(
         flow: LoadedFlow, flowName: String, visitor: String, address: String, vars: (variables: [String: RocketValue], answers: [String: String]),
         reduced: Bool, strings: UIStrings,
-        issued: (visitor: String, token: String)?
+        issued: (visitor: String, token: String)?, utcOffset: Int? = nil
     ) -> HTTPResponse {
         let now = clock.now
         // Targeting first: a flow not for these start values is not now, and asks nothing else.
         if let why = flow.document.refusal(variables: vars.variables, answers: vars.answers) {
             return notNow(flowName, [why])
+        }
+        // Quiet hours, in the visitor's local time when the page gave it.
+        if let q = flow.document.quietHours, let quiet = q.refusal(at: now, utcOffset: utcOffset ?? Environment.utcOffset(at: now)) {
+            return notNow(flowName, [quiet.reason], earliest: quiet.earliest)
         }
         // The gap between two flows shown to one visitor, across flows (in this process).
         if configuration.minGap > 0, let last = state.withLock({ $0.lastShown[visitor] }), now - last < configuration.minGap {

@@ -233,6 +233,60 @@ extension WebAssets {
               if (count <= 0) return -1;
               if (backwards) return at <= 0 ? count - 1 : at - 1;
               return at < 0 || at >= count - 1 ? 0 : at + 1;
+            },
+            /**
+             * Reads data-trigger: "delay:30s", "scroll:50%", "exit-intent", "visits:3", several separated
+             * by spaces or commas (all must have happened). {delay ms, scroll 0–1 or null, exitIntent,
+             * visits} or {error}.
+             */
+            parseTrigger: function (text) {
+              var spec = { delay: 0, scroll: null, exitIntent: false, visits: 0 };
+              var parts = typeof text === "string" ? text.trim().split(/[\s,]+/) : [];
+              if (!parts.length || !parts[0]) return { error: "data-trigger is empty" };
+              if (parts.length > 8) return { error: "data-trigger names at most 8 conditions" };
+              for (var i = 0; i < parts.length; i++) {
+                var p = parts[i], m;
+                if ((m = /^delay:(\d{1,6}(?:\.\d{1,3})?)(ms|s|m)$/.exec(p))) {
+                  spec.delay = Number(m[1]) * (m[2] === "ms" ? 1 : m[2] === "s" ? 1000 : 60000);
+                  if (spec.delay > 86400000) return { error: p + ": a delay is at most 24 hours" };
+                } else if ((m = /^scroll:(\d{1,3})%$/.exec(p)) && Number(m[1]) <= 100) {
+                  spec.scroll = Number(m[1]) / 100;
+                } else if (p === "exit-intent") {
+                  spec.exitIntent = true;
+                } else if ((m = /^visits:(\d{1,6})$/.exec(p)) && Number(m[1]) >= 1) {
+                  spec.visits = Number(m[1]);
+                } else {
+                  return { error: "data-trigger: \"" + p.slice(0, 40) + "\" is not delay:30s, scroll:50%, exit-intent or visits:3" };
+                }
+              }
+              return spec;
+            },
+            /** True once everything a trigger waits for has happened: seen {elapsed ms, scrolled 0–1, exited, visits}. */
+            triggerReady: function (spec, seen) {
+              return seen.elapsed >= spec.delay && (spec.scroll === null || seen.scrolled >= spec.scroll) &&
+                (!spec.exitIntent || seen.exited === true) && seen.visits >= spec.visits;
+            },
+            /** How far down a page is read (0–1): the bottom of the window over the page's height; 1 when it does not scroll. */
+            scrolled: function (top, windowHeight, pageHeight) {
+              if (!(pageHeight > windowHeight)) return 1;
+              return Math.max(0, Math.min(1, (top + windowHeight) / pageHeight));
+            },
+            /**
+             * Counts visits: a page shown more than `gap` ms after the last one (or the first ever)
+             * begins a visit. state {count, last, since} (since: when this visit began) or anything else
+             * (none yet); returns the state after a page shown at `now`.
+             */
+            countVisit: function (state, now, gap) {
+              var ok = state && typeof state === "object" && Number.isFinite(state.count) && state.count >= 0 &&
+                Number.isFinite(state.last) && Number.isFinite(state.since) && state.last <= now;
+              if (!ok) return { count: 1, last: now, since: now };
+              if (now - state.last > gap) return { count: Math.min(state.count + 1, 1e9), last: now, since: now };
+              return { count: state.count, last: now, since: state.since };
+            },
+            /** The refusal of a start past the per-visit cap (null: allowed): `shown` flows this visit, `cap` at most (null: none). */
+            sessionRefusal: function (cap, shown) {
+              if (cap === null || cap === undefined || shown < cap) return null;
+              return "this visit has shown " + shown + " flow" + (shown === 1 ? "" : "s") + "; the page allows " + cap;
             }
           };
           if (typeof module === "object" && module && module.exports) { module.exports = core; return; }
@@ -258,6 +312,78 @@ extension WebAssets {
               if (value === null) window.localStorage.removeItem(key); else window.localStorage.setItem(key, value);
             } catch (e) { return null; }
             return null;
+          }
+          // Visits (a page more than 30 minutes after the last begins one), counted once per page; what
+          // this visit has shown, shared by the tabs of this browser through localStorage.
+          var VISIT_GAP = 30 * 60 * 1000;
+          function readJSON(key) { try { return JSON.parse(store(key) || "null"); } catch (e) { return null; } }
+          var visit = core.countVisit(readJSON("rocket.visit"), Date.now(), VISIT_GAP);
+          store("rocket.visit", JSON.stringify(visit));
+          var sessionCap = script && /^\d{1,4}$/.test(script.getAttribute("data-session-cap") || "") ? Number(script.getAttribute("data-session-cap")) : null;
+          function visitShown() {
+            var v = readJSON("rocket.visit.shown");
+            return v && v.since === visit.since && Number.isFinite(v.count) ? v.count : 0;
+          }
+          function shownThisVisit(flow) {
+            var v = readJSON("rocket.shown." + flow);
+            return !!(v && v.since === visit.since);
+          }
+          var channel = null;
+          try { channel = typeof BroadcastChannel === "function" ? new BroadcastChannel("rocket") : null; } catch (e) { channel = null; }
+          // Which flows this tab showed (sessionStorage lives per tab and through reloads).
+          function shownHere(flow, set) {
+            try {
+              if (set) window.sessionStorage.setItem("rocket.shownHere." + flow, "1");
+              return window.sessionStorage.getItem("rocket.shownHere." + flow) === "1";
+            } catch (e) { return false; }
+          }
+          function noteShown(flow) {
+            shownHere(flow, true);
+            store("rocket.visit.shown", JSON.stringify({ since: visit.since, count: visitShown() + 1 }));
+            store("rocket.shown." + flow, JSON.stringify({ since: visit.since, at: Date.now() }));
+            if (channel) try { channel.postMessage({ shown: flow }); } catch (e) { /* closed */ }
+          }
+          // Waits for data-trigger's conditions, then calls go(false). When this visit has already
+          // shown the flow: in this tab (a reload) go(true), so only a conversation under way resumes;
+          // in another tab nothing. Another tab showing it first cancels the wait.
+          function whenTriggered(flow, spec, go) {
+            if (shownThisVisit(flow)) { if (shownHere(flow)) go(true); return; }
+            var t0 = Date.now(), seen = { elapsed: 0, scrolled: 0, exited: false, visits: visit.count }, done = false, timer = null;
+            var stop = function () {
+              done = true;
+              if (timer !== null) clearTimeout(timer);
+              window.removeEventListener("scroll", onScroll);
+              document.removeEventListener("mouseout", onOut);
+              window.removeEventListener("storage", onStorage);
+              if (channel) channel.removeEventListener("message", onMessage);
+            };
+            var check = function () {
+              if (done) return;
+              seen.elapsed = Date.now() - t0;
+              if (!core.triggerReady(spec, seen)) {
+                if (seen.elapsed < spec.delay && timer === null) timer = setTimeout(function () { timer = null; check(); }, spec.delay - seen.elapsed);
+                return;
+              }
+              stop();
+              if (shownThisVisit(flow)) return;
+              go(false);
+            };
+            var onScroll = function () {
+              var page = document.documentElement;
+              seen.scrolled = Math.max(seen.scrolled, core.scrolled(window.scrollY || page.scrollTop || 0, window.innerHeight, page.scrollHeight));
+              check();
+            };
+            // The pointer leaving through the top of the window (toward the tabs and the address bar).
+            var onOut = function (ev) {
+              if (!ev.relatedTarget && ev.clientY <= 0) { seen.exited = true; check(); }
+            };
+            var onStorage = function (ev) { if (ev.key === "rocket.shown." + flow && shownThisVisit(flow)) stop(); };
+            var onMessage = function (ev) { if (ev.data && ev.data.shown === flow) stop(); };
+            window.addEventListener("scroll", onScroll, { passive: true });
+            document.addEventListener("mouseout", onOut);
+            window.addEventListener("storage", onStorage);
+            if (channel) channel.addEventListener("message", onMessage);
+            onScroll();
           }
           // Who this page speaks for: a visitor the site vouches for (data-visitor with the site's
           // data-visitor-hash), else an anonymous visitor whose token the server issues once and this
@@ -438,12 +564,25 @@ extension WebAssets {
           Widget.prototype.start = function () {
             var self = this, key = "rocket.conversation." + this.flow, saved = store(key);
             var fresh = function () {
+              // A conversation ended or gone: with resumeOnly (a triggered flow already shown this
+              // visit), nothing new is started.
+              if (self.options.resumeOnly) { self.root.classList.add("rk-hidden"); return Promise.resolve(null); }
+              var capped = core.sessionRefusal(sessionCap, visitShown());
+              if (capped) {
+                var refusal = { status: "notNow", flow: self.flow, explanation: [capped] };
+                self.dispatch("notnow", refusal);
+                if (self.options.page) self.say(capped, "Not now.");
+                self.root.classList.add("rk-hidden");
+                return Promise.resolve(null);
+              }
               return self.api("POST", "/v1/conversations", {
                 flow: self.flow, reducedMotion: reduced,
-                lang: (navigator.language || "en").slice(0, 35), vars: self.options.vars || {}
+                lang: (navigator.language || "en").slice(0, 35), vars: self.options.vars || {},
+                utcOffset: Math.max(-840, Math.min(840, -new Date().getTimezoneOffset()))
               }).then(function (r) {
                 if (r.status === 201 && r.data && r.data.conversation) {
                   store(key, r.data.conversation.id);
+                  noteShown(self.flow);
                   self.dispatch("start", r.data.conversation);
                   return r.data.conversation;
                 }
@@ -1060,7 +1199,7 @@ extension WebAssets {
           };
           // data-mode="launcher": a button in the page's corner opens the conversation in a panel; a
           // badge counts what arrived while it was closed; Esc closes it and the focus goes back.
-          function launcher(flow) {
+          function launcher(flow, resumeOnly, openNow) {
             var root = el("div", "rk rk-launcher-root"), unread = 0, open = false;
             if (reduced) root.classList.add("rk-reduced");
             var button = el("button", "rk-launcher");
@@ -1103,22 +1242,32 @@ extension WebAssets {
             root.appendChild(button);
             document.body.appendChild(root);
             label();
-            var widget = window.RocketAlert.mount(target, flow, { onNew: function () { if (!open) { unread++; label(); } } });
+            var widget = window.RocketAlert.mount(target, flow, { onNew: function () { if (!open) { unread++; label(); } }, resumeOnly: resumeOnly === true });
+            // A page trigger that fired opens the panel: that is what it waited for.
+            if (openNow) toggle(true);
           }
 
           if (script && script.getAttribute("data-flow")) {
             var flow = script.getAttribute("data-flow");
-            var go = function () {
-              if (script.getAttribute("data-mode") === "launcher") { launcher(flow); return; }
+            var go = function (resumeOnly) {
+              if (script.getAttribute("data-mode") === "launcher") { launcher(flow, resumeOnly, trigger !== null && resumeOnly === false); return; }
               var sel = script.getAttribute("data-target");
               var target = sel ? document.querySelector(sel) : null;
               if (!target) { target = el("div"); script.parentNode.insertBefore(target, script.nextSibling); }
               var page = script.hasAttribute("data-page");
               window.RocketAlert.mount(target, flow, {
-                page: page, vars: page ? core.queryVars(window.location.search) : {}, closingAlert: script.hasAttribute("data-closing-alert")
+                page: page, vars: page ? core.queryVars(window.location.search) : {}, closingAlert: script.hasAttribute("data-closing-alert"),
+                resumeOnly: resumeOnly === true
               });
             };
-            if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", go); else go();
+            var trigger = script.getAttribute("data-trigger");
+            var begin = function () {
+              if (trigger === null) { go(false); return; }
+              var spec = core.parseTrigger(trigger);
+              if (spec.error) { if (window.console) console.warn("RocketAlert: " + spec.error); return; }
+              whenTriggered(flow, spec, go);
+            };
+            if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", begin); else begin();
           }
         })();
         """#

@@ -581,6 +581,109 @@ def typed_and_checkboxes(browser, server):
     context.close()
 
 
+TRIGGER_PAGE = """<!doctype html><html lang="en"><head><meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1"><title>A long article</title></head>
+<body><main><h1>A long article</h1><div style="height: 3000px">Paragraphs.</div><p>The end.</p></main>
+<script src="/widget.js" data-flow="demo" data-trigger="TRIGGER"></script></body></html>"""
+
+
+def trigger_page(context, server, trigger, name="article.html"):
+    page = context.new_page()
+    page.route(server.url + name, lambda route: route.fulfill(status=200, content_type="text/html", body=TRIGGER_PAGE.replace("TRIGGER", trigger)))
+    return page
+
+
+def shown(page):
+    return page.evaluate("() => document.querySelectorAll('.rk-log > .rk-item').length") > 0
+
+
+def wait_shown(page):
+    page.wait_for_function("() => document.querySelectorAll('.rk-log > .rk-item').length > 0", timeout=TIMEOUT)
+
+
+def trigger_delay(browser, server):
+    """delay:30s on a virtual clock: nothing at 29 s, the conversation once 30 s have passed."""
+    context = browser.new_context(reduced_motion="reduce")
+    page = trigger_page(context, server, "delay:30s")
+    page.clock.install()
+    page.goto(server.url + "article.html")
+    page.wait_for_load_state("load")
+    page.clock.run_for(29_000)
+    time.sleep(0.3)  # room for a wrong start to reach the page (the test fails if one does)
+    assert not shown(page) and page.locator(".rk").count() == 0, "nothing before the delay"
+    page.clock.run_for(2_000)
+    page.clock.resume()
+    wait_shown(page)
+    # A reload in this tab resumes the conversation under way; it does not start another.
+    first = page.evaluate("() => localStorage.getItem('rocket.conversation.demo')")
+    page.reload()
+    page.clock.run_for(1_000)
+    page.clock.resume()
+    wait_shown(page)
+    assert page.evaluate("() => localStorage.getItem('rocket.conversation.demo')") == first
+    context.close()
+
+
+def trigger_scroll_and_tabs(browser, server):
+    """scroll:50%: nothing at 30 %, the conversation past half; a second tab waiting too is
+    cancelled, and a tab opened later shows nothing."""
+    context = browser.new_context(reduced_motion="reduce", viewport={"width": 1280, "height": 800})
+    a = trigger_page(context, server, "scroll:50%")
+    a.goto(server.url + "article.html")
+    b = trigger_page(context, server, "scroll:50%")
+    b.goto(server.url + "article.html")
+    for page in (a, b):
+        page.wait_for_load_state("load")
+    a.evaluate("() => window.scrollTo(0, document.documentElement.scrollHeight * 0.3 - window.innerHeight)")
+    time.sleep(0.3)
+    assert not shown(a), "not at 30 %"
+    a.evaluate("() => window.scrollTo(0, document.documentElement.scrollHeight * 0.6 - window.innerHeight)")
+    wait_shown(a)
+    shot(a, "trigger-scroll")
+    b.evaluate("() => window.scrollTo(0, document.documentElement.scrollHeight)")
+    time.sleep(0.5)
+    assert not shown(b) and b.locator(".rk").count() == 0, "another tab does not show it again"
+    c = trigger_page(context, server, "scroll:50%")
+    c.goto(server.url + "article.html")
+    c.evaluate("() => window.scrollTo(0, document.documentElement.scrollHeight)")
+    time.sleep(0.5)
+    assert not shown(c) and c.locator(".rk").count() == 0, "nor a tab opened later in the visit"
+    context.close()
+
+
+def trigger_exit_and_visits(browser, server):
+    """exit-intent: the pointer leaving through the top; visits:2: not on the first visit, but
+    on the next (a page more than 30 minutes after the last)."""
+    context = browser.new_context(reduced_motion="reduce", viewport={"width": 1280, "height": 800})
+    page = trigger_page(context, server, "exit-intent")
+    page.goto(server.url + "article.html")
+    page.wait_for_load_state("load")
+    page.mouse.move(600, 400)
+    page.mouse.move(600, 200)
+    time.sleep(0.3)
+    assert not shown(page), "moving within the page is no exit"
+    page.mouse.move(600, 5)
+    page.mouse.move(600, -20)
+    wait_shown(page)
+    context.close()
+    context = browser.new_context(reduced_motion="reduce")
+    page = trigger_page(context, server, "visits:2", name="visits.html")
+    page.goto(server.url + "visits.html")
+    page.wait_for_load_state("load")
+    time.sleep(0.3)
+    assert not shown(page), "not on the first visit"
+    page.reload()
+    page.wait_for_load_state("load")
+    time.sleep(0.3)
+    assert not shown(page), "a reload is the same visit"
+    # The last page of this visit was 31 minutes ago: the next page begins visit 2.
+    page.evaluate("() => { const v = JSON.parse(localStorage.getItem('rocket.visit')); v.last -= 31 * 60 * 1000; localStorage.setItem('rocket.visit', JSON.stringify(v)); }")
+    page.reload()
+    wait_shown(page)
+    assert json.loads(page.evaluate("() => localStorage.getItem('rocket.visit')"))["count"] == 2
+    context.close()
+
+
 def main():
     os.makedirs(ARTIFACTS, exist_ok=True)
     scratch = tempfile.mkdtemp(prefix="rocket-browser-")
@@ -598,6 +701,9 @@ def main():
                 ("typed inputs with native fields, checkboxes for a multiple choice", lambda: typed_and_checkboxes(browser, flows)),
                 ("the launcher: a badge for what came while closed, a panel, Esc and the focus", lambda: launcher(browser, demo)),
                 ("an alert whose actions update live; an action sheet", lambda: live_alert(browser, demo)),
+                ("page trigger delay:30s on a virtual clock; a reload resumes, never re-pops", lambda: trigger_delay(browser, demo)),
+                ("page trigger scroll:50%; a second tab is cancelled, a later one shows nothing", lambda: trigger_scroll_and_tabs(browser, demo)),
+                ("page triggers exit-intent and visits:2", lambda: trigger_exit_and_visits(browser, demo)),
                 ("a conversation resumed after a server restart", lambda: resume_after_restart(browser, os.path.join(scratch, "resume.sqlite"))),
             ]
             for name, test in tests:

@@ -720,7 +720,8 @@ struct PlayExperimentTests {
             let visitor = "visitor-\(k)"
             let expected = experiment.name(of: experiment.assign(visitor: visitor))
             seen.insert(expected)
-            let r = try runRocket(["play", dir + "/flow.json", "--instant", "--visitor", visitor, "--events", "-"], stdin: "\n")
+            let r = try runRocket(
+                ["play", dir + "/flow.json", "--instant", "--visitor", visitor, "--events", "-"], stdin: "\n", environment: ["ROCKET_STORE": dir + "/s.sqlite"])
             if expected == "holdout" {
                 #expect(r.status == 3)
                 #expect(withoutTimes(r.stdout) == #"{"event":"exposure","flow":"flow","experiment":"copy","variant":"holdout","shown":false}"# + "\n")
@@ -732,13 +733,15 @@ struct PlayExperimentTests {
                 #expect(lines.dropFirst().first == #"{"event":"started","flow":"flow","variant":"\#(expected)"}"#)
                 #expect(lines.dropFirst().allSatisfy { $0.hasSuffix(#","variant":"\#(expected)"}"#) }, "\(r.stdout)")
                 #expect(r.stderr.contains(expected == "long" ? "The long welcome" : "Hi"))
-                let twice = try runRocket(["play", dir + "/flow.json", "--instant", "--visitor", visitor, "--events", "-"], stdin: "\n")
+                let twice = try runRocket(
+                    ["play", dir + "/flow.json", "--instant", "--visitor", visitor, "--events", "-"], stdin: "\n",
+                    environment: ["ROCKET_STORE": dir + "/s.sqlite"])
                 #expect(withoutTimes(twice.stdout) == withoutTimes(r.stdout), "the same variant in another process")
             }
         }
         #expect(seen.count == 3, "12 visitors meet every group: \(seen)")
         // Without --visitor: a stable id kept in the state folder.
-        let env = ["XDG_STATE_HOME": dir + "/state"]
+        let env = ["XDG_STATE_HOME": dir + "/state", "ROCKET_STORE": ""]
         let first = try runRocket(["play", dir + "/flow.json", "--instant", "--events", "-"], stdin: "\n", environment: env)
         let id = try String(contentsOfFile: dir + "/state/rocket/visitor", encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
         #expect(id.count == 32)
@@ -761,5 +764,32 @@ struct PlayTargetingTests {
         #expect(no.stderr.contains(#"when.if "plan == 'pro'" is false"#), "\(no.stderr)")
         let yes = try runRocket(["play", dir + "/flow.json", "--instant", "--var", "plan=pro"], stdin: "\n")
         #expect(yes.status == 0 && yes.stderr.contains("Hi, pro"))
+    }
+}
+
+@Suite("rocket play: assignments kept")
+struct PlayAssignmentTests {
+    @Test("the first exposure's variant is kept in the store: new weights keep a visitor where they were; new visitors follow them")
+    func sticky() throws {
+        let dir = scratchDirectory()
+        func flow(_ long: Double) {
+            write(
+                """
+                {"version": 1, "experiment": {"name": "copy",
+                  "variants": [{"name": "long", "weight": \(long), "start": "long"}, {"name": "short", "weight": 1, "start": "short"}]},
+                 "blocks": [{"id": "long", "type": "text", "text": "The long welcome"}, {"id": "short", "type": "text", "text": "Hi"}]}
+                """, to: dir + "/flow.json")
+        }
+        func variant(_ visitor: String) throws -> String? {
+            let r = try runRocket(["play", dir + "/flow.json", "--instant", "--visitor", visitor, "--store", dir + "/s.sqlite", "--events", "-"], stdin: "\n")
+            return r.stdout.firstRange(of: #""variant":""#).map { String(r.stdout[$0.upperBound...].prefix { $0 != "\"" }) }
+        }
+        flow(1)
+        var first: [String: String] = [:]
+        for k in 0..<8 { first["p\(k)"] = try variant("p\(k)") }
+        #expect(Set(first.values) == ["long", "short"], "\(first)")
+        flow(0.000001)
+        for k in 0..<8 { #expect(try variant("p\(k)") == first["p\(k)"]) }
+        #expect(try variant("someone-new") == "short")
     }
 }

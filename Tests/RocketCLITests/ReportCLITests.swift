@@ -64,3 +64,20 @@ struct ReportCLITests {
         #expect(try runRocket(["report", "--store", dir + "/none.sqlite"]).status == 66)
     }
 }
+
+@Suite("rocket play: quiet hours")
+struct PlayQuietHoursTests {
+    @Test("in the machine's local time (TZ); --explain says why and until when; --ignore-rules shows it")
+    func quiet() throws {
+        let dir = scratchDirectory()
+        write(#"{"version": 1, "quietHours": {"from": "22:00", "to": "08:00"}, "blocks": [{"id": "a", "type": "text", "text": "Hi"}]}"#, to: dir + "/q.json")
+        let at = "2026-12-04T14:00:00Z"
+        let tokyo = try runRocket(["play", dir + "/q.json", "--instant", "--now", at, "--explain"], stdin: "\n", environment: ["TZ": "JST-9"])
+        #expect(tokyo.status == 3)
+        #expect(tokyo.stderr.contains("quiet hours 22:00–08:00 (it is 23:00 there); not before 2026-12-04T23:00:00Z"), "\(tokyo.stderr)")
+        let utc = try runRocket(["play", dir + "/q.json", "--instant", "--now", at], stdin: "\n", environment: ["TZ": "UTC0"])
+        #expect(utc.status == 0 && utc.stderr.contains("Hi"))
+        let forced = try runRocket(["play", dir + "/q.json", "--instant", "--now", at, "--ignore-rules"], stdin: "\n", environment: ["TZ": "JST-9"])
+        #expect(forced.status == 0)
+    }
+}

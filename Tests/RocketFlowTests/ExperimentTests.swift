@@ -79,3 +79,50 @@ struct TargetingTests {
         #expect(FlowLoader.load(Self.flow.replacing("plan == 'pro' and visits >= 3", with: "visits")).errors.map(\.code) == ["expression-type"])
     }
 }
+
+@Suite("Quiet hours")
+struct QuietHoursTests {
+    @Test("A window past midnight, a window within a day, an empty one; times read strictly")
+    func windows() {
+        let night = RocketQuietHours(from: "22:00", to: "08:00")
+        #expect(night.contains(minuteOfDay: 22 * 60) && night.contains(minuteOfDay: 23 * 60 + 59) && night.contains(minuteOfDay: 0))
+        #expect(night.contains(minuteOfDay: 7 * 60 + 59) && !night.contains(minuteOfDay: 8 * 60) && !night.contains(minuteOfDay: 12 * 60))
+        let lunch = RocketQuietHours(from: "12:00", to: "13:30")
+        #expect(lunch.contains(minuteOfDay: 12 * 60) && lunch.contains(minuteOfDay: 13 * 60 + 29) && !lunch.contains(minuteOfDay: 13 * 60 + 30))
+        #expect(!RocketQuietHours(from: "09:00", to: "09:00").contains(minuteOfDay: 9 * 60))
+        for bad in ["24:00", "9:00", "09:60", "09-00", "", "０９:００", "09:00 "] { #expect(RocketQuietHours.minutes(bad) == nil, "\(bad)") }
+        #expect(RocketQuietHours.minutes("23:59") == 1439 && RocketQuietHours.minutes("00:00") == 0)
+    }
+
+    @Test("The refusal says the local time and ends when the window does, in the visitor's offset")
+    func refusal() throws {
+        let night = RocketQuietHours(from: "22:00", to: "08:00")
+        let t = 1_796_342_400.0  // 2026-12-04T00:00:00Z
+        let utc = try #require(night.refusal(at: t + 1800, utcOffset: 0))
+        #expect(utc.reason == "quiet hours 22:00–08:00 (it is 00:30 there)")
+        #expect(utc.earliest == t + 8 * 3600)
+        // 00:30 UTC is 09:30 in Tokyo (+9): not quiet; 16:30 in Los Angeles (−8): not quiet.
+        #expect(night.refusal(at: t + 1800, utcOffset: 9 * 3600) == nil)
+        #expect(night.refusal(at: t + 1800, utcOffset: -8 * 3600) == nil)
+        // 14:00 UTC is 23:00 in Tokyo: quiet until 08:00 there, 23:00 UTC.
+        let tokyo = try #require(night.refusal(at: t + 14 * 3600, utcOffset: 9 * 3600))
+        #expect(tokyo.earliest == t + 23 * 3600)
+        // Before midnight, the end is the next morning.
+        let evening = try #require(night.refusal(at: t - 3600, utcOffset: 0))
+        #expect(evening.earliest == t + 8 * 3600)
+        #expect(night.refusal(at: .nan, utcOffset: 0) == nil && night.refusal(at: 1e300, utcOffset: 0) == nil)
+    }
+
+    @Test("A flow's quietHours is read, written back and linted at its place")
+    func format() throws {
+        let ok = FlowLoader.load(
+            Array(#"{"version": 1, "quietHours": {"from": "22:00", "to": "08:00"}, "blocks": [{"id": "a", "type": "text", "text": "Hi"}]}"#.utf8))
+        #expect(ok.document?.quietHours == RocketQuietHours(from: "22:00", to: "08:00"))
+        #expect(ok.errors.isEmpty)
+        let bad = FlowLoader.load(
+            Array(#"{"version": 1, "quietHours": {"from": "22h", "to": "08:00"}, "blocks": [{"id": "a", "type": "text", "text": "Hi"}]}"#.utf8))
+        #expect(bad.errors.first?.path == "quietHours.from" && bad.errors.first?.column == 39)
+        let missing = FlowLoader.load(Array(#"{"version": 1, "quietHours": {"from": "22:00"}, "blocks": [{"id": "a", "type": "text", "text": "Hi"}]}"#.utf8))
+        #expect(!missing.errors.isEmpty)
+    }
+}

@@ -883,3 +883,27 @@ struct MinGapAPITests {
         #expect(h.request("POST", "/v1/conversations", body: #"{"flow": "basic", "visitor": "ada"}"#).status == 201)
     }
 }
+
+@Suite("HTTP API: quiet hours")
+struct QuietHoursAPITests {
+    @Test("not now in the visitor's quiet hours (their utcOffset), with the end as the earliest; a bad offset is 400")
+    func quiet() throws {
+        let dir = scratchDirectory()
+        try """
+        {"version": 1, "quietHours": {"from": "22:00", "to": "08:00"}, "blocks": [{"id": "a", "type": "text", "text": "Hi"}]}
+        """.write(toFile: dir + "/night.json", atomically: true, encoding: .utf8)
+        // 2026-12-04T14:00:00Z: 23:00 in Tokyo, 06:00 in Los Angeles, 15:00 in Rome.
+        let h = try Harness(clock: ManualClock(now: 1_796_392_800), flowsDirectory: dir)
+        let tokyo = h.request("POST", "/v1/conversations", body: #"{"flow": "night", "visitor": "t", "utcOffset": 540}"#)
+        #expect(tokyo.json?["status"]?.string == "notNow")
+        #expect(tokyo.json?["explanation"]?[0]?.string == "quiet hours 22:00–08:00 (it is 23:00 there)")
+        #expect(tokyo.json?["earliest"]?.string == "2026-12-04T23:00:00Z")
+        let la = h.request("POST", "/v1/conversations", body: #"{"flow": "night", "visitor": "l", "utcOffset": -480}"#)
+        #expect(la.json?["status"]?.string == "notNow" && la.json?["earliest"]?.string == "2026-12-04T16:00:00Z")
+        let rome = h.request("POST", "/v1/conversations", body: #"{"flow": "night", "visitor": "r", "utcOffset": 60}"#)
+        #expect(rome.status == 201)
+        for bad in ["900", "\"60\"", "1.5", "-841"] {
+            #expect(h.request("POST", "/v1/conversations", body: #"{"flow": "night", "visitor": "x", "utcOffset": \#(bad)}"#).status == 400, "\(bad)")
+        }
+    }
+}

@@ -242,3 +242,52 @@ test("the widget's own words: the language, its first part, else English, else t
   assert.equal(core.word("__WORDS__", "en", "done"), "done", "no table: the key");
   assert.equal(core.word(table, "en", "range", [2]), "Choose 2 to %d");
 });
+
+test("page triggers: each condition, combinations, and what is refused", () => {
+  assert.deepEqual(core.parseTrigger("delay:30s"), { delay: 30000, scroll: null, exitIntent: false, visits: 0 });
+  assert.deepEqual(core.parseTrigger("scroll:50% exit-intent"), { delay: 0, scroll: 0.5, exitIntent: true, visits: 0 });
+  assert.deepEqual(core.parseTrigger(" visits:3, delay:1.5m "), { delay: 90000, scroll: null, exitIntent: false, visits: 3 });
+  assert.equal(core.parseTrigger("delay:250ms").delay, 250);
+  for (const bad of ["", "   ", "delay", "delay:30", "delay:-1s", "delay:25h", "delay:1441m", "scroll:101%", "scroll:50", "visits:0",
+    "visits:x", "exit", "onload", "a b c d e f g h i", null, 7, "delay:30s;alert(1)"]) {
+    assert.ok(core.parseTrigger(bad).error, String(bad));
+  }
+  const spec = core.parseTrigger("delay:10s scroll:50% visits:2");
+  const seen = { elapsed: 10000, scrolled: 0.5, exited: false, visits: 2 };
+  assert.equal(core.triggerReady(spec, seen), true);
+  assert.equal(core.triggerReady(spec, { ...seen, elapsed: 9999 }), false);
+  assert.equal(core.triggerReady(spec, { ...seen, scrolled: 0.49 }), false);
+  assert.equal(core.triggerReady(spec, { ...seen, visits: 1 }), false);
+  assert.equal(core.triggerReady(core.parseTrigger("exit-intent"), { ...seen, exited: false }), false);
+  assert.equal(core.triggerReady(core.parseTrigger("exit-intent"), { ...seen, exited: true }), true);
+});
+
+test("scrolled: the bottom of the window over the page; a page that does not scroll is read whole", () => {
+  assert.equal(core.scrolled(0, 800, 800), 1);
+  assert.equal(core.scrolled(0, 800, 400), 1);
+  assert.equal(core.scrolled(0, 500, 2000), 0.25);
+  assert.equal(core.scrolled(1500, 500, 2000), 1);
+  assert.equal(core.scrolled(5000, 500, 2000), 1);
+  assert.equal(core.scrolled(-50, 500, 2000), 0.225);
+});
+
+test("visits: the first page begins one; a page within 30 minutes continues it; later, the next", () => {
+  const gap = 30 * 60 * 1000;
+  let v = core.countVisit(null, 1000, gap);
+  assert.deepEqual(v, { count: 1, last: 1000, since: 1000 });
+  v = core.countVisit(v, 1000 + gap, gap);
+  assert.deepEqual(v, { count: 1, last: 1000 + gap, since: 1000 });
+  v = core.countVisit(v, 2000 + 2 * gap, gap);
+  assert.deepEqual(v, { count: 2, last: 2000 + 2 * gap, since: 2000 + 2 * gap });
+  // Anything else stored (a tampered or older value, a clock gone back) starts over.
+  for (const junk of [{}, { count: "2" }, { count: 3, last: 9e15, since: 1 }, "x", 5, { count: NaN, last: 1, since: 1 }]) {
+    assert.deepEqual(core.countVisit(junk, 1000, gap), { count: 1, last: 1000, since: 1000 }, JSON.stringify(junk));
+  }
+});
+
+test("the per-visit cap explains itself; none means no cap", () => {
+  assert.equal(core.sessionRefusal(null, 5), null);
+  assert.equal(core.sessionRefusal(2, 1), null);
+  assert.equal(core.sessionRefusal(1, 1), "this visit has shown 1 flow; the page allows 1");
+  assert.equal(core.sessionRefusal(2, 3), "this visit has shown 3 flows; the page allows 2");
+});
