@@ -113,6 +113,8 @@ enum OptionGroups {
             .value(
                 "--visitor", "ID",
                 "Who plays, for a flow's experiment (default: a stable id kept in $XDG_STATE_HOME/rocket/visitor)."),
+            .value(
+                "--min-gap", "D", "Show nothing when a flow was shown through the store less than D ago (30s, 5m); a showing is noted there."),
             .value("--state", "FILE", "Save the conversation to FILE after every step and resume from it when it exists."),
             .flag("--restart", "With --state: start over even when FILE holds a conversation (of this flow or another)."),
         ] as [OptionSpec]).map { $0.inGroup("CONVERSATION") }

@@ -260,6 +260,29 @@ enum PlayCommand {
             }
             return ExitStatus.notNow
         }
+        // The gap since the last flow shown through the store (any flow; `--min-gap`).
+        let gap = ShowingGap(seconds: options.minGap)
+        var gapStore: (any ScenarioStore)?
+        if saved == nil, !options.ignoreRules, gap.seconds > 0 {
+            switch ScenarioCommand.openStore(options.gate.store) {
+            case .failure(let error):
+                printError("rocket: error: \(error.message)")
+                return ExitStatus.ioError
+            case .success(let store):
+                gapStore = store
+                do throws(ScenarioStoreError) {
+                    if let why = try gap.refusal(in: store, visitor: nil, at: options.gate.now) {
+                        if options.gate.explain || options.verbose {
+                            printError(why.reason + "; not before " + WallTime.format(why.earliest.rounded(.up)) + "\n→ not now")
+                        }
+                        return ExitStatus.notNow
+                    }
+                } catch {
+                    printError("rocket: error: \(error.message)")
+                    return ExitStatus.ioError
+                }
+            }
+        }
         // An experiment: the visitor's variant decides the start; the holdout is shown nothing.
         var played = doc
         var exposure: (experiment: String, variant: String)?
@@ -305,6 +328,15 @@ enum PlayCommand {
         if saved == nil, let name = doc.scenario, !options.ignoreRules {
             let status = options.gate.decide(name, rules: doc.when ?? ScenarioRules())
             if status != ExitStatus.ok { return status }
+        }
+        // Every gate passed: the showing is noted before anything is shown.
+        if let gapStore {
+            do throws(ScenarioStoreError) {
+                try gap.recordShowing(in: gapStore, visitor: nil, at: options.gate.now)
+            } catch {
+                printError("rocket: error: \(error.message)")
+                return ExitStatus.ioError
+            }
         }
         return await play(played, imageBase: base.isEmpty ? nil : base, options: options, flowName: flowName, resume: saved, exposure: exposure)
     }

@@ -77,6 +77,8 @@ struct PlayOptions {
     var lang: String?
     /// `--visitor` (nil: the stable default).
     var visitor: String?
+    /// `--min-gap` in seconds (0: none).
+    var minGap: Double
 
     /// The language to read a flow in: `--lang`, else the environment's (`it_IT.UTF-8` → `it-IT`).
     var language: String? {
@@ -104,6 +106,14 @@ struct PlayOptions {
         vars = try PlayCommand.variables(parsed)
         lang = parsed.value("--lang")
         visitor = parsed.value("--visitor")
+        if let d = parsed.value("--min-gap") {
+            guard let seconds = RocketDuration.parse(d), seconds > 0, seconds <= 86_400 else {
+                throw UsageError(message: "--min-gap must be a duration from 1ms to 1d (30s, 5m)", command: command)
+            }
+            minGap = seconds
+        } else {
+            minGap = 0
+        }
         if let visitor, visitor.isEmpty || visitor.utf8.count > 128 {
             throw UsageError(message: "--visitor takes an id of 1 to 128 bytes", command: command)
         }

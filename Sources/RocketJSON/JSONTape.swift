@@ -114,7 +114,13 @@ package struct JSONTape: Sendable {
         if e.flag { return unescaped[Int(e.a)] == text }
         let range = Int(e.a)..<Int(e.b)
         guard text.utf8.count == range.count else { return false }
-        return bytes[range].elementsEqual(text.utf8)
+        // Compared as two byte buffers (a generic elementsEqual walks both one element at a time).
+        var text = text
+        return text.withUTF8 { t in
+            bytes.withUnsafeBufferPointer { b in
+                t.indices.allSatisfy { b[range.lowerBound + $0] == t[$0] }
+            }
+        }
     }
 
     /// Whether string entry `i` is exactly `text`: the fast form for keys known at compile time.

@@ -85,11 +85,20 @@ public struct ReportBuilder {
         var answered: Set<String> = []
         var last: String?
         var counted = false
+        /// The group of (flow, variant), found once.
+        var group: Group?
     }
 
     var groups: [GroupKey: Group] = [:]
     var groupOrder: [GroupKey] = []
     var open: [String: Session] = [:]
+    /// The conversation the last record went to, kept out of `open` (records of one
+    /// conversation mostly come together: no hashing for them), with its `conversation` field.
+    var hotKey: String?
+    var hot = Session()
+    var hotID: String?
+    /// The input of the hot conversation (-1: a store's).
+    var hotInput = -2
     var current: [Int: String] = [:]
     var sessionsMade = 0
     var blocksSeen = 0
@@ -118,24 +127,34 @@ public struct ReportBuilder {
             throw ReportInputError(line: line, column: error.offset + 1, message: error.message)
         }
         guard tape.kind(0) == .object else { throw ReportInputError(line: line, message: "a record is a JSON object, not \(tape.typeName(0))") }
-        guard let e = tape.member(of: 0, "event"), let event = tape.string(e) else {
+        guard let e = tape.member(of: 0, "event" as StaticString), let event = tape.string(e) else {
             throw ReportInputError(line: line, message: "the record has no \"event\" string")
         }
         let key: String
-        if let c = tape.member(of: 0, "conversation"), let id = tape.string(c) {
-            key = "\(input)\u{0}\(id)"
-            try ensureRoom(line: line)
-            if open[key] == nil { open[key] = Session() }
+        if let c = tape.member(of: 0, "conversation" as StaticString), tape.kind(c) == .string {
+            if let k = hotKey, hotInput == input, let id = hotID, tape.string(c, is: id) {
+                key = k
+            } else {
+                let id = tape.string(c) ?? ""
+                key = "\(input)\u{0}\(id)"
+                if key != hotKey, open[key] == nil { try ensureRoom(line: line) }
+                hotID = id
+                hotInput = input
+            }
         } else {
             key = try sessionKey(input: input, event: event, line: line)
+            hotID = nil
         }
         // Taken out while it changes, so its sets are not copied per record.
-        var s = open.removeValue(forKey: key) ?? Session()
-        if let f = tape.member(of: 0, "flow"), let flow = tape.string(f), event == "started" || event == "exposure" || s.flow.isEmpty {
+        var s = take(key)
+        if event == "started" || event == "exposure" || s.flow.isEmpty, let f = tape.member(of: 0, "flow" as StaticString), let flow = tape.string(f),
+            flow != s.flow
+        {
             s.flow = flow
+            s.group = nil
         }
         try apply(tape, event: event, to: &s, line: line)
-        open[key] = s
+        put(key, s)
         if event == "dismissed" {
             finish(key)
             if current[input] == key { current[input] = nil }
@@ -148,13 +167,18 @@ public struct ReportBuilder {
         var limits = JSONReaderLimits()
         limits.maxDepth = 8
         guard let tape = try? JSONTape.parse(record, limits: limits), tape.kind(0) == .object,
-            let e = tape.member(of: 0, "event"), let event = tape.string(e)
+            let e = tape.member(of: 0, "event" as StaticString), let event = tape.string(e)
         else { throw ReportInputError(line: line, message: "a stored record of conversation \(conversation) is not an event record") }
-        let key = "s\u{0}" + conversation
-        var s = open.removeValue(forKey: key) ?? Session()
-        if s.flow.isEmpty { s.flow = flow }
+        let key = hotInput == -1 && hotID == conversation && hotKey != nil ? hotKey! : "s\u{0}" + conversation
+        hotID = conversation
+        hotInput = -1
+        var s = take(key)
+        if s.flow.isEmpty {
+            s.flow = flow
+            s.group = nil
+        }
         try apply(tape, event: event, to: &s, line: line)
-        open[key] = s
+        put(key, s)
         if event == "dismissed" { finish(key) }
     }
 
@@ -163,15 +187,41 @@ public struct ReportBuilder {
         finish("s\u{0}" + conversation)
     }
 
+    /// Takes conversation `key` out to change it (an empty one when it is new).
+    private mutating func take(_ key: String) -> Session {
+        if hotKey == key {
+            hotKey = nil
+            let s = hot
+            hot = Session()
+            return s
+        }
+        return open.removeValue(forKey: key) ?? Session()
+    }
+
+    /// Puts conversation `key` back as the hot one (the one before goes into `open`).
+    private mutating func put(_ key: String, _ s: Session) {
+        if let k = hotKey, k != key { open[k] = hot }
+        hotKey = key
+        hot = s
+    }
+
+    /// Moves the hot conversation into `open`.
+    private mutating func park() {
+        if let k = hotKey { open[k] = hot }
+        hotKey = nil
+        hot = Session()
+    }
+
     /// Ends input `input`: its conversations still open count as dropped where they stand.
     public mutating func finishInput(_ input: Int) {
+        park()
         let prefix = "\(input)\u{0}"
         for key in open.keys where key.hasPrefix(prefix) { finish(key) }
         current[input] = nil
     }
 
     private mutating func ensureRoom(line: Int) throws(ReportInputError) {
-        guard open.count < RocketLimits.reportOpenConversations else {
+        guard open.count + (hotKey == nil ? 0 : 1) < RocketLimits.reportOpenConversations else {
             throw ReportInputError(
                 line: line,
                 message:
@@ -182,7 +232,7 @@ public struct ReportBuilder {
 
     /// The conversation a record without a `"conversation"` field belongs to.
     private mutating func sessionKey(input: Int, event: String, line: Int) throws(ReportInputError) -> String {
-        if let key = current[input], let s = open[key] {
+        if let key = current[input], let s = hotKey == key ? hot : open[key] {
             let begins = event == "exposure" || (event == "started" && (s.started || !s.exposed))
             if !begins { return key }
             finish(key)
@@ -190,17 +240,23 @@ public struct ReportBuilder {
         try ensureRoom(line: line)
         sessionsMade += 1
         let key = "\(input)\u{0}#\(sessionsMade)"
-        open[key] = Session()
+        put(key, Session())
         current[input] = key
         return key
     }
 
-    private mutating func group(_ s: Session) -> Group {
+    private mutating func group(_ s: inout Session) -> Group {
+        if let g = s.group { return g }
         let key = GroupKey(flow: s.flow, variant: s.variant)
-        if let g = groups[key] { return g }
-        let g = Group()
-        groups[key] = g
-        groupOrder.append(key)
+        let g: Group
+        if let found = groups[key] {
+            g = found
+        } else {
+            g = Group()
+            groups[key] = g
+            groupOrder.append(key)
+        }
+        s.group = g
         return g
     }
 
@@ -223,20 +279,26 @@ public struct ReportBuilder {
     private mutating func apply(_ tape: JSONTape, event: String, to s: inout Session, line: Int) throws(ReportInputError) {
         records += 1
         let at = Self.number(tape, "at")
-        if let v = Self.text(tape, "variant"), !s.counted || s.variant.isEmpty { s.variant = v }
-        if groups[GroupKey(flow: s.flow, variant: s.variant)] == nil, groups.count >= RocketLimits.reportGroups {
+        if !s.counted || s.variant.isEmpty, let v = Self.text(tape, "variant"), v != s.variant {
+            s.variant = v
+            s.group = nil
+        }
+        if s.group == nil, groups.count >= RocketLimits.reportGroups, groups[GroupKey(flow: s.flow, variant: s.variant)] == nil {
             throw ReportInputError(line: line, message: "more than \(RocketLimits.reportGroups) different flows and variants")
         }
         switch event {
         case "exposure":
             s.exposed = true
-            if tape.member(of: 0, "shown").flatMap(tape.bool) == false { s.variant = Self.text(tape, "variant") ?? "holdout" }
-            group(s).exposures += 1
+            if tape.member(of: 0, "shown" as StaticString).flatMap(tape.bool) == false {
+                s.variant = Self.text(tape, "variant") ?? "holdout"
+                s.group = nil
+            }
+            group(&s).exposures += 1
             s.counted = true
         case "started":
             if !s.started {
                 s.started = true
-                group(s).starts += 1
+                group(&s).starts += 1
                 s.counted = true
             }
         case "blockAdded":
@@ -247,13 +309,13 @@ public struct ReportBuilder {
             if !s.started {
                 // Records from before `started` existed: the first block is the start.
                 s.started = true
-                group(s).starts += 1
+                group(&s).starts += 1
                 s.counted = true
             }
             let key = Self.blockKey(tape, index: index)
             s.shown[index] = (key, at)
             s.last = key
-            let g = group(s)
+            let g = group(&s)
             if g.blocks[key] == nil {
                 guard g.blocks.count < RocketLimits.reportBlocks else {
                     throw ReportInputError(line: line, message: "more than \(RocketLimits.reportBlocks) different blocks in one flow")
@@ -265,7 +327,7 @@ public struct ReportBuilder {
             if s.reached.insert(key).inserted { g.blocks[key]!.reached += 1 }
         case "tapped", "buttonPressed", "inputSubmitted":
             guard let i = Self.number(tape, "index"), i >= 0, i < 1e9, let shown = s.shown[Int(i)] else { return }
-            let g = group(s)
+            let g = group(&s)
             guard s.answered.insert(shown.key).inserted, g.blocks[shown.key] != nil else { return }
             g.blocks[shown.key]!.answered += 1
             if let at, let start = shown.at, at >= start, at - start < RocketLimits.durationSeconds {
@@ -273,7 +335,7 @@ public struct ReportBuilder {
             }
         case "dismissed":
             let reason = Self.text(tape, "reason") ?? "unknown"
-            let g = group(s)
+            let g = group(&s)
             let name = reason.utf8.count <= 32 ? reason : "other"
             if g.dismissals[name] == nil, g.dismissals.count >= 16 {
                 g.dismissals["other", default: 0] += 1
@@ -291,9 +353,17 @@ public struct ReportBuilder {
 
     /// Ends conversation `key`: an open one counts as dropped at the last block it reached.
     private mutating func finish(_ key: String) {
-        guard let s = open.removeValue(forKey: key) else { return }
+        var s: Session
+        if hotKey == key {
+            s = hot
+            hotKey = nil
+            hot = Session()
+        } else {
+            guard let found = open.removeValue(forKey: key) else { return }
+            s = found
+        }
         guard let last = s.last else { return }
-        let g = group(s)
+        let g = group(&s)
         g.blocks[last]?.dropped += 1
     }
 
@@ -302,6 +372,7 @@ public struct ReportBuilder {
     /// The report of everything read so far (conversations still open are counted as they stand).
     public func report(_ options: ReportOptions) -> Report {
         var copy = self
+        copy.park()
         for key in copy.open.keys { copy.finish(key) }
         return copy.build(options)
     }

@@ -61,7 +61,6 @@ extension ConversationService {
             s.unsaved = s.unsaved.filter { s.slots[$0.key] != nil }
             s.alerts = s.alerts.filter { $0.value.touched >= now - limit }
             s.buckets = s.buckets.filter { now - $0.value.at < 60 }
-            s.lastShown = s.lastShown.filter { now - $0.value < configuration.minGap }
             s.live = [:]
             for slot in s.slots.values { s.live[slot.context.address, default: 0] += 1 }
             s.liveAlerts = [:]

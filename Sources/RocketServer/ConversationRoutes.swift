@@ -104,7 +104,8 @@ extension ConversationService {
                 issued: newVisitor, utcOffset: utcOffset)
         }
         // A gated flow asks the scenario store first, an experiment the stored assignments: on the database thread.
-        let asksStore = (flow.document.scenario != nil || flow.document.experiment != nil) && (scenarios != nil || archive != nil)
+        let asksStore =
+            (flow.document.scenario != nil || flow.document.experiment != nil || configuration.minGap > 0) && (scenarios != nil || archive != nil)
         return asksStore ? .deferred(begin) : begin()
     }
 
@@ -133,11 +134,15 @@ extension ConversationService {
         if let q = flow.document.quietHours, let quiet = q.refusal(at: now, utcOffset: utcOffset ?? Environment.utcOffset(at: now)) {
             return notNow(flowName, [quiet.reason], earliest: quiet.earliest)
         }
-        // The gap between two flows shown to one visitor, across flows (in this process).
-        if configuration.minGap > 0, let last = state.withLock({ $0.lastShown[visitor] }), now - last < configuration.minGap {
-            let why =
-                "another flow was shown to this visitor \(RocketDuration.format(now - last)) ago; the gap is \(RocketDuration.format(configuration.minGap))"
-            return notNow(flowName, [why], earliest: last + configuration.minGap)
+        // The gap between two flows shown to one visitor, across flows, kept in the scenario store.
+        let gap = ShowingGap(seconds: configuration.minGap)
+        if gap.seconds > 0, let store = scenarios {
+            do throws(ScenarioStoreError) {
+                if let why = try gap.refusal(in: store, visitor: visitor, at: now) { return notNow(flowName, [why.reason], earliest: why.earliest) }
+            } catch {
+                log("rocket serve: scenario store: \(error.message)")
+                return .error(503, "store-unavailable", "the scenario store cannot be used now")
+            }
         }
         // An experiment: the holdout is shown nothing (and counts no scenario execution); a
         // variant starts where it says, its exposure the conversation's first record.
@@ -187,6 +192,15 @@ extension ConversationService {
                 return .error(503, "store-unavailable", "the scenario store cannot be used now")
             }
         }
+        // Every gate passed: the showing is noted before anything is shown (a failure shows nothing).
+        if gap.seconds > 0, let store = scenarios {
+            do throws(ScenarioStoreError) {
+                try gap.recordShowing(in: store, visitor: visitor, at: now)
+            } catch {
+                log("rocket serve: scenario store: \(error.message)")
+                return .error(503, "store-unavailable", "the scenario store cannot be used now")
+            }
+        }
         let timing = reduced ? RocketTiming.reducedMotion : configuration.timing
         let options = ConversationOptions(timing: timing, echoReplies: true, initialAnswers: vars.answers, initialVariables: vars.variables)
         guard var conversation = flow.conversation(options: options) else {
@@ -215,7 +229,6 @@ extension ConversationService {
             return s.record(id, slot, entry, changed: pending)
         }
         guard let seq = stored else { return quotaFull("conversations") }
-        if configuration.minGap > 0 { state.withLock { $0.lastShown[visitor] = now } }
         let change = pending.change(self)
         publish(change)
         var head: [(String, JSONValue)] = [("status", .string("started"))]

@@ -95,8 +95,6 @@ package final class ConversationService: Sendable {
         var deadlines: [String: Double] = [:]
         var alerts: [String: AlertEntry] = [:]
         var buckets: [String: Bucket] = [:]
-        /// When a flow was last shown to each visitor (for `minGap`; kept while it matters).
-        var lastShown: [String: Double] = [:]
         /// Live conversations and alerts per client address.
         var live: [String: Int] = [:]
         var liveAlerts: [String: Int] = [:]

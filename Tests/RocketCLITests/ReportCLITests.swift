@@ -81,3 +81,23 @@ struct PlayQuietHoursTests {
         #expect(forced.status == 0)
     }
 }
+
+@Suite("rocket play: the gap between flows")
+struct PlayMinGapTests {
+    @Test("--min-gap: any flow shown through the store less than D ago is not now, with when; later it shows")
+    func gap() throws {
+        let dir = scratchDirectory()
+        write(#"{"version": 1, "blocks": [{"id": "a", "type": "text", "text": "Hi"}]}"#, to: dir + "/one.json")
+        write(#"{"version": 1, "blocks": [{"id": "b", "type": "text", "text": "Other"}]}"#, to: dir + "/two.json")
+        let store = ["--store", dir + "/s.sqlite"]
+        let first = try runRocket(["play", dir + "/one.json", "--instant", "--min-gap", "1m", "--now", "2026-12-04T10:00:00Z"] + store, stdin: "\n")
+        #expect(first.status == 0)
+        let soon = try runRocket(
+            ["play", dir + "/two.json", "--instant", "--min-gap", "1m", "--now", "2026-12-04T10:00:30Z", "--explain"] + store, stdin: "\n")
+        #expect(soon.status == 3)
+        #expect(soon.stderr.contains("another flow was shown 30s ago; the gap is 1m; not before 2026-12-04T10:01:00Z"), "\(soon.stderr)")
+        let later = try runRocket(["play", dir + "/two.json", "--instant", "--min-gap", "1m", "--now", "2026-12-04T10:01:00Z"] + store, stdin: "\n")
+        #expect(later.status == 0 && later.stderr.contains("Other"))
+        #expect(try runRocket(["play", dir + "/two.json", "--min-gap", "soon"]).status == 64)
+    }
+}

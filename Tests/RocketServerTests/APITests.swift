@@ -881,6 +881,14 @@ struct MinGapAPITests {
         #expect(h.request("POST", "/v1/conversations", body: #"{"flow": "basic", "visitor": "bob"}"#, visitor: "bob").status == 201)
         h.clock.advance(by: 31)
         #expect(h.request("POST", "/v1/conversations", body: #"{"flow": "basic", "visitor": "ada"}"#).status == 201)
+        // Kept in the store: another server on it (a restart, a second instance) keeps the gap.
+        let other = try Harness(path: h.path, clock: h.clock) { $0.minGap = 30 }
+        h.clock.advance(by: 10)
+        let again = other.request("POST", "/v1/conversations", body: #"{"flow": "basic", "visitor": "ada"}"#)
+        #expect(again.json?["status"]?.string == "notNow", "\(again.text)")
+        // The showings are events, never executions: no budget counts them.
+        let stats = try SQLiteScenarioStore(path: h.path).stats("rocket.shown@ada")
+        #expect(stats.eventsCount == 2 && stats.executionsCount == 0)
     }
 }
 
