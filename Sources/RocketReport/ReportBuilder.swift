@@ -395,7 +395,9 @@ public struct ReportBuilder {
                 let g = groups[key]!
                 let trials = g.exposures > 0 ? g.exposures : g.starts
                 var comparison: VariantReport.Comparison?
-                if let reference, reference != key {
+                // The holdout saw nothing, so it completes nothing: it is compared only as the
+                // reference (`against: "holdout"`), never against a variant.
+                if let reference, reference != key, key.variant != "holdout" {
                     let r = groups[reference]!
                     let rTrials = r.exposures > 0 ? r.exposures : r.starts
                     if trials >= options.minCount, rTrials >= options.minCount,

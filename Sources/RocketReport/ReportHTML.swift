@@ -94,7 +94,8 @@ extension Report {
             }
             * { box-sizing: border-box; }
             body { margin: 0; background: var(--bg); color: var(--fg); font: 15px/1.45 system-ui, sans-serif; }
-            main { max-width: 60rem; margin: 0 auto; padding: 1rem; }
+            main { max-width: 76rem; margin: 0 auto; padding: 1rem; }
+            caption { text-align: left; padding: 0 .6rem .25rem; }
             h1 { font-size: 1.5rem; margin: .5rem 0; }
             h2 { font-size: 1.25rem; margin: 2rem 0 .5rem; border-bottom: 1px solid var(--line); padding-bottom: .25rem; }
             h3 { font-size: 1.05rem; margin: 1.25rem 0 .25rem; }
@@ -105,7 +106,7 @@ extension Report {
             th:first-child, td:first-child { text-align: left; }
             figure { margin: .75rem 0; max-width: 40rem; }
             figcaption { color: var(--muted); font-size: .9rem; }
-            svg { width: 100%; height: auto; display: block; }
+            svg { display: block; }
             svg text { fill: var(--fg); font: 13px system-ui, sans-serif; }
             svg .reach { fill: var(--reach); }
             svg .answer { fill: var(--answer); }
@@ -122,7 +123,8 @@ extension Report {
 
             """
         let recordsText = ReportFormat.grouped(records)
-        out += "<p class=\"note\">\(recordsText) event records. Counts under \(minCount) are hidden (shown as &lt;\(minCount)).</p>\n"
+        let hidden = minCount > 1 ? " Counts from 1 to \(minCount - 1) are hidden (shown as &lt;\(minCount))." : ""
+        out += "<p class=\"note\">\(recordsText) event records.\(hidden)</p>\n"
         if flows.isEmpty { out += "<p>No conversations in these records.</p>\n" }
         var figure = 0
         for flow in flows {
@@ -149,29 +151,34 @@ extension Report {
     private func summaryTable(_ flow: FlowReport) -> String {
         let c = { (n: Int?) in ReportFormat.count(n, minCount: minCount) }
         var out = """
-            <div class="scroll"><table>
+            <div class="scroll" tabindex="0" role="region" aria-label="Variants of \(HTMLText.escape(flow.flow.isEmpty ? "this flow" : flow.flow))"><table>
             <caption class="note">Variants of \(HTMLText.escape(flow.flow.isEmpty ? "this flow" : flow.flow))</caption>
             <thead><tr><th scope="col">Variant</th><th scope="col">Exposures</th><th scope="col">Starts</th><th scope="col">Completions</th>\
-            <th scope="col">Completion rate</th><th scope="col">Difference (95 % CI)</th><th scope="col">p-value</th><th scope="col">Needed per variant</th>\
-            <th scope="col">Dismissals</th></tr></thead>
-            <tbody>
-
+            <th scope="col">Completion rate</th>
             """
+        // The comparison's columns only where there is a comparison.
+        let compared = flow.variants.contains { $0.comparison != nil }
+        if compared { out += "<th scope=\"col\">Difference (95 % CI)</th><th scope=\"col\">p-value</th><th scope=\"col\">Needed per variant</th>" }
+        out += "</tr></thead>\n<tbody>\n"
+        var ended: [String] = []
         for v in flow.variants {
             let dismissals = v.dismissals.map { "\(HTMLText.escape($0.reason)) \(c($0.count))" }.joined(separator: ", ")
+            if !dismissals.isEmpty { ended.append("\(HTMLText.escape(ReportFormat.variantName(v.variant))): \(dismissals)") }
             let needed = v.comparison?.statistics.neededPerVariant.map(ReportFormat.grouped) ?? "–"
             out += "<tr><th scope=\"row\">\(HTMLText.escape(ReportFormat.variantName(v.variant)))</th><td>\(c(v.exposures))</td><td>\(c(v.starts))</td>"
             out += "<td>\(c(v.completions))</td><td>\(ReportFormat.percent(v.completionRate))</td>"
-            out += "<td>\(ReportFormat.difference(v.comparison))</td><td>\(ReportFormat.pValue(v.comparison))</td><td>\(needed)</td>"
-            out += "<td>\(dismissals.isEmpty ? "–" : dismissals)</td></tr>\n"
+            if compared { out += "<td>\(ReportFormat.difference(v.comparison))</td><td>\(ReportFormat.pValue(v.comparison))</td><td>\(needed)</td>" }
+            out += "</tr>\n"
         }
-        return out + "</tbody></table></div>\n"
+        out += "</tbody></table></div>\n"
+        if !ended.isEmpty { out += "<p class=\"note\">Ended — \(ended.joined(separator: "; ")).</p>\n" }
+        return out
     }
 
     private func funnelTable(_ v: VariantReport) -> String {
         let c = { (n: Int?) in ReportFormat.count(n, minCount: minCount) }
         var out = """
-            <div class="scroll"><table>
+            <div class="scroll" tabindex="0" role="region" aria-label="Funnel of \(HTMLText.escape(ReportFormat.variantName(v.variant))), by block"><table>
             <thead><tr><th scope="col">Block</th><th scope="col">Reached</th><th scope="col">Answered</th><th scope="col">Dropped here</th>\
             <th scope="col">Median time to answer</th></tr></thead>
             <tbody>
@@ -186,34 +193,32 @@ extension Report {
     }
 
     /// Horizontal bars: per block, those who reached it (light) and answered it (dark), against
-    /// the most reached.
+    /// the most reached. Bars are placed in percentages and texts in pixels (no viewBox), so the
+    /// chart fills any width and its words keep their size.
     private func funnelChart(_ v: VariantReport, id: Int) -> String {
-        let rowHeight = 44.0, labelWidth = 0.0, width = 560.0
-        let height = Double(v.blocks.count) * rowHeight + 8
+        let rowHeight = 44
         let top = Double(v.blocks.compactMap(\.reached).max() ?? 0)
         let variant = HTMLText.escape(ReportFormat.variantName(v.variant))
-        var out = "<figure>\n<svg role=\"img\" aria-labelledby=\"chart\(id)-title\" viewBox=\"0 0 \(Int(width)) \(Int(height))\">\n"
+        var out = "<figure>\n<svg role=\"img\" aria-labelledby=\"chart\(id)-title\" width=\"100%\" height=\"\(v.blocks.count * rowHeight + 4)\">\n"
         out += "<title id=\"chart\(id)-title\">Funnel of \(variant): conversations that reached and answered each block</title>\n"
         for (k, b) in v.blocks.enumerated() {
-            let y = Double(k) * rowHeight
-            let reached = Double(b.reached ?? 0), answered = Double(b.answered ?? 0)
-            let reachWidth = top > 0 ? (width - labelWidth) * reached / top : 0
-            let answerWidth = top > 0 ? (width - labelWidth) * answered / top : 0
+            let y = k * rowHeight
+            let reached = top > 0 ? 100 * Double(b.reached ?? 0) / top : 0
+            let answered = top > 0 ? 100 * Double(b.answered ?? 0) / top : 0
             let label =
                 "\(HTMLText.escape(b.id)): reached \(ReportFormat.count(b.reached, minCount: minCount)), answered \(ReportFormat.count(b.answered, minCount: minCount))"
-            out += "<text x=\"0\" y=\"\(Int(y + 15))\">\(label)</text>\n"
-            out += "<rect class=\"reach\" x=\"0\" y=\"\(Int(y + 21))\" width=\"\(Self.svgNumber(reachWidth))\" height=\"16\"/>"
-            out += "<rect class=\"answer\" x=\"0\" y=\"\(Int(y + 25))\" width=\"\(Self.svgNumber(answerWidth))\" height=\"8\"/>\n"
+            out += "<text x=\"0\" y=\"\(y + 15)\">\(label)</text>\n"
+            out += "<rect class=\"reach\" x=\"0\" y=\"\(y + 21)\" width=\"\(Self.percent(reached))\" height=\"16\"/>"
+            out += "<rect class=\"answer\" x=\"0\" y=\"\(y + 25)\" width=\"\(Self.percent(answered))\" height=\"8\"/>\n"
         }
-        out +=
-            "</svg>\n<figcaption>Funnel of \(variant): <span class=\"key reach\"></span>reached <span class=\"key answer\"></span>answered</figcaption>\n</figure>\n"
+        out += "</svg>\n<figcaption>Funnel of \(variant): <span class=\"key reach\"></span>reached <span class=\"key answer\"></span>answered</figcaption>\n</figure>\n"
         return out
     }
 
-    /// Each compared variant's difference from its reference, a dot on its 95 % interval, with 0 marked.
+    /// Each compared variant's difference from its reference: a dot on its 95 % interval, with 0
+    /// marked on every row (placed in percentages, as the funnel).
     private func comparisonChart(_ flow: FlowReport, _ compared: [VariantReport], id: Int) -> String {
-        let rowHeight = 44.0, width = 560.0, pad = 20.0
-        let height = Double(compared.count) * rowHeight + 28
+        let rowHeight = 48
         var low = 0.0, high = 0.0
         for v in compared {
             guard let s = v.comparison?.statistics else { continue }
@@ -221,28 +226,32 @@ extension Report {
             high = max(high, s.ci95.high)
         }
         let span = max(high - low, 0.01)
-        let x = { (d: Double) in pad + (width - 2 * pad) * (d - low) / span }
+        // 4 % to 96 % of the width, so the dots at the ends stay whole.
+        let x = { (d: Double) in Self.percent(4 + 92 * (d - low) / span) }
         let name = HTMLText.escape(flow.flow.isEmpty ? "this flow" : flow.flow)
-        var out = "<figure>\n<svg role=\"img\" aria-labelledby=\"chart\(id)-title\" viewBox=\"0 0 \(Int(width)) \(Int(height))\">\n"
+        var out = "<figure>\n<svg role=\"img\" aria-labelledby=\"chart\(id)-title\" width=\"100%\" height=\"\(compared.count * rowHeight + 4)\">\n"
         out += "<title id=\"chart\(id)-title\">Differences in completion rate of \(name), with 95 % confidence intervals</title>\n"
-        let zero = x(0)
-        out += "<line class=\"zero\" x1=\"\(Self.svgNumber(zero))\" y1=\"0\" x2=\"\(Self.svgNumber(zero))\" y2=\"\(Int(height - 20))\"/>\n"
-        out += "<text x=\"\(Self.svgNumber(zero + 4))\" y=\"\(Int(height - 6))\">0</text>\n"
         for (k, v) in compared.enumerated() {
             guard let c = v.comparison else { continue }
             let s = c.statistics
-            let y = Double(k) * rowHeight
+            let y = k * rowHeight
             let label =
                 "\(HTMLText.escape(ReportFormat.variantName(v.variant))) vs \(HTMLText.escape(ReportFormat.variantName(c.against))): \(ReportFormat.difference(c)), p \(ReportFormat.pValue(c))"
-            out += "<text x=\"0\" y=\"\(Int(y + 15))\">\(label)</text>\n"
-            out +=
-                "<line class=\"ci\" x1=\"\(Self.svgNumber(x(s.ci95.low)))\" y1=\"\(Int(y + 30))\" x2=\"\(Self.svgNumber(x(s.ci95.high)))\" y2=\"\(Int(y + 30))\"/>"
-            out += "<circle class=\"dot\" cx=\"\(Self.svgNumber(x(s.difference)))\" cy=\"\(Int(y + 30))\" r=\"5\"/>\n"
+            out += "<text x=\"0\" y=\"\(y + 15)\">\(label)</text>\n"
+            out += "<line class=\"zero\" x1=\"\(x(0))\" y1=\"\(y + 22)\" x2=\"\(x(0))\" y2=\"\(y + 44)\"/>"
+            out += "<line class=\"ci\" x1=\"\(x(s.ci95.low))\" y1=\"\(y + 33)\" x2=\"\(x(s.ci95.high))\" y2=\"\(y + 33)\"/>"
+            out += "<circle class=\"dot\" cx=\"\(x(s.difference))\" cy=\"\(y + 33)\" r=\"5\"/>\n"
         }
         out +=
             "</svg>\n<figcaption>Difference in completion rate against the reference variant, with its 95 % confidence interval; the dashed line is no difference.</figcaption>\n</figure>\n"
         return out
     }
 
-    private static func svgNumber(_ x: Double) -> String { x.isFinite && abs(x) < 1e9 ? String(Int(x.rounded())) : "0" }
+    /// A percentage for an SVG attribute, one decimal.
+    private static func percent(_ x: Double) -> String {
+        guard x.isFinite else { return "0%" }
+        let tenths = Int((min(max(x, 0), 100) * 10).rounded())
+        return "\(tenths / 10).\(tenths % 10)%"
+    }
+
 }

@@ -132,6 +132,20 @@ def main():
                             walk(browser, axe, server, flow, scheme, width, problems)
                         except Exception as e:  # a flow that cannot be walked is a failure too
                             problems.append(f"{flow} ({scheme}, {width} px): could not walk it: {e}")
+            # The report of everything the walks above recorded, as the server serves it (a site key only).
+            for scheme in ("light", "dark"):
+                for width in (375, 1280):
+                    context = browser.new_context(
+                        color_scheme=scheme, viewport={"width": width, "height": 800},
+                        extra_http_headers={"Authorization": "Bearer " + bt.SITE_KEY})
+                    page = context.new_page()
+                    response = page.goto(server.url + "report?minCount=1")
+                    if response.status != 200:
+                        problems.append(f"the report ({scheme}, {width} px): {response.status}")
+                    else:
+                        check(axe, page, f"the report ({scheme}, {width} px)", problems)
+                        page.screenshot(path=os.path.join(bt.ARTIFACTS, f"served-report-{scheme}-{width}.png"), full_page=True)
+                    context.close()
             browser.close()
     finally:
         server.stop()

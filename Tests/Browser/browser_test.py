@@ -684,6 +684,77 @@ def trigger_exit_and_visits(browser, server):
     context.close()
 
 
+def report_log(path):
+    """An experiment's records: variants a and b and a holdout, a four-block funnel with drops."""
+    import random
+    rng = random.Random(7)
+    t = 1_796_000_000.0
+    with open(path, "w") as f:
+        for k in range(400):
+            cid = "c%05d" % k
+            u = rng.random()
+            if u < 0.1:
+                f.write(json.dumps({"at": t, "event": "exposure", "flow": "onboarding", "experiment": "copy", "variant": "holdout",
+                                    "shown": False, "conversation": cid}) + "\n")
+                continue
+            v = "a" if u < 0.55 else "b"
+            f.write(json.dumps({"at": t, "event": "exposure", "flow": "onboarding", "experiment": "copy", "variant": v, "shown": True,
+                                "conversation": cid}) + "\n")
+            f.write(json.dumps({"at": t, "event": "started", "flow": "onboarding", "variant": v, "conversation": cid}) + "\n")
+            for i, block in enumerate(["welcome", "ask-name", "pick-plan", "thanks"]):
+                f.write(json.dumps({"at": t, "event": "blockAdded", "index": i, "id": block, "type": "text", "variant": v, "conversation": cid}) + "\n")
+                if rng.random() > (0.8 if v == "a" else 0.88):
+                    f.write(json.dumps({"at": t, "event": "dismissed", "reason": "closed", "count": i + 1, "ids": [], "variant": v,
+                                        "conversation": cid}) + "\n")
+                    break
+                t += rng.uniform(1, 6)
+                f.write(json.dumps({"at": t, "event": "tapped", "index": i, "id": block, "automatic": False, "variant": v,
+                                    "conversation": cid}) + "\n")
+            else:
+                f.write(json.dumps({"at": t, "event": "dismissed", "reason": "completed", "count": 4, "ids": [], "variant": v,
+                                    "conversation": cid}) + "\n")
+
+
+def report_page(browser):
+    """rocket report --html in Chromium: self-contained (no request leaves the page), the
+    comparison chart and a funnel per variant present and labelled, nothing wider than the
+    screen; screenshots at 375 and 1280 px, light and dark."""
+    scratch = tempfile.mkdtemp(prefix="rocket-report-")
+    try:
+        log, page_path = os.path.join(scratch, "events.jsonl"), os.path.join(scratch, "report.html")
+        report_log(log)
+        r = subprocess.run([ROCKET, "report", log, "--html", page_path], capture_output=True, text=True)
+        assert r.returncode == 0, r.stderr
+        for scheme in ("light", "dark"):
+            for width in (375, 1280):
+                context = browser.new_context(color_scheme=scheme, viewport={"width": width, "height": 900})
+                page = context.new_page()
+                requests = []
+                page.on("request", lambda req: requests.append(req.url))
+                page.goto("file://" + page_path)
+                assert [u for u in requests if not u.startswith("file://")] == [], f"the page fetched {requests}"
+                assert page.locator("h2").first.inner_text() == "Flow onboarding"
+                charts = page.locator("svg[role=img]")
+                assert charts.count() == 3, "a comparison chart and a funnel for a and b"
+                titles = [charts.nth(i).locator("title").text_content() for i in range(charts.count())]
+                assert titles[0].startswith("Differences in completion rate of onboarding"), titles
+                assert all(t.startswith("Funnel of ") for t in titles[1:]), titles
+                assert page.locator("svg text", has_text="b vs a").count() == 1, "the comparison is labelled"
+                for i in range(charts.count()):
+                    box = charts.nth(i).bounding_box()
+                    assert box["width"] > 100 and box["x"] + box["width"] <= width + 1, f"chart {i} fits: {box}"
+                overflow = page.evaluate("() => document.documentElement.scrollWidth - document.documentElement.clientWidth")
+                assert overflow <= 0, f"the page is {overflow} px wider than the screen"
+                text_color = page.evaluate("() => getComputedStyle(document.querySelector('svg text')).fill")
+                background = page.evaluate("() => getComputedStyle(document.body).backgroundColor")
+                rgb = lambda c: tuple(int(x) for x in c[c.index("(") + 1:c.index(")")].split(",")[:3])
+                assert contrast(rgb(text_color), rgb(background)) >= 4.5, f"chart text contrast {text_color} on {background}"
+                page.screenshot(path=os.path.join(ARTIFACTS, f"report-{scheme}-{width}.png"), full_page=True)
+                context.close()
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+
+
 def main():
     os.makedirs(ARTIFACTS, exist_ok=True)
     scratch = tempfile.mkdtemp(prefix="rocket-browser-")
@@ -704,6 +775,7 @@ def main():
                 ("page trigger delay:30s on a virtual clock; a reload resumes, never re-pops", lambda: trigger_delay(browser, demo)),
                 ("page trigger scroll:50%; a second tab is cancelled, a later one shows nothing", lambda: trigger_scroll_and_tabs(browser, demo)),
                 ("page triggers exit-intent and visits:2", lambda: trigger_exit_and_visits(browser, demo)),
+                ("rocket report's page: self-contained, charts present and labelled, 375 and 1280 px, light and dark", lambda: report_page(browser)),
                 ("a conversation resumed after a server restart", lambda: resume_after_restart(browser, os.path.join(scratch, "resume.sqlite"))),
             ]
             for name, test in tests:
