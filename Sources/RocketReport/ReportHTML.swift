@@ -211,7 +211,8 @@ extension Report {
             out += "<rect class=\"reach\" x=\"0\" y=\"\(y + 21)\" width=\"\(Self.percent(reached))\" height=\"16\"/>"
             out += "<rect class=\"answer\" x=\"0\" y=\"\(y + 25)\" width=\"\(Self.percent(answered))\" height=\"8\"/>\n"
         }
-        out += "</svg>\n<figcaption>Funnel of \(variant): <span class=\"key reach\"></span>reached <span class=\"key answer\"></span>answered</figcaption>\n</figure>\n"
+        out +=
+            "</svg>\n<figcaption>Funnel of \(variant): <span class=\"key reach\"></span>reached <span class=\"key answer\"></span>answered</figcaption>\n</figure>\n"
         return out
     }
 
