@@ -41,7 +41,7 @@ public struct ReportOptions: Hashable, Sendable {
 /// Conversations still open are held until their `dismissed` record (or the end of their input).
 ///
 /// A record belongs to a conversation by its `"conversation"` field, or by the key a store
-/// gives it (``add(_:conversation:flow:)``); a JSON Lines input without either (what `rocket
+/// gives it; a JSON Lines input without either (what `rocket
 /// play --events` writes) is one conversation after another: an `exposure` record begins one, a
 /// `started` record begins one unless it follows that conversation's exposure.
 ///
