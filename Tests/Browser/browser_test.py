@@ -755,6 +755,30 @@ def report_page(browser):
         shutil.rmtree(scratch, ignore_errors=True)
 
 
+CAP_PAGE = """<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Two flows</title></head>
+<body><main><h1>Two flows</h1></main>
+<script src="/widget.js" data-flow="banner" data-session-cap="1"></script>
+<script src="/widget.js" data-flow="typed" data-session-cap="1"></script></body></html>"""
+
+
+def session_cap(browser, server):
+    """data-session-cap="1" with two flows on a page: one starts, the other is refused with an
+    explanation; a reload (the same visit) starts nothing new."""
+    context = browser.new_context(reduced_motion="reduce")
+    page = context.new_page()
+    page.add_init_script("window.refusals = []; document.addEventListener('rocket:notnow', e => window.refusals.push(e.detail));")
+    page.route(server.url + "two.html", lambda route: route.fulfill(status=200, content_type="text/html", body=CAP_PAGE))
+    page.goto(server.url + "two.html")
+    page.wait_for_function("() => window.refusals.length === 1", timeout=TIMEOUT)
+    wait_shown(page)
+    time.sleep(0.3)
+    started = page.evaluate("() => [...document.querySelectorAll('.rk-log')].filter(l => l.children.length > 0).length")
+    assert started == 1, f"one flow started, not {started}"
+    refusal = page.evaluate("() => window.refusals[0]")
+    assert refusal["explanation"] == ["this visit has shown 1 flow; the page allows 1"], refusal
+    context.close()
+
+
 def main():
     os.makedirs(ARTIFACTS, exist_ok=True)
     scratch = tempfile.mkdtemp(prefix="rocket-browser-")
@@ -775,6 +799,7 @@ def main():
                 ("page trigger delay:30s on a virtual clock; a reload resumes, never re-pops", lambda: trigger_delay(browser, demo)),
                 ("page trigger scroll:50%; a second tab is cancelled, a later one shows nothing", lambda: trigger_scroll_and_tabs(browser, demo)),
                 ("page triggers exit-intent and visits:2", lambda: trigger_exit_and_visits(browser, demo)),
+                ("a per-visit cap: two flows on a page, one starts, the other is refused with why", lambda: session_cap(browser, flows)),
                 ("rocket report's page: self-contained, charts present and labelled, 375 and 1280 px, light and dark", lambda: report_page(browser)),
                 ("a conversation resumed after a server restart", lambda: resume_after_restart(browser, os.path.join(scratch, "resume.sqlite"))),
             ]

@@ -331,9 +331,13 @@
       return window.sessionStorage.getItem("rocket.shownHere." + flow) === "1";
     } catch (e) { return false; }
   }
+  // The per-visit count is taken before a start is asked for (so two widgets starting at once
+  // cannot both pass the cap) and given back when nothing was started.
+  function countShown(delta) {
+    store("rocket.visit.shown", JSON.stringify({ since: visit.since, count: Math.max(0, visitShown() + delta) }));
+  }
   function noteShown(flow) {
     shownHere(flow, true);
-    store("rocket.visit.shown", JSON.stringify({ since: visit.since, count: visitShown() + 1 }));
     store("rocket.shown." + flow, JSON.stringify({ since: visit.since, at: Date.now() }));
     if (channel) try { channel.postMessage({ shown: flow }); } catch (e) { /* closed */ }
   }
@@ -569,12 +573,15 @@
         self.root.classList.add("rk-hidden");
         return Promise.resolve(null);
       }
+      countShown(1);
+      var started = false;
       return self.api("POST", "/v1/conversations", {
         flow: self.flow, reducedMotion: reduced,
         lang: (navigator.language || "en").slice(0, 35), vars: self.options.vars || {},
         utcOffset: Math.max(-840, Math.min(840, -new Date().getTimezoneOffset()))
       }).then(function (r) {
         if (r.status === 201 && r.data && r.data.conversation) {
+          started = true;
           store(key, r.data.conversation.id);
           noteShown(self.flow);
           self.dispatch("start", r.data.conversation);
@@ -587,7 +594,7 @@
           return null;
         }
         throw new Error(r.data && r.data.error ? r.data.error.message : "the server answered " + r.status);
-      });
+      }).finally(function () { if (!started) countShown(-1); });
     };
     var resume = saved && /^[0-9a-f]{32}$/.test(saved)
       ? this.api("GET", "/v1/conversations/" + saved).then(function (r) {
