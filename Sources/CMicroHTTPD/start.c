@@ -62,6 +62,11 @@ uint16_t rocket_mhd_port(struct MHD_Daemon *daemon) {
     return info == NULL ? 0 : info->port;
 }
 
+unsigned int rocket_mhd_connections(struct MHD_Daemon *daemon) {
+    const union MHD_DaemonInfo *info = MHD_get_daemon_info(daemon, MHD_DAEMON_INFO_CURRENT_CONNECTIONS);
+    return info == NULL ? 0 : info->num_connections;
+}
+
 void rocket_mhd_quiesce(struct MHD_Daemon *daemon) {
     MHD_socket fd = MHD_quiesce_daemon(daemon);
     if (fd != MHD_INVALID_SOCKET) close(fd);

@@ -111,18 +111,25 @@ package enum FileIO {
     /// returns false to stop. A regular file, a FIFO or a pipe is read; a folder, a device or a
     /// socket is refused. A line longer than `maxLineBytes` is a failure naming it.
     package static func forEachLine(_ path: String, maxLineBytes: Int, _ body: ([UInt8], Int) -> Bool) -> Result<Void, Failure> {
-        let fd = path == "-" ? 0 : open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY)
+        var fd = path == "-" ? 0 : open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY)
         guard fd >= 0 else { return .failure(Failure(errno)) }
         defer { if fd != 0 { close(fd) } }
         if fd != 0 {
             var st = stat()
             guard fstat(fd, &st) == 0 else { return .failure(Failure(errno)) }
             switch st.st_mode & S_IFMT {
-            case S_IFREG, S_IFIFO: break
+            case S_IFREG:
+                _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK)
+            case S_IFIFO:
+                // A named pipe is read as `cat` reads it: opened again, waiting for its writer
+                // (a read before one has come would see the end at once).
+                let blocking = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY)
+                guard blocking >= 0 else { return .failure(Failure(errno)) }
+                close(fd)
+                fd = blocking
             case S_IFDIR: return .failure(Failure(EISDIR))
             default: return .failure(Failure(reason: "not a file or a pipe (a device or socket)"))
             }
-            _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK)
         }
         var buffer = [UInt8](repeating: 0, count: 1 << 20)
         var pending: [UInt8] = []

@@ -85,6 +85,11 @@ package final class HTTPServer: Sendable {
     /// Open event streams.
     package var openStreams: Int { streamCount.load(ordering: .relaxed) }
 
+    /// Connections libmicrohttpd holds now (0 before `start` and after `stop`).
+    package var openConnections: Int {
+        daemon.withLock { handle in handle.map { Int(rocket_mhd_connections($0.daemon)) } ?? 0 }
+    }
+
     /// Listens on `host` (an IP address) and `port` (0: any free port); returns the port.
     package func start(host: String, port: Int) throws(Failure) -> Int {
         guard (0...65535).contains(port) else { throw Failure(message: "the port must be from 0 to 65535") }

@@ -50,6 +50,15 @@ struct ReportCLITests {
         let page = try runRocket(["report", "--events", dir + "/events.jsonl", "--html", dir + "/r.html"])
         #expect(page.status == 0 && page.stdout.isEmpty)
         #expect(try String(contentsOfFile: dir + "/r.html", encoding: .utf8).contains("<h2>Flow survey</h2>"))
+        // A named pipe is read once its writer comes (a writer that starts late is waited for).
+        #expect(mkfifo(dir + "/fifo", 0o600) == 0)
+        let writer = Process()
+        writer.executableURL = URL(fileURLWithPath: "/bin/sh")
+        writer.arguments = ["-c", "sleep 0.3; cat '\(dir)/events.jsonl' > '\(dir)/fifo'"]
+        try writer.run()
+        let fromFIFO = try runRocket(["report", dir + "/fifo", "--json", "--min-count", "1"])
+        writer.waitUntilExit()
+        #expect(fromFIFO.stdout == json.stdout, "\(fromFIFO.stderr)")
         // Errors.
         write(log + "{\"event\": }\n", to: dir + "/bad.jsonl")
         let bad = try runRocket(["report", dir + "/bad.jsonl"])

@@ -32,6 +32,9 @@ struct MHD_Daemon *rocket_mhd_start(const char *host, uint16_t port, unsigned in
 /// The port the daemon listens on (useful after binding port 0); 0 when unknown.
 uint16_t rocket_mhd_port(struct MHD_Daemon *daemon);
 
+/// The connections the daemon holds now (accepted and not yet closed).
+unsigned int rocket_mhd_connections(struct MHD_Daemon *daemon);
+
 /// Stops accepting new connections; open ones are served to the end.
 void rocket_mhd_quiesce(struct MHD_Daemon *daemon);
 
