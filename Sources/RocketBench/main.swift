@@ -503,15 +503,19 @@ if args.contains("serve-logic") {
         var c = ServerConfiguration()
         c.requestsPerSecond = 1e9
         c.requestBurst = 1e9
+        c.addressRequestsPerSecond = 1e9
+        c.addressRequestBurst = 1e9
+        c.perAddress = 1 << 30
         c.maxConversations = 10_000_000
         let store = persistent ? try! SQLiteScenarioStore(path: path) : nil
         let service = ConversationService(
             flows: FlowLibrary(directory: nil, builtIn: ["loop": Array(loop.utf8)]), archive: store.map { try! ConversationArchive(beside: $0) },
-            scenarios: store, clock: WallClock(), configuration: c)
+            scenarios: store, clock: WallClock(), configuration: c, access: .random(insecureDev: true))
         let json = ["Content-Type": "application/json"]
         var requests = 0
         var lastFlush = 0.0
         let conversations = Int(ProcessInfo.processInfo.environment["SERVE_LOGIC_CONVERSATIONS"] ?? "") ?? 2_000
+        let flushEach = ProcessInfo.processInfo.environment["SERVE_LOGIC_FLUSH"] == "each"
         let seconds = time {
             for _ in 0..<conversations {
                 let r = service.handle(
@@ -528,6 +532,9 @@ if args.contains("serve-logic") {
                             method: "POST", path: "/v1/conversations/\(id)/intents", headers: json.merging(["Rocket-Visitor": "bench"]) { a, _ in a },
                             body: Array(#"{"intent": "tap"}"#.utf8)))
                     requests += 1
+                    // SERVE_LOGIC_FLUSH=each: a commit per intent, as durable answers need
+                    // (one client waiting for each answer).
+                    if flushEach { service.flush() }
                 }
                 let now = WallClock().now
                 if now - lastFlush >= 0.02 {
