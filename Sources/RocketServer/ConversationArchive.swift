@@ -213,8 +213,10 @@ package final class ConversationArchive: Sendable {
 
     /// Reads every stored event record (of `flow` only, when given) into `builder`, one
     /// conversation after another, in order.
+    /// Read through a read-only connection of its own (WAL lets it read while the writer
+    /// writes), so a long report holds no lock the writer needs.
     package func readRecords(flow: String?, into builder: inout ReportBuilder) throws(ReportReadFailure) {
-        try Self.readRecords(database, path: path, flow: flow, into: &builder)
+        if case .failure(let e) = Self.readRecords(store: path, flow: flow, into: &builder) { throw e }
     }
 
     private static func readRecords(_ database: SQLiteDatabase, path: String, flow: String?, into builder: inout ReportBuilder) throws(ReportReadFailure) {

@@ -74,6 +74,9 @@ public struct HTTPResponse: Sendable {
     /// archive): the HTTP layer runs it on its database thread, the connection parked meanwhile,
     /// and answers with what it returns. No thread that answers requests waits for SQLite.
     package var deferred: (@Sendable () -> HTTPResponse)?
+    /// True when the deferred work is long (a report): it runs on a thread of its own, so the
+    /// database thread's short work never waits behind it.
+    package var slow = false
 
     /// Creates a response.
     public init(status: Int, headers: [(String, String)] = [], body: [UInt8] = [], stream: String? = nil) {
@@ -83,10 +86,11 @@ public struct HTTPResponse: Sendable {
         self.stream = stream
     }
 
-    /// An answer that `work` makes on the database thread.
-    package static func deferred(_ work: @escaping @Sendable () -> HTTPResponse) -> HTTPResponse {
+    /// An answer that `work` makes on the database thread (`slow`: on the thread for long work).
+    package static func deferred(slow: Bool = false, _ work: @escaping @Sendable () -> HTTPResponse) -> HTTPResponse {
         var r = HTTPResponse(status: 202)
         r.deferred = work
+        r.slow = slow
         return r
     }
 

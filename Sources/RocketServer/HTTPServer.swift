@@ -43,6 +43,8 @@ package final class HTTPServer: Sendable {
     private let writerDone = Mutex<Bool>(false)
     /// The thread that runs work waiting for a database (deferred answers).
     private let database = WorkThread()
+    /// The thread for long deferred work (reports), apart from the database thread's short work.
+    private let slowLane = WorkThread()
     /// Answers parked until the store holds their change (connections suspended meanwhile).
     private let waiters = Mutex<[Waiter]>([])
     private struct Waiter {
@@ -126,6 +128,7 @@ package final class HTTPServer: Sendable {
         }
         startTicker()
         database.start()
+        slowLane.start()
         if service.persists, !OffThread.detach({ [self] in writeLoop() }) { writerDone.withLock { $0 = true } }
         if !service.persists { writerDone.withLock { $0 = true } }
         let bound = Int(rocket_mhd_port(d))
@@ -151,6 +154,7 @@ package final class HTTPServer: Sendable {
         for _ in 0..<200 where !tickerDone.withLock({ $0 }) { usleep(5_000) }
         // The database thread finishes its work (its answers resume their connections).
         database.finish()
+        slowLane.finish()
         // The writer commits what is left and sends the answers waiting for it.
         signalWriter()
         for _ in 0..<1_000 where !writerDone.withLock({ $0 }) { usleep(5_000) }
@@ -257,7 +261,7 @@ package final class HTTPServer: Sendable {
             // parked meanwhile and the answer goes once it is done (and durable).
             MHD_suspend_connection(connection)
             let bits = UInt(bitPattern: Int(bitPattern: UnsafeRawPointer(connection)))
-            let submitted = database.submit { [self] in
+            let submitted = (response.slow ? slowLane : database).submit { [self] in
                 let answer = work().resolved()
                 if let change = answer.durableAfter, change > service.saved {
                     ctx.parked = answer

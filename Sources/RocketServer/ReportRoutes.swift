@@ -5,8 +5,9 @@ import Synchronization
 extension ConversationService {
     /// `GET /v1/report` (JSON) and `GET /report` (the page): the report of the records this
     /// server keeps, for a site's back end only (a site key). Query: `flow`, `minCount` (default
-    /// 5), `against`. One report is made at a time (429 while another is); it is read on the
-    /// database thread.
+    /// 5), `against`. One report is made at a time (429 while another is), on a thread of its
+    /// own through a read-only connection of its own: the writer and the database thread never
+    /// wait for it.
     func report(_ request: HTTPRequest, page: Bool) -> HTTPResponse {
         if let refusal = requireSite(request) { return refusal.response }
         var options = ReportOptions()
@@ -33,7 +34,7 @@ extension ConversationService {
             return r
         }
         let chosen = options
-        return .deferred {
+        return .deferred(slow: true) {
             defer { self.reporting.store(false, ordering: .releasing) }
             var builder = ReportBuilder()
             do throws(ReportReadFailure) {

@@ -21,6 +21,24 @@ func bodyJSON(_ response: String) -> JSONNode? {
 
 @Suite("rocket serve over real sockets", .serialized)
 struct ServerTests {
+    @Test("GET /v1/report over HTTP: made on the thread for long work, through a connection of its own; intents go on meanwhile")
+    func report() throws {
+        let h = try Harness()
+        let server = HTTPServer(service: h.service)
+        let port = try server.start(host: "127.0.0.1", port: 0)
+        defer { server.stop() }
+        let started = RawClient.exchange(port: port, post("/v1/conversations", #"{"flow": "basic", "visitor": "ada"}"#))
+        let id = try #require(bodyJSON(started)?["conversation"]?["id"]?.string)
+        // A report and an intent at once: both are answered.
+        let report = try #require(RawClient(port: port))
+        report.send("GET /v1/report?minCount=1 HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
+        let tapped = RawClient.exchange(port: port, post("/v1/conversations/\(id)/intents", #"{"intent": "tap", "step": 0}"#, visitor: "ada"))
+        #expect(tapped.hasPrefix("HTTP/1.1 200"))
+        let answer = report.read()
+        #expect(answer.hasPrefix("HTTP/1.1 200"), "\(answer.prefix(200))")
+        #expect(bodyJSON(answer)?["flows"]?[0]?["flow"]?.string == "basic")
+    }
+
     @Test("HTTP on loopback: a start, an event stream that receives what an intent changed, then a clean stop")
     func endToEnd() throws {
         let h = try Harness()
