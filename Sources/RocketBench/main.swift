@@ -551,6 +551,34 @@ if args.contains("serve-logic") {
     }
 }
 
+if args.contains("serve-reads") {
+    // GET /v1/conversations/{id} through ConversationService.handle with a visitor token (as the
+    // HTTP benchmark sends): the read path alone, in memory, on one thread.
+    let loop = #"{"version": 1, "start": "tick", "blocks": [{"id": "tick", "type": "text", "text": "Tick", "next": "tick"}]}"#
+    var c = ServerConfiguration()
+    c.requestsPerSecond = 1e9
+    c.requestBurst = 1e9
+    c.addressRequestsPerSecond = 1e9
+    c.addressRequestBurst = 1e9
+    c.perAddress = 1 << 30
+    let service = ConversationService(
+        flows: FlowLibrary(directory: nil, builtIn: ["loop": Array(loop.utf8)]), archive: nil, scenarios: nil, clock: WallClock(), configuration: c,
+        access: .random())
+    let first = service.handle(HTTPRequest(method: "POST", path: "/v1/conversations", headers: ["Content-Type": "application/json"], body: Array(#"{"flow": "loop", "reducedMotion": true}"#.utf8)))
+    let text = String(decoding: first.body, as: UTF8.self)
+    guard let idRange = text.range(of: #""id":""#), let tokenRange = text.range(of: #""token":""#) else { fatalError(text) }
+    let id = String(text[idRange.upperBound...].prefix(32))
+    let token = String(text[tokenRange.upperBound...].prefix { $0 != "\"" })
+    let reads = Int(ProcessInfo.processInfo.environment["SERVE_READS"] ?? "") ?? 200_000
+    let headers = ["Rocket-Visitor": token]
+    var ok = 0
+    let seconds = time {
+        for _ in 0..<reads where service.handle(HTTPRequest(method: "GET", path: "/v1/conversations/\(id)", headers: headers)).status == 200 { ok += 1 }
+    }
+    precondition(ok == reads)
+    print(String(format: "reads: %.2f µs per request (%d)", seconds / Double(reads) * 1e6, reads))
+}
+
 if args.contains("profile-sqlite") {
     // A loop to profile (perf record): the SQLite store alone, 20,000 trigger + try pairs.
     let path = NSTemporaryDirectory() + "rocket-profile-\(getpid()).sqlite"

@@ -30,6 +30,12 @@ package final class AccessControl: Sendable {
     private let secret: [UInt8]
     private let identitySecret: [UInt8]?
     private let keys: Mutex<[[UInt8]]>
+    /// Tokens already checked, with their visitor (the signature is checked once per token).
+    private let verified = Mutex<[String: String]>([:])
+    /// The most tokens remembered as checked.
+    package static let verifiedTokens = 50_000
+    /// Tokens remembered as checked now.
+    package var rememberedTokens: Int { verified.withLock { $0.count } }
     /// True with `--insecure-dev`: visitor ids are taken as claimed and routes that need a key
     /// take calls without one (today's behaviour of a server on a developer's machine).
     package let insecureDev: Bool
@@ -105,8 +111,16 @@ package final class AccessControl: Sendable {
         guard bytes.count == idLength + 1 + 64, bytes[idLength] == 0x2E, token.hasPrefix(Self.anonymousPrefix) else { return nil }
         let id = String(decoding: bytes[..<idLength], as: UTF8.self)
         guard ConversationService.isConversationID(String(id.dropFirst(Self.anonymousPrefix.count))) else { return nil }
-        let expected = self.token(for: id).utf8.suffix(64)
-        return HMAC.equal(expected, bytes[(idLength + 1)...]) ? id : nil
+        if verified.withLock({ $0[token] }) == id { return id }
+        let expected = Array(self.token(for: id).utf8.suffix(64))
+        guard HMAC.equal(expected, Array(bytes[(idLength + 1)...])) else { return nil }
+        // Remembered, so the next request of this visitor costs a lookup, not an HMAC (bounded:
+        // emptied when full; only tokens this server signed get in).
+        verified.withLock { cache in
+            if cache.count >= Self.verifiedTokens { cache.removeAll(keepingCapacity: true) }
+            cache[token] = id
+        }
+        return id
     }
 
     /// Who sent `request`, or the 401 that says why its credentials fail. Credentials that are

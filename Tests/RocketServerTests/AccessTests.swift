@@ -68,6 +68,20 @@ struct AccessTests {
         #expect(refused.json?["error"]?["code"]?.string == "bad-token")
         let started = start(h, headers: ["Rocket-Visitor": good])
         #expect(started.status == 201, "\(started.text)")
+        // Once a token has been checked it is remembered; altered or forged ones still are not.
+        #expect(start(h, headers: ["Rocket-Visitor": good]).status == 201)
+        #expect(start(h, headers: ["Rocket-Visitor": String(decoding: altered, as: UTF8.self)]).status == 401)
+        #expect(start(h, headers: ["Rocket-Visitor": forged]).status == 401)
+        // Many good tokens: the memory of them stays bounded and every one still works.
+        let access = AccessControl.random()
+        for k in 0..<(AccessControl.verifiedTokens + 10) {
+            let hex = String(k, radix: 16)
+            let id = AccessControl.anonymousPrefix + String(repeating: "0", count: 32 - hex.count) + hex
+            let t = access.token(for: id)
+            #expect(access.visitor(ofToken: t) == id)
+            if k % 5_000 == 0 { #expect(access.visitor(ofToken: t + "0") == nil && access.visitor(ofToken: String(t.dropLast()) + "x") == nil) }
+        }
+        #expect(access.rememberedTokens <= AccessControl.verifiedTokens)
     }
 
     @Test("a first start without credentials makes a new anonymous visitor: its token comes with the answer and works")
