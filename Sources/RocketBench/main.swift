@@ -564,7 +564,10 @@ if args.contains("serve-reads") {
     let service = ConversationService(
         flows: FlowLibrary(directory: nil, builtIn: ["loop": Array(loop.utf8)]), archive: nil, scenarios: nil, clock: WallClock(), configuration: c,
         access: .random())
-    let first = service.handle(HTTPRequest(method: "POST", path: "/v1/conversations", headers: ["Content-Type": "application/json"], body: Array(#"{"flow": "loop", "reducedMotion": true}"#.utf8)))
+    let first = service.handle(
+        HTTPRequest(
+            method: "POST", path: "/v1/conversations", headers: ["Content-Type": "application/json"],
+            body: Array(#"{"flow": "loop", "reducedMotion": true}"#.utf8)))
     let text = String(decoding: first.body, as: UTF8.self)
     guard let idRange = text.range(of: #""id":""#), let tokenRange = text.range(of: #""token":""#) else { fatalError(text) }
     let id = String(text[idRange.upperBound...].prefix(32))
