@@ -561,6 +561,7 @@ if args.contains("serve-reads") {
     c.addressRequestsPerSecond = 1e9
     c.addressRequestBurst = 1e9
     c.perAddress = 1 << 30
+    c.maxConversations = 10_000_000
     let service = ConversationService(
         flows: FlowLibrary(directory: nil, builtIn: ["loop": Array(loop.utf8)]), archive: nil, scenarios: nil, clock: WallClock(), configuration: c,
         access: .random())
@@ -572,6 +573,20 @@ if args.contains("serve-reads") {
     guard let idRange = text.range(of: #""id":""#), let tokenRange = text.range(of: #""token":""#) else { fatalError(text) }
     let id = String(text[idRange.upperBound...].prefix(32))
     let token = String(text[tokenRange.upperBound...].prefix { $0 != "\"" })
+    if ProcessInfo.processInfo.environment["SERVE_STARTS"] != nil {
+        // Starts instead: POST /v1/conversations with the same visitor token.
+        let n = Int(ProcessInfo.processInfo.environment["SERVE_STARTS"] ?? "") ?? 50_000
+        let body = Array(#"{"flow": "loop", "reducedMotion": true}"#.utf8)
+        let seconds = time {
+            for _ in 0..<n {
+                let r = service.handle(
+                    HTTPRequest(method: "POST", path: "/v1/conversations", headers: ["Rocket-Visitor": token, "Content-Type": "application/json"], body: body))
+                precondition(r.status == 201, String(decoding: r.body, as: UTF8.self))
+            }
+        }
+        print(String(format: "starts: %.2f µs per request (%d)", seconds / Double(n) * 1e6, n))
+        exit(0)
+    }
     let reads = Int(ProcessInfo.processInfo.environment["SERVE_READS"] ?? "") ?? 200_000
     let headers = ["Rocket-Visitor": token]
     var ok = 0

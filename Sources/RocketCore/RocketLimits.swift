@@ -112,6 +112,9 @@ public enum RocketLimits {
     public static let streamsPerAddress = 64
     /// Connections one client address may hold (not behind a trusted proxy).
     public static let connectionsPerAddress = 128
+    /// The memory of one connection of `rocket serve`, which holds a request's line and headers
+    /// (libmicrohttpd zeroes it between requests; an event stream keeps it while it is open).
+    public static let connectionMemoryBytes = 12 << 10
     /// Seconds a visitor's scenario statistics are kept after their last event or execution.
     public static let visitorRetentionSeconds: Double = 400 * 86_400
     /// Seconds `rocket serve` keeps event records for reports (`--keep-records`).
@@ -228,6 +231,9 @@ public enum RocketLimits {
         Entry(
             name: "connectionsPerAddress", value: number(connectionsPerAddress), bounds: "connections of one client address (not behind `--trust-proxy`)",
             past: "refused"),
+        Entry(
+            name: "connectionMemoryBytes", value: size(connectionMemoryBytes), bounds: "a request's line and headers (`rocket serve`)",
+            past: "431"),
         Entry(
             name: "visitorRetentionSeconds", value: RocketDuration.format(visitorRetentionSeconds),
             bounds: "how long a visitor's scenario statistics outlive their last event or execution (`--visitor-retention`)", past: "they are forgotten"),

@@ -99,16 +99,17 @@ package final class HTTPServer: Sendable {
         var error = [CChar](repeating: 0, count: 256)
         let me = Unmanaged.passUnretained(self).toOpaque()
         let limit = UInt32(min(c.maxStreams + 1_000, Self.descriptorLimit() - 64))
-        // 16 KiB of memory per connection: room for a request's headers (what MHD keeps there;
-        // bodies are copied out as they arrive). libmicrohttpd zeroes a connection's whole pool
-        // between requests, so a larger pool costs every keep-alive request (64 KiB: 6 % of the
-        // server's time under load).
+        // 12 KiB of memory per connection (RocketLimits.connectionMemoryBytes): room for a
+        // request's line and 8 KiB of headers and more (what MHD keeps there; bodies are copied
+        // out as they arrive). libmicrohttpd zeroes a connection's whole pool between requests,
+        // so a larger pool costs every keep-alive request (64 KiB: 6 % of the server's time under
+        // load), and an event stream keeps it while it is open (16 KiB: 20 KB per idle stream).
         // Connections per address: behind a trusted proxy every client comes through its
         // connections, so the proxy limits them instead. The idle timeout (20 s) outlasts the
         // streams' keep-alives (15 s).
         let perAddress = UInt32(c.trustedProxies.isEmpty ? c.connectionsPerAddress : 0)
         let d = rocket_mhd_start(
-            host, UInt16(port), 2, max(16, limit), perAddress, 20, 16 << 10,
+            host, UInt16(port), 2, max(16, limit), perAddress, 20, RocketLimits.connectionMemoryBytes,
             { cls, connection, url, method, _, data, size, context in
                 guard let cls, let connection, let url, let method, let size, let context else { return .NO }
                 let server = Unmanaged<HTTPServer>.fromOpaque(cls).takeUnretainedValue()
@@ -180,6 +181,15 @@ package final class HTTPServer: Sendable {
         var saved = true
         /// The request, kept for an answer delivered after the connection was parked.
         var request: HTTPRequest?
+
+        /// Lets go of the request's parts (an event stream's connection outlives them).
+        func trim() {
+            body = []
+            query = [:]
+            headers = [:]
+            request = nil
+            parked = nil
+        }
     }
 
     private func access(
@@ -303,6 +313,8 @@ package final class HTTPServer: Sendable {
             }
             ctx.parked = nil
         }
+        // A stream lives long: its connection keeps nothing of the request it no longer needs.
+        if response.stream != nil { ctx.trim() }
         return deliver(connection, request, response)
     }
 
@@ -375,8 +387,10 @@ package final class HTTPServer: Sendable {
         let stream = EventStream(conversation: id, address: address, connection: connection, first: response.body)
         let retained = Unmanaged.passRetained(stream).toOpaque()
         guard
+            // Frames are read 1 KiB at a time: the buffer libmicrohttpd takes for them in the
+            // connection's memory stays small while the stream idles (4 KiB cost 3 KB a stream).
             let r = MHD_create_response_from_callback(
-                UInt64.max, 4096,
+                UInt64.max, 1024,
                 { cls, _, buffer, max in
                     guard let cls, let buffer else { return -2 }
                     return Unmanaged<EventStream>.fromOpaque(cls).takeUnretainedValue().read(into: buffer, max: max)
@@ -583,7 +597,8 @@ final class EventStream: @unchecked Sendable {
                 }
                 s.sent += n
                 if s.sent == s.buffer.count {
-                    s.buffer.removeAll(keepingCapacity: true)
+                    // Sent: an idle stream keeps no buffer (a change is a few kilobytes at most).
+                    s.buffer = []
                     s.sent = 0
                 }
                 return n

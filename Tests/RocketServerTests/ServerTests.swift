@@ -243,6 +243,11 @@ struct ServerTests {
         let answer = RawClient.exchange(port: port, post("/v1/conversations", body))
         #expect(answer.hasPrefix("HTTP/1.1 201"), "\(answer.prefix(300))")
         #expect(!answer.hasPrefix("HTTP/1.1 413"))
+        // Headers past the connection's memory: 431, and the server goes on.
+        let lines = (RocketLimits.connectionMemoryBytes / 1000 + 1)
+        let tooMany = (0..<lines).map { "X-Cookie-\($0): " + String(repeating: "c", count: 1000) + "\r\n" }.joined()
+        #expect(RawClient.exchange(port: port, "GET /v1/flows HTTP/1.1\r\nHost: x\r\n" + tooMany + "Connection: close\r\n\r\n").hasPrefix("HTTP/1.1 431"))
+        #expect(RawClient.exchange(port: port, "GET /v1/flows HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n").hasPrefix("HTTP/1.1 200"))
     }
 
     @Test("a restart resumes every conversation where it was, with its answers")
