@@ -492,6 +492,18 @@ if args.contains("profile-flows") {
     let seconds = time { for _ in 0..<loads { precondition(FlowLoader.load(bytes).isPlayable) } }
     print(String(format: "%.2f µs per block", seconds / Double(max(1, loads) * n) * 1e6))
 }
+/// A server configuration for one machine playing every client: no rate or quota gets in the way.
+func benchServerConfiguration() -> ServerConfiguration {
+    var c = ServerConfiguration()
+    c.requestsPerSecond = 1e9
+    c.requestBurst = 1e9
+    c.addressRequestsPerSecond = 1e9
+    c.addressRequestBurst = 1e9
+    c.perAddress = 1 << 30
+    c.maxConversations = 10_000_000
+    return c
+}
+
 if args.contains("serve-logic") {
     // rocket serve's logic without HTTP: the wrk workload (a conversation of a one-block loop,
     // 30 taps, then another), through ConversationService.handle on one thread; with the archive
@@ -500,13 +512,7 @@ if args.contains("serve-logic") {
     print("| rocket serve logic, one thread | requests/s | µs per request |\n|---|---:|---:|")
     for persistent in [false, true] where ProcessInfo.processInfo.environment["SERVE_LOGIC"].map({ $0 == (persistent ? "archive" : "memory") }) ?? true {
         let path = NSTemporaryDirectory() + "rocket-serve-logic-\(getpid()).sqlite"
-        var c = ServerConfiguration()
-        c.requestsPerSecond = 1e9
-        c.requestBurst = 1e9
-        c.addressRequestsPerSecond = 1e9
-        c.addressRequestBurst = 1e9
-        c.perAddress = 1 << 30
-        c.maxConversations = 10_000_000
+        let c = benchServerConfiguration()
         let store = persistent ? try! SQLiteScenarioStore(path: path) : nil
         let service = ConversationService(
             flows: FlowLibrary(directory: nil, builtIn: ["loop": Array(loop.utf8)]), archive: store.map { try! ConversationArchive(beside: $0) },
@@ -555,13 +561,7 @@ if args.contains("serve-reads") {
     // GET /v1/conversations/{id} through ConversationService.handle with a visitor token (as the
     // HTTP benchmark sends): the read path alone, in memory, on one thread.
     let loop = #"{"version": 1, "start": "tick", "blocks": [{"id": "tick", "type": "text", "text": "Tick", "next": "tick"}]}"#
-    var c = ServerConfiguration()
-    c.requestsPerSecond = 1e9
-    c.requestBurst = 1e9
-    c.addressRequestsPerSecond = 1e9
-    c.addressRequestBurst = 1e9
-    c.perAddress = 1 << 30
-    c.maxConversations = 10_000_000
+    let c = benchServerConfiguration()
     let service = ConversationService(
         flows: FlowLibrary(directory: nil, builtIn: ["loop": Array(loop.utf8)]), archive: nil, scenarios: nil, clock: WallClock(), configuration: c,
         access: .random())

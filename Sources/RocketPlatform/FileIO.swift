@@ -62,20 +62,44 @@ package enum FileIO {
     /// nothing), and reading stops with a failure once more than `limit` bytes have arrived, so a
     /// file that grows or lies about its size costs at most `limit` bytes.
     package static func read(_ path: String, limit: Int = defaultLimit) -> Result<[UInt8], Failure> {
-        let fd = path == "-" ? 0 : open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY)
-        guard fd >= 0 else { return .failure(Failure(errno)) }
-        defer { if fd != 0 { close(fd) } }
-        if fd != 0 {
-            var st = stat()
-            guard fstat(fd, &st) == 0 else { return .failure(Failure(errno)) }
-            switch st.st_mode & S_IFMT {
-            case S_IFREG: break
-            case S_IFDIR: return .failure(Failure(EISDIR))
-            default: return .failure(Failure(reason: "not a regular file (a device, FIFO or socket)"))
-            }
-            _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK)
+        let fd: Int32
+        switch openForReading(path, pipes: false) {
+        case .failure(let f): return .failure(f)
+        case .success(let d): fd = d
         }
+        defer { if fd != 0 { close(fd) } }
         return readAll(fd, limit: limit)
+    }
+
+    /// `path` opened for reading, blocking (standard input, descriptor 0, for `-`): a regular
+    /// file; with `pipes`, a FIFO too, opened as `cat` opens it, waiting for its writer (a read
+    /// before one has come would see the end at once). A folder, a device or a socket is refused
+    /// at once (the first open never waits: it is non-blocking).
+    private static func openForReading(_ path: String, pipes: Bool) -> Result<Int32, Failure> {
+        guard path != "-" else { return .success(0) }
+        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY)
+        guard fd >= 0 else { return .failure(Failure(errno)) }
+        var st = stat()
+        guard fstat(fd, &st) == 0 else {
+            let e = errno
+            close(fd)
+            return .failure(Failure(e))
+        }
+        switch st.st_mode & S_IFMT {
+        case S_IFREG:
+            _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK)
+            return .success(fd)
+        case S_IFIFO where pipes:
+            close(fd)
+            let blocking = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY)
+            return blocking >= 0 ? .success(blocking) : .failure(Failure(errno))
+        case S_IFDIR:
+            close(fd)
+            return .failure(Failure(EISDIR))
+        default:
+            close(fd)
+            return .failure(Failure(reason: pipes ? "not a file or a pipe (a device or socket)" : "not a regular file (a device, FIFO or socket)"))
+        }
     }
 
     /// The file at `relative` (a path made by ``FilePath/relative(_:)``) inside `folder`, read as
@@ -111,26 +135,12 @@ package enum FileIO {
     /// returns false to stop. A regular file, a FIFO or a pipe is read; a folder, a device or a
     /// socket is refused. A line longer than `maxLineBytes` is a failure naming it.
     package static func forEachLine(_ path: String, maxLineBytes: Int, _ body: ([UInt8], Int) -> Bool) -> Result<Void, Failure> {
-        var fd = path == "-" ? 0 : open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY)
-        guard fd >= 0 else { return .failure(Failure(errno)) }
-        defer { if fd != 0 { close(fd) } }
-        if fd != 0 {
-            var st = stat()
-            guard fstat(fd, &st) == 0 else { return .failure(Failure(errno)) }
-            switch st.st_mode & S_IFMT {
-            case S_IFREG:
-                _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK)
-            case S_IFIFO:
-                // A named pipe is read as `cat` reads it: opened again, waiting for its writer
-                // (a read before one has come would see the end at once).
-                let blocking = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY)
-                guard blocking >= 0 else { return .failure(Failure(errno)) }
-                close(fd)
-                fd = blocking
-            case S_IFDIR: return .failure(Failure(EISDIR))
-            default: return .failure(Failure(reason: "not a file or a pipe (a device or socket)"))
-            }
+        let fd: Int32
+        switch openForReading(path, pipes: true) {
+        case .failure(let f): return .failure(f)
+        case .success(let d): fd = d
         }
+        defer { if fd != 0 { close(fd) } }
         var buffer = [UInt8](repeating: 0, count: 1 << 20)
         var pending: [UInt8] = []
         var number = 0
