@@ -261,10 +261,18 @@ enum PlayCommand {
             return ExitStatus.notNow
         }
         // The gap since the last flow shown through the store (any flow; `--min-gap`).
+        // The store, opened once when the gap or an experiment's assignment needs it.
+        var opened: Result<any ScenarioStore, ScenarioStoreError>?
+        func store() -> Result<any ScenarioStore, ScenarioStoreError> {
+            if let opened { return opened }
+            let result = ScenarioCommand.openStore(options.gate.store)
+            opened = result
+            return result
+        }
         let gap = ShowingGap(seconds: options.minGap)
         var gapStore: (any ScenarioStore)?
         if saved == nil, !options.ignoreRules, gap.seconds > 0 {
-            switch ScenarioCommand.openStore(options.gate.store) {
+            switch store() {
             case .failure(let error):
                 printError("rocket: error: \(error.message)")
                 return ExitStatus.ioError
@@ -291,10 +299,10 @@ enum PlayCommand {
             var assignment = e.assign(visitor: visitor)
             // The assignment kept in the store at the first exposure wins (changed weights keep
             // a visitor where they were); without a usable store, the hash alone decides.
-            switch ScenarioCommand.openStore(options.gate.store) {
-            case .success(let store as SQLiteScenarioStore):
+            switch store() {
+            case .success(let sqlite as SQLiteScenarioStore):
                 do throws(ScenarioStoreError) {
-                    let stored = try store.assignment(
+                    let stored = try sqlite.assignment(
                         experiment: e.name, visitor: visitor, at: options.gate.now, known: e.assignmentNames, fresh: e.name(of: assignment))
                     assignment = e.assignment(named: stored) ?? assignment
                 } catch {

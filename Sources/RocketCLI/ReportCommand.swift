@@ -64,7 +64,7 @@ enum ReportCommand {
             }
             if case .failure(let e) = read {
                 printError("rocket: error: cannot read '\(Sanitizer.clean(displayName(path), keepNewlines: false))': \(e.reason)")
-                return e.reason.hasPrefix("line ") ? ExitStatus.dataError : ExitStatus.noInput
+                return e.isContent ? ExitStatus.dataError : ExitStatus.noInput
             }
             if let failure {
                 printError("\(Sanitizer.clean(displayName(path), keepNewlines: false)):\(failure.line):\(failure.column): error: \(failure.message)")

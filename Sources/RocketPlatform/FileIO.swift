@@ -20,10 +20,18 @@ package enum FileIO {
         package let reason: String
         /// The errno value, when the failure came from one.
         package let code: Int32?
+        /// True when the content is wrong (a line too long), not the file's access.
+        package var isContent = false
         /// A failure with its own reason.
         package init(reason: String) {
             self.reason = reason
             code = nil
+        }
+
+        /// Line `line` is longer than `limit` bytes.
+        package init(lineTooLong line: Int, limit: Int) {
+            self.init(reason: "line \(line) is longer than \(limit) bytes")
+            isContent = true
         }
 
         /// Wraps an errno value.
@@ -162,12 +170,12 @@ package enum FileIO {
                     line = pending + buffer[start..<i]
                     pending.removeAll(keepingCapacity: true)
                 }
-                guard line.count <= maxLineBytes else { return .failure(Failure(reason: "line \(number) is longer than \(maxLineBytes) bytes")) }
+                guard line.count <= maxLineBytes else { return .failure(Failure(lineTooLong: number, limit: maxLineBytes)) }
                 if !body(line, number) { return .success(()) }
                 start = i + 1
             }
             pending += buffer[start..<n]
-            guard pending.count <= maxLineBytes else { return .failure(Failure(reason: "line \(number + 1) is longer than \(maxLineBytes) bytes")) }
+            guard pending.count <= maxLineBytes else { return .failure(Failure(lineTooLong: number + 1, limit: maxLineBytes)) }
         }
         if !pending.isEmpty { _ = body(pending, number + 1) }
         return .success(())
