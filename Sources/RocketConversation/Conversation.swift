@@ -111,6 +111,20 @@ extension RocketIntent {
     /// widget and the API's schema.
     public enum Name: String, CaseIterable, Hashable, Sendable {
         case tap, pressButton, pressLeft, pressRight, submit, choose, chooseMany, rate, back, close
+
+        /// The intent of a name that takes no value (a tap, a button, close, back); nil for the
+        /// names that need one (`submit`, `choose`, `chooseMany`, `rate`).
+        public var plainIntent: RocketIntent? {
+            switch self {
+            case .tap: return .tap
+            case .pressButton: return .pressButton
+            case .pressLeft: return .pressLeft
+            case .pressRight: return .pressRight
+            case .close: return .close
+            case .back: return .back
+            case .submit, .choose, .chooseMany, .rate: return nil
+            }
+        }
     }
 
     /// This intent's name.

@@ -187,9 +187,13 @@ public struct ConversationSnapshot: Hashable, Sendable {
     /// - Throws: ``Failure/otherFlow(expected:found:)`` when `graph` is not the snapshot's flow;
     ///   ``Failure/invalid(_:)`` when the state points outside the graph, or leaves the
     ///   conversation unable to go on (``Conversation/canMakeProgress``).
+    ///
+    /// `timersAsSaved`: every timer keeps the time it had left, even under instant timing (where
+    /// a resumed timer is otherwise due at once): for a host that replays what happened after
+    /// the snapshot, which needs the timers as they ran.
     public func restore(
         graph: RocketGraph, author: RocketAuthor, closeButton: RocketCloseButton?, options: ConversationOptions,
-        at now: Double, flow identity: String? = nil
+        at now: Double, flow identity: String? = nil, timersAsSaved: Bool = false
     ) throws(Failure) -> Conversation {
         let hash = identity ?? graph.contentHash
         guard hash == flow else { throw .otherFlow(expected: hash, found: flow) }
@@ -205,7 +209,7 @@ public struct ConversationSnapshot: Hashable, Sendable {
         var restored = state
         if restored.heldSince != nil { restored.heldSince = now }
         // Resumed with instant timing (`--instant`), every timer is due at once, as a new one would be.
-        let instant = options.timing.autoAdvanceScale == 0
+        let instant = options.timing.autoAdvanceScale == 0 && !timersAsSaved
         restored.timers = timers.map {
             ConversationState.Timer(
                 deadline: now + (instant || !$0.remaining.isFinite ? 0 : min(max(0, $0.remaining), 1e9)),

@@ -455,4 +455,11 @@ let storeSchema = SQLiteSchema(
         CREATE TABLE assignments (experiment TEXT NOT NULL, visitor TEXT NOT NULL, variant TEXT NOT NULL, at REAL NOT NULL,
           PRIMARY KEY (experiment, visitor)) WITHOUT ROWID;
         """,
+        // 6 → 7: a change is saved as the steps that made it (a small row), replayed on the
+        // snapshot, which is written again every few changes and records when it was taken.
+        """
+        ALTER TABLE server_conversations ADD COLUMN saved_at REAL;
+        CREATE TABLE server_steps (id TEXT NOT NULL, version INTEGER NOT NULL, at REAL NOT NULL, steps TEXT NOT NULL,
+          PRIMARY KEY (id, version)) WITHOUT ROWID;
+        """,
     ])

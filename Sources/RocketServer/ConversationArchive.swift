@@ -34,6 +34,39 @@ package final class ConversationArchive: Sendable {
         package var touched: Double
         /// The snapshot, JSON.
         package var snapshot: String
+        /// When the snapshot was taken (its timers count from then; nil: a row of an older
+        /// release, whose timers count from its load).
+        package var savedAt: Double? = nil
+    }
+
+    /// Changes saved after a conversation's snapshot, as steps to replay on it (one row per
+    /// conversation and commit).
+    package struct Steps: Sendable, Equatable {
+        /// The conversation id.
+        package var id: String
+        /// Its version after the last of these steps.
+        package var version: Int
+        /// When they were saved.
+        package var at: Double
+        /// The steps, one JSON object per line.
+        package var text: String
+    }
+
+    /// What one commit writes for a conversation: its whole snapshot, or the steps since the
+    /// last save.
+    package enum Save: Sendable, Equatable {
+        /// A whole snapshot (the steps it covers are deleted).
+        case snapshot(Row)
+        /// Steps after the stored snapshot.
+        case steps(Steps)
+
+        /// The conversation's id.
+        package var id: String {
+            switch self {
+            case .snapshot(let r): return r.id
+            case .steps(let s): return s.id
+            }
+        }
     }
 
     /// Why the archive failed.
@@ -92,45 +125,64 @@ package final class ConversationArchive: Sendable {
 
     /// Saves a conversation and its new event records (`seq` numbers them within it) at once.
     package func save(_ row: Row, events: [(seq: Int, at: Double, record: String)]) throws(Failure) {
-        try save([(row, events)])
+        try save([(.snapshot(row), flow: row.flow, events)])
     }
 
-    /// Saves conversations and their new event records in one transaction.
-    package func save(_ batch: [(row: Row, events: [(seq: Int, at: Double, record: String)])]) throws(Failure) {
+    /// Saves conversations (each its snapshot or its steps; `flow` names its flow on its
+    /// records) and their new event records in one transaction.
+    package func save(_ batch: [(save: Save, flow: String, events: [(seq: Int, at: Double, record: String)])]) throws(Failure) {
         try transaction { (c) throws(SQLiteError) in
-            for (row, events) in batch { try write(c, row, events) }
+            for (save, flow, events) in batch { try write(c, save, flow: flow, events) }
         }
     }
 
-    private func write(_ c: SQLiteConnection, _ row: Row, _ events: [(seq: Int, at: Double, record: String)]) throws(SQLiteError) {
-        try c.run(
-            """
-            INSERT INTO server_conversations (id, visitor, flow, step, version, event_seq, touched, snapshot) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)
-            ON CONFLICT(id) DO UPDATE SET step = excluded.step, version = excluded.version, event_seq = excluded.event_seq,
-              touched = excluded.touched, snapshot = excluded.snapshot WHERE excluded.version > server_conversations.version
-            """,
-            [
-                .text(row.id), .text(row.visitor), .text(row.flow), .integer(row.step), .integer(row.version), .integer(row.eventSeq),
-                .real(row.touched), .text(row.snapshot),
-            ])
+    private func write(_ c: SQLiteConnection, _ save: Save, flow: String, _ events: [(seq: Int, at: Double, record: String)]) throws(SQLiteError) {
+        switch save {
+        case .snapshot(let row):
+            try c.run(
+                """
+                INSERT INTO server_conversations (id, visitor, flow, step, version, event_seq, touched, snapshot, saved_at)
+                VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)
+                ON CONFLICT(id) DO UPDATE SET step = excluded.step, version = excluded.version, event_seq = excluded.event_seq,
+                  touched = excluded.touched, snapshot = excluded.snapshot, saved_at = excluded.saved_at
+                  WHERE excluded.version > server_conversations.version
+                """,
+                [
+                    .text(row.id), .text(row.visitor), .text(row.flow), .integer(row.step), .integer(row.version), .integer(row.eventSeq),
+                    .real(row.touched), .text(row.snapshot), SQLiteValue.optional(row.savedAt),
+                ])
+            try c.run("DELETE FROM server_steps WHERE id = ?1 AND version <= ?2", [.text(row.id), .integer(row.version)])
+        case .steps(let steps):
+            try c.run(
+                "INSERT OR IGNORE INTO server_steps (id, version, at, steps) VALUES (?1, ?2, ?3, ?4)",
+                [.text(steps.id), .integer(steps.version), .real(steps.at), .text(steps.text)])
+        }
         for e in events {
             try c.run(
                 "INSERT OR IGNORE INTO server_events (id, seq, at, record, flow) VALUES (?1, ?2, ?3, ?4, ?5)",
-                [.text(row.id), .integer(e.seq), .real(e.at), .text(e.record), .text(row.flow)])
+                [.text(save.id), .integer(e.seq), .real(e.at), .text(e.record), .text(flow)])
         }
     }
 
-    /// The stored conversation `id`, if any.
-    package func load(_ id: String) throws(Failure) -> Row? {
+    /// The stored conversation `id`, if any: its snapshot and the steps saved after it, in
+    /// order (read in one transaction, so they agree).
+    package func load(_ id: String) throws(Failure) -> (row: Row, steps: [Steps])? {
         do throws(SQLiteError) {
-            return try database.withConnection { (c) throws(SQLiteError) -> Row? in
-                let s = try c.statement("SELECT id, visitor, flow, step, version, event_seq, touched, snapshot FROM server_conversations WHERE id = ?1")
+            return try database.transaction(reading: true) { (c) throws(SQLiteError) -> (row: Row, steps: [Steps])? in
+                let s = try c.statement(
+                    "SELECT id, visitor, flow, step, version, event_seq, touched, snapshot, saved_at FROM server_conversations WHERE id = ?1")
                 defer { s.finish() }
                 s.bind([.text(id)])
                 guard try s.step() else { return nil }
-                return Row(
+                let row = Row(
                     id: s.text(0), visitor: s.text(1), flow: s.text(2), step: s.int(3), version: s.int(4), eventSeq: s.int(5),
-                    touched: s.double(6) ?? 0, snapshot: s.text(7))
+                    touched: s.double(6) ?? 0, snapshot: s.text(7), savedAt: s.double(8))
+                let t = try c.statement("SELECT version, at, steps FROM server_steps WHERE id = ?1 AND version > ?2 ORDER BY version")
+                defer { t.finish() }
+                t.bind([.text(id), .integer(row.version)])
+                var steps: [Steps] = []
+                while try t.step() { steps.append(Steps(id: id, version: t.int(0), at: t.double(1) ?? 0, text: t.text(2))) }
+                return (row, steps)
             }
         } catch {
             throw failure(error)
@@ -178,16 +230,25 @@ package final class ConversationArchive: Sendable {
     package func remove(_ id: String) throws(Failure) {
         try transaction { (c) throws(SQLiteError) in
             try c.run("DELETE FROM server_conversations WHERE id = ?1", [.text(id)])
+            try c.run("DELETE FROM server_steps WHERE id = ?1", [.text(id)])
             try c.run("DELETE FROM server_events WHERE id = ?1", [.text(id)])
         }
     }
 
     /// Removes conversations last used before `time` (at most 500 per call; their event
-    /// records stay for reports, see ``forgetRecords(before:)``); how many went.
+    /// records stay for reports, see ``forgetRecords(before:)``); how many went. A conversation
+    /// whose steps were saved since is in use (its row is rewritten only with a snapshot).
     package func expire(before time: Double) throws(Failure) -> Int {
-        let ids = try column("SELECT id FROM server_conversations WHERE touched < ?1 LIMIT 500", [.real(time)])
+        let ids = try column(
+            """
+            SELECT id FROM server_conversations c WHERE touched < ?1
+              AND NOT EXISTS (SELECT 1 FROM server_steps s WHERE s.id = c.id AND s.at >= ?1) LIMIT 500
+            """, [.real(time)])
         try transaction { (c) throws(SQLiteError) in
-            for id in ids { try c.run("DELETE FROM server_conversations WHERE id = ?1", [.text(id)]) }
+            for id in ids {
+                try c.run("DELETE FROM server_conversations WHERE id = ?1", [.text(id)])
+                try c.run("DELETE FROM server_steps WHERE id = ?1", [.text(id)])
+            }
         }
         return ids.count
     }

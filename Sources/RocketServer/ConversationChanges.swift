@@ -32,9 +32,8 @@ extension ConversationService {
         // Each conversation's step under its own lock; the index only to record it.
         for (id, slot) in due {
             slot.entry.withLock { e in
-                guard let at = e.conversation.nextDeadline, at <= now else { return }
-                let effects = e.conversation.advance(to: now)
-                let pending = commit(id: id, entry: &e, effects: effects, at: now)
+                guard let effects = e.advanceDue(at: now) else { return }
+                let pending = commit(id: id, entry: &e, effects: effects, at: now, step: .advance(to: now))
                 let copy = e
                 if state.withLock({ s in s.record(id, slot, copy, changed: pending) }) != nil { changes.append(pending) }
             }
@@ -104,8 +103,12 @@ extension ConversationService {
     // MARK: Changes
 
     /// Bumps the version, numbers the new event records, and prepares the view and the save.
-    func commit(id: String, entry e: inout Entry, effects: [ConversationEffect], at now: Double, bump: Bool = true) -> Pending {
-        if bump { e.version += 1 }
+    /// `step` is the change as the archive can replay it (nil: it is saved as a snapshot).
+    func commit(id: String, entry e: inout Entry, effects: [ConversationEffect], at now: Double, bump: Bool = true, step: ConversationStep?) -> Pending {
+        if bump {
+            e.version += 1
+            if let step, e.unsavedSteps != nil { e.unsavedSteps?.append(step) } else { e.unsavedSteps = nil }
+        }
         var events: [RocketEvent] = []
         for case .event(let event) in effects where event.isRecorded { events.append(event) }
         let first = e.eventSeq + 1
@@ -153,7 +156,7 @@ extension ConversationService {
             language: e.strings.language)
         return ConversationArchive.Row(
             id: id, visitor: e.visitor, flow: e.flow.name, step: e.step, version: e.version, eventSeq: e.eventSeq, touched: e.touched,
-            snapshot: snapshot.jsonText())
+            snapshot: snapshot.jsonText(), savedAt: now)
     }
 
     /// Event records as the archive keeps them: one row per conversation and save, numbered by
@@ -199,21 +202,36 @@ extension ConversationService {
         // Each conversation copied under its own lock, with the event records it has numbered
         // so far (a change is numbered with that lock held): the row and its records agree, and
         // every change numbered up to `through` is in the batch.
+        // A conversation's changes since its last save are taken with it: its steps, or none
+        // when a whole snapshot is due.
         let batch = taken.map { item in
             item.slot.entry.withLock { e in
-                (id: item.id, entry: e, events: state.withLock { $0.unsaved.removeValue(forKey: item.id) ?? [] })
+                let steps = e.takeSteps()
+                return (
+                    id: item.id, slot: item.slot, entry: e, steps: steps, events: state.withLock { $0.unsaved.removeValue(forKey: item.id) ?? [] }
+                )
             }
         }
         guard let archive, !batch.isEmpty else {
             markSaved(through: through)
             return FlushResult(saved: true, through: through)
         }
-        let rows = batch.map { (row: row($0.id, $0.entry, at: now), events: Self.eventRows($0.events, variant: $0.entry.context.variant)) }
+        let rows = batch.map { item -> (save: ConversationArchive.Save, flow: String, events: [(seq: Int, at: Double, record: String)]) in
+            let save: ConversationArchive.Save =
+                if let steps = item.steps {
+                    .steps(ConversationArchive.Steps(id: item.id, version: item.entry.version, at: now, text: ConversationStep.text(steps)))
+                } else {
+                    .snapshot(row(item.id, item.entry, at: now))
+                }
+            return (save, item.entry.flow.name, Self.eventRows(item.events, variant: item.entry.context.variant))
+        }
         do {
             try archive.save(rows)
         } catch {
             // Nothing is dropped: the batch goes back in front of what came meanwhile, and the
-            // writer tries again; until then the writing routes answer 503.
+            // writer tries again (each of its conversations as a whole snapshot: the steps taken
+            // are not kept); until then the writing routes answer 503.
+            for item in batch { item.slot.entry.withLock { $0.unsavedSteps = nil } }
             state.withLock { s in
                 for item in batch where s.slots[item.id] != nil { s.unsaved[item.id] = item.events + (s.unsaved[item.id] ?? []) }
             }

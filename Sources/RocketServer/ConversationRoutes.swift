@@ -220,7 +220,7 @@ extension ConversationService {
         let id = Self.newID()
         var entry = Entry(
             visitor: visitor, address: address, flow: flow, options: options, conversation: conversation, touched: now, strings: strings)
-        let pending = commit(id: id, entry: &entry, effects: effects, at: now)
+        let pending = commit(id: id, entry: &entry, effects: effects, at: now, step: nil)
         let slot = Slot(entry)
         let stored = state.withLock { s -> UInt64? in
             // The quota holds however many starts of one address race past the check above.
@@ -290,16 +290,16 @@ extension ConversationService {
     func locate(_ id: String, visitor: String?, address: String) -> Result<Void, ResponseError> {
         let unknown = unknownConversation(id)
         guard Self.isConversationID(id), let archive else { return .failure(unknown) }
-        let row: ConversationArchive.Row?
+        let loaded: (row: ConversationArchive.Row, steps: [ConversationArchive.Steps])?
         do {
-            row = try archive.load(id)
+            loaded = try archive.load(id)
         } catch {
             log("rocket serve: conversation store: \(error.message)")
             return .failure(ResponseError(.error(503, "store-unavailable", "the conversation store cannot be read now")))
         }
-        guard let row, visitor == nil || row.visitor == visitor else { return .failure(unknown) }
+        guard let (row, steps) = loaded, visitor == nil || row.visitor == visitor else { return .failure(unknown) }
         let now = clock.now
-        guard row.touched >= now - configuration.idleTimeout else { return .failure(unknown) }
+        guard max(row.touched, steps.last?.at ?? 0) >= now - configuration.idleTimeout else { return .failure(unknown) }
         var flow: LoadedFlow
         switch flows.flow(row.flow) {
         case .success(let f): flow = f
@@ -321,19 +321,61 @@ extension ConversationService {
             let stored = try StoredConversation(jsonText: Array(row.snapshot.utf8), flow: flow)
             options = stored.options
             if let lang = stored.language { strings = UIStrings.forEnvironment(["LANG": lang]) }
+            // With steps to replay, the snapshot's timers count from when it was taken, as they did
+            // when the steps were made; without, from now (time stood still while it was stored).
+            let from = steps.isEmpty ? now : row.savedAt ?? row.touched
             restored = try stored.snapshot.restore(
-                graph: flow.graph, author: flow.author, closeButton: flow.closeButton, options: options, at: now, flow: flow.identity)
+                graph: flow.graph, author: flow.author, closeButton: flow.closeButton, options: options, at: from, flow: flow.identity,
+                timersAsSaved: !steps.isEmpty)
         } catch {
             return .failure(ResponseError(.error(409, "flow-changed", "the flow changed since this conversation started; start a new one")))
         }
-        let entry = Entry(
+        var entry = Entry(
             visitor: row.visitor, address: address, flow: flow, options: options, conversation: restored, touched: now, step: row.step, version: row.version,
             eventSeq: row.eventSeq, strings: strings)
+        if let last = steps.last {
+            do throws(ConversationStep.Failure) {
+                for saved in steps {
+                    for step in try ConversationStep.parse(saved.text) { replay(step, id: id, on: &entry) }
+                    guard entry.version == saved.version else {
+                        throw ConversationStep.Failure(message: "its steps lead to version \(entry.version), not \(saved.version)")
+                    }
+                }
+                // Time stood still from the last save until now, as for a snapshot.
+                let snapshot = ConversationSnapshot(entry.conversation, at: last.at, flow: flow.identity, names: flow.blockNames)
+                do throws(ConversationSnapshot.Failure) {
+                    entry.conversation = try snapshot.restore(
+                        graph: flow.graph, author: flow.author, closeButton: flow.closeButton, options: options, at: now, flow: flow.identity)
+                } catch {
+                    throw ConversationStep.Failure(message: "\(error)")
+                }
+            } catch {
+                log("rocket serve: conversation \(id) cannot be restored: \(error.message)")
+                return .failure(ResponseError(.error(409, "flow-changed", "the flow changed since this conversation started; start a new one")))
+            }
+            entry.touched = now
+        }
         let slot = Slot(entry)
         state.withLock { s in
             if s.slots[id] == nil { s.insert(id, slot, entry: entry) }
         }
         return .success(())
+    }
+
+    /// Applies a stored step to a loaded conversation as its route did when it was made: the same
+    /// engine step at the same time, counted the same way (the next save is a whole snapshot).
+    func replay(_ step: ConversationStep, id: String, on e: inout Entry) {
+        switch step {
+        case .send(let intent, let at):
+            switch e.send(intent, at: at) {
+            case .success(let effects): _ = commit(id: id, entry: &e, effects: effects, at: at, step: nil)
+            case .failure(let error): _ = commit(id: id, entry: &e, effects: [], at: at, bump: error.isInputError, step: nil)
+            }
+        case .advance(let at):
+            if let effects = e.advanceDue(at: at) { _ = commit(id: id, entry: &e, effects: effects, at: at, step: nil) }
+        case .hold(let held, let at):
+            if let effects = e.hold(held, at: at) { _ = commit(id: id, entry: &e, effects: effects, at: at, step: nil) }
+        }
     }
 
     func view(_ id: String, _ e: Entry) -> [UInt8] {
@@ -477,12 +519,7 @@ extension ConversationService {
         }
         let intent: RocketIntent
         switch name {
-        case .tap: intent = .tap
-        case .pressButton: intent = .pressButton
-        case .pressLeft: intent = .pressLeft
-        case .pressRight: intent = .pressRight
-        case .close: intent = .close
-        case .back: intent = .back
+        case .tap, .pressButton, .pressLeft, .pressRight, .close, .back: intent = name.plainIntent ?? .tap  // never nil for these
         case .submit:
             guard case .success(let text) = fields.required("text", maxBytes: RocketLimits.submittedTextBytes) else {
                 return .error(400, "bad-field", "\"submit\" needs \"text\", a string of at most \(RocketLimits.submittedTextBytes) bytes")
@@ -533,8 +570,10 @@ extension ConversationService {
         guard let slot = state.withLock({ $0.slots[id] }) else {
             return .error(404, "unknown-conversation", "there is no conversation \(id) for this visitor")
         }
-        let gone = Outcome.response(.error(404, "unknown-conversation", "there is no conversation \(id) for this visitor"))
         // The engine's step (a validation pattern among it) under this conversation's lock only.
+        // (An answer that the conversation expired meanwhile is made only then: building it
+        // for every intent cost 4 % of an intent's instructions.)
+        var gone: Outcome { .response(.error(404, "unknown-conversation", "there is no conversation \(id) for this visitor")) }
         let outcome: Outcome = slot.entry.withLock { e in
             e.touched = now
             // A replay of the last accepted intent (same step, same intent) is answered with the
@@ -547,11 +586,11 @@ extension ConversationService {
                 let copy = e
                 return state.withLock { s in s.record(id, slot, copy, changed: nil) == nil ? gone : .stale(copy, asked: step, s.awaited(id)) }
             }
-            let effects: [ConversationEffect]
-            do throws(RocketIntentError) {
-                effects = try e.conversation.send(intent, at: now)
-            } catch {
-                let pending = commit(id: id, entry: &e, effects: [], at: now, bump: error.isInputError)
+            let all: [ConversationEffect]
+            switch e.send(intent, at: now) {
+            case .success(let effects): all = effects
+            case .failure(let error):
+                let pending = commit(id: id, entry: &e, effects: [], at: now, bump: error.isInputError, step: .sending(intent, at: now))
                 // A refused input is a change (the input error shows); other refusals are not.
                 let copy = e
                 return state.withLock { s in
@@ -559,12 +598,8 @@ extension ConversationService {
                         ? gone : .refused(error, pending, copy.strings, s.awaited(id))
                 }
             }
-            e.lastIntent = (e.step, intent)
-            e.step += 1
-            // What is due at once (a bounce of 0 s under reduced motion) goes in this answer.
-            var all = effects
-            if let due = e.conversation.nextDeadline, due <= now { all += e.conversation.advance(to: now) }
-            let pending = commit(id: id, entry: &e, effects: all, at: now)
+            // What fell due at once (a bounce of 0 s under reduced motion) is in this answer.
+            let pending = commit(id: id, entry: &e, effects: all, at: now, step: .sending(intent, at: now))
             let copy = e
             return state.withLock { s in s.record(id, slot, copy, changed: pending).map { .changed(pending, $0) } ?? gone }
         }
@@ -618,10 +653,8 @@ extension ConversationService {
         let result: (entry: Entry, change: Pending?, seq: UInt64)? = slot.entry.withLock { e in
             e.touched = now
             var pending: Pending? = nil
-            if held != e.conversation.isHoldingAutoAdvance {
-                var effects: [ConversationEffect] = []
-                if held { e.conversation.hold(at: now) } else { effects = e.conversation.release(at: now) }
-                pending = commit(id: id, entry: &e, effects: effects, at: now)
+            if let effects = e.hold(held, at: now) {
+                pending = commit(id: id, entry: &e, effects: effects, at: now, step: .hold(held, at: now))
             }
             let copy = e
             return state.withLock { s in s.record(id, slot, copy, changed: pending).map { _ in (copy, pending, s.awaited(id)) } }

@@ -48,6 +48,10 @@ package final class ConversationService: Sendable {
         var lastIntent: (step: Int, intent: RocketIntent)?
         /// Its final transcript items, serialized (extended at every change).
         var cache = ConversationView.TranscriptCache()
+        /// The changes since the last save as steps (nil: the next save is a whole snapshot).
+        var unsavedSteps: [ConversationStep]? = nil
+        /// Steps saved since the last snapshot was.
+        var stepsSinceSnapshot = 0
 
         init(
             visitor: String, address: String, flow: LoadedFlow, options: ConversationOptions, conversation: Conversation, touched: Double,

@@ -42,9 +42,9 @@ package final class HTTPServer: Sendable {
     private let writerSignalled = Atomic<Bool>(false)
     private let writerDone = Mutex<Bool>(false)
     /// The thread that runs work waiting for a database (deferred answers).
-    private let database = WorkThread()
+    private let database = WorkThread(named: "rocket-db")
     /// The thread for long deferred work (reports), apart from the database thread's short work.
-    private let slowLane = WorkThread()
+    private let slowLane = WorkThread(named: "rocket-slow")
     /// Answers parked until the store holds their change (connections suspended meanwhile).
     private let waiters = Mutex<[Waiter]>([])
     private struct Waiter {
@@ -130,7 +130,7 @@ package final class HTTPServer: Sendable {
         startTicker()
         database.start()
         slowLane.start()
-        if service.persists, !OffThread.detach({ [self] in writeLoop() }) { writerDone.withLock { $0 = true } }
+        if service.persists, !OffThread.detach(named: "rocket-writer", { [self] in writeLoop() }) { writerDone.withLock { $0 = true } }
         if !service.persists { writerDone.withLock { $0 = true } }
         let bound = Int(rocket_mhd_port(d))
         service.listening(host: host, port: bound)
@@ -282,7 +282,7 @@ package final class HTTPServer: Sendable {
                         return true
                     }
                     if queued {
-                        signalWriter()
+                        wakeWriter()
                         return
                     }
                 }
@@ -308,7 +308,9 @@ package final class HTTPServer: Sendable {
                 return true
             }
             if parked {
-                signalWriter()
+                // One pipe write per batch, not per answer (the change's publication has
+                // usually signalled the writer already).
+                wakeWriter()
                 return .YES
             }
             ctx.parked = nil
@@ -522,7 +524,7 @@ package final class HTTPServer: Sendable {
     }
 
     private func startTicker() {
-        if !OffThread.detach({ [self] in tick() }) { tickerDone.withLock { $0 = true } }
+        if !OffThread.detach(named: "rocket-ticker", { [self] in tick() }) { tickerDone.withLock { $0 = true } }
     }
 
     private func tick() {
@@ -652,8 +654,11 @@ final class WorkThread: Sendable {
     }
     private let queue = Mutex(Queue())
     private let wake: (read: Int32, write: Int32)
+    private let name: String
 
-    init() {
+    /// A thread named `name` (as `top -H` shows it), not started yet.
+    init(named name: String) {
+        self.name = name
         wake = HTTPServer.wakingPipe()
     }
 
@@ -664,7 +669,7 @@ final class WorkThread: Sendable {
     /// Starts the thread.
     func start() {
         queue.withLock { $0.started = true }
-        if !OffThread.detach({ [self] in loop() }) { queue.withLock { $0.started = false } }
+        if !OffThread.detach(named: name, { [self] in loop() }) { queue.withLock { $0.started = false } }
     }
 
     /// Queues `job`; false when the thread does not run (not started, or finishing): the caller

@@ -90,7 +90,7 @@ struct APITests {
         #expect(v["transcript"]?.array.last?["text"]?.string == "Bye Ada")
         // Nothing secret in the archive: not in the snapshot, not in the events.
         let archive = try h.archive()
-        let row = try #require(try archive.load(id))
+        let row = try #require(try archive.load(id)?.row)
         #expect(!row.snapshot.contains("1234"))
         #expect(row.snapshot.contains("Ada"))
         let events = try archive.events(id)
@@ -339,9 +339,11 @@ struct APITests {
         let archive = try h.archive()
         let rows = (0..<1_234).map { k in
             (
-                row: ConversationArchive.Row(
-                    id: String(format: "%032x", k), visitor: "v", flow: "basic", step: 0, version: 1, eventSeq: 0, touched: h.clock.now,
-                    snapshot: "{}"), events: [(seq: Int, at: Double, record: String)]()
+                save: ConversationArchive.Save.snapshot(
+                    ConversationArchive.Row(
+                        id: String(format: "%032x", k), visitor: "v", flow: "basic", step: 0, version: 1, eventSeq: 0, touched: h.clock.now,
+                        snapshot: "{}")),
+                flow: "basic", events: [(seq: Int, at: Double, record: String)]()
             )
         }
         try archive.save(rows)

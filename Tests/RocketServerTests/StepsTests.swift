@@ -1,0 +1,187 @@
+import Foundation
+import RocketConversation
+import RocketCore
+import RocketJSON
+import Testing
+
+@testable import RocketServer
+
+/// A flow with every step a change can be saved as: a tap, a timer, a hold, a choice, a multiple
+/// choice and a rating.
+private let stepsFlow = """
+    {"version": 1, "start": "a", "blocks": [
+     {"id": "a", "type": "text", "text": "Tap me", "next": "b"},
+     {"id": "b", "type": "text", "text": "Wait", "showNextAfter": 10, "next": "c"},
+     {"id": "c", "type": "choice", "text": "Colour?", "options": [{"title": "Red", "next": "d"}, {"title": "Blue", "next": "d"}]},
+     {"id": "d", "type": "choice", "text": "Pick two", "multiple": true, "max": 2, "buttonTitle": "Send",
+      "options": [{"title": "A"}, {"title": "B"}, {"title": "C"}], "next": "e"},
+     {"id": "e", "type": "rating", "text": "Score?", "scale": 5, "next": "f"},
+     {"id": "f", "type": "text", "text": "Bye"}]}
+    """
+
+private let loopFlow = """
+    {"version": 1, "start": "tick", "blocks": [{"id": "tick", "type": "text", "text": "Tick", "next": "tick"}]}
+    """
+
+/// Timers as a flow states them (a harness is instant by default, where every timer is due at once).
+private func timed(_ c: inout ServerConfiguration) { c.timing = .reducedMotion }
+
+@Suite("Changes saved as steps")
+struct StepsTests {
+    /// A scratch folder holding the two flows above.
+    private func flows() throws -> String {
+        let dir = scratchDirectory()
+        try stepsFlow.write(toFile: dir + "/steps.json", atomically: true, encoding: .utf8)
+        try loopFlow.write(toFile: dir + "/loop.json", atomically: true, encoding: .utf8)
+        return dir
+    }
+
+    /// The conversation's whole answer as a restarted server gives it.
+    private func restarted(_ h: Harness, _ dir: String, _ id: String) throws -> String {
+        let again = try Harness(path: h.path, clock: h.clock, configure: timed, flowsDirectory: dir)
+        return again.request("GET", "/v1/conversations/\(id)", visitor: "ada").text
+    }
+
+    @Test("every kind of step reads back as it was written; a typed answer is never a step")
+    func roundTrip() throws {
+        let steps: [ConversationStep] = [
+            .send(.tap, at: 1_800_000_000.125), .send(.pressButton, at: 2), .send(.pressLeft, at: 3), .send(.pressRight, at: 4),
+            .send(.close, at: 5), .send(.back, at: 6), .send(.choose(3), at: 7), .send(.chooseMany([0, 2, 5]), at: 8), .send(.chooseMany([]), at: 8.5),
+            .send(.rate(9), at: 9), .advance(to: 10.000_001), .hold(true, at: 11), .hold(false, at: 12),
+        ]
+        #expect(try ConversationStep.parse(ConversationStep.text(steps)) == steps)
+        #expect(ConversationStep.sending(.submit("secret"), at: 1) == nil)
+        #expect(ConversationStep.sending(.tap, at: 1) == .send(.tap, at: 1))
+    }
+
+    @Test(
+        "a damaged step is refused with the line it is on",
+        arguments: [
+            (#"{"op":"advance","at":1}"# + "\n" + #"{"op":"jump","at":2}"#, "stored step 2: unknown step \"jump\""),
+            (#"{"op":"send","intent":"submit","at":1}"#, "stored step 1: \"intent\" cannot be \"submit\" in a stored step"),
+            (#"{"op":"send","intent":"choose","at":1}"#, "stored step 1:"),
+            (#"{"op":"hold","held":true}"#, "stored step 1:"),
+            (#"{"op":"send","intent":"chooseMany","options":[1.5],"at":1}"#, "stored step 1: \"options\" must hold whole numbers"),
+            ("{", "stored step 1:"),
+        ])
+    func damaged(text: String, message: String) {
+        #expect(throws: ConversationStep.Failure.self) { try ConversationStep.parse(text) }
+        do {
+            _ = try ConversationStep.parse(text)
+        } catch {
+            #expect(error.message.hasPrefix(message), "\(error.message)")
+        }
+    }
+
+    @Test("taps, a hold, a timer, choices and a rating are saved as steps; a restart replays them to the same conversation")
+    func replayEqualsLive() throws {
+        let dir = try flows()
+        let h = try Harness(configure: timed, flowsDirectory: dir)
+        let id = try h.start("steps")
+        let version0 = try #require(try h.archive().load(id)?.row.version)
+        #expect(h.send(id, #""intent": "tap""#).status == 200)
+        // The tap is a step after the snapshot, not a new snapshot.
+        let afterTap = try #require(try h.archive().load(id))
+        #expect(afterTap.row.version == version0)
+        #expect(afterTap.steps.count == 1 && afterTap.steps[0].text.contains(#""intent":"tap""#))
+        #expect(try restarted(h, dir, id) == h.request("GET", "/v1/conversations/\(id)", visitor: "ada").text)
+        // Held for 30 s of its 10 s timer, released, then the timer runs out.
+        h.clock.advance(by: 3)
+        #expect(h.request("POST", "/v1/conversations/\(id)/hold", body: #"{"held": true}"#, visitor: "ada").status == 200)
+        h.clock.advance(by: 30)
+        h.service.advanceDue()
+        #expect(h.request("POST", "/v1/conversations/\(id)/hold", body: #"{"held": false}"#, visitor: "ada").status == 200)
+        #expect(try restarted(h, dir, id) == h.request("GET", "/v1/conversations/\(id)", visitor: "ada").text)
+        h.clock.advance(by: 7.5)
+        h.service.advanceDue()
+        h.service.flush()
+        #expect(h.view(id)?["transcript"]?.array.last?["text"]?.string == "Colour?")
+        #expect(h.send(id, #""intent": "choose", "option": 1"#).status == 200)
+        #expect(h.send(id, #""intent": "chooseMany", "options": [0, 2]"#).status == 200)
+        // A rating out of the scale is refused and changes nothing; then an accepted one.
+        #expect(h.send(id, #""intent": "rate", "value": 9"#).status == 422)
+        #expect(h.send(id, #""intent": "rate", "value": 4"#).status == 200)
+        let live = h.request("GET", "/v1/conversations/\(id)", visitor: "ada").text
+        #expect(live.contains("Bye"))
+        let stored = try #require(try h.archive().load(id))
+        #expect(stored.row.version == version0)
+        #expect(stored.steps.count >= 7)
+        #expect(stored.steps.contains { $0.text.contains(#""op":"advance""#) })
+        #expect(try restarted(h, dir, id) == live)
+    }
+
+    @Test("a timer left running counts from the last save after a restart, as a snapshot's does")
+    func timerAfterRestart() throws {
+        let dir = try flows()
+        let h = try Harness(configure: timed, flowsDirectory: dir)
+        let id = try h.start("steps")
+        #expect(h.send(id, #""intent": "tap""#).status == 200)  // "Wait" shows, its 10 s timer starts
+        h.clock.advance(by: 4)
+        h.clock.advance(by: 100)  // the server is down meanwhile
+        let again = try Harness(path: h.path, clock: h.clock, configure: timed, flowsDirectory: dir)
+        #expect(again.view(id)?["transcript"]?.array.last?["text"]?.string == "Wait")
+        again.clock.advance(by: 9.5)
+        again.service.advanceDue()
+        #expect(again.view(id)?["transcript"]?.array.last?["text"]?.string == "Wait")
+        again.clock.advance(by: 1)
+        again.service.advanceDue()
+        #expect(again.view(id)?["transcript"]?.array.last?["text"]?.string == "Colour?")
+    }
+
+    @Test("typed answers are saved as snapshots: a secret never reaches the store, valid or refused")
+    func typedAnswers() throws {
+        let h = try Harness()
+        let id = try h.start()
+        #expect(h.send(id, #""intent": "tap""#).status == 200)
+        #expect(h.send(id, #""intent": "submit", "text": "Q7Q7-much-too-long""#).status == 422)
+        #expect(h.send(id, #""intent": "submit", "text": "Ada""#).status == 200)
+        let afterName = try #require(try h.archive().load(id))
+        #expect(afterName.steps.isEmpty)
+        #expect(h.send(id, #""intent": "submit", "text": "X9X9-pin""#).status == 200)
+        h.service.flush()
+        for file in [h.path, h.path + "-wal"] {
+            let bytes = (try? Data(contentsOf: URL(fileURLWithPath: file))) ?? Data()
+            #expect(bytes.range(of: Data("X9X9-pin".utf8)) == nil, "\(file)")
+        }
+        let again = try Harness(path: h.path, clock: h.clock)
+        #expect(again.view(id)?["step"]?.number == 3)
+        #expect(again.send(id, #""intent": "choose", "option": 0"#).status == 200)
+        #expect(again.view(id)?["transcript"]?.array.last?["text"]?.string == "Bye Ada")
+    }
+
+    @Test("after 16 steps the next change is a whole snapshot: a load replays at most that many")
+    func snapshotEvery() throws {
+        let dir = try flows()
+        let h = try Harness(
+            configure: {
+                timed(&$0)
+                $0.requestBurst = 1_000
+            }, flowsDirectory: dir)
+        let id = try h.start("loop")
+        var snapshots = Set<Int>()
+        for k in 0..<40 {
+            #expect(h.send(id, #""intent": "tap", "step": \#(k)"#).status == 200)
+            let stored = try #require(try h.archive().load(id))
+            #expect(stored.steps.count <= ConversationStep.perSnapshot)
+            #expect(stored.steps.last?.version ?? stored.row.version == stored.row.version + stored.steps.count)
+            snapshots.insert(stored.row.version)
+        }
+        #expect(snapshots.count >= 2)
+        #expect(try restarted(h, dir, id) == h.request("GET", "/v1/conversations/\(id)", visitor: "ada").text)
+    }
+
+    @Test("a conversation whose steps were saved lately is in use: the store keeps it until its steps are old too")
+    func expiryCountsSteps() throws {
+        let dir = try flows()
+        let h = try Harness(configure: timed, flowsDirectory: dir)
+        let id = try h.start("loop")
+        let started = h.clock.now
+        h.clock.advance(by: 60)
+        #expect(h.send(id, #""intent": "tap""#).status == 200)
+        let archive = try h.archive()
+        #expect(try archive.expire(before: started + 30) == 0)
+        #expect(try archive.load(id) != nil)
+        #expect(try archive.expire(before: started + 70) == 1)
+        #expect(try archive.load(id) == nil)
+    }
+}
