@@ -55,15 +55,16 @@ package final class ConversationArchive: Sendable {
     /// What one commit writes for a conversation: its whole snapshot, or the steps since the
     /// last save.
     package enum Save: Sendable, Equatable {
-        /// A whole snapshot (the steps it covers are deleted).
-        case snapshot(Row)
+        /// A whole snapshot; `replacingSteps`: steps of the conversation may be stored, and the
+        /// ones it covers are deleted (a new conversation has none to look for).
+        case snapshot(Row, replacingSteps: Bool = true)
         /// Steps after the stored snapshot.
         case steps(Steps)
 
         /// The conversation's id.
         package var id: String {
             switch self {
-            case .snapshot(let r): return r.id
+            case .snapshot(let r, _): return r.id
             case .steps(let s): return s.id
             }
         }
@@ -138,7 +139,7 @@ package final class ConversationArchive: Sendable {
 
     private func write(_ c: SQLiteConnection, _ save: Save, flow: String, _ events: [(seq: Int, at: Double, record: String)]) throws(SQLiteError) {
         switch save {
-        case .snapshot(let row):
+        case .snapshot(let row, let replacingSteps):
             try c.run(
                 """
                 INSERT INTO server_conversations (id, visitor, flow, step, version, event_seq, touched, snapshot, saved_at)
@@ -151,7 +152,7 @@ package final class ConversationArchive: Sendable {
                     .text(row.id), .text(row.visitor), .text(row.flow), .integer(row.step), .integer(row.version), .integer(row.eventSeq),
                     .real(row.touched), .text(row.snapshot), SQLiteValue.optional(row.savedAt),
                 ])
-            try c.run("DELETE FROM server_steps WHERE id = ?1 AND version <= ?2", [.text(row.id), .integer(row.version)])
+            if replacingSteps { try c.run("DELETE FROM server_steps WHERE id = ?1 AND version <= ?2", [.text(row.id), .integer(row.version)]) }
         case .steps(let steps):
             try c.run(
                 "INSERT OR IGNORE INTO server_steps (id, version, at, steps) VALUES (?1, ?2, ?3, ?4)",

@@ -206,9 +206,10 @@ extension ConversationService {
         // when a whole snapshot is due.
         let batch = taken.map { item in
             item.slot.entry.withLock { e in
-                let steps = e.takeSteps()
+                let (steps, replacing) = e.takeSteps()
                 return (
-                    id: item.id, slot: item.slot, entry: e, steps: steps, events: state.withLock { $0.unsaved.removeValue(forKey: item.id) ?? [] }
+                    id: item.id, slot: item.slot, entry: e, steps: steps, replacing: replacing,
+                    events: state.withLock { $0.unsaved.removeValue(forKey: item.id) ?? [] }
                 )
             }
         }
@@ -221,7 +222,7 @@ extension ConversationService {
                 if let steps = item.steps {
                     .steps(ConversationArchive.Steps(id: item.id, version: item.entry.version, at: now, text: ConversationStep.text(steps)))
                 } else {
-                    .snapshot(row(item.id, item.entry, at: now))
+                    .snapshot(row(item.id, item.entry, at: now), replacingSteps: item.replacing)
                 }
             return (save, item.entry.flow.name, Self.eventRows(item.events, variant: item.entry.context.variant))
         }

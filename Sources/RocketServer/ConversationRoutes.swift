@@ -168,7 +168,7 @@ extension ConversationService {
                     var w = JSONBytes(capacity: 160)
                     RocketEvent.exposure(experiment: e.name, variant: "holdout", shown: false, flow: flowName).writeRecord(into: &w, at: now)
                     do {
-                        try archive.saveRecord(String(decoding: w.out, as: UTF8.self), flow: flowName, id: Self.newID(), at: now)
+                        try archive.saveRecord(String(decoding: w.out, as: UTF8.self), flow: flowName, id: Self.newID(at: now), at: now)
                     } catch {
                         log("rocket serve: conversation store: \(error.message)")
                         return .error(503, "store-unavailable", "the conversation store cannot be written now")
@@ -217,7 +217,7 @@ extension ConversationService {
         if let exposure { effects.insert(.event(exposure), at: 0) }
         // With no intro (reduced motion), the first block is due at once: it goes in this answer.
         if let due = conversation.nextDeadline, due <= now { effects += conversation.advance(to: now) }
-        let id = Self.newID()
+        let id = Self.newID(at: now)
         var entry = Entry(
             visitor: visitor, address: address, flow: flow, options: options, conversation: conversation, touched: now, strings: strings)
         let pending = commit(id: id, entry: &entry, effects: effects, at: now, step: nil)
@@ -333,6 +333,8 @@ extension ConversationService {
         var entry = Entry(
             visitor: row.visitor, address: address, flow: flow, options: options, conversation: restored, touched: now, step: row.step, version: row.version,
             eventSeq: row.eventSeq, strings: strings)
+        // Steps of it are stored (or may be): the first snapshot of this run deletes them.
+        entry.stepsStored = true
         if let last = steps.last {
             do throws(ConversationStep.Failure) {
                 for saved in steps {

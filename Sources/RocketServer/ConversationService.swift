@@ -52,6 +52,8 @@ package final class ConversationService: Sendable {
         var unsavedSteps: [ConversationStep]? = nil
         /// Steps saved since the last snapshot was.
         var stepsSinceSnapshot = 0
+        /// True when steps of it may be in the store (the next snapshot deletes them).
+        var stepsStored = false
 
         init(
             visitor: String, address: String, flow: LoadedFlow, options: ConversationOptions, conversation: Conversation, touched: Double,

@@ -160,13 +160,17 @@ extension ConversationService.Entry {
     /// The steps to save for the changes since the last save, and resets them: nil when the
     /// save must be a whole snapshot (new or loaded, a typed answer, a failed save, or more than
     /// ``ConversationStep/perSnapshot`` steps since the last snapshot).
-    mutating func takeSteps() -> [ConversationStep]? {
+    ///
+    /// `replacing`: true when a snapshot must delete steps of it that may be stored.
+    mutating func takeSteps() -> (steps: [ConversationStep]?, replacing: Bool) {
         defer { unsavedSteps = [] }
         guard let steps = unsavedSteps, !steps.isEmpty, stepsSinceSnapshot + steps.count <= ConversationStep.perSnapshot else {
             stepsSinceSnapshot = 0
-            return nil
+            defer { stepsStored = false }
+            return (nil, stepsStored)
         }
         stepsSinceSnapshot += steps.count
-        return steps
+        stepsStored = true
+        return (steps, false)
     }
 }

@@ -170,6 +170,21 @@ struct StepsTests {
         #expect(try restarted(h, dir, id) == h.request("GET", "/v1/conversations/\(id)", visitor: "ada").text)
     }
 
+    @Test("conversation ids sort by when they were made (the store's tables grow at their end) and keep 80 random bits")
+    func orderedIDs() {
+        let a = ConversationService.newID(at: 1_800_000_000.001)
+        let b = ConversationService.newID(at: 1_800_000_000.002)
+        let c = ConversationService.newID(at: 1_800_000_000.001)
+        #expect(a < b)
+        #expect(a.prefix(12) == c.prefix(12) && a != c)
+        #expect(a.prefix(12) == String(1_800_000_000_001, radix: 16).leftPadded(to: 12))
+        #expect([a, b, c].allSatisfy(ConversationService.isConversationID))
+        // Times out of range still make well-formed ids.
+        #expect(ConversationService.isConversationID(ConversationService.newID(at: -5)))
+        #expect(ConversationService.isConversationID(ConversationService.newID(at: .infinity)))
+        #expect(ConversationService.isConversationID(ConversationService.newID(at: .nan)))
+    }
+
     @Test("a conversation whose steps were saved lately is in use: the store keeps it until its steps are old too")
     func expiryCountsSteps() throws {
         let dir = try flows()
@@ -184,4 +199,8 @@ struct StepsTests {
         #expect(try archive.expire(before: started + 70) == 1)
         #expect(try archive.load(id) == nil)
     }
+}
+
+extension String {
+    fileprivate func leftPadded(to n: Int) -> String { String(repeating: "0", count: max(0, n - count)) + self }
 }
