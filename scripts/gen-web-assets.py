@@ -17,7 +17,7 @@ OUT = os.path.join(ROOT, "Sources", "RocketServer", "WebAssetsSource.swift")
 FILES = [
     ("widget.js", "script", "The widget's script (`GET /widget.js`); `\"__CSS__\"` in it becomes the style sheet."),
     ("widget.css", "style", "The widget's style sheet, put into the page by the script."),
-    ("play.html", "playHTML", "The page that plays a flow full-window (`GET /play/NAME`); `__FLOW__` is the flow's name."),
+    ("play.html", "playHTML", "The page that plays a flow full-window (`GET /play/NAME`); `__FLOW__` is the flow's name, `__WIDGET__` the widget's script, inline."),
     ("index.html", "indexHTML", "The index (`GET /`); `__ITEMS__` is the list of flows."),
 ]
 

@@ -2,6 +2,7 @@ import CImageCodecs
 import RocketCore
 import RocketJSON
 import RocketText
+import Synchronization
 
 /// The web front end `rocket serve` hands out: the widget (plain JavaScript with its CSS inside,
 /// no framework, no build step), the page that plays a flow full-window, and the index. They are
@@ -9,11 +10,20 @@ import RocketText
 /// `scripts/gen-web-assets.py` makes of them (`WebAssetsSource.swift`; CI checks it is current).
 ///
 /// The widget renders every piece of flow content with `textContent`, never as HTML.
-struct WebAssets: Sendable {
+final class WebAssets: Sendable {
     /// `GET /widget.js`.
     let widget: HTTPResponse
     /// The same, gzipped (compressed once, at start), for clients that accept it.
     let widgetGzipped: HTTPResponse?
+    /// The widget's script as a play page holds it inline (`</` written `<\/`, which means the same
+    /// in its strings), and the policy that lets exactly that script run: the page's first bubble
+    /// does not wait for a second request.
+    let inlineWidget: String
+    /// The headers of a play page: the page's, with the inline widget's hash in the policy.
+    let playHeaders: [(String, String)]
+    /// Play pages made and gzipped once per flow (at most ``maxPlayPages``).
+    private let playPages = Mutex<[String: (plain: [UInt8], gzipped: [UInt8]?)]>([:])
+    static let maxPlayPages = 1_024
 
     init() {
         // The widget's own words come from UIStrings, one table for every front end.
@@ -28,6 +38,15 @@ struct WebAssets: Sendable {
         widget = HTTPResponse(status: 200, headers: headers, body: plain)
         let packed = Self.gzip(plain)
         widgetGzipped = packed.map { HTTPResponse(status: 200, headers: headers + [("Content-Encoding", "gzip")], body: $0) }
+        inlineWidget = source.replacing("</", with: "<\\/")
+        let hash = Base64.encode(SHA256.digest(Array(inlineWidget.utf8)))
+        playHeaders = Self.pageHeaders.map { name, value in
+            (
+                name,
+                name == "Content-Security-Policy"
+                    ? value.replacing("default-src 'self';", with: "default-src 'self'; script-src 'self' 'sha256-\(hash)';") : value
+            )
+        }
     }
 
     /// `bytes` as a gzip member, or nil when compression fails.
@@ -41,11 +60,14 @@ struct WebAssets: Sendable {
 
     /// The widget for a request: gzipped when its `Accept-Encoding` allows.
     func widget(for request: HTTPRequest) -> HTTPResponse {
-        let accepts =
-            request.header("accept-encoding")?.lowercased().split(separator: ",").contains { $0.split(separator: ";").first?.trimmingSpaces() == "gzip" }
-            ?? false
-        if accepts, let widgetGzipped { return widgetGzipped }
+        if Self.acceptsGzip(request), let widgetGzipped { return widgetGzipped }
         return widget
+    }
+
+    /// True when the request's `Accept-Encoding` names gzip.
+    static func acceptsGzip(_ request: HTTPRequest) -> Bool {
+        request.header("accept-encoding")?.lowercased().split(separator: ",").contains { $0.split(separator: ";").first?.trimmingSpaces() == "gzip" }
+            ?? false
     }
 
     /// The headers of every HTML page: no framing by other sites, scripts and images from here only.
@@ -58,11 +80,31 @@ struct WebAssets: Sendable {
     /// Escapes text for HTML.
     static func html(_ s: String) -> String { HTMLText.escape(s) }
 
-    /// `GET /play/NAME`: the flow full-window.
-    func playPage(flow: String, tour: Bool = false) -> HTTPResponse {
-        var page = Self.playHTML.replacing("__FLOW__", with: Self.html(flow))
-        if tour { page = page.replacing(" data-page>", with: " data-page data-closing-alert>") }
-        return HTTPResponse(status: 200, headers: Self.pageHeaders, body: Array(page.utf8))
+    /// `GET /play/NAME`: the flow full-window, its widget inline (gzipped when the request
+    /// accepts it).
+    func playPage(flow: String, tour: Bool = false, for request: HTTPRequest? = nil) -> HTTPResponse {
+        let key = (tour ? "t" : "p") + flow
+        let made =
+            playPages.withLock { $0[key] }
+            ?? {
+                // The template is cut at the script so a flow's name can never become part of it.
+                let parts = Self.playHTML.split(separator: "__WIDGET__", maxSplits: 1, omittingEmptySubsequences: false).map {
+                    String($0).replacing("__FLOW__", with: Self.html(flow))
+                }
+                var page = parts.joined(separator: inlineWidget)
+                if tour { page = page.replacing(" data-page>", with: " data-page data-closing-alert>") }
+                let plain = Array(page.utf8)
+                let made = (plain: plain, gzipped: Self.gzip(plain))
+                playPages.withLock { pages in
+                    if pages.count >= Self.maxPlayPages { pages.removeAll() }
+                    pages[key] = made
+                }
+                return made
+            }()
+        if let gzipped = made.gzipped, let request, Self.acceptsGzip(request) {
+            return HTTPResponse(status: 200, headers: playHeaders + [("Vary", "Accept-Encoding"), ("Content-Encoding", "gzip")], body: gzipped)
+        }
+        return HTTPResponse(status: 200, headers: playHeaders + [("Vary", "Accept-Encoding")], body: made.plain)
     }
 
     /// `GET /`: the flows on offer, with links to play them.

@@ -1369,13 +1369,13 @@ extension WebAssets {
         .rk-panel .rk-frame{box-shadow:none;max-width:none}
         """#
 
-    /// The page that plays a flow full-window (`GET /play/NAME`); `__FLOW__` is the flow's name.
+    /// The page that plays a flow full-window (`GET /play/NAME`); `__FLOW__` is the flow's name, `__WIDGET__` the widget's script, inline.
     static let playHTML = #"""
         <!doctype html>
         <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
         <title>__FLOW__ · RocketAlert</title><style>body{margin:0}</style></head>
         <body><main id="rocket" aria-label="__FLOW__"></main>
-        <script src="/widget.js" data-flow="__FLOW__" data-target="#rocket" data-page></script></body></html>
+        <script data-flow="__FLOW__" data-target="#rocket" data-page>__WIDGET__</script></body></html>
         """#
 
     /// The index (`GET /`); `__ITEMS__` is the list of flows.

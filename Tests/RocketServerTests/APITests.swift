@@ -241,7 +241,15 @@ struct APITests {
         let page = h.request("GET", "/play/basic")
         #expect(page.status == 200)
         #expect(page.text.contains(#"data-flow="basic""#))
-        #expect(page.header("Content-Security-Policy") != nil)
+        // The widget is inline, and the policy lets exactly that script run (its SHA-256).
+        let csp = try #require(page.header("Content-Security-Policy"))
+        let script = try #require(page.text.split(separator: "data-page>").last?.split(separator: "</script>").first)
+        #expect(script.count > 10_000)
+        #expect(page.text.components(separatedBy: "</script>").count == 2)
+        #expect(csp.contains("script-src 'self' 'sha256-\(Base64.encode(SHA256.digest(Array(script.utf8))))'"))
+        #expect(!csp.contains("script-src 'self' 'unsafe-inline'"))
+        let packedPage = h.request("GET", "/play/basic", headers: ["Accept-Encoding": "gzip"])
+        #expect(packedPage.header("Content-Encoding") == "gzip" && packedPage.body.count < page.body.count / 2)
         #expect(h.request("GET", "/play/nope").status == 404)
         #expect(h.request("GET", "/").text.contains("/play/gated"))
     }
