@@ -457,8 +457,17 @@ let storeSchema = SQLiteSchema(
         """,
         // 6 → 7: a change is saved as the steps that made it (a small row), replayed on the
         // snapshot, which is written again every few changes and records when it was taken.
+        // Snapshots (kilobytes) move to a table with row ids and a small index of ids: in a
+        // WITHOUT ROWID table every row lives in the key's b-tree, where rows that large split
+        // and spill its pages (SQLite advises rows under a twentieth of a page there).
         """
-        ALTER TABLE server_conversations ADD COLUMN saved_at REAL;
+        CREATE TABLE server_conversations7 (id TEXT NOT NULL UNIQUE, visitor TEXT NOT NULL, flow TEXT NOT NULL, step INTEGER NOT NULL,
+          version INTEGER NOT NULL, event_seq INTEGER NOT NULL, touched REAL NOT NULL, snapshot TEXT NOT NULL, saved_at REAL);
+        INSERT INTO server_conversations7 (id, visitor, flow, step, version, event_seq, touched, snapshot)
+          SELECT id, visitor, flow, step, version, event_seq, touched, snapshot FROM server_conversations ORDER BY id;
+        DROP TABLE server_conversations;
+        ALTER TABLE server_conversations7 RENAME TO server_conversations;
+        CREATE INDEX server_conversations_by_touch ON server_conversations (touched);
         CREATE TABLE server_steps (id TEXT NOT NULL, version INTEGER NOT NULL, at REAL NOT NULL, steps TEXT NOT NULL,
           PRIMARY KEY (id, version)) WITHOUT ROWID;
         """,

@@ -123,7 +123,7 @@ extension ConversationService {
     /// A new id: 32 lower-case hex digits, all random (128 bits).
     static func newID() -> String {
         var g = SystemRandomNumberGenerator()
-        return hex(g.next(), digits: 16) + hex(g.next(), digits: 16)
+        return hex([(g.next(), 16), (g.next(), 16)])
     }
 
     /// A new id for a row of the store made at `time` (wall-clock seconds): 32 lower-case hex
@@ -132,16 +132,22 @@ extension ConversationService {
     /// many starts writes a few pages instead of one per start in random places.
     static func newID(at time: Double) -> String {
         var g = SystemRandomNumberGenerator()
-        let ms = UInt64(clamping: Int64(max(0, min(time, 1e13)) * 1000)) & 0xFFFF_FFFF_FFFF
-        return hex(ms, digits: 12) + hex(g.next(), digits: 16) + hex(g.next(), digits: 4)
+        let ms = UInt64(clamping: Int64(max(0, min(time, 1e13)) * 1000))
+        return hex([(ms, 12), (g.next(), 16), (g.next(), 4)])
     }
 
-    /// The low `digits` hex digits of `v`.
-    private static func hex(_ v: UInt64, digits: Int) -> String {
-        let table = Array("0123456789abcdef".utf8)
-        var out: [UInt8] = []
-        out.reserveCapacity(digits)
-        for k in stride(from: digits - 1, through: 0, by: -1) { out.append(table[Int((v >> UInt64(4 * k)) & 15)]) }
-        return String(decoding: out, as: UTF8.self)
+    /// The low `digits` hex digits of each value in turn (32 in all).
+    private static func hex(_ parts: [(value: UInt64, digits: Int)]) -> String {
+        String(unsafeUninitializedCapacity: 32) { out in
+            let table: StaticString = "0123456789abcdef"
+            var k = 0
+            for (value, digits) in parts {
+                for d in stride(from: digits - 1, through: 0, by: -1) where k < 32 {
+                    out[k] = table.utf8Start[Int((value >> UInt64(4 * d)) & 15)]
+                    k += 1
+                }
+            }
+            return k
+        }
     }
 }
