@@ -276,7 +276,8 @@ extension ConversationService {
 
     /// True for what ``newID()`` makes: 32 lower-case hex digits.
     static func isConversationID(_ id: String) -> Bool {
-        id.utf8.count == 32 && id.utf8.allSatisfy { ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x61 && $0 <= 0x66) }
+        var text = id
+        return text.withUTF8 { bytes in bytes.count == 32 && bytes.allSatisfy { ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x61 && $0 <= 0x66) } }
     }
 
     /// The 404 for a conversation that is unknown, or not this visitor's.

@@ -51,8 +51,24 @@ public struct HTTPRequest: Sendable {
     /// `name` with ASCII letters in lower case (header names are ASCII; anything else is kept as
     /// it is). Returns `name` itself when it has no upper-case letter, which is the common case.
     static func lowercased(_ name: String) -> String {
-        guard name.utf8.contains(where: { $0 >= 0x41 && $0 <= 0x5A }) else { return name }
-        return String(decoding: name.utf8.map { $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0 }, as: UTF8.self)
+        var text = name
+        let lowered: String? = text.withUTF8 { bytes in
+            guard bytes.contains(where: { $0 >= 0x41 && $0 <= 0x5A }) else { return nil }
+            return lowercased(bytes)
+        }
+        return lowered ?? name
+    }
+
+    /// `bytes` (a header name as it came) with ASCII letters in lower case, as a string, made in
+    /// one pass (the HTTP layer calls it for every header of every request).
+    static func lowercased(_ bytes: UnsafeBufferPointer<UInt8>) -> String {
+        String(unsafeUninitializedCapacity: bytes.count) { out in
+            for i in 0..<bytes.count {
+                let b = bytes[i]
+                out[i] = b >= 0x41 && b <= 0x5A ? b | 0x20 : b
+            }
+            return bytes.count
+        }
     }
 }
 

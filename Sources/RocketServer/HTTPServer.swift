@@ -247,7 +247,10 @@ package final class HTTPServer: Sendable {
             { cls, _, key, value in
                 guard let cls, let key else { return .YES }
                 let c = Unmanaged<RequestContext>.fromOpaque(cls).takeUnretainedValue()
-                if c.headers.count < 100 { c.headers[HTTPRequest.lowercased(String(cString: key))] = value.map { String(cString: $0) } ?? "" }
+                if c.headers.count < 100 {
+                    let name = key.withMemoryRebound(to: UInt8.self, capacity: 1) { HTTPRequest.lowercased(UnsafeBufferPointer(start: $0, count: strlen(key))) }
+                    c.headers[name] = value.map { String(cString: $0) } ?? ""
+                }
                 return .YES
             }, me)
         _ = MHD_get_connection_values(
@@ -359,12 +362,14 @@ package final class HTTPServer: Sendable {
 
     /// Puts `response`'s headers and ``everyAnswer`` on the library's response.
     private func addHeaders(_ response: HTTPResponse, to r: OpaquePointer) {
-        for (k, v) in response.headers + Self.everyAnswer { _ = MHD_add_response_header(r, k, Self.headerValue(v)) }
+        for (k, v) in response.headers { _ = MHD_add_response_header(r, k, Self.headerValue(v)) }
+        for (k, v) in Self.everyAnswer { _ = MHD_add_response_header(r, k, v) }
     }
 
     /// A header value without line breaks or other control characters.
     static func headerValue(_ s: String) -> String {
-        guard s.utf8.contains(where: { $0 < 0x20 || $0 == 0x7F }) else { return s }
+        var text = s
+        guard text.withUTF8({ $0.contains { $0 < 0x20 || $0 == 0x7F } }) else { return s }
         return String(String.UnicodeScalarView(s.unicodeScalars.filter { $0.value >= 0x20 && $0.value != 0x7F }))
     }
 
