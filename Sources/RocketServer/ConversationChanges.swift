@@ -100,6 +100,24 @@ extension ConversationService {
         return gone
     }
 
+    /// A passive checkpoint of the store (the HTTP server's checkpointer calls it a few times a
+    /// second; nothing else checkpoints the server's store). Failures are logged once a minute.
+    package func checkpoint() {
+        guard let archive else { return }
+        do {
+            _ = try archive.checkpoint()
+        } catch {
+            let now = clock.now
+            if checkpointComplaint.withLock({ last in
+                guard now - last >= 60 else { return false }
+                last = now
+                return true
+            }) {
+                log("rocket serve: checkpoint of the store: \(error.message)")
+            }
+        }
+    }
+
     // MARK: Changes
 
     /// Bumps the version, numbers the new event records, and prepares the view and the save.

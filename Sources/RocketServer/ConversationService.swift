@@ -179,6 +179,8 @@ package final class ConversationService: Sendable {
     let savedThrough = Atomic<UInt64>(0)
     let flushing = Mutex(())
     let storeFailing = Atomic<Bool>(false)
+    /// When a failed checkpoint was last logged.
+    let checkpointComplaint = Mutex<Double>(-.infinity)
     /// True while a report is being made (one at a time).
     let reporting = Atomic<Bool>(false)
     /// Who is told of changes (a class box: a closure kept in a generic `Mutex` is re-wrapped in

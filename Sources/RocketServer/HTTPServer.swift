@@ -36,6 +36,8 @@ package final class HTTPServer: Sendable {
     private let stopping = Atomic<Bool>(false)
     private let wakePipe: (read: Int32, write: Int32)
     private let tickerDone = Mutex<Bool>(false)
+    /// True once the checkpointer's thread has ended (or never ran).
+    private let checkpointerDone = Mutex<Bool>(false)
     /// The writer: its own thread commits what changed (each batch holds every change so far, so
     /// concurrent requests share a commit) and then sends the answers that waited for it.
     private let writerPipe: (read: Int32, write: Int32)
@@ -130,6 +132,9 @@ package final class HTTPServer: Sendable {
         startTicker()
         database.start()
         slowLane.start()
+        if !service.persists || !OffThread.detach(named: "rocket-checkpoint", { [self] in checkpointLoop() }) {
+            checkpointerDone.withLock { $0 = true }
+        }
         if service.persists, !OffThread.detach(named: "rocket-writer", { [self] in writeLoop() }) { writerDone.withLock { $0 = true } }
         if !service.persists { writerDone.withLock { $0 = true } }
         let bound = Int(rocket_mhd_port(d))
@@ -159,6 +164,7 @@ package final class HTTPServer: Sendable {
         // The writer commits what is left and sends the answers waiting for it.
         signalWriter()
         for _ in 0..<1_000 where !writerDone.withLock({ $0 }) { usleep(5_000) }
+        for _ in 0..<1_000 where !checkpointerDone.withLock({ $0 }) { usleep(5_000) }
         MHD_stop_daemon(handle.daemon)
         daemon.withLock { $0 = nil }
         service.flush()  // the last changes reach the store before the process ends
@@ -505,6 +511,16 @@ package final class HTTPServer: Sendable {
             }
         }
         writerDone.withLock { $0 = true }
+    }
+
+    /// The checkpointer's loop: five passive checkpoints a second, beside the writer's commits,
+    /// until the server stops.
+    private func checkpointLoop() {
+        while !stopping.load(ordering: .acquiring) {
+            service.checkpoint()
+            for _ in 0..<20 where !stopping.load(ordering: .acquiring) { usleep(10_000) }
+        }
+        checkpointerDone.withLock { $0 = true }
     }
 
     /// Sends the parked answers whose change is now saved; after a failed commit, those it held

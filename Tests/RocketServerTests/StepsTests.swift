@@ -185,6 +185,27 @@ struct StepsTests {
         #expect(ConversationService.isConversationID(ConversationService.newID(at: .nan)))
     }
 
+    @Test("the store's log stays small: a checkpoint past the limit starts it again from its beginning, commits going on")
+    func logStaysSmall() throws {
+        let h = try Harness()
+        let archive = try h.archive()
+        func rows(_ range: Range<Int>) -> [(save: ConversationArchive.Save, flow: String, events: [(seq: Int, at: Double, record: String)])] {
+            range.map { k in
+                let row = ConversationArchive.Row(
+                    id: ConversationService.newID(at: h.clock.now + Double(k)), visitor: "v", flow: "basic", step: 0, version: 1, eventSeq: 0,
+                    touched: h.clock.now, snapshot: String(repeating: "x", count: 2_000))
+                return (save: .snapshot(row, replacingSteps: false), flow: "basic", events: [])
+            }
+        }
+        for k in 0..<20 { try archive.save(rows(k * 50..<(k + 1) * 50)) }
+        let big = try archive.checkpoint(restartFrames: 100)
+        #expect(big.frames > 1_000 && big.restarted)
+        try archive.save(rows(5_000..<5_001))
+        let after = try archive.checkpoint(restartFrames: 100)
+        #expect(after.frames < 50, "\(after.frames) frames in the log after a restart and one commit")
+        #expect(!after.restarted)
+    }
+
     @Test("a conversation whose steps were saved lately is in use: the store keeps it until its steps are old too")
     func expiryCountsSteps() throws {
         let dir = try flows()
