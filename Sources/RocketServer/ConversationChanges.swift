@@ -132,8 +132,16 @@ extension ConversationService {
         let first = e.eventSeq + 1
         e.eventSeq += events.count
         e.cache.extend(e.conversation, flow: e.flow)
-        return Pending(id: id, entry: e, recorded: events, firstSeq: first, at: now)
+        // The records are written here, by the thread that made the change, under this
+        // conversation's lock only: the writer thread, which every answer waits for, only joins them.
+        let records: Records? =
+            archive == nil || events.isEmpty
+            ? nil : Self.records(events.enumerated().map { (seq: first + $0.offset, at: now, event: $0.element) }, variant: e.context.variant)
+        return Pending(id: id, entry: e, recorded: events, records: records)
     }
+
+    /// A change's event records as the archive keeps them: numbered by the first, as JSON Lines.
+    typealias Records = (seq: Int, at: Double, text: String)
 
     /// A change counted under the lock (version, event numbers); its view is built outside it.
     struct Pending {
@@ -142,22 +150,17 @@ extension ConversationService {
 
         var id: String
         var entry: Entry
-        /// The change's recorded events, in order (their JSON is written only where it is needed:
-        /// the frames of a stream that follows the conversation, and the archive).
+        /// The change's recorded events, in order (for the frames of a stream that follows the
+        /// conversation).
         var recorded: [RocketEvent]
-        var firstSeq: Int
-        var at: Double
+        /// The same as the archive stores them (nil: none, or nothing is stored).
+        var records: Records?
 
         /// The view and the new event records: built for the answer, without the lock.
         func change(_ service: ConversationService) -> Change {
             Change(
                 id: id, version: entry.version, view: service.view(id, entry), events: recorded, deadline: entry.conversation.nextDeadline,
                 variant: entry.context.variant)
-        }
-
-        /// The new event records, numbered.
-        var events: [Event] {
-            recorded.enumerated().map { (seq: firstSeq + $0.offset, at: at, event: $0.element) }
         }
     }
 
@@ -167,26 +170,40 @@ extension ConversationService {
         box?.body(change)
     }
 
-    /// The archive row of conversation `id`: its snapshot with timers as time left at `now`.
+    /// The archive row of conversation `id`: its snapshot with timers as time left at `now` (or
+    /// the one made when it started, when nothing changed since).
     func row(_ id: String, _ e: Entry, at now: Double) -> ConversationArchive.Row {
-        let snapshot = StoredConversation(
-            snapshot: ConversationSnapshot(e.conversation, at: now, flow: e.flow.identity, names: e.flow.blockNames), options: e.options,
-            language: e.strings.language)
+        let made = e.prepared.flatMap { $0.version == e.version ? $0 : nil }
         return ConversationArchive.Row(
             id: id, visitor: e.visitor, flow: e.flow.name, step: e.step, version: e.version, eventSeq: e.eventSeq, touched: e.touched,
-            snapshot: snapshot.jsonText(), savedAt: now)
+            snapshot: made?.snapshot ?? snapshot(e, at: now), savedAt: made?.at ?? now)
     }
 
-    /// Event records as the archive keeps them: one row per conversation and save, numbered by
-    /// its first record, holding JSON Lines, each record with its time (`at`) first.
-    static func eventRows(_ events: [Pending.Event], variant: String? = nil) -> [(seq: Int, at: Double, record: String)] {
-        guard let first = events.first else { return [] }
+    /// The stored form of `e`'s conversation, its timers as time left at `now`.
+    func snapshot(_ e: Entry, at now: Double) -> String {
+        StoredConversation(
+            snapshot: ConversationSnapshot(e.conversation, at: now, flow: e.flow.identity, names: e.flow.blockNames), options: e.options,
+            language: e.strings.language
+        ).jsonText()
+    }
+
+    /// Event records as the archive keeps them: JSON Lines, each record with its time (`at`)
+    /// first, numbered by the first (nil: no events).
+    static func records(_ events: [Pending.Event], variant: String? = nil) -> Records? {
+        guard let first = events.first else { return nil }
         var w = JSONBytes(capacity: events.count * 96)
         for (k, e) in events.enumerated() {
             if k > 0 { w.out.append(0x0A) }
             e.event.writeRecord(into: &w, at: e.at, variant: variant)
         }
-        return [(first.seq, first.at, String(decoding: w.out, as: UTF8.self))]
+        return (first.seq, first.at, String(decoding: w.out, as: UTF8.self))
+    }
+
+    /// One conversation's records of every change since its last save, as the one row of
+    /// `server_events` a save writes (numbered by its first record).
+    static func eventRows(_ changes: [Records]) -> [(seq: Int, at: Double, record: String)] {
+        guard let first = changes.first else { return [] }
+        return [(first.seq, first.at, changes.count == 1 ? first.text : changes.map(\.text).joined(separator: "\n"))]
     }
 
     /// True when changes are saved (there is an archive): each change then needs a flush.
@@ -225,8 +242,10 @@ extension ConversationService {
         let batch = taken.map { item in
             item.slot.entry.withLock { e in
                 let (steps, replacing) = e.takeSteps()
+                let copy = e
+                e.prepared = nil
                 return (
-                    id: item.id, slot: item.slot, entry: e, steps: steps, replacing: replacing,
+                    id: item.id, slot: item.slot, entry: copy, steps: steps, replacing: replacing,
                     events: state.withLock { $0.unsaved.removeValue(forKey: item.id) ?? [] }
                 )
             }
@@ -242,7 +261,7 @@ extension ConversationService {
                 } else {
                     .snapshot(row(item.id, item.entry, at: now), replacingSteps: item.replacing)
                 }
-            return (save, item.entry.flow.name, Self.eventRows(item.events, variant: item.entry.context.variant))
+            return (save, item.entry.flow.name, Self.eventRows(item.events))
         }
         do {
             try archive.save(rows)

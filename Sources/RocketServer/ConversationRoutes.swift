@@ -221,6 +221,9 @@ extension ConversationService {
         var entry = Entry(
             visitor: visitor, address: address, flow: flow, options: options, conversation: conversation, touched: now, strings: strings)
         let pending = commit(id: id, entry: &entry, effects: effects, at: now, step: nil)
+        // Its first save is its whole snapshot: made here, by the thread that answers, outside
+        // any lock (no one else knows it yet), so the writer, which every answer waits for, only stores it.
+        if archive != nil { entry.prepared = (entry.version, now, snapshot(entry, at: now)) }
         let slot = Slot(entry)
         let stored = state.withLock { s -> UInt64? in
             // The quota holds however many starts of one address race past the check above.

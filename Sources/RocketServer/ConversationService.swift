@@ -54,6 +54,8 @@ package final class ConversationService: Sendable {
         var stepsSinceSnapshot = 0
         /// True when steps of it may be in the store (the next snapshot deletes them).
         var stepsStored = false
+        /// Its snapshot at `version`, made by the thread that started it (nil once saved).
+        var prepared: (version: Int, at: Double, snapshot: String)? = nil
 
         init(
             visitor: String, address: String, flow: LoadedFlow, options: ConversationOptions, conversation: Conversation, touched: Double,
@@ -109,7 +111,7 @@ package final class ConversationService: Sendable {
         var persistent = false
         /// Conversations changed since the last save, with their new event records: the next
         /// flush writes each one's latest snapshot and these records.
-        var unsaved: [String: [Pending.Event]] = [:]
+        var unsaved: [String: [Records]] = [:]
         /// The number of the last change (of any conversation) to be saved…
         var changeSeq: UInt64 = 0
         /// …and of each conversation's newest unsaved change: an answer about it is sent once
@@ -136,7 +138,7 @@ package final class ConversationService: Sendable {
             used[id] = e.touched
             deadlines[id] = e.conversation.nextDeadline
             guard let p, persistent else { return 0 }
-            unsaved[id, default: []] += p.events
+            if let r = p.records { unsaved[id, default: []].append(r) } else if unsaved[id] == nil { unsaved[id] = [] }
             changeSeq += 1
             unsavedSeq[id] = changeSeq
             return changeSeq
