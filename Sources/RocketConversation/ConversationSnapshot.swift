@@ -116,7 +116,7 @@ public struct ConversationSnapshot: Hashable, Sendable {
     /// ``init(_:at:flow:includeSecrets:names:)``).
     ///
     /// - Throws: ``Failure/otherFlow(expected:found:)`` for a snapshot of another flow (version
-    ///   2; a version-1 snapshot is checked by ``restore(graph:author:closeButton:options:at:flow:)``),
+    ///   2; a version-1 snapshot is checked by ``restore(graph:author:closeButton:options:at:flow:timersAsSaved:)``),
     ///   ``Failure/unsupportedVersion(_:)``, or ``Failure/invalid(_:)`` naming the place.
     public init(jsonText bytes: [UInt8], graph: RocketGraph, identity: String? = nil, names: BlockNames? = nil) throws(Failure) {
         let tape: JSONTape
