@@ -62,14 +62,34 @@ test("a late answer never takes a newer view back", () => {
 
 test("intents: stamped with the view's step; while one is in flight a press on a newer block waits and a double press is dropped", () => {
   const view = { step: 3 };
-  assert.deepEqual(core.plan({ intent: "tap" }, view, false, null), { action: "send", intent: { intent: "tap", step: 3 } });
-  assert.equal(core.plan({ intent: "tap" }, null, false, null).action, "drop");
-  assert.equal(core.plan({ intent: "tap" }, view, true, 3).action, "drop");
-  assert.deepEqual(core.plan({ intent: "choose", option: 1 }, { step: 4 }, true, 3), { action: "queue", intent: { intent: "choose", option: 1, step: 4 } });
+  assert.deepEqual(core.plan({ intent: "tap" }, view, null), { action: "send", intent: { intent: "tap", step: 3 } });
+  assert.equal(core.plan({ intent: "tap" }, null, null).action, "drop");
+  assert.equal(core.plan({ intent: "tap" }, view, { intent: "tap", step: 3 }).action, "drop");
+  assert.deepEqual(core.plan({ intent: "choose", option: 1 }, { step: 4 }, { intent: "tap", step: 3 }), {
+    action: "queue", intent: { intent: "choose", option: 1, step: 4 }
+  });
   // The caller's object is not changed.
   const mine = { intent: "tap" };
-  core.plan(mine, view, false, null);
+  core.plan(mine, view, null);
   assert.deepEqual(mine, { intent: "tap" });
+});
+
+test("a corrected answer typed while the refused one is in flight waits for its answer, then goes if it was refused", () => {
+  // The refusal of "12" reached the page by the stream first; "twelve" is typed and sent.
+  const sent = { intent: "submit", text: "12", step: 1 };
+  const plan = core.plan({ intent: "submit", text: "twelve" }, { step: 1 }, sent);
+  assert.deepEqual(plan, { action: "queue", intent: { intent: "submit", text: "twelve", step: 1 } });
+  assert.deepEqual(core.afterAnswer(sent, plan.intent, 422), plan.intent);
+  // Accepted after all: the block moved on, the second answer is not sent.
+  assert.equal(core.afterAnswer(sent, plan.intent, 200), null);
+  assert.equal(core.afterAnswer(sent, plan.intent, 409), null);
+  // A press on a newer block goes once the answer is accepted, never after a refusal.
+  const newer = { intent: "tap", step: 2 };
+  assert.deepEqual(core.afterAnswer(sent, newer, 200), newer);
+  assert.equal(core.afterAnswer(sent, newer, 422), null);
+  assert.equal(core.afterAnswer(sent, null, 200), null);
+  // The same answer again is a double press.
+  assert.equal(core.plan({ intent: "submit", text: "12" }, { step: 1 }, sent).action, "drop");
 });
 
 test("banner buttons: close, up to two titles, nothing else", () => {

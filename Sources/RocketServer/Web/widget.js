@@ -187,16 +187,28 @@
     isNewer: function (old, v) { return !old || v.id !== old.id || v.version >= old.version; },
     /**
      * The plan for one intent: to "send" it now (stamped with the view's step), "queue" it until
-     * the request in flight is answered (the stream showed a newer block), or "drop" it (a second
-     * press on the view the request in flight was sent from).
+     * the request in flight (`sent`, null: none) is answered — the stream showed a newer block,
+     * or the same block took another answer (its refusal came by the stream first) — or "drop"
+     * it (the same press again on the view it was sent from).
      */
-    plan: function (intent, view, busy, sentStep) {
+    plan: function (intent, view, sent) {
       if (!view) return { action: "drop", intent: intent };
       var stamped = {};
       for (var k in intent) if (Object.prototype.hasOwnProperty.call(intent, k)) stamped[k] = intent[k];
       if (stamped.step === undefined) stamped.step = view.step;
-      if (!busy) return { action: "send", intent: stamped };
-      return { action: stamped.step !== sentStep ? "queue" : "drop", intent: stamped };
+      if (!sent) return { action: "send", intent: stamped };
+      if (stamped.step === sent.step && JSON.stringify(stamped) === JSON.stringify(sent)) return { action: "drop", intent: stamped };
+      return { action: "queue", intent: stamped };
+    },
+    /**
+     * What goes next once the request in flight (`sent`) is answered with `status`: the queued
+     * intent for a newer block when the answer was accepted; another answer to the same block
+     * when the first was refused as input (422: the block still waits); else nothing.
+     */
+    afterAnswer: function (sent, queued, status) {
+      if (!queued) return null;
+      if (queued.step !== sent.step) return status < 400 ? queued : null;
+      return status === 422 ? queued : null;
     },
     /** A banner's buttons as [title, result] pairs. */
     bannerButtons: function (b) {
@@ -429,9 +441,8 @@
     this.options = options || {};
     this.view = null;
     this.source = null;
-    this.busy = false;
+    this.sent = null;  // the intent in flight
     this.queued = null;
-    this.sentStep = null;
     this.seen = 0;
     this.focusKey = null;
     if (!document.getElementById("rocket-style")) {
@@ -640,22 +651,21 @@
     // The event stream can show the next block before the answer to the request in flight
     // arrives: a press there waits for that answer. A second press on the view the request
     // was sent from is a double press.
-    var plan = core.plan(request, this.view, this.busy, this.sentStep);
+    var plan = core.plan(request, this.view, this.sent);
     if (plan.action === "queue") this.queued = plan.intent;
     if (plan.action !== "send") return;
     var intent = plan.intent;
-    this.busy = true;
-    this.sentStep = intent.step;
+    this.sent = intent;
     this.api("POST", "/v1/conversations/" + this.view.id + "/intents", intent).then(function (r) {
-      self.busy = false;
+      self.sent = null;
       var v = r.data && (r.data.conversation || (r.data.error && r.data.error.conversation));
       if (v) self.render(v);
       if (r.status === 429) self.say("Slow down a little, please.");
       else if (r.status >= 400 && r.status !== 422 && r.status !== 409) self.say(r.data && r.data.error ? r.data.error.message : "Something went wrong.");
-      var next = self.queued;
+      var next = core.afterAnswer(intent, self.queued, r.status);
       self.queued = null;
-      if (next && r.status < 400) self.send(next);
-    }, function () { self.busy = false; self.queued = null; self.say("The server cannot be reached."); });
+      if (next) self.send(next);
+    }, function () { self.sent = null; self.queued = null; self.say("The server cannot be reached."); });
   };
 
   Widget.prototype.render = function (v) {
