@@ -127,7 +127,7 @@ let package = Package(
             name: "RocketServerTests",
             dependencies: [
                 "RocketServer", "RocketConversation", "RocketFlow", "RocketScenarios", "RocketScenarioEngine", "RocketScenariosSQLite", "RocketJSON",
-                "RocketCore", "RocketTestSupport",
+                "RocketCore", "RocketTestSupport", "RocketSQLite",
             ],
             exclude: ["Fixtures"]),
         .testTarget(name: "RocketBannersTests", dependencies: ["RocketBanners", "RocketCore"]),

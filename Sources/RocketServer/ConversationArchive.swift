@@ -91,7 +91,9 @@ package final class ConversationArchive: Sendable {
             // A connection of its own: the ticker's saves and the requests' scenario calls wait
             // for each other only in SQLite's lock, as two processes would.
             database = try SQLiteDatabase(path: path, mode: .readWrite)
-            checkpointer = try SQLiteDatabase(path: path, mode: .readWrite)
+            // It waits at most 10 ms for a lock: a restart checkpoint holds commits back while it
+            // waits for readers (a long report), and gives up, as a passive one, after that.
+            checkpointer = try SQLiteDatabase(path: path, mode: .readWrite, busyTimeout: 10)
             // No commit checkpoints (one copying megabytes of the log held up a whole batch of
             // answers for up to 95 ms): ``checkpoint()`` does, on a thread of its own, for the
             // store's other connection too.

@@ -2,6 +2,7 @@ import Foundation
 import RocketConversation
 import RocketCore
 import RocketJSON
+import RocketSQLite
 import Testing
 
 @testable import RocketServer
@@ -204,6 +205,19 @@ struct StepsTests {
         let after = try archive.checkpoint(restartFrames: 100)
         #expect(after.frames < 50, "\(after.frames) frames in the log after a restart and one commit")
         #expect(!after.restarted)
+        // A reader in an old snapshot (a long report): the restart gives up instead of holding
+        // commits back until the reader is done, and commits go on; once it is gone, it restarts.
+        let reader = try SQLiteDatabase(path: h.path, mode: .readOnly)
+        try reader.withConnection { (c) throws(SQLiteError) in
+            try c.exec("BEGIN")
+            _ = try c.integer("SELECT count(*) FROM server_conversations")
+        }
+        for k in 0..<10 { try archive.save(rows(6_000 + k * 50..<6_000 + (k + 1) * 50)) }
+        let held = try archive.checkpoint(restartFrames: 100)
+        #expect(held.frames > 100 && !held.restarted)
+        try archive.save(rows(7_000..<7_001))
+        try reader.withConnection { (c) throws(SQLiteError) in try c.exec("COMMIT") }
+        #expect(try archive.checkpoint(restartFrames: 100).restarted)
     }
 
     @Test("a conversation whose steps were saved lately is in use: the store keeps it until its steps are old too")
