@@ -148,7 +148,7 @@ def first_bubble(url, runs=7):
             times.append(page.evaluate("() => window.firstBubble"))
             c.close()
         b.close()
-    return statistics.median(times[1:])  # the first run warms the browser up
+    return statistics.median(times[1:]), max(times[1:])  # the first run warms the browser up
 
 
 def main():
@@ -196,7 +196,9 @@ def main():
         after = rss_kb(p.pid)
         rows.append(("memory per idle conversation (RSS growth / 10,000)", f"{(after - before) * 1024 / 10_000 / 1024:.1f} KB",
                      f"RSS {before / 1024:.1f} → {after / 1024:.1f} MB; goal ≤ 16 KB"))
-        rows.append(("navigation → first bubble, headless chromium, reduced motion (median of 7)", f"{first_bubble(url):.0f} ms", "goal ≤ 150 ms"))
+        median, slowest = first_bubble(url)
+        rows.append(("navigation → first bubble, headless chromium, reduced motion (median of 7)", f"{median:.0f} ms",
+                     f"the slowest of the 7: {slowest:.0f} ms; goal ≤ 150 ms in every run"))
         with urllib.request.urlopen(url + "widget.js") as r:
             widget = r.read()
         rows.append(("the widget (JavaScript with its CSS), gzipped", f"{len(gzip.compress(widget, 9)) / 1024:.1f} KB",
