@@ -88,11 +88,12 @@ final class WebAssets: Sendable {
             playPages.withLock { $0[key] }
             ?? {
                 // The template is cut at the script so a flow's name can never become part of it.
-                let parts = Self.playHTML.split(separator: "__WIDGET__", maxSplits: 1, omittingEmptySubsequences: false).map {
+                var parts = Self.playHTML.split(separator: "__WIDGET__", maxSplits: 1, omittingEmptySubsequences: false).map {
                     String($0).replacing("__FLOW__", with: Self.html(flow))
                 }
-                var page = parts.joined(separator: inlineWidget)
-                if tour { page = page.replacing(" data-page>", with: " data-page data-closing-alert>") }
+                // The tour's attribute goes on the script's tag, never into the script (its hash).
+                if tour { parts[0] = parts[0].replacing(" data-page>", with: " data-page data-closing-alert>") }
+                let page = parts.joined(separator: inlineWidget)
                 let plain = Array(page.utf8)
                 let made = (plain: plain, gzipped: Self.gzip(plain))
                 playPages.withLock { pages in

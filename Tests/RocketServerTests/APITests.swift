@@ -248,6 +248,10 @@ struct APITests {
         #expect(page.text.components(separatedBy: "</script>").count == 2)
         #expect(csp.contains("script-src 'self' 'sha256-\(Base64.encode(SHA256.digest(Array(script.utf8))))'"))
         #expect(!csp.contains("script-src 'self' 'unsafe-inline'"))
+        // The tour's page: its attribute on the script's tag, the script (and its hash) the same.
+        let tour = WebAssets().playPage(flow: "demo", tour: true)
+        #expect(tour.text.contains(#"data-page data-closing-alert>"#))
+        #expect(tour.text.split(separator: "data-closing-alert>").last?.split(separator: "</script>").first == script)
         let packedPage = h.request("GET", "/play/basic", headers: ["Accept-Encoding": "gzip"])
         #expect(packedPage.header("Content-Encoding") == "gzip" && packedPage.body.count < page.body.count / 2)
         #expect(h.request("GET", "/play/nope").status == 404)
