@@ -191,8 +191,7 @@ struct FloodTests {
             $0.streamsPerAddress = 3
             $0.keepAlive = 1  // a closed stream is noticed at the next keep-alive it cannot write
         }
-        let server = HTTPServer(service: h.service)
-        let port = try server.start(host: "127.0.0.1", port: 0)
+        let (server, port) = try h.serve()
         defer { server.stop() }
         let id = try h.start()
         func open(_ address: String) -> (RawClient?, String) {
@@ -221,8 +220,7 @@ struct FloodTests {
     @Test("connections per address: past the limit a new connection is refused while the held ones stay")
     func connectionFlood() throws {
         let h = try Harness { $0.connectionsPerAddress = 4 }
-        let server = HTTPServer(service: h.service)
-        let port = try server.start(host: "127.0.0.1", port: 0)
+        let (server, port) = try h.serve()
         defer { server.stop() }
         // Half-open connections: a request line and nothing more.
         var held: [RawClient] = []
@@ -249,8 +247,7 @@ struct FloodTests {
     @Test("a body trickled in is cut off by one deadline for the whole request, not per byte")
     func slowBody() throws {
         let h = try Harness { $0.requestSeconds = 0.3 }
-        let server = HTTPServer(service: h.service)
-        let port = try server.start(host: "127.0.0.1", port: 0)
+        let (server, port) = try h.serve()
         defer { server.stop() }
         let c = try #require(RawClient(port: port))
         let body = #"{"flow": "basic", "visitor": "ada"}"#

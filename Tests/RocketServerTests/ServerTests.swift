@@ -24,8 +24,7 @@ struct ServerTests {
     @Test("GET /v1/report over HTTP: made on the thread for long work, through a connection of its own; intents go on meanwhile")
     func report() throws {
         let h = try Harness()
-        let server = HTTPServer(service: h.service)
-        let port = try server.start(host: "127.0.0.1", port: 0)
+        let (server, port) = try h.serve()
         defer { server.stop() }
         let started = RawClient.exchange(port: port, post("/v1/conversations", #"{"flow": "basic", "visitor": "ada"}"#))
         let id = try #require(bodyJSON(started)?["conversation"]?["id"]?.string)
@@ -42,8 +41,7 @@ struct ServerTests {
     @Test("HTTP on loopback: a start, an event stream that receives what an intent changed, then a clean stop")
     func endToEnd() throws {
         let h = try Harness()
-        let server = HTTPServer(service: h.service)
-        let port = try server.start(host: "127.0.0.1", port: 0)
+        let (server, port) = try h.serve()
         defer { server.stop() }
         let started = RawClient.exchange(port: port, post("/v1/conversations", #"{"flow": "basic", "visitor": "ada"}"#))
         #expect(started.hasPrefix("HTTP/1.1 201"))
@@ -110,8 +108,7 @@ struct ServerTests {
     @Test("hostile HTTP: a body over the limit, a broken request line, a huge header; the server keeps serving")
     func hostile() throws {
         let h = try Harness { $0.maxBodyBytes = 1024 }
-        let server = HTTPServer(service: h.service)
-        let port = try server.start(host: "127.0.0.1", port: 0)
+        let (server, port) = try h.serve()
         defer { server.stop() }
         let big = String(repeating: "x", count: 5000)
         let tooLarge = RawClient.exchange(port: port, post("/v1/conversations", big))
@@ -140,8 +137,7 @@ struct ServerTests {
     )
     func smugglingShapes() throws {
         let h = try Harness()
-        let server = HTTPServer(service: h.service)
-        let port = try server.start(host: "127.0.0.1", port: 0)
+        let (server, port) = try h.serve()
         defer { server.stop() }
         let body = #"{"flow": "basic", "visitor": "ada"}"#
         let n = body.utf8.count
@@ -177,8 +173,7 @@ struct ServerTests {
     @Test("every answer says nosniff, whichever layer made it; OPTIONS is 404 on a path that is no route")
     func nosniffEverywhere() throws {
         let h = try Harness { $0.maxBodyBytes = 1024 }
-        let server = HTTPServer(service: h.service)
-        let port = try server.start(host: "127.0.0.1", port: 0)
+        let (server, port) = try h.serve()
         defer { server.stop() }
         let requests = [
             "GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
@@ -233,8 +228,7 @@ struct ServerTests {
     @Test("8 KiB of headers and a body at the 16 KiB limit are served (a connection's memory holds them)")
     func largeButAllowed() throws {
         let h = try Harness()
-        let server = HTTPServer(service: h.service)
-        let port = try server.start(host: "127.0.0.1", port: 0)
+        let (server, port) = try h.serve()
         defer { server.stop() }
         let cookies = (0..<8).map { "X-Cookie-\($0): " + String(repeating: "c", count: 1000) + "\r\n" }.joined()
         let headers = RawClient.exchange(port: port, "GET /v1/flows HTTP/1.1\r\nHost: x\r\n" + cookies + "Connection: close\r\n\r\n")

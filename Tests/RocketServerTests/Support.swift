@@ -90,6 +90,13 @@ struct Harness {
     }
 
     /// The archive of this harness's file.
+    /// An HTTP server over this harness's service, listening on a free loopback port (the
+    /// caller stops it).
+    func serve() throws -> (server: HTTPServer, port: Int) {
+        let server = HTTPServer(service: service)
+        return (server, try server.start(host: "127.0.0.1", port: 0))
+    }
+
     func archive() throws -> ConversationArchive { try ConversationArchive(beside: SQLiteScenarioStore(path: path)) }
 
     func view(_ id: String, visitor: String = "ada") -> JSONNode? {
