@@ -123,6 +123,20 @@ extension ConversationService {
     /// Bumps the version, numbers the new event records, and prepares the view and the save.
     /// `step` is the change as the archive can replay it (nil: it is saved as a snapshot).
     func commit(id: String, entry e: inout Entry, effects: [ConversationEffect], at now: Double, bump: Bool = true, step: ConversationStep?) -> Pending {
+        let (events, first) = Self.count(effects, on: &e, bump: bump, step: step)
+        e.cache.extend(e.conversation, flow: e.flow)
+        // The records are written here, by the thread that made the change, under this
+        // conversation's lock only: the writer thread, which every answer waits for, only joins them.
+        let records: Records? =
+            archive == nil || events.isEmpty
+            ? nil : Self.records(events.enumerated().map { (seq: first + $0.offset, at: now, event: $0.element) }, variant: e.context.variant)
+        return Pending(id: id, entry: e, recorded: events, records: records)
+    }
+
+    /// Counts a change on `e`: its version (when `bump`), the steps to save, and the numbers of
+    /// its recorded events; those events and the first one's number. A replay of stored steps
+    /// counts with this alone (no view, no records: nothing is answered or saved then).
+    static func count(_ effects: [ConversationEffect], on e: inout Entry, bump: Bool, step: ConversationStep?) -> (events: [RocketEvent], first: Int) {
         if bump {
             e.version += 1
             if let step, e.unsavedSteps != nil { e.unsavedSteps?.append(step) } else { e.unsavedSteps = nil }
@@ -131,13 +145,7 @@ extension ConversationService {
         for case .event(let event) in effects where event.isRecorded { events.append(event) }
         let first = e.eventSeq + 1
         e.eventSeq += events.count
-        e.cache.extend(e.conversation, flow: e.flow)
-        // The records are written here, by the thread that made the change, under this
-        // conversation's lock only: the writer thread, which every answer waits for, only joins them.
-        let records: Records? =
-            archive == nil || events.isEmpty
-            ? nil : Self.records(events.enumerated().map { (seq: first + $0.offset, at: now, event: $0.element) }, variant: e.context.variant)
-        return Pending(id: id, entry: e, recorded: events, records: records)
+        return (events, first)
     }
 
     /// A change's event records as the archive keeps them: numbered by the first, as JSON Lines.

@@ -342,7 +342,7 @@ extension ConversationService {
         if let last = steps.last {
             do throws(ConversationStep.Failure) {
                 for saved in steps {
-                    for step in try ConversationStep.parse(saved.text) { replay(step, id: id, on: &entry) }
+                    for step in try ConversationStep.parse(saved.text) { Self.replay(step, on: &entry) }
                     guard entry.version == saved.version else {
                         throw ConversationStep.Failure(message: "its steps lead to version \(entry.version), not \(saved.version)")
                     }
@@ -370,17 +370,17 @@ extension ConversationService {
 
     /// Applies a stored step to a loaded conversation as its route did when it was made: the same
     /// engine step at the same time, counted the same way (the next save is a whole snapshot).
-    func replay(_ step: ConversationStep, id: String, on e: inout Entry) {
+    static func replay(_ step: ConversationStep, on e: inout Entry) {
         switch step {
         case .send(let intent, let at):
             switch e.send(intent, at: at) {
-            case .success(let effects): _ = commit(id: id, entry: &e, effects: effects, at: at, step: nil)
-            case .failure(let error): _ = commit(id: id, entry: &e, effects: [], at: at, bump: error.isInputError, step: nil)
+            case .success(let effects): _ = count(effects, on: &e, bump: true, step: nil)
+            case .failure(let error): _ = count([], on: &e, bump: error.isInputError, step: nil)
             }
         case .advance(let at):
-            if let effects = e.advanceDue(at: at) { _ = commit(id: id, entry: &e, effects: effects, at: at, step: nil) }
+            if let effects = e.advanceDue(at: at) { _ = count(effects, on: &e, bump: true, step: nil) }
         case .hold(let held, let at):
-            if let effects = e.hold(held, at: at) { _ = commit(id: id, entry: &e, effects: effects, at: at, step: nil) }
+            if let effects = e.hold(held, at: at) { _ = count(effects, on: &e, bump: true, step: nil) }
         }
     }
 

@@ -40,13 +40,7 @@ final class WebAssets: Sendable {
         widgetGzipped = packed.map { HTTPResponse(status: 200, headers: headers + [("Content-Encoding", "gzip")], body: $0) }
         inlineWidget = source.replacing("</", with: "<\\/")
         let hash = Base64.encode(SHA256.digest(Array(inlineWidget.utf8)))
-        playHeaders = Self.pageHeaders.map { name, value in
-            (
-                name,
-                name == "Content-Security-Policy"
-                    ? value.replacing("default-src 'self';", with: "default-src 'self'; script-src 'self' 'sha256-\(hash)';") : value
-            )
-        }
+        playHeaders = Self.headers(scriptHash: hash)
     }
 
     /// `bytes` as a gzip member, or nil when compression fails.
@@ -71,11 +65,18 @@ final class WebAssets: Sendable {
     }
 
     /// The headers of every HTML page: no framing by other sites, scripts and images from here only.
-    static let pageHeaders: [(String, String)] = [
-        ("Content-Type", "text/html; charset=utf-8"), ("Cache-Control", "no-store"),
-        ("Content-Security-Policy", "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; frame-ancestors 'self'"),
-        ("Referrer-Policy", "no-referrer"),
-    ]
+    static let pageHeaders = headers(scriptHash: nil)
+
+    /// The headers of an HTML page, whose policy also lets run the one inline script whose
+    /// SHA-256 (base64) is `scriptHash`.
+    static func headers(scriptHash: String?) -> [(String, String)] {
+        let scripts = scriptHash.map { "script-src 'self' 'sha256-\($0)'; " } ?? ""
+        return [
+            ("Content-Type", "text/html; charset=utf-8"), ("Cache-Control", "no-store"),
+            ("Content-Security-Policy", "default-src 'self'; \(scripts)img-src 'self' data:; style-src 'self' 'unsafe-inline'; frame-ancestors 'self'"),
+            ("Referrer-Policy", "no-referrer"),
+        ]
+    }
 
     /// Escapes text for HTML.
     static func html(_ s: String) -> String { HTMLText.escape(s) }
