@@ -19,6 +19,7 @@ let package = Package(
         .library(name: "RocketScenariosSQLite", targets: ["RocketScenariosSQLite"]),
         .library(name: "RocketScenarios", targets: ["RocketScenarios"]),
         .library(name: "RocketScenariosDefaults", targets: ["RocketScenariosDefaults"]),
+        .library(name: "RocketScenariosPostgres", targets: ["RocketScenariosPostgres"]),
         .library(name: "RocketBanners", targets: ["RocketBanners"]),
         .library(name: "RocketReactor", targets: ["RocketReactor"]),
         .library(name: "RocketServer", targets: ["RocketServer"]),
@@ -65,11 +66,26 @@ let package = Package(
         .systemLibrary(name: "CSQLite", path: "Sources/CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         // The one SQLite layer: a connection behind a mutex, cached statements, transactions, migrations.
         .target(name: "RocketSQLite", dependencies: ["CSQLite"]),
+        // libpq (Debian: libpq-dev), linked from its static archive with the libraries it needs
+        // (libpgcommon and libpgport from postgresql-server-dev-15, OpenSSL for TLS and SCRAM),
+        // and its GSSAPI and LDAP entry points stubbed out (see nogss.c), so the static `rocket`
+        // stays static.
+        .target(
+            name: "CPostgres",
+            linkerSettings: [
+                .linkedLibrary(":libpq.a"), .unsafeFlags(["-L/usr/lib/postgresql/15/lib"]), .linkedLibrary("pgcommon_shlib"),
+                .linkedLibrary("pgport_shlib"), .linkedLibrary("ssl"), .linkedLibrary("crypto"), .linkedLibrary("pthread"),
+            ]),
+        // The one PostgreSQL layer: a pool of connections, statements with parameters,
+        // transactions, migrations; URLs whose passwords never reach a message.
+        .target(name: "RocketPostgres", dependencies: ["CPostgres"]),
         // WaitForIt's rule engine: rules, decisions with explanations, the store interface and the
         // in-memory store. Pure: no clock, no environment, no files.
         .target(name: "RocketScenarioEngine", dependencies: ["RocketCore", "RocketJSON"]),
         // The SQLite scenario store (and the store file's one schema).
         .target(name: "RocketScenariosSQLite", dependencies: ["RocketScenarioEngine", "RocketSQLite", "RocketCore"]),
+        // The PostgreSQL scenario store (and the database's one schema), for servers that share one truth.
+        .target(name: "RocketScenariosPostgres", dependencies: ["RocketScenarioEngine", "RocketPostgres"]),
         // WaitForIt's API as apps use it: the engine and the SQLite store, the default store from the
         // environment, scenario types' calls at the time now.
         .target(name: "RocketScenarios", dependencies: ["RocketScenarioEngine", "RocketScenariosSQLite", "RocketCore"]),
@@ -93,7 +109,7 @@ let package = Package(
             name: "RocketCLI",
             dependencies: [
                 "RocketJSON", "RocketTerminal", "RocketTerminalCore", "RocketTerminalApps", "RocketFlow", "RocketConversation", "RocketBanners",
-                "RocketReactor", "RocketCore", "RocketScenarios",
+                "RocketReactor", "RocketCore", "RocketScenarios", "RocketScenariosPostgres", "RocketPostgres",
                 "RocketServer", "RocketPlatform", "RocketText", "RocketReport",
             ]),
         .executableTarget(name: "rocket", dependencies: ["RocketCLI"]),
@@ -111,7 +127,9 @@ let package = Package(
             name: "RocketFlowTests",
             dependencies: ["RocketJSON", "RocketFlow", "RocketAlert", "RocketConversation", "RocketScenarios", "RocketBanners", "RocketCore", "RocketText"]),
         // Test support: a small virtual terminal; pseudo-terminals for end-to-end runs; a JPEG encoder for fixtures.
-        .target(name: "RocketTestSupport", dependencies: ["RocketTerminal", "RocketTerminalCore", "RocketTerminalApps"], path: "Tests/RocketTestSupport"),
+        .target(
+            name: "RocketTestSupport", dependencies: ["RocketTerminal", "RocketTerminalCore", "RocketTerminalApps", "RocketPostgres"],
+            path: "Tests/RocketTestSupport"),
         .target(name: "CTestSupport", path: "Tests/CTestSupport", linkerSettings: [.linkedLibrary("jpeg")]),
         .testTarget(
             name: "RocketTerminalTests",
@@ -119,10 +137,14 @@ let package = Package(
                 "RocketTerminal", "RocketTerminalCore", "RocketTerminalApps", "RocketConversation", "RocketBanners", "RocketReactor", "RocketCore",
                 "RocketPlatform", "RocketText", "RocketTestSupport", "CTestSupport",
             ]),
-        .executableTarget(name: "ScenarioStress", dependencies: ["RocketScenarios"], path: "Tests/ScenarioStress"),
+        .executableTarget(
+            name: "ScenarioStress", dependencies: ["RocketScenarios", "RocketScenarioEngine", "RocketScenariosPostgres"], path: "Tests/ScenarioStress"),
         .testTarget(
             name: "RocketScenariosTests",
-            dependencies: ["RocketScenarios", "RocketScenarioEngine", "RocketScenariosSQLite", "RocketScenariosDefaults", "RocketJSON", "ScenarioStress"]),
+            dependencies: [
+                "RocketScenarios", "RocketScenarioEngine", "RocketScenariosSQLite", "RocketScenariosDefaults", "RocketScenariosPostgres", "RocketPostgres",
+                "RocketJSON", "ScenarioStress", "RocketTestSupport",
+            ]),
         .testTarget(
             name: "RocketServerTests",
             dependencies: [

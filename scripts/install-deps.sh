@@ -10,7 +10,10 @@
 #   libsqlite3-dev                        the scenario store and the server's archive (CSQLite)
 #   libpcre2-dev                          validation and branch patterns (CPCRE2)
 #   libmicrohttpd-dev                     `rocket serve` (CMicroHTTPD)
+#   libpq-dev, postgresql-server-dev-15   the PostgreSQL store (CPostgres: libpq's static archive and
+#                                         the libpgcommon and libpgport archives it needs), libssl-dev
 # Needed by the tests only:
+#   postgresql-15                         the PostgreSQL server the store's tests start (scripts/postgres-cluster.sh)
 #   chromium, python3-pip + playwright    the browser tests (Playwright drives Debian's chromium)
 #   jsonschema (pip)                      the test that holds `rocket schema` to what lint refuses
 #   axe-playwright-python (pip)           axe-core's accessibility rules in the browser tests
@@ -22,7 +25,7 @@ tests=no
 for arg in "$@"; do
   case "$arg" in
     --tests) tests=yes ;;
-    -h | --help) sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h | --help) sed -n '2,21p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "install-deps: unknown argument '$arg' (try --tests or --help)" >&2; exit 64 ;;
   esac
 done
@@ -45,7 +48,11 @@ need /usr/include/zlib.h zlib1g-dev "compressed PNG data and gzip"
 need /usr/include/sqlite3.h libsqlite3-dev "the scenario store"
 need /usr/include/pcre2.h libpcre2-dev "bounded validation patterns"
 need /usr/include/microhttpd.h libmicrohttpd-dev "rocket serve"
+need /usr/include/postgresql/libpq-fe.h libpq-dev "the PostgreSQL store"
+need /usr/lib/postgresql/15/lib/libpgcommon_shlib.a postgresql-server-dev-15 "libpq's static archive links against it"
+need /usr/include/openssl/ssl.h libssl-dev "libpq's TLS and SCRAM"
 if [ "$tests" = yes ]; then
+  need /usr/lib/postgresql/15/bin/initdb postgresql-15 "the PostgreSQL store's tests"
   command -v chromium > /dev/null 2>&1 || command -v chromium-browser > /dev/null 2>&1 \
     || { missing="$missing chromium"; say "needs chromium (the browser tests)"; }
   command -v tmux > /dev/null 2>&1 || { missing="$missing tmux"; say "needs tmux (the terminal tests)"; }

@@ -5,6 +5,12 @@
 # (DocC, warnings as errors), then the static-binary check. CI runs this (.ci/run).
 set -eu
 cd "$(dirname "$0")/.."
+# One PostgreSQL cluster for the whole run (the PostgreSQL store's tests make a database each in
+# it), in a temporary folder, stopped however the run ends.
+ROCKET_TEST_POSTGRES=$(sh scripts/postgres-cluster.sh start)
+export ROCKET_TEST_POSTGRES
+trap 'sh scripts/postgres-cluster.sh stop "$ROCKET_TEST_POSTGRES"' EXIT
+trap 'exit 130' INT TERM
 swift format lint --strict --recursive Sources Tests Package.swift
 python3 scripts/check-imports.py
 python3 scripts/gen-web-assets.py --check

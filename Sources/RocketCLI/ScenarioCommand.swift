@@ -1,6 +1,8 @@
 import RocketJSON
 import RocketCore
 import RocketScenarios
+import RocketScenariosPostgres
+import RocketPostgres
 import RocketTerminal
 import RocketTerminalCore
 #if canImport(Glibc)
@@ -9,7 +11,8 @@ import RocketTerminalCore
 import RocketPlatform
 
 enum ScenarioCommand {
-    static let storeOption = OptionSpec.value("--store", "PATH", "The store (default $ROCKET_STORE, else $XDG_STATE_HOME/rocket/scenarios.sqlite).")
+    static let storeOption = OptionSpec.value(
+        "--store", "PATH|URL", "The store: a file, or a postgresql:// URL (default $ROCKET_STORE, else $XDG_STATE_HOME/rocket/scenarios.sqlite).")
     static let nowOption = OptionSpec.value("--now", "T", "The time: ISO-8601 (2026-01-01T00:00:00Z) or @EPOCHSECONDS.")
 
     static let ruleOptions: [OptionSpec] = [
@@ -222,7 +225,8 @@ enum ScenarioCommand {
     }
 
     /// The store at `--store`, `$ROCKET_STORE`, `$XDG_STATE_HOME/rocket/scenarios.sqlite` or
-    /// `~/.local/state/rocket/scenarios.sqlite`. Only the default folder is created when missing:
+    /// `~/.local/state/rocket/scenarios.sqlite`: a `postgresql://` URL is a PostgreSQL store, anything else a file.
+    /// Only the default folder is created when missing:
     /// an explicit path in a missing folder is an error (a typo must not scatter stores).
     /// `forReading` opens without writing anything (status, export): a missing file in an existing
     /// folder (or the default one) reads as an empty store, and a read-only file or folder can be read.
@@ -239,6 +243,14 @@ enum ScenarioCommand {
         } else {
             path = ScenarioStores.defaultPath(environment: env)
             explicit = false
+        }
+        if PostgresURL.names(path) {
+            do throws(ScenarioStoreError) {
+                if forReading { return .success(try PostgresScenarioStore(readingOnly: path) ?? InMemoryScenarioStore()) }
+                return .success(try PostgresScenarioStore(url: path))
+            } catch {
+                return .failure(error)
+            }
         }
         let dir = PathName.directory(path)
         // An explicit path in a missing folder is a typo for reading and writing alike: reading

@@ -5,6 +5,7 @@ import RocketCore
 import RocketPlatform
 import RocketScenarios
 import RocketServer
+import RocketPostgres
 import RocketTerminal
 import RocketTerminalCore
 
@@ -237,6 +238,12 @@ enum ServeCommand {
             }
         }
         let store: SQLiteScenarioStore
+        if let named = options.store ?? Environment.current["ROCKET_STORE"], PostgresURL.names(named) {
+            printError(
+                "rocket: error: rocket serve keeps its conversations in an SQLite store (a file) in this release; a postgresql:// store serves the rocket scenario commands"
+            )
+            return .usage
+        }
         switch ScenarioCommand.openStore(options.store) {
         case .failure(let e):
             printError("rocket: error: \(e.message)")

@@ -136,6 +136,27 @@ struct CLITests {
         #expect(try runRocket(["play", dir + "/flow.json", "--state", "-"]).status == 64)
     }
 
+    @Test("rocket scenario on a postgresql:// store: trigger, try, status, export into a file store and back; a bad URL exits 74 without its password")
+    func postgresStore() throws {
+        let url = try TestPostgres.freshDatabase()
+        let dir = scratchDirectory()
+        // Reading a database with no rocket store yet shows an empty store and writes nothing.
+        #expect(try runRocket(["scenario", "status", "launch", "--store", url]).status == 0)
+        for _ in 0..<3 { #expect(try runRocket(["scenario", "trigger", "launch", "--store", url]).status == 0) }
+        let tried = try runRocket(["scenario", "try", "launch", "--min-events", "3", "--max-executions", "1", "--store", url])
+        #expect(tried.status == 0)
+        #expect(try runRocket(["scenario", "try", "launch", "--min-events", "3", "--max-executions", "1"], environment: ["ROCKET_STORE": url]).status == 1)
+        #expect(try runRocket(["scenario", "status", "launch", "--store", url]).stdout.contains("events 3"))
+        let export = try runRocket(["scenario", "export", "--store", url])
+        #expect(try runRocket(["scenario", "import", "-", "--store", dir + "/s.sqlite"], stdin: export.stdout).status == 0)
+        let again = try TestPostgres.freshDatabase()
+        #expect(try runRocket(["scenario", "import", "-", "--store", again], stdin: export.stdout).status == 0)
+        #expect(try runRocket(["scenario", "export", "--store", again]).stdout == export.stdout)
+        let bad = try runRocket(["scenario", "trigger", "x", "--store", "postgresql://u:hunter2secret@/db?host=/nonexistent"])
+        #expect(bad.status == 74 && bad.stderr.contains("cannot connect") && !bad.stderr.contains("hunter2secret"))
+        #expect(try runRocket(["serve", "--store", url]).status == 64)
+    }
+
     @Test("Invalid flow exits 65 with diagnostics; a missing file exits 66")
     func badFiles() throws {
         let dir = scratchDirectory()

@@ -4,6 +4,8 @@ import Testing
 @testable import RocketScenarioEngine
 @testable import RocketScenariosSQLite
 import RocketScenariosDefaults
+import RocketScenariosPostgres
+import RocketTestSupport
 
 /// A UserDefaults store over a fresh suite that deletes its plist when the test lets go of it.
 final class DisposableDefaultsStore: ScenarioStore, @unchecked Sendable {
@@ -31,7 +33,7 @@ final class DisposableDefaultsStore: ScenarioStore, @unchecked Sendable {
 
 /// Every store, so each semantic test runs against each implementation.
 enum StoreKind: String, CaseIterable, CustomTestStringConvertible {
-    case memory, userDefaults, sqlite
+    case memory, userDefaults, sqlite, postgres
     var testDescription: String { rawValue }
 
     func make() throws -> any ScenarioStore {
@@ -41,6 +43,8 @@ enum StoreKind: String, CaseIterable, CustomTestStringConvertible {
             return DisposableDefaultsStore()
         case .sqlite:
             return try SQLiteScenarioStore(path: NSTemporaryDirectory() + "rocket-\(UUID().uuidString).sqlite")
+        case .postgres:
+            return try PostgresScenarioStore(url: TestPostgres.freshDatabase())
         }
     }
 }

@@ -215,6 +215,12 @@ final class Counter: @unchecked Sendable {
     private let lock = NSLock()
     private var n = 0
     func increment() { lock.withLock { n += 1 } }
+    /// The value before adding one.
+    func take() -> Int {
+        lock.withLock {
+            defer { n += 1 }; return n
+        }
+    }
     var value: Int { lock.withLock { n } }
 }
 

@@ -1,10 +1,12 @@
 // A child process for the scenario store's durability and concurrency tests:
 //   ScenarioStress STORE NAME COUNT
-// triggers NAME COUNT times in the SQLite store at STORE, writing "k\n" to stdout after the k-th
+// triggers NAME COUNT times in the store at STORE (an SQLite file, or a postgresql:// URL), writing "k\n" to stdout after the k-th
 // trigger has returned (so a parent that kills it knows which triggers were acknowledged).
 //   ScenarioStress names
 // prints the default scenario names of a private, a fileprivate and a function-local type.
 import RocketScenarios
+import RocketScenarioEngine
+import RocketScenariosPostgres
 #if canImport(Glibc)
     import Glibc
 #endif
@@ -41,7 +43,8 @@ guard args.count == 4, let count = Int(args[3]) else {
     fail("usage: ScenarioStress STORE NAME COUNT", 64)
 }
 do {
-    let store = try SQLiteScenarioStore(path: args[1])
+    let store: any ScenarioStore =
+        args[1].hasPrefix("postgresql://") ? try PostgresScenarioStore(url: args[1]) : try SQLiteScenarioStore(path: args[1])
     for k in 1...max(1, count) {
         try store.triggerEvent(args[2], at: Double(k))
         let line = Array("\(k)\n".utf8)

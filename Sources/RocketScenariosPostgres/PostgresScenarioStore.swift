@@ -1,0 +1,239 @@
+public import RocketScenarioEngine
+package import RocketPostgres
+
+/// Statistics in a PostgreSQL database (through libpq), for servers that share one truth:
+/// every operation is one transaction, and a decision with its execution holds the scenario's row
+/// locked (and, for a budget, the budget's lock), so however many processes or machines race,
+/// `maxExecutionsPermitted`, `minSecondsBetweenExecutions` and budgets stay exact.
+/// Its tables begin with `rocket_`, so the database may hold other programs' tables too.
+///
+/// ```swift
+/// let store = try PostgresScenarioStore(url: "postgresql://rocket@db/rocket")
+/// try store.triggerEvent("app-launch", at: now)
+/// ```
+public final class PostgresScenarioStore: ScenarioStore {
+    /// The pool of connections.
+    package let database: PostgresDatabase
+
+    /// Connects to `url` (a `postgresql://` URL as libpq reads it) and brings the schema up to
+    /// date. An unreachable database, a refused login or a schema made by a newer rocket is a
+    /// `ScenarioStoreError` whose message never holds the URL's password.
+    public convenience init(url: String) throws(ScenarioStoreError) {
+        guard let parsed = PostgresURL(url) else {
+            throw ScenarioStoreError(.invalidData, "not a PostgreSQL URL (postgresql://…): \(url.prefix(12))…")
+        }
+        try self.init(database: PostgresDatabase(url: parsed))
+    }
+
+    /// Opens the store at `url` for reading only: nothing is written, so a login without write
+    /// rights can read it (`rocket scenario status` and `export`). Nil when the database holds
+    /// no rocket store yet; a store of another schema version is an error.
+    public init?(readingOnly url: String) throws(ScenarioStoreError) {
+        guard let parsed = PostgresURL(url) else {
+            throw ScenarioStoreError(.invalidData, "not a PostgreSQL URL (postgresql://…): \(url.prefix(12))…")
+        }
+        database = PostgresDatabase(url: parsed)
+        let version: Int?
+        do throws(PostgresError) {
+            version = try database.transaction(.readOnly) { (c) throws(PostgresError) -> Int? in
+                guard try c.query("SELECT to_regclass('rocket_schema') IS NOT NULL").text(0, 0) == "t" else { return nil }
+                return try c.query("SELECT max(version) FROM rocket_schema").firstInt
+            }
+        } catch {
+            throw Self.error(error)
+        }
+        guard let version else { return nil }
+        if version > postgresStoreSchema.version {
+            throw ScenarioStoreError(
+                .newerSchema, "\(parsed) was made by a newer rocket (schema \(version); this one knows up to \(postgresStoreSchema.version))")
+        }
+        if version < postgresStoreSchema.version {
+            throw ScenarioStoreError(.readOnly, "\(parsed) was made by an older rocket; open it once with a command that writes, to update it")
+        }
+    }
+
+    /// A store over `database`, its schema brought up to date.
+    package init(database: PostgresDatabase) throws(ScenarioStoreError) {
+        self.database = database
+        do throws(PostgresError) { try postgresStoreSchema.migrate(database) } catch { throw Self.error(error) }
+    }
+
+    /// The store error for what PostgreSQL (or the way to it) refused.
+    package static func error(_ e: PostgresError) -> ScenarioStoreError {
+        if e.sqlState == "RKNEW" { return ScenarioStoreError(.newerSchema, e.message) }
+        if e.isUnavailable { return ScenarioStoreError(.io, e.message.hasPrefix("cannot connect") ? e.message : "the database is unreachable: \(e.message)") }
+        if e.isFull { return ScenarioStoreError(.full, "the database's disk is full: \(e.message)") }
+        if e.isReadOnly { return ScenarioStoreError(.readOnly, "the database cannot be written: \(e.message)") }
+        if e.isBusy || e.isRetryable { return ScenarioStoreError(.busy, "the database stayed busy: \(e.message)") }
+        return ScenarioStoreError(.io, "the database refused: \(e.message)" + (e.sqlState.map { " (SQLSTATE \($0))" } ?? ""))
+    }
+
+    private func transaction<T>(
+        _ isolation: PostgresDatabase.Isolation = .readCommitted, _ body: (PostgresConnection) throws(PostgresError) -> T
+    )
+        throws(ScenarioStoreError) -> T
+    {
+        do throws(PostgresError) { return try database.transaction(isolation, body) } catch { throw Self.error(error) }
+    }
+
+    /// The advisory lock of the shared budget ("ROCK" "BUDG"): taken shared by every execution,
+    /// exclusively by a decision that counts the budget, so the count it reads stays true until
+    /// it commits.
+    static let budgetLock = 0x524F_434B_4255_4447
+
+    private func read(_ c: PostgresConnection, _ name: String, events: Bool, lock: Bool = false) throws(PostgresError) -> ScenarioStats {
+        var stats = ScenarioStats()
+        let rows = try c.query(
+            lock
+                ? "SELECT events_count, executions_count, first_event, last_event, last_execution FROM rocket_scenarios WHERE name = $1 FOR UPDATE"
+                : "SELECT events_count, executions_count, first_event, last_event, last_execution FROM rocket_scenarios WHERE name = $1",
+            [.text(name)])
+        if rows.count > 0 {
+            stats = ScenarioStats(
+                eventsCount: rows.int(0, 0), executionsCount: rows.int(0, 1), firstEventDate: rows.double(0, 2), lastEventDate: rows.double(0, 3),
+                lastExecutionDate: rows.double(0, 4))
+        }
+        if events {
+            let times = try c.query(
+                "SELECT at FROM (SELECT seq, at FROM rocket_scenario_events WHERE scenario = $1 ORDER BY seq DESC LIMIT $2) e ORDER BY seq",
+                [.text(name), .integer(ScenarioStats.recentLimit)])
+            stats.recentEvents = (0..<times.count).map { times.double($0, 0) ?? 0 }
+        }
+        return stats
+    }
+
+    public func triggerEvent(_ name: String, at now: Double) throws(ScenarioStoreError) {
+        try transaction { (c) throws(PostgresError) in
+            // The upsert locks the scenario's row: events of one scenario are counted one at a time.
+            let count =
+                try c.query(
+                    """
+                    INSERT INTO rocket_scenarios AS s (name, events_count, first_event, last_event) VALUES ($1, 1, $2, $2)
+                    ON CONFLICT (name) DO UPDATE SET events_count = LEAST(s.events_count, 9223372036854775806) + 1,
+                      first_event = COALESCE(s.first_event, excluded.first_event), last_event = excluded.last_event
+                    RETURNING events_count
+                    """, [.text(name), .real(now)]
+                ).firstInt ?? 0
+            try c.query("INSERT INTO rocket_scenario_events (scenario, at) VALUES ($1, $2)", [.text(name), .real(now)])
+            // Keep the most recent event times only (checked every 100 events to stay cheap).
+            if count % 100 == 0 {
+                try c.query(
+                    """
+                    DELETE FROM rocket_scenario_events WHERE scenario = $1 AND seq <= (SELECT seq FROM rocket_scenario_events
+                      WHERE scenario = $1 ORDER BY seq DESC OFFSET $2 LIMIT 1)
+                    """, [.text(name), .integer(ScenarioStats.recentLimit)])
+            }
+        }
+    }
+
+    public func tryExecute(
+        _ name: String, at now: Double, rules: ScenarioRules,
+        decide: (ScenarioStats, [Double]) -> Bool
+    ) throws(ScenarioStoreError) -> Bool {
+        try transaction { (c) throws(PostgresError) -> Bool in
+            // The budget first (every decision takes it in the same order: no deadlock), then the
+            // scenario's row, made if missing so that it can be locked.
+            try c.query(
+                rules.budget != nil ? "SELECT pg_advisory_xact_lock($1)" : "SELECT pg_advisory_xact_lock_shared($1)", [.integer(Self.budgetLock)])
+            try c.query("INSERT INTO rocket_scenarios (name) VALUES ($1) ON CONFLICT (name) DO NOTHING", [.text(name)])
+            let stats = try read(c, name, events: rules.minEventsInWindow != nil, lock: true)
+            var executions: [Double] = []
+            if let budget = rules.budget {
+                let rows = try c.query("SELECT at FROM rocket_scenario_executions WHERE at > $1 ORDER BY at", [.real(now - budget.seconds)])
+                executions = (0..<rows.count).map { rows.double($0, 0) ?? 0 }
+            }
+            guard decide(stats, executions) else { return false }
+            try c.query(
+                """
+                UPDATE rocket_scenarios SET executions_count = LEAST(executions_count, 9223372036854775806) + 1, last_execution = $2
+                WHERE name = $1
+                """, [.text(name), .real(now)])
+            let seq = try c.query("INSERT INTO rocket_scenario_executions (scenario, at) VALUES ($1, $2) RETURNING seq", [.text(name), .real(now)])
+            if (seq.firstInt ?? 0) % 100 == 0 {
+                try c.query(
+                    "DELETE FROM rocket_scenario_executions WHERE seq <= (SELECT seq FROM rocket_scenario_executions ORDER BY seq DESC OFFSET $1 LIMIT 1)",
+                    [.integer(ScenarioSnapshot.executionLimit)])
+            }
+            return true
+        }
+    }
+
+    public func stats(_ name: String) throws(ScenarioStoreError) -> ScenarioStats {
+        try transaction(.readOnly) { (c) throws(PostgresError) in try read(c, name, events: true) }
+    }
+
+    public func reset(_ name: String) throws(ScenarioStoreError) {
+        try transaction { (c) throws(PostgresError) in
+            try c.query("DELETE FROM rocket_scenarios WHERE name = $1", [.text(name)])
+            try c.query("DELETE FROM rocket_scenario_events WHERE scenario = $1", [.text(name)])
+            try c.query("DELETE FROM rocket_scenario_executions WHERE scenario = $1", [.text(name)])
+        }
+    }
+
+    public func resetAll() throws(ScenarioStoreError) {
+        try transaction { (c) throws(PostgresError) in
+            try c.execute("DELETE FROM rocket_scenarios; DELETE FROM rocket_scenario_events; DELETE FROM rocket_scenario_executions")
+        }
+    }
+
+    /// The names of every scenario with statistics.
+    public func names() throws(ScenarioStoreError) -> [String] {
+        try transaction(.readOnly) { (c) throws(PostgresError) in
+            let rows = try c.query("SELECT name FROM rocket_scenarios ORDER BY name")
+            return (0..<rows.count).map { rows.text($0, 0) }
+        }
+    }
+
+    public func snapshot() throws(ScenarioStoreError) -> ScenarioSnapshot {
+        try transaction(.readOnly) { (c) throws(PostgresError) in
+            let names = try c.query("SELECT name FROM rocket_scenarios ORDER BY name")
+            var all: [String: ScenarioStats] = [:]
+            for r in 0..<names.count {
+                let name = names.text(r, 0)
+                all[name] = try read(c, name, events: true)
+            }
+            let rows = try c.query(
+                "SELECT scenario, at FROM (SELECT seq, scenario, at FROM rocket_scenario_executions ORDER BY seq DESC LIMIT $1) e ORDER BY seq",
+                [.integer(ScenarioSnapshot.executionLimit)])
+            let executions = (0..<rows.count).map { ScenarioSnapshot.Execution(scenario: rows.text($0, 0), at: rows.double($0, 1) ?? 0) }
+            return ScenarioSnapshot(scenarios: all, executions: executions)
+        }
+    }
+
+    public func restore(_ snapshot: ScenarioSnapshot) throws(ScenarioStoreError) {
+        try transaction { (c) throws(PostgresError) in
+            try c.query("SELECT pg_advisory_xact_lock($1)", [.integer(Self.budgetLock)])
+            try c.execute("DELETE FROM rocket_scenarios; DELETE FROM rocket_scenario_events; DELETE FROM rocket_scenario_executions")
+            for (name, entry) in snapshot.scenarios.sorted(by: { $0.key < $1.key }) {
+                try c.query(
+                    "INSERT INTO rocket_scenarios VALUES ($1, $2, $3, $4, $5, $6)",
+                    [
+                        .text(name), .integer(entry.eventsCount), .integer(entry.executionsCount), .optional(entry.firstEventDate),
+                        .optional(entry.lastEventDate), .optional(entry.lastExecutionDate),
+                    ])
+                for at in entry.recentEvents {
+                    try c.query("INSERT INTO rocket_scenario_events (scenario, at) VALUES ($1, $2)", [.text(name), .real(at)])
+                }
+            }
+            for e in snapshot.executions {
+                try c.query("INSERT INTO rocket_scenario_executions (scenario, at) VALUES ($1, $2)", [.text(e.scenario), .real(e.at)])
+            }
+        }
+    }
+}
+
+/// The tables of a rocket store on PostgreSQL and how each version came about: step `k` takes
+/// version `k` to `k + 1` (docs/SEMANTICS.md names what each holds). The SQLite store's tables,
+/// in PostgreSQL's types, with the `rocket_` prefix.
+package let postgresStoreSchema = PostgresSchema(migrations: [
+    // 0 → 1: WaitForIt's statistics, event times (windows) and executions across scenarios (budgets).
+    """
+    CREATE TABLE rocket_scenarios (name text PRIMARY KEY, events_count bigint NOT NULL DEFAULT 0,
+      executions_count bigint NOT NULL DEFAULT 0, first_event double precision, last_event double precision,
+      last_execution double precision);
+    CREATE TABLE rocket_scenario_events (seq bigserial, scenario text NOT NULL, at double precision NOT NULL,
+      PRIMARY KEY (scenario, seq));
+    CREATE TABLE rocket_scenario_executions (seq bigserial PRIMARY KEY, scenario text NOT NULL, at double precision NOT NULL);
+    CREATE INDEX rocket_scenario_executions_by_time ON rocket_scenario_executions (at);
+    """
+])

@@ -1,0 +1,61 @@
+#!/bin/sh
+# A throwaway PostgreSQL cluster for the tests: initdb into a new temporary folder, the server run
+# as the `postgres` user (when this runs as root: PostgreSQL refuses root), listening only on a
+# Unix socket in that folder (no TCP port, nothing shared with the machine's own clusters).
+#
+#   sh scripts/postgres-cluster.sh start       starts one; prints its URL on stdout
+#   sh scripts/postgres-cluster.sh stop URL    stops it and removes its folder
+#
+# scripts/test.sh starts one for the whole run and hands its URL to the tests as
+# ROCKET_TEST_POSTGRES; a test run without it (a bare `swift test`) starts its own the same way.
+set -eu
+say() { echo "postgres-cluster: $*" >&2; }
+bindir=$(pg_config --bindir 2> /dev/null || true)
+if [ ! -x "$bindir/initdb" ]; then
+  bindir=$(ls -d /usr/lib/postgresql/*/bin 2> /dev/null | sort -V | tail -n 1)
+fi
+[ -x "$bindir/initdb" ] || { say "error: PostgreSQL's server programs are missing (Debian: postgresql; sh scripts/install-deps.sh --tests)"; exit 69; }
+
+case "${1:-}" in
+  start)
+    dir=$(mktemp -d /tmp/rocket-pg.XXXXXX)
+    if [ "$(id -u)" -eq 0 ]; then
+      chown postgres: "$dir"
+      run="runuser -u postgres --"
+      user=postgres
+    else
+      run=""
+      user=$(id -un)
+    fi
+    if ! $run "$bindir/initdb" -D "$dir/data" -U "$user" -A trust -E UTF8 --locale=C --no-sync > "$dir/initdb.log" 2>&1; then
+      cat "$dir/initdb.log" >&2
+      rm -rf "$dir"
+      say "error: initdb failed"
+      exit 1
+    fi
+    # fsync off: the tests kill rocket, never this server, and a clean stop writes everything.
+    if ! $run "$bindir/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 60 \
+      -o "-k $dir -c listen_addresses= -c fsync=off -c max_connections=400" start > /dev/null 2>&1; then
+      cat "$dir/server.log" >&2 || true
+      rm -rf "$dir"
+      say "error: the server did not start"
+      exit 1
+    fi
+    echo "postgresql:///postgres?host=$dir&user=$user"
+    ;;
+  stop)
+    url=${2:?stop needs the URL start printed}
+    dir=${url#*host=}
+    dir=${dir%%&*}
+    case "$dir" in /tmp/rocket-pg.*) ;; *) say "error: $dir is not a folder this script made"; exit 64 ;; esac
+    if [ -d "$dir/data" ]; then
+      if [ "$(id -u)" -eq 0 ]; then run="runuser -u postgres --"; else run=""; fi
+      $run "$bindir/pg_ctl" -D "$dir/data" -m immediate -w stop > /dev/null 2>&1 || true
+    fi
+    rm -rf "$dir"
+    ;;
+  *)
+    sed -n '2,11p' "$0" | sed 's/^# \{0,1\}//' >&2
+    exit 64
+    ;;
+esac
