@@ -99,7 +99,8 @@ let package = Package(
             name: "RocketServer",
             dependencies: [
                 "RocketConversation", "RocketFlow", "RocketScenarioEngine", "RocketScenariosSQLite", "RocketJSON", "RocketCore", "RocketPlatform",
-                "RocketText", "RocketBanners", "RocketReactor", "CMicroHTTPD", "RocketSQLite", "CImageCodecs", "RocketReport",
+                "RocketText", "RocketBanners", "RocketReactor", "CMicroHTTPD", "RocketSQLite", "CImageCodecs", "RocketReport", "RocketPostgres",
+                "RocketScenariosPostgres",
             ],
             // The web front end's files, embedded through WebAssetsSource.swift (scripts/gen-web-assets.py).
             exclude: ["Web"]),
@@ -149,7 +150,7 @@ let package = Package(
             name: "RocketServerTests",
             dependencies: [
                 "RocketServer", "RocketConversation", "RocketFlow", "RocketScenarios", "RocketScenarioEngine", "RocketScenariosSQLite", "RocketJSON",
-                "RocketCore", "RocketTestSupport", "RocketSQLite",
+                "RocketCore", "RocketTestSupport", "RocketSQLite", "RocketScenariosPostgres",
             ],
             exclude: ["Fixtures"]),
         .testTarget(name: "RocketBannersTests", dependencies: ["RocketBanners", "RocketCore"]),

@@ -6,6 +6,8 @@ import RocketPlatform
 import RocketScenarios
 import RocketServer
 import RocketPostgres
+import RocketScenariosPostgres
+import RocketScenarioEngine
 import RocketTerminal
 import RocketTerminalCore
 
@@ -45,7 +47,7 @@ enum ServeCommand {
             docs/openapi.json. D is seconds, or a number with ms, s, m, h, d or w.
             """,
         exitStatus:
-            "0 stopped by a signal; 64 usage error; 65 a key or secret file holds no key or secret; 66 no such flows folder, or a key or secret file cannot be read; 69 the address cannot be used; 74 store error.",
+            "0 stopped by a signal; 64 usage error; 65 a key or secret file holds no key or secret; 66 no such flows folder, or a key or secret file cannot be read; 69 the address cannot be used, or the PostgreSQL store cannot be reached; 74 store error.",
         examples: ["rocket serve", "rocket serve --flows ./flows --port 9000 --allow-origin https://shop.example"])
 
     struct Options {
@@ -237,29 +239,27 @@ enum ServeCommand {
                 return .noInput
             }
         }
-        let store: SQLiteScenarioStore
-        if let named = options.store ?? Environment.current["ROCKET_STORE"], PostgresURL.names(named) {
-            printError(
-                "rocket: error: rocket serve keeps its conversations in an SQLite store (a file) in this release; a postgresql:// store serves the rocket scenario commands"
-            )
-            return .usage
-        }
+        // The store: an SQLite file (one server), or a PostgreSQL database that several share.
+        let store: any ScenarioStore
+        let archive: any ConversationStore
         switch ScenarioCommand.openStore(options.store) {
         case .failure(let e):
             printError("rocket: error: \(e.message)")
-            return .ioError
-        case .success(let s):
-            guard let sqlite = s as? SQLiteScenarioStore else {
-                printError("rocket: error: the store must be an SQLite store")
+            // A database that cannot be reached is a service that is not there (69), as sysexits says.
+            return (options.store ?? Environment.current["ROCKET_STORE"]).map(PostgresURL.names) == true ? .unavailable : .ioError
+        case .success(let s as PostgresScenarioStore):
+            store = s
+            archive = PostgresConversationArchive(beside: s)
+        case .success(let s as SQLiteScenarioStore):
+            store = s
+            do throws(ConversationArchive.Failure) {
+                archive = try ConversationArchive(beside: s)
+            } catch {
+                printError("rocket: error: \(Sanitizer.clean(error.message, keepNewlines: false))")
                 return .ioError
             }
-            store = sqlite
-        }
-        let archive: ConversationArchive
-        do throws(ConversationArchive.Failure) {
-            archive = try ConversationArchive(beside: store)
-        } catch {
-            printError("rocket: error: \(Sanitizer.clean(error.message, keepNewlines: false))")
+        case .success:
+            printError("rocket: error: the store must be an SQLite file or a postgresql:// URL")
             return .ioError
         }
         let keys: [String]
@@ -333,7 +333,7 @@ enum ServeCommand {
         let url = "http://\(shown):\(port)/"
         printOut(url)
         printError(
-            "rocket serve: listening on \(url) (flows: \(Sanitizer.clean(options.flows ?? "the built-in demo", keepNewlines: false)); store: \(Sanitizer.clean(store.path, keepNewlines: false))); Ctrl-C stops"
+            "rocket serve: listening on \(url) (flows: \(Sanitizer.clean(options.flows ?? "the built-in demo", keepNewlines: false)); store: \(Sanitizer.clean(archive.place, keepNewlines: false))); Ctrl-C stops"
         )
         if options.insecureDev {
             printError("rocket serve: --insecure-dev: visitor ids are taken as claimed and site routes need no key; never expose this server")

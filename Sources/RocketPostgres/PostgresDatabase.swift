@@ -42,6 +42,8 @@ package struct PostgresError: Error, Sendable, CustomStringConvertible {
 /// A value for a statement's parameter, sent as text.
 package enum PostgresValue: Sendable, ExpressibleByStringLiteral, ExpressibleByIntegerLiteral {
     case text(String), integer(Int), real(Double), null
+    /// An array of texts (for `= ANY($1::text[])`), each element quoted and escaped.
+    case texts([String])
 
     package init(stringLiteral value: String) { self = .text(value) }
     package init(integerLiteral value: Int) { self = .integer(value) }
@@ -59,6 +61,8 @@ package enum PostgresValue: Sendable, ExpressibleByStringLiteral, ExpressibleByI
             if d.isInfinite { return d < 0 ? "-Infinity" : "Infinity" }
             return "\(d)"
         case .null: return nil
+        case .texts(let items):
+            return "{" + items.map { "\"" + $0.replacing("\\", with: "\\\\").replacing("\"", with: "\\\"") + "\"" }.joined(separator: ",") + "}"
         }
     }
 }

@@ -219,3 +219,18 @@ extension ScenarioSnapshot {
         }
     }
 }
+
+/// What `rocket serve` needs of a store beside WaitForIt's statistics: per-visitor statistics
+/// (scenarios named `NAME@VISITOR`) forgotten after a while, and experiments' assignments kept
+/// from a visitor's first exposure. The SQLite and PostgreSQL stores provide it.
+package protocol VisitorStore: ScenarioStore {
+    /// Removes the statistics of per-visitor scenarios with no event and no execution since
+    /// `time`, at most `limit` per call, with their event times; how many went.
+    func forgetVisitors(inactiveSince time: Double, limit: Int) throws(ScenarioStoreError) -> Int
+    /// The variant experiment `experiment` gave `visitor` at their first exposure; when none is
+    /// stored (or the stored one is not in `known`), `fresh` is stored and returned. When two
+    /// callers race, the first answer wins for both.
+    func assignment(experiment: String, visitor: String, at: Double, known: Set<String>, fresh: String) throws(ScenarioStoreError) -> String
+    /// Forgets assignments made before `time` (at most 5,000 per call); how many went.
+    func forgetAssignments(before time: Double) throws(ScenarioStoreError) -> Int
+}

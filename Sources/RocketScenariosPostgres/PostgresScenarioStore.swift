@@ -11,7 +11,7 @@ package import RocketPostgres
 /// let store = try PostgresScenarioStore(url: "postgresql://rocket@db/rocket")
 /// try store.triggerEvent("app-launch", at: now)
 /// ```
-public final class PostgresScenarioStore: ScenarioStore {
+public final class PostgresScenarioStore: ScenarioStore, VisitorStore {
     /// The pool of connections.
     package let database: PostgresDatabase
 
@@ -176,6 +176,49 @@ public final class PostgresScenarioStore: ScenarioStore {
         }
     }
 
+    package func forgetVisitors(inactiveSince time: Double, limit: Int) throws(ScenarioStoreError) -> Int {
+        try transaction { (c) throws(PostgresError) -> Int in
+            let gone = try c.query(
+                """
+                DELETE FROM rocket_scenarios WHERE name IN (SELECT name FROM rocket_scenarios WHERE strpos(name, '@') > 0
+                  AND greatest(coalesce(last_event, '-Infinity'), coalesce(last_execution, '-Infinity'), coalesce(first_event, '-Infinity')) < $1
+                  LIMIT $2 FOR UPDATE SKIP LOCKED) RETURNING name
+                """, [.real(time), .integer(limit)])
+            if gone.count > 0 {
+                let names = (0..<gone.count).map { gone.text($0, 0) }
+                try c.query("DELETE FROM rocket_scenario_events WHERE scenario = ANY($1::text[])", [.texts(names)])
+            }
+            return gone.count
+        }
+    }
+
+    package func assignment(experiment: String, visitor: String, at: Double, known: Set<String>, fresh: String) throws(ScenarioStoreError) -> String {
+        try transaction { (c) throws(PostgresError) -> String in
+            // The row is locked (made first when missing) so that two servers racing agree.
+            try c.query(
+                "INSERT INTO rocket_assignments (experiment, visitor, variant, at) VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING",
+                [.text(experiment), .text(visitor), .text(fresh), .real(at)])
+            let stored = try c.query(
+                "SELECT variant FROM rocket_assignments WHERE experiment = $1 AND visitor = $2 FOR UPDATE", [.text(experiment), .text(visitor)])
+            if stored.count > 0, known.contains(stored.text(0, 0)) { return stored.text(0, 0) }
+            try c.query(
+                "UPDATE rocket_assignments SET variant = $3, at = $4 WHERE experiment = $1 AND visitor = $2",
+                [.text(experiment), .text(visitor), .text(fresh), .real(at)])
+            return fresh
+        }
+    }
+
+    package func forgetAssignments(before time: Double) throws(ScenarioStoreError) -> Int {
+        try transaction { (c) throws(PostgresError) -> Int in
+            try c.query(
+                """
+                DELETE FROM rocket_assignments WHERE (experiment, visitor) IN
+                  (SELECT experiment, visitor FROM rocket_assignments WHERE at < $1 LIMIT 5000 FOR UPDATE SKIP LOCKED)
+                """, [.real(time)]
+            ).affected
+        }
+    }
+
     /// The names of every scenario with statistics.
     public func names() throws(ScenarioStoreError) -> [String] {
         try transaction(.readOnly) { (c) throws(PostgresError) in
@@ -235,5 +278,27 @@ package let postgresStoreSchema = PostgresSchema(migrations: [
       PRIMARY KEY (scenario, seq));
     CREATE TABLE rocket_scenario_executions (seq bigserial PRIMARY KEY, scenario text NOT NULL, at double precision NOT NULL);
     CREATE INDEX rocket_scenario_executions_by_time ON rocket_scenario_executions (at);
+    """,
+    // 1 → 2: the server's conversations (a snapshot, the version it was taken at, and the latest
+    // version, which every save checks and moves on: servers sharing the database never
+    // overwrite each other's changes; the next timer, and until when a server has claimed it
+    // after the one that held the conversation stopped), the steps after a snapshot, event records (they outlive
+    // their conversation, for reports), the server's settings, experiments' assignments.
     """
+    CREATE TABLE rocket_conversations (id text PRIMARY KEY, visitor text NOT NULL, flow text NOT NULL, step bigint NOT NULL,
+      version bigint NOT NULL, snapshot_version bigint NOT NULL, event_seq bigint NOT NULL, touched double precision NOT NULL,
+      snapshot text NOT NULL, saved_at double precision, deadline double precision, claimed_until double precision);
+    CREATE INDEX rocket_conversations_by_touch ON rocket_conversations (touched);
+    CREATE INDEX rocket_conversations_by_deadline ON rocket_conversations (deadline) WHERE deadline IS NOT NULL;
+    CREATE TABLE rocket_steps (id text NOT NULL, version bigint NOT NULL, at double precision NOT NULL, steps text NOT NULL,
+      PRIMARY KEY (id, version));
+    CREATE TABLE rocket_events (id text NOT NULL, seq bigint NOT NULL, at double precision NOT NULL, record text NOT NULL,
+      flow text NOT NULL DEFAULT '', PRIMARY KEY (id, seq));
+    CREATE INDEX rocket_events_by_time ON rocket_events (at);
+    CREATE INDEX rocket_events_by_flow ON rocket_events (flow, id, seq);
+    CREATE TABLE rocket_settings (name text PRIMARY KEY, value text NOT NULL);
+    CREATE TABLE rocket_assignments (experiment text NOT NULL, visitor text NOT NULL, variant text NOT NULL, at double precision NOT NULL,
+      PRIMARY KEY (experiment, visitor));
+    CREATE INDEX rocket_assignments_by_time ON rocket_assignments (at);
+    """,
 ])

@@ -16,7 +16,7 @@ package import RocketSQLite
 /// let store = try SQLiteScenarioStore(path: "/tmp/scenarios.sqlite")
 /// try store.triggerEvent("app-launch", at: now)
 /// ```
-public final class SQLiteScenarioStore: ScenarioStore {
+public final class SQLiteScenarioStore: ScenarioStore, VisitorStore {
     /// How hard a commit waits for the disk.
     public enum Synchronous: String, Sendable {
         /// Safe against the process being killed (the OS has the data); no fsync per commit.

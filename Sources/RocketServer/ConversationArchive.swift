@@ -12,10 +12,76 @@ package struct ReportReadFailure: Error, Sendable {
     package var missing: Bool
 }
 
-/// Where the server keeps conversations so a restart resumes them: snapshots (never with secret
-/// answers) and the event records of each conversation, in an SQLite file (WAL). Writes carry the
-/// conversation's version, so a late write never replaces a newer snapshot.
-package final class ConversationArchive: Sendable {
+/// Where the server keeps conversations so a restart (or another server sharing the store)
+/// resumes them: snapshots (never with secret answers), the steps after them, and the event
+/// records of each conversation. ``ConversationArchive`` keeps them in the SQLite store file,
+/// ``PostgresConversationArchive`` in a PostgreSQL database that several servers share.
+package protocol ConversationStore: Sendable {
+    /// Where the store is, as the operator named it (a password hidden): for messages.
+    var place: String { get }
+    /// Saves conversations (each its snapshot or its steps; `flow` names its flow on its records)
+    /// and their new event records in one transaction. Returns the conversations whose save was
+    /// refused because the store holds another version than the one the save was based on (a
+    /// change made by another server meanwhile): nothing of theirs is written. A store used by
+    /// one server only refuses none.
+    @discardableResult
+    func save(_ batch: [ConversationArchive.Batched]) throws(ConversationArchive.Failure) -> Set<String>
+    /// The stored conversation `id`, if any: its snapshot and the steps saved after it, in order.
+    func load(_ id: String) throws(ConversationArchive.Failure) -> (row: ConversationArchive.Row, steps: [ConversationArchive.Steps])?
+    /// The event records of conversation `id`, in order, one JSON object each.
+    func events(_ id: String) throws(ConversationArchive.Failure) -> [String]
+    /// The setting `name`: the stored value, or `make()`'s, stored now (the first server wins).
+    func setting(_ name: String, orMake make: () -> String) throws(ConversationArchive.Failure) -> String
+    /// Housekeeping a few times a second (SQLite: a checkpoint of its log).
+    func checkpoint(restartFrames: Int) throws(ConversationArchive.Failure) -> (frames: Int, restarted: Bool)
+    /// Removes conversation `id` and its events.
+    func remove(_ id: String) throws(ConversationArchive.Failure)
+    /// Removes conversations last used before `time` (at most 500 per call); how many went.
+    func expire(before time: Double) throws(ConversationArchive.Failure) -> Int
+    /// Removes event records written before `time` (at most 5,000 per call); how many went.
+    func forgetRecords(before time: Double) throws(ConversationArchive.Failure) -> Int
+    /// Stores a record that belongs to no conversation (a holdout's exposure) under a fresh id.
+    func saveRecord(_ record: String, flow: String, id: String, at: Double) throws(ConversationArchive.Failure)
+    /// Reads every stored event record (of `flow` only, when given) into `builder`, one
+    /// conversation after another, in order, holding no lock a writer needs.
+    func readRecords(flow: String?, into builder: inout ReportBuilder) throws(ReportReadFailure)
+    /// Claims up to `limit` conversations whose next timer was due before `time` and that no
+    /// server has claimed since `now`, for `seconds`: their server has stopped (it would have run
+    /// the timer and saved the next one), and another runs it. Two servers never claim one
+    /// conversation at once. A store no other server writes has none.
+    func claimDue(before time: Double, now: Double, seconds: Double, limit: Int) throws(ConversationArchive.Failure) -> [String]
+    /// True when other servers may change the store's conversations (``listen(stopping:changed:reconnected:)``
+    /// then says when they do).
+    var isShared: Bool { get }
+    /// Tells `changed` of every conversation other servers (and this one) save, with its new
+    /// version, until `stopping` says so; `reconnected` is called when the way to the store came
+    /// back after a break (what changed meanwhile was not told). Blocks: run it on a thread of its
+    /// own. A store no other server writes returns at once.
+    func listen(
+        stopping: @escaping @Sendable () -> Bool, changed: @escaping @Sendable ([(id: String, version: Int)]) -> Void,
+        reconnected: @escaping @Sendable () -> Void)
+}
+
+extension ConversationArchive {
+    /// One server writes the file.
+    package var isShared: Bool { false }
+
+    /// One server writes the file: it runs every timer itself.
+    package func claimDue(before time: Double, now: Double, seconds: Double, limit: Int) throws(ConversationArchive.Failure) -> [String] { [] }
+
+    /// Nothing to listen to: one server writes the file.
+    package func listen(
+        stopping: @escaping @Sendable () -> Bool, changed: @escaping @Sendable ([(id: String, version: Int)]) -> Void,
+        reconnected: @escaping @Sendable () -> Void
+    ) {}
+}
+
+/// The conversations of the SQLite store file (WAL), beside the scenario statistics. Writes
+/// carry the conversation's version, so a late write never replaces a newer snapshot.
+package final class ConversationArchive: ConversationStore {
+    /// One conversation's part of a batch: its save, its flow's name, its new event records.
+    package typealias Batched = (save: Save, flow: String, events: [(seq: Int, at: Double, record: String)])
+
     /// A stored conversation.
     package struct Row: Sendable, Equatable {
         /// The conversation id.
@@ -37,6 +103,12 @@ package final class ConversationArchive: Sendable {
         /// When the snapshot was taken (its timers count from then; nil: a row of an older
         /// release, whose timers count from its load).
         package var savedAt: Double? = nil
+        /// The version the store held before this save (0: a new conversation): a store shared
+        /// by several servers refuses the save when it holds another.
+        package var storedVersion = 0
+        /// The conversation's next timer (nil: none): a store shared by several servers lets any
+        /// of them run a timer whose server is gone.
+        package var deadline: Double? = nil
     }
 
     /// Changes saved after a conversation's snapshot, as steps to replay on it (one row per
@@ -50,6 +122,10 @@ package final class ConversationArchive: Sendable {
         package var at: Double
         /// The steps, one JSON object per line.
         package var text: String
+        /// The version the store held before these steps (see ``Row/storedVersion``).
+        package var storedVersion = 0
+        /// The conversation's next timer after them (nil: none).
+        package var deadline: Double? = nil
     }
 
     /// What one commit writes for a conversation: its whole snapshot, or the steps since the
@@ -68,6 +144,14 @@ package final class ConversationArchive: Sendable {
             case .steps(let s): return s.id
             }
         }
+
+        /// The conversation's version once saved.
+        package var version: Int {
+            switch self {
+            case .snapshot(let r, _): return r.version
+            case .steps(let s): return s.version
+            }
+        }
     }
 
     /// Why the archive failed.
@@ -81,6 +165,7 @@ package final class ConversationArchive: Sendable {
     private let checkpointer: SQLiteDatabase
     /// The file.
     package let path: String
+    package var place: String { path }
 
     /// Opens the archive tables in the file of `store`: conversations live beside the scenario
     /// statistics, in one file whose schema (every table, one migration list) the scenario store
@@ -95,7 +180,7 @@ package final class ConversationArchive: Sendable {
             // waits for readers (a long report), and gives up, as a passive one, after that.
             checkpointer = try SQLiteDatabase(path: path, mode: .readWrite, busyTimeout: 10)
             // No commit checkpoints (one copying megabytes of the log held up a whole batch of
-            // answers for up to 95 ms): ``checkpoint()`` does, on a thread of its own, for the
+            // answers for up to 95 ms): ``checkpoint(restartFrames:)`` does, on a thread of its own, for the
             // store's other connection too.
             try database.withConnection { (c) throws(SQLiteError) in
                 try c.exec("PRAGMA synchronous=NORMAL; PRAGMA wal_autocheckpoint=0; PRAGMA cache_size=-16384")
@@ -139,11 +224,14 @@ package final class ConversationArchive: Sendable {
     }
 
     /// Saves conversations (each its snapshot or its steps; `flow` names its flow on its
-    /// records) and their new event records in one transaction.
-    package func save(_ batch: [(save: Save, flow: String, events: [(seq: Int, at: Double, record: String)])]) throws(Failure) {
+    /// records) and their new event records in one transaction. One server writes the file:
+    /// no save is refused.
+    @discardableResult
+    package func save(_ batch: [Batched]) throws(Failure) -> Set<String> {
         try transaction { (c) throws(SQLiteError) in
             for (save, flow, events) in batch { try write(c, save, flow: flow, events) }
         }
+        return []
     }
 
     private func write(_ c: SQLiteConnection, _ save: Save, flow: String, _ events: [(seq: Int, at: Double, record: String)]) throws(SQLiteError) {
@@ -228,7 +316,7 @@ package final class ConversationArchive: Sendable {
     /// and started again from its beginning (a restart checkpoint, which holds commits back only
     /// while it copies the few frames the passive one left), so it stays small however busy the
     /// writer is. The log's frames before, and whether it was started again.
-    package func checkpoint(restartFrames: Int = 4_096) throws(Failure) -> (frames: Int, restarted: Bool) {
+    package func checkpoint(restartFrames: Int) throws(Failure) -> (frames: Int, restarted: Bool) {
         do throws(SQLiteError) {
             return try checkpointer.withConnection { (c) throws(SQLiteError) -> (frames: Int, restarted: Bool) in
                 func run(_ sql: StaticString) throws(SQLiteError) -> (busy: Bool, frames: Int) {

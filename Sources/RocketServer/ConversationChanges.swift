@@ -58,6 +58,7 @@ extension ConversationService {
             s.slots = s.slots.filter { s.used[$0.key] != nil }
             s.deadlines = s.deadlines.filter { s.slots[$0.key] != nil }
             s.unsaved = s.unsaved.filter { s.slots[$0.key] != nil }
+            s.unsavedSeqs = s.unsavedSeqs.filter { s.slots[$0.key] != nil }
             s.alerts = s.alerts.filter { $0.value.touched >= now - limit }
             s.buckets = s.buckets.filter { now - $0.value.at < 60 }
             s.live = [:]
@@ -89,10 +90,10 @@ extension ConversationService {
             }
         }
         // Visitors' scenario statistics go once nothing has happened in them for the retention.
-        if let sqlite = scenarios as? SQLiteScenarioStore {
+        if let visitors = scenarios as? any VisitorStore {
             do throws(ScenarioStoreError) {
-                for _ in 0..<100 where try sqlite.forgetVisitors(inactiveSince: now - configuration.visitorRetention) == 500 {}
-                for _ in 0..<100 where try sqlite.forgetAssignments(before: now - configuration.visitorRetention) == 5000 {}
+                for _ in 0..<100 where try visitors.forgetVisitors(inactiveSince: now - configuration.visitorRetention, limit: 500) == 500 {}
+                for _ in 0..<100 where try visitors.forgetAssignments(before: now - configuration.visitorRetention) == 5000 {}
             } catch {
                 log("rocket serve: scenario store: \(error.message)")
             }
@@ -105,7 +106,7 @@ extension ConversationService {
     package func checkpoint() {
         guard let archive else { return }
         do {
-            _ = try archive.checkpoint()
+            _ = try archive.checkpoint(restartFrames: 4_096)
         } catch {
             let now = clock.now
             if checkpointComplaint.withLock({ last in
@@ -184,7 +185,8 @@ extension ConversationService {
         let made = e.prepared.flatMap { $0.version == e.version ? $0 : nil }
         return ConversationArchive.Row(
             id: id, visitor: e.visitor, flow: e.flow.name, step: e.step, version: e.version, eventSeq: e.eventSeq, touched: e.touched,
-            snapshot: made?.snapshot ?? snapshot(e, at: now), savedAt: made?.at ?? now)
+            snapshot: made?.snapshot ?? snapshot(e, at: now), savedAt: made?.at ?? now, storedVersion: e.storedVersion,
+            deadline: e.conversation.nextDeadline)
     }
 
     /// The stored form of `e`'s conversation, its timers as time left at `now`.
@@ -240,6 +242,7 @@ extension ConversationService {
         let now = clock.now
         let (taken, through) = state.withLock { s -> ([(id: String, slot: Slot)], UInt64) in
             s.unsaved = s.unsaved.filter { s.slots[$0.key] != nil }
+            s.unsavedSeqs = s.unsavedSeqs.filter { s.slots[$0.key] != nil }
             return (s.unsaved.keys.compactMap { id in s.slots[id].map { (id: id, slot: $0) } }, s.changeSeq)
         }
         // Each conversation copied under its own lock, with the event records it has numbered
@@ -247,14 +250,17 @@ extension ConversationService {
         // every change numbered up to `through` is in the batch.
         // A conversation's changes since its last save are taken with it: its steps, or none
         // when a whole snapshot is due.
+        // The next save of each is based on this one.
         let batch = taken.map { item in
             item.slot.entry.withLock { e in
                 let (steps, replacing) = e.takeSteps()
                 let copy = e
                 e.prepared = nil
+                e.storedVersion = e.version
                 return (
                     id: item.id, slot: item.slot, entry: copy, steps: steps, replacing: replacing,
-                    events: state.withLock { $0.unsaved.removeValue(forKey: item.id) ?? [] }
+                    events: state.withLock { s in s.unsaved.removeValue(forKey: item.id) ?? [] },
+                    seqs: state.withLock { s in s.unsavedSeqs.removeValue(forKey: item.id) ?? [] }
                 )
             }
         }
@@ -262,32 +268,127 @@ extension ConversationService {
             markSaved(through: through)
             return FlushResult(saved: true, through: through)
         }
-        let rows = batch.map { item -> (save: ConversationArchive.Save, flow: String, events: [(seq: Int, at: Double, record: String)]) in
+        let rows = batch.map { item -> ConversationArchive.Batched in
             let save: ConversationArchive.Save =
                 if let steps = item.steps {
-                    .steps(ConversationArchive.Steps(id: item.id, version: item.entry.version, at: now, text: ConversationStep.text(steps)))
+                    .steps(
+                        ConversationArchive.Steps(
+                            id: item.id, version: item.entry.version, at: now, text: ConversationStep.text(steps), storedVersion: item.entry.storedVersion,
+                            deadline: item.entry.conversation.nextDeadline))
                 } else {
                     .snapshot(row(item.id, item.entry, at: now), replacingSteps: item.replacing)
                 }
             return (save, item.entry.flow.name, Self.eventRows(item.events))
         }
+        let refused: Set<String>
         do {
-            try archive.save(rows)
+            refused = try archive.save(rows)
         } catch {
             // Nothing is dropped: the batch goes back in front of what came meanwhile, and the
             // writer tries again (each of its conversations as a whole snapshot: the steps taken
-            // are not kept); until then the writing routes answer 503.
-            for item in batch { item.slot.entry.withLock { $0.unsavedSteps = nil } }
+            // are not kept, and it is based on what the store still holds); until then the
+            // writing routes answer 503.
+            for item in batch {
+                item.slot.entry.withLock { e in
+                    e.unsavedSteps = nil
+                    e.storedVersion = item.entry.storedVersion
+                }
+            }
             state.withLock { s in
-                for item in batch where s.slots[item.id] != nil { s.unsaved[item.id] = item.events + (s.unsaved[item.id] ?? []) }
+                for item in batch where s.slots[item.id] != nil {
+                    s.unsaved[item.id] = item.events + (s.unsaved[item.id] ?? [])
+                    s.unsavedSeqs[item.id] = item.seqs + (s.unsavedSeqs[item.id] ?? [])
+                }
             }
             if !storeFailing.exchange(true, ordering: .sequentiallyConsistent) {
                 log("rocket serve: the conversation store cannot be written (\(error.message)); changes are kept and tried again")
             }
             return FlushResult(saved: false, through: through)
         }
+        let result = FlushResult(saved: true, through: through, refused: Array(refused))
+        if !refused.isEmpty {
+            // Another server changed these conversations since this one read them: their
+            // changes here are refused (their answers say so) and the copies in memory are
+            // dropped; the next request reads them from the store again.
+            state.withLock { s in
+                for item in batch where refused.contains(item.id) {
+                    s.refused.formUnion(item.seqs)
+                    if s.slots[item.id] === item.slot { s.remove(item.id) }
+                }
+                if s.refused.count > 100_000 { s.refused = Set(s.refused.sorted().suffix(50_000)) }
+            }
+        }
         markSaved(through: through)
-        return FlushResult(saved: true, through: through)
+        return result
+    }
+
+    /// Other servers saved these conversations (with these versions): a copy here that is older
+    /// is dropped (its unsaved changes refused); the next request reads the store again. Returns
+    /// the ids whose copy here is gone or was never here, for the caller to refresh what follows
+    /// them (``refresh(_:)``).
+    package func storeChanged(_ changes: [(id: String, version: Int)]) -> [String] {
+        var out: [String] = []
+        for (id, version) in changes {
+            if let slot = state.withLock({ $0.slots[id] }) {
+                if slot.entry.withLock({ $0.version }) >= version { continue }
+                state.withLock { s in if s.slots[id] === slot { s.remove(id) } }
+            }
+            out.append(id)
+        }
+        return out
+    }
+
+    /// In a store servers share: loads the conversations whose timer is overdue by more than
+    /// `grace` seconds and that no server runs (the one that held it stopped), so that the next
+    /// ``advanceDue()`` runs their timers here. A timer runs once however many servers take
+    /// over: a save based on an older version is refused. True when any was loaded.
+    @discardableResult
+    package func takeOverDue(grace: Double = 0.5) -> Bool {
+        guard let archive, archive.isShared else { return false }
+        let now = clock.now
+        let ids: [String]
+        do {
+            ids = try archive.claimDue(before: now - grace, now: now, seconds: 2, limit: 100)
+        } catch {
+            log("rocket serve: conversation store: \(error.message)")
+            return false
+        }
+        var loaded = false
+        for id in ids where state.withLock({ $0.slots[id] == nil }) {
+            if case .success = locate(id, visitor: nil, address: "") { loaded = true }
+        }
+        return loaded
+    }
+
+    /// The way to a shared store came back after a break: other servers' changes meanwhile were
+    /// not told, so every copy here without unsaved changes is dropped (the store is read again
+    /// when it is next used; copies with unsaved changes are checked by their save).
+    package func storeReconnected() {
+        state.withLock { s in
+            for id in Array(s.slots.keys) where s.unsaved[id] == nil { s.remove(id) }
+        }
+    }
+
+    /// Conversation `id` read from the store again, as a change for the streams that follow it
+    /// (nil: it is gone, or cannot be read now).
+    package func refresh(_ id: String) -> Change? {
+        if state.withLock({ $0.slots[id] }) == nil {
+            guard case .success = locate(id, visitor: nil, address: "") else { return nil }
+        }
+        guard let slot = state.withLock({ $0.slots[id] }) else { return nil }
+        let e = slot.entry.withLock { $0 }
+        return Change(id: id, version: e.version, view: view(id, e), events: [], deadline: e.conversation.nextDeadline, variant: e.context.variant)
+    }
+
+    /// True (once) when change `seq` was refused by the store: another server changed its
+    /// conversation first. Its answer is then a 409 `stale-step`.
+    package func wasRefused(_ seq: UInt64) -> Bool {
+        state.withLock { s in s.refused.remove(seq) != nil }
+    }
+
+    /// The answer of a change another server made impossible.
+    package static var changedElsewhere: HTTPResponse {
+        .error(409, "stale-step", "the conversation was changed by another request at the same time; read it again")
     }
 
     /// Records that every change up to `through` is in the store.
@@ -304,6 +405,9 @@ extension ConversationService {
         package var saved: Bool
         /// The last change number the batch covered.
         package var through: UInt64
+        /// Conversations whose changes the store refused (another server changed them first):
+        /// dropped from memory; the streams that follow them need a refresh.
+        package var refused: [String] = []
     }
 
     /// The number of the last change known to be in the store.

@@ -151,9 +151,9 @@ extension ConversationService {
         if let e = flow.document.experiment {
             var assignment = e.assign(visitor: visitor)
             // The assignment stored at the first exposure wins (weights changed since keep it).
-            if let sqlite = scenarios as? SQLiteScenarioStore {
+            if let visitors = scenarios as? any VisitorStore {
                 do throws(ScenarioStoreError) {
-                    let stored = try sqlite.assignment(
+                    let stored = try visitors.assignment(
                         experiment: e.name, visitor: visitor, at: now, known: e.assignmentNames, fresh: e.name(of: assignment))
                     assignment = e.assignment(named: stored) ?? assignment
                 } catch {
@@ -327,10 +327,13 @@ extension ConversationService {
             if let lang = stored.language { strings = UIStrings.forEnvironment(["LANG": lang]) }
             // With steps to replay, the snapshot's timers count from when it was taken, as they did
             // when the steps were made; without, from now (time stood still while it was stored).
-            let from = steps.isEmpty ? now : row.savedAt ?? row.touched
+            // In a store servers share, time never stands still: another server ran the
+            // conversation until now, and its timers are due when they were due there.
+            let shared = archive.isShared
+            let from = steps.isEmpty && !shared ? now : row.savedAt ?? row.touched
             restored = try stored.snapshot.restore(
                 graph: flow.graph, author: flow.author, closeButton: flow.closeButton, options: options, at: from, flow: flow.identity,
-                timersAsSaved: !steps.isEmpty)
+                timersAsSaved: !steps.isEmpty || shared)
         } catch {
             return .failure(ResponseError(.error(409, "flow-changed", "the flow changed since this conversation started; start a new one")))
         }
@@ -339,6 +342,7 @@ extension ConversationService {
             eventSeq: row.eventSeq, strings: strings)
         // Steps of it are stored (or may be): the first snapshot of this run deletes them.
         entry.stepsStored = true
+        entry.storedVersion = row.storedVersion
         if let last = steps.last {
             do throws(ConversationStep.Failure) {
                 for saved in steps {
@@ -347,13 +351,16 @@ extension ConversationService {
                         throw ConversationStep.Failure(message: "its steps lead to version \(entry.version), not \(saved.version)")
                     }
                 }
-                // Time stood still from the last save until now, as for a snapshot.
-                let snapshot = ConversationSnapshot(entry.conversation, at: last.at, flow: flow.identity, names: flow.blockNames)
-                do throws(ConversationSnapshot.Failure) {
-                    entry.conversation = try snapshot.restore(
-                        graph: flow.graph, author: flow.author, closeButton: flow.closeButton, options: options, at: now, flow: flow.identity)
-                } catch {
-                    throw ConversationStep.Failure(message: "\(error)")
+                // Time stood still from the last save until now, as for a snapshot (not in a
+                // shared store: see above).
+                if !archive.isShared {
+                    let snapshot = ConversationSnapshot(entry.conversation, at: last.at, flow: flow.identity, names: flow.blockNames)
+                    do throws(ConversationSnapshot.Failure) {
+                        entry.conversation = try snapshot.restore(
+                            graph: flow.graph, author: flow.author, closeButton: flow.closeButton, options: options, at: now, flow: flow.identity)
+                    } catch {
+                        throw ConversationStep.Failure(message: "\(error)")
+                    }
                 }
             } catch {
                 log("rocket serve: conversation \(id) cannot be restored: \(error.message)")

@@ -54,6 +54,8 @@ package final class ConversationService: Sendable {
         var stepsSinceSnapshot = 0
         /// True when steps of it may be in the store (the next snapshot deletes them).
         var stepsStored = false
+        /// The version the store holds of it (0: none yet): its next save is based on it.
+        var storedVersion = 0
         /// Its snapshot at `version`, made by the thread that started it (nil once saved).
         var prepared: (version: Int, at: Double, snapshot: String)? = nil
 
@@ -117,9 +119,29 @@ package final class ConversationService: Sendable {
         /// …and of each conversation's newest unsaved change: an answer about it is sent once
         /// the store holds that change.
         var unsavedSeq: [String: UInt64] = [:]
+        /// The numbers of each conversation's unsaved changes (a save the store refuses refuses
+        /// them all).
+        var unsavedSeqs: [String: [UInt64]] = [:]
 
         /// The visitor of conversation `id` in memory.
         func owner(of id: String) -> String? { slots[id]?.context.visitor }
+
+        /// Changes the store refused (another server changed their conversation first), until
+        /// their answers are made.
+        var refused: Set<UInt64> = []
+
+        /// Drops conversation `id` from memory (the store keeps it); its unsaved changes are
+        /// refused (their answers say so).
+        mutating func remove(_ id: String) {
+            guard let slot = slots.removeValue(forKey: id) else { return }
+            refused.formUnion(unsavedSeqs[id] ?? [])
+            live[slot.context.address, default: 1] -= 1
+            used[id] = nil
+            deadlines[id] = nil
+            unsaved[id] = nil
+            unsavedSeq[id] = nil
+            unsavedSeqs[id] = nil
+        }
 
         /// Adds conversation `slot` as `id`; it counts against its address.
         mutating func insert(_ id: String, _ slot: Slot, entry e: Entry) {
@@ -141,6 +163,7 @@ package final class ConversationService: Sendable {
             if let r = p.records { unsaved[id, default: []].append(r) } else if unsaved[id] == nil { unsaved[id] = [] }
             changeSeq += 1
             unsavedSeq[id] = changeSeq
+            unsavedSeqs[id, default: []].append(changeSeq)
             return changeSeq
         }
 
@@ -195,7 +218,7 @@ package final class ConversationService: Sendable {
     /// The flows on offer.
     package let flows: FlowLibrary
     /// Where conversations are kept (nil: in memory only).
-    package let archive: ConversationArchive?
+    package let archive: (any ConversationStore)?
     let scenarios: (any ScenarioStore)?
     let clock: any RocketClock
     /// The limits.
@@ -209,7 +232,7 @@ package final class ConversationService: Sendable {
     /// `scenarios` (nil: no persistence / every flow shown), on `clock`, letting callers in as
     /// `access` says. `log` receives one line per problem the operator should see.
     package init(
-        flows: FlowLibrary, archive: ConversationArchive?, scenarios: (any ScenarioStore)?, clock: any RocketClock,
+        flows: FlowLibrary, archive: (any ConversationStore)?, scenarios: (any ScenarioStore)?, clock: any RocketClock,
         configuration: ServerConfiguration = ServerConfiguration(), access: AccessControl = .random(),
         log: @escaping @Sendable (String) -> Void = { _ in }
     ) {

@@ -38,6 +38,8 @@ package final class HTTPServer: Sendable {
     private let tickerDone = Mutex<Bool>(false)
     /// True once the checkpointer's thread has ended (or never ran).
     private let checkpointerDone = Mutex<Bool>(false)
+    private let listenerDone = Mutex<Bool>(false)
+    private let takeoverDone = Mutex<Bool>(false)
     /// The writer: its own thread commits what changed (each batch holds every change so far, so
     /// concurrent requests share a commit) and then sends the answers that waited for it.
     private let writerPipe: (read: Int32, write: Int32)
@@ -136,6 +138,11 @@ package final class HTTPServer: Sendable {
             checkpointerDone.withLock { $0 = true }
         }
         if service.persists, !OffThread.detach(named: "rocket-writer", { [self] in writeLoop() }) { writerDone.withLock { $0 = true } }
+        // A store other servers share tells of their changes: the streams here follow them.
+        if !startListener() {
+            listenerDone.withLock { $0 = true }
+            takeoverDone.withLock { $0 = true }
+        }
         if !service.persists { writerDone.withLock { $0 = true } }
         let bound = Int(rocket_mhd_port(d))
         service.listening(host: host, port: bound)
@@ -165,6 +172,8 @@ package final class HTTPServer: Sendable {
         signalWriter()
         for _ in 0..<1_000 where !writerDone.withLock({ $0 }) { usleep(5_000) }
         for _ in 0..<1_000 where !checkpointerDone.withLock({ $0 }) { usleep(5_000) }
+        for _ in 0..<1_000 where !listenerDone.withLock({ $0 }) { usleep(5_000) }
+        for _ in 0..<1_000 where !takeoverDone.withLock({ $0 }) { usleep(5_000) }
         MHD_stop_daemon(handle.daemon)
         daemon.withLock { $0 = nil }
         service.flush()  // the last changes reach the store before the process ends
@@ -229,6 +238,8 @@ package final class HTTPServer: Sendable {
         if let parked = ctx.parked {
             ctx.parked = nil
             guard ctx.saved else { return queue(connection, ConversationService.storeUnavailable) }
+            // A change the store refused (another server changed the conversation first).
+            if let change = parked.durableAfter, service.wasRefused(change) { return queue(connection, ConversationService.changedElsewhere) }
             return deliver(connection, ctx.request ?? HTTPRequest(method: "GET", path: "/"), parked)
         }
         if size.pointee > 0 {
@@ -326,6 +337,7 @@ package final class HTTPServer: Sendable {
         }
         // A stream lives long: its connection keeps nothing of the request it no longer needs.
         if response.stream != nil { ctx.trim() }
+        if let change = response.durableAfter, service.wasRefused(change) { return queue(connection, ConversationService.changedElsewhere) }
         return deliver(connection, request, response)
     }
 
@@ -440,6 +452,44 @@ package final class HTTPServer: Sendable {
         }
     }
 
+    /// Starts the threads of a store other servers share: one hears of their changes, one takes
+    /// over the timers of conversations whose server stopped. False when the store is not shared.
+    private func startListener() -> Bool {
+        guard let archive = service.archive, archive.isShared else { return false }
+        return OffThread.detach(named: "rocket-listen") { [self] in
+            archive.listen(
+                stopping: { [weak self] in self?.stopping.load(ordering: .relaxed) ?? true },
+                changed: { [weak self] changes in
+                    guard let self else { return }
+                    self.refreshStreams(self.service.storeChanged(changes))
+                },
+                reconnected: { [weak self] in
+                    guard let self else { return }
+                    self.service.storeReconnected()
+                    self.refreshStreams(self.streams.withLock { Array($0.keys) })
+                })
+            listenerDone.withLock { $0 = true }
+        } && OffThread.detach(named: "rocket-takeover") { [self] in
+            // Four times a second: the timers of conversations whose server stopped run here.
+            while !stopping.load(ordering: .relaxed) {
+                if service.takeOverDue() { wake() }
+                usleep(250_000)
+            }
+            takeoverDone.withLock { $0 = true }
+        }
+    }
+
+    /// Sends the streams that follow these conversations their state as the store now holds it
+    /// (read again: another server changed them).
+    private func refreshStreams(_ ids: [String]) {
+        for id in ids where streams.withLock({ $0[id] != nil }) {
+            if let change = service.refresh(id) {
+                push(change)
+                wakeIfNeeded(for: change)
+            }
+        }
+    }
+
     private func push(_ change: ConversationService.Change) {
         let targets = streams.withLock { $0[change.id].map { Array($0.values) } ?? [] }
         guard !targets.isEmpty else { return }  // nothing to write for a conversation no page follows
@@ -504,6 +554,7 @@ package final class HTTPServer: Sendable {
             writerSignalled.store(false, ordering: .releasing)
             let result: ConversationService.FlushResult? = service.hasUnsavedChanges ? service.flush() : nil
             resolveWaiters(result, ending: ending)
+            if let refused = result?.refused, !refused.isEmpty { refreshStreams(refused) }
             if ending { break }
             var fd = pollfd(fd: writerPipe.read, events: Int16(POLLIN), revents: 0)
             if poll(&fd, 1, service.isFailing ? 1_000 : 60_000) > 0 {

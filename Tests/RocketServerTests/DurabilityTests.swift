@@ -64,7 +64,7 @@ struct DurabilityTests {
             }
             #expect(status(RawClient.exchange(port: port, "GET /readyz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")) == 200)
             // The disk fills: the store may not grow past its size now.
-            try #require(svc.archive).limitPages(1)
+            try #require(svc.archive as? ConversationArchive).limitPages(1)
             var refused = 0
             for round in 0..<60 {
                 for (k, id) in ids.enumerated() {
@@ -82,7 +82,7 @@ struct DurabilityTests {
             #expect(status(ready) == 503)
             // Room again: the kept batch is written at the next try (every second), and the
             // server is ready again.
-            try #require(svc.archive).limitPages(nil)
+            try #require(svc.archive as? ConversationArchive).limitPages(nil)
             var readyAgain = false
             for _ in 0..<300 where !readyAgain {
                 readyAgain = status(RawClient.exchange(port: port, "GET /readyz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")) == 200

@@ -1,0 +1,272 @@
+import RocketPostgres
+package import RocketReport
+import RocketScenarioEngine
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+package import RocketScenariosPostgres
+
+/// The conversations of a PostgreSQL store, which several servers share: the tables of the
+/// store's schema (`rocket_conversations`, `rocket_steps`, `rocket_events`, `rocket_settings`).
+/// Every save names the version it was based on and moves the stored one on in the same
+/// statement, so when two servers change one conversation at once, one save is refused
+/// (``save(_:)`` returns its id) and nothing of it is written: a change is never lost or
+/// applied twice.
+package final class PostgresConversationArchive: ConversationStore {
+    private let database: PostgresDatabase
+    package var place: String { database.url.description }
+
+    /// The archive in the database of `store` (whose schema the store has migrated).
+    package init(beside store: PostgresScenarioStore) {
+        database = store.database
+    }
+
+    private func failure(_ e: PostgresError) -> ConversationArchive.Failure {
+        ConversationArchive.Failure(message: "\(place): \(e.message)")
+    }
+
+    private func transaction<T>(
+        _ isolation: PostgresDatabase.Isolation = .readCommitted, _ body: (PostgresConnection) throws(PostgresError) -> T
+    )
+        throws(ConversationArchive.Failure) -> T
+    {
+        do throws(PostgresError) { return try database.transaction(isolation, body) } catch { throw failure(error) }
+    }
+
+    @discardableResult
+    package func save(_ batch: [ConversationArchive.Batched]) throws(ConversationArchive.Failure) -> Set<String> {
+        try transaction { (c) throws(PostgresError) -> Set<String> in
+            var refused: Set<String> = []
+            var told: [String] = []
+            for (save, flow, events) in batch {
+                guard try write(c, save) else {
+                    refused.insert(save.id)
+                    continue
+                }
+                told.append(save.id + " " + String(save.version))
+                for e in events {
+                    try c.query(
+                        "INSERT INTO rocket_events (id, seq, at, record, flow) VALUES ($1, $2, $3, $4, $5) ON CONFLICT DO NOTHING",
+                        [.text(save.id), .integer(e.seq), .real(e.at), .text(e.record), .text(flow)])
+                }
+            }
+            // Every server listening is told of the saved versions when the commit is done (ids
+            // and versions only, far under NOTIFY's 8,000 bytes: the state is read from the database).
+            if !told.isEmpty { try c.query("SELECT pg_notify('\(Self.channel)', x) FROM unnest($1::text[]) x", [.texts(told)]) }
+            return refused
+        }
+    }
+
+    /// The channel saves are told on.
+    static let channel = "rocket_changes"
+
+    package var isShared: Bool { true }
+
+    package func listen(
+        stopping: @escaping @Sendable () -> Bool, changed: @escaping @Sendable ([(id: String, version: Int)]) -> Void,
+        reconnected: @escaping @Sendable () -> Void
+    ) {
+        var first = true
+        while !stopping() {
+            // A connection of its own (not the pool's): it waits on its socket for notifications.
+            guard let c = try? PostgresConnection(database.url), (try? c.execute("LISTEN \(Self.channel)")) != nil else {
+                for _ in 0..<10 where !stopping() { usleep(100_000) }
+                continue
+            }
+            if !first { reconnected() }
+            first = false
+            while !stopping() {
+                var fd = pollfd(fd: c.socket, events: Int16(POLLIN), revents: 0)
+                _ = poll(&fd, 1, 250)
+                guard let got = try? c.notifications() else { break }
+                guard !got.isEmpty else { continue }
+                changed(
+                    got.compactMap { n in
+                        let parts = n.payload.split(separator: " ")
+                        guard parts.count == 2, let version = Int(parts[1]) else { return nil }
+                        return (String(parts[0]), version)
+                    })
+            }
+        }
+    }
+
+    /// Writes one save; false when the store holds another version than the one it was based on.
+    private func write(_ c: PostgresConnection, _ save: ConversationArchive.Save) throws(PostgresError) -> Bool {
+        switch save {
+        case .snapshot(let row, _):
+            let values: [PostgresValue] = [
+                .text(row.id), .text(row.visitor), .text(row.flow), .integer(row.step), .integer(row.version), .integer(row.eventSeq),
+                .real(row.touched), .text(row.snapshot), .optional(row.savedAt), .optional(row.deadline), .integer(row.storedVersion),
+            ]
+            let written: Int
+            if row.storedVersion == 0 {
+                written =
+                    try c.query(
+                        """
+                        INSERT INTO rocket_conversations (id, visitor, flow, step, version, snapshot_version, event_seq, touched, snapshot, saved_at, deadline)
+                        VALUES ($1, $2, $3, $4, $5, $5, $6, $7, $8, $9, $10) ON CONFLICT (id) DO NOTHING
+                        """, Array(values.dropLast())
+                    ).affected
+            } else {
+                written =
+                    try c.query(
+                        """
+                        UPDATE rocket_conversations SET step = $4, version = $5, snapshot_version = $5, event_seq = $6, touched = $7,
+                          snapshot = $8, saved_at = $9, deadline = $10
+                        WHERE id = $1 AND visitor = $2 AND flow = $3 AND version = $11
+                        """, values
+                    ).affected
+            }
+            guard written == 1 else { return false }
+            try c.query("DELETE FROM rocket_steps WHERE id = $1 AND version <= $2", [.text(row.id), .integer(row.version)])
+            return true
+        case .steps(let steps):
+            let moved =
+                try c.query(
+                    "UPDATE rocket_conversations SET version = $2, touched = $3, deadline = $4 WHERE id = $1 AND version = $5",
+                    [.text(steps.id), .integer(steps.version), .real(steps.at), .optional(steps.deadline), .integer(steps.storedVersion)]
+                ).affected
+            guard moved == 1 else { return false }
+            try c.query(
+                "INSERT INTO rocket_steps (id, version, at, steps) VALUES ($1, $2, $3, $4)",
+                [.text(steps.id), .integer(steps.version), .real(steps.at), .text(steps.text)])
+            return true
+        }
+    }
+
+    package func load(_ id: String) throws(ConversationArchive.Failure) -> (row: ConversationArchive.Row, steps: [ConversationArchive.Steps])? {
+        try transaction(.readOnly) { (c) throws(PostgresError) -> (row: ConversationArchive.Row, steps: [ConversationArchive.Steps])? in
+            let r = try c.query(
+                """
+                SELECT id, visitor, flow, step, snapshot_version, event_seq, touched, snapshot, saved_at, version, deadline
+                FROM rocket_conversations WHERE id = $1
+                """, [.text(id)])
+            guard r.count == 1 else { return nil }
+            let row = ConversationArchive.Row(
+                id: r.text(0, 0), visitor: r.text(0, 1), flow: r.text(0, 2), step: r.int(0, 3), version: r.int(0, 4), eventSeq: r.int(0, 5),
+                touched: r.double(0, 6) ?? 0, snapshot: r.text(0, 7), savedAt: r.double(0, 8), storedVersion: r.int(0, 9), deadline: r.double(0, 10))
+            let t = try c.query(
+                "SELECT version, at, steps FROM rocket_steps WHERE id = $1 AND version > $2 ORDER BY version", [.text(id), .integer(row.version)])
+            let steps = (0..<t.count).map { ConversationArchive.Steps(id: id, version: t.int($0, 0), at: t.double($0, 1) ?? 0, text: t.text($0, 2)) }
+            return (row, steps)
+        }
+    }
+
+    package func events(_ id: String) throws(ConversationArchive.Failure) -> [String] {
+        let rows = try transaction(.readOnly) { (c) throws(PostgresError) in
+            try c.query("SELECT record FROM rocket_events WHERE id = $1 ORDER BY seq", [.text(id)])
+        }
+        return (0..<rows.count).flatMap { rows.text($0, 0).split(separator: "\n").map(String.init) }
+    }
+
+    package func setting(_ name: String, orMake make: () -> String) throws(ConversationArchive.Failure) -> String {
+        let fresh = make()
+        return try transaction { (c) throws(PostgresError) -> String in
+            try c.query("INSERT INTO rocket_settings (name, value) VALUES ($1, $2) ON CONFLICT DO NOTHING", [.text(name), .text(fresh)])
+            let r = try c.query("SELECT value FROM rocket_settings WHERE name = $1", [.text(name)])
+            return r.count > 0 ? r.text(0, 0) : fresh
+        }
+    }
+
+    package func claimDue(before time: Double, now: Double, seconds: Double, limit: Int) throws(ConversationArchive.Failure) -> [String] {
+        try transaction { (c) throws(PostgresError) -> [String] in
+            // Rows another server is claiming (or saving) right now are skipped, not waited for.
+            let r = try c.query(
+                """
+                UPDATE rocket_conversations SET claimed_until = $2 WHERE id IN (SELECT id FROM rocket_conversations
+                  WHERE deadline < $1 AND (claimed_until IS NULL OR claimed_until < $3) ORDER BY deadline LIMIT $4 FOR UPDATE SKIP LOCKED)
+                RETURNING id
+                """, [.real(time), .real(now + seconds), .real(now), .integer(limit)])
+            return (0..<r.count).map { r.text($0, 0) }
+        }
+    }
+
+    /// PostgreSQL checkpoints by itself: nothing to do.
+    package func checkpoint(restartFrames: Int) throws(ConversationArchive.Failure) -> (frames: Int, restarted: Bool) { (0, false) }
+
+    package func remove(_ id: String) throws(ConversationArchive.Failure) {
+        try transaction { (c) throws(PostgresError) in
+            try c.query("DELETE FROM rocket_conversations WHERE id = $1", [.text(id)])
+            try c.query("DELETE FROM rocket_steps WHERE id = $1", [.text(id)])
+            try c.query("DELETE FROM rocket_events WHERE id = $1", [.text(id)])
+        }
+    }
+
+    package func expire(before time: Double) throws(ConversationArchive.Failure) -> Int {
+        try transaction { (c) throws(PostgresError) -> Int in
+            // Rows another server is saving right now are skipped, not waited for.
+            let gone = try c.query(
+                """
+                DELETE FROM rocket_conversations WHERE id IN
+                  (SELECT id FROM rocket_conversations WHERE touched < $1 LIMIT 500 FOR UPDATE SKIP LOCKED) RETURNING id
+                """, [.real(time)])
+            if gone.count > 0 {
+                try c.query("DELETE FROM rocket_steps WHERE id = ANY($1::text[])", [.texts((0..<gone.count).map { gone.text($0, 0) })])
+            }
+            return gone.count
+        }
+    }
+
+    package func forgetRecords(before time: Double) throws(ConversationArchive.Failure) -> Int {
+        try transaction { (c) throws(PostgresError) -> Int in
+            try c.query(
+                """
+                DELETE FROM rocket_events WHERE (id, seq) IN
+                  (SELECT id, seq FROM rocket_events WHERE at < $1 LIMIT 5000 FOR UPDATE SKIP LOCKED)
+                """, [.real(time)]
+            ).affected
+        }
+    }
+
+    package func saveRecord(_ record: String, flow: String, id: String, at: Double) throws(ConversationArchive.Failure) {
+        try transaction { (c) throws(PostgresError) in
+            _ = try c.query(
+                "INSERT INTO rocket_events (id, seq, at, record, flow) VALUES ($1, 1, $2, $3, $4)", [.text(id), .real(at), .text(record), .text(flow)])
+        }
+    }
+
+    package func readRecords(flow: String?, into builder: inout ReportBuilder) throws(ReportReadFailure) {
+        var bad: ReportInputError?
+        do throws(PostgresError) {
+            // A cursor in one read-only transaction: a consistent view, a thousand rows at a time
+            // (the records of a busy site do not fit in memory at once).
+            try database.withConnection { (c) throws(PostgresError) in
+                try c.transaction(.readOnly) { (c) throws(PostgresError) in
+                    if let flow {
+                        try c.query(
+                            "DECLARE records NO SCROLL CURSOR FOR SELECT id, flow, record FROM rocket_events WHERE flow = $1 ORDER BY id, seq",
+                            [.text(flow)])
+                    } else {
+                        try c.execute("DECLARE records NO SCROLL CURSOR FOR SELECT id, flow, record FROM rocket_events ORDER BY id, seq")
+                    }
+                    var current: String?
+                    var row = 0
+                    fetching: while true {
+                        let batch = try c.query("FETCH 1000 FROM records")
+                        if batch.count == 0 { break }
+                        for r in 0..<batch.count {
+                            row += 1
+                            let id = batch.text(r, 0)
+                            if id != current, let previous = current { builder.finishConversation(previous) }
+                            current = id
+                            let flowName = batch.text(r, 1)
+                            for line in Array(batch.text(r, 2).utf8).split(separator: 0x0A) {
+                                do throws(ReportInputError) {
+                                    try builder.add(Array(line), conversation: id, flow: flowName, line: row)
+                                } catch {
+                                    bad = error
+                                    break fetching
+                                }
+                            }
+                        }
+                    }
+                    if bad == nil, let current { builder.finishConversation(current) }
+                }
+            }
+        } catch {
+            throw ReportReadFailure(message: "\(place): \(error.message)", missing: false)
+        }
+        if let bad { throw ReportReadFailure(message: "\(place): \(bad.message)", missing: false) }
+    }
+}

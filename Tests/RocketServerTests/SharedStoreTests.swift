@@ -1,0 +1,131 @@
+import Foundation
+import RocketConversation
+import RocketCore
+import RocketFlow
+import RocketScenariosPostgres
+import RocketTestSupport
+import Synchronization
+import Testing
+
+@testable import RocketServer
+
+/// Several `rocket serve` on one PostgreSQL store: any of them serves any conversation, and a
+/// change is applied once, or refused with 409 `stale-step`; never lost, never applied twice.
+@Suite("Servers sharing a PostgreSQL store")
+struct SharedStoreTests {
+    /// A server over the loop flow (every tap is accepted) on the PostgreSQL store at `url`.
+    func server(_ url: String, flows: String) throws -> (server: HTTPServer, port: Int, service: ConversationService) {
+        var c = ServerConfiguration()
+        c.timing = .reducedMotion
+        c.addressRequestsPerSecond = 1e9
+        c.addressRequestBurst = 1e9
+        c.requestsPerSecond = 1e9
+        c.requestBurst = 1e9
+        c.perAddress = 1 << 30
+        let store = try PostgresScenarioStore(url: url)
+        let service = ConversationService(
+            flows: FlowLibrary(directory: flows, builtIn: [:]), archive: PostgresConversationArchive(beside: store), scenarios: store,
+            clock: WallClock(), configuration: c, access: .random(insecureDev: true))
+        let server = HTTPServer(service: service)
+        return (server, try server.start(host: "127.0.0.1", port: 0), service)
+    }
+
+    func flowsFolder() throws -> String {
+        let dir = scratchDirectory()
+        try DurabilityTests.loop.write(toFile: dir + "/loop.json", atomically: true, encoding: .utf8)
+        return dir
+    }
+
+    func status(_ answer: String) -> Int { Int(answer.split(separator: " ").dropFirst().first ?? "") ?? 0 }
+
+    func tap(_ port: Int, _ id: String) -> String {
+        RawClient.exchange(port: port, post("/v1/conversations/\(id)/intents", #"{"intent": "tap"}"#, visitor: "ada"))
+    }
+
+    func step(_ answer: String) -> Int { Int(bodyJSON(answer)?["conversation"]?["step"]?.number ?? -1) }
+
+    @Test("Started on A, continued on B, then on A again: each change applied once, in order")
+    func startOnAContinueOnB() throws {
+        let url = try TestPostgres.freshDatabase(), flows = try flowsFolder()
+        let a = try server(url, flows: flows), b = try server(url, flows: flows)
+        defer {
+            a.server.stop()
+            b.server.stop()
+        }
+        let started = RawClient.exchange(port: a.port, post("/v1/conversations", #"{"flow": "loop", "visitor": "ada"}"#))
+        #expect(status(started) == 201)
+        let id = try #require(bodyJSON(started)?["conversation"]?["id"]?.string)
+        let onB = tap(b.port, id)
+        #expect(status(onB) == 200 && step(onB) == 1)
+        // A held the conversation as it started it. B's save was told to A, which dropped its
+        // copy; had A's tap come first, it would be refused (409) and the next one read the store.
+        // Either way the change is applied once.
+        var again = tap(a.port, id)
+        if status(again) == 409 {
+            #expect(again.contains("stale-step"))
+            again = tap(a.port, id)
+        }
+        #expect(status(again) == 200 && step(again) == 2, "\(again.prefix(300))")
+        // The store holds what the 200s said, and each change's records once.
+        let stored = try #require(try a.service.archive?.load(id))
+        #expect((stored.steps.last?.version ?? stored.row.version) == stored.row.storedVersion)
+        let records = try #require(try b.service.archive?.events(id))
+        #expect(Set(records).count == records.count)
+    }
+
+    @Test("Taps on one conversation through two servers at once: every 200 is applied once, the rest are 409, and the store's step counts the 200s")
+    func concurrentIntents() throws {
+        let url = try TestPostgres.freshDatabase(), flows = try flowsFolder()
+        let a = try server(url, flows: flows), b = try server(url, flows: flows)
+        defer {
+            a.server.stop()
+            b.server.stop()
+        }
+        let started = RawClient.exchange(port: a.port, post("/v1/conversations", #"{"flow": "loop", "visitor": "ada"}"#))
+        let id = try #require(bodyJSON(started)?["conversation"]?["id"]?.string)
+        let ok = Atomic<Int>(0), conflicts = Atomic<Int>(0), other = Mutex<[String]>([])
+        let ports = [a.port, b.port]
+        DispatchQueue.concurrentPerform(iterations: 8) { worker in
+            for _ in 0..<15 {
+                let answer = tap(ports[worker % 2], id)
+                switch status(answer) {
+                case 200: ok.add(1, ordering: .relaxed)
+                case 409: conflicts.add(1, ordering: .relaxed)
+                default: other.withLock { $0.append(String(answer.prefix(200))) }
+                }
+            }
+        }
+        #expect(other.withLock { $0 }.isEmpty, "\(other.withLock { $0 })")
+        #expect(ok.load(ordering: .relaxed) > 0)
+        // A fresh server reads the store: its step is exactly the number of taps acknowledged.
+        let c = try server(url, flows: flows)
+        defer { c.server.stop() }
+        let read = RawClient.exchange(port: c.port, "GET /v1/conversations/\(id) HTTP/1.1\r\nHost: x\r\nRocket-Visitor: ada\r\nConnection: close\r\n\r\n")
+        #expect(step(read) == ok.load(ordering: .relaxed), "\(ok.load(ordering: .relaxed)) acknowledged, \(conflicts.load(ordering: .relaxed)) refused")
+    }
+
+    @Test("A page's event stream on A gets the changes made through B (LISTEN/NOTIFY: ids only, the state read from the store)")
+    func streamFollowsOtherServer() throws {
+        let url = try TestPostgres.freshDatabase(), flows = try flowsFolder()
+        let a = try server(url, flows: flows), b = try server(url, flows: flows)
+        defer {
+            a.server.stop()
+            b.server.stop()
+        }
+        let started = RawClient.exchange(port: a.port, post("/v1/conversations", #"{"flow": "loop", "visitor": "ada"}"#))
+        let id = try #require(bodyJSON(started)?["conversation"]?["id"]?.string)
+        let stream = try #require(RawClient(port: a.port))
+        stream.send("GET /v1/conversations/\(id)/events HTTP/1.1\r\nHost: 127.0.0.1\r\nRocket-Visitor: ada\r\nAccept: text/event-stream\r\n\r\n")
+        #expect(stream.read { $0.contains("event: state") }.hasPrefix("HTTP/1.1 200"))
+        for k in 1...3 {
+            let onB = tap(b.port, id)
+            #expect(status(onB) == 200 && step(onB) == k)
+            // The version the 200 reported arrives on A's stream as the frame's id.
+            let version = Int(bodyJSON(onB)?["conversation"]?["version"]?.number ?? -1)
+            #expect(stream.read { $0.contains("id: \(version)\n") }.contains("id: \(version)\n"), "tap \(k)")
+        }
+        // A's copy was dropped when B's changes were told: a tap on A now reads the store and goes on.
+        let onA = tap(a.port, id)
+        #expect(status(onA) == 200 && step(onA) == 4)
+    }
+}
