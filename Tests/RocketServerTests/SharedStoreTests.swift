@@ -128,4 +128,52 @@ struct SharedStoreTests {
         let onA = tap(a.port, id)
         #expect(status(onA) == 200 && step(onA) == 4)
     }
+
+    static let timed =
+        #"{"version": 1, "start": "a", "blocks": [{"id": "a", "type": "text", "text": "A", "showNextAfter": 5, "next": "b"}, {"id": "b", "type": "text", "text": "B"}]}"#
+
+    /// A service (no HTTP) over the timed flow on the store at `url`, on `clock`.
+    func service(_ url: String, flows: String, clock: ManualClock) throws -> ConversationService {
+        var c = ServerConfiguration()
+        c.timing = .reducedMotion
+        let store = try PostgresScenarioStore(url: url)
+        return ConversationService(
+            flows: FlowLibrary(directory: flows, builtIn: [:]), archive: PostgresConversationArchive(beside: store), scenarios: store, clock: clock,
+            configuration: c, access: .random(insecureDev: true))
+    }
+
+    @Test("A timer of a conversation whose server stopped runs on another, once: claimed when overdue, and the stopped server's late run is refused")
+    func timerTakeover() throws {
+        let url = try TestPostgres.freshDatabase(), flows = scratchDirectory()
+        try Self.timed.write(toFile: flows + "/timed.json", atomically: true, encoding: .utf8)
+        let t0 = 1_800_000_000.0
+        let clockA = ManualClock(now: t0), clockB = ManualClock(now: t0)
+        let a = try service(url, flows: flows, clock: clockA), b = try service(url, flows: flows, clock: clockB)
+        let started = a.handle(HTTPRequest(method: "POST", path: "/v1/conversations", headers: ["Rocket-Visitor": "ada", "Content-Type": "application/json"], body: Array(#"{"flow": "timed"}"#.utf8)))
+        #expect(started.status == 201)
+        let id = try #require(started.json?["conversation"]?["id"]?.string)
+        a.advanceDue()
+        #expect(a.flush().refused.isEmpty)
+        let before = try #require(try a.archive?.load(id))
+        let deadline = try #require(before.row.deadline)
+        #expect(deadline == t0 + 5)
+        // Not yet overdue (by more than the grace): B leaves it to A.
+        clockB.set(t0 + 5.2)
+        #expect(!b.takeOverDue())
+        // A stopped. B claims it once overdue, runs its timer and saves.
+        clockB.set(t0 + 6)
+        #expect(b.takeOverDue())
+        #expect(!b.takeOverDue(), "claimed conversations are not claimed again meanwhile")
+        b.advanceDue()
+        #expect(b.flush().refused.isEmpty)
+        let after = try #require(try b.archive?.load(id))
+        #expect(after.row.storedVersion > before.row.storedVersion)
+        // A comes back late with its old copy: its run of the same timer is refused.
+        clockA.set(t0 + 6)
+        a.advanceDue()
+        #expect(a.flush().refused == [id])
+        #expect(try #require(try a.archive?.load(id)).row.storedVersion == after.row.storedVersion)
+        let read = b.handle(HTTPRequest(method: "GET", path: "/v1/conversations/\(id)", headers: ["Rocket-Visitor": "ada"]))
+        #expect(read.body.count > 0 && String(decoding: read.body, as: UTF8.self).contains(#""text":"B""#))
+    }
 }
