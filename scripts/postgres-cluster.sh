@@ -5,6 +5,8 @@
 #
 #   sh scripts/postgres-cluster.sh start       starts one; prints its URL on stdout
 #   sh scripts/postgres-cluster.sh stop URL    stops it and removes its folder
+#   sh scripts/postgres-cluster.sh halt URL    stops its server only (a test of a database that goes away)
+#   sh scripts/postgres-cluster.sh resume URL  starts that server again
 #
 # scripts/test.sh starts one for the whole run and hands its URL to the tests as
 # ROCKET_TEST_POSTGRES; a test run without it (a bare `swift test`) starts its own the same way.
@@ -54,8 +56,21 @@ case "${1:-}" in
     fi
     rm -rf "$dir"
     ;;
+  halt | resume)
+    url=${2:?$1 needs the URL start printed}
+    dir=${url#*host=}
+    dir=${dir%%&*}
+    case "$dir" in /tmp/rocket-pg.*) ;; *) say "error: $dir is not a folder this script made"; exit 64 ;; esac
+    if [ "$(id -u)" -eq 0 ]; then run="runuser -u postgres --"; else run=""; fi
+    if [ "$1" = halt ]; then
+      $run "$bindir/pg_ctl" -D "$dir/data" -m fast -w stop > /dev/null
+    else
+      $run "$bindir/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 60 \
+        -o "-k $dir -c listen_addresses= -c fsync=off -c max_connections=400" start > /dev/null
+    fi
+    ;;
   *)
-    sed -n '2,11p' "$0" | sed 's/^# \{0,1\}//' >&2
+    sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//' >&2
     exit 64
     ;;
 esac

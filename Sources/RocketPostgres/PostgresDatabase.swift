@@ -391,7 +391,12 @@ package final class PostgresDatabase: Sendable {
             if connection.isOpen { idle.withLock { $0.append(connection) } }
             return value
         } catch {
-            if connection.isOpen { idle.withLock { $0.append(connection) } }
+            if connection.isOpen {
+                idle.withLock { $0.append(connection) }
+            } else if error.connectionLost {
+                // The server went away: the idle connections went with it.
+                closeIdle()
+            }
             throw error
         }
     }
@@ -434,11 +439,12 @@ package final class PostgresDatabase: Sendable {
 
     /// Closes the idle connections (those in use close when given back broken, or stay).
     package func closeIdle() {
-        _ = idle.withLock { list in
-            let gone = list
+        let gone = idle.withLock { list in
+            let taken = list
             list.removeAll()
-            return gone.count
+            return taken
         }
+        _ = gone.count  // closed here, outside the lock, as the last references go
     }
 }
 

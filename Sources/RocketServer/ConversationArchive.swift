@@ -50,6 +50,8 @@ package protocol ConversationStore: Sendable {
     /// the timer and saved the next one), and another runs it. Two servers never claim one
     /// conversation at once. A store no other server writes has none.
     func claimDue(before time: Double, now: Double, seconds: Double, limit: Int) throws(ConversationArchive.Failure) -> [String]
+    /// Checks that the store can be used now (readiness): throws when it cannot be reached.
+    func ping() throws(ConversationArchive.Failure)
     /// True when other servers may change the store's conversations (``listen(stopping:changed:reconnected:)``
     /// then says when they do).
     var isShared: Bool { get }
@@ -65,6 +67,9 @@ package protocol ConversationStore: Sendable {
 extension ConversationArchive {
     /// One server writes the file.
     package var isShared: Bool { false }
+
+    /// The file is opened when the server starts: its writes say when it fails.
+    package func ping() throws(Failure) {}
 
     /// One server writes the file: it runs every timer itself.
     package func claimDue(before time: Double, now: Double, seconds: Double, limit: Int) throws(ConversationArchive.Failure) -> [String] { [] }

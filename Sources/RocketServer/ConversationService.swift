@@ -279,10 +279,22 @@ package final class ConversationService: Sendable {
         case 1 where route[0] == "favicon.ico": page = { HTTPResponse(status: 204, headers: [("Cache-Control", "max-age=86400")]) }
         // For a load balancer: the process answers; the store can be written.
         case 1 where route[0] == "healthz": page = { .json(200, .object([("status", .string("ok"))])) }
+        // A store servers share is asked (on the database thread): it may be gone while this
+        // server has nothing to write.
         case 1 where route[0] == "readyz":
             page = {
-                self.isFailing
-                    ? .json(503, .object([("status", .string("store-unavailable"))])) : .json(200, .object([("status", .string("ready"))]))
+                let shared = self.archive?.isShared == true
+                let answer: @Sendable () -> HTTPResponse = {
+                    var failing = self.isFailing
+                    if shared, !failing {
+                        do { try self.archive?.ping() } catch { failing = true }
+                    }
+                    guard failing else { return .json(200, .object([("status", .string("ready"))])) }
+                    var r = HTTPResponse.json(503, .object([("status", .string("store-unavailable"))]))
+                    r.headers.append(("Retry-After", "2"))
+                    return r
+                }
+                return shared ? .deferred(answer) : answer()
             }
         // The report's page: a site key only (see report(_:page:)).
         case 1 where route[0] == "report":

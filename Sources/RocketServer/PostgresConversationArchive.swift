@@ -182,6 +182,10 @@ package final class PostgresConversationArchive: ConversationStore {
         }
     }
 
+    package func ping() throws(ConversationArchive.Failure) {
+        do throws(PostgresError) { try database.check() } catch { throw failure(error) }
+    }
+
     /// PostgreSQL checkpoints by itself: nothing to do.
     package func checkpoint(restartFrames: Int) throws(ConversationArchive.Failure) -> (frames: Int, restarted: Bool) { (0, false) }
 

@@ -176,4 +176,46 @@ struct SharedStoreTests {
         let read = b.handle(HTTPRequest(method: "GET", path: "/v1/conversations/\(id)", headers: ["Rocket-Visitor": "ada"]))
         #expect(read.body.count > 0 && String(decoding: read.body, as: UTF8.self).contains(#""text":"B""#))
     }
+
+    func ready(_ port: Int) -> Int {
+        status(RawClient.exchange(port: port, "GET /readyz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"))
+    }
+
+    @Test("The database goes away mid-run: /readyz and the writes answer 503 with Retry-After (never 200, never a crash); it comes back and nothing acknowledged is lost")
+    func databaseRestart() throws {
+        let url = try TestPostgres.ownCluster(), flows = try flowsFolder()
+        var acknowledged = 0
+        let id: String
+        do {
+            let a = try server(url, flows: flows)
+            defer { a.server.stop() }
+            let started = RawClient.exchange(port: a.port, post("/v1/conversations", #"{"flow": "loop", "visitor": "ada"}"#))
+            id = try #require(bodyJSON(started)?["conversation"]?["id"]?.string)
+            for _ in 0..<5 where status(tap(a.port, id)) == 200 { acknowledged += 1 }
+            #expect(acknowledged == 5)
+            #expect(ready(a.port) == 200)
+            TestPostgres.halt(url)
+            let refused = tap(a.port, id)
+            #expect(status(refused) == 503 && refused.contains("Retry-After"), "\(refused.prefix(300))")
+            #expect(ready(a.port) == 503)
+            TestPostgres.resume(url)
+            // The kept change is written at the writer's next try (every second): ready again.
+            var back = false
+            for _ in 0..<200 where !back {
+                back = ready(a.port) == 200
+                if !back { usleep(25_000) }
+            }
+            #expect(back)
+            for _ in 0..<3 {
+                let answer = tap(a.port, id)
+                #expect(status(answer) == 200, "\(answer.prefix(300))")
+                if status(answer) == 200 { acknowledged = step(answer) }
+            }
+        }
+        // Another server reads what the store holds: every acknowledged change.
+        let b = try server(url, flows: flows)
+        defer { b.server.stop() }
+        let read = RawClient.exchange(port: b.port, "GET /v1/conversations/\(id) HTTP/1.1\r\nHost: x\r\nRocket-Visitor: ada\r\nConnection: close\r\n\r\n")
+        #expect(step(read) >= acknowledged && acknowledged >= 8, "stored \(step(read)), acknowledged \(acknowledged)")
+    }
 }

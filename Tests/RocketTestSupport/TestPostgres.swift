@@ -40,6 +40,34 @@ public enum TestPostgres {
         return String(decoding: out, as: UTF8.self)
     }
 
+    /// The script every cluster comes from.
+    static let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("scripts/postgres-cluster.sh").path
+
+    /// Clusters of their own that tests started (stopped at exit).
+    static let own = Mutex<[String]>([])
+
+    /// A cluster of its own, for a test that stops and starts its server: its URL (the
+    /// `postgres` database). Stopped when the process exits.
+    public static func ownCluster() throws -> String {
+        guard let url = shell("/bin/sh '\(script)' start"), !url.isEmpty else { throw ClusterError(message: "a test cluster did not start") }
+        let first = own.withLock { list in
+            list.append(url)
+            return list.count == 1
+        }
+        if first {
+            atexit {
+                for url in TestPostgres.own.withLock({ $0 }) { _ = TestPostgres.shell("/bin/sh '\(TestPostgres.script)' stop '\(url)'") }
+            }
+        }
+        return url
+    }
+
+    /// Stops the server of a cluster of its own (``ownCluster()``), keeping its data.
+    public static func halt(_ url: String) { _ = shell("/bin/sh '\(script)' halt '\(url)'") }
+    /// Starts it again.
+    public static func resume(_ url: String) { _ = shell("/bin/sh '\(script)' resume '\(url)'") }
+
     /// The script and URL of a cluster this process started (stopped at exit).
     static let startedHere = Mutex<(String, String)?>(nil)
 
