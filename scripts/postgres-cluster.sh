@@ -3,7 +3,8 @@
 # as the `postgres` user (when this runs as root: PostgreSQL refuses root), listening only on a
 # Unix socket in that folder (no TCP port, nothing shared with the machine's own clusters).
 #
-#   sh scripts/postgres-cluster.sh start       starts one; prints its URL on stdout
+#   sh scripts/postgres-cluster.sh start [PID] starts one; prints its URL on stdout (with PID: it is
+#                                              stopped by itself once that process has ended)
 #   sh scripts/postgres-cluster.sh stop URL    stops it and removes its folder
 #   sh scripts/postgres-cluster.sh halt URL    stops its server only (a test of a database that goes away)
 #   sh scripts/postgres-cluster.sh resume URL  starts that server again
@@ -43,7 +44,15 @@ case "${1:-}" in
       say "error: the server did not start"
       exit 1
     fi
-    echo "postgresql:///postgres?host=$dir&user=$user"
+    url="postgresql:///postgres?host=$dir&user=$user"
+    if [ -n "${2:-}" ]; then
+      # A watchdog: when the owner is gone (however it ended), so is the cluster.
+      owner=$2
+      script=$0
+      setsid sh -c 'while kill -0 "$1" 2> /dev/null; do sleep 2; done; sh "$2" stop "$3"' watchdog "$owner" "$script" "$url" \
+        < /dev/null > /dev/null 2>&1 &
+    fi
+    echo "$url"
     ;;
   stop)
     url=${2:?stop needs the URL start printed}
@@ -70,7 +79,7 @@ case "${1:-}" in
     fi
     ;;
   *)
-    sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//' >&2
+    sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//' >&2
     exit 64
     ;;
 esac

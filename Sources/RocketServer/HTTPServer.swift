@@ -469,14 +469,15 @@ package final class HTTPServer: Sendable {
                     self.refreshStreams(self.streams.withLock { Array($0.keys) })
                 })
             listenerDone.withLock { $0 = true }
-        } && OffThread.detach(named: "rocket-takeover") { [self] in
-            // Four times a second: the timers of conversations whose server stopped run here.
-            while !stopping.load(ordering: .relaxed) {
-                if service.takeOverDue() { wake() }
-                usleep(250_000)
-            }
-            takeoverDone.withLock { $0 = true }
         }
+            && OffThread.detach(named: "rocket-takeover") { [self] in
+                // Four times a second: the timers of conversations whose server stopped run here.
+                while !stopping.load(ordering: .relaxed) {
+                    if service.takeOverDue() { wake() }
+                    usleep(250_000)
+                }
+                takeoverDone.withLock { $0 = true }
+            }
     }
 
     /// Sends the streams that follow these conversations their state as the store now holds it

@@ -149,7 +149,10 @@ struct SharedStoreTests {
         let t0 = 1_800_000_000.0
         let clockA = ManualClock(now: t0), clockB = ManualClock(now: t0)
         let a = try service(url, flows: flows, clock: clockA), b = try service(url, flows: flows, clock: clockB)
-        let started = a.handle(HTTPRequest(method: "POST", path: "/v1/conversations", headers: ["Rocket-Visitor": "ada", "Content-Type": "application/json"], body: Array(#"{"flow": "timed"}"#.utf8)))
+        let started = a.handle(
+            HTTPRequest(
+                method: "POST", path: "/v1/conversations", headers: ["Rocket-Visitor": "ada", "Content-Type": "application/json"],
+                body: Array(#"{"flow": "timed"}"#.utf8)))
         #expect(started.status == 201)
         let id = try #require(started.json?["conversation"]?["id"]?.string)
         a.advanceDue()
@@ -181,7 +184,9 @@ struct SharedStoreTests {
         status(RawClient.exchange(port: port, "GET /readyz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"))
     }
 
-    @Test("The database goes away mid-run: /readyz and the writes answer 503 with Retry-After (never 200, never a crash); it comes back and nothing acknowledged is lost")
+    @Test(
+        "The database goes away mid-run: /readyz and the writes answer 503 with Retry-After (never 200, never a crash); it comes back and nothing acknowledged is lost"
+    )
     func databaseRestart() throws {
         let url = try TestPostgres.ownCluster(), flows = try flowsFolder()
         var acknowledged = 0
