@@ -14,6 +14,7 @@
 #                                         the libpgcommon and libpgport archives it needs), libssl-dev
 # Needed by the tests only:
 #   postgresql-15                         the PostgreSQL server the store's tests start (scripts/postgres-cluster.sh)
+#   nginx, openssl                        the deployment test (Tests/Deploy: TLS at nginx in front of three instances)
 #   chromium, python3-pip + playwright    the browser tests (Playwright drives Debian's chromium)
 #   jsonschema (pip)                      the test that holds `rocket schema` to what lint refuses
 #   axe-playwright-python (pip)           axe-core's accessibility rules in the browser tests
@@ -25,7 +26,7 @@ tests=no
 for arg in "$@"; do
   case "$arg" in
     --tests) tests=yes ;;
-    -h | --help) sed -n '2,21p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h | --help) sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "install-deps: unknown argument '$arg' (try --tests or --help)" >&2; exit 64 ;;
   esac
 done
@@ -53,6 +54,8 @@ need /usr/lib/postgresql/15/lib/libpgcommon_shlib.a postgresql-server-dev-15 "li
 need /usr/include/openssl/ssl.h libssl-dev "libpq's TLS and SCRAM"
 if [ "$tests" = yes ]; then
   need /usr/lib/postgresql/15/bin/initdb postgresql-15 "the PostgreSQL store's tests"
+  command -v nginx > /dev/null 2>&1 || [ -x /usr/sbin/nginx ] || { missing="$missing nginx"; say "needs nginx (the deployment test)"; }
+  command -v openssl > /dev/null 2>&1 || { missing="$missing openssl"; say "needs openssl (the deployment test's certificate)"; }
   command -v chromium > /dev/null 2>&1 || command -v chromium-browser > /dev/null 2>&1 \
     || { missing="$missing chromium"; say "needs chromium (the browser tests)"; }
   command -v tmux > /dev/null 2>&1 || { missing="$missing tmux"; say "needs tmux (the terminal tests)"; }

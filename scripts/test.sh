@@ -1,7 +1,8 @@
 #!/bin/sh
 # Every test: formatting (swift-format, .swift-format), the layer rules (check-imports.py), the embedded web files current
 # (gen-web-assets.py), the widget's script (node --check, node --test Tests/Widget/), the Swift Testing suites, the browser
-# tests of `rocket serve` (Debian's chromium driven by Playwright; axe-core on every step of every example flow), the API reference build
+# tests of `rocket serve` (Debian's chromium driven by Playwright; axe-core on every step of every example flow), docs/DEPLOY.md's deployment
+# (three rocket serve on PostgreSQL behind nginx with TLS, instances killed under load), the API reference build
 # (DocC, warnings as errors), then the static-binary check. CI runs this (.ci/run).
 set -eu
 cd "$(dirname "$0")/.."
@@ -19,5 +20,6 @@ node --test Tests/Widget/
 swift test
 python3 Tests/Browser/browser_test.py
 python3 Tests/Browser/axe_test.py
+python3 Tests/Deploy/deploy_test.py
 sh scripts/docs.sh
 sh scripts/check-static.sh

@@ -1,0 +1,306 @@
+#!/usr/bin/env python3
+"""The deployment of docs/DEPLOY.md, run on loopback: a PostgreSQL cluster of its own, three
+`rocket serve` sharing it, and nginx in front with TLS (docs/deploy/nginx.conf, a self-signed
+certificate made here). A visitor plays a conversation through nginx while instances are killed
+with SIGKILL and started again; every answer 200 must be in the store, each applied once, and an
+event stream held through nginx must follow changes made through any instance.
+
+Run by scripts/test.sh after `swift build` (the debug rocket; ROCKET_BIN picks another).
+Bounded: every wait has a deadline; the whole run takes well under a minute.
+"""
+import http.client
+import json
+import os
+import shutil
+import signal
+import socket
+import ssl
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+ROCKET = os.environ.get("ROCKET_BIN", os.path.join(ROOT, ".build", "debug", "rocket"))
+LOOP = {"version": 1, "start": "tick", "blocks": [{"id": "tick", "type": "text", "text": "Tick", "next": "tick"}]}
+
+
+def free_port():
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()
+    return port
+
+
+def fail(message):
+    print(f"deploy test: FAIL: {message}", file=sys.stderr)
+    raise SystemExit(1)
+
+
+class Instance:
+    """One `rocket serve` on the shared store, behind nginx."""
+
+    def __init__(self, port, store, flows, keys, public):
+        self.port, self.args = port, [
+            ROCKET, "serve", "--port", str(port), "--store", store, "--flows", flows, "--api-key-file", keys,
+            "--trust-proxy", "127.0.0.1", "--public-url", public,
+            # Every visitor of this test comes from 127.0.0.1: the per-address limits would be the test's.
+            "--rate-per-address", "100000", "--rate", "1000",
+        ]
+        self.proc = None
+
+    def start(self):
+        self.proc = subprocess.Popen(self.args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        line = self.proc.stdout.readline()
+        if not line.startswith("http://"):
+            fail(f"rocket serve did not start: {line}{self.proc.stderr.read()}")
+
+    def kill(self):
+        self.proc.send_signal(signal.SIGKILL)
+        self.proc.wait(timeout=10)
+
+    def stop(self):
+        if self.proc and self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+            try:
+                self.proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+
+
+class Client:
+    """HTTPS to nginx, trusting only the test's own certificate."""
+
+    def __init__(self, port, cert):
+        self.port = port
+        self.context = ssl.create_default_context(cafile=cert)
+
+    def call(self, method, path, body=None, headers=None):
+        c = http.client.HTTPSConnection("127.0.0.1", self.port, context=self.context, timeout=10)
+        h = {"Content-Type": "application/json"} if body is not None else {}
+        h.update(headers or {})
+        c.request(method, path, body=json.dumps(body) if body is not None else None, headers=h)
+        r = c.getresponse()
+        data = r.read()
+        c.close()
+        try:
+            parsed = json.loads(data) if data else None
+        except ValueError:
+            parsed = None
+        return r.status, parsed, dict(r.getheaders())
+
+
+def main():
+    if not os.access(ROCKET, os.X_OK):
+        fail(f"{ROCKET} is missing: run swift build first")
+    tmp = tempfile.mkdtemp(prefix="rocket-deploy.")
+    cluster = subprocess.run(
+        ["sh", os.path.join(ROOT, "scripts", "postgres-cluster.sh"), "start", str(os.getpid())],
+        capture_output=True, text=True, check=True).stdout.strip()
+    nginx_root = os.path.join(tmp, "nginx")
+    os.makedirs(nginx_root)
+    instances = []
+    nginx_conf = os.path.join(nginx_root, "nginx.conf")
+    try:
+        # A self-signed certificate for 127.0.0.1 (what a site gets from its CA).
+        cert, key = os.path.join(tmp, "cert.pem"), os.path.join(tmp, "key.pem")
+        subprocess.run(
+            ["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=127.0.0.1",
+             "-addext", "subjectAltName=IP:127.0.0.1", "-keyout", key, "-out", cert],
+            check=True, capture_output=True)
+        flows = os.path.join(tmp, "flows")
+        os.makedirs(flows)
+        with open(os.path.join(flows, "loop.json"), "w") as f:
+            json.dump(LOOP, f)
+        keys = os.path.join(tmp, "keys")
+        with open(keys, "w") as f:
+            f.write("site-key-for-the-deploy-test-0123456789\n")
+        listen = free_port()
+        public = f"https://127.0.0.1:{listen}"
+        ports = [free_port() for _ in range(3)]
+        instances = [Instance(p, cluster, flows, keys, public) for p in ports]
+        for i in instances:
+            i.start()
+        with open(os.path.join(ROOT, "docs", "deploy", "nginx.conf")) as f:
+            conf = f.read()
+        upstreams = "\n".join(f"        server 127.0.0.1:{p} max_fails=1 fail_timeout=2s;" for p in ports)
+        for name, value in {"ROOT": nginx_root, "UPSTREAMS": upstreams, "LISTEN": f"127.0.0.1:{listen}", "CERT": cert, "KEY": key}.items():
+            conf = conf.replace(f"@{name}@", value)
+        if "@" in conf.replace("$", ""):
+            leftover = [w for w in conf.split() if w.startswith("@")]
+            if leftover:
+                fail(f"docs/deploy/nginx.conf has placeholders the test does not fill: {leftover}")
+        with open(nginx_conf, "w") as f:
+            f.write(conf)
+        subprocess.run(["nginx", "-t", "-q", "-c", nginx_conf, "-p", nginx_root], check=True)
+        subprocess.run(["nginx", "-c", nginx_conf, "-p", nginx_root], check=True)
+        client = Client(listen, cert)
+        deadline = time.monotonic() + 10
+        while True:
+            try:
+                if client.call("GET", "/readyz")[0] == 200:
+                    break
+            except OSError:
+                pass
+            if time.monotonic() > deadline:
+                fail("nginx and the instances did not become ready")
+            time.sleep(0.05)
+
+        status, visitor, _ = client.call("POST", "/v1/visitors", {})
+        if status != 201:
+            fail(f"POST /v1/visitors answered {status}")
+        me = {"Rocket-Visitor": visitor["token"], "Origin": public}
+        status, started, _ = client.call("POST", "/v1/conversations", {"flow": "loop", "reducedMotion": True}, me)
+        if status != 201:
+            fail(f"the start answered {status}: {started}")
+        cid = started["conversation"]["id"]
+
+        # An event stream through nginx (buffering off): it must see changes made through any
+        # instance. When its instance is killed the stream ends, and it comes back as a browser's
+        # EventSource does: again, with Last-Event-ID.
+        seen = {"version": 0, "streams": 0}
+
+        def open_stream():
+            c = http.client.HTTPSConnection("127.0.0.1", listen, context=client.context, timeout=15)
+            headers = dict(me, Accept="text/event-stream")
+            if seen["version"]:
+                headers["Last-Event-ID"] = str(seen["version"])
+            c.request("GET", f"/v1/conversations/{cid}/events", headers=headers)
+            r = c.getresponse()
+            if r.status != 200:
+                fail(f"the event stream answered {r.status}")
+            seen["streams"] += 1
+            return c, r
+
+        stream, events = open_stream()
+
+        def stream_reaches(version, seconds=10):
+            nonlocal stream, events
+            end = time.monotonic() + seconds
+            while time.monotonic() < end:
+                raw = events.fp.readline()
+                if not raw:
+                    stream.close()
+                    stream, events = open_stream()
+                    continue
+                line = raw.decode("utf-8", "replace")
+                if line.startswith("id: "):
+                    seen["version"] = max(seen["version"], int(line[4:].strip()))
+                    if seen["version"] >= version:
+                        return True
+            return False
+
+        acknowledged, step, refused, retried = 0, 0, 0, 0
+        for k in range(60):
+            if k == 15:
+                instances[0].kill()
+            if k == 30:
+                instances[0].start()
+                instances[1].kill()
+            if k == 45:
+                instances[1].start()
+            # A client retries a failed POST with the same step: rocket applies it once.
+            for attempt in range(20):
+                status, answer, _ = client.call("POST", f"/v1/conversations/{cid}/intents", {"intent": "tap", "step": step}, me)
+                if status in (502, 503, 504):
+                    retried += 1
+                    time.sleep(0.1)
+                    continue
+                break
+            if status == 200:
+                acknowledged += 1
+                step = answer["conversation"]["step"]
+                version = answer["conversation"]["version"]
+                if k % 10 == 9 and not stream_reaches(version):
+                    fail(f"the event stream did not reach version {version} (tap {k})")
+            elif status == 409:
+                refused += 1
+                status, read, _ = client.call("GET", f"/v1/conversations/{cid}", headers=me)
+                step = read["conversation"]["step"]
+            else:
+                fail(f"tap {k} answered {status}: {answer}")
+        stream.close()
+        for attempt in range(50):
+            status, final, _ = client.call("GET", f"/v1/conversations/{cid}", headers=me)
+            if status != 502:
+                break
+            time.sleep(0.1)
+        if status != 200:
+            fail(f"the last read answered {status}")
+        if final["conversation"]["step"] != step:
+            fail(f"the store's step is {final['conversation']['step']}, the last acknowledged {step}")
+        if acknowledged < 40:
+            fail(f"only {acknowledged} of 60 taps were acknowledged ({refused} refused as stale, {retried} retries)")
+        print(f"deploy test: ok: 3 instances behind nginx (TLS), 2 killed and restarted; {acknowledged} taps acknowledged, "
+              f"{refused} refused as stale and read again, {retried} retried after 502/503; the store's step is {step}; "
+              f"the event stream followed every change ({seen['streams']} connections)")
+
+        # Under load: eight visitors tap their own conversations at once while an instance is
+        # killed with SIGKILL and started again. What each was last told is what the store holds.
+        results, problems = {}, []
+
+        def visitor_taps(n):
+            try:
+                status, v, _ = client.call("POST", "/v1/visitors", {})
+                who = {"Rocket-Visitor": v["token"], "Origin": public}
+                status, c, _ = client.call("POST", "/v1/conversations", {"flow": "loop", "reducedMotion": True}, who)
+                if status != 201:
+                    problems.append(f"visitor {n}: start answered {status}")
+                    return
+                cid, last = c["conversation"]["id"], 0
+                for _ in range(40):
+                    for attempt in range(30):
+                        status, answer, _ = client.call("POST", f"/v1/conversations/{cid}/intents", {"intent": "tap", "step": last}, who)
+                        if status in (502, 503, 504):
+                            time.sleep(0.1)
+                            continue
+                        break
+                    if status == 200:
+                        last = answer["conversation"]["step"]
+                    elif status == 409:
+                        status, read, _ = client.call("GET", f"/v1/conversations/{cid}", headers=who)
+                        last = read["conversation"]["step"]
+                    else:
+                        problems.append(f"visitor {n}: a tap answered {status}: {answer}")
+                        return
+                results[cid] = (who, last)
+            except Exception as e:  # noqa: BLE001 (a failed request is a failed test, said plainly)
+                problems.append(f"visitor {n}: {e!r}")
+
+        threads = [threading.Thread(target=visitor_taps, args=(n,)) for n in range(8)]
+        for t in threads:
+            t.start()
+        time.sleep(0.5)
+        instances[2].kill()
+        time.sleep(0.5)
+        instances[2].start()
+        for t in threads:
+            t.join(timeout=60)
+        if problems:
+            fail("; ".join(problems[:5]))
+        for cid, (who, last) in results.items():
+            # Right after a kill nginx may have no instance it trusts for a moment (502): a client
+            # tries again.
+            for attempt in range(50):
+                status, read, _ = client.call("GET", f"/v1/conversations/{cid}", headers=who)
+                if status != 502:
+                    break
+                time.sleep(0.1)
+            if status != 200 or read["conversation"]["step"] != last:
+                fail(f"conversation {cid}: the store holds step {read and read.get('conversation', {}).get('step')} ({status}: {read}), its visitor was last told {last}")
+        if len(results) != 8:
+            fail(f"only {len(results)} of 8 visitors finished")
+        print(f"deploy test: ok: 8 visitors × 40 taps while an instance was killed and restarted: every acknowledged tap is stored")
+    finally:
+        if os.path.exists(os.path.join(nginx_root, "nginx.pid")):
+            subprocess.run(["nginx", "-c", nginx_conf, "-p", nginx_root, "-s", "stop"], capture_output=True)
+        for i in instances:
+            i.stop()
+        subprocess.run(["sh", os.path.join(ROOT, "scripts", "postgres-cluster.sh"), "stop", cluster], capture_output=True)
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
