@@ -283,7 +283,8 @@ package let postgresStoreSchema = PostgresSchema(migrations: [
     // version, which every save checks and moves on: servers sharing the database never
     // overwrite each other's changes; the next timer, and until when a server has claimed it
     // after the one that held the conversation stopped), the steps after a snapshot, event records (they outlive
-    // their conversation, for reports), the server's settings, experiments' assignments.
+    // their conversation, for reports), the server's settings, experiments' assignments, and
+    // AlertReactor alerts (kept in memory by a server with its own store; here any server serves them).
     """
     CREATE TABLE rocket_conversations (id text PRIMARY KEY, visitor text NOT NULL, flow text NOT NULL, step bigint NOT NULL,
       version bigint NOT NULL, snapshot_version bigint NOT NULL, event_seq bigint NOT NULL, touched double precision NOT NULL,
@@ -300,5 +301,8 @@ package let postgresStoreSchema = PostgresSchema(migrations: [
     CREATE TABLE rocket_assignments (experiment text NOT NULL, visitor text NOT NULL, variant text NOT NULL, at double precision NOT NULL,
       PRIMARY KEY (experiment, visitor));
     CREATE INDEX rocket_assignments_by_time ON rocket_assignments (at);
+    CREATE TABLE rocket_alerts (id text PRIMARY KEY, visitor text NOT NULL, version bigint NOT NULL, touched double precision NOT NULL,
+      alert text NOT NULL);
+    CREATE INDEX rocket_alerts_by_touch ON rocket_alerts (touched);
     """,
 ])

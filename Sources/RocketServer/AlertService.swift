@@ -128,13 +128,50 @@ extension ConversationService {
         case .full: return .error(503, "too-many-alerts", "the server holds its maximum of alerts; try again later")
         case .addressFull: return quotaFull("alerts")
         }
-        return .json(201, .object([("alert", entry.view(id: id))]))
+        let created = HTTPResponse.json(201, .object([("alert", entry.view(id: id))]))
+        // In a store servers share, the alert is there before it is acknowledged (on the database thread).
+        guard let shared = sharedAlerts else { return created }
+        return .deferred {
+            do throws(ConversationArchive.Failure) {
+                guard try shared.saveAlert(id, visitor: visitor, version: entry.version, storedVersion: 0, text: StoredAlert(entry).text, touched: now) else {
+                    return .error(409, "stale-step", "the alert could not be made; try again")
+                }
+            } catch {
+                self.state.withLock { s in self.dropAlert(id, in: &s) }
+                self.log("rocket serve: conversation store: \(error.message)")
+                return Self.storeUnavailable
+            }
+            return created
+        }
+    }
+
+    /// The alerts of a store servers share (nil: alerts live in this server's memory).
+    var sharedAlerts: (any SharedAlerts)? { archive?.isShared == true ? archive as? any SharedAlerts : nil }
+
+    /// Forgets alert `id` here (the store keeps it).
+    func dropAlert(_ id: String, in s: inout State) {
+        guard let gone = s.alerts.removeValue(forKey: id) else { return }
+        s.liveAlerts[gone.address, default: 1] -= 1
+    }
+
+    /// Alert `id` as the shared store holds it, kept here too (nil: none); a store that cannot
+    /// be read now is a failure.
+    func storedAlert(_ id: String) -> Result<AlertEntry?, ConversationArchive.Failure> {
+        guard let shared = sharedAlerts else { return .success(nil) }
+        let text: String?
+        do throws(ConversationArchive.Failure) { text = try shared.loadAlert(id) } catch { return .failure(error) }
+        guard let text, let e = StoredAlert(text: text)?.entry else { return .success(nil) }
+        state.withLock { s in
+            if s.alerts[id] == nil { s.liveAlerts[e.address, default: 0] += 1 }
+            s.alerts[id] = e
+        }
+        return .success(e)
     }
 
     /// The alert `id` of the request's visitor (a site reaches any), changed by `body` under
     /// the lock; the response and the change to publish, serialized after the lock is released.
     func withAlert(
-        _ request: HTTPRequest, id: String, _ body: (inout AlertEntry) -> Result<Bool, ResponseError>
+        _ request: HTTPRequest, id: String, _ body: @escaping @Sendable (inout AlertEntry) -> Result<Bool, ResponseError>
     ) -> HTTPResponse {
         let caller: Caller
         switch visitorOrSite(request) {
@@ -145,6 +182,46 @@ extension ConversationService {
         if case .visitor(let v) = caller { visitor = v }
         let now = clock.now
         let unknown = HTTPResponse.error(404, "unknown-alert", "there is no such alert for this visitor")
+        if let shared = sharedAlerts {
+            if let visitor, !state.withLock({ s in admit(visitor, in: &s, at: now) }) { return tooMany() }
+            let caller = visitor
+            // Read, change and save on the database thread; a save another server beat is tried
+            // again on what it saved.
+            return .deferred {
+                for _ in 0..<4 {
+                    let found: AlertEntry?
+                    switch self.storedAlert(id) {
+                    case .failure(let error):
+                        self.log("rocket serve: conversation store: \(error.message)")
+                        return Self.storeUnavailable
+                    case .success(let e): found = e
+                    }
+                    guard var e = found, caller == nil || e.visitor == caller else { return unknown }
+                    let before = e.version
+                    e.touched = now
+                    switch body(&e) {
+                    case .failure(let err): return err.response
+                    case .success(false): return .json(200, .object([("alert", e.view(id: id))]))
+                    case .success(true):
+                        e.version += 1
+                        do throws(ConversationArchive.Failure) {
+                            guard
+                                try shared.saveAlert(id, visitor: e.visitor, version: e.version, storedVersion: before, text: StoredAlert(e).text, touched: now)
+                            else { continue }
+                        } catch {
+                            self.log("rocket serve: conversation store: \(error.message)")
+                            return Self.storeUnavailable
+                        }
+                        let saved = e
+                        self.state.withLock { s in s.alerts[id] = saved }
+                        let v = e.view(id: id)
+                        if let box = self.listener.withLock({ $0 }) { box.body(Change(id: id, version: e.version, view: v.serializedBytes(), events: [])) }
+                        return .json(200, .object([("alert", v)]))
+                    }
+                }
+                return .error(409, "stale-step", "the alert is being changed by others; try again")
+            }
+        }
         let result: Result<(AlertEntry, Bool), ResponseError> = state.withLock { s in
             if let visitor, !admit(visitor, in: &s, at: now) { return .failure(ResponseError(tooMany())) }
             guard var e = s.alerts[id], visitor == nil || e.visitor == visitor else { return .failure(ResponseError(unknown)) }
@@ -233,7 +310,68 @@ extension ConversationService {
 
     func alertStream(_ request: HTTPRequest, id: String) -> HTTPResponse {
         let r = readAlert(request, id: id)
+        if let work = r.deferred {
+            return .deferred {
+                let read = work().resolved()
+                guard read.status == 200, let frames = self.currentFrames(id) else { return read }
+                return .eventStream(id, first: frames)
+            }
+        }
         guard r.status == 200, let frames = currentFrames(id) else { return r }
         return .eventStream(id, first: frames)
+    }
+}
+
+/// An alert as a store several servers share keeps it (docs/SNAPSHOT_FORMAT.md, "Alerts in a
+/// shared store"): its JSON, read back strictly.
+struct StoredAlert: Codable, Equatable {
+    struct Action: Codable, Equatable {
+        var title: String
+        var style: String
+        var enabled: Bool
+    }
+    var visitor: String
+    var address: String
+    var title: String?
+    var message: String?
+    var actions: [Action]
+    var sheet: Bool
+    var selected: Int?
+    var version: Int
+    var touched: Double
+
+    init(_ e: AlertEntry) {
+        visitor = e.visitor
+        address = e.address
+        title = e.state.title
+        message = e.state.message
+        actions = e.state.actions.map { Action(title: $0.title, style: $0.style.rawValue, enabled: $0.isEnabled) }
+        sheet = e.sheet
+        selected = e.selected
+        version = e.version
+        touched = e.touched
+    }
+
+    /// The JSON text.
+    var text: String { ((try? JSONCoding.encode(self))?.serialized(pretty: false)) ?? "{}" }
+
+    /// Reads a stored alert; nil when the text is not one.
+    init?(text: String) {
+        guard let node = try? JSONReader.parse(Array(text.utf8)), let decoded = try? JSONCoding.decode(StoredAlert.self, from: node.plainValue) else {
+            return nil
+        }
+        self = decoded
+    }
+
+    /// The entry it describes (nil: an action style this release does not know).
+    var entry: AlertEntry? {
+        var list: [WebAlertAction] = []
+        for a in actions {
+            guard let style = AlertActionStyle(rawValue: a.style) else { return nil }
+            list.append(WebAlertAction(title: a.title, style: style, isEnabled: a.enabled))
+        }
+        return AlertEntry(
+            visitor: visitor, address: address, state: AlertReactorState(title: title, message: message, actions: list), sheet: sheet, selected: selected,
+            version: version, touched: touched)
     }
 }

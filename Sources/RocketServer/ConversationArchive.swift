@@ -81,6 +81,19 @@ extension ConversationArchive {
     ) {}
 }
 
+/// Alerts in a store several servers share (a server with a store of its own keeps them in
+/// memory): any server reads and changes any alert.
+package protocol SharedAlerts: Sendable {
+    /// The stored form of alert `id` (nil: none).
+    func loadAlert(_ id: String) throws(ConversationArchive.Failure) -> String?
+    /// Saves alert `id` at `version`, based on `storedVersion` (0: a new alert), and tells the
+    /// servers listening; false when another server moved it on meanwhile (nothing written).
+    func saveAlert(
+        _ id: String, visitor: String, version: Int, storedVersion: Int, text: String, touched: Double
+    ) throws(ConversationArchive.Failure)
+        -> Bool
+}
+
 /// The conversations of the SQLite store file (WAL), beside the scenario statistics. Writes
 /// carry the conversation's version, so a late write never replaces a newer snapshot.
 package final class ConversationArchive: ConversationStore {

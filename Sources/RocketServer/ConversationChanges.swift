@@ -329,6 +329,12 @@ extension ConversationService {
     package func storeChanged(_ changes: [(id: String, version: Int)]) -> [String] {
         var out: [String] = []
         for (id, version) in changes {
+            // An alert kept here that another server changed is read again when next used.
+            if let alert = state.withLock({ $0.alerts[id] }) {
+                if alert.version < version { state.withLock { s in dropAlert(id, in: &s) } }
+                out.append(id)
+                continue
+            }
             if let slot = state.withLock({ $0.slots[id] }) {
                 if slot.entry.withLock({ $0.version }) >= version { continue }
                 state.withLock { s in if s.slots[id] === slot { s.remove(id) } }
@@ -373,7 +379,11 @@ extension ConversationService {
     /// (nil: it is gone, or cannot be read now).
     package func refresh(_ id: String) -> Change? {
         if state.withLock({ $0.slots[id] }) == nil {
-            guard case .success = locate(id, visitor: nil, address: "") else { return nil }
+            guard case .success = locate(id, visitor: nil, address: "") else {
+                // Not a conversation: an alert of the shared store?
+                guard case .success(let alert?) = storedAlert(id) else { return nil }
+                return Change(id: id, version: alert.version, view: alert.view(id: id).serializedBytes(), events: [])
+            }
         }
         guard let slot = state.withLock({ $0.slots[id] }) else { return nil }
         let e = slot.entry.withLock { $0 }

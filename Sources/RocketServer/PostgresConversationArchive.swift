@@ -13,7 +13,7 @@ package import RocketScenariosPostgres
 /// statement, so when two servers change one conversation at once, one save is refused
 /// (``save(_:)`` returns its id) and nothing of it is written: a change is never lost or
 /// applied twice.
-package final class PostgresConversationArchive: ConversationStore {
+package final class PostgresConversationArchive: ConversationStore, SharedAlerts {
     private let database: PostgresDatabase
     package var place: String { database.url.description }
 
@@ -182,6 +182,31 @@ package final class PostgresConversationArchive: ConversationStore {
         }
     }
 
+    package func loadAlert(_ id: String) throws(ConversationArchive.Failure) -> String? {
+        let r = try transaction(.readOnly) { (c) throws(PostgresError) in try c.query("SELECT alert FROM rocket_alerts WHERE id = $1", [.text(id)]) }
+        return r.count == 1 ? r.text(0, 0) : nil
+    }
+
+    package func saveAlert(
+        _ id: String, visitor: String, version: Int, storedVersion: Int, text: String, touched: Double
+    ) throws(ConversationArchive.Failure) -> Bool {
+        try transaction { (c) throws(PostgresError) -> Bool in
+            let written =
+                storedVersion == 0
+                ? try c.query(
+                    "INSERT INTO rocket_alerts (id, visitor, version, touched, alert) VALUES ($1, $2, $3, $4, $5) ON CONFLICT DO NOTHING",
+                    [.text(id), .text(visitor), .integer(version), .real(touched), .text(text)]
+                ).affected
+                : try c.query(
+                    "UPDATE rocket_alerts SET version = $3, touched = $4, alert = $5 WHERE id = $1 AND visitor = $2 AND version = $6",
+                    [.text(id), .text(visitor), .integer(version), .real(touched), .text(text), .integer(storedVersion)]
+                ).affected
+            guard written == 1 else { return false }
+            try c.query("SELECT pg_notify($1, $2)", [.text(Self.channel), .text(id + " " + String(version))])
+            return true
+        }
+    }
+
     package func ping() throws(ConversationArchive.Failure) {
         do throws(PostgresError) { try database.check() } catch { throw failure(error) }
     }
@@ -208,6 +233,9 @@ package final class PostgresConversationArchive: ConversationStore {
             if gone.count > 0 {
                 try c.query("DELETE FROM rocket_steps WHERE id = ANY($1::text[])", [.texts((0..<gone.count).map { gone.text($0, 0) })])
             }
+            // Alerts last as long as conversations.
+            try c.query(
+                "DELETE FROM rocket_alerts WHERE id IN (SELECT id FROM rocket_alerts WHERE touched < $1 LIMIT 500 FOR UPDATE SKIP LOCKED)", [.real(time)])
             return gone.count
         }
     }

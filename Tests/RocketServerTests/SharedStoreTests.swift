@@ -223,4 +223,33 @@ struct SharedStoreTests {
         let read = RawClient.exchange(port: b.port, "GET /v1/conversations/\(id) HTTP/1.1\r\nHost: x\r\nRocket-Visitor: ada\r\nConnection: close\r\n\r\n")
         #expect(step(read) >= acknowledged && acknowledged >= 8, "stored \(step(read)), acknowledged \(acknowledged)")
     }
+
+    @Test("An alert made on A is read, changed and answered through B; A's stream follows; a second answer is refused")
+    func alertsAcrossServers() throws {
+        let url = try TestPostgres.freshDatabase(), flows = try flowsFolder()
+        let a = try server(url, flows: flows), b = try server(url, flows: flows)
+        defer {
+            a.server.stop()
+            b.server.stop()
+        }
+        let made = RawClient.exchange(
+            port: a.port, post("/v1/alerts", #"{"title": "Save?", "actions": [{"title": "Save"}, {"title": "Cancel", "style": "cancel"}]}"#, visitor: "ada"))
+        #expect(status(made) == 201, "\(made.prefix(300))")
+        let id = try #require(bodyJSON(made)?["alert"]?["id"]?.string)
+        let stream = try #require(RawClient(port: a.port))
+        stream.send("GET /v1/alerts/\(id)/events HTTP/1.1\r\nHost: 127.0.0.1\r\nRocket-Visitor: ada\r\nAccept: text/event-stream\r\n\r\n")
+        #expect(stream.read { $0.contains("event: state") }.hasPrefix("HTTP/1.1 200"))
+        let read = RawClient.exchange(port: b.port, "GET /v1/alerts/\(id) HTTP/1.1\r\nHost: x\r\nRocket-Visitor: ada\r\nConnection: close\r\n\r\n")
+        #expect(status(read) == 200 && read.contains("Save?"))
+        // Someone else's alert stays unknown on every server.
+        let other = RawClient.exchange(port: b.port, "GET /v1/alerts/\(id) HTTP/1.1\r\nHost: x\r\nRocket-Visitor: eve\r\nConnection: close\r\n\r\n")
+        #expect(status(other) == 404)
+        let changed = RawClient.exchange(port: b.port, post("/v1/alerts/\(id)/mutations", #"{"setTitle": "Save changes?"}"#, visitor: "ada"))
+        #expect(status(changed) == 200)
+        #expect(stream.read { $0.contains("Save changes?") }.contains("Save changes?"))
+        let chosen = RawClient.exchange(port: b.port, post("/v1/alerts/\(id)/select", #"{"index": 0}"#, visitor: "ada"))
+        #expect(status(chosen) == 200)
+        let again = RawClient.exchange(port: a.port, post("/v1/alerts/\(id)/select", #"{"index": 1}"#, visitor: "ada"))
+        #expect(status(again) == 409 && again.contains("alert-closed"), "\(again.prefix(300))")
+    }
 }
