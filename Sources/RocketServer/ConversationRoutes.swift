@@ -428,6 +428,20 @@ extension ConversationService {
         }
     }
 
+    /// The answer when conversation `id` left memory between the caller's check and its use: in a
+    /// store servers share (where another server's change drops the copy here) it is read again
+    /// and `route` runs once more; otherwise it expired, and is unknown.
+    func vanished(_ request: HTTPRequest, id: String, loaded: Bool, _ route: @escaping @Sendable () -> HTTPResponse) -> HTTPResponse {
+        guard archive?.isShared == true, !loaded else { return unknownConversation(id).response }
+        var visitor: String? = nil
+        switch visitorOrSite(request) {
+        case .failure(let e): return e.response
+        case .success(.visitor(let v)): visitor = v
+        case .success: break
+        }
+        return afterLoading(request, id: id, visitor: visitor, route)
+    }
+
     func enterChecked(_ request: HTTPRequest, id: String, loaded: Bool) -> Result<Entered, ResponseError> {
         let caller: Caller
         switch visitorOrSite(request) {
@@ -472,7 +486,7 @@ extension ConversationService {
         case .load(let visitor): return afterLoading(request, id: id, visitor: visitor) { self.read(request, id: id, loaded: true) }
         case .ready: break
         }
-        guard let e = touch(id) else { return .error(404, "unknown-conversation", "there is no conversation \(id) for this visitor") }
+        guard let e = touch(id) else { return vanished(request, id: id, loaded: loaded) { self.read(request, id: id, loaded: true) } }
         return .wrapping(200, [], "conversation", view(id, e))
     }
 
@@ -482,7 +496,7 @@ extension ConversationService {
         case .load(let visitor): return afterLoading(request, id: id, visitor: visitor) { self.stream(request, id: id, loaded: true) }
         case .ready: break
         }
-        guard let e = touch(id) else { return .error(404, "unknown-conversation", "there is no conversation \(id) for this visitor") }
+        guard let e = touch(id) else { return vanished(request, id: id, loaded: loaded) { self.stream(request, id: id, loaded: true) } }
         return .eventStream(id, first: Change(id: id, version: e.version, view: view(id, e), events: []).frames)
     }
 
@@ -572,21 +586,22 @@ extension ConversationService {
         let now = clock.now
         if let refusal = storeRefusal() { return refusal }
         enum Outcome {
-            case response(HTTPResponse)
             case stale(Entry, asked: Int, UInt64)
             case refused(RocketIntentError, Pending, UIStrings, UInt64)
             case replayed(Entry, UInt64)
             case changed(Pending, UInt64)
+            /// It left memory meanwhile (nothing was changed).
+            case gone
         }
         // Every answer waits for the conversation's newest change to be saved (the seq), so a
         // retry of an intent whose first answer was lost is not acknowledged before it is safe.
         guard let slot = state.withLock({ $0.slots[id] }) else {
-            return .error(404, "unknown-conversation", "there is no conversation \(id) for this visitor")
+            return vanished(request, id: id, loaded: loaded) { self.intent(request, id: id, loaded: true) }
         }
         // The engine's step (a validation pattern among it) under this conversation's lock only.
         // (An answer that the conversation expired meanwhile is made only then: building it
         // for every intent cost 4 % of an intent's instructions.)
-        var gone: Outcome { .response(.error(404, "unknown-conversation", "there is no conversation \(id) for this visitor")) }
+        var gone: Outcome { .gone }
         let outcome: Outcome = slot.entry.withLock { e in
             e.touched = now
             // A replay of the last accepted intent (same step, same intent) is answered with the
@@ -618,7 +633,7 @@ extension ConversationService {
         }
         var answer: HTTPResponse
         switch outcome {
-        case .response(let r): return r
+        case .gone: return vanished(request, id: id, loaded: loaded) { self.intent(request, id: id, loaded: true) }
         case .stale(let e, let asked, let seq):
             answer = .errorWrapping(409, "stale-step", "the conversation is at step \(e.step), not \(asked)", "conversation", view(id, e))
             answer.durableAfter = seq
@@ -659,7 +674,7 @@ extension ConversationService {
         }
         if let refusal = storeRefusal() { return refusal }
         guard let slot = state.withLock({ $0.slots[id] }) else {
-            return .error(404, "unknown-conversation", "there is no conversation \(id) for this visitor")
+            return vanished(request, id: id, loaded: loaded) { self.hold(request, id: id, loaded: true) }
         }
         let now = clock.now
         // Nil: it expired meanwhile; no pending change: it was already as asked.
@@ -672,7 +687,7 @@ extension ConversationService {
             let copy = e
             return state.withLock { s in s.record(id, slot, copy, changed: pending).map { _ in (copy, pending, s.awaited(id)) } }
         }
-        guard let result else { return .error(404, "unknown-conversation", "there is no conversation \(id) for this visitor") }
+        guard let result else { return vanished(request, id: id, loaded: loaded) { self.hold(request, id: id, loaded: true) } }
         var answer: HTTPResponse
         if let pending = result.change {
             let change = pending.change(self)
