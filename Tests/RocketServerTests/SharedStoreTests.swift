@@ -252,4 +252,36 @@ struct SharedStoreTests {
         let again = RawClient.exchange(port: a.port, post("/v1/alerts/\(id)/select", #"{"index": 1}"#, visitor: "ada"))
         #expect(status(again) == 409 && again.contains("alert-closed"), "\(again.prefix(300))")
     }
+
+    @Test("3 servers × 200 concurrent starts of a flow allowed 5 executions → exactly 5 conversations")
+    func capRaceAcrossServers() throws {
+        let url = try TestPostgres.freshDatabase(), flows = try flowsFolder()
+        try #"{"version": 1, "scenario": "promo", "when": {"maxExecutionsPermitted": 5}, "blocks": [{"id": "hi", "type": "text", "text": "Hello"}]}"#
+            .write(toFile: flows + "/promo.json", atomically: true, encoding: .utf8)
+        let servers = try (0..<3).map { _ in try server(url, flows: flows) }
+        defer { for s in servers { s.server.stop() } }
+        let started = Atomic<Int>(0), notNow = Atomic<Int>(0), other = Mutex<[String]>([])
+        let ports = servers.map(\.port)
+        // Threads of their own, released together (dispatch would run two at a time on two cores).
+        let gate = DispatchSemaphore(value: 0), done = DispatchSemaphore(value: 0)
+        for worker in 0..<30 {
+            Thread {
+                gate.wait()
+                for _ in 0..<20 {
+                    let answer = RawClient.exchange(port: ports[worker % 3], post("/v1/conversations", #"{"flow": "promo", "visitor": "ada"}"#))
+                    switch status(answer) {
+                    case 201: started.add(1, ordering: .relaxed)
+                    case 200 where answer.contains("notNow"): notNow.add(1, ordering: .relaxed)
+                    default: other.withLock { $0.append(String(answer.prefix(200))) }
+                    }
+                }
+                done.signal()
+            }.start()
+        }
+        for _ in 0..<30 { gate.signal() }
+        for _ in 0..<30 { done.wait() }
+        #expect(other.withLock { $0 }.isEmpty, "\(other.withLock { $0 }.prefix(3))")
+        #expect(started.load(ordering: .relaxed) == 5)
+        #expect(notNow.load(ordering: .relaxed) == 595)
+    }
 }
