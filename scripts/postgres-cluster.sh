@@ -9,6 +9,9 @@
 #   sh scripts/postgres-cluster.sh halt URL    stops its server only (a test of a database that goes away)
 #   sh scripts/postgres-cluster.sh resume URL  starts that server again
 #
+# The tests' clusters run with fsync off (the tests kill rocket, never this server, and a clean
+# stop writes everything); ROCKET_PG_FSYNC=on starts one as a deployment runs (the benchmarks).
+#
 # scripts/test.sh starts one for the whole run and hands its URL to the tests as
 # ROCKET_TEST_POSTGRES; a test run without it (a bare `swift test`) starts its own the same way.
 set -eu
@@ -36,9 +39,9 @@ case "${1:-}" in
       say "error: initdb failed"
       exit 1
     fi
-    # fsync off: the tests kill rocket, never this server, and a clean stop writes everything.
+    echo "${ROCKET_PG_FSYNC:-off}" > "$dir/fsync"
     if ! $run "$bindir/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 60 \
-      -o "-k $dir -c listen_addresses= -c fsync=off -c max_connections=400" start > /dev/null 2>&1; then
+      -o "-k $dir -c listen_addresses= -c fsync=${ROCKET_PG_FSYNC:-off} -c max_connections=400" start > /dev/null 2>&1; then
       cat "$dir/server.log" >&2 || true
       rm -rf "$dir"
       say "error: the server did not start"
@@ -75,11 +78,11 @@ case "${1:-}" in
       $run "$bindir/pg_ctl" -D "$dir/data" -m fast -w stop > /dev/null
     else
       $run "$bindir/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 60 \
-        -o "-k $dir -c listen_addresses= -c fsync=off -c max_connections=400" start > /dev/null
+        -o "-k $dir -c listen_addresses= -c fsync=$(cat "$dir/fsync") -c max_connections=400" start > /dev/null
     fi
     ;;
   *)
-    sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//' >&2
+    sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//' >&2
     exit 64
     ;;
 esac

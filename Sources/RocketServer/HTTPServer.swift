@@ -196,6 +196,8 @@ package final class HTTPServer: Sendable {
         var saved = true
         /// The request, kept for an answer delivered after the connection was parked.
         var request: HTTPRequest?
+        /// True once the request ran again after the store refused its change.
+        var retried = false
 
         /// Lets go of the request's parts (an event stream's connection outlives them).
         func trim() {
@@ -239,7 +241,7 @@ package final class HTTPServer: Sendable {
             ctx.parked = nil
             guard ctx.saved else { return queue(connection, ConversationService.storeUnavailable) }
             // A change the store refused (another server changed the conversation first).
-            if let change = parked.durableAfter, service.wasRefused(change) { return queue(connection, ConversationService.changedElsewhere) }
+            if let change = parked.durableAfter, service.wasRefused(change), let request = ctx.request { return retryRefused(connection, ctx, request) }
             return deliver(connection, ctx.request ?? HTTPRequest(method: "GET", path: "/"), parked)
         }
         if size.pointee > 0 {
@@ -285,7 +287,22 @@ package final class HTTPServer: Sendable {
             request.peer = String(decoding: peer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
         }
         ctx.request = request
-        let response = service.handleDeferring(request)
+        return respond(connection, ctx, request, service.handleDeferring(request))
+    }
+
+    /// A change of this request that the store refused (another server changed the
+    /// conversation first): the request runs once more, on the conversation as the store now
+    /// holds it (a tap meant for the conversation as the visitor sees it is applied then, in
+    /// order); refused again, it is answered 409 `stale-step`.
+    private func retryRefused(_ connection: OpaquePointer, _ ctx: RequestContext, _ request: HTTPRequest) -> MHD_Result {
+        guard !ctx.retried else { return queue(connection, ConversationService.changedElsewhere) }
+        ctx.retried = true
+        return respond(connection, ctx, request, service.handleDeferring(request))
+    }
+
+    /// Answers `request` with `response`: deferred work goes to the database thread, an answer
+    /// whose change is not yet durable is parked until it is, anything else is sent.
+    private func respond(_ connection: OpaquePointer, _ ctx: RequestContext, _ request: HTTPRequest, _ response: HTTPResponse) -> MHD_Result {
         if let work = response.deferred {
             // Work that waits for a database runs on the database thread; the connection is
             // parked meanwhile and the answer goes once it is done (and durable).
@@ -337,7 +354,7 @@ package final class HTTPServer: Sendable {
         }
         // A stream lives long: its connection keeps nothing of the request it no longer needs.
         if response.stream != nil { ctx.trim() }
-        if let change = response.durableAfter, service.wasRefused(change) { return queue(connection, ConversationService.changedElsewhere) }
+        if let change = response.durableAfter, service.wasRefused(change) { return retryRefused(connection, ctx, request) }
         return deliver(connection, request, response)
     }
 

@@ -39,7 +39,9 @@ package final class PostgresConversationArchive: ConversationStore, SharedAlerts
         try transaction { (c) throws(PostgresError) -> Set<String> in
             var refused: Set<String> = []
             var told: [String] = []
-            for (save, flow, events) in batch {
+            // Rows in one order (by id) in every server's commits: two commits never wait for
+            // each other's rows crosswise (a deadlock PostgreSQL only breaks after a second).
+            for (save, flow, events) in batch.sorted(by: { $0.save.id < $1.save.id }) {
                 guard try write(c, save) else {
                     refused.insert(save.id)
                     continue
