@@ -42,8 +42,12 @@ package struct PostgresError: Error, Sendable, CustomStringConvertible {
 /// A value for a statement's parameter, sent as text.
 package enum PostgresValue: Sendable, ExpressibleByStringLiteral, ExpressibleByIntegerLiteral {
     case text(String), integer(Int), real(Double), null
-    /// An array of texts (for `= ANY($1::text[])`), each element quoted and escaped.
+    /// An array of texts (for `= ANY($1::text[])` or `unnest`), each element quoted and escaped.
     case texts([String])
+    /// An array of whole numbers (`$1::bigint[]`).
+    case integers([Int])
+    /// An array of numbers or NULLs (`$1::float8[]`).
+    case reals([Double?])
 
     package init(stringLiteral value: String) { self = .text(value) }
     package init(integerLiteral value: Int) { self = .integer(value) }
@@ -61,6 +65,8 @@ package enum PostgresValue: Sendable, ExpressibleByStringLiteral, ExpressibleByI
             if d.isInfinite { return d < 0 ? "-Infinity" : "Infinity" }
             return "\(d)"
         case .null: return nil
+        case .integers(let items): return "{" + items.map { String($0) }.joined(separator: ",") + "}"
+        case .reals(let items): return "{" + items.map { $0.flatMap { PostgresValue.real($0).wire } ?? "NULL" }.joined(separator: ",") + "}"
         case .texts(let items):
             return "{" + items.map { "\"" + $0.replacing("\\", with: "\\\\").replacing("\"", with: "\\\"") + "\"" }.joined(separator: ",") + "}"
         }

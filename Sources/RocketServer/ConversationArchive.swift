@@ -163,6 +163,14 @@ package final class ConversationArchive: ConversationStore {
             }
         }
 
+        /// The version the store held before this save (0: a new conversation).
+        package var storedVersion: Int {
+            switch self {
+            case .snapshot(let r, _): return r.storedVersion
+            case .steps(let s): return s.storedVersion
+            }
+        }
+
         /// The conversation's version once saved.
         package var version: Int {
             switch self {

@@ -390,10 +390,12 @@ extension ConversationService {
         return Change(id: id, version: e.version, view: view(id, e), events: [], deadline: e.conversation.nextDeadline, variant: e.context.variant)
     }
 
-    /// True (once) when change `seq` was refused by the store: another server changed its
-    /// conversation first. Its answer is then a 409 `stale-step`.
+    /// True when change `seq` was refused by the store: another server changed its conversation
+    /// first. Every answer that waited for it is made again (or is a 409 `stale-step`): several
+    /// answers may wait for one change (a replay waits for the change it repeats), so asking does
+    /// not forget it; the set keeps the newest 50,000 to 100,000.
     package func wasRefused(_ seq: UInt64) -> Bool {
-        state.withLock { s in s.refused.remove(seq) != nil }
+        state.withLock { s in s.refused.contains(seq) }
     }
 
     /// The answer of a change another server made impossible.

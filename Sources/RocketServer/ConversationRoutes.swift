@@ -430,9 +430,12 @@ extension ConversationService {
 
     /// The answer when conversation `id` left memory between the caller's check and its use: in a
     /// store servers share (where another server's change drops the copy here) it is read again
-    /// and `route` runs once more; otherwise it expired, and is unknown.
+    /// and `route` runs once more, and when it went again meanwhile the request is a 409
+    /// `stale-step` (others are changing it right now); with a store of its own it expired, and
+    /// is unknown.
     func vanished(_ request: HTTPRequest, id: String, loaded: Bool, _ route: @escaping @Sendable () -> HTTPResponse) -> HTTPResponse {
-        guard archive?.isShared == true, !loaded else { return unknownConversation(id).response }
+        guard archive?.isShared == true else { return unknownConversation(id).response }
+        guard !loaded else { return Self.changedElsewhere }
         var visitor: String? = nil
         switch visitorOrSite(request) {
         case .failure(let e): return e.response
@@ -463,7 +466,9 @@ extension ConversationService {
         if let owner = found.owner {
             return visitor == nil || owner == visitor ? .success(.ready) : .failure(unknownConversation(id))
         }
-        // Not in memory: unknown, or in the archive (read on the database thread).
+        // Not in memory: unknown, or in the archive (read on the database thread). Just read
+        // and gone again: in a store servers share, another server's change dropped it.
+        if loaded, known, archive?.isShared == true { return .failure(ResponseError(Self.changedElsewhere)) }
         guard !loaded, known, archive != nil else { return .failure(unknownConversation(id)) }
         return .success(.load(visitor: visitor))
     }

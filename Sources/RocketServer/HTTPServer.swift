@@ -479,6 +479,8 @@ package final class HTTPServer: Sendable {
                 changed: { [weak self] changes in
                     guard let self else { return }
                     self.refreshStreams(self.service.storeChanged(changes))
+                    // Copies dropped with unsaved changes: their parked answers are due now.
+                    self.wakeWriter()
                 },
                 reconnected: { [weak self] in
                     guard let self else { return }
@@ -599,7 +601,9 @@ package final class HTTPServer: Sendable {
         let ready = waiters.withLock { list -> [Waiter] in
             var out: [Waiter] = []
             list.removeAll { w in
-                let done = w.change <= saved
+                // A change the store refused (its conversation left memory with it unsaved) is
+                // answered too: its request runs again, or is a 409.
+                let done = w.change <= saved || service.wasRefused(w.change)
                 let failed = result.map { !$0.saved && w.change <= $0.through } ?? false
                 guard done || failed || ending else { return false }
                 w.context.saved = done

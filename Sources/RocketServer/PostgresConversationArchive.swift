@@ -36,27 +36,62 @@ package final class PostgresConversationArchive: ConversationStore, SharedAlerts
 
     @discardableResult
     package func save(_ batch: [ConversationArchive.Batched]) throws(ConversationArchive.Failure) -> Set<String> {
-        try transaction { (c) throws(PostgresError) -> Set<String> in
-            var refused: Set<String> = []
-            var told: [String] = []
+        // A few statements per commit, whatever its size (a statement per row cost a round trip
+        // each): the rows locked in one order, whole snapshots one by one (one in 16 saves), the
+        // steps of every other conversation in one statement, all event records in one.
+        let sorted = batch.sorted { $0.save.id < $1.save.id }
+        var steps: [ConversationArchive.Steps] = []
+        var snapshots: [ConversationArchive.Save] = []
+        for item in sorted {
+            if case .steps(let s) = item.save { steps.append(s) } else { snapshots.append(item.save) }
+        }
+        return try transaction { (c) throws(PostgresError) -> Set<String> in
             // Rows in one order (by id) in every server's commits: two commits never wait for
             // each other's rows crosswise (a deadlock PostgreSQL only breaks after a second).
-            for (save, flow, events) in batch.sorted(by: { $0.save.id < $1.save.id }) {
-                guard try write(c, save) else {
-                    refused.insert(save.id)
-                    continue
-                }
+            let existing = sorted.filter { $0.save.storedVersion != 0 }.map(\.save.id)
+            if !existing.isEmpty {
+                try c.query("SELECT id FROM rocket_conversations WHERE id = ANY($1::text[]) ORDER BY id FOR UPDATE", [.texts(existing)])
+            }
+            var saved: Set<String> = []
+            for save in snapshots where try write(c, save) { saved.insert(save.id) }
+            if !steps.isEmpty {
+                let moved = try c.query(
+                    """
+                    WITH i AS (SELECT * FROM unnest($1::text[], $2::bigint[], $3::float8[], $4::text[], $5::bigint[], $6::float8[])
+                      AS t(id, version, at, steps, base, deadline)),
+                    m AS (UPDATE rocket_conversations c SET version = i.version, touched = i.at, deadline = i.deadline
+                      FROM i WHERE c.id = i.id AND c.version = i.base RETURNING c.id),
+                    s AS (INSERT INTO rocket_steps (id, version, at, steps) SELECT i.id, i.version, i.at, i.steps FROM i JOIN m ON m.id = i.id)
+                    SELECT id FROM m
+                    """,
+                    [
+                        .texts(steps.map(\.id)), .integers(steps.map(\.version)), .reals(steps.map(\.at)), .texts(steps.map(\.text)),
+                        .integers(steps.map(\.storedVersion)), .reals(steps.map(\.deadline)),
+                    ])
+                for r in 0..<moved.count { saved.insert(moved.text(r, 0)) }
+            }
+            var ids: [String] = [], seqs: [Int] = [], ats: [Double?] = [], records: [String] = [], flows: [String] = [], told: [String] = []
+            for (save, flow, events) in sorted where saved.contains(save.id) {
                 told.append(save.id + " " + String(save.version))
                 for e in events {
-                    try c.query(
-                        "INSERT INTO rocket_events (id, seq, at, record, flow) VALUES ($1, $2, $3, $4, $5) ON CONFLICT DO NOTHING",
-                        [.text(save.id), .integer(e.seq), .real(e.at), .text(e.record), .text(flow)])
+                    ids.append(save.id)
+                    seqs.append(e.seq)
+                    ats.append(e.at)
+                    records.append(e.record)
+                    flows.append(flow)
                 }
+            }
+            if !ids.isEmpty {
+                try c.query(
+                    """
+                    INSERT INTO rocket_events (id, seq, at, record, flow)
+                    SELECT * FROM unnest($1::text[], $2::bigint[], $3::float8[], $4::text[], $5::text[]) ON CONFLICT DO NOTHING
+                    """, [.texts(ids), .integers(seqs), .reals(ats), .texts(records), .texts(flows)])
             }
             // Every server listening is told of the saved versions when the commit is done (ids
             // and versions only, far under NOTIFY's 8,000 bytes: the state is read from the database).
             if !told.isEmpty { try c.query("SELECT pg_notify('\(Self.channel)', x) FROM unnest($1::text[]) x", [.texts(told)]) }
-            return refused
+            return Set(sorted.map(\.save.id)).subtracting(saved)
         }
     }
 
