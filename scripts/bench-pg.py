@@ -42,8 +42,9 @@ def free_port():
     return port
 
 
-def proxy(root, ports):
-    """nginx in front of `ports`, as docs/deploy/nginx.conf says, plain HTTP (the reference is too)."""
+def proxy(root, ports, affinity=False):
+    """nginx in front of `ports`, as docs/deploy/nginx.conf says, plain HTTP (the reference is too);
+    with `affinity`, each visitor goes to one instance while it is up (docs/DEPLOY.md's option)."""
     os.makedirs(root, exist_ok=True)
     with open(os.path.join(ROOT, "docs", "deploy", "nginx.conf")) as f:
         conf = f.read()
@@ -51,6 +52,8 @@ def proxy(root, ports):
     conf = conf.replace("listen @LISTEN@ ssl;", f"listen 127.0.0.1:{listen};")
     conf = "\n".join(line for line in conf.split("\n") if "ssl_" not in line)
     upstreams = "\n".join(f"        server 127.0.0.1:{p} max_fails=1 fail_timeout=2s;" for p in ports)
+    if affinity:
+        upstreams = "        hash $http_rocket_visitor consistent;\n" + upstreams
     conf = conf.replace("@ROOT@", root).replace("@UPSTREAMS@", upstreams)
     path = os.path.join(root, "nginx.conf")
     with open(path, "w") as f:
@@ -167,6 +170,9 @@ def main():
             path, front = proxy(os.path.join(tmp, f"proxy{n}"), [i[2] for i in instances[:n]])
             results[n] = intents(front)
             stop_proxy(path)
+            path, front = proxy(os.path.join(tmp, f"proxy{n}a"), [i[2] for i in instances[:n]], affinity=True)
+            results[(n, "affinity")] = intents(front)
+            stop_proxy(path)
         ref2 = bench.wrk(static)
         best = max(ref, ref2)
         fan = fan_out(instances[0][1], instances[1][1])
@@ -194,6 +200,8 @@ def main():
     row("intents/s, one instance, PostgreSQL", pg1)
     row("intents/s, two instances on PostgreSQL behind nginx", results[2])
     row("intents/s, three instances on PostgreSQL behind nginx", results[3])
+    row("intents/s, two instances behind nginx, visitor affinity (hash)", results[(2, "affinity")])
+    row("intents/s, three instances behind nginx, visitor affinity (hash)", results[(3, "affinity")])
     rows.append(("event fan-out, intent on A → frame on B's stream (300 taps)", f"p50 {fan[0]:.1f} ms", f"p99 {fan[1]:.1f} ms; goal p99 ≤ 100 ms"))
     rows.append(("cap race: 3 instances × 200 concurrent starts, flow allowed 5", f"{race['started']} started",
                  f"{race['notNow']} not now, {race['other']} other; goal exactly 5"))
