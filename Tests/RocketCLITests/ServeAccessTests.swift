@@ -70,6 +70,23 @@ struct ServeAccessTests {
         var stderr: String { (try? String(contentsOfFile: errors, encoding: .utf8)) ?? "" }
     }
 
+    @Test("rocket serve on a postgresql:// store: two processes share it (a start on one, a tap on the other); the URL's password never reaches the log")
+    func postgresStore() throws {
+        let base = try TestPostgres.freshDatabase()
+        // A password the test cluster does not ask for (it trusts local users), in the URL as an operator writes it.
+        let url = base.replacingOccurrences(of: "postgresql:///", with: "postgresql://postgres:s3cret-pa55@/")
+        let a = try Running(["--insecure-dev"], store: url), b = try Running(["--insecure-dev"], store: url)
+        let started = a.exchange("POST", "/v1/conversations", body: #"{"flow": "tour", "visitor": "ada"}"#)
+        #expect(started.hasPrefix("HTTP/1.1 201"), "\(started.prefix(300))")
+        let id = try #require(started.range(of: #""id":""#).map { String(started[$0.upperBound...].prefix(32)) })
+        #expect(b.status("GET", "/v1/conversations/\(id)", headers: ["Rocket-Visitor": "ada"]) == 200)
+        #expect(b.status("GET", "/readyz") == 200)
+        #expect(a.stop() == 0 && b.stop() == 0)
+        for log in [a.stderr, b.stderr] {
+            #expect(log.contains("postgres:***@") && !log.contains("s3cret-pa55"), "\(log)")
+        }
+    }
+
     /// An event of the scenario of the flow each server offers.
     static let event = #"{"scenario": "tour", "visitor": "u1"}"#
 
