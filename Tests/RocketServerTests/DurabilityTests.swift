@@ -2,6 +2,8 @@ import Foundation
 import RocketConversation
 import RocketCore
 import RocketFlow
+import RocketPostgres
+import RocketScenariosPostgres
 import RocketScenariosSQLite
 import RocketTestSupport
 import Synchronization
@@ -28,10 +30,17 @@ struct DurabilityTests {
         c.requestsPerSecond = 1e9
         c.requestBurst = 1e9
         c.perAddress = 1 << 30
+        let flowLibrary = FlowLibrary(directory: flows, builtIn: [:])
+        if PostgresURL.names(path) {
+            let postgres = try PostgresScenarioStore(url: path)
+            return ConversationService(
+                flows: flowLibrary, archive: PostgresConversationArchive(beside: postgres), scenarios: postgres, clock: WallClock(), configuration: c,
+                access: .random(insecureDev: true))
+        }
         let sqlite = try SQLiteScenarioStore(path: path)
         return ConversationService(
-            flows: FlowLibrary(directory: flows, builtIn: [:]), archive: try ConversationArchive(beside: sqlite), scenarios: sqlite,
-            clock: WallClock(), configuration: c, access: .random(insecureDev: true))
+            flows: flowLibrary, archive: try ConversationArchive(beside: sqlite), scenarios: sqlite, clock: WallClock(), configuration: c,
+            access: .random(insecureDev: true))
     }
 
     func flowsFolder() throws -> String {
@@ -101,17 +110,19 @@ struct DurabilityTests {
         }
     }
 
-    @Test("an answer is sent only after its change is committed: the store holds every step a 200 reported")
-    func answerAfterCommit() throws {
+    @Test("an answer is sent only after its change is committed: the store holds every step a 200 reported", arguments: ServerStoreKind.allCases)
+    func answerAfterCommit(kind: ServerStoreKind) throws {
         let flows = try flowsFolder()
-        let path = scratchDirectory() + "/store.sqlite"
+        let path = kind == .postgres ? try TestPostgres.freshDatabase() : scratchDirectory() + "/store.sqlite"
         let svc = try service(path, flows: flows)
         let server = HTTPServer(service: svc)
         let port = try server.start(host: "127.0.0.1", port: 0)
         defer { server.stop() }
         let started = RawClient.exchange(port: port, post("/v1/conversations", #"{"flow": "loop", "visitor": "ada"}"#))
         let id = try #require(bodyJSON(started)?["conversation"]?["id"]?.string)
-        let reader = try ConversationArchive(beside: SQLiteScenarioStore(path: path))
+        let reader: any ConversationStore =
+            kind == .postgres
+            ? PostgresConversationArchive(beside: try PostgresScenarioStore(url: path)) : try ConversationArchive(beside: SQLiteScenarioStore(path: path))
         for _ in 0..<20 {
             let answer = tap(port, id, visitor: "ada")
             #expect(status(answer) == 200)

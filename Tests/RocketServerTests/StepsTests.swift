@@ -2,6 +2,7 @@ import Foundation
 import RocketConversation
 import RocketCore
 import RocketJSON
+import RocketPostgres
 import RocketSQLite
 import Testing
 
@@ -74,10 +75,11 @@ struct StepsTests {
         }
     }
 
-    @Test("taps, a hold, a timer, choices and a rating are saved as steps; a restart replays them to the same conversation")
-    func replayEqualsLive() throws {
+    @Test(
+        "taps, a hold, a timer, choices and a rating are saved as steps; a restart replays them to the same conversation", arguments: ServerStoreKind.allCases)
+    func replayEqualsLive(kind: ServerStoreKind) throws {
         let dir = try flows()
-        let h = try Harness(configure: timed, flowsDirectory: dir)
+        let h = try Harness(kind, configure: timed, flowsDirectory: dir)
         let id = try h.start("steps")
         let version0 = try #require(try h.archive().load(id)?.row.version)
         #expect(h.send(id, #""intent": "tap""#).status == 200)
@@ -129,9 +131,9 @@ struct StepsTests {
         #expect(again.view(id)?["transcript"]?.array.last?["text"]?.string == "Colour?")
     }
 
-    @Test("typed answers are saved as snapshots: a secret never reaches the store, valid or refused")
-    func typedAnswers() throws {
-        let h = try Harness()
+    @Test("typed answers are saved as snapshots: a secret never reaches the store, valid or refused", arguments: ServerStoreKind.allCases)
+    func typedAnswers(kind: ServerStoreKind) throws {
+        let h = try Harness(kind)
         let id = try h.start()
         #expect(h.send(id, #""intent": "tap""#).status == 200)
         #expect(h.send(id, #""intent": "submit", "text": "Q7Q7-much-too-long""#).status == 422)
@@ -140,9 +142,22 @@ struct StepsTests {
         #expect(afterName.steps.isEmpty)
         #expect(h.send(id, #""intent": "submit", "text": "X9X9-pin""#).status == 200)
         h.service.flush()
-        for file in [h.path, h.path + "-wal"] {
-            let bytes = (try? Data(contentsOf: URL(fileURLWithPath: file))) ?? Data()
-            #expect(bytes.range(of: Data("X9X9-pin".utf8)) == nil, "\(file)")
+        if kind == .postgres {
+            let db = PostgresDatabase(url: PostgresURL(h.path)!)
+            let found = try db.withConnection { (c) throws(PostgresError) in
+                try c.query(
+                    """
+                    SELECT (SELECT count(*) FROM rocket_conversations WHERE snapshot LIKE '%X9X9%')
+                      + (SELECT count(*) FROM rocket_steps WHERE steps LIKE '%X9X9%') + (SELECT count(*) FROM rocket_events WHERE record LIKE '%X9X9%')
+                    """
+                ).firstInt
+            }
+            #expect(found == 0)
+        } else {
+            for file in [h.path, h.path + "-wal"] {
+                let bytes = (try? Data(contentsOf: URL(fileURLWithPath: file))) ?? Data()
+                #expect(bytes.range(of: Data("X9X9-pin".utf8)) == nil, "\(file)")
+            }
         }
         let again = try Harness(path: h.path, clock: h.clock)
         #expect(again.view(id)?["step"]?.number == 3)
@@ -150,10 +165,11 @@ struct StepsTests {
         #expect(again.view(id)?["transcript"]?.array.last?["text"]?.string == "Bye Ada")
     }
 
-    @Test("after 16 steps the next change is a whole snapshot: a load replays at most that many")
-    func snapshotEvery() throws {
+    @Test("after 16 steps the next change is a whole snapshot: a load replays at most that many", arguments: ServerStoreKind.allCases)
+    func snapshotEvery(kind: ServerStoreKind) throws {
         let dir = try flows()
         let h = try Harness(
+            kind,
             configure: {
                 timed(&$0)
                 $0.requestBurst = 1_000
@@ -220,10 +236,10 @@ struct StepsTests {
         #expect(try archive.checkpoint(restartFrames: 100).restarted)
     }
 
-    @Test("a conversation whose steps were saved lately is in use: the store keeps it until its steps are old too")
-    func expiryCountsSteps() throws {
+    @Test("a conversation whose steps were saved lately is in use: the store keeps it until its steps are old too", arguments: ServerStoreKind.allCases)
+    func expiryCountsSteps(kind: ServerStoreKind) throws {
         let dir = try flows()
-        let h = try Harness(configure: timed, flowsDirectory: dir)
+        let h = try Harness(kind, configure: timed, flowsDirectory: dir)
         let id = try h.start("loop")
         let started = h.clock.now
         h.clock.advance(by: 60)

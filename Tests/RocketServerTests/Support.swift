@@ -2,7 +2,10 @@ import Foundation
 import RocketConversation
 import RocketCore
 import RocketJSON
+import RocketPostgres
 import RocketScenarios
+import RocketScenariosPostgres
+import RocketTestSupport
 import Testing
 
 @testable import RocketServer
@@ -16,6 +19,12 @@ let basicFlow = """
      {"id": "pick", "type": "choice", "text": "Colour?", "options": [{"title": "Red", "next": "end"}, {"title": "Blue", "next": "end"}]},
      {"id": "end", "type": "text", "text": "Bye {{name}}"}]}
     """
+
+/// The server's two stores, so a store test runs on each.
+enum ServerStoreKind: String, CaseIterable, CustomTestStringConvertible {
+    case sqlite, postgres
+    var testDescription: String { rawValue }
+}
 
 /// A flow shown at most once per visitor.
 let gatedFlow = """
@@ -53,9 +62,17 @@ struct Harness {
         c.perAddress = 1 << 30
         configure(&c)
         let flows = FlowLibrary(directory: flowsDirectory, builtIn: ["basic": Array(basicFlow.utf8), "gated": Array(gatedFlow.utf8)])
-        let sqlite = persistent ? try SQLiteScenarioStore(path: self.path) : nil
-        let archive = try sqlite.map { try ConversationArchive(beside: $0) }
-        let store: (any ScenarioStore)? = sqlite ?? InMemoryScenarioStore()
+        let archive: (any ConversationStore)?
+        let store: any ScenarioStore
+        if persistent, PostgresURL.names(self.path) {
+            let postgres = try PostgresScenarioStore(url: self.path)
+            (archive, store) = (PostgresConversationArchive(beside: postgres), postgres)
+        } else if persistent {
+            let sqlite = try SQLiteScenarioStore(path: self.path)
+            (archive, store) = (try ConversationArchive(beside: sqlite), sqlite)
+        } else {
+            (archive, store) = (nil, InMemoryScenarioStore())
+        }
         service = ConversationService(flows: flows, archive: archive, scenarios: store, clock: clock, configuration: c, access: access)
     }
 
@@ -97,7 +114,15 @@ struct Harness {
         return (server, try server.start(host: "127.0.0.1", port: 0))
     }
 
-    func archive() throws -> ConversationArchive { try ConversationArchive(beside: SQLiteScenarioStore(path: path)) }
+    func archive() throws -> any ConversationStore {
+        if PostgresURL.names(path) { return PostgresConversationArchive(beside: try PostgresScenarioStore(url: path)) }
+        return try ConversationArchive(beside: SQLiteScenarioStore(path: path))
+    }
+
+    /// A harness on a store of `kind`: a new SQLite file, or a new database of the test cluster.
+    init(_ kind: ServerStoreKind, configure: (inout ServerConfiguration) -> Void = { _ in }, flowsDirectory: String? = nil) throws {
+        try self.init(path: kind == .postgres ? TestPostgres.freshDatabase() : nil, configure: configure, flowsDirectory: flowsDirectory)
+    }
 
     func view(_ id: String, visitor: String = "ada") -> JSONNode? {
         request("GET", "/v1/conversations/\(id)", visitor: visitor).json?["conversation"]
