@@ -153,32 +153,7 @@ struct PostgresStoreTests {
     func crashes() throws {
         let url = try TestPostgres.freshDatabase()
         let store = try PostgresScenarioStore(url: url)
-        var acknowledgedTotal = 0
-        for round in 0..<30 {
-            let p = Process()
-            p.executableURL = URL(fileURLWithPath: stressPath)
-            p.arguments = [url, "crash", "100000"]
-            let out = Pipe()
-            p.standardOutput = out
-            try p.run()
-            let target = Int.random(in: 1...20)
-            var seen = ""
-            while !(seen.split(separator: "\n").last.flatMap { Int($0) }.map { $0 >= target } ?? false) {
-                let chunk = out.fileHandleForReading.availableData
-                if chunk.isEmpty { break }
-                seen += String(decoding: chunk, as: UTF8.self)
-            }
-            kill(p.processIdentifier, SIGKILL)
-            p.waitUntilExit()
-            let text = seen + String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            let acknowledged = text.split(separator: "\n").last.flatMap { Int($0) } ?? 0
-            #expect(acknowledged >= target, "round \(round)")
-            acknowledgedTotal += acknowledged
-            let count = try store.stats("crash").eventsCount
-            // Every acknowledged trigger is there; at most one more committed before its line was written.
-            #expect(count >= acknowledgedTotal && count <= acknowledgedTotal + round + 1, "round \(round)")
-            acknowledgedTotal = count
-        }
+        try killedAfterAcknowledgements(store: url, rounds: 30, upTo: 20) { try store.stats("crash").eventsCount }
     }
 
     @Test("Recent event times keep the newest 1,000, as on SQLite")

@@ -199,38 +199,40 @@ struct SQLiteStoreTests {
     @Test("Killed with SIGKILL after a random acknowledged trigger, 200 times: the store opens cleanly and holds every acknowledged event")
     func crashes() throws {
         let path = temporaryPath()
-        var rng = SystemRandomNumberGenerator()
-        var acknowledgedTotal = 0
-        var roundsWithWork = 0
-        for round in 0..<200 {
-            let p = Process()
-            p.executableURL = URL(fileURLWithPath: stressPath)
-            p.arguments = [path, "crash", "100000"]
-            let out = Pipe()
-            p.standardOutput = out
-            try p.run()
-            // Kill right after the child says "ack N" for a random N: what the test sees depends
-            // on the child's progress, never on how long the machine took to get there.
-            let target = Int.random(in: 1...40, using: &rng)
-            var seen = ""
-            while !(seen.split(separator: "\n").last.flatMap { Int($0) }.map { $0 >= target } ?? false) {
-                let chunk = out.fileHandleForReading.availableData
-                if chunk.isEmpty { break }
-                seen += String(decoding: chunk, as: UTF8.self)
-            }
-            kill(p.processIdentifier, SIGKILL)
-            p.waitUntilExit()
-            let text = seen + String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            let acknowledged = text.split(separator: "\n").last.flatMap { Int($0) } ?? 0
-            acknowledgedTotal += acknowledged
-            if acknowledged > 0 { roundsWithWork += 1 }
-            let count = try SQLiteScenarioStore(path: path).stats("crash").eventsCount
-            // Every acknowledged trigger is there; at most one more committed before its line was written.
-            #expect(count >= acknowledgedTotal && count <= acknowledgedTotal + round + 1, "round \(round)")
-            acknowledgedTotal = count
+        try killedAfterAcknowledgements(store: path, rounds: 200, upTo: 40) { try SQLiteScenarioStore(path: path).stats("crash").eventsCount }
+    }
+}
+
+/// Runs ScenarioStress on `store` `rounds` times, killing it with SIGKILL right after it says it
+/// triggered a random number (1…`upTo`) of events: what the test sees depends on the child's
+/// progress, never on how long the machine took to get there. After each round `count()` (the
+/// store as a restarted process reads it) must hold every acknowledged trigger, and at most one
+/// more (committed before its line was written).
+func killedAfterAcknowledgements(store: String, rounds: Int, upTo: Int, count: () throws -> Int) throws {
+    var acknowledgedTotal = 0
+    for round in 0..<rounds {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: stressPath)
+        p.arguments = [store, "crash", "100000"]
+        let out = Pipe()
+        p.standardOutput = out
+        try p.run()
+        let target = Int.random(in: 1...upTo)
+        var seen = ""
+        while !(seen.split(separator: "\n").last.flatMap { Int($0) }.map { $0 >= target } ?? false) {
+            let chunk = out.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            seen += String(decoding: chunk, as: UTF8.self)
         }
-        #expect(roundsWithWork == 200, "every kill lands after at least one acknowledged trigger")
-        #expect(acknowledgedTotal >= 200)
+        kill(p.processIdentifier, SIGKILL)
+        p.waitUntilExit()
+        let text = seen + String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let acknowledged = text.split(separator: "\n").last.flatMap { Int($0) } ?? 0
+        #expect(acknowledged >= target, "round \(round): every kill lands after at least one acknowledged trigger")
+        acknowledgedTotal += acknowledged
+        let stored = try count()
+        #expect(stored >= acknowledgedTotal && stored <= acknowledgedTotal + round + 1, "round \(round)")
+        acknowledgedTotal = stored
     }
 }
 

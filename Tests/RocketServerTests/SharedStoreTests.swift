@@ -13,21 +13,24 @@ import Testing
 /// change is applied once, or refused with 409 `stale-step`; never lost, never applied twice.
 @Suite("Servers sharing a PostgreSQL store")
 struct SharedStoreTests {
+    typealias Server = (server: HTTPServer, port: Int, service: ConversationService)
+
     /// A server over the loop flow (every tap is accepted) on the PostgreSQL store at `url`.
-    func server(_ url: String, flows: String) throws -> (server: HTTPServer, port: Int, service: ConversationService) {
-        var c = ServerConfiguration()
-        c.timing = .reducedMotion
-        c.addressRequestsPerSecond = 1e9
-        c.addressRequestBurst = 1e9
-        c.requestsPerSecond = 1e9
-        c.requestBurst = 1e9
-        c.perAddress = 1 << 30
-        let store = try PostgresScenarioStore(url: url)
-        let service = ConversationService(
-            flows: FlowLibrary(directory: flows, builtIn: [:]), archive: PostgresConversationArchive(beside: store), scenarios: store,
-            clock: WallClock(), configuration: c, access: .random(insecureDev: true))
+    func server(_ url: String, flows: String) throws -> Server {
+        let service = try DurabilityTests().service(url, flows: flows)
         let server = HTTPServer(service: service)
         return (server, try server.start(host: "127.0.0.1", port: 0), service)
+    }
+
+    /// Two servers on a new database, and a conversation of the loop flow started through the
+    /// first (the caller stops the servers).
+    func twoServers() throws -> (url: String, flows: String, a: Server, b: Server, id: String) {
+        let url = try TestPostgres.freshDatabase(), flows = try flowsFolder()
+        let a = try server(url, flows: flows), b = try server(url, flows: flows)
+        let started = RawClient.exchange(port: a.port, post("/v1/conversations", #"{"flow": "loop", "visitor": "ada"}"#))
+        #expect(status(started) == 201)
+        let id = bodyJSON(started)?["conversation"]?["id"]?.string ?? ""
+        return (url, flows, a, b, id)
     }
 
     func flowsFolder() throws -> String {
@@ -46,15 +49,11 @@ struct SharedStoreTests {
 
     @Test("Started on A, continued on B, then on A again: each change applied once, in order")
     func startOnAContinueOnB() throws {
-        let url = try TestPostgres.freshDatabase(), flows = try flowsFolder()
-        let a = try server(url, flows: flows), b = try server(url, flows: flows)
+        let (_, _, a, b, id) = try twoServers()
         defer {
             a.server.stop()
             b.server.stop()
         }
-        let started = RawClient.exchange(port: a.port, post("/v1/conversations", #"{"flow": "loop", "visitor": "ada"}"#))
-        #expect(status(started) == 201)
-        let id = try #require(bodyJSON(started)?["conversation"]?["id"]?.string)
         let onB = tap(b.port, id)
         #expect(status(onB) == 200 && step(onB) == 1)
         // A held the conversation as it started it. B's save was told to A, which dropped its
@@ -75,14 +74,11 @@ struct SharedStoreTests {
 
     @Test("Taps on one conversation through two servers at once: every 200 is applied once, the rest are 409, and the store's step counts the 200s")
     func concurrentIntents() throws {
-        let url = try TestPostgres.freshDatabase(), flows = try flowsFolder()
-        let a = try server(url, flows: flows), b = try server(url, flows: flows)
+        let (url, flows, a, b, id) = try twoServers()
         defer {
             a.server.stop()
             b.server.stop()
         }
-        let started = RawClient.exchange(port: a.port, post("/v1/conversations", #"{"flow": "loop", "visitor": "ada"}"#))
-        let id = try #require(bodyJSON(started)?["conversation"]?["id"]?.string)
         let ok = Atomic<Int>(0), conflicts = Atomic<Int>(0), other = Mutex<[String]>([])
         let ports = [a.port, b.port]
         DispatchQueue.concurrentPerform(iterations: 8) { worker in
@@ -106,14 +102,11 @@ struct SharedStoreTests {
 
     @Test("A page's event stream on A gets the changes made through B (LISTEN/NOTIFY: ids only, the state read from the store)")
     func streamFollowsOtherServer() throws {
-        let url = try TestPostgres.freshDatabase(), flows = try flowsFolder()
-        let a = try server(url, flows: flows), b = try server(url, flows: flows)
+        let (_, _, a, b, id) = try twoServers()
         defer {
             a.server.stop()
             b.server.stop()
         }
-        let started = RawClient.exchange(port: a.port, post("/v1/conversations", #"{"flow": "loop", "visitor": "ada"}"#))
-        let id = try #require(bodyJSON(started)?["conversation"]?["id"]?.string)
         let stream = try #require(RawClient(port: a.port))
         stream.send("GET /v1/conversations/\(id)/events HTTP/1.1\r\nHost: 127.0.0.1\r\nRocket-Visitor: ada\r\nAccept: text/event-stream\r\n\r\n")
         #expect(stream.read { $0.contains("event: state") }.hasPrefix("HTTP/1.1 200"))
