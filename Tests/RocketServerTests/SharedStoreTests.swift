@@ -209,6 +209,24 @@ struct SharedStoreTests {
                 #expect(status(answer) == 200, "\(answer.prefix(300))")
                 if status(answer) == 200 { acknowledged = step(answer) }
             }
+            // A's stream hears of other servers' changes again: its LISTEN connection came back
+            // (and re-read what it may have missed).
+            let stream = try #require(RawClient(port: a.port))
+            stream.send("GET /v1/conversations/\(id)/events HTTP/1.1\r\nHost: 127.0.0.1\r\nRocket-Visitor: ada\r\nAccept: text/event-stream\r\n\r\n")
+            #expect(stream.read { $0.contains("event: state") }.hasPrefix("HTTP/1.1 200"))
+            let other = try server(url, flows: flows)
+            defer { other.server.stop() }
+            var heard = false
+            // The listener reconnects within a second of the database's return; until it has, a
+            // change made elsewhere is not heard, so a few are made, each looked for on the stream.
+            for _ in 0..<20 where !heard {
+                let answer = tap(other.port, id)
+                guard status(answer) == 200 else { continue }
+                acknowledged = step(answer)
+                let version = Int(bodyJSON(answer)?["conversation"]?["version"]?.number ?? -1)
+                heard = stream.read(timeout: 0.5) { $0.contains("id: \(version)\n") }.contains("id: \(version)\n")
+            }
+            #expect(heard)
         }
         // Another server reads what the store holds: every acknowledged change.
         let b = try server(url, flows: flows)
