@@ -4,7 +4,9 @@ import RocketCore
 import RocketFlow
 import RocketJSON
 import RocketScenarios
+import RocketScenariosPostgres
 import Synchronization
+import RocketTestSupport
 import Testing
 
 @testable import RocketServer
@@ -326,9 +328,9 @@ struct APITests {
         #expect(h.send(id, #""intent": "tap""#).status != 429)
     }
 
-    @Test("the number of conversations is bounded; idle ones expire and make room")
-    func bounds() throws {
-        let h = try Harness {
+    @Test("the number of conversations is bounded; idle ones expire and make room", arguments: ServerStoreKind.allCases)
+    func bounds(kind: ServerStoreKind) throws {
+        let h = try Harness(kind) {
             $0.maxConversations = 3
             $0.idleTimeout = 100
         }
@@ -345,9 +347,9 @@ struct APITests {
         #expect(try h.archive().load(first) == nil)
     }
 
-    @Test("expired conversations leave the store as fast as they expire: every one in a call, not 500 a minute")
-    func expiredRowsGo() throws {
-        let h = try Harness { $0.idleTimeout = 100 }
+    @Test("expired conversations leave the store as fast as they expire: every one in a call, not 500 a minute", arguments: ServerStoreKind.allCases)
+    func expiredRowsGo(kind: ServerStoreKind) throws {
+        let h = try Harness(kind) { $0.idleTimeout = 100 }
         let archive = try h.archive()
         let rows = (0..<1_234).map { k in
             (
@@ -364,9 +366,9 @@ struct APITests {
         #expect(try archive.load(String(format: "%032x", 1_233)) == nil)
     }
 
-    @Test("the flow's scenario gates per visitor: 'not now' is a status of its own with the explanation")
-    func gate() throws {
-        let h = try Harness()
+    @Test("the flow's scenario gates per visitor: 'not now' is a status of its own with the explanation", arguments: ServerStoreKind.allCases)
+    func gate(kind: ServerStoreKind) throws {
+        let h = try Harness(kind)
         _ = try h.start("gated", visitor: "ada")
         let second = h.request("POST", "/v1/conversations", body: #"{"flow": "gated", "visitor": "ada"}"#)
         #expect(second.status == 200)
@@ -376,7 +378,7 @@ struct APITests {
         #expect(h.request("POST", "/v1/conversations", body: #"{"flow": "gated", "visitor": "bob"}"#).status == 201)
         // Events are counted per visitor too.
         #expect(h.request("POST", "/v1/events", body: #"{"scenario": "tour", "visitor": "ada"}"#).status == 204)
-        let store = try SQLiteScenarioStore(path: h.path)
+        let store: any ScenarioStore & Named = kind == .postgres ? try PostgresScenarioStore(url: h.path) : try SQLiteScenarioStore(path: h.path)
         #expect(try store.stats("tour@ada").eventsCount == 1)
         // A scenario no flow names is no row anyone reads: 404, nothing stored.
         let unknown = h.request("POST", "/v1/events", body: #"{"scenario": "made-up", "visitor": "ada"}"#)
@@ -756,8 +758,10 @@ struct ExperimentAPITests {
         #expect(groups.count == 3, "\(groups)")
     }
 
-    @Test("the variant is stored at the first exposure: new weights keep earlier visitors where they were; a removed variant reassigns")
-    func sticky() throws {
+    @Test(
+        "the variant is stored at the first exposure: new weights keep earlier visitors where they were; a removed variant reassigns",
+        arguments: ServerStoreKind.allCases)
+    func sticky(kind: ServerStoreKind) throws {
         let dir = scratchDirectory()
         func write(_ weights: (Double, Double), holdout: Double = 0, names: (String, String) = ("long", "short")) throws {
             try """
@@ -767,7 +771,7 @@ struct ExperimentAPITests {
             """.write(toFile: dir + "/copy.json", atomically: true, encoding: .utf8)
         }
         try write((1, 1))
-        let path = scratchDirectory() + "/store.sqlite"
+        let path = kind == .postgres ? try TestPostgres.freshDatabase() : scratchDirectory() + "/store.sqlite"
         let clock = ManualClock(now: 1_800_000_000)
         var first: [String: String] = [:]
         do {
@@ -802,8 +806,10 @@ struct ExperimentAPITests {
 struct ReportAPITests {
     static let key = "report-key-0123456789abcdef"
 
-    @Test("GET /v1/report and /report: the site key only; the holdout's exposures are stored; counts by variant; records outlive their conversation")
-    func report() throws {
+    @Test(
+        "GET /v1/report and /report: the site key only; the holdout's exposures are stored; counts by variant; records outlive their conversation",
+        arguments: ServerStoreKind.allCases)
+    func report(kind: ServerStoreKind) throws {
         let flow = """
             {"version": 1, "experiment": {"name": "copy", "holdout": 0.3,
               "variants": [{"name": "long", "start": "long"}, {"name": "short", "start": "short"}]},
@@ -814,7 +820,8 @@ struct ReportAPITests {
         let experiment = RocketExperiment(
             name: "copy", variants: [RocketExperimentVariant(name: "long"), RocketExperimentVariant(name: "short")], holdout: 0.3)
         let access = AccessControl(secret: AccessControl.randomBytes(32), keys: [Self.key])
-        let h = try Harness(configure: { $0.idleTimeout = 3600 }, flowsDirectory: dir, access: access)
+        let h = try Harness(
+            path: kind == .postgres ? try TestPostgres.freshDatabase() : nil, configure: { $0.idleTimeout = 3600 }, flowsDirectory: dir, access: access)
         let site = ["Authorization": "Bearer " + Self.key]
         var expected: [String: (exposures: Int, completions: Int)] = [:]
         for k in 0..<60 {

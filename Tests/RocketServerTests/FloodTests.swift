@@ -1,6 +1,8 @@
 import Foundation
 import RocketConversation
 import RocketCore
+import RocketScenarioEngine
+import RocketScenariosPostgres
 import RocketScenariosSQLite
 import RocketTestSupport
 import Synchronization
@@ -74,11 +76,11 @@ struct FloodTests {
         #expect(from(h, "203.0.113.7", "POST", "/v1/conversations", body: #"{"flow": "basic"}"#, visitor: "m9").status == 201)
     }
 
-    @Test("visitors' scenario rows expire after the retention with nothing in them; store-wide rows stay")
-    func visitorRowsExpire() throws {
-        let h = try harness { $0.visitorRetention = 3_600 }
+    @Test("visitors' scenario rows expire after the retention with nothing in them; store-wide rows stay", arguments: ServerStoreKind.allCases)
+    func visitorRowsExpire(kind: ServerStoreKind) throws {
+        let h = try Harness(kind) { $0.visitorRetention = 3_600 }
         _ = try h.start("gated", visitor: "ada")
-        let store = try SQLiteScenarioStore(path: h.path)
+        let store: any VisitorStore & Named = kind == .postgres ? try PostgresScenarioStore(url: h.path) : try SQLiteScenarioStore(path: h.path)
         try store.triggerEvent("store-wide", at: h.clock.now)
         #expect(try store.names().contains("tour@ada"))
         h.clock.advance(by: 1_800)
@@ -261,3 +263,10 @@ struct FloodTests {
         #expect(h.service.count == 0)
     }
 }
+
+/// A store that lists its scenarios' names (both the server's stores do).
+protocol Named {
+    func names() throws(ScenarioStoreError) -> [String]
+}
+extension SQLiteScenarioStore: Named {}
+extension PostgresScenarioStore: Named {}
