@@ -14,7 +14,7 @@ enum ReportCommand {
         positionals: [("EVENTS.jsonl", "Event records as JSON Lines (rocket play --events; - for standard input).")], positionalCount: 0...1000,
         options: [
             .value("--events", "FILE", "Read event records from FILE as well (repeatable; - for standard input).", repeatable: true),
-            .value("--store", "FILE", "Read the records rocket serve keeps in its store FILE (SQLite)."),
+            .value("--store", "FILE|URL", "Read the records rocket serve keeps in its store: an SQLite FILE, or a postgresql:// URL."),
             .value("--flow", "NAME", "Only the flow NAME."),
             .value("--against", "VARIANT", "Compare every variant with VARIANT (holdout included) instead of the first by name."),
             .value("--min-count", "N", "Hide counts of fewer than N conversations (default 5; 1 shows all)."),

@@ -1,4 +1,5 @@
 import RocketPlatform
+import RocketPostgres
 package import RocketReport
 import RocketScenarioEngine
 import RocketSQLite
@@ -465,9 +466,10 @@ package final class ConversationArchive: ConversationStore {
         if let bad { throw ReportReadFailure(message: "\(path): \(bad.message)", missing: false) }
     }
 
-    /// Reads the records kept in the store file `store` (as ``readRecords(flow:into:)``),
-    /// opened for reading only.
+    /// Reads the records kept in the store file `store`, or the PostgreSQL store at a
+    /// `postgresql://` URL (as ``readRecords(flow:into:)``), opened for reading only.
     package static func readRecords(store: String, flow: String?, into builder: inout ReportBuilder) -> Result<Void, ReportReadFailure> {
+        if PostgresURL.names(store) { return PostgresConversationArchive.readRecords(store: store, flow: flow, into: &builder) }
         guard FileIO.exists(store) else { return .failure(ReportReadFailure(message: "cannot read '\(store)': no such file", missing: true)) }
         do throws(ReportReadFailure) {
             let opened: SQLiteScenarioStore

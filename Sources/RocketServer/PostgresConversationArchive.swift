@@ -295,6 +295,24 @@ package final class PostgresConversationArchive: ConversationStore, SharedAlerts
         }
     }
 
+    /// Reads the records of the PostgreSQL store at `url` (opened for reading only: nothing is
+    /// written or migrated) into `builder`.
+    package static func readRecords(store url: String, flow: String?, into builder: inout ReportBuilder) -> Result<Void, ReportReadFailure> {
+        do throws(ReportReadFailure) {
+            let opened: PostgresScenarioStore?
+            do throws(ScenarioStoreError) { opened = try PostgresScenarioStore(readingOnly: url) } catch {
+                throw ReportReadFailure(message: error.message, missing: false)
+            }
+            guard let opened else {
+                throw ReportReadFailure(message: "\(PostgresURL(url).map { "\($0)" } ?? "the database") holds no rocket store yet", missing: true)
+            }
+            try PostgresConversationArchive(beside: opened).readRecords(flow: flow, into: &builder)
+            return .success(())
+        } catch {
+            return .failure(error)
+        }
+    }
+
     package func readRecords(flow: String?, into builder: inout ReportBuilder) throws(ReportReadFailure) {
         var bad: ReportInputError?
         do throws(PostgresError) {

@@ -85,6 +85,11 @@ struct ServeAccessTests {
         for log in [a.stderr, b.stderr] {
             #expect(log.contains("postgres:***@") && !log.contains("s3cret-pa55"), "\(log)")
         }
+        // The records both kept, as a report; a database with no store yet is no input (66).
+        let report = try runRocket(["report", "--store", url, "--json", "--min-count", "1"])
+        #expect(report.status == 0 && report.stdout.contains(#""flow":"tour""#), "\(report.stdout.prefix(300)) \(report.stderr)")
+        let empty = try runRocket(["report", "--store", try TestPostgres.freshDatabase()])
+        #expect(empty.status == 66 && empty.stderr.contains("holds no rocket store"), "\(empty.stderr)")
     }
 
     /// An event of the scenario of the flow each server offers.
