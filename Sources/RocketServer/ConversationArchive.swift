@@ -53,6 +53,12 @@ package protocol ConversationStore: Sendable {
     func claimDue(before time: Double, now: Double, seconds: Double, limit: Int) throws(ConversationArchive.Failure) -> [String]
     /// Checks that the store can be used now (readiness): throws when it cannot be reached.
     func ping() throws(ConversationArchive.Failure)
+    /// For each copy (a conversation at a version): the version of its stored snapshot and the
+    /// steps saved after that version, in order (a store no other server writes: none).
+    func stepsAfter(
+        _ copies: [(id: String, version: Int)]
+    ) throws(ConversationArchive.Failure)
+        -> [String: (snapshotVersion: Int, steps: [ConversationArchive.Steps])]
     /// True when other servers may change the store's conversations (``listen(stopping:changed:reconnected:)``
     /// then says when they do).
     var isShared: Bool { get }
@@ -71,6 +77,9 @@ extension ConversationArchive {
 
     /// The file is opened when the server starts: its writes say when it fails.
     package func ping() throws(Failure) {}
+
+    /// One server writes the file: its copies are never behind.
+    package func stepsAfter(_ copies: [(id: String, version: Int)]) throws(Failure) -> [String: (snapshotVersion: Int, steps: [Steps])] { [:] }
 
     /// One server writes the file: it runs every timer itself.
     package func claimDue(before time: Double, now: Double, seconds: Double, limit: Int) throws(ConversationArchive.Failure) -> [String] { [] }

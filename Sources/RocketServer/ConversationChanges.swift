@@ -328,6 +328,7 @@ extension ConversationService {
     /// them (``refresh(_:)``).
     package func storeChanged(_ changes: [(id: String, version: Int)]) -> [String] {
         var out: [String] = []
+        var catchUp: [(id: String, version: Int, slot: Slot)] = []
         for (id, version) in changes {
             // An alert kept here that another server changed is read again when next used.
             if let alert = state.withLock({ $0.alerts[id] }) {
@@ -336,12 +337,68 @@ extension ConversationService {
                 continue
             }
             if let slot = state.withLock({ $0.slots[id] }) {
-                if slot.entry.withLock({ $0.version }) >= version { continue }
+                let mine = slot.entry.withLock { $0.version }
+                if mine >= version { continue }
+                // A copy with nothing unsaved catches up with the steps saved after it (read in
+                // one query for all of them, below); one with unsaved changes is dropped.
+                if state.withLock({ $0.unsaved[id] == nil }) {
+                    catchUp.append((id, mine, slot))
+                    out.append(id)
+                    continue
+                }
                 state.withLock { s in if s.slots[id] === slot { s.remove(id) } }
             }
             out.append(id)
         }
+        if !catchUp.isEmpty { replayStored(catchUp) }
         return out
+    }
+
+    /// Brings copies up to date with the steps other servers saved after them, as a load does,
+    /// without reading their snapshots again: the next request here finds them fresh (with round
+    /// robin it would otherwise read the conversation back first). A copy that cannot catch up
+    /// (a snapshot was written since, a step does not lead where it should, it changed here
+    /// meanwhile) is dropped and read again when next used.
+    func replayStored(_ copies: [(id: String, version: Int, slot: Slot)]) {
+        let stored: [String: (snapshotVersion: Int, steps: [ConversationArchive.Steps])]
+        do {
+            stored = try archive?.stepsAfter(copies.map { ($0.id, $0.version) }) ?? [:]
+        } catch {
+            stored = [:]
+        }
+        for (id, version, slot) in copies {
+            let caughtUp: Bool = slot.entry.withLock { e in
+                guard e.version == version, let found = stored[id], found.snapshotVersion <= version, !found.steps.isEmpty else { return false }
+                var copy = e
+                do throws(ConversationStep.Failure) {
+                    for saved in found.steps {
+                        for step in try ConversationStep.parse(saved.text) { Self.replay(step, on: &copy) }
+                        guard copy.version == saved.version else { return false }
+                    }
+                } catch {
+                    return false
+                }
+                // The copy is what the store holds: its next change may be saved as a step after
+                // these (a snapshot here would stop the other servers' copies catching up).
+                copy.storedVersion = copy.version
+                copy.stepsStored = true
+                copy.unsavedSteps = []
+                copy.stepsSinceSnapshot = copy.version - found.snapshotVersion
+                copy.cache = ConversationView.TranscriptCache()
+                copy.cache.extend(copy.conversation, flow: copy.flow)
+                // Only if nothing was changed here meanwhile (a change takes this lock first).
+                let fresh = copy
+                let kept = state.withLock { s -> Bool in
+                    guard s.slots[id] === slot, s.unsaved[id] == nil else { return false }
+                    s.used[id] = fresh.touched
+                    s.deadlines[id] = fresh.conversation.nextDeadline
+                    return true
+                }
+                if kept { e = fresh }
+                return kept
+            }
+            if !caughtUp { state.withLock { s in if s.slots[id] === slot { s.remove(id) } } }
+        }
     }
 
     /// In a store servers share: loads the conversations whose timer is overdue by more than

@@ -244,6 +244,31 @@ package final class PostgresConversationArchive: ConversationStore, SharedAlerts
         }
     }
 
+    package func stepsAfter(
+        _ copies: [(id: String, version: Int)]
+    ) throws(ConversationArchive.Failure)
+        -> [String: (snapshotVersion: Int, steps: [ConversationArchive.Steps])]
+    {
+        let r = try transaction(.readOnly) { (c) throws(PostgresError) in
+            try c.query(
+                """
+                SELECT i.id, c.snapshot_version, s.version, s.at, s.steps FROM unnest($1::text[], $2::bigint[]) AS i(id, mine)
+                JOIN rocket_conversations c ON c.id = i.id LEFT JOIN rocket_steps s ON s.id = i.id AND s.version > i.mine
+                ORDER BY i.id, s.version
+                """, [.texts(copies.map(\.id)), .integers(copies.map(\.version))])
+        }
+        var out: [String: (snapshotVersion: Int, steps: [ConversationArchive.Steps])] = [:]
+        for row in 0..<r.count {
+            let id = r.text(row, 0)
+            var entry = out[id] ?? (r.int(row, 1), [])
+            if r[row, 2] != nil {
+                entry.steps.append(ConversationArchive.Steps(id: id, version: r.int(row, 2), at: r.double(row, 3) ?? 0, text: r.text(row, 4)))
+            }
+            out[id] = entry
+        }
+        return out
+    }
+
     package func ping() throws(ConversationArchive.Failure) {
         do throws(PostgresError) { try database.check() } catch { throw failure(error) }
     }

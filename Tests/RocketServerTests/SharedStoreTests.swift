@@ -117,7 +117,10 @@ struct SharedStoreTests {
             let version = Int(bodyJSON(onB)?["conversation"]?["version"]?.number ?? -1)
             #expect(stream.read { $0.contains("id: \(version)\n") }.contains("id: \(version)\n"), "tap \(k)")
         }
-        // A's copy was dropped when B's changes were told: a tap on A now reads the store and goes on.
+        // A's copy caught up with B's steps when they were told (no snapshot read again): it is
+        // still in memory, at B's version, and a tap on A goes on from there.
+        let held = a.service.state.withLock { $0.slots[id] }
+        #expect(held?.entry.withLock { $0.step } == 3)
         let onA = tap(a.port, id)
         #expect(status(onA) == 200 && step(onA) == 4)
     }

@@ -1,8 +1,10 @@
--- wrk: each thread (one visitor) starts 64 conversations of the loop flow and taps them in turn,
+-- wrk: each thread (one visitor) starts $ROCKET_BENCH_CONVERSATIONS (default 64) conversations of
+-- the loop flow and taps them in turn,
 -- so that one conversation rarely has two taps in flight: what several instances behind a proxy
 -- without sticky sessions see from many visitors. Taps another request beat are answered 409
 -- (counted by wrk as non-2xx). The visitors' tokens come from $ROCKET_BENCH_TOKENS.
 local convs = {}
+local wanted = tonumber(os.getenv("ROCKET_BENCH_CONVERSATIONS") or "64")
 local pending = 0
 local next_tap = 0
 local visitor = nil
@@ -15,7 +17,7 @@ function init(args)
 end
 
 function request()
-  if #convs + pending < 64 then
+  if #convs + pending < wanted then
     pending = pending + 1
     return wrk.format("POST", "/v1/conversations", {["Content-Type"] = "application/json", ["Rocket-Visitor"] = visitor},
       '{"flow": "loop", "reducedMotion": true}')
