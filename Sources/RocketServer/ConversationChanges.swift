@@ -357,8 +357,8 @@ extension ConversationService {
     /// Brings copies up to date with the steps other servers saved after them, as a load does,
     /// without reading their snapshots again: the next request here finds them fresh (with round
     /// robin it would otherwise read the conversation back first). A copy that cannot catch up
-    /// (a snapshot was written since, a step does not lead where it should, it changed here
-    /// meanwhile) is dropped and read again when next used.
+    /// (a snapshot was written since, a step does not lead where it should) is read back whole,
+    /// here; one that changed here meanwhile is left to its save's check.
     func replayStored(_ copies: [(id: String, version: Int, slot: Slot)]) {
         let stored: [String: (snapshotVersion: Int, steps: [ConversationArchive.Steps])]
         do {
@@ -397,7 +397,16 @@ extension ConversationService {
                 if kept { e = fresh }
                 return kept
             }
-            if !caughtUp { state.withLock { s in if s.slots[id] === slot { s.remove(id) } } }
+            if !caughtUp {
+                // Read back here, off the requests' path (a snapshot written since cannot be
+                // followed step by step); unless it changed here meanwhile, which its save checks.
+                let dropped = state.withLock { s -> Bool in
+                    guard s.slots[id] === slot, s.unsaved[id] == nil else { return false }
+                    s.remove(id)
+                    return true
+                }
+                if dropped { _ = locate(id, visitor: nil, address: slot.context.address) }
+            }
         }
     }
 
