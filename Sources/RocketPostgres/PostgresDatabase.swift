@@ -135,13 +135,13 @@ package struct PostgresURL: Sendable, CustomStringConvertible {
     /// `text` with every occurrence of the URL's password replaced by `***`.
     package func scrub(_ text: String) -> String {
         var out = text
-        for secret in secrets where !secret.isEmpty { out = out.replacingAll(secret, with: "***") }
+        for secret in secrets where !secret.isEmpty { out = out.replacing(secret, with: "***") }
         return out
     }
 
     /// The user-information part of a URL ("user:password") and where it ends.
     private static func userInfo(_ text: String) -> (Substring, String.Index)? {
-        guard let scheme = text.range(of: "://") else { return nil }
+        guard let scheme = text.firstRange(of: "://") else { return nil }
         let rest = text[scheme.upperBound...]
         let authorityEnd = rest.firstIndex(where: { $0 == "/" || $0 == "?" }) ?? rest.endIndex
         let authority = rest[..<authorityEnd]
@@ -173,42 +173,6 @@ package struct PostgresURL: Sendable, CustomStringConvertible {
     }
 }
 
-extension String {
-    /// Every occurrence of `target` replaced by `replacement`.
-    fileprivate func replacingAll(_ target: String, with replacement: String) -> String {
-        guard !target.isEmpty else { return self }
-        var out = ""
-        var rest = self[...]
-        while let r = rest.range(of: target) {
-            out += rest[..<r.lowerBound]
-            out += replacement
-            rest = rest[r.upperBound...]
-        }
-        return out + rest
-    }
-}
-
-extension StringProtocol {
-    fileprivate func range(of target: String) -> Range<Index>? {
-        let t = Array(target.utf8)
-        guard let first = t.first else { return nil }
-        var i = startIndex
-        while i < endIndex {
-            if utf8[i] == first {
-                var j = i
-                var k = 0
-                while k < t.count, j < endIndex, utf8[j] == t[k] {
-                    j = utf8.index(after: j)
-                    k += 1
-                }
-                if k == t.count { return i..<j }
-            }
-            i = utf8.index(after: i)
-        }
-        return nil
-    }
-}
-
 /// One connection to PostgreSQL. Used by one thread at a time: the pool lends it to one caller
 /// (hence `@unchecked Sendable`).
 package final class PostgresConnection: @unchecked Sendable {
@@ -221,7 +185,8 @@ package final class PostgresConnection: @unchecked Sendable {
         // Defaults first: what the URL itself says overrides them (libpq's expand_dbname).
         let keys = ["connect_timeout", "application_name", "client_encoding", "dbname"]
         let values = [String(timeout), "rocket", "UTF8", url.raw]
-        let made: OpaquePointer? = withCStrings(keys) { k in withCStrings(values) { v in PQconnectdbParams(k, v, 1) } }
+        // NULL-terminated arrays, as libpq reads them.
+        let made: OpaquePointer? = withOptionalCStrings(keys + [nil]) { k in withOptionalCStrings(values + [nil]) { v in PQconnectdbParams(k, v, 1) } }
         guard let made else { throw PostgresError(message: "out of memory connecting to \(url)", connectionLost: true) }
         guard PQstatus(made) == CONNECTION_OK else {
             let why = url.scrub(Self.trimmed(String(cString: PQerrorMessage(made))))
@@ -320,13 +285,6 @@ extension Substring {
         while let f = s.first, f == " " || f == "\t" { s = s.dropFirst() }
         while let l = s.last, l == " " || l == "\t" { s = s.dropLast() }
         return s
-    }
-}
-
-/// C strings for `strings`, alive during `body`.
-func withCStrings<R>(_ strings: [String], _ body: ([UnsafePointer<CChar>?]) -> R) -> R {
-    withOptionalCStrings(strings.map { Optional($0) }) { p in
-        body(p + [nil])
     }
 }
 

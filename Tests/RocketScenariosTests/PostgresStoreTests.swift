@@ -136,16 +136,7 @@ struct PostgresStoreTests {
     func processes() throws {
         let url = try TestPostgres.freshDatabase()
         _ = try PostgresScenarioStore(url: url)
-        let children = (0..<4).map { _ -> Process in
-            let p = Process()
-            p.executableURL = URL(fileURLWithPath: stressPath)
-            p.arguments = [url, "shared", "500"]
-            p.standardOutput = FileHandle.nullDevice
-            return p
-        }
-        for c in children { try c.run() }
-        for c in children { c.waitUntilExit() }
-        #expect(children.allSatisfy { $0.terminationStatus == 0 })
+        #expect(try triggeredByProcesses(store: url, processes: 4, each: 500))
         #expect(try PostgresScenarioStore(url: url).stats("shared").eventsCount == 2_000)
     }
 

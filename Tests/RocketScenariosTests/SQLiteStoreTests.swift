@@ -183,16 +183,7 @@ struct SQLiteStoreTests {
     func processes() throws {
         let path = temporaryPath()
         _ = try SQLiteScenarioStore(path: path)
-        let children = (0..<4).map { _ -> Process in
-            let p = Process()
-            p.executableURL = URL(fileURLWithPath: stressPath)
-            p.arguments = [path, "shared", "2500"]
-            p.standardOutput = FileHandle.nullDevice
-            return p
-        }
-        for c in children { try c.run() }
-        for c in children { c.waitUntilExit() }
-        #expect(children.allSatisfy { $0.terminationStatus == 0 })
+        #expect(try triggeredByProcesses(store: path, processes: 4, each: 2_500))
         #expect(try SQLiteScenarioStore(path: path).stats("shared").eventsCount == 10_000)
     }
 
@@ -201,6 +192,21 @@ struct SQLiteStoreTests {
         let path = temporaryPath()
         try killedAfterAcknowledgements(store: path, rounds: 200, upTo: 40) { try SQLiteScenarioStore(path: path).stats("crash").eventsCount }
     }
+}
+
+/// Runs `processes` ScenarioStress processes at once on `store`, each triggering "shared" `each`
+/// times; true when every one exited 0.
+func triggeredByProcesses(store: String, processes: Int, each: Int) throws -> Bool {
+    let children = (0..<processes).map { _ -> Process in
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: stressPath)
+        p.arguments = [store, "shared", String(each)]
+        p.standardOutput = FileHandle.nullDevice
+        return p
+    }
+    for c in children { try c.run() }
+    for c in children { c.waitUntilExit() }
+    return children.allSatisfy { $0.terminationStatus == 0 }
 }
 
 /// Runs ScenarioStress on `store` `rounds` times, killing it with SIGKILL right after it says it
