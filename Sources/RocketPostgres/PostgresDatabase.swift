@@ -108,7 +108,10 @@ package struct PostgresRows: Sendable {
 package struct PostgresURL: Sendable, CustomStringConvertible {
     /// The URL as given (never printed).
     let raw: String
-    /// The password it carries, if any, percent-decoded (scrubbed from every message).
+    /// The URL with its password replaced by `***` (in the user information and the query).
+    let shown: String
+    /// The password it carries, as written and percent-decoded, at least 4 characters long (a
+    /// shorter one is not looked for in messages: it would blot out ordinary words).
     let secrets: [String]
 
     /// True for a text that names a PostgreSQL store (`postgresql://…` or `postgres://…`).
@@ -121,21 +124,34 @@ package struct PostgresURL: Sendable, CustomStringConvertible {
         guard Self.names(text) else { return nil }
         raw = text
         var found: [String] = []
+        var shown = text
         if let (user, _) = Self.userInfo(text), let colon = user.firstIndex(of: ":") {
-            let password = String(user[user.index(after: colon)...])
-            if !password.isEmpty { found += [password, Self.percentDecoded(password)] }
+            let password = user[user.index(after: colon)...]
+            if !password.isEmpty {
+                found += [String(password), Self.percentDecoded(String(password))]
+                shown.replaceSubrange(password.startIndex..<password.endIndex, with: "***")
+            }
         }
-        for (key, value) in Self.query(text) where key == "password" && !value.isEmpty { found += [value, Self.percentDecoded(value)] }
-        secrets = Array(Set(found)).sorted { $0.count > $1.count }
+        if let q = shown.firstIndex(of: "?") {
+            let pairs = shown[shown.index(after: q)...].split(separator: "&", omittingEmptySubsequences: false).map { pair -> String in
+                guard pair.hasPrefix("password=") else { return String(pair) }
+                let value = String(pair.dropFirst("password=".count))
+                if !value.isEmpty { found += [value, Self.percentDecoded(value)] }
+                return "password=***"
+            }
+            shown = String(shown[...q]) + pairs.joined(separator: "&")
+        }
+        self.shown = shown
+        secrets = Array(Set(found.filter { $0.count >= 4 })).sorted { $0.count > $1.count }
     }
 
     /// The URL with its password replaced by `***`.
-    package var description: String { scrub(raw) }
+    package var description: String { shown }
 
-    /// `text` with every occurrence of the URL's password replaced by `***`.
+    /// `text` with the URL, and every other occurrence of its password, shown without the password.
     package func scrub(_ text: String) -> String {
-        var out = text
-        for secret in secrets where !secret.isEmpty { out = out.replacing(secret, with: "***") }
+        var out = text.replacing(raw, with: shown)
+        for secret in secrets { out = out.replacing(secret, with: "***") }
         return out
     }
 
@@ -147,15 +163,6 @@ package struct PostgresURL: Sendable, CustomStringConvertible {
         let authority = rest[..<authorityEnd]
         guard let at = authority.lastIndex(of: "@") else { return nil }
         return (authority[..<at], at)
-    }
-
-    /// The query's key-value pairs.
-    private static func query(_ text: String) -> [(String, String)] {
-        guard let q = text.firstIndex(of: "?") else { return [] }
-        return text[text.index(after: q)...].split(separator: "&").map { pair in
-            let parts = pair.split(separator: "=", maxSplits: 1)
-            return (String(parts[0]), parts.count > 1 ? String(parts[1]) : "")
-        }
     }
 
     private static func percentDecoded(_ s: String) -> String {

@@ -130,6 +130,11 @@ struct PostgresStoreTests {
         let other = "postgresql:///rocket?host=/nonexistent&password=\(secret)&user=x"
         #expect(!"\(PostgresURL(other)!)".contains(secret))
         #expect("\(PostgresURL(other)!)".contains("password=***"))
+        // A one-letter password is hidden in the URL without blotting out that letter elsewhere.
+        let short = PostgresURL("postgresql://u:p@/db?host=/nonexistent")!
+        #expect("\(short)" == "postgresql://u:***@/db?host=/nonexistent")
+        let message = short.scrub("in URI: \"postgresql://u:p@/db?host=/nonexistent\" (postgres)")
+        #expect(message == "in URI: \"postgresql://u:***@/db?host=/nonexistent\" (postgres)")
     }
 
     @Test("4 processes × 500 triggers on one database → exactly 2,000")
