@@ -18,7 +18,9 @@ struct MHD_Daemon *rocket_mhd_start(const char *host, uint16_t port, unsigned in
     struct sockaddr_in v4;
     struct sockaddr_in6 v6;
     const struct sockaddr *address;
-    unsigned int flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_ALLOW_SUSPEND_RESUME;
+    // Turbo: among other things, a closed connection's socket is not shut down, so an event stream
+    // taken over (rocket_mhd_take_socket) lives on in its duplicate descriptor.
+    unsigned int flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_ALLOW_SUSPEND_RESUME | MHD_USE_TURBO;
     memset(&v4, 0, sizeof v4);
     memset(&v6, 0, sizeof v6);
     if (inet_pton(AF_INET, host, &v4.sin_addr) == 1) {

@@ -316,7 +316,7 @@ enum ServeCommand {
         // raised as far as the hard one lets it (a shell's default of 1,024 would cap streams).
         var files = rlimit()
         if getrlimit(Int32(RLIMIT_NOFILE.rawValue), &files) == 0, files.rlim_cur < files.rlim_max {
-            let wanted = rlim_t(options.configuration.maxStreams + 2_000)
+            let wanted = rlim_t(2 * options.configuration.maxStreams + 2_000)
             files.rlim_cur = min(files.rlim_max, max(files.rlim_cur, wanted))
             _ = setrlimit(Int32(RLIMIT_NOFILE.rawValue), &files)
         }

@@ -8,12 +8,12 @@ import Synchronization
 import RocketPlatform
 
 /// The HTTP side of `rocket serve`: GNU libmicrohttpd (epoll, a thread pool, suspend/resume for
-/// event streams) in front of a ``ConversationService``, plus one thread that advances
+/// answers that wait) in front of a ``ConversationService``, plus one thread that advances
 /// conversations when their timers are due and keeps event streams alive.
 ///
 /// Requests are read (bodies up to the configured limit), handed to the service, and answered;
-/// event streams are parked while they have nothing to send and resumed when their conversation
-/// changes.
+/// an admitted event stream leaves the library for a ``StreamPoller`` and is sent each change
+/// of its conversation.
 package final class HTTPServer: Sendable {
     /// Why the server cannot start.
     package struct Failure: Error, Sendable {
@@ -33,6 +33,9 @@ package final class HTTPServer: Sendable {
     /// Open event streams per client address.
     private let streamsByAddress = Mutex<[String: Int]>([:])
     private let streamCount = Atomic<Int>(0)
+    /// Admitted streams are served by this loop, outside libmicrohttpd.
+    private let poller = StreamPoller()
+    private let pollerDone = Mutex<Bool>(false)
     private let stopping = Atomic<Bool>(false)
     private let wakePipe: (read: Int32, write: Int32)
     private let tickerDone = Mutex<Bool>(false)
@@ -102,12 +105,14 @@ package final class HTTPServer: Sendable {
         let c = service.configuration
         var error = [CChar](repeating: 0, count: 256)
         let me = Unmanaged.passUnretained(self).toOpaque()
-        let limit = UInt32(min(c.maxStreams + 1_000, Self.descriptorLimit() - 64))
+        // Streams leave libmicrohttpd once admitted, each keeping a descriptor: what is left of
+        // the descriptors beside the most streams allowed is for the library's connections.
+        let limit = UInt32(max(16, min(c.maxStreams + 1_000, Self.descriptorLimit() - 64 - c.maxStreams)))
         // 12 KiB of memory per connection (RocketLimits.connectionMemoryBytes): room for a
         // request's line and 8 KiB of headers and more (what MHD keeps there; bodies are copied
         // out as they arrive). libmicrohttpd zeroes a connection's whole pool between requests,
         // so a larger pool costs every keep-alive request (64 KiB: 6 % of the server's time under
-        // load), and an event stream keeps it while it is open (16 KiB: 20 KB per idle stream).
+        // load). An event stream gives its connection (and that memory) back once it is admitted.
         // Connections per address: behind a trusted proxy every client comes through its
         // connections, so the proxy limits them instead. The idle timeout (20 s) outlasts the
         // streams' keep-alives (15 s).
@@ -132,6 +137,15 @@ package final class HTTPServer: Sendable {
             self?.wakeWriter()
         }
         startTicker()
+        if !OffThread.detach(
+            named: "rocket-streams",
+            { [self] in
+                poller.run(stopping: { stopping.load(ordering: .relaxed) }, ended: { forget($0) })
+                pollerDone.withLock { $0 = true }
+            })
+        {
+            pollerDone.withLock { $0 = true }
+        }
         database.start()
         slowLane.start()
         if !service.persists || !OffThread.detach(named: "rocket-checkpoint", { [self] in checkpointLoop() }) {
@@ -161,7 +175,7 @@ package final class HTTPServer: Sendable {
         guard let handle = daemon.withLock({ $0 }) else { return }
         rocket_mhd_quiesce(handle.daemon)
         let all = streams.withLock { Array($0.values.flatMap(\.values)) }
-        for s in all { s.finish(daemon: handle.daemon) }
+        for s in all where s.finish() { forget(s) }
         wake()
         // The ticker notices `stopping` at its next wake-up (at once: the pipe was written).
         for _ in 0..<200 where !tickerDone.withLock({ $0 }) { usleep(5_000) }
@@ -176,6 +190,9 @@ package final class HTTPServer: Sendable {
         for _ in 0..<1_000 where !takeoverDone.withLock({ $0 }) { usleep(5_000) }
         MHD_stop_daemon(handle.daemon)
         daemon.withLock { $0 = nil }
+        // Streams still sending when the stream loop ended are closed as they are.
+        for _ in 0..<1_000 where !pollerDone.withLock({ $0 }) { usleep(5_000) }
+        for s in poller.all where s.hangUp() { forget(s) }
         service.flush()  // the last changes reach the store before the process ends
     }
 
@@ -425,36 +442,48 @@ package final class HTTPServer: Sendable {
         }
     }
 
+    /// Opens an admitted stream: its socket leaves libmicrohttpd (which closes its own
+    /// descriptor of it, told so by the access handler's `.NO`), and the answer's head and first
+    /// frames go out through the stream loop.
     private func openStream(_ connection: OpaquePointer, id: String, address: String, response: HTTPResponse) -> MHD_Result {
-        let stream = EventStream(conversation: id, address: address, connection: connection, first: response.body)
-        let retained = Unmanaged.passRetained(stream).toOpaque()
-        guard
-            // Frames are read 1 KiB at a time: the buffer libmicrohttpd takes for them in the
-            // connection's memory stays small while the stream idles (4 KiB cost 3 KB a stream).
-            let r = MHD_create_response_from_callback(
-                UInt64.max, 1024,
-                { cls, _, buffer, max in
-                    guard let cls, let buffer else { return -2 }
-                    return Unmanaged<EventStream>.fromOpaque(cls).takeUnretainedValue().read(into: buffer, max: max)
-                }, retained,
-                { cls in
-                    guard let cls else { return }
-                    let s = Unmanaged<EventStream>.fromOpaque(cls).takeRetainedValue()
-                    s.server?.forget(s)
-                })
-        else {
-            Unmanaged<EventStream>.fromOpaque(retained).release()
+        // Sent bytes the client does not acknowledge within a minute end the stream.
+        let socket = rocket_mhd_take_socket(connection, 60_000)
+        guard socket >= 0, let stream = poller.adopt(socket: socket, conversation: id, address: address) else {
             release(address)
             return .NO
         }
-        defer { MHD_destroy_response(r) }
-        addHeaders(response, to: r)
-        stream.server = self
+        // Counted before its first byte goes: however soon it ends, it is forgotten once.
         streams.withLock { $0[id, default: [:]][ObjectIdentifier(stream)] = stream }
         streamCount.add(1, ordering: .relaxed)
+        if stream.open(head: Self.streamHead(response) + response.body) {
+            forget(stream)
+            return .NO
+        }
         // A change between the first frames and the registration is sent again now.
-        if let frames = service.currentFrames(id) { stream.append(frames) }
-        return MHD_queue_response(connection, 200, r)
+        if let frames = service.currentFrames(id), stream.append(frames) { forget(stream) }
+        return .NO
+    }
+
+    /// The head of an event stream's answer, as bytes on the wire: its headers and
+    /// ``everyAnswer``'s; the body runs until the connection closes.
+    static func streamHead(_ response: HTTPResponse, now: time_t = time(nil)) -> [UInt8] {
+        var head = "HTTP/1.1 \(response.status) OK\r\nDate: \(httpDate(now))\r\n"
+        for (k, v) in response.headers + everyAnswer { head += "\(k): \(headerValue(v))\r\n" }
+        head += "Connection: close\r\n\r\n"
+        return Array(head.utf8)
+    }
+
+    /// An HTTP date (RFC 9110: IMF-fixdate), whatever the process's locale.
+    static func httpDate(_ t: time_t) -> String {
+        var clock = t
+        var parts = tm()
+        gmtime_r(&clock, &parts)
+        let days = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"]
+        let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
+        func two(_ n: Int32) -> String { n < 10 ? "0\(n)" : "\(n)" }
+        let day = days[Int(parts.tm_wday) % 7]
+        let month = months[Int(parts.tm_mon) % 12]
+        return "\(day), \(two(parts.tm_mday)) \(month) \(1900 + parts.tm_year) \(two(parts.tm_hour)):\(two(parts.tm_min)):\(two(parts.tm_sec)) GMT"
     }
 
     private func forget(_ stream: EventStream) {
@@ -463,6 +492,7 @@ package final class HTTPServer: Sendable {
             if table[stream.conversation]?.isEmpty == true { table[stream.conversation] = nil }
             return true
         }
+        poller.remove(stream)
         if removed {
             streamCount.subtract(1, ordering: .relaxed)
             release(stream.address)
@@ -514,13 +544,13 @@ package final class HTTPServer: Sendable {
         let targets = streams.withLock { $0[change.id].map { Array($0.values) } ?? [] }
         guard !targets.isEmpty else { return }  // nothing to write for a conversation no page follows
         let bytes = change.frames
-        for s in targets { s.append(bytes) }
+        for s in targets where s.append(bytes) { forget(s) }
     }
 
     private func keepAlive() {
         let all = streams.withLock { Array($0.values.flatMap(\.values)) }
         let ping = Array(": keep-alive\n\n".utf8)
-        for s in all { s.append(ping) }
+        for s in all where s.append(ping) { forget(s) }
     }
 
     // MARK: Ticker
@@ -653,87 +683,6 @@ package final class HTTPServer: Sendable {
             }
         }
         tickerDone.withLock { $0 = true }
-    }
-}
-
-/// One open event stream: bytes waiting to be sent, and whether libmicrohttpd has parked the
-/// connection because there were none.
-final class EventStream: @unchecked Sendable {
-    // Mutable state lives in `state`; `server` is set once before the stream is shared.
-    let conversation: String
-    /// The client address it counts against.
-    let address: String
-    weak var server: HTTPServer?
-    private struct State {
-        var buffer: [UInt8]
-        var sent = 0
-        var suspended = false
-        var finished = false
-        var connection: UInt
-    }
-    private let state: Mutex<State>
-    /// Bytes a slow client may leave unread before its stream is closed.
-    static let maxBacklog = 1 << 20
-
-    init(conversation: String, address: String, connection: OpaquePointer, first: [UInt8]) {
-        self.conversation = conversation
-        self.address = address
-        state = Mutex(State(buffer: first, connection: UInt(bitPattern: Int(bitPattern: UnsafeRawPointer(connection)))))
-    }
-
-    /// libmicrohttpd asks for bytes: what is waiting, or nothing yet (the connection is parked
-    /// until ``append(_:)`` resumes it), or the end.
-    func read(into buffer: UnsafeMutablePointer<CChar>, max: Int) -> Int {
-        state.withLock { s -> Int in
-            let waiting = s.buffer.count - s.sent
-            if waiting > 0 {
-                let n = min(waiting, max)
-                s.buffer.withUnsafeBytes { raw in
-                    UnsafeMutableRawPointer(buffer).copyMemory(from: raw.baseAddress! + s.sent, byteCount: n)
-                }
-                s.sent += n
-                if s.sent == s.buffer.count {
-                    // Sent: an idle stream keeps no buffer (a change is a few kilobytes at most).
-                    s.buffer = []
-                    s.sent = 0
-                }
-                return n
-            }
-            if s.finished { return -1 }
-            s.suspended = true
-            if let c = OpaquePointer(bitPattern: s.connection) { MHD_suspend_connection(c) }
-            return 0
-        }
-    }
-
-    /// Queues bytes and wakes the connection if it is parked. A client that leaves more than
-    /// ``maxBacklog`` unread is cut off.
-    func append(_ bytes: [UInt8]) {
-        let resume = state.withLock { s -> UInt? in
-            guard !s.finished else { return nil }
-            if s.buffer.count - s.sent + bytes.count > Self.maxBacklog {
-                s.finished = true
-                s.buffer = []
-                s.sent = 0
-            } else {
-                s.buffer += bytes
-            }
-            guard s.suspended else { return nil }
-            s.suspended = false
-            return s.connection
-        }
-        if let resume, let c = OpaquePointer(bitPattern: resume) { MHD_resume_connection(c) }
-    }
-
-    /// Ends the stream after what is queued.
-    func finish(daemon: OpaquePointer) {
-        let resume = state.withLock { s -> UInt? in
-            s.finished = true
-            guard s.suspended else { return nil }
-            s.suspended = false
-            return s.connection
-        }
-        if let resume, let c = OpaquePointer(bitPattern: resume) { MHD_resume_connection(c) }
     }
 }
 

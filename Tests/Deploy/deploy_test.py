@@ -197,7 +197,12 @@ def main():
             nonlocal stream, events
             end = time.monotonic() + seconds
             while time.monotonic() < end:
-                raw = events.fp.readline()
+                # The body ends when the instance does: nginx ends it (a stream's answer lasts
+                # until its connection closes) or cuts it off; either way it is opened again.
+                try:
+                    raw = events.readline()
+                except (http.client.HTTPException, ConnectionError):
+                    raw = b""
                 if not raw:
                     stream.close()
                     stream, events = open_stream()

@@ -48,4 +48,24 @@ int rocket_mhd_framing(struct MHD_Connection *connection, const char *method);
 /// IPv6 address as IPv4) in `out`; 0 when it is not known.
 int rocket_mhd_client_address(struct MHD_Connection *connection, char *out, size_t size);
 
+/// The connection's socket, duplicated (close-on-exec, non-blocking, no delay, unsent data given
+/// up after `unacknowledged_ms`), for an event stream served outside the library: the access
+/// handler then returns MHD_NO and the daemon lets go of its own descriptor without shutting the
+/// socket down (turbo mode). -1 on failure.
+int rocket_mhd_take_socket(struct MHD_Connection *connection, unsigned int unacknowledged_ms);
+
+/// A new epoll instance (close-on-exec), or -1.
+int rocket_poll_open(void);
+
+/// Watches `fd` (adding it when `adding`, else changing its watch) for input and hang-ups, and
+/// for room to write when `writable`; its events carry `id`. 0 or -1.
+int rocket_poll_watch(int poll, int fd, uint64_t id, int adding, int writable);
+
+/// Stops watching `fd`. 0 or -1.
+int rocket_poll_forget(int poll, int fd);
+
+/// Waits up to `timeout_ms` for at most `max` (≤ 256) events: their ids, and for each a set of
+/// 1 (readable), 2 (writable), 4 (hung up or failed). The number of events, or -1.
+int rocket_poll_wait(int poll, uint64_t *ids, uint32_t *events, int max, int timeout_ms);
+
 #endif

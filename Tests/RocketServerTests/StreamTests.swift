@@ -1,0 +1,185 @@
+import RocketTestSupport
+import Synchronization
+import Testing
+
+@testable import RocketServer
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Event streams once admitted: their sockets leave libmicrohttpd for the server's own loop.
+@Suite("Event streams served outside libmicrohttpd")
+struct StreamTests {
+    /// Two connected sockets, the first (the server's end) with a small send buffer.
+    func pair() throws -> (server: Int32, client: Int32) {
+        var fds: [Int32] = [-1, -1]
+        try #require(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &fds) == 0)
+        var size: Int32 = 4_096
+        _ = setsockopt(fds[0], SOL_SOCKET, SO_SNDBUF, &size, socklen_t(MemoryLayout<Int32>.size))
+        _ = fcntl(fds[0], F_SETFL, fcntl(fds[0], F_GETFL) | O_NONBLOCK)
+        return (fds[0], fds[1])
+    }
+
+    /// Reads the client end until it closes (or 10 s pass): every byte.
+    func drain(_ fd: Int32) -> [UInt8] {
+        var out: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 65_536)
+        var quiet = 0
+        while quiet < 100 {
+            var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            guard poll(&p, 1, 100) > 0 else {
+                quiet += 1
+                continue
+            }
+            let n = recv(fd, &buffer, buffer.count, 0)
+            if n <= 0 { break }
+            out += buffer[..<n]
+        }
+        return out
+    }
+
+    @Test("bytes appended before the stream opens wait behind its head; what the socket cannot take now goes when it has room, in order")
+    func order() throws {
+        let (server, client) = try pair()
+        defer { close(client) }
+        let poller = StreamPoller()
+        let stream = try #require(poller.adopt(socket: server, conversation: "c", address: "a"))
+        #expect(!stream.append(Array("early\n".utf8)))
+        #expect(!stream.open(head: Array("HEAD\n".utf8)))
+        // Far more than the socket's buffer: most of it waits for the loop's "writable".
+        var expected = Array("HEAD\nearly\n".utf8)
+        for k in 0..<200 {
+            let frame = Array("frame \(k) ".utf8) + [UInt8](repeating: 0x61, count: 1_000) + [0x0A]
+            expected += frame
+            #expect(!stream.append(frame))
+        }
+        #expect(!stream.finish(), "bytes are still waiting: the stream ends once they are sent")
+        let stop = loop(poller)
+        let got = drain(client)
+        stop()
+        #expect(got.count == expected.count)
+        #expect(got == expected)
+        #expect(!stream.hangUp(), "it ended already, once")
+    }
+
+    @Test("a client that reads nothing is cut off once a mebibyte waits for it, and the call that cut it off says so once")
+    func backlog() throws {
+        let (server, client) = try pair()
+        defer { close(client) }
+        let poller = StreamPoller()
+        let stream = try #require(poller.adopt(socket: server, conversation: "c", address: "a"))
+        #expect(!stream.open(head: []))
+        let chunk = [UInt8](repeating: 0x62, count: 64 * 1_024)
+        var ends = 0
+        var appended = 0
+        for _ in 0..<200 {
+            if stream.append(chunk) { ends += 1 } else if ends == 0 { appended += chunk.count }
+        }
+        #expect(ends == 1)
+        // What the socket took reaches the client, then the end; what was left waiting when the
+        // client was cut off was at most the cap (and within one chunk of it).
+        let received = drain(client).count
+        let waiting = appended - received
+        #expect(waiting <= EventStream.maxBacklog)
+        #expect(waiting > EventStream.maxBacklog - chunk.count)
+    }
+
+    @Test("a client that hangs up is noticed by the loop at once, and the stream ends once")
+    func hangUp() throws {
+        let (server, client) = try pair()
+        let poller = StreamPoller()
+        let stream = try #require(poller.adopt(socket: server, conversation: "c", address: "a"))
+        #expect(!stream.open(head: Array("HEAD\n".utf8)))
+        let box = EndedBox(poller: poller)
+        let stop = box.start()
+        close(client)
+        for _ in 0..<500 where box.count == 0 { usleep(10_000) }
+        stop()
+        #expect(box.count == 1)
+        #expect(!stream.append(Array("late".utf8)), "an ended stream takes nothing and ends no more")
+        #expect(poller.all.count == 1, "the loop reports; forgetting is its caller's (HTTPServer.forget)")
+        poller.remove(stream)
+        #expect(poller.all.isEmpty)
+    }
+
+    /// The poller's loop on a thread, counting the streams it saw end.
+    final class EndedBox: @unchecked Sendable {
+        let poller: StreamPoller
+        private let counter = Mutex<Int>(0)
+        private let stopFlag = Mutex<Bool>(false)
+        init(poller: StreamPoller) { self.poller = poller }
+        var count: Int { counter.withLock { $0 } }
+        func start() -> () -> Void {
+            var thread = pthread_t()
+            _ = pthread_create(
+                &thread, nil,
+                { raw in
+                    let box = Unmanaged<EndedBox>.fromOpaque(raw!).takeRetainedValue()
+                    box.poller.run(stopping: { box.stopFlag.withLock { $0 } }, ended: { _ in box.counter.withLock { $0 += 1 } })
+                    return nil
+                }, Unmanaged.passRetained(self).toOpaque())
+            return { [self] in
+                stopFlag.withLock { $0 = true }
+                pthread_join(thread, nil)
+            }
+        }
+    }
+
+    /// Runs `poller`'s loop until the returned closure is called.
+    func loop(_ poller: StreamPoller) -> () -> Void {
+        EndedBox(poller: poller).start()
+    }
+
+    @Test(
+        "over HTTP: an admitted stream holds no libmicrohttpd connection, its head closes the connection at its end, and a change still reaches it"
+    )
+    func overHTTP() throws {
+        let h = try Harness { $0.keepAlive = 3_600 }
+        let (server, port) = try h.serve()
+        defer { server.stop() }
+        let id = try h.start()
+        let stream = try #require(RawClient(port: port))
+        stream.send("GET /v1/conversations/\(id)/events HTTP/1.1\r\nHost: 127.0.0.1\r\nRocket-Visitor: ada\r\n\r\n")
+        let head = stream.read { $0.contains("event: state") }
+        #expect(head.hasPrefix("HTTP/1.1 200 OK\r\n"))
+        #expect(head.contains("\r\nConnection: close\r\n"))
+        #expect(head.contains("\r\nX-Content-Type-Options: nosniff\r\n"))
+        #expect(head.contains("\r\nContent-Type: text/event-stream"))
+        #expect(!head.contains("Transfer-Encoding"))
+        for _ in 0..<500 where server.openConnections > 0 { usleep(10_000) }
+        #expect(server.openConnections == 0, "the library let go of the stream's connection")
+        #expect(server.openStreams == 1)
+        // A change still reaches it.
+        let tapped = RawClient.exchange(port: port, post("/v1/conversations/\(id)/intents", #"{"intent": "tap", "step": 0}"#, visitor: "ada"))
+        #expect(tapped.hasPrefix("HTTP/1.1 200"))
+        #expect(stream.read { $0.contains("\"step\":1") }.contains("\"step\":1"))
+        withExtendedLifetime(stream) {}
+    }
+
+    @Test("over HTTP: a closed stream gives its place back without waiting for a keep-alive")
+    func hangUpOverHTTP() throws {
+        let h = try Harness { $0.keepAlive = 3_600 }
+        let (server, port) = try h.serve()
+        defer { server.stop() }
+        let id = try h.start()
+        var stream = RawClient(port: port)
+        stream?.send("GET /v1/conversations/\(id)/events HTTP/1.1\r\nHost: 127.0.0.1\r\nRocket-Visitor: ada\r\n\r\n")
+        #expect(stream?.read { $0.contains("event: state") }.hasPrefix("HTTP/1.1 200") == true)
+        #expect(server.openStreams == 1)
+        stream = nil  // closes the socket
+        for _ in 0..<500 where server.openStreams > 0 { usleep(10_000) }
+        #expect(server.openStreams == 0)
+    }
+
+    @Test("an HTTP date in the fixed form, whatever the locale")
+    func date() {
+        #expect(HTTPServer.httpDate(0) == "Thu, 01 Jan 1970 00:00:00 GMT")
+        #expect(HTTPServer.httpDate(1_796_400_000) == "Fri, 04 Dec 2026 16:00:00 GMT")
+        let head = String(decoding: HTTPServer.streamHead(HTTPResponse.eventStream("x", first: []), now: 0), as: UTF8.self)
+        #expect(
+            head
+                == "HTTP/1.1 200 OK\r\nDate: Thu, 01 Jan 1970 00:00:00 GMT\r\nContent-Type: text/event-stream; charset=utf-8\r\nCache-Control: no-store\r\nX-Accel-Buffering: no\r\nX-Content-Type-Options: nosniff\r\nConnection: close\r\n\r\n"
+        )
+    }
+}
