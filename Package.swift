@@ -78,7 +78,7 @@ let package = Package(
             ]),
         // The one PostgreSQL layer: a pool of connections, statements with parameters,
         // transactions, migrations; URLs whose passwords never reach a message.
-        .target(name: "RocketPostgres", dependencies: ["CPostgres"]),
+        .target(name: "RocketPostgres", dependencies: ["CPostgres", "RocketCore"]),
         // WaitForIt's rule engine: rules, decisions with explanations, the store interface and the
         // in-memory store. Pure: no clock, no environment, no files.
         .target(name: "RocketScenarioEngine", dependencies: ["RocketCore", "RocketJSON"]),

@@ -1,6 +1,6 @@
 #!/bin/sh
 # Builds the fully static `rocket` (what docs/BENCHMARKS.md measures) and checks its symbol table:
-# no Foundation, CoreFoundation or ICU code may be linked into it.
+# no Foundation, CoreFoundation, ICU or _StringProcessing code may be linked into it.
 set -eu
 cd "$(dirname "$0")/.."
 sh scripts/build-release.sh 2>&1 | grep -v "requires at runtime the shared libraries" || true
@@ -12,4 +12,12 @@ if [ -n "$found" ]; then
   echo "$found" >&2
   exit 1
 fi
-echo "check-static: ok: no Foundation, CoreFoundation or ICU symbols in $bin ($(wc -c < "$bin") bytes)"
+# Swift's string algorithms module links its regular expression parser too (1.3 MB): our code
+# uses RocketCore's TextHelpers (replacingAll, splitting(at:), containsText, range(ofText:)).
+found=$(nm "$bin" | grep -E '17_StringProcessing|12_RegexParser' | head -5 || true)
+if [ -n "$found" ]; then
+  echo "check-static: error: the static rocket links _StringProcessing (use RocketCore's TextHelpers instead):" >&2
+  echo "$found" >&2
+  exit 1
+fi
+echo "check-static: ok: no Foundation, CoreFoundation, ICU or _StringProcessing symbols in $bin ($(wc -c < "$bin") bytes)"

@@ -1,3 +1,5 @@
+import RocketCore
+
 /// `rocket completions bash|zsh|fish`: shell completion scripts made from the same command
 /// tables as `--help` and the man page.
 enum CompletionsCommand {
@@ -172,7 +174,7 @@ enum CompletionsCommand {
             switch e.positionals {
             case .none: break
             case .file: out += "complete -c rocket -n '\(condition)' -F\n"
-            case let other: out += "complete -c rocket -n '\(condition)'" + fishArgs(other).replacing(" -x", with: "") + "\n"
+            case let other: out += "complete -c rocket -n '\(condition)'" + fishArgs(other).replacingAll(" -x", with: "") + "\n"
             }
         }
         return out
@@ -197,7 +199,7 @@ enum ManCommand {
 
     /// Text made safe for roff: backslashes doubled, a leading dot or quote escaped.
     static func roff(_ s: String) -> String {
-        var out = s.replacing("\\", with: "\\e").replacing("-", with: "\\-")
+        var out = s.replacingAll("\\", with: "\\e").replacingAll("-", with: "\\-")
         if out.hasPrefix(".") || out.hasPrefix("'") { out = "\\&" + out }
         return out
     }
@@ -213,8 +215,8 @@ enum ManCommand {
             for o in spec.options {
                 out += ".TP\n.B \(roff(o.name))" + (o.value.map { " \\fI\(roff($0))\\fR" } ?? "") + "\n\(roff(o.help))\n"
             }
-            if !spec.discussion.isEmpty { out += ".PP\n\(roff(spec.discussion.replacing("\n", with: " ")))\n" }
-            if !spec.exitStatus.isEmpty { out += ".PP\nExit status: \(roff(spec.exitStatus.replacing("\n", with: " ")))\n" }
+            if !spec.discussion.isEmpty { out += ".PP\n\(roff(spec.discussion.replacingAll("\n", with: " ")))\n" }
+            if !spec.exitStatus.isEmpty { out += ".PP\nExit status: \(roff(spec.exitStatus.replacingAll("\n", with: " ")))\n" }
             for e in spec.examples { out += ".PP\n.nf\n\(roff(e))\n.fi\n" }
         }
         out += ".SH ENVIRONMENT\n.TP\n.B ROCKET_STORE\nThe scenario store (default $XDG_STATE_HOME/rocket/scenarios.sqlite).\n"

@@ -83,7 +83,7 @@ struct PlayOptions {
     /// The language to read a flow in: `--lang`, else the environment's (`it_IT.UTF-8` → `it-IT`).
     var language: String? {
         if let lang { return lang }
-        let tag = UIStrings.locale(Environment.current).split(separator: ".").first.map { String($0).replacing("_", with: "-") } ?? ""
+        let tag = UIStrings.locale(Environment.current).split(separator: ".").first.map { String($0).replacingAll("_", with: "-") } ?? ""
         return FlowDocument.isLanguageTag(tag) ? tag : nil
     }
     var state: String?

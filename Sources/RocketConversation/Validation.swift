@@ -99,7 +99,7 @@ public enum RocketInputType: String, Hashable, Sendable, Codable, CaseIterable {
         case .number, .integer:
             var s = t
             // A decimal comma, as many languages write it ("2,5"), when there is no point.
-            if !s.contains("."), s.filter({ $0 == "," }).count == 1 { s = s.replacing(",", with: ".") }
+            if !s.contains("."), s.filter({ $0 == "," }).count == 1 { s = s.replacingAll(",", with: ".") }
             guard let n = RocketValue.parseNumber(s) else { return nil }
             if self == .integer && (n != n.rounded() || abs(n) > 9e15) { return nil }
             return .number(n)

@@ -19,6 +19,78 @@ extension StringProtocol {
     }
 }
 
+/// Searching and replacing text, character by character as `==` compares characters. The
+/// standard library's `replacing(_:with:)`, `split(separator:)` with a string, `contains(_:)` with
+/// a string and `firstRange(of:)` live in `_StringProcessing`, which links Swift's regular
+/// expression parser into a static binary (1.3 MB); these do not (scripts/check-static.sh checks
+/// that the shipped `rocket` has none of it).
+///
+/// ```swift
+/// "a-b-c".replacingAll("-", with: "+")      // "a+b+c"
+/// "x · y · z".splitting(at: " · ")          // ["x", "y", "z"]
+/// "no such table".containsText("such")      // true
+/// ```
+extension StringProtocol {
+    /// Where `text` first occurs; nil when it does not, or is empty.
+    package func range(ofText text: some StringProtocol) -> Range<Index>? {
+        let whole = Substring(self)
+        guard let first = text.first else { return nil }
+        var from = whole.startIndex
+        while let start = whole[from...].firstIndex(of: first) {
+            var i = start
+            var matched = true
+            for c in text {
+                guard i < whole.endIndex, whole[i] == c else {
+                    matched = false
+                    break
+                }
+                i = whole.index(after: i)
+            }
+            if matched { return start..<i }
+            from = whole.index(after: start)
+        }
+        return nil
+    }
+
+    /// True when `text` occurs (always, for empty text).
+    package func containsText(_ text: some StringProtocol) -> Bool {
+        text.isEmpty || range(ofText: text) != nil
+    }
+
+    /// Every occurrence of `target` (left to right, not overlapping) replaced by `replacement`.
+    package func replacingAll(_ target: some StringProtocol, with replacement: some StringProtocol) -> String {
+        var rest = Substring(self)
+        guard !target.isEmpty, var found = rest.range(ofText: target) else { return String(self) }
+        var out = ""
+        while true {
+            out += rest[..<found.lowerBound]
+            out += replacement
+            rest = rest[found.upperBound...]
+            guard let next = rest.range(ofText: target) else { break }
+            found = next
+        }
+        out += rest
+        return out
+    }
+
+    /// The pieces between occurrences of `separator`, empty pieces left out (as
+    /// `split(separator:)` leaves them out), or all of them when `keepingEmpty`; at most
+    /// `maxSplits` splits.
+    package func splitting(at separator: some StringProtocol, maxSplits: Int = .max, keepingEmpty: Bool = false) -> [Substring] {
+        var pieces: [Substring] = []
+        var rest = Substring(self)
+        var splits = 0
+        while splits < maxSplits, !separator.isEmpty, let found = rest.range(ofText: separator) {
+            let piece = rest[..<found.lowerBound]
+            if keepingEmpty || !piece.isEmpty { pieces.append(piece) }
+            rest = rest[found.upperBound...]
+            splits += 1
+        }
+        if keepingEmpty || !rest.isEmpty { pieces.append(rest) }
+        return pieces
+    }
+}
+
 /// Path-name arithmetic on plain strings.
 package enum PathName {
     /// The last component ("c.png" for "a/b/c.png").

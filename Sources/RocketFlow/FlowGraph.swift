@@ -34,7 +34,7 @@ public enum FlowGraph {
             return names[id.rawValue]
         }
         func short(_ text: String) -> String {
-            let flat = text.replacing("\n", with: " ")
+            let flat = text.replacingAll("\n", with: " ")
             return flat.count > 40 ? String(flat.prefix(39)) + "…" : flat
         }
         func action(_ name: String?) -> String { name.map { " ⚡" + $0 } ?? "" }

@@ -257,7 +257,7 @@ extension FlowFormat {
                 meaning += f.shownBy.isEmpty ? " (not drawn)" : f.shownBy == .web ? " (drawn by the web widget only)" : " (drawn by the terminal only)"
             }
             let value = f.defaultValue.map { "`" + $0.serialized(pretty: false) + "`" } ?? ""
-            out += "| `\(f.name)` | \(typeName(f.type)) | \(f.isRequired ? "yes" : "no") | \(value) | \(meaning.replacing("|", with: "\\|")) |\n"
+            out += "| `\(f.name)` | \(typeName(f.type)) | \(f.isRequired ? "yes" : "no") | \(value) | \(meaning.replacingAll("|", with: "\\|")) |\n"
         }
         return out
     }

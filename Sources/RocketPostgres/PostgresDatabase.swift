@@ -1,5 +1,6 @@
 import CPostgres
 import Synchronization
+import RocketCore
 
 #if canImport(Glibc)
     import Glibc
@@ -68,7 +69,7 @@ package enum PostgresValue: Sendable, ExpressibleByStringLiteral, ExpressibleByI
         case .integers(let items): return "{" + items.map { String($0) }.joined(separator: ",") + "}"
         case .reals(let items): return "{" + items.map { $0.flatMap { PostgresValue.real($0).wire } ?? "NULL" }.joined(separator: ",") + "}"
         case .texts(let items):
-            return "{" + items.map { "\"" + $0.replacing("\\", with: "\\\\").replacing("\"", with: "\\\"") + "\"" }.joined(separator: ",") + "}"
+            return "{" + items.map { "\"" + $0.replacingAll("\\", with: "\\\\").replacingAll("\"", with: "\\\"") + "\"" }.joined(separator: ",") + "}"
         }
     }
 }
@@ -150,14 +151,14 @@ package struct PostgresURL: Sendable, CustomStringConvertible {
 
     /// `text` with the URL, and every other occurrence of its password, shown without the password.
     package func scrub(_ text: String) -> String {
-        var out = text.replacing(raw, with: shown)
-        for secret in secrets { out = out.replacing(secret, with: "***") }
+        var out = text.replacingAll(raw, with: shown)
+        for secret in secrets { out = out.replacingAll(secret, with: "***") }
         return out
     }
 
     /// The user-information part of a URL ("user:password") and where it ends.
     private static func userInfo(_ text: String) -> (Substring, String.Index)? {
-        guard let scheme = text.firstRange(of: "://") else { return nil }
+        guard let scheme = text.range(ofText: "://") else { return nil }
         let rest = text[scheme.upperBound...]
         let authorityEnd = rest.firstIndex(where: { $0 == "/" || $0 == "?" }) ?? rest.endIndex
         let authority = rest[..<authorityEnd]

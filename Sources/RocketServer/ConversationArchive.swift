@@ -3,6 +3,7 @@ import RocketPostgres
 package import RocketReport
 import RocketScenarioEngine
 import RocketSQLite
+import RocketCore
 package import RocketScenariosSQLite
 
 /// Why a store's event records could not be read for a report.
@@ -471,7 +472,7 @@ package final class ConversationArchive: ConversationStore {
                 if let current { builder.finishConversation(current) }
             }
         } catch {
-            let old = error.message.contains("no such column") || error.message.contains("no such table")
+            let old = error.message.containsText("no such column") || error.message.containsText("no such table")
             throw ReportReadFailure(
                 message: old ? "\(path) was written by an older rocket serve: run this release's rocket serve on it once" : "\(path): \(error.message)",
                 missing: false)

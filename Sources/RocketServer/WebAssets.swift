@@ -28,8 +28,8 @@ final class WebAssets: Sendable {
     init() {
         // The widget's own words come from UIStrings, one table for every front end.
         let words = JSONValue.object(UIStrings.all.map { s in (s.language, .object(s.web.sorted { $0.key < $1.key }.map { ($0.key, .string($0.value)) })) })
-        let source = Self.script.replacing("\"__CSS__\"", with: JSONValue.quote(Self.style))
-            .replacing("\"__WORDS__\"", with: words.serialized(pretty: false))
+        let source = Self.script.replacingAll("\"__CSS__\"", with: JSONValue.quote(Self.style))
+            .replacingAll("\"__WORDS__\"", with: words.serialized(pretty: false))
         let headers = [
             ("Content-Type", "text/javascript; charset=utf-8"), ("Cache-Control", "max-age=60"),
             ("Vary", "Accept-Encoding"),
@@ -38,7 +38,7 @@ final class WebAssets: Sendable {
         widget = HTTPResponse(status: 200, headers: headers, body: plain)
         let packed = Self.gzip(plain)
         widgetGzipped = packed.map { HTTPResponse(status: 200, headers: headers + [("Content-Encoding", "gzip")], body: $0) }
-        inlineWidget = source.replacing("</", with: "<\\/")
+        inlineWidget = source.replacingAll("</", with: "<\\/")
         let hash = Base64.encode(SHA256.digest(Array(inlineWidget.utf8)))
         playHeaders = Self.headers(scriptHash: hash)
     }
@@ -89,11 +89,11 @@ final class WebAssets: Sendable {
             playPages.withLock { $0[key] }
             ?? {
                 // The template is cut at the script so a flow's name can never become part of it.
-                var parts = Self.playHTML.split(separator: "__WIDGET__", maxSplits: 1, omittingEmptySubsequences: false).map {
-                    String($0).replacing("__FLOW__", with: Self.html(flow))
+                var parts = Self.playHTML.splitting(at: "__WIDGET__", maxSplits: 1, keepingEmpty: true).map {
+                    String($0).replacingAll("__FLOW__", with: Self.html(flow))
                 }
                 // The tour's attribute goes on the script's tag, never into the script (its hash).
-                if tour { parts[0] = parts[0].replacing(" data-page>", with: " data-page data-closing-alert>") }
+                if tour { parts[0] = parts[0].replacingAll(" data-page>", with: " data-page data-closing-alert>") }
                 let page = parts.joined(separator: inlineWidget)
                 let plain = Array(page.utf8)
                 let made = (plain: plain, gzipped: Self.gzip(plain))
@@ -113,7 +113,7 @@ final class WebAssets: Sendable {
     func index(flows: [String]) -> HTTPResponse {
         var items = ""
         for f in flows { items += "<li><a href=\"/play/\(Self.html(f))\">\(Self.html(f))</a></li>" }
-        let page = Self.indexHTML.replacing("__ITEMS__", with: items)
+        let page = Self.indexHTML.replacingAll("__ITEMS__", with: items)
         return HTTPResponse(status: 200, headers: Self.pageHeaders, body: Array(page.utf8))
     }
 }

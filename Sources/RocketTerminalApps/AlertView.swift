@@ -114,7 +114,7 @@ public struct AlertView: Sendable {
         rule("╰", "╯")
         let hint = screen.addRow()
         // At narrow widths the hint keeps the items that fit whole.
-        let text = HintLine.fit(strings.alertHint.split(separator: " · ").map(String.init), width: width, separator: " · ")
+        let text = HintLine.fit(strings.alertHint.splitting(at: " · ").map(String.init), width: width, separator: " · ")
         screen.put(
             text, row: hint, column: max(0, left + (boxWidth - DisplayWidth.of(text)) / 2),
             style: {

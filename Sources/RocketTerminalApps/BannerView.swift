@@ -159,7 +159,7 @@ public struct BannerView: Sendable {
             hintStyle.foreground = Self.color(banner.subtitleColor)
             hintStyle.dim = true
             // Whole items only: a hint is never cut mid-word.
-            let text = HintLine.fit(hint.split(separator: " · ").map(String.init), width: width - 2, separator: " · ")
+            let text = HintLine.fit(hint.splitting(at: " · ").map(String.init), width: width - 2, separator: " · ")
             screen.put(text, row: r, column: max(1, (width - DisplayWidth.of(text)) / 2), style: hintStyle)
         }
         rows = screen.rows

@@ -65,7 +65,7 @@ public final class ChooseApp: TerminalProgram {
             }
             // A filter longer than an option cannot be in it (and `contains` would compare anyway).
             let length = needle.count
-            found = options.indices.filter { lowered[$0].length >= length && lowered[$0].text.contains(needle) }
+            found = options.indices.filter { lowered[$0].length >= length && lowered[$0].text.containsText(needle) }
         }
         matchCache = (needle, found)
         return found
@@ -79,7 +79,7 @@ public final class ChooseApp: TerminalProgram {
         var out: [ProgramOutput] = []
         if let title, !title.isEmpty { out.append(.say(Sanitizer.clean(title, keepNewlines: false))) }
         for (i, o) in options.enumerated() { out.append(.say("[\(i + 1)] " + Sanitizer.clean(o, keepNewlines: false))) }
-        if limit > 1 { out.append(.say(strings.plainChooseMany.replacing("%d", with: String(options.count)))) }
+        if limit > 1 { out.append(.say(strings.plainChooseMany.replacingAll("%d", with: String(options.count)))) }
         return out
     }
 
@@ -143,7 +143,7 @@ public final class ChooseApp: TerminalProgram {
         case .failure(let refusal): return [.refuse(refusal.message(strings: strings, count: options.count))]
         }
         guard !chosen.isEmpty else { return [.refuse(ChoiceParser.Refusal.notAChoice(line).message(strings: strings, count: options.count))] }
-        guard chosen.count <= limit else { return [.refuse(strings.tooManyChosen.replacing("%d", with: String(limit)))] }
+        guard chosen.count <= limit else { return [.refuse(strings.tooManyChosen.replacingAll("%d", with: String(limit)))] }
         finish(Array(chosen))
         return []
     }
@@ -202,7 +202,7 @@ public final class ChooseApp: TerminalProgram {
         }
         var hint = [strings.listHint]
         if limit > 1 { hint.insert(strings.listSelectHint, at: 0) }
-        let items = hint.flatMap { $0.split(separator: " · ").map(String.init) }
+        let items = hint.flatMap { $0.splitting(at: " · ").map(String.init) }
         let r = buffer.addRow()
         buffer.put(HintLine.fit(items, width: width - 2, separator: " · "), row: r, column: 2, style: dim)
         return ProgramFrame(buffer: buffer, hits: hits)

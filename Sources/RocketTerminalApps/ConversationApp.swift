@@ -259,7 +259,7 @@ public final class ConversationApp: TerminalProgram {
         while printedItems < c.transcript.count {
             switch c.transcript[printedItems] {
             case .block(_, let id, let rawText):
-                let text = Sanitizer.clean(rawText).replacing("\n", with: "\n  ")
+                let text = Sanitizer.clean(rawText).replacingAll("\n", with: "\n  ")
                 switch c.graph[id].content {
                 case .image(let img):
                     let file = img.image.path.map { ": " + Sanitizer.clean(PathName.lastComponent($0), keepNewlines: false) } ?? ""
@@ -298,15 +298,15 @@ public final class ConversationApp: TerminalProgram {
                 let block = c.node(at: index)
                 switch block.kind {
                 case .text, .image: out.append(say(strings.plainContinue))
-                case .button, .doubleButton: out.append(say(strings.plainChoose.replacing("%d", with: block.kind == .button ? "1" : "2")))
+                case .button, .doubleButton: out.append(say(strings.plainChoose.replacingAll("%d", with: block.kind == .button ? "1" : "2")))
                 case .choice:
                     if case .choice(let choice) = block.content {
                         let prompt = choice.multiple ? strings.plainChooseMany : strings.plainChoose
-                        out.append(say(prompt.replacing("%d", with: String(choice.options.count))))
+                        out.append(say(prompt.replacingAll("%d", with: String(choice.options.count))))
                     }
                 case .textInput: out.append(say(strings.plainType))
                 case .rating:
-                    if case .rating(let r) = block.content { out.append(say(strings.plainRate.replacing("%d", with: String(r.scale)))) }
+                    if case .rating(let r) = block.content { out.append(say(strings.plainRate.replacingAll("%d", with: String(r.scale)))) }
                 case .set, .condition, .jump: break  // never shown
                 }
             }

@@ -232,11 +232,11 @@ public struct ConversationView: Sendable {
                 switch c.node(at: i).kind {
                 case .text, .image: hint.append(strings.continueHint)
                 case .doubleButton: hint.append(strings.chooseHint)
-                case .button: hint.append(strings.chooseHint.split(separator: " · ").last.map(String.init) ?? strings.chooseHint)  // nothing to choose between
-                case .choice: hint.append(strings.listHint.split(separator: " · ").prefix(2).joined(separator: " · "))
+                case .button: hint.append(strings.chooseHint.splitting(at: " · ").last.map(String.init) ?? strings.chooseHint)  // nothing to choose between
+                case .choice: hint.append(strings.listHint.splitting(at: " · ").prefix(2).joined(separator: " · "))
                 case .textInput: hint.append(strings.sendHint)
                 case .rating:
-                    if case .rating(let r) = c.node(at: i).content { hint.append(strings.rateHint.replacing("%d", with: String(r.scale))) }
+                    if case .rating(let r) = c.node(at: i).content { hint.append(strings.rateHint.replacingAll("%d", with: String(r.scale))) }
                 case .set, .condition, .jump: break  // never shown
                 }
                 if case .choice(let choice) = c.node(at: i).content, choice.multiple { hint[hint.count - 1] = strings.tickHint }
@@ -247,7 +247,7 @@ public struct ConversationView: Sendable {
             hint.append(strings.interruptHint)
             let r = screen.addRow()
             // At narrow widths whole items are dropped, never cut mid-word.
-            let items = hint.flatMap { $0.split(separator: " · ").map(String.init) }
+            let items = hint.flatMap { $0.splitting(at: " · ").map(String.init) }
             screen.put(
                 HintLine.fit(items, width: width - ConversationView.gutter, separator: " · "), row: r, column: ConversationView.gutter,
                 style: ConversationView.dim)

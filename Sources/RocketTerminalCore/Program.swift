@@ -217,10 +217,10 @@ public enum ChoiceParser {
         public func message(strings: UIStrings, count: Int) -> String {
             switch self {
             case .notAChoice(let line):
-                let what = strings.plainNotAChoice.replacing("%@", with: "\"\(line)\"")
-                return count > 0 ? what + " — " + strings.plainChoose.replacing("%d", with: String(count)) : what
+                let what = strings.plainNotAChoice.replacingAll("%@", with: "\"\(line)\"")
+                return count > 0 ? what + " — " + strings.plainChoose.replacingAll("%d", with: String(count)) : what
             case .unavailable(let title):
-                return strings.alertDisabled.replacing("%@", with: "\"\(title)\"")
+                return strings.alertDisabled.replacingAll("%@", with: "\"\(title)\"")
             }
         }
     }
@@ -262,7 +262,7 @@ public enum ChoiceParser {
 
     /// The message for a line that is longer than the reader keeps.
     public static func tooLong(strings: UIStrings, limit: Int) -> String {
-        strings.lineTooLong.replacing("%d", with: String(limit / 1024))
+        strings.lineTooLong.replacingAll("%d", with: String(limit / 1024))
     }
 }
 

@@ -1,3 +1,5 @@
+import RocketCore
+
 /// How many colours the terminal shows.
 public enum ColorDepth: Int, Comparable, Sendable {
     /// No colour (NO_COLOR): bold, dim, underline and inverse still apply.
@@ -26,7 +28,7 @@ public enum ColorDepth: Int, Comparable, Sendable {
         if term == "dumb" || term.isEmpty { return forced ? .ansi16 : .none }
         let colorterm = (env["COLORTERM"] ?? "").lowercased()
         if colorterm == "truecolor" || colorterm == "24bit" { return .truecolor }
-        if term.contains("256color") { return .indexed256 }
+        if term.containsText("256color") { return .indexed256 }
         return .ansi16
     }
 }

@@ -220,8 +220,8 @@ public struct UIStrings: Sendable, Hashable {
         if let m = failure.message { return m }
         switch failure.rule {
         case .required: return required
-        case .tooShort(let n): return tooShort.replacing("%d", with: String(n))
-        case .tooLong(let n): return tooLong.replacing("%d", with: String(n))
+        case .tooShort(let n): return tooShort.replacingAll("%d", with: String(n))
+        case .tooLong(let n): return tooLong.replacingAll("%d", with: String(n))
         case .pattern, .invalidPattern: return noMatch
         case .patternTooComplex: return tooComplex
         case .wrongType(let t):
@@ -234,10 +234,10 @@ public struct UIStrings: Sendable, Hashable {
             case .date: return notDate
             case .phone: return notPhone
             }
-        case .tooSmall(let b): return tooSmall.replacing("%@", with: b)
-        case .tooLarge(let b): return tooLarge.replacing("%@", with: b)
-        case .tooFewChosen(let n): return tooFewChosen.replacing("%d", with: String(n))
-        case .tooManyChosen(let n): return tooManyChosen.replacing("%d", with: String(n))
+        case .tooSmall(let b): return tooSmall.replacingAll("%@", with: b)
+        case .tooLarge(let b): return tooLarge.replacingAll("%@", with: b)
+        case .tooFewChosen(let n): return tooFewChosen.replacingAll("%d", with: String(n))
+        case .tooManyChosen(let n): return tooManyChosen.replacingAll("%d", with: String(n))
         }
     }
 }

@@ -1,0 +1,52 @@
+import RocketCore
+import Testing
+
+/// RocketCore's text search and replace agree with the standard library's `_StringProcessing`
+/// algorithms they stand in for (kept out of the static binary).
+@Suite("Text helpers: search, replace and split without _StringProcessing")
+struct TextHelpersTests {
+    /// Strings over a small alphabet (so that patterns occur often), with characters that are
+    /// several scalars and several bytes.
+    static func samples(count: Int, seed: UInt64) -> [String] {
+        let alphabet: [String] = ["a", "b", "-", " ", "·", "e\u{301}", "é", "👍🏽", "\n", "\r\n"]
+        var state = seed
+        func next() -> Int {
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return Int(state >> 33)
+        }
+        return (0..<count).map { _ in (0..<(next() % 12)).map { _ in alphabet[next() % alphabet.count] }.joined() }
+    }
+
+    @Test("the same answers as the standard library on 40,000 pairs of strings")
+    func agrees() {
+        let texts = Self.samples(count: 400, seed: 7)
+        let patterns = Self.samples(count: 100, seed: 11).filter { !$0.isEmpty } + ["a", "-", "e", "\r", "\u{301}"]
+        for t in texts {
+            for p in patterns {
+                #expect(t.containsText(p) == t.contains(p), "\(t.debugDescription) contains \(p.debugDescription)")
+                #expect(t.range(ofText: p) == t.firstRange(of: p))
+                #expect(t.replacingAll(p, with: "<>") == t.replacing(p, with: "<>"))
+                #expect(t.splitting(at: p) == t.split(separator: p))
+                #expect(t.splitting(at: p, keepingEmpty: true) == t.split(separator: p, omittingEmptySubsequences: false))
+                #expect(t.splitting(at: p, maxSplits: 1, keepingEmpty: true) == t.split(separator: p, maxSplits: 1, omittingEmptySubsequences: false))
+            }
+        }
+    }
+
+    @Test("edges: empty text and patterns, overlapping matches, a pattern longer than the text")
+    func edges() {
+        #expect("".containsText(""))
+        #expect("abc".containsText(""))
+        #expect("abc".range(ofText: "") == nil)
+        #expect("abc".replacingAll("", with: "x") == "abc")
+        #expect("aaaa".replacingAll("aa", with: "b") == "bb")
+        #expect("aaa".replacingAll("aa", with: "b") == "ba")
+        #expect("ab".range(ofText: "abc") == nil)
+        #expect("a · b ·  · c".splitting(at: " · ") == ["a", "b", "c"])
+        #expect("a · b ·  · c".splitting(at: " · ", keepingEmpty: true) == ["a", "b", "", "c"])
+        #expect("__W__".splitting(at: "__W__", maxSplits: 1, keepingEmpty: true) == ["", ""])
+        // A combining accent belongs to its character: "e" does not occur in "é" written as e + ◌́.
+        #expect(!"e\u{301}".containsText("e"))
+        #expect("cafe\u{301} cafe".replacingAll("cafe", with: "tea") == "cafe\u{301} tea")
+    }
+}
