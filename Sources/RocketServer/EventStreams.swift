@@ -27,11 +27,16 @@ final class EventStream: Sendable {
         var finished = false
         /// False until ``EventStream/open(head:)``: bytes appended before it wait behind the head.
         var opened = false
+        /// Bytes the client sent after its request (read and dropped).
+        var ignored = 0
     }
     private let state: Mutex<State>
     /// Bytes a slow client may leave unread (beyond what the kernel holds) before its stream is
     /// closed.
     static let maxBacklog = 1 << 20
+    /// Bytes a client may send on a stream after its request before it is cut off (it has no
+    /// reason to send any).
+    static let maxIgnored = 64 << 10
 
     init(conversation: String, address: String, id: UInt64, socket: Int32, poll: Int32) {
         self.conversation = conversation
@@ -39,6 +44,11 @@ final class EventStream: Sendable {
         self.id = id
         self.poll = poll
         state = Mutex(State(fd: socket))
+    }
+
+    deinit {
+        // A stream let go of without ending (its server gone) does not keep its socket.
+        state.withLock { s in if s.fd >= 0 { close(s.fd) } }
     }
 
     /// Starts watching the socket and sends `head`. True when the stream ended at once.
@@ -76,15 +86,19 @@ final class EventStream: Sendable {
         state.withLock { s -> Bool in s.fd >= 0 && s.opened ? send(&s) : false }
     }
 
-    /// The client sent something (it should not): read and dropped; the end of its input ends
-    /// the stream. True when the stream ended.
+    /// The client sent something (it should not): read and dropped, up to ``maxIgnored``; the
+    /// end of its input ends the stream. True when the stream ended.
     func readable() -> Bool {
         state.withLock { s -> Bool in
             guard s.fd >= 0 else { return false }
             var sink = [UInt8](repeating: 0, count: 2_048)
             for _ in 0..<16 {
                 let n = recv(s.fd, &sink, sink.count, Int32(MSG_DONTWAIT))
-                if n > 0 { continue }
+                if n > 0 {
+                    s.ignored += n
+                    if s.ignored > Self.maxIgnored { return end(&s, watched: s.opened) }
+                    continue
+                }
                 if n < 0, errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR { return false }
                 return end(&s)
             }

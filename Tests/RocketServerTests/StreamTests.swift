@@ -85,6 +85,27 @@ struct StreamTests {
         #expect(waiting > EventStream.maxBacklog - chunk.count)
     }
 
+    @Test("a client that keeps sending on its stream is cut off past 64 KiB; a little is read and dropped")
+    func chatter() throws {
+        let (server, client) = try pair()
+        defer { close(client) }
+        let poller = StreamPoller()
+        let stream = try #require(poller.adopt(socket: server, conversation: "c", address: "a"))
+        #expect(!stream.open(head: Array("HEAD\n".utf8)))
+        var bytes = [UInt8](repeating: 0x7A, count: 1_000)
+        #expect(send(client, &bytes, bytes.count, Int32(MSG_NOSIGNAL)) == 1_000)
+        #expect(!stream.readable(), "a kilobyte is dropped")
+        #expect(!stream.append(Array("still here\n".utf8)))
+        var ended = false
+        for _ in 0..<100 where !ended {
+            bytes = [UInt8](repeating: 0x7A, count: 8_192)
+            _ = send(client, &bytes, bytes.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT))
+            ended = stream.readable()
+        }
+        #expect(ended)
+        #expect(String(decoding: drain(client), as: UTF8.self) == "HEAD\nstill here\n")
+    }
+
     @Test("a client that hangs up is noticed by the loop at once, and the stream ends once")
     func hangUp() throws {
         let (server, client) = try pair()
