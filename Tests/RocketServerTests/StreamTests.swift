@@ -11,6 +11,15 @@ import Testing
 /// Event streams once admitted: their sockets leave libmicrohttpd for the server's own loop.
 @Suite("Event streams served outside libmicrohttpd")
 struct StreamTests {
+    /// A stream of a new poller over the server's end of ``pair()``, not yet opened; the
+    /// client's end. The poller owns the epoll instance: callers keep it alive.
+    func adopted() throws -> (poller: StreamPoller, stream: EventStream, client: Int32) {
+        let (server, client) = try pair()
+        let poller = StreamPoller()
+        let stream = try #require(poller.adopt(socket: server, conversation: "c", address: "a"))
+        return (poller, stream, client)
+    }
+
     /// Two connected sockets, the first (the server's end) with a small send buffer.
     func pair() throws -> (server: Int32, client: Int32) {
         var fds: [Int32] = [-1, -1]
@@ -41,10 +50,8 @@ struct StreamTests {
 
     @Test("bytes appended before the stream opens wait behind its head; what the socket cannot take now goes when it has room, in order")
     func order() throws {
-        let (server, client) = try pair()
+        let (poller, stream, client) = try adopted()
         defer { close(client) }
-        let poller = StreamPoller()
-        let stream = try #require(poller.adopt(socket: server, conversation: "c", address: "a"))
         #expect(!stream.append(Array("early\n".utf8)))
         #expect(!stream.open(head: Array("HEAD\n".utf8)))
         // Far more than the socket's buffer: most of it waits for the loop's "writable".
@@ -65,10 +72,11 @@ struct StreamTests {
 
     @Test("a client that reads nothing is cut off once a mebibyte waits for it, and the call that cut it off says so once")
     func backlog() throws {
-        let (server, client) = try pair()
-        defer { close(client) }
-        let poller = StreamPoller()
-        let stream = try #require(poller.adopt(socket: server, conversation: "c", address: "a"))
+        let (poller, stream, client) = try adopted()
+        defer {
+            close(client)
+            withExtendedLifetime(poller) {}
+        }
         #expect(!stream.open(head: []))
         let chunk = [UInt8](repeating: 0x62, count: 64 * 1_024)
         var ends = 0
@@ -87,10 +95,11 @@ struct StreamTests {
 
     @Test("a client that keeps sending on its stream is cut off past 64 KiB; a little is read and dropped")
     func chatter() throws {
-        let (server, client) = try pair()
-        defer { close(client) }
-        let poller = StreamPoller()
-        let stream = try #require(poller.adopt(socket: server, conversation: "c", address: "a"))
+        let (poller, stream, client) = try adopted()
+        defer {
+            close(client)
+            withExtendedLifetime(poller) {}
+        }
         #expect(!stream.open(head: Array("HEAD\n".utf8)))
         var bytes = [UInt8](repeating: 0x7A, count: 1_000)
         #expect(send(client, &bytes, bytes.count, Int32(MSG_NOSIGNAL)) == 1_000)
@@ -108,9 +117,7 @@ struct StreamTests {
 
     @Test("a client that hangs up is noticed by the loop at once, and the stream ends once")
     func hangUp() throws {
-        let (server, client) = try pair()
-        let poller = StreamPoller()
-        let stream = try #require(poller.adopt(socket: server, conversation: "c", address: "a"))
+        let (poller, stream, client) = try adopted()
         #expect(!stream.open(head: Array("HEAD\n".utf8)))
         let box = EndedBox(poller: poller)
         let stop = box.start()
