@@ -97,9 +97,9 @@ package final class ConversationService: Sendable {
     /// when each was last used and is next due, what waits to be saved, rates and quotas.
     /// Nothing slow happens under it.
     struct State {
-        var slots: [String: Slot] = [:]
+        var slots = ShardedIndex<Slot>()
         /// When each conversation was last used (idle ones expire).
-        var used: [String: Double] = [:]
+        var used = ShardedIndex<Double>()
         /// The next timer of each conversation that has one: what the ticker looks at, so a tick
         /// costs the conversations with timers, not all of them.
         var deadlines: [String: Double] = [:]

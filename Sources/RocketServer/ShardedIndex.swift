@@ -1,0 +1,55 @@
+/// A dictionary keyed by conversation id, kept as 64 dictionaries chosen by the id's hash. The
+/// service's index holds every live conversation under one lock; one dictionary of about 100,000 of
+/// them took 30–80 ms to grow (a rehash into newly faulted memory), every other request waiting
+/// on the lock meanwhile. Here a growth rehashes one shard, a sixty-fourth of the entries.
+struct ShardedIndex<Value>: Sequence {
+    private var shards: [[String: Value]] = Array(repeating: [:], count: 64)
+    /// The number of entries.
+    private(set) var count = 0
+
+    private static func shard(_ key: String) -> Int { key.hashValue & 63 }
+
+    /// The value of `key`; assigning nil removes it.
+    subscript(key: String) -> Value? {
+        get { shards[Self.shard(key)][key] }
+        set {
+            let i = Self.shard(key)
+            if let newValue {
+                if shards[i].updateValue(newValue, forKey: key) == nil { count += 1 }
+            } else if shards[i].removeValue(forKey: key) != nil {
+                count -= 1
+            }
+        }
+    }
+
+    /// Removes `key`; its value, if it had one.
+    @discardableResult
+    mutating func removeValue(forKey key: String) -> Value? {
+        let old = shards[Self.shard(key)].removeValue(forKey: key)
+        if old != nil { count -= 1 }
+        return old
+    }
+
+    /// Every key, in no particular order.
+    var keys: [String] { shards.flatMap(\.keys) }
+    /// Every value, in no particular order.
+    var values: [Value] { shards.flatMap(\.values) }
+    /// True when there are no entries.
+    var isEmpty: Bool { count == 0 }
+
+    /// The entries for which `isIncluded` holds.
+    func filter(_ isIncluded: ((key: String, value: Value)) throws -> Bool) rethrows -> ShardedIndex {
+        var out = ShardedIndex()
+        for i in shards.indices {
+            out.shards[i] = try shards[i].filter(isIncluded)
+            out.count += out.shards[i].count
+        }
+        return out
+    }
+
+    func makeIterator() -> FlattenSequence<[[String: Value]]>.Iterator {
+        shards.joined().makeIterator()
+    }
+}
+
+extension ShardedIndex: Sendable where Value: Sendable {}

@@ -1,0 +1,40 @@
+import Testing
+
+@testable import RocketServer
+
+/// The service's sharded index behaves as one dictionary.
+@Suite("ShardedIndex: 64 dictionaries that behave as one")
+struct ShardedIndexTests {
+    @Test("20,000 random inserts, replacements and removals agree with a Dictionary at every count, key and filter")
+    func agrees() {
+        var index = ShardedIndex<Int>()
+        var model: [String: Int] = [:]
+        var state: UInt64 = 42
+        func next() -> Int {
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return Int(state >> 33)
+        }
+        for step in 0..<20_000 {
+            let key = "c\(next() % 3_000)"
+            switch next() % 4 {
+            case 0:
+                #expect(index.removeValue(forKey: key) == model.removeValue(forKey: key))
+            case 1:
+                index[key] = nil
+                model[key] = nil
+            default:
+                index[key] = step
+                model[key] = step
+            }
+            #expect(index.count == model.count)
+            #expect(index[key] == model[key])
+        }
+        #expect(Set(index.keys) == Set(model.keys))
+        #expect(index.values.sorted() == model.values.sorted())
+        #expect(Dictionary(uniqueKeysWithValues: index.map { ($0.key, $0.value) }) == model)
+        let even = index.filter { $0.value % 2 == 0 }
+        #expect(even.count == model.filter { $0.value % 2 == 0 }.count)
+        #expect(Set(even.keys) == Set(model.filter { $0.value % 2 == 0 }.keys))
+        #expect(!index.isEmpty && ShardedIndex<Int>().isEmpty)
+    }
+}
