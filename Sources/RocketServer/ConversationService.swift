@@ -135,7 +135,8 @@ package final class ConversationService: Sendable {
         mutating func remove(_ id: String) {
             guard let slot = slots.removeValue(forKey: id) else { return }
             refused.formUnion(unsavedSeqs[id] ?? [])
-            live[slot.context.address, default: 1] -= 1
+            let held = (live[slot.context.address] ?? 1) - 1
+            live[slot.context.address] = held > 0 ? held : nil
             used[id] = nil
             deadlines[id] = nil
             unsaved[id] = nil

@@ -76,6 +76,30 @@ struct FloodTests {
         #expect(from(h, "203.0.113.7", "POST", "/v1/conversations", body: #"{"flow": "basic"}"#, visitor: "m9").status == 201)
     }
 
+    @Test(
+        "the sweep takes only what expired: a conversation read since stays, each address gets back what it lost, an address with nothing left leaves the table"
+    )
+    func sweepTakesExpired() throws {
+        let h = try harness { $0.perAddress = 5 }
+        func start(_ address: String, _ visitor: String) -> String? {
+            from(h, address, "POST", "/v1/conversations", body: #"{"flow": "basic"}"#, visitor: visitor).json?["conversation"]?["id"]?.string
+        }
+        let a = (0..<3).compactMap { start("203.0.113.7", "a\($0)") }
+        let b = (0..<2).compactMap { start("198.51.100.2", "b\($0)") }
+        #expect(a.count == 3 && b.count == 2)
+        let idle = h.service.configuration.idleTimeout
+        h.clock.advance(by: idle / 2)
+        #expect(from(h, "203.0.113.7", "GET", "/v1/conversations/\(a[0])", visitor: "a0").status == 200)
+        h.clock.advance(by: idle / 2 + 61)
+        h.service.sweepIfDue(h.clock.now)
+        #expect(h.service.count == 1)
+        let live = h.service.state.withLock { $0.live }
+        #expect(live == ["203.0.113.7": 1], "\(live)")
+        #expect(from(h, "203.0.113.7", "GET", "/v1/conversations/\(a[0])", visitor: "a0").status == 200)
+        for k in 0..<4 { #expect(start("203.0.113.7", "n\(k)") != nil) }
+        #expect(start("203.0.113.7", "n9") == nil, "the address's share is five again, one of them still in use")
+    }
+
     @Test("visitors' scenario rows expire after the retention with nothing in them; store-wide rows stay", arguments: ServerStoreKind.allCases)
     func visitorRowsExpire(kind: ServerStoreKind) throws {
         let h = try Harness(kind) { $0.visitorRetention = 3_600 }
