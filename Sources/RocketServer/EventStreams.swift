@@ -75,6 +75,11 @@ final class EventStream: Sendable {
                 s.buffer = bytes
                 s.sent = 0
             } else {
+                // What was sent goes before the buffer grows past it (the cap counts what waits).
+                if s.sent >= 64 << 10 {
+                    s.buffer.removeFirst(s.sent)
+                    s.sent = 0
+                }
                 s.buffer += bytes
             }
             return s.opened ? send(&s) : false

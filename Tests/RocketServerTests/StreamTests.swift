@@ -1,3 +1,4 @@
+import Foundation
 import RocketTestSupport
 import Synchronization
 import Testing
@@ -11,6 +12,35 @@ import Testing
 /// Event streams once admitted: their sockets leave libmicrohttpd for the server's own loop.
 @Suite("Event streams served outside libmicrohttpd")
 struct StreamTests {
+    /// Two ends of a loopback TCP connection with small buffers (the kernel holds a few
+    /// kilobytes in flight, not the megabyte or more of a Unix socket pair), the first
+    /// non-blocking.
+    func tcpPair() throws -> (server: Int32, client: Int32) {
+        let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(listener) }
+        var addr = sockaddr_in()
+        addr.sin_family = sa_family_t(AF_INET)
+        addr.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var size = socklen_t(MemoryLayout<sockaddr_in>.size)
+        try withUnsafeMutablePointer(to: &addr) { p in
+            try p.withMemoryRebound(to: sockaddr.self, capacity: 1) { a in
+                try #require(bind(listener, a, size) == 0 && listen(listener, 1) == 0 && getsockname(listener, a, &size) == 0)
+            }
+        }
+        let client = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var small: Int32 = 4_096
+        _ = setsockopt(client, SOL_SOCKET, SO_RCVBUF, &small, socklen_t(MemoryLayout<Int32>.size))
+        let connected = withUnsafePointer(to: &addr) { p in
+            p.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(client, $0, size) }
+        }
+        try #require(connected == 0)
+        let server = accept(listener, nil, nil)
+        try #require(server >= 0)
+        _ = setsockopt(server, SOL_SOCKET, SO_SNDBUF, &small, socklen_t(MemoryLayout<Int32>.size))
+        _ = fcntl(server, F_SETFL, fcntl(server, F_GETFL) | O_NONBLOCK)
+        return (server, client)
+    }
+
     /// A stream of a new poller over the server's end of ``pair()``, not yet opened; the
     /// client's end. The poller owns the epoll instance: callers keep it alive.
     func adopted() throws -> (poller: StreamPoller, stream: EventStream, client: Int32) {
@@ -68,6 +98,51 @@ struct StreamTests {
         #expect(got.count == expected.count)
         #expect(got == expected)
         #expect(!stream.hangUp(), "it ended already, once")
+    }
+
+    @Test("4 MB of frames to a client that keeps reading arrive whole and in order (sent bytes are let go as more come)")
+    func longStream() throws {
+        let (server, client) = try tcpPair()
+        defer { close(client) }
+        let poller = StreamPoller()
+        let stream = try #require(poller.adopt(socket: server, conversation: "c", address: "a"))
+        #expect(!stream.open(head: Array("HEAD\n".utf8)))
+        let stop = loop(poller)
+        let got = Mutex<[UInt8]>([])
+        let done = DispatchSemaphore(value: 0), go = DispatchSemaphore(value: 0)
+        Thread {
+            // The reader starts late and stays behind: bytes wait in the stream's buffer while
+            // what was sent before them piles up, and is let go.
+            go.wait()
+            var buffer = [UInt8](repeating: 0, count: 65_536)
+            while true {
+                let n = recv(client, &buffer, buffer.count, 0)
+                if n <= 0 { break }
+                got.withLock { $0 += buffer[..<n] }
+            }
+            done.signal()
+        }.start()
+        var expected = Array("HEAD\n".utf8)
+        var cut = false
+        for k in 0..<4_000 where !cut {
+            let frame = Array("frame \(k) ".utf8) + [UInt8](repeating: UInt8(0x61 + k % 26), count: 1_000) + [0x0A]
+            expected += frame
+            cut = stream.append(frame)
+            if k == 400 { go.signal() }
+            // Paced by the reader (never by the clock): what waits stays below the cap. A
+            // reader that stops getting bytes (a broken stream) ends the pacing after 10 s.
+            for _ in 0..<20_000 where k >= 400 && expected.count - got.withLock({ $0.count }) > 512 << 10 { usleep(500) }
+        }
+        #expect(!cut)
+        _ = stream.finish()  // ends it now, or once the rest is sent
+        if done.wait(timeout: .now() + 20) == .timedOut {
+            _ = stream.hangUp()  // a broken stream: the reader sees its end
+            done.wait()
+        }
+        stop()
+        let received = got.withLock { $0 }
+        #expect(received.count == expected.count)
+        #expect(received == expected)
     }
 
     @Test("a client that reads nothing is cut off once a mebibyte waits for it, and the call that cut it off says so once")
