@@ -452,7 +452,8 @@ public struct Conversation: Hashable, Sendable, Codable {
         self.closeButton = closeButton
         self.options = options
         self.state = ConversationState()
-        self.state.answers.reserveCapacity(options.initialAnswers.count)
+        // (Reserving room on the empty dictionary would allocate a table even for none.)
+        if !options.initialAnswers.isEmpty { state.answers.reserveCapacity(options.initialAnswers.count) }
         for (k, v) in options.initialAnswers { state.answers[k] = RocketAnswer(value: v) }
         if !graph.variables.isEmpty || !options.initialVariables.isEmpty {
             state.variables.reserveCapacity(graph.variables.count)

@@ -396,8 +396,6 @@ extension ConversationService {
             id: id, flow: e.flow, conversation: e.conversation, step: e.step, version: e.version, strings: e.strings, cache: e.cache)
     }
 
-    /// The visitor of a request about conversation `id`, charged a token and checked against
-    /// the conversation's owner (loading it from the archive when needed).
     /// Where a request about a conversation stands: refused, ready (the conversation is in
     /// memory and the caller's), or to be loaded from the archive first (on the database thread).
     enum Entered {

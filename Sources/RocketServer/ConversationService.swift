@@ -24,7 +24,10 @@ package final class ConversationService: Sendable {
         let address: String
         let flow: LoadedFlow
         let options: ConversationOptions
-        let strings: UIStrings
+        /// Its messages: one of the languages' shared copies (a copy of its own would be 856
+        /// bytes of every conversation, a third of its memory).
+        private let shared: SharedStrings
+        var strings: UIStrings { shared.value }
         /// The experiment's variant the visitor is in (derived again from the visitor after a
         /// restart: the assignment is a pure function), nil without an experiment.
         let variant: String?
@@ -34,7 +37,7 @@ package final class ConversationService: Sendable {
             self.address = address
             self.flow = flow
             self.options = options
-            self.strings = strings
+            shared = SharedStrings.of(strings)
             variant = flow.document.experiment.map { $0.name(of: $0.assign(visitor: visitor)) }
         }
     }
@@ -75,6 +78,17 @@ package final class ConversationService: Sendable {
         var flow: LoadedFlow { context.flow }
         var options: ConversationOptions { context.options }
         var strings: UIStrings { context.strings }
+    }
+    /// A language's messages, kept once and referred to by every conversation in it.
+    final class SharedStrings: Sendable {
+        let value: UIStrings
+        init(_ value: UIStrings) { self.value = value }
+        /// The languages there are (UIStrings.all), each kept once.
+        static let known = UIStrings.all.map(SharedStrings.init)
+        /// The shared copy of `s` (a new one only for messages none of the languages has).
+        static func of(_ s: UIStrings) -> SharedStrings {
+            known.first { $0.value.language == s.language && $0.value == s } ?? SharedStrings(s)
+        }
     }
     /// One conversation: what never changes about it, and its state behind a lock of its own.
     /// The engine's steps (pattern matches among them) and the view cache's serialization run

