@@ -105,13 +105,14 @@ package final class AccessControl: Sendable {
 
     /// The anonymous visitor a token names, or nil when it is not one this server signed.
     func visitor(ofToken token: String) -> String? {
+        // A token verified before (only tokens this server signed are remembered, by all of them).
+        if let id = verified.withLock({ $0[token] }) { return id }
         let bytes = Array(token.utf8)
         // anon. + 32 hex + . + 64 hex
         let idLength = Self.anonymousPrefix.utf8.count + 32
         guard bytes.count == idLength + 1 + 64, bytes[idLength] == 0x2E, token.hasPrefix(Self.anonymousPrefix) else { return nil }
         let id = String(decoding: bytes[..<idLength], as: UTF8.self)
         guard ConversationService.isConversationID(String(id.dropFirst(Self.anonymousPrefix.count))) else { return nil }
-        if verified.withLock({ $0[token] }) == id { return id }
         let expected = Array(self.token(for: id).utf8.suffix(64))
         guard HMAC.equal(expected, Array(bytes[(idLength + 1)...])) else { return nil }
         // Remembered, so the next request of this visitor costs a lookup, not an HMAC (bounded:

@@ -8,6 +8,10 @@ import Synchronization
 import RocketPlatform
 import RocketText
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 // Who is calling and whether they may: origins, credentials, the visitor a call acts for, rates
 // and quotas per visitor and per client address.
 extension ConversationService {
@@ -122,8 +126,8 @@ extension ConversationService {
 
     /// A new id: 32 lower-case hex digits, all random (128 bits).
     static func newID() -> String {
-        var g = SystemRandomNumberGenerator()
-        return hex([(g.next(), 16), (g.next(), 16)])
+        let (a, b) = randomWords()
+        return hex((a, 16), (b, 16))
     }
 
     /// A new id for a row of the store made at `time` (wall-clock seconds): 32 lower-case hex
@@ -131,22 +135,33 @@ extension ConversationService {
     /// later sort later, so the store's tables, keyed by them, grow at their end: a commit of
     /// many starts writes a few pages instead of one per start in random places.
     static func newID(at time: Double) -> String {
-        var g = SystemRandomNumberGenerator()
         let ms = UInt64(clamping: Int64(max(0, min(time, 1e13)) * 1000))
-        return hex([(ms, 12), (g.next(), 16), (g.next(), 4)])
+        let (a, b) = randomWords()
+        return hex((ms, 12), (a, 16), (b, 4))
+    }
+
+    /// Two random words from the C library's generator in one call (the standard generator asks
+    /// the kernel once per word).
+    static func randomWords() -> (UInt64, UInt64) {
+        var words: (UInt64, UInt64) = (0, 0)
+        withUnsafeMutableBytes(of: &words) { if let p = $0.baseAddress { arc4random_buf(p, 16) } }
+        return words
     }
 
     /// The low `digits` hex digits of each value in turn (32 in all).
-    private static func hex(_ parts: [(value: UInt64, digits: Int)]) -> String {
+    private static func hex(_ a: (UInt64, Int), _ b: (UInt64, Int), _ c: (UInt64, Int) = (0, 0)) -> String {
         String(unsafeUninitializedCapacity: 32) { out in
             let table: StaticString = "0123456789abcdef"
             var k = 0
-            for (value, digits) in parts {
-                for d in stride(from: digits - 1, through: 0, by: -1) where k < 32 {
-                    out[k] = table.utf8Start[Int((value >> UInt64(4 * d)) & 15)]
+            func put(_ part: (value: UInt64, digits: Int)) {
+                for d in stride(from: part.digits - 1, through: 0, by: -1) where k < 32 {
+                    out[k] = table.utf8Start[Int((part.value >> UInt64(4 * d)) & 15)]
                     k += 1
                 }
             }
+            put(a)
+            put(b)
+            put(c)
             return k
         }
     }

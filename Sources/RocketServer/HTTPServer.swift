@@ -122,7 +122,7 @@ package final class HTTPServer: Sendable {
             { cls, connection, url, method, _, data, size, context in
                 guard let cls, let connection, let url, let method, let size, let context else { return .NO }
                 let server = Unmanaged<HTTPServer>.fromOpaque(cls).takeUnretainedValue()
-                return server.access(connection, String(cString: url), method, data, size, context)
+                return server.access(connection, url, method, data, size, context)
             }, me,
             { _, _, context, _ in
                 guard let context, let raw = context.pointee else { return }
@@ -227,7 +227,7 @@ package final class HTTPServer: Sendable {
     }
 
     private func access(
-        _ connection: OpaquePointer, _ url: String, _ methodBytes: UnsafePointer<CChar>, _ data: UnsafePointer<CChar>?,
+        _ connection: OpaquePointer, _ url: UnsafePointer<CChar>, _ methodBytes: UnsafePointer<CChar>, _ data: UnsafePointer<CChar>?,
         _ size: UnsafeMutablePointer<Int>, _ context: UnsafeMutablePointer<UnsafeMutableRawPointer?>
     ) -> MHD_Result {
         let limit = service.configuration.maxBodyBytes
@@ -242,7 +242,7 @@ package final class HTTPServer: Sendable {
             default: return queue(connection, .error(400, "bad-host", "a request must name its Host exactly once"))
             }
             // A declared body over the limit is refused before a byte of it is read.
-            if let declared = MHD_lookup_connection_value(connection, .HEADER_KIND, "Content-Length").map({ String(cString: $0) }),
+            if let declared = Self.contentLength.withCString({ MHD_lookup_connection_value(connection, .HEADER_KIND, $0) }).map({ String(cString: $0) }),
                 let n = Int(declared), n > limit
             {
                 return queue(connection, .error(413, "body-too-large", "the body is larger than \(limit) bytes"))
@@ -298,11 +298,14 @@ package final class HTTPServer: Sendable {
                 return .YES
             }, me)
         var request = HTTPRequest(
-            method: String(cString: methodBytes), path: url, query: ctx.query, lowercasedHeaders: ctx.headers, body: ctx.body, bodyTooLarge: ctx.tooLarge)
-        var peer = [CChar](repeating: 0, count: 64)
-        if rocket_mhd_client_address(connection, &peer, peer.count) != 0 {
-            request.peer = String(decoding: peer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            method: String(cString: methodBytes), path: String(cString: url), query: ctx.query, lowercasedHeaders: ctx.headers, body: ctx.body,
+            bodyTooLarge: ctx.tooLarge)
+        let peer = withUnsafeTemporaryAllocation(of: CChar.self, capacity: 64) { buffer -> String? in
+            guard let base = buffer.baseAddress, rocket_mhd_client_address(connection, base, 64) != 0 else { return nil }
+            base[63] = 0
+            return String(cString: base)
         }
+        if let peer { request.peer = peer }
         ctx.request = request
         return respond(connection, ctx, request, service.handleDeferring(request))
     }
@@ -409,13 +412,18 @@ package final class HTTPServer: Sendable {
         return MHD_queue_response(connection, UInt32(response.status), r)
     }
 
+    private static let contentLength = "Content-Length"
+
     /// What every answer carries, whatever route or layer made it.
     static let everyAnswer: [(String, String)] = [("X-Content-Type-Options", "nosniff")]
 
     /// Puts `response`'s headers and ``everyAnswer`` on the library's response.
     private func addHeaders(_ response: HTTPResponse, to r: OpaquePointer) {
-        for (k, v) in response.headers { _ = MHD_add_response_header(r, k, Self.headerValue(v)) }
-        for (k, v) in Self.everyAnswer { _ = MHD_add_response_header(r, k, v) }
+        // Explicit C strings: a short Swift string handed to C as an argument is copied to the
+        // heap first (one allocation per name and value, per answer).
+        func add(_ k: String, _ v: String) { _ = k.withCString { name in v.withCString { value in MHD_add_response_header(r, name, value) } } }
+        for (k, v) in response.headers { add(k, Self.headerValue(v)) }
+        for (k, v) in Self.everyAnswer { add(k, v) }
     }
 
     /// A header value without line breaks or other control characters.

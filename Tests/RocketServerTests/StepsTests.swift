@@ -200,6 +200,15 @@ struct StepsTests {
         #expect(ConversationService.isConversationID(ConversationService.newID(at: -5)))
         #expect(ConversationService.isConversationID(ConversationService.newID(at: .infinity)))
         #expect(ConversationService.isConversationID(ConversationService.newID(at: .nan)))
+        // The random part: 1,000 ids made in one millisecond are all different, and every one of
+        // the 20 random hex digits takes many values.
+        let many = (0..<1_000).map { _ in ConversationService.newID(at: 1_800_000_000.001) }
+        #expect(Set(many).count == many.count)
+        for k in 12..<32 {
+            let digits = Set(many.map { Array($0.utf8)[k] })
+            #expect(digits.count >= 12, "digit \(k) took only \(digits.count) values")
+        }
+        #expect(Set((0..<1_000).map { _ in ConversationService.newID() }).count == 1_000)
     }
 
     @Test("the store's log stays small: a checkpoint past the limit starts it again from its beginning, commits going on")
