@@ -199,7 +199,7 @@ extension ConversationService {
     func snapshot(_ e: Entry, at now: Double) -> String {
         StoredConversation(
             snapshot: ConversationSnapshot(e.conversation, at: now, flow: e.flow.identity, names: e.flow.blockNames), options: e.options,
-            language: e.strings.language
+            language: e.shared.value.language
         ).jsonText()
     }
 
@@ -318,10 +318,9 @@ extension ConversationService {
             // dropped; the next request reads them from the store again.
             state.withLock { s in
                 for item in batch where refused.contains(item.id) {
-                    s.refused.formUnion(item.seqs)
+                    s.refused.insert(item.seqs)
                     if s.slots[item.id] === item.slot { s.remove(item.id) }
                 }
-                if s.refused.count > 100_000 { s.refused = Set(s.refused.sorted().suffix(50_000)) }
             }
         }
         markSaved(through: through)
@@ -467,7 +466,7 @@ extension ConversationService {
     /// answers may wait for one change (a replay waits for the change it repeats), so asking does
     /// not forget it; the set keeps the newest 50,000 to 100,000.
     package func wasRefused(_ seq: UInt64) -> Bool {
-        state.withLock { s in s.refused.contains(seq) }
+        refused.contains(seq)
     }
 
     /// The answer of a change another server made impossible.

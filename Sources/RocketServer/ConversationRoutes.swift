@@ -393,14 +393,15 @@ extension ConversationService {
 
     func view(_ id: String, _ e: Entry) -> [UInt8] {
         ConversationView.bytes(
-            id: id, flow: e.flow, conversation: e.conversation, step: e.step, version: e.version, strings: e.strings, cache: e.cache)
+            id: id, flow: e.flow, conversation: e.conversation, step: e.step, version: e.version, strings: e.shared, cache: e.cache)
     }
 
     /// Where a request about a conversation stands: refused, ready (the conversation is in
-    /// memory and the caller's), or to be loaded from the archive first (on the database thread).
+    /// memory and the caller's: its slot, found in the same trip through the lock), or to be
+    /// loaded from the archive first (on the database thread).
     enum Entered {
         case refused(ResponseError)
-        case ready
+        case ready(Slot)
         case load(visitor: String?)
     }
 
@@ -456,13 +457,13 @@ extension ConversationService {
         // the token and the owner of a conversation in memory are one trip through the lock.
         let now = clock.now
         let known = Self.isConversationID(id)
-        let found: (admitted: Bool, owner: String?) = state.withLock { s in
+        let found: (admitted: Bool, slot: Slot?) = state.withLock { s in
             if !loaded, let visitor, !admit(visitor, in: &s, at: now) { return (false, nil) }
-            return (true, known ? s.owner(of: id) : nil)
+            return (true, known ? s.slots[id] : nil)
         }
         guard found.admitted else { return .failure(ResponseError(tooMany())) }
-        if let owner = found.owner {
-            return visitor == nil || owner == visitor ? .success(.ready) : .failure(unknownConversation(id))
+        if let slot = found.slot {
+            return visitor == nil || slot.context.visitor == visitor ? .success(.ready(slot)) : .failure(unknownConversation(id))
         }
         // Not in memory: unknown, or in the archive (read on the database thread). Just read
         // and gone again: in a store servers share, another server's change dropped it.
@@ -471,35 +472,35 @@ extension ConversationService {
         return .success(.load(visitor: visitor))
     }
 
-    /// A copy of conversation `id`, marked as used now (its view is built from the copy, after
-    /// the lock is released).
-    func touch(_ id: String) -> Entry? {
+    /// A copy of conversation `id` (in `slot`), marked as used now (its view is built from the
+    /// copy, after the lock is released); nil when it left memory meanwhile.
+    func touch(_ id: String, _ slot: Slot) -> Entry? {
         let now = clock.now
-        guard let slot = state.withLock({ $0.slots[id] }) else { return nil }
         return slot.entry.withLock { e in
             e.touched = now
-            _ = state.withLock { s in s.record(id, slot, e, changed: nil) }
-            return e
+            return state.withLock { s in s.record(id, slot, e, changed: nil) } == nil ? nil : e
         }
     }
 
     func read(_ request: HTTPRequest, id: String, loaded: Bool = false) -> HTTPResponse {
+        let found: Slot
         switch enter(request, id: id, loaded: loaded) {
         case .refused(let e): return e.response
         case .load(let visitor): return afterLoading(request, id: id, visitor: visitor) { self.read(request, id: id, loaded: true) }
-        case .ready: break
+        case .ready(let slot): found = slot
         }
-        guard let e = touch(id) else { return vanished(request, id: id, loaded: loaded) { self.read(request, id: id, loaded: true) } }
+        guard let e = touch(id, found) else { return vanished(request, id: id, loaded: loaded) { self.read(request, id: id, loaded: true) } }
         return .wrapping(200, [], "conversation", view(id, e))
     }
 
     func stream(_ request: HTTPRequest, id: String, loaded: Bool = false) -> HTTPResponse {
+        let found: Slot
         switch enter(request, id: id, loaded: loaded) {
         case .refused(let e): return e.response
         case .load(let visitor): return afterLoading(request, id: id, visitor: visitor) { self.stream(request, id: id, loaded: true) }
-        case .ready: break
+        case .ready(let slot): found = slot
         }
-        guard let e = touch(id) else { return vanished(request, id: id, loaded: loaded) { self.stream(request, id: id, loaded: true) } }
+        guard let e = touch(id, found) else { return vanished(request, id: id, loaded: loaded) { self.stream(request, id: id, loaded: true) } }
         return .eventStream(id, first: Change(id: id, version: e.version, view: view(id, e), events: []).frames)
     }
 
@@ -581,16 +582,17 @@ extension ConversationService {
         case .failure(let e): return e.response
         case .success(let s): step = s
         }
+        let slot: Slot
         switch enter(request, id: id, loaded: loaded) {
         case .refused(let e): return e.response
         case .load(let visitor): return afterLoading(request, id: id, visitor: visitor) { self.intent(request, id: id, loaded: true) }
-        case .ready: break
+        case .ready(let found): slot = found
         }
         let now = clock.now
         if let refusal = storeRefusal() { return refusal }
         enum Outcome {
             case stale(Entry, asked: Int, UInt64)
-            case refused(RocketIntentError, Pending, UIStrings, UInt64)
+            case refused(RocketIntentError, Pending, SharedStrings, UInt64)
             case replayed(Entry, UInt64)
             case changed(Pending, UInt64)
             /// It left memory meanwhile (nothing was changed).
@@ -598,9 +600,6 @@ extension ConversationService {
         }
         // Every answer waits for the conversation's newest change to be saved (the seq), so a
         // retry of an intent whose first answer was lost is not acknowledged before it is safe.
-        guard let slot = state.withLock({ $0.slots[id] }) else {
-            return vanished(request, id: id, loaded: loaded) { self.intent(request, id: id, loaded: true) }
-        }
         // The engine's step (a validation pattern among it) under this conversation's lock only.
         // (An answer that the conversation expired meanwhile is made only then: building it
         // for every intent cost 4 % of an intent's instructions.)
@@ -626,7 +625,7 @@ extension ConversationService {
                 let copy = e
                 return state.withLock { s in
                     s.record(id, slot, copy, changed: error.isInputError ? pending : nil) == nil
-                        ? gone : .refused(error, pending, copy.strings, s.awaited(id))
+                        ? gone : .refused(error, pending, copy.shared, s.awaited(id))
                 }
             }
             // What fell due at once (a bounce of 0 s under reduced motion) is in this answer.
@@ -643,7 +642,7 @@ extension ConversationService {
         case .refused(let error, let pending, let strings, let seq):
             let change = pending.change(self)
             if error.isInputError { publish(change) }
-            answer = HTTPResponse.errorWrapping(422, error.code, message(error, strings), "conversation", change.view)
+            answer = HTTPResponse.errorWrapping(422, error.code, message(error, strings.value), "conversation", change.view)
             answer.durableAfter = seq
         case .replayed(let e, let seq):
             answer = HTTPResponse.wrapping(200, [], "conversation", view(id, e))
@@ -670,15 +669,13 @@ extension ConversationService {
         guard case .success(let held?) = fields.bool("held") else {
             return .error(400, "bad-field", "\"held\" must be true or false")
         }
+        let slot: Slot
         switch enter(request, id: id, loaded: loaded) {
         case .refused(let e): return e.response
         case .load(let visitor): return afterLoading(request, id: id, visitor: visitor) { self.hold(request, id: id, loaded: true) }
-        case .ready: break
+        case .ready(let found): slot = found
         }
         if let refusal = storeRefusal() { return refusal }
-        guard let slot = state.withLock({ $0.slots[id] }) else {
-            return vanished(request, id: id, loaded: loaded) { self.hold(request, id: id, loaded: true) }
-        }
         let now = clock.now
         // Nil: it expired meanwhile; no pending change: it was already as asked.
         let result: (entry: Entry, change: Pending?, seq: UInt64)? = slot.entry.withLock { e in

@@ -26,7 +26,7 @@ package final class ConversationService: Sendable {
         let options: ConversationOptions
         /// Its messages: one of the languages' shared copies (a copy of its own would be 856
         /// bytes of every conversation, a third of its memory).
-        private let shared: SharedStrings
+        let shared: SharedStrings
         var strings: UIStrings { shared.value }
         /// The experiment's variant the visitor is in (derived again from the visitor after a
         /// restart: the assignment is a pure function), nil without an experiment.
@@ -78,6 +78,8 @@ package final class ConversationService: Sendable {
         var flow: LoadedFlow { context.flow }
         var options: ConversationOptions { context.options }
         var strings: UIStrings { context.strings }
+        /// Its messages by reference (no copy of them).
+        var shared: SharedStrings { context.shared }
     }
     /// A language's messages, kept once and referred to by every conversation in it.
     final class SharedStrings: Sendable {
@@ -137,18 +139,17 @@ package final class ConversationService: Sendable {
         /// them all).
         var unsavedSeqs: [String: [UInt64]] = [:]
 
-        /// The visitor of conversation `id` in memory.
-        func owner(of id: String) -> String? { slots[id]?.context.visitor }
-
         /// Changes the store refused (another server changed their conversation first), until
-        /// their answers are made.
-        var refused: Set<UInt64> = []
+        /// their answers are made: shared with the service, which asks it without this lock.
+        let refused: RefusedChanges
+
+        init(refused: RefusedChanges) { self.refused = refused }
 
         /// Drops conversation `id` from memory (the store keeps it); its unsaved changes are
         /// refused (their answers say so).
         mutating func remove(_ id: String) {
             guard let slot = slots.removeValue(forKey: id) else { return }
-            refused.formUnion(unsavedSeqs[id] ?? [])
+            if let seqs = unsavedSeqs[id], !seqs.isEmpty { refused.insert(seqs) }
             let held = (live[slot.context.address] ?? 1) - 1
             live[slot.context.address] = held > 0 ? held : nil
             used[id] = nil
@@ -185,6 +186,29 @@ package final class ConversationService: Sendable {
         /// The change of conversation `id` an answer about it waits for (0: none unsaved).
         func awaited(_ id: String) -> UInt64 { unsavedSeq[id] ?? 0 }
     }
+    /// The numbers of changes the store refused. Asked about every answer that waited for the
+    /// store, it takes no lock until a change was refused (rare: another server changed the
+    /// conversation first, or it expired with unsaved changes).
+    final class RefusedChanges: Sendable {
+        private let seqs = Mutex<Set<UInt64>>([])
+        private let any = Atomic<Bool>(false)
+
+        /// Marks `new` as refused (keeping the newest 50,000 past 100,000).
+        func insert(_ new: some Sequence<UInt64>) {
+            seqs.withLock { set in
+                set.formUnion(new)
+                if set.count > 100_000 { set = Set(set.sorted().suffix(50_000)) }
+            }
+            any.store(true, ordering: .releasing)
+        }
+
+        /// True when change `seq` was refused.
+        func contains(_ seq: UInt64) -> Bool {
+            guard any.load(ordering: .acquiring) else { return false }
+            return seqs.withLock { $0.contains(seq) }
+        }
+    }
+
     /// A change to publish: the conversation, its version, the view, and new event records.
     package struct Change: Sendable {
         package var id: String
@@ -215,7 +239,9 @@ package final class ConversationService: Sendable {
         }
     }
 
-    let state = Mutex(State())
+    let state: Mutex<State>
+    /// The changes the store refused (the same as the state's, asked without its lock).
+    let refused: RefusedChanges
     let savedThrough = Atomic<UInt64>(0)
     let flushing = Mutex(())
     let storeFailing = Atomic<Bool>(false)
@@ -259,7 +285,11 @@ package final class ConversationService: Sendable {
         self.configuration = configuration
         self.log = log
         self.assets = WebAssets()
-        state.withLock { $0.persistent = archive != nil }
+        let refused = RefusedChanges()
+        self.refused = refused
+        var initial = State(refused: refused)
+        initial.persistent = archive != nil
+        state = Mutex(initial)
     }
 
     /// Sets the function told of every change (called outside any lock, in change order per

@@ -4,7 +4,7 @@ import RocketCore
 import RocketFlow
 import RocketJSON
 import RocketPlatform
-package import RocketText
+import RocketText
 
 /// The JSON a client draws a conversation from (the API's `conversation` object): status, author,
 /// the transcript with every block's content and style, what the newest block accepts, the
@@ -66,8 +66,8 @@ package enum ConversationView {
     }
 
     /// The view of `conversation`, as JSON bytes (`cache`: its final transcript items, serialized).
-    package static func bytes(
-        id: String, flow: LoadedFlow, conversation c: Conversation, step: Int, version: Int, strings: UIStrings,
+    static func bytes(
+        id: String, flow: LoadedFlow, conversation c: Conversation, step: Int, version: Int, strings: ConversationService.SharedStrings,
         cache: TranscriptCache = TranscriptCache()
     ) -> [UInt8] {
         var w = JSONBytes(capacity: cache.bytes.count + 512)
@@ -84,7 +84,7 @@ package enum ConversationView {
         w.string(c.status.word)
         // The language of the conversation's own words (the widget's follow it).
         w.key("lang")
-        w.string(strings.language)
+        w.string(strings.value.language)
         if let r = c.status.reason {
             w.key("reason")
             w.string(r.recordName)
@@ -125,7 +125,7 @@ package enum ConversationView {
         }
         w.closeArray()
         w.key("inputError")
-        if let e = c.inputError { w.string(strings.message(for: e)) } else { w.null() }
+        if let e = c.inputError { w.string(strings.value.message(for: e)) } else { w.null() }
         if let banner = flow.document.banner, c.status.isVisible {
             var json = banner.filled { c.interpolate($0) }.flowJSON
             // A picture icon becomes a URL the page can load (a data: URI or the flow's file route).

@@ -498,7 +498,7 @@ struct ViewCacheTests {
                 return (
                     h.service.view(id, e),
                     ConversationView.bytes(
-                        id: id, flow: e.flow, conversation: e.conversation, step: e.step, version: e.version, strings: e.strings)
+                        id: id, flow: e.flow, conversation: e.conversation, step: e.step, version: e.version, strings: e.shared)
                 )
             }
             #expect(cached == fresh, "\(label)")

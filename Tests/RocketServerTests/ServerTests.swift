@@ -91,6 +91,19 @@ struct ServerTests {
         #expect(spacing > 0 && spacing <= 0.001)
     }
 
+    @Test("refused changes: none until one is refused, then exactly those; the newest kept past 100,000")
+    func refusedChanges() {
+        let refused = ConversationService.RefusedChanges()
+        #expect(!refused.contains(1) && !refused.contains(0))
+        refused.insert([3, 5])
+        #expect(refused.contains(3) && refused.contains(5))
+        #expect(!refused.contains(4) && !refused.contains(1))
+        refused.insert(UInt64(10)..<UInt64(100_010))
+        #expect(!refused.contains(3), "the oldest go once there are more than 100,000")
+        #expect(refused.contains(100_009) && refused.contains(50_010))
+        #expect(!refused.contains(50_009))
+    }
+
     @Test("conversations in one language share its messages; other messages get their own copy")
     func sharedStrings() {
         for strings in UIStrings.all {
