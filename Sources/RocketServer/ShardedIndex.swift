@@ -3,7 +3,10 @@
 /// them took 30–80 ms to grow (a rehash into newly faulted memory), every other request waiting
 /// on the lock meanwhile. Here a growth rehashes one shard, a sixty-fourth of the entries.
 struct ShardedIndex<Value>: Sequence {
-    private var shards: [[String: Value]] = Array(repeating: [:], count: 64)
+    /// How many dictionaries: a pass over one of them (``forEach(inShard:_:)``) sees about this
+    /// fraction of the entries.
+    static var shardCount: Int { 64 }
+    private var shards: [[String: Value]] = Array(repeating: [:], count: shardCount)
     /// The number of entries.
     private(set) var count = 0
 
@@ -45,6 +48,13 @@ struct ShardedIndex<Value>: Sequence {
             out.count += out.shards[i].count
         }
         return out
+    }
+
+    /// Calls `body` with every entry of shard `shard` (0 ..< ``shardCount``; others have none):
+    /// a long pass can be made a shard at a time, letting go of a lock in between.
+    func forEach(inShard shard: Int, _ body: (String, Value) throws -> Void) rethrows {
+        guard shards.indices.contains(shard) else { return }
+        for (k, v) in shards[shard] { try body(k, v) }
     }
 
     func makeIterator() -> FlattenSequence<[[String: Value]]>.Iterator {

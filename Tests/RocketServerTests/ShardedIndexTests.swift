@@ -36,5 +36,23 @@ struct ShardedIndexTests {
         #expect(even.count == model.filter { $0.value % 2 == 0 }.count)
         #expect(Set(even.keys) == Set(model.filter { $0.value % 2 == 0 }.keys))
         #expect(!index.isEmpty && ShardedIndex<Int>().isEmpty)
+        // A pass shard by shard sees every entry exactly once, with its value; no shard holds
+        // most of them; a shard out of range has none.
+        var seen: [String: Int] = [:]
+        var largest = 0
+        for shard in 0..<ShardedIndex<Int>.shardCount {
+            var inShard = 0
+            index.forEach(inShard: shard) { key, value in
+                #expect(seen.updateValue(value, forKey: key) == nil, "\(key) seen twice")
+                inShard += 1
+            }
+            largest = max(largest, inShard)
+        }
+        #expect(seen == model)
+        #expect(largest < model.count / 16)
+        var outside = 0
+        index.forEach(inShard: ShardedIndex<Int>.shardCount) { _, _ in outside += 1 }
+        index.forEach(inShard: -1) { _, _ in outside += 1 }
+        #expect(outside == 0)
     }
 }
