@@ -34,8 +34,8 @@ extension ConversationService {
             slot.entry.withLock { e in
                 guard let effects = e.advanceDue(at: now) else { return }
                 let pending = commit(id: id, entry: &e, effects: effects, at: now, step: .advance(to: now))
-                let copy = e
-                if state.withLock({ s in s.record(id, slot, copy, changed: pending) }) != nil { changes.append(pending) }
+                let mark = State.Mark(e)
+                if state.withLock({ s in s.record(id, slot, mark, changed: pending) }) != nil { changes.append(pending) }
             }
         }
         let next = state.withLock { $0.deadlines.values.min() }

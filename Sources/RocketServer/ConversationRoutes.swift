@@ -622,16 +622,16 @@ extension ConversationService {
             case .failure(let error):
                 let pending = commit(id: id, entry: &e, effects: [], at: now, bump: error.isInputError, step: .sending(intent, at: now))
                 // A refused input is a change (the input error shows); other refusals are not.
-                let copy = e
+                let (mark, shared) = (State.Mark(e), e.shared)
                 return state.withLock { s in
-                    s.record(id, slot, copy, changed: error.isInputError ? pending : nil) == nil
-                        ? gone : .refused(error, pending, copy.shared, s.awaited(id))
+                    s.record(id, slot, mark, changed: error.isInputError ? pending : nil) == nil
+                        ? gone : .refused(error, pending, shared, s.awaited(id))
                 }
             }
             // What fell due at once (a bounce of 0 s under reduced motion) is in this answer.
             let pending = commit(id: id, entry: &e, effects: all, at: now, step: .sending(intent, at: now))
-            let copy = e
-            return state.withLock { s in s.record(id, slot, copy, changed: pending).map { .changed(pending, $0) } ?? gone }
+            let mark = State.Mark(e)
+            return state.withLock { s in s.record(id, slot, mark, changed: pending).map { .changed(pending, $0) } ?? gone }
         }
         var answer: HTTPResponse
         switch outcome {

@@ -172,9 +172,25 @@ package final class ConversationService: Sendable {
         /// returns the change's number (0 when nothing is saved). Called with the slot's lock
         /// held, so a conversation's changes are numbered in the order they were made.
         mutating func record(_ id: String, _ slot: Slot, _ e: Entry, changed p: Pending?) -> UInt64? {
+            record(id, slot, Mark(e), changed: p)
+        }
+
+        /// What the index keeps of an entry: when it was last used and is next due (taken
+        /// before the lock, without a copy of the entry).
+        struct Mark {
+            var touched: Double
+            var deadline: Double?
+            init(_ e: Entry) {
+                touched = e.touched
+                deadline = e.conversation.nextDeadline
+            }
+        }
+
+        /// ``record(_:_:_:changed:)`` with what the index keeps of the entry.
+        mutating func record(_ id: String, _ slot: Slot, _ mark: Mark, changed p: Pending?) -> UInt64? {
             guard slots[id] === slot else { return nil }
-            used[id] = e.touched
-            deadlines[id] = e.conversation.nextDeadline
+            used[id] = mark.touched
+            deadlines[id] = mark.deadline
             guard let p, persistent else { return 0 }
             if let r = p.records { unsaved[id, default: []].append(r) } else if unsaved[id] == nil { unsaved[id] = [] }
             changeSeq += 1
