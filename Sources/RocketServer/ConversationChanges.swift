@@ -271,11 +271,8 @@ extension ConversationService {
                 let copy = e
                 e.prepared = nil
                 e.storedVersion = e.version
-                return (
-                    id: item.id, slot: item.slot, entry: copy, steps: steps, replacing: replacing,
-                    events: state.withLock { s in s.unsaved.removeValue(forKey: item.id) ?? [] },
-                    seqs: state.withLock { s in s.unsavedSeqs.removeValue(forKey: item.id) ?? [] }
-                )
+                let (events, seqs) = state.withLock { s in (s.unsaved.removeValue(forKey: item.id) ?? [], s.unsavedSeqs.removeValue(forKey: item.id) ?? []) }
+                return (id: item.id, slot: item.slot, entry: copy, steps: steps, replacing: replacing, events: events, seqs: seqs)
             }
         }
         guard let archive, !batch.isEmpty else {

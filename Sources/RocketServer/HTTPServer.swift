@@ -355,22 +355,21 @@ package final class HTTPServer: Sendable {
         }
         if let change = response.durableAfter, change > service.saved {
             // Acknowledged means durable: the answer waits, its connection suspended (no thread
-            // waits), until the writer has committed the change.
+            // waits), until the writer has committed the change. Suspended before the writer
+            // can see it (a resume must follow a suspend), outside the waiters' lock (the
+            // library's suspension is a system call the writer need not wait for).
             ctx.parked = response
             let bits = UInt(bitPattern: Int(bitPattern: UnsafeRawPointer(connection)))
+            MHD_suspend_connection(connection)
             let parked = waiters.withLock { list -> Bool in
                 guard change > service.saved else { return false }
                 list.append(Waiter(change: change, context: ctx, connection: bits))
-                MHD_suspend_connection(connection)
                 return true
             }
-            if parked {
-                // One pipe write per batch, not per answer (the change's publication has
-                // usually signalled the writer already).
-                wakeWriter()
-                return .YES
-            }
-            ctx.parked = nil
+            // One pipe write per batch, not per answer (the change's publication has usually
+            // signalled the writer already). Saved meanwhile: the parked answer goes at once.
+            if parked { wakeWriter() } else { MHD_resume_connection(connection) }
+            return .YES
         }
         // A stream lives long: its connection keeps nothing of the request it no longer needs.
         if response.stream != nil { ctx.trim() }
