@@ -548,6 +548,9 @@ package final class HTTPServer: Sendable {
     }
 
     private func push(_ change: ConversationService.Change) {
+        // No stream open: no lock to take. (A stream counted after this look still gets the
+        // change: it sends the conversation's current frames once it is registered.)
+        guard streamCount.load(ordering: .acquiring) > 0 else { return }
         let targets = streams.withLock { $0[change.id].map { Array($0.values) } ?? [] }
         guard !targets.isEmpty else { return }  // nothing to write for a conversation no page follows
         let bytes = change.frames
