@@ -62,10 +62,10 @@ extension ConversationService {
             return true
         }
         guard due else { return }
-        for shard in 0..<ShardedIndex<Double>.shardCount {
+        for shard in 0..<ShardedIndex<Slot>.shardCount {
             state.withLock { s in
                 var expired: [String] = []
-                s.used.forEach(inShard: shard) { id, at in if at < cutoff { expired.append(id) } }
+                s.slots.forEach(inShard: shard) { id, slot in if slot.used < cutoff { expired.append(id) } }
                 for id in expired { s.remove(id) }
             }
         }
@@ -400,7 +400,7 @@ extension ConversationService {
                 let fresh = copy
                 let kept = state.withLock { s -> Bool in
                     guard s.slots[id] === slot, s.unsaved[id] == nil else { return false }
-                    s.used[id] = fresh.touched
+                    slot.use(at: fresh.touched)
                     s.deadlines[id] = fresh.conversation.nextDeadline
                     return true
                 }

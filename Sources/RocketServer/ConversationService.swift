@@ -99,11 +99,21 @@ package final class ConversationService: Sendable {
     final class Slot: Sendable {
         let context: Context
         let entry: Mutex<Entry>
+        /// When it was last used (the bits of the seconds): written with the index's lock held,
+        /// read by the idle sweep. Kept here rather than in an index of its own, so recording a
+        /// use looks nothing up.
+        private let lastUsed: Atomic<UInt64>
 
         init(_ entry: Entry) {
             context = entry.context
             self.entry = Mutex(entry)
+            lastUsed = Atomic(entry.touched.bitPattern)
         }
+
+        /// When it was last used.
+        var used: Double { Double(bitPattern: lastUsed.load(ordering: .relaxed)) }
+        /// Records a use at `time`.
+        func use(at time: Double) { lastUsed.store(time.bitPattern, ordering: .relaxed) }
     }
     struct Bucket {
         var tokens: Double
@@ -113,9 +123,8 @@ package final class ConversationService: Sendable {
     /// when each was last used and is next due, what waits to be saved, rates and quotas.
     /// Nothing slow happens under it.
     struct State {
+        /// Every conversation in memory (each slot knows when it was last used: idle ones expire).
         var slots = ShardedIndex<Slot>()
-        /// When each conversation was last used (idle ones expire).
-        var used = ShardedIndex<Double>()
         /// The next timer of each conversation that has one: what the ticker looks at, so a tick
         /// costs the conversations with timers, not all of them.
         var deadlines: [String: Double] = [:]
@@ -152,7 +161,6 @@ package final class ConversationService: Sendable {
             if let seqs = unsavedSeqs[id], !seqs.isEmpty { refused.insert(seqs) }
             let held = (live[slot.context.address] ?? 1) - 1
             live[slot.context.address] = held > 0 ? held : nil
-            used[id] = nil
             deadlines[id] = nil
             unsaved[id] = nil
             unsavedSeq[id] = nil
@@ -163,7 +171,7 @@ package final class ConversationService: Sendable {
         mutating func insert(_ id: String, _ slot: Slot, entry e: Entry) {
             slots[id] = slot
             live[slot.context.address, default: 0] += 1
-            used[id] = e.touched
+            slot.use(at: e.touched)
             deadlines[id] = e.conversation.nextDeadline
         }
 
@@ -189,7 +197,7 @@ package final class ConversationService: Sendable {
         /// ``record(_:_:_:changed:)`` with what the index keeps of the entry.
         mutating func record(_ id: String, _ slot: Slot, _ mark: Mark, changed p: Pending?) -> UInt64? {
             guard slots[id] === slot else { return nil }
-            used[id] = mark.touched
+            slot.use(at: mark.touched)
             deadlines[id] = mark.deadline
             guard let p, persistent else { return 0 }
             if let r = p.records { unsaved[id, default: []].append(r) } else if unsaved[id] == nil { unsaved[id] = [] }
