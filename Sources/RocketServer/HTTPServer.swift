@@ -411,6 +411,7 @@ package final class HTTPServer: Sendable {
         return MHD_queue_response(connection, UInt32(response.status), r)
     }
 
+    /// The header a body's declared size is read from.
     private static let contentLength = "Content-Length"
 
     /// What every answer carries, whatever route or layer made it.
