@@ -401,7 +401,7 @@ extension ConversationService {
                 let kept = state.withLock { s -> Bool in
                     guard s.slots[id] === slot, s.unsaved[id] == nil else { return false }
                     slot.use(at: fresh.touched)
-                    s.deadlines[id] = fresh.conversation.nextDeadline
+                    s.setDeadline(id, slot, fresh.conversation.nextDeadline)
                     return true
                 }
                 if kept { e = fresh }

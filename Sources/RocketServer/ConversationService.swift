@@ -110,10 +110,24 @@ package final class ConversationService: Sendable {
             lastUsed = Atomic(entry.touched.bitPattern)
         }
 
+        /// Its deadline as the index's `deadlines` holds it (the bits; `noDeadline`: none),
+        /// written and read with the index's lock held: a change that leaves it as it was
+        /// touches no table.
+        private let indexedDue = Atomic<UInt64>(Slot.noDeadline)
+        private static let noDeadline = UInt64.max
+
         /// When it was last used.
         var used: Double { Double(bitPattern: lastUsed.load(ordering: .relaxed)) }
         /// Records a use at `time`.
         func use(at time: Double) { lastUsed.store(time.bitPattern, ordering: .relaxed) }
+
+        /// The deadline the index holds for it.
+        var indexedDeadline: Double? {
+            let bits = indexedDue.load(ordering: .relaxed)
+            return bits == Self.noDeadline ? nil : Double(bitPattern: bits)
+        }
+        /// Notes the deadline the index now holds for it.
+        func indexed(deadline: Double?) { indexedDue.store(deadline.map(\.bitPattern) ?? Self.noDeadline, ordering: .relaxed) }
     }
     struct Bucket {
         var tokens: Double
@@ -172,7 +186,7 @@ package final class ConversationService: Sendable {
             slots[id] = slot
             live[slot.context.address, default: 0] += 1
             slot.use(at: e.touched)
-            deadlines[id] = e.conversation.nextDeadline
+            setDeadline(id, slot, e.conversation.nextDeadline)
         }
 
         /// Records that conversation `id` (still `slot`: false when it expired meanwhile) was
@@ -194,11 +208,18 @@ package final class ConversationService: Sendable {
             }
         }
 
+        /// Puts conversation `id`'s next deadline in `deadlines`, unless it is there already.
+        mutating func setDeadline(_ id: String, _ slot: Slot, _ deadline: Double?) {
+            guard slot.indexedDeadline != deadline else { return }
+            deadlines[id] = deadline
+            slot.indexed(deadline: deadline)
+        }
+
         /// ``record(_:_:_:changed:)`` with what the index keeps of the entry.
         mutating func record(_ id: String, _ slot: Slot, _ mark: Mark, changed p: Pending?) -> UInt64? {
             guard slots[id] === slot else { return nil }
             slot.use(at: mark.touched)
-            deadlines[id] = mark.deadline
+            setDeadline(id, slot, mark.deadline)
             guard let p, persistent else { return 0 }
             if let r = p.records { unsaved[id, default: []].append(r) } else if unsaved[id] == nil { unsaved[id] = [] }
             changeSeq += 1

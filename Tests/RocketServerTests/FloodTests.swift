@@ -169,6 +169,15 @@ struct FloodTests {
         try flow.write(toFile: dir + "/auto.json", atomically: true, encoding: .utf8)
         let h = try Harness(configure: { $0.timing = .reducedMotion }, flowsDirectory: dir)
         let id = try h.start("auto", visitor: "ada")
+        // The index's deadline is always the conversation's own (a change that keeps it touches
+        // no table, one that moves or drops it does).
+        func indexAgrees(_ label: String) {
+            let (indexed, slot) = h.service.state.withLock { ($0.deadlines[id], $0.slots[id]) }
+            let own = slot?.entry.withLock { $0.conversation.nextDeadline }
+            #expect(indexed == own && slot?.indexedDeadline == own, "\(label)")
+        }
+        indexAgrees("started")
+        #expect(h.service.state.withLock { $0.deadlines[id] } != nil)
         var view = try #require(h.view(id))
         #expect(view["autoAdvance"]?.bool == true && view["held"]?.bool == false)
         #expect(view["accepts"]?.array.isEmpty == true, "the block goes on by itself")
@@ -178,6 +187,8 @@ struct FloodTests {
         #expect(held.status == 200)
         view = try #require(h.view(id))
         #expect(view["held"]?.bool == true)
+        indexAgrees("held")
+        #expect(h.service.state.withLock { $0.deadlines[id] } == nil, "held: no timer")
         // Asking again changes nothing: the same version comes back.
         let again = h.request("POST", "/v1/conversations/\(id)/hold", body: #"{"held": true}"#, visitor: "ada")
         #expect(again.status == 200)
@@ -188,9 +199,11 @@ struct FloodTests {
         h.service.advanceDue()
         #expect(h.view(id)?["transcript"]?.array.count == 1, "held: it did not go on")
         #expect(h.request("POST", "/v1/conversations/\(id)/hold", body: #"{"held": false}"#, visitor: "ada").status == 200)
+        indexAgrees("released")
         h.clock.advance(by: 10)
         h.service.advanceDue()
         #expect(h.view(id)?["transcript"]?.array.count == 2, "released, it went on with the time it had left")
+        indexAgrees("went on")
     }
 
     @Test("X-Forwarded-For counts only from a trusted proxy, and only its last address (the one the proxy saw)")
