@@ -87,21 +87,27 @@ extension ConversationService {
 
     /// Takes a token from the visitor's bucket; false when it is empty.
     func admit(_ visitor: String, in s: inout State, at now: Double) -> Bool {
-        admit("v:" + visitor, in: &s, at: now, rate: configuration.requestsPerSecond, burst: configuration.requestBurst)
+        Self.take(
+            &s.visitorBuckets[visitor, default: Bucket(tokens: configuration.requestBurst, at: now)], at: now, rate: configuration.requestsPerSecond,
+            burst: configuration.requestBurst)
     }
 
-    /// Takes a token from bucket `key`, which refills at `rate` per second up to `burst`.
-    func admit(_ key: String, in s: inout State, at now: Double, rate: Double, burst: Double) -> Bool {
-        var b = s.buckets[key] ?? Bucket(tokens: burst, at: now)
+    /// Takes a token from client address `address`'s bucket.
+    func admit(address: String, in s: inout State, at now: Double) -> Bool {
+        let c = configuration
+        return Self.take(
+            &s.buckets[address, default: Bucket(tokens: c.addressRequestBurst, at: now)], at: now, rate: c.addressRequestsPerSecond,
+            burst: c.addressRequestBurst)
+    }
+
+    /// Takes a token from bucket `b`, which refills at `rate` per second up to `burst` (changed
+    /// in place: one look-up of its key).
+    static func take(_ b: inout Bucket, at now: Double, rate: Double, burst: Double) -> Bool {
         let elapsed = max(0, now - b.at)
         b.tokens = min(burst, b.tokens + elapsed * rate)
         b.at = now
-        guard b.tokens >= 1 else {
-            s.buckets[key] = b
-            return false
-        }
+        guard b.tokens >= 1 else { return false }
         b.tokens -= 1
-        s.buckets[key] = b
         return true
     }
 

@@ -76,6 +76,9 @@ extension ConversationService {
             var quiet: [String] = []
             for (key, b) in s.buckets where now - b.at >= 60 { quiet.append(key) }
             for key in quiet { s.buckets[key] = nil }
+            quiet = []
+            for (key, b) in s.visitorBuckets where now - b.at >= 60 { quiet.append(key) }
+            for key in quiet { s.visitorBuckets[key] = nil }
             // Alerts are replaced in several places: their counts per address are made again.
             s.liveAlerts = [:]
             for a in s.alerts.values { s.liveAlerts[a.address, default: 0] += 1 }

@@ -143,7 +143,9 @@ package final class ConversationService: Sendable {
         /// costs the conversations with timers, not all of them.
         var deadlines: [String: Double] = [:]
         var alerts: [String: AlertEntry] = [:]
+        /// Request rates: of each client address, and of each visitor.
         var buckets: [String: Bucket] = [:]
+        var visitorBuckets: [String: Bucket] = [:]
         /// Live conversations and alerts per client address.
         var live: [String: Int] = [:]
         var liveAlerts: [String: Int] = [:]
@@ -440,9 +442,8 @@ package final class ConversationService: Sendable {
         // rotating visitor ids or tokens does not get around this.
         if request.method != "OPTIONS" {
             let now = clock.now
-            let key = "a:" + clientAddress(request)
-            let c = configuration
-            let admitted = state.withLock { s in admit(key, in: &s, at: now, rate: c.addressRequestsPerSecond, burst: c.addressRequestBurst) }
+            let address = clientAddress(request)
+            let admitted = state.withLock { s in admit(address: address, in: &s, at: now) }
             if !admitted {
                 var r = HTTPResponse.error(429, "rate-limited", "too many requests from this address; slow down")
                 r.headers.append(("Retry-After", "1"))

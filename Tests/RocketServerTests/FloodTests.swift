@@ -100,6 +100,22 @@ struct FloodTests {
         #expect(start("203.0.113.7", "n9") == nil, "the address's share is five again, one of them still in use")
     }
 
+    @Test("rate buckets of addresses and of visitors are kept apart and leave after a quiet minute")
+    func quietBucketsLeave() throws {
+        let h = try harness { $0.addressRequestBurst = 3 }
+        // An address out of tokens is refused whatever visitor it names; another address is not.
+        let statuses = (0..<4).map { from(h, "203.0.113.7", "GET", "/v1/conversations/\(String(repeating: "0", count: 32))", visitor: "v\($0)").status }
+        #expect(statuses.prefix(3).allSatisfy { $0 != 429 } && statuses[3] == 429, "\(statuses)")
+        #expect(from(h, "198.51.100.2", "GET", "/v1/conversations/\(String(repeating: "0", count: 32))", visitor: "v0").status != 429)
+        var (addresses, visitors) = h.service.state.withLock { ($0.buckets.count, $0.visitorBuckets.count) }
+        #expect(addresses == 2 && visitors == 3, "\(addresses) \(visitors)")
+        h.clock.advance(by: 61)
+        h.service.sweepIfDue(h.clock.now)
+        (addresses, visitors) = h.service.state.withLock { ($0.buckets.count, $0.visitorBuckets.count) }
+        #expect(addresses == 0 && visitors == 0)
+        #expect(from(h, "203.0.113.7", "GET", "/v1/conversations/\(String(repeating: "0", count: 32))", visitor: "v9").status != 429, "a full bucket again")
+    }
+
     @Test("visitors' scenario rows expire after the retention with nothing in them; store-wide rows stay", arguments: ServerStoreKind.allCases)
     func visitorRowsExpire(kind: ServerStoreKind) throws {
         let h = try Harness(kind) { $0.visitorRetention = 3_600 }
