@@ -68,6 +68,9 @@ def wrk(url, script=None, seconds=5, env_extra=None):
     args = ["wrk", "-t2", "-c100", f"-d{seconds}s", "--latency"] + (["-s", script] if script else []) + [url]
     env = dict(os.environ, ROCKET_BENCH_TOKENS=" ".join(token(url) for _ in range(8)), **(env_extra or {})) if script else None
     out = subprocess.run(args, capture_output=True, text=True, env=env).stdout
+    # A refused or failed request would count as served: the run is void.
+    if "Non-2xx" in out:
+        sys.exit("bench-serve: wrk saw failed requests, the figures would be wrong:\n" + out)
     rps = float(re.search(r"Requests/sec:\s+([\d.]+)", out).group(1))
     def ms(label):
         m = re.search(label + r"\s+([\d.]+)(us|ms|s)", out)
@@ -80,6 +83,10 @@ def nginx_start(root):
     os.makedirs(os.path.join(root, "html"), exist_ok=True)
     with open(os.path.join(root, "html", "small.json"), "w") as f:
         f.write('{"ok":true,"note":"a small static JSON file for the benchmark"}\n')
+    # nginx's workers run as nobody: every folder down to the file must let them in (mkdtemp's
+    # are the owner's only, and nginx then answered 403 to every request).
+    for folder in (os.path.dirname(root), root, os.path.join(root, "html")):
+        os.chmod(folder, os.stat(folder).st_mode | 0o755)
     s = socket.socket()
     s.bind(("127.0.0.1", 0))
     port = s.getsockname()[1]
@@ -93,7 +100,11 @@ client_body_temp_path {root}/b; proxy_temp_path {root}/p; fastcgi_temp_path {roo
 """)
     subprocess.run(["nginx", "-c", conf, "-p", root], check=True)
     time.sleep(0.3)
-    return conf, f"http://127.0.0.1:{port}/small.json"
+    url = f"http://127.0.0.1:{port}/small.json"
+    with urllib.request.urlopen(url, timeout=10) as r:
+        if r.status != 200 or b'"ok":true' not in r.read():
+            sys.exit("bench-serve: nginx does not serve the small file")
+    return conf, url
 
 
 def streams(url, port, pid, count=10_000):

@@ -1,11 +1,12 @@
 -- wrk: every request reads one conversation: $ROCKET_BENCH_READ holds its visitor's token and its
--- id, separated by a space.
-local token, id = nil, nil
+-- id, separated by a space. The request's bytes are made once per thread.
+local read = nil
 
 function init(args)
-  token, id = string.match(os.getenv("ROCKET_BENCH_READ") or "", "(%S+)%s+(%S+)")
+  local token, id = string.match(os.getenv("ROCKET_BENCH_READ") or "", "(%S+)%s+(%S+)")
+  read = wrk.format("GET", "/v1/conversations/" .. id, {["Rocket-Visitor"] = token})
 end
 
 function request()
-  return wrk.format("GET", "/v1/conversations/" .. id, {["Rocket-Visitor"] = token})
+  return read
 end
