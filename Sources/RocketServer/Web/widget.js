@@ -1278,6 +1278,11 @@
       if (spec.error) { if (window.console) console.warn("RocketAlert: " + spec.error); return; }
       whenTriggered(flow, spec, go);
     };
-    if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", begin); else begin();
+    // The page's own element, already parsed (the script comes after it): the conversation
+    // starts now instead of after the rest of the document. Otherwise, once it is all there.
+    var sel0 = script.getAttribute("data-target"), parsed = null;
+    try { parsed = sel0 ? document.querySelector(sel0) : null; } catch (e) { parsed = null; /* a bad selector: as before */ }
+    var ready = document.readyState !== "loading" || (script.getAttribute("data-mode") !== "launcher" && trigger === null && parsed !== null);
+    if (ready) begin(); else document.addEventListener("DOMContentLoaded", begin);
   }
 })();
