@@ -258,9 +258,19 @@ extension ConversationService {
     func flushOnce() -> FlushResult {
         let now = clock.now
         let (taken, through) = state.withLock { s -> ([(id: String, slot: Slot)], UInt64) in
-            s.unsaved = s.unsaved.filter { s.slots[$0.key] != nil }
-            s.unsavedSeqs = s.unsavedSeqs.filter { s.slots[$0.key] != nil }
-            return (s.unsaved.keys.compactMap { id in s.slots[id].map { (id: id, slot: $0) } }, s.changeSeq)
+            // One pass: what is still in memory is taken; changes of what left it are dropped
+            // (removing a conversation drops them too, so there are none unless a path forgot).
+            var taken: [(id: String, slot: Slot)] = []
+            var gone: [String] = []
+            taken.reserveCapacity(s.unsaved.count)
+            for id in s.unsaved.keys {
+                if let slot = s.slots[id] { taken.append((id, slot)) } else { gone.append(id) }
+            }
+            for id in gone {
+                s.unsaved[id] = nil
+                s.unsavedSeqs[id] = nil
+            }
+            return (taken, s.changeSeq)
         }
         // Each conversation copied under its own lock, with the event records it has numbered
         // so far (a change is numbered with that lock held): the row and its records agree, and
