@@ -1,6 +1,10 @@
 import RocketCore
 import Synchronization
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// Who a request comes from, as far as the server can prove it.
 package enum Caller: Equatable, Sendable {
     /// A site's back end holding one of the server's keys: it may act for any visitor.
@@ -56,8 +60,15 @@ package final class AccessControl: Sendable {
 
     /// `count` bytes from the system's random source.
     package static func randomBytes(_ count: Int) -> [UInt8] {
-        var g = SystemRandomNumberGenerator()
-        return (0..<count).map { _ in UInt8.random(in: 0...255, using: &g) }
+        var bytes = [UInt8](repeating: 0, count: max(0, count))
+        bytes.withUnsafeMutableBytes { fillRandom($0) }
+        return bytes
+    }
+
+    /// Fills `buffer` from the C library's generator (seeded by the kernel) in one call: the
+    /// one random source of the server's secrets, tokens and ids.
+    static func fillRandom(_ buffer: UnsafeMutableRawBufferPointer) {
+        if let p = buffer.baseAddress { arc4random_buf(p, buffer.count) }
     }
 
     /// Replaces the site keys (a key file re-read on SIGHUP).

@@ -8,10 +8,6 @@ import Synchronization
 import RocketPlatform
 import RocketText
 
-#if canImport(Glibc)
-    import Glibc
-#endif
-
 // Who is calling and whether they may: origins, credentials, the visitor a call acts for, rates
 // and quotas per visitor and per client address.
 extension ConversationService {
@@ -146,11 +142,10 @@ extension ConversationService {
         return hex((ms, 12), (a, 16), (b, 4))
     }
 
-    /// Two random words from the C library's generator in one call (the standard generator asks
-    /// the kernel once per word).
+    /// Two random words in one call (the standard generator asks the kernel once per word).
     static func randomWords() -> (UInt64, UInt64) {
         var words: (UInt64, UInt64) = (0, 0)
-        withUnsafeMutableBytes(of: &words) { if let p = $0.baseAddress { arc4random_buf(p, 16) } }
+        withUnsafeMutableBytes(of: &words) { AccessControl.fillRandom($0) }
         return words
     }
 

@@ -69,16 +69,15 @@ extension ConversationService {
                 for id in expired { s.remove(id) }
             }
         }
+        /// Removes the entries of `table` that `gone` names (no table rebuilt when none do).
+        func drop<V>(from table: inout [String: V], where gone: (V) -> Bool) {
+            let keys = table.compactMap { gone($0.value) ? $0.key : nil }
+            for key in keys { table[key] = nil }
+        }
         state.withLock { s in
-            var idleAlerts: [String] = []
-            for (id, a) in s.alerts where a.touched < cutoff { idleAlerts.append(id) }
-            for id in idleAlerts { s.alerts[id] = nil }
-            var quiet: [String] = []
-            for (key, b) in s.buckets where now - b.at >= 60 { quiet.append(key) }
-            for key in quiet { s.buckets[key] = nil }
-            quiet = []
-            for (key, b) in s.visitorBuckets where now - b.at >= 60 { quiet.append(key) }
-            for key in quiet { s.visitorBuckets[key] = nil }
+            drop(from: &s.alerts) { $0.touched < cutoff }
+            drop(from: &s.buckets) { now - $0.at >= 60 }
+            drop(from: &s.visitorBuckets) { now - $0.at >= 60 }
             // Alerts are replaced in several places: their counts per address are made again.
             s.liveAlerts = [:]
             for a in s.alerts.values { s.liveAlerts[a.address, default: 0] += 1 }

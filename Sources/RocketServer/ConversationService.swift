@@ -103,18 +103,17 @@ package final class ConversationService: Sendable {
         /// read by the idle sweep. Kept here rather than in an index of its own, so recording a
         /// use looks nothing up.
         private let lastUsed: Atomic<UInt64>
+        /// Its deadline as the index's `deadlines` holds it (the bits; `noDeadline`: none),
+        /// written and read with the index's lock held: a change that leaves it as it was
+        /// touches no table.
+        private let indexedDue = Atomic<UInt64>(Slot.noDeadline)
+        private static let noDeadline = UInt64.max
 
         init(_ entry: Entry) {
             context = entry.context
             self.entry = Mutex(entry)
             lastUsed = Atomic(entry.touched.bitPattern)
         }
-
-        /// Its deadline as the index's `deadlines` holds it (the bits; `noDeadline`: none),
-        /// written and read with the index's lock held: a change that leaves it as it was
-        /// touches no table.
-        private let indexedDue = Atomic<UInt64>(Slot.noDeadline)
-        private static let noDeadline = UInt64.max
 
         /// When it was last used.
         var used: Double { Double(bitPattern: lastUsed.load(ordering: .relaxed)) }

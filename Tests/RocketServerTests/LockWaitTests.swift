@@ -25,15 +25,21 @@ struct LockWaitTests {
         }
     }
 
-    @Test("a writer waits for another connection's write lock and gets it once it is let go")
-    func waitsThenWrites() throws {
+    /// A new store with one table, and the connection that holds its write lock (taken, with a
+    /// row written and not committed).
+    func heldStore() throws -> (path: String, holder: SQLiteDatabase) {
         let path = scratchDirectory() + "/locks.sqlite"
         let holder = try SQLiteDatabase(path: path, mode: .readWrite)
         try holder.withConnection { (c) throws(SQLiteError) in
-            try c.exec("PRAGMA journal_mode=WAL; CREATE TABLE t (v INTEGER)")
+            try c.exec("PRAGMA journal_mode=WAL; CREATE TABLE t (v INTEGER); BEGIN IMMEDIATE; INSERT INTO t VALUES (1)")
         }
+        return (path, holder)
+    }
+
+    @Test("a writer waits for another connection's write lock and gets it once it is let go")
+    func waitsThenWrites() throws {
+        let (path, holder) = try heldStore()
         let waiter = try SQLiteDatabase(path: path, mode: .readWrite, busyTimeout: 10_000)
-        try holder.withConnection { (c) throws(SQLiteError) in try c.exec("BEGIN IMMEDIATE; INSERT INTO t VALUES (1)") }
         let released = Atomic<Bool>(false)
         let outcome = Mutex<String>("")
         let done = DispatchSemaphore(value: 0)
@@ -59,11 +65,7 @@ struct LockWaitTests {
 
     @Test("a lock held past the timeout is SQLITE_BUSY, not a hang")
     func timesOut() throws {
-        let path = scratchDirectory() + "/locks.sqlite"
-        let holder = try SQLiteDatabase(path: path, mode: .readWrite)
-        try holder.withConnection { (c) throws(SQLiteError) in
-            try c.exec("PRAGMA journal_mode=WAL; CREATE TABLE t (v INTEGER); BEGIN IMMEDIATE; INSERT INTO t VALUES (1)")
-        }
+        let (path, holder) = try heldStore()
         defer { try? holder.withConnection { (c) throws(SQLiteError) in try c.exec("COMMIT") } }
         for timeout: Int32 in [0, 5, 30] {
             let impatient = try SQLiteDatabase(path: path, mode: .readWrite, busyTimeout: timeout)

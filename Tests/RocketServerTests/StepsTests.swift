@@ -209,6 +209,11 @@ struct StepsTests {
             #expect(digits.count >= 12, "digit \(k) took only \(digits.count) values")
         }
         #expect(Set((0..<1_000).map { _ in ConversationService.newID() }).count == 1_000)
+        // Secrets come from the same source: the length asked for, never the same twice.
+        let secrets = (0..<100).map { _ in AccessControl.randomBytes(32) }
+        #expect(secrets.allSatisfy { $0.count == 32 } && Set(secrets).count == 100)
+        #expect(AccessControl.randomBytes(0).isEmpty && AccessControl.randomBytes(-1).isEmpty)
+        #expect(Set(secrets.flatMap { $0 }).count > 200, "3,200 bytes take most of the 256 values")
     }
 
     @Test("the store's log stays small: a checkpoint past the limit starts it again from its beginning, commits going on")
