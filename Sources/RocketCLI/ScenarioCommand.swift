@@ -230,7 +230,10 @@ enum ScenarioCommand {
     /// an explicit path in a missing folder is an error (a typo must not scatter stores).
     /// `forReading` opens without writing anything (status, export): a missing file in an existing
     /// folder (or the default one) reads as an empty store, and a read-only file or folder can be read.
-    static func openStore(_ flag: String?, forReading: Bool = false) -> Result<any ScenarioStore, ScenarioStoreError> {
+    /// A file made now gets pages of `pageSize` bytes.
+    static func openStore(
+        _ flag: String?, forReading: Bool = false, pageSize: Int = SQLiteScenarioStore.statisticsPageSize
+    ) -> Result<any ScenarioStore, ScenarioStoreError> {
         let env = Environment.current
         let path: String
         let explicit: Bool
@@ -267,7 +270,7 @@ enum ScenarioCommand {
                 return .failure(ScenarioStoreError(.readOnly, "cannot create the folder \(dir): \(String(cString: strerror(errno)))"))
             }
         }
-        do throws(ScenarioStoreError) { return .success(try SQLiteScenarioStore(path: path)) } catch { return .failure(error) }
+        do throws(ScenarioStoreError) { return .success(try SQLiteScenarioStore(path: path, pageSize: pageSize)) } catch { return .failure(error) }
     }
 
     static func makeDirectories(_ path: String) -> Bool {

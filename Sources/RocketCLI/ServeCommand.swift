@@ -242,7 +242,7 @@ enum ServeCommand {
         // The store: an SQLite file (one server), or a PostgreSQL database that several share.
         let store: any ScenarioStore
         let archive: any ConversationStore
-        switch ScenarioCommand.openStore(options.store) {
+        switch ScenarioCommand.openStore(options.store, pageSize: ConversationArchive.pageSize) {
         case .failure(let e):
             printError("rocket: error: \(e.message)")
             // A database that cannot be reached is a service that is not there (69), as sysexits says.

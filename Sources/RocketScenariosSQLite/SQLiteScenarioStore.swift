@@ -37,8 +37,14 @@ public final class SQLiteScenarioStore: ScenarioStore, VisitorStore {
     /// The connection (RocketSQLite: statements cached, one operation at a time).
     package let database: SQLiteDatabase
 
-    /// Opens (creating when missing) a store, migrating it to the newest schema.
-    public init(path: String, synchronous: Synchronous = .normal) throws(ScenarioStoreError) {
+    /// The page size of a new file made for scenario statistics: an operation changes a few short
+    /// rows, and a commit writes (and checksums) whole pages to the log, so small pages write least.
+    public static let statisticsPageSize = 1024
+
+    /// Opens (creating when missing) a store, migrating it to the newest schema. A new file gets
+    /// pages of `pageSize` bytes (a power of two from 512 to 65,536; SQLite ignores any other
+    /// value); an existing file keeps the size it was made with.
+    public init(path: String, synchronous: Synchronous = .normal, pageSize: Int = statisticsPageSize) throws(ScenarioStoreError) {
         self.path = path
         do throws(SQLiteError) {
             database = try SQLiteDatabase(path: path, mode: .readWrite)
@@ -47,9 +53,8 @@ public final class SQLiteScenarioStore: ScenarioStore, VisitorStore {
         }
         do throws(SQLiteError) {
             try database.withConnection { (c) throws(SQLiteError) in
-                // Small pages for a new file: a commit writes (and checksums) whole pages to the WAL,
-                // and an operation changes a few rows. Ignored for an existing file.
-                try c.exec("PRAGMA page_size=1024")
+                // Ignored by SQLite for an existing file (and for a size that is not a page size).
+                try c.exec("PRAGMA page_size=\(pageSize)")
                 try c.exec("PRAGMA journal_mode=WAL")
                 try c.exec("PRAGMA synchronous=\(synchronous.rawValue)")
             }

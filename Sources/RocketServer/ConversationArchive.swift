@@ -197,6 +197,14 @@ package final class ConversationArchive: ConversationStore {
         package var message: String
     }
 
+    /// The page size of a store file `rocket serve` makes (a file made before keeps its own). A
+    /// start stores a row of about 600 bytes (its snapshot) and four index entries, which 1 KiB
+    /// pages (the statistics' size) hold one to a page: 2 KiB pages cut the log written per start
+    /// by a third and the writer's and checkpointer's time per start by 4 µs of 17 (starts +8–12 %
+    /// in alternating runs), intents the same; 4 KiB pages cost intents 4 %, their changes
+    /// landing on pages all over the tables.
+    package static let pageSize = 2048
+
     private let database: SQLiteDatabase
     /// A connection for checkpoints only, so they run beside the writer's commits.
     private let checkpointer: SQLiteDatabase

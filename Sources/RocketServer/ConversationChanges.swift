@@ -254,6 +254,33 @@ extension ConversationService {
         return flushing.withLock { _ in flushOnce() }
     }
 
+    /// What a flush takes of one conversation under its lock: the fields its save names, and
+    /// only when a snapshot must still be made, a copy of the whole entry (made outside the lock).
+    /// Copying every entry cost the writer a tenth of its time in reference counting.
+    struct Taken {
+        /// What is stored.
+        enum What {
+            /// The steps since the last save.
+            case steps([ConversationStep])
+            /// The whole row, its snapshot made when the conversation started.
+            case prepared(ConversationArchive.Row)
+            /// A snapshot to make from this copy.
+            case whole(Entry)
+        }
+        let id: String
+        let slot: Slot
+        let what: What
+        /// Its version now, and the one the store held (restored if the save fails).
+        let version: Int
+        let storedVersion: Int
+        /// The flow's name, on its event records.
+        let flow: String
+        /// Its next timer.
+        let deadline: Double?
+        /// Whether the snapshot replaces stored steps.
+        let replacing: Bool
+    }
+
     func flushOnce() -> FlushResult {
         let now = clock.now
         let (taken, through) = state.withLock { s -> ([(id: String, slot: Slot)], UInt64) in
@@ -271,7 +298,7 @@ extension ConversationService {
             }
             return (taken, s.changeSeq)
         }
-        // Each conversation copied under its own lock, with the event records it has numbered
+        // Each conversation taken under its own lock, with the event records it has numbered
         // so far (a change is numbered with that lock held): the row and its records agree, and
         // every change numbered up to `through` is in the batch.
         // A conversation's changes since its last save are taken with it: its steps, or none
@@ -280,28 +307,39 @@ extension ConversationService {
         let batch = taken.map { item in
             item.slot.entry.withLock { e in
                 let (steps, replacing) = e.takeSteps()
-                let copy = e
+                let what: Taken.What
+                if let steps {
+                    what = .steps(steps)
+                } else if let made = e.prepared, made.version == e.version {
+                    what = .prepared(row(item.id, e, at: now))
+                } else {
+                    what = .whole(e)
+                }
+                let kept = Taken(
+                    id: item.id, slot: item.slot, what: what, version: e.version, storedVersion: e.storedVersion, flow: e.flow.name,
+                    deadline: e.conversation.nextDeadline, replacing: replacing)
                 e.prepared = nil
                 e.storedVersion = e.version
                 let (events, seqs) = state.withLock { s in (s.unsaved.removeValue(forKey: item.id) ?? [], s.unsavedSeqs.removeValue(forKey: item.id) ?? []) }
-                return (id: item.id, slot: item.slot, entry: copy, steps: steps, replacing: replacing, events: events, seqs: seqs)
+                return (kept, events: events, seqs: seqs)
             }
         }
         guard let archive, !batch.isEmpty else {
             markSaved(through: through)
             return FlushResult(saved: true, through: through)
         }
-        let rows = batch.map { item -> ConversationArchive.Batched in
+        let rows = batch.map { (item, events, _) -> ConversationArchive.Batched in
             let save: ConversationArchive.Save =
-                if let steps = item.steps {
+                switch item.what {
+                case .steps(let steps):
                     .steps(
                         ConversationArchive.Steps(
-                            id: item.id, version: item.entry.version, at: now, text: ConversationStep.text(steps), storedVersion: item.entry.storedVersion,
-                            deadline: item.entry.conversation.nextDeadline))
-                } else {
-                    .snapshot(row(item.id, item.entry, at: now), replacingSteps: item.replacing)
+                            id: item.id, version: item.version, at: now, text: ConversationStep.text(steps), storedVersion: item.storedVersion,
+                            deadline: item.deadline))
+                case .prepared(let row): .snapshot(row, replacingSteps: item.replacing)
+                case .whole(let entry): .snapshot(row(item.id, entry, at: now), replacingSteps: item.replacing)
                 }
-            return (save, item.entry.flow.name, Self.eventRows(item.events))
+            return (save, item.flow, Self.eventRows(events))
         }
         let refused: Set<String>
         do {
@@ -311,16 +349,16 @@ extension ConversationService {
             // writer tries again (each of its conversations as a whole snapshot: the steps taken
             // are not kept, and it is based on what the store still holds); until then the
             // writing routes answer 503.
-            for item in batch {
+            for (item, _, _) in batch {
                 item.slot.entry.withLock { e in
                     e.unsavedSteps = nil
-                    e.storedVersion = item.entry.storedVersion
+                    e.storedVersion = item.storedVersion
                 }
             }
             state.withLock { s in
-                for item in batch where s.slots[item.id] != nil {
-                    s.unsaved[item.id] = item.events + (s.unsaved[item.id] ?? [])
-                    s.unsavedSeqs[item.id] = item.seqs + (s.unsavedSeqs[item.id] ?? [])
+                for (item, events, seqs) in batch where s.slots[item.id] != nil {
+                    s.unsaved[item.id] = events + (s.unsaved[item.id] ?? [])
+                    s.unsavedSeqs[item.id] = seqs + (s.unsavedSeqs[item.id] ?? [])
                 }
             }
             if !storeFailing.exchange(true, ordering: .sequentiallyConsistent) {
@@ -334,8 +372,8 @@ extension ConversationService {
             // changes here are refused (their answers say so) and the copies in memory are
             // dropped; the next request reads them from the store again.
             state.withLock { s in
-                for item in batch where refused.contains(item.id) {
-                    s.refused.insert(item.seqs)
+                for (item, _, seqs) in batch where refused.contains(item.id) {
+                    s.refused.insert(seqs)
                     if s.slots[item.id] === item.slot { s.remove(item.id) }
                 }
             }

@@ -92,6 +92,31 @@ struct ServeAccessTests {
         #expect(empty.status == 66 && empty.stderr.contains("holds no rocket store"), "\(empty.stderr)")
     }
 
+    /// The page size an SQLite file's header states (bytes 16–17, big-endian; 1 means 65,536).
+    static func pageSize(_ path: String) -> Int? {
+        guard let h = FileManager.default.contents(atPath: path), h.count >= 18, h.starts(with: Array("SQLite format 3\0".utf8)) else { return nil }
+        let v = Int(h[16]) << 8 | Int(h[17])
+        return v == 1 ? 65_536 : v
+    }
+
+    @Test("a store file rocket serve makes has 2 KiB pages, one the scenario commands make 1 KiB; a file keeps its pages when the other opens it")
+    func storePages() throws {
+        let dir = scratchDirectory()
+        let served = try Running(["--insecure-dev"], store: dir + "/served.sqlite")
+        #expect(served.status("POST", "/v1/conversations", body: #"{"flow": "tour", "visitor": "ada"}"#) == 201)
+        #expect(served.stop() == 0)
+        #expect(Self.pageSize(dir + "/served.sqlite") == 2048)
+        let trigger = try runRocket(["scenario", "trigger", "tour", "--store", dir + "/cli.sqlite"])
+        #expect(trigger.status == 0, "\(trigger.stderr)")
+        #expect(Self.pageSize(dir + "/cli.sqlite") == 1024)
+        // Each opened by the other: the pages it was made with, and both still work.
+        let again = try Running(["--insecure-dev"], store: dir + "/cli.sqlite")
+        #expect(again.status("POST", "/v1/conversations", body: #"{"flow": "tour", "visitor": "ada"}"#) == 201)
+        #expect(again.stop() == 0)
+        #expect(try runRocket(["scenario", "trigger", "tour", "--store", dir + "/served.sqlite"]).status == 0)
+        #expect(Self.pageSize(dir + "/cli.sqlite") == 1024 && Self.pageSize(dir + "/served.sqlite") == 2048)
+    }
+
     /// An event of the scenario of the flow each server offers.
     static let event = #"{"scenario": "tour", "visitor": "u1"}"#
 

@@ -85,6 +85,19 @@ struct SQLiteStoreTests {
         }
     }
 
+    @Test("A new file gets the page size asked for (1 KiB by default); a file made before keeps its own")
+    func pageSizes() throws {
+        let small = temporaryPath(), large = temporaryPath()
+        _ = try SQLiteScenarioStore(path: small)
+        _ = try SQLiteScenarioStore(path: large, pageSize: 4096)
+        #expect(try rawInt(small, "PRAGMA page_size") == SQLiteScenarioStore.statisticsPageSize)
+        #expect(try rawInt(large, "PRAGMA page_size") == 4096)
+        let reopened = try SQLiteScenarioStore(path: small, pageSize: 8192)
+        try reopened.triggerEvent("x", at: 1)
+        #expect(try rawInt(small, "PRAGMA page_size") == 1024)
+        #expect(try reopened.stats("x").eventsCount == 1)
+    }
+
     @Test("A corrupt database is an error, never a crash")
     func corrupt() throws {
         let path = temporaryPath()

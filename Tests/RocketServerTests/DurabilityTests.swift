@@ -37,7 +37,7 @@ struct DurabilityTests {
                 flows: flowLibrary, archive: PostgresConversationArchive(beside: postgres), scenarios: postgres, clock: WallClock(), configuration: c,
                 access: .random(insecureDev: true))
         }
-        let sqlite = try SQLiteScenarioStore(path: path)
+        let sqlite = try SQLiteScenarioStore(path: path, pageSize: ConversationArchive.pageSize)
         return ConversationService(
             flows: flowLibrary, archive: try ConversationArchive(beside: sqlite), scenarios: sqlite, clock: WallClock(), configuration: c,
             access: .random(insecureDev: true))

@@ -68,7 +68,7 @@ struct Harness {
             let postgres = try PostgresScenarioStore(url: self.path)
             (archive, store) = (PostgresConversationArchive(beside: postgres), postgres)
         } else if persistent {
-            let sqlite = try SQLiteScenarioStore(path: self.path)
+            let sqlite = try SQLiteScenarioStore(path: self.path, pageSize: ConversationArchive.pageSize)
             (archive, store) = (try ConversationArchive(beside: sqlite), sqlite)
         } else {
             (archive, store) = (nil, InMemoryScenarioStore())
