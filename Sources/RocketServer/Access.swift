@@ -65,11 +65,55 @@ package final class AccessControl: Sendable {
         return bytes
     }
 
-    /// Fills `buffer` from the C library's generator (seeded by the kernel) in one call: the
-    /// one random source of the server's secrets, tokens and ids.
+    /// Fills `buffer` from the C library's generator (the kernel's, one `getrandom` call a time):
+    /// the one random source of the server's secrets, tokens and ids. Small requests are served
+    /// from ``pool``, so an id costs a copy instead of a system call; larger ones go straight to
+    /// the generator.
     static func fillRandom(_ buffer: UnsafeMutableRawBufferPointer) {
-        if let p = buffer.baseAddress { arc4random_buf(p, buffer.count) }
+        guard let out = buffer.baseAddress, buffer.count > 0 else { return }
+        guard buffer.count <= RandomPool.size / 16 else { return arc4random_buf(out, buffer.count) }
+        // The caller's memory, written only by this call while it runs.
+        nonisolated(unsafe) let target = buffer
+        while !pool.withLock({ $0.take(into: target) }) {
+            // Refilled outside the lock; a thread that refilled meanwhile keeps its bytes.
+            let fresh = RandomPool()
+            pool.withLock { if $0.left < target.count { $0.replace(with: fresh) } }
+        }
     }
+
+    /// Bytes from the generator, drawn 4 KiB at a time and handed out in order: each byte once
+    /// (wiped as it is handed out), never to two callers.
+    struct RandomPool: Sendable {
+        static let size = 4096
+        private var bytes = [UInt8](repeating: 0, count: size)
+        private var next = 0
+        /// Bytes not yet handed out.
+        var left: Int { bytes.count - next }
+
+        init() {
+            bytes.withUnsafeMutableBytes { if let p = $0.baseAddress { arc4random_buf(p, $0.count) } }
+        }
+
+        /// Copies the next `buffer.count` bytes into `buffer`; false when fewer are left.
+        mutating func take(into buffer: UnsafeMutableRawBufferPointer) -> Bool {
+            guard buffer.count <= left else { return false }
+            let from = next
+            bytes.withUnsafeMutableBytes { all in
+                let part = UnsafeMutableRawBufferPointer(rebasing: all[from..<from + buffer.count])
+                buffer.copyMemory(from: UnsafeRawBufferPointer(part))
+                part.initializeMemory(as: UInt8.self, repeating: 0)
+            }
+            next += buffer.count
+            return true
+        }
+
+        /// Replaces these bytes with `fresh`'s, wiping what was not handed out.
+        mutating func replace(with fresh: RandomPool) {
+            for k in next..<bytes.count { bytes[k] = 0 }
+            self = fresh
+        }
+    }
+    private static let pool = Mutex(RandomPool())
 
     /// Replaces the site keys (a key file re-read on SIGHUP).
     package func setKeys(_ new: [String]) {

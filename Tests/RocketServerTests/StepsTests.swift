@@ -216,6 +216,30 @@ struct StepsTests {
         #expect(Set(secrets.flatMap { $0 }).count > 200, "3,200 bytes take most of the 256 values")
     }
 
+    @Test("random bytes from the pool: every size, across many refills and from four threads at once, never the same bytes twice")
+    func randomPool() async {
+        // 16-byte draws cross the 4 KiB pool's end many times; odd sizes leave odd remainders.
+        var seen = Set<[UInt8]>()
+        for k in 0..<3_000 {
+            let n = [16, 7, 33, 256, 257, 5_000][k % 6]
+            let bytes = AccessControl.randomBytes(n)
+            #expect(bytes.count == n)
+            seen.insert(bytes)
+        }
+        #expect(seen.count == 3_000)
+        let ids = await withTaskGroup(of: [String].self) { group in
+            for _ in 0..<4 { group.addTask { (0..<2_000).map { _ in ConversationService.newID() } } }
+            var all: [String] = []
+            for await part in group { all += part }
+            return all
+        }
+        #expect(Set(ids).count == 8_000)
+        // No byte value is favoured: 8,000 ids' 256,000 hex digits spread over all 16 about evenly.
+        var counts = [Int](repeating: 0, count: 16)
+        for id in ids { for c in id.utf8 { counts[Int(c <= 0x39 ? c - 0x30 : c - 0x61 + 10)] += 1 } }
+        #expect(counts.allSatisfy { abs($0 - 16_000) < 1_000 }, "\(counts)")
+    }
+
     @Test("the store's log stays small: a checkpoint past the limit starts it again from its beginning, commits going on")
     func logStaysSmall() throws {
         let h = try Harness()
