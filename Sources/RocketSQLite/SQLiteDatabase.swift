@@ -84,6 +84,7 @@ package final class SQLiteDatabase: Sendable {
             }
             name = escaped + "?immutable=1"
         }
+        _ = Self.configured
         let rc = sqlite3_open_v2(name, &handle, flags, nil)
         guard rc == SQLITE_OK, let handle else {
             let message = handle.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"
@@ -92,6 +93,17 @@ package final class SQLiteDatabase: Sendable {
         }
         Self.waitForLocks(handle, busyTimeout)
         connection = Mutex(SQLiteConnection(handle: handle))
+    }
+
+    /// The library's process-wide settings, made once before the first connection opens: no
+    /// count of the memory it holds (a process-wide mutex at every allocation, which the writer,
+    /// the checkpointer and the database thread otherwise take in turn; nothing reads the count).
+    private static let configured: Bool = rocket_sqlite_skip_memory_count() == SQLITE_OK
+
+    /// Bytes SQLite counts as held (0 while it does not count them: see ``configured``).
+    package static var memoryCounted: Int64 {
+        _ = configured
+        return sqlite3_memory_used()
     }
 
     /// How long a statement has waited for another connection's lock after `tries` refusals,

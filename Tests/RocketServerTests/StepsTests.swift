@@ -216,6 +216,18 @@ struct StepsTests {
         #expect(Set(secrets.flatMap { $0 }).count > 200, "3,200 bytes take most of the 256 values")
     }
 
+    @Test("SQLite keeps no count of its memory (no process-wide lock at each allocation), while a store is written")
+    func noMemoryCount() throws {
+        let h = try Harness()
+        let archive = try h.archive()
+        let row = ConversationArchive.Row(
+            id: ConversationService.newID(at: h.clock.now), visitor: "v", flow: "basic", step: 0, version: 1, eventSeq: 0, touched: h.clock.now,
+            snapshot: String(repeating: "x", count: 5_000))
+        try archive.save([(save: .snapshot(row, replacingSteps: false), flow: "basic", events: [])])
+        #expect(try archive.load(row.id)?.row.snapshot.count == 5_000)
+        #expect(SQLiteDatabase.memoryCounted == 0)
+    }
+
     @Test("random bytes from the pool: every size, across many refills and from four threads at once, never the same bytes twice")
     func randomPool() async {
         // 16-byte draws cross the 4 KiB pool's end many times; odd sizes leave odd remainders.
