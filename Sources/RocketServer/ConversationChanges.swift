@@ -227,9 +227,10 @@ extension ConversationService {
 
     /// One conversation's records of every change since its last save, as the one row of
     /// `server_events` a save writes (numbered by its first record).
-    static func eventRows(_ changes: [Records]) -> [(seq: Int, at: Double, record: String)] {
-        guard let first = changes.first else { return [] }
-        return [(first.seq, first.at, changes.count == 1 ? first.text : changes.map(\.text).joined(separator: "\n"))]
+    static func eventRows(_ changes: [UnsavedChange]) -> [(seq: Int, at: Double, record: String)] {
+        guard let k = changes.firstIndex(where: { $0.records != nil }), let first = changes[k].records else { return [] }
+        let rest = changes[(k + 1)...].compactMap(\.records?.text)
+        return [(first.seq, first.at, rest.isEmpty ? first.text : ([first.text] + rest).joined(separator: "\n"))]
     }
 
     /// True when changes are saved (there is an archive): each change then needs a flush.
@@ -292,10 +293,7 @@ extension ConversationService {
             for id in s.unsaved.keys {
                 if let slot = s.slots[id] { taken.append((id, slot)) } else { gone.append(id) }
             }
-            for id in gone {
-                s.unsaved[id] = nil
-                s.unsavedSeqs[id] = nil
-            }
+            for id in gone { s.unsaved[id] = nil }
             return (taken, s.changeSeq)
         }
         // Each conversation taken under its own lock, with the event records it has numbered
@@ -320,15 +318,15 @@ extension ConversationService {
                     deadline: e.conversation.nextDeadline, replacing: replacing)
                 e.prepared = nil
                 e.storedVersion = e.version
-                let (events, seqs) = state.withLock { s in (s.unsaved.removeValue(forKey: item.id) ?? [], s.unsavedSeqs.removeValue(forKey: item.id) ?? []) }
-                return (kept, events: events, seqs: seqs)
+                let changes = state.withLock { s in s.unsaved.removeValue(forKey: item.id) ?? [] }
+                return (kept, changes: changes)
             }
         }
         guard let archive, !batch.isEmpty else {
             markSaved(through: through)
             return FlushResult(saved: true, through: through)
         }
-        let rows = batch.map { (item, events, _) -> ConversationArchive.Batched in
+        let rows = batch.map { (item, changes) -> ConversationArchive.Batched in
             let save: ConversationArchive.Save =
                 switch item.what {
                 case .steps(let steps):
@@ -339,7 +337,7 @@ extension ConversationService {
                 case .prepared(let row): .snapshot(row, replacingSteps: item.replacing)
                 case .whole(let entry): .snapshot(row(item.id, entry, at: now), replacingSteps: item.replacing)
                 }
-            return (save, item.flow, Self.eventRows(events))
+            return (save, item.flow, Self.eventRows(changes))
         }
         let refused: Set<String>
         do {
@@ -349,16 +347,15 @@ extension ConversationService {
             // writer tries again (each of its conversations as a whole snapshot: the steps taken
             // are not kept, and it is based on what the store still holds); until then the
             // writing routes answer 503.
-            for (item, _, _) in batch {
+            for (item, _) in batch {
                 item.slot.entry.withLock { e in
                     e.unsavedSteps = nil
                     e.storedVersion = item.storedVersion
                 }
             }
             state.withLock { s in
-                for (item, events, seqs) in batch where s.slots[item.id] != nil {
-                    s.unsaved[item.id] = events + (s.unsaved[item.id] ?? [])
-                    s.unsavedSeqs[item.id] = seqs + (s.unsavedSeqs[item.id] ?? [])
+                for (item, changes) in batch where s.slots[item.id] != nil {
+                    s.unsaved[item.id] = changes + (s.unsaved[item.id] ?? [])
                 }
             }
             if !storeFailing.exchange(true, ordering: .sequentiallyConsistent) {
@@ -372,8 +369,8 @@ extension ConversationService {
             // changes here are refused (their answers say so) and the copies in memory are
             // dropped; the next request reads them from the store again.
             state.withLock { s in
-                for (item, _, seqs) in batch where refused.contains(item.id) {
-                    s.refused.insert(seqs)
+                for (item, changes) in batch where refused.contains(item.id) {
+                    s.refused.insert(changes.map(\.seq))
                     if s.slots[item.id] === item.slot { s.remove(item.id) }
                 }
             }
@@ -531,7 +528,6 @@ extension ConversationService {
 
     /// Records that every change up to `through` is in the store.
     func markSaved(through: UInt64) {
-        state.withLock { s in s.unsavedSeq = s.unsavedSeq.filter { $0.value > through } }
         savedThrough.store(max(savedThrough.load(ordering: .acquiring), through), ordering: .releasing)
         if storeFailing.exchange(false, ordering: .sequentiallyConsistent) { log("rocket serve: the conversation store is written again") }
     }

@@ -610,11 +610,11 @@ extension ConversationService {
             // state and changes nothing; any other stale step is a conflict.
             if let step, let last = e.lastIntent, step == last.step, intent == last.intent {
                 let copy = e
-                return state.withLock { s in s.record(id, slot, copy, changed: nil) == nil ? gone : .replayed(copy, s.awaited(id)) }
+                return state.withLock { s in s.record(id, slot, copy, changed: nil) == nil ? gone : .replayed(copy, slot.awaited) }
             }
             if let step, step != e.step {
                 let copy = e
-                return state.withLock { s in s.record(id, slot, copy, changed: nil) == nil ? gone : .stale(copy, asked: step, s.awaited(id)) }
+                return state.withLock { s in s.record(id, slot, copy, changed: nil) == nil ? gone : .stale(copy, asked: step, slot.awaited) }
             }
             let all: [ConversationEffect]
             switch e.send(intent, at: now) {
@@ -625,7 +625,7 @@ extension ConversationService {
                 let (mark, shared) = (State.Mark(e), e.shared)
                 return state.withLock { s in
                     s.record(id, slot, mark, changed: error.isInputError ? pending : nil) == nil
-                        ? gone : .refused(error, pending, shared, s.awaited(id))
+                        ? gone : .refused(error, pending, shared, slot.awaited)
                 }
             }
             // What fell due at once (a bounce of 0 s under reduced motion) is in this answer.
@@ -685,7 +685,7 @@ extension ConversationService {
                 pending = commit(id: id, entry: &e, effects: effects, at: now, step: .hold(held, at: now))
             }
             let copy = e
-            return state.withLock { s in s.record(id, slot, copy, changed: pending).map { _ in (copy, pending, s.awaited(id)) } }
+            return state.withLock { s in s.record(id, slot, copy, changed: pending).map { _ in (copy, pending, slot.awaited) } }
         }
         guard let result else { return vanished(request, id: id, loaded: loaded) { self.hold(request, id: id, loaded: true) } }
         var answer: HTTPResponse

@@ -109,6 +109,10 @@ package final class ConversationService: Sendable {
         private let indexedDue = Atomic<UInt64>(Slot.noDeadline)
         private static let noDeadline = UInt64.max
 
+        /// The number of its newest change (0: none): an answer about it is sent once the store
+        /// holds that change (and so every change before it). Written with the index's lock held.
+        private let newest = Atomic<UInt64>(0)
+
         init(_ entry: Entry) {
             context = entry.context
             self.entry = Mutex(entry)
@@ -127,6 +131,10 @@ package final class ConversationService: Sendable {
         }
         /// Notes the deadline the index now holds for it.
         func indexed(deadline: Double?) { indexedDue.store(deadline.map(\.bitPattern) ?? Self.noDeadline, ordering: .relaxed) }
+        /// The change an answer about it waits for (0: none since it was loaded).
+        var awaited: UInt64 { newest.load(ordering: .relaxed) }
+        /// Notes its newest change.
+        func changed(_ seq: UInt64) { newest.store(seq, ordering: .relaxed) }
     }
     struct Bucket {
         var tokens: Double
@@ -151,17 +159,12 @@ package final class ConversationService: Sendable {
         var lastSweep: Double = -.infinity
         /// True when changes are saved (the service has an archive).
         var persistent = false
-        /// Conversations changed since the last save, with their new event records: the next
-        /// flush writes each one's latest snapshot and these records.
-        var unsaved: [String: [Records]] = [:]
-        /// The number of the last change (of any conversation) to be saved…
+        /// Conversations changed since the last save, each change with its number and its new
+        /// event records: the next flush writes each one's latest state and these records (a
+        /// save the store refuses refuses all its changes).
+        var unsaved: [String: [UnsavedChange]] = [:]
+        /// The number of the last change (of any conversation) to be saved.
         var changeSeq: UInt64 = 0
-        /// …and of each conversation's newest unsaved change: an answer about it is sent once
-        /// the store holds that change.
-        var unsavedSeq: [String: UInt64] = [:]
-        /// The numbers of each conversation's unsaved changes (a save the store refuses refuses
-        /// them all).
-        var unsavedSeqs: [String: [UInt64]] = [:]
 
         /// Changes the store refused (another server changed their conversation first), until
         /// their answers are made: shared with the service, which asks it without this lock.
@@ -173,13 +176,10 @@ package final class ConversationService: Sendable {
         /// refused (their answers say so).
         mutating func remove(_ id: String) {
             guard let slot = slots.removeValue(forKey: id) else { return }
-            if let seqs = unsavedSeqs[id], !seqs.isEmpty { refused.insert(seqs) }
+            if let changes = unsaved.removeValue(forKey: id), !changes.isEmpty { refused.insert(changes.map(\.seq)) }
             let held = (live[slot.context.address] ?? 1) - 1
             live[slot.context.address] = held > 0 ? held : nil
             deadlines[id] = nil
-            unsaved[id] = nil
-            unsavedSeq[id] = nil
-            unsavedSeqs[id] = nil
         }
 
         /// Adds conversation `slot` as `id`; it counts against its address.
@@ -222,15 +222,16 @@ package final class ConversationService: Sendable {
             slot.use(at: mark.touched)
             setDeadline(id, slot, mark.deadline)
             guard let p, persistent else { return 0 }
-            if let r = p.records { unsaved[id, default: []].append(r) } else if unsaved[id] == nil { unsaved[id] = [] }
             changeSeq += 1
-            unsavedSeq[id] = changeSeq
-            unsavedSeqs[id, default: []].append(changeSeq)
+            unsaved[id, default: []].append(UnsavedChange(seq: changeSeq, records: p.records))
+            slot.changed(changeSeq)
             return changeSeq
         }
-
-        /// The change of conversation `id` an answer about it waits for (0: none unsaved).
-        func awaited(_ id: String) -> UInt64 { unsavedSeq[id] ?? 0 }
+    }
+    /// A change not saved yet: its number, and its event records if it made any.
+    struct UnsavedChange {
+        var seq: UInt64
+        var records: Records?
     }
     /// The numbers of changes the store refused. Asked about every answer that waited for the
     /// store, it takes no lock until a change was refused (rare: another server changed the

@@ -216,6 +216,20 @@ struct StepsTests {
         #expect(Set(secrets.flatMap { $0 }).count > 200, "3,200 bytes take most of the 256 values")
     }
 
+    @Test("a save's event records: one row numbered by the first change that made records, the others' records after it in order")
+    func eventRows() {
+        typealias U = ConversationService.UnsavedChange
+        #expect(ConversationService.eventRows([]).isEmpty)
+        #expect(ConversationService.eventRows([U(seq: 1, records: nil)]).isEmpty)
+        let rows = ConversationService.eventRows([
+            U(seq: 1, records: nil), U(seq: 2, records: (seq: 4, at: 10, text: "a\nb")), U(seq: 3, records: nil),
+            U(seq: 4, records: (seq: 6, at: 11, text: "c")),
+        ])
+        #expect(rows.count == 1 && rows[0].seq == 4 && rows[0].at == 10 && rows[0].record == "a\nb\nc")
+        let one = ConversationService.eventRows([U(seq: 9, records: (seq: 1, at: 2, text: "x"))])
+        #expect(one.count == 1 && one[0].record == "x" && one[0].seq == 1)
+    }
+
     @Test("SQLite keeps no count of its memory (no process-wide lock at each allocation), while a store is written")
     func noMemoryCount() throws {
         let h = try Harness()
