@@ -61,13 +61,13 @@ extension ConversationService {
         case .failure(let e): return e.response
         case .success(let m): utcOffset = m.map { $0 * 60 }
         }
-        var strings = UIStrings.english
-        var requestedLanguage: String?
+        let strings: SharedStrings
+        let requestedLanguage: String?
         switch fields.string("lang", maxBytes: 35) {
         case .failure(let e): return e.response
         case .success(let l):
             requestedLanguage = l
-            if let l { strings = UIStrings.forEnvironment(["LANG": l]) }
+            strings = SharedStrings.forLocale(l)
         }
         let flow: LoadedFlow
         switch flows.flow(flowName, language: requestedLanguage) {
@@ -86,13 +86,13 @@ extension ConversationService {
         case .failure(let problem): return .error(400, "bad-field", "\"vars\": \(problem.message)")
         }
         let now = clock.now
-        let admitted = state.withLock { s in admit(visitor, in: &s, at: now) }
-        guard admitted else { return tooMany() }
         sweepIfDue(now)
         let address = clientAddress(request)
-        let held = state.withLock { $0.live[address] ?? 0 }
+        // The visitor's token, the address's conversations and the total, in one trip through the lock.
+        let (admitted, held, total) = state.withLock { s in (admit(visitor, in: &s, at: now), s.live[address] ?? 0, s.slots.count) }
+        guard admitted else { return tooMany() }
         guard held < configuration.perAddress else { return quotaFull("conversations") }
-        guard count < configuration.maxConversations else {
+        guard total < configuration.maxConversations else {
             var r = HTTPResponse.error(503, "too-many-conversations", "the server holds its maximum of conversations; try again later")
             r.headers.append(("Retry-After", "60"))
             return r
@@ -122,7 +122,7 @@ extension ConversationService {
     /// scenario store), then the conversation.
     func begin(
         flow: LoadedFlow, flowName: String, visitor: String, address: String, vars: (variables: [String: RocketValue], answers: [String: String]),
-        reduced: Bool, strings: UIStrings,
+        reduced: Bool, strings: SharedStrings,
         issued: (visitor: String, token: String)?, utcOffset: Int? = nil
     ) -> HTTPResponse {
         let now = clock.now
@@ -320,11 +320,11 @@ extension ConversationService {
         }
         let restored: Conversation
         let options: ConversationOptions
-        var strings = UIStrings.english
+        var strings = SharedStrings.forLocale(nil)
         do {
             let stored = try StoredConversation(jsonText: Array(row.snapshot.utf8), flow: flow)
             options = stored.options
-            if let lang = stored.language { strings = UIStrings.forEnvironment(["LANG": lang]) }
+            if let lang = stored.language { strings = SharedStrings.forLocale(lang) }
             // With steps to replay, the snapshot's timers count from when it was taken, as they did
             // when the steps were made; without, from now (time stood still while it was stored).
             // In a store servers share, time never stands still: another server ran the

@@ -32,12 +32,12 @@ package final class ConversationService: Sendable {
         /// restart: the assignment is a pure function), nil without an experiment.
         let variant: String?
 
-        init(visitor: String, address: String, flow: LoadedFlow, options: ConversationOptions, strings: UIStrings) {
+        init(visitor: String, address: String, flow: LoadedFlow, options: ConversationOptions, strings: SharedStrings) {
             self.visitor = visitor
             self.address = address
             self.flow = flow
             self.options = options
-            shared = SharedStrings.of(strings)
+            shared = strings
             variant = flow.document.experiment.map { $0.name(of: $0.assign(visitor: visitor)) }
         }
     }
@@ -64,7 +64,7 @@ package final class ConversationService: Sendable {
 
         init(
             visitor: String, address: String, flow: LoadedFlow, options: ConversationOptions, conversation: Conversation, touched: Double,
-            step: Int = 0, version: Int = 0, eventSeq: Int = 0, strings: UIStrings
+            step: Int = 0, version: Int = 0, eventSeq: Int = 0, strings: SharedStrings
         ) {
             context = Context(visitor: visitor, address: address, flow: flow, options: options, strings: strings)
             self.conversation = conversation
@@ -90,6 +90,12 @@ package final class ConversationService: Sendable {
         /// The shared copy of `s` (a new one only for messages none of the languages has).
         static func of(_ s: UIStrings) -> SharedStrings {
             known.first { $0.value.language == s.language && $0.value == s } ?? SharedStrings(s)
+        }
+        /// The messages for `locale` (a request's `lang`, a stored conversation's language; nil:
+        /// English), found by its language without a copy of them.
+        static func forLocale(_ locale: String?) -> SharedStrings {
+            let code = UIStrings.language(forLocale: locale ?? "en")
+            return known.first { $0.value.language == code } ?? known[0]
         }
     }
     /// One conversation: what never changes about it, and its state behind a lock of its own.

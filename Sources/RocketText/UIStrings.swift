@@ -206,12 +206,17 @@ public struct UIStrings: Sendable, Hashable {
 
     /// The strings for the locale named by the environment.
     public static func forEnvironment(_ env: [String: String]) -> UIStrings {
-        let locale = Self.locale(env)
-        let lang = locale.prefix(2).lowercased()
-        switch lang {
-        case "zh": return .chinese
-        case "it": return .italian
-        default: return .english
+        let code = language(forLocale: locale(env))
+        return all.first { $0.language == code } ?? .english
+    }
+
+    /// The ``language`` of the messages for `locale` (`it_IT.UTF-8`, `zh-CN`, `en`): the one
+    /// its first two letters name, English when we have none in it.
+    public static func language(forLocale locale: String) -> String {
+        switch locale.prefix(2).lowercased() {
+        case "zh": return "zh"
+        case "it": return "it"
+        default: return "en"
         }
     }
 

@@ -117,6 +117,13 @@ struct ServerTests {
         let own = ConversationService.SharedStrings.of(custom)
         #expect(own.value == custom)
         #expect(own !== ConversationService.SharedStrings.of(.english))
+        // A request's `lang` finds its language's copy by name, as the environment's locale does.
+        typealias S = ConversationService.SharedStrings
+        #expect(S.forLocale("zh-CN") === S.of(.chinese) && S.forLocale("it_IT.UTF-8") === S.of(.italian))
+        #expect(S.forLocale(nil) === S.of(.english) && S.forLocale("xx") === S.of(.english) && S.forLocale("") === S.of(.english))
+        for tag in ["zh", "IT", "en-GB", "fr", "z"] {
+            #expect(S.forLocale(tag).value == UIStrings.forEnvironment(["LANG": tag]), "\(tag)")
+        }
     }
 
     @Test("on the wall clock, a block that goes on by itself reaches the event stream, and the change is saved")
