@@ -17,9 +17,7 @@ let rocketPath: String = {
 
 /// A scratch directory for one test.
 func scratchDirectory() -> String {
-    let dir = NSTemporaryDirectory() + "rocket-tests-" + UUID().uuidString
-    try? FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
-    return dir
+    newScratchDirectory("cli")
 }
 
 func write(_ text: String, to path: String) {

@@ -42,7 +42,7 @@ enum StoreKind: String, CaseIterable, CustomTestStringConvertible {
         case .userDefaults:
             return DisposableDefaultsStore()
         case .sqlite:
-            return try SQLiteScenarioStore(path: NSTemporaryDirectory() + "rocket-\(UUID().uuidString).sqlite")
+            return try SQLiteScenarioStore(path: newScratchPath("original", suffix: ".sqlite"))
         case .postgres:
             return try PostgresScenarioStore(url: TestPostgres.freshDatabase())
         }

@@ -4,12 +4,13 @@ import Testing
 @testable import RocketScenarioEngine
 @testable import RocketScenariosSQLite
 import RocketJSON
+import RocketTestSupport
 #if canImport(Glibc)
     import Glibc
 #endif
 
 func temporaryPath(_ suffix: String = ".sqlite") -> String {
-    NSTemporaryDirectory() + "rocket-store-\(UUID().uuidString)" + suffix
+    newScratchPath("store", suffix: suffix)
 }
 
 /// The stress helper, built by `swift test` beside the tests.

@@ -34,9 +34,7 @@ let gatedFlow = """
 
 /// A scratch directory for one test.
 func scratchDirectory() -> String {
-    let dir = NSTemporaryDirectory() + "rocket-server-tests-" + UUID().uuidString
-    try? FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
-    return dir
+    newScratchDirectory("server")
 }
 
 /// A service over the test flows, on a manual clock, with an archive and a scenario store in a

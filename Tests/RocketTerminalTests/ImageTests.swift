@@ -1,6 +1,7 @@
 import CTestSupport
 import Foundation
 import Testing
+import RocketTestSupport
 import RocketText
 @testable import RocketTerminal
 @testable import RocketTerminalApps
@@ -81,7 +82,7 @@ struct ImageTests {
 
     @Test("A picture file is decoded once per process, however many blocks (or lint and then play) name it")
     func decodedOnce() throws {
-        let dir = NSTemporaryDirectory() + "rocket-image-" + UUID().uuidString
+        let dir = newScratchDirectory("image")
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         let path = dir + "/logo.png"
         try FileManager.default.copyItem(atPath: Self.logoPath, toPath: path)
