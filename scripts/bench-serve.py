@@ -64,10 +64,39 @@ def token(url):
         return json.loads(r.read())["token"]
 
 
-def wrk(url, script=None, seconds=5, env_extra=None):
+def cpu_seconds(pids):
+    """User and system CPU time of the processes `pids` (all their threads), in seconds."""
+    total = 0
+    for pid in pids:
+        try:
+            with open(f"/proc/{pid}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+            total += int(fields[11]) + int(fields[12])
+        except OSError:
+            pass
+    return total / os.sysconf("SC_CLK_TCK")
+
+
+def nginx_pids():
+    pids = []
+    for d in os.listdir("/proc"):
+        if d.isdigit():
+            try:
+                with open(f"/proc/{d}/comm") as f:
+                    if f.read().strip() == "nginx":
+                        pids.append(int(d))
+            except OSError:
+                pass
+    return pids
+
+
+def wrk(url, script=None, seconds=5, env_extra=None, pids=()):
+    """wrk's requests a second, p50 and p99 (ms), and the CPU time `pids` spent per request (µs)."""
     args = ["wrk", "-t2", "-c100", f"-d{seconds}s", "--latency"] + (["-s", script] if script else []) + [url]
     env = dict(os.environ, ROCKET_BENCH_TOKENS=" ".join(token(url) for _ in range(8)), **(env_extra or {})) if script else None
+    before = cpu_seconds(pids)
     out = subprocess.run(args, capture_output=True, text=True, env=env).stdout
+    spent = cpu_seconds(pids) - before
     # A refused or failed request would count as served: the run is void.
     if "Non-2xx" in out:
         sys.exit("bench-serve: wrk saw failed requests, the figures would be wrong:\n" + out)
@@ -76,7 +105,8 @@ def wrk(url, script=None, seconds=5, env_extra=None):
         m = re.search(label + r"\s+([\d.]+)(us|ms|s)", out)
         v = float(m.group(1))
         return v / 1000 if m.group(2) == "us" else v * 1000 if m.group(2) == "s" else v
-    return rps, ms("50%"), ms("99%")
+    count = int(re.search(r"(\d+) requests in", out).group(1))
+    return rps, ms("50%"), ms("99%"), spent / count * 1e6
 
 
 def nginx_start(root):
@@ -174,25 +204,27 @@ def main():
     try:
         for i in range(3):
             p, url, _ = serve(os.path.join(tmp, f"w{i}.sqlite"), flows)
-            r_runs.append(wrk(url, os.path.join(ROOT, "scripts", "bench", "intents.lua")))
-            s_runs.append(wrk(url, os.path.join(ROOT, "scripts", "bench", "start.lua")))
+            r_runs.append(wrk(url, os.path.join(ROOT, "scripts", "bench", "intents.lua"), pids=[p.pid]))
+            s_runs.append(wrk(url, os.path.join(ROOT, "scripts", "bench", "start.lua"), pids=[p.pid]))
             reader = token(url)
             cid = post(url, "/v1/conversations", {"flow": "loop", "reducedMotion": True}, visitor=reader)["conversation"]["id"]
-            g_runs.append(wrk(url, os.path.join(ROOT, "scripts", "bench", "read.lua"), env_extra={"ROCKET_BENCH_READ": f"{reader} {cid}"}))
+            g_runs.append(wrk(url, os.path.join(ROOT, "scripts", "bench", "read.lua"), env_extra={"ROCKET_BENCH_READ": f"{reader} {cid}"}, pids=[p.pid]))
             p.send_signal(signal.SIGTERM)
             p.wait()
             if i < 2:
-                n_runs.append(wrk(static))
+                n_runs.append(wrk(static, pids=nginx_pids()))
     finally:
         subprocess.run(["nginx", "-c", conf, "-p", os.path.join(tmp, "nginx"), "-s", "stop"])
     r = sorted(r_runs)[1]
     n = sorted(n_runs)[0] if len(n_runs) == 1 else max(n_runs)
-    rows.append(("intents/s over HTTP, wrk -t2 -c100 (median of 3)", f"{r[0]:,.0f}", f"p50 {r[1]:.1f} ms, p99 {r[2]:.1f} ms"))
-    rows.append(("nginx, a small static file, same wrk (best of 2)", f"{n[0]:,.0f}", f"p50 {n[1]:.1f} ms, p99 {n[2]:.1f} ms"))
+    rows.append(("intents/s over HTTP, wrk -t2 -c100 (median of 3)", f"{r[0]:,.0f}", f"p50 {r[1]:.1f} ms, p99 {r[2]:.1f} ms; server CPU {r[3]:.0f} µs each"))
+    rows.append(("nginx, a small static file, same wrk (best of 2)", f"{n[0]:,.0f}", f"p50 {n[1]:.1f} ms, p99 {n[2]:.1f} ms; nginx CPU {n[3]:.0f} µs each"))
     rows.append(("rocket ÷ nginx", f"{r[0] / n[0]:.2f}", "goal ≥ 0.5, p99 ≤ 10 ms"))
     st, g = sorted(s_runs)[1], sorted(g_runs)[1]
-    rows.append(("POST /v1/conversations/s (median of 3)", f"{st[0]:,.0f}", f"p50 {st[1]:.1f} ms, p99 {st[2]:.1f} ms; ÷ nginx {st[0] / n[0]:.2f}"))
-    rows.append(("GET /v1/conversations/{id}/s (median of 3)", f"{g[0]:,.0f}", f"p50 {g[1]:.1f} ms, p99 {g[2]:.1f} ms; ÷ nginx {g[0] / n[0]:.2f}"))
+    rows.append(("POST /v1/conversations/s (median of 3)", f"{st[0]:,.0f}",
+                 f"p50 {st[1]:.1f} ms, p99 {st[2]:.1f} ms; ÷ nginx {st[0] / n[0]:.2f}; server CPU {st[3]:.0f} µs each"))
+    rows.append(("GET /v1/conversations/{id}/s (median of 3)", f"{g[0]:,.0f}",
+                 f"p50 {g[1]:.1f} ms, p99 {g[2]:.1f} ms; ÷ nginx {g[0] / n[0]:.2f}; server CPU {g[3]:.0f} µs each"))
     # 2. Streams, memory, first bubble on one server.
     p, url, port = serve(os.path.join(tmp, "s.sqlite"), flows)
     try:
