@@ -257,7 +257,7 @@ extension ConversationService {
 
     /// What a flush takes of one conversation under its lock: the fields its save names, and
     /// only when a snapshot must still be made, a copy of the whole entry (made outside the lock).
-    /// Copying every entry cost the writer a tenth of its time in reference counting.
+    /// (Copying and then releasing every entry was about a twentieth of the writer's samples.)
     struct Taken {
         /// What is stored.
         enum What {
