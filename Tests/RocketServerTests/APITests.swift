@@ -677,13 +677,19 @@ struct JumpAPITests {
         #expect(h.view(id)?["transcript"]?[0]?["text"]?.string == "Card?")
         #expect(h.send(id, #""intent": "submit", "text": "4242", "step": 0"#).status == 200)
         #expect(h.view(id)?["transcript"]?[2]?["text"]?.string == "Bye 4242")
-        // The other flow changes: the next start sees it.
+        // The other flow changes: a start within the recheck interval still has the flow as it
+        // was read; the first start after it sees the change.
         try #"{"version": 1, "blocks": [{"id": "card", "type": "textInput", "text": "Your card number?", "buttonTitle": "OK"}]}"#
             .write(toFile: dir + "/billing.json", atomically: true, encoding: .utf8)
+        h.clock.advance(by: FlowLibrary.recheckInterval / 2)
+        let soon = h.request("POST", "/v1/conversations", body: #"{"flow": "main", "visitor": "ada", "reducedMotion": true}"#)
+        #expect(h.view(try #require(soon.json?["conversation"]?["id"]?.string))?["transcript"]?[0]?["text"]?.string == "Card?")
+        h.clock.advance(by: FlowLibrary.recheckInterval / 2)
         let again = h.request("POST", "/v1/conversations", body: #"{"flow": "main", "visitor": "ada", "reducedMotion": true}"#)
         let id2 = try #require(again.json?["conversation"]?["id"]?.string)
         #expect(h.view(id2)?["transcript"]?[0]?["text"]?.string == "Your card number?")
         try FileManager.default.removeItem(atPath: dir + "/billing.json")
+        h.clock.advance(by: FlowLibrary.recheckInterval)
         let broken = h.request("POST", "/v1/conversations", body: #"{"flow": "main", "visitor": "ada"}"#)
         #expect(broken.status == 500 && broken.json?["error"]?["code"]?.string == "flow-invalid")
     }

@@ -59,7 +59,8 @@ struct Harness {
         c.addressRequestBurst = 1e9
         c.perAddress = 1 << 30
         configure(&c)
-        let flows = FlowLibrary(directory: flowsDirectory, builtIn: ["basic": Array(basicFlow.utf8), "gated": Array(gatedFlow.utf8)])
+        let flows = FlowLibrary(
+            directory: flowsDirectory, builtIn: ["basic": Array(basicFlow.utf8), "gated": Array(gatedFlow.utf8)], clock: clock)
         let archive: (any ConversationStore)?
         let store: any ScenarioStore
         if persistent, PostgresURL.names(self.path) {
