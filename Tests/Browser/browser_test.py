@@ -144,6 +144,13 @@ def audit(page, where):
 
 
 def shot(page, name):
+    """A screenshot once the page's finite animations have ended (a bubble fading in was caught
+    half transparent); looping ones (the typing dots) are not waited for."""
+    try:
+        page.wait_for_function("""() => document.getAnimations().every(a => a.playState !== 'running'
+            || a.effect?.getComputedTiming().iterations === Infinity)""", timeout=3000)
+    except Exception:
+        pass  # a screenshot of what is there is still worth having
     page.screenshot(path=os.path.join(ARTIFACTS, name + ".png"), full_page=True)
 
 
