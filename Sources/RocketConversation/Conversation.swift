@@ -338,11 +338,11 @@ public struct ConversationState: Hashable, Sendable, Codable {
     /// Everything shown so far, replies included when echoing is on.
     public var transcript: [TranscriptItem] = []
     /// Answers by block id.
-    public var answers: [String: RocketAnswer] = [:]
+    public var answers = [String: RocketAnswer]()
     /// The last refusal of typed text for the current input block.
     public var inputError: RocketValidationFailure?
     /// The double-button side pressed, by shown index.
-    public var pressedSide: [Int: RocketButtonSide] = [:]
+    public var pressedSide = [Int: RocketButtonSide]()
     /// The option chosen in a choice block, by shown index (absent from snapshots made before
     /// choice blocks existed); for a rating block, the rating less one.
     public var chosenOptions: [Int: Int]?
@@ -360,7 +360,7 @@ public struct ConversationState: Hashable, Sendable, Codable {
     public var heldSince: Double?
     /// The flow's variables by name: their defaults, the values given at the start, and what
     /// `set` blocks gave them since.
-    public var variables: [String: RocketValue] = [:]
+    public var variables = [String: RocketValue]()
     /// A value as it was when the block shown at `index` (one that takes an answer) was shown.
     public struct Checkpoint<Value: Hashable & Sendable & Codable>: Hashable, Sendable, Codable {
         /// The shown index.

@@ -130,8 +130,8 @@ extension FlowDocument {
     /// `variables` list, or one the flow does not declare, is kept as a text answer, as before
     /// variables had types.
     public func startValues(_ given: [String: RocketValue]) -> Result<(variables: [String: RocketValue], answers: [String: String]), FlowVariableProblem> {
-        var variables: [String: RocketValue] = [:]
-        var answers: [String: String] = [:]
+        var variables = [String: RocketValue]()
+        var answers = [String: String]()
         for (name, value) in given {
             guard let declared = graph.variable(named: name) else {
                 answers[name] = value.displayText

@@ -206,7 +206,7 @@ package final class HTTPServer: Sendable {
         let started = HTTPServer.monotonic()
         var body: [UInt8] = []
         var tooLarge = false
-        var query: [String: String] = [:]
+        var query = [String: String]()
         var headers: [String: String] = Dictionary(minimumCapacity: 16)
         /// An answer waiting for the store, and whether its change was saved.
         var parked: HTTPResponse?
@@ -219,8 +219,8 @@ package final class HTTPServer: Sendable {
         /// Lets go of the request's parts (an event stream's connection outlives them).
         func trim() {
             body = []
-            query = [:]
-            headers = [:]
+            query = [String: String]()
+            headers = [String: String]()
             request = nil
             parked = nil
         }

@@ -109,11 +109,13 @@ struct RequestBody {
     /// An object field of names with a string, finite number or boolean each (absent: empty),
     /// at most `maxCount` names of 1–`maxName` bytes, strings of at most `maxValue` bytes.
     func valueMap(_ key: String, maxCount: Int, maxName: Int, maxValue: Int) -> Result<[String: RocketValue], ResponseError> {
-        let rule =
+        // The refusal's text, made only for a refusal (every start reads this field).
+        var rule: String {
             "\"\(key)\" must be an object of at most \(maxCount) names of 1–\(maxName) bytes, each with a string of at most \(maxValue) bytes, a number or true or false"
-        guard let v = fields.member(key) else { return .success([:]) }
+        }
+        guard let v = fields.member(key) else { return .success([String: RocketValue]()) }
         guard fields.tape.kind(v) == .object, fields.tape.count(v) <= maxCount else { return .failure(Self.bad(rule)) }
-        var out: [String: RocketValue] = [:]
+        var out = [String: RocketValue]()
         var j = v + 1
         for _ in 0..<fields.tape.count(v) {
             guard let name = fields.tape.string(j), (1...maxName).contains(name.utf8.count) else { return .failure(Self.bad(rule)) }
