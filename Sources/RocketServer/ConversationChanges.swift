@@ -145,7 +145,7 @@ extension ConversationService {
         // The records are written here, by the thread that made the change, under this
         // conversation's lock only: the writer thread, which every answer waits for, only joins them.
         let records: Records? =
-            archive == nil || events.isEmpty
+            !persists || events.isEmpty
             ? nil : Self.records(events.enumerated().map { (seq: first + $0.offset, at: now, event: $0.element) }, variant: e.context.variant)
         return Pending(id: id, entry: e, recorded: events, records: records)
     }
@@ -233,9 +233,6 @@ extension ConversationService {
         return [(first.seq, first.at, rest.isEmpty ? first.text : ([first.text] + rest).joined(separator: "\n"))]
     }
 
-    /// True when changes are saved (there is an archive): each change then needs a flush.
-    package var persists: Bool { archive != nil }
-
     /// The earliest timer of any conversation (nil: none).
     package var nextDeadline: Double? { state.withLock { $0.deadlines.values.min() } }
 
@@ -249,7 +246,7 @@ extension ConversationService {
     /// is released, from copies. A failed commit keeps its batch for the next call.
     @discardableResult
     package func flush() -> FlushResult {
-        guard archive != nil else { return FlushResult(saved: true, through: 0) }
+        guard persists else { return FlushResult(saved: true, through: 0) }
         // One flush at a time: a second one could otherwise find nothing to write and call
         // saved what the first is still writing. Only flushes wait here.
         return flushing.withLock { _ in flushOnce() }

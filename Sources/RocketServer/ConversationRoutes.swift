@@ -105,7 +105,7 @@ extension ConversationService {
         }
         // A gated flow asks the scenario store first, an experiment the stored assignments: on the database thread.
         let asksStore =
-            (flow.document.scenario != nil || flow.document.experiment != nil || configuration.minGap > 0) && (scenarios != nil || archive != nil)
+            (flow.document.scenario != nil || flow.document.experiment != nil || configuration.minGap > 0) && (scenarios != nil || persists)
         return asksStore ? .deferred(begin) : begin()
     }
 
@@ -223,7 +223,7 @@ extension ConversationService {
         let pending = commit(id: id, entry: &entry, effects: effects, at: now, step: nil)
         // Its first save is its whole snapshot: made here, by the thread that answers, outside
         // any lock (no one else knows it yet), so the writer, which every answer waits for, only stores it.
-        if archive != nil { entry.prepared = (entry.version, now, snapshot(entry, at: now)) }
+        if persists { entry.prepared = (entry.version, now, snapshot(entry, at: now)) }
         let slot = Slot(entry)
         let stored = state.withLock { s -> UInt64? in
             // The quota holds however many starts of one address race past the check above.
@@ -468,7 +468,7 @@ extension ConversationService {
         // Not in memory: unknown, or in the archive (read on the database thread). Just read
         // and gone again: in a store servers share, another server's change dropped it.
         if loaded, known, archive?.isShared == true { return .failure(ResponseError(Self.changedElsewhere)) }
-        guard !loaded, known, archive != nil else { return .failure(unknownConversation(id)) }
+        guard !loaded, known, persists else { return .failure(unknownConversation(id)) }
         return .success(.load(visitor: visitor))
     }
 

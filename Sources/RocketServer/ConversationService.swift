@@ -313,6 +313,10 @@ package final class ConversationService: Sendable {
     package let flows: FlowLibrary
     /// Where conversations are kept (nil: in memory only).
     package let archive: (any ConversationStore)?
+    /// True when changes are saved (there is an archive): each change then needs a flush. Kept
+    /// apart so the paths every change takes ask a flag, not the optional existential (a copy
+    /// of it, a retain and a release, each time).
+    package let persists: Bool
     let scenarios: (any ScenarioStore)?
     let clock: any RocketClock
     /// The limits.
@@ -333,6 +337,7 @@ package final class ConversationService: Sendable {
         self.access = access
         self.flows = flows
         self.archive = archive
+        persists = archive != nil
         self.scenarios = scenarios
         self.clock = clock
         self.configuration = configuration
@@ -341,7 +346,7 @@ package final class ConversationService: Sendable {
         let refused = RefusedChanges()
         self.refused = refused
         var initial = State(refused: refused)
-        initial.persistent = archive != nil
+        initial.persistent = persists
         state = Mutex(initial)
     }
 
