@@ -313,9 +313,8 @@ package final class ConversationService: Sendable {
     package let flows: FlowLibrary
     /// Where conversations are kept (nil: in memory only).
     package let archive: (any ConversationStore)?
-    /// True when changes are saved (there is an archive): each change then needs a flush. Kept
-    /// apart so the paths every change takes ask a flag, not the optional existential (a copy
-    /// of it, a retain and a release, each time).
+    /// True when changes are saved (there is an archive): each change then needs a flush. A
+    /// flag set once, which the paths every change takes ask instead of the optional store.
     package let persists: Bool
     let scenarios: (any ScenarioStore)?
     let clock: any RocketClock
