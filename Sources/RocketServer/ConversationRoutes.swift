@@ -228,8 +228,7 @@ extension ConversationService {
         let stored = state.withLock { s -> UInt64? in
             // The quota holds however many starts of one address race past the check above.
             guard s.live[address, default: 0] < configuration.perAddress else { return nil }
-            s.insert(id, slot, entry: entry)
-            return s.record(id, slot, entry, changed: pending)
+            return s.insert(id, slot, entry: entry, changed: pending)
         }
         guard let seq = stored else { return quotaFull("conversations") }
         let change = pending.change(self)

@@ -163,7 +163,8 @@ package final class ConversationService: Sendable {
         var live: [String: Int] = [:]
         var liveAlerts: [String: Int] = [:]
         var lastSweep: Double = -.infinity
-        /// True when changes are saved (the service has an archive).
+        /// True when changes are saved: the service's ``ConversationService/persists``, for the
+        /// index's own methods.
         var persistent = false
         /// Conversations changed since the last save, each change with its number and its new
         /// event records: the next flush writes each one's latest state and these records (a
@@ -194,6 +195,13 @@ package final class ConversationService: Sendable {
             live[slot.context.address, default: 0] += 1
             slot.use(at: e.touched)
             setDeadline(id, slot, e.conversation.nextDeadline)
+        }
+
+        /// Adds a new conversation `slot` as `id` with its first change `p`: the change's number
+        /// (0 when nothing is saved).
+        mutating func insert(_ id: String, _ slot: Slot, entry e: Entry, changed p: Pending) -> UInt64 {
+            insert(id, slot, entry: e)
+            return markUnsaved(id, slot, p)
         }
 
         /// Records that conversation `id` (still `slot`: false when it expired meanwhile) was
@@ -227,7 +235,14 @@ package final class ConversationService: Sendable {
             guard slots[id] === slot else { return nil }
             slot.use(at: mark.touched)
             setDeadline(id, slot, mark.deadline)
-            guard let p, persistent else { return 0 }
+            guard let p else { return 0 }
+            return markUnsaved(id, slot, p)
+        }
+
+        /// Numbers change `p` of conversation `id` and keeps it for the next save (nothing when
+        /// changes are not saved: 0).
+        private mutating func markUnsaved(_ id: String, _ slot: Slot, _ p: Pending) -> UInt64 {
+            guard persistent else { return 0 }
             changeSeq += 1
             unsaved[id, default: []].append(UnsavedChange(seq: changeSeq, records: p.records))
             slot.changed(changeSeq)
