@@ -305,4 +305,10 @@ package let postgresStoreSchema = PostgresSchema(migrations: [
       alert text NOT NULL);
     CREATE INDEX rocket_alerts_by_touch ON rocket_alerts (touched);
     """,
+    // 2 → 3: no table changes. A conversation unchanged since it started is stored as its start
+    // (docs/SNAPSHOT_FORMAT.md), which a release before cannot read: the version tells such a
+    // release that the database is newer than it.
+    """
+    COMMENT ON COLUMN rocket_conversations.snapshot IS 'a snapshot, or the start of a conversation unchanged since (docs/SNAPSHOT_FORMAT.md)';
+    """,
 ])

@@ -476,4 +476,10 @@ let storeSchema = SQLiteSchema(
         CREATE TABLE server_steps (id TEXT NOT NULL, version INTEGER NOT NULL, at REAL NOT NULL, steps TEXT NOT NULL,
           PRIMARY KEY (id, version)) WITHOUT ROWID;
         """,
+        // 7 → 8: no table changes. A conversation unchanged since it started is stored as its
+        // start (docs/SNAPSHOT_FORMAT.md), which a release before cannot read: the version tells
+        // such a release that the store is newer than it instead of letting it answer 409.
+        """
+        -- the snapshot column may hold {"start": …}
+        """,
     ])

@@ -203,27 +203,26 @@ extension ConversationService {
         }
         let timing = reduced ? RocketTiming.reducedMotion : configuration.timing
         let options = ConversationOptions(timing: timing, echoReplies: true, initialAnswers: vars.answers, initialVariables: vars.variables)
-        guard var conversation = flow.conversation(options: options) else {
+        // With no intro (reduced motion), the first block is due at once: it goes in this answer.
+        guard let started = flow.started(options: options, from: variantStart, at: now) else {
             return .error(500, "flow-invalid", "the flow \(flowName) has no first block")
         }
-        if let start = variantStart {
-            var graph = conversation.graph
-            graph.root = start
-            conversation.replaceGraph(graph)
-        }
-        var effects = conversation.start(at: now)
+        var effects = started.effects
         // The conversation's first records: its exposure (in an experiment), then its start.
         effects.insert(.event(.started(flow: flowName)), at: 0)
         if let exposure { effects.insert(.event(exposure), at: 0) }
-        // With no intro (reduced motion), the first block is due at once: it goes in this answer.
-        if let due = conversation.nextDeadline, due <= now { effects += conversation.advance(to: now) }
         let id = Self.newID(at: now)
         var entry = Entry(
-            visitor: visitor, address: address, flow: flow, options: options, conversation: conversation, touched: now, strings: strings)
+            visitor: visitor, address: address, flow: flow, options: options, conversation: started.conversation, touched: now, strings: strings)
         let pending = commit(id: id, entry: &entry, effects: effects, at: now, step: nil)
-        // Its first save is its whole snapshot: made here, by the thread that answers, outside
-        // any lock (no one else knows it yet), so the writer, which every answer waits for, only stores it.
-        if persists { entry.prepared = (entry.version, now, snapshot(entry, at: now)) }
+        // Its first save is its start (what it was started from, at what time), made here, by
+        // the thread that answers, outside any lock (no one else knows it yet), so the writer,
+        // which every answer waits for, only stores it; a load starts it again.
+        if persists {
+            let root = variantStart.map { flow.blockNames.name(of: $0) }
+            let text = StoredConversation.startText(flow: flow.identity, at: now, from: root, options: options, language: strings.value.language)
+            entry.prepared = (entry.version, now, text)
+        }
         let slot = Slot(entry)
         let stored = state.withLock { s -> UInt64? in
             // The quota holds however many starts of one address race past the check above.

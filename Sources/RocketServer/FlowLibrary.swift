@@ -45,10 +45,33 @@ package final class LoadedFlow: Sendable {
         self.blockNames = BlockNames(graph)
     }
 
-    /// A new conversation of this flow (nil when the flow has no first block).
-    package func conversation(options: ConversationOptions) -> Conversation? {
+    /// A conversation of this flow started at `now`, from `root` when given (an experiment's
+    /// variant), and what starting it did; nil when the flow has no first block.
+    package func started(options: ConversationOptions, from root: RocketNodeID?, at now: Double) -> Started? {
+        Self.started(graph: graph, author: author, closeButton: closeButton, options: options, from: root, at: now)
+    }
+
+    /// A started conversation and the effects of starting it.
+    package typealias Started = (conversation: Conversation, effects: [ConversationEffect])
+
+    /// What a start makes of a flow's graph: its conversation started at `now` (from `root` when
+    /// given), with what fell due at once (with no intro, the first block) run at `now` too. A
+    /// new conversation is stored as these inputs, and a load makes it again with this function
+    /// (the engine is pure): one place says what a start is.
+    static func started(
+        graph: RocketGraph, author: RocketAuthor, closeButton: RocketCloseButton?, options: ConversationOptions, from root: RocketNodeID?,
+        at now: Double
+    ) -> Started? {
         guard graph.root != nil else { return nil }
-        return Conversation(graph: graph, author: author, closeButton: closeButton, options: options)
+        var conversation = Conversation(graph: graph, author: author, closeButton: closeButton, options: options)
+        if let root {
+            var other = graph
+            other.root = root
+            conversation.replaceGraph(other)
+        }
+        var effects = conversation.start(at: now)
+        if let due = conversation.nextDeadline, due <= now { effects += conversation.advance(to: now) }
+        return (conversation, effects)
     }
 }
 

@@ -16,7 +16,10 @@ struct StreamTests {
     /// kilobytes in flight, not the megabyte or more of a Unix socket pair), the first
     /// non-blocking.
     func tcpPair() throws -> (server: Int32, client: Int32) {
-        let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        // Close-on-exec: a process another test starts meanwhile must not hold a copy of either
+        // end (the reader would then never see the end of the stream).
+        let cloexec = Int32(SOCK_CLOEXEC.rawValue)
+        let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | cloexec, 0)
         defer { close(listener) }
         var addr = sockaddr_in()
         addr.sin_family = sa_family_t(AF_INET)
@@ -27,7 +30,7 @@ struct StreamTests {
                 try #require(bind(listener, a, size) == 0 && listen(listener, 1) == 0 && getsockname(listener, a, &size) == 0)
             }
         }
-        let client = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        let client = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | cloexec, 0)
         var small: Int32 = 4_096
         _ = setsockopt(client, SOL_SOCKET, SO_RCVBUF, &small, socklen_t(MemoryLayout<Int32>.size))
         let connected = withUnsafePointer(to: &addr) { p in
@@ -36,6 +39,7 @@ struct StreamTests {
         try #require(connected == 0)
         let server = accept(listener, nil, nil)
         try #require(server >= 0)
+        _ = fcntl(server, F_SETFD, FD_CLOEXEC)
         _ = setsockopt(server, SOL_SOCKET, SO_SNDBUF, &small, socklen_t(MemoryLayout<Int32>.size))
         _ = fcntl(server, F_SETFL, fcntl(server, F_GETFL) | O_NONBLOCK)
         return (server, client)
@@ -137,6 +141,8 @@ struct StreamTests {
         _ = stream.finish()  // ends it now, or once the rest is sent
         if done.wait(timeout: .now() + 20) == .timedOut {
             _ = stream.hangUp()  // a broken stream: the reader sees its end
+            #expect(done.wait(timeout: .now() + 20) == .success, "the reader never saw the end of the stream")
+            shutdown(client, Int32(SHUT_RDWR))  // so the reader ends whatever happened
             done.wait()
         }
         stop()

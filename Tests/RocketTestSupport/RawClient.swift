@@ -10,7 +10,8 @@ public final class RawClient {
 
     /// A connection to 127.0.0.1:`port`, or nil when none could be made.
     public init?(port: Int) {
-        fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        // Close-on-exec: no child process of another test holds a copy of it.
+        fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { return nil }
         var addr = sockaddr_in()
         addr.sin_family = sa_family_t(AF_INET)

@@ -1,0 +1,118 @@
+import Foundation
+import RocketConversation
+import RocketCore
+import RocketFlow
+import RocketJSON
+import RocketTestSupport
+import Testing
+
+@testable import RocketServer
+
+/// A conversation unchanged since it started is stored as its start, and a load starts it again.
+@Suite("Stored starts")
+struct StartFormTests {
+    static func basic() throws -> LoadedFlow {
+        let library = FlowLibrary(directory: nil, builtIn: ["basic": Array(basicFlow.utf8)], clock: ManualClock(now: 0))
+        return try library.flow("basic").get()
+    }
+
+    @Test(
+        "a start reads back as the very snapshot the conversation had then: pending intro, first block shown, another first block, given values",
+        arguments: [
+            (RocketTiming.original, nil as String?, false), (.reducedMotion, nil, false), (.reducedMotion, "pick", false), (.original, "name", true),
+        ])
+    func readsBackEqual(timing: RocketTiming, root: String?, withValues: Bool) throws {
+        let flow = try Self.basic()
+        let at = 1_800_000_000.123457
+        var options = ConversationOptions(timing: timing, echoReplies: true)
+        if withValues {
+            options.initialAnswers = ["plan": "pro \"max\""]
+            options.initialVariables = ["seats": .number(3)]
+        }
+        let node = root.flatMap { flow.blockNames.node(named: $0) }
+        #expect((root == nil) == (node == nil))
+        let started = try #require(flow.started(options: options, from: node, at: at))
+        let direct = ConversationSnapshot(started.conversation, at: at, flow: flow.identity, names: flow.blockNames)
+        let text = StoredConversation.startText(flow: flow.identity, at: at, from: root, options: options, language: "it")
+        let read = try StoredConversation(jsonText: Array(text.utf8), flow: flow)
+        #expect(read.snapshot == direct)
+        #expect(read.options == options && read.language == "it")
+        // Less than the snapshot form, and restored like it: the same conversation, timers and all.
+        let whole = StoredConversation(snapshot: direct, options: options, language: "it").jsonText()
+        #expect(text.utf8.count < whole.utf8.count, "\(text.utf8.count) ≥ \(whole.utf8.count)")
+        let later = at + 30
+        let fromStart = try read.snapshot.restore(
+            graph: flow.graph, author: flow.author, closeButton: flow.closeButton, options: options, at: later, flow: flow.identity)
+        let fromWhole = try direct.restore(
+            graph: flow.graph, author: flow.author, closeButton: flow.closeButton, options: options, at: later, flow: flow.identity)
+        #expect(ConversationSnapshot(fromStart, at: later) == ConversationSnapshot(fromWhole, at: later))
+        #expect(fromStart.nextDeadline == fromWhole.nextDeadline)
+    }
+
+    @Test("a start of another flow, from a block the flow lacks, at no time, or with fields it does not know is refused")
+    func refusals() throws {
+        let flow = try Self.basic()
+        let options = ConversationOptions(timing: .original, echoReplies: true)
+        func read(_ text: String) -> ConversationSnapshot.Failure? {
+            do throws(ConversationSnapshot.Failure) {
+                _ = try StoredConversation(jsonText: Array(text.utf8), flow: flow)
+                return nil
+            } catch {
+                return error
+            }
+        }
+        let other = StoredConversation.startText(flow: String(repeating: "0", count: 64), at: 5, from: nil, options: options, language: "en")
+        guard case .otherFlow(let expected, _) = read(other) else { Issue.record("not refused as another flow's"); return }
+        #expect(expected == flow.identity)
+        let good = StoredConversation.startText(flow: flow.identity, at: 5, from: nil, options: options, language: "en")
+        #expect(read(good) == nil)
+        for (bad, because) in [
+            (good.replacingOccurrences(of: #""at":5"#, with: #""at":5,"from":"nowhere""#), "nowhere"),
+            (good.replacingOccurrences(of: #""at":5"#, with: #""at":-1"#), "start.at"),
+            (good.replacingOccurrences(of: #""at":5"#, with: #""at":"soon""#), "start.at"),
+            (good.replacingOccurrences(of: #""at":5"#, with: #""at":5,"extra":1"#), "extra"),
+            (good.replacingOccurrences(of: #"{"start":"#, with: #"{"snapshot":{},"start":"#), "not both"),
+        ] {
+            guard case .invalid(let message) = read(bad) else { Issue.record("accepted: \(bad)"); continue }
+            #expect(message.contains(because), "\(message)")
+        }
+    }
+
+    @Test("a new conversation's row holds its start; after a restart it resumes, and a changed one's steps replay on it", arguments: ServerStoreKind.allCases)
+    func restart(kind: ServerStoreKind) throws {
+        let path = kind == .postgres ? try TestPostgres.freshDatabase() : scratchDirectory() + "/store.sqlite"
+        let clock = ManualClock(now: 1_800_000_000.25)
+        let (untouched, tapped): (String, String)
+        let expected: (status: String?, transcript: [String?])
+        do {
+            let h = try Harness(path: path, clock: clock) { $0.timing = .original }
+            let a = h.request("POST", "/v1/conversations", body: #"{"flow": "basic", "visitor": "ada", "lang": "it"}"#)
+            untouched = try #require(a.json?["conversation"]?["id"]?.string)
+            let b = h.request("POST", "/v1/conversations", body: #"{"flow": "basic", "visitor": "ada", "reducedMotion": true}"#)
+            tapped = try #require(b.json?["conversation"]?["id"]?.string)
+            let row = try #require(try h.archive().load(untouched)?.row)
+            #expect(row.snapshot.hasPrefix(#"{"start":{"flow":""#) && !row.snapshot.contains("transcript"), "\(row.snapshot)")
+            #expect(row.snapshot.hasSuffix(#""language":"it"}"#))
+            #expect(h.send(tapped, #""intent": "tap", "step": 0"#).status == 200)
+            // The tap is saved as steps after the stored start.
+            let saved = try #require(try h.archive().load(tapped))
+            #expect(saved.row.snapshot.hasPrefix(#"{"start":"#) && saved.steps.count == 1)
+            expected = (h.view(untouched)?["status"]?.string, h.view(tapped)?["transcript"]?.array.map { $0["text"]?.string } ?? [])
+            #expect(expected.transcript.count >= 2, "\(expected.transcript)")
+        }
+        clock.advance(by: 0.5)
+        let again = try Harness(path: path, clock: clock) { $0.timing = .original }
+        let (first, second) = (again.view(untouched), again.view(tapped))
+        #expect(first?["status"]?.string == "presenting" && expected.status == "presenting")
+        #expect(second?["transcript"]?.array.map { $0["text"]?.string } == expected.transcript && second?["step"]?.number == 1)
+        // In a file of its own, time stood still while it was stored: the intro's 2 s run from
+        // the load. In a shared store another server could have run it: they run from its start.
+        again.clock.advance(by: kind == .sqlite ? 1.9 : 1.4)
+        again.service.advanceDue()
+        #expect(again.view(untouched)?["status"]?.string == "presenting")
+        again.clock.advance(by: 0.2)
+        again.service.advanceDue()
+        again.service.flush()
+        #expect(again.view(untouched)?["transcript"]?[0]?["text"]?.string == "Hi")
+    }
+}
