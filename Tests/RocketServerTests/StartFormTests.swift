@@ -115,4 +115,33 @@ struct StartFormTests {
         again.service.flush()
         #expect(again.view(untouched)?["transcript"]?[0]?["text"]?.string == "Hi")
     }
+
+    @Test("a variant's start is stored with the block it started from, and a restart resumes it there", arguments: ServerStoreKind.allCases)
+    func variantRestart(kind: ServerStoreKind) throws {
+        let dir = scratchDirectory()
+        try """
+        {"version": 1, "experiment": {"name": "copy", "holdout": 0,
+          "variants": [{"name": "long", "start": "long"}, {"name": "short", "start": "short"}]},
+         "blocks": [{"id": "long", "type": "text", "text": "The long welcome"}, {"id": "short", "type": "text", "text": "Hi"}]}
+        """.write(toFile: dir + "/copy.json", atomically: true, encoding: .utf8)
+        let path = kind == .postgres ? try TestPostgres.freshDatabase() : scratchDirectory() + "/store.sqlite"
+        let clock = ManualClock(now: 1_800_000_000)
+        var started: [(id: String, visitor: String, first: String)] = []
+        do {
+            let h = try Harness(path: path, clock: clock, flowsDirectory: dir)
+            for k in 0..<12 {
+                let r = h.request("POST", "/v1/conversations", body: #"{"flow": "copy", "visitor": "w\#(k)", "reducedMotion": true}"#)
+                let c = try #require(r.json?["conversation"])
+                started.append((try #require(c["id"]?.string), "w\(k)", try #require(c["transcript"]?[0]?["text"]?.string)))
+                let row = try #require(try h.archive().load(started[k].id)?.row)
+                #expect(row.snapshot.contains(#""from":"short""#) == (started[k].first == "Hi"), "\(row.snapshot)")
+            }
+        }
+        #expect(Set(started.map(\.first)) == ["The long welcome", "Hi"])
+        clock.advance(by: 1)
+        let again = try Harness(path: path, clock: clock, flowsDirectory: dir)
+        for s in started {
+            #expect(again.view(s.id, visitor: s.visitor)?["transcript"]?[0]?["text"]?.string == s.first)
+        }
+    }
 }
