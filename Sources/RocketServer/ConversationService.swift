@@ -644,7 +644,10 @@ struct StoredConversation {
                 let flow = try start.string("flow")
                 guard flow == identity else { throw ConversationSnapshot.Failure.otherFlow(expected: identity, found: flow) }
                 let at = try start.double("at")
-                guard at.isFinite, at >= 0 else { throw ConversationSnapshot.Failure.invalid("\"start.at\" must be a time, not \(at)") }
+                // Wall-clock seconds up to the year 5138: a time's fraction keeps its microseconds.
+                guard at.isFinite, at >= 0, at <= 1e11 else {
+                    throw ConversationSnapshot.Failure.invalid("\"start.at\" must be a time from 0 to 10¹¹ seconds, not \(at)")
+                }
                 let names = names ?? BlockNames(graph)
                 var root: RocketNodeID?
                 if let name = try start.optionalString("from") {

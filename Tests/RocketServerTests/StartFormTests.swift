@@ -70,6 +70,7 @@ struct StartFormTests {
             (good.replacingOccurrences(of: #""at":5"#, with: #""at":5,"from":"nowhere""#), "nowhere"),
             (good.replacingOccurrences(of: #""at":5"#, with: #""at":-1"#), "start.at"),
             (good.replacingOccurrences(of: #""at":5"#, with: #""at":"soon""#), "start.at"),
+            (good.replacingOccurrences(of: #""at":5"#, with: #""at":1e300"#), "start.at"),
             (good.replacingOccurrences(of: #""at":5"#, with: #""at":5,"extra":1"#), "extra"),
             (good.replacingOccurrences(of: #"{"start":"#, with: #"{"snapshot":{},"start":"#), "not both"),
         ] {
