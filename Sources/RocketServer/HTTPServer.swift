@@ -207,7 +207,8 @@ package final class HTTPServer: Sendable {
         var body: [UInt8] = []
         var tooLarge = false
         var query = [String: String]()
-        var headers: [String: String] = Dictionary(minimumCapacity: 16)
+        /// Made once the request's headers are in, for as many as there are.
+        var headers = [String: String]()
         /// An answer waiting for the store, and whether its change was saved.
         var parked: HTTPResponse?
         var saved = true
@@ -278,6 +279,10 @@ package final class HTTPServer: Sendable {
             return .YES
         }
         let me = Unmanaged.passUnretained(ctx).toOpaque()
+        // Counted first (a call without an iterator), so the table is made once at its size
+        // (it was made for 16 with every request's context: 3 % of the request threads' samples).
+        let count = Int(MHD_get_connection_values(connection, .HEADER_KIND, nil, nil))
+        ctx.headers = Dictionary(minimumCapacity: min(max(count, 0), 100))
         _ = MHD_get_connection_values(
             connection, .HEADER_KIND,
             { cls, _, key, value in
