@@ -333,6 +333,11 @@ extension ConversationService {
                 graph: flow.graph, author: flow.author, closeButton: flow.closeButton, options: options, at: from, flow: flow.identity,
                 timersAsSaved: !steps.isEmpty || shared)
         } catch {
+            // Another flow's hash is the expected case; a row that cannot be read at all is told
+            // to the operator (the visitor gets the same answer: start a new one).
+            if case .invalid(let why) = error {
+                log("rocket serve: conversation \(id) cannot be restored: \(why)")
+            }
             return .failure(ResponseError(.error(409, "flow-changed", "the flow changed since this conversation started; start a new one")))
         }
         var entry = Entry(

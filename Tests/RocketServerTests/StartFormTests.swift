@@ -4,8 +4,10 @@ import RocketCore
 import RocketFlow
 import RocketJSON
 import RocketTestSupport
+import Synchronization
 import Testing
 
+@testable import RocketScenariosSQLite
 @testable import RocketServer
 
 /// A conversation unchanged since it started is stored as its start, and a load starts it again.
@@ -144,5 +146,32 @@ struct StartFormTests {
         for s in started {
             #expect(again.view(s.id, visitor: s.visitor)?["transcript"]?[0]?["text"]?.string == s.first)
         }
+    }
+
+    @Test("a stored start that cannot be read is refused as flow-changed, told to the operator, and the server stays ready")
+    func corruptRow() throws {
+        let path = scratchDirectory() + "/store.sqlite"
+        let clock = ManualClock(now: 1_800_000_000)
+        var ids: [String] = []
+        do {
+            let h = try Harness(path: path, clock: clock)
+            for _ in 0..<3 { ids.append(try h.start()) }
+        }
+        let identity = try #require(try Harness(path: path, clock: clock).archive().load(ids[0])?.row.snapshot)
+            .split(separator: "\"").dropFirst(5).first.map(String.init)
+        let broken = [
+            #"{"start":{"flow":"\#(identity ?? "")","at":1e300},"options":{}}"#, #"{"start":[1,2]}"#,
+            #"{"start":{"flow":"\#(identity ?? "")","at":5,"from":"nowhere"},"options":{"timing":{"intro":0,"bounce":0,"doubleBounce":0,"closing":0,"autoAdvanceScale":1},"echoReplies":true,"initialAnswers":{}}}"#,
+        ]
+        try SQLiteScenarioStore.rawExec(path: path, zip(ids, broken).map { "UPDATE server_conversations SET snapshot = '\($1)' WHERE id = '\($0)';" }.joined())
+        let said = Mutex<[String]>([])
+        let again = try Harness(path: path, clock: clock, log: { line in said.withLock { $0.append(line) } })
+        for id in ids {
+            let r = again.request("GET", "/v1/conversations/\(id)", visitor: "ada")
+            #expect(r.status == 409 && r.json?["error"]?["code"]?.string == "flow-changed", "\(r.text)")
+        }
+        let lines = said.withLock { $0 }
+        #expect(lines.count == 3 && lines.allSatisfy { $0.contains("cannot be restored") }, "\(lines)")
+        #expect(again.request("GET", "/readyz").status == 200)
     }
 }
