@@ -196,12 +196,12 @@ extension ConversationService {
     }
 
     /// The archive row of conversation `id`: its snapshot with timers as time left at `now` (or
-    /// the one made when it started, when nothing changed since).
+    /// its start, made when it started, when nothing changed since).
     func row(_ id: String, _ e: Entry, at now: Double) -> ConversationArchive.Row {
         let made = e.prepared.flatMap { $0.version == e.version ? $0 : nil }
         return ConversationArchive.Row(
             id: id, visitor: e.visitor, flow: e.flow.name, step: e.step, version: e.version, eventSeq: e.eventSeq, touched: e.touched,
-            snapshot: made?.snapshot ?? snapshot(e, at: now), savedAt: made?.at ?? now, storedVersion: e.storedVersion,
+            snapshot: made?.text ?? snapshot(e, at: now), savedAt: made?.at ?? now, storedVersion: e.storedVersion,
             deadline: e.conversation.nextDeadline)
     }
 
@@ -260,7 +260,7 @@ extension ConversationService {
         enum What {
             /// The steps since the last save.
             case steps([ConversationStep])
-            /// The whole row, its snapshot made when the conversation started.
+            /// The whole row, its start made when the conversation started.
             case prepared(ConversationArchive.Row)
             /// A snapshot to make from this copy.
             case whole(Entry)

@@ -59,8 +59,9 @@ package final class ConversationService: Sendable {
         var stepsStored = false
         /// The version the store holds of it (0: none yet): its next save is based on it.
         var storedVersion = 0
-        /// Its snapshot at `version`, made by the thread that started it (nil once saved).
-        var prepared: (version: Int, at: Double, snapshot: String)? = nil
+        /// Its stored form at `version` (its start: docs/SNAPSHOT_FORMAT.md), made by the thread
+        /// that started it (nil once saved).
+        var prepared: (version: Int, at: Double, text: String)? = nil
 
         init(
             visitor: String, address: String, flow: LoadedFlow, options: ConversationOptions, conversation: Conversation, touched: Double,
