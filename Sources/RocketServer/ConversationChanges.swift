@@ -31,7 +31,7 @@ extension ConversationService {
         }
         // Each conversation's step under its own lock; the index only to record it.
         for (id, slot) in due {
-            slot.entry.withLock { e in
+            slot.withEntry { e in
                 guard let effects = e.advanceDue(at: now) else { return }
                 let pending = commit(id: id, entry: &e, effects: effects, at: now, step: .advance(to: now))
                 let mark = State.Mark(e)
@@ -300,7 +300,19 @@ extension ConversationService {
         // when a whole snapshot is due.
         // The next save of each is based on this one.
         let batch = taken.map { item in
-            item.slot.entry.withLock { e in
+            item.slot.takeForSave { f in
+                // Kept as it started: its start is saved without making it whole.
+                let context = item.slot.context
+                let made = f.prepared!
+                let row = ConversationArchive.Row(
+                    id: item.id, visitor: context.visitor, flow: context.flow.name, step: f.step, version: f.version, eventSeq: f.eventSeq,
+                    touched: f.touched, snapshot: made.text, savedAt: made.at, storedVersion: f.storedVersion, deadline: f.deadline)
+                let kept = Taken(
+                    id: item.id, slot: item.slot, what: .prepared(row), version: f.version, storedVersion: f.storedVersion, flow: context.flow.name,
+                    deadline: f.deadline, replacing: false)
+                let changes = state.withLock { s in s.unsaved.removeValue(forKey: item.id) ?? [] }
+                return (kept, changes: changes)
+            } whole: { e in
                 let (steps, replacing) = e.takeSteps()
                 let what: Taken.What
                 if let steps {
@@ -345,7 +357,7 @@ extension ConversationService {
             // are not kept, and it is based on what the store still holds); until then the
             // writing routes answer 503.
             for (item, _) in batch {
-                item.slot.entry.withLock { e in
+                item.slot.withEntry { e in
                     e.unsavedSteps = nil
                     e.storedVersion = item.storedVersion
                 }
@@ -391,7 +403,7 @@ extension ConversationService {
                 continue
             }
             if let slot = state.withLock({ $0.slots[id] }) {
-                let mine = slot.entry.withLock { $0.version }
+                let mine = slot.version
                 if mine >= version { continue }
                 // A copy with nothing unsaved catches up with the steps saved after it (read in
                 // one query for all of them, below); one with unsaved changes is dropped.
@@ -421,7 +433,7 @@ extension ConversationService {
             stored = [:]
         }
         for (id, version, slot) in copies {
-            let caughtUp: Bool = slot.entry.withLock { e in
+            let caughtUp: Bool = slot.withEntry { e in
                 guard e.version == version, let found = stored[id], found.snapshotVersion <= version, !found.steps.isEmpty else { return false }
                 var copy = e
                 do throws(ConversationStep.Failure) {
@@ -506,7 +518,7 @@ extension ConversationService {
             }
         }
         guard let slot = state.withLock({ $0.slots[id] }) else { return nil }
-        let e = slot.entry.withLock { $0 }
+        let e = slot.withEntry { $0 }
         return Change(id: id, version: e.version, view: view(id, e), events: [], deadline: e.conversation.nextDeadline, variant: e.context.variant)
     }
 

@@ -223,7 +223,9 @@ extension ConversationService {
             let text = StoredConversation.startText(flow: flow.identity, at: now, from: root, options: options, language: strings.value.language)
             entry.prepared = (entry.version, now, text)
         }
-        let slot = Slot(entry)
+        // Kept as it started until it is first used (most never are): a fifth of the memory.
+        let fresh = keepsStarts ? Fresh(entry, at: now, from: variantStart) : nil
+        let slot = fresh.map { Slot($0, context: entry.context) } ?? Slot(entry)
         let stored = state.withLock { s -> UInt64? in
             // The quota holds however many starts of one address race past the check above.
             guard s.live[address, default: 0] < configuration.perAddress else { return nil }
@@ -479,7 +481,7 @@ extension ConversationService {
     /// copy, after the lock is released); nil when it left memory meanwhile.
     func touch(_ id: String, _ slot: Slot) -> Entry? {
         let now = clock.now
-        return slot.entry.withLock { e in
+        return slot.withEntry { e in
             e.touched = now
             return state.withLock { s in s.record(id, slot, e, changed: nil) } == nil ? nil : e
         }
@@ -511,7 +513,7 @@ extension ConversationService {
     /// change between the first answer and the stream's registration is never missed).
     package func currentFrames(_ id: String) -> [UInt8]? {
         let (slot, alert) = state.withLock { s in (s.slots[id], s.alerts[id]) }
-        if let e = slot?.entry.withLock({ $0 }) { return Change(id: id, version: e.version, view: view(id, e), events: []).frames }
+        if let e = slot?.withEntry({ $0 }) { return Change(id: id, version: e.version, view: view(id, e), events: []).frames }
         return alert.map { Change(id: id, version: $0.version, view: $0.view(id: id).serializedBytes(), events: []).frames }
     }
 
@@ -607,7 +609,7 @@ extension ConversationService {
         // (An answer that the conversation expired meanwhile is made only then: building it
         // for every intent cost 4 % of an intent's instructions.)
         var gone: Outcome { .gone }
-        let outcome: Outcome = slot.entry.withLock { e in
+        let outcome: Outcome = slot.withEntry { e in
             e.touched = now
             // A replay of the last accepted intent (same step, same intent) is answered with the
             // state and changes nothing; any other stale step is a conflict.
@@ -681,7 +683,7 @@ extension ConversationService {
         if let refusal = storeRefusal() { return refusal }
         let now = clock.now
         // Nil: it expired meanwhile; no pending change: it was already as asked.
-        let result: (entry: Entry, change: Pending?, seq: UInt64)? = slot.entry.withLock { e in
+        let result: (entry: Entry, change: Pending?, seq: UInt64)? = slot.withEntry { e in
             e.touched = now
             var pending: Pending? = nil
             if let effects = e.hold(held, at: now) {

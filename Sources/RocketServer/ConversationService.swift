@@ -67,7 +67,13 @@ package final class ConversationService: Sendable {
             visitor: String, address: String, flow: LoadedFlow, options: ConversationOptions, conversation: Conversation, touched: Double,
             step: Int = 0, version: Int = 0, eventSeq: Int = 0, strings: SharedStrings
         ) {
-            context = Context(visitor: visitor, address: address, flow: flow, options: options, strings: strings)
+            self.init(
+                context: Context(visitor: visitor, address: address, flow: flow, options: options, strings: strings), conversation: conversation,
+                touched: touched, step: step, version: version, eventSeq: eventSeq)
+        }
+
+        init(context: Context, conversation: Conversation, touched: Double, step: Int, version: Int, eventSeq: Int) {
+            self.context = context
             self.conversation = conversation
             self.touched = touched
             self.step = step
@@ -105,7 +111,8 @@ package final class ConversationService: Sendable {
     /// lock, then the service's `state` (never the other way round).
     final class Slot: Sendable {
         let context: Context
-        let entry: Mutex<Entry>
+        /// Its state: as it started (until it is first used) or whole.
+        private let held: Mutex<Held>
         /// When it was last used (the bits of the seconds): written with the index's lock held,
         /// read by the idle sweep. Kept here rather than in an index of its own, so recording a
         /// use looks nothing up.
@@ -120,10 +127,74 @@ package final class ConversationService: Sendable {
         /// holds that change (and so every change before it). Written with the index's lock held.
         private let newest = Atomic<UInt64>(0)
 
+        /// A conversation kept whole.
         init(_ entry: Entry) {
             context = entry.context
-            self.entry = Mutex(entry)
+            held = Mutex(.whole(Whole(entry)))
             lastUsed = Atomic(entry.touched.bitPattern)
+        }
+
+        /// A conversation kept as it started (`fresh`), made whole when it is first used.
+        init(_ fresh: Fresh, context: Context) {
+            self.context = context
+            held = Mutex(.fresh(fresh))
+            lastUsed = Atomic(fresh.touched.bitPattern)
+        }
+
+        /// Runs `body` on its state under its lock, making it whole first if it is kept as it
+        /// started (the engine is pure: it is the conversation it was).
+        func withEntry<R>(_ body: (inout Entry) -> sending R) -> sending R {
+            held.withLock { h -> sending R in
+                let whole: Whole
+                switch h {
+                case .whole(let w): whole = w
+                case .fresh(let fresh):
+                    whole = Whole(fresh.entry(context))
+                    h = .whole(whole)
+                }
+                return body(&whole.entry)
+            }
+        }
+
+        /// True while it is kept as it started.
+        var isFresh: Bool {
+            held.withLock { h in
+                if case .fresh = h { true } else { false }
+            }
+        }
+
+        /// Its version, without making it whole.
+        var version: Int {
+            held.withLock { h in
+                switch h {
+                case .whole(let w): w.entry.version
+                case .fresh(let f): f.version
+                }
+            }
+        }
+
+        /// Under its lock: its start's save when it is kept as it started and that is its next
+        /// save (marked as taken, as ``Entry/takeSteps()`` and a save would), else `body` on the
+        /// whole state.
+        func takeForSave<R>(fresh: (Fresh) -> sending R, whole body: (inout Entry) -> sending R) -> sending R {
+            held.withLock { h -> sending R in
+                if case .fresh(var f) = h, let made = f.prepared, made.version == f.version {
+                    let taken = fresh(f)
+                    f.prepared = nil
+                    f.storedVersion = f.version
+                    f.savesSteps = true
+                    h = .fresh(f)
+                    return taken
+                }
+                let whole: Whole
+                switch h {
+                case .whole(let w): whole = w
+                case .fresh(let fresh):
+                    whole = Whole(fresh.entry(context))
+                    h = .whole(whole)
+                }
+                return body(&whole.entry)
+            }
         }
 
         /// When it was last used.
@@ -142,6 +213,69 @@ package final class ConversationService: Sendable {
         var awaited: UInt64 { newest.load(ordering: .relaxed) }
         /// Notes its newest change.
         func changed(_ seq: UInt64) { newest.store(seq, ordering: .relaxed) }
+    }
+    /// A slot's state: as it started, or whole.
+    enum Held {
+        case fresh(Fresh)
+        case whole(Whole)
+    }
+    /// A conversation's whole state, in a box of its own: a slot kept as it started holds only
+    /// its ``Fresh`` form.
+    final class Whole {
+        var entry: Entry
+        init(_ entry: Entry) { self.entry = entry }
+    }
+    /// A conversation unchanged since it started, as memory keeps it: what it was started from
+    /// and its counters, about 200 bytes where its whole state takes about 1.3 KB more (most
+    /// started conversations are never used again). Its state is made again by the function
+    /// the start ran (``LoadedFlow/started(options:from:at:)``) when it is first used, as a
+    /// load from the store does.
+    struct Fresh {
+        /// When it started and from which block (an experiment's variant), nil: the flow's first.
+        let at: Double
+        let from: RocketNodeID?
+        /// Its next deadline (its first timer), for the store's row.
+        let deadline: Double?
+        let touched: Double
+        let step: Int
+        let version: Int
+        let eventSeq: Int
+        var storedVersion: Int
+        /// Its stored form, until it is saved (as ``Entry/prepared``).
+        var prepared: (version: Int, at: Double, text: String)?
+        /// True once it was taken for a save: its next changes are saved as steps after it (its
+        /// ``Entry/unsavedSteps`` is empty rather than nil).
+        var savesSteps: Bool
+
+        /// The fresh form of `e`, a conversation started at `at` from `from` and not changed
+        /// since; nil when it has anything a start would not make again.
+        init?(_ e: Entry, at: Double, from: RocketNodeID?) {
+            guard e.lastIntent == nil, e.stepsSinceSnapshot == 0, !e.stepsStored, e.unsavedSteps?.isEmpty ?? true else { return nil }
+            self.at = at
+            self.from = from
+            deadline = e.conversation.nextDeadline
+            touched = e.touched
+            step = e.step
+            version = e.version
+            eventSeq = e.eventSeq
+            storedVersion = e.storedVersion
+            prepared = e.prepared
+            savesSteps = e.unsavedSteps != nil
+        }
+
+        /// Its whole state again: started as it was, with its counters.
+        func entry(_ context: Context) -> Entry {
+            let flow = context.flow
+            let conversation =
+                flow.started(options: context.options, from: from, at: at)?.conversation
+                ?? Conversation(graph: flow.graph, author: flow.author, closeButton: flow.closeButton, options: context.options)
+            var e = Entry(context: context, conversation: conversation, touched: touched, step: step, version: version, eventSeq: eventSeq)
+            e.storedVersion = storedVersion
+            e.prepared = prepared
+            e.unsavedSteps = savesSteps ? [] : nil
+            e.cache.extend(e.conversation, flow: flow)
+            return e
+        }
     }
     struct Bucket {
         var tokens: Double
@@ -332,6 +466,9 @@ package final class ConversationService: Sendable {
     /// True when changes are saved (there is an archive): each change then needs a flush. A
     /// flag set once, which the paths every change takes ask instead of the optional store.
     package let persists: Bool
+    /// True when a new conversation is kept as it started until it is first used (``Fresh``);
+    /// false only in tests, to compare with conversations kept whole from the start.
+    let keepsStarts: Bool
     let scenarios: (any ScenarioStore)?
     let clock: any RocketClock
     /// The limits.
@@ -347,8 +484,9 @@ package final class ConversationService: Sendable {
     package init(
         flows: FlowLibrary, archive: (any ConversationStore)?, scenarios: (any ScenarioStore)?, clock: any RocketClock,
         configuration: ServerConfiguration = ServerConfiguration(), access: AccessControl = .random(),
-        log: @escaping @Sendable (String) -> Void = { _ in }
+        log: @escaping @Sendable (String) -> Void = { _ in }, keepsStarts: Bool = true
     ) {
+        self.keepsStarts = keepsStarts
         self.access = access
         self.flows = flows
         self.archive = archive

@@ -494,7 +494,7 @@ struct ViewCacheTests {
         h.service.advanceDue()
         func check(_ label: String) {
             let slot = h.service.state.withLock { $0.slots[id]! }
-            let (cached, fresh) = slot.entry.withLock { e in
+            let (cached, fresh) = slot.withEntry { e in
                 return (
                     h.service.view(id, e),
                     ConversationView.bytes(

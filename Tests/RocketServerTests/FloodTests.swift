@@ -143,7 +143,7 @@ struct FloodTests {
             if body != nil { headers["Content-Type"] = "application/json" }
             return h.service.handle(HTTPRequest(method: method, path: path, headers: headers, body: Array((body ?? "").utf8))).status
         }
-        slot.entry.withLock { _ in
+        slot.withEntry { _ in
             // This thread holds the slow conversation's lock, as its validation pattern would.
             #expect(call("POST", "/v1/conversations/\(other)/intents", #"{"intent": "tap", "step": 0}"#, visitor: "ada") == 200)
             #expect(call("GET", "/v1/conversations/\(other)", visitor: "ada") == 200)
@@ -189,7 +189,7 @@ struct FloodTests {
         // no table, one that moves or drops it does).
         func indexAgrees(_ label: String) {
             let (indexed, slot) = h.service.state.withLock { ($0.deadlines[id], $0.slots[id]) }
-            let own = slot?.entry.withLock { $0.conversation.nextDeadline }
+            let own = slot?.withEntry { $0.conversation.nextDeadline }
             #expect(indexed == own && slot?.indexedDeadline == own, "\(label)")
         }
         indexAgrees("started")

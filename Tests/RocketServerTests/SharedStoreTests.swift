@@ -120,7 +120,7 @@ struct SharedStoreTests {
         // A's copy caught up with B's steps when they were told (no snapshot read again): it is
         // still in memory, at B's version, and a tap on A goes on from there.
         let held = a.service.state.withLock { $0.slots[id] }
-        #expect(held?.entry.withLock { $0.step } == 3)
+        #expect(held?.withEntry { $0.step } == 3)
         // Past 16 steps B writes a whole snapshot, which steps cannot follow: A reads it back
         // when told, off the requests' path, and still holds the conversation as B left it.
         var last = 0
@@ -130,7 +130,7 @@ struct SharedStoreTests {
             last = Int(bodyJSON(onB)?["conversation"]?["version"]?.number ?? -1)
         }
         #expect(stream.read { $0.contains("id: \(last)\n") }.contains("id: \(last)\n"))
-        #expect(a.service.state.withLock { $0.slots[id] }?.entry.withLock { $0.step } == 23)
+        #expect(a.service.state.withLock { $0.slots[id] }?.withEntry { $0.step } == 23)
         let onA = tap(a.port, id)
         #expect(status(onA) == 200 && step(onA) == 24)
     }

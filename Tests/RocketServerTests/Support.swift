@@ -47,7 +47,7 @@ struct Harness {
     init(
         path: String? = nil, clock: ManualClock = ManualClock(now: 1_800_000_000), persistent: Bool = true,
         configure: (inout ServerConfiguration) -> Void = { _ in }, flowsDirectory: String? = nil,
-        access: AccessControl = .random(insecureDev: true), log: @escaping @Sendable (String) -> Void = { _ in }
+        access: AccessControl = .random(insecureDev: true), log: @escaping @Sendable (String) -> Void = { _ in }, keepsStarts: Bool = true
     ) throws {
         self.clock = clock
         self.path = path ?? scratchDirectory() + "/store.sqlite"
@@ -72,7 +72,8 @@ struct Harness {
         } else {
             (archive, store) = (nil, InMemoryScenarioStore())
         }
-        service = ConversationService(flows: flows, archive: archive, scenarios: store, clock: clock, configuration: c, access: access, log: log)
+        service = ConversationService(
+            flows: flows, archive: archive, scenarios: store, clock: clock, configuration: c, access: access, log: log, keepsStarts: keepsStarts)
     }
 
     func request(
