@@ -375,6 +375,35 @@ package enum FileIO {
         return nil
     }
 
+    /// Asks the kernel to let go of the file's pages it holds in memory that are already on disk
+    /// (`POSIX_FADV_DONTNEED`; pages not yet written are kept). The file is unchanged; a later
+    /// read takes its pages from the disk again. False when it cannot be opened or the call fails.
+    @discardableResult
+    package static func dropCachedPages(_ path: String) -> Bool {
+        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
+        guard fd >= 0 else { return false }
+        defer { close(fd) }
+        return posix_fadvise(fd, 0, 0, Int32(POSIX_FADV_DONTNEED)) == 0
+    }
+
+    /// How many of the file's pages the kernel holds in memory now (`mincore` over a mapping of
+    /// it), and how many it has; nil when it cannot be mapped (an empty file has (0, 0)).
+    package static func cachedPages(_ path: String) -> (cached: Int, pages: Int)? {
+        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        var st = stat()
+        guard fstat(fd, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG else { return nil }
+        let size = Int(st.st_size)
+        guard size > 0 else { return (0, 0) }
+        let page = Int(sysconf(Int32(_SC_PAGESIZE)))
+        guard let map = mmap(nil, size, PROT_READ, MAP_SHARED, fd, 0), map != MAP_FAILED else { return nil }
+        defer { munmap(map, size) }
+        var resident = [UInt8](repeating: 0, count: (size + page - 1) / page)
+        guard mincore(map, size, &resident) == 0 else { return nil }
+        return (resident.reduce(0) { $0 + Int($1 & 1) }, resident.count)
+    }
+
     /// A new, already unlinked temporary file in `$TMPDIR` (or /tmp), open for reading and
     /// writing and closed on exec: a command's output kept without a name left behind. -1 with
     /// `errno` set when none could be made.

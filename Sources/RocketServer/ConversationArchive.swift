@@ -371,7 +371,20 @@ package final class ConversationArchive: ConversationStore {
     /// more): with the 1,500–2,800 frames one passive pass left at 20,000 starts a second, each
     /// restart held the writer back 9–16 ms; after catching up, mostly 1–3 ms. The log's frames
     /// before, and whether it was started again.
+    ///
+    /// Once the pages are copied (and the file synced, as SQLite does after a checkpoint), the
+    /// kernel is told to let go of the file's cached pages: a store that grows fills memory
+    /// otherwise with pages of it no one reads again, every one a page the kernel must find and
+    /// prepare first. In alternating runs that was 1–6 % more starts a second (less server CPU
+    /// per start in 3 pairs of 3) and a lower p99 in 14 pairs of 18; intents were no slower.
+    /// SQLite keeps the pages it uses in its own caches; a load or a report reads the disk.
     package func checkpoint(restartFrames: Int) throws(Failure) -> (frames: Int, restarted: Bool) {
+        let done = try checkpointPasses(restartFrames: restartFrames)
+        if done.frames > 0 { FileIO.dropCachedPages(path) }
+        return done
+    }
+
+    private func checkpointPasses(restartFrames: Int) throws(Failure) -> (frames: Int, restarted: Bool) {
         do throws(SQLiteError) {
             return try checkpointer.withConnection { (c) throws(SQLiteError) -> (frames: Int, restarted: Bool) in
                 func run(_ sql: StaticString) throws(SQLiteError) -> (busy: Bool, frames: Int) {

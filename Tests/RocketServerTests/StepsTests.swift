@@ -3,7 +3,9 @@ import RocketConversation
 import RocketCore
 import RocketJSON
 import RocketPostgres
+import RocketPlatform
 import RocketSQLite
+import RocketTestSupport
 import Testing
 
 @testable import RocketServer
@@ -298,6 +300,41 @@ struct StepsTests {
         try archive.save(rows(7_000..<7_001))
         try reader.withConnection { (c) throws(SQLiteError) in try c.exec("COMMIT") }
         #expect(try archive.checkpoint(restartFrames: 100).restarted)
+    }
+
+    /// True when the kernel keeps a synced file's pages however it is asked (tmpfs, where they
+    /// are the only copy): tried on a file of its own.
+    static let scratchInMemory: Bool = {
+        let path = newScratchPath("pages", suffix: ".bin")
+        guard case .success = FileIO.write(String(repeating: "x", count: 65_536), to: path) else { return true }
+        defer { _ = FileIO.remove(path) }
+        let fd = open(path, O_RDONLY)
+        if fd >= 0 {
+            fsync(fd)
+            close(fd)
+        }
+        FileIO.dropCachedPages(path)
+        return (FileIO.cachedPages(path)?.cached ?? 1) > 0
+    }()
+
+    @Test(
+        "a checkpoint leaves the store's pages on disk, not in memory, and the store reads the same",
+        .enabled(if: !scratchInMemory, "the scratch folder is on tmpfs, whose pages are never let go"))
+    func checkpointLetsPagesGo() throws {
+        let h = try Harness()
+        let archive = try h.archive()
+        let rows = (0..<1_000).map { k in
+            let row = ConversationArchive.Row(
+                id: ConversationService.newID(at: h.clock.now + Double(k)), visitor: "v", flow: "basic", step: 0, version: 1, eventSeq: 0,
+                touched: h.clock.now, snapshot: String(repeating: "x", count: 2_000) + "\(k)")
+            return (save: ConversationArchive.Save.snapshot(row, replacingSteps: false), flow: "basic", events: [(seq: Int, at: Double, record: String)]())
+        }
+        try archive.save(rows)
+        #expect(try archive.checkpoint(restartFrames: 1_000_000).frames > 1_000)
+        let held = try #require(FileIO.cachedPages(h.path))
+        #expect(held.pages > 500 && held.cached * 10 < held.pages, "\(held.cached) of \(held.pages) pages held in memory")
+        guard case .snapshot(let last, _) = rows[999].save else { return }
+        #expect(try archive.load(last.id)?.row.snapshot == last.snapshot)
     }
 
     @Test("a conversation whose steps were saved lately is in use: the store keeps it until its steps are old too", arguments: ServerStoreKind.allCases)
