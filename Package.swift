@@ -65,7 +65,9 @@ let package = Package(
         // SQLite through the system's libsqlite3 (Debian: libsqlite3-dev).
         .systemLibrary(name: "CSQLite", path: "Sources/CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         // The one SQLite layer: a connection behind a mutex, cached statements, transactions, migrations.
-        .target(name: "RocketSQLite", dependencies: ["CSQLite"]),
+        // The write-ahead log's writes gathered into one call per commit (a VFS over SQLite's own).
+        .target(name: "CSQLiteLog"),
+        .target(name: "RocketSQLite", dependencies: ["CSQLite", "CSQLiteLog"]),
         // libpq (Debian: libpq-dev), linked from its static archive with the libraries it needs
         // (libpgcommon and libpgport from postgresql-server-dev-15, OpenSSL for TLS and SCRAM),
         // and its GSSAPI and LDAP entry points stubbed out (see nogss.c), so the static `rocket`

@@ -1,0 +1,14 @@
+#ifndef ROCKET_SQLITE_LOG_H
+#define ROCKET_SQLITE_LOG_H
+
+/// Registers the VFS named "rocket-log" (once; later calls return the first result): the
+/// system's default VFS, except that a connection's writes to its write-ahead log are gathered
+/// in memory and handed to the kernel in one call when a transaction's commit frame is written
+/// (or sooner, when the log is read, synced, truncated, its size asked, or the gathered bytes
+/// would pass 64 KiB). SQLite writes each frame as two calls (its header, then the page); a commit
+/// of many pages was one system call per half frame. Nothing is acknowledged earlier than
+/// before: the commit frame's write returns only once everything before it is written, and its
+/// error, if any, is the commit's. 0 (SQLITE_OK) or SQLite's error code.
+int rocket_sqlite_log_vfs_register(void);
+
+#endif
