@@ -142,17 +142,22 @@ package final class ConversationService: Sendable {
         }
 
         /// Runs `body` on its state under its lock, making it whole first if it is kept as it
-        /// started (the engine is pure: it is the conversation it was).
+        /// started.
         func withEntry<R>(_ body: (inout Entry) -> sending R) -> sending R {
             held.withLock { h -> sending R in
-                let whole: Whole
-                switch h {
-                case .whole(let w): whole = w
-                case .fresh(let fresh):
-                    whole = Whole(fresh.entry(context))
-                    h = .whole(whole)
-                }
-                return body(&whole.entry)
+                return body(&made(whole: &h).entry)
+            }
+        }
+
+        /// Its whole state, made from `h` first when `h` holds it as it started (the engine is
+        /// pure: it is the conversation it was). Called with the lock held.
+        private func made(whole h: inout Held) -> Whole {
+            switch h {
+            case .whole(let w): return w
+            case .fresh(let fresh):
+                let whole = Whole(fresh.entry(context))
+                h = .whole(whole)
+                return whole
             }
         }
 
@@ -186,14 +191,7 @@ package final class ConversationService: Sendable {
                     h = .fresh(f)
                     return taken
                 }
-                let whole: Whole
-                switch h {
-                case .whole(let w): whole = w
-                case .fresh(let fresh):
-                    whole = Whole(fresh.entry(context))
-                    h = .whole(whole)
-                }
-                return body(&whole.entry)
+                return body(&made(whole: &h).entry)
             }
         }
 
