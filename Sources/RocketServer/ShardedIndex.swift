@@ -10,7 +10,24 @@ struct ShardedIndex<Value>: Sequence {
     /// The number of entries.
     private(set) var count = 0
 
-    private static func shard(_ key: String) -> Int { key.hashValue & 63 }
+    /// The shard of `key`: for a conversation id (its last two hex digits are random), read
+    /// from them without hashing the key (the dictionary hashes it once more anyway); for any
+    /// other key, its hash.
+    private static func shard(_ key: String) -> Int {
+        let utf8 = key.utf8
+        if utf8.count == 32, let last = utf8.last, let before = utf8.dropLast().last, let a = hexValue(before), let b = hexValue(last) {
+            return (a << 4 | b) & 63
+        }
+        return key.hashValue & 63
+    }
+
+    private static func hexValue(_ c: UInt8) -> Int? {
+        switch c {
+        case 0x30...0x39: Int(c - 0x30)
+        case 0x61...0x66: Int(c - 0x61 + 10)
+        default: nil
+        }
+    }
 
     /// The value of `key`; assigning nil removes it.
     subscript(key: String) -> Value? {

@@ -5,6 +5,22 @@ import Testing
 /// The service's sharded index behaves as one dictionary.
 @Suite("ShardedIndex: 64 dictionaries that behave as one")
 struct ShardedIndexTests {
+    @Test("conversation ids spread over every shard, a shard taken from their last digits; other keys by their hash")
+    func spread() {
+        var index = ShardedIndex<Int>()
+        for k in 0..<6_400 { index[k % 2 == 0 ? ConversationService.newID(at: 1_800_000_000) : ConversationService.newID()] = k }
+        for k in 0..<640 { index["visitor-\(k)"] = k }
+        var sizes: [Int] = []
+        for shard in 0..<ShardedIndex<Int>.shardCount {
+            var n = 0
+            index.forEach(inShard: shard) { _, _ in n += 1 }
+            sizes.append(n)
+        }
+        #expect(sizes.reduce(0, +) == 7_040)
+        #expect(sizes.allSatisfy { (60...170).contains($0) }, "\(sizes)")
+        #expect(index["visitor-7"] == 7)
+    }
+
     @Test("20,000 random inserts, replacements and removals agree with a Dictionary at every count, key and filter")
     func agrees() {
         var index = ShardedIndex<Int>()
