@@ -375,8 +375,8 @@ package final class ConversationArchive: ConversationStore {
     /// Once the pages are copied (and the file synced, as SQLite does after a checkpoint), the
     /// kernel is told to let go of the file's cached pages: a store that grows fills memory
     /// otherwise with pages of it no one reads again, every one a page the kernel must find and
-    /// prepare first. In alternating runs that was 1–6 % more starts a second (less server CPU
-    /// per start in 3 pairs of 3) and a lower p99 in 14 pairs of 18; intents were no slower.
+    /// prepare first. In alternating runs the starts' p99 was lower in 14 pairs of 18 and their
+    /// rate within the noise (docs/BENCHMARKS.md, tenth session); intents were no slower.
     /// SQLite keeps the pages it uses in its own caches; a load or a report reads the disk.
     package func checkpoint(restartFrames: Int) throws(Failure) -> (frames: Int, restarted: Bool) {
         let done = try checkpointPasses(restartFrames: restartFrames)
