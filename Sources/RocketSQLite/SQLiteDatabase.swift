@@ -97,7 +97,8 @@ package final class SQLiteDatabase: Sendable {
     }
 
     /// The VFS every connection opens with: "rocket-log" (CSQLiteLog.h: a commit's log frames
-    /// handed to the kernel in one write; starts +6 % in alternating runs, intents the same), unless it could not be registered (then SQLite's default).
+    /// handed to the kernel in one write; starts +6 % in alternating runs, intents the same),
+    /// unless it could not be registered (then SQLite's default).
     private static let logVFS: String? = rocket_sqlite_log_vfs_register() == SQLITE_OK ? "rocket-log" : nil
 
     /// The library's process-wide settings, made once before the first connection opens: no
