@@ -375,20 +375,23 @@ package enum FileIO {
         return nil
     }
 
-    /// Asks the kernel to let go of the file's pages it holds in memory that are already on disk
-    /// (`POSIX_FADV_DONTNEED`; pages not yet written are kept). The file is unchanged; a later
-    /// read takes its pages from the disk again. False when it cannot be opened or the call fails.
+    /// Asks the kernel to let go of the file's pages from byte `from` up to `to` (nil: the end)
+    /// it holds in memory and that are already on disk (`POSIX_FADV_DONTNEED`; pages not yet
+    /// written are kept). The file is unchanged; a later read takes its pages from the disk again.
+    /// False when it cannot be opened or the call fails.
     @discardableResult
-    package static func dropCachedPages(_ path: String) -> Bool {
+    package static func dropCachedPages(_ path: String, from: Int = 0, to: Int? = nil) -> Bool {
+        guard from >= 0, (to ?? Int.max) > from else { return true }
         let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
         guard fd >= 0 else { return false }
         defer { close(fd) }
-        return posix_fadvise(fd, 0, 0, Int32(POSIX_FADV_DONTNEED)) == 0
+        return posix_fadvise(fd, off_t(from), off_t(to.map { $0 - from } ?? 0), Int32(POSIX_FADV_DONTNEED)) == 0
     }
 
-    /// How many of the file's pages the kernel holds in memory now (`mincore` over a mapping of
-    /// it), and how many it has; nil when it cannot be mapped (an empty file has (0, 0)).
-    package static func cachedPages(_ path: String) -> (cached: Int, pages: Int)? {
+    /// How many of the file's pages from byte `from` up to `to` (nil: the end) the kernel holds in
+    /// memory now (`mincore` over a mapping of it), and how many there are; nil when it cannot be
+    /// mapped (an empty file has (0, 0)).
+    package static func cachedPages(_ path: String, from: Int = 0, to: Int? = nil) -> (cached: Int, pages: Int)? {
         let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
         guard fd >= 0 else { return nil }
         defer { close(fd) }
@@ -401,7 +404,10 @@ package enum FileIO {
         defer { munmap(map, size) }
         var resident = [UInt8](repeating: 0, count: (size + page - 1) / page)
         guard mincore(map, size, &resident) == 0 else { return nil }
-        return (resident.reduce(0) { $0 + Int($1 & 1) }, resident.count)
+        let first = min(max(from, 0) / page, resident.count)
+        let last = min(((to ?? size) + page - 1) / page, resident.count)
+        let range = resident[first..<max(first, last)]
+        return (range.reduce(0) { $0 + Int($1 & 1) }, range.count)
     }
 
     /// A new, already unlinked temporary file in `$TMPDIR` (or /tmp), open for reading and

@@ -318,23 +318,38 @@ struct StepsTests {
     }()
 
     @Test(
-        "a checkpoint leaves the store's pages on disk, not in memory, and the store reads the same",
+        "a checkpoint leaves the pages the store file grew by on disk, but for its newest; pages read back stay cached; the store reads the same",
         .enabled(if: !scratchInMemory, "the scratch folder is on tmpfs, whose pages are never let go"))
     func checkpointLetsPagesGo() throws {
         let h = try Harness()
         let archive = try h.archive()
-        let rows = (0..<1_000).map { k in
-            let row = ConversationArchive.Row(
-                id: ConversationService.newID(at: h.clock.now + Double(k)), visitor: "v", flow: "basic", step: 0, version: 1, eventSeq: 0,
-                touched: h.clock.now, snapshot: String(repeating: "x", count: 2_000) + "\(k)")
-            return (save: ConversationArchive.Save.snapshot(row, replacingSteps: false), flow: "basic", events: [(seq: Int, at: Double, record: String)]())
+        func rows(_ range: Range<Int>) -> [(save: ConversationArchive.Save, flow: String, events: [(seq: Int, at: Double, record: String)])] {
+            range.map { k in
+                let row = ConversationArchive.Row(
+                    id: ConversationService.newID(at: h.clock.now + Double(k)), visitor: "v", flow: "basic", step: 0, version: 1, eventSeq: 0,
+                    touched: h.clock.now, snapshot: String(repeating: "x", count: 2_000) + "\(k)")
+                return (save: .snapshot(row, replacingSteps: false), flow: "basic", events: [])
+            }
         }
-        try archive.save(rows)
-        #expect(try archive.checkpoint(restartFrames: 1_000_000).frames > 1_000)
+        let tailPages = ConversationArchive.cachedTail / 4_096
+        let first = rows(0..<3_000)
+        try archive.save(first)
+        #expect(try archive.checkpoint(restartFrames: 1_000_000).frames > 3_000)
         let held = try #require(FileIO.cachedPages(h.path))
-        #expect(held.pages > 500 && held.cached * 10 < held.pages, "\(held.cached) of \(held.pages) pages held in memory")
-        guard case .snapshot(let last, _) = rows[999].save else { return }
-        #expect(try archive.load(last.id)?.row.snapshot == last.snapshot)
+        #expect(held.pages > 3 * tailPages && held.cached <= tailPages + 8, "\(held.cached) of \(held.pages) pages held in memory")
+        // The first rows are read back (their pages cached again), then the file grows: only what
+        // it grew by is let go of.
+        guard case .snapshot(let oldest, _) = first[0].save, case .snapshot(let newest, _) = first[2_999].save else { return }
+        #expect(try archive.load(oldest.id)?.row.snapshot == oldest.snapshot)
+        let grown = try #require(FileIO.cachedPages(h.path)).pages * 4_096
+        let readBack = try #require(FileIO.cachedPages(h.path, to: grown - ConversationArchive.cachedTail)).cached
+        #expect(readBack > 0)
+        try archive.save(rows(3_000..<6_000))
+        #expect(try archive.checkpoint(restartFrames: 1_000_000).frames > 3_000)
+        #expect(try #require(FileIO.cachedPages(h.path, to: grown - ConversationArchive.cachedTail)).cached >= readBack)
+        let after = try #require(FileIO.cachedPages(h.path, from: grown))
+        #expect(after.pages > 3 * tailPages && after.cached <= tailPages + 8, "\(after.cached) of \(after.pages) new pages held in memory")
+        #expect(try archive.load(newest.id)?.row.snapshot == newest.snapshot)
     }
 
     @Test("a conversation whose steps were saved lately is in use: the store keeps it until its steps are old too", arguments: ServerStoreKind.allCases)
