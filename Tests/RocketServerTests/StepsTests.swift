@@ -268,18 +268,22 @@ struct StepsTests {
         #expect(counts.allSatisfy { abs($0 - 16_000) < 1_000 }, "\(counts)")
     }
 
+    /// New conversations `range` as saves of about 2 KB each (a page of the log apiece), made at
+    /// `time` plus their number in seconds, each snapshot ending in its number.
+    static func bigRows(_ range: Range<Int>, at time: Double) -> [ConversationArchive.Batched] {
+        range.map { k in
+            let row = ConversationArchive.Row(
+                id: ConversationService.newID(at: time + Double(k)), visitor: "v", flow: "basic", step: 0, version: 1, eventSeq: 0, touched: time,
+                snapshot: String(repeating: "x", count: 2_000) + "\(k)")
+            return (save: .snapshot(row, replacingSteps: false), flow: "basic", events: [])
+        }
+    }
+
     @Test("the store's log stays small: a checkpoint past the limit starts it again from its beginning, commits going on")
     func logStaysSmall() throws {
         let h = try Harness()
         let archive = try h.archive()
-        func rows(_ range: Range<Int>) -> [(save: ConversationArchive.Save, flow: String, events: [(seq: Int, at: Double, record: String)])] {
-            range.map { k in
-                let row = ConversationArchive.Row(
-                    id: ConversationService.newID(at: h.clock.now + Double(k)), visitor: "v", flow: "basic", step: 0, version: 1, eventSeq: 0,
-                    touched: h.clock.now, snapshot: String(repeating: "x", count: 2_000))
-                return (save: .snapshot(row, replacingSteps: false), flow: "basic", events: [])
-            }
-        }
+        func rows(_ range: Range<Int>) -> [ConversationArchive.Batched] { Self.bigRows(range, at: h.clock.now) }
         for k in 0..<20 { try archive.save(rows(k * 50..<(k + 1) * 50)) }
         let big = try archive.checkpoint(restartFrames: 100)
         #expect(big.frames > 1_000 && big.restarted)
@@ -323,14 +327,7 @@ struct StepsTests {
     func checkpointLetsPagesGo() throws {
         let h = try Harness()
         let archive = try h.archive()
-        func rows(_ range: Range<Int>) -> [(save: ConversationArchive.Save, flow: String, events: [(seq: Int, at: Double, record: String)])] {
-            range.map { k in
-                let row = ConversationArchive.Row(
-                    id: ConversationService.newID(at: h.clock.now + Double(k)), visitor: "v", flow: "basic", step: 0, version: 1, eventSeq: 0,
-                    touched: h.clock.now, snapshot: String(repeating: "x", count: 2_000) + "\(k)")
-                return (save: .snapshot(row, replacingSteps: false), flow: "basic", events: [])
-            }
-        }
+        func rows(_ range: Range<Int>) -> [ConversationArchive.Batched] { Self.bigRows(range, at: h.clock.now) }
         let tailPages = ConversationArchive.cachedTail / 4_096
         let first = rows(0..<3_000)
         try archive.save(first)
