@@ -300,10 +300,9 @@ extension ConversationService {
         // when a whole snapshot is due.
         // The next save of each is based on this one.
         let batch = taken.map { item in
-            item.slot.takeForSave { f in
+            item.slot.takeForSave { f, made in
                 // Kept as it started: its start is saved without making it whole.
                 let context = item.slot.context
-                let made = f.prepared!
                 let row = ConversationArchive.Row(
                     id: item.id, visitor: context.visitor, flow: context.flow.name, step: f.step, version: f.version, eventSeq: f.eventSeq,
                     touched: f.touched, snapshot: made.text, savedAt: made.at, storedVersion: f.storedVersion, deadline: f.deadline)

@@ -181,10 +181,12 @@ package final class ConversationService: Sendable {
         /// Under its lock: its start's save when it is kept as it started and that is its next
         /// save (marked as taken, as ``Entry/takeSteps()`` and a save would), else `body` on the
         /// whole state.
-        func takeForSave<R>(fresh: (Fresh) -> sending R, whole body: (inout Entry) -> sending R) -> sending R {
+        func takeForSave<R>(
+            fresh: (Fresh, _ start: (version: Int, at: Double, text: String)) -> sending R, whole body: (inout Entry) -> sending R
+        ) -> sending R {
             held.withLock { h -> sending R in
                 if case .fresh(var f) = h, let made = f.prepared, made.version == f.version {
-                    let taken = fresh(f)
+                    let taken = fresh(f, made)
                     f.prepared = nil
                     f.storedVersion = f.version
                     f.savesSteps = true
@@ -264,6 +266,8 @@ package final class ConversationService: Sendable {
         /// Its whole state again: started as it was, with its counters.
         func entry(_ context: Context) -> Entry {
             let flow = context.flow
+            // The flow started it once, so it starts again (the fallback, an unstarted one, is for
+            // the type's sake only).
             let conversation =
                 flow.started(options: context.options, from: from, at: at)?.conversation
                 ?? Conversation(graph: flow.graph, author: flow.author, closeButton: flow.closeButton, options: context.options)
