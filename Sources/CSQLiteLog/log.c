@@ -18,6 +18,7 @@ typedef struct {
     sqlite3_int64 from;
     int count, capacity;
     int commitNext;           // 1 when the next write is the page of a commit frame
+    int failing;              // writes still to refuse (rocket_sqlite_log_fail_writes)
 } GatherFile;
 
 static sqlite3_vfs *defaultVFS;
@@ -28,6 +29,11 @@ static pthread_once_t once = PTHREAD_ONCE_INIT;
 
 static int writeOut(GatherFile *f) {
     if (f->count == 0) return SQLITE_OK;
+    if (f->failing > 0) {
+        f->failing -= 1;
+        f->count = 0;
+        return SQLITE_IOERR_WRITE;
+    }
     int rc = f->real->pMethods->xWrite(f->real, f->gathered, f->count, f->from);
     f->count = 0;
     return rc;
@@ -179,4 +185,14 @@ static void setUp(void) {
 int rocket_sqlite_log_vfs_register(void) {
     pthread_once(&once, setUp);
     return registered;
+}
+
+int rocket_sqlite_log_fail_writes(sqlite3 *db, int count) {
+    sqlite3_file *file = NULL;
+    if (sqlite3_file_control(db, "main", SQLITE_FCNTL_JOURNAL_POINTER, &file) != SQLITE_OK || !file || file->pMethods != &gatherMethods)
+        return SQLITE_NOTFOUND;
+    GatherFile *f = (GatherFile *)file;
+    if (!f->log) return SQLITE_NOTFOUND;
+    f->failing = count;
+    return SQLITE_OK;
 }

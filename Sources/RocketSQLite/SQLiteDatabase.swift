@@ -177,6 +177,10 @@ package final class SQLiteConnection: @unchecked Sendable {
     }
 
     /// The connection's last error.
+    /// For tests of a broken disk: the next `count` writes of this connection's write-ahead log
+    /// fail (nothing written). False when it has no log opened through the VFS yet.
+    package func failLogWrites(_ count: Int) -> Bool { rocket_sqlite_log_fail_writes(handle, Int32(count)) == SQLITE_OK }
+
     package func lastError(_ rc: Int32) -> SQLiteError { SQLiteError(code: rc, message: String(cString: sqlite3_errmsg(handle))) }
 
     /// Runs SQL text (several statements allowed), with no parameters.

@@ -75,4 +75,24 @@ struct LogWriteTests {
         }
         #expect(check == "ok")
     }
+
+    @Test("a commit whose log write fails is refused, rolls back and leaves the store as it was; the next commit goes through")
+    func failedWrite() throws {
+        let (path, db) = try Self.store()
+        try Self.insert(db, 0..<10)
+        #expect(try db.withConnection { (c) throws(SQLiteError) in c.failLogWrites(1) })
+        var refused: (any Error)? = nil
+        do {
+            try Self.insert(db, 10..<40)
+        } catch {
+            refused = error
+        }
+        #expect(refused != nil, "a commit whose log could not be written was acknowledged")
+        let reader = try SQLiteDatabase(path: path, mode: .readOnly)
+        #expect(try reader.withConnection { (c) throws(SQLiteError) in try c.integer("SELECT count(*) FROM t") } == 10)
+        try Self.insert(db, 10..<40)
+        #expect(try reader.withConnection { (c) throws(SQLiteError) in try c.integer("SELECT count(*) FROM t") } == 40)
+        let again = try SQLiteDatabase(path: path, mode: .readOnly)
+        #expect(try again.withConnection { (c) throws(SQLiteError) in try c.integer("SELECT count(*) FROM t") } == 40)
+    }
 }
