@@ -5,7 +5,7 @@ import Testing
 /// The service's sharded index behaves as one dictionary.
 @Suite("ShardedIndex: 64 dictionaries that behave as one")
 struct ShardedIndexTests {
-    @Test("conversation ids spread over every shard, a shard taken from their last digits; other keys by their hash")
+    @Test("conversation ids (their shard read from their last digits) and other keys (by their hash) spread over every shard")
     func spread() {
         var index = ShardedIndex<Int>()
         for k in 0..<6_400 { index[k % 2 == 0 ? ConversationService.newID(at: 1_800_000_000) : ConversationService.newID()] = k }
