@@ -49,6 +49,14 @@ extension RocketEvent {
     @discardableResult
     package func writeRecord(into w: inout JSONBytes, at: Double? = nil, variant: String? = nil) -> Bool {
         guard isRecorded else { return false }
+        Self.writeRecordHead(into: &w, at: at)
+        writeRecordRest(into: &w, variant: variant)
+        return true
+    }
+
+    /// A record's opening, the same for every event: `{"at":TIME,"event":` (`{"event":` without a
+    /// time). ``writeRecord(into:at:variant:)`` is this, then ``writeRecordRest(into:variant:)``.
+    package static func writeRecordHead(into w: inout JSONBytes, at: Double?) {
         w.open()
         if let at {
             w.key("at", first: true)
@@ -57,6 +65,11 @@ extension RocketEvent {
         } else {
             w.key("event", first: true)
         }
+    }
+
+    /// The rest of a recorded event's record after its head (``writeRecordHead(into:at:)``): its
+    /// name, its fields, the variant and the closing brace, which no time changes.
+    package func writeRecordRest(into w: inout JSONBytes, variant: String?) {
         func id(_ s: String?) {
             w.key("id")
             if let s { w.string(s) } else { w.null() }
@@ -184,6 +197,5 @@ extension RocketEvent {
             w.string(variant)
         }
         w.close()
-        return true
     }
 }

@@ -148,6 +148,7 @@ extension ConversationService {
         // variant starts where it says, its exposure the conversation's first record.
         var variantStart: RocketNodeID?
         var exposure: RocketEvent?
+        var exposed: String?
         if let e = flow.document.experiment {
             var assignment = e.assign(visitor: visitor)
             // The assignment stored at the first exposure wins (weights changed since keep it).
@@ -177,6 +178,7 @@ extension ConversationService {
                 return notNow(flowName, ["in the holdout of the experiment \(e.name)"], variant: "holdout")
             case .variant(let k):
                 variantStart = e.variants[k].start
+                exposed = e.name(of: assignment)
                 exposure = .exposure(experiment: e.name, variant: e.name(of: assignment), shown: true, flow: flowName)
             }
         }
@@ -203,6 +205,23 @@ extension ConversationService {
         }
         let timing = reduced ? RocketTiming.reducedMotion : configuration.timing
         let options = ConversationOptions(timing: timing, echoReplies: true, initialAnswers: vars.answers, initialVariables: vars.variables)
+        let context = Context(visitor: visitor, address: address, flow: flow, options: options, strings: strings)
+        // Starts of a kind (the same options, without values of their own) are alike but for
+        // their time and id: the first is made in full, the rest from what it made.
+        let key =
+            keepsStarts && vars.answers.isEmpty && vars.variables.isEmpty
+            ? StartKey(
+                flowName: flowName, options: options, from: variantStart, exposure: exposed, variant: context.variant,
+                language: strings.value.language)
+            : nil
+        if let key, let shape = flow.startShapes.shape(key, strings: strings) {
+            let id = Self.newID(at: now)
+            let slot = Slot(Fresh(shape, at: now, from: variantStart, prepared: persists ? shape.prepared(at: now) : nil), context: context)
+            let deadline = shape.deadline(at: now)
+            let records = persists ? shape.records(at: now) : nil
+            let change = { Change(id: id, version: shape.version, view: shape.view(id), events: shape.recorded, deadline: deadline, variant: context.variant) }
+            return admit(id, slot, touched: now, deadline: deadline, records: records, change: change, issued: issued)
+        }
         // With no intro (reduced motion), the first block is due at once: it goes in this answer.
         guard let started = flow.started(options: options, from: variantStart, at: now) else {
             return .error(500, "flow-invalid", "the flow \(flowName) has no first block")
@@ -212,27 +231,41 @@ extension ConversationService {
         effects.insert(.event(.started(flow: flowName)), at: 0)
         if let exposure { effects.insert(.event(exposure), at: 0) }
         let id = Self.newID(at: now)
-        var entry = Entry(
-            visitor: visitor, address: address, flow: flow, options: options, conversation: started.conversation, touched: now, strings: strings)
+        var entry = Entry(context: context, conversation: started.conversation, touched: now, step: 0, version: 0, eventSeq: 0)
         let pending = commit(id: id, entry: &entry, effects: effects, at: now, step: nil)
         // Its first save is its start (what it was started from, at what time), made here, by
         // the thread that answers, outside any lock (no one else knows it yet), so the writer,
         // which every answer waits for, only stores it; a load starts it again.
+        var form: StoredConversation.StartForm?
         if persists {
             let root = variantStart.map { flow.blockNames.name(of: $0) }
-            let text = StoredConversation.startText(flow: flow.identity, at: now, from: root, options: options, language: strings.value.language)
-            entry.prepared = (entry.version, now, text)
+            form = StoredConversation.startForm(flow: flow.identity, from: root, options: options, language: strings.value.language)
+            entry.prepared = form.map { (entry.version, now, StoredConversation.startText($0, at: now)) }
         }
         // Kept as it started until it is first used (most never are): a fifth of the memory.
         let fresh = keepsStarts ? Fresh(entry, at: now, from: variantStart) : nil
+        if let key, fresh != nil { flow.startShapes.keep(StartShape(entry, recorded: pending.recorded, at: now, form: form), for: key) }
         let slot = fresh.map { Slot($0, context: entry.context) } ?? Slot(entry)
+        return admit(
+            id, slot, touched: entry.touched, deadline: entry.conversation.nextDeadline, records: pending.records,
+            change: { pending.change(self) }, issued: issued)
+    }
+
+    /// Adds new conversation `slot` as `id` (its first change made `records`) unless its
+    /// client address holds its quota already, tells of the change and answers 201 with it
+    /// (`change` makes it, outside the index's lock) once it is saved.
+    private func admit(
+        _ id: String, _ slot: Slot, touched: Double, deadline: Double?, records: Records?, change makeChange: () -> Change,
+        issued: (visitor: String, token: String)?
+    ) -> HTTPResponse {
+        let address = slot.context.address
         let stored = state.withLock { s -> UInt64? in
             // The quota holds however many starts of one address race past the check above.
             guard s.live[address, default: 0] < configuration.perAddress else { return nil }
-            return s.insert(id, slot, entry: entry, changed: pending)
+            return s.insert(id, slot, touched: touched, deadline: deadline, records: records)
         }
         guard let seq = stored else { return quotaFull("conversations") }
-        let change = pending.change(self)
+        let change = makeChange()
         publish(change)
         var head: [(String, JSONValue)] = [("status", .string("started"))]
         if let issued { head += [("visitor", .string(issued.visitor)), ("token", .string(issued.token))] }

@@ -263,6 +263,21 @@ package final class ConversationService: Sendable {
             savesSteps = e.unsavedSteps != nil
         }
 
+        /// A conversation started at `at` from `from` as every start of `shape`'s kind does,
+        /// stored as `prepared` until it is saved.
+        init(_ shape: StartShape, at: Double, from: RocketNodeID?, prepared: (version: Int, at: Double, text: String)?) {
+            self.at = at
+            self.from = from
+            deadline = shape.deadline(at: at)
+            touched = at
+            step = shape.step
+            version = shape.version
+            eventSeq = shape.eventSeq
+            storedVersion = shape.storedVersion
+            self.prepared = prepared
+            savesSteps = shape.savesSteps
+        }
+
         /// Its whole state again: started as it was, with its counters.
         func entry(_ context: Context) -> Entry {
             let flow = context.flow
@@ -328,17 +343,22 @@ package final class ConversationService: Sendable {
 
         /// Adds conversation `slot` as `id`; it counts against its address.
         mutating func insert(_ id: String, _ slot: Slot, entry e: Entry) {
-            slots[id] = slot
-            live[slot.context.address, default: 0] += 1
-            slot.use(at: e.touched)
-            setDeadline(id, slot, e.conversation.nextDeadline)
+            insert(id, slot, touched: e.touched, deadline: e.conversation.nextDeadline)
         }
 
-        /// Adds a new conversation `slot` as `id` with its first change `p`: the change's number
-        /// (0 when nothing is saved).
-        mutating func insert(_ id: String, _ slot: Slot, entry e: Entry, changed p: Pending) -> UInt64 {
-            insert(id, slot, entry: e)
-            return markUnsaved(id, slot, p)
+        /// Adds conversation `slot` as `id`, last used at `touched` and next due at `deadline`.
+        mutating func insert(_ id: String, _ slot: Slot, touched: Double, deadline: Double?) {
+            slots[id] = slot
+            live[slot.context.address, default: 0] += 1
+            slot.use(at: touched)
+            setDeadline(id, slot, deadline)
+        }
+
+        /// Adds a new conversation `slot` as `id` with its first change, which made `records`:
+        /// the change's number (0 when nothing is saved).
+        mutating func insert(_ id: String, _ slot: Slot, touched: Double, deadline: Double?, records: Records?) -> UInt64 {
+            insert(id, slot, touched: touched, deadline: deadline)
+            return markUnsaved(id, slot, records)
         }
 
         /// Records that conversation `id` (still `slot`: false when it expired meanwhile) was
@@ -373,15 +393,15 @@ package final class ConversationService: Sendable {
             slot.use(at: mark.touched)
             setDeadline(id, slot, mark.deadline)
             guard let p else { return 0 }
-            return markUnsaved(id, slot, p)
+            return markUnsaved(id, slot, p.records)
         }
 
-        /// Numbers change `p` of conversation `id` and keeps it for the next save (nothing when
-        /// changes are not saved: 0).
-        private mutating func markUnsaved(_ id: String, _ slot: Slot, _ p: Pending) -> UInt64 {
+        /// Numbers a change of conversation `id` (which made `records`) and keeps it for the next
+        /// save (nothing when changes are not saved: 0).
+        private mutating func markUnsaved(_ id: String, _ slot: Slot, _ records: Records?) -> UInt64 {
             guard persistent else { return 0 }
             changeSeq += 1
-            unsaved[id, default: []].append(UnsavedChange(seq: changeSeq, records: p.records))
+            unsaved[id, default: []].append(UnsavedChange(seq: changeSeq, records: records))
             slot.changed(changeSeq)
             return changeSeq
         }
@@ -821,6 +841,16 @@ struct StoredConversation {
     /// started and from which block, its options and language; a load starts it again. Less than
     /// half of its snapshot's bytes, and cheaper to make.
     static func startText(flow identity: String, at: Double, from root: String?, options: ConversationOptions, language: String) -> String {
+        startText(startForm(flow: identity, from: root, options: options, language: language), at: at)
+    }
+
+    /// A start's stored form around its time, the one thing in it that differs between starts
+    /// of a flow with the same options: the bytes before the time and after it.
+    typealias StartForm = (head: [UInt8], tail: [UInt8])
+
+    /// The stored form of starts of flow `identity` from `root` with `options` in `language`,
+    /// but for their time (``startText(_:at:)`` writes it in).
+    static func startForm(flow identity: String, from root: String?, options: ConversationOptions, language: String) -> StartForm {
         var w = JSONBytes(capacity: 320)
         w.open()
         w.key("start", first: true)
@@ -828,7 +858,8 @@ struct StoredConversation {
         w.key("flow", first: true)
         w.string(identity)
         w.key("at")
-        w.number(at)
+        let head = w.out
+        w.out = []
         if let root {
             w.key("from")
             w.string(root)
@@ -839,6 +870,15 @@ struct StoredConversation {
         w.key("language")
         w.string(language)
         w.close()
+        return (head, w.out)
+    }
+
+    /// The stored form of a start made at `at`.
+    static func startText(_ form: StartForm, at: Double) -> String {
+        var w = JSONBytes(capacity: form.head.count + form.tail.count + 24)
+        w.raw(form.head)
+        w.number(at)
+        w.raw(form.tail)
         return String(decoding: w.out, as: UTF8.self)
     }
 

@@ -71,9 +71,24 @@ package enum ConversationView {
         cache: TranscriptCache = TranscriptCache()
     ) -> [UInt8] {
         var w = JSONBytes(capacity: cache.bytes.count + 512)
+        writeID(id, into: &w)
+        writeRest(flow: flow, conversation: c, step: step, version: version, strings: strings, cache: cache, into: &w)
+        return w.out
+    }
+
+    /// A view's opening: `{"id":"ID"`, which ``writeRest(flow:conversation:step:version:strings:cache:into:)``
+    /// continues. A view is these two in turn; a start whose rest is known already writes only this.
+    static func writeID(_ id: String, into w: inout JSONBytes) {
         w.open()
         w.key("id", first: true)
         w.string(id)
+    }
+
+    /// Everything of a view after its id (see ``writeID(_:into:)``), to its closing brace.
+    static func writeRest(
+        flow: LoadedFlow, conversation c: Conversation, step: Int, version: Int, strings: ConversationService.SharedStrings,
+        cache: TranscriptCache, into w: inout JSONBytes
+    ) {
         w.key("flow")
         w.string(flow.name)
         w.key("step")
@@ -138,7 +153,6 @@ package enum ConversationView {
             w.value(json)
         }
         w.close()
-        return w.out
     }
 
     /// True while a block is on its way: the intro, a bounce, or an auto-advance countdown.

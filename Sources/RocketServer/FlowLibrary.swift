@@ -29,6 +29,8 @@ package final class LoadedFlow: Sendable {
     package let statics: ViewStatics
     /// How its blocks are named in snapshots (one pass over the graph, made once).
     package let blockNames: BlockNames
+    /// What its starts of each kind make (the first of a kind is made in full).
+    let startShapes = StartShapes()
 
     /// A flow named `name` from its checked document.
     init(name: String, document: FlowDocument) {
