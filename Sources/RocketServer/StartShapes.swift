@@ -6,7 +6,7 @@ import Synchronization
 extension ConversationService {
     /// What tells starts of a flow apart, but for their time and id: starts with the same key
     /// make the same conversation, answer and records.
-    struct StartKey: Hashable {
+    struct StartKey: Equatable {
         let flowName: String
         let options: ConversationOptions
         /// The block it starts from (an experiment's variant), nil: the flow's first.
@@ -99,22 +99,27 @@ extension ConversationService {
 }
 
 /// The start shapes of one loaded flow, by key: at most ``limit`` of them (a flow is started
-/// with few kinds of options; a kind past the limit is made in full each time).
+/// with few kinds of options; a kind past the limit is made in full each time). A list looked
+/// through in order: with the few kinds a flow has, comparing keys costs less than hashing one.
 final class StartShapes: Sendable {
-    private let shapes = Mutex<[ConversationService.StartKey: ConversationService.StartShape]>([:])
+    private let shapes = Mutex<[(key: ConversationService.StartKey, shape: ConversationService.StartShape)]>([])
     /// The most kinds kept per flow.
     static let limit = 32
 
     /// The shape of `key`'s starts with `strings`, if one was made.
     func shape(_ key: ConversationService.StartKey, strings: ConversationService.SharedStrings) -> ConversationService.StartShape? {
-        guard let shape = shapes.withLock({ $0[key] }), shape.strings === strings else { return nil }
+        guard let shape = shapes.withLock({ $0.first { $0.key == key }?.shape }), shape.strings === strings else { return nil }
         return shape
     }
 
     /// Keeps `shape` for `key`'s starts (unless ``limit`` kinds are kept already).
     func keep(_ shape: ConversationService.StartShape, for key: ConversationService.StartKey) {
         shapes.withLock { all in
-            if all[key] != nil || all.count < Self.limit { all[key] = shape }
+            if let k = all.firstIndex(where: { $0.key == key }) {
+                all[k].shape = shape
+            } else if all.count < Self.limit {
+                all.append((key, shape))
+            }
         }
     }
 
