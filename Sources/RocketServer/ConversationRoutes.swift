@@ -178,8 +178,9 @@ extension ConversationService {
                 return notNow(flowName, ["in the holdout of the experiment \(e.name)"], variant: "holdout")
             case .variant(let k):
                 variantStart = e.variants[k].start
-                exposed = e.name(of: assignment)
-                exposure = .exposure(experiment: e.name, variant: e.name(of: assignment), shown: true, flow: flowName)
+                let name = e.name(of: assignment)
+                exposed = name
+                exposure = .exposure(experiment: e.name, variant: name, shown: true, flow: flowName)
             }
         }
         // The scenario gate, per visitor: the flow's scenario counted under "NAME@VISITOR".
