@@ -407,12 +407,18 @@ extension WebAssets {
           var identity = script && core.isVisitorID(script.getAttribute("data-visitor")) && script.getAttribute("data-visitor-hash")
             ? { visitor: script.getAttribute("data-visitor"), hash: script.getAttribute("data-visitor-hash") } : null;
           var pendingToken = null;
-          function credentials(renew, orNone) {
-            if (identity) return Promise.resolve({ "Rocket-Visitor": identity.visitor, "Rocket-Visitor-Hash": identity.hash });
+          // The headers a call can carry at once, or null when a token must be asked for first.
+          function knownCredentials(renew, orNone) {
+            if (identity) return { "Rocket-Visitor": identity.visitor, "Rocket-Visitor-Hash": identity.hash };
             var saved = renew ? null : store("rocket.token");
-            if (core.isToken(saved)) return Promise.resolve({ "Rocket-Visitor": saved });
+            if (core.isToken(saved)) return { "Rocket-Visitor": saved };
             // A first start goes without: the server makes the visitor and answers with its token.
-            if (orNone && !pendingToken) return Promise.resolve({});
+            if (orNone && !pendingToken) return {};
+            return null;
+          }
+          function credentials(renew, orNone) {
+            var known = knownCredentials(renew, orNone);
+            if (known) return Promise.resolve(known);
             if (!pendingToken) {
               pendingToken = fetch(base + "/v1/visitors", { method: "POST" }).then(function (r) {
                 return r.json().then(function (d) {
@@ -451,6 +457,21 @@ extension WebAssets {
             this.queued = null;
             this.seen = 0;
             this.focusKey = null;
+            this.frame = null;  // drawn by build(), after the first request is on its way
+            // Auto-advance waits while the visitor points at the conversation, moves the focus in it
+            // or types (WCAG 2.2.1); the header's Pause button turns it off until pressed again. The
+            // focus the widget moves itself to a new block does not count.
+            this.pointer = false;
+            this.focused = false;
+            this.pinned = false;
+            this.holdOut = null;
+            this.movingFocus = false;
+          }
+
+          /** Draws the widget's frame (once): its style sheet, header, log and status line. */
+          Widget.prototype.build = function () {
+            if (this.frame) return;
+            var root = this.root;
             if (!document.getElementById("rocket-style")) {
               var style = el("style");
               style.id = "rocket-style";
@@ -478,14 +499,6 @@ extension WebAssets {
             root.addEventListener("keydown", function (ev) {
               if (ev.key === "Escape" && self.view && self.view.accepts.indexOf("close") >= 0) { ev.preventDefault(); self.send({ intent: "close" }); }
             });
-            // Auto-advance waits while the visitor points at the conversation, moves the focus in it
-            // or types (WCAG 2.2.1); the header's Pause button turns it off until pressed again. The
-            // focus the widget moves itself to a new block does not count.
-            this.pointer = false;
-            this.focused = false;
-            this.pinned = false;
-            this.holdOut = null;
-            this.movingFocus = false;
             this.frame.addEventListener("pointerenter", function (ev) { if (ev.pointerType !== "touch") { self.pointer = true; self.syncHold(); } });
             this.frame.addEventListener("pointerleave", function () { self.pointer = false; self.syncHold(); });
             root.addEventListener("focusin", function () { self.focused = !self.movingFocus; self.syncHold(); });
@@ -493,7 +506,7 @@ extension WebAssets {
               setTimeout(function () { self.focused = root.contains(document.activeElement); self.syncHold(); }, 0);
             });
             root.addEventListener("input", function () { self.focused = true; self.syncHold(); });
-          }
+          };
 
           /** Moves the focus to the block that takes input (or the first control): the widget's doing. */
           Widget.prototype.focusNewest = function () {
@@ -516,9 +529,11 @@ extension WebAssets {
             }, function () { self.holdOut = null; });
           };
 
+          // Sends a request to the server: {status, data} once answered. With the credentials at hand
+          // the request leaves before this returns (a page's first start is not held for a later tick).
           function call(method, path, body, retried) {
             var starting = method === "POST" && path === "/v1/conversations";
-            return credentials(false, starting).then(function (headers) {
+            var send = function (headers) {
               var init = { method: method, headers: headers };
               if (body) { init.headers["Content-Type"] = "application/json"; init.body = JSON.stringify(body); }
               return fetch(base + path, init).then(function (r) {
@@ -536,7 +551,10 @@ extension WebAssets {
                   return { status: r.status, data: data };
                 });
               });
-            });
+            };
+            var known = knownCredentials(false, starting);
+            if (!known) return credentials(false, starting).then(send);
+            try { return send(known); } catch (e) { return Promise.reject(e); }
           }
 
           // An event stream read through fetch, so the credentials go in headers: frames are handed to
@@ -584,11 +602,12 @@ extension WebAssets {
               if (self.options.resumeOnly) { self.root.classList.add("rk-hidden"); return Promise.resolve(null); }
               var capped = core.sessionRefusal(sessionCap, visitShown());
               if (capped) {
-                var refusal = { status: "notNow", flow: self.flow, explanation: [capped] };
-                self.dispatch("notnow", refusal);
-                if (self.options.page) self.say(capped, "Not now.");
-                self.root.classList.add("rk-hidden");
-                return Promise.resolve(null);
+                return Promise.resolve().then(function () {
+                  self.dispatch("notnow", { status: "notNow", flow: self.flow, explanation: [capped] });
+                  if (self.options.page) self.say(capped, "Not now.");
+                  self.root.classList.add("rk-hidden");
+                  return null;
+                });
               }
               countShown(1);
               var started = false;
@@ -599,10 +618,10 @@ extension WebAssets {
               }).then(function (r) {
                 if (r.status === 201 && r.data && r.data.conversation) {
                   started = true;
-                  store(key, r.data.conversation.id);
-                  noteShown(self.flow);
-                  self.dispatch("start", r.data.conversation);
-                  return r.data.conversation;
+                  var view = r.data.conversation;
+                  // Drawn first (below); what this browser notes of the start follows in a task of its own.
+                  setTimeout(function () { store(key, view.id); noteShown(self.flow); self.dispatch("start", view); }, 0);
+                  return view;
                 }
                 if (r.data && r.data.status === "notNow") {
                   self.dispatch("notnow", r.data);
@@ -620,6 +639,8 @@ extension WebAssets {
                   return fresh();
                 })
               : fresh();
+            // The request is on its way: the frame is drawn while the server answers.
+            this.build();
             return resume.then(function (view) {
               if (!view) return;
               self.render(view);
