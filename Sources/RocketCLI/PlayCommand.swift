@@ -560,6 +560,8 @@ enum PlayCommand {
         runner.theme = options.theme
         let outcome = await runner.run(app, lineMode: plain)
         leftover(runner.unreadInput)
+        // A closed conversation whose input simply ran out says so (else exit 1 reads as a choice).
+        if app.inputEnded { printError("rocket: the input ended before the conversation did, so it was closed (exit 1)") }
         if let path = options.events, let failure = log?.failure {
             printError("rocket: error: cannot write '\(Sanitizer.clean(path, keepNewlines: false))': \(failure.reason)")
             return ExitStatus.ioError

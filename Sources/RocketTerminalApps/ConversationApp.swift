@@ -39,6 +39,8 @@ public final class ConversationApp: TerminalProgram {
     public var lineHints = false
     /// The flow-level banner over the conversation (TTY), once started.
     public private(set) var overlay: BannerOverlay?
+    /// True when the end of the input (line mode) closed the conversation before it ended.
+    public private(set) var inputEnded = false
     /// Called when the flow-level banner goes away.
     public var onBannerDismissed: ((BannerResult) -> Void)?
     let banner: Banner?
@@ -148,6 +150,7 @@ public final class ConversationApp: TerminalProgram {
         case .line(let line): out = answer(line)
         case .inputEnded:
             // End of input closes the conversation, as the close button does.
+            if host.conversation.status.reason == nil { inputEnded = true }
             if (try? host.send(.close)) == nil { host.dismiss(reason: .closedByUser) }
         }
         // A banner does not outlive its conversation.
