@@ -781,6 +781,38 @@ def session_cap(browser, server):
     context.close()
 
 
+def request_before_frame(browser, server):
+    """The page's first request (a start; after a reload, the resume) leaves before the widget
+    draws its frame, and `rocket:start` comes once the first view is drawn."""
+    context = browser.new_context(reduced_motion="reduce")
+    page = context.new_page()
+    page.add_init_script("""
+      window.requests = [];
+      const send = window.fetch;
+      window.fetch = function (url, init) {
+        window.requests.push({url: String(url), method: (init && init.method) || 'GET',
+          framed: document.querySelector('.rk-frame') !== null, styled: document.getElementById('rocket-style') !== null});
+        return send.apply(this, arguments);
+      };
+      window.starts = [];
+      document.addEventListener('rocket:start', e => window.starts.push({id: e.detail.id, drawn: document.querySelector('.rk-log > .rk-item') !== null}));
+    """)
+    page.goto(server.url + "play/demo")
+    page.wait_for_function("() => window.starts.length === 1", timeout=TIMEOUT)
+    first = page.evaluate("() => window.requests[0]")
+    assert first["method"] == "POST" and first["url"].endswith("/v1/conversations"), first
+    assert not first["framed"] and not first["styled"], f"the start waited for the frame: {first}"
+    start = page.evaluate("() => window.starts[0]")
+    assert start["drawn"], f"rocket:start came before the first view was drawn: {start}"
+    # A reload resumes: the conversation's GET is the first request, before the frame too.
+    page.reload()
+    wait_shown(page)
+    first = page.evaluate("() => window.requests[0]")
+    assert first["method"] == "GET" and first["url"].endswith("/v1/conversations/" + start["id"]), first
+    assert not first["framed"], f"the resume waited for the frame: {first}"
+    context.close()
+
+
 def main():
     os.makedirs(ARTIFACTS, exist_ok=True)
     scratch = tempfile.mkdtemp(prefix="rocket-browser-")
@@ -794,6 +826,7 @@ def main():
                 ("demo flow with the keyboard", lambda: demo_keyboard(browser, demo, timings)),
                 ("demo flow with the mouse, dark and narrow; the close button", lambda: demo_mouse(browser, demo)),
                 ("a press on a block shown before the last answer arrived is kept", lambda: press_before_answer(browser, demo)),
+                ("the first request leaves before the frame is drawn; rocket:start follows the first view", lambda: request_before_frame(browser, demo)),
                 ("a banner with buttons, a choice, flow text as text", lambda: banner_and_text(browser, flows)),
                 ("typed inputs with native fields, checkboxes for a multiple choice", lambda: typed_and_checkboxes(browser, flows)),
                 ("the launcher: a badge for what came while closed, a panel, Esc and the focus", lambda: launcher(browser, demo)),
