@@ -54,6 +54,10 @@ extension ConversationService {
     /// a sixty-fourth of the index (one shard) per trip through the index's lock: a single pass
     /// held the lock for the whole index, 44 ms at 100,000 conversations in a debug build.
     func sweepIfDue(_ now: Double) {
+        // Whether a sweep is due is asked under the index's lock at most once a second (the
+        // shortest spacing of sweeps): the other requests of that second pass without it.
+        guard now - Double(bitPattern: sweepLooked.load(ordering: .relaxed)) >= 1 else { return }
+        sweepLooked.store(now.bitPattern, ordering: .relaxed)
         let cutoff = now - configuration.idleTimeout
         let due = state.withLock { s -> Bool in
             let full = s.slots.count >= configuration.maxConversations || s.alerts.count >= configuration.maxConversations

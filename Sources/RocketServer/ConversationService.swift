@@ -468,6 +468,8 @@ package final class ConversationService: Sendable {
     /// The changes the store refused (the same as the state's, asked without its lock).
     let refused: RefusedChanges
     let savedThrough = Atomic<UInt64>(0)
+    /// When ``sweepIfDue(_:)`` last looked under the index's lock (the bits of a time).
+    let sweepLooked = Atomic<UInt64>((-Double.infinity).bitPattern)
     let flushing = Mutex(())
     let storeFailing = Atomic<Bool>(false)
     /// When a failed checkpoint was last logged.

@@ -137,7 +137,9 @@ public struct HTTPResponse: Sendable {
 
     /// A JSON answer `{HEAD…, "KEY": VALUE}` whose value is already serialized (a view).
     public static func wrapping(_ status: Int, _ head: [(String, JSONValue)], _ key: String, _ value: [UInt8]) -> HTTPResponse {
-        var w = JSONBytes(capacity: value.count + 64 * (head.count + 1))
+        // Room for the head's members too (a visitor token is over 100 bytes): the body is not
+        // copied into a larger buffer halfway.
+        var w = JSONBytes(capacity: value.count + 192 * (head.count + 1))
         w.open()
         for (k, (name, member)) in head.enumerated() {
             w.key(escaping: name, first: k == 0)
