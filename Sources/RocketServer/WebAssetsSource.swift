@@ -312,6 +312,14 @@ extension WebAssets {
           var wordsLang = (navigator.language || "en").slice(0, 35);
           function say(key, args) { return core.word(WORDS, wordsLang, key, args); }
 
+          // Runs `fn` once the page has painted what is on it now (the frame after this one), so work
+          // the visitor does not see does not hold that paint back; a hidden tab, which paints nothing,
+          // runs it after 100 ms instead.
+          function afterPaint(fn) {
+            var done = false, once = function () { if (!done) { done = true; fn(); } };
+            setTimeout(once, 100);
+            if (window.requestAnimationFrame) window.requestAnimationFrame(function () { setTimeout(once, 0); });
+          }
           function el(tag, cls, text) {
             var e = document.createElement(tag);
             if (cls) e.className = cls;
@@ -619,8 +627,8 @@ extension WebAssets {
                 if (r.status === 201 && r.data && r.data.conversation) {
                   started = true;
                   var view = r.data.conversation;
-                  // Drawn first (below); what this browser notes of the start follows in a task of its own.
-                  setTimeout(function () { store(key, view.id); noteShown(self.flow); self.dispatch("start", view); }, 0);
+                  // Drawn first (below); what this browser notes of the start follows its paint.
+                  afterPaint(function () { store(key, view.id); noteShown(self.flow); self.dispatch("start", view); });
                   return view;
                 }
                 if (r.data && r.data.status === "notNow") {
