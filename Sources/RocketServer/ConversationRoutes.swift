@@ -245,7 +245,7 @@ extension ConversationService {
         }
         // Kept as it started until it is first used (most never are): a fifth of the memory.
         let fresh = keepsStarts ? Fresh(entry, at: now, from: variantStart) : nil
-        if let key, fresh != nil { flow.startShapes.keep(StartShape(entry, recorded: pending.recorded, at: now, form: form), for: key) }
+        if let key { flow.startShapes.keep(StartShape(entry, recorded: pending.recorded, at: now, form: form), for: key) }
         let slot = fresh.map { Slot($0, context: entry.context) } ?? Slot(entry)
         return admit(
             id, slot, touched: entry.touched, deadline: entry.conversation.nextDeadline, records: pending.records,

@@ -838,20 +838,16 @@ struct StoredConversation {
         }
     }
 
-    /// The stored form of a conversation that has not changed since it started (docs/
-    /// SNAPSHOT_FORMAT.md, "The server's stored conversations"): the flow's identity, when it
-    /// started and from which block, its options and language; a load starts it again. Less than
-    /// half of its snapshot's bytes, and cheaper to make.
-    static func startText(flow identity: String, at: Double, from root: String?, options: ConversationOptions, language: String) -> String {
-        startText(startForm(flow: identity, from: root, options: options, language: language), at: at)
-    }
-
     /// A start's stored form around its time, the one thing in it that differs between starts
     /// of a flow with the same options: the bytes before the time and after it.
     typealias StartForm = (head: [UInt8], tail: [UInt8])
 
-    /// The stored form of starts of flow `identity` from `root` with `options` in `language`,
-    /// but for their time (``startText(_:at:)`` writes it in).
+    /// The stored form of a conversation that has not changed since it started (docs/
+    /// SNAPSHOT_FORMAT.md, "The server's stored conversations"): the flow's identity, when it
+    /// started and from which block, its options and language; a load starts it again. Less than
+    /// half of its snapshot's bytes, and cheaper to make. This is that form for starts of flow
+    /// `identity` from `root` with `options` in `language`, but for their time
+    /// (``startText(_:at:)`` writes it in).
     static func startForm(flow identity: String, from root: String?, options: ConversationOptions, language: String) -> StartForm {
         var w = JSONBytes(capacity: 320)
         w.open()

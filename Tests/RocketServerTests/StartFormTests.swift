@@ -35,7 +35,7 @@ struct StartFormTests {
         #expect((root == nil) == (node == nil))
         let started = try #require(flow.started(options: options, from: node, at: at))
         let direct = ConversationSnapshot(started.conversation, at: at, flow: flow.identity, names: flow.blockNames)
-        let text = StoredConversation.startText(flow: flow.identity, at: at, from: root, options: options, language: "it")
+        let text = StoredConversation.startText(StoredConversation.startForm(flow: flow.identity, from: root, options: options, language: "it"), at: at)
         let read = try StoredConversation(jsonText: Array(text.utf8), flow: flow)
         #expect(read.snapshot == direct)
         #expect(read.options == options && read.language == "it")
@@ -63,10 +63,11 @@ struct StartFormTests {
                 return error
             }
         }
-        let other = StoredConversation.startText(flow: String(repeating: "0", count: 64), at: 5, from: nil, options: options, language: "en")
+        let other = StoredConversation.startText(
+            StoredConversation.startForm(flow: String(repeating: "0", count: 64), from: nil, options: options, language: "en"), at: 5)
         guard case .otherFlow(let expected, _) = read(other) else { Issue.record("not refused as another flow's"); return }
         #expect(expected == flow.identity)
-        let good = StoredConversation.startText(flow: flow.identity, at: 5, from: nil, options: options, language: "en")
+        let good = StoredConversation.startText(StoredConversation.startForm(flow: flow.identity, from: nil, options: options, language: "en"), at: 5)
         #expect(read(good) == nil)
         for (bad, because) in [
             (good.replacingOccurrences(of: #""at":5"#, with: #""at":5,"from":"nowhere""#), "nowhere"),
