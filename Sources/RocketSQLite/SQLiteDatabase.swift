@@ -86,6 +86,12 @@ package final class SQLiteDatabase: Sendable {
             name = escaped + "?immutable=1"
         }
         _ = Self.configured
+        // A folder, device, FIFO or socket is no database: said as such, not as SQLite's "disk
+        // I/O error" after it has tried to read one.
+        var info = stat()
+        if stat(path, &info) == 0, (info.st_mode & S_IFMT) != S_IFREG {
+            throw SQLiteError(code: SQLITE_CANTOPEN, message: "not a regular file (a folder, device, FIFO or socket)")
+        }
         let rc = sqlite3_open_v2(name, &handle, flags, Self.logVFS)
         guard rc == SQLITE_OK, let handle else {
             let message = handle.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"

@@ -64,4 +64,18 @@ struct HostileFileTests {
         let imported = try runRocket(["scenario", "import", "/dev/zero", "--store", dir + "/s.sqlite"])
         #expect(imported.status != 0 && imported.stderr.contains("not a regular file"), "\(imported.stderr)")
     }
+
+    @Test("A store that is a folder, a device or a FIFO is refused at once as not a regular file, by the server and the scenario commands")
+    func storesThatAreNoFiles() throws {
+        let dir = scratchDirectory()
+        try #require(mkfifo(dir + "/store.fifo", 0o600) == 0)
+        try FileManager.default.createDirectory(atPath: dir + "/flows", withIntermediateDirectories: true)
+        for store in [dir, "/dev/null", "/dev/zero", dir + "/store.fifo"] {
+            let serve = try bounded(["serve", "--port", "0", "--flows", dir + "/flows", "--store", store])
+            #expect(serve.status == 74, "\(store): \(serve.status)")
+            #expect(serve.stderr.contains("\(store)") && serve.stderr.contains("not a regular file"), "\(store): \(serve.stderr)")
+            let status = try bounded(["scenario", "status", "launch", "--store", store])
+            #expect(status.status != 0 && status.stderr.contains("not a regular file"), "\(store): \(status.stderr)")
+        }
+    }
 }

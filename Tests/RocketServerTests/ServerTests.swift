@@ -222,7 +222,9 @@ struct ServerTests {
         #expect(fine.hasPrefix("HTTP/1.1 200"))
     }
 
-    @Test("every answer says nosniff, whichever layer made it; OPTIONS is 404 on a path that is no route")
+    @Test(
+        "every answer rocket makes says nosniff, whichever layer made it; the library's own refusals repeat nothing; OPTIONS is 404 off the routes"
+    )
     func nosniffEverywhere() throws {
         let h = try Harness { $0.maxBodyBytes = 1024 }
         let (server, port) = try h.serve()
@@ -238,6 +240,21 @@ struct ServerTests {
         for raw in requests {
             let answer = RawClient.exchange(port: port, raw)
             #expect(answer.contains("X-Content-Type-Options: nosniff"), "\(raw.prefix(40)): \(answer.prefix(200))")
+        }
+        // The refusals libmicrohttpd sends itself, before rocket sees the request (docs/SERVER.md
+        // lists them), carry no nosniff: each is a fixed sentence that repeats nothing of the
+        // request, and the connection closes after it.
+        let marker = "<script>rocket()</script>"
+        let early = [
+            ("431", "GET /v1/flows?m=\(marker) HTTP/1.1\r\nHost: x\r\nX-A: \(marker)\(String(repeating: "a", count: 20_000))\r\n\r\n"),
+            ("400", "POST /v1/visitors HTTP/1.1\r\nHost: x\r\nX-A: \(marker)\r\nContent-Length: -\(marker)\r\n\r\n"),
+            ("413", "POST /v1/visitors HTTP/1.1\r\nHost: x\r\nX-A: \(marker)\r\nContent-Length: 99999999999999999999999\r\n\r\n"),
+            ("505", "GET /\(marker) HTTP/9.9\r\nHost: x\r\n\r\n"),
+        ]
+        for (status, raw) in early {
+            let answer = RawClient.exchange(port: port, raw)
+            #expect(answer.hasPrefix("HTTP/1.1 \(status)"), "\(status): \(answer.prefix(80))")
+            #expect(!answer.contains("rocket()"), "\(status): \(answer)")
         }
         #expect(h.request("OPTIONS", "/v1/nothing").status == 404)
         #expect(h.request("OPTIONS", "/v1/conversations/abc/nothing").status == 404)
