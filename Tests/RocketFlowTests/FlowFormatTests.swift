@@ -401,6 +401,17 @@ struct LimitsTests {
         #expect(Set(RocketLimits.table.map(\.name)).count == RocketLimits.table.count)
     }
 
+    @Test("docs/deploy/nginx.conf lets through the bodies rocket takes and no larger")
+    func proxyBodyLimit() throws {
+        let url = SchemaTests.root.appendingPathComponent("docs/deploy/nginx.conf")
+        let text = try String(contentsOf: url, encoding: .utf8)
+        let lines = text.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
+        let setting = try #require(lines.first { $0.hasPrefix("client_max_body_size ") })
+        let value = setting.dropFirst("client_max_body_size ".count).dropLast()  // "16k;" → "16k"
+        let kib = try #require(value.hasSuffix("k") ? Int(value.dropLast()) : nil, "\(setting)")
+        #expect(kib << 10 == RocketLimits.requestBodyBytes, "\(setting)")
+    }
+
     @Test("RocketJSON's defaults, which cannot refer to RocketCore, are RocketLimits' values")
     func jsonDefaults() {
         let d = JSONReaderLimits()
