@@ -94,6 +94,12 @@ public enum RocketLimits {
     public static let conversations = 10_000
     /// Event streams open at once.
     public static let eventStreams = 10_000
+    /// Bytes an event stream's client may leave unread (beyond what the kernel holds).
+    public static let streamBacklogBytes = 1 << 20
+    /// Bytes a client may send on an event stream after its request (it has no reason to send any).
+    public static let streamIgnoredBytes = 64 << 10
+    /// Seconds sent bytes of an event stream may stay unacknowledged by the client.
+    public static let streamAckSeconds = 60
     /// Seconds a conversation may stay unused before it expires.
     public static let idleSeconds: Double = 24 * 3600
     /// Requests per second a visitor may send, on average.
@@ -112,6 +118,9 @@ public enum RocketLimits {
     public static let streamsPerAddress = 64
     /// Connections one client address may hold (not behind a trusted proxy).
     public static let connectionsPerAddress = 128
+    /// Seconds a connection of `rocket serve` may stay idle (it outlasts the event streams'
+    /// keep-alives, every 15 s).
+    public static let connectionIdleSeconds = 20
     /// The memory of one connection of `rocket serve`, which holds a request's line and headers
     /// (libmicrohttpd zeroes it between requests; an event stream keeps it while it is open).
     public static let connectionMemoryBytes = 12 << 10
@@ -215,6 +224,15 @@ public enum RocketLimits {
         Entry(name: "conversations", value: number(conversations), bounds: "conversations `rocket serve` holds (`--max-conversations`)", past: "503"),
         Entry(name: "eventStreams", value: number(eventStreams), bounds: "event streams open at once", past: "503"),
         Entry(
+            name: "streamBacklogBytes", value: size(streamBacklogBytes), bounds: "what an event stream's client leaves unread",
+            past: "the stream is closed"),
+        Entry(
+            name: "streamIgnoredBytes", value: size(streamIgnoredBytes), bounds: "what a client sends on an event stream after its request",
+            past: "the stream is closed"),
+        Entry(
+            name: "streamAckSeconds", value: "\(streamAckSeconds) s", bounds: "how long sent bytes of an event stream may go unacknowledged",
+            past: "the stream is closed"),
+        Entry(
             name: "idleSeconds", value: RocketDuration.format(idleSeconds), bounds: "how long a conversation may stay unused (`--idle-timeout`)",
             past: "it expires"),
         Entry(name: "requestsPerSecond", value: number(Int(requestsPerSecond)), bounds: "requests per second of one visitor (`--rate`)", past: "429"),
@@ -231,6 +249,9 @@ public enum RocketLimits {
         Entry(
             name: "connectionsPerAddress", value: number(connectionsPerAddress), bounds: "connections of one client address (not behind `--trust-proxy`)",
             past: "refused"),
+        Entry(
+            name: "connectionIdleSeconds", value: "\(connectionIdleSeconds) s", bounds: "how long a connection of `rocket serve` may stay idle",
+            past: "it is closed"),
         Entry(
             name: "connectionMemoryBytes", value: size(connectionMemoryBytes), bounds: "a request's line and headers (`rocket serve`)",
             past: "431"),

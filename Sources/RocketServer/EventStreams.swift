@@ -1,4 +1,5 @@
 import CMicroHTTPD
+import RocketCore
 import Synchronization
 
 #if canImport(Glibc)
@@ -33,10 +34,12 @@ final class EventStream: Sendable {
     private let state: Mutex<State>
     /// Bytes a slow client may leave unread (beyond what the kernel holds) before its stream is
     /// closed.
-    static let maxBacklog = 1 << 20
-    /// Bytes a client may send on a stream after its request before it is cut off (it has no
-    /// reason to send any).
-    static let maxIgnored = 64 << 10
+    static let maxBacklog = RocketLimits.streamBacklogBytes
+    /// Bytes a client may send on a stream after its request before it is cut off.
+    static let maxIgnored = RocketLimits.streamIgnoredBytes
+    /// Sent bytes past which the buffer drops them before it grows (a copy per 64 KiB sent, not
+    /// per frame).
+    private static let compactAfter = 64 << 10
 
     init(conversation: String, address: String, id: UInt64, socket: Int32, poll: Int32) {
         self.conversation = conversation
@@ -76,7 +79,7 @@ final class EventStream: Sendable {
                 s.sent = 0
             } else {
                 // What was sent goes before the buffer grows past it (the cap counts what waits).
-                if s.sent >= 64 << 10 {
+                if s.sent >= Self.compactAfter {
                     s.buffer.removeFirst(s.sent)
                     s.sent = 0
                 }

@@ -114,11 +114,10 @@ package final class HTTPServer: Sendable {
         // so a larger pool costs every keep-alive request (64 KiB: 6 % of the server's time under
         // load). An event stream gives its connection (and that memory) back once it is admitted.
         // Connections per address: behind a trusted proxy every client comes through its
-        // connections, so the proxy limits them instead. The idle timeout (20 s) outlasts the
-        // streams' keep-alives (15 s).
+        // connections, so the proxy limits them instead.
         let perAddress = UInt32(c.trustedProxies.isEmpty ? c.connectionsPerAddress : 0)
         let d = rocket_mhd_start(
-            host, UInt16(port), 2, max(16, limit), perAddress, 20, RocketLimits.connectionMemoryBytes,
+            host, UInt16(port), 2, max(16, limit), perAddress, UInt32(RocketLimits.connectionIdleSeconds), RocketLimits.connectionMemoryBytes,
             { cls, connection, url, method, _, data, size, context in
                 guard let cls, let connection, let url, let method, let size, let context else { return .NO }
                 let server = Unmanaged<HTTPServer>.fromOpaque(cls).takeUnretainedValue()
@@ -459,8 +458,8 @@ package final class HTTPServer: Sendable {
     /// descriptor of it, told so by the access handler's `.NO`), and the answer's head and first
     /// frames go out through the stream loop.
     private func openStream(_ connection: OpaquePointer, id: String, address: String, response: HTTPResponse) -> MHD_Result {
-        // Sent bytes the client does not acknowledge within a minute end the stream.
-        let socket = rocket_mhd_take_socket(connection, 60_000)
+        // Sent bytes the client does not acknowledge in time end the stream.
+        let socket = rocket_mhd_take_socket(connection, UInt32(RocketLimits.streamAckSeconds * 1_000))
         guard socket >= 0, let stream = poller.adopt(socket: socket, conversation: id, address: address) else {
             release(address)
             return .NO

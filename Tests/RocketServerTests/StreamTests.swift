@@ -1,4 +1,5 @@
 import Foundation
+import RocketCore
 import RocketTestSupport
 import Synchronization
 import Testing
@@ -12,6 +13,13 @@ import Testing
 /// Event streams once admitted: their sockets leave libmicrohttpd for the server's own loop.
 @Suite("Event streams served outside libmicrohttpd")
 struct StreamTests {
+    @Test("a quiet stream's keep-alives come before an idle connection is closed, and the stream's limits are the table's")
+    func keepAliveBeforeIdleClose() {
+        #expect(ServerConfiguration().keepAlive < Double(RocketLimits.connectionIdleSeconds))
+        #expect(EventStream.maxBacklog == RocketLimits.streamBacklogBytes)
+        #expect(EventStream.maxIgnored == RocketLimits.streamIgnoredBytes)
+    }
+
     /// Two ends of a loopback TCP connection with small buffers (the kernel holds a few
     /// kilobytes in flight, not the megabyte or more of a Unix socket pair), the first
     /// non-blocking.
