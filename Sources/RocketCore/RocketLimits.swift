@@ -118,6 +118,10 @@ public enum RocketLimits {
     public static let streamsPerAddress = 64
     /// Connections one client address may hold (not behind a trusted proxy).
     public static let connectionsPerAddress = 128
+    /// Header lines of one request to `rocket serve` (more are refused, never read in part).
+    public static let requestHeaders = 100
+    /// Query parameters of one request to `rocket serve` (more are refused, never read in part).
+    public static let queryParameters = 100
     /// Seconds a connection of `rocket serve` may stay idle (it outlasts the event streams'
     /// keep-alives, every 15 s).
     public static let connectionIdleSeconds = 20
@@ -249,6 +253,8 @@ public enum RocketLimits {
         Entry(
             name: "connectionsPerAddress", value: number(connectionsPerAddress), bounds: "connections of one client address (not behind `--trust-proxy`)",
             past: "refused"),
+        Entry(name: "requestHeaders", value: "\(requestHeaders)", bounds: "header lines of a request to `rocket serve`", past: "431"),
+        Entry(name: "queryParameters", value: "\(queryParameters)", bounds: "query parameters of a request to `rocket serve`", past: "400"),
         Entry(
             name: "connectionIdleSeconds", value: "\(connectionIdleSeconds) s", bounds: "how long a connection of `rocket serve` may stay idle",
             past: "it is closed"),

@@ -241,6 +241,14 @@ package final class HTTPServer: Sendable {
             case 3: return queue(connection, .error(400, "bad-header", "a header line is folded (obs-fold); send each header on one line"))
             default: return queue(connection, .error(400, "bad-host", "a request must name its Host exactly once"))
             }
+            // So many header lines or query parameters are refused whole: none is ever dropped
+            // unread (a credential or an Origin past the hundredth would have been).
+            if Int(MHD_get_connection_values(connection, .HEADER_KIND, nil, nil)) > RocketLimits.requestHeaders {
+                return queue(connection, .error(431, "too-many-headers", "a request may have at most \(RocketLimits.requestHeaders) header lines"))
+            }
+            if Int(MHD_get_connection_values(connection, .GET_ARGUMENT_KIND, nil, nil)) > RocketLimits.queryParameters {
+                return queue(connection, .error(400, "bad-query", "a request may have at most \(RocketLimits.queryParameters) query parameters"))
+            }
             // A declared body over the limit is refused before a byte of it is read.
             if let declared = Self.contentLength.withCString({ MHD_lookup_connection_value(connection, .HEADER_KIND, $0) }).map({ String(cString: $0) }),
                 let n = Int(declared), n > limit
@@ -281,16 +289,14 @@ package final class HTTPServer: Sendable {
         // Counted first (a call without an iterator), so the table is made once at its size
         // (it was made for 16 with every request's context: 3 % of the request threads' samples).
         let count = Int(MHD_get_connection_values(connection, .HEADER_KIND, nil, nil))
-        ctx.headers = Dictionary(minimumCapacity: min(max(count, 0), 100))
+        ctx.headers = Dictionary(minimumCapacity: min(max(count, 0), RocketLimits.requestHeaders))
         _ = MHD_get_connection_values(
             connection, .HEADER_KIND,
             { cls, _, key, value in
                 guard let cls, let key else { return .YES }
                 let c = Unmanaged<RequestContext>.fromOpaque(cls).takeUnretainedValue()
-                if c.headers.count < 100 {
-                    let name = key.withMemoryRebound(to: UInt8.self, capacity: 1) { HTTPRequest.lowercased(UnsafeBufferPointer(start: $0, count: strlen(key))) }
-                    c.headers[name] = value.map { String(cString: $0) } ?? ""
-                }
+                let name = key.withMemoryRebound(to: UInt8.self, capacity: 1) { HTTPRequest.lowercased(UnsafeBufferPointer(start: $0, count: strlen(key))) }
+                c.headers[name] = value.map { String(cString: $0) } ?? ""
                 return .YES
             }, me)
         _ = MHD_get_connection_values(
@@ -298,7 +304,7 @@ package final class HTTPServer: Sendable {
             { cls, _, key, value in
                 guard let cls, let key else { return .YES }
                 let c = Unmanaged<RequestContext>.fromOpaque(cls).takeUnretainedValue()
-                if c.query.count < 100 { c.query[String(cString: key)] = value.map { String(cString: $0) } ?? "" }
+                c.query[String(cString: key)] = value.map { String(cString: $0) } ?? ""
                 return .YES
             }, me)
         var request = HTTPRequest(

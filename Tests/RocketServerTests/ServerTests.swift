@@ -222,6 +222,33 @@ struct ServerTests {
         #expect(fine.hasPrefix("HTTP/1.1 200"))
     }
 
+    @Test("more header lines or query parameters than the limit are refused whole, never read in part")
+    func headerAndParameterCounts() throws {
+        let h = try Harness()
+        let (server, port) = try h.serve()
+        defer { server.stop() }
+        // Host and Connection are two of the lines: `filler` more make the total.
+        func headers(_ filler: Int) -> String { (0..<filler).map { "X-\($0): 1\r\n" }.joined() }
+        let limit = RocketLimits.requestHeaders
+        let atLimit = RawClient.exchange(port: port, "GET /v1/flows HTTP/1.1\r\nHost: x\r\n" + headers(limit - 2) + "Connection: close\r\n\r\n")
+        #expect(atLimit.hasPrefix("HTTP/1.1 200"), "\(atLimit.prefix(80))")
+        // A header after a hundred other lines (an Origin, a visitor's token) was once dropped
+        // unread, the request going on without it: now the whole request is refused.
+        let body = #"{"flow": "basic", "visitor": "ada"}"#
+        let over = RawClient.exchange(
+            port: port,
+            "POST /v1/conversations HTTP/1.1\r\nHost: x\r\n" + headers(limit) + "Origin: https://elsewhere.example\r\nContent-Type: application/json\r\n"
+                + "Content-Length: \(body.utf8.count)\r\nConnection: close\r\n\r\n\(body)")
+        #expect(over.hasPrefix("HTTP/1.1 431"), "\(over.prefix(80))")
+        #expect(over.contains("too-many-headers") && over.contains("X-Content-Type-Options: nosniff"))
+        #expect(h.service.count == 0)
+        let params = (0...RocketLimits.queryParameters).map { "p\($0)=1" }.joined(separator: "&")
+        let query = RawClient.exchange(port: port, "GET /v1/flows?\(params) HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+        #expect(query.hasPrefix("HTTP/1.1 400") && query.contains("bad-query"), "\(query.prefix(80))")
+        let fewer = (1...RocketLimits.queryParameters).map { "p\($0)=1" }.joined(separator: "&")
+        #expect(RawClient.exchange(port: port, "GET /v1/flows?\(fewer) HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n").hasPrefix("HTTP/1.1 200"))
+    }
+
     @Test(
         "every answer rocket makes says nosniff, whichever layer made it; the library's own refusals repeat nothing; OPTIONS is 404 off the routes"
     )
