@@ -182,7 +182,7 @@ package final class AccessControl: Sendable {
     /// Who sent `request`, or the 401 that says why its credentials fail. Credentials that are
     /// present but wrong are refused, never ignored.
     func caller(of request: HTTPRequest) -> Result<Caller, ResponseError> {
-        if let authorization = request.header("authorization") {
+        if let authorization = request.header(HTTPRequest.Name.authorization) {
             guard authorization.hasPrefix("Bearer "), isKey(String(authorization.dropFirst(7))) else {
                 var r = HTTPResponse.error(401, "bad-key", "the Authorization header holds no key of this server")
                 r.headers.append(("WWW-Authenticate", "Bearer"))
@@ -190,8 +190,8 @@ package final class AccessControl: Sendable {
             }
             return .success(.site)
         }
-        let claimed = request.header("rocket-visitor")
-        if let hash = request.header("rocket-visitor-hash") {
+        let claimed = request.header(HTTPRequest.Name.visitor)
+        if let hash = request.header(HTTPRequest.Name.visitorHash) {
             guard let identitySecret else {
                 return .failure(
                     ResponseError(.error(401, "identity-not-configured", "this server takes no identified visitors (see --identity-secret-file)")))

@@ -23,7 +23,7 @@ extension ConversationService {
         // A first visit brings no credentials and names no visitor: it starts as a new anonymous
         // visitor, whose token comes with the answer (one round trip, not two).
         var issued: (visitor: String, token: String)? = nil
-        let credentialless = ["authorization", "rocket-visitor", "rocket-visitor-hash"].allSatisfy { request.header($0) == nil }
+        let credentialless = [HTTPRequest.Name.authorization, HTTPRequest.Name.visitor, HTTPRequest.Name.visitorHash].allSatisfy { request.header($0) == nil }
         let caller: Caller
         if credentialless, !fields.has("visitor") {
             let fresh = access.issueVisitor()

@@ -616,7 +616,7 @@ package final class ConversationService: Sendable {
     /// its `X-Forwarded-For` names (the one the proxy itself saw; earlier ones are the client's
     /// word).
     func clientAddress(_ request: HTTPRequest) -> String {
-        guard configuration.trustedProxies.contains(request.peer), let forwarded = request.header("x-forwarded-for") else { return request.peer }
+        guard configuration.trustedProxies.contains(request.peer), let forwarded = request.header(HTTPRequest.Name.forwardedFor) else { return request.peer }
         guard let last = forwarded.split(separator: ",").last else { return request.peer }
         let address = last.trimmingSpaces()
         let plausible =
@@ -709,7 +709,7 @@ package final class ConversationService: Sendable {
     }
 
     func originCheck(_ request: HTTPRequest) -> OriginCheck {
-        guard let origin = request.header("origin") else { return .sameOrigin }
+        guard let origin = request.header(HTTPRequest.Name.origin) else { return .sameOrigin }
         if configuration.publicOrigins.contains(origin) || listenOrigins.withLock({ $0.contains(origin) }) { return .sameOrigin }
         if configuration.allowedOrigins.contains(origin) { return .listed(origin) }
         noteRefused(origin)

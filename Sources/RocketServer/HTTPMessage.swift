@@ -48,6 +48,29 @@ public struct HTTPRequest: Sendable {
     /// A header's value (`name` in any case).
     public func header(_ name: String) -> String? { headers[Self.lowercased(name)] }
 
+    /// The names of the headers the server reads (lower case, as ``headers`` holds them).
+    package enum Name {
+        /// A site's key (`Bearer KEY`).
+        package static let authorization = "authorization"
+        /// A visitor's token, or an identified visitor's id.
+        package static let visitor = "rocket-visitor"
+        /// An identified visitor's hash.
+        package static let visitorHash = "rocket-visitor-hash"
+        /// The page that made the request.
+        package static let origin = "origin"
+        /// What the body is.
+        package static let contentType = "content-type"
+        /// The encodings the client takes.
+        package static let acceptEncoding = "accept-encoding"
+        /// The addresses a request came through (read from trusted proxies only).
+        package static let forwardedFor = "x-forwarded-for"
+
+        /// The headers a request may give at most once: who calls, from which page, and what its
+        /// body is. Given twice, which one counts would be a guess (and a proxy in front may guess
+        /// the other way), so the HTTP layer refuses the request (400 `bad-header`).
+        package static let singleValued: Set<String> = [authorization, visitor, visitorHash, origin, contentType]
+    }
+
     /// `name` with ASCII letters in lower case (header names are ASCII; anything else is kept as
     /// it is). Returns `name` itself when it has no upper-case letter, which is the common case.
     static func lowercased(_ name: String) -> String {

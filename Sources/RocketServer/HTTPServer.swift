@@ -208,6 +208,8 @@ package final class HTTPServer: Sendable {
         var query = [String: String]()
         /// Made once the request's headers are in, for as many as there are.
         var headers = [String: String]()
+        /// A header the request gives more than once that it may give only once.
+        var repeated: String?
         /// An answer waiting for the store, and whether its change was saved.
         var parked: HTTPResponse?
         var saved = true
@@ -296,7 +298,11 @@ package final class HTTPServer: Sendable {
                 guard let cls, let key else { return .YES }
                 let c = Unmanaged<RequestContext>.fromOpaque(cls).takeUnretainedValue()
                 let name = key.withMemoryRebound(to: UInt8.self, capacity: 1) { HTTPRequest.lowercased(UnsafeBufferPointer(start: $0, count: strlen(key))) }
-                c.headers[name] = value.map { String(cString: $0) } ?? ""
+                if c.headers.updateValue(value.map { String(cString: $0) } ?? "", forKey: name) != nil,
+                    HTTPRequest.Name.singleValued.contains(name)
+                {
+                    c.repeated = name
+                }
                 return .YES
             }, me)
         _ = MHD_get_connection_values(
@@ -307,6 +313,9 @@ package final class HTTPServer: Sendable {
                 c.query[String(cString: key)] = value.map { String(cString: $0) } ?? ""
                 return .YES
             }, me)
+        if let name = ctx.repeated {
+            return queue(connection, .error(400, "bad-header", "\(name) is given more than once; a request may give it once"))
+        }
         var request = HTTPRequest(
             method: String(cString: methodBytes), path: String(cString: url), query: ctx.query, lowercasedHeaders: ctx.headers, body: ctx.body,
             bodyTooLarge: ctx.tooLarge)

@@ -14,7 +14,7 @@ struct RequestBody {
         if request.bodyTooLarge {
             return .failure(ResponseError(.error(413, "body-too-large", "the body is larger than \(maxBytes) bytes")))
         }
-        let header = request.header("content-type")
+        let header = request.header(HTTPRequest.Name.contentType)
         let type = header == "application/json" ? header : header?.split(separator: ";").first.map { $0.trimmingSpaces().lowercased() }
         guard type == "application/json" else {
             return .failure(ResponseError(.error(415, "json-only", "send the body as application/json")))

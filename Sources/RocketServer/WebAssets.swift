@@ -60,8 +60,8 @@ final class WebAssets: Sendable {
 
     /// True when the request's `Accept-Encoding` names gzip.
     static func acceptsGzip(_ request: HTTPRequest) -> Bool {
-        request.header("accept-encoding")?.lowercased().split(separator: ",").contains { $0.split(separator: ";").first?.trimmingSpaces() == "gzip" }
-            ?? false
+        guard let accepted = request.header(HTTPRequest.Name.acceptEncoding) else { return false }
+        return accepted.lowercased().split(separator: ",").contains { $0.split(separator: ";").first?.trimmingSpaces() == "gzip" }
     }
 
     /// The headers of every HTML page: no framing by other sites, scripts and images from here only.

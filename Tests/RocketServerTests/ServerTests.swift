@@ -222,6 +222,30 @@ struct ServerTests {
         #expect(fine.hasPrefix("HTTP/1.1 200"))
     }
 
+    @Test("a header that says who calls, from which page or what the body is, given twice, is refused; other repeated headers are not")
+    func repeatedSingleHeaders() throws {
+        let h = try Harness()
+        let (server, port) = try h.serve()
+        defer { server.stop() }
+        let body = #"{"flow": "basic", "visitor": "ada"}"#
+        func start(_ extra: String) -> String {
+            RawClient.exchange(
+                port: port,
+                "POST /v1/conversations HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n\(extra)Content-Length: \(body.utf8.count)\r\n"
+                    + "Connection: close\r\n\r\n\(body)")
+        }
+        for twice in [
+            "Origin: https://a.example\r\nOrigin: https://b.example\r\n", "Rocket-Visitor: ada\r\nrocket-visitor: bob\r\n",
+            "Rocket-Visitor-Hash: 00\r\nRocket-Visitor-Hash: 11\r\n", "Authorization: Bearer a\r\nAuthorization: Bearer b\r\n",
+            "Content-Type: application/json\r\n",
+        ] {
+            let answer = start(twice)
+            #expect(answer.hasPrefix("HTTP/1.1 400") && answer.contains("bad-header") && answer.contains("more than once"), "\(twice): \(answer.prefix(200))")
+        }
+        #expect(h.service.count == 0)
+        #expect(start("X-Note: a\r\nX-Note: b\r\nX-Forwarded-For: 10.0.0.1\r\nX-Forwarded-For: 10.0.0.2\r\n").hasPrefix("HTTP/1.1 201"))
+    }
+
     @Test("more header lines or query parameters than the limit are refused whole, never read in part")
     func headerAndParameterCounts() throws {
         let h = try Harness()
