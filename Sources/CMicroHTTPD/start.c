@@ -86,7 +86,28 @@ struct rocket_framing_scan {
     unsigned transfer_encodings;
     unsigned hosts;
     int outside;
+    // 0: no Transfer-Encoding, or exactly chunked; 1: codings that end in chunked but name
+    // others too (not implemented here); 2: codings that do not end in chunked (the body's
+    // length cannot be known).
+    int coding;
 };
+
+// The Transfer-Encoding codings `value` lists, judged as the scan's `coding` is.
+static int rocket_framing_coding(const char *value) {
+    if (value == NULL) return 2;
+    // What the library reads as chunked: the whole value, in any case (anything else, a space
+    // after it too, it would read as no coding at all and wait for a body it cannot measure).
+    if (strcasecmp(value, "chunked") == 0) return 0;
+    // A list that ends in chunked names codings this server does not decode; anything else
+    // leaves the body's length unknown.
+    const char *last = strrchr(value, ',');
+    const char *start = last ? last + 1 : value;
+    while (*start == ' ' || *start == '\t') start++;
+    size_t n = strlen(start);
+    while (n > 0 && (start[n - 1] == ' ' || start[n - 1] == '\t')) n--;
+    if (n != 7 || strncasecmp(start, "chunked", 7) != 0) return 2;
+    return last ? 1 : 2;
+}
 
 static enum MHD_Result rocket_framing_visit(void *cls, enum MHD_ValueKind kind, const char *key, const char *value) {
     (void)kind;
@@ -94,19 +115,25 @@ static enum MHD_Result rocket_framing_visit(void *cls, enum MHD_ValueKind kind, 
     if (key == NULL) return MHD_YES;
     if (key < scan->low || key >= scan->high || (value != NULL && (value < scan->low || value > scan->high))) scan->outside = 1;
     if (strcasecmp(key, "Content-Length") == 0) scan->content_lengths++;
-    if (strcasecmp(key, "Transfer-Encoding") == 0) scan->transfer_encodings++;
+    if (strcasecmp(key, "Transfer-Encoding") == 0) {
+        scan->transfer_encodings++;
+        int coding = rocket_framing_coding(value);
+        if (coding > scan->coding) scan->coding = coding;
+    }
     if (strcasecmp(key, "Host") == 0) scan->hosts++;
     return MHD_YES;
 }
 
 int rocket_mhd_framing(struct MHD_Connection *connection, const char *method) {
     const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_REQUEST_HEADER_SIZE);
-    struct rocket_framing_scan scan = {method, method + (info ? info->header_size : 0), 0, 0, 0, 0};
+    struct rocket_framing_scan scan = {method, method + (info ? info->header_size : 0), 0, 0, 0, 0, 0};
     MHD_get_connection_values(connection, MHD_HEADER_KIND, rocket_framing_visit, &scan);
     if (scan.outside) return 3;
     if (scan.transfer_encodings > 0 && scan.content_lengths > 0) return 1;
     if (scan.content_lengths > 1 || scan.transfer_encodings > 1) return 2;
     if (scan.hosts != 1) return 4;
+    if (scan.coding == 2) return 5;
+    if (scan.coding == 1) return 6;
     return 0;
 }
 

@@ -192,6 +192,11 @@ public struct HTTPResponse: Sendable {
             body: Array("retry: 2000\n\n".utf8) + first, stream: id)
     }
 
+    /// The answer to a body larger than `limit` bytes (413 `body-too-large`), declared or sent.
+    package static func bodyTooLarge(_ limit: Int) -> HTTPResponse {
+        .error(413, "body-too-large", "the body is larger than \(limit) bytes")
+    }
+
     /// A JSON error: `{"error": {"code": …, "message": …}}`, plus any `extra` members.
     public static func error(_ status: Int, _ code: String, _ message: String, _ extra: [(String, JSONValue)] = []) -> HTTPResponse {
         json(status, .object([("error", .object([("code", .string(code)), ("message", .string(message))] + extra))]))

@@ -241,6 +241,8 @@ package final class HTTPServer: Sendable {
             case 1: return queue(connection, .error(400, "bad-framing", "a request may not have both Transfer-Encoding and Content-Length"))
             case 2: return queue(connection, .error(400, "bad-framing", "Content-Length or Transfer-Encoding is given more than once"))
             case 3: return queue(connection, .error(400, "bad-header", "a header line is folded (obs-fold); send each header on one line"))
+            case 5: return queue(connection, .error(400, "bad-framing", "Transfer-Encoding may only be chunked"))
+            case 6: return queue(connection, .error(501, "unsupported-coding", "the only Transfer-Encoding taken is chunked"))
             default: return queue(connection, .error(400, "bad-host", "a request must name its Host exactly once"))
             }
             // So many header lines or query parameters are refused whole: none is ever dropped
@@ -255,7 +257,7 @@ package final class HTTPServer: Sendable {
             if let declared = Self.contentLength.withCString({ MHD_lookup_connection_value(connection, .HEADER_KIND, $0) }).map({ String(cString: $0) }),
                 let n = Int(declared), n > limit
             {
-                return queue(connection, .error(413, "body-too-large", "the body is larger than \(limit) bytes"))
+                return queue(connection, HTTPResponse.bodyTooLarge(limit))
             }
             let ctx = RequestContext()
             context.pointee = Unmanaged.passRetained(ctx).toOpaque()
@@ -287,6 +289,9 @@ package final class HTTPServer: Sendable {
             size.pointee = 0
             return .YES
         }
+        // A body past the limit (sent in chunks, so not declared) is refused whatever the route:
+        // one that takes no body does not answer as if none had come.
+        if ctx.tooLarge { return queue(connection, HTTPResponse.bodyTooLarge(limit)) }
         let me = Unmanaged.passUnretained(ctx).toOpaque()
         // Counted first (a call without an iterator), so the table is made once at its size
         // (it was made for 16 with every request's context: 3 % of the request threads' samples).

@@ -12,7 +12,7 @@ struct RequestBody {
     /// object whose fields are among `allowed`, each once.
     static func read(_ request: HTTPRequest, allowed: [String], maxBytes: Int) -> Result<RequestBody, ResponseError> {
         if request.bodyTooLarge {
-            return .failure(ResponseError(.error(413, "body-too-large", "the body is larger than \(maxBytes) bytes")))
+            return .failure(ResponseError(HTTPResponse.bodyTooLarge(maxBytes)))
         }
         let header = request.header(HTTPRequest.Name.contentType)
         let type = header == "application/json" ? header : header?.split(separator: ";").first.map { $0.trimmingSpaces().lowercased() }

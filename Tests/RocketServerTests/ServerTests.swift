@@ -222,6 +222,46 @@ struct ServerTests {
         #expect(fine.hasPrefix("HTTP/1.1 200"))
     }
 
+    @Test("a Transfer-Encoding other than chunked is refused at once (501 for codings before chunked, 400 otherwise); chunked in any case is read")
+    func transferCodings() throws {
+        let h = try Harness()
+        let (server, port) = try h.serve()
+        defer { server.stop() }
+        let body = #"{"flow": "basic", "visitor": "ada"}"#
+        let chunk = String(body.utf8.count, radix: 16) + "\r\n" + body + "\r\n0\r\n\r\n"
+        func start(_ coding: String) -> String {
+            RawClient.exchange(
+                port: port,
+                "POST /v1/conversations HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: \(coding)\r\nConnection: close\r\n\r\n\(chunk)"
+            )
+        }
+        for coding in ["gzip", "chunked, gzip", "chunked,", "chunkedx", "identity", "chunked\t"] {
+            let answer = start(coding)
+            #expect(answer.hasPrefix("HTTP/1.1 400") && answer.contains("bad-framing"), "\(coding): \(answer.prefix(120))")
+        }
+        for coding in ["gzip, chunked", "deflate,chunked"] {
+            let answer = start(coding)
+            #expect(answer.hasPrefix("HTTP/1.1 501") && answer.contains("unsupported-coding"), "\(coding): \(answer.prefix(120))")
+        }
+        #expect(h.service.count == 0)
+        #expect(start("Chunked").hasPrefix("HTTP/1.1 201"))
+    }
+
+    @Test("a body past the limit sent in chunks (no declared length) is 413 on every route, one that takes no body too")
+    func undeclaredBodyTooLarge() throws {
+        let h = try Harness()
+        let (server, port) = try h.serve()
+        defer { server.stop() }
+        let piece = String(repeating: "a", count: 4096)
+        let chunks = String(repeating: "1000\r\n" + piece + "\r\n", count: RocketLimits.requestBodyBytes / 4096 + 1) + "0\r\n\r\n"
+        for path in ["/v1/visitors", "/v1/conversations"] {
+            let answer = RawClient.exchange(
+                port: port,
+                "POST \(path) HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n\(chunks)")
+            #expect(answer.hasPrefix("HTTP/1.1 413") && answer.contains("body-too-large"), "\(path): \(answer.prefix(120))")
+        }
+    }
+
     @Test("a header that says who calls, from which page or what the body is, given twice, is refused; other repeated headers are not")
     func repeatedSingleHeaders() throws {
         let h = try Harness()

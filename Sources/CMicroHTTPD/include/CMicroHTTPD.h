@@ -7,7 +7,10 @@
 /// How the request's header block frames it: 0 sound; 1 both Transfer-Encoding and
 /// Content-Length; 2 a framing header given twice; 3 a folded header line (obs-fold: the
 /// library joins it into the header's name, found as a name outside the block it read); 4 no
-/// Host, or more than one. Called with the method pointer the access handler was given.
+/// Host, or more than one; 5 a Transfer-Encoding other than exactly chunked (in any case) that
+/// does not end in it either (the body's length cannot be known); 6 codings before chunked (not
+/// implemented here). Called with the
+/// method pointer the access handler was given.
 int rocket_mhd_framing(struct MHD_Connection *connection, const char *method);
 
 /// The address of the connection's peer as text (IPv4 dotted, IPv6 colon form; an IPv4-mapped
@@ -41,7 +44,10 @@ void rocket_mhd_quiesce(struct MHD_Daemon *daemon);
 /// How the request's header block frames it: 0 sound; 1 both Transfer-Encoding and
 /// Content-Length; 2 a framing header given twice; 3 a folded header line (obs-fold: the
 /// library joins it into the header's name, found as a name outside the block it read); 4 no
-/// Host, or more than one. Called with the method pointer the access handler was given.
+/// Host, or more than one; 5 a Transfer-Encoding other than exactly chunked (in any case) that
+/// does not end in it either (the body's length cannot be known); 6 codings before chunked (not
+/// implemented here). Called with the
+/// method pointer the access handler was given.
 int rocket_mhd_framing(struct MHD_Connection *connection, const char *method);
 
 /// The address of the connection's peer as text (IPv4 dotted, IPv6 colon form; an IPv4-mapped
