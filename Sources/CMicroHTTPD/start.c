@@ -2,10 +2,120 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <netinet/in.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
+
+// Request deadlines. libmicrohttpd times a connection out only when it is idle, so a client that
+// sends a byte now and then keeps one forever, headers included. Each connection gets a deadline
+// for its request as a whole: `ready_ms` from when it is free for one (opened, or its last answer
+// sent), and at most `request_ms` from its request line; it is cleared once the request is read
+// whole. The ticker shuts down the sockets of connections past their deadline; the library then
+// sees the end of the stream and closes the connection as it does any other.
+struct rocket_deadline {
+    struct rocket_deadline *prev, *next;
+    MHD_socket fd;
+    int64_t ready_ms;
+    _Atomic int64_t due_ms; // 0: no request under way
+};
+
+struct rocket_deadlines {
+    pthread_mutex_t lock; // over the list (entries come and go on the library's threads)
+    struct rocket_deadline head;
+    int64_t ready_ms;
+    int64_t request_ms;
+};
+
+static int64_t rocket_now_ms(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (int64_t)t.tv_sec * 1000 + t.tv_nsec / 1000000;
+}
+
+static struct rocket_deadline *rocket_deadline_of(struct MHD_Connection *connection) {
+    const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+    return info == NULL ? NULL : info->socket_context;
+}
+
+static void rocket_connection_notified(void *cls, struct MHD_Connection *connection, void **socket_context,
+                                       enum MHD_ConnectionNotificationCode toe) {
+    struct rocket_deadlines *d = cls;
+    if (toe == MHD_CONNECTION_NOTIFY_STARTED) {
+        struct rocket_deadline *e = calloc(1, sizeof *e);
+        if (e == NULL) return;
+        const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CONNECTION_FD);
+        e->fd = info == NULL ? MHD_INVALID_SOCKET : info->connect_fd;
+        e->ready_ms = d->ready_ms;
+        atomic_store(&e->due_ms, rocket_now_ms() + d->ready_ms);
+        pthread_mutex_lock(&d->lock);
+        e->prev = &d->head;
+        e->next = d->head.next;
+        d->head.next->prev = e;
+        d->head.next = e;
+        pthread_mutex_unlock(&d->lock);
+        *socket_context = e;
+    } else if (toe == MHD_CONNECTION_NOTIFY_CLOSED && *socket_context != NULL) {
+        // Called before the library closes the descriptor: once unlinked, the ticker can no
+        // longer shut down a descriptor number another connection may be given next.
+        struct rocket_deadline *e = *socket_context;
+        pthread_mutex_lock(&d->lock);
+        e->prev->next = e->next;
+        e->next->prev = e->prev;
+        pthread_mutex_unlock(&d->lock);
+        free(e);
+        *socket_context = NULL;
+    }
+}
+
+static void *rocket_request_line(void *cls, const char *uri, struct MHD_Connection *connection) {
+    (void)uri;
+    struct rocket_deadlines *d = cls;
+    struct rocket_deadline *e = rocket_deadline_of(connection);
+    if (e != NULL) {
+        int64_t due = rocket_now_ms() + d->request_ms;
+        int64_t was = atomic_load(&e->due_ms);
+        if (was == 0 || due < was) atomic_store(&e->due_ms, due);
+    }
+    return NULL; // the access handler's first call still finds no request context
+}
+
+void rocket_mhd_request_read(struct MHD_Connection *connection) {
+    struct rocket_deadline *e = rocket_deadline_of(connection);
+    if (e != NULL) atomic_store(&e->due_ms, 0);
+}
+
+void rocket_mhd_request_done(struct MHD_Connection *connection) {
+    struct rocket_deadline *e = rocket_deadline_of(connection);
+    if (e != NULL) atomic_store(&e->due_ms, rocket_now_ms() + e->ready_ms);
+}
+
+unsigned int rocket_mhd_cut_late(struct rocket_deadlines *deadlines) {
+    unsigned int cut = 0;
+    int64_t now = rocket_now_ms();
+    pthread_mutex_lock(&deadlines->lock);
+    for (struct rocket_deadline *e = deadlines->head.next; e != &deadlines->head; e = e->next) {
+        int64_t due = atomic_load(&e->due_ms);
+        if (due != 0 && due < now && e->fd != MHD_INVALID_SOCKET) {
+            shutdown(e->fd, SHUT_RDWR);
+            atomic_store(&e->due_ms, 0);
+            cut++;
+        }
+    }
+    pthread_mutex_unlock(&deadlines->lock);
+    return cut;
+}
+
+void rocket_mhd_deadlines_free(struct rocket_deadlines *deadlines) {
+    if (deadlines == NULL) return;
+    pthread_mutex_destroy(&deadlines->lock);
+    free(deadlines);
+}
 
 static void rocket_mhd_quiet_log(void *cls, const char *fmt, va_list ap) { (void)cls; (void)fmt; (void)ap; }
 
@@ -14,6 +124,7 @@ struct MHD_Daemon *rocket_mhd_start(const char *host, uint16_t port, unsigned in
                                     unsigned int timeout_seconds, size_t connection_memory,
                                     MHD_AccessHandlerCallback handler, void *handler_cls,
                                     MHD_RequestCompletedCallback completed, void *completed_cls,
+                                    unsigned int ready_ms, unsigned int request_ms, struct rocket_deadlines **deadlines,
                                     char *error, size_t error_size) {
     struct sockaddr_in v4;
     struct sockaddr_in6 v6;
@@ -36,6 +147,15 @@ struct MHD_Daemon *rocket_mhd_start(const char *host, uint16_t port, unsigned in
         snprintf(error, error_size, "'%s' is not an IPv4 or IPv6 address", host);
         return NULL;
     }
+    struct rocket_deadlines *d = calloc(1, sizeof *d);
+    if (d == NULL || pthread_mutex_init(&d->lock, NULL) != 0) {
+        free(d);
+        snprintf(error, error_size, "out of memory");
+        return NULL;
+    }
+    d->head.prev = d->head.next = &d->head;
+    d->ready_ms = ready_ms;
+    d->request_ms = request_ms;
     errno = 0;
     struct MHD_Daemon *daemon = MHD_start_daemon(
         flags, port, NULL, NULL, handler, handler_cls,
@@ -46,16 +166,21 @@ struct MHD_Daemon *rocket_mhd_start(const char *host, uint16_t port, unsigned in
         MHD_OPTION_CONNECTION_TIMEOUT, timeout_seconds,
         MHD_OPTION_CONNECTION_MEMORY_LIMIT, connection_memory,
         MHD_OPTION_NOTIFY_COMPLETED, completed, completed_cls,
+        MHD_OPTION_NOTIFY_CONNECTION, rocket_connection_notified, d,
+        MHD_OPTION_URI_LOG_CALLBACK, rocket_request_line, d,
         MHD_OPTION_EXTERNAL_LOGGER, rocket_mhd_quiet_log, NULL,
         MHD_OPTION_END);
     if (daemon == NULL) {
         int e = errno;
+        rocket_mhd_deadlines_free(d);
+        d = NULL;
         if (e == EADDRINUSE) snprintf(error, error_size, "the address %s port %u is already in use", host, (unsigned)port);
         else if (e == EACCES) snprintf(error, error_size, "no permission to listen on %s port %u", host, (unsigned)port);
         else if (e == EADDRNOTAVAIL) snprintf(error, error_size, "%s is not an address of this machine", host);
         else if (e != 0) snprintf(error, error_size, "cannot listen on %s port %u: %s", host, (unsigned)port, strerror(e));
         else snprintf(error, error_size, "cannot listen on %s port %u", host, (unsigned)port);
     }
+    *deadlines = d;
     return daemon;
 }
 

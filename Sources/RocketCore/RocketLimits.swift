@@ -132,8 +132,8 @@ public enum RocketLimits {
     public static let visitorRetentionSeconds: Double = 400 * 86_400
     /// Seconds `rocket serve` keeps event records for reports (`--keep-records`).
     public static let recordRetentionSeconds: Double = 90 * 86_400
-    /// Seconds a request may take to arrive whole (its body: the headers are bounded by the
-    /// idle timeout of a connection and the connections of an address).
+    /// Seconds a request may take to arrive whole from its request line, headers and body (and
+    /// at most ``connectionIdleSeconds`` more from when its connection was free for it).
     public static let requestSeconds: Double = 10
 
     /// One row of the table of limits.
@@ -265,7 +265,9 @@ public enum RocketLimits {
             name: "visitorRetentionSeconds", value: RocketDuration.format(visitorRetentionSeconds),
             bounds: "how long a visitor's scenario statistics outlive their last event or execution (`--visitor-retention`)", past: "they are forgotten"),
         Entry(
-            name: "requestSeconds", value: "\(Int(requestSeconds)) s", bounds: "the time a request body may take to arrive", past: "the connection is closed"),
+            name: "requestSeconds", value: "\(Int(requestSeconds)) s",
+            bounds: "the time a request may take to arrive whole from its request line (and `connectionIdleSeconds` more from its connection being free)",
+            past: "the connection is closed"),
     ]
 }
 

@@ -27,6 +27,8 @@ package final class HTTPServer: Sendable {
         // The daemon pointer is set once in start and read-only afterwards; libmicrohttpd's
         // calls on it are thread-safe.
         let daemon: OpaquePointer
+        /// The deadlines of its requests (rocket_mhd_start), freed after the daemon stops.
+        let deadlines: OpaquePointer?
     }
     private let daemon = Mutex<Handle?>(nil)
     private let streams = Mutex<[String: [ObjectIdentifier: EventStream]]>([:])
@@ -104,6 +106,7 @@ package final class HTTPServer: Sendable {
         guard (0...65535).contains(port) else { throw Failure(message: "the port must be from 0 to 65535") }
         let c = service.configuration
         var error = [CChar](repeating: 0, count: 256)
+        var deadlines: OpaquePointer?
         let me = Unmanaged.passUnretained(self).toOpaque()
         // Streams leave libmicrohttpd once admitted, each keeping a descriptor: what is left of
         // the descriptors beside the most streams allowed is for the library's connections.
@@ -117,19 +120,23 @@ package final class HTTPServer: Sendable {
         // connections, so the proxy limits them instead.
         let perAddress = UInt32(c.trustedProxies.isEmpty ? c.connectionsPerAddress : 0)
         let d = rocket_mhd_start(
-            host, UInt16(port), 2, max(16, limit), perAddress, UInt32(RocketLimits.connectionIdleSeconds), RocketLimits.connectionMemoryBytes,
+            host, UInt16(port), 2, max(16, limit), perAddress, UInt32(max(1, c.idleConnectionSeconds)), RocketLimits.connectionMemoryBytes,
             { cls, connection, url, method, _, data, size, context in
                 guard let cls, let connection, let url, let method, let size, let context else { return .NO }
                 let server = Unmanaged<HTTPServer>.fromOpaque(cls).takeUnretainedValue()
                 return server.access(connection, url, method, data, size, context)
             }, me,
-            { _, _, context, _ in
+            { _, connection, context, _ in
+                // The connection's next request must come whole in time (the idle time, then the
+                // request's own).
+                if let connection { rocket_mhd_request_done(connection) }
                 guard let context, let raw = context.pointee else { return }
                 Unmanaged<RequestContext>.fromOpaque(raw).release()
                 context.pointee = nil
-            }, nil, &error, error.count)
+            }, nil, UInt32(max(1, c.idleConnectionSeconds) * 1_000) + Self.milliseconds(c.requestSeconds), Self.milliseconds(c.requestSeconds),
+            &deadlines, &error, error.count)
         guard let d else { throw Failure(message: String(decoding: error.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)) }
-        daemon.withLock { $0 = Handle(daemon: d) }
+        daemon.withLock { $0 = Handle(daemon: d, deadlines: deadlines) }
         service.onChange { [weak self] change in
             self?.push(change)
             self?.wakeIfNeeded(for: change)
@@ -189,6 +196,7 @@ package final class HTTPServer: Sendable {
         for _ in 0..<1_000 where !takeoverDone.withLock({ $0 }) { usleep(5_000) }
         MHD_stop_daemon(handle.daemon)
         daemon.withLock { $0 = nil }
+        rocket_mhd_deadlines_free(handle.deadlines)
         // Streams still sending when the stream loop ended are closed as they are.
         for _ in 0..<1_000 where !pollerDone.withLock({ $0 }) { usleep(5_000) }
         for s in poller.all where s.hangUp() { forget(s) }
@@ -289,6 +297,8 @@ package final class HTTPServer: Sendable {
             size.pointee = 0
             return .YES
         }
+        // Read whole: the connection's deadline is lifted (an answer may take its time).
+        rocket_mhd_request_read(connection)
         // A body past the limit (sent in chunks, so not declared) is refused whatever the route:
         // one that takes no body does not answer as if none had come.
         if ctx.tooLarge { return queue(connection, HTTPResponse.bodyTooLarge(limit)) }
@@ -433,6 +443,11 @@ package final class HTTPServer: Sendable {
         defer { MHD_destroy_response(r) }
         addHeaders(response, to: r)
         return MHD_queue_response(connection, UInt32(response.status), r)
+    }
+
+    /// `seconds` in whole milliseconds for the C side (at least 1, at most a day).
+    static func milliseconds(_ seconds: Double) -> UInt32 {
+        UInt32(max(1, min(86_400_000, (seconds * 1_000).rounded(.up))))
     }
 
     /// The header a body's declared size is read from.
@@ -715,13 +730,21 @@ package final class HTTPServer: Sendable {
         let clock = WallClock()
         let every = max(1, service.configuration.keepAlive)
         var lastPing = clock.now
+        var lastCut = clock.now
         var sink = [UInt8](repeating: 0, count: 256)
+        let deadlines = daemon.withLock { $0?.deadlines }
         while !stopping.load(ordering: .relaxed) {
             service.advanceDue()
             var now = clock.now
             if now - lastPing >= every {
                 keepAlive()
                 lastPing = now
+            }
+            // Once a second (the ticker wakes at least that often): connections whose request
+            // has not come whole in time are ended, however steadily it trickles in.
+            if now - lastCut >= 1, let deadlines {
+                _ = rocket_mhd_cut_late(deadlines)
+                lastCut = now
             }
             // Decide when to wake, with `plannedWake` at 0 meanwhile: a change made while the
             // state is read wakes the ticker (see wakeIfNeeded), so none waits past its time.

@@ -33,8 +33,11 @@ public struct ServerConfiguration: Sendable {
     public var visitorRetention: Double = RocketLimits.visitorRetentionSeconds
     /// Seconds event records are kept for reports (`--keep-records`).
     public var recordRetention: Double = RocketLimits.recordRetentionSeconds
-    /// Seconds a request's body may take to arrive whole.
+    /// Seconds a request may take to arrive whole from its request line (headers and body).
     public var requestSeconds = RocketLimits.requestSeconds
+    /// Seconds a connection may stay idle; a request must also have come whole within this and
+    /// ``requestSeconds`` of its connection being free for it, however steadily it trickles in.
+    public var idleConnectionSeconds = RocketLimits.connectionIdleSeconds
     /// Proxies (IP addresses) whose `X-Forwarded-For` names the client (`--trust-proxy`); from
     /// any other peer the header is ignored.
     public var trustedProxies: Set<String> = []

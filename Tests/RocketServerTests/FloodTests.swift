@@ -299,6 +299,39 @@ struct FloodTests {
         #expect(served, "once they close, the address is served again")
     }
 
+    @Test("a request line or headers trickled in are cut off by the request's deadline, never idle long enough to time out")
+    func slowHeaders() throws {
+        let h = try Harness {
+            $0.requestSeconds = 0.3
+            $0.idleConnectionSeconds = 1
+        }
+        let (server, port) = try h.serve()
+        defer { server.stop() }
+        // After its request line a request has 0.3 s for the rest; before it, 1.3 s from when the
+        // connection was free for it. A byte every 100 ms keeps the connection from going idle.
+        let filler = String(repeating: "a", count: 100)
+        for (opening, trickle) in [("GET /v1/flows HTTP/1.1\r\n", "X-Slow: " + filler), ("", "GET /v1/flows?x=" + filler)] {
+            let c = try #require(RawClient(port: port))
+            c.send(opening)
+            var sent = 0
+            for byte in trickle.utf8 where !c.closed {
+                c.send([byte])
+                sent += 1
+                c.read(timeout: 0.1)
+            }
+            #expect(c.closed && sent < trickle.utf8.count, "\(opening.isEmpty ? "a request line" : "headers"): \(sent) bytes sent, still open")
+            #expect(c.text.isEmpty, "no answer to a request that never came whole")
+        }
+        // A kept-alive connection's requests, however far apart within the idle time, are not.
+        let c = try #require(RawClient(port: port))
+        c.send("GET /v1/flows HTTP/1.1\r\nHost: x\r\n\r\n")
+        #expect(c.read(timeout: 5) { $0.contains("\r\n\r\n") }.hasPrefix("HTTP/1.1 200"))
+        c.read(timeout: 0.7)
+        #expect(!c.closed)
+        c.send("GET /v1/flows HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+        #expect(c.read(timeout: 5).components(separatedBy: "HTTP/1.1 200").count == 3, "both requests answered")
+    }
+
     @Test("a body trickled in is cut off by one deadline for the whole request, not per byte")
     func slowBody() throws {
         let h = try Harness { $0.requestSeconds = 0.3 }

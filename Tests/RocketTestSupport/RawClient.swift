@@ -7,6 +7,8 @@ public final class RawClient {
     let fd: Int32
     /// Everything received so far.
     public var received: [UInt8] = []
+    /// True once a read found the connection closed (or failed).
+    public private(set) var closed = false
 
     /// A connection to 127.0.0.1:`port`, or nil when none could be made.
     public init?(port: Int) {
@@ -51,7 +53,10 @@ public final class RawClient {
             var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
             guard poll(&p, 1, 100) > 0 else { continue }
             let n = recv(fd, &buffer, buffer.count, 0)
-            if n <= 0 { break }
+            if n <= 0 {
+                closed = true
+                break
+            }
             received += buffer[..<n]
         }
         return text

@@ -4,33 +4,41 @@
 // calls Swift cannot make itself (MHD_start_daemon and MHD_get_daemon_info are variadic).
 #if !__has_include(<microhttpd.h>)
 #error "microhttpd.h is missing: install Debian's libmicrohttpd-dev (sh scripts/install-deps.sh)"
-/// How the request's header block frames it: 0 sound; 1 both Transfer-Encoding and
-/// Content-Length; 2 a framing header given twice; 3 a folded header line (obs-fold: the
-/// library joins it into the header's name, found as a name outside the block it read); 4 no
-/// Host, or more than one; 5 a Transfer-Encoding other than exactly chunked (in any case) that
-/// does not end in it either (the body's length cannot be known); 6 codings before chunked (not
-/// implemented here). Called with the
-/// method pointer the access handler was given.
-int rocket_mhd_framing(struct MHD_Connection *connection, const char *method);
-
-/// The address of the connection's peer as text (IPv4 dotted, IPv6 colon form; an IPv4-mapped
-/// IPv6 address as IPv4) in `out`; 0 when it is not known.
-int rocket_mhd_client_address(struct MHD_Connection *connection, char *out, size_t size);
-
 #endif
 #include <microhttpd.h>
 #include <stddef.h>
 #include <stdint.h>
 
+/// The deadlines of a daemon's requests (see ``rocket_mhd_start``).
+struct rocket_deadlines;
+
 /// Starts a daemon bound to `host` (an IPv4 or IPv6 literal) and `port` (0: any free port), with
-/// an epoll thread pool of `threads`, suspend/resume on, and the given limits. NULL on failure,
-/// with a sentence in `error`.
+/// an epoll thread pool of `threads`, suspend/resume on, and the given limits. Each request must
+/// be read whole within `ready_ms` of its connection being free for it (opened, or the last
+/// answer sent: ``rocket_mhd_request_done``) and within `request_ms` of its request line;
+/// ``rocket_mhd_request_read`` says it was, ``rocket_mhd_cut_late`` ends connections past their
+/// deadline. `*deadlines` is set to the table of them, freed with ``rocket_mhd_deadlines_free``
+/// once the daemon has stopped. NULL on failure, with a sentence in `error`.
 struct MHD_Daemon *rocket_mhd_start(const char *host, uint16_t port, unsigned int threads,
                                     unsigned int connection_limit, unsigned int per_ip_limit,
                                     unsigned int timeout_seconds, size_t connection_memory,
                                     MHD_AccessHandlerCallback handler, void *handler_cls,
                                     MHD_RequestCompletedCallback completed, void *completed_cls,
+                                    unsigned int ready_ms, unsigned int request_ms, struct rocket_deadlines **deadlines,
                                     char *error, size_t error_size);
+
+/// The connection's request has been read whole: its deadline is lifted.
+void rocket_mhd_request_read(struct MHD_Connection *connection);
+
+/// The connection's answer is sent: its next request must come whole within the ready time.
+void rocket_mhd_request_done(struct MHD_Connection *connection);
+
+/// Shuts down the sockets of connections whose request is past its deadline (the library then
+/// closes them); how many.
+unsigned int rocket_mhd_cut_late(struct rocket_deadlines *deadlines);
+
+/// Frees the table of deadlines (after MHD_stop_daemon; NULL is nothing).
+void rocket_mhd_deadlines_free(struct rocket_deadlines *deadlines);
 
 /// The port the daemon listens on (useful after binding port 0); 0 when unknown.
 uint16_t rocket_mhd_port(struct MHD_Daemon *daemon);
@@ -46,8 +54,7 @@ void rocket_mhd_quiesce(struct MHD_Daemon *daemon);
 /// library joins it into the header's name, found as a name outside the block it read); 4 no
 /// Host, or more than one; 5 a Transfer-Encoding other than exactly chunked (in any case) that
 /// does not end in it either (the body's length cannot be known); 6 codings before chunked (not
-/// implemented here). Called with the
-/// method pointer the access handler was given.
+/// implemented here). Called with the method pointer the access handler was given.
 int rocket_mhd_framing(struct MHD_Connection *connection, const char *method);
 
 /// The address of the connection's peer as text (IPv4 dotted, IPv6 colon form; an IPv4-mapped
