@@ -76,9 +76,7 @@ enum ServeCommand {
             store = parsed.value("--store")
             // An origin as browsers send it: scheme, host and port (a final "/" is dropped).
             func origin(_ value: String, _ flag: String, _ example: String) throws(UsageError) -> String {
-                var o = value
-                while o.hasSuffix("/") { o.removeLast() }
-                guard Self.isOrigin(o) else {
+                guard let o = Self.canonicalOrigin(value) else {
                     throw UsageError(
                         message:
                             "\(flag) takes an origin such as \(example) (scheme, host and port, no path), not '\(Sanitizer.clean(value, keepNewlines: false))'",
@@ -168,14 +166,59 @@ enum ServeCommand {
             return inet_pton(AF_INET, s, &v4) == 1 || inet_pton(AF_INET6, s, &v6) == 1
         }
 
-        /// `http(s)://host[:port]`, as browsers send it in `Origin`.
-        static func isOrigin(_ s: String) -> Bool {
-            let rest: Substring
-            if s.hasPrefix("https://") { rest = s.dropFirst(8) } else if s.hasPrefix("http://") { rest = s.dropFirst(7) } else { return false }
-            guard !rest.isEmpty, rest.utf8.count <= 253 else { return false }
-            return rest.utf8.allSatisfy { b in
-                (b >= 0x30 && b <= 0x3A) || (b >= 0x41 && b <= 0x5A) || (b >= 0x61 && b <= 0x7A) || b == 0x2D || b == 0x2E || b == 0x5B || b == 0x5D
+        /// `value` as browsers send it in `Origin` (`http(s)://host[:port]`: scheme and name in
+        /// lower case, an IPv6 address in its short form, no default port), or nil when it is no
+        /// origin. Origins are then compared exactly, so `https://Shop.example:443/` must become
+        /// `https://shop.example` here or it would never match.
+        static func canonicalOrigin(_ value: String) -> String? {
+            var rest = Substring(value)
+            while rest.hasSuffix("/") { rest = rest.dropLast() }
+            let scheme: String
+            let lower = rest.lowercased()
+            if lower.hasPrefix("https://") { scheme = "https" } else if lower.hasPrefix("http://") { scheme = "http" } else { return nil }
+            rest = rest.dropFirst(scheme.count + 3)
+            guard !rest.isEmpty, rest.utf8.count <= 300 else { return nil }
+            var host: String
+            var portText: Substring?
+            if rest.hasPrefix("[") {
+                guard let close = rest.firstIndex(of: "]") else { return nil }
+                let inside = String(rest[rest.index(after: rest.startIndex)..<close])
+                // An IPv6 address without a zone; an IPv4-mapped one (which browsers write in hex)
+                // has no use in an origin.
+                guard !inside.contains("%"), inside.contains(":"), isAddress(inside) else { return nil }
+                let short = canonical(inside)
+                guard short.contains(":") else { return nil }
+                host = "[" + short + "]"
+                let after = rest[rest.index(after: close)...]
+                if !after.isEmpty {
+                    guard after.hasPrefix(":") else { return nil }
+                    portText = after.dropFirst()
+                }
+            } else {
+                let parts = rest.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false)
+                host = parts[0].lowercased()
+                if parts.count == 2 { portText = parts[1] }
+                let labels = host.split(separator: ".", omittingEmptySubsequences: false)
+                guard host.utf8.count <= 253,
+                    labels.allSatisfy({ label in
+                        (1...63).contains(label.utf8.count) && label.first != "-" && label.last != "-"
+                            && label.utf8.allSatisfy { ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x61 && $0 <= 0x7A) || $0 == 0x2D }
+                    })
+                else { return nil }
+                if labels.allSatisfy({ $0.utf8.allSatisfy { $0 >= 0x30 && $0 <= 0x39 } }) {
+                    // All digits: a dotted IPv4 address, written as browsers write it.
+                    guard labels.count == 4, isAddress(host) else { return nil }
+                    host = canonical(host)
+                }
             }
+            var port = ""
+            if let portText {
+                guard (1...5).contains(portText.utf8.count), portText.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }),
+                    let n = Int(portText), (1...65535).contains(n)
+                else { return nil }
+                if n != (scheme == "https" ? 443 : 80) { port = ":\(n)" }
+            }
+            return scheme + "://" + host + port
         }
     }
 

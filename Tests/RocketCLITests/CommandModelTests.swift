@@ -1,6 +1,7 @@
 import RocketBanners
 import RocketReactor
 import RocketScenarios
+import RocketServer
 import Testing
 
 @testable import RocketCLI
@@ -93,5 +94,38 @@ struct CommandModelTests {
         #expect(try ScenarioOptions(parse(["--all"], as: reset), subcommand: "reset", command: "reset").all)
         #expect(throws: UsageError.self) { try ScenarioOptions(parse(["x", "--all"], as: reset), subcommand: "reset", command: "reset") }
         #expect(throws: UsageError.self) { try ScenarioOptions(parse([], as: reset), subcommand: "reset", command: "reset") }
+    }
+
+    @Test("--allow-origin and --public-url become origins as browsers send them, or are refused")
+    func origins() throws {
+        let canonical: [(String, String)] = [
+            ("https://shop.example", "https://shop.example"),
+            ("https://shop.example/", "https://shop.example"),
+            ("HTTPS://Shop.Example:443", "https://shop.example"),
+            ("http://shop.example:80", "http://shop.example"),
+            ("http://shop.example:8080", "http://shop.example:8080"),
+            ("https://shop.example:80", "https://shop.example:80"),
+            ("http://[0:0:0:0:0:0:0:1]:9000", "http://[::1]:9000"),
+            ("http://127.0.0.1:3000", "http://127.0.0.1:3000"),
+            ("http://localhost:3000", "http://localhost:3000"),
+            ("https://a-b.c-d.example", "https://a-b.c-d.example"),
+        ]
+        for (given, want) in canonical {
+            #expect(ServeCommand.Options.canonicalOrigin(given) == want, "\(given)")
+        }
+        let refused = [
+            "http://[::1", "http://[::1]x", "http://[fe80::1%eth0]", "http://[::ffff:1.2.3.4]", "http://a.example:99999",
+            "http://a.example:0", "http://a.example:", "http://a.example:8o", "http://a..example", "http://-a.example",
+            "http://a-.example", "http://a.example.", "http://:80", "http://a:b:c", "http://u:p@a.example", "http://a b",
+            "http://a.example/path", "http://a.example?q", "http://a.example#f", "ftp://a.example", "a.example", "*",
+            "http://127.1", "http://999.1.1.1", "http://ex\u{e4}mple.de", "http://" + String(repeating: "a", count: 64) + ".example",
+        ]
+        for given in refused {
+            #expect(ServeCommand.Options.canonicalOrigin(given) == nil, "\(given)")
+        }
+        let parsed = try parse(["--allow-origin", "HTTPS://Shop.example:443/", "--public-url", "https://Chat.example"], as: ServeCommand.spec)
+        let options = try ServeCommand.Options(parsed, command: "serve")
+        #expect(options.configuration.allowedOrigins == ["https://shop.example"])
+        #expect(options.configuration.publicOrigins == ["https://chat.example"])
     }
 }
