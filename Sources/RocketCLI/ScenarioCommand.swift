@@ -156,7 +156,20 @@ enum ScenarioCommand {
                     printError("rocket: error: cannot read '\(Sanitizer.clean(options.names[0], keepNewlines: false))': \(f.reason)")
                     return ExitStatus.noInput
                 case .success(let bytes):
-                    try store.restore(try ScenarioSnapshot(json: bytes))
+                    let snapshot: ScenarioSnapshot
+                    do throws(ScenarioStoreError) {
+                        snapshot = try ScenarioSnapshot(json: bytes)
+                    } catch {
+                        // FILE:LINE:COL: as lint and the compilers write it, where the place is known.
+                        var place = options.names[0] == "-" ? "<stdin>" : Sanitizer.clean(options.names[0], keepNewlines: false)
+                        if let offset = error.offset {
+                            let p = SourceLines(bytes).position(of: offset)
+                            place += ":\(p.line):\(p.column)"
+                        }
+                        printError("rocket: error: \(place): \(error.message)")
+                        return ExitStatus.dataError
+                    }
+                    try store.restore(snapshot)
                     return ExitStatus.ok
                 }
             }

@@ -18,11 +18,15 @@ public struct ScenarioStoreError: Error, Hashable, Sendable, CustomStringConvert
     public var kind: Kind
     /// A sentence naming the place.
     public var message: String
+    /// For an export that cannot be read, the byte of it where the problem is, when known (a
+    /// caller turns it into a line and column with `SourceLines`).
+    public var offset: Int?
 
     /// Creates an error.
-    public init(_ kind: Kind, _ message: String) {
+    public init(_ kind: Kind, _ message: String, offset: Int? = nil) {
         self.kind = kind
         self.message = message
+        self.offset = offset
     }
 
     public var description: String { message }
@@ -172,16 +176,18 @@ extension ScenarioSnapshot {
         do {
             root = try JSONReader.parse(bytes)
         } catch {
-            throw ScenarioStoreError(.invalidData, "not a scenario export: \(error.message)")
+            throw ScenarioStoreError(.invalidData, "not a scenario export: \(error.message)", offset: error.offset)
         }
         func fields(_ node: JSONNode, _ allowed: [String], _ place: String) throws(ScenarioStoreError) {
             guard case .object(let members) = node.value else { return }  // the decoder names wrong types
             var seen: Set<String> = []
             for m in members {
                 let at = place.isEmpty ? m.key : place + "." + m.key
-                guard seen.insert(m.key).inserted else { throw ScenarioStoreError(.invalidData, "\"\(at)\" is given twice") }
+                guard seen.insert(m.key).inserted else { throw ScenarioStoreError(.invalidData, "\"\(at)\" is given twice", offset: m.keyOffset) }
                 guard allowed.contains(m.key) else {
-                    throw ScenarioStoreError(.invalidData, "unknown field \"\(at)\"; an export has \(allowed.map { "\"\($0)\"" }.joined(separator: ", "))")
+                    throw ScenarioStoreError(
+                        .invalidData, "unknown field \"\(at)\"; an export has \(allowed.map { "\"\($0)\"" }.joined(separator: ", "))",
+                        offset: m.keyOffset)
                 }
             }
         }
@@ -192,7 +198,9 @@ extension ScenarioSnapshot {
                 case ("scenarios", .object(let scenarios)):
                     var names: Set<String> = []
                     for s in scenarios {
-                        guard names.insert(s.key).inserted else { throw ScenarioStoreError(.invalidData, "scenario \"\(s.key)\" is given twice") }
+                        guard names.insert(s.key).inserted else {
+                            throw ScenarioStoreError(.invalidData, "scenario \"\(s.key)\" is given twice", offset: s.keyOffset)
+                        }
                         try fields(s.value, Self.exportFields.scenario, "scenarios." + s.key)
                     }
                 case ("executions", .array(let items)):
@@ -207,12 +215,24 @@ extension ScenarioSnapshot {
             throw ScenarioStoreError(.invalidData, "not a scenario export: \(error.message)")
         }
         guard version == 1 else { throw ScenarioStoreError(.invalidData, "unsupported export version \(version); this rocket reads version 1") }
+        // The byte where a top-level member's value holds the item `pick` chooses.
+        func offset(_ key: String, _ pick: (JSONNode.Value) -> JSONNode?) -> Int? {
+            root.object?.first(where: { $0.key == key }).flatMap { pick($0.value.value) }?.offset
+        }
         for (name, stats) in scenarios.sorted(by: { $0.key < $1.key }) {
-            if name.isEmpty { throw ScenarioStoreError(.invalidData, "a scenario has an empty name") }
-            if let problem = stats.outOfRange { throw ScenarioStoreError(.invalidData, "scenarios.\(name): \(problem)") }
+            let at = offset("scenarios") { v in
+                if case .object(let m) = v { return m.first(where: { $0.key == name })?.value }
+                return nil
+            }
+            if name.isEmpty { throw ScenarioStoreError(.invalidData, "a scenario has an empty name", offset: at) }
+            if let problem = stats.outOfRange { throw ScenarioStoreError(.invalidData, "scenarios.\(name): \(problem)", offset: at) }
         }
         if let bad = executions.firstIndex(where: { !WallTime.validRange.contains($0.at) }) {
-            throw ScenarioStoreError(.invalidData, "executions[\(bad)].at is \(executions[bad].at); times go from year 1 to 9999")
+            let at = offset("executions") { v in
+                if case .array(let items) = v, bad < items.count { return items[bad] }
+                return nil
+            }
+            throw ScenarioStoreError(.invalidData, "executions[\(bad)].at is \(executions[bad].at); times go from year 1 to 9999", offset: at)
         }
         if executions.count > ScenarioSnapshot.executionLimit {
             throw ScenarioStoreError(.invalidData, "more than \(ScenarioSnapshot.executionLimit) executions")

@@ -189,6 +189,20 @@ struct NumberBoundaryCLITests {
             #expect(r.status == 65, "\(text)")
             #expect(r.stderr.contains(place) && !r.stderr.contains("DecodingError") && !r.stderr.contains("CodingKeys"), "\(r.stderr)")
         }
+        // The file, line and column of the problem, where the reader knows them.
+        let placed: [(String, String)] = [
+            ("{\n  \"version\": 1,\n  x\n}", "bad.json:3:3: "),
+            ("{\"version\": 1,\n \"scenarios\": {},\n \"executions\": [],\n   \"extra\": 1}", "bad.json:4:4: unknown field"),
+            ("{\"version\": 1, \"executions\": [],\n\"scenarios\": {\"x\": {\"eventsCount\": -4, \"executionsCount\": 0}}}", "bad.json:2:20: scenarios.x"),
+            ("{\"version\": 1, \"scenarios\": {},\n\"executions\": [{\"scenario\": \"x\", \"at\": 1}, {\"scenario\": \"x\", \"at\": 1e300}]}", "bad.json:2:44: executions[1]"),
+        ]
+        for (text, place) in placed {
+            write(text, to: dir + "/bad.json")
+            let r = try runRocket(["scenario", "import", dir + "/bad.json"], environment: env)
+            #expect(r.status == 65 && r.stderr.contains(place), "\(r.stderr)")
+        }
+        let piped = try runRocket(["scenario", "import", "-"], stdin: "[1,", environment: env)
+        #expect(piped.status == 65 && piped.stderr.contains("<stdin>:1:4: "), "\(piped.stderr)")
         // An export of older versions without "recentEvents" still imports.
         write(
             #"{"version": 1, "scenarios": {"x": {"eventsCount": 2, "executionsCount": 1, "firstEventDate": 5}}, "executions": []}"#,
