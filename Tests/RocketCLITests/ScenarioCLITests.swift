@@ -194,7 +194,10 @@ struct NumberBoundaryCLITests {
             ("{\n  \"version\": 1,\n  x\n}", "bad.json:3:3: "),
             ("{\"version\": 1,\n \"scenarios\": {},\n \"executions\": [],\n   \"extra\": 1}", "bad.json:4:4: unknown field"),
             ("{\"version\": 1, \"executions\": [],\n\"scenarios\": {\"x\": {\"eventsCount\": -4, \"executionsCount\": 0}}}", "bad.json:2:20: scenarios.x"),
-            ("{\"version\": 1, \"scenarios\": {},\n\"executions\": [{\"scenario\": \"x\", \"at\": 1}, {\"scenario\": \"x\", \"at\": 1e300}]}", "bad.json:2:44: executions[1]"),
+            (
+                "{\"version\": 1, \"scenarios\": {},\n\"executions\": [{\"scenario\": \"x\", \"at\": 1}, {\"scenario\": \"x\", \"at\": 1e300}]}",
+                "bad.json:2:44: executions[1]"
+            ),
         ]
         for (text, place) in placed {
             write(text, to: dir + "/bad.json")
