@@ -7,8 +7,11 @@ public struct HTTPRequest: Sendable {
     public var method: String
     /// The path without the query string, as sent (`/v1/conversations`).
     public var path: String
-    /// Query arguments (the last value of a repeated name wins).
+    /// Query arguments (the last value of a repeated name wins; routes that read the query
+    /// refuse a request that repeats one, see ``repeatedParameter``).
     public var query: [String: String]
+    /// A query parameter the request gives more than once (the first such), if any.
+    public var repeatedParameter: String?
     /// Header values by lower-case name.
     public var headers: [String: String]
     /// The body (empty when none); never longer than the server's body limit.

@@ -218,6 +218,8 @@ package final class HTTPServer: Sendable {
         var headers = [String: String]()
         /// A header the request gives more than once that it may give only once.
         var repeated: String?
+        /// A query parameter the request gives more than once.
+        var repeatedParameter: String?
         /// An answer waiting for the store, and whether its change was saved.
         var parked: HTTPResponse?
         var saved = true
@@ -325,7 +327,10 @@ package final class HTTPServer: Sendable {
             { cls, _, key, value in
                 guard let cls, let key else { return .YES }
                 let c = Unmanaged<RequestContext>.fromOpaque(cls).takeUnretainedValue()
-                c.query[String(cString: key)] = value.map { String(cString: $0) } ?? ""
+                let name = String(cString: key)
+                if c.query.updateValue(value.map { String(cString: $0) } ?? "", forKey: name) != nil, c.repeatedParameter == nil {
+                    c.repeatedParameter = name
+                }
                 return .YES
             }, me)
         if let name = ctx.repeated {
@@ -340,6 +345,7 @@ package final class HTTPServer: Sendable {
             return String(cString: base)
         }
         if let peer { request.peer = peer }
+        request.repeatedParameter = ctx.repeatedParameter
         ctx.request = request
         return respond(connection, ctx, request, service.handleDeferring(request))
     }

@@ -8,8 +8,21 @@ extension ConversationService {
     /// 5), `against`. One report is made at a time (429 while another is), on a thread of its
     /// own through a read-only connection of its own: the writer and the database thread never
     /// wait for it.
+    /// The query parameters the report routes take.
+    static let reportParameters = ["flow", "minCount", "against"]
+
     func report(_ request: HTTPRequest, page: Bool) -> HTTPResponse {
         if let refusal = requireSite(request) { return refusal.response }
+        // A typo in a parameter name must not give a report of something else without a word.
+        if let unknown = request.query.keys.sorted().first(where: { !Self.reportParameters.contains($0) }) {
+            return .error(
+                400, "bad-query",
+                "unknown query parameter \"\(Sanitizer.clean(String(unknown.prefix(64)), keepNewlines: false))\"; this route takes \(Self.reportParameters.joined(separator: ", "))"
+            )
+        }
+        if let name = request.repeatedParameter {
+            return .error(400, "bad-query", "\"\(name)\" is given more than once; give it once")
+        }
         var options = ReportOptions()
         if let flow = request.query["flow"] {
             guard FlowLibrary.isName(flow) else { return .error(400, "bad-query", "\"flow\" must be a flow's name") }

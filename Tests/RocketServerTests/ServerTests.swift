@@ -313,6 +313,26 @@ struct ServerTests {
         #expect(RawClient.exchange(port: port, "GET /v1/flows?\(fewer) HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n").hasPrefix("HTTP/1.1 200"))
     }
 
+    @Test("the report takes only its own query parameters, each once: a typo or a repeat is 400, not a report of something else")
+    func reportParameters() throws {
+        let key = "report-key-0123456789abcdef"
+        let h = try Harness(access: AccessControl(secret: AccessControl.randomBytes(32), keys: [key]))
+        let (server, port) = try h.serve()
+        defer { server.stop() }
+        func get(_ query: String, key: String = key) -> String {
+            RawClient.exchange(port: port, "GET /v1/report?\(query) HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer \(key)\r\nConnection: close\r\n\r\n")
+        }
+        #expect(get("flow=basic&minCount=3&against=a").hasPrefix("HTTP/1.1 200"))
+        let typo = get("flow=basic&minCont=3")
+        #expect(typo.hasPrefix("HTTP/1.1 400") && typo.contains(#"unknown query parameter \"minCont\"; this route takes flow, minCount, against"#), "\(typo)")
+        let twice = get("flow=basic&minCount=3&flow=gated")
+        #expect(twice.hasPrefix("HTTP/1.1 400") && twice.contains(#"\"flow\" is given more than once"#), "\(twice)")
+        // Who calls is decided first: without the key the query is not looked at.
+        #expect(get("minCont=3", key: "nope-0123456789abcdef").hasPrefix("HTTP/1.1 401"))
+        // Routes that read no query ignore one (a cache-busting parameter is harmless there).
+        #expect(RawClient.exchange(port: port, "GET /v1/flows?_=1&_=2 HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n").hasPrefix("HTTP/1.1 200"))
+    }
+
     @Test(
         "every answer rocket makes says nosniff, whichever layer made it; the library's own refusals repeat nothing; OPTIONS is 404 off the routes"
     )
