@@ -3,13 +3,14 @@
 
 - intents per second through HTTP on loopback with wrk (scripts/bench/intents.lua), and nginx
   serving a small static file with the same threads and connections (wrk -t2 -c100);
-- 1,000 event streams held open at once, each receiving a change;
+- 10,000 event streams held open at once, each receiving a change;
 - memory per idle conversation (RSS growth over 10,000 started conversations);
 - navigation to first bubble in headless chromium (reduced motion), median and slowest of 7
   (timed as Tests/Browser/first_bubble.py says);
 - the widget's size, gzipped.
 
-Needs wrk, nginx and chromium (Debian) and Playwright (pip). Build first: sh scripts/build-release.sh
+Needs wrk, nginx and chromium (Debian) and Playwright (pip): sh scripts/install-deps.sh --bench puts
+them in. Build first: sh scripts/build-release.sh
 Prints a Markdown table for docs/BENCHMARKS.md. Never part of the tests.
 """
 import gzip
@@ -191,7 +192,27 @@ def first_bubble(url, runs=7):
     return statistics.median(times[1:]), max(times[1:])  # the first run warms the browser up
 
 
+def missing():
+    """What the benchmark needs and this machine lacks, each with how to get it."""
+    out = []
+    for tool in ("wrk", "nginx", "chromium"):
+        if not shutil.which(tool) and not (tool == "nginx" and os.access("/usr/sbin/nginx", os.X_OK)):
+            out.append(f"{tool} (sh scripts/install-deps.sh --bench)")
+    try:
+        import playwright  # noqa: F401
+    except ImportError:
+        out.append("the Python module playwright (sh scripts/install-deps.sh --bench)")
+    if not os.access(ROCKET, os.X_OK):
+        out.append(f"the release build {ROCKET} (sh scripts/build-release.sh)")
+    return out
+
+
 def main():
+    lacking = missing()
+    if lacking:
+        for what in lacking:
+            print(f"bench-serve: needs {what}", file=sys.stderr)
+        sys.exit(69)
     tmp = tempfile.mkdtemp(prefix="rocket-bench-serve-")
     flows = os.path.join(tmp, "flows")
     os.makedirs(flows)

@@ -4,6 +4,7 @@
 #
 #   sh scripts/install-deps.sh           what `swift build` and `swift run rocket demo` need
 #   sh scripts/install-deps.sh --tests   that, and what `sh scripts/test.sh` needs besides
+#   sh scripts/install-deps.sh --bench   that, and wrk for scripts/bench-serve.py (docs/BENCHMARKS.md)
 #
 # Needed to build (C headers and static archives of the system libraries our targets wrap):
 #   libpng-dev, libjpeg-dev, zlib1g-dev   pictures in flows (CImageCodecs)
@@ -20,14 +21,18 @@
 #   axe-playwright-python (pip)           axe-core's accessibility rules in the browser tests
 #   tmux, bash-completion, zsh, fish      the terminal and completion tests that drive them
 #   fonts-noto-color-emoji                flows' emoji in the browser tests' screenshots, as visitors see them
+# Needed by the server's benchmark only (besides nginx, chromium and Playwright above):
+#   wrk                                   the HTTP load beside nginx
 set -eu
 
 tests=no
+bench=no
 for arg in "$@"; do
   case "$arg" in
     --tests) tests=yes ;;
-    -h | --help) sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
-    *) echo "install-deps: unknown argument '$arg' (try --tests or --help)" >&2; exit 64 ;;
+    --bench) tests=yes bench=yes ;;
+    -h | --help) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; exit 0 ;;
+    *) echo "install-deps: unknown argument '$arg' (try --tests, --bench or --help)" >&2; exit 64 ;;
   esac
 done
 
@@ -66,6 +71,9 @@ if [ "$tests" = yes ]; then
   need /usr/share/fonts/truetype/noto/NotoColorEmoji.ttf fonts-noto-color-emoji "emoji in the browser tests' screenshots"
   python3 -c 'import playwright, jsonschema' > /dev/null 2>&1 || python3 -m pip --version > /dev/null 2>&1 \
     || { missing="$missing python3-pip"; say "needs python3-pip (to install Playwright and jsonschema)"; }
+fi
+if [ "$bench" = yes ]; then
+  command -v wrk > /dev/null 2>&1 || { missing="$missing wrk"; say "needs wrk (the server's benchmark)"; }
 fi
 
 if [ -n "$missing" ]; then

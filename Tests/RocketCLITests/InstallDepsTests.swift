@@ -43,6 +43,21 @@ struct InstallDepsTests {
         #expect(r.status == 69 && r.stderr.contains("there is no apt-get"), "\(r.stderr)")
     }
 
+    @Test("--bench asks for the tests' packages and wrk; --help prints the whole header, no code")
+    func benchAndHelp() throws {
+        let empty = scratchDirectory(), bin = scratchDirectory()
+        for tool in ["id", "sed"] {
+            try FileManager.default.createSymbolicLink(atPath: bin + "/" + tool, withDestinationPath: "/usr/bin/" + tool)
+        }
+        let r = try run(["--bench"], environment: ["PATH": bin, "INSTALL_DEPS_ROOT": empty])
+        #expect(r.status == 69 && r.stderr.contains("needs wrk (the server's benchmark)") && r.stderr.contains("needs tmux"), "\(r.stderr)")
+        let tests = try run(["--tests"], environment: ["PATH": bin, "INSTALL_DEPS_ROOT": empty])
+        #expect(tests.status == 69 && !tests.stderr.contains("wrk"), "\(tests.stderr)")
+        let help = try run(["--help"], environment: ["PATH": "/usr/bin:/bin"])
+        #expect(help.status == 0 && help.stdout.hasPrefix("Installs what RocketAlert needs"))
+        #expect(help.stdout.contains("wrk") && help.stdout.contains("--bench") && !help.stdout.contains("set -eu"))
+    }
+
     @Test("An unknown argument is a usage error")
     func usage() throws {
         #expect(try run(["--test"], environment: ["PATH": "/usr/bin:/bin"]).status == 64)
