@@ -23,6 +23,10 @@ struct rocket_deadline {
     MHD_socket fd;
     int64_t ready_ms;
     _Atomic int64_t due_ms; // 0: no request under way
+    // The request target of the request under way holds "%00": the library decodes it into a
+    // NUL that ends the path or value there, so "/v1/flows%00x" would be read as "/v1/flows".
+    // Set and read on the connection's own thread.
+    int encoded_nul;
 };
 
 struct rocket_deadlines {
@@ -74,10 +78,11 @@ static void rocket_connection_notified(void *cls, struct MHD_Connection *connect
 }
 
 static void *rocket_request_line(void *cls, const char *uri, struct MHD_Connection *connection) {
-    (void)uri;
     struct rocket_deadlines *d = cls;
     struct rocket_deadline *e = rocket_deadline_of(connection);
     if (e != NULL) {
+        // The target as sent, before the library decodes it.
+        e->encoded_nul = uri != NULL && strstr(uri, "%00") != NULL;
         int64_t due = rocket_now_ms() + d->request_ms;
         int64_t was = atomic_load(&e->due_ms);
         if (was == 0 || due < was) atomic_store(&e->due_ms, due);
@@ -259,6 +264,8 @@ int rocket_mhd_framing(struct MHD_Connection *connection, const char *method) {
     if (scan.hosts != 1) return 4;
     if (scan.coding == 2) return 5;
     if (scan.coding == 1) return 6;
+    struct rocket_deadline *e = rocket_deadline_of(connection);
+    if (e != NULL && e->encoded_nul) return 7;
     return 0;
 }
 

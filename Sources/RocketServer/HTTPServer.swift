@@ -253,6 +253,7 @@ package final class HTTPServer: Sendable {
             case 3: return queue(connection, .error(400, "bad-header", "a header line is folded (obs-fold); send each header on one line"))
             case 5: return queue(connection, .error(400, "bad-framing", "Transfer-Encoding may only be chunked"))
             case 6: return queue(connection, .error(501, "unsupported-coding", "the only Transfer-Encoding taken is chunked"))
+            case 7: return queue(connection, .error(400, "bad-target", "the request's path or query holds an encoded NUL (%00)"))
             default: return queue(connection, .error(400, "bad-host", "a request must name its Host exactly once"))
             }
             // So many header lines or query parameters are refused whole: none is ever dropped

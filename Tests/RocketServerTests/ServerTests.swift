@@ -313,6 +313,29 @@ struct ServerTests {
         #expect(RawClient.exchange(port: port, "GET /v1/flows?\(fewer) HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n").hasPrefix("HTTP/1.1 200"))
     }
 
+    @Test("an encoded NUL in the path or the query is 400: the library's decoding would end the path or value there")
+    func encodedNul() throws {
+        let h = try Harness()
+        let (server, port) = try h.serve()
+        defer { server.stop() }
+        func get(_ target: String) -> String {
+            RawClient.exchange(port: port, "GET \(target) HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+        }
+        // "/v1/flows%00x" was read as "/v1/flows" and answered 200.
+        for target in ["/v1/flows%00x", "/v1/flows?flow=basic%00x", "/play/basic%00.json", "/v1/flows%00"] {
+            let r = get(target)
+            #expect(r.hasPrefix("HTTP/1.1 400") && r.contains("bad-target") && r.contains("nosniff"), "\(target): \(r.prefix(80))")
+        }
+        // An escaped percent sign is no NUL. On one connection, a request after a clean one is
+        // judged on its own; the refusal closes the connection, so nothing after it is read.
+        #expect(get("/v1/flows?x=%2500").hasPrefix("HTTP/1.1 200"))
+        let three = RawClient.exchange(
+            port: port,
+            "GET /v1/flows HTTP/1.1\r\nHost: x\r\n\r\nGET /v1/flows?x=%00 HTTP/1.1\r\nHost: x\r\n\r\nGET /v1/flows HTTP/1.1\r\nHost: x\r\n\r\n")
+        let answers = three.components(separatedBy: "HTTP/1.1 ").dropFirst().map { String($0.prefix(3)) }
+        #expect(answers == ["200", "400"], "\(three)")
+    }
+
     @Test("the report takes only its own query parameters, each once: a typo or a repeat is 400, not a report of something else")
     func reportParameters() throws {
         let key = "report-key-0123456789abcdef"

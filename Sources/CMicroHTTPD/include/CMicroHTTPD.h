@@ -54,7 +54,9 @@ void rocket_mhd_quiesce(struct MHD_Daemon *daemon);
 /// library joins it into the header's name, found as a name outside the block it read); 4 no
 /// Host, or more than one; 5 a Transfer-Encoding other than exactly chunked (in any case) that
 /// does not end in it either (the body's length cannot be known); 6 codings before chunked (not
-/// implemented here). Called with the method pointer the access handler was given.
+/// implemented here); 7 the request target holds an encoded NUL (`%00`), which the library's
+/// decoding would turn into the end of the path or of a query value. Called with the method
+/// pointer the access handler was given.
 int rocket_mhd_framing(struct MHD_Connection *connection, const char *method);
 
 /// The address of the connection's peer as text (IPv4 dotted, IPv6 colon form; an IPv4-mapped
