@@ -340,12 +340,12 @@ enum ServeCommand {
         }
         let access = AccessControl(secret: secret, identitySecret: identity, keys: keys, insecureDev: options.insecureDev)
         secret = []
+        let log: @Sendable (String) -> Void = { line in printError(Sanitizer.clean(line, keepNewlines: false)) }
         let flows = FlowLibrary(
             directory: options.flows, builtIn: options.flows == nil ? ["demo": Array(DemoFlow.json.utf8)] : [:],
-            tours: options.flows == nil ? ["demo"] : [])
+            tours: options.flows == nil ? ["demo"] : [], log: log)
         let service = ConversationService(
-            flows: flows, archive: archive, scenarios: store, clock: WallClock(), configuration: options.configuration, access: access,
-            log: { line in printError(Sanitizer.clean(line, keepNewlines: false)) })
+            flows: flows, archive: archive, scenarios: store, clock: WallClock(), configuration: options.configuration, access: access, log: log)
         // The signals are taken by this thread alone: blocked before any server thread starts
         // (threads inherit the mask), then awaited.
         var set = sigset_t()

@@ -73,11 +73,10 @@ extension ConversationService {
         switch flows.flow(flowName, language: requestedLanguage) {
         case .success(let f): flow = f
         case .failure(.unknown): return .error(404, "unknown-flow", "there is no flow called \(flowName)")
-        case .failure(.invalid(let lines)):
-            for line in lines { log("rocket serve: flow \(flowName): \(line)") }
+        // The library has logged why, once for this version of the file.
+        case .failure(.invalid):
             return .error(500, "flow-invalid", "the flow \(flowName) has errors; the server log names them")
-        case .failure(.unreadable(let why)):
-            log("rocket serve: \(why)")
+        case .failure(.unreadable):
             return .error(500, "flow-unreadable", "the flow \(flowName) cannot be read; the server log says why")
         }
         let vars: (variables: [String: RocketValue], answers: [String: String])

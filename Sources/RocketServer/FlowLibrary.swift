@@ -131,13 +131,20 @@ package final class FlowLibrary: Sendable {
     /// The largest flow file read (bytes).
     package static let maxFileBytes = RocketLimits.servedFlowFileBytes
 
+    /// Where the errors of a flow file go, once for each version of the file.
+    private let log: @Sendable (String) -> Void
+
     /// A library over `directory` (nil: none) and the built-in flows `builtIn` (name → JSON);
-    /// `clock` measures ``recheckInterval``.
-    package init(directory: String?, builtIn: [String: [UInt8]] = [:], tours: Set<String> = [], clock: any RocketClock = SystemClock()) {
+    /// `clock` measures ``recheckInterval``; `log` is told a file's errors once per version.
+    package init(
+        directory: String?, builtIn: [String: [UInt8]] = [:], tours: Set<String> = [], clock: any RocketClock = SystemClock(),
+        log: @escaping @Sendable (String) -> Void = { _ in }
+    ) {
         self.directory = directory
         self.builtIn = builtIn
         self.tours = tours
         self.clock = clock
+        self.log = log
     }
 
     /// Flows whose play page ends as the terminal's tour does: with the closing alert (an
@@ -176,8 +183,26 @@ package final class FlowLibrary: Sendable {
                     cache.withLock { $0[key]?.checked = now }
                     return hit.result
                 }
-                let result = load(name, size: Int(st.st_size), language: language)
-                cache.withLock { $0[key] = Cached(stamp: stamp, result: result, linked: linkedStamps(result), checked: now) }
+                var result = load(name, size: Int(st.st_size), language: language)
+                if case .failure(let failure) = result {
+                    // Said once for this version of the file (it is not read again until it
+                    // changes), not once a start. An edit that breaks a flow that was served is
+                    // not taken: its starts keep the version read before, as a server keeps its
+                    // configuration when a reload of it fails.
+                    let lines: [String]
+                    switch failure {
+                    case .invalid(let errors): lines = errors
+                    case .unreadable(let why): lines = [why]
+                    case .unknown: lines = []
+                    }
+                    for line in lines { log("rocket serve: flow \(name): \(line)") }
+                    if case .success(let served)? = hit?.result {
+                        log("rocket serve: flow \(name): the edit has errors, so starts keep the version read before it; fix the file (rocket lint) to serve it")
+                        result = .success(served)
+                    }
+                }
+                let kept = result
+                cache.withLock { $0[key] = Cached(stamp: stamp, result: kept, linked: linkedStamps(kept), checked: now) }
                 return result
             }
         }

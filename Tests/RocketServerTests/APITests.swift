@@ -688,10 +688,45 @@ struct JumpAPITests {
         let again = h.request("POST", "/v1/conversations", body: #"{"flow": "main", "visitor": "ada", "reducedMotion": true}"#)
         let id2 = try #require(again.json?["conversation"]?["id"]?.string)
         #expect(h.view(id2)?["transcript"]?[0]?["text"]?.string == "Your card number?")
+        // The other flow goes: the flow that jumps into it has errors now, so its starts keep
+        // the version read before (the log says so, once).
         try FileManager.default.removeItem(atPath: dir + "/billing.json")
         h.clock.advance(by: FlowLibrary.recheckInterval)
-        let broken = h.request("POST", "/v1/conversations", body: #"{"flow": "main", "visitor": "ada"}"#)
-        #expect(broken.status == 500 && broken.json?["error"]?["code"]?.string == "flow-invalid")
+        let kept = h.request("POST", "/v1/conversations", body: #"{"flow": "main", "visitor": "ada", "reducedMotion": true}"#)
+        #expect(kept.status == 201)
+        #expect(h.view(try #require(kept.json?["conversation"]?["id"]?.string))?["transcript"]?[0]?["text"]?.string == "Your card number?")
+    }
+
+    @Test("an edit that breaks a served flow is not taken: starts keep the version before; its errors are logged once, not once a start")
+    func brokenEdit() throws {
+        let dir = scratchDirectory()
+        let lines = Mutex<[String]>([])
+        try #"{"version": 1, "blocks": [{"id": "hi", "type": "text", "text": "Hello"}]}"#.write(toFile: dir + "/hi.json", atomically: true, encoding: .utf8)
+        try "{".write(toFile: dir + "/never.json", atomically: true, encoding: .utf8)
+        let h = try Harness(flowsDirectory: dir, log: { line in lines.withLock { $0.append(line) } })
+        func start(_ flow: String) -> HTTPResponse {
+            h.request("POST", "/v1/conversations", body: #"{"flow": "\#(flow)", "visitor": "ada", "reducedMotion": true}"#)
+        }
+        func firstText(_ r: HTTPResponse) -> String? {
+            r.json?["conversation"]?["id"]?.string.flatMap { h.view($0)?["transcript"]?[0]?["text"]?.string }
+        }
+        #expect(firstText(start("hi")) == "Hello")
+        // A flow that was never good has nothing to fall back on: 500, and one log line however many starts.
+        for _ in 0..<5 { #expect(start("never").json?["error"]?["code"]?.string == "flow-invalid") }
+        #expect(lines.withLock { $0.filter { $0.contains("flow never: never.json:1:2") }.count } == 1, "\(lines.withLock { $0 })")
+        // The file is saved half-written: the version before goes on being served.
+        try #"{"version": 1, "blocks": [{"id": "hi", "type": "text", "text": "#.write(toFile: dir + "/hi.json", atomically: true, encoding: .utf8)
+        h.clock.advance(by: FlowLibrary.recheckInterval)
+        for _ in 0..<5 {
+            #expect(firstText(start("hi")) == "Hello")
+            h.clock.advance(by: FlowLibrary.recheckInterval)
+        }
+        #expect(lines.withLock { $0.filter { $0.contains("flow hi: hi.json:") }.count } == 1, "\(lines.withLock { $0 })")
+        #expect(lines.withLock { $0.contains { $0.contains("flow hi: the edit has errors, so starts keep the version read before it") } })
+        // Once fixed, the new version is served.
+        try #"{"version": 1, "blocks": [{"id": "hi", "type": "text", "text": "Hello again"}]}"#.write(toFile: dir + "/hi.json", atomically: true, encoding: .utf8)
+        h.clock.advance(by: FlowLibrary.recheckInterval)
+        #expect(firstText(start("hi")) == "Hello again")
     }
 }
 

@@ -60,7 +60,7 @@ struct Harness {
         c.perAddress = 1 << 30
         configure(&c)
         let flows = FlowLibrary(
-            directory: flowsDirectory, builtIn: ["basic": Array(basicFlow.utf8), "gated": Array(gatedFlow.utf8)], clock: clock)
+            directory: flowsDirectory, builtIn: ["basic": Array(basicFlow.utf8), "gated": Array(gatedFlow.utf8)], clock: clock, log: log)
         let archive: (any ConversationStore)?
         let store: any ScenarioStore
         if persistent, PostgresURL.names(self.path) {
