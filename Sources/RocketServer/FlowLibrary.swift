@@ -197,7 +197,9 @@ package final class FlowLibrary: Sendable {
                     }
                     for line in lines { log("rocket serve: flow \(name): \(line)") }
                     if case .success(let served)? = hit?.result {
-                        log("rocket serve: flow \(name): the edit has errors, so starts keep the version read before it; fix the file (rocket lint) to serve it")
+                        log(
+                            "rocket serve: flow \(name): the edit has errors, so starts keep the version read before it; "
+                                + "fix the file (rocket lint) to serve it")
                         result = .success(served)
                     }
                 }

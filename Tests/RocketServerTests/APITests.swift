@@ -724,7 +724,8 @@ struct JumpAPITests {
         #expect(lines.withLock { $0.filter { $0.contains("flow hi: hi.json:") }.count } == 1, "\(lines.withLock { $0 })")
         #expect(lines.withLock { $0.contains { $0.contains("flow hi: the edit has errors, so starts keep the version read before it") } })
         // Once fixed, the new version is served.
-        try #"{"version": 1, "blocks": [{"id": "hi", "type": "text", "text": "Hello again"}]}"#.write(toFile: dir + "/hi.json", atomically: true, encoding: .utf8)
+        try #"{"version": 1, "blocks": [{"id": "hi", "type": "text", "text": "Hello again"}]}"#
+            .write(toFile: dir + "/hi.json", atomically: true, encoding: .utf8)
         h.clock.advance(by: FlowLibrary.recheckInterval)
         #expect(firstText(start("hi")) == "Hello again")
     }
