@@ -554,7 +554,7 @@ package final class ConversationService: Sendable {
         // and a page asked for with another method than GET or HEAD is 405.
         let page: () -> HTTPResponse
         switch route.count {
-        case 1 where route[0] == "": page = { self.assets.index(flows: self.flows.names()) }
+        case 1 where route[0] == "": page = { self.assets.index(flows: self.flows.names(), origin: self.embedOrigin) }
         case 1 where route[0] == "widget.js": page = { self.assets.widget(for: request) }
         case 1 where route[0] == "favicon.ico": page = { HTTPResponse(status: 204, headers: [("Cache-Control", "max-age=86400")]) }
         // For a load balancer: the process answers; the store can be written.
@@ -718,6 +718,16 @@ package final class ConversationService: Sendable {
 
     /// The origins of the address the server listens on (set when it starts listening).
     let listenOrigins = Mutex<Set<String>>([])
+    /// The origin of the address the server listens on, when that is one address (not every
+    /// interface's `0.0.0.0` or `::`).
+    let listenOrigin = Mutex<String?>(nil)
+
+    /// Where pages load the widget from, as the home page shows it: `--public-url`, else the
+    /// address the server listens on when that is one address; nil when neither is known (the
+    /// `Host` header is a client's word, so it is never shown back).
+    var embedOrigin: String? {
+        configuration.publicOrigins.sorted().first ?? listenOrigin.withLock { $0 }
+    }
     /// Refused origins already logged (at most 100: the log says each once, and no client can
     /// grow the set without bound).
     let refusedOrigins = Mutex<Set<String>>([])
@@ -729,6 +739,9 @@ package final class ConversationService: Sendable {
         if host == "127.0.0.1" || host == "::1" { hosts += ["localhost", "127.0.0.1", "[::1]"] }
         let origins = Set(hosts.map { "http://\($0):\(port)" })
         listenOrigins.withLock { $0.formUnion(origins) }
+        // Every interface ("0.0.0.0", "::", "0:0::0") names no address a page could use.
+        let unspecified = host.allSatisfy { $0 == "0" || $0 == "." || $0 == ":" }
+        if !unspecified { listenOrigin.withLock { $0 = "http://\(hosts[0]):\(port)" } }
     }
 
     /// Logs a refused origin once, with the option that would let it in.

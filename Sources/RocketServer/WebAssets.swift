@@ -110,10 +110,12 @@ final class WebAssets: Sendable {
     }
 
     /// `GET /`: the flows on offer, with links to play them.
-    func index(flows: [String]) -> HTTPResponse {
+    /// The home page: the flows on offer, and the line that embeds one, with the widget's
+    /// address at `origin` (nil when the server does not know it: "…").
+    func index(flows: [String], origin: String?) -> HTTPResponse {
         var items = ""
         for f in flows { items += "<li><a href=\"/play/\(Self.html(f))\">\(Self.html(f))</a></li>" }
-        let page = Self.indexHTML.replacingAll("__ITEMS__", with: items)
+        let page = Self.indexHTML.replacingAll("__ITEMS__", with: items).replacingAll("__ORIGIN__", with: Self.html(origin ?? "…"))
         return HTTPResponse(status: 200, headers: Self.pageHeaders, body: Array(page.utf8))
     }
 }

@@ -260,6 +260,27 @@ struct APITests {
         #expect(h.request("GET", "/").text.contains("/play/gated"))
     }
 
+    @Test("the home page's embed line names where the widget is: --public-url, else the one address listened on; never the Host header")
+    func embedLine() throws {
+        func line(_ h: Harness, host: String = "evil.example") -> String? {
+            let page = h.request("GET", "/", headers: ["Host": host]).text
+            return page.range(of: #"src=\"[^\"]*/widget.js\""#, options: .regularExpression).map { String(page[$0]) }
+        }
+        let behind = try Harness { $0.publicOrigins = ["https://chat.example"] }
+        #expect(line(behind) == #"src="https://chat.example/widget.js""#)
+        // Not listening yet, and no public address: a placeholder, not the client's Host.
+        let plain = try Harness()
+        #expect(line(plain, host: "<b>evil</b>") == #"src="…/widget.js""#)
+        plain.service.listening(host: "127.0.0.1", port: 8123)
+        #expect(line(plain) == #"src="http://127.0.0.1:8123/widget.js""#)
+        let everywhere = try Harness()
+        everywhere.service.listening(host: "0.0.0.0", port: 8123)
+        #expect(line(everywhere) == #"src="…/widget.js""#)
+        let six = try Harness()
+        six.service.listening(host: "::1", port: 8123)
+        #expect(line(six) == #"src="http://[::1]:8123/widget.js""#)
+    }
+
     @Test("the event stream route answers with the current state and names the conversation to follow")
     func streamRoute() throws {
         let h = try Harness()
