@@ -117,8 +117,20 @@ package enum FileIO {
     /// what a server serves from a folder it was given: nothing outside it is reached, whatever
     /// links are placed in it.
     package static func read(inside folder: String, _ relative: String, limit: Int = defaultLimit) -> Result<[UInt8], Failure> {
+        switch openRegular(inside: folder, relative) {
+        case .failure(let f): return .failure(f)
+        case .success(let opened):
+            defer { close(opened.descriptor) }
+            return readAll(opened.descriptor, limit: limit)
+        }
+    }
+
+    /// Opens the regular file `relative` inside `folder` for reading, as ``read(inside:_:limit:)``
+    /// reads it: no symbolic link followed on the way, no FIFO or device opened. The caller
+    /// closes the descriptor; `size` is the file's size when it was opened.
+    package static func openRegular(inside folder: String, _ relative: String) -> Result<(descriptor: Int32, size: Int), Failure> {
         guard let relative = FilePath.relative(relative) else { return .failure(Failure(reason: "not a path inside the folder")) }
-        var dir = open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        var dir = Glibc.open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard dir >= 0 else { return .failure(Failure(errno)) }
         defer { close(dir) }
         let parts = relative.split(separator: "/").map(String.init)
@@ -130,12 +142,18 @@ package enum FileIO {
         }
         let fd = openat(dir, parts.last ?? "", O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC)
         guard fd >= 0 else { return .failure(errno == ELOOP ? Failure(reason: "a symbolic link is not followed") : Failure(errno)) }
-        defer { close(fd) }
         var st = stat()
-        guard fstat(fd, &st) == 0 else { return .failure(Failure(errno)) }
-        guard (st.st_mode & S_IFMT) == S_IFREG else { return .failure(Failure(reason: "not a regular file (a folder, device, FIFO or socket)")) }
+        guard fstat(fd, &st) == 0 else {
+            let e = errno
+            close(fd)
+            return .failure(Failure(e))
+        }
+        guard (st.st_mode & S_IFMT) == S_IFREG else {
+            close(fd)
+            return .failure(Failure(reason: "not a regular file (a folder, device, FIFO or socket)"))
+        }
         _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK)
-        return readAll(fd, limit: limit)
+        return .success((fd, Int(st.st_size)))
     }
 
     /// Reads `path` (standard input for `-`) a line at a time, in 1 MiB chunks, so memory does not

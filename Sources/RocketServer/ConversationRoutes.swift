@@ -557,7 +557,10 @@ extension ConversationService {
     func file(flow name: String, path: String) -> HTTPResponse {
         let missing = HTTPResponse.error(404, "not-found", "no such file")
         guard case .success = flows.flow(name), let dir = flows.directory, let rel = FilePath.relative(path) else { return missing }
-        guard case .success(let bytes) = FileIO.read(inside: dir, rel, limit: RocketLimits.servedPictureBytes) else { return missing }
+        guard case .success(let opened) = FileIO.openRegular(inside: dir, rel) else { return missing }
+        let file = FileBody(descriptor: opened.descriptor, size: opened.size)
+        guard file.size <= RocketLimits.servedPictureBytes else { return missing }
+        let bytes = file.prefix(12)
         let type: String
         if bytes.starts(with: [0x89, 0x50, 0x4E, 0x47]) {
             type = "image/png"
@@ -570,8 +573,9 @@ extension ConversationService {
         } else {
             return missing
         }
-        return HTTPResponse(
-            status: 200, headers: [("Content-Type", type), ("Cache-Control", "max-age=300")], body: bytes)
+        var r = HTTPResponse(status: 200, headers: [("Content-Type", type), ("Cache-Control", "max-age=300")])
+        r.file = file
+        return r
     }
 
     // MARK: Intents

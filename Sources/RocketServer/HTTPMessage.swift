@@ -1,5 +1,9 @@
 public import RocketJSON
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// An HTTP request as the server's logic sees it: decoded by the HTTP layer, so the logic runs
 /// (and is tested) without sockets.
 public struct HTTPRequest: Sendable {
@@ -106,6 +110,10 @@ public struct HTTPResponse: Sendable {
     public var headers: [(String, String)]
     /// The body.
     public var body: [UInt8]
+    /// A body sent from an open file (a flow's picture), ``body`` then empty: the HTTP layer gives
+    /// the library a descriptor of its own, so the bytes go from the page cache to the socket and
+    /// no copy of them is held for each connection that reads slowly.
+    package var file: FileBody?
     /// For `text/event-stream` responses: the conversation whose changes the stream carries
     /// (``body`` then holds the first events).
     public var stream: String?
@@ -210,4 +218,34 @@ public struct HTTPResponse: Sendable {
         let lower = name.lowercased()
         return headers.first { $0.0.lowercased() == lower }?.1
     }
+}
+
+/// An open file whose bytes are a response's body; closed when the last response holding it goes.
+package final class FileBody: Sendable {
+    /// The descriptor, open for reading.
+    package let descriptor: Int32
+    /// The size to send, in bytes.
+    package let size: Int
+
+    /// Takes ownership of `descriptor`: it is closed with this body.
+    package init(descriptor: Int32, size: Int) {
+        self.descriptor = descriptor
+        self.size = size
+    }
+
+    /// Up to `count` bytes from the start of the file (to tell its type by).
+    package func prefix(_ count: Int) -> [UInt8] {
+        var out = [UInt8](repeating: 0, count: count)
+        let n = out.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, count, 0) }
+        return Array(out.prefix(max(0, n)))
+    }
+
+    /// The whole file (for tests, which read a response in-process).
+    package func bytes() -> [UInt8] {
+        var out = [UInt8](repeating: 0, count: size)
+        let n = out.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, size, 0) }
+        return Array(out.prefix(max(0, n)))
+    }
+
+    deinit { close(descriptor) }
 }

@@ -443,10 +443,20 @@ package final class HTTPServer: Sendable {
     }
 
     private func queue(_ connection: OpaquePointer, _ response: HTTPResponse) -> MHD_Result {
-        let r = response.body.withUnsafeBytes { raw in
-            MHD_create_response_from_buffer(raw.count, UnsafeMutableRawPointer(mutating: raw.baseAddress), .RESPMEM_MUST_COPY)
+        let made: OpaquePointer?
+        if let file = response.file {
+            // The library closes its own descriptor once the answer is sent (by sendfile: no
+            // copy of the file is held while a slow client reads it).
+            let own = dup(file.descriptor)
+            guard own >= 0 else { return queue(connection, .error(503, "busy", "the server has no file descriptor to spare; try again")) }
+            made = MHD_create_response_from_fd_at_offset64(UInt64(file.size), own, 0)
+            if made == nil { close(own) }
+        } else {
+            made = response.body.withUnsafeBytes { raw in
+                MHD_create_response_from_buffer(raw.count, UnsafeMutableRawPointer(mutating: raw.baseAddress), .RESPMEM_MUST_COPY)
+            }
         }
-        guard let r else { return .NO }
+        guard let r = made else { return .NO }
         defer { MHD_destroy_response(r) }
         addHeaders(response, to: r)
         return MHD_queue_response(connection, UInt32(response.status), r)

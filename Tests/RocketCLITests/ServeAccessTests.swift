@@ -1,4 +1,5 @@
 import Foundation
+import RocketCore
 import RocketTestSupport
 import Testing
 
@@ -190,5 +191,56 @@ struct ServeAccessTests {
         let second = try Running([], store: dir + "/kept.sqlite")
         #expect(second.status("POST", "/v1/conversations", body: #"{"flow": "tour"}"#, headers: ["Rocket-Visitor": token]) == 201)
         #expect(second.stop() == 0)
+    }
+
+    @Test("a flow's picture read slowly by many connections is sent from its file: no copy per connection (8 MiB each before, 1 GB for 120)")
+    func picturesToSlowReaders() throws {
+        let dir = scratchDirectory()
+        let flow = #"{"version": 1, "blocks": [{"id": "hi", "type": "text", "text": "Hello"}]}"#
+        try flow.write(toFile: dir + "/pics.json", atomically: true, encoding: .utf8)
+        // A picture at the size limit (8 MiB): the PNG signature, then filler.
+        var picture = [UInt8](repeating: 0x2A, count: RocketLimits.servedPictureBytes)
+        picture.replaceSubrange(0..<8, with: [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A])
+        _ = FileManager.default.createFile(atPath: dir + "/big.png", contents: Data(picture))
+        let server = try Running(["--insecure-dev"], flows: dir)
+        defer { _ = server.stop() }
+        func rssKB() -> Int {
+            let status = (try? String(contentsOfFile: "/proc/\(server.process.processIdentifier)/status", encoding: .utf8)) ?? ""
+            let line = status.split(separator: "\n").first { $0.hasPrefix("VmRSS:") } ?? ""
+            return Int(line.split(separator: " ").dropFirst().first ?? "") ?? 0
+        }
+        // Whole, to one client that reads it.
+        let whole = RawClient.exchange(port: server.port, "GET /v1/flows/pics/files/big.png HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+        #expect(whole.hasPrefix("HTTP/1.1 200") && whole.contains("Content-Length: \(picture.count)"), "\(whole.prefix(200))")
+        let before = rssKB()
+        // Forty clients ask for it and read nothing (a small receive buffer each): a copy of the
+        // picture per connection would be 320 MB.
+        var sockets: [Int32] = []
+        defer { for s in sockets { close(s) } }
+        for _ in 0..<40 {
+            let s = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            var small: Int32 = 4096
+            setsockopt(s, SOL_SOCKET, SO_RCVBUF, &small, socklen_t(MemoryLayout<Int32>.size))
+            var address = sockaddr_in()
+            address.sin_family = sa_family_t(AF_INET)
+            address.sin_port = in_port_t(UInt16(server.port).bigEndian)
+            address.sin_addr.s_addr = inet_addr("127.0.0.1")
+            let connected = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(s, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            }
+            #expect(connected == 0)
+            let request = Array("GET /v1/flows/pics/files/big.png HTTP/1.1\r\nHost: x\r\n\r\n".utf8)
+            _ = request.withUnsafeBytes { send(s, $0.baseAddress, $0.count, 0) }
+            sockets.append(s)
+        }
+        // Every request answered (its head is in each socket) before memory is read.
+        for s in sockets {
+            var head = [UInt8](repeating: 0, count: 12)
+            #expect(recv(s, &head, 12, Int32(MSG_WAITALL)) == 12 && String(decoding: head, as: UTF8.self) == "HTTP/1.1 200")
+        }
+        let grown = rssKB() - before
+        #expect(grown < 64 * 1024, "the server grew by \(grown) KB for 40 slow readers of an 8 MiB picture")
+        // Another client is still served.
+        #expect(server.status("GET", "/healthz") == 200)
     }
 }

@@ -426,6 +426,8 @@ struct APITests {
         let logo = h.request("GET", "/v1/flows/mine/files/logo.png")
         #expect(logo.status == 200)
         #expect(logo.header("Content-Type") == "image/png")
+        // Sent from the open file, not a copy in the answer.
+        #expect(logo.body.isEmpty && logo.file?.bytes() == png && logo.file?.size == png.count)
         for bad in ["notes.txt", "../mine.json", "sub/../logo.png", "/etc/passwd", "missing.png"] {
             #expect(h.request("GET", "/v1/flows/mine/files/" + bad).status == 404, "\(bad)")
         }
