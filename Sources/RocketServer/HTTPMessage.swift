@@ -114,6 +114,13 @@ public struct HTTPResponse: Sendable {
     /// the library a descriptor of its own, so the bytes go from the page cache to the socket and
     /// no copy of them is held for each connection that reads slowly.
     package var file: FileBody?
+    /// A body many answers send as it is (the widget, a play page), ``body`` then empty: held
+    /// once and handed to the library without a copy for each answer, so slow readers of it
+    /// cost no memory each.
+    package var shared: SharedBytes?
+    /// The body's bytes wherever they are held (``body``, ``shared`` or ``file``): for tests and
+    /// for consumers other than the HTTP layer.
+    package var payload: [UInt8] { shared?.bytes ?? file?.bytes() ?? body }
     /// For `text/event-stream` responses: the conversation whose changes the stream carries
     /// (``body`` then holds the first events).
     public var stream: String?
@@ -248,4 +255,29 @@ package final class FileBody: Sendable {
     }
 
     deinit { close(descriptor) }
+}
+
+/// Bytes that many answers send unchanged, held once. The library is handed their address with
+/// a retain that its free callback gives back, so no answer copies them. Immutable once made.
+package final class SharedBytes: @unchecked Sendable {
+    private let storage: UnsafeMutableRawBufferPointer
+
+    /// A copy of `bytes`, made once.
+    package init(_ bytes: [UInt8]) {
+        let made = UnsafeMutableRawBufferPointer.allocate(byteCount: max(1, bytes.count), alignment: 16)
+        bytes.withUnsafeBytes { raw in
+            if let base = raw.baseAddress { made.baseAddress?.copyMemory(from: base, byteCount: raw.count) }
+        }
+        storage = made
+        count = bytes.count
+    }
+
+    /// The number of bytes.
+    package let count: Int
+    /// Where they are (valid while this object lives).
+    package var baseAddress: UnsafeRawPointer { UnsafeRawPointer(storage.baseAddress!) }
+    /// A copy of them as an array (for tests, which read answers in-process).
+    package var bytes: [UInt8] { Array(UnsafeRawBufferPointer(start: baseAddress, count: count)) }
+
+    deinit { storage.deallocate() }
 }

@@ -451,6 +451,16 @@ package final class HTTPServer: Sendable {
             guard own >= 0 else { return queue(connection, .error(503, "busy", "the server has no file descriptor to spare; try again")) }
             made = MHD_create_response_from_fd_at_offset64(UInt64(file.size), own, 0)
             if made == nil { close(own) }
+        } else if let shared = response.shared {
+            // The library holds the bytes (a retain its free callback gives back) for as long as
+            // it sends them: one copy for every answer, however slowly each is read.
+            let held = Unmanaged.passRetained(shared)
+            made = MHD_create_response_from_buffer_with_free_callback_cls(
+                shared.count, UnsafeMutableRawPointer(mutating: shared.baseAddress),
+                { cls in
+                    if let cls { Unmanaged<SharedBytes>.fromOpaque(cls).release() }
+                }, held.toOpaque())
+            if made == nil { held.release() }
         } else {
             made = response.body.withUnsafeBytes { raw in
                 MHD_create_response_from_buffer(raw.count, UnsafeMutableRawPointer(mutating: raw.baseAddress), .RESPMEM_MUST_COPY)

@@ -21,8 +21,9 @@ final class WebAssets: Sendable {
     let inlineWidget: String
     /// The headers of a play page: the page's, with the inline widget's hash in the policy.
     let playHeaders: [(String, String)]
-    /// Play pages made and gzipped once per flow (at most ``maxPlayPages``).
-    private let playPages = Mutex<[String: (plain: [UInt8], gzipped: [UInt8]?)]>([:])
+    /// Play pages made and gzipped once per flow (at most ``maxPlayPages``), held once for every
+    /// answer that sends them.
+    private let playPages = Mutex<[String: (plain: SharedBytes, gzipped: SharedBytes?)]>([:])
     static let maxPlayPages = 1_024
 
     init() {
@@ -35,12 +36,18 @@ final class WebAssets: Sendable {
             ("Vary", "Accept-Encoding"),
         ]
         let plain = Array(source.utf8)
-        widget = HTTPResponse(status: 200, headers: headers, body: plain)
-        let packed = Self.gzip(plain)
-        widgetGzipped = packed.map { HTTPResponse(status: 200, headers: headers + [("Content-Encoding", "gzip")], body: $0) }
+        widget = Self.shared(headers, plain)
+        widgetGzipped = Self.gzip(plain).map { Self.shared(headers + [("Content-Encoding", "gzip")], $0) }
         inlineWidget = source.replacingAll("</", with: "<\\/")
         let hash = Base64.encode(SHA256.digest(Array(inlineWidget.utf8)))
         playHeaders = Self.headers(scriptHash: hash)
+    }
+
+    /// A 200 answer of `bytes` that every request for them shares (no copy per answer).
+    static func shared(_ headers: [(String, String)], _ bytes: [UInt8]) -> HTTPResponse {
+        var r = HTTPResponse(status: 200, headers: headers)
+        r.shared = SharedBytes(bytes)
+        return r
     }
 
     /// `bytes` as a gzip member, or nil when compression fails.
@@ -96,17 +103,21 @@ final class WebAssets: Sendable {
                 if tour { parts[0] = parts[0].replacingAll(" data-page>", with: " data-page data-closing-alert>") }
                 let page = parts.joined(separator: inlineWidget)
                 let plain = Array(page.utf8)
-                let made = (plain: plain, gzipped: Self.gzip(plain))
+                let made = (plain: SharedBytes(plain), gzipped: Self.gzip(plain).map(SharedBytes.init))
                 playPages.withLock { pages in
                     if pages.count >= Self.maxPlayPages { pages.removeAll() }
                     pages[key] = made
                 }
                 return made
             }()
+        var r = HTTPResponse(status: 200, headers: playHeaders + [("Vary", "Accept-Encoding")])
         if let gzipped = made.gzipped, let request, Self.acceptsGzip(request) {
-            return HTTPResponse(status: 200, headers: playHeaders + [("Vary", "Accept-Encoding"), ("Content-Encoding", "gzip")], body: gzipped)
+            r.headers.append(("Content-Encoding", "gzip"))
+            r.shared = gzipped
+        } else {
+            r.shared = made.plain
         }
-        return HTTPResponse(status: 200, headers: playHeaders + [("Vary", "Accept-Encoding")], body: made.plain)
+        return r
     }
 
     /// `GET /`: the flows on offer, with links to play them.

@@ -130,8 +130,8 @@ struct Harness {
 }
 
 extension HTTPResponse {
-    var text: String { String(decoding: body, as: UTF8.self) }
-    var json: JSONNode? { try? JSONReader.parse(body) }
+    var text: String { String(decoding: payload, as: UTF8.self) }
+    var json: JSONNode? { try? JSONReader.parse(payload) }
 }
 
 extension JSONNode {
