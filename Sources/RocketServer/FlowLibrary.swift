@@ -226,17 +226,35 @@ package final class FlowLibrary: Sendable {
     /// The scenarios the flows on offer name (their `scenario` and `when.eventsOf`): the only
     /// ones `POST /v1/events` counts events of.
     package func declaredScenarios() -> Set<String> {
+        let now = clock.now
+        if let kept = declared.withLock({ $0 }), now >= kept.at, now - kept.at < Self.recheckInterval { return kept.scenarios }
         var out = Set<String>()
         for name in names() {
             guard case .success(let flow) = flow(name) else { continue }
             if let s = flow.document.scenario { out.insert(s) }
             if let other = flow.document.when?.eventsOf { out.insert(other) }
         }
+        let made = out
+        declared.withLock { $0 = (now, made) }
         return out
     }
 
+    /// The scenarios last found, and when: looked for again at most once a ``recheckInterval``.
+    private let declared = Mutex<(at: Double, scenarios: Set<String>)?>(nil)
+    /// The names last listed, and when: the folder is read at most once a ``recheckInterval``
+    /// (every request for the list or the home page, and every scenario event, asks for them).
+    private let listed = Mutex<(at: Double, names: [String])?>(nil)
+
     /// The names of the flows on offer, sorted.
     package func names() -> [String] {
+        let now = clock.now
+        if let kept = listed.withLock({ $0 }), now >= kept.at, now - kept.at < Self.recheckInterval { return kept.names }
+        let made = readNames()
+        listed.withLock { $0 = (now, made) }
+        return made
+    }
+
+    private func readNames() -> [String] {
         var out = Set(builtIn.keys)
         if let directory, let dir = opendir(directory) {
             defer { closedir(dir) }

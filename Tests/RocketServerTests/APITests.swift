@@ -723,6 +723,27 @@ struct JumpAPITests {
         #expect(h.view(try #require(kept.json?["conversation"]?["id"]?.string))?["transcript"]?[0]?["text"]?.string == "Your card number?")
     }
 
+    @Test("the folder is listed at most once a recheck interval: a flow added is offered, and its scenario counted, within a second")
+    func listingKept() throws {
+        let dir = scratchDirectory()
+        let flow = #"{"version": 1, "scenario": "SCENARIO", "blocks": [{"id": "hi", "type": "text", "text": "Hello"}]}"#
+        try flow.replacingOccurrences(of: "SCENARIO", with: "first").write(toFile: dir + "/one.json", atomically: true, encoding: .utf8)
+        let h = try Harness(flowsDirectory: dir)
+        func listed() -> [String] { h.request("GET", "/v1/flows").json?["flows"]?.array.compactMap(\.string) ?? [] }
+        func event(_ scenario: String) -> Int { h.request("POST", "/v1/events", body: #"{"scenario": "\#(scenario)", "visitor": "ada"}"#).status }
+        #expect(listed() == ["basic", "gated", "one"])
+        #expect(event("first") == 204 && event("second") == 404)
+        try flow.replacingOccurrences(of: "SCENARIO", with: "second").write(toFile: dir + "/two.json", atomically: true, encoding: .utf8)
+        // Within the interval the list is the one read (a request for it reads no folder)…
+        h.clock.advance(by: FlowLibrary.recheckInterval / 2)
+        #expect(listed() == ["basic", "gated", "one"])
+        #expect(event("second") == 404)
+        // …and after it, the folder as it is.
+        h.clock.advance(by: FlowLibrary.recheckInterval / 2)
+        #expect(listed() == ["basic", "gated", "one", "two"])
+        #expect(event("second") == 204)
+    }
+
     @Test("an edit that breaks a served flow is not taken: starts keep the version before; its errors are logged once, not once a start")
     func brokenEdit() throws {
         let dir = scratchDirectory()
