@@ -45,8 +45,13 @@ final class WebAssets: Sendable {
 
     /// A 200 answer of `bytes` that every request for them shares (no copy per answer).
     static func shared(_ headers: [(String, String)], _ bytes: [UInt8]) -> HTTPResponse {
+        shared(headers, SharedBytes(bytes))
+    }
+
+    /// A 200 answer of bytes held once.
+    static func shared(_ headers: [(String, String)], _ bytes: SharedBytes) -> HTTPResponse {
         var r = HTTPResponse(status: 200, headers: headers)
-        r.shared = SharedBytes(bytes)
+        r.shared = bytes
         return r
     }
 
@@ -120,13 +125,19 @@ final class WebAssets: Sendable {
         return r
     }
 
-    /// `GET /`: the flows on offer, with links to play them.
-    /// The home page: the flows on offer, and the line that embeds one, with the widget's
-    /// address at `origin` (nil when the server does not know it: "…").
+    /// `GET /`, the home page: the flows on offer, with links to play them, and the line that
+    /// embeds one, with the widget's address at `origin` (nil when the server does not know it:
+    /// "…"). Made again only when the flows or the origin change, and shared by every answer.
     func index(flows: [String], origin: String?) -> HTTPResponse {
+        let kept = home.withLock { $0 }
+        if let kept, kept.flows == flows, kept.origin == origin { return Self.shared(Self.pageHeaders, kept.page) }
         var items = ""
         for f in flows { items += "<li><a href=\"/play/\(Self.html(f))\">\(Self.html(f))</a></li>" }
-        let page = Self.indexHTML.replacingAll("__ITEMS__", with: items).replacingAll("__ORIGIN__", with: Self.html(origin ?? "…"))
-        return HTTPResponse(status: 200, headers: Self.pageHeaders, body: Array(page.utf8))
+        let page = SharedBytes(Array(Self.indexHTML.replacingAll("__ITEMS__", with: items).replacingAll("__ORIGIN__", with: Self.html(origin ?? "…")).utf8))
+        home.withLock { $0 = (flows, origin, page) }
+        return Self.shared(Self.pageHeaders, page)
     }
+
+    /// The home page last made, and what it was made of.
+    private let home = Mutex<(flows: [String], origin: String?, page: SharedBytes)?>(nil)
 }

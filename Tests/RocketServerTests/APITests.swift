@@ -733,6 +733,9 @@ struct JumpAPITests {
         func event(_ scenario: String) -> Int { h.request("POST", "/v1/events", body: #"{"scenario": "\#(scenario)", "visitor": "ada"}"#).status }
         #expect(listed() == ["basic", "gated", "one"])
         #expect(event("first") == 204 && event("second") == 404)
+        // The home page is made once for the list and shared by every answer.
+        let home = h.request("GET", "/")
+        #expect(home.shared != nil && home.shared === h.request("GET", "/").shared && home.text.contains("/play/one"))
         try flow.replacingOccurrences(of: "SCENARIO", with: "second").write(toFile: dir + "/two.json", atomically: true, encoding: .utf8)
         // Within the interval the list is the one read (a request for it reads no folder)…
         h.clock.advance(by: FlowLibrary.recheckInterval / 2)
@@ -742,6 +745,8 @@ struct JumpAPITests {
         h.clock.advance(by: FlowLibrary.recheckInterval / 2)
         #expect(listed() == ["basic", "gated", "one", "two"])
         #expect(event("second") == 204)
+        let later = h.request("GET", "/")
+        #expect(later.shared !== home.shared && later.text.contains("/play/two"))
     }
 
     @Test("an edit that breaks a served flow is not taken: starts keep the version before; its errors are logged once, not once a start")
