@@ -690,7 +690,7 @@ package final class ConversationService: Sendable {
         ("POST", ["alerts", "*", "select"], { s in { r, p in s.selectAlert(r, id: p[1]) } }),
         ("GET", ["alerts", "*", "events"], { s in { r, p in s.alertStream(r, id: p[1]) } }),
         ("GET", ["report"], { s in { r, _ in s.report(r, page: false) } }),
-        ("GET", ["flows"], { s in { _, _ in .json(200, .object([("flows", .array(s.flows.names().map { .string($0) }))])) } }),
+        ("GET", ["flows"], { s in { _, _ in s.flowList() } }),
         ("GET", ["flows", "*", "files", "**"], { s in { _, p in s.file(flow: p[1], path: p[3...].joined(separator: "/")) } }),
     ]
 
@@ -715,6 +715,27 @@ package final class ConversationService: Sendable {
         noteRefused(origin)
         return .refused(origin)
     }
+
+    /// `GET /v1/flows`: the names on offer, made again only when they change and shared by every
+    /// answer (anyone may ask, and a folder may hold thousands of flows).
+    func flowList() -> HTTPResponse {
+        let names = flows.names()
+        let kept = listAnswer.withLock { $0 }
+        let bytes: SharedBytes
+        if let kept, kept.names == names {
+            bytes = kept.bytes
+        } else {
+            bytes = SharedBytes(HTTPResponse.json(200, .object([("flows", .array(names.map { .string($0) }))])).body)
+            listAnswer.withLock { $0 = (names, bytes) }
+        }
+        var r = HTTPResponse.json(200, .null)
+        r.body = []
+        r.shared = bytes
+        return r
+    }
+
+    /// The flow list last answered, and the names it was made of.
+    let listAnswer = Mutex<(names: [String], bytes: SharedBytes)?>(nil)
 
     /// The origins of the address the server listens on (set when it starts listening).
     let listenOrigins = Mutex<Set<String>>([])

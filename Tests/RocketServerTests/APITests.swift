@@ -736,6 +736,7 @@ struct JumpAPITests {
         // The home page is made once for the list and shared by every answer.
         let home = h.request("GET", "/")
         #expect(home.shared != nil && home.shared === h.request("GET", "/").shared && home.text.contains("/play/one"))
+        #expect(h.request("GET", "/v1/flows").shared === h.request("GET", "/v1/flows").shared)
         try flow.replacingOccurrences(of: "SCENARIO", with: "second").write(toFile: dir + "/two.json", atomically: true, encoding: .utf8)
         // Within the interval the list is the one read (a request for it reads no folder)…
         h.clock.advance(by: FlowLibrary.recheckInterval / 2)
