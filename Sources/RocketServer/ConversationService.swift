@@ -720,22 +720,12 @@ package final class ConversationService: Sendable {
     /// answer (anyone may ask, and a folder may hold thousands of flows).
     func flowList() -> HTTPResponse {
         let names = flows.names()
-        let kept = listAnswer.withLock { $0 }
-        let bytes: SharedBytes
-        if let kept, kept.names == names {
-            bytes = kept.bytes
-        } else {
-            bytes = SharedBytes(HTTPResponse.json(200, .object([("flows", .array(names.map { .string($0) }))])).body)
-            listAnswer.withLock { $0 = (names, bytes) }
-        }
-        var r = HTTPResponse.json(200, .null)
-        r.body = []
-        r.shared = bytes
-        return r
+        let bytes = listAnswer.bytes(for: names) { HTTPResponse.json(200, .object([("flows", .array(names.map { .string($0) }))])).body }
+        return .sharing(HTTPResponse.jsonHeaders, bytes)
     }
 
-    /// The flow list last answered, and the names it was made of.
-    let listAnswer = Mutex<(names: [String], bytes: SharedBytes)?>(nil)
+    /// The flow list last answered.
+    let listAnswer = KeptBytes<[String]>()
 
     /// The origins of the address the server listens on (set when it starts listening).
     let listenOrigins = Mutex<Set<String>>([])

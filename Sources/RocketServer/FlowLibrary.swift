@@ -105,6 +105,19 @@ package final class FlowLibrary: Sendable {
     /// an edit is seen by the starts after it within this time. Looking at every start cost a
     /// start 2.5 % of its time in `lstat`; nginx's `open_file_cache_valid` is the same idea.
     package static let recheckInterval: Double = 1
+
+    /// True when `time` is less than ``recheckInterval`` before `now` (a clock that went back
+    /// looks again).
+    private static func recent(_ time: Double, _ now: Double) -> Bool { now >= time && now - time < recheckInterval }
+
+    /// `slot`'s value when it was made less than ``recheckInterval`` ago, else `make()`'s, kept.
+    private func recent<T: Sendable>(_ slot: borrowing Mutex<(at: Double, value: T)?>, _ make: () -> T) -> T {
+        let now = clock.now
+        if let kept = slot.withLock({ $0 }), Self.recent(kept.at, now) { return kept.value }
+        let made = make()
+        slot.withLock { $0 = (now, made) }
+        return made
+    }
     /// The clock the recheck interval is measured on.
     private let clock: any RocketClock
 
@@ -173,7 +186,7 @@ package final class FlowLibrary: Sendable {
             let hit = cache.withLock { $0[key] }
             // Read from a file and looked at less than the interval ago (a clock that went back
             // looks again).
-            if let hit, hit.stamp != nil, now >= hit.checked, now - hit.checked < Self.recheckInterval { return hit.result }
+            if let hit, hit.stamp != nil, Self.recent(hit.checked, now) { return hit.result }
             let path = directory + "/" + name + ".json"
             var st = stat()
             // The file itself, never what a link in its place points to (a link is no flow).
@@ -226,33 +239,25 @@ package final class FlowLibrary: Sendable {
     /// The scenarios the flows on offer name (their `scenario` and `when.eventsOf`): the only
     /// ones `POST /v1/events` counts events of.
     package func declaredScenarios() -> Set<String> {
-        let now = clock.now
-        if let kept = declared.withLock({ $0 }), now >= kept.at, now - kept.at < Self.recheckInterval { return kept.scenarios }
-        var out = Set<String>()
-        for name in names() {
-            guard case .success(let flow) = flow(name) else { continue }
-            if let s = flow.document.scenario { out.insert(s) }
-            if let other = flow.document.when?.eventsOf { out.insert(other) }
+        recent(declared) {
+            var out = Set<String>()
+            for name in names() {
+                guard case .success(let flow) = flow(name) else { continue }
+                if let s = flow.document.scenario { out.insert(s) }
+                if let other = flow.document.when?.eventsOf { out.insert(other) }
+            }
+            return out
         }
-        let made = out
-        declared.withLock { $0 = (now, made) }
-        return out
     }
 
     /// The scenarios last found, and when: looked for again at most once a ``recheckInterval``.
-    private let declared = Mutex<(at: Double, scenarios: Set<String>)?>(nil)
+    private let declared = Mutex<(at: Double, value: Set<String>)?>(nil)
     /// The names last listed, and when: the folder is read at most once a ``recheckInterval``
     /// (every request for the list or the home page, and every scenario event, asks for them).
-    private let listed = Mutex<(at: Double, names: [String])?>(nil)
+    private let listed = Mutex<(at: Double, value: [String])?>(nil)
 
     /// The names of the flows on offer, sorted.
-    package func names() -> [String] {
-        let now = clock.now
-        if let kept = listed.withLock({ $0 }), now >= kept.at, now - kept.at < Self.recheckInterval { return kept.names }
-        let made = readNames()
-        listed.withLock { $0 = (now, made) }
-        return made
-    }
+    package func names() -> [String] { recent(listed, readNames) }
 
     private func readNames() -> [String] {
         var out = Set(builtIn.keys)

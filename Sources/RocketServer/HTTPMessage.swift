@@ -1,4 +1,5 @@
 public import RocketJSON
+import Synchronization
 
 #if canImport(Glibc)
     import Glibc
@@ -15,7 +16,7 @@ public struct HTTPRequest: Sendable {
     /// refuse a request that repeats one, see ``repeatedParameter``).
     public var query: [String: String]
     /// A query parameter the request gives more than once (the first such), if any.
-    public var repeatedParameter: String?
+    package var repeatedParameter: String?
     /// Header values by lower-case name.
     public var headers: [String: String]
     /// The body (empty when none); never longer than the server's body limit.
@@ -171,9 +172,17 @@ public struct HTTPResponse: Sendable {
 
     /// A JSON response.
     public static func json(_ status: Int, _ value: JSONValue) -> HTTPResponse {
-        HTTPResponse(
-            status: status, headers: [("Content-Type", "application/json; charset=utf-8"), ("Cache-Control", "no-store")],
-            body: value.serializedBytes() + [0x0A])
+        HTTPResponse(status: status, headers: jsonHeaders, body: value.serializedBytes() + [0x0A])
+    }
+
+    /// The headers of every JSON answer.
+    package static let jsonHeaders = [("Content-Type", "application/json; charset=utf-8"), ("Cache-Control", "no-store")]
+
+    /// A 200 answer of bytes held once and shared by every answer that sends them.
+    package static func sharing(_ headers: [(String, String)], _ bytes: SharedBytes) -> HTTPResponse {
+        var r = HTTPResponse(status: 200, headers: headers)
+        r.shared = bytes
+        return r
     }
 
     /// A JSON answer `{HEAD…, "KEY": VALUE}` whose value is already serialized (a view).
@@ -191,7 +200,7 @@ public struct HTTPResponse: Sendable {
         w.close()
         w.out.append(0x0A)
         let body = w.out
-        return HTTPResponse(status: status, headers: [("Content-Type", "application/json; charset=utf-8"), ("Cache-Control", "no-store")], body: body)
+        return HTTPResponse(status: status, headers: jsonHeaders, body: body)
     }
 
     /// A JSON error carrying an already serialized value under `key` in its `error` object.
@@ -248,11 +257,7 @@ package final class FileBody: Sendable {
     }
 
     /// The whole file (for tests, which read a response in-process).
-    package func bytes() -> [UInt8] {
-        var out = [UInt8](repeating: 0, count: size)
-        let n = out.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, size, 0) }
-        return Array(out.prefix(max(0, n)))
-    }
+    package func bytes() -> [UInt8] { prefix(size) }
 
     deinit { close(descriptor) }
 }
@@ -280,4 +285,22 @@ package final class SharedBytes: @unchecked Sendable {
     package var bytes: [UInt8] { Array(UnsafeRawBufferPointer(start: baseAddress, count: count)) }
 
     deinit { storage.deallocate() }
+}
+
+/// The bytes last made of a key (a page of the flows on offer, say), made again only when the key
+/// changes: the one answer every request for it shares.
+package final class KeptBytes<Key: Equatable & Sendable>: Sendable {
+    private let kept = Mutex<(key: Key, bytes: SharedBytes)?>(nil)
+
+    /// An empty keeper.
+    package init() {}
+
+    /// The bytes of `key`: those kept when it is the key they were made of, else `make()`'s,
+    /// made outside the lock and kept.
+    package func bytes(for key: Key, make: () -> [UInt8]) -> SharedBytes {
+        if let k = kept.withLock({ $0 }), k.key == key { return k.bytes }
+        let made = SharedBytes(make())
+        kept.withLock { $0 = (key, made) }
+        return made
+    }
 }

@@ -59,7 +59,7 @@ extension ConversationService {
             let report = builder.report(chosen)
             if page { return HTTPResponse(status: 200, headers: WebAssets.pageHeaders, body: Array(report.html.utf8)) }
             return HTTPResponse(
-                status: 200, headers: [("Content-Type", "application/json; charset=utf-8"), ("Cache-Control", "no-store")],
+                status: 200, headers: HTTPResponse.jsonHeaders,
                 body: Array(report.json.utf8) + [0x0A])
         }
     }

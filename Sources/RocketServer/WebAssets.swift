@@ -36,23 +36,11 @@ final class WebAssets: Sendable {
             ("Vary", "Accept-Encoding"),
         ]
         let plain = Array(source.utf8)
-        widget = Self.shared(headers, plain)
-        widgetGzipped = Self.gzip(plain).map { Self.shared(headers + [("Content-Encoding", "gzip")], $0) }
+        widget = .sharing(headers, SharedBytes(plain))
+        widgetGzipped = Self.gzip(plain).map { .sharing(headers + [("Content-Encoding", "gzip")], SharedBytes($0)) }
         inlineWidget = source.replacingAll("</", with: "<\\/")
         let hash = Base64.encode(SHA256.digest(Array(inlineWidget.utf8)))
         playHeaders = Self.headers(scriptHash: hash)
-    }
-
-    /// A 200 answer of `bytes` that every request for them shares (no copy per answer).
-    static func shared(_ headers: [(String, String)], _ bytes: [UInt8]) -> HTTPResponse {
-        shared(headers, SharedBytes(bytes))
-    }
-
-    /// A 200 answer of bytes held once.
-    static func shared(_ headers: [(String, String)], _ bytes: SharedBytes) -> HTTPResponse {
-        var r = HTTPResponse(status: 200, headers: headers)
-        r.shared = bytes
-        return r
     }
 
     /// `bytes` as a gzip member, or nil when compression fails.
@@ -115,29 +103,29 @@ final class WebAssets: Sendable {
                 }
                 return made
             }()
-        var r = HTTPResponse(status: 200, headers: playHeaders + [("Vary", "Accept-Encoding")])
         if let gzipped = made.gzipped, let request, Self.acceptsGzip(request) {
-            r.headers.append(("Content-Encoding", "gzip"))
-            r.shared = gzipped
-        } else {
-            r.shared = made.plain
+            return .sharing(playHeaders + [("Vary", "Accept-Encoding"), ("Content-Encoding", "gzip")], gzipped)
         }
-        return r
+        return .sharing(playHeaders + [("Vary", "Accept-Encoding")], made.plain)
     }
 
     /// `GET /`, the home page: the flows on offer, with links to play them, and the line that
     /// embeds one, with the widget's address at `origin` (nil when the server does not know it:
     /// "…"). Made again only when the flows or the origin change, and shared by every answer.
     func index(flows: [String], origin: String?) -> HTTPResponse {
-        let kept = home.withLock { $0 }
-        if let kept, kept.flows == flows, kept.origin == origin { return Self.shared(Self.pageHeaders, kept.page) }
-        var items = ""
-        for f in flows { items += "<li><a href=\"/play/\(Self.html(f))\">\(Self.html(f))</a></li>" }
-        let page = SharedBytes(Array(Self.indexHTML.replacingAll("__ITEMS__", with: items).replacingAll("__ORIGIN__", with: Self.html(origin ?? "…")).utf8))
-        home.withLock { $0 = (flows, origin, page) }
-        return Self.shared(Self.pageHeaders, page)
+        let page = home.bytes(for: HomeKey(flows: flows, origin: origin)) {
+            var items = ""
+            for f in flows { items += "<li><a href=\"/play/\(Self.html(f))\">\(Self.html(f))</a></li>" }
+            return Array(Self.indexHTML.replacingAll("__ITEMS__", with: items).replacingAll("__ORIGIN__", with: Self.html(origin ?? "…")).utf8)
+        }
+        return .sharing(Self.pageHeaders, page)
     }
 
-    /// The home page last made, and what it was made of.
-    private let home = Mutex<(flows: [String], origin: String?, page: SharedBytes)?>(nil)
+    /// What the home page is made of.
+    struct HomeKey: Equatable, Sendable {
+        var flows: [String]
+        var origin: String?
+    }
+    /// The home page last made.
+    private let home = KeptBytes<HomeKey>()
 }
