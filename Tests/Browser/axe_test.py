@@ -117,6 +117,12 @@ def main():
                     page = context.new_page()
                     page.goto(server.url)
                     check(axe, page, f"the index ({scheme}, {width} px)", problems)
+                    # Its embed line (with the server's whole address) wraps instead of running off
+                    # a phone's screen, and the page follows the scheme.
+                    if page.evaluate("() => document.documentElement.scrollWidth - document.documentElement.clientWidth") > 0:
+                        problems.append(f"the index ({scheme}, {width} px) scrolls sideways")
+                    if scheme == "dark" and page.evaluate("() => getComputedStyle(document.body).color") == "rgb(0, 0, 0)":
+                        problems.append("the index stays light (black text) in the dark scheme")
                     context.close()
                     # The launcher on a site's page, closed and then open.
                     context, page = bt.open_launcher_page(
