@@ -1426,7 +1426,7 @@ extension WebAssets {
     static let indexHTML = #"""
         <!doctype html>
         <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-        <title>RocketAlert</title><style>:root{color-scheme:light dark}body{font:18px/1.5 system-ui,sans-serif;margin:2rem auto;max-width:36rem;padding:0 1rem}code{overflow-wrap:anywhere}</style></head>
+        <title>RocketAlert</title><style>:root{color-scheme:light dark}body{font:18px/1.5 system-ui,sans-serif;margin:2rem auto;max-width:36rem;padding:0 1rem}code{overflow-wrap:anywhere}@media (prefers-color-scheme:dark){html{background:#121212;color:#ececec}a{color:#9ecbff}}</style></head>
         <body><h1>RocketAlert</h1><p>Flows on this server:</p><ul>__ITEMS__</ul>
         <p>Embed one in a page: <code>&lt;script src="__ORIGIN__/widget.js" data-flow="NAME"&gt;&lt;/script&gt;</code></p></body></html>
         """#
