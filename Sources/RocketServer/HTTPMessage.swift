@@ -13,7 +13,7 @@ public struct HTTPRequest: Sendable {
     /// The path without the query string, as sent (`/v1/conversations`).
     public var path: String
     /// Query arguments (the last value of a repeated name wins; routes that read the query
-    /// refuse a request that repeats one, see ``repeatedParameter``).
+    /// refuse a request that repeats one).
     public var query: [String: String]
     /// A query parameter the request gives more than once (the first such), if any.
     package var repeatedParameter: String?
