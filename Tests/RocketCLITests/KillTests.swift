@@ -79,6 +79,7 @@ struct KillTests {
                 #expect(step >= expected[k], "round \(round), conversation \(k): step \(step) after the restart, \(expected[k]) acknowledged")
             }
         }
-        #expect(server.stop() == 0)
+        let status = server.stop()
+        #expect(status == 0, "the server's log: \(server.stderr.suffix(3000))")
     }
 }
