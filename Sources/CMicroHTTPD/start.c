@@ -199,9 +199,9 @@ unsigned int rocket_mhd_connections(struct MHD_Daemon *daemon) {
     return info == NULL ? 0 : info->num_connections;
 }
 
-void rocket_mhd_quiesce(struct MHD_Daemon *daemon) {
+int rocket_mhd_quiesce(struct MHD_Daemon *daemon) {
     MHD_socket fd = MHD_quiesce_daemon(daemon);
-    if (fd != MHD_INVALID_SOCKET) close(fd);
+    return fd == MHD_INVALID_SOCKET ? -1 : (int)fd;
 }
 
 // libmicrohttpd 0.9.75 parses the header block in place, in its read buffer, from the request

@@ -179,7 +179,9 @@ package final class HTTPServer: Sendable {
     package func stop() {
         guard !stopping.exchange(true, ordering: .sequentiallyConsistent) else { return }
         guard let handle = daemon.withLock({ $0 }) else { return }
-        rocket_mhd_quiesce(handle.daemon)
+        // The listening socket is closed after the daemon has stopped (libmicrohttpd's threads
+        // may use it until then; closed early, its number could go to another file meanwhile).
+        let listening = rocket_mhd_quiesce(handle.daemon)
         let all = streams.withLock { Array($0.values.flatMap(\.values)) }
         for s in all where s.finish() { forget(s) }
         wake()
@@ -195,6 +197,7 @@ package final class HTTPServer: Sendable {
         for _ in 0..<1_000 where !listenerDone.withLock({ $0 }) { usleep(5_000) }
         for _ in 0..<1_000 where !takeoverDone.withLock({ $0 }) { usleep(5_000) }
         MHD_stop_daemon(handle.daemon)
+        if listening >= 0 { close(listening) }
         daemon.withLock { $0 = nil }
         rocket_mhd_deadlines_free(handle.deadlines)
         // Streams still sending when the stream loop ended are closed as they are.

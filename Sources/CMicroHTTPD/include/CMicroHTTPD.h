@@ -46,8 +46,11 @@ uint16_t rocket_mhd_port(struct MHD_Daemon *daemon);
 /// The connections the daemon holds now (accepted and not yet closed).
 unsigned int rocket_mhd_connections(struct MHD_Daemon *daemon);
 
-/// Stops accepting new connections; open ones are served to the end.
-void rocket_mhd_quiesce(struct MHD_Daemon *daemon);
+/// Stops accepting new connections; open ones are served to the end. Returns the listening
+/// socket (-1 when there is none), which the caller closes only after `MHD_stop_daemon`: the
+/// library's threads may still use it until then, and a number closed early can be given to
+/// another file while they do.
+int rocket_mhd_quiesce(struct MHD_Daemon *daemon);
 
 /// How the request's header block frames it: 0 sound; 1 both Transfer-Encoding and
 /// Content-Length; 2 a framing header given twice; 3 a folded header line (obs-fold: the
