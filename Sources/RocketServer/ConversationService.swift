@@ -578,7 +578,7 @@ package final class ConversationService: Sendable {
             }
         // The report's page: a site key only (see report(_:page:)).
         case 1 where route[0] == "report":
-            guard request.method == "GET" || request.method == "HEAD" else { return methodNotAllowed("GET") }
+            guard Self.readMethods.contains(request.method) else { return methodNotAllowed(Self.readMethods) }
             return report(request, page: true)
         case 2 where route[0] == "play":
             page = {
@@ -587,7 +587,7 @@ package final class ConversationService: Sendable {
             }
         default: return .error(404, "not-found", "no such route")
         }
-        guard request.method == "GET" || request.method == "HEAD" else { return methodNotAllowed("GET") }
+        guard Self.readMethods.contains(request.method) else { return methodNotAllowed(Self.readMethods) }
         return page()
     }
 
@@ -606,7 +606,8 @@ package final class ConversationService: Sendable {
         return out
     }
 
-    func methodNotAllowed(_ allow: String) -> HTTPResponse {
+    func methodNotAllowed(_ allowed: [String]) -> HTTPResponse {
+        let allow = allowed.joined(separator: ", ")
         var r = HTTPResponse.error(405, "method-not-allowed", "this route takes \(allow)")
         r.headers.append(("Allow", allow))
         return r
@@ -667,7 +668,8 @@ package final class ConversationService: Sendable {
         // The path's shape ("*" is an id or a name, "**" the rest) picks the route; the method
         // must then be the route's own.
         for (method, shape, answer) in Self.routes where Self.matches(route, shape) {
-            guard request.method == method else { return methodNotAllowed(method) }
+            let allowed = Self.methods(method, shape)
+            guard allowed.contains(request.method) else { return methodNotAllowed(allowed) }
             return answer(self)(request, route)
         }
         return .error(404, "not-found", "no such route")
@@ -693,6 +695,16 @@ package final class ConversationService: Sendable {
         ("GET", ["flows"], { s in { _, _ in s.flowList() } }),
         ("GET", ["flows", "*", "files", "**"], { s in { _, p in s.file(flow: p[1], path: p[3...].joined(separator: "/")) } }),
     ]
+
+    /// The methods a route takes: its own, and HEAD beside GET (libmicrohttpd sends the
+    /// headers of the GET answer without its body), except on an event stream, whose answer
+    /// takes the connection over and so has no headers-only form.
+    static func methods(_ method: String, _ shape: [String]) -> [String] {
+        method == "GET" && shape.last != "events" ? readMethods : [method]
+    }
+
+    /// What a page or a route that is read takes.
+    static let readMethods = ["GET", "HEAD"]
 
     static func matches(_ path: [String], _ shape: [String]) -> Bool {
         if shape.last == "**" {

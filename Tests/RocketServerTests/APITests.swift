@@ -227,7 +227,7 @@ struct APITests {
         #expect(h.request("DELETE", "/play/basic/extra").status == 404)
         let post = h.request("POST", "/widget.js")
         #expect(post.status == 405)
-        #expect(post.header("Allow") == "GET")
+        #expect(post.header("Allow") == "GET, HEAD")
         let wrong = h.request("DELETE", "/v1/conversations")
         #expect(wrong.status == 405)
         #expect(wrong.header("Allow") == "POST")

@@ -337,6 +337,41 @@ struct ServerTests {
         }
     }
 
+    @Test("HEAD is answered on every page and every route that is read: the GET answer's headers, no body; event streams take GET only")
+    func headRequests() throws {
+        let dir = scratchDirectory() + "/flows"
+        mkdir(dir, 0o755)
+        _ = FileIO.write(#"{"version": 1, "blocks": [{"id": "a", "type": "text", "text": "Hi"}]}"#, to: dir + "/basic.json")
+        let png: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] + [UInt8](repeating: 7, count: 3000)
+        let fd = open(dir + "/logo.png", O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        _ = FileIO.writeAll(fd, png)
+        close(fd)
+        let h = try Harness(flowsDirectory: dir)
+        let (server, port) = try h.serve()
+        defer { server.stop() }
+        func exchange(_ method: String, _ target: String) -> String {
+            RawClient.exchange(port: port, "\(method) \(target) HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+        }
+        func length(_ answer: String) -> String? {
+            answer.split(separator: "\r\n").first { $0.hasPrefix("Content-Length: ") }.map { String($0.dropFirst(16)) }
+        }
+        for target in ["/", "/widget.js", "/play/basic", "/healthz", "/v1/flows", "/v1/flows/basic/files/logo.png"] {
+            let get = exchange("GET", target)
+            let head = exchange("HEAD", target)
+            #expect(get.hasPrefix("HTTP/1.1 200") && head.hasPrefix("HTTP/1.1 200"), "\(target): \(head.prefix(80))")
+            // The same length is announced, and nothing follows the headers.
+            #expect(length(head) != nil && length(head) == length(get), "\(target)")
+            #expect(head.hasSuffix("\r\n\r\n"), "\(target): \(head.suffix(40))")
+        }
+        // A route read by GET says it takes HEAD too; a stream and a route that writes do not.
+        let post = exchange("POST", "/v1/flows")
+        #expect(post.hasPrefix("HTTP/1.1 405") && post.contains("Allow: GET, HEAD\r\n"), "\(post.prefix(120))")
+        #expect(exchange("PUT", "/widget.js").contains("Allow: GET, HEAD\r\n"))
+        let stream = exchange("HEAD", "/v1/conversations/0123456789abcdef0123456789abcdef/events")
+        #expect(stream.hasPrefix("HTTP/1.1 405") && stream.contains("Allow: GET\r\n"), "\(stream.prefix(120))")
+        #expect(exchange("HEAD", "/v1/conversations").contains("Allow: POST\r\n"))
+    }
+
     @Test("an encoded NUL in the path or the query is 400: the library's decoding would end the path or value there")
     func encodedNul() throws {
         let h = try Harness()
