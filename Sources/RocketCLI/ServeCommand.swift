@@ -383,6 +383,13 @@ enum ServeCommand {
         } else if keys.isEmpty {
             printError("rocket serve: no site keys (--api-key-file, ROCKET_API_KEYS): the routes for a site's back end are refused")
         }
+        // Behind a proxy, pages come from the proxy's address, which the server cannot know: the
+        // forwarded scheme and host are a client's word (nginx passes on the Host it was sent).
+        if !options.configuration.trustedProxies.isEmpty && options.configuration.publicOrigins.isEmpty {
+            printError(
+                "rocket serve: --trust-proxy without --public-url: pages served through the proxy (/play, the home page) count as another site's and are refused; give the proxy's address as --public-url"
+            )
+        }
         var received: Int32 = 0
         while true {
             sigwait(&set, &received)

@@ -169,7 +169,7 @@ struct ServeAccessTests {
         #expect(!server.stderr.contains("0123456789"), "keys never reach the log: \(server.stderr)")
     }
 
-    @Test("without keys the site routes are refused and the start says so; --insecure-dev says what it opens")
+    @Test("without keys the site routes are refused and the start says so; --insecure-dev says what it opens; a proxy without --public-url is named")
     func startMessages() throws {
         let plain = try Running([])
         #expect(plain.status("POST", "/v1/events", body: Self.event) == 401)
@@ -179,6 +179,16 @@ struct ServeAccessTests {
         #expect(dev.status("POST", "/v1/events", body: Self.event) == 204)
         #expect(dev.stop() == 0)
         #expect(dev.stderr.contains("--insecure-dev"))
+        #expect(!dev.stderr.contains("--public-url"))
+        // Behind a proxy without --public-url, the proxy's pages are another site's: the start says so.
+        let proxied = try Running(["--insecure-dev", "--trust-proxy", "127.0.0.1"])
+        #expect(proxied.status("POST", "/v1/conversations", body: #"{"flow": "tour", "visitor": "ada"}"#, headers: ["Origin": "https://chat.example"]) == 403)
+        #expect(proxied.stop() == 0)
+        #expect(proxied.stderr.contains("--trust-proxy without --public-url"))
+        let told = try Running(["--insecure-dev", "--trust-proxy", "127.0.0.1", "--public-url", "https://chat.example"])
+        #expect(told.status("POST", "/v1/conversations", body: #"{"flow": "tour", "visitor": "ada"}"#, headers: ["Origin": "https://chat.example"]) == 201)
+        #expect(told.stop() == 0)
+        #expect(!told.stderr.contains("without --public-url"))
     }
 
     @Test("the token secret is made once and kept in the store: a token still works after a restart")
