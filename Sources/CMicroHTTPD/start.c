@@ -216,6 +216,10 @@ struct rocket_framing_scan {
     unsigned transfer_encodings;
     unsigned hosts;
     int outside;
+    // A header's name is no token: empty, or holding a space, a tab or another byte a name may
+    // not have ("Transfer-Encoding : chunked" is the smuggling shape: the library keeps the
+    // space in the name, so it would not see the coding a proxy in front may have seen).
+    int malformed;
     // 0: no Transfer-Encoding, or exactly chunked; 1: codings that end in chunked but name
     // others too (not implemented here); 2: codings that do not end in chunked (the body's
     // length cannot be known).
@@ -239,10 +243,22 @@ static int rocket_framing_coding(const char *value) {
     return last ? 1 : 2;
 }
 
-static enum MHD_Result rocket_framing_visit(void *cls, enum MHD_ValueKind kind, const char *key, const char *value) {
+// Whether `c` may be in a header's name (RFC 9110's tchar).
+static int rocket_token_byte(unsigned char c) {
+    if ((c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')) return 1;
+    return c != 0 && strchr("!#$%&'*+-.^_`|~", c) != NULL;
+}
+
+static enum MHD_Result rocket_framing_visit(
+    void *cls, enum MHD_ValueKind kind, const char *key, size_t key_size, const char *value, size_t value_size) {
     (void)kind;
     struct rocket_framing_scan *scan = cls;
     if (key == NULL) return MHD_YES;
+    (void)value_size;
+    if (key_size == 0) scan->malformed = 1;
+    for (size_t i = 0; i < key_size; i++) {
+        if (!rocket_token_byte((unsigned char)key[i])) scan->malformed = 1;
+    }
     if (key < scan->low || key >= scan->high || (value != NULL && (value < scan->low || value > scan->high))) scan->outside = 1;
     if (strcasecmp(key, "Content-Length") == 0) scan->content_lengths++;
     if (strcasecmp(key, "Transfer-Encoding") == 0) {
@@ -254,14 +270,17 @@ static enum MHD_Result rocket_framing_visit(void *cls, enum MHD_ValueKind kind, 
     return MHD_YES;
 }
 
-int rocket_mhd_framing(struct MHD_Connection *connection, const char *method) {
+int rocket_mhd_framing(struct MHD_Connection *connection, const char *method, const char *version) {
     const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_REQUEST_HEADER_SIZE);
-    struct rocket_framing_scan scan = {method, method + (info ? info->header_size : 0), 0, 0, 0, 0, 0};
-    MHD_get_connection_values(connection, MHD_HEADER_KIND, rocket_framing_visit, &scan);
+    struct rocket_framing_scan scan = {method, method + (info ? info->header_size : 0), 0, 0, 0, 0, 0, 0};
+    MHD_get_connection_values_n(connection, MHD_HEADER_KIND, rocket_framing_visit, &scan);
     if (scan.outside) return 3;
+    if (scan.malformed) return 8;
     if (scan.transfer_encodings > 0 && scan.content_lengths > 0) return 1;
     if (scan.content_lengths > 1 || scan.transfer_encodings > 1) return 2;
-    if (scan.hosts != 1) return 4;
+    // HTTP/1.1 requires exactly one Host; an HTTP/1.0 request may have none (a load
+    // balancer's health check often sends none), never two.
+    if (scan.hosts > 1 || (scan.hosts == 0 && (version == NULL || strcmp(version, "HTTP/1.0") != 0))) return 4;
     if (scan.coding == 2) return 5;
     if (scan.coding == 1) return 6;
     struct rocket_deadline *e = rocket_deadline_of(connection);

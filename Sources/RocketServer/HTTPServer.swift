@@ -121,10 +121,10 @@ package final class HTTPServer: Sendable {
         let perAddress = UInt32(c.trustedProxies.isEmpty ? c.connectionsPerAddress : 0)
         let d = rocket_mhd_start(
             host, UInt16(port), 2, max(16, limit), perAddress, UInt32(max(1, c.idleConnectionSeconds)), RocketLimits.connectionMemoryBytes,
-            { cls, connection, url, method, _, data, size, context in
+            { cls, connection, url, method, version, data, size, context in
                 guard let cls, let connection, let url, let method, let size, let context else { return .NO }
                 let server = Unmanaged<HTTPServer>.fromOpaque(cls).takeUnretainedValue()
-                return server.access(connection, url, method, data, size, context)
+                return server.access(connection, url, method, version, data, size, context)
             }, me,
             { _, connection, context, _ in
                 // The connection's next request must come whole in time (the idle time, then the
@@ -242,14 +242,15 @@ package final class HTTPServer: Sendable {
     }
 
     private func access(
-        _ connection: OpaquePointer, _ url: UnsafePointer<CChar>, _ methodBytes: UnsafePointer<CChar>, _ data: UnsafePointer<CChar>?,
+        _ connection: OpaquePointer, _ url: UnsafePointer<CChar>, _ methodBytes: UnsafePointer<CChar>, _ version: UnsafePointer<CChar>?,
+        _ data: UnsafePointer<CChar>?,
         _ size: UnsafeMutablePointer<Int>, _ context: UnsafeMutablePointer<UnsafeMutableRawPointer?>
     ) -> MHD_Result {
         let limit = service.configuration.maxBodyBytes
         guard let raw = context.pointee else {
             // The framing is checked before a byte of the body is read: shapes that a proxy and
             // this server could read as different requests are refused.
-            switch rocket_mhd_framing(connection, methodBytes) {
+            switch rocket_mhd_framing(connection, methodBytes, version) {
             case 0: break
             case 1: return queue(connection, .error(400, "bad-framing", "a request may not have both Transfer-Encoding and Content-Length"))
             case 2: return queue(connection, .error(400, "bad-framing", "Content-Length or Transfer-Encoding is given more than once"))
@@ -257,7 +258,8 @@ package final class HTTPServer: Sendable {
             case 5: return queue(connection, .error(400, "bad-framing", "Transfer-Encoding may only be chunked"))
             case 6: return queue(connection, .error(501, "unsupported-coding", "the only Transfer-Encoding taken is chunked"))
             case 7: return queue(connection, .error(400, "bad-target", "the request's path or query holds an encoded NUL (%00)"))
-            default: return queue(connection, .error(400, "bad-host", "a request must name its Host exactly once"))
+            case 8: return queue(connection, .error(400, "bad-header", "a header's name is not a token (a space before its colon?)"))
+            default: return queue(connection, .error(400, "bad-host", "an HTTP/1.1 request must name its Host exactly once (HTTP/1.0: at most once)"))
             }
             // So many header lines or query parameters are refused whole: none is ever dropped
             // unread (a credential or an Origin past the hundredth would have been).

@@ -185,7 +185,7 @@ struct ServerTests {
     }
 
     @Test(
-        "request smuggling shapes are refused before the body is read: Transfer-Encoding with Content-Length, two lengths, a folded header, no Host"
+        "request smuggling shapes are refused before the body is read: Transfer-Encoding with Content-Length, two lengths, a folded header, no Host, a name that is no token"
     )
     func smugglingShapes() throws {
         let h = try Harness()
@@ -211,6 +211,16 @@ struct ServerTests {
             ("a folded header with a tab", "GET /v1/flows HTTP/1.1\r\nHost: x\r\nX-Note: a\r\n\tTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n"),
             ("no Host", "GET /v1/flows HTTP/1.1\r\nConnection: close\r\n\r\n"),
             ("two Hosts", "GET /v1/flows HTTP/1.1\r\nHost: x\r\nHost: y\r\nConnection: close\r\n\r\n"),
+            ("two Hosts in HTTP/1.0", "GET /v1/flows HTTP/1.0\r\nHost: x\r\nHost: y\r\n\r\n"),
+            // The library keeps the space in the name: it would read the length, a proxy in
+            // front may have read the coding.
+            (
+                "a space before a colon",
+                "POST /v1/conversations HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding : chunked\r\nContent-Length: \(n)\r\nConnection: close\r\n\r\n\(body)"
+            ),
+            ("a tab before a colon", "GET /v1/flows HTTP/1.1\r\nHost: x\r\nX-Note\t: a\r\nConnection: close\r\n\r\n"),
+            ("a space in a name", "GET /v1/flows HTTP/1.1\r\nHost: x\r\nX Note: a\r\nConnection: close\r\n\r\n"),
+            ("a byte past ASCII in a name", "GET /v1/flows HTTP/1.1\r\nHost: x\r\nX-Not\u{E9}: a\r\nConnection: close\r\n\r\n"),
         ]
         for (name, raw) in shapes {
             let answer = RawClient.exchange(port: port, raw)
@@ -220,6 +230,11 @@ struct ServerTests {
         #expect(h.service.count == 0, "no conversation was started by a refused request")
         let fine = RawClient.exchange(port: port, "GET /v1/flows HTTP/1.1\r\nHost: x\r\nX-Note: a b\r\nConnection: close\r\n\r\n")
         #expect(fine.hasPrefix("HTTP/1.1 200"))
+        // Every byte a name may hold (RFC 9110's token) passes.
+        let token = RawClient.exchange(port: port, "GET /v1/flows HTTP/1.1\r\nHost: x\r\nX-!#$%&'*+.^_`|~09az: 1\r\nConnection: close\r\n\r\n")
+        #expect(token.hasPrefix("HTTP/1.1 200"), "\(token.prefix(120))")
+        // HTTP/1.0 may leave out Host (a load balancer's health check often does).
+        #expect(RawClient.exchange(port: port, "GET /healthz HTTP/1.0\r\n\r\n").hasPrefix("HTTP/1.1 200"))
     }
 
     @Test("a Transfer-Encoding other than chunked is refused at once (501 for codings before chunked, 400 otherwise); chunked in any case is read")

@@ -55,12 +55,14 @@ int rocket_mhd_quiesce(struct MHD_Daemon *daemon);
 /// How the request's header block frames it: 0 sound; 1 both Transfer-Encoding and
 /// Content-Length; 2 a framing header given twice; 3 a folded header line (obs-fold: the
 /// library joins it into the header's name, found as a name outside the block it read); 4 no
-/// Host, or more than one; 5 a Transfer-Encoding other than exactly chunked (in any case) that
+/// Host in an HTTP/1.1 request, or more than one in any; 5 a Transfer-Encoding other than exactly chunked (in any case) that
 /// does not end in it either (the body's length cannot be known); 6 codings before chunked (not
 /// implemented here); 7 the request target holds an encoded NUL (`%00`), which the library's
-/// decoding would turn into the end of the path or of a query value. Called with the method
-/// pointer the access handler was given.
-int rocket_mhd_framing(struct MHD_Connection *connection, const char *method);
+/// decoding would turn into the end of the path or of a query value; 8 a header's name that is
+/// no token (empty, or with a space before its colon or another byte a name may not hold; a
+/// NUL in a name the library refuses itself). Called with the method and version pointers the access handler
+/// was given.
+int rocket_mhd_framing(struct MHD_Connection *connection, const char *method, const char *version);
 
 /// The address of the connection's peer as text (IPv4 dotted, IPv6 colon form; an IPv4-mapped
 /// IPv6 address as IPv4) in `out`; 0 when it is not known.
