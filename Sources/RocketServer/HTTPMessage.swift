@@ -79,6 +79,24 @@ public struct HTTPRequest: Sendable {
         package static let singleValued: Set<String> = [authorization, visitor, visitorHash, origin, contentType]
     }
 
+    /// The path a request target names: the target itself in origin form (`/v1/flows`), the
+    /// path of one in absolute form (`http://chat.example/v1/flows`, which RFC 9112 has a server
+    /// take as well; the name in it decides nothing, as `Host` does not), `/` when it has none.
+    /// Anything else is returned as it is, and matches no route.
+    static func path(ofTarget target: String) -> String {
+        var target = target
+        return target.withUTF8 { b -> String? in
+            guard b.first != 0x2F else { return nil }
+            func scheme(_ s: StaticString) -> Bool {
+                b.count >= s.utf8CodeUnitCount && (0..<s.utf8CodeUnitCount).allSatisfy { b[$0] | (b[$0] >= 0x41 && b[$0] <= 0x5A ? 0x20 : 0) == s.utf8Start[$0] }
+            }
+            let start = scheme("http://") ? 7 : scheme("https://") ? 8 : nil
+            guard let start else { return nil }
+            guard let slash = b[start...].firstIndex(of: 0x2F) else { return "/" }
+            return String(decoding: UnsafeBufferPointer(rebasing: b[slash...]), as: UTF8.self)
+        } ?? target
+    }
+
     /// `name` with ASCII letters in lower case (header names are ASCII; anything else is kept as
     /// it is). Returns `name` itself when it has no upper-case letter, which is the common case.
     static func lowercased(_ name: String) -> String {

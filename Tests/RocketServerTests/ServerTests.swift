@@ -387,6 +387,29 @@ struct ServerTests {
         #expect(exchange("HEAD", "/v1/conversations").contains("Allow: POST\r\n"))
     }
 
+    @Test("a target in absolute form (http://name/path) is taken as its path, as RFC 9112 asks; the name in it decides nothing")
+    func absoluteForm() throws {
+        let h = try Harness()
+        let (server, port) = try h.serve()
+        defer { server.stop() }
+        func get(_ target: String) -> String {
+            RawClient.exchange(port: port, "GET \(target) HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+        }
+        let flows = get("http://elsewhere.example/v1/flows")
+        #expect(flows.hasPrefix("HTTP/1.1 200") && flows.contains(#"{"flows":["basic","gated"]}"#), "\(flows.prefix(200))")
+        #expect(get("HTTPS://X:8443/healthz").hasPrefix("HTTP/1.1 200"))
+        #expect(get("http://x").contains("<!doctype html>"))
+        #expect(get("http://x?flow=basic").contains("<!doctype html>"))
+        // Only http and https name a path; anything else matches no route.
+        for target in ["ftp://x/v1/flows", "v1/flows", "http:/v1/flows", "//x/v1/flows"] {
+            #expect(get(target).hasPrefix("HTTP/1.1 404"), "\(target)")
+        }
+        #expect(HTTPRequest.path(ofTarget: "/v1/flows") == "/v1/flows")
+        #expect(HTTPRequest.path(ofTarget: "hTtP://a.example/v1/flows/x/files/a/b.png") == "/v1/flows/x/files/a/b.png")
+        #expect(HTTPRequest.path(ofTarget: "https://a.example") == "/")
+        #expect(HTTPRequest.path(ofTarget: "*") == "*")
+    }
+
     @Test("an encoded NUL in the path or the query is 400: the library's decoding would end the path or value there")
     func encodedNul() throws {
         let h = try Harness()
