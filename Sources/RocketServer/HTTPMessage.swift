@@ -88,7 +88,8 @@ public struct HTTPRequest: Sendable {
         return target.withUTF8 { b -> String? in
             guard b.first != 0x2F else { return nil }
             func scheme(_ s: StaticString) -> Bool {
-                b.count >= s.utf8CodeUnitCount && (0..<s.utf8CodeUnitCount).allSatisfy { b[$0] | (b[$0] >= 0x41 && b[$0] <= 0x5A ? 0x20 : 0) == s.utf8Start[$0] }
+                let n = s.utf8CodeUnitCount
+                return b.count >= n && (0..<n).allSatisfy { b[$0] | (b[$0] >= 0x41 && b[$0] <= 0x5A ? 0x20 : 0) == s.utf8Start[$0] }
             }
             let start = scheme("http://") ? 7 : scheme("https://") ? 8 : nil
             guard let start else { return nil }

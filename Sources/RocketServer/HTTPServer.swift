@@ -343,7 +343,8 @@ package final class HTTPServer: Sendable {
             return queue(connection, .error(400, "bad-header", "\(name) is given more than once; a request may give it once"))
         }
         var request = HTTPRequest(
-            method: String(cString: methodBytes), path: HTTPRequest.path(ofTarget: String(cString: url)), query: ctx.query, lowercasedHeaders: ctx.headers, body: ctx.body,
+            method: String(cString: methodBytes), path: HTTPRequest.path(ofTarget: String(cString: url)), query: ctx.query, lowercasedHeaders: ctx.headers,
+            body: ctx.body,
             bodyTooLarge: ctx.tooLarge)
         let peer = withUnsafeTemporaryAllocation(of: CChar.self, capacity: 64) { buffer -> String? in
             guard let base = buffer.baseAddress, rocket_mhd_client_address(connection, base, 64) != 0 else { return nil }
