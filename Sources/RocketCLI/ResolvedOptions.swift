@@ -18,12 +18,15 @@ struct GateOptions {
     var store: String?
     /// `--now T`, or the wall clock at resolution.
     var now: Double
+    /// True when `now` is the wall clock's (no `--now`).
+    var wallClock: Bool
     /// `--explain`.
     var explain: Bool
 
     init(_ parsed: ParsedArguments, command: String) throws(UsageError) {
         store = parsed.value("--store")
         now = try Self.time(parsed, command: command)
+        wallClock = parsed.value("--now") == nil
         explain = parsed.has("--explain")
     }
 
@@ -55,7 +58,7 @@ struct GateOptions {
 
     /// Asks the store whether scenario `name` with `rules` may be shown now.
     func decide(_ name: String, rules: ScenarioRules) -> ExitStatus {
-        ScenarioCommand.gate(name, rules: rules, store: store, now: now, explain: explain)
+        ScenarioCommand.gate(name, rules: rules, store: store, now: now, wallClock: wallClock, explain: explain)
     }
 }
 

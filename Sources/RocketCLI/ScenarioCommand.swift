@@ -125,7 +125,8 @@ enum ScenarioCommand {
                 try store.triggerEvent(options.names[0], at: now)
                 return ExitStatus.ok
             case "try":
-                return try decide(options.names[0], rules: options.rules, in: store, at: now, explaining: options.gate.explain)
+                return try decide(
+                    options.names[0], rules: options.rules, in: store, at: now, wallClock: options.gate.wallClock, explaining: options.gate.explain)
                     ? ExitStatus.ok : ExitStatus.notCompleted
             case "status":
                 let snapshot = try store.snapshot()
@@ -181,14 +182,14 @@ enum ScenarioCommand {
 
     /// Decides whether something gated by scenario `name` may be shown now (counting it when
     /// so), from resolved options: `.ok`, `.notNow`, or `.ioError` for a store error.
-    static func gate(_ name: String, rules: ScenarioRules, store: String?, now: Double, explain: Bool) -> ExitStatus {
+    static func gate(_ name: String, rules: ScenarioRules, store: String?, now: Double, wallClock: Bool, explain: Bool) -> ExitStatus {
         switch openStore(store) {
         case .failure(let e):
             printError("rocket: error: \(e.message)")
             return .ioError
         case .success(let opened):
             do throws(ScenarioStoreError) {
-                return try decide(name, rules: rules, in: opened, at: now, explaining: explain) ? .ok : .notNow
+                return try decide(name, rules: rules, in: opened, at: now, wallClock: wallClock, explaining: explain) ? .ok : .notNow
             } catch {
                 printError("rocket: error: \(error.message)")
                 return .ioError
@@ -198,13 +199,26 @@ enum ScenarioCommand {
 
     /// Tries the scenario (counting the execution when allowed) and explains the decision on
     /// stderr when asked, or always when the clock moved backwards.
+    ///
+    /// `now` read from the wall clock (`wallClock`) comes before the wait for the store, which
+    /// another process may hold: a time it recorded meanwhile (no later than the clock once the
+    /// decision is made) is that process's work, not a clock that moved back, and is not
+    /// reported as one. The decision itself stays the one made at `now`.
     static func decide(
         _ name: String, rules: ScenarioRules, in store: any ScenarioStore, at now: Double,
-        explaining: Bool
+        wallClock: Bool = false, explaining: Bool
     ) throws(ScenarioStoreError) -> Bool {
-        let decision = try NamedScenario(name, rules: rules).decide(in: store, at: now)
+        let decision = reported(try NamedScenario(name, rules: rules).decide(in: store, at: now), wallClock: wallClock, clockAfter: WallTime.now)
         if explaining || decision.clockMovedBackwards { explain(decision, verdict: true) }
         return decision.allowed
+    }
+
+    /// `decision` as it is reported: with `now` read from the wall clock, a recorded time no later
+    /// than `clockAfter` (the clock once the decision was made) is no clock that moved back.
+    static func reported(_ decision: ScenarioDecision, wallClock: Bool, clockAfter: Double) -> ScenarioDecision {
+        var d = decision
+        if wallClock, d.clockMovedBackwards, let latest = d.latestRecorded, latest <= clockAfter { d.clockMovedBackwards = false }
+        return d
     }
 
     /// Prints a decision's lines on stderr.

@@ -62,12 +62,15 @@ package final class SQLiteDatabase: Sendable {
 
     /// The file.
     package let path: String
+    /// How long a statement waits for another connection's lock, in milliseconds.
+    package let busyTimeout: Int32
     private let connection: Mutex<SQLiteConnection>
 
     /// Opens `path`. `busyTimeout` is how long a statement waits for another connection's lock
     /// (milliseconds).
     package init(path: String, mode: Mode, busyTimeout: Int32 = 15_000) throws(SQLiteError) {
         self.path = path
+        self.busyTimeout = busyTimeout
         var handle: OpaquePointer?
         var name = path
         var flags = SQLITE_OPEN_NOMUTEX
@@ -152,6 +155,25 @@ package final class SQLiteDatabase: Sendable {
             do throws(E) { return .success(try body(c)) } catch { return .failure(error) }
         }
         return try result.get()
+    }
+
+    /// Runs `sql`, trying again while it is refused as busy, for as long as a statement waits
+    /// for a lock (``busyTimeout``, with the pauses of ``waited(afterTries:)``). For what SQLite
+    /// refuses at once instead of waiting: `PRAGMA journal_mode=WAL` on a new file that another
+    /// process is setting up at the same moment (two processes opening a new store together;
+    /// in a test of 200 such pairs, 16 ended with "database is locked").
+    package func execWaitingForLocks(_ sql: String) throws(SQLiteError) {
+        var tries: Int32 = 0
+        while true {
+            do throws(SQLiteError) {
+                try withConnection { (c) throws(SQLiteError) in try c.exec(sql) }
+                return
+            } catch {
+                guard error.isBusy, Self.waited(afterTries: tries) < Int(busyTimeout) * 1_000 else { throw error }
+                usleep(UInt32(Self.waited(afterTries: tries + 1) - Self.waited(afterTries: tries)))
+                tries += 1
+            }
+        }
     }
 
     /// True when the write-ahead log beside `path` holds changes (a reader that ignores it would

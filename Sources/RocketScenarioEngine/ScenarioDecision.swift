@@ -68,6 +68,10 @@ public struct ScenarioDecision: Hashable, Sendable {
     public var checks: [ScenarioCheck]
     /// True when `now` is earlier than a recorded time: the clock moved backwards.
     public var clockMovedBackwards: Bool
+    /// The latest time the scenario's statistics record (its first or last event, its last
+    /// execution), nil when none: a host that read `now` before waiting for a shared store can
+    /// tell a record another process made meanwhile from a clock that moved back.
+    public var latestRecorded: Double?
 
     /// The failed checks.
     public var failures: [ScenarioCheck] { checks.filter { !$0.passed } }
@@ -159,10 +163,10 @@ public enum ScenarioEvaluator {
             let ok = custom()
             checks.append(ScenarioCheck(condition: .customConditions, passed: ok, facts: .custom(ok)))
         }
-        let recorded = [stats.firstEventDate, stats.lastEventDate, stats.lastExecutionDate].compactMap { $0 }
+        let latest = [stats.firstEventDate, stats.lastEventDate, stats.lastExecutionDate].compactMap { $0 }.max()
         return ScenarioDecision(
             allowed: checks.allSatisfy(\.passed), checks: checks,
-            clockMovedBackwards: recorded.contains { $0 > now })
+            clockMovedBackwards: latest.map { $0 > now } ?? false, latestRecorded: latest)
     }
 }
 

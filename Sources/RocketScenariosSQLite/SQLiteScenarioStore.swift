@@ -52,12 +52,11 @@ public final class SQLiteScenarioStore: ScenarioStore, VisitorStore {
             throw Self.error(error, "cannot open \(path)", path: path)
         }
         do throws(SQLiteError) {
-            try database.withConnection { (c) throws(SQLiteError) in
-                // Ignored by SQLite for an existing file (and for a size that is not a page size).
-                try c.exec("PRAGMA page_size=\(pageSize)")
-                try c.exec("PRAGMA journal_mode=WAL")
-                try c.exec("PRAGMA synchronous=\(synchronous.rawValue)")
-            }
+            // Ignored by SQLite for an existing file (and for a size that is not a page size).
+            try database.withConnection { (c) throws(SQLiteError) in try c.exec("PRAGMA page_size=\(pageSize)") }
+            // Refused at once, not waited for, while another process sets up the same new file.
+            try database.execWaitingForLocks("PRAGMA journal_mode=WAL")
+            try database.withConnection { (c) throws(SQLiteError) in try c.exec("PRAGMA synchronous=\(synchronous.rawValue)") }
         } catch {
             throw Self.error(error, path: path)
         }

@@ -1,5 +1,7 @@
 import Foundation
+import Synchronization
 import Testing
+@testable import RocketCLI
 @testable import RocketScenarios
 @testable import RocketScenarioEngine
 @testable import RocketScenariosSQLite
@@ -31,6 +33,33 @@ struct ScenarioCLITests {
                 budget log: 3 executions across all scenarios; 0 in the last 24h, 3 in the last 7d; latest app-launch at 2026-01-20T00:00:02Z
 
                 """)
+    }
+
+    @Test("tries from many processes at once: the cap holds, and a record another process made while this one waited is no clock that moved back")
+    func concurrentTries() throws {
+        let dir = scratchDirectory()
+        let results = Mutex<[RunResult]>([])
+        DispatchQueue.concurrentPerform(iterations: 24) { _ in
+            let r = try? runRocket(["scenario", "try", "launch", "--max-executions", "3"], environment: env(dir))
+            if let r { results.withLock { $0.append(r) } }
+        }
+        let all = results.withLock { $0 }
+        #expect(all.count == 24)
+        #expect(all.filter { $0.status == 0 }.count == 3)
+        #expect(all.allSatisfy { $0.status <= 1 && $0.stderr.isEmpty }, "\(all.map(\.stderr).filter { !$0.isEmpty })")
+        // The rule itself, decided without processes: a time recorded after `now` was read but
+        // before the decision ended is forgiven only when `now` is the wall clock's.
+        let store = InMemoryScenarioStore()
+        try store.triggerEvent("s", at: 1_000.5)
+        let d = try NamedScenario("s", rules: ScenarioRules()).decide(in: store, at: 1_000)
+        #expect(d.clockMovedBackwards && d.latestRecorded == 1_000.5)
+        #expect(!ScenarioCommand.reported(d, wallClock: true, clockAfter: 1_000.6).clockMovedBackwards)
+        #expect(ScenarioCommand.reported(d, wallClock: true, clockAfter: 1_000.4).clockMovedBackwards)
+        #expect(ScenarioCommand.reported(d, wallClock: false, clockAfter: 1_000.6).clockMovedBackwards)
+        // --now earlier than a record is still reported.
+        #expect(try runRocket(["scenario", "trigger", "late", "--now", "@2000"], environment: env(dir)).status == 0)
+        let back = try runRocket(["scenario", "try", "late", "--now", "@1000"], environment: env(dir))
+        #expect(back.status == 0 && back.stderr.contains("moved backwards"))
     }
 
     @Test("status --json, reset, reset --all, export and import")

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 @testable import RocketScenarios
 @testable import RocketScenarioEngine
@@ -62,6 +63,24 @@ struct SQLiteStoreTests {
         writer.waitUntilExit()
         #expect(writer.terminationStatus == 0)
         #expect(try SQLiteScenarioStore(readingOnly: path).snapshot().scenarios["busy"]?.eventsCount == 3000)
+    }
+
+    @Test("Two openers of one new file at the same moment both get the store (SQLite refuses one's switch to WAL at once, without waiting)")
+    func simultaneousCreation() throws {
+        let failures = Mutex<[String]>([])
+        for _ in 0..<150 {
+            let path = temporaryPath()
+            DispatchQueue.concurrentPerform(iterations: 2) { _ in
+                do throws(ScenarioStoreError) {
+                    let store = try SQLiteScenarioStore(path: path)
+                    try store.triggerEvent("launch", at: 1)
+                } catch {
+                    failures.withLock { $0.append(error.message) }
+                }
+            }
+            #expect(try SQLiteScenarioStore(path: path).stats("launch").eventsCount == 2)
+        }
+        #expect(failures.withLock { $0 }.isEmpty, "\(failures.withLock { $0 }.prefix(3))")
     }
 
     @Test("A foreign file, a foreign SQLite database and a newer schema are clear errors; the file is untouched")
