@@ -47,7 +47,7 @@ enum ServeCommand {
             docs/openapi.json. D is seconds, or a number with ms, s, m, h, d or w.
             """,
         exitStatus:
-            "0 stopped by a signal; 64 usage error; 65 a key or secret file holds no key or secret; 66 no such flows folder, or a key or secret file cannot be read; 69 the address cannot be used, or the PostgreSQL store cannot be reached; 74 store error.",
+            "0 stopped by a signal; 64 usage error; 65 a key or secret file holds no key or secret; 66 no such flows folder, or a key or secret file cannot be read; 69 the address cannot be used, the PostgreSQL store cannot be reached, or the store file is in use by another rocket serve; 74 store error.",
         examples: ["rocket serve", "rocket serve --flows ./flows --port 9000 --allow-origin https://shop.example"])
 
     struct Options {
@@ -295,6 +295,14 @@ enum ServeCommand {
             archive = PostgresConversationArchive(beside: s)
         case .success(let s as SQLiteScenarioStore):
             store = s
+            // One server a file: an SQLite store keeps no versions, so two servers on it would
+            // each save their own copy of a conversation over the other's.
+            if FileIO.holdExclusively(s.path) == false {
+                printError(
+                    "rocket: error: the store \(Sanitizer.clean(s.path, keepNewlines: false)) is in use by another rocket serve; two servers on one file would overwrite each other's conversations (several servers share a postgresql:// store)"
+                )
+                return .unavailable
+            }
             do throws(ConversationArchive.Failure) {
                 archive = try ConversationArchive(beside: s)
             } catch {

@@ -156,6 +156,18 @@ package enum FileIO {
         return .success((fd, Int(st.st_size)))
     }
 
+    /// Takes an exclusive `flock` on the existing file `path` for the rest of the process's life,
+    /// without waiting: true when taken, false when another process (or another descriptor of
+    /// this one) holds it, nil when the file cannot be opened. The descriptor is never closed:
+    /// closing any descriptor of a file drops the process's POSIX locks on it, which SQLite's
+    /// connections to the same file hold (a `flock` lock and those do not touch each other on
+    /// Linux). The kernel lets go when the process ends, however it ends.
+    package static func holdExclusively(_ path: String) -> Bool? {
+        let fd = Glibc.open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        return flock(fd, LOCK_EX | LOCK_NB) == 0
+    }
+
     /// Reads `path` (standard input for `-`) a line at a time, in 1 MiB chunks, so memory does not
     /// grow with the file: `body` gets each line without its newline and its number (from 1), and
     /// returns false to stop. A regular file, a FIFO or a pipe is read; a folder, a device or a

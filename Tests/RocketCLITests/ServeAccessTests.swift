@@ -191,6 +191,29 @@ struct ServeAccessTests {
         #expect(!told.stderr.contains("without --public-url"))
     }
 
+    @Test("one server a store file: a second rocket serve on it is refused (69), the first keeps serving; after a kill -9 the file is free again")
+    func oneServerAFile() throws {
+        let store = scratchDirectory() + "/shared.sqlite"
+        let first = try Running([], store: store)
+        // Started, the second would print its address; refused, it ends first.
+        var second: Running?
+        #expect(throws: (any Error).self) { second = try Running([], store: store) }
+        if let second { _ = second.stop() }
+        if second == nil {
+            let refused = try runRocket(["serve", "--port", "0", "--store", store])
+            #expect(refused.status == 69)
+            #expect(refused.stderr.contains("is in use by another rocket serve"), "\(refused.stderr)")
+        }
+        #expect(first.status("GET", "/healthz") == 200)
+        // Commands that share the store with a server still use it.
+        #expect(try runRocket(["scenario", "trigger", "tour", "--store", store]).status == 0)
+        kill(first.process.processIdentifier, SIGKILL)
+        first.process.waitUntilExit()
+        let third = try Running([], store: store)
+        #expect(third.status("GET", "/healthz") == 200)
+        #expect(third.stop() == 0)
+    }
+
     @Test("the token secret is made once and kept in the store: a token still works after a restart")
     func secretKept() throws {
         let dir = scratchDirectory()
