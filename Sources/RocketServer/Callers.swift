@@ -68,9 +68,10 @@ extension ConversationService {
         case .success(let c): caller = c
         }
         if caller == .site || access.insecureDev { return nil }
-        var r = HTTPResponse.error(
-            caller == .nobody ? 401 : 403, "key-required", "this route is for a site's back end: send Authorization: Bearer KEY (see --api-key-file)")
-        if caller == .nobody { r.headers.append(("WWW-Authenticate", "Bearer")) }
+        let message = "this route is for a site's back end: send Authorization: Bearer KEY (see --api-key-file)"
+        guard caller == .nobody else { return ResponseError(.error(403, "key-required", message)) }
+        var r = HTTPResponse.error(401, "key-required", message)
+        r.headers.append(("WWW-Authenticate", "Bearer"))
         return ResponseError(r)
     }
 
