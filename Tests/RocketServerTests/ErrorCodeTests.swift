@@ -1,4 +1,5 @@
 import Foundation
+import RocketJSON
 import Testing
 
 @testable import RocketConversation
@@ -57,6 +58,16 @@ struct ErrorCodeTests {
         for code in documented.keys.sorted() where answered[code] == nil {
             Issue.record("\(code) is documented but never answered")
         }
+    }
+
+    @Test("docs/openapi.json's Error schema lists exactly the codes of the table")
+    func openAPIEnum() throws {
+        let root = try JSONReader.parse(Array(try Data(contentsOf: Self.root.appendingPathComponent("docs/openapi.json"))))
+        func field(_ v: JSONNode?, _ key: String) -> JSONNode? { v?.object?.first { $0.key == key }?.value }
+        let code = field(field(field(field(field(field(root, "components"), "schemas"), "Error"), "properties"), "error"), "properties")
+        let listed = try #require(field(field(code, "code"), "enum")?.array).compactMap(\.string)
+        #expect(Set(listed) == Set(try Self.documented().keys))
+        #expect(listed.count == Set(listed).count, "each code once")
     }
 
     @Test("the intents route's row names every intent the API takes")
