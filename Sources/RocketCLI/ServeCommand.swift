@@ -17,7 +17,7 @@ enum ServeCommand {
         name: "serve", abstract: "Serve flows to web pages: a JSON API, event streams, an embeddable widget.",
         positionals: [], positionalCount: 0...0,
         options: [
-            .value("--host", "ADDRESS", "The IP address to listen on (default 127.0.0.1; 0.0.0.0 or :: for every interface)."),
+            .value("--host", "ADDRESS", "The IP address to listen on (default 127.0.0.1, also written localhost; 0.0.0.0 or :: for every interface)."),
             .value("--port", "N", "The port (default 8080; 0 picks a free one)."),
             .value("--flows", "DIR", "Serve DIR/NAME.json as flow NAME (default: the built-in demo flow)."),
             ScenarioCommand.storeOption,
@@ -63,10 +63,16 @@ enum ServeCommand {
 
         init(_ parsed: ParsedArguments, command: String) throws(UsageError) {
             if let h = parsed.value("--host") {
-                guard Self.isAddress(h) else {
-                    throw UsageError(message: "--host must be an IPv4 or IPv6 address, not '\(Sanitizer.clean(h, keepNewlines: false))'", command: command)
+                // The one name taken: it needs no lookup, and means the loopback address.
+                if h.lowercased() == "localhost" {
+                    host = "127.0.0.1"
+                } else {
+                    guard Self.isAddress(h) else {
+                        throw UsageError(
+                            message: "--host must be an IPv4 or IPv6 address (or localhost), not '\(Sanitizer.clean(h, keepNewlines: false))'", command: command)
+                    }
+                    host = h
                 }
-                host = h
             }
             if let p = parsed.value("--port") {
                 guard let n = Int(p), (0...65535).contains(n) else { throw UsageError(message: "--port must be a number from 0 to 65535", command: command) }

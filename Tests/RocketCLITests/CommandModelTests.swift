@@ -127,5 +127,12 @@ struct CommandModelTests {
         let options = try ServeCommand.Options(parsed, command: "serve")
         #expect(options.configuration.allowedOrigins == ["https://shop.example"])
         #expect(options.configuration.publicOrigins == ["https://chat.example"])
+        // --host takes addresses, and localhost as the loopback address; no other name.
+        for (given, want) in [("localhost", "127.0.0.1"), ("LocalHost", "127.0.0.1"), ("::1", "::1"), ("0.0.0.0", "0.0.0.0")] {
+            #expect(try ServeCommand.Options(parse(["--host", given], as: ServeCommand.spec), command: "serve").host == want, "\(given)")
+        }
+        for given in ["example.com", "localhost.", "999.1.1.1", ""] {
+            #expect(throws: UsageError.self, "\(given)") { try ServeCommand.Options(parse(["--host", given], as: ServeCommand.spec), command: "serve") }
+        }
     }
 }
