@@ -69,7 +69,8 @@ enum ServeCommand {
                 } else {
                     guard Self.isAddress(h) else {
                         throw UsageError(
-                            message: "--host must be an IPv4 or IPv6 address (or localhost), not '\(Sanitizer.clean(h, keepNewlines: false))'", command: command)
+                            message: "--host must be an IPv4 or IPv6 address (or localhost), not '\(Sanitizer.clean(h, keepNewlines: false))'", command: command
+                        )
                     }
                     host = h
                 }
