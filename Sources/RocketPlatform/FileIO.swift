@@ -127,8 +127,10 @@ package enum FileIO {
 
     /// Opens the regular file `relative` inside `folder` for reading, as ``read(inside:_:limit:)``
     /// reads it: no symbolic link followed on the way, no FIFO or device opened. The caller
-    /// closes the descriptor; `size` is the file's size when it was opened.
-    package static func openRegular(inside folder: String, _ relative: String) -> Result<(descriptor: Int32, size: Int), Failure> {
+    /// closes the descriptor; `size` is the file's size when it was opened, and `version` names
+    /// that state of the file (its inode, size and change time, in hex): it differs once the file
+    /// is written or replaced.
+    package static func openRegular(inside folder: String, _ relative: String) -> Result<(descriptor: Int32, size: Int, version: String), Failure> {
         guard let relative = FilePath.relative(relative) else { return .failure(Failure(reason: "not a path inside the folder")) }
         var dir = Glibc.open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard dir >= 0 else { return .failure(Failure(errno)) }
@@ -153,7 +155,9 @@ package enum FileIO {
             return .failure(Failure(reason: "not a regular file (a folder, device, FIFO or socket)"))
         }
         _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK)
-        return .success((fd, Int(st.st_size)))
+        let version = [UInt64(st.st_ino), UInt64(st.st_size), UInt64(bitPattern: Int64(st.st_ctim.tv_sec)), UInt64(st.st_ctim.tv_nsec)]
+            .map { String($0, radix: 16) }.joined(separator: "-")
+        return .success((fd, Int(st.st_size), version))
     }
 
     /// Takes an exclusive `flock` on the existing file `path` for the rest of the process's life,

@@ -553,8 +553,9 @@ extension ConversationService {
     // MARK: Files
 
     /// `GET /v1/flows/NAME/files/PATH`: a picture beside the flow file (PNG, JPEG, GIF or WebP,
-    /// at most 8 MiB), never anything outside the flow folder.
-    func file(flow name: String, path: String) -> HTTPResponse {
+    /// at most 8 MiB), never anything outside the flow folder; 304 for a client whose
+    /// `If-None-Match` names the file as it is.
+    func file(_ request: HTTPRequest, flow name: String, path: String) -> HTTPResponse {
         let missing = HTTPResponse.error(404, "not-found", "no such file")
         guard case .success = flows.flow(name), let dir = flows.directory, let rel = FilePath.relative(path) else { return missing }
         guard case .success(let opened) = FileIO.openRegular(inside: dir, rel) else { return missing }
@@ -573,9 +574,10 @@ extension ConversationService {
         } else {
             return missing
         }
-        var r = HTTPResponse(status: 200, headers: [("Content-Type", type), ("Cache-Control", "max-age=300")])
+        let tag = "\"\(opened.version)\""
+        var r = HTTPResponse(status: 200, headers: [("Content-Type", type), ("Cache-Control", "max-age=300"), ("ETag", tag)])
         r.file = file
-        return r
+        return request.holds(tag) ? r.notModified() : r
     }
 
     // MARK: Intents

@@ -693,7 +693,7 @@ package final class ConversationService: Sendable {
         ("GET", ["alerts", "*", "events"], { s in { r, p in s.alertStream(r, id: p[1]) } }),
         ("GET", ["report"], { s in { r, _ in s.report(r, page: false) } }),
         ("GET", ["flows"], { s in { _, _ in s.flowList() } }),
-        ("GET", ["flows", "*", "files", "**"], { s in { _, p in s.file(flow: p[1], path: p[3...].joined(separator: "/")) } }),
+        ("GET", ["flows", "*", "files", "**"], { s in { r, p in s.file(r, flow: p[1], path: p[3...].joined(separator: "/")) } }),
     ]
 
     /// The methods a route takes: its own, and HEAD beside GET (libmicrohttpd sends the

@@ -1,4 +1,5 @@
 public import RocketJSON
+import RocketCore
 import Synchronization
 
 #if canImport(Glibc)
@@ -70,6 +71,8 @@ public struct HTTPRequest: Sendable {
         package static let contentType = "content-type"
         /// The encodings the client takes.
         package static let acceptEncoding = "accept-encoding"
+        /// The versions the client holds (entity tags).
+        package static let ifNoneMatch = "if-none-match"
         /// The addresses a request came through (read from trusted proxies only).
         package static let forwardedFor = "x-forwarded-for"
 
@@ -77,6 +80,18 @@ public struct HTTPRequest: Sendable {
         /// body is. Given twice, which one counts would be a guess (and a proxy in front may guess
         /// the other way), so the HTTP layer refuses the request (400 `bad-header`).
         package static let singleValued: Set<String> = [authorization, visitor, visitorHash, origin, contentType]
+    }
+
+    /// True when the request's `If-None-Match` names `tag` (an entity tag, quotes included):
+    /// `*`, or a list holding it, weak (`W/`) or not, since the header asks for the weak
+    /// comparison. The client then holds that version already.
+    func holds(_ tag: String) -> Bool {
+        guard let value = header(Name.ifNoneMatch)?.trimmingSpaces() else { return false }
+        if value == "*" { return true }
+        return value.split(separator: ",").contains { item in
+            let t = item.trimmingSpaces()
+            return (t.hasPrefix("W/") ? t.dropFirst(2) : t[...]) == tag
+        }
     }
 
     /// The path a request target names: the target itself in origin form (`/v1/flows`), the
@@ -202,6 +217,12 @@ public struct HTTPResponse: Sendable {
         var r = HTTPResponse(status: 200, headers: headers)
         r.shared = bytes
         return r
+    }
+
+    /// 304 Not Modified in place of this answer, for a client that holds its version: the
+    /// headers a cache updates from (`ETag`, `Cache-Control`, `Vary`), no body.
+    func notModified() -> HTTPResponse {
+        HTTPResponse(status: 304, headers: headers.filter { ["ETag", "Cache-Control", "Vary"].contains($0.0) })
     }
 
     /// A JSON answer `{HEAD…, "KEY": VALUE}` whose value is already serialized (a view).

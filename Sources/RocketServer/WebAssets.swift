@@ -15,6 +15,11 @@ final class WebAssets: Sendable {
     let widget: HTTPResponse
     /// The same, gzipped (compressed once, at start), for clients that accept it.
     let widgetGzipped: HTTPResponse?
+    /// The entity tags of the widget, plain and gzipped (each representation its own): the
+    /// start of the plain script's SHA-256, so a browser holding this version asks with
+    /// `If-None-Match` once its copy is older than `max-age` and gets a 304 without the bytes.
+    let widgetTag: String
+    let widgetGzippedTag: String
     /// The widget's script as a play page holds it inline (`</` written `<\/`, which means the same
     /// in its strings), and the policy that lets exactly that script run: the page's first bubble
     /// does not wait for a second request.
@@ -36,8 +41,13 @@ final class WebAssets: Sendable {
             ("Vary", "Accept-Encoding"),
         ]
         let plain = Array(source.utf8)
-        widget = .sharing(headers, SharedBytes(plain))
-        widgetGzipped = Self.gzip(plain).map { .sharing(headers + [("Content-Encoding", "gzip")], SharedBytes($0)) }
+        let version = SHA256.hex(plain).prefix(20)
+        let tag = "\"\(version)\""
+        let gzippedTag = "\"\(version)-gz\""
+        widgetTag = tag
+        widgetGzippedTag = gzippedTag
+        widget = .sharing(headers + [("ETag", tag)], SharedBytes(plain))
+        widgetGzipped = Self.gzip(plain).map { .sharing(headers + [("ETag", gzippedTag), ("Content-Encoding", "gzip")], SharedBytes($0)) }
         inlineWidget = source.replacingAll("</", with: "<\\/")
         let hash = Base64.encode(SHA256.digest(Array(inlineWidget.utf8)))
         playHeaders = Self.headers(scriptHash: hash)
@@ -52,16 +62,31 @@ final class WebAssets: Sendable {
         return n == 0 ? nil : Array(out[..<n])
     }
 
-    /// The widget for a request: gzipped when its `Accept-Encoding` allows.
+    /// The widget for a request: gzipped when its `Accept-Encoding` allows; 304 Not Modified
+    /// (its tag, caching and `Vary` headers, no body) when its `If-None-Match` names the tag of
+    /// the representation it would get.
     func widget(for request: HTTPRequest) -> HTTPResponse {
-        if Self.acceptsGzip(request), let widgetGzipped { return widgetGzipped }
-        return widget
+        let (answer, tag) = Self.acceptsGzip(request) && widgetGzipped != nil ? (widgetGzipped ?? widget, widgetGzippedTag) : (widget, widgetTag)
+        return request.holds(tag) ? answer.notModified() : answer
     }
 
-    /// True when the request's `Accept-Encoding` names gzip.
+    /// True when the request's `Accept-Encoding` takes gzip: named with a quality above 0, or
+    /// not named while `*` is, with a quality above 0 (`gzip;q=0` refuses it).
     static func acceptsGzip(_ request: HTTPRequest) -> Bool {
         guard let accepted = request.header(HTTPRequest.Name.acceptEncoding) else { return false }
-        return accepted.lowercased().split(separator: ",").contains { $0.split(separator: ";").first?.trimmingSpaces() == "gzip" }
+        var gzip: Bool?
+        var any: Bool?
+        for item in accepted.lowercased().split(separator: ",") {
+            let parts = item.split(separator: ";")
+            guard let coding = parts.first?.trimmingSpaces() else { continue }
+            // A quality of zero, however written (q=0, q=0.0, q=0.000), refuses the coding.
+            let refused = parts.dropFirst().contains { p in
+                let kv = p.trimmingSpaces()
+                return kv.hasPrefix("q=") && Double(kv.dropFirst(2)) == 0
+            }
+            if coding == "gzip" || coding == "x-gzip" { gzip = !refused } else if coding == "*" { any = !refused }
+        }
+        return gzip ?? any ?? false
     }
 
     /// The headers of every HTML page: no framing by other sites, scripts and images from here only.
