@@ -234,10 +234,34 @@ struct FloodTests {
         }
         #expect(address(peer: "127.0.0.1", "203.0.113.7") == "203.0.113.7")
         #expect(address(peer: "127.0.0.1", "6.6.6.6, 203.0.113.7") == "203.0.113.7", "earlier entries are the client's word")
-        #expect(address(peer: "127.0.0.1", "2001:db8::1") == "2001:db8::1")
+        #expect(address(peer: "127.0.0.1", "2001:db8::1") == "2001:db8::/64")
         #expect(address(peer: "10.0.0.9", "203.0.113.7") == "10.0.0.9", "an untrusted peer's header is ignored")
         #expect(address(peer: "127.0.0.1", "<script>") == "127.0.0.1")
         #expect(address(peer: "127.0.0.1", nil) == "127.0.0.1")
+    }
+
+    @Test("an IPv6 client counts as its /64: new addresses in it share one quota and one rate; another /64 is another client")
+    func ipv6Networks() throws {
+        #expect(ConversationService.limitKey("2001:db8:1:2:aaaa:bbbb:cccc:dddd") == "2001:db8:1:2::/64")
+        #expect(ConversationService.limitKey("2001:DB8:1:2::9") == "2001:db8:1:2::/64")
+        #expect(ConversationService.limitKey("::ffff:203.0.113.7") == "203.0.113.7")
+        #expect(ConversationService.limitKey("203.0.113.7") == "203.0.113.7")
+        #expect(ConversationService.limitKey("::1") == "::/64")
+        #expect(ConversationService.limitKey("not:an:address:") == "not:an:address:")
+        let h = try harness { $0.perAddress = 3 }
+        // Each start from a new address of the same /64: the network's share is three.
+        for k in 0..<3 {
+            #expect(from(h, "2001:db8:1:2::\(k + 1)", "POST", "/v1/conversations", body: #"{"flow": "basic"}"#, visitor: "m\(k)").status == 201)
+        }
+        let refused = from(h, "2001:db8:1:2:ffff::77", "POST", "/v1/conversations", body: #"{"flow": "basic"}"#, visitor: "m9")
+        #expect(refused.status == 429 && refused.json?["error"]?["code"]?.string == "too-many-for-address")
+        #expect(from(h, "2001:db8:1:3::1", "POST", "/v1/conversations", body: #"{"flow": "basic"}"#, visitor: "ada").status == 201)
+        // The rate too: a burst spread over new addresses of one /64 runs out like one address's.
+        let rated = try harness { $0.addressRequestBurst = 3 }
+        let statuses = (0..<4).map {
+            from(rated, "2001:db8:9:9::\($0 + 1)", "GET", "/v1/conversations/\(String(repeating: "0", count: 32))", visitor: "v\($0)").status
+        }
+        #expect(statuses.prefix(3).allSatisfy { $0 != 429 } && statuses[3] == 429, "\(statuses)")
     }
 
     @Test("event streams per address: one client's flood is refused past its share while another client opens one")
