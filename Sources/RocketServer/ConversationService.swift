@@ -508,7 +508,8 @@ package final class ConversationService: Sendable {
 
     /// A service over `flows`, keeping conversations in `archive` and deciding scenarios in
     /// `scenarios` (nil: no persistence / every flow shown), on `clock`, letting callers in as
-    /// `access` says. `log` receives one line per problem the operator should see.
+    /// `access` says. `log` receives one line per problem the operator should see, the same line
+    /// at most once a minute (``LogThrottle``).
     package init(
         flows: FlowLibrary, archive: (any ConversationStore)?, scenarios: (any ScenarioStore)?, clock: any RocketClock,
         configuration: ServerConfiguration = ServerConfiguration(), access: AccessControl = .random(),
@@ -522,7 +523,12 @@ package final class ConversationService: Sendable {
         self.scenarios = scenarios
         self.clock = clock
         self.configuration = configuration
-        self.log = log
+        // A line said again within a minute is held back (a failing store is named by every
+        // request that needs it).
+        let throttle = LogThrottle()
+        self.log = { line in
+            if let passed = throttle.pass(line, at: clock.now) { log(passed) }
+        }
         self.assets = WebAssets()
         let refused = RefusedChanges()
         self.refused = refused
