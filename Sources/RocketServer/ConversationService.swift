@@ -8,10 +8,6 @@ import Synchronization
 import RocketPlatform
 import RocketText
 
-#if canImport(Glibc)
-    import Glibc
-#endif
-
 /// The logic of `rocket serve`, without sockets: requests in, responses out, time from an
 /// injected clock. It hosts conversations (value state, one per id), gates them by their flow's
 /// scenario per visitor, keeps them in a ``ConversationArchive`` so a restart resumes them, and
@@ -626,35 +622,17 @@ package final class ConversationService: Sendable {
     /// The client's address, as the per-address limits count it: the peer, or, when the peer is
     /// a trusted proxy, the last address its `X-Forwarded-For` names (the one the proxy itself
     /// saw; earlier ones are the client's word); an IPv6 address as its /64 (see
-    /// ``limitKey(_:)``).
+    /// ``Addresses/limitKey(_:)``).
     func clientAddress(_ request: HTTPRequest) -> String {
         guard configuration.trustedProxies.contains(request.peer), let forwarded = request.header(HTTPRequest.Name.forwardedFor) else {
-            return Self.limitKey(request.peer)
+            return Addresses.limitKey(request.peer)
         }
-        guard let last = forwarded.split(separator: ",").last else { return Self.limitKey(request.peer) }
+        guard let last = forwarded.split(separator: ",").last else { return Addresses.limitKey(request.peer) }
         let address = last.trimmingSpaces()
         let plausible =
             (2...45).contains(address.utf8.count)
             && address.utf8.allSatisfy { ($0 >= 0x30 && $0 <= 0x3A) || ($0 >= 0x41 && $0 <= 0x46) || ($0 >= 0x61 && $0 <= 0x66) || $0 == 0x2E }
-        return Self.limitKey(plausible ? address : request.peer)
-    }
-
-    /// What the per-address limits count an address as: an IPv4 address itself; an IPv6
-    /// address as its /64 network (`2001:db8:1:2::/64`), since one subscriber is given a whole
-    /// /64 and can take a new address in it for every request; an IPv4 address written in IPv6
-    /// (`::ffff:203.0.113.7`) as the IPv4 address. Anything else is returned as it is.
-    static func limitKey(_ address: String) -> String {
-        guard address.utf8.contains(0x3A) else { return address }
-        var raw = in6_addr()
-        guard inet_pton(AF_INET6, address, &raw) == 1 else { return address }
-        return withUnsafeMutableBytes(of: &raw) { b -> String in
-            let mapped = b[0..<10].allSatisfy { $0 == 0 } && b[10] == 0xFF && b[11] == 0xFF
-            if mapped { return "\(b[12]).\(b[13]).\(b[14]).\(b[15])" }
-            for i in 8..<16 { b[i] = 0 }
-            var text = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN))
-            guard inet_ntop(AF_INET6, b.baseAddress, &text, socklen_t(text.count)) != nil else { return address }
-            return String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self) + "/64"
-        }
+        return Addresses.limitKey(plausible ? address : request.peer)
     }
 
     func api(_ request: HTTPRequest, _ route: [String]) -> HTTPResponse {
@@ -798,8 +776,12 @@ package final class ConversationService: Sendable {
         if !unspecified { listenOrigin.withLock { $0 = "http://\(hosts[0]):\(port)" } }
     }
 
-    /// Logs a refused origin once, with the option that would let it in.
+    /// Logs a refused origin once, with the option that would let it in. Only an origin as a
+    /// browser writes it (``Addresses/origin(_:)`` gives it back unchanged) is logged: anything
+    /// else came from no page, would be no value for `--allow-origin`, and would use up the
+    /// hundred origins the log names.
     func noteRefused(_ origin: String) {
+        guard Addresses.origin(origin) == origin else { return }
         let first = refusedOrigins.withLock { seen -> Bool in
             guard seen.count < 100, !seen.contains(origin) else { return false }
             seen.insert(origin)

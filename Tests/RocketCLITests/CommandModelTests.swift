@@ -111,7 +111,7 @@ struct CommandModelTests {
             ("https://a-b.c-d.example", "https://a-b.c-d.example"),
         ]
         for (given, want) in canonical {
-            #expect(ServeCommand.Options.canonicalOrigin(given) == want, "\(given)")
+            #expect(Addresses.origin(given) == want, "\(given)")
         }
         let refused = [
             "http://[::1", "http://[::1]x", "http://[fe80::1%eth0]", "http://[::ffff:1.2.3.4]", "http://a.example:99999",
@@ -121,7 +121,7 @@ struct CommandModelTests {
             "http://127.1", "http://999.1.1.1", "http://ex\u{e4}mple.de", "http://" + String(repeating: "a", count: 64) + ".example",
         ]
         for given in refused {
-            #expect(ServeCommand.Options.canonicalOrigin(given) == nil, "\(given)")
+            #expect(Addresses.origin(given) == nil, "\(given)")
         }
         let parsed = try parse(["--allow-origin", "HTTPS://Shop.example:443/", "--public-url", "https://Chat.example"], as: ServeCommand.spec)
         let options = try ServeCommand.Options(parsed, command: "serve")

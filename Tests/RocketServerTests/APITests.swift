@@ -329,6 +329,25 @@ struct APITests {
         #expect(h.request("OPTIONS", "/v1/conversations", headers: ["Origin": "null"]).status == 403)
     }
 
+    @Test("a refused page's origin is logged once with the --allow-origin to add; an Origin no browser writes is refused and never logged")
+    func refusedOriginsLogged() throws {
+        let lines = Mutex<[String]>([])
+        let h = try Harness(log: { line in lines.withLock { $0.append(line) } })
+        let body = #"{"flow": "basic", "visitor": "ada"}"#
+        // Junk first, more of it than the log names origins: it must not use them up.
+        for k in 0..<150 {
+            for junk in ["http:/\(k)/a.b", ",ttp://a\(k).b", "HTTPS://Shop\(k).example:443/", "null"] {
+                #expect(h.request("POST", "/v1/conversations", body: body, headers: ["Origin": junk]).status == 403)
+            }
+        }
+        #expect(lines.withLock { $0 }.isEmpty, "\(lines.withLock { $0 }.prefix(3))")
+        for _ in 0..<3 {
+            #expect(h.request("POST", "/v1/conversations", body: body, headers: ["Origin": "https://shop.example"]).status == 403)
+        }
+        let logged = lines.withLock { $0 }
+        #expect(logged.count == 1 && logged[0].contains("--allow-origin https://shop.example"), "\(logged)")
+    }
+
     @Test("each visitor has a request budget: a burst beyond it is 429 with Retry-After, and it refills")
     func rateLimit() throws {
         let h = try Harness {

@@ -242,12 +242,12 @@ struct FloodTests {
 
     @Test("an IPv6 client counts as its /64: new addresses in it share one quota and one rate; another /64 is another client")
     func ipv6Networks() throws {
-        #expect(ConversationService.limitKey("2001:db8:1:2:aaaa:bbbb:cccc:dddd") == "2001:db8:1:2::/64")
-        #expect(ConversationService.limitKey("2001:DB8:1:2::9") == "2001:db8:1:2::/64")
-        #expect(ConversationService.limitKey("::ffff:203.0.113.7") == "203.0.113.7")
-        #expect(ConversationService.limitKey("203.0.113.7") == "203.0.113.7")
-        #expect(ConversationService.limitKey("::1") == "::/64")
-        #expect(ConversationService.limitKey("not:an:address:") == "not:an:address:")
+        #expect(Addresses.limitKey("2001:db8:1:2:aaaa:bbbb:cccc:dddd") == "2001:db8:1:2::/64")
+        #expect(Addresses.limitKey("2001:DB8:1:2::9") == "2001:db8:1:2::/64")
+        #expect(Addresses.limitKey("::ffff:203.0.113.7") == "203.0.113.7")
+        #expect(Addresses.limitKey("203.0.113.7") == "203.0.113.7")
+        #expect(Addresses.limitKey("::1") == "::/64")
+        #expect(Addresses.limitKey("not:an:address:") == "not:an:address:")
         let h = try harness { $0.perAddress = 3 }
         // Each start from a new address of the same /64: the network's share is three.
         for k in 0..<3 {
