@@ -172,7 +172,9 @@ enum ServeCommand {
             switch FileIO.read(file, limit: 1 << 20) {
             case .failure(let f): return .failure(SetupFailure("--api-key-file '\(shown)': \(f.reason)", .noInput))
             case .success(let bytes):
-                switch AccessControl.keys(fromText: String(decoding: bytes, as: UTF8.self)) {
+                // A byte-order mark, as some editors start a file with, is no part of the first key.
+                let text = bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? Array(bytes.dropFirst(3)) : bytes
+                switch AccessControl.keys(fromText: String(decoding: text, as: UTF8.self)) {
                 case .failure(let e): return .failure(SetupFailure("\(shown):\(e.line): not a key (16–256 printable characters without spaces)"))
                 case .success(let k): keys += k
                 }

@@ -1,4 +1,5 @@
 import RocketBanners
+import RocketPlatform
 import RocketReactor
 import RocketScenarios
 import RocketServer
@@ -127,6 +128,21 @@ struct CommandModelTests {
         let options = try ServeCommand.Options(parsed, command: "serve")
         #expect(options.configuration.allowedOrigins == ["https://shop.example"])
         #expect(options.configuration.publicOrigins == ["https://chat.example"])
+        // A key file: a byte-order mark, Windows line ends, blank lines, comments and spaces
+        // around a key are no part of any key; a line that is no key names its line.
+        let dir = scratchDirectory()
+        _ = FileIO.write("\u{FEFF}key-one-0123456789abcdef\r\n# a comment\n\n  key-two-0123456789abcdef  \n", to: dir + "/keys")
+        guard case .success(let keys) = ServeCommand.siteKeys(file: dir + "/keys", environment: nil) else {
+            Issue.record("the key file was refused")
+            return
+        }
+        #expect(keys.count == 2)
+        _ = FileIO.write("key-one-0123456789abcdef\nshort\n", to: dir + "/bad")
+        if case .failure(let f) = ServeCommand.siteKeys(file: dir + "/bad", environment: nil) {
+            #expect(f.message.hasSuffix("/bad:2: not a key (16–256 printable characters without spaces)"), "\(f.message)")
+        } else {
+            Issue.record("a file with a line that is no key was taken")
+        }
         // --host takes addresses, and localhost as the loopback address; no other name.
         for (given, want) in [("localhost", "127.0.0.1"), ("LocalHost", "127.0.0.1"), ("::1", "::1"), ("0.0.0.0", "0.0.0.0")] {
             #expect(try ServeCommand.Options(parse(["--host", given], as: ServeCommand.spec), command: "serve").host == want, "\(given)")
