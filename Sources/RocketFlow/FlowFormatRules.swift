@@ -55,7 +55,8 @@ extension FlowFormat {
 
     /// `budget`.
     static let budgetInfo = FlowObjectInfo(
-        name: "budget", doc: "At most `executions` showings of any scenario of the store within the last `window`.",
+        name: "budget",
+        doc: "At most `executions` showings of any scenario within the last `window`: of the store in `rocket play`, of the visitor on a server.",
         fields: whenFields(in: "budget"), exactlyOne: false)
 
     /// The names of the `when` object's members, nested objects included.

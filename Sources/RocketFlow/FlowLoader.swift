@@ -799,6 +799,19 @@ struct FlowDecoder {
         {
             error("missing-field", "\"when\" needs a \"scenario\" name to keep its statistics under", path: FlowPath("when"), at: tape.offset(w - 1))
         }
+        // Scenario names: a server keeps a visitor's statistics under NAME@VISITOR, and rocket
+        // keeps its own under names starting "rocket." (showings, a visitor's executions).
+        let when = tape.member(of: 0, "when").flatMap { tape.kind($0) == .object ? $0 : nil }
+        for (value, path) in [
+            (tape.member(of: 0, "scenario"), FlowPath("scenario")), (when.flatMap { tape.member(of: $0, "eventsOf") }, FlowPath("when").child("eventsOf")),
+        ] {
+            guard let value, let name = tape.string(value) else { continue }
+            if name.contains("@") {
+                error("bad-name", "\"\(name)\" holds an @, which a server puts between a scenario and a visitor", path: path, at: tape.offset(value))
+            } else if name.hasPrefix("rocket.") {
+                error("bad-name", "\"\(name)\": names starting with rocket. are the ones rocket keeps itself", path: path, at: tape.offset(value))
+            }
+        }
         return doc
     }
 

@@ -33,3 +33,39 @@ public struct ShowingGap: Hashable, Sendable {
         try store.triggerEvent(Self.scenarioName(visitor: visitor), at: now)
     }
 }
+
+/// A budget (``InterruptionBudget``) counted per visitor on a server: the executions of every
+/// scenario of one visitor, kept as the events of `rocket.executed@VISITOR`. The store's own
+/// budget log counts executions across everyone, which on a server lets one client, starting
+/// gated flows as new anonymous visitors, use up a budget meant to spare each person, so that
+/// every gated flow stops for all. The budget of a flow is checked against the visitor's
+/// executions before the scenario decides; each execution is recorded after it.
+///
+/// ```swift
+/// let budget = VisitorBudget(visitor: "v1")
+/// let check = try budget.check(InterruptionBudget(executions: 3, seconds: 86_400), in: store, at: now)
+/// if check.allowed { /* decide the scenario, then */ try budget.recordExecution(in: store, at: now) }
+/// ```
+public struct VisitorBudget: Hashable, Sendable {
+    /// The visitor.
+    public var visitor: String
+
+    /// The budget of `visitor`.
+    public init(visitor: String) { self.visitor = visitor }
+
+    /// The scenario whose events are the visitor's executions.
+    public var scenarioName: String { "rocket.executed@" + visitor }
+
+    /// The budget's check at `now`: the decision of ``ScenarioEvaluator`` over the visitor's
+    /// executions in the window (the newest ``ScenarioStats/recentLimit`` of them), with its
+    /// explanation and the earliest time it passes.
+    public func check(_ budget: InterruptionBudget, in store: any ScenarioStore, at now: Double) throws(ScenarioStoreError) -> ScenarioDecision {
+        let executed = try store.stats(scenarioName).recentEvents.filter { $0 > now - budget.seconds && $0 <= now }
+        return ScenarioEvaluator.evaluate(rules: ScenarioRules(budget: budget), stats: ScenarioStats(), recentExecutions: executed, now: now)
+    }
+
+    /// Records an execution of any of the visitor's scenarios at `now`.
+    public func recordExecution(in store: any ScenarioStore, at now: Double) throws(ScenarioStoreError) {
+        try store.triggerEvent(scenarioName, at: now)
+    }
+}

@@ -182,13 +182,23 @@ extension ConversationService {
                 exposure = .exposure(experiment: e.name, variant: name, shown: true, flow: flowName)
             }
         }
-        // The scenario gate, per visitor: the flow's scenario counted under "NAME@VISITOR".
+        // The scenario gate, per visitor: the flow's scenario counted under "NAME@VISITOR", and
+        // a budget over the visitor's own executions (VisitorBudget), not the store's log of
+        // everyone's, which one client could use up for all.
         if let scenario = flow.document.scenario, let store = scenarios {
             var rules = flow.document.when ?? ScenarioRules()
             if let other = rules.eventsOf { rules.eventsOf = other + "@" + visitor }
+            let budget = rules.budget
+            rules.budget = nil
+            let visitorBudget = VisitorBudget(visitor: visitor)
             do throws(ScenarioStoreError) {
+                if let budget {
+                    let check = try visitorBudget.check(budget, in: store, at: now)
+                    if !check.allowed { return notNow(flowName, check.explanation, earliest: check.earliestTime) }
+                }
                 let decision = try NamedScenario(scenario + "@" + visitor, rules: rules).decide(in: store, at: now)
                 if !decision.allowed { return notNow(flowName, decision.explanation, earliest: decision.earliestTime) }
+                try visitorBudget.recordExecution(in: store, at: now)
             } catch {
                 log("rocket serve: scenario store: \(error.message)")
                 return .error(503, "store-unavailable", "the scenario store cannot be used now")

@@ -14,6 +14,20 @@ func lint(_ text: String) -> [String] {
 
 @Suite("Flow validation: every rule, with its place")
 struct LintTests {
+    @Test("scenario names may hold no @ (a server's NAME@VISITOR) and may not start with rocket. (rocket's own)")
+    func scenarioNames() {
+        func flow(_ scenario: String, eventsOf: String = "app-launch") -> String {
+            #"{"version": 1, "scenario": "\#(scenario)", "when": {"eventsOf": "\#(eventsOf)", "minEventsRequired": 1}, "blocks": [{"id": "a", "type": "text", "text": "x"}]}"#
+        }
+        #expect(lint(flow("ask-review")).isEmpty)
+        #expect(lint(flow("rocket-tips")).isEmpty)
+        #expect(lint(flow("a@b")) == ["1:28 error bad-name"])
+        #expect(lint(flow("rocket.shown")) == ["1:28 error bad-name"])
+        #expect(lint(flow("tips", eventsOf: "x@y")) == ["1:57 error bad-name"])
+        #expect(lint(flow("tips", eventsOf: "rocket.executed")) == ["1:57 error bad-name"])
+        #expect(FlowLoader.load(flow("a@b")).document == nil, "a flow with errors does not load")
+    }
+
     @Test("Duplicate and empty ids are reported as a dictionary would find them, at any distance")
     func duplicateIDsAgainstReference() {
         // The id index reads its slots ahead of its inserts; ids repeat near and far (inside and

@@ -7,6 +7,7 @@ import RocketScenarios
 import RocketScenariosPostgres
 import Synchronization
 import RocketTestSupport
+import RocketPlatform
 import Testing
 
 @testable import RocketServer
@@ -327,6 +328,33 @@ struct APITests {
             #expect(preflight.header("Access-Control-Allow-Headers")?.contains(name) == true, "\(name)")
         }
         #expect(h.request("OPTIONS", "/v1/conversations", headers: ["Origin": "null"]).status == 403)
+    }
+
+    @Test("a budget counts each visitor's own executions: new visitors cannot use it up for everyone, and one visitor's gated flows share theirs")
+    func budgetPerVisitor() throws {
+        let dir = scratchDirectory()
+        for name in ["promo", "survey"] {
+            let when = #""when": {"budget": {"executions": 2, "window": "1d"}}"#
+            let flow = #"{"version": 1, "scenario": "\#(name)", \#(when), "blocks": [{"id": "a", "type": "text", "text": "Hi"}]}"#
+            _ = FileIO.write(flow, to: dir + "/\(name).json")
+        }
+        let h = try Harness(flowsDirectory: dir)
+        func start(_ flow: String, _ visitor: String) -> String? {
+            h.request("POST", "/v1/conversations", body: #"{"flow": "\#(flow)", "visitor": "\#(visitor)"}"#).json?["status"]?.string
+        }
+        // Many visitors, one after another: each has a budget of its own (store-wide, the third
+        // would have stopped the flow for everyone for a day).
+        for k in 0..<10 { #expect(start("promo", "new\(k)") == "started", "new\(k)") }
+        // One visitor: two gated flows shown, the budget is spent for any third, whichever flow.
+        #expect(start("promo", "ada") == "started")
+        #expect(start("survey", "ada") == "started")
+        let refused = h.request("POST", "/v1/conversations", body: #"{"flow": "promo", "visitor": "ada"}"#)
+        #expect(refused.json?["status"]?.string == "notNow")
+        #expect(refused.text.contains("2 of 2"), "\(refused.text)")
+        #expect(start("survey", "bob") == "started")
+        // A day later the budget has room again.
+        h.clock.advance(by: 86_401)
+        #expect(start("promo", "ada") == "started")
     }
 
     @Test("a refused page's origin is logged once with the --allow-origin to add; an Origin no browser writes is refused and never logged")
