@@ -152,7 +152,7 @@ let package = Package(
             name: "RocketServerTests",
             dependencies: [
                 "RocketServer", "RocketConversation", "RocketFlow", "RocketScenarios", "RocketScenarioEngine", "RocketScenariosSQLite", "RocketJSON",
-                "RocketCore", "RocketTestSupport", "RocketSQLite", "RocketScenariosPostgres",
+                "RocketCore", "RocketTestSupport", "RocketSQLite", "RocketScenariosPostgres", "CMicroHTTPD",
             ],
             exclude: ["Fixtures"]),
         .testTarget(name: "RocketBannersTests", dependencies: ["RocketBanners", "RocketCore"]),

@@ -21,6 +21,9 @@
 struct rocket_deadline {
     struct rocket_deadline *prev, *next;
     MHD_socket fd;
+    // The IPv6 /64 the connection counts against (see rocket_networks), when `counted`.
+    uint64_t network;
+    int counted;
     int64_t ready_ms;
     _Atomic int64_t due_ms; // 0: no request under way
     // The request target of the request under way holds "%00": the library decodes it into a
@@ -29,12 +32,92 @@ struct rocket_deadline {
     int encoded_nul;
 };
 
+// Connections per IPv6 /64. libmicrohttpd limits connections per exact address, and a client
+// given a whole /64 (a subscriber's usual share) can take a new address in it for every
+// connection; its connections are counted per network here, and a new one past the limit is
+// refused when it is accepted.
+#define ROCKET_NETWORK_BUCKETS 1024
+struct rocket_network {
+    struct rocket_network *next;
+    uint64_t prefix;
+    unsigned count;
+};
+
 struct rocket_deadlines {
-    pthread_mutex_t lock; // over the list (entries come and go on the library's threads)
+    pthread_mutex_t lock; // over the list and the networks (entries come and go on the library's threads)
     struct rocket_deadline head;
     int64_t ready_ms;
     int64_t request_ms;
+    unsigned per_network_limit; // 0: none
+    struct rocket_network *networks[ROCKET_NETWORK_BUCKETS];
 };
+
+// The /64 of `addr` when it is an IPv6 address that is not an IPv4 one written in IPv6.
+static int rocket_network_of(const struct sockaddr *addr, uint64_t *prefix) {
+    if (addr == NULL || addr->sa_family != AF_INET6) return 0;
+    const struct in6_addr *a = &((const struct sockaddr_in6 *)addr)->sin6_addr;
+    if (IN6_IS_ADDR_V4MAPPED(a)) return 0;
+    uint64_t p = 0;
+    for (int i = 0; i < 8; i++) p = (p << 8) | a->s6_addr[i];
+    *prefix = p;
+    return 1;
+}
+
+// The entry of `prefix`, made when `make` (NULL when absent, or out of memory). Under the lock.
+static struct rocket_network **rocket_network_slot(struct rocket_deadlines *d, uint64_t prefix) {
+    struct rocket_network **at = &d->networks[(prefix ^ (prefix >> 29)) % ROCKET_NETWORK_BUCKETS];
+    while (*at != NULL && (*at)->prefix != prefix) at = &(*at)->next;
+    return at;
+}
+
+int rocket_mhd_network_admits(struct rocket_deadlines *d, const struct sockaddr *addr) {
+    uint64_t prefix;
+    if (d->per_network_limit == 0 || !rocket_network_of(addr, &prefix)) return 1;
+    pthread_mutex_lock(&d->lock);
+    struct rocket_network *n = *rocket_network_slot(d, prefix);
+    int admits = n == NULL || n->count < d->per_network_limit;
+    pthread_mutex_unlock(&d->lock);
+    return admits;
+}
+
+int rocket_mhd_network_count(struct rocket_deadlines *d, const struct sockaddr *addr, int delta, uint64_t *counted) {
+    uint64_t prefix;
+    if (d->per_network_limit == 0 || !rocket_network_of(addr, &prefix)) return 0;
+    pthread_mutex_lock(&d->lock);
+    struct rocket_network **at = rocket_network_slot(d, prefix);
+    if (delta > 0) {
+        if (*at == NULL) {
+            *at = calloc(1, sizeof **at);
+            if (*at != NULL) (*at)->prefix = prefix;
+        }
+        if (*at != NULL) (*at)->count++;
+    } else if (*at != NULL) {
+        if ((*at)->count > 0) (*at)->count--;
+        if ((*at)->count == 0) {
+            struct rocket_network *gone = *at;
+            *at = gone->next;
+            free(gone);
+        }
+    }
+    pthread_mutex_unlock(&d->lock);
+    if (counted != NULL) *counted = prefix;
+    return 1;
+}
+
+unsigned rocket_mhd_network_connections(struct rocket_deadlines *d, const struct sockaddr *addr) {
+    uint64_t prefix;
+    if (!rocket_network_of(addr, &prefix)) return 0;
+    pthread_mutex_lock(&d->lock);
+    struct rocket_network *n = *rocket_network_slot(d, prefix);
+    unsigned count = n == NULL ? 0 : n->count;
+    pthread_mutex_unlock(&d->lock);
+    return count;
+}
+
+static enum MHD_Result rocket_accept_policy(void *cls, const struct sockaddr *addr, socklen_t addrlen) {
+    (void)addrlen;
+    return rocket_mhd_network_admits(cls, addr) ? MHD_YES : MHD_NO;
+}
 
 static int64_t rocket_now_ms(void) {
     struct timespec t;
@@ -57,6 +140,8 @@ static void rocket_connection_notified(void *cls, struct MHD_Connection *connect
         e->fd = info == NULL ? MHD_INVALID_SOCKET : info->connect_fd;
         e->ready_ms = d->ready_ms;
         atomic_store(&e->due_ms, rocket_now_ms() + d->ready_ms);
+        const union MHD_ConnectionInfo *peer = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+        if (peer != NULL) e->counted = rocket_mhd_network_count(d, peer->client_addr, 1, &e->network);
         pthread_mutex_lock(&d->lock);
         e->prev = &d->head;
         e->next = d->head.next;
@@ -71,6 +156,14 @@ static void rocket_connection_notified(void *cls, struct MHD_Connection *connect
         pthread_mutex_lock(&d->lock);
         e->prev->next = e->next;
         e->next->prev = e->prev;
+        if (e->counted) {
+            struct rocket_network **at = rocket_network_slot(d, e->network);
+            if (*at != NULL && --(*at)->count == 0) {
+                struct rocket_network *gone = *at;
+                *at = gone->next;
+                free(gone);
+            }
+        }
         pthread_mutex_unlock(&d->lock);
         free(e);
         *socket_context = NULL;
@@ -116,8 +209,29 @@ unsigned int rocket_mhd_cut_late(struct rocket_deadlines *deadlines) {
     return cut;
 }
 
+struct rocket_deadlines *rocket_mhd_deadlines_new(unsigned int ready_ms, unsigned int request_ms, unsigned int per_network_limit) {
+    struct rocket_deadlines *d = calloc(1, sizeof *d);
+    if (d == NULL) return NULL;
+    if (pthread_mutex_init(&d->lock, NULL) != 0) {
+        free(d);
+        return NULL;
+    }
+    d->head.prev = d->head.next = &d->head;
+    d->ready_ms = ready_ms;
+    d->request_ms = request_ms;
+    d->per_network_limit = per_network_limit;
+    return d;
+}
+
 void rocket_mhd_deadlines_free(struct rocket_deadlines *deadlines) {
     if (deadlines == NULL) return;
+    for (int b = 0; b < ROCKET_NETWORK_BUCKETS; b++) {
+        for (struct rocket_network *n = deadlines->networks[b]; n != NULL;) {
+            struct rocket_network *next = n->next;
+            free(n);
+            n = next;
+        }
+    }
     pthread_mutex_destroy(&deadlines->lock);
     free(deadlines);
 }
@@ -152,18 +266,14 @@ struct MHD_Daemon *rocket_mhd_start(const char *host, uint16_t port, unsigned in
         snprintf(error, error_size, "'%s' is not an IPv4 or IPv6 address", host);
         return NULL;
     }
-    struct rocket_deadlines *d = calloc(1, sizeof *d);
-    if (d == NULL || pthread_mutex_init(&d->lock, NULL) != 0) {
-        free(d);
+    struct rocket_deadlines *d = rocket_mhd_deadlines_new(ready_ms, request_ms, per_ip_limit);
+    if (d == NULL) {
         snprintf(error, error_size, "out of memory");
         return NULL;
     }
-    d->head.prev = d->head.next = &d->head;
-    d->ready_ms = ready_ms;
-    d->request_ms = request_ms;
     errno = 0;
     struct MHD_Daemon *daemon = MHD_start_daemon(
-        flags, port, NULL, NULL, handler, handler_cls,
+        flags, port, rocket_accept_policy, d, handler, handler_cls,
         MHD_OPTION_SOCK_ADDR, address,
         MHD_OPTION_THREAD_POOL_SIZE, threads,
         MHD_OPTION_CONNECTION_LIMIT, connection_limit,

@@ -6,6 +6,7 @@ import RocketScenariosPostgres
 import RocketScenariosSQLite
 import RocketTestSupport
 import Synchronization
+import CMicroHTTPD
 import Testing
 
 @testable import RocketServer
@@ -262,6 +263,56 @@ struct FloodTests {
             from(rated, "2001:db8:9:9::\($0 + 1)", "GET", "/v1/conversations/\(String(repeating: "0", count: 32))", visitor: "v\($0)").status
         }
         #expect(statuses.prefix(3).allSatisfy { $0 != 429 } && statuses[3] == 429, "\(statuses)")
+    }
+
+    @Test("connections per IPv6 /64: the accept policy refuses a network's connection past the limit, whatever address in it; IPv4 is left to the library")
+    func connectionsPerNetwork() throws {
+        let table = try #require(rocket_mhd_deadlines_new(1_000, 1_000, 3))
+        defer { rocket_mhd_deadlines_free(table) }
+        func address(_ text: String) -> sockaddr_storage {
+            var storage = sockaddr_storage()
+            withUnsafeMutableBytes(of: &storage) { raw in
+                if text.contains(":") {
+                    var a = sockaddr_in6()
+                    a.sin6_family = sa_family_t(AF_INET6)
+                    _ = inet_pton(AF_INET6, text, &a.sin6_addr)
+                    withUnsafeBytes(of: a) { raw.copyMemory(from: $0) }
+                } else {
+                    var a = sockaddr_in()
+                    a.sin_family = sa_family_t(AF_INET)
+                    _ = inet_pton(AF_INET, text, &a.sin_addr)
+                    withUnsafeBytes(of: a) { raw.copyMemory(from: $0) }
+                }
+            }
+            return storage
+        }
+        func call<T>(_ text: String, _ body: (UnsafePointer<sockaddr>) -> T) -> T {
+            var a = address(text)
+            return withUnsafePointer(to: &a) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1, body) }
+        }
+        // Three connections, each from another address of one /64: the fourth is refused, from
+        // any address of that network; another network is not.
+        for k in 1...3 {
+            #expect(call("2001:db8:1:2::\(k)") { rocket_mhd_network_admits(table, $0) } == 1)
+            #expect(call("2001:db8:1:2::\(k)") { rocket_mhd_network_count(table, $0, 1, nil) } == 1)
+        }
+        #expect(call("2001:db8:1:2:ffff::9") { rocket_mhd_network_admits(table, $0) } == 0)
+        #expect(call("2001:db8:1:2::1") { rocket_mhd_network_connections(table, $0) } == 3)
+        #expect(call("2001:db8:1:3::1") { rocket_mhd_network_admits(table, $0) } == 1)
+        // One ends: there is room again; all end: the network leaves the table.
+        _ = call("2001:db8:1:2::2") { rocket_mhd_network_count(table, $0, -1, nil) }
+        #expect(call("2001:db8:1:2::7") { rocket_mhd_network_admits(table, $0) } == 1)
+        for k in [1, 3] { _ = call("2001:db8:1:2::\(k)") { rocket_mhd_network_count(table, $0, -1, nil) } }
+        #expect(call("2001:db8:1:2::1") { rocket_mhd_network_connections(table, $0) } == 0)
+        // IPv4, and IPv4 written in IPv6, are the library's to count per address.
+        #expect(call("203.0.113.7") { rocket_mhd_network_count(table, $0, 1, nil) } == 0)
+        #expect(call("::ffff:203.0.113.7") { rocket_mhd_network_count(table, $0, 1, nil) } == 0)
+        #expect(call("::ffff:203.0.113.7") { rocket_mhd_network_admits(table, $0) } == 1)
+        // Without a limit (behind a trusted proxy) nothing is counted or refused.
+        let open = try #require(rocket_mhd_deadlines_new(1_000, 1_000, 0))
+        defer { rocket_mhd_deadlines_free(open) }
+        #expect(call("2001:db8::1") { rocket_mhd_network_count(open, $0, 1, nil) } == 0)
+        #expect(call("2001:db8::1") { rocket_mhd_network_admits(open, $0) } == 1)
     }
 
     @Test("event streams per address: one client's flood is refused past its share while another client opens one")

@@ -8,6 +8,7 @@
 #include <microhttpd.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/socket.h>
 
 /// The deadlines of a daemon's requests (see ``rocket_mhd_start``).
 struct rocket_deadlines;
@@ -39,6 +40,23 @@ unsigned int rocket_mhd_cut_late(struct rocket_deadlines *deadlines);
 
 /// Frees the table of deadlines (after MHD_stop_daemon; NULL is nothing).
 void rocket_mhd_deadlines_free(struct rocket_deadlines *deadlines);
+
+/// A table of deadlines on its own (``rocket_mhd_start`` makes the daemon's), with at most
+/// `per_network_limit` connections per IPv6 /64 (0: no limit); NULL when out of memory.
+struct rocket_deadlines *rocket_mhd_deadlines_new(unsigned int ready_ms, unsigned int request_ms, unsigned int per_network_limit);
+
+/// Whether a connection from `addr` may be accepted: always for IPv4 (libmicrohttpd counts those
+/// per address), for IPv6 while its /64 holds fewer connections than the limit. The daemon's
+/// accept policy.
+int rocket_mhd_network_admits(struct rocket_deadlines *deadlines, const struct sockaddr *addr);
+
+/// Counts a connection from `addr` in (`delta` > 0) or out against its /64; 1 when `addr` is one
+/// the table counts (then `*counted`, when not NULL, is its /64), 0 otherwise. The daemon counts
+/// each connection as it starts and ends.
+int rocket_mhd_network_count(struct rocket_deadlines *deadlines, const struct sockaddr *addr, int delta, uint64_t *counted);
+
+/// The connections counted against the /64 of `addr`.
+unsigned rocket_mhd_network_connections(struct rocket_deadlines *deadlines, const struct sockaddr *addr);
 
 /// The port the daemon listens on (useful after binding port 0); 0 when unknown.
 uint16_t rocket_mhd_port(struct MHD_Daemon *daemon);
