@@ -63,11 +63,31 @@ static int rocket_network_of(const struct sockaddr *addr, uint64_t *prefix) {
     return 1;
 }
 
-// The entry of `prefix`, made when `make` (NULL when absent, or out of memory). Under the lock.
+// Where the entry of `prefix` is, or would be linked in (*result NULL when absent). Under the lock.
 static struct rocket_network **rocket_network_slot(struct rocket_deadlines *d, uint64_t prefix) {
     struct rocket_network **at = &d->networks[(prefix ^ (prefix >> 29)) % ROCKET_NETWORK_BUCKETS];
     while (*at != NULL && (*at)->prefix != prefix) at = &(*at)->next;
     return at;
+}
+
+// Counts a connection of network `prefix` in (delta > 0) or out; an entry that falls to zero
+// leaves the table. Under the lock.
+static void rocket_network_add(struct rocket_deadlines *d, uint64_t prefix, int delta) {
+    struct rocket_network **at = rocket_network_slot(d, prefix);
+    if (delta > 0) {
+        if (*at == NULL) {
+            *at = calloc(1, sizeof **at);
+            if (*at != NULL) (*at)->prefix = prefix;
+        }
+        if (*at != NULL) (*at)->count++;
+    } else if (*at != NULL) {
+        if ((*at)->count > 0) (*at)->count--;
+        if ((*at)->count == 0) {
+            struct rocket_network *gone = *at;
+            *at = gone->next;
+            free(gone);
+        }
+    }
 }
 
 int rocket_mhd_network_admits(struct rocket_deadlines *d, const struct sockaddr *addr) {
@@ -84,21 +104,7 @@ int rocket_mhd_network_count(struct rocket_deadlines *d, const struct sockaddr *
     uint64_t prefix;
     if (d->per_network_limit == 0 || !rocket_network_of(addr, &prefix)) return 0;
     pthread_mutex_lock(&d->lock);
-    struct rocket_network **at = rocket_network_slot(d, prefix);
-    if (delta > 0) {
-        if (*at == NULL) {
-            *at = calloc(1, sizeof **at);
-            if (*at != NULL) (*at)->prefix = prefix;
-        }
-        if (*at != NULL) (*at)->count++;
-    } else if (*at != NULL) {
-        if ((*at)->count > 0) (*at)->count--;
-        if ((*at)->count == 0) {
-            struct rocket_network *gone = *at;
-            *at = gone->next;
-            free(gone);
-        }
-    }
+    rocket_network_add(d, prefix, delta);
     pthread_mutex_unlock(&d->lock);
     if (counted != NULL) *counted = prefix;
     return 1;
@@ -156,14 +162,7 @@ static void rocket_connection_notified(void *cls, struct MHD_Connection *connect
         pthread_mutex_lock(&d->lock);
         e->prev->next = e->next;
         e->next->prev = e->prev;
-        if (e->counted) {
-            struct rocket_network **at = rocket_network_slot(d, e->network);
-            if (*at != NULL && --(*at)->count == 0) {
-                struct rocket_network *gone = *at;
-                *at = gone->next;
-                free(gone);
-            }
-        }
+        if (e->counted) rocket_network_add(d, e->network, -1);
         pthread_mutex_unlock(&d->lock);
         free(e);
         *socket_context = NULL;
