@@ -567,20 +567,28 @@ package final class ConversationService: Sendable {
         case 1 where route[0] == "healthz": page = { .json(200, .object([("status", .string("ok"))])) }
         // A store servers share is asked (on the database thread): it may be gone while this
         // server has nothing to write.
+        // The database is asked at most once a second (a request in between gets that answer):
+        // anyone may call this route, and each ask holds the database thread and a connection.
         case 1 where route[0] == "readyz":
             page = {
                 let shared = self.archive?.isShared == true
-                let answer: @Sendable () -> HTTPResponse = {
-                    var failing = self.isFailing
-                    if shared, !failing {
-                        do { try self.archive?.ping() } catch { failing = true }
+                let now = self.clock.now
+                @Sendable func answer(_ reached: Bool) -> HTTPResponse {
+                    guard reached, !self.isFailing else {
+                        var r = HTTPResponse.json(503, .object([("status", .string("store-unavailable"))]))
+                        r.headers.append(("Retry-After", "2"))
+                        return r
                     }
-                    guard failing else { return .json(200, .object([("status", .string("ready"))])) }
-                    var r = HTTPResponse.json(503, .object([("status", .string("store-unavailable"))]))
-                    r.headers.append(("Retry-After", "2"))
-                    return r
+                    return .json(200, .object([("status", .string("ready"))]))
                 }
-                return shared ? .deferred(answer) : answer()
+                guard shared, !self.isFailing else { return answer(true) }
+                if let known = self.reached.withLock({ $0 }), now >= known.at, now - known.at < 1 { return answer(known.reached) }
+                return .deferred {
+                    var reached = true
+                    do { try self.archive?.ping() } catch { reached = false }
+                    self.reached.withLock { $0 = (now, reached) }
+                    return answer(reached)
+                }
             }
         // The report's page: a site key only (see report(_:page:)).
         case 1 where route[0] == "report":
@@ -747,6 +755,9 @@ package final class ConversationService: Sendable {
 
     /// The flow list last answered.
     let listAnswer = KeptBytes<[String]>()
+
+    /// When a shared store was last asked whether it can be reached (`/readyz`), and its answer.
+    let reached = Mutex<(at: Double, reached: Bool)?>(nil)
 
     /// The origins of the address the server listens on (set when it starts listening).
     let listenOrigins = Mutex<Set<String>>([])

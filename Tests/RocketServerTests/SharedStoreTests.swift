@@ -186,6 +186,21 @@ struct SharedStoreTests {
         #expect(read.body.count > 0 && String(decoding: read.body, as: UTF8.self).contains(#""text":"B""#))
     }
 
+    @Test("/readyz asks a shared store at most once a second: requests in between get that answer with no work for the database")
+    func readinessKept() throws {
+        let h = try Harness(path: try TestPostgres.freshDatabase())
+        func ask() -> HTTPResponse { h.service.handleDeferring(HTTPRequest(method: "GET", path: "/readyz")) }
+        let first = ask()
+        #expect(first.deferred != nil, "the first asks the database")
+        #expect(first.resolved().status == 200)
+        let between = (0..<100).map { _ in ask() }
+        #expect(between.allSatisfy { $0.deferred == nil && $0.status == 200 })
+        h.clock.advance(by: 1.5)
+        let later = ask()
+        #expect(later.deferred != nil, "a second later it asks again")
+        #expect(later.resolved().status == 200)
+    }
+
     func ready(_ port: Int) -> Int {
         status(RawClient.exchange(port: port, "GET /readyz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"))
     }
