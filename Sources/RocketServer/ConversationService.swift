@@ -594,8 +594,11 @@ package final class ConversationService: Sendable {
         case 1 where route[0] == "report":
             guard Self.readMethods.contains(request.method) else { return methodNotAllowed(Self.readMethods) }
             return report(request, page: true)
+        // A play page costs its address a request token: one of a flow whose page is not kept
+        // (past maxPlayPages) is made and gzipped again.
         case 2 where route[0] == "play":
             page = {
+                if let refusal = self.addressRefusal(request) { return refusal }
                 guard case .success = self.flows.flow(route[1]) else { return .error(404, "unknown-flow", "there is no flow called \(route[1])") }
                 return self.assets.playPage(flow: route[1], tour: self.flows.tours.contains(route[1]), for: request)
             }
@@ -643,19 +646,21 @@ package final class ConversationService: Sendable {
         return Addresses.limitKey(plausible ? address : request.peer)
     }
 
+    /// The 429 of a request whose client address has no request token left (nil: one was
+    /// taken). Every API request and every play page costs one, whatever visitor it names.
+    func addressRefusal(_ request: HTTPRequest) -> HTTPResponse? {
+        let now = clock.now
+        let address = clientAddress(request)
+        guard !state.withLock({ s in admit(address: address, in: &s, at: now) }) else { return nil }
+        var r = HTTPResponse.error(429, "rate-limited", "too many requests from this address; slow down")
+        r.headers.append(("Retry-After", "1"))
+        return r
+    }
+
     func api(_ request: HTTPRequest, _ route: [String]) -> HTTPResponse {
         // Every API request costs its client address a token first, whatever visitor it names:
         // rotating visitor ids or tokens does not get around this.
-        if request.method != "OPTIONS" {
-            let now = clock.now
-            let address = clientAddress(request)
-            let admitted = state.withLock { s in admit(address: address, in: &s, at: now) }
-            if !admitted {
-                var r = HTTPResponse.error(429, "rate-limited", "too many requests from this address; slow down")
-                r.headers.append(("Retry-After", "1"))
-                return r
-            }
-        }
+        if request.method != "OPTIONS", let refusal = addressRefusal(request) { return refusal }
         // Cross-origin use is for the listed origins only; requests without Origin (servers,
         // scripts) and from the server's own pages pass.
         let cors: String?

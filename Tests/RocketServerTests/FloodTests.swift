@@ -101,6 +101,24 @@ struct FloodTests {
         #expect(start("203.0.113.7", "n9") == nil, "the address's share is five again, one of them still in use")
     }
 
+    @Test("a play page costs its address a request token (one not kept is made and gzipped again); other pages do not")
+    func playPagesRated() throws {
+        let h = try harness {
+            $0.addressRequestBurst = 3
+            $0.addressRequestsPerSecond = 0.001
+        }
+        let statuses = (0..<4).map { _ in from(h, "203.0.113.7", "GET", "/play/basic", visitor: "v").status }
+        #expect(statuses == [200, 200, 200, 429], "\(statuses)")
+        // The API shares the address's tokens; another address has its own.
+        #expect(from(h, "203.0.113.7", "GET", "/v1/flows", visitor: "v").status == 429)
+        #expect(from(h, "198.51.100.2", "GET", "/play/basic", visitor: "v").status == 200)
+        // The widget, the index and the health routes stay free (a site's visitors load the widget
+        // on every page; a load balancer asks often).
+        for path in ["/widget.js", "/", "/healthz", "/readyz"] {
+            #expect(from(h, "203.0.113.7", "GET", path, visitor: "v").status == 200, "\(path)")
+        }
+    }
+
     @Test("rate buckets of addresses and of visitors are kept apart and leave after a quiet minute")
     func quietBucketsLeave() throws {
         let h = try harness { $0.addressRequestBurst = 3 }
