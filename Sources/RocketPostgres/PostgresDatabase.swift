@@ -190,9 +190,12 @@ package final class PostgresConnection: @unchecked Sendable {
     /// Connects to `url` (waiting at most `timeout` seconds), or says why not.
     package init(_ url: PostgresURL, timeout: Int = 5) throws(PostgresError) {
         self.url = url
-        // Defaults first: what the URL itself says overrides them (libpq's expand_dbname).
-        let keys = ["connect_timeout", "application_name", "client_encoding", "dbname"]
-        let values = [String(timeout), "rocket", "UTF8", url.raw]
+        // Defaults first: what the URL itself says overrides them (libpq's expand_dbname). The
+        // server sends warnings and errors only: libpq prints every notice on stderr, and each
+        // start of a store that exists already ("relation … already exists, skipping") gave one
+        // to whoever ran a `rocket scenario` command.
+        let keys = ["connect_timeout", "application_name", "client_encoding", "options", "dbname"]
+        let values = [String(timeout), "rocket", "UTF8", "-c client_min_messages=warning", url.raw]
         // NULL-terminated arrays, as libpq reads them.
         let made: OpaquePointer? = withOptionalCStrings(keys + [nil]) { k in withOptionalCStrings(values + [nil]) { v in PQconnectdbParams(k, v, 1) } }
         guard let made else { throw PostgresError(message: "out of memory connecting to \(url)", connectionLost: true) }
