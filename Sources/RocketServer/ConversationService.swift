@@ -566,9 +566,9 @@ package final class ConversationService: Sendable {
         // For a load balancer: the process answers; the store can be written.
         case 1 where route[0] == "healthz": page = { .json(200, .object([("status", .string("ok"))])) }
         // A store servers share is asked (on the database thread): it may be gone while this
-        // server has nothing to write.
-        // The database is asked at most once a second (a request in between gets that answer):
-        // anyone may call this route, and each ask holds the database thread and a connection.
+        // server has nothing to write. It is asked at most once a second, a request in between
+        // getting that answer: anyone may call this route, and each ask holds the database
+        // thread and a connection.
         case 1 where route[0] == "readyz":
             page = {
                 let shared = self.archive?.isShared == true

@@ -66,8 +66,9 @@ final class WebAssets: Sendable {
     /// (its tag, caching and `Vary` headers, no body) when its `If-None-Match` names the tag of
     /// the representation it would get.
     func widget(for request: HTTPRequest) -> HTTPResponse {
-        let (answer, tag) = Self.acceptsGzip(request) && widgetGzipped != nil ? (widgetGzipped ?? widget, widgetGzippedTag) : (widget, widgetTag)
-        return request.holds(tag) ? answer.notModified() : answer
+        let gzipped = Self.acceptsGzip(request) ? widgetGzipped : nil
+        let answer = gzipped ?? widget
+        return request.holds(gzipped == nil ? widgetTag : widgetGzippedTag) ? answer.notModified() : answer
     }
 
     /// True when the request's `Accept-Encoding` takes gzip: named with a quality above 0, or
