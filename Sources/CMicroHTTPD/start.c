@@ -21,7 +21,7 @@
 struct rocket_deadline {
     struct rocket_deadline *prev, *next;
     MHD_socket fd;
-    // The IPv6 /64 the connection counts against (see rocket_networks), when `counted`.
+    // The IPv6 /64 the connection counts against (struct rocket_network), when `counted`.
     uint64_t network;
     int counted;
     int64_t ready_ms;
