@@ -112,6 +112,12 @@ struct AccessTests {
         #expect(h.request("GET", "/v1/conversations/\(id)", headers: ["Rocket-Visitor": ada]).status == 200)
         #expect(h.request("GET", "/v1/conversations/\(id)", headers: ["Rocket-Visitor": bob]).status == 404)
         #expect(h.request("GET", "/v1/conversations/\(id)").status == 401)
+        // HEAD asks the same as GET: it is refused to the same callers.
+        #expect(h.request("HEAD", "/v1/conversations/\(id)", headers: ["Rocket-Visitor": bob]).status == 404)
+        #expect(h.request("HEAD", "/v1/conversations/\(id)").status == 401)
+        #expect(h.request("HEAD", "/v1/report").status == 401)
+        #expect(h.request("HEAD", "/v1/report", headers: ["Rocket-Visitor": ada]).status == 403)
+        #expect(h.request("HEAD", "/v1/conversations/\(id)", headers: ["Rocket-Visitor": ada]).status == 200)
         #expect(h.request("GET", "/v1/conversations/\(id)/events", headers: ["Rocket-Visitor": bob]).status == 404)
         let tap = #"{"intent": "tap", "step": 0}"#
         #expect(h.request("POST", "/v1/conversations/\(id)/intents", body: tap, headers: ["Rocket-Visitor": bob]).status == 404)
