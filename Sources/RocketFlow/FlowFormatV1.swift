@@ -709,6 +709,7 @@ extension FlowFormat {
                     if d.tape.kind(v) == .null { return true }
                     guard let s = d.readString(v, place.path) else { return false }
                     if s.isEmpty { d.error("empty-id", "\"scenario\" may not be empty", path: place.path, at: d.tape.offset(v)) }
+                    d.checkScenarioName(s, path: place.path, at: d.tape.offset(v))
                     root.scenario = s
                     return true
                 }, value: { root, _ in root.scenario.map { .string($0) } }),

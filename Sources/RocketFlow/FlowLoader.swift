@@ -758,6 +758,7 @@ struct FlowDecoder {
             if tape.member(of: v, "window") == nil { error("missing-field", "\"\(key)\" needs \"window\"", path: p, at: tape.offset(v)) }
         }
         let (rules, problems) = ScenarioRulesCodec.rules(values)
+        if let name = rules.eventsOf, let place = places[.eventsOf] { checkScenarioName(name, path: place.path, at: place.offset) }
         for p in problems {
             if case .missingPartner = p.reason { continue }  // reported above as a missing field
             guard let place = places[p.field] else { continue }
@@ -766,6 +767,17 @@ struct FlowDecoder {
             error(code, "\"\(key)\" \(p.message)", path: place.path, at: place.offset)
         }
         return rules
+    }
+
+    /// Refuses a scenario name (`scenario`, `when.eventsOf`) a server or rocket itself would
+    /// read as something else: a server keeps a visitor's statistics under NAME@VISITOR, and
+    /// rocket keeps its own under names starting "rocket." (showings, a visitor's executions).
+    mutating func checkScenarioName(_ name: String, path: FlowPath, at offset: Int) {
+        if name.contains("@") {
+            error("bad-name", "\"\(name)\" holds an @, which a server puts between a scenario and a visitor", path: path, at: offset)
+        } else if name.hasPrefix("rocket.") {
+            error("bad-name", "\"\(name)\": names starting with rocket. are the ones rocket keeps itself", path: path, at: offset)
+        }
     }
 
     mutating func decodeDocument() -> FlowDocument? {
@@ -798,19 +810,6 @@ struct FlowDecoder {
             !(tape.count(w) == 1 && tape.member(of: w, "if") != nil)
         {
             error("missing-field", "\"when\" needs a \"scenario\" name to keep its statistics under", path: FlowPath("when"), at: tape.offset(w - 1))
-        }
-        // Scenario names: a server keeps a visitor's statistics under NAME@VISITOR, and rocket
-        // keeps its own under names starting "rocket." (showings, a visitor's executions).
-        let when = tape.member(of: 0, "when").flatMap { tape.kind($0) == .object ? $0 : nil }
-        for (value, path) in [
-            (tape.member(of: 0, "scenario"), FlowPath("scenario")), (when.flatMap { tape.member(of: $0, "eventsOf") }, FlowPath("when").child("eventsOf")),
-        ] {
-            guard let value, let name = tape.string(value) else { continue }
-            if name.contains("@") {
-                error("bad-name", "\"\(name)\" holds an @, which a server puts between a scenario and a visitor", path: path, at: tape.offset(value))
-            } else if name.hasPrefix("rocket.") {
-                error("bad-name", "\"\(name)\": names starting with rocket. are the ones rocket keeps itself", path: path, at: tape.offset(value))
-            }
         }
         return doc
     }
