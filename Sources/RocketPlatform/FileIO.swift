@@ -279,7 +279,19 @@ package enum FileIO {
     /// A symbolic link at `path` is written through: its target is replaced, the link stays.
     /// Temporary files that writers killed before their rename left beside the target
     /// (`NAME.tmp-PID` of a process that no longer runs) are removed at the first write.
+    ///
+    /// What is not a regular file is never replaced: a FIFO, a device or a socket at `path` (or
+    /// at the end of its links: `/dev/stdout`, `/dev/fd/3`) is written into as the shell's `>`
+    /// would (opening a FIFO waits for its reader), and a folder is `EISDIR`. `/dev/stdout`,
+    /// `/dev/stderr` and `/dev/fd/N` name this process's open descriptor, which is written at its
+    /// position, as `awk` does: `{ echo head; rocket report --html /dev/stdout; } > f` keeps the head.
     package static func writeAtomically(_ text: String, to requested: String, replacing: Bool = true) -> Result<Void, Failure> {
+        if replacing, let fd = openDescriptor(named: requested) {
+            return writeAll(fd, Array(text.utf8)).map { .failure(Failure($0)) } ?? .success(())
+        }
+        if replacing, let kind = existingKind(requested), kind != S_IFREG {
+            return kind == S_IFDIR ? .failure(Failure(EISDIR)) : writeInto(text, existing: requested)
+        }
         let path = replacing ? linkTarget(requested) : requested
         removeStaleTemporaries(of: path)
         if path != requested { removeStaleTemporaries(of: requested) }
@@ -357,6 +369,39 @@ package enum FileIO {
             if kill(pid, 0) != 0 && errno == ESRCH { stale.append(name) }
         }
         for name in stale { unlink(directory.isEmpty ? name : directory + "/" + name) }
+    }
+
+    /// The descriptor `/dev/stdout`, `/dev/stderr`, `/dev/fd/N` or `/proc/self/fd/N` names, when
+    /// it is open in this process.
+    private static func openDescriptor(named path: String) -> Int32? {
+        let fd: Int32? =
+            switch path {
+            case "/dev/stdout": 1
+            case "/dev/stderr": 2
+            default:
+                ["/dev/fd/", "/proc/self/fd/"].lazy.compactMap { prefix in
+                    path.hasPrefix(prefix) ? Int32(path.dropFirst(prefix.count)) : nil
+                }.first
+            }
+        guard let fd, fd >= 0, fcntl(fd, F_GETFD) >= 0 else { return nil }
+        return fd
+    }
+
+    /// The type bits (`S_IFMT`) of what `path` names, links followed; nil when nothing is there.
+    private static func existingKind(_ path: String) -> mode_t? {
+        var st = stat()
+        guard stat(path, &st) == 0 else { return nil }
+        return st.st_mode & S_IFMT
+    }
+
+    /// Writes `text` into something that exists and is not a regular file (a FIFO, a device),
+    /// without creating, truncating or renaming anything.
+    private static func writeInto(_ text: String, existing path: String) -> Result<Void, Failure> {
+        let fd = open(path, O_WRONLY | O_CLOEXEC | O_NOCTTY)
+        guard fd >= 0 else { return .failure(Failure(errno)) }
+        let code = writeAll(fd, Array(text.utf8))
+        if close(fd) != 0, code == nil, errno != EINTR { return .failure(Failure(errno)) }
+        return code.map { .failure(Failure($0)) } ?? .success(())
     }
 
     /// Creates `path` (never an existing one) and writes `text` into it; on a failed write the

@@ -3,6 +3,7 @@ import RocketConversation
 import RocketFlow
 @testable import RocketCLI
 import Foundation
+import Synchronization
 import Testing
 
 let tinyFlow = #"""
@@ -525,6 +526,59 @@ struct WriteErrorTests {
             p.waitUntilExit()
             #expect(p.terminationStatus == 74, "\(args)")
         }
+    }
+}
+
+@Suite("What is not a regular file is written into, never replaced")
+struct SpecialTargetTests {
+    @Test("--html into a FIFO, /dev/stdout, /dev/fd/N and /dev/full: the node stays, the reader gets the page")
+    func specialTargets() throws {
+        let dir = scratchDirectory()
+        let fifo = dir + "/page.fifo"
+        #expect(mkfifo(fifo, 0o600) == 0)
+        let received = Mutex<[UInt8]>([])
+        let done = DispatchSemaphore(value: 0)
+        let reader = Thread {
+            defer { done.signal() }
+            let fd = open(fifo, O_RDONLY)
+            var buffer = [UInt8](repeating: 0, count: 65536)
+            while fd >= 0 {
+                let n = read(fd, &buffer, buffer.count)
+                if n <= 0 { break }
+                received.withLock { $0 += buffer[..<n] }
+            }
+            close(fd)
+        }
+        reader.start()
+        let intoFIFO = try runRocket(["report", "--html", fifo, "-"], stdin: "")
+        #expect(intoFIFO.status == 0, "\(intoFIFO.stderr)")
+        var st = stat()
+        #expect(lstat(fifo, &st) == 0 && (st.st_mode & S_IFMT) == S_IFIFO, "the FIFO was replaced by a file")
+        #expect(done.wait(timeout: .now() + 30) == .success, "the reader saw the end of the page")
+        #expect(String(decoding: received.withLock { $0 }, as: UTF8.self).hasPrefix("<!doctype html>"))
+
+        // /dev/stdout is this process's descriptor, written where it stands: the shell's head stays.
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/bin/sh")
+        p.arguments = [
+            "-c",
+            "{ echo head; '\(rocketPath)' report --html /dev/stdout - </dev/null; '\(rocketPath)' report --html /dev/fd/3 - </dev/null 3>&1; } > '\(dir)/out.html'",
+        ]
+        try p.run()
+        p.waitUntilExit()
+        #expect(p.terminationStatus == 0)
+        let out = (try? String(contentsOfFile: dir + "/out.html", encoding: .utf8)) ?? ""
+        #expect(out.hasPrefix("head\n<!doctype html>") && out.components(separatedBy: "<!doctype html>").count == 3, "\(out.prefix(80))")
+
+        let closed = try runRocket(["report", "--html", "/dev/fd/9", "-"], stdin: "")
+        #expect(closed.status == 74 && closed.stderr.contains("/dev/fd/9"))
+        if stat("/dev/full", &st) == 0 && (st.st_mode & S_IFMT) == S_IFCHR {
+            let full = try runRocket(["report", "--html", "/dev/full", "-"], stdin: "")
+            #expect(full.status == 74 && full.stderr.contains("no space left"))
+            #expect(stat("/dev/full", &st) == 0 && (st.st_mode & S_IFMT) == S_IFCHR, "/dev/full was replaced by a file")
+        }
+        let folder = try runRocket(["report", "--html", dir, "-"], stdin: "")
+        #expect(folder.status == 74 && folder.stderr.contains("is a directory"))
     }
 }
 
