@@ -63,7 +63,8 @@ enum PromptCommands {
 
     static let chooseSpec = CommandSpec(
         name: "choose", abstract: "Choose from a list (arrow keys, type to filter) and print the choice.",
-        positionals: [("OPTION", "An option, in order (at least one).")], positionalCount: 1...10_000,
+        positionals: [("OPTION", "An option, in order; none: one per line of standard input.")],
+        positionalCount: 0...RocketLimits.chooseOptions,
         options: [
             .value("--title", "T", "A heading over the list."),
             .value("--limit", "N", "Up to N choices (Tab selects); default 1."),
@@ -71,10 +72,15 @@ enum PromptCommands {
             .value("--height", "N", "Rows of options shown at once (default 10)."),
             clearOption,
         ] + frontEnd,
-        discussion: "Prints the chosen options on stdout, one per line, in list order.",
-        exitStatus: "0 chosen; 1 Esc or end of input; 64 usage error; 130 Ctrl-C.",
+        discussion: """
+            Prints the chosen options on stdout, one per line, in list order. Without OPTIONs the
+            options are the lines of standard input (blank lines skipped), and keys come from the
+            terminal.
+            """,
+        exitStatus: "0 chosen; 1 Esc or end of input; 64 usage error; 66 standard input cannot be read; 130 Ctrl-C.",
         examples: [
             "color=$(rocket choose red green blue)", "rocket choose --limit 2 --title Toppings cheese ham olives | xargs echo",
+            "git switch \"$(git branch --format='%(refname:short)' | rocket choose --title Branch)\"",
         ])
 
     static let spinSpec = CommandSpec(
@@ -222,8 +228,15 @@ enum PromptCommands {
             if parsed.value("--limit") != nil { throw UsageError(message: "--limit and --no-limit exclude each other", command: command) }
             limit = Int.max
         }
-        let options = parsed.positionals
-        let (runner, lineMode) = try runner(parsed, command: chooseSpec.name, residue: residue(parsed))
+        let fromInput = parsed.positionals.isEmpty
+        let options: [String]
+        if fromInput {
+            guard let read = try optionsFromStandardInput(command: command) else { return ExitStatus.noInput }
+            options = read
+        } else {
+            options = parsed.positionals
+        }
+        let (runner, lineMode) = try runner(parsed, command: chooseSpec.name, inputTaken: fromInput, residue: residue(parsed))
         let app = ChooseApp(title: parsed.value("--title"), options: options, limit: limit, strings: UIStrings.forEnvironment(Environment.current))
         if let height = try count(parsed, "--height", command: command, range: 1...1000) { app.visibleRows = height }
         let outcome = await runner.run(app, lineMode: lineMode)
@@ -231,6 +244,36 @@ enum PromptCommands {
             for item in chosen { printOut(Sanitizer.clean(item, keepNewlines: false)) }
         }
         return outcome.exitStatusForCLI
+    }
+
+    /// The options of `rocket choose` without arguments: the lines of standard input, without
+    /// blank ones, at most ``RocketLimits/chooseOptions`` of them, each at most a line's bytes;
+    /// nil when standard input cannot be read (said on stderr).
+    @MainActor
+    static func optionsFromStandardInput(command: String) throws(UsageError) -> [String]? {
+        guard isatty(0) != 1 else {
+            throw UsageError(message: "give at least one OPTION, or pipe the options in, one per line", command: command)
+        }
+        var options: [String] = []
+        var tooMany = false
+        let read = FileIO.forEachLine("-", maxLineBytes: RocketLimits.lineBytes) { bytes, _ in
+            var line = String(decoding: bytes, as: UTF8.self)
+            if line.hasSuffix("\r") { line.removeLast() }
+            guard !line.allSatisfy(\.isWhitespace) else { return true }
+            guard options.count < RocketLimits.chooseOptions else {
+                tooMany = true
+                return false
+            }
+            options.append(line)
+            return true
+        }
+        if case .failure(let f) = read {
+            printError("rocket: error: cannot read standard input: \(f.reason)")
+            return nil
+        }
+        if tooMany { throw UsageError(message: "at most \(RocketLimits.chooseOptions) OPTIONs (standard input has more lines)", command: command) }
+        guard !options.isEmpty else { throw UsageError(message: "standard input holds no options (one per line)", command: command) }
+        return options
     }
 
     // MARK: spin

@@ -38,6 +38,8 @@ public enum RocketLimits {
     public static let lineBytes = 65_536
     /// The most options of a `choice` block.
     public static let choiceOptions = 100
+    /// The most options of `rocket choose`, as arguments or lines of standard input.
+    public static let chooseOptions = 10_000
     /// The most backtracking steps a pattern may take on one answer.
     public static let patternSteps = 1_000_000
     /// The deepest recursion of a pattern match.
@@ -184,6 +186,9 @@ public enum RocketLimits {
         Entry(
             name: "lineBytes", value: size(lineBytes), bounds: "a line read from a terminal or a pipe", past: "the line is refused and the rest of it skipped"),
         Entry(name: "choiceOptions", value: "\(choiceOptions)", bounds: "options of a `choice` block", past: "a lint error (`too-many-options`)"),
+        Entry(
+            name: "chooseOptions", value: number(chooseOptions), bounds: "options of `rocket choose` (arguments or lines of standard input)",
+            past: "a usage error (exit 64)"),
         Entry(
             name: "patternSteps", value: number(patternSteps), bounds: "backtracking steps of a pattern on one answer",
             past: "validation refuses the answer; a branch does not match"),

@@ -95,6 +95,25 @@ struct PromptCLITests {
         #expect(run.terminalRestored)
     }
 
+    @Test("list | rocket choose: the options are the lines of standard input, keys come from the terminal")
+    func chooseFromInput() throws {
+        let dir = scratchDirectory()
+        let run = try PTYRun([], shell: "printf 'red\\n\\n  \\ngreen\\r\\nblue' | '\(rocketPath)' choose --limit 2 > '\(dir)/out.txt'")
+        #expect(run.waitFor("blue"))
+        #expect(run.screen.allLines.filter { $0.contains("red") || $0.contains("green") || $0.contains("blue") }.count == 3, "blank lines are no options")
+        run.send("\u{1B}[B\t\u{1B}[B\t\r")
+        #expect(run.waitForExit() == 0)
+        #expect(try String(contentsOfFile: dir + "/out.txt", encoding: .utf8) == "green\nblue\n", "the carriage return is not part of the option")
+        #expect(run.terminalRestored)
+
+        let empty = try runRocket(["choose"], stdin: "\n \n")
+        #expect(empty.status == 64 && empty.stderr.contains("standard input holds no options"))
+        let tooMany = try runRocket(["choose"], stdin: (0...10_000).map { "o\($0)\n" }.joined())
+        #expect(tooMany.status == 64 && tooMany.stderr.contains("at most 10000 OPTIONs"), "\(tooMany.stderr)")
+        let long = try runRocket(["choose"], stdin: String(repeating: "x", count: 70_000) + "\n")
+        #expect(long.status == 66 && long.stderr.contains("line 1 is longer than 65536 bytes"), "\(long.stderr)")
+    }
+
     @Test("$(rocket input …) and $(rocket confirm …) on a terminal; Esc exits 1")
     func inputAndConfirmCapture() throws {
         let dir = scratchDirectory()
