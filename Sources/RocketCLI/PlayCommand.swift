@@ -35,6 +35,8 @@ public enum ExitStatus: Hashable, Sendable {
     case cannotCreate
     /// 74: a file, the store or stdout could not be written.
     case ioError
+    /// 124: a prompt's `--timeout` ran out with no default answer (as `timeout(1)` exits).
+    case timedOut
     /// 127: the command `rocket spin` was given cannot be run.
     case commandNotRun
     /// The exit status of the command `rocket spin` ran (0–255).
@@ -54,6 +56,7 @@ public enum ExitStatus: Hashable, Sendable {
         case .unavailable: return 69
         case .cannotCreate: return 73
         case .ioError: return 74
+        case .timedOut: return 124
         case .commandNotRun: return 127
         case .child(let code): return code
         case .signal(let s): return 128 + s
@@ -72,6 +75,7 @@ public enum ExitStatus: Hashable, Sendable {
         case 69: self = .unavailable
         case 73: self = .cannotCreate
         case 74: self = .ioError
+        case 124: self = .timedOut
         default: self = code > 128 ? .signal(code - 128) : .notCompleted
         }
     }

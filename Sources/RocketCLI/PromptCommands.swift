@@ -22,6 +22,11 @@ enum PromptCommands {
     static let clearOption = OptionSpec.flag(
         "--clear", "Leave nothing on the terminal once answered (by default one dimmed line: the question and the answer).")
 
+    /// How long a prompt waits for a key; `fallback` says what a timeout does without input.
+    static func timeoutOption(_ fallback: String) -> OptionSpec {
+        .value("--timeout", "D", "Give up after D with no key pressed (each key starts the wait again): \(fallback).")
+    }
+
     /// The residue a prompt leaves (see ``clearOption``).
     static func residue(_ parsed: ParsedArguments) -> ProgramRunner.Residue { parsed.has("--clear") ? .nothing : .summary }
 
@@ -39,10 +44,11 @@ enum PromptCommands {
             .value("--max-length", "N", "At most N characters."),
             .value("--pattern", "RE", "The answer must contain a match of this PCRE2 pattern (bounded cost)."),
             .value("--message", "M", "The message shown when the answer is refused."),
+            timeoutOption("--value's answer when it is valid, else exit 124"),
             clearOption,
         ] + frontEnd,
         discussion: "Prints the answer on stdout. Refused answers say why and ask again.",
-        exitStatus: "0 answered; 1 Esc or end of input; 64 usage error (a bad pattern or number); 130 Ctrl-C.",
+        exitStatus: "0 answered; 1 Esc or end of input; 64 usage error (a bad pattern or number); 124 timed out; 130 Ctrl-C.",
         examples: [
             "name=$(rocket input --title 'Your name?' --placeholder Ada --required)",
             "pin=$(rocket input --title PIN --secret --pattern '^[0-9]{4}$' --message 'Four digits')",
@@ -55,10 +61,11 @@ enum PromptCommands {
             .value("--affirmative", "T", "The yes button's title (default: Yes, in the user's language)."),
             .value("--negative", "T", "The no button's title (default: No, in the user's language)."),
             .value("--default", "yes|no", "Where focus starts (default: yes)."),
+            timeoutOption("the --default given, else exit 124 (never yes unless asked)"),
             clearOption,
         ] + frontEnd,
         discussion: "Prints nothing: the answer is the exit status, so `rocket confirm 'Deploy?' && deploy` is safe.",
-        exitStatus: "0 yes; 1 no, Esc or end of input; 64 usage error; 130 Ctrl-C.",
+        exitStatus: "0 yes; 1 no, Esc or end of input; 64 usage error; 124 timed out; 130 Ctrl-C.",
         examples: ["rocket confirm 'Delete the cache?' && rm -rf cache", "printf 'no\\n' | rocket confirm 'Go on?' || echo stopped"])
 
     static let chooseSpec = CommandSpec(
@@ -70,6 +77,7 @@ enum PromptCommands {
             .value("--limit", "N", "Up to N choices (Tab selects); default 1."),
             .flag("--no-limit", "Any number of choices."),
             .value("--height", "N", "Rows of options shown at once (default 10)."),
+            timeoutOption("exit 124"),
             clearOption,
         ] + frontEnd,
         discussion: """
@@ -77,7 +85,7 @@ enum PromptCommands {
             options are the lines of standard input (blank lines skipped), and keys come from the
             terminal.
             """,
-        exitStatus: "0 chosen; 1 Esc or end of input; 64 usage error; 66 standard input cannot be read; 130 Ctrl-C.",
+        exitStatus: "0 chosen; 1 Esc or end of input; 64 usage error; 66 standard input cannot be read; 124 timed out; 130 Ctrl-C.",
         examples: [
             "color=$(rocket choose red green blue)", "rocket choose --limit 2 --title Toppings cheese ham olives | xargs echo",
             "git switch \"$(git branch --format='%(refname:short)' | rocket choose --title Branch)\"",
@@ -113,6 +121,34 @@ enum PromptCommands {
             throw UsageError(message: "'\(name) \(text)' must be \(RocketDuration.syntax)", command: command)
         }
         return seconds
+    }
+
+    /// `--timeout`: nil when not given; more than zero.
+    static func timeout(_ parsed: ParsedArguments, command: String) throws(UsageError) -> Double? {
+        guard let text = parsed.value("--timeout") else { return nil }
+        let seconds = try duration(parsed, "--timeout", command: command)
+        guard seconds > 0 else { throw UsageError(message: "'--timeout \(text)' must be more than 0", command: command) }
+        return seconds
+    }
+
+    /// Runs a prompt, within `timeout` when one is given: the outcome, and whether the wait ran
+    /// out (the outcome is then `.declined(nil)`). `answerOnTimeout` is the default the prompt
+    /// answers with then, for the line it leaves.
+    @MainActor
+    static func run<P: TerminalProgram>(
+        _ app: P, on runner: ProgramRunner, lineMode: Bool, timeout: Double?, question: String?, answerOnTimeout: String? = nil
+    ) async -> (outcome: ProgramOutcome<P.Value>, timedOut: Bool) {
+        guard let timeout else { return (await runner.run(app, lineMode: lineMode), false) }
+        let timed = PromptTimeout(app, seconds: timeout, question: question, strings: runner.strings)
+        timed.answerOnTimeout = answerOnTimeout
+        let outcome = await runner.run(timed, lineMode: lineMode)
+        return (outcome, timed.timedOut)
+    }
+
+    /// A prompt that timed out with no default answer: says so on stderr; exit 124.
+    static func reportTimeout(after seconds: Double) -> ExitStatus {
+        printError("rocket: timed out after \(RocketDuration.format(seconds)) with no answer")
+        return ExitStatus.timedOut
     }
 
     @MainActor
@@ -164,8 +200,19 @@ enum PromptCommands {
         let host = ConversationHost(conversation: promptConversation(graph), clock: SystemClock())
         let app = ConversationApp(
             host: host, strings: UIStrings.forEnvironment(Environment.current), depth: runner.depth, pictures: TerminalImage.loader)
-        if let value = parsed.value("--value") { app.defaults[id] = value }
-        let outcome = await runner.run(app, lineMode: lineMode)
+        let value = parsed.value("--value")
+        if let value { app.defaults[id] = value }
+        let timeout = try timeout(parsed, command: command)
+        // On a timeout --value answers, when the answer's rules accept it.
+        let fallback = value.flatMap { validation?.check($0) == nil ? $0 : nil }
+        let masked = parsed.has("--secret") ? ProgramSummary.secretMask : fallback.map { Sanitizer.clean($0, keepNewlines: false) }
+        let (outcome, timedOut) = await run(
+            app, on: runner, lineMode: lineMode, timeout: timeout, question: input.text, answerOnTimeout: fallback == nil ? nil : masked)
+        if timedOut, let timeout {
+            guard let fallback else { return reportTimeout(after: timeout) }
+            printOut(Sanitizer.clean(fallback, keepNewlines: false))
+            return ExitStatus.ok
+        }
         if case .done = outcome, let answer = host.conversation.answers["answer"] {
             printOut(Sanitizer.clean(answer.value, keepNewlines: false))
         }
@@ -190,6 +237,7 @@ enum PromptCommands {
             throw UsageError(message: "'\(flag)' needs a title", command: confirmSpec.name)
         }
         let defaultNo: Bool
+        let timeout = try timeout(parsed, command: confirmSpec.name)
         switch parsed.value("--default") {
         case nil, "yes"?: defaultNo = false
         case "no"?: defaultNo = true
@@ -211,7 +259,15 @@ enum PromptCommands {
         let (yesSide, noSide): (RocketIntent, RocketIntent) = defaultNo ? (.pressRight, .pressLeft) : (.pressLeft, .pressRight)
         for word in strings.yesWords { app.shortcuts[word] = yesSide }
         for word in strings.noWords { app.shortcuts[word] = noSide }
-        let outcome = await runner.run(app, lineMode: lineMode)
+        // On a timeout only a --default given answers: a silent yes is never assumed.
+        let explicit = parsed.value("--default") != nil
+        let (outcome, timedOut) = await run(
+            app, on: runner, lineMode: lineMode, timeout: timeout, question: parsed.positionals.first,
+            answerOnTimeout: explicit ? (defaultNo ? no : yes) : nil)
+        if timedOut, let timeout {
+            guard explicit else { return reportTimeout(after: timeout) }
+            return defaultNo ? ExitStatus.notCompleted : ExitStatus.ok
+        }
         if case .interrupted = outcome { return outcome.exitStatusForCLI }
         return host.conversation.answers["answer"]?.value == yes && outcome.exitCode == 0 ? ExitStatus.ok : ExitStatus.notCompleted
     }
@@ -239,7 +295,9 @@ enum PromptCommands {
         let (runner, lineMode) = try runner(parsed, command: chooseSpec.name, inputTaken: fromInput, residue: residue(parsed))
         let app = ChooseApp(title: parsed.value("--title"), options: options, limit: limit, strings: UIStrings.forEnvironment(Environment.current))
         if let height = try count(parsed, "--height", command: command, range: 1...1000) { app.visibleRows = height }
-        let outcome = await runner.run(app, lineMode: lineMode)
+        let timeout = try timeout(parsed, command: command)
+        let (outcome, timedOut) = await run(app, on: runner, lineMode: lineMode, timeout: timeout, question: parsed.value("--title"))
+        if timedOut, let timeout { return reportTimeout(after: timeout) }
         if case .done(let chosen) = outcome {
             for item in chosen { printOut(Sanitizer.clean(item, keepNewlines: false)) }
         }

@@ -24,7 +24,7 @@ public import RocketTerminalCore
 public final class ProgramRunner {
     let terminal: Terminal
     let clock: any RocketClock
-    let strings: UIStrings
+    package let strings: UIStrings
     /// Colour depth (TTY).
     public var depth: ColorDepth = .indexed256
     /// The colours (TTY); nil asks the terminal for its background (OSC 11): the first frame is

@@ -114,6 +114,54 @@ struct PromptCLITests {
         #expect(long.status == 66 && long.stderr.contains("line 1 is longer than 65536 bytes"), "\(long.stderr)")
     }
 
+    @Test("--timeout on a terminal: the countdown, exit 124 with the line 'timed out'; a --default answers")
+    func timeoutOnTerminal() throws {
+        let run = try PTYRun(["choose", "--title", "Colour", "--timeout", "1s", "red", "green"])
+        #expect(run.waitFor("times out in 1s"))
+        #expect(run.waitForExit() == 124)
+        #expect(run.screen.allLines.contains { $0.contains("Colour") && $0.contains("timed out") })
+        #expect(run.terminalRestored)
+        let confirm = try PTYRun(["confirm", "--timeout", "1s", "--default", "no", "Deploy?"])
+        #expect(confirm.waitFor("times out in"))
+        #expect(confirm.waitForExit() == 1)
+        #expect(confirm.screen.allLines.contains { $0.contains("No · timed out") })
+    }
+
+    @Test("--timeout in line mode: exit 124 and nothing on stdout, unless a valid --value or an explicit --default answers")
+    func timeoutInLineMode() throws {
+        /// rocket with a standard input that stays open (a script's pipe nobody writes to).
+        func silent(_ args: [String]) throws -> (status: Int32, stdout: String, stderr: String) {
+            let dir = scratchDirectory()
+            let p = Process()
+            p.executableURL = URL(fileURLWithPath: rocketPath)
+            p.arguments = args
+            let input = Pipe()
+            p.standardInput = input
+            _ = FileManager.default.createFile(atPath: dir + "/out", contents: nil)
+            _ = FileManager.default.createFile(atPath: dir + "/err", contents: nil)
+            p.standardOutput = FileHandle(forWritingAtPath: dir + "/out")
+            p.standardError = FileHandle(forWritingAtPath: dir + "/err")
+            try p.run()
+            p.waitUntilExit()
+            try input.fileHandleForWriting.close()
+            let read = { (name: String) in (try? String(contentsOfFile: dir + "/" + name, encoding: .utf8)) ?? "" }
+            return (p.terminationStatus, read("out"), read("err"))
+        }
+        let choose = try silent(["choose", "--timeout", "200ms", "a", "b"])
+        #expect(choose.status == 124 && choose.stdout.isEmpty && choose.stderr.contains("timed out after 0.2s"), "\(choose)")
+        #expect(choose.stderr.contains("(times out in 0.2s)"))
+        #expect(try silent(["confirm", "--timeout", "200ms", "Go?"]).status == 124, "never a silent yes")
+        #expect(try silent(["confirm", "--timeout", "200ms", "--default", "yes", "Go?"]).status == 0)
+        #expect(try silent(["confirm", "--timeout", "200ms", "--default", "no", "Go?"]).status == 1)
+        let value = try silent(["input", "--timeout", "200ms", "--value", "Ada", "--required"])
+        #expect(value.status == 0 && value.stdout == "Ada\n")
+        let invalid = try silent(["input", "--timeout", "200ms", "--value", "Ada", "--pattern", "^[0-9]+$"])
+        #expect(invalid.status == 124 && invalid.stdout.isEmpty, "a --value the rules refuse does not answer")
+        for bad in ["0", "-1s", "soon", "1e999"] {
+            #expect(try runRocket(["input", "--timeout", bad]).status == 64, "\(bad)")
+        }
+    }
+
     @Test("$(rocket input …) and $(rocket confirm …) on a terminal; Esc exits 1")
     func inputAndConfirmCapture() throws {
         let dir = scratchDirectory()

@@ -290,6 +290,46 @@ struct ProgramTests {
         #expect(click.app.outcome == .done(["y"]))
     }
 
+    @Test("--timeout: every key starts the wait again, the countdown shows whole seconds, and the prompt ends declined once it runs out")
+    func promptTimeout() {
+        let clock = ManualClock()
+        let app = PromptTimeout(
+            ChooseApp(title: "Color", options: ["red", "green"], limit: 1, strings: .english), seconds: 3, question: "Color", strings: .english)
+        let d = Driver(app, clock: clock)
+        #expect(d.screen.contains("times out in 3s"))
+        #expect(app.nextDeadline(now: clock.now) == clock.now + 1, "the countdown is redrawn when it crosses a whole second")
+        d.advance(1.5)
+        #expect(d.screen.contains("times out in 2s") && app.outcome == nil)
+        d.keys(.down)  // a key: the wait starts again
+        d.advance(2.5)
+        #expect(d.screen.contains("times out in 1s") && app.outcome == nil && !app.timedOut)
+        d.advance(0.5)
+        #expect(app.timedOut && app.outcome == .declined(nil))
+        #expect(app.summary == ProgramSummary(question: "Color", answer: "timed out"))
+        d.keys(.enter)
+        #expect(app.outcome == .declined(nil), "nothing reaches the prompt once it timed out")
+
+        // An answer before the deadline is the prompt's own; the countdown goes with it.
+        let answered = Driver(
+            PromptTimeout(ChooseApp(title: nil, options: ["a", "b"], limit: 1, strings: .english), seconds: 1, question: nil, strings: .english), clock: clock)
+        answered.keys(.enter)
+        answered.advance(5)
+        #expect(answered.app.outcome == .done(["a"]) && !answered.app.timedOut && !answered.screen.contains("times out"))
+
+        // Line mode: said once; each line starts the wait again; a default answer is named in the line left.
+        let lines = PromptTimeout(ChooseApp(title: nil, options: ["a", "b"], limit: 1, strings: .chinese), seconds: 90, question: "Q", strings: .chinese)
+        lines.answerOnTimeout = "b"
+        let l = Driver(lines, clock: clock, lineMode: true)
+        #expect(l.said.contains("(1m30s 后超时)"))
+        #expect(lines.nextDeadline(now: clock.now) == clock.now + 90, "no countdown to redraw in line mode")
+        l.advance(60)
+        l.send(.line("zz"))  // refused, but it is an answer: the wait starts again
+        l.advance(60)
+        #expect(!lines.timedOut)
+        l.advance(30)
+        #expect(lines.timedOut && lines.summary?.answer == "b · 已超时")
+    }
+
     @Test("Choose at 20 columns: long options end in an ellipsis and the hint drops whole items")
     func chooseNarrow() {
         let clock = ManualClock()
