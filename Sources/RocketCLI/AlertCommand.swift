@@ -30,6 +30,7 @@ enum AlertCommand {
             .flag("--plain", "Line mode: print the actions numbered and read a line."),
             OptionGroups.theme,
             .flag("--json", "Print the choice as a JSON object."),
+            PromptCommands.timeoutOption("exit 124 (no action is chosen for the user)"),
             PromptCommands.clearOption,
         ],
         discussion: """
@@ -39,7 +40,7 @@ enum AlertCommand {
         exitStatus: """
             0 an action other than cancel was chosen; 1 the cancel action was chosen (Esc chooses it),
             or Esc with no cancel action, or end of input;
-            64 usage error (two cancel actions, no enabled action, an unknown style); 130 Ctrl-C.
+            64 usage error (two cancel actions, no enabled action, an unknown style); 124 timed out; 130 Ctrl-C.
             """,
         examples: [
             "rocket alert --title 'Delete item?' --action Delete:destructive --action Cancel:cancel",
@@ -74,11 +75,14 @@ enum AlertCommand {
         let parsed = try parse(args, as: spec)
         if parsed.helpRequested { printOut(spec.help); return ExitStatus.ok }
         let options = try AlertOptions(parsed, command: spec.name)
+        let timeout = try PromptCommands.timeout(parsed, command: spec.name)
         let actions = options.actions
         let controller = AlertController(
             reactor: AlertReactor<CLIAlertAction>(title: options.title, message: options.message, actions: actions),
             style: options.sheet ? .actionSheet : .alert)
-        let outcome = await present(controller, plain: options.plain, theme: options.theme, residue: PromptCommands.residue(parsed))
+        let (outcome, timedOut) = await present(
+            controller, plain: options.plain, theme: options.theme, residue: PromptCommands.residue(parsed), timeout: timeout)
+        if timedOut, let timeout { return PromptCommands.reportTimeout(after: timeout) }
         if let choice = outcome.value {
             let (index, title) = (choice.index, choice.title)
             if options.json {
@@ -95,12 +99,13 @@ enum AlertCommand {
         return outcome.exitStatusForCLI
     }
 
-    /// Shows a controller in the terminal (or in plain mode) until it ends.
+    /// Shows a controller in the terminal (or in plain mode) until it ends, or until `timeout`
+    /// passes with no key (then `timedOut`).
     @MainActor
     static func present<A: AlertActionType>(
         _ controller: AlertController<A>, plain: Bool, theme: TerminalTheme?,
-        typedAhead: (bytes: [UInt8], ended: Bool) = ([], false), residue: ProgramRunner.Residue = .lastFrame
-    ) async -> ProgramOutcome<AlertChoice> {
+        typedAhead: (bytes: [UInt8], ended: Bool) = ([], false), residue: ProgramRunner.Residue = .lastFrame, timeout: Double? = nil
+    ) async -> (outcome: ProgramOutcome<AlertChoice>, timedOut: Bool) {
         let env = Environment.current
         let terminal = Terminal.forUserInterface()
         let lineMode = plain || !terminal.isInteractive || env["TERM"] == "dumb"
@@ -111,7 +116,9 @@ enum AlertCommand {
         runner.typedAhead = typedAhead
         runner.theme = theme
         runner.residue = residue
-        return await runner.run(AlertApp(controller: controller, strings: strings), lineMode: lineMode)
+        let app = AlertApp(controller: controller, strings: strings)
+        return await PromptCommands.run(
+            app, on: runner, lineMode: lineMode, timeout: timeout, question: controller.title.flatMap { $0.isEmpty ? nil : $0 } ?? controller.message)
     }
 }
 

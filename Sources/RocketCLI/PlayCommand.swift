@@ -438,7 +438,7 @@ enum PlayCommand {
         guard status == ExitStatus.ok else { return status }
         // The tour ends with an AlertReactor alert whose choices load lazily.
         let controller = AlertController(reactor: DemoAlertReactor(delay: options.instant ? 0 : 1.2))
-        let outcome = await AlertCommand.present(controller, plain: options.plain, theme: options.theme, typedAhead: typedAhead)
+        let (outcome, _) = await AlertCommand.present(controller, plain: options.plain, theme: options.theme, typedAhead: typedAhead)
         // The tour's own question: any answer, "Not now" included, ends the tour well.
         if case .interrupted = outcome { return outcome.exitStatusForCLI }
         return ExitStatus.ok

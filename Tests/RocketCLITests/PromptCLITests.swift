@@ -151,6 +151,8 @@ struct PromptCLITests {
         #expect(choose.status == 124 && choose.stdout.isEmpty && choose.stderr.contains("timed out after 0.2s"), "\(choose)")
         #expect(choose.stderr.contains("(times out in 0.2s)"))
         #expect(try silent(["confirm", "--timeout", "200ms", "Go?"]).status == 124, "never a silent yes")
+        let alert = try silent(["alert", "--title", "Delete?", "--action", "Delete", "--action", "Keep:cancel", "--timeout", "200ms"])
+        #expect(alert.status == 124 && alert.stdout.isEmpty, "no action is chosen for the user")
         #expect(try silent(["confirm", "--timeout", "200ms", "--default", "yes", "Go?"]).status == 0)
         #expect(try silent(["confirm", "--timeout", "200ms", "--default", "no", "Go?"]).status == 1)
         let value = try silent(["input", "--timeout", "200ms", "--value", "Ada", "--required"])
