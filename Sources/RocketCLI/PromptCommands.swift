@@ -38,6 +38,10 @@ enum PromptCommands {
             .value("--placeholder", "P", "Shown in the empty field."),
             .value("--value", "V", "The answer the field starts with (an empty line takes it in line mode)."),
             .value("--button", "T", "The send button's title (default: OK)."),
+            .value("--type", "T", "What the answer must be: \(RocketInputType.allCases.map(\.rawValue).joined(separator: ", ")) (default text).")
+                .completing(.words(RocketInputType.allCases.map(\.rawValue))),
+            .value("--min", "V", "The least answer accepted: a number for number and integer, a day YYYY-MM-DD for date."),
+            .value("--max", "V", "The greatest answer accepted."),
             .flag("--secret", "Hide what is typed (echo off in line mode)."),
             .flag("--required", "Refuse an empty answer."),
             .value("--min-length", "N", "At least N characters."),
@@ -47,11 +51,15 @@ enum PromptCommands {
             timeoutOption("--value's answer when it is valid, else exit 124"),
             clearOption,
         ] + frontEnd,
-        discussion: "Prints the answer on stdout. Refused answers say why and ask again.",
+        discussion: """
+            Prints the answer on stdout. Refused answers say why and ask again. A number is printed
+            as a number (2,5 typed is 2.5), other types as typed without surrounding spaces.
+            """,
         exitStatus: "0 answered; 1 Esc or end of input; 64 usage error (a bad pattern or number); 124 timed out; 130 Ctrl-C.",
         examples: [
             "name=$(rocket input --title 'Your name?' --placeholder Ada --required)",
             "pin=$(rocket input --title PIN --secret --pattern '^[0-9]{4}$' --message 'Four digits')",
+            "count=$(rocket input --title 'How many?' --type integer --min 1 --max 99)",
         ])
 
     static let confirmSpec = CommandSpec(
@@ -190,9 +198,10 @@ enum PromptCommands {
             validation = RocketInputValidation(
                 required: required, minLength: minLength, maxLength: maxLength, pattern: pattern, message: parsed.value("--message"))
         }
-        let input = RocketInputNode(
+        var input = RocketInputNode(
             text: parsed.value("--title") ?? "", buttonTitle: parsed.value("--button") ?? "OK", isSecret: parsed.has("--secret"),
             placeholder: parsed.value("--placeholder"), validation: validation)
+        try typeOptions(parsed, into: &input, command: command)
         var graph = RocketGraph()
         let id = graph.add(RocketNode(id: "answer", content: .textInput(input)))
         graph.root = id
@@ -204,7 +213,7 @@ enum PromptCommands {
         if let value { app.defaults[id] = value }
         let timeout = try timeout(parsed, command: command)
         // On a timeout --value answers, when the answer's rules accept it.
-        let fallback = value.flatMap { validation?.check($0) == nil ? $0 : nil }
+        let fallback = value.flatMap { try? input.accept($0).get().displayText }
         let masked = parsed.has("--secret") ? ProgramSummary.secretMask : fallback.map { Sanitizer.clean($0, keepNewlines: false) }
         let (outcome, timedOut) = await run(
             app, on: runner, lineMode: lineMode, timeout: timeout, question: input.text, answerOnTimeout: fallback == nil ? nil : masked)
@@ -214,9 +223,43 @@ enum PromptCommands {
             return ExitStatus.ok
         }
         if case .done = outcome, let answer = host.conversation.answers["answer"] {
-            printOut(Sanitizer.clean(answer.value, keepNewlines: false))
+            printOut(Sanitizer.clean(answer.typed?.displayText ?? answer.value, keepNewlines: false))
         }
         return outcome.exitStatusForCLI
+    }
+
+    /// `--type`, `--min` and `--max` of `rocket input`, checked as `rocket lint` checks a flow's.
+    static func typeOptions(_ parsed: ParsedArguments, into input: inout RocketInputNode, command: String) throws(UsageError) {
+        if let name = parsed.value("--type") {
+            guard let type = RocketInputType(rawValue: name) else {
+                let names = RocketInputType.allCases.map(\.rawValue)
+                throw UsageError(message: "'--type \(name)' must be one of \(names.joined(separator: ", "))", command: command)
+            }
+            input.inputType = type
+        }
+        for flag in ["--min", "--max"] {
+            guard let text = parsed.value(flag) else { continue }
+            let bound: RocketValue?
+            switch input.inputType {
+            case .number, .integer: bound = RocketInputType.number.parse(text)
+            case .date: bound = RocketInputType.date.parse(text)
+            default: throw UsageError(message: "\(flag) needs --type number, integer or date", command: command)
+            }
+            guard let bound else {
+                let want = input.inputType == .date ? "a day as YYYY-MM-DD" : "a number"
+                throw UsageError(message: "'\(flag) \(text)' must be \(want)", command: command)
+            }
+            if flag == "--min" { input.minimum = bound } else { input.maximum = bound }
+        }
+        let backwards: Bool
+        switch (input.minimum, input.maximum) {
+        case (.number(let a)?, .number(let b)?): backwards = a > b
+        case (.text(let a)?, .text(let b)?): backwards = a > b
+        default: backwards = false
+        }
+        if backwards, let lo = input.minimum, let hi = input.maximum {
+            throw UsageError(message: "--min \(lo.displayText) is greater than --max \(hi.displayText)", command: command)
+        }
     }
 
     /// A prompt's conversation: no author name, no echo of the typed answer, no delays.

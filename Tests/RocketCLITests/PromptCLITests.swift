@@ -17,9 +17,28 @@ struct PromptCLITests {
         #expect(eof.status == 1 && eof.stdout.isEmpty)
     }
 
+    @Test("input --type, --min, --max: the engine's typed inputs; a number is printed as a number")
+    func typedInput() throws {
+        let n = try runRocket(["input", "--type", "number", "--title", "Price"], stdin: "cheap\n 2,5 \n")
+        #expect(n.status == 0 && n.stdout == "2.5\n" && n.stderr.contains("Please type a number."))
+        let i = try runRocket(["input", "--type", "integer", "--min", "1", "--max", "99"], stdin: "0\n100\n1.5\n42\n")
+        #expect(i.stdout == "42\n")
+        #expect(i.stderr.contains("The least accepted is 1.") && i.stderr.contains("The most accepted is 99.") && i.stderr.contains("whole number"))
+        let d = try runRocket(["input", "--type", "date", "--min", "2026-12-01"], stdin: "2026-02-30\n2026-11-30\n2026-12-24\n")
+        #expect(d.stdout == "2026-12-24\n" && d.stderr.contains("YYYY-MM-DD") && d.stderr.contains("The least accepted is 2026-12-01."))
+        let e = try runRocket(["input", "--type", "email"], stdin: "ada\n  ada@example.org \n")
+        #expect(e.stdout == "ada@example.org\n", "surrounding spaces are not part of a typed answer")
+        let empty = try runRocket(["input", "--type", "phone"], stdin: "\n")
+        #expect(empty.status == 0 && empty.stdout == "\n", "an empty answer no rule requires")
+    }
+
     @Test(
         "input refuses bad flags before anything is drawn",
-        arguments: [["--pattern", "("], ["--min-length", "-1"], ["--max-length", "99999999999999999999"], ["--min-length", "5", "--max-length", "2"]])
+        arguments: [
+            ["--pattern", "("], ["--min-length", "-1"], ["--max-length", "99999999999999999999"], ["--min-length", "5", "--max-length", "2"],
+            ["--type", "numbr"], ["--min", "3"], ["--type", "text", "--max", "3"], ["--type", "integer", "--min", "5", "--max", "1"],
+            ["--type", "date", "--max", "5"], ["--type", "number", "--min", "lots"], ["--type", "date", "--min", "2026-12-02", "--max", "2026-12-01"],
+        ])
     func inputUsage(flags: [String]) throws {
         let r = try runRocket(["input"] + flags)
         #expect(r.status == 64 && r.stdout.isEmpty && r.stderr.hasPrefix("rocket: error: "))
