@@ -85,7 +85,8 @@ enum PromptCommands {
             .value("--limit", "N", "Up to N choices (Tab selects); default 1."),
             .flag("--no-limit", "Any number of choices."),
             .value("--height", "N", "Rows of options shown at once (default 10)."),
-            timeoutOption("exit 124"),
+            .value("--selected", "OPTION", "Start with OPTION selected (the cursor on it; ticked with --limit); repeatable.", repeatable: true),
+            timeoutOption("the --selected options when given, else exit 124"),
             clearOption,
         ] + frontEnd,
         discussion: """
@@ -339,8 +340,27 @@ enum PromptCommands {
         let app = ChooseApp(title: parsed.value("--title"), options: options, limit: limit, strings: UIStrings.forEnvironment(Environment.current))
         if let height = try count(parsed, "--height", command: command, range: 1...1000) { app.visibleRows = height }
         let timeout = try timeout(parsed, command: command)
-        let (outcome, timedOut) = await run(app, on: runner, lineMode: lineMode, timeout: timeout, question: parsed.value("--title"))
-        if timedOut, let timeout { return reportTimeout(after: timeout) }
+        let wanted = parsed.values["--selected"] ?? []
+        var preselected: [Int] = []
+        for title in wanted {
+            guard let index = options.firstIndex(of: title) else {
+                throw UsageError(message: "'--selected \(title)' is not one of the options", command: command)
+            }
+            if !preselected.contains(index) { preselected.append(index) }
+        }
+        guard preselected.count <= limit else {
+            throw UsageError(message: "\(preselected.count) --selected options, but --limit is \(limit)", command: command)
+        }
+        app.preselect(preselected)
+        let defaults = preselected.sorted().map { options[$0] }
+        let (outcome, timedOut) = await run(
+            app, on: runner, lineMode: lineMode, timeout: timeout, question: parsed.value("--title"),
+            answerOnTimeout: defaults.isEmpty ? nil : Sanitizer.clean(defaults.joined(separator: ", "), keepNewlines: false))
+        if timedOut, let timeout {
+            guard !defaults.isEmpty else { return reportTimeout(after: timeout) }
+            for item in defaults { printOut(Sanitizer.clean(item, keepNewlines: false)) }
+            return ExitStatus.ok
+        }
         if case .done(let chosen) = outcome {
             for item in chosen { printOut(Sanitizer.clean(item, keepNewlines: false)) }
         }

@@ -38,6 +38,18 @@ public final class ChooseApp: TerminalProgram {
         self.strings = strings
     }
 
+    /// The options that start selected (`--selected`), as indices: the cursor starts on the
+    /// first; with a limit above one they start ticked. Enter on an untouched list, an empty line
+    /// in line mode, chooses them.
+    public private(set) var preselected: [Int] = []
+
+    /// Starts the list with `indices` selected (at most the limit; out-of-range ones ignored).
+    public func preselect(_ indices: [Int]) {
+        preselected = Array(indices.filter { options.indices.contains($0) }.prefix(limit))
+        if let first = preselected.min() { cursor = first }
+        if limit > 1 { selected = Set(preselected) }
+    }
+
     /// See `TerminalProgram/outcome`.
     public var outcome: ProgramOutcome<[String]>? { result }
 
@@ -78,7 +90,9 @@ public final class ChooseApp: TerminalProgram {
         guard lineMode else { return [] }
         var out: [ProgramOutput] = []
         if let title, !title.isEmpty { out.append(.say(Sanitizer.clean(title, keepNewlines: false))) }
-        for (i, o) in options.enumerated() { out.append(.say("[\(i + 1)] " + Sanitizer.clean(o, keepNewlines: false))) }
+        for (i, o) in options.enumerated() {
+            out.append(.say("[\(i + 1)] " + Sanitizer.clean(o, keepNewlines: false) + (preselected.contains(i) ? " ✓" : "")))
+        }
         if limit > 1 { out.append(.say(strings.plainChooseMany.replacingAll("%d", with: String(options.count)))) }
         return out
     }
@@ -130,6 +144,10 @@ public final class ChooseApp: TerminalProgram {
 
     private func answer(_ raw: String) -> [ProgramOutput] {
         let line = raw.trimmingSpaces()
+        if line.isEmpty && !preselected.isEmpty {
+            finish(preselected)
+            return []
+        }
         if case .success(let k) = ChoiceParser.parse(line, titles: options) {
             finish([k])
             return []

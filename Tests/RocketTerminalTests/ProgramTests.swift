@@ -330,6 +330,30 @@ struct ProgramTests {
         #expect(lines.timedOut && lines.summary?.answer == "b · 已超时")
     }
 
+    @Test("Choose --selected: the cursor starts on it (scrolled into view), ticked with a limit; Enter or an empty line takes it")
+    func choosePreselected() {
+        let clock = ManualClock()
+        let one = ChooseApp(title: nil, options: (1...30).map { "o\($0)" }, limit: 1, strings: .english)
+        one.visibleRows = 5
+        one.preselect([24])
+        let d = Driver(one, clock: clock)
+        #expect(d.screen.contains("❯ o25") && !d.screen.contains("o1\n"))
+        d.keys(.enter)
+        #expect(one.outcome == .done(["o25"]))
+        let many = ChooseApp(title: nil, options: ["a", "b", "c"], limit: 2, strings: .english)
+        many.preselect([2, 0, 1])  // more than the limit: the first two
+        let m = Driver(many, clock: clock)
+        #expect(m.screen.contains("◉ a") && m.screen.contains("◉ c") && m.screen.contains("○ b"))
+        m.keys(.tab, .enter)  // the cursor is on a: unticked
+        #expect(many.outcome == .done(["c"]))
+        let lines = ChooseApp(title: nil, options: ["a", "b"], limit: 1, strings: .english)
+        lines.preselect([1])
+        let l = Driver(lines, clock: clock, lineMode: true)
+        #expect(l.said.contains("[2] b ✓"))
+        l.send(.line(" "))
+        #expect(lines.outcome == .done(["b"]))
+    }
+
     @Test("Choose at 20 columns: long options end in an ellipsis and the hint drops whole items")
     func chooseNarrow() {
         let clock = ManualClock()
