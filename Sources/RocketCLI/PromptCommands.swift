@@ -43,6 +43,7 @@ enum PromptCommands {
             .value("--min", "V", "The least answer accepted: a number for number and integer, a day YYYY-MM-DD for date."),
             .value("--max", "V", "The greatest answer accepted."),
             .flag("--secret", "Hide what is typed (echo off in line mode)."),
+            .flag("--twice", "Ask a second time and again until both answers match (a new password)."),
             .flag("--required", "Refuse an empty answer."),
             .value("--min-length", "N", "At least N characters."),
             .value("--max-length", "N", "At most N characters."),
@@ -204,7 +205,23 @@ enum PromptCommands {
             placeholder: parsed.value("--placeholder"), validation: validation)
         try typeOptions(parsed, into: &input, command: command)
         var graph = RocketGraph()
-        let id = graph.add(RocketNode(id: "answer", content: .textInput(input)))
+        let strings = UIStrings.forEnvironment(Environment.current)
+        let id: RocketNodeID
+        if parsed.has("--twice") {
+            // answer → again → (answer == again: the end) else a line saying so → answer.
+            var first = input, again = input
+            first.next = RocketNodeID(1)
+            again.text = strings.typeAgain
+            again.placeholder = nil
+            again.next = RocketNodeID(2)
+            id = graph.add(RocketNode(id: "answer", content: .textInput(first)))
+            _ = graph.add(RocketNode(id: "again", content: .textInput(again)))
+            let same = RocketConditionBranch(if: RocketExpression("answer == again"), next: nil)
+            _ = graph.add(RocketNode(content: .condition(RocketConditionNode(branches: [same], elseNext: RocketNodeID(3)))))
+            _ = graph.add(RocketNode(text: strings.answersDiffer, next: id, showNextAfter: 0.01))  // goes on by itself (instant timing)
+        } else {
+            id = graph.add(RocketNode(id: "answer", content: .textInput(input)))
+        }
         graph.root = id
         let (runner, lineMode) = try runner(parsed, command: inputSpec.name, residue: residue(parsed))
         let host = ConversationHost(conversation: promptConversation(graph), clock: SystemClock())

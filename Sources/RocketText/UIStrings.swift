@@ -122,6 +122,10 @@ public struct UIStrings: Sendable, Hashable {
     public var timesOutIn = "times out in %@"
     /// What a prompt that timed out leaves as its answer.
     public var timedOut = "timed out"
+    /// `rocket input --twice`: the second question.
+    public var typeAgain = "Type it again"
+    /// `rocket input --twice`: the two answers were not the same.
+    public var answersDiffer = "The two answers differ; please try again."
     /// The web widget's own words, by the key its script names them with (`%@` and `%d` are
     /// filled by the script).
     public var web: [String: String] = [
@@ -164,6 +168,7 @@ public struct UIStrings: Sendable, Hashable {
         tooSmall: "最小可接受的值为 %@。", tooLarge: "最大可接受的值为 %@。", tooFewChosen: "请至少选择 %d 项。", done: "完成",
         tickHint: "空格 勾选 · 回车 确认", rateHint: "←/→ 或 1-%d 评分 · 回车 发送", plainRate: "请打分，1 到 %d：",
         cannotGoBack: "没有可以修改的上一个回答。", backHint: "Shift-Tab 返回", timesOutIn: "%@ 后超时", timedOut: "已超时",
+        typeAgain: "请再输入一次", answersDiffer: "两次输入不一致，请重试。",
         web: [
             "ended": "对话已结束。", "closed": "对话已关闭。", "startAgain": "重新开始", "pause": "暂停", "edit": "修改", "editAnswer": "修改你的回答：%@",
             "continue": "继续", "done": "完成", "chooseRange": "选择 %d 到 %d 项", "chooseAtLeast": "至少选择 %d 项", "chooseUpTo": "最多选择 %d 项",
@@ -192,7 +197,8 @@ public struct UIStrings: Sendable, Hashable {
         tooFewChosen: "Scegline almeno %d.", done: "Fatto", tickHint: "Spazio seleziona · Invio conferma",
         rateHint: "←/→ o 1-%d valuta · Invio invia", plainRate: "Valuta da 1 a %d:",
         cannotGoBack: "Non c'è una risposta precedente da cambiare.", backHint: "Shift-Tab indietro",
-        timesOutIn: "scade tra %@", timedOut: "tempo scaduto",
+        timesOutIn: "scade tra %@", timedOut: "tempo scaduto", typeAgain: "Scrivilo di nuovo",
+        answersDiffer: "Le due risposte non coincidono; riprova.",
         web: [
             "ended": "La conversazione è finita.", "closed": "La conversazione è stata chiusa.", "startAgain": "Ricomincia", "pause": "Pausa",
             "edit": "Modifica", "editAnswer": "Modifica la risposta: %@", "continue": "Continua", "done": "Fatto", "chooseRange": "Scegline da %d a %d",

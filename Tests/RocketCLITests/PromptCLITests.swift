@@ -32,6 +32,18 @@ struct PromptCLITests {
         #expect(empty.status == 0 && empty.stdout == "\n", "an empty answer no rule requires")
     }
 
+    @Test("input --twice: asked again until both answers match; the rules apply to the first; secrets stay out of the output")
+    func inputTwice() throws {
+        let r = try runRocket(["input", "--secret", "--twice", "--title", "Password", "--min-length", "3"], stdin: "ab\nabc\nabd\nxyz\nxyz\n")
+        #expect(r.status == 0 && r.stdout == "xyz\n")
+        #expect(r.stderr.components(separatedBy: "Type it again").count == 3 && r.stderr.contains("The two answers differ; please try again."))
+        #expect(r.stderr.contains("Please type at least 3 characters.") && !r.stderr.contains("xyz") && !r.stderr.contains("abd"))
+        let ended = try runRocket(["input", "--twice"], stdin: "a\n")
+        #expect(ended.status == 1 && ended.stdout.isEmpty, "the end of input before the second answer")
+        let zh = try runRocket(["input", "--twice", "--type", "integer"], stdin: "1\n2\n3\n3\n", environment: ["LANG": "zh_CN.UTF-8"])
+        #expect(zh.stdout == "3\n" && zh.stderr.contains("请再输入一次") && zh.stderr.contains("两次输入不一致"))
+    }
+
     @Test(
         "input refuses bad flags before anything is drawn",
         arguments: [
