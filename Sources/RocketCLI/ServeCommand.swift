@@ -47,7 +47,7 @@ enum ServeCommand {
             docs/openapi.json. D is seconds, or a number with ms, s, m, h, d or w.
             """,
         exitStatus:
-            "0 stopped by a signal; 64 usage error; 65 a key or secret file holds no key or secret; 66 no such flows folder, or a key or secret file cannot be read; 69 the address cannot be used, the PostgreSQL store cannot be reached, or the store file is in use by another rocket serve; 74 store error.",
+            "0 stopped by a signal; 64 usage error; 65 a key or secret file holds no key or secret; 66 no such flows folder, or a key or secret file cannot be read or every user may change it; 69 the address cannot be used, the PostgreSQL store cannot be reached, or the store file is in use by another rocket serve; 74 store error.",
         examples: ["rocket serve", "rocket serve --flows ./flows --port 9000 --allow-origin https://shop.example"])
 
     struct Options {
@@ -164,11 +164,28 @@ enum ServeCommand {
         }
     }
 
+    /// A key or secret file every user of the machine may change is refused: whoever writes it
+    /// decides who the server trusts.
+    static func refusedAsWritable(_ option: String, _ file: String) -> SetupFailure? {
+        guard FileIO.openToOthers(file)?.write == true else { return nil }
+        let shown = Sanitizer.clean(file, keepNewlines: false)
+        return SetupFailure("\(option) '\(shown)': every user of this machine may change it (chmod o-w '\(shown)')", .noInput)
+    }
+
+    /// The warning for a key or secret file, or the store holding the token secret, that every
+    /// user of the machine may read; nil when it is kept closer.
+    static func readableWarning(_ what: String, _ path: String) -> String? {
+        guard FileIO.openToOthers(path)?.read == true else { return nil }
+        let shown = Sanitizer.clean(path, keepNewlines: false)
+        return "rocket serve: \(what) '\(shown)' can be read by every user of this machine (chmod 600 '\(shown)')"
+    }
+
     /// The site keys of `file` and of `$ROCKET_API_KEYS`, or the message that says why not.
     static func siteKeys(file: String?, environment: String?) -> Result<[String], SetupFailure> {
         var keys: [String] = []
         if let file {
             let shown = Sanitizer.clean(file, keepNewlines: false)
+            if let refused = refusedAsWritable("--api-key-file", file) { return .failure(refused) }
             switch FileIO.read(file, limit: 1 << 20) {
             case .failure(let f): return .failure(SetupFailure("--api-key-file '\(shown)': \(f.reason)", .noInput))
             case .success(let bytes):
@@ -193,6 +210,7 @@ enum ServeCommand {
     /// A secret of at least 32 bytes from `file` (a final line end is not part of it).
     static func secret(_ option: String, _ file: String) -> Result<[UInt8], SetupFailure> {
         let shown = Sanitizer.clean(file, keepNewlines: false)
+        if let refused = refusedAsWritable(option, file) { return .failure(refused) }
         switch FileIO.read(file, limit: 4096) {
         case .failure(let f): return .failure(SetupFailure("\(option) '\(shown)': \(f.reason)", .noInput))
         case .success(var bytes):
@@ -324,6 +342,13 @@ enum ServeCommand {
         } else if keys.isEmpty {
             printError("rocket serve: no site keys (--api-key-file, ROCKET_API_KEYS): the routes for a site's back end are refused")
         }
+        // Secrets other users of the machine may read: said once, at the start.
+        var readable: [(String, String)] = []
+        if let file = options.keyFile { readable.append(("--api-key-file", file)) }
+        if let file = options.secretFile { readable.append(("--secret-file", file)) }
+        if let file = options.identityFile { readable.append(("--identity-secret-file", file)) }
+        if options.secretFile == nil, !archive.place.contains("://") { readable.append(("the store, which holds the token secret,", archive.place)) }
+        for (what, path) in readable { if let warning = readableWarning(what, path) { printError(warning) } }
         // Behind a proxy, pages come from the proxy's address, which the server cannot know: the
         // forwarded scheme and host are a client's word (nginx passes on the Host it was sent).
         if !options.configuration.trustedProxies.isEmpty && options.configuration.publicOrigins.isEmpty {

@@ -426,6 +426,14 @@ package enum FileIO {
         return .failure(Failure(errno))
     }
 
+    /// Who besides the owner and the group may use the file at `path` (links followed): nil when
+    /// it cannot be looked at.
+    package static func openToOthers(_ path: String) -> (read: Bool, write: Bool)? {
+        var st = stat()
+        guard stat(path, &st) == 0 else { return nil }
+        return (st.st_mode & S_IROTH != 0, st.st_mode & S_IWOTH != 0)
+    }
+
     /// True when something exists at `path`.
     package static func exists(_ path: String) -> Bool {
         var st = stat()

@@ -95,6 +95,13 @@ package final class SQLiteDatabase: Sendable {
         if stat(path, &info) == 0, (info.st_mode & S_IFMT) != S_IFREG {
             throw SQLiteError(code: SQLITE_CANTOPEN, message: "not a regular file (a folder, device, FIFO or socket)")
         }
+        // A new database is its owner's alone: it may hold visitors' data and the server's token
+        // secret. SQLite would make it (and, by its mode, its -wal and -shm) readable by everyone
+        // the umask lets; an existing file keeps its mode.
+        if mode == .readWrite, stat(path, &info) != 0, errno == ENOENT {
+            let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
+            if fd >= 0 { close(fd) }
+        }
         let rc = sqlite3_open_v2(name, &handle, flags, Self.logVFS)
         guard rc == SQLITE_OK, let handle else {
             let message = handle.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"

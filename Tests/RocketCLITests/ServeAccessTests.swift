@@ -214,6 +214,42 @@ struct ServeAccessTests {
         #expect(third.stop() == 0)
     }
 
+    @Test("secrets kept close: a key file every user may change is refused (at start and on SIGHUP), readable ones are named, a new store is its owner's")
+    func filePermissions() throws {
+        let dir = scratchDirectory()
+        let keys = dir + "/keys", secret = dir + "/secret", store = dir + "/new.sqlite"
+        try "key-0123456789abcdef0123\n".write(toFile: keys, atomically: true, encoding: .utf8)
+        try String(repeating: "s", count: 40).write(toFile: secret, atomically: true, encoding: .utf8)
+        chmod(keys, 0o666)
+        let refused = try runRocket(["serve", "--port", "0", "--store", store, "--api-key-file", keys])
+        #expect(refused.status == 66 && refused.stderr.contains("every user of this machine may change it (chmod o-w"), "\(refused.stderr)")
+        chmod(keys, 0o644)
+        chmod(secret, 0o604)
+        let server = try Running(["--api-key-file", keys, "--secret-file", secret], store: store)
+        func mode(_ path: String) -> mode_t {
+            var st = stat()
+            return stat(path, &st) == 0 ? st.st_mode & 0o777 : 0
+        }
+        #expect(server.status("GET", "/healthz") == 200)
+        #expect(mode(store) == 0o600 && mode(store + "-wal") == 0o600 && mode(store + "-shm") == 0o600, "SQLite gives its log the database's mode")
+        // A key file that became writable by everyone is not read again: the keys are kept.
+        chmod(keys, 0o646)
+        kill(server.process.processIdentifier, SIGHUP)
+        #expect(server.status("GET", "/healthz") == 200)
+        #expect(server.stop() == 0)
+        let said = server.stderr
+        #expect(said.contains("--api-key-file '\(keys)' can be read by every user of this machine (chmod 600"))
+        #expect(said.contains("--secret-file '\(secret)' can be read by every user"))
+        #expect(said.contains("the keys were kept: --api-key-file '\(keys)': every user of this machine may change it"), "\(said)")
+        // Without --secret-file the token secret lives in the store.
+        chmod(keys, 0o600)
+        chmod(store, 0o644)
+        let second = try Running(["--api-key-file", keys], store: store)
+        #expect(second.stop() == 0)
+        #expect(second.stderr.contains("the store, which holds the token secret, '\(store)' can be read by every user"))
+        #expect(!second.stderr.contains("--api-key-file '\(keys)' can be read"))
+    }
+
     @Test("the token secret is made once and kept in the store: a token still works after a restart")
     func secretKept() throws {
         let dir = scratchDirectory()
