@@ -240,6 +240,15 @@ struct LintOptions {
         json = parsed.has("--json")
         if files.count(where: { $0 == "-" }) > 1 { throw UsageError(message: "- (standard input) may be given once", command: command) }
     }
+
+    /// The files a path stands for: a folder's `NAME.json` regular files (what `rocket serve
+    /// --flows` would offer from it, links left out), else the path itself; nil for a folder
+    /// that cannot be listed.
+    static func files(for path: String) -> Result<[String], FileIO.Failure>? {
+        guard path != "-", FileIO.isFolder(path) else { return nil }
+        let folder = path.hasSuffix("/") && path.count > 1 ? String(path.dropLast()) : path
+        return FileIO.regularFiles(in: folder, endingIn: ".json").map { names in names.map { folder + "/" + $0 } }
+    }
 }
 
 /// `rocket graph`'s options.

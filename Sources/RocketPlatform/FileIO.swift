@@ -426,12 +426,39 @@ package enum FileIO {
         return .failure(Failure(errno))
     }
 
+    /// The names of the regular files in `folder` that end in `suffix`, sorted: links and
+    /// anything else in it are left out (what a server may serve from a folder it was given).
+    package static func regularFiles(in folder: String, endingIn suffix: String) -> Result<[String], Failure> {
+        guard let dir = opendir(folder) else { return .failure(Failure(errno)) }
+        defer { closedir(dir) }
+        var out: [String] = []
+        while let entry = readdir(dir) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+            }
+            guard name.hasSuffix(suffix), name.utf8.count > suffix.utf8.count else { continue }
+            var regular = entry.pointee.d_type == UInt8(DT_REG)
+            if entry.pointee.d_type == UInt8(DT_UNKNOWN) {
+                var st = stat()
+                regular = lstat(folder + "/" + name, &st) == 0 && (st.st_mode & S_IFMT) == S_IFREG
+            }
+            if regular { out.append(name) }
+        }
+        return .success(out.sorted())
+    }
+
     /// Who besides the owner and the group may use the file at `path` (links followed): nil when
     /// it cannot be looked at.
     package static func openToOthers(_ path: String) -> (read: Bool, write: Bool)? {
         var st = stat()
         guard stat(path, &st) == 0 else { return nil }
         return (st.st_mode & S_IROTH != 0, st.st_mode & S_IWOTH != 0)
+    }
+
+    /// True when `path` names a folder (links followed).
+    package static func isFolder(_ path: String) -> Bool {
+        var st = stat()
+        return stat(path, &st) == 0 && (st.st_mode & S_IFMT) == S_IFDIR
     }
 
     /// True when something exists at `path`.

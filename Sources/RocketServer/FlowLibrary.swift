@@ -261,22 +261,11 @@ package final class FlowLibrary: Sendable {
 
     private func readNames() -> [String] {
         var out = Set(builtIn.keys)
-        if let directory, let dir = opendir(directory) {
-            defer { closedir(dir) }
-            while let entry = readdir(dir) {
-                let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-                    String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
-                }
-                // Regular files only: links and anything else are never offered.
-                var regular = entry.pointee.d_type == UInt8(DT_REG)
-                if entry.pointee.d_type == UInt8(DT_UNKNOWN) {
-                    var st = stat()
-                    regular = lstat(directory + "/" + name, &st) == 0 && (st.st_mode & S_IFMT) == S_IFREG
-                }
-                if regular, name.hasSuffix(".json") {
-                    let stem = String(name.dropLast(5))
-                    if Self.isName(stem) { out.insert(stem) }
-                }
+        // Regular files only: links and anything else are never offered.
+        if let directory, case .success(let files) = FileIO.regularFiles(in: directory, endingIn: ".json") {
+            for file in files {
+                let stem = String(file.dropLast(5))
+                if Self.isName(stem) { out.insert(stem) }
             }
         }
         return out.sorted()

@@ -203,6 +203,20 @@ struct CLITests {
         #expect(parsed?.first?["code"] as? String == "unknown-block-type")
         #expect(parsed?.first?["line"] as? Int == 1)
         #expect(try runRocket(["lint", dir + "/good.json", dir + "/nope.json"]).status == 66)
+
+        // A folder: its NAME.json regular files, as rocket serve --flows offers them.
+        let outside = scratchDirectory()
+        write(#"{"version": 1, "blocks": [{"id": "a", "type": "nope"}]}"#, to: outside + "/hidden.json")
+        #expect(symlink(outside + "/hidden.json", dir + "/linked.json") == 0)
+        write("not json", to: dir + "/notes.txt")
+        #expect(mkdir(dir + "/sub.json", 0o700) == 0)
+        let folder = try runRocket(["lint", dir + "/"])
+        #expect(folder.status == 65)
+        let files = Set(folder.stdout.split(separator: "\n").map { $0.split(separator: ":").first.map(String.init) ?? "" })
+        #expect(files == ["\(dir)/bad.json", "\(dir)/warn.json"], "\(folder.stdout)")
+        let empty = scratchDirectory()
+        let none = try runRocket(["lint", empty])
+        #expect(none.status == 66 && none.stdout == "\(empty): error: holds no flow files (NAME.json)\n")
     }
 
     @Test("A huge file is refused from its size without being read")
