@@ -476,6 +476,10 @@ package final class ConversationService: Sendable {
     let checkpointComplaint = Mutex<Double>(-.infinity)
     /// True while a report is being made (one at a time).
     let reporting = Atomic<Bool>(false)
+    /// What `GET /metrics` reports that the HTTP layer counts.
+    package let counters = ServerCounters()
+    /// When the service was made (its clock's time).
+    let startedAt: Double
     /// Who is told of changes (a class box: a closure kept in a generic `Mutex` is re-wrapped in
     /// a reabstraction thunk at every read, which cost half the server's time).
     final class Listener: Sendable {
@@ -518,6 +522,7 @@ package final class ConversationService: Sendable {
         persists = archive != nil
         self.scenarios = scenarios
         self.clock = clock
+        startedAt = clock.now
         self.configuration = configuration
         // A line said again within a minute is held back (a failing store is named by every
         // request that needs it).
@@ -590,6 +595,10 @@ package final class ConversationService: Sendable {
                     return answer(reached)
                 }
             }
+        // Monitoring: a site key only.
+        case 1 where route[0] == "metrics":
+            guard Self.readMethods.contains(request.method) else { return methodNotAllowed(Self.readMethods) }
+            return metrics(request)
         // The report's page: a site key only (see report(_:page:)).
         case 1 where route[0] == "report":
             guard Self.readMethods.contains(request.method) else { return methodNotAllowed(Self.readMethods) }

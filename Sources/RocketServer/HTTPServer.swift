@@ -34,7 +34,6 @@ package final class HTTPServer: Sendable {
     private let streams = Mutex<[String: [ObjectIdentifier: EventStream]]>([:])
     /// Open event streams per client address.
     private let streamsByAddress = Mutex<[String: Int]>([:])
-    private let streamCount = Atomic<Int>(0)
     /// Admitted streams are served by this loop, outside libmicrohttpd.
     private let poller = StreamPoller()
     private let pollerDone = Mutex<Bool>(false)
@@ -94,7 +93,7 @@ package final class HTTPServer: Sendable {
     }
 
     /// Open event streams.
-    package var openStreams: Int { streamCount.load(ordering: .relaxed) }
+    package var openStreams: Int { service.counters.streams.load(ordering: .relaxed) }
 
     /// Connections libmicrohttpd holds now (0 before `start` and after `stop`).
     package var openConnections: Int {
@@ -475,6 +474,7 @@ package final class HTTPServer: Sendable {
         guard let r = made else { return .NO }
         defer { MHD_destroy_response(r) }
         addHeaders(response, to: r)
+        service.counters.answered(response.status)
         return MHD_queue_response(connection, UInt32(response.status), r)
     }
 
@@ -534,7 +534,8 @@ package final class HTTPServer: Sendable {
         }
         // Counted before its first byte goes: however soon it ends, it is forgotten once.
         streams.withLock { $0[id, default: [:]][ObjectIdentifier(stream)] = stream }
-        streamCount.add(1, ordering: .relaxed)
+        service.counters.streams.add(1, ordering: .relaxed)
+        service.counters.answered(response.status)
         if stream.open(head: Self.streamHead(response) + response.body) {
             forget(stream)
             return .NO
@@ -574,7 +575,7 @@ package final class HTTPServer: Sendable {
         }
         poller.remove(stream)
         if removed {
-            streamCount.subtract(1, ordering: .relaxed)
+            service.counters.streams.subtract(1, ordering: .relaxed)
             release(stream.address)
         }
     }
@@ -623,7 +624,7 @@ package final class HTTPServer: Sendable {
     private func push(_ change: ConversationService.Change) {
         // No stream open: no lock to take. (A stream counted after this look still gets the
         // change: it sends the conversation's current frames once it is registered.)
-        guard streamCount.load(ordering: .acquiring) > 0 else { return }
+        guard service.counters.streams.load(ordering: .acquiring) > 0 else { return }
         let targets = streams.withLock { $0[change.id].map { Array($0.values) } ?? [] }
         guard !targets.isEmpty else { return }  // nothing to write for a conversation no page follows
         let bytes = change.frames

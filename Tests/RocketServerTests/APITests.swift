@@ -948,6 +948,51 @@ struct ExperimentAPITests {
 struct ReportAPITests {
     static let key = "report-key-0123456789abcdef"
 
+    @Test("GET /metrics: a site key only; the Prometheus text format; conversations, streams and answers by status as they happen")
+    func metrics() throws {
+        let access = AccessControl(secret: AccessControl.randomBytes(32), keys: [Self.key])
+        let h = try Harness(access: access)
+        let (server, port) = try h.serve()
+        defer { server.stop() }
+        func get(_ headers: String = "") -> String {
+            RawClient.exchange(port: port, "GET /metrics HTTP/1.1\r\nHost: 127.0.0.1\r\n\(headers)Connection: close\r\n\r\n")
+        }
+        func value(_ text: String, _ sample: String) -> Double? {
+            text.split(separator: "\n").first { $0.hasPrefix(sample + " ") }.flatMap { Double($0.split(separator: " ").last ?? "") }
+        }
+        // Who may call: nobody 401, a visitor 403, a wrong key 401; other methods 405.
+        #expect(get().hasPrefix("HTTP/1.1 401"))
+        let token = try #require(h.request("POST", "/v1/visitors").json?["token"]?.string)
+        #expect(get("Rocket-Visitor: \(token)\r\n").hasPrefix("HTTP/1.1 403"))
+        #expect(get("Authorization: Bearer wrong-0123456789abcdef\r\n").hasPrefix("HTTP/1.1 401"))
+        #expect(h.request("POST", "/metrics", headers: ["Authorization": "Bearer " + Self.key]).status == 405)
+        let key = "Authorization: Bearer \(Self.key)\r\n"
+        let before = get(key)
+        #expect(before.hasPrefix("HTTP/1.1 200") && before.contains("Content-Type: text/plain; version=0.0.4; charset=utf-8"))
+        #expect(before.contains("# TYPE rocket_conversations gauge\nrocket_conversations 0\n"))
+        #expect(value(before, "rocket_http_responses_total{code=\"401\"}") == 2 && value(before, "rocket_http_responses_total{code=\"403\"}") == 1)
+        // A conversation and a stream on it.
+        let start = #"{"flow": "basic", "visitor": "ada"}"#
+        let started = RawClient.exchange(
+            port: port,
+            "POST /v1/conversations HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: \(start.utf8.count)\r\n\(key)Connection: close\r\n\r\n\(start)"
+        )
+        #expect(started.hasPrefix("HTTP/1.1 201"), "\(started)")
+        let id = try #require(bodyJSON(started)?["conversation"]?["id"]?.string)
+        let stream = try #require(RawClient(port: port))
+        stream.send("GET /v1/conversations/\(id)/events HTTP/1.1\r\nHost: 127.0.0.1\r\n\(key)Accept: text/event-stream\r\n\r\n")
+        #expect(stream.read { $0.contains("event: state") }.contains("event: state"))
+        let after = get(key)
+        #expect(value(after, "rocket_conversations") == 1 && value(after, "rocket_event_streams") == 1)
+        #expect(value(after, "rocket_http_responses_total{code=\"201\"}") == 1 && value(after, "rocket_http_responses_total{code=\"200\"}") == 2)
+        #expect((value(after, "rocket_changes_saved_total") ?? 0) >= 1 && value(after, "rocket_store_failing") == 0)
+        #expect((value(after, "process_resident_memory_bytes") ?? 0) > 1_000_000)
+        #expect(value(after, "rocket_start_time_seconds") == h.clock.now)
+        for line in after.components(separatedBy: "\r\n\r\n").last!.split(separator: "\n") where !line.hasPrefix("#") {
+            #expect(line.wholeMatch(of: /[a-z_]+(\{code="[0-9]{3}"\})? [0-9.e+]+/) != nil, "\(line)")
+        }
+    }
+
     @Test(
         "GET /v1/report and /report: the site key only; the holdout's exposures are stored; counts by variant; records outlive their conversation",
         arguments: ServerStoreKind.allCases)

@@ -41,7 +41,7 @@ struct OpenAPITests {
             let listed = ops.contains { $0.method == method.lowercased() && Self.fits($0.path, full) }
             #expect(listed, "\(method) /\(full.joined(separator: "/")) is not in openapi.json")
         }
-        let pages: Set<String> = ["healthz", "readyz"]
+        let pages: Set<String> = ["healthz", "readyz", "metrics"]
         for op in ops {
             if op.path.first == "v1" {
                 let known = ConversationService.routes.contains { $0.0.lowercased() == op.method && Self.fits(op.path, ["v1"] + $0.1) }
