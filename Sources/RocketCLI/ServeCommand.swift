@@ -347,7 +347,7 @@ enum ServeCommand {
         if let file = options.keyFile { readable.append(("--api-key-file", file)) }
         if let file = options.secretFile { readable.append(("--secret-file", file)) }
         if let file = options.identityFile { readable.append(("--identity-secret-file", file)) }
-        if options.secretFile == nil, !archive.place.contains("://") { readable.append(("the store, which holds the token secret,", archive.place)) }
+        if options.secretFile == nil, !archive.place.containsText("://") { readable.append(("the store, which holds the token secret,", archive.place)) }
         for (what, path) in readable { if let warning = readableWarning(what, path) { printError(warning) } }
         // Behind a proxy, pages come from the proxy's address, which the server cannot know: the
         // forwarded scheme and host are a client's word (nginx passes on the Host it was sent).
