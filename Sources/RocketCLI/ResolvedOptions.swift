@@ -159,7 +159,7 @@ struct BannerOptions {
         gate = try GateOptions(parsed, command: command)
         if let name = parsed.value("--scenario") {
             guard ScenarioRulesCodec.isName(name) else {
-                throw UsageError(message: "the scenario name must not be empty (and at most 1024 bytes)", command: command)
+                throw UsageError(message: "--scenario must be \(ScenarioRulesCodec.nameRule)", command: command)
             }
             scenario = (name, try GateOptions.rules(parsed, command: command))
         } else if let flag = ScenarioRulesCodec.Field.allCases.compactMap(\.flag).first(where: { parsed.value($0) != nil }) {
@@ -219,7 +219,7 @@ struct ScenarioOptions {
         names = parsed.positionals
         gate = try GateOptions(parsed, command: command)
         if ["trigger", "try", "status", "reset"].contains(subcommand), let name = names.first, !ScenarioRulesCodec.isName(name) {
-            throw UsageError(message: "the scenario name must not be empty (and at most 1024 bytes)", command: command)
+            throw UsageError(message: "NAME must be \(ScenarioRulesCodec.nameRule)", command: command)
         }
         rules = subcommand == "try" ? try GateOptions.rules(parsed, command: command) : ScenarioRules()
         json = parsed.has("--json")

@@ -704,7 +704,7 @@ extension FlowFormat {
                 "scenario", .string(minLength: 1), shownBy: [],
                 doc:
                     "The scenario that gates the flow: it is shown only when the scenario may execute now, and the showing counts as its execution. "
-                    + "No `@`, and not starting with `rocket.` (rocket's own).",
+                    + "At most 1,024 bytes, no control characters, no `@`, and not starting with `rocket.` (rocket's own).",
                 decode: { d, v, place, root in
                     if d.tape.kind(v) == .null { return true }
                     guard let s = d.readString(v, place.path) else { return false }

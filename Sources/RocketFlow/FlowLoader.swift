@@ -773,7 +773,9 @@ struct FlowDecoder {
     /// read as something else: a server keeps a visitor's statistics under NAME@VISITOR, and
     /// rocket keeps its own under names starting "rocket." (showings, a visitor's executions).
     mutating func checkScenarioName(_ name: String, path: FlowPath, at offset: Int) {
-        if name.contains("@") {
+        if !name.isEmpty, !ScenarioRulesCodec.isName(name) {
+            error("bad-name", "\"\(Sanitizer.clean(name, keepNewlines: false))\" must be \(ScenarioRulesCodec.nameRule)", path: path, at: offset)
+        } else if name.contains("@") {
             error("bad-name", "\"\(name)\" holds an @, which a server puts between a scenario and a visitor", path: path, at: offset)
         } else if name.hasPrefix("rocket.") {
             error("bad-name", "\"\(name)\": names starting with rocket. are the ones rocket keeps itself", path: path, at: offset)

@@ -101,7 +101,7 @@ public enum ScenarioRulesCodec {
                 case .duration: return "must be " + RocketDuration.syntax
                 case .name: return "must be a scenario name"
                 }
-            case .badName: return "must be a scenario name: not empty, at most \(RocketLimits.scenarioNameBytes) bytes"
+            case .badName: return "must be " + ScenarioRulesCodec.nameRule
             case .missingPartner(let other): return "goes together with \(other.rawValue)"
             }
         }
@@ -184,8 +184,14 @@ public enum ScenarioRulesCodec {
         return (rules, problems)
     }
 
-    /// True for a usable scenario name: not empty (nor only white space), at most 1024 bytes.
+    /// True for a usable scenario name (``nameRule``): not empty (nor only white space), at most
+    /// 1024 bytes, no control characters (a line end would break every line-per-name listing).
     public static func isName(_ text: String) -> Bool {
         !text.allSatisfy(\.isWhitespace) && text.utf8.count <= RocketLimits.scenarioNameBytes
+            && !text.unicodeScalars.contains { $0.value < 0x20 || (0x7F...0x9F).contains($0.value) }
     }
+
+    /// What ``isName(_:)`` asks, for messages.
+    public static let nameRule = "a scenario name: not empty, at most \(RocketLimits.scenarioNameBytes) bytes, no control characters"
+
 }

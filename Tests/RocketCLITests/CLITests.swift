@@ -639,8 +639,11 @@ struct SanitizerSurfaceTests {
         }
         let st = try runRocket(["scenario", "trigger", "x", "--store", bad + ".sqlite"])
         #expect(st.status != 0 && clean(st.stderr), "\(st.stderr)")
-        // scenario names in status, usage errors quoting argv
-        _ = try runRocket(["scenario", "trigger", e], environment: ["ROCKET_STORE": dir + "/s.sqlite"])
+        // scenario names in status (control characters are refused as names; bidi and
+        // zero-width ones are kept and shown cleaned), usage errors quoting argv
+        let refused = try runRocket(["scenario", "trigger", e], environment: ["ROCKET_STORE": dir + "/s.sqlite"])
+        #expect(refused.status == 64 && clean(refused.stderr))
+        _ = try runRocket(["scenario", "trigger", "x\u{202E}\u{200B}y"], environment: ["ROCKET_STORE": dir + "/s.sqlite"])
         let s = try runRocket(["scenario", "status"], environment: ["ROCKET_STORE": dir + "/s.sqlite"])
         #expect(s.stdout.contains("events 1") && clean(s.stdout))
         let u = try runRocket(["play", "--\(e)"])

@@ -311,6 +311,9 @@ struct ScenarioScriptTests {
     func names() throws {
         let dir = scratchDirectory()
         #expect(try runRocket(["scenario", "trigger", ""], environment: env(dir)).status == 64)
+        let newline = try runRocket(["scenario", "trigger", "a\nb"], environment: env(dir))
+        #expect(newline.status == 64 && newline.stderr.contains("no control characters"), "a line end would break status's lines")
+        #expect(try runRocket(["banner", "Hi", "--scenario", "a\u{7}b"], environment: env(dir)).status == 64)
         #expect(try runRocket(["scenario", "try", " "], environment: env(dir)).status == 64)
         let missing = dir + "/no/such/dir/s.sqlite"
         let r = try runRocket(["scenario", "trigger", "x"], environment: ["ROCKET_STORE": missing])

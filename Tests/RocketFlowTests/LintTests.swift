@@ -26,6 +26,12 @@ struct LintTests {
         #expect(lint(flow("tips", eventsOf: "x@y")) == ["1:57 error bad-name"])
         #expect(lint(flow("tips", eventsOf: "rocket.executed")) == ["1:57 error bad-name"])
         #expect(FlowLoader.load(flow("a@b")).document == nil, "a flow with errors does not load")
+        // The one rule of ScenarioRulesCodec.isName: no control characters, at most 1,024 bytes.
+        #expect(lint(flow(#"a\nb"#)) == ["1:28 error bad-name"])
+        #expect(lint(flow(#"a\u0085b"#)) == ["1:28 error bad-name"])
+        #expect(lint(flow(String(repeating: "n", count: 1025))) == ["1:28 error bad-name"])
+        #expect(lint(flow(String(repeating: "n", count: 1024))).isEmpty)
+        #expect(lint(flow("tips", eventsOf: #"x\ty"#)) == ["1:57 error bad-value"], "the rules codec says it: must be a scenario name")
     }
 
     @Test("Duplicate and empty ids are reported as a dictionary would find them, at any distance")
