@@ -128,7 +128,7 @@ extension Report {
         if flows.isEmpty { out += "<p>No conversations in these records.</p>\n" }
         var figure = 0
         for flow in flows {
-            let name = HTMLText.escape(flow.flow.isEmpty ? "(unnamed flow)" : flow.flow)
+            let name = shown(flow.flow.isEmpty ? "(unnamed flow)" : flow.flow)
             out += "<section>\n<h2>Flow \(name)</h2>\n"
             out += summaryTable(flow)
             let compared = flow.variants.filter { $0.comparison != nil }
@@ -138,7 +138,7 @@ extension Report {
             }
             for v in flow.variants where !v.blocks.isEmpty {
                 figure += 1
-                out += "<h3>Funnel: \(HTMLText.escape(ReportFormat.variantName(v.variant)))</h3>\n"
+                out += "<h3>Funnel: \(shown(ReportFormat.variantName(v.variant)))</h3>\n"
                 out += funnelChart(v, id: figure)
                 out += funnelTable(v)
             }
@@ -151,8 +151,8 @@ extension Report {
     private func summaryTable(_ flow: FlowReport) -> String {
         let c = { (n: Int?) in ReportFormat.count(n, minCount: minCount) }
         var out = """
-            <div class="scroll" tabindex="0" role="region" aria-label="Variants of \(HTMLText.escape(flow.flow.isEmpty ? "this flow" : flow.flow))"><table>
-            <caption class="note">Variants of \(HTMLText.escape(flow.flow.isEmpty ? "this flow" : flow.flow))</caption>
+            <div class="scroll" tabindex="0" role="region" aria-label="Variants of \(shown(flow.flow.isEmpty ? "this flow" : flow.flow))"><table>
+            <caption class="note">Variants of \(shown(flow.flow.isEmpty ? "this flow" : flow.flow))</caption>
             <thead><tr><th scope="col">Variant</th><th scope="col">Exposures</th><th scope="col">Starts</th><th scope="col">Completions</th>\
             <th scope="col">Completion rate</th>
             """
@@ -162,10 +162,10 @@ extension Report {
         out += "</tr></thead>\n<tbody>\n"
         var ended: [String] = []
         for v in flow.variants {
-            let dismissals = v.dismissals.map { "\(HTMLText.escape($0.reason)) \(c($0.count))" }.joined(separator: ", ")
-            if !dismissals.isEmpty { ended.append("\(HTMLText.escape(ReportFormat.variantName(v.variant))): \(dismissals)") }
+            let dismissals = v.dismissals.map { "\(shown($0.reason)) \(c($0.count))" }.joined(separator: ", ")
+            if !dismissals.isEmpty { ended.append("\(shown(ReportFormat.variantName(v.variant))): \(dismissals)") }
             let needed = v.comparison?.statistics.neededPerVariant.map(ReportFormat.grouped) ?? "–"
-            out += "<tr><th scope=\"row\">\(HTMLText.escape(ReportFormat.variantName(v.variant)))</th><td>\(c(v.exposures))</td><td>\(c(v.starts))</td>"
+            out += "<tr><th scope=\"row\">\(shown(ReportFormat.variantName(v.variant)))</th><td>\(c(v.exposures))</td><td>\(c(v.starts))</td>"
             out += "<td>\(c(v.completions))</td><td>\(ReportFormat.percent(v.completionRate))</td>"
             if compared { out += "<td>\(ReportFormat.difference(v.comparison))</td><td>\(ReportFormat.pValue(v.comparison))</td><td>\(needed)</td>" }
             out += "</tr>\n"
@@ -178,7 +178,7 @@ extension Report {
     private func funnelTable(_ v: VariantReport) -> String {
         let c = { (n: Int?) in ReportFormat.count(n, minCount: minCount) }
         var out = """
-            <div class="scroll" tabindex="0" role="region" aria-label="Funnel of \(HTMLText.escape(ReportFormat.variantName(v.variant))), by block"><table>
+            <div class="scroll" tabindex="0" role="region" aria-label="Funnel of \(shown(ReportFormat.variantName(v.variant))), by block"><table>
             <thead><tr><th scope="col">Block</th><th scope="col">Reached</th><th scope="col">Answered</th><th scope="col">Dropped here</th>\
             <th scope="col">Median time to answer</th></tr></thead>
             <tbody>
@@ -186,7 +186,7 @@ extension Report {
             """
         for b in v.blocks {
             let share = ReportFormat.dropShare(b).map { " (\(ReportFormat.percent($0)))" } ?? ""
-            out += "<tr><th scope=\"row\">\(HTMLText.escape(b.id))</th><td>\(c(b.reached))</td><td>\(c(b.answered))</td>"
+            out += "<tr><th scope=\"row\">\(shown(b.id))</th><td>\(c(b.reached))</td><td>\(c(b.answered))</td>"
             out += "<td>\(c(b.dropped))\(share)</td><td>\(ReportFormat.seconds(b.medianSecondsToAnswer))</td></tr>\n"
         }
         return out + "</tbody></table></div>\n"
@@ -198,7 +198,7 @@ extension Report {
     private func funnelChart(_ v: VariantReport, id: Int) -> String {
         let rowHeight = 44
         let top = Double(v.blocks.compactMap(\.reached).max() ?? 0)
-        let variant = HTMLText.escape(ReportFormat.variantName(v.variant))
+        let variant = shown(ReportFormat.variantName(v.variant))
         var out = "<figure>\n<svg role=\"img\" aria-labelledby=\"chart\(id)-title\" width=\"100%\" height=\"\(v.blocks.count * rowHeight + 4)\">\n"
         out += "<title id=\"chart\(id)-title\">Funnel of \(variant): conversations that reached and answered each block</title>\n"
         for (k, b) in v.blocks.enumerated() {
@@ -206,7 +206,7 @@ extension Report {
             let reached = top > 0 ? 100 * Double(b.reached ?? 0) / top : 0
             let answered = top > 0 ? 100 * Double(b.answered ?? 0) / top : 0
             let label =
-                "\(HTMLText.escape(b.id)): reached \(ReportFormat.count(b.reached, minCount: minCount)), answered \(ReportFormat.count(b.answered, minCount: minCount))"
+                "\(shown(b.id)): reached \(ReportFormat.count(b.reached, minCount: minCount)), answered \(ReportFormat.count(b.answered, minCount: minCount))"
             out += "<text x=\"0\" y=\"\(y + 15)\">\(label)</text>\n"
             out += "<rect class=\"reach\" x=\"0\" y=\"\(y + 21)\" width=\"\(Self.percent(reached))\" height=\"16\"/>"
             out += "<rect class=\"answer\" x=\"0\" y=\"\(y + 25)\" width=\"\(Self.percent(answered))\" height=\"8\"/>\n"
@@ -229,7 +229,7 @@ extension Report {
         let span = max(high - low, 0.01)
         // 4 % to 96 % of the width, so the dots at the ends stay whole.
         let x = { (d: Double) in Self.percent(4 + 92 * (d - low) / span) }
-        let name = HTMLText.escape(flow.flow.isEmpty ? "this flow" : flow.flow)
+        let name = shown(flow.flow.isEmpty ? "this flow" : flow.flow)
         var out = "<figure>\n<svg role=\"img\" aria-labelledby=\"chart\(id)-title\" width=\"100%\" height=\"\(compared.count * rowHeight + 4)\">\n"
         out += "<title id=\"chart\(id)-title\">Differences in completion rate of \(name), with 95 % confidence intervals</title>\n"
         for (k, v) in compared.enumerated() {
@@ -237,7 +237,7 @@ extension Report {
             let s = c.statistics
             let y = k * rowHeight
             let label =
-                "\(HTMLText.escape(ReportFormat.variantName(v.variant))) vs \(HTMLText.escape(ReportFormat.variantName(c.against))): \(ReportFormat.difference(c)), p \(ReportFormat.pValue(c))"
+                "\(shown(ReportFormat.variantName(v.variant))) vs \(shown(ReportFormat.variantName(c.against))): \(ReportFormat.difference(c)), p \(ReportFormat.pValue(c))"
             out += "<text x=\"0\" y=\"\(y + 15)\">\(label)</text>\n"
             out += "<line class=\"zero\" x1=\"\(x(0))\" y1=\"\(y + 22)\" x2=\"\(x(0))\" y2=\"\(y + 44)\"/>"
             out += "<line class=\"ci\" x1=\"\(x(s.ci95.low))\" y1=\"\(y + 33)\" x2=\"\(x(s.ci95.high))\" y2=\"\(y + 33)\"/>"
@@ -255,4 +255,11 @@ extension Report {
         return "\(tenths / 10).\(tenths % 10)%"
     }
 
+}
+
+/// A name from the records (a flow, a variant, a block, a reason) as the page shows it: through
+/// the one sanitizer (a bidirectional override or a control character becomes U+FFFD, as on a
+/// terminal), then escaped for HTML.
+private func shown(_ name: String) -> String {
+    HTMLText.escape(Sanitizer.clean(name, keepNewlines: false))
 }

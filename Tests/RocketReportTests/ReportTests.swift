@@ -177,10 +177,12 @@ struct ReportTests {
         var log = LogWriter()
         for k in 0..<20 {
             log.conversation(
-                flow: "<script>alert(1)</script>", variant: k % 2 == 0 ? "a" : "b", blocks: ["q&a"], answered: 1, end: k < 12 ? "completed" : "closed")
+                flow: "<script>alert(1)</script>", variant: k % 2 == 0 ? "a\u{202E}fdp.exe" : "b", blocks: ["q&a"], answered: 1,
+                end: k < 12 ? "completed" : "closed")
         }
         let html = try log.build(minCount: 1).html
         #expect(!html.contains("<script>") && html.contains("&lt;script&gt;") && html.contains("q&amp;a"))
+        #expect(!html.unicodeScalars.contains("\u{202E}") && html.contains("a\u{FFFD}fdp.exe"), "a bidirectional override is shown as on a terminal")
         #expect(!html.contains("http://") && !html.contains("https://") && !html.contains(" src="), "nothing fetched")
         #expect(html.split(separator: "<svg role=\"img\"", omittingEmptySubsequences: false).count == 4, "a comparison chart and a funnel per variant")
         #expect(html.contains("<title id=\"chart1-title\">Differences in completion rate"))
