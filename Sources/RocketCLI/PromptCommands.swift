@@ -226,7 +226,7 @@ enum PromptCommands {
         let (runner, lineMode) = try runner(parsed, command: inputSpec.name, residue: residue(parsed))
         let host = ConversationHost(conversation: promptConversation(graph), clock: SystemClock())
         let app = ConversationApp(
-            host: host, strings: UIStrings.forEnvironment(Environment.current), depth: runner.depth, pictures: TerminalImage.loader)
+            host: host, strings: strings, depth: runner.depth, pictures: TerminalImage.loader)
         let value = parsed.value("--value")
         if let value { app.defaults[id] = value }
         let timeout = try timeout(parsed, command: command)
@@ -269,13 +269,7 @@ enum PromptCommands {
             }
             if flag == "--min" { input.minimum = bound } else { input.maximum = bound }
         }
-        let backwards: Bool
-        switch (input.minimum, input.maximum) {
-        case (.number(let a)?, .number(let b)?): backwards = a > b
-        case (.text(let a)?, .text(let b)?): backwards = a > b
-        default: backwards = false
-        }
-        if backwards, let lo = input.minimum, let hi = input.maximum {
+        if input.rangeIsEmpty, let lo = input.minimum, let hi = input.maximum {
             throw UsageError(message: "--min \(lo.displayText) is greater than --max \(hi.displayText)", command: command)
         }
     }
@@ -354,7 +348,7 @@ enum PromptCommands {
             options = parsed.positionals
         }
         let (runner, lineMode) = try runner(parsed, command: chooseSpec.name, inputTaken: fromInput, residue: residue(parsed))
-        let app = ChooseApp(title: parsed.value("--title"), options: options, limit: limit, strings: UIStrings.forEnvironment(Environment.current))
+        let app = ChooseApp(title: parsed.value("--title"), options: options, limit: limit, strings: runner.strings)
         if let height = try count(parsed, "--height", command: command, range: 1...1000) { app.visibleRows = height }
         let timeout = try timeout(parsed, command: command)
         let wanted = parsed.values["--selected"] ?? []

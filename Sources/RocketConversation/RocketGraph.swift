@@ -348,6 +348,16 @@ public struct RocketInputNode: Hashable, Sendable, Codable {
         return .success(value)
     }
 
+    /// True when ``minimum`` is above ``maximum`` (both numbers, or both days): no answer could
+    /// be accepted.
+    public var rangeIsEmpty: Bool {
+        switch (minimum, maximum) {
+        case (.number(let a)?, .number(let b)?): return a > b
+        case (.text(let a)?, .text(let b)?): return a > b
+        default: return false
+        }
+    }
+
     /// The next block for accepted text when the host does not decide: the first matching
     /// branch, else ``next``.
     public func resolveNext(for text: String) -> RocketNodeID? {

@@ -200,16 +200,8 @@ public enum FlowValidator {
                         report(.error, "bad-bound", "\"\(key)\" of a \(input.inputType.rawValue) input must be \(want)", "\(blockPath(i)).\(key)")
                     }
                 }
-                if let lo = input.minimum, let hi = input.maximum {
-                    let backwards: Bool
-                    switch (lo, hi) {
-                    case (.number(let a), .number(let b)): backwards = a > b
-                    case (.text(let a), .text(let b)): backwards = a > b
-                    default: backwards = false
-                    }
-                    if backwards {
-                        report(.error, "impossible-range", "\"min\" \(lo.displayText) is greater than \"max\" \(hi.displayText)", "\(blockPath(i)).min")
-                    }
+                if input.rangeIsEmpty, let lo = input.minimum, let hi = input.maximum {
+                    report(.error, "impossible-range", "\"min\" \(lo.displayText) is greater than \"max\" \(hi.displayText)", "\(blockPath(i)).min")
                 }
                 if let lo = input.validation?.minLength, let hi = input.validation?.maxLength, lo > hi {
                     report(.error, "impossible-length", "\"minLength\" \(lo) is greater than \"maxLength\" \(hi)", "\(blockPath(i)).validate.minLength")

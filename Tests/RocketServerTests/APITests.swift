@@ -954,9 +954,7 @@ struct ReportAPITests {
         let h = try Harness(access: access)
         let (server, port) = try h.serve()
         defer { server.stop() }
-        func get(_ headers: String = "") -> String {
-            RawClient.exchange(port: port, "GET /metrics HTTP/1.1\r\nHost: 127.0.0.1\r\n\(headers)Connection: close\r\n\r\n")
-        }
+        func get(_ headers: String = "") -> String { RawClient.get(port: port, "/metrics", headers: headers) }
         func value(_ text: String, _ sample: String) -> Double? {
             text.split(separator: "\n").first { $0.hasPrefix(sample + " ") }.flatMap { Double($0.split(separator: " ").last ?? "") }
         }

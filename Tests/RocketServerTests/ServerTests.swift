@@ -401,9 +401,7 @@ struct ServerTests {
         let h = try Harness(flowsDirectory: dir)
         let (server, port) = try h.serve()
         defer { server.stop() }
-        func get(_ target: String, _ headers: String = "") -> String {
-            RawClient.exchange(port: port, "GET \(target) HTTP/1.1\r\nHost: x\r\n\(headers)Connection: close\r\n\r\n")
-        }
+        func get(_ target: String, _ headers: String = "") -> String { RawClient.get(port: port, target, headers: headers) }
         func header(_ answer: String, _ name: String) -> String? {
             answer.components(separatedBy: "\r\n\r\n").first?.split(separator: "\r\n").first { $0.lowercased().hasPrefix(name.lowercased() + ": ") }
                 .map { String($0.dropFirst(name.count + 2)) }
@@ -445,9 +443,7 @@ struct ServerTests {
         let h = try Harness()
         let (server, port) = try h.serve()
         defer { server.stop() }
-        func get(_ target: String) -> String {
-            RawClient.exchange(port: port, "GET \(target) HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
-        }
+        func get(_ target: String) -> String { RawClient.get(port: port, target) }
         let flows = get("http://elsewhere.example/v1/flows")
         #expect(flows.hasPrefix("HTTP/1.1 200") && flows.contains(#"{"flows":["basic","gated"]}"#), "\(flows.prefix(200))")
         #expect(get("HTTPS://X:8443/healthz").hasPrefix("HTTP/1.1 200"))
@@ -468,9 +464,7 @@ struct ServerTests {
         let h = try Harness()
         let (server, port) = try h.serve()
         defer { server.stop() }
-        func get(_ target: String) -> String {
-            RawClient.exchange(port: port, "GET \(target) HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
-        }
+        func get(_ target: String) -> String { RawClient.get(port: port, target) }
         // "/v1/flows%00x" was read as "/v1/flows" and answered 200.
         for target in ["/v1/flows%00x", "/v1/flows?flow=basic%00x", "/play/basic%00.json", "/v1/flows%00"] {
             let r = get(target)

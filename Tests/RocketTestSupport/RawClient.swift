@@ -77,6 +77,12 @@ public final class RawClient {
         c.send(request)
         return c.read()
     }
+
+    /// The whole response to `GET target` with `headers` (each line ending in CRLF) added, on a
+    /// connection of its own.
+    public static func get(port: Int, _ target: String, headers: String = "") -> String {
+        exchange(port: port, "GET \(target) HTTP/1.1\r\nHost: 127.0.0.1\r\n\(headers)Connection: close\r\n\r\n")
+    }
 }
 
 /// A POST of JSON `body` to `path` with `Connection: close`, as `visitor` when given: the text
