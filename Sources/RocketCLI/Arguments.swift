@@ -109,6 +109,9 @@ enum OptionGroups {
         ([
             .value("--var", "NAME=VALUE", "Give a variable of the flow its value at the start (typed by the flow's vars).", repeatable: true),
             .value(
+                "--answers", "FILE",
+                "Answer blocks ahead from a JSON object of block ids and answers, as --answers-out writes it (- for standard input)."),
+            .value(
                 "--lang", "TAG", "Play a flow written in several languages in this one (en, it, pt-BR; default: the environment's); the interface follows."),
             .value(
                 "--visitor", "ID",

@@ -213,12 +213,13 @@ enum PlayCommand {
             "rocket play examples/welcome.json",
             "printf '1\\nAda\\n\\n\\n1\\n\\n' | rocket play examples/welcome.json --instant --answers-out -",
             "rocket play onboarding.json --state ~/.local/state/onboarding.json --on-action notify='notify-send hi'",
+            "rocket play examples/survey.json --answers answers.json --answers-out - < /dev/null",
         ])
 
     static let exitStatusOfPlay = """
         0 the flow reached its end; 1 the user closed it (close button, Esc, end of input in
         plain mode); 3 not now (the flow's scenario did not allow it; nothing shown);
-        130 Ctrl-C or SIGINT; 143 SIGTERM; 65 invalid flow or snapshot; 66 missing or unreadable
+        130 Ctrl-C or SIGINT; 143 SIGTERM; 65 invalid flow, snapshot or answers; 66 missing or unreadable
         file; 64 usage error; 74 a file or the scenario store cannot be written.
         """
 
@@ -240,6 +241,11 @@ enum PlayCommand {
         // The person playing the flow is not its author: warnings only when asked for.
         for d in result.diagnostics where d.severity == .error || options.verbose { printError(d.formatted(file: displayName(path))) }
         guard result.isPlayable, let doc = result.document else { return ExitStatus.dataError }
+        let given: [String: GivenAnswer]
+        switch givenAnswers(doc, options: options) {
+        case .failure(let status): return status.code
+        case .success(let g): given = g
+        }
         let saved: ConversationSnapshot?
         switch savedState(doc, options: options) {
         case .failure(let status): return status.code
@@ -350,7 +356,28 @@ enum PlayCommand {
                 return ExitStatus.ioError
             }
         }
-        return await play(played, imageBase: base.isEmpty ? nil : base, options: options, flowName: flowName, resume: saved, exposure: exposure)
+        return await play(
+            played, imageBase: base.isEmpty ? nil : base, options: options, flowName: flowName, resume: saved, exposure: exposure, given: given)
+    }
+
+    /// The answers `--answers FILE` gives ahead for `doc`'s blocks, each with its place in the
+    /// file; the exit status when they cannot be used (every problem said on stderr first).
+    static func givenAnswers(_ doc: FlowDocument, options: PlayOptions) -> Result<[String: GivenAnswer], ExitStatusCode> {
+        guard let path = options.answers else { return .success([:]) }
+        let name = displayName(path)
+        switch FileIO.read(path, limit: JSONReaderLimits().maxBytes) {
+        case .failure(let f):
+            printError("rocket: error: cannot read '\(Sanitizer.clean(name, keepNewlines: false))': \(f.reason)")
+            return .failure(ExitStatusCode(ExitStatus.noInput))
+        case .success(let bytes):
+            switch FlowAnswers.read(bytes, for: doc) {
+            case .failure(let failure):
+                for d in failure.diagnostics { printError(d.formatted(file: name)) }
+                return .failure(ExitStatusCode(ExitStatus.dataError))
+            case .success(let answers):
+                return .success(answers.byBlock.mapValues { GivenAnswer(value: $0.value, place: "\(name):\($0.line):\($0.column)") })
+            }
+        }
     }
 
     /// The flow's identity in snapshots: the hash of its graph as written (image paths not yet
@@ -433,8 +460,13 @@ enum PlayCommand {
             for d in result.diagnostics { printError(d.formatted(file: "<demo>")) }
             return ExitStatus.dataError
         }
+        let given: [String: GivenAnswer]
+        switch givenAnswers(doc, options: options) {
+        case .failure(let status): return status.code
+        case .success(let g): given = g
+        }
         var typedAhead: (bytes: [UInt8], ended: Bool) = ([], false)
-        let status = await play(doc, imageBase: nil, options: options) { typedAhead = $0 }
+        let status = await play(doc, imageBase: nil, options: options, given: given) { typedAhead = $0 }
         guard status == ExitStatus.ok else { return status }
         // The tour ends with an AlertReactor alert whose choices load lazily.
         let controller = AlertController(reactor: DemoAlertReactor(delay: options.instant ? 0 : 1.2))
@@ -448,11 +480,11 @@ enum PlayCommand {
     static func play(
         _ doc: FlowDocument, imageBase: String?, options: PlayOptions,
         flowName: String = "demo", resume: ConversationSnapshot? = nil, exposure: (experiment: String, variant: String)? = nil,
-        leftover: ((bytes: [UInt8], ended: Bool)) -> Void = { _ in }
+        given: [String: GivenAnswer] = [:], leftover: ((bytes: [UInt8], ended: Bool)) -> Void = { _ in }
     ) async -> ExitStatus {
         let env = Environment.current
         // A flow read from stdin leaves the keys to the terminal itself, as fzf and gum do.
-        let terminal = Terminal.forUserInterface(inputTaken: options.flowFromStdin)
+        let terminal = Terminal.forUserInterface(inputTaken: options.stdinTaken)
         let plain = options.plain || !terminal.isInteractive || env["TERM"] == "dumb"
         // The conversation's own animations (bounces, intro) are not drawn in the terminal, so its
         // timing is always reduced motion; --instant also fires every showNextAfter at once.
@@ -558,14 +590,29 @@ enum PlayCommand {
         app.onBannerDismissed = { result in
             log?.write([("event", .string("banner")), ("result", .string(result.line))])
         }
-        app.lineHints = plain && isatty(0) == 1
+        // A person types at the terminal the keys come from; without one, answers given ahead
+        // carry the flow, and a block that waits only for a tap goes on by itself.
+        let person = isatty(terminal.inputFD) == 1
+        app.lineHints = plain && person
+        app.givenAnswers = given
+        app.tapsGoOn = options.answers != nil && !person
         runner.depth = depth
         runner.mouse = options.mouse
         runner.theme = options.theme
         let outcome = await runner.run(app, lineMode: plain)
         leftover(runner.unreadInput)
         // A closed conversation whose input simply ran out says so (else exit 1 reads as a choice).
-        if app.inputEnded { printError("rocket: the input ended before the conversation did, so it was closed (exit 1)") }
+        if app.inputEnded {
+            let block = app.inputEndedAt.map { " at block '\(Sanitizer.clean($0, keepNewlines: false))'" } ?? ""
+            if let answers = options.answers, let id = app.inputEndedAt {
+                let quoted = "'" + Sanitizer.clean(id, keepNewlines: false) + "'"
+                let file = Sanitizer.clean(displayName(answers), keepNewlines: false)
+                let why = given[id] == nil ? "block \(quoted) has no answer in \(file)" : "block \(quoted) was still waiting after its answer in \(file)"
+                printError("rocket: \(why), and the input ended, so the conversation was closed (exit 1)")
+            } else {
+                printError("rocket: the input ended\(block) before the conversation did, so it was closed (exit 1)")
+            }
+        }
         if let path = options.events, let failure = log?.failure {
             printError("rocket: error: cannot write '\(Sanitizer.clean(path, keepNewlines: false))': \(failure.reason)")
             return ExitStatus.ioError

@@ -73,6 +73,8 @@ struct PlayOptions {
     var verbose: Bool
     var events: String?
     var answersOut: String?
+    /// `--answers FILE`: answers given ahead, by block id.
+    var answers: String?
     var printActions: Bool
     var hooks: ActionHooks
     var vars: [String: String]
@@ -95,6 +97,9 @@ struct PlayOptions {
     var ignoreRules: Bool
     /// True when the flow is read from standard input (`-`): the keys then come from the terminal.
     var flowFromStdin: Bool
+    /// True when standard input is read for the flow or the answers: the keys then come from the
+    /// terminal.
+    var stdinTaken: Bool { flowFromStdin || answers == "-" }
 
     init(_ parsed: ParsedArguments, command: String) throws(UsageError) {
         plain = parsed.has("--plain")
@@ -104,6 +109,7 @@ struct PlayOptions {
         verbose = parsed.has("--verbose")
         events = parsed.value("--events")
         answersOut = parsed.value("--answers-out")
+        answers = parsed.value("--answers")
         printActions = parsed.has("--print-actions")
         hooks = try ActionHooks.parse(parsed.all("--on-action"), command: command)
         vars = try PlayCommand.variables(parsed)
@@ -129,6 +135,9 @@ struct PlayOptions {
         gate = try GateOptions(parsed, command: command)
         ignoreRules = parsed.has("--ignore-rules")
         flowFromStdin = parsed.positionals.first == "-"
+        if flowFromStdin && answers == "-" {
+            throw UsageError(message: "the flow and --answers cannot both be read from standard input", command: command)
+        }
         if state == "-" { throw UsageError(message: "--state needs a file, not -", command: command) }
         if events == "-" && answersOut == "-" {
             throw UsageError(message: "--events - and --answers-out - cannot both use standard output", command: command)

@@ -4,6 +4,21 @@ import RocketCore
 public import RocketText
 public import RocketTerminalCore
 
+/// An answer given ahead for a block (`rocket play --answers`), and where it was given (a
+/// `FILE:LINE:COL` that a refusal names).
+public struct GivenAnswer: Hashable, Sendable {
+    /// The answer, as `--answers-out` writes it.
+    public var value: RocketValue
+    /// Where it was given.
+    public var place: String
+
+    /// An answer given at `place`.
+    public init(value: RocketValue, place: String) {
+        self.value = value
+        self.place = place
+    }
+}
+
 /// How a conversation ended when it was not interrupted.
 public enum ConversationEnd: Hashable, Sendable {
     /// The flow reached a nil `next` (done, exit 0).
@@ -55,6 +70,16 @@ public final class ConversationApp: TerminalProgram {
     /// yes and no words): a whole line in line mode, a single key in the terminal. Lower-cased;
     /// matched without regard to case or surrounding spaces.
     public var shortcuts: [String: RocketIntent] = [:]
+    /// Answers given ahead, by block id (`rocket play --answers`): each is given once, when its
+    /// block waits, as if typed; a refused one is said (with its place) and the block is asked.
+    public var givenAnswers: [String: GivenAnswer] = [:]
+    /// Blocks that wait only for a tap (a text or a picture without a timer) go on by themselves:
+    /// nobody is there to tap (an unattended run).
+    public var tapsGoOn = false
+    /// The id of the block that waited when the end of the input closed the conversation.
+    public private(set) var inputEndedAt: String?
+    private var usedAnswers = Set<String>()
+    private var automaticTried: [Int]?
     private var ui = ConversationUI()
     private var prefilled: Int?
     private var interruptedBy: Int32?
@@ -106,7 +131,7 @@ public final class ConversationApp: TerminalProgram {
 
     /// See `TerminalProgram/lineRequest`: a line per interactive block, a secret one with echo off.
     public var lineRequest: LineRequest? {
-        guard lineMode, outcome == nil, let index = host.conversation.interactiveIndex else { return nil }
+        guard lineMode, outcome == nil, let index = host.conversation.interactiveIndex, automaticStep() == nil else { return nil }
         if case .textInput(let input) = host.conversation.node(at: index).content { return LineRequest(secret: input.isSecret) }
         return LineRequest()
     }
@@ -150,12 +175,64 @@ public final class ConversationApp: TerminalProgram {
         case .line(let line): out = answer(line)
         case .inputEnded:
             // End of input closes the conversation, as the close button does.
-            if host.conversation.status.reason == nil { inputEnded = true }
+            if host.conversation.status.reason == nil {
+                inputEnded = true
+                inputEndedAt = host.conversation.interactiveBlock?.id
+            }
             if (try? host.send(.close)) == nil { host.dismiss(reason: .closedByUser) }
         }
+        out += runAutomaticStep()
         // A banner does not outlive its conversation.
         if outcome != nil { overlay?.dismissNow() }
         return out
+    }
+
+    /// What goes on by itself now: the waiting block's given answer, or a tap when taps go on
+    /// by themselves. Each state is tried once (a refused answer is not tried again).
+    private func automaticStep() -> (mark: [Int], key: String?, intent: Result<RocketIntent, RocketAnswerRefusal>)? {
+        guard outcome == nil, tapsGoOn || !givenAnswers.isEmpty else { return nil }
+        let c = host.conversation
+        guard let index = c.interactiveIndex else { return nil }
+        let mark = [c.transcript.count, index]
+        guard automaticTried != mark else { return nil }
+        let block = c.node(at: index)
+        if let key = block.id, !usedAnswers.contains(key), let given = givenAnswers[key] {
+            return (mark, key, c.intent(answering: given.value, at: index))
+        }
+        if tapsGoOn, block.kind == .text || block.kind == .image { return (mark, nil, .success(.tap)) }
+        return nil
+    }
+
+    /// Takes the automatic step, if any: one a call (a flow that loops goes on tick by tick,
+    /// so Ctrl-C and the terminal are served between steps).
+    private func runAutomaticStep() -> [ProgramOutput] {
+        guard let step = automaticStep() else { return [] }
+        automaticTried = step.mark
+        guard let key = step.key, let given = givenAnswers[key] else {
+            if case .success(let intent) = step.intent { apply(.send(intent)) }
+            return []
+        }
+        usedAnswers.insert(key)
+        let block = host.conversation.node(at: step.mark[1])
+        let refused: String
+        switch step.intent {
+        case .failure(let refusal): refused = refusal.message
+        case .success(let intent):
+            switch send(intent, block: block) {
+            case .success(var out):
+                // A person at a terminal in line mode sees typed lines already, not given ones.
+                if lineMode, lineHints, case .textInput = block.content, case .reply(_, let text, _)? = host.conversation.transcript.last {
+                    out.append(say("\(strings.you): \(Sanitizer.clean(text, keepNewlines: false))"))
+                }
+                return lineMode ? out : []
+            case .failure(let e): refused = e.message
+            }
+        }
+        let message = "\(given.place): the answer for '\(key)' is refused: \(refused)"
+        if lineMode { return [.refuse(Sanitizer.clean(message, keepNewlines: false))] }
+        syncUI()  // the block's fresh state first, or the next frame's sync would clear the message
+        ui.error = message
+        return []
     }
 
     private func apply(_ action: FrontEndAction) {
@@ -197,6 +274,7 @@ public final class ConversationApp: TerminalProgram {
 
     /// See `TerminalProgram/nextDeadline(now:)`.
     public func nextDeadline(now: Double) -> Double? {
+        if automaticStep() != nil { return now }
         let deadlines = [host.nextDeadline, overlay?.nextDeadline(now: now)].compactMap { $0 }
         return deadlines.min()
     }
@@ -326,27 +404,35 @@ public final class ConversationApp: TerminalProgram {
         let chosen = shortcut(line).map { Result<RocketIntent, PlainInputError>.success($0) }
         switch chosen ?? PlainController.intent(for: line, block: block, strings: strings) {
         case .success(let intent):
-            do {
-                try host.send(intent)
-                // A button choice is echoed by its title (what "1" chose).
-                switch (intent, block.content) {
-                case (.pressButton, .button(let b)):
-                    return [say("\(strings.you): \(Sanitizer.clean(host.conversation.interpolate(b.title), keepNewlines: false))")]
-                case (.pressLeft, .doubleButton(let l, _)), (.pressRight, .doubleButton(_, let l)):
-                    return [say("\(strings.you): \(Sanitizer.clean(host.conversation.interpolate(l.title), keepNewlines: false))")]
-                case (.choose(let k), .choice(let choice)) where choice.options.indices.contains(k):
-                    return [say("\(strings.you): \(Sanitizer.clean(host.conversation.interpolate(choice.options[k].title), keepNewlines: false))")]
-                default: return []
-                }
-            } catch .invalidInput(let failure) {
-                return [.refuse(host.conversation.interpolate(strings.message(for: failure)))]
-            } catch .cannotGoBack {
-                return [.refuse(strings.cannotGoBack)]
-            } catch {
-                return []  // a block that is not interactive now: the line is dropped
+            switch send(intent, block: block) {
+            case .success(let out): return out
+            case .failure(let e): return [.refuse(e.message)]
             }
         case .failure(let e):
             return [.refuse(e.message)]
+        }
+    }
+
+    /// Sends `intent` to `block`, the interactive one: what line mode echoes (a button is echoed
+    /// by its title, what "1" chose), or the message of a refusal.
+    private func send(_ intent: RocketIntent, block: RocketNode) -> Result<[ProgramOutput], PlainInputError> {
+        do {
+            try host.send(intent)
+            switch (intent, block.content) {
+            case (.pressButton, .button(let b)):
+                return .success([say("\(strings.you): \(Sanitizer.clean(host.conversation.interpolate(b.title), keepNewlines: false))")])
+            case (.pressLeft, .doubleButton(let l, _)), (.pressRight, .doubleButton(_, let l)):
+                return .success([say("\(strings.you): \(Sanitizer.clean(host.conversation.interpolate(l.title), keepNewlines: false))")])
+            case (.choose(let k), .choice(let choice)) where choice.options.indices.contains(k):
+                return .success([say("\(strings.you): \(Sanitizer.clean(host.conversation.interpolate(choice.options[k].title), keepNewlines: false))")])
+            default: return .success([])
+            }
+        } catch .invalidInput(let failure) {
+            return .failure(PlainInputError(message: host.conversation.interpolate(strings.message(for: failure))))
+        } catch .cannotGoBack {
+            return .failure(PlainInputError(message: strings.cannotGoBack))
+        } catch {
+            return .success([])  // a block that is not interactive now: the line is dropped
         }
     }
 }

@@ -99,10 +99,10 @@ struct CLITests {
         write(tinyFlow, to: dir + "/flow.json")
         let r = try runRocket(["play", dir + "/flow.json", "--instant", "--events", dir + "/e.jsonl"], stdin: "2\n")
         #expect(r.status == 1)  // "2" chose Later, which leads to "bye", a text block; then end of input
-        #expect(r.stderr.contains("the input ended before the conversation did"))
+        #expect(r.stderr.contains("the input ended at block 'bye' before the conversation did"), "\(r.stderr)")
         let r2 = try runRocket(["play", dir + "/flow.json", "--instant", "--events", dir + "/e.jsonl"], stdin: "")
         #expect(r2.status == 1)
-        #expect(r2.stderr.contains("rocket: the input ended before the conversation did, so it was closed (exit 1)"))
+        #expect(r2.stderr.contains("rocket: the input ended at block 'ask' before the conversation did, so it was closed (exit 1)"), "\(r2.stderr)")
         #expect(!r2.stdout.contains("input ended"))
         #expect(try String(contentsOfFile: dir + "/e.jsonl", encoding: .utf8).contains(#""reason":"closed""#))
         // Answered to its end, nothing is said about the input.

@@ -1,0 +1,127 @@
+public import RocketConversation
+import RocketCore
+import RocketJSON
+
+/// Answers given ahead for a flow's blocks, read from the JSON object that
+/// `rocket play --answers-out` writes (`rocket play --answers FILE`): block id → answer.
+///
+/// Keys that name one of the flow's variables are left out (the flow computes those; `--var`
+/// sets start values), so a file written by `--answers-out` can be given back as it is. Every
+/// other key must be the id of a block that takes an answer, and each answer must have the
+/// shape of that block's answers. Titles are matched now when they hold no `{{…}}`, else when
+/// the block is reached.
+///
+/// ```swift
+/// let given = try FlowAnswers.read(Array(#"{"name": "Ada"}"#.utf8), for: doc).get()
+/// given.byBlock["name"]?.value   // .text("Ada")
+/// ```
+public struct FlowAnswers: Hashable, Sendable {
+    /// One given answer and where it stands in the file.
+    public struct Given: Hashable, Sendable {
+        /// The answer.
+        public var value: RocketValue
+        /// 1-based line and column (in characters) of the answer's key.
+        public var line: Int, column: Int
+    }
+
+    /// The answers by block id.
+    public var byBlock: [String: Given]
+
+    /// Why an answers file cannot be used: every problem, placed.
+    public struct Failure: Error, Hashable, Sendable {
+        /// The problems, in file order.
+        public var diagnostics: [FlowDiagnostic]
+    }
+
+    /// Reads `bytes` as answers for `doc`'s blocks.
+    public static func read(_ bytes: [UInt8], for doc: FlowDocument) -> Result<FlowAnswers, Failure> {
+        func failure(_ message: String, code: String, at offset: Int) -> Failure {
+            let (line, column) = SourceLines(bytes).position(of: offset)
+            return Failure(diagnostics: [FlowDiagnostic(severity: .error, code: code, message: message, path: "", line: line, column: column)])
+        }
+        let root: JSONNode
+        do {
+            root = try JSONReader.parse(bytes)
+        } catch {
+            return .failure(failure(error.message, code: "syntax", at: error.offset))
+        }
+        guard let members = root.object else {
+            return .failure(failure("the answers must be a JSON object of block ids and answers, not \(root.typeName)", code: "type", at: root.offset))
+        }
+        var blocks: [String: RocketNode] = [:]
+        for node in doc.graph.nodes { if let id = node.id, !id.isEmpty { blocks[id] = node } }
+        let variables = Set(doc.graph.variables.map(\.name))
+        let answerable = blocks.filter { $0.value.takesAnswer }.keys
+        var problems = FlowDiagnosticList()
+        var seen = Set<String>()
+        var given: [(key: String, value: RocketValue, offset: Int)] = []
+        for member in members {
+            let key = member.key
+            let quoted = "'" + key + "'"
+            guard seen.insert(key).inserted else {
+                problems.add(.error, "duplicate-key", "\(quoted) is answered twice", path: "", offset: member.keyOffset)
+                continue
+            }
+            guard let block = blocks[key] else {
+                if variables.contains(key) { continue }
+                let hint = Suggestions.closest(to: key, in: answerable).map { "; did you mean '\($0)'?" } ?? ""
+                problems.add(.error, "unknown-block", "the flow has no block \(quoted)\(hint)", path: "", offset: member.keyOffset)
+                continue
+            }
+            guard block.takesAnswer else {
+                problems.add(
+                    .error, "no-answer", "block \(quoted) is a \(block.kind.rawValue) block, which takes no answer", path: "", offset: member.keyOffset)
+                continue
+            }
+            guard let value = Self.value(member.value) else {
+                problems.add(.error, "type", "the answer for \(quoted) is \(member.value.typeName)", path: "", offset: member.value.offset)
+                continue
+            }
+            if let problem = block.answerShapeProblem(value) {
+                problems.add(.error, "type", "the answer for \(quoted) does not fit: \(problem.message)", path: "", offset: member.value.offset)
+                continue
+            }
+            // Titles without `{{…}}` are what is shown: a wrong one is said now, not mid-flow.
+            if !block.answerTitles.contains(where: { $0.containsText("{{") }),
+                case .failure(let refusal) = block.intent(answering: value, shown: { $0 })
+            {
+                problems.add(.error, "no-such-answer", "the answer for \(quoted) does not fit: \(refusal.message)", path: "", offset: member.value.offset)
+                continue
+            }
+            given.append((key, value, member.keyOffset))
+        }
+        let lines = SourceLines(bytes)
+        if problems.hasErrors {
+            var out = problems.collapsed
+            let positions = lines.positions(of: problems.offsets)
+            for k in out.indices { (out[k].line, out[k].column) = positions[k] }
+            if let note = problems.unlistedNote { out.append(note) }
+            return .failure(Failure(diagnostics: out))
+        }
+        let positions = lines.positions(of: given.map(\.offset))
+        var byBlock: [String: Given] = [:]
+        for (k, g) in given.enumerated() {
+            byBlock[g.key] = Given(value: g.value, line: positions[k].line, column: positions[k].column)
+        }
+        return .success(FlowAnswers(byBlock: byBlock))
+    }
+
+    /// The answer a JSON value stands for: a string, number, true, false, null, or a list of
+    /// strings; nil for anything else.
+    static func value(_ node: JSONNode) -> RocketValue? {
+        switch node.value {
+        case .null: return .null
+        case .bool(let b): return .bool(b)
+        case .number(let n): return .number(n)
+        case .string(let s): return .text(s)
+        case .array(let items):
+            var list: [String] = []
+            for item in items {
+                guard case .string(let s) = item.value else { return nil }
+                list.append(s)
+            }
+            return .list(list)
+        case .object: return nil
+        }
+    }
+}
