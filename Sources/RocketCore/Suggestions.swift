@@ -20,13 +20,27 @@ package enum Suggestions {
         return prev[b.count]
     }
 
+    /// The longest word, in characters, a hint is looked for: typos are made in names people
+    /// type, and the distance costs the product of two lengths (two 60,000-character names took
+    /// 40 s), so longer words and candidates are passed over.
+    package static let maxWordLength = 128
+
     /// The candidate nearest to `word` (case-insensitive) within `maxDistance` edits, or nil.
+    /// Candidates whose length alone puts them further away are not measured.
     package static func closest(to word: String, in candidates: some Sequence<String>, maxDistance: Int = 2) -> String? {
         let lower = word.lowercased()
-        return
-            candidates
-            .map { ($0, editDistance($0.lowercased(), lower)) }
-            .filter { $0.1 <= maxDistance }
-            .min { ($0.1, $0.0) < ($1.1, $1.0) }?.0
+        let length = lower.count
+        guard length <= maxWordLength else { return nil }
+        var best: (String, Int)?
+        for candidate in candidates {
+            let other = candidate.lowercased()
+            let otherLength = other.count
+            guard otherLength <= maxWordLength, abs(otherLength - length) <= maxDistance else { continue }
+            let d = editDistance(other, lower)
+            guard d <= maxDistance else { continue }
+            if let b = best, (b.1, b.0) <= (d, candidate) { continue }
+            best = (candidate, d)
+        }
+        return best?.0
     }
 }

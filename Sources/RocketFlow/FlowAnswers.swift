@@ -54,6 +54,7 @@ public struct FlowAnswers: Hashable, Sendable {
         let answerable = blocks.filter { $0.value.takesAnswer }.keys
         var problems = FlowDiagnosticList()
         var seen = Set<String>()
+        var hintsLeft = 20
         var given: [(key: String, value: RocketValue, offset: Int)] = []
         for member in members {
             let key = member.key
@@ -64,7 +65,9 @@ public struct FlowAnswers: Hashable, Sendable {
             }
             guard let block = blocks[key] else {
                 if variables.contains(key) { continue }
-                let hint = Suggestions.closest(to: key, in: answerable).map { "; did you mean '\($0)'?" } ?? ""
+                // A hint for the first few only: each is measured against every id.
+                hintsLeft -= 1
+                let hint = hintsLeft < 0 ? "" : Suggestions.closest(to: key, in: answerable).map { "; did you mean '\($0)'?" } ?? ""
                 problems.add(.error, "unknown-block", "the flow has no block \(quoted)\(hint)", path: "", offset: member.keyOffset)
                 continue
             }

@@ -50,3 +50,25 @@ struct TextHelpersTests {
         #expect("cafe\u{301} cafe".replacingAll("cafe", with: "tea") == "cafe\u{301} tea")
     }
 }
+
+@Suite("Hints for names: the nearest within two edits, without measuring what cannot be near")
+struct SuggestionTests {
+    @Test("The nearest name within two edits, ties broken by name; none past two")
+    func nearest() {
+        #expect(Suggestions.closest(to: "nxt", in: ["next", "text", "nest"]) == "next")
+        #expect(Suggestions.closest(to: "tet", in: ["text", "test"]) == "test")  // a tie: the first by name
+        #expect(Suggestions.closest(to: "NEXT", in: ["next"]) == "next")
+        #expect(Suggestions.closest(to: "abcdef", in: ["abc", "xyzdef"]) == nil)
+        #expect(Suggestions.closest(to: "plian", in: ["plain", "json"]) == "plain")
+    }
+
+    @Test("Long names get no hint and long candidates are passed over (two 60,000-character names took 40 s to measure)")
+    func longNames() {
+        let long = String(repeating: "a", count: 60_000)
+        #expect(Suggestions.closest(to: long, in: [long + "b"]) == nil)
+        #expect(Suggestions.closest(to: "ab", in: [long, "abc"]) == "abc")
+        let edge = String(repeating: "x", count: Suggestions.maxWordLength)
+        #expect(Suggestions.closest(to: edge, in: [edge + "y"]) == nil)  // the candidate is too long
+        #expect(Suggestions.closest(to: edge.dropLast() + "z", in: [edge]) == edge)
+    }
+}
