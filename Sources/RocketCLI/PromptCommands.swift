@@ -387,8 +387,14 @@ enum PromptCommands {
             throw UsageError(message: "give at least one OPTION, or pipe the options in, one per line", command: command)
         }
         var options: [String] = []
-        var tooMany = false
+        var tooMany = false, tooLarge = false
+        var bytesRead = 0
         let read = FileIO.forEachLine("-", maxLineBytes: RocketLimits.lineBytes) { bytes, _ in
+            bytesRead += bytes.count + 1
+            guard bytesRead <= RocketLimits.chooseInputBytes else {
+                tooLarge = true
+                return false
+            }
             var line = String(decoding: bytes, as: UTF8.self)
             if line.hasSuffix("\r") { line.removeLast() }
             guard !line.allSatisfy(\.isWhitespace) else { return true }
@@ -402,6 +408,10 @@ enum PromptCommands {
         if case .failure(let f) = read {
             printError("rocket: error: cannot read standard input: \(f.reason)")
             return nil
+        }
+        if tooLarge {
+            throw UsageError(
+                message: "at most \(RocketLimits.chooseInputBytes >> 20) MiB of options on standard input (it holds more)", command: command)
         }
         if tooMany { throw UsageError(message: "at most \(RocketLimits.chooseOptions) OPTIONs (standard input has more lines)", command: command) }
         guard !options.isEmpty else { throw UsageError(message: "standard input holds no options (one per line)", command: command) }

@@ -40,6 +40,9 @@ public enum RocketLimits {
     public static let choiceOptions = 100
     /// The most options of `rocket choose`, as arguments or lines of standard input.
     public static let chooseOptions = 10_000
+    /// The most bytes of options `rocket choose` reads from standard input, all lines together
+    /// (10,000 options of 64 KiB would otherwise hold 600 MiB, twice over while they are read).
+    public static let chooseInputBytes = 16 << 20
     /// The most backtracking steps a pattern may take on one answer.
     public static let patternSteps = 1_000_000
     /// The deepest recursion of a pattern match.
@@ -189,6 +192,9 @@ public enum RocketLimits {
         Entry(
             name: "chooseOptions", value: number(chooseOptions), bounds: "options of `rocket choose` (arguments or lines of standard input)",
             past: "a usage error (exit 64)"),
+        Entry(
+            name: "chooseInputBytes", value: size(chooseInputBytes), bounds: "options `rocket choose` reads from standard input, all lines together",
+            past: "a usage error (exit 64), said as soon as the limit is passed"),
         Entry(
             name: "patternSteps", value: number(patternSteps), bounds: "backtracking steps of a pattern on one answer",
             past: "validation refuses the answer; a branch does not match"),

@@ -147,6 +147,10 @@ struct PromptCLITests {
         #expect(tooMany.status == 64 && tooMany.stderr.contains("at most 10000 OPTIONs"), "\(tooMany.stderr)")
         let long = try runRocket(["choose"], stdin: String(repeating: "x", count: 70_000) + "\n")
         #expect(long.status == 66 && long.stderr.contains("line 1 is longer than 65536 bytes"), "\(long.stderr)")
+        // 300 options of 60,000 bytes: past the 16 MiB of options read in all (10,000 of them
+        // would have held 1.2 GB).
+        let large = try runRocket(["choose"], stdin: String(repeating: String(repeating: "y", count: 60_000) + "\n", count: 300))
+        #expect(large.status == 64 && large.stderr.contains("at most 16 MiB of options on standard input"), "\(large.stderr)")
     }
 
     @Test("--timeout on a terminal: the countdown, exit 124 with the line 'timed out'; a --default answers")
