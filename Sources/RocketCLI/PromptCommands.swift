@@ -267,11 +267,13 @@ enum PromptCommands {
                 let want = input.inputType == .date ? "a day as YYYY-MM-DD" : "a number"
                 throw UsageError(message: "'\(flag) \(text)' must be \(want)", command: command)
             }
+            // The bound a flow's "min" and "max" may have (lint's rule), so both refuse the same.
+            if case .number(let n) = bound, n > RocketInputType.largestBound {
+                throw UsageError(message: "'\(flag) \(text)' must be at most \(RocketValue.format(RocketInputType.largestBound))", command: command)
+            }
             if flag == "--min" { input.minimum = bound } else { input.maximum = bound }
         }
-        if input.rangeIsEmpty, let lo = input.minimum, let hi = input.maximum {
-            throw UsageError(message: "--min \(lo.displayText) is greater than --max \(hi.displayText)", command: command)
-        }
+        if let why = input.emptyRange(min: "--min", max: "--max") { throw UsageError(message: why, command: command) }
     }
 
     /// A prompt's conversation: no author name, no echo of the typed answer, no delays.

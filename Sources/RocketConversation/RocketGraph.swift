@@ -348,13 +348,25 @@ public struct RocketInputNode: Hashable, Sendable, Codable {
         return .success(value)
     }
 
-    /// True when ``minimum`` is above ``maximum`` (both numbers, or both days): no answer could
-    /// be accepted.
-    public var rangeIsEmpty: Bool {
+    /// True when no answer could be accepted between ``minimum`` and ``maximum``: the minimum is
+    /// above the maximum (both numbers, or both days), or an integer input's range holds no
+    /// whole number.
+    public var rangeIsEmpty: Bool { emptyRange(min: "min", max: "max") != nil }
+
+    /// Why no answer could be accepted between ``minimum`` and ``maximum``, the two named as
+    /// the caller's reader knows them (lint: `"min"`; `rocket input`: `--min`); nil when some
+    /// answer could be.
+    public func emptyRange(min: String, max: String) -> String? {
         switch (minimum, maximum) {
-        case (.number(let a)?, .number(let b)?): return a > b
-        case (.text(let a)?, .text(let b)?): return a > b
-        default: return false
+        case (.number(let a)?, .number(let b)?):
+            if a > b { return "\(min) \(RocketValue.format(a)) is greater than \(max) \(RocketValue.format(b))" }
+            if inputType == .integer, a.rounded(.up) > b.rounded(.down) {
+                return "no whole number lies from \(min) \(RocketValue.format(a)) to \(max) \(RocketValue.format(b))"
+            }
+            return nil
+        case (.text(let a)?, .text(let b)?):
+            return a > b ? "\(min) \(a) is later than \(max) \(b)" : nil
+        default: return nil
         }
     }
 

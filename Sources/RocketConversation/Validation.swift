@@ -89,6 +89,10 @@ public enum RocketInputType: String, Hashable, Sendable, Codable, CaseIterable {
     /// True for the types whose `min` and `max` are numbers.
     public var isNumeric: Bool { self == .number || self == .integer }
 
+    /// The largest magnitude of an integer answer, and the largest `min` or `max` an input may
+    /// have (9·10¹⁵: every whole number up to it is exact in a `Double`).
+    public static let largestBound: Double = 9e15
+
     /// The value `text` stands for, or nil when it is not one of this type. White space around
     /// it is ignored, except for `text`.
     public func parse(_ text: String) -> RocketValue? {
@@ -101,7 +105,7 @@ public enum RocketInputType: String, Hashable, Sendable, Codable, CaseIterable {
             // A decimal comma, as many languages write it ("2,5"), when there is no point.
             if !s.contains("."), s.filter({ $0 == "," }).count == 1 { s = s.replacingAll(",", with: ".") }
             guard let n = RocketValue.parseNumber(s) else { return nil }
-            if self == .integer && (n != n.rounded() || abs(n) > 9e15) { return nil }
+            if self == .integer && (n != n.rounded() || abs(n) > Self.largestBound) { return nil }
             return .number(n)
         case .email:
             let parts = t.split(separator: "@", omittingEmptySubsequences: false)

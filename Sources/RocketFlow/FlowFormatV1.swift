@@ -107,7 +107,7 @@ extension FlowField {
                 switch d.tape.kind(v) {
                 case .null: return true
                 case .number:
-                    guard let n = d.readNumber(v, place.path, min: nil, max: 9e15) else { return false }
+                    guard let n = d.readNumber(v, place.path, min: nil, max: RocketInputType.largestBound) else { return false }
                     root[keyPath: kp] = .number(n)
                     return true
                 case .string:

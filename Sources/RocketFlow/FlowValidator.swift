@@ -200,8 +200,8 @@ public enum FlowValidator {
                         report(.error, "bad-bound", "\"\(key)\" of a \(input.inputType.rawValue) input must be \(want)", "\(blockPath(i)).\(key)")
                     }
                 }
-                if input.rangeIsEmpty, let lo = input.minimum, let hi = input.maximum {
-                    report(.error, "impossible-range", "\"min\" \(lo.displayText) is greater than \"max\" \(hi.displayText)", "\(blockPath(i)).min")
+                if let why = input.emptyRange(min: "\"min\"", max: "\"max\"") {
+                    report(.error, "impossible-range", why, "\(blockPath(i)).min")
                 }
                 if let lo = input.validation?.minLength, let hi = input.validation?.maxLength, lo > hi {
                     report(.error, "impossible-length", "\"minLength\" \(lo) is greater than \"maxLength\" \(hi)", "\(blockPath(i)).validate.minLength")

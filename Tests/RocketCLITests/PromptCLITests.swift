@@ -50,6 +50,7 @@ struct PromptCLITests {
             ["--pattern", "("], ["--min-length", "-1"], ["--max-length", "99999999999999999999"], ["--min-length", "5", "--max-length", "2"],
             ["--type", "numbr"], ["--min", "3"], ["--type", "text", "--max", "3"], ["--type", "integer", "--min", "5", "--max", "1"],
             ["--type", "date", "--max", "5"], ["--type", "number", "--min", "lots"], ["--type", "date", "--min", "2026-12-02", "--max", "2026-12-01"],
+            ["--type", "integer", "--min", "1.5", "--max", "1.7"], ["--type", "integer", "--min", "1e300"], ["--type", "number", "--max", "1e16"],
         ])
     func inputUsage(flags: [String]) throws {
         let r = try runRocket(["input"] + flags)

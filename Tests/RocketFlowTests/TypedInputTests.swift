@@ -104,6 +104,12 @@ struct TypedInputTests {
         #expect(codes(head + #""inputType": "number", "min": "2026-01-01"}]}"#) == ["bad-bound"])
         #expect(codes(head + #""inputType": "date", "min": "2026-02-01", "max": "2026-01-01"}]}"#) == ["impossible-range"])
         #expect(codes(head + #""inputType": "date", "min": "2026-02-30"}]}"#) == ["bad-value"])
+        // An integer input whose range holds no whole number could accept nothing; a number's can.
+        #expect(codes(head + #""inputType": "integer", "min": 1.5, "max": 1.7}]}"#) == ["impossible-range"])
+        #expect(codes(head + #""inputType": "integer", "min": 1.5, "max": 2}]}"#) == [])
+        #expect(codes(head + #""inputType": "number", "min": 1.5, "max": 1.7}]}"#) == [])
+        let message = FlowLoader.load(head + #""inputType": "integer", "min": 1.5, "max": 1.7}]}"#).diagnostics.first?.message
+        #expect(message == #"no whole number lies from "min" 1.5 to "max" 1.7"#)
         #expect(codes(head + #""inputType": "decimal"}]}"#) == ["bad-value"])
         let typed = head + #""inputType": "number", "next": "c"}, {"id": "c", "type": "condition", "branches": [{"if": "a == 'x'", "next": null}]}]}"#
         #expect(codes(typed) == ["expression-type"], "a number answer compared with a text")
