@@ -31,7 +31,7 @@ enum PromptCommands {
     static func residue(_ parsed: ParsedArguments) -> ProgramRunner.Residue { parsed.has("--clear") ? .nothing : .summary }
 
     static let inputSpec = CommandSpec(
-        name: "input", abstract: "Ask for one line of text and print it (a prompt for shell scripts).",
+        name: "input", abstract: "Ask for a line of text (or several) and print it (a prompt for shell scripts).",
         positionals: [], positionalCount: 0...0,
         options: [
             .value("--title", "T", "The question, shown in a bubble."),
@@ -44,6 +44,9 @@ enum PromptCommands {
             .value("--max", "V", "The greatest answer accepted."),
             .flag("--secret", "Hide what is typed (echo off in line mode)."),
             .flag("--twice", "Ask a second time and again until both answers match (a new password)."),
+            .flag(
+                "--multiline",
+                "Take several lines: Enter starts a new one and Ctrl-D sends (line mode: the lines up to one holding only a dot, or the end of input)."),
             .flag("--required", "Refuse an empty answer."),
             .value("--min-length", "N", "At least N characters."),
             .value("--max-length", "N", "At most N characters."),
@@ -204,6 +207,12 @@ enum PromptCommands {
             text: parsed.value("--title") ?? "", buttonTitle: parsed.value("--button") ?? "OK", isSecret: parsed.has("--secret"),
             placeholder: parsed.value("--placeholder"), validation: validation)
         try typeOptions(parsed, into: &input, command: command)
+        if parsed.has("--multiline") {
+            input.multiline = true
+            if let why = input.multilineProblem { throw UsageError(message: "--multiline: \(why)", command: command) }
+        }
+        // A multi-line answer is printed with its line breaks.
+        let keepNewlines = input.multiline
         var graph = RocketGraph()
         let strings = UIStrings.forEnvironment(Environment.current)
         let id: RocketNodeID
@@ -237,11 +246,11 @@ enum PromptCommands {
             app, on: runner, lineMode: lineMode, timeout: timeout, question: input.text, answerOnTimeout: fallback == nil ? nil : masked)
         if timedOut, let timeout {
             guard let fallback else { return reportTimeout(after: timeout) }
-            printOut(Sanitizer.clean(fallback, keepNewlines: false))
+            printOut(Sanitizer.clean(fallback, keepNewlines: keepNewlines))
             return ExitStatus.ok
         }
         if case .done = outcome, let answer = host.conversation.answers["answer"] {
-            printOut(Sanitizer.clean(answer.typed?.displayText ?? answer.value, keepNewlines: false))
+            printOut(Sanitizer.clean(answer.typed?.displayText ?? answer.value, keepNewlines: keepNewlines))
         }
         return outcome.exitStatusForCLI
     }

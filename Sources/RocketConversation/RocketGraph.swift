@@ -262,6 +262,8 @@ public struct RocketInputNode: Hashable, Sendable, Codable {
     public var minimum: RocketValue?
     /// The greatest value accepted.
     public var maximum: RocketValue?
+    /// The answer may hold several lines (a text area; Enter starts a new line in a terminal).
+    public var multiline = false
 
     /// Creates an input node.
     public init(
@@ -283,6 +285,7 @@ public struct RocketInputNode: Hashable, Sendable, Codable {
 
     private enum CodingKeys: String, CodingKey {
         case text, buttonTitle, font, buttonStyle, isSecret, placeholder, validation, branches, next, decidedByHost, inputType, minimum, maximum
+        case multiline
     }
 
     /// Decodes an input node (one written before typed inputs existed takes text).
@@ -301,6 +304,7 @@ public struct RocketInputNode: Hashable, Sendable, Codable {
         inputType = try c.decodeIfPresent(RocketInputType.self, forKey: .inputType) ?? .text
         minimum = try c.decodeIfPresent(RocketValue.self, forKey: .minimum)
         maximum = try c.decodeIfPresent(RocketValue.self, forKey: .maximum)
+        multiline = try c.decodeIfPresent(Bool.self, forKey: .multiline) ?? false
     }
 
     /// Encodes the node; a text input is written as it was before typed inputs existed (so a
@@ -320,6 +324,7 @@ public struct RocketInputNode: Hashable, Sendable, Codable {
         if inputType != .text { try c.encode(inputType, forKey: .inputType) }
         try c.encodeIfPresent(minimum, forKey: .minimum)
         try c.encodeIfPresent(maximum, forKey: .maximum)
+        if multiline { try c.encode(multiline, forKey: .multiline) }
     }
 
     /// Checks `text` against the validation rules, then reads it as a value of ``inputType``
@@ -346,6 +351,14 @@ public struct RocketInputNode: Hashable, Sendable, Codable {
             return .failure(RocketValidationFailure(rule: .tooLarge(maximum.displayText), message: validation?.message))
         }
         return .success(value)
+    }
+
+    /// Why this input cannot take several lines (a secret, or a type that is one line by
+    /// nature), or nil: lint says it for a flow, `rocket input --multiline` for its flags.
+    public var multilineProblem: String? {
+        if isSecret { return "a secret input takes one line" }
+        if inputType != .text { return "a \(inputType.rawValue) input takes one line; several lines are for text" }
+        return nil
     }
 
     /// True when no answer could be accepted between ``minimum`` and ``maximum``: the minimum is

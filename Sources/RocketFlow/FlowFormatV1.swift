@@ -521,6 +521,9 @@ extension FlowFormat {
                     .text("text", \.text, doc: "The question."),
                     .text("buttonTitle", \.buttonTitle, doc: "The submit button's title."),
                     .bool("secret", \.isSecret, doc: "Mask the text on screen and keep it out of events and --answers-out."),
+                    .bool(
+                        "multiline", \.multiline,
+                        doc: "The answer may hold several lines: a text area in the browser; in a terminal Enter starts a new line and Ctrl-D sends."),
                     .words(
                         "inputType", \.inputType,
                         doc: "What the answer must be; it is stored as that (a number as a number) and browsers show the matching keyboard."),

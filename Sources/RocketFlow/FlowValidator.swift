@@ -200,6 +200,9 @@ public enum FlowValidator {
                         report(.error, "bad-bound", "\"\(key)\" of a \(input.inputType.rawValue) input must be \(want)", "\(blockPath(i)).\(key)")
                     }
                 }
+                if input.multiline, let why = input.multilineProblem {
+                    report(.error, "bad-multiline", why, "\(blockPath(i)).multiline")
+                }
                 if let why = input.emptyRange(min: "\"min\"", max: "\"max\"") {
                     report(.error, "impossible-range", why, "\(blockPath(i)).min")
                 }

@@ -912,12 +912,13 @@ extension WebAssets {
                 var form = el("form", "rk-form");
                 var label = el("label", "rk-bubble", item.text);
                 fontOf(label, item.font);
-                var field = el("input", "rk-input");
+                // Several lines: a text area, where Enter starts a line and Ctrl+Enter (⌘+Enter) sends.
+                var field = el(item.multiline ? "textarea" : "input", "rk-input");
                 var fid = "rk-in-" + v.id.slice(0, 8) + "-" + item.index;
                 field.id = fid;
                 label.htmlFor = fid;
                 var kind = core.fieldFor(item);
-                field.type = kind.type;
+                if (item.multiline) field.rows = 3; else field.type = kind.type;
                 field.autocomplete = kind.autocomplete;
                 if (kind.inputmode) field.setAttribute("inputmode", kind.inputmode);
                 if (kind.step) field.step = kind.step;
@@ -937,14 +938,28 @@ extension WebAssets {
                 line.appendChild(field);
                 line.appendChild(go);
                 form.appendChild(line);
+                var keys = null;
+                if (item.multiline) {
+                  keys = el("p", "rk-hint-line", say("sendKeys"));
+                  keys.id = fid + "-keys";
+                  form.appendChild(keys);
+                }
                 if (active) {
                   field.setAttribute("data-focus", "");
+                  if (keys) {
+                    field.setAttribute("aria-describedby", keys.id);
+                    field.addEventListener("keydown", function (ev) {
+                      if (ev.key !== "Enter" || !(ev.ctrlKey || ev.metaKey)) return;
+                      ev.preventDefault();
+                      if (form.requestSubmit) form.requestSubmit(); else form.dispatchEvent(new Event("submit", { cancelable: true }));
+                    });
+                  }
                   if (v.inputError) {
                     var err = el("p", "rk-error", v.inputError);
                     err.id = fid + "-error";
                     err.setAttribute("role", "alert");
                     field.setAttribute("aria-invalid", "true");
-                    field.setAttribute("aria-describedby", err.id);
+                    field.setAttribute("aria-describedby", err.id + (keys ? " " + keys.id : ""));
                     form.appendChild(err);
                   }
                   form.addEventListener("submit", function (ev) {
@@ -1366,6 +1381,7 @@ extension WebAssets {
         .rk-form{display:flex;flex-direction:column;gap:6px;width:100%}
         .rk-input{font:inherit;flex:1;min-width:8rem;padding:6px 10px;border:2px solid var(--rk-muted);border-radius:10px;background:var(--rk-bg);color:var(--rk-ink)}
         .rk-input[aria-invalid=true]{border-color:var(--rk-red)}
+        textarea.rk-input{resize:vertical;min-height:4.5em;line-height:1.35}
         .rk-error{color:var(--rk-red);margin:0;font-size:16px}
         .rk-status{margin:4px 0 0;color:var(--rk-muted);font-size:15px;min-height:1em}
         .rk-typing{display:inline-flex;gap:4px;padding:10px 14px;background:var(--rk-bubble);border-radius:14px}

@@ -17,7 +17,8 @@ public enum FrontEndAction: Hashable, Sendable {
 
 /// Maps keys to intents for the interactive terminal. Shared rules: Enter or Space taps a text
 /// block; ←/→/Tab/Shift-Tab move button focus; Enter or Space presses; typing edits the input;
-/// Enter submits; Esc is the close button; Ctrl-C interrupts. (Clicks are resolved by the
+/// Enter submits (a multi-line input: Enter starts a line, Ctrl-D submits); Esc is the close
+/// button; Ctrl-C interrupts. (Clicks are resolved by the
 /// runtime against the frame's hit regions.)
 ///
 /// ```swift
@@ -31,6 +32,7 @@ public enum KeyController {
         if ui.blockIndex != index, let index {
             ui = ConversationUI()
             ui.blockIndex = index
+            if case .textInput(let input) = c.node(at: index).content { ui.editor.multiline = input.multiline }
         }
     }
 
@@ -98,6 +100,11 @@ public enum KeyController {
             default: return .none
             }
         case .textInput:
+            // Several lines: Enter starts a new one and Ctrl-D (the end of input) sends.
+            if ui.editor.multiline {
+                if key == .ctrl("d") { return .send(.submit(ui.editor.text)) }
+                if key == .enter { ui.editor.insert("\n"); ui.error = nil; return .redraw }
+            }
             if key == .enter { return .send(.submit(ui.editor.text)) }
             if ui.editor.handle(key) { ui.error = nil; return .redraw }
             return .none

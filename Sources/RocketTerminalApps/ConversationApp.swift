@@ -79,6 +79,8 @@ public final class ConversationApp: TerminalProgram {
     /// The id of the block that waited when the end of the input closed the conversation.
     public private(set) var inputEndedAt: String?
     private var usedAnswers = Set<String>()
+    /// The lines of a multi-line answer typed so far in line mode (nil: none begun).
+    private var pendingLines: [String]?
     private var automaticTried: [Int]?
     private var ui = ConversationUI()
     private var prefilled: Int?
@@ -174,6 +176,12 @@ public final class ConversationApp: TerminalProgram {
             host.dismiss(reason: .interrupted)
         case .line(let line): out = answer(line)
         case .inputEnded:
+            // A multi-line answer under way is sent: the end of input ends it, as a "." does.
+            if let lines = pendingLines, let index = host.conversation.interactiveIndex {
+                pendingLines = nil
+                out = finishLines(lines, block: host.conversation.node(at: index))
+                break
+            }
             // End of input closes the conversation, as the close button does.
             if host.conversation.status.reason == nil {
                 inputEnded = true
@@ -369,7 +377,7 @@ public final class ConversationApp: TerminalProgram {
                 }
             case .reply(_, let text, _):
                 // On a terminal the user's own line is already on the screen: say it once.
-                if !lineHints { out.append(say("\(strings.you): \(Sanitizer.clean(text, keepNewlines: false))")) }
+                if !lineHints { out.append(say("\(strings.you): \(Sanitizer.clean(text).replacingAll("\n", with: "\n  "))")) }
             }
             printedItems += 1
         }
@@ -385,7 +393,12 @@ public final class ConversationApp: TerminalProgram {
                         let prompt = choice.multiple ? strings.plainChooseMany : strings.plainChoose
                         out.append(say(prompt.replacingAll("%d", with: String(choice.options.count))))
                     }
-                case .textInput: out.append(say(strings.plainType))
+                case .textInput:
+                    if case .textInput(let input) = block.content, input.multiline {
+                        out.append(say(strings.plainMultiline))
+                    } else {
+                        out.append(say(strings.plainType))
+                    }
                 case .rating:
                     if case .rating(let r) = block.content { out.append(say(strings.plainRate.replacingAll("%d", with: String(r.scale)))) }
                 case .set, .condition, .jump: break  // never shown
@@ -399,6 +412,16 @@ public final class ConversationApp: TerminalProgram {
         let c = host.conversation
         guard let index = c.interactiveIndex else { return [] }
         let block = c.node(at: index)
+        // A multi-line answer: its lines up to one holding only "." ("\." is a typed dot).
+        if case .textInput(let input) = block.content, input.multiline, pendingLines != nil || line != "<" {
+            if line == "." {
+                let lines = pendingLines ?? []
+                pendingLines = nil
+                return finishLines(lines, block: block)
+            }
+            pendingLines = (pendingLines ?? []) + [line == "\\." ? "." : line]
+            return []
+        }
         var line = line
         if case .textInput = block.content, line.isEmpty, let text = defaults[c.nodeID(at: index)] { line = text }
         let chosen = shortcut(line).map { Result<RocketIntent, PlainInputError>.success($0) }
@@ -410,6 +433,17 @@ public final class ConversationApp: TerminalProgram {
             }
         case .failure(let e):
             return [.refuse(e.message)]
+        }
+    }
+
+    /// Sends the lines of a multi-line answer as one text (an empty answer when there are none:
+    /// the end of input right away, or a "." first).
+    private func finishLines(_ lines: [String], block: RocketNode) -> [ProgramOutput] {
+        var text = lines.joined(separator: "\n")
+        if text.isEmpty, let index = host.conversation.interactiveIndex, let value = defaults[host.conversation.nodeID(at: index)] { text = value }
+        switch send(.submit(text), block: block) {
+        case .success(let out): return out
+        case .failure(let e): return [.refuse(e.message)]
         }
     }
 

@@ -98,6 +98,8 @@ public struct ConversationView: Sendable {
     }
 
     static let gutter = 4
+    /// The most rows a multi-line input shows at once (it scrolls to keep the cursor in view).
+    static let multilineRows = 8
     static let border = CellStyle(foreground: .indexed(245))
     static let dim: CellStyle = {
         var s = CellStyle(); s.dim = true; return s
@@ -222,6 +224,7 @@ public struct ConversationView: Sendable {
                 var key = (RocketBlockKind.allCases.firstIndex(of: node.kind) ?? 0) * 1000
                 if case .rating(let r) = node.content { key += r.scale * 10 }
                 if case .choice(let choice) = node.content, choice.multiple { key += 500 }
+                if case .textInput(let input) = node.content, input.multiline { key += 500 }
                 return key + (c.backTarget != nil ? 1 : 0)
             } ?? -1
         if case .active = c.status, let row = cache.hints[hintKey] {
@@ -234,7 +237,12 @@ public struct ConversationView: Sendable {
                 case .doubleButton: hint.append(strings.chooseHint)
                 case .button: hint.append(strings.chooseHint.splitting(at: " · ").last.map(String.init) ?? strings.chooseHint)  // nothing to choose between
                 case .choice: hint.append(strings.listHint.splitting(at: " · ").prefix(2).joined(separator: " · "))
-                case .textInput: hint.append(strings.sendHint)
+                case .textInput:
+                    if case .textInput(let input) = c.node(at: i).content, input.multiline {
+                        hint.append(strings.multilineHint)
+                    } else {
+                        hint.append(strings.sendHint)
+                    }
                 case .rating:
                     if case .rating(let r) = c.node(at: i).content { hint.append(strings.rateHint.replacingAll("%d", with: String(r.scale))) }
                 case .set, .condition, .jump: break  // never shown
@@ -439,12 +447,23 @@ public struct ConversationView: Sendable {
                     DisplayWidth.prefix(Sanitizer.clean(c.interpolate(placeholder), keepNewlines: false), fitting: fieldWidth), row: r,
                     column: fieldStart, style: ConversationView.dim)
             }
-            let view = editor.view(width: fieldWidth, mask: input.isSecret ? "•" : nil)
-            screen.put(view.text, row: r, column: fieldStart)
             let buttonStart = fieldStart + fieldWidth + 2
             let end = screen.put(button, row: r, column: buttonStart, style: ConversationView.style(for: input.buttonStyle))
             hits.append(HitRegion(row: r, columns: buttonStart..<end, target: .submit(editor.text)))
-            cursor = (r, fieldStart + view.cursorColumn)
+            if input.multiline {
+                // Several lines, wrapped at the field's width: the rows that show the cursor.
+                let shown = editor.rows(width: fieldWidth, rows: ConversationView.multilineRows)
+                for (k, line) in shown.rows.enumerated() {
+                    let row = k == 0 ? r : screen.addRow()
+                    if k > 0 { screen.put("┊", row: row, column: ConversationView.gutter, style: ConversationView.replyStyle) }
+                    screen.put(line, row: row, column: fieldStart)
+                }
+                cursor = (r + shown.cursorRow, fieldStart + shown.cursorColumn)
+            } else {
+                let view = editor.view(width: fieldWidth, mask: input.isSecret ? "•" : nil)
+                screen.put(view.text, row: r, column: fieldStart)
+                cursor = (r, fieldStart + view.cursorColumn)
+            }
             if let error = ui.error, ui.blockIndex == index {
                 for line in TextWrap.wrap(error, width: width - fieldStart) {
                     let er = screen.addRow()

@@ -7,7 +7,8 @@ import RocketCore
 /// inserted with newlines and tabs turned into spaces and controls removed, as one edit, and the
 /// text is capped at ``limit`` bytes of UTF-8 (the same cap as a line in line mode): what would
 /// go past it is dropped. Positions are grapheme clusters, so wide and combining characters move
-/// as one.
+/// as one. A ``multiline`` editor keeps line breaks (typed with Enter by its owner, or pasted):
+/// ↑/↓ move between lines and Home/End go to the ends of the cursor's line.
 ///
 /// ```swift
 /// var editor = LineEditor()
@@ -21,8 +22,14 @@ public struct LineEditor: Hashable, Sendable {
     /// The insertion point, 0...characters.count.
     public private(set) var cursor = 0
 
+    /// True when the text may hold line breaks (kept as `"\n"`; a pasted `"\r\n"` or `"\r"` is one).
+    public var multiline = false
+
     /// An empty editor.
     public init() {}
+
+    /// An empty editor whose text may hold line breaks when `multiline`.
+    public init(multiline: Bool) { self.multiline = multiline }
 
     /// The longest text the editor holds, in bytes of UTF-8: a line in line mode has the same cap.
     public static let limit = LineReader.defaultLimit
@@ -40,7 +47,8 @@ public struct LineEditor: Hashable, Sendable {
         var new: [Character] = []
         for ch in s {
             var c = ch
-            if c == "\n" || c == "\r" || c == "\r\n" || c == "\t" { c = " " }
+            if c == "\n" || c == "\r" || c == "\r\n" { c = multiline ? "\n" : " " }
+            if c == "\t" { c = " " }
             if c.unicodeScalars.contains(where: { Sanitizer.isUnsafe($0) }) { continue }
             let size = c.utf8.count
             if size > room { break }
@@ -85,8 +93,17 @@ public struct LineEditor: Hashable, Sendable {
         case .paste(let s): insert(s)
         case .left: cursor = max(0, cursor - 1)
         case .right: cursor = min(characters.count, cursor + 1)
-        case .home, .ctrl("a"): cursor = 0
-        case .end, .ctrl("e"): cursor = characters.count
+        case .home, .ctrl("a"): cursor = multiline ? lineStart(cursor) : 0
+        case .end, .ctrl("e"): cursor = multiline ? lineEnd(cursor) : characters.count
+        case .up where multiline:
+            let start = lineStart(cursor)
+            guard start > 0 else { return true }
+            let above = lineStart(start - 1)
+            cursor = min(above + (cursor - start), start - 1)
+        case .down where multiline:
+            let end = lineEnd(cursor)
+            guard end < characters.count else { return true }
+            cursor = min(end + 1 + (cursor - lineStart(cursor)), lineEnd(end + 1))
         case .backspace, .ctrl("h"):
             if cursor > 0 { remove((cursor - 1)..<cursor); cursor -= 1 }
         case .delete, .ctrl("d"):
@@ -105,6 +122,20 @@ public struct LineEditor: Hashable, Sendable {
             return false
         }
         return true
+    }
+
+    /// The start of the line `i` is on (just after the line break before it).
+    private func lineStart(_ i: Int) -> Int {
+        var k = i
+        while k > 0 && characters[k - 1] != "\n" { k -= 1 }
+        return k
+    }
+
+    /// The end of the line `i` is on (its line break, or the end of the text).
+    private func lineEnd(_ i: Int) -> Int {
+        var k = i
+        while k < characters.count && characters[k] != "\n" { k += 1 }
+        return k
     }
 
     private mutating func remove(_ range: Range<Int>) {
@@ -140,5 +171,48 @@ public struct LineEditor: Hashable, Sendable {
         }
         let text = mask.map { String(repeating: $0, count: i - start) } ?? String(characters[start..<i])
         return (text, used)
+    }
+
+    /// What to draw of a multi-line text in a field `width` columns wide and at most `rows` rows
+    /// high: its lines wrapped at the width, the window of them that shows the cursor, and the
+    /// cursor's row in that window and column. With `mask`, every character draws as `mask`.
+    ///
+    /// ```swift
+    /// var e = LineEditor(multiline: true); e.insert("ab\ncdef")
+    /// e.rows(width: 3, rows: 5)   // (["ab", "cde", "f"], cursorRow: 2, cursorColumn: 1)
+    /// ```
+    public func rows(width: Int, rows limit: Int, mask: Character? = nil) -> (rows: [String], cursorRow: Int, cursorColumn: Int) {
+        let maskWidth = mask.map { DisplayWidth.of($0) }
+        func columns(_ i: Int) -> Int { maskWidth ?? Int(widths[i]) }
+        let width = max(1, width)
+        var rows: [String] = []
+        var row: [Character] = []
+        var used = 0
+        var at = (row: 0, column: 0)
+        func endRow() {
+            rows.append(mask.map { String(repeating: $0, count: row.count) } ?? String(row))
+            row = []
+            used = 0
+        }
+        for i in 0...characters.count {
+            // The cursor before a character that does not fit goes to the next row with it.
+            if i < characters.count, characters[i] != "\n", used + columns(i) > width, !row.isEmpty { endRow() }
+            if i == cursor {
+                if used >= width { endRow() }  // a cursor after a full row shows at the next one
+                at = (rows.count, used)
+            }
+            guard i < characters.count else { break }
+            if characters[i] == "\n" {
+                endRow()
+                continue
+            }
+            row.append(characters[i])
+            used += columns(i)
+        }
+        endRow()
+        let limit = max(1, limit)
+        let first = min(max(0, at.row - limit + 1), max(0, rows.count - limit))
+        let shown = Array(rows[first..<min(rows.count, first + limit)])
+        return (shown, at.row - first, at.column)
     }
 }

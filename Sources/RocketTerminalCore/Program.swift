@@ -180,8 +180,11 @@ public struct ProgramSummary: Hashable, Sendable {
     /// The summary for an outcome: `answer` when done, the declined mark otherwise.
     public static func of<V>(_ outcome: ProgramOutcome<V>?, question: String?, answer: () -> String) -> ProgramSummary? {
         guard let outcome else { return nil }
-        let q = question.map { Sanitizer.clean($0, keepNewlines: false) }.flatMap { $0.isEmpty ? nil : $0 }
-        if case .done = outcome { return ProgramSummary(question: q, answer: Sanitizer.clean(answer(), keepNewlines: false)) }
+        let q = question.map { Sanitizer.clean($0.replacingAll("\n", with: " "), keepNewlines: false) }.flatMap { $0.isEmpty ? nil : $0 }
+        // One line: the lines of a multi-line answer are joined by a return mark.
+        if case .done = outcome {
+            return ProgramSummary(question: q, answer: Sanitizer.clean(answer().replacingAll("\n", with: " ⏎ "), keepNewlines: false))
+        }
         return ProgramSummary(question: q, answer: declinedMark)
     }
 

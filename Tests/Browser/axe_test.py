@@ -53,7 +53,10 @@ def step(page):
         with page.expect_response(lambda r: "/intents" in r.url, timeout=bt.TIMEOUT):
             page.locator(".rk-log .rk-pick .rk-send").first.click()
     elif kind != "BUTTON" and kind != "DIV" and kind != "SPAN":
-        field = page.locator(".rk-log input.rk-input:not([disabled])")
+        # A text field, or a text area (several lines), which Ctrl+Enter sends.
+        field = page.locator(".rk-log .rk-input:not([disabled])")
+        area = kind == "TEXTAREA"
+        send = "Control+Enter" if area else "Enter"
         typed = {"number": ["7"], "email": ["ada@example.com"], "date": ["2026-01-31"], "tel": ["+39 02 1234567"],
                  "url": ["https://example.org"]}
         kind = field.first.get_attribute("type") if field.count() else ""
@@ -61,13 +64,13 @@ def step(page):
             kind = "number"  # numbers are text fields with a digits keyboard
         answers = typed.get(kind, ANSWERS)
         for answer in answers:
-            field = page.locator(".rk-log input.rk-input:not([disabled])")
+            field = page.locator(".rk-log .rk-input:not([disabled])")
             if field.count() == 0:
                 break
-            field.fill(answer)
+            field.fill(answer + ("\nand a second line" if area else ""))
             # The server's answer to the intent decides, whatever the page shows meanwhile.
             with page.expect_response(lambda r: "/intents" in r.url, timeout=bt.TIMEOUT) as answered:
-                field.press("Enter")
+                field.press(send)
             if answered.value.status == 200:
                 break
     else:

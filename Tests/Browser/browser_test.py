@@ -583,6 +583,41 @@ def typed_and_checkboxes(browser, server):
     context.close()
 
 
+def multiline_answer(browser, server):
+    """A multi-line input is a text area: Enter starts a line and sends nothing, Ctrl+Enter
+    sends (the hint says so and describes the field), and the reply keeps its lines."""
+    context = browser.new_context(reduced_motion="reduce")
+    page = context.new_page()
+    sent = []
+    page.on("request", lambda r: sent.append(r.url) if "/intents" in r.url else None)
+    page.goto(server.url + "play/notes")
+    area = page.get_by_label("Anything else?")
+    area.wait_for(timeout=TIMEOUT)
+    assert area.evaluate("e => e.tagName") == "TEXTAREA"
+    hint = page.locator("#" + area.get_attribute("aria-describedby"))
+    assert hint.text_content() == "Ctrl+Enter sends", hint.text_content()
+    audit(page, "multiline: empty")
+    area.press("Control+Enter")  # empty: the flow requires an answer
+    err = page.locator(".rk-error")
+    err.wait_for(timeout=TIMEOUT)
+    area = page.get_by_label("Anything else?")
+    assert err.get_attribute("id") in area.get_attribute("aria-describedby").split(), "the refusal describes the field"
+    area.click()
+    page.keyboard.type("First line")
+    page.keyboard.press("Enter")
+    page.keyboard.type("Second line")
+    page.wait_for_timeout(300)  # a request would have left by now
+    assert len(sent) == 1, f"Enter sent an intent: {sent}"
+    assert area.input_value() == "First line\nSecond line", repr(area.input_value())
+    shot(page, "multiline")
+    page.keyboard.press("Control+Enter")
+    page.get_by_text("Noted:").wait_for(timeout=TIMEOUT)
+    reply = page.locator(".rk-mine", has_text="First line")
+    reply.wait_for(timeout=TIMEOUT)
+    assert reply.inner_text().startswith("First line\nSecond line"), repr(reply.inner_text())
+    context.close()
+
+
 TRIGGER_PAGE = """<!doctype html><html lang="en"><head><meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1"><title>A long article</title></head>
 <body><main><h1>A long article</h1><div style="height: 3000px">Paragraphs.</div><p>The end.</p></main>
@@ -830,6 +865,7 @@ def main():
                 ("the first request leaves before the frame is drawn; rocket:start follows the first view", lambda: request_before_frame(browser, demo, timings)),
                 ("a banner with buttons, a choice, flow text as text", lambda: banner_and_text(browser, flows)),
                 ("typed inputs with native fields, checkboxes for a multiple choice", lambda: typed_and_checkboxes(browser, flows)),
+                ("a multi-line answer: a text area, Enter a new line, Ctrl+Enter sends", lambda: multiline_answer(browser, flows)),
                 ("the launcher: a badge for what came while closed, a panel, Esc and the focus", lambda: launcher(browser, demo)),
                 ("an alert whose actions update live; an action sheet", lambda: live_alert(browser, demo)),
                 ("page trigger delay:30s on a virtual clock; a reload resumes, never re-pops", lambda: trigger_delay(browser, demo)),

@@ -44,6 +44,51 @@ struct PromptCLITests {
         #expect(zh.stdout == "3\n" && zh.stderr.contains("请再输入一次") && zh.stderr.contains("两次输入不一致"))
     }
 
+    @Test("input --multiline: the lines up to one holding only a dot or the end of input, printed with their breaks")
+    func multiline() throws {
+        let r = try runRocket(["input", "--multiline", "--title", "Notes"], stdin: "first\n\nthird\n.\nnot read\n")
+        #expect(r.status == 0 && r.stdout == "first\n\nthird\n", "\(r)")
+        let end = try runRocket(["input", "--multiline"], stdin: "a\nb")
+        #expect(end.status == 0 && end.stdout == "a\nb\n")
+        let dot = try runRocket(["input", "--multiline"], stdin: "\\.\n.\n")  // a typed dot
+        #expect(dot.stdout == ".\n")
+        let refused = try runRocket(["input", "--multiline", "--required"], stdin: ".\nnow\n.\n")
+        #expect(refused.status == 0 && refused.stdout == "now\n" && refused.stderr.contains("Please type an answer."), "\(refused)")
+        for flags in [["--secret"], ["--type", "email"]] {
+            let bad = try runRocket(["input", "--multiline"] + flags)
+            #expect(bad.status == 64 && bad.stderr.contains("--multiline: a "), "\(bad.stderr)")
+        }
+    }
+
+    @Test("input --multiline on a terminal: Enter starts a line, Ctrl-D sends, the summary joins the lines")
+    func multilineOnTerminal() throws {
+        let dir = scratchDirectory()
+        let run = try PTYRun([], shell: "'\(rocketPath)' input --multiline --title Notes > '\(dir)/out.txt'")
+        #expect(run.waitFor("Ctrl-D send"))
+        run.send("ab\rcd")
+        #expect(run.waitFor("┊ cd"))
+        run.send([0x04])
+        #expect(run.waitForExit() == 0)
+        #expect(try String(contentsOfFile: dir + "/out.txt", encoding: .utf8) == "ab\ncd\n")
+        #expect(run.screen.allLines.contains { $0.contains("Notes") && $0.contains("ab ⏎ cd") })
+        #expect(run.terminalRestored)
+    }
+
+    @Test("A flow's multi-line input in line mode: the reply is echoed line by line and the answer keeps its breaks")
+    func multilineInFlow() throws {
+        let dir = scratchDirectory()
+        write(
+            #"""
+            {"version": 1, "author": {"name": "Bot"}, "blocks": [
+             {"id": "notes", "type": "textInput", "text": "Notes?", "buttonTitle": "OK", "multiline": true, "next": "bye"},
+             {"id": "bye", "type": "text", "text": "Got:\n{{notes}}"}]}
+            """#, to: dir + "/f.json")
+        let r = try runRocket(["play", dir + "/f.json", "--answers-out", "-"], stdin: "one\ntwo\n.\n\n")
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.stdout == #"{"notes": "one\ntwo"}"# + "\n")
+        #expect(r.stderr == "Bot: Notes?\nyou: one\n  two\nBot: Got:\n  one\n  two\n", "\(r.stderr)")
+    }
+
     @Test(
         "input refuses bad flags before anything is drawn",
         arguments: [

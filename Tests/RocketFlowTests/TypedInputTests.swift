@@ -110,6 +110,10 @@ struct TypedInputTests {
         #expect(codes(head + #""inputType": "number", "min": 1.5, "max": 1.7}]}"#) == [])
         let message = FlowLoader.load(head + #""inputType": "integer", "min": 1.5, "max": 1.7}]}"#).diagnostics.first?.message
         #expect(message == #"no whole number lies from "min" 1.5 to "max" 1.7"#)
+        // Several lines are for text: not a secret, not a typed answer.
+        #expect(codes(head + #""multiline": true}]}"#) == [])
+        #expect(codes(head + #""multiline": true, "secret": true}]}"#) == ["bad-multiline"])
+        #expect(codes(head + #""multiline": true, "inputType": "date"}]}"#) == ["bad-multiline"])
         #expect(codes(head + #""inputType": "decimal"}]}"#) == ["bad-value"])
         let typed = head + #""inputType": "number", "next": "c"}, {"id": "c", "type": "condition", "branches": [{"if": "a == 'x'", "next": null}]}]}"#
         #expect(codes(typed) == ["expression-type"], "a number answer compared with a text")

@@ -178,6 +178,31 @@ struct ConversationViewTests {
 
 @Suite("Key and line controllers")
 struct ControllerTests {
+    @Test("A multi-line input: Enter starts a line, Ctrl-D sends the lines; the field grows and the hint says so")
+    func multiline() throws {
+        var input = RocketInputNode(text: "Notes?", buttonTitle: "OK")
+        input.multiline = true
+        var g = RocketGraph()
+        g.root = g.add(RocketNode(id: "notes", content: .textInput(input)))
+        var c = Conversation(graph: g, author: RocketAuthor(image: nil, name: ""), options: ConversationOptions(timing: .instant))
+        c.start(at: 0)
+        var ui = ConversationUI()
+        for ch in "ab" { _ = KeyController.handle(.character(ch), conversation: c, ui: &ui) }
+        #expect(KeyController.handle(.enter, conversation: c, ui: &ui) == .redraw)
+        _ = KeyController.handle(.paste("cd\r\ne"), conversation: c, ui: &ui)
+        #expect(ui.editor.text == "ab\ncd\ne")
+        let view = ConversationView(width: 40, author: c.author, closeTitle: nil, strings: .english)
+        var cache = ConversationLayoutCache()
+        let (buffer, _) = view.layout(c, ui: ui, cache: &cache)
+        let text = (0..<buffer.rows.count).map { buffer.rowText($0) }
+        #expect(text.contains { $0.contains("› ab") && $0.contains("[ OK ]") }, "\(text)")
+        #expect(text.contains { $0.contains("┊ cd") } && text.contains { $0.contains("┊ e") }, "\(text)")
+        #expect(text.contains { $0.contains("Enter new line · Ctrl-D send") }, "\(text)")
+        #expect(KeyController.handle(.ctrl("d"), conversation: c, ui: &ui) == .send(.submit("ab\ncd\ne")))
+        try c.send(.submit("ab\ncd\ne"), at: 0)
+        #expect(c.answers["notes"]?.value == "ab\ncd\ne")
+    }
+
     @Test("Keys map to intents by block kind")
     func keys() throws {
         var c = sampleConversation()

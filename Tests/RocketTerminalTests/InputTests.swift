@@ -197,6 +197,67 @@ struct LineEditorTests {
     }
 }
 
+@Suite("Line editor with several lines")
+struct MultilineEditorTests {
+    @Test("Line breaks are kept (a pasted CRLF or CR is one), tabs and controls are not; a single-line editor makes them spaces")
+    func insert() {
+        var e = LineEditor(multiline: true)
+        e.handle(.paste("one\r\ntwo\rthree\tfour\u{1B}[31m"))
+        #expect(e.text == "one\ntwo\nthree four[31m")
+        var single = LineEditor()
+        single.insert("one\ntwo")
+        #expect(single.text == "one two")
+    }
+
+    @Test("↑/↓ keep the column where the line allows it, Home/End go to the ends of the cursor's line")
+    func moves() {
+        var e = LineEditor(multiline: true)
+        e.insert("abcdef\nxy\nlonger line")
+        #expect(e.cursor == e.characters.count)
+        e.handle(.up)  // from column 11 to the end of "xy"
+        #expect(e.cursor == 9)
+        e.handle(.up)  // column 2 of "abcdef"
+        #expect(e.cursor == 2)
+        e.handle(.up)  // the first line: nowhere further
+        #expect(e.cursor == 2)
+        e.handle(.end)
+        #expect(e.cursor == 6)
+        e.handle(.down)  // column 6 of "xy" is its end
+        #expect(e.cursor == 9)
+        e.handle(.home)
+        #expect(e.cursor == 7)
+        e.handle(.down)
+        #expect(e.cursor == 10)
+        e.handle(.down)  // the last line: nowhere further
+        #expect(e.cursor == 10)
+    }
+
+    @Test("Rows: lines wrapped at the width (by display width), the window that shows the cursor, its row and column")
+    func rows() {
+        var e = LineEditor(multiline: true)
+        e.insert("ab\ncdef")
+        let all = e.rows(width: 3, rows: 5)
+        #expect(all.rows == ["ab", "cde", "f"] && all.cursorRow == 2 && all.cursorColumn == 1)
+        let two = e.rows(width: 3, rows: 2)
+        #expect(two.rows == ["cde", "f"] && two.cursorRow == 1)
+        e.handle(.home)
+        e.handle(.up)
+        let top = e.rows(width: 3, rows: 2)
+        #expect(top.rows == ["ab", "cde"] && top.cursorRow == 0 && top.cursorColumn == 0)
+        var wide = LineEditor(multiline: true)
+        wide.insert("界界界")
+        #expect(wide.rows(width: 5, rows: 3).rows == ["界界", "界"])
+        var full = LineEditor(multiline: true)
+        full.insert("abc")  // the cursor after a full row shows on the next one
+        let after = full.rows(width: 3, rows: 3)
+        #expect(after.rows == ["abc", ""] && after.cursorRow == 1 && after.cursorColumn == 0)
+        #expect(LineEditor(multiline: true).rows(width: 3, rows: 3).rows == [""])
+        var secret = LineEditor(multiline: true)
+        secret.insert("ab\nc")
+        #expect(secret.rows(width: 4, rows: 3, mask: "•").rows == ["••", "•"])
+    }
+}
+
 @Suite("Plain-mode line reader")
 struct LineReaderTests {
     @Test("Lines across reads, CR LF, a last line without a newline, and typed-ahead input")

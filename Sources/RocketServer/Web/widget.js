@@ -906,12 +906,13 @@
         var form = el("form", "rk-form");
         var label = el("label", "rk-bubble", item.text);
         fontOf(label, item.font);
-        var field = el("input", "rk-input");
+        // Several lines: a text area, where Enter starts a line and Ctrl+Enter (⌘+Enter) sends.
+        var field = el(item.multiline ? "textarea" : "input", "rk-input");
         var fid = "rk-in-" + v.id.slice(0, 8) + "-" + item.index;
         field.id = fid;
         label.htmlFor = fid;
         var kind = core.fieldFor(item);
-        field.type = kind.type;
+        if (item.multiline) field.rows = 3; else field.type = kind.type;
         field.autocomplete = kind.autocomplete;
         if (kind.inputmode) field.setAttribute("inputmode", kind.inputmode);
         if (kind.step) field.step = kind.step;
@@ -931,14 +932,28 @@
         line.appendChild(field);
         line.appendChild(go);
         form.appendChild(line);
+        var keys = null;
+        if (item.multiline) {
+          keys = el("p", "rk-hint-line", say("sendKeys"));
+          keys.id = fid + "-keys";
+          form.appendChild(keys);
+        }
         if (active) {
           field.setAttribute("data-focus", "");
+          if (keys) {
+            field.setAttribute("aria-describedby", keys.id);
+            field.addEventListener("keydown", function (ev) {
+              if (ev.key !== "Enter" || !(ev.ctrlKey || ev.metaKey)) return;
+              ev.preventDefault();
+              if (form.requestSubmit) form.requestSubmit(); else form.dispatchEvent(new Event("submit", { cancelable: true }));
+            });
+          }
           if (v.inputError) {
             var err = el("p", "rk-error", v.inputError);
             err.id = fid + "-error";
             err.setAttribute("role", "alert");
             field.setAttribute("aria-invalid", "true");
-            field.setAttribute("aria-describedby", err.id);
+            field.setAttribute("aria-describedby", err.id + (keys ? " " + keys.id : ""));
             form.appendChild(err);
           }
           form.addEventListener("submit", function (ev) {
