@@ -112,6 +112,9 @@ enum OptionGroups {
                 "--answers", "FILE",
                 "Answer blocks ahead from a JSON object of block ids and answers, as --answers-out writes it (- for standard input)."),
             .value(
+                "--answer", "ID=VALUE", "Answer block ID ahead with VALUE (a title, a number or text; named again for a multiple choice's titles).",
+                repeatable: true),
+            .value(
                 "--lang", "TAG", "Play a flow written in several languages in this one (en, it, pt-BR; default: the environment's); the interface follows."),
             .value(
                 "--visitor", "ID",

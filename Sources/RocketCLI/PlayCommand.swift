@@ -360,24 +360,35 @@ enum PlayCommand {
             played, imageBase: base.isEmpty ? nil : base, options: options, flowName: flowName, resume: saved, exposure: exposure, given: given)
     }
 
-    /// The answers `--answers FILE` gives ahead for `doc`'s blocks, each with its place in the
-    /// file; the exit status when they cannot be used (every problem said on stderr first).
+    /// The answers given ahead for `doc`'s blocks, each with where it was given: `--answers
+    /// FILE`'s, then `--answer ID=VALUE`'s over them. The exit status when they cannot be used
+    /// (every problem said on stderr first): 65 for the file's, 64 for the flags'.
     static func givenAnswers(_ doc: FlowDocument, options: PlayOptions) -> Result<[String: GivenAnswer], ExitStatusCode> {
-        guard let path = options.answers else { return .success([:]) }
-        let name = displayName(path)
-        switch FileIO.read(path, limit: JSONReaderLimits().maxBytes) {
-        case .failure(let f):
-            printError("rocket: error: cannot read '\(Sanitizer.clean(name, keepNewlines: false))': \(f.reason)")
-            return .failure(ExitStatusCode(ExitStatus.noInput))
-        case .success(let bytes):
-            switch FlowAnswers.read(bytes, for: doc) {
-            case .failure(let failure):
-                for d in failure.diagnostics { printError(d.formatted(file: name)) }
-                return .failure(ExitStatusCode(ExitStatus.dataError))
-            case .success(let answers):
-                return .success(answers.byBlock.mapValues { GivenAnswer(value: $0.value, place: "\(name):\($0.line):\($0.column)") })
+        var given: [String: GivenAnswer] = [:]
+        if let path = options.answers {
+            let name = displayName(path)
+            switch FileIO.read(path, limit: JSONReaderLimits().maxBytes) {
+            case .failure(let f):
+                printError("rocket: error: cannot read '\(Sanitizer.clean(name, keepNewlines: false))': \(f.reason)")
+                return .failure(ExitStatusCode(ExitStatus.noInput))
+            case .success(let bytes):
+                switch FlowAnswers.read(bytes, for: doc) {
+                case .failure(let failure):
+                    for d in failure.diagnostics { printError(d.formatted(file: name)) }
+                    return .failure(ExitStatusCode(ExitStatus.dataError))
+                case .success(let answers):
+                    given = answers.byBlock.mapValues { GivenAnswer(value: $0.value, place: "\(name):\($0.line):\($0.column)") }
+                }
             }
         }
+        switch FlowAnswers.fromFlags(options.answerFlags, flag: "--answer", for: doc) {
+        case .failure(let failure):
+            for d in failure.diagnostics { printError("rocket: error: --answer: " + d.message) }
+            return .failure(ExitStatusCode(ExitStatus.usage))
+        case .success(let values):
+            for (key, value) in values { given[key] = GivenAnswer(value: value, place: "--answer \(key)") }
+        }
+        return .success(given)
     }
 
     /// The flow's identity in snapshots: the hash of its graph as written (image paths not yet
@@ -595,7 +606,7 @@ enum PlayCommand {
         let person = isatty(terminal.inputFD) == 1
         app.lineHints = plain && person
         app.givenAnswers = given
-        app.tapsGoOn = options.answers != nil && !person
+        app.tapsGoOn = options.answersGiven && !person
         runner.depth = depth
         runner.mouse = options.mouse
         runner.theme = options.theme
@@ -604,9 +615,9 @@ enum PlayCommand {
         // A closed conversation whose input simply ran out says so (else exit 1 reads as a choice).
         if app.inputEnded {
             let block = app.inputEndedAt.map { " at block '\(Sanitizer.clean($0, keepNewlines: false))'" } ?? ""
-            if let answers = options.answers, let id = app.inputEndedAt {
+            if options.answersGiven, let id = app.inputEndedAt {
                 let quoted = "'" + Sanitizer.clean(id, keepNewlines: false) + "'"
-                let file = Sanitizer.clean(displayName(answers), keepNewlines: false)
+                let file = options.answers.map { Sanitizer.clean(displayName($0), keepNewlines: false) } ?? "the --answer flags"
                 let why = given[id] == nil ? "block \(quoted) has no answer in \(file)" : "block \(quoted) was still waiting after its answer in \(file)"
                 printError("rocket: \(why), and the input ended, so the conversation was closed (exit 1)")
             } else {

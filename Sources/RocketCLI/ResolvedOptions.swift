@@ -75,6 +75,10 @@ struct PlayOptions {
     var answersOut: String?
     /// `--answers FILE`: answers given ahead, by block id.
     var answers: String?
+    /// `--answer ID=VALUE`, in order.
+    var answerFlags: [String]
+    /// True when answers are given ahead (a file or flags): nobody may be there to tap.
+    var answersGiven: Bool { answers != nil || !answerFlags.isEmpty }
     var printActions: Bool
     var hooks: ActionHooks
     var vars: [String: String]
@@ -110,6 +114,7 @@ struct PlayOptions {
         events = parsed.value("--events")
         answersOut = parsed.value("--answers-out")
         answers = parsed.value("--answers")
+        answerFlags = parsed.all("--answer")
         printActions = parsed.has("--print-actions")
         hooks = try ActionHooks.parse(parsed.all("--on-action"), command: command)
         vars = try PlayCommand.variables(parsed)

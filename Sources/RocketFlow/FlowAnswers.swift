@@ -48,50 +48,28 @@ public struct FlowAnswers: Hashable, Sendable {
         guard let members = root.object else {
             return .failure(failure("the answers must be a JSON object of block ids and answers, not \(root.typeName)", code: "type", at: root.offset))
         }
-        var blocks: [String: RocketNode] = [:]
-        for node in doc.graph.nodes { if let id = node.id, !id.isEmpty { blocks[id] = node } }
-        let variables = Set(doc.graph.variables.map(\.name))
-        let answerable = blocks.filter { $0.value.takesAnswer }.keys
+        var checker = Checker(doc)
         var problems = FlowDiagnosticList()
         var seen = Set<String>()
-        var hintsLeft = 20
         var given: [(key: String, value: RocketValue, offset: Int)] = []
         for member in members {
             let key = member.key
-            let quoted = "'" + key + "'"
             guard seen.insert(key).inserted else {
-                problems.add(.error, "duplicate-key", "\(quoted) is answered twice", path: "", offset: member.keyOffset)
+                problems.add(.error, "duplicate-key", "'\(key)' is answered twice", path: "", offset: member.keyOffset)
                 continue
             }
-            guard let block = blocks[key] else {
-                if variables.contains(key) { continue }
-                // A hint for the first few only: each is measured against every id.
-                hintsLeft -= 1
-                let hint = hintsLeft < 0 ? "" : Suggestions.closest(to: key, in: answerable).map { "; did you mean '\($0)'?" } ?? ""
-                problems.add(.error, "unknown-block", "the flow has no block \(quoted)\(hint)", path: "", offset: member.keyOffset)
-                continue
+            let value = Self.value(member.value)
+            switch (checker.check(key, value ?? .null), value) {
+            case (.skip, _): continue
+            case (.problem(let code, let message, false), _):
+                problems.add(.error, code, message, path: "", offset: member.keyOffset)
+            case (_, nil):
+                problems.add(.error, "type", "the answer for '\(key)' is \(member.value.typeName)", path: "", offset: member.value.offset)
+            case (.problem(let code, let message, true), _):
+                problems.add(.error, code, message, path: "", offset: member.value.offset)
+            case (.fits, let value?):
+                given.append((key, value, member.keyOffset))
             }
-            guard block.takesAnswer else {
-                problems.add(
-                    .error, "no-answer", "block \(quoted) is a \(block.kind.rawValue) block, which takes no answer", path: "", offset: member.keyOffset)
-                continue
-            }
-            guard let value = Self.value(member.value) else {
-                problems.add(.error, "type", "the answer for \(quoted) is \(member.value.typeName)", path: "", offset: member.value.offset)
-                continue
-            }
-            if let problem = block.answerShapeProblem(value) {
-                problems.add(.error, "type", "the answer for \(quoted) does not fit: \(problem.message)", path: "", offset: member.value.offset)
-                continue
-            }
-            // Titles without `{{…}}` are what is shown: a wrong one is said now, not mid-flow.
-            if !block.answerTitles.contains(where: { $0.containsText("{{") }),
-                case .failure(let refusal) = block.intent(answering: value, shown: { $0 })
-            {
-                problems.add(.error, "no-such-answer", "the answer for \(quoted) does not fit: \(refusal.message)", path: "", offset: member.value.offset)
-                continue
-            }
-            given.append((key, value, member.keyOffset))
         }
         let lines = SourceLines(bytes)
         if problems.hasErrors {
@@ -107,6 +85,84 @@ public struct FlowAnswers: Hashable, Sendable {
             byBlock[g.key] = Given(value: g.value, line: positions[k].line, column: positions[k].column)
         }
         return .success(FlowAnswers(byBlock: byBlock))
+    }
+
+    /// Answers given as `ID=VALUE` flags (`rocket play --answer`), checked as a file's are: the
+    /// value is text, and a block named more than once gets the list of them (a multiple
+    /// choice's titles). Each problem is a diagnostic without a line, its message naming the id.
+    public static func fromFlags(_ flags: [String], flag: String, for doc: FlowDocument) -> Result<[String: RocketValue], Failure> {
+        var values: [String: RocketValue] = [:]
+        var order: [String] = []
+        var problems: [FlowDiagnostic] = []
+        func problem(_ code: String, _ message: String) {
+            problems.append(FlowDiagnostic(severity: .error, code: code, message: message, path: ""))
+        }
+        for text in flags {
+            guard let eq = text.firstIndex(of: "="), eq != text.startIndex else {
+                problem("usage", "'\(text)' must be ID=VALUE")
+                continue
+            }
+            let key = String(text[..<eq]), value = String(text[text.index(after: eq)...])
+            switch values[key] {
+            case nil:
+                values[key] = .text(value)
+                order.append(key)
+            case .text(let first)?: values[key] = .list([first, value])
+            case .list(let items)?: values[key] = .list(items + [value])
+            default: break
+            }
+        }
+        var checker = Checker(doc)
+        for key in order {
+            guard let value = values[key] else { continue }
+            if case .problem(let code, let message, _) = checker.check(key, value) { problem(code, message) }
+        }
+        return problems.isEmpty ? .success(values.filter { checker.blocks[$0.key] != nil }) : .failure(Failure(diagnostics: problems))
+    }
+
+    /// The rules one answer meets, whatever it came from: its id names a block that takes an
+    /// answer (a variable's name is skipped), and the value has that block's shape and, when the
+    /// titles hold no `{{…}}`, names one of them.
+    struct Checker {
+        enum Outcome {
+            case fits, skip
+            /// `atValue`: the problem is the value's, not the id's.
+            case problem(code: String, message: String, atValue: Bool)
+        }
+        let blocks: [String: RocketNode]
+        let variables: Set<String>
+        let answerable: [String]
+        /// Hints for the first few unknown ids only: each is measured against every id.
+        var hintsLeft = 20
+
+        init(_ doc: FlowDocument) {
+            var blocks: [String: RocketNode] = [:]
+            for node in doc.graph.nodes { if let id = node.id, !id.isEmpty { blocks[id] = node } }
+            self.blocks = blocks
+            variables = Set(doc.graph.variables.map(\.name))
+            answerable = blocks.filter { $0.value.takesAnswer }.keys.sorted()
+        }
+
+        mutating func check(_ key: String, _ value: RocketValue) -> Outcome {
+            let quoted = "'" + key + "'"
+            guard let block = blocks[key] else {
+                if variables.contains(key) { return .skip }
+                hintsLeft -= 1
+                let hint = hintsLeft < 0 ? "" : Suggestions.closest(to: key, in: answerable).map { "; did you mean '\($0)'?" } ?? ""
+                return .problem(code: "unknown-block", message: "the flow has no block \(quoted)\(hint)", atValue: false)
+            }
+            guard block.takesAnswer else {
+                return .problem(code: "no-answer", message: "block \(quoted) is a \(block.kind.rawValue) block, which takes no answer", atValue: false)
+            }
+            if let problem = block.answerShapeProblem(value) {
+                return .problem(code: "type", message: "the answer for \(quoted) does not fit: \(problem.message)", atValue: true)
+            }
+            // Titles without `{{…}}` are what is shown: a wrong one is said now, not mid-flow.
+            if !block.answerTitles.contains(where: { $0.containsText("{{") }), case .failure(let refusal) = block.intent(answering: value, shown: { $0 }) {
+                return .problem(code: "no-such-answer", message: "the answer for \(quoted) does not fit: \(refusal.message)", atValue: true)
+            }
+            return .fits
+        }
     }
 
     /// The answer a JSON value stands for: a string, number, true, false, null, or a list of

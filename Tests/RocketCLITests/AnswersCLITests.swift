@@ -96,6 +96,26 @@ struct AnswersCLITests {
         #expect(typed.status == 0, "\(typed.stderr)")
     }
 
+    @Test("--answer ID=VALUE: answers as flags, over the file's; a wrong one is a usage error (exit 64)")
+    func flags() throws {
+        let dir = setUp(answers: #"{"ask": "Sure", "name": "Bob"}"#)
+        let r = try runRocket(
+            ["play", dir + "/flow.json", "--answers", dir + "/a.json", "--answer", "name=Ada", "--answers-out", "-"], stdin: "")
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.stdout == #"{"ask": "Sure", "name": "Ada"}"# + "\n")
+        let only = try runRocket(["play", dir + "/flow.json", "--answer", "ask=Sure"], stdin: "")
+        #expect(only.status == 1)
+        #expect(only.stderr.contains("block 'name' has no answer in the --answer flags"), "\(only.stderr)")
+        let bad = try runRocket(["play", dir + "/flow.json", "--answer", "ask=Maybe", "--answer", "nmae=Ada"], stdin: "")
+        #expect(bad.status == 64)
+        #expect(
+            bad.stderr == """
+                rocket: error: --answer: the answer for 'ask' does not fit: 'Maybe' is not one of its options: 'Sure', 'Later'
+                rocket: error: --answer: the flow has no block 'nmae'; did you mean 'name'?
+
+                """)
+    }
+
     @Test("A file that does not fit the flow is refused before anything is shown: every problem at its place (exit 65)")
     func badFile() throws {
         let dir = setUp(answers: "{\"ask\": \"Maybe\",\n \"nmae\": \"Ada\", \"hi\": 1}")

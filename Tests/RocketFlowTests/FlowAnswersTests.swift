@@ -98,4 +98,20 @@ struct FlowAnswersTests {
         #expect(try intent("who", .list(["a"])) == nil)
         #expect(try intent("hi", .text("x")) == nil)
     }
+
+    @Test("Flags: ID=VALUE as text, an id named again makes a list, checked by the same rules as a file")
+    func flags() throws {
+        let doc = try document()
+        let values = try FlowAnswers.fromFlags(["ask=Sure", "likes=Speed", "likes=price", "score=4", "count=9", "who=a=b"], flag: "--answer", for: doc).get()
+        #expect(values == ["ask": .text("Sure"), "likes": .list(["Speed", "price"]), "score": .text("4"), "who": .text("a=b")])
+        guard case .failure(let failure) = FlowAnswers.fromFlags(["=x", "hi=ok", "go=Stop", "likse=Speed"], flag: "--answer", for: doc) else {
+            Issue.record("bad flags were taken")
+            return
+        }
+        #expect(
+            failure.diagnostics.map(\.message) == [
+                "'=x' must be ID=VALUE", "block 'hi' is a text block, which takes no answer",
+                "the answer for 'go' does not fit: 'Stop' is not its title: 'Go'", "the flow has no block 'likse'; did you mean 'likes'?",
+            ])
+    }
 }
