@@ -215,10 +215,14 @@ public final class ConversationApp: TerminalProgram {
     /// so Ctrl-C and the terminal are served between steps).
     private func runAutomaticStep() -> [ProgramOutput] {
         guard let step = automaticStep() else { return [] }
+        // In line mode the transcript so far comes first (the block before its answer), and what
+        // the step made appear after it.
+        var out = lineMode ? newLines() : []
         automaticTried = step.mark
+        func then() -> [ProgramOutput] { lineMode ? out + newLines() : out }
         guard let key = step.key, let given = givenAnswers[key] else {
             if case .success(let intent) = step.intent { apply(.send(intent)) }
-            return []
+            return then()
         }
         usedAnswers.insert(key)
         let block = host.conversation.node(at: step.mark[1])
@@ -227,17 +231,27 @@ public final class ConversationApp: TerminalProgram {
         case .failure(let refusal): refused = refusal.message
         case .success(let intent):
             switch send(intent, block: block) {
-            case .success(var out):
+            case .success(let echo):
+                guard lineMode else { return [] }
+                out += echo
                 // A person at a terminal in line mode sees typed lines already, not given ones.
-                if lineMode, lineHints, case .textInput = block.content, case .reply(_, let text, _)? = host.conversation.transcript.last {
-                    out.append(say("\(strings.you): \(Sanitizer.clean(text, keepNewlines: false))"))
+                if lineHints, case .textInput = block.content,
+                    let text = host.conversation.transcript.lazy.reversed().compactMap({ item -> String? in
+                        if case .reply(step.mark[1], let text, _) = item { return text }
+                        return nil
+                    }).first
+                {
+                    out.append(say("\(strings.you): \(Sanitizer.clean(text).replacingAll("\n", with: "\n  "))"))
                 }
-                return lineMode ? out : []
+                return then()
             case .failure(let e): refused = e.message
             }
         }
         let message = "\(given.place): the answer for '\(key)' is refused: \(refused)"
-        if lineMode { return [.refuse(Sanitizer.clean(message, keepNewlines: false))] }
+        if lineMode {
+            out.append(.refuse(Sanitizer.clean(message, keepNewlines: false)))
+            return then()
+        }
         syncUI()  // the block's fresh state first, or the next frame's sync would clear the message
         ui.error = message
         return []
@@ -383,7 +397,8 @@ public final class ConversationApp: TerminalProgram {
         }
         if outcome == nil, let index = c.interactiveIndex, promptedIndex != index {
             promptedIndex = index
-            if lineHints {
+            // A block answered from what was given ahead is not prompted for.
+            if lineHints, automaticStep() == nil {
                 let block = c.node(at: index)
                 switch block.kind {
                 case .text, .image: out.append(say(strings.plainContinue))

@@ -149,4 +149,19 @@ struct AnswersCLITests {
         #expect(run.waitForExit() == 0)
         #expect(run.terminalRestored)
     }
+
+    @Test("Line mode at a terminal: a given answer is printed as if typed, after its block and without a prompt; taps wait for the person")
+    func plainAtTerminal() throws {
+        let dir = setUp(answers: #"{"ask": "Sure", "name": "Ada"}"#)
+        let run = try PTYRun(["play", dir + "/flow.json", "--plain", "--answers", dir + "/a.json"])
+        #expect(run.waitFor("(press Enter to continue)"))
+        run.send("\r")
+        #expect(run.waitFor("Thanks, Ada!"), "\(run.screen.allLines.filter { !$0.allSatisfy(\.isWhitespace) })")
+        let lines = run.screen.allLines.map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        let from = try #require(lines.firstIndex(of: "Bot: [1] Sure  [2] Later"))
+        #expect(Array(lines[from...].prefix(4)) == ["Bot: [1] Sure  [2] Later", "you: Sure", "Bot: Name?", "you: Ada"], "\(lines)")
+        #expect(!lines.contains { $0.hasPrefix("Choose 1-2") || $0.hasPrefix("Type your answer") }, "\(lines)")
+        run.send("\r")
+        #expect(run.waitForExit() == 0)
+    }
 }
