@@ -27,7 +27,7 @@ enum AlertCommand {
             .value("--message", "M", "The message."),
             .value("--action", "SPEC", "An action: TITLE[:default|cancel|destructive][:disabled], in order (a title may contain ':').", repeatable: true),
             .flag("--sheet", "An action sheet (a list at the bottom) instead of a centred alert."),
-            .flag("--plain", "Line mode: print the actions numbered and read a line."),
+            .flag("--plain", "Line mode: print the actions numbered and read a line (also ROCKET_PLAIN=1)."),
             OptionGroups.theme,
             .flag("--json", "Print the choice as a JSON object."),
             PromptCommands.timeoutOption("exit 124 (no action is chosen for the user)"),
@@ -108,7 +108,7 @@ enum AlertCommand {
     ) async -> (outcome: ProgramOutcome<AlertChoice>, timedOut: Bool) {
         let env = Environment.current
         let terminal = Terminal.forUserInterface()
-        let lineMode = plain || !terminal.isInteractive || env["TERM"] == "dumb"
+        let lineMode = plain || terminal.prefersLineMode(env)
         let strings = UIStrings.forEnvironment(env)
         let runner = ProgramRunner(terminal: lineMode ? terminal.forLineMode() : terminal, clock: SystemClock(), strings: strings)
         runner.depth = ColorDepth.detect(env)

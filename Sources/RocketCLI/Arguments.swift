@@ -86,7 +86,7 @@ enum OptionGroups {
     /// How a conversation is shown (demo, play).
     static let frontEnd: [OptionSpec] =
         ([
-            .flag("--plain", "Line mode: no escape sequences; one line of input per interactive block."),
+            .flag("--plain", "Line mode: no escape sequences; one line of input per interactive block (also ROCKET_PLAIN=1)."),
             .flag("--instant", "Every delay fires at once (for scripts and tests)."),
             .flag("--mouse", "Capture the mouse in the terminal: clicks press buttons (scroll-back and selection then stop working)."),
             OptionGroups.theme,

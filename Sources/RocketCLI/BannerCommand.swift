@@ -29,7 +29,7 @@ enum BannerCommand {
             .flag("--full-width", "Content spans the whole width."),
         ]
             + ([
-                .flag("--plain", "Line mode: print the banner as text and read one line."),
+                .flag("--plain", "Line mode: print the banner as text and read one line (also ROCKET_PLAIN=1)."),
                 OptionGroups.theme,
                 .flag("--json", "Print the result as a JSON object."),
             ] as [OptionSpec]).map { $0.inGroup("FRONT END") }
@@ -100,7 +100,7 @@ enum BannerCommand {
         }
         let env = Environment.current
         let terminal = Terminal.forUserInterface()
-        let plain = options.plain || !terminal.isInteractive || env["TERM"] == "dumb"
+        let plain = options.plain || terminal.prefersLineMode(env)
         let reduced = env["ROCKET_REDUCED_MOTION"] == "1"
         let center = BannerCenter(clock: SystemClock(), queue: BannerQueue(reducedMotion: reduced || plain))
         let strings = UIStrings.forEnvironment(env)

@@ -496,7 +496,7 @@ enum PlayCommand {
         let env = Environment.current
         // A flow read from stdin leaves the keys to the terminal itself, as fzf and gum do.
         let terminal = Terminal.forUserInterface(inputTaken: options.stdinTaken)
-        let plain = options.plain || !terminal.isInteractive || env["TERM"] == "dumb"
+        let plain = options.plain || terminal.prefersLineMode(env)
         // The conversation's own animations (bounces, intro) are not drawn in the terminal, so its
         // timing is always reduced motion; --instant also fires every showNextAfter at once.
         let timing: RocketTiming = options.instant ? .instant : .reducedMotion

@@ -14,7 +14,7 @@ import RocketText
 /// stdin, `--plain` and `TERM=dumb` use line mode (prompts on stderr).
 enum PromptCommands {
     static let frontEnd: [OptionSpec] = [
-        .flag("--plain", "Line mode: the prompt on stderr, one line of input."),
+        .flag("--plain", "Line mode: the prompt on stderr, one line of input (also ROCKET_PLAIN=1)."),
         .flag("--mouse", "Capture the mouse: clicks choose (scroll-back and selection then stop working)."),
         OptionGroups.theme,
     ]
@@ -171,7 +171,7 @@ enum PromptCommands {
         let theme = try themeOption(parsed, command: command)
         let env = Environment.current
         let terminal = Terminal.forUserInterface(inputTaken: inputTaken)
-        let lineMode = parsed.has("--plain") || !terminal.isInteractive || env["TERM"] == "dumb"
+        let lineMode = parsed.has("--plain") || terminal.prefersLineMode(env)
         let strings = UIStrings.forEnvironment(env)
         let runner = ProgramRunner(terminal: lineMode ? terminal.forLineMode() : terminal, clock: SystemClock(), strings: strings)
         runner.depth = ColorDepth.detect(env)

@@ -93,6 +93,14 @@ public final class Terminal: Sendable {
     /// True when both input and output are terminals.
     public var isInteractive: Bool { isatty(inputFD) == 1 && isatty(outputFD) == 1 }
 
+    /// True when a front end should read and write lines instead of drawing: the input or the
+    /// output is no terminal, the terminal is `TERM=dumb`, or the user asks for lines always with
+    /// `ROCKET_PLAIN=1` (a screen reader's user: nothing is redrawn, every line is said once). A
+    /// command's `--plain` asks the same for one run.
+    public func prefersLineMode(_ environment: [String: String]) -> Bool {
+        !isInteractive || environment["TERM"] == "dumb" || environment["ROCKET_PLAIN"] == "1"
+    }
+
     /// Whether `fd` writes to the same terminal device as this terminal's output (so what is
     /// written there lands in the drawn screen).
     package func sharesDevice(withDescriptor fd: Int32) -> Bool {

@@ -60,6 +60,21 @@ struct PromptCLITests {
         }
     }
 
+    @Test("ROCKET_PLAIN=1 asks for line mode at a real terminal (a screen reader's user): no escape sequences, lines said once, keys as lines")
+    func plainFromEnvironment() throws {
+        let run = try PTYRun(["confirm", "Deploy?"], environment: ["ROCKET_PLAIN": "1"])
+        #expect(run.waitFor("Deploy?"))
+        run.send("y\r")
+        #expect(run.waitForExit() == 0)
+        let raw = String(decoding: run.raw, as: UTF8.self)
+        #expect(!raw.contains("\u{1B}"), "\(raw.debugDescription)")
+        let drawn = try PTYRun(["confirm", "Deploy?"])  // without it: the drawn prompt
+        #expect(drawn.waitFor("Deploy?"))
+        drawn.send("y")
+        #expect(drawn.waitForExit() == 0)
+        #expect(String(decoding: drawn.raw, as: UTF8.self).contains("\u{1B}["))
+    }
+
     @Test("input --multiline on a terminal: Enter starts a line, Ctrl-D sends, the summary joins the lines")
     func multilineOnTerminal() throws {
         let dir = scratchDirectory()

@@ -124,6 +124,7 @@ final class PTYRun {
         env["TERM"] = "xterm-256color"
         env["LANG"] = "C.UTF-8"
         env.removeValue(forKey: "LC_ALL"); env.removeValue(forKey: "NO_COLOR"); env.removeValue(forKey: "COLUMNS"); env.removeValue(forKey: "LINES")
+        env.removeValue(forKey: "ROCKET_PLAIN")  // a person's own line-mode setting is not the test's
         for (k, v) in environment { env[k] = v }
         process.environment = env
         let handle = FileHandle(fileDescriptor: slave, closeOnDealloc: false)
