@@ -78,8 +78,22 @@ public final class ProgramRunner {
     }
 
     /// Runs the app until it has an outcome. Falls back to line mode when raw mode cannot be entered.
+    ///
+    /// Cancelling the task that runs it ends the app as Ctrl-C does: its outcome is
+    /// `.interrupted(signal: SIGINT)`, its last frame or summary is drawn and the terminal is
+    /// restored before `run` returns.
     public func run<P: TerminalProgram>(_ program: P, lineMode: Bool) async -> ProgramOutcome<P.Value> {
         terminal.installSignalHandlers()
+        let terminal = self.terminal
+        return await withTaskCancellationHandler {
+            await runInstalled(program, lineMode: lineMode)
+        } onCancel: {
+            terminal.wake()
+        }
+    }
+
+    /// ``run(_:lineMode:)`` once the signal handlers are in place.
+    private func runInstalled<P: TerminalProgram>(_ program: P, lineMode: Bool) async -> ProgramOutcome<P.Value> {
         defer { terminal.restore() }  // raw mode, or echo turned off for a secret
         if !lineMode && !program.readsKeys && terminal.isInteractive {
             program.lineMode = false
@@ -105,6 +119,11 @@ public final class ProgramRunner {
         let terminal = self.terminal
         guard offMainActor else { return terminal.wait(timeout: timeout, wantInput: wantInput) }
         return await OffThread.run { terminal.wait(timeout: timeout, wantInput: wantInput) }
+    }
+
+    /// A cancelled task interrupts the program, as Ctrl-C does.
+    private func cancelIfAsked<P: TerminalProgram>(_ program: P) {
+        if Task.isCancelled, program.outcome == nil { _ = program.update(.interrupt(signal: SIGINT), now: clock.now) }
     }
 
     /// Ticks until nothing is due now (bounded), so that input goes to the block that is current
@@ -147,6 +166,7 @@ public final class ProgramRunner {
         _ = program.start(now: clock.now)
         var hits: [HitRegion<P.Target>] = []
         while true {
+            cancelIfAsked(program)
             _ = settle(program)
             // Views have a smallest width; below it the frame is cut so that no row wraps.
             let size = terminal.size
@@ -252,6 +272,7 @@ public final class ProgramRunner {
         defer { unreadInput = (input.pending, input.ended) }
         emit(program.start(now: clock.now))
         while true {
+            cancelIfAsked(program)
             emit(settle(program))
             if let outcome = program.outcome { return outcome }
             let request = program.lineRequest

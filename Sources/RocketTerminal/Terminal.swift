@@ -28,6 +28,10 @@ private func forwardSignal(_ signo: Int32) {
     if fd >= 0 { _ = write(fd, &byte, 1) }
 }
 
+/// The byte ``Terminal/wake()`` writes to the self-pipe: no signal has that number, so it only
+/// ends a wait (which then reports a timeout).
+private let wakeByte: UInt8 = 0xFF
+
 /// The C handler for crashes: restore the terminal with async-signal-safe calls, then let the
 /// default action run (so the crash and its backtrace still happen).
 private func crashHandler(_ signo: Int32) {
@@ -273,6 +277,15 @@ public final class Terminal: Sendable {
         case timeout
     }
 
+    /// Ends the ``wait(timeout:wantInput:)`` under way, from any thread (a cancelled task's
+    /// handler): it returns `.timeout` and its caller looks again at what changed. A wake that
+    /// arrives with no wait under way ends the next one early, which is harmless.
+    public func wake() {
+        var byte = wakeByte
+        let fd = TerminalGlobals.signalWriteFD
+        if fd >= 0 { _ = Glibc.write(fd, &byte, 1) }
+    }
+
     /// Waits for input (when `wantInput`), a signal, or the timeout (seconds; nil = forever).
     ///
     /// Ctrl-Z (typed in raw mode, or SIGTSTP) suspends here (``suspend()``) and comes back as
@@ -290,6 +303,7 @@ public final class Terminal: Sendable {
             if fd.fd == signalReadFD {
                 var byte: UInt8 = 0
                 if read(signalReadFD, &byte, 1) == 1 {
+                    if byte == wakeByte { return .timeout }
                     if Int32(byte) == SIGTSTP {
                         suspend()
                         return .signal(SIGWINCH)
