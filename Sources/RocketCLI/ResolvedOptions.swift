@@ -222,7 +222,7 @@ struct ScenarioOptions {
     var names: [String]
     /// `--store`, `--now`, `--explain`.
     var gate: GateOptions
-    /// The rules of `scenario try`; empty rules for the other subcommands.
+    /// The rules of `scenario try` and `simulate`; empty rules for the other subcommands.
     var rules: ScenarioRules
     /// `--json` (status).
     var json: Bool
@@ -232,10 +232,10 @@ struct ScenarioOptions {
     init(_ parsed: ParsedArguments, subcommand: String, command: String) throws(UsageError) {
         names = parsed.positionals
         gate = try GateOptions(parsed, command: command)
-        if ["trigger", "try", "status", "reset"].contains(subcommand), let name = names.first, !ScenarioRulesCodec.isName(name) {
+        if ["trigger", "try", "status", "reset", "simulate"].contains(subcommand), let name = names.first, !ScenarioRulesCodec.isName(name) {
             throw UsageError(message: "NAME must be \(ScenarioRulesCodec.nameRule)", command: command)
         }
-        rules = subcommand == "try" ? try GateOptions.rules(parsed, command: command) : ScenarioRules()
+        rules = subcommand == "try" || subcommand == "simulate" ? try GateOptions.rules(parsed, command: command) : ScenarioRules()
         json = parsed.has("--json")
         all = parsed.has("--all")
         if subcommand == "reset" && all == !names.isEmpty { throw UsageError(message: "give a NAME or --all", command: command) }

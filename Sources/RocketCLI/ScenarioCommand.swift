@@ -54,6 +54,29 @@ enum ScenarioCommand {
                 ])
         ),
         (
+            "simulate",
+            CommandSpec(
+                name: "scenario simulate", abstract: "Play a timeline of events and tries against the rules, in memory: when does it execute?",
+                positionals: [
+                    ("NAME", "The scenario."),
+                    ("TIMELINE", "Lines 'TIME trigger [SCENARIO]' and 'TIME try' (- or none: standard input)."),
+                ], positionalCount: 1...2,
+                options: ruleOptions.map { $0.inGroup("RULES") } + [.flag("--explain", "Print every condition's check under each try.")],
+                discussion: """
+                    TIME is ISO-8601 (2026-01-01T09:00:00Z), @EPOCHSECONDS, or +D after the line before
+                    (+1d, +90m). A trigger counts an event of SCENARIO (default NAME); a try decides, and
+                    counts an execution when it executes. Blank lines and lines starting with # are
+                    skipped. Each try prints its time and verdict on stdout, with the failed conditions
+                    and the earliest time the clock alone would allow; the last line counts the
+                    executions. No store is read or written.
+                    """,
+                exitStatus: "0 played; 64 usage error; 65 a line that cannot be read (FILE:LINE:COL); 66 missing or unreadable file.",
+                examples: [
+                    "printf '2026-01-01T09:00:00Z trigger app-launch\\n+1d try\\n+1d try\\n' | rocket scenario simulate review --events-of app-launch --min-since-first-event 36h --max-executions 1",
+                    "rocket scenario simulate tip --min-between-executions 1d --explain timeline.txt",
+                ])
+        ),
+        (
             "status",
             CommandSpec(
                 name: "scenario status", abstract: "Show the statistics of one scenario or all.",
@@ -113,6 +136,10 @@ enum ScenarioCommand {
         let parsed = try parse(Array(args.dropFirst()), as: spec)
         if parsed.helpRequested { printOut(spec.help); return ExitStatus.ok }
         let options = try ScenarioOptions(parsed, subcommand: first, command: spec.name)
+        if first == "simulate" {
+            return ScenarioSimulation.run(
+                name: options.names[0], rules: options.rules, timeline: options.names.count > 1 ? options.names[1] : "-", explain: options.gate.explain)
+        }
         let now = options.gate.now
         let store: any ScenarioStore
         switch openStore(options.gate.store, forReading: first == "status" || first == "export") {

@@ -118,7 +118,7 @@ struct HelpTests {
         #expect(try c("confirm", "--default", "") == ["yes", "no"])
         #expect(try c("banner", "T", "--animation", "") == ["linear", "drop", "snap"])
         #expect(try c("banner", "T", "--color", "te") == ["teal"])
-        #expect(try c("scenario", "") == ["trigger", "try", "status", "reset", "export", "import"])
+        #expect(try c("scenario", "") == ["trigger", "try", "simulate", "status", "reset", "export", "import"])
         #expect(try c("scenario", "try", "--min-ev").sorted() == ["--min-events", "--min-events-in-window"])
         #expect(try c("pl") == ["play"])
         #expect(try c("help", "sc").sorted() == ["scenario", "schema"])

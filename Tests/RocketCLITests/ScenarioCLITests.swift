@@ -360,3 +360,71 @@ struct ScenarioScriptTests {
         #expect(!FileManager.default.fileExists(atPath: empty))
     }
 }
+
+@Suite("rocket scenario simulate: a timeline played against the rules, in memory")
+struct ScenarioSimulateTests {
+    static let timeline = """
+        # a week of launches
+        2026-01-01T09:00:00Z trigger app-launch
+        +1d trigger app-launch
+        +1h try
+
+        +1d trigger app-launch
+        +1h try
+        +2h try
+        +3d try
+        """
+
+    @Test("Each try's verdict with what failed and the earliest time the clock allows; executions count; nothing is stored")
+    func verdicts() throws {
+        let store = scratchDirectory() + "/never.sqlite"
+        let r = try runRocket(
+            [
+                "scenario", "simulate", "review", "--events-of", "app-launch", "--min-events", "3", "--min-since-first-event", "2d",
+                "--max-executions", "2", "--min-between-executions", "3d",
+            ], stdin: Self.timeline, environment: ["ROCKET_STORE": store])
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(
+            r.stdout == """
+                2026-01-02T10:00:00Z  not now: events 2 ≥ 3 required; 1d1h since the first event > 2d
+                2026-01-03T11:00:00Z  executes
+                2026-01-03T13:00:00Z  not now: 2h since the last execution > 3d; earliest 2026-01-06T11:00:01Z
+                2026-01-06T13:00:00Z  executes
+                executed 2 of 4 tries
+
+                """)
+        #expect(!FileManager.default.fileExists(atPath: store))
+        // From a file, with every check under each try.
+        let dir = scratchDirectory()
+        write("@1767258000 try\n+1s try\n", to: dir + "/t.txt")
+        let explained = try runRocket(["scenario", "simulate", "tip", dir + "/t.txt", "--max-executions", "1", "--explain"])
+        #expect(
+            explained.stdout == """
+                2026-01-01T09:00:00Z  executes
+                    ✓ executions 0 < 1 permitted
+                2026-01-01T09:00:01Z  not now: executions 1 < 1 permitted
+                    ✗ executions 1 < 1 permitted
+                executed 1 of 2 tries
+
+                """, "\(explained.stdout)")
+    }
+
+    @Test(
+        "A line it cannot read is named at FILE:LINE:COL (exit 65)",
+        arguments: [
+            ("+1d try\n", "<stdin>:1:1: error: a time after + needs an earlier line with a time"),
+            ("2026-01-01T00:00:00Z tri\n", "<stdin>:1:22: error: 'tri' is neither 'trigger' nor 'try'; did you mean 'try'?"),
+            ("2026-01-02T00:00:00Z try\n2026-01-01T00:00:00Z try\n", "<stdin>:2:1: error: the time goes back"),
+            ("yesterday try\n", "<stdin>:1:1: error: 'yesterday' is not a time"),
+            ("@0 try now\n", "<stdin>:1:8: error: 'try' takes nothing after it"),
+            ("@0\n", "<stdin>:1:3: error: a time needs 'trigger' or 'try' after it"),
+            ("@0 trigger a b\n", "<stdin>:1:14: error: 'trigger' takes one SCENARIO at most"),
+            ("@0 +1x try\n", "<stdin>:1:4: error: '+1x' is neither 'trigger' nor 'try'"),
+            ("@0 try\n+1e400d try\n", "<stdin>:2:1: error: '+1e400d' is not +D"),
+        ])
+    func badLines(text: String, message: String) throws {
+        let r = try runRocket(["scenario", "simulate", "tip"], stdin: text)
+        #expect(r.status == 65)
+        #expect(r.stderr.hasPrefix(message), "\(r.stderr)")
+    }
+}

@@ -1,0 +1,140 @@
+import RocketCore
+import RocketJSON
+import RocketPlatform
+import RocketScenarios
+
+/// `rocket scenario simulate`: a timeline of events and tries played against a scenario's rules
+/// on an in-memory store, each try's verdict printed: "when would this have shown?" answered
+/// before anything ships (a dry run no store or clock takes part in).
+enum ScenarioSimulation {
+    /// One line of a timeline.
+    struct Step: Equatable {
+        enum Action: Equatable {
+            /// An event of this scenario.
+            case trigger(String)
+            /// A try of the simulated scenario.
+            case attempt
+        }
+        var at: Double
+        var action: Action
+    }
+
+    /// Why a line cannot be read, and the column (in characters) where.
+    struct LineProblem: Error, Equatable {
+        var column: Int
+        var message: String
+    }
+
+    /// Reads one line; `previous` is the time of the line before (for `+D`). Nil for a blank line
+    /// or a comment.
+    static func parse(_ line: String, previous: Double?) -> Result<Step?, LineProblem> {
+        // Words and the column each starts at.
+        var words: [(text: String, column: Int)] = []
+        var current = "", start = 0
+        for (k, ch) in line.enumerated() {
+            if ch == " " || ch == "\t" {
+                if !current.isEmpty { words.append((current, start + 1)) }
+                current = ""
+            } else {
+                if current.isEmpty { start = k }
+                current.append(ch)
+            }
+        }
+        if !current.isEmpty { words.append((current, start + 1)) }
+        guard let first = words.first, !first.text.hasPrefix("#") else { return .success(nil) }
+        let at: Double
+        if first.text.hasPrefix("+") {
+            guard let previous else { return .failure(LineProblem(column: first.column, message: "a time after + needs an earlier line with a time")) }
+            guard let d = RocketDuration.parse(String(first.text.dropFirst())), WallTime.validRange.contains(previous + d) else {
+                return .failure(LineProblem(column: first.column, message: "'\(first.text)' is not +D, a duration after the line before (+90m, +1d)"))
+            }
+            at = previous + d
+        } else {
+            guard let t = WallTime.parse(first.text) else {
+                return .failure(
+                    LineProblem(column: first.column, message: "'\(first.text)' is not a time: ISO-8601 (2026-01-01T09:00:00Z), @EPOCHSECONDS or +D"))
+            }
+            at = t
+        }
+        if let previous, at < previous {
+            return .failure(LineProblem(column: first.column, message: "the time goes back: \(WallTime.format(at)) is before \(WallTime.format(previous))"))
+        }
+        guard words.count >= 2 else {
+            return .failure(LineProblem(column: first.column + first.text.count, message: "a time needs 'trigger' or 'try' after it"))
+        }
+        let verb = words[1]
+        switch verb.text {
+        case "try":
+            guard words.count == 2 else { return .failure(LineProblem(column: words[2].column, message: "'try' takes nothing after it")) }
+            return .success(Step(at: at, action: .attempt))
+        case "trigger":
+            guard words.count <= 3 else { return .failure(LineProblem(column: words[3].column, message: "'trigger' takes one SCENARIO at most")) }
+            if words.count == 3 {
+                guard ScenarioRulesCodec.isName(words[2].text) else {
+                    return .failure(LineProblem(column: words[2].column, message: "SCENARIO must be \(ScenarioRulesCodec.nameRule)"))
+                }
+                return .success(Step(at: at, action: .trigger(words[2].text)))
+            }
+            return .success(Step(at: at, action: .trigger("")))
+        default:
+            let hint = Suggestions.closest(to: verb.text, in: ["try", "trigger"]).map { "; did you mean '\($0)'?" } ?? ""
+            return .failure(LineProblem(column: verb.column, message: "'\(verb.text)' is neither 'trigger' nor 'try'\(hint)"))
+        }
+    }
+
+    /// The verdict line of a try.
+    static func verdict(_ decision: ScenarioDecision, at: Double) -> String {
+        let time = WallTime.format(at)
+        if decision.allowed { return "\(time)  executes" }
+        var line = "\(time)  not now: " + decision.failures.map(\.detail).joined(separator: "; ")
+        if let t = decision.earliestTime { line += "; earliest \(WallTime.format(t.rounded(.up)))" }
+        return line
+    }
+
+    /// Plays the timeline file (`-`: standard input) and prints each try's verdict.
+    static func run(name: String, rules: ScenarioRules, timeline: String, explain: Bool) -> ExitStatus {
+        let store = InMemoryScenarioStore()
+        let scenario = NamedScenario(name, rules: rules)
+        let file = timeline == "-" ? "<stdin>" : Sanitizer.clean(timeline, keepNewlines: false)
+        var previous: Double?
+        var tries = 0, executions = 0
+        var failure: ExitStatus?
+        let read = FileIO.forEachLine(timeline, maxLineBytes: RocketLimits.lineBytes) { bytes, number in
+            let line = String(decoding: bytes, as: UTF8.self)
+            switch parse(line.hasSuffix("\r") ? String(line.dropLast()) : line, previous: previous) {
+            case .failure(let problem):
+                printError("\(file):\(number):\(problem.column): error: \(Sanitizer.clean(problem.message, keepNewlines: false))")
+                failure = .dataError
+                return false
+            case .success(nil):
+                return true
+            case .success(let step?):
+                previous = step.at
+                do throws(ScenarioStoreError) {
+                    switch step.action {
+                    case .trigger(let other):
+                        try store.triggerEvent(other.isEmpty ? name : other, at: step.at)
+                    case .attempt:
+                        let decision = try scenario.decide(in: store, at: step.at)
+                        tries += 1
+                        if decision.allowed { executions += 1 }
+                        printOut(verdict(decision, at: step.at))
+                        if explain { for check in decision.explanation { printOut("    " + check) } }
+                    }
+                } catch {
+                    printError("rocket: error: \(file):\(number): \(error.message)")
+                    failure = .dataError
+                    return false
+                }
+                return true
+            }
+        }
+        if case .failure(let f) = read {
+            printError("rocket: error: cannot read '\(file)': \(f.reason)")
+            return .noInput
+        }
+        if let failure { return failure }
+        printOut("executed \(executions) of \(tries) tr\(tries == 1 ? "y" : "ies")")
+        return .ok
+    }
+}
