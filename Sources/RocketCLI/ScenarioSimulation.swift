@@ -98,6 +98,7 @@ enum ScenarioSimulation {
         let file = timeline == "-" ? "<stdin>" : Sanitizer.clean(timeline, keepNewlines: false)
         var previous: Double?
         var tries = 0, executions = 0
+        var triggered: Set<String> = []
         var failure: ExitStatus?
         let read = FileIO.forEachLine(timeline, maxLineBytes: RocketLimits.lineBytes) { bytes, number in
             let line = String(decoding: bytes, as: UTF8.self)
@@ -113,7 +114,14 @@ enum ScenarioSimulation {
                 do throws(ScenarioStoreError) {
                     switch step.action {
                     case .trigger(let other):
-                        try store.triggerEvent(other.isEmpty ? name : other, at: step.at)
+                        let scenario = other.isEmpty ? name : other
+                        if triggered.insert(scenario).inserted, triggered.count > RocketLimits.simulatedScenarios {
+                            printError(
+                                "\(file):\(number):1: error: a timeline triggers at most \(RocketLimits.simulatedScenarios) different scenarios")
+                            failure = .dataError
+                            return false
+                        }
+                        try store.triggerEvent(scenario, at: step.at)
                     case .attempt:
                         let decision = try scenario.decide(in: store, at: step.at)
                         tries += 1

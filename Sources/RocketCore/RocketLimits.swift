@@ -40,6 +40,9 @@ public enum RocketLimits {
     public static let choiceOptions = 100
     /// The most options of `rocket choose`, as arguments or lines of standard input.
     public static let chooseOptions = 10_000
+    /// The most different scenarios a `rocket scenario simulate` timeline may trigger (each
+    /// holds statistics in memory for the whole run).
+    public static let simulatedScenarios = 10_000
     /// The most bytes of options `rocket choose` reads from standard input, all lines together
     /// (10,000 options of 64 KiB would otherwise hold 600 MiB, twice over while they are read).
     public static let chooseInputBytes = 16 << 20
@@ -192,6 +195,9 @@ public enum RocketLimits {
         Entry(
             name: "chooseOptions", value: number(chooseOptions), bounds: "options of `rocket choose` (arguments or lines of standard input)",
             past: "a usage error (exit 64)"),
+        Entry(
+            name: "simulatedScenarios", value: number(simulatedScenarios), bounds: "different scenarios one `rocket scenario simulate` timeline triggers",
+            past: "the line is an error (exit 65)"),
         Entry(
             name: "chooseInputBytes", value: size(chooseInputBytes), bounds: "options `rocket choose` reads from standard input, all lines together",
             past: "a usage error (exit 64), said as soon as the limit is passed"),

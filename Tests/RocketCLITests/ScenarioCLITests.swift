@@ -409,6 +409,14 @@ struct ScenarioSimulateTests {
                 """, "\(explained.stdout)")
     }
 
+    @Test("A timeline may trigger at most 10,000 different scenarios (each is held in memory for the whole run)")
+    func manyScenarios() throws {
+        let lines = (0...10_000).map { "@0 trigger s\($0)\n" }.joined()
+        let r = try runRocket(["scenario", "simulate", "tip"], stdin: lines)
+        #expect(r.status == 65)
+        #expect(r.stderr.hasPrefix("<stdin>:10001:1: error: a timeline triggers at most 10000 different scenarios"), "\(r.stderr)")
+    }
+
     @Test(
         "A line it cannot read is named at FILE:LINE:COL (exit 65)",
         arguments: [
