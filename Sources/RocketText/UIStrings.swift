@@ -136,6 +136,7 @@ public struct UIStrings: Sendable, Hashable {
         "ended": "The conversation has ended.", "closed": "The conversation was closed.", "startAgain": "Start again", "pause": "Pause",
         "edit": "Edit", "editAnswer": "Edit your answer: %@", "continue": "Continue", "done": "Done", "chooseRange": "Choose %d to %d",
         "chooseAtLeast": "Choose at least %d", "chooseUpTo": "Choose up to %d", "picture": "Picture", "dismiss": "Dismiss", "sendKeys": "Ctrl+Enter sends",
+        "sendKeysMac": "⌘+Enter sends",
         "conversation": "Conversation",
     ]
 
@@ -177,7 +178,7 @@ public struct UIStrings: Sendable, Hashable {
         web: [
             "ended": "对话已结束。", "closed": "对话已关闭。", "startAgain": "重新开始", "pause": "暂停", "edit": "修改", "editAnswer": "修改你的回答：%@",
             "continue": "继续", "done": "完成", "chooseRange": "选择 %d 到 %d 项", "chooseAtLeast": "至少选择 %d 项", "chooseUpTo": "最多选择 %d 项",
-            "picture": "图片", "dismiss": "关闭", "sendKeys": "Ctrl+回车 发送", "conversation": "对话",
+            "picture": "图片", "dismiss": "关闭", "sendKeys": "Ctrl+回车 发送", "sendKeysMac": "⌘+回车 发送", "conversation": "对话",
         ])
     /// Italian.
     public static let italian = UIStrings(
@@ -209,7 +210,7 @@ public struct UIStrings: Sendable, Hashable {
             "ended": "La conversazione è finita.", "closed": "La conversazione è stata chiusa.", "startAgain": "Ricomincia", "pause": "Pausa",
             "edit": "Modifica", "editAnswer": "Modifica la risposta: %@", "continue": "Continua", "done": "Fatto", "chooseRange": "Scegline da %d a %d",
             "chooseAtLeast": "Scegline almeno %d", "chooseUpTo": "Scegline al massimo %d", "picture": "Immagine", "dismiss": "Chiudi",
-            "sendKeys": "Ctrl+Invio invia",
+            "sendKeys": "Ctrl+Invio invia", "sendKeysMac": "⌘+Invio invia",
             "conversation": "Conversazione",
         ])
 

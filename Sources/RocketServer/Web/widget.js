@@ -934,7 +934,8 @@
         form.appendChild(line);
         var keys = null;
         if (item.multiline) {
-          keys = el("p", "rk-hint-line", say("sendKeys"));
+          var mac = /Mac|iPhone|iPad/.test((navigator.userAgentData && navigator.userAgentData.platform) || navigator.platform || "");
+          keys = el("p", "rk-hint-line", say(mac ? "sendKeysMac" : "sendKeys"));
           keys.id = fid + "-keys";
           form.appendChild(keys);
         }
