@@ -56,6 +56,11 @@ struct GateOptions {
         return rules
     }
 
+    /// True when any rule flag was given.
+    static func rulesGiven(_ parsed: ParsedArguments) -> Bool {
+        ScenarioRulesCodec.Field.allCases.contains { field in field.flag.map { parsed.value($0) != nil } ?? false }
+    }
+
     /// Asks the store whether scenario `name` with `rules` may be shown now.
     func decide(_ name: String, rules: ScenarioRules) -> ExitStatus {
         ScenarioCommand.gate(name, rules: rules, store: store, now: now, wallClock: wallClock, explain: explain)
@@ -232,7 +237,8 @@ struct ScenarioOptions {
     init(_ parsed: ParsedArguments, subcommand: String, command: String) throws(UsageError) {
         names = parsed.positionals
         gate = try GateOptions(parsed, command: command)
-        if ["trigger", "try", "status", "reset", "simulate"].contains(subcommand), let name = names.first, !ScenarioRulesCodec.isName(name) {
+        let named = subcommand != "simulate" || parsed.value("--flow") == nil  // with --flow the first positional is the timeline
+        if ["trigger", "try", "status", "reset", "simulate"].contains(subcommand), named, let name = names.first, !ScenarioRulesCodec.isName(name) {
             throw UsageError(message: "NAME must be \(ScenarioRulesCodec.nameRule)", command: command)
         }
         rules = subcommand == "try" || subcommand == "simulate" ? try GateOptions.rules(parsed, command: command) : ScenarioRules()

@@ -58,10 +58,13 @@ enum ScenarioCommand {
             CommandSpec(
                 name: "scenario simulate", abstract: "Play a timeline of events and tries against the rules, in memory: when does it execute?",
                 positionals: [
-                    ("NAME", "The scenario."),
+                    ("NAME", "The scenario (not with --flow)."),
                     ("TIMELINE", "Lines 'TIME trigger [SCENARIO]' and 'TIME try' (- or none: standard input)."),
-                ], positionalCount: 1...2,
-                options: ruleOptions.map { $0.inGroup("RULES") } + [.flag("--explain", "Print every condition's check under each try.")],
+                ], positionalCount: 0...2,
+                options: ruleOptions.map { $0.inGroup("RULES") } + [
+                    .value("--flow", "FILE", "Take the scenario and its rules from a flow file's \"scenario\" and \"when\" (instead of NAME and RULES)."),
+                    .flag("--explain", "Print every condition's check under each try."),
+                ],
                 discussion: """
                     TIME is ISO-8601 (2026-01-01T09:00:00Z), @EPOCHSECONDS, or +D after the line before
                     (+1d, +90m). A trigger counts an event of SCENARIO (default NAME); a try decides, and
@@ -74,6 +77,7 @@ enum ScenarioCommand {
                 examples: [
                     "printf '2026-01-01T09:00:00Z trigger app-launch\\n+1d try\\n+1d try\\n' | rocket scenario simulate review --events-of app-launch --min-since-first-event 36h --max-executions 1",
                     "rocket scenario simulate tip --min-between-executions 1d --explain timeline.txt",
+                    "rocket scenario simulate --flow onboarding.json timeline.txt",
                 ])
         ),
         (
@@ -136,10 +140,7 @@ enum ScenarioCommand {
         let parsed = try parse(Array(args.dropFirst()), as: spec)
         if parsed.helpRequested { printOut(spec.help); return ExitStatus.ok }
         let options = try ScenarioOptions(parsed, subcommand: first, command: spec.name)
-        if first == "simulate" {
-            return ScenarioSimulation.run(
-                name: options.names[0], rules: options.rules, timeline: options.names.count > 1 ? options.names[1] : "-", explain: options.gate.explain)
-        }
+        if first == "simulate" { return try ScenarioSimulation.run(parsed, options: options, command: spec.name) }
         let now = options.gate.now
         let store: any ScenarioStore
         switch openStore(options.gate.store, forReading: first == "status" || first == "export") {

@@ -1,4 +1,5 @@
 import RocketCore
+import RocketFlow
 import RocketJSON
 import RocketPlatform
 import RocketScenarios
@@ -91,8 +92,34 @@ enum ScenarioSimulation {
         return line
     }
 
+    /// The command: NAME and the rule flags, or `--flow FILE`'s scenario and `when` rules, then
+    /// the timeline.
+    static func run(_ parsed: ParsedArguments, options: ScenarioOptions, command: String) throws(UsageError) -> ExitStatus {
+        var positionals = options.names
+        let name: String, rules: ScenarioRules
+        if let path = parsed.value("--flow") {
+            if GateOptions.rulesGiven(parsed) { throw UsageError(message: "--flow takes its rules from the flow: give no rule flags", command: command) }
+            guard positionals.count <= 1 else { throw UsageError(message: "with --flow, give only the TIMELINE", command: command) }
+            guard let result = loadFlowFileReporting(path) else { return .noInput }
+            for d in result.errors { printError(d.formatted(file: displayName(path))) }
+            guard result.isPlayable, let doc = result.document else { return .dataError }
+            guard let scenario = doc.scenario else {
+                printError("rocket: error: '\(Sanitizer.clean(path, keepNewlines: false))' names no \"scenario\": it is shown whenever it is played")
+                return .dataError
+            }
+            name = scenario
+            rules = doc.when ?? ScenarioRules()
+        } else {
+            guard let first = positionals.first else { throw UsageError(message: "give the scenario's NAME, or --flow FILE", command: command) }
+            name = first
+            rules = options.rules
+            positionals.removeFirst()
+        }
+        return play(name: name, rules: rules, timeline: positionals.first ?? "-", explain: options.gate.explain)
+    }
+
     /// Plays the timeline file (`-`: standard input) and prints each try's verdict.
-    static func run(name: String, rules: ScenarioRules, timeline: String, explain: Bool) -> ExitStatus {
+    static func play(name: String, rules: ScenarioRules, timeline: String, explain: Bool) -> ExitStatus {
         let store = InMemoryScenarioStore()
         let scenario = NamedScenario(name, rules: rules)
         let file = timeline == "-" ? "<stdin>" : Sanitizer.clean(timeline, keepNewlines: false)

@@ -409,6 +409,34 @@ struct ScenarioSimulateTests {
                 """, "\(explained.stdout)")
     }
 
+    @Test("--flow FILE: the flow's scenario and its when rules; a flow with none, rule flags beside it or no NAME at all are refused")
+    func fromFlow() throws {
+        let dir = scratchDirectory()
+        write(
+            #"""
+            {"version": 1, "scenario": "ask", "when": {"eventsOf": "launch", "minEventsRequired": 2, "maxExecutionsPermitted": 1},
+             "blocks": [{"id": "a", "type": "text", "text": "Hi"}]}
+            """#, to: dir + "/gated.json")
+        write("@0 trigger launch\n+1h try\n+1h trigger launch\n+1h try\n+1h try\n", to: dir + "/t.txt")
+        let r = try runRocket(["scenario", "simulate", "--flow", dir + "/gated.json", dir + "/t.txt"])
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(
+            r.stdout == """
+                1970-01-01T01:00:00Z  not now: events 1 ≥ 2 required
+                1970-01-01T03:00:00Z  executes
+                1970-01-01T04:00:00Z  not now: executions 1 < 1 permitted
+                executed 1 of 3 tries
+
+                """, "\(r.stdout)")
+        write(#"{"version": 1, "blocks": [{"id": "a", "type": "text", "text": "Hi"}]}"#, to: dir + "/open.json")
+        let open = try runRocket(["scenario", "simulate", "--flow", dir + "/open.json"])
+        #expect(open.status == 65 && open.stderr.contains("names no \"scenario\""))
+        #expect(try runRocket(["scenario", "simulate", "--flow", dir + "/gated.json", "--min-events", "3"]).status == 64)
+        #expect(try runRocket(["scenario", "simulate", "--flow", dir + "/gated.json", "a", "b"]).status == 64)
+        #expect(try runRocket(["scenario", "simulate", "--flow", dir + "/none.json"]).status == 66)
+        #expect(try runRocket(["scenario", "simulate"]).status == 64)
+    }
+
     @Test("A timeline may trigger at most 10,000 different scenarios (each is held in memory for the whole run)")
     func manyScenarios() throws {
         let lines = (0...10_000).map { "@0 trigger s\($0)\n" }.joined()
