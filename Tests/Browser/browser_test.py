@@ -602,6 +602,14 @@ def multiline_answer(browser, server):
     err.wait_for(timeout=TIMEOUT)
     area = page.get_by_label("Anything else?")
     assert err.get_attribute("id") in area.get_attribute("aria-describedby").split(), "the refusal describes the field"
+    # A refusal draws the block again: what was typed stays, line breaks and all.
+    area.fill("Too\nshort")
+    area.press("Control+Enter")
+    page.wait_for_function("() => (document.querySelector('.rk-error') || {}).textContent === 'Please type at least 15 characters.'",
+                           timeout=TIMEOUT)
+    area = page.get_by_label("Anything else?")
+    assert area.input_value() == "Too\nshort", repr(area.input_value())
+    area.fill("")
     area.click()
     page.keyboard.type("First line")
     page.keyboard.press("Enter")
@@ -614,7 +622,7 @@ def multiline_answer(browser, server):
     reply = page.locator(".rk-mine", has_text="First line")
     reply.wait_for(timeout=TIMEOUT)
     assert reply.inner_text().startswith("First line\nSecond line"), repr(reply.inner_text())
-    assert len(sent) == 2, f"two intents (the refused empty one and the answer), not {sent}"
+    assert len(sent) == 3, f"three intents (the empty and the short one refused, then the answer), not {sent}"
     context.close()
 
 

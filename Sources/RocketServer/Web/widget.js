@@ -700,7 +700,7 @@
   Widget.prototype.render = function (v) {
     if (!core.isNewer(this.view, v)) return;
     var hadFocus = this.root.contains(document.activeElement);
-    var typed = null, field = this.root.querySelector("input.rk-input");
+    var typed = null, field = this.root.querySelector(".rk-input");  // a text field or a text area
     if (field && this.view && this.view.active === v.active) typed = field.value;
     this.view = v;
     if (typeof v.lang === "string") wordsLang = v.lang;
@@ -728,7 +728,7 @@
       for (var d = 0; d < 3; d++) typing.appendChild(el("span", "rk-dot"));
       this.frame.insertBefore(typing, this.status);
     } else if (!v.typing && typing) typing.parentNode.removeChild(typing);
-    if (typed !== null) { var f2 = this.root.querySelector("input.rk-input"); if (f2) f2.value = typed; }
+    if (typed !== null) { var f2 = this.root.querySelector(".rk-input"); if (f2) f2.value = typed; }
     this.renderBanner(v.banner);
     this.syncHold();
     this.frame.classList.toggle("rk-closing", v.status === "closing");
