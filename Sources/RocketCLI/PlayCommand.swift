@@ -207,6 +207,9 @@ enum PlayCommand {
             and belongs to this flow, play resumes there (the scenario is not asked again) and shows
             the transcript so far; reaching the end removes FILE; closing or interrupting keeps it.
             Secret answers are never saved.
+            --answers FILE (what --answers-out wrote) and --answer ID=VALUE answer blocks ahead,
+            each once, as if typed; with nobody at the terminal a text goes on by itself, so a
+            flow answered in full runs to its end. A block left unanswered is asked.
             """,
         exitStatus: exitStatusOfPlay,
         examples: [
