@@ -394,6 +394,11 @@ enum PlayCommand {
         return .success(given)
     }
 
+    /// Today in this machine's time zone, `YYYY-MM-DD` (where a date input's ↑/↓ start).
+    static func localDay(at now: Double = WallTime.now) -> String {
+        String(WallTime.format(now + Double(Environment.utcOffset(at: now))).prefix(10))
+    }
+
     /// The flow's identity in snapshots: the hash of its graph as written (image paths not yet
     /// resolved against the folder it was run from).
     static func flowIdentity(_ doc: FlowDocument) -> String { doc.makeGraph().contentHash }
@@ -609,6 +614,7 @@ enum PlayCommand {
         let person = isatty(terminal.inputFD) == 1
         app.lineHints = plain && person
         app.givenAnswers = given
+        app.today = PlayCommand.localDay()
         app.tapsGoOn = options.answersGiven && !person
         runner.depth = depth
         runner.mouse = options.mouse

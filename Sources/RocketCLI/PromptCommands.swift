@@ -238,6 +238,7 @@ enum PromptCommands {
             host: host, strings: strings, depth: runner.depth, pictures: TerminalImage.loader)
         let value = parsed.value("--value")
         if let value { app.defaults[id] = value }
+        app.today = PlayCommand.localDay()
         let timeout = try timeout(parsed, command: command)
         // On a timeout --value answers, when the answer's rules accept it.
         let fallback = value.flatMap { try? input.accept($0).get().displayText }

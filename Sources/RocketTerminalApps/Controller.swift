@@ -30,7 +30,9 @@ public enum KeyController {
     public static func sync(_ ui: inout ConversationUI, with c: Conversation) {
         let index = c.interactiveIndex
         if ui.blockIndex != index, let index {
+            let today = ui.today
             ui = ConversationUI()
+            ui.today = today
             ui.blockIndex = index
             if case .textInput(let input) = c.node(at: index).content { ui.editor.multiline = input.multiline }
         }
@@ -106,12 +108,40 @@ public enum KeyController {
                 if key == .enter { ui.editor.insert("\n"); ui.error = nil; return .redraw }
             }
             if key == .enter { return .send(.submit(ui.editor.text)) }
+            // A date: ↑/↓ step a day and PgUp/PgDn a month, within the input's bounds.
+            if case .textInput(let input) = c.node(at: index).content, input.inputType == .date,
+                let step = [Key.up: (1, 0), .down: (-1, 0), .pageUp: (0, 1), .pageDown: (0, -1)][key]
+            {
+                if let day = steppedDay(ui.editor.text, by: step, input: input, today: ui.today), day != ui.editor.text {
+                    ui.editor.clear()
+                    ui.editor.insert(day)
+                    ui.error = nil
+                    return .redraw
+                }
+                return .none
+            }
             if ui.editor.handle(key) { ui.error = nil; return .redraw }
             return .none
         case .set, .condition, .jump:
             return .none  // never shown
         }
     }
+}
+
+/// The day a date input's ↑/↓ (a day) or PgUp/PgDn (a month) makes of `text`: from the typed day
+/// when there is one, else from `today` (or the nearest bound) without stepping; always within
+/// the input's `min` and `max`. Nil when there is nothing to start from.
+func steppedDay(_ text: String, by step: (days: Int, months: Int), input: RocketInputNode, today: String?) -> String? {
+    let typed = text.trimmingSpaces()
+    var day: String?
+    if RocketInputType.isDate(typed) {
+        day = RocketInputType.day(typed, days: step.days, months: step.months)
+    } else {
+        day = today
+    }
+    if case .text(let lo)? = input.minimum, day.map({ $0 < lo }) ?? true { day = lo }
+    if case .text(let hi)? = input.maximum, day.map({ $0 > hi }) ?? false { day = hi }
+    return day
 }
 
 /// Maps a line of plain-mode input to an intent: any line taps a text block; a button is chosen

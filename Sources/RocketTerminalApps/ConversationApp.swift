@@ -76,6 +76,9 @@ public final class ConversationApp: TerminalProgram {
     /// Blocks that wait only for a tap (a text or a picture without a timer) go on by themselves:
     /// nobody is there to tap (an unattended run).
     public var tapsGoOn = false
+    /// The local day (`YYYY-MM-DD`) a date input's ↑/↓ start from when it is empty (the host
+    /// knows the time zone; nil: the input's bounds only).
+    public var today: String?
     /// The id of the block that waited when the end of the input closed the conversation.
     public private(set) var inputEndedAt: String?
     private var usedAnswers = Set<String>()
@@ -288,6 +291,7 @@ public final class ConversationApp: TerminalProgram {
     /// A new interactive block resets focus and text; an input with a default starts with it.
     private func syncUI() {
         let c = host.conversation
+        ui.today = today
         KeyController.sync(&ui, with: c)
         guard let index = c.interactiveIndex, prefilled != index else { return }
         prefilled = index

@@ -21,6 +21,9 @@ public struct ConversationUI: Hashable, Sendable {
     public var blockIndex: Int?
     /// The options ticked in a multiple choice.
     public var ticked: Set<Int> = []
+    /// The local day (`YYYY-MM-DD`) ↑ or ↓ start from in an empty date input; nil: the input's
+    /// bounds, else nothing to start from.
+    public var today: String?
 
     /// A fresh state.
     public init() {}
@@ -225,6 +228,7 @@ public struct ConversationView: Sendable {
                 if case .rating(let r) = node.content { key += r.scale * 10 }
                 if case .choice(let choice) = node.content, choice.multiple { key += 500 }
                 if case .textInput(let input) = node.content, input.multiline { key += 500 }
+                if case .textInput(let input) = node.content, input.inputType == .date { key += 250 }
                 return key + (c.backTarget != nil ? 1 : 0)
             } ?? -1
         if case .active = c.status, let row = cache.hints[hintKey] {
@@ -240,6 +244,8 @@ public struct ConversationView: Sendable {
                 case .textInput:
                     if case .textInput(let input) = c.node(at: i).content, input.multiline {
                         hint.append(strings.multilineHint)
+                    } else if case .textInput(let input) = c.node(at: i).content, input.inputType == .date {
+                        hint.append(strings.dateHint)
                     } else {
                         hint.append(strings.sendHint)
                     }

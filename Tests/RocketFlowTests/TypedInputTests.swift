@@ -118,4 +118,32 @@ struct TypedInputTests {
         let typed = head + #""inputType": "number", "next": "c"}, {"id": "c", "type": "condition", "branches": [{"if": "a == 'x'", "next": null}]}]}"#
         #expect(codes(typed) == ["expression-type"], "a number answer compared with a text")
     }
+
+    @Test(
+        "A day's step: months keep the day where the month has it, days cross months, years and leap days",
+        arguments: [
+            ("2024-01-31", 0, 1, "2024-02-29"), ("2023-01-31", 0, 1, "2023-02-28"), ("2026-12-31", 1, 0, "2027-01-01"),
+            ("2024-03-01", -1, 0, "2024-02-29"), ("2026-01-15", 0, -1, "2025-12-15"), ("2000-02-28", 1, 0, "2000-02-29"),
+            ("1900-02-28", 1, 0, "1900-03-01"), ("0001-01-01", 365, 0, "0002-01-01"), ("2026-05-31", 0, 13, "2027-06-30"),
+        ])
+    func daySteps(start: String, days: Int, months: Int, expected: String) {
+        #expect(RocketInputType.day(start, days: days, months: months) == expected)
+    }
+
+    @Test("No day comes of a text that is no day, or of a step past years 1 to 9999")
+    func dayStepLimits() {
+        #expect(RocketInputType.day("2026-02-30", days: 1, months: 0) == nil)
+        #expect(RocketInputType.day("9999-12-31", days: 1, months: 0) == nil)
+        #expect(RocketInputType.day("0001-01-01", days: -1, months: 0) == nil)
+        #expect(RocketInputType.day("0001-01-01", days: 0, months: -1) == nil)
+        #expect(RocketInputType.day("2026-01-01", days: Int.max, months: 0) == nil)
+        // Every step of a day, a whole leap cycle long, lands on a day and comes back.
+        var day = "1999-12-20"
+        for _ in 0..<(4 * 366) {
+            guard let next = RocketInputType.day(day, days: 1, months: 0) else { Issue.record("no day after \(day)"); return }
+            #expect(RocketInputType.isDate(next) && next > day)
+            #expect(RocketInputType.day(next, days: -1, months: 0) == day)
+            day = next
+        }
+    }
 }

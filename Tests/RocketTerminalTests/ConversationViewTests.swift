@@ -178,6 +178,40 @@ struct ConversationViewTests {
 
 @Suite("Key and line controllers")
 struct ControllerTests {
+    @Test("A date input: ↑/↓ step a day and PgUp/PgDn a month from the typed day, else from today, within min and max")
+    func dateSteps() throws {
+        var input = RocketInputNode(text: "When?", buttonTitle: "OK")
+        input.inputType = .date
+        input.minimum = .text("2026-01-15")
+        input.maximum = .text("2026-03-31")
+        var g = RocketGraph()
+        g.root = g.add(RocketNode(id: "when", content: .textInput(input)))
+        var c = Conversation(graph: g, author: RocketAuthor(image: nil, name: ""), options: ConversationOptions(timing: .instant))
+        c.start(at: 0)
+        var ui = ConversationUI()
+        ui.today = "2026-02-28"
+        #expect(KeyController.handle(.up, conversation: c, ui: &ui) == .redraw)
+        #expect(ui.editor.text == "2026-02-28")  // empty: today, not stepped
+        _ = KeyController.handle(.up, conversation: c, ui: &ui)
+        #expect(ui.editor.text == "2026-03-01")
+        _ = KeyController.handle(.pageUp, conversation: c, ui: &ui)
+        #expect(ui.editor.text == "2026-03-31")  // April 1 is past max
+        #expect(KeyController.handle(.up, conversation: c, ui: &ui) == .none)  // at max already
+        for _ in 0..<3 { _ = KeyController.handle(.pageDown, conversation: c, ui: &ui) }
+        #expect(ui.editor.text == "2026-01-15")  // December 31 is before min
+        // Typing still edits; ← and → move in the text.
+        #expect(KeyController.handle(.left, conversation: c, ui: &ui) == .redraw)
+        let view = ConversationView(width: 60, author: c.author, closeTitle: nil, strings: .english)
+        var cache = ConversationLayoutCache()
+        let (buffer, _) = view.layout(c, ui: ui, cache: &cache)
+        #expect((0..<buffer.rows.count).contains { buffer.rowText($0).contains("↑/↓ day · PgUp/PgDn month · Enter send") })
+        // No day typed, no today and no bounds: nothing to step from.
+        var open = RocketInputNode(text: "When?", buttonTitle: "OK")
+        open.inputType = .date
+        #expect(steppedDay("", by: (1, 0), input: open, today: nil) == nil)
+        #expect(steppedDay("soon", by: (1, 0), input: open, today: "2026-05-05") == "2026-05-05")
+    }
+
     @Test("A multi-line input: Enter starts a line, Ctrl-D sends the lines; the field grows and the hint says so")
     func multiline() throws {
         var input = RocketInputNode(text: "Notes?", buttonTitle: "OK")
