@@ -623,9 +623,9 @@ enum PlayCommand {
         leftover(runner.unreadInput)
         // A closed conversation whose input simply ran out says so (else exit 1 reads as a choice).
         if app.inputEnded {
-            let block = app.inputEndedAt.map { " at block '\(Sanitizer.clean($0, keepNewlines: false))'" } ?? ""
+            let block = app.inputEndedAt.map { " at block " + Sanitizer.clean($0.quotedForMessage, keepNewlines: false) } ?? ""
             if options.answersGiven, let id = app.inputEndedAt {
-                let quoted = "'" + Sanitizer.clean(id, keepNewlines: false) + "'"
+                let quoted = Sanitizer.clean(id.quotedForMessage, keepNewlines: false)
                 let file = options.answers.map { Sanitizer.clean(displayName($0), keepNewlines: false) } ?? "the --answer flags"
                 let why = given[id] == nil ? "block \(quoted) has no answer in \(file)" : "block \(quoted) was still waiting after its answer in \(file)"
                 printError("rocket: \(why), and the input ended, so the conversation was closed (exit 1)")

@@ -62,8 +62,8 @@ extension RocketNode {
                 displayed[$0].trimmingSpaces().lowercased() == wanted || titles[$0].trimmingSpaces().lowercased() == wanted
             }
             if loose.count == 1 { return .success(loose[0]) }
-            let list = displayed.map { "'" + $0 + "'" }.joined(separator: ", ")
-            return .failure(RocketAnswerRefusal(message: "'\(text)' is not \(titles.count == 1 ? "its title" : "one of its options"): \(list)"))
+            let list = displayed.prefix(10).map(\.quotedForMessage).joined(separator: ", ") + (displayed.count > 10 ? ", …" : "")
+            return .failure(RocketAnswerRefusal(message: "\(text.quotedForMessage) is not \(titles.count == 1 ? "its title" : "one of its options"): \(list)"))
         }
         switch (content, value) {
         case (.button(let b), .text(let t)):
@@ -85,7 +85,7 @@ extension RocketNode {
             let number: Double?
             if case .number(let n) = value { number = n } else { number = Double(value.displayText.trimmingSpaces()) }
             guard let n = number, n == n.rounded(), n >= 1, n <= Double(max(1, r.scale)) else {
-                return .failure(RocketAnswerRefusal(message: "'\(value.displayText)' is not a whole number from 1 to \(max(1, r.scale))"))
+                return .failure(RocketAnswerRefusal(message: "\(value.displayText.quotedForMessage) is not a whole number from 1 to \(max(1, r.scale))"))
             }
             return .success(.rate(Int(n)))
         case (.textInput, _):

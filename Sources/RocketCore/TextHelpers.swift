@@ -17,6 +17,16 @@ extension StringProtocol {
         let last = lastIndex(where: { !$0.isWhitespace })!
         return String(self[first...last])
     }
+
+    /// The string in single quotes for a message, its first 40 characters and "…" when longer:
+    /// a message quotes what it was given, and what it was given may be 64 KiB.
+    ///
+    /// ```swift
+    /// "Maybe".quotedForMessage   // "'Maybe'"
+    /// ```
+    package var quotedForMessage: String {
+        "'" + (count > 40 ? String(prefix(40)) + "…" : String(self)) + "'"
+    }
 }
 
 /// Searching and replacing text, character by character as `==` compares characters. The

@@ -55,7 +55,7 @@ public struct FlowAnswers: Hashable, Sendable {
         for member in members {
             let key = member.key
             guard seen.insert(key).inserted else {
-                problems.add(.error, "duplicate-key", "'\(key)' is answered twice", path: "", offset: member.keyOffset)
+                problems.add(.error, "duplicate-key", "\(key.quotedForMessage) is answered twice", path: "", offset: member.keyOffset)
                 continue
             }
             let value = Self.value(member.value)
@@ -64,7 +64,7 @@ public struct FlowAnswers: Hashable, Sendable {
             case (.problem(let code, let message, false), _):
                 problems.add(.error, code, message, path: "", offset: member.keyOffset)
             case (_, nil):
-                problems.add(.error, "type", "the answer for '\(key)' is \(member.value.typeName)", path: "", offset: member.value.offset)
+                problems.add(.error, "type", "the answer for \(key.quotedForMessage) is \(member.value.typeName)", path: "", offset: member.value.offset)
             case (.problem(let code, let message, true), _):
                 problems.add(.error, code, message, path: "", offset: member.value.offset)
             case (.fits, let value?):
@@ -99,7 +99,7 @@ public struct FlowAnswers: Hashable, Sendable {
         }
         for text in flags {
             guard let eq = text.firstIndex(of: "="), eq != text.startIndex else {
-                problem("usage", "'\(text)' must be ID=VALUE")
+                problem("usage", "\(text.quotedForMessage) must be ID=VALUE")
                 continue
             }
             let key = String(text[..<eq]), value = String(text[text.index(after: eq)...])
@@ -144,7 +144,7 @@ public struct FlowAnswers: Hashable, Sendable {
         }
 
         mutating func check(_ key: String, _ value: RocketValue) -> Outcome {
-            let quoted = "'" + key + "'"
+            let quoted = key.quotedForMessage
             guard let block = blocks[key] else {
                 if variables.contains(key) { return .skip }
                 hintsLeft -= 1

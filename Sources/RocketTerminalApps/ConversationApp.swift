@@ -250,7 +250,7 @@ public final class ConversationApp: TerminalProgram {
             case .failure(let e): refused = e.message
             }
         }
-        let message = "\(given.place): the answer for '\(key)' is refused: \(refused)"
+        let message = "\(given.place): the answer for \(key.quotedForMessage) is refused: \(refused)"
         if lineMode {
             out.append(.refuse(Sanitizer.clean(message, keepNewlines: false)))
             return then()

@@ -59,6 +59,21 @@ struct FlowAnswersTests {
         #expect(lines.first?.contains(message) == true, "\(lines)")
     }
 
+    @Test("Messages quote what they were given by its first 40 characters: a 64 KiB id or answer makes a short line")
+    func longValues() throws {
+        let long = String(repeating: "x", count: 65_000)
+        let text = "{\"\(long)\": 1, \"ask\": \"\(long)\"}"
+        guard case .failure(let failure) = FlowAnswers.read(Array(text.utf8), for: try document()) else {
+            Issue.record("read")
+            return
+        }
+        let quoted = "'" + String(repeating: "x", count: 40) + "…'"
+        #expect(
+            failure.diagnostics.map(\.message) == [
+                "the flow has no block \(quoted)", "the answer for 'ask' does not fit: \(quoted) is not one of its options: 'Sure', 'Later'",
+            ])
+    }
+
     @Test("A title with {{…}} is matched when the block is reached, against what it shows then")
     func interpolatedTitles() throws {
         let doc = try document()
