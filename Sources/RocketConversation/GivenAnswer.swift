@@ -54,8 +54,9 @@ extension RocketNode {
     /// titles without `{{` are already what is shown).
     public func intent(answering value: RocketValue, shown: (String) -> String) -> Result<RocketIntent, RocketAnswerRefusal> {
         if let problem = answerShapeProblem(value) { return .failure(problem) }
-        func title(_ text: String, among titles: [String]) -> Result<Int, RocketAnswerRefusal> {
-            let displayed = titles.map(shown)
+        let titles = answerTitles
+        let displayed = titles.map(shown)  // once, whatever the number of titles a list names
+        func title(_ text: String) -> Result<Int, RocketAnswerRefusal> {
             if let k = displayed.firstIndex(of: text) ?? titles.firstIndex(of: text) { return .success(k) }
             let wanted = text.trimmingSpaces().lowercased()
             let loose = titles.indices.filter {
@@ -66,16 +67,16 @@ extension RocketNode {
             return .failure(RocketAnswerRefusal(message: "\(text.quotedForMessage) is not \(titles.count == 1 ? "its title" : "one of its options"): \(list)"))
         }
         switch (content, value) {
-        case (.button(let b), .text(let t)):
-            return title(t, among: [b.title]).map { _ in .pressButton }
-        case (.doubleButton(let l, let r), .text(let t)):
-            return title(t, among: [l.title, r.title]).map { $0 == 0 ? .pressLeft : .pressRight }
+        case (.button, .text(let t)):
+            return title(t).map { _ in .pressButton }
+        case (.doubleButton, .text(let t)):
+            return title(t).map { $0 == 0 ? .pressLeft : .pressRight }
         case (.choice(let c), .text(let t)):
-            return title(t, among: c.options.map(\.title)).map { c.multiple ? .chooseMany([$0]) : .choose($0) }
-        case (.choice(let c), .list(let items)):
+            return title(t).map { c.multiple ? .chooseMany([$0]) : .choose($0) }
+        case (.choice, .list(let items)):
             var chosen = Set<Int>()
             for item in items {
-                switch title(item, among: c.options.map(\.title)) {
+                switch title(item) {
                 case .success(let k): chosen.insert(k)
                 case .failure(let refusal): return .failure(refusal)
                 }

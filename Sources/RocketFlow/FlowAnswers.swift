@@ -72,13 +72,7 @@ public struct FlowAnswers: Hashable, Sendable {
             }
         }
         let lines = SourceLines(bytes)
-        if problems.hasErrors {
-            var out = problems.collapsed
-            let positions = lines.positions(of: problems.offsets)
-            for k in out.indices { (out[k].line, out[k].column) = positions[k] }
-            if let note = problems.unlistedNote { out.append(note) }
-            return .failure(Failure(diagnostics: out))
-        }
+        if problems.hasErrors { return .failure(Failure(diagnostics: problems.placed(in: lines) + [problems.unlistedNote].compactMap { $0 })) }
         let positions = lines.positions(of: given.map(\.offset))
         var byBlock: [String: Given] = [:]
         for (k, g) in given.enumerated() {

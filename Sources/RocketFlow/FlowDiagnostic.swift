@@ -1,4 +1,5 @@
 import RocketCore
+import RocketJSON
 
 /// A problem found in a flow file, with its place.
 ///
@@ -124,6 +125,15 @@ struct FlowDiagnosticList {
         var out = items
         for (k, n) in repeats.enumerated() where n > 0 { out[k].message += " (and \(n) more like it)" }
         return out
+    }
+
+    /// The kept diagnostics, collapsed, each placed at the line and column of its offset in
+    /// `lines` (one sweep for all of them).
+    func placed(in lines: SourceLines) -> [FlowDiagnostic] {
+        var kept = collapsed
+        let positions = lines.positions(of: offsets)
+        for k in kept.indices { (kept[k].line, kept[k].column) = positions[k] }
+        return kept
     }
 
     /// The note for the diagnostics past the limit, if any: an error when one of them is.

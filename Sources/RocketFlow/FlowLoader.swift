@@ -278,12 +278,7 @@ struct FlowDecoder {
     }
 
     /// The diagnostics with repeats collapsed and their places filled in.
-    func placedDiagnostics() -> [FlowDiagnostic] {
-        var kept = found.collapsed
-        let positions = SourceLines(tape.bytes).positions(of: found.offsets)
-        for k in kept.indices { (kept[k].line, kept[k].column) = positions[k] }
-        return kept
-    }
+    func placedDiagnostics() -> [FlowDiagnostic] { found.placed(in: SourceLines(tape.bytes)) }
 
     // MARK: Values
 
