@@ -84,7 +84,12 @@ public final class ConversationApp: TerminalProgram {
     private var usedAnswers = Set<String>()
     /// The lines of a multi-line answer typed so far in line mode (nil: none begun).
     private var pendingLines: [String]?
-    private var automaticTried: [Int]?
+    /// The state an automatic step was last tried in: the transcript's length and the block.
+    private struct StepMark: Equatable {
+        var transcriptCount: Int
+        var index: Int
+    }
+    private var automaticTried: StepMark?
     private var ui = ConversationUI()
     private var prefilled: Int?
     private var interruptedBy: Int32?
@@ -198,19 +203,18 @@ public final class ConversationApp: TerminalProgram {
         return out
     }
 
-    /// What goes on by itself now: the waiting block's given answer, or a tap when taps go on
-    /// by themselves. Each state is tried once (a refused answer is not tried again).
-    private func automaticStep() -> (mark: [Int], key: String?, intent: Result<RocketIntent, RocketAnswerRefusal>)? {
+    /// What goes on by itself now, if anything: the waiting block's given answer (`key`), or a
+    /// tap when taps go on by themselves (`key` nil). Cheap: the answer itself is matched only
+    /// when the step is taken. Each state is tried once (a refused answer is not tried again).
+    private func automaticStep() -> (mark: StepMark, key: String?)? {
         guard outcome == nil, tapsGoOn || !givenAnswers.isEmpty else { return nil }
         let c = host.conversation
         guard let index = c.interactiveIndex else { return nil }
-        let mark = [c.transcript.count, index]
+        let mark = StepMark(transcriptCount: c.transcript.count, index: index)
         guard automaticTried != mark else { return nil }
         let block = c.node(at: index)
-        if let key = block.id, !usedAnswers.contains(key), let given = givenAnswers[key] {
-            return (mark, key, c.intent(answering: given.value, at: index))
-        }
-        if tapsGoOn, block.kind == .text || block.kind == .image { return (mark, nil, .success(.tap)) }
+        if let key = block.id, !usedAnswers.contains(key), givenAnswers[key] != nil { return (mark, key) }
+        if tapsGoOn, block.kind == .text || block.kind == .image { return (mark, nil) }
         return nil
     }
 
@@ -224,13 +228,13 @@ public final class ConversationApp: TerminalProgram {
         automaticTried = step.mark
         func then() -> [ProgramOutput] { lineMode ? out + newLines() : out }
         guard let key = step.key, let given = givenAnswers[key] else {
-            if case .success(let intent) = step.intent { apply(.send(intent)) }
+            apply(.send(.tap))
             return then()
         }
         usedAnswers.insert(key)
-        let block = host.conversation.node(at: step.mark[1])
+        let block = host.conversation.node(at: step.mark.index)
         let refused: String
-        switch step.intent {
+        switch host.conversation.intent(answering: given.value, at: step.mark.index) {
         case .failure(let refusal): refused = refusal.message
         case .success(let intent):
             switch send(intent, block: block) {
@@ -240,11 +244,11 @@ public final class ConversationApp: TerminalProgram {
                 // A person at a terminal in line mode sees typed lines already, not given ones.
                 if lineHints, case .textInput = block.content,
                     let text = host.conversation.transcript.lazy.reversed().compactMap({ item -> String? in
-                        if case .reply(step.mark[1], let text, _) = item { return text }
+                        if case .reply(step.mark.index, let text, _) = item { return text }
                         return nil
                     }).first
                 {
-                    out.append(say("\(strings.you): \(Sanitizer.clean(text).replacingAll("\n", with: "\n  "))"))
+                    out.append(reply(text))
                 }
                 return then()
             case .failure(let e): refused = e.message
@@ -351,6 +355,11 @@ public final class ConversationApp: TerminalProgram {
 
     private func say(_ s: String) -> ProgramOutput { .say(s) }
 
+    /// The user's reply as line mode prints it: "you: " and the text, its further lines indented.
+    private func reply(_ text: String) -> ProgramOutput {
+        say("\(strings.you): \(Sanitizer.clean(text).replacingAll("\n", with: "\n  "))")
+    }
+
     private func newLines() -> [ProgramOutput] {
         var out: [ProgramOutput] = []
         let c = host.conversation
@@ -395,7 +404,7 @@ public final class ConversationApp: TerminalProgram {
                 }
             case .reply(_, let text, _):
                 // On a terminal the user's own line is already on the screen: say it once.
-                if !lineHints { out.append(say("\(strings.you): \(Sanitizer.clean(text).replacingAll("\n", with: "\n  "))")) }
+                if !lineHints { out.append(reply(text)) }
             }
             printedItems += 1
         }
