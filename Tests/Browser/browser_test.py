@@ -659,12 +659,16 @@ def trigger_delay(browser, server):
     page.clock.run_for(2_000)
     page.clock.resume()
     wait_shown(page)
-    # A reload in this tab resumes the conversation under way; it does not start another.
+    # A reload in this tab resumes the conversation under way; it does not start another. The
+    # widget notes a start after its first paint: wait for that note, not for the clock.
+    page.wait_for_function("() => !!localStorage.getItem('rocket.conversation.demo')", timeout=TIMEOUT)
     first = page.evaluate("() => localStorage.getItem('rocket.conversation.demo')")
     page.reload()
     page.clock.run_for(1_000)
     page.clock.resume()
     wait_shown(page)
+    # What the page notes after its paint (a new start would note a new id) has happened.
+    page.evaluate("() => new Promise(r => requestAnimationFrame(() => setTimeout(r, 0)))")
     assert page.evaluate("() => localStorage.getItem('rocket.conversation.demo')") == first
     context.close()
 
