@@ -128,7 +128,10 @@ let package = Package(
         .testTarget(name: "RocketAlertTests", dependencies: ["RocketJSON", "RocketAlert", "RocketConversation", "RocketFlow", "RocketCore"]),
         .testTarget(
             name: "RocketFlowTests",
-            dependencies: ["RocketJSON", "RocketFlow", "RocketAlert", "RocketConversation", "RocketScenarios", "RocketBanners", "RocketCore", "RocketText"]),
+            dependencies: [
+                "RocketJSON", "RocketFlow", "RocketAlert", "RocketConversation", "RocketScenarios", "RocketBanners", "RocketCore", "RocketText",
+                "RocketTestSupport",
+            ]),
         // Test support: a small virtual terminal; pseudo-terminals for end-to-end runs; a JPEG encoder for fixtures.
         .target(
             name: "RocketTestSupport", dependencies: ["RocketTerminal", "RocketTerminalCore", "RocketTerminalApps", "RocketPostgres"],
@@ -152,7 +155,7 @@ let package = Package(
             name: "RocketServerTests",
             dependencies: [
                 "RocketServer", "RocketConversation", "RocketFlow", "RocketScenarios", "RocketScenarioEngine", "RocketScenariosSQLite", "RocketJSON",
-                "RocketCore", "RocketTestSupport", "RocketSQLite", "RocketScenariosPostgres", "CMicroHTTPD",
+                "RocketCore", "RocketTestSupport", "RocketSQLite", "RocketScenariosPostgres", "CMicroHTTPD", "RocketReport",
             ],
             exclude: ["Fixtures"]),
         .testTarget(name: "RocketBannersTests", dependencies: ["RocketBanners", "RocketCore"]),

@@ -94,9 +94,13 @@ def main():
                     continue
                 file = os.path.join(folder, f)
                 rel = os.path.relpath(file, root)
+                literal = False  # inside a multi-line string literal (code of another language)
                 for number, line in enumerate(open(file, encoding="utf-8"), 1):
+                    was = literal
+                    if line.count('"""') % 2 == 1:
+                        literal = not literal
                     m = IMPORT.match(line)
-                    if not m:
+                    if was or not m:
                         continue
                     module = m.group(1)
                     if module in SYSTEM or module == name:

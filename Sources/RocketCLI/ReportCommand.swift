@@ -154,6 +154,19 @@ enum ReportCommand {
                     ]
                 }
                 out += layout(["block", "reached", "answered", "dropped here", "median answer"], rows, width: width)
+                // Per block that offers options: each option's count and share of the answers.
+                var answers: [[String]] = []
+                for b in v.blocks {
+                    for a in b.answers {
+                        answers.append([
+                            clean(b.id), clean(ReportFormat.optionName(a, of: b)), c(a.count), ReportFormat.percent(ReportFormat.answerShare(a, of: b)),
+                        ])
+                    }
+                }
+                if !answers.isEmpty {
+                    out += "\n  Answers \(clean(ReportFormat.variantName(v.variant)))\n"
+                    out += layout(["block", "answer", "chosen", "share"], answers, width: width, textColumns: 2)
+                }
             }
         }
         return out
@@ -161,9 +174,10 @@ enum ReportCommand {
 
     private static func clean(_ s: String) -> String { Sanitizer.clean(s, keepNewlines: false) }
 
-    /// Columns padded to their widest cell (the first left-aligned, the rest right-aligned),
-    /// indented by two; when that is wider than `width`, each row as "header: value" lines.
-    static func layout(_ head: [String], _ rows: [[String]], width: Int) -> String {
+    /// Columns padded to their widest cell (the first `textColumns` left-aligned, the numbers
+    /// after them right-aligned), indented by two; when that is wider than `width`, each row as
+    /// "header: value" lines.
+    static func layout(_ head: [String], _ rows: [[String]], width: Int, textColumns: Int = 1) -> String {
         var widths = head.map { DisplayWidth.of($0) }
         for row in rows {
             for (k, cell) in row.enumerated() { widths[k] = max(widths[k], DisplayWidth.of(cell)) }
@@ -174,7 +188,7 @@ enum ReportCommand {
                 var s = "  "
                 for (k, cell) in cells.enumerated() {
                     let pad = String(repeating: " ", count: widths[k] - DisplayWidth.of(cell))
-                    s += k == 0 ? cell + pad : "  " + pad + cell
+                    s += (k == 0 ? "" : "  ") + (k < textColumns ? cell + pad : pad + cell)
                 }
                 return s + "\n"
             }

@@ -712,7 +712,7 @@ public struct Conversation: Hashable, Sendable, Codable {
             state.flags[index].fired = true
             let title = interpolate(button.title)
             record(answer: title, for: node.id)
-            effects.append(.event(.buttonPressed(index: index, id: node.id, side: nil, title: title)))
+            effects.append(.event(.buttonPressed(index: index, id: node.id, side: nil, title: title, options: [0], titles: [title])))
             press(button, node: nodeID, side: nil, blockID: node.id, into: &effects)
             schedule(.advance(from: index, to: button.next), at: now + options.timing.bounce)
         case (.pressLeft, .doubleButton(let left, let right)), (.pressRight, .doubleButton(let left, let right)):
@@ -722,7 +722,8 @@ public struct Conversation: Hashable, Sendable, Codable {
             let title = interpolate(button.title)
             state.pressedSide[index] = side
             record(answer: title, for: node.id)
-            effects.append(.event(.buttonPressed(index: index, id: node.id, side: side, title: title)))
+            effects.append(
+                .event(.buttonPressed(index: index, id: node.id, side: side, title: title, options: [side == .left ? 0 : 1], titles: [title])))
             press(button, node: nodeID, side: side, blockID: node.id, into: &effects)
             schedule(.advance(from: index, to: button.next), at: now + options.timing.doubleBounce)
         case (.chooseMany(let picked), .choice(let choice)) where choice.multiple:
@@ -743,7 +744,7 @@ public struct Conversation: Hashable, Sendable, Codable {
             let titles = chosen.map { interpolate(choice.options[$0].title) }
             if let id = node.id { state.answers[id] = RocketAnswer(value: titles.joined(separator: ", "), typed: .list(titles)) }
             state.chosenSets = (state.chosenSets ?? [:]).merging([index: chosen]) { $1 }
-            effects.append(.event(.buttonPressed(index: index, id: node.id, side: nil, title: titles.joined(separator: ", "))))
+            effects.append(.event(.buttonPressed(index: index, id: node.id, side: nil, title: titles.joined(separator: ", "), options: chosen, titles: titles)))
             for k in chosen { press(choice.options[k], node: nodeID, side: nil, blockID: node.id, into: &effects) }
             schedule(.advance(from: index, to: choice.next), at: now + options.timing.bounce)
         case (.rate(let value), .rating(let rating)):
@@ -751,7 +752,7 @@ public struct Conversation: Hashable, Sendable, Codable {
             state.flags[index].fired = true
             if let id = node.id { state.answers[id] = RocketAnswer(value: String(value), typed: .number(Double(value))) }
             state.chosenOptions = (state.chosenOptions ?? [:]).merging([index: value - 1]) { $1 }
-            effects.append(.event(.buttonPressed(index: index, id: node.id, side: nil, title: String(value))))
+            effects.append(.event(.buttonPressed(index: index, id: node.id, side: nil, title: String(value), options: [value - 1], titles: [String(value)])))
             schedule(.advance(from: index, to: rating.next), at: now + options.timing.bounce)
         case (.choose(let k), .choice(let choice)) where !choice.multiple:
             guard choice.options.indices.contains(k) else { throw .noSuchOption(k) }
@@ -759,7 +760,7 @@ public struct Conversation: Hashable, Sendable, Codable {
             let option = choice.options[k]
             let title = interpolate(option.title)
             record(answer: title, for: node.id)
-            effects.append(.event(.buttonPressed(index: index, id: node.id, side: nil, title: title)))
+            effects.append(.event(.buttonPressed(index: index, id: node.id, side: nil, title: title, options: [k], titles: [title])))
             state.chosenOptions = (state.chosenOptions ?? [:]).merging([index: k]) { $1 }
             press(option, node: nodeID, side: nil, blockID: node.id, into: &effects)
             schedule(.advance(from: index, to: option.next), at: now + options.timing.bounce)

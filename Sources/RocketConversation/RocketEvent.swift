@@ -53,8 +53,11 @@ public enum RocketEvent: Hashable, Sendable {
     case blockAdded(index: Int, block: RocketBlockInfo)
     /// A text or image block was tapped (or its timer fired).
     case tapped(index: Int, id: String?, automatic: Bool)
-    /// A button was pressed; `side` is nil for a single button.
-    case buttonPressed(index: Int, id: String?, side: RocketButtonSide?, title: String)
+    /// A button was pressed, or a choice or rating answered; `side` is nil but for a double
+    /// button. `options` are the places of what was chosen within the block (0-based): 0 for a
+    /// button, 0 (left) or 1 (right) for a double button, the options of a choice, a rating's
+    /// value − 1. `titles` are their titles as shown, in the same order (`title` joins them).
+    case buttonPressed(index: Int, id: String?, side: RocketButtonSide?, title: String, options: [Int] = [], titles: [String] = [])
     /// A named action ran.
     case action(name: String, blockID: String?)
     /// Text was accepted by an input block; `text` is nil for secret inputs.

@@ -89,6 +89,9 @@ public enum RocketLimits {
     public static let reportBlocks = 10_000
     /// Different flows and variants in a report.
     public static let reportGroups = 10_000
+    /// Titles of chosen options a report holds to name them (all together; each at most 256
+    /// bytes, at most 4 different ones per option).
+    public static let reportTitleBytes = 16 << 20
     /// The output of an `--on-action` command shown in the terminal.
     public static let actionOutputBytes = 16_384
 
@@ -239,6 +242,9 @@ public enum RocketLimits {
         Entry(
             name: "reportBlocks", value: number(reportBlocks), bounds: "different blocks of one flow and variant in a report", past: "an error naming the line"),
         Entry(name: "reportGroups", value: number(reportGroups), bounds: "different flows and variants in a report", past: "an error naming the line"),
+        Entry(
+            name: "reportTitleBytes", value: size(reportTitleBytes), bounds: "titles of chosen options a report keeps to name them",
+            past: "further titles are not kept: those options are named by their place"),
         Entry(name: "actionOutputBytes", value: size(actionOutputBytes), bounds: "output of an `--on-action` command shown in the terminal", past: "cut"),
         Entry(name: "requestBodyBytes", value: size(requestBodyBytes), bounds: "a request body of `rocket serve`", past: "413"),
         Entry(name: "submittedTextBytes", value: size(submittedTextBytes), bounds: "a typed answer sent to `rocket serve`", past: "400"),

@@ -30,12 +30,15 @@ extension RocketEvent {
 
     /// The event as a JSON record (what `rocket play --events` writes and `rocket serve` stores
     /// and streams), or nil for events that are not recorded. Records carry block tags, kinds,
-    /// titles and validation rules, never typed text, so no answer and no secret is in one. The
+    /// validation rules and what was chosen (the places and titles of buttons, options and
+    /// ratings), never typed text, so no typed answer and no secret is in one. The
     /// text is made by ``writeRecord(into:at:)``, the record's one definition.
     ///
     /// ```swift
     /// RocketEvent.tapped(index: 0, id: "hi", automatic: false).recordText
     /// // {"event":"tapped","index":0,"id":"hi","automatic":false}
+    /// RocketEvent.buttonPressed(index: 2, id: "color", side: nil, title: "Red, Blue", options: [0, 2], titles: ["Red", "Blue"]).recordText
+    /// // {"event":"buttonPressed","index":2,"id":"color","title":"Red, Blue","options":[0,2],"titles":["Red","Blue"]}
     /// ```
     public var recordText: String? {
         var w = JSONBytes(capacity: 128)
@@ -89,7 +92,7 @@ extension RocketEvent {
             id(blockID)
             w.key("automatic")
             w.bool(automatic)
-        case .buttonPressed(let index, let blockID, let side, let title):
+        case .buttonPressed(let index, let blockID, let side, let title, let options, let titles):
             w.string("buttonPressed")
             w.key("index")
             w.number(index)
@@ -99,6 +102,25 @@ extension RocketEvent {
             if let side {
                 w.key("side")
                 w.string(side.rawValue)
+            }
+            // What was chosen, by place, for reports; titles apart only when `title` joins several.
+            if !options.isEmpty {
+                w.key("options")
+                w.openArray()
+                for (k, o) in options.enumerated() {
+                    if k > 0 { w.comma() }
+                    w.number(o)
+                }
+                w.closeArray()
+            }
+            if options.count > 1, titles.count == options.count {
+                w.key("titles")
+                w.openArray()
+                for (k, t) in titles.enumerated() {
+                    if k > 0 { w.comma() }
+                    w.string(t)
+                }
+                w.closeArray()
             }
         case .action(let name, let blockID):
             w.string("action")

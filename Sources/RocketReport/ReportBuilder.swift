@@ -64,7 +64,23 @@ public struct ReportBuilder {
         var firstIndex = Int.max
         var seen = 0
         var durations: [Float] = []
+        /// Conversations whose last answer chose each option, by the option's place.
+        var options: [Int: OptionStats] = [:]
+        /// The block's kind, from its first `blockAdded` record that names one (a word of letters).
+        var type: String?
     }
+
+    /// How often an option was chosen, and under which titles (a title filled from `{{…}}` may
+    /// differ from one conversation to the next).
+    struct OptionStats {
+        var count = 0
+        /// Conversations by the title they saw: at most ``titlesPerOption`` different ones.
+        var titles: [String: Int] = [:]
+    }
+
+    /// Different titles kept per option; a title longer than ``titleBytes`` is not kept.
+    static let titlesPerOption = 4
+    static let titleBytes = 256
 
     final class Group {
         var exposures = 0
@@ -83,6 +99,9 @@ public struct ReportBuilder {
         var shown: [Int: (key: String, at: Double?)] = [:]
         var reached: Set<String> = []
         var answered: Set<String> = []
+        /// The last answer to each block that chose options (the options' places and titles),
+        /// counted when the conversation ends.
+        var chosen: [String: [(option: Int, title: String?)]] = [:]
         var last: String?
         var counted = false
         /// The group of (flow, variant), found once.
@@ -102,6 +121,8 @@ public struct ReportBuilder {
     var current: [Int: String] = [:]
     var sessionsMade = 0
     var blocksSeen = 0
+    /// Bytes of option titles kept (at most `RocketLimits.reportTitleBytes`).
+    var titleBytesKept = 0
     /// Records read.
     public private(set) var records = 0
 
@@ -324,9 +345,15 @@ public struct ReportBuilder {
                 g.blocks[key] = BlockStats(seen: blocksSeen)
             }
             if index < g.blocks[key]!.firstIndex { g.blocks[key]!.firstIndex = index }
+            if g.blocks[key]!.type == nil, let t = Self.text(tape, "type"), !t.isEmpty, t.utf8.count <= 32,
+                t.utf8.allSatisfy({ ($0 | 0x20) >= 0x61 && ($0 | 0x20) <= 0x7A })
+            {
+                g.blocks[key]!.type = t
+            }
             if s.reached.insert(key).inserted { g.blocks[key]!.reached += 1 }
         case "tapped", "buttonPressed", "inputSubmitted":
             guard let i = Self.number(tape, "index"), i >= 0, i < 1e9, let shown = s.shown[Int(i)] else { return }
+            if event == "buttonPressed", let chosen = try Self.chosen(tape, line: line) { s.chosen[shown.key] = chosen }
             let g = group(&s)
             guard s.answered.insert(shown.key).inserted, g.blocks[shown.key] != nil else { return }
             g.blocks[shown.key]!.answered += 1
@@ -351,7 +378,37 @@ public struct ReportBuilder {
         }
     }
 
-    /// Ends conversation `key`: an open one counts as dropped at the last block it reached.
+    /// The options a `buttonPressed` record chose, with their titles: nil for a record without
+    /// `options` (written before it existed).
+    private static func chosen(_ tape: JSONTape, line: Int) throws(ReportInputError) -> [(option: Int, title: String?)]? {
+        guard let list = tape.member(of: 0, "options" as StaticString) else { return nil }
+        let wrong = ReportInputError(
+            line: line, column: tape.offset(list) + 1,
+            message: "\"options\" is a list of at most \(RocketLimits.choiceOptions) places, each a whole number from 0 to \(RocketLimits.choiceOptions - 1)")
+        guard tape.kind(list) == .array, tape.count(list) <= RocketLimits.choiceOptions else { throw wrong }
+        var places: [Int] = []
+        var j = list + 1
+        for _ in 0..<tape.count(list) {
+            guard let n = tape.number(j), n >= 0, n < Double(RocketLimits.choiceOptions), n == n.rounded() else { throw wrong }
+            places.append(Int(n))
+            j = tape.next(after: j)
+        }
+        // One option's title is `title`; several have theirs in `titles`, in the same order.
+        var titles: [String?] = Array(repeating: nil, count: places.count)
+        if places.count == 1 {
+            titles[0] = text(tape, "title")
+        } else if let t = tape.member(of: 0, "titles" as StaticString), tape.kind(t) == .array, tape.count(t) == places.count {
+            var k = t + 1
+            for n in 0..<places.count {
+                titles[n] = tape.string(k)
+                k = tape.next(after: k)
+            }
+        }
+        return Array(zip(places, titles))
+    }
+
+    /// Ends conversation `key`: an open one counts as dropped at the last block it reached, and
+    /// the last answers it gave are counted.
     private mutating func finish(_ key: String) {
         var s: Session
         if hotKey == key {
@@ -362,9 +419,31 @@ public struct ReportBuilder {
             guard let found = open.removeValue(forKey: key) else { return }
             s = found
         }
+        if !s.chosen.isEmpty {
+            let g = group(&s)
+            for (block, chosen) in s.chosen where g.blocks[block] != nil {
+                for (option, title) in chosen { count(option, title: title, of: block, in: g) }
+            }
+        }
         guard let last = s.last else { return }
         let g = group(&s)
         g.blocks[last]?.dropped += 1
+    }
+
+    /// Counts one conversation's choice of `option` of `block`, keeping its title while there is
+    /// room for it.
+    private mutating func count(_ option: Int, title: String?, of block: String, in g: Group) {
+        var o = g.blocks[block]!.options[option] ?? OptionStats()
+        o.count += 1
+        if let title, title.utf8.count <= Self.titleBytes {
+            if o.titles[title] != nil {
+                o.titles[title]! += 1
+            } else if o.titles.count < Self.titlesPerOption, titleBytesKept + title.utf8.count <= RocketLimits.reportTitleBytes {
+                o.titles[title] = 1
+                titleBytesKept += title.utf8.count
+            }
+        }
+        g.blocks[block]!.options[option] = o
     }
 
     // MARK: The report
@@ -413,10 +492,19 @@ public struct ReportBuilder {
                 }
                 for (id, stats) in order {
                     var durations = stats.durations
+                    // An option is named by a title only as many conversations saw as a count
+                    // needs to be shown: a title filled from a visitor's value names no one.
+                    let answers = stats.options.sorted { $0.key < $1.key }.map { option, o in
+                        let named = o.titles.filter { $0.value >= options.minCount }.max { a, b in
+                            a.value != b.value ? a.value < b.value : a.key > b.key
+                        }
+                        return OptionReport(option: option, title: named?.key, count: hide(o.count))
+                    }
                     blocks.append(
                         BlockReport(
                             id: id, reached: hide(stats.reached), answered: hide(stats.answered), dropped: hide(stats.dropped),
-                            medianSecondsToAnswer: durations.count >= options.minCount ? median(&durations) : nil))
+                            medianSecondsToAnswer: durations.count >= options.minCount ? median(&durations) : nil, type: stats.type,
+                            answers: answers))
                 }
                 variants.append(
                     VariantReport(
@@ -490,4 +578,28 @@ public struct BlockReport: Sendable {
     public var dropped: Int?
     /// The median seconds from showing it to its answer.
     public var medianSecondsToAnswer: Double?
+    /// Its kind as its records name it (`choice`, `rating`, …; nil when they do not).
+    public var type: String? = nil
+    /// For a block that offers options (a button, a double button, a choice, a rating): each
+    /// option chosen, by its place; a conversation counts its last answer to the block.
+    public var answers: [OptionReport] = []
+}
+
+/// How often one option of a block was chosen.
+public struct OptionReport: Sendable, Hashable {
+    /// The option's place in its block (0-based): 0 for a button, 0 (left) or 1 (right) for a
+    /// double button, the option of a choice, a rating's value − 1.
+    public var option: Int
+    /// The title the most conversations saw for it, when at least the report's `minCount` did;
+    /// nil otherwise (a title filled from `{{…}}` names no one).
+    public var title: String?
+    /// Conversations whose last answer to the block chose it (nil when hidden).
+    public var count: Int?
+
+    /// Creates an option's line of a report.
+    public init(option: Int, title: String?, count: Int?) {
+        self.option = option
+        self.title = title
+        self.count = count
+    }
 }

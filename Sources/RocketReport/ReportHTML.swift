@@ -71,6 +71,25 @@ public enum ReportFormat {
         guard let reached = b.reached, reached > 0, let dropped = b.dropped else { return nil }
         return Double(dropped) / Double(reached)
     }
+
+    /// What an option is called: its title when the report shows one, else by its place as the
+    /// block's kind numbers it ("left", "right", a rating's value, "option 3").
+    public static func optionName(_ a: OptionReport, of b: BlockReport) -> String {
+        if let t = a.title { return t }
+        switch b.type {
+        case "doubleButton" where a.option < 2: return a.option == 0 ? "left" : "right"
+        case "rating": return "\(a.option + 1)"
+        case "button" where a.option == 0: return "the button"
+        default: return "option \(a.option + 1)"
+        }
+    }
+
+    /// The share of those who answered a block whose last answer chose this option (a multiple
+    /// choice's shares may add up to more than all).
+    public static func answerShare(_ a: OptionReport, of b: BlockReport) -> Double? {
+        guard let answered = b.answered, answered > 0, let n = a.count else { return nil }
+        return Double(n) / Double(answered)
+    }
 }
 
 extension Report {
@@ -103,7 +122,7 @@ extension Report {
             .scroll { overflow-x: auto; }
             table { border-collapse: collapse; margin: .5rem 0; font-variant-numeric: tabular-nums; }
             th, td { padding: .3rem .6rem; border-bottom: 1px solid var(--line); text-align: right; white-space: nowrap; }
-            th:first-child, td:first-child { text-align: left; }
+            th:first-child, td:first-child, .words { text-align: left; }
             figure { margin: .75rem 0; max-width: 40rem; }
             figcaption { color: var(--muted); font-size: .9rem; }
             svg { display: block; }
@@ -141,6 +160,10 @@ extension Report {
                 out += "<h3>Funnel: \(shown(ReportFormat.variantName(v.variant)))</h3>\n"
                 out += funnelChart(v, id: figure)
                 out += funnelTable(v)
+                if v.blocks.contains(where: { !$0.answers.isEmpty }) {
+                    out += "<h3>Answers: \(shown(ReportFormat.variantName(v.variant)))</h3>\n"
+                    out += answersTable(v)
+                }
             }
             out += "</section>\n"
         }
@@ -188,6 +211,25 @@ extension Report {
             let share = ReportFormat.dropShare(b).map { " (\(ReportFormat.percent($0)))" } ?? ""
             out += "<tr><th scope=\"row\">\(shown(b.id))</th><td>\(c(b.reached))</td><td>\(c(b.answered))</td>"
             out += "<td>\(c(b.dropped))\(share)</td><td>\(ReportFormat.seconds(b.medianSecondsToAnswer))</td></tr>\n"
+        }
+        return out + "</tbody></table></div>\n"
+    }
+
+    /// Per block that offers options, how often each was chosen (by the last answer of each
+    /// conversation) and its share of those who answered.
+    private func answersTable(_ v: VariantReport) -> String {
+        let c = { (n: Int?) in ReportFormat.count(n, minCount: minCount) }
+        var out = """
+            <div class="scroll" tabindex="0" role="region" aria-label="Answers of \(shown(ReportFormat.variantName(v.variant))), by block"><table>
+            <thead><tr><th scope="col">Block</th><th scope="col" class="words">Answer</th><th scope="col">Chosen</th><th scope="col">Share</th></tr></thead>
+            <tbody>
+
+            """
+        for b in v.blocks {
+            for a in b.answers {
+                out += "<tr><th scope=\"row\">\(shown(b.id))</th><td class=\"words\">\(shown(ReportFormat.optionName(a, of: b)))</td><td>\(c(a.count))</td>"
+                out += "<td>\(ReportFormat.percent(ReportFormat.answerShare(a, of: b)))</td></tr>\n"
+            }
         }
         return out + "</tbody></table></div>\n"
     }

@@ -4,7 +4,8 @@ extension Report {
     /// The report as JSON (docs/REPORTS.md describes every field):
     /// `{"flows": [{"flow", "variants": [{"variant", "exposures", "starts", "completions",
     /// "completionRate", "dismissals", "blocks": [{"id", "reached", "answered", "dropped",
-    /// "medianSecondsToAnswer"}], "comparison"}]}], "records", "minCount"}`; a hidden count is null.
+    /// "medianSecondsToAnswer", "type", "answers": [{"option", "title", "count"}]}], "comparison"}]}],
+    /// "records", "minCount"}`; a hidden count is null.
     public var json: String {
         var w = JSONBytes(capacity: 4096)
         write(into: &w)
@@ -64,6 +65,22 @@ extension Report {
                     count(block.dropped)
                     w.key("medianSecondsToAnswer")
                     real(block.medianSecondsToAnswer)
+                    w.key("type")
+                    if let t = block.type { w.string(t) } else { w.null() }
+                    w.key("answers")
+                    w.openArray()
+                    for (a, answer) in block.answers.enumerated() {
+                        if a > 0 { w.comma() }
+                        w.open()
+                        w.key("option", first: true)
+                        w.number(answer.option)
+                        w.key("title")
+                        if let t = answer.title { w.string(t) } else { w.null() }
+                        w.key("count")
+                        count(answer.count)
+                        w.close()
+                    }
+                    w.closeArray()
                     w.close()
                 }
                 w.closeArray()

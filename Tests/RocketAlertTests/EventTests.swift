@@ -97,7 +97,7 @@ struct EventTests {
                 .blockAdded(index: 0, block: RocketBlockInfo(id: nil, kind: .text, text: "A")),
                 .tapped(index: 0, id: nil, automatic: false),
                 .blockAdded(index: 1, block: RocketBlockInfo(id: nil, kind: .button, text: "Go")),
-                .buttonPressed(index: 1, id: nil, side: nil, title: "Go"),
+                .buttonPressed(index: 1, id: nil, side: nil, title: "Go", options: [0], titles: ["Go"]),
                 .action(name: "go", blockID: nil),
                 .dismissed(
                     reason: .completed, count: 2,
@@ -154,5 +154,38 @@ struct SeedFlowLanguageTests {
         let last = try #require(added.last?.userInfo["block"] as? RocketNode)
         #expect(last.id == "happy")
         #expect(rocket.conversation.transcript.last.map { if case .block(_, _, let t) = $0 { t } else { "" } } == "Visit 1: 5 stars and Tea, Cake")
+    }
+}
+
+@Suite("What an answer chose, in its event and record")
+struct ChosenOptionTests {
+    @Test("a button, a double button, a choice, a multiple choice and a rating name the options chosen by place, with their titles as shown")
+    func options() throws {
+        let json = #"""
+            {"version": 1, "vars": {"who": "Ada"}, "blocks": [
+             {"id": "go", "type": "button", "title": "Go, {{who}}", "next": "side"},
+             {"id": "side", "type": "doubleButton", "left": {"title": "No", "next": "one"}, "right": {"title": "Yes", "next": "one"}},
+             {"id": "one", "type": "choice", "text": "?", "options": [{"title": "Tea", "next": "many"}, {"title": "Cake", "next": "many"}]},
+             {"id": "many", "type": "choice", "text": "?", "multiple": true, "options": [{"title": "A"}, {"title": "B"}, {"title": "C"}], "next": "stars"},
+             {"id": "stars", "type": "rating", "text": "?", "scale": 10}]}
+            """#
+        let doc = try #require(FlowLoader.load(json).document)
+        let rocket = try #require(doc.makeRocket(clock: ManualClock(), options: ConversationOptions(timing: .instant)))
+        var events: [RocketEvent] = []
+        rocket.onEvent = { events.append($0) }
+        rocket.show()
+        for intent: RocketIntent in [.pressButton, .pressRight, .choose(1), .chooseMany([2, 0]), .rate(7)] { try rocket.send(intent) }
+        let records = events.compactMap { e -> String? in
+            guard case .buttonPressed = e else { return nil }
+            return e.recordText
+        }
+        #expect(
+            records == [
+                #"{"event":"buttonPressed","index":0,"id":"go","title":"Go, Ada","options":[0]}"#,
+                #"{"event":"buttonPressed","index":1,"id":"side","title":"Yes","side":"right","options":[1]}"#,
+                #"{"event":"buttonPressed","index":2,"id":"one","title":"Cake","options":[1]}"#,
+                #"{"event":"buttonPressed","index":3,"id":"many","title":"A, C","options":[0,2],"titles":["A","C"]}"#,
+                #"{"event":"buttonPressed","index":4,"id":"stars","title":"7","options":[6]}"#,
+            ])
     }
 }

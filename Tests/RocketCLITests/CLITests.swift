@@ -84,7 +84,7 @@ struct CLITests {
         #expect(timed.split(separator: "\n").allSatisfy { $0.hasPrefix(#"{"at":17"#) || $0.hasPrefix(#"{"at":18"#) }, "\(timed)")
         let events = withoutTimes(timed)
         #expect(events.hasPrefix(#"{"event":"started","flow":"flow"}"# + "\n" + #"{"event":"blockAdded","index":0,"id":"hi","type":"text"}"#))
-        #expect(events.contains(#"{"event":"buttonPressed","index":1,"id":"ask","title":"Sure","side":"left"}"#))
+        #expect(events.contains(#"{"event":"buttonPressed","index":1,"id":"ask","title":"Sure","side":"left","options":[0]}"#))
         #expect(events.contains(#"{"event":"inputSubmitted","index":2,"id":"name"}"#))
         #expect(events.contains(#"{"event":"action","name":"enable-notifications","id":"go"}"#))
         #expect(events.contains(#"{"event":"dismissed","reason":"completed","count":6,"ids":["hi","ask","name","pin","go","done"]}"#))

@@ -35,6 +35,17 @@ struct ReportCLITests {
         #expect(blocks.compactMap { $0["answered"] as? Int } == [7, 3, 3])
         #expect(blocks.compactMap { $0["dropped"] as? Int } == [0, 2, 0])
         #expect(v["comparison"] is NSNull)
+        // Which side was chosen: 5 said yes, 2 no.
+        let answers = try #require(blocks.first?["answers"] as? [[String: Any]])
+        #expect(answers.compactMap { $0["option"] as? Int } == [0, 1] && answers.compactMap { $0["count"] as? Int } == [5, 2])
+        #expect(answers.compactMap { $0["title"] as? String } == ["Yes", "No"])
+        let table = try runRocket(["report", dir + "/events.jsonl", "--min-count", "1"], environment: ["COLUMNS": "100"])
+        #expect(
+            table.stdout.contains("  Answers (all)\n  block  answer  chosen   share\n  ask    Yes          5  71.4 %\n  ask    No           2  28.6 %\n"),
+            "\(table.stdout)")
+        // With the default of 5, the side 2 chose is named by its place, its count hidden.
+        let named = try runRocket(["report", dir + "/events.jsonl"], environment: ["COLUMNS": "100"])
+        #expect(named.stdout.contains("  ask    right       <5       –\n"), "\(named.stdout)")
         // The default hides counts under 5 (but not 0).
         let hidden = try runRocket(["report", dir + "/events.jsonl", "--json"])
         #expect(hidden.stdout.contains(#""dismissals":{"closed":null,"completed":5}"#), "\(hidden.stdout)")

@@ -2,6 +2,7 @@ import Foundation
 import RocketConversation
 import RocketCore
 import RocketJSON
+import RocketTestSupport
 import Testing
 
 @testable import RocketFlow
@@ -343,44 +344,6 @@ enum ShapeMutations {
         }
         let data = (try? JSONSerialization.data(withJSONObject: set(root, path[...]), options: [.sortedKeys])) ?? Data()
         return String(decoding: data, as: UTF8.self)
-    }
-}
-
-/// Runs Python's jsonschema (draft 2020-12) over documents: one verdict each.
-enum JSONSchemaCheck {
-    static func run(schema: String, documents: [String]) throws -> [Bool] {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("rocket-schema-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: dir) }
-        try schema.write(to: dir.appendingPathComponent("schema.json"), atomically: true, encoding: .utf8)
-        try (documents.map { $0.replacing("\n", with: " ") }.joined(separator: "\n") + "\n").write(
-            to: dir.appendingPathComponent("docs.jsonl"), atomically: true, encoding: .utf8)
-        let script = """
-            import json, sys
-            try:
-                import jsonschema
-            except ImportError:
-                sys.exit("jsonschema is missing: sh scripts/install-deps.sh --tests (pip install jsonschema)")
-            schema = json.load(open(sys.argv[1]))
-            jsonschema.Draft202012Validator.check_schema(schema)
-            v = jsonschema.Draft202012Validator(schema)
-            for line in open(sys.argv[2]):
-                print("ok" if v.is_valid(json.loads(line)) else "bad")
-            """
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        p.arguments = ["python3", "-c", script, dir.appendingPathComponent("schema.json").path, dir.appendingPathComponent("docs.jsonl").path]
-        let out = dir.appendingPathComponent("out.txt")
-        _ = FileManager.default.createFile(atPath: out.path, contents: nil)
-        let handle = try FileHandle(forWritingTo: out)
-        p.standardOutput = handle
-        try p.run()
-        p.waitUntilExit()
-        try handle.close()
-        let lines = try String(contentsOf: out, encoding: .utf8).split(separator: "\n").map(String.init)
-        try #require(p.terminationStatus == 0, "python3 with jsonschema failed (sh scripts/install-deps.sh --tests installs it)")
-        try #require(lines.count == documents.count)
-        return lines.map { $0 == "ok" }
     }
 }
 

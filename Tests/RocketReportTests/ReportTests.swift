@@ -197,3 +197,95 @@ struct ReportTests {
         #expect(try log.build().flows[0].variants[0].blocks[0].medianSecondsToAnswer == 3)
     }
 }
+
+@Suite("Reports: which options were chosen")
+struct ReportAnswerTests {
+    /// A conversation of `flow` that shows `block` of `type` at place 0 and answers it with each
+    /// of `answers` in turn (options' places and titles), then ends completed.
+    static func answered(_ log: inout LogWriter, block: String = "pick", type: String = "choice", _ answers: [[(Int, String)]], id: String? = nil) {
+        let tail = id.map { #","conversation":"\#($0)""# } ?? ""
+        log.add(#"{"at":1,"event":"started","flow":"f"\#(tail)}"#)
+        log.add(#"{"at":1,"event":"blockAdded","index":0,"id":"\#(block)","type":"\#(type)"\#(tail)}"#)
+        for chosen in answers {
+            let places = chosen.map { String($0.0) }.joined(separator: ",")
+            let title = chosen.map(\.1).joined(separator: ", ")
+            let titles = chosen.count > 1 ? #","titles":[\#(chosen.map { "\"\($0.1)\"" }.joined(separator: ","))]"# : ""
+            log.add(#"{"at":2,"event":"buttonPressed","index":0,"id":"\#(block)","title":"\#(title)","options":[\#(places)]\#(titles)\#(tail)}"#)
+        }
+        log.add(#"{"at":3,"event":"dismissed","reason":"completed","count":1,"ids":["\#(block)"]\#(tail)}"#)
+    }
+
+    @Test("each option is counted once per conversation, by the conversation's last answer; a multiple choice counts each option it took")
+    func counts() throws {
+        var log = LogWriter()
+        for _ in 0..<6 { Self.answered(&log, [[(0, "Red")]]) }
+        for _ in 0..<5 { Self.answered(&log, [[(0, "Red")], [(1, "Blue")]]) }  // changed their mind: Blue
+        for _ in 0..<7 { Self.answered(&log, block: "many", [[(0, "A"), (2, "C")]]) }
+        let blocks = try log.build(minCount: 5).flows[0].variants[0].blocks
+        let pick = try #require(blocks.first { $0.id == "pick" })
+        #expect(pick.answers == [OptionReport(option: 0, title: "Red", count: 6), OptionReport(option: 1, title: "Blue", count: 5)])
+        #expect(pick.type == "choice")
+        let many = try #require(blocks.first { $0.id == "many" })
+        #expect(many.answers == [OptionReport(option: 0, title: "A", count: 7), OptionReport(option: 2, title: "C", count: 7)])
+        #expect(ReportFormat.answerShare(many.answers[0], of: many) == 1)
+    }
+
+    @Test("an option is named only by a title at least minCount conversations saw; a title filled from a visitor's value is not shown")
+    func titlesAreCounted() throws {
+        var log = LogWriter()
+        // A title with each visitor's name in it: one option, twelve titles.
+        for k in 0..<12 { Self.answered(&log, block: "hi", type: "button", [[(0, "Go, visitor\(k)")]]) }
+        for _ in 0..<3 { Self.answered(&log, block: "side", type: "doubleButton", [[(1, "Yes")]]) }
+        for _ in 0..<5 { Self.answered(&log, block: "side", type: "doubleButton", [[(0, "No")]]) }
+        let report = try log.build(minCount: 5)
+        let blocks = report.flows[0].variants[0].blocks
+        let hi = try #require(blocks.first { $0.id == "hi" })
+        #expect(hi.answers == [OptionReport(option: 0, title: nil, count: 12)])
+        #expect(ReportFormat.optionName(hi.answers[0], of: hi) == "the button")
+        let side = try #require(blocks.first { $0.id == "side" })
+        #expect(side.answers == [OptionReport(option: 0, title: "No", count: 5), OptionReport(option: 1, title: nil, count: nil)])
+        #expect(ReportFormat.optionName(side.answers[1], of: side) == "right")
+        #expect(!report.json.contains("visitor"), "no visitor's title reaches the report")
+        #expect(!report.html.contains("visitor"))
+        // With every count shown, every title a conversation saw may name its option: the most seen.
+        let all = try log.build(minCount: 1).flows[0].variants[0].blocks
+        #expect(all.first { $0.id == "side" }?.answers.map(\.title) == ["No", "Yes"])
+    }
+
+    @Test("records without options (written before they existed) are answered but name no option; wrong options are an error at their place")
+    func oldAndWrongRecords() throws {
+        var old = LogWriter()
+        old.add(#"{"at":1,"event":"started","flow":"f"}"#)
+        old.add(#"{"at":1,"event":"blockAdded","index":0,"id":"pick","type":"choice"}"#)
+        old.add(#"{"at":2,"event":"buttonPressed","index":0,"id":"pick","title":"Red"}"#)
+        let block = try old.build().flows[0].variants[0].blocks[0]
+        #expect(block.answered == 1 && block.answers.isEmpty)
+        for (options, column) in [(#""x""#, 67), (#"[-1]"#, 67), (#"[1.5]"#, 67), (#"[100]"#, 67), (#"["a"]"#, 67)] {
+            var b = ReportBuilder()
+            try b.addLine(Array(#"{"at":1,"event":"blockAdded","index":0,"id":"pick","type":"choice"}"#.utf8), input: 0, line: 1)
+            let line = #"{"at":2,"event":"buttonPressed","index":0,"id":"pick","title":"Red","options":\#(options)}"#
+            #expect(throws: ReportInputError.self) { try b.addLine(Array(line.utf8), input: 0, line: 2) }
+            do {
+                try b.addLine(Array(line.utf8), input: 0, line: 2)
+            } catch {
+                #expect(error.line == 2 && error.column == column, "\(options): \(error)")
+                #expect(error.message.contains("\"options\""))
+            }
+        }
+    }
+
+    @Test("titles kept to name options are bounded: four per option, 256 bytes each")
+    func titlesBounded() throws {
+        var log = LogWriter()
+        let long = String(repeating: "x", count: 300)
+        for _ in 0..<5 { Self.answered(&log, [[(0, long)]]) }
+        for k in 0..<40 {
+            for _ in 0..<5 { Self.answered(&log, block: "many", [[(0, "t\(k)")]]) }
+        }
+        let blocks = try log.build(minCount: 5).flows[0].variants[0].blocks
+        #expect(blocks.first { $0.id == "pick" }?.answers == [OptionReport(option: 0, title: nil, count: 5)])
+        let many = try #require(blocks.first { $0.id == "many" }?.answers.first)
+        #expect(many.count == 200)
+        #expect(["t0", "t1", "t2", "t3"].contains(many.title ?? ""), "one of the first four kept")
+    }
+}

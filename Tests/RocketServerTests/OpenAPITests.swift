@@ -1,5 +1,8 @@
 import Foundation
+import RocketConversation
+import RocketFlow
 import RocketJSON
+import RocketTestSupport
 import Testing
 
 @testable import RocketServer
@@ -58,6 +61,170 @@ struct OpenAPITests {
             let at = "\(op.method.uppercased()) /\(op.path.joined(separator: "/"))"
             for code in ["400", "413", "431", "501"] { #expect(op.responses.contains(code), "\(at) lacks \(code)") }
             if op.path.first == "v1" { #expect(op.responses.contains("429"), "\(at) lacks 429") }
+        }
+    }
+
+    /// The JSON pointer of the schema docs/openapi.json gives the JSON answer `status` of
+    /// `method path` (a concrete path, matched against the document's templates); nil with why
+    /// when the document does not describe it.
+    static func schemaPointer(_ root: JSONNode, _ method: String, _ path: String, _ status: Int) -> Result<String, Problem> {
+        func escape(_ s: String) -> String { s.replacingOccurrences(of: "~", with: "~0").replacingOccurrences(of: "/", with: "~1") }
+        let segments = path.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
+        guard
+            let template = root["paths"]?.object?.first(where: { entry in
+                let t = entry.key.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
+                return t.count == segments.count && zip(t, segments).allSatisfy { $0.hasPrefix("{") || $0 == $1 }
+            })
+        else { return .failure(Problem("\(method) \(path): no such path in the document")) }
+        guard let response = template.value[method.lowercased()]?["responses"]?["\(status)"] else {
+            return .failure(Problem("\(method) \(template.key): status \(status) is not listed"))
+        }
+        var base = "#/paths/\(escape(template.key))/\(method.lowercased())/responses/\(status)"
+        var node = response
+        if let ref = response["$ref"]?.string {
+            base = ref
+            let parts = ref.dropFirst(2).split(separator: "/").map(String.init)
+            guard let found = parts.reduce(Optional(root), { $0?[$1] }) else { return .failure(Problem("\(ref) does not resolve")) }
+            node = found
+        }
+        guard node["content"]?["application/json"]?["schema"] != nil else {
+            return .failure(Problem("\(method) \(template.key) \(status): the document gives this answer no JSON body"))
+        }
+        return .success(base + "/content/application~1json/schema")
+    }
+
+    struct Problem: Error, CustomStringConvertible {
+        var description: String
+        init(_ d: String) { description = d }
+    }
+
+    @Test("every JSON answer of a walk over the API (successes and refusals) is what docs/openapi.json says, with no field it does not list")
+    func answersMatchSchemas() throws {
+        let key = "openapi-key-0123456789abcdef"
+        // Beside the built-in flows, one with every other kind of block and answer.
+        let dir = scratchDirectory()
+        try #"""
+        {"version": 1, "author": {"name": "Ada", "style": "round"}, "blocks": [
+         {"id": "go", "type": "button", "title": "Go", "next": "side"},
+         {"id": "side", "type": "doubleButton", "left": {"title": "No", "next": "score"}, "right": {"title": "Yes", "next": "score"}},
+         {"id": "score", "type": "rating", "text": "How likely?", "scale": 10, "labels": {"low": "Not", "high": "Very"}, "next": "liked"},
+         {"id": "liked", "type": "choice", "text": "Which?", "multiple": true, "min": 1, "max": 2, "buttonTitle": "Send",
+          "options": [{"title": "A"}, {"title": "B"}, {"title": "C"}], "next": "day"},
+         {"id": "day", "type": "textInput", "text": "When?", "buttonTitle": "OK", "inputType": "date", "min": "2026-01-01", "max": "2026-12-31", "next": "count"},
+         {"id": "count", "type": "textInput", "text": "How many?", "buttonTitle": "OK", "inputType": "integer", "min": 1, "max": 9, "next": "notes"},
+         {"id": "notes", "type": "textInput", "text": "Notes?", "buttonTitle": "Send", "multiline": true, "next": "bye"},
+         {"id": "bye", "type": "text", "text": "Thanks"}]}
+        """#.write(toFile: dir + "/kinds.json", atomically: true, encoding: .utf8)
+        let h = try Harness(flowsDirectory: dir, access: AccessControl(secret: AccessControl.randomBytes(32), keys: [key]))
+        let site = ["Authorization": "Bearer " + key]
+        let ada = site.merging(["Rocket-Visitor": "ada"]) { $1 }
+        var answers: [(method: String, path: String, response: HTTPResponse)] = []
+        func call(_ method: String, _ path: String, _ body: String? = nil, headers: [String: String] = ada, query: [String: String] = [:]) -> HTTPResponse {
+            let r = h.request(method, path, body: body, headers: headers, query: query)
+            h.service.advanceDue()
+            h.service.flush()
+            answers.append((method, path, r))
+            return r
+        }
+        // Visitors and flows.
+        let token = try #require(call("POST", "/v1/visitors", headers: [:]).json?["token"]?.string)
+        _ = call("GET", "/v1/flows", headers: [:])
+        // A conversation through every kind of answer the basic flow has, with refusals on the way.
+        let started = call("POST", "/v1/conversations", #"{"flow": "basic", "visitor": "ada"}"#, headers: site)
+        let id = try #require(started.json?["conversation"]?["id"]?.string)
+        _ = call("POST", "/v1/conversations", #"{"flow": "basic", "visitor": "ada"}"#, headers: site)
+        _ = call("GET", "/v1/conversations/\(id)")
+        _ = call("POST", "/v1/conversations/\(id)/intents", #"{"intent": "tap", "step": 0}"#)
+        _ = call("POST", "/v1/conversations/\(id)/intents", #"{"intent": "submit", "text": "far too long a name"}"#)
+        _ = call("POST", "/v1/conversations/\(id)/intents", #"{"intent": "tap", "step": 0}"#)
+        _ = call("POST", "/v1/conversations/\(id)/intents", #"{"intent": "submit", "text": "Ada"}"#)
+        _ = call("POST", "/v1/conversations/\(id)/intents", #"{"intent": "submit", "text": "1234"}"#)
+        _ = call("POST", "/v1/conversations/\(id)/hold", #"{"held": true}"#)
+        _ = call("POST", "/v1/conversations/\(id)/hold", #"{"held": false}"#)
+        _ = call("POST", "/v1/conversations/\(id)/intents", #"{"intent": "choose", "option": 1}"#)
+        _ = call("GET", "/v1/conversations/\(id)")
+        _ = call("POST", "/v1/conversations/\(id)/intents", #"{"intent": "choose", "option": 0}"#)
+        _ = call("GET", "/v1/conversations/\(id)", headers: site.merging(["Rocket-Visitor": "bob"]) { $1 })
+        _ = call("GET", "/v1/conversations/\(id)", headers: ["Rocket-Visitor": token])
+        _ = call("GET", "/v1/conversations/nope")
+        _ = call("POST", "/v1/conversations", #"{"flow": "made-up", "visitor": "ada"}"#, headers: site)
+        _ = call("POST", "/v1/conversations", #"{"flow": 3}"#, headers: site)
+        _ = call("POST", "/v1/conversations", "{", headers: site)
+        _ = call("POST", "/v1/conversations", #"{"flow": "basic", "visitor": "ada"}"#, headers: [:])
+        // Every other kind of answer.
+        let kinds = try #require(call("POST", "/v1/conversations", #"{"flow": "kinds", "visitor": "ada"}"#, headers: site).json?["conversation"]?["id"]?.string)
+        for intent in [
+            #""intent": "pressButton""#, #""intent": "pressRight""#, #""intent": "rate", "value": 11"#, #""intent": "rate", "value": 9"#,
+            #""intent": "chooseMany", "options": [0, 1, 2]"#, #""intent": "chooseMany", "options": [0, 2]"#, #""intent": "submit", "text": "2027-01-01""#,
+            #""intent": "submit", "text": "2026-03-04""#, #""intent": "submit", "text": "4""#, #""intent": "submit", "text": "one\ntwo""#,
+        ] {
+            _ = call("POST", "/v1/conversations/\(kinds)/intents", "{\(intent)}")
+        }
+        _ = call("GET", "/v1/conversations/\(kinds)")
+        // A visitor's own conversation, by its token.
+        let own = call("POST", "/v1/conversations", #"{"flow": "basic"}"#, headers: ["Rocket-Visitor": token])
+        if let mine = own.json?["conversation"]?["id"]?.string {
+            _ = call("POST", "/v1/conversations/\(mine)/intents", #"{"intent": "tap", "step": 0}"#, headers: ["Rocket-Visitor": token])
+        }
+        // Events, alerts and the report.
+        _ = call("POST", "/v1/events", #"{"scenario": "made-up", "visitor": "ada"}"#, headers: site)
+        _ = call("POST", "/v1/events", #"{"scenario": "tour", "visitor": "ada"}"#, headers: site)
+        let alert = call(
+            "POST", "/v1/alerts",
+            #"{"visitor": "ada", "title": "Delete?", "actions": [{"title": "Delete", "style": "destructive"}, {"title": "Cancel", "style": "cancel"}]}"#,
+            headers: site)
+        let alertID = try #require(alert.json?["alert"]?["id"]?.string)
+        _ = call("GET", "/v1/alerts/\(alertID)")
+        _ = call("POST", "/v1/alerts/\(alertID)/mutations", #"{"setMessage": "It cannot be undone."}"#)
+        _ = call("POST", "/v1/alerts/\(alertID)/select", #"{"index": 7}"#)
+        _ = call("POST", "/v1/alerts/\(alertID)/select", #"{"index": 1}"#)
+        _ = call("POST", "/v1/alerts/\(alertID)/mutations", #"{"setTitle": "x"}"#)
+        _ = call("POST", "/v1/alerts", #"{"visitor": "ada", "actions": "none"}"#, headers: site)
+        let report = call("GET", "/v1/report", headers: site, query: ["minCount": "1"])
+        #expect(report.text.contains(#""answers":[{"option":0,"title":"A","count":1},{"option":2,"title":"C","count":1}]"#), "\(report.text)")
+        _ = call("GET", "/v1/report", headers: site, query: ["minCount": "0"])
+        _ = call("GET", "/v1/report", headers: ["Rocket-Visitor": token])
+
+        // Every JSON answer against the schema the document gives it.
+        let text = try String(contentsOfFile: Self.document, encoding: .utf8)
+        let root = try JSONReader.parse(Array(text.utf8))
+        var checked: [(what: String, pointer: String, body: String)] = []
+        var statuses = Set<Int>()
+        for a in answers {
+            let what = "\(a.method) \(a.path) → \(a.response.status)"
+            statuses.insert(a.response.status)
+            guard a.response.header("Content-Type")?.hasPrefix("application/json") == true else {
+                #expect(a.response.status == 204, "\(what): not JSON")
+                continue
+            }
+            switch Self.schemaPointer(root, a.method, a.path, a.response.status) {
+            case .failure(let p): Issue.record("\(p)")
+            case .success(let pointer): checked.append((what, pointer, a.response.text))
+            }
+        }
+        // The walk reaches what it means to: successes, made and refused, and each kind of refusal.
+        #expect(statuses.isSuperset(of: [200, 201, 204, 400, 401, 403, 404, 409, 422]), "\(statuses.sorted())")
+        var byPointer: [String: [(what: String, body: String)]] = [:]
+        for c in checked { byPointer[c.pointer, default: []].append((c.what, c.body)) }
+        for (pointer, docs) in byPointer {
+            let problems = try JSONSchemaCheck.problems(schema: text, root: pointer, closed: true, documents: docs.map(\.body))
+            for (d, problem) in zip(docs, problems) where problem != nil {
+                Issue.record("\(d.what) is not what \(pointer) says: \(problem!)\n\(d.body.prefix(600))")
+            }
+        }
+    }
+
+    @Test("TranscriptItem in docs/openapi.json lists every kind of block a view shows, and every field the flow format's table sends the web")
+    func transcriptItemFollowsTheTable() throws {
+        let root = try JSONReader.parse(Array(try Data(contentsOf: URL(fileURLWithPath: Self.document))))
+        let item = try #require(root["components"]?["schemas"]?["TranscriptItem"])
+        let properties = Set((item["properties"]?.object ?? []).map(\.key))
+        let kinds = Set((item["properties"]?["type"]?["enum"]?.array ?? []).compactMap(\.string))
+        for block in FlowFormat.v1.blocks where !block.kind.isSilent {
+            #expect(kinds.contains(block.kind.rawValue), "TranscriptItem's type lacks \(block.kind.rawValue)")
+            for field in block.info.fields where field.shownBy.contains(.web) && field.role != .logic {
+                #expect(properties.contains(field.name), "TranscriptItem lacks \(field.name) (of \(block.kind.rawValue))")
+            }
         }
     }
 }
