@@ -227,4 +227,36 @@ struct OpenAPITests {
             }
         }
     }
+
+    @Test("each request body's fields in docs/openapi.json are the fields its route reads: an unknown one is refused with exactly the documented list")
+    func requestFieldsMatch() throws {
+        let key = "openapi-key-0123456789abcdef"
+        let h = try Harness(access: AccessControl(secret: AccessControl.randomBytes(32), keys: [key]))
+        let site = ["Authorization": "Bearer " + key, "Rocket-Visitor": "ada"]
+        let conversation = try #require(
+            h.request("POST", "/v1/conversations", body: #"{"flow": "basic", "visitor": "ada"}"#, headers: site).json?["conversation"]?["id"]?.string)
+        let alert = try #require(
+            h.request("POST", "/v1/alerts", body: #"{"visitor": "ada", "actions": [{"title": "OK"}]}"#, headers: site).json?["alert"]?["id"]?.string)
+        let root = try JSONReader.parse(Array(try Data(contentsOf: URL(fileURLWithPath: Self.document))))
+        var checked = 0
+        for entry in root["paths"]?.object ?? [] {
+            let template = entry.key
+            for op in entry.value.object ?? [] {
+                let (method, operation) = (op.key, op.value)
+                guard var schema = operation["requestBody"]?["content"]?["application/json"]?["schema"] else { continue }
+                if let ref = schema["$ref"]?.string, let found = root["components"]?["schemas"]?[String(ref.split(separator: "/").last ?? "")] {
+                    schema = found
+                }
+                let documented = (schema["properties"]?.object ?? []).map(\.key).sorted()
+                let path = template.replacingOccurrences(of: "{id}", with: template.hasPrefix("/v1/alerts") ? alert : conversation)
+                let r = h.request(method.uppercased(), path, body: #"{"undocumented-field": 1}"#, headers: site)
+                #expect(r.status == 400 && r.json?["error"]?["code"]?.string == "unknown-field", "\(method) \(template): \(r.status) \(r.text)")
+                let message = r.json?["error"]?["message"]?.string ?? ""
+                let listed = message.components(separatedBy: "; expected ").last?.components(separatedBy: ", ").sorted() ?? []
+                #expect(listed == documented, "\(method.uppercased()) \(template): the route reads \(listed), the document lists \(documented)")
+                checked += 1
+            }
+        }
+        #expect(checked >= 7, "every operation with a body was tried")
+    }
 }
