@@ -10,7 +10,7 @@ import RocketTerminalCore
 /// `rocket report`: what the event records say, per flow and variant.
 enum ReportCommand {
     static let spec = CommandSpec(
-        name: "report", abstract: "Report on event records: starts, completions, a funnel over blocks, and experiments' variants compared.",
+        name: "report", abstract: "Report on event records: starts, completions, a funnel over blocks, the options chosen, and experiments' variants compared.",
         positionals: [("EVENTS.jsonl", "Event records as JSON Lines (rocket play --events; - for standard input).")], positionalCount: 0...1000,
         options: [
             .value("--events", "FILE", "Read event records from FILE as well (repeatable; - for standard input).", repeatable: true),
@@ -25,6 +25,8 @@ enum ReportCommand {
             Reads every record once, holding only counts, the conversations still open and the times to
             answer. Reports hold counts and durations only: never typed text or variables' values.
             A conversation that never ended counts as dropped at the last block it showed.
+            Options chosen (buttons, choices, ratings) count each conversation's last answer; an
+            option is named by a title only when at least --min-count conversations saw that title.
             """,
         exitStatus:
             "0 reported; 64 usage error; 65 a record is not an event record (FILE:LINE:COL names it); 66 a file cannot be read; 74 --html cannot be written.",
