@@ -638,12 +638,9 @@ enum PlayCommand {
             return ExitStatus.ioError
         }
         if let answersPath = options.answersOut {
-            let ids = Set(doc.blockIDs)
             // The answers by block id (secret ones left out), and the flow's variables by name.
             var values: [String: JSONValue] = [:]
-            for (key, answer) in rocket.conversation.answers where ids.contains(key) && !answer.isSecret {
-                values[key] = answer.typed?.json ?? .string(answer.value)
-            }
+            for (id, value) in doc.answerValues(of: rocket.conversation) { values[id] = value }
             let variables = rocket.conversation.variables
             for v in doc.graph.variables { values[v.name] = (variables[v.name] ?? .null).json }
             let text = JSONValue.object(values.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }).serialized() + "\n"

@@ -1,6 +1,6 @@
 public import RocketConversation
 import RocketCore
-import RocketJSON
+package import RocketJSON
 
 /// Answers given ahead for a flow's blocks, read from the JSON object that
 /// `rocket play --answers-out` writes (`rocket play --answers FILE`): block id → answer.
@@ -175,6 +175,20 @@ public struct FlowAnswers: Hashable, Sendable {
             }
             return .list(list)
         case .object: return nil
+        }
+    }
+}
+
+extension FlowDocument {
+    /// The answers `conversation` was given, by block id in order of the ids: a typed answer as
+    /// its JSON value (a number, a date's text, a multiple choice's list of titles), any other
+    /// as its text. Secret answers are left out, and so are values given at the start for names
+    /// that are no block's. What `rocket play --answers-out` writes (with the variables) and
+    /// what the server's view of an ended conversation carries, stated once.
+    package func answerValues(of conversation: Conversation) -> [(id: String, value: JSONValue)] {
+        let ids = Set(blockIDs)
+        return conversation.answers.filter { ids.contains($0.key) && !$0.value.isSecret }.sorted { $0.key < $1.key }.map { key, answer in
+            (key, answer.typed?.json ?? .string(answer.value))
         }
     }
 }

@@ -141,6 +141,16 @@ package enum ConversationView {
         w.closeArray()
         w.key("inputError")
         if let e = c.inputError { w.string(strings.value.message(for: e)) } else { w.null() }
+        // Once it ends, the answers it was given (secret ones left out), as --answers-out writes them.
+        if c.status.reason != nil {
+            w.key("answers")
+            w.open()
+            for (k, answer) in flow.document.answerValues(of: c).enumerated() {
+                w.key(escaping: answer.id, first: k == 0)
+                w.value(answer.value)
+            }
+            w.close()
+        }
         if let banner = flow.document.banner, c.status.isVisible {
             var json = banner.filled { c.interpolate($0) }.flowJSON
             // A picture icon becomes a URL the page can load (a data: URI or the flow's file route).

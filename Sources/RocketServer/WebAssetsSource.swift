@@ -742,7 +742,7 @@ extension WebAssets {
               this.ended = true;
               if (this.source) { this.source.close(); this.source = null; }
               store("rocket.conversation." + this.flow, null);
-              this.dispatch("dismiss", { reason: v.reason });
+              this.dispatch("dismiss", { reason: v.reason, conversation: v.id, flow: this.flow, answers: v.answers || {} });
               this.renderEnd(v.reason);
               if (v.reason === "completed" && this.options.closingAlert) closingAlert();
             }

@@ -517,6 +517,8 @@ def typed_and_checkboxes(browser, server):
     answer is refused with the reason; a multiple choice is checkboxes and a confirming button."""
     context = browser.new_context(reduced_motion="reduce")
     page = context.new_page()
+    # What the page's own script is told when the conversation ends.
+    page.add_init_script("document.addEventListener('rocket:dismiss', e => { window.dismissed = e.detail; });")
     page.goto(server.url + "play/typed")
     age = page.get_by_label("How old are you?")
     age.wait_for(timeout=TIMEOUT)
@@ -567,6 +569,13 @@ def typed_and_checkboxes(browser, server):
     page.get_by_text("At 42, Tea, Cake on 2026-03-14.").wait_for(timeout=TIMEOUT)
     page.locator(".rk-answer", has_text="Tea, Cake").wait_for(timeout=TIMEOUT)
     shot(page, "typed-end")
+    # The end hands the page the answers, typed: the changed age, the date's text, the list chosen.
+    assert page.evaluate("() => window.dismissed") is None, "not before the end"
+    page.get_by_text("At 42, Tea, Cake on 2026-03-14.").click()
+    page.wait_for_function("() => window.dismissed", timeout=TIMEOUT)
+    detail = page.evaluate("() => window.dismissed")
+    assert detail["reason"] == "completed" and detail["flow"] == "typed" and detail["conversation"], detail
+    assert detail["answers"] == {"age": 42, "mail": "ada@example.org", "day": "2026-03-14", "food": ["Tea", "Cake"]}, detail
     context.close()
     # The widget's own words follow the visitor's language (here Italian), as the server's do.
     context = browser.new_context(reduced_motion="reduce", locale="it-IT")
@@ -876,7 +885,7 @@ def main():
                 ("a press on a block shown before the last answer arrived is kept", lambda: press_before_answer(browser, demo)),
                 ("the first request leaves before the frame is drawn; rocket:start follows the first view", lambda: request_before_frame(browser, demo, timings)),
                 ("a banner with buttons, a choice, flow text as text", lambda: banner_and_text(browser, flows)),
-                ("typed inputs with native fields, checkboxes for a multiple choice", lambda: typed_and_checkboxes(browser, flows)),
+                ("typed inputs with native fields, checkboxes for a multiple choice; rocket:dismiss hands the page the answers", lambda: typed_and_checkboxes(browser, flows)),
                 ("a multi-line answer: a text area, Enter a new line, Ctrl+Enter sends", lambda: multiline_answer(browser, flows)),
                 ("the launcher: a badge for what came while closed, a panel, Esc and the focus", lambda: launcher(browser, demo)),
                 ("an alert whose actions update live; an action sheet", lambda: live_alert(browser, demo)),

@@ -91,6 +91,15 @@ struct APITests {
         #expect(r.status == 200)
         let v = try #require(h.view(id))
         #expect(v["transcript"]?.array.last?["text"]?.string == "Bye Ada")
+        #expect(v["answers"] == nil, "the answers come with the end")
+        // The end: the view carries the answers, secret ones left out; a site reads them too.
+        r = h.send(id, #""intent": "tap", "step": 4"#)
+        let ended = try #require(h.view(id))
+        #expect(ended["status"]?.string == "dismissed" && ended["reason"]?.string == "completed", "\(r.text)")
+        let answers = try #require(ended["answers"]?.object)
+        #expect(answers.map(\.key) == ["name", "pick"])
+        #expect(ended["answers"]?["name"]?.string == "Ada" && ended["answers"]?["pick"]?.string == "Blue")
+        #expect(!h.request("GET", "/v1/conversations/\(id)", visitor: "ada").text.contains("1234"))
         // Nothing secret in the archive: not in the snapshot, not in the events.
         let archive = try h.archive()
         let row = try #require(try archive.load(id)?.row)

@@ -160,7 +160,9 @@ struct OpenAPITests {
         ] {
             _ = call("POST", "/v1/conversations/\(kinds)/intents", "{\(intent)}")
         }
-        _ = call("GET", "/v1/conversations/\(kinds)")
+        _ = call("POST", "/v1/conversations/\(kinds)/intents", #"{"intent": "tap"}"#)
+        let ended = call("GET", "/v1/conversations/\(kinds)")
+        #expect(ended.json?["conversation"]?["answers"]?["liked"]?.array.count == 2, "\(ended.text)")
         // A visitor's own conversation, by its token.
         let own = call("POST", "/v1/conversations", #"{"flow": "basic"}"#, headers: ["Rocket-Visitor": token])
         if let mine = own.json?["conversation"]?["id"]?.string {
