@@ -76,12 +76,7 @@ struct SnapshotWriter {
             } else if let set = st.chosenSets?[i] {
                 // A multiple choice's options, in option order.
                 w.key("chosen")
-                w.openArray()
-                for (k, n) in set.enumerated() {
-                    if k > 0 { w.comma() }
-                    w.number(n)
-                }
-                w.closeArray()
+                w.numbers(set)
             }
             w.close()
         }
@@ -533,12 +528,7 @@ extension RocketValue {
         case .number(let n): w.number(n)
         case .text(let s): w.string(s)
         case .list(let items):
-            w.openArray()
-            for (i, item) in items.enumerated() {
-                if i > 0 { w.comma() }
-                w.string(item)
-            }
-            w.closeArray()
+            w.strings(items)
         }
     }
 

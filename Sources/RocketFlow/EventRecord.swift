@@ -106,21 +106,11 @@ extension RocketEvent {
             // What was chosen, by place, for reports; titles apart only when `title` joins several.
             if !options.isEmpty {
                 w.key("options")
-                w.openArray()
-                for (k, o) in options.enumerated() {
-                    if k > 0 { w.comma() }
-                    w.number(o)
-                }
-                w.closeArray()
+                w.numbers(options)
             }
             if options.count > 1, titles.count == options.count {
                 w.key("titles")
-                w.openArray()
-                for (k, t) in titles.enumerated() {
-                    if k > 0 { w.comma() }
-                    w.string(t)
-                }
-                w.closeArray()
+                w.strings(titles)
             }
         case .action(let name, let blockID):
             w.string("action")

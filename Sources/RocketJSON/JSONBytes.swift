@@ -57,6 +57,24 @@ package struct JSONBytes {
     package mutating func string(_ s: String) { JSONValue.appendString(s, to: &out) }
     /// A whole number.
     package mutating func number(_ n: Int) { JSONValue.appendNumber(n, to: &out) }
+    /// An array of whole numbers (`[0,2]`).
+    package mutating func numbers(_ list: [Int]) {
+        out.append(0x5B)
+        for (k, n) in list.enumerated() {
+            if k > 0 { out.append(0x2C) }
+            number(n)
+        }
+        out.append(0x5D)
+    }
+    /// An array of strings (`["a","b"]`).
+    package mutating func strings(_ list: [String]) {
+        out.append(0x5B)
+        for (k, s) in list.enumerated() {
+            if k > 0 { out.append(0x2C) }
+            string(s)
+        }
+        out.append(0x5D)
+    }
     /// A number; one that is not finite is written as 0 (JSON has no such numbers).
     package mutating func number(_ v: Double) { JSONValue.appendNumber(v.isFinite ? v : 0, to: &out) }
     /// A number written with at most `fractionDigits` (0–9) decimals, trailing zeros dropped:

@@ -49,12 +49,7 @@ enum ConversationStep: Equatable, Sendable {
                 w.number(n)
             case .chooseMany(let list):
                 w.key("options")
-                w.openArray()
-                for (k, n) in list.enumerated() {
-                    if k > 0 { w.comma() }
-                    w.number(n)
-                }
-                w.closeArray()
+                w.numbers(list)
             case .rate(let v):
                 w.key("value")
                 w.number(v)

@@ -214,12 +214,7 @@ package enum ConversationView {
             w.key("chosen")
             if choice.multiple {
                 if let set = c.chosenSets[index] {
-                    w.openArray()
-                    for (k, n) in set.enumerated() {
-                        if k > 0 { w.comma() }
-                        w.number(n)
-                    }
-                    w.closeArray()
+                    w.numbers(set)
                 } else {
                     w.null()
                 }

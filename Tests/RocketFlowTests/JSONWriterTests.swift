@@ -125,6 +125,20 @@ struct JSONWriterTests {
         #expect(String(decoding: w.out, as: UTF8.self) == "500000000000.25")
     }
 
+    @Test("arrays of numbers and of strings are what the value writer writes")
+    func arrays() throws {
+        for list in [[], [0], [3, -1, 12]] {
+            var w = JSONBytes()
+            w.numbers(list)
+            #expect(w.out == JSONValue.array(list.map { .number(Double($0)) }).serializedBytes())
+        }
+        for list in [[], ["a"], ["q\"", "\u{1}", "é"]] {
+            var w = JSONBytes()
+            w.strings(list)
+            #expect(w.out == JSONValue.array(list.map { .string($0) }).serializedBytes())
+        }
+    }
+
     @Test("an event's record is what the byte writer writes; with a time, the time comes first")
     func eventRecords() throws {
         let info = RocketBlockInfo(id: "a \"q\"", kind: .text, text: "A")
