@@ -41,8 +41,10 @@ let package = Package(
         .target(name: "RocketFlow", dependencies: ["RocketJSON", "RocketConversation", "RocketScenarioEngine", "RocketBanners", "RocketCore"]),
         // PNG and JPEG decoding through the system's libpng and libjpeg (Debian: libpng-dev, libjpeg-dev), and gzip through zlib.
         .target(name: "CImageCodecs", linkerSettings: [.linkedLibrary("png16"), .linkedLibrary("jpeg"), .linkedLibrary("z"), .linkedLibrary("m")]),
+        // prctl(2), which is variadic and so out of Swift's reach: a process kept from dumping its memory.
+        .target(name: "CProcess"),
         // The platform: files read and written one bounded way, paths, the environment, threads, child processes.
-        .target(name: "RocketPlatform", dependencies: ["RocketCore"]),
+        .target(name: "RocketPlatform", dependencies: ["RocketCore", "CProcess"]),
         // The built-in texts of every front end, in the seeds' languages.
         .target(name: "RocketText", dependencies: ["RocketConversation", "RocketCore"]),
         // The terminal's pure core: keys, widths, the screen buffer, the diff renderer, themes, line

@@ -502,6 +502,10 @@ enum PlayCommand {
         given: [String: GivenAnswer] = [:], leftover: ((bytes: [UInt8], ended: Bool)) -> Void = { _ in }
     ) async -> ExitStatus {
         let env = Environment.current
+        // A flow that asks for a secret: no core file, nobody attaches (docs/SEMANTICS.md).
+        if doc.graph.nodes.contains(where: { if case .textInput(let input) = $0.content { input.isSecret } else { false } }) {
+            SecretGuard.protectProcess()
+        }
         // A flow read from stdin leaves the keys to the terminal itself, as fzf and gum do.
         let terminal = Terminal.forUserInterface(inputTaken: options.stdinTaken)
         let plain = options.plain || terminal.prefersLineMode(env)

@@ -203,6 +203,8 @@ enum PromptCommands {
             validation = RocketInputValidation(
                 required: required, minLength: minLength, maxLength: maxLength, pattern: pattern, message: parsed.value("--message"))
         }
+        // A secret: no core file, nobody attaches (docs/SEMANTICS.md).
+        if parsed.has("--secret") { SecretGuard.protectProcess() }
         var input = RocketInputNode(
             text: parsed.value("--title") ?? "", buttonTitle: parsed.value("--button") ?? "OK", isSecret: parsed.has("--secret"),
             placeholder: parsed.value("--placeholder"), validation: validation)

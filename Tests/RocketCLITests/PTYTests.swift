@@ -341,6 +341,38 @@ struct LineModeTerminalTests {
         #expect(run.terminalRestored)
     }
 
+    /// The soft and hard limits of core files of process `pid`, as /proc shows them.
+    static func coreLimit(_ pid: pid_t) -> String? {
+        let limits = (try? String(contentsOfFile: "/proc/\(pid)/limits", encoding: .utf8)) ?? ""
+        guard let line = limits.split(separator: "\n").first(where: { $0.hasPrefix("Max core file size") }) else { return nil }
+        return line.dropFirst("Max core file size".count).split(separator: " ").prefix(2).joined(separator: " ")
+    }
+
+    /// This process's own core limits, which rocket inherits (here, as often, a soft 0 and a hard
+    /// unlimited: a protected process has both at 0, so the two can be told apart).
+    static let ownCoreLimit = coreLimit(getpid()) ?? "0 0"
+
+    @Test(
+        "A process that asks for a secret writes no core file (rocket input --secret, a flow with a secret input); others keep the limit",
+        .enabled(if: ownCoreLimit != "0 0", "this process's core limits are both 0 already"))
+    func noCoreWithSecrets() throws {
+        let own = Self.ownCoreLimit
+        let dir = scratchDirectory()
+        write(tinyFlow, to: dir + "/flow.json")
+        for (args, prompt, secret) in [
+            (["input", "--title", "PIN?", "--secret"], "PIN?", true), (["play", dir + "/flow.json", "--plain"], "[1] Sure", true),
+            (["input", "--title", "Name?"], "Name?", false),
+        ] {
+            let run = try PTYRun(args)
+            #expect(run.waitFor(prompt), "\(args)")
+            let limit = try #require(Self.coreLimit(run.rocketPID), "\(args)")
+            #expect(limit == (secret ? "0 0" : own), "\(args): \(limit)")
+            run.send("\u{3}")
+            #expect(run.waitForExit() == 130)
+            #expect(run.terminalRestored)
+        }
+    }
+
     @Test("SIGQUIT, SIGUSR1, SIGUSR2 and SIGALRM restore the terminal and exit 128 + signal", arguments: [SIGQUIT, SIGUSR1, SIGUSR2, SIGALRM])
     func signals(signal: Int32) throws {
         let run = try PTYRun(["demo"])
