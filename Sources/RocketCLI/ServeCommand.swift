@@ -29,6 +29,7 @@ enum ServeCommand {
             .value("--max-per-address", "N", "Live conversations (and, apart, alerts) one client address may hold (default 200)."),
             .value("--visitor-retention", "D", "Forget a visitor's scenario counts after D without events or shows (default 400d)."),
             .value("--keep-records", "D", "Keep event records for reports for D (default 90d)."),
+            .value("--keep-results", "D", "Keep the answers of ended conversations for GET /v1/results for D (default 90d; 0 keeps none)."),
             .value("--min-gap", "D", "Show a visitor no flow within D of the last one shown to them (30s; default none)."),
             .value("--trust-proxy", "ADDRESS", "A proxy whose X-Forwarded-For names the client (its own address); repeatable.", repeatable: true),
             .value("--api-key-file", "FILE", "Site keys, one per line: calls with Authorization: Bearer KEY act for any visitor (re-read on SIGHUP)."),
@@ -125,6 +126,12 @@ enum ServeCommand {
                     throw UsageError(message: "--keep-records must be a duration of at least 1m (30d, 90d)", command: command)
                 }
                 configuration.recordRetention = s
+            }
+            if let d = parsed.value("--keep-results") {
+                guard d == "0" || (RocketDuration.parse(d).map { $0 >= 60 } ?? false), let s = d == "0" ? 0 : RocketDuration.parse(d) else {
+                    throw UsageError(message: "--keep-results must be 0 (keep none) or a duration of at least 1m (30d, 90d)", command: command)
+                }
+                configuration.resultRetention = s
             }
             if let d = parsed.value("--visitor-retention") {
                 guard let s = RocketDuration.parse(d), s >= 60 else {

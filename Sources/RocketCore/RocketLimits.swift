@@ -143,6 +143,8 @@ public enum RocketLimits {
     public static let visitorRetentionSeconds: Double = 400 * 86_400
     /// Seconds `rocket serve` keeps event records for reports (`--keep-records`).
     public static let recordRetentionSeconds: Double = 90 * 86_400
+    /// How long `rocket serve` keeps the results of ended conversations (`--keep-results`).
+    public static let resultRetentionSeconds: Double = 90 * 86_400
     /// Seconds a request may take to arrive whole from its request line, headers and body (and
     /// at most ``connectionIdleSeconds`` more from when its connection was free for it).
     public static let requestSeconds: Double = 10
@@ -235,6 +237,9 @@ public enum RocketLimits {
         Entry(
             name: "recordRetentionSeconds", value: RocketDuration.format(recordRetentionSeconds),
             bounds: "how long `rocket serve` keeps event records for reports (`--keep-records`)", past: "they are deleted"),
+        Entry(
+            name: "resultRetentionSeconds", value: RocketDuration.format(resultRetentionSeconds),
+            bounds: "how long `rocket serve` keeps the answers of ended conversations (`--keep-results`; 0 keeps none)", past: "they are deleted"),
         Entry(name: "reportRecordBytes", value: size(reportRecordBytes), bounds: "an event record `rocket report` reads", past: "an error naming its line"),
         Entry(
             name: "reportOpenConversations", value: number(reportOpenConversations), bounds: "conversations a report holds open at once",

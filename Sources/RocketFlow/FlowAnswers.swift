@@ -186,8 +186,13 @@ extension FlowDocument {
     /// that are no block's. What `rocket play --answers-out` writes (with the variables) and
     /// what the server's view of an ended conversation carries, stated once.
     package func answerValues(of conversation: Conversation) -> [(id: String, value: JSONValue)] {
+        answerValues(of: conversation.answers)
+    }
+
+    /// ``answerValues(of:)-(Conversation)`` of a conversation's answers taken out of it.
+    package func answerValues(of answers: [String: RocketAnswer]) -> [(id: String, value: JSONValue)] {
         let ids = Set(blockIDs)
-        return conversation.answers.filter { ids.contains($0.key) && !$0.value.isSecret }.sorted { $0.key < $1.key }.map { key, answer in
+        return answers.filter { ids.contains($0.key) && !$0.value.isSecret }.sorted { $0.key < $1.key }.map { key, answer in
             (key, answer.typed?.json ?? .string(answer.value))
         }
     }

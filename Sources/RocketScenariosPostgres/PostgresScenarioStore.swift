@@ -311,4 +311,13 @@ package let postgresStoreSchema = PostgresSchema(migrations: [
     """
     COMMENT ON COLUMN rocket_conversations.snapshot IS 'a snapshot, or the start of a conversation unchanged since (docs/SNAPSHOT_FORMAT.md)';
     """,
+    // 3 → 4: results: what each conversation that ended was answered, for the site's back end,
+    // numbered in the order their commits made them visible (the commits that write results take
+    // a lock for it, so a reader that has seen number N never meets a smaller one later).
+    """
+    CREATE TABLE rocket_results (seq bigserial PRIMARY KEY, id text NOT NULL UNIQUE, flow text NOT NULL, visitor text NOT NULL,
+      at double precision NOT NULL, reason text NOT NULL, answers text NOT NULL);
+    CREATE INDEX rocket_results_by_flow ON rocket_results (flow, seq);
+    CREATE INDEX rocket_results_by_time ON rocket_results (at);
+    """,
 ])

@@ -481,4 +481,13 @@ let storeSchema = SQLiteSchema(
         """
         -- the snapshot column may hold {"start": …}
         """,
+        // 8 → 9: results: what each conversation that ended was answered, for the site's back end,
+        // numbered in the order they were written (AUTOINCREMENT: a number is never given twice,
+        // even once every row has been removed, so a reader's place stays good).
+        """
+        CREATE TABLE server_results (seq INTEGER PRIMARY KEY AUTOINCREMENT, id TEXT NOT NULL UNIQUE, flow TEXT NOT NULL,
+          visitor TEXT NOT NULL, at REAL NOT NULL, reason TEXT NOT NULL, answers TEXT NOT NULL);
+        CREATE INDEX server_results_by_flow ON server_results (flow, seq);
+        CREATE INDEX server_results_by_time ON server_results (at);
+        """,
     ])

@@ -27,8 +27,15 @@ package protocol ConversationStore: Sendable {
     /// refused because the store holds another version than the one the save was based on (a
     /// change made by another server meanwhile): nothing of theirs is written. A store used by
     /// one server only refuses none.
+    /// With `results`: the results of conversations of the batch that ended (written only with
+    /// their conversation's save: one refused leaves its result unwritten too).
     @discardableResult
-    func save(_ batch: [ConversationArchive.Batched]) throws(ConversationArchive.Failure) -> Set<String>
+    func save(_ batch: [ConversationArchive.Batched], results: [ConversationArchive.ResultRow]) throws(ConversationArchive.Failure) -> Set<String>
+    /// Results kept (of `flow` only, when given) after `after`, in the order they were written:
+    /// at most `limit`.
+    func results(flow: String?, after: Int, limit: Int) throws(ConversationArchive.Failure) -> [ConversationArchive.StoredResult]
+    /// Removes results written before `time` (at most 5,000 per call); how many went.
+    func forgetResults(before time: Double) throws(ConversationArchive.Failure) -> Int
     /// The stored conversation `id`, if any: its snapshot and the steps saved after it, in order.
     func load(_ id: String) throws(ConversationArchive.Failure) -> (row: ConversationArchive.Row, steps: [ConversationArchive.Steps])?
     /// The event records of conversation `id`, in order, one JSON object each.
@@ -73,6 +80,14 @@ package protocol ConversationStore: Sendable {
         reconnected: @escaping @Sendable () -> Void)
 }
 
+extension ConversationStore {
+    /// Saves a batch that ends no conversation.
+    @discardableResult
+    package func save(_ batch: [ConversationArchive.Batched]) throws(ConversationArchive.Failure) -> Set<String> {
+        try save(batch, results: [])
+    }
+}
+
 extension ConversationArchive {
     /// One server writes the file.
     package var isShared: Bool { false }
@@ -111,6 +126,31 @@ package protocol SharedAlerts: Sendable {
 package final class ConversationArchive: ConversationStore {
     /// One conversation's part of a batch: its save, its flow's name, its new event records.
     package typealias Batched = (save: Save, flow: String, events: [(seq: Int, at: Double, record: String)])
+
+    /// What a conversation that ended was answered, kept for the site's back end
+    /// (`GET /v1/results`, docs/SERVER.md): written in the commit that saves its end.
+    package struct ResultRow: Sendable, Equatable {
+        /// The conversation id.
+        package var id: String
+        /// Its flow's name.
+        package var flow: String
+        /// Its visitor.
+        package var visitor: String
+        /// When it ended (wall time, seconds).
+        package var at: Double
+        /// Why: `completed`, `closed` or `interrupted`.
+        package var reason: String
+        /// Its answers, a JSON object (``FlowDocument/answerValues(of:)``).
+        package var answers: String
+    }
+
+    /// A result as the store holds it: numbered in the order results were written.
+    package struct StoredResult: Sendable, Equatable {
+        /// Its number: greater than every result written before it.
+        package var seq: Int
+        /// The result.
+        package var result: ResultRow
+    }
 
     /// A stored conversation.
     package struct Row: Sendable, Equatable {
@@ -279,11 +319,52 @@ package final class ConversationArchive: ConversationStore {
     /// records) and their new event records in one transaction. One server writes the file:
     /// no save is refused.
     @discardableResult
-    package func save(_ batch: [Batched]) throws(Failure) -> Set<String> {
+    package func save(_ batch: [Batched], results: [ResultRow]) throws(Failure) -> Set<String> {
         try transaction { (c) throws(SQLiteError) in
             for (save, flow, events) in batch { try write(c, save, flow: flow, events) }
+            // A result written again (a batch retried after a failure) is the same one: kept once.
+            for r in results {
+                try c.run(
+                    "INSERT OR IGNORE INTO server_results (id, flow, visitor, at, reason, answers) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+                    [.text(r.id), .text(r.flow), .text(r.visitor), .real(r.at), .text(r.reason), .text(r.answers)])
+            }
         }
         return []
+    }
+
+    /// Results after `after`, by number (of `flow` only, when given): at most `limit`.
+    package func results(flow: String?, after: Int, limit: Int) throws(Failure) -> [StoredResult] {
+        do throws(SQLiteError) {
+            return try database.withConnection { (c) throws(SQLiteError) -> [StoredResult] in
+                let s =
+                    flow == nil
+                    ? try c.statement("SELECT seq, id, flow, visitor, at, reason, answers FROM server_results WHERE seq > ?1 ORDER BY seq LIMIT ?2")
+                    : try c.statement(
+                        "SELECT seq, id, flow, visitor, at, reason, answers FROM server_results WHERE flow = ?3 AND seq > ?1 ORDER BY seq LIMIT ?2")
+                defer { s.finish() }
+                s.bind([.integer(after), .integer(limit)] + (flow.map { [.text($0)] } ?? []))
+                var out: [StoredResult] = []
+                while try s.step() {
+                    out.append(
+                        StoredResult(
+                            seq: s.int(0),
+                            result: ResultRow(id: s.text(1), flow: s.text(2), visitor: s.text(3), at: s.double(4) ?? 0, reason: s.text(5), answers: s.text(6))))
+                }
+                return out
+            }
+        } catch {
+            throw failure(error)
+        }
+    }
+
+    /// Removes results written before `time` (at most 5,000 rows per call); how many went.
+    package func forgetResults(before time: Double) throws(Failure) -> Int {
+        var gone = 0
+        try transaction { (c) throws(SQLiteError) in
+            try c.run("DELETE FROM server_results WHERE seq IN (SELECT seq FROM server_results WHERE at < ?1 LIMIT 5000)", [.real(time)])
+            gone = c.changes
+        }
+        return gone
     }
 
     private func write(_ c: SQLiteConnection, _ save: Save, flow: String, _ events: [(seq: Int, at: Double, record: String)]) throws(SQLiteError) {

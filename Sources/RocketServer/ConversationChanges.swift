@@ -105,6 +105,8 @@ extension ConversationService {
                 }
                 // Event records outlive their conversation, for reports, for the record retention.
                 for _ in 0..<100 where try archive.forgetRecords(before: now - configuration.recordRetention) == 5000 {}
+                // Results (answers of ended conversations) for theirs.
+                for _ in 0..<100 where try archive.forgetResults(before: now - configuration.resultRetention) == 5000 {}
             } catch {
                 log("rocket serve: conversation store: \(error.message)")
             }
@@ -281,6 +283,33 @@ extension ConversationService {
         let deadline: Double?
         /// Whether the snapshot replaces stored steps.
         let replacing: Bool
+        /// When it ended since its last save (and results are kept): what its result is made of.
+        var ended: Ended? = nil
+    }
+
+    /// True when the results of ended conversations are kept (`--keep-results` is not 0).
+    var keepsResults: Bool { configuration.resultRetention > 0 }
+
+    /// A conversation's answers and end, taken under its lock when it ended; its result
+    /// (``ConversationArchive/ResultRow``) is made from them after the lock is released.
+    struct Ended {
+        let answers: [String: RocketAnswer]
+        let reason: String
+        let visitor: String
+        let flow: LoadedFlow
+
+        /// The result, at `time`.
+        func result(id: String, at time: Double) -> ConversationArchive.ResultRow {
+            var w = JSONBytes(capacity: 256)
+            w.open()
+            for (k, answer) in flow.document.answerValues(of: answers).enumerated() {
+                w.key(escaping: answer.id, first: k == 0)
+                w.value(answer.value)
+            }
+            w.close()
+            return ConversationArchive.ResultRow(
+                id: id, flow: flow.name, visitor: visitor, at: time, reason: reason, answers: String(decoding: w.out, as: UTF8.self))
+        }
     }
 
     func flushOnce() -> FlushResult {
@@ -325,9 +354,14 @@ extension ConversationService {
                 } else {
                     what = .whole(e)
                 }
-                let kept = Taken(
+                var kept = Taken(
                     id: item.id, slot: item.slot, what: what, version: e.version, storedVersion: e.storedVersion, flow: e.flow.name,
                     deadline: e.conversation.nextDeadline, replacing: replacing)
+                // It ended: its answers go with this save (copied here, written out after).
+                if keepsResults, !e.resultTaken, let reason = e.conversation.status.reason {
+                    e.resultTaken = true
+                    kept.ended = Ended(answers: e.conversation.answers, reason: reason.recordName, visitor: e.visitor, flow: e.flow)
+                }
                 e.prepared = nil
                 e.storedVersion = e.version
                 let changes = state.withLock { s in s.unsaved.removeValue(forKey: item.id) ?? [] }
@@ -351,9 +385,10 @@ extension ConversationService {
                 }
             return (save, item.flow, Self.eventRows(changes))
         }
+        let results = batch.compactMap { item, _ in item.ended?.result(id: item.id, at: now) }
         let refused: Set<String>
         do {
-            refused = try archive.save(rows)
+            refused = try archive.save(rows, results: results)
         } catch {
             // Nothing is dropped: the batch goes back in front of what came meanwhile, and the
             // writer tries again (each of its conversations as a whole snapshot: the steps taken
@@ -363,6 +398,7 @@ extension ConversationService {
                 item.slot.withEntry { e in
                     e.unsavedSteps = nil
                     e.storedVersion = item.storedVersion
+                    if item.ended != nil { e.resultTaken = false }
                 }
             }
             state.withLock { s in

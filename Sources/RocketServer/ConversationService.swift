@@ -62,6 +62,8 @@ package final class ConversationService: Sendable {
         /// Its stored form at `version` (its start: docs/SNAPSHOT_FORMAT.md), made by the thread
         /// that started it (nil once saved).
         var prepared: (version: Int, at: Double, text: String)? = nil
+        /// True once its result (what it was answered, taken when it ended) went into a save.
+        var resultTaken = false
 
         init(
             visitor: String, address: String, flow: LoadedFlow, options: ConversationOptions, conversation: Conversation, touched: Double,
@@ -723,6 +725,7 @@ package final class ConversationService: Sendable {
         ("POST", ["alerts", "*", "select"], { s in { r, p in s.selectAlert(r, id: p[1]) } }),
         ("GET", ["alerts", "*", "events"], { s in { r, p in s.alertStream(r, id: p[1]) } }),
         ("GET", ["report"], { s in { r, _ in s.report(r, page: false) } }),
+        ("GET", ["results"], { s in { r, _ in s.results(r) } }),
         ("GET", ["flows"], { s in { _, _ in s.flowList() } }),
         ("GET", ["flows", "*", "files", "**"], { s in { r, p in s.file(r, flow: p[1], path: p[3...].joined(separator: "/")) } }),
     ]

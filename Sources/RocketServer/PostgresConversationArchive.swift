@@ -35,7 +35,7 @@ package final class PostgresConversationArchive: ConversationStore, SharedAlerts
     }
 
     @discardableResult
-    package func save(_ batch: [ConversationArchive.Batched]) throws(ConversationArchive.Failure) -> Set<String> {
+    package func save(_ batch: [ConversationArchive.Batched], results: [ConversationArchive.ResultRow]) throws(ConversationArchive.Failure) -> Set<String> {
         // A few statements per commit, whatever its size (a statement per row cost a round trip
         // each): the rows locked in one order, whole snapshots one by one (one in 16 saves), the
         // steps of every other conversation in one statement, all event records in one.
@@ -88,6 +88,23 @@ package final class PostgresConversationArchive: ConversationStore, SharedAlerts
                     SELECT * FROM unnest($1::text[], $2::bigint[], $3::float8[], $4::text[], $5::text[]) ON CONFLICT DO NOTHING
                     """, [.texts(ids), .integers(seqs), .reals(ats), .texts(records), .texts(flows)])
             }
+            // Results of the conversations saved, numbered under a lock held to the commit: the
+            // commits that write results are made visible in the order of their numbers, so a
+            // reader past number N never meets a smaller one later. A result written again (a
+            // batch retried) is the same one: kept once.
+            let kept = results.filter { saved.contains($0.id) }
+            if !kept.isEmpty {
+                try c.query("SELECT pg_advisory_xact_lock($1)", [.integer(Self.resultsLock)])
+                try c.query(
+                    """
+                    INSERT INTO rocket_results (id, flow, visitor, at, reason, answers)
+                    SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::float8[], $5::text[], $6::text[]) ON CONFLICT (id) DO NOTHING
+                    """,
+                    [
+                        .texts(kept.map(\.id)), .texts(kept.map(\.flow)), .texts(kept.map(\.visitor)), .reals(kept.map(\.at)),
+                        .texts(kept.map(\.reason)), .texts(kept.map(\.answers)),
+                    ])
+            }
             // Every server listening is told of the saved versions when the commit is done (ids
             // and versions only, far under NOTIFY's 8,000 bytes: the state is read from the database).
             if !told.isEmpty { try c.query("SELECT pg_notify('\(Self.channel)', x) FROM unnest($1::text[]) x", [.texts(told)]) }
@@ -97,6 +114,36 @@ package final class PostgresConversationArchive: ConversationStore, SharedAlerts
 
     /// The channel saves are told on.
     static let channel = "rocket_changes"
+    /// The advisory lock the commits that write results take ("ROCKRSLT").
+    static let resultsLock = 0x524F_434B_5253_4C54
+
+    package func results(flow: String?, after: Int, limit: Int) throws(ConversationArchive.Failure) -> [ConversationArchive.StoredResult] {
+        let rows = try transaction { (c) throws(PostgresError) -> PostgresRows in
+            if let flow {
+                return try c.query(
+                    "SELECT seq, id, flow, visitor, at, reason, answers FROM rocket_results WHERE flow = $3 AND seq > $1 ORDER BY seq LIMIT $2",
+                    [.integer(after), .integer(limit), .text(flow)])
+            }
+            return try c.query(
+                "SELECT seq, id, flow, visitor, at, reason, answers FROM rocket_results WHERE seq > $1 ORDER BY seq LIMIT $2",
+                [.integer(after), .integer(limit)])
+        }
+        return (0..<rows.count).map { r in
+            ConversationArchive.StoredResult(
+                seq: rows.int(r, 0),
+                result: ConversationArchive.ResultRow(
+                    id: rows.text(r, 1), flow: rows.text(r, 2), visitor: rows.text(r, 3), at: rows.double(r, 4) ?? 0, reason: rows.text(r, 5),
+                    answers: rows.text(r, 6)))
+        }
+    }
+
+    package func forgetResults(before time: Double) throws(ConversationArchive.Failure) -> Int {
+        try transaction { (c) throws(PostgresError) -> Int in
+            try c.query(
+                "DELETE FROM rocket_results WHERE seq IN (SELECT seq FROM rocket_results WHERE at < $1 LIMIT 5000 FOR UPDATE SKIP LOCKED)", [.real(time)]
+            ).affected
+        }
+    }
 
     package var isShared: Bool { true }
 

@@ -33,6 +33,9 @@ public struct ServerConfiguration: Sendable {
     public var visitorRetention: Double = RocketLimits.visitorRetentionSeconds
     /// Seconds event records are kept for reports (`--keep-records`).
     public var recordRetention: Double = RocketLimits.recordRetentionSeconds
+    /// Seconds the results of ended conversations (their answers) are kept for the site's back
+    /// end (`--keep-results`); 0 keeps none.
+    public var resultRetention: Double = RocketLimits.resultRetentionSeconds
     /// Seconds a request may take to arrive whole from its request line (headers and body).
     public var requestSeconds = RocketLimits.requestSeconds
     /// Seconds a connection may stay idle; a request must also have come whole within this and

@@ -5,6 +5,7 @@ import RocketFlow
 import RocketJSON
 import RocketScenarios
 import RocketScenariosPostgres
+import RocketSQLite
 import Synchronization
 import RocketTestSupport
 import RocketPlatform
@@ -1127,6 +1128,149 @@ struct QuietHoursAPITests {
         #expect(rome.status == 201)
         for bad in ["900", "\"60\"", "1.5", "-841"] {
             #expect(h.request("POST", "/v1/conversations", body: #"{"flow": "night", "visitor": "x", "utcOffset": \#(bad)}"#).status == 400, "\(bad)")
+        }
+    }
+}
+
+@Suite("HTTP API: results, the answers of ended conversations")
+struct ResultsAPITests {
+    static let key = "results-key-0123456789abcdef"
+
+    /// A harness that needs a site key, on a store of `kind`.
+    static func harness(_ kind: ServerStoreKind, configure: (inout ServerConfiguration) -> Void = { _ in }) throws -> Harness {
+        try Harness(
+            path: kind == .postgres ? try TestPostgres.freshDatabase() : nil, configure: configure,
+            access: AccessControl(secret: AccessControl.randomBytes(32), keys: [key]))
+    }
+
+    static let site = ["Authorization": "Bearer " + key]
+
+    /// Starts the basic flow for `visitor` as the site and answers it up to the choice.
+    static func answered(_ h: Harness, visitor: String, name: String) throws -> String {
+        let headers = site.merging(["Rocket-Visitor": visitor]) { $1 }
+        let r = h.request("POST", "/v1/conversations", body: #"{"flow": "basic", "visitor": "\#(visitor)"}"#, headers: site)
+        let id = try #require(r.json?["conversation"]?["id"]?.string, "\(r.text)")
+        for intent in [#""intent": "tap""#, #""intent": "submit", "text": "\#(name)""#, #""intent": "submit", "text": "4711""#] {
+            #expect(h.request("POST", "/v1/conversations/\(id)/intents", body: "{\(intent)}", headers: headers).status == 200)
+        }
+        return id
+    }
+
+    static func send(_ h: Harness, _ id: String, visitor: String, _ intent: String) -> HTTPResponse {
+        h.request("POST", "/v1/conversations/\(id)/intents", body: "{\(intent)}", headers: site.merging(["Rocket-Visitor": visitor]) { $1 })
+    }
+
+    @Test(
+        "GET /v1/results: each ended conversation's answers once, secrets left out, in the order written, page by page; the site key only",
+        arguments: ServerStoreKind.allCases)
+    func results(kind: ServerStoreKind) throws {
+        let h = try Self.harness(kind)
+        // Ada completes; Bo closes after giving a name; Cy is still under way.
+        let ada = try Self.answered(h, visitor: "ada", name: "Ada")
+        #expect(Self.send(h, ada, visitor: "ada", #""intent": "choose", "option": 1"#).status == 200)
+        #expect(Self.send(h, ada, visitor: "ada", #""intent": "tap""#).status == 200)
+        let bo = try Self.answered(h, visitor: "bo", name: "Bo")
+        #expect(Self.send(h, bo, visitor: "bo", #""intent": "close""#).status == 200)
+        _ = try Self.answered(h, visitor: "cy", name: "Cy")
+        h.service.flush()
+        let r = h.request("GET", "/v1/results", headers: Self.site)
+        #expect(r.status == 200, "\(r.text)")
+        let results = try #require(r.json?["results"]?.array)
+        #expect(results.compactMap { $0["conversation"]?.string } == [ada, bo])
+        #expect(results.compactMap { $0["visitor"]?.string } == ["ada", "bo"])
+        #expect(results.compactMap { $0["reason"]?.string } == ["completed", "closed"])
+        #expect(results[0]["answers"]?["name"]?.string == "Ada" && results[0]["answers"]?["pick"]?.string == "Blue")
+        #expect(results[1]["answers"]?.object?.map(\.key) == ["name"])
+        #expect(!r.text.contains("4711"), "no secret answer")
+        let seqs = results.compactMap { $0["seq"]?.number }.map { Int($0) }
+        #expect(seqs.count == 2 && seqs[0] < seqs[1] && r.json?["next"]?.number == Double(seqs[1]))
+        // Page by page: after a page's `next`, the one after; past the last, none, `next` kept.
+        let first = h.request("GET", "/v1/results", headers: Self.site, query: ["limit": "1"])
+        #expect(first.json?["results"]?.array.count == 1 && first.json?["next"]?.number == Double(seqs[0]))
+        let second = h.request("GET", "/v1/results", headers: Self.site, query: ["limit": "1", "after": "\(seqs[0])"])
+        #expect(second.json?["results"]?[0]?["conversation"]?.string == bo)
+        let none = h.request("GET", "/v1/results", headers: Self.site, query: ["after": "\(seqs[1])"])
+        #expect(none.json?["results"]?.array.isEmpty == true && none.json?["next"]?.number == Double(seqs[1]))
+        #expect(h.request("GET", "/v1/results", headers: Self.site, query: ["flow": "gated"]).json?["results"]?.array.isEmpty == true)
+        #expect(h.request("GET", "/v1/results", headers: Self.site, query: ["flow": "basic"]).json?["results"]?.array.count == 2)
+        // Nothing is written twice: more changes and saves of an ended conversation add no result.
+        _ = Self.send(h, ada, visitor: "ada", #""intent": "tap""#)
+        h.service.flush()
+        #expect(h.request("GET", "/v1/results", headers: Self.site).json?["results"]?.array.count == 2)
+        // Who may call: nobody is 401, a visitor 403.
+        #expect(h.request("GET", "/v1/results").status == 401)
+        let token = try #require(h.request("POST", "/v1/visitors").json?["token"]?.string)
+        #expect(h.request("GET", "/v1/results", visitor: token).status == 403)
+        #expect(h.request("POST", "/v1/results", headers: Self.site).status == 405)
+        // Wrong queries say what is wrong.
+        for query in [["limit": "0"], ["limit": "1001"], ["after": "-1"], ["after": "x"], ["flow": "../x"], ["page": "2"]] {
+            let bad = h.request("GET", "/v1/results", headers: Self.site, query: query)
+            #expect(bad.status == 400 && bad.json?["error"]?["code"]?.string == "bad-query", "\(query): \(bad.text)")
+        }
+        // Kept for --keep-results, then gone.
+        h.clock.advance(by: RocketLimits.resultRetentionSeconds + 1)
+        _ = h.service.expireStored()
+        #expect(h.request("GET", "/v1/results", headers: Self.site).json?["results"]?.array.isEmpty == true)
+    }
+
+    @Test("--keep-results 0: no result is written, and the route says so")
+    func keepNone() throws {
+        let h = try Self.harness(.sqlite) { $0.resultRetention = 0 }
+        let ada = try Self.answered(h, visitor: "ada", name: "Ada")
+        _ = Self.send(h, ada, visitor: "ada", #""intent": "close""#)
+        h.service.flush()
+        let r = h.request("GET", "/v1/results", headers: Self.site)
+        #expect(r.status == 404 && r.json?["error"]?["code"]?.string == "no-results")
+        #expect(try h.archive().results(flow: nil, after: 0, limit: 10).isEmpty)
+    }
+}
+
+extension ResultsAPITests {
+    @Test("a save of a conversation's end that fails is tried again: its result is written with it, once")
+    func failedSaveKeepsTheResult() throws {
+        let h = try Self.harness(.sqlite)
+        let ada = try Self.answered(h, visitor: "ada", name: "Ada")
+        // Another connection makes every write of a result fail, so the batch with the end fails.
+        let db = try SQLiteDatabase(path: h.path, mode: .readWrite)
+        try db.withConnection { (c) throws(SQLiteError) in
+            try c.exec("CREATE TRIGGER refuse BEFORE INSERT ON server_results BEGIN SELECT RAISE(ABORT, 'refused by the test'); END")
+        }
+        _ = Self.send(h, ada, visitor: "ada", #""intent": "close""#)
+        #expect(h.service.flush().saved == false)
+        #expect(try h.archive().results(flow: nil, after: 0, limit: 10).isEmpty)
+        try db.withConnection { (c) throws(SQLiteError) in try c.exec("DROP TRIGGER refuse") }
+        #expect(h.service.flush().saved)
+        h.service.flush()
+        let stored = try h.archive().results(flow: nil, after: 0, limit: 10)
+        #expect(stored.map(\.result.id) == [ada])
+        #expect(stored.first?.result.answers == #"{"name":"Ada"}"#)
+    }
+}
+
+extension ResultsAPITests {
+    @Test("two servers on one PostgreSQL store: each writes the results of what ended there; either lists all of them, each once, in order")
+    func sharedStore() throws {
+        let url = try TestPostgres.freshDatabase()
+        let access = AccessControl(secret: AccessControl.randomBytes(32), keys: [Self.key])
+        let a = try Harness(path: url, access: access), b = try Harness(path: url, access: access)
+        var ended: [String] = []
+        for k in 0..<6 {
+            let h = k % 2 == 0 ? a : b
+            let id = try Self.answered(h, visitor: "v\(k)", name: "N\(k)")
+            #expect(Self.send(h, id, visitor: "v\(k)", #""intent": "close""#).status == 200)
+            h.service.flush()
+            ended.append(id)
+        }
+        for h in [a, b] {
+            var seen: [String] = [], after = 0
+            while true {
+                let page = h.request("GET", "/v1/results", headers: Self.site, query: ["after": "\(after)", "limit": "4"])
+                let items = page.json?["results"]?.array ?? []
+                if items.isEmpty { break }
+                seen += items.compactMap { $0["conversation"]?.string }
+                after = Int(page.json?["next"]?.number ?? 0)
+            }
+            #expect(seen == ended)
         }
     }
 }

@@ -185,6 +185,10 @@ struct OpenAPITests {
         let report = call("GET", "/v1/report", headers: site, query: ["minCount": "1"])
         #expect(report.text.contains(#""answers":[{"option":0,"title":"A","count":1},{"option":2,"title":"C","count":1}]"#), "\(report.text)")
         _ = call("GET", "/v1/report", headers: site, query: ["minCount": "0"])
+        let results = call("GET", "/v1/results", headers: site)
+        #expect(results.json?["results"]?.array.isEmpty == false, "\(results.text)")
+        _ = call("GET", "/v1/results", headers: site, query: ["limit": "0"])
+        _ = call("GET", "/v1/results", headers: ["Rocket-Visitor": token])
         _ = call("GET", "/v1/report", headers: ["Rocket-Visitor": token])
 
         // Every JSON answer against the schema the document gives it.

@@ -1,0 +1,92 @@
+import RocketCore
+import RocketJSON
+
+extension ConversationService {
+    /// The query parameters `GET /v1/results` takes.
+    static let resultParameters = ["flow", "after", "limit"]
+    /// The most results one answer holds.
+    static let resultsPerAnswer = 1000
+
+    /// `GET /v1/results`: what conversations that ended were answered, for a site's back end
+    /// only (a site key), in the order the store wrote them. Query: `flow`, `after` (the `next`
+    /// of the answer before; 0 at first), `limit` (1 to 1,000; default 100). Read on the
+    /// database thread: no thread that answers requests waits for the store.
+    func results(_ request: HTTPRequest) -> HTTPResponse {
+        if let refusal = requireSite(request) { return refusal.response }
+        if let unknown = request.query.keys.sorted().first(where: { !Self.resultParameters.contains($0) }) {
+            return .error(
+                400, "bad-query",
+                "unknown query parameter \"\(Sanitizer.clean(String(unknown.prefix(64)), keepNewlines: false))\"; this route takes \(Self.resultParameters.joined(separator: ", "))"
+            )
+        }
+        if let name = request.repeatedParameter {
+            return .error(400, "bad-query", "\"\(name)\" is given more than once; give it once")
+        }
+        let flow = request.query["flow"]
+        if let flow, !FlowLibrary.isName(flow) { return .error(400, "bad-query", "\"flow\" must be a flow's name") }
+        var after = 0
+        if let a = request.query["after"] {
+            guard a.utf8.count <= 18, let n = Int(a), n >= 0 else {
+                return .error(400, "bad-query", "\"after\" must be a whole number from 0 (the \"next\" of the answer before)")
+            }
+            after = n
+        }
+        var limit = 100
+        if let l = request.query["limit"] {
+            guard l.utf8.count <= 5, let n = Int(l), (1...Self.resultsPerAnswer).contains(n) else {
+                return .error(400, "bad-query", "\"limit\" must be a whole number from 1 to \(Self.resultsPerAnswer)")
+            }
+            limit = n
+        }
+        guard let archive else {
+            return .error(404, "no-results", "this server keeps no results (it runs without a store)")
+        }
+        guard keepsResults else {
+            return .error(404, "no-results", "this server keeps no results (--keep-results 0)")
+        }
+        let (from, most) = (after, limit)
+        return .deferred {
+            let rows: [ConversationArchive.StoredResult]
+            do throws(ConversationArchive.Failure) {
+                rows = try archive.results(flow: flow, after: from, limit: most)
+            } catch {
+                self.log("rocket serve: results: \(error.message)")
+                return .error(503, "store-unavailable", "the results cannot be read now")
+            }
+            var w = JSONBytes(capacity: 256 + rows.count * 256)
+            w.open()
+            w.key("results", first: true)
+            w.openArray()
+            for (k, row) in rows.enumerated() {
+                if k > 0 { w.comma() }
+                let r = row.result
+                w.open()
+                w.key("seq", first: true)
+                w.number(row.seq)
+                w.key("conversation")
+                w.string(r.id)
+                w.key("flow")
+                w.string(r.flow)
+                w.key("visitor")
+                w.string(r.visitor)
+                w.key("at")
+                w.number(r.at, fractionDigits: 6)
+                w.key("reason")
+                w.string(r.reason)
+                // Written by this server as a JSON object; anything else in the store is not sent.
+                w.key("answers")
+                if r.answers.utf8.first == 0x7B, (try? JSONTape.parse(Array(r.answers.utf8)))?.kind(0) == .object {
+                    w.raw(Array(r.answers.utf8))
+                } else {
+                    w.raw(Array("{}".utf8))
+                }
+                w.close()
+            }
+            w.closeArray()
+            w.key("next")
+            w.number(rows.last?.seq ?? from)
+            w.close()
+            return HTTPResponse(status: 200, headers: HTTPResponse.jsonHeaders, body: w.out + [0x0A])
+        }
+    }
+}
