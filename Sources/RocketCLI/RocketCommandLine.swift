@@ -25,6 +25,7 @@ enum Rocket {
         ("spin", PromptCommands.spinSpec.abstract),
         ("serve", ServeCommand.spec.abstract),
         ("report", ReportCommand.spec.abstract),
+        ("results", ResultsCommand.spec.abstract),
         ("scenario", "Decide when something may be shown: trigger, try, status, reset, export, import."),
         ("completions", CompletionsCommand.spec.abstract),
         ("man", ManCommand.spec.abstract),
@@ -37,7 +38,7 @@ enum Rocket {
         [
             PlayCommand.demoSpec, PlayCommand.spec, LintCommand.spec, GraphCommand.spec, SchemaCommand.spec, NewCommand.spec, BannerCommand.spec,
             AlertCommand.spec, PromptCommands.inputSpec, PromptCommands.confirmSpec, PromptCommands.chooseSpec, PromptCommands.spinSpec,
-            ServeCommand.spec, ReportCommand.spec,
+            ServeCommand.spec, ReportCommand.spec, ResultsCommand.spec,
         ] + ScenarioCommand.subcommands.map(\.spec) + [CompletionsCommand.spec, ManCommand.spec]
     }
 
@@ -82,6 +83,7 @@ enum Rocket {
             case "lint": return try LintCommand.run(rest)
             case "graph": return try GraphCommand.run(rest)
             case "report": return try ReportCommand.run(rest)
+            case "results": return try ResultsCommand.run(rest)
             case "schema": return try SchemaCommand.run(rest)
             case "new": return try NewCommand.run(rest)
             case "scenario": return try ScenarioCommand.run(rest)

@@ -4,6 +4,7 @@ package import RocketReport
 import RocketScenarioEngine
 import RocketSQLite
 import RocketCore
+package import RocketJSON
 import Synchronization
 package import RocketScenariosSQLite
 
@@ -150,6 +151,33 @@ package final class ConversationArchive: ConversationStore {
         package var seq: Int
         /// The result.
         package var result: ResultRow
+
+        /// Writes it as `GET /v1/results` and `rocket results` show it: `{"seq", "conversation",
+        /// "flow", "visitor", "at", "reason", "answers"}` (answers that are not a JSON object,
+        /// which this server never writes, as `{}`).
+        package func write(into w: inout JSONBytes) {
+            w.open()
+            w.key("seq", first: true)
+            w.number(seq)
+            w.key("conversation")
+            w.string(result.id)
+            w.key("flow")
+            w.string(result.flow)
+            w.key("visitor")
+            w.string(result.visitor)
+            w.key("at")
+            w.number(result.at, fractionDigits: 6)
+            w.key("reason")
+            w.string(result.reason)
+            w.key("answers")
+            let answers = Array(result.answers.utf8)
+            if answers.first == 0x7B, (try? JSONTape.parse(answers))?.kind(0) == .object {
+                w.raw(answers)
+            } else {
+                w.raw(Array("{}".utf8))
+            }
+            w.close()
+        }
     }
 
     /// A stored conversation.
@@ -335,25 +363,49 @@ package final class ConversationArchive: ConversationStore {
     /// Results after `after`, by number (of `flow` only, when given): at most `limit`.
     package func results(flow: String?, after: Int, limit: Int) throws(Failure) -> [StoredResult] {
         do throws(SQLiteError) {
-            return try database.withConnection { (c) throws(SQLiteError) -> [StoredResult] in
-                let s =
-                    flow == nil
-                    ? try c.statement("SELECT seq, id, flow, visitor, at, reason, answers FROM server_results WHERE seq > ?1 ORDER BY seq LIMIT ?2")
-                    : try c.statement(
-                        "SELECT seq, id, flow, visitor, at, reason, answers FROM server_results WHERE flow = ?3 AND seq > ?1 ORDER BY seq LIMIT ?2")
-                defer { s.finish() }
-                s.bind([.integer(after), .integer(limit)] + (flow.map { [.text($0)] } ?? []))
-                var out: [StoredResult] = []
-                while try s.step() {
-                    out.append(
-                        StoredResult(
-                            seq: s.int(0),
-                            result: ResultRow(id: s.text(1), flow: s.text(2), visitor: s.text(3), at: s.double(4) ?? 0, reason: s.text(5), answers: s.text(6))))
-                }
-                return out
-            }
+            return try Self.results(database, flow: flow, after: after, limit: limit)
         } catch {
             throw failure(error)
+        }
+    }
+
+    private static func results(_ database: SQLiteDatabase, flow: String?, after: Int, limit: Int) throws(SQLiteError) -> [StoredResult] {
+        try database.withConnection { (c) throws(SQLiteError) -> [StoredResult] in
+            let s =
+                flow == nil
+                ? try c.statement("SELECT seq, id, flow, visitor, at, reason, answers FROM server_results WHERE seq > ?1 ORDER BY seq LIMIT ?2")
+                : try c.statement(
+                    "SELECT seq, id, flow, visitor, at, reason, answers FROM server_results WHERE flow = ?3 AND seq > ?1 ORDER BY seq LIMIT ?2")
+            defer { s.finish() }
+            s.bind([.integer(after), .integer(limit)] + (flow.map { [.text($0)] } ?? []))
+            var out: [StoredResult] = []
+            while try s.step() {
+                out.append(
+                    StoredResult(
+                        seq: s.int(0),
+                        result: ResultRow(id: s.text(1), flow: s.text(2), visitor: s.text(3), at: s.double(4) ?? 0, reason: s.text(5), answers: s.text(6))))
+            }
+            return out
+        }
+    }
+
+    /// Results of the store `store` (an SQLite file, or a PostgreSQL URL), opened for reading
+    /// only (nothing is written or migrated): as ``results(flow:after:limit:)``.
+    package static func results(store: String, flow: String?, after: Int, limit: Int) -> Swift.Result<[StoredResult], ReportReadFailure> {
+        if PostgresURL.names(store) { return PostgresConversationArchive.results(store: store, flow: flow, after: after, limit: limit) }
+        guard FileIO.exists(store) else { return .failure(ReportReadFailure(message: "cannot read '\(store)': no such file", missing: true)) }
+        let opened: SQLiteScenarioStore
+        do throws(ScenarioStoreError) {
+            opened = try SQLiteScenarioStore(readingOnly: store)
+        } catch {
+            return .failure(ReportReadFailure(message: error.message, missing: false))
+        }
+        do throws(SQLiteError) {
+            return .success(try results(opened.database, flow: flow, after: after, limit: limit))
+        } catch {
+            let old = error.message.contains("no such table")
+            return .failure(
+                ReportReadFailure(message: old ? "\(store) holds no results: a release before them wrote it" : "\(store): \(error.message)", missing: false))
         }
     }
 

@@ -137,6 +137,23 @@ package final class PostgresConversationArchive: ConversationStore, SharedAlerts
         }
     }
 
+    /// Results of the PostgreSQL store at `url`, opened for reading only.
+    package static func results(store url: String, flow: String?, after: Int, limit: Int) -> Swift.Result<[ConversationArchive.StoredResult], ReportReadFailure>
+    {
+        let opened: PostgresScenarioStore?
+        do throws(ScenarioStoreError) { opened = try PostgresScenarioStore(readingOnly: url) } catch {
+            return .failure(ReportReadFailure(message: error.message, missing: false))
+        }
+        guard let opened else {
+            return .failure(ReportReadFailure(message: "\(PostgresURL(url).map { "\($0)" } ?? "the database") holds no rocket store yet", missing: true))
+        }
+        do throws(ConversationArchive.Failure) {
+            return .success(try PostgresConversationArchive(beside: opened).results(flow: flow, after: after, limit: limit))
+        } catch {
+            return .failure(ReportReadFailure(message: error.message, missing: false))
+        }
+    }
+
     package func forgetResults(before time: Double) throws(ConversationArchive.Failure) -> Int {
         try transaction { (c) throws(PostgresError) -> Int in
             try c.query(

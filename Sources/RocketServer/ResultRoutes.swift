@@ -59,28 +59,7 @@ extension ConversationService {
             w.openArray()
             for (k, row) in rows.enumerated() {
                 if k > 0 { w.comma() }
-                let r = row.result
-                w.open()
-                w.key("seq", first: true)
-                w.number(row.seq)
-                w.key("conversation")
-                w.string(r.id)
-                w.key("flow")
-                w.string(r.flow)
-                w.key("visitor")
-                w.string(r.visitor)
-                w.key("at")
-                w.number(r.at, fractionDigits: 6)
-                w.key("reason")
-                w.string(r.reason)
-                // Written by this server as a JSON object; anything else in the store is not sent.
-                w.key("answers")
-                if r.answers.utf8.first == 0x7B, (try? JSONTape.parse(Array(r.answers.utf8)))?.kind(0) == .object {
-                    w.raw(Array(r.answers.utf8))
-                } else {
-                    w.raw(Array("{}".utf8))
-                }
-                w.close()
+                row.write(into: &w)
             }
             w.closeArray()
             w.key("next")

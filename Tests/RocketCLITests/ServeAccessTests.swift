@@ -93,6 +93,49 @@ struct ServeAccessTests {
         #expect(empty.status == 66 && empty.stderr.contains("holds no rocket store"), "\(empty.stderr)")
     }
 
+    @Test(
+        "rocket results reads what ended conversations were answered from a running server's store (SQLite and PostgreSQL), after a seq",
+        arguments: [false, true])
+    func results(postgres: Bool) throws {
+        let store = postgres ? try TestPostgres.freshDatabase() : scratchDirectory() + "/r.sqlite"
+        let server = try Running(["--insecure-dev"], store: store)
+        var ended: [String] = []
+        for visitor in ["ada", "bo"] {
+            let started = server.exchange("POST", "/v1/conversations", body: #"{"flow": "tour", "visitor": "\#(visitor)", "reducedMotion": true}"#)
+            let id = try #require(started.range(of: #""id":""#).map { String(started[$0.upperBound...].prefix(32)) })
+            // The bubble takes a tap once it is shown (after the intro, on the server's clock).
+            var tapped = 0
+            for _ in 0..<100 where tapped != 200 {
+                tapped = server.status("POST", "/v1/conversations/\(id)/intents", body: #"{"intent": "tap"}"#, headers: ["Rocket-Visitor": visitor])
+                if tapped != 200 { usleep(50_000) }
+            }
+            #expect(tapped == 200)
+            ended.append(id)
+        }
+        // The tap ends each after its bounce (a change of its own, on the server's clock).
+        for (id, visitor) in zip(ended, ["ada", "bo"]) {
+            var view = ""
+            for _ in 0..<100 where !view.contains(#""status":"dismissed""#) {
+                view = server.exchange("GET", "/v1/conversations/\(id)", headers: ["Rocket-Visitor": visitor])
+                if !view.contains(#""status":"dismissed""#) { usleep(50_000) }
+            }
+            #expect(view.contains(#""answers":{}"#), "\(view.suffix(300))")
+        }
+        let all = try runRocket(["results", "--store", store])
+        #expect(all.status == 0, "\(all.stderr)")
+        let lines = all.stdout.split(separator: "\n").map(String.init)
+        #expect(lines.count == 2 && lines.allSatisfy { $0.contains(#""reason":"completed""#) && $0.contains(#""answers":{}"#) }, "\(all.stdout)")
+        #expect(ended.allSatisfy { id in lines.contains { $0.contains(id) } })
+        let seq = try #require(lines.first?.range(of: #""seq":"#).map { Int(lines[0][$0.upperBound...].prefix { $0.isNumber }) ?? 0 })
+        let later = try runRocket(["results", "--store", store, "--after", "\(seq)"])
+        #expect(later.stdout.split(separator: "\n").count == 1 && later.stdout.contains(ended[1]), "\(later.stdout)")
+        #expect(try runRocket(["results", "--store", store, "--flow", "other"]).stdout.isEmpty)
+        #expect(try runRocket(["results", "--store", store, "--after", "-1"]).status == 64)
+        #expect(try runRocket(["results"]).status == 64)
+        #expect(server.stop() == 0)
+        #expect(try runRocket(["results", "--store", scratchDirectory() + "/none.sqlite"]).status == 66)
+    }
+
     /// The page size an SQLite file's header states (bytes 16–17, big-endian; 1 means 65,536).
     static func pageSize(_ path: String) -> Int? {
         guard let h = FileManager.default.contents(atPath: path), h.count >= 18, h.starts(with: Array("SQLite format 3\0".utf8)) else { return nil }
