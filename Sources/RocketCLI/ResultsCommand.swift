@@ -46,7 +46,7 @@ enum ResultsCommand {
         }
         // A page at a time: the results of a busy site need not fit in memory at once.
         while true {
-            switch ConversationArchive.results(store: store, flow: flow, after: after, limit: 1000) {
+            switch ConversationArchive.results(store: store, flow: flow, after: after, limit: 1000, maxBytes: RocketLimits.resultPageBytes) {
             case .failure(let e):
                 printError("rocket: error: \(Sanitizer.clean(e.message, keepNewlines: false))")
                 return e.missing ? ExitStatus.noInput : ExitStatus.dataError

@@ -145,6 +145,8 @@ public enum RocketLimits {
     public static let recordRetentionSeconds: Double = 90 * 86_400
     /// How long `rocket serve` keeps the results of ended conversations (`--keep-results`).
     public static let resultRetentionSeconds: Double = 90 * 86_400
+    /// The answers one page of results holds (`GET /v1/results`, `rocket results`).
+    public static let resultPageBytes = 4 << 20
     /// Seconds a request may take to arrive whole from its request line, headers and body (and
     /// at most ``connectionIdleSeconds`` more from when its connection was free for it).
     public static let requestSeconds: Double = 10
@@ -240,6 +242,9 @@ public enum RocketLimits {
         Entry(
             name: "resultRetentionSeconds", value: RocketDuration.format(resultRetentionSeconds),
             bounds: "how long `rocket serve` keeps the answers of ended conversations (`--keep-results`; 0 keeps none)", past: "they are deleted"),
+        Entry(
+            name: "resultPageBytes", value: size(resultPageBytes), bounds: "the answers one page of `GET /v1/results` holds",
+            past: "the page ends early (with one result at least); `next` goes on from there"),
         Entry(name: "reportRecordBytes", value: size(reportRecordBytes), bounds: "an event record `rocket report` reads", past: "an error naming its line"),
         Entry(
             name: "reportOpenConversations", value: number(reportOpenConversations), bounds: "conversations a report holds open at once",

@@ -33,8 +33,8 @@ package protocol ConversationStore: Sendable {
     @discardableResult
     func save(_ batch: [ConversationArchive.Batched], results: [ConversationArchive.ResultRow]) throws(ConversationArchive.Failure) -> Set<String>
     /// Results kept (of `flow` only, when given) after `after`, in the order they were written:
-    /// at most `limit`.
-    func results(flow: String?, after: Int, limit: Int) throws(ConversationArchive.Failure) -> [ConversationArchive.StoredResult]
+    /// at most `limit`, and no more once their answers pass `maxBytes` (one at least).
+    func results(flow: String?, after: Int, limit: Int, maxBytes: Int) throws(ConversationArchive.Failure) -> [ConversationArchive.StoredResult]
     /// Removes results written before `time` (at most 5,000 per call); how many went.
     func forgetResults(before time: Double) throws(ConversationArchive.Failure) -> Int
     /// The stored conversation `id`, if any: its snapshot and the steps saved after it, in order.
@@ -361,15 +361,15 @@ package final class ConversationArchive: ConversationStore {
     }
 
     /// Results after `after`, by number (of `flow` only, when given): at most `limit`.
-    package func results(flow: String?, after: Int, limit: Int) throws(Failure) -> [StoredResult] {
+    package func results(flow: String?, after: Int, limit: Int, maxBytes: Int) throws(Failure) -> [StoredResult] {
         do throws(SQLiteError) {
-            return try Self.results(database, flow: flow, after: after, limit: limit)
+            return try Self.results(database, flow: flow, after: after, limit: limit, maxBytes: maxBytes)
         } catch {
             throw failure(error)
         }
     }
 
-    private static func results(_ database: SQLiteDatabase, flow: String?, after: Int, limit: Int) throws(SQLiteError) -> [StoredResult] {
+    private static func results(_ database: SQLiteDatabase, flow: String?, after: Int, limit: Int, maxBytes: Int) throws(SQLiteError) -> [StoredResult] {
         try database.withConnection { (c) throws(SQLiteError) -> [StoredResult] in
             let s =
                 flow == nil
@@ -379,11 +379,15 @@ package final class ConversationArchive: ConversationStore {
             defer { s.finish() }
             s.bind([.integer(after), .integer(limit)] + (flow.map { [.text($0)] } ?? []))
             var out: [StoredResult] = []
-            while try s.step() {
+            var bytes = 0
+            // A page ends early once its answers pass the page's bytes (it holds one result at least).
+            while bytes < maxBytes, try s.step() {
+                let answers = s.text(6)
+                bytes += answers.utf8.count
                 out.append(
                     StoredResult(
                         seq: s.int(0),
-                        result: ResultRow(id: s.text(1), flow: s.text(2), visitor: s.text(3), at: s.double(4) ?? 0, reason: s.text(5), answers: s.text(6))))
+                        result: ResultRow(id: s.text(1), flow: s.text(2), visitor: s.text(3), at: s.double(4) ?? 0, reason: s.text(5), answers: answers)))
             }
             return out
         }
@@ -391,8 +395,8 @@ package final class ConversationArchive: ConversationStore {
 
     /// Results of the store `store` (an SQLite file, or a PostgreSQL URL), opened for reading
     /// only (nothing is written or migrated): as ``results(flow:after:limit:)``.
-    package static func results(store: String, flow: String?, after: Int, limit: Int) -> Swift.Result<[StoredResult], ReportReadFailure> {
-        if PostgresURL.names(store) { return PostgresConversationArchive.results(store: store, flow: flow, after: after, limit: limit) }
+    package static func results(store: String, flow: String?, after: Int, limit: Int, maxBytes: Int) -> Swift.Result<[StoredResult], ReportReadFailure> {
+        if PostgresURL.names(store) { return PostgresConversationArchive.results(store: store, flow: flow, after: after, limit: limit, maxBytes: maxBytes) }
         guard FileIO.exists(store) else { return .failure(ReportReadFailure(message: "cannot read '\(store)': no such file", missing: true)) }
         let opened: SQLiteScenarioStore
         do throws(ScenarioStoreError) {
@@ -401,7 +405,7 @@ package final class ConversationArchive: ConversationStore {
             return .failure(ReportReadFailure(message: error.message, missing: false))
         }
         do throws(SQLiteError) {
-            return .success(try results(opened.database, flow: flow, after: after, limit: limit))
+            return .success(try results(opened.database, flow: flow, after: after, limit: limit, maxBytes: maxBytes))
         } catch {
             let old = error.message.contains("no such table")
             return .failure(

@@ -1,3 +1,4 @@
+import RocketCore
 import RocketPostgres
 package import RocketReport
 import RocketScenarioEngine
@@ -117,16 +118,18 @@ package final class PostgresConversationArchive: ConversationStore, SharedAlerts
     /// The advisory lock the commits that write results take ("ROCKRSLT").
     static let resultsLock = 0x524F_434B_5253_4C54
 
-    package func results(flow: String?, after: Int, limit: Int) throws(ConversationArchive.Failure) -> [ConversationArchive.StoredResult] {
+    package func results(flow: String?, after: Int, limit: Int, maxBytes: Int) throws(ConversationArchive.Failure) -> [ConversationArchive.StoredResult] {
+        // A page ends early once its answers pass the page's bytes (it holds one result at least):
+        // the rows past that never leave the database.
         let rows = try transaction { (c) throws(PostgresError) -> PostgresRows in
-            if let flow {
-                return try c.query(
-                    "SELECT seq, id, flow, visitor, at, reason, answers FROM rocket_results WHERE flow = $3 AND seq > $1 ORDER BY seq LIMIT $2",
-                    [.integer(after), .integer(limit), .text(flow)])
-            }
-            return try c.query(
-                "SELECT seq, id, flow, visitor, at, reason, answers FROM rocket_results WHERE seq > $1 ORDER BY seq LIMIT $2",
-                [.integer(after), .integer(limit)])
+            try c.query(
+                """
+                SELECT seq, id, flow, visitor, at, reason, answers FROM (
+                  SELECT *, sum(octet_length(answers)) OVER (ORDER BY seq) AS upto FROM (
+                    SELECT seq, id, flow, visitor, at, reason, answers FROM rocket_results
+                    WHERE seq > $1 AND ($3::text IS NULL OR flow = $3) ORDER BY seq LIMIT $2) page) sized
+                WHERE upto - octet_length(answers) < $4 ORDER BY seq
+                """, [.integer(after), .integer(limit), flow.map { .text($0) } ?? .null, .integer(maxBytes)])
         }
         return (0..<rows.count).map { r in
             ConversationArchive.StoredResult(
@@ -138,8 +141,9 @@ package final class PostgresConversationArchive: ConversationStore, SharedAlerts
     }
 
     /// Results of the PostgreSQL store at `url`, opened for reading only.
-    package static func results(store url: String, flow: String?, after: Int, limit: Int) -> Swift.Result<[ConversationArchive.StoredResult], ReportReadFailure>
-    {
+    package static func results(
+        store url: String, flow: String?, after: Int, limit: Int, maxBytes: Int
+    ) -> Swift.Result<[ConversationArchive.StoredResult], ReportReadFailure> {
         let opened: PostgresScenarioStore?
         do throws(ScenarioStoreError) { opened = try PostgresScenarioStore(readingOnly: url) } catch {
             return .failure(ReportReadFailure(message: error.message, missing: false))
@@ -148,7 +152,7 @@ package final class PostgresConversationArchive: ConversationStore, SharedAlerts
             return .failure(ReportReadFailure(message: "\(PostgresURL(url).map { "\($0)" } ?? "the database") holds no rocket store yet", missing: true))
         }
         do throws(ConversationArchive.Failure) {
-            return .success(try PostgresConversationArchive(beside: opened).results(flow: flow, after: after, limit: limit))
+            return .success(try PostgresConversationArchive(beside: opened).results(flow: flow, after: after, limit: limit, maxBytes: maxBytes))
         } catch {
             return .failure(ReportReadFailure(message: error.message, missing: false))
         }

@@ -48,7 +48,7 @@ extension ConversationService {
         return .deferred {
             let rows: [ConversationArchive.StoredResult]
             do throws(ConversationArchive.Failure) {
-                rows = try archive.results(flow: flow, after: from, limit: most)
+                rows = try archive.results(flow: flow, after: from, limit: most, maxBytes: RocketLimits.resultPageBytes)
             } catch {
                 self.log("rocket serve: results: \(error.message)")
                 return .error(503, "store-unavailable", "the results cannot be read now")

@@ -1207,6 +1207,12 @@ struct ResultsAPITests {
             let bad = h.request("GET", "/v1/results", headers: Self.site, query: query)
             #expect(bad.status == 400 && bad.json?["error"]?["code"]?.string == "bad-query", "\(query): \(bad.text)")
         }
+        // A page ends once its answers pass its bytes, with one result at least.
+        let archive = try h.archive()
+        let one = try archive.results(flow: nil, after: 0, limit: 10, maxBytes: 1)
+        #expect(one.map(\.seq) == [seqs[0]])
+        let both = try archive.results(flow: nil, after: 0, limit: 10, maxBytes: one[0].result.answers.utf8.count + 1)
+        #expect(both.map(\.seq) == seqs)
         // Kept for --keep-results, then gone.
         h.clock.advance(by: RocketLimits.resultRetentionSeconds + 1)
         _ = h.service.expireStored()
@@ -1221,7 +1227,7 @@ struct ResultsAPITests {
         h.service.flush()
         let r = h.request("GET", "/v1/results", headers: Self.site)
         #expect(r.status == 404 && r.json?["error"]?["code"]?.string == "no-results")
-        #expect(try h.archive().results(flow: nil, after: 0, limit: 10).isEmpty)
+        #expect(try h.archive().results(flow: nil, after: 0, limit: 10, maxBytes: 1 << 20).isEmpty)
     }
 }
 
@@ -1237,11 +1243,11 @@ extension ResultsAPITests {
         }
         _ = Self.send(h, ada, visitor: "ada", #""intent": "close""#)
         #expect(h.service.flush().saved == false)
-        #expect(try h.archive().results(flow: nil, after: 0, limit: 10).isEmpty)
+        #expect(try h.archive().results(flow: nil, after: 0, limit: 10, maxBytes: 1 << 20).isEmpty)
         try db.withConnection { (c) throws(SQLiteError) in try c.exec("DROP TRIGGER refuse") }
         #expect(h.service.flush().saved)
         h.service.flush()
-        let stored = try h.archive().results(flow: nil, after: 0, limit: 10)
+        let stored = try h.archive().results(flow: nil, after: 0, limit: 10, maxBytes: 1 << 20)
         #expect(stored.map(\.result.id) == [ada])
         #expect(stored.first?.result.answers == #"{"name":"Ada"}"#)
     }
