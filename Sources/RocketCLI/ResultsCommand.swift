@@ -21,7 +21,8 @@ enum ResultsCommand {
             reading only, beside a running server. Keep the last seq and pass it to --after to
             get only what came since.
             """,
-        exitStatus: "0 printed (perhaps nothing); 64 usage error; 65 the store holds no results; 66 the store cannot be read.",
+        exitStatus:
+            "0 printed (perhaps nothing); 64 usage error; 65 the store cannot be read (not a store, not a regular file, no results yet); 66 no such store.",
         examples: [
             "rocket results --store rocket.sqlite --flow signup > signup.jsonl",
             "rocket results --store rocket.sqlite | jq -r '[.conversation, .answers.email] | @csv'",

@@ -100,7 +100,7 @@ public final class SQLiteScenarioStore: ScenarioStore, VisitorStore {
             do throws(SQLiteError) {
                 db = try SQLiteDatabase(path: path, mode: .immutable)
             } catch {
-                throw Self.error(error, "cannot open \(path)", path: path)
+                throw Self.error(error, "cannot open \(path)", path: path, reading: true)
             }
             try check(db)
             opened = db
@@ -112,9 +112,10 @@ public final class SQLiteScenarioStore: ScenarioStore, VisitorStore {
     // MARK: Errors
 
     /// A store error for what SQLite refused (`context` says what was being done).
-    static func error(_ e: SQLiteError, _ context: String = "", path: String) -> ScenarioStoreError {
+    /// `reading`: it was opened for reading only, so what failed is reading it.
+    static func error(_ e: SQLiteError, _ context: String = "", path: String, reading: Bool = false) -> ScenarioStoreError {
         let message = context.isEmpty ? e.message : context + ": " + e.message
-        if e.isReadOnly { return ScenarioStoreError(.readOnly, "the store \(path) cannot be written: \(message)") }
+        if e.isReadOnly { return ScenarioStoreError(.readOnly, "the store \(path) cannot be \(reading ? "read" : "written"): \(message)") }
         if e.isFull { return ScenarioStoreError(.full, "the disk of \(path) is full: \(message)") }
         if e.isNotADatabase { return ScenarioStoreError(.foreign, "\(path) is not a rocket scenario store (not an SQLite database)") }
         if e.isCorrupt { return ScenarioStoreError(.corrupt, "\(path) is corrupt: \(message)") }

@@ -134,6 +134,11 @@ struct ServeAccessTests {
         #expect(try runRocket(["results"]).status == 64)
         #expect(server.stop() == 0)
         #expect(try runRocket(["results", "--store", scratchDirectory() + "/none.sqlite"]).status == 66)
+        // A FIFO is never opened (it would wait for a writer): said as a store that cannot be read.
+        let fifo = scratchDirectory() + "/fifo"
+        #expect(mkfifo(fifo, 0o600) == 0)
+        let refused = try runRocket(["results", "--store", fifo])
+        #expect(refused.status == 65 && refused.stderr.contains("cannot be read") && refused.stderr.contains("not a regular file"), "\(refused.stderr)")
     }
 
     /// The page size an SQLite file's header states (bytes 16–17, big-endian; 1 means 65,536).
