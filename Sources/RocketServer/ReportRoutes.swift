@@ -11,18 +11,25 @@ extension ConversationService {
     /// The query parameters the report routes take.
     static let reportParameters = ["flow", "minCount", "against"]
 
-    func report(_ request: HTTPRequest, page: Bool) -> HTTPResponse {
-        if let refusal = requireSite(request) { return refusal.response }
-        // A typo in a parameter name must not give a report of something else without a word.
-        if let unknown = request.query.keys.sorted().first(where: { !Self.reportParameters.contains($0) }) {
+    /// 400 `bad-query` for a query parameter a route does not take (a typo must not give an
+    /// answer about something else without a word) or one given twice; nil when the query is
+    /// made of `parameters`, each at most once.
+    static func queryRefusal(_ request: HTTPRequest, takes parameters: [String]) -> HTTPResponse? {
+        if let unknown = request.query.keys.sorted().first(where: { !parameters.contains($0) }) {
             return .error(
                 400, "bad-query",
-                "unknown query parameter \"\(Sanitizer.clean(String(unknown.prefix(64)), keepNewlines: false))\"; this route takes \(Self.reportParameters.joined(separator: ", "))"
+                "unknown query parameter \"\(Sanitizer.clean(String(unknown.prefix(64)), keepNewlines: false))\"; this route takes \(parameters.joined(separator: ", "))"
             )
         }
         if let name = request.repeatedParameter {
             return .error(400, "bad-query", "\"\(name)\" is given more than once; give it once")
         }
+        return nil
+    }
+
+    func report(_ request: HTTPRequest, page: Bool) -> HTTPResponse {
+        if let refusal = requireSite(request) { return refusal.response }
+        if let refusal = Self.queryRefusal(request, takes: Self.reportParameters) { return refusal }
         var options = ReportOptions()
         if let flow = request.query["flow"] {
             guard FlowLibrary.isName(flow) else { return .error(400, "bad-query", "\"flow\" must be a flow's name") }

@@ -13,15 +13,7 @@ extension ConversationService {
     /// database thread: no thread that answers requests waits for the store.
     func results(_ request: HTTPRequest) -> HTTPResponse {
         if let refusal = requireSite(request) { return refusal.response }
-        if let unknown = request.query.keys.sorted().first(where: { !Self.resultParameters.contains($0) }) {
-            return .error(
-                400, "bad-query",
-                "unknown query parameter \"\(Sanitizer.clean(String(unknown.prefix(64)), keepNewlines: false))\"; this route takes \(Self.resultParameters.joined(separator: ", "))"
-            )
-        }
-        if let name = request.repeatedParameter {
-            return .error(400, "bad-query", "\"\(name)\" is given more than once; give it once")
-        }
+        if let refusal = Self.queryRefusal(request, takes: Self.resultParameters) { return refusal }
         let flow = request.query["flow"]
         if let flow, !FlowLibrary.isName(flow) { return .error(400, "bad-query", "\"flow\" must be a flow's name") }
         var after = 0
