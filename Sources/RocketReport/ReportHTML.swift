@@ -162,6 +162,11 @@ extension Report {
                 out += funnelTable(v)
                 if v.blocks.contains(where: { !$0.answers.isEmpty }) {
                     out += "<h3>Answers: \(shown(ReportFormat.variantName(v.variant)))</h3>\n"
+                    // A chart for each block with a count shown (hidden ones draw no bar).
+                    for b in v.blocks where b.answers.contains(where: { $0.count != nil }) {
+                        figure += 1
+                        out += answersChart(b, variant: v, id: figure)
+                    }
                     out += answersTable(v)
                 }
             }
@@ -213,6 +218,27 @@ extension Report {
             out += "<td>\(c(b.dropped))\(share)</td><td>\(ReportFormat.seconds(b.medianSecondsToAnswer))</td></tr>\n"
         }
         return out + "</tbody></table></div>\n"
+    }
+
+    /// One block's answers as bars: each option's share of those who answered it (a hidden count
+    /// draws no bar), placed in percentages as the funnel is.
+    private func answersChart(_ b: BlockReport, variant v: VariantReport, id: Int) -> String {
+        let rowHeight = 40
+        // "Answers to pick", or "Answers to pick, variant b".
+        let about = "Answers to \(shown(b.id))" + (v.variant.isEmpty ? "" : ", variant \(shown(v.variant))")
+        var out = "<figure>\n<figcaption>\(about): the share of those who answered that chose each (by each conversation's last answer)</figcaption>\n"
+        out += "<svg role=\"img\" aria-labelledby=\"chart\(id)-title\" width=\"100%\" height=\"\(b.answers.count * rowHeight + 4)\">\n"
+        out += "<title id=\"chart\(id)-title\">\(about)</title>\n"
+        for (k, a) in b.answers.enumerated() {
+            let y = k * rowHeight
+            let share = ReportFormat.answerShare(a, of: b)
+            let label =
+                "\(shown(ReportFormat.optionName(a, of: b))): \(ReportFormat.count(a.count, minCount: minCount)) (\(ReportFormat.percent(share)))"
+            out += "<text x=\"0\" y=\"\(y + 15)\">\(label)</text>\n"
+            out += "<rect class=\"answer\" x=\"0\" y=\"\(y + 21)\" width=\"\(Self.percent(100 * (share ?? 0)))\" height=\"12\"/>\n"
+        }
+        out += "</svg>\n</figure>\n"
+        return out
     }
 
     /// Per block that offers options, how often each was chosen (by the last answer of each

@@ -228,6 +228,10 @@ struct ReportAnswerTests {
         let many = try #require(blocks.first { $0.id == "many" })
         #expect(many.answers == [OptionReport(option: 0, title: "A", count: 7), OptionReport(option: 2, title: "C", count: 7)])
         #expect(ReportFormat.answerShare(many.answers[0], of: many) == 1)
+        // The page draws a chart per block (bars by share) beside the table.
+        let html = try log.build(minCount: 5).html
+        #expect(html.contains("Answers to pick</title>") && html.contains("Answers to many</title>"))
+        #expect(html.contains("A: 7 (100.0 %)") && html.contains(#"<rect class="answer" x="0" y="21" width="100.0%""#))
     }
 
     @Test("an option is named only by a title at least minCount conversations saw; a title filled from a visitor's value is not shown")
@@ -247,6 +251,10 @@ struct ReportAnswerTests {
         #expect(ReportFormat.optionName(side.answers[1], of: side) == "right")
         #expect(!report.json.contains("visitor"), "no visitor's title reaches the report")
         #expect(!report.html.contains("visitor"))
+        // A block whose counts are all hidden draws no chart (its table rows say <5).
+        var hidden = LogWriter()
+        for _ in 0..<3 { Self.answered(&hidden, [[(0, "Red")]]) }
+        #expect(!(try hidden.build(minCount: 5).html.contains("Answers to pick</title>")))
         // With every count shown, every title a conversation saw may name its option: the most seen.
         let all = try log.build(minCount: 1).flows[0].variants[0].blocks
         #expect(all.first { $0.id == "side" }?.answers.map(\.title) == ["No", "Yes"])
