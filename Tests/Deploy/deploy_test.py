@@ -29,6 +29,9 @@ LOOP = {"version": 1, "start": "tick", "blocks": [{"id": "tick", "type": "text",
 # A bubble that goes on by itself after 1.5 s: its timer must run even when its instance is killed.
 TIMED = {"version": 1, "start": "wait", "blocks": [{"id": "wait", "type": "text", "text": "Wait", "showNextAfter": 1.5, "next": "done"},
                                                    {"id": "done", "type": "text", "text": "Done"}]}
+# A question whose answer ends the conversation: its result must be kept once, whichever
+# instance ended it.
+ASK = {"version": 1, "start": "name", "blocks": [{"id": "name", "type": "textInput", "text": "Your name?", "buttonTitle": "Send"}]}
 
 
 def free_port():
@@ -131,6 +134,8 @@ def main():
             json.dump(LOOP, f)
         with open(os.path.join(flows, "timed.json"), "w") as f:
             json.dump(TIMED, f)
+        with open(os.path.join(flows, "ask.json"), "w") as f:
+            json.dump(ASK, f)
         keys = os.path.join(tmp, "keys")
         with open(keys, "w") as f:
             f.write("site-key-for-the-deploy-test-0123456789\n")
@@ -294,6 +299,69 @@ def main():
         if len(results) != 8:
             fail(f"only {len(results)} of 8 visitors finished")
         print(f"deploy test: ok: 8 visitors × 40 taps while an instance was killed and restarted: every acknowledged tap is stored")
+
+        # Results across instances: twelve visitors answer a question that ends their conversation
+        # while an instance is killed and started again; the site's back end then reads
+        # GET /v1/results page by page through nginx and finds each answer once.
+        answered, problems = {}, []
+
+        def visitor_answers(n):
+            try:
+                status, v, _ = client.call("POST", "/v1/visitors", {})
+                who = {"Rocket-Visitor": v["token"], "Origin": public}
+                status, c, _ = client.call("POST", "/v1/conversations", {"flow": "ask", "reducedMotion": True}, who)
+                if status != 201:
+                    problems.append(f"answerer {n}: start answered {status}")
+                    return
+                cid = c["conversation"]["id"]
+                for _ in range(50):
+                    status, answer, _ = client.call("POST", f"/v1/conversations/{cid}/intents", {"intent": "submit", "text": f"Name {n}"}, who)
+                    if status == 200:
+                        answered[cid] = (who, f"Name {n}")
+                        return
+                    time.sleep(0.05)  # the question not shown yet (its intro), or an instance restarting
+                problems.append(f"answerer {n}: the answer was never taken ({status}: {answer})")
+            except Exception as e:  # noqa: BLE001
+                problems.append(f"answerer {n}: {e!r}")
+
+        threads = [threading.Thread(target=visitor_answers, args=(n,)) for n in range(12)]
+        for t in threads:
+            t.start()
+        time.sleep(0.3)
+        instances[1].kill()
+        time.sleep(0.5)
+        instances[1].start()
+        for t in threads:
+            t.join(timeout=60)
+        if problems:
+            fail("; ".join(problems[:5]))
+        # Each ends once its answer is in (a step of its own, on whichever instance runs it).
+        deadline = time.monotonic() + 15
+        for cid, (who, _) in answered.items():
+            while True:
+                status, read, _ = client.call("GET", f"/v1/conversations/{cid}", headers=who)
+                if status == 200 and read["conversation"]["status"] == "dismissed":
+                    break
+                if time.monotonic() > deadline:
+                    fail(f"conversation {cid} did not end: {status} {read}")
+                time.sleep(0.05)
+        site = {"Authorization": "Bearer site-key-for-the-deploy-test-0123456789"}
+        seen, after = {}, 0
+        while True:
+            status, page, _ = client.call("GET", f"/v1/results?flow=ask&limit=5&after={after}", headers=site)
+            if status != 200:
+                fail(f"GET /v1/results answered {status}: {page}")
+            for r in page["results"]:
+                if r["conversation"] in seen:
+                    fail(f"the result of {r['conversation']} came twice")
+                seen[r["conversation"]] = r["answers"].get("name")
+            if not page["results"]:
+                break
+            after = page["next"]
+        expected = {cid: name for cid, (_, name) in answered.items()}
+        if seen != expected or len(seen) != 12:
+            fail(f"the results are {seen}, not the 12 answers given {expected}")
+        print("deploy test: ok: 12 answers given while an instance was killed and restarted: GET /v1/results through nginx lists each once")
 
         # A timer whose instance is killed runs on another: started on instance 0 directly, which
         # is killed at once; within the timer and the takeover's grace the bubble has gone on.
