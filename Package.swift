@@ -167,7 +167,7 @@ let package = Package(
             dependencies: [
                 "rocket", "RocketCLI", "RocketTestSupport", "CTestSupport", "RocketFlow", "RocketScenarios", "RocketScenarioEngine",
                 "RocketScenariosSQLite", "RocketBanners",
-                "RocketReactor", "RocketConversation", "RocketReport",
+                "RocketReactor", "RocketConversation", "RocketReport", "RocketJSON",
             ],
             exclude: ["Golden", "Fixtures"]),
         .testTarget(name: "RocketReportTests", dependencies: ["RocketReport", "RocketJSON", "RocketCore"]),

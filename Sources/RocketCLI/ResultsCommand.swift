@@ -1,6 +1,7 @@
 import RocketCore
 import RocketJSON
 import RocketPlatform
+import RocketScenarios
 import RocketServer
 
 /// `rocket results`: what conversations that ended were answered, from the store `rocket serve`
@@ -13,6 +14,7 @@ enum ResultsCommand {
             .value("--store", "FILE|URL", "The store rocket serve keeps: an SQLite FILE, or a postgresql:// URL (required)."),
             .value("--flow", "NAME", "Only the flow NAME."),
             .value("--after", "N", "Only results numbered after N (the seq of the last one printed before; default 0)."),
+            .flag("--csv", "Print CSV for a spreadsheet instead: a header, then one row per result, a column per answer."),
         ],
         discussion: """
             One line per conversation that ended, in the order the store wrote them: {"seq",
@@ -20,12 +22,16 @@ enum ResultsCommand {
             id with secret answers left out (docs/SERVER.md, Storage). The store is opened for
             reading only, beside a running server. Keep the last seq and pass it to --after to
             get only what came since.
+            With --csv: the columns seq, conversation, flow, visitor, ended (ISO-8601, UTC),
+            reason, then one per answer id (every id the results have, by name); a multiple
+            choice's titles joined by "; ". A typed text that a spreadsheet would take for a
+            formula (it begins with =, +, -, @, a tab or a carriage return) begins with ' instead.
             """,
         exitStatus:
             "0 printed (perhaps nothing); 64 usage error; 65 the store cannot be read (not a store, not a regular file, no results yet); 66 no such store.",
         examples: [
             "rocket results --store rocket.sqlite --flow signup > signup.jsonl",
-            "rocket results --store rocket.sqlite | jq -r '[.conversation, .answers.email] | @csv'",
+            "rocket results --store rocket.sqlite --flow signup --csv > signup.csv",
         ])
 
     static func run(_ args: [String]) throws(UsageError) -> ExitStatus {
@@ -45,6 +51,7 @@ enum ResultsCommand {
         if let flow = parsed.value("--flow"), !FlowLibrary.isName(flow) {
             throw UsageError(message: "'--flow': not a flow's name", command: spec.name)
         }
+        if parsed.has("--csv") { return csv(store: store, flow: flow, after: after) }
         // A page at a time: the results of a busy site need not fit in memory at once.
         while true {
             switch ConversationArchive.results(store: store, flow: flow, after: after, limit: 1000, maxBytes: RocketLimits.resultPageBytes) {
@@ -64,5 +71,88 @@ enum ResultsCommand {
                 after = last.seq
             }
         }
+    }
+
+    /// The results as CSV: read twice, a page at a time (first the answer ids, which make the
+    /// columns, then the rows), so memory holds one page and the ids.
+    static func csv(store: String, flow: String?, after: Int) -> ExitStatus {
+        func pages(_ each: ([ConversationArchive.StoredResult]) -> Bool) -> ExitStatus? {
+            var from = after
+            while true {
+                switch ConversationArchive.results(store: store, flow: flow, after: from, limit: 1000, maxBytes: RocketLimits.resultPageBytes) {
+                case .failure(let e):
+                    printError("rocket: error: \(Sanitizer.clean(e.message, keepNewlines: false))")
+                    return e.missing ? ExitStatus.noInput : ExitStatus.dataError
+                case .success(let rows):
+                    guard let last = rows.last else { return nil }
+                    guard each(rows) else { return ExitStatus.ok }
+                    from = last.seq
+                }
+            }
+        }
+        var ids = Set<String>()
+        var tooMany = false
+        if let status = pages({ rows in
+            for row in rows { ids.formUnion(answers(of: row).map(\.key)) }
+            tooMany = ids.count > maxColumns
+            return !tooMany
+        }) {
+            return status
+        }
+        if tooMany {
+            printError("rocket: error: the results hold more than \(maxColumns) different answer ids; give --flow NAME")
+            return ExitStatus.dataError
+        }
+        let columns = ids.sorted()
+        var header = ["seq", "conversation", "flow", "visitor", "ended", "reason"] + columns
+        header = header.map(csvCell)
+        FileIO.print(header.joined(separator: ",") + "\r\n")
+        return pages({ rows in
+            var out = ""
+            for row in rows {
+                let r = row.result
+                let answers = Dictionary(answers(of: row), uniquingKeysWith: { a, _ in a })
+                var cells = [String(row.seq), r.id, r.flow, r.visitor, WallTime.format(r.at), r.reason].map(csvCell)
+                cells += columns.map { answers[$0].map(csvText) ?? "" }
+                out += cells.joined(separator: ",") + "\r\n"
+            }
+            FileIO.print(out)
+            return FileIO.standardOutputFailure == nil
+        }) ?? ExitStatus.ok
+    }
+
+    /// The most answer ids (columns) a CSV has.
+    static let maxColumns = 10_000
+
+    /// A result's answers as (id, value) pairs ([] when they are not a JSON object).
+    static func answers(of row: ConversationArchive.StoredResult) -> [(key: String, value: JSONValue)] {
+        guard case .object(let members)? = try? JSONReader.parse(Array(row.result.answers.utf8)).plainValue else { return [] }
+        return members.map { (key: $0.0, value: $0.1) }
+    }
+
+    /// An answer as a cell: a number as written, a list's items joined by "; ", text kept from
+    /// being read as a formula.
+    static func csvText(_ v: JSONValue) -> String {
+        switch v {
+        case .number(let n): return csvCell(JSONValue.number(n).serialized())
+        case .bool(let b): return b ? "true" : "false"
+        case .null: return ""
+        case .string(let s): return csvCell(safeForSpreadsheets(s))
+        case .array(let items):
+            return csvCell(safeForSpreadsheets(items.map { if case .string(let s) = $0 { s } else { $0.serialized() } }.joined(separator: "; ")))
+        case .object: return csvCell(safeForSpreadsheets(v.serialized()))
+        }
+    }
+
+    /// Text a spreadsheet would run as a formula (OWASP's CSV injection) begins with `'`.
+    static func safeForSpreadsheets(_ s: String) -> String {
+        guard let first = s.unicodeScalars.first, "=+-@\t\r".unicodeScalars.contains(first) else { return s }
+        return "'" + s
+    }
+
+    /// A CSV cell (RFC 4180): quoted when it holds a comma, a quote or a line break.
+    static func csvCell(_ s: String) -> String {
+        guard s.utf8.contains(where: { $0 == 0x2C || $0 == 0x22 || $0 == 0x0A || $0 == 0x0D }) else { return s }
+        return "\"" + s.replacingAll("\"", with: "\"\"") + "\""
     }
 }

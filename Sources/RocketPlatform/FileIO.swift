@@ -467,9 +467,10 @@ package enum FileIO {
         return stat(path, &st) == 0
     }
 
-    /// Writes to standard output or error.
+    /// Writes to standard output or error, with a line break at the end unless the text ends in
+    /// one (its last byte: a CR LF ending, one character to Swift, counts).
     package static func print(_ text: String, toError: Bool = false) {
-        let line = text.hasSuffix("\n") ? text : text + "\n"
+        let line = text.utf8.last == 0x0A ? text : text + "\n"
         if let code = writeAll(toError ? 2 : 1, Array(line.utf8)), !toError {
             outputFailure.withLock { if $0 == nil { $0 = Failure(code) } }
         }

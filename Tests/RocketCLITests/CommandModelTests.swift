@@ -1,4 +1,5 @@
 import RocketBanners
+import RocketJSON
 import RocketPlatform
 import RocketReactor
 import RocketScenarios
@@ -150,5 +151,23 @@ struct CommandModelTests {
         for given in ["example.com", "localhost.", "999.1.1.1", ""] {
             #expect(throws: UsageError.self, "\(given)") { try ServeCommand.Options(parse(["--host", given], as: ServeCommand.spec), command: "serve") }
         }
+    }
+}
+
+@Suite("rocket results --csv: cells")
+struct ResultsCSVCellTests {
+    @Test("cells follow RFC 4180 and keep a spreadsheet from running a visitor's text as a formula; numbers stay numbers")
+    func cells() {
+        #expect(ResultsCommand.csvText(.string("plain")) == "plain")
+        #expect(ResultsCommand.csvText(.string("a, b")) == #""a, b""#)
+        #expect(ResultsCommand.csvText(.string("say \"hi\"")) == #""say ""hi""""#)
+        #expect(ResultsCommand.csvText(.string("two\nlines")) == "\"two\nlines\"")
+        for formula in ["=HYPERLINK(\"x\")", "+1", "-1", "@SUM(A1)", "\tx", "\rx"] {
+            #expect(ResultsCommand.csvText(.string(formula)).hasPrefix("'") || ResultsCommand.csvText(.string(formula)).hasPrefix("\"'"), "\(formula)")
+        }
+        #expect(ResultsCommand.csvText(.number(-3)) == "-3")
+        #expect(ResultsCommand.csvText(.number(2.5)) == "2.5")
+        #expect(ResultsCommand.csvText(.array([.string("=x"), .string("B")])) == "'=x; B")
+        #expect(ResultsCommand.csvText(.null) == "" && ResultsCommand.csvText(.bool(true)) == "true")
     }
 }

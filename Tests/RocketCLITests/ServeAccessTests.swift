@@ -141,6 +141,44 @@ struct ServeAccessTests {
         #expect(refused.status == 65 && refused.stderr.contains("cannot be read") && refused.stderr.contains("not a regular file"), "\(refused.stderr)")
     }
 
+    @Test("rocket results --csv: a header, a row per result, a column per answer id; text a spreadsheet would run as a formula begins with '")
+    func resultsCSV() throws {
+        let dir = scratchDirectory()
+        let flow = #"""
+            {"version": 1, "blocks": [
+             {"id": "name", "type": "textInput", "text": "Name?", "buttonTitle": "Send", "next": "pick"},
+             {"id": "pick", "type": "choice", "text": "Which?", "multiple": true, "buttonTitle": "OK",
+              "options": [{"title": "A, the first"}, {"title": "B"}, {"title": "C"}]}]}
+            """#
+        try flow.write(toFile: dir + "/ask.json", atomically: true, encoding: .utf8)
+        let store = dir + "/r.sqlite"
+        let server = try Running(["--insecure-dev"], store: store, flows: dir)
+        for (visitor, name) in [("ada", "=2+3"), ("bo", "Bo \"B\" Smith")] {
+            let started = server.exchange("POST", "/v1/conversations", body: #"{"flow": "ask", "visitor": "\#(visitor)", "reducedMotion": true}"#)
+            let id = try #require(started.range(of: #""id":""#).map { String(started[$0.upperBound...].prefix(32)) })
+            let escaped = name.replacingOccurrences(of: "\"", with: "\\\"")
+            for body in [#"{"intent": "submit", "text": "\#(escaped)"}"#, #"{"intent": "chooseMany", "options": [0, 2]}"#] {
+                var status = 0
+                for _ in 0..<100 where status != 200 {
+                    status = server.status("POST", "/v1/conversations/\(id)/intents", body: body, headers: ["Rocket-Visitor": visitor])
+                    if status != 200 { usleep(50_000) }
+                }
+                #expect(status == 200, "\(body)")
+            }
+        }
+        var csv = ""
+        for _ in 0..<100 where csv.split(separator: "\r\n").count < 3 {
+            csv = try runRocket(["results", "--store", store, "--csv"]).stdout
+            if csv.split(separator: "\r\n").count < 3 { usleep(50_000) }
+        }
+        let rows = csv.split(separator: "\r\n").map(String.init)
+        #expect(rows.first == "seq,conversation,flow,visitor,ended,reason,name,pick", "\(csv)")
+        #expect(rows.count == 3 && rows[1].hasSuffix(#",completed,'=2+3,"A, the first; C""#), "\(csv)")
+        #expect(rows.count == 3 && rows[2].hasSuffix(#",completed,"Bo ""B"" Smith","A, the first; C""#), "\(csv)")
+        #expect(rows.count == 3 && rows[1].split(separator: ",")[4].hasSuffix("Z"), "ended is ISO-8601 UTC")
+        #expect(server.stop() == 0)
+    }
+
     /// The page size an SQLite file's header states (bytes 16–17, big-endian; 1 means 65,536).
     static func pageSize(_ path: String) -> Int? {
         guard let h = FileManager.default.contents(atPath: path), h.count >= 18, h.starts(with: Array("SQLite format 3\0".utf8)) else { return nil }
