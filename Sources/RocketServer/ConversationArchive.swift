@@ -279,6 +279,9 @@ package final class ConversationArchive: ConversationStore {
     private let database: SQLiteDatabase
     /// A connection for checkpoints only, so they run beside the writer's commits.
     private let checkpointer: SQLiteDatabase
+    /// A read-only connection for results, so a page read never holds the writer's connection
+    /// (the write-ahead log lets it read while the writer commits).
+    private let reader: SQLiteDatabase
     /// The file.
     package let path: String
     package var place: String { path }
@@ -295,6 +298,7 @@ package final class ConversationArchive: ConversationStore {
             // It waits at most 10 ms for a lock: a restart checkpoint holds commits back while it
             // waits for readers (a long report), and gives up, as a passive one, after that.
             checkpointer = try SQLiteDatabase(path: path, mode: .readWrite, busyTimeout: 10)
+            reader = try SQLiteDatabase(path: path, mode: .readOnly, busyTimeout: 5000)
             // No commit checkpoints (one copying megabytes of the log held up a whole batch of
             // answers for up to 95 ms): ``checkpoint(restartFrames:)`` does, on a thread of its own, for the
             // store's other connection too.
@@ -363,7 +367,7 @@ package final class ConversationArchive: ConversationStore {
     /// Results after `after`, by number (of `flow` only, when given): at most `limit`.
     package func results(flow: String?, after: Int, limit: Int, maxBytes: Int) throws(Failure) -> [StoredResult] {
         do throws(SQLiteError) {
-            return try Self.results(database, flow: flow, after: after, limit: limit, maxBytes: maxBytes)
+            return try Self.results(reader, flow: flow, after: after, limit: limit, maxBytes: maxBytes)
         } catch {
             throw failure(error)
         }

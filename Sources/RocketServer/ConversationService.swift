@@ -478,6 +478,8 @@ package final class ConversationService: Sendable {
     let checkpointComplaint = Mutex<Double>(-.infinity)
     /// True while a report is being made (one at a time).
     let reporting = Atomic<Bool>(false)
+    /// True while a page of results is read (one at a time, on the thread for long work).
+    let readingResults = Atomic<Bool>(false)
     /// What `GET /metrics` reports that the HTTP layer counts.
     package let counters = ServerCounters()
     /// When the service was made (its clock's time).

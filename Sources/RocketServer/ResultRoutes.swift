@@ -1,5 +1,6 @@
 import RocketCore
 import RocketJSON
+import Synchronization
 
 extension ConversationService {
     /// The query parameters `GET /v1/results` takes.
@@ -9,8 +10,10 @@ extension ConversationService {
 
     /// `GET /v1/results`: what conversations that ended were answered, for a site's back end
     /// only (a site key), in the order the store wrote them. Query: `flow`, `after` (the `next`
-    /// of the answer before; 0 at first), `limit` (1 to 1,000; default 100). Read on the
-    /// database thread: no thread that answers requests waits for the store.
+    /// of the answer before; 0 at first), `limit` (1 to 1,000; default 100). One page is read at
+    /// a time (429 `results-busy` meanwhile), on the thread for long work and, for SQLite,
+    /// through a read-only connection of its own: neither the threads that answer requests nor
+    /// the writer wait for it.
     func results(_ request: HTTPRequest) -> HTTPResponse {
         if let refusal = requireSite(request) { return refusal.response }
         if let refusal = Self.queryRefusal(request, takes: Self.resultParameters) { return refusal }
@@ -36,8 +39,16 @@ extension ConversationService {
         guard keepsResults else {
             return .error(404, "no-results", "this server keeps no results (--keep-results 0)")
         }
+        // One page at a time, on the thread for long work: a back end that asks in a loop never
+        // holds up the database thread that starts and loads conversations.
+        guard readingResults.compareExchange(expected: false, desired: true, ordering: .acquiring).exchanged else {
+            var r = HTTPResponse.error(429, "results-busy", "a page of results is being read; try again in a moment")
+            r.headers.append(("Retry-After", "1"))
+            return r
+        }
         let (from, most) = (after, limit)
-        return .deferred {
+        return .deferred(slow: true) {
+            defer { self.readingResults.store(false, ordering: .releasing) }
             let rows: [ConversationArchive.StoredResult]
             do throws(ConversationArchive.Failure) {
                 rows = try archive.results(flow: flow, after: from, limit: most, maxBytes: RocketLimits.resultPageBytes)

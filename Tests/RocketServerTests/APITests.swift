@@ -1202,6 +1202,12 @@ struct ResultsAPITests {
         let token = try #require(h.request("POST", "/v1/visitors").json?["token"]?.string)
         #expect(h.request("GET", "/v1/results", visitor: token).status == 403)
         #expect(h.request("POST", "/v1/results", headers: Self.site).status == 405)
+        // One page is read at a time: another asker meanwhile is told to come back.
+        h.service.readingResults.store(true, ordering: .sequentiallyConsistent)
+        let busy = h.request("GET", "/v1/results", headers: Self.site)
+        #expect(busy.status == 429 && busy.json?["error"]?["code"]?.string == "results-busy" && busy.header("Retry-After") == "1")
+        h.service.readingResults.store(false, ordering: .sequentiallyConsistent)
+        #expect(h.request("GET", "/v1/results", headers: Self.site).status == 200)
         // Wrong queries say what is wrong.
         for query in [["limit": "0"], ["limit": "1001"], ["after": "-1"], ["after": "x"], ["flow": "../x"], ["page": "2"]] {
             let bad = h.request("GET", "/v1/results", headers: Self.site, query: query)
