@@ -43,6 +43,9 @@ let package = Package(
         .target(name: "CImageCodecs", linkerSettings: [.linkedLibrary("png16"), .linkedLibrary("jpeg"), .linkedLibrary("z"), .linkedLibrary("m")]),
         // prctl(2), which is variadic and so out of Swift's reach: a process kept from dumping its memory.
         .target(name: "CProcess"),
+        // An HTTP(S) POST that reads only the answer's status, under one deadline, through OpenSSL
+        // (the server's webhooks): the certificate and its name checked, TLS 1.2 at least.
+        .target(name: "CHTTPClient", linkerSettings: [.linkedLibrary("ssl"), .linkedLibrary("crypto")]),
         // The platform: files read and written one bounded way, paths, the environment, threads, child processes.
         .target(name: "RocketPlatform", dependencies: ["RocketCore", "CProcess"]),
         // The built-in texts of every front end, in the seeds' languages.
@@ -104,7 +107,7 @@ let package = Package(
             dependencies: [
                 "RocketConversation", "RocketFlow", "RocketScenarioEngine", "RocketScenariosSQLite", "RocketJSON", "RocketCore", "RocketPlatform",
                 "RocketText", "RocketBanners", "RocketReactor", "CMicroHTTPD", "RocketSQLite", "CImageCodecs", "RocketReport", "RocketPostgres",
-                "RocketScenariosPostgres",
+                "RocketScenariosPostgres", "CHTTPClient",
             ],
             // The web front end's files, embedded through WebAssetsSource.swift (scripts/gen-web-assets.py).
             exclude: ["Web"]),

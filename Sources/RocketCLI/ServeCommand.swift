@@ -30,6 +30,9 @@ enum ServeCommand {
             .value("--visitor-retention", "D", "Forget a visitor's scenario counts after D without events or shows (default 400d)."),
             .value("--keep-records", "D", "Keep event records for reports for D (default 90d)."),
             .value("--keep-results", "D", "Keep the answers of ended conversations for GET /v1/results for D (default 90d; 0 keeps none)."),
+            .value("--webhook", "URL", "POST each result to URL (http or https) as it is written, signed with --webhook-secret-file."),
+            .value("--webhook-secret-file", "FILE", "The secret the webhook's Rocket-Signature is made with (needed with --webhook)."),
+            .value("--webhook-ca-file", "FILE", "The certificates (PEM) to trust for an https webhook (default: the system's)."),
             .value("--min-gap", "D", "Show a visitor no flow within D of the last one shown to them (30s; default none)."),
             .value("--trust-proxy", "ADDRESS", "A proxy whose X-Forwarded-For names the client (its own address); repeatable.", repeatable: true),
             .value("--api-key-file", "FILE", "Site keys, one per line: calls with Authorization: Bearer KEY act for any visitor (re-read on SIGHUP)."),
@@ -60,6 +63,9 @@ enum ServeCommand {
         var keyFile: String?
         var secretFile: String?
         var identityFile: String?
+        var webhook: WebhookTarget?
+        var webhookSecretFile: String?
+        var webhookCAFile: String?
         var insecureDev = false
 
         init(_ parsed: ParsedArguments, command: String) throws(UsageError) {
@@ -148,6 +154,22 @@ enum ServeCommand {
             keyFile = parsed.value("--api-key-file")
             secretFile = parsed.value("--secret-file")
             identityFile = parsed.value("--identity-secret-file")
+            if let u = parsed.value("--webhook") {
+                switch WebhookTarget.parse(u) {
+                case .failure(let e): throw UsageError(message: "--webhook must be \(e.message)", command: command)
+                case .success(let t): webhook = t
+                }
+                guard parsed.value("--webhook-secret-file") != nil else {
+                    throw UsageError(message: "--webhook needs --webhook-secret-file (openssl rand -hex 32 makes one)", command: command)
+                }
+                guard configuration.resultRetention > 0 else {
+                    throw UsageError(message: "--webhook sends the results kept: it cannot go with --keep-results 0", command: command)
+                }
+            } else if parsed.value("--webhook-secret-file") != nil || parsed.value("--webhook-ca-file") != nil {
+                throw UsageError(message: "--webhook-secret-file and --webhook-ca-file go with --webhook URL", command: command)
+            }
+            webhookSecretFile = parsed.value("--webhook-secret-file")
+            webhookCAFile = parsed.value("--webhook-ca-file")
             insecureDev = parsed.has("--insecure-dev")
             if let u = parsed.value("--public-url") { configuration.publicOrigins.insert(try origin(u, "--public-url", "https://chat.example")) }
             if let d = parsed.value("--idle-timeout") {
@@ -304,6 +326,19 @@ enum ServeCommand {
             case .success(let s): identity = s
             }
         }
+        var configuration = options.configuration
+        if let target = options.webhook, let file = options.webhookSecretFile {
+            switch Self.secret("--webhook-secret-file", file) {
+            case .failure(let failure):
+                printError("rocket: error: \(failure.message)")
+                return failure.status
+            case .success(let s): configuration.webhook = WebhookConfiguration(target: target, secret: s, caFile: options.webhookCAFile)
+            }
+            if let ca = options.webhookCAFile, case .failure(let f) = FileIO.read(ca, limit: RocketLimits.fileBytes) {
+                printError("rocket: error: --webhook-ca-file '\(Sanitizer.clean(ca, keepNewlines: false))': \(f.reason)")
+                return .noInput
+            }
+        }
         let access = AccessControl(secret: secret, identitySecret: identity, keys: keys, insecureDev: options.insecureDev)
         secret = []
         let log: @Sendable (String) -> Void = { line in printError(Sanitizer.clean(line, keepNewlines: false)) }
@@ -311,7 +346,7 @@ enum ServeCommand {
             directory: options.flows, builtIn: options.flows == nil ? ["demo": Array(DemoFlow.json.utf8)] : [:],
             tours: options.flows == nil ? ["demo"] : [], log: log)
         let service = ConversationService(
-            flows: flows, archive: archive, scenarios: store, clock: WallClock(), configuration: options.configuration, access: access, log: log)
+            flows: flows, archive: archive, scenarios: store, clock: WallClock(), configuration: configuration, access: access, log: log)
         // The signals are taken by this thread alone: blocked before any server thread starts
         // (threads inherit the mask), then awaited.
         var set = sigset_t()
@@ -354,6 +389,7 @@ enum ServeCommand {
         if let file = options.keyFile { readable.append(("--api-key-file", file)) }
         if let file = options.secretFile { readable.append(("--secret-file", file)) }
         if let file = options.identityFile { readable.append(("--identity-secret-file", file)) }
+        if let file = options.webhookSecretFile { readable.append(("--webhook-secret-file", file)) }
         if options.secretFile == nil, !archive.place.containsText("://") { readable.append(("the store, which holds the token secret,", archive.place)) }
         for (what, path) in readable { if let warning = readableWarning(what, path) { printError(warning) } }
         // Behind a proxy, pages come from the proxy's address, which the server cannot know: the

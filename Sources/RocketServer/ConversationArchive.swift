@@ -37,6 +37,14 @@ package protocol ConversationStore: Sendable {
     func results(flow: String?, after: Int, limit: Int, maxBytes: Int) throws(ConversationArchive.Failure) -> [ConversationArchive.StoredResult]
     /// Removes results written before `time` (at most 5,000 per call); how many went.
     func forgetResults(before time: Double) throws(ConversationArchive.Failure) -> Int
+    /// The webhook `key`'s turn for `holder`: takes or renews its lease until `until`, unless
+    /// another holder's lease runs past `now` (nil then), and returns the number of the last
+    /// result it delivered (a webhook new to the store starts after the newest result: it
+    /// delivers what ends from then on). Two holders never hold one lease at once.
+    func webhookTurn(_ key: String, holder: String, now: Double, until: Double) throws(ConversationArchive.Failure) -> Int?
+    /// Notes that webhook `key` delivered the result numbered `seq`, when `holder` still holds its
+    /// lease; false when another took it meanwhile (nothing noted).
+    func webhookDelivered(_ key: String, holder: String, seq: Int) throws(ConversationArchive.Failure) -> Bool
     /// The stored conversation `id`, if any: its snapshot and the steps saved after it, in order.
     func load(_ id: String) throws(ConversationArchive.Failure) -> (row: ConversationArchive.Row, steps: [ConversationArchive.Steps])?
     /// The event records of conversation `id`, in order, one JSON object each.
@@ -411,10 +419,49 @@ package final class ConversationArchive: ConversationStore {
         do throws(SQLiteError) {
             return .success(try results(opened.database, flow: flow, after: after, limit: limit, maxBytes: maxBytes))
         } catch {
-            let old = error.message.contains("no such table")
+            let old = error.message.containsText("no such table")
             return .failure(
                 ReportReadFailure(message: old ? "\(store) holds no results: a release before them wrote it" : "\(store): \(error.message)", missing: false))
         }
+    }
+
+    package func webhookTurn(_ key: String, holder: String, now: Double, until: Double) throws(Failure) -> Int? {
+        var out: Int?
+        try transaction { (c) throws(SQLiteError) in
+            let s = try c.statement("SELECT value FROM server_settings WHERE name = ?1")
+            s.bind([.text(WebhookLease.settingName(key))])
+            let stored = try s.step() ? WebhookLease(text: s.text(0)) : nil
+            s.finish()
+            var lease: WebhookLease
+            if let stored {
+                lease = stored
+            } else {
+                lease = WebhookLease(cursor: try c.integer("SELECT coalesce(max(seq), 0) FROM server_results"), holder: "", until: 0)
+            }
+            guard lease.holder == holder || lease.until <= now else { return }
+            lease.holder = holder
+            lease.until = until
+            try c.run(
+                "INSERT INTO server_settings (name, value) VALUES (?1, ?2) ON CONFLICT(name) DO UPDATE SET value = excluded.value",
+                [.text(WebhookLease.settingName(key)), .text(lease.text)])
+            out = lease.cursor
+        }
+        return out
+    }
+
+    package func webhookDelivered(_ key: String, holder: String, seq: Int) throws(Failure) -> Bool {
+        var noted = false
+        try transaction { (c) throws(SQLiteError) in
+            let s = try c.statement("SELECT value FROM server_settings WHERE name = ?1")
+            s.bind([.text(WebhookLease.settingName(key))])
+            let stored = try s.step() ? WebhookLease(text: s.text(0)) : nil
+            s.finish()
+            guard var lease = stored, lease.holder == holder else { return }
+            lease.cursor = max(lease.cursor, seq)
+            try c.run("UPDATE server_settings SET value = ?2 WHERE name = ?1", [.text(WebhookLease.settingName(key)), .text(lease.text)])
+            noted = true
+        }
+        return noted
     }
 
     /// Removes results written before `time` (at most 5,000 rows per call); how many went.

@@ -42,6 +42,8 @@ package final class HTTPServer: Sendable {
     private let tickerDone = Mutex<Bool>(false)
     /// True once the checkpointer's thread has ended (or never ran).
     private let checkpointerDone = Mutex<Bool>(false)
+    /// True once the webhook sender's thread has ended (or never ran).
+    private let webhookDone = Mutex<Bool>(false)
     private let listenerDone = Mutex<Bool>(false)
     private let takeoverDone = Mutex<Bool>(false)
     /// The writer: its own thread commits what changed (each batch holds every change so far, so
@@ -104,6 +106,14 @@ package final class HTTPServer: Sendable {
     package func start(host: String, port: Int) throws(Failure) -> Int {
         guard (0...65535).contains(port) else { throw Failure(message: "the port must be from 0 to 65535") }
         let c = service.configuration
+        // The webhook takes its place in the store before any request comes: a webhook new to the
+        // store delivers every result written from now on.
+        var webhookSender: WebhookSender?
+        if let webhook = c.webhook, service.keepsResults, let archive = service.archive {
+            let sender = WebhookSender(configuration: webhook, archive: archive, clock: service.clock, log: service.log)
+            sender.register()
+            webhookSender = sender
+        }
         var error = [CChar](repeating: 0, count: 256)
         var deadlines: OpaquePointer?
         let me = Unmanaged.passUnretained(self).toOpaque()
@@ -157,6 +167,12 @@ package final class HTTPServer: Sendable {
             checkpointerDone.withLock { $0 = true }
         }
         if service.persists, !OffThread.detach(named: "rocket-writer", { [self] in writeLoop() }) { writerDone.withLock { $0 = true } }
+        // Results go to the webhook from a thread of their own: a slow endpoint holds up nothing else.
+        if let sender = webhookSender {
+            if !OffThread.detach(named: "rocket-webhook", { [self] in webhookLoop(sender) }) { webhookDone.withLock { $0 = true } }
+        } else {
+            webhookDone.withLock { $0 = true }
+        }
         // A store other servers share tells of their changes: the streams here follow them.
         if !startListener() {
             listenerDone.withLock { $0 = true }
@@ -193,6 +209,8 @@ package final class HTTPServer: Sendable {
         signalWriter()
         for _ in 0..<1_000 where !writerDone.withLock({ $0 }) { usleep(5_000) }
         for _ in 0..<1_000 where !checkpointerDone.withLock({ $0 }) { usleep(5_000) }
+        // A delivery under way ends by its own deadline; the thread stops after it.
+        for _ in 0..<200 where !webhookDone.withLock({ $0 }) { usleep(5_000) }
         for _ in 0..<1_000 where !listenerDone.withLock({ $0 }) { usleep(5_000) }
         for _ in 0..<1_000 where !takeoverDone.withLock({ $0 }) { usleep(5_000) }
         MHD_stop_daemon(handle.daemon)
@@ -719,6 +737,19 @@ package final class HTTPServer: Sendable {
             }
         }
         writerDone.withLock { $0 = true }
+    }
+
+    /// The webhook sender's loop: a turn, then the pause it asks for, until the server stops.
+    private func webhookLoop(_ sender: WebhookSender) {
+        while !stopping.load(ordering: .acquiring) {
+            let pause = sender.turn()
+            var waited = 0.0
+            while waited < pause, !stopping.load(ordering: .acquiring) {
+                usleep(20_000)
+                waited += 0.02
+            }
+        }
+        webhookDone.withLock { $0 = true }
     }
 
     /// The checkpointer's loop: five passive checkpoints a second, beside the writer's commits,

@@ -158,6 +158,33 @@ package final class PostgresConversationArchive: ConversationStore, SharedAlerts
         }
     }
 
+    package func webhookTurn(_ key: String, holder: String, now: Double, until: Double) throws(ConversationArchive.Failure) -> Int? {
+        try transaction { (c) throws(PostgresError) -> Int? in
+            // The row made once (by whichever server comes first), then locked while it is decided.
+            let name = WebhookLease.settingName(key)
+            try c.query(
+                "INSERT INTO rocket_settings (name, value) SELECT $1, coalesce(max(seq), 0) || ' - 0' FROM rocket_results ON CONFLICT DO NOTHING",
+                [.text(name)])
+            let r = try c.query("SELECT value FROM rocket_settings WHERE name = $1 FOR UPDATE", [.text(name)])
+            guard r.count > 0, var lease = WebhookLease(text: r.text(0, 0)), lease.holder == holder || lease.until <= now else { return nil }
+            lease.holder = holder
+            lease.until = until
+            try c.query("UPDATE rocket_settings SET value = $2 WHERE name = $1", [.text(name), .text(lease.text)])
+            return lease.cursor
+        }
+    }
+
+    package func webhookDelivered(_ key: String, holder: String, seq: Int) throws(ConversationArchive.Failure) -> Bool {
+        try transaction { (c) throws(PostgresError) -> Bool in
+            let name = WebhookLease.settingName(key)
+            let r = try c.query("SELECT value FROM rocket_settings WHERE name = $1 FOR UPDATE", [.text(name)])
+            guard r.count > 0, var lease = WebhookLease(text: r.text(0, 0)), lease.holder == holder else { return false }
+            lease.cursor = max(lease.cursor, seq)
+            try c.query("UPDATE rocket_settings SET value = $2 WHERE name = $1", [.text(name), .text(lease.text)])
+            return true
+        }
+    }
+
     package func forgetResults(before time: Double) throws(ConversationArchive.Failure) -> Int {
         try transaction { (c) throws(PostgresError) -> Int in
             try c.query(

@@ -36,6 +36,8 @@ public struct ServerConfiguration: Sendable {
     /// Seconds the results of ended conversations (their answers) are kept for the site's back
     /// end (`--keep-results`); 0 keeps none.
     public var resultRetention: Double = RocketLimits.resultRetentionSeconds
+    /// Where results are delivered as they are written (`--webhook`); nil: nowhere.
+    public var webhook: WebhookConfiguration? = nil
     /// Seconds a request may take to arrive whole from its request line (headers and body).
     public var requestSeconds = RocketLimits.requestSeconds
     /// Seconds a connection may stay idle; a request must also have come whole within this and

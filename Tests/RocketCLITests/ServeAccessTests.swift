@@ -179,6 +179,42 @@ struct ServeAccessTests {
         #expect(server.stop() == 0)
     }
 
+    @Test("rocket serve --webhook: each result is POSTed as it is written, signed; wrong setups are usage errors")
+    func webhook() throws {
+        let dir = scratchDirectory()
+        let secret = String(repeating: "s", count: 40)
+        try (secret + "\n").write(toFile: dir + "/hook-secret", atomically: true, encoding: .utf8)
+        let receiver = try HTTPReceiver(statuses: [204])
+        defer { receiver.stop() }
+        let url = "http://127.0.0.1:\(receiver.port)/hook"
+        let server = try Running(["--insecure-dev", "--webhook", url, "--webhook-secret-file", dir + "/hook-secret"], store: dir + "/w.sqlite")
+        let started = server.exchange("POST", "/v1/conversations", body: #"{"flow": "tour", "visitor": "ada", "reducedMotion": true}"#)
+        let id = try #require(started.range(of: #""id":""#).map { String(started[$0.upperBound...].prefix(32)) })
+        var tapped = 0
+        for _ in 0..<100 where tapped != 200 {
+            tapped = server.status("POST", "/v1/conversations/\(id)/intents", body: #"{"intent": "tap"}"#, headers: ["Rocket-Visitor": "ada"])
+            if tapped != 200 { usleep(50_000) }
+        }
+        // The end is saved, then sent (the sender looks once a second).
+        for _ in 0..<200 where receiver.requests.isEmpty { usleep(50_000) }
+        let got = try #require(receiver.requests.first)
+        let body = String(decoding: got.body, as: UTF8.self)
+        #expect(body.contains(id) && body.contains(#""reason":"completed""#), "\(body)")
+        #expect(got.headers["Rocket-Signature"]?.hasPrefix("t=") == true && got.headers["Rocket-Delivery"] == "1")
+        #expect(server.stop() == 0)
+        // Setups that cannot work are said at once.
+        let store = ["--store", dir + "/x.sqlite"]
+        for args in [
+            ["--webhook", url], ["--webhook", "ftp://x/", "--webhook-secret-file", dir + "/hook-secret"],
+            ["--webhook", url, "--webhook-secret-file", dir + "/hook-secret", "--keep-results", "0"], ["--webhook-ca-file", dir + "/hook-secret"],
+        ] {
+            let r = try runRocket(["serve"] + args + store)
+            #expect(r.status == 64 && r.stderr.contains("--webhook"), "\(args): \(r.stderr)")
+        }
+        try "short\n".write(toFile: dir + "/short", atomically: true, encoding: .utf8)
+        #expect(try runRocket(["serve", "--webhook", url, "--webhook-secret-file", dir + "/short"] + store).status != 0)
+    }
+
     /// The page size an SQLite file's header states (bytes 16–17, big-endian; 1 means 65,536).
     static func pageSize(_ path: String) -> Int? {
         guard let h = FileManager.default.contents(atPath: path), h.count >= 18, h.starts(with: Array("SQLite format 3\0".utf8)) else { return nil }

@@ -1,0 +1,255 @@
+import CHTTPClient
+package import RocketCore
+import RocketJSON
+import Synchronization
+
+/// Where `rocket serve --webhook URL` delivers results: an `http://` or `https://` URL.
+public struct WebhookTarget: Sendable, Equatable {
+    /// The URL as given.
+    public let url: String
+    /// True for `https://`.
+    public let tls: Bool
+    /// The host (a name, or an IP address without brackets).
+    public let host: String
+    /// The port (80 or 443 when the URL names none).
+    public let port: Int
+    /// The path and query (`/` when the URL has none).
+    public let path: String
+
+    /// Reads `text`; nil with why when it is not an http(s) URL with a host, a port of 1 to
+    /// 65535 and no user name, fragment, space or control character.
+    public static func parse(_ text: String) -> Result<WebhookTarget, WebhookURLError> {
+        guard text.utf8.count <= 2048, text.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else {
+            return .failure(WebhookURLError(message: "at most 2,048 printable ASCII characters, without spaces"))
+        }
+        let tls: Bool
+        let rest: Substring
+        if text.hasPrefix("https://") {
+            (tls, rest) = (true, text.dropFirst(8))
+        } else if text.hasPrefix("http://") {
+            (tls, rest) = (false, text.dropFirst(7))
+        } else {
+            return .failure(WebhookURLError(message: "an http:// or https:// URL"))
+        }
+        let authority = rest.prefix { $0 != "/" && $0 != "?" && $0 != "#" }
+        var path = String(rest.dropFirst(authority.count))
+        guard !path.utf8.contains(0x23) else { return .failure(WebhookURLError(message: "a URL without a fragment (#)")) }
+        guard !authority.utf8.contains(0x40) else { return .failure(WebhookURLError(message: "a URL without a user name or password")) }
+        if path.isEmpty || path.hasPrefix("?") { path = "/" + path }
+        var host = Substring(authority), portText: Substring?
+        if authority.hasPrefix("[") {
+            guard let close = authority.firstIndex(of: "]") else { return .failure(WebhookURLError(message: "a closed [IPv6 address]")) }
+            host = authority[authority.index(after: authority.startIndex)..<close]
+            let after = authority[authority.index(after: close)...]
+            if !after.isEmpty {
+                guard after.hasPrefix(":") else { return .failure(WebhookURLError(message: "a port after the address")) }
+                portText = after.dropFirst()
+            }
+        } else if let colon = authority.lastIndex(of: ":") {
+            host = authority[..<colon]
+            portText = authority[authority.index(after: colon)...]
+        }
+        guard !host.isEmpty else { return .failure(WebhookURLError(message: "a URL with a host")) }
+        var port = tls ? 443 : 80
+        if let portText {
+            guard portText.utf8.count <= 5, let p = Int(portText), (1...65_535).contains(p) else {
+                return .failure(WebhookURLError(message: "a port from 1 to 65535"))
+            }
+            port = p
+        }
+        return .success(WebhookTarget(url: text, tls: tls, host: String(host), port: port, path: path))
+    }
+}
+
+/// Why a webhook URL was refused.
+public struct WebhookURLError: Error, Sendable, Equatable {
+    /// What the URL must be.
+    public let message: String
+}
+
+/// `--webhook`: where results go, the secret they are signed with, whose certificates to trust.
+public struct WebhookConfiguration: Sendable {
+    /// Where.
+    public var target: WebhookTarget
+    /// The HMAC-SHA256 key of the `Rocket-Signature` header.
+    public var secret: [UInt8]
+    /// A PEM file of the certificates to trust for `https://` (nil: the system's).
+    public var caFile: String?
+    /// Seconds a delivery may take, from connecting to the answer's status line.
+    public var timeout: Double = 10
+
+    /// A configuration delivering to `target`, signed with `secret`.
+    public init(target: WebhookTarget, secret: [UInt8], caFile: String? = nil) {
+        self.target = target
+        self.secret = secret
+        self.caFile = caFile
+    }
+}
+
+/// A webhook's place in the store: the last result it delivered, and which server holds the
+/// right to deliver (until when). Kept as one setting: `CURSOR HOLDER UNTIL`.
+package struct WebhookLease: Equatable {
+    var cursor: Int
+    var holder: String
+    var until: Double
+
+    /// The setting of the webhook `key`.
+    static func settingName(_ key: String) -> String { "webhook " + key }
+
+    var text: String { "\(cursor) \(holder.isEmpty ? "-" : holder) \(until)" }
+
+    init(cursor: Int, holder: String, until: Double) {
+        self.cursor = cursor
+        self.holder = holder
+        self.until = until
+    }
+
+    init?(text: String) {
+        let parts = text.split(separator: " ")
+        guard parts.count == 3, let c = Int(parts[0]), let u = Double(parts[2]) else { return nil }
+        cursor = c
+        holder = parts[1] == "-" ? "" : String(parts[1])
+        until = u
+    }
+}
+
+/// One HTTP(S) POST that reads only the answer's status (`CHTTPClient`).
+package enum WebhookClient {
+    /// POSTs `body` with `headers` to `target`: the answer's status, or why there was none.
+    package static func post(
+        _ target: WebhookTarget, headers: [(String, String)], body: [UInt8], caFile: String?, timeout: Double
+    ) -> Result<Int, WebhookURLError> {
+        let lines = headers.map { "\($0.0): \($0.1)\r\n" }.joined()
+        var result = rocket_http_result()
+        let rc = body.withUnsafeBufferPointer { b in
+            rocket_http_post(
+                target.host, Int32(target.port), target.tls ? 1 : 0, target.path, lines, b.baseAddress, b.count, caFile,
+                Int32(max(1, min(timeout, 600)) * 1000), &result)
+        }
+        guard rc == 0 else {
+            let why = withUnsafeBytes(of: result.error) { raw in String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self) }
+            return .failure(WebhookURLError(message: why))
+        }
+        return .success(Int(result.status))
+    }
+}
+
+/// Delivers results to `--webhook`: in the order the store numbered them, one at a time, each
+/// until its endpoint answers 2xx (at least once: an endpoint tells repeats by `Rocket-Delivery`).
+/// Among servers sharing a store, the one holding the webhook's lease delivers; another takes
+/// over once a lease runs out. Its thread calls ``turn()`` in a loop and waits what it returns.
+package final class WebhookSender: Sendable {
+    let configuration: WebhookConfiguration
+    let archive: any ConversationStore
+    let clock: any RocketClock
+    let log: @Sendable (String) -> Void
+    /// This server, as a lease holder.
+    let holder: String
+    /// The webhook's key in the store: its URL's SHA-256, so a new URL starts afresh.
+    let key: String
+    /// Failed deliveries in a row, and when the last failure was logged.
+    let failures = Mutex<(count: Int, logged: Double)>((0, -.infinity))
+
+    /// How long a lease runs; a turn renews it.
+    static let leaseSeconds = 15.0
+    /// Results delivered in one turn at most (then the lease is renewed).
+    static let perTurn = 50
+
+    package init(configuration: WebhookConfiguration, archive: any ConversationStore, clock: any RocketClock, log: @escaping @Sendable (String) -> Void) {
+        self.configuration = configuration
+        self.archive = archive
+        self.clock = clock
+        self.log = log
+        holder = SHA256.hex(AccessControl.randomBytes(8))
+        key = String(SHA256.hex(SHA256.digest(Array(configuration.target.url.utf8))).prefix(16))
+    }
+
+    /// The headers of one delivery: what it is, its number, and its signature over the time and
+    /// the body, `t=TIME,v1=HEX(HMAC-SHA256(secret, "TIME.BODY"))`.
+    package func headers(for body: [UInt8], seq: Int, at time: Double) -> [(String, String)] {
+        let t = String(Int(time.rounded(.down)))
+        let signature = HMAC.hex(key: configuration.secret, message: Array((t + ".").utf8) + body)
+        return [
+            ("Content-Type", "application/json"), ("User-Agent", "rocket-webhook"), ("Rocket-Delivery", String(seq)),
+            ("Rocket-Signature", "t=\(t),v1=\(signature)"),
+        ]
+    }
+
+    /// Takes the webhook's place in the store (its lease, and for a webhook new to the store the
+    /// number of the newest result): called before the server takes requests, so every result
+    /// written after it is delivered. A store that cannot be reached now is tried again by the
+    /// first ``turn()``.
+    package func register() {
+        let now = clock.now
+        _ = try? archive.webhookTurn(key, holder: holder, now: now, until: now + Self.leaseSeconds)
+    }
+
+    /// One turn: while this server holds the lease, the results after the last one delivered,
+    /// in order, each until it is taken. Returns the seconds to wait before the next turn: 0 to
+    /// go on, 1 when nothing waits, 2 while another server holds the lease, a growing pause
+    /// (1 s, doubled up to 5 minutes) after a delivery failed.
+    package func turn() -> Double {
+        let now = clock.now
+        let cursor: Int
+        do throws(ConversationArchive.Failure) {
+            guard let c = try archive.webhookTurn(key, holder: holder, now: now, until: now + Self.leaseSeconds) else { return 2 }
+            cursor = c
+        } catch {
+            complain("the store: \(error.message)")
+            return pause()
+        }
+        let rows: [ConversationArchive.StoredResult]
+        do throws(ConversationArchive.Failure) {
+            rows = try archive.results(flow: nil, after: cursor, limit: Self.perTurn, maxBytes: RocketLimits.resultPageBytes)
+        } catch {
+            complain("the store: \(error.message)")
+            return pause()
+        }
+        guard !rows.isEmpty else { return 1 }
+        for row in rows {
+            var w = JSONBytes(capacity: 512)
+            row.write(into: &w)
+            let body = w.out
+            let answer = WebhookClient.post(
+                configuration.target, headers: headers(for: body, seq: row.seq, at: clock.now), body: body, caFile: configuration.caFile,
+                timeout: configuration.timeout)
+            switch answer {
+            case .success(let status) where (200...299).contains(status):
+                failures.withLock { $0.count = 0 }
+            case .success(let status):
+                complain("\(configuration.target.url) answered \(status) to result \(row.seq); it is sent again")
+                return pause()
+            case .failure(let why):
+                complain("result \(row.seq) was not delivered to \(configuration.target.url): \(why.message); it is sent again")
+                return pause()
+            }
+            do throws(ConversationArchive.Failure) {
+                guard try archive.webhookDelivered(key, holder: holder, seq: row.seq) else { return 2 }
+            } catch {
+                complain("the store: \(error.message)")
+                return pause()
+            }
+        }
+        return 0
+    }
+
+    /// The pause after a failure: 1 s, doubled each time in a row, at most 5 minutes.
+    private func pause() -> Double {
+        let n = failures.withLock { f -> Int in
+            f.count += 1
+            return f.count
+        }
+        return min(300, Double(1 << min(n - 1, 9)))
+    }
+
+    /// Logs a failure, at most once a minute.
+    private func complain(_ what: String) {
+        let now = clock.now
+        let due = failures.withLock { f -> Bool in
+            guard now - f.logged >= 60 else { return false }
+            f.logged = now
+            return true
+        }
+        if due { log("rocket serve: webhook: \(what)") }
+    }
+}

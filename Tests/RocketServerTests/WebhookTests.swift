@@ -1,0 +1,139 @@
+import Foundation
+import RocketCore
+import RocketJSON
+import RocketTestSupport
+import Testing
+
+@testable import RocketServer
+
+@Suite("Webhooks: results pushed to the site as they are written", .serialized)
+struct WebhookTests {
+    static let secret = Array("webhook-secret-0123456789abcdef-0123".utf8)
+
+    @Test("--webhook URLs: http and https, a host, a port, no user name or fragment")
+    func urls() {
+        func parsed(_ s: String) -> WebhookTarget? { if case .success(let t) = WebhookTarget.parse(s) { t } else { nil } }
+        #expect(
+            parsed("https://hooks.example/rocket?k=1")
+                == WebhookTarget(url: "https://hooks.example/rocket?k=1", tls: true, host: "hooks.example", port: 443, path: "/rocket?k=1"))
+        #expect(parsed("http://127.0.0.1:8081") == WebhookTarget(url: "http://127.0.0.1:8081", tls: false, host: "127.0.0.1", port: 8081, path: "/"))
+        #expect(parsed("https://[::1]:9443/x")?.host == "::1")
+        for bad in ["ftp://x/", "https://", "https://user:pw@x/", "https://x/#f", "https://x:0/", "https://x:70000/", "https://x /", "x", "https://[::1/"] {
+            #expect(parsed(bad) == nil, "\(bad)")
+        }
+    }
+
+    /// Ends a conversation of the basic flow for `visitor` (closed after its name).
+    static func end(_ h: Harness, visitor: String, name: String) throws -> String {
+        let id = try h.start(visitor: visitor)
+        #expect(h.send(id, #""intent": "tap""#, visitor: visitor).status == 200)
+        #expect(h.send(id, #""intent": "submit", "text": "\#(name)""#, visitor: visitor).status == 200)
+        #expect(h.send(id, #""intent": "close""#, visitor: visitor).status == 200)
+        h.service.flush()
+        return id
+    }
+
+    @Test(
+        "results go out in order, each until it is taken (a failure is sent again after a pause), signed, and the place is kept in the store",
+        arguments: ServerStoreKind.allCases)
+    func delivers(kind: ServerStoreKind) throws {
+        let receiver = try HTTPReceiver(statuses: [500, 204])
+        defer { receiver.stop() }
+        let h = try Harness(kind)
+        let target = try WebhookTarget.parse("http://127.0.0.1:\(receiver.port)/hook").get()
+        let sender = WebhookSender(
+            configuration: WebhookConfiguration(target: target, secret: Self.secret), archive: h.service.archive!, clock: h.clock, log: { _ in })
+        // A webhook new to the store starts with what ends from now on.
+        _ = try Self.end(h, visitor: "early", name: "Old")
+        #expect(sender.turn() == 1, "nothing to send yet")
+        let ids = try ["ada", "bo", "cy"].map { try Self.end(h, visitor: $0, name: $0.capitalized) }
+        #expect(sender.turn() == 1, "the first delivery failed (500): a pause of 1 s")
+        #expect(sender.turn() == 0, "then the three went out")
+        #expect(sender.turn() == 1)
+        let got = receiver.requests
+        let delivered = got.compactMap { r -> String? in
+            guard let o = try? JSONReader.parse(r.body) else { return nil }
+            return o.object?.first { $0.key == "conversation" }?.value.string
+        }
+        #expect(delivered == [ids[0]] + ids, "the failed one again first, then in order")
+        for r in got {
+            #expect(r.path == "/hook" && r.headers["Content-Type"] == "application/json")
+            // The signature: t=TIME,v1=HEX(HMAC-SHA256(secret, "TIME.BODY")).
+            let parts = (r.headers["Rocket-Signature"] ?? "").split(separator: ",")
+            let t = parts.first.map { String($0.dropFirst(2)) } ?? ""
+            #expect(parts.count == 2 && parts[1] == "v1=" + HMAC.hex(key: Self.secret, message: Array((t + ".").utf8) + r.body), "\(r.headers)")
+            #expect(Int(r.headers["Rocket-Delivery"] ?? "") != nil)
+        }
+        // The check docs/SERVER.md gives an endpoint (Python's hmac) takes them, and refuses a changed body.
+        let dir = newScratchDirectory("verify")
+        let last = try #require(got.last)
+        try Data(last.body).write(to: URL(fileURLWithPath: dir + "/body"))
+        let check = Process()
+        check.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        check.arguments = [
+            "python3", "-c",
+            """
+            import hashlib, hmac, sys, time
+            def verified(secret, header, body):
+                fields = dict(part.split("=", 1) for part in header.split(","))
+                expected = hmac.new(secret, fields["t"].encode() + b"." + body, hashlib.sha256).hexdigest()
+                return hmac.compare_digest(expected, fields.get("v1", "")) and abs(time.time() - int(fields["t"])) < 10**10
+            body = open(sys.argv[3], "rb").read()
+            sys.exit(0 if verified(sys.argv[1].encode(), sys.argv[2], body) and not verified(sys.argv[1].encode(), sys.argv[2], body + b" ") else 1)
+            """, String(decoding: Self.secret, as: UTF8.self), last.headers["Rocket-Signature"] ?? "", dir + "/body",
+        ]
+        try check.run()
+        check.waitUntilExit()
+        #expect(check.terminationStatus == 0, "the documented check refused a delivery")
+        let lastBody = String(decoding: got.last?.body ?? [], as: UTF8.self)
+        #expect(lastBody.contains(#""answers":{"name":"Cy"}"#), "\(lastBody)")
+        // Another server's sender waits while the lease runs, then goes on from the place kept.
+        let other = WebhookSender(
+            configuration: WebhookConfiguration(target: target, secret: Self.secret), archive: h.service.archive!, clock: h.clock, log: { _ in })
+        #expect(other.turn() == 2)
+        h.clock.advance(by: WebhookSender.leaseSeconds + 1)
+        #expect(other.turn() == 1, "nothing new: the place was kept")
+        let late = try Self.end(h, visitor: "di", name: "Di")
+        #expect(other.turn() == 0)
+        let newest = String(decoding: receiver.requests.last?.body ?? [], as: UTF8.self)
+        #expect(receiver.requests.count == got.count + 1 && newest.contains(late))
+        #expect(sender.turn() == 2, "the first sender has lost the lease")
+    }
+
+    @Test("https: the certificate is checked against the CA file and the address; an untrusted one is refused")
+    func tls() throws {
+        let dir = newScratchDirectory("tls")
+        let make = Process()
+        make.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        make.arguments = [
+            "openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1",
+            "-keyout", dir + "/key.pem", "-out", dir + "/cert.pem",
+        ]
+        make.standardOutput = FileHandle.nullDevice
+        make.standardError = FileHandle.nullDevice
+        try make.run()
+        make.waitUntilExit()
+        try #require(make.terminationStatus == 0)
+        let receiver = try HTTPReceiver(statuses: [204], certificate: dir + "/cert.pem", key: dir + "/key.pem")
+        defer { receiver.stop() }
+        let target = try WebhookTarget.parse("https://127.0.0.1:\(receiver.port)/tls").get()
+        let body = Array(#"{"seq":1}"#.utf8)
+        let trusted = WebhookClient.post(target, headers: [("Content-Type", "application/json")], body: body, caFile: dir + "/cert.pem", timeout: 10)
+        #expect(try trusted.get() == 204)
+        #expect(receiver.requests.first?.body == body)
+        // The system's certificates do not vouch for it.
+        guard case .failure(let why) = WebhookClient.post(target, headers: [], body: body, caFile: nil, timeout: 10) else {
+            Issue.record("an untrusted certificate was taken")
+            return
+        }
+        #expect(why.message.contains("not trusted"), "\(why.message)")
+        #expect(receiver.requests.count == 1, "nothing was sent to it")
+        // Nothing listening: said, within the deadline.
+        let closed = try WebhookTarget.parse("http://127.0.0.1:1/").get()
+        guard case .failure(let refused) = WebhookClient.post(closed, headers: [], body: body, caFile: nil, timeout: 2) else {
+            Issue.record("a closed port answered")
+            return
+        }
+        #expect(refused.message.contains("cannot connect"), "\(refused.message)")
+    }
+}
