@@ -22,6 +22,12 @@ package enum Addresses {
         return address
     }
 
+    /// True when `host` names this machine: `localhost`, 127.0.0.0/8 or ::1.
+    package static func isLoopback(_ host: String) -> Bool {
+        let h = canonical(host).lowercased()
+        return h == "localhost" || h == "::1" || (isAddress(h) && h.hasPrefix("127."))
+    }
+
     /// True when `s` is an IPv4 or IPv6 address as text.
     package static func isAddress(_ s: String) -> Bool {
         var v4 = in_addr()

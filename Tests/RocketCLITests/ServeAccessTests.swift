@@ -202,6 +202,7 @@ struct ServeAccessTests {
         #expect(body.contains(id) && body.contains(#""reason":"completed""#), "\(body)")
         #expect(got.headers["Rocket-Signature"]?.hasPrefix("t=") == true && got.headers["Rocket-Delivery"] == "1")
         #expect(server.stop() == 0)
+        #expect(!server.stderr.contains("unencrypted"), "http:// on this machine is no network")
         // Setups that cannot work are said at once.
         let store = ["--store", dir + "/x.sqlite"]
         for args in [
