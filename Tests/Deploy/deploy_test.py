@@ -110,6 +110,23 @@ class Client:
         return r.status, parsed, dict(r.getheaders())
 
 
+def while_restarting(work, count, instance, problems, after):
+    """Runs work(n) for n in 0..<count on threads of their own while `instance` is killed with
+    SIGKILL `after` seconds in and started again half a second later; fails with the first
+    problems the workers noted."""
+    threads = [threading.Thread(target=work, args=(n,)) for n in range(count)]
+    for t in threads:
+        t.start()
+    time.sleep(after)
+    instance.kill()
+    time.sleep(0.5)
+    instance.start()
+    for t in threads:
+        t.join(timeout=60)
+    if problems:
+        fail("; ".join(problems[:5]))
+
+
 def main():
     if not os.access(ROCKET, os.X_OK):
         fail(f"{ROCKET} is missing: run swift build first")
@@ -281,17 +298,7 @@ def main():
             except Exception as e:  # noqa: BLE001 (a failed request is a failed test, said plainly)
                 problems.append(f"visitor {n}: {e!r}")
 
-        threads = [threading.Thread(target=visitor_taps, args=(n,)) for n in range(8)]
-        for t in threads:
-            t.start()
-        time.sleep(0.5)
-        instances[2].kill()
-        time.sleep(0.5)
-        instances[2].start()
-        for t in threads:
-            t.join(timeout=60)
-        if problems:
-            fail("; ".join(problems[:5]))
+        while_restarting(visitor_taps, 8, instances[2], problems, after=0.5)
         for cid, (who, last) in results.items():
             status, read, _ = client.call("GET", f"/v1/conversations/{cid}", headers=who)
             if status != 200 or read["conversation"]["step"] != last:
@@ -324,17 +331,7 @@ def main():
             except Exception as e:  # noqa: BLE001
                 problems.append(f"answerer {n}: {e!r}")
 
-        threads = [threading.Thread(target=visitor_answers, args=(n,)) for n in range(12)]
-        for t in threads:
-            t.start()
-        time.sleep(0.3)
-        instances[1].kill()
-        time.sleep(0.5)
-        instances[1].start()
-        for t in threads:
-            t.join(timeout=60)
-        if problems:
-            fail("; ".join(problems[:5]))
+        while_restarting(visitor_answers, 12, instances[1], problems, after=0.3)
         # Each ends once its answer is in (a step of its own, on whichever instance runs it).
         deadline = time.monotonic() + 15
         for cid, (who, _) in answered.items():
