@@ -10,7 +10,10 @@ which another must run (watched in the database).
 Run by scripts/test.sh after `swift build` (the debug rocket; ROCKET_BIN picks another).
 Bounded: every wait has a deadline; the whole run takes well under a minute.
 """
+import hashlib
+import hmac
 import http.client
+import http.server
 import json
 import os
 import shutil
@@ -50,12 +53,12 @@ def fail(message):
 class Instance:
     """One `rocket serve` on the shared store, behind nginx."""
 
-    def __init__(self, port, store, flows, keys, public):
+    def __init__(self, port, store, flows, keys, public, extra=()):
         self.port, self.args = port, [
             ROCKET, "serve", "--port", str(port), "--store", store, "--flows", flows, "--api-key-file", keys,
             "--trust-proxy", "127.0.0.1", "--public-url", public,
             # Every visitor of this test comes from 127.0.0.1: the per-address limits would be the test's.
-            "--rate-per-address", "100000", "--rate", "1000",
+            "--rate-per-address", "100000", "--rate", "1000", *extra,
         ]
         self.proc = None
 
@@ -110,6 +113,30 @@ class Client:
         return r.status, parsed, dict(r.getheaders())
 
 
+class Receiver:
+    """The site's webhook endpoint: records every delivery (its headers and body) and answers 204."""
+
+    def __init__(self):
+        self.deliveries, lock = [], threading.Lock()
+        receiver = self
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def do_POST(self):
+                body = self.rfile.read(int(self.headers.get("Content-Length", "0")))
+                with lock:
+                    receiver.deliveries.append((dict(self.headers.items()), body))
+                self.send_response(204)
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+
+            def log_message(self, *args):
+                pass
+
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.port = self.server.server_address[1]
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+
 def while_restarting(work, count, instance, problems, after):
     """Runs work(n) for n in 0..<count on threads of their own while `instance` is killed with
     SIGKILL `after` seconds in and started again half a second later; fails with the first
@@ -159,7 +186,14 @@ def main():
         listen = free_port()
         public = f"https://127.0.0.1:{listen}"
         ports = [free_port() for _ in range(3)]
-        instances = [Instance(p, cluster, flows, keys, public) for p in ports]
+        # Every instance may send results to the site's webhook; the holder of its lease does.
+        receiver = Receiver()
+        hook_secret = os.path.join(tmp, "hook-secret")
+        with open(hook_secret, "w") as f:
+            f.write("webhook-secret-for-the-deploy-test-0123456789\n")
+        os.chmod(hook_secret, 0o600)
+        hook = ["--webhook", f"http://127.0.0.1:{receiver.port}/hook", "--webhook-secret-file", hook_secret]
+        instances = [Instance(p, cluster, flows, keys, public, hook) for p in ports]
         for i in instances:
             i.start()
         with open(os.path.join(ROOT, "docs", "deploy", "nginx.conf")) as f:
@@ -359,6 +393,32 @@ def main():
         if seen != expected or len(seen) != 12:
             fail(f"the results are {seen}, not the 12 answers given {expected}")
         print("deploy test: ok: 12 answers given while an instance was killed and restarted: GET /v1/results through nginx lists each once")
+
+        # The webhook got them too, from whichever instance held its lease (a killed holder's lease
+        # runs out and another goes on from the place kept): each at least once, first arrivals in
+        # order, every one signed.
+        deadline = time.monotonic() + 45
+        while time.monotonic() < deadline:
+            got = {json.loads(body)["conversation"] for _, body in receiver.deliveries}
+            if set(expected) <= got:
+                break
+            time.sleep(0.1)
+        firsts, seen_seq = [], set()
+        for headers, body in receiver.deliveries:
+            sig = dict(part.split("=", 1) for part in headers.get("Rocket-Signature", "").split(","))
+            mac = hmac.new(b"webhook-secret-for-the-deploy-test-0123456789", sig.get("t", "").encode() + b"." + body, hashlib.sha256).hexdigest()
+            if not hmac.compare_digest(mac, sig.get("v1", "")):
+                fail(f"a webhook delivery is not signed right: {headers}")
+            seq = json.loads(body)["seq"]
+            if seq not in seen_seq:
+                seen_seq.add(seq)
+                firsts.append(seq)
+        got = {json.loads(body)["conversation"]: json.loads(body)["answers"].get("name") for _, body in receiver.deliveries}
+        if any(got.get(cid) != name for cid, name in expected.items()):
+            fail(f"the webhook got {got}, not the 12 answers given {expected}")
+        if firsts != sorted(firsts):
+            fail(f"the webhook's deliveries came out of order: {firsts}")
+        print(f"deploy test: ok: the webhook got the 12 results ({len(receiver.deliveries)} deliveries, first arrivals in order, all signed)")
 
         # A timer whose instance is killed runs on another: started on instance 0 directly, which
         # is killed at once; within the timer and the takeover's grace the bubble has gone on.
