@@ -110,7 +110,7 @@ package final class HTTPServer: Sendable {
         // store delivers every result written from now on.
         var webhookSender: WebhookSender?
         if let webhook = c.webhook, service.keepsResults, let archive = service.archive {
-            let sender = WebhookSender(configuration: webhook, archive: archive, clock: service.clock, log: service.log)
+            let sender = WebhookSender(configuration: webhook, archive: archive, clock: service.clock, counters: service.counters, log: service.log)
             sender.register()
             webhookSender = sender
         }

@@ -13,6 +13,10 @@ package final class ServerCounters: Sendable {
     private let statuses = Mutex<[UInt64]>(Array(repeating: 0, count: 500))
     /// Event streams open now.
     let streams = Atomic<Int>(0)
+    /// Results this server's webhook sender delivered.
+    let webhookDelivered = Atomic<Int>(0)
+    /// Deliveries (or store reads) of the webhook sender that failed in a row now (0: none).
+    let webhookFailing = Atomic<Int>(0)
 
     /// Counts an answer of `status`.
     package func answered(_ status: Int) {
@@ -41,6 +45,14 @@ extension ConversationService {
         m.add("rocket_event_streams", .gauge, "Event streams open.", Double(counters.streams.load(ordering: .relaxed)))
         m.add("rocket_store_failing", .gauge, "1 while the store cannot be written (writes answer 503), else 0.", isFailing ? 1 : 0)
         m.add("rocket_changes_saved_total", .counter, "Changes the store has made durable.", Double(saved))
+        if configuration.webhook != nil {
+            m.add(
+                "rocket_webhook_delivered_total", .counter, "Results this server delivered to --webhook.",
+                Double(counters.webhookDelivered.load(ordering: .relaxed)))
+            m.add(
+                "rocket_webhook_failing", .gauge, "Webhook deliveries that failed in a row now (0 while they go through).",
+                Double(counters.webhookFailing.load(ordering: .relaxed)))
+        }
         m.add(
             "rocket_http_responses_total", .counter, "Answers sent, by status.",
             counters.answers().map { (["code": String($0.status)], Double($0.count)) })

@@ -143,6 +143,8 @@ package final class WebhookSender: Sendable {
     let archive: any ConversationStore
     let clock: any RocketClock
     let log: @Sendable (String) -> Void
+    /// Where `GET /metrics` reads what it did (nil: nowhere).
+    let counters: ServerCounters?
     /// This server, as a lease holder.
     let holder: String
     /// The webhook's key in the store: its URL's SHA-256, so a new URL starts afresh.
@@ -155,7 +157,11 @@ package final class WebhookSender: Sendable {
     /// Results delivered in one turn at most (then the lease is renewed).
     static let perTurn = 50
 
-    package init(configuration: WebhookConfiguration, archive: any ConversationStore, clock: any RocketClock, log: @escaping @Sendable (String) -> Void) {
+    package init(
+        configuration: WebhookConfiguration, archive: any ConversationStore, clock: any RocketClock, counters: ServerCounters? = nil,
+        log: @escaping @Sendable (String) -> Void
+    ) {
+        self.counters = counters
         self.configuration = configuration
         self.archive = archive
         self.clock = clock
@@ -216,6 +222,8 @@ package final class WebhookSender: Sendable {
             switch answer {
             case .success(let status) where (200...299).contains(status):
                 failures.withLock { $0.count = 0 }
+                counters?.webhookFailing.store(0, ordering: .relaxed)
+                counters?.webhookDelivered.add(1, ordering: .relaxed)
             case .success(let status):
                 complain("\(configuration.target.url) answered \(status) to result \(row.seq); it is sent again")
                 return pause()
@@ -239,6 +247,7 @@ package final class WebhookSender: Sendable {
             f.count += 1
             return f.count
         }
+        counters?.webhookFailing.store(n, ordering: .relaxed)
         return min(300, Double(1 << min(n - 1, 9)))
     }
 

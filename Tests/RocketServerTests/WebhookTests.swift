@@ -39,16 +39,20 @@ struct WebhookTests {
     func delivers(kind: ServerStoreKind) throws {
         let receiver = try HTTPReceiver(statuses: [500, 204])
         defer { receiver.stop() }
-        let h = try Harness(kind)
         let target = try WebhookTarget.parse("http://127.0.0.1:\(receiver.port)/hook").get()
+        let h = try Harness(kind) { $0.webhook = WebhookConfiguration(target: target, secret: Self.secret) }
         let sender = WebhookSender(
-            configuration: WebhookConfiguration(target: target, secret: Self.secret), archive: h.service.archive!, clock: h.clock, log: { _ in })
+            configuration: WebhookConfiguration(target: target, secret: Self.secret), archive: h.service.archive!, clock: h.clock,
+            counters: h.service.counters, log: { _ in })
         // A webhook new to the store starts with what ends from now on.
         _ = try Self.end(h, visitor: "early", name: "Old")
         #expect(sender.turn() == 1, "nothing to send yet")
         let ids = try ["ada", "bo", "cy"].map { try Self.end(h, visitor: $0, name: $0.capitalized) }
         #expect(sender.turn() == 1, "the first delivery failed (500): a pause of 1 s")
+        #expect(h.request("GET", "/metrics").text.contains("rocket_webhook_failing 1\n"))
         #expect(sender.turn() == 0, "then the three went out")
+        let metrics = h.request("GET", "/metrics").text
+        #expect(metrics.contains("rocket_webhook_failing 0\n") && metrics.contains("rocket_webhook_delivered_total 3\n"), "\(metrics)")
         #expect(sender.turn() == 1)
         let got = receiver.requests
         let delivered = got.compactMap { r -> String? in
