@@ -18,12 +18,12 @@ enum ResultsCommand {
         ],
         discussion: """
             One line per conversation that ended, in the order the store wrote them: {"seq",
-            "conversation", "flow", "visitor", "at", "reason", "answers"}, the answers by block
+            "conversation", "flow", "visitor", "at", "reason", "variant", "answers"}, the answers by block
             id with secret answers left out (docs/SERVER.md, Storage). The store is opened for
             reading only, beside a running server. Keep the last seq and pass it to --after to
             get only what came since.
             With --csv: the columns seq, conversation, flow, visitor, ended (ISO-8601, UTC),
-            reason, then one per answer id (every id the results have, by name); a multiple
+            reason, variant, then one per answer id (every id the results have, by name); a multiple
             choice's titles joined by "; ". A typed text that a spreadsheet would take for a
             formula (it begins with =, +, -, @, a tab or a carriage return) begins with ' instead.
             """,
@@ -104,7 +104,7 @@ enum ResultsCommand {
             return ExitStatus.dataError
         }
         let columns = ids.sorted()
-        var header = ["seq", "conversation", "flow", "visitor", "ended", "reason"] + columns
+        var header = ["seq", "conversation", "flow", "visitor", "ended", "reason", "variant"] + columns
         header = header.map(csvCell)
         FileIO.print(header.joined(separator: ",") + "\r\n")
         return pages({ rows in
@@ -112,7 +112,7 @@ enum ResultsCommand {
             for row in rows {
                 let r = row.result
                 let answers = Dictionary(answers(of: row), uniquingKeysWith: { a, _ in a })
-                var cells = [String(row.seq), r.id, r.flow, r.visitor, WallTime.format(r.at), r.reason].map(csvCell)
+                var cells = [String(row.seq), r.id, r.flow, r.visitor, WallTime.format(r.at), r.reason, r.variant].map(csvCell)
                 cells += columns.map { answers[$0].map(csvText) ?? "" }
                 out += cells.joined(separator: ",") + "\r\n"
             }

@@ -320,4 +320,8 @@ package let postgresStoreSchema = PostgresSchema(migrations: [
     CREATE INDEX rocket_results_by_flow ON rocket_results (flow, seq);
     CREATE INDEX rocket_results_by_time ON rocket_results (at);
     """,
+    // 4 → 5: a result names its experiment's variant ("" without one).
+    """
+    ALTER TABLE rocket_results ADD COLUMN variant text NOT NULL DEFAULT '';
+    """,
 ])

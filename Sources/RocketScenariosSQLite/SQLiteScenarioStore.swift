@@ -491,4 +491,8 @@ let storeSchema = SQLiteSchema(
         CREATE INDEX server_results_by_flow ON server_results (flow, seq);
         CREATE INDEX server_results_by_time ON server_results (at);
         """,
+        // 9 → 10: a result names its experiment's variant ("" without one).
+        """
+        ALTER TABLE server_results ADD COLUMN variant TEXT NOT NULL DEFAULT '';
+        """,
     ])

@@ -151,6 +151,8 @@ package final class ConversationArchive: ConversationStore {
         package var reason: String
         /// Its answers, a JSON object (``FlowDocument/answerValues(of:)``).
         package var answers: String
+        /// Its experiment's variant ("" without an experiment).
+        package var variant: String = ""
     }
 
     /// A result as the store holds it: numbered in the order results were written.
@@ -177,6 +179,8 @@ package final class ConversationArchive: ConversationStore {
             w.number(result.at, fractionDigits: 6)
             w.key("reason")
             w.string(result.reason)
+            w.key("variant")
+            w.string(result.variant)
             w.key("answers")
             let answers = Array(result.answers.utf8)
             if answers.first == 0x7B, (try? JSONTape.parse(answers))?.kind(0) == .object {
@@ -365,8 +369,8 @@ package final class ConversationArchive: ConversationStore {
             // A result written again (a batch retried after a failure) is the same one: kept once.
             for r in results {
                 try c.run(
-                    "INSERT OR IGNORE INTO server_results (id, flow, visitor, at, reason, answers) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
-                    [.text(r.id), .text(r.flow), .text(r.visitor), .real(r.at), .text(r.reason), .text(r.answers)])
+                    "INSERT OR IGNORE INTO server_results (id, flow, visitor, at, reason, answers, variant) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+                    [.text(r.id), .text(r.flow), .text(r.visitor), .real(r.at), .text(r.reason), .text(r.answers), .text(r.variant)])
             }
         }
         return []
@@ -385,9 +389,9 @@ package final class ConversationArchive: ConversationStore {
         try database.withConnection { (c) throws(SQLiteError) -> [StoredResult] in
             let s =
                 flow == nil
-                ? try c.statement("SELECT seq, id, flow, visitor, at, reason, answers FROM server_results WHERE seq > ?1 ORDER BY seq LIMIT ?2")
+                ? try c.statement("SELECT seq, id, flow, visitor, at, reason, answers, variant FROM server_results WHERE seq > ?1 ORDER BY seq LIMIT ?2")
                 : try c.statement(
-                    "SELECT seq, id, flow, visitor, at, reason, answers FROM server_results WHERE flow = ?3 AND seq > ?1 ORDER BY seq LIMIT ?2")
+                    "SELECT seq, id, flow, visitor, at, reason, answers, variant FROM server_results WHERE flow = ?3 AND seq > ?1 ORDER BY seq LIMIT ?2")
             defer { s.finish() }
             s.bind([.integer(after), .integer(limit)] + (flow.map { [.text($0)] } ?? []))
             var out: [StoredResult] = []
@@ -399,7 +403,9 @@ package final class ConversationArchive: ConversationStore {
                 out.append(
                     StoredResult(
                         seq: s.int(0),
-                        result: ResultRow(id: s.text(1), flow: s.text(2), visitor: s.text(3), at: s.double(4) ?? 0, reason: s.text(5), answers: answers)))
+                        result: ResultRow(
+                            id: s.text(1), flow: s.text(2), visitor: s.text(3), at: s.double(4) ?? 0, reason: s.text(5), answers: answers,
+                            variant: s.text(7))))
             }
             return out
         }

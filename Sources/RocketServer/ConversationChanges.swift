@@ -297,6 +297,7 @@ extension ConversationService {
         let reason: String
         let visitor: String
         let flow: LoadedFlow
+        let variant: String
 
         /// The result, at `time`.
         func result(id: String, at time: Double) -> ConversationArchive.ResultRow {
@@ -308,7 +309,8 @@ extension ConversationService {
             }
             w.close()
             return ConversationArchive.ResultRow(
-                id: id, flow: flow.name, visitor: visitor, at: time, reason: reason, answers: String(decoding: w.out, as: UTF8.self))
+                id: id, flow: flow.name, visitor: visitor, at: time, reason: reason, answers: String(decoding: w.out, as: UTF8.self),
+                variant: variant)
         }
     }
 
@@ -360,7 +362,8 @@ extension ConversationService {
                 // It ended: its answers go with this save (copied here, written out after).
                 if keepsResults, !e.resultTaken, let reason = e.conversation.status.reason {
                     e.resultTaken = true
-                    kept.ended = Ended(answers: e.conversation.answers, reason: reason.recordName, visitor: e.visitor, flow: e.flow)
+                    kept.ended = Ended(
+                        answers: e.conversation.answers, reason: reason.recordName, visitor: e.visitor, flow: e.flow, variant: e.context.variant ?? "")
                 }
                 e.prepared = nil
                 e.storedVersion = e.version

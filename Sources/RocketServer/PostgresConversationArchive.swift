@@ -98,12 +98,12 @@ package final class PostgresConversationArchive: ConversationStore, SharedAlerts
                 try c.query("SELECT pg_advisory_xact_lock($1)", [.integer(Self.resultsLock)])
                 try c.query(
                     """
-                    INSERT INTO rocket_results (id, flow, visitor, at, reason, answers)
-                    SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::float8[], $5::text[], $6::text[]) ON CONFLICT (id) DO NOTHING
+                    INSERT INTO rocket_results (id, flow, visitor, at, reason, answers, variant)
+                    SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::float8[], $5::text[], $6::text[], $7::text[]) ON CONFLICT (id) DO NOTHING
                     """,
                     [
                         .texts(kept.map(\.id)), .texts(kept.map(\.flow)), .texts(kept.map(\.visitor)), .reals(kept.map(\.at)),
-                        .texts(kept.map(\.reason)), .texts(kept.map(\.answers)),
+                        .texts(kept.map(\.reason)), .texts(kept.map(\.answers)), .texts(kept.map(\.variant)),
                     ])
             }
             // Every server listening is told of the saved versions when the commit is done (ids
@@ -124,9 +124,9 @@ package final class PostgresConversationArchive: ConversationStore, SharedAlerts
         let rows = try transaction { (c) throws(PostgresError) -> PostgresRows in
             try c.query(
                 """
-                SELECT seq, id, flow, visitor, at, reason, answers FROM (
+                SELECT seq, id, flow, visitor, at, reason, answers, variant FROM (
                   SELECT *, sum(octet_length(answers)) OVER (ORDER BY seq) AS upto FROM (
-                    SELECT seq, id, flow, visitor, at, reason, answers FROM rocket_results
+                    SELECT seq, id, flow, visitor, at, reason, answers, variant FROM rocket_results
                     WHERE seq > $1 AND ($3::text IS NULL OR flow = $3) ORDER BY seq LIMIT $2) page) sized
                 WHERE upto - octet_length(answers) < $4 ORDER BY seq
                 """, [.integer(after), .integer(limit), flow.map { .text($0) } ?? .null, .integer(maxBytes)])
@@ -136,7 +136,7 @@ package final class PostgresConversationArchive: ConversationStore, SharedAlerts
                 seq: rows.int(r, 0),
                 result: ConversationArchive.ResultRow(
                     id: rows.text(r, 1), flow: rows.text(r, 2), visitor: rows.text(r, 3), at: rows.double(r, 4) ?? 0, reason: rows.text(r, 5),
-                    answers: rows.text(r, 6)))
+                    answers: rows.text(r, 6), variant: rows.text(r, 7)))
         }
     }
 

@@ -124,7 +124,8 @@ struct ServeAccessTests {
         let all = try runRocket(["results", "--store", store])
         #expect(all.status == 0, "\(all.stderr)")
         let lines = all.stdout.split(separator: "\n").map(String.init)
-        #expect(lines.count == 2 && lines.allSatisfy { $0.contains(#""reason":"completed""#) && $0.contains(#""answers":{}"#) }, "\(all.stdout)")
+        #expect(
+            lines.count == 2 && lines.allSatisfy { $0.contains(#""reason":"completed","variant":"","answers":{}"#) }, "\(all.stdout)")
         #expect(ended.allSatisfy { id in lines.contains { $0.contains(id) } })
         let seq = try #require(lines.first?.range(of: #""seq":"#).map { Int(lines[0][$0.upperBound...].prefix { $0.isNumber }) ?? 0 })
         let later = try runRocket(["results", "--store", store, "--after", "\(seq)"])
@@ -172,9 +173,9 @@ struct ServeAccessTests {
             if csv.split(separator: "\r\n").count < 3 { usleep(50_000) }
         }
         let rows = csv.split(separator: "\r\n").map(String.init)
-        #expect(rows.first == "seq,conversation,flow,visitor,ended,reason,name,pick", "\(csv)")
-        #expect(rows.count == 3 && rows[1].hasSuffix(#",completed,'=2+3,"A, the first; C""#), "\(csv)")
-        #expect(rows.count == 3 && rows[2].hasSuffix(#",completed,"Bo ""B"" Smith","A, the first; C""#), "\(csv)")
+        #expect(rows.first == "seq,conversation,flow,visitor,ended,reason,variant,name,pick", "\(csv)")
+        #expect(rows.count == 3 && rows[1].hasSuffix(#",completed,,'=2+3,"A, the first; C""#), "\(csv)")
+        #expect(rows.count == 3 && rows[2].hasSuffix(#",completed,,"Bo ""B"" Smith","A, the first; C""#), "\(csv)")
         #expect(rows.count == 3 && rows[1].split(separator: ",")[4].hasSuffix("Z"), "ended is ISO-8601 UTC")
         #expect(server.stop() == 0)
     }

@@ -1286,3 +1286,35 @@ extension ResultsAPITests {
         }
     }
 }
+
+extension ResultsAPITests {
+    @Test("a result names the experiment's variant its visitor was in", arguments: ServerStoreKind.allCases)
+    func variant(kind: ServerStoreKind) throws {
+        let dir = scratchDirectory()
+        try #"""
+        {"version": 1, "experiment": {"name": "copy", "variants": [{"name": "long", "start": "long"}, {"name": "short", "start": "short"}]},
+         "blocks": [{"id": "long", "type": "textInput", "text": "The long question?", "buttonTitle": "OK"},
+                    {"id": "short", "type": "textInput", "text": "Short?", "buttonTitle": "OK"}]}
+        """#.write(toFile: dir + "/copy.json", atomically: true, encoding: .utf8)
+        let h = try Harness(
+            path: kind == .postgres ? try TestPostgres.freshDatabase() : nil, flowsDirectory: dir,
+            access: AccessControl(secret: AccessControl.randomBytes(32), keys: [Self.key]))
+        let experiment = RocketExperiment(name: "copy", variants: [RocketExperimentVariant(name: "long"), RocketExperimentVariant(name: "short")])
+        var expected: [String: String] = [:]
+        for k in 0..<6 {
+            let visitor = "x\(k)"
+            let r = h.request("POST", "/v1/conversations", body: #"{"flow": "copy", "visitor": "\#(visitor)"}"#, headers: Self.site)
+            let id = try #require(r.json?["conversation"]?["id"]?.string, "\(r.text)")
+            #expect(Self.send(h, id, visitor: visitor, #""intent": "submit", "text": "yes""#).status == 200)
+            h.service.flush()
+            expected[id] = experiment.name(of: experiment.assign(visitor: visitor))
+        }
+        let results = try #require(h.request("GET", "/v1/results", headers: Self.site).json?["results"]?.array)
+        #expect(results.count == 6)
+        for r in results {
+            let id = try #require(r["conversation"]?.string)
+            #expect(r["variant"]?.string == expected[id], "\(id)")
+        }
+        #expect(Set(expected.values).count == 2, "both variants were drawn")
+    }
+}
