@@ -18,9 +18,9 @@ public struct WebhookTarget: Sendable, Equatable {
 
     /// Reads `text`; nil with why when it is not an http(s) URL with a host, a port of 1 to
     /// 65535 and no user name, fragment, space or control character.
-    public static func parse(_ text: String) -> Result<WebhookTarget, WebhookURLError> {
+    public static func parse(_ text: String) -> Result<WebhookTarget, WebhookError> {
         guard text.utf8.count <= 2048, text.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else {
-            return .failure(WebhookURLError(message: "at most 2,048 printable ASCII characters, without spaces"))
+            return .failure(WebhookError(message: "at most 2,048 printable ASCII characters, without spaces"))
         }
         let tls: Bool
         let rest: Substring
@@ -29,31 +29,31 @@ public struct WebhookTarget: Sendable, Equatable {
         } else if text.hasPrefix("http://") {
             (tls, rest) = (false, text.dropFirst(7))
         } else {
-            return .failure(WebhookURLError(message: "an http:// or https:// URL"))
+            return .failure(WebhookError(message: "an http:// or https:// URL"))
         }
         let authority = rest.prefix { $0 != "/" && $0 != "?" && $0 != "#" }
         var path = String(rest.dropFirst(authority.count))
-        guard !path.utf8.contains(0x23) else { return .failure(WebhookURLError(message: "a URL without a fragment (#)")) }
-        guard !authority.utf8.contains(0x40) else { return .failure(WebhookURLError(message: "a URL without a user name or password")) }
+        guard !path.utf8.contains(0x23) else { return .failure(WebhookError(message: "a URL without a fragment (#)")) }
+        guard !authority.utf8.contains(0x40) else { return .failure(WebhookError(message: "a URL without a user name or password")) }
         if path.isEmpty || path.hasPrefix("?") { path = "/" + path }
         var host = Substring(authority), portText: Substring?
         if authority.hasPrefix("[") {
-            guard let close = authority.firstIndex(of: "]") else { return .failure(WebhookURLError(message: "a closed [IPv6 address]")) }
+            guard let close = authority.firstIndex(of: "]") else { return .failure(WebhookError(message: "a closed [IPv6 address]")) }
             host = authority[authority.index(after: authority.startIndex)..<close]
             let after = authority[authority.index(after: close)...]
             if !after.isEmpty {
-                guard after.hasPrefix(":") else { return .failure(WebhookURLError(message: "a port after the address")) }
+                guard after.hasPrefix(":") else { return .failure(WebhookError(message: "a port after the address")) }
                 portText = after.dropFirst()
             }
         } else if let colon = authority.lastIndex(of: ":") {
             host = authority[..<colon]
             portText = authority[authority.index(after: colon)...]
         }
-        guard !host.isEmpty else { return .failure(WebhookURLError(message: "a URL with a host")) }
+        guard !host.isEmpty else { return .failure(WebhookError(message: "a URL with a host")) }
         var port = tls ? 443 : 80
         if let portText {
             guard portText.utf8.count <= 5, let p = Int(portText), (1...65_535).contains(p) else {
-                return .failure(WebhookURLError(message: "a port from 1 to 65535"))
+                return .failure(WebhookError(message: "a port from 1 to 65535"))
             }
             port = p
         }
@@ -61,9 +61,9 @@ public struct WebhookTarget: Sendable, Equatable {
     }
 }
 
-/// Why a webhook URL was refused.
-public struct WebhookURLError: Error, Sendable, Equatable {
-    /// What the URL must be.
+/// Why a webhook URL was refused (what it must be), or why a delivery got no answer.
+public struct WebhookError: Error, Sendable, Equatable {
+    /// A sentence saying so.
     public let message: String
 }
 
@@ -118,7 +118,7 @@ package enum WebhookClient {
     /// POSTs `body` with `headers` to `target`: the answer's status, or why there was none.
     package static func post(
         _ target: WebhookTarget, headers: [(String, String)], body: [UInt8], caFile: String?, timeout: Double
-    ) -> Result<Int, WebhookURLError> {
+    ) -> Result<Int, WebhookError> {
         let lines = headers.map { "\($0.0): \($0.1)\r\n" }.joined()
         var result = rocket_http_result()
         let rc = body.withUnsafeBufferPointer { b in
@@ -128,7 +128,7 @@ package enum WebhookClient {
         }
         guard rc == 0 else {
             let why = withUnsafeBytes(of: result.error) { raw in String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self) }
-            return .failure(WebhookURLError(message: why))
+            return .failure(WebhookError(message: why))
         }
         return .success(Int(result.status))
     }
