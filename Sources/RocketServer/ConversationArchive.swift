@@ -162,8 +162,8 @@ package final class ConversationArchive: ConversationStore {
         /// The result.
         package var result: ResultRow
 
-        /// Writes it as `GET /v1/results` and `rocket results` show it: `{"seq", "conversation",
-        /// "flow", "visitor", "at", "reason", "answers"}` (answers that are not a JSON object,
+        /// Writes it as `GET /v1/results`, `rocket results` and a webhook show it: `{"seq",
+        /// "conversation", "flow", "visitor", "at", "reason", "variant", "answers"}` (answers that are not a JSON object,
         /// which this server never writes, as `{}`).
         package func write(into w: inout JSONBytes) {
             w.open()

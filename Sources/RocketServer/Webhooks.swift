@@ -142,6 +142,8 @@ package final class WebhookSender: Sendable {
     let configuration: WebhookConfiguration
     let archive: any ConversationStore
     let clock: any RocketClock
+    /// The server's log, which says a line again at most once a minute (``LogThrottle``): a
+    /// delivery that keeps failing is named once a minute.
     let log: @Sendable (String) -> Void
     /// Where `GET /metrics` reads what it did (nil: nowhere).
     let counters: ServerCounters?
@@ -149,8 +151,8 @@ package final class WebhookSender: Sendable {
     let holder: String
     /// The webhook's key in the store: its URL's SHA-256, so a new URL starts afresh.
     let key: String
-    /// Failed deliveries in a row, and when the last failure was logged.
-    let failures = Mutex<(count: Int, logged: Double)>((0, -.infinity))
+    /// Failed deliveries (or store reads) in a row.
+    let failures = Mutex(0)
 
     /// How long a lease runs; a turn renews it.
     static let leaseSeconds = 15.0
@@ -221,7 +223,7 @@ package final class WebhookSender: Sendable {
                 timeout: configuration.timeout)
             switch answer {
             case .success(let status) where (200...299).contains(status):
-                failures.withLock { $0.count = 0 }
+                failures.withLock { $0 = 0 }
                 counters?.webhookFailing.store(0, ordering: .relaxed)
                 counters?.webhookDelivered.add(1, ordering: .relaxed)
             case .success(let status):
@@ -244,21 +246,13 @@ package final class WebhookSender: Sendable {
     /// The pause after a failure: 1 s, doubled each time in a row, at most 5 minutes.
     private func pause() -> Double {
         let n = failures.withLock { f -> Int in
-            f.count += 1
-            return f.count
+            f += 1
+            return f
         }
         counters?.webhookFailing.store(n, ordering: .relaxed)
         return min(300, Double(1 << min(n - 1, 9)))
     }
 
-    /// Logs a failure, at most once a minute.
-    private func complain(_ what: String) {
-        let now = clock.now
-        let due = failures.withLock { f -> Bool in
-            guard now - f.logged >= 60 else { return false }
-            f.logged = now
-            return true
-        }
-        if due { log("rocket serve: webhook: \(what)") }
-    }
+    /// Logs a failure (the log holds back the same line for a minute).
+    private func complain(_ what: String) { log("rocket serve: webhook: \(what)") }
 }

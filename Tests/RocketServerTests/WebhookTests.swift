@@ -2,6 +2,7 @@ import Foundation
 import RocketCore
 import RocketJSON
 import RocketTestSupport
+import Synchronization
 import Testing
 
 @testable import RocketServer
@@ -41,15 +42,17 @@ struct WebhookTests {
         defer { receiver.stop() }
         let target = try WebhookTarget.parse("http://127.0.0.1:\(receiver.port)/hook").get()
         let h = try Harness(kind) { $0.webhook = WebhookConfiguration(target: target, secret: Self.secret) }
+        let logged = Mutex<[String]>([])
         let sender = WebhookSender(
             configuration: WebhookConfiguration(target: target, secret: Self.secret), archive: h.service.archive!, clock: h.clock,
-            counters: h.service.counters, log: { _ in })
+            counters: h.service.counters, log: { line in logged.withLock { $0.append(line) } })
         // A webhook new to the store starts with what ends from now on.
         _ = try Self.end(h, visitor: "early", name: "Old")
         #expect(sender.turn() == 1, "nothing to send yet")
         let ids = try ["ada", "bo", "cy"].map { try Self.end(h, visitor: $0, name: $0.capitalized) }
         #expect(sender.turn() == 1, "the first delivery failed (500): a pause of 1 s")
         #expect(h.request("GET", "/metrics").text.contains("rocket_webhook_failing 1\n"))
+        #expect(logged.withLock { $0 }.contains { $0.contains("answered 500") && $0.contains("sent again") }, "the failure is logged")
         #expect(sender.turn() == 0, "then the three went out")
         let metrics = h.request("GET", "/metrics").text
         #expect(metrics.contains("rocket_webhook_failing 0\n") && metrics.contains("rocket_webhook_delivered_total 3\n"), "\(metrics)")
