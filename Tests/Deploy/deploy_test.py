@@ -137,6 +137,19 @@ class Receiver:
         threading.Thread(target=self.server.serve_forever, daemon=True).start()
 
 
+def new_visitor(client, public, flow):
+    """A new anonymous visitor (its headers) and the conversation of `flow` it starts (its id);
+    raises when either is refused."""
+    status, v, _ = client.call("POST", "/v1/visitors", {})
+    if status != 201:
+        raise RuntimeError(f"POST /v1/visitors answered {status}")
+    who = {"Rocket-Visitor": v["token"], "Origin": public}
+    status, c, _ = client.call("POST", "/v1/conversations", {"flow": flow, "reducedMotion": True}, who)
+    if status != 201:
+        raise RuntimeError(f"the start of {flow} answered {status}: {c}")
+    return who, c["conversation"]["id"]
+
+
 def while_restarting(work, count, instance, problems, after):
     """Runs work(n) for n in 0..<count on threads of their own while `instance` is killed with
     SIGKILL `after` seconds in and started again half a second later; fails with the first
@@ -311,13 +324,8 @@ def main():
 
         def visitor_taps(n):
             try:
-                status, v, _ = client.call("POST", "/v1/visitors", {})
-                who = {"Rocket-Visitor": v["token"], "Origin": public}
-                status, c, _ = client.call("POST", "/v1/conversations", {"flow": "loop", "reducedMotion": True}, who)
-                if status != 201:
-                    problems.append(f"visitor {n}: start answered {status}")
-                    return
-                cid, last = c["conversation"]["id"], 0
+                who, cid = new_visitor(client, public, "loop")
+                last = 0
                 for _ in range(40):
                     status, answer, _ = client.call("POST", f"/v1/conversations/{cid}/intents", {"intent": "tap", "step": last}, who)
                     if status == 200:
@@ -348,13 +356,7 @@ def main():
 
         def visitor_answers(n):
             try:
-                status, v, _ = client.call("POST", "/v1/visitors", {})
-                who = {"Rocket-Visitor": v["token"], "Origin": public}
-                status, c, _ = client.call("POST", "/v1/conversations", {"flow": "ask", "reducedMotion": True}, who)
-                if status != 201:
-                    problems.append(f"answerer {n}: start answered {status}")
-                    return
-                cid = c["conversation"]["id"]
+                who, cid = new_visitor(client, public, "ask")
                 for _ in range(50):
                     status, answer, _ = client.call("POST", f"/v1/conversations/{cid}/intents", {"intent": "submit", "text": f"Name {n}"}, who)
                     if status == 200:
