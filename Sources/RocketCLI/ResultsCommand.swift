@@ -25,7 +25,8 @@ enum ResultsCommand {
             With --csv: the columns seq, conversation, flow, visitor, ended (ISO-8601, UTC),
             reason, variant, then one per answer id (every id the results have, by name); a multiple
             choice's titles joined by "; ". A typed text that a spreadsheet would take for a
-            formula (it begins with =, +, -, @, a tab or a carriage return) begins with ' instead.
+            formula (it begins with =, +, -, @, a tab or a carriage return) begins with ' instead;
+            control characters in it (escape sequences) become U+FFFD.
             """,
         exitStatus:
             "0 printed (perhaps nothing); 64 usage error; 65 the store cannot be read (not a store, not a regular file, no results yet); 66 no such store.",
@@ -144,10 +145,12 @@ enum ResultsCommand {
         }
     }
 
-    /// Text a spreadsheet would run as a formula (OWASP's CSV injection) begins with `'`.
+    /// Text a spreadsheet would run as a formula (OWASP's CSV injection) begins with `'`, and
+    /// control characters (an escape sequence a visitor typed, which a terminal showing the CSV
+    /// would obey) become U+FFFD, as everywhere text reaches a terminal; line breaks stay.
     static func safeForSpreadsheets(_ s: String) -> String {
-        guard let first = s.unicodeScalars.first, "=+-@\t\r".unicodeScalars.contains(first) else { return s }
-        return "'" + s
+        let formula = s.unicodeScalars.first.map { "=+-@\t\r".unicodeScalars.contains($0) } ?? false
+        return (formula ? "'" : "") + Sanitizer.clean(s, keepNewlines: true)
     }
 
     /// A CSV cell (RFC 4180): quoted when it holds a comma, a quote or a line break.

@@ -169,5 +169,7 @@ struct ResultsCSVCellTests {
         #expect(ResultsCommand.csvText(.number(2.5)) == "2.5")
         #expect(ResultsCommand.csvText(.array([.string("=x"), .string("B")])) == "'=x; B")
         #expect(ResultsCommand.csvText(.null) == "" && ResultsCommand.csvText(.bool(true)) == "true")
+        // An escape sequence a visitor typed is not handed to the terminal that shows the CSV.
+        #expect(ResultsCommand.csvText(.string("a\u{1B}[31mred\u{7}")) == "a\u{FFFD}[31mred\u{FFFD}")
     }
 }
