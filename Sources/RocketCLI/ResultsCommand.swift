@@ -19,7 +19,8 @@ enum ResultsCommand {
         discussion: """
             One line per conversation that ended, in the order the store wrote them: {"seq",
             "conversation", "flow", "visitor", "at", "reason", "variant", "answers"}, the answers by block
-            id with secret answers left out (docs/SERVER.md, Storage). The store is opened for
+            id with secret answers left out (docs/SERVER.md, Storage). A conversation answered and
+            left has its answers so far once it expires, with the reason "expired". The store is opened for
             reading only, beside a running server. Keep the last seq and pass it to --after to
             get only what came since.
             With --csv: the columns seq, conversation, flow, visitor, ended (ISO-8601, UTC),

@@ -55,8 +55,17 @@ package protocol ConversationStore: Sendable {
     func checkpoint(restartFrames: Int) throws(ConversationArchive.Failure) -> (frames: Int, restarted: Bool)
     /// Removes conversation `id` and its events.
     func remove(_ id: String) throws(ConversationArchive.Failure)
-    /// Removes conversations last used before `time` (at most 500 per call); how many went.
-    func expire(before time: Double) throws(ConversationArchive.Failure) -> Int
+    /// Up to `limit` conversations last used before `time`, each with the steps saved after its
+    /// snapshot: what they were answered is read before they go (``expire(_:before:results:)``).
+    func expiring(
+        before time: Double, limit: Int
+    ) throws(ConversationArchive.Failure)
+        -> [(row: ConversationArchive.Row, steps: [ConversationArchive.Steps])]
+    /// Removes those of conversations `ids` still last used before `time` (a server may have
+    /// used one since it was read), each with the result `results` holds for it, if any, in one
+    /// transaction (a result only with its conversation's removal); how many went. Alerts go
+    /// as conversations do.
+    func expire(_ ids: [String], before time: Double, results: [ConversationArchive.ResultRow]) throws(ConversationArchive.Failure) -> Int
     /// Removes event records written before `time` (at most 5,000 per call); how many went.
     func forgetRecords(before time: Double) throws(ConversationArchive.Failure) -> Int
     /// Stores a record that belongs to no conversation (a holdout's exposure) under a fresh id.
@@ -147,7 +156,7 @@ package final class ConversationArchive: ConversationStore {
         package var visitor: String
         /// When it ended (wall time, seconds).
         package var at: Double
-        /// Why: `completed`, `closed` or `interrupted`.
+        /// Why: `completed`, `closed` or `interrupted`; `expired` for one answered and left.
         package var reason: String
         /// Its answers, a JSON object (``FlowDocument/answerValues(of:)``).
         package var answers: String
@@ -366,14 +375,17 @@ package final class ConversationArchive: ConversationStore {
     package func save(_ batch: [Batched], results: [ResultRow]) throws(Failure) -> Set<String> {
         try transaction { (c) throws(SQLiteError) in
             for (save, flow, events) in batch { try write(c, save, flow: flow, events) }
-            // A result written again (a batch retried after a failure) is the same one: kept once.
-            for r in results {
-                try c.run(
-                    "INSERT OR IGNORE INTO server_results (id, flow, visitor, at, reason, answers, variant) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
-                    [.text(r.id), .text(r.flow), .text(r.visitor), .real(r.at), .text(r.reason), .text(r.answers), .text(r.variant)])
-            }
+            for r in results { try insert(r, c) }
         }
         return []
+    }
+
+    /// Writes result `r` (one written again, by a batch retried after a failure, is the same
+    /// one: kept once).
+    private func insert(_ r: ResultRow, _ c: SQLiteConnection) throws(SQLiteError) {
+        try c.run(
+            "INSERT OR IGNORE INTO server_results (id, flow, visitor, at, reason, answers, variant) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+            [.text(r.id), .text(r.flow), .text(r.visitor), .real(r.at), .text(r.reason), .text(r.answers), .text(r.variant)])
     }
 
     /// Results after `after`, by number (of `flow` only, when given): at most `limit`.
@@ -642,22 +654,41 @@ package final class ConversationArchive: ConversationStore {
         }
     }
 
-    /// Removes conversations last used before `time` (at most 500 per call; their event
-    /// records stay for reports, see ``forgetRecords(before:)``); how many went. A conversation
-    /// whose steps were saved since is in use (its row is rewritten only with a snapshot).
-    package func expire(before time: Double) throws(Failure) -> Int {
+    /// Up to `limit` conversations last used before `time` (their event records stay for
+    /// reports, see ``forgetRecords(before:)``), with their steps. A conversation whose steps
+    /// were saved since is in use (its row is rewritten only with a snapshot).
+    package func expiring(before time: Double, limit: Int) throws(Failure) -> [(row: Row, steps: [Steps])] {
         let ids = try column(
             """
             SELECT id FROM server_conversations c WHERE touched < ?1
-              AND NOT EXISTS (SELECT 1 FROM server_steps s WHERE s.id = c.id AND s.at >= ?1) LIMIT 500
-            """, [.real(time)])
+              AND NOT EXISTS (SELECT 1 FROM server_steps s WHERE s.id = c.id AND s.at >= ?1) LIMIT ?2
+            """, [.real(time), .integer(limit)])
+        var out: [(row: Row, steps: [Steps])] = []
+        for id in ids {
+            if let stored = try load(id) { out.append(stored) }
+        }
+        return out
+    }
+
+    /// Removes those of conversations `ids` still last used before `time`, with their results.
+    package func expire(_ ids: [String], before time: Double, results: [ResultRow]) throws(Failure) -> Int {
+        var gone = 0
         try transaction { (c) throws(SQLiteError) in
+            var removed: Set<String> = []
             for id in ids {
-                try c.run("DELETE FROM server_conversations WHERE id = ?1", [.text(id)])
+                try c.run(
+                    """
+                    DELETE FROM server_conversations WHERE id = ?1 AND touched < ?2
+                      AND NOT EXISTS (SELECT 1 FROM server_steps s WHERE s.id = ?1 AND s.at >= ?2)
+                    """, [.text(id), .real(time)])
+                guard c.changes > 0 else { continue }
+                removed.insert(id)
                 try c.run("DELETE FROM server_steps WHERE id = ?1", [.text(id)])
             }
+            for r in results where removed.contains(r.id) { try insert(r, c) }
+            gone = removed.count
         }
-        return ids.count
+        return gone
     }
 
     /// Removes event records written before `time` (at most 5,000 rows per call); how many went.

@@ -88,25 +88,53 @@ extension ConversationService {
         }
     }
 
-    /// Deletes what expired from the stores: conversations idle past the limit (all of them, in
-    /// batches of 500, at most 100 batches a call) and visitors' scenario statistics past their
-    /// retention; how many conversations went. The HTTP server's writer calls it every minute,
-    /// off the threads that answer requests.
+    /// Deletes what expired from the stores: conversations idle past the limit (in batches of
+    /// 500; one that was answered but never ended leaves its answers as a result, reason
+    /// `expired`), event records and results past their retention, and visitors' scenario
+    /// statistics past theirs; how many conversations went. At most 100 batches of each.
     @discardableResult
-    package func expireStored() -> Int {
+    package func expireStored() -> Int { expireStored(enough: { false }).gone }
+
+    /// ``expireStored()`` in slices: it stops between two batches once `enough()` says so, and
+    /// `more` says that some may be left. The HTTP server's writer calls it every minute, and
+    /// again soon while there is more, off the threads that answer requests: a slice is short,
+    /// so the commits it holds back between them wait little.
+    package func expireStored(enough: () -> Bool) -> (gone: Int, more: Bool) {
         let now = clock.now
         var gone = 0
+        var more = false
+        /// Runs `batch` while it says it did a whole batch (there may be more), at most 100
+        /// times, or until `enough()`.
+        func drain<E: Error>(_ batch: () throws(E) -> Bool) throws(E) {
+            for _ in 0..<100 {
+                guard !more else { return }
+                guard try batch() else { return }
+                if enough() { more = true }
+            }
+            more = true
+        }
         if let archive {
             do {
-                for _ in 0..<100 {
-                    let n = try archive.expire(before: now - configuration.idleTimeout)
+                let cutoff = now - configuration.idleTimeout
+                var unreadable = 0
+                try drain { () throws(ConversationArchive.Failure) -> Bool in
+                    let stored = try archive.expiring(before: cutoff, limit: 500)
+                    let results = keepsResults ? expiredResults(stored, at: now, unreadable: &unreadable) : []
+                    let n = try archive.expire(stored.map(\.row.id), before: cutoff, results: results)
                     gone += n
-                    if n < 500 { break }
+                    return stored.count == 500 && n > 0
+                }
+                if unreadable > 0 {
+                    log("rocket serve: \(unreadable) expired conversation(s) could not be read for their answers (their flow changed or is gone)")
                 }
                 // Event records outlive their conversation, for reports, for the record retention.
-                for _ in 0..<100 where try archive.forgetRecords(before: now - configuration.recordRetention) == 5000 {}
+                try drain { () throws(ConversationArchive.Failure) -> Bool in
+                    try archive.forgetRecords(before: now - configuration.recordRetention) == 5000
+                }
                 // Results (answers of ended conversations) for theirs.
-                for _ in 0..<100 where try archive.forgetResults(before: now - configuration.resultRetention) == 5000 {}
+                try drain { () throws(ConversationArchive.Failure) -> Bool in
+                    try archive.forgetResults(before: now - configuration.resultRetention) == 5000
+                }
             } catch {
                 log("rocket serve: conversation store: \(error.message)")
             }
@@ -114,13 +142,37 @@ extension ConversationService {
         // Visitors' scenario statistics go once nothing has happened in them for the retention.
         if let visitors = scenarios as? any VisitorStore {
             do throws(ScenarioStoreError) {
-                for _ in 0..<100 where try visitors.forgetVisitors(inactiveSince: now - configuration.visitorRetention, limit: 500) == 500 {}
-                for _ in 0..<100 where try visitors.forgetAssignments(before: now - configuration.visitorRetention) == 5000 {}
+                try drain { () throws(ScenarioStoreError) -> Bool in
+                    try visitors.forgetVisitors(inactiveSince: now - configuration.visitorRetention, limit: 500) == 500
+                }
+                try drain { () throws(ScenarioStoreError) -> Bool in
+                    try visitors.forgetAssignments(before: now - configuration.visitorRetention) == 5000
+                }
             } catch {
                 log("rocket serve: scenario store: \(error.message)")
             }
         }
-        return gone
+        return (gone, more)
+    }
+
+    /// The results of conversations `stored` that expire now: each that was answered (an answer
+    /// a result would carry) and never ended (one that ended has its result already), restored
+    /// as a request would restore it, with what it was answered so far. Those that cannot be
+    /// restored are counted in `unreadable`.
+    func expiredResults(
+        _ stored: [(row: ConversationArchive.Row, steps: [ConversationArchive.Steps])], at now: Double, unreadable: inout Int
+    ) -> [ConversationArchive.ResultRow] {
+        var results: [ConversationArchive.ResultRow] = []
+        for (row, steps) in stored {
+            guard case .success(let e) = restore(row.id, row: row, steps: steps, address: "", at: now, tell: { _ in }) else {
+                unreadable += 1
+                continue
+            }
+            guard e.conversation.status.reason == nil, !e.flow.document.answerValues(of: e.conversation).isEmpty else { continue }
+            let ended = Ended(answers: e.conversation.answers, reason: "expired", visitor: e.visitor, flow: e.flow, variant: e.context.variant ?? "")
+            results.append(ended.result(id: row.id, at: now))
+        }
+        return results
     }
 
     /// A passive checkpoint of the store (the HTTP server's checkpointer calls it a few times a

@@ -347,6 +347,26 @@ extension ConversationService {
         guard let (row, steps) = loaded, visitor == nil || row.visitor == visitor else { return .failure(unknown) }
         let now = clock.now
         guard max(row.touched, steps.last?.at ?? 0) >= now - configuration.idleTimeout else { return .failure(unknown) }
+        let entry: Entry
+        switch restore(id, row: row, steps: steps, address: address, at: now, tell: { log("rocket serve: \($0)") }) {
+        case .success(let e): entry = e
+        case .failure(let e): return .failure(e)
+        }
+        let slot = Slot(entry)
+        state.withLock { s in
+            if s.slots[id] == nil { s.insert(id, slot, entry: entry) }
+        }
+        return .success(())
+    }
+
+    /// Stored conversation `id` (`row` and the `steps` after it) as it was: its flow found (in
+    /// the language it was saved in), its snapshot restored and its steps replayed, used at
+    /// `now`. A row that cannot be read is told to `tell`; its flow no longer served is a 410,
+    /// another version of its flow a 409 (the visitor starts a new one).
+    func restore(
+        _ id: String, row: ConversationArchive.Row, steps: [ConversationArchive.Steps], address: String, at now: Double, tell: (String) -> Void
+    ) -> Result<Entry, ResponseError> {
+        guard let archive else { return .failure(unknownConversation(id)) }
         var flow: LoadedFlow
         switch flows.flow(row.flow) {
         case .success(let f): flow = f
@@ -381,7 +401,7 @@ extension ConversationService {
             // Another flow's hash is the expected case; a row that cannot be read at all is told
             // to the operator (the visitor gets the same answer: start a new one).
             if case .invalid(let why) = error {
-                log("rocket serve: conversation \(id) cannot be restored: \(why)")
+                tell("conversation \(id) cannot be restored: \(why)")
             }
             return .failure(ResponseError(.error(409, "flow-changed", "the flow changed since this conversation started; start a new one")))
         }
@@ -411,16 +431,12 @@ extension ConversationService {
                     }
                 }
             } catch {
-                log("rocket serve: conversation \(id) cannot be restored: \(error.message)")
+                tell("conversation \(id) cannot be restored: \(error.message)")
                 return .failure(ResponseError(.error(409, "flow-changed", "the flow changed since this conversation started; start a new one")))
             }
             entry.touched = now
         }
-        let slot = Slot(entry)
-        state.withLock { s in
-            if s.slots[id] == nil { s.insert(id, slot, entry: entry) }
-        }
-        return .success(())
+        return .success(entry)
     }
 
     /// Applies a stored step to a loaded conversation as its route did when it was made: the same

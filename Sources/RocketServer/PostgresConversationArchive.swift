@@ -93,24 +93,27 @@ package final class PostgresConversationArchive: ConversationStore, SharedAlerts
             // commits that write results are made visible in the order of their numbers, so a
             // reader past number N never meets a smaller one later. A result written again (a
             // batch retried) is the same one: kept once.
-            let kept = results.filter { saved.contains($0.id) }
-            if !kept.isEmpty {
-                try c.query("SELECT pg_advisory_xact_lock($1)", [.integer(Self.resultsLock)])
-                try c.query(
-                    """
-                    INSERT INTO rocket_results (id, flow, visitor, at, reason, answers, variant)
-                    SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::float8[], $5::text[], $6::text[], $7::text[]) ON CONFLICT (id) DO NOTHING
-                    """,
-                    [
-                        .texts(kept.map(\.id)), .texts(kept.map(\.flow)), .texts(kept.map(\.visitor)), .reals(kept.map(\.at)),
-                        .texts(kept.map(\.reason)), .texts(kept.map(\.answers)), .texts(kept.map(\.variant)),
-                    ])
-            }
+            try Self.insert(results.filter { saved.contains($0.id) }, c)
             // Every server listening is told of the saved versions when the commit is done (ids
             // and versions only, far under NOTIFY's 8,000 bytes: the state is read from the database).
             if !told.isEmpty { try c.query("SELECT pg_notify('\(Self.channel)', x) FROM unnest($1::text[]) x", [.texts(told)]) }
             return Set(sorted.map(\.save.id)).subtracting(saved)
         }
+    }
+
+    /// Writes results `kept` in the transaction of `c`, numbered under ``resultsLock``.
+    private static func insert(_ kept: [ConversationArchive.ResultRow], _ c: PostgresConnection) throws(PostgresError) {
+        guard !kept.isEmpty else { return }
+        try c.query("SELECT pg_advisory_xact_lock($1)", [.integer(resultsLock)])
+        try c.query(
+            """
+            INSERT INTO rocket_results (id, flow, visitor, at, reason, answers, variant)
+            SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::float8[], $5::text[], $6::text[], $7::text[]) ON CONFLICT (id) DO NOTHING
+            """,
+            [
+                .texts(kept.map(\.id)), .texts(kept.map(\.flow)), .texts(kept.map(\.visitor)), .reals(kept.map(\.at)),
+                .texts(kept.map(\.reason)), .texts(kept.map(\.answers)), .texts(kept.map(\.variant)),
+            ])
     }
 
     /// The channel saves are told on.
@@ -379,21 +382,39 @@ package final class PostgresConversationArchive: ConversationStore, SharedAlerts
         }
     }
 
-    package func expire(before time: Double) throws(ConversationArchive.Failure) -> Int {
+    package func expiring(
+        before time: Double, limit: Int
+    ) throws(ConversationArchive.Failure)
+        -> [(row: ConversationArchive.Row, steps: [ConversationArchive.Steps])]
+    {
+        let ids = try transaction(.readOnly) { (c) throws(PostgresError) in
+            try c.query("SELECT id FROM rocket_conversations WHERE touched < $1 LIMIT $2", [.real(time), .integer(limit)])
+        }
+        var out: [(row: ConversationArchive.Row, steps: [ConversationArchive.Steps])] = []
+        for r in 0..<ids.count {
+            if let stored = try load(ids.text(r, 0)) { out.append(stored) }
+        }
+        return out
+    }
+
+    package func expire(_ ids: [String], before time: Double, results: [ConversationArchive.ResultRow]) throws(ConversationArchive.Failure) -> Int {
         try transaction { (c) throws(PostgresError) -> Int in
-            // Rows another server is saving right now are skipped, not waited for.
+            // Rows another server is saving right now are skipped, not waited for; one it used
+            // since they were read stays.
             let gone = try c.query(
                 """
                 DELETE FROM rocket_conversations WHERE id IN
-                  (SELECT id FROM rocket_conversations WHERE touched < $1 LIMIT 500 FOR UPDATE SKIP LOCKED) RETURNING id
-                """, [.real(time)])
-            if gone.count > 0 {
-                try c.query("DELETE FROM rocket_steps WHERE id = ANY($1::text[])", [.texts((0..<gone.count).map { gone.text($0, 0) })])
+                  (SELECT id FROM rocket_conversations WHERE id = ANY($1::text[]) AND touched < $2 FOR UPDATE SKIP LOCKED) RETURNING id
+                """, [.texts(ids), .real(time)])
+            let removed = Set((0..<gone.count).map { gone.text($0, 0) })
+            if !removed.isEmpty {
+                try c.query("DELETE FROM rocket_steps WHERE id = ANY($1::text[])", [.texts(Array(removed))])
             }
+            try Self.insert(results.filter { removed.contains($0.id) }, c)
             // Alerts last as long as conversations.
             try c.query(
                 "DELETE FROM rocket_alerts WHERE id IN (SELECT id FROM rocket_alerts WHERE touched < $1 LIMIT 500 FOR UPDATE SKIP LOCKED)", [.real(time)])
-            return gone.count
+            return removed.count
         }
     }
 

@@ -428,7 +428,9 @@ struct APITests {
         #expect(try h.archive().load(first) == nil)
     }
 
-    @Test("expired conversations leave the store as fast as they expire: every one in a call, not 500 a minute", arguments: ServerStoreKind.allCases)
+    @Test(
+        "expired conversations leave the store as fast as they expire: every one in a call (or in the writer's slices), not 500 a minute",
+        arguments: ServerStoreKind.allCases)
     func expiredRowsGo(kind: ServerStoreKind) throws {
         let h = try Harness(kind) { $0.idleTimeout = 100 }
         let archive = try h.archive()
@@ -443,8 +445,13 @@ struct APITests {
         }
         try archive.save(rows)
         h.clock.advance(by: 101)
-        #expect(h.service.expireStored() == 1_234)
+        // In slices (the writer's: it commits between them), each saying whether more is left.
+        let first = h.service.expireStored(enough: { true })
+        #expect(first.gone == 500 && first.more)
+        #expect(try archive.load(String(format: "%032x", 1_233)) != nil || archive.load(String(format: "%032x", 0)) != nil)
+        #expect(h.service.expireStored() == 734)
         #expect(try archive.load(String(format: "%032x", 1_233)) == nil)
+        #expect(h.service.expireStored(enough: { true }) == (0, false))
     }
 
     @Test("the flow's scenario gates per visitor: 'not now' is a status of its own with the explanation", arguments: ServerStoreKind.allCases)
@@ -1219,10 +1226,12 @@ struct ResultsAPITests {
         #expect(one.map(\.seq) == [seqs[0]])
         let both = try archive.results(flow: nil, after: 0, limit: 10, maxBytes: one[0].result.answers.utf8.count + 1)
         #expect(both.map(\.seq) == seqs)
-        // Kept for --keep-results, then gone.
+        // Kept for --keep-results, then gone. (Cy's conversation, answered and left, expired
+        // meanwhile: its answers are the one result now.)
         h.clock.advance(by: RocketLimits.resultRetentionSeconds + 1)
         _ = h.service.expireStored()
-        #expect(h.request("GET", "/v1/results", headers: Self.site).json?["results"]?.array.isEmpty == true)
+        let kept = h.request("GET", "/v1/results", headers: Self.site).json?["results"]?.array
+        #expect(kept?.compactMap { $0["reason"]?.string } == ["expired"] && kept?.first?["visitor"]?.string == "cy")
     }
 
     @Test("--keep-results 0: no result is written, and the route says so")
@@ -1256,6 +1265,52 @@ extension ResultsAPITests {
         let stored = try h.archive().results(flow: nil, after: 0, limit: 10, maxBytes: 1 << 20)
         #expect(stored.map(\.result.id) == [ada])
         #expect(stored.first?.result.answers == #"{"name":"Ada"}"#)
+    }
+
+    @Test(
+        "a conversation answered and left leaves its answers when it expires (reason expired), in the removal's transaction; one never answered, or ended, none",
+        arguments: ServerStoreKind.allCases)
+    func expiredLeaveTheirAnswers(kind: ServerStoreKind) throws {
+        let h = try Self.harness(kind) { $0.idleTimeout = 100 }
+        let ada = try Self.answered(h, visitor: "ada", name: "Ada")
+        _ = Self.send(h, ada, visitor: "ada", #""intent": "close""#)
+        let cy = try Self.answered(h, visitor: "cy", name: "Cy")
+        let dee = try #require(
+            h.request("POST", "/v1/conversations", body: #"{"flow": "basic", "visitor": "dee"}"#, headers: Self.site).json?["conversation"]?["id"]?
+                .string)
+        h.service.flush()
+        let archive = try h.archive()
+        // Not yet idle for long enough: nothing expires, no result but Ada's.
+        h.clock.advance(by: 50)
+        #expect(h.service.expireStored() == 0)
+        #expect(try archive.results(flow: nil, after: 0, limit: 10, maxBytes: 1 << 20).map(\.result.id) == [ada])
+        h.clock.advance(by: 51)
+        #expect(h.service.expireStored() == 3)
+        for id in [ada, cy, dee] { #expect(try archive.load(id) == nil) }
+        let stored = try archive.results(flow: nil, after: 0, limit: 10, maxBytes: 1 << 20)
+        #expect(stored.map(\.result.id) == [ada, cy])
+        #expect(stored.map(\.result.reason) == ["closed", "expired"])
+        // Its answers as they were (the secret one left out), its visitor and flow.
+        #expect(stored.last?.result.answers == #"{"name":"Cy"}"#)
+        #expect(stored.last?.result.visitor == "cy" && stored.last?.result.flow == "basic")
+        #expect(stored.last.map { $0.result.at == h.clock.now } == true)
+        // The route shows it as any other.
+        let page = h.request("GET", "/v1/results", headers: Self.site).json?["results"]?.array
+        #expect(page?.last?["reason"]?.string == "expired" && page?.last?["answers"]?["name"]?.string == "Cy")
+    }
+
+    @Test("--keep-results 0: an answered conversation expires without a result")
+    func keepNoneExpired() throws {
+        let h = try Self.harness(.sqlite) {
+            $0.resultRetention = 0
+            $0.idleTimeout = 100
+        }
+        let cy = try Self.answered(h, visitor: "cy", name: "Cy")
+        h.service.flush()
+        h.clock.advance(by: 101)
+        #expect(h.service.expireStored() == 1)
+        #expect(try h.archive().load(cy) == nil)
+        #expect(try h.archive().results(flow: nil, after: 0, limit: 10, maxBytes: 1 << 20).isEmpty)
     }
 }
 

@@ -358,9 +358,12 @@ struct StepsTests {
         h.clock.advance(by: 60)
         #expect(h.send(id, #""intent": "tap""#).status == 200)
         let archive = try h.archive()
-        #expect(try archive.expire(before: started + 30) == 0)
+        #expect(try archive.expiring(before: started + 30, limit: 10).isEmpty)
+        // Named anyway (read before its steps were saved): it stays.
+        #expect(try archive.expire([id], before: started + 30, results: []) == 0)
         #expect(try archive.load(id) != nil)
-        #expect(try archive.expire(before: started + 70) == 1)
+        #expect(try archive.expiring(before: started + 70, limit: 10).map(\.row.id) == [id])
+        #expect(try archive.expire([id], before: started + 70, results: []) == 1)
         #expect(try archive.load(id) == nil)
     }
 }
