@@ -89,11 +89,16 @@ extension ConversationService {
     }
 
     /// Deletes what expired from the stores: conversations idle past the limit (in batches of
-    /// 500; one that was answered but never ended leaves its answers as a result, reason
+    /// ``expiryBatch``; one that was answered but never ended leaves its answers as a result, reason
     /// `expired`), event records and results past their retention, and visitors' scenario
     /// statistics past theirs; how many conversations went. At most 100 batches of each.
     @discardableResult
     package func expireStored() -> Int { expireStored(enough: { false }).gone }
+
+    /// Expired conversations read, restored and removed in one transaction: about 8 ms of the
+    /// writer's time with results kept (40 µs each in a release build, measured with the survey
+    /// flow), the length of a slice of ``expireStored(enough:)``.
+    package static let expiryBatch = 200
 
     /// ``expireStored()`` in slices: it stops between two batches once `enough()` says so, and
     /// `more` says that some may be left. The HTTP server's writer calls it every minute, and
@@ -118,11 +123,11 @@ extension ConversationService {
                 let cutoff = now - configuration.idleTimeout
                 var unreadable = 0
                 try drain { () throws(ConversationArchive.Failure) -> Bool in
-                    let stored = try archive.expiring(before: cutoff, limit: 500)
+                    let stored = try archive.expiring(before: cutoff, limit: Self.expiryBatch)
                     let results = keepsResults ? expiredResults(stored, at: now, unreadable: &unreadable) : []
                     let n = try archive.expire(stored.map(\.row.id), before: cutoff, results: results)
                     gone += n
-                    return stored.count == 500 && n > 0
+                    return stored.count == Self.expiryBatch && n > 0
                 }
                 if unreadable > 0 {
                     log("rocket serve: \(unreadable) expired conversation(s) could not be read for their answers (their flow changed or is gone)")

@@ -691,8 +691,9 @@ package final class HTTPServer: Sendable {
         _ = write(writerPipe.write, &b, 1)
     }
 
-    /// About the longest the writer spends on expired rows before it commits again (seconds).
-    static let expirySlice = 0.02
+    /// The writer commits again once it has spent this long on expired rows (seconds): in
+    /// practice after each batch (``ConversationService/expiryBatch``, about 8 ms).
+    static let expirySlice = 0.005
 
     /// The least time from one commit's start to the next one's (seconds) while batches hold
     /// several changes. Batches of a busy server grow, so a change costs fewer pages of the log

@@ -447,9 +447,9 @@ struct APITests {
         h.clock.advance(by: 101)
         // In slices (the writer's: it commits between them), each saying whether more is left.
         let first = h.service.expireStored(enough: { true })
-        #expect(first.gone == 500 && first.more)
+        #expect(first.gone == ConversationService.expiryBatch && first.more)
         #expect(try archive.load(String(format: "%032x", 1_233)) != nil || archive.load(String(format: "%032x", 0)) != nil)
-        #expect(h.service.expireStored() == 734)
+        #expect(h.service.expireStored() == 1_234 - ConversationService.expiryBatch)
         #expect(try archive.load(String(format: "%032x", 1_233)) == nil)
         #expect(h.service.expireStored(enough: { true }) == (0, false))
     }
