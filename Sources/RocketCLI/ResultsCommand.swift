@@ -15,6 +15,7 @@ enum ResultsCommand {
             .value("--flow", "NAME", "Only the flow NAME."),
             .value("--after", "N", "Only results numbered after N (the seq of the last one printed before; default 0)."),
             .flag("--csv", "Print CSV for a spreadsheet instead: a header, then one row per result, a column per answer."),
+            .flag("--follow", "Keep going: print each result as the store writes it, until interrupted (JSON Lines only)."),
         ],
         discussion: """
             One line per conversation that ended, in the order the store wrote them: {"seq",
@@ -22,7 +23,9 @@ enum ResultsCommand {
             id with secret answers left out (docs/SERVER.md, Storage). A conversation answered and
             left has its answers so far once it expires, with the reason "expired". The store is opened for
             reading only, beside a running server. Keep the last seq and pass it to --after to
-            get only what came since.
+            get only what came since. With --follow it looks for new results every second
+            (as tail -f does), goes on after the store could not be read for a while, and ends
+            when interrupted or when nobody reads its output any more.
             With --csv: the columns seq, conversation, flow, visitor, ended (ISO-8601, UTC),
             reason, variant, then one per answer id (every id the results have, by name); a multiple
             choice's titles joined by "; ". A typed text that a spreadsheet would take for a
@@ -34,6 +37,7 @@ enum ResultsCommand {
         examples: [
             "rocket results --store rocket.sqlite --flow signup > signup.jsonl",
             "rocket results --store rocket.sqlite --flow signup --csv > signup.csv",
+            "rocket results --store rocket.sqlite --follow | jq -c .answers",
         ])
 
     static func run(_ args: [String]) throws(UsageError) -> ExitStatus {
@@ -53,15 +57,36 @@ enum ResultsCommand {
         if let flow = parsed.value("--flow"), !FlowLibrary.isName(flow) {
             throw UsageError(message: "'--flow': not a flow's name", command: spec.name)
         }
-        if parsed.has("--csv") { return csv(store: store, flow: flow, after: after) }
+        let follow = parsed.has("--follow")
+        if parsed.has("--csv") {
+            // A CSV's columns are every answer id of every result: unknown while more may come.
+            if follow { throw UsageError(message: "--csv and --follow cannot go together (a CSV's columns come from every result)", command: spec.name) }
+            return csv(store: store, flow: flow, after: after)
+        }
         // A page at a time: the results of a busy site need not fit in memory at once.
+        var read = false
+        var failing = false
         while true {
             switch ConversationArchive.results(store: store, flow: flow, after: after, limit: 1000, maxBytes: RocketLimits.resultPageBytes) {
             case .failure(let e):
-                printError("rocket: error: \(Sanitizer.clean(e.message, keepNewlines: false))")
-                return e.missing ? ExitStatus.noInput : ExitStatus.dataError
+                // Following, a store read before that cannot be read now (a database restarting)
+                // is tried again every second; said once.
+                guard follow, read else {
+                    printError("rocket: error: \(Sanitizer.clean(e.message, keepNewlines: false))")
+                    return e.missing ? ExitStatus.noInput : ExitStatus.dataError
+                }
+                if !failing { printError("rocket: \(Sanitizer.clean(e.message, keepNewlines: false)); trying again every second") }
+                failing = true
+                if FileIO.standardOutputGone(within: 1) { return ExitStatus.ok }
             case .success(let rows):
-                guard let last = rows.last else { return ExitStatus.ok }
+                read = true
+                if failing { printError("rocket: the store can be read again") }
+                failing = false
+                guard let last = rows.last else {
+                    guard follow else { return ExitStatus.ok }
+                    if FileIO.standardOutputGone(within: 1) { return ExitStatus.ok }
+                    continue
+                }
                 var w = JSONBytes(capacity: rows.count * 256)
                 for row in rows {
                     row.write(into: &w)

@@ -476,6 +476,15 @@ package enum FileIO {
         }
     }
 
+    /// Waits up to `seconds` (a follower between two reads); true as soon as nobody reads
+    /// standard output any more (the reader of its pipe has gone), false after the wait. A
+    /// terminal or a file never ends the wait early.
+    package static func standardOutputGone(within seconds: Double) -> Bool {
+        var fd = pollfd(fd: 1, events: 0, revents: 0)
+        guard poll(&fd, 1, Int32(max(0, min(seconds, 3_600)) * 1000)) > 0 else { return false }
+        return fd.revents & Int16(POLLERR | POLLHUP) != 0
+    }
+
     /// Writes every byte to `fd`, retrying partial writes and EINTR; the errno of a failure, or nil.
     package static func writeAll(_ fd: Int32, _ bytes: [UInt8]) -> Int32? {
         var offset = 0

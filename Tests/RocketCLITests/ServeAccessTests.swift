@@ -142,6 +142,71 @@ struct ServeAccessTests {
         #expect(refused.status == 65 && refused.stderr.contains("cannot be read") && refused.stderr.contains("not a regular file"), "\(refused.stderr)")
     }
 
+    /// Starts the tour flow for `visitor` on `server` and taps it to its end; its id once the
+    /// server has ended it (its result written with the end's save).
+    func endTour(_ server: Running, visitor: String) throws -> String {
+        let started = server.exchange("POST", "/v1/conversations", body: #"{"flow": "tour", "visitor": "\#(visitor)", "reducedMotion": true}"#)
+        let id = try #require(started.range(of: #""id":""#).map { String(started[$0.upperBound...].prefix(32)) })
+        var tapped = 0
+        for _ in 0..<100 where tapped != 200 {
+            tapped = server.status("POST", "/v1/conversations/\(id)/intents", body: #"{"intent": "tap"}"#, headers: ["Rocket-Visitor": visitor])
+            if tapped != 200 { usleep(50_000) }
+        }
+        #expect(tapped == 200)
+        return id
+    }
+
+    @Test("rocket results --follow prints each result as the store writes it, and ends once nobody reads its output")
+    func resultsFollow() throws {
+        let store = scratchDirectory() + "/f.sqlite"
+        let server = try Running(["--insecure-dev"], store: store)
+        let first = try endTour(server, visitor: "ada")
+        let follower = Process()
+        follower.executableURL = URL(fileURLWithPath: rocketPath)
+        follower.arguments = ["results", "--store", store, "--follow"]
+        let out = Pipe()
+        follower.standardOutput = out
+        follower.standardError = FileHandle.nullDevice
+        try follower.run()
+        let fd = out.fileHandleForReading.fileDescriptor
+        /// The next line it prints (waiting for it at most 20 s: the end is saved, then read).
+        func nextLine() -> String {
+            var line: [UInt8] = []
+            var byte: UInt8 = 0
+            var waited = 0
+            while waited < 400 {
+                var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+                guard poll(&p, 1, 50) > 0 else {
+                    waited += 1
+                    continue
+                }
+                guard read(fd, &byte, 1) == 1 else { break }
+                if byte == 0x0A { break }
+                line.append(byte)
+            }
+            return String(decoding: line, as: UTF8.self)
+        }
+        let one = nextLine()
+        #expect(one.contains(first) && one.contains(#""reason":"completed""#), "\(one)")
+        // A result written later comes out without asking again.
+        let second = try endTour(server, visitor: "bo")
+        let two = nextLine()
+        #expect(two.contains(second) && !two.contains(first), "\(two)")
+        // Nobody reads any more: it ends by itself (it looks every second), status 0.
+        try out.fileHandleForReading.close()
+        for _ in 0..<200 where follower.isRunning { usleep(50_000) }
+        #expect(!follower.isRunning)
+        if follower.isRunning { follower.terminate() }
+        follower.waitUntilExit()
+        #expect(follower.terminationStatus == 0)
+        #expect(server.stop() == 0)
+        // A CSV's columns come from every result: it cannot follow.
+        let both = try runRocket(["results", "--store", store, "--csv", "--follow"])
+        #expect(both.status == 64 && both.stderr.contains("--follow"), "\(both.stderr)")
+        // A store that cannot be read at first is an error at once, following or not.
+        #expect(try runRocket(["results", "--store", scratchDirectory() + "/none.sqlite", "--follow"]).status == 66)
+    }
+
     @Test("rocket results --csv: a header, a row per result, a column per answer id; text a spreadsheet would run as a formula begins with '")
     func resultsCSV() throws {
         let dir = scratchDirectory()
