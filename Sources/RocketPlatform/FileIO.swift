@@ -333,6 +333,43 @@ package enum FileIO {
         return .success(())
     }
 
+    /// Makes a new, empty file beside `path` that only its owner may read (`NAME.tmp-PID`, the
+    /// name ``writeAtomically(_:to:replacing:)`` uses, so one a killed process left is removed by
+    /// the next write), for a writer that fills it by name; its path. A stale one is removed first.
+    package static func emptyTemporary(beside path: String) -> Result<String, Failure> {
+        removeStaleTemporaries(of: path)
+        let temporary = path + ".tmp-" + String(getpid())
+        unlink(temporary)
+        let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
+        guard fd >= 0 else { return .failure(Failure(errno)) }
+        close(fd)
+        return .success(temporary)
+    }
+
+    /// Puts the filled `temporary` in place as `path`, which must not exist: its bytes made
+    /// durable (fsync), hard-linked to the name (never replacing a file, even one made a moment
+    /// before: `EEXIST`), then the folder made durable. The temporary is gone either way.
+    package static func publish(_ temporary: String, as path: String) -> Result<Void, Failure> {
+        func fail(_ code: Int32) -> Result<Void, Failure> {
+            unlink(temporary)
+            return .failure(Failure(code))
+        }
+        let fd = open(temporary, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
+        guard fd >= 0 else { return fail(errno) }
+        let synced = fsync(fd) == 0 ? 0 : errno
+        close(fd)
+        if synced != 0 { return fail(synced) }
+        guard link(temporary, path) == 0 else { return fail(errno) }
+        unlink(temporary)
+        let directory = PathName.directory(path)
+        let dfd = open(directory.isEmpty ? "." : directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        if dfd >= 0 {
+            _ = fsync(dfd)
+            close(dfd)
+        }
+        return .success(())
+    }
+
     /// The file a chain of symbolic links at `path` ends at (the path itself when it is none);
     /// a relative link is relative to its folder. At most 40 links are followed, as the kernel does.
     static func linkTarget(_ path: String) -> String {

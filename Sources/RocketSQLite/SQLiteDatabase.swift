@@ -65,6 +65,9 @@ package final class SQLiteDatabase: Sendable {
     /// How long a statement waits for another connection's lock, in milliseconds.
     package let busyTimeout: Int32
     private let connection: Mutex<SQLiteConnection>
+    /// The connection's handle, for ``interrupt()`` alone (SQLite lets any thread interrupt a
+    /// connection while another uses it).
+    private nonisolated(unsafe) let interruptible: OpaquePointer
 
     /// Opens `path`. `busyTimeout` is how long a statement waits for another connection's lock
     /// (milliseconds).
@@ -110,6 +113,25 @@ package final class SQLiteDatabase: Sendable {
         }
         Self.waitForLocks(handle, busyTimeout)
         connection = Mutex(SQLiteConnection(handle: handle))
+        interruptible = handle
+    }
+
+    /// Stops the statement the connection runs now, from any thread: it fails with
+    /// `SQLITE_INTERRUPT` (a long copy someone cancelled). Nothing happens when none runs.
+    package func interrupt() { sqlite3_interrupt(interruptible) }
+
+    /// Writes a consistent copy of the whole database, as one read transaction sees it (writers
+    /// go on meanwhile), into `path`: an empty file or none (`VACUUM INTO`: compacted, without
+    /// the write-ahead log), then checks the copy (`PRAGMA quick_check`). The file keeps its mode.
+    package func copy(into path: String) throws(SQLiteError) {
+        try withConnection { (c) throws(SQLiteError) in try c.run("VACUUM INTO ?1", [.text(path)]) }
+        let copy = try SQLiteDatabase(path: path, mode: .readOnly, busyTimeout: 0)
+        let verdict = try copy.withConnection { (c) throws(SQLiteError) -> String in
+            let s = try c.statement("PRAGMA quick_check")
+            defer { s.finish() }
+            return try s.step() ? s.text(0) : ""
+        }
+        guard verdict == "ok" else { throw SQLiteError(code: SQLITE_CORRUPT, message: "the copy does not read back whole: \(verdict)") }
     }
 
     /// The VFS every connection opens with: "rocket-log" (CSQLiteLog.h: a commit's log frames

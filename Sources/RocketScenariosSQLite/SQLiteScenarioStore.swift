@@ -37,6 +37,23 @@ public final class SQLiteScenarioStore: ScenarioStore, VisitorStore {
     /// The connection (RocketSQLite: statements cached, one operation at a time).
     package let database: SQLiteDatabase
 
+    /// Writes a consistent copy of the whole store (scenario statistics, and a server's
+    /// conversations, results and settings, as one moment saw them while writers go on) into
+    /// the empty file `path`, and checks that it reads back whole. ``interrupt()`` from another
+    /// thread stops it (an error then).
+    package func copy(into path: String) throws(ScenarioStoreError) {
+        do throws(SQLiteError) {
+            try database.copy(into: path)
+        } catch {
+            // Either file may be the cause: the message names both.
+            if error.isFull { throw ScenarioStoreError(.full, "the disk of \(path) is full: \(error.message)") }
+            throw ScenarioStoreError(error.isCorrupt ? .corrupt : .io, "cannot copy \(self.path) to \(path): \(error.message)")
+        }
+    }
+
+    /// Stops a ``copy(into:)`` under way, from any thread.
+    package func interrupt() { database.interrupt() }
+
     /// The page size of a new file made for scenario statistics: an operation changes a few short
     /// rows, and a commit writes (and checksums) whole pages to the log, so small pages write least.
     public static let statisticsPageSize = 1024

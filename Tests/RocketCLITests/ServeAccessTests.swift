@@ -207,6 +207,74 @@ struct ServeAccessTests {
         #expect(try runRocket(["results", "--store", scratchDirectory() + "/none.sqlite", "--follow"]).status == 66)
     }
 
+    @Test(
+        "rocket backup copies a store a running server writes: the copy holds what was committed (the log's changes too), owner-only; it never replaces a file"
+    )
+    func backupLive() throws {
+        let dir = scratchDirectory()
+        let store = dir + "/live.sqlite"
+        let server = try Running(["--insecure-dev"], store: store)
+        let ended = try endTour(server, visitor: "ada")
+        // Its result is committed once the server has ended it (the end is a change of its own).
+        for _ in 0..<100 where !(try runRocket(["results", "--store", store]).stdout.contains(ended)) { usleep(50_000) }
+        let copy = dir + "/copy.sqlite"
+        let made = try runRocket(["backup", "--store", store, copy])
+        #expect(made.status == 0 && made.stdout.isEmpty && made.stderr.contains("copied"), "\(made.stderr)")
+        // Read with the server still running: the copy alone, no log beside it.
+        #expect(!FileManager.default.fileExists(atPath: copy + "-wal"))
+        let results = try runRocket(["results", "--store", copy])
+        #expect(results.status == 0 && results.stdout.contains(ended), "\(results.stdout) \(results.stderr)")
+        var st = stat()
+        #expect(stat(copy, &st) == 0 && st.st_mode & 0o777 == 0o600)
+        let again = try runRocket(["backup", "--store", store, copy])
+        #expect(again.status == 73 && again.stderr.contains("never replaces"), "\(again.stderr)")
+        #expect(server.stop() == 0)
+        #expect(try runRocket(["backup", "--store", "postgresql://localhost/x", dir + "/pg.sqlite"]).status == 64)
+        #expect(try runRocket(["backup", "--store", dir + "/none.sqlite", dir + "/n.sqlite"]).status == 66)
+        #expect(try runRocket(["backup", "--store", "/dev/zero", dir + "/z.sqlite"]).status == 65)
+        #expect(try runRocket(["backup", "--store", store, dir + "/no/such/folder.sqlite"]).status == 73)
+        // Nothing half-made is left beside a copy that failed.
+        let left = try FileManager.default.contentsOfDirectory(atPath: dir).filter { $0.contains(".tmp-") }
+        #expect(left.isEmpty, "\(left)")
+    }
+
+    @Test("rocket backup stopped by Ctrl-C leaves no file, whole or partial, and exits 130")
+    func backupInterrupted() throws {
+        let dir = scratchDirectory()
+        let store = dir + "/big.sqlite"
+        #expect(try runRocket(["scenario", "trigger", "x", "--store", store]).status == 0)
+        // Forty megabytes more, so the copy takes a while.
+        let python = Process()
+        python.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        python.arguments = [
+            "python3", "-c",
+            "import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); c.execute('CREATE TABLE filler(x)'); c.executemany('INSERT INTO filler VALUES (randomblob(4000))', [()]*10000); c.commit()",
+            store,
+        ]
+        try python.run()
+        python.waitUntilExit()
+        #expect(python.terminationStatus == 0)
+        let copy = dir + "/copy.sqlite"
+        let backup = Process()
+        backup.executableURL = URL(fileURLWithPath: rocketPath)
+        backup.arguments = ["backup", "--store", store, copy]
+        backup.standardError = FileHandle.nullDevice
+        try backup.run()
+        // Its partial file exists once the signals are held: then Ctrl-C.
+        let partial = copy + ".tmp-\(backup.processIdentifier)"
+        for _ in 0..<5_000 where !FileManager.default.fileExists(atPath: partial) && backup.isRunning { usleep(1_000) }
+        kill(backup.processIdentifier, SIGINT)
+        backup.waitUntilExit()
+        if backup.terminationReason == .exit {
+            #expect(backup.terminationStatus == 130)
+            #expect(!FileManager.default.fileExists(atPath: copy))
+        } else {
+            // The signal came after the copy was in place (a very slow test machine): then it is whole.
+            #expect(try runRocket(["scenario", "status", "x", "--store", copy]).status == 0)
+        }
+        #expect(!FileManager.default.fileExists(atPath: partial))
+    }
+
     @Test("rocket results --csv: a header, a row per result, a column per answer id; text a spreadsheet would run as a formula begins with '")
     func resultsCSV() throws {
         let dir = scratchDirectory()

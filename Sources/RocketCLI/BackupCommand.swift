@@ -1,0 +1,104 @@
+#if canImport(Glibc)
+    import Glibc
+#endif
+import RocketCore
+import RocketPlatform
+import RocketPostgres
+import RocketScenarios
+import RocketScenariosSQLite
+
+/// `rocket backup --store FILE TO`: a consistent copy of a store file, taken while a server may
+/// be writing it.
+enum BackupCommand {
+    static let spec = CommandSpec(
+        name: "backup", abstract: "Copy a store file whole, as one moment saw it, while rocket serve may be writing it.",
+        positionals: [("TO", "The copy: a new file (an existing one is never replaced).")], positionalCount: 1...1,
+        options: [
+            .value("--store", "FILE", "The store to copy (an SQLite file; a PostgreSQL store is copied with pg_dump).").completing(.file)
+        ],
+        discussion: """
+            Copying the file with cp while a server writes it can give a torn copy: the newest
+            changes are in its write-ahead log (FILE-wal), not in FILE. This reads the store in one
+            read transaction, so the copy holds every change committed before it began and none
+            after, while the server goes on writing. The copy is compacted, holds no write-ahead
+            log, is readable by its owner only (it holds visitors' answers and the server's token
+            secret), is checked to read back whole, and is made durable before the command
+            succeeds. Ctrl-C stops it and leaves no file behind.
+            To restore: stop the server, remove FILE-wal and FILE-shm, put the copy at FILE, start
+            the server (docs/DEPLOY.md).
+            """,
+        exitStatus:
+            "0 copied; 64 usage error (a PostgreSQL URL included); 65 the store cannot be read (not a store, corrupt); 66 no such store; 73 TO exists or cannot be made; 74 the copy could not be written (a full disk); 130 Ctrl-C.",
+        examples: ["rocket backup --store rocket.sqlite rocket-$(date +%F).sqlite"])
+
+    static func run(_ args: [String]) throws(UsageError) -> ExitStatus {
+        let parsed = try parse(args, as: spec)
+        if parsed.helpRequested { printOut(spec.help); return ExitStatus.ok }
+        guard let store = parsed.value("--store") else { throw UsageError(message: "--store FILE is required", command: spec.name) }
+        guard let target = parsed.positionals.first, !target.isEmpty else {
+            throw UsageError(message: "name the copy: rocket backup --store FILE TO", command: spec.name)
+        }
+        let shown = { (s: String) in Sanitizer.clean(s, keepNewlines: false) }
+        if PostgresURL.names(store) {
+            throw UsageError(message: "a PostgreSQL store is copied with PostgreSQL's own tools: pg_dump (docs/DEPLOY.md)", command: spec.name)
+        }
+        guard FileIO.exists(store) else {
+            printError("rocket: error: cannot read '\(shown(store))': no such file")
+            return ExitStatus.noInput
+        }
+        var existing = stat()
+        if lstat(target, &existing) == 0 {
+            printError("rocket: error: '\(shown(target))' exists: a backup never replaces a file")
+            return ExitStatus.cannotCreate
+        }
+        let opened: SQLiteScenarioStore
+        do throws(ScenarioStoreError) {
+            opened = try SQLiteScenarioStore(readingOnly: store)
+        } catch {
+            printError("rocket: error: \(shown(error.message))")
+            return ExitStatus.dataError
+        }
+        // Ctrl-C, SIGTERM and SIGHUP stop the copy (SQLite is interrupted) and the partial file
+        // is removed; the partial file is made once they are held, so none leaves it behind.
+        var cannotMake: FileIO.Failure?
+        let run = Interruptible.run(
+            prepare: { () -> String? in
+                switch FileIO.emptyTemporary(beside: target) {
+                case .failure(let f):
+                    cannotMake = f
+                    return nil
+                case .success(let t): return t
+                }
+            }, stop: { opened.interrupt() }
+        ) { temporary -> ScenarioStoreError? in
+            do throws(ScenarioStoreError) {
+                try opened.copy(into: temporary)
+                return nil
+            } catch {
+                return error
+            }
+        }
+        guard let temporary = run.prepared else {
+            printError("rocket: error: cannot make '\(shown(target))': \(cannotMake?.reason ?? "")")
+            return ExitStatus.cannotCreate
+        }
+        if run.signal != 0 {
+            unlink(temporary)
+            printError("rocket: backup stopped; nothing was written")
+            return .signal(run.signal)
+        }
+        if let failure = run.result ?? nil {
+            unlink(temporary)
+            printError("rocket: error: \(shown(failure.message))")
+            return failure.kind == .full || failure.kind == .io ? ExitStatus.ioError : ExitStatus.dataError
+        }
+        if case .failure(let f) = FileIO.publish(temporary, as: target) {
+            printError("rocket: error: cannot write '\(shown(target))': \(f.reason)")
+            return f.code == EEXIST ? ExitStatus.cannotCreate : ExitStatus.ioError
+        }
+        var made = stat()
+        let size = stat(target, &made) == 0 ? Int(made.st_size) : 0
+        printError("rocket: copied \(shown(store)) to \(shown(target)) (\(size) bytes)")
+        return ExitStatus.ok
+    }
+}
