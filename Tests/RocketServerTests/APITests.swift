@@ -1299,6 +1299,30 @@ extension ResultsAPITests {
         #expect(page?.last?["reason"]?.string == "expired" && page?.last?["answers"]?["name"]?.string == "Cy")
     }
 
+    @Test("a conversation that expires but cannot be read (its row damaged) leaves no result, goes all the same, and the log counts it once")
+    func expiredUnreadable() throws {
+        let path = scratchDirectory() + "/store.sqlite"
+        let said = Mutex<[String]>([])
+        let h = try Harness(path: path, configure: { $0.idleTimeout = 100 }, log: { line in said.withLock { $0.append(line) } })
+        let ids = try ["ada", "bo"].map { visitor in
+            let id = try h.start(visitor: visitor)
+            #expect(h.send(id, #""intent": "tap""#, visitor: visitor).status == 200)
+            #expect(h.send(id, #""intent": "submit", "text": "N""#, visitor: visitor).status == 200)
+            return id
+        }
+        h.service.flush()
+        let db = try SQLiteDatabase(path: path, mode: .readWrite)
+        try db.withConnection { (c) throws(SQLiteError) in
+            try c.exec("UPDATE server_conversations SET snapshot = '{\"start\":[1,2]}' WHERE id = '\(ids[0])'")
+        }
+        h.clock.advance(by: 101)
+        #expect(h.service.expireStored() == 2)
+        let stored = try h.archive().results(flow: nil, after: 0, limit: 10, maxBytes: 1 << 20)
+        #expect(stored.map(\.result.id) == [ids[1]] && stored.first?.result.reason == "expired")
+        let told = said.withLock { $0 }.filter { $0.contains("could not be read") }
+        #expect(told.count == 1 && told[0].contains("1 expired"), "\(said.withLock { $0 })")
+    }
+
     @Test("--keep-results 0: an answered conversation expires without a result")
     func keepNoneExpired() throws {
         let h = try Self.harness(.sqlite) {
