@@ -12,7 +12,8 @@ import RocketScenariosSQLite
 enum BackupCommand {
     static let spec = CommandSpec(
         name: "backup", abstract: "Copy a store file whole, as one moment saw it, while rocket serve may be writing it.",
-        positionals: [("TO", "The copy: a new file (an existing one is never replaced).")], positionalCount: 1...1,
+        positionals: [("TO", "The copy: a new file (an existing one is never replaced), or - for standard output (a pipe or a file).")],
+        positionalCount: 1...1,
         options: [
             .value("--store", "FILE", "The store to copy (an SQLite file; a PostgreSQL store is copied with pg_dump).").completing(.file)
         ],
@@ -23,13 +24,18 @@ enum BackupCommand {
             after, while the server goes on writing. The copy is compacted, holds no write-ahead
             log, is readable by its owner only (it holds visitors' answers and the server's token
             secret), is checked to read back whole, and is made durable before the command
-            succeeds. Ctrl-C stops it and leaves no file behind.
+            succeeds. Ctrl-C stops it and leaves no file behind. With - the copy is made in
+            $TMPDIR (or /tmp), then written to standard output and removed, for a pipe
+            (rocket backup --store FILE - | gzip > copy.sqlite.gz); never to a terminal.
             To restore: stop the server, remove FILE-wal and FILE-shm, put the copy at FILE, start
             the server (docs/DEPLOY.md).
             """,
         exitStatus:
             "0 copied; 64 usage error (a PostgreSQL URL included); 65 the store cannot be read (not a store, corrupt); 66 no such store; 73 TO exists or cannot be made; 74 the copy could not be written (a full disk); 130 Ctrl-C.",
-        examples: ["rocket backup --store rocket.sqlite rocket-$(date +%F).sqlite"])
+        examples: [
+            "rocket backup --store rocket.sqlite rocket-$(date +%F).sqlite",
+            "rocket backup --store rocket.sqlite - | ssh backup.internal 'cat > rocket.sqlite'",
+        ])
 
     static func run(_ args: [String]) throws(UsageError) -> ExitStatus {
         let parsed = try parse(args, as: spec)
@@ -46,8 +52,15 @@ enum BackupCommand {
             printError("rocket: error: cannot read '\(shown(store))': no such file")
             return ExitStatus.noInput
         }
+        let toOutput = target == "-"
+        if toOutput, isatty(1) == 1 {
+            throw UsageError(message: "the copy is a binary file: send it to a pipe or a file (- > FILE), not to the terminal", command: spec.name)
+        }
+        // A reader that goes away is a failed write (the staged copy is then removed), not a
+        // process ended by SIGPIPE.
+        if toOutput { signal(SIGPIPE, SIG_IGN) }
         var existing = stat()
-        if lstat(target, &existing) == 0 {
+        if !toOutput, lstat(target, &existing) == 0 {
             printError("rocket: error: '\(shown(target))' exists: a backup never replaces a file")
             return ExitStatus.cannotCreate
         }
@@ -63,20 +76,22 @@ enum BackupCommand {
         var cannotMake: FileIO.Failure?
         let run = Interruptible.run(
             prepare: { () -> String? in
-                switch FileIO.emptyTemporary(beside: target) {
+                switch FileIO.emptyTemporary(beside: toOutput ? Self.outputStaging : target) {
                 case .failure(let f):
                     cannotMake = f
                     return nil
                 case .success(let t): return t
                 }
             }, stop: { opened.interrupt() }
-        ) { temporary -> ScenarioStoreError? in
+        ) { temporary, stopping -> Failed? in
             do throws(ScenarioStoreError) {
                 try opened.copy(into: temporary)
-                return nil
             } catch {
-                return error
+                return .copy(error)
             }
+            // To standard output: the checked copy is poured out, then removed (below).
+            guard toOutput, let (failure, output) = FileIO.pour(temporary, into: 1, stopping: stopping) else { return nil }
+            return .output(failure, ofOutput: output)
         }
         guard let temporary = run.prepared else {
             printError("rocket: error: cannot make '\(shown(target))': \(cannotMake?.reason ?? "")")
@@ -87,10 +102,21 @@ enum BackupCommand {
             printError("rocket: backup stopped; nothing was written")
             return .signal(run.signal)
         }
-        if let failure = run.result ?? nil {
+        switch run.result ?? nil {
+        case .copy(let failure):
             unlink(temporary)
             printError("rocket: error: \(shown(failure.message))")
             return failure.kind == .full || failure.kind == .io ? ExitStatus.ioError : ExitStatus.dataError
+        case .output(let failure, let ofOutput):
+            unlink(temporary)
+            printError("rocket: error: cannot write the copy to \(ofOutput ? "standard output" : shown(temporary)): \(failure.reason)")
+            return ExitStatus.ioError
+        case nil:
+            if toOutput {
+                unlink(temporary)
+                printError("rocket: copied \(shown(store)) to standard output")
+                return ExitStatus.ok
+            }
         }
         if case .failure(let f) = FileIO.publish(temporary, as: target) {
             printError("rocket: error: cannot write '\(shown(target))': \(f.reason)")
@@ -100,5 +126,19 @@ enum BackupCommand {
         let size = stat(target, &made) == 0 ? Int(made.st_size) : 0
         printError("rocket: copied \(shown(store)) to \(shown(target)) (\(size) bytes)")
         return ExitStatus.ok
+    }
+
+    /// What went wrong once the copy began.
+    enum Failed {
+        /// The copy itself (reading the store, writing the file).
+        case copy(ScenarioStoreError)
+        /// Pouring it out: reading it back, or standard output (`ofOutput`).
+        case output(FileIO.Failure, ofOutput: Bool)
+    }
+
+    /// Where a copy for standard output is made first (its `.tmp-PID` beside this name).
+    static var outputStaging: String {
+        let folder = getenv("TMPDIR").map { String(cString: $0) }.flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
+        return folder + "/rocket-backup.sqlite"
     }
 }

@@ -43,6 +43,8 @@ package enum FileIO {
             case EISDIR: reason = "is a directory"
             case EROFS: reason = "read-only file system"
             case ENOSPC: reason = "no space left on device"
+            case EPIPE: reason = "its reader has gone (a closed pipe)"
+            case EEXIST: reason = "it exists"
             default:
                 reason = String(
                     decoding: strerror(code).map { UnsafeRawBufferPointer(start: $0, count: strlen($0)) } ?? UnsafeRawBufferPointer(start: nil, count: 0),
@@ -520,6 +522,25 @@ package enum FileIO {
         var fd = pollfd(fd: 1, events: 0, revents: 0)
         guard poll(&fd, 1, Int32(max(0, min(seconds, 3_600)) * 1000)) > 0 else { return false }
         return fd.revents & Int16(POLLERR | POLLHUP) != 0
+    }
+
+    /// Writes the whole regular file `path` to `fd` (standard output), a block at a time, until
+    /// its end or until `stopping()`; the failure, if any (of the file or of `fd`: `output`).
+    package static func pour(_ path: String, into fd: Int32, stopping: () -> Bool) -> (failure: Failure, output: Bool)? {
+        let source = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
+        guard source >= 0 else { return (Failure(errno), false) }
+        defer { close(source) }
+        var block = [UInt8](repeating: 0, count: 1 << 16)
+        while !stopping() {
+            let n = block.withUnsafeMutableBytes { Glibc.read(source, $0.baseAddress!, $0.count) }
+            if n < 0 {
+                if errno == EINTR { continue }
+                return (Failure(errno), false)
+            }
+            if n == 0 { return nil }
+            if let code = writeAll(fd, Array(block[..<n])) { return (Failure(code), true) }
+        }
+        return nil
     }
 
     /// Writes every byte to `fd`, retrying partial writes and EINTR; the errno of a failure, or nil.

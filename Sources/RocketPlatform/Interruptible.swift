@@ -13,10 +13,11 @@ package enum Interruptible {
     static let signals = [SIGINT, SIGTERM, SIGHUP]
 
     /// Runs `prepare` (once the signals are held: what it makes is never left by one), then
-    /// `body`, calling `stop` from another thread on the first signal; what they returned, and
-    /// the signal caught (0: none). `prepare` returning nil ends it at once (no `body`).
+    /// `body`, calling `stop` from another thread on the first signal (`body`'s argument then
+    /// answers true, for work done in steps); what they returned, and the signal caught (0:
+    /// none). `prepare` returning nil ends it at once (no `body`).
     package static func run<P, T>(
-        prepare: () -> P?, stop: @escaping @Sendable () -> Void, _ body: (P) -> T
+        prepare: () -> P?, stop: @escaping @Sendable () -> Void, _ body: (P, _ stopping: () -> Bool) -> T
     ) -> (prepared: P?, result: T?, signal: Int32) {
         var set = sigset_t()
         sigemptyset(&set)
@@ -41,7 +42,7 @@ package enum Interruptible {
             }
             watcherDone.store(true, ordering: .releasing)
         }
-        let result = body(prepared)
+        let result = body(prepared) { caught.load(ordering: .acquiring) != 0 }
         finished.store(true, ordering: .releasing)
         while watching && !watcherDone.load(ordering: .acquiring) { usleep(1_000) }
         // One that came after the watcher ended (or with no watcher) is pending: taken now, so

@@ -233,6 +233,31 @@ struct ServeAccessTests {
         #expect(try runRocket(["backup", "--store", dir + "/none.sqlite", dir + "/n.sqlite"]).status == 66)
         #expect(try runRocket(["backup", "--store", "/dev/zero", dir + "/z.sqlite"]).status == 65)
         #expect(try runRocket(["backup", "--store", store, dir + "/no/such/folder.sqlite"]).status == 73)
+        // To standard output: the same copy through a pipe or into a file, never to a terminal,
+        // and nothing left where it was staged, whether the output takes it or not.
+        let staging = scratchDirectory()
+        let piped = try runRocket(["backup", "--store", store, "-"], environment: ["TMPDIR": staging])
+        #expect(piped.status == 0 && piped.stdout.hasPrefix("SQLite format 3\u{0}"), "\(piped.stderr)")
+        /// `rocket backup --store STORE -` with its standard output at `path`; its exit status.
+        func backup(toOutput path: String) throws -> Int32 {
+            let p = Process()
+            p.executableURL = URL(fileURLWithPath: rocketPath)
+            p.arguments = ["backup", "--store", store, "-"]
+            p.environment = ["TMPDIR": staging]
+            p.standardOutput = FileHandle(forWritingAtPath: path)
+            p.standardError = FileHandle.nullDevice
+            try p.run()
+            p.waitUntilExit()
+            return p.terminationStatus
+        }
+        let poured = dir + "/poured.sqlite"
+        _ = FileManager.default.createFile(atPath: poured, contents: nil)
+        #expect(try backup(toOutput: poured) == 0)
+        #expect(try runRocket(["results", "--store", poured]).stdout.contains(ended))
+        #expect(try backup(toOutput: "/dev/full") == 74)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: staging).isEmpty)
+        let terminal = try PTYRun(["backup", "--store", store, "-"])
+        #expect(terminal.waitFor("not to the terminal"))
         // Nothing half-made is left beside a copy that failed.
         let left = try FileManager.default.contentsOfDirectory(atPath: dir).filter { $0.contains(".tmp-") }
         #expect(left.isEmpty, "\(left)")
