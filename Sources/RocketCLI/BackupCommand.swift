@@ -142,3 +142,111 @@ enum BackupCommand {
         return folder + "/rocket-backup.sqlite"
     }
 }
+
+/// `rocket restore --store FILE COPY`: a copy made by `rocket backup` put in place of a store.
+enum RestoreCommand {
+    static let spec = CommandSpec(
+        name: "restore", abstract: "Put a copy made by rocket backup in place of a store file (no server may be using it).",
+        positionals: [("COPY", "The copy to restore (a store file).")], positionalCount: 1...1,
+        options: [
+            .value("--store", "FILE", "The store to replace (made when missing; a PostgreSQL store is restored with pg_restore).").completing(.file)
+        ],
+        discussion: """
+            Replacing a store by hand is easy to get wrong: a write-ahead log left beside the
+            file (FILE-wal) would be replayed onto the copy and damage it. This reads COPY whole
+            (through SQLite, so a copy with a log of its own is read as it stands), checks it,
+            writes it beside FILE, removes FILE-wal and FILE-shm, and renames it over FILE, each
+            step made durable, so a crash at any moment leaves the old store or the new one. A
+            server using FILE is refused: stop it first, start it after. Ctrl-C leaves FILE as it was.
+            """,
+        exitStatus:
+            "0 restored; 64 usage error (a PostgreSQL URL included); 65 COPY is not a store or is damaged; 66 no such COPY; 69 a server is using the store; 73 the store cannot be replaced (its folder, a folder in its place); 74 the copy could not be written (a full disk); 130 Ctrl-C (the store as it was).",
+        examples: ["rocket restore --store rocket.sqlite rocket-2026-12-06.sqlite"])
+
+    static func run(_ args: [String]) throws(UsageError) -> ExitStatus {
+        let parsed = try parse(args, as: spec)
+        if parsed.helpRequested { printOut(spec.help); return ExitStatus.ok }
+        guard let named = parsed.value("--store") else { throw UsageError(message: "--store FILE is required", command: spec.name) }
+        guard let copy = parsed.positionals.first, !copy.isEmpty else {
+            throw UsageError(message: "name the copy: rocket restore --store FILE COPY", command: spec.name)
+        }
+        let shown = { (s: String) in Sanitizer.clean(s, keepNewlines: false) }
+        if PostgresURL.names(named) {
+            throw UsageError(message: "a PostgreSQL store is restored with PostgreSQL's own tools: pg_restore (docs/DEPLOY.md)", command: spec.name)
+        }
+        // SQLite keeps its log beside the file a link names: the file is what is replaced.
+        let store = FileIO.linkTarget(named)
+        guard FileIO.exists(copy) else {
+            printError("rocket: error: cannot read '\(shown(copy))': no such file")
+            return ExitStatus.noInput
+        }
+        var a = stat()
+        var b = stat()
+        if stat(copy, &a) == 0, stat(store, &b) == 0, a.st_dev == b.st_dev, a.st_ino == b.st_ino {
+            throw UsageError(message: "'\(shown(copy))' is the store itself", command: spec.name)
+        }
+        if FileIO.exists(store) {
+            guard (b.st_mode & S_IFMT) == S_IFREG else {
+                printError("rocket: error: '\(shown(store))' is not a regular file: nothing there is replaced")
+                return ExitStatus.cannotCreate
+            }
+            // The lock every rocket serve holds on its store file.
+            switch FileIO.holdExclusively(store) {
+            case false?:
+                printError("rocket: error: a rocket serve is using '\(shown(store))': stop it, restore, then start it again")
+                return ExitStatus.unavailable
+            case nil:
+                printError("rocket: error: cannot open '\(shown(store))' to see whether a server uses it")
+                return ExitStatus.cannotCreate
+            case true?: break
+            }
+        }
+        let opened: SQLiteScenarioStore
+        do throws(ScenarioStoreError) {
+            opened = try SQLiteScenarioStore(readingOnly: copy)
+        } catch {
+            printError("rocket: error: \(shown(error.message))")
+            return ExitStatus.dataError
+        }
+        var cannotMake: FileIO.Failure?
+        let run = Interruptible.run(
+            prepare: { () -> String? in
+                switch FileIO.emptyTemporary(beside: store) {
+                case .failure(let f):
+                    cannotMake = f
+                    return nil
+                case .success(let t): return t
+                }
+            }, stop: { opened.interrupt() }
+        ) { temporary, _ -> ScenarioStoreError? in
+            do throws(ScenarioStoreError) {
+                try opened.copy(into: temporary)
+                return nil
+            } catch {
+                return error
+            }
+        }
+        guard let temporary = run.prepared else {
+            printError("rocket: error: cannot write beside '\(shown(store))': \(cannotMake?.reason ?? "")")
+            return ExitStatus.cannotCreate
+        }
+        if run.signal != 0 {
+            unlink(temporary)
+            printError("rocket: restore stopped; \(shown(store)) is as it was")
+            return .signal(run.signal)
+        }
+        if let failure = run.result ?? nil {
+            unlink(temporary)
+            printError("rocket: error: \(shown(failure.message))")
+            return failure.kind == .full || failure.kind == .io ? ExitStatus.ioError : ExitStatus.dataError
+        }
+        // The old store's log and shared memory go first: left beside the new file, SQLite would
+        // replay the old log onto it.
+        if case .failure(let f) = FileIO.replace(store, with: temporary, removingFirst: [store + "-wal", store + "-shm"]) {
+            printError("rocket: error: cannot replace '\(shown(store))': \(f.reason)")
+            return ExitStatus.ioError
+        }
+        printError("rocket: restored \(shown(store)) from \(shown(copy))")
+        return ExitStatus.ok
+    }
+}

@@ -27,6 +27,7 @@ enum Rocket {
         ("report", ReportCommand.spec.abstract),
         ("results", ResultsCommand.spec.abstract),
         ("backup", BackupCommand.spec.abstract),
+        ("restore", RestoreCommand.spec.abstract),
         ("scenario", "Decide when something may be shown: trigger, try, status, reset, export, import."),
         ("completions", CompletionsCommand.spec.abstract),
         ("man", ManCommand.spec.abstract),
@@ -39,7 +40,7 @@ enum Rocket {
         [
             PlayCommand.demoSpec, PlayCommand.spec, LintCommand.spec, GraphCommand.spec, SchemaCommand.spec, NewCommand.spec, BannerCommand.spec,
             AlertCommand.spec, PromptCommands.inputSpec, PromptCommands.confirmSpec, PromptCommands.chooseSpec, PromptCommands.spinSpec,
-            ServeCommand.spec, ReportCommand.spec, ResultsCommand.spec, BackupCommand.spec,
+            ServeCommand.spec, ReportCommand.spec, ResultsCommand.spec, BackupCommand.spec, RestoreCommand.spec,
         ] + ScenarioCommand.subcommands.map(\.spec) + [CompletionsCommand.spec, ManCommand.spec]
     }
 
@@ -86,6 +87,7 @@ enum Rocket {
             case "report": return try ReportCommand.run(rest)
             case "results": return try ResultsCommand.run(rest)
             case "backup": return try BackupCommand.run(rest)
+            case "restore": return try RestoreCommand.run(rest)
             case "schema": return try SchemaCommand.run(rest)
             case "new": return try NewCommand.run(rest)
             case "scenario": return try ScenarioCommand.run(rest)

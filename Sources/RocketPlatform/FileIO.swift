@@ -372,9 +372,38 @@ package enum FileIO {
         return .success(())
     }
 
+    /// Puts the filled `temporary` in place of `path` (replacing it, or making it), durably: its
+    /// bytes synced, the files `stale` removed first (and that made durable, so a crash never
+    /// leaves them beside the new file: an SQLite log of the old database), renamed over `path`,
+    /// the folder synced. The temporary is gone either way.
+    package static func replace(_ path: String, with temporary: String, removingFirst stale: [String]) -> Result<Void, Failure> {
+        func fail(_ code: Int32) -> Result<Void, Failure> {
+            unlink(temporary)
+            return .failure(Failure(code))
+        }
+        let fd = open(temporary, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
+        guard fd >= 0 else { return fail(errno) }
+        let synced = fsync(fd) == 0 ? 0 : errno
+        close(fd)
+        if synced != 0 { return fail(synced) }
+        let directory = PathName.directory(path)
+        func syncFolder() {
+            let dfd = open(directory.isEmpty ? "." : directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+            if dfd >= 0 {
+                _ = fsync(dfd)
+                close(dfd)
+            }
+        }
+        for file in stale where unlink(file) != 0 && errno != ENOENT { return fail(errno) }
+        syncFolder()
+        guard rename(temporary, path) == 0 else { return fail(errno) }
+        syncFolder()
+        return .success(())
+    }
+
     /// The file a chain of symbolic links at `path` ends at (the path itself when it is none);
     /// a relative link is relative to its folder. At most 40 links are followed, as the kernel does.
-    static func linkTarget(_ path: String) -> String {
+    package static func linkTarget(_ path: String) -> String {
         var current = path
         for _ in 0..<40 {
             var st = stat()

@@ -263,6 +263,40 @@ struct ServeAccessTests {
         #expect(left.isEmpty, "\(left)")
     }
 
+    @Test("rocket restore puts a backup in place of a store no server uses, removing a log left beside it, which would be replayed onto the copy")
+    func restore() throws {
+        let dir = scratchDirectory()
+        let store = dir + "/live.sqlite"
+        let server = try Running(["--insecure-dev"], store: store)
+        let ended = try endTour(server, visitor: "ada")
+        for _ in 0..<100 where !(try runRocket(["results", "--store", store]).stdout.contains(ended)) { usleep(50_000) }
+        let copy = dir + "/copy.sqlite"
+        #expect(try runRocket(["backup", "--store", store, copy]).status == 0)
+        // A server is using it: refused, untouched.
+        let busy = try runRocket(["restore", "--store", store, copy])
+        #expect(busy.status == 69 && busy.stderr.contains("stop it"), "\(busy.stderr)")
+        // The server's log as it stands, kept to be put back later (as if a crash had left it).
+        _ = try endTour(server, visitor: "bo")
+        let log = try #require(FileManager.default.contents(atPath: store + "-wal"))
+        #expect(server.stop() == 0)
+        #expect(FileManager.default.createFile(atPath: store + "-wal", contents: log))
+        let restored = try runRocket(["restore", "--store", store, copy])
+        #expect(restored.status == 0 && restored.stderr.contains("restored"), "\(restored.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: store + "-wal"))
+        let results = try runRocket(["results", "--store", store])
+        #expect(results.status == 0 && results.stdout.split(separator: "\n").count == 1 && results.stdout.contains(ended), "\(results.stdout)")
+        var st = stat()
+        #expect(stat(store, &st) == 0 && st.st_mode & 0o777 == 0o600)
+        // What cannot be a copy, or a place, is refused with the reason.
+        #expect(try runRocket(["restore", "--store", store, dir + "/none.sqlite"]).status == 66)
+        #expect(try runRocket(["restore", "--store", store, store]).status == 64)
+        try "not a store".write(toFile: dir + "/text", atomically: true, encoding: .utf8)
+        #expect(try runRocket(["restore", "--store", store, dir + "/text"]).status == 65)
+        #expect(try runRocket(["restore", "--store", dir, copy]).status == 73)
+        #expect(try runRocket(["restore", "--store", "postgresql://localhost/x", copy]).status == 64)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir).filter { $0.contains(".tmp-") }.isEmpty)
+    }
+
     @Test("rocket backup stopped by Ctrl-C leaves no file, whole or partial, and exits 130")
     func backupInterrupted() throws {
         let dir = scratchDirectory()
