@@ -387,14 +387,33 @@ package final class PostgresConversationArchive: ConversationStore, SharedAlerts
     ) throws(ConversationArchive.Failure)
         -> [(row: ConversationArchive.Row, steps: [ConversationArchive.Steps])]
     {
-        let ids = try transaction(.readOnly) { (c) throws(PostgresError) in
-            try c.query("SELECT id FROM rocket_conversations WHERE touched < $1 LIMIT $2", [.real(time), .integer(limit)])
+        // Two statements for the whole batch (a load each was a round trip each, on the writer's
+        // thread): the rows, then the steps after their snapshots, in one read-only transaction.
+        try transaction(.readOnly) { (c) throws(PostgresError) -> [(row: ConversationArchive.Row, steps: [ConversationArchive.Steps])] in
+            let r = try c.query(
+                """
+                SELECT id, visitor, flow, step, snapshot_version, event_seq, touched, snapshot, saved_at, version, deadline
+                FROM rocket_conversations WHERE touched < $1 LIMIT $2
+                """, [.real(time), .integer(limit)])
+            let rows = (0..<r.count).map { i in
+                ConversationArchive.Row(
+                    id: r.text(i, 0), visitor: r.text(i, 1), flow: r.text(i, 2), step: r.int(i, 3), version: r.int(i, 4), eventSeq: r.int(i, 5),
+                    touched: r.double(i, 6) ?? 0, snapshot: r.text(i, 7), savedAt: r.double(i, 8), storedVersion: r.int(i, 9),
+                    deadline: r.double(i, 10))
+            }
+            guard !rows.isEmpty else { return [] }
+            let t = try c.query(
+                """
+                SELECT s.id, s.version, s.at, s.steps FROM rocket_steps s
+                JOIN unnest($1::text[], $2::bigint[]) AS k(id, base) ON s.id = k.id AND s.version > k.base ORDER BY s.id, s.version
+                """, [.texts(rows.map(\.id)), .integers(rows.map(\.version))])
+            var steps: [String: [ConversationArchive.Steps]] = [:]
+            for i in 0..<t.count {
+                steps[t.text(i, 0), default: []].append(
+                    ConversationArchive.Steps(id: t.text(i, 0), version: t.int(i, 1), at: t.double(i, 2) ?? 0, text: t.text(i, 3)))
+            }
+            return rows.map { ($0, steps[$0.id] ?? []) }
         }
-        var out: [(row: ConversationArchive.Row, steps: [ConversationArchive.Steps])] = []
-        for r in 0..<ids.count {
-            if let stored = try load(ids.text(r, 0)) { out.append(stored) }
-        }
-        return out
     }
 
     package func expire(_ ids: [String], before time: Double, results: [ConversationArchive.ResultRow]) throws(ConversationArchive.Failure) -> Int {

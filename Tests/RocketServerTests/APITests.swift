@@ -1323,6 +1323,32 @@ extension ResultsAPITests {
         #expect(told.count == 1 && told[0].contains("1 expired"), "\(said.withLock { $0 })")
     }
 
+    @Test(
+        "an expiring conversation's answers come from its snapshot and the steps saved after it (a choice is saved as a step)",
+        arguments: ServerStoreKind.allCases)
+    func expiredReplaysSteps(kind: ServerStoreKind) throws {
+        let dir = scratchDirectory()
+        let flow = #"""
+            {"version": 1, "blocks": [
+             {"id": "pick", "type": "choice", "text": "Which?", "options": [{"title": "Tea", "next": "more"}, {"title": "Coffee", "next": "more"}]},
+             {"id": "more", "type": "choice", "text": "And?", "options": [{"title": "Milk", "next": "bye"}, {"title": "None", "next": "bye"}]},
+             {"id": "bye", "type": "text", "text": "Bye"}]}
+            """#
+        try flow.write(toFile: dir + "/drinks.json", atomically: true, encoding: .utf8)
+        let h = try Harness(kind, configure: { $0.idleTimeout = 100 }, flowsDirectory: dir)
+        let id = try h.start("drinks")
+        #expect(h.send(id, #""intent": "choose", "option": 1"#).status == 200)
+        h.service.flush()
+        let archive = try h.archive()
+        let stored = try #require(try archive.load(id))
+        #expect(!stored.steps.isEmpty, "the choice is saved as a step after the start")
+        h.clock.advance(by: 101)
+        #expect(h.service.expireStored() == 1)
+        let results = try archive.results(flow: nil, after: 0, limit: 10, maxBytes: 1 << 20)
+        #expect(results.map(\.result.reason) == ["expired"])
+        #expect(results.first?.result.answers == #"{"pick":"Coffee"}"#, "\(results)")
+    }
+
     @Test("--keep-results 0: an answered conversation expires without a result")
     func keepNoneExpired() throws {
         let h = try Self.harness(.sqlite) {
