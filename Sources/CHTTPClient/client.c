@@ -4,10 +4,14 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <openssl/err.h>
 #include <openssl/ssl.h>
 #include <openssl/x509v3.h>
 #include <poll.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -58,6 +62,9 @@ static int connect_to(const char *host, int port, long long deadline, rocket_htt
     for (struct addrinfo *a = list; a && fd < 0; a = a->ai_next) {
         int s = socket(a->ai_family, a->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC, a->ai_protocol);
         if (s < 0) { why = strerror(errno); continue; }
+        // Requests are written whole: nothing to gain from holding a segment back.
+        int on = 1;
+        setsockopt(s, IPPROTO_TCP, TCP_NODELAY, &on, sizeof on);
         if (connect(s, a->ai_addr, a->ai_addrlen) == 0) { fd = s; break; }
         if (errno != EINPROGRESS) { why = strerror(errno); close(s); continue; }
         int ready = wait_for(s, POLLOUT, deadline);
@@ -95,38 +102,60 @@ static int send_all(int fd, SSL *ssl, const unsigned char *data, size_t count, l
     return 0;
 }
 
-/// Reads until the status line is whole and parses it: 0 (the status in `out`), or -1.
-static int read_status(int fd, SSL *ssl, long long deadline, rocket_http_result *out) {
-    char line[512];
-    size_t have = 0;
+/// The largest answer head read, and the most of an answer's body read to keep its connection.
+enum { HEAD_LIMIT = 16384, BODY_LIMIT = 1 << 20 };
+
+/// One open connection and what it is for.
+struct rocket_http_session {
+    int fd;
+    SSL_CTX *ctx;
+    SSL *ssl;
+    /// "tls host port ca_file" of the connection.
+    char *endpoint;
+};
+
+rocket_http_session *rocket_http_session_new(void) {
+    rocket_http_session *s = calloc(1, sizeof *s);
+    if (s) s->fd = -1;
+    return s;
+}
+
+static void drop_connection(rocket_http_session *s) {
+    if (s->ssl) SSL_free(s->ssl);
+    if (s->ctx) SSL_CTX_free(s->ctx);
+    if (s->fd >= 0) close(s->fd);
+    free(s->endpoint);
+    s->ssl = NULL;
+    s->ctx = NULL;
+    s->fd = -1;
+    s->endpoint = NULL;
+}
+
+void rocket_http_session_free(rocket_http_session *session) {
+    if (!session) return;
+    drop_connection(session);
+    free(session);
+    ERR_clear_error();
+}
+
+/// Reads what has come (waiting for some): the count, 0 at the end of the stream, -1 on a
+/// failure (the reason in `out`).
+static ssize_t read_some(int fd, SSL *ssl, char *into, size_t room, long long deadline, rocket_http_result *out) {
     for (;;) {
-        for (size_t i = 0; i + 1 < have; i++) {
-            if (line[i] == '\r' && line[i + 1] == '\n') {
-                // "HTTP/1.x NNN …"
-                if (i < 12 || strncmp(line, "HTTP/1.", 7) != 0 || line[8] != ' ') return fail(out, "the answer is not HTTP");
-                int code = 0;
-                for (int k = 9; k < 12; k++) {
-                    if (line[k] < '0' || line[k] > '9') return fail(out, "the answer's status is not a number");
-                    code = code * 10 + (line[k] - '0');
-                }
-                if (code < 100 || code > 599) return fail(out, "the answer's status %d is not one", code);
-                out->status = code;
-                return 0;
-            }
-        }
-        if (have == sizeof line) return fail(out, "the answer's status line is longer than %zu bytes", sizeof line);
         short want = POLLIN;
         if (ssl) {
-            int n = SSL_read(ssl, line + have, (int)(sizeof line - have));
-            if (n > 0) { have += (size_t)n; continue; }
+            int n = SSL_read(ssl, into, (int)(room > 65536 ? 65536 : room));
+            if (n > 0) return n;
             int e = SSL_get_error(ssl, n);
+            if (e == SSL_ERROR_ZERO_RETURN) return 0;
             if (e == SSL_ERROR_WANT_WRITE) want = POLLOUT;
-            else if (e != SSL_ERROR_WANT_READ) return fail(out, "the connection closed before an answer");
+            else if (e != SSL_ERROR_WANT_READ) return 0;
         } else {
-            ssize_t n = recv(fd, line + have, sizeof line - have, 0);
-            if (n > 0) { have += (size_t)n; continue; }
-            if (n == 0) return fail(out, "the connection closed before an answer");
+            ssize_t n = recv(fd, into, room, 0);
+            if (n > 0) return n;
+            if (n == 0) return 0;
             if (errno == EINTR) continue;
+            if (errno == ECONNRESET) return 0;
             if (errno != EAGAIN && errno != EWOULDBLOCK) return fail(out, "the connection broke while reading: %s", strerror(errno));
         }
         int ready = wait_for(fd, want, deadline);
@@ -134,77 +163,328 @@ static int read_status(int fd, SSL *ssl, long long deadline, rocket_http_result 
     }
 }
 
-int rocket_http_post(const char *host, int port, int tls, const char *path, const char *headers,
+/// The answer read so far, and where it is.
+typedef struct {
+    char data[HEAD_LIMIT];
+    size_t start, end;
+} reader;
+
+/// Reads more into `r` (moving what is left to the front first): 1, 0 at the end of the
+/// stream, -1 on a failure.
+static int fill(reader *r, int fd, SSL *ssl, long long deadline, rocket_http_result *out) {
+    if (r->start > 0) {
+        memmove(r->data, r->data + r->start, r->end - r->start);
+        r->end -= r->start;
+        r->start = 0;
+    }
+    if (r->end == sizeof r->data) return fail(out, "a line of the answer is longer than %d bytes", HEAD_LIMIT);
+    ssize_t n = read_some(fd, ssl, r->data + r->end, sizeof r->data - r->end, deadline, out);
+    if (n < 0) return -1;
+    if (n == 0) return 0;
+    r->end += (size_t)n;
+    return 1;
+}
+
+/// The next line of `r` (its CR LF replaced by NUL), or NULL at the end of the stream or on a
+/// failure (`out` says which when it is one).
+static char *next_line(reader *r, int fd, SSL *ssl, long long deadline, rocket_http_result *out, int *ended) {
+    for (;;) {
+        for (size_t i = r->start; i + 1 < r->end; i++) {
+            if (r->data[i] == '\r' && r->data[i + 1] == '\n') {
+                char *line = r->data + r->start;
+                r->data[i] = 0;
+                r->start = i + 2;
+                return line;
+            }
+        }
+        int got = fill(r, fd, ssl, deadline, out);
+        if (got <= 0) {
+            *ended = got == 0;
+            return NULL;
+        }
+    }
+}
+
+/// Drops `count` bytes of the answer's body: 0, or -1.
+static int skip_bytes(reader *r, unsigned long long count, int fd, SSL *ssl, long long deadline, rocket_http_result *out) {
+    while (count > 0) {
+        if (r->start == r->end) {
+            r->start = r->end = 0;
+            int got = fill(r, fd, ssl, deadline, out);
+            if (got < 0) return -1;
+            if (got == 0) return fail(out, "the connection closed inside the answer's body");
+        }
+        size_t here = r->end - r->start;
+        size_t take = count < here ? (size_t)count : here;
+        r->start += take;
+        count -= take;
+    }
+    return 0;
+}
+
+/// True when `value` (a header's, comma-separated) holds `token`, in any case.
+static int has_token(const char *value, const char *token) {
+    size_t n = strlen(token);
+    for (const char *p = value; *p;) {
+        while (*p == ' ' || *p == '\t' || *p == ',') p++;
+        const char *start = p;
+        while (*p && *p != ',') p++;
+        const char *stop = p;
+        while (stop > start && (stop[-1] == ' ' || stop[-1] == '\t')) stop--;
+        if ((size_t)(stop - start) == n && strncasecmp(start, token, n) == 0) return 1;
+    }
+    return 0;
+}
+
+/// Reads one whole answer (a 1xx one is passed over): its status in `out`, and whether its
+/// connection may carry another request in `*reusable`. `*any` is set once a byte came.
+/// 0, or -1 (the reason in `out`; `*ended` when the stream ended before an answer began).
+static int read_answer(int fd, SSL *ssl, long long deadline, rocket_http_result *out, int *reusable, int *ended) {
+    reader *r = malloc(sizeof *r);
+    if (!r) return fail(out, "out of memory");
+    r->start = r->end = 0;
+    int result = -1, status_code = 0;
+    *reusable = 0;
+    *ended = 0;
+    for (;;) {
+        int end = 0;
+        char *status = next_line(r, fd, ssl, deadline, out, &end);
+        if (!status) {
+            // Nothing at all on a kept connection: the server had closed it.
+            if (end) {
+                *ended = r->end == 0;
+                fail(out, "the connection closed before an answer");
+            }
+            goto done;
+        }
+        // "HTTP/1.x NNN …"
+        size_t len = strlen(status);
+        if (len < 12 || strncmp(status, "HTTP/1.", 7) != 0 || status[8] != ' ') { fail(out, "the answer is not HTTP"); goto done; }
+        int code = 0;
+        for (int k = 9; k < 12; k++) {
+            if (status[k] < '0' || status[k] > '9') { fail(out, "the answer's status is not a number"); goto done; }
+            code = code * 10 + (status[k] - '0');
+        }
+        if (code < 100 || code > 599) { fail(out, "the answer's status %d is not one", code); goto done; }
+        int keep = status[7] == '1';
+        long long length = -1;
+        int chunked = 0, framing_bad = 0;
+        size_t head = len + 2;
+        for (;;) {
+            char *line = next_line(r, fd, ssl, deadline, out, &end);
+            if (!line) {
+                if (end) fail(out, "the connection closed inside the answer's head");
+                goto done;
+            }
+            head += strlen(line) + 2;
+            if (head > HEAD_LIMIT) { fail(out, "the answer's head is longer than %d bytes", HEAD_LIMIT); goto done; }
+            if (!*line) break;
+            char *colon = strchr(line, ':');
+            if (!colon) continue;
+            *colon = 0;
+            char *value = colon + 1;
+            while (*value == ' ' || *value == '\t') value++;
+            if (strcasecmp(line, "Content-Length") == 0) {
+                long long v = 0;
+                const char *p = value;
+                if (!*p) framing_bad = 1;
+                for (; *p >= '0' && *p <= '9'; p++) {
+                    if (v > (long long)1 << 50) { framing_bad = 1; break; }
+                    v = v * 10 + (*p - '0');
+                }
+                while (*p == ' ' || *p == '\t') p++;
+                if (*p || (length >= 0 && length != v)) framing_bad = 1;
+                length = v;
+            } else if (strcasecmp(line, "Transfer-Encoding") == 0) {
+                if (has_token(value, "chunked")) chunked = 1;
+                else framing_bad = 1;
+            } else if (strcasecmp(line, "Connection") == 0) {
+                if (has_token(value, "close")) keep = 0;
+                else if (has_token(value, "keep-alive")) keep = 1;
+            }
+        }
+        if (code >= 100 && code < 200) continue;  // an interim answer: the real one follows
+        out->status = code;
+        status_code = code;
+        result = 0;
+        if (framing_bad || (chunked && length >= 0)) goto done;  // framing unclear: never reused
+        if (code == 204 || code == 304) {
+            *reusable = keep;
+        } else if (chunked) {
+            unsigned long long total = 0;
+            for (;;) {
+                char *size_line = next_line(r, fd, ssl, deadline, out, &end);
+                if (!size_line) goto done;
+                unsigned long long size = 0;
+                int digits = 0;
+                for (const char *p = size_line; *p && *p != ';' && *p != ' '; p++, digits++) {
+                    int d = (*p >= '0' && *p <= '9') ? *p - '0' : (*p >= 'a' && *p <= 'f') ? *p - 'a' + 10 : (*p >= 'A' && *p <= 'F') ? *p - 'A' + 10 : -1;
+                    if (d < 0 || digits >= 15) goto done;
+                    size = size * 16 + (unsigned long long)d;
+                }
+                if (!digits) goto done;
+                total += size;
+                if (total > BODY_LIMIT) goto done;
+                if (size == 0) break;
+                if (skip_bytes(r, size, fd, ssl, deadline, out) != 0) { result = 0; goto done; }
+                char *crlf = next_line(r, fd, ssl, deadline, out, &end);
+                if (!crlf || *crlf) goto done;
+            }
+            // Trailers, up to the empty line.
+            for (size_t trailers = 0;; trailers++) {
+                char *line = next_line(r, fd, ssl, deadline, out, &end);
+                if (!line || trailers > 64) goto done;
+                if (!*line) break;
+            }
+            *reusable = keep;
+        } else if (length >= 0) {
+            if (length > BODY_LIMIT) goto done;
+            if (skip_bytes(r, (unsigned long long)length, fd, ssl, deadline, out) != 0) goto done;
+            *reusable = keep;
+        }
+        // (No length and no chunks: the body runs to the end of the stream; not read.)
+        // Bytes past the answer mean the server sent something unasked: never reused.
+        if (r->start != r->end) *reusable = 0;
+        goto done;
+    }
+done:
+    free(r);
+    // The status is what counts: a failure while dropping its body (which clears it) keeps it.
+    if (result == 0) {
+        out->error[0] = 0;
+        out->status = status_code;
+    }
+    return result;
+}
+
+/// Opens a connection to the endpoint into `s` (TLS set up and verified): 0, or -1.
+static int open_connection(rocket_http_session *s, const char *host, int port, int tls, const char *ca_file, long long deadline, rocket_http_result *out) {
+    s->fd = connect_to(host, port, deadline, out);
+    if (s->fd < 0) return -1;
+    if (!tls) return 0;
+    s->ctx = SSL_CTX_new(TLS_client_method());
+    if (!s->ctx) return fail(out, "TLS is not available");
+    SSL_CTX_set_min_proto_version(s->ctx, TLS1_2_VERSION);
+    SSL_CTX_set_verify(s->ctx, SSL_VERIFY_PEER, NULL);
+    if (ca_file ? SSL_CTX_load_verify_locations(s->ctx, ca_file, NULL) != 1 : SSL_CTX_set_default_verify_paths(s->ctx) != 1) {
+        return fail(out, ca_file ? "cannot read the certificates in %s" : "cannot read the system's certificates%s", ca_file ? ca_file : "");
+    }
+    s->ssl = SSL_new(s->ctx);
+    if (!s->ssl || SSL_set_fd(s->ssl, s->fd) != 1) return fail(out, "TLS is not available");
+    // The name (or address) the certificate must be for.
+    unsigned char ip[16];
+    int literal = inet_pton(AF_INET, host, ip) == 1 || inet_pton(AF_INET6, host, ip) == 1;
+    X509_VERIFY_PARAM *param = SSL_get0_param(s->ssl);
+    if (literal) {
+        if (X509_VERIFY_PARAM_set1_ip_asc(param, host) != 1) return fail(out, "cannot check the address %s", host);
+    } else {
+        SSL_set_tlsext_host_name(s->ssl, host);
+        if (SSL_set1_host(s->ssl, host) != 1) return fail(out, "cannot check the name %s", host);
+    }
+    for (;;) {
+        int n = SSL_connect(s->ssl);
+        if (n == 1) return 0;
+        int e = SSL_get_error(s->ssl, n);
+        short want = e == SSL_ERROR_WANT_READ ? POLLIN : e == SSL_ERROR_WANT_WRITE ? POLLOUT : 0;
+        if (!want) {
+            long verify = SSL_get_verify_result(s->ssl);
+            if (verify != X509_V_OK) return fail(out, "the certificate of %s is not trusted: %s", host, X509_verify_cert_error_string(verify));
+            return fail(out, "the TLS handshake with %s failed", host);
+        }
+        int ready = wait_for(s->fd, want, deadline);
+        if (ready != 1) return fail(out, ready == 0 ? "timed out in the TLS handshake" : "the connection broke in the TLS handshake");
+    }
+}
+
+static int post(rocket_http_session *session, const char *host, int port, int tls, const char *path, const char *headers,
+                const unsigned char *body, size_t body_len, const char *ca_file, int timeout_ms,
+                rocket_http_result *out);
+
+int rocket_http_post(rocket_http_session *session, const char *host, int port, int tls, const char *path, const char *headers,
                      const unsigned char *body, size_t body_len, const char *ca_file, int timeout_ms,
                      rocket_http_result *out) {
     memset(out, 0, sizeof *out);
+    // OpenSSL writes with write(): to a connection the server has closed, that raises SIGPIPE,
+    // which would end the process. It is held on this thread for the call, and one this call
+    // caused is taken before it is let go (one pending before is left alone).
+    sigset_t pipe_only, before, pending;
+    sigemptyset(&pipe_only);
+    sigaddset(&pipe_only, SIGPIPE);
+    sigemptyset(&pending);
+    sigpending(&pending);
+    int pipe_was_pending = sigismember(&pending, SIGPIPE) == 1;
+    pthread_sigmask(SIG_BLOCK, &pipe_only, &before);
+    int result = post(session, host, port, tls, path, headers, body, body_len, ca_file, timeout_ms, out);
+    sigemptyset(&pending);
+    if (!pipe_was_pending && sigpending(&pending) == 0 && sigismember(&pending, SIGPIPE) == 1) {
+        struct timespec zero = {0, 0};
+        sigtimedwait(&pipe_only, NULL, &zero);
+    }
+    pthread_sigmask(SIG_SETMASK, &before, NULL);
+    return result;
+}
+
+/// ``rocket_http_post`` with SIGPIPE held.
+static int post(rocket_http_session *session, const char *host, int port, int tls, const char *path, const char *headers,
+                const unsigned char *body, size_t body_len, const char *ca_file, int timeout_ms,
+                rocket_http_result *out) {
     long long deadline = now_ms() + (timeout_ms > 0 ? timeout_ms : 1);
-    int fd = connect_to(host, port, deadline, out);
-    if (fd < 0) return -1;
-    SSL_CTX *ctx = NULL;
-    SSL *ssl = NULL;
+    rocket_http_session local = {.fd = -1};
+    rocket_http_session *s = session ? session : &local;
+    // The endpoint this request is for: a kept connection to another one is closed.
+    size_t key_size = strlen(host) + (ca_file ? strlen(ca_file) : 0) + 32;
+    char *key = malloc(key_size);
+    if (!key) return fail(out, "out of memory");
+    snprintf(key, key_size, "%d %s %d %s", tls, host, port, ca_file ? ca_file : "");
+    if (s->fd >= 0 && (!s->endpoint || strcmp(s->endpoint, key) != 0)) drop_connection(s);
+    // The request's head: the target, the host as the URL named it, the body's length.
+    // Head and body go in one write (one TLS record, one segment where it fits): written apart,
+    // the body waited for the head's acknowledgement on a kept connection (Nagle's algorithm
+    // against delayed ACKs: 20 ms a delivery).
+    size_t head_size = strlen(path) + strlen(host) + strlen(headers) + 160 + body_len;
+    char *head = malloc(head_size);
+    if (!head) {
+        free(key);
+        return fail(out, "out of memory");
+    }
+    int is_default = (tls && port == 443) || (!tls && port == 80);
+    int v6 = strchr(host, ':') != NULL;
+    int n = is_default
+        ? snprintf(head, head_size, "POST %s HTTP/1.1\r\nHost: %s%s%s\r\nContent-Length: %zu\r\n%s%s\r\n",
+                   path, v6 ? "[" : "", host, v6 ? "]" : "", body_len, session ? "" : "Connection: close\r\n", headers)
+        : snprintf(head, head_size, "POST %s HTTP/1.1\r\nHost: %s%s%s:%d\r\nContent-Length: %zu\r\n%s%s\r\n",
+                   path, v6 ? "[" : "", host, v6 ? "]" : "", port, body_len, session ? "" : "Connection: close\r\n", headers);
     int result = -1;
-    if (tls) {
-        ctx = SSL_CTX_new(TLS_client_method());
-        if (!ctx) { fail(out, "TLS is not available"); goto done; }
-        SSL_CTX_set_min_proto_version(ctx, TLS1_2_VERSION);
-        SSL_CTX_set_verify(ctx, SSL_VERIFY_PEER, NULL);
-        if (ca_file ? SSL_CTX_load_verify_locations(ctx, ca_file, NULL) != 1 : SSL_CTX_set_default_verify_paths(ctx) != 1) {
-            fail(out, ca_file ? "cannot read the certificates in %s" : "cannot read the system's certificates%s", ca_file ? ca_file : "");
-            goto done;
-        }
-        ssl = SSL_new(ctx);
-        if (!ssl || SSL_set_fd(ssl, fd) != 1) { fail(out, "TLS is not available"); goto done; }
-        // The name (or address) the certificate must be for.
-        unsigned char ip[16];
-        int literal = inet_pton(AF_INET, host, ip) == 1 || inet_pton(AF_INET6, host, ip) == 1;
-        X509_VERIFY_PARAM *param = SSL_get0_param(ssl);
-        if (literal) {
-            if (X509_VERIFY_PARAM_set1_ip_asc(param, host) != 1) { fail(out, "cannot check the address %s", host); goto done; }
-        } else {
-            SSL_set_tlsext_host_name(ssl, host);
-            if (SSL_set1_host(ssl, host) != 1) { fail(out, "cannot check the name %s", host); goto done; }
-        }
-        for (;;) {
-            int n = SSL_connect(ssl);
-            if (n == 1) break;
-            int e = SSL_get_error(ssl, n);
-            short want = e == SSL_ERROR_WANT_READ ? POLLIN : e == SSL_ERROR_WANT_WRITE ? POLLOUT : 0;
-            if (!want) {
-                long verify = SSL_get_verify_result(ssl);
-                if (verify != X509_V_OK) fail(out, "the certificate of %s is not trusted: %s", host, X509_verify_cert_error_string(verify));
-                else fail(out, "the TLS handshake with %s failed", host);
-                goto done;
+    if (n <= 0 || (size_t)n + body_len >= head_size) {
+        fail(out, "cannot write the request");
+    } else {
+        if (body_len) memcpy(head + n, body, body_len);
+        size_t request_len = (size_t)n + body_len;
+        // A kept connection first; if the server had closed it (nothing came back), one new one.
+        for (int attempt = 0; attempt < 2; attempt++) {
+            int kept = s->fd >= 0;
+            if (!kept && open_connection(s, host, port, tls, ca_file, deadline, out) != 0) {
+                drop_connection(s);
+                break;
             }
-            int ready = wait_for(fd, want, deadline);
-            if (ready != 1) { fail(out, ready == 0 ? "timed out in the TLS handshake" : "the connection broke in the TLS handshake"); goto done; }
+            int reusable = 0, ended = 0;
+            int sent = send_all(s->fd, s->ssl, (const unsigned char *)head, request_len, deadline, out) == 0;
+            if (sent) result = read_answer(s->fd, s->ssl, deadline, out, &reusable, &ended);
+            if (result == 0 && reusable && session) {
+                if (!s->endpoint) s->endpoint = strdup(key);
+                if (!s->endpoint) drop_connection(s);
+                break;
+            }
+            drop_connection(s);
+            if (result == 0) break;
+            // Only a kept connection that broke before any answer is tried again.
+            if (!kept || !(ended || !sent) || now_ms() >= deadline) break;
+            memset(out, 0, sizeof *out);
         }
     }
-    {
-        // The request's head: the target, the host as the URL named it, the body's length.
-        size_t head_size = strlen(path) + strlen(host) + strlen(headers) + 160;
-        char *head = malloc(head_size);
-        if (!head) { fail(out, "out of memory"); goto done; }
-        int is_default = (tls && port == 443) || (!tls && port == 80);
-        int v6 = strchr(host, ':') != NULL;
-        int n = is_default
-            ? snprintf(head, head_size, "POST %s HTTP/1.1\r\nHost: %s%s%s\r\nContent-Length: %zu\r\nConnection: close\r\n%s\r\n",
-                       path, v6 ? "[" : "", host, v6 ? "]" : "", body_len, headers)
-            : snprintf(head, head_size, "POST %s HTTP/1.1\r\nHost: %s%s%s:%d\r\nContent-Length: %zu\r\nConnection: close\r\n%s\r\n",
-                       path, v6 ? "[" : "", host, v6 ? "]" : "", port, body_len, headers);
-        int sent = n > 0 && (size_t)n < head_size && send_all(fd, ssl, (const unsigned char *)head, (size_t)n, deadline, out) == 0
-                   && send_all(fd, ssl, body, body_len, deadline, out) == 0;
-        free(head);
-        if (!sent) {
-            if (!out->error[0]) fail(out, "cannot write the request");
-            goto done;
-        }
-    }
-    result = read_status(fd, ssl, deadline, out);
-done:
-    if (ssl) SSL_free(ssl);
-    if (ctx) SSL_CTX_free(ctx);
-    close(fd);
+    if (s->fd >= 0 && !s->endpoint) drop_connection(s);
+    free(head);
+    free(key);
     ERR_clear_error();
     return result;
 }

@@ -113,17 +113,20 @@ package struct WebhookLease: Equatable {
     }
 }
 
-/// One HTTP(S) POST that reads only the answer's status (`CHTTPClient`).
+/// HTTP(S) POSTs that keep only the answer's status (`CHTTPClient`).
 package enum WebhookClient {
-    /// POSTs `body` with `headers` to `target`: the answer's status, or why there was none.
+    /// POSTs `body` with `headers` to `target`: the answer's status, or why there was none. With
+    /// a `connection`, the request goes on the one kept open from the request before when it can
+    /// (HTTP/1.1 keep-alive: over TLS, one round trip a delivery instead of three).
     package static func post(
-        _ target: WebhookTarget, headers: [(String, String)], body: [UInt8], caFile: String?, timeout: Double
+        _ target: WebhookTarget, headers: [(String, String)], body: [UInt8], caFile: String?, timeout: Double,
+        connection: WebhookConnection? = nil
     ) -> Result<Int, WebhookError> {
         let lines = headers.map { "\($0.0): \($0.1)\r\n" }.joined()
         var result = rocket_http_result()
         let rc = body.withUnsafeBufferPointer { b in
             rocket_http_post(
-                target.host, Int32(target.port), target.tls ? 1 : 0, target.path, lines, b.baseAddress, b.count, caFile,
+                connection?.session, target.host, Int32(target.port), target.tls ? 1 : 0, target.path, lines, b.baseAddress, b.count, caFile,
                 Int32(max(1, min(timeout, 600)) * 1000), &result)
         }
         guard rc == 0 else {
@@ -132,6 +135,17 @@ package enum WebhookClient {
         }
         return .success(Int(result.status))
     }
+}
+
+/// A connection to a webhook's endpoint kept open between deliveries. Used by one thread at a
+/// time (the sender's); closed when it goes away.
+package final class WebhookConnection: @unchecked Sendable {
+    /// The C session (nil when it could not be made: each request then connects anew).
+    let session: OpaquePointer?
+
+    package init() { session = rocket_http_session_new() }
+
+    deinit { rocket_http_session_free(session) }
 }
 
 /// Delivers results to `--webhook`: in the order the store numbered them, one at a time, each
@@ -153,6 +167,8 @@ package final class WebhookSender: Sendable {
     let key: String
     /// Failed deliveries (or store reads) in a row.
     let failures = Mutex(0)
+    /// The connection kept open between deliveries (``turn()`` runs on one thread at a time).
+    let connection = WebhookConnection()
 
     /// How long a lease runs; a turn renews it.
     static let leaseSeconds = 15.0
@@ -220,7 +236,7 @@ package final class WebhookSender: Sendable {
             let body = w.out
             let answer = WebhookClient.post(
                 configuration.target, headers: headers(for: body, seq: row.seq, at: clock.now), body: body, caFile: configuration.caFile,
-                timeout: configuration.timeout)
+                timeout: configuration.timeout, connection: connection)
             switch answer {
             case .success(let status) where (200...299).contains(status):
                 failures.withLock { $0 = 0 }

@@ -107,6 +107,43 @@ struct WebhookTests {
         #expect(sender.turn() == 2, "the first sender has lost the lease")
     }
 
+    @Test(
+        "deliveries share one kept connection while the answers allow it (a length, chunks); a close, a body to the end or a dropped connection starts a new one"
+    )
+    func keepAlive() throws {
+        let receiver = try HTTPReceiver(
+            answers: ["204", "200:length", "200:chunked", "204", "200:close", "204", "200:eof", "204", "204:drop", "204", "204", "201:short", "204"],
+            keepAlive: true)
+        defer { receiver.stop() }
+        let target = try WebhookTarget.parse("http://127.0.0.1:\(receiver.port)/keep").get()
+        let connection = WebhookConnection()
+        var statuses: [Int] = []
+        for k in 0..<13 {
+            let r = WebhookClient.post(target, headers: [], body: Array("{\"seq\":\(k)}".utf8), caFile: nil, timeout: 10, connection: connection)
+            statuses.append((try? r.get()) ?? -1)
+        }
+        // A body cut short keeps its status (the connection is not kept).
+        #expect(statuses == [204, 200, 200, 204, 200, 204, 200, 204, 204, 204, 204, 201, 204])
+        let got = receiver.requests
+        #expect(got.map { String(decoding: $0.body, as: UTF8.self) } == (0..<13).map { "{\"seq\":\($0)}" }, "each once, in order")
+        let ports = got.map(\.clientPort)
+        // 0–4 on one connection (204, a length, chunks, 204, then the close); 5–6 on the next (the
+        // body to the end closes it); 7–8 on the next (dropped after 8 without a word: 9 is sent
+        // on it, finds it closed, and goes again on a new one with 10).
+        #expect(ports.count == 13)
+        if ports.count == 13 {
+            #expect(Set(ports[0...4]).count == 1, "\(ports)")
+            #expect(Set(ports[5...6]).count == 1 && ports[5] != ports[4], "\(ports)")
+            #expect(Set(ports[7...8]).count == 1 && ports[7] != ports[6], "\(ports)")
+            #expect(Set(ports[9...11]).count == 1 && ports[9] != ports[8], "\(ports)")
+            #expect(ports[12] != ports[11], "\(ports)")
+        }
+        #expect(!got.contains { $0.headers["Connection"] == "close" }, "a kept connection is asked for")
+        // Without a connection kept, each request says Connection: close.
+        _ = WebhookClient.post(target, headers: [], body: Array("{}".utf8), caFile: nil, timeout: 10)
+        #expect(receiver.requests.last?.headers["Connection"] == "close")
+    }
+
     @Test("https: the certificate is checked against the CA file and the address; an untrusted one is refused")
     func tls() throws {
         let dir = newScratchDirectory("tls")
@@ -142,5 +179,18 @@ struct WebhookTests {
             return
         }
         #expect(refused.message.contains("cannot connect"), "\(refused.message)")
+        // Over TLS a connection is kept too (one handshake for several deliveries), and one the
+        // server dropped is replaced.
+        let keeping = try HTTPReceiver(
+            answers: ["204", "200:length", "204:drop", "204"], certificate: dir + "/cert.pem", key: dir + "/key.pem", keepAlive: true)
+        defer { keeping.stop() }
+        let kept = try WebhookTarget.parse("https://127.0.0.1:\(keeping.port)/tls").get()
+        let connection = WebhookConnection()
+        let answers = (0..<5).map { _ in
+            (try? WebhookClient.post(kept, headers: [], body: body, caFile: dir + "/cert.pem", timeout: 10, connection: connection).get()) ?? -1
+        }
+        #expect(answers == [204, 200, 204, 204, 204])
+        let ports = keeping.requests.map(\.clientPort)
+        #expect(ports.count == 5 && Set(ports.prefix(3)).count == 1 && Set(ports.suffix(2)).count == 1 && ports[3] != ports[2], "\(ports)")
     }
 }

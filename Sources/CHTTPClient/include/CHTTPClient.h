@@ -11,15 +11,32 @@ typedef struct {
     char error[256];
 } rocket_http_result;
 
-/// POSTs `body` to `host`:`port` `path` over HTTP, or HTTPS when `tls` is 1, and reads the answer's
-/// status line; everything after it is left unread and the connection closed. `headers` are
-/// extra header lines, each ending in CR LF (Host, Content-Length and Connection: close are
-/// written here). HTTPS verifies the server's certificate against `ca_file` (PEM), or the system's
-/// certificates when it is NULL, and its name (or IP address) against `host`; TLS 1.2 at least.
-/// Connecting, the handshake, sending and reading the status line share one deadline,
-/// `timeout_ms` from the call (name resolution runs before it, as the system's resolver allows).
+/// A connection kept open between requests to one endpoint (HTTP/1.1 keep-alive), for one
+/// thread at a time.
+typedef struct rocket_http_session rocket_http_session;
+
+/// A session with no connection yet; NULL when out of memory.
+rocket_http_session *rocket_http_session_new(void);
+
+/// Closes the session's connection, if any, and frees it.
+void rocket_http_session_free(rocket_http_session *session);
+
+/// POSTs `body` to `host`:`port` `path` over HTTP, or HTTPS when `tls` is 1, and reads the whole
+/// answer (its status kept, its body read and dropped). `headers` are extra header lines, each
+/// ending in CR LF (Host and Content-Length are written here). HTTPS verifies the server's
+/// certificate against `ca_file` (PEM), or the system's certificates when it is NULL, and its
+/// name (or IP address) against `host`; TLS 1.2 at least. Connecting, the handshake, sending and
+/// reading the answer share one deadline, `timeout_ms` from the call (name resolution runs
+/// before it, as the system's resolver allows).
+///
+/// With a `session`, the connection stays open for the next request to the same endpoint when
+/// the answer allows it (its body framed by a length or chunks, and no `Connection: close`); a
+/// kept connection the server has closed meanwhile is replaced by a new one, and the request
+/// sent again, when no byte of an answer came on it. Without one (NULL), each request has a
+/// connection of its own, closed after it. An answer whose head passes 16 KiB, or whose body
+/// passes 1 MiB, is cut short (its status kept) and its connection closed.
 /// Returns 0 when an answer came (its status in `out`), -1 otherwise (the reason in `out`).
-int rocket_http_post(const char *host, int port, int tls, const char *path, const char *headers,
+int rocket_http_post(rocket_http_session *session, const char *host, int port, int tls, const char *path, const char *headers,
                      const unsigned char *body, size_t body_len, const char *ca_file, int timeout_ms,
                      rocket_http_result *out);
 
