@@ -161,7 +161,10 @@ enum RestoreCommand {
             """,
         exitStatus:
             "0 restored; 64 usage error (a PostgreSQL URL included); 65 COPY is not a store or is damaged; 66 no such COPY; 69 a server is using the store; 73 the store cannot be replaced (its folder, a folder in its place); 74 the copy could not be written (a full disk); 130 Ctrl-C (the store as it was).",
-        examples: ["rocket restore --store rocket.sqlite rocket-2026-12-06.sqlite"])
+        examples: [
+            "rocket restore --store rocket.sqlite rocket-2026-12-06.sqlite",
+            "systemctl stop rocket && rocket restore --store /var/lib/rocket/rocket.sqlite copy.sqlite && systemctl start rocket",
+        ])
 
     static func run(_ args: [String]) throws(UsageError) -> ExitStatus {
         let parsed = try parse(args, as: spec)
