@@ -28,6 +28,7 @@ enum Rocket {
         ("results", ResultsCommand.spec.abstract),
         ("backup", BackupCommand.spec.abstract),
         ("restore", RestoreCommand.spec.abstract),
+        ("webhook-test", WebhookTestCommand.spec.abstract),
         ("scenario", "Decide when something may be shown: trigger, try, status, reset, export, import."),
         ("completions", CompletionsCommand.spec.abstract),
         ("man", ManCommand.spec.abstract),
@@ -40,7 +41,7 @@ enum Rocket {
         [
             PlayCommand.demoSpec, PlayCommand.spec, LintCommand.spec, GraphCommand.spec, SchemaCommand.spec, NewCommand.spec, BannerCommand.spec,
             AlertCommand.spec, PromptCommands.inputSpec, PromptCommands.confirmSpec, PromptCommands.chooseSpec, PromptCommands.spinSpec,
-            ServeCommand.spec, ReportCommand.spec, ResultsCommand.spec, BackupCommand.spec, RestoreCommand.spec,
+            ServeCommand.spec, ReportCommand.spec, ResultsCommand.spec, BackupCommand.spec, RestoreCommand.spec, WebhookTestCommand.spec,
         ] + ScenarioCommand.subcommands.map(\.spec) + [CompletionsCommand.spec, ManCommand.spec]
     }
 
@@ -88,6 +89,7 @@ enum Rocket {
             case "results": return try ResultsCommand.run(rest)
             case "backup": return try BackupCommand.run(rest)
             case "restore": return try RestoreCommand.run(rest)
+            case "webhook-test": return try WebhookTestCommand.run(rest)
             case "schema": return try SchemaCommand.run(rest)
             case "new": return try NewCommand.run(rest)
             case "scenario": return try ScenarioCommand.run(rest)

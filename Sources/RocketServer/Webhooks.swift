@@ -84,6 +84,30 @@ public struct WebhookConfiguration: Sendable {
         self.secret = secret
         self.caFile = caFile
     }
+
+    /// The headers of one delivery: what it is, its number, and its signature over the time and
+    /// the body, `t=TIME,v1=HEX(HMAC-SHA256(secret, "TIME.BODY"))`.
+    package func headers(for body: [UInt8], seq: Int, at time: Double) -> [(String, String)] {
+        let t = String(Int(time.rounded(.down)))
+        let signature = HMAC.hex(key: secret, message: Array((t + ".").utf8) + body)
+        return [
+            ("Content-Type", "application/json"), ("User-Agent", "rocket-webhook"), ("Rocket-Delivery", String(seq)),
+            ("Rocket-Signature", "t=\(t),v1=\(signature)"),
+        ]
+    }
+
+    /// The body of a test delivery (`rocket webhook-test`): a result as deliveries carry them,
+    /// numbered 0 (a real one is numbered from 1), made up, at `time`.
+    package static func testBody(at time: Double) -> [UInt8] {
+        let sample = ConversationArchive.StoredResult(
+            seq: 0,
+            result: ConversationArchive.ResultRow(
+                id: String(repeating: "0", count: 32), flow: "example", visitor: "rocket-webhook-test", at: time, reason: "completed",
+                answers: #"{"example":"a test delivery from rocket webhook-test"}"#))
+        var w = JSONBytes(capacity: 256)
+        sample.write(into: &w)
+        return w.out
+    }
 }
 
 /// A webhook's place in the store: the last result it delivered, and which server holds the
@@ -188,15 +212,9 @@ package final class WebhookSender: Sendable {
         key = String(SHA256.hex(SHA256.digest(Array(configuration.target.url.utf8))).prefix(16))
     }
 
-    /// The headers of one delivery: what it is, its number, and its signature over the time and
-    /// the body, `t=TIME,v1=HEX(HMAC-SHA256(secret, "TIME.BODY"))`.
+    /// The headers of one delivery (``WebhookConfiguration/headers(for:seq:at:)``).
     package func headers(for body: [UInt8], seq: Int, at time: Double) -> [(String, String)] {
-        let t = String(Int(time.rounded(.down)))
-        let signature = HMAC.hex(key: configuration.secret, message: Array((t + ".").utf8) + body)
-        return [
-            ("Content-Type", "application/json"), ("User-Agent", "rocket-webhook"), ("Rocket-Delivery", String(seq)),
-            ("Rocket-Signature", "t=\(t),v1=\(signature)"),
-        ]
+        configuration.headers(for: body, seq: seq, at: time)
     }
 
     /// Takes the webhook's place in the store (its lease, and for a webhook new to the store the

@@ -409,6 +409,38 @@ struct ServeAccessTests {
         #expect(try runRocket(["serve", "--webhook", url, "--webhook-secret-file", dir + "/short"] + store).status != 0)
     }
 
+    @Test("rocket webhook-test sends one made-up result, numbered 0 and signed as deliveries are, and says what the endpoint answered")
+    func webhookTest() throws {
+        let dir = scratchDirectory()
+        let secret = String(repeating: "k", count: 40)
+        try (secret + "\n").write(toFile: dir + "/hook-secret", atomically: true, encoding: .utf8)
+        let receiver = try HTTPReceiver(statuses: [204, 401])
+        defer { receiver.stop() }
+        let url = "http://127.0.0.1:\(receiver.port)/hook"
+        let args = ["webhook-test", "--webhook", url, "--webhook-secret-file", dir + "/hook-secret"]
+        let taken = try runRocket(args)
+        #expect(taken.status == 0 && taken.stderr.contains("answered 204"), "\(taken.stderr)")
+        let got = try #require(receiver.requests.first)
+        #expect(taken.stdout == String(decoding: got.body, as: UTF8.self) + "\n", "the body sent is printed")
+        #expect(got.headers["Rocket-Delivery"] == "0" && String(decoding: got.body, as: UTF8.self).contains(#""seq":0"#))
+        // The signature is the documented one: HMAC-SHA256(secret, "TIME.BODY"), checked here with openssl.
+        let signature = try #require(got.headers["Rocket-Signature"])
+        let parts = signature.split(separator: ",").map { $0.split(separator: "=", maxSplits: 1).map(String.init) }
+        let time = try #require(parts.first { $0.first == "t" }?.last)
+        let mac = try #require(parts.first { $0.first == "v1" }?.last)
+        try (time + "." + String(decoding: got.body, as: UTF8.self)).write(toFile: dir + "/signed", atomically: true, encoding: .utf8)
+        let openssl = try runRocket(
+            ["-c", "openssl dgst -sha256 -hmac \"$0\" -hex < \"$1\" | sed 's/.*= //'", secret, dir + "/signed"], executable: "/bin/sh")
+        #expect(openssl.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == mac, "\(openssl.stdout) \(openssl.stderr)")
+        // Refused: said, exit 1, with a hint about the secret.
+        let refused = try runRocket(args)
+        #expect(refused.status == 1 && refused.stderr.contains("401") && refused.stderr.contains("secret"), "\(refused.stderr)")
+        // Nobody there: 69; setups that cannot work: 64.
+        #expect(try runRocket(["webhook-test", "--webhook", "http://127.0.0.1:1/", "--webhook-secret-file", dir + "/hook-secret"]).status == 69)
+        #expect(try runRocket(["webhook-test", "--webhook", url]).status == 64)
+        #expect(try runRocket(["webhook-test", "--webhook", "ftp://x/", "--webhook-secret-file", dir + "/hook-secret"]).status == 64)
+    }
+
     /// The page size an SQLite file's header states (bytes 16–17, big-endian; 1 means 65,536).
     static func pageSize(_ path: String) -> Int? {
         guard let h = FileManager.default.contents(atPath: path), h.count >= 18, h.starts(with: Array("SQLite format 3\0".utf8)) else { return nil }
