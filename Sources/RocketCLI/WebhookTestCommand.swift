@@ -62,7 +62,8 @@ enum WebhookTestCommand {
         let body = WebhookConfiguration.testBody(at: time)
         let shown = Sanitizer.clean(target.url, keepNewlines: false)
         printOut(String(decoding: body, as: UTF8.self))
-        switch WebhookClient.post(target, headers: configuration.headers(for: body, seq: 0, at: time), body: body, caFile: caFile, timeout: configuration.timeout) {
+        let headers = configuration.headers(for: body, seq: 0, at: time)
+        switch WebhookClient.post(target, headers: headers, body: body, caFile: caFile, timeout: configuration.timeout) {
         case .failure(let why):
             printError("rocket: error: no answer from \(shown): \(Sanitizer.clean(why.message, keepNewlines: false))")
             return ExitStatus.unavailable
