@@ -64,19 +64,61 @@ enum BackupCommand {
             printError("rocket: error: '\(shown(target))' exists: a backup never replaces a file")
             return ExitStatus.cannotCreate
         }
+        let temporary: String
+        switch copy(store, beside: toOutput ? Self.outputStaging : target, pouring: toOutput) {
+        case .refused(let status): return status
+        case .stopped(let signal):
+            printError("rocket: backup stopped; nothing was written")
+            return .signal(signal)
+        case .made(let t): temporary = t
+        }
+        if toOutput {
+            unlink(temporary)
+            printError("rocket: copied \(shown(store)) to standard output")
+            return ExitStatus.ok
+        }
+        if case .failure(let f) = FileIO.put(temporary, at: target, replacing: false) {
+            printError("rocket: error: cannot write '\(shown(target))': \(f.reason)")
+            return f.code == EEXIST ? ExitStatus.cannotCreate : ExitStatus.ioError
+        }
+        var made = stat()
+        let size = stat(target, &made) == 0 ? Int(made.st_size) : 0
+        printError("rocket: copied \(shown(store)) to \(shown(target)) (\(size) bytes)")
+        return ExitStatus.ok
+    }
+
+    /// What copying a store came to.
+    enum Copied {
+        /// A whole, checked copy in this new file (poured out already, with `pouring`).
+        case made(String)
+        /// Stopped by this signal; nothing is left.
+        case stopped(Int32)
+        /// It could not be made (said already, nothing left): exit with this.
+        case refused(ExitStatus)
+    }
+
+    /// Copies store `path` whole (``SQLiteScenarioStore/copy(into:)``) into a new file beside
+    /// `place`, then, with `pouring`, writes it to standard output. Ctrl-C, SIGTERM and SIGHUP
+    /// stop it (SQLite is interrupted) and the file is removed; it is made once they are held, so
+    /// none leaves it behind. A failure is said here. Shared by `backup` and `restore`.
+    static func copy(_ path: String, beside place: String, pouring: Bool) -> Copied {
+        let shown = { (s: String) in Sanitizer.clean(s, keepNewlines: false) }
         let opened: SQLiteScenarioStore
         do throws(ScenarioStoreError) {
-            opened = try SQLiteScenarioStore(readingOnly: store)
+            opened = try SQLiteScenarioStore(readingOnly: path)
         } catch {
             printError("rocket: error: \(shown(error.message))")
-            return ExitStatus.dataError
+            return .refused(ExitStatus.dataError)
         }
-        // Ctrl-C, SIGTERM and SIGHUP stop the copy (SQLite is interrupted) and the partial file
-        // is removed; the partial file is made once they are held, so none leaves it behind.
+        /// What went wrong once the copy began.
+        enum Failed {
+            case copy(ScenarioStoreError)
+            case output(FileIO.Failure, ofOutput: Bool)
+        }
         var cannotMake: FileIO.Failure?
         let run = Interruptible.run(
             prepare: { () -> String? in
-                switch FileIO.emptyTemporary(beside: toOutput ? Self.outputStaging : target) {
+                switch FileIO.emptyTemporary(beside: place) {
                 case .failure(let f):
                     cannotMake = f
                     return nil
@@ -89,51 +131,29 @@ enum BackupCommand {
             } catch {
                 return .copy(error)
             }
-            // To standard output: the checked copy is poured out, then removed (below).
-            guard toOutput, let (failure, output) = FileIO.pour(temporary, into: 1, stopping: stopping) else { return nil }
+            guard pouring, let (failure, output) = FileIO.pour(temporary, into: 1, stopping: stopping) else { return nil }
             return .output(failure, ofOutput: output)
         }
         guard let temporary = run.prepared else {
-            printError("rocket: error: cannot make '\(shown(target))': \(cannotMake?.reason ?? "")")
-            return ExitStatus.cannotCreate
+            printError("rocket: error: cannot write beside '\(shown(place))': \(cannotMake?.reason ?? "")")
+            return .refused(ExitStatus.cannotCreate)
         }
         if run.signal != 0 {
             unlink(temporary)
-            printError("rocket: backup stopped; nothing was written")
-            return .signal(run.signal)
+            return .stopped(run.signal)
         }
         switch run.result ?? nil {
         case .copy(let failure):
             unlink(temporary)
             printError("rocket: error: \(shown(failure.message))")
-            return failure.kind == .full || failure.kind == .io ? ExitStatus.ioError : ExitStatus.dataError
+            return .refused(failure.kind == .full || failure.kind == .io ? ExitStatus.ioError : ExitStatus.dataError)
         case .output(let failure, let ofOutput):
             unlink(temporary)
             printError("rocket: error: cannot write the copy to \(ofOutput ? "standard output" : shown(temporary)): \(failure.reason)")
-            return ExitStatus.ioError
+            return .refused(ExitStatus.ioError)
         case nil:
-            if toOutput {
-                unlink(temporary)
-                printError("rocket: copied \(shown(store)) to standard output")
-                return ExitStatus.ok
-            }
+            return .made(temporary)
         }
-        if case .failure(let f) = FileIO.publish(temporary, as: target) {
-            printError("rocket: error: cannot write '\(shown(target))': \(f.reason)")
-            return f.code == EEXIST ? ExitStatus.cannotCreate : ExitStatus.ioError
-        }
-        var made = stat()
-        let size = stat(target, &made) == 0 ? Int(made.st_size) : 0
-        printError("rocket: copied \(shown(store)) to \(shown(target)) (\(size) bytes)")
-        return ExitStatus.ok
-    }
-
-    /// What went wrong once the copy began.
-    enum Failed {
-        /// The copy itself (reading the store, writing the file).
-        case copy(ScenarioStoreError)
-        /// Pouring it out: reading it back, or standard output (`ofOutput`).
-        case output(FileIO.Failure, ofOutput: Bool)
     }
 
     /// Where a copy for standard output is made first (its `.tmp-PID` beside this name).
@@ -204,48 +224,17 @@ enum RestoreCommand {
             case true?: break
             }
         }
-        let opened: SQLiteScenarioStore
-        do throws(ScenarioStoreError) {
-            opened = try SQLiteScenarioStore(readingOnly: copy)
-        } catch {
-            printError("rocket: error: \(shown(error.message))")
-            return ExitStatus.dataError
-        }
-        var cannotMake: FileIO.Failure?
-        let run = Interruptible.run(
-            prepare: { () -> String? in
-                switch FileIO.emptyTemporary(beside: store) {
-                case .failure(let f):
-                    cannotMake = f
-                    return nil
-                case .success(let t): return t
-                }
-            }, stop: { opened.interrupt() }
-        ) { temporary, _ -> ScenarioStoreError? in
-            do throws(ScenarioStoreError) {
-                try opened.copy(into: temporary)
-                return nil
-            } catch {
-                return error
-            }
-        }
-        guard let temporary = run.prepared else {
-            printError("rocket: error: cannot write beside '\(shown(store))': \(cannotMake?.reason ?? "")")
-            return ExitStatus.cannotCreate
-        }
-        if run.signal != 0 {
-            unlink(temporary)
+        let temporary: String
+        switch BackupCommand.copy(copy, beside: store, pouring: false) {
+        case .refused(let status): return status
+        case .stopped(let signal):
             printError("rocket: restore stopped; \(shown(store)) is as it was")
-            return .signal(run.signal)
-        }
-        if let failure = run.result ?? nil {
-            unlink(temporary)
-            printError("rocket: error: \(shown(failure.message))")
-            return failure.kind == .full || failure.kind == .io ? ExitStatus.ioError : ExitStatus.dataError
+            return .signal(signal)
+        case .made(let t): temporary = t
         }
         // The old store's log and shared memory go first: left beside the new file, SQLite would
         // replay the old log onto it.
-        if case .failure(let f) = FileIO.replace(store, with: temporary, removingFirst: [store + "-wal", store + "-shm"]) {
+        if case .failure(let f) = FileIO.put(temporary, at: store, replacing: true, removingFirst: [store + "-wal", store + "-shm"]) {
             printError("rocket: error: cannot replace '\(shown(store))': \(f.reason)")
             return ExitStatus.ioError
         }

@@ -326,12 +326,7 @@ package enum FileIO {
             guard [EPERM, EOPNOTSUPP, ENOSYS].contains(code) else { return .failure(Failure(code)) }
             return writeExclusively(text, to: path)
         }
-        let directory = PathName.directory(path)
-        let dfd = open(directory.isEmpty ? "." : directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        if dfd >= 0 {
-            _ = fsync(dfd)
-            close(dfd)
-        }
+        syncFolder(of: path)
         return .success(())
     }
 
@@ -348,10 +343,12 @@ package enum FileIO {
         return .success(temporary)
     }
 
-    /// Puts the filled `temporary` in place as `path`, which must not exist: its bytes made
-    /// durable (fsync), hard-linked to the name (never replacing a file, even one made a moment
-    /// before: `EEXIST`), then the folder made durable. The temporary is gone either way.
-    package static func publish(_ temporary: String, as path: String) -> Result<Void, Failure> {
+    /// Puts the filled `temporary` at `path`, durably: its bytes synced (fsync); then, when
+    /// `replacing`, the files `stale` removed first and that made durable (so a crash never leaves
+    /// them beside the new file: an SQLite log of the old database) and the file renamed over
+    /// `path`; otherwise hard-linked to `path`, which must not exist (never replacing a file, even
+    /// one made a moment before: `EEXIST`). Then the folder synced. The temporary is gone either way.
+    package static func put(_ temporary: String, at path: String, replacing: Bool, removingFirst stale: [String] = []) -> Result<Void, Failure> {
         func fail(_ code: Int32) -> Result<Void, Failure> {
             unlink(temporary)
             return .failure(Failure(code))
@@ -361,44 +358,27 @@ package enum FileIO {
         let synced = fsync(fd) == 0 ? 0 : errno
         close(fd)
         if synced != 0 { return fail(synced) }
-        guard link(temporary, path) == 0 else { return fail(errno) }
-        unlink(temporary)
+        if replacing {
+            for file in stale where unlink(file) != 0 && errno != ENOENT { return fail(errno) }
+            if !stale.isEmpty { syncFolder(of: path) }
+            guard rename(temporary, path) == 0 else { return fail(errno) }
+        } else {
+            guard link(temporary, path) == 0 else { return fail(errno) }
+            unlink(temporary)
+        }
+        syncFolder(of: path)
+        return .success(())
+    }
+
+    /// Makes the entries of the folder holding `path` durable (a new name, a rename, a removal);
+    /// nothing happens when it cannot be opened.
+    static func syncFolder(of path: String) {
         let directory = PathName.directory(path)
         let dfd = open(directory.isEmpty ? "." : directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         if dfd >= 0 {
             _ = fsync(dfd)
             close(dfd)
         }
-        return .success(())
-    }
-
-    /// Puts the filled `temporary` in place of `path` (replacing it, or making it), durably: its
-    /// bytes synced, the files `stale` removed first (and that made durable, so a crash never
-    /// leaves them beside the new file: an SQLite log of the old database), renamed over `path`,
-    /// the folder synced. The temporary is gone either way.
-    package static func replace(_ path: String, with temporary: String, removingFirst stale: [String]) -> Result<Void, Failure> {
-        func fail(_ code: Int32) -> Result<Void, Failure> {
-            unlink(temporary)
-            return .failure(Failure(code))
-        }
-        let fd = open(temporary, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
-        guard fd >= 0 else { return fail(errno) }
-        let synced = fsync(fd) == 0 ? 0 : errno
-        close(fd)
-        if synced != 0 { return fail(synced) }
-        let directory = PathName.directory(path)
-        func syncFolder() {
-            let dfd = open(directory.isEmpty ? "." : directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-            if dfd >= 0 {
-                _ = fsync(dfd)
-                close(dfd)
-            }
-        }
-        for file in stale where unlink(file) != 0 && errno != ENOENT { return fail(errno) }
-        syncFolder()
-        guard rename(temporary, path) == 0 else { return fail(errno) }
-        syncFolder()
-        return .success(())
     }
 
     /// The file a chain of symbolic links at `path` ends at (the path itself when it is none);
