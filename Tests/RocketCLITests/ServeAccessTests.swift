@@ -99,19 +99,7 @@ struct ServeAccessTests {
     func results(postgres: Bool) throws {
         let store = postgres ? try TestPostgres.freshDatabase() : scratchDirectory() + "/r.sqlite"
         let server = try Running(["--insecure-dev"], store: store)
-        var ended: [String] = []
-        for visitor in ["ada", "bo"] {
-            let started = server.exchange("POST", "/v1/conversations", body: #"{"flow": "tour", "visitor": "\#(visitor)", "reducedMotion": true}"#)
-            let id = try #require(started.range(of: #""id":""#).map { String(started[$0.upperBound...].prefix(32)) })
-            // The bubble takes a tap once it is shown (after the intro, on the server's clock).
-            var tapped = 0
-            for _ in 0..<100 where tapped != 200 {
-                tapped = server.status("POST", "/v1/conversations/\(id)/intents", body: #"{"intent": "tap"}"#, headers: ["Rocket-Visitor": visitor])
-                if tapped != 200 { usleep(50_000) }
-            }
-            #expect(tapped == 200)
-            ended.append(id)
-        }
+        let ended = try ["ada", "bo"].map { try endTour(server, visitor: $0) }
         // The tap ends each after its bounce (a change of its own, on the server's clock).
         for (id, visitor) in zip(ended, ["ada", "bo"]) {
             var view = ""
@@ -142,8 +130,9 @@ struct ServeAccessTests {
         #expect(refused.status == 65 && refused.stderr.contains("cannot be read") && refused.stderr.contains("not a regular file"), "\(refused.stderr)")
     }
 
-    /// Starts the tour flow for `visitor` on `server` and taps it to its end; its id once the
-    /// server has ended it (its result written with the end's save).
+    /// Starts the tour flow for `visitor` on `server` and taps it (the bubble takes a tap once
+    /// it is shown, after the intro, on the server's clock); its id. The tap ends it after its
+    /// bounce, a change of its own.
     func endTour(_ server: Running, visitor: String) throws -> String {
         let started = server.exchange("POST", "/v1/conversations", body: #"{"flow": "tour", "visitor": "\#(visitor)", "reducedMotion": true}"#)
         let id = try #require(started.range(of: #""id":""#).map { String(started[$0.upperBound...].prefix(32)) })
@@ -381,13 +370,7 @@ struct ServeAccessTests {
         defer { receiver.stop() }
         let url = "http://127.0.0.1:\(receiver.port)/hook"
         let server = try Running(["--insecure-dev", "--webhook", url, "--webhook-secret-file", dir + "/hook-secret"], store: dir + "/w.sqlite")
-        let started = server.exchange("POST", "/v1/conversations", body: #"{"flow": "tour", "visitor": "ada", "reducedMotion": true}"#)
-        let id = try #require(started.range(of: #""id":""#).map { String(started[$0.upperBound...].prefix(32)) })
-        var tapped = 0
-        for _ in 0..<100 where tapped != 200 {
-            tapped = server.status("POST", "/v1/conversations/\(id)/intents", body: #"{"intent": "tap"}"#, headers: ["Rocket-Visitor": "ada"])
-            if tapped != 200 { usleep(50_000) }
-        }
+        let id = try endTour(server, visitor: "ada")
         // The end is saved, then sent (the sender looks once a second).
         for _ in 0..<200 where receiver.requests.isEmpty { usleep(50_000) }
         let got = try #require(receiver.requests.first)
