@@ -31,7 +31,7 @@ void rocket_http_session_free(rocket_http_session *session);
 ///
 /// With a `session`, the connection stays open for the next request to the same endpoint when
 /// the answer allows it (its body framed by a length or chunks, and no `Connection: close`); a
-/// kept connection the server has closed meanwhile is replaced by a new one, and the request
+/// kept connection the server has closed meanwhile (or one unused for 30 s) is replaced by a new one, and the request
 /// sent again, when no byte of an answer came on it. Without one (NULL), each request has a
 /// connection of its own, closed after it. An answer whose head passes 16 KiB, or whose body
 /// passes 1 MiB, is cut short (its status kept) and its connection closed.
