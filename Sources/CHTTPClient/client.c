@@ -114,16 +114,16 @@ struct rocket_http_session {
     char *endpoint;
     /// When its last answer ended (monotonic milliseconds).
     long long used_ms;
+    /// How long it may sit unused and still be used (milliseconds).
+    int idle_limit_ms;
 };
 
-/// How long a kept connection may sit unused and still be used (milliseconds): past it, a
-/// middlebox (a NAT, a load balancer) may have forgotten it without a word, and a request sent
-/// on it would wait for its whole deadline.
-enum { IDLE_LIMIT_MS = 30000 };
-
-rocket_http_session *rocket_http_session_new(void) {
+rocket_http_session *rocket_http_session_new(int idle_limit_ms) {
     rocket_http_session *s = calloc(1, sizeof *s);
-    if (s) s->fd = -1;
+    if (s) {
+        s->fd = -1;
+        s->idle_limit_ms = idle_limit_ms;
+    }
     return s;
 }
 
@@ -443,7 +443,7 @@ static int post(rocket_http_session *session, const char *host, int port, int tl
     char *key = malloc(key_size);
     if (!key) return fail(out, "out of memory");
     snprintf(key, key_size, "%d %s %d %s", tls, host, port, ca_file ? ca_file : "");
-    if (s->fd >= 0 && (!s->endpoint || strcmp(s->endpoint, key) != 0 || now_ms() - s->used_ms > IDLE_LIMIT_MS)) drop_connection(s);
+    if (s->fd >= 0 && (!s->endpoint || strcmp(s->endpoint, key) != 0 || now_ms() - s->used_ms >= s->idle_limit_ms)) drop_connection(s);
     // The request's head: the target, the host as the URL named it, the body's length.
     // Head and body go in one write (one TLS record, one segment where it fits): written apart,
     // the body waited for the head's acknowledgement on a kept connection (Nagle's algorithm

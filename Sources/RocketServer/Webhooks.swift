@@ -167,7 +167,9 @@ package final class WebhookConnection: @unchecked Sendable {
     /// The C session (nil when it could not be made: each request then connects anew).
     let session: OpaquePointer?
 
-    package init() { session = rocket_http_session_new() }
+    /// A connection not used again once it has been unused for `idleLimit` seconds (a NAT or a
+    /// load balancer may forget one without a word).
+    package init(idleLimit: Double = 30) { session = rocket_http_session_new(Int32(max(0, min(idleLimit, 3_600)) * 1000)) }
 
     deinit { rocket_http_session_free(session) }
 }

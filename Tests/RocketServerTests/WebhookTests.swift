@@ -139,6 +139,12 @@ struct WebhookTests {
             #expect(ports[12] != ports[11], "\(ports)")
         }
         #expect(!got.contains { $0.headers["Connection"] == "close" }, "a kept connection is asked for")
+        // A connection unused for its idle limit (here none at all) is not used again.
+        let forgetful = WebhookConnection(idleLimit: 0)
+        let before = receiver.requests.count
+        for _ in 0..<3 { _ = WebhookClient.post(target, headers: [], body: Array("{}".utf8), caFile: nil, timeout: 10, connection: forgetful) }
+        let fresh = receiver.requests.dropFirst(before).map(\.clientPort)
+        #expect(fresh.count == 3 && Set(fresh).count == 3, "\(fresh)")
         // Without a connection kept, each request says Connection: close.
         _ = WebhookClient.post(target, headers: [], body: Array("{}".utf8), caFile: nil, timeout: 10)
         #expect(receiver.requests.last?.headers["Connection"] == "close")

@@ -15,8 +15,10 @@ typedef struct {
 /// thread at a time.
 typedef struct rocket_http_session rocket_http_session;
 
-/// A session with no connection yet; NULL when out of memory.
-rocket_http_session *rocket_http_session_new(void);
+/// A session with no connection yet; NULL when out of memory. A connection unused for
+/// `idle_limit_ms` or more is not used again: a middlebox (a NAT, a load balancer) may have
+/// forgotten it without a word, and a request sent on it would wait for its whole deadline.
+rocket_http_session *rocket_http_session_new(int idle_limit_ms);
 
 /// Closes the session's connection, if any, and frees it.
 void rocket_http_session_free(rocket_http_session *session);
@@ -31,7 +33,7 @@ void rocket_http_session_free(rocket_http_session *session);
 ///
 /// With a `session`, the connection stays open for the next request to the same endpoint when
 /// the answer allows it (its body framed by a length or chunks, and no `Connection: close`); a
-/// kept connection the server has closed meanwhile (or one unused for 30 s) is replaced by a new one, and the request
+/// kept connection the server has closed meanwhile (or one unused too long) is replaced by a new one, and the request
 /// sent again, when no byte of an answer came on it. Without one (NULL), each request has a
 /// connection of its own, closed after it. An answer whose head passes 16 KiB, or whose body
 /// passes 1 MiB, is cut short (its status kept) and its connection closed.
