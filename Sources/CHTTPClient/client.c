@@ -260,13 +260,19 @@ static int read_answer(int fd, SSL *ssl, long long deadline, rocket_http_result 
             // Nothing at all on a kept connection: the server had closed it.
             if (end) {
                 *ended = r->end == 0;
-                fail(out, "the connection closed before an answer");
+                // Bytes that never made a line: say whether they could have been HTTP.
+                size_t have = r->end - r->start, n = have < 5 ? have : 5;
+                if (have > 0 && strncmp(r->data + r->start, "HTTP/", n) != 0) fail(out, "the answer is not HTTP");
+                else fail(out, "the connection closed before an answer");
             }
             goto done;
         }
         // "HTTP/1.x NNN …"
         size_t len = strlen(status);
-        if (len < 12 || strncmp(status, "HTTP/1.", 7) != 0 || status[8] != ' ') { fail(out, "the answer is not HTTP"); goto done; }
+        if (len < 12 || strncmp(status, "HTTP/1.", 7) != 0 || status[8] != ' ' || (len > 12 && status[12] != ' ')) {
+            fail(out, "the answer is not HTTP");
+            goto done;
+        }
         int code = 0;
         for (int k = 9; k < 12; k++) {
             if (status[k] < '0' || status[k] > '9') { fail(out, "the answer's status is not a number"); goto done; }

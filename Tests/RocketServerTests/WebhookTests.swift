@@ -150,6 +150,81 @@ struct WebhookTests {
         #expect(receiver.requests.last?.headers["Connection"] == "close")
     }
 
+    @Test("hostile answers: garbage, a status of four digits, a huge head, bad framing, endless interim answers, a drip; each said or bounded by the deadline")
+    func hostileAnswers() throws {
+        // Each connection gets the next raw answer (then the connection is closed, or, for
+        // "drip" and "interim", held while bytes trickle).
+        /// What an answer should come to: a status kept, or a failure whose message has these words.
+        enum Outcome {
+            case status(Int)
+            case failure(String)
+        }
+        let hugeHead = "HTTP/1.1 200 OK\r\nX: " + String(repeating: "a", count: 20_000) + "\r\n\r\n"
+        let answers: [(raw: String, expect: Outcome)] = [
+            (String(repeating: "\u{1}\u{2}garbage", count: 200), .failure("not HTTP")),
+            ("HTTP/1.1 2000 OK\r\nContent-Length: 0\r\n\r\n", .failure("not HTTP")),
+            (hugeHead, .failure("longer than")),
+            ("HTTP/1.1 200 OK\r\nContent-Length: abc\r\n\r\n", .status(200)),
+            ("HTTP/1.1 201 OK\r\nContent-Length: 999999999999999999\r\n\r\nxx", .status(201)),
+            ("HTTP/1.1 202 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n", .status(202)),
+            ("HTTP/1.1 203 OK\r\nTransfer-Encoding: chunked\r\nContent-Length: 5\r\n\r\n0\r\n\r\n", .status(203)),
+            ("interim", .failure("timed out")),
+            ("drip", .failure("timed out")),
+        ]
+        let dir = newScratchDirectory("hostile")
+        let script = """
+            import base64, socket, sys, threading, time
+            answers = [base64.b64decode(a) for a in sys.argv[1].split(",")]
+            s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen(16)
+            open(sys.argv[2] + ".tmp", "w").write(str(s.getsockname()[1]))
+            import os; os.rename(sys.argv[2] + ".tmp", sys.argv[2])
+            def serve(c, answer):
+                data = b""
+                while b"\\r\\n\\r\\n" not in data:
+                    d = c.recv(65536)
+                    if not d: return
+                    data += d
+                try:
+                    if answer == b"interim":
+                        for _ in range(4000): c.sendall(b"HTTP/1.1 100 Continue\\r\\n\\r\\n"); time.sleep(0.001)
+                    elif answer == b"drip":
+                        for b in b"HTTP/1.1 200 OK\\r\\n": c.sendall(bytes([b])); time.sleep(0.5)
+                    else:
+                        c.sendall(answer)
+                except Exception:
+                    pass
+                c.close()
+            for answer in answers:
+                c, _ = s.accept()
+                threading.Thread(target=serve, args=(c, answer), daemon=True).start()
+            time.sleep(30)
+            """
+        let server = Process()
+        server.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        server.arguments = ["python3", "-c", script, answers.map { Data($0.raw.utf8).base64EncodedString() }.joined(separator: ","), dir + "/port"]
+        server.standardError = FileHandle.nullDevice
+        try server.run()
+        defer {
+            kill(server.processIdentifier, SIGKILL)
+            server.waitUntilExit()
+        }
+        var port: Int?
+        for _ in 0..<500 where port == nil {
+            port = (try? String(contentsOfFile: dir + "/port", encoding: .utf8)).flatMap { Int($0) }
+            if port == nil { usleep(10_000) }
+        }
+        let target = try WebhookTarget.parse("http://127.0.0.1:\(try #require(port))/h").get()
+        let connection = WebhookConnection()
+        for (k, answer) in answers.enumerated() {
+            let got = WebhookClient.post(target, headers: [], body: Array("{}".utf8), caFile: nil, timeout: 1, connection: connection)
+            switch (got, answer.expect) {
+            case (.success(let status), .status(let wanted)): #expect(status == wanted, "answer \(k)")
+            case (.failure(let why), .failure(let words)): #expect(why.message.contains(words), "answer \(k): \(why.message)")
+            default: Issue.record("answer \(k): \(got), not \(answer.expect)")
+            }
+        }
+    }
+
     @Test("https: the certificate is checked against the CA file and the address; an untrusted one is refused")
     func tls() throws {
         let dir = newScratchDirectory("tls")
