@@ -155,7 +155,9 @@ struct ServeAccessTests {
         follower.arguments = ["results", "--store", store, "--follow"]
         let out = Pipe()
         follower.standardOutput = out
-        follower.standardError = FileHandle.nullDevice
+        let errors = scratchDirectory() + "/follower.err"
+        _ = FileManager.default.createFile(atPath: errors, contents: nil)
+        follower.standardError = FileHandle(forWritingAtPath: errors)
         try follower.run()
         let fd = out.fileHandleForReading.fileDescriptor
         /// The next line it prints (waiting for it at most 20 s: the end is saved, then read).
@@ -181,6 +183,21 @@ struct ServeAccessTests {
         let second = try endTour(server, visitor: "bo")
         let two = nextLine()
         #expect(two.contains(second) && !two.contains(first), "\(two)")
+        // The store out of reach for a while (moved away; the server keeps writing it): said
+        // once, and the follower goes on once it is back.
+        #expect(rename(store, store + ".away") == 0)
+        var said = ""
+        for _ in 0..<200 where !said.contains("trying again") {
+            said = (try? String(contentsOfFile: errors, encoding: .utf8)) ?? ""
+            if !said.contains("trying again") { usleep(50_000) }
+        }
+        #expect(said.contains("trying again"), "\(said)")
+        let third = try endTour(server, visitor: "cy")
+        #expect(rename(store + ".away", store) == 0)
+        let three = nextLine()
+        #expect(three.contains(third), "\(three)")
+        let afterwards = (try? String(contentsOfFile: errors, encoding: .utf8)) ?? ""
+        #expect(afterwards.components(separatedBy: "trying again").count == 2 && afterwards.contains("can be read again"), "\(afterwards)")
         // Nobody reads any more: it ends by itself (it looks every second), status 0.
         try out.fileHandleForReading.close()
         for _ in 0..<200 where follower.isRunning { usleep(50_000) }
