@@ -123,13 +123,22 @@ package final class SQLiteDatabase: Sendable {
     /// Writes a consistent copy of the whole database, as one read transaction sees it (writers
     /// go on meanwhile), into `path`: an empty file or none (`VACUUM INTO`: compacted, without
     /// the write-ahead log), then checks the copy (`PRAGMA quick_check`). The file keeps its mode.
+    /// The check runs on this connection too (the copy attached), so ``interrupt()`` stops it.
     package func copy(into path: String) throws(SQLiteError) {
-        try withConnection { (c) throws(SQLiteError) in try c.run("VACUUM INTO ?1", [.text(path)]) }
-        let copy = try SQLiteDatabase(path: path, mode: .readOnly, busyTimeout: 0)
-        let verdict = try copy.withConnection { (c) throws(SQLiteError) -> String in
-            let s = try c.statement("PRAGMA quick_check")
-            defer { s.finish() }
-            return try s.step() ? s.text(0) : ""
+        let verdict = try withConnection { (c) throws(SQLiteError) -> String in
+            try c.run("VACUUM INTO ?1", [.text(path)])
+            try c.run("ATTACH ?1 AS copy_check", [.text(path)])
+            var verdict = ""
+            do throws(SQLiteError) {
+                let s = try c.statement("PRAGMA copy_check.quick_check")
+                defer { s.finish() }
+                if try s.step() { verdict = s.text(0) }
+            } catch {
+                try? c.run("DETACH copy_check")
+                throw error
+            }
+            try c.run("DETACH copy_check")
+            return verdict
         }
         guard verdict == "ok" else { throw SQLiteError(code: SQLITE_CORRUPT, message: "the copy does not read back whole: \(verdict)") }
     }
