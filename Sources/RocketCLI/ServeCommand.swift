@@ -385,11 +385,7 @@ enum ServeCommand {
             printError("rocket serve: no site keys (--api-key-file, ROCKET_API_KEYS): the routes for a site's back end are refused")
         }
         // Visitors' answers sent in clear text over a network: said once, at the start.
-        if let hook = options.webhook, !hook.tls, !Addresses.isLoopback(hook.host) {
-            printError(
-                "rocket serve: --webhook \(Sanitizer.clean(hook.url, keepNewlines: false)) is http://: visitors' answers cross the network unencrypted; use https://"
-            )
-        }
+        if let warning = options.webhook?.clearTextWarning("rocket serve") { printError(warning) }
         // Secrets other users of the machine may read: said once, at the start.
         var readable: [(String, String)] = []
         if let file = options.keyFile { readable.append(("--api-key-file", file)) }

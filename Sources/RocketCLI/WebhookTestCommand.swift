@@ -62,6 +62,7 @@ enum WebhookTestCommand {
         let body = WebhookConfiguration.testBody(at: time)
         let shown = Sanitizer.clean(target.url, keepNewlines: false)
         printOut(String(decoding: body, as: UTF8.self))
+        if let warning = target.clearTextWarning("rocket webhook-test") { printError(warning) }
         let headers = configuration.headers(for: body, seq: 0, at: time)
         switch WebhookClient.post(target, headers: headers, body: body, caFile: caFile, timeout: configuration.timeout) {
         case .failure(let why):

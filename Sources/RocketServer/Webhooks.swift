@@ -137,6 +137,15 @@ package struct WebhookLease: Equatable {
     }
 }
 
+extension WebhookTarget {
+    /// The warning for a target whose deliveries would cross a network in clear text (`http://`
+    /// to another machine), nil for one that is fine; `who` names the command.
+    package func clearTextWarning(_ who: String) -> String? {
+        guard !tls, !Addresses.isLoopback(host) else { return nil }
+        return "\(who): --webhook \(Sanitizer.clean(url, keepNewlines: false)) is http://: visitors' answers cross the network unencrypted; use https://"
+    }
+}
+
 /// HTTP(S) POSTs that keep only the answer's status (`CHTTPClient`).
 package enum WebhookClient {
     /// POSTs `body` with `headers` to `target`: the answer's status, or why there was none. With

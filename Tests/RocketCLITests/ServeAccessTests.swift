@@ -435,6 +435,11 @@ struct ServeAccessTests {
         // Refused: said, exit 1, with a hint about the secret.
         let refused = try runRocket(args)
         #expect(refused.status == 1 && refused.stderr.contains("401") && refused.stderr.contains("secret"), "\(refused.stderr)")
+        // http:// to another machine is said, as rocket serve says it (0.0.0.0 is no loopback
+        // name, and nothing listens there: refused at once).
+        let clear = try runRocket(["webhook-test", "--webhook", "http://0.0.0.0:1/", "--webhook-secret-file", dir + "/hook-secret"])
+        #expect(clear.status == 69 && clear.stderr.contains("unencrypted"), "\(clear.stderr)")
+        #expect(!taken.stderr.contains("unencrypted"))
         // Nobody there: 69; setups that cannot work: 64.
         #expect(try runRocket(["webhook-test", "--webhook", "http://127.0.0.1:1/", "--webhook-secret-file", dir + "/hook-secret"]).status == 69)
         #expect(try runRocket(["webhook-test", "--webhook", url]).status == 64)
