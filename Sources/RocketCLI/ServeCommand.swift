@@ -2,6 +2,7 @@
     import Glibc
 #endif
 import RocketCore
+import RocketJSON
 import RocketPlatform
 import RocketScenarios
 import RocketServer
@@ -40,6 +41,8 @@ enum ServeCommand {
             .value("--identity-secret-file", "FILE", "The secret a site signs its own visitor ids with (Rocket-Visitor-Hash)."),
             .value("--public-url", "URL", "The address pages reach this server at (https://chat.example); its pages are same-origin."),
             .flag("--insecure-dev", "Take visitor ids as claimed and site routes without a key (a developer's machine only)."),
+            .value("--log-format", "F", "text (default: a line each) or json (one object a line: time, level, message) for log collectors.")
+                .completing(.words(ServeLog.Format.allCases.map(\.rawValue))),
         ],
         discussion: """
             Prints the URL on stdout, then serves until Ctrl-C, SIGTERM or SIGQUIT, finishing the requests
@@ -67,6 +70,7 @@ enum ServeCommand {
         var webhookSecretFile: String?
         var webhookCAFile: String?
         var insecureDev = false
+        var log = ServeLog(format: .text)
 
         init(_ parsed: ParsedArguments, command: String) throws(UsageError) {
             if let h = parsed.value("--host") {
@@ -171,6 +175,12 @@ enum ServeCommand {
             webhookSecretFile = parsed.value("--webhook-secret-file")
             webhookCAFile = parsed.value("--webhook-ca-file")
             insecureDev = parsed.has("--insecure-dev")
+            if let f = parsed.value("--log-format") {
+                guard let format = ServeLog.Format(rawValue: f) else {
+                    throw UsageError(message: "--log-format must be text or json", command: command)
+                }
+                log = ServeLog(format: format)
+            }
             if let u = parsed.value("--public-url") { configuration.publicOrigins.insert(try origin(u, "--public-url", "https://chat.example")) }
             if let d = parsed.value("--idle-timeout") {
                 guard let s = RocketDuration.parse(d), s >= 1 else {
@@ -255,10 +265,11 @@ enum ServeCommand {
         let parsed = try parse(args, as: spec)
         if parsed.helpRequested { printOut(spec.help); return ExitStatus.ok }
         let options = try Options(parsed, command: spec.name)
+        let say = options.log
         if let dir = options.flows {
             var st = stat()
             guard stat(dir, &st) == 0, (st.st_mode & S_IFMT) == S_IFDIR else {
-                printError("rocket: error: --flows '\(Sanitizer.clean(dir, keepNewlines: false))' is not a folder")
+                say.error("--flows '\(Sanitizer.clean(dir, keepNewlines: false))' is not a folder")
                 return .noInput
             }
         }
@@ -267,7 +278,7 @@ enum ServeCommand {
         let archive: any ConversationStore
         switch ScenarioCommand.openStore(options.store, pageSize: ConversationArchive.pageSize) {
         case .failure(let e):
-            printError("rocket: error: \(e.message)")
+            say.error("\(e.message)")
             // A database that cannot be reached is a service that is not there (69), as sysexits says.
             return (options.store ?? Environment.current["ROCKET_STORE"]).map(PostgresURL.names) == true ? .unavailable : .ioError
         case .success(let s as PostgresScenarioStore):
@@ -278,25 +289,25 @@ enum ServeCommand {
             // One server a file: an SQLite store keeps no versions, so two servers on it would
             // each save their own copy of a conversation over the other's.
             if FileIO.holdExclusively(s.path) == false {
-                printError(
-                    "rocket: error: the store \(Sanitizer.clean(s.path, keepNewlines: false)) is in use by another rocket serve; two servers on one file would overwrite each other's conversations (several servers share a postgresql:// store)"
+                say.error(
+                    "the store \(Sanitizer.clean(s.path, keepNewlines: false)) is in use by another rocket serve; two servers on one file would overwrite each other's conversations (several servers share a postgresql:// store)"
                 )
                 return .unavailable
             }
             do throws(ConversationArchive.Failure) {
                 archive = try ConversationArchive(beside: s)
             } catch {
-                printError("rocket: error: \(Sanitizer.clean(error.message, keepNewlines: false))")
+                say.error("\(Sanitizer.clean(error.message, keepNewlines: false))")
                 return .ioError
             }
         case .success:
-            printError("rocket: error: the store must be an SQLite file or a postgresql:// URL")
+            say.error("the store must be an SQLite file or a postgresql:// URL")
             return .ioError
         }
         let keys: [String]
         switch siteKeys(file: options.keyFile, environment: Environment.current["ROCKET_API_KEYS"]) {
         case .failure(let failure):
-            printError("rocket: error: \(failure.message)")
+            say.error("\(failure.message)")
             return failure.status
         case .success(let k): keys = k
         }
@@ -304,7 +315,7 @@ enum ServeCommand {
         if let file = options.secretFile {
             switch Self.secret("--secret-file", file) {
             case .failure(let failure):
-                printError("rocket: error: \(failure.message)")
+                say.error("\(failure.message)")
                 return failure.status
             case .success(let s): secret = s
             }
@@ -313,7 +324,7 @@ enum ServeCommand {
                 let hex = try archive.setting("visitor-secret") { SHA256.hex(AccessControl.randomBytes(32)) }
                 secret = Array(hex.utf8)
             } catch {
-                printError("rocket: error: \(Sanitizer.clean(error.message, keepNewlines: false))")
+                say.error("\(Sanitizer.clean(error.message, keepNewlines: false))")
                 return .ioError
             }
         }
@@ -321,7 +332,7 @@ enum ServeCommand {
         if let file = options.identityFile {
             switch Self.secret("--identity-secret-file", file) {
             case .failure(let failure):
-                printError("rocket: error: \(failure.message)")
+                say.error("\(failure.message)")
                 return failure.status
             case .success(let s): identity = s
             }
@@ -330,18 +341,18 @@ enum ServeCommand {
         if let target = options.webhook, let file = options.webhookSecretFile {
             switch Self.secret("--webhook-secret-file", file) {
             case .failure(let failure):
-                printError("rocket: error: \(failure.message)")
+                say.error("\(failure.message)")
                 return failure.status
             case .success(let s): configuration.webhook = WebhookConfiguration(target: target, secret: s, caFile: options.webhookCAFile)
             }
             if let ca = options.webhookCAFile, case .failure(let f) = FileIO.read(ca, limit: RocketLimits.fileBytes) {
-                printError("rocket: error: --webhook-ca-file '\(Sanitizer.clean(ca, keepNewlines: false))': \(f.reason)")
+                say.error("--webhook-ca-file '\(Sanitizer.clean(ca, keepNewlines: false))': \(f.reason)")
                 return .noInput
             }
         }
         let access = AccessControl(secret: secret, identitySecret: identity, keys: keys, insecureDev: options.insecureDev)
         secret = []
-        let log: @Sendable (String) -> Void = { line in printError(Sanitizer.clean(line, keepNewlines: false)) }
+        let log: @Sendable (String) -> Void = { line in say(line, .warning) }
         let flows = FlowLibrary(
             directory: options.flows, builtIn: options.flows == nil ? ["demo": Array(DemoFlow.json.utf8)] : [:],
             tours: options.flows == nil ? ["demo"] : [], log: log)
@@ -370,22 +381,23 @@ enum ServeCommand {
             port = try server.start(host: options.host, port: options.port)
         } catch {
             pthread_sigmask(SIG_UNBLOCK, &set, nil)
-            printError("rocket: error: \(Sanitizer.clean(error.message, keepNewlines: false))")
+            say.error("\(Sanitizer.clean(error.message, keepNewlines: false))")
             return .unavailable
         }
         let shown = options.host.contains(":") ? "[\(options.host)]" : options.host
         let url = "http://\(shown):\(port)/"
         printOut(url)
-        printError(
-            "rocket serve: listening on \(url) (flows: \(Sanitizer.clean(options.flows ?? "the built-in demo", keepNewlines: false)); store: \(Sanitizer.clean(archive.place, keepNewlines: false))); Ctrl-C stops"
+        say(
+            "rocket serve: listening on \(url) (flows: \(Sanitizer.clean(options.flows ?? "the built-in demo", keepNewlines: false)); store: \(Sanitizer.clean(archive.place, keepNewlines: false))); Ctrl-C stops",
+            .info
         )
         if options.insecureDev {
-            printError("rocket serve: --insecure-dev: visitor ids are taken as claimed and site routes need no key; never expose this server")
+            say.warning("rocket serve: --insecure-dev: visitor ids are taken as claimed and site routes need no key; never expose this server")
         } else if keys.isEmpty {
-            printError("rocket serve: no site keys (--api-key-file, ROCKET_API_KEYS): the routes for a site's back end are refused")
+            say.warning("rocket serve: no site keys (--api-key-file, ROCKET_API_KEYS): the routes for a site's back end are refused")
         }
         // Visitors' answers sent in clear text over a network: said once, at the start.
-        if let warning = options.webhook?.clearTextWarning("rocket serve") { printError(warning) }
+        if let warning = options.webhook?.clearTextWarning("rocket serve") { say.warning(warning) }
         // Secrets other users of the machine may read: said once, at the start.
         var readable: [(String, String)] = []
         if let file = options.keyFile { readable.append(("--api-key-file", file)) }
@@ -393,11 +405,11 @@ enum ServeCommand {
         if let file = options.identityFile { readable.append(("--identity-secret-file", file)) }
         if let file = options.webhookSecretFile { readable.append(("--webhook-secret-file", file)) }
         if options.secretFile == nil, !archive.place.containsText("://") { readable.append(("the store, which holds the token secret,", archive.place)) }
-        for (what, path) in readable { if let warning = readableWarning(what, path) { printError(warning) } }
+        for (what, path) in readable { if let warning = readableWarning(what, path) { say.warning(warning) } }
         // Behind a proxy, pages come from the proxy's address, which the server cannot know: the
         // forwarded scheme and host are a client's word (nginx passes on the Host it was sent).
         if !options.configuration.trustedProxies.isEmpty && options.configuration.publicOrigins.isEmpty {
-            printError(
+            say.warning(
                 "rocket serve: --trust-proxy without --public-url: pages served through the proxy (/play, the home page) count as another site's and are refused; give the proxy's address as --public-url"
             )
         }
@@ -407,15 +419,66 @@ enum ServeCommand {
             guard received == SIGHUP else { break }
             // SIGHUP re-reads the key file: keys rotate without a restart.
             switch siteKeys(file: options.keyFile, environment: Environment.current["ROCKET_API_KEYS"]) {
-            case .failure(let failure): printError("rocket serve: the keys were kept: \(failure.message)")
+            case .failure(let failure): say.warning("rocket serve: the keys were kept: \(failure.message)")
             case .success(let k):
                 access.setKeys(k)
-                printError("rocket serve: \(k.count) site key(s) loaded")
+                say("rocket serve: \(k.count) site key(s) loaded", .info)
             }
         }
-        printError("rocket serve: stopping")
+        say("rocket serve: stopping", .info)
         server.stop()
         pthread_sigmask(SIG_UNBLOCK, &set, nil)
         return ExitStatus.ok
     }
+}
+
+/// Where `rocket serve` says what it has to say, on standard error: a line of text each, or with
+/// `--log-format json` one JSON object a line, `{"time", "level", "message"}` (the time in
+/// RFC 3339, UTC, to the millisecond; the level `info`, `warning` or `error`), for collectors
+/// that read JSON Lines. Every line is cleaned of control characters first.
+struct ServeLog: Sendable {
+    /// How lines are written.
+    enum Format: String, CaseIterable, Sendable {
+        case text, json
+    }
+
+    /// How much a line matters.
+    enum Level: String, Sendable {
+        case info, warning, error
+    }
+
+    let format: Format
+
+    /// Says `line` at `level`.
+    func callAsFunction(_ line: String, _ level: Level) {
+        let clean = Sanitizer.clean(line, keepNewlines: false)
+        switch format {
+        case .text: printError(clean)
+        case .json:
+            // The program's name, which begins every text line, says nothing in a record.
+            let prefix = "rocket serve: "
+            let message = clean.hasPrefix(prefix) ? String(clean.dropFirst(prefix.count)) : clean
+            var now = timespec()
+            clock_gettime(CLOCK_REALTIME, &now)
+            let millis = Int(now.tv_nsec) / 1_000_000
+            let second = WallTime.format(Double(now.tv_sec))
+            let time = String(second.dropLast()) + "." + String(1000 + millis).dropFirst() + "Z"
+            var w = JSONBytes(capacity: message.utf8.count + 80)
+            w.open()
+            w.key("time", first: true)
+            w.string(time)
+            w.key("level")
+            w.string(level.rawValue)
+            w.key("message")
+            w.string(message)
+            w.close()
+            printError(String(decoding: w.out, as: UTF8.self))
+        }
+    }
+
+    /// Says an error that stops the server from starting (`rocket: error: …` as text).
+    func error(_ message: String) { self(format == .text ? "rocket: error: " + message : message, .error) }
+
+    /// Says a warning.
+    func warning(_ message: String) { self(message, .warning) }
 }

@@ -409,6 +409,27 @@ struct ServeAccessTests {
         #expect(try runRocket(["serve", "--webhook", url, "--webhook-secret-file", dir + "/short"] + store).status != 0)
     }
 
+    @Test("--log-format json: every line the server says is one JSON object with its time, level and message; a start that fails says so too")
+    func jsonLog() throws {
+        let server = try Running(["--insecure-dev", "--log-format", "json"])
+        #expect(server.stop() == 0)
+        let lines = server.stderr.split(separator: "\n").map(String.init)
+        #expect(lines.count >= 3, "\(server.stderr)")
+        var levels: [String: String] = [:]
+        for line in lines {
+            let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: String]
+            #expect(object.map { Set($0.keys) } == ["time", "level", "message"], "\(line)")
+            if let o = object, let message = o["message"], let level = o["level"] { levels[String(message.prefix(12))] = level }
+            let time = object?["time"] ?? ""
+            #expect(time.count == 24 && time.hasSuffix("Z") && time.contains("."), "RFC 3339 to the millisecond: \(time)")
+        }
+        #expect(levels["listening on"] == "info" && levels["--insecure-d"] == "warning" && levels["stopping"] == "info", "\(levels)")
+        let failed = try runRocket(["serve", "--log-format", "json", "--flows", "/nonexistent", "--store", scratchDirectory() + "/s.sqlite"])
+        let record = try? JSONSerialization.jsonObject(with: Data(failed.stderr.utf8)) as? [String: String]
+        #expect(failed.status == 66 && record?["level"] == "error" && record?["message"]?.contains("not a folder") == true, "\(failed.stderr)")
+        #expect(try runRocket(["serve", "--log-format", "xml"]).status == 64)
+    }
+
     @Test("rocket webhook-test sends one made-up result, numbered 0 and signed as deliveries are, and says what the endpoint answered")
     func webhookTest() throws {
         let dir = scratchDirectory()
