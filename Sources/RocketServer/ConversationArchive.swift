@@ -63,9 +63,9 @@ package protocol ConversationStore: Sendable {
         -> [(row: ConversationArchive.Row, steps: [ConversationArchive.Steps])]
     /// Removes those of conversations `ids` still last used before `time` (a server may have
     /// used one since it was read), each with the result `results` holds for it, if any, in one
-    /// transaction (a result only with its conversation's removal); how many went. Alerts go
+    /// transaction (a result only with its conversation's removal); the ids that went. Alerts go
     /// as conversations do.
-    func expire(_ ids: [String], before time: Double, results: [ConversationArchive.ResultRow]) throws(ConversationArchive.Failure) -> Int
+    func expire(_ ids: [String], before time: Double, results: [ConversationArchive.ResultRow]) throws(ConversationArchive.Failure) -> Set<String>
     /// Removes event records written before `time` (at most 5,000 per call); how many went.
     func forgetRecords(before time: Double) throws(ConversationArchive.Failure) -> Int
     /// Stores a record that belongs to no conversation (a holdout's exposure) under a fresh id.
@@ -671,8 +671,8 @@ package final class ConversationArchive: ConversationStore {
     }
 
     /// Removes those of conversations `ids` still last used before `time`, with their results.
-    package func expire(_ ids: [String], before time: Double, results: [ResultRow]) throws(Failure) -> Int {
-        var gone = 0
+    package func expire(_ ids: [String], before time: Double, results: [ResultRow]) throws(Failure) -> Set<String> {
+        var gone: Set<String> = []
         try transaction { (c) throws(SQLiteError) in
             var removed: Set<String> = []
             for id in ids {
@@ -686,7 +686,7 @@ package final class ConversationArchive: ConversationStore {
                 try c.run("DELETE FROM server_steps WHERE id = ?1", [.text(id)])
             }
             for r in results where removed.contains(r.id) { try insert(r, c) }
-            gone = removed.count
+            gone = removed
         }
         return gone
     }

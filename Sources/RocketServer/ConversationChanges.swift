@@ -125,9 +125,10 @@ extension ConversationService {
                 try drain { () throws(ConversationArchive.Failure) -> Bool in
                     let stored = try archive.expiring(before: cutoff, limit: Self.expiryBatch)
                     let results = keepsResults ? expiredResults(stored, at: now, unreadable: &unreadable) : []
-                    let n = try archive.expire(stored.map(\.row.id), before: cutoff, results: results)
-                    gone += n
-                    return stored.count == Self.expiryBatch && n > 0
+                    let removed = try archive.expire(stored.map(\.row.id), before: cutoff, results: results)
+                    gone += removed.count
+                    counters.resultsWritten(results.filter { removed.contains($0.id) })
+                    return stored.count == Self.expiryBatch && !removed.isEmpty
                 }
                 if unreadable > 0 {
                     log("rocket serve: \(unreadable) expired conversation(s) could not be read for their answers (their flow changed or is gone)")
@@ -471,6 +472,7 @@ extension ConversationService {
             }
             return FlushResult(saved: false, through: through)
         }
+        counters.resultsWritten(refused.isEmpty ? results : results.filter { !refused.contains($0.id) })
         let result = FlushResult(saved: true, through: through, refused: Array(refused))
         if !refused.isEmpty {
             // Another server changed these conversations since this one read them: their

@@ -17,6 +17,19 @@ package final class ServerCounters: Sendable {
     let webhookDelivered = Atomic<Int>(0)
     /// Deliveries (or store reads) of the webhook sender that failed in a row now (0: none).
     let webhookFailing = Atomic<Int>(0)
+    /// Results this server wrote, by reason; one short lock, counted after each commit.
+    private let results = Mutex<[String: Int]>([:])
+
+    /// Counts results the store has just written.
+    func resultsWritten(_ written: [ConversationArchive.ResultRow]) {
+        guard !written.isEmpty else { return }
+        results.withLock { counts in for r in written { counts[r.reason, default: 0] += 1 } }
+    }
+
+    /// The results written so far, by reason, in the order of the reasons' names.
+    package func resultsByReason() -> [(reason: String, count: Int)] {
+        results.withLock { $0 }.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
+    }
 
     /// Counts an answer of `status`.
     package func answered(_ status: Int) {
@@ -45,6 +58,11 @@ extension ConversationService {
         m.add("rocket_event_streams", .gauge, "Event streams open.", Double(counters.streams.load(ordering: .relaxed)))
         m.add("rocket_store_failing", .gauge, "1 while the store cannot be written (writes answer 503), else 0.", isFailing ? 1 : 0)
         m.add("rocket_changes_saved_total", .counter, "Changes the store has made durable.", Double(saved))
+        if keepsResults {
+            m.add(
+                "rocket_results_written_total", .counter, "Results this server wrote, by reason (expired: answered, then left).",
+                counters.resultsByReason().map { (["reason": $0.reason], Double($0.count)) })
+        }
         if configuration.webhook != nil {
             m.add(
                 "rocket_webhook_delivered_total", .counter, "Results this server delivered to --webhook.",

@@ -416,8 +416,12 @@ package final class PostgresConversationArchive: ConversationStore, SharedAlerts
         }
     }
 
-    package func expire(_ ids: [String], before time: Double, results: [ConversationArchive.ResultRow]) throws(ConversationArchive.Failure) -> Int {
-        try transaction { (c) throws(PostgresError) -> Int in
+    package func expire(
+        _ ids: [String], before time: Double, results: [ConversationArchive.ResultRow]
+    ) throws(ConversationArchive.Failure)
+        -> Set<String>
+    {
+        try transaction { (c) throws(PostgresError) -> Set<String> in
             // Rows another server is saving right now are skipped, not waited for; one it used
             // since they were read stays.
             let gone = try c.query(
@@ -433,7 +437,7 @@ package final class PostgresConversationArchive: ConversationStore, SharedAlerts
             // Alerts last as long as conversations.
             try c.query(
                 "DELETE FROM rocket_alerts WHERE id IN (SELECT id FROM rocket_alerts WHERE touched < $1 LIMIT 500 FOR UPDATE SKIP LOCKED)", [.real(time)])
-            return removed.count
+            return removed
         }
     }
 

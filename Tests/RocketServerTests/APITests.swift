@@ -1297,6 +1297,11 @@ extension ResultsAPITests {
         // The route shows it as any other.
         let page = h.request("GET", "/v1/results", headers: Self.site).json?["results"]?.array
         #expect(page?.last?["reason"]?.string == "expired" && page?.last?["answers"]?["name"]?.string == "Cy")
+        // Monitoring counts them by reason.
+        let metrics = h.request("GET", "/metrics", headers: Self.site).text
+        #expect(
+            metrics.contains("rocket_results_written_total{reason=\"closed\"} 1\n")
+                && metrics.contains("rocket_results_written_total{reason=\"expired\"} 1\n"), "\(metrics)")
     }
 
     @Test("a conversation that expires but cannot be read (its row damaged) leaves no result, goes all the same, and the log counts it once")
