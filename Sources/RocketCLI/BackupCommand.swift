@@ -68,7 +68,7 @@ enum BackupCommand {
         switch copy(store, beside: toOutput ? Self.outputStaging : target, pouring: toOutput) {
         case .refused(let status): return status
         case .stopped(let signal):
-            printError("rocket: backup stopped; nothing was written")
+            printError(toOutput ? "rocket: backup stopped; what reached standard output is not a whole copy" : "rocket: backup stopped; nothing was written")
             return .signal(signal)
         case .made(let t): temporary = t
         }
