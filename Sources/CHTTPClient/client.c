@@ -212,8 +212,30 @@ static char *next_line(reader *r, int fd, SSL *ssl, long long deadline, rocket_h
     }
 }
 
-/// Drops `count` bytes of the answer's body: 0, or -1.
-static int skip_bytes(reader *r, unsigned long long count, int fd, SSL *ssl, long long deadline, rocket_http_result *out) {
+/// An answer's body kept for the caller (a GET), at most `limit` bytes.
+typedef struct {
+    unsigned char *data;
+    size_t length, capacity, limit;
+} capture;
+
+/// Adds `count` bytes to `keep`: 0, or -1 past its limit or out of memory.
+static int keep_bytes(capture *keep, const char *bytes, size_t count, rocket_http_result *out) {
+    if (count > keep->limit - keep->length) return fail(out, "the answer's body is longer than %zu bytes", keep->limit);
+    if (keep->length + count > keep->capacity) {
+        size_t grown = keep->capacity ? keep->capacity : 16384;
+        while (grown < keep->length + count) grown *= 2;
+        unsigned char *more = realloc(keep->data, grown);
+        if (!more) return fail(out, "out of memory");
+        keep->data = more;
+        keep->capacity = grown;
+    }
+    memcpy(keep->data + keep->length, bytes, count);
+    keep->length += count;
+    return 0;
+}
+
+/// Reads `count` bytes of the answer's body, kept in `keep` when given, else dropped: 0, or -1.
+static int skip_bytes(reader *r, unsigned long long count, int fd, SSL *ssl, long long deadline, rocket_http_result *out, capture *keep) {
     while (count > 0) {
         if (r->start == r->end) {
             r->start = r->end = 0;
@@ -223,6 +245,7 @@ static int skip_bytes(reader *r, unsigned long long count, int fd, SSL *ssl, lon
         }
         size_t here = r->end - r->start;
         size_t take = count < here ? (size_t)count : here;
+        if (keep && keep_bytes(keep, r->data + r->start, take, out) != 0) return -1;
         r->start += take;
         count -= take;
     }
@@ -243,10 +266,12 @@ static int has_token(const char *value, const char *token) {
     return 0;
 }
 
-/// Reads one whole answer (a 1xx one is passed over): its status in `out`, and whether its
-/// connection may carry another request in `*reusable`. `*any` is set once a byte came.
-/// 0, or -1 (the reason in `out`; `*ended` when the stream ended before an answer began).
-static int read_answer(int fd, SSL *ssl, long long deadline, rocket_http_result *out, int *reusable, int *ended) {
+/// Reads one whole answer (a 1xx one is passed over): its status in `out`, its body into `keep`
+/// when given (else dropped), and whether its connection may carry another request in
+/// `*reusable`. 0, or -1 (the reason in `out`; `*ended` when the stream ended before an answer
+/// began). A body that cannot be read whole is a failure when it is kept; when it is dropped,
+/// the status stands.
+static int read_answer(int fd, SSL *ssl, long long deadline, rocket_http_result *out, int *reusable, int *ended, capture *keep) {
     reader *r = malloc(sizeof *r);
     if (!r) return fail(out, "out of memory");
     r->start = r->end = 0;
@@ -279,7 +304,7 @@ static int read_answer(int fd, SSL *ssl, long long deadline, rocket_http_result 
             code = code * 10 + (status[k] - '0');
         }
         if (code < 100 || code > 599) { fail(out, "the answer's status %d is not one", code); goto done; }
-        int keep = status[7] == '1';
+        int keep_alive = status[7] == '1';
         long long length = -1;
         int chunked = 0, framing_bad = 0;
         size_t head = len + 2;
@@ -312,17 +337,22 @@ static int read_answer(int fd, SSL *ssl, long long deadline, rocket_http_result 
                 if (has_token(value, "chunked")) chunked = 1;
                 else framing_bad = 1;
             } else if (strcasecmp(line, "Connection") == 0) {
-                if (has_token(value, "close")) keep = 0;
-                else if (has_token(value, "keep-alive")) keep = 1;
+                if (has_token(value, "close")) keep_alive = 0;
+                else if (has_token(value, "keep-alive")) keep_alive = 1;
             }
         }
         if (code >= 100 && code < 200) continue;  // an interim answer: the real one follows
         out->status = code;
         status_code = code;
         result = 0;
-        if (framing_bad || (chunked && length >= 0)) goto done;  // framing unclear: never reused
+        size_t limit = keep ? keep->limit : BODY_LIMIT;
+        // Framing unclear: never reused (and a body that was asked for cannot be trusted).
+        if (framing_bad || (chunked && length >= 0)) {
+            if (keep) result = fail(out, "the answer's length is unclear");
+            goto done;
+        }
         if (code == 204 || code == 304) {
-            *reusable = keep;
+            *reusable = keep_alive;
         } else if (chunked) {
             unsigned long long total = 0;
             for (;;) {
@@ -335,29 +365,52 @@ static int read_answer(int fd, SSL *ssl, long long deadline, rocket_http_result 
                     if (d < 0 || digits >= 15) goto done;
                     size = size * 16 + (unsigned long long)d;
                 }
-                if (!digits) goto done;
+                if (!digits) goto body_failed;
                 total += size;
-                if (total > BODY_LIMIT) goto done;
+                if (total > limit) {
+                    if (keep) fail(out, "the answer's body is longer than %zu bytes", limit);
+                    goto body_failed;
+                }
                 if (size == 0) break;
-                if (skip_bytes(r, size, fd, ssl, deadline, out) != 0) { result = 0; goto done; }
+                if (skip_bytes(r, size, fd, ssl, deadline, out, keep) != 0) goto body_failed;
                 char *crlf = next_line(r, fd, ssl, deadline, out, &end);
-                if (!crlf || *crlf) goto done;
+                if (!crlf || *crlf) goto body_failed;
             }
             // Trailers, up to the empty line.
             for (size_t trailers = 0;; trailers++) {
                 char *line = next_line(r, fd, ssl, deadline, out, &end);
-                if (!line || trailers > 64) goto done;
+                if (!line || trailers > 64) goto body_failed;
                 if (!*line) break;
             }
-            *reusable = keep;
+            *reusable = keep_alive;
         } else if (length >= 0) {
-            if (length > BODY_LIMIT) goto done;
-            if (skip_bytes(r, (unsigned long long)length, fd, ssl, deadline, out) != 0) goto done;
-            *reusable = keep;
+            if ((unsigned long long)length > limit) {
+                if (keep) fail(out, "the answer's body is longer than %zu bytes", limit);
+                goto body_failed;
+            }
+            if (skip_bytes(r, (unsigned long long)length, fd, ssl, deadline, out, keep) != 0) goto body_failed;
+            *reusable = keep_alive;
+        } else if (keep) {
+            // No length and no chunks: the body runs to the end of the stream (read when kept).
+            if (keep_bytes(keep, r->data + r->start, r->end - r->start, out) != 0) goto body_failed;
+            r->start = r->end = 0;
+            for (;;) {
+                int got = fill(r, fd, ssl, deadline, out);
+                if (got < 0) goto body_failed;
+                if (got == 0) break;
+                if (keep_bytes(keep, r->data, r->end, out) != 0) goto body_failed;
+                r->start = r->end = 0;
+            }
         }
-        // (No length and no chunks: the body runs to the end of the stream; not read.)
         // Bytes past the answer mean the server sent something unasked: never reused.
         if (r->start != r->end) *reusable = 0;
+        goto done;
+    body_failed:
+        // A body asked for and not read whole is no answer; a body to drop leaves the status.
+        if (keep) {
+            if (!out->error[0]) fail(out, "the answer's body cannot be read");
+            result = -1;
+        }
         goto done;
     }
 done:
@@ -366,6 +419,8 @@ done:
     if (result == 0) {
         out->error[0] = 0;
         out->status = status_code;
+    } else {
+        out->status = 0;
     }
     return result;
 }
@@ -409,17 +464,17 @@ static int open_connection(rocket_http_session *s, const char *host, int port, i
     }
 }
 
-static int post(rocket_http_session *session, const char *host, int port, int tls, const char *path, const char *headers,
-                const unsigned char *body, size_t body_len, const char *ca_file, int timeout_ms,
-                rocket_http_result *out);
+static int request(rocket_http_session *session, const char *method, const char *host, int port, int tls, const char *path,
+                   const char *headers, const unsigned char *body, size_t body_len, const char *ca_file, int timeout_ms,
+                   rocket_http_result *out, capture *keep);
 
-int rocket_http_post(rocket_http_session *session, const char *host, int port, int tls, const char *path, const char *headers,
-                     const unsigned char *body, size_t body_len, const char *ca_file, int timeout_ms,
-                     rocket_http_result *out) {
+/// `request` with SIGPIPE held on this thread: OpenSSL writes with write(), and to a connection
+/// the server has closed that raises SIGPIPE, which would end the process. One this call caused
+/// is taken before the signal is let go (one pending before is left alone).
+static int without_sigpipe(rocket_http_session *session, const char *method, const char *host, int port, int tls, const char *path,
+                           const char *headers, const unsigned char *body, size_t body_len, const char *ca_file, int timeout_ms,
+                           rocket_http_result *out, capture *keep) {
     memset(out, 0, sizeof *out);
-    // OpenSSL writes with write(): to a connection the server has closed, that raises SIGPIPE,
-    // which would end the process. It is held on this thread for the call, and one this call
-    // caused is taken before it is let go (one pending before is left alone).
     sigset_t pipe_only, before, pending;
     sigemptyset(&pipe_only);
     sigaddset(&pipe_only, SIGPIPE);
@@ -427,7 +482,7 @@ int rocket_http_post(rocket_http_session *session, const char *host, int port, i
     sigpending(&pending);
     int pipe_was_pending = sigismember(&pending, SIGPIPE) == 1;
     pthread_sigmask(SIG_BLOCK, &pipe_only, &before);
-    int result = post(session, host, port, tls, path, headers, body, body_len, ca_file, timeout_ms, out);
+    int result = request(session, method, host, port, tls, path, headers, body, body_len, ca_file, timeout_ms, out, keep);
     sigemptyset(&pending);
     if (!pipe_was_pending && sigpending(&pending) == 0 && sigismember(&pending, SIGPIPE) == 1) {
         struct timespec zero = {0, 0};
@@ -437,10 +492,33 @@ int rocket_http_post(rocket_http_session *session, const char *host, int port, i
     return result;
 }
 
-/// ``rocket_http_post`` with SIGPIPE held.
-static int post(rocket_http_session *session, const char *host, int port, int tls, const char *path, const char *headers,
-                const unsigned char *body, size_t body_len, const char *ca_file, int timeout_ms,
-                rocket_http_result *out) {
+int rocket_http_post(rocket_http_session *session, const char *host, int port, int tls, const char *path, const char *headers,
+                     const unsigned char *body, size_t body_len, const char *ca_file, int timeout_ms,
+                     rocket_http_result *out) {
+    return without_sigpipe(session, "POST", host, port, tls, path, headers, body, body_len, ca_file, timeout_ms, out, NULL);
+}
+
+int rocket_http_get(rocket_http_session *session, const char *host, int port, int tls, const char *path, const char *headers,
+                    const char *ca_file, int timeout_ms, size_t max_body, rocket_http_result *out, unsigned char **body,
+                    size_t *body_len) {
+    capture keep = {NULL, 0, 0, max_body};
+    int result = without_sigpipe(session, "GET", host, port, tls, path, headers, NULL, 0, ca_file, timeout_ms, out, &keep);
+    if (result != 0) {
+        free(keep.data);
+        keep.data = NULL;
+        keep.length = 0;
+    }
+    *body = keep.data;
+    *body_len = keep.length;
+    return result;
+}
+
+void rocket_http_free(void *data) { free(data); }
+
+/// One request: a kept connection used when it can be, a new one made when not.
+static int request(rocket_http_session *session, const char *method, const char *host, int port, int tls, const char *path,
+                   const char *headers, const unsigned char *body, size_t body_len, const char *ca_file, int timeout_ms,
+                   rocket_http_result *out, capture *keep) {
     long long deadline = now_ms() + (timeout_ms > 0 ? timeout_ms : 1);
     rocket_http_session local = {.fd = -1};
     rocket_http_session *s = session ? session : &local;
@@ -462,11 +540,13 @@ static int post(rocket_http_session *session, const char *host, int port, int tl
     }
     int is_default = (tls && port == 443) || (!tls && port == 80);
     int v6 = strchr(host, ':') != NULL;
-    int n = is_default
-        ? snprintf(head, head_size, "POST %s HTTP/1.1\r\nHost: %s%s%s\r\nContent-Length: %zu\r\n%s%s\r\n",
-                   path, v6 ? "[" : "", host, v6 ? "]" : "", body_len, session ? "" : "Connection: close\r\n", headers)
-        : snprintf(head, head_size, "POST %s HTTP/1.1\r\nHost: %s%s%s:%d\r\nContent-Length: %zu\r\n%s%s\r\n",
-                   path, v6 ? "[" : "", host, v6 ? "]" : "", port, body_len, session ? "" : "Connection: close\r\n", headers);
+    // A POST says its body's length; a GET has none.
+    char length_line[48] = "";
+    if (body) snprintf(length_line, sizeof length_line, "Content-Length: %zu\r\n", body_len);
+    char port_part[16] = "";
+    if (!is_default) snprintf(port_part, sizeof port_part, ":%d", port);
+    int n = snprintf(head, head_size, "%s %s HTTP/1.1\r\nHost: %s%s%s%s\r\n%s%s%s\r\n", method, path, v6 ? "[" : "", host,
+                     v6 ? "]" : "", port_part, length_line, session ? "" : "Connection: close\r\n", headers);
     int result = -1;
     if (n <= 0 || (size_t)n + body_len >= head_size) {
         fail(out, "cannot write the request");
@@ -482,7 +562,8 @@ static int post(rocket_http_session *session, const char *host, int port, int tl
             }
             int reusable = 0, ended = 0;
             int sent = send_all(s->fd, s->ssl, (const unsigned char *)head, request_len, deadline, out) == 0;
-            if (sent) result = read_answer(s->fd, s->ssl, deadline, out, &reusable, &ended);
+            if (keep) keep->length = 0;  // a second try starts its body again
+            if (sent) result = read_answer(s->fd, s->ssl, deadline, out, &reusable, &ended, keep);
             if (result == 0 && reusable && session) {
                 s->used_ms = now_ms();
                 if (!s->endpoint) s->endpoint = strdup(key);

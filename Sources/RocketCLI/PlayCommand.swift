@@ -35,6 +35,8 @@ public enum ExitStatus: Hashable, Sendable {
     case cannotCreate
     /// 74: a file, the store or stdout could not be written.
     case ioError
+    /// 77: a server refused the credentials given (a site key).
+    case noPermission
     /// 124: a prompt's `--timeout` ran out with no default answer (as `timeout(1)` exits).
     case timedOut
     /// 127: the command `rocket spin` was given cannot be run.
@@ -56,6 +58,7 @@ public enum ExitStatus: Hashable, Sendable {
         case .unavailable: return 69
         case .cannotCreate: return 73
         case .ioError: return 74
+        case .noPermission: return 77
         case .timedOut: return 124
         case .commandNotRun: return 127
         case .child(let code): return code
@@ -75,6 +78,7 @@ public enum ExitStatus: Hashable, Sendable {
         case 69: self = .unavailable
         case 73: self = .cannotCreate
         case 74: self = .ioError
+        case 77: self = .noPermission
         case 124: self = .timedOut
         default: self = code > 128 ? .signal(code - 128) : .notCompleted
         }

@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+    import Glibc
+#endif
 import RocketCore
 import RocketJSON
 import RocketPlatform
@@ -5,13 +8,17 @@ import RocketScenarios
 import RocketServer
 
 /// `rocket results`: what conversations that ended were answered, from the store `rocket serve`
-/// keeps (what `GET /v1/results` answers), as JSON Lines.
+/// keeps or from a server's `GET /v1/results`, as JSON Lines or CSV.
 enum ResultsCommand {
     static let spec = CommandSpec(
-        name: "results", abstract: "Print what conversations that ended were answered, from rocket serve's store, as JSON Lines.",
+        name: "results", abstract: "Print what conversations that ended were answered, from rocket serve's store or API, as JSON Lines.",
         positionals: [], positionalCount: 0...0,
         options: [
-            .value("--store", "FILE|URL", "The store rocket serve keeps: an SQLite FILE, or a postgresql:// URL (required)."),
+            .value("--store", "FILE|URL", "The store rocket serve keeps: an SQLite FILE, or a postgresql:// URL."),
+            .value("--server", "URL", "Or a running rocket serve at URL (http or https), read through GET /v1/results with a site key."),
+            .value("--key-file", "FILE", "With --server: the site key, the first of a key file as rocket serve reads one (default: $ROCKET_API_KEY).")
+                .completing(.file),
+            .value("--ca-file", "FILE", "With --server: the certificates (PEM) to trust for https (default: the system's).").completing(.file),
             .value("--flow", "NAME", "Only the flow NAME."),
             .value("--after", "N", "Only results numbered after N (the seq of the last one printed before; default 0)."),
             .flag("--csv", "Print CSV for a spreadsheet instead: a header, then one row per result, a column per answer."),
@@ -25,7 +32,10 @@ enum ResultsCommand {
             reading only, beside a running server. Keep the last seq and pass it to --after to
             get only what came since. With --follow it looks for new results every second
             (as tail -f does), goes on after the store could not be read for a while, and ends
-            when interrupted or when nobody reads its output any more.
+            when interrupted or when nobody reads its output any more. With --server URL instead of
+            --store, the same pages come from a running server (GET /v1/results with the site key,
+            on one kept connection; a busy answer, 429, waits its Retry-After), for a store on
+            another machine.
             With --csv: the columns seq, conversation, flow, visitor, ended (ISO-8601, UTC),
             reason, variant, then one per answer id (every id the results have, by name); a multiple
             choice's titles joined by "; ". A typed text that a spreadsheet would take for a
@@ -33,17 +43,18 @@ enum ResultsCommand {
             control characters in it (escape sequences) become U+FFFD.
             """,
         exitStatus:
-            "0 printed (perhaps nothing); 64 usage error; 65 the store cannot be read (not a store, not a regular file, no results yet); 66 no such store.",
+            "0 printed (perhaps nothing); 64 usage error; 65 the store cannot be read (not a store, not a regular file, no results yet), or the server's answer is no results page; 66 no such store; 69 the server cannot be reached; 77 the server refused the key.",
         examples: [
             "rocket results --store rocket.sqlite --flow signup > signup.jsonl",
             "rocket results --store rocket.sqlite --flow signup --csv > signup.csv",
             "rocket results --store rocket.sqlite --follow | jq -c .answers",
+            "ROCKET_API_KEY=$(cat site-key) rocket results --server https://rocket.example --flow signup --csv > signup.csv",
         ])
 
     static func run(_ args: [String]) throws(UsageError) -> ExitStatus {
         let parsed = try parse(args, as: spec)
         if parsed.helpRequested { printOut(spec.help); return ExitStatus.ok }
-        guard let store = parsed.value("--store") else { throw UsageError(message: "--store FILE|URL is required", command: spec.name) }
+        let source = try Source(parsed, command: spec.name)
         let flow = parsed.value("--flow")
         var after = 0
         if let text = parsed.value("--after") {
@@ -61,19 +72,19 @@ enum ResultsCommand {
         if parsed.has("--csv") {
             // A CSV's columns are every answer id of every result: unknown while more may come.
             if follow { throw UsageError(message: "--csv and --follow cannot go together (a CSV's columns come from every result)", command: spec.name) }
-            return csv(store: store, flow: flow, after: after)
+            return csv(from: source, flow: flow, after: after)
         }
         // A page at a time: the results of a busy site need not fit in memory at once.
         var read = false
         var failing = false
         while true {
-            switch ConversationArchive.results(store: store, flow: flow, after: after, limit: 1000, maxBytes: RocketLimits.resultPageBytes) {
+            switch source.page(flow: flow, after: after) {
             case .failure(let e):
                 // Following, a store read before that cannot be read now (a database restarting)
                 // is tried again every second; said once.
                 guard follow, read else {
                     printError("rocket: error: \(Sanitizer.clean(e.message, keepNewlines: false))")
-                    return e.missing ? ExitStatus.noInput : ExitStatus.dataError
+                    return e.status
                 }
                 if !failing { printError("rocket: \(Sanitizer.clean(e.message, keepNewlines: false)); trying again every second") }
                 failing = true
@@ -102,14 +113,14 @@ enum ResultsCommand {
 
     /// The results as CSV: read twice, a page at a time (first the answer ids, which make the
     /// columns, then the rows), so memory holds one page and the ids.
-    static func csv(store: String, flow: String?, after: Int) -> ExitStatus {
+    static func csv(from source: Source, flow: String?, after: Int) -> ExitStatus {
         func pages(_ each: ([ConversationArchive.StoredResult]) -> Bool) -> ExitStatus? {
             var from = after
             while true {
-                switch ConversationArchive.results(store: store, flow: flow, after: from, limit: 1000, maxBytes: RocketLimits.resultPageBytes) {
+                switch source.page(flow: flow, after: from) {
                 case .failure(let e):
                     printError("rocket: error: \(Sanitizer.clean(e.message, keepNewlines: false))")
-                    return e.missing ? ExitStatus.noInput : ExitStatus.dataError
+                    return e.status
                 case .success(let rows):
                     guard let last = rows.last else { return nil }
                     guard each(rows) else { return ExitStatus.ok }
@@ -183,5 +194,133 @@ enum ResultsCommand {
     static func csvCell(_ s: String) -> String {
         guard s.utf8.contains(where: { $0 == 0x2C || $0 == 0x22 || $0 == 0x0A || $0 == 0x0D }) else { return s }
         return "\"" + s.replacingAll("\"", with: "\"\"") + "\""
+    }
+
+    /// Where results are read from, a page at a time.
+    enum Source {
+        /// A store, opened for reading only for each page.
+        case store(String)
+        /// A running server's `GET /v1/results` (`path` its URL's path, without a trailing `/`).
+        case server(HTTPTarget, key: String, caFile: String?, connection: HTTPConnection)
+
+        /// Why a page could not be read, and the exit status that says so.
+        struct Failure: Error {
+            let message: String
+            let status: ExitStatus
+        }
+
+        /// The source `--store` or `--server` names (one of them, never both).
+        init(_ parsed: ParsedArguments, command: String) throws(UsageError) {
+            switch (parsed.value("--store"), parsed.value("--server")) {
+            case (let store?, nil):
+                guard parsed.value("--key-file") == nil, parsed.value("--ca-file") == nil else {
+                    throw UsageError(message: "--key-file and --ca-file go with --server", command: command)
+                }
+                self = .store(store)
+            case (nil, let url?):
+                let target: HTTPTarget
+                switch HTTPTarget.parse(url) {
+                case .failure(let e): throw UsageError(message: "--server must be \(e.message)", command: command)
+                case .success(let t): target = t
+                }
+                guard target.path == "/" || !target.path.contains("?") else {
+                    throw UsageError(message: "--server is the server's address, without a query", command: command)
+                }
+                let key: String
+                if let file = parsed.value("--key-file") {
+                    switch FileIO.read(file, limit: 4096) {
+                    case .failure(let f): throw UsageError(message: "--key-file '\(Sanitizer.clean(file, keepNewlines: false))': \(f.reason)", command: command)
+                    case .success(let bytes):
+                        // A key file as rocket serve reads one (docs/SERVER.md): its first key.
+                        switch AccessControl.keys(fromText: String(decoding: bytes, as: UTF8.self)) {
+                        case .failure(let e):
+                            throw UsageError(
+                                message: "--key-file '\(Sanitizer.clean(file, keepNewlines: false))': line \(e.line) is no key (16–256 printable characters)",
+                                command: command)
+                        case .success(let keys): key = keys.first ?? ""
+                        }
+                    }
+                } else {
+                    key = Environment.current["ROCKET_API_KEY"] ?? ""
+                }
+                guard !key.isEmpty, key.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else {
+                    throw UsageError(message: "--server needs a site key: --key-file FILE or $ROCKET_API_KEY (printable, without spaces)", command: command)
+                }
+                self = .server(target, key: key, caFile: parsed.value("--ca-file"), connection: HTTPConnection())
+            case (nil, nil): throw UsageError(message: "--store FILE|URL or --server URL is required", command: command)
+            case (_?, _?): throw UsageError(message: "--store and --server cannot go together", command: command)
+            }
+        }
+
+        /// The results after `after` (of `flow` only, when given), one page.
+        func page(flow: String?, after: Int) -> Result<[ConversationArchive.StoredResult], Failure> {
+            switch self {
+            case .store(let store):
+                return ConversationArchive.results(store: store, flow: flow, after: after, limit: 1000, maxBytes: RocketLimits.resultPageBytes)
+                    .mapError { Failure(message: $0.message, status: $0.missing ? ExitStatus.noInput : ExitStatus.dataError) }
+            case .server(let target, let key, let caFile, let connection):
+                let base = target.path.hasSuffix("/") ? String(target.path.dropLast()) : target.path
+                let path = base + "/v1/results?after=\(after)&limit=1000" + (flow.map { "&flow=" + $0 } ?? "")
+                let shown = Sanitizer.clean(target.url, keepNewlines: false)
+                // A page is read by one asker at a time: a busy answer (429) is waited for.
+                for _ in 0..<30 {
+                    let answer = HTTPClient.get(
+                        target, path: path, headers: [("Authorization", "Bearer " + key), ("Accept", "application/json")], caFile: caFile,
+                        timeout: 30, maxBody: 4 * RocketLimits.resultPageBytes, connection: connection)
+                    switch answer {
+                    case .failure(let why):
+                        return .failure(Failure(message: "no answer from \(shown): \(why.message)", status: .unavailable))
+                    case .success(let (status, body)) where status == 200:
+                        guard let rows = Self.results(body) else {
+                            return .failure(Failure(message: "the answer of \(shown) is not a page of results", status: .dataError))
+                        }
+                        return .success(rows)
+                    case .success(let (status, _)) where status == 429:
+                        usleep(1_000_000)
+                    case .success(let (status, body)):
+                        var said = ""
+                        if case .object(let top)? = try? JSONReader.parse(body).plainValue,
+                            case .object(let error)? = top.first(where: { $0.0 == "error" })?.1,
+                            case .string(let message)? = error.first(where: { $0.0 == "message" })?.1
+                        {
+                            said = ": " + message
+                        }
+                        let refused = status == 401 || status == 403
+                        return .failure(
+                            Failure(
+                                message: "\(shown) answered \(status)\(Sanitizer.clean(String(said.prefix(300)), keepNewlines: false))"
+                                    + (refused ? " (is the site key right?)" : ""),
+                                status: refused ? .noPermission : status == 404 ? .dataError : .unavailable))
+                    }
+                }
+                return .failure(Failure(message: "\(shown) stayed busy (429) for 30 s", status: .unavailable))
+            }
+        }
+
+        /// The results of a page `GET /v1/results` answered (`{"results": [...], "next": N}`),
+        /// nil when it is not one.
+        static func results(_ body: [UInt8]) -> [ConversationArchive.StoredResult]? {
+            guard case .object(let members)? = try? JSONReader.parse(body).plainValue,
+                case .array(let items)? = members.first(where: { $0.0 == "results" })?.1
+            else { return nil }
+            var rows: [ConversationArchive.StoredResult] = []
+            for item in items {
+                guard case .object(let fields) = item else { return nil }
+                let field = Dictionary(fields, uniquingKeysWith: { a, _ in a })
+                guard case .number(let seq)? = field["seq"], seq >= 0, seq < 9e15, seq == seq.rounded(),
+                    case .string(let id)? = field["conversation"], case .string(let flow)? = field["flow"],
+                    case .string(let visitor)? = field["visitor"], case .number(let at)? = field["at"],
+                    case .string(let reason)? = field["reason"], case .object? = field["answers"], let answers = field["answers"]
+                else { return nil }
+                var variant = ""
+                if case .string(let v)? = field["variant"] { variant = v }
+                rows.append(
+                    ConversationArchive.StoredResult(
+                        seq: Int(seq),
+                        result: ConversationArchive.ResultRow(
+                            id: id, flow: flow, visitor: visitor, at: at, reason: reason, answers: answers.serialized(), variant: variant)))
+            }
+            return rows
+        }
     }
 }

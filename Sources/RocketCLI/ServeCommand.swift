@@ -66,7 +66,7 @@ enum ServeCommand {
         var keyFile: String?
         var secretFile: String?
         var identityFile: String?
-        var webhook: WebhookTarget?
+        var webhook: HTTPTarget?
         var webhookSecretFile: String?
         var webhookCAFile: String?
         var insecureDev = false
@@ -159,7 +159,7 @@ enum ServeCommand {
             secretFile = parsed.value("--secret-file")
             identityFile = parsed.value("--identity-secret-file")
             if let u = parsed.value("--webhook") {
-                switch WebhookTarget.parse(u) {
+                switch HTTPTarget.parse(u) {
                 case .failure(let e): throw UsageError(message: "--webhook must be \(e.message)", command: command)
                 case .success(let t): webhook = t
                 }

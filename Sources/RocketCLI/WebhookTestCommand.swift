@@ -35,8 +35,8 @@ enum WebhookTestCommand {
         let parsed = try parse(args, as: spec)
         if parsed.helpRequested { printOut(spec.help); return ExitStatus.ok }
         guard let url = parsed.value("--webhook") else { throw UsageError(message: "--webhook URL is required", command: spec.name) }
-        let target: WebhookTarget
-        switch WebhookTarget.parse(url) {
+        let target: HTTPTarget
+        switch HTTPTarget.parse(url) {
         case .failure(let e): throw UsageError(message: "--webhook must be \(e.message)", command: spec.name)
         case .success(let t): target = t
         }
@@ -64,7 +64,7 @@ enum WebhookTestCommand {
         printOut(String(decoding: body, as: UTF8.self))
         if let warning = target.clearTextWarning("rocket webhook-test") { printError(warning) }
         let headers = configuration.headers(for: body, seq: 0, at: time)
-        switch WebhookClient.post(target, headers: headers, body: body, caFile: caFile, timeout: configuration.timeout) {
+        switch HTTPClient.post(target, headers: headers, body: body, caFile: caFile, timeout: configuration.timeout) {
         case .failure(let why):
             printError("rocket: error: no answer from \(shown): \(Sanitizer.clean(why.message, keepNewlines: false))")
             return ExitStatus.unavailable

@@ -162,6 +162,17 @@ package final class ConversationArchive: ConversationStore {
         package var answers: String
         /// Its experiment's variant ("" without an experiment).
         package var variant: String = ""
+
+        /// A result of conversation `id`.
+        package init(id: String, flow: String, visitor: String, at: Double, reason: String, answers: String, variant: String = "") {
+            self.id = id
+            self.flow = flow
+            self.visitor = visitor
+            self.at = at
+            self.reason = reason
+            self.answers = answers
+            self.variant = variant
+        }
     }
 
     /// A result as the store holds it: numbered in the order results were written.
@@ -170,6 +181,12 @@ package final class ConversationArchive: ConversationStore {
         package var seq: Int
         /// The result.
         package var result: ResultRow
+
+        /// `result`, numbered `seq`.
+        package init(seq: Int, result: ResultRow) {
+            self.seq = seq
+            self.result = result
+        }
 
         /// Writes it as `GET /v1/results`, `rocket results` and a webhook show it: `{"seq",
         /// "conversation", "flow", "visitor", "at", "reason", "variant", "answers"}` (answers that are not a JSON object,

@@ -3,74 +3,10 @@ package import RocketCore
 import RocketJSON
 import Synchronization
 
-/// Where `rocket serve --webhook URL` delivers results: an `http://` or `https://` URL.
-public struct WebhookTarget: Sendable, Equatable {
-    /// The URL as given.
-    public let url: String
-    /// True for `https://`.
-    public let tls: Bool
-    /// The host (a name, or an IP address without brackets).
-    public let host: String
-    /// The port (80 or 443 when the URL names none).
-    public let port: Int
-    /// The path and query (`/` when the URL has none).
-    public let path: String
-
-    /// Reads `text`; nil with why when it is not an http(s) URL with a host, a port of 1 to
-    /// 65535 and no user name, fragment, space or control character.
-    public static func parse(_ text: String) -> Result<WebhookTarget, WebhookError> {
-        guard text.utf8.count <= 2048, text.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else {
-            return .failure(WebhookError(message: "at most 2,048 printable ASCII characters, without spaces"))
-        }
-        let tls: Bool
-        let rest: Substring
-        if text.hasPrefix("https://") {
-            (tls, rest) = (true, text.dropFirst(8))
-        } else if text.hasPrefix("http://") {
-            (tls, rest) = (false, text.dropFirst(7))
-        } else {
-            return .failure(WebhookError(message: "an http:// or https:// URL"))
-        }
-        let authority = rest.prefix { $0 != "/" && $0 != "?" && $0 != "#" }
-        var path = String(rest.dropFirst(authority.count))
-        guard !path.utf8.contains(0x23) else { return .failure(WebhookError(message: "a URL without a fragment (#)")) }
-        guard !authority.utf8.contains(0x40) else { return .failure(WebhookError(message: "a URL without a user name or password")) }
-        if path.isEmpty || path.hasPrefix("?") { path = "/" + path }
-        var host = Substring(authority), portText: Substring?
-        if authority.hasPrefix("[") {
-            guard let close = authority.firstIndex(of: "]") else { return .failure(WebhookError(message: "a closed [IPv6 address]")) }
-            host = authority[authority.index(after: authority.startIndex)..<close]
-            let after = authority[authority.index(after: close)...]
-            if !after.isEmpty {
-                guard after.hasPrefix(":") else { return .failure(WebhookError(message: "a port after the address")) }
-                portText = after.dropFirst()
-            }
-        } else if let colon = authority.lastIndex(of: ":") {
-            host = authority[..<colon]
-            portText = authority[authority.index(after: colon)...]
-        }
-        guard !host.isEmpty else { return .failure(WebhookError(message: "a URL with a host")) }
-        var port = tls ? 443 : 80
-        if let portText {
-            guard portText.utf8.count <= 5, let p = Int(portText), (1...65_535).contains(p) else {
-                return .failure(WebhookError(message: "a port from 1 to 65535"))
-            }
-            port = p
-        }
-        return .success(WebhookTarget(url: text, tls: tls, host: String(host), port: port, path: path))
-    }
-}
-
-/// Why a webhook URL was refused (what it must be), or why a delivery got no answer.
-public struct WebhookError: Error, Sendable, Equatable {
-    /// A sentence saying so.
-    public let message: String
-}
-
 /// `--webhook`: where results go, the secret they are signed with, whose certificates to trust.
 public struct WebhookConfiguration: Sendable {
     /// Where.
-    public var target: WebhookTarget
+    public var target: HTTPTarget
     /// The HMAC-SHA256 key of the `Rocket-Signature` header.
     public var secret: [UInt8]
     /// A PEM file of the certificates to trust for `https://` (nil: the system's).
@@ -79,7 +15,7 @@ public struct WebhookConfiguration: Sendable {
     public var timeout: Double = 10
 
     /// A configuration delivering to `target`, signed with `secret`.
-    public init(target: WebhookTarget, secret: [UInt8], caFile: String? = nil) {
+    public init(target: HTTPTarget, secret: [UInt8], caFile: String? = nil) {
         self.target = target
         self.secret = secret
         self.caFile = caFile
@@ -137,52 +73,6 @@ package struct WebhookLease: Equatable {
     }
 }
 
-extension WebhookTarget {
-    /// The warning for a target whose deliveries would cross a network in clear text (`http://`
-    /// to another machine), nil for one that is fine; `who` names the command.
-    package func clearTextWarning(_ who: String) -> String? {
-        guard !tls, !Addresses.isLoopback(host) else { return nil }
-        return "\(who): --webhook \(Sanitizer.clean(url, keepNewlines: false)) is http://: visitors' answers cross the network unencrypted; use https://"
-    }
-}
-
-/// HTTP(S) POSTs that keep only the answer's status (`CHTTPClient`).
-package enum WebhookClient {
-    /// POSTs `body` with `headers` to `target`: the answer's status, or why there was none. With
-    /// a `connection`, the request goes on the one kept open from the request before when it can
-    /// (HTTP/1.1 keep-alive: over TLS, one round trip a delivery instead of three).
-    package static func post(
-        _ target: WebhookTarget, headers: [(String, String)], body: [UInt8], caFile: String?, timeout: Double,
-        connection: WebhookConnection? = nil
-    ) -> Result<Int, WebhookError> {
-        let lines = headers.map { "\($0.0): \($0.1)\r\n" }.joined()
-        var result = rocket_http_result()
-        let rc = body.withUnsafeBufferPointer { b in
-            rocket_http_post(
-                connection?.session, target.host, Int32(target.port), target.tls ? 1 : 0, target.path, lines, b.baseAddress, b.count, caFile,
-                Int32(max(1, min(timeout, 600)) * 1000), &result)
-        }
-        guard rc == 0 else {
-            let why = withUnsafeBytes(of: result.error) { raw in String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self) }
-            return .failure(WebhookError(message: why))
-        }
-        return .success(Int(result.status))
-    }
-}
-
-/// A connection to a webhook's endpoint kept open between deliveries. Used by one thread at a
-/// time (the sender's); closed when it goes away.
-package final class WebhookConnection: @unchecked Sendable {
-    /// The C session (nil when it could not be made: each request then connects anew).
-    let session: OpaquePointer?
-
-    /// A connection not used again once it has been unused for `idleLimit` seconds (a NAT or a
-    /// load balancer may forget one without a word).
-    package init(idleLimit: Double = 30) { session = rocket_http_session_new(Int32(max(0, min(idleLimit, 3_600)) * 1000)) }
-
-    deinit { rocket_http_session_free(session) }
-}
-
 /// Delivers results to `--webhook`: in the order the store numbered them, one at a time, each
 /// until its endpoint answers 2xx (at least once: an endpoint tells repeats by `Rocket-Delivery`).
 /// Among servers sharing a store, the one holding the webhook's lease delivers; another takes
@@ -203,7 +93,7 @@ package final class WebhookSender: Sendable {
     /// Failed deliveries (or store reads) in a row.
     let failures = Mutex(0)
     /// The connection kept open between deliveries (``turn()`` runs on one thread at a time).
-    let connection = WebhookConnection()
+    let connection = HTTPConnection()
 
     /// How long a lease runs; a turn renews it.
     static let leaseSeconds = 15.0
@@ -263,7 +153,7 @@ package final class WebhookSender: Sendable {
             var w = JSONBytes(capacity: 512)
             row.write(into: &w)
             let body = w.out
-            let answer = WebhookClient.post(
+            let answer = HTTPClient.post(
                 configuration.target, headers: headers(for: body, seq: row.seq, at: clock.now), body: body, caFile: configuration.caFile,
                 timeout: configuration.timeout, connection: connection)
             switch answer {

@@ -145,6 +145,40 @@ struct ServeAccessTests {
         return id
     }
 
+    @Test("rocket results --server reads the same results through GET /v1/results with a site key (JSON Lines, CSV); a wrong key is 77, no server 69")
+    func resultsFromServer() throws {
+        let dir = scratchDirectory()
+        let key = "results-reader-key-0123456789"
+        try "# the site's key\n\(key)\n".write(toFile: dir + "/keys", atomically: true, encoding: .utf8)
+        chmod(dir + "/keys", 0o600)
+        let store = dir + "/r.sqlite"
+        let server = try Running(["--insecure-dev", "--api-key-file", dir + "/keys"], store: store)
+        let ended = try ["ada", "bo"].map { try endTour(server, visitor: $0) }
+        var fromStore = try runRocket(["results", "--store", store])
+        for _ in 0..<100 where !ended.allSatisfy({ fromStore.stdout.contains($0) }) {
+            usleep(50_000)
+            fromStore = try runRocket(["results", "--store", store])
+        }
+        let url = "http://127.0.0.1:\(server.port)"
+        let fromServer = try runRocket(["results", "--server", url, "--key-file", dir + "/keys"])
+        #expect(fromServer.status == 0 && fromServer.stdout == fromStore.stdout, "\(fromServer.stdout) \(fromServer.stderr)")
+        #expect(fromServer.stdout.split(separator: "\n").count == 2)
+        let fromEnvironment = try runRocket(["results", "--server", url + "/", "--csv"], environment: ["ROCKET_API_KEY": key])
+        let csvFromStore = try runRocket(["results", "--store", store, "--csv"])
+        #expect(fromEnvironment.status == 0 && fromEnvironment.stdout == csvFromStore.stdout, "\(fromEnvironment.stderr)")
+        // The server refuses another key: 77, said.
+        try "another-key-0123456789abcdef\n".write(toFile: dir + "/wrong", atomically: true, encoding: .utf8)
+        let refused = try runRocket(["results", "--server", url, "--key-file", dir + "/wrong"])
+        #expect(refused.status == 77 && refused.stderr.contains("401"), "\(refused.stderr)")
+        #expect(server.stop() == 0)
+        #expect(try runRocket(["results", "--server", url, "--key-file", dir + "/keys"]).status == 69)
+        // Wrong setups are usage errors.
+        #expect(try runRocket(["results", "--server", url, "--store", store, "--key-file", dir + "/keys"]).status == 64)
+        #expect(try runRocket(["results", "--server", url], environment: ["ROCKET_API_KEY": ""]).status == 64)
+        #expect(try runRocket(["results", "--server", "ftp://x/", "--key-file", dir + "/keys"]).status == 64)
+        #expect(try runRocket(["results", "--store", store, "--key-file", dir + "/keys"]).status == 64)
+    }
+
     @Test("rocket results --follow prints each result as the store writes it, and ends once nobody reads its output")
     func resultsFollow() throws {
         let store = scratchDirectory() + "/f.sqlite"

@@ -13,11 +13,11 @@ struct WebhookTests {
 
     @Test("--webhook URLs: http and https, a host, a port, no user name or fragment")
     func urls() {
-        func parsed(_ s: String) -> WebhookTarget? { if case .success(let t) = WebhookTarget.parse(s) { t } else { nil } }
+        func parsed(_ s: String) -> HTTPTarget? { if case .success(let t) = HTTPTarget.parse(s) { t } else { nil } }
         #expect(
             parsed("https://hooks.example/rocket?k=1")
-                == WebhookTarget(url: "https://hooks.example/rocket?k=1", tls: true, host: "hooks.example", port: 443, path: "/rocket?k=1"))
-        #expect(parsed("http://127.0.0.1:8081") == WebhookTarget(url: "http://127.0.0.1:8081", tls: false, host: "127.0.0.1", port: 8081, path: "/"))
+                == HTTPTarget(url: "https://hooks.example/rocket?k=1", tls: true, host: "hooks.example", port: 443, path: "/rocket?k=1"))
+        #expect(parsed("http://127.0.0.1:8081") == HTTPTarget(url: "http://127.0.0.1:8081", tls: false, host: "127.0.0.1", port: 8081, path: "/"))
         #expect(parsed("https://[::1]:9443/x")?.host == "::1")
         for bad in ["ftp://x/", "https://", "https://user:pw@x/", "https://x/#f", "https://x:0/", "https://x:70000/", "https://x /", "x", "https://[::1/"] {
             #expect(parsed(bad) == nil, "\(bad)")
@@ -40,7 +40,7 @@ struct WebhookTests {
     func delivers(kind: ServerStoreKind) throws {
         let receiver = try HTTPReceiver(statuses: [500, 204])
         defer { receiver.stop() }
-        let target = try WebhookTarget.parse("http://127.0.0.1:\(receiver.port)/hook").get()
+        let target = try HTTPTarget.parse("http://127.0.0.1:\(receiver.port)/hook").get()
         let h = try Harness(kind) { $0.webhook = WebhookConfiguration(target: target, secret: Self.secret) }
         let logged = Mutex<[String]>([])
         let sender = WebhookSender(
@@ -115,11 +115,11 @@ struct WebhookTests {
             answers: ["204", "200:length", "200:chunked", "204", "200:close", "204", "200:eof", "204", "204:drop", "204", "204", "201:short", "204"],
             keepAlive: true)
         defer { receiver.stop() }
-        let target = try WebhookTarget.parse("http://127.0.0.1:\(receiver.port)/keep").get()
-        let connection = WebhookConnection()
+        let target = try HTTPTarget.parse("http://127.0.0.1:\(receiver.port)/keep").get()
+        let connection = HTTPConnection()
         var statuses: [Int] = []
         for k in 0..<13 {
-            let r = WebhookClient.post(target, headers: [], body: Array("{\"seq\":\(k)}".utf8), caFile: nil, timeout: 10, connection: connection)
+            let r = HTTPClient.post(target, headers: [], body: Array("{\"seq\":\(k)}".utf8), caFile: nil, timeout: 10, connection: connection)
             statuses.append((try? r.get()) ?? -1)
         }
         // A body cut short keeps its status (the connection is not kept).
@@ -140,13 +140,13 @@ struct WebhookTests {
         }
         #expect(!got.contains { $0.headers["Connection"] == "close" }, "a kept connection is asked for")
         // A connection unused for its idle limit (here none at all) is not used again.
-        let forgetful = WebhookConnection(idleLimit: 0)
+        let forgetful = HTTPConnection(idleLimit: 0)
         let before = receiver.requests.count
-        for _ in 0..<3 { _ = WebhookClient.post(target, headers: [], body: Array("{}".utf8), caFile: nil, timeout: 10, connection: forgetful) }
+        for _ in 0..<3 { _ = HTTPClient.post(target, headers: [], body: Array("{}".utf8), caFile: nil, timeout: 10, connection: forgetful) }
         let fresh = receiver.requests.dropFirst(before).map(\.clientPort)
         #expect(fresh.count == 3 && Set(fresh).count == 3, "\(fresh)")
         // Without a connection kept, each request says Connection: close.
-        _ = WebhookClient.post(target, headers: [], body: Array("{}".utf8), caFile: nil, timeout: 10)
+        _ = HTTPClient.post(target, headers: [], body: Array("{}".utf8), caFile: nil, timeout: 10)
         #expect(receiver.requests.last?.headers["Connection"] == "close")
     }
 
@@ -171,13 +171,112 @@ struct WebhookTests {
             ("interim", .failure("timed out")),
             ("drip", .failure("timed out")),
         ]
-        let dir = newScratchDirectory("hostile")
+        let responder = try RawResponder(answers.map(\.raw))
+        defer { responder.stop() }
+        let port = responder.port
+        let target = try HTTPTarget.parse("http://127.0.0.1:\(port)/h").get()
+        let connection = HTTPConnection()
+        for (k, answer) in answers.enumerated() {
+            let got = HTTPClient.post(target, headers: [], body: Array("{}".utf8), caFile: nil, timeout: 1, connection: connection)
+            switch (got, answer.expect) {
+            case (.success(let status), .status(let wanted)): #expect(status == wanted, "answer \(k)")
+            case (.failure(let why), .failure(let words)): #expect(why.message.contains(words), "answer \(k): \(why.message)")
+            default: Issue.record("answer \(k): \(got), not \(answer.expect)")
+            }
+        }
+    }
+
+    @Test("GET keeps the answer's body whole (a length, chunks, to the end of the stream) or fails: too long, cut short, unclear framing")
+    func getBodies() throws {
+        let chunked = "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5;x=y\r\nhello\r\n6\r\n world\r\n0\r\nT: 1\r\n\r\n"
+        let answers: [(raw: String, expect: Result<String, HTTPClientError>)] = [
+            ("HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nhello", .success("hello")),
+            (chunked, .success("hello world")),
+            ("HTTP/1.0 200 OK\r\n\r\nto the end", .success("to the end")),
+            ("HTTP/1.1 200 OK\r\nContent-Length: 5000\r\n\r\n" + String(repeating: "x", count: 5000), .failure(HTTPClientError(message: "longer than"))),
+            ("HTTP/1.1 200 OK\r\nContent-Length: 50\r\n\r\nshort", .failure(HTTPClientError(message: "closed inside"))),
+            ("HTTP/1.1 200 OK\r\nContent-Length: 5\r\nContent-Length: 6\r\n\r\nhello!", .failure(HTTPClientError(message: "unclear"))),
+        ]
+        let responder = try RawResponder(answers.map(\.raw))
+        defer { responder.stop() }
+        let target = try HTTPTarget.parse("http://127.0.0.1:\(responder.port)").get()
+        for (k, answer) in answers.enumerated() {
+            let got = HTTPClient.get(target, path: "/x", headers: [], caFile: nil, timeout: 5, maxBody: 4096)
+            switch (got, answer.expect) {
+            case (.success(let (status, body)), .success(let wanted)):
+                #expect(status == 200 && String(decoding: body, as: UTF8.self) == wanted, "answer \(k)")
+            case (.failure(let why), .failure(let words)): #expect(why.message.contains(words.message), "answer \(k): \(why.message)")
+            default: Issue.record("answer \(k): \(got)")
+            }
+        }
+    }
+
+    @Test("https: the certificate is checked against the CA file and the address; an untrusted one is refused")
+    func tls() throws {
+        let dir = newScratchDirectory("tls")
+        let make = Process()
+        make.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        make.arguments = [
+            "openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1",
+            "-keyout", dir + "/key.pem", "-out", dir + "/cert.pem",
+        ]
+        make.standardOutput = FileHandle.nullDevice
+        make.standardError = FileHandle.nullDevice
+        try make.run()
+        make.waitUntilExit()
+        try #require(make.terminationStatus == 0)
+        let receiver = try HTTPReceiver(statuses: [204], certificate: dir + "/cert.pem", key: dir + "/key.pem")
+        defer { receiver.stop() }
+        let target = try HTTPTarget.parse("https://127.0.0.1:\(receiver.port)/tls").get()
+        let body = Array(#"{"seq":1}"#.utf8)
+        let trusted = HTTPClient.post(target, headers: [("Content-Type", "application/json")], body: body, caFile: dir + "/cert.pem", timeout: 10)
+        #expect(try trusted.get() == 204)
+        #expect(receiver.requests.first?.body == body)
+        // The system's certificates do not vouch for it.
+        guard case .failure(let why) = HTTPClient.post(target, headers: [], body: body, caFile: nil, timeout: 10) else {
+            Issue.record("an untrusted certificate was taken")
+            return
+        }
+        #expect(why.message.contains("not trusted"), "\(why.message)")
+        #expect(receiver.requests.count == 1, "nothing was sent to it")
+        // Nothing listening: said, within the deadline.
+        let closed = try HTTPTarget.parse("http://127.0.0.1:1/").get()
+        guard case .failure(let refused) = HTTPClient.post(closed, headers: [], body: body, caFile: nil, timeout: 2) else {
+            Issue.record("a closed port answered")
+            return
+        }
+        #expect(refused.message.contains("cannot connect"), "\(refused.message)")
+        // Over TLS a connection is kept too (one handshake for several deliveries), and one the
+        // server dropped is replaced.
+        let keeping = try HTTPReceiver(
+            answers: ["204", "200:length", "204:drop", "204"], certificate: dir + "/cert.pem", key: dir + "/key.pem", keepAlive: true)
+        defer { keeping.stop() }
+        let kept = try HTTPTarget.parse("https://127.0.0.1:\(keeping.port)/tls").get()
+        let connection = HTTPConnection()
+        let answers = (0..<5).map { _ in
+            (try? HTTPClient.post(kept, headers: [], body: body, caFile: dir + "/cert.pem", timeout: 10, connection: connection).get()) ?? -1
+        }
+        #expect(answers == [204, 200, 204, 204, 204])
+        let ports = keeping.requests.map(\.clientPort)
+        #expect(ports.count == 5 && Set(ports.prefix(3)).count == 1 && Set(ports.suffix(2)).count == 1 && ports[3] != ports[2], "\(ports)")
+    }
+}
+
+/// A server on loopback that answers each connection with the next raw answer of a list, then
+/// closes it (`interim`: endless 100 Continue answers; `drip`: a status line a byte at a time),
+/// for answers no real server would give. It runs Python in a child process.
+final class RawResponder {
+    let process = Process()
+    let port: Int
+
+    init(_ answers: [String]) throws {
+        let dir = newScratchDirectory("raw")
         let script = """
-            import base64, socket, sys, threading, time
+            import base64, os, socket, sys, threading, time
             answers = [base64.b64decode(a) for a in sys.argv[1].split(",")]
             s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen(16)
             open(sys.argv[2] + ".tmp", "w").write(str(s.getsockname()[1]))
-            import os; os.rename(sys.argv[2] + ".tmp", sys.argv[2])
+            os.rename(sys.argv[2] + ".tmp", sys.argv[2])
             def serve(c, answer):
                 data = b""
                 while b"\\r\\n\\r\\n" not in data:
@@ -199,79 +298,27 @@ struct WebhookTests {
                 threading.Thread(target=serve, args=(c, answer), daemon=True).start()
             time.sleep(30)
             """
-        let server = Process()
-        server.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        server.arguments = ["python3", "-c", script, answers.map { Data($0.raw.utf8).base64EncodedString() }.joined(separator: ","), dir + "/port"]
-        server.standardError = FileHandle.nullDevice
-        try server.run()
-        defer {
-            kill(server.processIdentifier, SIGKILL)
-            server.waitUntilExit()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["python3", "-c", script, answers.map { Data($0.utf8).base64EncodedString() }.joined(separator: ","), dir + "/port"]
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        var found: Int?
+        for _ in 0..<500 where found == nil {
+            found = (try? String(contentsOfFile: dir + "/port", encoding: .utf8)).flatMap { Int($0) }
+            if found == nil { usleep(10_000) }
         }
-        var port: Int?
-        for _ in 0..<500 where port == nil {
-            port = (try? String(contentsOfFile: dir + "/port", encoding: .utf8)).flatMap { Int($0) }
-            if port == nil { usleep(10_000) }
+        guard let found else {
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+            throw CocoaError(.fileReadUnknown)
         }
-        let target = try WebhookTarget.parse("http://127.0.0.1:\(try #require(port))/h").get()
-        let connection = WebhookConnection()
-        for (k, answer) in answers.enumerated() {
-            let got = WebhookClient.post(target, headers: [], body: Array("{}".utf8), caFile: nil, timeout: 1, connection: connection)
-            switch (got, answer.expect) {
-            case (.success(let status), .status(let wanted)): #expect(status == wanted, "answer \(k)")
-            case (.failure(let why), .failure(let words)): #expect(why.message.contains(words), "answer \(k): \(why.message)")
-            default: Issue.record("answer \(k): \(got), not \(answer.expect)")
-            }
-        }
+        port = found
     }
 
-    @Test("https: the certificate is checked against the CA file and the address; an untrusted one is refused")
-    func tls() throws {
-        let dir = newScratchDirectory("tls")
-        let make = Process()
-        make.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        make.arguments = [
-            "openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1",
-            "-keyout", dir + "/key.pem", "-out", dir + "/cert.pem",
-        ]
-        make.standardOutput = FileHandle.nullDevice
-        make.standardError = FileHandle.nullDevice
-        try make.run()
-        make.waitUntilExit()
-        try #require(make.terminationStatus == 0)
-        let receiver = try HTTPReceiver(statuses: [204], certificate: dir + "/cert.pem", key: dir + "/key.pem")
-        defer { receiver.stop() }
-        let target = try WebhookTarget.parse("https://127.0.0.1:\(receiver.port)/tls").get()
-        let body = Array(#"{"seq":1}"#.utf8)
-        let trusted = WebhookClient.post(target, headers: [("Content-Type", "application/json")], body: body, caFile: dir + "/cert.pem", timeout: 10)
-        #expect(try trusted.get() == 204)
-        #expect(receiver.requests.first?.body == body)
-        // The system's certificates do not vouch for it.
-        guard case .failure(let why) = WebhookClient.post(target, headers: [], body: body, caFile: nil, timeout: 10) else {
-            Issue.record("an untrusted certificate was taken")
-            return
+    func stop() {
+        if process.isRunning {
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
         }
-        #expect(why.message.contains("not trusted"), "\(why.message)")
-        #expect(receiver.requests.count == 1, "nothing was sent to it")
-        // Nothing listening: said, within the deadline.
-        let closed = try WebhookTarget.parse("http://127.0.0.1:1/").get()
-        guard case .failure(let refused) = WebhookClient.post(closed, headers: [], body: body, caFile: nil, timeout: 2) else {
-            Issue.record("a closed port answered")
-            return
-        }
-        #expect(refused.message.contains("cannot connect"), "\(refused.message)")
-        // Over TLS a connection is kept too (one handshake for several deliveries), and one the
-        // server dropped is replaced.
-        let keeping = try HTTPReceiver(
-            answers: ["204", "200:length", "204:drop", "204"], certificate: dir + "/cert.pem", key: dir + "/key.pem", keepAlive: true)
-        defer { keeping.stop() }
-        let kept = try WebhookTarget.parse("https://127.0.0.1:\(keeping.port)/tls").get()
-        let connection = WebhookConnection()
-        let answers = (0..<5).map { _ in
-            (try? WebhookClient.post(kept, headers: [], body: body, caFile: dir + "/cert.pem", timeout: 10, connection: connection).get()) ?? -1
-        }
-        #expect(answers == [204, 200, 204, 204, 204])
-        let ports = keeping.requests.map(\.clientPort)
-        #expect(ports.count == 5 && Set(ports.prefix(3)).count == 1 && Set(ports.suffix(2)).count == 1 && ports[3] != ports[2], "\(ports)")
     }
 }

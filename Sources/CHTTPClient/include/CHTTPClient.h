@@ -42,4 +42,16 @@ int rocket_http_post(rocket_http_session *session, const char *host, int port, i
                      const unsigned char *body, size_t body_len, const char *ca_file, int timeout_ms,
                      rocket_http_result *out);
 
+/// GETs `path` from `host`:`port` as `rocket_http_post` POSTs (the same session, TLS checks and
+/// deadline) and keeps the answer's body: its status in `out`, the body in `*body` (`*body_len`
+/// bytes; free it with `rocket_http_free`). A body longer than `max_body`, or one that cannot be
+/// read whole (the connection closed early, unclear framing), is a failure.
+/// Returns 0 when an answer came whole, -1 otherwise (the reason in `out`; `*body` NULL).
+int rocket_http_get(rocket_http_session *session, const char *host, int port, int tls, const char *path, const char *headers,
+                    const char *ca_file, int timeout_ms, size_t max_body, rocket_http_result *out, unsigned char **body,
+                    size_t *body_len);
+
+/// Frees a body `rocket_http_get` returned.
+void rocket_http_free(void *data);
+
 #endif
