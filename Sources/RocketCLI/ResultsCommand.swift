@@ -91,7 +91,7 @@ enum ResultsCommand {
                 if FileIO.standardOutputGone(within: 1) { return ExitStatus.ok }
             case .success(let rows):
                 read = true
-                if failing { printError("rocket: the store can be read again") }
+                if failing { printError("rocket: the results can be read again") }
                 failing = false
                 guard let last = rows.last else {
                     guard follow else { return ExitStatus.ok }
