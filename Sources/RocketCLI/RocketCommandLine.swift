@@ -119,6 +119,14 @@ public enum RocketCommandLine {
     /// Runs `rocket` with `arguments` (without the program name) and returns the exit status.
     @MainActor
     public static func main(_ arguments: [String]) async -> ExitStatus {
+        // A parent that had signals blocked passes its mask on through fork and exec (a test
+        // runner, a supervisor written with threads): Ctrl-C, SIGTERM and SIGHUP then do nothing,
+        // and `rocket results --follow` could not be stopped. Start with none blocked; commands
+        // that take signals themselves (serve, backup) block them again. Signals a parent set to
+        // be ignored (nohup's SIGHUP, a background job's SIGINT) stay ignored, as they should.
+        var none = sigset_t()
+        sigemptyset(&none)
+        pthread_sigmask(SIG_SETMASK, &none, nil)
         // A closed standard descriptor would be taken by the next file opened (the signal pipe, a
         // store): give each one /dev/null instead, so a closed stdin reads as end of input.
         for fd: Int32 in 0...2 where fcntl(fd, F_GETFD) < 0 {

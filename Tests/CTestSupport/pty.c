@@ -22,3 +22,5 @@ int rocket_pty_resize(int fd, int rows, int columns) {
     ws.ws_col = (unsigned short)columns;
     return ioctl(fd, TIOCSWINSZ, &ws);
 }
+
+int rocket_test_pipe(int ends[2]) { return pipe2(ends, O_CLOEXEC); }

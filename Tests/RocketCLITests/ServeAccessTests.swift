@@ -1,3 +1,4 @@
+import CTestSupport
 import Foundation
 import RocketCore
 import RocketTestSupport
@@ -145,6 +146,36 @@ struct ServeAccessTests {
         return id
     }
 
+    @Test("rocket starts with no signal blocked, whatever its parent blocked: SIGTERM ends a follower started with it blocked")
+    func inheritedSignalMask() throws {
+        let store = scratchDirectory() + "/m.sqlite"
+        #expect(try runRocket(["scenario", "trigger", "x", "--store", store]).status == 0)
+        // Python blocks SIGTERM and SIGINT, then becomes rocket (the mask goes through exec).
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        p.arguments = [
+            "python3", "-c",
+            "import os, signal, sys; signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGTERM, signal.SIGINT}); os.execv(sys.argv[1], sys.argv[1:])",
+            rocketPath, "results", "--store", store, "--follow",
+        ]
+        p.standardOutput = FileHandle.nullDevice
+        p.standardError = FileHandle.nullDevice
+        try p.run()
+        // Once it is rocket (its command line says so), SIGTERM ends it.
+        for _ in 0..<200 {
+            let cmdline = (try? String(contentsOfFile: "/proc/\(p.processIdentifier)/cmdline", encoding: .utf8)) ?? ""
+            if cmdline.contains("--follow") && !cmdline.contains("python3") { break }
+            usleep(10_000)
+        }
+        usleep(100_000)  // past its first page, into its wait
+        kill(p.processIdentifier, SIGTERM)
+        for _ in 0..<100 where p.isRunning { usleep(50_000) }
+        let ended = !p.isRunning
+        if !ended { kill(p.processIdentifier, SIGKILL) }
+        p.waitUntilExit()
+        #expect(ended && p.terminationReason == .uncaughtSignal && p.terminationStatus == SIGTERM)
+    }
+
     @Test("rocket results --server reads the same results through GET /v1/results with a site key (JSON Lines, CSV); a wrong key is 77, no server 69")
     func resultsFromServer() throws {
         let dir = scratchDirectory()
@@ -187,13 +218,18 @@ struct ServeAccessTests {
         let follower = Process()
         follower.executableURL = URL(fileURLWithPath: rocketPath)
         follower.arguments = ["results", "--store", store, "--follow"]
-        let out = Pipe()
-        follower.standardOutput = out
+        // Its output pipe is made close-on-exec: a child another test starts meanwhile (a
+        // database, a server) must not keep its read end, or closing ours would leave it a
+        // reader and it would never see that nobody reads.
+        var ends: [Int32] = [0, 0]
+        #expect(rocket_test_pipe(&ends) == 0)
+        let fd = ends[0]
+        follower.standardOutput = FileHandle(fileDescriptor: ends[1], closeOnDealloc: false)
         let errors = scratchDirectory() + "/follower.err"
         _ = FileManager.default.createFile(atPath: errors, contents: nil)
         follower.standardError = FileHandle(forWritingAtPath: errors)
         try follower.run()
-        let fd = out.fileHandleForReading.fileDescriptor
+        close(ends[1])
         /// The next line it prints (waiting for it at most 20 s: the end is saved, then read).
         func nextLine() -> String {
             var line: [UInt8] = []
@@ -233,10 +269,12 @@ struct ServeAccessTests {
         let afterwards = (try? String(contentsOfFile: errors, encoding: .utf8)) ?? ""
         #expect(afterwards.components(separatedBy: "trying again").count == 2 && afterwards.contains("can be read again"), "\(afterwards)")
         // Nobody reads any more: it ends by itself (it looks every second), status 0.
-        try out.fileHandleForReading.close()
+        close(fd)
         for _ in 0..<200 where follower.isRunning { usleep(50_000) }
         #expect(!follower.isRunning)
-        if follower.isRunning { follower.terminate() }
+        // (SIGKILL if it did not end: nothing a child inherited can hold that back, so the test
+        // never waits for ever.)
+        if follower.isRunning { kill(follower.processIdentifier, SIGKILL) }
         follower.waitUntilExit()
         #expect(follower.terminationStatus == 0)
         #expect(server.stop() == 0)

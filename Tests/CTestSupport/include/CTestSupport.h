@@ -8,4 +8,7 @@ int rocket_pty_resize(int fd, int rows, int columns);
 unsigned long rocket_test_jpeg(const unsigned char *rgb, int width, int height, unsigned char **out);
 /// The same, progressive when `progressive` is not 0.
 unsigned long rocket_test_jpeg_mode(const unsigned char *rgb, int width, int height, int progressive, unsigned char **out);
+/// A pipe whose two ends close on exec (pipe2 with O_CLOEXEC): a child started by another
+/// thread meanwhile never holds them. 0, or -1.
+int rocket_test_pipe(int ends[2]);
 #endif
