@@ -184,12 +184,8 @@ struct ServeAccessTests {
         chmod(dir + "/keys", 0o600)
         let store = dir + "/r.sqlite"
         let server = try Running(["--insecure-dev", "--api-key-file", dir + "/keys"], store: store)
-        let ended = try ["ada", "bo"].map { try endTour(server, visitor: $0) }
-        var fromStore = try runRocket(["results", "--store", store])
-        for _ in 0..<100 where !ended.allSatisfy({ fromStore.stdout.contains($0) }) {
-            usleep(50_000)
-            fromStore = try runRocket(["results", "--store", store])
-        }
+        for visitor in ["ada", "bo"] { _ = try endTourStored(server, store: store, visitor: visitor) }
+        let fromStore = try runRocket(["results", "--store", store])
         let url = "http://127.0.0.1:\(server.port)"
         let fromServer = try runRocket(["results", "--server", url, "--key-file", dir + "/keys"])
         #expect(fromServer.status == 0 && fromServer.stdout == fromStore.stdout, "\(fromServer.stdout) \(fromServer.stderr)")
@@ -208,6 +204,15 @@ struct ServeAccessTests {
         #expect(try runRocket(["results", "--server", url], environment: ["ROCKET_API_KEY": ""]).status == 64)
         #expect(try runRocket(["results", "--server", "ftp://x/", "--key-file", dir + "/keys"]).status == 64)
         #expect(try runRocket(["results", "--store", store, "--key-file", dir + "/keys"]).status == 64)
+    }
+
+    /// ``endTour(_:visitor:)``, then waits until the result is in `store` (the end is saved after
+    /// the tap's bounce, a change of its own): its id.
+    func endTourStored(_ server: Running, store: String, visitor: String) throws -> String {
+        let id = try endTour(server, visitor: visitor)
+        for _ in 0..<100 where !(try runRocket(["results", "--store", store]).stdout.contains(id)) { usleep(50_000) }
+        #expect(try runRocket(["results", "--store", store]).stdout.contains(id))
+        return id
     }
 
     @Test("rocket results --follow prints each result as the store writes it, and ends once nobody reads its output")
@@ -292,9 +297,7 @@ struct ServeAccessTests {
         let dir = scratchDirectory()
         let store = dir + "/live.sqlite"
         let server = try Running(["--insecure-dev"], store: store)
-        let ended = try endTour(server, visitor: "ada")
-        // Its result is committed once the server has ended it (the end is a change of its own).
-        for _ in 0..<100 where !(try runRocket(["results", "--store", store]).stdout.contains(ended)) { usleep(50_000) }
+        let ended = try endTourStored(server, store: store, visitor: "ada")
         let copy = dir + "/copy.sqlite"
         let made = try runRocket(["backup", "--store", store, copy])
         #expect(made.status == 0 && made.stdout.isEmpty && made.stderr.contains("copied"), "\(made.stderr)")
@@ -346,8 +349,7 @@ struct ServeAccessTests {
         let dir = scratchDirectory()
         let store = dir + "/live.sqlite"
         let server = try Running(["--insecure-dev"], store: store)
-        let ended = try endTour(server, visitor: "ada")
-        for _ in 0..<100 where !(try runRocket(["results", "--store", store]).stdout.contains(ended)) { usleep(50_000) }
+        let ended = try endTourStored(server, store: store, visitor: "ada")
         let copy = dir + "/copy.sqlite"
         #expect(try runRocket(["backup", "--store", store, copy]).status == 0)
         // A server is using it: refused, untouched.
