@@ -203,6 +203,19 @@ enum ServeCommand {
         }
     }
 
+    /// The webhook `--webhook`, `--webhook-secret-file` and `--webhook-ca-file` describe (for
+    /// `serve` and `webhook-test` alike): its secret read, its certificates readable.
+    static func webhook(_ target: HTTPTarget, secretFile: String, caFile: String?) -> Result<WebhookConfiguration, SetupFailure> {
+        switch secret("--webhook-secret-file", secretFile) {
+        case .failure(let failure): return .failure(failure)
+        case .success(let s):
+            if let ca = caFile, case .failure(let f) = FileIO.read(ca, limit: RocketLimits.fileBytes) {
+                return .failure(SetupFailure("--webhook-ca-file '\(Sanitizer.clean(ca, keepNewlines: false))': \(f.reason)", .noInput))
+            }
+            return .success(WebhookConfiguration(target: target, secret: s, caFile: caFile))
+        }
+    }
+
     /// A key or secret file every user of the machine may change is refused: whoever writes it
     /// decides who the server trusts.
     static func refusedAsWritable(_ option: String, _ file: String) -> SetupFailure? {
@@ -339,15 +352,11 @@ enum ServeCommand {
         }
         var configuration = options.configuration
         if let target = options.webhook, let file = options.webhookSecretFile {
-            switch Self.secret("--webhook-secret-file", file) {
+            switch Self.webhook(target, secretFile: file, caFile: options.webhookCAFile) {
             case .failure(let failure):
                 say.error("\(failure.message)")
                 return failure.status
-            case .success(let s): configuration.webhook = WebhookConfiguration(target: target, secret: s, caFile: options.webhookCAFile)
-            }
-            if let ca = options.webhookCAFile, case .failure(let f) = FileIO.read(ca, limit: RocketLimits.fileBytes) {
-                say.error("--webhook-ca-file '\(Sanitizer.clean(ca, keepNewlines: false))': \(f.reason)")
-                return .noInput
+            case .success(let w): configuration.webhook = w
             }
         }
         let access = AccessControl(secret: secret, identitySecret: identity, keys: keys, insecureDev: options.insecureDev)

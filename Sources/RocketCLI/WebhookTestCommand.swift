@@ -43,19 +43,14 @@ enum WebhookTestCommand {
         guard let file = parsed.value("--webhook-secret-file") else {
             throw UsageError(message: "--webhook-secret-file FILE is required (openssl rand -hex 32 makes one)", command: spec.name)
         }
-        let secret: [UInt8]
-        switch ServeCommand.secret("--webhook-secret-file", file) {
+        let caFile = parsed.value("--webhook-ca-file")
+        let configuration: WebhookConfiguration
+        switch ServeCommand.webhook(target, secretFile: file, caFile: caFile) {
         case .failure(let failure):
             printError("rocket: error: \(failure.message)")
             return failure.status
-        case .success(let s): secret = s
+        case .success(let w): configuration = w
         }
-        let caFile = parsed.value("--webhook-ca-file")
-        if let ca = caFile, case .failure(let f) = FileIO.read(ca, limit: RocketLimits.fileBytes) {
-            printError("rocket: error: --webhook-ca-file '\(Sanitizer.clean(ca, keepNewlines: false))': \(f.reason)")
-            return ExitStatus.noInput
-        }
-        let configuration = WebhookConfiguration(target: target, secret: secret, caFile: caFile)
         var now = timespec()
         clock_gettime(CLOCK_REALTIME, &now)
         let time = Double(now.tv_sec) + Double(now.tv_nsec) / 1e9

@@ -538,6 +538,8 @@ struct ServeAccessTests {
         // Nobody there: 69; setups that cannot work: 64.
         #expect(try runRocket(["webhook-test", "--webhook", "http://127.0.0.1:1/", "--webhook-secret-file", dir + "/hook-secret"]).status == 69)
         #expect(try runRocket(["webhook-test", "--webhook", url]).status == 64)
+        let noCA = try runRocket(args + ["--webhook-ca-file", dir + "/no-such.pem"])
+        #expect(noCA.status == 66 && noCA.stderr.contains("--webhook-ca-file"), "\(noCA.stderr)")
         #expect(try runRocket(["webhook-test", "--webhook", "ftp://x/", "--webhook-secret-file", dir + "/hook-secret"]).status == 64)
     }
 
