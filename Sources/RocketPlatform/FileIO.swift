@@ -297,7 +297,7 @@ package enum FileIO {
         let path = replacing ? linkTarget(requested) : requested
         removeStaleTemporaries(of: path)
         if path != requested { removeStaleTemporaries(of: requested) }
-        let temporary = path + ".tmp-" + String(getpid())
+        let temporary = path + temporarySuffix + String(getpid())
         let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
         guard fd >= 0 else { return .failure(Failure(errno)) }
         func fail(_ code: Int32) -> Result<Void, Failure> {
@@ -330,12 +330,17 @@ package enum FileIO {
         return .success(())
     }
 
+    /// What follows a file's name in the name of a temporary file beside it, before the writer's
+    /// PID (`NAME.tmp-PID`): written files and copies alike, so one left by a killed process is
+    /// recognised and removed.
+    static let temporarySuffix = ".tmp-"
+
     /// Makes a new, empty file beside `path` that only its owner may read (`NAME.tmp-PID`, the
     /// name ``writeAtomically(_:to:replacing:)`` uses, so one a killed process left is removed by
     /// the next write), for a writer that fills it by name; its path. A stale one is removed first.
     package static func emptyTemporary(beside path: String) -> Result<String, Failure> {
         removeStaleTemporaries(of: path)
-        let temporary = path + ".tmp-" + String(getpid())
+        let temporary = path + temporarySuffix + String(getpid())
         unlink(temporary)
         let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
         guard fd >= 0 else { return .failure(Failure(errno)) }
@@ -405,7 +410,7 @@ package enum FileIO {
     static func removeStaleTemporaries(of path: String) {
         guard cleanedTemporaries.withLock({ $0.insert(path).inserted }) else { return }
         let directory = PathName.directory(path)
-        let prefix = PathName.lastComponent(path) + ".tmp-"
+        let prefix = PathName.lastComponent(path) + temporarySuffix
         guard let dir = opendir(directory.isEmpty ? "." : directory) else { return }
         defer { closedir(dir) }
         var stale: [String] = []
