@@ -21,6 +21,8 @@
 #   axe-playwright-python (pip)           axe-core's accessibility rules in the browser tests
 #   tmux, bash-completion, zsh, fish      the terminal and completion tests that drive them
 #   fonts-noto-color-emoji                flows' emoji in the browser tests' screenshots, as visitors see them
+#   systemd, strace                       the unit files' test (systemd-analyze verify; the system calls a
+#                                         server makes, held to the unit's SystemCallFilter=)
 # Needed by the server's benchmark only (besides nginx, chromium and Playwright above):
 #   wrk                                   the HTTP load beside nginx
 set -eu
@@ -69,6 +71,8 @@ if [ "$tests" = yes ]; then
   command -v zsh > /dev/null 2>&1 || { missing="$missing zsh"; say "needs zsh (the completion tests)"; }
   command -v fish > /dev/null 2>&1 || { missing="$missing fish"; say "needs fish (the completion tests)"; }
   need /usr/share/fonts/truetype/noto/NotoColorEmoji.ttf fonts-noto-color-emoji "emoji in the browser tests' screenshots"
+  command -v systemd-analyze > /dev/null 2>&1 || { missing="$missing systemd"; say "needs systemd (systemd-analyze: the unit files' test)"; }
+  command -v strace > /dev/null 2>&1 || { missing="$missing strace"; say "needs strace (the unit file's system-call filter test)"; }
   python3 -c 'import playwright, jsonschema' > /dev/null 2>&1 || python3 -m pip --version > /dev/null 2>&1 \
     || { missing="$missing python3-pip"; say "needs python3-pip (to install Playwright and jsonschema)"; }
 fi

@@ -2,7 +2,8 @@
 # Every test: formatting (swift-format, .swift-format), the layer rules (check-imports.py), the embedded web files current
 # (gen-web-assets.py), the widget's script (node --check, node --test Tests/Widget/), the Swift Testing suites, the browser
 # tests of `rocket serve` (Debian's chromium driven by Playwright; axe-core on every step of every example flow), docs/DEPLOY.md's deployment
-# (three rocket serve on PostgreSQL behind nginx with TLS, instances killed under load), the API reference build
+# (three rocket serve on PostgreSQL behind nginx with TLS, instances killed under load), docs/deploy's systemd units
+# (verified, their ExecStart= run as systemd would, its system calls held to their filter), the API reference build
 # (DocC, warnings as errors), then the static-binary check. CI runs this (.ci/run).
 set -eu
 cd "$(dirname "$0")/.."
@@ -23,5 +24,6 @@ timeout --kill-after=30 1800 swift test
 python3 Tests/Browser/browser_test.py
 python3 Tests/Browser/axe_test.py
 python3 Tests/Deploy/deploy_test.py
+python3 Tests/Deploy/systemd_test.py
 sh scripts/docs.sh
 sh scripts/check-static.sh

@@ -1,6 +1,7 @@
 #include "CMicroHTTPD.h"
 #include <arpa/inet.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <netinet/in.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -237,7 +238,7 @@ void rocket_mhd_deadlines_free(struct rocket_deadlines *deadlines) {
 
 static void rocket_mhd_quiet_log(void *cls, const char *fmt, va_list ap) { (void)cls; (void)fmt; (void)ap; }
 
-struct MHD_Daemon *rocket_mhd_start(const char *host, uint16_t port, unsigned int threads,
+struct MHD_Daemon *rocket_mhd_start(const char *host, uint16_t port, int listen_fd, unsigned int threads,
                                     unsigned int connection_limit, unsigned int per_ip_limit,
                                     unsigned int timeout_seconds, size_t connection_memory,
                                     MHD_AccessHandlerCallback handler, void *handler_cls,
@@ -252,7 +253,23 @@ struct MHD_Daemon *rocket_mhd_start(const char *host, uint16_t port, unsigned in
     unsigned int flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_ALLOW_SUSPEND_RESUME | MHD_USE_TURBO;
     memset(&v4, 0, sizeof v4);
     memset(&v6, 0, sizeof v6);
-    if (inet_pton(AF_INET, host, &v4.sin_addr) == 1) {
+    char passed[INET6_ADDRSTRLEN];
+    uint16_t passed_port = 0;
+    if (listen_fd >= 0) {
+        // A socket a service manager passed: checked here, since the library would take any
+        // descriptor. It becomes non-blocking (the pool's threads share it: one must never wait
+        // in accept for a connection another took) and is closed on exec.
+        if (rocket_mhd_listening_address(listen_fd, passed, sizeof passed, &passed_port, error, error_size) != 0) return NULL;
+        int fl = fcntl(listen_fd, F_GETFL);
+        if (fl < 0 || fcntl(listen_fd, F_SETFL, fl | O_NONBLOCK) != 0 || fcntl(listen_fd, F_SETFD, FD_CLOEXEC) != 0) {
+            snprintf(error, error_size, "the socket passed (descriptor %d) cannot be used: %s", listen_fd, strerror(errno));
+            return NULL;
+        }
+        if (strchr(passed, ':') != NULL) flags |= MHD_USE_IPv6;
+        address = NULL;
+        host = passed;
+        port = passed_port;
+    } else if (inet_pton(AF_INET, host, &v4.sin_addr) == 1) {
         v4.sin_family = AF_INET;
         v4.sin_port = htons(port);
         address = (const struct sockaddr *)&v4;
@@ -273,7 +290,8 @@ struct MHD_Daemon *rocket_mhd_start(const char *host, uint16_t port, unsigned in
     errno = 0;
     struct MHD_Daemon *daemon = MHD_start_daemon(
         flags, port, rocket_accept_policy, d, handler, handler_cls,
-        MHD_OPTION_SOCK_ADDR, address,
+        listen_fd >= 0 ? MHD_OPTION_LISTEN_SOCKET : MHD_OPTION_SOCK_ADDR,
+        listen_fd >= 0 ? (intptr_t)listen_fd : (intptr_t)address,
         MHD_OPTION_THREAD_POOL_SIZE, threads,
         MHD_OPTION_CONNECTION_LIMIT, connection_limit,
         MHD_OPTION_PER_IP_CONNECTION_LIMIT, per_ip_limit,
@@ -296,6 +314,43 @@ struct MHD_Daemon *rocket_mhd_start(const char *host, uint16_t port, unsigned in
     }
     *deadlines = d;
     return daemon;
+}
+
+int rocket_mhd_listening_address(int fd, char *host, size_t host_size, uint16_t *port, char *error, size_t error_size) {
+    int type = 0, listening = 0;
+    socklen_t n = sizeof type;
+    if (getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &n) != 0) {
+        snprintf(error, error_size, "descriptor %d is no socket%s", fd, errno == EBADF ? " (it is not open)" : "");
+        return -1;
+    }
+    n = sizeof listening;
+    if (type != SOCK_STREAM || getsockopt(fd, SOL_SOCKET, SO_ACCEPTCONN, &listening, &n) != 0 || !listening) {
+        snprintf(error, error_size, "socket %d is no stream socket that listens (ListenStream=)", fd);
+        return -1;
+    }
+    struct sockaddr_storage a;
+    socklen_t size = sizeof a;
+    memset(&a, 0, sizeof a);
+    if (getsockname(fd, (struct sockaddr *)&a, &size) != 0) {
+        snprintf(error, error_size, "socket %d has no address: %s", fd, strerror(errno));
+        return -1;
+    }
+    const void *ip;
+    if (a.ss_family == AF_INET) {
+        ip = &((struct sockaddr_in *)&a)->sin_addr;
+        *port = ntohs(((struct sockaddr_in *)&a)->sin_port);
+    } else if (a.ss_family == AF_INET6) {
+        ip = &((struct sockaddr_in6 *)&a)->sin6_addr;
+        *port = ntohs(((struct sockaddr_in6 *)&a)->sin6_port);
+    } else {
+        snprintf(error, error_size, "socket %d listens on no IP address (a Unix socket?): give ListenStream= an address and port, such as 127.0.0.1:8080", fd);
+        return -1;
+    }
+    if (inet_ntop(a.ss_family, ip, host, (socklen_t)host_size) == NULL) {
+        snprintf(error, error_size, "socket %d: %s", fd, strerror(errno));
+        return -1;
+    }
+    return 0;
 }
 
 uint16_t rocket_mhd_port(struct MHD_Daemon *daemon) {

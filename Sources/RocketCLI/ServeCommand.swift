@@ -50,8 +50,11 @@ enum ServeCommand {
             spaces or commas). Without keys, the routes for a site's back end (scenario events) are refused
             unless --insecure-dev is given. Open the URL for the flows on offer; /play/NAME plays one full-window; a page
             embeds one with <script src="URL/widget.js" data-flow="NAME"></script>. Conversations are
-            kept in the store, so a restart resumes them. The API is described in docs/SERVER.md and
-            docs/openapi.json. D is seconds, or a number with ms, s, m, h, d or w.
+            kept in the store, so a restart resumes them. Under systemd, a socket it passes
+            (LISTEN_FDS) is listened on instead of --host and --port, and NOTIFY_SOCKET is told
+            ready, reloading, stopping and the watchdog's pings (docs/DEPLOY.md). The API is
+            described in docs/SERVER.md and docs/openapi.json. D is seconds, or a number with ms,
+            s, m, h, d or w.
             """,
         exitStatus:
             "0 stopped by a signal; 64 usage error; 65 a key or secret file holds no key or secret; 66 no such flows folder, or a key or secret file cannot be read or every user may change it; 69 the address cannot be used, the PostgreSQL store cannot be reached, or the store file is in use by another rocket serve; 74 store error.",
@@ -274,10 +277,36 @@ enum ServeCommand {
         }
     }
 
+    /// The listening socket a service manager passed (systemd's socket activation: `LISTEN_FDS`,
+    /// `LISTEN_PID`), or nil to listen on `--host` and `--port`. The variables are taken out of
+    /// the environment either way, so nothing the server starts takes the socket too.
+    static func passedSocket(_ parsed: ParsedArguments, environment: [String: String], pid: Int32) throws(UsageError) -> Int32? {
+        defer { ServiceManager.forgetPassedSockets() }
+        switch ServiceManager.passedSockets(environment: environment, pid: pid) {
+        case .failure(let e): throw UsageError(message: e.message, command: spec.name)
+        case .success(let sockets):
+            guard let first = sockets.first else { return nil }
+            guard sockets.count == 1 else {
+                throw UsageError(
+                    message:
+                        "the service manager passed \(sockets.count) sockets (LISTEN_FDS); rocket serve listens on one: give its socket unit one ListenStream=",
+                    command: spec.name)
+            }
+            if parsed.value("--host") != nil || parsed.value("--port") != nil {
+                throw UsageError(
+                    message:
+                        "--host and --port cannot go with a socket the service manager passed (LISTEN_FDS): the socket unit's ListenStream= says where to listen",
+                    command: spec.name)
+            }
+            return first
+        }
+    }
+
     static func run(_ args: [String]) throws(UsageError) -> ExitStatus {
         let parsed = try parse(args, as: spec)
         if parsed.helpRequested { printOut(spec.help); return ExitStatus.ok }
         let options = try Options(parsed, command: spec.name)
+        let passed = try passedSocket(parsed, environment: Environment.current, pid: getpid())
         let say = options.log
         if let dir = options.flows {
             var st = stat()
@@ -384,18 +413,28 @@ enum ServeCommand {
             files.rlim_cur = min(files.rlim_max, max(files.rlim_cur, wanted))
             _ = setrlimit(Int32(RLIMIT_NOFILE.rawValue), &files)
         }
-        let server = HTTPServer(service: service)
+        // A service manager (systemd, Type=notify) is told when the server is ready, reloads
+        // and stops, and its watchdog that the server lives.
+        let manager = ServiceManagerLink(ServiceManager.current, service: service)
+        let server = HTTPServer(service: service, heartbeat: manager.heartbeat)
+        let host: String
         let port: Int
         do throws(HTTPServer.Failure) {
-            port = try server.start(host: options.host, port: options.port)
+            if let socket = passed {
+                (host, port) = try server.start(passedSocket: socket)
+            } else {
+                (host, port) = (options.host, try server.start(host: options.host, port: options.port))
+            }
         } catch {
             pthread_sigmask(SIG_UNBLOCK, &set, nil)
-            say.error("\(Sanitizer.clean(error.message, keepNewlines: false))")
+            let cause = Sanitizer.clean(error.message, keepNewlines: false)
+            say.error(passed == nil ? cause : "the socket the service manager passed: \(cause)")
             return .unavailable
         }
-        let shown = options.host.contains(":") ? "[\(options.host)]" : options.host
+        let shown = host.contains(":") ? "[\(host)]" : host
         let url = "http://\(shown):\(port)/"
         printOut(url)
+        manager.ready(url: url)
         say(
             "rocket serve: listening on \(url) (flows: \(Sanitizer.clean(options.flows ?? "the built-in demo", keepNewlines: false)); store: \(Sanitizer.clean(archive.place, keepNewlines: false))); Ctrl-C stops",
             .info
@@ -427,14 +466,19 @@ enum ServeCommand {
             sigwait(&set, &received)
             guard received == SIGHUP else { break }
             // SIGHUP re-reads the key file: keys rotate without a restart.
+            manager.reloading()
             switch siteKeys(file: options.keyFile, environment: Environment.current["ROCKET_API_KEYS"]) {
-            case .failure(let failure): say.warning("rocket serve: the keys were kept: \(failure.message)")
+            case .failure(let failure):
+                say.warning("rocket serve: the keys were kept: \(failure.message)")
+                manager.reloaded("the keys were kept: \(failure.message)")
             case .success(let k):
                 access.setKeys(k)
                 say("rocket serve: \(k.count) site key(s) loaded", .info)
+                manager.reloaded("\(k.count) site key(s) loaded")
             }
         }
         say("rocket serve: stopping", .info)
+        manager.stopping()
         server.stop()
         pthread_sigmask(SIG_UNBLOCK, &set, nil)
         return ExitStatus.ok

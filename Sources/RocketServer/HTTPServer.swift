@@ -66,9 +66,27 @@ package final class HTTPServer: Sendable {
     /// a change wakes it only when it needs it sooner, not at every intent.
     private let plannedWake = Atomic<UInt64>(0)
 
-    /// A server for `service` (not listening until ``start(host:port:)``).
-    package init(service: ConversationService) {
+    /// What the ticker calls now and then while it runs: a service manager's watchdog is told
+    /// the server lives (the ticker, which also runs timers and ends late requests, is running).
+    package struct Heartbeat: Sendable {
+        /// Seconds between two calls.
+        package var every: Double
+        /// The call (on the ticker's thread, no lock held).
+        package var beat: @Sendable () -> Void
+
+        /// A call of `beat` every `every` seconds.
+        package init(every: Double, beat: @escaping @Sendable () -> Void) {
+            self.every = every
+            self.beat = beat
+        }
+    }
+    private let heartbeat: Heartbeat?
+
+    /// A server for `service` (not listening until ``start(host:port:)``), whose ticker calls
+    /// `heartbeat` while it runs.
+    package init(service: ConversationService, heartbeat: Heartbeat? = nil) {
         self.service = service
+        self.heartbeat = heartbeat
         wakePipe = Self.wakingPipe()
         writerPipe = Self.wakingPipe()
     }
@@ -105,6 +123,28 @@ package final class HTTPServer: Sendable {
     /// Listens on `host` (an IP address) and `port` (0: any free port); returns the port.
     package func start(host: String, port: Int) throws(Failure) -> Int {
         guard (0...65535).contains(port) else { throw Failure(message: "the port must be from 0 to 65535") }
+        return try begin(host: host, port: port, socket: -1)
+    }
+
+    /// Accepts on `socket`, a listening TCP socket a service manager passed (socket activation);
+    /// returns the address and port it is bound to. A descriptor that is no such socket is refused.
+    package func start(passedSocket socket: Int32) throws(Failure) -> (host: String, port: Int) {
+        var host = [CChar](repeating: 0, count: 64)
+        var port: UInt16 = 0
+        var error = [CChar](repeating: 0, count: 256)
+        guard rocket_mhd_listening_address(socket, &host, host.count, &port, &error, error.count) == 0 else {
+            throw Failure(message: Self.text(error))
+        }
+        let address = Self.text(host)
+        return (address, try begin(host: address, port: Int(port), socket: socket))
+    }
+
+    /// The text of a NUL-ended C buffer.
+    private static func text(_ buffer: [CChar]) -> String {
+        String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
+    private func begin(host: String, port: Int, socket: Int32) throws(Failure) -> Int {
         let c = service.configuration
         // The webhook takes its place in the store before any request comes: a webhook new to the
         // store delivers every result written from now on.
@@ -129,7 +169,7 @@ package final class HTTPServer: Sendable {
         // connections, so the proxy limits them instead.
         let perAddress = UInt32(c.trustedProxies.isEmpty ? c.connectionsPerAddress : 0)
         let d = rocket_mhd_start(
-            host, UInt16(port), 2, max(16, limit), perAddress, UInt32(max(1, c.idleConnectionSeconds)), RocketLimits.connectionMemoryBytes,
+            host, UInt16(port), socket, 2, max(16, limit), perAddress, UInt32(max(1, c.idleConnectionSeconds)), RocketLimits.connectionMemoryBytes,
             { cls, connection, url, method, version, data, size, context in
                 guard let cls, let connection, let url, let method, let size, let context else { return .NO }
                 let server = Unmanaged<HTTPServer>.fromOpaque(cls).takeUnretainedValue()
@@ -144,7 +184,7 @@ package final class HTTPServer: Sendable {
                 context.pointee = nil
             }, nil, UInt32(max(1, c.idleConnectionSeconds) * 1_000) + Self.milliseconds(c.requestSeconds), Self.milliseconds(c.requestSeconds),
             &deadlines, &error, error.count)
-        guard let d else { throw Failure(message: String(decoding: error.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)) }
+        guard let d else { throw Failure(message: Self.text(error)) }
         daemon.withLock { $0 = Handle(daemon: d, deadlines: deadlines) }
         service.onChange { [weak self] change in
             self?.push(change)
@@ -803,6 +843,7 @@ package final class HTTPServer: Sendable {
         let every = max(1, service.configuration.keepAlive)
         var lastPing = clock.now
         var lastCut = clock.now
+        var lastBeat = -Double.infinity
         var sink = [UInt8](repeating: 0, count: 256)
         let deadlines = daemon.withLock { $0?.deadlines }
         while !stopping.load(ordering: .relaxed) {
@@ -818,6 +859,10 @@ package final class HTTPServer: Sendable {
                 _ = rocket_mhd_cut_late(deadlines)
                 lastCut = now
             }
+            if let heartbeat, now - lastBeat >= heartbeat.every {
+                heartbeat.beat()
+                lastBeat = now
+            }
             // Decide when to wake, with `plannedWake` at 0 meanwhile: a change made while the
             // state is read wakes the ticker (see wakeIfNeeded), so none waits past its time.
             // Intervals are measured on the wall clock; timers and `plannedWake` are on the
@@ -826,6 +871,7 @@ package final class HTTPServer: Sendable {
             now = clock.now
             let serviceNow = service.clock.now
             var wait = min(every - (now - lastPing), 1)
+            if let heartbeat { wait = min(wait, heartbeat.every - (now - lastBeat)) }
             if let next = service.nextDeadline { wait = min(wait, next - serviceNow) }
             wait = max(0, wait)
             plannedWake.store((serviceNow + wait).bitPattern, ordering: .sequentiallyConsistent)

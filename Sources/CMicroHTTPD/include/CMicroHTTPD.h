@@ -13,20 +13,27 @@
 /// The deadlines of a daemon's requests (see ``rocket_mhd_start``).
 struct rocket_deadlines;
 
-/// Starts a daemon bound to `host` (an IPv4 or IPv6 literal) and `port` (0: any free port), with
+/// Starts a daemon bound to `host` (an IPv4 or IPv6 literal) and `port` (0: any free port), or,
+/// when `listen_fd` is not -1, accepting on that socket (one a service manager passed: a TCP
+/// socket, bound and listening; `host` and `port` are then unused), with
 /// an epoll thread pool of `threads`, suspend/resume on, and the given limits. Each request must
 /// be read whole within `ready_ms` of its connection being free for it (opened, or the last
 /// answer sent: ``rocket_mhd_request_done``) and within `request_ms` of its request line;
 /// ``rocket_mhd_request_read`` says it was, ``rocket_mhd_cut_late`` ends connections past their
 /// deadline. `*deadlines` is set to the table of them, freed with ``rocket_mhd_deadlines_free``
 /// once the daemon has stopped. NULL on failure, with a sentence in `error`.
-struct MHD_Daemon *rocket_mhd_start(const char *host, uint16_t port, unsigned int threads,
+struct MHD_Daemon *rocket_mhd_start(const char *host, uint16_t port, int listen_fd, unsigned int threads,
                                     unsigned int connection_limit, unsigned int per_ip_limit,
                                     unsigned int timeout_seconds, size_t connection_memory,
                                     MHD_AccessHandlerCallback handler, void *handler_cls,
                                     MHD_RequestCompletedCallback completed, void *completed_cls,
                                     unsigned int ready_ms, unsigned int request_ms, struct rocket_deadlines **deadlines,
                                     char *error, size_t error_size);
+
+/// The address a listening socket is bound to: its IP address written into `host` (at most
+/// `host_size` bytes with the NUL) and its port into `*port`. 0 when `fd` is a TCP socket that
+/// listens on an IPv4 or IPv6 address; otherwise -1, with a sentence saying what it is in `error`.
+int rocket_mhd_listening_address(int fd, char *host, size_t host_size, uint16_t *port, char *error, size_t error_size);
 
 /// The connection's request has been read whole: its deadline is lifted.
 void rocket_mhd_request_read(struct MHD_Connection *connection);
