@@ -175,12 +175,13 @@ enum RestoreCommand {
             Replacing a store by hand is easy to get wrong: a write-ahead log left beside the
             file (FILE-wal) would be replayed onto the copy and damage it. This reads COPY whole
             (through SQLite, so a copy with a log of its own is read as it stands), checks it,
-            writes it beside FILE, removes FILE-wal and FILE-shm, and renames it over FILE, each
-            step made durable, so a crash at any moment leaves the old store or the new one. A
-            server using FILE is refused: stop it first, start it after. Ctrl-C leaves FILE as it was.
+            writes it beside FILE with FILE's owner and permissions, removes FILE-wal and FILE-shm,
+            and renames it over FILE, each step made durable, so a crash at any moment leaves the
+            old store or the new one. A server using FILE is refused: stop it first, start it after.
+            Ctrl-C leaves FILE as it was.
             """,
         exitStatus:
-            "0 restored; 64 usage error (a PostgreSQL URL included); 65 COPY is not a store or is damaged; 66 no such COPY; 69 a server is using the store; 73 the store cannot be replaced (its folder, a folder in its place); 74 the copy could not be written (a full disk); 130 Ctrl-C (the store as it was).",
+            "0 restored; 64 usage error (a PostgreSQL URL included); 65 COPY is not a store or is damaged; 66 no such COPY; 69 a server is using the store; 73 the store cannot be replaced (its folder, a folder in its place, an owner this user cannot give the copy); 74 the copy could not be written (a full disk); 130 Ctrl-C (the store as it was).",
         examples: [
             "rocket restore --store rocket.sqlite rocket-2026-12-06.sqlite",
             "systemctl stop rocket && rocket restore --store /var/lib/rocket/rocket.sqlite copy.sqlite && systemctl start rocket",
@@ -231,6 +232,20 @@ enum RestoreCommand {
             printError("rocket: restore stopped; \(shown(store)) is as it was")
             return .signal(signal)
         case .made(let t): temporary = t
+        }
+        // The copy takes the old store's owner and permissions: a store a service's own user
+        // owns (systemd's DynamicUser=, a rocket user) and root restores must stay that user's,
+        // or the service could not open it after.
+        if FileIO.exists(store) {
+            let owner = b.st_uid != geteuid() || b.st_gid != getegid()
+            if (owner && chown(temporary, b.st_uid, b.st_gid) != 0) || chmod(temporary, b.st_mode & 0o7777) != 0 {
+                let why = String(cString: strerror(errno))
+                unlink(temporary)
+                printError(
+                    "rocket: error: cannot give the copy the owner (user \(b.st_uid), group \(b.st_gid)) and permissions of '\(shown(store))': \(why); run this as root or as the store's owner"
+                )
+                return ExitStatus.cannotCreate
+            }
         }
         // The old store's log and shared memory go first: left beside the new file, SQLite would
         // replay the old log onto it.

@@ -377,6 +377,34 @@ struct ServeAccessTests {
         #expect(try FileManager.default.contentsOfDirectory(atPath: dir).filter { $0.contains(".tmp-") }.isEmpty)
     }
 
+    @Test(
+        "rocket restore run by root keeps the store's owner and permissions (a service's own user must still open it); another user who cannot give them is refused, the store untouched",
+        .enabled(if: getuid() == 0, "needs root to give files to another user"))
+    func restoreKeepsOwner() throws {
+        let dir = scratchDirectory()
+        chmod(dir, 0o777)
+        let store = dir + "/live.sqlite"
+        #expect(try runRocket(["scenario", "trigger", "x", "--store", store]).status == 0)
+        let copy = dir + "/copy.sqlite"
+        #expect(try runRocket(["backup", "--store", store, copy]).status == 0)
+        #expect(chown(store, 65534, 65534) == 0 && chmod(store, 0o640) == 0)
+        #expect(try runRocket(["restore", "--store", store, copy]).status == 0)
+        var st = stat()
+        #expect(stat(store, &st) == 0 && st.st_uid == 65534 && st.st_gid == 65534 && st.st_mode & 0o7777 == 0o640)
+        // Back to root's, readable by all; nobody may replace it (the folder is open to all) but
+        // cannot give the copy root as its owner: refused before anything is replaced.
+        #expect(chown(store, 0, 0) == 0 && chmod(store, 0o644) == 0 && chmod(copy, 0o644) == 0)
+        var before = stat()
+        #expect(stat(store, &before) == 0)
+        let refused = try runProgram(
+            "/usr/bin/setpriv", ["--reuid=65534", "--regid=65534", "--clear-groups", rocketPath, "restore", "--store", store, copy],
+            environment: ["PATH": "/usr/bin:/bin", "TMPDIR": dir])
+        #expect(refused.status == 73 && refused.stderr.contains("run this as root or as the store's owner"), "\(refused.stderr)")
+        var after = stat()
+        #expect(stat(store, &after) == 0 && after.st_ino == before.st_ino && after.st_uid == 0)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir).filter { $0.contains(".tmp-") }.isEmpty)
+    }
+
     @Test("rocket backup stopped by Ctrl-C leaves no file, whole or partial, and exits 130")
     func backupInterrupted() throws {
         let dir = scratchDirectory()
