@@ -33,8 +33,9 @@ package struct ServiceManager: Sendable {
     package var present: Bool { notifySocket != nil }
 
     /// Sends `fields` (`READY=1`, `STATUS=…`) as one message; false when there is no manager or
-    /// it could not be told (the manager's socket gone: a service goes on without it). A value's
-    /// line ends become spaces, so no value adds a field.
+    /// it could not be told (the manager's socket gone, or its queue full: a service goes on
+    /// without it, and never waits for it). A value's line ends become spaces, so no value adds a
+    /// field.
     @discardableResult
     package func notify(_ fields: [(String, String)]) -> Bool {
         guard let path = notifySocket else { return false }
@@ -57,7 +58,7 @@ package struct ServiceManager: Sendable {
         let payload = Array(text.utf8)
         let sent = withUnsafePointer(to: &address) { a in
             a.withMemoryRebound(to: sockaddr.self, capacity: 1) { sa in
-                payload.withUnsafeBytes { sendto(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL), sa, length) }
+                payload.withUnsafeBytes { sendto(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL) | Int32(MSG_DONTWAIT), sa, length) }
             }
         }
         return sent == payload.count

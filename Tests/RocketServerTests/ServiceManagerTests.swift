@@ -55,6 +55,13 @@ struct ServiceManagerTests {
         #expect(!ServiceManager(environment: [:], pid: getpid()).notify([("READY", "1")]))
         // A socket gone: said false, nothing thrown.
         #expect(!ServiceManager(environment: ["NOTIFY_SOCKET": path + "-gone"], pid: getpid()).notify([("READY", "1")]))
+        // A receiver that never reads: its queue fills, and a message then is dropped at once
+        // (false), never waited on; the server's ticker sends them.
+        var refused = 0
+        for _ in 0..<10_000 where refused == 0 {
+            if !m.notify([("WATCHDOG", "1")]) { refused += 1 }
+        }
+        #expect(refused == 1)
     }
 
     @Test("a listening socket passed in is served: its address and port are the server's; a descriptor of another kind is refused, named")
