@@ -341,10 +341,10 @@ package final class HTTPServer: Sendable {
         // thread (the deferred work is done); the answer goes now.
         if let parked = ctx.parked {
             ctx.parked = nil
-            guard ctx.saved else { return queue(connection, ConversationService.storeUnavailable) }
+            guard ctx.saved else { return queue(connection, ConversationService.storeUnavailable, timing: ctx) }
             // A change the store refused (another server changed the conversation first).
             if let change = parked.durableAfter, service.wasRefused(change), let request = ctx.request { return retryRefused(connection, ctx, request) }
-            return deliver(connection, ctx.request ?? HTTPRequest(method: "GET", path: "/"), parked)
+            return deliver(connection, ctx.request ?? HTTPRequest(method: "GET", path: "/"), parked, timing: ctx)
         }
         if size.pointee > 0 {
             // A body trickled in byte by byte is cut off by one deadline for all of it.
@@ -419,7 +419,7 @@ package final class HTTPServer: Sendable {
     /// holds it (a tap meant for the conversation as the visitor sees it is applied then, in
     /// order); refused again, it is answered 409 `stale-step`.
     private func retryRefused(_ connection: OpaquePointer, _ ctx: RequestContext, _ request: HTTPRequest) -> MHD_Result {
-        guard !ctx.retried else { return queue(connection, ConversationService.changedElsewhere) }
+        guard !ctx.retried else { return queue(connection, ConversationService.changedElsewhere, timing: ctx) }
         ctx.retried = true
         return respond(connection, ctx, request, service.handleDeferring(request))
     }
@@ -478,12 +478,12 @@ package final class HTTPServer: Sendable {
         // A stream lives long: its connection keeps nothing of the request it no longer needs.
         if response.stream != nil { ctx.trim() }
         if let change = response.durableAfter, service.wasRefused(change) { return retryRefused(connection, ctx, request) }
-        return deliver(connection, request, response)
+        return deliver(connection, request, response, timing: ctx)
     }
 
     /// Sends `response`: an event stream is opened (within its address's share), anything else
-    /// is queued.
-    private func deliver(_ connection: OpaquePointer, _ request: HTTPRequest, _ answer: HTTPResponse) -> MHD_Result {
+    /// is queued (timed from `timing`'s start).
+    private func deliver(_ connection: OpaquePointer, _ request: HTTPRequest, _ answer: HTTPResponse, timing: RequestContext) -> MHD_Result {
         var response = answer
         if let id = response.stream {
             let address = service.clientAddress(request)
@@ -502,10 +502,12 @@ package final class HTTPServer: Sendable {
                 return openStream(connection, id: id, address: address, response: response)
             }
         }
-        return queue(connection, response)
+        return queue(connection, response, timing: timing)
     }
 
-    private func queue(_ connection: OpaquePointer, _ response: HTTPResponse) -> MHD_Result {
+    /// Queues `response` on `connection`; counted by status, and, with `timing` (the request's
+    /// context), timed from its head to now on its route.
+    private func queue(_ connection: OpaquePointer, _ response: HTTPResponse, timing: RequestContext? = nil) -> MHD_Result {
         let made: OpaquePointer?
         if let file = response.file {
             // The library closes its own descriptor once the answer is sent (by sendfile: no
@@ -532,7 +534,11 @@ package final class HTTPServer: Sendable {
         guard let r = made else { return .NO }
         defer { MHD_destroy_response(r) }
         addHeaders(response, to: r)
-        service.counters.answered(response.status)
+        if let timing, let path = timing.request?.path, let route = TimedRoutes.index(of: path) {
+            service.counters.answered(response.status, route: route, seconds: Self.monotonic() - timing.started)
+        } else {
+            service.counters.answered(response.status)
+        }
         return MHD_queue_response(connection, UInt32(response.status), r)
     }
 

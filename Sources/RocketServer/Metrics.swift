@@ -9,8 +9,19 @@ import Synchronization
 /// the answers by status (counted where the HTTP layer queues them) and the open event streams
 /// (the HTTP layer's own count, which its stream limit reads too).
 package final class ServerCounters: Sendable {
-    /// Answers sent, by status (100–599); one short lock, an increment under it.
-    private let statuses = Mutex<[UInt64]>(Array(repeating: 0, count: 500))
+    /// What each answer adds: its status, and the time it took on its route.
+    private struct Answers {
+        /// By status (100–599).
+        var statuses = [UInt64](repeating: 0, count: 500)
+        /// By route (``TimedRoutes/labels``' order), then by bucket (``TimedRoutes/bounds``'
+        /// order, then +Inf): answers that took at most the bucket's bound and more than the
+        /// one before (made cumulative when read).
+        var buckets = [UInt64](repeating: 0, count: TimedRoutes.labels.count * (TimedRoutes.bounds.count + 1))
+        /// By route: the seconds taken in all.
+        var seconds = [Double](repeating: 0, count: TimedRoutes.labels.count)
+    }
+    /// One short lock, a few increments under it, per answer.
+    private let tallies = Mutex(Answers())
     /// Event streams open now.
     let streams = Atomic<Int>(0)
     /// Results this server's webhook sender delivered.
@@ -31,16 +42,121 @@ package final class ServerCounters: Sendable {
         results.withLock { $0 }.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
     }
 
-    /// Counts an answer of `status`.
-    package func answered(_ status: Int) {
+    /// Counts an answer of `status`, and, for a request of a known route (an index into
+    /// ``TimedRoutes/labels``), the `seconds` it took from its head to its answer.
+    package func answered(_ status: Int, route: Int? = nil, seconds: Double = 0) {
         guard (100...599).contains(status) else { return }
-        statuses.withLock { $0[status - 100] &+= 1 }
+        let bucket = route.map { r in r * (TimedRoutes.bounds.count + 1) + TimedRoutes.bucket(of: seconds) }
+        let taken = max(0, seconds)
+        tallies.withLock { t in
+            t.statuses[status - 100] &+= 1
+            if let route, let bucket {
+                t.buckets[bucket] &+= 1
+                t.seconds[route] += taken
+            }
+        }
     }
 
     /// The statuses answered at least once, with their counts, in order.
     package func answers() -> [(status: Int, count: UInt64)] {
-        let counts = statuses.withLock { $0 }
+        let counts = tallies.withLock { $0.statuses }
         return counts.indices.compactMap { i in counts[i] > 0 ? (i + 100, counts[i]) : nil }
+    }
+
+    /// The routes answered at least once: each with its answers counted cumulatively by
+    /// bucket (``TimedRoutes/bounds``, then +Inf: the last is every answer) and the seconds
+    /// they took in all.
+    package func durations() -> [(route: String, cumulative: [UInt64], seconds: Double)] {
+        let (buckets, seconds) = tallies.withLock { ($0.buckets, $0.seconds) }
+        let width = TimedRoutes.bounds.count + 1
+        return TimedRoutes.labels.indices.compactMap { r in
+            var running: UInt64 = 0
+            let cumulative = buckets[(r * width)..<((r + 1) * width)].map { n in
+                running &+= n
+                return running
+            }
+            return running > 0 ? (TimedRoutes.labels[r], cumulative, seconds[r]) : nil
+        }
+    }
+}
+
+/// The routes whose answers `/metrics` times (`rocket_http_request_duration_seconds`), each
+/// named by its template: the API's from ``ConversationService/routes`` (a test holds them to
+/// docs/openapi.json's paths), then the pages. A path no template fits is no label: a client
+/// cannot add one by asking for made-up paths.
+package enum TimedRoutes {
+    /// The pages' templates (outside `/v1`).
+    static let pages = ["/", "/widget.js", "/favicon.ico", "/healthz", "/readyz", "/metrics", "/report", "/play/{name}"]
+
+    /// Every template, the API's first (in the order of ``ConversationService/routes``).
+    package static let labels: [String] = ConversationService.routes.map { "/v1/" + template($0.1) } + pages
+
+    /// A route's shape written as a template: an id is `{id}`, a flow's name `{name}`, the
+    /// rest of a path `{path}`.
+    static func template(_ shape: [String]) -> String {
+        shape.indices.map { i in
+            switch shape[i] {
+            case "**": return "{path}"
+            case "*": return i > 0 && shape[i - 1] == "flows" ? "{name}" : "{id}"
+            default: return shape[i]
+            }
+        }.joined(separator: "/")
+    }
+
+    /// A segment of a template.
+    private enum Part {
+        /// Exactly these bytes.
+        case literal([UInt8])
+        /// Any one segment.
+        case any
+        /// One segment or more, to the end.
+        case rest
+    }
+
+    /// The templates' segments.
+    private static let shapes: [[Part]] = labels.map { label in
+        label.split(separator: "/", omittingEmptySubsequences: false).dropFirst().map { part in
+            part == "{path}" ? .rest : part.hasPrefix("{") ? .any : .literal(Array(part.utf8))
+        }
+    }
+
+    /// The upper bounds of the buckets, in seconds (Prometheus's defaults, with two below 5 ms:
+    /// most answers take less than a millisecond).
+    package static let bounds: [Double] = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]
+
+    /// The bucket `seconds` falls in (`bounds.count`: +Inf).
+    static func bucket(of seconds: Double) -> Int {
+        bounds.firstIndex { seconds <= $0 } ?? bounds.count
+    }
+
+    /// The index in ``labels`` of the template `path` fits (its query already cut off); nil
+    /// when none does. No allocation: the path's bytes are compared where they are.
+    package static func index(of path: String) -> Int? {
+        var path = path
+        return path.withUTF8 { b -> Int? in
+            guard b.first == 0x2F else { return nil }
+            return withUnsafeTemporaryAllocation(of: Range<Int>.self, capacity: 8) { parts -> Int? in
+                // The first 8 segments' bounds (no template names more), and how many there are.
+                var count = 0
+                var start = 1
+                for i in 1...b.count where i == b.count || b[i] == 0x2F {
+                    if count < 8 { parts[count] = start..<i }
+                    count += 1
+                    start = i + 1
+                }
+                outer: for (r, shape) in shapes.enumerated() {
+                    let rest: Bool
+                    if case .rest? = shape.last { rest = true } else { rest = false }
+                    guard rest ? count >= shape.count : count == shape.count else { continue }
+                    for (k, part) in shape.enumerated() {
+                        guard case .literal(let want) = part else { continue }
+                        if !UnsafeBufferPointer(rebasing: b[parts[k]]).elementsEqual(want) { continue outer }
+                    }
+                    return r
+                }
+                return nil
+            }
+        }
     }
 }
 
@@ -74,6 +190,10 @@ extension ConversationService {
         m.add(
             "rocket_http_responses_total", .counter, "Answers sent, by status.",
             counters.answers().map { (["code": String($0.status)], Double($0.count)) })
+        m.histogram(
+            "rocket_http_request_duration_seconds",
+            "Time from a request's head to its answer (a change's answer waits for its commit), by route; event streams are not timed.",
+            bounds: TimedRoutes.bounds, counters.durations().map { (["route": $0.route], $0.cumulative, $0.seconds) })
         if case .success(let statm) = FileIO.read("/proc/self/statm", limit: 4096),
             let field = String(decoding: statm, as: UTF8.self).split(separator: " ").dropFirst().first, let pages = Double(field)
         {
@@ -102,6 +222,23 @@ struct MetricsText {
         for (labels, value) in samples {
             let shown = labels.sorted { $0.key < $1.key }.map { "\($0.key)=\"\($0.value)\"" }.joined(separator: ",")
             text += name + (shown.isEmpty ? "" : "{\(shown)}") + " " + Self.number(value) + "\n"
+        }
+    }
+
+    /// A histogram: for each set of labels, its answers counted cumulatively by bucket
+    /// (`bounds`, then +Inf), their sum and their count. Nothing is written without a sample.
+    mutating func histogram(_ name: String, _ help: String, bounds: [Double], _ samples: [([String: String], [UInt64], Double)]) {
+        guard !samples.isEmpty else { return }
+        text += "# HELP \(name) \(help)\n# TYPE \(name) histogram\n"
+        for (labels, cumulative, sum) in samples {
+            let shown = labels.sorted { $0.key < $1.key }.map { "\($0.key)=\"\($0.value)\"" }
+            for (i, n) in cumulative.enumerated() {
+                let le = i < bounds.count ? String(bounds[i]) : "+Inf"
+                text += "\(name)_bucket{\((shown + ["le=\"\(le)\""]).joined(separator: ","))} \(n)\n"
+            }
+            let plain = shown.joined(separator: ",")
+            text += "\(name)_sum{\(plain)} \(Self.number(sum))\n"
+            text += "\(name)_count{\(plain)} \(cumulative.last ?? 0)\n"
         }
     }
 

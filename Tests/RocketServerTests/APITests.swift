@@ -1003,9 +1003,39 @@ struct ReportAPITests {
         #expect((value(after, "rocket_changes_saved_total") ?? 0) >= 1 && value(after, "rocket_store_failing") == 0)
         #expect((value(after, "process_resident_memory_bytes") ?? 0) > 1_000_000)
         #expect(value(after, "rocket_start_time_seconds") == h.clock.now)
+        // The start and the reads are timed on their routes: cumulative buckets, the last
+        // (+Inf) equal to the count; the stream is not timed, nor is a path no route has.
+        #expect(value(after, #"rocket_http_request_duration_seconds_count{route="/v1/conversations"}"#) == 1)
+        #expect(value(after, #"rocket_http_request_duration_seconds_bucket{route="/v1/conversations",le="+Inf"}"#) == 1)
+        #expect((value(after, #"rocket_http_request_duration_seconds_sum{route="/v1/conversations"}"#) ?? -1) > 0)
+        #expect(value(after, #"rocket_http_request_duration_seconds_count{route="/metrics"}"#) == 4)
+        #expect(!after.contains(#"route="/v1/conversations/{id}/events""#))
+        let buckets = after.split(separator: "\n").filter { $0.hasPrefix(#"rocket_http_request_duration_seconds_bucket{route="/metrics""#) }
+        let counts = buckets.compactMap { Double($0.split(separator: " ").last ?? "") }
+        #expect(counts.count == TimedRoutes.bounds.count + 1 && counts == counts.sorted() && counts.last == 4, "\(buckets)")
+        _ = RawClient.get(port: port, "/no/such/path")
+        let later = get(key)
+        #expect(value(later, "rocket_http_responses_total{code=\"404\"}") == 1 && !later.contains("/no/such"))
         for line in after.components(separatedBy: "\r\n\r\n").last!.split(separator: "\n") where !line.hasPrefix("#") {
-            #expect(line.wholeMatch(of: /[a-z_]+(\{code="[0-9]{3}"\})? [0-9.e+]+/) != nil, "\(line)")
+            #expect(line.wholeMatch(of: /[a-z_]+(\{(code="[0-9]{3}"|route="[a-z0-9\/{}._]+"(,le="[0-9.+Inf]+")?)\})? [0-9.e+-]+/) != nil, "\(line)")
         }
+    }
+
+    @Test("the timed routes: each template fits the paths it names and no others; a path no route has is no label")
+    func timedRoutes() {
+        let cases: [(String, String?)] = [
+            ("/", "/"), ("/widget.js", "/widget.js"), ("/play/welcome", "/play/{name}"), ("/play", nil), ("/play/a/b", nil),
+            ("/v1/conversations", "/v1/conversations"), ("/v1/conversations/01ab", "/v1/conversations/{id}"),
+            ("/v1/conversations/01ab/intents", "/v1/conversations/{id}/intents"), ("/v1/conversations/01ab/other", nil),
+            ("/v1/flows/tour/files/a.png", "/v1/flows/{name}/files/{path}"),
+            ("/v1/flows/tour/files/a/b/c/d/e/f/g/h/i/j.png", "/v1/flows/{name}/files/{path}"), ("/v1/flows/tour/files", nil),
+            ("/v1/alerts/x/select", "/v1/alerts/{id}/select"), ("/metrics", "/metrics"), ("/metricsx", nil), ("/v2/conversations", nil),
+            ("", nil), ("x", nil), ("/\u{e9}", nil),
+        ]
+        for (path, label) in cases {
+            #expect(TimedRoutes.index(of: path).map { TimedRoutes.labels[$0] } == label, "\(path)")
+        }
+        #expect(Set(TimedRoutes.labels).count == TimedRoutes.labels.count)
     }
 
     @Test(

@@ -55,6 +55,14 @@ struct OpenAPITests {
         }
     }
 
+    @Test("the routes /metrics times are named as the document names them: every API path and the pages it lists, nothing else under /v1")
+    func timedRoutesNamed() throws {
+        let paths = Set(try Self.operations().map { "/" + $0.path.joined(separator: "/") })
+        let api = Set(TimedRoutes.labels.filter { $0.hasPrefix("/v1/") })
+        #expect(api == paths.filter { $0.hasPrefix("/v1/") })
+        #expect(paths.subtracting(api).isSubset(of: Set(TimedRoutes.labels)))
+    }
+
     @Test("every operation lists the refusals made before any route reads a request, and every API one the rate limit")
     func refusalsListed() throws {
         for op in try Self.operations() {
