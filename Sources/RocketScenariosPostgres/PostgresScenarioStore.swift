@@ -324,4 +324,11 @@ package let postgresStoreSchema = PostgresSchema(migrations: [
     """
     ALTER TABLE rocket_results ADD COLUMN variant text NOT NULL DEFAULT '';
     """,
+    // 5 → 6: the versions of flows that conversations were saved with, so that one started
+    // before its flow's file changed goes on with its own version, on any server.
+    """
+    CREATE TABLE rocket_flow_versions (identity text PRIMARY KEY, name text NOT NULL, language text NOT NULL, text text NOT NULL,
+      used double precision NOT NULL);
+    CREATE INDEX rocket_flow_versions_by_use ON rocket_flow_versions (used);
+    """,
 ])

@@ -512,4 +512,12 @@ let storeSchema = SQLiteSchema(
         """
         ALTER TABLE server_results ADD COLUMN variant TEXT NOT NULL DEFAULT '';
         """,
+        // 10 → 11: the versions of flows that conversations were saved with, so that one
+        // started before its flow's file changed goes on with its own version (rows of a few
+        // kilobytes: a table with row ids, the identity unique).
+        """
+        CREATE TABLE server_flow_versions (identity TEXT NOT NULL UNIQUE, name TEXT NOT NULL, language TEXT NOT NULL, text TEXT NOT NULL,
+          used REAL NOT NULL);
+        CREATE INDEX server_flow_versions_by_use ON server_flow_versions (used);
+        """,
     ])

@@ -37,6 +37,13 @@ package protocol ConversationStore: Sendable {
     func results(flow: String?, after: Int, limit: Int, maxBytes: Int) throws(ConversationArchive.Failure) -> [ConversationArchive.StoredResult]
     /// Removes results written before `time` (at most 5,000 per call); how many went.
     func forgetResults(before time: Double) throws(ConversationArchive.Failure) -> Int
+    /// Keeps each of `versions` (a flow's version its conversations were saved with), used at
+    /// `time`: stored when new, its time of use set otherwise.
+    func keepFlowVersions(_ versions: [ConversationArchive.FlowVersion], at time: Double) throws(ConversationArchive.Failure)
+    /// The kept version of a flow whose identity is `identity`, if any.
+    func flowVersion(_ identity: String) throws(ConversationArchive.Failure) -> ConversationArchive.FlowVersion?
+    /// Removes the versions last used before `time`; how many went.
+    func forgetFlowVersions(before time: Double) throws(ConversationArchive.Failure) -> Int
     /// The webhook `key`'s turn for `holder`: takes or renews its lease until `until`, unless
     /// another holder's lease runs past `now` (nil then), and returns the number of the last
     /// result it delivered (a webhook new to the store starts after the newest result: it
@@ -144,6 +151,27 @@ package protocol SharedAlerts: Sendable {
 package final class ConversationArchive: ConversationStore {
     /// One conversation's part of a batch: its save, its flow's name, its new event records.
     package typealias Batched = (save: Save, flow: String, events: [(seq: Int, at: Double, record: String)])
+
+    /// A version of a flow, kept while conversations of it may be resumed: a conversation
+    /// started before its flow's file changed goes on with the version it started with.
+    package struct FlowVersion: Sendable, Equatable {
+        /// The flow's identity (``LoadedFlow/identity``), which snapshots name.
+        package var identity: String
+        /// The flow's name.
+        package var name: String
+        /// The language it was read in ("" for its first).
+        package var language: String
+        /// The flow, as ``FlowLibrary/versionText(of:)`` writes it.
+        package var text: String
+
+        /// A version of flow `name`.
+        package init(identity: String, name: String, language: String, text: String) {
+            self.identity = identity
+            self.name = name
+            self.language = language
+            self.text = text
+        }
+    }
 
     /// What a conversation that ended was answered, kept for the site's back end
     /// (`GET /v1/results`, docs/SERVER.md): written in the commit that saves its end.
@@ -504,6 +532,42 @@ package final class ConversationArchive: ConversationStore {
         var gone = 0
         try transaction { (c) throws(SQLiteError) in
             try c.run("DELETE FROM server_results WHERE seq IN (SELECT seq FROM server_results WHERE at < ?1 LIMIT 5000)", [.real(time)])
+            gone = c.changes
+        }
+        return gone
+    }
+
+    package func keepFlowVersions(_ versions: [FlowVersion], at time: Double) throws(Failure) {
+        try transaction { (c) throws(SQLiteError) in
+            for v in versions {
+                try c.run(
+                    """
+                    INSERT INTO server_flow_versions (identity, name, language, text, used) VALUES (?1, ?2, ?3, ?4, ?5)
+                      ON CONFLICT (identity) DO UPDATE SET used = max(used, excluded.used)
+                    """,
+                    [.text(v.identity), .text(v.name), .text(v.language), .text(v.text), .real(time)])
+            }
+        }
+    }
+
+    package func flowVersion(_ identity: String) throws(Failure) -> FlowVersion? {
+        do throws(SQLiteError) {
+            return try database.transaction { (c) throws(SQLiteError) -> FlowVersion? in
+                let s = try c.statement("SELECT name, language, text FROM server_flow_versions WHERE identity = ?1")
+                defer { s.finish() }
+                s.bind([.text(identity)])
+                guard try s.step() else { return nil }
+                return FlowVersion(identity: identity, name: s.text(0), language: s.text(1), text: s.text(2))
+            }
+        } catch {
+            throw failure(error)
+        }
+    }
+
+    package func forgetFlowVersions(before time: Double) throws(Failure) -> Int {
+        var gone = 0
+        try transaction { (c) throws(SQLiteError) in
+            try c.run("DELETE FROM server_flow_versions WHERE used < ?1", [.real(time)])
             gone = c.changes
         }
         return gone

@@ -141,6 +141,8 @@ extension ConversationService {
                 try drain { () throws(ConversationArchive.Failure) -> Bool in
                     try archive.forgetResults(before: now - configuration.resultRetention) == 5000
                 }
+                // Versions of flows no conversation can be resumed on any more.
+                _ = try archive.forgetFlowVersions(before: now - configuration.idleTimeout - Self.versionUseInterval - 60)
             } catch {
                 log("rocket serve: conversation store: \(error.message)")
             }
@@ -337,6 +339,8 @@ extension ConversationService {
         let storedVersion: Int
         /// The flow's name, on its event records.
         let flow: String
+        /// The flow itself (its version is kept in the store with the save).
+        let loaded: LoadedFlow
         /// Its next timer.
         let deadline: Double?
         /// Whether the snapshot replaces stored steps.
@@ -401,7 +405,7 @@ extension ConversationService {
                     touched: f.touched, snapshot: made.text, savedAt: made.at, storedVersion: f.storedVersion, deadline: f.deadline)
                 let kept = Taken(
                     id: item.id, slot: item.slot, what: .prepared(row), version: f.version, storedVersion: f.storedVersion, flow: context.flow.name,
-                    deadline: f.deadline, replacing: false)
+                    loaded: context.flow, deadline: f.deadline, replacing: false)
                 let changes = state.withLock { s in s.unsaved.removeValue(forKey: item.id) ?? [] }
                 return (kept, changes: changes)
             } whole: { e in
@@ -416,7 +420,7 @@ extension ConversationService {
                 }
                 var kept = Taken(
                     id: item.id, slot: item.slot, what: what, version: e.version, storedVersion: e.storedVersion, flow: e.flow.name,
-                    deadline: e.conversation.nextDeadline, replacing: replacing)
+                    loaded: e.flow, deadline: e.conversation.nextDeadline, replacing: replacing)
                 // It ended: its answers go with this save (copied here, written out after).
                 if keepsResults, !e.resultTaken, let reason = e.conversation.status.reason {
                     e.resultTaken = true
@@ -447,9 +451,14 @@ extension ConversationService {
             return (save, item.flow, Self.eventRows(changes))
         }
         let results = batch.compactMap { item, _ in item.ended?.result(id: item.id, at: now) }
+        let versions = versionsToKeep(batch.map(\.0.loaded), at: now)
         let refused: Set<String>
         do {
+            // The flows' versions first: a conversation the store holds can always be resumed on
+            // its own version, whatever its flow's file says by then.
+            if !versions.isEmpty { try archive.keepFlowVersions(versions, at: now) }
             refused = try archive.save(rows, results: results)
+            keptVersions.withLock { kept in for v in versions { kept[v.identity]?.at = now } }
         } catch {
             // Nothing is dropped: the batch goes back in front of what came meanwhile, and the
             // writer tries again (each of its conversations as a whole snapshot: the steps taken
@@ -487,6 +496,33 @@ extension ConversationService {
         }
         markSaved(through: through)
         return result
+    }
+
+    /// How often a version's use is written again while conversations of it are saved: a
+    /// version is forgotten once unused for the idle timeout and this (no conversation of it can
+    /// be resumed by then).
+    static let versionUseInterval: Double = 3_600
+
+    /// The versions of `flows` (those of a batch) whose use should be written now: each new one,
+    /// and each whose use was last written ``versionUseInterval`` ago. A version is made into
+    /// text once (a flow that cannot be kept as text is left out: its conversations are
+    /// resumed only while its file is unchanged).
+    func versionsToKeep(_ flows: [LoadedFlow], at now: Double) -> [ConversationArchive.FlowVersion] {
+        // A batch's conversations share a few flows (by reference): each is looked at once.
+        var seen = Set<ObjectIdentifier>()
+        var identities = Set<String>()
+        var out: [ConversationArchive.FlowVersion] = []
+        for flow in flows where seen.insert(ObjectIdentifier(flow)).inserted && identities.insert(flow.identity).inserted {
+            var entry = keptVersions.withLock { $0[flow.identity] }
+            if entry == nil {
+                let made = (text: FlowLibrary.versionText(of: flow), at: -Double.infinity)
+                keptVersions.withLock { $0[flow.identity] = made }
+                entry = made
+            }
+            guard let (text, at) = entry, let text, !(now >= at && now - at < Self.versionUseInterval) else { continue }
+            out.append(ConversationArchive.FlowVersion(identity: flow.identity, name: flow.name, language: flow.language ?? "", text: text))
+        }
+        return out
     }
 
     /// Other servers saved these conversations (with these versions): a copy here that is older

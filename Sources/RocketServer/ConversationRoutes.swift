@@ -384,8 +384,24 @@ extension ConversationService {
         let restored: Conversation
         let options: ConversationOptions
         var strings = SharedStrings.forLocale(nil)
+        let stored: StoredConversation
         do {
-            let stored = try StoredConversation(jsonText: Array(row.snapshot.utf8), flow: flow)
+            stored = try StoredConversation(jsonText: Array(row.snapshot.utf8), flow: flow)
+        } catch .otherFlow(_, let found) {
+            // Its flow's file changed since it was saved: it goes on with the version it was
+            // saved with, which the store keeps (unless it was saved before versions were kept).
+            guard let version = flowVersion(found, name: row.flow, tell: tell),
+                let again = try? StoredConversation(jsonText: Array(row.snapshot.utf8), flow: version)
+            else {
+                return .failure(Self.flowChanged)
+            }
+            flow = version
+            stored = again
+        } catch {
+            if case .invalid(let why) = error { tell("conversation \(id) cannot be restored: \(why)") }
+            return .failure(Self.flowChanged)
+        }
+        do {
             options = stored.options
             if let lang = stored.language { strings = SharedStrings.forLocale(lang) }
             // With steps to replay, the snapshot's timers count from when it was taken, as they did
@@ -403,7 +419,7 @@ extension ConversationService {
             if case .invalid(let why) = error {
                 tell("conversation \(id) cannot be restored: \(why)")
             }
-            return .failure(ResponseError(.error(409, "flow-changed", "the flow changed since this conversation started; start a new one")))
+            return .failure(Self.flowChanged)
         }
         var entry = Entry(
             visitor: row.visitor, address: address, flow: flow, options: options, conversation: restored, touched: now, step: row.step, version: row.version,
@@ -432,11 +448,34 @@ extension ConversationService {
                 }
             } catch {
                 tell("conversation \(id) cannot be restored: \(error.message)")
-                return .failure(ResponseError(.error(409, "flow-changed", "the flow changed since this conversation started; start a new one")))
+                return .failure(Self.flowChanged)
             }
             entry.touched = now
         }
         return .success(entry)
+    }
+
+    /// The answer for a conversation that cannot go on with its flow: the version it was saved
+    /// with is not kept (or its row cannot be read).
+    static var flowChanged: ResponseError {
+        ResponseError(.error(409, "flow-changed", "the flow changed since this conversation started, and its version is not kept; start a new one"))
+    }
+
+    /// The version of flow `name` whose identity is `identity`: decoded already, or read from
+    /// the store (this runs where the store is read: off the threads that answer requests); nil
+    /// when the store keeps none (or cannot be read now, which `tell` hears).
+    func flowVersion(_ identity: String, name: String, tell: (String) -> Void) -> LoadedFlow? {
+        if let kept = flows.keptVersion(identity) { return kept }
+        guard let archive else { return nil }
+        do throws(ConversationArchive.Failure) {
+            guard let v = try archive.flowVersion(identity) else { return nil }
+            let flow = flows.version(identity, name: name, text: v.text, language: v.language.isEmpty ? nil : v.language)
+            if flow == nil { tell("the kept version \(identity.prefix(12)) of flow \(name) does not make that flow; its conversations cannot go on") }
+            return flow
+        } catch {
+            tell("conversation store: \(error.message)")
+            return nil
+        }
     }
 
     /// Applies a stored step to a loaded conversation as its route did when it was made: the same

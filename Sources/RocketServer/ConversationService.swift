@@ -474,6 +474,10 @@ package final class ConversationService: Sendable {
     let sweepLooked = Atomic<UInt64>((-Double.infinity).bitPattern)
     let flushing = Mutex(())
     let storeFailing = Atomic<Bool>(false)
+    /// The versions of flows this server has kept in the store (``ConversationStore/keepFlowVersions(_:at:)``),
+    /// by identity: their text (nil when the flow cannot be kept as text) and when their use was
+    /// last written. Used by the writer alone (under ``flushing``).
+    let keptVersions = Mutex<[String: (text: String?, at: Double)]>([:])
     /// When a failed checkpoint was last logged.
     let checkpointComplaint = Mutex<Double>(-.infinity)
     /// True while a report is being made (one at a time).

@@ -8,6 +8,7 @@ import Synchronization
     import Glibc
 #endif
 import RocketPlatform
+import RocketJSON
 
 /// A flow the server can start: the document, the conversation it starts as, and its identity
 /// (the hash snapshots carry). Immutable and shared: every conversation of the flow holds it by
@@ -31,9 +32,12 @@ package final class LoadedFlow: Sendable {
     package let blockNames: BlockNames
     /// What its starts of each kind make (the first of a kind is made in full).
     let startShapes = StartShapes()
+    /// The language it was read in (nil: its first).
+    package let language: String?
 
-    /// A flow named `name` from its checked document.
-    init(name: String, document: FlowDocument) {
+    /// A flow named `name` from its checked document, read in `language` (nil: its first).
+    init(name: String, document: FlowDocument, language: String? = nil) {
+        self.language = language
         let graph = document.makeGraph()
         let author = document.makeAuthor()
         let close = document.makeCloseButton()
@@ -297,6 +301,44 @@ package final class FlowLibrary: Sendable {
         if !linked.diagnostics.isEmpty {
             return .failure(.invalid(FlowLoader.placed(linked.diagnostics, in: bytes).map { $0.formatted(file: file) }))
         }
-        return .success(LoadedFlow(name: name, document: linked.document))
+        return .success(LoadedFlow(name: name, document: linked.document, language: language))
+    }
+
+    // MARK: Versions
+
+    /// Flows of other versions than the files' (conversations started on them go on with them),
+    /// by identity, decoded once each; at most ``keptVersions``.
+    private let versions = Mutex<[String: LoadedFlow]>([:])
+    /// How many versions of flows are kept decoded at once.
+    static let keptVersions = 64
+
+    /// The text a version of `flow` is kept as in the store (the linked document in the flow
+    /// format, which ``version(_:text:)`` reads back), or nil when reading it back would not make
+    /// the same flow (then none is kept: its conversations could not be resumed on it anyway).
+    package static func versionText(of flow: LoadedFlow) -> String? {
+        let text = flow.document.jsonValue.serialized(pretty: false)
+        guard let again = decodeVersion(flow.name, text: text, language: flow.language), again.identity == flow.identity else { return nil }
+        return text
+    }
+
+    /// The flow of identity `identity` from its stored `text` (``versionText(of:)``), named
+    /// `name`, in `language`: decoded once and kept; nil when the text does not make that flow.
+    package func version(_ identity: String, name: String, text: String, language: String?) -> LoadedFlow? {
+        if let kept = versions.withLock({ $0[identity] }) { return kept }
+        guard let flow = Self.decodeVersion(name, text: text, language: language), flow.identity == identity else { return nil }
+        versions.withLock { kept in
+            if kept.count >= Self.keptVersions, let any = kept.keys.first { kept[any] = nil }
+            kept[identity] = flow
+        }
+        return flow
+    }
+
+    /// A kept version's flow, if this library has it decoded.
+    package func keptVersion(_ identity: String) -> LoadedFlow? { versions.withLock { $0[identity] } }
+
+    private static func decodeVersion(_ name: String, text: String, language: String?) -> LoadedFlow? {
+        let result = FlowLoader.load(Array(text.utf8), language: language)
+        guard result.isPlayable, let doc = result.document else { return nil }
+        return LoadedFlow(name: name, document: doc, language: language)
     }
 }

@@ -196,6 +196,32 @@ package final class PostgresConversationArchive: ConversationStore, SharedAlerts
         }
     }
 
+    package func keepFlowVersions(_ versions: [ConversationArchive.FlowVersion], at time: Double) throws(ConversationArchive.Failure) {
+        try transaction { (c) throws(PostgresError) in
+            for v in versions {
+                try c.query(
+                    """
+                    INSERT INTO rocket_flow_versions (identity, name, language, text, used) VALUES ($1, $2, $3, $4, $5)
+                      ON CONFLICT (identity) DO UPDATE SET used = greatest(rocket_flow_versions.used, excluded.used)
+                    """, [.text(v.identity), .text(v.name), .text(v.language), .text(v.text), .real(time)])
+            }
+        }
+    }
+
+    package func flowVersion(_ identity: String) throws(ConversationArchive.Failure) -> ConversationArchive.FlowVersion? {
+        try transaction { (c) throws(PostgresError) -> ConversationArchive.FlowVersion? in
+            let r = try c.query("SELECT name, language, text FROM rocket_flow_versions WHERE identity = $1", [.text(identity)])
+            guard r.count > 0 else { return nil }
+            return ConversationArchive.FlowVersion(identity: identity, name: r.text(0, 0), language: r.text(0, 1), text: r.text(0, 2))
+        }
+    }
+
+    package func forgetFlowVersions(before time: Double) throws(ConversationArchive.Failure) -> Int {
+        try transaction { (c) throws(PostgresError) -> Int in
+            try c.query("DELETE FROM rocket_flow_versions WHERE used < $1", [.real(time)]).affected
+        }
+    }
+
     package var isShared: Bool { true }
 
     package func listen(
