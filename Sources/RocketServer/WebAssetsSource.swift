@@ -216,6 +216,15 @@ extension WebAssets {
               if (queued.step !== sent.step) return status < 400 ? queued : null;
               return status === 422 ? queued : null;
             },
+            /**
+             * Whether an answer (its status and error code) says the conversation cannot go on: it is
+             * gone from the server, its flow is no longer served, or its flow changed and the version
+             * it started with is not kept. The page then ends it and offers to start again.
+             */
+            conversationLost: function (status, code) {
+              return (status === 404 && code === "unknown-conversation") || (status === 409 && code === "flow-changed") ||
+                (status === 410 && code === "flow-gone");
+            },
             /** A banner's buttons as [title, result] pairs. */
             bannerButtons: function (b) {
               if (b.buttons === "close") return [["×", "close"]];
@@ -695,6 +704,10 @@ extension WebAssets {
               self.sent = null;
               var v = r.data && (r.data.conversation || (r.data.error && r.data.error.conversation));
               if (v) self.render(v);
+              if (core.conversationLost(r.status, r.data && r.data.error && r.data.error.code)) {
+                self.lose();
+                return;
+              }
               if (r.status === 429) self.say("Slow down a little, please.");
               else if (r.status >= 400 && r.status !== 422 && r.status !== 409) self.say(r.data && r.data.error ? r.data.error.message : "Something went wrong.");
               var next = core.afterAnswer(intent, self.queued, r.status);
@@ -757,10 +770,26 @@ extension WebAssets {
             if (log.lastChild && log.lastChild.scrollIntoView && this.options.page) log.lastChild.scrollIntoView({ block: "nearest", behavior: reduced ? "auto" : "smooth" });
           };
 
+          // A conversation that cannot go on (see core.conversationLost) ends here as a closed one
+          // does: its stream stops, the browser forgets it, and the visitor may start again.
+          Widget.prototype.lose = function () {
+            if (this.ended) return;
+            this.ended = true;
+            this.queued = null;
+            if (this.source) { this.source.close(); this.source = null; }
+            store("rocket.conversation." + this.flow, null);
+            // What it showed stays readable, but nothing in it can be pressed or typed into any more.
+            var controls = this.log.querySelectorAll("button, input, textarea, select");
+            for (var i = 0; i < controls.length; i++) controls[i].disabled = true;
+            var hints = this.log.querySelectorAll(".rk-hint");
+            for (var k = 0; k < hints.length; k++) hints[k].parentNode.removeChild(hints[k]);
+            this.renderEnd("lost");
+          };
+
           // The end of a flow stays on the page: a closing line and a control to start again.
           Widget.prototype.renderEnd = function (reason) {
             var self = this, end = el("div", "rk-end");
-            end.appendChild(el("p", "rk-end-line", say(reason === "completed" ? "ended" : "closed")));
+            end.appendChild(el("p", "rk-end-line", say(reason === "completed" ? "ended" : reason === "lost" ? "lost" : "closed")));
             var again = el("button", "rk-button rk-again", say("startAgain"));
             again.type = "button";
             again.addEventListener("click", function () {

@@ -135,7 +135,8 @@ public struct UIStrings: Sendable, Hashable {
     /// The web widget's own words, by the key its script names them with (`%@` and `%d` are
     /// filled by the script).
     public var web: [String: String] = [
-        "ended": "The conversation has ended.", "closed": "The conversation was closed.", "startAgain": "Start again", "pause": "Pause",
+        "ended": "The conversation has ended.", "closed": "The conversation was closed.", "lost": "This conversation cannot go on.",
+        "startAgain": "Start again", "pause": "Pause",
         "edit": "Edit", "editAnswer": "Edit your answer: %@", "continue": "Continue", "done": "Done", "chooseRange": "Choose %d to %d",
         "chooseAtLeast": "Choose at least %d", "chooseUpTo": "Choose up to %d", "picture": "Picture", "dismiss": "Dismiss", "sendKeys": "Ctrl+Enter sends",
         "sendKeysMac": "⌘+Enter sends",
@@ -178,7 +179,7 @@ public struct UIStrings: Sendable, Hashable {
         typeAgain: "请再输入一次", answersDiffer: "两次输入不一致，请重试。", multilineHint: "回车 换行 · Ctrl-D 发送", dateHint: "↑/↓ 日 · PgUp/PgDn 月 · 回车 发送",
         plainMultiline: "请输入回答；只含一个句点（.）的一行表示结束：",
         web: [
-            "ended": "对话已结束。", "closed": "对话已关闭。", "startAgain": "重新开始", "pause": "暂停", "edit": "修改", "editAnswer": "修改你的回答：%@",
+            "ended": "对话已结束。", "closed": "对话已关闭。", "lost": "这段对话无法继续。", "startAgain": "重新开始", "pause": "暂停", "edit": "修改", "editAnswer": "修改你的回答：%@",
             "continue": "继续", "done": "完成", "chooseRange": "选择 %d 到 %d 项", "chooseAtLeast": "至少选择 %d 项", "chooseUpTo": "最多选择 %d 项",
             "picture": "图片", "dismiss": "关闭", "sendKeys": "Ctrl+回车 发送", "sendKeysMac": "⌘+回车 发送", "conversation": "对话",
         ])
@@ -210,7 +211,8 @@ public struct UIStrings: Sendable, Hashable {
         dateHint: "↑/↓ giorno · PgUp/PgDn mese · Invio invia",
         plainMultiline: "Scrivi la risposta; una riga con solo un punto (.) la chiude:",
         web: [
-            "ended": "La conversazione è finita.", "closed": "La conversazione è stata chiusa.", "startAgain": "Ricomincia", "pause": "Pausa",
+            "ended": "La conversazione è finita.", "closed": "La conversazione è stata chiusa.", "lost": "Questa conversazione non può continuare.",
+            "startAgain": "Ricomincia", "pause": "Pausa",
             "edit": "Modifica", "editAnswer": "Modifica la risposta: %@", "continue": "Continua", "done": "Fatto", "chooseRange": "Scegline da %d a %d",
             "chooseAtLeast": "Scegline almeno %d", "chooseUpTo": "Scegline al massimo %d", "picture": "Immagine", "dismiss": "Chiudi",
             "sendKeys": "Ctrl+Invio invia", "sendKeysMac": "⌘+Invio invia",

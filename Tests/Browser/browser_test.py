@@ -2,7 +2,7 @@
 """rocket serve in a real browser: Debian's chromium driven by Playwright.
 
 Covers the demo flow end to end with the keyboard and with the mouse, a banner with buttons, a
-conversation resumed after a server restart, flow text rendered as text, and accessibility
+conversation resumed after a server restart (and after its flow was edited), flow text rendered as text, and accessibility
 (live region, labels, focus, keyboard reach, WCAG AA contrast) and layout checks (boxes, order,
 visibility; no pixel goldens). Screenshots of each surface go to .build/browser-artifacts/.
 
@@ -512,6 +512,65 @@ def resume_after_restart(browser, store):
         server.stop()
 
 
+EDIT_FIRST = {"version": 1, "start": "a", "blocks": [
+    {"id": "a", "type": "text", "text": "First version, one", "next": "b"},
+    {"id": "b", "type": "text", "text": "First version, two", "next": "c"},
+    {"id": "c", "type": "text", "text": "First version, three"}]}
+EDIT_SECOND = {"version": 1, "start": "a", "blocks": [
+    {"id": "a", "type": "text", "text": "Second version, one", "next": "b"},
+    {"id": "b", "type": "text", "text": "Second version, two"}]}
+
+
+def edited_flow(browser, scratch):
+    """A flow edited while a visitor is in it: after a restart the conversation goes on with the
+    version it started with (the store keeps it); one whose version is not kept ends with a line
+    saying it cannot go on and a control that starts the flow as it is now."""
+    import sqlite3
+    folder = os.path.join(scratch, "edited")
+    os.makedirs(folder)
+    store = os.path.join(scratch, "edited.sqlite")
+    path = os.path.join(folder, "edit.json")
+    with open(path, "w") as f:
+        json.dump(EDIT_FIRST, f)
+    server = Server(store, folder)
+    context = browser.new_context(reduced_motion="reduce")
+    page = context.new_page()
+    try:
+        page.goto(server.url + "play/edit")
+        page.get_by_role("button", name="First version, one").click(timeout=TIMEOUT)
+        page.get_by_text("First version, two").wait_for(timeout=TIMEOUT)
+        port = server.port
+        server.stop()
+        with open(path, "w") as f:
+            json.dump(EDIT_SECOND, f)
+        server = Server(store, folder, port=port)
+        page.reload()
+        page.get_by_role("button", name="First version, two").click(timeout=TIMEOUT)
+        page.get_by_text("First version, three").wait_for(timeout=TIMEOUT)
+        assert "Second version" not in page.locator(".rk-log").inner_text(), "the conversation went on with its own version"
+        # Its version is no longer kept (a store from before versions were kept): the next press
+        # cannot go on, and says so.
+        page.reload()
+        page.get_by_text("First version, three").wait_for(timeout=TIMEOUT)
+        server.stop()
+        with sqlite3.connect(store) as db:
+            db.execute("DELETE FROM server_flow_versions")
+        server = Server(store, folder, port=port)
+        page.get_by_role("button", name="First version, three").click(timeout=TIMEOUT)
+        page.get_by_text("This conversation cannot go on.").wait_for(timeout=TIMEOUT)
+        assert page.get_by_role("button", name="First version, three").is_disabled(), "what cannot go on cannot be pressed"
+        assert page.locator(".rk-log .rk-hint").count() == 0, "no hint invites a press that cannot go on"
+        assert focused_text(page) == "Start again", f"the focus is on Start again, not {focused_text(page)!r}"
+        audit(page, "a conversation that cannot go on")
+        shot(page, "lost")
+        page.get_by_role("button", name="Start again").click(timeout=TIMEOUT)
+        page.get_by_text("Second version, one").wait_for(timeout=TIMEOUT)
+        assert page.locator(".rk-end").count() == 0, "the closing line went with the new start"
+    finally:
+        context.close()
+        server.stop()
+
+
 def typed_and_checkboxes(browser, server):
     """Typed inputs get the native field (phones show the right keyboard); a wrong or too small
     answer is refused with the reason; a multiple choice is checkboxes and a confirming button."""
@@ -895,6 +954,7 @@ def main():
                 ("a per-visit cap: two flows on a page, one starts, the other is refused with why", lambda: session_cap(browser, flows)),
                 ("rocket report's page: self-contained, charts present and labelled, 375 and 1280 px, light and dark", lambda: report_page(browser)),
                 ("a conversation resumed after a server restart", lambda: resume_after_restart(browser, os.path.join(scratch, "resume.sqlite"))),
+                ("an edited flow: a conversation under way goes on with its version; one that cannot go on says so and starts again", lambda: edited_flow(browser, scratch)),
             ]
             for name, test in tests:
                 try:

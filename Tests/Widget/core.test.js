@@ -311,3 +311,15 @@ test("the per-visit cap explains itself; none means no cap", () => {
   assert.equal(core.sessionRefusal(1, 1), "this visit has shown 1 flow; the page allows 1");
   assert.equal(core.sessionRefusal(2, 3), "this visit has shown 3 flows; the page allows 2");
 });
+
+test("a conversation is lost when the server no longer has it, no longer serves its flow, or keeps no version of its changed flow; other refusals are not", () => {
+  assert.equal(core.conversationLost(404, "unknown-conversation"), true);
+  assert.equal(core.conversationLost(409, "flow-changed"), true);
+  assert.equal(core.conversationLost(410, "flow-gone"), true);
+  // A stale step is answered with the conversation as it is: it goes on.
+  assert.equal(core.conversationLost(409, "stale-step"), false);
+  assert.equal(core.conversationLost(422, "invalid-input"), false);
+  assert.equal(core.conversationLost(404, "not-found"), false);
+  assert.equal(core.conversationLost(503, "store-unavailable"), false);
+  assert.equal(core.conversationLost(200, undefined), false);
+});
