@@ -522,8 +522,17 @@ extension ConversationService {
             guard let (text, at) = entry, let text, !(now >= at && now - at < Self.versionUseInterval) else { continue }
             out.append(ConversationArchive.FlowVersion(identity: flow.identity, name: flow.name, language: flow.language ?? "", text: text))
         }
+        // Versions no save has named for two intervals are let go (a flow edited every day for a
+        // year would otherwise hold every text): one named again is made into text again.
+        keptVersions.withLock { kept in
+            guard kept.count > Self.versionsHeld else { return }
+            kept = kept.filter { identities.contains($0.key) || (now >= $0.value.at && now - $0.value.at < 2 * Self.versionUseInterval) }
+        }
         return out
     }
+
+    /// How many versions' texts the writer holds before it lets go of those unused for a while.
+    static let versionsHeld = 64
 
     /// Other servers saved these conversations (with these versions): a copy here that is older
     /// is dropped (its unsaved changes refused); the next request reads the store again. Returns
