@@ -11,6 +11,7 @@ import RocketScenariosPostgres
 import RocketScenarioEngine
 import RocketTerminal
 import RocketTerminalCore
+import RocketFlow
 
 /// `rocket serve`: conversations, banners and scenario gates for web pages, over HTTP and JSON.
 enum ServeCommand {
@@ -43,6 +44,7 @@ enum ServeCommand {
             .flag("--insecure-dev", "Take visitor ids as claimed and site routes without a key (a developer's machine only)."),
             .value("--log-format", "F", "text (default: a line each) or json (one object a line: time, level, message) for log collectors.")
                 .completing(.words(ServeLog.Format.allCases.map(\.rawValue))),
+            .flag("--check", "Check the configuration (flags, key and secret files, every flow, the store) and exit without serving."),
         ],
         discussion: """
             Prints the URL on stdout, then serves until Ctrl-C, SIGTERM or SIGQUIT, finishing the requests
@@ -277,6 +279,130 @@ enum ServeCommand {
         }
     }
 
+    /// What the key and secret files (and `$ROCKET_API_KEYS`) give, read and checked as a start
+    /// reads them; `secret` nil when the token secret is the store's.
+    struct Secrets {
+        var keys: [String]
+        var secret: [UInt8]?
+        var identity: [UInt8]?
+        var webhook: WebhookConfiguration?
+    }
+
+    /// Reads the files `options` names: the site keys, the token and identity secrets, the
+    /// webhook's secret and certificates; the first that cannot be used says why.
+    static func secrets(_ options: Options) -> Result<Secrets, SetupFailure> {
+        var out = Secrets(keys: [])
+        switch siteKeys(file: options.keyFile, environment: Environment.current["ROCKET_API_KEYS"]) {
+        case .failure(let failure): return .failure(failure)
+        case .success(let k): out.keys = k
+        }
+        for (option, file, isIdentity) in [("--secret-file", options.secretFile, false), ("--identity-secret-file", options.identityFile, true)] {
+            guard let file else { continue }
+            switch secret(option, file) {
+            case .failure(let failure): return .failure(failure)
+            case .success(let s):
+                if isIdentity { out.identity = s } else { out.secret = s }
+            }
+        }
+        if let target = options.webhook, let file = options.webhookSecretFile {
+            switch webhook(target, secretFile: file, caFile: options.webhookCAFile) {
+            case .failure(let failure): return .failure(failure)
+            case .success(let w): out.webhook = w
+            }
+        }
+        return .success(out)
+    }
+
+    /// What the start says about a configuration that works but may not be what was meant: no
+    /// keys, `--insecure-dev`, answers sent in clear text, secrets other users may read (the store
+    /// at `store` among them when it holds the token secret), a proxy without a public address.
+    static func warnings(_ options: Options, keys: [String], store: String) -> [String] {
+        var out: [String] = []
+        if options.insecureDev {
+            out.append("rocket serve: --insecure-dev: visitor ids are taken as claimed and site routes need no key; never expose this server")
+        } else if keys.isEmpty {
+            out.append("rocket serve: no site keys (--api-key-file, ROCKET_API_KEYS): the routes for a site's back end are refused")
+        }
+        // Visitors' answers sent in clear text over a network.
+        if let warning = options.webhook?.clearTextWarning("rocket serve") { out.append(warning) }
+        // Secrets other users of the machine may read.
+        var readable: [(String, String)] = []
+        if let file = options.keyFile { readable.append(("--api-key-file", file)) }
+        if let file = options.secretFile { readable.append(("--secret-file", file)) }
+        if let file = options.identityFile { readable.append(("--identity-secret-file", file)) }
+        if let file = options.webhookSecretFile { readable.append(("--webhook-secret-file", file)) }
+        if options.secretFile == nil, !store.containsText("://") { readable.append(("the store, which holds the token secret,", store)) }
+        for (what, path) in readable { if let warning = readableWarning(what, path) { out.append(warning) } }
+        // Behind a proxy, pages come from the proxy's address, which the server cannot know: the
+        // forwarded scheme and host are a client's word (nginx passes on the Host it was sent).
+        if !options.configuration.trustedProxies.isEmpty && options.configuration.publicOrigins.isEmpty {
+            out.append(
+                "rocket serve: --trust-proxy without --public-url: pages served through the proxy (/play, the home page) count as another site's and are refused; give the proxy's address as --public-url"
+            )
+        }
+        return out
+    }
+
+    /// `rocket serve --check`: what a start would read, read and checked, without serving or
+    /// writing anything (as `nginx -t` does): the key and secret files, every flow in each of its
+    /// languages, and the store (opened for reading: a running server may hold it). Each problem
+    /// is said; the status is the first problem's (0 when there is none).
+    static func check(_ options: Options, say: ServeLog) -> ExitStatus {
+        var status = ExitStatus.ok
+        var keys: [String] = []
+        switch secrets(options) {
+        case .failure(let failure):
+            say.error(failure.message)
+            status = failure.status
+        case .success(let r): keys = r.keys
+        }
+        // The store, for reading: its schema is one this rocket reads (it is migrated at the start).
+        let named = options.store ?? Environment.current["ROCKET_STORE"]
+        var place = named ?? "the default store"
+        switch ScenarioCommand.openStore(options.store, forReading: true, pageSize: ConversationArchive.pageSize) {
+        case .failure(let e):
+            say.error(Sanitizer.clean(e.message, keepNewlines: false))
+            if status == .ok { status = named.map(PostgresURL.names) == true ? .unavailable : .ioError }
+        case .success(let s as SQLiteScenarioStore):
+            place = s.path
+            if FileIO.holdExclusively(s.path) == false {
+                say("rocket serve: the store \(Sanitizer.clean(s.path, keepNewlines: false)) is in use by a running rocket serve", .info)
+            }
+        case .success(_ as PostgresScenarioStore): place = named.flatMap(PostgresURL.init)?.description ?? place
+        case .success: say("rocket serve: the store \(Sanitizer.clean(place, keepNewlines: false)) does not exist yet: the first start makes it", .info)
+        }
+        // Every flow, in every language it is written in.
+        let flows = FlowLibrary(
+            directory: options.flows, builtIn: options.flows == nil ? ["demo": Array(DemoFlow.json.utf8)] : [:], tours: [], log: { _ in })
+        let names = flows.names()
+        var bad = 0
+        for name in names {
+            var lines: [String] = []
+            switch flows.flow(name) {
+            case .failure(.invalid(let errors)): lines = errors
+            case .failure(.unreadable(let why)): lines = [why]
+            case .failure(.unknown): lines = ["\(name).json: not found"]
+            case .success(let flow):
+                for lang in flow.document.languages.dropFirst() {
+                    if case .failure(.invalid(let errors)) = flows.flow(name, language: lang) { lines += errors }
+                }
+            }
+            guard !lines.isEmpty else { continue }
+            bad += 1
+            let folder = options.flows.map { Sanitizer.clean($0, keepNewlines: false) + "/" } ?? ""
+            for line in lines { say(folder + line, .error) }
+        }
+        if bad > 0, status == .ok { status = .dataError }
+        for warning in warnings(options, keys: keys, store: place) { say.warning(warning) }
+        let shownPlace = Sanitizer.clean(place, keepNewlines: false)
+        if status == .ok {
+            say("rocket serve: the configuration is good: \(names.count) flow(s), \(keys.count) site key(s), the store \(shownPlace)", .info)
+        } else {
+            say("rocket serve: the configuration has problems (above)\(bad > 0 ? "; \(bad) of \(names.count) flow(s) cannot be served" : "")", .error)
+        }
+        return status
+    }
+
     /// The listening socket a service manager passed (systemd's socket activation: `LISTEN_FDS`,
     /// `LISTEN_PID`), or nil to listen on `--host` and `--port`. The variables are taken out of
     /// the environment either way, so nothing the server starts takes the socket too.
@@ -315,6 +441,7 @@ enum ServeCommand {
                 return .noInput
             }
         }
+        if parsed.has("--check") { return check(options, say: say) }
         // The store: an SQLite file (one server), or a PostgreSQL database that several share.
         let store: any ScenarioStore
         let archive: any ConversationStore
@@ -346,21 +473,17 @@ enum ServeCommand {
             say.error("the store must be an SQLite file or a postgresql:// URL")
             return .ioError
         }
-        let keys: [String]
-        switch siteKeys(file: options.keyFile, environment: Environment.current["ROCKET_API_KEYS"]) {
+        var read: Secrets
+        switch secrets(options) {
         case .failure(let failure):
             say.error("\(failure.message)")
             return failure.status
-        case .success(let k): keys = k
+        case .success(let r): read = r
         }
+        let keys = read.keys
         var secret: [UInt8]
-        if let file = options.secretFile {
-            switch Self.secret("--secret-file", file) {
-            case .failure(let failure):
-                say.error("\(failure.message)")
-                return failure.status
-            case .success(let s): secret = s
-            }
+        if let s = read.secret {
+            secret = s
         } else {
             do throws(ConversationArchive.Failure) {
                 let hex = try archive.setting("visitor-secret") { SHA256.hex(AccessControl.randomBytes(32)) }
@@ -370,26 +493,11 @@ enum ServeCommand {
                 return .ioError
             }
         }
-        var identity: [UInt8]? = nil
-        if let file = options.identityFile {
-            switch Self.secret("--identity-secret-file", file) {
-            case .failure(let failure):
-                say.error("\(failure.message)")
-                return failure.status
-            case .success(let s): identity = s
-            }
-        }
         var configuration = options.configuration
-        if let target = options.webhook, let file = options.webhookSecretFile {
-            switch Self.webhook(target, secretFile: file, caFile: options.webhookCAFile) {
-            case .failure(let failure):
-                say.error("\(failure.message)")
-                return failure.status
-            case .success(let w): configuration.webhook = w
-            }
-        }
-        let access = AccessControl(secret: secret, identitySecret: identity, keys: keys, insecureDev: options.insecureDev)
+        configuration.webhook = read.webhook
+        let access = AccessControl(secret: secret, identitySecret: read.identity, keys: keys, insecureDev: options.insecureDev)
         secret = []
+        read.secret = nil
         let log: @Sendable (String) -> Void = { line in say(line, .warning) }
         let flows = FlowLibrary(
             directory: options.flows, builtIn: options.flows == nil ? ["demo": Array(DemoFlow.json.utf8)] : [:],
@@ -439,28 +547,7 @@ enum ServeCommand {
             "rocket serve: listening on \(url) (flows: \(Sanitizer.clean(options.flows ?? "the built-in demo", keepNewlines: false)); store: \(Sanitizer.clean(archive.place, keepNewlines: false))); Ctrl-C stops",
             .info
         )
-        if options.insecureDev {
-            say.warning("rocket serve: --insecure-dev: visitor ids are taken as claimed and site routes need no key; never expose this server")
-        } else if keys.isEmpty {
-            say.warning("rocket serve: no site keys (--api-key-file, ROCKET_API_KEYS): the routes for a site's back end are refused")
-        }
-        // Visitors' answers sent in clear text over a network: said once, at the start.
-        if let warning = options.webhook?.clearTextWarning("rocket serve") { say.warning(warning) }
-        // Secrets other users of the machine may read: said once, at the start.
-        var readable: [(String, String)] = []
-        if let file = options.keyFile { readable.append(("--api-key-file", file)) }
-        if let file = options.secretFile { readable.append(("--secret-file", file)) }
-        if let file = options.identityFile { readable.append(("--identity-secret-file", file)) }
-        if let file = options.webhookSecretFile { readable.append(("--webhook-secret-file", file)) }
-        if options.secretFile == nil, !archive.place.containsText("://") { readable.append(("the store, which holds the token secret,", archive.place)) }
-        for (what, path) in readable { if let warning = readableWarning(what, path) { say.warning(warning) } }
-        // Behind a proxy, pages come from the proxy's address, which the server cannot know: the
-        // forwarded scheme and host are a client's word (nginx passes on the Host it was sent).
-        if !options.configuration.trustedProxies.isEmpty && options.configuration.publicOrigins.isEmpty {
-            say.warning(
-                "rocket serve: --trust-proxy without --public-url: pages served through the proxy (/play, the home page) count as another site's and are refused; give the proxy's address as --public-url"
-            )
-        }
+        for warning in warnings(options, keys: keys, store: archive.place) { say.warning(warning) }
         var received: Int32 = 0
         while true {
             sigwait(&set, &received)

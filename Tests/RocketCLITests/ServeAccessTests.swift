@@ -480,6 +480,47 @@ struct ServeAccessTests {
         #expect(server.stop() == 0)
     }
 
+    @Test(
+        "rocket serve --check reads what a start reads and serves nothing: every flow (each error placed), the key files, the store (even one a server holds, never made); the first problem's status"
+    )
+    func check() throws {
+        let dir = scratchDirectory()
+        let flows = dir + "/flows"
+        try FileManager.default.createDirectory(atPath: flows, withIntermediateDirectories: true)
+        try #"{"version": 1, "blocks": [{"id": "hi", "type": "text", "text": "Hello"}]}"#.write(toFile: flows + "/a.json", atomically: true, encoding: .utf8)
+        try #"{"version": 1, "languages": ["en", "it"], "blocks": [{"id": "hi", "type": "text", "text": {"en": "Hi", "it": "Ciao"}}]}"#.write(
+            toFile: flows + "/b.json", atomically: true, encoding: .utf8)
+        try "k-0123456789abcdef-0123\n".write(toFile: dir + "/keys", atomically: true, encoding: .utf8)
+        chmod(dir + "/keys", 0o600)
+        let store = dir + "/s.sqlite"
+        let base = ["serve", "--check", "--flows", flows, "--api-key-file", dir + "/keys", "--store", store]
+        let good = try runRocket(base)
+        #expect(good.status == 0 && good.stdout.isEmpty, "\(good.stderr)")
+        #expect(good.stderr.contains("the configuration is good: 2 flow(s), 1 site key(s)"), "\(good.stderr)")
+        #expect(good.stderr.contains("does not exist yet") && !FileManager.default.fileExists(atPath: store))
+        // A flow with an error, placed in its file; the others still counted.
+        try #"{"version": 1, "blocks": [{"id": "x", "type": "texte", "text": "Hi"}]}"#.write(toFile: flows + "/bad.json", atomically: true, encoding: .utf8)
+        let bad = try runRocket(base)
+        #expect(bad.status == 65, "\(bad.stderr)")
+        #expect(bad.stderr.contains(flows + "/bad.json:1:") && bad.stderr.contains("1 of 3 flow(s) cannot be served"), "\(bad.stderr)")
+        try FileManager.default.removeItem(atPath: flows + "/bad.json")
+        // A key file every user may change: refused as a start refuses it.
+        chmod(dir + "/keys", 0o666)
+        #expect(try runRocket(base).status == 66)
+        chmod(dir + "/keys", 0o600)
+        // A store a running server holds is read, not refused (a check before a reload).
+        let server = try Running(["--api-key-file", dir + "/keys"], store: store, flows: flows)
+        let running = try runRocket(base)
+        #expect(running.status == 0 && running.stderr.contains("in use by a running rocket serve"), "\(running.stderr)")
+        #expect(server.stop() == 0)
+        // A database that cannot be reached: 69, as a start.
+        let unreachable = try runRocket(["serve", "--check", "--flows", flows, "--store", "postgresql://rocket@127.0.0.1:1/none?connect_timeout=2"])
+        #expect(unreachable.status == 69, "\(unreachable.stderr)")
+        // --log-format json: each line one object.
+        let json = try runRocket(base + ["--log-format", "json"])
+        #expect(json.status == 0 && json.stderr.split(separator: "\n").allSatisfy { $0.hasPrefix("{\"time\":") }, "\(json.stderr)")
+    }
+
     @Test("rocket serve --webhook: each result is POSTed as it is written, signed; wrong setups are usage errors")
     func webhook() throws {
         let dir = scratchDirectory()
