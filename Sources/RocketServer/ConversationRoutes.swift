@@ -111,6 +111,7 @@ extension ConversationService {
     /// The answer to a start that shows nothing now: why (each reason a line), when it may be
     /// shown at the earliest, and the experiment's group when that is why.
     func notNow(_ flow: String, _ explanation: [String], earliest: Double? = nil, variant: String? = nil) -> HTTPResponse {
+        counters.counted(start: flow, started: false)
         var o: [(String, JSONValue)] = [("status", .string("notNow")), ("flow", .string(flow)), ("explanation", .array(explanation.map { .string($0) }))]
         if let earliest { o.append(("earliest", .string(WallTime.format(earliest.rounded(.up))))) }
         if let variant { o.append(("variant", .string(variant))) }
@@ -275,6 +276,7 @@ extension ConversationService {
             return s.insert(id, slot, touched: touched, deadline: deadline, records: records)
         }
         guard let seq = stored else { return quotaFull("conversations") }
+        counters.counted(start: slot.context.flow.name, started: true)
         let change = makeChange()
         publish(change)
         var head: [(String, JSONValue)] = [("status", .string("started"))]

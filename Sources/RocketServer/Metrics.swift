@@ -28,18 +28,41 @@ package final class ServerCounters: Sendable {
     let webhookDelivered = Atomic<Int>(0)
     /// Deliveries (or store reads) of the webhook sender that failed in a row now (0: none).
     let webhookFailing = Atomic<Int>(0)
-    /// Results this server wrote, by reason; one short lock, counted after each commit.
-    private let results = Mutex<[String: Int]>([:])
+    /// Results this server wrote, by flow and reason; one short lock, counted after each commit.
+    private let results = Mutex<[Pair: Int]>([:])
+    /// Starts this server answered, by flow and outcome (`started`, `not-now`).
+    private let starts = Mutex<[Pair: Int]>([:])
+
+    /// A flow's name and what happened (a result's reason, a start's outcome): a metric's labels.
+    struct Pair: Hashable {
+        let flow: String
+        let what: String
+    }
 
     /// Counts results the store has just written.
     func resultsWritten(_ written: [ConversationArchive.ResultRow]) {
         guard !written.isEmpty else { return }
-        results.withLock { counts in for r in written { counts[r.reason, default: 0] += 1 } }
+        results.withLock { counts in for r in written { counts[Pair(flow: r.flow, what: r.reason), default: 0] += 1 } }
     }
 
-    /// The results written so far, by reason, in the order of the reasons' names.
-    package func resultsByReason() -> [(reason: String, count: Int)] {
-        results.withLock { $0 }.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
+    /// Counts a start of flow `flow`: a conversation began (`started` true), or the flow's rules
+    /// said not now.
+    func counted(start flow: String, started: Bool) {
+        starts.withLock { $0[Pair(flow: flow, what: started ? "started" : "not-now"), default: 0] += 1 }
+    }
+
+    /// The results written so far, by flow and reason, in order.
+    package func resultsByReason() -> [(flow: String, reason: String, count: Int)] {
+        Self.sorted(results.withLock { $0 }).map { ($0.flow, $0.what, $1) }
+    }
+
+    /// The starts answered so far, by flow and outcome, in order.
+    package func startsByOutcome() -> [(flow: String, outcome: String, count: Int)] {
+        Self.sorted(starts.withLock { $0 }).map { ($0.flow, $0.what, $1) }
+    }
+
+    private static func sorted(_ counts: [Pair: Int]) -> [(Pair, Int)] {
+        counts.sorted { ($0.key.flow, $0.key.what) < ($1.key.flow, $1.key.what) }.map { ($0.key, $0.value) }
     }
 
     /// Counts an answer of `status`, and, for a request of a known route (an index into
@@ -174,10 +197,13 @@ extension ConversationService {
         m.add("rocket_event_streams", .gauge, "Event streams open.", Double(counters.streams.load(ordering: .relaxed)))
         m.add("rocket_store_failing", .gauge, "1 while the store cannot be written (writes answer 503), else 0.", isFailing ? 1 : 0)
         m.add("rocket_changes_saved_total", .counter, "Changes the store has made durable.", Double(saved))
+        m.add(
+            "rocket_starts_total", .counter, "Starts this server answered, by flow and outcome (started, or not-now: the flow's rules said no).",
+            counters.startsByOutcome().map { (["flow": $0.flow, "outcome": $0.outcome], Double($0.count)) })
         if keepsResults {
             m.add(
-                "rocket_results_written_total", .counter, "Results this server wrote, by reason (expired: answered, then left).",
-                counters.resultsByReason().map { (["reason": $0.reason], Double($0.count)) })
+                "rocket_results_written_total", .counter, "Results this server wrote, by flow and reason (expired: answered, then left).",
+                counters.resultsByReason().map { (["flow": $0.flow, "reason": $0.reason], Double($0.count)) })
         }
         if configuration.webhook != nil {
             m.add(

@@ -1014,10 +1014,20 @@ struct ReportAPITests {
         let counts = buckets.compactMap { Double($0.split(separator: " ").last ?? "") }
         #expect(counts.count == TimedRoutes.bounds.count + 1 && counts == counts.sorted() && counts.last == 4, "\(buckets)")
         _ = RawClient.get(port: port, "/no/such/path")
+        // Starts by flow and outcome: the gated flow shows once a visitor, then says not now.
+        for _ in 0..<2 {
+            _ = h.request("POST", "/v1/conversations", body: #"{"flow": "gated", "visitor": "bo"}"#, headers: ["Authorization": "Bearer " + Self.key])
+        }
         let later = get(key)
         #expect(value(later, "rocket_http_responses_total{code=\"404\"}") == 1 && !later.contains("/no/such"))
+        #expect(value(later, #"rocket_starts_total{flow="basic",outcome="started"}"#) == 1, "\(later)")
+        #expect(value(later, #"rocket_starts_total{flow="gated",outcome="started"}"#) == 1)
+        #expect(value(later, #"rocket_starts_total{flow="gated",outcome="not-now"}"#) == 1)
         for line in after.components(separatedBy: "\r\n\r\n").last!.split(separator: "\n") where !line.hasPrefix("#") {
-            #expect(line.wholeMatch(of: /[a-z_]+(\{(code="[0-9]{3}"|route="[a-z0-9\/{}._]+"(,le="[0-9.+Inf]+")?)\})? [0-9.e+-]+/) != nil, "\(line)")
+            #expect(
+                line.wholeMatch(of: /[a-z_]+(\{(code="[0-9]{3}"|route="[a-z0-9\/{}._]+"(,le="[0-9.+Inf]+")?|flow="[a-z]+",outcome="[a-z-]+")\})? [0-9.e+-]+/)
+                    != nil,
+                "\(line)")
         }
     }
 
@@ -1330,8 +1340,8 @@ extension ResultsAPITests {
         // Monitoring counts them by reason.
         let metrics = h.request("GET", "/metrics", headers: Self.site).text
         #expect(
-            metrics.contains("rocket_results_written_total{reason=\"closed\"} 1\n")
-                && metrics.contains("rocket_results_written_total{reason=\"expired\"} 1\n"), "\(metrics)")
+            metrics.contains("rocket_results_written_total{flow=\"basic\",reason=\"closed\"} 1\n")
+                && metrics.contains("rocket_results_written_total{flow=\"basic\",reason=\"expired\"} 1\n"), "\(metrics)")
     }
 
     @Test("a conversation that expires but cannot be read (its row damaged) leaves no result, goes all the same, and the log counts it once")
