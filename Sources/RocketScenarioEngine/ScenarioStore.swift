@@ -253,4 +253,9 @@ package protocol VisitorStore: ScenarioStore {
     func assignment(experiment: String, visitor: String, at: Double, known: Set<String>, fresh: String) throws(ScenarioStoreError) -> String
     /// Forgets assignments made before `time` (at most 5,000 per call); how many went.
     func forgetAssignments(before time: Double) throws(ScenarioStoreError) -> Int
+    /// Forgets everything kept of `visitor` (a visitor's erasure): the statistics and event times
+    /// of its per-visitor scenarios (`NAME@visitor`) and its experiments' assignments, in one
+    /// transaction. Its executions stay, counted in the store-wide budget, under their
+    /// scenario's name alone. How many statistics and assignments went.
+    func forget(visitor: String) throws(ScenarioStoreError) -> Int
 }

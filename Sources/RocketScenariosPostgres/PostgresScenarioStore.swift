@@ -192,6 +192,25 @@ public final class PostgresScenarioStore: ScenarioStore, VisitorStore {
         }
     }
 
+    package func forget(visitor: String) throws(ScenarioStoreError) -> Int {
+        let suffix = "@" + visitor
+        return try transaction { (c) throws(PostgresError) -> Int in
+            let gone = try c.query(
+                "DELETE FROM rocket_scenarios WHERE length(name) > length($1) AND right(name, length($1)) = $1 RETURNING name", [.text(suffix)])
+            if gone.count > 0 {
+                let names = (0..<gone.count).map { gone.text($0, 0) }
+                try c.query("DELETE FROM rocket_scenario_events WHERE scenario = ANY($1::text[])", [.texts(names)])
+            }
+            try c.query(
+                """
+                UPDATE rocket_scenario_executions SET scenario = left(scenario, length(scenario) - length($1))
+                  WHERE length(scenario) > length($1) AND right(scenario, length($1)) = $1
+                """, [.text(suffix)])
+            let assignments = try c.query("DELETE FROM rocket_assignments WHERE visitor = $1", [.text(visitor)]).affected
+            return gone.count + assignments
+        }
+    }
+
     package func assignment(experiment: String, visitor: String, at: Double, known: Set<String>, fresh: String) throws(ScenarioStoreError) -> String {
         try transaction { (c) throws(PostgresError) -> String in
             // The row is locked (made first when missing) so that two servers racing agree.

@@ -357,6 +357,30 @@ public final class SQLiteScenarioStore: ScenarioStore, VisitorStore {
     }
 
     /// Forgets assignments made before `time` (at most 5,000 per call); how many went.
+    package func forget(visitor: String) throws(ScenarioStoreError) -> Int {
+        let suffix = "@" + visitor
+        return try transaction { (db) throws(SQLiteError) -> Int in
+            // Names that end in "@visitor" exactly (compared as text: a visitor id may hold "_",
+            // which LIKE would take for any character).
+            let s = try db.statement("SELECT name FROM scenarios WHERE length(name) > length(?1) AND substr(name, length(name) - length(?1) + 1) = ?1")
+            defer { s.finish() }
+            s.bind([.text(suffix)])
+            var names: [String] = []
+            while try s.step() { names.append(s.text(0)) }
+            for name in names {
+                try db.run("DELETE FROM scenarios WHERE name = ?", [.text(name)])
+                try db.run("DELETE FROM events WHERE scenario = ?", [.text(name)])
+            }
+            try db.run(
+                """
+                UPDATE executions SET scenario = substr(scenario, 1, length(scenario) - length(?1))
+                  WHERE length(scenario) > length(?1) AND substr(scenario, length(scenario) - length(?1) + 1) = ?1
+                """, [.text(suffix)])
+            try db.run("DELETE FROM assignments WHERE visitor = ?1", [.text(visitor)])
+            return names.count + db.changes
+        }
+    }
+
     package func forgetAssignments(before time: Double) throws(ScenarioStoreError) -> Int {
         try transaction { (c) throws(SQLiteError) -> Int in
             try c.run(

@@ -44,6 +44,11 @@ package protocol ConversationStore: Sendable {
     func flowVersion(_ identity: String) throws(ConversationArchive.Failure) -> ConversationArchive.FlowVersion?
     /// Removes the versions last used before `time`; how many went.
     func forgetFlowVersions(before time: Double) throws(ConversationArchive.Failure) -> Int
+    /// Removes everything kept of `visitor` (a visitor's erasure), in one transaction: its
+    /// conversations with their steps and event records, its results with the records of their
+    /// conversations, and (in a store servers share) its alerts. How many conversations and
+    /// results went. Records of conversations no longer kept name no visitor, and stay.
+    func forget(visitor: String) throws(ConversationArchive.Failure) -> (conversations: Int, results: Int)
     /// The webhook `key`'s turn for `holder`: takes or renews its lease until `until`, unless
     /// another holder's lease runs past `now` (nil then), and returns the number of the last
     /// result it delivered (a webhook new to the store starts after the newest result: it
@@ -562,6 +567,20 @@ package final class ConversationArchive: ConversationStore {
         } catch {
             throw failure(error)
         }
+    }
+
+    package func forget(visitor: String) throws(Failure) -> (conversations: Int, results: Int) {
+        var gone = (conversations: 0, results: 0)
+        try transaction { (c) throws(SQLiteError) in
+            try c.run("DELETE FROM server_events WHERE id IN (SELECT id FROM server_conversations WHERE visitor = ?1)", [.text(visitor)])
+            try c.run("DELETE FROM server_events WHERE id IN (SELECT id FROM server_results WHERE visitor = ?1)", [.text(visitor)])
+            try c.run("DELETE FROM server_steps WHERE id IN (SELECT id FROM server_conversations WHERE visitor = ?1)", [.text(visitor)])
+            try c.run("DELETE FROM server_conversations WHERE visitor = ?1", [.text(visitor)])
+            gone.conversations = c.changes
+            try c.run("DELETE FROM server_results WHERE visitor = ?1", [.text(visitor)])
+            gone.results = c.changes
+        }
+        return gone
     }
 
     package func forgetFlowVersions(before time: Double) throws(Failure) -> Int {

@@ -286,6 +286,74 @@ extension ConversationService {
         return answer
     }
 
+    // MARK: Erasure
+
+    /// `DELETE /v1/visitors/{id}`: a site's back end erases what the server keeps of one visitor
+    /// (a visitor's request to be forgotten). Site keys only.
+    func forgetVisitor(_ request: HTTPRequest, visitor: String) -> HTTPResponse {
+        if let refusal = requireSite(request) { return refusal.response }
+        guard Self.isVisitor(visitor) else { return .error(400, "bad-visitor", "a visitor id is 1–128 letters, digits, '-', '_', '.' or ':'") }
+        return .deferred { self.forget(visitor: visitor) }
+    }
+
+    /// Erases `visitor`: its conversations and alerts leave memory (their unsaved changes are
+    /// refused), and the store removes its conversations, steps, event records and results, then
+    /// its per-visitor scenario statistics and assignments. The conversations go under the
+    /// writer's lock, so no save taken before can write one back. Answered once committed;
+    /// a store that cannot be written is 503 (nothing is said to be gone that is not).
+    package func forget(visitor: String) -> HTTPResponse {
+        let stored: (conversations: Int, results: Int)
+        var inMemory = 0
+        do {
+            stored = try flushing.withLock { _ throws(ConversationArchive.Failure) -> (conversations: Int, results: Int) in
+                inMemory = dropFromMemory(visitor: visitor)
+                return try archive?.forget(visitor: visitor) ?? (0, 0)
+            }
+        } catch {
+            log("rocket serve: conversation store: \(error.message)")
+            return Self.storeUnavailable
+        }
+        var statistics = 0
+        if let visitors = scenarios as? any VisitorStore {
+            do throws(ScenarioStoreError) {
+                statistics = try visitors.forget(visitor: visitor)
+            } catch {
+                log("rocket serve: scenario store: \(error.message)")
+                return Self.storeUnavailable
+            }
+        }
+        return .json(
+            200,
+            .object([
+                ("visitor", .string(visitor)),
+                (
+                    "forgotten",
+                    .object([
+                        ("conversations", .number(Double(max(stored.conversations, inMemory)))), ("results", .number(Double(stored.results))),
+                        ("scenarios", .number(Double(statistics))),
+                    ])
+                ),
+            ]))
+    }
+
+    /// Drops every conversation and alert of `visitor` from memory, a shard of the index at a
+    /// time (the lock is let go in between); how many conversations went.
+    func dropFromMemory(visitor: String) -> Int {
+        var dropped = 0
+        for shard in 0..<ShardedIndex<Slot>.shardCount {
+            dropped += state.withLock { s -> Int in
+                var mine: [String] = []
+                s.slots.forEach(inShard: shard) { id, slot in if slot.context.visitor == visitor { mine.append(id) } }
+                for id in mine { s.remove(id) }
+                return mine.count
+            }
+        }
+        state.withLock { s in
+            for (id, alert) in s.alerts where alert.visitor == visitor { dropAlert(id, in: &s) }
+        }
+        return dropped
+    }
+
     // MARK: Scenario events
 
     func trigger(_ request: HTTPRequest) -> HTTPResponse {

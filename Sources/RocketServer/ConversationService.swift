@@ -719,6 +719,7 @@ package final class ConversationService: Sendable {
     /// The API's routes (under `/v1`).
     static let routes: [Route] = [
         ("POST", ["visitors"], { s in { r, _ in s.newVisitor(r) } }),
+        ("DELETE", ["visitors", "*"], { s in { r, p in s.forgetVisitor(r, visitor: p[1]) } }),
         ("POST", ["conversations"], { s in { r, _ in s.start(r) } }),
         ("GET", ["conversations", "*"], { s in { r, p in s.read(r, id: p[1]) } }),
         ("POST", ["conversations", "*", "intents"], { s in { r, p in s.intent(r, id: p[1]) } }),

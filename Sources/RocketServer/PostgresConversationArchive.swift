@@ -216,6 +216,23 @@ package final class PostgresConversationArchive: ConversationStore, SharedAlerts
         }
     }
 
+    package func forget(visitor: String) throws(ConversationArchive.Failure) -> (conversations: Int, results: Int) {
+        try transaction { (c) throws(PostgresError) -> (conversations: Int, results: Int) in
+            let v: [PostgresValue] = [.text(visitor)]
+            try c.query("DELETE FROM rocket_events WHERE id IN (SELECT id FROM rocket_conversations WHERE visitor = $1)", v)
+            try c.query("DELETE FROM rocket_events WHERE id IN (SELECT id FROM rocket_results WHERE visitor = $1)", v)
+            try c.query("DELETE FROM rocket_steps WHERE id IN (SELECT id FROM rocket_conversations WHERE visitor = $1)", v)
+            let gone = try c.query("DELETE FROM rocket_conversations WHERE visitor = $1 RETURNING id", v)
+            let results = try c.query("DELETE FROM rocket_results WHERE visitor = $1", v).affected
+            try c.query("DELETE FROM rocket_alerts WHERE visitor = $1", v)
+            // Every server drops its copies: told of a version past any (a copy behind what it is
+            // told reads the store again, and finds nothing).
+            let told = (0..<gone.count).map { gone.text($0, 0) + " " + String(Int.max) }
+            if !told.isEmpty { try c.query("SELECT pg_notify('\(Self.channel)', x) FROM unnest($1::text[]) x", [.texts(told)]) }
+            return (gone.count, results)
+        }
+    }
+
     package func forgetFlowVersions(before time: Double) throws(ConversationArchive.Failure) -> Int {
         try transaction { (c) throws(PostgresError) -> Int in
             try c.query("DELETE FROM rocket_flow_versions WHERE used < $1", [.real(time)]).affected

@@ -198,6 +198,10 @@ struct OpenAPITests {
         _ = call("GET", "/v1/results", headers: site, query: ["limit": "0"])
         _ = call("GET", "/v1/results", headers: ["Rocket-Visitor": token])
         _ = call("GET", "/v1/report", headers: ["Rocket-Visitor": token])
+        let forgotten = call("DELETE", "/v1/visitors/bo", headers: site)
+        #expect(forgotten.status == 200, "\(forgotten.text)")
+        _ = call("DELETE", "/v1/visitors/bo", headers: ["Rocket-Visitor": token])
+        _ = call("DELETE", "/v1/visitors/b%20o", headers: site)
 
         // Every JSON answer against the schema the document gives it.
         let text = try String(contentsOfFile: Self.document, encoding: .utf8)

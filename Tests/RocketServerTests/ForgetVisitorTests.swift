@@ -1,0 +1,91 @@
+import Foundation
+import RocketCore
+import RocketJSON
+import RocketScenarioEngine
+import RocketScenariosSQLite
+import RocketTestSupport
+import Testing
+
+@testable import RocketServer
+
+/// `DELETE /v1/visitors/{id}`: a site's back end erases what the server keeps of one visitor.
+@Suite("Forgetting a visitor")
+struct ForgetVisitorTests {
+    typealias R = ResultsAPITests
+
+    @Test(
+        "DELETE /v1/visitors/{id}: the visitor's conversations, results, scenario counts and records go, in memory and in the store, for good; others' stay; the site key only",
+        arguments: ServerStoreKind.allCases)
+    func forget(kind: ServerStoreKind) throws {
+        let h = try R.harness(kind)
+        // Ada ends one conversation (a result) and has another under way, and was shown the
+        // gated flow (its per-visitor count); Bo the same.
+        var ids: [String: [String]] = [:]
+        for visitor in ["ada", "bo"] {
+            let ended = try R.answered(h, visitor: visitor, name: visitor.capitalized)
+            #expect(R.send(h, ended, visitor: visitor, #""intent": "close""#).status == 200)
+            let open = try R.answered(h, visitor: visitor, name: visitor.capitalized)
+            let gated = h.request("POST", "/v1/conversations", body: #"{"flow": "gated", "visitor": "\#(visitor)"}"#, headers: R.site)
+            #expect(gated.status == 201, "\(gated.text)")
+            ids[visitor] = [ended, open, try #require(gated.json?["conversation"]?["id"]?.string)]
+        }
+        h.service.flush()
+        let archive = try h.archive()
+        #expect(try archive.results(flow: nil, after: 0, limit: 10, maxBytes: 1 << 20).count == 2)
+        #expect(try !archive.events(ids["ada"]![0]).isEmpty)
+        // Who may call: nobody 401, a visitor (even itself) 403, a malformed id 400.
+        #expect(h.request("DELETE", "/v1/visitors/ada").status == 401)
+        let token = try #require(h.request("POST", "/v1/visitors").json?["token"]?.string)
+        #expect(h.request("DELETE", "/v1/visitors/ada", headers: ["Rocket-Visitor": token]).status == 403)
+        #expect(h.request("DELETE", "/v1/visitors/a%20b", headers: R.site).status == 400)
+        #expect(h.request("GET", "/v1/visitors/ada", headers: R.site).status == 405)
+        let r = h.request("DELETE", "/v1/visitors/ada", headers: R.site)
+        #expect(r.status == 200, "\(r.text)")
+        #expect(r.json?["visitor"]?.string == "ada")
+        #expect(r.json?["forgotten"]?["conversations"]?.number == 3 && r.json?["forgotten"]?["results"]?.number == 1)
+        #expect((r.json?["forgotten"]?["scenarios"]?.number ?? 0) >= 1, "\(r.text)")
+        // Gone from memory and from the store: reads are 404, the result and records are gone.
+        for id in ids["ada"]! {
+            #expect(h.request("GET", "/v1/conversations/\(id)", headers: R.site.merging(["Rocket-Visitor": "ada"]) { $1 }).status == 404)
+            #expect(try archive.load(id) == nil)
+            #expect(try archive.events(id).isEmpty)
+        }
+        let left = try archive.results(flow: nil, after: 0, limit: 10, maxBytes: 1 << 20)
+        #expect(left.map(\.result.visitor) == ["bo"])
+        // Ada's count is gone: the gated flow shows to her again; Bo's stays (not now).
+        let again = h.request("POST", "/v1/conversations", body: #"{"flow": "gated", "visitor": "ada"}"#, headers: R.site)
+        #expect(again.status == 201, "\(again.text)")
+        let bo = h.request("POST", "/v1/conversations", body: #"{"flow": "gated", "visitor": "bo"}"#, headers: R.site)
+        #expect(bo.json?["status"]?.string == "notNow", "\(bo.text)")
+        // Bo's conversations are untouched.
+        for id in ids["bo"]! { #expect(try archive.load(id) != nil) }
+        // For good: a server started again on the store finds none of hers.
+        h.service.flush()
+        let restarted = try Harness(path: h.path, access: AccessControl(secret: AccessControl.randomBytes(32), keys: [R.key]))
+        for id in ids["ada"]! {
+            #expect(restarted.request("GET", "/v1/conversations/\(id)", headers: R.site.merging(["Rocket-Visitor": "ada"]) { $1 }).status == 404)
+        }
+        // Forgetting a visitor the server never saw is no error: nothing went.
+        let none = h.request("DELETE", "/v1/visitors/nobody-here", headers: R.site)
+        #expect(none.status == 200 && none.json?["forgotten"]?["conversations"]?.number == 0, "\(none.text)")
+    }
+
+    @Test("a visitor's executions stay in the store-wide count under their scenario's name alone; its statistics and assignments go")
+    func scenarioStore() throws {
+        let path = scratchDirectory() + "/store.sqlite"
+        let store = try SQLiteScenarioStore(path: path)
+        for visitor in ["ada", "ada_2", "xada"] {
+            try store.triggerEvent("tour@" + visitor, at: 100)
+            #expect(try NamedScenario("tour@" + visitor).tryToExecute(in: store, at: 100))
+            _ = try store.assignment(experiment: "copy", visitor: visitor, at: 100, known: ["a"], fresh: "a")
+        }
+        #expect(try store.forget(visitor: "ada") == 2)
+        #expect(try store.stats("tour@ada").eventsCount == 0)
+        // A name that merely ends alike, or holds "_" (a LIKE wildcard), is someone else's.
+        #expect(try store.stats("tour@ada_2").eventsCount == 1 && store.stats("tour@xada").eventsCount == 1)
+        #expect(try store.snapshot().executions.map(\.scenario).sorted() == ["tour", "tour@ada_2", "tour@xada"])
+        // Her assignment is gone: a new one is made (and kept) at her next exposure.
+        #expect(try store.assignment(experiment: "copy", visitor: "ada", at: 200, known: ["a", "b"], fresh: "b") == "b")
+        #expect(try store.assignment(experiment: "copy", visitor: "ada_2", at: 200, known: ["a", "b"], fresh: "b") == "a")
+    }
+}
