@@ -323,4 +323,27 @@ struct SharedStoreTests {
         #expect(started.load(ordering: .relaxed) == 5)
         #expect(notNow.load(ordering: .relaxed) == 595)
     }
+
+    @Test("A visitor forgotten through A is gone from B too: B's copy in memory is dropped (told through NOTIFY), its reads are 404")
+    func forgetAcrossServers() throws {
+        let (_, _, a, b, id) = try twoServers()
+        defer {
+            a.server.stop()
+            b.server.stop()
+        }
+        // B holds the conversation in memory (it served a tap).
+        #expect(status(tap(b.port, id)) == 200)
+        #expect(b.service.count == 1)
+        let forgotten = RawClient.exchange(port: a.port, "DELETE /v1/visitors/ada HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+        #expect(status(forgotten) == 200, "\(forgotten)")
+        // B hears of it and lets its copy go (the notification is asynchronous: waited for).
+        var gone = false
+        for _ in 0..<500 where !gone {
+            gone = b.service.count == 0
+            if !gone { usleep(10_000) }
+        }
+        #expect(gone, "B still holds the forgotten conversation")
+        let read = RawClient.exchange(port: b.port, "GET /v1/conversations/\(id) HTTP/1.1\r\nHost: x\r\nRocket-Visitor: ada\r\nConnection: close\r\n\r\n")
+        #expect(status(read) == 404, "\(read.prefix(300))")
+    }
 }
