@@ -260,6 +260,12 @@ enum PlayCommand {
         }
         let base = path == "-" ? "" : PathName.directory(path)
         let flowName = flowName(ofPath: path)
+        // The version its start record names: the file's, read in its first language (as
+        // rocket serve names it), so a flow's languages are one version.
+        var version = String(flowIdentity(doc).prefix(12))
+        if options.language != nil, path != "-", case .success(let first) = loadFlowFile(path, language: nil), let firstDoc = first.document {
+            version = String(flowIdentity(firstDoc).prefix(12))
+        }
         // Targeting (`when.if`) over the start values: a flow not for this user is not shown.
         // (A --var of the wrong type is the usage error play reports below.)
         if saved == nil, !options.ignoreRules, doc.showIf != nil, case .success(let start) = doc.startValues(options.vars.mapValues { .text($0) }) {
@@ -364,7 +370,8 @@ enum PlayCommand {
             }
         }
         return await play(
-            played, imageBase: base.isEmpty ? nil : base, options: options, flowName: flowName, resume: saved, exposure: exposure, given: given)
+            played, imageBase: base.isEmpty ? nil : base, options: options, flowName: flowName, version: version, resume: saved, exposure: exposure,
+            given: given)
     }
 
     /// The answers given ahead for `doc`'s blocks, each with where it was given: `--answers
@@ -502,7 +509,7 @@ enum PlayCommand {
     @MainActor
     static func play(
         _ doc: FlowDocument, imageBase: String?, options: PlayOptions,
-        flowName: String = "demo", resume: ConversationSnapshot? = nil, exposure: (experiment: String, variant: String)? = nil,
+        flowName: String = "demo", version: String? = nil, resume: ConversationSnapshot? = nil, exposure: (experiment: String, variant: String)? = nil,
         given: [String: GivenAnswer] = [:], leftover: ((bytes: [UInt8], ended: Bool)) -> Void = { _ in }
     ) async -> ExitStatus {
         let env = Environment.current
@@ -589,7 +596,7 @@ enum PlayCommand {
             log?.variant = exposure.variant
         }
         // A fresh start is a conversation's first record (a resumed one goes on where it was).
-        if resume == nil { log?.write(RocketEvent.started(flow: flowName)) }
+        if resume == nil { log?.write(RocketEvent.started(flow: flowName, version: version ?? String(conversation.graph.contentHash.prefix(12)))) }
         let hooks = options.hooks
         let printActions = options.printActions
         let strings = options.lang.map { UIStrings.forEnvironment(["LANG": $0]) } ?? UIStrings.forEnvironment(env)

@@ -16,7 +16,9 @@ enum ReportCommand {
             .value("--events", "FILE", "Read event records from FILE as well (repeatable; - for standard input).", repeatable: true),
             .value("--store", "FILE|URL", "Read the records rocket serve keeps in its store: an SQLite FILE, or a postgresql:// URL."),
             .value("--flow", "NAME", "Only the flow NAME."),
-            .value("--against", "VARIANT", "Compare every variant with VARIANT (holdout included) instead of the first by name."),
+            .value("--by", "ROWS", "variant (default: an experiment's variants) or version (the flow's versions, oldest first: what an edit changed).")
+                .completing(.words(ReportGrouping.allCases.map(\.rawValue))),
+            .value("--against", "VARIANT", "Compare every variant (or version) with VARIANT instead of the first by name (by version: the oldest)."),
             .value("--min-count", "N", "Hide counts of fewer than N conversations (default 5; 1 shows all)."),
             .flag("--json", "Print the report as JSON (docs/REPORTS.md describes every field)."),
             .value("--html", "FILE", "Write the report as a self-contained HTML page with charts to FILE (- for standard output)."),
@@ -34,6 +36,7 @@ enum ReportCommand {
             "rocket play examples/welcome.json --events - >> events.jsonl; rocket report events.jsonl",
             "rocket report --store rocket.sqlite --flow welcome --json",
             "rocket report events.jsonl --html report.html --min-count 20",
+            "rocket report --store rocket.sqlite --flow welcome --by version",
         ])
 
     static func run(_ args: [String]) throws(UsageError) -> ExitStatus {
@@ -52,7 +55,12 @@ enum ReportCommand {
         let html = parsed.value("--html")
         if html == "-" && parsed.has("--json") { throw UsageError(message: "--json and --html - both write to standard output", command: spec.name) }
 
-        var builder = ReportBuilder()
+        var grouping = ReportGrouping.variant
+        if let by = parsed.value("--by") {
+            guard let g = ReportGrouping(rawValue: by) else { throw UsageError(message: "--by must be variant or version", command: spec.name) }
+            grouping = g
+        }
+        var builder = ReportBuilder(by: grouping)
         for (k, path) in inputs.enumerated() {
             var failure: ReportInputError?
             let read = FileIO.forEachLine(path, maxLineBytes: RocketLimits.reportRecordBytes) { line, number in
@@ -126,12 +134,13 @@ enum ReportCommand {
             out += "\nFlow \(clean(flow.flow.isEmpty ? "(unnamed)" : flow.flow))\n"
             // The comparison's columns only where there is a comparison.
             let compared = flow.variants.contains { $0.comparison != nil }
-            var head = ["variant", "exposures", "starts", "completions", "rate"]
+            var head = [ReportFormat.rowKind(report.grouping), "exposures", "starts", "completions", "rate"]
             if compared { head += ["difference (95% CI)", "p", "needed"] }
             var rows: [[String]] = []
             for v in flow.variants {
                 var row = [
-                    clean(ReportFormat.variantName(v.variant)), c(v.exposures), c(v.starts), c(v.completions), ReportFormat.percent(v.completionRate),
+                    clean(ReportFormat.variantName(v.variant, by: report.grouping)), c(v.exposures), c(v.starts), c(v.completions),
+                    ReportFormat.percent(v.completionRate),
                 ]
                 if compared {
                     row += [
@@ -143,11 +152,13 @@ enum ReportCommand {
             }
             out += layout(head, rows, width: width)
             for v in flow.variants where !v.dismissals.isEmpty {
-                let label = v.variant.isEmpty ? "  dismissed: " : "  dismissed (\(clean(v.variant))): "
+                let label =
+                    v.variant.isEmpty && report.grouping == .variant
+                    ? "  dismissed: " : "  dismissed (\(clean(ReportFormat.variantName(v.variant, by: report.grouping)))): "
                 out += fill(label, v.dismissals.map { "\(clean($0.reason)) \(c($0.count))" }, width: width)
             }
             for v in flow.variants where !v.blocks.isEmpty {
-                out += "\n  Funnel \(clean(ReportFormat.variantName(v.variant)))\n"
+                out += "\n  Funnel \(clean(ReportFormat.variantName(v.variant, by: report.grouping)))\n"
                 let rows = v.blocks.map { b in
                     [
                         clean(b.id), c(b.reached), c(b.answered),
@@ -166,7 +177,7 @@ enum ReportCommand {
                     }
                 }
                 if !answers.isEmpty {
-                    out += "\n  Answers \(clean(ReportFormat.variantName(v.variant)))\n"
+                    out += "\n  Answers \(clean(ReportFormat.variantName(v.variant, by: report.grouping)))\n"
                     out += layout(["block", "answer", "chosen", "share"], answers, width: width, textColumns: 2)
                 }
             }

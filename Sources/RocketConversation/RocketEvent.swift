@@ -77,8 +77,9 @@ public enum RocketEvent: Hashable, Sendable {
     /// an experiment.
     case exposure(experiment: String, variant: String, shown: Bool, flow: String)
     /// The host began showing the flow named `flow`: a conversation's first record (after its
-    /// exposure), which reports count as a start.
-    case started(flow: String)
+    /// exposure), which reports count as a start; `version` names the flow's version (the start
+    /// of its identity), so a report can compare what an edit changed.
+    case started(flow: String, version: String? = nil)
     /// A jump block went on to `to` (a block id, nil for the end), into `flow` when it names one.
     case jumped(blockID: String?, to: String?, flow: String?)
     /// `.back` returned to the block shown at `index`, which takes an answer again.

@@ -162,10 +162,14 @@ extension RocketEvent {
             w.string(variant)
             w.key("shown")
             w.bool(shown)
-        case .started(let flow):
+        case .started(let flow, let version):
             w.string("started")
             w.key("flow")
             w.string(flow)
+            if let version {
+                w.key("version")
+                w.string(version)
+            }
         case .jumped(let blockID, let to, let flow):
             w.string("jumped")
             id(blockID)

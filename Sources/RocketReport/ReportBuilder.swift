@@ -19,11 +19,22 @@ public struct ReportInputError: Error, Hashable, Sendable {
     }
 }
 
+/// What a report's rows stand for: an experiment's variants, or the versions of a flow (which
+/// its `started` records name), oldest first, to see what an edit changed.
+public enum ReportGrouping: String, Hashable, Sendable, CaseIterable {
+    /// A row per variant (`""` for a flow without an experiment; the holdout last).
+    case variant
+    /// A row per version of the flow, in the order they were first started; `""` for
+    /// conversations whose records name no version (written before versions were).
+    case version
+}
+
 /// What a report is made with.
 public struct ReportOptions: Hashable, Sendable {
     /// Counts of 1 to fewer than this many conversations are hidden (nil in the report).
     public var minCount = 5
-    /// The variant every other is compared against (nil: the first, by name, that is not the holdout).
+    /// The variant (or version) every other is compared against (nil: the first, by name, that
+    /// is not the holdout; by version, the oldest).
     public var against: String? = nil
     /// Only this flow (nil: every flow).
     public var flow: String? = nil
@@ -83,6 +94,8 @@ public struct ReportBuilder {
     static let titleBytes = 256
 
     final class Group {
+        /// When its first conversation started (by version: the rows' order).
+        var firstAt = Double.infinity
         var exposures = 0
         var starts = 0
         var completions = 0
@@ -125,9 +138,13 @@ public struct ReportBuilder {
     var titleBytesKept = 0
     /// Records read.
     public private(set) var records = 0
+    /// What the rows stand for (set when the builder is made: it decides how records are read).
+    public let grouping: ReportGrouping
 
-    /// An empty report.
-    public init() {}
+    /// An empty report whose rows are `grouping`'s.
+    public init(by grouping: ReportGrouping = .variant) {
+        self.grouping = grouping
+    }
 
     // MARK: Reading
 
@@ -300,14 +317,26 @@ public struct ReportBuilder {
     private mutating func apply(_ tape: JSONTape, event: String, to s: inout Session, line: Int) throws(ReportInputError) {
         records += 1
         let at = Self.number(tape, "at")
-        if !s.counted || s.variant.isEmpty, let v = Self.text(tape, "variant"), v != s.variant {
+        let byVersion = grouping == .version
+        if !byVersion, !s.counted || s.variant.isEmpty, let v = Self.text(tape, "variant"), v != s.variant {
             s.variant = v
             s.group = nil
+        }
+        // By version, a conversation's row is the version its start names.
+        if byVersion, event == "started", !s.started {
+            let v = Self.text(tape, "version") ?? ""
+            if v != s.variant {
+                s.variant = v
+                s.group = nil
+            }
         }
         if s.group == nil, groups.count >= RocketLimits.reportGroups, groups[GroupKey(flow: s.flow, variant: s.variant)] == nil {
             throw ReportInputError(line: line, message: "more than \(RocketLimits.reportGroups) different flows and variants")
         }
         switch event {
+        case "exposure" where byVersion:
+            // Exposures belong to an experiment's variants, not to a version.
+            s.exposed = true
         case "exposure":
             s.exposed = true
             if tape.member(of: 0, "shown" as StaticString).flatMap(tape.bool) == false {
@@ -319,7 +348,9 @@ public struct ReportBuilder {
         case "started":
             if !s.started {
                 s.started = true
-                group(&s).starts += 1
+                let g = group(&s)
+                g.starts += 1
+                if let at { g.firstAt = min(g.firstAt, at) }
                 s.counted = true
             }
         case "blockAdded":
@@ -330,7 +361,9 @@ public struct ReportBuilder {
             if !s.started {
                 // Records from before `started` existed: the first block is the start.
                 s.started = true
-                group(&s).starts += 1
+                let g = group(&s)
+                g.starts += 1
+                if let at { g.firstAt = min(g.firstAt, at) }
                 s.counted = true
             }
             let key = Self.blockKey(tape, index: index)
@@ -463,8 +496,13 @@ public struct ReportBuilder {
         let hide = { (n: Int) -> Int? in n == 0 || n >= options.minCount ? n : nil }
         var out: [FlowReport] = []
         for name in flows.keys.sorted() {
-            // Variants by name, the holdout last; "" (no experiment) first.
+            // Variants by name, the holdout last; "" (no experiment) first. Versions in the order
+            // they were first started.
             let keys = flows[name]!.sorted { a, b in
+                if grouping == .version {
+                    let (x, y) = (groups[a]!.firstAt, groups[b]!.firstAt)
+                    return x != y ? x < y : a.variant < b.variant
+                }
                 if (a.variant == "holdout") != (b.variant == "holdout") { return b.variant == "holdout" }
                 return a.variant < b.variant
             }
@@ -515,7 +553,7 @@ public struct ReportBuilder {
             }
             out.append(FlowReport(flow: name, variants: variants))
         }
-        return Report(flows: out, records: records, minCount: options.minCount)
+        return Report(flows: out, records: records, minCount: options.minCount, grouping: grouping)
     }
 }
 
@@ -528,13 +566,16 @@ public struct Report: Sendable {
     public var records: Int
     /// Counts under this were hidden.
     public var minCount: Int
+    /// What its flows' rows (``FlowReport/variants``) stand for.
+    public var grouping: ReportGrouping = .variant
 }
 
 /// One flow of a report.
 public struct FlowReport: Sendable {
     /// The flow's name ("" when the records did not name it).
     public var flow: String
-    /// Its variants ("" alone when it has no experiment), by name, the holdout last.
+    /// Its variants ("" alone when it has no experiment), by name, the holdout last; or, by
+    /// version, its versions in the order they were first started.
     public var variants: [VariantReport]
 }
 

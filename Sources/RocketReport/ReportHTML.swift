@@ -63,8 +63,18 @@ public enum ReportFormat {
         return "\(whole / 60) min \(whole % 60) s"
     }
 
-    /// The name a variant is shown under ("(all)" for a flow without an experiment).
-    public static func variantName(_ v: String) -> String { v.isEmpty ? "(all)" : v }
+    /// The name a row is shown under: a variant ("(all)" for a flow without an experiment), or
+    /// a version ("(no version)" for conversations whose records name none).
+    public static func variantName(_ v: String, by grouping: ReportGrouping = .variant) -> String {
+        guard v.isEmpty else { return v }
+        return grouping == .version ? "(no version)" : "(all)"
+    }
+
+    /// What a report's rows are called, capitalized or not.
+    public static func rowKind(_ grouping: ReportGrouping, capitalized: Bool = false) -> String {
+        let word = grouping.rawValue
+        return capitalized ? word.prefix(1).uppercased() + word.dropFirst() : word
+    }
 
     /// The share of those who reached a block that went no further.
     public static func dropShare(_ b: BlockReport) -> Double? {
@@ -157,11 +167,11 @@ extension Report {
             }
             for v in flow.variants where !v.blocks.isEmpty {
                 figure += 1
-                out += "<h3>Funnel: \(shown(ReportFormat.variantName(v.variant)))</h3>\n"
+                out += "<h3>Funnel: \(shown(ReportFormat.variantName(v.variant, by: grouping)))</h3>\n"
                 out += funnelChart(v, id: figure)
                 out += funnelTable(v)
                 if v.blocks.contains(where: { !$0.answers.isEmpty }) {
-                    out += "<h3>Answers: \(shown(ReportFormat.variantName(v.variant)))</h3>\n"
+                    out += "<h3>Answers: \(shown(ReportFormat.variantName(v.variant, by: grouping)))</h3>\n"
                     // A chart for each block with a count shown (hidden ones draw no bar).
                     for b in v.blocks where b.answers.contains(where: { $0.count != nil }) {
                         figure += 1
@@ -179,9 +189,9 @@ extension Report {
     private func summaryTable(_ flow: FlowReport) -> String {
         let c = { (n: Int?) in ReportFormat.count(n, minCount: minCount) }
         var out = """
-            <div class="scroll" tabindex="0" role="region" aria-label="Variants of \(shown(flow.flow.isEmpty ? "this flow" : flow.flow))"><table>
-            <caption class="note">Variants of \(shown(flow.flow.isEmpty ? "this flow" : flow.flow))</caption>
-            <thead><tr><th scope="col">Variant</th><th scope="col">Exposures</th><th scope="col">Starts</th><th scope="col">Completions</th>\
+            <div class="scroll" tabindex="0" role="region" aria-label="\(ReportFormat.rowKind(grouping, capitalized: true))s of \(shown(flow.flow.isEmpty ? "this flow" : flow.flow))"><table>
+            <caption class="note">\(ReportFormat.rowKind(grouping, capitalized: true))s of \(shown(flow.flow.isEmpty ? "this flow" : flow.flow))</caption>
+            <thead><tr><th scope="col">\(ReportFormat.rowKind(grouping, capitalized: true))</th><th scope="col">Exposures</th><th scope="col">Starts</th><th scope="col">Completions</th>\
             <th scope="col">Completion rate</th>
             """
         // The comparison's columns only where there is a comparison.
@@ -191,9 +201,9 @@ extension Report {
         var ended: [String] = []
         for v in flow.variants {
             let dismissals = v.dismissals.map { "\(shown($0.reason)) \(c($0.count))" }.joined(separator: ", ")
-            if !dismissals.isEmpty { ended.append("\(shown(ReportFormat.variantName(v.variant))): \(dismissals)") }
+            if !dismissals.isEmpty { ended.append("\(shown(ReportFormat.variantName(v.variant, by: grouping))): \(dismissals)") }
             let needed = v.comparison?.statistics.neededPerVariant.map(ReportFormat.grouped) ?? "–"
-            out += "<tr><th scope=\"row\">\(shown(ReportFormat.variantName(v.variant)))</th><td>\(c(v.exposures))</td><td>\(c(v.starts))</td>"
+            out += "<tr><th scope=\"row\">\(shown(ReportFormat.variantName(v.variant, by: grouping)))</th><td>\(c(v.exposures))</td><td>\(c(v.starts))</td>"
             out += "<td>\(c(v.completions))</td><td>\(ReportFormat.percent(v.completionRate))</td>"
             if compared { out += "<td>\(ReportFormat.difference(v.comparison))</td><td>\(ReportFormat.pValue(v.comparison))</td><td>\(needed)</td>" }
             out += "</tr>\n"
@@ -206,7 +216,7 @@ extension Report {
     private func funnelTable(_ v: VariantReport) -> String {
         let c = { (n: Int?) in ReportFormat.count(n, minCount: minCount) }
         var out = """
-            <div class="scroll" tabindex="0" role="region" aria-label="Funnel of \(shown(ReportFormat.variantName(v.variant))), by block"><table>
+            <div class="scroll" tabindex="0" role="region" aria-label="Funnel of \(shown(ReportFormat.variantName(v.variant, by: grouping))), by block"><table>
             <thead><tr><th scope="col">Block</th><th scope="col">Reached</th><th scope="col">Answered</th><th scope="col">Dropped here</th>\
             <th scope="col">Median time to answer</th></tr></thead>
             <tbody>
@@ -246,7 +256,7 @@ extension Report {
     private func answersTable(_ v: VariantReport) -> String {
         let c = { (n: Int?) in ReportFormat.count(n, minCount: minCount) }
         var out = """
-            <div class="scroll" tabindex="0" role="region" aria-label="Answers of \(shown(ReportFormat.variantName(v.variant))), by block"><table>
+            <div class="scroll" tabindex="0" role="region" aria-label="Answers of \(shown(ReportFormat.variantName(v.variant, by: grouping))), by block"><table>
             <thead><tr><th scope="col">Block</th><th scope="col" class="words">Answer</th><th scope="col">Chosen</th><th scope="col">Share</th></tr></thead>
             <tbody>
 
@@ -266,7 +276,7 @@ extension Report {
     private func funnelChart(_ v: VariantReport, id: Int) -> String {
         let rowHeight = 44
         let top = Double(v.blocks.compactMap(\.reached).max() ?? 0)
-        let variant = shown(ReportFormat.variantName(v.variant))
+        let variant = shown(ReportFormat.variantName(v.variant, by: grouping))
         var out = "<figure>\n<svg role=\"img\" aria-labelledby=\"chart\(id)-title\" width=\"100%\" height=\"\(v.blocks.count * rowHeight + 4)\">\n"
         out += "<title id=\"chart\(id)-title\">Funnel of \(variant): conversations that reached and answered each block</title>\n"
         for (k, b) in v.blocks.enumerated() {
@@ -305,7 +315,7 @@ extension Report {
             let s = c.statistics
             let y = k * rowHeight
             let label =
-                "\(shown(ReportFormat.variantName(v.variant))) vs \(shown(ReportFormat.variantName(c.against))): \(ReportFormat.difference(c)), p \(ReportFormat.pValue(c))"
+                "\(shown(ReportFormat.variantName(v.variant, by: grouping))) vs \(shown(ReportFormat.variantName(c.against))): \(ReportFormat.difference(c)), p \(ReportFormat.pValue(c))"
             out += "<text x=\"0\" y=\"\(y + 15)\">\(label)</text>\n"
             out += "<line class=\"zero\" x1=\"\(x(0))\" y1=\"\(y + 22)\" x2=\"\(x(0))\" y2=\"\(y + 44)\"/>"
             out += "<line class=\"ci\" x1=\"\(x(s.ci95.low))\" y1=\"\(y + 33)\" x2=\"\(x(s.ci95.high))\" y2=\"\(y + 33)\"/>"

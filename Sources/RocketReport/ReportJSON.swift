@@ -5,7 +5,8 @@ extension Report {
     /// `{"flows": [{"flow", "variants": [{"variant", "exposures", "starts", "completions",
     /// "completionRate", "dismissals", "blocks": [{"id", "reached", "answered", "dropped",
     /// "medianSecondsToAnswer", "type", "answers": [{"option", "title", "count"}]}], "comparison"}]}],
-    /// "records", "minCount"}`; a hidden count is null.
+    /// "records", "minCount", "by"}`; a hidden count is null; `"by"` says what the rows (`variants`)
+    /// stand for: `variant` or `version`.
     public var json: String {
         var w = JSONBytes(capacity: 4096)
         write(into: &w)
@@ -115,6 +116,8 @@ extension Report {
         w.number(records)
         w.key("minCount")
         w.number(minCount)
+        w.key("by")
+        w.string(grouping.rawValue)
         w.close()
     }
 }

@@ -239,7 +239,7 @@ extension ConversationService {
         }
         var effects = started.effects
         // The conversation's first records: its exposure (in an experiment), then its start.
-        effects.insert(.event(.started(flow: flowName)), at: 0)
+        effects.insert(.event(.started(flow: flowName, version: flow.version)), at: 0)
         if let exposure { effects.insert(.event(exposure), at: 0) }
         let id = Self.newID(at: now)
         var entry = Entry(context: context, conversation: started.conversation, touched: now, step: 0, version: 0, eventSeq: 0)

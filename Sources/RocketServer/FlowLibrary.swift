@@ -34,9 +34,14 @@ package final class LoadedFlow: Sendable {
     let startShapes = StartShapes()
     /// The language it was read in (nil: its first).
     package let language: String?
+    /// The version its `started` records name: the first 12 hex digits of the identity of the
+    /// file read in its first language (so a flow's languages are one version, and an edit of
+    /// the file is a new one).
+    package let version: String
 
-    /// A flow named `name` from its checked document, read in `language` (nil: its first).
-    init(name: String, document: FlowDocument, language: String? = nil) {
+    /// A flow named `name` from its checked document, read in `language` (nil: its first), of
+    /// the version `version` (nil: its own identity's).
+    init(name: String, document: FlowDocument, language: String? = nil, version: String? = nil) {
         self.language = language
         let graph = document.makeGraph()
         let author = document.makeAuthor()
@@ -44,6 +49,7 @@ package final class LoadedFlow: Sendable {
         self.name = name
         self.document = document
         self.identity = graph.contentHash
+        self.version = version ?? String(graph.contentHash.prefix(12))
         self.graph = graph
         self.author = author
         self.closeButton = close
@@ -301,7 +307,12 @@ package final class FlowLibrary: Sendable {
         if !linked.diagnostics.isEmpty {
             return .failure(.invalid(FlowLoader.placed(linked.diagnostics, in: bytes).map { $0.formatted(file: file) }))
         }
-        return .success(LoadedFlow(name: name, document: linked.document, language: language))
+        // Another language than the file's first: the version is the first language's.
+        var version: String?
+        if let language, language != doc.languages.first, case .success(let base) = decode(name, bytes, file: file, language: nil) {
+            version = base.version
+        }
+        return .success(LoadedFlow(name: name, document: linked.document, language: language, version: version))
     }
 
     // MARK: Versions

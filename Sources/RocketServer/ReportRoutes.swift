@@ -5,11 +5,11 @@ import Synchronization
 extension ConversationService {
     /// `GET /v1/report` (JSON) and `GET /report` (the page): the report of the records this
     /// server keeps, for a site's back end only (a site key). Query: `flow`, `minCount` (default
-    /// 5), `against`. One report is made at a time (429 while another is), on a thread of its
+    /// 5), `against`, `by` (`variant` or `version`). One report is made at a time (429 while another is), on a thread of its
     /// own through a read-only connection of its own: the writer and the database thread never
     /// wait for it.
     /// The query parameters the report routes take.
-    static let reportParameters = ["flow", "minCount", "against"]
+    static let reportParameters = ["flow", "minCount", "against", "by"]
 
     /// 400 `bad-query` for a query parameter a route does not take (a typo must not give an
     /// answer about something else without a word) or one given twice; nil when the query is
@@ -45,6 +45,11 @@ extension ConversationService {
             guard (1...128).contains(against.utf8.count) else { return .error(400, "bad-query", "\"against\" must be a variant's name") }
             options.against = against
         }
+        var grouping = ReportGrouping.variant
+        if let by = request.query["by"] {
+            guard let g = ReportGrouping(rawValue: by) else { return .error(400, "bad-query", "\"by\" must be variant or version") }
+            grouping = g
+        }
         guard let archive else {
             return .error(404, "no-records", "this server keeps no event records (it runs without a store)")
         }
@@ -54,9 +59,10 @@ extension ConversationService {
             return r
         }
         let chosen = options
+        let rows = grouping
         return .deferred(slow: true) {
             defer { self.reporting.store(false, ordering: .releasing) }
-            var builder = ReportBuilder()
+            var builder = ReportBuilder(by: rows)
             do throws(ReportReadFailure) {
                 try archive.readRecords(flow: chosen.flow, into: &builder)
             } catch {

@@ -83,7 +83,9 @@ struct CLITests {
         // Every record begins with its time; the first says which flow started.
         #expect(timed.split(separator: "\n").allSatisfy { $0.hasPrefix(#"{"at":17"#) || $0.hasPrefix(#"{"at":18"#) }, "\(timed)")
         let events = withoutTimes(timed)
-        #expect(events.hasPrefix(#"{"event":"started","flow":"flow"}"# + "\n" + #"{"event":"blockAdded","index":0,"id":"hi","type":"text"}"#))
+        #expect(
+            events.prefixMatch(of: /\{"event":"started","flow":"flow","version":"[0-9a-f]{12}"\}\n\{"event":"blockAdded","index":0,"id":"hi","type":"text"\}/)
+                != nil, "\(events)")
         #expect(events.contains(#"{"event":"buttonPressed","index":1,"id":"ask","title":"Sure","side":"left","options":[0]}"#))
         #expect(events.contains(#"{"event":"inputSubmitted","index":2,"id":"name"}"#))
         #expect(events.contains(#"{"event":"action","name":"enable-notifications","id":"go"}"#))
@@ -834,7 +836,10 @@ struct PlayExperimentTests {
                 #expect(r.status == 0, "\(r.stderr)")
                 let lines = withoutTimes(r.stdout).split(separator: "\n")
                 #expect(lines.first == #"{"event":"exposure","flow":"flow","experiment":"copy","variant":"\#(expected)","shown":true}"#)
-                #expect(lines.dropFirst().first == #"{"event":"started","flow":"flow","variant":"\#(expected)"}"#)
+                // The start names the flow's version (12 hex digits of its identity) and the variant.
+                #expect(
+                    lines.dropFirst().first?.wholeMatch(of: /\{"event":"started","flow":"flow","version":"[0-9a-f]{12}","variant":"(long|short)"\}/)?.1
+                        == Substring(expected), "\(r.stdout)")
                 #expect(lines.dropFirst().allSatisfy { $0.hasSuffix(#","variant":"\#(expected)"}"#) }, "\(r.stdout)")
                 #expect(r.stderr.contains(expected == "long" ? "The long welcome" : "Hi"))
                 let twice = try runRocket(

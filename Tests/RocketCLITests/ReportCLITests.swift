@@ -86,6 +86,38 @@ struct ReportCLITests {
         #expect(try runRocket(["report", dir + "/events.jsonl", "--html", dir + "/no/such/r.html"]).status == 74)
         #expect(try runRocket(["report", "--store", dir + "/none.sqlite"]).status == 66)
     }
+
+    @Test(
+        "--by version: runs of a flow before and after an edit, a row per version in the order played, the edit compared with the first; a wrong --by is a usage error"
+    )
+    func byVersion() throws {
+        let dir = scratchDirectory()
+        let first =
+            #"{"version": 1, "blocks": [{"id": "ask", "type": "doubleButton", "left": {"title": "Yes", "next": "bye"}, "right": {"title": "No"}}, {"id": "bye", "type": "text", "text": "Bye"}]}"#
+        let second =
+            #"{"version": 1, "blocks": [{"id": "ask", "type": "doubleButton", "left": {"title": "Sure", "next": "bye"}, "right": {"title": "No"}}, {"id": "bye", "type": "text", "text": "Bye now"}]}"#
+        var log = ""
+        for (flow, inputs) in [(first, ["1\n\n", "2\n", "2\n"]), (second, ["1\n\n", "1\n\n", "2\n", "1\n"])] {
+            write(flow, to: dir + "/ask.json")
+            for input in inputs { log += try runRocket(["play", dir + "/ask.json", "--instant", "--events", "-"], stdin: input).stdout }
+        }
+        try log.write(toFile: dir + "/events.jsonl", atomically: true, encoding: .utf8)
+        let versions = log.split(separator: "\n").filter { $0.contains(#""event":"started""#) }.compactMap { line -> String? in
+            line.range(of: #""version":""#).map { String(line[$0.upperBound...].prefix(12)) }
+        }
+        #expect(versions.count == 7 && Set(versions).count == 2, "\(versions)")
+        let r = try runRocket(["report", dir + "/events.jsonl", "--by", "version", "--json", "--min-count", "1"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let parsed = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])
+        #expect(parsed["by"] as? String == "version")
+        let rows = try #require(((parsed["flows"] as? [[String: Any]])?.first?["variants"]) as? [[String: Any]])
+        #expect(rows.compactMap { $0["variant"] as? String } == [versions[0], versions[3]])
+        #expect(rows.compactMap { $0["starts"] as? Int } == [3, 4])
+        #expect((rows[1]["comparison"] as? [String: Any])?["against"] as? String == versions[0])
+        let table = try runRocket(["report", dir + "/events.jsonl", "--by", "version", "--min-count", "1"], environment: ["COLUMNS": "100"])
+        #expect(table.stdout.contains("Funnel " + versions[3]) && !table.stdout.contains("(all)"), "\(table.stdout)")
+        #expect(try runRocket(["report", dir + "/events.jsonl", "--by", "versions"]).status == 64)
+    }
 }
 
 @Suite("rocket play: quiet hours")

@@ -13,7 +13,8 @@ struct LogWriter {
     /// each answered after `seconds[k]`; it ends completed, closed at the last shown block, or
     /// never (nil).
     mutating func conversation(
-        flow: String, variant: String? = nil, blocks: [String], answered: Int, seconds: [Double] = [], end: String?, conversation id: String? = nil
+        flow: String, variant: String? = nil, blocks: [String], answered: Int, seconds: [Double] = [], end: String?, conversation id: String? = nil,
+        version: String? = nil
     ) {
         let tail = (variant.map { #","variant":"\#($0)""# } ?? "") + (id.map { #","conversation":"\#($0)""# } ?? "")
         if let variant {
@@ -21,7 +22,7 @@ struct LogWriter {
                 #"{"at":\#(clock),"event":"exposure","experiment":"x","variant":"\#(variant)","shown":true,"flow":"\#(flow)"\#(id.map { #","conversation":"\#($0)""# } ?? "")}"#
             )
         }
-        add(#"{"at":\#(clock),"event":"started","flow":"\#(flow)"\#(tail)}"#)
+        add(#"{"at":\#(clock),"event":"started","flow":"\#(flow)"\#(version.map { #","version":"\#($0)""# } ?? "")\#(tail)}"#)
         for (k, b) in blocks.enumerated() {
             add(#"{"at":\#(clock),"event":"blockAdded","index":\#(k),"id":"\#(b)","type":"text"\#(tail)}"#)
             guard k < answered else { break }
@@ -32,8 +33,8 @@ struct LogWriter {
         clock += 10
     }
 
-    func build(minCount: Int = 1, against: String? = nil) throws -> Report {
-        var b = ReportBuilder()
+    func build(minCount: Int = 1, against: String? = nil, by grouping: ReportGrouping = .variant) throws -> Report {
+        var b = ReportBuilder(by: grouping)
         for (k, line) in lines.enumerated() { try b.addLine(Array(line.utf8), input: 0, line: k + 1) }
         b.finishInput(0)
         return b.report(ReportOptions(minCount: minCount, against: against))
@@ -109,7 +110,41 @@ struct ReportTests {
         #expect(json.hasPrefix(#"{"flows":[{"flow":"w","variants":[{"variant":"a","exposures":200,"starts":200,"completions":40,"completionRate":0.2,"#))
         #expect(json.contains(#""comparison":null}"#) && json.contains(#""comparison":{"against":"a","difference":0.1,"ci95":["#))
         #expect(json.contains(#""variant":"holdout","exposures":null,"starts":0"#))
-        #expect(json.hasSuffix(#""records":\#(log.lines.count - 10),"minCount":5}"#))
+        #expect(json.hasSuffix(#""records":\#(log.lines.count - 10),"minCount":5,"by":"variant"}"#))
+    }
+
+    @Test("By version: a row per version of the flow in the order first started (not by name), compared with the oldest; exposures and variants set aside")
+    func byVersion() throws {
+        var log = LogWriter()
+        // The first version ("ffff…", started first): 30 of 100 complete. The edit ("0000…"):
+        // 45 of 100. Both in an experiment, whose variants a version report sets aside.
+        for k in 0..<100 {
+            log.conversation(
+                flow: "w", variant: k % 2 == 0 ? "a" : "b", blocks: ["hi", "bye"], answered: k < 30 ? 2 : 1, end: k < 30 ? "completed" : "closed",
+                version: "ffffffffffff")
+        }
+        for k in 0..<100 {
+            log.conversation(
+                flow: "w", variant: k % 2 == 0 ? "a" : "b", blocks: ["hi", "new", "bye"], answered: k < 45 ? 3 : 1, end: k < 45 ? "completed" : "closed",
+                version: "000000000000")
+        }
+        // Records written before versions were: their own row.
+        log.conversation(flow: "w", blocks: ["hi"], answered: 1, end: "completed")
+        let report = try log.build(by: .version)
+        #expect(report.grouping == .version)
+        let rows = try #require(report.flows.first?.variants)
+        #expect(rows.map(\.variant) == ["ffffffffffff", "000000000000", ""])
+        #expect(rows.map(\.starts) == [100, 100, 1] && rows.map(\.completions) == [30, 45, 1])
+        #expect(rows.allSatisfy { $0.exposures == 0 })
+        #expect(rows[0].comparison == nil && rows[1].comparison?.against == "ffffffffffff")
+        #expect(abs((rows[1].comparison?.statistics.difference ?? 0) - 0.15) < 1e-9)
+        #expect(rows[1].blocks.map(\.id) == ["hi", "new", "bye"] && rows[0].blocks.map(\.id) == ["hi", "bye"])
+        #expect(report.json.hasSuffix(#""by":"version"}"#))
+        // Against a version named.
+        let against = try log.build(against: "000000000000", by: .version)
+        #expect(against.flows.first?.variants.first?.comparison?.against == "000000000000")
+        // By variant (the default), the same records give the experiment's variants.
+        #expect(try log.build().flows.first?.variants.map(\.variant) == ["", "a", "b"])
     }
 
     @Test("Conversations interleaved by their conversation field, and one after another without it")

@@ -911,7 +911,9 @@ struct ExperimentAPITests {
             h.service.flush()
             let records = try h.archive().events(id).flatMap { $0.split(separator: "\n").map(String.init) }
             #expect(records.first?.contains(#""event":"exposure","flow":"copy","experiment":"copy","variant":"\#(group)","shown":true"#) == true, "\(records)")
-            #expect(records.dropFirst().first?.contains(#""event":"started","flow":"copy","variant":"\#(group)"}"#) == true, "\(records)")
+            let version = try h.service.flows.flow("copy").get().version
+            #expect(
+                records.dropFirst().first?.contains(#""event":"started","flow":"copy","version":"\#(version)","variant":"\#(group)"}"#) == true, "\(records)")
             #expect(records.dropFirst().allSatisfy { $0.hasSuffix(#","variant":"\#(group)"}"#) }, "\(records)")
         }
         #expect(groups.count == 3, "\(groups)")

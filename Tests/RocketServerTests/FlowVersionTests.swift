@@ -83,6 +83,19 @@ struct FlowVersionTests {
         // A new conversation gets the file as it is now.
         let fresh = h.request("POST", "/v1/conversations", body: #"{"flow": "edit", "visitor": "dee"}"#)
         #expect(fresh.json?["conversation"]?["transcript"]?[0]?["text"]?.string == "Version two", "\(fresh.text)")
+        // Each start's record names its version; a report by version has a row for each, the
+        // first version's row first.
+        h.service.flush()
+        let now = try h.service.flows.flow("edit").get()
+        let records = try h.archive().events(try #require(fresh.json?["conversation"]?["id"]?.string))
+        #expect(records.first?.contains(#""event":"started","flow":"edit","version":"\#(now.version)""#) == true, "\(records.first ?? "")")
+        let report = h.request("GET", "/v1/report", query: ["by": "version", "minCount": "1"])
+        let rows = report.json?["flows"]?[0]?["variants"]?.array.compactMap { $0["variant"]?.string } ?? []
+        // The Italian conversation is of the first version too (a flow's languages are one
+        // version): two rows, not three.
+        #expect(rows.count == 2 && rows.last == now.version, "\(report.text)")
+        #expect(report.json?["by"]?.string == "version")
+        #expect(h.request("GET", "/v1/report", query: ["by": "day"]).status == 400)
         // With its version gone (a store from before versions were kept), 409 as before.
         let archive = try h.archive()
         #expect(try archive.forgetFlowVersions(before: .infinity) >= 2)
