@@ -534,9 +534,14 @@ package final class ConversationArchive: ConversationStore {
 
     /// Removes results written before `time` (at most 5,000 rows per call); how many went.
     package func forgetResults(before time: Double) throws(Failure) -> Int {
+        try removing("DELETE FROM server_results WHERE seq IN (SELECT seq FROM server_results WHERE at < ?1 LIMIT 5000)", [.real(time)])
+    }
+
+    /// Runs one statement that removes rows, in a transaction of its own; how many went.
+    private func removing(_ sql: StaticString, _ values: [SQLiteValue]) throws(Failure) -> Int {
         var gone = 0
         try transaction { (c) throws(SQLiteError) in
-            try c.run("DELETE FROM server_results WHERE seq IN (SELECT seq FROM server_results WHERE at < ?1 LIMIT 5000)", [.real(time)])
+            try c.run(sql, values)
             gone = c.changes
         }
         return gone
@@ -584,12 +589,7 @@ package final class ConversationArchive: ConversationStore {
     }
 
     package func forgetFlowVersions(before time: Double) throws(Failure) -> Int {
-        var gone = 0
-        try transaction { (c) throws(SQLiteError) in
-            try c.run("DELETE FROM server_flow_versions WHERE used < ?1", [.real(time)])
-            gone = c.changes
-        }
-        return gone
+        try removing("DELETE FROM server_flow_versions WHERE used < ?1", [.real(time)])
     }
 
     private func write(_ c: SQLiteConnection, _ save: Save, flow: String, _ events: [(seq: Int, at: Double, record: String)]) throws(SQLiteError) {
@@ -793,13 +793,7 @@ package final class ConversationArchive: ConversationStore {
 
     /// Removes event records written before `time` (at most 5,000 rows per call); how many went.
     package func forgetRecords(before time: Double) throws(Failure) -> Int {
-        var gone = 0
-        try transaction { (c) throws(SQLiteError) in
-            try c.run(
-                "DELETE FROM server_events WHERE (id, seq) IN (SELECT id, seq FROM server_events WHERE at < ?1 LIMIT 5000)", [.real(time)])
-            gone = c.changes
-        }
-        return gone
+        try removing("DELETE FROM server_events WHERE (id, seq) IN (SELECT id, seq FROM server_events WHERE at < ?1 LIMIT 5000)", [.real(time)])
     }
 
     /// Stores a record that belongs to no conversation (a holdout's exposure) under a fresh id.
