@@ -147,6 +147,8 @@ public enum RocketLimits {
     public static let resultRetentionSeconds: Double = 90 * 86_400
     /// The answers one page of results holds (`GET /v1/results`, `rocket results`).
     public static let resultPageBytes = 4 << 20
+    /// The conversations, and apart the results, `GET /v1/visitors/{id}` lists of one visitor.
+    public static let visitorRecordItems = 500
     /// Seconds a request may take to arrive whole from its request line, headers and body (and
     /// at most ``connectionIdleSeconds`` more from when its connection was free for it).
     public static let requestSeconds: Double = 10
@@ -245,6 +247,10 @@ public enum RocketLimits {
         Entry(
             name: "resultPageBytes", value: size(resultPageBytes), bounds: "the answers one page of `GET /v1/results` holds",
             past: "the page ends early (with one result at least); `next` goes on from there"),
+        Entry(
+            name: "visitorRecordItems", value: number(visitorRecordItems),
+            bounds: "the conversations, and apart the results, `GET /v1/visitors/{id}` lists of one visitor",
+            past: "the rest are left out and `truncated` is true"),
         Entry(name: "reportRecordBytes", value: size(reportRecordBytes), bounds: "an event record `rocket report` reads", past: "an error naming its line"),
         Entry(
             name: "reportOpenConversations", value: number(reportOpenConversations), bounds: "conversations a report holds open at once",

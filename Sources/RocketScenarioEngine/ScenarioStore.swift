@@ -258,4 +258,25 @@ package protocol VisitorStore: ScenarioStore {
     /// transaction. Its executions stay, counted in the store-wide budget, under their
     /// scenario's name alone. How many statistics and assignments went.
     func forget(visitor: String) throws(ScenarioStoreError) -> Int
+    /// What is kept of `visitor` (a visitor's access to its data): the statistics of its
+    /// per-visitor scenarios, by scenario (the name without `@visitor`), and its experiments'
+    /// assignments.
+    func kept(ofVisitor visitor: String) throws(ScenarioStoreError) -> VisitorRecord
+}
+
+/// What a scenario store keeps of one visitor (``VisitorStore/kept(ofVisitor:)``).
+package struct VisitorRecord: Sendable, Equatable {
+    /// Its per-visitor scenarios' statistics, by scenario name, in name order.
+    package var statistics: [(scenario: String, stats: ScenarioStats)] = []
+    /// Its experiments' assignments, in experiment order.
+    package var assignments: [(experiment: String, variant: String, at: Double)] = []
+
+    /// Nothing kept.
+    package init() {}
+
+    package static func == (a: VisitorRecord, b: VisitorRecord) -> Bool {
+        a.statistics.map(\.scenario) == b.statistics.map(\.scenario) && a.statistics.map(\.stats) == b.statistics.map(\.stats)
+            && a.assignments.map(\.experiment) == b.assignments.map(\.experiment) && a.assignments.map(\.variant) == b.assignments.map(\.variant)
+            && a.assignments.map(\.at) == b.assignments.map(\.at)
+    }
 }

@@ -211,6 +211,30 @@ public final class PostgresScenarioStore: ScenarioStore, VisitorStore {
         }
     }
 
+    package func kept(ofVisitor visitor: String) throws(ScenarioStoreError) -> VisitorRecord {
+        let suffix = "@" + visitor
+        return try transaction { (c) throws(PostgresError) -> VisitorRecord in
+            var out = VisitorRecord()
+            let s = try c.query(
+                """
+                SELECT name, events_count, executions_count, first_event, last_event, last_execution FROM rocket_scenarios
+                  WHERE length(name) > length($1) AND right(name, length($1)) = $1 ORDER BY name
+                """, [.text(suffix)])
+            for r in 0..<s.count {
+                out.statistics.append(
+                    (
+                        String(s.text(r, 0).dropLast(suffix.count)),
+                        ScenarioStats(
+                            eventsCount: s.int(r, 1), executionsCount: s.int(r, 2), firstEventDate: s.double(r, 3), lastEventDate: s.double(r, 4),
+                            lastExecutionDate: s.double(r, 5))
+                    ))
+            }
+            let a = try c.query("SELECT experiment, variant, at FROM rocket_assignments WHERE visitor = $1 ORDER BY experiment", [.text(visitor)])
+            for r in 0..<a.count { out.assignments.append((a.text(r, 0), a.text(r, 1), a.double(r, 2) ?? 0)) }
+            return out
+        }
+    }
+
     package func assignment(experiment: String, visitor: String, at: Double, known: Set<String>, fresh: String) throws(ScenarioStoreError) -> String {
         try transaction { (c) throws(PostgresError) -> String in
             // The row is locked (made first when missing) so that two servers racing agree.

@@ -381,6 +381,35 @@ public final class SQLiteScenarioStore: ScenarioStore, VisitorStore {
         }
     }
 
+    package func kept(ofVisitor visitor: String) throws(ScenarioStoreError) -> VisitorRecord {
+        let suffix = "@" + visitor
+        return try transaction(reading: true) { (db) throws(SQLiteError) -> VisitorRecord in
+            var out = VisitorRecord()
+            let s = try db.statement(
+                """
+                SELECT name, events_count, executions_count, first_event, last_event, last_execution FROM scenarios
+                  WHERE length(name) > length(?1) AND substr(name, length(name) - length(?1) + 1) = ?1 ORDER BY name
+                """)
+            s.bind([.text(suffix)])
+            while try s.step() {
+                let name = s.text(0)
+                out.statistics.append(
+                    (
+                        String(name.dropLast(suffix.count)),
+                        ScenarioStats(
+                            eventsCount: s.int(1), executionsCount: s.int(2), firstEventDate: s.double(3), lastEventDate: s.double(4),
+                            lastExecutionDate: s.double(5))
+                    ))
+            }
+            s.finish()
+            let a = try db.statement("SELECT experiment, variant, at FROM assignments WHERE visitor = ?1 ORDER BY experiment")
+            defer { a.finish() }
+            a.bind([.text(visitor)])
+            while try a.step() { out.assignments.append((a.text(0), a.text(1), a.double(2) ?? 0)) }
+            return out
+        }
+    }
+
     package func forgetAssignments(before time: Double) throws(ScenarioStoreError) -> Int {
         try transaction { (c) throws(SQLiteError) -> Int in
             try c.run(

@@ -34,7 +34,13 @@ package protocol ConversationStore: Sendable {
     func save(_ batch: [ConversationArchive.Batched], results: [ConversationArchive.ResultRow]) throws(ConversationArchive.Failure) -> Set<String>
     /// Results kept (of `flow` only, when given) after `after`, in the order they were written:
     /// at most `limit`, and no more once their answers pass `maxBytes` (one at least).
-    func results(flow: String?, after: Int, limit: Int, maxBytes: Int) throws(ConversationArchive.Failure) -> [ConversationArchive.StoredResult]
+    func results(
+        flow: String?, visitor: String?, after: Int, limit: Int, maxBytes: Int
+    ) throws(ConversationArchive.Failure)
+        -> [ConversationArchive.StoredResult]
+    /// The ids of the conversations the store keeps of `visitor`, at most `limit`, in the order
+    /// they were made.
+    func conversations(ofVisitor visitor: String, limit: Int) throws(ConversationArchive.Failure) -> [String]
     /// Removes results written before `time` (at most 5,000 per call); how many went.
     func forgetResults(before time: Double) throws(ConversationArchive.Failure) -> Int
     /// Keeps each of `versions` (a flow's version its conversations were saved with), used at
@@ -115,6 +121,16 @@ extension ConversationStore {
     @discardableResult
     package func save(_ batch: [ConversationArchive.Batched]) throws(ConversationArchive.Failure) -> Set<String> {
         try save(batch, results: [])
+    }
+
+    /// Results kept (of `flow` only, when given), as ``results(flow:visitor:after:limit:maxBytes:)``
+    /// for every visitor.
+    package func results(
+        flow: String?, after: Int, limit: Int, maxBytes: Int
+    ) throws(ConversationArchive.Failure)
+        -> [ConversationArchive.StoredResult]
+    {
+        try results(flow: flow, visitor: nil, after: after, limit: limit, maxBytes: maxBytes)
     }
 }
 
@@ -439,23 +455,33 @@ package final class ConversationArchive: ConversationStore {
     }
 
     /// Results after `after`, by number (of `flow` only, when given): at most `limit`.
-    package func results(flow: String?, after: Int, limit: Int, maxBytes: Int) throws(Failure) -> [StoredResult] {
+    package func results(flow: String?, visitor: String?, after: Int, limit: Int, maxBytes: Int) throws(Failure) -> [StoredResult] {
         do throws(SQLiteError) {
-            return try Self.results(reader, flow: flow, after: after, limit: limit, maxBytes: maxBytes)
+            return try Self.results(reader, flow: flow, visitor: visitor, after: after, limit: limit, maxBytes: maxBytes)
         } catch {
             throw failure(error)
         }
     }
 
-    private static func results(_ database: SQLiteDatabase, flow: String?, after: Int, limit: Int, maxBytes: Int) throws(SQLiteError) -> [StoredResult] {
+    package func conversations(ofVisitor visitor: String, limit: Int) throws(Failure) -> [String] {
+        try column("SELECT id FROM server_conversations WHERE visitor = ?1 ORDER BY id LIMIT ?2", [.text(visitor), .integer(limit)])
+    }
+
+    private static func results(
+        _ database: SQLiteDatabase, flow: String?, visitor: String? = nil, after: Int, limit: Int, maxBytes: Int
+    ) throws(SQLiteError) -> [StoredResult] {
         try database.withConnection { (c) throws(SQLiteError) -> [StoredResult] in
+            // A flow's results through their index; a visitor's, in order, among all.
             let s =
                 flow == nil
-                ? try c.statement("SELECT seq, id, flow, visitor, at, reason, answers, variant FROM server_results WHERE seq > ?1 ORDER BY seq LIMIT ?2")
+                ? try c.statement(
+                    "SELECT seq, id, flow, visitor, at, reason, answers, variant FROM server_results WHERE seq > ?1 AND (?4 IS NULL OR visitor = ?4) ORDER BY seq LIMIT ?2"
+                )
                 : try c.statement(
-                    "SELECT seq, id, flow, visitor, at, reason, answers, variant FROM server_results WHERE flow = ?3 AND seq > ?1 ORDER BY seq LIMIT ?2")
+                    "SELECT seq, id, flow, visitor, at, reason, answers, variant FROM server_results WHERE flow = ?3 AND seq > ?1 AND (?4 IS NULL OR visitor = ?4) ORDER BY seq LIMIT ?2"
+                )
             defer { s.finish() }
-            s.bind([.integer(after), .integer(limit)] + (flow.map { [.text($0)] } ?? []))
+            s.bind([.integer(after), .integer(limit), flow.map { .text($0) } ?? .null, visitor.map { .text($0) } ?? .null])
             var out: [StoredResult] = []
             var bytes = 0
             // A page ends early once its answers pass the page's bytes (it holds one result at least).

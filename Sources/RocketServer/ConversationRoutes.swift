@@ -336,6 +336,116 @@ extension ConversationService {
             ]))
     }
 
+    /// `GET /v1/visitors/{id}`: what the server keeps of one visitor, for a site's back end to
+    /// hand over (a visitor's request to see its data). Site keys only.
+    func visitorRecord(_ request: HTTPRequest, visitor: String) -> HTTPResponse {
+        if let refusal = requireSite(request) { return refusal.response }
+        guard Self.isVisitor(visitor) else { return .error(400, "bad-visitor", "a visitor id is 1–128 letters, digits, '-', '_', '.' or ':'") }
+        return .deferred(slow: true) { self.record(of: visitor) }
+    }
+
+    /// What the server keeps of `visitor`: its conversations as they are now (in memory, else
+    /// read from the store, none loaded into memory for it), its results, its per-visitor
+    /// scenario statistics and its experiments' assignments; at most
+    /// `RocketLimits.visitorRecordItems` conversations and as many results (`truncated` says so).
+    package func record(of visitor: String) -> HTTPResponse {
+        let limit = RocketLimits.visitorRecordItems
+        let now = clock.now
+        // In memory: the slots found a shard at a time, their views made outside the index's lock.
+        var mine: [(id: String, slot: Slot)] = []
+        for shard in 0..<ShardedIndex<Slot>.shardCount {
+            state.withLock { s in s.slots.forEach(inShard: shard) { id, slot in if slot.context.visitor == visitor { mine.append((id, slot)) } } }
+        }
+        // Each entry copied under its lock (a copy on write), its view made after.
+        var views: [(id: String, view: [UInt8])] = mine.map { item in (item.id, view(item.id, item.slot.withEntry { $0 })) }
+        var truncated = views.count > limit
+        var results: [ConversationArchive.StoredResult] = []
+        if let archive {
+            do throws(ConversationArchive.Failure) {
+                let known = Set(views.map(\.id))
+                let stored = try archive.conversations(ofVisitor: visitor, limit: limit + 1)
+                truncated = truncated || stored.count > limit
+                for id in stored where !known.contains(id) && views.count < limit {
+                    guard let (row, steps) = try archive.load(id) else { continue }
+                    if case .success(let e) = restore(id, row: row, steps: steps, address: "", at: now, tell: { self.log("rocket serve: \($0)") }) {
+                        views.append((id, view(id, e)))
+                    }
+                }
+                results = try archive.results(flow: nil, visitor: visitor, after: 0, limit: limit + 1, maxBytes: Int.max)
+                truncated = truncated || results.count > limit
+            } catch {
+                log("rocket serve: conversation store: \(error.message)")
+                return Self.storeUnavailable
+            }
+        }
+        var kept = VisitorRecord()
+        if let visitors = scenarios as? any VisitorStore {
+            do throws(ScenarioStoreError) {
+                kept = try visitors.kept(ofVisitor: visitor)
+            } catch {
+                log("rocket serve: scenario store: \(error.message)")
+                return Self.storeUnavailable
+            }
+        }
+        var w = JSONBytes(capacity: 4096 + views.reduce(0) { $0 + $1.view.count })
+        w.open()
+        w.key("visitor", first: true)
+        w.string(visitor)
+        w.key("conversations")
+        w.openArray()
+        for (k, v) in views.sorted(by: { $0.id < $1.id }).prefix(limit).enumerated() {
+            if k > 0 { w.comma() }
+            w.raw(v.view)
+        }
+        w.closeArray()
+        w.key("results")
+        w.openArray()
+        for (k, r) in results.prefix(limit).enumerated() {
+            if k > 0 { w.comma() }
+            r.write(into: &w)
+        }
+        w.closeArray()
+        w.key("scenarios")
+        w.openArray()
+        for (k, item) in kept.statistics.enumerated() {
+            if k > 0 { w.comma() }
+            w.open()
+            w.key("scenario", first: true)
+            w.string(item.scenario)
+            w.key("events")
+            w.number(item.stats.eventsCount)
+            w.key("executions")
+            w.number(item.stats.executionsCount)
+            for (key, time) in [
+                ("firstEvent", item.stats.firstEventDate), ("lastEvent", item.stats.lastEventDate), ("lastExecution", item.stats.lastExecutionDate),
+            ] {
+                w.key(escaping: key)
+                if let time { w.string(WallTime.format(time)) } else { w.null() }
+            }
+            w.close()
+        }
+        w.closeArray()
+        w.key("assignments")
+        w.openArray()
+        for (k, a) in kept.assignments.enumerated() {
+            if k > 0 { w.comma() }
+            w.open()
+            w.key("experiment", first: true)
+            w.string(a.experiment)
+            w.key("variant")
+            w.string(a.variant)
+            w.key("at")
+            w.string(WallTime.format(a.at))
+            w.close()
+        }
+        w.closeArray()
+        w.key("truncated")
+        w.bool(truncated)
+        w.close()
+        w.out.append(0x0A)
+        return HTTPResponse(status: 200, headers: HTTPResponse.jsonHeaders, body: w.out)
+    }
+
     /// Drops every conversation and alert of `visitor` from memory, a shard of the index at a
     /// time (the lock is let go in between); how many conversations went.
     func dropFromMemory(visitor: String) -> Int {

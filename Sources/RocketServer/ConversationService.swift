@@ -704,14 +704,15 @@ package final class ConversationService: Sendable {
                     ("Access-Control-Max-Age", "600"),
                 ])
         }
-        // The path's shape ("*" is an id or a name, "**" the rest) picks the route; the method
-        // must then be the route's own.
+        // The path's shape ("*" is an id or a name, "**" the rest) picks the routes; the method
+        // then picks among them (405 with every method the path takes when none is).
+        var allowed: [String] = []
         for (method, shape, answer) in Self.routes where Self.matches(route, shape) {
-            let allowed = Self.methods(method, shape)
-            guard allowed.contains(request.method) else { return methodNotAllowed(allowed) }
-            return answer(self)(request, route)
+            let methods = Self.methods(method, shape)
+            if methods.contains(request.method) { return answer(self)(request, route) }
+            allowed += methods
         }
-        return .error(404, "not-found", "no such route")
+        return allowed.isEmpty ? .error(404, "not-found", "no such route") : methodNotAllowed(allowed)
     }
 
     typealias Route = (String, [String], @Sendable (ConversationService) -> @Sendable (HTTPRequest, [String]) -> HTTPResponse)
@@ -719,6 +720,7 @@ package final class ConversationService: Sendable {
     /// The API's routes (under `/v1`).
     static let routes: [Route] = [
         ("POST", ["visitors"], { s in { r, _ in s.newVisitor(r) } }),
+        ("GET", ["visitors", "*"], { s in { r, p in s.visitorRecord(r, visitor: p[1]) } }),
         ("DELETE", ["visitors", "*"], { s in { r, p in s.forgetVisitor(r, visitor: p[1]) } }),
         ("POST", ["conversations"], { s in { r, _ in s.start(r) } }),
         ("GET", ["conversations", "*"], { s in { r, p in s.read(r, id: p[1]) } }),

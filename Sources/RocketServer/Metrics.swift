@@ -111,8 +111,12 @@ package enum TimedRoutes {
     /// The pages' templates (outside `/v1`).
     static let pages = ["/", "/widget.js", "/favicon.ico", "/healthz", "/readyz", "/metrics", "/report", "/play/{name}"]
 
-    /// Every template, the API's first (in the order of ``ConversationService/routes``).
-    package static let labels: [String] = ConversationService.routes.map { "/v1/" + template($0.1) } + pages
+    /// Every template, once each (a path several methods take is one label), the API's first (in
+    /// the order of ``ConversationService/routes``).
+    package static let labels: [String] = {
+        var seen = Set<String>()
+        return (ConversationService.routes.map { "/v1/" + template($0.1) } + pages).filter { seen.insert($0).inserted }
+    }()
 
     /// A route's shape written as a template: an id is `{id}`, a flow's name `{name}`, the
     /// rest of a path `{path}`.

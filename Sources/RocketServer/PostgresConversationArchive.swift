@@ -121,7 +121,16 @@ package final class PostgresConversationArchive: ConversationStore, SharedAlerts
     /// The advisory lock the commits that write results take ("ROCKRSLT").
     static let resultsLock = 0x524F_434B_5253_4C54
 
-    package func results(flow: String?, after: Int, limit: Int, maxBytes: Int) throws(ConversationArchive.Failure) -> [ConversationArchive.StoredResult] {
+    package func conversations(ofVisitor visitor: String, limit: Int) throws(ConversationArchive.Failure) -> [String] {
+        let rows = try transaction(.readOnly) { (c) throws(PostgresError) -> PostgresRows in
+            try c.query("SELECT id FROM rocket_conversations WHERE visitor = $1 ORDER BY id LIMIT $2", [.text(visitor), .integer(limit)])
+        }
+        return (0..<rows.count).map { rows.text($0, 0) }
+    }
+
+    package func results(
+        flow: String?, visitor: String?, after: Int, limit: Int, maxBytes: Int
+    ) throws(ConversationArchive.Failure) -> [ConversationArchive.StoredResult] {
         // A page ends early once its answers pass the page's bytes (it holds one result at least):
         // the rows past that never leave the database.
         let rows = try transaction { (c) throws(PostgresError) -> PostgresRows in
@@ -130,9 +139,9 @@ package final class PostgresConversationArchive: ConversationStore, SharedAlerts
                 SELECT seq, id, flow, visitor, at, reason, answers, variant FROM (
                   SELECT *, sum(octet_length(answers)) OVER (ORDER BY seq) AS upto FROM (
                     SELECT seq, id, flow, visitor, at, reason, answers, variant FROM rocket_results
-                    WHERE seq > $1 AND ($3::text IS NULL OR flow = $3) ORDER BY seq LIMIT $2) page) sized
+                    WHERE seq > $1 AND ($3::text IS NULL OR flow = $3) AND ($5::text IS NULL OR visitor = $5) ORDER BY seq LIMIT $2) page) sized
                 WHERE upto - octet_length(answers) < $4 ORDER BY seq
-                """, [.integer(after), .integer(limit), flow.map { .text($0) } ?? .null, .integer(maxBytes)])
+                """, [.integer(after), .integer(limit), flow.map { .text($0) } ?? .null, .integer(maxBytes), visitor.map { .text($0) } ?? .null])
         }
         return (0..<rows.count).map { r in
             ConversationArchive.StoredResult(

@@ -4,12 +4,12 @@ import Synchronization
 
 extension ConversationService {
     /// The query parameters `GET /v1/results` takes.
-    static let resultParameters = ["flow", "after", "limit"]
+    static let resultParameters = ["flow", "visitor", "after", "limit"]
     /// The most results one answer holds.
     static let resultsPerAnswer = 1000
 
     /// `GET /v1/results`: what conversations that ended were answered, for a site's back end
-    /// only (a site key), in the order the store wrote them. Query: `flow`, `after` (the `next`
+    /// only (a site key), in the order the store wrote them. Query: `flow`, `visitor`, `after` (the `next`
     /// of the answer before; 0 at first), `limit` (1 to 1,000; default 100). One page is read at
     /// a time (429 `results-busy` meanwhile), on the thread for long work and, for SQLite,
     /// through a read-only connection of its own: neither the threads that answer requests nor
@@ -19,6 +19,8 @@ extension ConversationService {
         if let refusal = Self.queryRefusal(request, takes: Self.resultParameters) { return refusal }
         let flow = request.query["flow"]
         if let flow, !FlowLibrary.isName(flow) { return .error(400, "bad-query", "\"flow\" must be a flow's name") }
+        let visitor = request.query["visitor"]
+        if let visitor, !Self.isVisitor(visitor) { return .error(400, "bad-query", "\"visitor\" must be a visitor id") }
         var after = 0
         if let a = request.query["after"] {
             guard a.utf8.count <= 18, let n = Int(a), n >= 0 else {
@@ -51,7 +53,7 @@ extension ConversationService {
             defer { self.readingResults.store(false, ordering: .releasing) }
             let rows: [ConversationArchive.StoredResult]
             do throws(ConversationArchive.Failure) {
-                rows = try archive.results(flow: flow, after: from, limit: most, maxBytes: RocketLimits.resultPageBytes)
+                rows = try archive.results(flow: flow, visitor: visitor, after: from, limit: most, maxBytes: RocketLimits.resultPageBytes)
             } catch {
                 self.log("rocket serve: results: \(error.message)")
                 return .error(503, "store-unavailable", "the results cannot be read now")

@@ -38,7 +38,19 @@ struct ForgetVisitorTests {
         let token = try #require(h.request("POST", "/v1/visitors").json?["token"]?.string)
         #expect(h.request("DELETE", "/v1/visitors/ada", headers: ["Rocket-Visitor": token]).status == 403)
         #expect(h.request("DELETE", "/v1/visitors/a%20b", headers: R.site).status == 400)
-        #expect(h.request("GET", "/v1/visitors/ada", headers: R.site).status == 405)
+        #expect(h.request("PUT", "/v1/visitors/ada", headers: R.site).status == 405)
+        // What is kept of her, before: a site key reads it (a visitor may not).
+        #expect(h.request("GET", "/v1/visitors/ada", headers: ["Rocket-Visitor": token]).status == 403)
+        let before = h.request("GET", "/v1/visitors/ada", headers: R.site)
+        #expect(before.status == 200, "\(before.text)")
+        #expect(Set(before.json?["conversations"]?.array.compactMap { $0["id"]?.string } ?? []) == Set(ids["ada"]!))
+        #expect(before.json?["results"]?.array.compactMap { $0["visitor"]?.string } == ["ada"])
+        #expect(before.json?["results"]?[0]?["answers"]?["name"]?.string == "Ada")
+        // Her gated flow's count, and the flows shown to her (for --min-gap and budgets).
+        let scenarios = before.json?["scenarios"]?.array ?? []
+        #expect(scenarios.compactMap { $0["scenario"]?.string } == ["rocket.executed", "tour"], "\(before.text)")
+        #expect(scenarios.last?["executions"]?.number == 1 && scenarios.last?["lastExecution"]?.string != nil)
+        #expect(before.json?["truncated"]?.bool == false && !before.text.contains("\"bo\""), "\(before.text)")
         let r = h.request("DELETE", "/v1/visitors/ada", headers: R.site)
         #expect(r.status == 200, "\(r.text)")
         #expect(r.json?["visitor"]?.string == "ada")
@@ -52,6 +64,9 @@ struct ForgetVisitorTests {
         }
         let left = try archive.results(flow: nil, after: 0, limit: 10, maxBytes: 1 << 20)
         #expect(left.map(\.result.visitor) == ["bo"])
+        #expect(h.request("GET", "/v1/results", headers: R.site, query: ["visitor": "ada"]).json?["results"]?.array.isEmpty == true)
+        #expect(h.request("GET", "/v1/results", headers: R.site, query: ["visitor": "bo"]).json?["results"]?.array.count == 1)
+        #expect(h.request("GET", "/v1/results", headers: R.site, query: ["visitor": "b o"]).status == 400)
         // Ada's count is gone: the gated flow shows to her again; Bo's stays (not now).
         let again = h.request("POST", "/v1/conversations", body: #"{"flow": "gated", "visitor": "ada"}"#, headers: R.site)
         #expect(again.status == 201, "\(again.text)")
@@ -65,6 +80,13 @@ struct ForgetVisitorTests {
         for id in ids["ada"]! {
             #expect(restarted.request("GET", "/v1/conversations/\(id)", headers: R.site.merging(["Rocket-Visitor": "ada"]) { $1 }).status == 404)
         }
+        // Read from the store by a server that has none of Bo's in memory: listed, none loaded.
+        let boRecord = restarted.request("GET", "/v1/visitors/bo", headers: R.site)
+        #expect(Set(boRecord.json?["conversations"]?.array.compactMap { $0["id"]?.string } ?? []) == Set(ids["bo"]!), "\(boRecord.text)")
+        #expect(restarted.service.count == 0)
+        // After her erasure, nothing of hers is listed but what came since (the gated start).
+        let after = h.request("GET", "/v1/visitors/ada", headers: R.site)
+        #expect(after.json?["conversations"]?.array.count == 1 && after.json?["results"]?.array.isEmpty == true, "\(after.text)")
         // Forgetting a visitor the server never saw is no error: nothing went.
         let none = h.request("DELETE", "/v1/visitors/nobody-here", headers: R.site)
         #expect(none.status == 200 && none.json?["forgotten"]?["conversations"]?.number == 0, "\(none.text)")
@@ -79,7 +101,11 @@ struct ForgetVisitorTests {
             #expect(try NamedScenario("tour@" + visitor).tryToExecute(in: store, at: 100))
             _ = try store.assignment(experiment: "copy", visitor: visitor, at: 100, known: ["a"], fresh: "a")
         }
+        let kept = try store.kept(ofVisitor: "ada")
+        #expect(kept.statistics.map(\.scenario) == ["tour"] && kept.statistics.first?.stats.eventsCount == 1, "\(kept.statistics)")
+        #expect(kept.assignments.map(\.experiment) == ["copy"] && kept.assignments.first?.variant == "a")
         #expect(try store.forget(visitor: "ada") == 2)
+        #expect(try store.kept(ofVisitor: "ada") == VisitorRecord())
         #expect(try store.stats("tour@ada").eventsCount == 0)
         // A name that merely ends alike, or holds "_" (a LIKE wildcard), is someone else's.
         #expect(try store.stats("tour@ada_2").eventsCount == 1 && store.stats("tour@xada").eventsCount == 1)
