@@ -449,19 +449,23 @@ extension ConversationService {
     /// Drops every conversation and alert of `visitor` from memory, a shard of the index at a
     /// time (the lock is let go in between); how many conversations went.
     func dropFromMemory(visitor: String) -> Int {
-        var dropped = 0
+        var dropped: [String] = []
         for shard in 0..<ShardedIndex<Slot>.shardCount {
-            dropped += state.withLock { s -> Int in
+            dropped += state.withLock { s -> [String] in
                 var mine: [String] = []
                 s.slots.forEach(inShard: shard) { id, slot in if slot.context.visitor == visitor { mine.append(id) } }
                 for id in mine { s.remove(id) }
-                return mine.count
+                return mine
             }
         }
-        state.withLock { s in
-            for (id, alert) in s.alerts where alert.visitor == visitor { dropAlert(id, in: &s) }
+        let alerts = state.withLock { s -> [String] in
+            let mine = s.alerts.filter { $0.value.visitor == visitor }.map(\.key)
+            for id in mine { dropAlert(id, in: &s) }
+            return mine
         }
-        return dropped
+        // Their event streams end (told with no lock held).
+        if let tell = forgottenListener.withLock({ $0 }), !(dropped + alerts).isEmpty { tell(dropped + alerts) }
+        return dropped.count
     }
 
     // MARK: Scenario events

@@ -495,6 +495,9 @@ package final class ConversationService: Sendable {
         init(_ body: @escaping @Sendable (Change) -> Void) { self.body = body }
     }
     let listener = Mutex<Listener?>(nil)
+    /// Who is told of conversations a visitor's erasure removed (the HTTP layer ends their
+    /// streams); called with no lock held.
+    let forgottenListener = Mutex<(@Sendable ([String]) -> Void)?>(nil)
     /// The flows on offer.
     package let flows: FlowLibrary
     /// Where conversations are kept (nil: in memory only).
@@ -551,6 +554,11 @@ package final class ConversationService: Sendable {
     package func onChange(_ body: @escaping @Sendable (Change) -> Void) {
         let box = Listener(body)
         listener.withLock { $0 = box }
+    }
+
+    /// Calls `body` with the ids of conversations a visitor's erasure removed.
+    package func onForgotten(_ body: @escaping @Sendable ([String]) -> Void) {
+        forgottenListener.withLock { $0 = body }
     }
 
     /// Conversations in memory.

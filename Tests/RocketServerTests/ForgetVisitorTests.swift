@@ -92,6 +92,30 @@ struct ForgetVisitorTests {
         #expect(none.status == 200 && none.json?["forgotten"]?["conversations"]?.number == 0, "\(none.text)")
     }
 
+    @Test("a forgotten visitor's open event streams end at once; another visitor's stays open")
+    func streamsEnd() throws {
+        let h = try R.harness(.sqlite)
+        let (server, port) = try h.serve()
+        defer { server.stop() }
+        let key = "Authorization: Bearer \(R.key)\r\n"
+        var streams: [RawClient] = []
+        for visitor in ["ada", "bo"] {
+            let id = try R.answered(h, visitor: visitor, name: visitor)
+            let stream = try #require(RawClient(port: port))
+            stream.send(
+                "GET /v1/conversations/\(id)/events HTTP/1.1\r\nHost: 127.0.0.1\r\n\(key)Rocket-Visitor: \(visitor)\r\nAccept: text/event-stream\r\n\r\n")
+            #expect(stream.read { $0.contains("event: state") }.contains("event: state"))
+            streams.append(stream)
+        }
+        let r = RawClient.exchange(port: port, "DELETE /v1/visitors/ada HTTP/1.1\r\nHost: x\r\n\(key)Connection: close\r\n\r\n")
+        #expect(r.hasPrefix("HTTP/1.1 200"), "\(r)")
+        // Ada's stream is closed by the server; Bo's is not.
+        streams[0].read(timeout: 10)
+        #expect(streams[0].closed)
+        streams[1].read(timeout: 0.3)
+        #expect(!streams[1].closed)
+    }
+
     @Test("a visitor's executions stay in the store-wide count under their scenario's name alone; its statistics and assignments go")
     func scenarioStore() throws {
         let path = scratchDirectory() + "/store.sqlite"
