@@ -303,16 +303,19 @@ extension ConversationService {
     /// a store that cannot be written is 503 (nothing is said to be gone that is not).
     package func forget(visitor: String) -> HTTPResponse {
         let stored: (conversations: Int, results: Int)
-        var inMemory = 0
+        var dropped: (conversations: Int, ids: [String]) = (0, [])
         do {
             stored = try flushing.withLock { _ throws(ConversationArchive.Failure) -> (conversations: Int, results: Int) in
-                inMemory = dropFromMemory(visitor: visitor)
+                dropped = dropFromMemory(visitor: visitor)
                 return try archive?.forget(visitor: visitor) ?? (0, 0)
             }
         } catch {
             log("rocket serve: conversation store: \(error.message)")
             return Self.storeUnavailable
         }
+        // Their event streams end (told once the writer's lock is let go).
+        if !dropped.ids.isEmpty, let tell = forgottenListener.withLock({ $0 }) { tell(dropped.ids) }
+        let inMemory = dropped.conversations
         var statistics = 0
         if let visitors = scenarios as? any VisitorStore {
             do throws(ScenarioStoreError) {
@@ -447,8 +450,9 @@ extension ConversationService {
     }
 
     /// Drops every conversation and alert of `visitor` from memory, a shard of the index at a
-    /// time (the lock is let go in between); how many conversations went.
-    func dropFromMemory(visitor: String) -> Int {
+    /// time (the lock is let go in between); how many conversations went, and the ids of every
+    /// conversation and alert that went.
+    func dropFromMemory(visitor: String) -> (conversations: Int, ids: [String]) {
         var dropped: [String] = []
         for shard in 0..<ShardedIndex<Slot>.shardCount {
             dropped += state.withLock { s -> [String] in
@@ -463,9 +467,7 @@ extension ConversationService {
             for id in mine { dropAlert(id, in: &s) }
             return mine
         }
-        // Their event streams end (told with no lock held).
-        if let tell = forgottenListener.withLock({ $0 }), !(dropped + alerts).isEmpty { tell(dropped + alerts) }
-        return dropped.count
+        return (dropped.count, dropped + alerts)
     }
 
     // MARK: Scenario events
