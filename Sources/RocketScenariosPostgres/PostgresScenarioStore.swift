@@ -374,4 +374,9 @@ package let postgresStoreSchema = PostgresSchema(migrations: [
       used double precision NOT NULL);
     CREATE INDEX rocket_flow_versions_by_use ON rocket_flow_versions (used);
     """,
+    // 6 → 7: a visitor's results found without reading everyone's (its access request,
+    // `GET /v1/results?visitor=`, its erasure).
+    """
+    CREATE INDEX rocket_results_by_visitor ON rocket_results (visitor, seq);
+    """,
 ])

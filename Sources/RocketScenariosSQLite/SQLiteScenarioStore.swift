@@ -573,4 +573,9 @@ let storeSchema = SQLiteSchema(
           used REAL NOT NULL);
         CREATE INDEX server_flow_versions_by_use ON server_flow_versions (used);
         """,
+        // 11 → 12: a visitor's results found without reading everyone's (its access request,
+        // `GET /v1/results?visitor=`, its erasure).
+        """
+        CREATE INDEX server_results_by_visitor ON server_results (visitor, seq);
+        """,
     ])

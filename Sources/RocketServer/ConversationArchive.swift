@@ -471,15 +471,18 @@ package final class ConversationArchive: ConversationStore {
         _ database: SQLiteDatabase, flow: String?, visitor: String? = nil, after: Int, limit: Int, maxBytes: Int
     ) throws(SQLiteError) -> [StoredResult] {
         try database.withConnection { (c) throws(SQLiteError) -> [StoredResult] in
-            // A flow's results through their index; a visitor's, in order, among all.
+            // Through the index of the visitor's, else of the flow's, results (each in order).
             let s =
-                flow == nil
+                visitor != nil
                 ? try c.statement(
-                    "SELECT seq, id, flow, visitor, at, reason, answers, variant FROM server_results WHERE seq > ?1 AND (?4 IS NULL OR visitor = ?4) ORDER BY seq LIMIT ?2"
+                    "SELECT seq, id, flow, visitor, at, reason, answers, variant FROM server_results WHERE visitor = ?4 AND seq > ?1 AND (?3 IS NULL OR flow = ?3) ORDER BY seq LIMIT ?2"
                 )
-                : try c.statement(
-                    "SELECT seq, id, flow, visitor, at, reason, answers, variant FROM server_results WHERE flow = ?3 AND seq > ?1 AND (?4 IS NULL OR visitor = ?4) ORDER BY seq LIMIT ?2"
-                )
+                : flow == nil
+                    ? try c.statement(
+                        "SELECT seq, id, flow, visitor, at, reason, answers, variant FROM server_results WHERE seq > ?1 AND ?4 IS NULL ORDER BY seq LIMIT ?2")
+                    : try c.statement(
+                        "SELECT seq, id, flow, visitor, at, reason, answers, variant FROM server_results WHERE flow = ?3 AND seq > ?1 AND ?4 IS NULL ORDER BY seq LIMIT ?2"
+                    )
             defer { s.finish() }
             s.bind([.integer(after), .integer(limit), flow.map { .text($0) } ?? .null, visitor.map { .text($0) } ?? .null])
             var out: [StoredResult] = []
