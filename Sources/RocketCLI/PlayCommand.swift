@@ -210,6 +210,8 @@ enum PlayCommand {
             With --state FILE the conversation is saved atomically after every step. When FILE exists
             and belongs to this flow, play resumes there (the scenario is not asked again) and shows
             the transcript so far; reaching the end removes FILE; closing or interrupting keeps it.
+            FILE.flow keeps the version of the flow it started with: after an edit of the flow's
+            file it goes on as it began (said on stderr; --restart starts the new version).
             Secret answers are never saved.
             --answers FILE (what --answers-out wrote) and --answer ID=VALUE answer blocks ahead,
             each once, as if typed; with nobody at the terminal a text goes on by itself, so a
@@ -247,19 +249,25 @@ enum PlayCommand {
         guard let result = loadFlowFileReporting(path, language: options.language) else { return ExitStatus.noInput }
         // The person playing the flow is not its author: warnings only when asked for.
         for d in result.diagnostics where d.severity == .error || options.verbose { printError(d.formatted(file: displayName(path))) }
-        guard result.isPlayable, let doc = result.document else { return ExitStatus.dataError }
+        guard result.isPlayable, var doc = result.document else { return ExitStatus.dataError }
+        let flowName = flowName(ofPath: path)
+        let saved: ConversationSnapshot?
+        switch savedState(doc, flowName: flowName, options: options) {
+        case .failure(let status): return status.code
+        case .success(let s):
+            saved = s?.snapshot
+            // Saved with an earlier version of the file: it goes on with that version.
+            if let older = s?.doc {
+                doc = older
+                printError("rocket: note: the flow changed since this conversation started; it goes on as it began (--restart starts the new one)")
+            }
+        }
         let given: [String: GivenAnswer]
         switch givenAnswers(doc, options: options) {
         case .failure(let status): return status.code
         case .success(let g): given = g
         }
-        let saved: ConversationSnapshot?
-        switch savedState(doc, options: options) {
-        case .failure(let status): return status.code
-        case .success(let s): saved = s
-        }
         let base = path == "-" ? "" : PathName.directory(path)
-        let flowName = flowName(ofPath: path)
         // The version its start record names: the file's, read in its first language (as
         // rocket serve names it), so a flow's languages are one version.
         var version = String(flowIdentity(doc).prefix(12))
@@ -415,8 +423,11 @@ enum PlayCommand {
     static func flowIdentity(_ doc: FlowDocument) -> String { doc.makeGraph().contentHash }
 
     /// The snapshot in `--state FILE` when it exists and belongs to `doc` (nil when there is none,
-    /// or with `--restart`); an exit status when it cannot be used.
-    static func savedState(_ doc: FlowDocument, options: PlayOptions) -> Result<ConversationSnapshot?, ExitStatusCode> {
+    /// or with `--restart`), with the version of the flow named `flowName` it was saved with when
+    /// that is not `doc` (kept beside it, ``versionPath(_:)``); an exit status when it cannot be used.
+    static func savedState(
+        _ doc: FlowDocument, flowName: String, options: PlayOptions
+    ) -> Result<(snapshot: ConversationSnapshot, doc: FlowDocument?)?, ExitStatusCode> {
         guard let statePath = options.state, !options.restart, FileIO.exists(statePath) else { return .success(nil) }
         let bytes: [UInt8]
         switch FileIO.read(statePath) {
@@ -425,19 +436,47 @@ enum PlayCommand {
             return .failure(ExitStatusCode(ExitStatus.noInput))
         case .success(let b): bytes = b
         }
-        let identity = flowIdentity(doc)
-        let snapshot: ConversationSnapshot
-        do {
-            snapshot = try ConversationSnapshot(jsonText: bytes, graph: doc.graph, identity: identity)
-        } catch .otherFlow {
-            return .failure(otherFlow(statePath))
-        } catch {
-            printError("rocket: error: '\(statePath)': \(error); use --restart to start over")
-            return .failure(ExitStatusCode(ExitStatus.dataError))
+        var flow = doc
+        var older: FlowDocument?
+        for attempt in 0..<2 {
+            let identity = flowIdentity(flow)
+            let snapshot: ConversationSnapshot
+            do {
+                snapshot = try ConversationSnapshot(jsonText: bytes, graph: flow.graph, identity: identity)
+            } catch .otherFlow(_, let found) {
+                // An earlier version of this flow, kept beside the state: read it once.
+                guard attempt == 0, let kept = keptVersion(statePath, flowName: flowName, identity: found, options: options) else {
+                    return .failure(otherFlow(statePath))
+                }
+                flow = kept
+                older = kept
+                continue
+            } catch {
+                printError("rocket: error: '\(statePath)': \(error); use --restart to start over")
+                return .failure(ExitStatusCode(ExitStatus.dataError))
+            }
+            // A version-1 snapshot names its flow too (checked here, as its blocks are indices).
+            guard snapshot.flow == identity else { return .failure(otherFlow(statePath)) }
+            return .success((snapshot, older))
         }
-        // A version-1 snapshot names its flow too (checked here, as its blocks are indices).
-        guard snapshot.flow == identity else { return .failure(otherFlow(statePath)) }
-        return .success(snapshot)
+        return .failure(otherFlow(statePath))
+    }
+
+    /// Where the version of the flow a `--state FILE` conversation started with is kept: beside
+    /// it, `FILE.flow` (a line with the flow's name as a JSON string, then the flow in the flow
+    /// format), written with its first save and removed with the state at the end.
+    static func versionPath(_ statePath: String) -> String { statePath + ".flow" }
+
+    /// The kept version beside `statePath` when it is of the flow named `flowName` and makes the
+    /// flow `identity` (in the language asked for); nil otherwise.
+    static func keptVersion(_ statePath: String, flowName: String, identity: String, options: PlayOptions) -> FlowDocument? {
+        guard case .success(let bytes) = FileIO.read(versionPath(statePath), limit: RocketLimits.fileBytes),
+            let newline = bytes.firstIndex(of: 0x0A), let name = try? JSONReader.parse(Array(bytes[..<newline])),
+            case .string(let named) = name.value, named == flowName
+        else { return nil }
+        let loaded = FlowLoader.load(Array(bytes[(newline + 1)...]), language: options.language)
+        guard loaded.isPlayable, let doc = loaded.document, flowIdentity(doc) == identity else { return nil }
+        return doc
     }
 
     /// The message for a state file of another flow.
@@ -554,6 +593,13 @@ enum PlayCommand {
                 printError("rocket: error: cannot write '\(statePath)': \(f.reason)")
                 return ExitStatus.ioError
             }
+            // The version it is played with, kept beside it: an edit of the file later does not
+            // stop it going on as it began.
+            let kept = JSONValue.string(flowName).serialized(pretty: false) + "\n" + doc.jsonValue.serialized(pretty: false)
+            if case .failure(let f) = FileIO.writeAtomically(kept, to: versionPath(statePath)) {
+                printError("rocket: error: cannot write '\(versionPath(statePath))': \(f.reason)")
+                return ExitStatus.ioError
+            }
             var saveFailure: FileIO.Failure?
             rocket.onChange = { [unowned rocket] in
                 let c = rocket.conversation
@@ -566,6 +612,7 @@ enum PlayCommand {
                     }
                 case .closing(.completed), .dismissed(.completed):
                     _ = FileIO.remove(statePath)
+                    _ = FileIO.remove(versionPath(statePath))
                 case .closing, .dismissed:
                     break  // closed or interrupted: the last saved step stays, to resume from
                 }

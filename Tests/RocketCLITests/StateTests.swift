@@ -133,6 +133,39 @@ struct StateTests {
         #expect(bad.status == 74 && bad.stdout.isEmpty)
     }
 
+    @Test(
+        "The flow's file edited between runs: the conversation goes on with the version it started with (kept beside the state), says so, and both files go at its end; another flow's file is still refused"
+    )
+    func editedBetweenRuns() throws {
+        let dir = scratchDirectory()
+        write(tinyFlow, to: dir + "/flow.json")
+        let state = dir + "/state.json"
+        let first = try runRocket(["play", dir + "/flow.json", "--plain", "--instant", "--state", state], stdin: "\n1\nAda\n")
+        #expect(first.status == 1 && FileManager.default.fileExists(atPath: state + ".flow"))
+        // The file changes (another text, one block fewer).
+        write(tinyFlow.replacingOccurrences(of: "Hello", with: "Howdy"), to: dir + "/flow.json")
+        let second = try runRocket(["play", dir + "/flow.json", "--plain", "--instant", "--state", state], stdin: "4711\n1\n\n")
+        #expect(second.status == 0, "\(second.stderr)")
+        #expect(second.stderr.contains("the flow changed since this conversation started; it goes on as it began"))
+        #expect(second.stderr.contains("Hello") && !second.stderr.contains("Howdy") && second.stderr.contains("Thanks, Ada!"), "\(second.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: state) && !FileManager.default.fileExists(atPath: state + ".flow"))
+        // The next run is a new conversation of the file as it is.
+        let third = try runRocket(["play", dir + "/flow.json", "--plain", "--instant", "--state", state], stdin: "\n")
+        #expect(third.stderr.contains("Howdy") && !third.stderr.contains("goes on as it began"))
+        // A kept version of another flow (by name) is not taken: 65 as before.
+        write(tinyFlow, to: dir + "/other.json")
+        let other = try runRocket(["play", dir + "/other.json", "--plain", "--instant", "--state", state], stdin: "\n")
+        #expect(other.status == 65 && other.stderr.contains("different flow"), "\(other.stderr)")
+        // A kept version that does not make the saved flow (damaged) is not taken either.
+        write(tinyFlow, to: dir + "/flow2.json")
+        let state2 = dir + "/state2.json"
+        _ = try runRocket(["play", dir + "/flow2.json", "--plain", "--instant", "--state", state2], stdin: "\n")
+        write("\"flow2\"\n{\"version\": 1, \"blocks\": [{\"id\": \"x\", \"type\": \"text\", \"text\": \"Forged\"}]}", to: state2 + ".flow")
+        write(tinyFlow.replacingOccurrences(of: "Hello", with: "Hi there"), to: dir + "/flow2.json")
+        let forged = try runRocket(["play", dir + "/flow2.json", "--plain", "--instant", "--state", state2], stdin: "\n")
+        #expect(forged.status == 65 && !forged.stderr.contains("Forged"), "\(forged.stderr)")
+    }
+
     @Test("kill -9 at any moment between snapshot writes leaves a snapshot that loads")
     func killNine() throws {
         let dir = scratchDirectory()
