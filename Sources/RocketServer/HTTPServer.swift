@@ -676,14 +676,14 @@ package final class HTTPServer: Sendable {
             }
     }
 
-    /// Sends the streams that follow these conversations their state as the store now holds it
-    /// (read again: another server changed them).
     /// Ends the event streams of conversations (or alerts) `ids`.
     private func endStreams(of ids: [String]) {
         let ending = streams.withLock { all in ids.flatMap { all[$0].map { Array($0.values) } ?? [] } }
         for s in ending where s.finish() { forget(s) }
     }
 
+    /// Sends the streams that follow these conversations their state as the store now holds it
+    /// (read again: another server changed them).
     private func refreshStreams(_ ids: [String]) {
         for id in ids where streams.withLock({ $0[id] != nil }) {
             if let change = service.refresh(id) {
