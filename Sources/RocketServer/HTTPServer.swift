@@ -655,6 +655,7 @@ package final class HTTPServer: Sendable {
                 stopping: { [weak self] in self?.stopping.load(ordering: .relaxed) ?? true },
                 changed: { [weak self] changes in
                     guard let self else { return }
+                    self.service.counters.changesHeard.add(1, ordering: .releasing)
                     self.refreshStreams(self.service.storeChanged(changes))
                     // Copies dropped with unsaved changes: their parked answers are due now.
                     self.wakeWriter()
@@ -802,10 +803,18 @@ package final class HTTPServer: Sendable {
 
     /// The webhook sender's loop: a turn, then the pause it asks for, until the server stops.
     private func webhookLoop(_ sender: WebhookSender) {
+        let counters = service.counters
         while !stopping.load(ordering: .acquiring) {
+            // What was written before the turn: a result written after it ends the wait.
+            let results = counters.resultsTotal.load(ordering: .acquiring)
+            let heard = counters.changesHeard.load(ordering: .acquiring)
             let pause = sender.turn()
             var waited = 0.0
-            while waited < pause, !stopping.load(ordering: .acquiring) {
+            while !stopping.load(ordering: .acquiring),
+                !WebhookSender.endsWait(
+                    pause: pause, waited: waited, resultsChanged: counters.resultsTotal.load(ordering: .acquiring) != results,
+                    othersChanged: counters.changesHeard.load(ordering: .acquiring) != heard)
+            {
                 usleep(20_000)
                 waited += 0.02
             }

@@ -30,6 +30,10 @@ package final class ServerCounters: Sendable {
     let webhookFailing = Atomic<Int>(0)
     /// Results this server wrote, by flow and reason; one short lock, counted after each commit.
     private let results = Mutex<[Pair: Int]>([:])
+    /// Results this server wrote in all (what the webhook sender watches to go at once).
+    let resultsTotal = Atomic<Int>(0)
+    /// Saves other servers sharing the store were heard of (the same, for their results).
+    let changesHeard = Atomic<Int>(0)
     /// Starts this server answered, by flow and outcome (`started`, `not-now`).
     private let starts = Mutex<[Pair: Int]>([:])
 
@@ -43,6 +47,7 @@ package final class ServerCounters: Sendable {
     func resultsWritten(_ written: [ConversationArchive.ResultRow]) {
         guard !written.isEmpty else { return }
         results.withLock { counts in for r in written { counts[Pair(flow: r.flow, what: r.reason), default: 0] += 1 } }
+        resultsTotal.add(written.count, ordering: .releasing)
     }
 
     /// Counts a start of flow `flow`: a conversation began (`started` true), or the flow's rules

@@ -178,6 +178,17 @@ package final class WebhookSender: Sendable {
         return 0
     }
 
+    /// Whether a wait of `pause` seconds after a turn, `waited` seconds in, ends now: a turn that
+    /// found nothing to send (`pause` 1) goes again as soon as this server wrote a result
+    /// (`resultsChanged`), or, at most five times a second, when another server sharing the
+    /// store saved something (`othersChanged`: one of its results, perhaps). A pause after a
+    /// failure, or while another server holds the lease, is waited out whole.
+    package static func endsWait(pause: Double, waited: Double, resultsChanged: Bool, othersChanged: Bool) -> Bool {
+        if waited >= pause { return true }
+        guard pause == 1 else { return false }
+        return resultsChanged || (othersChanged && waited >= 0.2)
+    }
+
     /// The pause after a failure: 1 s, doubled each time in a row, at most 5 minutes.
     private func pause() -> Double {
         let n = failures.withLock { f -> Int in

@@ -11,6 +11,24 @@ import Testing
 struct WebhookTests {
     static let secret = Array("webhook-secret-0123456789abcdef-0123".utf8)
 
+    @Test(
+        "the sender's wait after a turn that found nothing ends when this server writes a result, or soon when another server saves; a failure's pause and another's lease are waited out"
+    )
+    func waitEnds() {
+        // Nothing was waiting (a pause of 1 s): a result written here ends it at once.
+        #expect(WebhookSender.endsWait(pause: 1, waited: 0.02, resultsChanged: true, othersChanged: false))
+        #expect(!WebhookSender.endsWait(pause: 1, waited: 0.02, resultsChanged: false, othersChanged: false))
+        // Another server's save: not before 0.2 s (at most five turns a second for them).
+        #expect(!WebhookSender.endsWait(pause: 1, waited: 0.1, resultsChanged: false, othersChanged: true))
+        #expect(WebhookSender.endsWait(pause: 1, waited: 0.2, resultsChanged: false, othersChanged: true))
+        // A failure's growing pause, or another server's lease (2 s), whatever is written.
+        for pause in [2.0, 4, 300] {
+            #expect(!WebhookSender.endsWait(pause: pause, waited: 0.5, resultsChanged: true, othersChanged: true))
+            #expect(WebhookSender.endsWait(pause: pause, waited: pause, resultsChanged: false, othersChanged: false))
+        }
+        #expect(WebhookSender.endsWait(pause: 0, waited: 0, resultsChanged: false, othersChanged: false))
+    }
+
     @Test("--webhook URLs: http and https, a host, a port, no user name or fragment")
     func urls() {
         func parsed(_ s: String) -> HTTPTarget? { if case .success(let t) = HTTPTarget.parse(s) { t } else { nil } }
