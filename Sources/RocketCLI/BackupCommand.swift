@@ -40,14 +40,8 @@ enum BackupCommand {
     static func run(_ args: [String]) throws(UsageError) -> ExitStatus {
         let parsed = try parse(args, as: spec)
         if parsed.helpRequested { printOut(spec.help); return ExitStatus.ok }
-        guard let store = parsed.value("--store") else { throw UsageError(message: "--store FILE is required", command: spec.name) }
-        guard let target = parsed.positionals.first, !target.isEmpty else {
-            throw UsageError(message: "name the copy: rocket backup --store FILE TO", command: spec.name)
-        }
+        let (store, target) = try storeAndCopy(parsed, command: spec.name, copy: "TO", postgres: "copied with PostgreSQL's own tools: pg_dump")
         let shown = { (s: String) in Sanitizer.clean(s, keepNewlines: false) }
-        if PostgresURL.names(store) {
-            throw UsageError(message: "a PostgreSQL store is copied with PostgreSQL's own tools: pg_dump (docs/DEPLOY.md)", command: spec.name)
-        }
         guard FileIO.exists(store) else {
             printError("rocket: error: cannot read '\(shown(store))': no such file")
             return ExitStatus.noInput
@@ -156,6 +150,18 @@ enum BackupCommand {
         }
     }
 
+    /// The store (`--store FILE`) and the copy named after it, as `backup` and `restore` take
+    /// them: both are needed, and a PostgreSQL store is refused with what does the job instead
+    /// (`postgres`: "copied with … pg_dump").
+    static func storeAndCopy(_ parsed: ParsedArguments, command: String, copy: String, postgres: String) throws(UsageError) -> (store: String, copy: String) {
+        guard let store = parsed.value("--store") else { throw UsageError(message: "--store FILE is required", command: command) }
+        guard let named = parsed.positionals.first, !named.isEmpty else {
+            throw UsageError(message: "name the copy: rocket \(command) --store FILE \(copy)", command: command)
+        }
+        if PostgresURL.names(store) { throw UsageError(message: "a PostgreSQL store is \(postgres) (docs/DEPLOY.md)", command: command) }
+        return (store, named)
+    }
+
     /// Where a copy for standard output is made first (its `.tmp-PID` beside this name).
     static var outputStaging: String {
         let folder = getenv("TMPDIR").map { String(cString: $0) }.flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
@@ -190,14 +196,9 @@ enum RestoreCommand {
     static func run(_ args: [String]) throws(UsageError) -> ExitStatus {
         let parsed = try parse(args, as: spec)
         if parsed.helpRequested { printOut(spec.help); return ExitStatus.ok }
-        guard let named = parsed.value("--store") else { throw UsageError(message: "--store FILE is required", command: spec.name) }
-        guard let copy = parsed.positionals.first, !copy.isEmpty else {
-            throw UsageError(message: "name the copy: rocket restore --store FILE COPY", command: spec.name)
-        }
+        let (named, copy) = try BackupCommand.storeAndCopy(
+            parsed, command: spec.name, copy: "COPY", postgres: "restored with PostgreSQL's own tools: pg_restore")
         let shown = { (s: String) in Sanitizer.clean(s, keepNewlines: false) }
-        if PostgresURL.names(named) {
-            throw UsageError(message: "a PostgreSQL store is restored with PostgreSQL's own tools: pg_restore (docs/DEPLOY.md)", command: spec.name)
-        }
         // SQLite keeps its log beside the file a link names: the file is what is replaced.
         let store = FileIO.linkTarget(named)
         guard FileIO.exists(copy) else {
