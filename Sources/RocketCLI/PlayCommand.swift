@@ -587,6 +587,13 @@ enum PlayCommand {
         if let statePath = options.state {
             let identity = flowIdentity(doc)
             let names = BlockNames(conversation.graph)  // once: each step's snapshot names its blocks with it
+            // A name the program chose for itself: only ever a regular file (never a FIFO to wait on).
+            guard FileIO.isRegularOrAbsent(versionPath(statePath)) else {
+                printError(
+                    "rocket: error: cannot write '\(Sanitizer.clean(versionPath(statePath), keepNewlines: false))': something that is not a regular file is there"
+                )
+                return ExitStatus.ioError
+            }
             // Fail before anything is drawn when the snapshot cannot be written.
             let first = (try? ConversationSnapshot(conversation, at: clock.now, flow: identity, names: names).jsonText()) ?? ""
             if case .failure(let f) = FileIO.writeAtomically(first, to: statePath) {
@@ -597,7 +604,7 @@ enum PlayCommand {
             // stop it going on as it began.
             let kept = JSONValue.string(flowName).serialized(pretty: false) + "\n" + doc.jsonValue.serialized(pretty: false)
             if case .failure(let f) = FileIO.writeAtomically(kept, to: versionPath(statePath)) {
-                printError("rocket: error: cannot write '\(versionPath(statePath))': \(f.reason)")
+                printError("rocket: error: cannot write '\(Sanitizer.clean(versionPath(statePath), keepNewlines: false))': \(f.reason)")
                 return ExitStatus.ioError
             }
             var saveFailure: FileIO.Failure?

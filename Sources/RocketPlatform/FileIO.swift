@@ -515,6 +515,14 @@ package enum FileIO {
     }
 
     /// True when something exists at `path`.
+    /// True when nothing is at `path`, or a regular file (through its links): a file the program
+    /// names for itself may be written there without waiting on a FIFO or filling a device.
+    package static func isRegularOrAbsent(_ path: String) -> Bool {
+        var st = stat()
+        guard stat(path, &st) == 0 else { return errno == ENOENT }
+        return (st.st_mode & S_IFMT) == S_IFREG
+    }
+
     package static func exists(_ path: String) -> Bool {
         var st = stat()
         return stat(path, &st) == 0

@@ -164,6 +164,11 @@ struct StateTests {
         write(tinyFlow.replacingOccurrences(of: "Hello", with: "Hi there"), to: dir + "/flow2.json")
         let forged = try runRocket(["play", dir + "/flow2.json", "--plain", "--instant", "--state", state2], stdin: "\n")
         #expect(forged.status == 65 && !forged.stderr.contains("Forged"), "\(forged.stderr)")
+        // A FIFO where the version is kept is never written into (nothing would read it): 74, at once.
+        let state3 = dir + "/state3.json"
+        #expect(mkfifo(state3 + ".flow", 0o600) == 0)
+        let fifo = try runRocket(["play", dir + "/flow2.json", "--plain", "--instant", "--state", state3], stdin: "\n")
+        #expect(fifo.status == 74 && fifo.stderr.contains("not a regular file"), "\(fifo.stderr)")
     }
 
     @Test("kill -9 at any moment between snapshot writes leaves a snapshot that loads")
