@@ -307,7 +307,12 @@ extension ConversationService {
         do {
             stored = try flushing.withLock { _ throws(ConversationArchive.Failure) -> (conversations: Int, results: Int) in
                 dropped = dropFromMemory(visitor: visitor)
-                return try archive?.forget(visitor: visitor) ?? (0, 0)
+                let gone = try archive?.forget(visitor: visitor) ?? (0, 0)
+                // One a request read back from the store meanwhile goes too (no flush can save
+                // it before: the writer waits for this lock).
+                let again = dropFromMemory(visitor: visitor)
+                dropped = (dropped.conversations + again.conversations, dropped.ids + again.ids)
+                return gone
             }
         } catch {
             log("rocket serve: conversation store: \(error.message)")
