@@ -160,7 +160,7 @@ let package = Package(
             name: "RocketServerTests",
             dependencies: [
                 "RocketServer", "RocketConversation", "RocketFlow", "RocketScenarios", "RocketScenarioEngine", "RocketScenariosSQLite", "RocketJSON",
-                "RocketCore", "RocketTestSupport", "RocketSQLite", "RocketScenariosPostgres", "CMicroHTTPD", "RocketReport",
+                "RocketCore", "RocketTestSupport", "RocketSQLite", "RocketScenariosPostgres", "RocketPostgres", "CMicroHTTPD", "RocketReport",
             ],
             exclude: ["Fixtures"]),
         .testTarget(name: "RocketBannersTests", dependencies: ["RocketBanners", "RocketCore"]),

@@ -178,12 +178,7 @@ public final class PostgresScenarioStore: ScenarioStore, VisitorStore {
 
     package func forgetVisitors(inactiveSince time: Double, limit: Int) throws(ScenarioStoreError) -> Int {
         try transaction { (c) throws(PostgresError) -> Int in
-            let gone = try c.query(
-                """
-                DELETE FROM rocket_scenarios WHERE name IN (SELECT name FROM rocket_scenarios WHERE strpos(name, '@') > 0
-                  AND greatest(coalesce(last_event, '-Infinity'), coalesce(last_execution, '-Infinity'), coalesce(first_event, '-Infinity')) < $1
-                  LIMIT $2 FOR UPDATE SKIP LOCKED) RETURNING name
-                """, [.real(time), .integer(limit)])
+            let gone = try c.query(VisitorStatements.inactive, [.real(time), .integer(limit)])
             if gone.count > 0 {
                 let names = (0..<gone.count).map { gone.text($0, 0) }
                 try c.query("DELETE FROM rocket_scenario_events WHERE scenario = ANY($1::text[])", [.texts(names)])
@@ -193,20 +188,14 @@ public final class PostgresScenarioStore: ScenarioStore, VisitorStore {
     }
 
     package func forget(visitor: String) throws(ScenarioStoreError) -> Int {
-        let suffix = "@" + visitor
-        return try transaction { (c) throws(PostgresError) -> Int in
-            let gone = try c.query(
-                "DELETE FROM rocket_scenarios WHERE length(name) > length($1) AND right(name, length($1)) = $1 RETURNING name", [.text(suffix)])
+        try transaction { (c) throws(PostgresError) -> Int in
+            let gone = try c.query(VisitorStatements.forgetStatistics, [.text(visitor)])
             if gone.count > 0 {
                 let names = (0..<gone.count).map { gone.text($0, 0) }
                 try c.query("DELETE FROM rocket_scenario_events WHERE scenario = ANY($1::text[])", [.texts(names)])
             }
-            try c.query(
-                """
-                UPDATE rocket_scenario_executions SET scenario = left(scenario, length(scenario) - length($1))
-                  WHERE length(scenario) > length($1) AND right(scenario, length($1)) = $1
-                """, [.text(suffix)])
-            let assignments = try c.query("DELETE FROM rocket_assignments WHERE visitor = $1", [.text(visitor)]).affected
+            try c.query(VisitorStatements.anonymizeExecutions, [.text(visitor)])
+            let assignments = try c.query(VisitorStatements.forgetAssignments, [.text(visitor)]).affected
             return gone.count + assignments
         }
     }
@@ -215,11 +204,7 @@ public final class PostgresScenarioStore: ScenarioStore, VisitorStore {
         let suffix = "@" + visitor
         return try transaction { (c) throws(PostgresError) -> VisitorRecord in
             var out = VisitorRecord()
-            let s = try c.query(
-                """
-                SELECT name, events_count, executions_count, first_event, last_event, last_execution FROM rocket_scenarios
-                  WHERE length(name) > length($1) AND right(name, length($1)) = $1 ORDER BY name
-                """, [.text(suffix)])
+            let s = try c.query(VisitorStatements.statistics, [.text(visitor)])
             for r in 0..<s.count {
                 out.statistics.append(
                     (
@@ -229,7 +214,7 @@ public final class PostgresScenarioStore: ScenarioStore, VisitorStore {
                             lastExecutionDate: s.double(r, 5))
                     ))
             }
-            let a = try c.query("SELECT experiment, variant, at FROM rocket_assignments WHERE visitor = $1 ORDER BY experiment", [.text(visitor)])
+            let a = try c.query(VisitorStatements.assignments, [.text(visitor)])
             for r in 0..<a.count { out.assignments.append((a.text(r, 0), a.text(r, 1), a.double(r, 2) ?? 0)) }
             return out
         }
@@ -253,12 +238,7 @@ public final class PostgresScenarioStore: ScenarioStore, VisitorStore {
 
     package func forgetAssignments(before time: Double) throws(ScenarioStoreError) -> Int {
         try transaction { (c) throws(PostgresError) -> Int in
-            try c.query(
-                """
-                DELETE FROM rocket_assignments WHERE (experiment, visitor) IN
-                  (SELECT experiment, visitor FROM rocket_assignments WHERE at < $1 LIMIT 5000 FOR UPDATE SKIP LOCKED)
-                """, [.real(time)]
-            ).affected
+            try c.query(VisitorStatements.oldAssignments, [.real(time)]).affected
         }
     }
 
@@ -379,4 +359,67 @@ package let postgresStoreSchema = PostgresSchema(migrations: [
     """
     CREATE INDEX rocket_results_by_visitor ON rocket_results (visitor, seq);
     """,
+    // 7 → 8: the rest of a visitor's rows found without reading everyone's (its access request,
+    // its erasure): its conversations, alerts and assignments, and its per-visitor statistics
+    // and executions, whose names are "NAME@VISITOR" (indexed on what follows the "@"; see
+    // `visitorOfName`).
+    """
+    CREATE INDEX rocket_conversations_by_visitor ON rocket_conversations (visitor);
+    CREATE INDEX rocket_alerts_by_visitor ON rocket_alerts (visitor);
+    CREATE INDEX rocket_assignments_by_visitor ON rocket_assignments (visitor);
+    CREATE INDEX rocket_scenarios_by_visitor ON rocket_scenarios (substr(name, strpos(name, '@') + 1)) WHERE strpos(name, '@') > 0;
+    CREATE INDEX rocket_scenario_executions_by_visitor ON rocket_scenario_executions (substr(scenario, strpos(scenario, '@') + 1))
+      WHERE strpos(scenario, '@') > 0;
+    CREATE INDEX rocket_scenarios_by_activity ON rocket_scenarios
+      (greatest(coalesce(last_event, '-Infinity'), coalesce(last_execution, '-Infinity'), coalesce(first_event, '-Infinity')))
+      WHERE strpos(name, '@') > 0;
+    """,
 ])
+
+/// The statements that read or remove one visitor's rows, or those of visitors gone quiet, each
+/// served by an index (a test reads their plans), as the SQLite store's `VisitorStatements`.
+package enum VisitorStatements {
+    /// The terms that pick the per-visitor rows of `visitor` ($1) by their scenario name in
+    /// `column`: the name holds an "@" and what follows its first one is the visitor (scenario
+    /// names and visitor ids hold none). Written as the indexes of schema 8 are, so PostgreSQL
+    /// uses them.
+    static func ofVisitor(_ column: String) -> String {
+        "strpos(\(column), '@') > 0 AND substr(\(column), strpos(\(column), '@') + 1) = $1"
+    }
+
+    /// The visitor's statistics removed, with their names.
+    static let forgetStatistics = "DELETE FROM rocket_scenarios WHERE \(ofVisitor("name")) RETURNING name"
+    /// The visitor's statistics, by name.
+    static let statistics = """
+        SELECT name, events_count, executions_count, first_event, last_event, last_execution FROM rocket_scenarios
+          WHERE \(ofVisitor("name")) ORDER BY name
+        """
+    /// The visitor's executions keep their place in the store-wide budget under their
+    /// scenario's name alone.
+    static let anonymizeExecutions =
+        "UPDATE rocket_scenario_executions SET scenario = left(scenario, strpos(scenario, '@') - 1) WHERE \(ofVisitor("scenario"))"
+    /// The visitor's assignments.
+    static let assignments = "SELECT experiment, variant, at FROM rocket_assignments WHERE visitor = $1 ORDER BY experiment"
+    /// Its assignments removed.
+    static let forgetAssignments = "DELETE FROM rocket_assignments WHERE visitor = $1"
+    /// Per-visitor statistics with nothing since $1 removed, at most $2 (written as the index
+    /// `rocket_scenarios_by_activity` is), with their names. Their names are gathered first
+    /// (`= ANY(ARRAY(…))`), so the rows go through the key: `IN (…)` may be planned as a join
+    /// that reads every row of the table.
+    static let inactive = """
+        DELETE FROM rocket_scenarios WHERE name = ANY(ARRAY(SELECT name FROM rocket_scenarios WHERE strpos(name, '@') > 0
+          AND greatest(coalesce(last_event, '-Infinity'), coalesce(last_execution, '-Infinity'), coalesce(first_event, '-Infinity')) < $1
+          LIMIT $2 FOR UPDATE SKIP LOCKED)) RETURNING name
+        """
+    /// Assignments made before $1 removed, at most 5,000.
+    static let oldAssignments = """
+        DELETE FROM rocket_assignments WHERE (experiment, visitor) IN
+          (SELECT experiment, visitor FROM rocket_assignments WHERE at < $1 LIMIT 5000 FOR UPDATE SKIP LOCKED)
+        """
+
+    /// Every statement above with the values a test explains it with (their plans).
+    package static let all: [(String, [PostgresValue])] = [
+        (forgetStatistics, [.text("v")]), (statistics, [.text("v")]), (anonymizeExecutions, [.text("v")]), (assignments, [.text("v")]),
+        (forgetAssignments, [.text("v")]), (inactive, [.real(1.5e9), .integer(500)]), (oldAssignments, [.real(1.5e9)]),
+    ]
+}

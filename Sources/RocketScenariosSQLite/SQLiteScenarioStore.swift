@@ -317,11 +317,7 @@ public final class SQLiteScenarioStore: ScenarioStore, VisitorStore {
     /// event times; how many went. Executions stay in the budget's log (it keeps its own bound).
     package func forgetVisitors(inactiveSince time: Double, limit: Int = 500) throws(ScenarioStoreError) -> Int {
         try transaction { (db) throws(SQLiteError) -> Int in
-            let s = try db.statement(
-                """
-                SELECT name FROM scenarios WHERE instr(name, '@') > 0
-                  AND max(coalesce(last_event, -1e300), coalesce(last_execution, -1e300), coalesce(first_event, -1e300)) < ?1 LIMIT ?2
-                """)
+            let s = try db.statement(VisitorStatements.inactive)
             defer { s.finish() }
             s.bind([.real(time), .integer(limit)])
             var names: [String] = []
@@ -356,27 +352,19 @@ public final class SQLiteScenarioStore: ScenarioStore, VisitorStore {
         }
     }
 
-    /// Forgets assignments made before `time` (at most 5,000 per call); how many went.
     package func forget(visitor: String) throws(ScenarioStoreError) -> Int {
-        let suffix = "@" + visitor
-        return try transaction { (db) throws(SQLiteError) -> Int in
-            // Names that end in "@visitor" exactly (compared as text: a visitor id may hold "_",
-            // which LIKE would take for any character).
-            let s = try db.statement("SELECT name FROM scenarios WHERE length(name) > length(?1) AND substr(name, length(name) - length(?1) + 1) = ?1")
+        try transaction { (db) throws(SQLiteError) -> Int in
+            let s = try db.statement(VisitorStatements.names)
             defer { s.finish() }
-            s.bind([.text(suffix)])
+            s.bind([.text(visitor)])
             var names: [String] = []
             while try s.step() { names.append(s.text(0)) }
             for name in names {
                 try db.run("DELETE FROM scenarios WHERE name = ?", [.text(name)])
                 try db.run("DELETE FROM events WHERE scenario = ?", [.text(name)])
             }
-            try db.run(
-                """
-                UPDATE executions SET scenario = substr(scenario, 1, length(scenario) - length(?1))
-                  WHERE length(scenario) > length(?1) AND substr(scenario, length(scenario) - length(?1) + 1) = ?1
-                """, [.text(suffix)])
-            try db.run("DELETE FROM assignments WHERE visitor = ?1", [.text(visitor)])
+            try db.run(VisitorStatements.anonymizeExecutions, [.text(visitor)])
+            try db.run(VisitorStatements.forgetAssignments, [.text(visitor)])
             return names.count + db.changes
         }
     }
@@ -385,12 +373,8 @@ public final class SQLiteScenarioStore: ScenarioStore, VisitorStore {
         let suffix = "@" + visitor
         return try transaction(reading: true) { (db) throws(SQLiteError) -> VisitorRecord in
             var out = VisitorRecord()
-            let s = try db.statement(
-                """
-                SELECT name, events_count, executions_count, first_event, last_event, last_execution FROM scenarios
-                  WHERE length(name) > length(?1) AND substr(name, length(name) - length(?1) + 1) = ?1 ORDER BY name
-                """)
-            s.bind([.text(suffix)])
+            let s = try db.statement(VisitorStatements.statistics)
+            s.bind([.text(visitor)])
             while try s.step() {
                 let name = s.text(0)
                 out.statistics.append(
@@ -402,7 +386,7 @@ public final class SQLiteScenarioStore: ScenarioStore, VisitorStore {
                     ))
             }
             s.finish()
-            let a = try db.statement("SELECT experiment, variant, at FROM assignments WHERE visitor = ?1 ORDER BY experiment")
+            let a = try db.statement(VisitorStatements.assignments)
             defer { a.finish() }
             a.bind([.text(visitor)])
             while try a.step() { out.assignments.append((a.text(0), a.text(1), a.double(2) ?? 0)) }
@@ -412,9 +396,7 @@ public final class SQLiteScenarioStore: ScenarioStore, VisitorStore {
 
     package func forgetAssignments(before time: Double) throws(ScenarioStoreError) -> Int {
         try transaction { (c) throws(SQLiteError) -> Int in
-            try c.run(
-                "DELETE FROM assignments WHERE (experiment, visitor) IN (SELECT experiment, visitor FROM assignments WHERE at < ?1 LIMIT 5000)",
-                [.real(time)])
+            try c.run(VisitorStatements.oldAssignments, [.real(time)])
             return c.changes
         }
     }
@@ -578,4 +560,59 @@ let storeSchema = SQLiteSchema(
         """
         CREATE INDEX server_results_by_visitor ON server_results (visitor, seq);
         """,
+        // 12 → 13: the rest of a visitor's rows found without reading everyone's (its access
+        // request and its erasure hold the writer meanwhile): its conversations, its
+        // assignments, and its per-visitor statistics and executions, whose names are
+        // "NAME@VISITOR" (indexed on what follows the "@"; see `visitorOfName`).
+        """
+        CREATE INDEX server_conversations_by_visitor ON server_conversations (visitor);
+        CREATE INDEX assignments_by_visitor ON assignments (visitor);
+        CREATE INDEX scenarios_by_visitor ON scenarios (substr(name, instr(name, '@') + 1)) WHERE instr(name, '@') > 0;
+        CREATE INDEX executions_by_visitor ON executions (substr(scenario, instr(scenario, '@') + 1)) WHERE instr(scenario, '@') > 0;
+        CREATE INDEX scenarios_by_activity
+          ON scenarios (max(coalesce(last_event, -1e300), coalesce(last_execution, -1e300), coalesce(first_event, -1e300)))
+          WHERE instr(name, '@') > 0;
+        CREATE INDEX assignments_by_time ON assignments (at);
+        """,
     ])
+
+/// The statements that read or remove one visitor's rows, or those of visitors gone quiet. Each
+/// is served by an index (a test reads their plans): an access request and an erasure run while
+/// the writer waits, and the sweep every minute, so none may read every visitor's rows.
+package enum VisitorStatements {
+    // A visitor's per-visitor rows are picked by their scenario name: it holds an "@" and what
+    // follows its first one is the visitor (?1). Scenario names hold no "@" (the flow loader
+    // refuses them) and neither do visitor ids, so this is the "NAME@VISITOR" a server writes.
+    // The terms are written exactly as the indexes of schema 13 are, which is how SQLite finds
+    // them (compared as text: a visitor id may hold "_", which LIKE would take for any character).
+
+    /// The names of the visitor's statistics.
+    static let names: StaticString = "SELECT name FROM scenarios WHERE instr(name, '@') > 0 AND substr(name, instr(name, '@') + 1) = ?1"
+    /// The visitor's statistics, by name.
+    static let statistics: StaticString = """
+        SELECT name, events_count, executions_count, first_event, last_event, last_execution FROM scenarios
+          WHERE instr(name, '@') > 0 AND substr(name, instr(name, '@') + 1) = ?1 ORDER BY name
+        """
+    /// The visitor's executions keep their place in the store-wide budget under their
+    /// scenario's name alone.
+    static let anonymizeExecutions: StaticString = """
+        UPDATE executions SET scenario = substr(scenario, 1, instr(scenario, '@') - 1)
+          WHERE instr(scenario, '@') > 0 AND substr(scenario, instr(scenario, '@') + 1) = ?1
+        """
+    /// The visitor's assignments.
+    static let assignments: StaticString = "SELECT experiment, variant, at FROM assignments WHERE visitor = ?1 ORDER BY experiment"
+    /// Its assignments removed.
+    static let forgetAssignments: StaticString = "DELETE FROM assignments WHERE visitor = ?1"
+    /// Per-visitor statistics with nothing since ?1, at most ?2 (written as the index
+    /// `scenarios_by_activity` is).
+    static let inactive: StaticString = """
+        SELECT name FROM scenarios WHERE instr(name, '@') > 0
+          AND max(coalesce(last_event, -1e300), coalesce(last_execution, -1e300), coalesce(first_event, -1e300)) < ?1 LIMIT ?2
+        """
+    /// Assignments made before ?1, at most 5,000.
+    static let oldAssignments: StaticString =
+        "DELETE FROM assignments WHERE (experiment, visitor) IN (SELECT experiment, visitor FROM assignments WHERE at < ?1 LIMIT 5000)"
+
+    /// Every statement above, for the test of their plans.
+    package static let all: [StaticString] = [names, statistics, anonymizeExecutions, assignments, forgetAssignments, inactive, oldAssignments]
+}

@@ -464,7 +464,7 @@ package final class ConversationArchive: ConversationStore {
     }
 
     package func conversations(ofVisitor visitor: String, limit: Int) throws(Failure) -> [String] {
-        try column("SELECT id FROM server_conversations WHERE visitor = ?1 ORDER BY id LIMIT ?2", [.text(visitor), .integer(limit)])
+        try column(VisitorStatements.conversations, [.text(visitor), .integer(limit)])
     }
 
     private static func results(
@@ -606,12 +606,12 @@ package final class ConversationArchive: ConversationStore {
     package func forget(visitor: String) throws(Failure) -> (conversations: Int, results: Int) {
         var gone = (conversations: 0, results: 0)
         try transaction { (c) throws(SQLiteError) in
-            try c.run("DELETE FROM server_events WHERE id IN (SELECT id FROM server_conversations WHERE visitor = ?1)", [.text(visitor)])
-            try c.run("DELETE FROM server_events WHERE id IN (SELECT id FROM server_results WHERE visitor = ?1)", [.text(visitor)])
-            try c.run("DELETE FROM server_steps WHERE id IN (SELECT id FROM server_conversations WHERE visitor = ?1)", [.text(visitor)])
-            try c.run("DELETE FROM server_conversations WHERE visitor = ?1", [.text(visitor)])
+            try c.run(VisitorStatements.forgetConversationRecords, [.text(visitor)])
+            try c.run(VisitorStatements.forgetResultRecords, [.text(visitor)])
+            try c.run(VisitorStatements.forgetSteps, [.text(visitor)])
+            try c.run(VisitorStatements.forgetConversations, [.text(visitor)])
             gone.conversations = c.changes
-            try c.run("DELETE FROM server_results WHERE visitor = ?1", [.text(visitor)])
+            try c.run(VisitorStatements.forgetResults, [.text(visitor)])
             gone.results = c.changes
         }
         return gone
@@ -896,5 +896,32 @@ package final class ConversationArchive: ConversationStore {
         } catch {
             return .failure(error)
         }
+    }
+}
+
+extension ConversationArchive {
+    /// The statements that read or remove one visitor's conversations and results. Each is
+    /// served by an index (a test reads their plans): an access request reads them while
+    /// requests wait for the store, and an erasure runs while the writer waits for it.
+    package enum VisitorStatements {
+        /// The visitor's conversations (?1), by id, at most ?2.
+        static let conversations: StaticString = "SELECT id FROM server_conversations WHERE visitor = ?1 ORDER BY id LIMIT ?2"
+        /// The event records of the visitor's conversations.
+        static let forgetConversationRecords: StaticString =
+            "DELETE FROM server_events WHERE id IN (SELECT id FROM server_conversations WHERE visitor = ?1)"
+        /// The event records of the visitor's results' conversations (gone from memory and from
+        /// the conversations' table, kept for reports).
+        static let forgetResultRecords: StaticString = "DELETE FROM server_events WHERE id IN (SELECT id FROM server_results WHERE visitor = ?1)"
+        /// The steps saved after the visitor's snapshots.
+        static let forgetSteps: StaticString = "DELETE FROM server_steps WHERE id IN (SELECT id FROM server_conversations WHERE visitor = ?1)"
+        /// The visitor's conversations.
+        static let forgetConversations: StaticString = "DELETE FROM server_conversations WHERE visitor = ?1"
+        /// The visitor's results.
+        static let forgetResults: StaticString = "DELETE FROM server_results WHERE visitor = ?1"
+
+        /// Every statement above, for the test of their plans.
+        package static let all: [StaticString] = [
+            conversations, forgetConversationRecords, forgetResultRecords, forgetSteps, forgetConversations, forgetResults,
+        ]
     }
 }

@@ -123,7 +123,7 @@ package final class PostgresConversationArchive: ConversationStore, SharedAlerts
 
     package func conversations(ofVisitor visitor: String, limit: Int) throws(ConversationArchive.Failure) -> [String] {
         let rows = try transaction(.readOnly) { (c) throws(PostgresError) -> PostgresRows in
-            try c.query("SELECT id FROM rocket_conversations WHERE visitor = $1 ORDER BY id LIMIT $2", [.text(visitor), .integer(limit)])
+            try c.query(VisitorStatements.conversations, [.text(visitor), .integer(limit)])
         }
         return (0..<rows.count).map { rows.text($0, 0) }
     }
@@ -228,12 +228,12 @@ package final class PostgresConversationArchive: ConversationStore, SharedAlerts
     package func forget(visitor: String) throws(ConversationArchive.Failure) -> (conversations: Int, results: Int) {
         try transaction { (c) throws(PostgresError) -> (conversations: Int, results: Int) in
             let v: [PostgresValue] = [.text(visitor)]
-            try c.query("DELETE FROM rocket_events WHERE id IN (SELECT id FROM rocket_conversations WHERE visitor = $1)", v)
-            try c.query("DELETE FROM rocket_events WHERE id IN (SELECT id FROM rocket_results WHERE visitor = $1)", v)
-            try c.query("DELETE FROM rocket_steps WHERE id IN (SELECT id FROM rocket_conversations WHERE visitor = $1)", v)
-            let gone = try c.query("DELETE FROM rocket_conversations WHERE visitor = $1 RETURNING id", v)
-            let results = try c.query("DELETE FROM rocket_results WHERE visitor = $1", v).affected
-            try c.query("DELETE FROM rocket_alerts WHERE visitor = $1", v)
+            try c.query(VisitorStatements.forgetConversationRecords, v)
+            try c.query(VisitorStatements.forgetResultRecords, v)
+            try c.query(VisitorStatements.forgetSteps, v)
+            let gone = try c.query(VisitorStatements.forgetConversations, v)
+            let results = try c.query(VisitorStatements.forgetResults, v).affected
+            try c.query(VisitorStatements.forgetAlerts, v)
             // Every server drops its copies: told of a version past any (a copy behind what it is
             // told reads the store again, and finds nothing).
             let told = (0..<gone.count).map { gone.text($0, 0) + " " + String(Int.max) }
@@ -571,5 +571,32 @@ package final class PostgresConversationArchive: ConversationStore, SharedAlerts
             throw ReportReadFailure(message: "\(place): \(error.message)", missing: false)
         }
         if let bad { throw ReportReadFailure(message: "\(place): \(bad.message)", missing: false) }
+    }
+}
+
+extension PostgresConversationArchive {
+    /// The statements that read or remove one visitor's conversations, results and alerts, each
+    /// served by an index (a test reads their plans), as the SQLite archive's.
+    package enum VisitorStatements {
+        /// The visitor's conversations ($1), by id, at most $2.
+        static let conversations = "SELECT id FROM rocket_conversations WHERE visitor = $1 ORDER BY id LIMIT $2"
+        /// The event records of the visitor's conversations.
+        static let forgetConversationRecords = "DELETE FROM rocket_events WHERE id IN (SELECT id FROM rocket_conversations WHERE visitor = $1)"
+        /// The event records of the visitor's results' conversations.
+        static let forgetResultRecords = "DELETE FROM rocket_events WHERE id IN (SELECT id FROM rocket_results WHERE visitor = $1)"
+        /// The steps saved after the visitor's snapshots.
+        static let forgetSteps = "DELETE FROM rocket_steps WHERE id IN (SELECT id FROM rocket_conversations WHERE visitor = $1)"
+        /// The visitor's conversations, with their ids.
+        static let forgetConversations = "DELETE FROM rocket_conversations WHERE visitor = $1 RETURNING id"
+        /// The visitor's results.
+        static let forgetResults = "DELETE FROM rocket_results WHERE visitor = $1"
+        /// The visitor's alerts.
+        static let forgetAlerts = "DELETE FROM rocket_alerts WHERE visitor = $1"
+
+        /// Every statement above with the values a test explains it with (their plans).
+        static let all: [(String, [PostgresValue])] = [
+            (conversations, [.text("v"), .integer(500)]), (forgetConversationRecords, [.text("v")]), (forgetResultRecords, [.text("v")]),
+            (forgetSteps, [.text("v")]), (forgetConversations, [.text("v")]), (forgetResults, [.text("v")]), (forgetAlerts, [.text("v")]),
+        ]
     }
 }

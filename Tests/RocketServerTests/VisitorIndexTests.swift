@@ -1,0 +1,94 @@
+import Foundation
+import RocketPostgres
+import RocketSQLite
+import RocketTestSupport
+import Testing
+
+@testable import RocketScenariosPostgres
+@testable import RocketScenariosSQLite
+@testable import RocketServer
+
+/// A visitor's access request and erasure, and the sweeps of quiet visitors, read through
+/// indexes: they run while requests or the writer wait, so none may read every visitor's rows.
+@Suite("A visitor's rows are found through indexes")
+struct VisitorIndexTests {
+    @Test("SQLite: every statement that picks a visitor's rows, or quiet visitors', searches an index; none scans a table")
+    func sqlitePlans() throws {
+        let path = scratchDirectory() + "/plans.sqlite"
+        _ = try SQLiteScenarioStore(path: path)
+        let db = try SQLiteDatabase(path: path, mode: .readWrite)
+        let statements = (RocketScenariosSQLite.VisitorStatements.all + ConversationArchive.VisitorStatements.all).map { "\($0)" }
+        #expect(statements.count == 13)
+        for sql in statements {
+            let plan = try db.withConnection { (c) throws(SQLiteError) -> [String] in
+                let s = try c.statement(text: "EXPLAIN QUERY PLAN " + sql)
+                defer { s.finish() }
+                var lines: [String] = []
+                while try s.step() { lines.append(s.text(3)) }
+                return lines
+            }
+            // "SCAN t" reads every row of t (or of one of its indexes, "USING COVERING INDEX");
+            // "SEARCH t USING INDEX …" reads the rows asked for.
+            let scans = plan.filter { $0.hasPrefix("SCAN ") && $0 != "SCAN CONSTANT ROW" }
+            #expect(scans.isEmpty && plan.contains { $0.hasPrefix("SEARCH ") }, "\(sql)\n\(plan.joined(separator: "\n"))")
+        }
+    }
+
+    @Test("PostgreSQL: every statement that picks a visitor's rows, or quiet visitors', reads a few pages among thousands of others' rows")
+    func postgresPlans() throws {
+        let url = try TestPostgres.freshDatabase()
+        _ = try PostgresScenarioStore(url: url)
+        let db = PostgresDatabase(url: try #require(PostgresURL(url)), capacity: 1)
+        // 5,000 other visitors with a row in every table (no index scan of the wrong index, and
+        // no table scan, can read them in a few pages), all of them active now.
+        try db.withConnection { (c) throws(PostgresError) in
+            try c.execute(
+                """
+                INSERT INTO rocket_scenarios (name, events_count, first_event, last_event)
+                  SELECT 'tour@w' || k, 1, 1.8e9, 1.8e9 FROM generate_series(1, 5000) k;
+                INSERT INTO rocket_scenarios (name, events_count, first_event, last_event) SELECT 'global' || k, 1, 1.8e9, 1.8e9 FROM generate_series(1, 5000) k;
+                INSERT INTO rocket_scenario_executions (scenario, at) SELECT 'tour@w' || k, 1.8e9 FROM generate_series(1, 5000) k;
+                INSERT INTO rocket_assignments SELECT 'e' || (k % 5), 'w' || k, 'a', 1.8e9 FROM generate_series(1, 5000) k;
+                INSERT INTO rocket_conversations (id, visitor, flow, step, version, snapshot_version, event_seq, touched, snapshot)
+                  SELECT 'c' || k, 'w' || k, 'welcome', 1, 1, 1, 1, 1.8e9, repeat('x', 300) FROM generate_series(1, 5000) k;
+                INSERT INTO rocket_steps SELECT 'c' || k, 2, 1.8e9, '{}' FROM generate_series(1, 5000) k;
+                INSERT INTO rocket_events (id, seq, at, record, flow) SELECT 'c' || k, 1, 1.8e9, '{}', 'welcome' FROM generate_series(1, 5000) k;
+                INSERT INTO rocket_results (id, flow, visitor, at, reason, answers) SELECT 'r' || k, 'welcome', 'w' || k, 1.8e9, 'ended', '{}'
+                  FROM generate_series(1, 5000) k;
+                INSERT INTO rocket_alerts SELECT 'a' || k, 'w' || k, 1, 1.8e9, '{}' FROM generate_series(1, 5000) k;
+                -- The visitor asked for ("v"), with a row in each table, and two quiet ones.
+                INSERT INTO rocket_scenarios (name, events_count, first_event, last_event) VALUES ('tour@v', 1, 1.8e9, 1.8e9);
+                INSERT INTO rocket_scenario_executions (scenario, at) VALUES ('tour@v', 1.8e9);
+                INSERT INTO rocket_assignments VALUES ('e0', 'v', 'a', 1.8e9);
+                INSERT INTO rocket_conversations (id, visitor, flow, step, version, snapshot_version, event_seq, touched, snapshot)
+                  VALUES ('cv', 'v', 'welcome', 1, 1, 1, 1, 1.8e9, '{}');
+                INSERT INTO rocket_steps VALUES ('cv', 2, 1.8e9, '{}');
+                INSERT INTO rocket_events (id, seq, at, record, flow) VALUES ('cv', 1, 1.8e9, '{}', 'welcome'), ('rv', 1, 1.8e9, '{}', 'welcome');
+                INSERT INTO rocket_results (id, flow, visitor, at, reason, answers) VALUES ('rv', 'welcome', 'v', 1.8e9, 'ended', '{}');
+                INSERT INTO rocket_alerts VALUES ('av', 'v', 1, 1.8e9, '{}');
+                INSERT INTO rocket_scenarios (name, events_count, first_event, last_event) SELECT 'tour@q' || k, 1, 1e9, 1e9 FROM generate_series(1, 2) k;
+                INSERT INTO rocket_assignments SELECT 'e0', 'q' || k, 'a', 1e9 FROM generate_series(1, 2) k;
+                ANALYZE;
+                """)
+        }
+        let statements = RocketScenariosPostgres.VisitorStatements.all + PostgresConversationArchive.VisitorStatements.all
+        #expect(statements.count == 14)
+        for (sql, values) in statements {
+            let plan = try db.withConnection { (c) throws(PostgresError) -> [String] in
+                try c.execute("BEGIN")
+                defer { try? c.execute("ROLLBACK") }
+                let r = try c.query("EXPLAIN (ANALYZE, BUFFERS, COSTS OFF, TIMING OFF) " + sql, values)
+                return (0..<r.count).map { r.text($0, 0) }
+            }
+            // The statement's own pages (the first "Buffers:" line, before planning's, is its
+            // top node's, which counts its children's): looking up and removing two rows reads
+            // a few; any scan, of the table or of an index it cannot search, reads 50 or more.
+            let own = plan.prefix { !$0.hasPrefix("Planning") }.first { $0.trimmingCharacters(in: .whitespaces).hasPrefix("Buffers:") }
+            let pages = (own ?? "").split(separator: " ").compactMap { part -> Int? in
+                guard let eq = part.firstIndex(of: "="), ["hit", "read"].contains(part[..<eq]) else { return nil }
+                return Int(part[part.index(after: eq)...])
+            }.reduce(0, +)
+            #expect(pages <= 24 && !plan.contains { $0.contains("Seq Scan") }, "\(pages) pages: \(sql)\n\(plan.joined(separator: "\n"))")
+        }
+    }
+}
