@@ -653,19 +653,37 @@ extension ConversationService {
         }
     }
 
-    /// Conversation `id` read from the store again, as a change for the streams that follow it
-    /// (nil: it is gone, or cannot be read now).
-    package func refresh(_ id: String) -> Change? {
+    /// What a stream that follows a conversation (or an alert) learns when the store changed it.
+    package enum Refreshed {
+        /// Its state as the store now holds it.
+        case changed(Change)
+        /// It cannot go on: no longer in the store (erased, expired, or removed by another
+        /// server), or its flow is gone or changed without its version. Its streams end.
+        case gone
+        /// The store cannot be read now: its streams wait for the next change.
+        case unreadable
+    }
+
+    /// Conversation (or alert) `id` read from the store again, for the streams that follow it.
+    package func refresh(_ id: String) -> Refreshed {
         if state.withLock({ $0.slots[id] }) == nil {
-            guard case .success = locate(id, visitor: nil, address: "") else {
+            switch locate(id, visitor: nil, address: "") {
+            case .success: break
+            case .failure(let e) where e.response.status == 503: return .unreadable
+            case .failure:
                 // Not a conversation: an alert of the shared store?
-                guard case .success(let alert?) = storedAlert(id) else { return nil }
-                return Change(id: id, version: alert.version, view: alert.view(id: id).serializedBytes(), events: [])
+                switch storedAlert(id) {
+                case .success(let alert?):
+                    return .changed(Change(id: id, version: alert.version, view: alert.view(id: id).serializedBytes(), events: []))
+                case .success(nil): return .gone
+                case .failure: return .unreadable
+                }
             }
         }
-        guard let slot = state.withLock({ $0.slots[id] }) else { return nil }
+        guard let slot = state.withLock({ $0.slots[id] }) else { return .gone }
         let e = slot.withEntry { $0 }
-        return Change(id: id, version: e.version, view: view(id, e), events: [], deadline: e.conversation.nextDeadline, variant: e.context.variant)
+        return .changed(
+            Change(id: id, version: e.version, view: view(id, e), events: [], deadline: e.conversation.nextDeadline, variant: e.context.variant))
     }
 
     /// True when change `seq` was refused by the store: another server changed its conversation

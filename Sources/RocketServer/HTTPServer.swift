@@ -684,14 +684,20 @@ package final class HTTPServer: Sendable {
     }
 
     /// Sends the streams that follow these conversations their state as the store now holds it
-    /// (read again: another server changed them).
+    /// (read again: another server changed them), and ends those of conversations that cannot
+    /// go on (another server erased, expired or removed them): their pages learn it at once.
     private func refreshStreams(_ ids: [String]) {
+        var gone: [String] = []
         for id in ids where streams.withLock({ $0[id] != nil }) {
-            if let change = service.refresh(id) {
+            switch service.refresh(id) {
+            case .changed(let change):
                 push(change)
                 wakeIfNeeded(for: change)
+            case .gone: gone.append(id)
+            case .unreadable: break
             }
         }
+        if !gone.isEmpty { endStreams(of: gone) }
     }
 
     private func push(_ change: ConversationService.Change) {

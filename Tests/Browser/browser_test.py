@@ -524,7 +524,8 @@ EDIT_SECOND = {"version": 1, "start": "a", "blocks": [
 def edited_flow(browser, scratch):
     """A flow edited while a visitor is in it: after a restart the conversation goes on with the
     version it started with (the store keeps it); one whose version is not kept ends with a line
-    saying it cannot go on and a control that starts the flow as it is now."""
+    saying it cannot go on and a control that starts the flow as it is now. So does one whose
+    visitor the site erases while the page is open."""
     import sqlite3
     folder = os.path.join(scratch, "edited")
     os.makedirs(folder)
@@ -566,6 +567,23 @@ def edited_flow(browser, scratch):
         page.get_by_role("button", name="Start again").click(timeout=TIMEOUT)
         page.get_by_text("Second version, one").wait_for(timeout=TIMEOUT)
         assert page.locator(".rk-end").count() == 0, "the closing line went with the new start"
+        # The site's back end erases the visitor while the page is open: its event stream ends,
+        # and the page says that the conversation cannot go on with no press (it does not try
+        # the stream again and again).
+        page.wait_for_function("() => localStorage.getItem('rocket.conversation.edit') !== null", timeout=TIMEOUT)
+        conversation = page.evaluate("() => localStorage.getItem('rocket.conversation.edit')")
+        with sqlite3.connect(f"file:{store}?mode=ro", uri=True) as db:
+            visitor = db.execute("SELECT visitor FROM server_conversations WHERE id = ?", (conversation,)).fetchone()[0]
+        streams = []
+        page.on("request", lambda r: streams.append(r.url) if r.url.endswith("/events") else None)
+        erase = urllib.request.Request(server.url + "v1/visitors/" + visitor, method="DELETE",
+                                       headers={"Authorization": "Bearer " + SITE_KEY})
+        with urllib.request.urlopen(erase) as r:
+            assert json.load(r)["forgotten"]["conversations"] >= 1
+        page.get_by_text("This conversation cannot go on.").wait_for(timeout=TIMEOUT)
+        assert page.get_by_role("button", name="Second version, one").is_disabled(), "an erased conversation cannot be pressed"
+        page.wait_for_timeout(2500)
+        assert len(streams) == 1, f"the stream was opened again {len(streams)} times after it was refused"
     finally:
         context.close()
         server.stop()

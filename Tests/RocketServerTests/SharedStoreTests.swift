@@ -324,16 +324,21 @@ struct SharedStoreTests {
         #expect(notNow.load(ordering: .relaxed) == 595)
     }
 
-    @Test("A visitor forgotten through A is gone from B too: B's copy in memory is dropped (told through NOTIFY), its reads are 404")
+    @Test(
+        "A visitor forgotten through A is gone from B too: B's copy in memory is dropped (told through NOTIFY), its event stream there ends, its reads are 404"
+    )
     func forgetAcrossServers() throws {
         let (_, _, a, b, id) = try twoServers()
         defer {
             a.server.stop()
             b.server.stop()
         }
-        // B holds the conversation in memory (it served a tap).
+        // B holds the conversation in memory (it served a tap), and a page follows it there.
         #expect(status(tap(b.port, id)) == 200)
         #expect(b.service.count == 1)
+        let stream = try #require(RawClient(port: b.port))
+        stream.send("GET /v1/conversations/\(id)/events HTTP/1.1\r\nHost: 127.0.0.1\r\nRocket-Visitor: ada\r\nAccept: text/event-stream\r\n\r\n")
+        #expect(stream.read { $0.contains("event: state") }.hasPrefix("HTTP/1.1 200"))
         let forgotten = RawClient.exchange(port: a.port, "DELETE /v1/visitors/ada HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
         #expect(status(forgotten) == 200, "\(forgotten)")
         // B hears of it and lets its copy go (the notification is asynchronous: waited for).
@@ -343,6 +348,9 @@ struct SharedStoreTests {
             if !gone { usleep(10_000) }
         }
         #expect(gone, "B still holds the forgotten conversation")
+        // B's stream ends too: the page learns at once that the conversation cannot go on.
+        stream.read(timeout: 10)
+        #expect(stream.closed, "B's stream of the forgotten conversation is still open")
         let read = RawClient.exchange(port: b.port, "GET /v1/conversations/\(id) HTTP/1.1\r\nHost: x\r\nRocket-Visitor: ada\r\nConnection: close\r\n\r\n")
         #expect(status(read) == 404, "\(read.prefix(300))")
     }

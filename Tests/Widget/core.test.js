@@ -323,3 +323,19 @@ test("a conversation is lost when the server no longer has it, no longer serves 
   assert.equal(core.conversationLost(503, "store-unavailable"), false);
   assert.equal(core.conversationLost(200, undefined), false);
 });
+
+test("a dropped event stream: none when what it follows is gone; else 2 s, doubling each try in a row up to 30 s, spread over its last quarter", () => {
+  const lost = core.conversationLost;
+  assert.equal(core.streamRetry(404, "unknown-conversation", 0, lost, 0.5), null);
+  assert.equal(core.streamRetry(410, "flow-gone", 3, lost, 0.5), null);
+  // Network failures (status 0), a restarting server, rate limits: tried again, later each time.
+  assert.deepEqual([0, 1, 2, 3, 4, 5, 40].map((k) => core.streamRetry(0, undefined, k, lost, 1)), [2000, 4000, 8000, 16000, 30000, 30000, 30000]);
+  assert.equal(core.streamRetry(503, "store-unavailable", 0, lost, 0), 1500);
+  assert.equal(core.streamRetry(429, "rate-limited", 1, lost, 0.5), 3500);
+  // A 404 of another kind (a proxy's page) is not taken for a lost conversation.
+  assert.equal(core.streamRetry(404, undefined, 0, lost, 1), 2000);
+  // Odd inputs stay in range: a number of milliseconds from 1.5 s to 30 s.
+  for (const [tries, random, want] of [[-3, -1, 1500], [NaN, 7, 2000], [1e9, 0.2, 24000], [undefined, undefined, 1500]]) {
+    assert.equal(core.streamRetry(0, undefined, tries, lost, random), want, `${tries} ${random}`);
+  }
+});

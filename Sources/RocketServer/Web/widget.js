@@ -219,6 +219,19 @@
       return (status === 404 && code === "unknown-conversation") || (status === 409 && code === "flow-changed") ||
         (status === 410 && code === "flow-gone");
     },
+    /**
+     * What a page does when its event stream could not be opened or ended: null when what it
+     * follows cannot go on (`lost(status, code)` says so of the answer: it is gone from the
+     * server), else how many milliseconds to wait before opening it again. The wait doubles
+     * from 2 s with each try in a row (`tries`, 0 for the first) up to 30 s, so a server that
+     * restarts is not called by every page at once while it starts; `random` (0 to 1) spreads
+     * it over its last quarter.
+     */
+    streamRetry: function (status, code, tries, lost, random) {
+      if (lost(status, code)) return null;
+      var wait = Math.min(30000, 2000 * Math.pow(2, tries >= 0 ? Math.min(tries, 4) : 0));
+      return Math.round(wait * (0.75 + 0.25 * (random >= 0 ? Math.min(random, 1) : 0)));
+    },
     /** A banner's buttons as [title, result] pairs. */
     bannerButtons: function (b) {
       if (b.buttons === "close") return [["×", "close"]];
@@ -569,11 +582,19 @@
   }
 
   // An event stream read through fetch, so the credentials go in headers: frames are handed to
-  // `on(event, data)`; a dropped stream is opened again after 2 s with Last-Event-ID (the server
-  // sends the current state at once). close() ends it for good.
-  function follow(path, on) {
-    var handle = { closed: false, controller: null, lastID: null };
+  // `on(event, data)`; a dropped stream is opened again (core.streamRetry: 2 s, then longer)
+  // with Last-Event-ID (the server sends the current state at once), unless the server answers
+  // that what it follows is gone (`lost(status, code)`): then `onLost()` and no more tries.
+  // close() ends it for good.
+  function follow(path, on, lost, onLost) {
+    var handle = { closed: false, controller: null, lastID: null, tries: 0 };
     handle.close = function () { handle.closed = true; if (handle.controller) handle.controller.abort(); };
+    function again(status, code) {
+      if (handle.closed) return;
+      var wait = core.streamRetry(status, code, handle.tries++, lost, Math.random());
+      if (wait === null) { handle.closed = true; onLost(); return; }
+      setTimeout(open, wait);
+    }
     function open() {
       if (handle.closed) return;
       handle.controller = window.AbortController ? new AbortController() : null;
@@ -582,11 +603,16 @@
         if (handle.lastID !== null) headers["Last-Event-ID"] = handle.lastID;
         return fetch(base + path, { headers: headers, signal: handle.controller ? handle.controller.signal : undefined });
       }).then(function (r) {
-        if (!r.ok || !r.body || !r.body.getReader) throw new Error("stream " + r.status);
+        if (!r.ok || !r.body || !r.body.getReader) {
+          // The refusal's code says whether to try again.
+          return r.json().then(function (d) { return d && d.error && d.error.code; }, function () { return undefined; })
+            .then(function (code) { again(r.status, code); });
+        }
         var reader = r.body.getReader(), decoder = new TextDecoder(), buffer = "";
         function pump() {
           return reader.read().then(function (chunk) {
             if (chunk.done) throw new Error("stream ended");
+            handle.tries = 0;
             var parsed = core.sseParse(buffer + decoder.decode(chunk.value, { stream: true }));
             buffer = parsed.rest;
             for (var i = 0; i < parsed.events.length; i++) {
@@ -597,7 +623,7 @@
           });
         }
         return pump();
-      }).catch(function () { if (!handle.closed) setTimeout(open, 2000); });
+      }).catch(function () { again(0, undefined); });
     }
     open();
     return handle;
@@ -681,7 +707,7 @@
           if (list[i].event === "action") self.dispatch("action", list[i]);
         }
       }
-    });
+    }, core.conversationLost, function () { self.lose(); });
   };
 
   Widget.prototype.send = function (request) {
@@ -1171,9 +1197,11 @@
     document.body.appendChild(this.overlay);
     var self = this;
     this.box.addEventListener("keydown", function (ev) { self.key(ev); });
+    // An alert the server no longer has (answered elsewhere and gone, or its visitor erased)
+    // is no longer followed; what it shows stays until the visitor closes it.
     this.source = window.fetch && window.TextDecoder ? follow("/v1/alerts/" + id + "/events", function (event, data) {
       if (event === "state") { try { self.render(JSON.parse(data)); } catch (e) { /* skipped */ } }
-    }) : null;
+    }, function (status, code) { return status === 404 && code === "unknown-alert"; }, function () { self.source = null; }) : null;
   }
 
   AlertView.prototype.render = function (v) {
