@@ -147,7 +147,7 @@ public enum RocketLimits {
     public static let resultRetentionSeconds: Double = 90 * 86_400
     /// The answers one page of results holds (`GET /v1/results`, `rocket results`).
     public static let resultPageBytes = 4 << 20
-    /// The conversations, and apart the results, `GET /v1/visitors/{id}` lists of one visitor.
+    /// The conversations, and apart the results and the alerts, `GET /v1/visitors/{id}` lists of one visitor.
     public static let visitorRecordItems = 500
     /// Seconds a request may take to arrive whole from its request line, headers and body (and
     /// at most ``connectionIdleSeconds`` more from when its connection was free for it).
@@ -249,7 +249,7 @@ public enum RocketLimits {
             past: "the page ends early (with one result at least); `next` goes on from there"),
         Entry(
             name: "visitorRecordItems", value: number(visitorRecordItems),
-            bounds: "the conversations, and apart the results, `GET /v1/visitors/{id}` lists of one visitor",
+            bounds: "the conversations, and apart the results and the alerts, `GET /v1/visitors/{id}` lists of one visitor",
             past: "the rest are left out and `truncated` is true"),
         Entry(name: "reportRecordBytes", value: size(reportRecordBytes), bounds: "an event record `rocket report` reads", past: "an error naming its line"),
         Entry(

@@ -165,6 +165,9 @@ package protocol SharedAlerts: Sendable {
         _ id: String, visitor: String, version: Int, storedVersion: Int, text: String, touched: Double
     ) throws(ConversationArchive.Failure)
         -> Bool
+    /// The ids and stored forms of `visitor`'s alerts, by id, at most `limit` (a visitor's access
+    /// request).
+    func alerts(ofVisitor visitor: String, limit: Int) throws(ConversationArchive.Failure) -> [(id: String, text: String)]
 }
 
 /// The conversations of the SQLite store file (WAL), beside the scenario statistics. Writes

@@ -353,9 +353,10 @@ extension ConversationService {
     }
 
     /// What the server keeps of `visitor`: its conversations as they are now (in memory, else
-    /// read from the store, none loaded into memory for it), its results, its per-visitor
-    /// scenario statistics and its experiments' assignments; at most
-    /// `RocketLimits.visitorRecordItems` conversations and as many results (`truncated` says so).
+    /// read from the store, none loaded into memory for it), its results, its alerts, its
+    /// per-visitor scenario statistics and its experiments' assignments; at most
+    /// `RocketLimits.visitorRecordItems` conversations, as many results and as many alerts
+    /// (`truncated` says so).
     package func record(of visitor: String) -> HTTPResponse {
         let limit = RocketLimits.visitorRecordItems
         let now = clock.now
@@ -386,6 +387,23 @@ extension ConversationService {
                 return Self.storeUnavailable
             }
         }
+        // Its alerts: the shared store's (the truth every server saves to before answering), or
+        // those this server keeps in memory; views made outside the lock.
+        var alerts: [(id: String, entry: AlertEntry)] = []
+        if let shared = sharedAlerts {
+            do throws(ConversationArchive.Failure) {
+                alerts = try shared.alerts(ofVisitor: visitor, limit: limit + 1).compactMap { item in
+                    StoredAlert(text: item.text)?.entry.map { (item.id, $0) }
+                }
+            } catch {
+                log("rocket serve: conversation store: \(error.message)")
+                return Self.storeUnavailable
+            }
+        } else {
+            alerts = state.withLock { s in s.alerts.compactMap { $0.value.visitor == visitor ? ($0.key, $0.value) : nil } }
+            alerts.sort { $0.id < $1.id }
+        }
+        truncated = truncated || alerts.count > limit
         var kept = VisitorRecord()
         if let visitors = scenarios as? any VisitorStore {
             do throws(ScenarioStoreError) {
@@ -411,6 +429,13 @@ extension ConversationService {
         for (k, r) in results.prefix(limit).enumerated() {
             if k > 0 { w.comma() }
             r.write(into: &w)
+        }
+        w.closeArray()
+        w.key("alerts")
+        w.openArray()
+        for (k, a) in alerts.prefix(limit).enumerated() {
+            if k > 0 { w.comma() }
+            w.raw(a.entry.view(id: a.id).serializedBytes())
         }
         w.closeArray()
         w.key("scenarios")

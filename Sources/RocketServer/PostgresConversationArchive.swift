@@ -374,6 +374,13 @@ package final class PostgresConversationArchive: ConversationStore, SharedAlerts
         return r.count == 1 ? r.text(0, 0) : nil
     }
 
+    package func alerts(ofVisitor visitor: String, limit: Int) throws(ConversationArchive.Failure) -> [(id: String, text: String)] {
+        let r = try transaction(.readOnly) { (c) throws(PostgresError) in
+            try c.query(VisitorStatements.alerts, [.text(visitor), .integer(limit)])
+        }
+        return (0..<r.count).map { (r.text($0, 0), r.text($0, 1)) }
+    }
+
     package func saveAlert(
         _ id: String, visitor: String, version: Int, storedVersion: Int, text: String, touched: Double
     ) throws(ConversationArchive.Failure) -> Bool {
@@ -590,13 +597,16 @@ extension PostgresConversationArchive {
         static let forgetConversations = "DELETE FROM rocket_conversations WHERE visitor = $1 RETURNING id"
         /// The visitor's results.
         static let forgetResults = "DELETE FROM rocket_results WHERE visitor = $1"
-        /// The visitor's alerts.
+        /// The visitor's alerts ($1), by id, at most $2.
+        static let alerts = "SELECT id, alert FROM rocket_alerts WHERE visitor = $1 ORDER BY id LIMIT $2"
+        /// The visitor's alerts removed.
         static let forgetAlerts = "DELETE FROM rocket_alerts WHERE visitor = $1"
 
         /// Every statement above with the values a test explains it with (their plans).
         static let all: [(String, [PostgresValue])] = [
             (conversations, [.text("v"), .integer(500)]), (forgetConversationRecords, [.text("v")]), (forgetResultRecords, [.text("v")]),
-            (forgetSteps, [.text("v")]), (forgetConversations, [.text("v")]), (forgetResults, [.text("v")]), (forgetAlerts, [.text("v")]),
+            (forgetSteps, [.text("v")]), (forgetConversations, [.text("v")]), (forgetResults, [.text("v")]), (alerts, [.text("v"), .integer(500)]),
+            (forgetAlerts, [.text("v")]),
         ]
     }
 }

@@ -21,6 +21,7 @@ struct ForgetVisitorTests {
         // Ada ends one conversation (a result) and has another under way, and was shown the
         // gated flow (its per-visitor count); Bo the same.
         var ids: [String: [String]] = [:]
+        var alerts: [String: String] = [:]
         for visitor in ["ada", "bo"] {
             let ended = try R.answered(h, visitor: visitor, name: visitor.capitalized)
             #expect(R.send(h, ended, visitor: visitor, #""intent": "close""#).status == 200)
@@ -28,6 +29,11 @@ struct ForgetVisitorTests {
             let gated = h.request("POST", "/v1/conversations", body: #"{"flow": "gated", "visitor": "\#(visitor)"}"#, headers: R.site)
             #expect(gated.status == 201, "\(gated.text)")
             ids[visitor] = [ended, open, try #require(gated.json?["conversation"]?["id"]?.string)]
+            // An alert the site made for each.
+            let alert = h.request(
+                "POST", "/v1/alerts", body: #"{"visitor": "\#(visitor)", "title": "For \#(visitor)", "actions": [{"title": "OK"}]}"#, headers: R.site)
+            #expect(alert.status == 201, "\(alert.text)")
+            alerts[visitor] = try #require(alert.json?["alert"]?["id"]?.string ?? alert.json?["id"]?.string, "\(alert.text)")
         }
         h.service.flush()
         let archive = try h.archive()
@@ -51,6 +57,9 @@ struct ForgetVisitorTests {
         #expect(scenarios.compactMap { $0["scenario"]?.string } == ["rocket.executed", "tour"], "\(before.text)")
         #expect(scenarios.last?["executions"]?.number == 1 && scenarios.last?["lastExecution"]?.string != nil)
         #expect(before.json?["truncated"]?.bool == false && !before.text.contains("\"bo\""), "\(before.text)")
+        // Her alert, as GET /v1/alerts/{id} shows it; not Bo's.
+        #expect(before.json?["alerts"]?.array.compactMap { $0["id"]?.string } == [alerts["ada"]!], "\(before.text)")
+        #expect(before.json?["alerts"]?[0]?["title"]?.string == "For ada")
         let r = h.request("DELETE", "/v1/visitors/ada", headers: R.site)
         #expect(r.status == 200, "\(r.text)")
         #expect(r.json?["visitor"]?.string == "ada")
@@ -87,6 +96,9 @@ struct ForgetVisitorTests {
         // After her erasure, nothing of hers is listed but what came since (the gated start).
         let after = h.request("GET", "/v1/visitors/ada", headers: R.site)
         #expect(after.json?["conversations"]?.array.count == 1 && after.json?["results"]?.array.isEmpty == true, "\(after.text)")
+        #expect(after.json?["alerts"]?.array.isEmpty == true, "\(after.text)")
+        #expect(h.request("GET", "/v1/alerts/\(alerts["ada"]!)", headers: R.site).status == 404)
+        #expect(h.request("GET", "/v1/visitors/bo", headers: R.site).json?["alerts"]?.array.count == 1)
         // Forgetting a visitor the server never saw is no error: nothing went.
         let none = h.request("DELETE", "/v1/visitors/nobody-here", headers: R.site)
         #expect(none.status == 200 && none.json?["forgotten"]?["conversations"]?.number == 0, "\(none.text)")

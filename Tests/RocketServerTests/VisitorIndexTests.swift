@@ -72,7 +72,7 @@ struct VisitorIndexTests {
                 """)
         }
         let statements = RocketScenariosPostgres.VisitorStatements.all + PostgresConversationArchive.VisitorStatements.all
-        #expect(statements.count == 14)
+        #expect(statements.count == 15)
         for (sql, values) in statements {
             let plan = try db.withConnection { (c) throws(PostgresError) -> [String] in
                 try c.execute("BEGIN")
