@@ -238,6 +238,13 @@ extension WebAssets {
               var wait = Math.min(30000, 2000 * Math.pow(2, tries >= 0 ? Math.min(tries, 4) : 0));
               return Math.round(wait * (0.75 + 0.25 * (random >= 0 ? Math.min(random, 1) : 0)));
             },
+            /**
+             * Whether an answer says an alert is gone from the server (its visitor erased, or it
+             * expired): the page then closes it as dismissed, for nothing in it can be answered.
+             */
+            alertGone: function (status, code) {
+              return status === 404 && code === "unknown-alert";
+            },
             /** A banner's buttons as [title, result] pairs. */
             bannerButtons: function (b) {
               if (b.buttons === "close") return [["×", "close"]];
@@ -1203,11 +1210,11 @@ extension WebAssets {
             document.body.appendChild(this.overlay);
             var self = this;
             this.box.addEventListener("keydown", function (ev) { self.key(ev); });
-            // An alert the server no longer has (answered elsewhere and gone, or its visitor erased)
-            // is no longer followed; what it shows stays until the visitor closes it.
+            // An alert the server no longer has (its visitor erased, or expired) closes as dismissed:
+            // a dialog nothing can answer would hold the page.
             this.source = window.fetch && window.TextDecoder ? follow("/v1/alerts/" + id + "/events", function (event, data) {
               if (event === "state") { try { self.render(JSON.parse(data)); } catch (e) { /* skipped */ } }
-            }, function (status, code) { return status === 404 && code === "unknown-alert"; }, function () { self.source = null; }) : null;
+            }, core.alertGone, function () { self.source = null; self.close(null); }) : null;
           }
 
           AlertView.prototype.render = function (v) {
@@ -1260,12 +1267,15 @@ extension WebAssets {
             this.busy = true;
             call("POST", "/v1/alerts/" + this.id + "/select", { index: i }).then(function (r) {
               self.busy = false;
+              if (core.alertGone(r.status, r.data && r.data.error && r.data.error.code)) { self.close(null); return; }
               var v = r.data && (r.data.alert || (r.data.error && r.data.error.alert));
               if (v) self.render(v);
             }, function () { self.busy = false; });
           };
 
           AlertView.prototype.close = function (selected) {
+            if (this.closed) return;
+            this.closed = true;
             if (this.source) { this.source.close(); this.source = null; }
             if (this.overlay.parentNode) this.overlay.parentNode.removeChild(this.overlay);
             if (this.previous && this.previous.focus) this.previous.focus();

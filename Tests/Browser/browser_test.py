@@ -425,6 +425,14 @@ def post(url, path, body):
         return json.loads(r.read())
 
 
+def erase(url, visitor):
+    """The site's back end erases a visitor (DELETE /v1/visitors/{id}); what went."""
+    req = urllib.request.Request(url.rstrip("/") + "/v1/visitors/" + visitor, method="DELETE",
+                                 headers={"Authorization": "Bearer " + SITE_KEY})
+    with urllib.request.urlopen(req, timeout=10) as r:
+        return json.loads(r.read())["forgotten"]
+
+
 def live_alert(browser, server):
     context = browser.new_context()
     page = context.new_page()
@@ -475,6 +483,17 @@ def live_alert(browser, server):
     sheet.get_by_role("button", name="Email").click()
     page.wait_for_function("() => window.alertResult !== undefined", timeout=TIMEOUT)
     assert page.evaluate("() => window.alertResult") == {"index": 2, "title": "Email"}
+    # The site erases the visitor while an alert is open: the dialog closes as dismissed (nothing
+    # in it can be answered any more, and a dialog left open would hold the page), the page's
+    # promise gets null, and the focus goes back where it was.
+    page.evaluate("""() => { window.alertResult = undefined;
+      RocketAlert.alert({title: 'Still there?', actions: [{title: 'Yes'}, {title: 'No', style: 'cancel'}]})
+        .then(r => { window.alertResult = r; }); }""")
+    page.get_by_role("alertdialog", name="Still there?").wait_for(timeout=TIMEOUT)
+    erase(server.url, page.evaluate("() => RocketAlert.visitor()"))
+    page.wait_for_function("() => window.alertResult !== undefined", timeout=TIMEOUT)
+    assert page.evaluate("() => window.alertResult") is None, "an alert that is gone is answered with nothing"
+    assert page.locator(".rk-dialog").count() == 0, "the dialog of an alert that is gone stays open"
     context.close()
 
 
@@ -576,10 +595,7 @@ def edited_flow(browser, scratch):
             visitor = db.execute("SELECT visitor FROM server_conversations WHERE id = ?", (conversation,)).fetchone()[0]
         streams = []
         page.on("request", lambda r: streams.append(r.url) if r.url.endswith("/events") else None)
-        erase = urllib.request.Request(server.url + "v1/visitors/" + visitor, method="DELETE",
-                                       headers={"Authorization": "Bearer " + SITE_KEY})
-        with urllib.request.urlopen(erase) as r:
-            assert json.load(r)["forgotten"]["conversations"] >= 1
+        assert erase(server.url, visitor)["conversations"] >= 1
         page.get_by_text("This conversation cannot go on.").wait_for(timeout=TIMEOUT)
         assert page.get_by_role("button", name="Second version, one").is_disabled(), "an erased conversation cannot be pressed"
         page.wait_for_timeout(2500)
@@ -965,7 +981,7 @@ def main():
                 ("typed inputs with native fields, checkboxes for a multiple choice; rocket:dismiss hands the page the answers", lambda: typed_and_checkboxes(browser, flows)),
                 ("a multi-line answer: a text area, Enter a new line, Ctrl+Enter sends", lambda: multiline_answer(browser, flows)),
                 ("the launcher: a badge for what came while closed, a panel, Esc and the focus", lambda: launcher(browser, demo)),
-                ("an alert whose actions update live; an action sheet", lambda: live_alert(browser, demo)),
+                ("an alert whose actions update live; an action sheet; one whose visitor is erased closes", lambda: live_alert(browser, demo)),
                 ("page trigger delay:30s on a virtual clock; a reload resumes, never re-pops", lambda: trigger_delay(browser, demo)),
                 ("page trigger scroll:50%; a second tab is cancelled, a later one shows nothing", lambda: trigger_scroll_and_tabs(browser, demo)),
                 ("page triggers exit-intent and visits:2", lambda: trigger_exit_and_visits(browser, demo)),

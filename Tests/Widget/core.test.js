@@ -339,3 +339,13 @@ test("a dropped event stream: none when what it follows is gone; else 2 s, doubl
     assert.equal(core.streamRetry(0, undefined, tries, lost, random), want, `${tries} ${random}`);
   }
 });
+
+test("an alert is gone when the server no longer has it; other refusals leave it open", () => {
+  assert.equal(core.alertGone(404, "unknown-alert"), true);
+  assert.equal(core.alertGone(404, "unknown-conversation"), false);
+  assert.equal(core.alertGone(404, undefined), false);
+  assert.equal(core.alertGone(409, "already-answered"), false);
+  assert.equal(core.alertGone(503, "store-unavailable"), false);
+  // A dropped stream of an alert that is gone is not opened again.
+  assert.equal(core.streamRetry(404, "unknown-alert", 0, core.alertGone, 0.5), null);
+});
