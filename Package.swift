@@ -170,7 +170,7 @@ let package = Package(
             dependencies: [
                 "rocket", "RocketCLI", "RocketTestSupport", "CTestSupport", "RocketFlow", "RocketScenarios", "RocketScenarioEngine",
                 "RocketScenariosSQLite", "RocketBanners",
-                "RocketReactor", "RocketConversation", "RocketReport", "RocketJSON",
+                "RocketReactor", "RocketConversation", "RocketReport", "RocketJSON", "RocketPostgres", "RocketScenariosPostgres",
             ],
             exclude: ["Golden", "Fixtures"]),
         .testTarget(name: "RocketReportTests", dependencies: ["RocketReport", "RocketJSON", "RocketCore"]),

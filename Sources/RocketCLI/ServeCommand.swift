@@ -359,7 +359,28 @@ enum ServeCommand {
         // The store, for reading: its schema is one this rocket reads (it is migrated at the start).
         let named = options.store ?? Environment.current["ROCKET_STORE"]
         var place = named ?? "the default store"
-        switch ScenarioCommand.openStore(options.store, forReading: true, pageSize: ConversationArchive.pageSize) {
+        /// A store of an older schema is not a problem: the start migrates it (said, as a rolling
+        /// upgrade wants to know).
+        func migrates(_ stored: Int, to current: Int, _ place: String, _ doc: String) {
+            say(
+                "rocket serve: the store \(Sanitizer.clean(place, keepNewlines: false)) holds schema \(stored): the start migrates it to \(current) first (\(doc))",
+                .info)
+        }
+        let opened = ScenarioCommand.openStore(options.store, forReading: true, pageSize: ConversationArchive.pageSize)
+        var migrating = false
+        if let named, PostgresURL.names(named), case .failure = opened {
+            // A PostgreSQL store of an older schema is not opened for reading: its version says
+            // what the start does with it.
+            if case .success(let stored?) = Result(catching: { () throws(ScenarioStoreError) in try PostgresScenarioStore.storedSchemaVersion(url: named) }),
+                stored < PostgresScenarioStore.schemaVersion
+            {
+                place = PostgresURL(named)?.description ?? place
+                migrates(stored, to: PostgresScenarioStore.schemaVersion, place, "docs/DEPLOY.md, \"The database\"")
+                migrating = true
+            }
+        }
+        switch opened {
+        case _ where migrating: break
         case .failure(let e):
             say.error(Sanitizer.clean(e.message, keepNewlines: false))
             if status == .ok { status = named.map(PostgresURL.names) == true ? .unavailable : .ioError }
@@ -367,6 +388,9 @@ enum ServeCommand {
             place = s.path
             if FileIO.holdExclusively(s.path) == false {
                 say("rocket serve: the store \(Sanitizer.clean(s.path, keepNewlines: false)) is in use by a running rocket serve", .info)
+            }
+            if let stored = try? s.storedSchemaVersion, stored < SQLiteScenarioStore.schemaVersion {
+                migrates(stored, to: SQLiteScenarioStore.schemaVersion, s.path, "docs/SERVER.md, \"Storage\"")
             }
         case .success(_ as PostgresScenarioStore): place = named.flatMap(PostgresURL.init)?.description ?? place
         case .success: say("rocket serve: the store \(Sanitizer.clean(place, keepNewlines: false)) does not exist yet: the first start makes it", .info)

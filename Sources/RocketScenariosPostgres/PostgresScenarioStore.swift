@@ -33,16 +33,7 @@ public final class PostgresScenarioStore: ScenarioStore, VisitorStore {
             throw ScenarioStoreError(.invalidData, "not a PostgreSQL URL (postgresql://…): \(url.prefix(12))…")
         }
         database = PostgresDatabase(url: parsed)
-        let version: Int?
-        do throws(PostgresError) {
-            version = try database.transaction(.readOnly) { (c) throws(PostgresError) -> Int? in
-                guard try c.query("SELECT to_regclass('rocket_schema') IS NOT NULL").text(0, 0) == "t" else { return nil }
-                return try c.query("SELECT max(version) FROM rocket_schema").firstInt
-            }
-        } catch {
-            throw Self.error(error)
-        }
-        guard let version else { return nil }
+        guard let version = try Self.storedSchemaVersion(database) else { return nil }
         if version > postgresStoreSchema.version {
             throw ScenarioStoreError(
                 .newerSchema, "\(parsed) was made by a newer rocket (schema \(version); this one knows up to \(postgresStoreSchema.version))")
@@ -51,6 +42,29 @@ public final class PostgresScenarioStore: ScenarioStore, VisitorStore {
             throw ScenarioStoreError(.readOnly, "\(parsed) was made by an older rocket; open it once with a command that writes, to update it")
         }
     }
+
+    /// The schema version of the store at `url`, read without writing (nil: the database holds
+    /// no rocket store yet): what `rocket serve --check` tells of a migration to come.
+    package static func storedSchemaVersion(url: String) throws(ScenarioStoreError) -> Int? {
+        guard let parsed = PostgresURL(url) else {
+            throw ScenarioStoreError(.invalidData, "not a PostgreSQL URL (postgresql://…): \(url.prefix(12))…")
+        }
+        return try storedSchemaVersion(PostgresDatabase(url: parsed, capacity: 1))
+    }
+
+    private static func storedSchemaVersion(_ database: PostgresDatabase) throws(ScenarioStoreError) -> Int? {
+        do throws(PostgresError) {
+            return try database.transaction(.readOnly) { (c) throws(PostgresError) -> Int? in
+                guard try c.query("SELECT to_regclass('rocket_schema') IS NOT NULL").text(0, 0) == "t" else { return nil }
+                return try c.query("SELECT max(version) FROM rocket_schema").firstInt
+            }
+        } catch {
+            throw Self.error(error)
+        }
+    }
+
+    /// The schema this code writes.
+    package static var schemaVersion: Int { postgresStoreSchema.version }
 
     /// A store over `database`, its schema brought up to date.
     package init(database: PostgresDatabase) throws(ScenarioStoreError) {

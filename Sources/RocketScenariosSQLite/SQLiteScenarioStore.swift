@@ -126,6 +126,18 @@ public final class SQLiteScenarioStore: ScenarioStore, VisitorStore {
         database = opened
     }
 
+    /// The schema version the file holds (`PRAGMA user_version`; older than ``schemaVersion``
+    /// in a store opened for reading that a start would migrate).
+    package var storedSchemaVersion: Int {
+        get throws(ScenarioStoreError) {
+            do throws(SQLiteError) {
+                return try database.withConnection { (c) throws(SQLiteError) in try c.integer("PRAGMA user_version") }
+            } catch {
+                throw Self.error(error, path: path, reading: true)
+            }
+        }
+    }
+
     // MARK: Errors
 
     /// A store error for what SQLite refused (`context` says what was being done).
