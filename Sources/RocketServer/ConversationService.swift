@@ -696,7 +696,9 @@ package final class ConversationService: Sendable {
         }
         let response = dispatch(request, route)
         guard let cors else { return response }
-        return response.adding(headers: [("Access-Control-Allow-Origin", cors), ("Vary", "Origin")])
+        // Retry-After is not a header a page's script may read across origins unless exposed:
+        // the widget waits as long as it says before it tries again.
+        return response.adding(headers: [("Access-Control-Allow-Origin", cors), ("Access-Control-Expose-Headers", "Retry-After"), ("Vary", "Origin")])
     }
 
     func dispatch(_ request: HTTPRequest, _ route: [String]) -> HTTPResponse {

@@ -500,6 +500,8 @@ package final class HTTPServer: Sendable {
             } else if stopping.load(ordering: .relaxed) || openStreams >= service.configuration.maxStreams {
                 release(address)
                 response = .error(503, "too-many-streams", "the server holds its maximum of event streams; try again later")
+                // A page tries again after this (a stopping server's successor is soon up).
+                response.headers.append(("Retry-After", stopping.load(ordering: .relaxed) ? "2" : "10"))
             } else {
                 return openStream(connection, id: id, address: address, response: response)
             }

@@ -231,12 +231,15 @@ extension WebAssets {
              * server), else how many milliseconds to wait before opening it again. The wait doubles
              * from 2 s with each try in a row (`tries`, 0 for the first) up to 30 s, so a server that
              * restarts is not called by every page at once while it starts; `random` (0 to 1) spreads
-             * it over its last quarter.
+             * it over its last quarter. A refusal's Retry-After (`retryAfter`, its text: seconds) is
+             * waited out at least, up to a minute.
              */
-            streamRetry: function (status, code, tries, lost, random) {
+            streamRetry: function (status, code, tries, lost, random, retryAfter) {
               if (lost(status, code)) return null;
               var wait = Math.min(30000, 2000 * Math.pow(2, tries >= 0 ? Math.min(tries, 4) : 0));
-              return Math.round(wait * (0.75 + 0.25 * (random >= 0 ? Math.min(random, 1) : 0)));
+              wait = Math.round(wait * (0.75 + 0.25 * (random >= 0 ? Math.min(random, 1) : 0)));
+              var asked = /^[0-9]{1,6}$/.test(String(retryAfter)) ? Math.min(Number(retryAfter), 60) * 1000 : 0;
+              return Math.max(wait, asked);
             },
             /**
              * Whether an answer says an alert is gone from the server (its visitor erased, or it
@@ -600,13 +603,29 @@ extension WebAssets {
           // that what it follows is gone (`lost(status, code)`): then `onLost()` and no more tries.
           // close() ends it for good.
           function follow(path, on, lost, onLost) {
-            var handle = { closed: false, controller: null, lastID: null, tries: 0 };
-            handle.close = function () { handle.closed = true; if (handle.controller) handle.controller.abort(); };
-            function again(status, code) {
+            var handle = { closed: false, controller: null, lastID: null, tries: 0, timer: null };
+            // Back online, or the tab shown again: a stream waiting to be opened again is opened now.
+            function now() {
+              if (handle.timer === null || document.visibilityState === "hidden") return;
+              clearTimeout(handle.timer);
+              handle.timer = null;
+              handle.tries = 0;
+              open();
+            }
+            window.addEventListener("online", now);
+            document.addEventListener("visibilitychange", now);
+            handle.close = function () {
+              handle.closed = true;
+              if (handle.timer !== null) { clearTimeout(handle.timer); handle.timer = null; }
+              window.removeEventListener("online", now);
+              document.removeEventListener("visibilitychange", now);
+              if (handle.controller) handle.controller.abort();
+            };
+            function again(status, code, retryAfter) {
               if (handle.closed) return;
-              var wait = core.streamRetry(status, code, handle.tries++, lost, Math.random());
-              if (wait === null) { handle.closed = true; onLost(); return; }
-              setTimeout(open, wait);
+              var wait = core.streamRetry(status, code, handle.tries++, lost, Math.random(), retryAfter);
+              if (wait === null) { handle.close(); onLost(); return; }
+              handle.timer = setTimeout(function () { handle.timer = null; open(); }, wait);
             }
             function open() {
               if (handle.closed) return;
@@ -618,8 +637,9 @@ extension WebAssets {
               }).then(function (r) {
                 if (!r.ok || !r.body || !r.body.getReader) {
                   // The refusal's code says whether to try again.
+                  var retryAfter = r.headers && r.headers.get ? r.headers.get("Retry-After") : null;
                   return r.json().then(function (d) { return d && d.error && d.error.code; }, function () { return undefined; })
-                    .then(function (code) { again(r.status, code); });
+                    .then(function (code) { again(r.status, code, retryAfter); });
                 }
                 var reader = r.body.getReader(), decoder = new TextDecoder(), buffer = "";
                 function pump() {

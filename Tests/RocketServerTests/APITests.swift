@@ -332,6 +332,8 @@ struct APITests {
         let listed = h.request("POST", "/v1/conversations", body: body, headers: ["Origin": "https://shop.example", "Host": "127.0.0.1:8080"])
         #expect(listed.status == 201)
         #expect(listed.header("Access-Control-Allow-Origin") == "https://shop.example")
+        // The widget on that site reads a refusal's Retry-After (exposed to its script).
+        #expect(listed.header("Access-Control-Expose-Headers") == "Retry-After")
         let preflight = h.request("OPTIONS", "/v1/conversations", headers: ["Origin": "https://shop.example"])
         #expect(preflight.status == 204)
         for name in ["Rocket-Visitor", "Rocket-Visitor-Hash", "Authorization", "Last-Event-ID"] {

@@ -289,6 +289,27 @@ struct StreamTests {
         #expect(server.openStreams == 0)
     }
 
+    @Test("over HTTP: past the most streams a server holds, a stream is 503 too-many-streams with a Retry-After pages wait out")
+    func full() throws {
+        let h = try Harness {
+            $0.keepAlive = 3_600
+            $0.maxStreams = 1
+        }
+        let (server, port) = try h.serve()
+        defer { server.stop() }
+        let id = try h.start()
+        let request = "GET /v1/conversations/\(id)/events HTTP/1.1\r\nHost: 127.0.0.1\r\nRocket-Visitor: ada\r\n\r\n"
+        let first = try #require(RawClient(port: port))
+        first.send(request)
+        #expect(first.read { $0.contains("event: state") }.hasPrefix("HTTP/1.1 200"))
+        let second = try #require(RawClient(port: port))
+        second.send(request)
+        let refused = second.read(timeout: 10)
+        #expect(refused.hasPrefix("HTTP/1.1 503") && refused.contains("too-many-streams"), "\(refused)")
+        #expect(refused.contains("\r\nRetry-After: 10\r\n"), "\(refused)")
+        withExtendedLifetime(first) {}
+    }
+
     @Test("an HTTP date in the fixed form, whatever the locale")
     func date() {
         #expect(HTTPServer.httpDate(0) == "Thu, 01 Jan 1970 00:00:00 GMT")

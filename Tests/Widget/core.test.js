@@ -334,6 +334,14 @@ test("a dropped event stream: none when what it follows is gone; else 2 s, doubl
   assert.equal(core.streamRetry(429, "rate-limited", 1, lost, 0.5), 3500);
   // A 404 of another kind (a proxy's page) is not taken for a lost conversation.
   assert.equal(core.streamRetry(404, undefined, 0, lost, 1), 2000);
+  // A refusal's Retry-After is waited out at least, up to a minute; one that is no number of
+  // seconds is not taken.
+  assert.equal(core.streamRetry(503, "too-many-streams", 0, lost, 1, "10"), 10000);
+  assert.equal(core.streamRetry(503, "too-many-streams", 4, lost, 1, "10"), 30000);
+  assert.equal(core.streamRetry(429, "too-many-for-address", 0, lost, 1, "600"), 60000);
+  for (const odd of [null, undefined, "", "-5", "1.5", "Wed, 21 Oct 2026 07:28:00 GMT", "9999999"]) {
+    assert.equal(core.streamRetry(503, "too-many-streams", 0, lost, 1, odd), 2000, String(odd));
+  }
   // Odd inputs stay in range: a number of milliseconds from 1.5 s to 30 s.
   for (const [tries, random, want] of [[-3, -1, 1500], [NaN, 7, 2000], [1e9, 0.2, 24000], [undefined, undefined, 1500]]) {
     assert.equal(core.streamRetry(0, undefined, tries, lost, random), want, `${tries} ${random}`);
