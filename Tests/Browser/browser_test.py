@@ -531,6 +531,53 @@ def resume_after_restart(browser, store):
         server.stop()
 
 
+def stream_waits(browser, scratch):
+    """A page's event stream dropped by a restart and refused for its address's share of
+    streams waits out the refusal's Retry-After (a minute); the browser coming back online
+    opens it at once."""
+    import socket
+    store = os.path.join(scratch, "waits.sqlite")
+    server = Server(store, FLOWS)
+    context = browser.new_context(reduced_motion="reduce")
+    page = context.new_page()
+    held = []
+    try:
+        page.goto(server.url + "play/resume")
+        page.get_by_role("button", name="Step one").wait_for(timeout=TIMEOUT)
+        page.wait_for_function("() => localStorage.getItem('rocket.conversation.resume') !== null", timeout=TIMEOUT)
+        conversation = page.evaluate("() => localStorage.getItem('rocket.conversation.resume')")
+        port = server.port
+        is_events = lambda r: r.url.endswith("/events")  # noqa: E731
+        with page.expect_response(lambda r: is_events(r) and r.status == 429, timeout=TIMEOUT) as refused:
+            server.stop()
+            server = Server(store, FLOWS, port=port)
+            # Before the page tries again (after 1.5–2 s), the site's back end takes every stream
+            # its address may hold.
+            for _ in range(64):
+                s = socket.create_connection(("127.0.0.1", port), timeout=10)
+                s.sendall((f"GET /v1/conversations/{conversation}/events HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                           f"Authorization: Bearer {SITE_KEY}\r\nAccept: text/event-stream\r\n\r\n").encode())
+                held.append(s)
+            for s in held:
+                head = s.recv(12)
+                assert head == b"HTTP/1.1 200", head
+        assert refused.value.headers.get("retry-after") == "60", refused.value.headers
+        for s in held:
+            s.close()
+        held = []
+        # Back online: opened at once (the Retry-After would have it wait a minute), and followed.
+        with page.expect_response(lambda r: is_events(r) and r.status == 200, timeout=10_000):
+            context.set_offline(True)
+            context.set_offline(False)
+        page.get_by_role("button", name="Step one").click(timeout=TIMEOUT)
+        page.get_by_label("Your name?").wait_for(timeout=TIMEOUT)
+    finally:
+        for s in held:
+            s.close()
+        context.close()
+        server.stop()
+
+
 EDIT_FIRST = {"version": 1, "start": "a", "blocks": [
     {"id": "a", "type": "text", "text": "First version, one", "next": "b"},
     {"id": "b", "type": "text", "text": "First version, two", "next": "c"},
@@ -988,6 +1035,7 @@ def main():
                 ("a per-visit cap: two flows on a page, one starts, the other is refused with why", lambda: session_cap(browser, flows)),
                 ("rocket report's page: self-contained, charts present and labelled, 375 and 1280 px, light and dark", lambda: report_page(browser)),
                 ("a conversation resumed after a server restart", lambda: resume_after_restart(browser, os.path.join(scratch, "resume.sqlite"))),
+                ("a dropped stream waits out a refusal's Retry-After, and opens at once when the browser is back online", lambda: stream_waits(browser, scratch)),
                 ("an edited flow: a conversation under way goes on with its version; one that cannot go on says so and starts again", lambda: edited_flow(browser, scratch)),
             ]
             for name, test in tests:
