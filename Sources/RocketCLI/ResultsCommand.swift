@@ -30,8 +30,9 @@ enum ResultsCommand {
             id with secret answers left out (docs/SERVER.md, Storage). A conversation answered and
             left has its answers so far once it expires, with the reason "expired". The store is opened for
             reading only, beside a running server. Keep the last seq and pass it to --after to
-            get only what came since. With --follow it looks for new results every second
-            (as tail -f does), goes on after the store could not be read for a while, and ends
+            get only what came since. With --follow it looks for new results four times a second
+            (once a second from a server; as tail -f does), goes on after the store could not be
+            read for a while, and ends
             when interrupted or when nobody reads its output any more. With --server URL instead of
             --store, the same pages come from a running server (GET /v1/results with the site key,
             on one kept connection; a busy answer, 429, waits its Retry-After), for a store on
@@ -95,7 +96,7 @@ enum ResultsCommand {
                 failing = false
                 guard let last = rows.last else {
                     guard follow else { return ExitStatus.ok }
-                    if FileIO.standardOutputGone(within: 1) { return ExitStatus.ok }
+                    if FileIO.standardOutputGone(within: source.followInterval) { return ExitStatus.ok }
                     continue
                 }
                 var w = JSONBytes(capacity: rows.count * 256)
@@ -202,6 +203,16 @@ enum ResultsCommand {
         case store(String)
         /// A running server's `GET /v1/results` (`path` its URL's path, without a trailing `/`).
         case server(HTTPTarget, key: String, caFile: String?, connection: HTTPConnection)
+
+        /// Seconds `--follow` waits before it looks again when nothing was new: a quarter of a
+        /// second in a store (a look is a query of its newest rows, through their index), a
+        /// second from a server (a request it counts against the address's rate).
+        var followInterval: Double {
+            switch self {
+            case .store: return 0.25
+            case .server: return 1
+            }
+        }
 
         /// Why a page could not be read, and the exit status that says so.
         struct Failure: Error {
