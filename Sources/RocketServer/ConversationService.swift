@@ -870,7 +870,7 @@ extension RocketIntentError {
 struct StoredConversation {
     var snapshot: ConversationSnapshot
     var options: ConversationOptions
-    /// The language of the built-in messages ("en", "zh", "it").
+    /// The language of the built-in messages (a `UIStrings.language`).
     var language: String?
 
     init(snapshot: ConversationSnapshot, options: ConversationOptions, language: String) {

@@ -1,15 +1,16 @@
 public import RocketConversation
 import RocketCore
 
-/// The built-in texts of the terminal front end, in the seeds' languages: English, Chinese and
-/// Italian, chosen from `LC_ALL`, `LC_MESSAGES` or `LANG` (English otherwise).
+/// The built-in texts of the terminal front end and the web widget, in the seeds' languages
+/// (English, Chinese, Italian) and in Spanish, French, German, Portuguese and Japanese, chosen
+/// from `LC_ALL`, `LC_MESSAGES` or `LANG` (English otherwise), or from a request's `lang`.
 ///
 /// ```swift
 /// let zh = UIStrings.forEnvironment(["LANG": "zh_CN.UTF-8"])
 /// zh.continueHint   // "回车 继续"
 /// ```
 public struct UIStrings: Sendable, Hashable {
-    /// Language code: "en", "zh" or "it".
+    /// Language code: "en", "zh", "it", "es", "fr", "de", "pt" or "ja".
     public var language: String
     /// Hint under a text block waiting for a tap.
     public var continueHint: String
@@ -219,8 +220,9 @@ public struct UIStrings: Sendable, Hashable {
             "conversation": "Conversazione",
         ])
 
-    /// Every language we have.
-    public static let all: [UIStrings] = [.english, .chinese, .italian]
+    /// Every language we have: the seeds' (English, Chinese, Italian), then Spanish, French,
+    /// German, Portuguese and Japanese. English is the first, the one used without another.
+    public static let all: [UIStrings] = [.english, .chinese, .italian, .spanish, .french, .german, .portuguese, .japanese]
 
     /// The locale the environment names for messages: `LC_ALL`, else `LC_MESSAGES`, else `LANG`
     /// (`it_IT.UTF-8`; "" when none is set).
@@ -235,13 +237,10 @@ public struct UIStrings: Sendable, Hashable {
     }
 
     /// The ``language`` of the messages for `locale` (`it_IT.UTF-8`, `zh-CN`, `en`): the one
-    /// its first two letters name, English when we have none in it.
+    /// its first two letters name among ``all``, English when we have none in it.
     public static func language(forLocale locale: String) -> String {
-        switch locale.prefix(2).lowercased() {
-        case "zh": return "zh"
-        case "it": return "it"
-        default: return "en"
-        }
+        let code = locale.prefix(2).lowercased()
+        return all.contains { $0.language == code } ? code : "en"
     }
 
     /// The message for a validation failure: the flow's own, else the default for the rule.
