@@ -142,6 +142,10 @@ public struct UIStrings: Sendable, Hashable {
         "chooseAtLeast": "Choose at least %d", "chooseUpTo": "Choose up to %d", "picture": "Picture", "dismiss": "Dismiss", "sendKeys": "Ctrl+Enter sends",
         "sendKeysMac": "⌘+Enter sends",
         "conversation": "Conversation",
+        "notNow": "Not now.", "couldNotStart": "The conversation could not start: %@", "slowDown": "Slow down a little, please.",
+        "wentWrong": "Something went wrong.", "unreachable": "The server cannot be reached.",
+        "pauseTitle": "Blocks wait for you instead of going on by themselves", "openConversation": "Open the conversation",
+        "closeConversation": "Close the conversation", "unread": "%d new", "isTyping": "%@ is typing",
     ]
 
     /// English.
@@ -183,6 +187,9 @@ public struct UIStrings: Sendable, Hashable {
             "ended": "对话已结束。", "closed": "对话已关闭。", "lost": "这段对话无法继续。", "startAgain": "重新开始", "pause": "暂停", "edit": "修改", "editAnswer": "修改你的回答：%@",
             "continue": "继续", "done": "完成", "chooseRange": "选择 %d 到 %d 项", "chooseAtLeast": "至少选择 %d 项", "chooseUpTo": "最多选择 %d 项",
             "picture": "图片", "dismiss": "关闭", "sendKeys": "Ctrl+回车 发送", "sendKeysMac": "⌘+回车 发送", "conversation": "对话",
+            "notNow": "暂不显示。", "couldNotStart": "对话无法开始：%@", "slowDown": "请稍慢一点。", "wentWrong": "出了点问题。", "unreachable": "无法连接到服务器。",
+            "pauseTitle": "消息会等你，而不会自动继续", "openConversation": "打开对话", "closeConversation": "关闭对话", "unread": "%d 条新消息",
+            "isTyping": "%@ 正在输入",
         ])
     /// Italian.
     public static let italian = UIStrings(
@@ -218,6 +225,11 @@ public struct UIStrings: Sendable, Hashable {
             "chooseAtLeast": "Scegline almeno %d", "chooseUpTo": "Scegline al massimo %d", "picture": "Immagine", "dismiss": "Chiudi",
             "sendKeys": "Ctrl+Invio invia", "sendKeysMac": "⌘+Invio invia",
             "conversation": "Conversazione",
+            "notNow": "Non ora.", "couldNotStart": "La conversazione non è potuta iniziare: %@",
+            "slowDown": "Rallenta un po', per favore.", "wentWrong": "Qualcosa è andato storto.",
+            "unreachable": "Il server non è raggiungibile.", "pauseTitle": "I messaggi ti aspettano invece di proseguire da soli",
+            "openConversation": "Apri la conversazione", "closeConversation": "Chiudi la conversazione", "unread": "%d nuovi",
+            "isTyping": "%@ sta scrivendo",
         ])
 
     /// Every language we have: the seeds' (English, Chinese, Italian), then Spanish, French,

@@ -31,6 +31,10 @@ extension UIStrings {
             "startAgain": "Empezar de nuevo", "pause": "Pausa", "edit": "Editar", "editAnswer": "Edita tu respuesta: %@", "continue": "Continuar",
             "done": "Hecho", "chooseRange": "Elige de %d a %d", "chooseAtLeast": "Elige al menos %d", "chooseUpTo": "Elige hasta %d",
             "picture": "Imagen", "dismiss": "Cerrar", "sendKeys": "Ctrl+Intro envía", "sendKeysMac": "⌘+Intro envía", "conversation": "Conversación",
+            "notNow": "Ahora no.", "couldNotStart": "No se pudo iniciar la conversación: %@", "slowDown": "Más despacio, por favor.",
+            "wentWrong": "Algo salió mal.", "unreachable": "No se puede conectar con el servidor.",
+            "pauseTitle": "Los mensajes te esperan en lugar de avanzar solos", "openConversation": "Abrir la conversación",
+            "closeConversation": "Cerrar la conversación", "unread": "%d nuevos", "isTyping": "%@ está escribiendo",
         ])
 
     /// French.
@@ -66,6 +70,11 @@ extension UIStrings {
             "done": "Terminé", "chooseRange": "Choisissez-en de %d à %d", "chooseAtLeast": "Choisissez-en au moins %d",
             "chooseUpTo": "Choisissez-en jusqu'à %d", "picture": "Image", "dismiss": "Fermer", "sendKeys": "Ctrl+Entrée envoie",
             "sendKeysMac": "⌘+Entrée envoie", "conversation": "Conversation",
+            "notNow": "Pas maintenant.", "couldNotStart": "La conversation n'a pas pu commencer : %@",
+            "slowDown": "Doucement, s'il vous plaît.", "wentWrong": "Un problème est survenu.",
+            "unreachable": "Le serveur est injoignable.", "pauseTitle": "Les messages vous attendent au lieu d'avancer seuls",
+            "openConversation": "Ouvrir la conversation", "closeConversation": "Fermer la conversation", "unread": "%d nouveaux",
+            "isTyping": "%@ écrit",
         ])
 
     /// German.
@@ -103,6 +112,11 @@ extension UIStrings {
             "editAnswer": "Antwort ändern: %@", "continue": "Weiter", "done": "Fertig", "chooseRange": "Wähle %d bis %d",
             "chooseAtLeast": "Wähle mindestens %d", "chooseUpTo": "Wähle bis zu %d", "picture": "Bild", "dismiss": "Schließen",
             "sendKeys": "Strg+Eingabe sendet", "sendKeysMac": "⌘+Eingabe sendet", "conversation": "Unterhaltung",
+            "notNow": "Jetzt nicht.", "couldNotStart": "Die Unterhaltung konnte nicht beginnen: %@",
+            "slowDown": "Bitte etwas langsamer.", "wentWrong": "Etwas ist schiefgelaufen.",
+            "unreachable": "Der Server ist nicht erreichbar.",
+            "pauseTitle": "Nachrichten warten auf dich, statt von selbst weiterzugehen", "openConversation": "Unterhaltung öffnen",
+            "closeConversation": "Unterhaltung schließen", "unread": "%d neu", "isTyping": "%@ schreibt",
         ])
 
     /// Portuguese (as written in Brazil).
@@ -137,6 +151,10 @@ extension UIStrings {
             "startAgain": "Recomeçar", "pause": "Pausar", "edit": "Editar", "editAnswer": "Editar sua resposta: %@", "continue": "Continuar",
             "done": "Concluído", "chooseRange": "Escolha de %d a %d", "chooseAtLeast": "Escolha pelo menos %d", "chooseUpTo": "Escolha até %d",
             "picture": "Imagem", "dismiss": "Fechar", "sendKeys": "Ctrl+Enter envia", "sendKeysMac": "⌘+Enter envia", "conversation": "Conversa",
+            "notNow": "Agora não.", "couldNotStart": "Não foi possível iniciar a conversa: %@", "slowDown": "Mais devagar, por favor.",
+            "wentWrong": "Algo deu errado.", "unreachable": "Não é possível conectar ao servidor.",
+            "pauseTitle": "As mensagens esperam por você em vez de avançar sozinhas", "openConversation": "Abrir a conversa",
+            "closeConversation": "Fechar a conversa", "unread": "%d novas", "isTyping": "%@ está digitando",
         ])
 
     /// Japanese.
@@ -171,5 +189,8 @@ extension UIStrings {
             "pause": "一時停止", "edit": "編集", "editAnswer": "回答を編集：%@", "continue": "次へ", "done": "完了",
             "chooseRange": "%d〜%d 個選んでください", "chooseAtLeast": "%d 個以上選んでください", "chooseUpTo": "%d 個まで選んでください",
             "picture": "画像", "dismiss": "閉じる", "sendKeys": "Ctrl+Enter で送信", "sendKeysMac": "⌘+Enter で送信", "conversation": "会話",
+            "notNow": "今は表示しません。", "couldNotStart": "会話を開始できませんでした：%@", "slowDown": "少しゆっくりお願いします。", "wentWrong": "問題が発生しました。",
+            "unreachable": "サーバーに接続できません。", "pauseTitle": "メッセージは自動で進まず、あなたを待ちます", "openConversation": "会話を開く",
+            "closeConversation": "会話を閉じる", "unread": "新着 %d 件", "isTyping": "%@ が入力中",
         ])
 }

@@ -336,6 +336,33 @@ LAUNCHER_PAGE = """<!doctype html><html lang="en"><head><meta charset="utf-8">
 <script src="/widget.js" data-flow="FLOW" data-mode="launcher"></script></body></html>"""
 
 
+INLINE_PAGE = """<!doctype html><html lang="it"><head><meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1"><title>Un negozio</title></head>
+<body><main><h1>Un negozio</h1><div id="chat"></div></main>
+<script src="/widget.js" data-flow="typed" data-target="#chat" data-lang="LANG"></script></body></html>"""
+
+
+def page_language(browser, server):
+    """data-lang: a site's page in Italian, seen with an English browser, gets its conversation's
+    texts in Italian (the server's refusals and the widget's own words); a tag that is none is
+    said in the console and the browser's language is used."""
+    for lang, refusal, frame in [("it", "Scrivi un numero intero.", "Conversazione"), ("bad lang", "Please type a whole number.", "Conversation")]:
+        context = browser.new_context(locale="en-US")
+        page = context.new_page()
+        warnings = []
+        page.on("console", lambda m: warnings.append(m.text) if m.type == "warning" else None)
+        page.route(server.url + "negozio.html", lambda route: route.fulfill(
+            status=200, content_type="text/html", body=INLINE_PAGE.replace("LANG", lang)))
+        page.goto(server.url + "negozio.html")
+        field = page.get_by_label("How old are you?")
+        field.fill("abc")
+        field.press("Enter")
+        page.get_by_text(refusal).wait_for(timeout=TIMEOUT)
+        assert page.locator(".rk-frame").get_attribute("aria-label") == frame, page.locator(".rk-frame").get_attribute("aria-label")
+        assert any("data-lang" in w for w in warnings) == (lang == "bad lang"), warnings
+        context.close()
+
+
 def open_launcher_page(browser, server, flow="demo", **context_options):
     """A site's page (served at the server's origin by Playwright) embedding the launcher of `flow`."""
     context = browser.new_context(**context_options)
@@ -1026,6 +1053,7 @@ def main():
                 ("the first request leaves before the frame is drawn; rocket:start follows the first view", lambda: request_before_frame(browser, demo, timings)),
                 ("a banner with buttons, a choice, flow text as text", lambda: banner_and_text(browser, flows)),
                 ("typed inputs with native fields, checkboxes for a multiple choice; rocket:dismiss hands the page the answers", lambda: typed_and_checkboxes(browser, flows)),
+                ("data-lang: the page's language for the conversation's texts and the widget's words", lambda: page_language(browser, flows)),
                 ("a multi-line answer: a text area, Enter a new line, Ctrl+Enter sends", lambda: multiline_answer(browser, flows)),
                 ("the launcher: a badge for what came while closed, a panel, Esc and the focus", lambda: launcher(browser, demo)),
                 ("an alert whose actions update live; an action sheet; one whose visitor is erased closes", lambda: live_alert(browser, demo)),

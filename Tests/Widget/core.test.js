@@ -357,3 +357,10 @@ test("an alert is gone when the server no longer has it; other refusals leave it
   // A dropped stream of an alert that is gone is not opened again.
   assert.equal(core.streamRetry(404, "unknown-alert", 0, core.alertGone, 0.5), null);
 });
+
+test("language tags: what the server takes, nothing else", () => {
+  for (const ok of ["fr", "pt-BR", "zh-Hant-TW", "de-CH-1996", "ast", "en-US-u-ca-gregory"]) assert.equal(core.languageTag(ok), ok, ok);
+  for (const bad of ["", "f", "fran", "fr_FR", "fr-", "-fr", "fr--CA", "fr-toolongsubtag", "<b>", "fr CA", "x".repeat(36), null, undefined, 7, {}]) {
+    assert.equal(core.languageTag(bad), null, String(bad));
+  }
+});

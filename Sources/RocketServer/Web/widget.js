@@ -242,6 +242,14 @@
     alertGone: function (status, code) {
       return status === 404 && code === "unknown-alert";
     },
+    /**
+     * `value` when it is a language tag the server takes (`fr`, `pt-BR`, `zh-Hant-TW`: a
+     * language of two or three letters and subtags of letters and digits, at most 35 in all),
+     * else null.
+     */
+    languageTag: function (value) {
+      return typeof value === "string" && value.length <= 35 && /^[A-Za-z]{2,3}(-[A-Za-z0-9]{1,8})*$/.test(value) ? value : null;
+    },
     /** A banner's buttons as [title, result] pairs. */
     bannerButtons: function (b) {
       if (b.buttons === "close") return [["×", "close"]];
@@ -334,8 +342,16 @@
   var reduced = window.matchMedia && window.matchMedia("(prefers-reduced-motion: reduce)").matches;
   var CSS = "__CSS__";
   var WORDS = "__WORDS__";
+  // The page's language for its conversations (data-lang: the site's, such as the language its
+  // visitor chose there), else the browser's.
+  var pageLang = null;
+  if (script && script.hasAttribute("data-lang")) {
+    pageLang = core.languageTag(script.getAttribute("data-lang"));
+    if (!pageLang && window.console) console.warn("RocketAlert: data-lang must be a language tag such as fr or pt-BR; the browser's language is used");
+  }
+  var browserLang = core.languageTag((navigator.language || "").slice(0, 35)) || "en";
   // The language of the widget's own words: the conversation's once there is one.
-  var wordsLang = (navigator.language || "en").slice(0, 35);
+  var wordsLang = pageLang || browserLang;
   function say(key, args) { return core.word(WORDS, wordsLang, key, args); }
 
   // Runs `fn` once the page has painted what is on it now (the frame after this one), so work
@@ -668,7 +684,7 @@
       if (capped) {
         return Promise.resolve().then(function () {
           self.dispatch("notnow", { status: "notNow", flow: self.flow, explanation: [capped] });
-          if (self.options.page) self.say(capped, "Not now.");
+          if (self.options.page) self.say(capped, say("notNow"));
           self.root.classList.add("rk-hidden");
           return null;
         });
@@ -677,7 +693,7 @@
       var started = false;
       return self.api("POST", "/v1/conversations", {
         flow: self.flow, reducedMotion: reduced,
-        lang: (navigator.language || "en").slice(0, 35), vars: self.options.vars || {},
+        lang: core.languageTag(self.options.lang) || pageLang || browserLang, vars: self.options.vars || {},
         utcOffset: Math.max(-840, Math.min(840, -new Date().getTimezoneOffset()))
       }).then(function (r) {
         if (r.status === 201 && r.data && r.data.conversation) {
@@ -689,7 +705,7 @@
         }
         if (r.data && r.data.status === "notNow") {
           self.dispatch("notnow", r.data);
-          if (self.options.page) self.say((r.data.explanation || []).join(" "), "Not now.");
+          if (self.options.page) self.say((r.data.explanation || []).join(" "), say("notNow"));
           self.root.classList.add("rk-hidden");
           return null;
         }
@@ -709,7 +725,7 @@
       if (!view) return;
       self.render(view);
       self.listen(view.id);
-    }).catch(function (e) { self.say("The conversation could not start: " + e.message); });
+    }).catch(function (e) { self.say(say("couldNotStart", [e.message])); });
   };
 
   Widget.prototype.say = function (text, fallback) {
@@ -755,12 +771,12 @@
         self.lose();
         return;
       }
-      if (r.status === 429) self.say("Slow down a little, please.");
-      else if (r.status >= 400 && r.status !== 422 && r.status !== 409) self.say(r.data && r.data.error ? r.data.error.message : "Something went wrong.");
+      if (r.status === 429) self.say(say("slowDown"));
+      else if (r.status >= 400 && r.status !== 422 && r.status !== 409) self.say(r.data && r.data.error ? r.data.error.message : say("wentWrong"));
       var next = core.afterAnswer(intent, self.queued, r.status);
       self.queued = null;
       if (next) self.send(next);
-    }, function () { self.sent = null; self.queued = null; self.say("The server cannot be reached."); });
+    }, function () { self.sent = null; self.queued = null; self.say(say("unreachable")); });
   };
 
   Widget.prototype.render = function (v) {
@@ -790,7 +806,7 @@
     if (v.typing && !typing) {
       typing = el("div", "rk-typing");
       typing.setAttribute("role", "status");
-      typing.setAttribute("aria-label", v.author.name + " is typing");
+      typing.setAttribute("aria-label", say("isTyping", [v.author.name]));
       for (var d = 0; d < 3; d++) typing.appendChild(el("span", "rk-dot"));
       this.frame.insertBefore(typing, this.status);
     } else if (!v.typing && typing) typing.parentNode.removeChild(typing);
@@ -872,7 +888,7 @@
       pause.type = "button";
       pause.setAttribute("data-role", "pause");
       pause.setAttribute("aria-pressed", String(this.pinned));
-      pause.title = "Blocks wait for you instead of going on by themselves";
+      pause.title = say("pauseTitle");
       pause.addEventListener("click", function () {
         self0.pinned = !self0.pinned;
         pause.setAttribute("aria-pressed", String(self0.pinned));
@@ -1360,7 +1376,7 @@
     panel.setAttribute("aria-label", say("conversation"));
     button.setAttribute("aria-controls", panel.id);
     var label = function () {
-      button.setAttribute("aria-label", (open ? "Close" : "Open") + " the conversation" + (unread && !open ? ", " + unread + " new" : ""));
+      button.setAttribute("aria-label", say(open ? "closeConversation" : "openConversation") + (unread && !open ? ", " + say("unread", [unread]) : ""));
       badge.textContent = unread > 9 ? "9+" : String(unread);
       badge.classList.toggle("rk-hidden", open || unread === 0);
     };
