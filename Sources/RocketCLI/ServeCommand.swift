@@ -24,7 +24,8 @@ enum ServeCommand {
             .value("--flows", "DIR", "Serve DIR/NAME.json as flow NAME (default: the built-in demo flow)."),
             ScenarioCommand.storeOption,
             .value("--allow-origin", "ORIGIN", "A site whose pages may use the API (https://shop.example); repeatable.", repeatable: true),
-            .value("--max-conversations", "N", "Conversations held at once (default 10000)."),
+            .value("--max-conversations", "N", "Conversations held at once (default \(RocketLimits.conversations))."),
+            .value("--max-streams", "N", "Event streams held open at once (default \(RocketLimits.eventStreams); the limit on open files is raised to fit)."),
             .value("--idle-timeout", "D", "Forget a conversation unused for D (default 24h)."),
             .value("--rate", "N", "Requests a visitor may send per second, bursts of 4×N (default 10)."),
             .value("--rate-per-address", "N", "Requests one client address may send per second, whatever visitors it names, bursts of 4×N (default 50)."),
@@ -113,6 +114,12 @@ enum ServeCommand {
                     throw UsageError(message: "--max-conversations must be a number from 1 to 10000000", command: command)
                 }
                 configuration.maxConversations = n
+            }
+            if let m = parsed.value("--max-streams") {
+                guard let n = Int(m), (1...1_000_000).contains(n) else {
+                    throw UsageError(message: "--max-streams must be a number from 1 to 1000000", command: command)
+                }
+                configuration.maxStreams = n
             }
             // A rate N per second allows bursts of 4×N.
             func rate(_ flag: String) throws(UsageError) -> (perSecond: Double, burst: Double)? {
@@ -322,6 +329,16 @@ enum ServeCommand {
             out.append("rocket serve: --insecure-dev: visitor ids are taken as claimed and site routes need no key; never expose this server")
         } else if keys.isEmpty {
             out.append("rocket serve: no site keys (--api-key-file, ROCKET_API_KEYS): the routes for a site's back end are refused")
+        }
+        // Too few open files for the streams allowed: streams and connections would be refused
+        // long before --max-streams (a start raises the soft limit as far as the hard one).
+        var files = rlimit()
+        let needed = options.configuration.descriptorsNeeded
+        if getrlimit(Int32(RLIMIT_NOFILE.rawValue), &files) == 0, files.rlim_max < rlim_t(needed) {
+            let even = ServerConfiguration.streamsFitting(descriptors: Int(files.rlim_max))
+            out.append(
+                "rocket serve: this process may open \(files.rlim_max) files, too few for \(options.configuration.maxStreams) event streams beside other connections (\(needed)): raise the limit (ulimit -Hn, LimitNOFILE= under systemd) or lower --max-streams to \(even) or less"
+            )
         }
         // Visitors' answers sent in clear text over a network.
         if let warning = options.webhook?.clearTextWarning("rocket serve") { out.append(warning) }
@@ -541,7 +558,7 @@ enum ServeCommand {
         // raised as far as the hard one lets it (a shell's default of 1,024 would cap streams).
         var files = rlimit()
         if getrlimit(Int32(RLIMIT_NOFILE.rawValue), &files) == 0, files.rlim_cur < files.rlim_max {
-            let wanted = rlim_t(2 * options.configuration.maxStreams + 2_000)
+            let wanted = rlim_t(options.configuration.descriptorsWanted)
             files.rlim_cur = min(files.rlim_max, max(files.rlim_cur, wanted))
             _ = setrlimit(Int32(RLIMIT_NOFILE.rawValue), &files)
         }

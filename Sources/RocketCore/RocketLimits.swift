@@ -265,7 +265,7 @@ public enum RocketLimits {
         Entry(name: "requestBodyBytes", value: size(requestBodyBytes), bounds: "a request body of `rocket serve`", past: "413"),
         Entry(name: "submittedTextBytes", value: size(submittedTextBytes), bounds: "a typed answer sent to `rocket serve`", past: "400"),
         Entry(name: "conversations", value: number(conversations), bounds: "conversations `rocket serve` holds (`--max-conversations`)", past: "503"),
-        Entry(name: "eventStreams", value: number(eventStreams), bounds: "event streams open at once", past: "503"),
+        Entry(name: "eventStreams", value: number(eventStreams), bounds: "event streams `rocket serve` holds open at once (`--max-streams`)", past: "503"),
         Entry(
             name: "streamBacklogBytes", value: size(streamBacklogBytes), bounds: "what an event stream's client leaves unread",
             past: "the stream is closed"),

@@ -54,8 +54,23 @@ public struct ServerConfiguration: Sendable {
     public var publicOrigins: Set<String> = []
     /// The animation timing of new conversations (clients may ask for reduced motion).
     public var timing: RocketTiming = .original
-    /// Open event streams at once (each is a connection).
+    /// Open event streams at once (each is a connection; `--max-streams`).
     public var maxStreams = RocketLimits.eventStreams
+    /// The open files a server with ``maxStreams`` wants: a descriptor for each stream, as many
+    /// again for the library's connections beside them, and 2,000 more (the store, the log,
+    /// pictures being sent). `rocket serve` raises its limit as far as this.
+    public var descriptorsWanted: Int { 2 * maxStreams + 2_000 }
+    /// The open files below which ``maxStreams`` cannot be reached: a descriptor for each
+    /// stream, as many connections beside them up to 1,000, and 64 for the rest (the HTTP
+    /// server gives the library what is left beside the streams). `rocket serve` says when the
+    /// system's limit is lower.
+    public var descriptorsNeeded: Int { maxStreams + min(maxStreams, 1_000) + 64 }
+
+    /// The most streams `descriptors` open files allow by ``descriptorsNeeded``'s rule.
+    public static func streamsFitting(descriptors: Int) -> Int {
+        let free = descriptors - 64
+        return free <= 2_000 ? max(1, free / 2) : free - 1_000
+    }
     /// Seconds between keep-alive comments on event streams (closed clients are noticed then).
     public var keepAlive: Double = 15
 

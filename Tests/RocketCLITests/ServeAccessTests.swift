@@ -523,6 +523,19 @@ struct ServeAccessTests {
         // --log-format json: each line one object.
         let json = try runRocket(base + ["--log-format", "json"])
         #expect(json.status == 0 && json.stderr.split(separator: "\n").allSatisfy { $0.hasPrefix("{\"time\":") }, "\(json.stderr)")
+        // Too few open files for the streams allowed: said, with what would fit; --max-streams
+        // within the limit is not. Out of range is a usage error.
+        for n in ["0", "1000001", "x"] { #expect(try runRocket(base + ["--max-streams", n]).status == 64, "\(n)") }
+        func limited(_ extra: [String]) throws -> RunResult {
+            try runRocket(
+                ["-c", "ulimit -n 1024 && ulimit -Hn 1024 && exec \"$0\" \"$@\"", rocketPath] + base + extra, executable: "/bin/sh")
+        }
+        let few = try limited([])
+        #expect(few.status == 0, "\(few.stderr)")
+        #expect(few.stderr.contains("may open 1024 files, too few for 10000 event streams"), "\(few.stderr)")
+        #expect(few.stderr.contains("--max-streams to 480 or less"), "\(few.stderr)")
+        let fits = try limited(["--max-streams", "480"])
+        #expect(fits.status == 0 && !fits.stderr.contains("too few"), "\(fits.stderr)")
     }
 
     @Test(
