@@ -337,7 +337,7 @@ enum ServeCommand {
         if getrlimit(Int32(RLIMIT_NOFILE.rawValue), &files) == 0, files.rlim_max < rlim_t(needed) {
             let even = ServerConfiguration.streamsFitting(descriptors: Int(files.rlim_max))
             out.append(
-                "rocket serve: this process may open \(files.rlim_max) files, too few for \(options.configuration.maxStreams) event streams beside other connections (\(needed)): raise the limit (ulimit -Hn, LimitNOFILE= under systemd) or lower --max-streams to \(even) or less"
+                "rocket serve: this process may open \(files.rlim_max) files, too few for \(options.configuration.maxStreams) event streams beside other connections (\(needed)): it holds at most \(even) streams; raise the limit for more (ulimit -Hn, LimitNOFILE= under systemd)"
             )
         }
         // Visitors' answers sent in clear text over a network.

@@ -38,6 +38,9 @@ package final class HTTPServer: Sendable {
     private let poller = StreamPoller()
     private let pollerDone = Mutex<Bool>(false)
     private let stopping = Atomic<Bool>(false)
+    /// The event streams this server holds at once: `--max-streams`, or fewer when the open
+    /// files the system allows would not hold them beside other connections (set at the start).
+    private let streamLimit = Atomic<Int>(RocketLimits.eventStreams)
     private let wakePipe: (read: Int32, write: Int32)
     private let tickerDone = Mutex<Bool>(false)
     /// True once the checkpointer's thread has ended (or never ran).
@@ -159,7 +162,13 @@ package final class HTTPServer: Sendable {
         let me = Unmanaged.passUnretained(self).toOpaque()
         // Streams leave libmicrohttpd once admitted, each keeping a descriptor: what is left of
         // the descriptors beside the most streams allowed is for the library's connections.
-        let limit = UInt32(max(16, min(c.maxStreams + 1_000, Self.descriptorLimit() - 64 - c.maxStreams)))
+        // Too few descriptors for --max-streams beside other connections: as many streams as
+        // the rule of `descriptorsNeeded` lets fit, so connections keep their room (`rocket
+        // serve` says so at its start).
+        let descriptors = Self.descriptorLimit()
+        let streams = c.descriptorsNeeded <= descriptors ? c.maxStreams : min(c.maxStreams, ServerConfiguration.streamsFitting(descriptors: descriptors))
+        streamLimit.store(streams, ordering: .relaxed)
+        let limit = UInt32(max(16, min(streams + 1_000, descriptors - 64 - streams)))
         // 12 KiB of memory per connection (RocketLimits.connectionMemoryBytes): room for a
         // request's line and 8 KiB of headers and more (what MHD keeps there; bodies are copied
         // out as they arrive). libmicrohttpd zeroes a connection's whole pool between requests,
@@ -497,7 +506,7 @@ package final class HTTPServer: Sendable {
             }
             if !admitted {
                 response = service.quotaFull("event streams")
-            } else if stopping.load(ordering: .relaxed) || openStreams >= service.configuration.maxStreams {
+            } else if stopping.load(ordering: .relaxed) || openStreams >= streamLimit.load(ordering: .relaxed) {
                 release(address)
                 response = .error(503, "too-many-streams", "the server holds its maximum of event streams; try again later")
                 // A page tries again after this (a stopping server's successor is soon up).

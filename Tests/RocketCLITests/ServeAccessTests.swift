@@ -21,14 +21,22 @@ struct ServeAccessTests {
         let port: Int
         let errors: String
 
-        init(_ args: [String], environment: [String: String] = [:], store: String? = nil, flows: String? = nil) throws {
+        /// `openFiles`: the process's soft and hard limits on open files (set by a shell that
+        /// then runs rocket in its place).
+        init(_ args: [String], environment: [String: String] = [:], store: String? = nil, flows: String? = nil, openFiles: Int? = nil) throws {
             let dir = scratchDirectory()
             errors = dir + "/stderr"
             _ = FileManager.default.createFile(atPath: errors, contents: nil)
-            process.executableURL = URL(fileURLWithPath: rocketPath)
             let flow = #"{"version": 1, "scenario": "tour", "blocks": [{"id": "hi", "type": "text", "text": "Hello"}]}"#
             try flow.write(toFile: dir + "/tour.json", atomically: true, encoding: .utf8)
-            process.arguments = ["serve", "--port", "0", "--flows", flows ?? dir, "--store", store ?? dir + "/s.sqlite"] + args
+            let serve = ["serve", "--port", "0", "--flows", flows ?? dir, "--store", store ?? dir + "/s.sqlite"] + args
+            if let openFiles {
+                process.executableURL = URL(fileURLWithPath: "/bin/sh")
+                process.arguments = ["-c", "ulimit -n \(openFiles) && ulimit -Hn \(openFiles) && exec \"$0\" \"$@\"", rocketPath] + serve
+            } else {
+                process.executableURL = URL(fileURLWithPath: rocketPath)
+                process.arguments = serve
+            }
             var env = ProcessInfo.processInfo.environment
             for (k, v) in environment { env[k] = v }
             process.environment = env
@@ -533,9 +541,35 @@ struct ServeAccessTests {
         let few = try limited([])
         #expect(few.status == 0, "\(few.stderr)")
         #expect(few.stderr.contains("may open 1024 files, too few for 10000 event streams"), "\(few.stderr)")
-        #expect(few.stderr.contains("--max-streams to 480 or less"), "\(few.stderr)")
+        #expect(few.stderr.contains("it holds at most 480 streams"), "\(few.stderr)")
         let fits = try limited(["--max-streams", "480"])
         #expect(fits.status == 0 && !fits.stderr.contains("too few"), "\(fits.stderr)")
+    }
+
+    @Test("rocket serve under a low limit on open files holds the streams that fit beside other connections, says so at its start, and keeps serving the rest")
+    func fewOpenFiles() throws {
+        let server = try Running(["--insecure-dev", "--trust-proxy", "127.0.0.1", "--rate", "1000"], openFiles: 200)
+        #expect(server.stderr.contains("may open 200 files") && server.stderr.contains("it holds at most 68 streams"), "\(server.stderr)")
+        let started = server.exchange("POST", "/v1/conversations", body: #"{"flow": "tour", "visitor": "ada"}"#)
+        let id = try #require(started.range(of: #""id":""#).map { String(started[$0.upperBound...].prefix(32)) }, "\(started)")
+        func stream(_ k: Int) -> (RawClient?, String) {
+            let c = RawClient(port: server.port)
+            c?.send(
+                "GET /v1/conversations/\(id)/events HTTP/1.1\r\nHost: 127.0.0.1\r\nRocket-Visitor: ada\r\nX-Forwarded-For: 10.0.\(k / 32).\(k % 32)\r\n\r\n")
+            return (c, c?.read { $0.contains("\r\n\r\n") } ?? "")
+        }
+        var held: [RawClient] = []
+        for k in 0..<68 {
+            let (c, head) = stream(k)
+            #expect(head.hasPrefix("HTTP/1.1 200"), "stream \(k): \(head.prefix(200))")
+            if let c { held.append(c) }
+        }
+        let (_, refused) = stream(68)
+        #expect(refused.hasPrefix("HTTP/1.1 503") && refused.contains("too-many-streams"), "\(refused.prefix(300))")
+        // Other requests keep their room beside the streams.
+        for _ in 0..<20 { #expect(server.status("GET", "/healthz") == 200) }
+        withExtendedLifetime(held) {}
+        #expect(server.stop() == 0)
     }
 
     @Test(
