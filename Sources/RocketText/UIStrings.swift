@@ -143,7 +143,7 @@ public struct UIStrings: Sendable, Hashable {
         "sendKeysMac": "⌘+Enter sends",
         "conversation": "Conversation",
         "notNow": "Not now.", "couldNotStart": "The conversation could not start: %@", "slowDown": "Slow down a little, please.",
-        "wentWrong": "Something went wrong.", "unreachable": "The server cannot be reached.",
+        "wentWrong": "Something went wrong.", "unreachable": "The server cannot be reached.", "retrying": "The server cannot be reached; trying again…",
         "pauseTitle": "Blocks wait for you instead of going on by themselves", "openConversation": "Open the conversation",
         "closeConversation": "Close the conversation", "unread": "%d new", "isTyping": "%@ is typing",
     ]
@@ -188,6 +188,7 @@ public struct UIStrings: Sendable, Hashable {
             "continue": "继续", "done": "完成", "chooseRange": "选择 %d 到 %d 项", "chooseAtLeast": "至少选择 %d 项", "chooseUpTo": "最多选择 %d 项",
             "picture": "图片", "dismiss": "关闭", "sendKeys": "Ctrl+回车 发送", "sendKeysMac": "⌘+回车 发送", "conversation": "对话",
             "notNow": "暂不显示。", "couldNotStart": "对话无法开始：%@", "slowDown": "请稍慢一点。", "wentWrong": "出了点问题。", "unreachable": "无法连接到服务器。",
+            "retrying": "无法连接到服务器，正在重试…",
             "pauseTitle": "消息会等你，而不会自动继续", "openConversation": "打开对话", "closeConversation": "关闭对话", "unread": "%d 条新消息",
             "isTyping": "%@ 正在输入",
         ])
@@ -227,7 +228,8 @@ public struct UIStrings: Sendable, Hashable {
             "conversation": "Conversazione",
             "notNow": "Non ora.", "couldNotStart": "La conversazione non è potuta iniziare: %@",
             "slowDown": "Rallenta un po', per favore.", "wentWrong": "Qualcosa è andato storto.",
-            "unreachable": "Il server non è raggiungibile.", "pauseTitle": "I messaggi ti aspettano invece di proseguire da soli",
+            "unreachable": "Il server non è raggiungibile.", "retrying": "Il server non è raggiungibile; riprovo…",
+            "pauseTitle": "I messaggi ti aspettano invece di proseguire da soli",
             "openConversation": "Apri la conversazione", "closeConversation": "Chiudi la conversazione", "unread": "%d nuovi",
             "isTyping": "%@ sta scrivendo",
         ])

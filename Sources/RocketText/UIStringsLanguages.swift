@@ -33,6 +33,7 @@ extension UIStrings {
             "picture": "Imagen", "dismiss": "Cerrar", "sendKeys": "Ctrl+Intro envía", "sendKeysMac": "⌘+Intro envía", "conversation": "Conversación",
             "notNow": "Ahora no.", "couldNotStart": "No se pudo iniciar la conversación: %@", "slowDown": "Más despacio, por favor.",
             "wentWrong": "Algo salió mal.", "unreachable": "No se puede conectar con el servidor.",
+            "retrying": "No se puede conectar con el servidor; reintentando…",
             "pauseTitle": "Los mensajes te esperan en lugar de avanzar solos", "openConversation": "Abrir la conversación",
             "closeConversation": "Cerrar la conversación", "unread": "%d nuevos", "isTyping": "%@ está escribiendo",
         ])
@@ -72,7 +73,8 @@ extension UIStrings {
             "sendKeysMac": "⌘+Entrée envoie", "conversation": "Conversation",
             "notNow": "Pas maintenant.", "couldNotStart": "La conversation n'a pas pu commencer : %@",
             "slowDown": "Doucement, s'il vous plaît.", "wentWrong": "Un problème est survenu.",
-            "unreachable": "Le serveur est injoignable.", "pauseTitle": "Les messages vous attendent au lieu d'avancer seuls",
+            "unreachable": "Le serveur est injoignable.", "retrying": "Le serveur est injoignable ; nouvel essai…",
+            "pauseTitle": "Les messages vous attendent au lieu d'avancer seuls",
             "openConversation": "Ouvrir la conversation", "closeConversation": "Fermer la conversation", "unread": "%d nouveaux",
             "isTyping": "%@ écrit",
         ])
@@ -114,7 +116,7 @@ extension UIStrings {
             "sendKeys": "Strg+Eingabe sendet", "sendKeysMac": "⌘+Eingabe sendet", "conversation": "Unterhaltung",
             "notNow": "Jetzt nicht.", "couldNotStart": "Die Unterhaltung konnte nicht beginnen: %@",
             "slowDown": "Bitte etwas langsamer.", "wentWrong": "Etwas ist schiefgelaufen.",
-            "unreachable": "Der Server ist nicht erreichbar.",
+            "unreachable": "Der Server ist nicht erreichbar.", "retrying": "Der Server ist nicht erreichbar; neuer Versuch…",
             "pauseTitle": "Nachrichten warten auf dich, statt von selbst weiterzugehen", "openConversation": "Unterhaltung öffnen",
             "closeConversation": "Unterhaltung schließen", "unread": "%d neu", "isTyping": "%@ schreibt",
         ])
@@ -153,6 +155,7 @@ extension UIStrings {
             "picture": "Imagem", "dismiss": "Fechar", "sendKeys": "Ctrl+Enter envia", "sendKeysMac": "⌘+Enter envia", "conversation": "Conversa",
             "notNow": "Agora não.", "couldNotStart": "Não foi possível iniciar a conversa: %@", "slowDown": "Mais devagar, por favor.",
             "wentWrong": "Algo deu errado.", "unreachable": "Não é possível conectar ao servidor.",
+            "retrying": "Não é possível conectar ao servidor; tentando de novo…",
             "pauseTitle": "As mensagens esperam por você em vez de avançar sozinhas", "openConversation": "Abrir a conversa",
             "closeConversation": "Fechar a conversa", "unread": "%d novas", "isTyping": "%@ está digitando",
         ])
@@ -190,7 +193,7 @@ extension UIStrings {
             "chooseRange": "%d〜%d 個選んでください", "chooseAtLeast": "%d 個以上選んでください", "chooseUpTo": "%d 個まで選んでください",
             "picture": "画像", "dismiss": "閉じる", "sendKeys": "Ctrl+Enter で送信", "sendKeysMac": "⌘+Enter で送信", "conversation": "会話",
             "notNow": "今は表示しません。", "couldNotStart": "会話を開始できませんでした：%@", "slowDown": "少しゆっくりお願いします。", "wentWrong": "問題が発生しました。",
-            "unreachable": "サーバーに接続できません。", "pauseTitle": "メッセージは自動で進まず、あなたを待ちます", "openConversation": "会話を開く",
+            "unreachable": "サーバーに接続できません。", "retrying": "サーバーに接続できません。再試行しています…", "pauseTitle": "メッセージは自動で進まず、あなたを待ちます", "openConversation": "会話を開く",
             "closeConversation": "会話を閉じる", "unread": "新着 %d 件", "isTyping": "%@ が入力中",
         ])
 }

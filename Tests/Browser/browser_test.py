@@ -605,6 +605,26 @@ def stream_waits(browser, scratch):
         server.stop()
 
 
+def offline_press(browser, server):
+    """A press made while the browser is offline is not lost: the page says it is trying again,
+    and sends it once the browser is back online; the conversation moves on once."""
+    context = browser.new_context(reduced_motion="reduce")
+    page = context.new_page()
+    try:
+        page.goto(server.url + "play/resume")
+        step_one = page.get_by_role("button", name="Step one")
+        step_one.wait_for(timeout=TIMEOUT)
+        context.set_offline(True)
+        step_one.click()
+        page.get_by_text("The server cannot be reached; trying again").wait_for(timeout=TIMEOUT)
+        context.set_offline(False)
+        page.get_by_label("Your name?").wait_for(timeout=TIMEOUT)
+        page.wait_for_function("() => !document.querySelector('.rk-status').textContent", timeout=TIMEOUT)
+        assert page.locator(".rk-log > .rk-item").count() == 2, "one press, one step: " + page.locator(".rk-log").inner_text()
+    finally:
+        context.close()
+
+
 EDIT_FIRST = {"version": 1, "start": "a", "blocks": [
     {"id": "a", "type": "text", "text": "First version, one", "next": "b"},
     {"id": "b", "type": "text", "text": "First version, two", "next": "c"},
@@ -1064,6 +1084,7 @@ def main():
                 ("rocket report's page: self-contained, charts present and labelled, 375 and 1280 px, light and dark", lambda: report_page(browser)),
                 ("a conversation resumed after a server restart", lambda: resume_after_restart(browser, os.path.join(scratch, "resume.sqlite"))),
                 ("a dropped stream waits out a refusal's Retry-After, and opens at once when the browser is back online", lambda: stream_waits(browser, scratch)),
+                ("a press made offline is sent once the browser is back online, once", lambda: offline_press(browser, flows)),
                 ("an edited flow: a conversation under way goes on with its version; one that cannot go on says so and starts again", lambda: edited_flow(browser, scratch)),
             ]
             for name, test in tests:

@@ -753,7 +753,8 @@
     }, core.conversationLost, function () { self.lose(); });
   };
 
-  Widget.prototype.send = function (request) {
+  // `tries`: how many times this intent found the server unreachable before (0 for a press).
+  Widget.prototype.send = function (request, tries) {
     var self = this;
     // The event stream can show the next block before the answer to the request in flight
     // arrives: a press there waits for that answer. A second press on the view the request
@@ -765,6 +766,7 @@
     this.sent = intent;
     this.api("POST", "/v1/conversations/" + this.view.id + "/intents", intent).then(function (r) {
       self.sent = null;
+      if (tries) self.say("");
       var v = r.data && (r.data.conversation || (r.data.error && r.data.error.conversation));
       if (v) self.render(v);
       if (core.conversationLost(r.status, r.data && r.data.error && r.data.error.code)) {
@@ -776,7 +778,27 @@
       var next = core.afterAnswer(intent, self.queued, r.status);
       self.queued = null;
       if (next) self.send(next);
-    }, function () { self.sent = null; self.queued = null; self.say(say("unreachable")); });
+    }, function () {
+      // Not reached (offline, a server restarting): the same intent goes again, later each
+      // time (2 s doubling to 30 s), and at once when the browser is back online; it stays the
+      // one in flight meanwhile, so a second press waits for it. It names its step: if it did
+      // arrive, the server answers with the conversation as it is (409) and does not apply it
+      // twice. After six tries the visitor is told, and may press again.
+      var n = tries || 0;
+      if (self.ended || n >= 6) { self.sent = null; self.queued = null; self.say(say("unreachable")); return; }
+      self.say(say("retrying"));
+      var done = false, timer = null;
+      var again = function () {
+        if (done) return;
+        done = true;
+        clearTimeout(timer);
+        window.removeEventListener("online", again);
+        self.sent = null;
+        if (!self.ended) self.send(intent, n + 1);
+      };
+      timer = setTimeout(again, core.streamRetry(0, undefined, n, function () { return false; }, Math.random()));
+      window.addEventListener("online", again);
+    });
   };
 
   Widget.prototype.render = function (v) {
