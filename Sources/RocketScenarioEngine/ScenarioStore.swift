@@ -244,9 +244,14 @@ extension ScenarioSnapshot {
 /// (scenarios named `NAME@VISITOR`) forgotten after a while, and experiments' assignments kept
 /// from a visitor's first exposure. The SQLite and PostgreSQL stores provide it.
 package protocol VisitorStore: ScenarioStore {
-    /// Removes the statistics of per-visitor scenarios with no event and no execution since
-    /// `time`, at most `limit` per call, with their event times; how many went.
-    func forgetVisitors(inactiveSince time: Double, limit: Int) throws(ScenarioStoreError) -> Int
+    /// Looks at the `count` statistics after `cursor` in name order and removes those of
+    /// per-visitor scenarios (`NAME@VISITOR`) with no event and no execution since `time`, with
+    /// their event times: how many went, and the cursor of the next call (nil: the end was
+    /// reached; the next pass begins at ""). A slice at a time keeps each call short whatever
+    /// the store's size.
+    func forgetVisitors(inactiveSince time: Double, after cursor: String, examining count: Int) throws(ScenarioStoreError) -> (
+        forgotten: Int, next: String?
+    )
     /// The variant experiment `experiment` gave `visitor` at their first exposure; when none is
     /// stored (or the stored one is not in `known`), `fresh` is stored and returned. When two
     /// callers race, the first answer wins for both.

@@ -190,14 +190,15 @@ public final class PostgresScenarioStore: ScenarioStore, VisitorStore {
         }
     }
 
-    package func forgetVisitors(inactiveSince time: Double, limit: Int) throws(ScenarioStoreError) -> Int {
-        try transaction { (c) throws(PostgresError) -> Int in
-            let gone = try c.query(VisitorStatements.inactive, [.real(time), .integer(limit)])
-            if gone.count > 0 {
-                let names = (0..<gone.count).map { gone.text($0, 0) }
-                try c.query("DELETE FROM rocket_scenario_events WHERE scenario = ANY($1::text[])", [.texts(names)])
-            }
-            return gone.count
+    package func forgetVisitors(inactiveSince time: Double, after cursor: String, examining count: Int) throws(ScenarioStoreError) -> (
+        forgotten: Int, next: String?
+    ) {
+        try transaction { (c) throws(PostgresError) -> (forgotten: Int, next: String?) in
+            let slice = try c.query(VisitorStatements.quietAfter, [.real(time), .text(cursor), .integer(count)])
+            let names = (0..<slice.count).filter { slice.text($0, 1) == "t" }.map { slice.text($0, 0) }
+            var gone = 0
+            if !names.isEmpty { gone = try c.query(VisitorStatements.forgetNamed, [.texts(names), .real(time)]).firstInt ?? 0 }
+            return (gone, slice.count < count ? nil : slice.text(slice.count - 1, 0))
         }
     }
 
@@ -388,6 +389,13 @@ package let postgresStoreSchema = PostgresSchema(migrations: [
       (greatest(coalesce(last_event, '-Infinity'), coalesce(last_execution, '-Infinity'), coalesce(first_event, '-Infinity')))
       WHERE strpos(name, '@') > 0;
     """,
+    // 8 → 9: two of those indexes go again (as SQLite's 13 → 14): every event and every gated
+    // start wrote them; the executions' log is small, and the sweep of quiet visitors reads a
+    // slice of the statistics a minute through their key.
+    """
+    DROP INDEX rocket_scenario_executions_by_visitor;
+    DROP INDEX rocket_scenarios_by_activity;
+    """,
 ])
 
 /// The statements that read or remove one visitor's rows, or those of visitors gone quiet, each
@@ -410,20 +418,30 @@ package enum VisitorStatements {
         """
     /// The visitor's executions keep their place in the store-wide budget under their
     /// scenario's name alone.
+    /// (The log holds at most `executionLog` rows and a few between trims: read whole.)
     static let anonymizeExecutions =
         "UPDATE rocket_scenario_executions SET scenario = left(scenario, strpos(scenario, '@') - 1) WHERE \(ofVisitor("scenario"))"
     /// The visitor's assignments.
     static let assignments = "SELECT experiment, variant, at FROM rocket_assignments WHERE visitor = $1 ORDER BY experiment"
     /// Its assignments removed.
     static let forgetAssignments = "DELETE FROM rocket_assignments WHERE visitor = $1"
-    /// Per-visitor statistics with nothing since $1 removed, at most $2 (written as the index
-    /// `rocket_scenarios_by_activity` is), with their names. Their names are gathered first
-    /// (`= ANY(ARRAY(…))`), so the rows go through the key: `IN (…)` may be planned as a join
-    /// that reads every row of the table.
-    static let inactive = """
-        DELETE FROM rocket_scenarios WHERE name = ANY(ARRAY(SELECT name FROM rocket_scenarios WHERE strpos(name, '@') > 0
+    /// The statistics after $2 in name order, at most $3, each with whether it is a
+    /// per-visitor one with nothing since $1 ("t"): the sweep of quiet visitors looks at a slice
+    /// of the table at a time through its key (an index of their last activity would be written
+    /// by every event and every gated start).
+    static let quietAfter = """
+        SELECT name, strpos(name, '@') > 0
           AND greatest(coalesce(last_event, '-Infinity'), coalesce(last_execution, '-Infinity'), coalesce(first_event, '-Infinity')) < $1
-          LIMIT $2 FOR UPDATE SKIP LOCKED)) RETURNING name
+          FROM rocket_scenarios WHERE name > $2 ORDER BY name LIMIT $3
+        """
+    /// Statistics named in $1 removed, with their event times, unless one was used since $2
+    /// (another server's event meanwhile); how many went.
+    static let forgetNamed = """
+        WITH gone AS (DELETE FROM rocket_scenarios WHERE name = ANY($1::text[])
+          AND greatest(coalesce(last_event, '-Infinity'), coalesce(last_execution, '-Infinity'), coalesce(first_event, '-Infinity')) < $2
+          RETURNING name),
+        events AS (DELETE FROM rocket_scenario_events WHERE scenario = ANY($1::text[]) AND scenario IN (SELECT name FROM gone))
+        SELECT count(*) FROM gone
         """
     /// Assignments made before $1 removed, at most 5,000.
     static let oldAssignments = """
@@ -433,7 +451,8 @@ package enum VisitorStatements {
 
     /// Every statement above with the values a test explains it with (their plans).
     package static let all: [(String, [PostgresValue])] = [
-        (forgetStatistics, [.text("v")]), (statistics, [.text("v")]), (anonymizeExecutions, [.text("v")]), (assignments, [.text("v")]),
-        (forgetAssignments, [.text("v")]), (inactive, [.real(1.5e9), .integer(500)]), (oldAssignments, [.real(1.5e9)]),
+        (forgetStatistics, [.text("v")]), (statistics, [.text("v")]), (assignments, [.text("v")]), (forgetAssignments, [.text("v")]),
+        (quietAfter, [.real(1.5e9), .text("tour@q"), .integer(20)]), (forgetNamed, [.texts(["tour@q1", "tour@q2"]), .real(1.5e9)]),
+        (oldAssignments, [.real(1.5e9)]),
     ]
 }

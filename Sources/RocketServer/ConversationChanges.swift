@@ -100,6 +100,10 @@ extension ConversationService {
     /// flow), the length of a slice of ``expireStored(enough:)``.
     package static let expiryBatch = 200
 
+    /// The visitors' statistics one sweep looks at (``expireStored(enough:)``): 3–4 ms of the
+    /// database's time (measured in a store of 300,000).
+    package static let visitorSweepSlice = 5_000
+
     /// ``expireStored()`` in slices: it stops between two batches once `enough()` says so, and
     /// `more` says that some may be left. The HTTP server's writer calls it every minute, and
     /// again soon while there is more, off the threads that answer requests: a slice is short,
@@ -150,9 +154,13 @@ extension ConversationService {
         // Visitors' scenario statistics go once nothing has happened in them for the retention.
         if let visitors = scenarios as? any VisitorStore {
             do throws(ScenarioStoreError) {
-                try drain { () throws(ScenarioStoreError) -> Bool in
-                    try visitors.forgetVisitors(inactiveSince: now - configuration.visitorRetention, limit: 500) == 500
-                }
+                // One slice of the statistics a sweep, in name order, going on from where the
+                // last one stopped: a store of a million visitors is looked through in about
+                // three hours, a moment's work each minute (the retention is counted in days).
+                let cursor = visitorSweepCursor.withLock { $0 }
+                let swept = try visitors.forgetVisitors(
+                    inactiveSince: now - configuration.visitorRetention, after: cursor, examining: Self.visitorSweepSlice)
+                visitorSweepCursor.withLock { $0 = swept.next ?? "" }
                 try drain { () throws(ScenarioStoreError) -> Bool in
                     try visitors.forgetAssignments(before: now - configuration.visitorRetention) == 5000
                 }

@@ -792,6 +792,10 @@ package final class ConversationService: Sendable {
     /// The flow list last answered.
     let listAnswer = KeptBytes<[String]>()
 
+    /// Where the next sweep of quiet visitors' statistics goes on from (a scenario name; "" for
+    /// the first).
+    let visitorSweepCursor = Mutex<String>("")
+
     /// When a shared store was last asked whether it can be reached (`/readyz`), and its answer.
     let reached = Mutex<(at: Double, reached: Bool)?>(nil)
 

@@ -1,6 +1,7 @@
 import Foundation
 import RocketPostgres
 import RocketSQLite
+import RocketScenarioEngine
 import RocketTestSupport
 import Testing
 
@@ -18,7 +19,7 @@ struct VisitorIndexTests {
         _ = try SQLiteScenarioStore(path: path)
         let db = try SQLiteDatabase(path: path, mode: .readWrite)
         let statements = (RocketScenariosSQLite.VisitorStatements.all + ConversationArchive.VisitorStatements.all).map { "\($0)" }
-        #expect(statements.count == 13)
+        #expect(statements.count == 12)
         for sql in statements {
             let plan = try db.withConnection { (c) throws(SQLiteError) -> [String] in
                 let s = try c.statement(text: "EXPLAIN QUERY PLAN " + sql)
@@ -32,6 +33,33 @@ struct VisitorIndexTests {
             let scans = plan.filter { $0.hasPrefix("SCAN ") && $0 != "SCAN CONSTANT ROW" }
             #expect(scans.isEmpty && plan.contains { $0.hasPrefix("SEARCH ") }, "\(sql)\n\(plan.joined(separator: "\n"))")
         }
+    }
+
+    @Test("the sweep of quiet visitors looks at a slice at a time and goes on from its cursor: every quiet visitor's row goes in one pass, active ones and store-wide ones stay", arguments: ServerStoreKind.allCases)
+    func sweepInSlices(kind: ServerStoreKind) throws {
+        let store: any VisitorStore & Named
+        if kind == .postgres {
+            store = try PostgresScenarioStore(url: try TestPostgres.freshDatabase())
+        } else {
+            store = try SQLiteScenarioStore(path: scratchDirectory() + "/sweep.sqlite")
+        }
+        let old = 1_700_000_000.0, now = 1_800_000_000.0
+        for k in 0..<12 { try store.triggerEvent("tour@quiet-\(k)", at: old) }
+        for k in 0..<5 { try store.triggerEvent("tour@active-\(k)", at: now) }
+        for k in 0..<3 { try store.triggerEvent("store-wide-\(k)", at: old) }
+        var cursor = "", forgotten = 0, slices = 0
+        repeat {
+            let swept = try store.forgetVisitors(inactiveSince: now - 3_600, after: cursor, examining: 5)
+            forgotten += swept.forgotten
+            slices += 1
+            guard let next = swept.next else { break }
+            #expect(next > cursor, "the cursor moves on")
+            cursor = next
+        } while slices < 20
+        // 20 rows, 5 a slice: four full slices, then an empty one that finds the end.
+        #expect(forgotten == 12 && slices == 5, "\(forgotten) in \(slices) slices")
+        let names = Set(try store.names())
+        #expect(names == Set((0..<5).map { "tour@active-\($0)" } + (0..<3).map { "store-wide-\($0)" }), "\(names.sorted())")
     }
 
     @Test("PostgreSQL: every statement that picks a visitor's rows, or quiet visitors', reads a few pages among thousands of others' rows")
@@ -48,6 +76,7 @@ struct VisitorIndexTests {
                   SELECT 'tour@w' || k, 1, 1.8e9, 1.8e9 FROM generate_series(1, 5000) k;
                 INSERT INTO rocket_scenarios (name, events_count, first_event, last_event) SELECT 'global' || k, 1, 1.8e9, 1.8e9 FROM generate_series(1, 5000) k;
                 INSERT INTO rocket_scenario_executions (scenario, at) SELECT 'tour@w' || k, 1.8e9 FROM generate_series(1, 5000) k;
+                INSERT INTO rocket_scenario_events (scenario, at) SELECT 'tour@w' || k, 1.8e9 FROM generate_series(1, 5000) k;
                 INSERT INTO rocket_assignments SELECT 'e' || (k % 5), 'w' || k, 'a', 1.8e9 FROM generate_series(1, 5000) k;
                 INSERT INTO rocket_conversations (id, visitor, flow, step, version, snapshot_version, event_seq, touched, snapshot)
                   SELECT 'c' || k, 'w' || k, 'welcome', 1, 1, 1, 1, 1.8e9, repeat('x', 300) FROM generate_series(1, 5000) k;
@@ -67,6 +96,7 @@ struct VisitorIndexTests {
                 INSERT INTO rocket_results (id, flow, visitor, at, reason, answers) VALUES ('rv', 'welcome', 'v', 1.8e9, 'ended', '{}');
                 INSERT INTO rocket_alerts VALUES ('av', 'v', 1, 1.8e9, '{}');
                 INSERT INTO rocket_scenarios (name, events_count, first_event, last_event) SELECT 'tour@q' || k, 1, 1e9, 1e9 FROM generate_series(1, 2) k;
+                INSERT INTO rocket_scenario_events (scenario, at) SELECT 'tour@q' || k, 1e9 FROM generate_series(1, 2) k;
                 INSERT INTO rocket_assignments SELECT 'e0', 'q' || k, 'a', 1e9 FROM generate_series(1, 2) k;
                 ANALYZE;
                 """)
