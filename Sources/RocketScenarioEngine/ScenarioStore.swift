@@ -249,7 +249,9 @@ package protocol VisitorStore: ScenarioStore {
     /// their event times: how many went, and the cursor of the next call (nil: the end was
     /// reached; the next pass begins at ""). A slice at a time keeps each call short whatever
     /// the store's size.
-    func forgetVisitors(inactiveSince time: Double, after cursor: String, examining count: Int) throws(ScenarioStoreError) -> (
+    func forgetVisitors(
+        inactiveSince time: Double, after cursor: String, examining count: Int
+    ) throws(ScenarioStoreError) -> (
         forgotten: Int, next: String?
     )
     /// The variant experiment `experiment` gave `visitor` at their first exposure; when none is

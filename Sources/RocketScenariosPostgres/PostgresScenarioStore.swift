@@ -190,7 +190,9 @@ public final class PostgresScenarioStore: ScenarioStore, VisitorStore {
         }
     }
 
-    package func forgetVisitors(inactiveSince time: Double, after cursor: String, examining count: Int) throws(ScenarioStoreError) -> (
+    package func forgetVisitors(
+        inactiveSince time: Double, after cursor: String, examining count: Int
+    ) throws(ScenarioStoreError) -> (
         forgotten: Int, next: String?
     ) {
         try transaction { (c) throws(PostgresError) -> (forgotten: Int, next: String?) in

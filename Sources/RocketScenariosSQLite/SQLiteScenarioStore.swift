@@ -324,7 +324,9 @@ public final class SQLiteScenarioStore: ScenarioStore, VisitorStore {
         }
     }
 
-    package func forgetVisitors(inactiveSince time: Double, after cursor: String, examining count: Int) throws(ScenarioStoreError) -> (
+    package func forgetVisitors(
+        inactiveSince time: Double, after cursor: String, examining count: Int
+    ) throws(ScenarioStoreError) -> (
         forgotten: Int, next: String?
     ) {
         try transaction { (db) throws(SQLiteError) -> (forgotten: Int, next: String?) in

@@ -35,7 +35,9 @@ struct VisitorIndexTests {
         }
     }
 
-    @Test("the sweep of quiet visitors looks at a slice at a time and goes on from its cursor: every quiet visitor's row goes in one pass, active ones and store-wide ones stay", arguments: ServerStoreKind.allCases)
+    @Test(
+        "the sweep of quiet visitors looks at a slice at a time and goes on from its cursor: every quiet visitor's row goes in one pass, active ones and store-wide ones stay",
+        arguments: ServerStoreKind.allCases)
     func sweepInSlices(kind: ServerStoreKind) throws {
         let store: any VisitorStore & Named
         if kind == .postgres {
