@@ -619,10 +619,13 @@ extension WebAssets {
           // that what it follows is gone (`lost(status, code)`): then `onLost()` and no more tries.
           // close() ends it for good.
           function follow(path, on, lost, onLost) {
-            var handle = { closed: false, controller: null, lastID: null, tries: 0, timer: null };
-            // Back online, or the tab shown again: a stream waiting to be opened again is opened now.
-            function now() {
+            var handle = { closed: false, controller: null, lastID: null, tries: 0, timer: null, asked: false };
+            // Back online, or the tab shown again: a stream waiting to be opened again is opened now;
+            // a wait the server asked for (Retry-After) is kept when the tab is shown (tabs change
+            // often), not when the browser comes back online (a new network may well be let in).
+            function now(ev) {
               if (handle.timer === null || document.visibilityState === "hidden") return;
+              if (handle.asked && ev && ev.type === "visibilitychange") return;
               clearTimeout(handle.timer);
               handle.timer = null;
               handle.tries = 0;
@@ -639,8 +642,11 @@ extension WebAssets {
             };
             function again(status, code, retryAfter) {
               if (handle.closed) return;
-              var wait = core.streamRetry(status, code, handle.tries++, lost, Math.random(), retryAfter);
+              var random = Math.random();
+              var backoff = core.streamRetry(status, code, handle.tries, lost, random);
+              var wait = core.streamRetry(status, code, handle.tries++, lost, random, retryAfter);
               if (wait === null) { handle.close(); onLost(); return; }
+              handle.asked = wait > backoff;
               handle.timer = setTimeout(function () { handle.timer = null; open(); }, wait);
             }
             function open() {

@@ -592,6 +592,12 @@ def stream_waits(browser, scratch):
         for s in held:
             s.close()
         held = []
+        # The tab shown again keeps the wait the server asked for (no stream request follows).
+        asked = []
+        page.on("request", lambda r: asked.append(r.url) if is_events(r) else None)
+        page.evaluate("() => document.dispatchEvent(new Event('visibilitychange'))")
+        page.wait_for_timeout(1000)
+        assert not asked, f"the tab shown again did not keep the server's Retry-After: {asked}"
         # Back online: opened at once (the Retry-After would have it wait a minute), and followed.
         with page.expect_response(lambda r: is_events(r) and r.status == 200, timeout=10_000):
             context.set_offline(True)
