@@ -233,10 +233,11 @@ package final class PostgresConversationArchive: ConversationStore, SharedAlerts
             try c.query(VisitorStatements.forgetSteps, v)
             let gone = try c.query(VisitorStatements.forgetConversations, v)
             let results = try c.query(VisitorStatements.forgetResults, v).affected
-            try c.query(VisitorStatements.forgetAlerts, v)
-            // Every server drops its copies: told of a version past any (a copy behind what it is
-            // told reads the store again, and finds nothing).
-            let told = (0..<gone.count).map { gone.text($0, 0) + " " + String(Int.max) }
+            let alerts = try c.query(VisitorStatements.forgetAlerts, v)
+            // Every server drops its copies of the conversations and the alerts, and ends their
+            // streams: told of a version past any (a copy behind what it is told reads the store
+            // again, and finds nothing).
+            let told = ((0..<gone.count).map { gone.text($0, 0) } + (0..<alerts.count).map { alerts.text($0, 0) }).map { $0 + " " + String(Int.max) }
             if !told.isEmpty { try c.query("SELECT pg_notify('\(Self.channel)', x) FROM unnest($1::text[]) x", [.texts(told)]) }
             return (gone.count, results)
         }
@@ -599,8 +600,8 @@ extension PostgresConversationArchive {
         static let forgetResults = "DELETE FROM rocket_results WHERE visitor = $1"
         /// The visitor's alerts ($1), by id, at most $2.
         static let alerts = "SELECT id, alert FROM rocket_alerts WHERE visitor = $1 ORDER BY id LIMIT $2"
-        /// The visitor's alerts removed.
-        static let forgetAlerts = "DELETE FROM rocket_alerts WHERE visitor = $1"
+        /// The visitor's alerts removed, with their ids.
+        static let forgetAlerts = "DELETE FROM rocket_alerts WHERE visitor = $1 RETURNING id"
 
         /// Every statement above with the values a test explains it with (their plans).
         static let all: [(String, [PostgresValue])] = [

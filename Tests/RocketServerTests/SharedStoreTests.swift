@@ -325,7 +325,7 @@ struct SharedStoreTests {
     }
 
     @Test(
-        "A visitor forgotten through A is gone from B too: B's copy in memory is dropped (told through NOTIFY), its event stream there ends, its reads are 404"
+        "A visitor forgotten through A is gone from B too: B's copy in memory is dropped (told through NOTIFY), its event streams there (a conversation's, an alert's) end, its reads are 404"
     )
     func forgetAcrossServers() throws {
         let (_, _, a, b, id) = try twoServers()
@@ -339,6 +339,12 @@ struct SharedStoreTests {
         let stream = try #require(RawClient(port: b.port))
         stream.send("GET /v1/conversations/\(id)/events HTTP/1.1\r\nHost: 127.0.0.1\r\nRocket-Visitor: ada\r\nAccept: text/event-stream\r\n\r\n")
         #expect(stream.read { $0.contains("event: state") }.hasPrefix("HTTP/1.1 200"))
+        // An alert of hers, made on A, that a page follows on B.
+        let made = RawClient.exchange(port: a.port, post("/v1/alerts", #"{"title": "Save?", "actions": [{"title": "Save"}]}"#, visitor: "ada"))
+        let alert = try #require(bodyJSON(made)?["alert"]?["id"]?.string, "\(made.prefix(300))")
+        let alertStream = try #require(RawClient(port: b.port))
+        alertStream.send("GET /v1/alerts/\(alert)/events HTTP/1.1\r\nHost: 127.0.0.1\r\nRocket-Visitor: ada\r\nAccept: text/event-stream\r\n\r\n")
+        #expect(alertStream.read { $0.contains("event: state") }.hasPrefix("HTTP/1.1 200"))
         let forgotten = RawClient.exchange(port: a.port, "DELETE /v1/visitors/ada HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
         #expect(status(forgotten) == 200, "\(forgotten)")
         // B hears of it and lets its copy go (the notification is asynchronous: waited for).
@@ -351,6 +357,8 @@ struct SharedStoreTests {
         // B's stream ends too: the page learns at once that the conversation cannot go on.
         stream.read(timeout: 10)
         #expect(stream.closed, "B's stream of the forgotten conversation is still open")
+        alertStream.read(timeout: 10)
+        #expect(alertStream.closed, "B's stream of the forgotten visitor's alert is still open")
         let read = RawClient.exchange(port: b.port, "GET /v1/conversations/\(id) HTTP/1.1\r\nHost: x\r\nRocket-Visitor: ada\r\nConnection: close\r\n\r\n")
         #expect(status(read) == 404, "\(read.prefix(300))")
     }
