@@ -791,27 +791,35 @@ extension WebAssets {
               self.queued = null;
               if (next) self.send(next);
             }, function () {
-              // Not reached (offline, a server restarting): the same intent goes again, later each
-              // time (2 s doubling to 30 s), and at once when the browser is back online; it stays the
-              // one in flight meanwhile, so a second press waits for it. It names its step: if it did
-              // arrive, the server answers with the conversation as it is (409) and does not apply it
-              // twice. After six tries the visitor is told, and may press again.
+              // Not reached: the same intent goes again (see retryUnreached), staying the one in flight
+              // meanwhile, so a second press waits for it. It names its step: if it did arrive, the
+              // server answers with the conversation as it is (409) and does not apply it twice.
               var n = tries || 0;
-              if (self.ended || n >= 6) { self.sent = null; self.queued = null; self.say(say("unreachable")); return; }
-              self.say(say("retrying"));
-              var done = false, timer = null;
-              var again = function () {
-                if (done) return;
-                done = true;
-                clearTimeout(timer);
-                window.removeEventListener("online", again);
-                self.sent = null;
-                if (!self.ended) self.send(intent, n + 1);
-              };
-              timer = setTimeout(again, core.streamRetry(0, undefined, n, function () { return false; }, Math.random()));
-              window.addEventListener("online", again);
+              var again = function () { self.sent = null; if (!self.ended) self.send(intent, n + 1); };
+              if (!self.ended && retryUnreached(n, again)) { self.say(say("retrying")); return; }
+              self.sent = null;
+              self.queued = null;
+              self.say(say("unreachable"));
             });
           };
+
+          // Schedules `retry` for a request that did not reach the server (offline, a server
+          // restarting) after `tries` such failures: later each time (2 s doubling to 30 s), and at once
+          // when the browser is back online. False after six: the visitor is told, and may press again.
+          function retryUnreached(tries, retry) {
+            if (tries >= 6) return false;
+            var done = false, timer = null;
+            var go = function () {
+              if (done) return;
+              done = true;
+              clearTimeout(timer);
+              window.removeEventListener("online", go);
+              retry();
+            };
+            timer = setTimeout(go, core.streamRetry(0, undefined, tries, function () { return false; }, Math.random()));
+            window.addEventListener("online", go);
+            return true;
+          }
 
           Widget.prototype.render = function (v) {
             if (!core.isNewer(this.view, v)) return;
@@ -1325,16 +1333,23 @@ extension WebAssets {
             }
           };
 
-          AlertView.prototype.select = function (i) {
+          // `tries`: how many times this choice found the server unreachable before (0 for a press).
+          AlertView.prototype.select = function (i, tries) {
             var self = this;
-            if (this.busy) return;
+            if (this.busy && !tries) return;
             this.busy = true;
             call("POST", "/v1/alerts/" + this.id + "/select", { index: i }).then(function (r) {
               self.busy = false;
               if (core.alertGone(r.status, r.data && r.data.error && r.data.error.code)) { self.close(null); return; }
               var v = r.data && (r.data.alert || (r.data.error && r.data.error.alert));
               if (v) self.render(v);
-            }, function () { self.busy = false; });
+            }, function () {
+              // Not reached: the same choice goes again (an alert takes one answer; a second is refused
+              // with the alert as it is), the dialog busy meanwhile.
+              var n = tries || 0;
+              if (!self.closed && retryUnreached(n, function () { if (self.closed) self.busy = false; else self.select(i, n + 1); })) return;
+              self.busy = false;
+            });
           };
 
           AlertView.prototype.close = function (selected) {

@@ -507,7 +507,12 @@ def live_alert(browser, server):
     box = sheet.bounding_box()
     assert box["y"] + box["height"] > page.viewport_size["height"] * 0.7, f"the sheet sits at the bottom: {box}"
     shot(page, "action-sheet")
+    # Chosen while the browser is offline: sent once it is back online.
+    context.set_offline(True)
     sheet.get_by_role("button", name="Email").click()
+    page.wait_for_timeout(300)
+    assert page.evaluate("() => window.alertResult") is None, "answered while offline"
+    context.set_offline(False)
     page.wait_for_function("() => window.alertResult !== undefined", timeout=TIMEOUT)
     assert page.evaluate("() => window.alertResult") == {"index": 2, "title": "Email"}
     # The site erases the visitor while an alert is open: the dialog closes as dismissed (nothing
