@@ -39,13 +39,25 @@ public struct NamedScenario: Sendable {
     /// with the condition's answer.
     @discardableResult
     public func decide(in store: any ScenarioStore, at now: Double) throws(ScenarioStoreError) -> ScenarioDecision {
+        try decide(in: store, at: now, countingEventOf: nil)
+    }
+
+    /// ``decide(in:at:)``; when it executes, an event of scenario `other` is counted too (a
+    /// server's log of what it showed a visitor), in the same transaction where the store can
+    /// (a ``VisitorStore``: one commit, and never one without the other), else just after.
+    package func decide(in store: any ScenarioStore, at now: Double, countingEventOf other: String?) throws(ScenarioStoreError) -> ScenarioDecision {
         let custom = customAnswer()
         let events = try eventsSource(in: store)
         var decision: ScenarioDecision?
-        _ = try store.tryExecute(name, at: now, rules: rules) { stats, executions in
+        let evaluate = { (stats: ScenarioStats, executions: [Double]) -> Bool in
             let d = ScenarioEvaluator.evaluate(rules: rules, stats: merged(stats, events), recentExecutions: executions, now: now, custom: custom)
             decision = d
             return d.allowed
+        }
+        if let other, let visitors = store as? any VisitorStore {
+            _ = try visitors.tryExecute(name, at: now, rules: rules, countingEventOf: other, decide: evaluate)
+        } else if try store.tryExecute(name, at: now, rules: rules, decide: evaluate), let other {
+            try store.triggerEvent(other, at: now)
         }
         return decision ?? ScenarioEvaluator.evaluate(rules: rules, stats: ScenarioStats(), recentExecutions: [], now: now, custom: custom)
     }

@@ -244,6 +244,13 @@ extension ScenarioSnapshot {
 /// (scenarios named `NAME@VISITOR`) forgotten after a while, and experiments' assignments kept
 /// from a visitor's first exposure. The SQLite and PostgreSQL stores provide it.
 package protocol VisitorStore: ScenarioStore {
+    /// ``ScenarioStore/tryExecute(_:at:rules:decide:)``, and when it executes, an event of
+    /// scenario `other` counted in the same transaction: one commit for both, and never one
+    /// without the other.
+    func tryExecute(
+        _ name: String, at now: Double, rules: ScenarioRules, countingEventOf other: String,
+        decide: (ScenarioStats, [Double]) -> Bool
+    ) throws(ScenarioStoreError) -> Bool
     /// Looks at the `count` statistics after `cursor` in name order and removes those of
     /// per-visitor scenarios (`NAME@VISITOR`) with no event and no execution since `time`, with
     /// their event times: how many went, and the cursor of the next call (nil: the end was

@@ -117,31 +117,48 @@ public final class PostgresScenarioStore: ScenarioStore, VisitorStore {
     }
 
     public func triggerEvent(_ name: String, at now: Double) throws(ScenarioStoreError) {
-        try transaction { (c) throws(PostgresError) in
-            // The upsert locks the scenario's row: events of one scenario are counted one at a time.
-            let count =
-                try c.query(
-                    """
-                    INSERT INTO rocket_scenarios AS s (name, events_count, first_event, last_event) VALUES ($1, 1, $2, $2)
-                    ON CONFLICT (name) DO UPDATE SET events_count = LEAST(s.events_count, 9223372036854775806) + 1,
-                      first_event = COALESCE(s.first_event, excluded.first_event), last_event = excluded.last_event
-                    RETURNING events_count
-                    """, [.text(name), .real(now)]
-                ).firstInt ?? 0
-            try c.query("INSERT INTO rocket_scenario_events (scenario, at) VALUES ($1, $2)", [.text(name), .real(now)])
-            // Keep the most recent event times only (checked every 100 events to stay cheap).
-            if count % 100 == 0 {
-                try c.query(
-                    """
-                    DELETE FROM rocket_scenario_events WHERE scenario = $1 AND seq <= (SELECT seq FROM rocket_scenario_events
-                      WHERE scenario = $1 ORDER BY seq DESC OFFSET $2 LIMIT 1)
-                    """, [.text(name), .integer(ScenarioStats.recentLimit)])
-            }
+        try transaction { (c) throws(PostgresError) in try Self.countEvent(c, name, at: now) }
+    }
+
+    /// Counts an event of `name` on `c`, inside the caller's transaction.
+    private static func countEvent(_ c: PostgresConnection, _ name: String, at now: Double) throws(PostgresError) {
+        // The upsert locks the scenario's row: events of one scenario are counted one at a time.
+        let count =
+            try c.query(
+                """
+                INSERT INTO rocket_scenarios AS s (name, events_count, first_event, last_event) VALUES ($1, 1, $2, $2)
+                ON CONFLICT (name) DO UPDATE SET events_count = LEAST(s.events_count, 9223372036854775806) + 1,
+                  first_event = COALESCE(s.first_event, excluded.first_event), last_event = excluded.last_event
+                RETURNING events_count
+                """, [.text(name), .real(now)]
+            ).firstInt ?? 0
+        try c.query("INSERT INTO rocket_scenario_events (scenario, at) VALUES ($1, $2)", [.text(name), .real(now)])
+        // Keep the most recent event times only (checked every 100 events to stay cheap).
+        if count % 100 == 0 {
+            try c.query(
+                """
+                DELETE FROM rocket_scenario_events WHERE scenario = $1 AND seq <= (SELECT seq FROM rocket_scenario_events
+                  WHERE scenario = $1 ORDER BY seq DESC OFFSET $2 LIMIT 1)
+                """, [.text(name), .integer(ScenarioStats.recentLimit)])
         }
     }
 
     public func tryExecute(
         _ name: String, at now: Double, rules: ScenarioRules,
+        decide: (ScenarioStats, [Double]) -> Bool
+    ) throws(ScenarioStoreError) -> Bool {
+        try execute(name, at: now, rules: rules, countingEventOf: nil, decide: decide)
+    }
+
+    package func tryExecute(
+        _ name: String, at now: Double, rules: ScenarioRules, countingEventOf other: String,
+        decide: (ScenarioStats, [Double]) -> Bool
+    ) throws(ScenarioStoreError) -> Bool {
+        try execute(name, at: now, rules: rules, countingEventOf: other, decide: decide)
+    }
+
+    private func execute(
+        _ name: String, at now: Double, rules: ScenarioRules, countingEventOf other: String?,
         decide: (ScenarioStats, [Double]) -> Bool
     ) throws(ScenarioStoreError) -> Bool {
         try transaction { (c) throws(PostgresError) -> Bool in
@@ -168,6 +185,8 @@ public final class PostgresScenarioStore: ScenarioStore, VisitorStore {
                     "DELETE FROM rocket_scenario_executions WHERE seq <= (SELECT seq FROM rocket_scenario_executions ORDER BY seq DESC OFFSET $1 LIMIT 1)",
                     [.integer(ScenarioSnapshot.executionLimit)])
             }
+            // Locked after the scenario's row (every try takes them in this order: no deadlock).
+            if let other { try Self.countEvent(c, other, at: now) }
             return true
         }
     }

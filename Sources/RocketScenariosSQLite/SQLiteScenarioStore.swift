@@ -252,31 +252,48 @@ public final class SQLiteScenarioStore: ScenarioStore, VisitorStore {
     }
 
     public func triggerEvent(_ name: String, at now: Double) throws(ScenarioStoreError) {
-        try transaction { (db) throws(SQLiteError) in
-            try db.run(
-                """
-                INSERT INTO scenarios (name, events_count, first_event, last_event) VALUES (?1, 1, ?2, ?2)
-                ON CONFLICT(name) DO UPDATE SET events_count = events_count + 1,
-                  first_event = COALESCE(first_event, excluded.first_event), last_event = excluded.last_event
-                """, [.text(name), .real(now)])
-            let insert = try db.statement(
-                """
-                INSERT INTO events (scenario, seq, at)
-                VALUES (?1, (SELECT COALESCE(MAX(seq), 0) + 1 FROM events WHERE scenario = ?1), ?2) RETURNING seq
-                """)
-            insert.bind([.text(name), .real(now)])
-            let seq = try insert.step() ? insert.int(0) : 0
-            while try insert.step() {}
-            insert.finish()
-            // Keep the most recent events only (checked every 100 inserts to stay cheap).
-            if seq % 100 == 0 {
-                try db.run("DELETE FROM events WHERE scenario = ? AND seq <= ?", [.text(name), .integer(seq - ScenarioStats.recentLimit)])
-            }
+        try transaction { (db) throws(SQLiteError) in try Self.countEvent(db, name, at: now) }
+    }
+
+    /// Counts an event of `name` on `db`, inside the caller's transaction.
+    private static func countEvent(_ db: SQLiteConnection, _ name: String, at now: Double) throws(SQLiteError) {
+        try db.run(
+            """
+            INSERT INTO scenarios (name, events_count, first_event, last_event) VALUES (?1, 1, ?2, ?2)
+            ON CONFLICT(name) DO UPDATE SET events_count = events_count + 1,
+              first_event = COALESCE(first_event, excluded.first_event), last_event = excluded.last_event
+            """, [.text(name), .real(now)])
+        let insert = try db.statement(
+            """
+            INSERT INTO events (scenario, seq, at)
+            VALUES (?1, (SELECT COALESCE(MAX(seq), 0) + 1 FROM events WHERE scenario = ?1), ?2) RETURNING seq
+            """)
+        insert.bind([.text(name), .real(now)])
+        let seq = try insert.step() ? insert.int(0) : 0
+        while try insert.step() {}
+        insert.finish()
+        // Keep the most recent events only (checked every 100 inserts to stay cheap).
+        if seq % 100 == 0 {
+            try db.run("DELETE FROM events WHERE scenario = ? AND seq <= ?", [.text(name), .integer(seq - ScenarioStats.recentLimit)])
         }
     }
 
     public func tryExecute(
         _ name: String, at now: Double, rules: ScenarioRules,
+        decide: (ScenarioStats, [Double]) -> Bool
+    ) throws(ScenarioStoreError) -> Bool {
+        try execute(name, at: now, rules: rules, countingEventOf: nil, decide: decide)
+    }
+
+    package func tryExecute(
+        _ name: String, at now: Double, rules: ScenarioRules, countingEventOf other: String,
+        decide: (ScenarioStats, [Double]) -> Bool
+    ) throws(ScenarioStoreError) -> Bool {
+        try execute(name, at: now, rules: rules, countingEventOf: other, decide: decide)
+    }
+
+    private func execute(
+        _ name: String, at now: Double, rules: ScenarioRules, countingEventOf other: String?,
         decide: (ScenarioStats, [Double]) -> Bool
     ) throws(ScenarioStoreError) -> Bool {
         try transaction { (db) throws(SQLiteError) -> Bool in
@@ -300,6 +317,7 @@ public final class SQLiteScenarioStore: ScenarioStore, VisitorStore {
                     "DELETE FROM executions WHERE rowid <= (SELECT rowid FROM executions ORDER BY rowid DESC LIMIT 1 OFFSET ?)",
                     [.integer(ScenarioSnapshot.executionLimit)])
             }
+            if let other { try Self.countEvent(db, other, at: now) }
             return true
         }
     }

@@ -197,9 +197,10 @@ extension ConversationService {
                     let check = try visitorBudget.check(budget, in: store, at: now)
                     if !check.allowed { return notNow(flowName, check.explanation, earliest: check.earliestTime) }
                 }
-                let decision = try NamedScenario(scenario + "@" + visitor, rules: rules).decide(in: store, at: now)
+                // The execution and the visitor's log of it in one commit.
+                let decision = try NamedScenario(scenario + "@" + visitor, rules: rules).decide(
+                    in: store, at: now, countingEventOf: visitorBudget.scenarioName)
                 if !decision.allowed { return notNow(flowName, decision.explanation, earliest: decision.earliestTime) }
-                try visitorBudget.recordExecution(in: store, at: now)
             } catch {
                 log("rocket serve: scenario store: \(error.message)")
                 return .error(503, "store-unavailable", "the scenario store cannot be used now")

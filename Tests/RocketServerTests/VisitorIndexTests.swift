@@ -64,6 +64,28 @@ struct VisitorIndexTests {
         #expect(names == Set((0..<5).map { "tour@active-\($0)" } + (0..<3).map { "store-wide-\($0)" }), "\(names.sorted())")
     }
 
+    @Test("an execution and the visitor's log of it are counted together, in the store's transaction: both when allowed, neither when not", arguments: ServerStoreKind.allCases)
+    func executionWithLog(kind: ServerStoreKind) throws {
+        let store: any VisitorStore & Named
+        if kind == .postgres {
+            store = try PostgresScenarioStore(url: try TestPostgres.freshDatabase())
+        } else {
+            store = try SQLiteScenarioStore(path: scratchDirectory() + "/log.sqlite")
+        }
+        let once = NamedScenario("tour@ada", rules: ScenarioRules(maxExecutionsPermitted: 1))
+        let log = VisitorBudget(visitor: "ada").scenarioName
+        let first = try once.decide(in: store, at: 1_800_000_000, countingEventOf: log)
+        #expect(first.allowed)
+        #expect(try store.stats("tour@ada").executionsCount == 1 && store.stats(log).eventsCount == 1)
+        let second = try once.decide(in: store, at: 1_800_000_010, countingEventOf: log)
+        #expect(!second.allowed)
+        #expect(try store.stats("tour@ada").executionsCount == 1 && store.stats(log).eventsCount == 1, "a refused try counts nothing")
+        // A store without the combined call (in memory) counts the two one after the other.
+        let memory = InMemoryScenarioStore()
+        #expect(try once.decide(in: memory, at: 1_800_000_000, countingEventOf: log).allowed)
+        #expect(try memory.stats("tour@ada").executionsCount == 1 && memory.stats(log).eventsCount == 1)
+    }
+
     @Test("PostgreSQL: every statement that picks a visitor's rows, or quiet visitors', reads a few pages among thousands of others' rows")
     func postgresPlans() throws {
         let url = try TestPostgres.freshDatabase()
