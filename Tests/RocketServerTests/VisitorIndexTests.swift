@@ -64,7 +64,9 @@ struct VisitorIndexTests {
         #expect(names == Set((0..<5).map { "tour@active-\($0)" } + (0..<3).map { "store-wide-\($0)" }), "\(names.sorted())")
     }
 
-    @Test("an execution and the visitor's log of it are counted together, in the store's transaction: both when allowed, neither when not", arguments: ServerStoreKind.allCases)
+    @Test(
+        "an execution and the visitor's log of it are counted together, in the store's transaction: both when allowed, neither when not",
+        arguments: ServerStoreKind.allCases)
     func executionWithLog(kind: ServerStoreKind) throws {
         let store: any VisitorStore & Named
         if kind == .postgres {
