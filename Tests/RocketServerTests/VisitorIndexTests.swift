@@ -35,16 +35,17 @@ struct VisitorIndexTests {
         }
     }
 
+    /// A new, empty store of `kind`.
+    static func emptyStore(_ kind: ServerStoreKind) throws -> any VisitorStore & Named {
+        kind == .postgres
+            ? try PostgresScenarioStore(url: try TestPostgres.freshDatabase()) : try SQLiteScenarioStore(path: scratchDirectory() + "/store.sqlite")
+    }
+
     @Test(
         "the sweep of quiet visitors looks at a slice at a time and goes on from its cursor: every quiet visitor's row goes in one pass, active ones and store-wide ones stay",
         arguments: ServerStoreKind.allCases)
     func sweepInSlices(kind: ServerStoreKind) throws {
-        let store: any VisitorStore & Named
-        if kind == .postgres {
-            store = try PostgresScenarioStore(url: try TestPostgres.freshDatabase())
-        } else {
-            store = try SQLiteScenarioStore(path: scratchDirectory() + "/sweep.sqlite")
-        }
+        let store = try Self.emptyStore(kind)
         let old = 1_700_000_000.0, now = 1_800_000_000.0
         for k in 0..<12 { try store.triggerEvent("tour@quiet-\(k)", at: old) }
         for k in 0..<5 { try store.triggerEvent("tour@active-\(k)", at: now) }
@@ -68,12 +69,7 @@ struct VisitorIndexTests {
         "an execution and the visitor's log of it are counted together, in the store's transaction: both when allowed, neither when not",
         arguments: ServerStoreKind.allCases)
     func executionWithLog(kind: ServerStoreKind) throws {
-        let store: any VisitorStore & Named
-        if kind == .postgres {
-            store = try PostgresScenarioStore(url: try TestPostgres.freshDatabase())
-        } else {
-            store = try SQLiteScenarioStore(path: scratchDirectory() + "/log.sqlite")
-        }
+        let store = try Self.emptyStore(kind)
         let once = NamedScenario("tour@ada", rules: ScenarioRules(maxExecutionsPermitted: 1))
         let log = VisitorBudget(visitor: "ada").scenarioName
         let first = try once.decide(in: store, at: 1_800_000_000, countingEventOf: log)
