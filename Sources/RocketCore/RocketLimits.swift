@@ -68,6 +68,8 @@ public enum RocketLimits {
     public static let jumpDepth = 32
     /// The most distinct diagnostics `rocket lint` lists for a file.
     public static let diagnostics = 1_000
+    /// The most characters of a value (an id, a key, a name, a pattern) a diagnostic quotes.
+    public static let quotedCharacters = 80
     /// The largest number a count field takes (`minEventsRequired`, `budget.executions`, …).
     public static let count = 1_000_000_000
     /// The longest duration anywhere (100 years).
@@ -232,6 +234,9 @@ public enum RocketLimits {
             name: "jumpDepth", value: "\(jumpDepth)", bounds: "returning jumps a conversation is inside at once",
             past: "an `expressionError` event, and the conversation ends"),
         Entry(name: "diagnostics", value: number(diagnostics), bounds: "different diagnostics listed for a file", past: "counted in a last note"),
+        Entry(
+            name: "quotedCharacters", value: "\(quotedCharacters) characters", bounds: "a value quoted in a diagnostic or a path",
+            past: "cut, ending in …"),
         Entry(name: "count", value: number(count), bounds: "a count in `when` or a flag", past: "a lint or usage error"),
         Entry(name: "durationSeconds", value: "\(Int(durationSeconds / (365.25 * 86_400))) years", bounds: "any duration", past: "a lint or usage error"),
         Entry(name: "paddingPoints", value: number(paddingPoints), bounds: "an image block's padding", past: "a lint error"),

@@ -28,6 +28,15 @@ public enum Sanitizer {
         return String(out)
     }
 
+    /// At most ``RocketLimits/quotedCharacters`` characters of `s`, ending in "…" when cut: what
+    /// a message quotes of a value from a file or a request, which may be 64 KiB long.
+    public static func excerpt(_ s: some StringProtocol, limit: Int = RocketLimits.quotedCharacters) -> String {
+        guard s.utf8.count > limit else { return String(s) }
+        var end = s.startIndex
+        guard s.formIndex(&end, offsetBy: limit, limitedBy: s.endIndex), end < s.endIndex else { return String(s) }
+        return String(s[s.startIndex..<s.index(before: end)]) + "…"
+    }
+
     package static func isUnsafe(_ u: Unicode.Scalar) -> Bool {
         let v = u.value
         if v < 0x20 { return u != "\n" && u != "\t" }

@@ -43,12 +43,19 @@ public struct FlowDiagnostic: Hashable, Sendable {
         self.column = column
     }
 
+    /// A value from the file as a message quotes it: in double quotes, cut to
+    /// ``RocketLimits/quotedCharacters`` characters (a 64 KiB id makes a line of a screen, not
+    /// of a book).
+    package static func quoted(_ value: some StringProtocol) -> String { "\"" + Sanitizer.excerpt(value) + "\"" }
+
     /// `FILE:LINE:COL: severity: message (path)`, the compiler-style form `rocket lint` prints.
     public func formatted(file: String) -> String {
         // File names and messages quote what files contain: nothing reaches the terminal raw.
         let name = Sanitizer.clean(file, keepNewlines: false)
         let place = line.map { "\(name):\($0):\(column ?? 1)" } ?? name
-        let where_ = path.isEmpty ? "" : " (\(Sanitizer.clean(path, keepNewlines: false)))"
+        // A path holds the file's keys: cut as a quoted value is (twice as long, for its steps).
+        let shownPath = Sanitizer.excerpt(path, limit: 2 * RocketLimits.quotedCharacters)
+        let where_ = path.isEmpty ? "" : " (\(Sanitizer.clean(shownPath, keepNewlines: false)))"
         return "\(place): \(severity.rawValue): \(Sanitizer.clean(message, keepNewlines: false))\(where_)"
     }
 }

@@ -96,7 +96,8 @@ extension FlowDocument {
         for (k, v) in variables { values[k] = v }
         let (holds, error) = condition.test { values[$0] }
         if holds { return nil }
-        return error.map { "when.if \"\(condition.source)\" cannot be decided: \($0.message)" } ?? "when.if \"\(condition.source)\" is false"
+        return error.map { "when.if \(FlowDiagnostic.quoted(condition.source)) cannot be decided: \($0.message)" }
+            ?? "when.if \(FlowDiagnostic.quoted(condition.source)) is false"
     }
 
     /// True for a language tag as flows name languages: 2–3 letters, then optional parts of 2–8
@@ -143,8 +144,8 @@ extension FlowDocument {
                 variables[name] = parsed
             } else {
                 let shown: String
-                if case .text(let text) = value { shown = "\"\(text.count > 40 ? String(text.prefix(40)) + "…" : text)\"" } else { shown = value.type.phrase }
-                return .failure(FlowVariableProblem(name: name, message: "\"\(name)\" holds \(declared.type.phrase), not \(shown)"))
+                if case .text(let text) = value { shown = FlowDiagnostic.quoted(text) } else { shown = value.type.phrase }
+                return .failure(FlowVariableProblem(name: name, message: "\(FlowDiagnostic.quoted(name)) holds \(declared.type.phrase), not \(shown)"))
             }
         }
         return .success((variables, answers))

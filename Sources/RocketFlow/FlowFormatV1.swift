@@ -113,7 +113,9 @@ extension FlowField {
                 case .string:
                     let s = d.tape.string(v)!
                     guard RocketInputType.isDate(s) else {
-                        d.error("bad-value", "\"\(name)\" must be a number or a date as YYYY-MM-DD, not \"\(s)\"", path: place.path, at: d.tape.offset(v))
+                        d.error(
+                            "bad-value", "\"\(name)\" must be a number or a date as YYYY-MM-DD, not \(FlowDiagnostic.quoted(s))", path: place.path,
+                            at: d.tape.offset(v))
                         return false
                     }
                     root[keyPath: kp] = .text(s)
@@ -288,7 +290,7 @@ extension FlowFormat {
                     if d.tape.kind(v) == .null { return true }
                     guard let hex = d.readString(v, place.path) else { return false }
                     guard let c = RocketColor(hex: hex) else {
-                        d.error("bad-color", "\"color\" must be #RGB or #RRGGBB, not \"\(hex)\"", path: place.path, at: d.tape.offset(v))
+                        d.error("bad-color", "\"color\" must be #RGB or #RRGGBB, not \(FlowDiagnostic.quoted(hex))", path: place.path, at: d.tape.offset(v))
                         return false
                     }
                     root.color = c
@@ -408,7 +410,9 @@ extension FlowFormat {
             decode: { d, v, place, root in
                 guard let s = d.readString(v, place.path) else { return false }
                 guard RocketQuietHours.minutes(s) != nil else {
-                    d.error("bad-value", "\"\(s)\" is not a time of day like \"22:00\" (HH:MM, 00:00 to 23:59)", path: place.path, at: d.tape.offset(v))
+                    d.error(
+                        "bad-value", "\(FlowDiagnostic.quoted(s)) is not a time of day like \"22:00\" (HH:MM, 00:00 to 23:59)", path: place.path,
+                        at: d.tape.offset(v))
                     return false
                 }
                 root[keyPath: kp] = s
@@ -654,7 +658,8 @@ extension FlowFormat {
                         case .bool: value = .bool(d.tape.bool(e)!)
                         default:
                             d.error(
-                                "wrong-type", "the default of \"\(name)\" must be a string, a number or true or false, not \(d.tape.typeName(e))",
+                                "wrong-type",
+                                "the default of \(FlowDiagnostic.quoted(name)) must be a string, a number or true or false, not \(d.tape.typeName(e))",
                                 path: place.path.child(name), at: d.tape.offset(e))
                             return false
                         }
@@ -680,11 +685,11 @@ extension FlowFormat {
                     for (k, name) in names.enumerated() {
                         if !FlowDocument.isLanguageTag(name) {
                             d.error(
-                                "bad-value", "\"\(name)\" is not a language tag like \"en\", \"it\" or \"pt-BR\"", path: place.path.item(k),
+                                "bad-value", "\(FlowDiagnostic.quoted(name)) is not a language tag like \"en\", \"it\" or \"pt-BR\"", path: place.path.item(k),
                                 at: d.tape.offset(v))
                             ok = false
                         } else if !seen.insert(name).inserted {
-                            d.error("repeated-field", "\"\(name)\" is named twice", path: place.path.item(k), at: d.tape.offset(v))
+                            d.error("repeated-field", "\(FlowDiagnostic.quoted(name)) is named twice", path: place.path.item(k), at: d.tape.offset(v))
                             ok = false
                         }
                     }

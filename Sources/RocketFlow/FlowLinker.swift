@@ -58,11 +58,11 @@ extension FlowDocument {
                     continue
                 }
                 guard Self.isFlowName(target), let result = load(target) else {
-                    problem(at, "unknown-flow", "there is no flow \"\(target)\" (\(target).json) in this flow's folder")
+                    problem(at, "unknown-flow", "there is no flow \(FlowDiagnostic.quoted(target)) (\(Sanitizer.excerpt(target)).json) in this flow's folder")
                     continue
                 }
                 guard result.isPlayable, let other = result.document else {
-                    problem(at, "invalid-flow", "the flow \"\(target)\" has errors (rocket lint \(target).json)")
+                    problem(at, "invalid-flow", "the flow \(FlowDiagnostic.quoted(target)) has errors (rocket lint \(Sanitizer.excerpt(target)).json)")
                     continue
                 }
                 let offset = nodes.count
@@ -72,7 +72,7 @@ extension FlowDocument {
                         if let first = ids[id] {
                             problem(
                                 at, "duplicate-id",
-                                "the flow \"\(target)\" has a block \"\(id)\" and so has the flow \(first); ids must differ across flows that jump into each other"
+                                "the flow \(FlowDiagnostic.quoted(target)) has a block \(FlowDiagnostic.quoted(id)) and so has the flow \(first); ids must differ across flows that jump into each other"
                             )
                         }
                         ids[id] = target
@@ -85,7 +85,10 @@ extension FlowDocument {
                 for v in other.graph.variables {
                     if let mine = variables.first(where: { $0.name == v.name }) {
                         if mine.type != v.type {
-                            problem(at, "variable-type", "the flow \"\(target)\" declares \"\(v.name)\" as \(v.type.phrase), not \(mine.type.phrase)")
+                            problem(
+                                at, "variable-type",
+                                "the flow \(FlowDiagnostic.quoted(target)) declares \(FlowDiagnostic.quoted(v.name)) as \(v.type.phrase), not \(mine.type.phrase)"
+                            )
                         }
                     } else {
                         variables.append(v)

@@ -314,7 +314,9 @@ struct FlowDecoder {
             let lang = tape.string(j) ?? ""
             if !languages.contains(lang) {
                 let known = languages.map { "\"\($0)\"" }.joined(separator: ", ")
-                error("unknown-language", "\"\(lang)\" is not one of the flow's languages (\(known))", path: path.child(lang), at: tape.offset(j))
+                error(
+                    "unknown-language", "\(FlowDiagnostic.quoted(lang)) is not one of the flow's languages (\(known))", path: path.child(lang),
+                    at: tape.offset(j))
             } else if let s = readString(j + 1, path.child(lang)) {
                 texts[lang] = s
                 at[lang] = tape.offset(j)
@@ -335,7 +337,7 @@ struct FlowDecoder {
             let show = { (s: Set<String>) in s.isEmpty ? "none" : s.sorted().map { "{{\($0)}}" }.joined(separator: ", ") }
             found.add(
                 .warning, "translation-placeholders",
-                "the \"\(lang)\" text fills \(show(names)), the \"\(main)\" one \(show(wanted))", path: path.child(lang).text,
+                "the \(FlowDiagnostic.quoted(lang)) text fills \(show(names)), the \"\(main)\" one \(show(wanted))", path: path.child(lang).text,
                 offset: at[lang] ?? tape.offset(v))
         }
         return texts[language ?? main] ?? base
@@ -441,7 +443,9 @@ struct FlowDecoder {
         if let k = ids.index(of: id, after: currentBlock) { return RocketNodeID(k) }
         let path = place()
         let hint = unknownIDHint(id)
-        let message = path.block < 0 && path.rest == "start" ? "\"start\" names no block: \"\(id)\"\(hint)" : "no block has the id \"\(id)\"\(hint)"
+        let message =
+            path.block < 0 && path.rest == "start"
+            ? "\"start\" names no block: \(FlowDiagnostic.quoted(id))\(hint)" : "no block has the id \(FlowDiagnostic.quoted(id))\(hint)"
         found.add(.error, "unknown-target", message, path: path.text, offset: tape.offset(v))
         return nil
     }
@@ -449,7 +453,7 @@ struct FlowDecoder {
     mutating func unknownIDHint(_ name: String) -> String {
         guard hintsLeft > 0, ids.ids.count < 5_000 else { return "" }
         hintsLeft -= 1
-        return Suggestions.closest(to: name, in: ids.ids.lazy.filter { !$0.isEmpty }).map { "; did you mean \"\($0)\"?" } ?? ""
+        return Suggestions.closest(to: name, in: ids.ids.lazy.filter { !$0.isEmpty }).map { "; did you mean \(FlowDiagnostic.quoted($0))?" } ?? ""
     }
 
     /// A branch's condition: exactly one of `equals`, `matches`, `empty` (only true).
@@ -517,7 +521,7 @@ struct FlowDecoder {
                 error("empty-id", "a name in \"\(place().lastKey)\" may not be empty", path: place(), at: tape.offset(j))
                 ok = false
             } else if !seen.insert(key).inserted {
-                error("repeated-field", "\"\(key)\" is given twice", path: place().child(key), at: tape.offset(j))
+                error("repeated-field", "\(FlowDiagnostic.quoted(key)) is given twice", path: place().child(key), at: tape.offset(j))
                 ok = false
             } else if !body(&self, key, j + 1) {
                 ok = false
@@ -537,7 +541,7 @@ struct FlowDecoder {
         }
         if !ok {
             error(
-                "bad-name", "\"\(name)\" is not a variable name: use letters, digits, _, - and ., not starting with a digit", path: place(),
+                "bad-name", "\(FlowDiagnostic.quoted(name)) is not a variable name: use letters, digits, _, - and ., not starting with a digit", path: place(),
                 at: offset)
             return false
         }
@@ -550,7 +554,7 @@ struct FlowDecoder {
 
     func describe(_ node: Int) -> String {
         if let v = tape.number(node) { return Self.format(v) }
-        if let s = tape.string(node) { return "\"\(s.prefix(40))\"" }
+        if let s = tape.string(node) { return FlowDiagnostic.quoted(s) }
         return tape.typeName(node)
     }
 
@@ -585,8 +589,8 @@ struct FlowDecoder {
     mutating func unknownKey(_ j: Int, path: FlowPath, allowed: [String], what: String) {
         let key = tape.string(j) ?? ""
         // An unknown key said twice is reported twice, as the duplicate of nothing it is.
-        let hint = Suggestions.closest(to: key, in: allowed).map { "; did you mean \"\($0)\"?" } ?? ""
-        error("unknown-field", "unknown field \"\(key)\" in \(what)\(hint)", path: path.child(key), at: tape.offset(j))
+        let hint = Suggestions.closest(to: key, in: allowed).map { "; did you mean \(FlowDiagnostic.quoted($0))?" } ?? ""
+        error("unknown-field", "unknown field \(FlowDiagnostic.quoted(key)) in \(what)\(hint)", path: path.child(key), at: tape.offset(j))
     }
 
     /// Reads an object through its table entry: every member is matched to a field in place
@@ -769,11 +773,11 @@ struct FlowDecoder {
     /// rocket keeps its own under names starting "rocket." (showings, a visitor's executions).
     mutating func checkScenarioName(_ name: String, path: FlowPath, at offset: Int) {
         if !name.isEmpty, !ScenarioRulesCodec.isName(name) {
-            error("bad-name", "\"\(Sanitizer.clean(name, keepNewlines: false))\" must be \(ScenarioRulesCodec.nameRule)", path: path, at: offset)
+            error("bad-name", "\(FlowDiagnostic.quoted(name)) must be \(ScenarioRulesCodec.nameRule)", path: path, at: offset)
         } else if name.contains("@") {
-            error("bad-name", "\"\(name)\" holds an @, which a server puts between a scenario and a visitor", path: path, at: offset)
+            error("bad-name", "\(FlowDiagnostic.quoted(name)) holds an @, which a server puts between a scenario and a visitor", path: path, at: offset)
         } else if name.hasPrefix("rocket.") {
-            error("bad-name", "\"\(name)\": names starting with rocket. are the ones rocket keeps itself", path: path, at: offset)
+            error("bad-name", "\(FlowDiagnostic.quoted(name)): names starting with rocket. are the ones rocket keeps itself", path: path, at: offset)
         }
     }
 
@@ -856,7 +860,9 @@ struct FlowDecoder {
         guard let k = tape.index(ofKey: typeNode, in: blockWords) else {
             let type = tape.string(typeNode) ?? ""
             let kinds = format.blocks.map { "\"\($0.kind.rawValue)\"" }.sorted().joined(separator: ", ")
-            error("unknown-block-type", "unknown block type \"\(type)\"; use one of \(kinds)", path: path.child("type"), at: tape.offset(typeNode))
+            error(
+                "unknown-block-type", "unknown block type \(FlowDiagnostic.quoted(type)); use one of \(kinds)", path: path.child("type"),
+                at: tape.offset(typeNode))
             return nil
         }
         let kind = format.blocks[k]

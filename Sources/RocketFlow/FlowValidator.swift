@@ -53,7 +53,7 @@ public enum FlowValidator {
         for (i, first) in ids.problems where !isBroken(i) {
             if let first {
                 if isBroken(first) { continue }
-                report(.error, "duplicate-id", "the id \"\(ids.ids[i])\" is already used by \(blockPath(first))", "\(blockPath(i)).id")
+                report(.error, "duplicate-id", "the id \(FlowDiagnostic.quoted(ids.ids[i])) is already used by \(blockPath(first))", "\(blockPath(i)).id")
             } else {
                 report(.error, "empty-id", "a block id may not be empty", "\(blockPath(i)).id")
             }
@@ -80,7 +80,8 @@ public enum FlowValidator {
             declared[v.name] = v.type
             if let at = ids.index(of: v.name) {
                 report(
-                    .error, "duplicate-id", "the variable \"\(v.name)\" has the name of \(blockPath(at)); expressions and {{\(v.name)}} could mean either",
+                    .error, "duplicate-id",
+                    "the variable \(FlowDiagnostic.quoted(v.name)) has the name of \(blockPath(at)); expressions and {{\(v.name)}} could mean either",
                     "vars.\(v.name)")
             }
         }
@@ -119,7 +120,7 @@ public enum FlowValidator {
                 default: code = "expression-syntax"
                 }
                 found.add(
-                    .error, code, "\(p.message) in \"\(e.source.count > 60 ? String(e.source.prefix(60)) + "…" : e.source)\"", path: path(), inner: p.offset)
+                    .error, code, "\(p.message) in \(FlowDiagnostic.quoted(e.source))", path: path(), inner: p.offset)
             }
             return problems.isEmpty ? type : nil
         }
@@ -134,11 +135,11 @@ public enum FlowValidator {
         }
         func checkPattern(_ pattern: String, _ path: @autoclosure () -> String, _ slow: String) {
             if let problem = regexProblem(pattern) {
-                report(.error, "invalid-pattern", "invalid regular expression \"\(pattern)\": \(problem)", path())
+                report(.error, "invalid-pattern", "invalid regular expression \(FlowDiagnostic.quoted(pattern)): \(problem)", path())
             } else if RocketPattern.hasNestedQuantifier(pattern) {
                 report(
                     .warning, "slow-pattern",
-                    "\"\(pattern)\" repeats a repetition, which can take exponential time; answers that need more than \(RocketPattern.stepLimit) steps \(slow)",
+                    "\(FlowDiagnostic.quoted(pattern)) repeats a repetition, which can take exponential time; answers that need more than \(RocketPattern.stepLimit) steps \(slow)",
                     path())
             }
         }
@@ -239,13 +240,15 @@ public enum FlowValidator {
                     let path = "\(blockPath(i)).set.\(a.name)"
                     let type = checkExpression(a.expression, path)
                     guard let want = declared[a.name] else {
-                        let hint = Suggestions.closest(to: a.name, in: declared.keys).map { " (did you mean \"\($0)\"?)" } ?? ""
-                        report(.error, "unknown-variable", "\"\(a.name)\" is not declared in \"vars\"\(hint)", path)
+                        let hint = Suggestions.closest(to: a.name, in: declared.keys).map { " (did you mean \(FlowDiagnostic.quoted($0))?)" } ?? ""
+                        report(.error, "unknown-variable", "\(FlowDiagnostic.quoted(a.name)) is not declared in \"vars\"\(hint)", path)
                         continue
                     }
                     if let type, type != want, type != .null {
                         found.add(
-                            .error, "expression-type", "\"\(a.name)\" holds \(want.phrase), but \"\(a.expression.source)\" gives \(type.phrase)", path: path,
+                            .error, "expression-type",
+                            "\(FlowDiagnostic.quoted(a.name)) holds \(want.phrase), but \(FlowDiagnostic.quoted(a.expression.source)) gives \(type.phrase)",
+                            path: path,
                             inner: 0)
                     }
                 }
@@ -258,7 +261,8 @@ public enum FlowValidator {
                 }
                 if let name = jump.flow, !FlowDocument.isFlowName(name) {
                     report(
-                        .error, "bad-name", "\"\(name)\" is not a flow name: 1 to 64 letters, digits, - and _ (the file is NAME.json beside this one)",
+                        .error, "bad-name",
+                        "\(FlowDiagnostic.quoted(name)) is not a flow name: 1 to 64 letters, digits, - and _ (the file is NAME.json beside this one)",
                         "\(blockPath(i)).flow")
                 }
                 if jump.flow == nil && jump.to == nil {
@@ -274,7 +278,8 @@ public enum FlowValidator {
                     let path = "\(blockPath(i)).branches[\(b)].if"
                     if let type = checkExpression(branch.condition, path), type != .bool {
                         found.add(
-                            .error, "expression-type", "a condition must be true or false, but \"\(branch.condition.source)\" gives \(type.phrase)",
+                            .error, "expression-type",
+                            "a condition must be true or false, but \(FlowDiagnostic.quoted(branch.condition.source)) gives \(type.phrase)",
                             path: path, inner: 0)
                     }
                 }
@@ -404,16 +409,19 @@ public enum FlowValidator {
                 let before = id(head - 1)
                 report(
                     .warning, "missing-next",
-                    "the block \"\(before)\" can end the conversation, so \"\(name)\" after it can never be shown\(after); is a \"next\": \"\(name)\" missing?",
+                    "the block \(FlowDiagnostic.quoted(before)) can end the conversation, so \(FlowDiagnostic.quoted(name)) after it can never be shown\(after); is a \"next\": \(FlowDiagnostic.quoted(name)) missing?",
                     "\(blockPath(head - 1))")
             } else {
-                report(.warning, "unreachable", "the block \"\(name)\" can never be shown: nothing leads to it\(after)", "\(blockPath(head))")
+                report(
+                    .warning, "unreachable", "the block \(FlowDiagnostic.quoted(name)) can never be shown: nothing leads to it\(after)", "\(blockPath(head))")
             }
         }
 
         // Targeting: a condition over the variables at the start.
         if let e = doc.showIf, let type = checkExpression(e, "when.if"), type != .bool {
-            found.add(.error, "expression-type", "a condition must be true or false, but \"\(e.source)\" gives \(type.phrase)", path: "when.if", inner: 0)
+            found.add(
+                .error, "expression-type", "a condition must be true or false, but \(FlowDiagnostic.quoted(e.source)) gives \(type.phrase)", path: "when.if",
+                inner: 0)
         }
 
         // The experiment's variants: names once each, not the holdout's.
@@ -423,7 +431,7 @@ public enum FlowValidator {
                 if v.name == "holdout" {
                     report(.error, "bad-name", "\"holdout\" names the visitors shown nothing; choose another variant name", "experiment.variants[\(k)].name")
                 } else if !names.insert(v.name).inserted {
-                    report(.error, "duplicate-id", "the variant \"\(v.name)\" is named twice", "experiment.variants[\(k)].name")
+                    report(.error, "duplicate-id", "the variant \(FlowDiagnostic.quoted(v.name)) is named twice", "experiment.variants[\(k)].name")
                 }
             }
         }
@@ -464,7 +472,7 @@ public enum FlowValidator {
 
     /// At most ten ids, then how many more.
     static func shortList(_ ids: [String], separator: String = ", ") -> String {
-        let shown = ids.prefix(10).map { "\"\($0)\"" }.joined(separator: separator)
+        let shown = ids.prefix(10).map { FlowDiagnostic.quoted($0) }.joined(separator: separator)
         return ids.count > 10 ? shown + separator + "… and \(ids.count - 10) more" : shown
     }
 

@@ -34,6 +34,36 @@ struct LintTests {
         #expect(lint(flow("tips", eventsOf: #"x\ty"#)) == ["1:57 error bad-value"], "the rules codec says it: must be a scenario name")
     }
 
+    @Test("A diagnostic quotes at most RocketLimits.quotedCharacters of a value, whatever the value's length, at its place")
+    func longValuesAreCut() {
+        let long = String(repeating: "é", count: 20_000)
+        let cases: [(String, String)] = [
+            (#"{"version": 1, "blocks": [{"id": "a", "type": "text", "text": "x", "next": "\#(long)"}]}"#, "unknown-target"),
+            (#"{"version": 1, "blocks": [{"id": "a", "type": "text", "text": "x"}], "\#(long)": 1}"#, "unknown-field"),
+            (#"{"version": 1, "blocks": [{"id": "a", "type": "\#(long)"}]}"#, "unknown-block-type"),
+            (#"{"version": 1, "vars": {"\#(long)!": 1}, "blocks": [{"id": "a", "type": "text", "text": "x"}]}"#, "bad-name"),
+            (#"{"version": 1, "blocks": [{"id": "\#(long)", "type": "text", "text": "x"}, {"id": "\#(long)", "type": "text", "text": "y"}]}"#, "duplicate-id"),
+            (#"{"version": 1, "scenario": "a@\#(long)", "blocks": [{"id": "a", "type": "text", "text": "x"}]}"#, "bad-name"),
+        ]
+        for (text, code) in cases {
+            let found = FlowLoader.load(text).diagnostics
+            let d = found.first { $0.code == code }
+            #expect(d != nil, "\(code) in \(found.map(\.code))")
+            guard let d else { continue }
+            let line = d.formatted(file: "f.json")
+            #expect(line.count < 400, "\(code): \(line.count) characters")
+            #expect(line.contains("…"), "\(code): the value is said to go on")
+            #expect(d.line == 1 && (d.column ?? 0) > 1, "\(code): placed in the file")
+        }
+        // A value that fits is quoted whole.
+        #expect(
+            FlowDiagnostic.quoted(String(repeating: "b", count: RocketLimits.quotedCharacters)) == "\""
+                + String(repeating: "b", count: RocketLimits.quotedCharacters) + "\"")
+        #expect(Sanitizer.excerpt(String(repeating: "b", count: 81), limit: 80) == String(repeating: "b", count: 79) + "…")
+        #expect(Sanitizer.excerpt("👩‍👩‍👧‍👦x", limit: 1) == "…", "characters, not bytes or scalars, are counted")
+        #expect(Sanitizer.excerpt("👩‍👩‍👧‍👦", limit: 1) == "👩‍👩‍👧‍👦")
+    }
+
     @Test("Duplicate and empty ids are reported as a dictionary would find them, at any distance")
     func duplicateIDsAgainstReference() {
         // The id index reads its slots ahead of its inserts; ids repeat near and far (inside and
