@@ -624,7 +624,9 @@ package final class ConversationService: Sendable {
         case 2 where route[0] == "play":
             page = {
                 if let refusal = self.addressRefusal(request) { return refusal }
-                guard case .success = self.flows.flow(route[1]) else { return .error(404, "unknown-flow", "there is no flow called \(route[1])") }
+                guard case .success = self.flows.flow(route[1]) else {
+                    return .error(404, "unknown-flow", "there is no flow called \(Sanitizer.excerpt(route[1]))")
+                }
                 return self.assets.playPage(flow: route[1], tour: self.flows.tours.contains(route[1]), for: request)
             }
         default: return .error(404, "not-found", "no such route")

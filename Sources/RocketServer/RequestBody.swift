@@ -36,7 +36,7 @@ struct RequestBody {
             switch error.kind {
             case .unknownField:
                 let expected = allowed.sorted().joined(separator: ", ")
-                return .failure(ResponseError(.error(400, "unknown-field", "unknown field \"\(key)\"; expected \(expected)")))
+                return .failure(ResponseError(.error(400, "unknown-field", "unknown field \"\(Sanitizer.excerpt(key))\"; expected \(expected)")))
             case .repeatedField: return .failure(ResponseError(.error(400, "bad-body", "the field \"\(key)\" is given twice")))
             case .other: return .failure(ResponseError(.error(400, "bad-body", error.message)))
             }

@@ -172,6 +172,17 @@ struct APITests {
             #expect(r.json?["error"]?["code"]?.string == code, "\(body ?? "")")
             #expect(r.header("Content-Type")?.hasPrefix("application/json") == true)
         }
+        // An error quotes at most RocketLimits.quotedCharacters of what the request named.
+        let long = String(repeating: "k", count: 10_000)
+        let tries: [(String, String, String?)] = [
+            ("POST", "/v1/conversations", #"{"flow": "basic", "visitor": "ada", "\#(long)": 1}"#),
+            ("GET", "/play/" + long, nil),
+        ]
+        for (method, path, body) in tries {
+            let r = h.request(method, path, body: body, contentType: body == nil ? nil : "application/json")
+            #expect(r.status == 400 || r.status == 404, "\(r.status)")
+            #expect(r.text.count < 300 && r.text.contains("…"), "\(method) \(path.prefix(20)): \(r.text.count) characters")
+        }
         let big = h.service.handle(
             HTTPRequest(method: "POST", path: "/v1/conversations", headers: ["Content-Type": "application/json"], bodyTooLarge: true))
         #expect(big.status == 413)
