@@ -464,10 +464,11 @@ package enum VisitorStatements {
         events AS (DELETE FROM rocket_scenario_events WHERE scenario = ANY($1::text[]) AND scenario IN (SELECT name FROM gone))
         SELECT count(*) FROM gone
         """
-    /// Assignments made before $1 removed, at most 5,000.
+    /// Assignments made before $1 removed, at most 5,000, by their place (`ctid`; see the
+    /// archive's `SweepStatements`: `IN (SELECT … LIMIT n)` was planned as a join over the table).
     static let oldAssignments = """
-        DELETE FROM rocket_assignments WHERE (experiment, visitor) IN
-          (SELECT experiment, visitor FROM rocket_assignments WHERE at < $1 LIMIT 5000 FOR UPDATE SKIP LOCKED)
+        DELETE FROM rocket_assignments WHERE ctid = ANY(ARRAY(
+          SELECT ctid FROM rocket_assignments WHERE at < $1 LIMIT 5000 FOR UPDATE SKIP LOCKED))
         """
 
     /// Every statement above with the values a test explains it with (their plans).

@@ -199,9 +199,7 @@ package final class PostgresConversationArchive: ConversationStore, SharedAlerts
 
     package func forgetResults(before time: Double) throws(ConversationArchive.Failure) -> Int {
         try transaction { (c) throws(PostgresError) -> Int in
-            try c.query(
-                "DELETE FROM rocket_results WHERE seq IN (SELECT seq FROM rocket_results WHERE at < $1 LIMIT 5000 FOR UPDATE SKIP LOCKED)", [.real(time)]
-            ).affected
+            try c.query(SweepStatements.results, [.real(time)]).affected
         }
     }
 
@@ -360,12 +358,7 @@ package final class PostgresConversationArchive: ConversationStore, SharedAlerts
     package func claimDue(before time: Double, now: Double, seconds: Double, limit: Int) throws(ConversationArchive.Failure) -> [String] {
         try transaction { (c) throws(PostgresError) -> [String] in
             // Rows another server is claiming (or saving) right now are skipped, not waited for.
-            let r = try c.query(
-                """
-                UPDATE rocket_conversations SET claimed_until = $2 WHERE id IN (SELECT id FROM rocket_conversations
-                  WHERE deadline < $1 AND (claimed_until IS NULL OR claimed_until < $3) ORDER BY deadline LIMIT $4 FOR UPDATE SKIP LOCKED)
-                RETURNING id
-                """, [.real(time), .real(now + seconds), .real(now), .integer(limit)])
+            let r = try c.query(SweepStatements.claimDue, [.real(time), .real(now + seconds), .real(now), .integer(limit)])
             return (0..<r.count).map { r.text($0, 0) }
         }
     }
@@ -484,31 +477,21 @@ package final class PostgresConversationArchive: ConversationStore, SharedAlerts
         try transaction { (c) throws(PostgresError) -> Set<String> in
             // Rows another server is saving right now are skipped, not waited for; one it used
             // since they were read stays.
-            let gone = try c.query(
-                """
-                DELETE FROM rocket_conversations WHERE id IN
-                  (SELECT id FROM rocket_conversations WHERE id = ANY($1::text[]) AND touched < $2 FOR UPDATE SKIP LOCKED) RETURNING id
-                """, [.texts(ids), .real(time)])
+            let gone = try c.query(SweepStatements.expire, [.texts(ids), .real(time)])
             let removed = Set((0..<gone.count).map { gone.text($0, 0) })
             if !removed.isEmpty {
                 try c.query("DELETE FROM rocket_steps WHERE id = ANY($1::text[])", [.texts(Array(removed))])
             }
             try Self.insert(results.filter { removed.contains($0.id) }, c)
             // Alerts last as long as conversations.
-            try c.query(
-                "DELETE FROM rocket_alerts WHERE id IN (SELECT id FROM rocket_alerts WHERE touched < $1 LIMIT 500 FOR UPDATE SKIP LOCKED)", [.real(time)])
+            try c.query(SweepStatements.alerts, [.real(time)])
             return removed
         }
     }
 
     package func forgetRecords(before time: Double) throws(ConversationArchive.Failure) -> Int {
         try transaction { (c) throws(PostgresError) -> Int in
-            try c.query(
-                """
-                DELETE FROM rocket_events WHERE (id, seq) IN
-                  (SELECT id, seq FROM rocket_events WHERE at < $1 LIMIT 5000 FOR UPDATE SKIP LOCKED)
-                """, [.real(time)]
-            ).affected
+            try c.query(SweepStatements.records, [.real(time)]).affected
         }
     }
 
@@ -583,6 +566,43 @@ package final class PostgresConversationArchive: ConversationStore, SharedAlerts
 }
 
 extension PostgresConversationArchive {
+    /// The sweeps of rows whose time has come, a slice at a time, and the claim of overdue
+    /// timers. Each picks its slice through an index and locks it (rows another server holds are
+    /// skipped, not waited for), then changes those rows by their place (`ctid`): written as
+    /// `IN (SELECT … LIMIT n)`, a slice of a large backlog was planned as a join that read the
+    /// whole table (a test reads their plans with a backlog due).
+    package enum SweepStatements {
+        /// Results kept past `--keep-results` ($1), 5,000 a time.
+        static let results = """
+            DELETE FROM rocket_results WHERE ctid = ANY(ARRAY(SELECT ctid FROM rocket_results WHERE at < $1 LIMIT 5000 FOR UPDATE SKIP LOCKED))
+            """
+        /// Event records kept past `--keep-records` ($1), 5,000 a time.
+        static let records = """
+            DELETE FROM rocket_events WHERE ctid = ANY(ARRAY(SELECT ctid FROM rocket_events WHERE at < $1 LIMIT 5000 FOR UPDATE SKIP LOCKED))
+            """
+        /// Alerts untouched since $1, 500 a time.
+        static let alerts = """
+            DELETE FROM rocket_alerts WHERE ctid = ANY(ARRAY(SELECT ctid FROM rocket_alerts WHERE touched < $1 LIMIT 500 FOR UPDATE SKIP LOCKED))
+            """
+        /// Conversations named in $1 untouched since $2 removed, with their ids.
+        static let expire = """
+            DELETE FROM rocket_conversations WHERE ctid = ANY(ARRAY(
+              SELECT ctid FROM rocket_conversations WHERE id = ANY($1::text[]) AND touched < $2 FOR UPDATE SKIP LOCKED)) RETURNING id
+            """
+        /// Timers due before $1 that no server claims past $3, the $4 earliest, claimed until $2.
+        static let claimDue = """
+            UPDATE rocket_conversations SET claimed_until = $2 WHERE ctid = ANY(ARRAY(SELECT ctid FROM rocket_conversations
+              WHERE deadline < $1 AND (claimed_until IS NULL OR claimed_until < $3) ORDER BY deadline LIMIT $4 FOR UPDATE SKIP LOCKED))
+            RETURNING id
+            """
+
+        /// Every statement above with the values a test explains it with (their plans).
+        static let all: [(String, [PostgresValue])] = [
+            (results, [.real(1.5e9)]), (records, [.real(1.5e9)]), (alerts, [.real(1.5e9)]),
+            (expire, [.texts((1...500).map { "c\($0)" }), .real(1.5e9)]), (claimDue, [.real(1.5e9), .real(2e9), .real(1.5e9), .integer(1000)]),
+        ]
+    }
+
     /// The statements that read or remove one visitor's conversations, results and alerts, each
     /// served by an index (a test reads their plans), as the SQLite archive's.
     package enum VisitorStatements {

@@ -143,4 +143,46 @@ struct VisitorIndexTests {
             #expect(pages <= 24 && !plan.contains { $0.contains("Seq Scan") }, "\(pages) pages: \(sql)\n\(plan.joined(separator: "\n"))")
         }
     }
+
+    @Test(
+        "PostgreSQL: every sweep of rows whose time came, and the claim of due timers, reads its slice through an index with a large backlog due, never the table"
+    )
+    func postgresSweeps() throws {
+        let url = try TestPostgres.freshDatabase()
+        _ = try PostgresScenarioStore(url: url)
+        let db = PostgresDatabase(url: try #require(PostgresURL(url)), capacity: 1)
+        // 40,000 rows in each table, one in 20 of them due (a backlog of 2,000): a slice written
+        // as IN (SELECT … LIMIT n) was planned as a hash join over the whole table.
+        try db.withConnection { (c) throws(PostgresError) in
+            try c.execute(
+                """
+                INSERT INTO rocket_conversations (id, visitor, flow, step, version, snapshot_version, event_seq, touched, snapshot, deadline)
+                  SELECT 'c' || k, 'w' || k, 'welcome', 1, 1, 1, 1, CASE WHEN k % 20 = 0 THEN 1e9 ELSE 1.8e9 END, repeat('x', 300),
+                    CASE WHEN k % 20 = 0 THEN 1e9 ELSE 1.8e9 END FROM generate_series(1, 40000) k;
+                INSERT INTO rocket_events (id, seq, at, record, flow)
+                  SELECT 'c' || (k / 4), k % 4, CASE WHEN k % 20 = 0 THEN 1e9 ELSE 1.8e9 END, '{}', 'welcome' FROM generate_series(1, 40000) k;
+                INSERT INTO rocket_results (id, flow, visitor, at, reason, answers)
+                  SELECT 'r' || k, 'welcome', 'w' || k, CASE WHEN k % 20 = 0 THEN 1e9 ELSE 1.8e9 END, 'ended', '{}' FROM generate_series(1, 40000) k;
+                INSERT INTO rocket_alerts SELECT 'a' || k, 'w' || k, 1, CASE WHEN k % 20 = 0 THEN 1e9 ELSE 1.8e9 END, '{}' FROM generate_series(1, 40000) k;
+                INSERT INTO rocket_assignments SELECT 'e' || (k % 5), 'w' || k, 'a', CASE WHEN k % 20 = 0 THEN 1e9 ELSE 1.8e9 END
+                  FROM generate_series(1, 40000) k;
+                ANALYZE;
+                """)
+        }
+        let statements =
+            PostgresConversationArchive.SweepStatements.all + [
+                (RocketScenariosPostgres.VisitorStatements.oldAssignments, [PostgresValue.real(1.5e9)])
+            ]
+        #expect(statements.count == 6)
+        for (sql, values) in statements {
+            let plan = try db.withConnection { (c) throws(PostgresError) -> [String] in
+                try c.execute("BEGIN")
+                defer { try? c.execute("ROLLBACK") }
+                let r = try c.query("EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF) " + sql, values)
+                return (0..<r.count).map { r.text($0, 0) }
+            }
+            let changed = plan.contains { $0.contains("Tid Scan") }
+            #expect(changed && !plan.contains { $0.contains("Seq Scan") }, "\(sql)\n\(plan.joined(separator: "\n"))")
+        }
+    }
 }
