@@ -224,8 +224,22 @@ extension ScenarioSnapshot {
                 if case .object(let m) = v { return m.first(where: { $0.key == name })?.value }
                 return nil
             }
-            if name.isEmpty { throw ScenarioStoreError(.invalidData, "a scenario has an empty name", offset: at) }
-            if let problem = stats.outOfRange { throw ScenarioStoreError(.invalidData, "scenarios.\(name): \(problem)", offset: at) }
+            // The rule `trigger` and `try` apply, so that an import holds no name they refuse.
+            guard ScenarioRulesCodec.isName(name) else {
+                throw ScenarioStoreError(.invalidData, "\"\(Sanitizer.excerpt(name))\" is not \(ScenarioRulesCodec.nameRule)", offset: at)
+            }
+            if let problem = stats.outOfRange {
+                throw ScenarioStoreError(.invalidData, "scenarios.\(Sanitizer.excerpt(name)): \(problem)", offset: at)
+            }
+        }
+        if let bad = executions.firstIndex(where: { !ScenarioRulesCodec.isName($0.scenario) }) {
+            let at = offset("executions") { v in
+                if case .array(let items) = v, bad < items.count { return items[bad] }
+                return nil
+            }
+            throw ScenarioStoreError(
+                .invalidData, "executions[\(bad)].scenario \"\(Sanitizer.excerpt(executions[bad].scenario))\" is not \(ScenarioRulesCodec.nameRule)",
+                offset: at)
         }
         if let bad = executions.firstIndex(where: { !WallTime.validRange.contains($0.at) }) {
             let at = offset("executions") { v in

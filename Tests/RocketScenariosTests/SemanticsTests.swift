@@ -188,6 +188,26 @@ struct SemanticsTests {
         #expect(throws: ScenarioStoreError.self) { try ScenarioSnapshot(jsonData: Data("{\"nope\": 1}".utf8)) }
     }
 
+    @Test("An import holds only names trigger and try take: a control character, an empty or blank name, or 1,025 bytes is an error at its place")
+    func importNames() throws {
+        let long = String(repeating: "n", count: 1025)
+        for bad in [#"a\u001bb"#, "", "  ", long] {
+            let scenario = #"{"version": 1, "executions": [], "scenarios": {"\#(bad)": {"eventsCount": 1, "executionsCount": 0}}}"#
+            let execution = #"{"version": 1, "scenarios": {}, "executions": [{"scenario": "\#(bad)", "at": 1800000000}]}"#
+            for text in [scenario, execution] {
+                #expect {
+                    try ScenarioSnapshot(json: Array(text.utf8))
+                } throws: { error in
+                    guard let e = error as? ScenarioStoreError else { return false }
+                    return e.message.contains("is not a scenario name") && e.offset != nil && e.message.count < 300
+                }
+            }
+        }
+        let good =
+            #"{"version": 1, "executions": [{"scenario": "tour@v", "at": 1800000000}], "scenarios": {"tour@v": {"eventsCount": 1, "executionsCount": 1}}}"#
+        #expect(try ScenarioSnapshot(json: Array(good.utf8)).scenarios.count == 1)
+    }
+
     @Test("Durations parse and format", arguments: [("90", 90.0), ("1.5h", 5400), ("14d", 1_209_600), ("2w", 1_209_600), ("30s", 30), ("5m", 300)])
     func durations(text: String, seconds: Double) {
         #expect(ScenarioDuration.parse(text) == seconds)
