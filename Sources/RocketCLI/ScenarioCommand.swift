@@ -113,7 +113,8 @@ enum ScenarioCommand {
             CommandSpec(
                 name: "scenario import", abstract: "Replace all state with a JSON export.",
                 positionals: [("FILE", "A file written by 'rocket scenario export' (- for standard input).")], positionalCount: 1...1,
-                options: [storeOption], discussion: "Every count, time and name is checked before anything is replaced (names by the rule trigger and try apply).",
+                options: [storeOption],
+                discussion: "Every count, time and name is checked before anything is replaced (names by the rule trigger and try apply).",
                 exitStatus: "0 imported; 64 usage error; 65 not a valid export; 66 missing or unreadable file; 74 store error.",
                 examples: ["rocket scenario import scenarios.json", "rocket scenario import backup.json --store /tmp/s.sqlite"])
         ),
