@@ -111,7 +111,7 @@ enum AlertCommand {
         let lineMode = plain || terminal.prefersLineMode(env)
         let strings = UIStrings.forEnvironment(env)
         let runner = ProgramRunner(terminal: lineMode ? terminal.forLineMode() : terminal, clock: SystemClock(), strings: strings)
-        runner.depth = ColorDepth.detect(env)
+        runner.adopt(env)
         runner.mouse = true  // an alert is short-lived: clicks on its actions work without --mouse
         runner.typedAhead = typedAhead
         runner.theme = theme

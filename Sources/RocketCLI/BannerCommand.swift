@@ -104,14 +104,14 @@ enum BannerCommand {
         let reduced = env["ROCKET_REDUCED_MOTION"] == "1"
         let center = BannerCenter(clock: SystemClock(), queue: BannerQueue(reducedMotion: reduced || plain))
         let strings = UIStrings.forEnvironment(env)
-        let depth = ColorDepth.detect(env)
+        let runner = ProgramRunner(terminal: plain ? terminal.forLineMode() : terminal, clock: center.clock, strings: strings)
+        runner.adopt(env)
+        let depth = runner.depth
         var view = BannerView(width: 40, strings: strings)
         view.reducedMotion = reduced
         view.hint = banner.buttons.items.isEmpty ? strings.bannerHintNoButtons : strings.bannerHint
         if case .image(let img)? = banner.icon, depth > .none, let picture = try? img.decoded().get() { view.images[img.cacheKey] = picture }
         let app = BannerApp(banner: banner, center: center, view: view, strings: strings)
-        let runner = ProgramRunner(terminal: plain ? terminal.forLineMode() : terminal, clock: center.clock, strings: strings)
-        runner.depth = depth
         runner.theme = options.theme
         runner.mouse = true  // a banner is short-lived: clicks on its buttons work without --mouse
         let outcome = await runner.run(app, lineMode: plain)

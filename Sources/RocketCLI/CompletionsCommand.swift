@@ -221,6 +221,10 @@ enum ManCommand {
         }
         out += ".SH ENVIRONMENT\n.TP\n.B ROCKET_STORE\nThe scenario store (default $XDG_STATE_HOME/rocket/scenarios.sqlite).\n"
         out += ".TP\n.B NO_COLOR\nNo colour.\n.TP\n.B ROCKET_REDUCED_MOTION\n1 skips animations.\n"
+        out += ".TP\n.B ROCKET_PLAIN\n1 puts every command in line mode (for screen readers).\n"
+        out += ".TP\n.B ROCKET_THEME\nauto, dark, light or none: the accent colours.\n"
+        out += ".TP\n.B ROCKET_ASCII\n1 writes the UI in ASCII only, 0 in Unicode; by default ASCII on the kernel's console (TERM=linux) "
+        out += "and in a locale of another charset than UTF-8.\n"
         out += ".SH SEE ALSO\nThe README and docs/ of the RocketAlert package.\n"
         return out
     }

@@ -654,8 +654,9 @@ enum PlayCommand {
         let hooks = options.hooks
         let printActions = options.printActions
         let strings = options.lang.map { UIStrings.forEnvironment(["LANG": $0]) } ?? UIStrings.forEnvironment(env)
-        let depth = ColorDepth.detect(env)
         let runner = ProgramRunner(terminal: plain ? terminal.forLineMode() : terminal, clock: clock, strings: strings)
+        runner.adopt(env)
+        let depth = runner.depth
         // What is printed while the UI draws goes above its live area when it would land on the
         // same terminal (stdout there, or a command's output), never into the frame.
         let actionsAboveUI = !plain && terminal.sharesDevice(withDescriptor: 1)
@@ -685,7 +686,6 @@ enum PlayCommand {
         app.givenAnswers = given
         app.today = PlayCommand.localDay()
         app.tapsGoOn = options.answersGiven && !person
-        runner.depth = depth
         runner.mouse = options.mouse
         runner.theme = options.theme
         let outcome = await runner.run(app, lineMode: plain)

@@ -174,7 +174,7 @@ enum PromptCommands {
         let lineMode = parsed.has("--plain") || terminal.prefersLineMode(env)
         let strings = UIStrings.forEnvironment(env)
         let runner = ProgramRunner(terminal: lineMode ? terminal.forLineMode() : terminal, clock: SystemClock(), strings: strings)
-        runner.depth = ColorDepth.detect(env)
+        runner.adopt(env)
         runner.mouse = parsed.has("--mouse")
         runner.theme = theme
         runner.residue = residue

@@ -27,6 +27,15 @@ public final class ProgramRunner {
     package let strings: UIStrings
     /// Colour depth (TTY).
     public var depth: ColorDepth = .indexed256
+    /// The characters the terminal shows (the frames of the TTY, the lines of line mode).
+    public var glyphs = GlyphSet.unicode
+
+    /// The colour depth and the characters of the terminal the environment describes
+    /// (``ColorDepth/detect(_:)``, ``GlyphSet/detect(_:)``).
+    public func adopt(_ env: [String: String]) {
+        depth = ColorDepth.detect(env)
+        glyphs = GlyphSet.detect(env)
+    }
     /// The colours (TTY); nil asks the terminal for its background (OSC 11): the first frame is
     /// drawn at once in `TerminalTheme/safe` colours, and repainted in place in the dark or
     /// light theme when the answer comes (it never delays start-up).
@@ -150,6 +159,7 @@ public final class ProgramRunner {
     /// of whoever reads the terminal), so the theme is the given one or `TerminalTheme/safe`.
     private func runTTY<P: TerminalProgram>(_ program: P, readingKeys: Bool = true) async -> ProgramOutcome<P.Value> {
         var screen = TTYScreen(depth: depth)
+        screen.renderer.glyphs = glyphs
         screen.asksTerminal = readingKeys
         // Auto theme: ask, and draw meanwhile; the reply is picked out of the input when it comes.
         var awaitingReply = false
@@ -258,11 +268,14 @@ public final class ProgramRunner {
 
     // MARK: Line mode
 
+    /// A line of line mode as the terminal shows it (``glyphs``).
+    private func shown(_ line: String) -> String { glyphs == .ascii ? GlyphSet.ascii(line) : line }
+
     private func emit(_ outputs: [ProgramOutput]) {
         for output in outputs {
             switch output {
-            case .say(let line): terminal.write(line + "\n")
-            case .refuse(let message): reportError(message)
+            case .say(let line): terminal.write(shown(line) + "\n")
+            case .refuse(let message): reportError(shown(message))
             }
         }
     }
@@ -284,7 +297,7 @@ public final class ProgramRunner {
                     if request.secret && isatty(terminal.inputFD) == 1 { terminal.write("\n") }
                     switch read {
                     case .text(let line): emit(program.update(.line(line), now: clock.now))
-                    case .tooLong: reportError(ChoiceParser.tooLong(strings: strings, limit: input.limit))
+                    case .tooLong: reportError(shown(ChoiceParser.tooLong(strings: strings, limit: input.limit)))
                     }
                     continue
                 }

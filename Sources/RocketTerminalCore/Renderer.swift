@@ -49,6 +49,9 @@ public enum ColorDepth: Int, Comparable, Sendable {
 public struct InlineRenderer: Sendable {
     /// Colour depth used to encode styles.
     public var depth: ColorDepth
+    /// The characters the terminal shows: with ``GlyphSet/ascii`` each cell is written as its
+    /// ASCII look-alike, as wide.
+    public var glyphs = GlyphSet.unicode
     private var previous: [[Cell]] = []
     private var topOffset = 0  // frame rows scrolled above the region
     private var createdRows = 1  // region rows that exist on screen (reachable without scrolling)
@@ -175,7 +178,7 @@ public struct InlineRenderer: Sendable {
                     let cell = row[k]
                     if cell.text.isEmpty { continue }
                     setStyle(cell.style)
-                    emit(cell.text)
+                    if glyphs == .ascii && cell.text.utf8.count > 1 { emit(GlyphSet.ascii(character: cell.text)) } else { emit(cell.text) }
                     cursorColumn += DisplayWidth.of(cell.text)
                     // Terminals disagree on the width of clusters (VS16 emoji, ZWJ sequences, flags):
                     // put the cursor where this layout says the next cell is.

@@ -162,6 +162,26 @@ struct PTYTests {
         }
     }
 
+    @Test("On the kernel's console (TERM=linux) the UI writes ASCII only, as wide as its Unicode; ROCKET_ASCII=0 keeps Unicode; a pipe's lines too")
+    func asciiConsole() throws {
+        let run = try PTYRun(["confirm", "Café ★ ok?"], environment: ["TERM": "linux"])
+        #expect(run.waitFor("[ No ]"))
+        #expect(run.screen.lines.contains { $0.contains("| Cafe * ok? |") }, "\(run.screen.lines)")
+        #expect(run.raw.allSatisfy { $0 < 0x80 }, "a byte above 0x7F was written")
+        run.send("y")
+        #expect(run.waitForExit() == 0)
+        #expect(run.terminalRestored)
+        let unicode = try PTYRun(["confirm", "Café ★ ok?"], environment: ["TERM": "linux", "ROCKET_ASCII": "0"])
+        #expect(unicode.waitFor("│ Café ★ ok? │"))
+        unicode.send("n")
+        #expect(unicode.waitForExit() == 1)
+        // Line mode: what goes to the terminal is ASCII; the answer on stdout is the user's, as typed.
+        let piped = try runRocket(["input", "--title", "Perché? ★"], stdin: "Perché\n", environment: ["ROCKET_ASCII": "1"])
+        #expect(piped.status == 0)
+        #expect(piped.stdout == "Perché\n")
+        #expect(piped.stderr.contains("Perche? *") && piped.stderr.utf8.allSatisfy { $0 < 0x80 }, "\(piped.stderr)")
+    }
+
     @Test("With --mouse a click presses the button under it; without it the mouse is left to the terminal")
     func mouseClick() throws {
         let dir = scratchDirectory()

@@ -1,0 +1,82 @@
+import RocketCore
+import RocketTerminalApps
+import RocketText
+import Testing
+
+@testable import RocketTerminal
+@testable import RocketTerminalCore
+
+import RocketTestSupport
+
+@Suite("ASCII terminals: every cell written as an ASCII look-alike of the same width")
+struct GlyphSetTests {
+    @Test("The environment decides: ROCKET_ASCII, the kernel's console, a locale's charset; C and no locale stay Unicode")
+    func detect() {
+        let cases: [([String: String], GlyphSet)] = [
+            ([:], .unicode),
+            (["TERM": "xterm-256color", "LANG": "en_US.UTF-8"], .unicode),
+            (["LANG": "C"], .unicode),
+            (["LANG": "POSIX", "TERM": "xterm"], .unicode),
+            (["LANG": "C.utf8"], .unicode),
+            (["LANG": "de_DE.utf-8@euro"], .unicode),
+            (["TERM": "linux"], .ascii),
+            (["TERM": "linux", "ROCKET_ASCII": "0"], .unicode),
+            (["ROCKET_ASCII": "1", "LANG": "en_US.UTF-8"], .ascii),
+            (["LANG": "de_DE.ISO-8859-1"], .ascii),
+            (["LANG": "ja_JP.eucJP"], .ascii),
+            (["LC_ALL": "en_US.UTF-8", "LANG": "de_DE.ISO-8859-15"], .unicode),
+            (["LC_CTYPE": "fr_FR.ISO-8859-1", "LANG": "fr_FR.UTF-8"], .ascii),
+            (["LC_ALL": "", "LANG": "ru_RU.KOI8-R"], .ascii),
+        ]
+        for (env, want) in cases { #expect(GlyphSet.detect(env) == want, "\(env)") }
+    }
+
+    @Test("Look-alikes, base letters and ? keep every character's width, and only ASCII is written")
+    func widths() {
+        #expect(GlyphSet.ascii("╭─ Café ★★☆ ─╮") == "+- Cafe **. -+")
+        #expect(GlyphSet.ascii("│ › Ada") == "| > Ada")
+        #expect(GlyphSet.ascii("Perché ñandú Łódź") == "Perche nandu Lodz")
+        #expect(GlyphSet.ascii("e\u{301}") == "e", "a letter written with a combining mark")
+        #expect(GlyphSet.ascii("R 🚀 界") == "R ?? ??", "as many ? as columns")
+        #expect(GlyphSet.ascii("plain") == "plain")
+        // Everything the terminal apps draw and say, in every language, and a spread of scripts.
+        var texts = [
+            "╭╮╰╯│─›❯✕★☆•◉○✓▀▄…←→↑↓·–—⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏⏎✉☑☐▣", "👩‍👩‍👧‍👦 ❤️ 🇮🇹 界 한 ä ß ı ĳ Ω ж א ع ก \u{3000}\u{A0}",
+        ]
+        for strings in UIStrings.all {
+            texts += [
+                strings.typing, strings.continueHint, strings.chooseHint, strings.sendHint, strings.bannerHint, strings.alertHint, strings.timedOut,
+                strings.plainType, strings.noMatch,
+            ]
+        }
+        for text in texts {
+            let shown = GlyphSet.ascii(text)
+            #expect(shown.utf8.allSatisfy { $0 < 0x80 }, "\(text) → \(shown)")
+            #expect(DisplayWidth.of(shown) == DisplayWidth.of(text), "\(text) → \(shown)")
+            for c in text {
+                let one = GlyphSet.ascii(character: String(c))
+                #expect(DisplayWidth.of(one) == DisplayWidth.of(String(c)), "\(c) → \(one)")
+            }
+        }
+    }
+
+    @Test("A frame drawn for an ASCII terminal writes no byte above 0x7F, and lands cell for cell where the Unicode one does")
+    func renderer() {
+        var f = ScreenBuffer(width: 30)
+        for line in ["╭──────────╮", "│ Perché ★☆ │", "╰──────────╯", "› 界 ok •••"] {
+            let r = f.addRow()
+            f.put(line, row: r, column: 0)
+        }
+        var unicode = InlineRenderer(depth: .truecolor)
+        var ascii = InlineRenderer(depth: .truecolor)
+        ascii.glyphs = .ascii
+        var vu = VirtualTerminal(width: 30, height: 8)
+        var va = VirtualTerminal(width: 30, height: 8)
+        vu.feed(unicode.render(f, screenHeight: 8))
+        let bytes = ascii.render(f, screenHeight: 8)
+        #expect(bytes.allSatisfy { $0 < 0x80 })
+        va.feed(bytes)
+        #expect(Array(va.lines.prefix(4)) == ["+----------+", "| Perche *. |", "+----------+", "> ?? ok ***"])
+        for row in 0..<4 { #expect(DisplayWidth.of(va.lines[row]) == DisplayWidth.of(vu.lines[row])) }
+    }
+}
