@@ -108,6 +108,19 @@ extension FlowDocument {
         return parts.dropFirst().allSatisfy { (2...8).contains($0.count) && $0.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber) } }
     }
 
+    /// True when text in `language` runs right to left: by its script when the tag names one
+    /// (`Arab`, `Hebr`, `Syrc`, `Thaa`, `Nkoo`, `Adlm`, `Rohg`; `az-Arab` is, `ku-Latn` is not),
+    /// else by the language (`ar`, `he`, `fa`, `ur`, `ps`, `sd`, `ug`, `yi`, `dv`, `ckb`, …).
+    public static func isRightToLeft(_ language: String) -> Bool {
+        let parts = language.split(separator: "-").map { $0.lowercased() }
+        guard let first = parts.first else { return false }
+        if let script = parts.dropFirst().first(where: { $0.count == 4 && $0.allSatisfy(\.isLetter) }) {
+            return ["arab", "hebr", "syrc", "thaa", "nkoo", "adlm", "rohg", "mand", "samr"].contains(script)
+        }
+        return ["ar", "he", "iw", "fa", "ur", "ps", "sd", "ug", "yi", "dv", "ckb", "ks", "syr", "arc", "nqo", "mzn", "glk", "lrc", "azb", "pnb", "bal", "prs"]
+            .contains(first)
+    }
+
     /// Which of its languages fits `wanted` (`it-IT` fits `it`, `zh-Hans-CN` fits `zh-Hans` or
     /// `zh`): the exact tag, else the longest one `wanted` starts with, else the default (nil
     /// for a flow in one language).

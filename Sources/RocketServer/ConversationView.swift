@@ -100,6 +100,13 @@ package enum ConversationView {
         // The language of the conversation's own words (the widget's follow it).
         w.key("lang")
         w.string(strings.value.language)
+        // The language of the flow's texts, and their direction (a page lays the conversation out by it).
+        if let text = flow.statics.textLanguage {
+            w.key("flowLang")
+            w.string(text.tag)
+            w.key("dir")
+            w.string(text.rightToLeft ? "rtl" : "ltr")
+        }
         if let r = c.status.reason {
             w.key("reason")
             w.string(r.recordName)
@@ -331,9 +338,13 @@ package struct ViewStatics: Sendable {
     var closeButton: [UInt8]
     /// Per node (by graph index): its template.
     var nodes: [ViewTemplate]
+    /// The language the flow's texts are read in, and whether it runs right to left; nil for a
+    /// flow that names no languages.
+    var textLanguage: (tag: String, rightToLeft: Bool)?
 
-    /// The statics of `graph` (flow `flow`) with its speaker and close button.
-    init(graph: RocketGraph, author: RocketAuthor, closeButton: RocketCloseButton?, flow: String) {
+    /// The statics of `graph` (flow `flow`, its texts in `language`) with its speaker and close button.
+    init(graph: RocketGraph, author: RocketAuthor, closeButton: RocketCloseButton?, flow: String, language: String? = nil) {
+        textLanguage = language.map { ($0, FlowDocument.isRightToLeft($0)) }
         let format = FlowFormat.v1
         self.author = ViewTemplate(format.view(of: author, for: .web), flow: flow).object
         self.closeButton = closeButton.map { ViewTemplate(format.view(of: $0, for: .web), flow: flow).object } ?? Array("null".utf8)

@@ -53,7 +53,7 @@ package final class LoadedFlow: Sendable {
         self.graph = graph
         self.author = author
         self.closeButton = close
-        self.statics = ViewStatics(graph: graph, author: author, closeButton: close, flow: name)
+        self.statics = ViewStatics(graph: graph, author: author, closeButton: close, flow: name, language: language ?? document.languages.first)
         self.blockNames = BlockNames(graph)
     }
 

@@ -256,6 +256,16 @@ extension WebAssets {
             languageTag: function (value) {
               return typeof value === "string" && value.length <= 35 && /^[A-Za-z]{2,3}(-[A-Za-z0-9]{1,8})*$/.test(value) ? value : null;
             },
+            /**
+             * The language the widget's own words must be marked in, inside a conversation whose texts
+             * are in `v.flowLang`: `v.lang` when the two are different languages (`ar` texts, English
+             * words), else null.
+             */
+            wordsLangWithin: function (v) {
+              var texts = core.languageTag(v && v.flowLang), words = core.languageTag(v && v.lang);
+              if (!texts || !words) return null;
+              return texts.split("-")[0].toLowerCase() === words.split("-")[0].toLowerCase() ? null : words;
+            },
             /** A banner's buttons as [title, result] pairs. */
             bannerButtons: function (b) {
               if (b.buttons === "close") return [["×", "close"]];
@@ -372,6 +382,22 @@ extension WebAssets {
             var e = document.createElement(tag);
             if (cls) e.className = cls;
             if (text !== undefined && text !== null) e.textContent = String(text);
+            return e;
+          }
+          // An element holding the widget's own words (`w`'s), marked with their language when the
+          // flow's texts are in another (an English hint in an Arabic conversation).
+          function ownWords(w, node) {
+            if (w.markedWordsLang) {
+              node.lang = w.markedWordsLang;
+              node.dir = "auto";  // English words in an Arabic conversation keep their full stop at their end
+            }
+            return node;
+          }
+          // An element holding what the flow or the visitor said: its text runs in the direction of its
+          // first strong letter (a Hebrew reply in an English flow runs right to left).
+          function said(tag, cls, text) {
+            var e = el(tag, cls, text);
+            e.dir = "auto";
             return e;
           }
           function store(key, value) {
@@ -828,6 +854,23 @@ extension WebAssets {
             if (field && this.view && this.view.active === v.active) typed = field.value;
             this.view = v;
             if (typeof v.lang === "string") wordsLang = v.lang;
+            // The flow's language and direction lay the conversation out (Arabic from the right); the
+            // widget's own words are marked with theirs when it differs (WCAG 3.1.2).
+            if (core.languageTag(v.flowLang)) {
+              this.frame.lang = v.flowLang;
+              this.frame.dir = v.dir === "rtl" ? "rtl" : "ltr";
+            } else {
+              this.frame.removeAttribute("lang");
+              this.frame.removeAttribute("dir");
+            }
+            this.markedWordsLang = core.wordsLangWithin(v);
+            if (this.markedWordsLang) {
+              this.status.lang = this.markedWordsLang;
+              this.status.dir = "auto";
+            } else {
+              this.status.removeAttribute("lang");
+              this.status.removeAttribute("dir");
+            }
             this.renderHead(v);
             var items = v.transcript, log = this.log;
             while (log.children.length > items.length) log.removeChild(log.lastChild);
@@ -894,8 +937,9 @@ extension WebAssets {
           // The end of a flow stays on the page: a closing line and a control to start again.
           Widget.prototype.renderEnd = function (reason) {
             var self = this, end = el("div", "rk-end");
-            end.appendChild(el("p", "rk-end-line", say(reason === "completed" ? "ended" : reason === "lost" ? "lost" : "closed")));
-            var again = el("button", "rk-button rk-again", say("startAgain"));
+            if (this.markedWordsLang) end.lang = this.markedWordsLang;
+            end.appendChild(ownWords(this, el("p", "rk-end-line", say(reason === "completed" ? "ended" : reason === "lost" ? "lost" : "closed"))));
+            var again = ownWords(this, el("button", "rk-button rk-again", say("startAgain")));
             again.type = "button";
             again.addEventListener("click", function () {
               end.parentNode.removeChild(end);
@@ -926,7 +970,7 @@ extension WebAssets {
             if (v.author.image) h.appendChild(imageOf(v.author.image, v.author.style, ""));
             h.appendChild(el("span", "rk-name", v.author.name));
             if (v.autoAdvance || v.held || this.pinned) {
-              var self0 = this, pause = el("button", "rk-button rk-pause", say("pause"));
+              var self0 = this, pause = ownWords(this, el("button", "rk-button rk-pause", say("pause")));
               pause.type = "button";
               pause.setAttribute("data-role", "pause");
               pause.setAttribute("aria-pressed", String(this.pinned));
@@ -953,14 +997,14 @@ extension WebAssets {
             var self = this, li = el("div", "rk-item rk-item-" + item.type);
             // The visitor's last answer can be changed: an Edit control goes back to its question.
             var edit = function (into, text) {
-              var b = el("button", "rk-edit", say("edit"));
+              var b = ownWords(self, el("button", "rk-edit", say("edit")));
               b.type = "button";
               b.setAttribute("aria-label", say("editAnswer", [text]));
               b.addEventListener("click", function () { self.send({ intent: "back" }); });
               into.appendChild(b);
             };
             if (item.type === "reply") {
-              li.appendChild(el("p", "rk-bubble rk-mine", item.text));
+              li.appendChild(said("p", "rk-bubble rk-mine", item.text));
               if (core.editable(v, item)) edit(li, item.secret ? "hidden" : item.text);
               return li;
             }
@@ -970,8 +1014,8 @@ extension WebAssets {
             // visitor's own bubble (an answered input's reply is an item of its own).
             var answer = core.answerTitle(item);
             if (answer !== null || (item.type === "textInput" && !active)) {
-              if (item.text) { var asked = el("p", "rk-bubble", item.text); fontOf(asked, item.font); li.appendChild(asked); }
-              if (answer !== null) { var mine = el("p", "rk-bubble rk-mine rk-answer", answer); li.appendChild(mine); }
+              if (item.text) { var asked = said("p", "rk-bubble", item.text); fontOf(asked, item.font); li.appendChild(asked); }
+              if (answer !== null) { var mine = said("p", "rk-bubble rk-mine rk-answer", answer); li.appendChild(mine); }
               if (answer !== null && core.editable(v, item)) edit(li, answer);
               return li;
             }
@@ -993,7 +1037,7 @@ extension WebAssets {
                   img.style.marginRight = Math.max(0, Math.min(200, item.paddingRight || 0)) + "px";
                   bubble.appendChild(img);
                 }
-                if (item.text) { var p = el("span", "rk-text", item.text); fontOf(p, item.font); bubble.appendChild(p); }
+                if (item.text) { var p = said("span", "rk-text", item.text); fontOf(p, item.font); bubble.appendChild(p); }
                 if (can("tap")) {
                   bubble.type = "button";
                   // A picture without a caption still names the button it is.
@@ -1002,7 +1046,7 @@ extension WebAssets {
                   bubble.setAttribute("aria-describedby", "rk-hint-" + item.index);
                   bubble.addEventListener("click", function () { self.send({ intent: "tap" }); });
                   li.appendChild(bubble);
-                  var hint = el("span", "rk-hint", say("continue"));
+                  var hint = ownWords(self, el("span", "rk-hint", say("continue")));
                   hint.id = "rk-hint-" + item.index;
                   li.appendChild(hint);
                 } else li.appendChild(bubble);
@@ -1027,7 +1071,7 @@ extension WebAssets {
               case "rating":
               case "choice": {
                 if (item.type === "rating" || item.multiple) { li.appendChild(this.pickMany(item, v, active, can)); break; }
-                var q = el("p", "rk-bubble", item.text);
+                var q = said("p", "rk-bubble", item.text);
                 fontOf(q, item.font);
                 q.id = "rk-q-" + item.index;
                 li.appendChild(q);
@@ -1044,7 +1088,7 @@ extension WebAssets {
               }
               case "textInput": {
                 var form = el("form", "rk-form");
-                var label = el("label", "rk-bubble", item.text);
+                var label = said("label", "rk-bubble", item.text);
                 fontOf(label, item.font);
                 // Several lines: a text area, where Enter starts a line and Ctrl+Enter (⌘+Enter) sends.
                 var field = el(item.multiline ? "textarea" : "input", "rk-input");
@@ -1075,7 +1119,7 @@ extension WebAssets {
                 var keys = null;
                 if (item.multiline) {
                   var mac = /Mac|iPhone|iPad/.test((navigator.userAgentData && navigator.userAgentData.platform) || navigator.platform || "");
-                  keys = el("p", "rk-hint-line", say(mac ? "sendKeysMac" : "sendKeys"));
+                  keys = ownWords(self, el("p", "rk-hint-line", say(mac ? "sendKeysMac" : "sendKeys")));
                   keys.id = fid + "-keys";
                   form.appendChild(keys);
                 }
@@ -1115,7 +1159,7 @@ extension WebAssets {
                 break;
               }
               default:
-                li.appendChild(el("p", "rk-bubble", item.text || ""));
+                li.appendChild(said("p", "rk-bubble", item.text || ""));
             }
             return li;
           };
@@ -1128,7 +1172,7 @@ extension WebAssets {
           Widget.prototype.pickMany = function (item, v, active, can) {
             var self = this, rating = item.type === "rating";
             var fs = el("fieldset", "rk-pick" + (rating ? " rk-rating" : ""));
-            var legend = el("legend", "rk-bubble", item.text);
+            var legend = said("legend", "rk-bubble", item.text);
             fontOf(legend, item.font);
             fs.appendChild(legend);
             var box = el("div", rating ? "rk-scale" : "rk-options");
@@ -1178,7 +1222,7 @@ extension WebAssets {
               if (item.labels.high) inputs[inputs.length - 1].setAttribute("aria-describedby", high.id);
             }
             if (!rating && (item.min || item.max)) {
-              var rule = el("p", "rk-hint-line", item.min && item.max ? say("chooseRange", [item.min, item.max]) : item.min ? say("chooseAtLeast", [item.min]) : say("chooseUpTo", [item.max]));
+              var rule = ownWords(self, el("p", "rk-hint-line", item.min && item.max ? say("chooseRange", [item.min, item.max]) : item.min ? say("chooseAtLeast", [item.min]) : say("chooseUpTo", [item.max])));
               fs.appendChild(rule);
             }
             if (active && v.inputError) {
@@ -1186,7 +1230,7 @@ extension WebAssets {
               err.setAttribute("role", "alert");
               fs.appendChild(err);
             }
-            var go = el("button", "rk-button rk-send", item.buttonTitle || say("done"));
+            var go = item.buttonTitle ? el("button", "rk-button rk-send", item.buttonTitle) : ownWords(self, el("button", "rk-button rk-send", say("done")));
             go.type = "button";
             go.disabled = !(can(rating ? "rate" : "chooseMany"));
             go.addEventListener("click", function () {
@@ -1569,10 +1613,10 @@ extension WebAssets {
         @keyframes rk-snap{from{transform:scale(.8);opacity:0}to{transform:none;opacity:1}}
         @media (prefers-reduced-motion:reduce){.rk *,.rk,.rk-banner{animation:none!important;transition:none!important}}
         .rk-reduced *{animation:none!important;transition:none!important}
-        .rk-launcher-root{position:fixed;right:16px;bottom:16px;z-index:2147482000;font:18px/1.4 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif}
+        .rk-launcher-root{position:fixed;inset-inline-end:16px;bottom:16px;z-index:2147482000;font:18px/1.4 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif}
         .rk-launcher{position:relative;width:56px;height:56px;border-radius:50%;border:0;background:var(--rk-mine);color:var(--rk-mine-ink);font-size:26px;cursor:pointer;box-shadow:0 2px 12px rgba(0,0,0,.3)}
-        .rk-badge{position:absolute;top:-4px;right:-4px;min-width:22px;height:22px;padding:0 5px;box-sizing:border-box;border-radius:999px;background:#b3261e;color:#fff;font-size:13px;font-weight:700;line-height:22px}
-        .rk-panel{position:fixed;right:16px;bottom:84px;width:min(380px,calc(100vw - 32px));max-height:min(70vh,640px);overflow:auto;border-radius:16px;box-shadow:0 8px 32px rgba(0,0,0,.3)}
+        .rk-badge{position:absolute;top:-4px;inset-inline-end:-4px;min-width:22px;height:22px;padding:0 5px;box-sizing:border-box;border-radius:999px;background:#b3261e;color:#fff;font-size:13px;font-weight:700;line-height:22px}
+        .rk-panel{position:fixed;inset-inline-end:16px;bottom:84px;width:min(380px,calc(100vw - 32px));max-height:min(70vh,640px);overflow:auto;border-radius:16px;box-shadow:0 8px 32px rgba(0,0,0,.3)}
         .rk-panel .rk-frame{box-shadow:none;max-width:none}
         """#
 

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """axe-core's rules (WCAG 2.0/2.1/2.2 A and AA) on every page `rocket serve` shows: the index, the
 launcher on a site's page (closed and open), and /play/NAME at every step of every example flow
-(examples/), in light and dark schemes, at 375 and 1280 px. Zero violations is the bar; each one found is printed with the step it came at.
+(examples/; the flow in many languages once more in Arabic, right to left), in light and dark
+schemes, at 375 and 1280 px. Zero violations is the bar; each one found is printed with the step it came at.
 
 Run from the package root after `swift build`: python3 Tests/Browser/axe_test.py
 Needs chromium (Debian), playwright and axe-playwright-python (pip); scripts/install-deps.sh --tests.
@@ -80,11 +81,11 @@ def step(page):
     return True
 
 
-def walk(browser, axe, server, flow, scheme, width, problems):
-    context = browser.new_context(color_scheme=scheme, viewport={"width": width, "height": 800}, reduced_motion="reduce")
+def walk(browser, axe, server, flow, scheme, width, problems, locale="en-US"):
+    context = browser.new_context(color_scheme=scheme, viewport={"width": width, "height": 800}, reduced_motion="reduce", locale=locale)
     page = context.new_page()
     page.goto(server.url + "play/" + flow + "?user=Ada")
-    where = f"{flow} ({scheme}, {width} px)"
+    where = f"{flow} ({scheme}, {width} px)" + ("" if locale == "en-US" else f" in {locale}")
     # A flow whose scenario says "not now" shows its explanation and nothing else.
     page.wait_for_function("() => !!document.querySelector('.rk-log > .rk-item') || document.querySelector('.rk-hidden, .rk-status:not(:empty)')",
                            timeout=bt.TIMEOUT)
@@ -136,11 +137,12 @@ def main():
                     page.locator(".rk-log > .rk-item").first.wait_for(timeout=bt.TIMEOUT)
                     check(axe, page, f"the launcher, open ({scheme}, {width} px)", problems)
                     context.close()
-                    for flow in flows:
+                    # Every flow, and the flow in many languages once more in Arabic (right to left).
+                    for flow, locale in [(f, "en-US") for f in flows] + [("languages", "ar")]:
                         try:
-                            walk(browser, axe, server, flow, scheme, width, problems)
+                            walk(browser, axe, server, flow, scheme, width, problems, locale)
                         except Exception as e:  # a flow that cannot be walked is a failure too
-                            problems.append(f"{flow} ({scheme}, {width} px): could not walk it: {e}")
+                            problems.append(f"{flow} ({scheme}, {width} px, {locale}): could not walk it: {e}")
             # The report of everything the walks above recorded, as the server serves it (a site key only).
             for scheme in ("light", "dark"):
                 for width in (375, 1280):

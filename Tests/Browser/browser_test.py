@@ -363,6 +363,78 @@ def page_language(browser, server):
         context.close()
 
 
+RTL_PAGE = """<!doctype html><html lang="LANG" dir="DIR"><head><meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1"><title>RTL</title></head>
+<body><main><h1>RTL</h1><div id="chat"></div></main>
+<script src="/widget.js" data-flow="rtl" data-target="#chat" data-lang="FLOWLANG"MODE></script></body></html>"""
+
+
+def rtl_page(context, server, page_lang, flow_lang, launcher=False):
+    page = context.new_page()
+    body = (RTL_PAGE.replace("FLOWLANG", flow_lang).replace("LANG", page_lang).replace("DIR", "rtl" if page_lang == "ar" else "ltr")
+            .replace("MODE", ' data-mode="launcher"' if launcher else ""))
+    page.route(server.url + "rtl.html", lambda route: route.fulfill(status=200, content_type="text/html", body=body))
+    page.goto(server.url + "rtl.html")
+    return page
+
+
+def right_to_left(browser, server):
+    """A flow read in Arabic on an English page: the conversation is marked lang=ar dir=rtl and laid
+    out from the right (the flow's bubbles on the right, the visitor's on the left), the widget's
+    own words (English: rocket has no Arabic ones) are marked lang=en; on an Arabic page the
+    launcher sits in the bottom-left corner; in an English flow a Hebrew reply runs right to left."""
+    for scheme, width in (("light", 375), ("dark", 1280)):
+        context = browser.new_context(locale="en-US", color_scheme=scheme, viewport={"width": width, "height": 800}, reduced_motion="reduce")
+        page = rtl_page(context, server, "en", "ar")
+        frame = page.locator(".rk-frame")
+        page.locator(".rk-log .rk-bubble").first.wait_for(timeout=TIMEOUT)
+        assert page.locator(".rk-hint").first.get_attribute("lang") == "en", "the widget's own hint is marked English"
+        page.locator(".rk-log .rk-bubble").first.click()
+        page.get_by_text("ما اسمك؟").wait_for(timeout=TIMEOUT)
+        assert frame.get_attribute("lang") == "ar" and frame.get_attribute("dir") == "rtl", (frame.get_attribute("lang"), frame.get_attribute("dir"))
+        assert page.locator(".rk-status").get_attribute("lang") == "en"
+        fbox = frame.bounding_box()
+        hello = page.locator(".rk-log .rk-bubble").first.bounding_box()
+        assert hello["x"] + hello["width"] > fbox["x"] + fbox["width"] - 40, f"the flow's bubble starts at the right: {hello} in {fbox}"
+        field = page.locator(".rk-log .rk-input:not([disabled])")
+        field.fill("Ada")
+        field.press("Enter")
+        page.get_by_text("شكرًا يا Ada.").wait_for(timeout=TIMEOUT)
+        mine = page.locator(".rk-log .rk-mine").first.bounding_box()
+        assert mine["x"] < fbox["x"] + 40, f"the visitor's reply sits at the left: {mine} in {fbox}"
+        page.get_by_text("شكرًا يا Ada.").click()
+        page.locator(".rk-end").wait_for(timeout=TIMEOUT)
+        assert page.locator(".rk-end").get_attribute("lang") == "en", "the closing line is in English words"
+        audit(page, f"right to left ({scheme}, {width} px)")
+        shot(page, f"rtl-{scheme}-{width}")
+        context.close()
+    # An Arabic page: the launcher in the bottom-left corner, its panel opening there.
+    context = browser.new_context(locale="ar", viewport={"width": 375, "height": 740}, reduced_motion="reduce")
+    page = rtl_page(context, server, "ar", "ar", launcher=True)
+    button = page.locator(".rk-launcher")
+    button.wait_for(timeout=TIMEOUT)
+    box = button.bounding_box()
+    assert box["x"] < 40, f"the launcher sits in the bottom-left corner of a right-to-left page: {box}"
+    button.click()
+    page.locator(".rk-log .rk-bubble").first.wait_for(timeout=TIMEOUT)
+    pbox = page.locator(".rk-panel").bounding_box()
+    assert pbox["x"] < 40 and pbox["x"] + pbox["width"] <= 375, f"the panel opens on the left: {pbox}"
+    shot(page, "rtl-launcher")
+    context.close()
+    # The flow in English: laid out left to right, and a reply in Hebrew runs right to left.
+    context = browser.new_context(locale="en-US")
+    page = rtl_page(context, server, "en", "en")
+    page.locator(".rk-log .rk-bubble").first.click()
+    page.get_by_text("What's your name?").wait_for(timeout=TIMEOUT)
+    assert page.locator(".rk-frame").get_attribute("dir") == "ltr"
+    field = page.locator(".rk-log .rk-input:not([disabled])")
+    field.fill("שלום")
+    field.press("Enter")
+    page.get_by_text("Thank you, שלום.").wait_for(timeout=TIMEOUT)
+    assert page.evaluate("() => getComputedStyle(document.querySelector('.rk-log .rk-mine')).direction") == "rtl"
+    context.close()
+
+
 def open_launcher_page(browser, server, flow="demo", **context_options):
     """A site's page (served at the server's origin by Playwright) embedding the launcher of `flow`."""
     context = browser.new_context(**context_options)
@@ -1085,6 +1157,7 @@ def main():
                 ("a banner with buttons, a choice, flow text as text", lambda: banner_and_text(browser, flows)),
                 ("typed inputs with native fields, checkboxes for a multiple choice; rocket:dismiss hands the page the answers", lambda: typed_and_checkboxes(browser, flows)),
                 ("data-lang: the page's language for the conversation's texts and the widget's words", lambda: page_language(browser, flows)),
+                ("right to left: an Arabic flow laid out from the right, its words marked; the launcher on an Arabic page; a Hebrew reply", lambda: right_to_left(browser, flows)),
                 ("a multi-line answer: a text area, Enter a new line, Ctrl+Enter sends", lambda: multiline_answer(browser, flows)),
                 ("the launcher: a badge for what came while closed, a panel, Esc and the focus", lambda: launcher(browser, demo)),
                 ("an alert whose actions update live; an action sheet; one whose visitor is erased closes", lambda: live_alert(browser, demo)),

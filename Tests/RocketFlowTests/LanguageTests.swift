@@ -18,6 +18,16 @@ struct LanguageTests {
          ]}
         """#
 
+    @Test("right to left: by the tag's script when it names one, else by the language")
+    func rightToLeft() {
+        for tag in ["ar", "AR", "ar-EG", "he", "he-IL", "fa", "ur-PK", "ps", "yi", "dv", "ckb", "az-Arab", "pa-Arab", "sd", "ug"] {
+            #expect(FlowDocument.isRightToLeft(tag), "\(tag)")
+        }
+        for tag in ["en", "fr", "zh-Hant", "ja", "ku-Latn", "uz-Cyrl", "ar-Latn", "hi", "az", "", "-", "arab"] {
+            #expect(!FlowDocument.isRightToLeft(tag), "\(tag)")
+        }
+    }
+
     @Test("a flow is read in the language asked for, the one that fits it, or its first")
     func picks() throws {
         func text(_ lang: String?) throws -> [String] {

@@ -892,6 +892,26 @@ struct LanguageAPITests {
         let refused = again.send(id, #""intent": "submit", "text": "tanti", "step": 1"#)
         #expect(refused.json?["error"]?["conversation"]?["inputError"]?.string == "Scrivi un numero intero.")
     }
+
+    @Test("the view names the language of the flow's texts and their direction (rtl for Arabic, Hebrew); a flow with no languages names neither")
+    func textDirection() throws {
+        let dir = scratchDirectory()
+        try #"{"version": 1, "languages": ["en", "ar", "he-IL", "az-Arab", "ku-Latn"], "blocks": [{"id": "hi", "type": "text", "text": "Hi"}]}"#
+            .write(toFile: dir + "/multi.json", atomically: true, encoding: .utf8)
+        try #"{"version": 1, "blocks": [{"id": "hi", "type": "text", "text": "مرحبا"}]}"#.write(toFile: dir + "/plain.json", atomically: true, encoding: .utf8)
+        let h = try Harness(flowsDirectory: dir)
+        for (asked, lang, direction) in [
+            ("en", "en", "ltr"), ("ar-EG", "ar", "rtl"), ("he-IL", "he-IL", "rtl"), ("az-Arab", "az-Arab", "rtl"), ("ku-Latn", "ku-Latn", "ltr"),
+        ] {
+            let r = h.request("POST", "/v1/conversations", body: #"{"flow": "multi", "visitor": "ada", "reducedMotion": true, "lang": "\#(asked)"}"#)
+            let v = try #require(r.json?["conversation"], "\(r.status) \(r.text)")
+            #expect(v["flowLang"]?.string == lang && v["dir"]?.string == direction, "\(asked): \(r.text)")
+            #expect(v["lang"]?.string == "en", "the built-in words have no Arabic: English")
+        }
+        let r = h.request("POST", "/v1/conversations", body: #"{"flow": "plain", "visitor": "ada", "reducedMotion": true, "lang": "ar"}"#)
+        let v = try #require(r.json?["conversation"])
+        #expect(v["flowLang"] == nil && v["dir"] == nil)
+    }
 }
 
 @Suite("HTTP API: experiments")

@@ -364,3 +364,12 @@ test("language tags: what the server takes, nothing else", () => {
     assert.equal(core.languageTag(bad), null, String(bad));
   }
 });
+
+test("the widget's own words are marked with their language only when it differs from the flow's texts'", () => {
+  assert.equal(core.wordsLangWithin({ flowLang: "ar", lang: "en" }), "en");
+  assert.equal(core.wordsLangWithin({ flowLang: "he-IL", lang: "en" }), "en");
+  assert.equal(core.wordsLangWithin({ flowLang: "pt-BR", lang: "pt" }), null, "the same language");
+  assert.equal(core.wordsLangWithin({ flowLang: "FR", lang: "fr" }), null, "tags compare without case");
+  assert.equal(core.wordsLangWithin({ lang: "en" }), null, "a flow that names no languages");
+  for (const bad of [null, undefined, {}, { flowLang: "<b>", lang: "en" }, { flowLang: "ar", lang: 7 }]) assert.equal(core.wordsLangWithin(bad), null);
+});
