@@ -273,10 +273,11 @@ enum PromptCommands {
             switch input.inputType {
             case .number, .integer: bound = RocketInputType.number.parse(text)
             case .date: bound = RocketInputType.date.parse(text)
-            default: throw UsageError(message: "\(flag) needs --type number, integer or date", command: command)
+            case .time: bound = RocketInputType.time.parse(text)
+            default: throw UsageError(message: "\(flag) needs --type number, integer, date or time", command: command)
             }
             guard let bound else {
-                let want = input.inputType == .date ? "a day as YYYY-MM-DD" : "a number"
+                let want = input.inputType == .date ? "a day as YYYY-MM-DD" : input.inputType == .time ? "a time as HH:MM" : "a number"
                 throw UsageError(message: "'\(flag) \(text)' must be \(want)", command: command)
             }
             // The bound a flow's "min" and "max" may have (lint's rule), so both refuse the same.

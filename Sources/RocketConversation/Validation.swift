@@ -69,6 +69,7 @@ public struct RocketInputValidation: Hashable, Sendable, Codable {
 /// ```swift
 /// RocketInputType.number.parse(" 2,5 ")        // .number(2.5)
 /// RocketInputType.date.parse("2026-02-30")     // nil: no such day
+/// RocketInputType.time.parse("9:30")           // .text("09:30")
 /// ```
 public enum RocketInputType: String, Hashable, Sendable, Codable, CaseIterable {
     /// Any text.
@@ -83,6 +84,9 @@ public enum RocketInputType: String, Hashable, Sendable, Codable, CaseIterable {
     case url
     /// A calendar day, `YYYY-MM-DD` (stored as that text, so `<` orders days).
     case date
+    /// A time of day on a 24-hour clock, typed `H:MM` or `HH:MM` (stored as `HH:MM`, so `<`
+    /// orders times).
+    case time
     /// A telephone number: digits with `+`, spaces, `-`, `.` and brackets, 5 to 20 digits.
     case phone
 
@@ -123,6 +127,10 @@ public enum RocketInputType: String, Hashable, Sendable, Codable, CaseIterable {
             return .text(t)
         case .date:
             return RocketInputType.isDate(t) ? .text(t) : nil
+        case .time:
+            // One digit of hours is taken ("9:30") and stored as two.
+            let padded = t.utf8.count == 4 ? "0" + t : t
+            return RocketInputType.isTime(padded) ? .text(padded) : nil
         case .phone:
             var digits = 0
             for c in t {
@@ -134,6 +142,14 @@ public enum RocketInputType: String, Hashable, Sendable, Codable, CaseIterable {
             }
             return (5...20).contains(digits) ? .text(t) : nil
         }
+    }
+
+    /// True for `HH:MM` naming a time of day on a 24-hour clock (`00:00` to `23:59`).
+    public static func isTime(_ s: String) -> Bool {
+        let b = Array(s.utf8)
+        guard b.count == 5, b[2] == 0x3A, [0, 1, 3, 4].allSatisfy({ b[$0] >= 0x30 && b[$0] <= 0x39 }) else { return false }
+        let h = Int(b[0] - 0x30) * 10 + Int(b[1] - 0x30), m = Int(b[3] - 0x30) * 10 + Int(b[4] - 0x30)
+        return h < 24 && m < 60
     }
 
     /// True for `YYYY-MM-DD` naming a day that exists (years 0001 to 9999).

@@ -54,8 +54,8 @@ public indirect enum FlowValueType: Hashable, Sendable {
     case assignments
     /// An object of variable names, each with its default: a string, a number or a boolean.
     case variables
-    /// A number, or a day as `YYYY-MM-DD` (a typed input's `min` and `max`).
-    case numberOrDate
+    /// A typed input's `min` and `max`: a number, a day as `YYYY-MM-DD` or a time as `HH:MM`.
+    case inputBound
 }
 
 /// Which front ends draw a field; every front end obeys the fields that change what happens.

@@ -99,10 +99,11 @@ extension FlowField {
             }, value: { root, _ in .string(root[keyPath: kp].source) })
     }
 
-    /// A number or a `YYYY-MM-DD` day that may be absent (lint checks that it fits the input).
+    /// A number, a `YYYY-MM-DD` day or an `HH:MM` time that may be absent (lint checks that it
+    /// fits the input).
     static func bound(_ name: String, _ kp: any WritableKeyPath<Root, RocketValue?> & Sendable, doc: String) -> FlowField {
         FlowField(
-            name, .numberOrDate, doc: doc,
+            name, .inputBound, doc: doc,
             decode: { d, v, place, root in
                 switch d.tape.kind(v) {
                 case .null: return true
@@ -112,17 +113,18 @@ extension FlowField {
                     return true
                 case .string:
                     let s = d.tape.string(v)!
-                    guard RocketInputType.isDate(s) else {
+                    guard RocketInputType.isDate(s) || RocketInputType.isTime(s) else {
                         d.error(
-                            "bad-value", "\"\(name)\" must be a number or a date as YYYY-MM-DD, not \(FlowDiagnostic.quoted(s))", path: place.path,
-                            at: d.tape.offset(v))
+                            "bad-value", "\"\(name)\" must be a number, a date as YYYY-MM-DD or a time as HH:MM, not \(FlowDiagnostic.quoted(s))",
+                            path: place.path, at: d.tape.offset(v))
                         return false
                     }
                     root[keyPath: kp] = .text(s)
                     return true
                 default:
                     d.error(
-                        "wrong-type", "\"\(name)\" must be a number or a date as YYYY-MM-DD, not \(d.tape.typeName(v))", path: place.path, at: d.tape.offset(v))
+                        "wrong-type", "\"\(name)\" must be a number, a date as YYYY-MM-DD or a time as HH:MM, not \(d.tape.typeName(v))",
+                        path: place.path, at: d.tape.offset(v))
                     return false
                 }
             }, value: { root, _ in root[keyPath: kp]?.json })
@@ -531,7 +533,9 @@ extension FlowFormat {
                     .words(
                         "inputType", \.inputType,
                         doc: "What the answer must be; it is stored as that (a number as a number) and browsers show the matching keyboard."),
-                    .bound("min", \.minimum, doc: "The least answer accepted: a number for `number` and `integer`, a day `YYYY-MM-DD` for `date`."),
+                    .bound(
+                        "min", \.minimum,
+                        doc: "The least answer accepted: a number for `number` and `integer`, a day `YYYY-MM-DD` for `date`, a time `HH:MM` for `time`."),
                     .bound("max", \.maximum, doc: "The greatest answer accepted."),
                     .optionalText("placeholder", \.placeholder, doc: "A hint shown in the empty field."),
                     .optionalObject("validate", \.validation, validate, doc: "Rules the text must meet."),

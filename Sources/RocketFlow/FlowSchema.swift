@@ -204,13 +204,14 @@ extension FlowFormat {
         case .bannerButtons: return ref("bannerButtons")
         case .any: return .object([])
         case .expression: return ref("expression")
-        case .numberOrDate:
+        case .inputBound:
             return .object([
                 (
                     "anyOf",
                     .array([
                         .object([("type", .string("number"))]),
                         .object([("type", .string("string")), ("pattern", .string("^[0-9]{4}-[0-9]{2}-[0-9]{2}$"))]),
+                        .object([("type", .string("string")), ("pattern", .string("^([01][0-9]|2[0-3]):[0-5][0-9]$"))]),
                     ])
                 )
             ])
@@ -291,7 +292,7 @@ extension FlowFormat {
         case .expression: return "[expression](#expressions)"
         case .assignments: return "object: variable name → [expression](#expressions)"
         case .variables: return "object: name → string, number or boolean"
-        case .numberOrDate: return "number, or date `YYYY-MM-DD`"
+        case .inputBound: return "number, date `YYYY-MM-DD` or time `HH:MM`"
         }
     }
 }

@@ -188,7 +188,9 @@ public enum FlowValidator {
                     guard let bound else { continue }
                     let fits: Bool
                     switch (input.inputType, bound) {
-                    case (.number, .number), (.integer, .number), (.date, .text): fits = true
+                    case (.number, .number), (.integer, .number): fits = true
+                    case (.date, .text(let s)): fits = RocketInputType.isDate(s)
+                    case (.time, .text(let s)): fits = RocketInputType.isTime(s)
                     default: fits = false
                     }
                     if !fits {
@@ -196,7 +198,8 @@ public enum FlowValidator {
                         switch input.inputType {
                         case .number, .integer: want = "a number"
                         case .date: want = "a date as YYYY-MM-DD"
-                        default: want = "nothing: it applies to the inputTypes number, integer and date"
+                        case .time: want = "a time as HH:MM"
+                        default: want = "nothing: it applies to the inputTypes number, integer, date and time"
                         }
                         report(.error, "bad-bound", "\"\(key)\" of a \(input.inputType.rawValue) input must be \(want)", "\(blockPath(i)).\(key)")
                     }

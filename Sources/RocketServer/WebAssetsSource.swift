@@ -102,13 +102,14 @@ extension WebAssets {
                 email: { type: "email", inputmode: "email", autocomplete: "email" },
                 url: { type: "url", inputmode: "url", autocomplete: "url" },
                 date: { type: "date" },
+                time: { type: "time" },
                 phone: { type: "tel", inputmode: "tel", autocomplete: "tel" }
               };
               var k = kinds[item.inputType] || { type: "text" };
               var out = { type: k.type, inputmode: k.inputmode || null, autocomplete: k.autocomplete || "on", step: k.step || null, min: null, max: null };
               if (item.secret) { out.type = "password"; out.autocomplete = "off"; out.step = null; }
               var bound = function (b) { return typeof b === "number" || typeof b === "string" ? String(b) : null; };
-              if (out.type === "number" || out.type === "date") { out.min = bound(item.min); out.max = bound(item.max); }
+              if (out.type === "number" || out.type === "date" || out.type === "time") { out.min = bound(item.min); out.max = bound(item.max); }
               return out;
             },
             /**

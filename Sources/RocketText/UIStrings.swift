@@ -99,6 +99,7 @@ public struct UIStrings: Sendable, Hashable {
     public var notURL = "Please type a web address starting with https://."
     /// A date was asked for.
     public var notDate = "Please type a date as YYYY-MM-DD."
+    public var notTime = "Please type a time like 14:30."
     /// A telephone number was asked for.
     public var notPhone = "Please type a phone number."
     /// Below the input's minimum (`%@` is it).
@@ -177,7 +178,7 @@ public struct UIStrings: Sendable, Hashable {
         filterPlaceholder: "输入以筛选", filterNoMatch: "没有匹配项", tooManyChosen: "最多选择 %d 项。", plainChooseMany: "请从 1-%d 中选择，用逗号或空格分隔：",
         yesWords: ["是", "是的", "好", "对", "y", "yes"], noWords: ["否", "不", "不是", "不要", "n", "no"], yesTitle: "是", noTitle: "否",
         notNumber: "请输入一个数字。", notInteger: "请输入一个整数。", notEmail: "请输入电子邮件地址，例如 name@example.org。",
-        notURL: "请输入以 https:// 开头的网址。", notDate: "请按 YYYY-MM-DD 格式输入日期。", notPhone: "请输入电话号码。",
+        notURL: "请输入以 https:// 开头的网址。", notDate: "请按 YYYY-MM-DD 格式输入日期。", notTime: "请输入时间，例如 14:30。", notPhone: "请输入电话号码。",
         tooSmall: "最小可接受的值为 %@。", tooLarge: "最大可接受的值为 %@。", tooFewChosen: "请至少选择 %d 项。", done: "完成",
         tickHint: "空格 勾选 · 回车 确认", rateHint: "←/→ 或 1-%d 评分 · 回车 发送", plainRate: "请打分，1 到 %d：",
         cannotGoBack: "没有可以修改的上一个回答。", backHint: "Shift-Tab 返回", timesOutIn: "%@ 后超时", timedOut: "已超时",
@@ -210,7 +211,7 @@ public struct UIStrings: Sendable, Hashable {
         tooManyChosen: "Scegli al massimo %d.", plainChooseMany: "Scegli tra 1-%d, separati da virgole o spazi:",
         yesWords: ["s", "sì", "si", "y", "yes"], noWords: ["n", "no"], yesTitle: "Sì", noTitle: "No",
         notNumber: "Scrivi un numero.", notInteger: "Scrivi un numero intero.", notEmail: "Scrivi un indirizzo e-mail, come nome@esempio.it.",
-        notURL: "Scrivi un indirizzo web che inizi con https://.", notDate: "Scrivi una data come AAAA-MM-GG.",
+        notURL: "Scrivi un indirizzo web che inizi con https://.", notDate: "Scrivi una data come AAAA-MM-GG.", notTime: "Scrivi un orario come 14:30.",
         notPhone: "Scrivi un numero di telefono.", tooSmall: "Il minimo accettato è %@.", tooLarge: "Il massimo accettato è %@.",
         tooFewChosen: "Scegline almeno %d.", done: "Fatto", tickHint: "Spazio seleziona · Invio conferma",
         rateHint: "←/→ o 1-%d valuta · Invio invia", plainRate: "Valuta da 1 a %d:",
@@ -274,6 +275,7 @@ public struct UIStrings: Sendable, Hashable {
             case .email: return notEmail
             case .url: return notURL
             case .date: return notDate
+            case .time: return notTime
             case .phone: return notPhone
             }
         case .tooSmall(let b): return tooSmall.replacingAll("%@", with: b)

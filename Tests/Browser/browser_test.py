@@ -824,6 +824,11 @@ def typed_and_checkboxes(browser, server):
     assert day.get_attribute("type") == "date" and day.get_attribute("min") == "2026-01-01"
     day.fill("2026-03-14")
     page.keyboard.press("Enter")
+    at = page.get_by_label("At what time?")
+    at.wait_for(timeout=TIMEOUT)
+    assert at.get_attribute("type") == "time" and at.get_attribute("min") == "09:00" and at.get_attribute("max") == "17:30"
+    at.fill("10:45")
+    page.keyboard.press("Enter")
     group = page.get_by_role("group", name="What would you like?")
     group.wait_for(timeout=TIMEOUT)
     boxes = group.get_by_role("checkbox")
@@ -836,16 +841,16 @@ def typed_and_checkboxes(browser, server):
     page.wait_for_function("() => document.querySelector('.rk-error') && document.querySelector('.rk-error').textContent === 'Choose at most 2.'", timeout=TIMEOUT)
     group.get_by_label("Milk").uncheck()
     page.get_by_role("button", name="Order").click()
-    page.get_by_text("At 42, Tea, Cake on 2026-03-14.").wait_for(timeout=TIMEOUT)
+    page.get_by_text("At 42, Tea, Cake on 2026-03-14 at 10:45.").wait_for(timeout=TIMEOUT)
     page.locator(".rk-answer", has_text="Tea, Cake").wait_for(timeout=TIMEOUT)
     shot(page, "typed-end")
     # The end hands the page the answers, typed: the changed age, the date's text, the list chosen.
     assert page.evaluate("() => window.dismissed") is None, "not before the end"
-    page.get_by_text("At 42, Tea, Cake on 2026-03-14.").click()
+    page.get_by_text("At 42, Tea, Cake on 2026-03-14 at 10:45.").click()
     page.wait_for_function("() => window.dismissed", timeout=TIMEOUT)
     detail = page.evaluate("() => window.dismissed")
     assert detail["reason"] == "completed" and detail["flow"] == "typed" and detail["conversation"], detail
-    assert detail["answers"] == {"age": 42, "mail": "ada@example.org", "day": "2026-03-14", "food": ["Tea", "Cake"]}, detail
+    assert detail["answers"] == {"age": 42, "mail": "ada@example.org", "day": "2026-03-14", "at": "10:45", "food": ["Tea", "Cake"]}, detail
     context.close()
     # The widget's own words follow the visitor's language (here Italian), as the server's do.
     context = browser.new_context(reduced_motion="reduce", locale="it-IT")

@@ -26,6 +26,9 @@ struct PromptCLITests {
         #expect(i.stderr.contains("The least accepted is 1.") && i.stderr.contains("The most accepted is 99.") && i.stderr.contains("whole number"))
         let d = try runRocket(["input", "--type", "date", "--min", "2026-12-01"], stdin: "2026-02-30\n2026-11-30\n2026-12-24\n")
         #expect(d.stdout == "2026-12-24\n" && d.stderr.contains("YYYY-MM-DD") && d.stderr.contains("The least accepted is 2026-12-01."))
+        let t = try runRocket(["input", "--type", "time", "--min", "9:00", "--max", "17:30"], stdin: "noon\n8:59\n17:31\n9:15\n")
+        #expect(t.stdout == "09:15\n" && t.stderr.contains("Please type a time like 14:30.") && t.stderr.contains("The least accepted is 09:00."))
+        #expect(t.stderr.contains("The most accepted is 17:30."))
         let e = try runRocket(["input", "--type", "email"], stdin: "ada\n  ada@example.org \n")
         #expect(e.stdout == "ada@example.org\n", "surrounding spaces are not part of a typed answer")
         let empty = try runRocket(["input", "--type", "phone"], stdin: "\n")
@@ -111,6 +114,7 @@ struct PromptCLITests {
             ["--type", "numbr"], ["--min", "3"], ["--type", "text", "--max", "3"], ["--type", "integer", "--min", "5", "--max", "1"],
             ["--type", "date", "--max", "5"], ["--type", "number", "--min", "lots"], ["--type", "date", "--min", "2026-12-02", "--max", "2026-12-01"],
             ["--type", "integer", "--min", "1.5", "--max", "1.7"], ["--type", "integer", "--min", "1e300"], ["--type", "number", "--max", "1e16"],
+            ["--type", "time", "--min", "25:00"], ["--type", "time", "--min", "18:00", "--max", "09:00"], ["--type", "time", "--max", "2026-12-01"],
         ])
     func inputUsage(flags: [String]) throws {
         let r = try runRocket(["input"] + flags)

@@ -326,7 +326,7 @@ enum ShapeMutations {
         case .expression: return 42
         case .assignments: return ["visits": 1]
         case .variables: return ["visits": [1]]
-        case .numberOrDate: return true
+        case .inputBound: return true
         }
     }
 

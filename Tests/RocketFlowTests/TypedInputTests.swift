@@ -20,6 +20,9 @@ struct TypedInputTests {
             (.url, "https://example.org/x?y", .text("https://example.org/x?y")), (.url, "ftp://example.org", nil), (.url, "https://", nil),
             (.date, "2024-02-29", .text("2024-02-29")), (.date, "2026-02-29", nil), (.date, "2026-13-01", nil), (.date, "26-01-01", nil),
             (.phone, "+39 (02) 123-4567", .text("+39 (02) 123-4567")), (.phone, "1234", nil), (.phone, "call me", nil),
+            (.time, "14:30", .text("14:30")), (.time, " 9:05 ", .text("09:05")), (.time, "00:00", .text("00:00")), (.time, "23:59", .text("23:59")),
+            (.time, "24:00", nil), (.time, "12:60", nil), (.time, "1430", nil), (.time, "2:3", nil), (.time, "12:30:00", nil), (.time, "2 pm", nil),
+            (.time, "１２:３０", nil), (.time, "-1:30", nil),
             (.text, " anything ", .text(" anything ")),
         ])
     func parse(type: RocketInputType, text: String, expected: RocketValue?) {
@@ -104,6 +107,21 @@ struct TypedInputTests {
         #expect(codes(head + #""inputType": "number", "min": "2026-01-01"}]}"#) == ["bad-bound"])
         #expect(codes(head + #""inputType": "date", "min": "2026-02-01", "max": "2026-01-01"}]}"#) == ["impossible-range"])
         #expect(codes(head + #""inputType": "date", "min": "2026-02-30"}]}"#) == ["bad-value"])
+        // Times: HH:MM bounds, in order; a day does not bound a time, nor a time a day.
+        #expect(codes(head + #""inputType": "time", "min": "09:00", "max": "17:30"}]}"#) == [])
+        #expect(codes(head + #""inputType": "time", "min": "18:00", "max": "09:00"}]}"#) == ["impossible-range"])
+        #expect(codes(head + #""inputType": "time", "min": "9:00"}]}"#) == ["bad-value"], "a flow's bound is written HH:MM")
+        #expect(codes(head + #""inputType": "time", "min": "2026-01-01"}]}"#) == ["bad-bound"])
+        #expect(codes(head + #""inputType": "date", "max": "12:00"}]}"#) == ["bad-bound"])
+        #expect(codes(head + #""inputType": "time", "max": 12}]}"#) == ["bad-bound"])
+        var timed = RocketInputNode(text: "?", buttonTitle: "OK")
+        timed.inputType = .time
+        timed.minimum = .text("09:00")
+        timed.maximum = .text("17:30")
+        #expect((try? timed.accept("9:15").get()) == .text("09:15"))
+        #expect((try? timed.accept("17:31").get()) == nil)
+        #expect((try? timed.accept("08:59").get()) == nil)
+        #expect(UIStrings.german.message(for: RocketValidationFailure(rule: .wrongType(.time), message: nil)) == "Bitte gib eine Uhrzeit wie 14:30 ein.")
         // An integer input whose range holds no whole number could accept nothing; a number's can.
         #expect(codes(head + #""inputType": "integer", "min": 1.5, "max": 1.7}]}"#) == ["impossible-range"])
         #expect(codes(head + #""inputType": "integer", "min": 1.5, "max": 2}]}"#) == [])

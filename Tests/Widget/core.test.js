@@ -220,6 +220,8 @@ test("a text input's native control follows its inputType, bounds and secrecy", 
   assert.equal(core.fieldFor({ inputType: "integer" }).inputmode, "numeric");
   assert.deepEqual(core.fieldFor({ inputType: "date", min: "2026-01-31" }),
     { type: "date", inputmode: null, autocomplete: "on", step: null, min: "2026-01-31", max: null });
+  assert.deepEqual(core.fieldFor({ inputType: "time", min: "09:00", max: "17:30" }),
+    { type: "time", inputmode: null, autocomplete: "on", step: null, min: "09:00", max: "17:30" });
   assert.equal(core.fieldFor({ inputType: "email" }).type, "email");
   assert.equal(core.fieldFor({ inputType: "email" }).autocomplete, "email");
   assert.equal(core.fieldFor({ inputType: "url" }).type, "url");
