@@ -84,11 +84,26 @@ struct VisitorIndexTests {
         #expect(try memory.stats("tour@ada").executionsCount == 1 && memory.stats(log).eventsCount == 1)
     }
 
-    @Test("PostgreSQL: every statement that picks a visitor's rows, or quiet visitors', reads a few pages among thousands of others' rows")
-    func postgresPlans() throws {
+    /// A fresh PostgreSQL store's database, its tables made.
+    static func postgresStore() throws -> PostgresDatabase {
         let url = try TestPostgres.freshDatabase()
         _ = try PostgresScenarioStore(url: url)
-        let db = PostgresDatabase(url: try #require(PostgresURL(url)), capacity: 1)
+        return PostgresDatabase(url: try #require(PostgresURL(url)), capacity: 1)
+    }
+
+    /// The plan PostgreSQL ran `sql` with (EXPLAIN ANALYZE in a transaction rolled back), a line each.
+    static func explained(_ sql: String, _ values: [PostgresValue], in db: PostgresDatabase, buffers: Bool = false) throws -> [String] {
+        try db.withConnection { (c) throws(PostgresError) -> [String] in
+            try c.execute("BEGIN")
+            defer { try? c.execute("ROLLBACK") }
+            let r = try c.query("EXPLAIN (ANALYZE, \(buffers ? "BUFFERS, " : "")COSTS OFF, TIMING OFF) " + sql, values)
+            return (0..<r.count).map { r.text($0, 0) }
+        }
+    }
+
+    @Test("PostgreSQL: every statement that picks a visitor's rows, or quiet visitors', reads a few pages among thousands of others' rows")
+    func postgresPlans() throws {
+        let db = try Self.postgresStore()
         // 5,000 other visitors with a row in every table (no index scan of the wrong index, and
         // no table scan, can read them in a few pages), all of them active now.
         try db.withConnection { (c) throws(PostgresError) in
@@ -126,12 +141,7 @@ struct VisitorIndexTests {
         let statements = RocketScenariosPostgres.VisitorStatements.all + PostgresConversationArchive.VisitorStatements.all
         #expect(statements.count == 15)
         for (sql, values) in statements {
-            let plan = try db.withConnection { (c) throws(PostgresError) -> [String] in
-                try c.execute("BEGIN")
-                defer { try? c.execute("ROLLBACK") }
-                let r = try c.query("EXPLAIN (ANALYZE, BUFFERS, COSTS OFF, TIMING OFF) " + sql, values)
-                return (0..<r.count).map { r.text($0, 0) }
-            }
+            let plan = try Self.explained(sql, values, in: db, buffers: true)
             // The statement's own pages (the first "Buffers:" line, before planning's, is its
             // top node's, which counts its children's): looking up and removing two rows reads
             // a few; any scan, of the table or of an index it cannot search, reads 50 or more.
@@ -148,9 +158,7 @@ struct VisitorIndexTests {
         "PostgreSQL: every sweep of rows whose time came, and the claim of due timers, reads its slice through an index with a large backlog due, never the table"
     )
     func postgresSweeps() throws {
-        let url = try TestPostgres.freshDatabase()
-        _ = try PostgresScenarioStore(url: url)
-        let db = PostgresDatabase(url: try #require(PostgresURL(url)), capacity: 1)
+        let db = try Self.postgresStore()
         // 40,000 rows in each table, one in 20 of them due (a backlog of 2,000): a slice written
         // as IN (SELECT … LIMIT n) was planned as a hash join over the whole table.
         try db.withConnection { (c) throws(PostgresError) in
@@ -175,12 +183,7 @@ struct VisitorIndexTests {
             ]
         #expect(statements.count == 6)
         for (sql, values) in statements {
-            let plan = try db.withConnection { (c) throws(PostgresError) -> [String] in
-                try c.execute("BEGIN")
-                defer { try? c.execute("ROLLBACK") }
-                let r = try c.query("EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF) " + sql, values)
-                return (0..<r.count).map { r.text($0, 0) }
-            }
+            let plan = try Self.explained(sql, values, in: db)
             let changed = plan.contains { $0.contains("Tid Scan") }
             #expect(changed && !plan.contains { $0.contains("Seq Scan") }, "\(sql)\n\(plan.joined(separator: "\n"))")
         }
