@@ -67,6 +67,11 @@ public struct NamedScenario: Sendable {
     public func explain(in store: any ScenarioStore, at now: Double) throws(ScenarioStoreError) -> ScenarioDecision {
         let custom = customAnswer()
         let events = try eventsSource(in: store)
+        // Without a budget nothing else is read: the statistics as a reader sees them, in a
+        // transaction that writes nothing (a try would make the scenario's row to lock it).
+        if rules.budget == nil {
+            return ScenarioEvaluator.evaluate(rules: rules, stats: merged(try store.stats(name), events), recentExecutions: [], now: now, custom: custom)
+        }
         var decision: ScenarioDecision?
         _ = try store.tryExecute(name, at: now, rules: rules) { stats, executions in
             decision = ScenarioEvaluator.evaluate(rules: rules, stats: merged(stats, events), recentExecutions: executions, now: now, custom: custom)

@@ -16,7 +16,7 @@ extension ConversationService {
     func start(_ request: HTTPRequest) -> HTTPResponse {
         if let refusal = storeRefusal() { return refusal }
         let fields: RequestBody
-        switch body(request, allowed: ["flow", "visitor", "vars", "reducedMotion", "lang", "utcOffset"]) {
+        switch body(request, allowed: ["flow", "visitor", "vars", "reducedMotion", "lang", "utcOffset", "dryRun"]) {
         case .failure(let e): return e.response
         case .success(let f): fields = f
         }
@@ -55,6 +55,11 @@ extension ConversationService {
         case .failure(let e): return e.response
         case .success(let b): reduced = b ?? false
         }
+        let dryRun: Bool
+        switch fields.bool("dryRun") {
+        case .failure(let e): return e.response
+        case .success(let b): dryRun = b ?? false
+        }
         // The visitor's local time (minutes east of UTC) for quiet hours; else the server's.
         let utcOffset: Int?
         switch fields.integer("utcOffset", range: -840...840) {
@@ -90,6 +95,14 @@ extension ConversationService {
         // The visitor's token, the address's conversations and the total, in one trip through the lock.
         let (admitted, held, total) = state.withLock { s in (admit(visitor, in: &s, at: now), s.live[address] ?? 0, s.slots.count) }
         guard admitted else { return tooMany() }
+        // A dry run asks the gates, keeps nothing and holds no room (ConversationDryRun.swift).
+        if dryRun {
+            let newVisitor = issued
+            let check: @Sendable () -> HTTPResponse = {
+                self.dryRun(flow: flow, flowName: flowName, visitor: visitor, vars: vars, utcOffset: utcOffset, issued: newVisitor)
+            }
+            return flow.asksStore(self) ? .deferred(check) : check()
+        }
         guard held < configuration.perAddress else { return quotaFull("conversations") }
         guard total < configuration.maxConversations else {
             var r = HTTPResponse.error(503, "too-many-conversations", "the server holds its maximum of conversations; try again later")
@@ -102,20 +115,23 @@ extension ConversationService {
                 flow: flow, flowName: flowName, visitor: visitor, address: address, vars: vars, reduced: reduced, strings: language,
                 issued: newVisitor, utcOffset: utcOffset)
         }
-        // A gated flow asks the scenario store first, an experiment the stored assignments: on the database thread.
-        let asksStore =
-            (flow.document.scenario != nil || flow.document.experiment != nil || configuration.minGap > 0) && (scenarios != nil || persists)
-        return asksStore ? .deferred(begin) : begin()
+        return flow.asksStore(self) ? .deferred(begin) : begin()
     }
 
     /// The answer to a start that shows nothing now: why (each reason a line), when it may be
     /// shown at the earliest, and the experiment's group when that is why.
     func notNow(_ flow: String, _ explanation: [String], earliest: Double? = nil, variant: String? = nil) -> HTTPResponse {
         counters.counted(start: flow, started: false)
+        return .json(200, .object(Self.notNowFields(flow, explanation, earliest: earliest, variant: variant)))
+    }
+
+    /// The members of ``notNow(_:_:earliest:variant:)``'s answer (a dry run's too, which counts
+    /// no start).
+    static func notNowFields(_ flow: String, _ explanation: [String], earliest: Double? = nil, variant: String? = nil) -> [(String, JSONValue)] {
         var o: [(String, JSONValue)] = [("status", .string("notNow")), ("flow", .string(flow)), ("explanation", .array(explanation.map { .string($0) }))]
         if let earliest { o.append(("earliest", .string(WallTime.format(earliest.rounded(.up))))) }
         if let variant { o.append(("variant", .string(variant))) }
-        return .json(200, .object(o))
+        return o
     }
 
     /// The rest of a start, once the request is read: the scenario gate (it reads and writes the

@@ -1112,6 +1112,34 @@ def session_cap(browser, server):
     context.close()
 
 
+CHECK_PAGE = """<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Check</title></head>
+<body><main><h1>Check</h1></main><script src="/widget.js"></script></body></html>"""
+
+
+def dry_run_check(browser, server):
+    """RocketAlert.check asks whether a flow would start without starting it (the page's first
+    call keeps the visitor the server issues); an unknown flow rejects with the server's words."""
+    context = browser.new_context()
+    page = context.new_page()
+    starts = []
+    page.on("request", lambda r: starts.append(r.post_data) if r.url.endswith("/v1/conversations") else None)
+    page.route(server.url + "check.html", lambda route: route.fulfill(status=200, content_type="text/html", body=CHECK_PAGE))
+    page.goto(server.url + "check.html")
+    page.wait_for_function("() => !!window.RocketAlert", timeout=TIMEOUT)
+    answer = page.evaluate("() => RocketAlert.check('demo')")
+    assert answer["status"] == "wouldStart" and answer["dryRun"] is True, answer
+    visitor = page.evaluate("() => RocketAlert.visitor()")
+    assert visitor and visitor == answer.get("visitor"), (visitor, answer)
+    again = page.evaluate("() => RocketAlert.check('demo')")
+    assert again["status"] == "wouldStart" and "visitor" not in again, "the second call comes with the kept token"
+    assert page.evaluate("() => RocketAlert.visitor()") == visitor
+    error = page.evaluate("() => RocketAlert.check('nope').then(() => null, e => e.message)")
+    assert error and "no flow" in error, error
+    assert all('"dryRun":true' in (b or "") for b in starts), starts
+    assert page.locator(".rk-log").count() == 0, "nothing was drawn"
+    context.close()
+
+
 def request_before_frame(browser, server, timings):
     """The page's first request (a start; after a reload, the resume) leaves before the widget
     draws its frame, and `rocket:start` comes once the first view is drawn."""
@@ -1170,6 +1198,7 @@ def main():
                 ("page trigger scroll:50%; a second tab is cancelled, a later one shows nothing", lambda: trigger_scroll_and_tabs(browser, demo)),
                 ("page triggers exit-intent and visits:2", lambda: trigger_exit_and_visits(browser, demo)),
                 ("a per-visit cap: two flows on a page, one starts, the other is refused with why", lambda: session_cap(browser, flows)),
+                ("RocketAlert.check: would a flow start, asked without starting it", lambda: dry_run_check(browser, demo)),
                 ("rocket report's page: self-contained, charts present and labelled, 375 and 1280 px, light and dark", lambda: report_page(browser)),
                 ("a conversation resumed after a server restart", lambda: resume_after_restart(browser, os.path.join(scratch, "resume.sqlite"))),
                 ("a dropped stream waits out a refusal's Retry-After, and opens at once when the browser is back online", lambda: stream_waits(browser, scratch)),

@@ -5,6 +5,7 @@ import RocketFlow
 import RocketJSON
 import RocketScenarios
 import RocketScenariosPostgres
+import RocketPostgres
 import RocketSQLite
 import Synchronization
 import RocketTestSupport
@@ -1501,5 +1502,71 @@ extension ResultsAPITests {
             #expect(r["variant"]?.string == expected[id], "\(id)")
         }
         #expect(Set(expected.values).count == 2, "both variants were drawn")
+    }
+}
+
+@Suite("HTTP API: a start's dry run")
+struct DryRunAPITests {
+    @Test(
+        "dryRun asks a start's gates and keeps nothing: notNow with why and from when, or wouldStart with the variant a start then gets; no conversation, execution, record, assignment or statistics row",
+        arguments: ServerStoreKind.allCases)
+    func dryRun(kind: ServerStoreKind) throws {
+        let dir = scratchDirectory()
+        try """
+        {"version": 1, "scenario": "tips", "when": {"eventsOf": "visit", "minEventsRequired": 2, "maxExecutionsPermitted": 1},
+         "experiment": {"name": "copy", "holdout": 0.3, "variants": [{"name": "long", "start": "long"}, {"name": "short", "start": "short"}]},
+         "blocks": [{"id": "long", "type": "text", "text": "The long welcome"}, {"id": "short", "type": "text", "text": "Hi"}]}
+        """.write(toFile: dir + "/tips.json", atomically: true, encoding: .utf8)
+        let experiment = RocketExperiment(
+            name: "copy", variants: [RocketExperimentVariant(name: "long"), RocketExperimentVariant(name: "short")], holdout: 0.3)
+        let h = try Harness(path: kind == .postgres ? try TestPostgres.freshDatabase() : nil, flowsDirectory: dir)
+        func dry(_ visitor: String) -> JSONNode? {
+            let r = h.request("POST", "/v1/conversations", body: #"{"flow": "tips", "visitor": "\#(visitor)", "dryRun": true}"#)
+            #expect(r.status == 200, "\(r.text)")
+            #expect(r.json?["dryRun"]?.bool == true && r.json?["conversation"] == nil)
+            return r.json
+        }
+        func kept(_ visitor: String) -> JSONNode? { h.request("GET", "/v1/visitors/\(visitor)").json }
+        func records() throws -> Int {
+            h.service.flush()
+            if kind == .postgres {
+                return try PostgresDatabase(url: try #require(PostgresURL(h.path)), capacity: 1).withConnection { (c) throws(PostgresError) in
+                    try c.query("SELECT count(*) FROM rocket_events").firstInt ?? -1
+                }
+            }
+            return try SQLiteDatabase(path: h.path, mode: .readOnly).withConnection { (c) throws(SQLiteError) in
+                try c.integer("SELECT count(*) FROM server_events")
+            }
+        }
+        let visitors = (0..<20).map { "d\($0)" }
+        let shown = try #require(visitors.first { experiment.name(of: experiment.assign(visitor: $0)) != "holdout" })
+        let held = try #require(visitors.first { experiment.name(of: experiment.assign(visitor: $0)) == "holdout" })
+        // Not yet: the reasons a start would give, nothing kept of the visitor.
+        let before = dry(shown)
+        #expect(before?["status"]?.string == "notNow" && before?["explanation"]?.array.isEmpty == false, "\(String(describing: before))")
+        for _ in 0..<2 { #expect(h.request("POST", "/v1/events", body: #"{"scenario": "visit", "visitor": "\#(shown)"}"#).status == 204) }
+        // Now it would start, in the visitor's variant, as often as asked: a dry run executes nothing.
+        let variant = experiment.name(of: experiment.assign(visitor: shown))
+        for _ in 0..<3 {
+            let now = dry(shown)
+            #expect(now?["status"]?.string == "wouldStart" && now?["variant"]?.string == variant, "\(String(describing: now))")
+        }
+        #expect(h.service.count == 0, "no conversation is held")
+        #expect(kept(shown)?["conversations"]?.array.isEmpty == true && kept(shown)?["assignments"]?.array.isEmpty == true)
+        let scenarios = kept(shown)?["scenarios"]?.array.compactMap { $0["scenario"]?.string } ?? []
+        #expect(scenarios == ["visit"], "the events only; the dry run made no row for the flow's scenario: \(scenarios)")
+        #expect(try records() == 0, "no record, no exposure")
+        // The start itself: started, in that variant; after it, the dry run says not now (shown once).
+        let started = h.request("POST", "/v1/conversations", body: #"{"flow": "tips", "visitor": "\#(shown)", "reducedMotion": true}"#)
+        #expect(started.status == 201)
+        #expect(started.json?["conversation"]?["transcript"]?[0]?["text"]?.string == (variant == "long" ? "The long welcome" : "Hi"))
+        #expect(dry(shown)?["status"]?.string == "notNow")
+        // The holdout: not now, saying so, and no holdout record kept.
+        let out = dry(held)
+        #expect(out?["status"]?.string == "notNow" && out?["variant"]?.string == "holdout")
+        #expect(try records() == 1, "the start's records only (a conversation's records are one row), no holdout's")
+        // A dry run is a request like any other: dryRun must be true or false.
+        let bad = h.request("POST", "/v1/conversations", body: #"{"flow": "tips", "visitor": "x", "dryRun": "yes"}"#)
+        #expect(bad.status == 400)
     }
 }

@@ -1441,6 +1441,21 @@
         return showAlert(r.data.alert.id);
       });
     },
+    /**
+     * Whether `flow` would start for this page's visitor now, asked without starting it (a dry
+     * run: the server keeps nothing): resolves with its answer, `{status: "wouldStart", variant?}`
+     * or `{status: "notNow", explanation, earliest?}`. Options as mount's: `vars`, `lang`.
+     */
+    check: function (flow, options) {
+      var o = options || {};
+      return call("POST", "/v1/conversations", {
+        flow: String(flow), dryRun: true, lang: core.languageTag(o.lang) || pageLang || browserLang, vars: o.vars || {},
+        utcOffset: Math.max(-840, Math.min(840, -new Date().getTimezoneOffset()))
+      }).then(function (r) {
+        if (r.status !== 200 || !r.data || !r.data.dryRun) throw new Error(r.data && r.data.error ? r.data.error.message : "the server answered " + r.status);
+        return r.data;
+      });
+    },
     /** This page's visitor id (the site's, or the anonymous one whose token this browser keeps), or null before the first call. */
     visitor: visitorID
   };
