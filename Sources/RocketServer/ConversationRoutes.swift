@@ -142,94 +142,14 @@ extension ConversationService {
         issued: (visitor: String, token: String)?, utcOffset: Int? = nil
     ) -> HTTPResponse {
         let now = clock.now
-        // Targeting first: a flow not for these start values is not now, and asks nothing else.
-        if let why = flow.document.refusal(variables: vars.variables, answers: vars.answers) {
-            return notNow(flowName, [why])
-        }
-        // Quiet hours, in the visitor's local time when the page gave it.
-        if let q = flow.document.quietHours, let quiet = q.refusal(at: now, utcOffset: utcOffset ?? Environment.utcOffset(at: now)) {
-            return notNow(flowName, [quiet.reason], earliest: quiet.earliest)
-        }
-        // The gap between two flows shown to one visitor, across flows, kept in the scenario store.
-        let gap = ShowingGap(seconds: configuration.minGap)
-        if gap.seconds > 0, let store = scenarios {
-            do throws(ScenarioStoreError) {
-                if let why = try gap.refusal(in: store, visitor: visitor, at: now) { return notNow(flowName, [why.reason], earliest: why.earliest) }
-            } catch {
-                log("rocket serve: scenario store: \(error.message)")
-                return .error(503, "store-unavailable", "the scenario store cannot be used now")
-            }
-        }
-        // An experiment: the holdout is shown nothing (and counts no scenario execution); a
-        // variant starts where it says, its exposure the conversation's first record.
-        var variantStart: RocketNodeID?
-        var exposure: RocketEvent?
-        var exposed: String?
-        if let e = flow.document.experiment {
-            var assignment = e.assign(visitor: visitor)
-            // The assignment stored at the first exposure wins (weights changed since keep it).
-            if let visitors = scenarios as? any VisitorStore {
-                do throws(ScenarioStoreError) {
-                    let stored = try visitors.assignment(
-                        experiment: e.name, visitor: visitor, at: now, known: e.assignmentNames, fresh: e.name(of: assignment))
-                    assignment = e.assignment(named: stored) ?? assignment
-                } catch {
-                    log("rocket serve: scenario store: \(error.message)")
-                    return .error(503, "store-unavailable", "the scenario store cannot be used now")
-                }
-            }
-            switch assignment {
-            case .holdout:
-                // The holdout's exposure is kept for reports (no conversation holds it).
-                if let archive {
-                    var w = JSONBytes(capacity: 160)
-                    RocketEvent.exposure(experiment: e.name, variant: "holdout", shown: false, flow: flowName).writeRecord(into: &w, at: now)
-                    do {
-                        try archive.saveRecord(String(decoding: w.out, as: UTF8.self), flow: flowName, id: Self.newID(at: now), at: now)
-                    } catch {
-                        log("rocket serve: conversation store: \(error.message)")
-                        return .error(503, "store-unavailable", "the conversation store cannot be written now")
-                    }
-                }
-                return notNow(flowName, ["in the holdout of the experiment \(e.name)"], variant: "holdout")
-            case .variant(let k):
-                variantStart = e.variants[k].start
-                let name = e.name(of: assignment)
-                exposed = name
-                exposure = .exposure(experiment: e.name, variant: name, shown: true, flow: flowName)
-            }
-        }
-        // The scenario gate, per visitor: the flow's scenario counted under "NAME@VISITOR", and
-        // a budget over the visitor's own executions (VisitorBudget), not the store's log of
-        // everyone's, which one client could use up for all.
-        if let scenario = flow.document.scenario, let store = scenarios {
-            var rules = flow.document.when ?? ScenarioRules()
-            if let other = rules.eventsOf { rules.eventsOf = other + "@" + visitor }
-            let budget = rules.budget
-            rules.budget = nil
-            let visitorBudget = VisitorBudget(visitor: visitor)
-            do throws(ScenarioStoreError) {
-                if let budget {
-                    let check = try visitorBudget.check(budget, in: store, at: now)
-                    if !check.allowed { return notNow(flowName, check.explanation, earliest: check.earliestTime) }
-                }
-                // The execution and the visitor's log of it in one commit.
-                let decision = try NamedScenario(scenario + "@" + visitor, rules: rules).decide(
-                    in: store, at: now, countingEventOf: visitorBudget.scenarioName)
-                if !decision.allowed { return notNow(flowName, decision.explanation, earliest: decision.earliestTime) }
-            } catch {
-                log("rocket serve: scenario store: \(error.message)")
-                return .error(503, "store-unavailable", "the scenario store cannot be used now")
-            }
-        }
-        // Every gate passed: the showing is noted before anything is shown (a failure shows nothing).
-        if gap.seconds > 0, let store = scenarios {
-            do throws(ScenarioStoreError) {
-                try gap.recordShowing(in: store, visitor: visitor, at: now)
-            } catch {
-                log("rocket serve: scenario store: \(error.message)")
-                return .error(503, "store-unavailable", "the scenario store cannot be used now")
-            }
+        let variantStart: RocketNodeID?
+        let exposure: RocketEvent?
+        let exposed: String?
+        switch gates(flow: flow, flowName: flowName, visitor: visitor, vars: vars, utcOffset: utcOffset, at: now, keep: true) {
+        case .notNow(let why, let earliest, let variant): return notNow(flowName, why, earliest: earliest, variant: variant)
+        case .failed(let response): return response
+        case .passed(let from, let variant, let event):
+            (variantStart, exposed, exposure) = (from, variant, event)
         }
         let timing = reduced ? RocketTiming.reducedMotion : configuration.timing
         let options = ConversationOptions(timing: timing, echoReplies: true, initialAnswers: vars.answers, initialVariables: vars.variables)
