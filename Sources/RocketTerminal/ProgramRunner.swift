@@ -31,7 +31,7 @@ public final class ProgramRunner {
     public var glyphs = GlyphSet.unicode
 
     /// The colour depth and the characters of the terminal the environment describes
-    /// (``ColorDepth/detect(_:)``, ``GlyphSet/detect(_:)``).
+    /// (`ColorDepth.detect`, `GlyphSet.detect`).
     public func adopt(_ env: [String: String]) {
         depth = ColorDepth.detect(env)
         glyphs = GlyphSet.detect(env)
