@@ -418,6 +418,11 @@ enum PlayCommand {
         String(WallTime.format(now + Double(Environment.utcOffset(at: now))).prefix(10))
     }
 
+    /// The local time as `HH:MM` (a time input's ↑/↓ start from it).
+    static func localTime(at now: Double = WallTime.now) -> String {
+        String(WallTime.format(now + Double(Environment.utcOffset(at: now))).dropFirst(11).prefix(5))
+    }
+
     /// The flow's identity in snapshots: the hash of its graph as written (image paths not yet
     /// resolved against the folder it was run from).
     static func flowIdentity(_ doc: FlowDocument) -> String { doc.makeGraph().contentHash }
@@ -685,6 +690,7 @@ enum PlayCommand {
         app.lineHints = plain && person
         app.givenAnswers = given
         app.today = PlayCommand.localDay()
+        app.timeOfDay = PlayCommand.localTime()
         app.tapsGoOn = options.answersGiven && !person
         runner.mouse = options.mouse
         runner.theme = options.theme

@@ -241,6 +241,7 @@ enum PromptCommands {
         let value = parsed.value("--value")
         if let value { app.defaults[id] = value }
         app.today = PlayCommand.localDay()
+        app.timeOfDay = PlayCommand.localTime()
         let timeout = try timeout(parsed, command: command)
         // On a timeout --value answers, when the answer's rules accept it.
         let fallback = value.flatMap { try? input.accept($0).get().displayText }

@@ -30,9 +30,9 @@ public enum KeyController {
     public static func sync(_ ui: inout ConversationUI, with c: Conversation) {
         let index = c.interactiveIndex
         if ui.blockIndex != index, let index {
-            let today = ui.today
+            let (today, time) = (ui.today, ui.timeOfDay)
             ui = ConversationUI()
-            ui.today = today
+            (ui.today, ui.timeOfDay) = (today, time)
             ui.blockIndex = index
             if case .textInput(let input) = c.node(at: index).content { ui.editor.multiline = input.multiline }
         }
@@ -120,6 +120,18 @@ public enum KeyController {
                 }
                 return .none
             }
+            // A time: ↑/↓ step to the next or last 5 minutes and PgUp/PgDn an hour, within the bounds.
+            if case .textInput(let input) = c.node(at: index).content, input.inputType == .time,
+                let step = [Key.up: 5, .down: -5, .pageUp: 60, .pageDown: -60][key]
+            {
+                if let time = steppedTime(ui.editor.text, by: step, input: input, now: ui.timeOfDay), time != ui.editor.text {
+                    ui.editor.clear()
+                    ui.editor.insert(time)
+                    ui.error = nil
+                    return .redraw
+                }
+                return .none
+            }
             if ui.editor.handle(key) { ui.error = nil; return .redraw }
             return .none
         case .set, .condition, .jump:
@@ -142,6 +154,31 @@ func steppedDay(_ text: String, by step: (days: Int, months: Int), input: Rocket
     if case .text(let lo)? = input.minimum, day.map({ $0 < lo }) ?? true { day = lo }
     if case .text(let hi)? = input.maximum, day.map({ $0 > hi }) ?? false { day = hi }
     return day
+}
+
+/// The time a time input's ↑/↓ (`minutes` ±5: to the next or last multiple of five) or PgUp/PgDn
+/// (±60) makes of `text`: from the typed time when there is one, else from `now` (or the nearest
+/// bound) without stepping; never past midnight either way, and always within the input's `min`
+/// and `max`. Nil when there is nothing to start from.
+func steppedTime(_ text: String, by minutes: Int, input: RocketInputNode, now: String?) -> String? {
+    func parts(_ t: String) -> Int? {
+        guard RocketInputType.isTime(t) else { return nil }
+        let b = Array(t.utf8)
+        return (Int(b[0] - 0x30) * 10 + Int(b[1] - 0x30)) * 60 + Int(b[3] - 0x30) * 10 + Int(b[4] - 0x30)
+    }
+    var time: Int?
+    if case .text(let typed)? = RocketInputType.time.parse(text), let m = parts(typed) {
+        var next = m + minutes
+        if abs(minutes) < 60 { next = minutes > 0 ? (m / 5 + 1) * 5 : ((m + 4) / 5 - 1) * 5 }
+        time = min(max(next, 0), 23 * 60 + 59)
+    } else {
+        time = now.flatMap(parts)
+    }
+    if case .text(let lo)? = input.minimum, let l = parts(lo), time.map({ $0 < l }) ?? true { time = l }
+    if case .text(let hi)? = input.maximum, let h = parts(hi), time.map({ $0 > h }) ?? false { time = h }
+    guard let t = time else { return nil }
+    func two(_ n: Int) -> String { n < 10 ? "0\(n)" : String(n) }
+    return two(t / 60) + ":" + two(t % 60)
 }
 
 /// Maps a line of plain-mode input to an intent: any line taps a text block; a button is chosen

@@ -79,6 +79,9 @@ public final class ConversationApp: TerminalProgram {
     /// The local day (`YYYY-MM-DD`) a date input's ↑/↓ start from when it is empty (the host
     /// knows the time zone; nil: the input's bounds only).
     public var today: String?
+    /// The local time (`HH:MM`) a time input's ↑/↓ start from when it is empty (nil: the
+    /// input's bounds only).
+    public var timeOfDay: String?
     /// The id of the block that waited when the end of the input closed the conversation.
     public private(set) var inputEndedAt: String?
     private var usedAnswers = Set<String>()
@@ -296,6 +299,7 @@ public final class ConversationApp: TerminalProgram {
     private func syncUI() {
         let c = host.conversation
         ui.today = today
+        ui.timeOfDay = timeOfDay
         KeyController.sync(&ui, with: c)
         guard let index = c.interactiveIndex, prefilled != index else { return }
         prefilled = index

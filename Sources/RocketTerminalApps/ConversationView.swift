@@ -24,6 +24,9 @@ public struct ConversationUI: Hashable, Sendable {
     /// The local day (`YYYY-MM-DD`) ↑ or ↓ start from in an empty date input; nil: the input's
     /// bounds, else nothing to start from.
     public var today: String?
+    /// The local time (`HH:MM`) ↑ or ↓ start from in an empty time input; nil: the input's
+    /// bounds, else nothing to start from.
+    public var timeOfDay: String?
 
     /// A fresh state.
     public init() {}
@@ -229,6 +232,7 @@ public struct ConversationView: Sendable {
                 if case .choice(let choice) = node.content, choice.multiple { key += 500 }
                 if case .textInput(let input) = node.content, input.multiline { key += 500 }
                 if case .textInput(let input) = node.content, input.inputType == .date { key += 250 }
+                if case .textInput(let input) = node.content, input.inputType == .time { key += 260 }
                 return key + (c.backTarget != nil ? 1 : 0)
             } ?? -1
         if case .active = c.status, let row = cache.hints[hintKey] {
@@ -246,6 +250,8 @@ public struct ConversationView: Sendable {
                         hint.append(strings.multilineHint)
                     } else if case .textInput(let input) = c.node(at: i).content, input.inputType == .date {
                         hint.append(strings.dateHint)
+                    } else if case .textInput(let input) = c.node(at: i).content, input.inputType == .time {
+                        hint.append(strings.timeHint)
                     } else {
                         hint.append(strings.sendHint)
                     }

@@ -132,6 +132,7 @@ public struct UIStrings: Sendable, Hashable {
     public var multilineHint = "Enter new line · Ctrl-D send"
     /// Key hint under a date input.
     public var dateHint = "↑/↓ day · PgUp/PgDn month · Enter send"
+    public var timeHint = "↑/↓ 5 min · PgUp/PgDn hour · Enter send"
     /// Line-mode prompt of a multi-line input: how its answer ends.
     public var plainMultiline = "Type your answer; a line holding only a dot (.) ends it:"
     /// The web widget's own words, by the key its script names them with (`%@` and `%d` are
@@ -183,6 +184,7 @@ public struct UIStrings: Sendable, Hashable {
         tickHint: "空格 勾选 · 回车 确认", rateHint: "←/→ 或 1-%d 评分 · 回车 发送", plainRate: "请打分，1 到 %d：",
         cannotGoBack: "没有可以修改的上一个回答。", backHint: "Shift-Tab 返回", timesOutIn: "%@ 后超时", timedOut: "已超时",
         typeAgain: "请再输入一次", answersDiffer: "两次输入不一致，请重试。", multilineHint: "回车 换行 · Ctrl-D 发送", dateHint: "↑/↓ 日 · PgUp/PgDn 月 · 回车 发送",
+        timeHint: "↑/↓ 5 分钟 · PgUp/PgDn 小时 · 回车 发送",
         plainMultiline: "请输入回答；只含一个句点（.）的一行表示结束：",
         web: [
             "ended": "对话已结束。", "closed": "对话已关闭。", "lost": "这段对话无法继续。", "startAgain": "重新开始", "pause": "暂停", "edit": "修改", "editAnswer": "修改你的回答：%@",
@@ -218,7 +220,7 @@ public struct UIStrings: Sendable, Hashable {
         cannotGoBack: "Non c'è una risposta precedente da cambiare.", backHint: "Shift-Tab indietro",
         timesOutIn: "scade tra %@", timedOut: "tempo scaduto", typeAgain: "Scrivilo di nuovo",
         answersDiffer: "Le due risposte non coincidono; riprova.", multilineHint: "Invio a capo · Ctrl-D invia",
-        dateHint: "↑/↓ giorno · PgUp/PgDn mese · Invio invia",
+        dateHint: "↑/↓ giorno · PgUp/PgDn mese · Invio invia", timeHint: "↑/↓ 5 min · PgUp/PgDn ora · Invio invia",
         plainMultiline: "Scrivi la risposta; una riga con solo un punto (.) la chiude:",
         web: [
             "ended": "La conversazione è finita.", "closed": "La conversazione è stata chiusa.", "lost": "Questa conversazione non può continuare.",

@@ -24,7 +24,7 @@ extension UIStrings {
         cannotGoBack: "No hay ninguna respuesta anterior que cambiar.", backHint: "Mayús-Tab atrás",
         timesOutIn: "caduca en %@", timedOut: "tiempo agotado", typeAgain: "Escríbelo otra vez",
         answersDiffer: "Las dos respuestas no coinciden; inténtalo de nuevo.", multilineHint: "Intro nueva línea · Ctrl-D enviar",
-        dateHint: "↑/↓ día · RePág/AvPág mes · Intro enviar",
+        dateHint: "↑/↓ día · RePág/AvPág mes · Intro enviar", timeHint: "↑/↓ 5 min · RePág/AvPág hora · Intro enviar",
         plainMultiline: "Escribe tu respuesta; una línea con solo un punto (.) la termina:",
         web: [
             "ended": "La conversación ha terminado.", "closed": "La conversación se ha cerrado.", "lost": "Esta conversación no puede continuar.",
@@ -64,7 +64,7 @@ extension UIStrings {
         cannotGoBack: "Il n'y a pas de réponse précédente à modifier.", backHint: "Maj-Tab retour",
         timesOutIn: "expire dans %@", timedOut: "délai dépassé", typeAgain: "Saisissez-le à nouveau",
         answersDiffer: "Les deux réponses diffèrent ; réessayez.", multilineHint: "Entrée nouvelle ligne · Ctrl-D envoyer",
-        dateHint: "↑/↓ jour · PgPréc/PgSuiv mois · Entrée envoyer",
+        dateHint: "↑/↓ jour · PgPréc/PgSuiv mois · Entrée envoyer", timeHint: "↑/↓ 5 min · PgPréc/PgSuiv heure · Entrée envoyer",
         plainMultiline: "Saisissez votre réponse ; une ligne ne contenant qu'un point (.) la termine :",
         web: [
             "ended": "La conversation est terminée.", "closed": "La conversation a été fermée.", "lost": "Cette conversation ne peut pas continuer.",
@@ -109,6 +109,7 @@ extension UIStrings {
         timesOutIn: "läuft ab in %@", timedOut: "Zeit abgelaufen", typeAgain: "Gib es noch einmal ein",
         answersDiffer: "Die beiden Antworten stimmen nicht überein; bitte versuch es noch einmal.",
         multilineHint: "Eingabe neue Zeile · Strg-D senden", dateHint: "↑/↓ Tag · Bild↑/Bild↓ Monat · Eingabe senden",
+        timeHint: "↑/↓ 5 Min. · Bild↑/Bild↓ Stunde · Eingabe senden",
         plainMultiline: "Gib deine Antwort ein; eine Zeile, die nur einen Punkt (.) enthält, beendet sie:",
         web: [
             "ended": "Die Unterhaltung ist beendet.", "closed": "Die Unterhaltung wurde geschlossen.",
@@ -148,7 +149,7 @@ extension UIStrings {
         cannotGoBack: "Não há uma resposta anterior para alterar.", backHint: "Shift-Tab voltar",
         timesOutIn: "expira em %@", timedOut: "tempo esgotado", typeAgain: "Digite de novo",
         answersDiffer: "As duas respostas são diferentes; tente de novo.", multilineHint: "Enter nova linha · Ctrl-D enviar",
-        dateHint: "↑/↓ dia · PgUp/PgDn mês · Enter enviar",
+        dateHint: "↑/↓ dia · PgUp/PgDn mês · Enter enviar", timeHint: "↑/↓ 5 min · PgUp/PgDn hora · Enter enviar",
         plainMultiline: "Digite sua resposta; uma linha só com um ponto (.) a encerra:",
         web: [
             "ended": "A conversa terminou.", "closed": "A conversa foi fechada.", "lost": "Esta conversa não pode continuar.",
@@ -187,7 +188,7 @@ extension UIStrings {
         cannotGoBack: "変更できる前の回答はありません。", backHint: "Shift-Tab 戻る",
         timesOutIn: "あと %@ でタイムアウト", timedOut: "タイムアウト", typeAgain: "もう一度入力してください",
         answersDiffer: "2 つの入力が一致しません。もう一度お試しください。", multilineHint: "Enter 改行 · Ctrl-D 送信",
-        dateHint: "↑/↓ 日 · PgUp/PgDn 月 · Enter 送信",
+        dateHint: "↑/↓ 日 · PgUp/PgDn 月 · Enter 送信", timeHint: "↑/↓ 5分 · PgUp/PgDn 時間 · Enter 送信",
         plainMultiline: "回答を入力してください。ピリオド（.）だけの行で終わります：",
         web: [
             "ended": "会話は終了しました。", "closed": "会話は閉じられました。", "lost": "この会話は続けられません。", "startAgain": "最初から",

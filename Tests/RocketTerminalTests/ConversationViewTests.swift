@@ -212,6 +212,46 @@ struct ControllerTests {
         #expect(steppedDay("soon", by: (1, 0), input: open, today: "2026-05-05") == "2026-05-05")
     }
 
+    @Test("A time input: ↑/↓ go to the next or last five minutes and PgUp/PgDn an hour, from the typed time, else from now, within min and max")
+    func timeSteps() throws {
+        var input = RocketInputNode(text: "When?", buttonTitle: "OK")
+        input.inputType = .time
+        input.minimum = .text("09:00")
+        input.maximum = .text("17:30")
+        var g = RocketGraph()
+        g.root = g.add(RocketNode(id: "at", content: .textInput(input)))
+        var c = Conversation(graph: g, author: RocketAuthor(image: nil, name: ""), options: ConversationOptions(timing: .instant))
+        c.start(at: 0)
+        var ui = ConversationUI()
+        ui.timeOfDay = "14:07"
+        #expect(KeyController.handle(.up, conversation: c, ui: &ui) == .redraw)
+        #expect(ui.editor.text == "14:07")  // empty: now, not stepped
+        _ = KeyController.handle(.up, conversation: c, ui: &ui)
+        #expect(ui.editor.text == "14:10")  // to the next five minutes
+        _ = KeyController.handle(.down, conversation: c, ui: &ui)
+        _ = KeyController.handle(.down, conversation: c, ui: &ui)
+        #expect(ui.editor.text == "14:00")
+        for _ in 0..<4 { _ = KeyController.handle(.pageUp, conversation: c, ui: &ui) }
+        #expect(ui.editor.text == "17:30")  // 18:00 is past max
+        #expect(KeyController.handle(.pageUp, conversation: c, ui: &ui) == .none)
+        for _ in 0..<9 { _ = KeyController.handle(.pageDown, conversation: c, ui: &ui) }
+        #expect(ui.editor.text == "09:00")  // before min
+        let view = ConversationView(width: 60, author: c.author, closeTitle: nil, strings: .english)
+        var cache = ConversationLayoutCache()
+        let (buffer, _) = view.layout(c, ui: ui, cache: &cache)
+        #expect((0..<buffer.rows.count).contains { buffer.rowText($0).contains("↑/↓ 5 min · PgUp/PgDn hour · Enter send") })
+        // A typed "9:58" steps from itself; nothing to start from without a time, now or bounds;
+        // never past midnight.
+        var open = RocketInputNode(text: "When?", buttonTitle: "OK")
+        open.inputType = .time
+        #expect(steppedTime("9:58", by: 5, input: open, now: nil) == "10:00")
+        #expect(steppedTime("9:58", by: -5, input: open, now: nil) == "09:55")
+        #expect(steppedTime("", by: 5, input: open, now: nil) == nil)
+        #expect(steppedTime("later", by: 5, input: open, now: "08:15") == "08:15")
+        #expect(steppedTime("23:58", by: 5, input: open, now: nil) == "23:59")
+        #expect(steppedTime("00:20", by: -60, input: open, now: nil) == "00:00")
+    }
+
     @Test("A multi-line input: Enter starts a line, Ctrl-D sends the lines; the field grows and the hint says so")
     func multiline() throws {
         var input = RocketInputNode(text: "Notes?", buttonTitle: "OK")
