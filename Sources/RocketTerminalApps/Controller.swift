@@ -108,29 +108,21 @@ public enum KeyController {
                 if key == .enter { ui.editor.insert("\n"); ui.error = nil; return .redraw }
             }
             if key == .enter { return .send(.submit(ui.editor.text)) }
-            // A date: ↑/↓ step a day and PgUp/PgDn a month, within the input's bounds.
-            if case .textInput(let input) = c.node(at: index).content, input.inputType == .date,
-                let step = [Key.up: (1, 0), .down: (-1, 0), .pageUp: (0, 1), .pageDown: (0, -1)][key]
+            // A date or a time: ↑/↓ step a day or five minutes, PgUp/PgDn a month or an hour,
+            // within the input's bounds.
+            if case .textInput(let input) = c.node(at: index).content, input.inputType == .date || input.inputType == .time,
+                let step: (sign: Int, large: Bool) = [Key.up: (1, false), .down: (-1, false), .pageUp: (1, true), .pageDown: (-1, true)][key]
             {
-                if let day = steppedDay(ui.editor.text, by: step, input: input, today: ui.today), day != ui.editor.text {
-                    ui.editor.clear()
-                    ui.editor.insert(day)
-                    ui.error = nil
-                    return .redraw
-                }
-                return .none
-            }
-            // A time: ↑/↓ step to the next or last 5 minutes and PgUp/PgDn an hour, within the bounds.
-            if case .textInput(let input) = c.node(at: index).content, input.inputType == .time,
-                let step = [Key.up: 5, .down: -5, .pageUp: 60, .pageDown: -60][key]
-            {
-                if let time = steppedTime(ui.editor.text, by: step, input: input, now: ui.timeOfDay), time != ui.editor.text {
-                    ui.editor.clear()
-                    ui.editor.insert(time)
-                    ui.error = nil
-                    return .redraw
-                }
-                return .none
+                let text = ui.editor.text
+                let next =
+                    input.inputType == .date
+                    ? steppedDay(text, by: step.large ? (0, step.sign) : (step.sign, 0), input: input, today: ui.today)
+                    : steppedTime(text, by: step.sign * (step.large ? 60 : 5), input: input, now: ui.timeOfDay)
+                guard let next, next != text else { return .none }
+                ui.editor.clear()
+                ui.editor.insert(next)
+                ui.error = nil
+                return .redraw
             }
             if ui.editor.handle(key) { ui.error = nil; return .redraw }
             return .none
