@@ -30,6 +30,21 @@ struct AccessTests {
         h.request("POST", "/v1/conversations", body: body, headers: headers)
     }
 
+    @Test("a dry run is a start's call: a visitor asks only for itself, a forged token is 401, a site key asks for anyone")
+    func dryRunCallers() throws {
+        let h = try secure()
+        let good = try token(h)
+        let own = start(h, headers: ["Rocket-Visitor": good], body: #"{"flow": "basic", "dryRun": true}"#)
+        #expect(own.status == 200 && own.json?["status"]?.string == "wouldStart", "\(own.text)")
+        let other = start(h, headers: ["Rocket-Visitor": good], body: #"{"flow": "basic", "visitor": "victim", "dryRun": true}"#)
+        #expect(other.status == 403, "\(other.text)")
+        #expect(start(h, headers: ["Rocket-Visitor": "victim"], body: #"{"flow": "basic", "dryRun": true}"#).status == 401)
+        #expect(start(h, headers: ["Authorization": "Bearer wrong-key-0123456789"], body: #"{"flow": "basic", "visitor": "v", "dryRun": true}"#).status == 401)
+        let site = start(h, headers: ["Authorization": "Bearer " + Self.key], body: #"{"flow": "basic", "visitor": "v", "dryRun": true}"#)
+        #expect(site.status == 200 && site.json?["dryRun"]?.bool == true, "\(site.text)")
+        #expect(h.service.count == 0, "a dry run holds no conversation")
+    }
+
     @Test("HMAC-SHA256 gives RFC 4231's answers; codes compare equal only when every byte is")
     func hmacVectors() {
         #expect(
