@@ -19,7 +19,7 @@ import RocketText
 public enum ExitStatus: Hashable, Sendable {
     /// 0: done (the flow ended, an action was chosen, …).
     case ok
-    /// 1: not completed (closed by the user, the cancel action, not executed).
+    /// 1: not completed (closed by the user, the cancel action, not executed, a test case failed).
     case notCompleted
     /// 3: not now (a scenario said no; nothing was shown).
     case notNow

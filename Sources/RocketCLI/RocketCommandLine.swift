@@ -14,6 +14,7 @@ enum Rocket {
         ("demo", PlayCommand.demoSpec.abstract),
         ("play", PlayCommand.spec.abstract),
         ("lint", LintCommand.spec.abstract),
+        ("test", TestCommand.spec.abstract),
         ("graph", GraphCommand.spec.abstract),
         ("schema", SchemaCommand.spec.abstract),
         ("new", NewCommand.spec.abstract),
@@ -39,7 +40,8 @@ enum Rocket {
     /// are made from.
     static var specs: [CommandSpec] {
         [
-            PlayCommand.demoSpec, PlayCommand.spec, LintCommand.spec, GraphCommand.spec, SchemaCommand.spec, NewCommand.spec, BannerCommand.spec,
+            PlayCommand.demoSpec, PlayCommand.spec, LintCommand.spec, TestCommand.spec, GraphCommand.spec, SchemaCommand.spec, NewCommand.spec,
+            BannerCommand.spec,
             AlertCommand.spec, PromptCommands.inputSpec, PromptCommands.confirmSpec, PromptCommands.chooseSpec, PromptCommands.spinSpec,
             ServeCommand.spec, ReportCommand.spec, ResultsCommand.spec, BackupCommand.spec, RestoreCommand.spec, WebhookTestCommand.spec,
         ] + ScenarioCommand.subcommands.map(\.spec) + [CompletionsCommand.spec, ManCommand.spec]
@@ -84,6 +86,7 @@ enum Rocket {
             case "demo": return try await PlayCommand.runDemo(rest)
             case "play": return try await PlayCommand.run(rest)
             case "lint": return try LintCommand.run(rest)
+            case "test": return try TestCommand.run(rest)
             case "graph": return try GraphCommand.run(rest)
             case "report": return try ReportCommand.run(rest)
             case "results": return try ResultsCommand.run(rest)

@@ -66,6 +66,10 @@ public enum RocketLimits {
     /// The most returning jumps a conversation is inside at once (a flow that jumps into itself
     /// stops there).
     public static let jumpDepth = 32
+    /// The most cases one test file of a flow holds (`rocket test`).
+    public static let flowTestCases = 1_000
+    /// The most steps (a block answered, tapped or timed out) one case of `rocket test` runs.
+    public static let flowTestSteps = 10_000
     /// The most distinct diagnostics `rocket lint` lists for a file.
     public static let diagnostics = 1_000
     /// The most characters of a value (an id, a key, a name, a pattern) a diagnostic quotes.
@@ -233,6 +237,10 @@ public enum RocketLimits {
         Entry(
             name: "jumpDepth", value: "\(jumpDepth)", bounds: "returning jumps a conversation is inside at once",
             past: "an `expressionError` event, and the conversation ends"),
+        Entry(name: "flowTestCases", value: number(flowTestCases), bounds: "cases of one test file (`rocket test`)", past: "an error at the case (exit 65)"),
+        Entry(
+            name: "flowTestSteps", value: number(flowTestSteps), bounds: "steps of one case of `rocket test` (blocks answered, tapped or timed out)",
+            past: "the case fails: the flow did not end"),
         Entry(name: "diagnostics", value: number(diagnostics), bounds: "different diagnostics listed for a file", past: "counted in a last note"),
         Entry(
             name: "quotedCharacters", value: "\(quotedCharacters) characters", bounds: "a value quoted in a diagnostic or a path",

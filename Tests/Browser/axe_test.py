@@ -110,7 +110,7 @@ def main():
     scratch = tempfile.mkdtemp(prefix="rocket-axe-")
     server = bt.Server(os.path.join(scratch, "axe.sqlite"), EXAMPLES)
     problems = []
-    flows = sorted(f[:-5] for f in os.listdir(EXAMPLES) if f.endswith(".json"))
+    flows = sorted(f[:-5] for f in os.listdir(EXAMPLES) if f.endswith(".json") and not f.endswith(".test.json"))
     try:
         with bt.sync_playwright() as p:
             browser = p.chromium.launch(executable_path=bt.CHROMIUM, args=["--no-sandbox"])

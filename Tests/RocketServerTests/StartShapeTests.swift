@@ -1,6 +1,7 @@
 import Foundation
 import RocketConversation
 import RocketCore
+import RocketFlow
 import RocketJSON
 import RocketText
 import Testing
@@ -28,7 +29,7 @@ struct StartShapeTests {
         var names: [String] = []
         for file in try FileManager.default.contentsOfDirectory(atPath: examples).sorted() {
             try FileManager.default.copyItem(atPath: examples + "/" + file, toPath: dir + "/" + file)
-            if file.hasSuffix(".json") { names.append(String(file.dropLast(5))) }
+            if file.hasSuffix(".json"), !file.hasSuffix(FlowTestFormat.suffix) { names.append(String(file.dropLast(5))) }
         }
         try experiment.write(toFile: dir + "/copy.json", atomically: true, encoding: .utf8)
         try FreshSlotTests.timed.write(toFile: dir + "/timed.json", atomically: true, encoding: .utf8)

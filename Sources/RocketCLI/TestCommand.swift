@@ -1,0 +1,203 @@
+import RocketJSON
+import RocketFlow
+import RocketConversation
+import RocketCore
+import RocketPlatform
+import RocketText
+
+/// `rocket test`: plays the cases of flows' test files (`NAME.test.json`) with nobody there and
+/// says which held, where each failure is written, and which blocks no case showed.
+enum TestCommand {
+    static let spec = CommandSpec(
+        name: "test", abstract: "Play the cases of flows' test files (NAME.test.json) and say which hold, and which blocks no case reaches.",
+        positionals: [
+            (
+                "TESTS.test.json|FLOW.json|DIR",
+                "Test files, flows (their NAME.test.json beside them) or folders (their NAME.test.json files); default: the current folder."
+            )
+        ],
+        positionalCount: 0...Int.max,
+        options: [.flag("--json", "Print the results as one JSON object for tools.")],
+        discussion: """
+            A test file names its flow ("flow", default: its own name without .test) and holds cases:
+            each plays the flow from its start with the case's answers, variables, language and
+            variant, with nobody there (every timer at once, a text goes on by itself), and checks
+            how it ended, the blocks shown, the variables, the actions and the texts
+            (docs/FLOW_TESTS.md). A failure is written FILE:LINE:COL at what it names.
+            Scenario rules, quiet hours and --min-gap are not asked: a case plays the flow.
+            """,
+        exitStatus:
+            "0 every case holds; 1 a case failed; 65 a test file or its flow is invalid; 66 a file is missing or unreadable; 64 usage error.",
+        examples: ["rocket test examples", "rocket test examples/welcome.json", "rocket test flows --json | jq '.failed'"],
+        positionalCompletion: .file)
+
+    /// One test file's run.
+    struct FileRun {
+        var file: String
+        var flow: String
+        var cases: [(name: String, failures: [(line: Int, column: Int, message: String)])] = []
+        var blocks: [String] = []
+        var shown = Set<String>()
+    }
+
+    static func run(_ args: [String]) throws(UsageError) -> ExitStatus {
+        let parsed = try parse(args, as: spec)
+        if parsed.helpRequested { printOut(spec.help); return ExitStatus.ok }
+        let json = parsed.has("--json")
+        let paths = parsed.positionals.isEmpty ? ["."] : parsed.positionals
+        if paths.contains("-") { throw UsageError(message: "test files are read from files: - (standard input) is not taken", command: spec.name) }
+        var status = ExitStatus.ok
+        var problems: [JSONValue] = []
+        func problem(_ code: ExitStatus, _ line: String, file: String) {
+            if status == ExitStatus.ok || status == ExitStatus.notCompleted { status = code }
+            if json {
+                problems.append(.object([("file", .string(file)), ("message", .string(line))]))
+            } else {
+                printError(line)
+            }
+        }
+        var suites: [String] = []
+        for path in paths {
+            if FileIO.isFolder(path) {
+                let folder = path.hasSuffix("/") && path.count > 1 ? String(path.dropLast()) : path
+                switch FileIO.regularFiles(in: folder, endingIn: FlowTestFormat.suffix) {
+                case .failure(let e): problem(ExitStatus.noInput, "\(clean(path)): error: cannot read the folder: \(e.reason)", file: path)
+                case .success(let names) where names.isEmpty:
+                    problem(ExitStatus.noInput, "\(clean(path)): error: holds no test files (NAME\(FlowTestFormat.suffix))", file: path)
+                case .success(let names): suites += names.map { folder + "/" + $0 }
+                }
+            } else if path.hasSuffix(FlowTestFormat.suffix) {
+                suites.append(path)
+            } else if path.hasSuffix(".json") {
+                suites.append(String(path.dropLast(5)) + FlowTestFormat.suffix)
+            } else {
+                problem(ExitStatus.noInput, "\(clean(path)): error: not a test file (NAME\(FlowTestFormat.suffix)), a flow (NAME.json) or a folder", file: path)
+            }
+        }
+        var runs: [FileRun] = []
+        for file in suites {
+            switch runSuite(file, problem: { problem($0, $1, file: file) }) {
+            case .some(let run): runs.append(run)
+            case nil: break
+            }
+        }
+        let total = runs.reduce(0) { $0 + $1.cases.count }
+        let failed = runs.reduce(0) { $0 + $1.cases.count { !$0.failures.isEmpty } }
+        if failed > 0, status == ExitStatus.ok { status = ExitStatus.notCompleted }
+        if json {
+            printOut(report(runs, problems: problems, total: total, failed: failed).serialized())
+            return status
+        }
+        for run in runs {
+            for c in run.cases {
+                printOut((c.failures.isEmpty ? "PASS " : "FAIL ") + clean(run.file) + " " + clean(FlowDiagnostic.quoted(c.name)))
+                for f in c.failures { printOut("  \(clean(run.file)):\(f.line):\(f.column): \(clean(f.message))") }
+            }
+        }
+        for run in runs {
+            let never = run.blocks.filter { !run.shown.contains($0) }
+            var line = "\(clean(run.flow)): \(run.blocks.count - never.count) of \(run.blocks.count) blocks shown by \(count(run.cases.count, "case"))"
+            if !never.isEmpty {
+                line += "; never: " + never.prefix(20).map { clean(FlowDiagnostic.quoted($0)) }.joined(separator: ", ") + (never.count > 20 ? ", …" : "")
+            }
+            printOut(line)
+        }
+        if total > 0 || status == ExitStatus.ok {
+            printOut("\(count(total, "case")) in \(count(runs.count, "file")): \(total - failed) passed, \(failed) failed")
+        }
+        return status
+    }
+
+    /// Reads one test file and its flow, checks them, and plays every case; nil when the file or
+    /// the flow cannot be used (said through `problem`).
+    static func runSuite(_ file: String, problem: (ExitStatus, String) -> Void) -> FileRun? {
+        let bytes: [UInt8]
+        switch FileIO.read(file, limit: RocketLimits.fileBytes) {
+        case .failure(let f):
+            problem(ExitStatus.noInput, "\(clean(file)): error: cannot read the test file: \(f.reason)")
+            return nil
+        case .success(let b): bytes = b
+        }
+        let suite: FlowTestSuite
+        switch FlowTestSuite.read(bytes) {
+        case .failure(let failure):
+            for d in failure.diagnostics { problem(ExitStatus.dataError, d.formatted(file: file)) }
+            return nil
+        case .success(let s): suite = s
+        }
+        let folder = PathName.directory(file)
+        let flowPath: String
+        if let named = suite.flow {
+            flowPath = named.hasPrefix("/") || folder.isEmpty ? named : folder + "/" + named
+        } else {
+            flowPath = String(file.dropLast(FlowTestFormat.suffix.count)) + ".json"
+        }
+        // The flow in each language a case plays it in, loaded once.
+        var docs: [String: FlowDocument] = [:]
+        func load(_ language: String?) -> FlowDocument? {
+            if let doc = docs[language ?? ""] { return doc }
+            switch loadFlowFile(flowPath, language: language) {
+            case .failure(let e):
+                let (line, column) = suite.place(suite.flowOffset)
+                let place = suite.flow == nil ? clean(file) : "\(clean(file)):\(line):\(column)"
+                problem(ExitStatus.noInput, "\(place): error: cannot read the flow '\(clean(e.path))': \(e.reason)")
+                return nil
+            case .success(let result):
+                guard result.isPlayable, let doc = result.document else {
+                    for d in result.errors { problem(ExitStatus.dataError, d.formatted(file: flowPath)) }
+                    return nil
+                }
+                docs[language ?? ""] = doc
+                return doc
+            }
+        }
+        guard let doc = load(nil) else { return nil }
+        let problems = suite.problems(against: doc)
+        guard problems.isEmpty else {
+            for d in problems { problem(ExitStatus.dataError, d.formatted(file: file)) }
+            return nil
+        }
+        var run = FileRun(file: file, flow: flowPath)
+        run.blocks = doc.graph.nodes.filter(\.kind.isShown).compactMap(\.id)
+        for c in suite.cases {
+            guard let played = load(c.language?.value) else { return nil }
+            let strings = c.language.map { UIStrings.forEnvironment(["LANG": $0.value]) } ?? .english
+            let result = c.run(on: played) { strings.message(for: $0) }
+            run.shown.formUnion(result.shown)
+            let failures = result.failures.map { f in
+                let (line, column) = suite.place(f.offset)
+                return (line: line, column: column, message: f.message)
+            }
+            run.cases.append((c.name, failures))
+        }
+        return run
+    }
+
+    /// The results as `--json` prints them.
+    static func report(_ runs: [FileRun], problems: [JSONValue], total: Int, failed: Int) -> JSONValue {
+        func number(_ n: Int) -> JSONValue { .number(Double(n)) }
+        let files: [JSONValue] = runs.map { run in
+            let cases: [JSONValue] = run.cases.map { c in
+                .object([
+                    ("name", .string(c.name)), ("passed", .bool(c.failures.isEmpty)),
+                    (
+                        "failures",
+                        .array(
+                            c.failures.map {
+                                .object([("line", number($0.line)), ("column", number($0.column)), ("message", .string($0.message))])
+                            })
+                    ),
+                ])
+            }
+            return .object([
+                ("file", .string(run.file)), ("flow", .string(run.flow)), ("cases", .array(cases)),
+                ("blocks", number(run.blocks.count)), ("neverShown", .array(run.blocks.filter { !run.shown.contains($0) }.map { .string($0) })),
+            ])
+        }
+        return .object([("files", .array(files)), ("problems", .array(problems)), ("passed", number(total - failed)), ("failed", number(failed))])
+    }
+
+    static func clean(_ text: String) -> String { Sanitizer.clean(text, keepNewlines: false) }
+
+    static func count(_ n: Int, _ noun: String) -> String { "\(n) \(noun)\(n == 1 ? "" : "s")" }
+}

@@ -1,0 +1,95 @@
+import Foundation
+import Testing
+
+@Suite("rocket test: flows' test files played, failures placed, coverage said")
+struct TestCommandTests {
+    static let examples = DocumentedExitStatusTests.root.appendingPathComponent("examples").path
+
+    @Test("The examples' test files hold: every case passes, and each flow says how many of its blocks were shown")
+    func examples() throws {
+        let r = try runRocket(["test", Self.examples])
+        #expect(r.status == 0, "\(r.stdout)\(r.stderr)")
+        let files = try FileManager.default.contentsOfDirectory(atPath: Self.examples).filter { $0.hasSuffix(".test.json") }
+        #expect(files.count >= 3)
+        for f in files {
+            #expect(r.stdout.contains("PASS \(Self.examples)/\(f) "), "\(f)")
+            let flow = String(f.dropLast(".test.json".count)) + ".json"
+            #expect(r.stdout.contains("\(Self.examples)/\(flow): "), "\(flow)")
+        }
+        #expect(!r.stdout.contains("FAIL"))
+        #expect(r.stdout.hasSuffix(" failed\n") && r.stdout.contains(", 0 failed"))
+        // A flow names its own test file; lint of the folder leaves test files alone.
+        #expect(try runRocket(["test", Self.examples + "/welcome.json"]).status == 0)
+        #expect(try runRocket(["lint", Self.examples]).status == 0)
+    }
+
+    @Test("A failing case exits 1 and names the place of what did not hold; --json says the same for tools")
+    func failing() throws {
+        let dir = scratchDirectory()
+        write(
+            #"{"version": 1, "blocks": [{"id": "ask", "type": "doubleButton", "left": {"title": "Yes", "next": "yes"}, "right": {"title": "No", "next": "no"}}, {"id": "yes", "type": "text", "text": "Great"}, {"id": "no", "type": "text", "text": "Pity"}]}"#,
+            to: dir + "/ask.json")
+        write(
+            """
+            {"cases": [
+              {"name": "yes", "answers": {"ask": "Yes"}, "expect": {"says": ["Great"]}},
+              {"name": "no is great too", "answers": {"ask": "No"},
+               "expect": {"says": ["Great"]}}
+            ]}
+            """, to: dir + "/ask.test.json")
+        let r = try runRocket(["test", dir])
+        #expect(r.status == 1)
+        #expect(r.stdout.contains("PASS \(dir)/ask.test.json \"yes\"\n"))
+        #expect(
+            r.stdout.contains("FAIL \(dir)/ask.test.json \"no is great too\"\n  \(dir)/ask.test.json:4:24: no block shown says \"Great\" (it went ask → no)\n"))
+        #expect(r.stdout.contains("\(dir)/ask.json: 3 of 3 blocks shown by 2 cases\n"))
+        #expect(r.stdout.hasSuffix("2 cases in 1 file: 1 passed, 1 failed\n"))
+        let j = try runRocket(["test", dir, "--json"])
+        #expect(j.status == 1)
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(j.stdout.utf8)) as? [String: Any])
+        #expect(object["passed"] as? Int == 1 && object["failed"] as? Int == 1)
+        let file = try #require((object["files"] as? [[String: Any]])?.first)
+        let cases = try #require(file["cases"] as? [[String: Any]])
+        let failure = try #require((cases[1]["failures"] as? [[String: Any]])?.first)
+        #expect(failure["line"] as? Int == 4 && failure["column"] as? Int == 24)
+        // Coverage names the blocks no case showed.
+        write(#"{"cases": [{"name": "yes", "answers": {"ask": "Yes"}}]}"#, to: dir + "/ask.test.json")
+        #expect(try runRocket(["test", dir]).stdout.contains("ask.json: 2 of 3 blocks shown by 1 case; never: \"no\"\n"))
+    }
+
+    @Test("Unusable input is said at its place with the documented status, never a hang: 65, 66, 64")
+    func unusable() throws {
+        let dir = scratchDirectory()
+        write(#"{"version": 1, "blocks": [{"id": "a", "type": "text", "text": "Hi"}]}"#, to: dir + "/a.json")
+        // A test file that names a block the flow does not have: 65, before anything is played.
+        write(#"{"cases": [{"name": "x", "expect": {"reaches": ["b"]}}]}"#, to: dir + "/a.test.json")
+        var r = try runRocket(["test", dir + "/a.json"])
+        #expect(r.status == 65 && r.stderr.contains("\(dir)/a.test.json:1:49: error: the flow has no block \"b\""), "\(r.stderr)")
+        #expect(r.stdout.isEmpty)
+        // Not JSON: 65 at its place.
+        write("{\"cases\": [", to: dir + "/a.test.json")
+        r = try runRocket(["test", dir + "/a.test.json"])
+        #expect(r.status == 65 && r.stderr.contains("a.test.json:1:"))
+        // A flow without a test file, a folder without test files: 66.
+        try FileManager.default.removeItem(atPath: dir + "/a.test.json")
+        #expect(try runRocket(["test", dir + "/a.json"]).status == 66)
+        r = try runRocket(["test", dir])
+        #expect(r.status == 66 && r.stderr.contains("holds no test files"))
+        // A FIFO where the test file is, and a flow that is a FIFO: refused at once.
+        #expect(mkfifo(dir + "/a.test.json", 0o600) == 0)
+        r = try runRocket(["test", dir + "/a.test.json"])
+        #expect(r.status == 66 && r.stderr.contains("not a regular file"))
+        try FileManager.default.removeItem(atPath: dir + "/a.test.json")
+        #expect(mkfifo(dir + "/b.json", 0o600) == 0)
+        write(#"{"cases": [{"name": "x"}]}"#, to: dir + "/b.test.json")
+        r = try runRocket(["test", dir + "/b.test.json"])
+        #expect(r.status == 66 && r.stderr.contains("b.json"))
+        // An invalid flow: its own diagnostics, 65.
+        write(#"{"version": 1, "blocks": []}"#, to: dir + "/c.json")
+        write(#"{"cases": [{"name": "x"}]}"#, to: dir + "/c.test.json")
+        r = try runRocket(["test", dir + "/c.test.json"])
+        #expect(r.status == 65 && r.stderr.contains("c.json:"))
+        #expect(try runRocket(["test", "-"]).status == 64)
+        #expect(try runRocket(["test", dir + "/notes.txt"]).status == 66)
+    }
+}
