@@ -1,14 +1,83 @@
 public import RocketConversation
 import RocketCore
-import RocketJSON
+public import RocketJSON
 
-/// One field of the test file format (`rocket test`), as the reader takes it and
-/// docs/FLOW_TESTS.md's tables describe it.
+/// What a field of a test file holds: the words docs/FLOW_TESTS.md's tables say and the JSON
+/// Schema of the file, made from one value.
+public enum FlowTestValueType: Hashable, Sendable {
+    /// Any string.
+    case string
+    /// A string that is not empty.
+    case nonEmptyString
+    /// A language tag (`en`, `pt-BR`).
+    case languageTag
+    /// The id of one of the flow's blocks.
+    case blockID
+    /// A list of block ids.
+    case blockIDs
+    /// A list of strings.
+    case strings
+    /// An object of block ids and answers.
+    case answers
+    /// An object of variable names and values.
+    case values
+    /// One of these words.
+    case words([String])
+    /// The list of cases.
+    case cases
+    /// The `expect` object.
+    case expect
+
+    /// The words of the reference's Type column.
+    public var phrase: String {
+        switch self {
+        case .string: return "string"
+        case .nonEmptyString: return "non-empty string"
+        case .languageTag: return "language tag"
+        case .blockID: return "block id"
+        case .blockIDs: return "array of block ids"
+        case .strings: return "array of non-empty strings"
+        case .answers: return "object: block id → answer"
+        case .values: return "object: variable → value"
+        case .words(let words):
+            let quoted = words.map { "`\($0)`" }
+            return quoted.count < 2 ? quoted.joined() : quoted.dropLast().joined(separator: ", ") + " or " + quoted[quoted.count - 1]
+        case .cases: return "array of [cases](#a-case), 1 to \(RocketLimits.flowTestCases)"
+        case .expect: return "[expect](#expect) object"
+        }
+    }
+
+    /// The JSON Schema of a value of this type.
+    public var schema: JSONValue {
+        // An answer or a value: what `rocket play --answers` takes.
+        let answer: JSONValue = .object([
+            ("type", .array(["string", "number", "boolean", "null", "array"].map(JSONValue.string))), ("items", .object([("type", .string("string"))])),
+        ])
+        switch self {
+        case .string: return .object([("type", .string("string"))])
+        case .nonEmptyString, .blockID: return .object([("type", .string("string")), ("minLength", .number(1))])
+        case .languageTag: return .object([("type", .string("string")), ("pattern", .string("^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})*$"))])
+        case .blockIDs: return .object([("type", .string("array")), ("items", FlowTestValueType.blockID.schema)])
+        case .strings: return .object([("type", .string("array")), ("items", FlowTestValueType.nonEmptyString.schema)])
+        case .answers, .values: return .object([("type", .string("object")), ("additionalProperties", answer)])
+        case .words(let words): return .object([("enum", .array(words.map(JSONValue.string)))])
+        case .cases:
+            return .object([
+                ("type", .string("array")), ("minItems", .number(1)), ("maxItems", .number(Double(RocketLimits.flowTestCases))),
+                ("items", .object([("$ref", .string("#/$defs/case"))])),
+            ])
+        case .expect: return .object([("$ref", .string("#/$defs/expect"))])
+        }
+    }
+}
+
+/// One field of the test file format (`rocket test`), as the reader takes it, docs/FLOW_TESTS.md's
+/// tables describe it and the JSON Schema lists it.
 public struct FlowTestField: Hashable, Sendable {
     /// The key.
     public var name: String
-    /// What it holds, in words.
-    public var type: String
+    /// What it holds.
+    public var type: FlowTestValueType
     /// Whether it must be there.
     public var required: Bool
     /// What it means.
@@ -29,60 +98,61 @@ public enum FlowTestFormat {
 
     /// The file's top-level object.
     public static let suite: [FlowTestField] = [
+        FlowTestField(name: "$schema", type: .string, required: false, summary: "Read by nothing; lets editors find the schema (`rocket schema --tests`)."),
         FlowTestField(
-            name: "flow", type: "string", required: false,
+            name: "flow", type: .nonEmptyString, required: false,
             summary: "The flow file, relative to this file; default: this file's name without `.test` (`welcome.test.json` tests `welcome.json`)."),
         FlowTestField(
-            name: "cases", type: "array of [cases](#a-case), 1 to \(RocketLimits.flowTestCases)", required: true,
+            name: "cases", type: .cases, required: true,
             summary: "The cases, each played from the flow's start on its own."),
     ]
 
     /// One case.
     public static let testCase: [FlowTestField] = [
-        FlowTestField(name: "name", type: "non-empty string", required: true, summary: "What the case shows; unique in the file."),
+        FlowTestField(name: "name", type: .nonEmptyString, required: true, summary: "What the case shows; unique in the file."),
         FlowTestField(
-            name: "answers", type: "object: block id → answer", required: false,
+            name: "answers", type: .answers, required: false,
             summary:
                 "The answers, as `rocket play --answers` takes them: a button's or option's title, a list of titles for a multiple choice, a rating's number, an input's text. Each is given once, when its block waits."
         ),
         FlowTestField(
-            name: "vars", type: "object: variable → value", required: false,
+            name: "vars", type: .values, required: false,
             summary: "Start values of the flow's variables, as `--var` and the API's `vars` give them (a string that reads as the variable's type is taken)."
         ),
         FlowTestField(
-            name: "lang", type: "language tag", required: false,
+            name: "lang", type: .languageTag, required: false,
             summary: "Play the flow in this one of its languages (default: its first); `says` is matched in it."),
         FlowTestField(
-            name: "variant", type: "string", required: false,
+            name: "variant", type: .nonEmptyString, required: false,
             summary: "Start where this variant of the flow's experiment starts (default: the flow's own start)."),
-        FlowTestField(name: "expect", type: "[expect](#expect) object", required: false, summary: "What must hold; without it, that the flow ends."),
+        FlowTestField(name: "expect", type: .expect, required: false, summary: "What must hold; without it, that the flow ends."),
     ]
 
     /// A case's `expect`.
     public static let expectation: [FlowTestField] = [
         FlowTestField(
-            name: "end", type: "`completed`, `waiting` or `not-shown`", required: false,
+            name: "end", type: .words(FlowTestExpectation.End.allCases.map(\.rawValue)), required: false,
             summary:
                 "How the case ends: the flow reaches its end (the default), waits at a block no answer was given for, or is not shown (its `when.if` is false for these `vars`)."
         ),
-        FlowTestField(name: "waitingAt", type: "block id", required: false, summary: "It waits at this block (`end` is then `waiting`)."),
+        FlowTestField(name: "waitingAt", type: .blockID, required: false, summary: "It waits at this block (`end` is then `waiting`)."),
         FlowTestField(
-            name: "refused", type: "block id", required: false,
+            name: "refused", type: .blockID, required: false,
             summary: "The answer given for this block is refused (its validation, type or bounds say no), and the case waits there (`end` is then `waiting`)."),
         FlowTestField(
-            name: "refusal", type: "string", required: false,
+            name: "refusal", type: .nonEmptyString, required: false,
             summary: "With `refused`: a part of what the refusal says (in the case's language; the flow's own `message` when it has one)."),
         FlowTestField(
-            name: "path", type: "array of block ids", required: false,
+            name: "path", type: .blockIDs, required: false,
             summary: "Exactly the blocks shown, in order (`set`, `condition` and `jump` blocks are never shown)."),
-        FlowTestField(name: "reaches", type: "array of block ids", required: false, summary: "Blocks that are shown, in any order."),
-        FlowTestField(name: "avoids", type: "array of block ids", required: false, summary: "Blocks that are never shown."),
+        FlowTestField(name: "reaches", type: .blockIDs, required: false, summary: "Blocks that are shown, in any order."),
+        FlowTestField(name: "avoids", type: .blockIDs, required: false, summary: "Blocks that are never shown."),
         FlowTestField(
-            name: "vars", type: "object: variable → value", required: false,
+            name: "vars", type: .values, required: false,
             summary: "Values the flow's variables hold at the end (the others are not compared); a number is equal to the same number written otherwise."),
-        FlowTestField(name: "actions", type: "array of strings", required: false, summary: "Exactly the actions fired, in order."),
+        FlowTestField(name: "actions", type: .strings, required: false, summary: "Exactly the actions fired, in order."),
         FlowTestField(
-            name: "says", type: "array of strings", required: false,
+            name: "says", type: .strings, required: false,
             summary: "Texts each found in a block shown, placeholders filled (a part of a block's text is enough)."),
     ]
 
@@ -92,10 +162,38 @@ public enum FlowTestFormat {
         "### The file\n\n" + table(suite) + "\n### A case\n\n" + table(testCase) + "\n### Expect\n\n" + table(expectation)
     }
 
+    /// The test file format as a JSON Schema (draft 2020-12), made from the same tables: every
+    /// object refuses keys it does not list (`rocket schema --tests`,
+    /// `schema/flow-tests-v1.schema.json`).
+    public static var jsonSchema: JSONValue {
+        func object(_ fields: [FlowTestField], title: String) -> [(String, JSONValue)] {
+            var properties: [(String, JSONValue)] = []
+            for f in fields {
+                guard case .object(var members) = f.type.schema else { continue }
+                members.append(("description", .string(f.summary)))
+                properties.append((f.name, .object(members)))
+            }
+            return [
+                ("title", .string(title)), ("type", .string("object")), ("required", .array(fields.filter(\.required).map { .string($0.name) })),
+                ("properties", .object(properties)), ("additionalProperties", .bool(false)),
+            ]
+        }
+        return .object(
+            [
+                ("$schema", .string("https://json-schema.org/draft/2020-12/schema")),
+                ("$id", .string("https://rocketalert.invalid/schema/flow-tests-v1.schema.json")),
+            ] + object(suite, title: "RocketAlert flow tests (rocket test)") + [
+                (
+                    "$defs",
+                    .object([("case", .object(object(testCase, title: "A case"))), ("expect", .object(object(expectation, title: "What a case expects")))])
+                )
+            ])
+    }
+
     /// A Markdown table of `fields`.
     public static func table(_ fields: [FlowTestField]) -> String {
         var out = "| Field | Type | Required | Meaning |\n|---|---|---|---|\n"
-        for f in fields { out += "| `\(f.name)` | \(f.type) | \(f.required ? "yes" : "no") | \(f.summary) |\n" }
+        for f in fields { out += "| `\(f.name)` | \(f.type.phrase) | \(f.required ? "yes" : "no") | \(f.summary) |\n" }
         return out
     }
 }
@@ -401,6 +499,7 @@ private struct Reader {
 
     mutating func suite(_ root: JSONNode, lines: SourceLines) -> FlowTestSuite? {
         guard let top = members(root, FlowTestFormat.suite, path: "", what: "a test file") else { return nil }
+        if let schema = top["$schema"] { _ = string(schema.value, path: "$schema", nonEmpty: false) }
         let flow = top["flow"].flatMap { string($0.value, path: "flow") }
         var cases: [FlowTestCase] = []
         if let list = top["cases"] {

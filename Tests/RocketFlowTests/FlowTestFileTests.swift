@@ -2,6 +2,8 @@ import Foundation
 import RocketConversation
 import RocketCore
 import RocketFlow
+import RocketJSON
+import RocketTestSupport
 import Testing
 
 /// A flow with a timer, a branch on an input, a choice, variables, an action and a condition.
@@ -262,6 +264,58 @@ struct FlowTestFileTests {
                 pos(text, #""route""#) + #": block "route" is never shown (a set, condition or jump block)"#,
                 pos(text, #""q""#) + #": the flow has no variable "q""#,
             ], "\(got)")
+    }
+
+    @Test("The committed schema is what the tables make, and it refuses what the reader refuses by shape (jsonschema, draft 2020-12)")
+    func schema() throws {
+        let url = Self.root.appendingPathComponent("schema/flow-tests-v1.schema.json")
+        let made = FlowTestFormat.jsonSchema.serialized() + "\n"
+        if ProcessInfo.processInfo.environment["ROCKET_UPDATE_GOLDEN"] == "1" { try made.write(to: url, atomically: true, encoding: .utf8) }
+        #expect(try String(contentsOf: url, encoding: .utf8) == made, "run ROCKET_UPDATE_GOLDEN=1 swift test --filter FlowTestFileTests")
+        let dir = Self.root.appendingPathComponent("examples")
+        var good: [String] = []
+        for f in try FileManager.default.contentsOfDirectory(atPath: dir.path).sorted() where f.hasSuffix(FlowTestFormat.suffix) {
+            good.append(try String(contentsOf: dir.appendingPathComponent(f), encoding: .utf8))
+        }
+        #expect(good.count >= 3)
+        let full = #"""
+            {"$schema": "x", "flow": "f.json", "cases": [{"name": "a", "answers": {"b": "t", "c": 3, "d": ["x"], "e": null, "f": true}, "vars": {"v": 1},
+              "lang": "pt-BR", "variant": "v1", "expect": {"end": "waiting", "waitingAt": "b", "refused": "b", "refusal": "no", "path": ["b"],
+              "reaches": ["b"], "avoids": ["c"], "vars": {"v": "x"}, "actions": ["go"], "says": ["hi"]}}]}
+            """#
+        good.append(full)
+        // One change each that the shape refuses.
+        let bad: [(String, String)] = [
+            (#"{"cases": [{"name": "a"}], "extra": 1}"#, "an unknown top-level key"),
+            (#"{"cases": []}"#, "no cases"),
+            (#"{"cases": {}}"#, "cases not an array"),
+            (#"{"flow": "", "cases": [{"name": "a"}]}"#, "an empty flow"),
+            (#"{"flow": 3, "cases": [{"name": "a"}]}"#, "a flow not a string"),
+            (#"{"cases": [{}]}"#, "a case without a name"),
+            (#"{"cases": [{"name": ""}]}"#, "an empty name"),
+            (#"{"cases": [{"name": "a", "x": 1}]}"#, "an unknown key in a case"),
+            (#"{"cases": [{"name": "a", "answers": {"b": {}}}]}"#, "an answer that is an object"),
+            (#"{"cases": [{"name": "a", "answers": {"b": [1]}}]}"#, "a list answer of numbers"),
+            (#"{"cases": [{"name": "a", "answers": []}]}"#, "answers not an object"),
+            (#"{"cases": [{"name": "a", "vars": {"v": {}}}]}"#, "a value that is an object"),
+            (#"{"cases": [{"name": "a", "lang": "english"}]}"#, "a bad language tag"),
+            (#"{"cases": [{"name": "a", "variant": ""}]}"#, "an empty variant"),
+            (#"{"cases": [{"name": "a", "expect": {"end": "done"}}]}"#, "an unknown end"),
+            (#"{"cases": [{"name": "a", "expect": {"path": [1]}}]}"#, "a path of numbers"),
+            (#"{"cases": [{"name": "a", "expect": {"says": [""]}}]}"#, "an empty text to find"),
+            (#"{"cases": [{"name": "a", "expect": {"waitingAt": ""}}]}"#, "an empty block id"),
+            (#"{"cases": [{"name": "a", "expect": {"why": 1}}]}"#, "an unknown key in expect"),
+            (#"{"cases": [{"name": "a", "expect": []}]}"#, "expect not an object"),
+        ]
+        for text in good {
+            if case .failure(let f) = FlowTestSuite.read(Array(text.utf8)) { Issue.record("the reader refuses a good file: \(f.diagnostics)") }
+        }
+        for (text, what) in bad {
+            if case .success = FlowTestSuite.read(Array(text.utf8)) { Issue.record("the reader accepts \(what)") }
+        }
+        let verdicts = try JSONSchemaCheck.run(schema: made, documents: good + bad.map(\.0))
+        for (k, text) in good.enumerated() { #expect(verdicts[k], "the schema refuses a good file: \(text.prefix(200))") }
+        for (k, (_, what)) in bad.enumerated() { #expect(!verdicts[good.count + k], "the schema accepts \(what)") }
     }
 
     @Test("docs/FLOW_TESTS.md's reference is what the format's table makes")
