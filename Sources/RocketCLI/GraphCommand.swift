@@ -91,13 +91,14 @@ enum GraphCommand {
 /// `rocket new FLOW.json`: a starter flow that uses every block type and lints clean.
 enum NewCommand {
     static let spec = CommandSpec(
-        name: "new", abstract: "Write a starter flow that uses every block type (and lints clean).",
+        name: "new", abstract: "Write a starter flow that uses every block type (and lints clean), and its test cases.",
         positionals: [("FLOW.json", "The file to create (never overwritten), or - for standard output.")], positionalCount: 1...1,
         options: [],
-        discussion: "",
+        discussion: "Beside FLOW.json it writes FLOW.test.json, cases of the starter that rocket test plays (unless that file exists).",
         exitStatus: "0 written; 64 usage error; 73 the file exists; 74 it cannot be written.",
         examples: [
-            "rocket new onboarding.json && rocket play onboarding.json", "rocket new flows/tour.json && rocket lint flows/tour.json",
+            "rocket new onboarding.json && rocket play onboarding.json",
+            "rocket new flows/tour.json && rocket lint flows/tour.json && rocket test flows/tour.json",
             "rocket new - | less",
         ])
 
@@ -142,6 +143,21 @@ enum NewCommand {
         }
         """# + "\n"
 
+    /// The starter flow's cases (`NAME.test.json`, for `rocket test`).
+    static let starterTests = #"""
+        {"cases": [
+          {"name": "Later says goodbye", "answers": {"ask": "Later"}, "expect": {"path": ["hello", "wait", "ask", "bye"]}},
+          {"name": "the whole tour", "vars": {"user": "Grace"},
+           "answers": {"ask": "Show me", "name": "Grace", "plan": "Pro", "rate": 5, "team": 12, "tools": ["Terminal", "Scripts"], "go": "Done, Grace"},
+           "expect": {"avoids": ["ada", "long"], "vars": {"visits": 1}, "actions": ["finished"], "says": ["Hi Grace!"]}},
+          {"name": "Ada is greeted as a countess", "answers": {"ask": "Show me", "name": "Ada"}, "expect": {"reaches": ["ada"], "waitingAt": "plan"}},
+          {"name": "a long name is said to be long", "answers": {"ask": "Show me", "name": "Bartholomew Jones"},
+           "expect": {"says": ["What a long name, Bartholomew Jones!"], "waitingAt": "plan"}},
+          {"name": "a name with digits is refused", "answers": {"ask": "Show me", "name": "R2D2"}, "expect": {"refused": "name", "refusal": "No digits"}},
+          {"name": "in Italian", "lang": "it", "answers": {"ask": "Later"}, "expect": {"says": ["Ciao there!"]}}
+        ]}
+        """# + "\n"
+
     static func run(_ args: [String]) throws(UsageError) -> ExitStatus {
         let parsed = try parse(args, as: spec)
         if parsed.helpRequested { printOut(spec.help); return ExitStatus.ok }
@@ -161,7 +177,15 @@ enum NewCommand {
         case .success:
             break
         }
-        printError("wrote \(Sanitizer.clean(path, keepNewlines: false)); try: rocket play \(Sanitizer.clean(path, keepNewlines: false))")
+        // Its cases beside it, when the name has room for them (an existing file is kept).
+        var wrote = Sanitizer.clean(path, keepNewlines: false)
+        if path.hasSuffix(".json") {
+            let tests = String(path.dropLast(5)) + FlowTestFormat.suffix
+            if case .success = FileIO.writeAtomically(starterTests, to: tests, replacing: false) {
+                wrote += " and its cases, " + Sanitizer.clean(tests, keepNewlines: false)
+            }
+        }
+        printError("wrote \(wrote); try: rocket play \(Sanitizer.clean(path, keepNewlines: false))")
         return ExitStatus.ok
     }
 }

@@ -64,7 +64,7 @@ enum TestCommand {
                 case .failure(let e): problem(ExitStatus.noInput, "\(clean(path)): error: cannot read the folder: \(e.reason)", file: path)
                 case .success(let names) where names.isEmpty:
                     problem(ExitStatus.noInput, "\(clean(path)): error: holds no test files (NAME\(FlowTestFormat.suffix))", file: path)
-                case .success(let names): suites += names.map { folder + "/" + $0 }
+                case .success(let names): suites += names.map { folder == "." ? $0 : folder + "/" + $0 }
                 }
             } else if path.hasSuffix(FlowTestFormat.suffix) {
                 suites.append(path)

@@ -423,7 +423,7 @@ struct ActionHookTests {
 
 @Suite("rocket new and rocket graph")
 struct NewAndGraphTests {
-    @Test("new writes a starter with every block type that lints clean and plays; it never overwrites")
+    @Test("new writes a starter with every block type that lints clean and plays, and its cases, which hold; it never overwrites")
     func starter() throws {
         let dir = scratchDirectory()
         #expect(try runRocket(["new", dir + "/s.json"]).status == 0)
@@ -438,6 +438,12 @@ struct NewAndGraphTests {
         #expect(played.status == 0, "\(played.stderr)")
         #expect(played.stderr.contains("Countess Ada"))
         #expect(try runRocket(["new", dir + "/s.json"]).status == 73)
+        // Its cases are written beside it, and hold; a test file already there is kept.
+        let tested = try runRocket(["test", dir + "/s.json"])
+        #expect(tested.status == 0 && tested.stdout.contains("s.json: 13 of 13 blocks shown by 6 cases"), "\(tested.stdout)\(tested.stderr)")
+        write(#"{"cases": [{"name": "mine"}]}"#, to: dir + "/t.test.json")
+        #expect(try runRocket(["new", dir + "/t.json"]).status == 0)
+        #expect(try String(contentsOfFile: dir + "/t.test.json", encoding: .utf8) == #"{"cases": [{"name": "mine"}]}"#)
         // - is standard output (nothing named "-" is created); a dangling link is a taken name
         let out = try runRocket(["new", "-"])
         #expect(out.status == 0 && out.stdout == text && !FileManager.default.fileExists(atPath: "-"))

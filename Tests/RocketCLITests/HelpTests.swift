@@ -5,7 +5,7 @@ import Testing
 @Suite("Help, completions and the man page")
 struct HelpTests {
     static let commands: [[String]] = [
-        ["demo"], ["play"], ["lint"], ["graph"], ["schema"], ["new"], ["banner"], ["alert"],
+        ["demo"], ["play"], ["lint"], ["test"], ["graph"], ["schema"], ["new"], ["banner"], ["alert"],
         ["scenario", "trigger"], ["scenario", "try"], ["scenario", "status"], ["scenario", "reset"], ["scenario", "export"],
         ["scenario", "import"], ["completions"], ["man"],
     ]
