@@ -219,7 +219,22 @@ struct UsageError: Error {
 
     var text: String {
         let hint = command.map { "See 'rocket \($0) --help'." } ?? "See 'rocket --help'."
-        return "rocket: error: \(Sanitizer.clean(message, keepNewlines: false))\n\(hint)"
+        return "rocket: error: \(Sanitizer.clean(Self.bounded(message), keepNewlines: false))\n\(hint)"
+    }
+
+    /// A message as it is shown: it quotes what was typed, which may be an argument of 128 KiB.
+    /// A word longer than ``RocketLimits/quotedCharacters`` keeps its start and its end (a
+    /// closing quote stays), and the whole message at most eight times that, its middle cut.
+    static func bounded(_ message: String) -> String {
+        let limit = RocketLimits.quotedCharacters
+        func middleCut(_ s: Substring, keep: Int) -> String {
+            guard s.count > keep else { return String(s) }
+            let head = keep * 2 / 3
+            return String(s.prefix(head)) + "…" + String(s.suffix(keep - head - 1))
+        }
+        guard message.count > limit else { return message }
+        let words = message.split(separator: " ", omittingEmptySubsequences: false).map { middleCut($0, keep: limit) }
+        return middleCut(Substring(words.joined(separator: " ")), keep: 8 * limit)
     }
 }
 

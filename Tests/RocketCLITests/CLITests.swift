@@ -612,6 +612,22 @@ struct SanitizerSurfaceTests {
         !s.unicodeScalars.contains { $0.value == 0x1B || $0.value == 0x07 || $0.value == 0x202E || $0.value == 0x200B || $0.value == 0 }
     }
 
+    @Test("A usage error quotes a 100 KiB argument in a line: its start and end, the flag and the rule")
+    func longArguments() throws {
+        let long = String(repeating: "x", count: 100_000) + "END"
+        let words = Array(repeating: "a", count: 30_000).joined(separator: " ")
+        for (args, says) in [
+            (["play", "--var", long, "f.json"], "must be NAME=VALUE"), (["banner", "T", "--color", long], "must be a colour name"),
+            (["help", long], "unknown command"), (["input", "--timeout", words], "must be seconds or a duration"),
+        ] {
+            let r = try runRocket(args)
+            #expect(r.status == 64)
+            #expect(r.stderr.utf8.count < 1_000, "\(args[0]): \(r.stderr.utf8.count) bytes")
+            #expect(r.stderr.contains(says) || r.stderr.contains("…"), "\(r.stderr)")
+            if args[0] != "input" { #expect(r.stderr.contains("xxxx…") && r.stderr.contains("END"), "\(r.stderr)") }
+        }
+    }
+
     @Test("Validation messages, button results, alert titles, lint messages, file names, scenario names, usage errors, JSON")
     func surfaces() throws {
         let dir = scratchDirectory()
