@@ -5,7 +5,7 @@ public import RocketTerminalCore
 /// `rocket choose`: a list of options in the conversation's look, with arrow keys, type-to-filter
 /// and multi-select.
 ///
-/// TTY: ↑/↓ (or Ctrl-P/Ctrl-N) move; typing filters (case-insensitive, anywhere in the option);
+/// TTY: ↑/↓ (or Ctrl-P/Ctrl-N) move; typing filters (case- and accent-insensitive, anywhere in the option);
 /// with a limit above one, Tab selects or unselects the option under the cursor (never more than
 /// the limit); Enter chooses the selection, or the option under the cursor when nothing is
 /// selected; Esc cancels; a click chooses (or, with a limit above one, selects) what it hits.
@@ -61,9 +61,9 @@ public final class ChooseApp: TerminalProgram {
     public var lineRequest: LineRequest? { lineMode && result == nil ? LineRequest() : nil }
 
     /// The indices of the options the filter lets through, in list order: worked out once per
-    /// filter text (frames and keys reuse it), against options lower-cased once.
+    /// filter text (frames and keys reuse it), against options' search keys (``GlyphSet/searchKey(_:)``) made once.
     public var matches: [Int] {
-        let needle = filter.text.lowercased()
+        let needle = GlyphSet.searchKey(filter.text)
         if let cached = matchCache, cached.needle == needle { return cached.indices }
         let found: [Int]
         if needle.isEmpty {
@@ -71,7 +71,7 @@ public final class ChooseApp: TerminalProgram {
         } else {
             if lowered.count != options.count {
                 lowered = options.map { option in
-                    let text = option.lowercased()
+                    let text = GlyphSet.searchKey(option)
                     return (text, text.count)
                 }
             }

@@ -70,6 +70,31 @@ public enum GlyphSet: Hashable, Sendable {
         return mapped
     }
 
+    /// `text` as a search compares it: lower-cased, a Latin letter with accents as its base letter
+    /// (`Café` and `cafe` are one key), everything else as it is. What `rocket choose` filters
+    /// with and line mode matches a typed title with, so a word typed without its accents (as an
+    /// ASCII terminal shows it) still finds it.
+    public static func searchKey(_ text: String) -> String {
+        guard !text.utf8.allSatisfy({ $0 < 0x80 }) else { return text.lowercased() }
+        var out = ""
+        out.reserveCapacity(text.utf8.count)
+        for c in text {
+            guard let first = c.unicodeScalars.first, c.utf8.count > 1 else {
+                out += c.lowercased()
+                continue
+            }
+            let v = first.value
+            if first.isASCII {
+                out += String(first).lowercased()  // a letter with combining marks
+            } else if v >= 0xC0, v < 0xC0 + UInt32(latinBases.count), v != 0xD7, v != 0xF7, latinBases[Int(v - 0xC0)] != UInt8(ascii: "?") {
+                out += String(UnicodeScalar(latinBases[Int(v - 0xC0)])).lowercased()
+            } else {
+                out += c.lowercased()
+            }
+        }
+        return out
+    }
+
     /// The base letters of U+00C0 to U+024F (Latin-1's letters and Latin Extended-A and -B), `?`
     /// where there is none.
     private static let latinBases: [UInt8] = Array(

@@ -240,6 +240,11 @@ public enum ChoiceParser {
             found = k
         } else if let alias = aliases.first(where: { $0.value.lowercased() == lowered }) {
             found = alias.key
+        } else {
+            // Typed without its accents (`cafe` for `Café`), when that names one title.
+            let key = GlyphSet.searchKey(trimmed)
+            let folded = titles.indices.filter { GlyphSet.searchKey(titles[$0]) == key }
+            if folded.count == 1 { found = folded[0] }
         }
         guard let index = found else { return .failure(.notAChoice(trimmed)) }
         if enabled.indices.contains(index), !enabled[index] { return .failure(.unavailable(title: titles[index])) }

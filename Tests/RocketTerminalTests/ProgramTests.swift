@@ -246,6 +246,28 @@ struct ProgramTests {
         #expect(ChoiceParser.parse("close", titles: ["a", "b"], aliases: [1: "close"]) == .success(1))
         #expect(ChoiceParser.parse("0", titles: ["a"]) == .failure(.notAChoice("0")))
         #expect(ChoiceParser.parse("a", titles: ["a"], enabled: [false]) == .failure(.unavailable(title: "a")))
+        // Typed without accents, as an ASCII terminal shows a title: when it names one.
+        #expect(ChoiceParser.parse("cafe", titles: ["thé", "Café"]) == .success(1))
+        #expect(ChoiceParser.parse("CREME BRULEE", titles: ["crème brûlée"]) == .success(0))
+        #expect(ChoiceParser.parse("cafe", titles: ["café", "cafe"]) == .success(1))  // the exact one first
+        #expect(ChoiceParser.parse("cafe", titles: ["café", "cafè"]) == .failure(.notAChoice("cafe")))  // two: neither
+        #expect(ChoiceParser.parse("??", titles: ["茶", "水"]) == .failure(.notAChoice("??")))
+    }
+
+    @Test("A search key folds case and Latin accents only: what choose filters and line mode matches with")
+    func searchKeys() {
+        #expect(GlyphSet.searchKey("Café Crème") == "cafe creme")
+        #expect(GlyphSet.searchKey("e\u{301}te\u{301}") == "ete")  // combining marks
+        #expect(GlyphSet.searchKey("Łódź") == "lodz")
+        #expect(GlyphSet.searchKey("茶 × ÷ ß") == "茶 × ÷ s")
+        #expect(GlyphSet.searchKey("ПРИВЕТ") == "привет")
+        let clock = ManualClock()
+        let d = Driver(ChooseApp(title: nil, options: ["café", "thé", "cafetière", "Kaffee"], limit: 1, strings: .english), clock: clock)
+        d.send(.key(.paste("cafe")))
+        #expect(d.app.matches == [0, 2])
+        d.keys(.ctrl("u"))
+        d.send(.key(.paste("É")))
+        #expect(d.app.matches == [0, 1, 2, 3])
     }
 
     @Test("choose: a paste is one edit of the filter; the matches follow every change of the filter")
