@@ -667,6 +667,14 @@ enum PlayCommand {
         let actionsAboveUI = !plain && terminal.sharesDevice(withDescriptor: 1)
         rocket.onEvent = { [unowned rocket, unowned runner] event in
             log?.write(event)
+            // A pressed button that opens a page: the page's address, where a terminal lets it be
+            // opened (it is a line of its own, unwrapped).
+            if case .buttonPressed(let index, _, let side, let title, let options, _) = event,
+                let link = rocket.conversation.node(at: index).link(side: side, option: options.first)
+            {
+                let line = Sanitizer.clean(title, keepNewlines: false) + " → " + link
+                runner.printAbove(runner.glyphs == .ascii ? GlyphSet.ascii(line) : line)
+            }
             guard case .action(let name, _) = event else { return }
             if printActions {
                 let line = Sanitizer.clean(name, keepNewlines: false)

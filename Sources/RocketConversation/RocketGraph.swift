@@ -101,17 +101,40 @@ public struct RocketButtonNode: Hashable, Sendable, Codable {
     /// True when the host holds code for this button (a seed `TapRocketHandler` closure): the
     /// engine returns ``ConversationEffect/runTapAction(node:side:)`` for it.
     public var hasHostAction: Bool
+    /// A page the press opens (an `http:` or `https:` URL): the browser opens it in a new tab,
+    /// the terminal prints it. The press is the answer as any other.
+    public var link: String?
 
     /// Creates a button node.
     public init(
         title: String, font: RocketFont = .button, next: RocketNodeID? = nil, actionName: String? = nil,
-        hasHostAction: Bool = false
+        hasHostAction: Bool = false, link: String? = nil
     ) {
         self.title = title
         self.font = font
         self.next = next
         self.actionName = actionName
         self.hasHostAction = hasHostAction
+        self.link = link
+    }
+
+    /// True for a link a button may open: an absolute `http:` or `https:` URL with a host, at
+    /// most 2,048 bytes, without spaces, control characters, bidirectional overrides, quotes or
+    /// angle brackets (nothing that could end an attribute, start a script or hide where it goes).
+    public static func isLink(_ url: String) -> Bool {
+        let bytes = Array(url.utf8)
+        guard bytes.count <= 2048 else { return false }
+        let lower = url.lowercased()
+        let rest: Substring
+        if lower.hasPrefix("https://") {
+            rest = url.dropFirst(8)
+        } else if lower.hasPrefix("http://") {
+            rest = url.dropFirst(7)
+        } else {
+            return false
+        }
+        guard let first = rest.first, first != "/", first != "?", first != "#", first != ":" else { return false }
+        return !url.unicodeScalars.contains { $0.value <= 0x20 || Sanitizer.isUnsafe($0) || "\"'<>\\`".unicodeScalars.contains($0) }
     }
 }
 
@@ -590,6 +613,19 @@ public struct RocketNode: Hashable, Sendable, Codable {
             if let l = r.labels.low { body(l) }
             if let h = r.labels.high { body(h) }
         case .set, .condition, .jump: break
+        }
+    }
+
+    /// The page a press of this block opens (``RocketButtonNode/link``): the button's, the
+    /// pressed side's of a double button, the chosen option's of a choice; nil for none.
+    public func link(side: RocketButtonSide?, option: Int?) -> String? {
+        switch content {
+        case .button(let b): return b.link
+        case .doubleButton(let l, let r): return side == .left ? l.link : side == .right ? r.link : nil
+        case .choice(let c):
+            guard !c.multiple, let option, c.options.indices.contains(option) else { return nil }
+            return c.options[option].link
+        default: return nil
         }
     }
 

@@ -14,6 +14,9 @@ public indirect enum FlowValueType: Hashable, Sendable {
     case text
     /// A regular expression (PCRE2).
     case pattern
+    /// A page a button opens: an absolute `http:` or `https:` URL
+    /// (``RocketButtonNode/isLink(_:)``).
+    case link
     /// The id of a block of the same flow.
     case blockID
     /// A PNG or JPEG file relative to the flow file, or a `data:` URI.

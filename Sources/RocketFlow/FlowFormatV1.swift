@@ -312,6 +312,21 @@ extension FlowFormat {
                 "action", \.actionName, type: .string(minLength: 0), role: .logic,
                 doc: "A named action reported when it is pressed (`--on-action`, the API's events)."),
             .font("font", \.font, doc: "The title's style."),
+            FlowField(
+                "link", .link, doc: "A page the press opens: the browser opens it in a new tab, the terminal prints it (the press is the answer as any other).",
+                decode: { d, v, place, root in
+                    if d.tape.kind(v) == .null { return true }
+                    guard let url = d.readString(v, place.path) else { return false }
+                    guard RocketButtonNode.isLink(url) else {
+                        d.error(
+                            "bad-link",
+                            "\"link\" must be an http:// or https:// URL with a host, at most 2,048 bytes, without spaces, quotes or angle brackets, not \(FlowDiagnostic.quoted(url))",
+                            path: place.path, at: d.tape.offset(v))
+                        return false
+                    }
+                    root.link = url
+                    return true
+                }, value: { root, _ in root.link.map { .string($0) } }),
         ])
 
     /// The rules a typed answer must meet.

@@ -182,6 +182,10 @@ extension FlowFormat {
         case .text: return ref("text")
         case .image: return .object([("type", .string("string"))])
         case .pattern: return .object([("type", .string("string")), ("format", .string("regex"))])
+        case .link:
+            return .object([
+                ("type", .string("string")), ("maxLength", .number(2048)), ("pattern", .string(#"^[Hh][Tt][Tt][Pp][Ss]?://[^\s/?#:"'<>\\`][^\s"'<>\\`]*$"#)),
+            ])
         case .blockID: return ref("blockID")
         case .bool: return .object([("type", .string("boolean"))])
         case .alwaysTrue: return .object([("const", .bool(true))])
@@ -270,6 +274,7 @@ extension FlowFormat {
         case .string(let minLength): return minLength > 0 ? "non-empty string" : "string"
         case .text: return "text ({{name}} filled; or texts by language)"
         case .pattern: return "regular expression"
+        case .link: return "`http://` or `https://` URL"
         case .blockID: return "block id"
         case .image: return "image file or data: URI"
         case .bool: return "boolean"

@@ -43,6 +43,15 @@ extension WebAssets {
         if (item.type === "rating") return typeof item.rated === "number" ? item.rated + " / " + item.scale : null;
         return null;
         },
+        link: function (url) {
+        return typeof url === "string" && url.length <= 2048 && /^https?:\/\/[^\s\/?#:"'<>\\\x60][^\s"'<>\\\x60]*$/i.test(url) ? url : null;
+        },
+        answerLink: function (item) {
+        var pressed = item.type === "button" ? (item.pressed === true ? item : null)
+        : item.type === "doubleButton" ? (item.pressed === "left" ? item.left : item.pressed === "right" ? item.right : null)
+        : item.type === "choice" && typeof item.chosen === "number" ? item.options[item.chosen] : null;
+        return pressed ? core.link(pressed.link) : null;
+        },
         word: function (table, lang, key, args) {
         var t = typeof table === "object" && table ? table : {};
         var l = typeof lang === "string" ? lang : "";
@@ -800,6 +809,18 @@ extension WebAssets {
         b.addEventListener("click", function () { self.send({ intent: "back" }); });
         into.appendChild(b);
         };
+        var linkTo = function (page, text, cls) {
+        var a = el("a", cls);
+        a.href = page;
+        a.target = "_blank";
+        a.rel = "noopener noreferrer";
+        a.appendChild(said("span", "", text));
+        var mark = el("span", "rk-new-tab", " ↗");
+        mark.setAttribute("aria-hidden", "true");
+        a.appendChild(mark);
+        a.appendChild(ownWords(self, el("span", "rk-sr", " (" + say("newTab") + ")")));
+        return a;
+        };
         if (item.type === "reply") {
         li.appendChild(said("p", "rk-bubble rk-mine", item.text));
         if (core.editable(v, item)) edit(li, item.secret ? "hidden" : item.text);
@@ -810,13 +831,19 @@ extension WebAssets {
         var answer = core.answerTitle(item);
         if (answer !== null || (item.type === "textInput" && !active)) {
         if (item.text) { var asked = said("p", "rk-bubble", item.text); fontOf(asked, item.font); li.appendChild(asked); }
-        if (answer !== null) { var mine = said("p", "rk-bubble rk-mine rk-answer", answer); li.appendChild(mine); }
+        if (answer !== null) {
+        var mine = said("p", "rk-bubble rk-mine rk-answer", answer);
+        var again = core.answerLink(item);
+        if (again) { mine.textContent = ""; mine.appendChild(linkTo(again, answer, "rk-link-again")); }
+        li.appendChild(mine);
+        }
         if (answer !== null && core.editable(v, item)) edit(li, answer);
         return li;
         }
-        var button = function (title, font, intent, extra) {
-        var b = el("button", "rk-button" + (extra || ""), title);
-        b.type = "button";
+        var button = function (title, font, intent, extra, link) {
+        var page = active ? core.link(link) : null;
+        var b = page ? linkTo(page, title, "rk-button rk-link" + (extra || "")) : el("button", "rk-button" + (extra || ""), title);
+        if (!page) b.type = "button";
         fontOf(b, font);
         if (!active) b.disabled = true;
         b.addEventListener("click", function () { self.send(intent); });
@@ -847,15 +874,15 @@ extension WebAssets {
         break;
         }
         case "button": {
-        var b1 = button(item.title, item.font, { intent: "pressButton" }, item.pressed ? " rk-pressed" : "");
+        var b1 = button(item.title, item.font, { intent: "pressButton" }, item.pressed ? " rk-pressed" : "", item.link);
         if (can("pressButton")) b1.setAttribute("data-focus", "");
         li.appendChild(b1);
         break;
         }
         case "doubleButton": {
         var row = el("div", "rk-row");
-        var l = button(item.left.title, item.left.font, { intent: "pressLeft" }, item.pressed === "left" ? " rk-pressed" : "");
-        var r = button(item.right.title, item.right.font, { intent: "pressRight" }, item.pressed === "right" ? " rk-pressed" : "");
+        var l = button(item.left.title, item.left.font, { intent: "pressLeft" }, item.pressed === "left" ? " rk-pressed" : "", item.left.link);
+        var r = button(item.right.title, item.right.font, { intent: "pressRight" }, item.pressed === "right" ? " rk-pressed" : "", item.right.link);
         if (can("pressLeft")) l.setAttribute("data-focus", "");
         row.appendChild(l);
         row.appendChild(r);
@@ -873,7 +900,7 @@ extension WebAssets {
         list.setAttribute("role", "group");
         list.setAttribute("aria-labelledby", q.id);
         for (var k = 0; k < item.options.length; k++) {
-        var ob = button(item.options[k].title, item.options[k].font, { intent: "choose", option: k }, item.chosen === k ? " rk-pressed" : "");
+        var ob = button(item.options[k].title, item.options[k].font, { intent: "choose", option: k }, item.chosen === k ? " rk-pressed" : "", item.options[k].link);
         if (k === 0 && can("choose")) ob.setAttribute("data-focus", "");
         list.appendChild(ob);
         }
@@ -1325,6 +1352,9 @@ extension WebAssets {
         .rk-button:disabled,.rk-close:disabled{cursor:default}
         .rk-button:disabled:not(.rk-pressed){color:var(--rk-muted);border-color:transparent}
         .rk-pressed,.rk-pressed:disabled{background:var(--rk-mine);color:var(--rk-mine-ink);border-color:var(--rk-mine)}
+        .rk-link{display:inline-block;text-decoration:none}
+        .rk-link-again{color:inherit}
+        .rk-sr{position:absolute;width:1px;height:1px;margin:-1px;padding:0;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap;border:0}
         .rk :focus-visible{outline:3px solid var(--rk-focus);outline-offset:2px}
         .rk-form{display:flex;flex-direction:column;gap:6px;width:100%}
         .rk-input{font:inherit;flex:1;min-width:8rem;padding:6px 10px;border:2px solid var(--rk-muted);border-radius:10px;background:var(--rk-bg);color:var(--rk-ink)}

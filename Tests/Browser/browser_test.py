@@ -910,6 +910,51 @@ def multiline_answer(browser, server):
     context.close()
 
 
+def links(browser, server):
+    """A button that opens a page is a link while it can be pressed: a click or Enter opens the
+    page in a new tab that cannot reach back (noopener) and answers the block, so the flow goes
+    on; a screen reader hears that it opens a new tab; the answer stays a link to the page."""
+    for scheme, width in (("light", 1280), ("dark", 375)):
+        context = browser.new_context(reduced_motion="reduce", color_scheme=scheme, viewport={"width": width, "height": 800})
+        context.route("https://rocket.example/**", lambda route: route.fulfill(
+            status=200, content_type="text/html", body="<!doctype html><html lang=en><title>Docs</title><p>Docs</p></html>"))
+        page = context.new_page()
+        page.goto(server.url + "play/links")
+        page.get_by_role("button", name="Rocket is open source.").click(timeout=TIMEOUT)
+        link = page.get_by_role("link", name="Read the flow format (opens in a new tab)")
+        link.wait_for(timeout=TIMEOUT)
+        assert link.get_attribute("href") == "https://rocket.example/docs/flow-format"
+        assert link.get_attribute("target") == "_blank"
+        assert {"noopener", "noreferrer"} <= set(link.get_attribute("rel").split())
+        audit(page, f"links, {scheme}: two buttons, one a link")
+        shot(page, f"links-{scheme}-{width}")
+        with context.expect_page(timeout=TIMEOUT) as opened:
+            link.click()
+        tab = opened.value
+        tab.wait_for_load_state()
+        assert tab.url == "https://rocket.example/docs/flow-format", tab.url
+        assert tab.evaluate("() => window.opener === null"), "the opened page can reach back into the conversation's"
+        tab.close()
+        page.get_by_text("Where would you like to go next?").wait_for(timeout=TIMEOUT)
+        again = page.locator(".rk-mine a.rk-link-again")
+        again.wait_for(timeout=TIMEOUT)
+        assert again.get_attribute("href") == "https://rocket.example/docs/flow-format"
+        assert again.inner_text().startswith("Read the flow format")
+        # The keyboard: an option that opens a page, focused and pressed with Enter.
+        option = page.get_by_role("link", name="Testing flows (opens in a new tab)")
+        option.focus()
+        audit(page, f"links, {scheme}: options, two of them links")
+        shot(page, f"links-options-{scheme}-{width}")
+        with context.expect_page(timeout=TIMEOUT) as opened:
+            page.keyboard.press("Enter")
+        assert opened.value.url == "https://rocket.example/docs/testing", opened.value.url
+        opened.value.close()
+        page.get_by_text("In a browser the page opens in a new tab").wait_for(timeout=TIMEOUT)
+        assert page.locator(".rk-mine a.rk-link-again").count() == 2
+        assert page.locator("a.rk-button").count() == 0, "only a block that can be pressed has links as buttons"
+        context.close()
+
+
 TRIGGER_PAGE = """<!doctype html><html lang="en"><head><meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1"><title>A long article</title></head>
 <body><main><h1>A long article</h1><div style="height: 3000px">Paragraphs.</div><p>The end.</p></main>
@@ -1192,6 +1237,7 @@ def main():
                 ("data-lang: the page's language for the conversation's texts and the widget's words", lambda: page_language(browser, flows)),
                 ("right to left: an Arabic flow laid out from the right, its words marked; the launcher on an Arabic page; a Hebrew reply", lambda: right_to_left(browser, flows)),
                 ("a multi-line answer: a text area, Enter a new line, Ctrl+Enter sends", lambda: multiline_answer(browser, flows)),
+                ("buttons that open pages: links in a new tab, noopener, said to screen readers; the flow goes on", lambda: links(browser, flows)),
                 ("the launcher: a badge for what came while closed, a panel, Esc and the focus", lambda: launcher(browser, demo)),
                 ("an alert whose actions update live; an action sheet; one whose visitor is erased closes", lambda: live_alert(browser, demo)),
                 ("page trigger delay:30s on a virtual clock; a reload resumes, never re-pops", lambda: trigger_delay(browser, demo)),

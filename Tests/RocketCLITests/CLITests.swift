@@ -924,3 +924,19 @@ struct PlayAssignmentTests {
         #expect(try variant("someone-new") == "short")
     }
 }
+
+@Suite("rocket play: buttons that open pages")
+struct PlayLinkTests {
+    @Test("A pressed link's address is printed on a line of its own for the terminal, never into the results on stdout")
+    func printed() throws {
+        let flow = DocumentedExitStatusTests.root.appendingPathComponent("examples/links.json").path
+        let r = try runRocket(["play", flow, "--plain", "--instant", "--answers-out", "-"], stdin: "\n1\n1\n\n")
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.stderr.contains("Read the flow format → https://rocket.example/docs/flow-format\n"), "\(r.stderr)")
+        #expect(r.stderr.contains("The server's guide → https://rocket.example/docs/server\n"))
+        #expect(!r.stdout.contains("rocket.example"))
+        // Not pressed, not printed.
+        let no = try runRocket(["play", flow, "--plain", "--instant"], stdin: "\n2\n3\n\n")
+        #expect(no.status == 0 && !no.stderr.contains("→ https://"), "\(no.stderr)")
+    }
+}

@@ -333,6 +333,7 @@ enum ShapeMutations {
         case .assignments: return ["visits": 1]
         case .variables: return ["visits": [1]]
         case .inputBound: return true
+        case .link: return "javascript:alert(1)"
         }
     }
 

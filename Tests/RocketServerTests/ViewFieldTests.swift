@@ -31,7 +31,8 @@ struct ViewFieldTests {
         let flow = #"""
             {"version": 1, "author": {"name": "Ada", "style": "round"}, "closeButton": {"title": "Close"}, "blocks": [
              {"id": "t", "type": "text", "text": "Hi {{name}}", "next": "b", "font": "textBold"},
-             {"id": "b", "type": "button", "title": "Go {{name}}", "action": "go", "next": "d", "font": {"size": 20, "color": "#123456"}},
+             {"id": "b", "type": "button", "title": "Go {{name}}", "action": "go", "next": "d", "font": {"size": 20, "color": "#123456"},
+              "link": "https://rocket.example/{{name}}"},
              {"id": "d", "type": "doubleButton", "left": {"title": "L", "next": "c"}, "right": {"title": "R", "next": "c"}},
              {"id": "c", "type": "choice", "text": "Pick", "options": [{"title": "A", "next": "i", "action": "a"}, {"title": "B", "next": "i"}]},
              {"id": "i", "type": "textInput", "text": "Name?", "buttonTitle": "OK", "placeholder": "you", "secret": true,
@@ -57,7 +58,10 @@ struct ViewFieldTests {
             #expect(!written.contains("next") && !written.contains("action") && !written.contains("branches"))
             let text = String(decoding: w.out, as: UTF8.self)
             #expect(!text.contains("\"pattern\"") && !text.contains("\"message\""), "rules the engine applies stay on the server")
-            if node.kind == .button { #expect(text.contains("filled(Go {{name}})"), "a title is filled for the conversation") }
+            if node.kind == .button {
+                #expect(text.contains("filled(Go {{name}})"), "a title is filled for the conversation")
+                #expect(text.contains(#""link":"https://rocket.example/{{name}}""#), "a link is sent as written: no answer becomes part of it")
+            }
             if node.kind == .text { #expect(text.contains("\"text\":\"shown\""), "a block's text is the one the transcript shows") }
         }
         #expect(String(decoding: statics.author, as: UTF8.self) == #"{"name":"Ada","style":"round"}"#)

@@ -176,6 +176,30 @@ test("answered blocks become the visitor's reply: the pressed title, the side, t
   assert.equal(core.answerTitle({ type: "text", text: "Hi" }), null);
 });
 
+test("links: a button opens http and https pages with a host only, and an answered one still names its page", () => {
+  for (const ok of ["https://rocket.example/docs?x=1#y", "http://rocket.example", "HTTPS://Rocket.Example/a(b)", "https://例え.jp/パス"]) {
+    assert.equal(core.link(ok), ok, ok);
+  }
+  for (const bad of ["javascript:alert(1)", "JaVaScRiPt:alert(1)", "data:text/html,<b>", "//evil.example", "https://", "https:///x", "https://?q",
+    "https://a b", "https://a\"onmouseover=x", "https://a'b", "https://a<b>", "https://a\\b", "https://a`b", "https://a\nb", "ftp://x", "",
+    "https://" + "a".repeat(2041), null, 7, {}]) {
+    assert.equal(core.link(bad), null, String(bad));
+  }
+  assert.equal(core.link("https://" + "a".repeat(2040)), "https://" + "a".repeat(2040));
+  const button = { type: "button", title: "Docs", link: "https://rocket.example/docs" };
+  assert.equal(core.answerLink({ ...button, pressed: true }), "https://rocket.example/docs");
+  assert.equal(core.answerLink({ ...button, pressed: false }), null);
+  assert.equal(core.answerLink({ ...button, link: "javascript:x", pressed: true }), null);
+  const two = { type: "doubleButton", left: { title: "No" }, right: { title: "Pricing", link: "https://rocket.example/pricing" } };
+  assert.equal(core.answerLink({ ...two, pressed: "right" }), "https://rocket.example/pricing");
+  assert.equal(core.answerLink({ ...two, pressed: "left" }), null);
+  const choice = { type: "choice", options: [{ title: "Blog", link: "https://blog.example" }, { title: "None" }] };
+  assert.equal(core.answerLink({ ...choice, chosen: 0 }), "https://blog.example");
+  assert.equal(core.answerLink({ ...choice, chosen: 1 }), null);
+  assert.equal(core.answerLink({ ...choice, chosen: 5 }), null);
+  assert.equal(core.answerLink({ type: "text", text: "Hi" }), null);
+});
+
 test("a play page's address gives flow variables, bounded and well-formed only", () => {
   assert.deepEqual(core.queryVars("?user=Ada&plan=pro+plus&x%20y=1&=v&ok"), { user: "Ada", plan: "pro plus", ok: "" });
   assert.deepEqual(core.queryVars("?user=%E0%A4&name=%C3%A9"), { name: "é" }, "a broken escape is skipped");

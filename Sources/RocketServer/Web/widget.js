@@ -61,6 +61,21 @@
       return null;
     },
     /**
+     * The page a button opens, when it names one a widget may open: an `http:` or `https:` URL
+     * with a host, without spaces, quotes or angle brackets (the server's loader refuses any
+     * other; this is said again where it becomes an `href`). Null otherwise.
+     */
+    link: function (url) {
+      return typeof url === "string" && url.length <= 2048 && /^https?:\/\/[^\s\/?#:"'<>\\\x60][^\s"'<>\\\x60]*$/i.test(url) ? url : null;
+    },
+    /** The page the pressed button, side or option of an answered block opens; null for none. */
+    answerLink: function (item) {
+      var pressed = item.type === "button" ? (item.pressed === true ? item : null)
+        : item.type === "doubleButton" ? (item.pressed === "left" ? item.left : item.pressed === "right" ? item.right : null)
+        : item.type === "choice" && typeof item.chosen === "number" ? item.options[item.chosen] : null;
+      return pressed ? core.link(pressed.link) : null;
+    },
+    /**
      * The widget's word `key` in language `lang` from `table` (language → key → text, made from
      * the server's UIStrings): the language, else its first part (`it-IT` → `it`), else English,
      * else the key; each `%d` or `%@` in turn takes the next of `args`.
@@ -998,6 +1013,20 @@
       b.addEventListener("click", function () { self.send({ intent: "back" }); });
       into.appendChild(b);
     };
+    // A link to `page` (checked by core.link) reading `text`, which opens in a new tab and says
+    // so to a screen reader, in the widget's own words.
+    var linkTo = function (page, text, cls) {
+      var a = el("a", cls);
+      a.href = page;
+      a.target = "_blank";
+      a.rel = "noopener noreferrer";
+      a.appendChild(said("span", "", text));
+      var mark = el("span", "rk-new-tab", " ↗");
+      mark.setAttribute("aria-hidden", "true");
+      a.appendChild(mark);
+      a.appendChild(ownWords(self, el("span", "rk-sr", " (" + say("newTab") + ")")));
+      return a;
+    };
     if (item.type === "reply") {
       li.appendChild(said("p", "rk-bubble rk-mine", item.text));
       if (core.editable(v, item)) edit(li, item.secret ? "hidden" : item.text);
@@ -1010,13 +1039,22 @@
     var answer = core.answerTitle(item);
     if (answer !== null || (item.type === "textInput" && !active)) {
       if (item.text) { var asked = said("p", "rk-bubble", item.text); fontOf(asked, item.font); li.appendChild(asked); }
-      if (answer !== null) { var mine = said("p", "rk-bubble rk-mine rk-answer", answer); li.appendChild(mine); }
+      if (answer !== null) {
+        var mine = said("p", "rk-bubble rk-mine rk-answer", answer);
+        // A pressed link stays one: the visitor can open its page again.
+        var again = core.answerLink(item);
+        if (again) { mine.textContent = ""; mine.appendChild(linkTo(again, answer, "rk-link-again")); }
+        li.appendChild(mine);
+      }
       if (answer !== null && core.editable(v, item)) edit(li, answer);
       return li;
     }
-    var button = function (title, font, intent, extra) {
-      var b = el("button", "rk-button" + (extra || ""), title);
-      b.type = "button";
+    var button = function (title, font, intent, extra, link) {
+      // A button that opens a page is a link while it can be pressed: the press opens it in a
+      // new tab and answers the block as any press does.
+      var page = active ? core.link(link) : null;
+      var b = page ? linkTo(page, title, "rk-button rk-link" + (extra || "")) : el("button", "rk-button" + (extra || ""), title);
+      if (!page) b.type = "button";
       fontOf(b, font);
       if (!active) b.disabled = true;
       b.addEventListener("click", function () { self.send(intent); });
@@ -1048,15 +1086,15 @@
         break;
       }
       case "button": {
-        var b1 = button(item.title, item.font, { intent: "pressButton" }, item.pressed ? " rk-pressed" : "");
+        var b1 = button(item.title, item.font, { intent: "pressButton" }, item.pressed ? " rk-pressed" : "", item.link);
         if (can("pressButton")) b1.setAttribute("data-focus", "");
         li.appendChild(b1);
         break;
       }
       case "doubleButton": {
         var row = el("div", "rk-row");
-        var l = button(item.left.title, item.left.font, { intent: "pressLeft" }, item.pressed === "left" ? " rk-pressed" : "");
-        var r = button(item.right.title, item.right.font, { intent: "pressRight" }, item.pressed === "right" ? " rk-pressed" : "");
+        var l = button(item.left.title, item.left.font, { intent: "pressLeft" }, item.pressed === "left" ? " rk-pressed" : "", item.left.link);
+        var r = button(item.right.title, item.right.font, { intent: "pressRight" }, item.pressed === "right" ? " rk-pressed" : "", item.right.link);
         if (can("pressLeft")) l.setAttribute("data-focus", "");
         row.appendChild(l);
         row.appendChild(r);
@@ -1074,7 +1112,7 @@
         list.setAttribute("role", "group");
         list.setAttribute("aria-labelledby", q.id);
         for (var k = 0; k < item.options.length; k++) {
-          var ob = button(item.options[k].title, item.options[k].font, { intent: "choose", option: k }, item.chosen === k ? " rk-pressed" : "");
+          var ob = button(item.options[k].title, item.options[k].font, { intent: "choose", option: k }, item.chosen === k ? " rk-pressed" : "", item.options[k].link);
           if (k === 0 && can("choose")) ob.setAttribute("data-focus", "");
           list.appendChild(ob);
         }
