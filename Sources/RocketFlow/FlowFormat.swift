@@ -15,7 +15,7 @@ public indirect enum FlowValueType: Hashable, Sendable {
     /// A regular expression (PCRE2).
     case pattern
     /// A page a button opens: an absolute `http:` or `https:` URL
-    /// (``RocketButtonNode/isLink(_:)``).
+    /// (`RocketButtonNode.isLink(_:)` decides).
     case link
     /// The id of a block of the same flow.
     case blockID

@@ -61,7 +61,7 @@ public final class ChooseApp: TerminalProgram {
     public var lineRequest: LineRequest? { lineMode && result == nil ? LineRequest() : nil }
 
     /// The indices of the options the filter lets through, in list order: worked out once per
-    /// filter text (frames and keys reuse it), against options' search keys (``GlyphSet/searchKey(_:)``) made once.
+    /// filter text (frames and keys reuse it), against options' search keys (`GlyphSet.searchKey(_:)`) made once.
     public var matches: [Int] {
         let needle = GlyphSet.searchKey(filter.text)
         if let cached = matchCache, cached.needle == needle { return cached.indices }
