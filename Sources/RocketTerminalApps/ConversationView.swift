@@ -322,7 +322,8 @@ public struct ConversationView: Sendable {
         _ buttons: [(RocketButtonNode, RocketIntent)], index: Int, c: Conversation, ui: ConversationUI,
         active: Bool, list: Bool = false, badge: Bool, into screen: inout ScreenBuffer, hits: inout [HitRegion<RocketIntent>]
     ) {
-        let labels = buttons.map { buttonLabel(c.interpolate($0.0.title), maxWidth: width - ConversationView.gutter) }
+        // A button that opens a page says so, as the browser's does (its address is printed when pressed).
+        let labels = buttons.map { buttonLabel(c.interpolate($0.0.title) + ($0.0.link == nil ? "" : " ↗"), maxWidth: width - ConversationView.gutter) }
         let total = labels.map { DisplayWidth.of($0) }.reduce(0, +) + 2 * (labels.count - 1)
         let sideBySide = !list && ConversationView.gutter + total <= width
         let pressed =

@@ -114,6 +114,7 @@ public enum GlyphSet: Hashable, Sendable {
         set("›❯▸►→»", ">")
         set("‹◂◄←«", "<")
         set("↑", "^")
+        set("↗", ">")
         set("↓", "v")
         set("·", "|")
         set("…", ".")

@@ -461,6 +461,24 @@ struct ProgramTests {
         #expect(lines.said.contains("you: Team") && lines.said.contains("Rocket: You chose Team."))
     }
 
+    @Test("A button that opens a page says so with ↗ (> on an ASCII terminal); the press answers it as any press")
+    func linkButton() throws {
+        let clock = ManualClock()
+        var g = RocketGraph()
+        let end = g.add(RocketNode(id: "end", text: "Done."))
+        g.root = g.add(
+            RocketNode(
+                id: "ask",
+                content: .doubleButton(
+                    left: RocketButtonNode(title: "Docs", next: end, link: "https://rocket.example/docs"), right: RocketButtonNode(title: "No", next: end))))
+        let c = Conversation(graph: g, options: ConversationOptions(timing: .instant))
+        let d = Driver(ConversationApp(host: ConversationHost(conversation: c, clock: clock), strings: .english, depth: .none), clock: clock)
+        #expect(d.screen.contains("[ Docs ↗ ]  [ No ]"), "\(d.screen)")
+        #expect(GlyphSet.ascii("[ Docs ↗ ]") == "[ Docs > ]")
+        d.keys(.enter)
+        #expect(d.screen.contains("Done."))
+    }
+
     @Test("Every app survives tiny terminals, from 1 column up, and a resize back", arguments: [1, 2, 3, 5, 12, 20])
     func tinySizes(columns: Int) throws {
         let clock = ManualClock()
