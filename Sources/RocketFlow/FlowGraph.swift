@@ -37,7 +37,8 @@ public enum FlowGraph {
             let flat = text.replacingAll("\n", with: " ")
             return flat.count > 40 ? String(flat.prefix(39)) + "…" : flat
         }
-        func action(_ name: String?) -> String { name.map { " ⚡" + $0 } ?? "" }
+        // A button's action, and ↗ when it opens a page.
+        func marks(_ b: RocketButtonNode) -> String { (b.actionName.map { " ⚡" + $0 } ?? "") + (b.link == nil ? "" : " ↗") }
         func after(_ delay: Double?) -> String {
             guard let delay, delay > 0 else { return "tap" }
             return "after " + RocketDuration.format(delay)
@@ -77,10 +78,10 @@ public enum FlowGraph {
                 label = "image: " + short(picture)
                 edges.append(Edge(from: id, to: target(img.next), label: after(img.showNextAfter)))
             case .button(let b):
-                label = "button: " + short(b.title) + action(b.actionName)
+                label = "button: " + short(b.title) + marks(b)
                 edges.append(Edge(from: id, to: target(b.next), label: short(b.title)))
             case .doubleButton(let l, let r):
-                label = "buttons: " + short(l.title) + action(l.actionName) + " | " + short(r.title) + action(r.actionName)
+                label = "buttons: " + short(l.title) + marks(l) + " | " + short(r.title) + marks(r)
                 edges.append(Edge(from: id, to: target(l.next), label: short(l.title)))
                 edges.append(Edge(from: id, to: target(r.next), label: short(r.title)))
             case .choice(let c):
@@ -88,7 +89,7 @@ public enum FlowGraph {
                 if c.multiple {
                     edges.append(Edge(from: id, to: target(c.next), label: short(c.options.map(\.title).joined(separator: ", "))))
                 } else {
-                    for o in c.options { edges.append(Edge(from: id, to: target(o.next), label: short(o.title) + action(o.actionName))) }
+                    for o in c.options { edges.append(Edge(from: id, to: target(o.next), label: short(o.title) + marks(o))) }
                 }
             case .rating(let r):
                 label = "rating 1–\(r.scale): " + short(r.text)

@@ -25,6 +25,9 @@ struct LinkTests {
         #expect(nodes[1].link(side: .right, option: 1) == nil)
         #expect(nodes[2].link(side: nil, option: 0) == "https://blog.example")
         #expect(nodes[2].link(side: nil, option: 1) == nil && nodes[2].link(side: nil, option: 9) == nil)
+        // rocket graph marks each button that opens a page.
+        let mermaid = FlowGraph.mermaid(doc)
+        #expect(mermaid.contains("button: Docs ↗") && mermaid.contains("buttons: Pricing ↗ #124; No\"") && mermaid.contains(#"|"Blog ↗"|"#), "\(mermaid)")
         let again = FlowLoader.load(doc.jsonValue.serialized())
         #expect(again.document == doc)
         // A flow without links keeps its graph's identity (saved conversations name it).
