@@ -105,7 +105,7 @@ enum NewCommand {
     /// The starter flow.
     static let starter = #"""
         {
-          "$schema": "https://rocketalert.dev/schema/flow-v1.schema.json",
+          "$schema": "\#(FlowFormat.schemaID)",
           "version": 1,
           "title": "A starter flow",
           "author": {"name": "Rocket"},
@@ -145,7 +145,8 @@ enum NewCommand {
 
     /// The starter flow's cases (`NAME.test.json`, for `rocket test`).
     static let starterTests = #"""
-        {"cases": [
+        {"$schema": "\#(FlowTestFormat.schemaID)",
+         "cases": [
           {"name": "Later says goodbye", "answers": {"ask": "Later"}, "expect": {"path": ["hello", "wait", "ask", "bye"]}},
           {"name": "the whole tour", "vars": {"user": "Grace"},
            "answers": {"ask": "Show me", "name": "Grace", "plan": "Pro", "rate": 5, "team": 12, "tools": ["Terminal", "Scripts"], "go": "Done, Grace"},

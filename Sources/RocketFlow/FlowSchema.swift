@@ -127,7 +127,7 @@ extension FlowFormat {
         }
         var top: [(String, JSONValue)] = [
             ("$schema", .string("https://json-schema.org/draft/2020-12/schema")),
-            ("$id", .string("https://rocketalert.invalid/schema/flow-v1.schema.json")),
+            ("$id", .string(Self.schemaID)),
             ("title", .string("RocketAlert flow, version 1")),
         ]
         guard case .object(let members) = Self.schema(of: documentInfo) else { return .null }
@@ -172,6 +172,11 @@ extension FlowFormat {
             ))
         return .object(out)
     }
+
+    /// The schema's `$id`, which a flow's `$schema` names (`rocket new` writes it). The host is
+    /// `.invalid` (RFC 2606): nothing is fetched from it; an editor is pointed at the committed
+    /// file, `schema/flow-v1.schema.json`, or at `rocket schema`'s output.
+    public static let schemaID = "https://rocketalert.invalid/schema/flow-v1.schema.json"
 
     /// A value type's schema.
     static func schema(of type: FlowValueType) -> JSONValue {

@@ -93,6 +93,9 @@ public struct FlowTestField: Hashable, Sendable {
 /// FlowTestFormat.table(FlowTestFormat.expectation)   // the Markdown table of `expect`
 /// ```
 public enum FlowTestFormat {
+    /// The test files' schema's `$id` (a host that is `.invalid`, as ``FlowFormat/schemaID``'s).
+    public static let schemaID = "https://rocketalert.invalid/schema/flow-tests-v1.schema.json"
+
     /// How a test file's name ends; the flow it tests has the name without `.test`.
     public static let suffix = ".test.json"
 
@@ -181,7 +184,7 @@ public enum FlowTestFormat {
         return .object(
             [
                 ("$schema", .string("https://json-schema.org/draft/2020-12/schema")),
-                ("$id", .string("https://rocketalert.invalid/schema/flow-tests-v1.schema.json")),
+                ("$id", .string(schemaID)),
             ] + object(suite, title: "RocketAlert flow tests (rocket test)") + [
                 (
                     "$defs",
