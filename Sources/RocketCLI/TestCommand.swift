@@ -1,9 +1,13 @@
+#if canImport(Glibc)
+    import Glibc
+#endif
 import RocketJSON
 import RocketFlow
 import RocketConversation
 import RocketCore
 import RocketPlatform
 import RocketText
+import RocketTerminalCore
 
 /// `rocket test`: plays the cases of flows' test files (`NAME.test.json`) with nobody there and
 /// says which held, where each failure is written, and which blocks no case showed.
@@ -88,9 +92,16 @@ enum TestCommand {
             printOut(report(runs, problems: problems, total: total, failed: failed).serialized())
             return status
         }
+        // PASS in green and FAIL in red on a terminal that shows colour (NO_COLOR, TERM=dumb: none).
+        let colour = isatty(1) == 1 && ColorDepth.detect(Environment.current) != .none
+        func verdict(_ passed: Bool) -> String {
+            let word = passed ? "PASS" : "FAIL"
+            return colour ? (passed ? "\u{1B}[32m" : "\u{1B}[1;31m") + word + "\u{1B}[0m" : word
+        }
         for run in runs {
             for c in run.cases {
-                printOut((c.failures.isEmpty ? "PASS " : "FAIL ") + clean(run.file) + " " + clean(FlowDiagnostic.quoted(c.name)))
+                // The verdict's colour is ours; every other character is cleaned as printOut cleans.
+                FileIO.print(verdict(c.failures.isEmpty) + " " + clean(run.file) + " " + clean(FlowDiagnostic.quoted(c.name)))
                 for f in c.failures { printOut("  \(clean(run.file)):\(f.line):\(f.column): \(clean(f.message))") }
             }
         }
