@@ -21,7 +21,10 @@ enum TestCommand {
             )
         ],
         positionalCount: 0...Int.max,
-        options: [.flag("--json", "Print the results as one JSON object for tools.")],
+        options: [
+            .value("--case", "TEXT", "Play only the cases whose name holds TEXT (any case); repeatable.", repeatable: true),
+            .flag("--json", "Print the results as one JSON object for tools."),
+        ],
         discussion: """
             A test file names its flow ("flow", default: its own name without .test) and holds cases:
             each plays the flow from its start with the case's answers, variables, language and
@@ -31,8 +34,10 @@ enum TestCommand {
             Scenario rules, quiet hours and --min-gap are not asked: a case plays the flow.
             """,
         exitStatus:
-            "0 every case holds; 1 a case failed; 65 a test file or its flow is invalid; 66 a file is missing or unreadable; 64 usage error.",
-        examples: ["rocket test examples", "rocket test examples/welcome.json", "rocket test flows --json | jq '.failed'"],
+            "0 every case holds; 1 a case failed; 65 a test file or its flow is invalid; 66 a file is missing or unreadable, or --case names no case; 64 usage error.",
+        examples: [
+            "rocket test examples", "rocket test examples/welcome.json --case refused", "rocket test flows --json | jq '.failed'",
+        ],
         positionalCompletion: .file)
 
     /// One test file's run.
@@ -48,6 +53,8 @@ enum TestCommand {
         let parsed = try parse(args, as: spec)
         if parsed.helpRequested { printOut(spec.help); return ExitStatus.ok }
         let json = parsed.has("--json")
+        let wanted = parsed.all("--case").map { $0.lowercased() }
+        if wanted.contains(where: \.isEmpty) { throw UsageError(message: "--case needs a part of a case's name", command: spec.name) }
         let paths = parsed.positionals.isEmpty ? ["."] : parsed.positionals
         if paths.contains("-") { throw UsageError(message: "test files are read from files: - (standard input) is not taken", command: spec.name) }
         var status = ExitStatus.ok
@@ -80,16 +87,21 @@ enum TestCommand {
         }
         var runs: [FileRun] = []
         for file in suites {
-            switch runSuite(file, problem: { problem($0, $1, file: file) }) {
+            switch runSuite(file, only: wanted, problem: { problem($0, $1, file: file) }) {
             case .some(let run): runs.append(run)
             case nil: break
             }
         }
         let total = runs.reduce(0) { $0 + $1.cases.count }
+        // A filter that names no case is a mistake, not a pass (a typo in CI must not go green).
+        if !wanted.isEmpty, total == 0, !runs.isEmpty {
+            problem(
+                ExitStatus.noInput, "rocket test: no case's name holds " + wanted.map { clean(FlowDiagnostic.quoted($0)) }.joined(separator: " or "), file: "")
+        }
         let failed = runs.reduce(0) { $0 + $1.cases.count { !$0.failures.isEmpty } }
         if failed > 0, status == ExitStatus.ok { status = ExitStatus.notCompleted }
         if json {
-            printOut(report(runs, problems: problems, total: total, failed: failed).serialized())
+            printOut(report(runs, problems: problems, total: total, failed: failed, coverage: wanted.isEmpty).serialized())
             return status
         }
         // PASS in green and FAIL in red on a terminal that shows colour (NO_COLOR, TERM=dumb: none).
@@ -105,7 +117,8 @@ enum TestCommand {
                 for f in c.failures { printOut("  \(clean(run.file)):\(f.line):\(f.column): \(clean(f.message))") }
             }
         }
-        for run in runs {
+        // Coverage is said of a flow's whole set of cases, not of those a --case picked.
+        for run in runs where wanted.isEmpty {
             let never = run.blocks.filter { !run.shown.contains($0) }
             var line = "\(clean(run.flow)): \(run.blocks.count - never.count) of \(run.blocks.count) blocks shown by \(count(run.cases.count, "case"))"
             if !never.isEmpty {
@@ -114,14 +127,16 @@ enum TestCommand {
             printOut(line)
         }
         if total > 0 || status == ExitStatus.ok {
-            printOut("\(count(total, "case")) in \(count(runs.count, "file")): \(total - failed) passed, \(failed) failed")
+            let only = wanted.isEmpty ? "" : " (only those named with " + wanted.map { clean(FlowDiagnostic.quoted($0)) }.joined(separator: " or ") + ")"
+            let files = runs.count { !$0.cases.isEmpty || wanted.isEmpty }
+            printOut("\(count(total, "case")) in \(count(files, "file"))\(only): \(total - failed) passed, \(failed) failed")
         }
         return status
     }
 
     /// Reads one test file and its flow, checks them, and plays every case; nil when the file or
     /// the flow cannot be used (said through `problem`).
-    static func runSuite(_ file: String, problem: (ExitStatus, String) -> Void) -> FileRun? {
+    static func runSuite(_ file: String, only wanted: [String] = [], problem: (ExitStatus, String) -> Void) -> FileRun? {
         let bytes: [UInt8]
         switch FileIO.read(file, limit: RocketLimits.fileBytes) {
         case .failure(let f):
@@ -170,7 +185,7 @@ enum TestCommand {
         }
         var run = FileRun(file: file, flow: flowPath)
         run.blocks = doc.graph.nodes.filter(\.kind.isShown).compactMap(\.id)
-        for c in suite.cases {
+        for c in suite.cases where wanted.isEmpty || wanted.contains(where: { c.name.lowercased().contains($0) }) {
             guard let played = load(c.language?.value) else { return nil }
             let strings = c.language.map { UIStrings.forEnvironment(["LANG": $0.value]) } ?? .english
             let result = c.run(on: played) { strings.message(for: $0) }
@@ -185,7 +200,7 @@ enum TestCommand {
     }
 
     /// The results as `--json` prints them.
-    static func report(_ runs: [FileRun], problems: [JSONValue], total: Int, failed: Int) -> JSONValue {
+    static func report(_ runs: [FileRun], problems: [JSONValue], total: Int, failed: Int, coverage: Bool) -> JSONValue {
         func number(_ n: Int) -> JSONValue { .number(Double(n)) }
         let files: [JSONValue] = runs.map { run in
             let cases: [JSONValue] = run.cases.map { c in
@@ -200,10 +215,12 @@ enum TestCommand {
                     ),
                 ])
             }
-            return .object([
-                ("file", .string(run.file)), ("flow", .string(run.flow)), ("cases", .array(cases)),
-                ("blocks", number(run.blocks.count)), ("neverShown", .array(run.blocks.filter { !run.shown.contains($0) }.map { .string($0) })),
-            ])
+            var members: [(String, JSONValue)] = [("file", .string(run.file)), ("flow", .string(run.flow)), ("cases", .array(cases))]
+            // Coverage belongs to a flow's whole set of cases (not given with --case).
+            if coverage {
+                members += [("blocks", number(run.blocks.count)), ("neverShown", .array(run.blocks.filter { !run.shown.contains($0) }.map { .string($0) }))]
+            }
+            return .object(members)
         }
         return .object([("files", .array(files)), ("problems", .array(problems)), ("passed", number(total - failed)), ("failed", number(failed))])
     }

@@ -57,6 +57,19 @@ struct TestCommandTests {
         #expect(try runRocket(["test", dir]).stdout.contains("ask.json: 2 of 3 blocks shown by 1 case; never: \"no\"\n"))
     }
 
+    @Test("--case plays only the cases whose name holds it, says so, and leaves coverage out; one that names none exits 66")
+    func filtered() throws {
+        let r = try runRocket(["test", Self.examples, "--case", "REFUSED", "--case", "vip"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let played = r.stdout.split(separator: "\n").filter { $0.hasPrefix("PASS ") }
+        #expect(played.count >= 4 && played.allSatisfy { $0.lowercased().contains("refused") || $0.lowercased().contains("vip") }, "\(r.stdout)")
+        #expect(!r.stdout.contains("blocks shown"))
+        #expect(r.stdout.contains("(only those named with \"refused\" or \"vip\")"))
+        let none = try runRocket(["test", Self.examples, "--case", "no such case"])
+        #expect(none.status == 66 && none.stderr.contains("no case's name holds \"no such case\"") && none.stdout.isEmpty)
+        #expect(try runRocket(["test", Self.examples, "--case", ""]).status == 64)
+    }
+
     @Test("Unusable input is said at its place with the documented status, never a hang: 65, 66, 64")
     func unusable() throws {
         let dir = scratchDirectory()
