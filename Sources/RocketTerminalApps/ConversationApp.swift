@@ -385,15 +385,15 @@ public final class ConversationApp: TerminalProgram {
                     let file = img.image.path.map { ": " + Sanitizer.clean(PathName.lastComponent($0), keepNewlines: false) } ?? ""
                     out.append(say("\(lead)[\(strings.imageLabel)\(file)]" + (text.isEmpty ? "" : " " + text)))
                 case .button(let b):
-                    out.append(say("\(lead)[1] \(Sanitizer.clean(c.interpolate(b.title), keepNewlines: false))"))
+                    out.append(say("\(lead)[1] \(Sanitizer.clean(b.shownTitle(in: c), keepNewlines: false))"))
                 case .doubleButton(let l, let r):
-                    let left = Sanitizer.clean(c.interpolate(l.title), keepNewlines: false)
-                    let right = Sanitizer.clean(c.interpolate(r.title), keepNewlines: false)
+                    let left = Sanitizer.clean(l.shownTitle(in: c), keepNewlines: false)
+                    let right = Sanitizer.clean(r.shownTitle(in: c), keepNewlines: false)
                     out.append(say("\(lead)[1] \(left)  [2] \(right)"))
                 case .choice(let choice):
                     out.append(say(lead + text))
                     let options = choice.options.enumerated().map {
-                        "[\($0.offset + 1)] " + Sanitizer.clean(c.interpolate($0.element.title), keepNewlines: false)
+                        "[\($0.offset + 1)] " + Sanitizer.clean($0.element.shownTitle(in: c), keepNewlines: false)
                     }
                     out.append(say(String(repeating: " ", count: min(DisplayWidth.of(lead), 40)) + options.joined(separator: "  ")))
                 case .rating(let r):

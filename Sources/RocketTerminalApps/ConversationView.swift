@@ -322,8 +322,7 @@ public struct ConversationView: Sendable {
         _ buttons: [(RocketButtonNode, RocketIntent)], index: Int, c: Conversation, ui: ConversationUI,
         active: Bool, list: Bool = false, badge: Bool, into screen: inout ScreenBuffer, hits: inout [HitRegion<RocketIntent>]
     ) {
-        // A button that opens a page says so, as the browser's does (its address is printed when pressed).
-        let labels = buttons.map { buttonLabel(c.interpolate($0.0.title) + ($0.0.link == nil ? "" : " ↗"), maxWidth: width - ConversationView.gutter) }
+        let labels = buttons.map { buttonLabel($0.0.shownTitle(in: c), maxWidth: width - ConversationView.gutter) }
         let total = labels.map { DisplayWidth.of($0) }.reduce(0, +) + 2 * (labels.count - 1)
         let sideBySide = !list && ConversationView.gutter + total <= width
         let pressed =
@@ -525,4 +524,11 @@ public enum TextWrap {
         }
         return out
     }
+}
+
+extension RocketButtonNode {
+    /// The title as the terminal shows it, in the frame and in line mode alike: placeholders
+    /// filled, and ↗ after it when the press opens a page, as the browser marks it (the address
+    /// is printed when it is pressed). Typed answers are still matched against the title itself.
+    func shownTitle(in c: Conversation) -> String { c.interpolate(title) + (link == nil ? "" : " ↗") }
 }

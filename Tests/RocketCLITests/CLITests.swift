@@ -932,6 +932,7 @@ struct PlayLinkTests {
         let flow = DocumentedExitStatusTests.root.appendingPathComponent("examples/links.json").path
         let r = try runRocket(["play", flow, "--plain", "--instant", "--answers-out", "-"], stdin: "\n1\n1\n\n")
         #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.stderr.contains("[1] Read the flow format ↗  [2] Not now\n"), "line mode marks the link as the frame does: \(r.stderr)")
         #expect(r.stderr.contains("Read the flow format → https://rocket.example/docs/flow-format\n"), "\(r.stderr)")
         #expect(r.stderr.contains("The server's guide → https://rocket.example/docs/server\n"))
         #expect(!r.stdout.contains("rocket.example"))
