@@ -185,7 +185,7 @@ enum TestCommand {
         }
         var run = FileRun(file: file, flow: flowPath)
         run.blocks = doc.graph.nodes.filter(\.kind.isShown).compactMap(\.id)
-        for c in suite.cases where wanted.isEmpty || wanted.contains(where: { c.name.lowercased().contains($0) }) {
+        for c in suite.cases where wanted.isEmpty || wanted.contains(where: { c.name.lowercased().containsText($0) }) {
             guard let played = load(c.language?.value) else { return nil }
             let strings = c.language.map { UIStrings.forEnvironment(["LANG": $0.value]) } ?? .english
             let result = c.run(on: played) { strings.message(for: $0) }
