@@ -262,14 +262,13 @@ struct LintOptions {
     }
 
     /// The files a path stands for: a folder's `NAME.json` regular files (what `rocket serve
-    /// --flows` would offer from it, links left out; test files, `NAME.test.json`, are
-    /// `rocket test`'s), else the path itself; nil for a folder that cannot be listed.
+    /// --flows` would offer from it, links left out, and its test files, `NAME.test.json`,
+    /// which are checked as test files), else the path itself; nil for a folder that cannot be
+    /// listed.
     static func files(for path: String) -> Result<[String], FileIO.Failure>? {
         guard path != "-", FileIO.isFolder(path) else { return nil }
         let folder = path.hasSuffix("/") && path.count > 1 ? String(path.dropLast()) : path
-        return FileIO.regularFiles(in: folder, endingIn: ".json").map { names in
-            names.filter { !$0.hasSuffix(FlowTestFormat.suffix) }.map { folder + "/" + $0 }
-        }
+        return FileIO.regularFiles(in: folder, endingIn: ".json").map { names in names.map { folder + "/" + $0 } }
     }
 }
 

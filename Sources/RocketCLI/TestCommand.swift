@@ -59,12 +59,12 @@ enum TestCommand {
         if paths.contains("-") { throw UsageError(message: "test files are read from files: - (standard input) is not taken", command: spec.name) }
         var status = ExitStatus.ok
         var problems: [JSONValue] = []
-        func problem(_ code: ExitStatus, _ line: String, file: String) {
-            if status == ExitStatus.ok || status == ExitStatus.notCompleted { status = code }
+        func problem(_ p: Problem) {
+            if status == ExitStatus.ok || status == ExitStatus.notCompleted { status = p.status }
             if json {
-                problems.append(.object([("file", .string(file)), ("message", .string(line))]))
+                problems.append(LintCommand.json(p.diagnostic, file: p.file))
             } else {
-                printError(line)
+                printError(p.diagnostic.formatted(file: p.file))
             }
         }
         var suites: [String] = []
@@ -72,9 +72,9 @@ enum TestCommand {
             if FileIO.isFolder(path) {
                 let folder = path.hasSuffix("/") && path.count > 1 ? String(path.dropLast()) : path
                 switch FileIO.regularFiles(in: folder, endingIn: FlowTestFormat.suffix) {
-                case .failure(let e): problem(ExitStatus.noInput, "\(clean(path)): error: cannot read the folder: \(e.reason)", file: path)
+                case .failure(let e): problem(Problem(ExitStatus.noInput, path, "cannot read the folder: \(e.reason)"))
                 case .success(let names) where names.isEmpty:
-                    problem(ExitStatus.noInput, "\(clean(path)): error: holds no test files (NAME\(FlowTestFormat.suffix))", file: path)
+                    problem(Problem(ExitStatus.noInput, path, "holds no test files (NAME\(FlowTestFormat.suffix))"))
                 case .success(let names): suites += names.map { folder == "." ? $0 : folder + "/" + $0 }
                 }
             } else if path.hasSuffix(FlowTestFormat.suffix) {
@@ -82,12 +82,12 @@ enum TestCommand {
             } else if path.hasSuffix(".json") {
                 suites.append(String(path.dropLast(5)) + FlowTestFormat.suffix)
             } else {
-                problem(ExitStatus.noInput, "\(clean(path)): error: not a test file (NAME\(FlowTestFormat.suffix)), a flow (NAME.json) or a folder", file: path)
+                problem(Problem(ExitStatus.noInput, path, "not a test file (NAME\(FlowTestFormat.suffix)), a flow (NAME.json) or a folder"))
             }
         }
         var runs: [FileRun] = []
         for file in suites {
-            switch runSuite(file, only: wanted, problem: { problem($0, $1, file: file) }) {
+            switch runSuite(file, only: wanted, problem: problem) {
             case .some(let run): runs.append(run)
             case nil: break
             }
@@ -95,8 +95,7 @@ enum TestCommand {
         let total = runs.reduce(0) { $0 + $1.cases.count }
         // A filter that names no case is a mistake, not a pass (a typo in CI must not go green).
         if !wanted.isEmpty, total == 0, !runs.isEmpty {
-            problem(
-                ExitStatus.noInput, "rocket test: no case's name holds " + wanted.map { clean(FlowDiagnostic.quoted($0)) }.joined(separator: " or "), file: "")
+            problem(Problem(ExitStatus.noInput, "rocket test", "no case's name holds " + wanted.map { FlowDiagnostic.quoted($0) }.joined(separator: " or ")))
         }
         let failed = runs.reduce(0) { $0 + $1.cases.count { !$0.failures.isEmpty } }
         if failed > 0, status == ExitStatus.ok { status = ExitStatus.notCompleted }
@@ -134,64 +133,97 @@ enum TestCommand {
         return status
     }
 
-    /// Reads one test file and its flow, checks them, and plays every case; nil when the file or
-    /// the flow cannot be used (said through `problem`).
-    static func runSuite(_ file: String, only wanted: [String] = [], problem: (ExitStatus, String) -> Void) -> FileRun? {
-        let bytes: [UInt8]
-        switch FileIO.read(file, limit: RocketLimits.fileBytes) {
-        case .failure(let f):
-            problem(ExitStatus.noInput, "\(clean(file)): error: cannot read the test file: \(f.reason)")
-            return nil
-        case .success(let b): bytes = b
+    /// A problem with a test file or its flow: where, what, and the exit status it makes.
+    struct Problem {
+        var status: ExitStatus
+        /// The file it is in (or the command's name).
+        var file: String
+        var diagnostic: FlowDiagnostic
+
+        init(_ status: ExitStatus, _ file: String, _ diagnostic: FlowDiagnostic) {
+            self.status = status
+            self.file = file
+            self.diagnostic = diagnostic
         }
+
+        /// A problem with no place in the file.
+        init(_ status: ExitStatus, _ file: String, _ message: String) {
+            self.init(status, file, FlowDiagnostic(severity: .error, code: "unreadable", message: message, path: ""))
+        }
+    }
+
+    /// A test file read and checked against its flow, the flow loaded once per language a case
+    /// plays it in: what `rocket test` plays and `rocket lint` checks.
+    struct CheckedSuite {
+        let file: String
         let suite: FlowTestSuite
-        switch FlowTestSuite.read(bytes) {
-        case .failure(let failure):
-            for d in failure.diagnostics { problem(ExitStatus.dataError, d.formatted(file: file)) }
-            return nil
-        case .success(let s): suite = s
-        }
-        let folder = PathName.directory(file)
         let flowPath: String
-        if let named = suite.flow {
-            flowPath = named.hasPrefix("/") || folder.isEmpty ? named : folder + "/" + named
-        } else {
-            flowPath = String(file.dropLast(FlowTestFormat.suffix.count)) + ".json"
+        private var docs: [String: FlowDocument] = [:]
+
+        /// Reads `file` and its flow and checks one against the other; nil when either cannot be
+        /// used (each problem said through `problem`).
+        init?(_ file: String, problem: (Problem) -> Void) {
+            let bytes: [UInt8]
+            switch FileIO.read(file, limit: RocketLimits.fileBytes) {
+            case .failure(let f):
+                problem(Problem(ExitStatus.noInput, file, "cannot read the test file: \(f.reason)"))
+                return nil
+            case .success(let b): bytes = b
+            }
+            switch FlowTestSuite.read(bytes) {
+            case .failure(let failure):
+                for d in failure.diagnostics { problem(Problem(ExitStatus.dataError, file, d)) }
+                return nil
+            case .success(let s): suite = s
+            }
+            self.file = file
+            let folder = PathName.directory(file)
+            if let named = suite.flow {
+                flowPath = named.hasPrefix("/") || folder.isEmpty ? named : folder + "/" + named
+            } else {
+                flowPath = String(file.dropLast(FlowTestFormat.suffix.count)) + ".json"
+            }
+            guard let doc = doc(nil, problem: problem) else { return nil }
+            let problems = suite.problems(against: doc)
+            guard problems.isEmpty else {
+                for d in problems { problem(Problem(ExitStatus.dataError, file, d)) }
+                return nil
+            }
         }
-        // The flow in each language a case plays it in, loaded once.
-        var docs: [String: FlowDocument] = [:]
-        func load(_ language: String?) -> FlowDocument? {
+
+        /// The flow in `language` (nil: its first), loaded once.
+        mutating func doc(_ language: String?, problem: (Problem) -> Void) -> FlowDocument? {
             if let doc = docs[language ?? ""] { return doc }
             switch loadFlowFile(flowPath, language: language) {
             case .failure(let e):
-                let (line, column) = suite.place(suite.flowOffset)
-                let place = suite.flow == nil ? clean(file) : "\(clean(file)):\(line):\(column)"
-                problem(ExitStatus.noInput, "\(place): error: cannot read the flow '\(clean(e.path))': \(e.reason)")
+                var d = FlowDiagnostic(severity: .error, code: "unreadable", message: "cannot read the flow '\(e.path)': \(e.reason)", path: "")
+                if suite.flow != nil { (d.line, d.column) = suite.place(suite.flowOffset) }
+                problem(Problem(ExitStatus.noInput, file, d))
                 return nil
             case .success(let result):
                 guard result.isPlayable, let doc = result.document else {
-                    for d in result.errors { problem(ExitStatus.dataError, d.formatted(file: flowPath)) }
+                    for d in result.errors { problem(Problem(ExitStatus.dataError, flowPath, d)) }
                     return nil
                 }
                 docs[language ?? ""] = doc
                 return doc
             }
         }
-        guard let doc = load(nil) else { return nil }
-        let problems = suite.problems(against: doc)
-        guard problems.isEmpty else {
-            for d in problems { problem(ExitStatus.dataError, d.formatted(file: file)) }
-            return nil
-        }
-        var run = FileRun(file: file, flow: flowPath)
+    }
+
+    /// Reads one test file and its flow, checks them, and plays every case (those `wanted` names,
+    /// when it names any); nil when the file or the flow cannot be used (said through `problem`).
+    static func runSuite(_ file: String, only wanted: [String] = [], problem: (Problem) -> Void) -> FileRun? {
+        guard var checked = CheckedSuite(file, problem: problem), let doc = checked.doc(nil, problem: problem) else { return nil }
+        var run = FileRun(file: file, flow: checked.flowPath)
         run.blocks = doc.graph.nodes.filter(\.kind.isShown).compactMap(\.id)
-        for c in suite.cases where wanted.isEmpty || wanted.contains(where: { c.name.lowercased().containsText($0) }) {
-            guard let played = load(c.language?.value) else { return nil }
+        for c in checked.suite.cases where wanted.isEmpty || wanted.contains(where: { c.name.lowercased().containsText($0) }) {
+            guard let played = checked.doc(c.language?.value, problem: problem) else { return nil }
             let strings = c.language.map { UIStrings.forEnvironment(["LANG": $0.value]) } ?? .english
             let result = c.run(on: played) { strings.message(for: $0) }
             run.shown.formUnion(result.shown)
             let failures = result.failures.map { f in
-                let (line, column) = suite.place(f.offset)
+                let (line, column) = checked.suite.place(f.offset)
                 return (line: line, column: column, message: f.message)
             }
             run.cases.append((c.name, failures))

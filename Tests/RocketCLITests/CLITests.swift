@@ -218,7 +218,7 @@ struct CLITests {
         #expect(files == ["\(dir)/bad.json", "\(dir)/warn.json"], "\(folder.stdout)")
         let empty = scratchDirectory()
         let none = try runRocket(["lint", empty])
-        #expect(none.status == 66 && none.stdout == "\(empty): error: holds no flow files (NAME.json)\n")
+        #expect(none.status == 66 && none.stdout == "\(empty): error: holds no flow files (NAME.json) or test files (NAME.test.json)\n")
     }
 
     @Test("A huge file is refused from its size without being read")

@@ -57,6 +57,24 @@ struct TestCommandTests {
         #expect(try runRocket(["test", dir]).stdout.contains("ask.json: 2 of 3 blocks shown by 1 case; never: \"no\"\n"))
     }
 
+    @Test("rocket lint checks a test file as rocket test does before playing it: its shape and what it names, at their places")
+    func lintChecksTests() throws {
+        let dir = scratchDirectory()
+        write(#"{"version": 1, "blocks": [{"id": "a", "type": "text", "text": "Hi"}]}"#, to: dir + "/a.json")
+        write(#"{"cases": [{"name": "x", "expect": {"reaches": ["b"]}}]}"#, to: dir + "/a.test.json")
+        let folder = try runRocket(["lint", dir])
+        #expect(folder.status == 65 && folder.stdout == "\(dir)/a.test.json:1:49: error: the flow has no block \"b\" (cases[0].expect)\n", "\(folder.stdout)")
+        let json = try runRocket(["lint", dir + "/a.test.json", "--json"])
+        #expect(json.status == 65 && json.stdout.contains(#""code": "unknown-block""#) && json.stdout.contains(#""column": 49"#), "\(json.stdout)")
+        // A flow with errors is said by its own lint; its test file says once that it cannot be checked.
+        write(#"{"version": 1, "blocks": []}"#, to: dir + "/a.json")
+        let broken = try runRocket(["lint", dir + "/a.test.json"])
+        #expect(broken.status == 65 && broken.stdout == "\(dir)/a.test.json: error: its flow has errors (rocket lint \(dir)/a.json)\n", "\(broken.stdout)")
+        write(#"{"version": 1, "blocks": [{"id": "a", "type": "text", "text": "Hi"}]}"#, to: dir + "/a.json")
+        write(#"{"cases": [{"name": "x", "expect": {"reaches": ["a"]}}]}"#, to: dir + "/a.test.json")
+        #expect(try runRocket(["lint", dir]).status == 0)
+    }
+
     @Test("--case plays only the cases whose name holds it, says so, and leaves coverage out; one that names none exits 66")
     func filtered() throws {
         let r = try runRocket(["test", Self.examples, "--case", "REFUSED", "--case", "vip"])
