@@ -28,7 +28,7 @@ enum TestCommand {
         discussion: """
             A test file names its flow ("flow", default: its own name without .test) and holds cases:
             each plays the flow from its start with the case's answers, variables, language and
-            variant, with nobody there (every timer at once, a text goes on by itself), and checks
+            variant, with nobody there (a clock of its own jumps to each timer, a text goes on), and checks
             how it ended, the blocks shown, the variables, the actions and the texts
             (docs/FLOW_TESTS.md). A failure is written FILE:LINE:COL at what it names.
             Scenario rules, quiet hours and --min-gap are not asked: a case plays the flow.
