@@ -24,7 +24,16 @@ enum AssetCheck {
         }
         check(doc.author?.image, "author.image")
         for (i, node) in doc.graph.nodes.enumerated() {
-            if case .image(let img) = node.content { check(img.image, "blocks[\(i)].image") }
+            switch node.content {
+            case .image(let img): check(img.image, "blocks[\(i)].image")
+            case .button(let b): check(b.image, "blocks[\(i)].image")
+            case .doubleButton(let l, let r):
+                check(l.image, "blocks[\(i)].left.image")
+                check(r.image, "blocks[\(i)].right.image")
+            case .choice(let c):
+                for (k, o) in c.options.enumerated() { check(o.image, "blocks[\(i)].options[\(k)].image") }
+            default: break
+            }
         }
         if case .image(let image)? = doc.banner?.icon { check(image, "banner.icon") }
         return out

@@ -104,11 +104,14 @@ public struct RocketButtonNode: Hashable, Sendable, Codable {
     /// A page the press opens (an `http:` or `https:` URL): the browser opens it in a new tab,
     /// the terminal prints it. The press is the answer as any other.
     public var link: String?
+    /// A picture drawn in the button above its title (a picture choice in the browser; the
+    /// terminal draws the title alone).
+    public var image: RocketImage?
 
     /// Creates a button node.
     public init(
         title: String, font: RocketFont = .button, next: RocketNodeID? = nil, actionName: String? = nil,
-        hasHostAction: Bool = false, link: String? = nil
+        hasHostAction: Bool = false, link: String? = nil, image: RocketImage? = nil
     ) {
         self.title = title
         self.font = font
@@ -116,6 +119,7 @@ public struct RocketButtonNode: Hashable, Sendable, Codable {
         self.actionName = actionName
         self.hasHostAction = hasHostAction
         self.link = link
+        self.image = image
     }
 
     /// True for a link a button may open: an absolute `http:` or `https:` URL with a host, at

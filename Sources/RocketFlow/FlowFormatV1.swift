@@ -312,6 +312,9 @@ extension FlowFormat {
                 "action", \.actionName, type: .string(minLength: 0), role: .logic,
                 doc: "A named action reported when it is pressed (`--on-action`, the API's events)."),
             .font("font", \.font, doc: "The title's style."),
+            .optionalImage(
+                "image", \.image,
+                doc: "A picture above the title (PNG or JPEG beside the flow, or a data: URI): a picture choice in the browser; the terminal shows the title."),
             FlowField(
                 "link", .link, doc: "A page the press opens: the browser opens it in a new tab, the terminal prints it (the press is the answer as any other).",
                 decode: { d, v, place, root in

@@ -230,6 +230,11 @@ public enum FlowValidator {
                             .warning, "ignored-next", "a multiple choice goes to its own \"next\"; this option's \"next\" is never taken",
                             "\(blockPath(i)).options[\(k)].next")
                     }
+                    for (k, o) in choice.options.enumerated() where o.image != nil {
+                        report(
+                            .error, "image-in-multiple", "a multiple choice's options are a list of boxes to tick: a picture there is not drawn",
+                            "\(blockPath(i)).options[\(k)].image")
+                    }
                     for (k, o) in choice.options.enumerated() where o.link != nil {
                         report(
                             .error, "link-in-multiple", "a multiple choice's options are ticked, not pressed: a \"link\" would never open",

@@ -840,10 +840,11 @@ extension WebAssets {
         if (answer !== null && core.editable(v, item)) edit(li, answer);
         return li;
         }
-        var button = function (title, font, intent, extra, link) {
+        var button = function (title, font, intent, extra, link, picture) {
         var page = active ? core.link(link) : null;
         var b = page ? linkTo(page, title, "rk-button rk-link" + (extra || "")) : el("button", "rk-button" + (extra || ""), title);
         if (!page) b.type = "button";
+        if (picture) { b.insertBefore(imageOf(picture, "round", ""), b.firstChild); b.className += " rk-has-picture"; }
         fontOf(b, font);
         if (!active) b.disabled = true;
         b.addEventListener("click", function () { self.send(intent); });
@@ -874,15 +875,15 @@ extension WebAssets {
         break;
         }
         case "button": {
-        var b1 = button(item.title, item.font, { intent: "pressButton" }, item.pressed ? " rk-pressed" : "", item.link);
+        var b1 = button(item.title, item.font, { intent: "pressButton" }, item.pressed ? " rk-pressed" : "", item.link, item.image);
         if (can("pressButton")) b1.setAttribute("data-focus", "");
         li.appendChild(b1);
         break;
         }
         case "doubleButton": {
         var row = el("div", "rk-row");
-        var l = button(item.left.title, item.left.font, { intent: "pressLeft" }, item.pressed === "left" ? " rk-pressed" : "", item.left.link);
-        var r = button(item.right.title, item.right.font, { intent: "pressRight" }, item.pressed === "right" ? " rk-pressed" : "", item.right.link);
+        var l = button(item.left.title, item.left.font, { intent: "pressLeft" }, item.pressed === "left" ? " rk-pressed" : "", item.left.link, item.left.image);
+        var r = button(item.right.title, item.right.font, { intent: "pressRight" }, item.pressed === "right" ? " rk-pressed" : "", item.right.link, item.right.image);
         if (can("pressLeft")) l.setAttribute("data-focus", "");
         row.appendChild(l);
         row.appendChild(r);
@@ -896,11 +897,11 @@ extension WebAssets {
         fontOf(q, item.font);
         q.id = "rk-q-" + item.index;
         li.appendChild(q);
-        var list = el("div", "rk-options");
+        var list = el("div", "rk-options" + (item.options.some(function (o) { return o.image; }) ? " rk-pictures" : ""));
         list.setAttribute("role", "group");
         list.setAttribute("aria-labelledby", q.id);
         for (var k = 0; k < item.options.length; k++) {
-        var ob = button(item.options[k].title, item.options[k].font, { intent: "choose", option: k }, item.chosen === k ? " rk-pressed" : "", item.options[k].link);
+        var ob = button(item.options[k].title, item.options[k].font, { intent: "choose", option: k }, item.chosen === k ? " rk-pressed" : "", item.options[k].link, item.options[k].image);
         if (k === 0 && can("choose")) ob.setAttribute("data-focus", "");
         list.appendChild(ob);
         }
@@ -1353,6 +1354,9 @@ extension WebAssets {
         .rk-button:disabled:not(.rk-pressed){color:var(--rk-muted);border-color:transparent}
         .rk-pressed,.rk-pressed:disabled{background:var(--rk-mine);color:var(--rk-mine-ink);border-color:var(--rk-mine)}
         .rk-link{display:inline-block;text-decoration:none}
+        .rk-pictures{flex-direction:row;flex-wrap:wrap}
+        .rk-has-picture{display:inline-flex;flex-direction:column;align-items:center;gap:6px;border-radius:14px;padding:8px 12px;max-width:10rem}
+        .rk-has-picture .rk-img{display:block;width:120px;max-width:100%;height:90px;object-fit:cover}
         .rk-link-again{color:inherit}
         .rk-sr{position:absolute;width:1px;height:1px;margin:-1px;padding:0;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap;border:0}
         .rk :focus-visible{outline:3px solid var(--rk-focus);outline-offset:2px}

@@ -955,6 +955,32 @@ def links(browser, server):
         context.close()
 
 
+def picture_choice(browser, server):
+    """A choice whose options have pictures: each option is a button with its picture above its
+    title (loaded, from the flow's folder or a data: URI), named by its title alone; the options
+    wrap as cards; a press answers the block."""
+    for scheme, width in (("dark", 375), ("light", 1280)):
+        context = browser.new_context(reduced_motion="reduce", color_scheme=scheme, viewport={"width": width, "height": 800})
+        page = context.new_page()
+        page.goto(server.url + "play/pictures")
+        avatar = page.get_by_role("button", name="The avatar", exact=True)
+        avatar.wait_for(timeout=TIMEOUT)
+        page.wait_for_function("() => [...document.querySelectorAll('.rk-has-picture img')].every(i => i.complete && i.naturalWidth > 0)",
+                               timeout=TIMEOUT)
+        assert page.locator(".rk-has-picture").count() == 2 and page.locator(".rk-options.rk-pictures").count() == 1
+        assert page.locator(".rk-has-picture img[alt='']").count() == 2, "the title names the option; its picture is decoration"
+        boxes = page.evaluate("() => [...document.querySelectorAll('.rk-options .rk-button')].map(b => b.getBoundingClientRect().toJSON())")
+        frame = page.evaluate("() => document.querySelector('.rk-frame').getBoundingClientRect().right")
+        assert all(b["right"] <= frame + 1 for b in boxes), f"an option overflows the frame at {width} px: {boxes}"
+        if width >= 1280:
+            assert abs(boxes[0]["top"] - boxes[1]["top"]) < 2, "picture options sit side by side where there is room"
+        audit(page, f"picture choice, {scheme}, {width} px")
+        shot(page, f"pictures-{scheme}-{width}")
+        avatar.click()
+        page.get_by_text("Noted: The avatar.").wait_for(timeout=TIMEOUT)
+        context.close()
+
+
 TRIGGER_PAGE = """<!doctype html><html lang="en"><head><meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1"><title>A long article</title></head>
 <body><main><h1>A long article</h1><div style="height: 3000px">Paragraphs.</div><p>The end.</p></main>
@@ -1238,6 +1264,7 @@ def main():
                 ("right to left: an Arabic flow laid out from the right, its words marked; the launcher on an Arabic page; a Hebrew reply", lambda: right_to_left(browser, flows)),
                 ("a multi-line answer: a text area, Enter a new line, Ctrl+Enter sends", lambda: multiline_answer(browser, flows)),
                 ("buttons that open pages: links in a new tab, noopener, said to screen readers; the flow goes on", lambda: links(browser, flows)),
+                ("a picture choice: options with pictures, named by their titles, side by side where there is room", lambda: picture_choice(browser, flows)),
                 ("the launcher: a badge for what came while closed, a panel, Esc and the focus", lambda: launcher(browser, demo)),
                 ("an alert whose actions update live; an action sheet; one whose visitor is erased closes", lambda: live_alert(browser, demo)),
                 ("page trigger delay:30s on a virtual clock; a reload resumes, never re-pops", lambda: trigger_delay(browser, demo)),

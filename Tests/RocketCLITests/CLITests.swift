@@ -384,6 +384,21 @@ struct AssetTests {
         #expect(lint.stdout.contains("f.json:1:36: error: the image \"missing.png\" cannot be read"), "\(lint.stdout)")
         #expect(lint.stdout.contains("f.json:2:51: error: the image \"fake.png\" is not a PNG or JPEG picture"), "\(lint.stdout)")
         #expect(try runRocket(["play", dir + "/f.json", "--instant"], stdin: "\n").status == 65)
+        // A picture of an option, a side or a button, the same.
+        write(
+            #"""
+            {"version": 1, "blocks": [{"id": "c", "type": "choice", "text": "Which?",
+              "options": [{"title": "A", "image": "gone.png"}, {"title": "B", "image": "fake.png"}]}]}
+            """#, to: dir + "/g.json")
+        let options = try runRocket(["lint", dir + "/g.json"])
+        #expect(options.status == 65)
+        #expect(
+            options.stdout.contains("g.json:2:39: error: the image \"gone.png\" cannot be read") && options.stdout.contains("(blocks[0].options[0].image)"),
+            "\(options.stdout)")
+        #expect(
+            options.stdout.contains(
+                "g.json:2:76: error: the image \"fake.png\" is not a PNG or JPEG picture: not a PNG or JPEG file (blocks[0].options[1].image)"),
+            "\(options.stdout)")
         let here = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         #expect(try runRocket(["lint", here.appendingPathComponent("examples/welcome.json").path]).status == 0)
     }

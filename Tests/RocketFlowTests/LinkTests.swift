@@ -1,5 +1,6 @@
 import Foundation
 import RocketConversation
+import RocketCore
 import RocketFlow
 import RocketJSON
 import Testing
@@ -59,5 +60,26 @@ struct LinkTests {
             """#
         let r = FlowLoader.load(many)
         #expect(r.errors.map(\.code) == ["link-in-multiple"] && r.errors.first?.path == "blocks[0].options[0].link", "\(r.diagnostics)")
+    }
+
+    @Test("A button, side or option may show a picture; a multiple choice's may not; it is written back as read")
+    func pictures() throws {
+        let flow = #"""
+            {"version": 1, "blocks": [
+             {"id": "c", "type": "choice", "text": "Which?", "options": [{"title": "Red", "image": "red.png", "next": "d"}, {"title": "None", "next": "d"}]},
+             {"id": "d", "type": "button", "title": "OK", "image": "data:image/png;base64,iVBORw0KGgo="}]}
+            """#
+        let r = FlowLoader.load(flow)
+        #expect(r.diagnostics.isEmpty, "\(r.diagnostics)")
+        let doc = try #require(r.document)
+        guard case .choice(let c) = doc.graph.nodes[0].content else { Issue.record("not a choice"); return }
+        #expect(c.options[0].image == .file("red.png") && c.options[1].image == nil)
+        #expect(FlowLoader.load(doc.jsonValue.serialized()).document == doc)
+        let many = #"""
+            {"version": 1, "blocks": [{"id": "c", "type": "choice", "text": "Pick", "multiple": true,
+              "options": [{"title": "A", "image": "a.png"}, {"title": "B"}]}]}
+            """#
+        let m = FlowLoader.load(many)
+        #expect(m.errors.map(\.code) == ["image-in-multiple"] && m.errors.first?.path == "blocks[0].options[0].image", "\(m.diagnostics)")
     }
 }

@@ -34,7 +34,7 @@ struct ViewFieldTests {
              {"id": "b", "type": "button", "title": "Go {{name}}", "action": "go", "next": "d", "font": {"size": 20, "color": "#123456"},
               "link": "https://rocket.example/{{name}}"},
              {"id": "d", "type": "doubleButton", "left": {"title": "L", "next": "c"}, "right": {"title": "R", "next": "c"}},
-             {"id": "c", "type": "choice", "text": "Pick", "options": [{"title": "A", "next": "i", "action": "a"}, {"title": "B", "next": "i"}]},
+             {"id": "c", "type": "choice", "text": "Pick", "options": [{"title": "A", "next": "i", "action": "a", "image": "cards/a b.png"}, {"title": "B", "next": "i"}]},
              {"id": "i", "type": "textInput", "text": "Name?", "buttonTitle": "OK", "placeholder": "you", "secret": true,
               "validate": {"required": true, "maxLength": 9, "pattern": "^a", "message": "no"}, "branches": [{"when": {"empty": true}, "next": "t"}]}]}
             """#
@@ -63,6 +63,9 @@ struct ViewFieldTests {
                 #expect(text.contains(#""link":"https://rocket.example/{{name}}""#), "a link is sent as written: no answer becomes part of it")
             }
             if node.kind == .text { #expect(text.contains("\"text\":\"shown\""), "a block's text is the one the transcript shows") }
+            if node.kind == .choice {
+                #expect(text.contains(#""image":"/v1/flows/f/files/cards/a%20b.png""#), "an option's picture is the flow folder's file: \(text)")
+            }
         }
         #expect(String(decoding: statics.author, as: UTF8.self) == #"{"name":"Ada","style":"round"}"#)
     }

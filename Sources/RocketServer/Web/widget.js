@@ -1049,12 +1049,14 @@
       if (answer !== null && core.editable(v, item)) edit(li, answer);
       return li;
     }
-    var button = function (title, font, intent, extra, link) {
+    var button = function (title, font, intent, extra, link, picture) {
       // A button that opens a page is a link while it can be pressed: the press opens it in a
       // new tab and answers the block as any press does.
       var page = active ? core.link(link) : null;
       var b = page ? linkTo(page, title, "rk-button rk-link" + (extra || "")) : el("button", "rk-button" + (extra || ""), title);
       if (!page) b.type = "button";
+      // A picture above the title (the title names the button: the picture is decoration).
+      if (picture) { b.insertBefore(imageOf(picture, "round", ""), b.firstChild); b.className += " rk-has-picture"; }
       fontOf(b, font);
       if (!active) b.disabled = true;
       b.addEventListener("click", function () { self.send(intent); });
@@ -1086,15 +1088,15 @@
         break;
       }
       case "button": {
-        var b1 = button(item.title, item.font, { intent: "pressButton" }, item.pressed ? " rk-pressed" : "", item.link);
+        var b1 = button(item.title, item.font, { intent: "pressButton" }, item.pressed ? " rk-pressed" : "", item.link, item.image);
         if (can("pressButton")) b1.setAttribute("data-focus", "");
         li.appendChild(b1);
         break;
       }
       case "doubleButton": {
         var row = el("div", "rk-row");
-        var l = button(item.left.title, item.left.font, { intent: "pressLeft" }, item.pressed === "left" ? " rk-pressed" : "", item.left.link);
-        var r = button(item.right.title, item.right.font, { intent: "pressRight" }, item.pressed === "right" ? " rk-pressed" : "", item.right.link);
+        var l = button(item.left.title, item.left.font, { intent: "pressLeft" }, item.pressed === "left" ? " rk-pressed" : "", item.left.link, item.left.image);
+        var r = button(item.right.title, item.right.font, { intent: "pressRight" }, item.pressed === "right" ? " rk-pressed" : "", item.right.link, item.right.image);
         if (can("pressLeft")) l.setAttribute("data-focus", "");
         row.appendChild(l);
         row.appendChild(r);
@@ -1108,11 +1110,11 @@
         fontOf(q, item.font);
         q.id = "rk-q-" + item.index;
         li.appendChild(q);
-        var list = el("div", "rk-options");
+        var list = el("div", "rk-options" + (item.options.some(function (o) { return o.image; }) ? " rk-pictures" : ""));
         list.setAttribute("role", "group");
         list.setAttribute("aria-labelledby", q.id);
         for (var k = 0; k < item.options.length; k++) {
-          var ob = button(item.options[k].title, item.options[k].font, { intent: "choose", option: k }, item.chosen === k ? " rk-pressed" : "", item.options[k].link);
+          var ob = button(item.options[k].title, item.options[k].font, { intent: "choose", option: k }, item.chosen === k ? " rk-pressed" : "", item.options[k].link, item.options[k].image);
           if (k === 0 && can("choose")) ob.setAttribute("data-focus", "");
           list.appendChild(ob);
         }
