@@ -673,7 +673,7 @@ enum PlayCommand {
                 let link = rocket.conversation.node(at: index).link(side: side, option: options.first)
             {
                 let line = Sanitizer.clean(title, keepNewlines: false) + " → " + link
-                runner.printAbove(runner.glyphs == .ascii ? GlyphSet.ascii(line) : line)
+                runner.printAbove(line)
             }
             guard case .action(let name, _) = event else { return }
             if printActions {

@@ -69,9 +69,10 @@ public final class ProgramRunner {
     /// Prints a line of text that is not part of the app's frame (an action's name, a command's
     /// output) where it cannot tear the screen: in the terminal UI above the live area, which
     /// moves down under it, at the next frame; in line mode at once, on the runner's terminal.
-    /// The text is sanitized (no escape sequences reach the terminal); newlines split it.
+    /// The text is sanitized (no escape sequences reach the terminal); newlines split it; on an
+    /// ASCII terminal (``glyphs``) it is written in ASCII look-alikes, as every line is.
     public func printAbove(_ text: String) {
-        let lines = Sanitizer.clean(text).split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        let lines = Sanitizer.clean(text).split(separator: "\n", omittingEmptySubsequences: false).map { shown(String($0)) }
         if drawingTTY {
             pendingAbove += lines
         } else {

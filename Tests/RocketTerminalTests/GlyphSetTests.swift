@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+    import Glibc
+#endif
 import RocketCore
 import RocketTerminalApps
 import RocketText
@@ -78,5 +81,23 @@ struct GlyphSetTests {
         va.feed(bytes)
         #expect(Array(va.lines.prefix(4)) == ["+----------+", "| Perche *. |", "+----------+", "> ?? ok ***"])
         for row in 0..<4 { #expect(DisplayWidth.of(va.lines[row]) == DisplayWidth.of(vu.lines[row])) }
+    }
+
+    @Test("A line printed above the frame (an action's output, a link's address) is folded to ASCII too")
+    @MainActor
+    func printedAbove() throws {
+        var fds: [Int32] = [0, 0]
+        #expect(pipe(&fds) == 0)
+        defer { close(fds[0]) }
+        let runner = ProgramRunner(terminal: Terminal(inputFD: fds[0], outputFD: fds[1]), clock: ManualClock(), strings: .english)
+        runner.glyphs = .ascii
+        runner.printAbove("Café → https://x.example\nthé")
+        runner.glyphs = .unicode
+        runner.printAbove("Café →")
+        close(fds[1])
+        var bytes: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 256)
+        while case let n = read(fds[0], &buffer, 256), n > 0 { bytes += buffer[0..<n] }
+        #expect(String(decoding: bytes, as: UTF8.self) == "Cafe > https://x.example\nthe\nCafé →\n")
     }
 }
