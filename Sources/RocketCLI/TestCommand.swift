@@ -24,6 +24,7 @@ enum TestCommand {
         options: [
             .value("--case", "TEXT", "Play only the cases whose name holds TEXT (any case); repeatable.", repeatable: true),
             .flag("--json", "Print the results as one JSON object for tools."),
+            .value("--junit", "FILE", "Also write the results as JUnit XML to FILE, for CI systems' test reports."),
         ],
         discussion: """
             A test file names its flow ("flow", default: its own name without .test) and holds cases:
@@ -99,6 +100,12 @@ enum TestCommand {
         }
         let failed = runs.reduce(0) { $0 + $1.cases.count { !$0.failures.isEmpty } }
         if failed > 0, status == ExitStatus.ok { status = ExitStatus.notCompleted }
+        if let junit = parsed.value("--junit") {
+            if case .failure(let f) = FileIO.writeAtomically(junitXML(runs), to: junit) {
+                printError("rocket: error: cannot write '\(clean(junit))': \(f.reason)")
+                return ExitStatus.ioError
+            }
+        }
         if json {
             printOut(report(runs, problems: problems, total: total, failed: failed, coverage: wanted.isEmpty).serialized())
             return status
@@ -255,6 +262,46 @@ enum TestCommand {
             return .object(members)
         }
         return .object([("files", .array(files)), ("problems", .array(problems)), ("passed", number(total - failed)), ("failed", number(failed))])
+    }
+
+    /// The results as JUnit XML (the form CI systems read test reports in): a test suite per
+    /// test file, named by it, a test case per case, each failure placed `FILE:LINE:COL`.
+    static func junitXML(_ runs: [FileRun]) -> String {
+        // Text for XML 1.0: no control character (each becomes U+FFFD), markup escaped.
+        func text(_ s: String) -> String {
+            var out = ""
+            for c in Sanitizer.clean(s, keepNewlines: true) {
+                switch c {
+                case "&": out += "&amp;"
+                case "<": out += "&lt;"
+                case ">": out += "&gt;"
+                case "\"": out += "&quot;"
+                case "'": out += "&apos;"
+                case "\u{FFFE}", "\u{FFFF}": out += "\u{FFFD}"  // not characters XML 1.0 takes
+                default: out.append(c)
+                }
+            }
+            return out
+        }
+        let total = runs.reduce(0) { $0 + $1.cases.count }
+        let failed = runs.reduce(0) { $0 + $1.cases.count { !$0.failures.isEmpty } }
+        var out = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"rocket test\" tests=\"\(total)\" failures=\"\(failed)\">\n"
+        for run in runs {
+            let failures = run.cases.count { !$0.failures.isEmpty }
+            out += "  <testsuite name=\"\(text(run.file))\" tests=\"\(run.cases.count)\" failures=\"\(failures)\">\n"
+            for c in run.cases {
+                out += "    <testcase classname=\"\(text(run.flow))\" name=\"\(text(c.name))\""
+                guard let first = c.failures.first else {
+                    out += "/>\n"
+                    continue
+                }
+                out += ">\n      <failure message=\"\(text(first.message))\">"
+                out += c.failures.map { text("\(run.file):\($0.line):\($0.column): \($0.message)") }.joined(separator: "\n")
+                out += "</failure>\n    </testcase>\n"
+            }
+            out += "  </testsuite>\n"
+        }
+        return out + "</testsuites>\n"
     }
 
     static func clean(_ text: String) -> String { Sanitizer.clean(text, keepNewlines: false) }

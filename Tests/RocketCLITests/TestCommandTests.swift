@@ -75,6 +75,39 @@ struct TestCommandTests {
         #expect(try runRocket(["lint", dir]).status == 0)
     }
 
+    @Test("--junit writes the results as JUnit XML that parses, names escaped, each failure placed")
+    func junit() throws {
+        let dir = scratchDirectory()
+        write(
+            #"{"version": 1, "blocks": [{"id": "ask", "type": "doubleButton", "left": {"title": "Yes", "next": "yes"}, "right": {"title": "No", "next": "no"}}, {"id": "yes", "type": "text", "text": "Great"}, {"id": "no", "type": "text", "text": "Pity"}]}"#,
+            to: dir + "/ask.json")
+        let cases =
+            #"{"cases": [{"name": "yes <&\"'> \u0001\uFFFF", "answers": {"ask": "Yes"}}, {"name": "no", "answers": {"ask": "No"}, "expect": {"says": ["Great"]}}]}"#
+        write(cases, to: dir + "/ask.test.json")
+        // The failure's column: where "Great" is written (the file is one line of ASCII).
+        let column = cases.distance(from: cases.startIndex, to: cases.range(of: #"["Great"]"#)!.lowerBound) + 2
+        let r = try runRocket(["test", dir, "--junit", dir + "/report.xml"])
+        #expect(r.status == 1)
+        let check = #"""
+            import sys, xml.etree.ElementTree as E
+            root = E.parse(sys.argv[1]).getroot()
+            suite = root.find("testsuite")
+            cases = suite.findall("testcase")
+            print(root.get("tests"), root.get("failures"), suite.get("tests"), suite.get("failures"), len(cases))
+            print(cases[0].get("name"))
+            print(cases[0].find("failure") is None, cases[1].find("failure").text)
+            """#
+        let parsed = try runProgram("/usr/bin/env", ["python3", "-c", check, dir + "/report.xml"])
+        #expect(parsed.status == 0, "\(parsed.stderr)")
+        #expect(
+            parsed.stdout
+                == "2 1 2 1 2\nyes <&\"'> \u{FFFD}\u{FFFD}\nTrue \(dir)/ask.test.json:1:\(column): no block shown says \"Great\" (it went ask → no)\n",
+            "\(parsed.stdout)")
+        // A report that cannot be written is an error (74), said.
+        let bad = try runRocket(["test", dir, "--junit", dir + "/no/such/folder/report.xml"])
+        #expect(bad.status == 74 && bad.stderr.contains("cannot write"), "\(bad.stderr)")
+    }
+
     @Test("--case plays only the cases whose name holds it, says so, and leaves coverage out; one that names none exits 66")
     func filtered() throws {
         let r = try runRocket(["test", Self.examples, "--case", "REFUSED", "--case", "vip"])
