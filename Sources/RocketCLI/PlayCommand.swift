@@ -203,7 +203,13 @@ enum PlayCommand {
     static let spec = CommandSpec(
         name: "play", abstract: "Play a flow file in the terminal, or through pipes.",
         positionals: [("FLOW.json", "The flow file (- for standard input; keys then come from the terminal).")], positionalCount: 1...1,
-        options: OptionGroups.frontEnd + OptionGroups.output + OptionGroups.conversation + OptionGroups.scenarioGate,
+        options: OptionGroups.frontEnd + OptionGroups.output
+            + [
+                OptionSpec.value(
+                    "--case-out", "FILE",
+                    "Write this session as a case of rocket test (its answers, start values, path, actions and end values) to FILE (- for standard output)."
+                ).inGroup("OUTPUT")
+            ] + OptionGroups.conversation + OptionGroups.scenarioGate,
         discussion: """
             A flow with a "scenario" (and "when" rules) is shown only when that scenario may execute
             now; the showing counts as its execution.
@@ -380,6 +386,28 @@ enum PlayCommand {
         return await play(
             played, imageBase: base.isEmpty ? nil : base, options: options, flowName: flowName, version: version, resume: saved, exposure: exposure,
             given: given)
+    }
+
+    /// A session that reached its end as a case of `rocket test` (docs/FLOW_TESTS.md): the
+    /// answers it was given (secret ones left out), the start values given, its language and
+    /// variant, and what followed (the blocks shown, the actions, the variables at the end), so
+    /// that the case holds for the flow as it is now.
+    static func recordedCase(
+        _ doc: FlowDocument, conversation c: Conversation, start: [String: RocketValue], lang: String?, variant: String?, actions: [String],
+        at now: Double
+    ) -> JSONValue {
+        var members: [(String, JSONValue)] = [("name", .string("recorded " + WallTime.format(now.rounded(.down))))]
+        let answers = doc.answerValues(of: c)
+        if !answers.isEmpty { members.append(("answers", .object(answers.map { ($0.id, $0.value) }))) }
+        if !start.isEmpty { members.append(("vars", .object(start.sorted { $0.key < $1.key }.map { ($0.key, $0.value.json) }))) }
+        if let lang, !doc.languages.isEmpty { members.append(("lang", .string(lang))) }
+        if let variant { members.append(("variant", .string(variant))) }
+        var expect: [(String, JSONValue)] = [("path", .array(c.state.shown.map { .string(c.graph[$0].id ?? "") }))]
+        expect.append(("actions", .array(actions.map(JSONValue.string))))
+        let variables = doc.graph.variables.map { ($0.name, (c.variables[$0.name] ?? .null).json) }
+        if !variables.isEmpty { expect.append(("vars", .object(variables))) }
+        members.append(("expect", .object(expect)))
+        return .object(members)
     }
 
     /// The answers given ahead for `doc`'s blocks, each with where it was given: `--answers
@@ -632,6 +660,15 @@ enum PlayCommand {
         }
         // Output files are checked before anything is drawn: a folder that does not exist must
         // not cost the user the whole flow.
+        for case let path? in [options.caseOut] where path != "-" {
+            let dir = PathName.directory(path)
+            if !dir.isEmpty, !FileIO.exists(dir) {
+                printError(
+                    "rocket: error: cannot write '\(Sanitizer.clean(path, keepNewlines: false))': the folder \(Sanitizer.clean(dir, keepNewlines: false)) does not exist"
+                )
+                return ExitStatus.ioError
+            }
+        }
         if let answersPath = options.answersOut, answersPath != "-" {
             let dir = PathName.directory(answersPath)
             if !dir.isEmpty, !FileIO.exists(dir) {
@@ -665,8 +702,10 @@ enum PlayCommand {
         // What is printed while the UI draws goes above its live area when it would land on the
         // same terminal (stdout there, or a command's output), never into the frame.
         let actionsAboveUI = !plain && terminal.sharesDevice(withDescriptor: 1)
+        var actionsFired: [String] = []  // for --case-out
         rocket.onEvent = { [unowned rocket, unowned runner] event in
             log?.write(event)
+            if case .action(let name, _) = event { actionsFired.append(name) }
             // A pressed button that opens a page: the page's address, where a terminal lets it be
             // opened (it is a line of its own, unwrapped).
             if case .buttonPressed(let index, _, let side, let title, let options, _) = event,
@@ -719,6 +758,23 @@ enum PlayCommand {
         if let path = options.events, let failure = log?.failure {
             printError("rocket: error: cannot write '\(Sanitizer.clean(path, keepNewlines: false))': \(failure.reason)")
             return ExitStatus.ioError
+        }
+        if let casePath = options.caseOut {
+            let c = rocket.conversation
+            if c.status.reason == .completed {
+                let recorded = Self.recordedCase(
+                    doc, conversation: c, start: start.variables, lang: options.lang, variant: exposure?.variant, actions: actionsFired,
+                    at: WallTime.now)
+                let text = recorded.serialized() + "\n"
+                if casePath == "-" {
+                    printOut(text)
+                } else if case .failure(let f) = FileIO.write(text, to: casePath) {
+                    printError("rocket: error: cannot write '\(Sanitizer.clean(casePath, keepNewlines: false))': \(f.reason)")
+                    return ExitStatus.ioError
+                }
+            } else {
+                printError("rocket: --case-out: the conversation did not reach its end, so no case was written")
+            }
         }
         if let answersPath = options.answersOut {
             // The answers by block id (secret ones left out), and the flow's variables by name.

@@ -78,6 +78,8 @@ struct PlayOptions {
     var verbose: Bool
     var events: String?
     var answersOut: String?
+    /// `--case-out FILE` (play): the session as a case of `rocket test`.
+    var caseOut: String?
     /// `--answers FILE`: answers given ahead, by block id.
     var answers: String?
     /// `--answer ID=VALUE`, in order.
@@ -118,6 +120,7 @@ struct PlayOptions {
         verbose = parsed.has("--verbose")
         events = parsed.value("--events")
         answersOut = parsed.value("--answers-out")
+        caseOut = parsed.value("--case-out")
         answers = parsed.value("--answers")
         answerFlags = parsed.all("--answer")
         printActions = parsed.has("--print-actions")
@@ -149,8 +152,11 @@ struct PlayOptions {
             throw UsageError(message: "the flow and --answers cannot both be read from standard input", command: command)
         }
         if state == "-" { throw UsageError(message: "--state needs a file, not -", command: command) }
-        if events == "-" && answersOut == "-" {
-            throw UsageError(message: "--events - and --answers-out - cannot both use standard output", command: command)
+        let toStdout = [("--events", events), ("--answers-out", answersOut), ("--case-out", caseOut)].filter { $0.1 == "-" }.map(\.0)
+        if toStdout.count > 1 {
+            throw UsageError(
+                message: toStdout.map { $0 + " -" }.joined(separator: " and ") + " cannot \(toStdout.count == 2 ? "both" : "all") use standard output",
+                command: command)
         }
     }
 }

@@ -108,6 +108,39 @@ struct TestCommandTests {
         #expect(bad.status == 74 && bad.stderr.contains("cannot write"), "\(bad.stderr)")
     }
 
+    @Test("rocket play --case-out records a session as a case that rocket test then holds: answers, start values, language, path, actions, end values")
+    func recorded() throws {
+        let dir = scratchDirectory()
+        for f in ["welcome.json", "rocket-logo.png", "variables.json", "languages.json"] {
+            try FileManager.default.copyItem(atPath: Self.examples + "/" + f, toPath: dir + "/" + f)
+        }
+        let sessions: [(flow: String, args: [String], stdin: String)] = [
+            ("welcome", [], "\nSure\nAda Lovelace\n\n\nEnable notifications\n\n"),
+            ("variables", ["--var", "visits=3", "--var", "plan=pro"], "\n2\n\n"),
+            ("languages", ["--lang", "it"], "\nGrazia\n30\n\n"),
+        ]
+        for s in sessions {
+            let r = try runRocket(
+                ["play", dir + "/\(s.flow).json", "--instant", "--plain", "--case-out", dir + "/\(s.flow).case"] + s.args, stdin: s.stdin)
+            #expect(r.status == 0, "\(s.flow): \(r.stderr)")
+            let recorded = try String(contentsOfFile: dir + "/\(s.flow).case", encoding: .utf8)
+            write(#"{"cases": [\#(recorded)]}"#, to: dir + "/\(s.flow).test.json")
+        }
+        let welcome = try String(contentsOfFile: dir + "/welcome.case", encoding: .utf8)
+        #expect(
+            welcome.contains(#""path": ["welcome", "ask", "name", "ada", "logo", "go", "done"]"#) && welcome.contains(#""actions": ["enable-notifications"]"#))
+        let variables = try String(contentsOfFile: dir + "/variables.case", encoding: .utf8)
+        #expect(variables.contains(#""vars": {"plan": "pro", "visits": 3}"#) && variables.contains(#""visits": 4"#), "\(variables)")
+        #expect(try String(contentsOfFile: dir + "/languages.case", encoding: .utf8).contains(#""lang": "it""#))
+        let replayed = try runRocket(["test", dir])
+        #expect(replayed.status == 0 && replayed.stdout.hasSuffix("3 cases in 3 files: 3 passed, 0 failed\n"), "\(replayed.stdout)\(replayed.stderr)")
+        // A session that did not reach its end is no case: nothing written, and it says so.
+        let cut = try runRocket(["play", dir + "/welcome.json", "--instant", "--plain", "--case-out", dir + "/cut.case"], stdin: "\nSure\n")
+        #expect(cut.status == 1 && cut.stderr.contains("--case-out: the conversation did not reach its end"))
+        #expect(!FileManager.default.fileExists(atPath: dir + "/cut.case"))
+        #expect(try runRocket(["play", dir + "/welcome.json", "--case-out", "-", "--answers-out", "-"]).status == 64)
+    }
+
     @Test("--case plays only the cases whose name holds it, says so, and leaves coverage out; one that names none exits 66")
     func filtered() throws {
         let r = try runRocket(["test", Self.examples, "--case", "REFUSED", "--case", "vip"])
