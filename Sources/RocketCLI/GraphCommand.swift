@@ -137,7 +137,7 @@ enum NewCommand {
              "min": 1, "max": 10000, "next": "tools"},
             {"id": "tools", "type": "choice", "text": "Which do you use? (Shift-Tab or < goes back.)", "multiple": true, "max": 2,
              "options": [{"title": "Terminal"}, {"title": "Browser"}, {"title": "Scripts"}], "next": "go"},
-            {"id": "go", "type": "button", "title": "Done, {{name}}", "action": "finished", "next": "bye"},
+            {"id": "go", "type": "button", "title": "Done, {{name}}", "action": "finished", "link": "https://example.org/", "next": "bye"},
             {"id": "bye", "type": "text", "text": "Bye for now."}
           ]
         }
