@@ -267,21 +267,12 @@ enum TestCommand {
     /// The results as JUnit XML (the form CI systems read test reports in): a test suite per
     /// test file, named by it, a test case per case, each failure placed `FILE:LINE:COL`.
     static func junitXML(_ runs: [FileRun]) -> String {
-        // Text for XML 1.0: no control character (each becomes U+FFFD), markup escaped.
+        // Text for XML 1.0: the package's one markup escaping, over text with no control
+        // character and neither of the two noncharacters XML refuses (each becomes U+FFFD).
         func text(_ s: String) -> String {
-            var out = ""
-            for c in Sanitizer.clean(s, keepNewlines: true) {
-                switch c {
-                case "&": out += "&amp;"
-                case "<": out += "&lt;"
-                case ">": out += "&gt;"
-                case "\"": out += "&quot;"
-                case "'": out += "&apos;"
-                case "\u{FFFE}", "\u{FFFF}": out += "\u{FFFD}"  // not characters XML 1.0 takes
-                default: out.append(c)
-                }
-            }
-            return out
+            var kept = String.UnicodeScalarView()
+            for u in Sanitizer.clean(s, keepNewlines: true).unicodeScalars { kept.append(u.value == 0xFFFE || u.value == 0xFFFF ? "\u{FFFD}" : u) }
+            return HTMLText.escape(String(kept))
         }
         let total = runs.reduce(0) { $0 + $1.cases.count }
         let failed = runs.reduce(0) { $0 + $1.cases.count { !$0.failures.isEmpty } }

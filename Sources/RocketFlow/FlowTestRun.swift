@@ -92,13 +92,10 @@ extension FlowTestCase {
         var refusal: (id: String, message: String)?
         host.show()
         var steps = 0
+        // The conversation is read afresh for each question (never held across a change, which
+        // would copy its whole state each step).
         while end == nil {
-            let c = host.conversation
-            if case .closing(let reason) = c.status {
-                end = reason == .completed ? .completed : .stopped
-                break
-            }
-            if case .dismissed(let reason) = c.status {
+            if let reason = host.conversation.status.reason {
                 end = reason == .completed ? .completed : .stopped
                 break
             }
@@ -109,21 +106,21 @@ extension FlowTestCase {
                 end = .stopped
                 break
             }
-            if let index = c.interactiveIndex {
-                let block = c.node(at: index)
+            if let index = host.conversation.interactiveIndex {
+                let block = host.conversation.node(at: index)
                 let id = block.id ?? ""
                 if let answer = pending.removeValue(forKey: id) {
                     let refused: String?
-                    switch c.intent(answering: answer.value, at: index) {
+                    switch host.conversation.intent(answering: answer.value, at: index) {
                     case .failure(let refusal): refused = refusal.message
                     case .success(let intent):
                         do {
                             try host.send(intent)
                             refused = nil
                         } catch .invalidInput(let failure) {
-                            refused = c.interpolate(describe(failure))
+                            refused = host.conversation.interpolate(describe(failure))
                         } catch {
-                            refused = "\(error)"
+                            refused = "the block does not take it now (\(error))"
                         }
                     }
                     if let refused {
@@ -146,6 +143,7 @@ extension FlowTestCase {
             }
             guard let deadline = host.nextDeadline else {
                 // Nothing waits for an answer and nothing is due: the conversation cannot go on.
+                let c = host.conversation
                 end = .waiting(at: c.state.shown.last.map { c.graph[$0].id ?? "" } ?? "")
                 break
             }

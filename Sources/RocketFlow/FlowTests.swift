@@ -206,7 +206,7 @@ public enum FlowTestFormat {
 /// ```swift
 /// let suite = try FlowTestSuite.read(bytes).get()
 /// let problems = suite.problems(against: doc)          // ids, variables, variants that do not exist
-/// let result = suite.cases[0].run(on: doc)             // played headless, time advanced at once
+/// let result = suite.cases[0].run(on: doc) { "\($0.rule)" }   // played headless on its own clock
 /// result.failures.map(\.message)
 /// ```
 public struct FlowTestSuite: Sendable {
@@ -241,11 +241,10 @@ public struct FlowTestSuite: Sendable {
                 Failure(diagnostics: [FlowDiagnostic(severity: .error, code: "syntax", message: error.message, path: "", line: line, column: column)]))
         }
         var reader = Reader()
-        let suite = reader.suite(root, lines: lines)
-        if reader.problems.hasErrors || suite == nil {
+        guard let suite = reader.suite(root, lines: lines), !reader.problems.hasErrors else {
             return .failure(Failure(diagnostics: ordered(reader.problems.placed(in: lines)) + [reader.problems.unlistedNote].compactMap { $0 }))
         }
-        return suite.map { .success($0) } ?? .failure(Failure(diagnostics: []))
+        return .success(suite)
     }
 
     /// What in the suite the flow does not have: block ids, variables, its variant or language;
