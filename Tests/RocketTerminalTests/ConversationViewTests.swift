@@ -178,16 +178,22 @@ struct ConversationViewTests {
 
 @Suite("Key and line controllers")
 struct ControllerTests {
+    /// A conversation of one input block, started, as the key controller sees it.
+    static func started(_ input: RocketInputNode) -> Conversation {
+        var g = RocketGraph()
+        g.root = g.add(RocketNode(id: "in", content: .textInput(input)))
+        var c = Conversation(graph: g, author: RocketAuthor(image: nil, name: ""), options: ConversationOptions(timing: .instant))
+        c.start(at: 0)
+        return c
+    }
+
     @Test("A date input: ↑/↓ step a day and PgUp/PgDn a month from the typed day, else from today, within min and max")
     func dateSteps() throws {
         var input = RocketInputNode(text: "When?", buttonTitle: "OK")
         input.inputType = .date
         input.minimum = .text("2026-01-15")
         input.maximum = .text("2026-03-31")
-        var g = RocketGraph()
-        g.root = g.add(RocketNode(id: "when", content: .textInput(input)))
-        var c = Conversation(graph: g, author: RocketAuthor(image: nil, name: ""), options: ConversationOptions(timing: .instant))
-        c.start(at: 0)
+        let c = Self.started(input)
         var ui = ConversationUI()
         ui.today = "2026-02-28"
         #expect(KeyController.handle(.up, conversation: c, ui: &ui) == .redraw)
@@ -218,10 +224,7 @@ struct ControllerTests {
         input.inputType = .time
         input.minimum = .text("09:00")
         input.maximum = .text("17:30")
-        var g = RocketGraph()
-        g.root = g.add(RocketNode(id: "at", content: .textInput(input)))
-        var c = Conversation(graph: g, author: RocketAuthor(image: nil, name: ""), options: ConversationOptions(timing: .instant))
-        c.start(at: 0)
+        let c = Self.started(input)
         var ui = ConversationUI()
         ui.timeOfDay = "14:07"
         #expect(KeyController.handle(.up, conversation: c, ui: &ui) == .redraw)
