@@ -131,7 +131,9 @@ enum OptionGroups {
             ScenarioCommand.storeOption,
             ScenarioCommand.nowOption,
             .flag("--explain", "When the flow names a scenario, say why it is shown or not, on stderr."),
-            .flag("--ignore-rules", "Play even when the flow's scenario says not now (and record nothing)."),
+            .flag(
+                "--ignore-rules",
+                "Play even when the flow's rules say not now (its scenario, targeting, schedule, quiet hours, --min-gap), and record nothing."),
         ] as [OptionSpec]).map { $0.inGroup("SCENARIO") }
 }
 

@@ -2,6 +2,8 @@ import RocketJSON
 import RocketFlow
 import RocketCore
 import RocketPlatform
+import RocketScenarioEngine
+import RocketScenarios
 
 enum LintCommand {
     static let spec = CommandSpec(
@@ -65,7 +67,7 @@ enum LintCommand {
                 }
                 continue
             }
-            switch loadFlowFile(path) {
+            switch loadFlowFile(path, now: WallTime.now) {
             case .failure(let e):
                 status = ExitStatus.noInput
                 report(path, "cannot read the file: \(e.reason)", json: options.json, into: &json)

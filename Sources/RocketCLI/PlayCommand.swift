@@ -119,8 +119,8 @@ func displayName(_ path: String) -> String { path == "-" ? "<stdin>" : path }
 
 /// Loads a flow file (`-`: standard input, with images relative to the working directory); an
 /// over-size file is refused from its size, without being read, and standard input once it
-/// passes the limit.
-func loadFlowFile(_ path: String, language: String? = nil) -> Result<FlowLoadResult, FlowFileError> {
+/// passes the limit. Given `now` (lint's wall clock), a schedule ended by then is a warning.
+func loadFlowFile(_ path: String, language: String? = nil, now: Double? = nil) -> Result<FlowLoadResult, FlowFileError> {
     let limit = JSONReaderLimits().maxBytes
     if path != "-" {
         switch FileIO.size(path) {
@@ -146,6 +146,13 @@ func loadFlowFile(_ path: String, language: String? = nil) -> Result<FlowLoadRes
             } else {
                 result = FlowLoadResult(document: nil, diagnostics: result.diagnostics + FlowLoader.placed(linked.diagnostics, in: bytes))
             }
+        }
+        // A schedule that has ended: the flow is never shown again.
+        if let now, let doc = result.document, let schedule = doc.schedule, schedule.hasEnded(at: now), let until = schedule.until {
+            let ended = FlowDiagnostic(
+                severity: .warning, code: "schedule-ended", message: "the schedule ended at \(until): the flow is never shown again",
+                path: "schedule.until")
+            result = FlowLoadResult(document: doc, diagnostics: result.diagnostics + FlowLoader.placed([ended], in: bytes))
         }
         // The files the flow names, relative to the flow file: what play would trip on.
         if let doc = result.document {
@@ -288,12 +295,11 @@ enum PlayCommand {
                 return ExitStatus.notNow
             }
         }
-        // Quiet hours, in this machine's local time.
-        if saved == nil, !options.ignoreRules, let q = doc.quietHours,
-            let quiet = q.refusal(at: options.gate.now, utcOffset: Environment.utcOffset(at: options.gate.now))
-        {
+        // The schedule, then quiet hours in this machine's local time.
+        if saved == nil, !options.ignoreRules, let timed = doc.timeRefusal(at: options.gate.now, utcOffset: Environment.utcOffset(at: options.gate.now)) {
             if options.gate.explain || options.verbose {
-                printError(quiet.reason + "; not before " + WallTime.format(quiet.earliest.rounded(.up)) + "\n→ not now")
+                let when = timed.earliest.map { "; not before " + WallTime.format($0.rounded(.up)) } ?? "; never again"
+                printError(timed.reason + when + "\n→ not now")
             }
             return ExitStatus.notNow
         }

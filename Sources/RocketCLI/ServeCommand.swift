@@ -424,6 +424,10 @@ enum ServeCommand {
             case .failure(.unreadable(let why)): lines = [why]
             case .failure(.unknown): lines = ["\(name).json: not found"]
             case .success(let flow):
+                if let s = flow.document.schedule, s.hasEnded(at: WallTime.now), let until = s.until {
+                    let folder = options.flows.map { Sanitizer.clean($0, keepNewlines: false) + "/" } ?? ""
+                    say.warning("\(folder)\(name).json: its schedule ended at \(until): it is never shown again")
+                }
                 for lang in flow.document.languages.dropFirst() {
                     if case .failure(.invalid(let errors)) = flows.flow(name, language: lang) { lines += errors }
                 }

@@ -32,7 +32,7 @@ enum TestCommand {
             variant, with nobody there (a clock of its own jumps to each timer, a text goes on), and checks
             how it ended, the blocks shown, the variables, the actions and the texts
             (docs/FLOW_TESTS.md). A failure is written FILE:LINE:COL at what it names.
-            Scenario rules, quiet hours and --min-gap are not asked: a case plays the flow.
+            Scenario rules, the schedule, quiet hours and --min-gap are not asked: a case plays the flow.
             """,
         exitStatus:
             "0 every case holds; 1 a case failed; 65 a test file or its flow is invalid; 66 a file is missing or unreadable, or --case names no case; 64 usage error.",

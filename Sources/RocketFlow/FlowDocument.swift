@@ -42,6 +42,8 @@ public struct FlowDocument: Hashable, Sendable {
     public var experiment: RocketExperiment?
     /// Quiet hours: when, in local time, the flow is not shown.
     public var quietHours: RocketQuietHours?
+    /// When the flow may be shown at all: from one moment until another (a campaign's dates).
+    public var schedule: RocketSchedule?
     /// The languages its texts are written in (the first the default; empty: one language).
     public var languages: [String] = []
     /// The language it was read in (nil: it has one).
@@ -98,6 +100,27 @@ extension FlowDocument {
         if holds { return nil }
         return error.map { "when.if \(FlowDiagnostic.quoted(condition.source)) cannot be decided: \($0.message)" }
             ?? "when.if \(FlowDiagnostic.quoted(condition.source)) is false"
+    }
+
+    /// Why the clock keeps the flow from being shown at wall time `now` (seconds since 1970):
+    /// its ``schedule``, then its ``quietHours`` in a local time `utcOffset` seconds ahead of
+    /// UTC. Also the earliest instant both let it show, or nil when nothing ever will (the
+    /// schedule has ended, or ends before the quiet hours do). Nil when both let it show now.
+    public func timeRefusal(at now: Double, utcOffset: Int) -> (reason: String, earliest: Double?)? {
+        let end = schedule?.end
+        func within(_ r: (reason: String, earliest: Double?)) -> (reason: String, earliest: Double?) {
+            guard let e = r.earliest, let end, e >= end, let until = schedule?.until else { return r }
+            return (r.reason + "; its schedule ends at \(until), before then", nil)
+        }
+        if let s = schedule, let refused = s.refusal(at: now) {
+            // Not begun: the beginning may itself fall in quiet hours.
+            if let start = refused.earliest, let quiet = quietHours?.refusal(at: start, utcOffset: utcOffset) {
+                return within((refused.reason + ", then " + quiet.reason, quiet.earliest))
+            }
+            return within(refused)
+        }
+        if let quiet = quietHours?.refusal(at: now, utcOffset: utcOffset) { return within((quiet.reason, quiet.earliest)) }
+        return nil
     }
 
     /// True for a language tag as flows name languages: 2–3 letters, then optional parts of 2–8

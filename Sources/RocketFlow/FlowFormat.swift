@@ -57,6 +57,9 @@ public indirect enum FlowValueType: Hashable, Sendable {
     case assignments
     /// An object of variable names, each with its default: a string, a number or a boolean.
     case variables
+    /// A moment with its offset from UTC: `YYYY-MM-DDTHH:MM[:SS](Z|±HH:MM)`
+    /// (`RocketSchedule.instant(_:)` decides).
+    case instant
     /// A typed input's `min` and `max`: a number, a day as `YYYY-MM-DD` or a time as `HH:MM`.
     case inputBound
 }

@@ -1,6 +1,7 @@
 import RocketJSON
 import RocketConversation
 import RocketCore
+import RocketScenarioEngine
 
 // MARK: Field constructors
 
@@ -449,6 +450,37 @@ extension FlowFormat {
             clockTime("to", \.to, doc: "Where it ends (not included), HH:MM."),
         ])
 
+    /// A moment of a schedule, with its offset from UTC.
+    static func moment(_ name: String, _ kp: any WritableKeyPath<RocketSchedule, String?> & Sendable, doc: String) -> FlowField<RocketSchedule> {
+        FlowField(
+            name, .instant, shownBy: [], doc: doc,
+            decode: { d, v, place, root in
+                if d.tape.kind(v) == .null { return true }
+                guard let s = d.readString(v, place.path) else { return false }
+                guard RocketSchedule.instant(s) != nil else {
+                    let hint =
+                        WallTime.parse(s) != nil || RocketQuietHours.minutes(String(s.suffix(5))) != nil
+                        ? "; add its offset from UTC: \"Z\" or \"+01:00\"" : ""
+                    d.error(
+                        "bad-value",
+                        "\(FlowDiagnostic.quoted(s)) is not a moment like \"2026-12-10T09:00+01:00\" (a day, a time and the offset from UTC)\(hint)",
+                        path: place.path, at: d.tape.offset(v))
+                    return false
+                }
+                root[keyPath: kp] = s
+                return true
+            }, value: { root, _ in root[keyPath: kp].map { .string($0) } })
+    }
+
+    /// A schedule.
+    static let scheduleObject = FlowObject<RocketSchedule>(
+        "schedule", doc: "When the flow may be shown at all, as a campaign runs between two dates; either end may be left open.",
+        blank: RocketSchedule(),
+        fields: [
+            moment("from", \.from, doc: "The first moment it may be shown."),
+            moment("until", \.until, doc: "The moment it stops being shown (not included)."),
+        ])
+
     /// The words under a rating's ends.
     static let ratingLabels = FlowObject<RocketRatingLabels>(
         "ratingLabels", doc: "Words under the ends of a rating's scale.", blank: RocketRatingLabels(),
@@ -722,6 +754,9 @@ extension FlowFormat {
             .optionalObject(
                 "quietHours", \.quietHours, quietHoursObject,
                 doc: "When the flow is not shown: a daily window in the visitor's local time (the page's, else the host's)."),
+            .optionalObject(
+                "schedule", \.schedule, scheduleObject,
+                doc: "When the flow may be shown at all: from one moment until another, each with its offset from UTC."),
             FlowField(
                 "allowBack", .bool, shownBy: [],
                 doc: "Whether the user may go back to change an earlier answer (Shift-Tab, a line `<`, the browser's Edit, the API's `back`).",
@@ -780,7 +815,7 @@ extension FlowFormat {
     /// The named objects, for the schema's `$defs` and the reference.
     static let namedObjects: [FlowObjectInfo] = [
         author.info, closeButton.info, button.info, validate.info, branch.info, condition, conditionBranch.info, ratingLabels.info, experimentObject.info,
-        experimentVariant.info, quietHoursObject.info, fontObject.info,
+        experimentVariant.info, quietHoursObject.info, scheduleObject.info, fontObject.info,
         FlowFormat.whenInfo, FlowFormat.windowInfo, FlowFormat.budgetInfo, FlowFormat.bannerInfo,
     ]
 

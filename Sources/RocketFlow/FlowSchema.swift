@@ -192,6 +192,11 @@ extension FlowFormat {
                 ("type", .string("string")), ("maxLength", .number(2048)), ("pattern", .string(#"^[Hh][Tt][Tt][Pp][Ss]?://[^\s/?#:"'<>\\`][^\s"'<>\\`]*$"#)),
             ])
         case .blockID: return ref("blockID")
+        case .instant:
+            return .object([
+                ("type", .string("string")),
+                ("pattern", .string(#"^[0-9]{4}-[0-9]{2}-[0-9]{2}[Tt][0-9]{2}:[0-9]{2}(:[0-9]{2}(\.[0-9]+)?)?([Zz]|[+-][0-9]{2}:?[0-9]{2})$"#)),
+            ])
         case .bool: return .object([("type", .string("boolean"))])
         case .alwaysTrue: return .object([("const", .bool(true))])
         case .number(let lo, let hi): return .object([("type", .string("number")), ("minimum", .number(lo)), ("maximum", .number(hi))])
@@ -281,6 +286,7 @@ extension FlowFormat {
         case .pattern: return "regular expression"
         case .link: return "`http://` or `https://` URL"
         case .blockID: return "block id"
+        case .instant: return "moment with its offset, `2026-12-10T09:00+01:00`"
         case .image: return "image file or data: URI"
         case .bool: return "boolean"
         case .alwaysTrue: return "`true`"

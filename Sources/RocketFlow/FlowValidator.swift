@@ -437,6 +437,13 @@ public enum FlowValidator {
                 inner: 0)
         }
 
+        // A schedule that ends before it begins shows nothing, ever.
+        if let s = doc.schedule, let start = s.start, let end = s.end, end <= start {
+            report(
+                .error, "impossible-range", "the schedule ends (\(s.until ?? "")) before it begins (\(s.from ?? "")): nothing would ever be shown",
+                "schedule.until")
+        }
+
         // The experiment's variants: names once each, not the holdout's.
         if let e = doc.experiment {
             var names = Set<String>()

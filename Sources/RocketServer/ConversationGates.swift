@@ -5,7 +5,7 @@ import RocketFlow
 import RocketJSON
 import RocketScenarioEngine
 
-// A start's gates, in their order: the flow's targeting, its quiet hours, the gap between flows,
+// A start's gates, in their order: the flow's targeting, its schedule and quiet hours, the gap between flows,
 // its experiment, its scenario and the visitor's budget. A start asks them and keeps what they
 // decide (the assignment, a holdout's record, the execution, the showing); a dry run
 // (`"dryRun": true`) asks the same gates and keeps nothing.
@@ -45,9 +45,9 @@ extension ConversationService {
         }
         // Targeting first: a flow not for these start values is not now, and asks nothing else.
         if let why = flow.document.refusal(variables: vars.variables, answers: vars.answers) { return .notNow([why], earliest: nil, variant: nil) }
-        // Quiet hours, in the visitor's local time when the page gave it.
-        if let q = flow.document.quietHours, let quiet = q.refusal(at: now, utcOffset: utcOffset ?? Environment.utcOffset(at: now)) {
-            return .notNow([quiet.reason], earliest: quiet.earliest, variant: nil)
+        // The schedule, then quiet hours in the visitor's local time when the page gave it.
+        if let timed = flow.document.timeRefusal(at: now, utcOffset: utcOffset ?? Environment.utcOffset(at: now)) {
+            return .notNow([timed.reason], earliest: timed.earliest, variant: nil)
         }
         // The gap between two flows shown to one visitor, across flows, kept in the scenario store.
         let gap = ShowingGap(seconds: configuration.minGap)

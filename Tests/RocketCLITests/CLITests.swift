@@ -956,3 +956,38 @@ struct PlayLinkTests {
         #expect(no.status == 0 && !no.stderr.contains("→ https://"), "\(no.stderr)")
     }
 }
+
+@Suite("A flow's schedule on the command line")
+struct ScheduleCLITests {
+    @Test("play is not now outside the schedule (--explain says why and until when); lint and serve --check warn of one that ended")
+    func schedule() throws {
+        let dir = scratchDirectory()
+        write(
+            #"{"version": 1, "schedule": {"from": "2026-12-10T09:00+01:00", "until": "2027-01-06T00:00Z"}, "blocks": [{"id": "a", "type": "text", "text": "Hi"}]}"#,
+            to: dir + "/sale.json")
+        let early = try runRocket(["play", dir + "/sale.json", "--instant", "--now", "2026-12-01T00:00Z"], stdin: "\n")
+        #expect(early.status == 3 && early.stdout.isEmpty, "\(early.stderr)")
+        let explained = try runRocket(["play", dir + "/sale.json", "--instant", "--now", "2026-12-01T00:00Z", "--explain"], stdin: "\n")
+        #expect(explained.stderr.contains("scheduled from 2026-12-10T09:00+01:00; not before 2026-12-10T08:00:00Z"), "\(explained.stderr)")
+        let during = try runRocket(["play", dir + "/sale.json", "--instant", "--now", "2026-12-24T00:00Z"], stdin: "\n")
+        #expect(during.status == 0 && during.stderr.contains("Hi"), "\(during.stderr)")
+        let late = try runRocket(["play", dir + "/sale.json", "--instant", "--now", "2027-01-06T00:00Z", "--explain"], stdin: "\n")
+        #expect(late.status == 3 && late.stderr.contains("its schedule ended at 2027-01-06T00:00Z; never again"), "\(late.stderr)")
+        // --ignore-rules plays it anyway (an author trying a flow before its day).
+        #expect(try runRocket(["play", dir + "/sale.json", "--instant", "--now", "2026-12-01T00:00Z", "--ignore-rules"], stdin: "\n").status == 0)
+        // Lint: clean while it may still show; a warning (not an error) once it has ended.
+        let lint = try runRocket(["lint", dir + "/sale.json"])
+        #expect(lint.status == 0 && lint.stdout.isEmpty, "\(lint.stdout)")
+        write(
+            #"{"version": 1, "schedule": {"until": "2001-01-01T00:00Z"}, "blocks": [{"id": "a", "type": "text", "text": "Hi"}]}"#,
+            to: dir + "/old.json")
+        let ended = try runRocket(["lint", dir + "/old.json"])
+        #expect(ended.status == 0, "\(ended.stdout)")
+        #expect(
+            ended.stdout == dir + "/old.json:1:38: warning: the schedule ended at 2001-01-01T00:00Z: the flow is never shown again (schedule.until)\n",
+            "\(ended.stdout)")
+        let check = try runRocket(["serve", "--check", "--flows", dir, "--insecure-dev", "--store", dir + "/s.sqlite"])
+        #expect(check.status == 0 && check.stderr.contains("old.json: its schedule ended at 2001-01-01T00:00Z"), "\(check.stderr)")
+        #expect(!check.stderr.contains("sale.json"), "\(check.stderr)")
+    }
+}

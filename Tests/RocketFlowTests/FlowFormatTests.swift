@@ -231,7 +231,7 @@ struct RandomFlow {
         var nodes: [RocketNode] = []
         for i in 0..<n { nodes.append(RocketNode(id: "b\(i)-\(int(0...99))", content: node(n))) }
         let root = RocketNodeID(int(0...n - 1))
-        return FlowDocument(
+        var doc = FlowDocument(
             title: chance(50) ? text() : nil,
             author: chance(50) ? RocketAuthor(image: chance(50) ? .file("me.png") : nil, style: pick(RocketImageStyle.allCases), name: text()) : nil,
             closeButton: chance(50) ? RocketCloseButton(title: text(), style: chance(50) ? .cancel : font()) : nil,
@@ -243,6 +243,10 @@ struct RandomFlow {
                     RocketVariable(name: "score", defaultValue: .number(chance(50) ? 2.5 : 0)),
                     RocketVariable(name: "plan", defaultValue: .text(text())), RocketVariable(name: "beta", defaultValue: .bool(chance(50))),
                 ]))
+        if chance(30) {
+            doc.schedule = RocketSchedule(from: chance(50) ? "2026-12-10T09:00+01:00" : nil, until: chance(50) ? "2027-01-06T00:00:00.5Z" : nil)
+        }
+        return doc
     }
 }
 
@@ -334,6 +338,7 @@ enum ShapeMutations {
         case .variables: return ["visits": [1]]
         case .inputBound: return true
         case .link: return "javascript:alert(1)"
+        case .instant: return "2026-12-10T09:00"
         }
     }
 

@@ -1215,6 +1215,40 @@ struct QuietHoursAPITests {
     }
 }
 
+@Suite("HTTP API: a flow's schedule")
+struct ScheduleAPITests {
+    @Test("before the schedule notNow with its beginning as the earliest, after it notNow with none; a dry run says the same; inside it a start")
+    func schedule() throws {
+        let dir = scratchDirectory()
+        try """
+        {"version": 1, "schedule": {"from": "2026-12-10T09:00+01:00", "until": "2027-01-06T00:00Z"}, "blocks": [{"id": "a", "type": "text", "text": "Hi"}]}
+        """.write(toFile: dir + "/sale.json", atomically: true, encoding: .utf8)
+        let clock = ManualClock(now: 1_796_392_800)  // 2026-12-04T14:00:00Z
+        let h = try Harness(clock: clock, flowsDirectory: dir)
+        for body in [#"{"flow": "sale", "visitor": "v"}"#, #"{"flow": "sale", "visitor": "v", "dryRun": true}"#] {
+            let early = h.request("POST", "/v1/conversations", body: body)
+            #expect(early.status == 200 && early.json?["status"]?.string == "notNow", "\(early.text)")
+            #expect(early.json?["explanation"]?[0]?.string == "scheduled from 2026-12-10T09:00+01:00")
+            #expect(early.json?["earliest"]?.string == "2026-12-10T08:00:00Z")
+        }
+        clock.advance(by: 6 * 86_400 - 6 * 3600)  // 2026-12-10T08:00:00Z, its beginning
+        #expect(h.request("POST", "/v1/conversations", body: #"{"flow": "sale", "visitor": "v", "dryRun": true}"#).json?["status"]?.string == "wouldStart")
+        let started = h.request("POST", "/v1/conversations", body: #"{"flow": "sale", "visitor": "v"}"#)
+        #expect(started.status == 201, "\(started.text)")
+        clock.advance(by: 27 * 86_400 - 8 * 3600 - 60)  // 2027-01-05T23:59:00Z, a minute before its end
+        let lastOne = h.request("POST", "/v1/conversations", body: #"{"flow": "sale", "visitor": "v"}"#)
+        #expect(lastOne.status == 201, "\(lastOne.text)")
+        clock.advance(by: 60)  // its end
+        let late = h.request("POST", "/v1/conversations", body: #"{"flow": "sale", "visitor": "w"}"#)
+        #expect(late.json?["status"]?.string == "notNow" && late.json?["earliest"] == nil, "\(late.text)")
+        #expect(late.json?["explanation"]?[0]?.string == "its schedule ended at 2027-01-06T00:00Z")
+        // A conversation under way goes on past the end.
+        let id = try #require(lastOne.json?["conversation"]?["id"]?.string)
+        #expect(h.request("GET", "/v1/conversations/\(id)", visitor: "v").status == 200)
+        #expect(h.request("POST", "/v1/conversations/\(id)/intents", body: #"{"intent": "tap"}"#, visitor: "v").status == 200)
+    }
+}
+
 @Suite("HTTP API: results, the answers of ended conversations")
 struct ResultsAPITests {
     static let key = "results-key-0123456789abcdef"
