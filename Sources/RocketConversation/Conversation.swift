@@ -100,7 +100,7 @@ public enum RocketIntent: Hashable, Sendable, Codable {
     case choose(Int)
     /// Choose these options (by index) of the newest multiple choice block.
     case chooseMany([Int])
-    /// Answer the newest rating block with a value from 1 to its scale.
+    /// Answer the newest rating block with a value from its bottom (1, or 0) to its scale.
     case rate(Int)
     /// Go back to the last block before the newest one that took an answer, to answer it again.
     case back
@@ -344,7 +344,7 @@ public struct ConversationState: Hashable, Sendable, Codable {
     /// The double-button side pressed, by shown index.
     public var pressedSide = [Int: RocketButtonSide]()
     /// The option chosen in a choice block, by shown index (absent from snapshots made before
-    /// choice blocks existed); for a rating block, the rating less one.
+    /// choice blocks existed); for a rating block, the rating less its bottom.
     public var chosenOptions: [Int: Int]?
     /// The options chosen in a multiple choice block, by shown index, in option order.
     public var chosenSets: [Int: [Int]]?
@@ -489,7 +489,7 @@ public struct Conversation: Hashable, Sendable, Codable {
     /// The double-button side pressed, by shown index (so front ends can draw it pressed).
     public var pressedSide: [Int: RocketButtonSide] { state.pressedSide }
     /// The option chosen in each choice block, by shown index (for a rating block, the rating
-    /// less one).
+    /// less its bottom: `RocketRatingNode.values`).
     public var chosenOptions: [Int: Int] { state.chosenOptions ?? [:] }
     /// The options chosen in each multiple choice block, by shown index.
     public var chosenSets: [Int: [Int]] { state.chosenSets ?? [:] }
@@ -748,11 +748,12 @@ public struct Conversation: Hashable, Sendable, Codable {
             for k in chosen { press(choice.options[k], node: nodeID, side: nil, blockID: node.id, into: &effects) }
             schedule(.advance(from: index, to: choice.next), at: now + options.timing.bounce)
         case (.rate(let value), .rating(let rating)):
-            guard (1...max(1, rating.scale)).contains(value) else { throw .noSuchOption(value) }
+            guard rating.values.contains(value) else { throw .noSuchOption(value) }
             state.flags[index].fired = true
             if let id = node.id { state.answers[id] = RocketAnswer(value: String(value), typed: .number(Double(value))) }
-            state.chosenOptions = (state.chosenOptions ?? [:]).merging([index: value - 1]) { $1 }
-            effects.append(.event(.buttonPressed(index: index, id: node.id, side: nil, title: String(value), options: [value - 1], titles: [String(value)])))
+            let option = value - rating.values.lowerBound
+            state.chosenOptions = (state.chosenOptions ?? [:]).merging([index: option]) { $1 }
+            effects.append(.event(.buttonPressed(index: index, id: node.id, side: nil, title: String(value), options: [option], titles: [String(value)])))
             schedule(.advance(from: index, to: rating.next), at: now + options.timing.bounce)
         case (.choose(let k), .choice(let choice)) where !choice.multiple:
             guard choice.options.indices.contains(k) else { throw .noSuchOption(k) }

@@ -85,8 +85,11 @@ extension RocketNode {
         case (.rating(let r), _):
             let number: Double?
             if case .number(let n) = value { number = n } else { number = Double(value.displayText.trimmingSpaces()) }
-            guard let n = number, n == n.rounded(), n >= 1, n <= Double(max(1, r.scale)) else {
-                return .failure(RocketAnswerRefusal(message: "\(value.displayText.quotedForMessage) is not a whole number from 1 to \(max(1, r.scale))"))
+            let values = r.values
+            guard let n = number, n == n.rounded(), n >= Double(values.lowerBound), n <= Double(values.upperBound) else {
+                return .failure(
+                    RocketAnswerRefusal(
+                        message: "\(value.displayText.quotedForMessage) is not a whole number from \(values.lowerBound) to \(values.upperBound)"))
             }
             return .success(.rate(Int(n)))
         case (.textInput, _):

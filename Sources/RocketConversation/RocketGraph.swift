@@ -202,7 +202,7 @@ public struct RocketChoiceNode: Hashable, Sendable, Codable {
 
 /// The words under the ends of a rating's scale.
 public struct RocketRatingLabels: Hashable, Sendable, Codable {
-    /// Under 1 ("Poor").
+    /// Under the bottom of the scale ("Poor").
     public var low: String?
     /// Under the top of the scale ("Great").
     public var high: String?
@@ -214,8 +214,9 @@ public struct RocketRatingLabels: Hashable, Sendable, Codable {
     }
 }
 
-/// A question answered with a number from 1 to ``scale`` (stars in the terminal, a radio group in
-/// the browser), beyond the seed.
+/// A question answered with a whole number from ``lowest`` (1, or 0 for a 0–10 question as Net
+/// Promoter Score asks) to ``scale`` (stars in the terminal from 1, numbers from 0; a radio group
+/// in the browser), beyond the seed.
 public struct RocketRatingNode: Hashable, Sendable, Codable {
     /// The question.
     public var text: String
@@ -223,6 +224,8 @@ public struct RocketRatingNode: Hashable, Sendable, Codable {
     public var font: RocketFont
     /// The top of the scale (2 to 10).
     public var scale: Int
+    /// The bottom of the scale: 1 (the default) or 0.
+    public var lowest: Int
     /// The words under its ends.
     public var labels: RocketRatingLabels
     /// The block after the answer; nil ends the conversation.
@@ -234,13 +237,48 @@ public struct RocketRatingNode: Hashable, Sendable, Codable {
         set { labels = newValue ?? RocketRatingLabels() }
     }
 
+    /// The answers it takes, bottom to top (never empty, whatever the fields hold).
+    public var values: ClosedRange<Int> {
+        let bottom = lowest == 0 ? 0 : 1
+        return bottom...max(bottom + 1, scale)
+    }
+
     /// Creates a rating node.
-    public init(text: String, font: RocketFont = .text, scale: Int = 5, labels: RocketRatingLabels = RocketRatingLabels(), next: RocketNodeID? = nil) {
+    public init(
+        text: String, font: RocketFont = .text, scale: Int = 5, lowest: Int = 1, labels: RocketRatingLabels = RocketRatingLabels(),
+        next: RocketNodeID? = nil
+    ) {
         self.text = text
         self.font = font
         self.scale = scale
+        self.lowest = lowest
         self.labels = labels
         self.next = next
+    }
+
+    private enum CodingKeys: String, CodingKey { case text, font, scale, lowest, labels, next }
+
+    /// Decodes the node (one written before `lowest` existed starts at 1).
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        text = try c.decode(String.self, forKey: .text)
+        font = try c.decode(RocketFont.self, forKey: .font)
+        scale = try c.decode(Int.self, forKey: .scale)
+        lowest = try c.decodeIfPresent(Int.self, forKey: .lowest) ?? 1
+        labels = try c.decode(RocketRatingLabels.self, forKey: .labels)
+        next = try c.decodeIfPresent(RocketNodeID.self, forKey: .next)
+    }
+
+    /// Encodes the node; one from 1 is written as it was before `lowest` existed (so a graph's
+    /// ``RocketGraph/contentHash``, which names saved conversations' flows, stays).
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(text, forKey: .text)
+        try c.encode(font, forKey: .font)
+        try c.encode(scale, forKey: .scale)
+        if lowest != 1 { try c.encode(lowest, forKey: .lowest) }
+        try c.encode(labels, forKey: .labels)
+        try c.encodeIfPresent(next, forKey: .next)
     }
 }
 

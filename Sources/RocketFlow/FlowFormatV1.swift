@@ -485,7 +485,7 @@ extension FlowFormat {
     static let ratingLabels = FlowObject<RocketRatingLabels>(
         "ratingLabels", doc: "Words under the ends of a rating's scale.", blank: RocketRatingLabels(),
         fields: [
-            .optionalText("low", \.low, doc: "Under 1 (\"Poor\")."),
+            .optionalText("low", \.low, doc: "Under the bottom of the scale (\"Poor\")."),
             .optionalText("high", \.high, doc: "Under the top of the scale (\"Great\")."),
         ])
 
@@ -551,19 +551,30 @@ extension FlowFormat {
                 ]),
             wrap: { .choice($0) }, unwrap: { if case .choice(let c) = $0 { c } else { nil } }),
         FlowBlockKind(
-            .rating, doc: "A question answered with a number from 1 to `scale`: stars in the terminal, a radio group in the browser.",
+            .rating,
+            doc:
+                "A question answered with a whole number from `from` (1, or 0) to `scale`: stars in the terminal (numbers from 0), a radio group in the browser.",
             object: FlowObject(
                 "rating", doc: "", blank: RocketRatingNode(text: ""),
                 fields: [
                     .text("text", \.text, doc: "The question."),
                     FlowField(
-                        "scale", .integer(min: 2, max: 10), doc: "The top of the scale; the answer is 1 to it.",
+                        "scale", .integer(min: 2, max: 10), doc: "The top of the scale; the answer is `from` to it.",
                         decode: { d, v, place, root in
                             if d.tape.kind(v) == .null { return true }
                             guard let n = d.readInteger(v, place.path, min: 2, max: 10) else { return false }
                             root.scale = n
                             return true
                         }, value: { root, _ in .number(Double(root.scale)) }),
+                    FlowField(
+                        "from", .integer(min: 0, max: 1),
+                        doc: "The bottom of the scale: 1, or 0 for a question from 0 to 10 as Net Promoter Score asks (`\"from\": 0, \"scale\": 10`).",
+                        decode: { d, v, place, root in
+                            if d.tape.kind(v) == .null { return true }
+                            guard let n = d.readInteger(v, place.path, min: 0, max: 1) else { return false }
+                            root.lowest = n
+                            return true
+                        }, value: { root, _ in .number(Double(root.lowest)) }),
                     .optionalObject("labels", \.optionalLabels, ratingLabels, doc: "Words under the ends of the scale."),
                     .reference("next", \.next, doc: "The block after the answer; absent ends the conversation."),
                     .font("font", \.font, doc: "The question's style."),

@@ -92,7 +92,7 @@ public enum FlowGraph {
                     for o in c.options { edges.append(Edge(from: id, to: target(o.next), label: short(o.title) + marks(o))) }
                 }
             case .rating(let r):
-                label = "rating 1–\(r.scale): " + short(r.text)
+                label = "rating \(r.values.lowerBound)–\(r.values.upperBound): " + short(r.text)
                 edges.append(Edge(from: id, to: target(r.next), label: "rated"))
             case .textInput(let input):
                 label = "input: " + short(input.text) + (input.isSecret ? " (secret)" : "")

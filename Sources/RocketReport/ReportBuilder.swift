@@ -531,9 +531,10 @@ public struct ReportBuilder {
                 for (id, stats) in order {
                     var durations = stats.durations
                     // An option is named by a title only as many conversations saw as a count
-                    // needs to be shown: a title filled from a visitor's value names no one.
+                    // needs to be shown: a title filled from a visitor's value names no one. A
+                    // rating's titles are its numbers (from 0 or 1), which name no one either.
                     let answers = stats.options.sorted { $0.key < $1.key }.map { option, o in
-                        let named = o.titles.filter { $0.value >= options.minCount }.max { a, b in
+                        let named = o.titles.filter { $0.value >= options.minCount || (stats.type == "rating" && Int($0.key) != nil) }.max { a, b in
                             a.value != b.value ? a.value < b.value : a.key > b.key
                         }
                         return OptionReport(option: option, title: named?.key, count: hide(o.count))
@@ -629,7 +630,7 @@ public struct BlockReport: Sendable {
 /// How often one option of a block was chosen.
 public struct OptionReport: Sendable, Hashable {
     /// The option's place in its block (0-based): 0 for a button, 0 (left) or 1 (right) for a
-    /// double button, the option of a choice, a rating's value − 1.
+    /// double button, the option of a choice, a rating's value less its bottom (1, or 0).
     public var option: Int
     /// The title the most conversations saw for it, when at least the report's `minCount` did;
     /// nil otherwise (a title filled from `{{…}}` names no one).

@@ -88,7 +88,7 @@ public enum ReportFormat {
         if let t = a.title { return t }
         switch b.type {
         case "doubleButton" where a.option < 2: return a.option == 0 ? "left" : "right"
-        case "rating": return "\(a.option + 1)"
+        case "rating": return "\(a.option + 1)"  // records without titles come from scales from 1
         case "button" where a.option == 0: return "the button"
         default: return "option \(a.option + 1)"
         }

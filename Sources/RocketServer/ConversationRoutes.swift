@@ -830,8 +830,8 @@ extension ConversationService {
             }
             intent = .chooseMany(options)
         case .rate:
-            guard case .success(let value?) = fields.integer("value", range: 1...10) else {
-                return .error(400, "bad-field", "\"rate\" needs \"value\", a whole number from 1 to 10")
+            guard case .success(let value?) = fields.integer("value", range: 0...10) else {
+                return .error(400, "bad-field", "\"rate\" needs \"value\", a whole number from 0 to 10")
             }
             intent = .rate(value)
         }

@@ -230,9 +230,9 @@ package enum ConversationView {
             } else {
                 w.null()
             }
-        case .rating:
+        case .rating(let rating):
             w.key("rated")
-            if let n = c.chosenOptions[index] { w.number(n + 1) } else { w.null() }
+            if let n = c.chosenOptions[index] { w.number(n + rating.values.lowerBound) } else { w.null() }
         }
         w.close()
     }

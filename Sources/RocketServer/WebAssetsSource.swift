@@ -988,9 +988,10 @@ extension WebAssets {
         var legend = said("legend", "rk-bubble", item.text);
         fontOf(legend, item.font);
         fs.appendChild(legend);
-        var box = el("div", rating ? "rk-scale" : "rk-options");
         var name = "rk-pick-" + v.id.slice(0, 8) + "-" + item.index, inputs = [];
-        var count = rating ? Math.max(2, Math.min(10, item.scale || 5)) : item.options.length;
+        var bottom = rating && item.from === 0 ? 0 : 1;
+        var count = rating ? Math.max(2, Math.min(10, item.scale || 5)) - bottom + 1 : item.options.length;
+        var box = el("div", rating ? "rk-scale" + (count > 8 ? " rk-long" : "") : "rk-options");
         var key = v.id + ":" + item.index;
         this.picked = this.picked || {};
         var kept = this.picked[key] || [];
@@ -1004,7 +1005,7 @@ extension WebAssets {
         var input = el("input", "");
         input.type = rating ? "radio" : "checkbox";
         input.name = name;
-        input.value = String(rating ? k + 1 : k);
+        input.value = String(rating ? k + bottom : k);
         input.id = name + "-" + k;
         label.htmlFor = input.id;
         input.checked = kept.indexOf(input.value) >= 0;
@@ -1013,7 +1014,7 @@ extension WebAssets {
         if (k === 0 && active) input.setAttribute("data-focus", "");
         inputs.push(input);
         label.appendChild(input);
-        label.appendChild(el("span", "", rating ? String(k + 1) : item.options[k].title));
+        label.appendChild(el("span", "", rating ? String(k + bottom) : item.options[k].title));
         box.appendChild(label);
         }
         var holder = rating ? el("div", "rk-scale-wrap") : fs;
@@ -1343,6 +1344,8 @@ extension WebAssets {
         .rk-check input,.rk-step input{width:1.2rem;height:1.2rem;accent-color:var(--rk-blue);margin:0}
         .rk-scale{display:flex;gap:12px;flex-wrap:wrap}
         .rk-step{flex-direction:column;gap:2px;min-width:2rem}
+        .rk-long{gap:2px}
+        .rk-long .rk-step{min-width:1.75rem}
         .rk-scale-wrap{display:inline-flex;flex-direction:column;gap:4px;align-self:flex-start;max-width:100%}
         .rk-ends{display:flex;justify-content:space-between;gap:16px;color:var(--rk-muted);font-size:.85em}
         .rk-edit{align-self:flex-end;font:inherit;font-size:.85em;background:transparent;border:0;color:var(--rk-blue);text-decoration:underline;cursor:pointer;padding:2px 4px}

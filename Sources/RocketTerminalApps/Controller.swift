@@ -64,17 +64,18 @@ public enum KeyController {
             }
         case .rating:
             guard case .rating(let rating) = c.node(at: index).content else { return .none }
-            let scale = max(1, rating.scale)
+            let values = rating.values
+            let steps = values.count
             switch key {
             case .left, .down, .backTab: ui.focus = max(0, ui.focus - 1); return .redraw
-            case .right, .up, .tab: ui.focus = min(scale - 1, ui.focus + 1); return .redraw
+            case .right, .up, .tab: ui.focus = min(steps - 1, ui.focus + 1); return .redraw
             case .home: ui.focus = 0; return .redraw
-            case .end: ui.focus = scale - 1; return .redraw
+            case .end: ui.focus = steps - 1; return .redraw
             case .character(let ch):
-                if let n = Int(String(ch)), n >= 1, n <= scale { ui.focus = n - 1; return .redraw }
-                if ch == " " { return .send(.rate(ui.focus + 1)) }
+                if let n = Int(String(ch)), values.contains(n) { ui.focus = n - values.lowerBound; return .redraw }
+                if ch == " " { return .send(.rate(values.lowerBound + min(steps - 1, ui.focus))) }
                 return .none
-            case .enter: return .send(.rate(min(scale, ui.focus + 1)))
+            case .enter: return .send(.rate(values.lowerBound + min(steps - 1, ui.focus)))
             default: return .none
             }
         case .choice:
@@ -203,13 +204,17 @@ public enum PlainController {
             }
         case .choice(let c): return choose(c.options.map(\.title), c.options.indices.map { .choose($0) })
         case .rating(let r):
-            let scale = max(1, r.scale)
+            // A number of the scale, or an end's word.
+            let values = r.values
+            if let n = Int(trimmed.trimmingSpaces()), values.contains(n) { return .success(.rate(n)) }
             var aliases: [Int: String] = [:]
             if let low = r.labels.low { aliases[0] = low }
-            if let high = r.labels.high { aliases[scale - 1] = high }
-            switch ChoiceParser.parse(trimmed, titles: (1...scale).map(String.init), aliases: aliases) {
-            case .success(let k): return .success(.rate(k + 1))
-            case .failure(let refusal): return .failure(PlainInputError(message: refusal.message(strings: strings, count: scale)))
+            if let high = r.labels.high { aliases[values.count - 1] = high }
+            switch ChoiceParser.parse(trimmed, titles: values.map(String.init), aliases: aliases) {
+            case .success(let k) where Int(trimmed.trimmingSpaces()) == nil: return .success(.rate(values.lowerBound + k))
+            case .success, .failure:
+                let what = strings.plainNotAChoice.replacingAll("%@", with: "\"\(trimmed)\"")
+                return .failure(PlainInputError(message: what + " — " + r.filling(strings.plainRate)))
             }
         case .textInput: return .success(.submit(line))
         case .text, .image: return .success(.tap)

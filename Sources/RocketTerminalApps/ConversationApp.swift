@@ -400,7 +400,8 @@ public final class ConversationApp: TerminalProgram {
                     out.append(say(lead + text))
                     let low = r.labels.low.map { " " + Sanitizer.clean(c.interpolate($0), keepNewlines: false) } ?? ""
                     let high = r.labels.high.map { " " + Sanitizer.clean(c.interpolate($0), keepNewlines: false) } ?? ""
-                    out.append(say(String(repeating: " ", count: min(DisplayWidth.of(lead), 40)) + "1\(low) … \(r.scale)\(high)"))
+                    out.append(
+                        say(String(repeating: " ", count: min(DisplayWidth.of(lead), 40)) + "\(r.values.lowerBound)\(low) … \(r.values.upperBound)\(high)"))
                 case .textInput where text.isEmpty:
                     break  // no question: the prompt is the field alone
                 default:
@@ -432,7 +433,7 @@ public final class ConversationApp: TerminalProgram {
                         out.append(say(strings.plainType))
                     }
                 case .rating:
-                    if case .rating(let r) = block.content { out.append(say(strings.plainRate.replacingAll("%d", with: String(r.scale)))) }
+                    if case .rating(let r) = block.content { out.append(say(r.filling(strings.plainRate))) }
                 case .set, .condition, .jump: break  // never shown
                 }
             }

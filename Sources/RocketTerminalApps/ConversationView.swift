@@ -228,7 +228,7 @@ public struct ConversationView: Sendable {
             interactive.map { i -> Int in
                 let node = c.node(at: i)
                 var key = (RocketBlockKind.allCases.firstIndex(of: node.kind) ?? 0) * 1000
-                if case .rating(let r) = node.content { key += r.scale * 10 }
+                if case .rating(let r) = node.content { key += r.scale * 10 + (r.lowest == 0 ? 2 : 0) }
                 if case .choice(let choice) = node.content, choice.multiple { key += 500 }
                 if case .textInput(let input) = node.content, input.multiline { key += 500 }
                 if case .textInput(let input) = node.content, input.inputType == .date { key += 250 }
@@ -256,7 +256,7 @@ public struct ConversationView: Sendable {
                         hint.append(strings.sendHint)
                     }
                 case .rating:
-                    if case .rating(let r) = c.node(at: i).content { hint.append(strings.rateHint.replacingAll("%d", with: String(r.scale))) }
+                    if case .rating(let r) = c.node(at: i).content { hint.append(r.filling(strings.rateHint)) }
                 case .set, .condition, .jump: break  // never shown
                 }
                 if case .choice(let choice) = c.node(at: i).content, choice.multiple { hint[hint.count - 1] = strings.tickHint }
@@ -406,27 +406,36 @@ public struct ConversationView: Sendable {
                 hits.append(HitRegion(row: r, columns: ConversationView.gutter..<end, target: .chooseMany(ui.ticked.sorted())))
             }
         case .rating(let rating):
-            // The question, then the stars (filled up to the focused or chosen value) and the
-            // words under the ends.
+            // The question, then the scale: stars filled up to the focused or chosen value, or for
+            // a scale from 0 its numbers with that one marked; then the words under the ends.
             drawBubble(TextWrap.wrap(text, width: bubbleMax), style: ConversationView.style(for: rating.font), into: &screen, badge: badge)
-            let scale = max(1, rating.scale)
-            let value = c.chosenOptions[index].map { $0 + 1 } ?? (active ? min(scale, ui.focus + 1) : 0)
+            let values = rating.values
+            let value = c.chosenOptions[index].map { $0 + values.lowerBound } ?? (active ? min(values.upperBound, values.lowerBound + ui.focus) : nil)
             let r = screen.addRow()
             var col = ConversationView.gutter
-            // Stars past a narrow terminal's edge are not drawn (a digit or ←/→ still picks them).
-            for k in 1...scale where col < width {
+            // Steps past a narrow terminal's edge are not drawn (a digit or ←/→ still picks them).
+            for k in values where col < width {
                 var style = ConversationView.style(for: .button)
-                if !active { style.dim = k > value }
+                let mark: String
+                if values.lowerBound == 0 {
+                    mark = String(k)
+                    if !active { style.dim = k != value }
+                } else {
+                    mark = k <= (value ?? 0) ? "★" : "☆"
+                    if !active { style.dim = k > (value ?? 0) }
+                }
                 if active && k == value { style.bold = true; style.inverse = true }
-                let end = screen.put(k <= value ? "★" : "☆", row: r, column: col, style: style)
+                let end = screen.put(mark, row: r, column: col, style: style)
                 if active { hits.append(HitRegion(row: r, columns: col..<end, target: .rate(k))) }
                 col = end + 1
             }
-            screen.put("\(value)/\(scale)", row: r, column: col, style: ConversationView.dim)
+            screen.put("\(value ?? 0)/\(values.upperBound)", row: r, column: col, style: ConversationView.dim)
             let low = rating.labels.low.map { c.interpolate($0) }, high = rating.labels.high.map { c.interpolate($0) }
             if active, low != nil || high != nil {
                 let lr = screen.addRow()
-                let words = "1 " + Sanitizer.clean(low ?? "", keepNewlines: false) + " … \(scale) " + Sanitizer.clean(high ?? "", keepNewlines: false)
+                let words =
+                    "\(values.lowerBound) " + Sanitizer.clean(low ?? "", keepNewlines: false) + " … \(values.upperBound) "
+                    + Sanitizer.clean(high ?? "", keepNewlines: false)
                 screen.put(
                     DisplayWidth.truncate(words, to: max(1, width - ConversationView.gutter)), row: lr, column: ConversationView.gutter,
                     style: ConversationView.dim)
@@ -531,4 +540,12 @@ extension RocketButtonNode {
     /// filled, and ↗ after it when the press opens a page, as the browser marks it (the address
     /// is printed when it is pressed). Typed answers are still matched against the title itself.
     func shownTitle(in c: Conversation) -> String { c.interpolate(title) + (link == nil ? "" : " ↗") }
+}
+
+extension RocketRatingNode {
+    /// `template` with `%b` and `%d` the bottom and the top of the scale (the hint, the
+    /// line-mode prompt).
+    func filling(_ template: String) -> String {
+        template.replacingAll("%b", with: String(values.lowerBound)).replacingAll("%d", with: String(values.upperBound))
+    }
 }

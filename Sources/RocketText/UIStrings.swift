@@ -113,9 +113,9 @@ public struct UIStrings: Sendable, Hashable {
     /// Key hint under a multiple choice.
     public var tickHint = "Space tick · Enter confirm"
     /// Key hint under a rating.
-    public var rateHint = "←/→ or 1-%d rate · Enter send"
+    public var rateHint = "←/→ or %b-%d rate · Enter send"
     /// Line-mode prompt of a rating (`%d` is the top of the scale).
-    public var plainRate = "Rate from 1 to %d:"
+    public var plainRate = "Rate from %b to %d:"
     /// Refusal of "<" (or Shift-Tab) with no earlier answer to go back to.
     public var cannotGoBack = "There is no earlier answer to change."
     /// Key hint: going back.
@@ -182,7 +182,7 @@ public struct UIStrings: Sendable, Hashable {
         notNumber: "请输入一个数字。", notInteger: "请输入一个整数。", notEmail: "请输入电子邮件地址，例如 name@example.org。",
         notURL: "请输入以 https:// 开头的网址。", notDate: "请按 YYYY-MM-DD 格式输入日期。", notTime: "请输入时间，例如 14:30。", notPhone: "请输入电话号码。",
         tooSmall: "最小可接受的值为 %@。", tooLarge: "最大可接受的值为 %@。", tooFewChosen: "请至少选择 %d 项。", done: "完成",
-        tickHint: "空格 勾选 · 回车 确认", rateHint: "←/→ 或 1-%d 评分 · 回车 发送", plainRate: "请打分，1 到 %d：",
+        tickHint: "空格 勾选 · 回车 确认", rateHint: "←/→ 或 %b-%d 评分 · 回车 发送", plainRate: "请打分，%b 到 %d：",
         cannotGoBack: "没有可以修改的上一个回答。", backHint: "Shift-Tab 返回", timesOutIn: "%@ 后超时", timedOut: "已超时",
         typeAgain: "请再输入一次", answersDiffer: "两次输入不一致，请重试。", multilineHint: "回车 换行 · Ctrl-D 发送", dateHint: "↑/↓ 日 · PgUp/PgDn 月 · 回车 发送",
         timeHint: "↑/↓ 5 分钟 · PgUp/PgDn 小时 · 回车 发送",
@@ -217,7 +217,7 @@ public struct UIStrings: Sendable, Hashable {
         notURL: "Scrivi un indirizzo web che inizi con https://.", notDate: "Scrivi una data come AAAA-MM-GG.", notTime: "Scrivi un orario come 14:30.",
         notPhone: "Scrivi un numero di telefono.", tooSmall: "Il minimo accettato è %@.", tooLarge: "Il massimo accettato è %@.",
         tooFewChosen: "Scegline almeno %d.", done: "Fatto", tickHint: "Spazio seleziona · Invio conferma",
-        rateHint: "←/→ o 1-%d valuta · Invio invia", plainRate: "Valuta da 1 a %d:",
+        rateHint: "←/→ o %b-%d valuta · Invio invia", plainRate: "Valuta da %b a %d:",
         cannotGoBack: "Non c'è una risposta precedente da cambiare.", backHint: "Shift-Tab indietro",
         timesOutIn: "scade tra %@", timedOut: "tempo scaduto", typeAgain: "Scrivilo di nuovo",
         answersDiffer: "Le due risposte non coincidono; riprova.", multilineHint: "Invio a capo · Ctrl-D invia",

@@ -981,6 +981,37 @@ def picture_choice(browser, server):
         context.close()
 
 
+def nps_rating(browser, server):
+    """A rating from 0 to 10: eleven radios from 0, the ends' words describing the first and the
+    last, inside the frame at 375 px; arrows pick 0 and Done answers it: the reply says 0 / 10."""
+    for scheme, width in (("dark", 375), ("light", 1280)):
+        context = browser.new_context(reduced_motion="reduce", color_scheme=scheme, viewport={"width": width, "height": 800})
+        page = context.new_page()
+        page.goto(server.url + "play/nps")
+        group = page.get_by_role("group", name="How likely are you to recommend us?")
+        group.wait_for(timeout=TIMEOUT)
+        radios = group.get_by_role("radio")
+        assert radios.count() == 11, radios.count()
+        assert [radios.nth(k).get_attribute("value") for k in (0, 10)] == ["0", "10"]
+        assert radios.nth(0).get_attribute("aria-describedby") and radios.nth(10).get_attribute("aria-describedby")
+        boxes = page.evaluate("() => [...document.querySelectorAll('.rk-step')].map(b => b.getBoundingClientRect().toJSON())")
+        frame = page.evaluate("() => document.querySelector('.rk-frame').getBoundingClientRect().right")
+        assert all(b["right"] <= frame + 1 for b in boxes), f"a step overflows the frame at {width} px: {boxes}"
+        page.wait_for_function("() => document.activeElement && document.activeElement.type === 'radio'", timeout=TIMEOUT)
+        page.keyboard.press("ArrowRight")
+        assert page.locator(".rk-rating input:checked").get_attribute("value") == "1"
+        page.keyboard.press("ArrowLeft")
+        assert page.locator(".rk-rating input:checked").get_attribute("value") == "0"
+        audit(page, f"a rating from 0, {scheme}, {width} px")
+        shot(page, f"nps-{scheme}-{width}")
+        page.keyboard.press("Tab")
+        assert focused_text(page) == "Done"
+        page.keyboard.press("Enter")
+        page.get_by_text("0 / 10").wait_for(timeout=TIMEOUT)
+        page.get_by_text("Your score: 0.").wait_for(timeout=TIMEOUT)
+        context.close()
+
+
 TRIGGER_PAGE = """<!doctype html><html lang="en"><head><meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1"><title>A long article</title></head>
 <body><main><h1>A long article</h1><div style="height: 3000px">Paragraphs.</div><p>The end.</p></main>
@@ -1265,6 +1296,7 @@ def main():
                 ("a multi-line answer: a text area, Enter a new line, Ctrl+Enter sends", lambda: multiline_answer(browser, flows)),
                 ("buttons that open pages: links in a new tab, noopener, said to screen readers; the flow goes on", lambda: links(browser, flows)),
                 ("a picture choice: options with pictures, named by their titles, side by side where there is room", lambda: picture_choice(browser, flows)),
+                ("a rating from 0 to 10: eleven radios from 0, arrows pick 0, the reply says 0 / 10", lambda: nps_rating(browser, flows)),
                 ("the launcher: a badge for what came while closed, a panel, Esc and the focus", lambda: launcher(browser, demo)),
                 ("an alert whose actions update live; an action sheet; one whose visitor is erased closes", lambda: live_alert(browser, demo)),
                 ("page trigger delay:30s on a virtual clock; a reload resumes, never re-pops", lambda: trigger_delay(browser, demo)),

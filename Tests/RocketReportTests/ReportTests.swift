@@ -295,6 +295,18 @@ struct ReportAnswerTests {
         #expect(all.first { $0.id == "side" }?.answers.map(\.title) == ["No", "Yes"])
     }
 
+    @Test("a rating's options are named by their numbers however few chose them, so a scale from 0 reads right")
+    func ratingNumbers() throws {
+        var log = LogWriter()
+        for _ in 0..<2 { Self.answered(&log, block: "nps", type: "rating", [[(0, "0")]]) }
+        for _ in 0..<6 { Self.answered(&log, block: "nps", type: "rating", [[(10, "10")]]) }
+        // A title that is not a number (a hand-written record) is still counted as titles are.
+        Self.answered(&log, block: "nps", type: "rating", [[(3, "three")]])
+        let nps = try #require(try log.build(minCount: 5).flows[0].variants[0].blocks.first { $0.id == "nps" })
+        #expect(nps.answers.map(\.title) == ["0", nil, "10"], "\(nps.answers)")
+        #expect(nps.answers.map { ReportFormat.optionName($0, of: nps) } == ["0", "4", "10"])
+    }
+
     @Test("records without options (written before they existed) are answered but name no option; wrong options are an error at their place")
     func oldAndWrongRecords() throws {
         var old = LogWriter()

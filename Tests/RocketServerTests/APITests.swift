@@ -725,6 +725,29 @@ struct RatingChoiceAPITests {
         #expect(v["transcript"]?[1]?["chosen"]?.array.compactMap(\.number) == [0, 2])
         #expect(v["transcript"]?[2]?["text"]?.string == "4 and Tea, Milk")
     }
+
+    @Test("a scale from 0: the view says from 0, rate takes 0 (a scale from 1 refuses it) and the view says rated 0")
+    func fromZero() throws {
+        let dir = scratchDirectory()
+        try
+            #"{"version": 1, "blocks": [{"id": "nps", "type": "rating", "text": "Would you recommend us?", "from": 0, "scale": 10, "next": "bye"}, {"id": "bye", "type": "text", "text": "You said {{nps}}"}]}"#
+            .write(toFile: dir + "/nps.json", atomically: true, encoding: .utf8)
+        try #"{"version": 1, "blocks": [{"id": "stars", "type": "rating", "text": "How was it?"}]}"#
+            .write(toFile: dir + "/stars.json", atomically: true, encoding: .utf8)
+        let h = try Harness(flowsDirectory: dir)
+        let id = try #require(h.request("POST", "/v1/conversations", body: #"{"flow": "nps", "visitor": "ada"}"#).json?["conversation"]?["id"]?.string)
+        var v = try #require(h.view(id))
+        #expect(v["transcript"]?[0]?["from"]?.number == 0 && v["transcript"]?[0]?["scale"]?.number == 10)
+        #expect(h.send(id, #""intent": "rate", "value": -1"#).status == 400)
+        #expect(h.send(id, #""intent": "rate", "value": 0"#).status == 200)
+        v = try #require(h.view(id))
+        #expect(v["transcript"]?[0]?["rated"]?.number == 0)
+        #expect(v["transcript"]?[1]?["text"]?.string == "You said 0")
+        let other = try #require(h.request("POST", "/v1/conversations", body: #"{"flow": "stars", "visitor": "ada"}"#).json?["conversation"]?["id"]?.string)
+        #expect(try #require(h.view(other))["transcript"]?[0]?["from"]?.number == 1)
+        let refused = h.send(other, #""intent": "rate", "value": 0"#)
+        #expect(refused.status == 422 && refused.json?["error"]?["code"]?.string == "no-such-option", "\(refused.text)")
+    }
 }
 
 @Suite("HTTP API: going back")

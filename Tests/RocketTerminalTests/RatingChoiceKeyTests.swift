@@ -74,6 +74,47 @@ struct RatingChoiceKeyTests {
         #expect(text.contains("Space tick · Enter confirm"))
     }
 
+    @Test("a scale from 0: line mode takes 0 to 10 and the ends' words, keys pick 0 with a digit or Home, the numbers are drawn")
+    func fromZero() throws {
+        var g = RocketGraph()
+        let labels = RocketRatingLabels(low: "Never", high: "Surely")
+        g.root = g.add(RocketNode(id: "nps", content: .rating(RocketRatingNode(text: "Recommend us?", scale: 10, lowest: 0, labels: labels))))
+        let block = g.nodes[0]
+        #expect(PlainController.intent(for: "0", block: block, strings: .english) == .success(.rate(0)))
+        #expect(PlainController.intent(for: " 10 ", block: block, strings: .english) == .success(.rate(10)))
+        #expect(PlainController.intent(for: "never", block: block, strings: .english) == .success(.rate(0)))
+        #expect(PlainController.intent(for: "Surely", block: block, strings: .english) == .success(.rate(10)))
+        for bad in ["11", "-1", "zero", ""] {
+            guard case .failure(let e) = PlainController.intent(for: bad, block: block, strings: .english) else {
+                Issue.record("\(bad) is off the scale")
+                continue
+            }
+            #expect(e.message.hasSuffix("Rate from 0 to 10:"), "\(e.message)")
+        }
+        var c = Conversation(graph: g, options: ConversationOptions(timing: .instant))
+        c.start(at: 0)
+        var ui = ConversationUI()
+        #expect(KeyController.handle(.character("7"), conversation: c, ui: &ui) == .redraw)
+        #expect(KeyController.handle(.enter, conversation: c, ui: &ui) == .send(.rate(7)))
+        #expect(KeyController.handle(.character("0"), conversation: c, ui: &ui) == .redraw)
+        #expect(KeyController.handle(.enter, conversation: c, ui: &ui) == .send(.rate(0)))
+        #expect(KeyController.handle(.end, conversation: c, ui: &ui) == .redraw)
+        #expect(KeyController.handle(.right, conversation: c, ui: &ui) == .redraw)
+        #expect(KeyController.handle(.character(" "), conversation: c, ui: &ui) == .send(.rate(10)))
+        #expect(KeyController.handle(.home, conversation: c, ui: &ui) == .redraw)
+        func drawn() -> String {
+            ConversationView(width: 60, author: RocketAuthor(image: nil, name: "Rocket"), closeTitle: nil, strings: .english).layout(c, ui: ui).0.lines
+                .joined(separator: "\n")
+        }
+        var text = drawn()
+        #expect(text.contains("0 1 2 3 4 5 6 7 8 9 10 0/10") && !text.contains("★") && !text.contains("☆"), "\(text)")
+        #expect(text.contains("0 Never … 10 Surely") && text.contains("←/→ or 0-10 rate"), "\(text)")
+        _ = try c.send(.rate(0), at: 1)
+        ui = ConversationUI()
+        text = drawn()
+        #expect(text.contains("0/10"), "\(text)")
+    }
+
     @Test("a rating of 10 in a terminal narrower than its stars draws what fits and never traps")
     func narrow() throws {
         var g = RocketGraph()

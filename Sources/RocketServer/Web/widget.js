@@ -1200,7 +1200,7 @@
   };
 
   /**
-   * A rating (a radio group from 1 to its scale, the words under its ends) or a multiple choice
+   * A rating (a radio group from its bottom, 1 or 0, to its scale, the words under its ends) or a multiple choice
    * (checkboxes), each confirmed by a button: arrows move within a radio group, so choosing
    * alone does not answer.
    */
@@ -1210,9 +1210,11 @@
     var legend = said("legend", "rk-bubble", item.text);
     fontOf(legend, item.font);
     fs.appendChild(legend);
-    var box = el("div", rating ? "rk-scale" : "rk-options");
     var name = "rk-pick-" + v.id.slice(0, 8) + "-" + item.index, inputs = [];
-    var count = rating ? Math.max(2, Math.min(10, item.scale || 5)) : item.options.length;
+    var bottom = rating && item.from === 0 ? 0 : 1;
+    var count = rating ? Math.max(2, Math.min(10, item.scale || 5)) - bottom + 1 : item.options.length;
+    // A long scale (0 to 10) is drawn closer, so it keeps to one line on a phone.
+    var box = el("div", rating ? "rk-scale" + (count > 8 ? " rk-long" : "") : "rk-options");
     // What is ticked survives a new drawing of the block (a refusal redraws it).
     var key = v.id + ":" + item.index;
     this.picked = this.picked || {};
@@ -1227,7 +1229,7 @@
       var input = el("input", "");
       input.type = rating ? "radio" : "checkbox";
       input.name = name;
-      input.value = String(rating ? k + 1 : k);
+      input.value = String(rating ? k + bottom : k);
       input.id = name + "-" + k;
       label.htmlFor = input.id;
       input.checked = kept.indexOf(input.value) >= 0;
@@ -1237,11 +1239,11 @@
       inputs.push(input);
       label.appendChild(input);
       // Ticked options read as text (a button's font is for buttons).
-      label.appendChild(el("span", "", rating ? String(k + 1) : item.options[k].title));
+      label.appendChild(el("span", "", rating ? String(k + bottom) : item.options[k].title));
       box.appendChild(label);
     }
-    // A rating's scale and the words under its ends share one width: the words stand under 1 and
-    // under the top.
+    // A rating's scale and the words under its ends share one width: the words stand under the
+    // bottom and under the top.
     var holder = rating ? el("div", "rk-scale-wrap") : fs;
     holder.appendChild(box);
     if (rating) fs.appendChild(holder);
