@@ -180,6 +180,11 @@ enum ReportCommand {
                     out += "\n  Answers \(clean(ReportFormat.variantName(v.variant, by: report.grouping)))\n"
                     out += layout(["block", "answer", "chosen", "share"], answers, width: width, textColumns: 2)
                 }
+                // Per rating: the mean, and a 0–10 question's Net Promoter Score.
+                for b in v.blocks {
+                    guard let r = b.rating else { continue }
+                    out += fill("  \(clean(b.id)): ", [ReportFormat.rating(r, minCount: m)], width: width)
+                }
             }
         }
         return out

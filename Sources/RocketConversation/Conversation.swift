@@ -1051,7 +1051,9 @@ public struct Conversation: Hashable, Sendable, Codable {
             schedule(.autoAdvance(index: index), at: now + delay * options.timing.autoAdvanceScale)
         }
         state.flags.append(flags)
-        effects.append(.event(.blockAdded(index: index, block: RocketBlockInfo(id: node.id, kind: node.kind, text: shownText))))
+        var scale: ClosedRange<Int>?
+        if case .rating(let r) = node.content { scale = r.values }
+        effects.append(.event(.blockAdded(index: index, block: RocketBlockInfo(id: node.id, kind: node.kind, text: shownText, scale: scale))))
     }
 
     private mutating func beginClosing(_ reason: RocketDismissReason, now: Double, into effects: inout [ConversationEffect]) {

@@ -26,12 +26,16 @@ public struct RocketBlockInfo: Hashable, Sendable, Codable {
     public var kind: RocketBlockKind
     /// The text as shown (placeholders filled), or the button title(s) joined by " | ".
     public var text: String
+    /// A rating's scale, bottom to top, when a block was added (records carry it, so a report
+    /// knows a 0–10 question); nil for other blocks.
+    public var scale: ClosedRange<Int>?
 
     /// Creates a snapshot from its parts.
-    public init(id: String?, kind: RocketBlockKind, text: String) {
+    public init(id: String?, kind: RocketBlockKind, text: String, scale: ClosedRange<Int>? = nil) {
         self.id = id
         self.kind = kind
         self.text = text
+        self.scale = scale
     }
 }
 

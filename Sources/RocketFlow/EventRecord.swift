@@ -85,6 +85,10 @@ extension RocketEvent {
             id(block.id)
             w.key("type")
             w.string(block.kind.rawValue)
+            if let scale = block.scale {
+                w.key("scale")
+                w.numbers([scale.lowerBound, scale.upperBound])
+            }
         case .tapped(let index, let blockID, let automatic):
             w.string("tapped")
             w.key("index")

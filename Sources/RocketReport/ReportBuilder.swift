@@ -79,6 +79,8 @@ public struct ReportBuilder {
         var options: [Int: OptionStats] = [:]
         /// The block's kind, from its first `blockAdded` record that names one (a word of letters).
         var type: String?
+        /// A rating's scale, from its first `blockAdded` record that gives one.
+        var scale: ClosedRange<Int>?
     }
 
     /// How often an option was chosen, and under which titles (a title filled from `{{…}}` may
@@ -383,6 +385,12 @@ public struct ReportBuilder {
             {
                 g.blocks[key]!.type = t
             }
+            if g.blocks[key]!.scale == nil, let s = tape.member(of: 0, "scale" as StaticString), tape.kind(s) == .array, tape.count(s) == 2,
+                let low = tape.number(s + 1), let high = tape.number(tape.next(after: s + 1)), low == 0 || low == 1, high == high.rounded(),
+                high > low, high <= 10
+            {
+                g.blocks[key]!.scale = Int(low)...Int(high)
+            }
             if s.reached.insert(key).inserted { g.blocks[key]!.reached += 1 }
         case "tapped", "buttonPressed", "inputSubmitted":
             guard let i = Self.number(tape, "index"), i >= 0, i < 1e9, let shown = s.shown[Int(i)] else { return }
@@ -539,11 +547,12 @@ public struct ReportBuilder {
                         }
                         return OptionReport(option: option, title: named?.key, count: hide(o.count))
                     }
+                    let rating = stats.type == "rating" ? RatingSummary(stats.options, scale: stats.scale, minCount: options.minCount) : nil
                     blocks.append(
                         BlockReport(
                             id: id, reached: hide(stats.reached), answered: hide(stats.answered), dropped: hide(stats.dropped),
                             medianSecondsToAnswer: durations.count >= options.minCount ? median(&durations) : nil, type: stats.type,
-                            answers: answers))
+                            answers: answers, rating: rating))
                 }
                 variants.append(
                     VariantReport(
@@ -625,6 +634,70 @@ public struct BlockReport: Sendable {
     /// For a block that offers options (a button, a double button, a choice, a rating): each
     /// option chosen, by its place; a conversation counts its last answer to the block.
     public var answers: [OptionReport] = []
+    /// For a rating: its answers summed up (nil for other blocks, or fewer answers than the
+    /// report's `minCount`).
+    public var rating: RatingSummary? = nil
+}
+
+/// A rating's answers summed up: their mean, and for a question from 0 to 10 its Net Promoter
+/// Score. Each conversation counts its last answer, as ``BlockReport/answers`` does.
+public struct RatingSummary: Sendable, Hashable {
+    /// Conversations that answered it.
+    public var answers: Int
+    /// The mean of their answers.
+    public var mean: Double
+    /// The scale, bottom to top, when its records say it (records before they did: nil).
+    public var scale: ClosedRange<Int>?
+    /// For a scale from 0 to 10: the Net Promoter Score.
+    public var netPromoter: NetPromoterScore?
+
+    /// Sums up a rating's options (their counts and titles); nil when fewer than `minCount`
+    /// conversations answered it. A value is its option's title when that is a number of the
+    /// scale (records name it), else its place above the bottom of the scale (1 when unknown).
+    init?(_ options: [Int: ReportBuilder.OptionStats], scale: ClosedRange<Int>?, minCount: Int) {
+        var n = 0
+        var sum = 0.0
+        var groups = (promoters: 0, passives: 0, detractors: 0)
+        for (option, o) in options {
+            let titled = o.titles.max { a, b in a.value != b.value ? a.value < b.value : a.key > b.key }.flatMap { Int($0.key) }
+            let value = titled.flatMap { scale == nil || scale!.contains($0) ? $0 : nil } ?? option + (scale?.lowerBound ?? 1)
+            n += o.count
+            sum += Double(value) * Double(o.count)
+            if value >= 9 { groups.promoters += o.count } else if value >= 7 { groups.passives += o.count } else { groups.detractors += o.count }
+        }
+        guard n > 0, n >= minCount else { return nil }
+        answers = n
+        mean = sum / Double(n)
+        self.scale = scale
+        // As every count of a report: from 1 to under minCount, hidden.
+        let hide = { (k: Int) -> Int? in k == 0 || k >= minCount ? k : nil }
+        netPromoter =
+            scale == 0...10
+            ? NetPromoterScore(
+                score: Double(groups.promoters - groups.detractors) * 100 / Double(n), promoters: hide(groups.promoters),
+                passives: hide(groups.passives), detractors: hide(groups.detractors)) : nil
+    }
+}
+
+/// The Net Promoter Score of a question from 0 to 10: the share of promoters (9 and 10) less the
+/// share of detractors (0 to 6), in points from −100 to 100. Passives (7 and 8) count in neither.
+public struct NetPromoterScore: Sendable, Hashable {
+    /// The score, −100 to 100.
+    public var score: Double
+    /// Answers of 9 or 10 (nil when hidden, as every count from 1 to under `minCount`).
+    public var promoters: Int?
+    /// Answers of 7 or 8 (nil when hidden).
+    public var passives: Int?
+    /// Answers of 0 to 6 (nil when hidden).
+    public var detractors: Int?
+
+    /// Creates a score from its parts.
+    public init(score: Double, promoters: Int?, passives: Int?, detractors: Int?) {
+        self.score = score
+        self.promoters = promoters
+        self.passives = passives
+        self.detractors = detractors
+    }
 }
 
 /// How often one option of a block was chosen.

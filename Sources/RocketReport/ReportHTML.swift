@@ -2,6 +2,28 @@ import RocketCore
 
 /// How the report's numbers are written for people (the terminal table and the page share it).
 public enum ReportFormat {
+    /// A rating's summary in words: `mean 7.4 of 0–10 from 20 answers; NPS +30 (10 promoters, 4
+    /// passives, 4 detractors)`.
+    public static func rating(_ r: RatingSummary, minCount: Int) -> String {
+        let tenths = Int((r.mean * 10).rounded())
+        var out = "mean \(tenths / 10).\(tenths % 10)"
+        if let s = r.scale { out += " of \(s.lowerBound)–\(s.upperBound)" }
+        out += " from \(grouped(r.answers)) answer\(r.answers == 1 ? "" : "s")"
+        if let nps = r.netPromoter {
+            func counted(_ n: Int?, _ word: String) -> String { count(n, minCount: minCount) + " " + word + (n == 1 ? "" : "s") }
+            out += "; NPS " + score(nps.score)
+            out += " (\(counted(nps.promoters, "promoter")), \(counted(nps.passives, "passive")), \(counted(nps.detractors, "detractor")))"
+        }
+        return out
+    }
+
+    /// A Net Promoter Score as people write it: a whole number with its sign (`+30`, `-12`, `0`).
+    public static func score(_ x: Double) -> String {
+        guard x.isFinite else { return "–" }
+        let n = Int(x.rounded())
+        return n > 0 ? "+\(n)" : "\(n)"
+    }
+
     /// A count, or `<N` when it is hidden.
     public static func count(_ n: Int?, minCount: Int) -> String {
         guard let n else { return "<\(minCount)" }
@@ -178,6 +200,12 @@ extension Report {
                         out += answersChart(b, variant: v, id: figure)
                     }
                     out += answersTable(v)
+                }
+                let rated = v.blocks.compactMap { b in b.rating.map { (b.id, $0) } }
+                if !rated.isEmpty {
+                    out += "<h3>Ratings: \(shown(ReportFormat.variantName(v.variant, by: grouping)))</h3>\n<ul class=\"ratings\">\n"
+                    for (id, r) in rated { out += "<li><strong>\(shown(id))</strong>: \(shown(ReportFormat.rating(r, minCount: minCount)))</li>\n" }
+                    out += "</ul>\n"
                 }
             }
             out += "</section>\n"

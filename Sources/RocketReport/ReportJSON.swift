@@ -4,7 +4,8 @@ extension Report {
     /// The report as JSON (docs/REPORTS.md describes every field):
     /// `{"flows": [{"flow", "variants": [{"variant", "exposures", "starts", "completions",
     /// "completionRate", "dismissals", "blocks": [{"id", "reached", "answered", "dropped",
-    /// "medianSecondsToAnswer", "type", "answers": [{"option", "title", "count"}]}], "comparison"}]}],
+    /// "medianSecondsToAnswer", "type", "answers": [{"option", "title", "count"}], "rating": {"answers",
+    /// "mean", "scale", "nps": {"score", "promoters", "passives", "detractors"}}}], "comparison"}]}],
     /// "records", "minCount", "by"}`; a hidden count is null; `"by"` says what the rows (`variants`)
     /// stand for: `variant` or `version`.
     public var json: String {
@@ -82,6 +83,34 @@ extension Report {
                         w.close()
                     }
                     w.closeArray()
+                    w.key("rating")
+                    if let r = block.rating {
+                        w.open()
+                        w.key("answers", first: true)
+                        w.number(r.answers)
+                        w.key("mean")
+                        real(r.mean)
+                        w.key("scale")
+                        if let s = r.scale { w.numbers([s.lowerBound, s.upperBound]) } else { w.null() }
+                        w.key("nps")
+                        if let nps = r.netPromoter {
+                            w.open()
+                            w.key("score", first: true)
+                            real(nps.score)
+                            w.key("promoters")
+                            count(nps.promoters)
+                            w.key("passives")
+                            count(nps.passives)
+                            w.key("detractors")
+                            count(nps.detractors)
+                            w.close()
+                        } else {
+                            w.null()
+                        }
+                        w.close()
+                    } else {
+                        w.null()
+                    }
                     w.close()
                 }
                 w.closeArray()

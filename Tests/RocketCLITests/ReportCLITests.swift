@@ -3,6 +3,26 @@ import Testing
 
 @Suite("rocket report")
 struct ReportCLITests {
+    @Test("Runs of examples/nps.json: its records give the scale, and the report says the Net Promoter Score")
+    func netPromoterScore() throws {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let nps = root.appendingPathComponent("examples/nps.json").path
+        var log = ""
+        // Two promoters, a passive and two detractors (one of them a 0): (2 − 2) / 5 = 0; mean 5.6.
+        for input in ["10\nFast\n\n", "9\n\n\n", "7\nMore\n\n", "0\nAll\n\n", "2\nPrice\n\n"] {
+            let r = try runRocket(["play", nps, "--instant", "--events", "-"], stdin: input)
+            #expect(r.status == 0, "\(r.stderr)")
+            log += r.stdout
+        }
+        #expect(log.contains(#""type":"rating","scale":[0,10]"#), "\(log)")
+        let dir = scratchDirectory()
+        try log.write(toFile: dir + "/events.jsonl", atomically: true, encoding: .utf8)
+        let table = try runRocket(["report", dir + "/events.jsonl", "--min-count", "1"])
+        #expect(table.stdout.contains("score: mean 5.6 of 0–10 from 5 answers; NPS 0 (2 promoters, 1 passive, 2 detractors)"), "\(table.stdout)")
+        let json = try runRocket(["report", dir + "/events.jsonl", "--json", "--min-count", "1"])
+        #expect(json.stdout.contains(#""nps":{"score":0,"promoters":2,"passives":1,"detractors":2}"#), "\(json.stdout)")
+    }
+
     @Test("Runs of rocket play appended to one file: counts, the funnel, JSON, the page; errors name the file, line and column")
     func fromPlay() throws {
         let dir = scratchDirectory()

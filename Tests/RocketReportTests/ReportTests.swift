@@ -307,6 +307,59 @@ struct ReportAnswerTests {
         #expect(nps.answers.map { ReportFormat.optionName($0, of: nps) } == ["0", "4", "10"])
     }
 
+    /// A conversation answering a rating `value` on the scale `scale` (nil: a record before scales).
+    static func rated(_ log: inout LogWriter, _ value: Int, scale: ClosedRange<Int>? = 0...10) {
+        let s = scale.map { #","scale":[\#($0.lowerBound),\#($0.upperBound)]"# } ?? ""
+        log.add(#"{"at":1,"event":"started","flow":"f"}"#)
+        log.add(#"{"at":1,"event":"blockAdded","index":0,"id":"nps","type":"rating"\#(s)}"#)
+        let option = value - (scale?.lowerBound ?? 1)
+        log.add(#"{"at":2,"event":"buttonPressed","index":0,"id":"nps","title":"\#(value)","options":[\#(option)]}"#)
+        log.add(#"{"at":3,"event":"dismissed","reason":"completed","count":1,"ids":["nps"]}"#)
+    }
+
+    @Test("a 0–10 rating's Net Promoter Score: promoters' share less detractors', with the mean; hidden below minCount; none without the scale")
+    func netPromoterScore() throws {
+        var log = LogWriter()
+        for v in [9, 10, 10, 9, 10, 9, 10, 10, 9, 10] { Self.rated(&log, v) }  // 10 promoters
+        for v in [7, 8, 8, 7, 8] { Self.rated(&log, v) }  // 5 passives
+        for v in [0, 6, 3, 0, 5] { Self.rated(&log, v) }  // 5 detractors
+        let report = try log.build(minCount: 5)
+        let nps = try #require(report.flows[0].variants[0].blocks.first { $0.id == "nps" })
+        let r = try #require(nps.rating)
+        #expect(r.answers == 20 && r.scale == 0...10)
+        #expect(abs(r.mean - 148.0 / 20) < 1e-9, "\(r.mean)")
+        #expect(r.netPromoter == NetPromoterScore(score: 25, promoters: 10, passives: 5, detractors: 5))
+        #expect(ReportFormat.rating(r, minCount: 5) == "mean 7.4 of 0–10 from 20 answers; NPS +25 (10 promoters, 5 passives, 5 detractors)")
+        #expect(
+            report.json.contains(#""rating":{"answers":20,"mean":7.4,"scale":[0,10],"nps":{"score":25,"promoters":10,"passives":5,"detractors":5}}"#),
+            "\(report.json)")
+        #expect(report.html.contains("<strong>nps</strong>: mean 7.4 of 0–10 from 20 answers; NPS +25"))
+        // A group under minCount is hidden, as any count; the score still shows once enough answered.
+        var few = LogWriter()
+        for _ in 0..<6 { Self.rated(&few, 3) }
+        Self.rated(&few, 10)
+        let fewNPS = try #require(try few.build(minCount: 5).flows[0].variants[0].blocks[0].rating?.netPromoter)
+        #expect(fewNPS.promoters == nil && fewNPS.detractors == 6 && fewNPS.passives == 0 && Int(fewNPS.score.rounded()) == -71)
+        #expect(ReportFormat.score(fewNPS.score) == "-71" && ReportFormat.score(0) == "0")
+        // Fewer answers than minCount: no summary at all.
+        #expect(try few.build(minCount: 8).flows[0].variants[0].blocks[0].rating == nil)
+        // A scale from 1 to 10 has a mean and no score; records without a scale neither.
+        var tens = LogWriter()
+        for v in [1, 10, 10, 9, 5] { Self.rated(&tens, v, scale: 1...10) }
+        let ten = try #require(try tens.build(minCount: 1).flows[0].variants[0].blocks[0].rating)
+        #expect(ten.netPromoter == nil && ten.mean == 7 && ten.scale == 1...10)
+        var old = LogWriter()
+        for v in [1, 9] { Self.rated(&old, v, scale: nil) }
+        let unscaled = try #require(try old.build(minCount: 1).flows[0].variants[0].blocks[0].rating)
+        #expect(unscaled.netPromoter == nil && unscaled.scale == nil && unscaled.mean == 5)
+        // A hostile scale is ignored, never trusted.
+        var bad = LogWriter()
+        bad.add(#"{"at":1,"event":"started","flow":"f"}"#)
+        bad.add(#"{"at":1,"event":"blockAdded","index":0,"id":"nps","type":"rating","scale":[0,1e300]}"#)
+        bad.add(#"{"at":2,"event":"buttonPressed","index":0,"id":"nps","title":"3","options":[3]}"#)
+        #expect(try bad.build(minCount: 1).flows[0].variants[0].blocks[0].rating?.scale == nil)
+    }
+
     @Test("records without options (written before they existed) are answered but name no option; wrong options are an error at their place")
     func oldAndWrongRecords() throws {
         var old = LogWriter()
