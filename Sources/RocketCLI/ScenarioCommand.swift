@@ -62,7 +62,10 @@ enum ScenarioCommand {
                     ("TIMELINE", "Lines 'TIME trigger [SCENARIO]' and 'TIME try' (- or none: standard input)."),
                 ], positionalCount: 0...2,
                 options: ruleOptions.map { $0.inGroup("RULES") } + [
-                    .value("--flow", "FILE", "Take the scenario and its rules from a flow file's \"scenario\" and \"when\" (instead of NAME and RULES)."),
+                    .value(
+                        "--flow", "FILE",
+                        "Take the scenario and its rules from a flow file's \"scenario\" and \"when\" (instead of NAME and RULES), and ask its \"schedule\" and \"quietHours\" first."
+                    ),
                     .flag("--explain", "Print every condition's check under each try."),
                 ],
                 discussion: """
@@ -71,7 +74,9 @@ enum ScenarioCommand {
                     counts an execution when it executes. Blank lines and lines starting with # are
                     skipped. Each try prints its time and verdict on stdout, with the failed conditions
                     and the earliest time the clock alone would allow; the last line counts the
-                    executions. No store is read or written.
+                    executions. No store is read or written. With --flow, a flow's schedule and quiet
+                    hours (in this machine's local time: set TZ for another) refuse a try before its
+                    scenario is asked, as a start is refused.
                     """,
                 exitStatus: "0 played; 64 usage error; 65 a line that cannot be read (FILE:LINE:COL); 66 missing or unreadable file.",
                 examples: [

@@ -92,22 +92,31 @@ enum ScenarioSimulation {
         return line
     }
 
-    /// The command: NAME and the rule flags, or `--flow FILE`'s scenario and `when` rules, then
-    /// the timeline.
+    /// The verdict line of a try the flow's schedule or quiet hours refused.
+    static func verdict(timeRefusal refused: (reason: String, earliest: Double?), at: Double) -> String {
+        "\(WallTime.format(at))  not now: \(refused.reason)" + (refused.earliest.map { "; earliest \(WallTime.format($0.rounded(.up)))" } ?? "; never again")
+    }
+
+    /// The command: NAME and the rule flags, or `--flow FILE`'s scenario and `when` rules (and
+    /// its schedule and quiet hours), then the timeline.
     static func run(_ parsed: ParsedArguments, options: ScenarioOptions, command: String) throws(UsageError) -> ExitStatus {
         var positionals = options.names
-        let name: String, rules: ScenarioRules
+        let name: String?, rules: ScenarioRules
+        var timed: FlowDocument?
         if let path = parsed.value("--flow") {
             if GateOptions.rulesGiven(parsed) { throw UsageError(message: "--flow takes its rules from the flow: give no rule flags", command: command) }
             guard positionals.count <= 1 else { throw UsageError(message: "with --flow, give only the TIMELINE", command: command) }
             guard let result = loadFlowFileReporting(path) else { return .noInput }
             for d in result.errors { printError(d.formatted(file: displayName(path))) }
             guard result.isPlayable, let doc = result.document else { return .dataError }
-            guard let scenario = doc.scenario else {
-                printError("rocket: error: '\(Sanitizer.clean(path, keepNewlines: false))' names no \"scenario\": it is shown whenever it is played")
+            if doc.schedule != nil || doc.quietHours != nil { timed = doc }
+            guard doc.scenario != nil || timed != nil else {
+                printError(
+                    "rocket: error: '\(Sanitizer.clean(path, keepNewlines: false))' names no \"scenario\", \"schedule\" or \"quietHours\": it is shown whenever it is played"
+                )
                 return .dataError
             }
-            name = scenario
+            name = doc.scenario
             rules = doc.when ?? ScenarioRules()
         } else {
             guard let first = positionals.first else { throw UsageError(message: "give the scenario's NAME, or --flow FILE", command: command) }
@@ -115,13 +124,15 @@ enum ScenarioSimulation {
             rules = options.rules
             positionals.removeFirst()
         }
-        return play(name: name, rules: rules, timeline: positionals.first ?? "-", explain: options.gate.explain)
+        return play(name: name, rules: rules, timed: timed, timeline: positionals.first ?? "-", explain: options.gate.explain)
     }
 
-    /// Plays the timeline file (`-`: standard input) and prints each try's verdict.
-    static func play(name: String, rules: ScenarioRules, timeline: String, explain: Bool) -> ExitStatus {
+    /// Plays the timeline file (`-`: standard input) and prints each try's verdict. `timed` is a
+    /// flow whose schedule and quiet hours (in the host's local time, as `rocket play` reads
+    /// them) are asked first, as a start asks them; without `name` nothing else is asked.
+    static func play(name: String?, rules: ScenarioRules, timed: FlowDocument? = nil, timeline: String, explain: Bool) -> ExitStatus {
         let store = InMemoryScenarioStore()
-        let scenario = NamedScenario(name, rules: rules)
+        let scenario = name.map { NamedScenario($0, rules: rules) }
         let file = timeline == "-" ? "<stdin>" : Sanitizer.clean(timeline, keepNewlines: false)
         var previous: Double?
         var tries = 0, executions = 0
@@ -141,7 +152,11 @@ enum ScenarioSimulation {
                 do throws(ScenarioStoreError) {
                     switch step.action {
                     case .trigger(let other):
-                        let scenario = other.isEmpty ? name : other
+                        guard let scenario = other.isEmpty ? name : other else {
+                            printError("\(file):\(number):1: error: the flow names no \"scenario\": say which one this event is of")
+                            failure = .dataError
+                            return false
+                        }
                         if triggered.insert(scenario).inserted, triggered.count > RocketLimits.simulatedScenarios {
                             printError(
                                 "\(file):\(number):1: error: a timeline triggers at most \(RocketLimits.simulatedScenarios) different scenarios")
@@ -150,11 +165,19 @@ enum ScenarioSimulation {
                         }
                         try store.triggerEvent(scenario, at: step.at)
                     case .attempt:
-                        let decision = try scenario.decide(in: store, at: step.at)
                         tries += 1
-                        if decision.allowed { executions += 1 }
-                        printOut(verdict(decision, at: step.at))
-                        if explain { for check in decision.explanation { printOut("    " + check) } }
+                        // The flow's clock first: a refusal there counts nothing.
+                        if let timed, let refused = timed.timeRefusal(at: step.at, utcOffset: Environment.utcOffset(at: step.at)) {
+                            printOut(verdict(timeRefusal: refused, at: step.at))
+                        } else if let scenario {
+                            let decision = try scenario.decide(in: store, at: step.at)
+                            if decision.allowed { executions += 1 }
+                            printOut(verdict(decision, at: step.at))
+                            if explain { for check in decision.explanation { printOut("    " + check) } }
+                        } else {
+                            executions += 1
+                            printOut("\(WallTime.format(step.at))  executes")
+                        }
                     }
                 } catch {
                     printError("rocket: error: \(file):\(number): \(error.message)")

@@ -59,9 +59,17 @@ public enum FlowGraph {
             }
             start = "gate: \(scenario)" + (rules.isEmpty ? "" : " (" + rules.joined(separator: ", ") + ")")
         }
+        // The clock's rules: the schedule and the quiet hours.
+        var clock: [String] = []
+        if let s = doc.schedule {
+            if let from = s.from { clock.append("from \(from)") }
+            if let until = s.until { clock.append("until \(until)") }
+        }
+        if let q = doc.quietHours { clock.append("quiet \(q.from)–\(q.to)") }
+        if !clock.isEmpty { start += (doc.scenario == nil ? " (" : "; ") + clock.joined(separator: ", ") + (doc.scenario == nil ? ")" : "") }
         nodes.append(("(start)", start, .terminal))
         if let root = graph.root, graph.contains(root) {
-            edges.append(Edge(from: "(start)", to: target(root), label: doc.scenario == nil ? "" : "may show"))
+            edges.append(Edge(from: "(start)", to: target(root), label: doc.scenario == nil && clock.isEmpty ? "" : "may show"))
         }
         var usesEnd = false
         for (k, node) in graph.nodes.enumerated() {

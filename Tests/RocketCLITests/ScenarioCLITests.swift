@@ -430,11 +430,46 @@ struct ScenarioSimulateTests {
                 """, "\(r.stdout)")
         write(#"{"version": 1, "blocks": [{"id": "a", "type": "text", "text": "Hi"}]}"#, to: dir + "/open.json")
         let open = try runRocket(["scenario", "simulate", "--flow", dir + "/open.json"])
-        #expect(open.status == 65 && open.stderr.contains("names no \"scenario\""))
+        #expect(open.status == 65 && open.stderr.contains("names no \"scenario\", \"schedule\" or \"quietHours\""))
         #expect(try runRocket(["scenario", "simulate", "--flow", dir + "/gated.json", "--min-events", "3"]).status == 64)
         #expect(try runRocket(["scenario", "simulate", "--flow", dir + "/gated.json", "a", "b"]).status == 64)
         #expect(try runRocket(["scenario", "simulate", "--flow", dir + "/none.json"]).status == 66)
         #expect(try runRocket(["scenario", "simulate"]).status == 64)
+    }
+
+    @Test("--flow FILE asks the flow's schedule and quiet hours first (in TZ's local time), and a refusal there counts no execution")
+    func timedFlow() throws {
+        let dir = scratchDirectory()
+        write(
+            #"""
+            {"version": 1, "scenario": "ask", "when": {"maxExecutionsPermitted": 1},
+             "schedule": {"from": "2026-12-10T00:00Z", "until": "2026-12-12T00:00Z"}, "quietHours": {"from": "22:00", "to": "08:00"},
+             "blocks": [{"id": "a", "type": "text", "text": "Hi"}]}
+            """#, to: dir + "/sale.json")
+        let timeline = "2026-12-09T12:00:00Z try\n2026-12-10T23:00:00Z try\n+10h try\n+1h try\n2026-12-12T00:00:00Z try\n"
+        write(timeline, to: dir + "/t.txt")
+        let r = try runRocket(["scenario", "simulate", "--flow", dir + "/sale.json", dir + "/t.txt"], environment: ["TZ": "UTC"])
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(
+            r.stdout == """
+                2026-12-09T12:00:00Z  not now: scheduled from 2026-12-10T00:00Z, then quiet hours 22:00–08:00 (it is 00:00 there); earliest 2026-12-10T08:00:00Z
+                2026-12-10T23:00:00Z  not now: quiet hours 22:00–08:00 (it is 23:00 there); earliest 2026-12-11T08:00:00Z
+                2026-12-11T09:00:00Z  executes
+                2026-12-11T10:00:00Z  not now: executions 1 < 1 permitted
+                2026-12-12T00:00:00Z  not now: its schedule ended at 2026-12-12T00:00Z; never again
+                executed 1 of 5 tries
+
+                """, "\(r.stdout)")
+        // In Tokyo (UTC+9) 23:00 UTC is 08:00: not quiet.
+        let tokyo = try runRocket(["scenario", "simulate", "--flow", dir + "/sale.json", dir + "/t.txt"], environment: ["TZ": "Asia/Tokyo"])
+        #expect(tokyo.stdout.contains("2026-12-10T23:00:00Z  executes"), "\(tokyo.stdout)")
+        // A flow with a schedule and no scenario: the schedule alone; a bare trigger names nothing.
+        write(#"{"version": 1, "schedule": {"until": "2026-12-12T00:00Z"}, "blocks": [{"id": "a", "type": "text", "text": "Hi"}]}"#, to: dir + "/open.json")
+        let open = try runRocket(["scenario", "simulate", "--flow", dir + "/open.json"], stdin: "2026-12-11T00:00:00Z try\n+1d try\n")
+        #expect(
+            open.status == 0 && open.stdout.hasPrefix("2026-12-11T00:00:00Z  executes\n2026-12-12T00:00:00Z  not now: its schedule ended"), "\(open.stdout)")
+        let bare = try runRocket(["scenario", "simulate", "--flow", dir + "/open.json"], stdin: "2026-12-11T00:00:00Z trigger\n")
+        #expect(bare.status == 65 && bare.stderr.contains("<stdin>:1:1: error: the flow names no \"scenario\""), "\(bare.stderr)")
     }
 
     @Test("A timeline may trigger at most 10,000 different scenarios (each is held in memory for the whole run)")

@@ -86,6 +86,20 @@ struct ScheduleTests {
         #expect(b.code == "impossible-range" && b.path == "schedule.until" && b.line == 1, "\(backwards.diagnostics)")
     }
 
+    @Test("rocket graph's start says the schedule and the quiet hours, beside the scenario's gate or alone")
+    func graph() throws {
+        func drawn(_ fields: String) throws -> String {
+            let doc = try #require(FlowLoader.load(Array(#"{"version": 1, \#(fields), "blocks": [{"id": "a", "type": "text", "text": "Hi"}]}"#.utf8)).document)
+            return FlowGraph.mermaid(doc)
+        }
+        let alone = try drawn(#""schedule": {"from": "2026-12-10T09:00+01:00"}, "quietHours": {"from": "22:00", "to": "08:00"}"#)
+        #expect(alone.contains(#"(["start (from 2026-12-10T09:00+01:00, quiet 22:00–08:00)"])"#) && alone.contains(#"-->|"may show"|"#), "\(alone)")
+        let gated = try drawn(#""scenario": "tip", "when": {"minEventsRequired": 3}, "schedule": {"until": "2027-01-06T00:00Z"}"#)
+        #expect(gated.contains("gate: tip (≥3 events); until 2027-01-06T00:00Z"), "\(gated)")
+        let open = try drawn(#""title": "x""#)
+        #expect(open.contains(#"(["start"])"#) && !open.contains("may show"), "\(open)")
+    }
+
     @Test("The schema and the reference describe it from the table")
     func schema() throws {
         let reference = FlowFormat.v1.referenceMarkdown
