@@ -322,7 +322,8 @@ enum PlayCommand {
             case .success(let store):
                 gapStore = store
                 do throws(ScenarioStoreError) {
-                    if let why = try gap.refusal(in: store, visitor: nil, at: options.gate.now) {
+                    // A flow that ignores the gap is shown whatever it says (its showing still counts).
+                    if !doc.ignoresGap, let why = try gap.refusal(in: store, visitor: nil, at: options.gate.now) {
                         if options.gate.explain || options.verbose {
                             printError(why.reason + "; not before " + WallTime.format(why.earliest.rounded(.up)) + "\n→ not now")
                         }

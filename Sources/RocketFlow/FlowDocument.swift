@@ -44,6 +44,10 @@ public struct FlowDocument: Hashable, Sendable {
     public var quietHours: RocketQuietHours?
     /// When the flow may be shown at all: from one moment until another (a campaign's dates).
     public var schedule: RocketSchedule?
+    /// Shown whatever the gap between flows (`--min-gap`) says, as TipKit's
+    /// `IgnoresDisplayFrequency` (a message that cannot wait); its showing still counts for the
+    /// others.
+    public var ignoresGap = false
     /// The languages its texts are written in (the first the default; empty: one language).
     public var languages: [String] = []
     /// The language it was read in (nil: it has one).

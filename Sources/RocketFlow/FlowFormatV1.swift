@@ -769,6 +769,15 @@ extension FlowFormat {
                 "schedule", \.schedule, scheduleObject,
                 doc: "When the flow may be shown at all: from one moment until another, each with its offset from UTC."),
             FlowField(
+                "ignoresGap", .bool, shownBy: [],
+                doc:
+                    "Shown whatever the gap between flows (`--min-gap`) says: a message that cannot wait. Its showing still counts, so the next flow waits the gap after it.",
+                decode: { d, v, place, root in
+                    guard let b = d.readBool(v, place.path) else { return false }
+                    root.ignoresGap = b
+                    return true
+                }, value: { root, _ in .bool(root.ignoresGap) }),
+            FlowField(
                 "allowBack", .bool, shownBy: [],
                 doc: "Whether the user may go back to change an earlier answer (Shift-Tab, a line `<`, the browser's Edit, the API's `back`).",
                 decode: { d, v, place, root in

@@ -53,7 +53,10 @@ extension ConversationService {
         let gap = ShowingGap(seconds: configuration.minGap)
         if gap.seconds > 0, let store = scenarios {
             do throws(ScenarioStoreError) {
-                if let why = try gap.refusal(in: store, visitor: visitor, at: now) { return .notNow([why.reason], earliest: why.earliest, variant: nil) }
+                // A flow that ignores the gap is shown whatever it says (its showing still counts).
+                if !flow.document.ignoresGap, let why = try gap.refusal(in: store, visitor: visitor, at: now) {
+                    return .notNow([why.reason], earliest: why.earliest, variant: nil)
+                }
             } catch {
                 return unavailable(error)
             }

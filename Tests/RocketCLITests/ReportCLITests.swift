@@ -175,4 +175,22 @@ struct PlayMinGapTests {
         #expect(later.status == 0 && later.stderr.contains("Other"))
         #expect(try runRocket(["play", dir + "/two.json", "--min-gap", "soon"]).status == 64)
     }
+
+    @Test("\"ignoresGap\": true is shown within the gap, and its showing counts: the next flow waits the gap after it")
+    func ignoresGap() throws {
+        let dir = scratchDirectory()
+        write(#"{"version": 1, "blocks": [{"id": "a", "type": "text", "text": "Hi"}]}"#, to: dir + "/one.json")
+        write(#"{"version": 1, "ignoresGap": true, "blocks": [{"id": "u", "type": "text", "text": "Your payment failed"}]}"#, to: dir + "/urgent.json")
+        let store = ["--store", dir + "/s.sqlite"]
+        func play(_ flow: String, at time: String) throws -> RunResult {
+            try runRocket(["play", dir + "/\(flow).json", "--instant", "--min-gap", "1m", "--now", time, "--explain"] + store, stdin: "\n")
+        }
+        #expect(try play("one", at: "2026-12-04T10:00:00Z").status == 0)
+        let urgent = try play("urgent", at: "2026-12-04T10:00:10Z")
+        #expect(urgent.status == 0 && urgent.stderr.contains("Your payment failed"), "\(urgent.stderr)")
+        let next = try play("one", at: "2026-12-04T10:01:05Z")
+        #expect(next.status == 3 && next.stderr.contains("not before 2026-12-04T10:01:10Z"), "\(next.stderr)")
+        // Its own file reads and writes the field back.
+        #expect(try runRocket(["lint", dir + "/urgent.json"]).status == 0)
+    }
 }

@@ -243,6 +243,7 @@ struct RandomFlow {
                     RocketVariable(name: "score", defaultValue: .number(chance(50) ? 2.5 : 0)),
                     RocketVariable(name: "plan", defaultValue: .text(text())), RocketVariable(name: "beta", defaultValue: .bool(chance(50))),
                 ]))
+        doc.ignoresGap = chance(20)
         if chance(30) {
             doc.schedule = RocketSchedule(from: chance(50) ? "2026-12-10T09:00+01:00" : nil, until: chance(50) ? "2027-01-06T00:00:00.5Z" : nil)
         }

@@ -1212,6 +1212,23 @@ struct MinGapAPITests {
         let stats = try SQLiteScenarioStore(path: h.path).stats("rocket.shown@ada")
         #expect(stats.eventsCount == 2 && stats.executionsCount == 0)
     }
+
+    @Test("a flow that ignores the gap starts within it, and its showing counts for the next flow")
+    func ignoresGap() throws {
+        let dir = scratchDirectory()
+        try #"{"version": 1, "blocks": [{"id": "a", "type": "text", "text": "Hi"}]}"#.write(toFile: dir + "/one.json", atomically: true, encoding: .utf8)
+        try #"{"version": 1, "ignoresGap": true, "blocks": [{"id": "u", "type": "text", "text": "Payment failed"}]}"#.write(
+            toFile: dir + "/urgent.json", atomically: true, encoding: .utf8)
+        let h = try Harness(configure: { $0.minGap = 30 }, flowsDirectory: dir)
+        #expect(h.request("POST", "/v1/conversations", body: #"{"flow": "one", "visitor": "ada"}"#).status == 201)
+        h.clock.advance(by: 10)
+        let dry = h.request("POST", "/v1/conversations", body: #"{"flow": "urgent", "visitor": "ada", "dryRun": true}"#)
+        #expect(dry.json?["status"]?.string == "wouldStart", "\(dry.text)")
+        #expect(h.request("POST", "/v1/conversations", body: #"{"flow": "urgent", "visitor": "ada"}"#).status == 201)
+        h.clock.advance(by: 25)  // 35 s after the first, 25 s after the urgent one
+        let next = h.request("POST", "/v1/conversations", body: #"{"flow": "one", "visitor": "ada"}"#)
+        #expect(next.json?["status"]?.string == "notNow" && next.json?["explanation"]?[0]?.string?.contains("25s ago") == true, "\(next.text)")
+    }
 }
 
 @Suite("HTTP API: quiet hours")
