@@ -312,6 +312,29 @@ enum PlayCommand {
             opened = result
             return result
         }
+        // A snooze this person pressed (a button's "snooze"), kept in the store.
+        var snoozeStore: (any ScenarioStore)?
+        if doc.snoozes {
+            switch store() {
+            case .failure(let error):
+                if options.verbose { printError("rocket: note: snoozes are not kept: \(error.message)") }
+            case .success(let store):
+                snoozeStore = store
+                if saved == nil, !options.ignoreRules {
+                    do throws(ScenarioStoreError) {
+                        if let why = try FlowSnooze.refusal(in: store, flow: flowName, visitor: nil, at: options.gate.now) {
+                            if options.gate.explain || options.verbose {
+                                printError(why.reason + (why.earliest == nil ? "; never again" : "") + "\n→ not now")
+                            }
+                            return ExitStatus.notNow
+                        }
+                    } catch {
+                        printError("rocket: error: \(error.message)")
+                        return ExitStatus.ioError
+                    }
+                }
+            }
+        }
         let gap = ShowingGap(seconds: options.minGap)
         var gapStore: (any ScenarioStore)?
         if saved == nil, !options.ignoreRules, gap.seconds > 0 {
@@ -392,7 +415,7 @@ enum PlayCommand {
         }
         return await play(
             played, imageBase: base.isEmpty ? nil : base, options: options, flowName: flowName, version: version, resume: saved, exposure: exposure,
-            given: given)
+            given: given, snoozes: options.ignoreRules ? nil : snoozeStore)
     }
 
     /// A session that reached its end as a case of `rocket test` (docs/FLOW_TESTS.md): the
@@ -589,7 +612,7 @@ enum PlayCommand {
     static func play(
         _ doc: FlowDocument, imageBase: String?, options: PlayOptions,
         flowName: String = "demo", version: String? = nil, resume: ConversationSnapshot? = nil, exposure: (experiment: String, variant: String)? = nil,
-        given: [String: GivenAnswer] = [:], leftover: ((bytes: [UInt8], ended: Bool)) -> Void = { _ in }
+        given: [String: GivenAnswer] = [:], snoozes: (any ScenarioStore)? = nil, leftover: ((bytes: [UInt8], ended: Bool)) -> Void = { _ in }
     ) async -> ExitStatus {
         let env = Environment.current
         // A flow that asks for a secret: no core file, nobody attaches (docs/SEMANTICS.md).
@@ -720,6 +743,24 @@ enum PlayCommand {
             {
                 let line = Sanitizer.clean(title, keepNewlines: false) + " → " + link
                 runner.printAbove(line)
+            }
+            // A pressed button that snoozes the flow: kept in the store (a failure is said), but
+            // not under --ignore-rules, which records nothing.
+            if case .buttonPressed(let index, _, let side, _, let chosen, _) = event,
+                let text = rocket.conversation.node(at: index).pressed(side: side, option: chosen.first)?.snooze,
+                let seconds = RocketButtonNode.snoozeSeconds(text)
+            {
+                if let snoozes {
+                    do throws(ScenarioStoreError) {
+                        // The press's time on the gates' clock (--now's moment when it is given).
+                        let now = options.gate.wallClock ? WallTime.now : options.gate.now
+                        try FlowSnooze.record(in: snoozes, flow: flowName, visitor: nil, seconds: seconds, at: now)
+                    } catch {
+                        runner.printAbove("rocket: error: the snooze is not kept: " + error.message)
+                    }
+                } else if !options.ignoreRules {
+                    runner.printAbove("rocket: note: the snooze is not kept (no store)")
+                }
             }
             guard case .action(let name, _) = event else { return }
             if printActions {

@@ -568,6 +568,20 @@ public struct Conversation: Hashable, Sendable, Codable {
     /// The block that accepts input now, or nil.
     public var interactiveBlock: RocketNode? { interactiveIndex.map { node(at: $0) } }
 
+    /// The button `intent` would press now (a button, a side of a double button, an option of a
+    /// single choice), or nil: what a host looks at before it sends the intent (a snooze it keeps
+    /// first).
+    public func button(pressedBy intent: RocketIntent) -> RocketButtonNode? {
+        guard let block = interactiveBlock else { return nil }
+        switch (intent, block.content) {
+        case (.pressButton, .button(let b)): return b
+        case (.pressLeft, .doubleButton(let l, _)): return l
+        case (.pressRight, .doubleButton(_, let r)): return r
+        case (.choose(let k), .choice(let c)) where !c.multiple && c.options.indices.contains(k): return c.options[k]
+        default: return nil
+        }
+    }
+
     /// The intents the conversation takes now: those of its interactive block, and `close` while
     /// it is on screen with a close button.
     public var acceptedIntents: [RocketIntent.Name] {

@@ -107,11 +107,14 @@ public struct RocketButtonNode: Hashable, Sendable, Codable {
     /// A picture drawn in the button above its title (a picture choice in the browser; the
     /// terminal draws the title alone).
     public var image: RocketImage?
+    /// How long a press keeps the flow from being shown again to this person, as written: a
+    /// duration (`"7d"`) or `"forever"` ("Remind me later", "No thanks"); the host keeps it.
+    public var snooze: String?
 
     /// Creates a button node.
     public init(
         title: String, font: RocketFont = .button, next: RocketNodeID? = nil, actionName: String? = nil,
-        hasHostAction: Bool = false, link: String? = nil, image: RocketImage? = nil
+        hasHostAction: Bool = false, link: String? = nil, image: RocketImage? = nil, snooze: String? = nil
     ) {
         self.title = title
         self.font = font
@@ -120,6 +123,15 @@ public struct RocketButtonNode: Hashable, Sendable, Codable {
         self.hasHostAction = hasHostAction
         self.link = link
         self.image = image
+        self.snooze = snooze
+    }
+
+    /// The seconds a ``snooze`` names: a duration from one second to 100 years, or
+    /// `Double.infinity` for `"forever"`; nil for anything else.
+    public static func snoozeSeconds(_ text: String) -> Double? {
+        if text == "forever" { return .infinity }
+        guard let seconds = RocketDuration.parse(text), seconds >= 1, seconds <= 100 * 365.25 * 86_400 else { return nil }
+        return seconds
     }
 
     /// True for a link a button may open: an absolute `http:` or `https:` URL with a host, at
@@ -658,16 +670,29 @@ public struct RocketNode: Hashable, Sendable, Codable {
         }
     }
 
-    /// The page a press of this block opens (``RocketButtonNode/link``): the button's, the
-    /// pressed side's of a double button, the chosen option's of a choice; nil for none.
-    public func link(side: RocketButtonSide?, option: Int?) -> String? {
+    /// The button a press of this block pressed: the button, the pressed side of a double
+    /// button, the chosen option of a single choice; nil for none.
+    public func pressed(side: RocketButtonSide?, option: Int?) -> RocketButtonNode? {
         switch content {
-        case .button(let b): return b.link
-        case .doubleButton(let l, let r): return side == .left ? l.link : side == .right ? r.link : nil
+        case .button(let b): return b
+        case .doubleButton(let l, let r): return side == .left ? l : side == .right ? r : nil
         case .choice(let c):
             guard !c.multiple, let option, c.options.indices.contains(option) else { return nil }
-            return c.options[option].link
+            return c.options[option]
         default: return nil
+        }
+    }
+
+    /// The page a press of this block opens (``RocketButtonNode/link``), of the button it pressed.
+    public func link(side: RocketButtonSide?, option: Int?) -> String? { pressed(side: side, option: option)?.link }
+
+    /// True when some button of this block snoozes its flow (``RocketButtonNode/snooze``).
+    public var snoozes: Bool {
+        switch content {
+        case .button(let b): return b.snooze != nil
+        case .doubleButton(let l, let r): return l.snooze != nil || r.snooze != nil
+        case .choice(let c): return c.options.contains { $0.snooze != nil }
+        default: return false
         }
     }
 

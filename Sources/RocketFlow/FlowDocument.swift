@@ -73,6 +73,10 @@ public struct FlowDocument: Hashable, Sendable {
         self.banner = banner
     }
 
+    /// True when a button of the flow (or of a flow it jumps into) snoozes it: its starts then
+    /// ask the store whether this person snoozed it (``FlowSnooze``).
+    public var snoozes: Bool { graph.nodes.contains { $0.snoozes } }
+
     /// The id of the block shown first.
     public var startID: String? {
         guard let root = graph.root, graph.contains(root) else { return nil }

@@ -57,6 +57,9 @@ public indirect enum FlowValueType: Hashable, Sendable {
     case assignments
     /// An object of variable names, each with its default: a string, a number or a boolean.
     case variables
+    /// How long a button's press snoozes its flow: a duration, or `"forever"`
+    /// (`RocketButtonNode.snoozeSeconds(_:)` decides).
+    case snooze
     /// A moment with its offset from UTC: `YYYY-MM-DDTHH:MM[:SS](Z|±HH:MM)`
     /// (`RocketSchedule.instant(_:)` decides).
     case instant

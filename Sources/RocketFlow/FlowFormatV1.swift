@@ -331,6 +331,31 @@ extension FlowFormat {
                     root.link = url
                     return true
                 }, value: { root, _ in root.link.map { .string($0) } }),
+            FlowField(
+                "snooze", .snooze, shownBy: [],
+                doc:
+                    "Pressing it keeps the flow from being shown again to this person for this long (\"Remind me later\": `\"7d\"`), or `\"forever\"` (\"No thanks\"); the press is the answer as any other.",
+                decode: { d, v, place, root in
+                    let text: String
+                    switch d.tape.kind(v) {
+                    case .null: return true
+                    case .number: text = d.tape.number(v).map { $0 == $0.rounded() && abs($0) < 1e15 ? String(Int($0)) : String($0) } ?? ""
+                    case .string: text = d.tape.string(v) ?? ""
+                    default:
+                        d.error(
+                            "wrong-type", "\"snooze\" must be a duration or \"forever\", not \(d.tape.typeName(v))", path: place.path, at: d.tape.offset(v))
+                        return false
+                    }
+                    guard RocketButtonNode.snoozeSeconds(text) != nil else {
+                        d.error(
+                            "bad-value",
+                            "\"snooze\" must be a duration from 1 second to 100 years (\"7d\", \"12h\") or \"forever\", not \(FlowDiagnostic.quoted(text))",
+                            path: place.path, at: d.tape.offset(v))
+                        return false
+                    }
+                    root.snooze = text
+                    return true
+                }, value: { root, _ in root.snooze.map { s in Double(s).map { .number($0) } ?? .string(s) } }),
         ])
 
     /// The rules a typed answer must meet.

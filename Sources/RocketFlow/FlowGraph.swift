@@ -37,8 +37,10 @@ public enum FlowGraph {
             let flat = text.replacingAll("\n", with: " ")
             return flat.count > 40 ? String(flat.prefix(39)) + "…" : flat
         }
-        // A button's action, and ↗ when it opens a page.
-        func marks(_ b: RocketButtonNode) -> String { (b.actionName.map { " ⚡" + $0 } ?? "") + (b.link == nil ? "" : " ↗") }
+        // A button's action, ↗ when it opens a page, ⏸ and how long when it snoozes the flow.
+        func marks(_ b: RocketButtonNode) -> String {
+            (b.actionName.map { " ⚡" + $0 } ?? "") + (b.link == nil ? "" : " ↗") + (b.snooze.map { " ⏸" + $0 } ?? "")
+        }
         func after(_ delay: Double?) -> String {
             guard let delay, delay > 0 else { return "tap" }
             return "after " + RocketDuration.format(delay)

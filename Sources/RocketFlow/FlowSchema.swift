@@ -192,6 +192,7 @@ extension FlowFormat {
                 ("type", .string("string")), ("maxLength", .number(2048)), ("pattern", .string(#"^[Hh][Tt][Tt][Pp][Ss]?://[^\s/?#:"'<>\\`][^\s"'<>\\`]*$"#)),
             ])
         case .blockID: return ref("blockID")
+        case .snooze: return .object([("anyOf", .array([ref("duration"), .object([("const", .string("forever"))])]))])
         case .instant:
             return .object([
                 ("type", .string("string")),
@@ -287,6 +288,7 @@ extension FlowFormat {
         case .link: return "`http://` or `https://` URL"
         case .blockID: return "block id"
         case .instant: return "moment with its offset, `2026-12-10T09:00+01:00`"
+        case .snooze: return "duration, or `\"forever\"`"
         case .image: return "image file or data: URI"
         case .bool: return "boolean"
         case .alwaysTrue: return "`true`"

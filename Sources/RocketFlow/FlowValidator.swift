@@ -240,6 +240,11 @@ public enum FlowValidator {
                             .error, "link-in-multiple", "a multiple choice's options are ticked, not pressed: a \"link\" would never open",
                             "\(blockPath(i)).options[\(k)].link")
                     }
+                    for (k, o) in choice.options.enumerated() where o.snooze != nil {
+                        report(
+                            .error, "snooze-in-multiple", "a multiple choice's options are ticked, not pressed: a \"snooze\" would never be kept",
+                            "\(blockPath(i)).options[\(k)].snooze")
+                    }
                 } else {
                     for (field, present) in [("min", choice.minChosen != nil), ("max", choice.maxChosen != nil), ("next", choice.next != nil)] where present {
                         report(

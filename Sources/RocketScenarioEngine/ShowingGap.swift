@@ -69,3 +69,45 @@ public struct VisitorBudget: Hashable, Sendable {
         try store.triggerEvent(scenarioName, at: now)
     }
 }
+
+/// A person's "not now" to one flow: a press of a button with a `snooze` keeps the flow from
+/// being shown to them again until a moment ("Remind me later": a week; "No thanks": forever).
+/// It is kept in the scenario store as an event of `rocket.snoozed.FLOW` (per visitor on a
+/// server: `rocket.snoozed.FLOW@VISITOR`, erased with the visitor) timed at that moment, so the
+/// scenario's last event says until when, and a later press wins, a shorter one included (the
+/// person changed their mind). Forever is the last instant a time may name (9999-12-31).
+///
+/// ```swift
+/// try FlowSnooze.record(in: store, flow: "rate-us", visitor: "v1", seconds: 7 * 86_400, at: now)
+/// try FlowSnooze.refusal(in: store, flow: "rate-us", visitor: "v1", at: now + 60)   // ("snoozed until …", earliest: now + 7d)
+/// ```
+public enum FlowSnooze {
+    /// The scenario whose last event is the end of the snooze of `flow` for `visitor` (nil: the
+    /// store's one person).
+    public static func scenarioName(flow: String, visitor: String?) -> String {
+        "rocket.snoozed." + flow + (visitor.map { "@" + $0 } ?? "")
+    }
+
+    /// The moment a snooze of `seconds` (`infinity`: forever) pressed at `now` ends.
+    public static func until(seconds: Double, at now: Double) -> Double {
+        guard seconds.isFinite, now.isFinite else { return WallTime.validRange.upperBound }
+        return min(now + max(0, seconds), WallTime.validRange.upperBound)
+    }
+
+    /// Why `flow` is not shown to `visitor` at `now`, and from when it may be (nil: never);
+    /// nil when it is not snoozed.
+    public static func refusal(
+        in store: any ScenarioStore, flow: String, visitor: String?, at now: Double
+    ) throws(ScenarioStoreError) -> (
+        reason: String, earliest: Double?
+    )? {
+        guard let until = try store.stats(scenarioName(flow: flow, visitor: visitor)).lastEventDate, until > now else { return nil }
+        if until >= WallTime.validRange.upperBound { return ("asked not to be shown it again", nil) }
+        return ("snoozed until \(WallTime.format(until.rounded(.up)))", until)
+    }
+
+    /// Records a press at `now` of a snooze of `seconds`.
+    public static func record(in store: any ScenarioStore, flow: String, visitor: String?, seconds: Double, at now: Double) throws(ScenarioStoreError) {
+        try store.triggerEvent(scenarioName(flow: flow, visitor: visitor), at: until(seconds: seconds, at: now))
+    }
+}

@@ -5,7 +5,8 @@ import RocketFlow
 import RocketJSON
 import RocketScenarioEngine
 
-// A start's gates, in their order: the flow's targeting, its schedule and quiet hours, the gap between flows,
+// A start's gates, in their order: the flow's targeting, its schedule and quiet hours, the
+// visitor's snooze of it, the gap between flows,
 // its experiment, its scenario and the visitor's budget. A start asks them and keeps what they
 // decide (the assignment, a holdout's record, the execution, the showing); a dry run
 // (`"dryRun": true`) asks the same gates and keeps nothing.
@@ -13,7 +14,7 @@ extension LoadedFlow {
     /// True when a start of this flow asks the store (a scenario, an experiment, the gap between
     /// flows), which is done on the database thread.
     func asksStore(_ service: ConversationService) -> Bool {
-        (document.scenario != nil || document.experiment != nil || service.configuration.minGap > 0)
+        (document.scenario != nil || document.experiment != nil || service.configuration.minGap > 0 || document.snoozes)
             && (service.scenarios != nil || service.persists)
     }
 }
@@ -48,6 +49,16 @@ extension ConversationService {
         // The schedule, then quiet hours in the visitor's local time when the page gave it.
         if let timed = flow.document.timeRefusal(at: now, utcOffset: utcOffset ?? Environment.utcOffset(at: now)) {
             return .notNow([timed.reason], earliest: timed.earliest, variant: nil)
+        }
+        // A snooze the visitor pressed (a button's "snooze"), kept in the scenario store.
+        if flow.document.snoozes, let store = scenarios {
+            do throws(ScenarioStoreError) {
+                if let why = try FlowSnooze.refusal(in: store, flow: flowName, visitor: visitor, at: now) {
+                    return .notNow([why.reason], earliest: why.earliest, variant: nil)
+                }
+            } catch {
+                return unavailable(error)
+            }
         }
         // The gap between two flows shown to one visitor, across flows, kept in the scenario store.
         let gap = ShowingGap(seconds: configuration.minGap)

@@ -800,7 +800,7 @@ extension ConversationService {
 
     // MARK: Intents
 
-    func intent(_ request: HTTPRequest, id: String, loaded: Bool = false) -> HTTPResponse {
+    func intent(_ request: HTTPRequest, id: String, loaded: Bool = false, snoozeKept: Bool = false) -> HTTPResponse {
         let fields: RequestBody
         switch body(request, allowed: ["intent", "text", "option", "options", "value", "step"]) {
         case .failure(let e): return e.response
@@ -852,6 +852,28 @@ extension ConversationService {
         }
         let now = clock.now
         if let refusal = storeRefusal() { return refusal }
+        // A press of a button that snoozes the flow: the snooze is kept in the scenario store
+        // first, on the database thread, then the intent is applied (its answer means both are
+        // kept). Without a scenario store there is nowhere to keep it. "forever" lasts as long as
+        // the server keeps a visitor's statistics (--visitor-retention), so that the rows of
+        // visitors who never come back are still swept.
+        if !snoozeKept, let scenarios,
+            let asked = slot.withEntry({ e in e.conversation.button(pressedBy: intent)?.snooze.flatMap(RocketButtonNode.snoozeSeconds) })
+        {
+            let (flowName, visitor) = (slot.context.flow.name, slot.context.visitor)
+            let seconds = asked.isFinite ? asked : configuration.visitorRetention
+            return .deferred {
+                do throws(ScenarioStoreError) {
+                    try FlowSnooze.record(in: scenarios, flow: flowName, visitor: visitor, seconds: seconds, at: self.clock.now)
+                } catch {
+                    self.log("rocket serve: scenario store: \(error.message)")
+                    var r = HTTPResponse.error(503, "store-unavailable", "the scenario store cannot be written now")
+                    r.headers.append(("Retry-After", "5"))
+                    return r
+                }
+                return self.intent(request, id: id, loaded: loaded, snoozeKept: true).resolved()
+            }
+        }
         enum Outcome {
             case stale(Entry, asked: Int, UInt64)
             case refused(RocketIntentError, Pending, SharedStrings, UInt64)

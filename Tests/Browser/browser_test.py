@@ -1012,6 +1012,32 @@ def nps_rating(browser, server):
         context.close()
 
 
+def snoozed(browser, server):
+    """A button that snoozes its flow: after "Remind me later" the same visitor's next visit to the
+    flow shows why it is not shown now (until when), and another visitor is shown it."""
+    context = browser.new_context(reduced_motion="reduce")
+    page = context.new_page()
+    page.goto(server.url + "play/later")
+    later = page.get_by_role("button", name="Remind me later", exact=True)
+    later.wait_for(timeout=TIMEOUT)
+    later.click()
+    page.get_by_text("Noted.").wait_for(timeout=TIMEOUT)
+    page.locator(".rk-log [data-focus]").first.click()
+    page.get_by_text("The conversation has ended.").wait_for(timeout=TIMEOUT)
+    # A reload of an ended conversation starts the flow again: now it is snoozed.
+    page.goto(server.url + "play/later")
+    page.get_by_text("snoozed until", exact=False).wait_for(timeout=TIMEOUT)
+    assert page.locator(".rk-log > .rk-item").count() == 0, "a snoozed flow shows nothing"
+    audit(page, "a snoozed flow")
+    shot(page, "snoozed")
+    context.close()
+    other = browser.new_context(reduced_motion="reduce")
+    fresh = other.new_page()
+    fresh.goto(server.url + "play/later")
+    fresh.get_by_role("button", name="Remind me later", exact=True).wait_for(timeout=TIMEOUT)
+    other.close()
+
+
 TRIGGER_PAGE = """<!doctype html><html lang="en"><head><meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1"><title>A long article</title></head>
 <body><main><h1>A long article</h1><div style="height: 3000px">Paragraphs.</div><p>The end.</p></main>
@@ -1297,6 +1323,7 @@ def main():
                 ("buttons that open pages: links in a new tab, noopener, said to screen readers; the flow goes on", lambda: links(browser, flows)),
                 ("a picture choice: options with pictures, named by their titles, side by side where there is room", lambda: picture_choice(browser, flows)),
                 ("a rating from 0 to 10: eleven radios from 0, arrows pick 0, the reply says 0 / 10", lambda: nps_rating(browser, flows)),
+                ("a snoozing button: the same visitor is told until when, another is shown the flow", lambda: snoozed(browser, flows)),
                 ("the launcher: a badge for what came while closed, a panel, Esc and the focus", lambda: launcher(browser, demo)),
                 ("an alert whose actions update live; an action sheet; one whose visitor is erased closes", lambda: live_alert(browser, demo)),
                 ("page trigger delay:30s on a virtual clock; a reload resumes, never re-pops", lambda: trigger_delay(browser, demo)),

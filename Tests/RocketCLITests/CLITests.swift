@@ -991,3 +991,31 @@ struct ScheduleCLITests {
         #expect(!check.stderr.contains("sale.json"), "\(check.stderr)")
     }
 }
+
+@Suite("A button that snoozes its flow, on the command line")
+struct SnoozeCLITests {
+    @Test("play keeps a snooze in the store: the flow is not now until it ends (--explain says until when), forever never; --ignore-rules plays it")
+    func snooze() throws {
+        let dir = scratchDirectory()
+        write(
+            #"""
+            {"version": 1, "blocks": [{"id": "ask", "type": "doubleButton",
+              "left": {"title": "Later", "snooze": "7d"}, "right": {"title": "Never", "snooze": "forever"}}]}
+            """#, to: dir + "/rate.json")
+        let store = ["--store", dir + "/s.sqlite"]
+        func play(at time: String, _ input: String = "1\n", _ more: [String] = []) throws -> RunResult {
+            try runRocket(["play", dir + "/rate.json", "--instant", "--now", time, "--explain"] + store + more, stdin: input)
+        }
+        #expect(try play(at: "2026-12-04T10:00:00Z").status == 0)
+        let soon = try play(at: "2026-12-05T10:00:00Z")
+        #expect(soon.status == 3 && soon.stderr.contains("snoozed until 2026-12-11T10:00:00Z"), "\(soon.stderr)")
+        #expect(try play(at: "2026-12-05T10:00:00Z", "1\n", ["--ignore-rules"]).status == 0)
+        let later = try play(at: "2026-12-11T10:00:00Z", "2\n")
+        #expect(later.status == 0, "\(later.stderr)")
+        let never = try play(at: "2036-01-01T00:00:00Z")
+        #expect(never.status == 3 && never.stderr.contains("asked not to be shown it again; never again"), "\(never.stderr)")
+        // Another flow of the same store is not snoozed by it.
+        write(#"{"version": 1, "blocks": [{"id": "b", "type": "button", "title": "Later", "snooze": "1d"}]}"#, to: dir + "/tip.json")
+        #expect(try runRocket(["play", dir + "/tip.json", "--instant", "--now", "2036-01-01T00:00:00Z"] + store, stdin: "\n").status == 0)
+    }
+}

@@ -340,6 +340,7 @@ enum ShapeMutations {
         case .inputBound: return true
         case .link: return "javascript:alert(1)"
         case .instant: return "2026-12-10T09:00"
+        case .snooze: return "sometimes"
         }
     }
 

@@ -1289,6 +1289,59 @@ struct ScheduleAPITests {
     }
 }
 
+@Suite("HTTP API: buttons that snooze their flow")
+struct SnoozeAPITests {
+    @Test(
+        "a snoozing press is kept before its answer: the visitor's next start is notNow until it ends, others are shown; forever lasts the visitor retention; erasure forgets it",
+        arguments: ServerStoreKind.allCases)
+    func snooze(kind: ServerStoreKind) throws {
+        let dir = scratchDirectory()
+        try #"""
+        {"version": 1, "blocks": [{"id": "ask", "type": "choice", "text": "Enjoying it?",
+          "options": [{"title": "Yes"}, {"title": "Later", "snooze": "7d"}, {"title": "Never", "snooze": "forever"}]}]}
+        """#.write(toFile: dir + "/rate.json", atomically: true, encoding: .utf8)
+        let key = "snooze-key-0123456789abcdef"
+        let h = try Harness(
+            path: kind == .postgres ? try TestPostgres.freshDatabase() : nil, configure: { $0.visitorRetention = 30 * 86_400 }, flowsDirectory: dir,
+            access: AccessControl(secret: AccessControl.randomBytes(32), keys: [key]))
+        let site = ["Authorization": "Bearer " + key]
+        func start(_ visitor: String) -> HTTPResponse {
+            h.request("POST", "/v1/conversations", body: #"{"flow": "rate", "visitor": "\#(visitor)"}"#, headers: site)
+        }
+        func press(_ visitor: String, _ option: Int) throws {
+            let id = try #require(start(visitor).json?["conversation"]?["id"]?.string)
+            let r = h.request(
+                "POST", "/v1/conversations/\(id)/intents", body: #"{"intent": "choose", "option": \#(option)}"#,
+                headers: site.merging(["Rocket-Visitor": visitor]) { $1 })
+            #expect(r.status == 200, "\(r.text)")
+        }
+        try press("ada", 1)
+        let snoozed = start("ada")
+        #expect(snoozed.json?["status"]?.string == "notNow", "\(snoozed.text)")
+        #expect(snoozed.json?["explanation"]?[0]?.string?.hasPrefix("snoozed until ") == true)
+        #expect(snoozed.json?["earliest"]?.string == "2027-01-22T08:00:00Z", "\(snoozed.text)")  // 1_800_000_000 + 7d
+        let dry = h.request("POST", "/v1/conversations", body: #"{"flow": "rate", "visitor": "ada", "dryRun": true}"#, headers: site)
+        #expect(dry.json?["status"]?.string == "notNow")
+        #expect(start("bob").status == 201, "another visitor is shown")
+        h.clock.advance(by: 7 * 86_400)
+        #expect(start("ada").status == 201)
+        // Forever: for as long as the server keeps the visitor's statistics (here 30 days).
+        try press("cy", 2)
+        h.clock.advance(by: 29 * 86_400)
+        #expect(start("cy").json?["status"]?.string == "notNow")
+        h.clock.advance(by: 86_400)
+        #expect(start("cy").status == 201)
+        // Kept in the store as the visitor's: erasure forgets it.
+        try press("dee", 2)
+        #expect(start("dee").json?["status"]?.string == "notNow")
+        #expect(h.request("DELETE", "/v1/visitors/dee", headers: site).status == 200)
+        #expect(start("dee").status == 201)
+        // Pressing a button that does not snooze keeps nothing.
+        try press("eve", 0)
+        #expect(start("eve").status == 201)
+    }
+}
+
 @Suite("HTTP API: results, the answers of ended conversations")
 struct ResultsAPITests {
     static let key = "results-key-0123456789abcdef"
