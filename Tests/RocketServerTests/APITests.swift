@@ -12,6 +12,7 @@ import RocketTestSupport
 import RocketPlatform
 import Testing
 
+@testable import RocketScenariosSQLite
 @testable import RocketServer
 
 @Suite("HTTP API: every route's happy path and errors")
@@ -1339,6 +1340,17 @@ struct SnoozeAPITests {
         // Pressing a button that does not snooze keeps nothing.
         try press("eve", 0)
         #expect(start("eve").status == 201)
+        // A snooze that cannot be kept is a 503, and the press is not applied.
+        if kind == .sqlite, let store = h.service.scenarios as? SQLiteScenarioStore {
+            let id = try #require(start("fay").json?["conversation"]?["id"]?.string)
+            try store.execForTesting("DROP TABLE scenarios")
+            let headers = site.merging(["Rocket-Visitor": "fay"]) { $1 }
+            let refused = h.request("POST", "/v1/conversations/\(id)/intents", body: #"{"intent": "choose", "option": 1}"#, headers: headers)
+            #expect(refused.status == 503 && refused.json?["error"]?["code"]?.string == "store-unavailable", "\(refused.text)")
+            #expect(refused.headers.contains { $0.0 == "Retry-After" })
+            let view = h.request("GET", "/v1/conversations/\(id)", headers: headers)
+            #expect(view.json?["conversation"]?["accepts"]?.array.compactMap(\.string).contains("choose") == true, "\(view.text)")
+        }
     }
 }
 
