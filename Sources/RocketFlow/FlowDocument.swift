@@ -74,7 +74,7 @@ public struct FlowDocument: Hashable, Sendable {
     }
 
     /// True when a button of the flow (or of a flow it jumps into) snoozes it: its starts then
-    /// ask the store whether this person snoozed it (``FlowSnooze``).
+    /// ask the store whether this person snoozed it (`FlowSnooze`).
     public var snoozes: Bool { graph.nodes.contains { $0.snoozes } }
 
     /// The id of the block shown first.
