@@ -424,7 +424,7 @@ enum PlayCommand {
     /// that the case holds for the flow as it is now.
     static func recordedCase(
         _ doc: FlowDocument, conversation c: Conversation, start: [String: RocketValue], lang: String?, variant: String?, actions: [String],
-        at now: Double
+        snooze: String? = nil, at now: Double
     ) -> JSONValue {
         var members: [(String, JSONValue)] = [("name", .string("recorded " + WallTime.format(now.rounded(.down))))]
         let answers = doc.answerValues(of: c)
@@ -434,6 +434,7 @@ enum PlayCommand {
         if let variant { members.append(("variant", .string(variant))) }
         var expect: [(String, JSONValue)] = [("path", .array(c.state.shown.map { .string(c.graph[$0].id ?? "") }))]
         expect.append(("actions", .array(actions.map(JSONValue.string))))
+        if doc.snoozes { expect.append(("snooze", .string(snooze ?? "none"))) }
         let variables = doc.graph.variables.map { ($0.name, (c.variables[$0.name] ?? .null).json) }
         if !variables.isEmpty { expect.append(("vars", .object(variables))) }
         members.append(("expect", .object(expect)))
@@ -733,6 +734,7 @@ enum PlayCommand {
         // same terminal (stdout there, or a command's output), never into the frame.
         let actionsAboveUI = !plain && terminal.sharesDevice(withDescriptor: 1)
         var actionsFired: [String] = []  // for --case-out
+        var snoozePressed: String?  // for --case-out
         rocket.onEvent = { [unowned rocket, unowned runner] event in
             log?.write(event)
             if case .action(let name, _) = event { actionsFired.append(name) }
@@ -750,6 +752,7 @@ enum PlayCommand {
                 let text = rocket.conversation.node(at: index).pressed(side: side, option: chosen.first)?.snooze,
                 let seconds = RocketButtonNode.snoozeSeconds(text)
             {
+                snoozePressed = text
                 if let snoozes {
                     do throws(ScenarioStoreError) {
                         // The press's time on the gates' clock (--now's moment when it is given).
@@ -812,7 +815,7 @@ enum PlayCommand {
             if c.status.reason == .completed {
                 let recorded = Self.recordedCase(
                     doc, conversation: c, start: start.variables, lang: options.lang, variant: exposure?.variant, actions: actionsFired,
-                    at: WallTime.now)
+                    snooze: snoozePressed, at: WallTime.now)
                 let text = recorded.serialized() + "\n"
                 if casePath == "-" {
                     printOut(text)

@@ -34,6 +34,8 @@ public struct FlowTestResult: Sendable {
     public var refused: (id: String, message: String)?
     /// The actions fired, in order.
     public var actions: [String] = []
+    /// The snooze the last snoozing press left (its `snooze` as written), nil for none.
+    public var snooze: String?
     /// The texts of the blocks shown, placeholders filled.
     public var texts: [String] = []
     /// What failed; empty when the case passed.
@@ -77,9 +79,12 @@ extension FlowTestCase {
         let clock = ManualClock(now: 0)
         let host = ConversationHost(conversation: conversation, clock: clock)
         var actions: [String] = []
-        host.onEvent = { event in
+        var snooze: String?
+        host.onEvent = { [unowned host] event in
             switch event {
             case .action(let name, _): actions.append(name)
+            case .buttonPressed(let index, _, let side, _, let options, _):
+                if let s = host.conversation.node(at: index).pressed(side: side, option: options.first)?.snooze { snooze = s }
             case .expressionError(let block, let path, let error):
                 let place = block.map { "block \(FlowDiagnostic.quoted($0))" } ?? "the flow"
                 failures.append(FlowTestFailure(message: "\(place): \(path): \(error.message)", offset: offset))
@@ -155,6 +160,7 @@ extension FlowTestCase {
         result.shown = c.state.shown.map { c.graph[$0].id ?? "" }
         result.variables = c.variables
         result.actions = actions
+        result.snooze = snooze
         result.refused = refusal
         result.texts = c.transcript.compactMap { if case .block(_, _, let text) = $0 { text } else { nil } }
         // Answers no block asked for are dead: a branch went another way than the case thinks.
@@ -245,6 +251,13 @@ extension FlowTestCase {
         if let actions = e.actions, actions.value != result.actions {
             out.append(
                 FlowTestFailure(message: "expected the actions \(Self.list(actions.value)); they were \(Self.list(result.actions))", offset: actions.offset))
+        }
+        if let s = e.snooze {
+            let wanted = s.value == "none" ? nil : RocketButtonNode.snoozeSeconds(s.value)
+            if wanted != result.snooze.flatMap(RocketButtonNode.snoozeSeconds) {
+                let left = result.snooze.map(quoted) ?? "none"
+                out.append(FlowTestFailure(message: "expected the snooze \(quoted(s.value)); the presses left \(left) (\(went))", offset: s.offset))
+            }
         }
         for text in e.says ?? [] where !result.texts.contains(where: { $0.containsText(text.value) }) {
             out.append(FlowTestFailure(message: "no block shown says \(quoted(text.value)) (\(went))", offset: text.offset))

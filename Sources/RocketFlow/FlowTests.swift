@@ -155,6 +155,11 @@ public enum FlowTestFormat {
             summary: "Values the flow's variables hold at the end (the others are not compared); a number is equal to the same number written otherwise."),
         FlowTestField(name: "actions", type: .strings, required: false, summary: "Exactly the actions fired, in order."),
         FlowTestField(
+            name: "snooze", type: .nonEmptyString, required: false,
+            summary:
+                "The snooze the case's presses leave (the last pressed button's `snooze`: a duration such as `\"7d\"`, equal to the same time written otherwise, or `\"forever\"`); `\"none\"`: no press snoozes the flow."
+        ),
+        FlowTestField(
             name: "says", type: .strings, required: false,
             summary: "Texts each found in a block shown, placeholders filled (a part of a block's text is enough)."),
     ]
@@ -407,6 +412,8 @@ public struct FlowTestExpectation: Sendable {
     public var vars: [FlowTestCase.Variable] = []
     /// Exactly the actions fired.
     public var actions: FlowTestPlaced<[String]>?
+    /// The snooze the presses leave (`"none"`: none).
+    public var snooze: FlowTestPlaced<String>?
     /// Texts shown.
     public var says: [FlowTestPlaced<String>]?
     /// Where `path` is written.
@@ -598,6 +605,15 @@ private struct Reader {
                 expect.actions = FlowTestPlaced(value: list.map(\.value), offset: a.value.offset)
             }
             expect.says = em["says"].flatMap { strings($0.value, path: "\(at).says") }
+            if let s = em["snooze"].flatMap({ string($0.value, path: "\(at).snooze") }) {
+                if s.value == "none" || RocketButtonNode.snoozeSeconds(s.value) != nil {
+                    expect.snooze = s
+                } else {
+                    problem(
+                        "type", "\(at).snooze must be a duration (\"7d\"), \"forever\" or \"none\", not \(FlowDiagnostic.quoted(s.value))", "\(at).snooze",
+                        s.offset)
+                }
+            }
         }
         guard let name else { return nil }
         return FlowTestCase(name: name.value, offset: name.offset, answers: answers, vars: vars, language: language, variant: variant, expect: expect)

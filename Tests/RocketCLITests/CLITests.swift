@@ -1014,6 +1014,9 @@ struct SnoozeCLITests {
         #expect(later.status == 0, "\(later.stderr)")
         let never = try play(at: "2036-01-01T00:00:00Z")
         #expect(never.status == 3 && never.stderr.contains("asked not to be shown it again; never again"), "\(never.stderr)")
+        // A recorded case says the snooze its presses left.
+        let recorded = try play(at: "2036-01-01T00:00:00Z", "2\n", ["--ignore-rules", "--case-out", "-"])
+        #expect(recorded.stdout.contains(#""snooze": "forever""#), "\(recorded.stdout)")
         // Another flow of the same store is not snoozed by it.
         write(#"{"version": 1, "blocks": [{"id": "b", "type": "button", "title": "Later", "snooze": "1d"}]}"#, to: dir + "/tip.json")
         #expect(try runRocket(["play", dir + "/tip.json", "--instant", "--now", "2036-01-01T00:00:00Z"] + store, stdin: "\n").status == 0)

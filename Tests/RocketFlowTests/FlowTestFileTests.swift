@@ -161,6 +161,30 @@ struct FlowTestFileTests {
             ])
     }
 
+    @Test("snooze: the last snoozing press's, compared by time; none when no press snoozes; a word that is none of them is refused at its place")
+    func snooze() throws {
+        let flow = try doc(
+            #"{"version": 1, "blocks": [{"id": "ask", "type": "doubleButton", "left": {"title": "Later", "snooze": "7d"}, "right": {"title": "Never", "snooze": "forever"}}]}"#
+        )
+        let text = #"""
+            {"cases": [
+              {"name": "a week", "answers": {"ask": "Later"}, "expect": {"snooze": "168h"}},
+              {"name": "wrong", "answers": {"ask": "Later"}, "expect": {"snooze": "forever"}},
+              {"name": "for good", "answers": {"ask": "Never"}, "expect": {"snooze": "forever"}},
+              {"name": "none expected", "answers": {"ask": "Never"}, "expect": {"snooze": "none"}}
+            ]}
+            """#
+        let got = try failures(text, on: flow)
+        #expect(got[0].isEmpty && got[2].isEmpty, "\(got)")
+        #expect(got[1] == [pos(text, #""forever""#) + #": expected the snooze "forever"; the presses left "7d" (it went ask)"#], "\(got)")
+        #expect(got[3] == [pos(text, #""none""#) + #": expected the snooze "none"; the presses left "forever" (it went ask)"#], "\(got)")
+        guard case .failure(let bad) = FlowTestSuite.read(Array(#"{"cases": [{"name": "x", "expect": {"snooze": "soon"}}]}"#.utf8)) else {
+            Issue.record("\"soon\" was taken")
+            return
+        }
+        #expect(bad.diagnostics.first?.message.contains("must be a duration (\"7d\"), \"forever\" or \"none\"") == true, "\(bad.diagnostics)")
+    }
+
     @Test("Targeting: a case whose vars make when.if false is not shown, and may expect so")
     func notShown() throws {
         let flow = try doc(
