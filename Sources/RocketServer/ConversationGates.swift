@@ -14,7 +14,7 @@ extension LoadedFlow {
     /// True when a start of this flow asks the store (a scenario, an experiment, the gap between
     /// flows), which is done on the database thread.
     func asksStore(_ service: ConversationService) -> Bool {
-        (document.scenario != nil || document.experiment != nil || service.configuration.minGap > 0 || document.snoozes)
+        (document.scenario != nil || document.experiment != nil || service.configuration.minGap > 0 || snoozes)
             && (service.scenarios != nil || service.persists)
     }
 }
@@ -51,7 +51,7 @@ extension ConversationService {
             return .notNow([timed.reason], earliest: timed.earliest, variant: nil)
         }
         // A snooze the visitor pressed (a button's "snooze"), kept in the scenario store.
-        if flow.document.snoozes, let store = scenarios {
+        if flow.snoozes, let store = scenarios {
             do throws(ScenarioStoreError) {
                 if let why = try FlowSnooze.refusal(in: store, flow: flowName, visitor: visitor, at: now) {
                     return .notNow([why.reason], earliest: why.earliest, variant: nil)

@@ -857,7 +857,7 @@ extension ConversationService {
         // kept). Without a scenario store there is nowhere to keep it. "forever" lasts as long as
         // the server keeps a visitor's statistics (--visitor-retention), so that the rows of
         // visitors who never come back are still swept.
-        if !snoozeKept, let scenarios,
+        if !snoozeKept, slot.context.flow.snoozes, let scenarios,
             let asked = slot.withEntry({ e in e.conversation.button(pressedBy: intent)?.snooze.flatMap(RocketButtonNode.snoozeSeconds) })
         {
             let (flowName, visitor) = (slot.context.flow.name, slot.context.visitor)

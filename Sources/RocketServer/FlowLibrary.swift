@@ -38,6 +38,8 @@ package final class LoadedFlow: Sendable {
     /// file read in its first language (so a flow's languages are one version, and an edit of
     /// the file is a new one).
     package let version: String
+    /// True when a button of it snoozes it (looked at once, not at each start and intent).
+    package let snoozes: Bool
 
     /// A flow named `name` from its checked document, read in `language` (nil: its first), of
     /// the version `version` (nil: its own identity's).
@@ -55,6 +57,7 @@ package final class LoadedFlow: Sendable {
         self.closeButton = close
         self.statics = ViewStatics(graph: graph, author: author, closeButton: close, flow: name, language: language ?? document.languages.first)
         self.blockNames = BlockNames(graph)
+        self.snoozes = document.snoozes
     }
 
     /// A conversation of this flow started at `now`, from `root` when given (an experiment's

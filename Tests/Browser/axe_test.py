@@ -53,7 +53,7 @@ def step(page):
         target.first.check()
         with page.expect_response(lambda r: "/intents" in r.url, timeout=bt.TIMEOUT):
             page.locator(".rk-log .rk-pick .rk-send").first.click()
-    elif kind != "BUTTON" and kind != "DIV" and kind != "SPAN":
+    elif kind not in ("BUTTON", "DIV", "SPAN", "A"):
         # A text field, or a text area (several lines), which Ctrl+Enter sends.
         field = page.locator(".rk-log .rk-input:not([disabled])")
         area = kind == "TEXTAREA"
@@ -103,6 +103,9 @@ def walk(browser, axe, server, flow, scheme, width, problems, locale="en-US"):
             # Nothing to answer: a block that goes on by itself, or the end on its way.
             page.wait_for_function(
                 "() => !!document.querySelector('.rk-end') || !!document.querySelector('.rk-log [data-focus]')", timeout=bt.TIMEOUT)
+    else:
+        # A walk that never ends checked the same screen over and over, not the flow.
+        problems.append(f"{where}: the walk did not reach the end in {MAX_STEPS} steps")
     context.close()
 
 

@@ -1014,6 +1014,11 @@ struct SnoozeCLITests {
         #expect(later.status == 0, "\(later.stderr)")
         let never = try play(at: "2036-01-01T00:00:00Z")
         #expect(never.status == 3 && never.stderr.contains("asked not to be shown it again; never again"), "\(never.stderr)")
+        // The store lists it as a scenario, and a reset of that scenario forgets it.
+        let status = try runRocket(["scenario", "status", "rocket.snoozed.rate"] + store)
+        #expect(status.stdout.contains("last 9999-12-31T23:59:59Z"), "\(status.stdout)")
+        #expect(try runRocket(["scenario", "reset", "rocket.snoozed.rate"] + store).status == 0)
+        #expect(try play(at: "2036-01-01T00:00:00Z", "1\n").status == 0)
         // A recorded case says the snooze its presses left.
         let recorded = try play(at: "2036-01-01T00:00:00Z", "2\n", ["--ignore-rules", "--case-out", "-"])
         #expect(recorded.stdout.contains(#""snooze": "forever""#), "\(recorded.stdout)")
