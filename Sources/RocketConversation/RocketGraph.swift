@@ -126,11 +126,12 @@ public struct RocketButtonNode: Hashable, Sendable, Codable {
         self.snooze = snooze
     }
 
-    /// The seconds a ``snooze`` names: a duration from one second to 100 years, or
-    /// `Double.infinity` for `"forever"`; nil for anything else.
+    /// The seconds a ``snooze`` names: a duration from one second up to the longest any
+    /// duration may be (`RocketDuration.maxSeconds`), or `Double.infinity` for `"forever"`; nil
+    /// for anything else.
     public static func snoozeSeconds(_ text: String) -> Double? {
         if text == "forever" { return .infinity }
-        guard let seconds = RocketDuration.parse(text), seconds >= 1, seconds <= 100 * 365.25 * 86_400 else { return nil }
+        guard let seconds = RocketDuration.parse(text), seconds >= 1 else { return nil }
         return seconds
     }
 

@@ -349,7 +349,7 @@ extension FlowFormat {
                     guard RocketButtonNode.snoozeSeconds(text) != nil else {
                         d.error(
                             "bad-value",
-                            "\"snooze\" must be a duration from 1 second to 100 years (\"7d\", \"12h\") or \"forever\", not \(FlowDiagnostic.quoted(text))",
+                            "\"snooze\" must be \"forever\" or \(RocketDuration.syntax), of at least 1 second, not \(FlowDiagnostic.quoted(text))",
                             path: place.path, at: d.tape.offset(v))
                         return false
                     }
