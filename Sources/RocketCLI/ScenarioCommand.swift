@@ -280,7 +280,8 @@ enum ScenarioCommand {
         // A flow's snooze (FlowSnooze): its last event is when it ends.
         if name.hasPrefix("rocket.snoozed."), let until = s.lastEventDate {
             let when = until >= WallTime.validRange.upperBound ? "for good" : "until \(date(until))"
-            return "\(Sanitizer.clean(name, keepNewlines: false)): a snooze of the flow \(Sanitizer.clean(String(name.dropFirst(15)), keepNewlines: false)), \(when)"
+            return
+                "\(Sanitizer.clean(name, keepNewlines: false)): a snooze of the flow \(Sanitizer.clean(String(name.dropFirst(15)), keepNewlines: false)), \(when)"
         }
         return
             "\(Sanitizer.clean(name, keepNewlines: false)): events \(s.eventsCount) (first \(date(s.firstEventDate)), last \(date(s.lastEventDate))); executions \(s.executionsCount) (last \(date(s.lastExecutionDate)))"
