@@ -12,7 +12,7 @@ import RocketScenarioEngine
 // (`"dryRun": true`) asks the same gates and keeps nothing.
 extension LoadedFlow {
     /// True when a start of this flow asks the store (a scenario, an experiment, the gap between
-    /// flows), which is done on the database thread.
+    /// flows, a visitor's snooze), which is done on the database thread.
     func asksStore(_ service: ConversationService) -> Bool {
         (document.scenario != nil || document.experiment != nil || service.configuration.minGap > 0 || snoozes)
             && (service.scenarios != nil || service.persists)
