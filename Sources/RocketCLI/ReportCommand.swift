@@ -16,9 +16,14 @@ enum ReportCommand {
             .value("--events", "FILE", "Read event records from FILE as well (repeatable; - for standard input).", repeatable: true),
             .value("--store", "FILE|URL", "Read the records rocket serve keeps in its store: an SQLite FILE, or a postgresql:// URL."),
             .value("--flow", "NAME", "Only the flow NAME."),
-            .value("--by", "ROWS", "variant (default: an experiment's variants) or version (the flow's versions, oldest first: what an edit changed).")
-                .completing(.words(ReportGrouping.allCases.map(\.rawValue))),
-            .value("--against", "VARIANT", "Compare every variant (or version) with VARIANT instead of the first by name (by version: the oldest)."),
+            .value(
+                "--by", "ROWS",
+                "variant (default: an experiment's variants), version (the flow's versions, oldest first: what an edit changed), or day or week (UTC, oldest first: a trend)."
+            )
+            .completing(.words(ReportGrouping.allCases.map(\.rawValue))),
+            .value(
+                "--against", "VARIANT",
+                "Compare every variant (or version, day or week) with VARIANT instead of the first by name (by version, day or week: the oldest)."),
             .value("--min-count", "N", "Hide counts of fewer than N conversations (default 5; 1 shows all)."),
             .flag("--json", "Print the report as JSON (docs/REPORTS.md describes every field)."),
             .value("--html", "FILE", "Write the report as a self-contained HTML page with charts to FILE (- for standard output)."),
@@ -57,7 +62,7 @@ enum ReportCommand {
 
         var grouping = ReportGrouping.variant
         if let by = parsed.value("--by") {
-            guard let g = ReportGrouping(rawValue: by) else { throw UsageError(message: "--by must be variant or version", command: spec.name) }
+            guard let g = ReportGrouping(rawValue: by) else { throw UsageError(message: "--by must be \(ReportGrouping.phrase)", command: spec.name) }
             grouping = g
         }
         var builder = ReportBuilder(by: grouping)

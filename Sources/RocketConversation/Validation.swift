@@ -165,13 +165,7 @@ public enum RocketInputType: String, Hashable, Sendable, Codable, CaseIterable {
             return n
         }
         guard let y = number(0..<4), let m = number(5..<7), let d = number(8..<10), y >= 1, (1...12).contains(m), d >= 1 else { return false }
-        return d <= daysIn(month: m, year: y)
-    }
-
-    /// The days of a month (February's by the Gregorian leap rule).
-    static func daysIn(month m: Int, year y: Int) -> Int {
-        let leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0
-        return [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][m - 1]
+        return d <= CivilDate.daysIn(month: m, year: y)
     }
 
     /// The day `days` days and `months` months after the day `s` (`YYYY-MM-DD`): a month step
@@ -193,29 +187,11 @@ public enum RocketInputType: String, Hashable, Sendable, Codable, CaseIterable {
         y = total >= 0 ? total / 12 : -1
         m = total % 12 + 1
         guard (1...9999).contains(y) else { return nil }
-        d = min(d, daysIn(month: m, year: y))
-        // Then days, through a count of days since 0000-03-01 (the civil calendar's own era).
-        func count(_ y: Int, _ m: Int, _ d: Int) -> Int {
-            let yy = m <= 2 ? y - 1 : y
-            let era = yy / 400, yoe = yy - era * 400
-            let doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1
-            return era * 146_097 + yoe * 365 + yoe / 4 - yoe / 100 + doy
-        }
-        let n = count(y, m, d) + days
-        guard n >= 0 else { return nil }
-        let era = n / 146_097, doe = n - era * 146_097
-        let yoe = (doe - doe / 1460 + doe / 36524 - doe / 146_096) / 365
-        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
-        let mp = (5 * doy + 2) / 153
-        let day = doy - (153 * mp + 2) / 5 + 1
-        let month = mp < 10 ? mp + 3 : mp - 9
-        let year = yoe + era * 400 + (month <= 2 ? 1 : 0)
-        guard (1...9999).contains(year) else { return nil }
-        func pad(_ v: Int, _ width: Int) -> String {
-            let t = String(v)
-            return String(repeating: "0", count: max(0, width - t.count)) + t
-        }
-        return pad(year, 4) + "-" + pad(month, 2) + "-" + pad(day, 2)
+        d = min(d, CivilDate.daysIn(month: m, year: y))
+        // Then days, through the count of days of the one civil calendar.
+        let n = CivilDate.days(year: y, month: m, day: d) + days
+        guard (1...9999).contains(CivilDate.date(days: n).year) else { return nil }
+        return CivilDate.text(days: n)
     }
 }
 

@@ -19,14 +19,38 @@ public struct ReportInputError: Error, Hashable, Sendable {
     }
 }
 
-/// What a report's rows stand for: an experiment's variants, or the versions of a flow (which
-/// its `started` records name), oldest first, to see what an edit changed.
+/// What a report's rows stand for: an experiment's variants, the versions of a flow (which its
+/// `started` records name), oldest first, to see what an edit changed, or the days or weeks its
+/// conversations started in, to see a trend.
 public enum ReportGrouping: String, Hashable, Sendable, CaseIterable {
     /// A row per variant (`""` for a flow without an experiment; the holdout last).
     case variant
     /// A row per version of the flow, in the order they were first started; `""` for
     /// conversations whose records name no version (written before versions were).
     case version
+    /// A row per day its conversations started on (UTC, `YYYY-MM-DD`), oldest first; `""` for
+    /// records without a time.
+    case day
+    /// A row per week its conversations started in (UTC, named by its Monday, `YYYY-MM-DD`),
+    /// oldest first.
+    case week
+
+    /// The words `--by` and `by=` take, for messages.
+    public static var phrase: String {
+        let words = allCases.map(\.rawValue)
+        return words.dropLast().joined(separator: ", ") + " or " + words.last!
+    }
+
+    /// The row of a conversation that started at `at` (seconds since 1970), by day or week: the
+    /// day's `YYYY-MM-DD`, or the week's Monday's; `""` without a time (or by variant or version).
+    public func period(of at: Double?) -> String {
+        // Years 1 to 9999, as instants are anywhere (a record's time may be anything).
+        guard self == .day || self == .week, let at, CivilDate.instants.contains(at) else { return "" }
+        var day = Int((at / 86_400).rounded(.down))
+        // 1970-01-01 was a Thursday: days since it, less those since that week's Monday.
+        if self == .week { day -= (day % 7 + 7 + 3) % 7 }
+        return CivilDate.text(days: day)
+    }
 }
 
 /// What a report is made with.
@@ -319,14 +343,15 @@ public struct ReportBuilder {
     private mutating func apply(_ tape: JSONTape, event: String, to s: inout Session, line: Int) throws(ReportInputError) {
         records += 1
         let at = Self.number(tape, "at")
-        let byVersion = grouping == .version
-        if !byVersion, !s.counted || s.variant.isEmpty, let v = Self.text(tape, "variant"), v != s.variant {
+        let byVariant = grouping == .variant
+        if byVariant, !s.counted || s.variant.isEmpty, let v = Self.text(tape, "variant"), v != s.variant {
             s.variant = v
             s.group = nil
         }
-        // By version, a conversation's row is the version its start names.
-        if byVersion, event == "started", !s.started {
-            let v = Self.text(tape, "version") ?? ""
+        // By version, a conversation's row is the version its start names; by day or week, the
+        // day or week of its start (a first block for records before starts were written).
+        if !byVariant, !s.started, event == "started" || (event == "blockAdded" && grouping != .version) {
+            let v = grouping == .version ? Self.text(tape, "version") ?? "" : grouping.period(of: at)
             if v != s.variant {
                 s.variant = v
                 s.group = nil
@@ -336,8 +361,8 @@ public struct ReportBuilder {
             throw ReportInputError(line: line, message: "more than \(RocketLimits.reportGroups) different flows and variants")
         }
         switch event {
-        case "exposure" where byVersion:
-            // Exposures belong to an experiment's variants, not to a version.
+        case "exposure" where !byVariant:
+            // Exposures belong to an experiment's variants, not to a version, a day or a week.
             s.exposed = true
         case "exposure":
             s.exposed = true
@@ -511,6 +536,8 @@ public struct ReportBuilder {
                     let (x, y) = (groups[a]!.firstAt, groups[b]!.firstAt)
                     return x != y ? x < y : a.variant < b.variant
                 }
+                // Days and weeks are named so that their names sort as time does.
+                if grouping == .day || grouping == .week { return a.variant < b.variant }
                 if (a.variant == "holdout") != (b.variant == "holdout") { return b.variant == "holdout" }
                 return a.variant < b.variant
             }

@@ -89,7 +89,11 @@ public enum ReportFormat {
     /// a version ("(no version)" for conversations whose records name none).
     public static func variantName(_ v: String, by grouping: ReportGrouping = .variant) -> String {
         guard v.isEmpty else { return v }
-        return grouping == .version ? "(no version)" : "(all)"
+        switch grouping {
+        case .version: return "(no version)"
+        case .day, .week: return "(no time)"
+        case .variant: return "(all)"
+        }
     }
 
     /// What a report's rows are called, capitalized or not.

@@ -1,3 +1,5 @@
+import RocketCore
+
 /// Wall-clock time for scenarios (seconds since 1970, UTC), and the two textual forms the CLI
 /// accepts: ISO-8601 (`2026-01-01T00:00:00Z`, offsets and fractions allowed, or a bare date)
 /// and `@EPOCHSECONDS`.
@@ -9,7 +11,7 @@
 /// ```
 public enum WallTime {
     /// The instants accepted anywhere: from 0001-01-01 to 9999-12-31T23:59:59Z.
-    public static let validRange: ClosedRange<Double> = -62_135_596_800...253_402_300_799
+    public static let validRange: ClosedRange<Double> = CivilDate.instants
 
     /// Seconds since 1970 for a text, or nil when it is neither form or outside ``validRange``.
     public static func parse(_ text: String) -> Double? {
@@ -42,9 +44,9 @@ public enum WallTime {
             return true
         }
         guard let year = number(4), expect("-"), let month = number(2), expect("-"), let day = number(2),
-            (1...12).contains(month), (1...daysIn(month: month, year: year)).contains(day)
+            (1...12).contains(month), (1...CivilDate.daysIn(month: month, year: year)).contains(day)
         else { return nil }
-        var seconds = Double(daysFromCivil(year, month, day)) * 86_400
+        var seconds = Double(CivilDate.days(year: year, month: month, day: day)) * 86_400
         if i == chars.count { return seconds }
         guard expect("T") || expect(" "), let h = number(2), expect(":"), let m = number(2), h < 24, m < 60 else { return nil }
         seconds += Double(h * 3600 + m * 60)
@@ -80,38 +82,7 @@ public enum WallTime {
         var days = total / 86_400
         var rest = total % 86_400
         if rest < 0 { rest += 86_400; days -= 1 }
-        let (y, m, d) = civilFromDays(days)
         func two(_ v: Int) -> String { v < 10 ? "0\(v)" : "\(v)" }
-        return "\(y)-\(two(m))-\(two(d))T\(two(rest / 3600)):\(two(rest % 3600 / 60)):\(two(rest % 60))Z"
-    }
-
-    static func daysIn(month: Int, year: Int) -> Int {
-        switch month {
-        case 2: return (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 ? 29 : 28
-        case 4, 6, 9, 11: return 30
-        default: return 31
-        }
-    }
-
-    /// Days since 1970-01-01 (Howard Hinnant's algorithm).
-    static func daysFromCivil(_ year: Int, _ month: Int, _ day: Int) -> Int {
-        let y = month <= 2 ? year - 1 : year
-        let era = (y >= 0 ? y : y - 399) / 400
-        let yoe = y - era * 400
-        let doy = (153 * (month + (month > 2 ? -3 : 9)) + 2) / 5 + day - 1
-        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
-        return era * 146_097 + doe - 719_468
-    }
-
-    static func civilFromDays(_ days: Int) -> (Int, Int, Int) {
-        let z = days + 719_468
-        let era = (z >= 0 ? z : z - 146_096) / 146_097
-        let doe = z - era * 146_097
-        let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365
-        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
-        let mp = (5 * doy + 2) / 153
-        let d = doy - (153 * mp + 2) / 5 + 1
-        let m = mp + (mp < 10 ? 3 : -9)
-        return (yoe + era * 400 + (m <= 2 ? 1 : 0), m, d)
+        return CivilDate.text(days: days) + "T\(two(rest / 3600)):\(two(rest % 3600 / 60)):\(two(rest % 60))Z"
     }
 }

@@ -47,7 +47,7 @@ extension ConversationService {
         }
         var grouping = ReportGrouping.variant
         if let by = request.query["by"] {
-            guard let g = ReportGrouping(rawValue: by) else { return .error(400, "bad-query", "\"by\" must be variant or version") }
+            guard let g = ReportGrouping(rawValue: by) else { return .error(400, "bad-query", "\"by\" must be \(ReportGrouping.phrase)") }
             grouping = g
         }
         guard let archive else {

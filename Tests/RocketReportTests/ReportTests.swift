@@ -147,6 +147,28 @@ struct ReportTests {
         #expect(try log.build().flows.first?.variants.map(\.variant) == ["", "a", "b"])
     }
 
+    @Test("By day and by week: a row per UTC day or week (named by its Monday) the conversations started in, oldest first, compared with the oldest")
+    func byDayAndWeek() throws {
+        var log = LogWriter()
+        // Thursday 2026-12-03 (3 of 10 complete), Saturday 2026-12-05 (6 of 10), Monday 2026-12-07 (9 of 10).
+        for (day, completed) in [(Double(1_796_256_000), 3), (1_796_428_800, 6), (1_796_601_600, 9)] {
+            log.clock = day + 3600
+            for k in 0..<10 { log.conversation(flow: "w", variant: "a", blocks: ["hi"], answered: 1, end: k < completed ? "completed" : "closed") }
+        }
+        let days = try log.build(minCount: 1, by: .day)
+        let rows = try #require(days.flows.first?.variants)
+        #expect(rows.map(\.variant) == ["2026-12-03", "2026-12-05", "2026-12-07"], "\(rows.map(\.variant))")
+        #expect(rows.map(\.completions) == [3, 6, 9] && rows.allSatisfy { $0.exposures == 0 })
+        #expect(rows[0].comparison == nil && rows[2].comparison?.against == "2026-12-03")
+        #expect(abs((rows[2].comparison?.statistics.difference ?? 0) - 0.6) < 1e-9)
+        #expect(days.json.hasSuffix(#""by":"day"}"#))
+        let weeks = try #require(try log.build(minCount: 1, by: .week).flows.first?.variants)
+        #expect(weeks.map(\.variant) == ["2026-11-30", "2026-12-07"] && weeks.map(\.starts) == [20, 10], "\(weeks.map(\.variant))")
+        #expect(ReportGrouping.week.period(of: 0) == "1969-12-29" && ReportGrouping.week.period(of: -1) == "1969-12-29")
+        #expect(ReportGrouping.day.period(of: .nan) == "" && ReportGrouping.day.period(of: 1e300) == "" && ReportGrouping.version.period(of: 0) == "")
+        #expect(ReportFormat.variantName("", by: .week) == "(no time)")
+    }
+
     @Test("Conversations interleaved by their conversation field, and one after another without it")
     func grouping() throws {
         var a = LogWriter(), b = LogWriter()

@@ -103,3 +103,24 @@ struct ScenarioBoundaryTests {
         #expect(!d.explanation.isEmpty)
     }
 }
+
+/// The one civil calendar every date goes through (instants, typed dates, reports by day).
+@Suite("The civil calendar")
+struct CivilDateTests {
+    @Test("days and dates are each other's inverse from year 1 to 9999, with leap years by the Gregorian rule, and agree with the instants")
+    func roundTrip() {
+        let first = CivilDate.days(year: 1, month: 1, day: 1), last = CivilDate.days(year: 9999, month: 12, day: 31)
+        #expect(Double(first) * 86_400 == CivilDate.instants.lowerBound && Double(last + 1) * 86_400 - 1 == CivilDate.instants.upperBound)
+        var n = first
+        while n <= last {
+            let (y, m, d) = CivilDate.date(days: n)
+            #expect(CivilDate.days(year: y, month: m, day: d) == n)
+            #expect(d <= CivilDate.daysIn(month: m, year: y))
+            n += 997  // every month and weekday is met over the range
+        }
+        #expect(CivilDate.days(year: 1970, month: 1, day: 1) == 0 && CivilDate.text(days: -1) == "1969-12-31")
+        #expect(CivilDate.text(days: first) == "0001-01-01" && CivilDate.text(days: last) == "9999-12-31")
+        #expect(CivilDate.daysIn(month: 2, year: 2000) == 29 && CivilDate.daysIn(month: 2, year: 1900) == 28 && CivilDate.daysIn(month: 2, year: 2024) == 29)
+        #expect(WallTime.format(CivilDate.instants.lowerBound) == "0001-01-01T00:00:00Z")
+    }
+}

@@ -1165,6 +1165,12 @@ struct ReportAPITests {
             #expect((v["completions"]?.number).map(Int.init) == expected[name]?.completions ?? 0, "\(name)")
         }
         #expect(variants[0]["comparison"]?.isNull == true && variants[1]["comparison"]?["against"]?.string == "long")
+        // By day: one row, the day the harness's clock started them on (2027-01-15, UTC).
+        let byDay = h.request("GET", "/v1/report", headers: site, query: ["flow": "copy", "minCount": "1", "by": "day"])
+        #expect(byDay.json?["by"]?.string == "day", "\(byDay.text)")
+        #expect(byDay.json?["flows"]?[0]?["variants"]?.array.compactMap { $0["variant"]?.string } == ["2027-01-15"], "\(byDay.text)")
+        let badBy = h.request("GET", "/v1/report", headers: site, query: ["by": "month"])
+        #expect(badBy.status == 400 && badBy.text.contains("variant, version, day or week"), "\(badBy.text)")
         let page = h.request("GET", "/report", headers: site, query: ["minCount": "1"])
         #expect(page.status == 200 && page.header("Content-Type")?.hasPrefix("text/html") == true)
         #expect(page.text.contains("<h2>Flow copy</h2>") && page.text.contains("<svg role=\"img\""))
