@@ -66,18 +66,27 @@ public enum KeyController {
             guard case .rating(let rating) = c.node(at: index).content else { return .none }
             let values = rating.values
             let steps = values.count
+            // Nothing is picked until a key picks it (the first arrow picks the bottom), and
+            // Enter or Space send only a picked value.
+            let picked = ui.ratingPicked
             switch key {
-            case .left, .down, .backTab: ui.focus = max(0, ui.focus - 1); return .redraw
-            case .right, .up, .tab: ui.focus = min(steps - 1, ui.focus + 1); return .redraw
-            case .home: ui.focus = 0; return .redraw
-            case .end: ui.focus = steps - 1; return .redraw
+            case .left, .down, .backTab: ui.focus = picked ? max(0, ui.focus - 1) : 0
+            case .right, .up, .tab: ui.focus = picked ? min(steps - 1, ui.focus + 1) : 0
+            case .home: ui.focus = 0
+            case .end: ui.focus = steps - 1
             case .character(let ch):
-                if let n = Int(String(ch)), values.contains(n) { ui.focus = n - values.lowerBound; return .redraw }
-                if ch == " " { return .send(.rate(values.lowerBound + min(steps - 1, ui.focus))) }
-                return .none
-            case .enter: return .send(.rate(values.lowerBound + min(steps - 1, ui.focus)))
+                if let n = Int(String(ch)), values.contains(n) {
+                    ui.focus = n - values.lowerBound
+                } else if ch == " " && picked {
+                    return .send(.rate(values.lowerBound + min(steps - 1, ui.focus)))
+                } else {
+                    return .none
+                }
+            case .enter where picked: return .send(.rate(values.lowerBound + min(steps - 1, ui.focus)))
             default: return .none
             }
+            ui.ratingPicked = true
+            return .redraw
         case .choice:
             guard case .choice(let choice) = c.node(at: index).content else { return .none }
             if choice.multiple {

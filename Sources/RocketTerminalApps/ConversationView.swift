@@ -21,6 +21,9 @@ public struct ConversationUI: Hashable, Sendable {
     public var blockIndex: Int?
     /// The options ticked in a multiple choice.
     public var ticked: Set<Int> = []
+    /// True once a key picked a rating's value: until then nothing is picked and Enter sends
+    /// nothing, so no answer is given by accident (the browser's radios start unpicked too).
+    public var ratingPicked = false
     /// The local day (`YYYY-MM-DD`) ↑ or ↓ start from in an empty date input; nil: the input's
     /// bounds, else nothing to start from.
     public var today: String?
@@ -410,7 +413,9 @@ public struct ConversationView: Sendable {
             // a scale from 0 its numbers with that one marked; then the words under the ends.
             drawBubble(TextWrap.wrap(text, width: bubbleMax), style: ConversationView.style(for: rating.font), into: &screen, badge: badge)
             let values = rating.values
-            let value = c.chosenOptions[index].map { $0 + values.lowerBound } ?? (active ? min(values.upperBound, values.lowerBound + ui.focus) : nil)
+            let value =
+                c.chosenOptions[index].map { $0 + values.lowerBound }
+                ?? (active && ui.ratingPicked ? min(values.upperBound, values.lowerBound + ui.focus) : nil)
             let r = screen.addRow()
             var col = ConversationView.gutter
             // Steps past a narrow terminal's edge are not drawn (a digit or ←/→ still picks them).
@@ -429,7 +434,7 @@ public struct ConversationView: Sendable {
                 if active { hits.append(HitRegion(row: r, columns: col..<end, target: .rate(k))) }
                 col = end + 1
             }
-            screen.put("\(value ?? 0)/\(values.upperBound)", row: r, column: col, style: ConversationView.dim)
+            screen.put("\(value.map(String.init) ?? "–")/\(values.upperBound)", row: r, column: col, style: ConversationView.dim)
             let low = rating.labels.low.map { c.interpolate($0) }, high = rating.labels.high.map { c.interpolate($0) }
             if active, low != nil || high != nil {
                 let lr = screen.addRow()

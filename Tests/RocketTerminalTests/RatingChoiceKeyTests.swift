@@ -40,6 +40,15 @@ struct RatingChoiceKeyTests {
         var c = Conversation(graph: Self.graph(), options: ConversationOptions(timing: .instant))
         c.start(at: 0)
         var ui = ConversationUI()
+        // Nothing is picked at first: Enter and Space send nothing, the scale says so.
+        #expect(KeyController.handle(.enter, conversation: c, ui: &ui) == .none)
+        #expect(KeyController.handle(.character(" "), conversation: c, ui: &ui) == .none)
+        let unpicked = ConversationView(width: 60, author: RocketAuthor(image: nil, name: "Rocket"), closeTitle: nil, strings: .english)
+            .layout(c, ui: ui).0.lines.joined(separator: "\n")
+        #expect(unpicked.contains("☆ ☆ ☆ ☆ ☆ –/5"), "\(unpicked)")
+        // The first arrow picks the bottom.
+        #expect(KeyController.handle(.right, conversation: c, ui: &ui) == .redraw)
+        #expect(KeyController.handle(.enter, conversation: c, ui: &ui) == .send(.rate(1)))
         #expect(KeyController.handle(.character("3"), conversation: c, ui: &ui) == .redraw)
         #expect(KeyController.handle(.right, conversation: c, ui: &ui) == .redraw)
         #expect(KeyController.handle(.enter, conversation: c, ui: &ui) == .send(.rate(4)))
