@@ -492,6 +492,15 @@ public final class ConversationApp: TerminalProgram {
                 return .success([say("\(strings.you): \(Sanitizer.clean(host.conversation.interpolate(l.title), keepNewlines: false))")])
             case (.choose(let k), .choice(let choice)) where choice.options.indices.contains(k):
                 return .success([say("\(strings.you): \(Sanitizer.clean(host.conversation.interpolate(choice.options[k].title), keepNewlines: false))")])
+            case (.chooseMany(let picked), .choice(let choice)):
+                // The options ticked, in the options' order, as the answer keeps them.
+                let titles = Set(picked).sorted().filter { choice.options.indices.contains($0) }.map {
+                    Sanitizer.clean(host.conversation.interpolate(choice.options[$0].title), keepNewlines: false)
+                }
+                return .success([say("\(strings.you): \(titles.joined(separator: ", "))")])
+            case (.rate(let value), .rating(let rating)):
+                // As the browser's reply says it: the value out of the top of the scale.
+                return .success([say("\(strings.you): \(value) / \(rating.values.upperBound)")])
             default: return .success([])
             }
         } catch .invalidInput(let failure) {

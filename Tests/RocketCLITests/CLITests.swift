@@ -512,6 +512,8 @@ struct ExampleTests {
             ("banner.json", "\n\n", ["Welcome back, Sam"]),
             ("actions.json", "Grace\n1\n\n", ["you: Notify Grace"]),
             ("scenario-gate.json", "1\n\n", ["Thank you!"]),
+            ("survey.json", "3\nada@example.org\n2024-05-01\n9\n4 1\n\n", ["you: 9 / 10", "you: Speed, Support", "you like our support"]),
+            ("nps.json", "0\nToo slow\n\n", ["you: 0 / 10", "your 0 and your words"]),
         ])
     func example(_ file: String, _ input: String, _ expected: [String]) throws {
         let path = Self.root.appendingPathComponent("examples/" + file).path
@@ -537,6 +539,19 @@ struct ReadmePictureTests {
         let block = readme.components(separatedBy: "```mermaid\n").dropFirst().first?.components(separatedBy: "```").first
         let drawn = try runRocket(["graph", root.appendingPathComponent("examples/welcome.json").path])
         #expect(block == drawn.stdout)
+    }
+
+    @Test("The README's piped demo answers every step of the tour as it is today and ends cleanly")
+    func pipedDemo() throws {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let readme = try String(contentsOf: root.appendingPathComponent("README.md"), encoding: .utf8)
+        let line = try #require(readme.components(separatedBy: "\n").first { $0.hasPrefix("printf '") && $0.hasSuffix("| swift run rocket demo --instant") })
+        let quoted = try #require(line.components(separatedBy: "'").dropFirst().first)
+        let input = quoted.replacingOccurrences(of: "\\n", with: "\n")
+        let r = try runRocket(["demo", "--instant"], stdin: input)
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(!r.stderr.contains("Not a choice") && !r.stderr.contains("the input ended"), "\(r.stderr)")
+        #expect(r.stderr.contains("you: Banners") && r.stderr.contains("you: 4 / 5") && r.stderr.contains("All set, Ada."), "\(r.stderr)")
     }
 }
 
