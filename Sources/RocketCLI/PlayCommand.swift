@@ -735,6 +735,7 @@ enum PlayCommand {
         let actionsAboveUI = !plain && terminal.sharesDevice(withDescriptor: 1)
         var actionsFired: [String] = []  // for --case-out
         var snoozePressed: String?  // for --case-out
+        var snoozeFailure: String?  // a snooze the store did not keep: said, and exit 74
         rocket.onEvent = { [unowned rocket, unowned runner] event in
             log?.write(event)
             if case .action(let name, _) = event { actionsFired.append(name) }
@@ -759,7 +760,7 @@ enum PlayCommand {
                         let now = options.gate.wallClock ? WallTime.now : options.gate.now
                         try FlowSnooze.record(in: snoozes, flow: flowName, visitor: nil, seconds: seconds, at: now)
                     } catch {
-                        runner.printAbove("rocket: error: the snooze is not kept: " + error.message)
+                        snoozeFailure = error.message
                     }
                 } else if !options.ignoreRules {
                     runner.printAbove("rocket: note: the snooze is not kept (no store)")
@@ -808,6 +809,10 @@ enum PlayCommand {
         }
         if let path = options.events, let failure = log?.failure {
             printError("rocket: error: cannot write '\(Sanitizer.clean(path, keepNewlines: false))': \(failure.reason)")
+            return ExitStatus.ioError
+        }
+        if let snoozeFailure {
+            printError("rocket: error: the snooze is not kept: \(Sanitizer.clean(snoozeFailure, keepNewlines: false))")
             return ExitStatus.ioError
         }
         if let casePath = options.caseOut {

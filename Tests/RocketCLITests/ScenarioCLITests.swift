@@ -1,4 +1,5 @@
 import Foundation
+import RocketTestSupport
 import Synchronization
 import Testing
 @testable import RocketCLI
@@ -497,5 +498,27 @@ struct ScenarioSimulateTests {
         let r = try runRocket(["scenario", "simulate", "tip"], stdin: text)
         #expect(r.status == 65)
         #expect(r.stderr.hasPrefix(message), "\(r.stderr)")
+    }
+}
+
+@Suite("A snooze rocket play cannot keep")
+struct SnoozeWriteFailureTests {
+    @Test("a snooze the store refuses once the flow is on screen is said, and play exits 74, not 0")
+    func refused() throws {
+        let dir = scratchDirectory()
+        write(
+            #"{"version": 1, "blocks": [{"id": "ask", "type": "doubleButton", "left": {"title": "Later", "snooze": "7d"}, "right": {"title": "Sure"}}]}"#,
+            to: dir + "/rate.json")
+        let path = dir + "/s.sqlite"
+        // The store exists before the run (the start reads it).
+        #expect(try runRocket(["scenario", "trigger", "made", "--store", path]).status == 0)
+        let run = try PTYRun(["play", dir + "/rate.json", "--instant", "--store", path])
+        #expect(run.waitFor("Later"))
+        // The flow is on screen and its store open: the store's table goes away under it.
+        try SQLiteScenarioStore(path: path).execForTesting("DROP TABLE scenarios")
+        run.send("\r")
+        #expect(run.waitForExit() == 74)
+        #expect(run.screen.allLines.contains { $0.contains("rocket: error: the snooze is not kept") }, "\(run.screen.allLines)")
+        #expect(run.terminalRestored)
     }
 }
