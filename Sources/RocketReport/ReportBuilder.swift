@@ -113,6 +113,12 @@ public struct ReportBuilder {
         var count = 0
         /// Conversations by the title they saw: at most ``titlesPerOption`` different ones.
         var titles: [String: Int] = [:]
+
+        /// The title the most conversations saw among those `shown` lets through (ties: the
+        /// first by name), nil for none.
+        func mostSeenTitle(_ shown: (String, Int) -> Bool = { _, _ in true }) -> String? {
+            titles.filter { shown($0.key, $0.value) }.max { a, b in a.value != b.value ? a.value < b.value : a.key > b.key }?.key
+        }
     }
 
     /// Different titles kept per option; a title longer than ``titleBytes`` is not kept.
@@ -569,10 +575,8 @@ public struct ReportBuilder {
                     // needs to be shown: a title filled from a visitor's value names no one. A
                     // rating's titles are its numbers (from 0 or 1), which name no one either.
                     let answers = stats.options.sorted { $0.key < $1.key }.map { option, o in
-                        let named = o.titles.filter { $0.value >= options.minCount || (stats.type == "rating" && Int($0.key) != nil) }.max { a, b in
-                            a.value != b.value ? a.value < b.value : a.key > b.key
-                        }
-                        return OptionReport(option: option, title: named?.key, count: hide(o.count))
+                        let named = o.mostSeenTitle { title, seen in seen >= options.minCount || (stats.type == "rating" && Int(title) != nil) }
+                        return OptionReport(option: option, title: named, count: hide(o.count))
                     }
                     let rating = stats.type == "rating" ? RatingSummary(stats.options, scale: stats.scale, minCount: options.minCount) : nil
                     blocks.append(
@@ -686,7 +690,7 @@ public struct RatingSummary: Sendable, Hashable {
         var sum = 0.0
         var groups = (promoters: 0, passives: 0, detractors: 0)
         for (option, o) in options {
-            let titled = o.titles.max { a, b in a.value != b.value ? a.value < b.value : a.key > b.key }.flatMap { Int($0.key) }
+            let titled = o.mostSeenTitle().flatMap { Int($0) }
             let value = titled.flatMap { scale == nil || scale!.contains($0) ? $0 : nil } ?? option + (scale?.lowerBound ?? 1)
             n += o.count
             sum += Double(value) * Double(o.count)
