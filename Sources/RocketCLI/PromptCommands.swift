@@ -209,6 +209,8 @@ enum PromptCommands {
             text: parsed.value("--title") ?? "", buttonTitle: parsed.value("--button") ?? "OK", isSecret: parsed.has("--secret"),
             placeholder: parsed.value("--placeholder"), validation: validation)
         try typeOptions(parsed, into: &input, command: command)
+        let value = parsed.value("--value")
+        input.value = value
         if parsed.has("--multiline") {
             input.multiline = true
             if let why = input.multilineProblem { throw UsageError(message: "--multiline: \(why)", command: command) }
@@ -224,6 +226,7 @@ enum PromptCommands {
             first.next = RocketNodeID(1)
             again.text = strings.typeAgain
             again.placeholder = nil
+            again.value = nil
             again.next = RocketNodeID(2)
             id = graph.add(RocketNode(id: "answer", content: .textInput(first)))
             _ = graph.add(RocketNode(id: "again", content: .textInput(again)))
@@ -238,8 +241,6 @@ enum PromptCommands {
         let host = ConversationHost(conversation: promptConversation(graph), clock: SystemClock())
         let app = ConversationApp(
             host: host, strings: strings, depth: runner.depth, pictures: TerminalImage.loader)
-        let value = parsed.value("--value")
-        if let value { app.defaults[id] = value }
         app.today = PlayCommand.localDay()
         app.timeOfDay = PlayCommand.localTime()
         let timeout = try timeout(parsed, command: command)

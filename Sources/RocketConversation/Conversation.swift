@@ -377,13 +377,16 @@ public struct ConversationState: Hashable, Sendable, Codable {
     public var returns: [RocketNodeID?] = []
     /// ``returns`` at blocks that take an answer, kept as ``checkpoints`` are.
     public var returnCheckpoints: [Checkpoint<[RocketNodeID?]>] = []
+    /// The text input gone back to last, with the answer it had then (none for a secret one):
+    /// its field starts with that answer, to be changed (``Conversation/startingText(at:)``).
+    public var draft: Checkpoint<String>?
 
     /// A state that has not been shown.
     public init() {}
 
     private enum CodingKeys: String, CodingKey {
         case status, shown, flags, transcript, answers, inputError, pressedSide, chosenOptions, timers, sequence, awaitingDecision,
-            heldSince, variables, chosenSets, checkpoints, returns, returnCheckpoints
+            heldSince, variables, chosenSets, checkpoints, returns, returnCheckpoints, draft
     }
 
     /// Decodes a state (one written before a field existed has that field's empty value).
@@ -406,6 +409,7 @@ public struct ConversationState: Hashable, Sendable, Codable {
         checkpoints = try c.decodeIfPresent([Checkpoint<[String: RocketValue]>].self, forKey: .checkpoints) ?? []
         returns = try c.decodeIfPresent([RocketNodeID?].self, forKey: .returns) ?? []
         returnCheckpoints = try c.decodeIfPresent([Checkpoint<[RocketNodeID?]>].self, forKey: .returnCheckpoints) ?? []
+        draft = try c.decodeIfPresent(Checkpoint<String>.self, forKey: .draft)
     }
 }
 
@@ -630,6 +634,36 @@ public struct Conversation: Hashable, Sendable, Codable {
             if let v = state.variables[name], v != .null { return (v.displayText, false) }
             return state.answers[name].map { ($0.value, $0.isSecret) }
         }
+    }
+
+    /// The text the field of the input block shown at `index` starts with while it waits: the
+    /// answer it had when the person went back to it (not when secret), else its `value` with `{{name}}`
+    /// placeholders filled: a variable or a block of the flow with no value yet, or a secret
+    /// answer, fills nothing; a name the flow does not have stays as written, as in every text.
+    /// Nil when that is empty, the block is not a text input or it does not wait.
+    ///
+    /// ```swift
+    /// c.startingText(at: c.interactiveIndex!)   // "ada@example.org"
+    /// ```
+    public func startingText(at index: Int) -> String? {
+        guard index == interactiveIndex, case .textInput(let input) = graph[state.shown[index]].content else { return nil }
+        if let draft = state.draft, draft.index == index { return draft.value }
+        guard let value = input.value else { return nil }
+        let text = RocketTemplate.render(value) { name in
+            if let v = state.variables[name], v != .null { return (v.displayText, false) }
+            if let answer = state.answers[name] { return (answer.isSecret ? "" : answer.value, false) }
+            let known = graph.variable(named: name) != nil || graph.nodes.contains { $0.id == name }
+            return known ? ("", false) : nil
+        }
+        return text.isEmpty ? nil : text
+    }
+
+    /// What was answered to the text input shown at `index` (not when it is secret).
+    private func givenText(at index: Int) -> String? {
+        guard case .textInput(let input) = graph[state.shown[index]].content, !input.isSecret else { return nil }
+        if let id = graph[state.shown[index]].id, let answer = state.answers[id] { return answer.value }
+        for case .reply(index, let text, false) in state.transcript.reversed() { return text }
+        return nil
     }
 
     /// The flow's variables by name (defaults, values given at the start, values set since).
@@ -996,6 +1030,7 @@ public struct Conversation: Hashable, Sendable, Codable {
     /// answers and the timers; the variables are as they were when it was shown; it takes an
     /// answer again. Actions reported on the way are not undone.
     private mutating func goBack(to target: Int, into effects: inout [ConversationEffect]) {
+        state.draft = givenText(at: target).map { ConversationState.Checkpoint(index: target, value: $0) }
         let removed = state.shown[target...]
         for id in removed { if let name = graph[id].id { state.answers[name] = nil } }
         // Answers given before the start stay.

@@ -342,6 +342,9 @@ public struct RocketInputNode: Hashable, Sendable, Codable {
     public var maximum: RocketValue?
     /// The answer may hold several lines (a text area; Enter starts a new line in a terminal).
     public var multiline = false
+    /// The text the field starts with, `{{name}}` placeholders filled when the block is asked
+    /// (``Conversation/startingText(at:)``); the person may change it or send it as it is.
+    public var value: String?
 
     /// Creates an input node.
     public init(
@@ -363,7 +366,7 @@ public struct RocketInputNode: Hashable, Sendable, Codable {
 
     private enum CodingKeys: String, CodingKey {
         case text, buttonTitle, font, buttonStyle, isSecret, placeholder, validation, branches, next, decidedByHost, inputType, minimum, maximum
-        case multiline
+        case multiline, value
     }
 
     /// Decodes an input node (one written before typed inputs existed takes text).
@@ -383,6 +386,7 @@ public struct RocketInputNode: Hashable, Sendable, Codable {
         minimum = try c.decodeIfPresent(RocketValue.self, forKey: .minimum)
         maximum = try c.decodeIfPresent(RocketValue.self, forKey: .maximum)
         multiline = try c.decodeIfPresent(Bool.self, forKey: .multiline) ?? false
+        value = try c.decodeIfPresent(String.self, forKey: .value)
     }
 
     /// Encodes the node; a text input is written as it was before typed inputs existed (so a
@@ -403,6 +407,7 @@ public struct RocketInputNode: Hashable, Sendable, Codable {
         try c.encodeIfPresent(minimum, forKey: .minimum)
         try c.encodeIfPresent(maximum, forKey: .maximum)
         if multiline { try c.encode(multiline, forKey: .multiline) }
+        try c.encodeIfPresent(value, forKey: .value)
     }
 
     /// Checks `text` against the validation rules, then reads it as a value of ``inputType``
@@ -644,8 +649,8 @@ public struct RocketNode: Hashable, Sendable, Codable {
     }
 
     /// Calls `body` with every text of the block a user sees, where `{{name}}` placeholders are
-    /// filled: the text, button titles, an input's question, submit title, hint and validation
-    /// message, a choice's question and option titles.
+    /// filled: the text, button titles, an input's question, submit title, hint, starting text and
+    /// validation message, a choice's question and option titles.
     public func forEachText(_ body: (String) -> Void) {
         switch content {
         case .text(let t): body(t.text)
@@ -658,6 +663,7 @@ public struct RocketNode: Hashable, Sendable, Codable {
             body(i.text)
             body(i.buttonTitle)
             if let p = i.placeholder { body(p) }
+            if let v = i.value { body(v) }
             if let m = i.validation?.message { body(m) }
         case .choice(let c):
             body(c.text)

@@ -24,8 +24,9 @@ enum SnapshotWords {
     ]
     static let top = [
         "format", "version", "flow", "status", "reason", "blocks", "transcript", "answers", "inputError", "timers", "sequence",
-        "awaitingDecision", "includesSecrets", "held", "variables", "checkpoints", "returns", "returnCheckpoints",
+        "awaitingDecision", "includesSecrets", "held", "variables", "checkpoints", "returns", "returnCheckpoints", "draft",
     ]
+    static let draft = ["block", "text"]
     static let block = ["id", "fired", "tapEnabled", "pressed", "chosen"]
     static let item = ["block", "reply", "text", "secret"]
     static let answer = ["value", "secret"]
@@ -204,6 +205,16 @@ struct SnapshotWriter {
                 w.key(escaping: String(c.index), first: i == 0)
                 returns(c.value)
             }
+            w.close()
+        }
+        if let d = st.draft {
+            // The text input gone back to, and the answer its field starts with.
+            w.key("draft")
+            w.open()
+            w.key("block", first: true)
+            w.number(d.index)
+            w.key("text")
+            w.string(d.value)
             w.close()
         }
         w.close()
@@ -435,6 +446,12 @@ struct SnapshotReader {
                 j = tape.next(after: j + 1)
             }
             state.returnCheckpoints.sort { $0.index < $1.index }
+        }
+        if let v = top.member("draft") {
+            let d = try JSONFields(tape, v, path: top.child("draft"), allowed: SnapshotWords.draft)
+            let index = try d.int("block")
+            guard state.shown.indices.contains(index) else { throw JSONShapeError("\"\(d.child("block"))\" is not a shown block") }
+            state.draft = .init(index: index, value: try d.string("text"))
         }
         return ConversationSnapshot(
             format: try top.string("format"), version: ConversationSnapshot.currentVersion, flow: try top.string("flow"), state: state,

@@ -239,6 +239,25 @@ public struct RocketValidationFailure: Hashable, Sendable, Codable, Error {
     }
 }
 
+extension RocketValidationFailure.Rule {
+    /// Why a text was refused, in English for the flow's author (`rocket lint`): "it is not
+    /// a number". A person answering is told in their language by the host's strings.
+    package var phrase: String {
+        switch self {
+        case .required: return "it is empty and an answer is required"
+        case .tooShort(let n): return "it is shorter than \(n) characters"
+        case .tooLong(let n): return "it is longer than \(n) characters"
+        case .pattern, .invalidPattern: return "it has no match of the pattern"
+        case .patternTooComplex: return "matching the pattern against it takes too many steps"
+        case .wrongType(let t): return "it is not \(t == .integer ? "a whole number" : t == .email || t == .url ? "an \(t.rawValue)" : "a \(t.rawValue)")"
+        case .tooSmall(let m): return "it is below the least accepted, \(m)"
+        case .tooLarge(let m): return "it is above the greatest accepted, \(m)"
+        case .tooFewChosen(let n): return "fewer than \(n) options are chosen"
+        case .tooManyChosen(let n): return "more than \(n) options are chosen"
+        }
+    }
+}
+
 /// A condition on typed text that sends the conversation down a branch (beyond the seed).
 ///
 /// ```swift

@@ -624,6 +624,13 @@ extension FlowFormat {
                         doc: "The least answer accepted: a number for `number` and `integer`, a day `YYYY-MM-DD` for `date`, a time `HH:MM` for `time`."),
                     .bound("max", \.maximum, doc: "The greatest answer accepted."),
                     .optionalText("placeholder", \.placeholder, doc: "A hint shown in the empty field."),
+                    .optionalText(
+                        // The engine fills it when the block is asked (Conversation.startingText), and
+                        // the view sends that, so it is not sent as it is written.
+                        "value", \.value, role: .logic,
+                        doc:
+                            "The text the field starts with, which the person may change or send as it is (in line mode an empty line sends it); `{{email}}` offers an earlier answer or a variable to confirm."
+                    ),
                     .optionalObject("validate", \.validation, validate, doc: "Rules the text must meet."),
                     .list("branches", \.branches, branch, item: "a branch", doc: "Branches tried in order; the first that holds decides."),
                     .reference("next", \.next, doc: "Where the text goes when no branch holds; absent ends the conversation."),

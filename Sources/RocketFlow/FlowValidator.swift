@@ -207,6 +207,16 @@ public enum FlowValidator {
                 if input.multiline, let why = input.multilineProblem {
                     report(.error, "bad-multiline", why, "\(blockPath(i)).multiline")
                 }
+                if let value = input.value {
+                    if input.isSecret {
+                        report(
+                            .error, "secret-value", "a secret input cannot start with a value: it would be in the flow and on the screen",
+                            "\(blockPath(i)).value")
+                    } else if RocketTemplate.placeholders(in: value).isEmpty, !value.isEmpty, case .failure(let f) = input.accept(value) {
+                        report(
+                            .warning, "value-refused", "the field starts with text its own rules refuse: \(f.rule.phrase)", "\(blockPath(i)).value")
+                    }
+                }
                 if let why = input.emptyRange(min: "\"min\"", max: "\"max\"") {
                     report(.error, "impossible-range", why, "\(blockPath(i)).min")
                 }

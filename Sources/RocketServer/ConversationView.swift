@@ -210,7 +210,13 @@ package enum ConversationView {
         if let id = node.id { w.string(id) } else { w.null() }
         statics.write(into: &w, shownText: text) { c.interpolate($0) }
         switch node.content {
-        case .text, .image, .textInput, .set, .condition, .jump: break
+        case .text, .image, .set, .condition, .jump: break
+        case .textInput:
+            // What the field starts with while it waits: the flow's `value`, or the answer gone back to.
+            if let text = c.startingText(at: index) {
+                w.key("value")
+                w.string(text)
+            }
         case .button:
             w.key("pressed")
             w.bool(c.hasFired(index))

@@ -924,6 +924,7 @@ extension WebAssets {
         if (kind.min !== null) field.min = kind.min;
         if (kind.max !== null) field.max = kind.max;
         if (item.placeholder) field.placeholder = item.placeholder;
+        if (active && typeof item.value === "string") field.value = item.value;
         if (item.validate) {
         if (item.validate.required) field.required = true;
         if (item.validate.minLength) field.minLength = item.validate.minLength;

@@ -63,9 +63,6 @@ public final class ConversationApp: TerminalProgram {
     /// Where pictures come from (the host decodes them); nil draws placeholders.
     let pictures: PictureLoader?
 
-    /// Text an input block starts with (`rocket input --value`), by block; in line mode an empty
-    /// line takes it.
-    public var defaults: [RocketNodeID: String] = [:]
     /// Words that send an intent while a block without a text field waits (`rocket confirm`'s
     /// yes and no words): a whole line in line mode, a single key in the terminal. Lower-cased;
     /// matched without regard to case or surrounding spaces.
@@ -295,7 +292,8 @@ public final class ConversationApp: TerminalProgram {
         return shortcuts[text.trimmingSpaces().lowercased()]
     }
 
-    /// A new interactive block resets focus and text; an input with a default starts with it.
+    /// A new interactive block resets focus and text; an input starts with its starting text
+    /// (``Conversation/startingText(at:)``: its `value`, or the answer gone back to).
     private func syncUI() {
         let c = host.conversation
         ui.today = today
@@ -303,7 +301,7 @@ public final class ConversationApp: TerminalProgram {
         KeyController.sync(&ui, with: c)
         guard let index = c.interactiveIndex, prefilled != index else { return }
         prefilled = index
-        if let text = defaults[c.nodeID(at: index)], ui.editor.text.isEmpty { ui.editor.insert(text) }
+        if let text = c.startingText(at: index), ui.editor.text.isEmpty { ui.editor.insert(text) }
     }
 
     /// See `TerminalProgram/nextDeadline(now:)`.
@@ -456,7 +454,8 @@ public final class ConversationApp: TerminalProgram {
             return []
         }
         var line = line
-        if case .textInput = block.content, line.isEmpty, let text = defaults[c.nodeID(at: index)] { line = text }
+        // An empty line sends the starting text (as Enter on a field that holds it does).
+        if case .textInput = block.content, line.isEmpty, let text = c.startingText(at: index) { line = text }
         let chosen = shortcut(line).map { Result<RocketIntent, PlainInputError>.success($0) }
         switch chosen ?? PlainController.intent(for: line, block: block, strings: strings) {
         case .success(let intent):
@@ -473,7 +472,7 @@ public final class ConversationApp: TerminalProgram {
     /// the end of input right away, or a "." first).
     private func finishLines(_ lines: [String], block: RocketNode) -> [ProgramOutput] {
         var text = lines.joined(separator: "\n")
-        if text.isEmpty, let index = host.conversation.interactiveIndex, let value = defaults[host.conversation.nodeID(at: index)] { text = value }
+        if text.isEmpty, let index = host.conversation.interactiveIndex, let value = host.conversation.startingText(at: index) { text = value }
         switch send(.submit(text), block: block) {
         case .success(let out): return out
         case .failure(let e): return [.refuse(e.message)]

@@ -813,6 +813,8 @@ def typed_and_checkboxes(browser, server):
     edit.click()
     page.wait_for_selector("text=Your e-mail?", state="detached", timeout=TIMEOUT)
     age = page.get_by_label("How old are you?")
+    # The field holds the answer being changed, to mend rather than type again.
+    assert age.input_value() == "41", age.input_value()
     age.fill("42")
     page.keyboard.press("Enter")
     mail.wait_for(timeout=TIMEOUT)
@@ -827,6 +829,7 @@ def typed_and_checkboxes(browser, server):
     at = page.get_by_label("At what time?")
     at.wait_for(timeout=TIMEOUT)
     assert at.get_attribute("type") == "time" and at.get_attribute("min") == "09:00" and at.get_attribute("max") == "17:30"
+    assert at.input_value() == "12:00", "the flow's value is what the field starts with"
     at.fill("10:45")
     page.keyboard.press("Enter")
     group = page.get_by_role("group", name="What would you like?")

@@ -785,6 +785,30 @@ struct PlayBackTests {
     }
 }
 
+@Suite("rocket play: a text input's starting text")
+struct PlayStartingTextTests {
+    @Test("line mode: an empty line sends the field's starting text, the flow's value or the answer gone back to")
+    func lines() throws {
+        let dir = scratchDirectory()
+        write(
+            """
+            {"version": 1, "blocks": [
+             {"id": "mail", "type": "textInput", "text": "E-mail?", "buttonTitle": "OK", "next": "check"},
+             {"id": "check", "type": "textInput", "text": "Right?", "buttonTitle": "OK", "value": "{{mail}}", "next": "name"},
+             {"id": "name", "type": "textInput", "text": "Name?", "buttonTitle": "OK", "next": "say"},
+             {"id": "say", "type": "textInput", "text": "Anything else?", "buttonTitle": "OK"}]}
+            """, to: dir + "/flow.json")
+        // mail; check takes it; name "Ada"; at say: back to name, whose empty line sends Ada
+        // again; say answered.
+        let r = try runRocket(
+            ["play", dir + "/flow.json", "--instant", "--answers-out", "-"],
+            stdin: "ada@example.org\n\nAda\n<\n\nno\n", environment: ["LANG": "en_US.UTF-8"])
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.stdout.contains(#""check": "ada@example.org""#) && r.stdout.contains(#""name": "Ada""#), "\(r.stdout)")
+        #expect(r.stdout.contains(#""say": "no""#), "\(r.stdout)")
+    }
+}
+
 @Suite("rocket play and lint: jumps into other flows")
 struct PlayJumpTests {
     @Test("play goes into a flow of the same folder and back; lint names a missing flow at its jump; a change to the other flow is seen")

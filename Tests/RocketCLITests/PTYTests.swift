@@ -250,7 +250,9 @@ struct PTYTests {
         #expect(run.waitFor("Shift-Tab back"))
         run.send("\u{1B}[Z")  // Shift-Tab
         #expect(run.waitUntil { !run.screen.allLines.contains { $0.contains("Plan for Ada?") } })
-        run.send("Grace\r")
+        // The field holds the answer being changed: mended, not typed again.
+        #expect(run.waitFor("› Ada"))
+        run.send("\u{7F}\u{7F}\u{7F}Grace\r")
         #expect(run.waitFor("Plan for Grace?"))
         run.send("\r")
         #expect(run.waitFor("Bye Grace, Free."))

@@ -768,6 +768,7 @@ struct BackAPITests {
         let r = h.request("POST", "/v1/conversations", body: #"{"flow": "b", "visitor": "ada", "reducedMotion": true}"#)
         let id = try #require(r.json?["conversation"]?["id"]?.string)
         #expect(h.view(id)?["backTo"]?.isNull == true)
+        #expect(h.view(id)?["transcript"]?[0]?["value"] == nil, "no value: the field starts empty")
         #expect(h.send(id, #""intent": "submit", "text": "Ada", "step": 0"#).status == 200)
         var v = try #require(h.view(id))
         #expect(v["backTo"]?.number == 0)
@@ -776,6 +777,7 @@ struct BackAPITests {
         v = try #require(h.view(id))
         #expect(v["transcript"]?.array.count == 1, "the reply and the question after it are gone")
         #expect(v["accepts"]?.array.compactMap(\.string) == ["submit"])
+        #expect(v["transcript"]?[0]?["value"]?.string == "Ada", "the field starts with the answer being changed")
         #expect(h.send(id, #""intent": "submit", "text": "Grace", "step": 2"#).status == 200)
         #expect(h.view(id)?["transcript"]?[2]?["text"]?.string == "Plan, Grace?")
         let n = h.request("POST", "/v1/conversations", body: #"{"flow": "nb", "visitor": "ada", "reducedMotion": true}"#)
@@ -784,6 +786,34 @@ struct BackAPITests {
         let refused = h.send(nid, #""intent": "back", "step": 1"#)
         #expect(refused.status == 422)
         #expect(refused.json?["error"]?["code"]?.string == "cannot-go-back")
+    }
+}
+
+@Suite("HTTP API: a text input's starting text")
+struct StartingTextAPITests {
+    @Test("the view's value is the flow's value filled for this conversation, only while the input waits")
+    func value() throws {
+        let dir = scratchDirectory()
+        try #"""
+        {"version": 1, "vars": {"city": ""}, "blocks": [
+         {"id": "mail", "type": "textInput", "text": "E-mail?", "buttonTitle": "OK", "next": "check"},
+         {"id": "check", "type": "textInput", "text": "Is it right?", "buttonTitle": "OK", "value": "{{mail}}", "next": "where"},
+         {"id": "where", "type": "textInput", "text": "City?", "buttonTitle": "OK", "value": "{{city}}"}]}
+        """#.write(toFile: dir + "/v.json", atomically: true, encoding: .utf8)
+        let h = try Harness(flowsDirectory: dir)
+        let id = try #require(h.request("POST", "/v1/conversations", body: #"{"flow": "v", "visitor": "ada"}"#).json?["conversation"]?["id"]?.string)
+        #expect(h.send(id, #""intent": "submit", "text": "ada@example.org", "step": 0"#).status == 200)
+        var v = try #require(h.view(id))
+        #expect(v["transcript"]?[2]?["value"]?.string == "ada@example.org")
+        #expect(h.send(id, #""intent": "submit", "text": "ada@example.org", "step": 1"#).status == 200)
+        v = try #require(h.view(id))
+        #expect(v["transcript"]?[2]?["value"] == nil, "answered: no longer sent")
+        #expect(v["transcript"]?[4]?["value"] == nil, "an empty variable: an empty field, not {{city}}")
+        let given = try #require(
+            h.request("POST", "/v1/conversations", body: #"{"flow": "v", "visitor": "bob", "vars": {"city": "Turin"}}"#).json?["conversation"]?["id"]?.string)
+        #expect(h.send(given, #""intent": "submit", "text": "bob@example.org", "step": 0"#, visitor: "bob").status == 200)
+        #expect(h.send(given, #""intent": "submit", "text": "bob@example.org", "step": 1"#, visitor: "bob").status == 200)
+        #expect(h.view(given, visitor: "bob")?["transcript"]?[4]?["value"]?.string == "Turin")
     }
 }
 

@@ -1138,6 +1138,9 @@
         if (kind.min !== null) field.min = kind.min;
         if (kind.max !== null) field.max = kind.max;
         if (item.placeholder) field.placeholder = item.placeholder;
+        // The flow's starting text, or the answer being changed after "Edit" (what the visitor
+        // has typed since is put back over it when the view is drawn again).
+        if (active && typeof item.value === "string") field.value = item.value;
         if (item.validate) {
           if (item.validate.required) field.required = true;
           if (item.validate.minLength) field.minLength = item.validate.minLength;
