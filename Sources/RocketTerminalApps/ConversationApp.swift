@@ -427,6 +427,9 @@ public final class ConversationApp: TerminalProgram {
                 case .textInput:
                     if case .textInput(let input) = block.content, input.multiline {
                         out.append(say(strings.plainMultiline))
+                    } else if case .textInput(let input) = block.content, !input.isSecret, let keep = c.startingText(at: index) {
+                        // An empty line sends the starting text: the prompt says what that is.
+                        out.append(say(strings.plainTypeKeep.replacingAll("%@", with: Sanitizer.clean(keep, keepNewlines: false))))
                     } else {
                         out.append(say(strings.plainType))
                     }

@@ -42,6 +42,9 @@ public struct UIStrings: Sendable, Hashable {
     public var plainNotAChoice: String  // %@
     /// Plain-mode prompt for a text input.
     public var plainType: String
+    /// Plain-mode prompt for a text input whose field starts with a text (`%@`), which an empty
+    /// line sends.
+    public var plainTypeKeep: String  // %@
     /// The word for a picture.
     public var imageLabel: String
     /// The label of the user's own replies.
@@ -158,7 +161,7 @@ public struct UIStrings: Sendable, Hashable {
         tooShort: "Please type at least %d characters.", tooLong: "Please type at most %d characters.",
         noMatch: "That doesn't look right; please try again.", tooComplex: "That answer is too complex to check; please shorten it.",
         plainContinue: "(press Enter to continue)",
-        plainChoose: "Choose 1-%d or type a title:", plainNotAChoice: "Not a choice: %@", plainType: "Type your answer:",
+        plainChoose: "Choose 1-%d or type a title:", plainNotAChoice: "Not a choice: %@", plainType: "Type your answer:", plainTypeKeep: "Type your answer (Enter alone keeps %@):",
         imageLabel: "image", you: "you", bannerHint: "←/→ choose · Enter press · Esc dismiss",
         bannerHintNoButtons: "Enter open · Esc dismiss", bannerBackgroundDisabled: "This banner cannot be opened; choose a button.",
         bannerHintInFlow: "Ctrl-B open · Ctrl-X dismiss", bannerHintInFlowButtons: "Ctrl-B press · Ctrl-X dismiss",
@@ -171,7 +174,7 @@ public struct UIStrings: Sendable, Hashable {
         closeHint: "Esc", interruptHint: "Ctrl-C 退出", typing: "正在输入…", required: "请输入内容。",
         tooShort: "请至少输入 %d 个字符。", tooLong: "最多只能输入 %d 个字符。", noMatch: "格式不正确，请重试。", tooComplex: "这个回答太复杂，无法检查；请缩短后重试。",
         plainContinue: "（按回车继续）", plainChoose: "请选择 1-%d 或输入按钮名称：", plainNotAChoice: "无效的选择：%@",
-        plainType: "请输入：", imageLabel: "图片", you: "我", bannerHint: "←/→ 选择 · 回车 确认 · Esc 关闭",
+        plainType: "请输入：", plainTypeKeep: "请输入（直接回车保留 %@）：", imageLabel: "图片", you: "我", bannerHint: "←/→ 选择 · 回车 确认 · Esc 关闭",
         bannerHintNoButtons: "回车 打开 · Esc 关闭", bannerBackgroundDisabled: "无法打开此通知，请选择一个按钮。",
         bannerHintInFlow: "Ctrl-B 打开 · Ctrl-X 关闭", bannerHintInFlowButtons: "Ctrl-B 确认 · Ctrl-X 关闭",
         alertHint: "↑/↓ ←/→ 选择 · 回车 确认 · Esc 取消", alertDisabled: "%@ 暂时不可用。",
@@ -203,7 +206,7 @@ public struct UIStrings: Sendable, Hashable {
         tooShort: "Scrivi almeno %d caratteri.", tooLong: "Scrivi al massimo %d caratteri.",
         noMatch: "Non sembra giusto; riprova.", tooComplex: "Risposta troppo complessa da verificare; accorciala.",
         plainContinue: "(premi Invio per continuare)",
-        plainChoose: "Scegli 1-%d o scrivi un titolo:", plainNotAChoice: "Scelta non valida: %@", plainType: "Scrivi la risposta:",
+        plainChoose: "Scegli 1-%d o scrivi un titolo:", plainNotAChoice: "Scelta non valida: %@", plainType: "Scrivi la risposta:", plainTypeKeep: "Scrivi la risposta (solo Invio tiene %@):",
         imageLabel: "immagine", you: "tu", bannerHint: "←/→ scegli · Invio premi · Esc chiudi",
         bannerHintNoButtons: "Invio apri · Esc chiudi", bannerBackgroundDisabled: "Questa notifica non si apre; scegli un pulsante.",
         bannerHintInFlow: "Ctrl-B apri · Ctrl-X chiudi", bannerHintInFlowButtons: "Ctrl-B premi · Ctrl-X chiudi",

@@ -363,6 +363,27 @@ struct LineModeTerminalTests {
         #expect(run.terminalRestored)
     }
 
+    @Test("Line mode on a terminal says what an empty line keeps: the flow's value, or the answer gone back to")
+    func keepsStartingText() throws {
+        let dir = scratchDirectory()
+        write(
+            #"""
+            {"version": 1, "blocks": [
+             {"id": "mail", "type": "textInput", "text": "E-mail?", "buttonTitle": "OK", "next": "check"},
+             {"id": "check", "type": "textInput", "text": "Right?", "buttonTitle": "OK", "value": "{{mail}}", "next": "bye"},
+             {"id": "bye", "type": "text", "text": "Bye {{check}}"}]}
+            """#, to: dir + "/flow.json")
+        let run = try PTYRun(["play", dir + "/flow.json", "--plain", "--instant"], environment: ["LANG": "en_US.UTF-8"])
+        #expect(run.waitFor("E-mail?"))
+        run.send("ada@example.org\r")
+        #expect(run.waitFor("Type your answer (Enter alone keeps ada@example.org):"))
+        run.send("\r")
+        #expect(run.waitFor("Bye ada@example.org"))
+        run.send("\r")
+        #expect(run.waitForExit() == 0)
+        #expect(run.terminalRestored)
+    }
+
     /// The soft and hard limits of core files of process `pid`, as /proc shows them.
     static func coreLimit(_ pid: pid_t) -> String? {
         let limits = (try? String(contentsOfFile: "/proc/\(pid)/limits", encoding: .utf8)) ?? ""
