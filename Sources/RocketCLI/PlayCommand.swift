@@ -290,7 +290,8 @@ enum PlayCommand {
         // Targeting (`when.if`) over the start values: a flow not for this user is not shown.
         // (A --var of the wrong type is the usage error play reports below.)
         if saved == nil, !options.ignoreRules, doc.showIf != nil, case .success(let start) = doc.startValues(options.vars.mapValues { .text($0) }) {
-            if let why = doc.refusal(variables: start.variables, answers: start.answers) {
+            let local = RocketExpression.LocalTime(localSeconds: options.gate.now + Double(Environment.utcOffset(at: options.gate.now)))
+            if let why = doc.refusal(variables: start.variables, answers: start.answers, local: local) {
                 if options.gate.explain || options.verbose { printError(why + "\n→ not now") }
                 return ExitStatus.notNow
             }
@@ -424,9 +425,11 @@ enum PlayCommand {
     /// that the case holds for the flow as it is now.
     static func recordedCase(
         _ doc: FlowDocument, conversation c: Conversation, start: [String: RocketValue], lang: String?, variant: String?, actions: [String],
-        snooze: String? = nil, at now: Double
+        snooze: String? = nil, clock: String? = nil, at now: Double
     ) -> JSONValue {
         var members: [(String, JSONValue)] = [("name", .string("recorded " + WallTime.format(now.rounded(.down))))]
+        // A flow that reads the clock is played at the session's moment.
+        if let clock { members.append(("now", .string(clock))) }
         let answers = doc.answerValues(of: c)
         if !answers.isEmpty { members.append(("answers", .object(answers.map { ($0.id, $0.value) }))) }
         if !start.isEmpty { members.append(("vars", .object(start.sorted { $0.key < $1.key }.map { ($0.key, $0.value.json) }))) }
@@ -633,10 +636,13 @@ enum PlayCommand {
             printError("rocket play: error: --var \(Sanitizer.clean(problem.message, keepNewlines: false))")
             return ExitStatus.usage
         }
-        let conversationOptions = ConversationOptions(
-            timing: timing, echoReplies: true, initialAnswers: start.answers, initialVariables: start.variables)
-        guard var conversation = doc.makeConversation(options: conversationOptions, imageBase: imageBase) else { return ExitStatus.dataError }
         let clock = SystemClock()
+        // The flow's today() and time() read this machine's local time (TZ), from --now when given.
+        let wall = options.gate.now
+        let conversationOptions = ConversationOptions(
+            timing: timing, echoReplies: true, initialAnswers: start.answers, initialVariables: start.variables,
+            localShift: wall - clock.now + Double(Environment.utcOffset(at: wall)))
+        guard var conversation = doc.makeConversation(options: conversationOptions, imageBase: imageBase) else { return ExitStatus.dataError }
         if let resume {
             do {
                 conversation = try resume.restore(
@@ -788,8 +794,10 @@ enum PlayCommand {
         let person = isatty(terminal.inputFD) == 1
         app.lineHints = plain && person
         app.givenAnswers = given
-        app.today = PlayCommand.localDay()
-        app.timeOfDay = PlayCommand.localTime()
+        // The day and time ↑/↓ start from: the conversation's (--now when given), as its
+        // today() and bounds counted from today read them.
+        app.today = PlayCommand.localDay(at: options.gate.now)
+        app.timeOfDay = PlayCommand.localTime(at: options.gate.now)
         app.tapsGoOn = options.answersGiven && !person
         runner.mouse = options.mouse
         runner.theme = options.theme
@@ -820,7 +828,9 @@ enum PlayCommand {
             if c.status.reason == .completed {
                 let recorded = Self.recordedCase(
                     doc, conversation: c, start: start.variables, lang: options.lang, variant: exposure?.variant, actions: actionsFired,
-                    snooze: snoozePressed, at: WallTime.now)
+                    snooze: snoozePressed,
+                    clock: doc.readsClock ? RocketSchedule.moment(options.gate.now, utcOffset: Environment.utcOffset(at: options.gate.now)) : nil,
+                    at: WallTime.now)
                 let text = recorded.serialized() + "\n"
                 if casePath == "-" {
                     printOut(text)

@@ -40,7 +40,7 @@ enum PromptCommands {
             .value("--button", "T", "The send button's title (default: OK)."),
             .value("--type", "T", "What the answer must be: \(RocketInputType.allCases.map(\.rawValue).joined(separator: ", ")) (default text).")
                 .completing(.words(RocketInputType.allCases.map(\.rawValue))),
-            .value("--min", "V", "The least answer accepted: a number for number and integer, a day YYYY-MM-DD for date."),
+            .value("--min", "V", "The least answer accepted: a number for number and integer, a day YYYY-MM-DD or today+N(d|w|m|y) for date."),
             .value("--max", "V", "The greatest answer accepted."),
             .flag("--secret", "Hide what is typed (echo off in line mode)."),
             .flag("--twice", "Ask a second time and again until both answers match (a new password)."),
@@ -238,7 +238,8 @@ enum PromptCommands {
         }
         graph.root = id
         let (runner, lineMode) = try runner(parsed, command: inputSpec.name, residue: residue(parsed))
-        let host = ConversationHost(conversation: promptConversation(graph), clock: SystemClock())
+        let clock = SystemClock()
+        let host = ConversationHost(conversation: promptConversation(graph, clock: clock), clock: clock)
         let app = ConversationApp(
             host: host, strings: strings, depth: runner.depth, pictures: TerminalImage.loader)
         app.today = PlayCommand.localDay()
@@ -274,12 +275,15 @@ enum PromptCommands {
             let bound: RocketValue?
             switch input.inputType {
             case .number, .integer: bound = RocketInputType.number.parse(text)
-            case .date: bound = RocketInputType.date.parse(text)
+            case .date: bound = RocketInputType.relativeDay(text) != nil ? .text(text) : RocketInputType.date.parse(text)
             case .time: bound = RocketInputType.time.parse(text)
             default: throw UsageError(message: "\(flag) needs --type number, integer, date or time", command: command)
             }
             guard let bound else {
-                let want = input.inputType == .date ? "a day as YYYY-MM-DD" : input.inputType == .time ? "a time as HH:MM" : "a number"
+                let want =
+                    input.inputType == .date
+                    ? "a day as YYYY-MM-DD, or counted from today (today, today+7d, today-18y: d, w, m or y)"
+                    : input.inputType == .time ? "a time as HH:MM" : "a number"
                 throw UsageError(message: "'\(flag) \(text)' must be \(want)", command: command)
             }
             // The bound a flow's "min" and "max" may have (lint's rule), so both refuse the same.
@@ -291,9 +295,13 @@ enum PromptCommands {
         if let why = input.emptyRange(min: "--min", max: "--max") { throw UsageError(message: why, command: command) }
     }
 
-    /// A prompt's conversation: no author name, no echo of the typed answer, no delays.
-    static func promptConversation(_ graph: RocketGraph) -> Conversation {
-        Conversation(graph: graph, author: RocketAuthor(image: nil, name: ""), options: ConversationOptions(timing: .instant, echoReplies: false))
+    /// A prompt's conversation: no author name, no echo of the typed answer, no delays; its
+    /// today (a date's bounds counted from today) is this machine's, on `clock`.
+    static func promptConversation(_ graph: RocketGraph, clock: SystemClock) -> Conversation {
+        let wall = WallClock().now
+        let options = ConversationOptions(
+            timing: .instant, echoReplies: false, localShift: wall - clock.now + Double(Environment.utcOffset(at: wall)))
+        return Conversation(graph: graph, author: RocketAuthor(image: nil, name: ""), options: options)
     }
 
     // MARK: confirm
@@ -325,7 +333,8 @@ enum PromptCommands {
             graph.root = buttons
         }
         let (runner, lineMode) = try runner(parsed, command: confirmSpec.name, residue: residue(parsed))
-        let host = ConversationHost(conversation: promptConversation(graph), clock: SystemClock())
+        let clock = SystemClock()
+        let host = ConversationHost(conversation: promptConversation(graph, clock: clock), clock: clock)
         let app = ConversationApp(host: host, strings: strings, depth: runner.depth, pictures: TerminalImage.loader)
         // y/yes and n/no (and the user's language's words) answer as the buttons do.
         let (yesSide, noSide): (RocketIntent, RocketIntent) = defaultNo ? (.pressRight, .pressLeft) : (.pressLeft, .pressRight)

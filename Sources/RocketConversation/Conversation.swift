@@ -53,19 +53,25 @@ public struct ConversationOptions: Hashable, Sendable, Codable {
     /// Variables' values known before the conversation starts (`--var NAME=VALUE`, the API's
     /// `vars`), over the flow's defaults.
     public var initialVariables: [String: RocketValue]
+    /// Seconds to add to the host's clock for the person's local time, as seconds since
+    /// 1970-01-01T00:00 in their time zone: the wall clock's lead over the host's clock plus
+    /// their offset from UTC. The flow's `today()`, `time()` and `weekday()` and a date input's
+    /// bounds counted from today read it; nil gives them no clock.
+    public var localShift: Double?
 
     /// Creates options; the defaults reproduce the original.
     public init(
         timing: RocketTiming = .original, echoReplies: Bool = false, initialAnswers: [String: String] = [:],
-        initialVariables: [String: RocketValue] = [:]
+        initialVariables: [String: RocketValue] = [:], localShift: Double? = nil
     ) {
         self.timing = timing
         self.echoReplies = echoReplies
         self.initialAnswers = initialAnswers
         self.initialVariables = initialVariables
+        self.localShift = localShift
     }
 
-    private enum CodingKeys: String, CodingKey { case timing, echoReplies, initialAnswers, initialVariables }
+    private enum CodingKeys: String, CodingKey { case timing, echoReplies, initialAnswers, initialVariables, localShift }
 
     /// Decodes options (those written before variables existed have none).
     public init(from decoder: any Decoder) throws {
@@ -74,6 +80,7 @@ public struct ConversationOptions: Hashable, Sendable, Codable {
         echoReplies = try c.decode(Bool.self, forKey: .echoReplies)
         initialAnswers = try c.decode([String: String].self, forKey: .initialAnswers)
         initialVariables = try c.decodeIfPresent([String: RocketValue].self, forKey: .initialVariables) ?? [:]
+        localShift = try c.decodeIfPresent(Double.self, forKey: .localShift)
     }
 }
 
@@ -681,10 +688,17 @@ public struct Conversation: Hashable, Sendable, Codable {
         return answers[name]?.typedValue
     }
 
-    /// Evaluates `e` over the variables and answers as they are now.
-    private func evaluate(_ e: RocketExpression) -> Result<RocketValue, RocketExpressionError> {
+    /// Evaluates `e` over the variables and answers as they are now, and the person's local
+    /// time at host time `now`.
+    private func evaluate(_ e: RocketExpression, at now: Double) -> Result<RocketValue, RocketExpressionError> {
         let variables = state.variables, answers = state.answers
-        return e.evaluate { Self.value(of: $0, variables, answers) }
+        return e.evaluate({ Self.value(of: $0, variables, answers) }, local: localTime(at: now))
+    }
+
+    /// The person's local date and time at host time `now`, or nil without
+    /// ``ConversationOptions/localShift``.
+    public func localTime(at now: Double) -> RocketExpression.LocalTime? {
+        options.localShift.flatMap { RocketExpression.LocalTime(localSeconds: now + $0) }
     }
 
     // MARK: Driving
@@ -815,7 +829,7 @@ public struct Conversation: Hashable, Sendable, Codable {
             schedule(.advance(from: index, to: option.next), at: now + options.timing.bounce)
         case (.submit(let text), .textInput(let input)):
             let value: RocketValue
-            switch input.accept(text) {
+            switch input.accept(text, today: localTime(at: now).map { CivilDate.text(days: $0.day) }) {
             case .success(let v): value = v
             case .failure(let failure):
                 state.inputError = failure
@@ -977,12 +991,12 @@ public struct Conversation: Hashable, Sendable, Codable {
             let next: RocketNodeID?
             switch node.content {
             case .set(let set):
-                for a in set.assignments { assign(a, blockID: node.id, into: &effects) }
+                for a in set.assignments { assign(a, blockID: node.id, at: now, into: &effects) }
                 next = set.next
             case .condition(let condition):
                 var taken: Int? = nil
                 for (k, branch) in condition.branches.enumerated() {
-                    let (holds, error) = RocketExpression.test(evaluate(branch.condition))
+                    let (holds, error) = RocketExpression.test(evaluate(branch.condition, at: now))
                     if let error {
                         effects.append(.event(.expressionError(blockID: node.id, path: "branches[\(k)].if", error: error)))
                     }
@@ -1059,10 +1073,10 @@ public struct Conversation: Hashable, Sendable, Codable {
     /// Gives a variable the value of an assignment's expression, when it can be evaluated and
     /// has the variable's type (null clears it); otherwise the variable keeps its value and an
     /// `expressionError` says why.
-    private mutating func assign(_ a: RocketAssignment, blockID: String?, into effects: inout [ConversationEffect]) {
+    private mutating func assign(_ a: RocketAssignment, blockID: String?, at now: Double, into effects: inout [ConversationEffect]) {
         // The result is computed (and the tables' references dropped) before the variable changes,
         // so the change does not copy the table.
-        let result = evaluate(a.expression)
+        let result = evaluate(a.expression, at: now)
         switch result {
         case .success(let v):
             if v != .null, let declared = graph.variable(named: a.name), declared.type != v.type {

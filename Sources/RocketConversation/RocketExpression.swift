@@ -76,6 +76,12 @@ public struct RocketExpression: Hashable, Sendable, Codable, CustomStringConvert
     /// The source.
     public var description: String { source }
 
+    /// True when it calls `today()`, `time()` or `weekday()`: its value depends on when it is
+    /// evaluated, not only on the names it reads.
+    public var readsClock: Bool {
+        program.contains { if case .call(let f) = $0.op { return f.arity == 0 } else { return false } }
+    }
+
     /// Decodes from its source text.
     public init(from decoder: any Decoder) throws {
         self.init(try decoder.singleValueContainer().decode(String.self))
@@ -103,9 +109,15 @@ public struct RocketExpression: Hashable, Sendable, Codable, CustomStringConvert
     // MARK: Steps
 
     enum Function: String, CaseIterable, Sendable {
-        case lower, upper, trim, length, contains, number, text
+        case lower, upper, trim, length, contains, number, text, today, time, weekday, days, weekdayOf
 
-        var arity: Int { self == .contains ? 2 : 1 }
+        var arity: Int {
+            switch self {
+            case .contains, .days: return 2
+            case .today, .time, .weekday: return 0
+            default: return 1
+            }
+        }
         var signature: String {
             switch self {
             case .lower, .upper, .trim: return "\(rawValue)(text)"
@@ -113,7 +125,28 @@ public struct RocketExpression: Hashable, Sendable, Codable, CustomStringConvert
             case .contains: return "contains(text or list, text)"
             case .number: return "number(text or number)"
             case .text: return "text(any value)"
+            case .today, .time, .weekday: return "\(rawValue)()"
+            case .days: return "days(date, date)"
+            case .weekdayOf: return "weekdayOf(date)"
             }
+        }
+    }
+
+    /// The person's local date and time, which `today()`, `time()` and `weekday()` read: the
+    /// host knows the clock and the time zone, the expression only this.
+    public struct LocalTime: Hashable, Sendable {
+        /// Days since 1970-01-01 in the person's calendar.
+        public var day: Int
+        /// Minutes since local midnight, 0 to 1439.
+        public var minute: Int
+
+        /// The local time at `seconds` since 1970-01-01T00:00 local (an instant plus its
+        /// offset from UTC), or nil outside the years 1 to 9999.
+        public init?(localSeconds seconds: Double) {
+            guard seconds.isFinite, CivilDate.instants.contains(seconds) else { return nil }
+            let whole = Int(seconds.rounded(.down))
+            day = Int((Double(whole) / 86_400).rounded(.down))
+            minute = (whole - day * 86_400) / 60
         }
     }
 
@@ -368,9 +401,16 @@ extension RocketExpression {
                     stack.append(.paren(at))
                 case .close, .comma:
                     if expectValue {
-                        // "f()" names no argument: allowed only to say what f takes.
+                        // "f()" names no argument: a call of a function that takes none, or
+                        // allowed only to say what f takes.
                         if token == .close, case .call(let f, let fat, 0)? = stack.last {
-                            return fail("syntax", "\(f.rawValue) takes \(f.arity) value\(f.arity == 1 ? "" : "s"): \(f.signature)", fat)
+                            guard f.arity == 0 else {
+                                return fail("syntax", "\(f.rawValue) takes \(f.arity) value\(f.arity == 1 ? "" : "s"): \(f.signature)", fat)
+                            }
+                            stack.removeLast()
+                            if let e = emit(.call(f), fat, operands: 0) { return .failure(e) }
+                            expectValue = false
+                            continue
                         }
                         return fail("syntax", "a value is missing before \(describe(token))", at)
                     }
@@ -398,6 +438,7 @@ extension RocketExpression {
                             expectValue = true
                         } else {
                             guard args + 1 == f.arity else {
+                                if f.arity == 0 { return fail("syntax", "\(f.rawValue) takes no value: \(f.signature)", fat) }
                                 return fail("syntax", "\(f.rawValue) takes \(f.arity) value\(f.arity == 1 ? "" : "s"), not \(args + 1): \(f.signature)", fat)
                             }
                             if let e = emit(.call(f), fat, operands: f.arity) { return .failure(e) }
@@ -464,8 +505,10 @@ extension RocketExpression {
         case error(RocketExpressionError)
     }
 
-    /// Evaluates with `lookup` giving each name's value (nil, or `.null`: no value).
-    public func evaluate(_ lookup: (String) -> RocketValue?) -> Result<RocketValue, RocketExpressionError> {
+    /// Evaluates with `lookup` giving each name's value (nil, or `.null`: no value), and `local`
+    /// the person's date and time for `today()`, `time()` and `weekday()` (nil: they are an
+    /// error, `no-clock`).
+    public func evaluate(_ lookup: (String) -> RocketValue?, local: LocalTime? = nil) -> Result<RocketValue, RocketExpressionError> {
         if let syntaxError { return .failure(syntaxError) }
         // The values live in a buffer on the stack, as large as the compiler found it must be.
         return withUnsafeTemporaryAllocation(of: Cell.self, capacity: stackSize) { buffer in
@@ -498,7 +541,9 @@ extension RocketExpression {
                         push(.error(RocketExpressionError(code: "type", message: m, offset: at)))
                     }
                 case .call(let f):
-                    if f.arity == 2 {
+                    if f.arity == 0 {
+                        push(Self.clock(f, local, at))
+                    } else if f.arity == 2 {
                         let b = pop(), a = pop()
                         push(Self.call(f, a, b, at))
                     } else {
@@ -521,8 +566,8 @@ extension RocketExpression {
 
     /// Evaluates a condition: true only for `true`; anything else is false, with the error when
     /// it was one (or when the value is not true or false).
-    public func test(_ lookup: (String) -> RocketValue?) -> (Bool, RocketExpressionError?) {
-        Self.test(evaluate(lookup))
+    public func test(_ lookup: (String) -> RocketValue?, local: LocalTime? = nil) -> (Bool, RocketExpressionError?) {
+        Self.test(evaluate(lookup, local: local))
     }
 
     /// A condition's outcome from its evaluation (``test(_:)``).
@@ -643,6 +688,32 @@ extension RocketExpression {
             default: return wrong()
             }
         case .text: return .value(.text(x.displayText))
+        case .days:
+            guard case .text(let from) = x, case .text(let to) = y else { return wrong() }
+            guard let a = RocketInputType.dayNumber(from), let b = RocketInputType.dayNumber(to) else {
+                return error("not-a-date", "days(…) was given a text that is no date YYYY-MM-DD")
+            }
+            return .value(.number(Double(b - a)))
+        case .weekdayOf:
+            guard case .text(let s) = x else { return wrong() }
+            guard let day = RocketInputType.dayNumber(s) else { return error("not-a-date", "weekdayOf(…) was given a text that is no date YYYY-MM-DD") }
+            return .value(.number(Double(CivilDate.weekday(days: day))))
+        case .today, .time, .weekday: return wrong()  // no arguments: see clock(_:_:_:)
+        }
+    }
+
+    /// A function of the person's date and time, or `no-clock` when the host gave none.
+    static func clock(_ f: Function, _ local: LocalTime?, _ at: Int) -> Cell {
+        guard let local else {
+            return .error(
+                RocketExpressionError(code: "no-clock", message: "\(f.signature) needs the local time, which this host does not give", offset: at))
+        }
+        switch f {
+        case .today: return .value(.text(CivilDate.text(days: local.day)))
+        case .time:
+            let h = local.minute / 60, m = local.minute % 60
+            return .value(.text((h < 10 ? "0" : "") + String(h) + ":" + (m < 10 ? "0" : "") + String(m)))
+        default: return .value(.number(Double(CivilDate.weekday(days: local.day))))
         }
     }
 
@@ -713,6 +784,8 @@ extension RocketExpression {
                 let t = types.removeLast()
                 if let t, t != .number { problem("\"-\" needs a number, not \(phrase(t))") }
                 types.append(.number)
+            case .call(let f) where f.arity == 0:
+                types.append(f == .weekday ? .number : .text)
             case .call(let f):
                 let b: RocketValueType?? = f.arity == 2 ? .some(types.removeLast()) : .none
                 let a = types.removeLast()
@@ -733,6 +806,13 @@ extension RocketExpression {
                     ok = a == nil || a == .text || a == .number
                     result = .number
                 case .text: result = .text
+                case .days:
+                    ok = (a == nil || a == .text) && ((b ?? nil) == nil || (b ?? nil) == .text)
+                    result = .number
+                case .weekdayOf:
+                    ok = a == nil || a == .text
+                    result = .number
+                case .today, .time, .weekday: break
                 }
                 if !ok {
                     let given = b.map { "\(phrase(a)) and \(phrase($0))" } ?? phrase(a)

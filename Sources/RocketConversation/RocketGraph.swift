@@ -412,8 +412,9 @@ public struct RocketInputNode: Hashable, Sendable, Codable {
 
     /// Checks `text` against the validation rules, then reads it as a value of ``inputType``
     /// within ``minimum`` and ``maximum``: the value, or the first rule it fails. Empty text that
-    /// no rule requires is accepted as null for a typed input.
-    public func accept(_ text: String) -> Result<RocketValue, RocketValidationFailure> {
+    /// no rule requires is accepted as null for a typed input. `today` (`YYYY-MM-DD`, the
+    /// person's) is the day bounds counted from today (`today+7d`) count from.
+    public func accept(_ text: String, today: String? = nil) -> Result<RocketValue, RocketValidationFailure> {
         if let failure = validation?.check(text) { return .failure(failure) }
         guard inputType != .text else { return .success(.text(text)) }
         if text.allSatisfy(\.isWhitespace) { return .success(.null) }
@@ -427,10 +428,15 @@ public struct RocketInputNode: Hashable, Sendable, Codable {
             default: return nil
             }
         }
-        if let minimum, let o = order(value, minimum), o < 0 {
+        // A day counted from today is that day (with no today given, it bounds nothing).
+        func bound(_ b: RocketValue?) -> RocketValue? {
+            guard inputType == .date, case .text(let s)? = b else { return b }
+            return RocketInputType.resolveDay(s, today: today).map { .text($0) }
+        }
+        if let minimum = bound(minimum), let o = order(value, minimum), o < 0 {
             return .failure(RocketValidationFailure(rule: .tooSmall(minimum.displayText), message: validation?.message))
         }
-        if let maximum, let o = order(value, maximum), o > 0 {
+        if let maximum = bound(maximum), let o = order(value, maximum), o > 0 {
             return .failure(RocketValidationFailure(rule: .tooLarge(maximum.displayText), message: validation?.message))
         }
         return .success(value)
@@ -461,7 +467,13 @@ public struct RocketInputNode: Hashable, Sendable, Codable {
             }
             return nil
         case (.text(let a)?, .text(let b)?):
-            return a > b ? "\(min) \(a) is later than \(max) \(b)" : nil
+            // Days counted from today are compared as they fall on any one day (both counted,
+            // or both written out); one of each can be compared on no day before it comes.
+            let relative = [a, b].filter { RocketInputType.relativeDay($0) != nil }.count
+            if relative == 1 { return nil }
+            let day = "2001-01-01"
+            let x = RocketInputType.resolveDay(a, today: day) ?? a, y = RocketInputType.resolveDay(b, today: day) ?? b
+            return x > y ? "\(min) \(a) is later than \(max) \(b)" : nil
         default: return nil
         }
     }
@@ -904,6 +916,18 @@ public struct RocketGraph: Hashable, Sendable, Codable {
     /// Reserves room for `count` more nodes.
     public mutating func reserveCapacity(_ count: Int) {
         nodes.reserveCapacity(nodes.count + count)
+    }
+
+    /// True when an expression of a `set` or `condition` block reads the clock (`today()`):
+    /// two conversations started alike may then differ by when they ran.
+    public var readsClock: Bool {
+        nodes.contains { node in
+            switch node.content {
+            case .set(let s): return s.assignments.contains { $0.expression.readsClock }
+            case .condition(let c): return c.branches.contains { $0.condition.readsClock }
+            default: return false
+            }
+        }
     }
 
     /// The node with this id.

@@ -490,6 +490,10 @@ extension ConversationOptions {
             w.key("initialVariables")
             RocketValue.write(initialVariables, into: &w)
         }
+        if let localShift {
+            w.key("localShift")
+            w.number(localShift)
+        }
         w.close()
     }
 
@@ -506,13 +510,19 @@ extension ConversationOptions {
             closing: try seconds("closing"), autoAdvanceScale: try seconds("autoAdvanceScale"))
         var answers: [String: String] = [:]
         for (key, v) in try o.entries("initialAnswers") { answers[key] = try JSONFields.string(o.tape, v, path: o.child("initialAnswers") + "." + key) }
+        var shift: Double?
+        if o.member("localShift") != nil {
+            let v = try o.double("localShift")
+            guard v.isFinite, abs(v) <= 1e12 else { throw JSONShapeError("\"\(o.child("localShift"))\" must be a number of seconds, not \(v)") }
+            shift = v
+        }
         self.init(
             timing: timing, echoReplies: try o.bool("echoReplies"), initialAnswers: answers,
-            initialVariables: try RocketValue.read(o, "initialVariables"))
+            initialVariables: try RocketValue.read(o, "initialVariables"), localShift: shift)
     }
 
     /// The keys of the stored form.
-    package static let storedKeys = ["timing", "echoReplies", "initialAnswers", "initialVariables"]
+    package static let storedKeys = ["timing", "echoReplies", "initialAnswers", "initialVariables", "localShift"]
 }
 
 extension RocketValue {

@@ -193,6 +193,46 @@ public enum RocketInputType: String, Hashable, Sendable, Codable, CaseIterable {
         guard (1...9999).contains(CivilDate.date(days: n).year) else { return nil }
         return CivilDate.text(days: n)
     }
+
+    /// The days since 1970-01-01 of a day `YYYY-MM-DD`, or nil when `s` is no day.
+    public static func dayNumber(_ s: String) -> Int? {
+        guard isDate(s) else { return nil }
+        let b = Array(s.utf8)
+        func number(_ r: Range<Int>) -> Int { r.reduce(0) { $0 * 10 + Int(b[$1] - 0x30) } }
+        return CivilDate.days(year: number(0..<4), month: number(5..<7), day: number(8..<10))
+    }
+
+    /// The step of a day counted from today (`today`, `today+7d`, `today-18y`: days, weeks,
+    /// months or years, at most 6 digits), as days and months; nil when `s` is not one.
+    ///
+    /// ```swift
+    /// RocketInputType.relativeDay("today+2w")    // (days: 14, months: 0)
+    /// RocketInputType.relativeDay("today-18y")   // (days: 0, months: -216)
+    /// ```
+    public static func relativeDay(_ s: String) -> (days: Int, months: Int)? {
+        guard s.hasPrefix("today") else { return nil }
+        let rest = Array(s.utf8.dropFirst(5))
+        if rest.isEmpty { return (0, 0) }
+        guard rest.count >= 3, rest.count <= 8, rest[0] == UInt8(ascii: "+") || rest[0] == UInt8(ascii: "-") else { return nil }
+        let digits = rest[1..<(rest.count - 1)]
+        guard digits.allSatisfy({ (0x30...0x39).contains($0) }) else { return nil }
+        let n = digits.reduce(0) { $0 * 10 + Int($1 - 0x30) } * (rest[0] == UInt8(ascii: "-") ? -1 : 1)
+        switch rest[rest.count - 1] {
+        case UInt8(ascii: "d"): return (n, 0)
+        case UInt8(ascii: "w"): return (n * 7, 0)
+        case UInt8(ascii: "m"): return (0, n)
+        case UInt8(ascii: "y"): return (0, n * 12)
+        default: return nil
+        }
+    }
+
+    /// A date input's bound as a day: a day `YYYY-MM-DD` as it is, or one counted from `today`
+    /// (``relativeDay(_:)``); nil when it is neither, or counted from a today that is not given.
+    public static func resolveDay(_ bound: String, today: String?) -> String? {
+        if isDate(bound) { return bound }
+        guard let step = relativeDay(bound), let today else { return nil }
+        return day(today, days: step.days, months: step.months)
+    }
 }
 
 /// Why typed text was refused.

@@ -43,6 +43,10 @@ package enum CivilDate {
         }
     }
 
+    /// The day of the week of `days` since 1970-01-01: Monday 1 to Sunday 7, as ISO 8601
+    /// counts (1970-01-01 was a Thursday, 4).
+    package static func weekday(days: Int) -> Int { ((days % 7) + 7 + 3) % 7 + 1 }
+
     /// `YYYY-MM-DD` of `days` since 1970-01-01 (the year padded to four digits).
     package static func text(days: Int) -> String {
         let (y, m, d) = date(days: days)

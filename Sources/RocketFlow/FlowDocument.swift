@@ -96,15 +96,26 @@ public struct FlowVariableProblem: Error, Hashable, Sendable {
 }
 
 extension FlowDocument {
+    /// True when the flow reads the person's clock: `today()`, `time()` or `weekday()` in its
+    /// `when.if` or its blocks' expressions, or a date input's bound counted from today.
+    public var readsClock: Bool {
+        if showIf?.readsClock == true || graph.readsClock { return true }
+        return graph.nodes.contains { node in
+            guard case .textInput(let i) = node.content, i.inputType == .date else { return false }
+            return [i.minimum, i.maximum].contains { if case .text(let s)? = $0 { RocketInputType.relativeDay(s) != nil } else { false } }
+        }
+    }
+
     /// Why the flow is not for this start (`when.if` false, or not evaluable), or nil when it
-    /// is: `variables` are the start values over the defaults, `answers` the undeclared ones.
-    public func refusal(variables: [String: RocketValue], answers: [String: String]) -> String? {
+    /// is: `variables` are the start values over the defaults, `answers` the undeclared ones,
+    /// `local` the person's date and time for `today()`, `time()` and `weekday()`.
+    public func refusal(variables: [String: RocketValue], answers: [String: String], local: RocketExpression.LocalTime?) -> String? {
         guard let condition = showIf else { return nil }
         var values: [String: RocketValue] = [:]
         for v in graph.variables where v.defaultValue != .null { values[v.name] = v.defaultValue }
         for (k, v) in answers { values[k] = .text(v) }
         for (k, v) in variables { values[k] = v }
-        let (holds, error) = condition.test { values[$0] }
+        let (holds, error) = condition.test({ values[$0] }, local: local)
         if holds { return nil }
         return error.map { "when.if \(FlowDiagnostic.quoted(condition.source)) cannot be decided: \($0.message)" }
             ?? "when.if \(FlowDiagnostic.quoted(condition.source)) is false"

@@ -100,8 +100,8 @@ extension FlowField {
             }, value: { root, _ in .string(root[keyPath: kp].source) })
     }
 
-    /// A number, a `YYYY-MM-DD` day or an `HH:MM` time that may be absent (lint checks that it
-    /// fits the input).
+    /// A number, a `YYYY-MM-DD` day, a day counted from `today` or an `HH:MM` time that may be
+    /// absent (lint checks that it fits the input).
     static func bound(_ name: String, _ kp: any WritableKeyPath<Root, RocketValue?> & Sendable, doc: String) -> FlowField {
         FlowField(
             name, .inputBound, doc: doc,
@@ -114,9 +114,10 @@ extension FlowField {
                     return true
                 case .string:
                     let s = d.tape.string(v)!
-                    guard RocketInputType.isDate(s) || RocketInputType.isTime(s) else {
+                    guard RocketInputType.isDate(s) || RocketInputType.isTime(s) || RocketInputType.relativeDay(s) != nil else {
                         d.error(
-                            "bad-value", "\"\(name)\" must be a number, a date as YYYY-MM-DD or a time as HH:MM, not \(FlowDiagnostic.quoted(s))",
+                            "bad-value",
+                            "\"\(name)\" must be a number, a date as YYYY-MM-DD or counted from today (today, today+7d, today-18y: d, w, m or y), or a time as HH:MM, not \(FlowDiagnostic.quoted(s))",
                             path: place.path, at: d.tape.offset(v))
                         return false
                     }
@@ -621,7 +622,9 @@ extension FlowFormat {
                         doc: "What the answer must be; it is stored as that (a number as a number) and browsers show the matching keyboard."),
                     .bound(
                         "min", \.minimum,
-                        doc: "The least answer accepted: a number for `number` and `integer`, a day `YYYY-MM-DD` for `date`, a time `HH:MM` for `time`."),
+                        doc:
+                            "The least answer accepted: a number for `number` and `integer`; for `date` a day `YYYY-MM-DD`, or one counted from the person's today (`today`, `today+1d`, `today-18y`: d, w, m, y); a time `HH:MM` for `time`."
+                    ),
                     .bound("max", \.maximum, doc: "The greatest answer accepted."),
                     .optionalText("placeholder", \.placeholder, doc: "A hint shown in the empty field."),
                     .optionalText(

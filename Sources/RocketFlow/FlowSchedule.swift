@@ -34,6 +34,30 @@ public struct RocketSchedule: Hashable, Sendable {
         return WallTime.parse(normal)
     }
 
+    /// The local time a moment as a schedule writes it names: its instant plus the offset from
+    /// UTC written with it (`2026-12-06T09:30+01:00` is 09:30 there), as seconds since
+    /// 1970-01-01T00:00 local; nil when ``instant(_:)`` is.
+    public static func localSeconds(_ text: String) -> Double? {
+        guard let instant = instant(text) else { return nil }
+        let u = Array(text.utf8.suffix(6))
+        guard u.count == 6, u[0] == UInt8(ascii: "+") || u[0] == UInt8(ascii: "-"), u[3] == UInt8(ascii: ":") else { return instant }
+        let digits = [u[1], u[2], u[4], u[5]].map { Int($0) - 0x30 }
+        let offset = (digits[0] * 10 + digits[1]) * 3600 + (digits[2] * 10 + digits[3]) * 60
+        return instant + Double(u[0] == UInt8(ascii: "-") ? -offset : offset)
+    }
+
+    /// A moment as a schedule writes it: `instant` (seconds since 1970) in the local time
+    /// `utcOffset` seconds ahead of UTC, with that offset (`2026-12-06T09:30:00+01:00`; `Z` for
+    /// UTC), whole seconds; what ``localSeconds(_:)`` reads back.
+    public static func moment(_ instant: Double, utcOffset: Int) -> String {
+        let local = WallTime.format((instant + Double(utcOffset)).rounded(.down))
+        guard local.hasSuffix("Z") else { return local }
+        guard utcOffset != 0 else { return local }
+        let a = abs(utcOffset) / 60
+        func two(_ v: Int) -> String { v < 10 ? "0\(v)" : String(v) }
+        return String(local.dropLast()) + (utcOffset < 0 ? "-" : "+") + two(a / 60) + ":" + two(a % 60)
+    }
+
     /// The start as seconds since 1970 (nil when open or unreadable).
     public var start: Double? { from.flatMap(Self.instant) }
     /// The end as seconds since 1970 (nil when open or unreadable).

@@ -227,6 +227,8 @@ extension FlowFormat {
                         .object([("type", .string("number"))]),
                         .object([("type", .string("string")), ("pattern", .string("^[0-9]{4}-[0-9]{2}-[0-9]{2}$"))]),
                         .object([("type", .string("string")), ("pattern", .string("^([01][0-9]|2[0-3]):[0-5][0-9]$"))]),
+                        // A day counted from today (RocketInputType.relativeDay).
+                        .object([("type", .string("string")), ("pattern", .string("^today([+-][0-9]{1,6}[dwmy])?$"))]),
                     ])
                 )
             ])
@@ -310,7 +312,7 @@ extension FlowFormat {
         case .expression: return "[expression](#expressions)"
         case .assignments: return "object: variable name → [expression](#expressions)"
         case .variables: return "object: name → string, number or boolean"
-        case .inputBound: return "number, date `YYYY-MM-DD` or time `HH:MM`"
+        case .inputBound: return "number, date `YYYY-MM-DD` or `today±N(d|w|m|y)`, or time `HH:MM`"
         }
     }
 }

@@ -61,7 +61,8 @@ extension FlowTestCase {
         case .failure(let p):
             return FlowTestResult(end: .stopped, failures: [FlowTestFailure(message: p.message, offset: vars.first { $0.name == p.name }?.offset ?? offset)])
         }
-        if let why = doc.refusal(variables: start.variables, answers: start.answers) {
+        let local = localSeconds.flatMap { RocketExpression.LocalTime(localSeconds: $0) }
+        if let why = doc.refusal(variables: start.variables, answers: start.answers, local: local) {
             var result = FlowTestResult(end: .notShown(why))
             result.failures = compare(result)
             return result
@@ -72,7 +73,9 @@ extension FlowTestCase {
         }
         // Timers keep their delays on the case's own clock, which jumps to each: one block a step,
         // so a loop of timers meets the step limit instead of firing thousands at one instant.
-        let options = ConversationOptions(timing: .reducedMotion, echoReplies: true, initialAnswers: start.answers, initialVariables: start.variables)
+        // The case's clock starts at 0, at its `now`.
+        let options = ConversationOptions(
+            timing: .reducedMotion, echoReplies: true, initialAnswers: start.answers, initialVariables: start.variables, localShift: localSeconds)
         guard let conversation = played.makeConversation(options: options) else {
             return FlowTestResult(end: .stopped, failures: [FlowTestFailure(message: "the flow has no blocks", offset: offset)])
         }
@@ -87,7 +90,8 @@ extension FlowTestCase {
                 if let s = host.conversation.node(at: index).pressed(side: side, option: options.first)?.snooze { snooze = s }
             case .expressionError(let block, let path, let error):
                 let place = block.map { "block \(FlowDiagnostic.quoted($0))" } ?? "the flow"
-                failures.append(FlowTestFailure(message: "\(place): \(path): \(error.message)", offset: offset))
+                let hint = error.code == "no-clock" ? " (give the case a \"now\")" : ""
+                failures.append(FlowTestFailure(message: "\(place): \(path): \(error.message)\(hint)", offset: offset))
             default: break
             }
         }

@@ -128,6 +128,11 @@ public enum FlowTestFormat {
         FlowTestField(
             name: "variant", type: .nonEmptyString, required: false,
             summary: "Start where this variant of the flow's experiment starts (default: the flow's own start)."),
+        FlowTestField(
+            name: "now", type: .nonEmptyString, required: false,
+            summary:
+                "The moment the case is played at, with its offset from UTC (`2026-12-06T09:30+01:00`): the local date and time `today()`, `time()`, `weekday()` and bounds counted from today read. Without it they have no clock, and a flow that reads them fails the case."
+        ),
         FlowTestField(name: "expect", type: .expect, required: false, summary: "What must hold; without it, that the flow ends."),
     ]
 
@@ -379,6 +384,8 @@ public struct FlowTestCase: Sendable {
     public var language: FlowTestPlaced<String>?
     /// The experiment's variant it starts with.
     public var variant: FlowTestPlaced<String>?
+    /// The local time it is played at (seconds since 1970-01-01T00:00 local), from its `now`.
+    public var localSeconds: Double?
     /// What must hold.
     public var expect: FlowTestExpectation
 }
@@ -565,6 +572,15 @@ private struct Reader {
             problem("language", "\(FlowDiagnostic.quoted(language.value)) is not a language tag (en, it, pt-BR)", "\(path).lang", language.offset)
         }
         let variant = m["variant"].flatMap { string($0.value, path: "\(path).variant") }
+        var localSeconds: Double?
+        if let now = m["now"].flatMap({ string($0.value, path: "\(path).now") }) {
+            localSeconds = RocketSchedule.localSeconds(now.value)
+            if localSeconds == nil {
+                problem(
+                    "type", "\(path).now must be a moment with its offset from UTC (2026-12-06T09:30+01:00), not \(FlowDiagnostic.quoted(now.value))",
+                    "\(path).now", now.offset)
+            }
+        }
         var expect = FlowTestExpectation()
         if let e = m["expect"], let em = members(e.value, FlowTestFormat.expectation, path: "\(path).expect", what: "\"expect\"") {
             let at = "\(path).expect"
@@ -616,6 +632,8 @@ private struct Reader {
             }
         }
         guard let name else { return nil }
-        return FlowTestCase(name: name.value, offset: name.offset, answers: answers, vars: vars, language: language, variant: variant, expect: expect)
+        return FlowTestCase(
+            name: name.value, offset: name.offset, answers: answers, vars: vars, language: language, variant: variant, localSeconds: localSeconds,
+            expect: expect)
     }
 }

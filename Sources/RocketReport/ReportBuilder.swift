@@ -47,8 +47,8 @@ public enum ReportGrouping: String, Hashable, Sendable, CaseIterable {
         // Years 1 to 9999, as instants are anywhere (a record's time may be anything).
         guard self == .day || self == .week, let at, CivilDate.instants.contains(at) else { return "" }
         var day = Int((at / 86_400).rounded(.down))
-        // 1970-01-01 was a Thursday: days since it, less those since that week's Monday.
-        if self == .week { day -= (day % 7 + 7 + 3) % 7 }
+        // The week's Monday: the day less the days since it.
+        if self == .week { day -= CivilDate.weekday(days: day) - 1 }
         return CivilDate.text(days: day)
     }
 }

@@ -45,9 +45,13 @@ extension ConversationService {
             return .failed(.error(503, "store-unavailable", "the scenario store cannot be used now"))
         }
         // Targeting first: a flow not for these start values is not now, and asks nothing else.
-        if let why = flow.document.refusal(variables: vars.variables, answers: vars.answers) { return .notNow([why], earliest: nil, variant: nil) }
+        let offset = utcOffset ?? Environment.utcOffset(at: now)
+        let local = RocketExpression.LocalTime(localSeconds: now + Double(offset))
+        if let why = flow.document.refusal(variables: vars.variables, answers: vars.answers, local: local) {
+            return .notNow([why], earliest: nil, variant: nil)
+        }
         // The schedule, then quiet hours in the visitor's local time when the page gave it.
-        if let timed = flow.document.timeRefusal(at: now, utcOffset: utcOffset ?? Environment.utcOffset(at: now)) {
+        if let timed = flow.document.timeRefusal(at: now, utcOffset: offset) {
             return .notNow([timed.reason], earliest: timed.earliest, variant: nil)
         }
         // A snooze the visitor pressed (a button's "snooze"), kept in the scenario store.

@@ -152,12 +152,16 @@ extension ConversationService {
             (variantStart, exposed, exposure) = (from, variant, event)
         }
         let timing = reduced ? RocketTiming.reducedMotion : configuration.timing
-        let options = ConversationOptions(timing: timing, echoReplies: true, initialAnswers: vars.answers, initialVariables: vars.variables)
+        // The flow's today() and time() read the visitor's local time: the page's offset from UTC
+        // (the server's own without one) on the server's wall clock.
+        let options = ConversationOptions(
+            timing: timing, echoReplies: true, initialAnswers: vars.answers, initialVariables: vars.variables,
+            localShift: Double(utcOffset ?? Environment.utcOffset(at: now)))
         let context = Context(visitor: visitor, address: address, flow: flow, options: options, strings: strings)
         // Starts of a kind (the same options, without values of their own) are alike but for
         // their time and id: the first is made in full, the rest from what it made.
         let key =
-            keepsStarts && vars.answers.isEmpty && vars.variables.isEmpty
+            keepsStarts && vars.answers.isEmpty && vars.variables.isEmpty && !flow.readsClock
             ? StartKey(
                 flowName: flowName, options: options, from: variantStart, exposure: exposed, variant: context.variant,
                 language: strings.value.language)

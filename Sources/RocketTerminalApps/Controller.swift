@@ -153,8 +153,9 @@ func steppedDay(_ text: String, by step: (days: Int, months: Int), input: Rocket
     } else {
         day = today
     }
-    if case .text(let lo)? = input.minimum, day.map({ $0 < lo }) ?? true { day = lo }
-    if case .text(let hi)? = input.maximum, day.map({ $0 > hi }) ?? false { day = hi }
+    // Bounds counted from today (today+1d) count from the same today.
+    if case .text(let b)? = input.minimum, let lo = RocketInputType.resolveDay(b, today: today), day.map({ $0 < lo }) ?? true { day = lo }
+    if case .text(let b)? = input.maximum, let hi = RocketInputType.resolveDay(b, today: today), day.map({ $0 > hi }) ?? false { day = hi }
     return day
 }
 

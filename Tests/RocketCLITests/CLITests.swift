@@ -809,6 +809,49 @@ struct PlayStartingTextTests {
     }
 }
 
+@Suite("rocket play and input: the local clock")
+struct PlayClockTests {
+    @Test("play: today(), time() and a date's bounds read this machine's local time (TZ), at --now when given")
+    func play() throws {
+        let dir = scratchDirectory()
+        write(
+            #"""
+            {"version": 1, "vars": {"d": ""}, "blocks": [
+             {"id": "s", "type": "set", "set": {"d": "today() + ' ' + time() + ' ' + text(weekday())"}, "next": "when"},
+             {"id": "when", "type": "textInput", "text": "{{d}}: which day?", "buttonTitle": "OK", "inputType": "date", "min": "today+1d"}]}
+            """#, to: dir + "/flow.json")
+        let r = try runRocket(
+            ["play", dir + "/flow.json", "--instant", "--now", "2027-01-15T08:00Z", "--answers-out", "-"],
+            stdin: "2027-01-15\n2027-01-16\n", environment: ["LANG": "en_US.UTF-8", "TZ": "Asia/Tokyo"])
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.stderr.contains("2027-01-15 17:00 5: which day?"), "\(r.stderr)")
+        #expect(r.stderr.contains("The least accepted is 2027-01-16."), "\(r.stderr)")
+        #expect(r.stdout.contains(#""when": "2027-01-16""#), "\(r.stdout)")
+        // --case-out gives the case the session's moment, so it plays the same on any day.
+        let recorded = try runRocket(
+            ["play", dir + "/flow.json", "--instant", "--now", "2027-01-15T08:00Z", "--case-out", "-"],
+            stdin: "2027-01-16\n", environment: ["LANG": "en_US.UTF-8", "TZ": "Asia/Tokyo"])
+        #expect(recorded.stdout.contains(#""now": "2027-01-15T17:00:00+09:00""#), "\(recorded.stdout)")
+        write(#"{"cases": ["# + recorded.stdout + "]}", to: dir + "/flow.test.json")
+        let test = try runRocket(["test", dir + "/flow.json"], environment: ["TZ": "America/Denver"])
+        #expect(test.status == 0, "\(test.stdout)\(test.stderr)")
+    }
+
+    @Test("input: --min and --max of a date may count from today")
+    func input() throws {
+        let early = try runRocket(["input", "--type", "date", "--min", "today"], stdin: "2000-01-01\n")
+        #expect(early.status != 0 && early.stderr.contains("The least accepted is"), "\(early.stderr)")
+        let late = try runRocket(["input", "--type", "date", "--min", "today-1y", "--max", "today+100y"], stdin: "9999-12-31\n")
+        #expect(late.status != 0 && late.stderr.contains("The most accepted is"), "\(late.stderr)")
+        let fine = try runRocket(["input", "--type", "date", "--min", "today-100y"], stdin: "9999-12-31\n")
+        #expect(fine.status == 0 && fine.stdout == "9999-12-31\n", "\(fine.stderr)")
+        let bad = try runRocket(["input", "--type", "date", "--min", "today+1x"], stdin: "")
+        #expect(bad.status == 64 && bad.stderr.contains("counted from today"), "\(bad.stderr)")
+        let empty = try runRocket(["input", "--type", "date", "--min", "today+1d", "--max", "today"], stdin: "")
+        #expect(empty.status == 64, "\(empty.stderr)")
+    }
+}
+
 @Suite("rocket play and lint: jumps into other flows")
 struct PlayJumpTests {
     @Test("play goes into a flow of the same folder and back; lint names a missing flow at its jump; a change to the other flow is seen")

@@ -817,6 +817,43 @@ struct StartingTextAPITests {
     }
 }
 
+@Suite("HTTP API: the visitor's clock")
+struct ClockAPITests {
+    @Test("today(), weekday() and a date's bounds read the visitor's local time: the start's utcOffset on the server's clock")
+    func visitorsDay() throws {
+        let dir = scratchDirectory()
+        // The harness's clock: Friday 2027-01-15, 08:00 UTC.
+        try #"""
+        {"version": 1, "when": {"if": "time() >= '06:00' and weekday() <= 5"}, "vars": {"d": ""}, "blocks": [
+         {"id": "s", "type": "set", "set": {"d": "today() + ' ' + time()"}, "next": "say"},
+         {"id": "say", "type": "text", "text": "It is {{d}}", "next": "when"},
+         {"id": "when", "type": "textInput", "text": "Which day?", "buttonTitle": "OK", "inputType": "date", "min": "today"}]}
+        """#.write(toFile: dir + "/clk.json", atomically: true, encoding: .utf8)
+        let h = try Harness(flowsDirectory: dir)
+        func start(_ visitor: String, _ offset: Int) -> HTTPResponse {
+            h.request("POST", "/v1/conversations", body: #"{"flow": "clk", "visitor": "\#(visitor)", "utcOffset": \#(offset)}"#)
+        }
+        let tokyo = start("ada", 540)
+        let id = try #require(tokyo.json?["conversation"]?["id"]?.string, "\(tokyo.text)")
+        let v = try #require(h.view(id))
+        #expect(v["transcript"]?[0]?["text"]?.string == "It is 2027-01-15 17:00")
+        _ = h.send(id, #""intent": "tap", "step": 0"#)
+        #expect(h.view(id)?["transcript"]?[1]?["min"]?.string == "today", "the widget counts the field's bound from the visitor's own today")
+        let early = h.send(id, #""intent": "submit", "text": "2027-01-14", "step": 1"#)
+        #expect(early.status == 422, "\(early.text)")
+        #expect(h.send(id, #""intent": "submit", "text": "2027-01-15", "step": 1"#).status == 200)
+        // Hawaii, ten hours behind: a day earlier there, so the 14th is today.
+        let hawaii = start("bob", -600)
+        let hid = try #require(hawaii.json?["conversation"]?["id"]?.string, "\(hawaii.text)")
+        #expect(h.view(hid, visitor: "bob")?["transcript"]?[0]?["text"]?.string == "It is 2027-01-14 22:00")
+        _ = h.send(hid, #""intent": "tap", "step": 0"#, visitor: "bob")
+        #expect(h.send(hid, #""intent": "submit", "text": "2027-01-14", "step": 1"#, visitor: "bob").status == 200)
+        // Three hours behind, it is 05:00 there: when.if says not now.
+        let dawn = start("cy", -180)
+        #expect(dawn.json?["status"]?.string == "notNow", "\(dawn.text)")
+    }
+}
+
 @Suite("HTTP API: jumps into other flows")
 struct JumpAPITests {
     @Test("a flow of the folder jumps into another and back; editing the other flow is seen by the next start")

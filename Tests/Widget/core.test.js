@@ -259,6 +259,22 @@ test("a text input's native control follows its inputType, bounds and secrecy", 
   assert.equal(core.fieldFor({ inputType: "nonsense" }).type, "text");
 });
 
+test("a date's bounds counted from today are days of the visitor's calendar", () => {
+  const f = core.fieldFor({ inputType: "date", min: "today+1d", max: "today+2w" }, "2026-12-06");
+  assert.equal(f.min, "2026-12-07");
+  assert.equal(f.max, "2026-12-20");
+  assert.equal(core.dayFrom("today", "2026-12-06"), "2026-12-06");
+  assert.equal(core.dayFrom("today-18y", "2024-02-29"), "2006-02-28", "a year back from 29 February keeps to the month's last day");
+  assert.equal(core.dayFrom("today+1m", "2026-01-31"), "2026-02-28");
+  assert.equal(core.dayFrom("today-1d", "2026-01-01"), "2025-12-31");
+  assert.equal(core.dayFrom("today+1m", "9999-12-31"), null, "past the year 9999");
+  assert.equal(core.dayFrom("2026-05-01", null), "2026-05-01", "a day as written needs no today");
+  assert.equal(core.dayFrom("today+1d", null), null, "no today: no bound");
+  for (const bad of ["today+", "today+1x", "tomorrow", "today+1234567d", "today +1d", 7]) assert.equal(core.dayFrom(bad, "2026-12-06"), null, String(bad));
+  assert.deepEqual(core.fieldFor({ inputType: "date", min: "today+1x" }, "2026-12-06").min, null);
+  assert.equal(core.localDay(new Date(2026, 0, 5, 23, 59)), "2026-01-05", "the local day, not UTC's");
+});
+
 test("a multiple choice's reply lists the titles chosen; a rating's is its value on its scale", () => {
   const many = { type: "choice", multiple: true, options: [{ title: "Tea" }, { title: "Cake" }, { title: "Milk" }] };
   assert.equal(core.answerTitle({ ...many, chosen: [0, 2] }), "Tea, Milk");

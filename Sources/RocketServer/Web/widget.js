@@ -101,7 +101,7 @@
      * `inputmode`, `autocomplete`, `step`, `min` and `max` from the block's `inputType`, `min`,
      * `max` and `secret` (a secret one is a password field whatever it takes).
      */
-    fieldFor: function (item) {
+    fieldFor: function (item, today) {
       // Numbers are text fields with a numeric keyboard: a number field hides what does not
       // parse (a decimal comma, in some locales), changes on the mouse wheel, and loses what was
       // typed when the block is drawn again; the server reads and checks the text.
@@ -119,7 +119,43 @@
       if (item.secret) { out.type = "password"; out.autocomplete = "off"; out.step = null; }
       var bound = function (b) { return typeof b === "number" || typeof b === "string" ? String(b) : null; };
       if (out.type === "number" || out.type === "date" || out.type === "time") { out.min = bound(item.min); out.max = bound(item.max); }
+      // A date's bound counted from today (today+7d) is that day of the visitor's calendar.
+      if (out.type === "date") { out.min = out.min && core.dayFrom(out.min, today); out.max = out.max && core.dayFrom(out.max, today); }
       return out;
+    },
+    /**
+     * A date bound as a day YYYY-MM-DD: as written, or counted from `today` (a YYYY-MM-DD):
+     * "today", "today+7d", "today-18y" (days, weeks, months, years; a month step keeps the day
+     * where the month has it, else its last). Null for anything else, or outside years 1–9999.
+     */
+    dayFrom: function (bound, today) {
+      if (typeof bound !== "string") return null;
+      if (/^\d{4}-\d{2}-\d{2}$/.test(bound)) return bound;
+      var m = /^today(?:([+-])(\d{1,6})([dwmy]))?$/.exec(bound);
+      var t = /^(\d{4})-(\d{2})-(\d{2})$/.exec(typeof today === "string" ? today : "");
+      if (!m || !t) return null;
+      var n = m[1] ? (m[1] === "-" ? -1 : 1) * Number(m[2]) : 0;
+      var days = m[3] === "d" ? n : m[3] === "w" ? 7 * n : 0;
+      var months = m[3] === "m" ? n : m[3] === "y" ? 12 * n : 0;
+      var total = Number(t[1]) * 12 + Number(t[2]) - 1 + months;
+      var y = Math.floor(total / 12), mo = total - y * 12;
+      if (y < 1 || y > 9999) return null;
+      var d = new Date(0);
+      d.setUTCFullYear(y, mo + 1, 0);  // the month's last day
+      d.setUTCFullYear(y, mo, Math.min(Number(t[3]), d.getUTCDate()));
+      d.setUTCDate(d.getUTCDate() + days);
+      var yy = d.getUTCFullYear();
+      if (yy < 1 || yy > 9999) return null;
+      return core.dayText(yy, d.getUTCMonth() + 1, d.getUTCDate());
+    },
+    /** A day as YYYY-MM-DD from its year, month (1–12) and day of the month. */
+    dayText: function (y, m, d) {
+      var pad = function (v, w) { var s = String(v); while (s.length < w) s = "0" + s; return s; };
+      return pad(y, 4) + "-" + pad(m, 2) + "-" + pad(d, 2);
+    },
+    /** The local day of `date` (a Date) as YYYY-MM-DD. */
+    localDay: function (date) {
+      return core.dayText(date.getFullYear(), date.getMonth() + 1, date.getDate());
     },
     /**
      * The flow variables a page's address gives (`/play/banner?user=Ada`): at most 64 names of
@@ -1130,7 +1166,7 @@
         var fid = "rk-in-" + v.id.slice(0, 8) + "-" + item.index;
         field.id = fid;
         label.htmlFor = fid;
-        var kind = core.fieldFor(item);
+        var kind = core.fieldFor(item, core.localDay(new Date()));
         if (item.multiline) field.rows = 3; else field.type = kind.type;
         field.autocomplete = kind.autocomplete;
         if (kind.inputmode) field.setAttribute("inputmode", kind.inputmode);
