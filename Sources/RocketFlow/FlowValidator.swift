@@ -189,7 +189,9 @@ public enum FlowValidator {
                     let fits: Bool
                     switch (input.inputType, bound) {
                     case (.number, .number), (.integer, .number): fits = true
-                    case (.date, .text(let s)): fits = RocketInputType.isDate(s) || RocketInputType.relativeDay(s) != nil
+                    case (.date, .text(let s)):
+                        // A day counted from today must land in the years 1 to 9999 from this century.
+                        fits = RocketInputType.isDate(s) || RocketInputType.resolveDay(s, today: "2001-01-01") != nil
                     case (.time, .text(let s)): fits = RocketInputType.isTime(s)
                     default: fits = false
                     }
@@ -197,7 +199,7 @@ public enum FlowValidator {
                         let want: String
                         switch input.inputType {
                         case .number, .integer: want = "a number"
-                        case .date: want = "a date as YYYY-MM-DD, or counted from today (today+7d)"
+                        case .date: want = "a date as YYYY-MM-DD, or counted from today (today+7d) within the years 1 to 9999"
                         case .time: want = "a time as HH:MM"
                         default: want = "nothing: it applies to the inputTypes number, integer, date and time"
                         }

@@ -114,6 +114,7 @@ struct ClockTests {
         }
         #expect(codes(#""min": "today", "max": "today+1y""#) == [])
         #expect(codes(#""min": "today+1x""#) == ["bad-value"])
+        #expect(codes(#""min": "today-99999y""#) == ["bad-bound"], "before the year 1 from any today of this century")
         #expect(codes(#""min": "today+7d", "max": "today""#) == ["impossible-range"])
         #expect(codes(#""min": "today", "max": "2020-01-01""#) == [], "one of each: some today may fit")
         let number = FlowLoader.load(
