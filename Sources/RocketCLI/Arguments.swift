@@ -129,7 +129,9 @@ enum OptionGroups {
     static let scenarioGate: [OptionSpec] =
         ([
             ScenarioCommand.storeOption,
-            ScenarioCommand.nowOption,
+            .value(
+                "--now", "T",
+                "The time: ISO-8601 (2026-01-01T00:00:00Z) or @EPOCHSECONDS; the flow's gates and its today(), time() and weekday() (in TZ's zone) read it."),
             .flag("--explain", "When the flow names a scenario, say why it is shown or not, on stderr."),
             .flag(
                 "--ignore-rules",
