@@ -384,9 +384,18 @@ public struct ConversationState: Hashable, Sendable, Codable {
     public var returns: [RocketNodeID?] = []
     /// ``returns`` at blocks that take an answer, kept as ``checkpoints`` are.
     public var returnCheckpoints: [Checkpoint<[RocketNodeID?]>] = []
-    /// The text input gone back to last, with the answer it had then (none for a secret one):
-    /// its field starts with that answer, to be changed (``Conversation/startingText(at:)``).
-    public var draft: Checkpoint<String>?
+    /// What the block gone back to last was answered, which its front end starts from, to be
+    /// changed (``Conversation/startingText(at:)``, ``Conversation/startingChoices(at:)``).
+    public struct Draft: Hashable, Sendable, Codable {
+        /// The shown index of the block gone back to.
+        public var index: Int
+        /// A text input's answer (never a secret one's).
+        public var text: String?
+        /// The options a choice had chosen, or a rating's value less its bottom.
+        public var chosen: [Int]?
+    }
+    /// The block gone back to last, with its answer then.
+    public var draft: Draft?
 
     /// A state that has not been shown.
     public init() {}
@@ -416,7 +425,7 @@ public struct ConversationState: Hashable, Sendable, Codable {
         checkpoints = try c.decodeIfPresent([Checkpoint<[String: RocketValue]>].self, forKey: .checkpoints) ?? []
         returns = try c.decodeIfPresent([RocketNodeID?].self, forKey: .returns) ?? []
         returnCheckpoints = try c.decodeIfPresent([Checkpoint<[RocketNodeID?]>].self, forKey: .returnCheckpoints) ?? []
-        draft = try c.decodeIfPresent(Checkpoint<String>.self, forKey: .draft)
+        draft = try c.decodeIfPresent(Draft.self, forKey: .draft)
     }
 }
 
@@ -654,7 +663,7 @@ public struct Conversation: Hashable, Sendable, Codable {
     /// ```
     public func startingText(at index: Int) -> String? {
         guard index == interactiveIndex, case .textInput(let input) = graph[state.shown[index]].content else { return nil }
-        if let draft = state.draft, draft.index == index { return draft.value }
+        if let draft = state.draft, draft.index == index, let text = draft.text { return text }
         guard let value = input.value else { return nil }
         let text = RocketTemplate.render(value) { name in
             if let v = state.variables[name], v != .null { return (v.displayText, false) }
@@ -665,12 +674,48 @@ public struct Conversation: Hashable, Sendable, Codable {
         return text.isEmpty ? nil : text
     }
 
-    /// What was answered to the text input shown at `index` (not when it is secret).
-    private func givenText(at index: Int) -> String? {
-        guard case .textInput(let input) = graph[state.shown[index]].content, !input.isSecret else { return nil }
-        if let id = graph[state.shown[index]].id, let answer = state.answers[id] { return answer.value }
-        for case .reply(index, let text, false) in state.transcript.reversed() { return text }
-        return nil
+    /// The options a choice or rating shown at `index` starts with while it waits: what it had
+    /// chosen when the person went back to it (a single choice's option or a rating's value
+    /// less its bottom, to start on; a multiple choice's options, ticked), else the options of a
+    /// multiple choice the flow marks `selected`; nil when there are none or it does not wait.
+    ///
+    /// ```swift
+    /// c.startingChoices(at: c.interactiveIndex!)   // [0, 2]: Tea and Milk ticked
+    /// ```
+    public func startingChoices(at index: Int) -> [Int]? {
+        guard index == interactiveIndex else { return nil }
+        if let draft = state.draft, draft.index == index, let chosen = draft.chosen {
+            // (A snapshot may hold anything: only options the block has.)
+            let count: Int
+            switch graph[state.shown[index]].content {
+            case .choice(let choice): count = choice.options.count
+            case .rating(let rating): count = rating.values.count
+            default: return nil
+            }
+            return chosen.filter { (0..<count).contains($0) }
+        }
+        guard case .choice(let choice) = graph[state.shown[index]].content, choice.multiple else { return nil }
+        let selected = choice.options.indices.filter { choice.options[$0].selected == true }
+        return selected.isEmpty ? nil : selected
+    }
+
+    /// What the block shown at `index` was answered, to start from when it is asked again: a
+    /// text input's text (not a secret one's), a choice's or a rating's options.
+    private func given(at index: Int) -> ConversationState.Draft? {
+        switch graph[state.shown[index]].content {
+        case .textInput(let input) where !input.isSecret:
+            if let id = graph[state.shown[index]].id, let answer = state.answers[id] {
+                return ConversationState.Draft(index: index, text: answer.value)
+            }
+            for case .reply(index, let text, false) in state.transcript.reversed() { return ConversationState.Draft(index: index, text: text) }
+            return nil
+        case .choice(let choice):
+            let chosen = choice.multiple ? state.chosenSets?[index] : state.chosenOptions?[index].map { [$0] }
+            return chosen.map { ConversationState.Draft(index: index, chosen: $0) }
+        case .rating:
+            return state.chosenOptions?[index].map { ConversationState.Draft(index: index, chosen: [$0]) }
+        default: return nil
+        }
     }
 
     /// The flow's variables by name (defaults, values given at the start, values set since).
@@ -1044,7 +1089,7 @@ public struct Conversation: Hashable, Sendable, Codable {
     /// answers and the timers; the variables are as they were when it was shown; it takes an
     /// answer again. Actions reported on the way are not undone.
     private mutating func goBack(to target: Int, into effects: inout [ConversationEffect]) {
-        state.draft = givenText(at: target).map { ConversationState.Checkpoint(index: target, value: $0) }
+        state.draft = given(at: target)
         let removed = state.shown[target...]
         for id in removed { if let name = graph[id].id { state.answers[name] = nil } }
         // Answers given before the start stay.

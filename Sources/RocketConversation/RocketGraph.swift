@@ -110,6 +110,8 @@ public struct RocketButtonNode: Hashable, Sendable, Codable {
     /// How long a press keeps the flow from being shown again to this person, as written: a
     /// duration (`"7d"`) or `"forever"` ("Remind me later", "No thanks"); the host keeps it.
     public var snooze: String?
+    /// True for an option of a multiple choice that starts ticked (nil: it does not).
+    public var selected: Bool?
 
     /// Creates a button node.
     public init(

@@ -26,7 +26,7 @@ enum SnapshotWords {
         "format", "version", "flow", "status", "reason", "blocks", "transcript", "answers", "inputError", "timers", "sequence",
         "awaitingDecision", "includesSecrets", "held", "variables", "checkpoints", "returns", "returnCheckpoints", "draft",
     ]
-    static let draft = ["block", "text"]
+    static let draft = ["block", "text", "chosen"]
     static let block = ["id", "fired", "tapEnabled", "pressed", "chosen"]
     static let item = ["block", "reply", "text", "secret"]
     static let answer = ["value", "secret"]
@@ -208,13 +208,19 @@ struct SnapshotWriter {
             w.close()
         }
         if let d = st.draft {
-            // The text input gone back to, and the answer its field starts with.
+            // The block gone back to, and the answer it starts from.
             w.key("draft")
             w.open()
             w.key("block", first: true)
             w.number(d.index)
-            w.key("text")
-            w.string(d.value)
+            if let text = d.text {
+                w.key("text")
+                w.string(text)
+            }
+            if let chosen = d.chosen {
+                w.key("chosen")
+                w.numbers(chosen)
+            }
             w.close()
         }
         w.close()
@@ -451,7 +457,16 @@ struct SnapshotReader {
             let d = try JSONFields(tape, v, path: top.child("draft"), allowed: SnapshotWords.draft)
             let index = try d.int("block")
             guard state.shown.indices.contains(index) else { throw JSONShapeError("\"\(d.child("block"))\" is not a shown block") }
-            state.draft = .init(index: index, value: try d.string("text"))
+            var chosen: [Int]?
+            if d.member("chosen") != nil {
+                chosen = []
+                for (k, v) in try d.items("chosen").enumerated() {
+                    let n = try JSONFields.int(tape, v, path: d.child("chosen") + "[\(k)]")
+                    guard n >= 0 else { throw JSONShapeError("\"\(d.child("chosen"))[\(k)]\" must be a whole number from 0") }
+                    chosen?.append(n)
+                }
+            }
+            state.draft = .init(index: index, text: try d.optionalString("text"), chosen: chosen)
         }
         return ConversationSnapshot(
             format: try top.string("format"), version: ConversationSnapshot.currentVersion, flow: try top.string("flow"), state: state,

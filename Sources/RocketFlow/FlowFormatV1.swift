@@ -333,6 +333,14 @@ extension FlowFormat {
                     return true
                 }, value: { root, _ in root.link.map { .string($0) } }),
             FlowField(
+                "selected", .bool, role: .logic,
+                doc: "An option of a multiple choice that starts ticked (the person may untick it); only in a multiple choice.",
+                decode: { d, v, place, root in
+                    guard let b = d.readBool(v, place.path) else { return false }
+                    root.selected = b ? true : nil
+                    return true
+                }, value: { root, _ in root.selected == true ? .bool(true) : nil }),
+            FlowField(
                 "snooze", .snooze, shownBy: [],
                 doc:
                     "Pressing it keeps the flow from being shown again to this person for this long (\"Remind me later\": `\"7d\"`), or `\"forever\"` (\"No thanks\"); the press is the answer as any other.",

@@ -230,6 +230,13 @@ public enum FlowValidator {
                 }
             case .button, .doubleButton, .rating:
                 setAnswer(i, secret: false)
+                var sides: [(String, RocketButtonNode)] = []
+                if case .button(let b) = node.content { sides = [("", b)] }
+                if case .doubleButton(let l, let r) = node.content { sides = [(".left", l), (".right", r)] }
+                for (side, b) in sides where b.selected != nil {
+                    report(
+                        .error, "needs-multiple", "\"selected\" ticks an option of a multiple choice; a button is pressed", "\(blockPath(i))\(side).selected")
+                }
             case .choice(let choice):
                 setAnswer(i, secret: false)
                 if choice.multiple {
@@ -257,7 +264,19 @@ public enum FlowValidator {
                             .error, "snooze-in-multiple", "a multiple choice's options are ticked, not pressed: a \"snooze\" would never be kept",
                             "\(blockPath(i)).options[\(k)].snooze")
                     }
+                    let ticked = choice.options.filter { $0.selected == true }.count
+                    if ticked > most {
+                        report(
+                            .error, "impossible-range", "\(ticked) options start selected, more than \"max\" \(most) lets be chosen",
+                            "\(blockPath(i)).options")
+                    }
                 } else {
+                    for (k, o) in choice.options.enumerated() where o.selected != nil {
+                        report(
+                            .error, "needs-multiple",
+                            "\"selected\" ticks an option of a multiple choice (\"multiple\": true); one of a single choice is pressed",
+                            "\(blockPath(i)).options[\(k)].selected")
+                    }
                     for (field, present) in [("min", choice.minChosen != nil), ("max", choice.maxChosen != nil), ("next", choice.next != nil)] where present {
                         report(
                             .error, "needs-multiple", "\"\(field)\" applies to a multiple choice only (\"multiple\": true)", "\(blockPath(i)).\(field)")

@@ -224,6 +224,12 @@ package enum ConversationView {
             w.key("pressed")
             if let side = c.pressedSide[index] { w.string(side.rawValue) } else { w.null() }
         case .choice(let choice):
+            // What it starts with while it waits: the options ticked (or, of a single choice, the
+            // one to start on), from the flow's "selected" or the answer gone back to.
+            if let start = c.startingChoices(at: index) {
+                w.key("starting")
+                w.numbers(start)
+            }
             w.key("chosen")
             if choice.multiple {
                 if let set = c.chosenSets[index] {
@@ -237,6 +243,10 @@ package enum ConversationView {
                 w.null()
             }
         case .rating(let rating):
+            if let start = c.startingChoices(at: index) {
+                w.key("starting")
+                w.numbers(start.map { $0 + rating.values.lowerBound })
+            }
             w.key("rated")
             if let n = c.chosenOptions[index] { w.number(n + rating.values.lowerBound) } else { w.null() }
         }

@@ -930,7 +930,8 @@ extension WebAssets {
         list.setAttribute("aria-labelledby", q.id);
         for (var k = 0; k < item.options.length; k++) {
         var ob = button(item.options[k].title, item.options[k].font, { intent: "choose", option: k }, item.chosen === k ? " rk-pressed" : "", item.options[k].link, item.options[k].image);
-        if (k === 0 && can("choose")) ob.setAttribute("data-focus", "");
+        var first = Array.isArray(item.starting) && item.starting.length ? item.starting[0] : 0;
+        if (k === first && can("choose")) ob.setAttribute("data-focus", "");
         list.appendChild(ob);
         }
         li.appendChild(list);
@@ -1023,7 +1024,7 @@ extension WebAssets {
         var box = el("div", rating ? "rk-scale" + (count > 8 ? " rk-long" : "") : "rk-options");
         var key = v.id + ":" + item.index;
         this.picked = this.picked || {};
-        var kept = this.picked[key] || [];
+        var kept = this.picked[key] || (active && Array.isArray(item.starting) ? item.starting.map(String) : []);
         var remember = function () {
         var now = [];
         for (var i = 0; i < inputs.length; i++) if (inputs[i].checked) now.push(inputs[i].value);

@@ -35,6 +35,18 @@ public enum KeyController {
             (ui.today, ui.timeOfDay) = (today, time)
             ui.blockIndex = index
             if case .textInput(let input) = c.node(at: index).content { ui.editor.multiline = input.multiline }
+            // What the block starts from: a multiple choice's ticks, the option or rating value
+            // it had when the person went back to it.
+            if let start = c.startingChoices(at: index), let first = start.first {
+                switch c.node(at: index).content {
+                case .choice(let choice) where choice.multiple: ui.ticked = Set(start)
+                case .choice: ui.focus = first
+                case .rating:
+                    ui.focus = first
+                    ui.ratingPicked = true
+                default: break
+                }
+            }
         }
     }
 

@@ -421,6 +421,7 @@ public final class ConversationApp: TerminalProgram {
                 case .button, .doubleButton: out.append(say(strings.plainChoose.replacingAll("%d", with: block.kind == .button ? "1" : "2")))
                 case .choice:
                     if case .choice(let choice) = block.content {
+                        if let kept = keptChoices(at: index) { out.append(say(strings.plainKeeps.replacingAll("%@", with: kept.words))) }
                         let prompt = choice.multiple ? strings.plainChooseMany : strings.plainChoose
                         out.append(say(prompt.replacingAll("%d", with: String(choice.options.count))))
                     }
@@ -434,12 +435,29 @@ public final class ConversationApp: TerminalProgram {
                         out.append(say(strings.plainType))
                     }
                 case .rating:
+                    if let kept = keptChoices(at: index) { out.append(say(strings.plainKeeps.replacingAll("%@", with: kept.words))) }
                     if case .rating(let r) = block.content { out.append(say(r.filling(strings.plainRate))) }
                 case .set, .condition, .jump: break  // never shown
                 }
             }
         }
         return out
+    }
+
+    /// The options a choice or rating waiting at `index` starts with (``Conversation/startingChoices(at:)``):
+    /// the intent an empty line sends, and what they say (titles, or the rating's value).
+    private func keptChoices(at index: Int) -> (intent: RocketIntent, words: String)? {
+        let c = host.conversation
+        guard let start = c.startingChoices(at: index), !start.isEmpty else { return nil }
+        switch c.node(at: index).content {
+        case .choice(let choice):
+            let words = start.map { Sanitizer.clean(choice.options[$0].shownTitle(in: c), keepNewlines: false) }.joined(separator: ", ")
+            return (choice.multiple ? .chooseMany(start) : .choose(start[0]), words)
+        case .rating(let r):
+            let value = r.values.lowerBound + start[0]
+            return (.rate(value), "\(value) / \(r.values.upperBound)")
+        default: return nil
+        }
     }
 
     private func answer(_ line: String) -> [ProgramOutput] {
@@ -457,8 +475,15 @@ public final class ConversationApp: TerminalProgram {
             return []
         }
         var line = line
-        // An empty line sends the starting text (as Enter on a field that holds it does).
+        // An empty line sends the starting text (as Enter on a field that holds it does), or the
+        // options a choice or rating starts with.
         if case .textInput = block.content, line.isEmpty, let text = c.startingText(at: index) { line = text }
+        if line.isEmpty, let kept = keptChoices(at: index) {
+            switch send(kept.intent, block: block) {
+            case .success(let out): return out
+            case .failure(let e): return [.refuse(e.message)]
+            }
+        }
         let chosen = shortcut(line).map { Result<RocketIntent, PlainInputError>.success($0) }
         switch chosen ?? PlainController.intent(for: line, block: block, strings: strings) {
         case .success(let intent):

@@ -83,6 +83,9 @@ public struct UIStrings: Sendable, Hashable {
     public var tooManyChosen: String = "Choose at most %d."
     /// Line-mode prompt of a multi-select list (`%d` is the count).
     public var plainChooseMany: String = "Choose from 1-%d, separated by commas or spaces:"
+    /// Line-mode line before the prompt of a choice or rating that starts with options chosen
+    /// (`%@` is what they say), which an empty line sends.
+    public var plainKeeps: String = "Enter alone keeps: %@"
     /// Words (and keys) that answer yes to a yes/no question, lower-cased; English ones work in
     /// every language.
     public var yesWords: [String] = ["y", "yes"]
@@ -181,7 +184,7 @@ public struct UIStrings: Sendable, Hashable {
         alertHint: "↑/↓ ←/→ 选择 · 回车 确认 · Esc 取消", alertDisabled: "%@ 暂时不可用。",
         styleCancel: "取消", styleDestructive: "危险操作", unavailable: "不可用",
         lineTooLong: "这一行超过 %d KiB，已跳过。", listHint: "↑/↓ 移动 · 回车 选择 · Esc 取消", listSelectHint: "Tab 选中",
-        filterPlaceholder: "输入以筛选", filterNoMatch: "没有匹配项", tooManyChosen: "最多选择 %d 项。", plainChooseMany: "请从 1-%d 中选择，用逗号或空格分隔：",
+        filterPlaceholder: "输入以筛选", filterNoMatch: "没有匹配项", tooManyChosen: "最多选择 %d 项。", plainChooseMany: "请从 1-%d 中选择，用逗号或空格分隔：", plainKeeps: "直接回车保留：%@",
         yesWords: ["是", "是的", "好", "对", "y", "yes"], noWords: ["否", "不", "不是", "不要", "n", "no"], yesTitle: "是", noTitle: "否",
         notNumber: "请输入一个数字。", notInteger: "请输入一个整数。", notEmail: "请输入电子邮件地址，例如 name@example.org。",
         notURL: "请输入以 https:// 开头的网址。", notDate: "请按 YYYY-MM-DD 格式输入日期。", notTime: "请输入时间，例如 14:30。", notPhone: "请输入电话号码。",
@@ -216,7 +219,7 @@ public struct UIStrings: Sendable, Hashable {
         styleCancel: "annulla", styleDestructive: "distruttiva", unavailable: "non disponibile",
         lineTooLong: "Questa riga supera %d KiB ed è stata ignorata.", listHint: "↑/↓ sposta · Invio scegli · Esc annulla",
         listSelectHint: "Tab seleziona", filterPlaceholder: "scrivi per filtrare", filterNoMatch: "nessun risultato",
-        tooManyChosen: "Scegli al massimo %d.", plainChooseMany: "Scegli tra 1-%d, separati da virgole o spazi:",
+        tooManyChosen: "Scegli al massimo %d.", plainChooseMany: "Scegli tra 1-%d, separati da virgole o spazi:", plainKeeps: "Solo Invio tiene: %@",
         yesWords: ["s", "sì", "si", "y", "yes"], noWords: ["n", "no"], yesTitle: "Sì", noTitle: "No",
         notNumber: "Scrivi un numero.", notInteger: "Scrivi un numero intero.", notEmail: "Scrivi un indirizzo e-mail, come nome@esempio.it.",
         notURL: "Scrivi un indirizzo web che inizi con https://.", notDate: "Scrivi una data come AAAA-MM-GG.", notTime: "Scrivi un orario come 14:30.",

@@ -836,6 +836,8 @@ def typed_and_checkboxes(browser, server):
     group.wait_for(timeout=TIMEOUT)
     boxes = group.get_by_role("checkbox")
     assert boxes.count() == 3
+    # The flow's "selected" option starts ticked; the others do not.
+    assert group.get_by_label("Tea").is_checked() and not group.get_by_label("Cake").is_checked()
     shot(page, "checkboxes")
     audit(page, "typed: checkboxes")
     for name in ["Tea", "Cake", "Milk"]:
@@ -1012,6 +1014,10 @@ def nps_rating(browser, server):
         page.keyboard.press("Enter")
         page.get_by_text("0 / 10").wait_for(timeout=TIMEOUT)
         page.get_by_text("Your score: 0.").wait_for(timeout=TIMEOUT)
+        # Edit goes back to the question, which starts on the answer it had.
+        page.get_by_role("button", name="Edit your answer: 0 / 10").click()
+        page.wait_for_function("() => document.querySelector('.rk-rating input:checked:not([disabled])')", timeout=TIMEOUT)
+        assert page.locator(".rk-rating input:checked").get_attribute("value") == "0"
         context.close()
 
 

@@ -852,6 +852,27 @@ struct PlayClockTests {
     }
 }
 
+@Suite("rocket play: a choice's starting options")
+struct PlayStartingChoicesTests {
+    @Test("line mode: an empty line sends what a choice or rating starts with: selected options, or the answer gone back to")
+    func lines() throws {
+        let dir = scratchDirectory()
+        write(
+            #"""
+            {"version": 1, "blocks": [
+             {"id": "food", "type": "choice", "text": "What would you like?", "multiple": true,
+              "options": [{"title": "Tea", "selected": true}, {"title": "Cake"}, {"title": "Milk", "selected": true}], "next": "stars"},
+             {"id": "stars", "type": "rating", "text": "How was it?", "next": "say"},
+             {"id": "say", "type": "textInput", "text": "Anything else?", "buttonTitle": "OK"}]}
+            """#, to: dir + "/flow.json")
+        // food keeps its selected options; stars 4; at say: back to stars, whose empty line sends 4 again.
+        let r = try runRocket(
+            ["play", dir + "/flow.json", "--instant", "--answers-out", "-"], stdin: "\n4\n<\n\nno\n", environment: ["LANG": "en_US.UTF-8"])
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.stdout.contains(#""food": ["Tea", "Milk"]"#) && r.stdout.contains(#""stars": 4"#) && r.stdout.contains(#""say": "no""#), "\(r.stdout)")
+    }
+}
+
 @Suite("rocket play and lint: jumps into other flows")
 struct PlayJumpTests {
     @Test("play goes into a flow of the same folder and back; lint names a missing flow at its jump; a change to the other flow is seen")

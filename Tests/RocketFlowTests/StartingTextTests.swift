@@ -99,3 +99,55 @@ struct StartingTextTests {
         #expect(codes(#""type": "textInput", "text": "N?", "buttonTitle": "OK", "inputType": "email", "value": "a@b.org"}"#) == [])
     }
 }
+
+/// What a choice or a rating starts with: a multiple choice's `selected` options, or the answer a
+/// person went back to change.
+@Suite("A choice's starting options")
+struct StartingChoicesTests {
+    static let flow = #"""
+        {"version": 1, "blocks": [
+         {"id": "food", "type": "choice", "text": "What would you like?", "multiple": true, "max": 2,
+          "options": [{"title": "Tea", "selected": true}, {"title": "Cake"}, {"title": "Milk", "selected": true}], "next": "size"},
+         {"id": "size", "type": "choice", "text": "Size?", "options": [{"title": "S", "next": "stars"}, {"title": "L", "next": "stars"}]},
+         {"id": "stars", "type": "rating", "text": "How was it?", "from": 0, "scale": 10, "next": "bye"},
+         {"id": "bye", "type": "text", "text": "Bye"}
+        ]}
+        """#
+
+    @Test("a multiple choice starts with its selected options ticked; going back to a choice or rating starts from its answer")
+    func starting() throws {
+        var c = try #require(FlowLoader.load(Self.flow).document?.makeConversation(options: ConversationOptions(timing: .instant)))
+        c.start(at: 0)
+        #expect(c.startingChoices(at: 0) == [0, 2])
+        _ = try c.send(.chooseMany([1]), at: 1)
+        #expect(c.startingChoices(at: 1) == nil, "a single choice starts from nothing")
+        _ = try c.send(.choose(1), at: 2)
+        _ = try c.send(.rate(0), at: 3)
+        _ = try c.send(.back, at: 4)
+        #expect(c.interactiveIndex == 2 && c.startingChoices(at: 2) == [0], "the rating's value less its bottom")
+        _ = try c.send(.back, at: 5)
+        #expect(c.startingChoices(at: 1) == [1])
+        _ = try c.send(.back, at: 6)
+        #expect(c.startingChoices(at: 0) == [1], "the answer gone back to wins over selected")
+        let text = try ConversationSnapshot(c, at: 6).jsonText()
+        #expect(text.contains(#""draft":{"block":0,"chosen":[1]}"#), "\(text)")
+        let back = try ConversationSnapshot(jsonText: Array(text.utf8), graph: c.graph).restore(
+            graph: c.graph, author: c.author, closeButton: c.closeButton, options: c.options, at: 6)
+        #expect(back.startingChoices(at: 0) == [1])
+    }
+
+    @Test("lint: selected only on a multiple choice's options, and no more than its max")
+    func lint() {
+        func codes(_ block: String) -> [String] {
+            FlowLoader.load(#"{"version": 1, "blocks": [{"id": "q", "# + block + "}]}").diagnostics.map(\.code)
+        }
+        #expect(codes(#""type": "choice", "text": "?", "options": [{"title": "A", "selected": true}, {"title": "B"}]"#) == ["needs-multiple"])
+        #expect(codes(#""type": "button", "title": "A", "selected": true"#) == ["needs-multiple"])
+        #expect(
+            codes(
+                #""type": "choice", "text": "?", "multiple": true, "max": 1, "options": [{"title": "A", "selected": true}, {"title": "B", "selected": true}]"#)
+                == ["impossible-range"])
+        #expect(
+            codes(#""type": "choice", "text": "?", "multiple": true, "options": [{"title": "A", "selected": false}, {"title": "B", "selected": true}]"#) == [])
+    }
+}

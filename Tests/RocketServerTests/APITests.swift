@@ -854,6 +854,34 @@ struct ClockAPITests {
     }
 }
 
+@Suite("HTTP API: a choice's starting options")
+struct StartingChoicesAPITests {
+    @Test("the view's starting: a multiple choice's selected options while it waits, a rating's value after going back to it")
+    func starting() throws {
+        let dir = scratchDirectory()
+        try #"""
+        {"version": 1, "blocks": [
+         {"id": "food", "type": "choice", "text": "What would you like?", "multiple": true,
+          "options": [{"title": "Tea", "selected": true}, {"title": "Cake"}], "next": "stars"},
+         {"id": "stars", "type": "rating", "text": "How was it?", "next": "bye"},
+         {"id": "bye", "type": "textInput", "text": "Bye?", "buttonTitle": "OK"}]}
+        """#.write(toFile: dir + "/c.json", atomically: true, encoding: .utf8)
+        let h = try Harness(flowsDirectory: dir)
+        let id = try #require(h.request("POST", "/v1/conversations", body: #"{"flow": "c", "visitor": "ada"}"#).json?["conversation"]?["id"]?.string)
+        var v = try #require(h.view(id))
+        #expect(v["transcript"]?[0]?["starting"]?.array.compactMap(\.number) == [0])
+        #expect(v["transcript"]?[0]?["options"]?[0]?["selected"] == nil, "the engine says what it starts with; the flow's field stays on the server")
+        #expect(h.send(id, #""intent": "chooseMany", "options": [1], "step": 0"#).status == 200)
+        v = try #require(h.view(id))
+        #expect(v["transcript"]?[0]?["starting"] == nil, "answered: no longer sent")
+        #expect(v["transcript"]?[1]?["type"]?.string == "rating" && v["transcript"]?[1]?["starting"] == nil, "a rating starts from nothing")
+        #expect(h.send(id, #""intent": "rate", "value": 4, "step": 1"#).status == 200)
+        #expect(h.send(id, #""intent": "back", "step": 2"#).status == 200)
+        v = try #require(h.view(id))
+        #expect(v["transcript"]?[1]?["starting"]?.array.compactMap(\.number) == [4], "the rating's value, as rated says it")
+    }
+}
+
 @Suite("HTTP API: jumps into other flows")
 struct JumpAPITests {
     @Test("a flow of the folder jumps into another and back; editing the other flow is seen by the next start")

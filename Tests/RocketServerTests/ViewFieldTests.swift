@@ -78,7 +78,7 @@ struct ViewFieldTests {
         for kind in FlowFormat.v1.blocks { sent.formUnion(webFields(kind.info)) }
         // What the view adds to every block (a waiting input's starting text among them), and what
         // a reply item holds.
-        let own: Set<String> = ["type", "index", "id", "pressed", "chosen", "rated", "value", "after", "secret", "text"]
+        let own: Set<String> = ["type", "index", "id", "pressed", "chosen", "rated", "value", "starting", "after", "secret", "text"]
         #expect(read.isSubset(of: sent.union(own)), "the widget reads fields no view has: \(read.subtracting(sent.union(own)).sorted())")
         #expect(sent.isSubset(of: read), "the widget draws no \(sent.subtracting(read).sorted())")
         let validate = try #require(FlowFormat.v1.objects.first { $0.name == "validate" })

@@ -1151,7 +1151,9 @@
         list.setAttribute("aria-labelledby", q.id);
         for (var k = 0; k < item.options.length; k++) {
           var ob = button(item.options[k].title, item.options[k].font, { intent: "choose", option: k }, item.chosen === k ? " rk-pressed" : "", item.options[k].link, item.options[k].image);
-          if (k === 0 && can("choose")) ob.setAttribute("data-focus", "");
+          // The focus starts on the option chosen before going back to it, else on the first.
+          var first = Array.isArray(item.starting) && item.starting.length ? item.starting[0] : 0;
+          if (k === first && can("choose")) ob.setAttribute("data-focus", "");
           list.appendChild(ob);
         }
         li.appendChild(list);
@@ -1257,7 +1259,9 @@
     // What is ticked survives a new drawing of the block (a refusal redraws it).
     var key = v.id + ":" + item.index;
     this.picked = this.picked || {};
-    var kept = this.picked[key] || [];
+    // Before the visitor ticks anything: what the block starts with (the flow's "selected", or
+    // the answer it had when the visitor went back to it).
+    var kept = this.picked[key] || (active && Array.isArray(item.starting) ? item.starting.map(String) : []);
     var remember = function () {
       var now = [];
       for (var i = 0; i < inputs.length; i++) if (inputs[i].checked) now.push(inputs[i].value);
