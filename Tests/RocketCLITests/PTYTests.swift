@@ -384,6 +384,25 @@ struct LineModeTerminalTests {
         #expect(run.terminalRestored)
     }
 
+    @Test("Line mode on a terminal says which options an empty line keeps, and sends them")
+    func keepsStartingChoices() throws {
+        let dir = scratchDirectory()
+        write(
+            #"""
+            {"version": 1, "blocks": [
+             {"id": "food", "type": "choice", "text": "What would you like?", "multiple": true,
+              "options": [{"title": "Tea", "selected": true}, {"title": "Cake"}, {"title": "Milk", "selected": true}], "next": "bye"},
+             {"id": "bye", "type": "text", "text": "So: {{food}}"}]}
+            """#, to: dir + "/flow.json")
+        let run = try PTYRun(["play", dir + "/flow.json", "--plain", "--instant"], environment: ["LANG": "en_US.UTF-8"])
+        #expect(run.waitFor("Enter alone keeps: Tea, Milk"))
+        run.send("\r")
+        #expect(run.waitFor("So: Tea, Milk"))
+        run.send("\r")
+        #expect(run.waitForExit() == 0)
+        #expect(run.terminalRestored)
+    }
+
     /// The soft and hard limits of core files of process `pid`, as /proc shows them.
     static func coreLimit(_ pid: pid_t) -> String? {
         let limits = (try? String(contentsOfFile: "/proc/\(pid)/limits", encoding: .utf8)) ?? ""
