@@ -127,6 +127,28 @@ extension WebAssets {
         }
         return out;
         },
+        dataVars: function (text) {
+        var parsed;
+        try { parsed = JSON.parse(text); } catch (e) { return { error: "data-vars must be JSON, an object of variables: " + e.message }; }
+        if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed)) return { error: "data-vars must be a JSON object of variables, such as {\"plan\": \"pro\"}" };
+        var names = Object.keys(parsed), out = {};
+        if (names.length > 64) return { error: "data-vars names " + names.length + " variables; at most 64" };
+        for (var i = 0; i < names.length; i++) {
+        var name = names[i], value = parsed[name];
+        if (!/^[A-Za-z0-9_.-]{1,64}$/.test(name)) return { error: "data-vars: \"" + name.slice(0, 64) + "\" is no variable name (letters, digits, _ . -; at most 64)" };
+        var ok = typeof value === "boolean" || (typeof value === "number" && isFinite(value)) ||
+        (typeof value === "string" && unescape(encodeURIComponent(value)).length <= 1024);
+        if (!ok) return { error: "data-vars: \"" + name + "\" must be a text of at most 1,024 bytes, a number or true/false" };
+        out[name] = value;
+        }
+        return { vars: out };
+        },
+        mergeVars: function (a, b) {
+        var out = {}, k;
+        for (k in a) if (Object.prototype.hasOwnProperty.call(a, k)) out[k] = a[k];
+        for (k in b) if (Object.prototype.hasOwnProperty.call(b, k)) out[k] = b[k];
+        return out;
+        },
         contrast: function (a, b) {
         var lum = function (hex) {
         var c = [1, 3, 5].map(function (i) {
@@ -1314,10 +1336,22 @@ extension WebAssets {
         root.appendChild(button);
         document.body.appendChild(root);
         label();
-        var widget = window.RocketAlert.mount(target, flow, { onNew: function () { if (!open) { unread++; label(); } }, resumeOnly: resumeOnly === true });
+        var widget = window.RocketAlert.mount(target, flow, {
+        vars: dataVars, onNew: function () { if (!open) { unread++; label(); } }, resumeOnly: resumeOnly === true
+        });
         if (openNow) toggle(true);
         }
-        if (script && script.getAttribute("data-flow")) {
+        var dataVars = {}, varsRefused = false;
+        if (script && script.hasAttribute("data-vars")) {
+        var given = core.dataVars(script.getAttribute("data-vars"));
+        if (given.error) {
+        if (window.console) console.warn("RocketAlert: " + given.error);
+        varsRefused = true;
+        } else {
+        dataVars = given.vars;
+        }
+        }
+        if (script && script.getAttribute("data-flow") && !varsRefused) {
         var flow = script.getAttribute("data-flow");
         var go = function (resumeOnly) {
         if (script.getAttribute("data-mode") === "launcher") { launcher(flow, resumeOnly, trigger !== null && resumeOnly === false); return; }
@@ -1326,7 +1360,8 @@ extension WebAssets {
         if (!target) { target = el("div"); script.parentNode.insertBefore(target, script.nextSibling); }
         var page = script.hasAttribute("data-page");
         window.RocketAlert.mount(target, flow, {
-        page: page, vars: page ? core.queryVars(window.location.search) : {}, closingAlert: script.hasAttribute("data-closing-alert"),
+        page: page, vars: page ? core.mergeVars(dataVars, core.queryVars(window.location.search)) : dataVars,
+        closingAlert: script.hasAttribute("data-closing-alert"),
         resumeOnly: resumeOnly === true
         });
         };

@@ -363,6 +363,39 @@ def page_language(browser, server):
         context.close()
 
 
+VARS_PAGE = """<!doctype html><html lang="en"><head><meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1"><title>A shop</title></head>
+<body><main><h1>A shop</h1><div id="chat"></div></main>
+<script src="/widget.js" data-flow="hello" data-target="#chat" data-vars='VARS'MODE></script></body></html>"""
+
+
+def data_vars(browser, server):
+    """data-vars: the page's JSON object of flow variables reaches the flow, typed (inline and
+    in the launcher); one that is not such an object shows nothing and says why in the console."""
+    for mode, given, shown in [("", '{"user": "Ada", "plan": "pro", "seats": 5}', "Hi Ada, on the pro plan for 5."),
+                               (' data-mode="launcher"', '{"user": "Grace"}', "Hi Grace, on the free plan for 1."),
+                               ("", '{"user": ["Ada"]}', None)]:
+        context = browser.new_context(reduced_motion="reduce")
+        page = context.new_page()
+        warnings = []
+        page.on("console", lambda m: warnings.append(m.text) if m.type == "warning" else None)
+        body = VARS_PAGE.replace("VARS", given).replace("MODE", mode)
+        page.route(server.url + "vars.html", (lambda b: lambda route: route.fulfill(status=200, content_type="text/html", body=b))(body))
+        page.goto(server.url + "vars.html")
+        if shown is None:
+            # The script decides as it runs: once the page has loaded, it has shown nothing.
+            page.wait_for_load_state("load")
+            page.wait_for_function("() => window.RocketAlert", timeout=TIMEOUT)
+            assert page.locator(".rk-frame").count() == 0
+            assert any("data-vars" in w for w in warnings), warnings
+        else:
+            if mode:
+                page.locator(".rk-launcher").click()
+            page.get_by_text(shown).wait_for(timeout=TIMEOUT)
+            assert not warnings, warnings
+        context.close()
+
+
 RTL_PAGE = """<!doctype html><html lang="LANG" dir="DIR"><head><meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1"><title>RTL</title></head>
 <body><main><h1>RTL</h1><div id="chat"></div></main>
@@ -1327,6 +1360,7 @@ def main():
                 ("a banner with buttons, a choice, flow text as text", lambda: banner_and_text(browser, flows)),
                 ("typed inputs with native fields, checkboxes for a multiple choice; rocket:dismiss hands the page the answers", lambda: typed_and_checkboxes(browser, flows)),
                 ("data-lang: the page's language for the conversation's texts and the widget's words", lambda: page_language(browser, flows)),
+                ("data-vars: the page's flow variables, inline and in the launcher; an unreadable one shows nothing and says why", lambda: data_vars(browser, flows)),
                 ("right to left: an Arabic flow laid out from the right, its words marked; the launcher on an Arabic page; a Hebrew reply", lambda: right_to_left(browser, flows)),
                 ("a multi-line answer: a text area, Enter a new line, Ctrl+Enter sends", lambda: multiline_answer(browser, flows)),
                 ("buttons that open pages: links in a new tab, noopener, said to screen readers; the flow goes on", lambda: links(browser, flows)),

@@ -416,3 +416,18 @@ test("the widget's own words are marked with their language only when it differs
   assert.equal(core.wordsLangWithin({ lang: "en" }), null, "a flow that names no languages");
   for (const bad of [null, undefined, {}, { flowLang: "<b>", lang: "en" }, { flowLang: "ar", lang: 7 }]) assert.equal(core.wordsLangWithin(bad), null);
 });
+
+test("data-vars: a JSON object of flow variables, checked as the server will take them", () => {
+  assert.deepEqual(core.dataVars('{"plan": "pro", "seats": 5, "beta": true}'), { vars: { plan: "pro", seats: 5, beta: true } });
+  assert.deepEqual(core.dataVars("{}"), { vars: {} });
+  for (const [text, says] of [
+    ["plan=pro", "must be JSON"], ["[1]", "JSON object"], ["null", "JSON object"], ['"pro"', "JSON object"],
+    ['{"a b": 1}', "no variable name"], ['{"x": null}', "must be a text"], ['{"x": [1]}', "must be a text"], ['{"x": {"y": 1}}', "must be a text"],
+    [JSON.stringify({ x: "é".repeat(513) }), "1,024 bytes"],
+    [JSON.stringify(Object.fromEntries(Array.from({ length: 65 }, (_, i) => ["v" + i, i]))), "at most 64"],
+  ]) {
+    const r = core.dataVars(text);
+    assert.ok(r.error && r.error.includes(says), `${text.slice(0, 40)}: ${JSON.stringify(r)}`);
+  }
+  assert.deepEqual(core.mergeVars({ a: "1", b: "2" }, { b: "3" }), { a: "1", b: "3" }, "the address's over the tag's");
+});

@@ -180,6 +180,35 @@
       }
       return out;
     },
+    /**
+     * A script tag's data-vars (JSON: an object of flow variables, `{"plan": "pro", "seats": 5}`)
+     * as {vars}, or {error} saying what is wrong: at most 64 names of 1–64 letters, digits, '_',
+     * '.' or '-'; values strings of at most 1,024 UTF-8 bytes, finite numbers or booleans (the
+     * server types them by the flow's vars).
+     */
+    dataVars: function (text) {
+      var parsed;
+      try { parsed = JSON.parse(text); } catch (e) { return { error: "data-vars must be JSON, an object of variables: " + e.message }; }
+      if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed)) return { error: "data-vars must be a JSON object of variables, such as {\"plan\": \"pro\"}" };
+      var names = Object.keys(parsed), out = {};
+      if (names.length > 64) return { error: "data-vars names " + names.length + " variables; at most 64" };
+      for (var i = 0; i < names.length; i++) {
+        var name = names[i], value = parsed[name];
+        if (!/^[A-Za-z0-9_.-]{1,64}$/.test(name)) return { error: "data-vars: \"" + name.slice(0, 64) + "\" is no variable name (letters, digits, _ . -; at most 64)" };
+        var ok = typeof value === "boolean" || (typeof value === "number" && isFinite(value)) ||
+          (typeof value === "string" && unescape(encodeURIComponent(value)).length <= 1024);
+        if (!ok) return { error: "data-vars: \"" + name + "\" must be a text of at most 1,024 bytes, a number or true/false" };
+        out[name] = value;
+      }
+      return { vars: out };
+    },
+    /** The variables of `a` with those of `b` over them (a play page's address over data-vars). */
+    mergeVars: function (a, b) {
+      var out = {}, k;
+      for (k in a) if (Object.prototype.hasOwnProperty.call(a, k)) out[k] = a[k];
+      for (k in b) if (Object.prototype.hasOwnProperty.call(b, k)) out[k] = b[k];
+      return out;
+    },
     /** The WCAG contrast ratio of two #RRGGBB colours. */
     contrast: function (a, b) {
       var lum = function (hex) {
@@ -1589,12 +1618,27 @@
     root.appendChild(button);
     document.body.appendChild(root);
     label();
-    var widget = window.RocketAlert.mount(target, flow, { onNew: function () { if (!open) { unread++; label(); } }, resumeOnly: resumeOnly === true });
+    var widget = window.RocketAlert.mount(target, flow, {
+      vars: dataVars, onNew: function () { if (!open) { unread++; label(); } }, resumeOnly: resumeOnly === true
+    });
     // A page trigger that fired opens the panel: that is what it waited for.
     if (openNow) toggle(true);
   }
 
-  if (script && script.getAttribute("data-flow")) {
+  // The flow's variables the page gives (data-vars, JSON); an unreadable one shows nothing and
+  // says why in the console, as an unreadable data-trigger does.
+  var dataVars = {}, varsRefused = false;
+  if (script && script.hasAttribute("data-vars")) {
+    var given = core.dataVars(script.getAttribute("data-vars"));
+    if (given.error) {
+      if (window.console) console.warn("RocketAlert: " + given.error);
+      varsRefused = true;
+    } else {
+      dataVars = given.vars;
+    }
+  }
+
+  if (script && script.getAttribute("data-flow") && !varsRefused) {
     var flow = script.getAttribute("data-flow");
     var go = function (resumeOnly) {
       if (script.getAttribute("data-mode") === "launcher") { launcher(flow, resumeOnly, trigger !== null && resumeOnly === false); return; }
@@ -1603,7 +1647,8 @@
       if (!target) { target = el("div"); script.parentNode.insertBefore(target, script.nextSibling); }
       var page = script.hasAttribute("data-page");
       window.RocketAlert.mount(target, flow, {
-        page: page, vars: page ? core.queryVars(window.location.search) : {}, closingAlert: script.hasAttribute("data-closing-alert"),
+        page: page, vars: page ? core.mergeVars(dataVars, core.queryVars(window.location.search)) : dataVars,
+        closingAlert: script.hasAttribute("data-closing-alert"),
         resumeOnly: resumeOnly === true
       });
     };
