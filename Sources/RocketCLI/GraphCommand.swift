@@ -136,7 +136,7 @@ enum NewCommand {
             {"id": "team", "type": "textInput", "text": "How many people are on your team?", "buttonTitle": "Send", "inputType": "integer",
              "min": 1, "max": 10000, "next": "tools"},
             {"id": "tools", "type": "choice", "text": "Which do you use? (Shift-Tab or < goes back.)", "multiple": true, "max": 2,
-             "options": [{"title": "Terminal"}, {"title": "Browser"}, {"title": "Scripts"}], "next": "go"},
+             "options": [{"title": "Terminal", "selected": true}, {"title": "Browser"}, {"title": "Scripts"}], "next": "go"},
             {"id": "go", "type": "button", "title": "Done, {{name}}", "action": "finished", "link": "https://example.org/", "next": "bye"},
             {"id": "bye", "type": "text", "text": "Bye for now."}
           ]

@@ -109,11 +109,11 @@ public struct RocketExpression: Hashable, Sendable, Codable, CustomStringConvert
     // MARK: Steps
 
     enum Function: String, CaseIterable, Sendable {
-        case lower, upper, trim, length, contains, number, text, today, time, weekday, days, weekdayOf
+        case lower, upper, trim, length, contains, number, text, today, time, weekday, days, weekdayOf, addDays
 
         var arity: Int {
             switch self {
-            case .contains, .days: return 2
+            case .contains, .days, .addDays: return 2
             case .today, .time, .weekday: return 0
             default: return 1
             }
@@ -128,6 +128,7 @@ public struct RocketExpression: Hashable, Sendable, Codable, CustomStringConvert
             case .today, .time, .weekday: return "\(rawValue)()"
             case .days: return "days(date, date)"
             case .weekdayOf: return "weekdayOf(date)"
+            case .addDays: return "addDays(date, whole number)"
             }
         }
     }
@@ -698,6 +699,13 @@ extension RocketExpression {
             guard case .text(let s) = x else { return wrong() }
             guard let day = RocketInputType.dayNumber(s) else { return error("not-a-date", "weekdayOf(…) was given a text that is no date YYYY-MM-DD") }
             return .value(.number(Double(CivilDate.weekday(days: day))))
+        case .addDays:
+            guard case .text(let s) = x, case .number(let n) = y else { return wrong() }
+            guard RocketInputType.isDate(s) else { return error("not-a-date", "addDays(…) was given a text that is no date YYYY-MM-DD") }
+            guard n == n.rounded(), abs(n) <= 3_700_000, let day = RocketInputType.day(s, days: Int(n), months: 0) else {
+                return error("out-of-range", "addDays(…) was given a number of days that is not whole, or that leaves the years 1 to 9999")
+            }
+            return .value(.text(day))
         case .today, .time, .weekday: return wrong()  // no arguments: see clock(_:_:_:)
         }
     }
@@ -812,6 +820,9 @@ extension RocketExpression {
                 case .weekdayOf:
                     ok = a == nil || a == .text
                     result = .number
+                case .addDays:
+                    ok = (a == nil || a == .text) && ((b ?? nil) == nil || (b ?? nil) == .number)
+                    result = .text
                 case .today, .time, .weekday: break
                 }
                 if !ok {

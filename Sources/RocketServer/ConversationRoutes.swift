@@ -145,7 +145,9 @@ extension ConversationService {
         let variantStart: RocketNodeID?
         let exposure: RocketEvent?
         let exposed: String?
-        switch gates(flow: flow, flowName: flowName, visitor: visitor, vars: vars, utcOffset: utcOffset, at: now, keep: true) {
+        // The visitor's offset from UTC: the page's, else the server's (asked once a start).
+        let offset = utcOffset ?? Environment.utcOffset(at: now)
+        switch gates(flow: flow, flowName: flowName, visitor: visitor, vars: vars, utcOffset: offset, at: now, keep: true) {
         case .notNow(let why, let earliest, let variant): return notNow(flowName, why, earliest: earliest, variant: variant)
         case .failed(let response): return response
         case .passed(let from, let variant, let event):
@@ -156,7 +158,7 @@ extension ConversationService {
         // (the server's own without one) on the server's wall clock.
         let options = ConversationOptions(
             timing: timing, echoReplies: true, initialAnswers: vars.answers, initialVariables: vars.variables,
-            localShift: Double(utcOffset ?? Environment.utcOffset(at: now)))
+            localShift: Double(offset))
         let context = Context(visitor: visitor, address: address, flow: flow, options: options, strings: strings)
         // Starts of a kind (the same options, without values of their own) are alike but for
         // their time and id: the first is made in full, the rest from what it made.

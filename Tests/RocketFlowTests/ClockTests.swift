@@ -27,6 +27,20 @@ struct ClockTests {
         #expect(try eval("days('2024-03-01', '2024-02-28')").get() == .number(-2), "a leap year's February")
         #expect(try eval("weekdayOf('2026-12-06')").get() == .number(7) && eval("weekdayOf('0001-01-01')").get() == .number(1))
         #expect(try eval("weekdayOf(today()) == weekday()").get() == .bool(true))
+        #expect(try eval("addDays(today(), 17)").get() == .text("2027-02-01"))
+        #expect(try eval("addDays('2024-03-01', -1)").get() == .text("2024-02-29"))
+        #expect(try eval("days(today(), addDays(today(), -400))").get() == .number(-400))
+        for (bad, code) in [
+            ("addDays('soon', 1)", "not-a-date"), ("addDays(today(), 1.5)", "out-of-range"), ("addDays('9999-12-31', 1)", "out-of-range"),
+            ("addDays(today(), 1e300)", "out-of-range"),
+        ] {
+            guard case .failure(let e) = eval(bad) else {
+                Issue.record("\(bad) gave a value")
+                continue
+            }
+            #expect(e.code == code, "\(bad): \(e)")
+        }
+        #expect(RocketExpression("addDays(today(), 'x')").check { _ in .known(nil) }.problems.contains { $0.code == "type" })
         #expect(RocketExpression.LocalTime(localSeconds: -1)?.minute == 1439, "a second before 1970 is the last minute of 1969-12-31")
         #expect(try eval("today()", local: RocketExpression.LocalTime(localSeconds: -1)).get() == .text("1969-12-31"))
         #expect(RocketExpression.LocalTime(localSeconds: .infinity) == nil && RocketExpression.LocalTime(localSeconds: 1e15) == nil)
