@@ -97,7 +97,9 @@ public enum FlowGraph {
             case .choice(let c):
                 label = (c.multiple ? "choices: " : "choice: ") + short(c.text)
                 if c.multiple {
-                    edges.append(Edge(from: id, to: target(c.next), label: short(c.options.map(\.title).joined(separator: ", "))))
+                    // ☑ marks an option that starts ticked ("selected").
+                    let titles = c.options.map { ($0.selected == true ? "☑ " : "") + $0.title }
+                    edges.append(Edge(from: id, to: target(c.next), label: short(titles.joined(separator: ", "))))
                 } else {
                     for o in c.options { edges.append(Edge(from: id, to: target(o.next), label: short(o.title) + marks(o))) }
                 }
@@ -105,7 +107,7 @@ public enum FlowGraph {
                 label = "rating \(r.values.lowerBound)–\(r.values.upperBound): " + short(r.text)
                 edges.append(Edge(from: id, to: target(r.next), label: "rated"))
             case .textInput(let input):
-                label = "input: " + short(input.text) + (input.isSecret ? " (secret)" : "")
+                label = "input: " + short(input.text) + (input.isSecret ? " (secret)" : "") + (input.value.map { " = " + short($0) } ?? "")
                 for branch in input.branches {
                     let condition: String
                     switch branch.condition {

@@ -486,6 +486,15 @@ struct NewAndGraphTests {
         #expect(m.stdout.contains("-->|\"after 2s\"|"))
         #expect(m.stdout.contains("-->|\"= #quot;x#quot;\"|"))
         #expect(m.stdout.contains("⚡done"))
+        // A field's starting text and the options that start ticked are drawn.
+        write(
+            #"""
+            {"version": 1, "blocks": [
+             {"id": "c", "type": "choice", "text": "Which?", "multiple": true, "options": [{"title": "Tea", "selected": true}, {"title": "Cake"}], "next": "i"},
+             {"id": "i", "type": "textInput", "text": "Sure?", "buttonTitle": "OK", "value": "{{c}}"}]}
+            """#, to: dir + "/s.json")
+        let started = try runRocket(["graph", dir + "/s.json"])
+        #expect(started.stdout.contains("☑ Tea, Cake") && started.stdout.contains("Sure? = {{c}}"), "\(started.stdout)")
         let d = try runRocket(["graph", dir + "/g.json", "--format", "dot"])
         #expect(d.stdout.hasPrefix("digraph flow {") && d.stdout.contains("\"q\" -> \"b\" [label=\"otherwise\"];"))
         let svg = try runRocket(["graph", dir + "/g.json", "--format", "svg"])
