@@ -155,10 +155,11 @@ extension ConversationService {
         }
         let timing = reduced ? RocketTiming.reducedMotion : configuration.timing
         // The flow's today() and time() read the visitor's local time: the page's offset from UTC
-        // (the server's own without one) on the server's wall clock.
+        // (the server's own without one) on the server's wall clock. A flow that never reads the
+        // clock is given none, so starts from every time zone stay of one kind.
         let options = ConversationOptions(
             timing: timing, echoReplies: true, initialAnswers: vars.answers, initialVariables: vars.variables,
-            localShift: Double(offset))
+            localShift: flow.readsClock ? Double(offset) : nil)
         let context = Context(visitor: visitor, address: address, flow: flow, options: options, strings: strings)
         // Starts of a kind (the same options, without values of their own) are alike but for
         // their time and id: the first is made in full, the rest from what it made.

@@ -40,8 +40,9 @@ package final class LoadedFlow: Sendable {
     package let version: String
     /// True when a button of it snoozes it (looked at once, not at each start and intent).
     package let snoozes: Bool
-    /// True when its expressions read the clock (`today()`): its starts are not alike but for
-    /// their time, so none is made from another's shape.
+    /// True when it reads the person's clock (`today()` in its expressions, a date's bound
+    /// counted from today): its conversations are given the visitor's local time, and its starts
+    /// are not alike but for their time, so none is made from another's shape.
     package let readsClock: Bool
 
     /// A flow named `name` from its checked document, read in `language` (nil: its first), of
@@ -61,7 +62,7 @@ package final class LoadedFlow: Sendable {
         self.statics = ViewStatics(graph: graph, author: author, closeButton: close, flow: name, language: language ?? document.languages.first)
         self.blockNames = BlockNames(graph)
         self.snoozes = document.snoozes
-        self.readsClock = graph.readsClock
+        self.readsClock = document.readsClock
     }
 
     /// A conversation of this flow started at `now`, from `root` when given (an experiment's

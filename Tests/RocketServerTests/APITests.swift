@@ -851,6 +851,17 @@ struct ClockAPITests {
         // Three hours behind, it is 05:00 there: when.if says not now.
         let dawn = start("cy", -180)
         #expect(dawn.json?["status"]?.string == "notNow", "\(dawn.text)")
+        // A flow that never reads the clock is given none: starts from every time zone are of
+        // one kind, made from one kept shape.
+        for (k, offset) in [60, -300, 330, 60].enumerated() {
+            let r = h.request("POST", "/v1/conversations", body: #"{"flow": "basic", "visitor": "z\#(k)", "utcOffset": \#(offset)}"#)
+            #expect(r.status == 201, "\(r.text)")
+        }
+        guard case .success(let basic) = h.service.flows.flow("basic") else {
+            Issue.record("no basic flow")
+            return
+        }
+        #expect(!basic.readsClock && basic.startShapes.count == 1)
     }
 }
 

@@ -4,7 +4,6 @@ import RocketCore
 import RocketFlow
 import RocketJSON
 import RocketText
-import RocketPlatform
 import Testing
 
 @testable import RocketServer
@@ -125,8 +124,8 @@ struct StartShapeTests {
             flow.startShapes.shape(
                 ConversationService.StartKey(
                     flowName: "basic",
-                    // The start's local clock: the server's own zone, as no utcOffset was sent.
-                    options: ConversationOptions(timing: .instant, echoReplies: true, localShift: Double(Environment.utcOffset(at: h.clock.now))),
+                    // A flow that does not read the clock is given none.
+                    options: ConversationOptions(timing: .instant, echoReplies: true),
                     from: nil,
                     exposure: nil, variant: nil, language: "en"),
                 strings: .forLocale("en")))
@@ -140,8 +139,8 @@ struct StartShapeTests {
             flow.startShapes.shape(
                 .init(
                     flowName: "basic",
-                    // The start's local clock: the server's own zone, as no utcOffset was sent.
-                    options: ConversationOptions(timing: .instant, echoReplies: true, localShift: Double(Environment.utcOffset(at: h.clock.now))),
+                    // A flow that does not read the clock is given none.
+                    options: ConversationOptions(timing: .instant, echoReplies: true),
                     from: nil, exposure: nil, variant: nil,
                     language: "en"),
                 strings: other) == nil)
