@@ -245,8 +245,9 @@ enum PromptCommands {
         app.today = PlayCommand.localDay()
         app.timeOfDay = PlayCommand.localTime()
         let timeout = try timeout(parsed, command: command)
-        // On a timeout --value answers, when the answer's rules accept it.
-        let fallback = value.flatMap { try? input.accept($0).get().displayText }
+        // On a timeout --value answers, when the answer's rules accept it (a date's bounds
+        // counted from today count from this machine's).
+        let fallback = value.flatMap { try? input.accept($0, today: app.today).get().displayText }
         let masked = parsed.has("--secret") ? ProgramSummary.secretMask : fallback.map { Sanitizer.clean($0, keepNewlines: false) }
         let (outcome, timedOut) = await run(
             app, on: runner, lineMode: lineMode, timeout: timeout, question: input.text, answerOnTimeout: fallback == nil ? nil : masked)

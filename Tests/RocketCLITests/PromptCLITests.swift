@@ -265,6 +265,10 @@ struct PromptCLITests {
         #expect(value.status == 0 && value.stdout == "Ada\n")
         let invalid = try silent(["input", "--timeout", "200ms", "--value", "Ada", "--pattern", "^[0-9]+$"])
         #expect(invalid.status == 124 && invalid.stdout.isEmpty, "a --value the rules refuse does not answer")
+        let early = try silent(["input", "--timeout", "200ms", "--type", "date", "--min", "today", "--value", "2000-01-01"])
+        #expect(early.status == 124 && early.stdout.isEmpty, "a --value before a bound counted from today does not answer")
+        let later = try silent(["input", "--timeout", "200ms", "--type", "date", "--min", "today-100y", "--value", "2000-01-01"])
+        #expect(later.status == 0 && later.stdout == "2000-01-01\n", "\(later.stderr)")
         for bad in ["0", "-1s", "soon", "1e999"] {
             #expect(try runRocket(["input", "--timeout", bad]).status == 64, "\(bad)")
         }
