@@ -24,26 +24,24 @@ public struct RocketSchedule: Hashable, Sendable {
     /// Seconds since 1970 for a moment as a schedule writes it: a day, a time of day (seconds
     /// and a fraction optional) and an offset, `YYYY-MM-DDTHH:MM[:SS[.fff]](Z|±HH:MM)`; nil for
     /// anything else (a day alone, a time without its offset, `@SECONDS`).
-    public static func instant(_ text: String) -> Double? {
+    public static func instant(_ text: String) -> Double? { moment(text)?.instant }
+
+    /// A moment as a schedule writes it, read: its instant and the offset written with it.
+    private static func moment(_ text: String) -> (instant: Double, offset: Int)? {
         let u = Array(text.utf8.prefix(64))
         // "YYYY-MM-DDT" first: WallTime would take a day alone, or the epoch form.
         guard u.count > 16, u[10] == UInt8(ascii: "T") || u[10] == UInt8(ascii: "t") else { return nil }
         var normal = text
         if u[10] == UInt8(ascii: "t") { normal = String(decoding: u[..<10] + [UInt8(ascii: "T")] + u[11...], as: UTF8.self) }
         if normal.hasSuffix("z") { normal = String(normal.dropLast()) + "Z" }
-        return WallTime.parse(normal)
+        return WallTime.parseWithOffset(normal)
     }
 
     /// The local time a moment as a schedule writes it names: its instant plus the offset from
     /// UTC written with it (`2026-12-06T09:30+01:00` is 09:30 there), as seconds since
     /// 1970-01-01T00:00 local; nil when ``instant(_:)`` is.
     public static func localSeconds(_ text: String) -> Double? {
-        guard let instant = instant(text) else { return nil }
-        let u = Array(text.utf8.suffix(6))
-        guard u.count == 6, u[0] == UInt8(ascii: "+") || u[0] == UInt8(ascii: "-"), u[3] == UInt8(ascii: ":") else { return instant }
-        let digits = [u[1], u[2], u[4], u[5]].map { Int($0) - 0x30 }
-        let offset = (digits[0] * 10 + digits[1]) * 3600 + (digits[2] * 10 + digits[3]) * 60
-        return instant + Double(u[0] == UInt8(ascii: "-") ? -offset : offset)
+        moment(text).map { $0.instant + Double($0.offset) }
     }
 
     /// A moment as a schedule writes it: `instant` (seconds since 1970) in the local time

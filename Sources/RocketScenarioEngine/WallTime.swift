@@ -14,16 +14,21 @@ public enum WallTime {
     public static let validRange: ClosedRange<Double> = CivilDate.instants
 
     /// Seconds since 1970 for a text, or nil when it is neither form or outside ``validRange``.
-    public static func parse(_ text: String) -> Double? {
-        guard let v = parseUnchecked(text), validRange.contains(v) else { return nil }
+    public static func parse(_ text: String) -> Double? { parseWithOffset(text)?.instant }
+
+    /// The instant a text names and the offset from UTC written with it, in seconds (0 for `Z`,
+    /// a bare date and `@SECONDS`): `2026-12-06T09:30+01:00` is 08:30 UTC, written 3,600
+    /// seconds ahead of it. Nil as ``parse(_:)``.
+    public static func parseWithOffset(_ text: String) -> (instant: Double, offset: Int)? {
+        guard let v = parseUnchecked(text), validRange.contains(v.instant) else { return nil }
         return v
     }
 
-    private static func parseUnchecked(_ text: String) -> Double? {
+    private static func parseUnchecked(_ text: String) -> (instant: Double, offset: Int)? {
         guard text.utf8.count <= 64 else { return nil }
         if text.hasPrefix("@") {
             guard let v = Double(text.dropFirst()), v.isFinite, !text.dropFirst().contains(where: { $0.isLetter }) else { return nil }
-            return v
+            return (v, 0)
         }
         let chars = Array(text.utf8)
         var i = 0
@@ -47,7 +52,7 @@ public enum WallTime {
             (1...12).contains(month), (1...CivilDate.daysIn(month: month, year: year)).contains(day)
         else { return nil }
         var seconds = Double(CivilDate.days(year: year, month: month, day: day)) * 86_400
-        if i == chars.count { return seconds }
+        if i == chars.count { return (seconds, 0) }
         guard expect("T") || expect(" "), let h = number(2), expect(":"), let m = number(2), h < 24, m < 60 else { return nil }
         seconds += Double(h * 3600 + m * 60)
         if expect(":") {
@@ -65,13 +70,14 @@ public enum WallTime {
                 if !any { return nil }
             }
         }
-        if expect("Z") { return i == chars.count ? seconds : nil }
+        if expect("Z") { return i == chars.count ? (seconds, 0) : nil }
         let sign: Double
         if expect("+") { sign = 1 } else if expect("-") { sign = -1 } else { return nil }
         guard let oh = number(2) else { return nil }
         _ = expect(":")
         guard let om = number(2), oh < 24, om < 60, i == chars.count else { return nil }
-        return seconds - sign * Double(oh * 3600 + om * 60)
+        let offset = (sign < 0 ? -1 : 1) * (oh * 3600 + om * 60)
+        return (seconds - Double(offset), offset)
     }
 
     /// `YYYY-MM-DDTHH:MM:SSZ` (whole seconds, UTC); `@SECONDS` for an instant outside

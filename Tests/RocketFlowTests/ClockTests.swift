@@ -169,5 +169,10 @@ struct ClockCaseTests {
             #expect(RocketSchedule.localSeconds(text) == instant + Double(offset), "\(text)")
         }
         #expect(RocketSchedule.moment(1_800_000_000, utcOffset: -34_200) == "2027-01-14T22:30:00-09:30")
+        // Every way a moment may write its offset names the same local time.
+        for text in ["2027-01-15T09:00+01:00", "2027-01-15T09:00+0100", "2027-01-15t09:00:00.000+01:00", "2027-01-15T08:00Z", "2027-01-15T08:00z"] {
+            let expected = text.contains("08:00") ? 1_800_000_000.0 : 1_800_000_000.0 + 3600
+            #expect(RocketSchedule.localSeconds(text) == expected, "\(text)")
+        }
     }
 }
