@@ -276,14 +276,16 @@ enum PromptCommands {
             let bound: RocketValue?
             switch input.inputType {
             case .number, .integer: bound = RocketInputType.number.parse(text)
-            case .date: bound = RocketInputType.relativeDay(text) != nil ? .text(text) : RocketInputType.date.parse(text)
+            case .date:
+                let day = text.trimmingSpaces()
+                bound = RocketInputType.isDayBound(day) ? .text(day) : nil
             case .time: bound = RocketInputType.time.parse(text)
             default: throw UsageError(message: "\(flag) needs --type number, integer, date or time", command: command)
             }
             guard let bound else {
                 let want =
                     input.inputType == .date
-                    ? "a day as YYYY-MM-DD, or counted from today (today, today+7d, today-18y: d, w, m or y)"
+                    ? "a day as YYYY-MM-DD, or counted from today (today, today+7d, today-18y: d, w, m or y) within the years 1 to 9999"
                     : input.inputType == .time ? "a time as HH:MM" : "a number"
                 throw UsageError(message: "'\(flag) \(text)' must be \(want)", command: command)
             }

@@ -226,6 +226,13 @@ public enum RocketInputType: String, Hashable, Sendable, Codable, CaseIterable {
         }
     }
 
+    /// True when `s` may bound a date input: a day `YYYY-MM-DD`, or one counted from today that
+    /// lands in the years 1 to 9999 from a today of this century (`today+999999y` bounds
+    /// nothing, so it is refused). Lint and `rocket input --min/--max` both ask this.
+    public static func isDayBound(_ s: String) -> Bool {
+        isDate(s) || resolveDay(s, today: "2001-01-01") != nil
+    }
+
     /// A date input's bound as a day: a day `YYYY-MM-DD` as it is, or one counted from `today`
     /// (``relativeDay(_:)``); nil when it is neither, or counted from a today that is not given.
     public static func resolveDay(_ bound: String, today: String?) -> String? {

@@ -189,9 +189,7 @@ public enum FlowValidator {
                     let fits: Bool
                     switch (input.inputType, bound) {
                     case (.number, .number), (.integer, .number): fits = true
-                    case (.date, .text(let s)):
-                        // A day counted from today must land in the years 1 to 9999 from this century.
-                        fits = RocketInputType.isDate(s) || RocketInputType.resolveDay(s, today: "2001-01-01") != nil
+                    case (.date, .text(let s)): fits = RocketInputType.isDayBound(s)
                     case (.time, .text(let s)): fits = RocketInputType.isTime(s)
                     default: fits = false
                     }

@@ -854,8 +854,10 @@ struct PlayClockTests {
         #expect(late.status != 0 && late.stderr.contains("The most accepted is"), "\(late.stderr)")
         let fine = try runRocket(["input", "--type", "date", "--min", "today-100y"], stdin: "9999-12-31\n")
         #expect(fine.status == 0 && fine.stdout == "9999-12-31\n", "\(fine.stderr)")
-        let bad = try runRocket(["input", "--type", "date", "--min", "today+1x"], stdin: "")
-        #expect(bad.status == 64 && bad.stderr.contains("counted from today"), "\(bad.stderr)")
+        for text in ["today+1x", "today+999999y", "2026-02-30"] {
+            let bad = try runRocket(["input", "--type", "date", "--min", text], stdin: "")
+            #expect(bad.status == 64 && bad.stderr.contains("counted from today"), "\(text): \(bad.stderr)")
+        }
         let empty = try runRocket(["input", "--type", "date", "--min", "today+1d", "--max", "today"], stdin: "")
         #expect(empty.status == 64, "\(empty.stderr)")
     }
