@@ -674,6 +674,24 @@ public struct Conversation: Hashable, Sendable, Codable {
         return text.isEmpty ? nil : text
     }
 
+    /// What the empty field of the text input shown at `index` says it takes: the flow's
+    /// `placeholder` (filled), else the bounds of its typed answer on the person's day at `now`
+    /// (a bound counted from today is left out when `now` is nil or the conversation has no
+    /// clock), else the form of a date or time; nil for a plain text field without a placeholder,
+    /// or when the block is not a text input.
+    ///
+    /// ```swift
+    /// c.fieldHint(at: c.interactiveIndex!, now: now)   // .range(low: "18", high: nil)
+    /// ```
+    public func fieldHint(at index: Int, now: Double?) -> RocketFieldHint? {
+        guard state.shown.indices.contains(index), case .textInput(let input) = graph[state.shown[index]].content else { return nil }
+        if let placeholder = input.placeholder {
+            let text = interpolate(placeholder)
+            return text.isEmpty ? nil : .text(text)
+        }
+        return input.typeHint(today: now.flatMap { localTime(at: $0) }?.dayText)
+    }
+
     /// The options a choice or rating shown at `index` starts with while it waits: what it had
     /// chosen when the person went back to it (a single choice's option or a rating's value
     /// less its bottom, to start on; a multiple choice's options, ticked), else the options of a
@@ -874,7 +892,7 @@ public struct Conversation: Hashable, Sendable, Codable {
             schedule(.advance(from: index, to: option.next), at: now + options.timing.bounce)
         case (.submit(let text), .textInput(let input)):
             let value: RocketValue
-            switch input.accept(text, today: localTime(at: now).map { CivilDate.text(days: $0.day) }) {
+            switch input.accept(text, today: localTime(at: now)?.dayText) {
             case .success(let v): value = v
             case .failure(let failure):
                 state.inputError = failure

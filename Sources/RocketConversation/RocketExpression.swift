@@ -149,6 +149,10 @@ public struct RocketExpression: Hashable, Sendable, Codable, CustomStringConvert
             day = Int((Double(whole) / 86_400).rounded(.down))
             minute = (whole - day * 86_400) / 60
         }
+
+        /// Its day as `YYYY-MM-DD` (what `today()` gives, and what a date's bound counted from
+        /// today counts from).
+        public var dayText: String { CivilDate.text(days: day) }
     }
 
     enum Op: Hashable, Sendable {
@@ -717,7 +721,7 @@ extension RocketExpression {
                 RocketExpressionError(code: "no-clock", message: "\(f.signature) needs the local time, which this host does not give", offset: at))
         }
         switch f {
-        case .today: return .value(.text(CivilDate.text(days: local.day)))
+        case .today: return .value(.text(local.dayText))
         case .time:
             let h = local.minute / 60, m = local.minute % 60
             return .value(.text((h < 10 ? "0" : "") + String(h) + ":" + (m < 10 ? "0" : "") + String(m)))

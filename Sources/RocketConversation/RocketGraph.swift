@@ -311,6 +311,21 @@ public struct RocketNodeBranch: Hashable, Sendable, Codable {
     }
 }
 
+/// What an empty text field says it takes (``Conversation/fieldHint(at:now:)``), for a host
+/// to put in its own words (the terminal's dim text, line mode's prompt, the browser's field).
+///
+/// ```swift
+/// c.fieldHint(at: c.interactiveIndex!, now: now)   // .range(low: "2026-12-08", high: "2026-12-21")
+/// ```
+public enum RocketFieldHint: Hashable, Sendable {
+    /// The flow's `placeholder`, its `{{name}}` placeholders filled.
+    case text(String)
+    /// The least or greatest answer accepted, or both, as they are typed.
+    case range(low: String?, high: String?)
+    /// The form a date or a time is typed in (``RocketInputType/date`` or ``RocketInputType/time``).
+    case form(RocketInputType)
+}
+
 /// A question with a text field. Accepted text goes, in order, to the host's decision (when
 /// ``decidedByHost``), the first matching branch, or ``next``.
 public struct RocketInputNode: Hashable, Sendable, Codable {
@@ -430,18 +445,35 @@ public struct RocketInputNode: Hashable, Sendable, Codable {
             default: return nil
             }
         }
-        // A day counted from today is that day (with no today given, it bounds nothing).
+        let (low, high) = bounds(today: today)
+        if let low, let o = order(value, low), o < 0 {
+            return .failure(RocketValidationFailure(rule: .tooSmall(low.displayText), message: validation?.message))
+        }
+        if let high, let o = order(value, high), o > 0 {
+            return .failure(RocketValidationFailure(rule: .tooLarge(high.displayText), message: validation?.message))
+        }
+        return .success(value)
+    }
+
+    /// ``minimum`` and ``maximum`` as the values they bound on the person's day `today`
+    /// (`YYYY-MM-DD`): a date's bound counted from today (`today+7d`) is that day, and with no
+    /// `today` given it bounds nothing (nil).
+    public func bounds(today: String?) -> (low: RocketValue?, high: RocketValue?) {
         func bound(_ b: RocketValue?) -> RocketValue? {
             guard inputType == .date, case .text(let s)? = b else { return b }
             return RocketInputType.resolveDay(s, today: today).map { .text($0) }
         }
-        if let minimum = bound(minimum), let o = order(value, minimum), o < 0 {
-            return .failure(RocketValidationFailure(rule: .tooSmall(minimum.displayText), message: validation?.message))
-        }
-        if let maximum = bound(maximum), let o = order(value, maximum), o > 0 {
-            return .failure(RocketValidationFailure(rule: .tooLarge(maximum.displayText), message: validation?.message))
-        }
-        return .success(value)
+        return (bound(minimum), bound(maximum))
+    }
+
+    /// What the empty field says it takes, when the flow gives no ``placeholder``: the bounds of
+    /// a typed answer on day `today` (``bounds(today:)``), else the form a date or time is typed
+    /// in; nil for text, for a type with no form to show, and for a secret.
+    public func typeHint(today: String?) -> RocketFieldHint? {
+        guard !isSecret, inputType != .text else { return nil }
+        let (low, high) = bounds(today: today)
+        if low != nil || high != nil { return .range(low: low?.displayText, high: high?.displayText) }
+        return inputType == .date || inputType == .time ? .form(inputType) : nil
     }
 
     /// Why this input cannot take several lines (a secret, or a type that is one line by

@@ -634,7 +634,9 @@ extension FlowFormat {
                             "The least answer accepted: a number for `number` and `integer`; for `date` a day `YYYY-MM-DD`, or one counted from the person's today (`today`, `today+1d`, `today-18y`: d, w, m, y); a time `HH:MM` for `time`."
                     ),
                     .bound("max", \.maximum, doc: "The greatest answer accepted."),
-                    .optionalText("placeholder", \.placeholder, doc: "A hint shown in the empty field."),
+                    .optionalText(
+                        "placeholder", \.placeholder,
+                        doc: "A hint shown in the empty field; without one, a typed input shows its bounds or its form (YYYY-MM-DD)."),
                     .optionalText(
                         // The engine fills it when the block is asked (Conversation.startingText), and
                         // the view sends that, so it is not sent as it is written.

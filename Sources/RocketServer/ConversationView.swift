@@ -148,6 +148,13 @@ package enum ConversationView {
         w.closeArray()
         w.key("inputError")
         if let e = c.inputError { w.string(strings.value.message(for: e)) } else { w.null() }
+        // What the waiting text input's empty field shows: the flow's placeholder, else the
+        // answer's bounds or form. The view is the same at every moment (starts share it), so a
+        // date's bound counted from today is left to the page, which bounds its date field by it.
+        if let active = c.interactiveIndex, let hint = c.fieldHint(at: active, now: nil) {
+            w.key("hint")
+            w.string(strings.value.words(for: hint))
+        }
         // Once it ends, the answers it was given (secret ones left out), as --answers-out writes them.
         if c.status.reason != nil {
             w.key("answers")

@@ -188,7 +188,7 @@ extension WebAssets {
         return out;
         },
         itemKey: function (item, v) {
-        return JSON.stringify(item) + (item.index === v.active ? "*" + v.inputError : "") + v.accepts.join();
+        return JSON.stringify(item) + (item.index === v.active ? "*" + v.inputError + "*" + (v.hint || "") : "") + v.accepts.join();
         },
         isNewer: function (old, v) { return !old || v.id !== old.id || v.version >= old.version; },
         plan: function (intent, view, sent) {
@@ -974,7 +974,8 @@ extension WebAssets {
         if (kind.step) field.step = kind.step;
         if (kind.min !== null) field.min = kind.min;
         if (kind.max !== null) field.max = kind.max;
-        if (item.placeholder) field.placeholder = item.placeholder;
+        var hint = active && typeof v.hint === "string" ? v.hint : item.placeholder;
+        if (hint) field.placeholder = hint;
         if (active && typeof item.value === "string") field.value = item.value;
         if (item.validate) {
         if (item.validate.required) field.required = true;

@@ -30,9 +30,9 @@ public enum KeyController {
     public static func sync(_ ui: inout ConversationUI, with c: Conversation) {
         let index = c.interactiveIndex
         if ui.blockIndex != index, let index {
-            let (today, time) = (ui.today, ui.timeOfDay)
+            let (today, time, now) = (ui.today, ui.timeOfDay, ui.now)
             ui = ConversationUI()
-            (ui.today, ui.timeOfDay) = (today, time)
+            (ui.today, ui.timeOfDay, ui.now) = (today, time, now)
             ui.blockIndex = index
             if case .textInput(let input) = c.node(at: index).content { ui.editor.multiline = input.multiline }
             // What the block starts from: a multiple choice's ticks, the option or rating value

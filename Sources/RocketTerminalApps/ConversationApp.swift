@@ -298,6 +298,7 @@ public final class ConversationApp: TerminalProgram {
         let c = host.conversation
         ui.today = today
         ui.timeOfDay = timeOfDay
+        ui.now = host.clock.now
         KeyController.sync(&ui, with: c)
         guard let index = c.interactiveIndex, prefilled != index else { return }
         prefilled = index
@@ -431,6 +432,9 @@ public final class ConversationApp: TerminalProgram {
                     } else if case .textInput(let input) = block.content, !input.isSecret, let keep = c.startingText(at: index) {
                         // An empty line sends the starting text: the prompt says what that is.
                         out.append(say(strings.plainTypeKeep.replacingAll("%@", with: Sanitizer.clean(keep, keepNewlines: false))))
+                    } else if let hint = c.fieldHint(at: index, now: host.clock.now) {
+                        // What the field would show: the flow's placeholder, or the answer's bounds or form.
+                        out.append(say(strings.plainTypeHint.replacingAll("%@", with: Sanitizer.clean(strings.words(for: hint), keepNewlines: false))))
                     } else {
                         out.append(say(strings.plainType))
                     }

@@ -30,6 +30,10 @@ public struct ConversationUI: Hashable, Sendable {
     /// The local time (`HH:MM`) ↑ or ↓ start from in an empty time input; nil: the input's
     /// bounds, else nothing to start from.
     public var timeOfDay: String?
+    /// The conversation's time as the host last drew it: the day the hint of an empty date
+    /// field counts bounds such as `today+1d` from (``Conversation/fieldHint(at:now:)``); nil
+    /// leaves such bounds out of it.
+    public var now: Double?
 
     /// A fresh state.
     public init() {}
@@ -468,9 +472,10 @@ public struct ConversationView: Sendable {
             let fieldWidth = max(4, width - fieldStart - DisplayWidth.of(button) - 2)
             screen.put("›", row: r, column: ConversationView.gutter, style: ConversationView.replyStyle)
             let editor = ui.blockIndex == index ? ui.editor : LineEditor()
-            if editor.characters.isEmpty, let placeholder = input.placeholder {
+            // The empty field says what it takes: the flow's placeholder, else the answer's bounds or form.
+            if editor.characters.isEmpty, let hint = c.fieldHint(at: index, now: ui.now) {
                 screen.put(
-                    DisplayWidth.prefix(Sanitizer.clean(c.interpolate(placeholder), keepNewlines: false), fitting: fieldWidth), row: r,
+                    DisplayWidth.prefix(Sanitizer.clean(strings.words(for: hint), keepNewlines: false), fitting: fieldWidth), row: r,
                     column: fieldStart, style: ConversationView.dim)
             }
             let buttonStart = fieldStart + fieldWidth + 2

@@ -116,6 +116,8 @@ public enum GlyphSet: Hashable, Sendable {
         set("↑", "^")
         set("↗", ">")
         set("↓", "v")
+        set("≥", ">")
+        set("≤", "<")
         set("·", "|")
         set("…", ".")
         set("•●◉★✱", "*")

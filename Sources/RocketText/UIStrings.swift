@@ -141,6 +141,13 @@ public struct UIStrings: Sendable, Hashable {
     public var timeHint = "↑/↓ 5 min · PgUp/PgDn hour · Enter send"
     /// Line-mode prompt of a multi-line input: how its answer ends.
     public var plainMultiline = "Type your answer; a line holding only a dot (.) ends it:"
+    /// Line-mode prompt of a text input whose field would show a hint (`%@`: the flow's
+    /// placeholder, or what a typed answer may be, ``words(for:)``).
+    public var plainTypeHint = "Type your answer (%@):"
+    /// The form a date is typed in, shown in an empty date field (``notDate`` names it too).
+    public var dateForm = "YYYY-MM-DD"
+    /// The form a time is typed in, shown in an empty time field.
+    public var timeForm = "HH:MM"
     /// The web widget's own words, by the key its script names them with (`%@` and `%d` are
     /// filled by the script).
     public var web: [String: String] = [
@@ -194,6 +201,7 @@ public struct UIStrings: Sendable, Hashable {
         typeAgain: "请再输入一次", answersDiffer: "两次输入不一致，请重试。", multilineHint: "回车 换行 · Ctrl-D 发送", dateHint: "↑/↓ 日 · PgUp/PgDn 月 · 回车 发送",
         timeHint: "↑/↓ 5 分钟 · PgUp/PgDn 小时 · 回车 发送",
         plainMultiline: "请输入回答；只含一个句点（.）的一行表示结束：",
+        plainTypeHint: "请输入（%@）：",
         web: [
             "ended": "对话已结束。", "closed": "对话已关闭。", "lost": "这段对话无法继续。", "startAgain": "重新开始", "pause": "暂停", "edit": "修改", "editAnswer": "修改你的回答：%@",
             "continue": "继续", "done": "完成", "chooseRange": "选择 %d 到 %d 项", "chooseAtLeast": "至少选择 %d 项", "chooseUpTo": "最多选择 %d 项",
@@ -231,6 +239,7 @@ public struct UIStrings: Sendable, Hashable {
         answersDiffer: "Le due risposte non coincidono; riprova.", multilineHint: "Invio a capo · Ctrl-D invia",
         dateHint: "↑/↓ giorno · PgUp/PgDn mese · Invio invia", timeHint: "↑/↓ 5 min · PgUp/PgDn ora · Invio invia",
         plainMultiline: "Scrivi la risposta; una riga con solo un punto (.) la chiude:",
+        plainTypeHint: "Scrivi la risposta (%@):", dateForm: "AAAA-MM-GG",
         web: [
             "ended": "La conversazione è finita.", "closed": "La conversazione è stata chiusa.", "lost": "Questa conversazione non può continuare.",
             "startAgain": "Ricomincia", "pause": "Pausa",
@@ -268,6 +277,20 @@ public struct UIStrings: Sendable, Hashable {
     public static func language(forLocale locale: String) -> String {
         let code = locale.prefix(2).lowercased()
         return all.contains { $0.language == code } ? code : "en"
+    }
+
+    /// The words of a field's hint (``RocketFieldHint``): the flow's placeholder as it is; a
+    /// range as `1 – 10`, `≥ 18` or `≤ 2026-12-31` (the same in every language); a date's or
+    /// time's form in this language.
+    public func words(for hint: RocketFieldHint) -> String {
+        switch hint {
+        case .text(let text): return text
+        case .range(let low?, let high?): return "\(low) – \(high)"
+        case .range(let low?, nil): return "≥ \(low)"
+        case .range(nil, let high?): return "≤ \(high)"
+        case .range(nil, nil): return ""
+        case .form(let type): return type == .time ? timeForm : type == .date ? dateForm : ""
+        }
     }
 
     /// The message for a validation failure: the flow's own, else the default for the rule.

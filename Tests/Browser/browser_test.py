@@ -826,6 +826,8 @@ def typed_and_checkboxes(browser, server):
     age = page.get_by_label("How old are you?")
     age.wait_for(timeout=TIMEOUT)
     assert age.get_attribute("type") == "text" and age.get_attribute("inputmode") == "numeric"
+    # The empty field says what it takes: the server's hint, the answer's bounds.
+    assert age.get_attribute("placeholder") == "18 – 120", age.get_attribute("placeholder")
     audit(page, "typed: number")
     age.fill("12")
     page.keyboard.press("Enter")

@@ -384,6 +384,31 @@ struct LineModeTerminalTests {
         #expect(run.terminalRestored)
     }
 
+    @Test("Line mode on a terminal says what a field would hint: the answer's bounds from today, a date's form, the flow's placeholder")
+    func promptsHint() throws {
+        let dir = scratchDirectory()
+        write(
+            #"""
+            {"version": 1, "blocks": [
+             {"id": "day", "type": "textInput", "text": "Which day?", "buttonTitle": "OK", "inputType": "date", "min": "today+1d", "max": "2027-12-31", "next": "any"},
+             {"id": "any", "type": "textInput", "text": "Any day?", "buttonTitle": "OK", "inputType": "date", "next": "who"},
+             {"id": "who", "type": "textInput", "text": "Who?", "buttonTitle": "OK", "placeholder": "a name", "next": "bye"},
+             {"id": "bye", "type": "text", "text": "Bye {{who}}"}]}
+            """#, to: dir + "/flow.json")
+        let run = try PTYRun(
+            ["play", dir + "/flow.json", "--plain", "--instant", "--now", "2026-12-06T10:00:00Z"], environment: ["LANG": "de_DE.UTF-8", "TZ": "UTC"])
+        #expect(run.waitFor("Gib deine Antwort ein (2026-12-07 – 2027-12-31):"))
+        run.send("2026-12-24\r")
+        #expect(run.waitFor("Gib deine Antwort ein (JJJJ-MM-TT):"))
+        run.send("\r")
+        #expect(run.waitFor("Gib deine Antwort ein (a name):"))
+        run.send("Ada\r")
+        #expect(run.waitFor("Bye Ada"))
+        run.send("\r")
+        #expect(run.waitForExit() == 0)
+        #expect(run.terminalRestored)
+    }
+
     @Test("Line mode on a terminal says which options an empty line keeps, and sends them")
     func keepsStartingChoices() throws {
         let dir = scratchDirectory()

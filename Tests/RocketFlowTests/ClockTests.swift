@@ -84,6 +84,10 @@ struct ClockTests {
         var c = try #require(doc.makeConversation(options: ConversationOptions(timing: .instant, localShift: 1_800_000_300 - 100)))
         c.start(at: 100)
         #expect(c.variables["greeting"] == .text("Good morning") && c.variables["left"] == .number(344))
+        // The empty field's hint counts from the same today; without a time it leaves such bounds out.
+        #expect(c.fieldHint(at: try #require(c.interactiveIndex), now: 100) == .range(low: "2027-01-16", high: "2027-01-29"))
+        #expect(c.fieldHint(at: try #require(c.interactiveIndex), now: 100 + 86_400) == .range(low: "2027-01-17", high: "2027-01-30"))
+        #expect(c.fieldHint(at: try #require(c.interactiveIndex), now: nil) == .form(.date))
         #expect(throws: RocketIntentError.self) { try c.send(.submit("2027-01-15"), at: 101) }
         #expect(c.inputError?.rule == .tooSmall("2027-01-16"))
         #expect(throws: RocketIntentError.self) { try c.send(.submit("2027-01-30"), at: 102) }

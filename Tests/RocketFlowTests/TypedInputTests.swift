@@ -59,6 +59,57 @@ struct TypedInputTests {
         }
     }
 
+    @Test("an empty field's hint: the flow's placeholder, else a typed answer's bounds, else a date's or time's form; in words per language")
+    func hints() throws {
+        #expect(input(.integer, min: .number(18), max: .number(120)).typeHint(today: nil) == .range(low: "18", high: "120"))
+        #expect(input(.number, min: .number(-2.5)).typeHint(today: nil) == .range(low: "-2.5", high: nil))
+        #expect(input(.time, max: .text("17:30")).typeHint(today: nil) == .range(low: nil, high: "17:30"))
+        #expect(input(.date).typeHint(today: "2026-12-06") == .form(.date))
+        #expect(input(.time).typeHint(today: nil) == .form(.time))
+        // A bound counted from today is a day only with a today; without one it is left out.
+        let soon = input(.date, min: .text("today+1d"), max: .text("2027-01-31"))
+        #expect(soon.typeHint(today: "2026-12-06") == .range(low: "2026-12-07", high: "2027-01-31"))
+        #expect(soon.typeHint(today: nil) == .range(low: nil, high: "2027-01-31"))
+        #expect(input(.date, min: .text("today")).typeHint(today: nil) == .form(.date))
+        // Nothing to say for text, a type without a form, or a secret.
+        for type in [RocketInputType.text, .email, .url, .phone, .number, .integer] { #expect(input(type).typeHint(today: nil) == nil, "\(type)") }
+        var secret = input(.integer, min: .number(1))
+        secret.isSecret = true
+        #expect(secret.typeHint(today: nil) == nil)
+        // In words: ranges the same in every language, forms in each language's letters.
+        #expect(UIStrings.english.words(for: .range(low: "1", high: "10")) == "1 – 10")
+        #expect(UIStrings.english.words(for: .range(low: "18", high: nil)) == "≥ 18")
+        #expect(UIStrings.german.words(for: .range(low: nil, high: "2026-12-31")) == "≤ 2026-12-31")
+        #expect(UIStrings.english.words(for: .form(.date)) == "YYYY-MM-DD")
+        #expect(UIStrings.french.words(for: .form(.date)) == "AAAA-MM-JJ")
+        #expect(UIStrings.english.words(for: .form(.time)) == "HH:MM")
+        #expect(UIStrings.italian.words(for: .text("il tuo nome")) == "il tuo nome")
+        // A date's form is the one each language's refusal of a date names.
+        for strings in UIStrings.all { #expect(strings.notDate.contains(strings.dateForm), "\(strings.language)") }
+
+        // In a conversation: only for a text input, its placeholder filled and winning over the type's hint.
+        let doc = try #require(
+            FlowLoader.load(
+                #"""
+                {"version": 1, "vars": {"who": "Ada"}, "blocks": [
+                 {"id": "a", "type": "textInput", "text": "Age?", "buttonTitle": "OK", "inputType": "integer", "min": 0, "max": 130, "next": "n"},
+                 {"id": "n", "type": "textInput", "text": "Name?", "buttonTitle": "OK", "placeholder": "{{who}}", "inputType": "integer", "next": "t"},
+                 {"id": "t", "type": "textInput", "text": "Note?", "buttonTitle": "OK", "next": "e"},
+                 {"id": "e", "type": "text", "text": "Bye"}]}
+                """#
+            ).document)
+        var c = try #require(doc.makeConversation(options: ConversationOptions(timing: .instant)))
+        c.start(at: 0)
+        #expect(c.fieldHint(at: 0, now: 0) == .range(low: "0", high: "130"))
+        _ = try c.send(.submit("30"), at: 1)
+        #expect(c.fieldHint(at: try #require(c.interactiveIndex), now: 1) == .text("Ada"))
+        _ = try c.send(.submit("5"), at: 2)
+        #expect(c.fieldHint(at: try #require(c.interactiveIndex), now: 2) == nil)
+        _ = try c.send(.submit("x"), at: 3)
+        #expect(c.fieldHint(at: try #require(c.interactiveIndex), now: 3) == nil, "a text block has no field")
+        #expect(c.fieldHint(at: 99, now: 3) == nil)
+    }
+
     static let flow = #"""
         {"version": 1, "vars": {"adult": false}, "blocks": [
          {"id": "age", "type": "textInput", "text": "Your age?", "buttonTitle": "OK", "inputType": "integer", "min": 0, "max": 130, "next": "s"},

@@ -187,6 +187,38 @@ struct ControllerTests {
         return c
     }
 
+    @Test("An empty field shows its hint dimmed: the flow's placeholder, else the answer's bounds or form; typing hides it")
+    func fieldHints() throws {
+        func field(_ c: Conversation, ui: ConversationUI = ConversationUI()) -> (text: String, dim: Bool) {
+            var ui = ui
+            KeyController.sync(&ui, with: c)
+            let (buffer, _) = ConversationView(width: 60, author: c.author, closeTitle: nil, strings: .english).layout(c, ui: ui)
+            guard let row = (0..<buffer.rows.count).first(where: { buffer.rowText($0).hasPrefix("    ›") }) else { return ("", false) }
+            let text = buffer.rowText(row)
+            let cells = buffer.rows[row]
+            return (text, cells.count > 6 && cells[6].style.dim)
+        }
+        var age = RocketInputNode(text: "Age?", buttonTitle: "OK")
+        age.inputType = .integer
+        age.minimum = .number(18)
+        let shown = field(Self.started(age))
+        #expect(shown.text.contains("› ≥ 18") && shown.dim, "\(shown)")
+        var day = RocketInputNode(text: "When?", buttonTitle: "OK")
+        day.inputType = .date
+        #expect(field(Self.started(day)).text.contains("› YYYY-MM-DD"))
+        age.placeholder = "your age"
+        #expect(field(Self.started(age)).text.contains("› your age"))
+        // Typed text takes the hint's place.
+        var ui = ConversationUI()
+        KeyController.sync(&ui, with: Self.started(age))
+        ui.editor.insert("4")
+        let typed = field(Self.started(age), ui: ui)
+        #expect(typed.text.contains("› 4") && !typed.text.contains("your age"), "\(typed)")
+        // Plain text without a placeholder shows none.
+        let plain = field(Self.started(RocketInputNode(text: "Note?", buttonTitle: "OK"))).text
+        #expect(plain.dropFirst(5).drop(while: { $0 == " " }).hasPrefix("[ OK ]"), "\(plain)")
+    }
+
     @Test("A date input: ↑/↓ step a day and PgUp/PgDn a month from the typed day, else from today, within min and max")
     func dateSteps() throws {
         var input = RocketInputNode(text: "When?", buttonTitle: "OK")

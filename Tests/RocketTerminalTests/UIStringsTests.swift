@@ -31,13 +31,13 @@ struct UIStringsTests {
 
     /// Texts that are the same word in a language as in English.
     static let sameAsEnglish: [String: Set<String>] = [
-        "zh": ["closeHint"],
-        "it": ["closeHint", "noWords", "noTitle"],
-        "es": ["closeHint", "noWords", "noTitle"],
-        "fr": ["imageLabel", "styleDestructive", "web.pause", "web.conversation"],
-        "de": ["closeHint", "web.pause"],
-        "pt": ["closeHint"],
-        "ja": ["closeHint"],
+        "zh": ["closeHint", "dateForm", "timeForm"],
+        "it": ["closeHint", "noWords", "noTitle", "timeForm"],
+        "es": ["closeHint", "noWords", "noTitle", "timeForm"],
+        "fr": ["imageLabel", "styleDestructive", "web.pause", "web.conversation", "timeForm"],
+        "de": ["closeHint", "web.pause", "timeForm"],
+        "pt": ["closeHint", "timeForm"],
+        "ja": ["closeHint", "dateForm", "timeForm"],
     ]
 
     @Test("every language gives every text, the web widget's words too, in its own words, with English's placeholders in the same order")

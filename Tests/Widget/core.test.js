@@ -47,6 +47,7 @@ test("item keys change when what is drawn changes: the item, its input error whi
   const k = core.itemKey(item, v);
   assert.equal(core.itemKey({ ...item }, { ...v }), k);
   assert.notEqual(core.itemKey(item, { ...v, inputError: "Too short" }), k);
+  assert.notEqual(core.itemKey(item, { ...v, hint: "1 – 10" }), k, "the waiting field's hint is drawn with it");
   assert.notEqual(core.itemKey(item, { ...v, accepts: [] }), k);
   assert.notEqual(core.itemKey({ ...item, text: "Age?" }, v), k);
   // Not the active item: its key ignores the input error.

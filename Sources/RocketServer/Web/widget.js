@@ -262,7 +262,7 @@
     },
     /** What identifies how a transcript item is drawn: equal keys need no redraw. */
     itemKey: function (item, v) {
-      return JSON.stringify(item) + (item.index === v.active ? "*" + v.inputError : "") + v.accepts.join();
+      return JSON.stringify(item) + (item.index === v.active ? "*" + v.inputError + "*" + (v.hint || "") : "") + v.accepts.join();
     },
     /** True when view `v` may replace `old` (a late answer never takes a newer view back). */
     isNewer: function (old, v) { return !old || v.id !== old.id || v.version >= old.version; },
@@ -1204,7 +1204,10 @@
         if (kind.step) field.step = kind.step;
         if (kind.min !== null) field.min = kind.min;
         if (kind.max !== null) field.max = kind.max;
-        if (item.placeholder) field.placeholder = item.placeholder;
+        // The empty field says what it takes: the server's hint for the waiting input (the
+        // flow's placeholder, else the answer's bounds or form), else the flow's placeholder.
+        var hint = active && typeof v.hint === "string" ? v.hint : item.placeholder;
+        if (hint) field.placeholder = hint;
         // The flow's starting text, or the answer being changed after "Edit" (what the visitor
         // has typed since is put back over it when the view is drawn again).
         if (active && typeof item.value === "string") field.value = item.value;
