@@ -141,6 +141,10 @@ public struct UIStrings: Sendable, Hashable {
     public var timeHint = "↑/↓ 5 min · PgUp/PgDn hour · Enter send"
     /// Line-mode prompt of a multi-line input: how its answer ends.
     public var plainMultiline = "Type your answer; a line holding only a dot (.) ends it:"
+    /// Before a date or time input's minimum (`%@` is it).
+    public var tooEarly = "Please choose %@ or later."
+    /// After a date or time input's maximum (`%@` is it).
+    public var tooLate = "Please choose %@ or earlier."
     /// Line-mode prompt of a text input whose field would show a hint (`%@`: the flow's
     /// placeholder, or what a typed answer may be, ``words(for:)``).
     public var plainTypeHint = "Type your answer (%@):"
@@ -201,6 +205,7 @@ public struct UIStrings: Sendable, Hashable {
         typeAgain: "请再输入一次", answersDiffer: "两次输入不一致，请重试。", multilineHint: "回车 换行 · Ctrl-D 发送", dateHint: "↑/↓ 日 · PgUp/PgDn 月 · 回车 发送",
         timeHint: "↑/↓ 5 分钟 · PgUp/PgDn 小时 · 回车 发送",
         plainMultiline: "请输入回答；只含一个句点（.）的一行表示结束：",
+        tooEarly: "请选择 %@ 或更晚的。", tooLate: "请选择 %@ 或更早的。",
         plainTypeHint: "请输入（%@）：",
         web: [
             "ended": "对话已结束。", "closed": "对话已关闭。", "lost": "这段对话无法继续。", "startAgain": "重新开始", "pause": "暂停", "edit": "修改", "editAnswer": "修改你的回答：%@",
@@ -239,6 +244,7 @@ public struct UIStrings: Sendable, Hashable {
         answersDiffer: "Le due risposte non coincidono; riprova.", multilineHint: "Invio a capo · Ctrl-D invia",
         dateHint: "↑/↓ giorno · PgUp/PgDn mese · Invio invia", timeHint: "↑/↓ 5 min · PgUp/PgDn ora · Invio invia",
         plainMultiline: "Scrivi la risposta; una riga con solo un punto (.) la chiude:",
+        tooEarly: "Scegli %@ o più tardi.", tooLate: "Scegli %@ o prima.",
         plainTypeHint: "Scrivi la risposta (%@):", dateForm: "AAAA-MM-GG",
         web: [
             "ended": "La conversazione è finita.", "closed": "La conversazione è stata chiusa.", "lost": "Questa conversazione non può continuare.",
@@ -293,6 +299,11 @@ public struct UIStrings: Sendable, Hashable {
         }
     }
 
+    /// True when a bound is a day or a time of day (said as earlier and later, not less and more).
+    private static func isMoment(_ bound: String) -> Bool {
+        RocketInputType.date.parse(bound) != nil || RocketInputType.time.parse(bound) != nil
+    }
+
     /// The message for a validation failure: the flow's own, else the default for the rule.
     public func message(for failure: RocketValidationFailure) -> String {
         if let m = failure.message { return m }
@@ -313,8 +324,8 @@ public struct UIStrings: Sendable, Hashable {
             case .time: return notTime
             case .phone: return notPhone
             }
-        case .tooSmall(let b): return tooSmall.replacingAll("%@", with: b)
-        case .tooLarge(let b): return tooLarge.replacingAll("%@", with: b)
+        case .tooSmall(let b): return (Self.isMoment(b) ? tooEarly : tooSmall).replacingAll("%@", with: b)
+        case .tooLarge(let b): return (Self.isMoment(b) ? tooLate : tooLarge).replacingAll("%@", with: b)
         case .tooFewChosen(let n): return tooFewChosen.replacingAll("%d", with: String(n))
         case .tooManyChosen(let n): return tooManyChosen.replacingAll("%d", with: String(n))
         }

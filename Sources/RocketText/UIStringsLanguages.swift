@@ -27,6 +27,7 @@ extension UIStrings {
         answersDiffer: "Las dos respuestas no coinciden; inténtalo de nuevo.", multilineHint: "Intro nueva línea · Ctrl-D enviar",
         dateHint: "↑/↓ día · RePág/AvPág mes · Intro enviar", timeHint: "↑/↓ 5 min · RePág/AvPág hora · Intro enviar",
         plainMultiline: "Escribe tu respuesta; una línea con solo un punto (.) la termina:",
+        tooEarly: "Elige %@ o más tarde.", tooLate: "Elige %@ o antes.",
         plainTypeHint: "Escribe tu respuesta (%@):", dateForm: "AAAA-MM-DD",
         web: [
             "ended": "La conversación ha terminado.", "closed": "La conversación se ha cerrado.", "lost": "Esta conversación no puede continuar.",
@@ -71,6 +72,7 @@ extension UIStrings {
         answersDiffer: "Les deux réponses diffèrent ; réessayez.", multilineHint: "Entrée nouvelle ligne · Ctrl-D envoyer",
         dateHint: "↑/↓ jour · PgPréc/PgSuiv mois · Entrée envoyer", timeHint: "↑/↓ 5 min · PgPréc/PgSuiv heure · Entrée envoyer",
         plainMultiline: "Saisissez votre réponse ; une ligne ne contenant qu'un point (.) la termine :",
+        tooEarly: "Choisissez %@ ou plus tard.", tooLate: "Choisissez %@ ou plus tôt.",
         plainTypeHint: "Saisissez votre réponse (%@) :", dateForm: "AAAA-MM-JJ",
         web: [
             "ended": "La conversation est terminée.", "closed": "La conversation a été fermée.", "lost": "Cette conversation ne peut pas continuer.",
@@ -119,6 +121,7 @@ extension UIStrings {
         multilineHint: "Eingabe neue Zeile · Strg-D senden", dateHint: "↑/↓ Tag · Bild↑/Bild↓ Monat · Eingabe senden",
         timeHint: "↑/↓ 5 Min. · Bild↑/Bild↓ Stunde · Eingabe senden",
         plainMultiline: "Gib deine Antwort ein; eine Zeile, die nur einen Punkt (.) enthält, beendet sie:",
+        tooEarly: "Bitte wähle %@ oder später.", tooLate: "Bitte wähle %@ oder früher.",
         plainTypeHint: "Gib deine Antwort ein (%@):", dateForm: "JJJJ-MM-TT",
         web: [
             "ended": "Die Unterhaltung ist beendet.", "closed": "Die Unterhaltung wurde geschlossen.",
@@ -162,6 +165,7 @@ extension UIStrings {
         answersDiffer: "As duas respostas são diferentes; tente de novo.", multilineHint: "Enter nova linha · Ctrl-D enviar",
         dateHint: "↑/↓ dia · PgUp/PgDn mês · Enter enviar", timeHint: "↑/↓ 5 min · PgUp/PgDn hora · Enter enviar",
         plainMultiline: "Digite sua resposta; uma linha só com um ponto (.) a encerra:",
+        tooEarly: "Escolha %@ ou depois.", tooLate: "Escolha %@ ou antes.",
         plainTypeHint: "Digite sua resposta (%@):", dateForm: "AAAA-MM-DD",
         web: [
             "ended": "A conversa terminou.", "closed": "A conversa foi fechada.", "lost": "Esta conversa não pode continuar.",
@@ -203,6 +207,7 @@ extension UIStrings {
         answersDiffer: "2 つの入力が一致しません。もう一度お試しください。", multilineHint: "Enter 改行 · Ctrl-D 送信",
         dateHint: "↑/↓ 日 · PgUp/PgDn 月 · Enter 送信", timeHint: "↑/↓ 5分 · PgUp/PgDn 時間 · Enter 送信",
         plainMultiline: "回答を入力してください。ピリオド（.）だけの行で終わります：",
+        tooEarly: "%@ 以降を選んでください。", tooLate: "%@ 以前を選んでください。",
         plainTypeHint: "回答を入力してください（%@）：",
         web: [
             "ended": "会話は終了しました。", "closed": "会話は閉じられました。", "lost": "この会話は続けられません。", "startAgain": "最初から",

@@ -53,6 +53,11 @@ struct TypedInputTests {
         #expect(UIStrings.italian.message(for: failure) == "Scrivi un numero.")
         #expect(UIStrings.chinese.message(for: failure) == "请输入一个数字。")
         #expect(UIStrings.italian.message(for: RocketValidationFailure(rule: .tooSmall("18"), message: nil)) == "Il minimo accettato è 18.")
+        // A day or a time is said as earlier or later, in every language.
+        #expect(UIStrings.english.message(for: RocketValidationFailure(rule: .tooSmall("2026-12-08"), message: nil)) == "Please choose 2026-12-08 or later.")
+        #expect(UIStrings.english.message(for: RocketValidationFailure(rule: .tooLarge("17:30"), message: nil)) == "Please choose 17:30 or earlier.")
+        #expect(UIStrings.german.message(for: RocketValidationFailure(rule: .tooLarge("2026-12-31"), message: nil)) == "Bitte wähle 2026-12-31 oder früher.")
+        #expect(UIStrings.english.message(for: RocketValidationFailure(rule: .tooLarge("120"), message: nil)) == "The most accepted is 120.")
         for type in RocketInputType.allCases where type != .text {
             let m = UIStrings.english.message(for: RocketValidationFailure(rule: .wrongType(type), message: nil))
             #expect(m != UIStrings.english.noMatch, "\(type) has its own message")
