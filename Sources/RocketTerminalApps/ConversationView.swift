@@ -475,7 +475,7 @@ public struct ConversationView: Sendable {
             // The empty field says what it takes: the flow's placeholder, else the answer's bounds or form.
             if editor.characters.isEmpty, let hint = c.fieldHint(at: index, now: ui.now) {
                 screen.put(
-                    DisplayWidth.prefix(Sanitizer.clean(strings.words(for: hint), keepNewlines: false), fitting: fieldWidth), row: r,
+                    DisplayWidth.truncate(Sanitizer.clean(strings.words(for: hint), keepNewlines: false), to: fieldWidth), row: r,
                     column: fieldStart, style: ConversationView.dim)
             }
             let buttonStart = fieldStart + fieldWidth + 2

@@ -189,10 +189,10 @@ struct ControllerTests {
 
     @Test("An empty field shows its hint dimmed: the flow's placeholder, else the answer's bounds or form; typing hides it")
     func fieldHints() throws {
-        func field(_ c: Conversation, ui: ConversationUI = ConversationUI()) -> (text: String, dim: Bool) {
+        func field(_ c: Conversation, ui: ConversationUI = ConversationUI(), width: Int = 60) -> (text: String, dim: Bool) {
             var ui = ui
             KeyController.sync(&ui, with: c)
-            let (buffer, _) = ConversationView(width: 60, author: c.author, closeTitle: nil, strings: .english).layout(c, ui: ui)
+            let (buffer, _) = ConversationView(width: width, author: c.author, closeTitle: nil, strings: .english).layout(c, ui: ui)
             guard let row = (0..<buffer.rows.count).first(where: { buffer.rowText($0).hasPrefix("    ›") }) else { return ("", false) }
             let text = buffer.rowText(row)
             let cells = buffer.rows[row]
@@ -206,6 +206,12 @@ struct ControllerTests {
         var day = RocketInputNode(text: "When?", buttonTitle: "OK")
         day.inputType = .date
         #expect(field(Self.started(day)).text.contains("› YYYY-MM-DD"))
+        // Too long for a narrow field: cut, and said to be.
+        day.minimum = .text("2026-12-08")
+        day.maximum = .text("2026-12-21")
+        #expect(field(Self.started(day)).text.contains("› 2026-12-08 – 2026-12-21"))
+        let narrow = field(Self.started(day), width: 24).text
+        #expect(narrow.contains("› 2026") && narrow.contains("…") && !narrow.contains("12-21"), "\(narrow)")
         age.placeholder = "your age"
         #expect(field(Self.started(age)).text.contains("› your age"))
         // Typed text takes the hint's place.
