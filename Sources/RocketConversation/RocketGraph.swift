@@ -324,6 +324,11 @@ public enum RocketFieldHint: Hashable, Sendable {
     case range(low: String?, high: String?)
     /// The form a date or a time is typed in (``RocketInputType/date`` or ``RocketInputType/time``).
     case form(RocketInputType)
+
+    /// True for what the input's type makes (a range or a form), false for the flow's text.
+    public var isTypeHint: Bool {
+        if case .text = self { false } else { true }
+    }
 }
 
 /// A question with a text field. Accepted text goes, in order, to the host's decision (when

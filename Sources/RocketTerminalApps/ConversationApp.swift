@@ -432,8 +432,9 @@ public final class ConversationApp: TerminalProgram {
                     } else if case .textInput(let input) = block.content, !input.isSecret, let keep = c.startingText(at: index) {
                         // An empty line sends the starting text: the prompt says what that is.
                         out.append(say(strings.plainTypeKeep.replacingAll("%@", with: Sanitizer.clean(keep, keepNewlines: false))))
-                    } else if let hint = c.fieldHint(at: index, now: host.clock.now) {
-                        // What the field would show: the flow's placeholder, or the answer's bounds or form.
+                    } else if let hint = c.fieldHint(at: index, now: host.clock.now), hint.isTypeHint {
+                        // What the field would show of a typed answer: its bounds or form. (Not the
+                        // flow's placeholder, which after the prompt would read as what Enter keeps.)
                         out.append(say(strings.plainTypeHint.replacingAll("%@", with: Sanitizer.clean(strings.words(for: hint), keepNewlines: false))))
                     } else {
                         out.append(say(strings.plainType))

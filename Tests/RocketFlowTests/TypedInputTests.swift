@@ -108,6 +108,7 @@ struct TypedInputTests {
         #expect(c.fieldHint(at: 0, now: 0) == .range(low: "0", high: "130"))
         _ = try c.send(.submit("30"), at: 1)
         #expect(c.fieldHint(at: try #require(c.interactiveIndex), now: 1) == .text("Ada"))
+        #expect(!RocketFieldHint.text("Ada").isTypeHint && RocketFieldHint.form(.date).isTypeHint && RocketFieldHint.range(low: "1", high: nil).isTypeHint)
         _ = try c.send(.submit("5"), at: 2)
         #expect(c.fieldHint(at: try #require(c.interactiveIndex), now: 2) == nil)
         _ = try c.send(.submit("x"), at: 3)
