@@ -72,9 +72,10 @@ public enum RocketValue: Hashable, Sendable, Codable {
         }
     }
 
-    /// A number as people write it: `3`, `2.5`, `-0.125`.
+    /// A number as people write it: `3`, `2.5`, `-0.125`; a whole number in digits up to 2⁵³
+    /// (every one up to there is exact, ``RocketInputType/largestBound`` among them).
     public static func format(_ n: Double) -> String {
-        if n == n.rounded(), abs(n) < 1e15 { return String(Int(n)) }
+        if n == n.rounded(), abs(n) < 0x1p53 { return String(Int(n)) }
         return String(n)
     }
 

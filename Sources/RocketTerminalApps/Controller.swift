@@ -130,16 +130,18 @@ public enum KeyController {
                 if key == .enter { ui.editor.insert("\n"); ui.error = nil; return .redraw }
             }
             if key == .enter { return .send(.submit(ui.editor.text)) }
-            // A date or a time: ↑/↓ step a day or five minutes, PgUp/PgDn a month or an hour,
-            // within the input's bounds.
-            if case .textInput(let input) = c.node(at: index).content, input.inputType == .date || input.inputType == .time,
+            // A date, a time or a whole number: ↑/↓ step a day, five minutes or one, PgUp/PgDn a
+            // month, an hour or ten, within the input's bounds.
+            if case .textInput(let input) = c.node(at: index).content, [.date, .time, .integer].contains(input.inputType),
                 let step: (sign: Int, large: Bool) = [Key.up: (1, false), .down: (-1, false), .pageUp: (1, true), .pageDown: (-1, true)][key]
             {
                 let text = ui.editor.text
-                let next =
-                    input.inputType == .date
-                    ? steppedDay(text, by: step.large ? (0, step.sign) : (step.sign, 0), input: input, today: ui.today)
-                    : steppedTime(text, by: step.sign * (step.large ? 60 : 5), input: input, now: ui.timeOfDay)
+                let next: String?
+                switch input.inputType {
+                case .date: next = steppedDay(text, by: step.large ? (0, step.sign) : (step.sign, 0), input: input, today: ui.today)
+                case .time: next = steppedTime(text, by: step.sign * (step.large ? 60 : 5), input: input, now: ui.timeOfDay)
+                default: next = steppedInteger(text, by: step.sign * (step.large ? 10 : 1), input: input)
+                }
                 guard let next, next != text else { return .none }
                 ui.editor.clear()
                 ui.editor.insert(next)
@@ -194,6 +196,22 @@ func steppedTime(_ text: String, by minutes: Int, input: RocketInputNode, now: S
     guard let t = time else { return nil }
     func two(_ n: Int) -> String { n < 10 ? "0\(n)" : String(n) }
     return two(t / 60) + ":" + two(t % 60)
+}
+
+/// The whole number an integer input's ↑/↓ (`by` ±1) or PgUp/PgDn (±10) makes of `text`: from
+/// the typed number when there is one, else 0 (or the nearest bound) without stepping; always
+/// within the input's `min` and `max` (their whole numbers) and ±``RocketInputType/largestBound``.
+func steppedInteger(_ text: String, by step: Int, input: RocketInputNode) -> String {
+    let limit = RocketInputType.largestBound
+    var n: Double
+    if case .number(let typed)? = RocketInputType.integer.parse(text), abs(typed) <= limit {
+        n = typed + Double(step)
+    } else {
+        n = 0
+    }
+    if case .number(let lo)? = input.minimum { n = max(n, lo.rounded(.up)) }
+    if case .number(let hi)? = input.maximum { n = min(n, hi.rounded(.down)) }
+    return RocketValue.format(min(max(n, -limit), limit))
 }
 
 /// Maps a line of plain-mode input to an intent: any line taps a text block; a button is chosen

@@ -259,6 +259,8 @@ public struct ConversationView: Sendable {
                         hint.append(strings.dateHint)
                     } else if case .textInput(let input) = c.node(at: i).content, input.inputType == .time {
                         hint.append(strings.timeHint)
+                    } else if case .textInput(let input) = c.node(at: i).content, input.inputType == .integer {
+                        hint.append(strings.integerHint)
                     } else {
                         hint.append(strings.sendHint)
                     }

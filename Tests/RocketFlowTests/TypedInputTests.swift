@@ -67,6 +67,9 @@ struct TypedInputTests {
     @Test("an empty field's hint: the flow's placeholder, else a typed answer's bounds, else a date's or time's form; in words per language")
     func hints() throws {
         #expect(input(.integer, min: .number(18), max: .number(120)).typeHint(today: nil) == .range(low: "18", high: "120"))
+        // Every whole number an integer input takes is said in digits (5e15 is not "5e+15").
+        #expect(RocketValue.format(5e15) == "5000000000000000" && RocketValue.format(-9e15) == "-9000000000000000")
+        #expect(RocketValue.format(1e20) == "1e+20" && RocketValue.format(2.5) == "2.5")
         #expect(input(.number, min: .number(-2.5)).typeHint(today: nil) == .range(low: "-2.5", high: nil))
         #expect(input(.time, max: .text("17:30")).typeHint(today: nil) == .range(low: nil, high: "17:30"))
         #expect(input(.date).typeHint(today: "2026-12-06") == .form(.date))

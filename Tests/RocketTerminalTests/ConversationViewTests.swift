@@ -256,6 +256,47 @@ struct ControllerTests {
         #expect(steppedDay("soon", by: (1, 0), input: open, today: "2026-05-05") == "2026-05-05")
     }
 
+    @Test("A whole-number input: ↑/↓ step one and PgUp/PgDn ten from the typed number, else from 0 or the nearest bound, within min and max")
+    func integerSteps() throws {
+        var input = RocketInputNode(text: "How many?", buttonTitle: "OK")
+        input.inputType = .integer
+        input.minimum = .number(2.5)
+        input.maximum = .number(30)
+        let c = Self.started(input)
+        var ui = ConversationUI()
+        KeyController.sync(&ui, with: c)
+        #expect(KeyController.handle(.up, conversation: c, ui: &ui) == .redraw)
+        #expect(ui.editor.text == "3", "empty: 0, brought up to the least whole number allowed")
+        _ = KeyController.handle(.up, conversation: c, ui: &ui)
+        #expect(ui.editor.text == "4")
+        _ = KeyController.handle(.pageUp, conversation: c, ui: &ui)
+        #expect(ui.editor.text == "14")
+        for _ in 0..<3 { _ = KeyController.handle(.pageUp, conversation: c, ui: &ui) }
+        #expect(ui.editor.text == "30", "never past max")
+        #expect(KeyController.handle(.up, conversation: c, ui: &ui) == .none, "at max already")
+        _ = KeyController.handle(.down, conversation: c, ui: &ui)
+        #expect(ui.editor.text == "29")
+        // The hint says so.
+        let (buffer, _) = ConversationView(width: 60, author: c.author, closeTitle: nil, strings: .english).layout(c, ui: ui)
+        #expect((0..<buffer.rows.count).contains { buffer.rowText($0).contains("↑/↓ ±1 · PgUp/PgDn ±10 · Enter send") })
+        // Without bounds, from 0 and below it; a typed number past the largest is not stepped from.
+        var open = RocketInputNode(text: "?", buttonTitle: "OK")
+        open.inputType = .integer
+        #expect(steppedInteger("", by: -1, input: open) == "0")
+        #expect(steppedInteger("-7", by: -10, input: open) == "-17")
+        #expect(steppedInteger("lots", by: 1, input: open) == "0")
+        #expect(steppedInteger("9000000000000000", by: 1, input: open) == "9000000000000000")
+        #expect(steppedInteger("1e300", by: 1, input: open) == "0")
+        // A decimal input is not stepped: ↑ moves nothing there.
+        var decimal = RocketInputNode(text: "?", buttonTitle: "OK")
+        decimal.inputType = .number
+        var dui = ConversationUI()
+        let dc = Self.started(decimal)
+        KeyController.sync(&dui, with: dc)
+        _ = KeyController.handle(.up, conversation: dc, ui: &dui)
+        #expect(dui.editor.text == "")
+    }
+
     @Test("A time input: ↑/↓ go to the next or last five minutes and PgUp/PgDn an hour, from the typed time, else from now, within min and max")
     func timeSteps() throws {
         var input = RocketInputNode(text: "When?", buttonTitle: "OK")
