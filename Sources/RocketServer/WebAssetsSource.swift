@@ -1432,6 +1432,7 @@ extension WebAssets {
         .rk-form{display:flex;flex-direction:column;gap:6px;width:100%}
         .rk-input{font:inherit;flex:1;min-width:8rem;padding:6px 10px;border:2px solid var(--rk-muted);border-radius:10px;background:var(--rk-bg);color:var(--rk-ink)}
         .rk-input[aria-invalid=true]{border-color:var(--rk-red)}
+        .rk-input::placeholder{color:var(--rk-muted);opacity:1}
         textarea.rk-input{resize:vertical;min-height:4.5em;line-height:1.35}
         .rk-error{color:var(--rk-red);margin:0;font-size:16px}
         .rk-status{margin:4px 0 0;color:var(--rk-muted);font-size:15px;min-height:1em}

@@ -107,6 +107,13 @@ AUDIT_JS = """
     out.texts.push({text: el.textContent.slice(0, 30), fg: rgb(cs.color).slice(0, 3), bg: background(el),
                     size: parseFloat(cs.fontSize), weight: parseInt(cs.fontWeight, 10)});
   }
+  // An empty field's hint says what it takes (the bounds of a number): it is read as text is.
+  for (const el of document.querySelectorAll('.rk-input')) {
+    if (!el.placeholder || el.value || el.offsetParent === null) continue;
+    const cs = getComputedStyle(el), ph = getComputedStyle(el, '::placeholder');
+    out.texts.push({text: 'placeholder ' + el.placeholder.slice(0, 20), fg: rgb(ph.color).slice(0, 3), bg: background(el),
+                    size: parseFloat(cs.fontSize), weight: parseInt(cs.fontWeight, 10)});
+  }
   return out;
 }
 """
@@ -892,12 +899,15 @@ def typed_and_checkboxes(browser, server):
     assert detail["reason"] == "completed" and detail["flow"] == "typed" and detail["conversation"], detail
     assert detail["answers"] == {"age": 42, "mail": "ada@example.org", "day": "2026-03-14", "at": "10:45", "food": ["Tea", "Cake"]}, detail
     context.close()
-    # The widget's own words follow the visitor's language (here Italian), as the server's do.
-    context = browser.new_context(reduced_motion="reduce", locale="it-IT")
+    # The widget's own words follow the visitor's language (here Italian), as the server's do;
+    # in the dark scheme the field's hint is as readable as text.
+    context = browser.new_context(reduced_motion="reduce", locale="it-IT", color_scheme="dark")
     page = context.new_page()
     page.goto(server.url + "play/typed")
     age = page.get_by_label("How old are you?")
     age.wait_for(timeout=TIMEOUT)
+    assert age.get_attribute("placeholder") == "18 – 120"
+    audit(page, "typed: number, dark")
     age.fill("12")
     page.keyboard.press("Enter")
     page.wait_for_function("() => document.querySelector('.rk-error') && document.querySelector('.rk-error').textContent === 'Il minimo accettato è 18.'", timeout=TIMEOUT)
