@@ -107,7 +107,18 @@ public enum FlowGraph {
                 label = "rating \(r.values.lowerBound)–\(r.values.upperBound): " + short(r.text)
                 edges.append(Edge(from: id, to: target(r.next), label: "rated"))
             case .textInput(let input):
-                label = "input: " + short(input.text) + (input.isSecret ? " (secret)" : "") + (input.value.map { " = " + short($0) } ?? "")
+                // A typed input names its type and bounds as the flow writes them (today+1d stays so).
+                var kind = "input"
+                if input.inputType != .text {
+                    kind += " " + input.inputType.rawValue
+                    switch (input.minimum?.displayText, input.maximum?.displayText) {
+                    case (let lo?, let hi?): kind += " \(lo)–\(hi)"
+                    case (let lo?, nil): kind += " ≥\(lo)"
+                    case (nil, let hi?): kind += " ≤\(hi)"
+                    case (nil, nil): break
+                    }
+                }
+                label = kind + ": " + short(input.text) + (input.isSecret ? " (secret)" : "") + (input.value.map { " = " + short($0) } ?? "")
                 for branch in input.branches {
                     let condition: String
                     switch branch.condition {

@@ -119,6 +119,25 @@ struct TypedInputTests {
         #expect(c.fieldHint(at: 99, now: 3) == nil)
     }
 
+    @Test("rocket graph names a typed input's type and bounds as the flow writes them")
+    func graphLabels() throws {
+        let doc = try #require(
+            FlowLoader.load(
+                #"""
+                {"version": 1, "blocks": [
+                 {"id": "a", "type": "textInput", "text": "Age?", "buttonTitle": "OK", "inputType": "integer", "min": 18, "max": 120, "next": "d"},
+                 {"id": "d", "type": "textInput", "text": "Day?", "buttonTitle": "OK", "inputType": "date", "min": "today+1d", "next": "t"},
+                 {"id": "t", "type": "textInput", "text": "By?", "buttonTitle": "OK", "inputType": "time", "max": "17:30", "next": "m"},
+                 {"id": "m", "type": "textInput", "text": "Mail?", "buttonTitle": "OK", "inputType": "email", "next": "n"},
+                 {"id": "n", "type": "textInput", "text": "Name?", "buttonTitle": "OK"}]}
+                """#
+            ).document)
+        let mermaid = FlowGraph.mermaid(doc)
+        for label in ["a: input integer 18–120: Age?", "d: input date ≥today+1d: Day?", "t: input time ≤17:30: By?", "m: input email: Mail?", "n: input: Name?"] {
+            #expect(mermaid.contains(label), "\(label) in \(mermaid)")
+        }
+    }
+
     static let flow = #"""
         {"version": 1, "vars": {"adult": false}, "blocks": [
          {"id": "age", "type": "textInput", "text": "Your age?", "buttonTitle": "OK", "inputType": "integer", "min": 0, "max": 130, "next": "s"},
