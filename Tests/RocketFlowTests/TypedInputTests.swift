@@ -133,7 +133,9 @@ struct TypedInputTests {
                 """#
             ).document)
         let mermaid = FlowGraph.mermaid(doc)
-        for label in ["a: input integer 18–120: Age?", "d: input date ≥today+1d: Day?", "t: input time ≤17:30: By?", "m: input email: Mail?", "n: input: Name?"] {
+        for label in [
+            "a: input integer 18–120: Age?", "d: input date ≥today+1d: Day?", "t: input time ≤17:30: By?", "m: input email: Mail?", "n: input: Name?",
+        ] {
             #expect(mermaid.contains(label), "\(label) in \(mermaid)")
         }
     }
