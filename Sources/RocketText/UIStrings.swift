@@ -140,7 +140,7 @@ public struct UIStrings: Sendable, Hashable {
     public var dateHint = "↑/↓ day · PgUp/PgDn month · Enter send"
     public var timeHint = "↑/↓ 5 min · PgUp/PgDn hour · Enter send"
     /// Key hint under a whole-number input.
-    public var integerHint = "↑/↓ ±1 · PgUp/PgDn ±10 · Enter send"
+    public var integerHint = "↑/↓ 1 · PgUp/PgDn 10 · Enter send"
     /// Line-mode prompt of a multi-line input: how its answer ends.
     public var plainMultiline = "Type your answer; a line holding only a dot (.) ends it:"
     /// Before a date or time input's minimum (`%@` is it).
@@ -205,7 +205,7 @@ public struct UIStrings: Sendable, Hashable {
         tickHint: "空格 勾选 · 回车 确认", rateHint: "←/→ 或 %b-%d 评分 · 回车 发送", plainRate: "请打分，%b 到 %d：",
         cannotGoBack: "没有可以修改的上一个回答。", backHint: "Shift-Tab 返回", timesOutIn: "%@ 后超时", timedOut: "已超时",
         typeAgain: "请再输入一次", answersDiffer: "两次输入不一致，请重试。", multilineHint: "回车 换行 · Ctrl-D 发送", dateHint: "↑/↓ 日 · PgUp/PgDn 月 · 回车 发送",
-        timeHint: "↑/↓ 5 分钟 · PgUp/PgDn 小时 · 回车 发送", integerHint: "↑/↓ ±1 · PgUp/PgDn ±10 · 回车 发送",
+        timeHint: "↑/↓ 5 分钟 · PgUp/PgDn 小时 · 回车 发送", integerHint: "↑/↓ 1 · PgUp/PgDn 10 · 回车 发送",
         plainMultiline: "请输入回答；只含一个句点（.）的一行表示结束：",
         tooEarly: "请选择 %@ 或更晚的。", tooLate: "请选择 %@ 或更早的。",
         plainTypeHint: "请输入（%@）：",
@@ -245,7 +245,7 @@ public struct UIStrings: Sendable, Hashable {
         timesOutIn: "scade tra %@", timedOut: "tempo scaduto", typeAgain: "Scrivilo di nuovo",
         answersDiffer: "Le due risposte non coincidono; riprova.", multilineHint: "Invio a capo · Ctrl-D invia",
         dateHint: "↑/↓ giorno · PgUp/PgDn mese · Invio invia", timeHint: "↑/↓ 5 min · PgUp/PgDn ora · Invio invia",
-        integerHint: "↑/↓ ±1 · PgUp/PgDn ±10 · Invio invia",
+        integerHint: "↑/↓ 1 · PgUp/PgDn 10 · Invio invia",
         plainMultiline: "Scrivi la risposta; una riga con solo un punto (.) la chiude:",
         tooEarly: "Scegli %@ o più tardi.", tooLate: "Scegli %@ o prima.",
         plainTypeHint: "Scrivi la risposta (%@):", dateForm: "AAAA-MM-GG",

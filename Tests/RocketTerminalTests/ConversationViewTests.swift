@@ -278,7 +278,7 @@ struct ControllerTests {
         #expect(ui.editor.text == "29")
         // The hint says so.
         let (buffer, _) = ConversationView(width: 60, author: c.author, closeTitle: nil, strings: .english).layout(c, ui: ui)
-        #expect((0..<buffer.rows.count).contains { buffer.rowText($0).contains("↑/↓ ±1 · PgUp/PgDn ±10 · Enter send") })
+        #expect((0..<buffer.rows.count).contains { buffer.rowText($0).contains("↑/↓ 1 · PgUp/PgDn 10 · Enter send") })
         // Without bounds, from 0 and below it; a typed number past the largest is not stepped from.
         var open = RocketInputNode(text: "?", buttonTitle: "OK")
         open.inputType = .integer
