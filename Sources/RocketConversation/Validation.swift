@@ -70,6 +70,7 @@ public struct RocketInputValidation: Hashable, Sendable, Codable {
 /// RocketInputType.number.parse(" 2,5 ")        // .number(2.5)
 /// RocketInputType.date.parse("2026-02-30")     // nil: no such day
 /// RocketInputType.time.parse("9:30")           // .text("09:30")
+/// RocketInputType.time.parse("2:30 pm")        // .text("14:30")
 /// ```
 public enum RocketInputType: String, Hashable, Sendable, Codable, CaseIterable {
     /// Any text.
@@ -128,6 +129,7 @@ public enum RocketInputType: String, Hashable, Sendable, Codable, CaseIterable {
         case .date:
             return RocketInputType.isDate(t) ? .text(t) : nil
         case .time:
+            if let twelve = Self.twelveHourTime(t) { return .text(twelve) }
             // One digit of hours is taken ("9:30") and stored as two.
             let padded = t.utf8.count == 4 ? "0" + t : t
             return RocketInputType.isTime(padded) ? .text(padded) : nil
@@ -142,6 +144,25 @@ public enum RocketInputType: String, Hashable, Sendable, Codable, CaseIterable {
             }
             return (5...20).contains(digits) ? .text(t) : nil
         }
+    }
+
+    /// A time on a 12-hour clock (`2pm`, `2:30 pm`, `11:59 P.M.`, `12 am`) as `HH:MM` on a 24-hour
+    /// one; nil for anything else (hours 1 to 12, minutes 00 to 59).
+    static func twelveHourTime(_ t: String) -> String? {
+        var b = Array(t.utf8).filter { $0 != 0x20 && $0 != 0x2E }.map { $0 | ($0 >= 0x41 && $0 <= 0x5A ? 0x20 : 0) }
+        guard b.count >= 3, b.count <= 7, b.last == UInt8(ascii: "m") else { return nil }
+        b.removeLast()
+        guard let half = b.popLast(), half == UInt8(ascii: "a") || half == UInt8(ascii: "p") else { return nil }
+        let parts = b.split(separator: UInt8(ascii: ":"), omittingEmptySubsequences: false)
+        guard parts.count <= 2, parts.allSatisfy({ $0.allSatisfy { $0 >= 0x30 && $0 <= 0x39 } }),
+            (1...2).contains(parts[0].count), parts.count == 1 || parts[1].count == 2
+        else { return nil }
+        let h = parts[0].reduce(0) { $0 * 10 + Int($1 - 0x30) }
+        let m = parts.count == 2 ? parts[1].reduce(0) { $0 * 10 + Int($1 - 0x30) } : 0
+        guard (1...12).contains(h), m < 60 else { return nil }
+        let hour = h % 12 + (half == UInt8(ascii: "p") ? 12 : 0)
+        func two(_ n: Int) -> String { n < 10 ? "0\(n)" : String(n) }
+        return two(hour) + ":" + two(m)
     }
 
     /// True for `HH:MM` naming a time of day on a 24-hour clock (`00:00` to `23:59`).

@@ -29,6 +29,9 @@ struct PromptCLITests {
         let t = try runRocket(["input", "--type", "time", "--min", "9:00", "--max", "17:30"], stdin: "noon\n8:59\n17:31\n9:15\n")
         #expect(t.stdout == "09:15\n" && t.stderr.contains("Please type a time like 14:30.") && t.stderr.contains("Please choose 09:00 or later."))
         #expect(t.stderr.contains("Please choose 17:30 or earlier."))
+        // A 12-hour clock is read too, in answers and bounds, and kept as HH:MM.
+        let t12 = try runRocket(["input", "--type", "time", "--min", "9am"], stdin: "8:30 am\n5:30 p.m.\n")
+        #expect(t12.stdout == "17:30\n" && t12.stderr.contains("Please choose 09:00 or later."), "\(t12.stderr)")
         let e = try runRocket(["input", "--type", "email"], stdin: "ada\n  ada@example.org \n")
         #expect(e.stdout == "ada@example.org\n", "surrounding spaces are not part of a typed answer")
         let empty = try runRocket(["input", "--type", "phone"], stdin: "\n")

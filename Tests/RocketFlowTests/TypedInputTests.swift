@@ -21,7 +21,11 @@ struct TypedInputTests {
             (.date, "2024-02-29", .text("2024-02-29")), (.date, "2026-02-29", nil), (.date, "2026-13-01", nil), (.date, "26-01-01", nil),
             (.phone, "+39 (02) 123-4567", .text("+39 (02) 123-4567")), (.phone, "1234", nil), (.phone, "call me", nil),
             (.time, "14:30", .text("14:30")), (.time, " 9:05 ", .text("09:05")), (.time, "00:00", .text("00:00")), (.time, "23:59", .text("23:59")),
-            (.time, "24:00", nil), (.time, "12:60", nil), (.time, "1430", nil), (.time, "2:3", nil), (.time, "12:30:00", nil), (.time, "2 pm", nil),
+            (.time, "24:00", nil), (.time, "12:60", nil), (.time, "1430", nil), (.time, "2:3", nil), (.time, "12:30:00", nil), (.time, "2 pm", .text("14:00")),
+            (.time, "2:30pm", .text("14:30")), (.time, "12 am", .text("00:00")),
+            (.time, "12:15 PM", .text("12:15")), (.time, "11:59 p.m.", .text("23:59")), (.time, " 9 AM ", .text("09:00")), (.time, "13 pm", nil),
+            (.time, "0 am", nil), (.time, "2:60 pm", nil), (.time, "2:5 pm", nil), (.time, "pm", nil), (.time, "2 xm", nil), (.time, "14:30 pm", nil),
+            (.time, "1:2:3 pm", nil), (.time, "２ pm", nil),
             (.time, "１２:３０", nil), (.time, "-1:30", nil),
             (.text, " anything ", .text(" anything ")),
         ])
