@@ -31,7 +31,7 @@ public struct ConversationUI: Hashable, Sendable {
     /// bounds, else nothing to start from.
     public var timeOfDay: String?
     /// The conversation's time as the host last drew it: the day the hint of an empty date
-    /// field counts bounds such as `today+1d` from (``Conversation/fieldHint(at:now:)``); nil
+    /// field counts bounds such as `today+1d` from (`Conversation.fieldHint(at:now:)`); nil
     /// leaves such bounds out of it.
     public var now: Double?
 

@@ -288,7 +288,7 @@ public struct UIStrings: Sendable, Hashable {
         return all.contains { $0.language == code } ? code : "en"
     }
 
-    /// The words of a field's hint (``RocketFieldHint``): the flow's placeholder as it is; a
+    /// The words of a field's hint (`RocketFieldHint`): the flow's placeholder as it is; a
     /// range as `1 – 10`, `≥ 18` or `≤ 2026-12-31` (the same in every language); a date's or
     /// time's form in this language.
     public func words(for hint: RocketFieldHint) -> String {
