@@ -475,14 +475,11 @@ enum PlayCommand {
         return .success(given)
     }
 
-    /// Today in this machine's time zone, `YYYY-MM-DD` (where a date input's ↑/↓ start).
-    static func localDay(at now: Double = WallTime.now) -> String {
-        String(WallTime.format(now + Double(Environment.utcOffset(at: now))).prefix(10))
-    }
-
-    /// The local time as `HH:MM` (a time input's ↑/↓ start from it).
-    static func localTime(at now: Double = WallTime.now) -> String {
-        String(WallTime.format(now + Double(Environment.utcOffset(at: now))).dropFirst(11).prefix(5))
+    /// What a conversation on `clock` adds to its time for this machine's local time (`TZ`) at
+    /// the wall-clock moment `wall` (`ConversationOptions.localShift`): its today(), time() and
+    /// bounds counted from today read it.
+    static func localShift(wall: Double, clock: some RocketClock) -> Double {
+        wall - clock.now + Double(Environment.utcOffset(at: wall))
     }
 
     /// The flow's identity in snapshots: the hash of its graph as written (image paths not yet
@@ -641,7 +638,7 @@ enum PlayCommand {
         let wall = options.gate.now
         let conversationOptions = ConversationOptions(
             timing: timing, echoReplies: true, initialAnswers: start.answers, initialVariables: start.variables,
-            localShift: wall - clock.now + Double(Environment.utcOffset(at: wall)))
+            localShift: PlayCommand.localShift(wall: wall, clock: clock))
         guard var conversation = doc.makeConversation(options: conversationOptions, imageBase: imageBase) else { return ExitStatus.dataError }
         if let resume {
             do {
@@ -794,10 +791,6 @@ enum PlayCommand {
         let person = isatty(terminal.inputFD) == 1
         app.lineHints = plain && person
         app.givenAnswers = given
-        // The day and time ↑/↓ start from: the conversation's (--now when given), as its
-        // today() and bounds counted from today read them.
-        app.today = PlayCommand.localDay(at: options.gate.now)
-        app.timeOfDay = PlayCommand.localTime(at: options.gate.now)
         app.tapsGoOn = options.answersGiven && !person
         runner.mouse = options.mouse
         runner.theme = options.theme

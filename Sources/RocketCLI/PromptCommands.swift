@@ -242,12 +242,11 @@ enum PromptCommands {
         let host = ConversationHost(conversation: promptConversation(graph, clock: clock), clock: clock)
         let app = ConversationApp(
             host: host, strings: strings, depth: runner.depth, pictures: TerminalImage.loader)
-        app.today = PlayCommand.localDay()
-        app.timeOfDay = PlayCommand.localTime()
         let timeout = try timeout(parsed, command: command)
         // On a timeout --value answers, when the answer's rules accept it (a date's bounds
-        // counted from today count from this machine's).
-        let fallback = value.flatMap { try? input.accept($0, today: app.today).get().displayText }
+        // counted from today count from the conversation's today, this machine's).
+        let today = host.conversation.localTime(at: clock.now)?.dayText
+        let fallback = value.flatMap { try? input.accept($0, today: today).get().displayText }
         let masked = parsed.has("--secret") ? ProgramSummary.secretMask : fallback.map { Sanitizer.clean($0, keepNewlines: false) }
         let (outcome, timedOut) = await run(
             app, on: runner, lineMode: lineMode, timeout: timeout, question: input.text, answerOnTimeout: fallback == nil ? nil : masked)
@@ -301,9 +300,8 @@ enum PromptCommands {
     /// A prompt's conversation: no author name, no echo of the typed answer, no delays; its
     /// today (a date's bounds counted from today) is this machine's, on `clock`.
     static func promptConversation(_ graph: RocketGraph, clock: SystemClock) -> Conversation {
-        let wall = WallClock().now
         let options = ConversationOptions(
-            timing: .instant, echoReplies: false, localShift: wall - clock.now + Double(Environment.utcOffset(at: wall)))
+            timing: .instant, echoReplies: false, localShift: PlayCommand.localShift(wall: WallClock().now, clock: clock))
         return Conversation(graph: graph, author: RocketAuthor(image: nil, name: ""), options: options)
     }
 

@@ -153,6 +153,12 @@ public struct RocketExpression: Hashable, Sendable, Codable, CustomStringConvert
         /// Its day as `YYYY-MM-DD` (what `today()` gives, and what a date's bound counted from
         /// today counts from).
         public var dayText: String { CivilDate.text(days: day) }
+
+        /// Its time as `HH:MM` (what `time()` gives).
+        public var timeText: String {
+            let h = minute / 60, m = minute % 60
+            return (h < 10 ? "0" : "") + String(h) + ":" + (m < 10 ? "0" : "") + String(m)
+        }
     }
 
     enum Op: Hashable, Sendable {
@@ -722,9 +728,7 @@ extension RocketExpression {
         }
         switch f {
         case .today: return .value(.text(local.dayText))
-        case .time:
-            let h = local.minute / 60, m = local.minute % 60
-            return .value(.text((h < 10 ? "0" : "") + String(h) + ":" + (m < 10 ? "0" : "") + String(m)))
+        case .time: return .value(.text(local.timeText))
         default: return .value(.number(Double(CivilDate.weekday(days: local.day))))
         }
     }

@@ -510,7 +510,7 @@ public struct RocketInputNode: Hashable, Sendable, Codable {
             // or both written out); one of each can be compared on no day before it comes.
             let relative = [a, b].filter { RocketInputType.relativeDay($0) != nil }.count
             if relative == 1 { return nil }
-            let day = "2001-01-01"
+            let day = RocketInputType.anyToday
             let x = RocketInputType.resolveDay(a, today: day) ?? a, y = RocketInputType.resolveDay(b, today: day) ?? b
             return x > y ? "\(min) \(a) is later than \(max) \(b)" : nil
         default: return nil
@@ -957,13 +957,16 @@ public struct RocketGraph: Hashable, Sendable, Codable {
         nodes.reserveCapacity(nodes.count + count)
     }
 
-    /// True when an expression of a `set` or `condition` block reads the clock (`today()`):
-    /// two conversations started alike may then differ by when they ran.
+    /// True when a block reads the clock: an expression of a `set` or `condition` block
+    /// (`today()`), or a date input's bound counted from today (`today+1d`). Two conversations
+    /// started alike may then differ by when they ran.
     public var readsClock: Bool {
         nodes.contains { node in
             switch node.content {
             case .set(let s): return s.assignments.contains { $0.expression.readsClock }
             case .condition(let c): return c.branches.contains { $0.condition.readsClock }
+            case .textInput(let i) where i.inputType == .date:
+                return [i.minimum, i.maximum].contains { if case .text(let s)? = $0 { RocketInputType.relativeDay(s) != nil } else { false } }
             default: return false
             }
         }

@@ -251,8 +251,12 @@ public enum RocketInputType: String, Hashable, Sendable, Codable, CaseIterable {
     /// lands in the years 1 to 9999 from a today of this century (`today+999999y` bounds
     /// nothing, so it is refused). Lint and `rocket input --min/--max` both ask this.
     public static func isDayBound(_ s: String) -> Bool {
-        isDate(s) || resolveDay(s, today: "2001-01-01") != nil
+        isDate(s) || resolveDay(s, today: anyToday) != nil
     }
+
+    /// A today of this century to count bounds from when any day will do: to check that one
+    /// lands in the years 1 to 9999, or to order two bounds both counted from today.
+    static let anyToday = "2001-01-01"
 
     /// A date input's bound as a day: a day `YYYY-MM-DD` as it is, or one counted from `today`
     /// (``relativeDay(_:)``); nil when it is neither, or counted from a today that is not given.

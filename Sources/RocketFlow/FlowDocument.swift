@@ -98,13 +98,7 @@ public struct FlowVariableProblem: Error, Hashable, Sendable {
 extension FlowDocument {
     /// True when the flow reads the person's clock: `today()`, `time()` or `weekday()` in its
     /// `when.if` or its blocks' expressions, or a date input's bound counted from today.
-    public var readsClock: Bool {
-        if showIf?.readsClock == true || graph.readsClock { return true }
-        return graph.nodes.contains { node in
-            guard case .textInput(let i) = node.content, i.inputType == .date else { return false }
-            return [i.minimum, i.maximum].contains { if case .text(let s)? = $0 { RocketInputType.relativeDay(s) != nil } else { false } }
-        }
-    }
+    public var readsClock: Bool { showIf?.readsClock == true || graph.readsClock }
 
     /// Why the flow is not for this start (`when.if` false, or not evaluable), or nil when it
     /// is: `variables` are the start values over the defaults, `answers` the undeclared ones,

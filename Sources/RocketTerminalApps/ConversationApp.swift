@@ -73,11 +73,12 @@ public final class ConversationApp: TerminalProgram {
     /// Blocks that wait only for a tap (a text or a picture without a timer) go on by themselves:
     /// nobody is there to tap (an unattended run).
     public var tapsGoOn = false
-    /// The local day (`YYYY-MM-DD`) a date input's ↑/↓ start from when it is empty (the host
-    /// knows the time zone; nil: the input's bounds only).
+    /// The local day (`YYYY-MM-DD`) a date input's ↑/↓ start from when it is empty, for a
+    /// conversation without a clock of its own (`ConversationOptions.localShift`, which wins);
+    /// nil: the input's bounds only.
     public var today: String?
-    /// The local time (`HH:MM`) a time input's ↑/↓ start from when it is empty (nil: the
-    /// input's bounds only).
+    /// The local time (`HH:MM`) a time input's ↑/↓ start from when it is empty, for a
+    /// conversation without a clock of its own; nil: the input's bounds only.
     public var timeOfDay: String?
     /// The id of the block that waited when the end of the input closed the conversation.
     public private(set) var inputEndedAt: String?
@@ -296,9 +297,12 @@ public final class ConversationApp: TerminalProgram {
     /// (``Conversation/startingText(at:)``: its `value`, or the answer gone back to).
     private func syncUI() {
         let c = host.conversation
-        ui.today = today
-        ui.timeOfDay = timeOfDay
+        // The day and time ↑/↓ start from are the conversation's own, as its bounds counted
+        // from today and its today() read them.
         ui.now = host.clock.now
+        let local = c.localTime(at: host.clock.now)
+        ui.today = local?.dayText ?? today
+        ui.timeOfDay = local?.timeText ?? timeOfDay
         KeyController.sync(&ui, with: c)
         guard let index = c.interactiveIndex, prefilled != index else { return }
         prefilled = index

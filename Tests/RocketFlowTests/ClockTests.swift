@@ -131,6 +131,13 @@ struct ClockTests {
             .diagnostics.map(\.code)
         }
         #expect(codes(#""min": "today", "max": "today+1y""#) == [])
+        // A bound counted from today reads the clock, as today() does: the graph says so itself.
+        let bounded = FlowLoader.load(
+            #"{"version": 1, "blocks": [{"id": "d", "type": "textInput", "text": "Day?", "buttonTitle": "OK", "inputType": "date", "max": "today"}]}"#)
+        #expect(bounded.document?.graph.readsClock == true && bounded.document?.readsClock == true)
+        let fixed = FlowLoader.load(
+            #"{"version": 1, "blocks": [{"id": "d", "type": "textInput", "text": "Day?", "buttonTitle": "OK", "inputType": "date", "max": "2030-01-01"}]}"#)
+        #expect(fixed.document?.graph.readsClock == false)
         #expect(codes(#""min": "today+1x""#) == ["bad-value"])
         #expect(codes(#""min": "today-99999y""#) == ["bad-bound"], "before the year 1 from any today of this century")
         #expect(codes(#""min": "today+7d", "max": "today""#) == ["impossible-range"])
