@@ -155,10 +155,7 @@ public struct RocketExpression: Hashable, Sendable, Codable, CustomStringConvert
         public var dayText: String { CivilDate.text(days: day) }
 
         /// Its time as `HH:MM` (what `time()` gives).
-        public var timeText: String {
-            let h = minute / 60, m = minute % 60
-            return (h < 10 ? "0" : "") + String(h) + ":" + (m < 10 ? "0" : "") + String(m)
-        }
+        public var timeText: String { CivilDate.clock(minutes: minute) }
     }
 
     enum Op: Hashable, Sendable {

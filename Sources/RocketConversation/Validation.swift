@@ -160,9 +160,7 @@ public enum RocketInputType: String, Hashable, Sendable, Codable, CaseIterable {
         let h = parts[0].reduce(0) { $0 * 10 + Int($1 - 0x30) }
         let m = parts.count == 2 ? parts[1].reduce(0) { $0 * 10 + Int($1 - 0x30) } : 0
         guard (1...12).contains(h), m < 60 else { return nil }
-        let hour = h % 12 + (half == UInt8(ascii: "p") ? 12 : 0)
-        func two(_ n: Int) -> String { n < 10 ? "0\(n)" : String(n) }
-        return two(hour) + ":" + two(m)
+        return CivilDate.clock(minutes: (h % 12 + (half == UInt8(ascii: "p") ? 12 : 0)) * 60 + m)
     }
 
     /// True for `HH:MM` naming a time of day on a 24-hour clock (`00:00` to `23:59`).

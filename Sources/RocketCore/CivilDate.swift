@@ -50,10 +50,17 @@ package enum CivilDate {
     /// `YYYY-MM-DD` of `days` since 1970-01-01 (the year padded to four digits).
     package static func text(days: Int) -> String {
         let (y, m, d) = date(days: days)
-        func pad(_ v: Int, _ width: Int) -> String {
-            let t = String(v)
-            return String(repeating: "0", count: max(0, width - t.count)) + t
-        }
         return pad(y, 4) + "-" + pad(m, 2) + "-" + pad(d, 2)
+    }
+
+    /// `HH:MM` of the time of day `minutes` after midnight (0 to 1439): how every time of day
+    /// is written (typed answers, `time()`, a time input's steps).
+    package static func clock(minutes: Int) -> String {
+        pad(minutes / 60, 2) + ":" + pad(minutes % 60, 2)
+    }
+
+    private static func pad(_ v: Int, _ width: Int) -> String {
+        let t = String(v)
+        return String(repeating: "0", count: max(0, width - t.count)) + t
     }
 }

@@ -1,4 +1,5 @@
 import RocketScenarioEngine
+import RocketCore
 
 /// When a flow may be shown at all: from one moment (included) until another (not included),
 /// as a campaign runs between two dates. Each moment is written with its offset from UTC
@@ -51,9 +52,7 @@ public struct RocketSchedule: Hashable, Sendable {
         let local = WallTime.format((instant + Double(utcOffset)).rounded(.down))
         guard local.hasSuffix("Z") else { return local }
         guard utcOffset != 0 else { return local }
-        let a = abs(utcOffset) / 60
-        func two(_ v: Int) -> String { v < 10 ? "0\(v)" : String(v) }
-        return String(local.dropLast()) + (utcOffset < 0 ? "-" : "+") + two(a / 60) + ":" + two(a % 60)
+        return String(local.dropLast()) + (utcOffset < 0 ? "-" : "+") + CivilDate.clock(minutes: abs(utcOffset) / 60)
     }
 
     /// The start as seconds since 1970 (nil when open or unreadable).

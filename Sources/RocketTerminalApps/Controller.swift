@@ -193,9 +193,7 @@ func steppedTime(_ text: String, by minutes: Int, input: RocketInputNode, now: S
     }
     if case .text(let lo)? = input.minimum, let l = parts(lo), time.map({ $0 < l }) ?? true { time = l }
     if case .text(let hi)? = input.maximum, let h = parts(hi), time.map({ $0 > h }) ?? false { time = h }
-    guard let t = time else { return nil }
-    func two(_ n: Int) -> String { n < 10 ? "0\(n)" : String(n) }
-    return two(t / 60) + ":" + two(t % 60)
+    return time.map { CivilDate.clock(minutes: $0) }
 }
 
 /// The whole number an integer input's ↑/↓ (`by` ±1) or PgUp/PgDn (±10) makes of `text`: from
