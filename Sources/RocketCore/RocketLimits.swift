@@ -107,6 +107,12 @@ public enum RocketLimits {
     public static let requestBodyBytes = 16 << 10
     /// The longest typed answer a `submit` intent carries.
     public static let submittedTextBytes = 8 << 10
+    /// The most variables a start gives (the API's `vars`; a page's `data-vars` and address).
+    public static let startVariables = 64
+    /// The longest name of a variable a start gives, in bytes.
+    public static let startVariableNameBytes = 64
+    /// The longest text a variable a start gives may hold, in bytes of UTF-8.
+    public static let startVariableValueBytes = 1024
     /// Conversations held at once.
     public static let conversations = 10_000
     /// Event streams open at once.
@@ -277,6 +283,16 @@ public enum RocketLimits {
         Entry(name: "actionOutputBytes", value: size(actionOutputBytes), bounds: "output of an `--on-action` command shown in the terminal", past: "cut"),
         Entry(name: "requestBodyBytes", value: size(requestBodyBytes), bounds: "a request body of `rocket serve`", past: "413"),
         Entry(name: "submittedTextBytes", value: size(submittedTextBytes), bounds: "a typed answer sent to `rocket serve`", past: "400"),
+        Entry(
+            name: "startVariables", value: "\(startVariables)",
+            bounds: "variables a start gives `rocket serve` (`vars`; the widget's `data-vars` and page address)",
+            past: "400; the widget refuses `data-vars` and drops address variables past it"),
+        Entry(
+            name: "startVariableNameBytes", value: "\(startVariableNameBytes) bytes", bounds: "the name of a variable a start gives",
+            past: "400; the widget refuses or drops it"),
+        Entry(
+            name: "startVariableValueBytes", value: size(startVariableValueBytes), bounds: "the text of a variable a start gives",
+            past: "400; the widget refuses or drops it"),
         Entry(name: "conversations", value: number(conversations), bounds: "conversations `rocket serve` holds (`--max-conversations`)", past: "503"),
         Entry(name: "eventStreams", value: number(eventStreams), bounds: "event streams `rocket serve` holds open at once (`--max-streams`)", past: "503"),
         Entry(

@@ -46,7 +46,10 @@ extension ConversationService {
         case .success(let v): visitor = v
         }
         let given: [String: RocketValue]
-        switch fields.valueMap("vars", maxCount: 64, maxName: 64, maxValue: 1024) {
+        switch fields.valueMap(
+            "vars", maxCount: RocketLimits.startVariables, maxName: RocketLimits.startVariableNameBytes,
+            maxValue: RocketLimits.startVariableValueBytes)
+        {
         case .failure(let e): return e.response
         case .success(let v): given = v
         }

@@ -7,6 +7,11 @@ extension WebAssets {
         (function () {
         "use strict";
         var core = {
+        varLimits: { count: 64, nameBytes: 64, valueBytes: 1024 },
+        isVarName: function (name) {
+        return typeof name === "string" && name.length >= 1 && name.length <= core.varLimits.nameBytes && /^[A-Za-z0-9_.-]+$/.test(name);
+        },
+        utf8Bytes: function (text) { return unescape(encodeURIComponent(text)).length; },
         isVisitorID: function (v) { return typeof v === "string" && /^[A-Za-z0-9._:-]{1,128}$/.test(v); },
         isToken: function (t) { return typeof t === "string" && /^anon\.[0-9a-f]{32}\.[0-9a-f]{64}$/.test(t); },
         tokenVisitor: function (t) { return core.isToken(t) ? t.slice(0, 37) : null; },
@@ -113,15 +118,14 @@ extension WebAssets {
         var out = {}, n = 0;
         if (typeof search !== "string") return out;
         var pairs = search.replace(/^\?/, "").split("&");
-        for (var i = 0; i < pairs.length && n < 64; i++) {
+        for (var i = 0; i < pairs.length && n < core.varLimits.count; i++) {
         if (!pairs[i]) continue;
         var at = pairs[i].indexOf("="), name, value;
         try {
         name = decodeURIComponent((at < 0 ? pairs[i] : pairs[i].slice(0, at)).replace(/\+/g, " "));
         value = at < 0 ? "" : decodeURIComponent(pairs[i].slice(at + 1).replace(/\+/g, " "));
         } catch (e) { continue; }
-        var bytes = unescape(encodeURIComponent(value)).length;  // UTF-8 bytes, as the server counts
-        if (!/^[A-Za-z0-9_.-]{1,64}$/.test(name) || bytes > 1024 || Object.prototype.hasOwnProperty.call(out, name)) continue;
+        if (!core.isVarName(name) || core.utf8Bytes(value) > core.varLimits.valueBytes || Object.prototype.hasOwnProperty.call(out, name)) continue;
         out[name] = value;
         n++;
         }
@@ -132,13 +136,14 @@ extension WebAssets {
         try { parsed = JSON.parse(text); } catch (e) { return { error: "data-vars must be JSON, an object of variables: " + e.message }; }
         if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed)) return { error: "data-vars must be a JSON object of variables, such as {\"plan\": \"pro\"}" };
         var names = Object.keys(parsed), out = {};
-        if (names.length > 64) return { error: "data-vars names " + names.length + " variables; at most 64" };
+        var most = core.varLimits;
+        if (names.length > most.count) return { error: "data-vars names " + names.length + " variables; at most " + most.count };
         for (var i = 0; i < names.length; i++) {
         var name = names[i], value = parsed[name];
-        if (!/^[A-Za-z0-9_.-]{1,64}$/.test(name)) return { error: "data-vars: \"" + name.slice(0, 64) + "\" is no variable name (letters, digits, _ . -; at most 64)" };
+        if (!core.isVarName(name)) return { error: "data-vars: \"" + name.slice(0, most.nameBytes) + "\" is no variable name (letters, digits, _ . -; at most " + most.nameBytes + ")" };
         var ok = typeof value === "boolean" || (typeof value === "number" && isFinite(value)) ||
-        (typeof value === "string" && unescape(encodeURIComponent(value)).length <= 1024);
-        if (!ok) return { error: "data-vars: \"" + name + "\" must be a text of at most 1,024 bytes, a number or true/false" };
+        (typeof value === "string" && core.utf8Bytes(value) <= most.valueBytes);
+        if (!ok) return { error: "data-vars: \"" + name + "\" must be a text of at most " + most.valueBytes + " bytes, a number or true/false" };
         out[name] = value;
         }
         return { vars: out };

@@ -1,6 +1,7 @@
 import Foundation
 import RocketFlow
 import RocketConversation
+import RocketCore
 import RocketJSON
 import Testing
 
@@ -26,6 +27,15 @@ private func webFields(_ object: FlowObjectInfo) -> Set<String> {
 
 @Suite("The view's fields come from the flow format's table, and the widget reads those")
 struct ViewFieldTests {
+    @Test("the widget's limits on a start's variables are the server's (RocketLimits)")
+    func variableLimits() throws {
+        let script = try widgetScript()
+        let expected =
+            "varLimits: { count: \(RocketLimits.startVariables), nameBytes: \(RocketLimits.startVariableNameBytes), "
+            + "valueBytes: \(RocketLimits.startVariableValueBytes) }"
+        #expect(script.contains(expected), "widget.js should say \(expected)")
+    }
+
     @Test("every block field the table sends the web is in the view under its flow-file name, and nothing else is")
     func viewFollowsTheTable() throws {
         let flow = #"""

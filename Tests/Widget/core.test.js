@@ -424,11 +424,20 @@ test("data-vars: a JSON object of flow variables, checked as the server will tak
   for (const [text, says] of [
     ["plan=pro", "must be JSON"], ["[1]", "JSON object"], ["null", "JSON object"], ['"pro"', "JSON object"],
     ['{"a b": 1}', "no variable name"], ['{"x": null}', "must be a text"], ['{"x": [1]}', "must be a text"], ['{"x": {"y": 1}}', "must be a text"],
-    [JSON.stringify({ x: "é".repeat(513) }), "1,024 bytes"],
+    [JSON.stringify({ x: "é".repeat(513) }), "1024 bytes"],
     [JSON.stringify(Object.fromEntries(Array.from({ length: 65 }, (_, i) => ["v" + i, i]))), "at most 64"],
   ]) {
     const r = core.dataVars(text);
     assert.ok(r.error && r.error.includes(says), `${text.slice(0, 40)}: ${JSON.stringify(r)}`);
   }
+  // Exactly at each limit is taken; one past it is not, in data-vars and in the address alike.
+  const L = core.varLimits;
+  const atLimit = { ["n".repeat(L.nameBytes)]: "é".repeat(L.valueBytes / 2) };
+  for (let i = 1; i < L.count; i++) atLimit["v" + i] = i;
+  assert.deepEqual(core.dataVars(JSON.stringify(atLimit)).vars, atLimit);
+  assert.ok(core.dataVars(JSON.stringify({ ["n".repeat(L.nameBytes + 1)]: 1 })).error);
+  assert.deepEqual(core.queryVars("?" + "n".repeat(L.nameBytes + 1) + "=1&ok=" + "a".repeat(L.valueBytes)), { ok: "a".repeat(L.valueBytes) });
+  assert.deepEqual(core.queryVars("?x=" + "a".repeat(L.valueBytes + 1)), {});
+  assert.equal(Object.keys(core.queryVars("?" + Array.from({ length: L.count + 5 }, (_, i) => "v" + i + "=1").join("&"))).length, L.count);
   assert.deepEqual(core.mergeVars({ a: "1", b: "2" }, { b: "3" }), { a: "1", b: "3" }, "the address's over the tag's");
 });

@@ -6,6 +6,17 @@
   // (`node --test Tests/Widget/`) this object is all the file gives; in a page the rest below
   // draws with it.
   var core = {
+    /**
+     * The variables a start may give, as the server takes them (RocketLimits.startVariables,
+     * startVariableNameBytes, startVariableValueBytes; a Swift test checks they agree).
+     */
+    varLimits: { count: 64, nameBytes: 64, valueBytes: 1024 },
+    /** True for a name a start's variable may have: letters, digits, '_', '.' or '-' (ASCII, so bytes). */
+    isVarName: function (name) {
+      return typeof name === "string" && name.length >= 1 && name.length <= core.varLimits.nameBytes && /^[A-Za-z0-9_.-]+$/.test(name);
+    },
+    /** The UTF-8 bytes of a text, as the server counts them. */
+    utf8Bytes: function (text) { return unescape(encodeURIComponent(text)).length; },
     /** True for the visitor ids the server takes: 1–128 letters, digits, '.', '_', ':' or '-'. */
     isVisitorID: function (v) { return typeof v === "string" && /^[A-Za-z0-9._:-]{1,128}$/.test(v); },
     /** True for a visitor token the server issued: anon., 32 hex digits, a dot, 64 hex digits. */
@@ -158,23 +169,21 @@
       return core.dayText(date.getFullYear(), date.getMonth() + 1, date.getDate());
     },
     /**
-     * The flow variables a page's address gives (`/play/banner?user=Ada`): at most 64 names of
-     * 1–64 letters, digits, '_', '.' or '-', values of at most 1,024 UTF-8 bytes; others are
-     * skipped.
+     * The flow variables a page's address gives (`/play/banner?user=Ada`), within
+     * `varLimits` (names as `isVarName` says); others are skipped.
      */
     queryVars: function (search) {
       var out = {}, n = 0;
       if (typeof search !== "string") return out;
       var pairs = search.replace(/^\?/, "").split("&");
-      for (var i = 0; i < pairs.length && n < 64; i++) {
+      for (var i = 0; i < pairs.length && n < core.varLimits.count; i++) {
         if (!pairs[i]) continue;
         var at = pairs[i].indexOf("="), name, value;
         try {
           name = decodeURIComponent((at < 0 ? pairs[i] : pairs[i].slice(0, at)).replace(/\+/g, " "));
           value = at < 0 ? "" : decodeURIComponent(pairs[i].slice(at + 1).replace(/\+/g, " "));
         } catch (e) { continue; }
-        var bytes = unescape(encodeURIComponent(value)).length;  // UTF-8 bytes, as the server counts
-        if (!/^[A-Za-z0-9_.-]{1,64}$/.test(name) || bytes > 1024 || Object.prototype.hasOwnProperty.call(out, name)) continue;
+        if (!core.isVarName(name) || core.utf8Bytes(value) > core.varLimits.valueBytes || Object.prototype.hasOwnProperty.call(out, name)) continue;
         out[name] = value;
         n++;
       }
@@ -182,22 +191,22 @@
     },
     /**
      * A script tag's data-vars (JSON: an object of flow variables, `{"plan": "pro", "seats": 5}`)
-     * as {vars}, or {error} saying what is wrong: at most 64 names of 1–64 letters, digits, '_',
-     * '.' or '-'; values strings of at most 1,024 UTF-8 bytes, finite numbers or booleans (the
-     * server types them by the flow's vars).
+     * as {vars}, or {error} saying what is wrong: within `varLimits`, names as `isVarName`
+     * says, values texts, finite numbers or booleans (the server types them by the flow's vars).
      */
     dataVars: function (text) {
       var parsed;
       try { parsed = JSON.parse(text); } catch (e) { return { error: "data-vars must be JSON, an object of variables: " + e.message }; }
       if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed)) return { error: "data-vars must be a JSON object of variables, such as {\"plan\": \"pro\"}" };
       var names = Object.keys(parsed), out = {};
-      if (names.length > 64) return { error: "data-vars names " + names.length + " variables; at most 64" };
+      var most = core.varLimits;
+      if (names.length > most.count) return { error: "data-vars names " + names.length + " variables; at most " + most.count };
       for (var i = 0; i < names.length; i++) {
         var name = names[i], value = parsed[name];
-        if (!/^[A-Za-z0-9_.-]{1,64}$/.test(name)) return { error: "data-vars: \"" + name.slice(0, 64) + "\" is no variable name (letters, digits, _ . -; at most 64)" };
+        if (!core.isVarName(name)) return { error: "data-vars: \"" + name.slice(0, most.nameBytes) + "\" is no variable name (letters, digits, _ . -; at most " + most.nameBytes + ")" };
         var ok = typeof value === "boolean" || (typeof value === "number" && isFinite(value)) ||
-          (typeof value === "string" && unescape(encodeURIComponent(value)).length <= 1024);
-        if (!ok) return { error: "data-vars: \"" + name + "\" must be a text of at most 1,024 bytes, a number or true/false" };
+          (typeof value === "string" && core.utf8Bytes(value) <= most.valueBytes);
+        if (!ok) return { error: "data-vars: \"" + name + "\" must be a text of at most " + most.valueBytes + " bytes, a number or true/false" };
         out[name] = value;
       }
       return { vars: out };
