@@ -392,7 +392,7 @@ func benchSnapshots() {
         let cost = time {
             let text = try! ConversationSnapshot(c, at: 0, flow: identity).jsonText()
             bytes = text.utf8.count
-            if case .failure(let f) = FileIO.writeAtomically(text, to: dir + "/state.json") { fatalError(f.reason) }
+            if case .failure(let f) = FileIO.writeAtomically(text, to: dir + "/state.json", access: .owner) { fatalError(f.reason) }
         }
         costs.append(cost)
     }

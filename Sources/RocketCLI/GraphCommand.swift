@@ -168,7 +168,7 @@ enum NewCommand {
             FileIO.print(starter)
             return ExitStatus.ok
         }
-        switch FileIO.writeAtomically(starter, to: path, replacing: false) {
+        switch FileIO.writeAtomically(starter, to: path, replacing: false, access: .umask) {
         case .failure(let f) where f.code == EEXIST:
             printError("rocket: error: '\(Sanitizer.clean(path, keepNewlines: false))' exists; choose another name (it is never overwritten)")
             return .cannotCreate
@@ -182,7 +182,7 @@ enum NewCommand {
         var wrote = Sanitizer.clean(path, keepNewlines: false)
         if path.hasSuffix(".json") {
             let tests = String(path.dropLast(5)) + FlowTestFormat.suffix
-            if case .success = FileIO.writeAtomically(starterTests, to: tests, replacing: false) {
+            if case .success = FileIO.writeAtomically(starterTests, to: tests, replacing: false, access: .umask) {
                 wrote += " and its cases, " + Sanitizer.clean(tests, keepNewlines: false)
             }
         }

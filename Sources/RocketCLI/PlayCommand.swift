@@ -563,7 +563,7 @@ enum PlayCommand {
         var g = SystemRandomNumberGenerator()
         let id = (0..<16).map { _ in String(UInt8.random(in: 0...255, using: &g), radix: 16) }.map { $0.count == 1 ? "0" + $0 : $0 }.joined()
         _ = ScenarioCommand.makeDirectories(state + "/rocket")
-        _ = FileIO.writeAtomically(id + "\n", to: path, replacing: false)
+        _ = FileIO.writeAtomically(id + "\n", to: path, replacing: false, access: .owner)
         // Another process may have made it meanwhile: its id wins.
         if case .success(let bytes) = FileIO.read(path, limit: 256) {
             let kept = String(decoding: bytes, as: UTF8.self).trimmingSpaces()
@@ -663,14 +663,14 @@ enum PlayCommand {
             }
             // Fail before anything is drawn when the snapshot cannot be written.
             let first = (try? ConversationSnapshot(conversation, at: clock.now, flow: identity, names: names).jsonText()) ?? ""
-            if case .failure(let f) = FileIO.writeAtomically(first, to: statePath) {
+            if case .failure(let f) = FileIO.writeAtomically(first, to: statePath, access: .owner) {
                 printError("rocket: error: cannot write '\(statePath)': \(f.reason)")
                 return ExitStatus.ioError
             }
             // The version it is played with, kept beside it: an edit of the file later does not
             // stop it going on as it began.
             let kept = JSONValue.string(flowName).serialized(pretty: false) + "\n" + doc.jsonValue.serialized(pretty: false)
-            if case .failure(let f) = FileIO.writeAtomically(kept, to: versionPath(statePath)) {
+            if case .failure(let f) = FileIO.writeAtomically(kept, to: versionPath(statePath), access: .owner) {
                 printError("rocket: error: cannot write '\(Sanitizer.clean(versionPath(statePath), keepNewlines: false))': \(f.reason)")
                 return ExitStatus.ioError
             }
@@ -680,7 +680,7 @@ enum PlayCommand {
                 switch c.status {
                 case .notShown, .presenting, .active:
                     guard saveFailure == nil, let text = try? ConversationSnapshot(c, at: clock.now, flow: identity, names: names).jsonText() else { return }
-                    if case .failure(let f) = FileIO.writeAtomically(text, to: statePath) {
+                    if case .failure(let f) = FileIO.writeAtomically(text, to: statePath, access: .owner) {
                         saveFailure = f
                         printError("rocket: error: cannot write '\(statePath)': \(f.reason)")
                     }

@@ -99,7 +99,7 @@ enum ReportCommand {
         if let html {
             if html == "-" {
                 FileIO.print(report.html)
-            } else if case .failure(let e) = FileIO.writeAtomically(report.html, to: html) {
+            } else if case .failure(let e) = FileIO.writeAtomically(report.html, to: html, access: .umask) {
                 printError("rocket: error: cannot write '\(Sanitizer.clean(html, keepNewlines: false))': \(e.reason)")
                 return ExitStatus.ioError
             }

@@ -101,7 +101,7 @@ enum TestCommand {
         let failed = runs.reduce(0) { $0 + $1.cases.count { !$0.failures.isEmpty } }
         if failed > 0, status == ExitStatus.ok { status = ExitStatus.notCompleted }
         if let junit = parsed.value("--junit") {
-            if case .failure(let f) = FileIO.writeAtomically(junitXML(runs), to: junit) {
+            if case .failure(let f) = FileIO.writeAtomically(junitXML(runs), to: junit, access: .umask) {
                 printError("rocket: error: cannot write '\(clean(junit))': \(f.reason)")
                 return ExitStatus.ioError
             }

@@ -237,9 +237,10 @@ package enum FileIO {
         /// and the caller reports it.
         package private(set) var failure: Failure?
 
-        /// Creates or truncates the file; `-` is standard output.
+        /// Creates or truncates the file, as the shell's `>` does (a new file is made as
+        /// ``FileAccess/umask`` says; one that exists keeps its mode); `-` is standard output.
         package init(path: String) throws(Failure) {
-            fd = path == "-" ? 1 : open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+            fd = path == "-" ? 1 : open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, FileAccess.umask.creationMode)
             guard fd >= 0 else { throw Failure(errno) }
         }
 
@@ -271,7 +272,12 @@ package enum FileIO {
 
     /// Writes a whole file so that a crash at any moment leaves either the old content or the new,
     /// never a torn file: a temporary file beside it, written, fsync'd, renamed over the target,
-    /// then the directory fsync'd. The file is readable by its owner only.
+    /// then the directory fsync'd.
+    ///
+    /// A new file is made as `access` says: for its owner only, or as the shell's `>` would make
+    /// it (0666 less the umask). A file replaced keeps its permission bits (and, for a writer
+    /// allowed to give it away, its owner and group), as an editor's save does: a page a web
+    /// server reads stays readable to it after the next write.
     ///
     /// With `replacing: false` an existing file is never replaced, even one created a moment
     /// before: the temporary file is hard-linked to the name, which fails with `EEXIST` (the
@@ -287,7 +293,9 @@ package enum FileIO {
     /// would (opening a FIFO waits for its reader), and a folder is `EISDIR`. `/dev/stdout`,
     /// `/dev/stderr` and `/dev/fd/N` name this process's open descriptor, which is written at its
     /// position, as `awk` does: `{ echo head; rocket report --html /dev/stdout; } > f` keeps the head.
-    package static func writeAtomically(_ text: String, to requested: String, replacing: Bool = true) -> Result<Void, Failure> {
+    package static func writeAtomically(
+        _ text: String, to requested: String, replacing: Bool = true, access: FileAccess
+    ) -> Result<Void, Failure> {
         if replacing, let fd = openDescriptor(named: requested) {
             return writeAll(fd, Array(text.utf8)).map { .failure(Failure($0)) } ?? .success(())
         }
@@ -298,12 +306,18 @@ package enum FileIO {
         removeStaleTemporaries(of: path)
         if path != requested { removeStaleTemporaries(of: requested) }
         let temporary = path + temporarySuffix + String(getpid())
-        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, access.creationMode)
         guard fd >= 0 else { return .failure(Failure(errno)) }
         func fail(_ code: Int32) -> Result<Void, Failure> {
             close(fd)
             unlink(temporary)
             return .failure(Failure(code))
+        }
+        var old = stat()
+        if replacing, stat(path, &old) == 0, (old.st_mode & S_IFMT) == S_IFREG {
+            // Owner and group first: a change of owner clears the set-id bits the mode then sets.
+            if old.st_uid != geteuid() || old.st_gid != getegid() { _ = fchown(fd, old.st_uid, old.st_gid) }
+            guard fchmod(fd, old.st_mode & 0o7777) == 0 else { return fail(errno) }
         }
         if let code = writeAll(fd, Array(text.utf8)) { return fail(code) }
         guard fsync(fd) == 0 else { return fail(errno) }
@@ -324,7 +338,7 @@ package enum FileIO {
             let code = errno
             unlink(temporary)
             guard [EPERM, EOPNOTSUPP, ENOSYS].contains(code) else { return .failure(Failure(code)) }
-            return writeExclusively(text, to: path)
+            return writeExclusively(text, to: path, access: access)
         }
         syncFolder(of: path)
         return .success(())
@@ -336,7 +350,7 @@ package enum FileIO {
     static let temporarySuffix = ".tmp-"
 
     /// Makes a new, empty file beside `path` that only its owner may read (`NAME.tmp-PID`, the
-    /// name ``writeAtomically(_:to:replacing:)`` uses, so one a killed process left is removed by
+    /// name ``writeAtomically(_:to:replacing:access:)`` uses, so one a killed process left is removed by
     /// the next write), for a writer that fills it by name; its path. A stale one is removed first.
     package static func emptyTemporary(beside path: String) -> Result<String, Failure> {
         removeStaleTemporaries(of: path)
@@ -459,8 +473,8 @@ package enum FileIO {
 
     /// Creates `path` (never an existing one) and writes `text` into it; on a failed write the
     /// half-written file is removed.
-    private static func writeExclusively(_ text: String, to path: String) -> Result<Void, Failure> {
-        let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+    private static func writeExclusively(_ text: String, to path: String, access: FileAccess) -> Result<Void, Failure> {
+        let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, access.creationMode)
         guard fd >= 0 else { return .failure(Failure(errno)) }
         var code = writeAll(fd, Array(text.utf8))
         if code == nil, fsync(fd) != 0 { code = errno }
@@ -473,7 +487,7 @@ package enum FileIO {
     }
 
     /// Removes a file (through a symbolic link: the file it names, so the link stays for the next
-    /// ``writeAtomically(_:to:replacing:)``); a file that is already gone is not an error.
+    /// ``writeAtomically(_:to:replacing:access:)``); a file that is already gone is not an error.
     package static func remove(_ path: String) -> Result<Void, Failure> {
         if unlink(linkTarget(path)) == 0 || errno == ENOENT { return .success(()) }
         return .failure(Failure(errno))
@@ -625,6 +639,24 @@ package enum FileIO {
         if fd >= 0 { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
         if fd >= 0 { template.withUnsafeBufferPointer { _ = unlink($0.baseAddress!) } }
         return fd
+    }
+}
+
+/// Who may read a file this program makes (``FileIO/writeAtomically(_:to:replacing:access:)``).
+package enum FileAccess: Sendable {
+    /// Its owner alone (mode 600): what holds a person's answers or a server's secrets — a
+    /// conversation's saved state, the visitor id, a store and its copies.
+    case owner
+    /// As the shell's `>` would make it: 0666 less the umask. What is made to be read, served or
+    /// shared — a report's page, a starter flow and its cases, a test report for CI.
+    case umask
+
+    /// The mode handed to `open(2)` (which takes the umask away).
+    var creationMode: mode_t {
+        switch self {
+        case .owner: 0o600
+        case .umask: 0o666
+        }
     }
 }
 

@@ -643,6 +643,53 @@ struct SpecialTargetTests {
     }
 }
 
+@Suite("Who may read what rocket writes")
+struct WrittenFileModeTests {
+    /// Runs rocket under `umask 027`, so what follows the umask is told apart from mode 600.
+    func rocket(_ args: [String]) throws -> Int32 {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/bin/sh")
+        p.arguments = ["-c", "umask 027; exec \"$0\" \"$@\" </dev/null >/dev/null 2>&1", rocketPath] + args
+        try p.run()
+        p.waitUntilExit()
+        return p.terminationStatus
+    }
+
+    func mode(_ path: String) -> mode_t {
+        var st = stat()
+        return stat(path, &st) == 0 ? st.st_mode & 0o7777 : 0
+    }
+
+    @Test("A page, a starter flow and a CI report follow the umask; a saved conversation is its owner's; a file written again keeps its mode")
+    func modes() throws {
+        let dir = scratchDirectory()
+        #expect(try rocket(["new", dir + "/f.json"]) == 0)
+        #expect(mode(dir + "/f.json") == 0o640 && mode(dir + "/f.test.json") == 0o640, "\(String(mode(dir + "/f.json"), radix: 8))")
+        #expect(try rocket(["report", "--html", dir + "/page.html", "-"]) == 0)
+        #expect(mode(dir + "/page.html") == 0o640, "\(String(mode(dir + "/page.html"), radix: 8))")
+        #expect(try rocket(["test", dir + "/f.json", "--junit", dir + "/junit.xml"]) == 0)
+        #expect(mode(dir + "/junit.xml") == 0o640, "\(String(mode(dir + "/junit.xml"), radix: 8))")
+        // What a person answered stays theirs, whatever the umask.
+        let flow = DocumentedExitStatusTests.root.appendingPathComponent("examples/choice.json").path
+        // The input ends at the first choice (exit 1): the conversation is saved as it stands.
+        #expect(try rocket(["play", flow, "--plain", "--state", dir + "/state.json"]) == 1)
+        #expect(mode(dir + "/state.json") == 0o600, "\(String(mode(dir + "/state.json"), radix: 8))")
+
+        // Written again, a file keeps the mode it was given (a web server's group may read the page).
+        #expect(chmod(dir + "/page.html", 0o644) == 0 && chmod(dir + "/state.json", 0o640) == 0)
+        #expect(try rocket(["report", "--html", dir + "/page.html", "-"]) == 0)
+        #expect(try rocket(["play", flow, "--plain", "--state", dir + "/state.json", "--restart"]) == 1)
+        #expect(mode(dir + "/page.html") == 0o644, "\(String(mode(dir + "/page.html"), radix: 8))")
+        #expect(mode(dir + "/state.json") == 0o640, "\(String(mode(dir + "/state.json"), radix: 8))")
+        // Through a symbolic link, the file it names keeps its mode and the link stays.
+        #expect(symlink(dir + "/page.html", dir + "/link.html") == 0 && chmod(dir + "/page.html", 0o604) == 0)
+        #expect(try rocket(["report", "--html", dir + "/link.html", "-"]) == 0)
+        var st = stat()
+        #expect(lstat(dir + "/link.html", &st) == 0 && (st.st_mode & S_IFMT) == S_IFLNK)
+        #expect(mode(dir + "/page.html") == 0o604)
+    }
+}
+
 @Suite("One sanitizer wherever text leaves the program")
 struct SanitizerSurfaceTests {
     static let evil = "x\u{1B}[2J\u{7}\u{202E}\u{200B}y"
