@@ -110,6 +110,7 @@ public enum KeyController {
                 case .end: ui.focus = choice.options.count; return .redraw
                 case .character(" ") where ui.focus < choice.options.count:
                     if ui.ticked.contains(ui.focus) { ui.ticked.remove(ui.focus) } else { ui.ticked.insert(ui.focus) }
+                    ui.error = nil  // a refusal is about the ticks it was given
                     return .redraw
                 case .enter, .character(" "): return .send(.chooseMany(ui.ticked.sorted()))
                 default: return .none

@@ -407,12 +407,23 @@ public struct ConversationView: Sendable {
                 screen.put(label, row: r, column: ConversationView.gutter, style: style)
             }
             if active {
+                // How many may be ticked, as the browser says it; then Done; then a refusal.
+                if let rule = strings.chooseRule(least: choice.minChosen, most: choice.maxChosen) {
+                    for line in TextWrap.wrap(rule, width: width - ConversationView.gutter) {
+                        screen.put(line, row: screen.addRow(), column: ConversationView.gutter, style: ConversationView.dim)
+                    }
+                }
                 let r = screen.addRow()
                 let title = buttonLabel(c.interpolate(choice.buttonTitle ?? strings.done), maxWidth: width - ConversationView.gutter)
                 var style = ConversationView.style(for: .button)
                 if ui.focus == choice.options.count { style.inverse = true; style.bold = true }
                 let end = screen.put(title, row: r, column: ConversationView.gutter, style: style)
                 hits.append(HitRegion(row: r, columns: ConversationView.gutter..<end, target: .chooseMany(ui.ticked.sorted())))
+                if let error = ui.error, ui.blockIndex == index {
+                    for line in TextWrap.wrap(error, width: width - ConversationView.gutter) {
+                        screen.put(line, row: screen.addRow(), column: ConversationView.gutter, style: ConversationView.errorStyle)
+                    }
+                }
             }
         case .rating(let rating):
             // The question, then the scale: stars filled up to the focused or chosen value, or for

@@ -302,6 +302,25 @@ public struct UIStrings: Sendable, Hashable {
         }
     }
 
+    /// The rule of a multiple choice with bounds, in the words the web widget says it with
+    /// ("Choose up to 2", "Choose 2 to 3", "Choose at least 2"); nil when it has none.
+    public func chooseRule(least: Int?, most: Int?) -> String? {
+        func fill(_ key: String, _ numbers: [Int]) -> String {
+            var text = web[key] ?? ""
+            for n in numbers {
+                guard let r = text.firstRange(of: "%d") else { break }
+                text.replaceSubrange(r, with: String(n))
+            }
+            return text
+        }
+        switch (least, most) {
+        case (let l?, let m?): return fill("chooseRange", [l, m])
+        case (let l?, nil): return fill("chooseAtLeast", [l])
+        case (nil, let m?): return fill("chooseUpTo", [m])
+        case (nil, nil): return nil
+        }
+    }
+
     /// True when a bound is a day or a time of day (said as earlier and later, not less and more).
     private static func isMoment(_ bound: String) -> Bool {
         RocketInputType.date.parse(bound) != nil || RocketInputType.time.parse(bound) != nil

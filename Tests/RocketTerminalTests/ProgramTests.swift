@@ -461,6 +461,34 @@ struct ProgramTests {
         #expect(lines.said.contains("you: Team") && lines.said.contains("Rocket: You chose Team."))
     }
 
+    @Test("A multiple choice with bounds says how many may be ticked; too many is refused in words on the screen, and a new tick clears them")
+    func multipleChoiceBounds() throws {
+        let clock = ManualClock()
+        var g = RocketGraph()
+        let end = g.add(RocketNode(id: "end", text: "You use {{tools}}."))
+        var choice = RocketChoiceNode(text: "Which do you use?", options: ["Terminal", "Browser", "Scripts"].map { RocketButtonNode(title: $0) })
+        (choice.multiple, choice.maxChosen, choice.next) = (true, 2, end)
+        g.root = g.add(RocketNode(id: "tools", content: .choice(choice)))
+        let c = Conversation(graph: g, options: ConversationOptions(timing: .instant))
+        let d = Driver(ConversationApp(host: ConversationHost(conversation: c, clock: clock), strings: .english, depth: .none), clock: clock)
+        #expect(d.screen.contains("Choose up to 2"), "\(d.screen)")
+        d.keys(.character(" "), .down, .character(" "), .down, .character(" "), .enter)
+        #expect(d.screen.contains("Choose at most 2.") && d.screen.contains("☑ Scripts"), "\(d.screen)")
+        d.keys(.character(" "))
+        #expect(!d.screen.contains("Choose at most 2.") && d.screen.contains("☐ Scripts"), "\(d.screen)")
+        d.keys(.enter)
+        #expect(d.screen.contains("You use Terminal, Browser."), "\(d.screen)")
+        // Every language words the rule, and both bounds read in order.
+        for strings in UIStrings.all {
+            let language = strings.language
+            let rule = try #require(strings.chooseRule(least: 2, most: 3), "\(language)")
+            #expect(!rule.contains("%") && rule.contains("2") && rule.contains("3"), "\(language): \(rule)")
+            #expect(rule.firstRange(of: "2")!.lowerBound < rule.firstRange(of: "3")!.lowerBound, "\(language): \(rule)")
+        }
+        #expect(UIStrings.english.chooseRule(least: nil, most: nil) == nil)
+        #expect(UIStrings.english.chooseRule(least: 2, most: nil) == "Choose at least 2")
+    }
+
     @Test("A button that opens a page says so with ↗ (> on an ASCII terminal); the press answers it as any press")
     func linkButton() throws {
         let clock = ManualClock()
