@@ -427,6 +427,7 @@ public final class ConversationApp: TerminalProgram {
                 case .choice:
                     if case .choice(let choice) = block.content {
                         if let kept = keptChoices(at: index) { out.append(say(strings.plainKeeps.replacingAll("%@", with: kept.words))) }
+                        if choice.multiple, let rule = strings.chooseRule(least: choice.minChosen, most: choice.maxChosen) { out.append(say(rule)) }
                         let prompt = choice.multiple ? strings.plainChooseMany : strings.plainChoose
                         out.append(say(prompt.replacingAll("%d", with: String(choice.options.count))))
                     }

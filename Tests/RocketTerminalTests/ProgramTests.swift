@@ -478,6 +478,15 @@ struct ProgramTests {
         #expect(!d.screen.contains("Choose at most 2.") && d.screen.contains("☐ Scripts"), "\(d.screen)")
         d.keys(.enter)
         #expect(d.screen.contains("You use Terminal, Browser."), "\(d.screen)")
+        // Line mode on a terminal says the rule before its prompt.
+        let lineApp = ConversationApp(
+            host: ConversationHost(conversation: Conversation(graph: g, options: ConversationOptions(timing: .instant)), clock: clock),
+            strings: .english, depth: .none)
+        lineApp.lineHints = true
+        let lines = Driver(lineApp, clock: clock, lineMode: true)
+        #expect(lines.said.contains("Choose up to 2") && lines.said.contains { $0.hasPrefix("Choose from 1-3") }, "\(lines.said)")
+        lines.send(.line("1 2 3"))
+        #expect(lines.refused == ["Choose at most 2."], "\(lines.refused)")
         // Every language words the rule, and both bounds read in order.
         for strings in UIStrings.all {
             let language = strings.language
