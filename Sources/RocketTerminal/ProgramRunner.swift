@@ -182,7 +182,7 @@ public final class ProgramRunner {
             // Views have a smallest width; below it the frame is cut so that no row wraps.
             let size = terminal.size
             let columns = max(1, size.columns - 1)
-            var frame = program.view(width: columns, now: clock.now)
+            var frame = program.view(width: columns, height: size.rows, now: clock.now)
             frame.buffer = frame.buffer.cropped(toWidth: columns)
             hits = frame.hits
             if !pendingAbove.isEmpty {

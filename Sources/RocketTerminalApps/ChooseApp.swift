@@ -27,6 +27,9 @@ public final class ChooseApp: TerminalProgram {
     private var filter = LineEditor()
     private var cursor = 0
     private var top = 0
+    /// The options the last frame showed at once: ``visibleRows``, or fewer on a screen too short
+    /// for them (PgUp/PgDn move by as many).
+    private var shownRows = 10
     private var selected: Set<Int> = []
     private var result: ProgramOutcome<[String]>?
 
@@ -128,8 +131,8 @@ public final class ChooseApp: TerminalProgram {
         case .escape: result = .declined(nil)
         case .up, .ctrl("p"), .backTab: cursor = max(0, cursor - 1)
         case .down, .ctrl("n"): cursor = min(max(0, visible.count - 1), cursor + 1)
-        case .pageUp: cursor = max(0, cursor - visibleRows)
-        case .pageDown: cursor = min(max(0, visible.count - 1), cursor + visibleRows)
+        case .pageUp: cursor = max(0, cursor - shownRows)
+        case .pageDown: cursor = min(max(0, visible.count - 1), cursor + shownRows)
         case .tab: if limit > 1, visible.indices.contains(cursor) { toggle(visible[cursor]) }
         case .enter:
             if !selected.isEmpty {
@@ -171,6 +174,18 @@ public final class ChooseApp: TerminalProgram {
 
     /// See `TerminalProgram/view(width:now:)`.
     public func view(width: Int, now: Double) -> ProgramFrame<Int> {
+        frame(width: width, rows: visibleRows)
+    }
+
+    /// See `TerminalProgram/view(width:height:now:)`: on a screen too short for ``visibleRows``
+    /// options under the title and the filter and over the key hint, fewer, so that the filter
+    /// and the focused option stay on it.
+    public func view(width: Int, height: Int, now: Double) -> ProgramFrame<Int> {
+        let around = (title?.isEmpty == false ? 1 : 0) + 2
+        return frame(width: width, rows: min(visibleRows, height - around))
+    }
+
+    private func frame(width: Int, rows wanted: Int) -> ProgramFrame<Int> {
         let width = max(8, width)
         var buffer = ScreenBuffer(width: width)
         var hits: [HitRegion<Int>] = []
@@ -195,7 +210,8 @@ public final class ChooseApp: TerminalProgram {
         }
         let visible = matches
         cursor = min(cursor, max(0, visible.count - 1))
-        let rows = max(1, visibleRows)
+        let rows = max(1, wanted)
+        shownRows = rows
         if cursor < top { top = cursor }
         if cursor >= top + rows { top = cursor - rows + 1 }
         top = max(0, min(top, max(0, visible.count - rows)))

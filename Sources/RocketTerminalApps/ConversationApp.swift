@@ -339,20 +339,40 @@ public final class ConversationApp: TerminalProgram {
 
     /// See `TerminalProgram/view(width:now:)`: the banner's rows first, the conversation's below.
     public func view(width: Int, now: Double) -> ProgramFrame<ConversationTarget> {
+        frame(width: width, height: nil, now: now)
+    }
+
+    /// See `TerminalProgram/view(width:height:now:)`: as ``view(width:now:)`` while it all fits
+    /// the screen. A conversation taller than the screen keeps a long list's focus in sight
+    /// (`ConversationView/height`), and a banner goes under it instead of over it: the rows over
+    /// the screen's top are the scrollback's, where a banner would never be seen (and the rows
+    /// it pushed down would be lost between the scrollback and the screen).
+    public func view(width: Int, height: Int, now: Double) -> ProgramFrame<ConversationTarget> {
+        frame(width: width, height: max(1, height), now: now)
+    }
+
+    private func frame(width: Int, height: Int?, now: Double) -> ProgramFrame<ConversationTarget> {
         let c = host.conversation
         syncUI()
         var view = ConversationView(width: width, author: c.author, closeTitle: c.closeButton?.title, strings: strings)
         view.drawsImages = depth > .none
         if view.drawsImages { view.images = loadImages() }
+        let banner = overlay?.frame(width: view.width, now: now)
+        view.height = height.map { max(1, $0 - (banner?.rows.count ?? 0)) }
         var (buffer, regions) = view.layout(c, ui: ui, cache: &layoutCache)
         var hits: [HitRegion<ConversationTarget>] = []
         var offset = 0
-        if let overlay {
-            let banner = overlay.frame(width: view.width, now: now)
-            offset = banner.rows.count
-            buffer.rows.insert(contentsOf: banner.rows, at: 0)
-            if let cursor = buffer.cursor { buffer.cursor = (cursor.row + offset, cursor.column) }
-            hits = banner.hits.map { HitRegion(row: $0.row, columns: $0.columns, target: .banner($0.target)) }
+        if let banner {
+            let over = height.map { buffer.rows.count + banner.rows.count <= $0 } ?? true
+            let bannerRow = over ? 0 : buffer.rows.count
+            if over {
+                offset = banner.rows.count
+                buffer.rows.insert(contentsOf: banner.rows, at: 0)
+                if let cursor = buffer.cursor { buffer.cursor = (cursor.row + offset, cursor.column) }
+            } else {
+                buffer.rows += banner.rows
+            }
+            hits = banner.hits.map { HitRegion(row: $0.row + bannerRow, columns: $0.columns, target: .banner($0.target)) }
         }
         hits += regions.map { HitRegion(row: $0.row + offset, columns: $0.columns, target: .intent($0.target)) }
         return ProgramFrame(buffer: buffer, hits: hits)

@@ -54,6 +54,9 @@ public struct ConversationLayoutCache: Sendable {
     }
     var rows: [Key: [[Cell]]] = [:]
     var hints: [Int: [Cell]] = [:]
+    /// The first option shown of each list longer than the screen, by block index: the window
+    /// moves only as far as the focus needs.
+    var listTops: [Int: Int] = [:]
     private var width = -1
     private var images = -1
 
@@ -99,6 +102,10 @@ public struct ConversationView: Sendable {
     public var images: [String: TerminalImage] = [:]
     /// Draw pictures as half-block cells (false without colour: text fallback).
     public var drawsImages = true
+    /// The rows of the screen the frame is drawn on (nil: as many as it takes). A list of
+    /// options that would not fit under its question shows a window of them that holds the
+    /// focus, since a frame taller than the screen is drawn from its bottom.
+    public var height: Int?
     /// The tallest picture, in rows (the original drew 140 pt).
     public static let imageRows = 8
 
@@ -196,17 +203,17 @@ public struct ConversationView: Sendable {
                         let before = screen.rows.count
                         drawBlock(
                             c.graph[id], index: index, text: Sanitizer.clean(text), conversation: c, ui: ui,
-                            active: false, badge: badgeDue, bubbleMax: bubbleMax, into: &screen, hits: &hits, cursor: &cursor)
+                            active: false, badge: badgeDue, bubbleMax: bubbleMax, into: &screen, hits: &hits, cursor: &cursor, lists: &cache.listTops)
                         cache.rows[question] = Array(screen.rows[before...])
                     }
                     drawBlock(
                         c.graph[id], index: index, text: "", conversation: c, ui: ui,
-                        active: true, badge: badgeDue, bubbleMax: bubbleMax, into: &screen, hits: &hits, cursor: &cursor)
+                        active: true, badge: badgeDue, bubbleMax: bubbleMax, into: &screen, hits: &hits, cursor: &cursor, lists: &cache.listTops)
                 } else {
                     let before = screen.rows.count
                     drawBlock(
                         c.graph[id], index: index, text: Sanitizer.clean(text), conversation: c, ui: ui,
-                        active: active, badge: badgeDue, bubbleMax: bubbleMax, into: &screen, hits: &hits, cursor: &cursor)
+                        active: active, badge: badgeDue, bubbleMax: bubbleMax, into: &screen, hits: &hits, cursor: &cursor, lists: &cache.listTops)
                     if !active { cache.rows[key] = Array(screen.rows[before...]) }
                 }
                 if case .textInput = c.graph[id].content, text.isEmpty {} else { badgeDue = false }
@@ -327,8 +334,41 @@ public struct ConversationView: Sendable {
         "[ " + DisplayWidth.truncate(Sanitizer.clean(title, keepNewlines: false), to: max(1, maxWidth - 4)) + " ]"
     }
 
+    /// The options of a list drawn now: all of them, unless the block is in use on a screen
+    /// too short for them under the `used` rows (its question, and what follows the list). Then
+    /// a window of them (a row above and one below say how many are out of sight) that holds
+    /// the focus, moved from where it last stood only as far as the focus needs.
+    private func listWindow(count: Int, focus: Int, index: Int, active: Bool, used: Int, lists: inout [Int: Int]) -> Range<Int> {
+        guard active, let height, count > height - used else {
+            lists[index] = nil
+            return 0..<count
+        }
+        let rows = max(1, height - used - 2)
+        let focus = min(max(0, focus), count - 1)
+        var top = lists[index] ?? 0
+        if focus < top { top = focus }
+        if focus >= top + rows { top = focus - rows + 1 }
+        top = max(0, min(top, count - rows))
+        lists[index] = top
+        return top..<(top + rows)
+    }
+
+    /// Over a list's window (`above`) or under it (`below`): how many options are out of sight
+    /// that way; an empty row when none are, so the window stands still. Nothing for a list
+    /// shown whole.
+    private func moreRow(above: Int? = nil, below: Int? = nil, of count: Int, shown: Range<Int>, into screen: inout ScreenBuffer) {
+        guard shown.count < count else { return }
+        let r = screen.addRow()
+        let (arrow, n) = above.map { ("↑ ", $0) } ?? ("↓ ", below ?? 0)
+        guard n > 0 else { return }
+        let words = arrow + strings.moreOptions.replacingAll("%d", with: String(n))
+        screen.put(
+            DisplayWidth.truncate(words, to: max(1, width - ConversationView.gutter)), row: r, column: ConversationView.gutter,
+            style: ConversationView.dim)
+    }
+
     private func drawButtons(
-        _ buttons: [(RocketButtonNode, RocketIntent)], index: Int, c: Conversation, ui: ConversationUI,
+        _ buttons: [(RocketButtonNode, RocketIntent)], first: Int = 0, index: Int, c: Conversation, ui: ConversationUI,
         active: Bool, list: Bool = false, badge: Bool, into screen: inout ScreenBuffer, hits: inout [HitRegion<RocketIntent>]
     ) {
         let labels = buttons.map { buttonLabel($0.0.shownTitle(in: c), maxWidth: width - ConversationView.gutter) }
@@ -344,7 +384,7 @@ public struct ConversationView: Sendable {
         for (k, (button, intent)) in buttons.enumerated() {
             if !sideBySide && k > 0 { row = screen.addRow(); col = ConversationView.gutter }
             var style = ConversationView.style(for: button.font)
-            if active && ui.focus == k { style.inverse = true; style.bold = true }
+            if active && ui.focus == first + k { style.inverse = true; style.bold = true }
             if let pressed { if pressed == k { style.inverse = true } else { style = ConversationView.dim } } else if !active { style.dim = true }
             let end = screen.put(labels[k], row: row, column: col, style: style)
             if active { hits.append(HitRegion(row: row, columns: col..<end, target: intent)) }
@@ -355,7 +395,7 @@ public struct ConversationView: Sendable {
     private func drawBlock(
         _ block: RocketNode, index: Int, text: String, conversation c: Conversation, ui: ConversationUI,
         active: Bool, badge: Bool, bubbleMax: Int, into screen: inout ScreenBuffer, hits: inout [HitRegion<RocketIntent>],
-        cursor: inout (row: Int, column: Int)?
+        cursor: inout (row: Int, column: Int)?, lists: inout [Int: Int]
     ) {
         switch block.content {
         case .image(let image):
@@ -392,9 +432,18 @@ public struct ConversationView: Sendable {
             drawBubble(TextWrap.wrap(text, width: bubbleMax), style: ConversationView.style(for: t.font), into: &screen, badge: badge)
         case .choice(let choice) where choice.multiple:
             // The question, then each option with its box; once answered, only the options chosen.
+            let before = screen.rows.count
             drawBubble(TextWrap.wrap(text, width: bubbleMax), style: ConversationView.style(for: choice.font), into: &screen, badge: badge)
             let chosen = c.chosenSets[index]
-            for (k, option) in choice.options.enumerated() {
+            let rule = active ? strings.chooseRule(least: choice.minChosen, most: choice.maxChosen) : nil
+            let ruleLines = rule.map { TextWrap.wrap($0, width: width - ConversationView.gutter) } ?? []
+            let errorLines = active && ui.blockIndex == index ? ui.error.map { TextWrap.wrap($0, width: width - ConversationView.gutter) } ?? [] : []
+            // Under the list: the rule, Done, a refusal and the key hint.
+            let shown = listWindow(
+                count: choice.options.count, focus: ui.focus, index: index, active: active,
+                used: screen.rows.count - before + ruleLines.count + 1 + errorLines.count + 1, lists: &lists)
+            moreRow(above: shown.lowerBound, of: choice.options.count, shown: shown, into: &screen)
+            for (k, option) in choice.options.enumerated() where shown.contains(k) {
                 if let chosen, !chosen.contains(k) { continue }
                 let r = screen.addRow()
                 let ticked = chosen != nil || (active && ui.ticked.contains(k))
@@ -406,12 +455,11 @@ public struct ConversationView: Sendable {
                     + DisplayWidth.truncate(Sanitizer.clean(c.interpolate(option.title), keepNewlines: false), to: max(1, width - ConversationView.gutter - 2))
                 screen.put(label, row: r, column: ConversationView.gutter, style: style)
             }
+            moreRow(below: choice.options.count - shown.upperBound, of: choice.options.count, shown: shown, into: &screen)
             if active {
                 // How many may be ticked, as the browser says it; then Done; then a refusal.
-                if let rule = strings.chooseRule(least: choice.minChosen, most: choice.maxChosen) {
-                    for line in TextWrap.wrap(rule, width: width - ConversationView.gutter) {
-                        screen.put(line, row: screen.addRow(), column: ConversationView.gutter, style: ConversationView.dim)
-                    }
+                for line in ruleLines {
+                    screen.put(line, row: screen.addRow(), column: ConversationView.gutter, style: ConversationView.dim)
                 }
                 let r = screen.addRow()
                 let title = buttonLabel(c.interpolate(choice.buttonTitle ?? strings.done), maxWidth: width - ConversationView.gutter)
@@ -419,10 +467,8 @@ public struct ConversationView: Sendable {
                 if ui.focus == choice.options.count { style.inverse = true; style.bold = true }
                 let end = screen.put(title, row: r, column: ConversationView.gutter, style: style)
                 hits.append(HitRegion(row: r, columns: ConversationView.gutter..<end, target: .chooseMany(ui.ticked.sorted())))
-                if let error = ui.error, ui.blockIndex == index {
-                    for line in TextWrap.wrap(error, width: width - ConversationView.gutter) {
-                        screen.put(line, row: screen.addRow(), column: ConversationView.gutter, style: ConversationView.errorStyle)
-                    }
+                for line in errorLines {
+                    screen.put(line, row: screen.addRow(), column: ConversationView.gutter, style: ConversationView.errorStyle)
                 }
             }
         case .rating(let rating):
@@ -464,10 +510,18 @@ public struct ConversationView: Sendable {
             }
         case .choice(let choice):
             // The question in a bubble, then the options as a list (once chosen, only the choice).
+            let before = screen.rows.count
             drawBubble(TextWrap.wrap(text, width: bubbleMax), style: ConversationView.style(for: choice.font), into: &screen, badge: badge)
             var options = choice.options.enumerated().map { ($0.element, RocketIntent.choose($0.offset)) }
             if let chosen = c.chosenOptions[index], options.indices.contains(chosen) { options = [options[chosen]] }
-            drawButtons(options, index: index, c: c, ui: ui, active: active, list: true, badge: badge, into: &screen, hits: &hits)
+            // Under the list: the key hint.
+            let shown = listWindow(
+                count: options.count, focus: ui.focus, index: index, active: active, used: screen.rows.count - before + 1, lists: &lists)
+            moreRow(above: shown.lowerBound, of: options.count, shown: shown, into: &screen)
+            drawButtons(
+                Array(options[shown]), first: shown.lowerBound, index: index, c: c, ui: ui, active: active, list: true, badge: badge,
+                into: &screen, hits: &hits)
+            moreRow(below: options.count - shown.upperBound, of: options.count, shown: shown, into: &screen)
             if active { hits.append(HitRegion(row: screen.rows.count - 2, columns: 0..<width, target: .tap)) }
         case .button(let b):
             drawButtons([(b, .pressButton)], index: index, c: c, ui: ui, active: active, badge: badge, into: &screen, hits: &hits)

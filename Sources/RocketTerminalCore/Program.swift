@@ -137,6 +137,12 @@ public protocol TerminalProgram: AnyObject {
     func nextDeadline(now: Double) -> Double?
     /// The frame at a width.
     func view(width: Int, now: Double) -> ProgramFrame<Target>
+    /// The frame at a width, for a screen `height` rows tall. The runtime draws a frame taller
+    /// than the screen from its bottom (the rows above go into the scrollback and are never drawn
+    /// again), so an app whose focus could end up above the screen (a long list, a banner over a
+    /// long conversation) lays out what must be seen within the last `height` rows. Apps that
+    /// need no height have the default: ``view(width:now:)``.
+    func view(width: Int, height: Int, now: Double) -> ProgramFrame<Target>
     /// True when the app has work that runs on the main actor while the runtime waits for input
     /// (an alert whose actions load): the wait then happens on a thread of its own.
     var runsWhileWaiting: Bool { get }
@@ -150,6 +156,8 @@ public protocol TerminalProgram: AnyObject {
 }
 
 extension TerminalProgram {
+    /// Most apps draw the same frame at every height.
+    public func view(width: Int, height: Int, now: Double) -> ProgramFrame<Target> { view(width: width, now: now) }
     /// Most apps change only when an event reaches them.
     public var runsWhileWaiting: Bool { false }
     /// Apps are not prompts unless they say so.

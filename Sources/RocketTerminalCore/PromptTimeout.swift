@@ -100,8 +100,17 @@ public final class PromptTimeout<Inner: TerminalProgram>: TerminalProgram {
 
     /// The wrapped app's frame with the countdown under it.
     public func view(width: Int, now: Double) -> ProgramFrame<Target> {
-        var frame = inner.view(width: width, now: now)
-        guard !timedOut, inner.outcome == nil, width > 2 else { return frame }
+        counted(inner.view(width: width, now: now), width: width, now: now)
+    }
+
+    /// The wrapped app's frame, a row shorter, with the countdown under it.
+    public func view(width: Int, height: Int, now: Double) -> ProgramFrame<Target> {
+        counted(inner.view(width: width, height: max(1, height - 1), now: now), width: width, now: now)
+    }
+
+    private func counted(_ inner: ProgramFrame<Target>, width: Int, now: Double) -> ProgramFrame<Target> {
+        var frame = inner
+        guard !timedOut, self.inner.outcome == nil, width > 2 else { return frame }
         // Lined up with the frame's last row (the key hint, as a rule).
         let indent = min(width - 2, frame.buffer.rows.last.map { row in row.prefix { $0.text == " " }.count } ?? 2)
         let r = frame.buffer.addRow()

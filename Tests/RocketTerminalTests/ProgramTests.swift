@@ -35,7 +35,7 @@ final class Driver<P: TerminalProgram> {
     func draw() {
         output += app.update(.tick, now: clock.now)
         guard !app.lineMode else { return }
-        let frame = app.view(width: terminal.width - 1, now: clock.now)
+        let frame = app.view(width: terminal.width - 1, height: terminal.height, now: clock.now)
         hits = frame.hits
         terminal.feed(renderer.render(frame.buffer, screenHeight: terminal.height))
     }
@@ -496,6 +496,67 @@ struct ProgramTests {
         }
         #expect(UIStrings.english.chooseRule(least: nil, most: nil) == nil)
         #expect(UIStrings.english.chooseRule(least: 2, most: nil) == "Choose at least 2")
+    }
+
+    @Test("A list longer than the screen shows a window under its question that holds the focus, with how many are out of sight")
+    func longLists() throws {
+        let clock = ManualClock()
+        var g = RocketGraph()
+        let end = g.add(RocketNode(id: "end", text: "You chose {{one}} and {{many}}."))
+        let titles = (1...40).map { "Option \($0)" }
+        var many = RocketChoiceNode(text: "Which ones?", options: titles.map { RocketButtonNode(title: $0) })
+        (many.multiple, many.next) = (true, end)
+        let manyID = g.add(RocketNode(id: "many", content: .choice(many)))
+        g.root = g.add(
+            RocketNode(id: "one", content: .choice(RocketChoiceNode(text: "Which one?", options: titles.map { RocketButtonNode(title: $0, next: manyID) }))))
+        let c = Conversation(graph: g, options: ConversationOptions(timing: .instant))
+        let d = Driver(ConversationApp(host: ConversationHost(conversation: c, clock: clock), strings: .english, depth: .none), clock: clock, height: 12)
+        #expect(d.screen.contains("Which one?") && d.screen.contains("[ Option 1 ]") && d.screen.contains("↓ 34 more"), "\(d.screen)")
+        #expect(!d.screen.contains("[ Option 7 ]") && !d.screen.contains("↑ "))
+        for _ in 0..<25 { d.keys(.down) }
+        // The window moved as far as the focus needed: the focus on its last row.
+        #expect(d.screen.contains("Which one?") && d.screen.contains("↑ 20 more") && d.screen.contains("[ Option 26 ]"), "\(d.screen)")
+        #expect(d.terminal.lines.last { $0.contains("[ Option") }?.contains("Option 26") == true, "\(d.screen)")
+        d.keys(.up, .up)
+        #expect(d.screen.contains("↑ 20 more") && d.screen.contains("[ Option 24 ]"), "the window stands still while the focus is in it")
+        d.keys(.end, .enter)
+        #expect(d.screen.contains("Which ones?") && d.screen.contains("☐ Option 1") && d.screen.contains("[ Done ]"), "\(d.screen)")
+        d.keys(.end)
+        #expect(d.screen.contains("☐ Option 40") && d.screen.contains("[ Done ]") && !d.screen.contains("↓ "), "\(d.screen)")
+        d.keys(.up, .character(" "), .up, .up, .character(" "), .enter)
+        #expect(d.screen.contains("You chose Option 40 and Option 38, Option 40."), "\(d.screen)")
+        // What scrolled away is whole in the scrollback: each answered list keeps only its choice.
+        let all = d.terminal.allLines
+        #expect(all.filter { $0.contains("Which one?") }.count == 1 && all.filter { $0.contains("Which ones?") }.count == 1, "\(all)")
+        #expect(all.filter { $0.contains("[ Option 40 ]") }.count == 1 && !all.contains { $0.contains("more") }, "\(all)")
+    }
+
+    @Test("A banner over a conversation taller than the screen goes under it, in sight; no row of the conversation is lost")
+    func bannerUnderTallConversation() throws {
+        let clock = ManualClock()
+        var g = RocketGraph()
+        var next: RocketNodeID? = nil
+        for k in (0..<8).reversed() { next = g.add(RocketNode(id: "t\(k)", text: "Line \(k) of the conversation.", next: next)) }
+        g.root = next
+        var banner = Banner(title: "Heads up")
+        banner.duration = 60
+        let c = Conversation(graph: g, options: ConversationOptions(timing: .instant))
+        let app = ConversationApp(host: ConversationHost(conversation: c, clock: clock), strings: .english, depth: .none, banner: banner, reducedMotion: true)
+        let d = Driver(app, clock: clock, height: 12)
+        #expect(d.terminal.lines.first?.contains("Heads up") == true, "over a conversation that fits: \(d.screen)")
+        for _ in 0..<7 { d.keys(.enter) }
+        #expect(d.screen.contains("Heads up") && d.screen.contains("Line 7 of the conversation."), "\(d.screen)")
+        let all = d.terminal.allLines
+        for k in 0..<8 { #expect(all.filter { $0.contains("Line \(k) of") }.count == 1, "Line \(k): \(all)") }
+    }
+
+    @Test("rocket choose on a screen shorter than its list keeps the filter and the focus in sight; PgDn moves by the rows shown")
+    func chooseShortScreen() throws {
+        let clock = ManualClock()
+        let d = Driver(ChooseApp(title: "Pick", options: (1...50).map(String.init), limit: 1, strings: .english), clock: clock, height: 7)
+        #expect(d.terminal.lines.first?.contains("Pick") == true && d.screen.contains("› type to filter") && d.screen.contains("❯ 1"), "\(d.screen)")
+        d.keys(.pageDown)
+        #expect(d.screen.contains("❯ 5") && d.screen.contains("Pick"), "\(d.screen)")
     }
 
     @Test("A button that opens a page says so with ↗ (> on an ASCII terminal); the press answers it as any press")
