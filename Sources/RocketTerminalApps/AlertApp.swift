@@ -162,10 +162,21 @@ public final class AlertApp<A: AlertActionType>: TerminalProgram {
 
     /// See `TerminalProgram/view(width:now:)`.
     public func view(width: Int, now: Double) -> ProgramFrame<Int> {
+        frame(width: width, height: nil)
+    }
+
+    /// See `TerminalProgram/view(width:height:now:)`: a long list of actions shows a window
+    /// of them that holds the focus, under the title and the message.
+    public func view(width: Int, height: Int, now: Double) -> ProgramFrame<Int> {
+        frame(width: width, height: height)
+    }
+
+    private func frame(width: Int, height: Int?) -> ProgramFrame<Int> {
         let items = self.items
         syncFocus(items)
         view.width = width
-        let (buffer, regions) = view.layout(title: controller.title, message: controller.message, buttons: items, style: controller.style, focus: focus)
+        view.height = height
+        let (buffer, regions) = view.frame(title: controller.title, message: controller.message, buttons: items, style: controller.style, focus: focus)
         let hits = regions.sorted { $0.key < $1.key }.map { HitRegion(row: $0.value.row, columns: $0.value.columns, target: $0.key) }
         return ProgramFrame(buffer: buffer, hits: hits)
     }

@@ -20,6 +20,12 @@ public struct AlertView: Sendable {
     }
     /// Built-in texts.
     public var strings: UIStrings
+    /// The rows of the screen (nil: as many as it takes). Actions listed one a row that would
+    /// not fit under the title and the message show a window of them that holds the focus.
+    public var height: Int?
+    /// Where the window of a long list of actions stood in the last frame
+    /// (``frame(title:message:buttons:style:focus:)`` moves it only as far as the focus needs).
+    public private(set) var listTop = 0
 
     /// A view.
     public init(width: Int, strings: UIStrings) {
@@ -30,6 +36,9 @@ public struct AlertView: Sendable {
     static let destructive = CellStyle(foreground: .rgb(0xEC, 0x5E, 0x61), bold: true)
     static let normal = CellStyle(foreground: .rgb(0x31, 0x9C, 0xF7), bold: true)
     static let cancel = CellStyle(foreground: .rgb(0x31, 0x9C, 0xF7))
+    static let dimStyle: CellStyle = {
+        var s = CellStyle(); s.dim = true; return s
+    }()
 
     /// One button as drawn.
     public typealias Item = (title: String, style: AlertActionStyle, isEnabled: Bool)
@@ -51,7 +60,25 @@ public struct AlertView: Sendable {
     public func layout(
         title: String?, message: String?, buttons: [Item], style: AlertStyle, focus: Int?
     ) -> (ScreenBuffer, [Int: (row: Int, columns: Range<Int>)]) {
+        let (screen, hits, _) = draw(title: title, message: message, buttons: buttons, style: style, focus: focus)
+        return (screen, hits)
+    }
+
+    /// ``layout(title:message:buttons:style:focus:)`` for the frames of one alert in turn: a
+    /// window of a long list of actions stays where it stood until the focus leaves it.
+    public mutating func frame(
+        title: String?, message: String?, buttons: [Item], style: AlertStyle, focus: Int?
+    ) -> (ScreenBuffer, [Int: (row: Int, columns: Range<Int>)]) {
+        let (screen, hits, top) = draw(title: title, message: message, buttons: buttons, style: style, focus: focus)
+        listTop = top
+        return (screen, hits)
+    }
+
+    private func draw(
+        title: String?, message: String?, buttons: [Item], style: AlertStyle, focus: Int?
+    ) -> (ScreenBuffer, [Int: (row: Int, columns: Range<Int>)], top: Int) {
         var screen = ScreenBuffer(width: width)
+        var top = 0
         var hits: [Int: (Int, Range<Int>)] = [:]
         let boxWidth = style == .alert ? min(width - 2, 56) : width - 2
         let inner = boxWidth - 4
@@ -104,23 +131,34 @@ public struct AlertView: Sendable {
             }
         } else {
             rule("├", "┤")
+            // Under the list: the cancel action's rule, the box's bottom and the key hint.
+            let separating = order.count > 1 && buttons[order.last ?? 0].style == .cancel && buttons[order[0]].style != .cancel
+            let room = height.map { $0 - screen.rows.count - (separating ? 1 : 0) - 2 } ?? order.count
+            var shown = 0..<order.count
+            if order.count > room {
+                // A row over the window and one under it say how many actions are out of sight.
+                shown = ListWindow.visible(count: order.count, focus: focus.flatMap { order.firstIndex(of: $0) } ?? 0, rows: room - 2, top: listTop)
+                top = shown.lowerBound
+            }
+            func more(_ arrow: String, _ n: Int) {
+                guard shown.count < order.count else { return }
+                _ = line(n > 0 ? arrow + strings.moreOptions.replacingAll("%d", with: String(n)) : "", style: Self.dimStyle, center: true)
+            }
+            more("↑ ", shown.lowerBound)
             var separated = false
-            for i in order {
+            for (k, i) in order.enumerated() where shown.contains(k) {
                 if buttons[i].style == .cancel && !separated && order.first != i { rule("├", "┤"); separated = true }
                 let r = line(labels[i], style: Self.style(buttons[i], focused: focus == i), center: true)
                 hits[i] = (r, (left + 1)..<(left + boxWidth - 1))
             }
+            more("↓ ", order.count - shown.upperBound)
         }
         rule("╰", "╯")
         let hint = screen.addRow()
         // At narrow widths the hint keeps the items that fit whole.
         let text = HintLine.fit(strings.alertHint.splitting(at: " · ").map(String.init), width: width, separator: " · ")
-        screen.put(
-            text, row: hint, column: max(0, left + (boxWidth - DisplayWidth.of(text)) / 2),
-            style: {
-                var s = CellStyle(); s.dim = true; return s
-            }())
-        return (screen, hits.mapValues { (row: $0.0, columns: $0.1) })
+        screen.put(text, row: hint, column: max(0, left + (boxWidth - DisplayWidth.of(text)) / 2), style: Self.dimStyle)
+        return (screen, hits.mapValues { (row: $0.0, columns: $0.1) }, top)
     }
 
     /// The next enabled button from `index` in `step` direction (drawing order), or nil.

@@ -212,9 +212,7 @@ public final class ChooseApp: TerminalProgram {
         cursor = min(cursor, max(0, visible.count - 1))
         let rows = max(1, wanted)
         shownRows = rows
-        if cursor < top { top = cursor }
-        if cursor >= top + rows { top = cursor - rows + 1 }
-        top = max(0, min(top, max(0, visible.count - rows)))
+        top = ListWindow.visible(count: visible.count, focus: cursor, rows: rows, top: top).lowerBound
         if visible.isEmpty {
             let r = buffer.addRow()
             buffer.put(strings.filterNoMatch, row: r, column: 2, style: dim)

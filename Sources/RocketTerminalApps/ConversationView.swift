@@ -343,14 +343,9 @@ public struct ConversationView: Sendable {
             lists[index] = nil
             return 0..<count
         }
-        let rows = max(1, height - used - 2)
-        let focus = min(max(0, focus), count - 1)
-        var top = lists[index] ?? 0
-        if focus < top { top = focus }
-        if focus >= top + rows { top = focus - rows + 1 }
-        top = max(0, min(top, count - rows))
-        lists[index] = top
-        return top..<(top + rows)
+        let shown = ListWindow.visible(count: count, focus: focus, rows: height - used - 2, top: lists[index] ?? 0)
+        lists[index] = shown.lowerBound
+        return shown
     }
 
     /// Over a list's window (`above`) or under it (`below`): how many options are out of sight

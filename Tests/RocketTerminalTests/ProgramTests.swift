@@ -550,6 +550,26 @@ struct ProgramTests {
         for k in 0..<8 { #expect(all.filter { $0.contains("Line \(k) of") }.count == 1, "Line \(k): \(all)") }
     }
 
+    @Test("An alert with more actions than the screen has rows keeps its title and the focused action in sight")
+    func longAlert() throws {
+        let clock = ManualClock()
+        let actions = (1...25).map { TestAction(title: "Action \($0)") } + [TestAction(title: "Never mind", style: .cancel)]
+        let app = AlertApp(controller: AlertController(reactor: AlertReactor(title: "Pick one", actions: actions)), strings: .english)
+        let d = Driver(app, clock: clock, height: 12)
+        #expect(d.screen.contains("Pick one") && d.screen.contains("Action 1") && d.screen.contains("↓ "), "\(d.screen)")
+        for _ in 0..<14 { d.keys(.down) }
+        #expect(d.screen.contains("Pick one") && d.screen.contains("Action 15") && d.screen.contains("↑ "), "\(d.screen)")
+        d.keys(.up)
+        #expect(d.screen.contains("Action 15"), "the window stands still while the focus is in it")
+        d.keys(.escape)
+        #expect(app.outcome != nil)
+        // Without a height (or with room for all), the list is whole.
+        var view = AlertView(width: 60, strings: .english)
+        let items = actions.map { (title: $0.title, style: $0.style, isEnabled: true) }
+        let whole = view.frame(title: "Pick one", message: nil, buttons: items, style: .actionSheet, focus: 20).0.lines.joined(separator: "\n")
+        #expect(whole.contains("Action 1 ") && whole.contains("Action 25") && !whole.contains("more"), "\(whole)")
+    }
+
     @Test("rocket choose on a screen shorter than its list keeps the filter and the focus in sight; PgDn moves by the rows shown")
     func chooseShortScreen() throws {
         let clock = ManualClock()
