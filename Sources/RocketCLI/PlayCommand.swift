@@ -242,7 +242,8 @@ enum PlayCommand {
         0 the flow reached its end; 1 the user closed it (close button, Esc, end of input in
         plain mode); 3 not now (the flow's scenario did not allow it; nothing shown);
         130 Ctrl-C or SIGINT; 143 SIGTERM; 65 invalid flow, snapshot or answers; 66 missing or unreadable
-        file; 64 usage error; 74 a file or the scenario store cannot be written.
+        file; 64 usage error; 69 the --state file is in use by another play; 74 a file or the
+        scenario store cannot be written.
         """
 
     static let demoSpec = CommandSpec(
@@ -264,6 +265,7 @@ enum PlayCommand {
         for d in result.diagnostics where d.severity == .error || options.verbose { printError(d.formatted(file: displayName(path))) }
         guard result.isPlayable, var doc = result.document else { return ExitStatus.dataError }
         let flowName = flowName(ofPath: path)
+        if let statePath = options.state, let status = lockState(statePath) { return status }
         let saved: ConversationSnapshot?
         switch savedState(doc, flowName: flowName, options: options) {
         case .failure(let status): return status.code
@@ -482,6 +484,28 @@ enum PlayCommand {
         wall - clock.now + Double(Environment.utcOffset(at: wall))
     }
 
+    /// The lock file of a `--state` file (`FILE.lock`, beside the file its links lead to): held for
+    /// as long as a conversation is played from it, so that two plays of one state never both
+    /// resume it and overwrite each other's answers.
+    static func lockPath(_ statePath: String) -> String { FileIO.linkTarget(statePath) + ".lock" }
+
+    /// Takes `--state FILE`'s lock; the status to exit with when another play holds it (69) or it
+    /// cannot be made (74), else nil.
+    static func lockState(_ statePath: String) -> ExitStatus? {
+        let lock = lockPath(statePath)
+        switch FileIO.holdLockFile(lock) {
+        case .success(true): return nil
+        case .success(false):
+            printError(
+                "rocket: error: '\(statePath)' is in use by another rocket play; two plays of one conversation would overwrite each other's answers (wait for it to end, or give another --state)"
+            )
+            return ExitStatus.unavailable
+        case .failure(let f):
+            printError("rocket: error: cannot write '\(Sanitizer.clean(lock, keepNewlines: false))': \(f.reason)")
+            return ExitStatus.ioError
+        }
+    }
+
     /// The flow's identity in snapshots: the hash of its graph as written (image paths not yet
     /// resolved against the folder it was run from).
     static func flowIdentity(_ doc: FlowDocument) -> String { doc.makeGraph().contentHash }
@@ -588,6 +612,7 @@ enum PlayCommand {
         let parsed = try parse(args, as: demoSpec)
         if parsed.helpRequested { printOut(demoSpec.help); return ExitStatus.ok }
         let options = try PlayOptions(parsed, command: demoSpec.name)
+        if let statePath = options.state, let status = lockState(statePath) { return status }
         let result = FlowLoader.load(DemoFlow.json)
         guard let doc = result.document, result.isPlayable else {
             for d in result.diagnostics { printError(d.formatted(file: "<demo>")) }
@@ -687,6 +712,8 @@ enum PlayCommand {
                 case .closing(.completed), .dismissed(.completed):
                     _ = FileIO.remove(statePath)
                     _ = FileIO.remove(versionPath(statePath))
+                    // Still held: a play that opens it meanwhile finds it in use; a later one makes it again.
+                    _ = FileIO.remove(lockPath(statePath))
                 case .closing, .dismissed:
                     break  // closed or interrupted: the last saved step stays, to resume from
                 }

@@ -174,6 +174,25 @@ package enum FileIO {
         return flock(fd, LOCK_EX | LOCK_NB) == 0
     }
 
+    /// Takes an exclusive `flock` on the lock file `path`, made empty and for its owner alone when
+    /// missing, for the rest of the process's life, without waiting: true when taken, false when
+    /// another process holds it. The kernel lets go when the process ends, however it ends, so a
+    /// lock file left behind holds nothing. A failure to open or make it (a folder that does not
+    /// exist, one that cannot be written, a link or something else in its place) is returned.
+    package static func holdLockFile(_ path: String) -> Result<Bool, Failure> {
+        let fd = Glibc.open(path, O_RDONLY | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC, FileAccess.owner.creationMode)
+        guard fd >= 0 else { return .failure(Failure(errno)) }
+        var st = stat()
+        guard fstat(fd, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG else {
+            close(fd)
+            return .failure(Failure(reason: "not a regular file"))
+        }
+        if flock(fd, LOCK_EX | LOCK_NB) == 0 { return .success(true) }
+        let code = errno
+        close(fd)
+        return code == EWOULDBLOCK ? .success(false) : .failure(Failure(code))
+    }
+
     /// Reads `path` (standard input for `-`) a line at a time, in 1 MiB chunks, so memory does not
     /// grow with the file: `body` gets each line without its newline and its number (from 1), and
     /// returns false to stop. A regular file, a FIFO or a pipe is read; a folder, a device or a

@@ -690,6 +690,50 @@ struct WrittenFileModeTests {
     }
 }
 
+@Suite("One conversation, one play")
+struct StateLockTests {
+    @Test("A second play of a --state file in use stops at once (exit 69) and leaves the first one's answers; the lock goes with the first")
+    func secondPlayRefused() throws {
+        let dir = scratchDirectory()
+        let flow = dir + "/f.json"
+        let blocks = [
+            #"{"id": "a", "type": "text", "text": "Hi", "next": "b"}"#,
+            #"{"id": "b", "type": "textInput", "text": "Name?", "buttonTitle": "Send", "next": "c"}"#,
+            #"{"id": "c", "type": "text", "text": "Bye {{b}}"}"#,
+        ]
+        try (#"{"version": 1, "blocks": ["# + blocks.joined(separator: ", ") + "]}").write(toFile: flow, atomically: true, encoding: .utf8)
+        let state = dir + "/s.json"
+        // The first play waits for its input on a pipe that stays open.
+        let first = Process()
+        first.executableURL = URL(fileURLWithPath: rocketPath)
+        first.arguments = ["play", flow, "--plain", "--instant", "--state", state]
+        let input = Pipe()
+        first.standardInput = input
+        first.standardOutput = FileHandle.nullDevice
+        first.standardError = FileHandle.nullDevice
+        try first.run()
+        // Its lock is taken before it reads the state; the state is written before anything is drawn.
+        for _ in 0..<500 where !FileManager.default.fileExists(atPath: state) { usleep(10_000) }
+        #expect(FileManager.default.fileExists(atPath: state + ".lock"))
+        let second = try runRocket(["play", flow, "--plain", "--instant", "--state", state], stdin: "Eve\n")
+        #expect(second.status == 69, "\(second.stderr)")
+        #expect(second.stderr.contains("is in use by another rocket play"), "\(second.stderr)")
+        let demo = try runRocket(["demo", "--plain", "--instant", "--state", state], stdin: "")
+        #expect(demo.status == 69, "\(demo.stderr)")
+        input.fileHandleForWriting.write(Data("\nAda\n\n".utf8))
+        try input.fileHandleForWriting.close()
+        first.waitUntilExit()
+        #expect(first.terminationStatus == 0)
+        // Ended: the state and its lock are gone; the next play starts afresh.
+        #expect(!FileManager.default.fileExists(atPath: state) && !FileManager.default.fileExists(atPath: state + ".lock"))
+        let third = try runRocket(["play", flow, "--plain", "--instant", "--state", state, "--answers-out", "-"], stdin: "\nEve\n\n")
+        #expect(third.status == 0 && third.stdout.contains("Eve"), "\(third.stderr)")
+        // A lock that cannot be made is said before anything is drawn.
+        let nowhere = try runRocket(["play", flow, "--plain", "--state", dir + "/no/such/s.json"], stdin: "")
+        #expect(nowhere.status == 74 && nowhere.stderr.contains("s.json.lock"), "\(nowhere.stderr)")
+    }
+}
+
 @Suite("One sanitizer wherever text leaves the program")
 struct SanitizerSurfaceTests {
     static let evil = "x\u{1B}[2J\u{7}\u{202E}\u{200B}y"
