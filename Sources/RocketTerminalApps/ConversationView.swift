@@ -197,6 +197,7 @@ public struct ConversationView: Sendable {
                     // The input in use: its question's bubble does not change while typing.
                     var question = key
                     question.pressed = -1
+                    let asked = screen.rows.count
                     if let rows = cache.rows[question] {
                         screen.rows += rows
                     } else {
@@ -208,7 +209,8 @@ public struct ConversationView: Sendable {
                     }
                     drawBlock(
                         c.graph[id], index: index, text: "", conversation: c, ui: ui,
-                        active: true, badge: badgeDue, bubbleMax: bubbleMax, into: &screen, hits: &hits, cursor: &cursor, lists: &cache.listTops)
+                        active: true, badge: badgeDue, bubbleMax: bubbleMax, into: &screen, hits: &hits, cursor: &cursor, lists: &cache.listTops,
+                        asked: screen.rows.count - asked)
                 } else {
                     let before = screen.rows.count
                     drawBlock(
@@ -390,7 +392,7 @@ public struct ConversationView: Sendable {
     private func drawBlock(
         _ block: RocketNode, index: Int, text: String, conversation c: Conversation, ui: ConversationUI,
         active: Bool, badge: Bool, bubbleMax: Int, into screen: inout ScreenBuffer, hits: inout [HitRegion<RocketIntent>],
-        cursor: inout (row: Int, column: Int)?, lists: inout [Int: Int]
+        cursor: inout (row: Int, column: Int)?, lists: inout [Int: Int], asked: Int = 0
     ) {
         switch block.content {
         case .image(let image):
@@ -544,8 +546,12 @@ public struct ConversationView: Sendable {
             let end = screen.put(button, row: r, column: buttonStart, style: ConversationView.style(for: input.buttonStyle))
             hits.append(HitRegion(row: r, columns: buttonStart..<end, target: .submit(editor.text)))
             if input.multiline {
-                // Several lines, wrapped at the field's width: the rows that show the cursor.
-                let shown = editor.rows(width: fieldWidth, rows: ConversationView.multilineRows)
+                // Several lines, wrapped at the field's width: the rows that show the cursor, no
+                // more than the screen has under the question (`asked` rows) and over the
+                // refusal and the key hint, so the cursor is never above the screen.
+                let errorRows = ui.blockIndex == index ? ui.error.map { TextWrap.wrap($0, width: width - fieldStart).count } ?? 0 : 0
+                let room = height.map { $0 - max(0, asked) - errorRows - 1 } ?? ConversationView.multilineRows
+                let shown = editor.rows(width: fieldWidth, rows: max(1, min(ConversationView.multilineRows, room)))
                 for (k, line) in shown.rows.enumerated() {
                     let row = k == 0 ? r : screen.addRow()
                     if k > 0 { screen.put("┊", row: row, column: ConversationView.gutter, style: ConversationView.replyStyle) }

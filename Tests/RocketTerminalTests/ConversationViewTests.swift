@@ -359,6 +359,30 @@ struct ControllerTests {
         #expect(c.answers["notes"]?.value == "ab\ncd\ne")
     }
 
+    @Test("A multi-line field on a short screen shows no more rows than fit under its question: the cursor stays in sight")
+    func multilineShortScreen() throws {
+        var input = RocketInputNode(text: "Notes?", buttonTitle: "OK")
+        input.multiline = true
+        var g = RocketGraph()
+        g.root = g.add(RocketNode(id: "notes", content: .textInput(input)))
+        var c = Conversation(graph: g, author: RocketAuthor(image: nil, name: ""), options: ConversationOptions(timing: .instant))
+        c.start(at: 0)
+        var ui = ConversationUI()
+        _ = KeyController.handle(.paste((1...10).map { "line \($0)" }.joined(separator: "\n")), conversation: c, ui: &ui)
+        for _ in 0..<8 { _ = KeyController.handle(.up, conversation: c, ui: &ui) }
+        var view = ConversationView(width: 40, author: c.author, closeTitle: nil, strings: .english)
+        view.height = 7
+        var cache = ConversationLayoutCache()
+        let (buffer, _) = view.layout(c, ui: ui, cache: &cache)
+        let text = (0..<buffer.rows.count).map { buffer.rowText($0) }
+        // The question (3 rows), the field and the key hint fill the 7 rows; the cursor is on line 2.
+        #expect(buffer.rows.count == 7 && text[0].contains("╭") && text[1].contains("Notes?"), "\(text)")
+        let cursor = try #require(buffer.cursor)
+        #expect(text[cursor.row].contains("line 2"), "\(text), cursor \(cursor)")
+        view.height = nil
+        #expect(view.layout(c, ui: ui, cache: &cache).0.rows.count == 3 + 8 + 1, "without a height, the field's 8 rows")
+    }
+
     @Test("Keys map to intents by block kind")
     func keys() throws {
         var c = sampleConversation()
