@@ -108,6 +108,8 @@ public enum KeyController {
                 case .down, .right, .tab: ui.focus = min(choice.options.count, ui.focus + 1); return .redraw
                 case .home: ui.focus = 0; return .redraw
                 case .end: ui.focus = choice.options.count; return .redraw
+                case .pageUp: ui.focus = max(0, ui.focus - max(1, ui.page)); return .redraw
+                case .pageDown: ui.focus = min(choice.options.count, ui.focus + max(1, ui.page)); return .redraw
                 case .character(" ") where ui.focus < choice.options.count:
                     if ui.ticked.contains(ui.focus) { ui.ticked.remove(ui.focus) } else { ui.ticked.insert(ui.focus) }
                     ui.error = nil  // a refusal is about the ticks it was given
@@ -121,6 +123,8 @@ public enum KeyController {
             case .right, .tab, .down: ui.focus = min(choice.options.count - 1, ui.focus + 1); return .redraw
             case .home: ui.focus = 0; return .redraw
             case .end: ui.focus = max(0, choice.options.count - 1); return .redraw
+            case .pageUp: ui.focus = max(0, ui.focus - max(1, ui.page)); return .redraw
+            case .pageDown: ui.focus = min(max(0, choice.options.count - 1), ui.focus + max(1, ui.page)); return .redraw
             case .enter, .character(" "): return .send(.choose(ui.focus))
             default: return .none
             }

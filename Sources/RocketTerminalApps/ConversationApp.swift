@@ -360,6 +360,7 @@ public final class ConversationApp: TerminalProgram {
         let banner = overlay?.frame(width: view.width, now: now)
         view.height = height.map { max(1, $0 - (banner?.rows.count ?? 0)) }
         var (buffer, regions) = view.layout(c, ui: ui, cache: &layoutCache)
+        ui.page = c.interactiveIndex.flatMap { layoutCache.lists[$0]?.count } ?? 10
         var hits: [HitRegion<ConversationTarget>] = []
         var offset = 0
         if let banner {

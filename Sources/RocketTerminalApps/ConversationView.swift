@@ -30,6 +30,9 @@ public struct ConversationUI: Hashable, Sendable {
     /// The local time (`HH:MM`) ↑ or ↓ start from in an empty time input; nil: the input's
     /// bounds, else nothing to start from.
     public var timeOfDay: String?
+    /// How far PgUp/PgDn move the focus in a list of options: the rows of its window as last
+    /// drawn on a screen too short for it (`ConversationLayoutCache`), else 10.
+    public var page = 10
     /// The conversation's time as the host last drew it: the day the hint of an empty date
     /// field counts bounds such as `today+1d` from (`Conversation.fieldHint(at:now:)`); nil
     /// leaves such bounds out of it.
@@ -54,9 +57,9 @@ public struct ConversationLayoutCache: Sendable {
     }
     var rows: [Key: [[Cell]]] = [:]
     var hints: [Int: [Cell]] = [:]
-    /// The first option shown of each list longer than the screen, by block index: the window
-    /// moves only as far as the focus needs.
-    var listTops: [Int: Int] = [:]
+    /// The options shown of each list longer than the screen, by block index: the window moves
+    /// only as far as the focus needs, and PgUp/PgDn move the focus by its rows.
+    package var lists: [Int: Range<Int>] = [:]
     private var width = -1
     private var images = -1
 
@@ -204,18 +207,18 @@ public struct ConversationView: Sendable {
                         let before = screen.rows.count
                         drawBlock(
                             c.graph[id], index: index, text: Sanitizer.clean(text), conversation: c, ui: ui,
-                            active: false, badge: badgeDue, bubbleMax: bubbleMax, into: &screen, hits: &hits, cursor: &cursor, lists: &cache.listTops)
+                            active: false, badge: badgeDue, bubbleMax: bubbleMax, into: &screen, hits: &hits, cursor: &cursor, lists: &cache.lists)
                         cache.rows[question] = Array(screen.rows[before...])
                     }
                     drawBlock(
                         c.graph[id], index: index, text: "", conversation: c, ui: ui,
-                        active: true, badge: badgeDue, bubbleMax: bubbleMax, into: &screen, hits: &hits, cursor: &cursor, lists: &cache.listTops,
+                        active: true, badge: badgeDue, bubbleMax: bubbleMax, into: &screen, hits: &hits, cursor: &cursor, lists: &cache.lists,
                         asked: screen.rows.count - asked)
                 } else {
                     let before = screen.rows.count
                     drawBlock(
                         c.graph[id], index: index, text: Sanitizer.clean(text), conversation: c, ui: ui,
-                        active: active, badge: badgeDue, bubbleMax: bubbleMax, into: &screen, hits: &hits, cursor: &cursor, lists: &cache.listTops)
+                        active: active, badge: badgeDue, bubbleMax: bubbleMax, into: &screen, hits: &hits, cursor: &cursor, lists: &cache.lists)
                     if !active { cache.rows[key] = Array(screen.rows[before...]) }
                 }
                 if case .textInput = c.graph[id].content, text.isEmpty {} else { badgeDue = false }
@@ -340,13 +343,13 @@ public struct ConversationView: Sendable {
     /// too short for them under the `used` rows (its question, and what follows the list). Then
     /// a window of them (a row above and one below say how many are out of sight) that holds
     /// the focus, moved from where it last stood only as far as the focus needs.
-    private func listWindow(count: Int, focus: Int, index: Int, active: Bool, used: Int, lists: inout [Int: Int]) -> Range<Int> {
+    private func listWindow(count: Int, focus: Int, index: Int, active: Bool, used: Int, lists: inout [Int: Range<Int>]) -> Range<Int> {
         guard active, let height, count > height - used else {
             lists[index] = nil
             return 0..<count
         }
-        let shown = ListWindow.visible(count: count, focus: focus, rows: height - used - 2, top: lists[index] ?? 0)
-        lists[index] = shown.lowerBound
+        let shown = ListWindow.visible(count: count, focus: focus, rows: height - used - 2, top: lists[index]?.lowerBound ?? 0)
+        lists[index] = shown
         return shown
     }
 
@@ -392,7 +395,7 @@ public struct ConversationView: Sendable {
     private func drawBlock(
         _ block: RocketNode, index: Int, text: String, conversation c: Conversation, ui: ConversationUI,
         active: Bool, badge: Bool, bubbleMax: Int, into screen: inout ScreenBuffer, hits: inout [HitRegion<RocketIntent>],
-        cursor: inout (row: Int, column: Int)?, lists: inout [Int: Int], asked: Int = 0
+        cursor: inout (row: Int, column: Int)?, lists: inout [Int: Range<Int>], asked: Int = 0
     ) {
         switch block.content {
         case .image(let image):

@@ -519,6 +519,11 @@ struct ProgramTests {
         #expect(d.terminal.lines.last { $0.contains("[ Option") }?.contains("Option 26") == true, "\(d.screen)")
         d.keys(.up, .up)
         #expect(d.screen.contains("↑ 20 more") && d.screen.contains("[ Option 24 ]"), "the window stands still while the focus is in it")
+        // PgDn and PgUp move the focus by the window's rows (6 here).
+        d.keys(.home, .pageDown)
+        #expect(d.screen.contains("[ Option 7 ]") && d.screen.contains("↑ 1 more"), "\(d.screen)")
+        d.keys(.pageUp)
+        #expect(d.screen.contains("[ Option 1 ]") && !d.screen.contains("↑ "), "\(d.screen)")
         d.keys(.end, .enter)
         #expect(d.screen.contains("Which ones?") && d.screen.contains("☐ Option 1") && d.screen.contains("[ Done ]"), "\(d.screen)")
         d.keys(.end)
