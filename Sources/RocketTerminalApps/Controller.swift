@@ -50,6 +50,19 @@ public enum KeyController {
         }
     }
 
+    /// The option a typed character moves the focus to, as a menu of whiptail or dialog does:
+    /// the next one after the focus (going round) whose title begins with it, letters in any case.
+    static func jump(to ch: Character, from focus: Int, in choice: RocketChoiceNode, _ c: Conversation) -> Int? {
+        let count = choice.options.count
+        guard count > 0 else { return nil }
+        let wanted = String(ch).lowercased()
+        for step in 1...count {
+            let k = (max(0, focus) + step) % count
+            if Sanitizer.clean(c.interpolate(choice.options[k].title), keepNewlines: false).first.map({ String($0).lowercased() }) == wanted { return k }
+        }
+        return nil
+    }
+
     /// The action for a key.
     public static func handle(_ key: Key, conversation c: Conversation, ui: inout ConversationUI) -> FrontEndAction {
         sync(&ui, with: c)
@@ -110,6 +123,10 @@ public enum KeyController {
                 case .end: ui.focus = choice.options.count; return .redraw
                 case .pageUp: ui.focus = max(0, ui.focus - max(1, ui.page)); return .redraw
                 case .pageDown: ui.focus = min(choice.options.count, ui.focus + max(1, ui.page)); return .redraw
+                case .character(let ch) where ch != " ":
+                    guard let k = jump(to: ch, from: ui.focus, in: choice, c) else { return .none }
+                    ui.focus = k
+                    return .redraw
                 case .character(" ") where ui.focus < choice.options.count:
                     if ui.ticked.contains(ui.focus) { ui.ticked.remove(ui.focus) } else { ui.ticked.insert(ui.focus) }
                     ui.error = nil  // a refusal is about the ticks it was given
@@ -126,6 +143,10 @@ public enum KeyController {
             case .pageUp: ui.focus = max(0, ui.focus - max(1, ui.page)); return .redraw
             case .pageDown: ui.focus = min(max(0, choice.options.count - 1), ui.focus + max(1, ui.page)); return .redraw
             case .enter, .character(" "): return .send(.choose(ui.focus))
+            case .character(let ch):
+                guard let k = jump(to: ch, from: ui.focus, in: choice, c) else { return .none }
+                ui.focus = k
+                return .redraw
             default: return .none
             }
         case .textInput:

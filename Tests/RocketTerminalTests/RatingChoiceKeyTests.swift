@@ -62,6 +62,31 @@ struct RatingChoiceKeyTests {
         #expect(KeyController.handle(.enter, conversation: c, ui: &ui) == .send(.chooseMany([0, 2])))
     }
 
+    @Test("a typed character moves the focus to the next option that begins with it, going round, in a list of one or several")
+    func typeAhead() throws {
+        for multiple in [false, true] {
+            var g = RocketGraph()
+            var choice = RocketChoiceNode(text: "Drink?", options: ["Tea", "Cake", "coffee", "Milk"].map { RocketButtonNode(title: $0) })
+            choice.multiple = multiple
+            g.root = g.add(RocketNode(id: "drink", content: .choice(choice)))
+            var c = Conversation(graph: g, options: ConversationOptions(timing: .instant))
+            c.start(at: 0)
+            var ui = ConversationUI()
+            #expect(KeyController.handle(.character("c"), conversation: c, ui: &ui) == .redraw)
+            #expect(ui.focus == 1)
+            _ = KeyController.handle(.character("C"), conversation: c, ui: &ui)
+            #expect(ui.focus == 2, "letters in any case")
+            _ = KeyController.handle(.character("c"), conversation: c, ui: &ui)
+            #expect(ui.focus == 1, "round to the first again")
+            _ = KeyController.handle(.character("m"), conversation: c, ui: &ui)
+            #expect(ui.focus == 3)
+            #expect(KeyController.handle(.character("x"), conversation: c, ui: &ui) == .none)
+            #expect(ui.focus == 3)
+            // Space still ticks (several) or chooses (one).
+            #expect(KeyController.handle(.character(" "), conversation: c, ui: &ui) == (multiple ? .redraw : .send(.choose(3))))
+        }
+    }
+
     @Test("drawn: stars filled to the value with the words under the ends; boxes ticked, and a Done button")
     func drawn() throws {
         var c = Conversation(graph: Self.graph(), options: ConversationOptions(timing: .instant))
