@@ -311,7 +311,7 @@ public struct UIStrings: Sendable, Hashable {
         func fill(_ key: String, _ numbers: [Int]) -> String {
             var text = web[key] ?? ""
             for n in numbers {
-                guard let r = text.firstRange(of: "%d") else { break }
+                guard let r = text.range(ofText: "%d") else { break }
                 text.replaceSubrange(r, with: String(n))
             }
             return text
