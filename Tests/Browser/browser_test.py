@@ -261,10 +261,17 @@ def press_before_answer(browser, server):
     page = context.new_page()
     held = []
     release = []
+    # What to say if no request is held (seen once in CI, never again): every request the page
+    # made after the route was set, and any error the route met.
+    seen, errors = [], []
 
     def hold(route):
         # The request reaches the server (so the stream shows its result); the answer waits.
-        response = route.fetch()
+        try:
+            response = route.fetch()
+        except Exception as e:
+            errors.append(repr(e))
+            raise
         if release:
             route.fulfill(response=response)
         else:
@@ -273,6 +280,8 @@ def press_before_answer(browser, server):
     page.goto(server.url + "play/demo")
     page.wait_for_function("() => document.activeElement && document.activeElement.textContent.includes(\"Hi! I'm Rocket\")", timeout=TIMEOUT)
     page.route("**/intents", hold)
+    page.on("request", lambda r: seen.append(f"{r.method} {r.url}"))
+    page.on("requestfailed", lambda r: errors.append(f"{r.method} {r.url}: {r.failure}"))
     page.keyboard.press("Enter")
     # The stream shows the image block and focus moves there while the answer is held.
     page.wait_for_function("() => document.activeElement && document.activeElement.textContent.includes('Image blocks')", timeout=TIMEOUT)
@@ -282,7 +291,7 @@ def press_before_answer(browser, server):
         if held:
             break
         page.wait_for_timeout(20)
-    assert len(held) == 1, f"one request held, not {len(held)}"
+    assert len(held) == 1, f"one request held, not {len(held)} (requests: {seen}; errors: {errors})"
     page.keyboard.press("Enter")
     page.keyboard.press("Enter")  # a double press on the same block is still one press
     release.append(True)
