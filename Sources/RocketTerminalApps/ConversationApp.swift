@@ -383,6 +383,9 @@ public final class ConversationApp: TerminalProgram {
 
     private func say(_ s: String) -> ProgramOutput { .say(s) }
 
+    /// The widest line mode writes a list of options on one line.
+    static let plainLineColumns = 80
+
     /// The user's reply as line mode prints it: "you: " and the text, its further lines indented.
     private func reply(_ text: String) -> ProgramOutput {
         say("\(strings.you): \(Sanitizer.clean(text).replacingAll("\n", with: "\n  "))")
@@ -419,7 +422,15 @@ public final class ConversationApp: TerminalProgram {
                     let options = choice.options.enumerated().map {
                         "[\($0.offset + 1)] " + Sanitizer.clean($0.element.shownTitle(in: c), keepNewlines: false)
                     }
-                    out.append(say(String(repeating: " ", count: min(DisplayWidth.of(lead), 40)) + options.joined(separator: "  ")))
+                    // On one line while it fits 80 columns; a longer list, an option a line (as
+                    // `rocket choose` prints its own), so no option is broken across lines.
+                    let indent = String(repeating: " ", count: min(DisplayWidth.of(lead), 40))
+                    let line = indent + options.joined(separator: "  ")
+                    if DisplayWidth.of(line) <= ConversationApp.plainLineColumns {
+                        out.append(say(line))
+                    } else {
+                        out += options.map { say(indent + $0) }
+                    }
                 case .rating(let r):
                     out.append(say(lead + text))
                     let low = r.labels.low.map { " " + Sanitizer.clean(c.interpolate($0), keepNewlines: false) } ?? ""

@@ -478,6 +478,12 @@ struct ProgramTests {
         #expect(!d.screen.contains("Choose at most 2.") && d.screen.contains("☐ Scripts"), "\(d.screen)")
         d.keys(.enter)
         #expect(d.screen.contains("You use Terminal, Browser."), "\(d.screen)")
+        // Line mode lists a short list on one line (a long one, an option a line: longLists).
+        let longLines = Driver(
+            ConversationApp(
+                host: ConversationHost(conversation: Conversation(graph: g, options: ConversationOptions(timing: .instant)), clock: clock),
+                strings: .english, depth: .none), clock: clock, lineMode: true)
+        #expect(longLines.said.contains("        [1] Terminal  [2] Browser  [3] Scripts"), "\(longLines.said)")
         // Line mode on a terminal says the rule before its prompt.
         let lineApp = ConversationApp(
             host: ConversationHost(conversation: Conversation(graph: g, options: ConversationOptions(timing: .instant)), clock: clock),
@@ -510,6 +516,8 @@ struct ProgramTests {
         g.root = g.add(
             RocketNode(id: "one", content: .choice(RocketChoiceNode(text: "Which one?", options: titles.map { RocketButtonNode(title: $0, next: manyID) }))))
         let c = Conversation(graph: g, options: ConversationOptions(timing: .instant))
+        let lines = Driver(ConversationApp(host: ConversationHost(conversation: c, clock: clock), strings: .english, depth: .none), clock: clock, lineMode: true)
+        #expect(lines.said.contains("        [1] Option 1") && lines.said.contains("        [40] Option 40"), "an option a line: \(lines.said)")
         let d = Driver(ConversationApp(host: ConversationHost(conversation: c, clock: clock), strings: .english, depth: .none), clock: clock, height: 12)
         #expect(d.screen.contains("Which one?") && d.screen.contains("[ Option 1 ]") && d.screen.contains("↓ 34 more"), "\(d.screen)")
         #expect(!d.screen.contains("[ Option 7 ]") && !d.screen.contains("↑ "))
