@@ -516,7 +516,8 @@ struct ProgramTests {
         g.root = g.add(
             RocketNode(id: "one", content: .choice(RocketChoiceNode(text: "Which one?", options: titles.map { RocketButtonNode(title: $0, next: manyID) }))))
         let c = Conversation(graph: g, options: ConversationOptions(timing: .instant))
-        let lines = Driver(ConversationApp(host: ConversationHost(conversation: c, clock: clock), strings: .english, depth: .none), clock: clock, lineMode: true)
+        let lines = Driver(
+            ConversationApp(host: ConversationHost(conversation: c, clock: clock), strings: .english, depth: .none), clock: clock, lineMode: true)
         #expect(lines.said.contains("        [1] Option 1") && lines.said.contains("        [40] Option 40"), "an option a line: \(lines.said)")
         let d = Driver(ConversationApp(host: ConversationHost(conversation: c, clock: clock), strings: .english, depth: .none), clock: clock, height: 12)
         #expect(d.screen.contains("Which one?") && d.screen.contains("[ Option 1 ]") && d.screen.contains("↓ 34 more"), "\(d.screen)")
