@@ -127,6 +127,12 @@ public final class AlertApp<A: AlertActionType>: TerminalProgram {
         case .left, .up, .backTab: focus = AlertView.nextFocus(from: focus, step: -1, buttons: items)
         case .right, .down, .tab: focus = AlertView.nextFocus(from: focus, step: 1, buttons: items)
         case .enter, .character(" "): if let focus { choose(focus) }
+        case .character(let ch):
+            // The next enabled action that begins with the letter, in the order they are drawn.
+            let order = AlertView.drawingOrder(items)
+            let at = focus.flatMap { order.firstIndex(of: $0) }
+            let titles = order.map { Sanitizer.clean(items[$0].title, keepNewlines: false) }
+            if let k = TypeAhead.next(ch, after: at, in: titles, allowed: { items[order[$0]].isEnabled }) { focus = order[k] }
         case .escape:
             if let cancelIndex = controller.cancelIndex, items.indices.contains(cancelIndex), items[cancelIndex].isEnabled {
                 choose(cancelIndex)

@@ -106,7 +106,7 @@ public struct AlertView: Sendable {
             for t in TextWrap.wrap(Sanitizer.clean(message), width: inner) { _ = line(t, style: CellStyle(), center: center) }
         }
         // Cancel set apart: the other buttons first (in state order), then a rule, then cancel.
-        let order = buttons.indices.filter { buttons[$0].style != .cancel } + buttons.indices.filter { buttons[$0].style == .cancel }
+        let order = Self.drawingOrder(buttons)
         // Disabled actions are dimmed and, for terminals without attributes, in parentheses.
         // Too long a title ends in an ellipsis inside its parentheses: brackets are never cut.
         let labels = buttons.map { b in
@@ -170,9 +170,14 @@ public struct AlertView: Sendable {
         return buttons.indices.first { buttons[$0].isEnabled }
     }
 
+    /// The buttons' indices in the order they are drawn: the cancel action last, set apart.
+    static func drawingOrder(_ buttons: [Item]) -> [Int] {
+        buttons.indices.filter { buttons[$0].style != .cancel } + buttons.indices.filter { buttons[$0].style == .cancel }
+    }
+
     /// The next enabled action from `index` in drawing order (cancel last), `step` ±1.
     public static func nextFocus(from index: Int?, step: Int, buttons: [Item]) -> Int? {
-        let order = buttons.indices.filter { buttons[$0].style != .cancel } + buttons.indices.filter { buttons[$0].style == .cancel }
+        let order = drawingOrder(buttons)
         let enabled = order.filter { buttons[$0].isEnabled }
         guard !enabled.isEmpty else { return nil }
         guard let index, let at = enabled.firstIndex(of: index) else { return enabled.first }

@@ -53,14 +53,7 @@ public enum KeyController {
     /// The option a typed character moves the focus to, as a menu of whiptail or dialog does:
     /// the next one after the focus (going round) whose title begins with it, letters in any case.
     static func jump(to ch: Character, from focus: Int, in choice: RocketChoiceNode, _ c: Conversation) -> Int? {
-        let count = choice.options.count
-        guard count > 0 else { return nil }
-        let wanted = String(ch).lowercased()
-        for step in 1...count {
-            let k = (max(0, focus) + step) % count
-            if Sanitizer.clean(c.interpolate(choice.options[k].title), keepNewlines: false).first.map({ String($0).lowercased() }) == wanted { return k }
-        }
-        return nil
+        TypeAhead.next(ch, after: focus, in: choice.options.map { Sanitizer.clean(c.interpolate($0.title), keepNewlines: false) })
     }
 
     /// The action for a key.

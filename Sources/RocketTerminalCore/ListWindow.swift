@@ -15,3 +15,20 @@ package enum ListWindow {
         return top..<(top + rows)
     }
 }
+
+/// The item a typed character moves the focus to in a list, as the menus of whiptail and dialog
+/// do: the next one after the focus (going round) whose title begins with it, letters in any case.
+package enum TypeAhead {
+    /// The place in `titles` (in the order they are drawn) after `focus` whose title begins with
+    /// `typed` and that `allowed` lets through (a disabled action is passed over); nil when none does.
+    package static func next(_ typed: Character, after focus: Int?, in titles: [String], allowed: (Int) -> Bool = { _ in true }) -> Int? {
+        guard !titles.isEmpty else { return nil }
+        let wanted = String(typed).lowercased()
+        let from = focus.map { min(max(0, $0), titles.count - 1) } ?? titles.count - 1
+        for step in 1...titles.count {
+            let k = (from + step) % titles.count
+            if allowed(k), titles[k].first.map({ String($0).lowercased() }) == wanted { return k }
+        }
+        return nil
+    }
+}

@@ -575,13 +575,29 @@ struct ProgramTests {
         #expect(d.screen.contains("Pick one") && d.screen.contains("Action 15") && d.screen.contains("↑ "), "\(d.screen)")
         d.keys(.up)
         #expect(d.screen.contains("Action 15"), "the window stands still while the focus is in it")
-        d.keys(.escape)
-        #expect(app.outcome != nil)
+        // A typed letter moves to the next action that begins with it (the cancel action, here).
+        d.keys(.character("N"), .enter)
+        #expect(app.outcome == .declined(AlertChoice(index: 25, title: "Never mind")), "\(String(describing: app.outcome))")
         // Without a height (or with room for all), the list is whole.
         var view = AlertView(width: 60, strings: .english)
         let items = actions.map { (title: $0.title, style: $0.style, isEnabled: true) }
         let whole = view.frame(title: "Pick one", message: nil, buttons: items, style: .actionSheet, focus: 20).0.lines.joined(separator: "\n")
         #expect(whole.contains("Action 1 ") && whole.contains("Action 25") && !whole.contains("more"), "\(whole)")
+    }
+
+    @Test("Type-ahead: the next title after the focus that begins with the letter, going round, in any case, past what is not allowed")
+    func typeAhead() {
+        let titles = ["Tea", "cake", "Coffee", "Milk", "Cocoa"]
+        #expect(TypeAhead.next("c", after: 0, in: titles) == 1)
+        #expect(TypeAhead.next("C", after: 1, in: titles) == 2)
+        #expect(TypeAhead.next("c", after: 4, in: titles) == 1, "round from the end")
+        #expect(TypeAhead.next("t", after: nil, in: titles) == 0, "no focus: from the first")
+        #expect(TypeAhead.next("c", after: 0, in: titles, allowed: { $0 != 1 && $0 != 2 }) == 4, "past what is not allowed")
+        #expect(TypeAhead.next("z", after: 0, in: titles) == nil && TypeAhead.next("a", after: 0, in: []) == nil)
+        #expect(ListWindow.visible(count: 3, focus: 2, rows: 5, top: 0) == 0..<3)
+        #expect(ListWindow.visible(count: 10, focus: 7, rows: 3, top: 0) == 5..<8)
+        #expect(ListWindow.visible(count: 10, focus: 6, rows: 3, top: 5) == 5..<8, "the window stands still")
+        #expect(ListWindow.visible(count: 10, focus: 99, rows: 0, top: -4) == 9..<10, "hostile numbers are held in range")
     }
 
     @Test("rocket choose on a screen shorter than its list keeps the filter and the focus in sight; PgDn moves by the rows shown")
