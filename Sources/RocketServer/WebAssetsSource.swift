@@ -1089,7 +1089,9 @@ extension WebAssets {
         if (item.labels.high) inputs[inputs.length - 1].setAttribute("aria-describedby", high.id);
         }
         if (!rating && (item.min || item.max)) {
-        var rule = ownWords(self, el("p", "rk-hint-line", item.min && item.max ? say("chooseRange", [item.min, item.max]) : item.min ? say("chooseAtLeast", [item.min]) : say("chooseUpTo", [item.max])));
+        var words = !item.min ? say("chooseUpTo", [item.max]) : !item.max ? say("chooseAtLeast", [item.min])
+        : item.min === item.max ? say("chooseExactly", [item.min]) : say("chooseRange", [item.min, item.max]);
+        var rule = ownWords(self, el("p", "rk-hint-line", words));
         fs.appendChild(rule);
         }
         if (active && v.inputError) {

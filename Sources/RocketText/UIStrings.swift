@@ -163,7 +163,8 @@ public struct UIStrings: Sendable, Hashable {
         "ended": "The conversation has ended.", "closed": "The conversation was closed.", "lost": "This conversation cannot go on.",
         "startAgain": "Start again", "pause": "Pause",
         "edit": "Edit", "editAnswer": "Edit your answer: %@", "continue": "Continue", "done": "Done", "chooseRange": "Choose %d to %d",
-        "chooseAtLeast": "Choose at least %d", "chooseUpTo": "Choose up to %d", "picture": "Picture", "newTab": "opens in a new tab", "dismiss": "Dismiss",
+        "chooseExactly": "Choose %d", "chooseAtLeast": "Choose at least %d", "chooseUpTo": "Choose up to %d", "picture": "Picture",
+        "newTab": "opens in a new tab", "dismiss": "Dismiss",
         "sendKeys": "Ctrl+Enter sends",
         "sendKeysMac": "⌘+Enter sends",
         "conversation": "Conversation",
@@ -214,7 +215,7 @@ public struct UIStrings: Sendable, Hashable {
         plainTypeHint: "请输入（%@）：", moreOptions: "还有 %d 项",
         web: [
             "ended": "对话已结束。", "closed": "对话已关闭。", "lost": "这段对话无法继续。", "startAgain": "重新开始", "pause": "暂停", "edit": "修改", "editAnswer": "修改你的回答：%@",
-            "continue": "继续", "done": "完成", "chooseRange": "选择 %d 到 %d 项", "chooseAtLeast": "至少选择 %d 项", "chooseUpTo": "最多选择 %d 项",
+            "continue": "继续", "done": "完成", "chooseRange": "选择 %d 到 %d 项", "chooseExactly": "请选择 %d 项", "chooseAtLeast": "至少选择 %d 项", "chooseUpTo": "最多选择 %d 项",
             "picture": "图片", "newTab": "在新标签页中打开", "dismiss": "关闭", "sendKeys": "Ctrl+回车 发送", "sendKeysMac": "⌘+回车 发送", "conversation": "对话",
             "notNow": "暂不显示。", "couldNotStart": "对话无法开始：%@", "slowDown": "请稍慢一点。", "wentWrong": "出了点问题。", "unreachable": "无法连接到服务器。",
             "retrying": "无法连接到服务器，正在重试…",
@@ -256,7 +257,8 @@ public struct UIStrings: Sendable, Hashable {
             "ended": "La conversazione è finita.", "closed": "La conversazione è stata chiusa.", "lost": "Questa conversazione non può continuare.",
             "startAgain": "Ricomincia", "pause": "Pausa",
             "edit": "Modifica", "editAnswer": "Modifica la risposta: %@", "continue": "Continua", "done": "Fatto", "chooseRange": "Scegline da %d a %d",
-            "chooseAtLeast": "Scegline almeno %d", "chooseUpTo": "Scegline al massimo %d", "picture": "Immagine", "newTab": "si apre in una nuova scheda",
+            "chooseExactly": "Scegline %d", "chooseAtLeast": "Scegline almeno %d", "chooseUpTo": "Scegline al massimo %d", "picture": "Immagine",
+            "newTab": "si apre in una nuova scheda",
             "dismiss": "Chiudi",
             "sendKeys": "Ctrl+Invio invia", "sendKeysMac": "⌘+Invio invia",
             "conversation": "Conversazione",
@@ -306,7 +308,7 @@ public struct UIStrings: Sendable, Hashable {
     }
 
     /// The rule of a multiple choice with bounds, in the words the web widget says it with
-    /// ("Choose up to 2", "Choose 2 to 3", "Choose at least 2"); nil when it has none.
+    /// ("Choose up to 2", "Choose 2 to 3", "Choose 2", "Choose at least 2"); nil when it has none.
     public func chooseRule(least: Int?, most: Int?) -> String? {
         func fill(_ key: String, _ numbers: [Int]) -> String {
             var text = web[key] ?? ""
@@ -317,6 +319,7 @@ public struct UIStrings: Sendable, Hashable {
             return text
         }
         switch (least, most) {
+        case (let l?, let m?) where l == m: return fill("chooseExactly", [l])
         case (let l?, let m?): return fill("chooseRange", [l, m])
         case (let l?, nil): return fill("chooseAtLeast", [l])
         case (nil, let m?): return fill("chooseUpTo", [m])

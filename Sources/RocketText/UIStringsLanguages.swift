@@ -33,7 +33,8 @@ extension UIStrings {
         web: [
             "ended": "La conversación ha terminado.", "closed": "La conversación se ha cerrado.", "lost": "Esta conversación no puede continuar.",
             "startAgain": "Empezar de nuevo", "pause": "Pausa", "edit": "Editar", "editAnswer": "Edita tu respuesta: %@", "continue": "Continuar",
-            "done": "Hecho", "chooseRange": "Elige de %d a %d", "chooseAtLeast": "Elige al menos %d", "chooseUpTo": "Elige hasta %d",
+            "done": "Hecho", "chooseRange": "Elige de %d a %d", "chooseExactly": "Elige %d", "chooseAtLeast": "Elige al menos %d",
+            "chooseUpTo": "Elige hasta %d",
             "picture": "Imagen", "newTab": "se abre en una pestaña nueva", "dismiss": "Cerrar", "sendKeys": "Ctrl+Intro envía", "sendKeysMac": "⌘+Intro envía",
             "conversation": "Conversación",
             "notNow": "Ahora no.", "couldNotStart": "No se pudo iniciar la conversación: %@", "slowDown": "Más despacio, por favor.",
@@ -79,7 +80,7 @@ extension UIStrings {
         web: [
             "ended": "La conversation est terminée.", "closed": "La conversation a été fermée.", "lost": "Cette conversation ne peut pas continuer.",
             "startAgain": "Recommencer", "pause": "Pause", "edit": "Modifier", "editAnswer": "Modifier votre réponse : %@", "continue": "Continuer",
-            "done": "Terminé", "chooseRange": "Choisissez-en de %d à %d", "chooseAtLeast": "Choisissez-en au moins %d",
+            "done": "Terminé", "chooseRange": "Choisissez-en de %d à %d", "chooseExactly": "Choisissez-en %d", "chooseAtLeast": "Choisissez-en au moins %d",
             "chooseUpTo": "Choisissez-en jusqu'à %d", "picture": "Image", "newTab": "s'ouvre dans un nouvel onglet", "dismiss": "Fermer",
             "sendKeys": "Ctrl+Entrée envoie",
             "sendKeysMac": "⌘+Entrée envoie", "conversation": "Conversation",
@@ -129,7 +130,8 @@ extension UIStrings {
             "ended": "Die Unterhaltung ist beendet.", "closed": "Die Unterhaltung wurde geschlossen.",
             "lost": "Diese Unterhaltung kann nicht fortgesetzt werden.", "startAgain": "Neu beginnen", "pause": "Pause", "edit": "Ändern",
             "editAnswer": "Antwort ändern: %@", "continue": "Weiter", "done": "Fertig", "chooseRange": "Wähle %d bis %d",
-            "chooseAtLeast": "Wähle mindestens %d", "chooseUpTo": "Wähle bis zu %d", "picture": "Bild", "newTab": "öffnet sich in einem neuen Tab",
+            "chooseExactly": "Wähle %d", "chooseAtLeast": "Wähle mindestens %d", "chooseUpTo": "Wähle bis zu %d", "picture": "Bild",
+            "newTab": "öffnet sich in einem neuen Tab",
             "dismiss": "Schließen",
             "sendKeys": "Strg+Eingabe sendet", "sendKeysMac": "⌘+Eingabe sendet", "conversation": "Unterhaltung",
             "notNow": "Jetzt nicht.", "couldNotStart": "Die Unterhaltung konnte nicht beginnen: %@",
@@ -173,7 +175,8 @@ extension UIStrings {
         web: [
             "ended": "A conversa terminou.", "closed": "A conversa foi fechada.", "lost": "Esta conversa não pode continuar.",
             "startAgain": "Recomeçar", "pause": "Pausar", "edit": "Editar", "editAnswer": "Editar sua resposta: %@", "continue": "Continuar",
-            "done": "Concluído", "chooseRange": "Escolha de %d a %d", "chooseAtLeast": "Escolha pelo menos %d", "chooseUpTo": "Escolha até %d",
+            "done": "Concluído", "chooseRange": "Escolha de %d a %d", "chooseExactly": "Escolha %d", "chooseAtLeast": "Escolha pelo menos %d",
+            "chooseUpTo": "Escolha até %d",
             "picture": "Imagem", "newTab": "abre em uma nova aba", "dismiss": "Fechar", "sendKeys": "Ctrl+Enter envia", "sendKeysMac": "⌘+Enter envia",
             "conversation": "Conversa",
             "notNow": "Agora não.", "couldNotStart": "Não foi possível iniciar a conversa: %@", "slowDown": "Mais devagar, por favor.",
@@ -215,7 +218,7 @@ extension UIStrings {
         web: [
             "ended": "会話は終了しました。", "closed": "会話は閉じられました。", "lost": "この会話は続けられません。", "startAgain": "最初から",
             "pause": "一時停止", "edit": "編集", "editAnswer": "回答を編集：%@", "continue": "次へ", "done": "完了",
-            "chooseRange": "%d〜%d 個選んでください", "chooseAtLeast": "%d 個以上選んでください", "chooseUpTo": "%d 個まで選んでください",
+            "chooseRange": "%d〜%d 個選んでください", "chooseExactly": "%d 個選んでください", "chooseAtLeast": "%d 個以上選んでください", "chooseUpTo": "%d 個まで選んでください",
             "picture": "画像", "newTab": "新しいタブで開きます", "dismiss": "閉じる", "sendKeys": "Ctrl+Enter で送信", "sendKeysMac": "⌘+Enter で送信", "conversation": "会話",
             "notNow": "今は表示しません。", "couldNotStart": "会話を開始できませんでした：%@", "slowDown": "少しゆっくりお願いします。", "wentWrong": "問題が発生しました。",
             "unreachable": "サーバーに接続できません。", "retrying": "サーバーに接続できません。再試行しています…", "pauseTitle": "メッセージは自動で進まず、あなたを待ちます", "openConversation": "会話を開く",

@@ -3,6 +3,7 @@ import RocketFlow
 import RocketConversation
 import RocketCore
 import RocketJSON
+import RocketText
 import Testing
 
 @testable import RocketServer
@@ -34,6 +35,36 @@ struct ViewFieldTests {
             "varLimits: { count: \(RocketLimits.startVariables), nameBytes: \(RocketLimits.startVariableNameBytes), "
             + "valueBytes: \(RocketLimits.startVariableValueBytes) }"
         #expect(script.contains(expected), "widget.js should say \(expected)")
+    }
+
+    @Test("every word the widget says by name is in every language's table, with the same keys and the same %d and %@ as English")
+    func widgetWords() throws {
+        let script = try widgetScript()
+        let pattern = try NSRegularExpression(pattern: #"say\("([A-Za-z]+)""#)
+        let named = Set(
+            pattern.matches(in: script, range: NSRange(script.startIndex..., in: script)).compactMap {
+                Range($0.range(at: 1), in: script).map { String(script[$0]) }
+            })
+        #expect(named.count > 20 && named.contains("chooseExactly"), "\(named.sorted())")
+        let english = UIStrings.english.web
+        for key in named.sorted() { #expect(english[key] != nil, "widget.js says \(key), which English lacks") }
+        func marks(_ s: String) -> [String] {
+            var out: [String] = []
+            var rest = Substring(s)
+            while let i = rest.firstIndex(of: "%") {
+                let next = rest.index(after: i)
+                guard next < rest.endIndex else { break }
+                out.append(String(rest[i...next]))
+                rest = rest[rest.index(after: next)...]
+            }
+            return out
+        }
+        for strings in UIStrings.all where strings.language != "en" {
+            #expect(Set(strings.web.keys) == Set(english.keys), "\(strings.language): \(Set(strings.web.keys).symmetricDifference(english.keys).sorted())")
+            for (key, text) in strings.web {
+                #expect(marks(text).sorted() == marks(english[key] ?? "").sorted(), "\(strings.language) \(key): \(text)")
+            }
+        }
     }
 
     @Test("every block field the table sends the web is in the view under its flow-file name, and nothing else is")

@@ -502,6 +502,7 @@ struct ProgramTests {
         }
         #expect(UIStrings.english.chooseRule(least: nil, most: nil) == nil)
         #expect(UIStrings.english.chooseRule(least: 2, most: nil) == "Choose at least 2")
+        #expect(UIStrings.english.chooseRule(least: 2, most: 2) == "Choose 2", "not \"Choose 2 to 2\"")
     }
 
     @Test("A list longer than the screen shows a window under its question that holds the focus, with how many are out of sight")
