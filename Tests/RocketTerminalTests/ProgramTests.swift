@@ -561,6 +561,11 @@ struct ProgramTests {
         #expect(d.terminal.lines.first?.contains("Heads up") == true, "over a conversation that fits: \(d.screen)")
         for _ in 0..<7 { d.keys(.enter) }
         #expect(d.screen.contains("Heads up") && d.screen.contains("Line 7 of the conversation."), "\(d.screen)")
+        // A click lands on the banner where it is drawn now (its regions moved with it).
+        let frame = app.view(width: 59, height: 12, now: clock.now)
+        let bannerRows = frame.hits.filter { if case .banner = $0.target { true } else { false } }.map(\.row)
+        #expect(!bannerRows.isEmpty && bannerRows.allSatisfy { $0 >= frame.buffer.rows.count - 4 }, "\(bannerRows) of \(frame.buffer.rows.count)")
+        #expect(bannerRows.contains { frame.buffer.rowText($0).contains("Heads up") }, "\(bannerRows)")
         let all = d.terminal.allLines
         for k in 0..<8 { #expect(all.filter { $0.contains("Line \(k) of") }.count == 1, "Line \(k): \(all)") }
     }
