@@ -178,6 +178,13 @@ public final class ConversationApp: TerminalProgram {
                 break
             }
             apply(KeyController.handle(key, conversation: host.conversation, ui: &ui))
+            // Text typed or pasted past the field's limit is not kept: said under the field, not
+            // lost unseen (only after such a key: a refusal of the answer keeps its own words).
+            switch key {
+            case .character, .paste:
+                if ui.editor.cut { ui.error = strings.textCut.replacingAll("%d", with: String(LineEditor.limit / 1024)) }
+            default: break
+            }
         case .click(.intent(let intent)): apply(.send(intent))
         case .click(.banner(let tag)): overlay?.send(.tap(tag))
         case .interrupt(let s):

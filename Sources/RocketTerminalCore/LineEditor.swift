@@ -34,6 +34,9 @@ public struct LineEditor: Hashable, Sendable {
     /// The longest text the editor holds, in bytes of UTF-8: a line in line mode has the same cap.
     public static let limit = LineReader.defaultLimit
     private var bytes = 0  // UTF-8 bytes of `characters`
+    /// True when the last key or insertion (a paste, a typed key) was cut at ``limit``: the host
+    /// says so, since an answer sent without the rest would otherwise lose it unseen.
+    public private(set) var cut = false
     private var widths: [UInt8] = []  // the display width of each of `characters`
 
     /// The text.
@@ -43,7 +46,11 @@ public struct LineEditor: Hashable, Sendable {
     /// its cost is the inserted text's, not the whole field's. Text past ``limit`` is dropped.
     public mutating func insert(_ s: String) {
         var room = Self.limit - bytes
-        guard room > 0 else { return }
+        cut = false
+        guard room > 0 else {
+            cut = !s.isEmpty
+            return
+        }
         var new: [Character] = []
         for ch in s {
             var c = ch
@@ -51,7 +58,10 @@ public struct LineEditor: Hashable, Sendable {
             if c == "\t" { c = " " }
             if c.unicodeScalars.contains(where: { Sanitizer.isUnsafe($0) }) { continue }
             let size = c.utf8.count
-            if size > room { break }
+            if size > room {
+                cut = true
+                break
+            }
             room -= size
             new.append(c)
         }
@@ -88,6 +98,7 @@ public struct LineEditor: Hashable, Sendable {
     /// Applies an editing key; returns true when the key was an editing key.
     @discardableResult
     public mutating func handle(_ key: Key) -> Bool {
+        cut = false  // about this key only
         switch key {
         case .character(let c): insert(String(c))
         case .paste(let s): insert(s)

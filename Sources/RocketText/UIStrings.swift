@@ -154,6 +154,9 @@ public struct UIStrings: Sendable, Hashable {
     public var dateForm = "YYYY-MM-DD"
     /// The form a time is typed in, shown in an empty time field.
     public var timeForm = "HH:MM"
+    /// Under a field a paste or a key went past its limit in (`%d`: the limit in KiB): what is
+    /// past it was not kept.
+    public var textCut = "Only the first %d KiB were kept."
     /// Over and under a list longer than the screen: how many options are out of sight that way
     /// (`%d`; drawn after ↑ or ↓).
     public var moreOptions = "%d more"
@@ -212,7 +215,7 @@ public struct UIStrings: Sendable, Hashable {
         timeHint: "↑/↓ 5 分钟 · PgUp/PgDn 小时 · 回车 发送", integerHint: "↑/↓ 1 · PgUp/PgDn 10 · 回车 发送",
         plainMultiline: "请输入回答；只含一个句点（.）的一行表示结束：",
         tooEarly: "请选择 %@ 或更晚的。", tooLate: "请选择 %@ 或更早的。",
-        plainTypeHint: "请输入（%@）：", moreOptions: "还有 %d 项",
+        plainTypeHint: "请输入（%@）：", textCut: "只保留了前 %d KiB。", moreOptions: "还有 %d 项",
         web: [
             "ended": "对话已结束。", "closed": "对话已关闭。", "lost": "这段对话无法继续。", "startAgain": "重新开始", "pause": "暂停", "edit": "修改", "editAnswer": "修改你的回答：%@",
             "continue": "继续", "done": "完成", "chooseRange": "选择 %d 到 %d 项", "chooseExactly": "请选择 %d 项", "chooseAtLeast": "至少选择 %d 项", "chooseUpTo": "最多选择 %d 项",
@@ -252,7 +255,7 @@ public struct UIStrings: Sendable, Hashable {
         integerHint: "↑/↓ 1 · PgUp/PgDn 10 · Invio invia",
         plainMultiline: "Scrivi la risposta; una riga con solo un punto (.) la chiude:",
         tooEarly: "Scegli %@ o più tardi.", tooLate: "Scegli %@ o prima.",
-        plainTypeHint: "Scrivi la risposta (%@):", dateForm: "AAAA-MM-GG", moreOptions: "altri %d",
+        plainTypeHint: "Scrivi la risposta (%@):", dateForm: "AAAA-MM-GG", textCut: "Sono stati tenuti solo i primi %d KiB.", moreOptions: "altri %d",
         web: [
             "ended": "La conversazione è finita.", "closed": "La conversazione è stata chiusa.", "lost": "Questa conversazione non può continuare.",
             "startAgain": "Ricomincia", "pause": "Pausa",

@@ -591,6 +591,27 @@ struct ProgramTests {
         #expect(whole.contains("Action 1 ") && whole.contains("Action 25") && !whole.contains("more"), "\(whole)")
     }
 
+    @Test("A paste past the field's limit keeps what fits and says so under the field; the next edit clears the words")
+    func pasteCut() throws {
+        let clock = ManualClock()
+        var g = RocketGraph()
+        g.root = g.add(RocketNode(id: "name", content: .textInput(RocketInputNode(text: "Name?", buttonTitle: "OK"))))
+        let c = Conversation(graph: g, options: ConversationOptions(timing: .instant))
+        let app = ConversationApp(host: ConversationHost(conversation: c, clock: clock), strings: .english, depth: .none)
+        let d = Driver(app, clock: clock)
+        d.send(.key(.paste(String(repeating: "a", count: LineEditor.limit - 2))))
+        #expect(!d.screen.contains("were kept"), "a paste that fits says nothing")
+        d.send(.key(.paste("bcd")))
+        #expect(d.screen.contains("Only the first 64 KiB were kept."), "\(d.screen)")
+        d.keys(.backspace)
+        #expect(!d.screen.contains("were kept"), "\(d.screen)")
+        var editor = LineEditor()
+        editor.insert(String(repeating: "é", count: LineEditor.limit / 2 + 1))
+        #expect(editor.cut && editor.text.utf8.count == LineEditor.limit)
+        editor.insert("")
+        #expect(!editor.cut, "nothing to insert, nothing cut")
+    }
+
     @Test("Type-ahead: the next title after the focus that begins with the letter, going round, in any case, past what is not allowed")
     func typeAhead() {
         let titles = ["Tea", "cake", "Coffee", "Milk", "Cocoa"]
