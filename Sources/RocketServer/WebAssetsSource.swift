@@ -8,6 +8,7 @@ extension WebAssets {
         "use strict";
         var core = {
         varLimits: { count: 64, nameBytes: 64, valueBytes: 1024 },
+        answerBytes: 8192,
         isVarName: function (name) {
         return typeof name === "string" && name.length >= 1 && name.length <= core.varLimits.nameBytes && /^[A-Za-z0-9_.-]+$/.test(name);
         },
@@ -1023,7 +1024,17 @@ extension WebAssets {
         form.addEventListener("submit", function (ev) {
         ev.preventDefault();
         var bad = field.validity && field.validity.badInput;
-        self.send({ intent: "submit", text: bad ? "?" : field.value });
+        var text = bad ? "?" : field.value;
+        if (core.utf8Bytes(text) > core.answerBytes) {
+        var mine = form.querySelector(".rk-error") || form.appendChild(el("p", "rk-error", ""));
+        mine.id = fid + "-error";
+        mine.setAttribute("role", "alert");
+        mine.textContent = say("answerTooLong");
+        field.setAttribute("aria-invalid", "true");
+        field.setAttribute("aria-describedby", mine.id + (keys ? " " + keys.id : ""));
+        return;
+        }
+        self.send({ intent: "submit", text: text });
         });
         field.noValidate = true;
         form.noValidate = true;

@@ -940,6 +940,16 @@ def multiline_answer(browser, server):
     hint = page.locator("#" + area.get_attribute("aria-describedby"))
     assert hint.text_content() == "Ctrl+Enter sends", hint.text_content()
     audit(page, "multiline: empty")
+    # Longer than the server takes (8 KiB): refused in the visitor's words, on the field, and
+    # nothing is sent (the server's answer would be a developer's message).
+    area.fill("é" * 4097)
+    area.press("Control+Enter")
+    page.wait_for_function("() => (document.querySelector('.rk-error') || {}).textContent === 'That answer is too long; please shorten it.'",
+                           timeout=TIMEOUT)
+    assert area.get_attribute("aria-invalid") == "true"
+    assert page.locator(".rk-error").get_attribute("id") in area.get_attribute("aria-describedby").split()
+    assert not sent, f"nothing was sent: {sent}"
+    area.fill("")
     area.press("Control+Enter")  # empty: the flow requires an answer
     err = page.locator(".rk-error")
     err.wait_for(timeout=TIMEOUT)

@@ -28,13 +28,15 @@ private func webFields(_ object: FlowObjectInfo) -> Set<String> {
 
 @Suite("The view's fields come from the flow format's table, and the widget reads those")
 struct ViewFieldTests {
-    @Test("the widget's limits on a start's variables are the server's (RocketLimits)")
+    @Test("the widget's limits on a start's variables and on a typed answer are the server's (RocketLimits)")
     func variableLimits() throws {
         let script = try widgetScript()
         let expected =
             "varLimits: { count: \(RocketLimits.startVariables), nameBytes: \(RocketLimits.startVariableNameBytes), "
             + "valueBytes: \(RocketLimits.startVariableValueBytes) }"
         #expect(script.contains(expected), "widget.js should say \(expected)")
+        let answer = "answerBytes: \(RocketLimits.submittedTextBytes),"
+        #expect(script.contains(answer), "widget.js should say \(answer)")
     }
 
     @Test("every word the widget says by name is in every language's table, with the same keys and the same %d and %@ as English")

@@ -11,6 +11,8 @@
      * startVariableNameBytes, startVariableValueBytes; a Swift test checks they agree).
      */
     varLimits: { count: 64, nameBytes: 64, valueBytes: 1024 },
+    /** The longest typed answer the server takes, in bytes of UTF-8 (RocketLimits.submittedTextBytes). */
+    answerBytes: 8192,
     /** True for a name a start's variable may have: letters, digits, '_', '.' or '-' (ASCII, so bytes). */
     isVarName: function (name) {
       return typeof name === "string" && name.length >= 1 && name.length <= core.varLimits.nameBytes && /^[A-Za-z0-9_.-]+$/.test(name);
@@ -1263,7 +1265,19 @@
             // A number field hides text that is not a number (its value is ""): a text that is
             // none stands for it, so the server refuses it with the flow's own message.
             var bad = field.validity && field.validity.badInput;
-            self.send({ intent: "submit", text: bad ? "?" : field.value });
+            var text = bad ? "?" : field.value;
+            // Longer than the server takes: said in the visitor's words, as a refusal is, and
+            // nothing is sent (the server's answer would be a developer's message).
+            if (core.utf8Bytes(text) > core.answerBytes) {
+              var mine = form.querySelector(".rk-error") || form.appendChild(el("p", "rk-error", ""));
+              mine.id = fid + "-error";
+              mine.setAttribute("role", "alert");
+              mine.textContent = say("answerTooLong");
+              field.setAttribute("aria-invalid", "true");
+              field.setAttribute("aria-describedby", mine.id + (keys ? " " + keys.id : ""));
+              return;
+            }
+            self.send({ intent: "submit", text: text });
           });
           field.noValidate = true;
           form.noValidate = true;
