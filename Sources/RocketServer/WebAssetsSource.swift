@@ -695,7 +695,10 @@ extension WebAssets {
         return;
         }
         if (r.status === 429) self.say(say("slowDown"));
-        else if (r.status >= 400 && r.status !== 422 && r.status !== 409) self.say(r.data && r.data.error ? r.data.error.message : say("wentWrong"));
+        else if (r.status >= 400 && r.status !== 422 && r.status !== 409) {
+        if (r.data && r.data.error && window.console) window.console.warn("RocketAlert: " + r.data.error.message);
+        self.say(say("wentWrong"));
+        }
         var next = core.afterAnswer(intent, self.queued, r.status);
         self.queued = null;
         if (next) self.send(next);

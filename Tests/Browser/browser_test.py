@@ -979,6 +979,27 @@ def multiline_answer(browser, server):
     context.close()
 
 
+def developer_messages(browser, server):
+    """An answer the server turns away for a reason the visitor cannot mend (a 400) is said in the
+    visitor's words; the server's own message goes to the console for the site's developer."""
+    context = browser.new_context(reduced_motion="reduce")
+    page = context.new_page()
+    warnings = []
+    page.on("console", lambda m: warnings.append(m.text) if m.type == "warning" else None)
+    raw = '"submit" needs "text", a string of at most 8192 bytes'
+    page.route("**/intents", lambda route: route.fulfill(
+        status=400, content_type="application/json", body=json.dumps({"error": {"code": "bad-field", "message": raw}})))
+    page.goto(server.url + "play/notes")
+    area = page.get_by_label("Anything else?")
+    area.wait_for(timeout=TIMEOUT)
+    area.fill("A long enough answer, surely.")
+    area.press("Control+Enter")
+    page.get_by_text("Something went wrong.").wait_for(timeout=TIMEOUT)
+    assert raw not in page.locator("body").inner_text(), "the API's message is not the visitor's"
+    assert any(raw in w for w in warnings), f"the developer finds it in the console: {warnings}"
+    context.close()
+
+
 def links(browser, server):
     """A button that opens a page is a link while it can be pressed: a click or Enter opens the
     page in a new tab that cannot reach back (noopener) and answers the block, so the flow goes
@@ -1394,6 +1415,7 @@ def main():
                 ("data-vars: the page's flow variables, inline and in the launcher; an unreadable one shows nothing and says why", lambda: data_vars(browser, flows)),
                 ("right to left: an Arabic flow laid out from the right, its words marked; the launcher on an Arabic page; a Hebrew reply", lambda: right_to_left(browser, flows)),
                 ("a multi-line answer: a text area, Enter a new line, Ctrl+Enter sends", lambda: multiline_answer(browser, flows)),
+                ("a 400 is said in the visitor's words; the server's message goes to the console", lambda: developer_messages(browser, flows)),
                 ("buttons that open pages: links in a new tab, noopener, said to screen readers; the flow goes on", lambda: links(browser, flows)),
                 ("a picture choice: options with pictures, named by their titles, side by side where there is room", lambda: picture_choice(browser, flows)),
                 ("a rating from 0 to 10: eleven radios from 0, arrows pick 0, the reply says 0 / 10", lambda: nps_rating(browser, flows)),

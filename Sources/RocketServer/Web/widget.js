@@ -898,7 +898,12 @@
         return;
       }
       if (r.status === 429) self.say(say("slowDown"));
-      else if (r.status >= 400 && r.status !== 422 && r.status !== 409) self.say(r.data && r.data.error ? r.data.error.message : say("wentWrong"));
+      else if (r.status >= 400 && r.status !== 422 && r.status !== 409) {
+        // The visitor is told in their words; the server's own message is for the site's
+        // developer, in the console.
+        if (r.data && r.data.error && window.console) window.console.warn("RocketAlert: " + r.data.error.message);
+        self.say(say("wentWrong"));
+      }
       var next = core.afterAnswer(intent, self.queued, r.status);
       self.queued = null;
       if (next) self.send(next);
