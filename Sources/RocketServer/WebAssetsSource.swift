@@ -654,7 +654,11 @@ extension WebAssets {
         if (!view) return;
         self.render(view);
         self.listen(view.id);
-        }).catch(function (e) { self.say(say("couldNotStart", [e.message])); });
+        }).catch(function (e) {
+        if (self.options.page) { self.say(say("couldNotStart", [e.message])); return; }
+        if (window.console) window.console.warn("RocketAlert: the conversation could not start: " + e.message);
+        self.root.classList.add("rk-hidden");
+        });
         };
         Widget.prototype.say = function (text, fallback) {
         this.status.textContent = text || fallback || "";

@@ -997,6 +997,16 @@ def developer_messages(browser, server):
     page.get_by_text("Something went wrong.").wait_for(timeout=TIMEOUT)
     assert raw not in page.locator("body").inner_text(), "the API's message is not the visitor's"
     assert any(raw in w for w in warnings), f"the developer finds it in the console: {warnings}"
+    # A site's page whose flow cannot start (no such flow) shows the visitor nothing; the
+    # developer reads why in the console.
+    warnings.clear()
+    page.route(server.url + "site.html", lambda route: route.fulfill(status=200, content_type="text/html", body=(
+        '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Site</title></head><body><main><h1>Site</h1>'
+        '<div id="chat"></div></main><script src="/widget.js" data-flow="nosuch" data-target="#chat"></script></body></html>')))
+    page.goto(server.url + "site.html")
+    page.wait_for_function("() => document.querySelector('.rk-hidden') !== null", timeout=TIMEOUT)
+    assert "could not start" not in page.locator("body").inner_text()
+    assert any("could not start" in w and "nosuch" in w for w in warnings), f"{warnings}"
     context.close()
 
 
@@ -1415,7 +1425,8 @@ def main():
                 ("data-vars: the page's flow variables, inline and in the launcher; an unreadable one shows nothing and says why", lambda: data_vars(browser, flows)),
                 ("right to left: an Arabic flow laid out from the right, its words marked; the launcher on an Arabic page; a Hebrew reply", lambda: right_to_left(browser, flows)),
                 ("a multi-line answer: a text area, Enter a new line, Ctrl+Enter sends", lambda: multiline_answer(browser, flows)),
-                ("a 400 is said in the visitor's words; the server's message goes to the console", lambda: developer_messages(browser, flows)),
+                ("a 400 is said in the visitor's words, a start that fails on a site's page shows nothing; the server's words go to the console",
+                 lambda: developer_messages(browser, flows)),
                 ("buttons that open pages: links in a new tab, noopener, said to screen readers; the flow goes on", lambda: links(browser, flows)),
                 ("a picture choice: options with pictures, named by their titles, side by side where there is room", lambda: picture_choice(browser, flows)),
                 ("a rating from 0 to 10: eleven radios from 0, arrows pick 0, the reply says 0 / 10", lambda: nps_rating(browser, flows)),

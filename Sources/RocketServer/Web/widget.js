@@ -849,7 +849,14 @@
       if (!view) return;
       self.render(view);
       self.listen(view.id);
-    }).catch(function (e) { self.say(say("couldNotStart", [e.message])); });
+    }).catch(function (e) {
+      // The flow's own page (/play) says why; a site's page shows nothing of a conversation
+      // that cannot start (as of one that may not start now) and tells its developer in the
+      // console, since the reason is the server's words, not the visitor's.
+      if (self.options.page) { self.say(say("couldNotStart", [e.message])); return; }
+      if (window.console) window.console.warn("RocketAlert: the conversation could not start: " + e.message);
+      self.root.classList.add("rk-hidden");
+    });
   };
 
   Widget.prototype.say = function (text, fallback) {
