@@ -334,14 +334,20 @@ struct ControllerTests {
         #expect(steppedTime("00:20", by: -60, input: open, now: nil) == "00:00")
     }
 
-    @Test("A multi-line input: Enter starts a line, Ctrl-D sends the lines; the field grows and the hint says so")
-    func multiline() throws {
+    /// A started conversation of one multi-line input ("notes") without an author.
+    static func notes() -> Conversation {
         var input = RocketInputNode(text: "Notes?", buttonTitle: "OK")
         input.multiline = true
         var g = RocketGraph()
         g.root = g.add(RocketNode(id: "notes", content: .textInput(input)))
         var c = Conversation(graph: g, author: RocketAuthor(image: nil, name: ""), options: ConversationOptions(timing: .instant))
         c.start(at: 0)
+        return c
+    }
+
+    @Test("A multi-line input: Enter starts a line, Ctrl-D sends the lines; the field grows and the hint says so")
+    func multiline() throws {
+        var c = Self.notes()
         var ui = ConversationUI()
         for ch in "ab" { _ = KeyController.handle(.character(ch), conversation: c, ui: &ui) }
         #expect(KeyController.handle(.enter, conversation: c, ui: &ui) == .redraw)
@@ -361,12 +367,7 @@ struct ControllerTests {
 
     @Test("A multi-line field on a short screen shows no more rows than fit under its question: the cursor stays in sight")
     func multilineShortScreen() throws {
-        var input = RocketInputNode(text: "Notes?", buttonTitle: "OK")
-        input.multiline = true
-        var g = RocketGraph()
-        g.root = g.add(RocketNode(id: "notes", content: .textInput(input)))
-        var c = Conversation(graph: g, author: RocketAuthor(image: nil, name: ""), options: ConversationOptions(timing: .instant))
-        c.start(at: 0)
+        let c = Self.notes()
         var ui = ConversationUI()
         _ = KeyController.handle(.paste((1...10).map { "line \($0)" }.joined(separator: "\n")), conversation: c, ui: &ui)
         for _ in 0..<8 { _ = KeyController.handle(.up, conversation: c, ui: &ui) }
