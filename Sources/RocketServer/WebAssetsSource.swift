@@ -639,7 +639,9 @@ extension WebAssets {
         self.root.classList.add("rk-hidden");
         return null;
         }
-        throw new Error(r.data && r.data.error ? r.data.error.message : "the server answered " + r.status);
+        var failure = new Error(r.data && r.data.error ? r.data.error.message : "the server answered " + r.status);
+        failure.told = !!(r.data && r.data.error && r.data.error.code === "origin-not-allowed");
+        throw failure;
         }).finally(function () { if (!started) countShown(-1); });
         };
         var resume = saved && /^[0-9a-f]{32}$/.test(saved)
@@ -656,7 +658,13 @@ extension WebAssets {
         self.listen(view.id);
         }).catch(function (e) {
         if (self.options.page) { self.say(say("couldNotStart", [e.message])); return; }
-        if (window.console) window.console.warn("RocketAlert: the conversation could not start: " + e.message);
+        if (window.console && !e.told) {
+        var here = window.location.origin;
+        var why = e instanceof TypeError
+        ? e.message + " (the server cannot be reached, or does not let pages from " + here + " use it: rocket serve --allow-origin " + here + ")"
+        : e.message;
+        window.console.warn("RocketAlert: the conversation could not start: " + why);
+        }
         self.root.classList.add("rk-hidden");
         });
         };

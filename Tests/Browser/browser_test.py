@@ -1008,6 +1008,23 @@ def developer_messages(browser, server):
     assert "could not start" not in page.locator("body").inner_text()
     assert any("could not start" in w and "nosuch" in w for w in warnings), f"{warnings}"
     context.close()
+    # A site the server does not allow (no --allow-origin for it): the visitor sees nothing; the
+    # developer is told once, with the flag to add (the browser hides the refusal itself). The
+    # page is another origin on this machine, let reach the loopback server.
+    context = browser.new_context(reduced_motion="reduce")
+    context.grant_permissions(["local-network-access"])
+    page = context.new_page()
+    warnings = []
+    page.on("console", lambda m: warnings.append(m.text) if m.type == "warning" else None)
+    page.route("http://localhost:9/**", lambda route: route.fulfill(status=200, content_type="text/html", body=(
+        '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Site</title></head><body><main><h1>Site</h1>'
+        f'<div id="chat"></div></main><script src="{server.url}widget.js" data-flow="hello" data-target="#chat"></script></body></html>')))
+    page.goto("http://localhost:9/page.html")
+    page.wait_for_function("() => document.querySelector('.rk-hidden') !== null", timeout=TIMEOUT)
+    told = [w for w in warnings if "RocketAlert" in w]
+    assert len(told) == 1 and "--allow-origin http://localhost:9" in told[0], f"once, with the flag to add: {warnings}"
+    assert "could not start" not in page.locator("body").inner_text()
+    context.close()
 
 
 def links(browser, server):

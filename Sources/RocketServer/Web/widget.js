@@ -833,7 +833,10 @@
           self.root.classList.add("rk-hidden");
           return null;
         }
-        throw new Error(r.data && r.data.error ? r.data.error.message : "the server answered " + r.status);
+        var failure = new Error(r.data && r.data.error ? r.data.error.message : "the server answered " + r.status);
+        // A refused origin was told to the console where it was answered: not twice.
+        failure.told = !!(r.data && r.data.error && r.data.error.code === "origin-not-allowed");
+        throw failure;
       }).finally(function () { if (!started) countShown(-1); });
     };
     var resume = saved && /^[0-9a-f]{32}$/.test(saved)
@@ -854,7 +857,15 @@
       // that cannot start (as of one that may not start now) and tells its developer in the
       // console, since the reason is the server's words, not the visitor's.
       if (self.options.page) { self.say(say("couldNotStart", [e.message])); return; }
-      if (window.console) window.console.warn("RocketAlert: the conversation could not start: " + e.message);
+      if (window.console && !e.told) {
+        // A page the server does not let in cannot read why (the browser hides the refusal and
+        // says only that the fetch failed): name what to check, with this page's origin.
+        var here = window.location.origin;
+        var why = e instanceof TypeError
+          ? e.message + " (the server cannot be reached, or does not let pages from " + here + " use it: rocket serve --allow-origin " + here + ")"
+          : e.message;
+        window.console.warn("RocketAlert: the conversation could not start: " + why);
+      }
       self.root.classList.add("rk-hidden");
     });
   };
