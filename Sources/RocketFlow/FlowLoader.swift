@@ -860,8 +860,9 @@ struct FlowDecoder {
         guard let k = tape.index(ofKey: typeNode, in: blockWords) else {
             let type = tape.string(typeNode) ?? ""
             let kinds = format.blocks.map { "\"\($0.kind.rawValue)\"" }.sorted().joined(separator: ", ")
+            let hint = Suggestions.closest(to: type, in: format.blocks.map(\.kind.rawValue)).map { "did you mean \(FlowDiagnostic.quoted($0))? " } ?? ""
             error(
-                "unknown-block-type", "unknown block type \(FlowDiagnostic.quoted(type)); use one of \(kinds)", path: path.child("type"),
+                "unknown-block-type", "unknown block type \(FlowDiagnostic.quoted(type)); \(hint)use one of \(kinds)", path: path.child("type"),
                 at: tape.offset(typeNode))
             return nil
         }

@@ -53,13 +53,23 @@ struct TextHelpersTests {
 
 @Suite("Hints for names: the nearest within two edits, without measuring what cannot be near")
 struct SuggestionTests {
-    @Test("The nearest name within two edits, ties broken by name; none past two")
+    @Test("The nearest name within two edits and a third of the word, ties broken by name; none past them")
     func nearest() {
         #expect(Suggestions.closest(to: "nxt", in: ["next", "text", "nest"]) == "next")
         #expect(Suggestions.closest(to: "tet", in: ["text", "test"]) == "test")  // a tie: the first by name
         #expect(Suggestions.closest(to: "NEXT", in: ["next"]) == "next")
         #expect(Suggestions.closest(to: "abcdef", in: ["abc", "xyzdef"]) == nil)
         #expect(Suggestions.closest(to: "plian", in: ["plain", "json"]) == "plain")
+        // Short words: one edit at most, so a hint has something in common with the word.
+        #expect(Suggestions.closest(to: "zz", in: ["a", "b"]) == nil)
+        #expect(Suggestions.closest(to: "b", in: ["a"]) == nil, "one letter for another is a guess")
+        #expect(Suggestions.closest(to: "ab", in: ["abc"]) == "abc")
+        #expect(Suggestions.closest(to: "txt", in: ["text", "tax"]) == "text")  // "tax" is two edits away
+        #expect(Suggestions.closest(to: "plya", in: ["play", "lint"]) == "play")
+        // Two neighbours swapped are one edit, the commonest typo.
+        #expect(Suggestions.editDistance("aks", "ask") == 1 && Suggestions.editDistance("titel", "title") == 1)
+        #expect(Suggestions.editDistance("abc", "ca") == 3 && Suggestions.editDistance("kitten", "sitting") == 3)
+        #expect(Suggestions.closest(to: "aks", in: ["ask", "bye"]) == "ask")
     }
 
     @Test("Long names get no hint and long candidates are passed over (two 60,000-character names took 40 s to measure)")

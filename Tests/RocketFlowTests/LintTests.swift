@@ -332,8 +332,11 @@ struct LintTests {
 
     @Test("Diagnostics format as FILE:LINE:COL: severity: message")
     func formatting() {
-        let d = FlowLoader.load(#"{"version": 1, "blocks": [{"id": "a", "type": "text", "text": "x", "next": "b"}]}"#).diagnostics[0]
-        #expect(d.formatted(file: "f.json") == "f.json:1:76: error: no block has the id \"b\"; did you mean \"a\"? (blocks[0].next)")
+        let d = FlowLoader.load(#"{"version": 1, "blocks": [{"id": "ask", "type": "text", "text": "x", "next": "aks"}]}"#).diagnostics[0]
+        #expect(d.formatted(file: "f.json") == "f.json:1:78: error: no block has the id \"aks\"; did you mean \"ask\"? (blocks[0].next)")
+        // One letter for another is a guess, not a hint.
+        let guess = FlowLoader.load(#"{"version": 1, "blocks": [{"id": "a", "type": "text", "text": "x", "next": "b"}]}"#).diagnostics[0]
+        #expect(guess.formatted(file: "f.json") == "f.json:1:76: error: no block has the id \"b\" (blocks[0].next)")
     }
 }
 
