@@ -325,15 +325,23 @@ package enum FileIO {
         removeStaleTemporaries(of: path)
         if path != requested { removeStaleTemporaries(of: requested) }
         let temporary = path + temporarySuffix + String(getpid())
-        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, access.creationMode)
+        var old = stat()
+        let replaced = replacing && stat(path, &old) == 0 && (old.st_mode & S_IFMT) == S_IFREG
+        // Taking the place of a file, the copy is its owner's alone until it has that file's mode:
+        // never, even for a moment, readable by more than the file it replaces.
+        // Made new, never opened through a link or over another's file: one planted under this
+        // name in a shared folder (a link to a file of the person running rocket) is not
+        // followed, and a name that cannot be taken is a failure.
+        unlink(temporary)
+        let fd = open(
+            temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, replaced ? FileAccess.owner.creationMode : access.creationMode)
         guard fd >= 0 else { return .failure(Failure(errno)) }
         func fail(_ code: Int32) -> Result<Void, Failure> {
             close(fd)
             unlink(temporary)
             return .failure(Failure(code))
         }
-        var old = stat()
-        if replacing, stat(path, &old) == 0, (old.st_mode & S_IFMT) == S_IFREG {
+        if replaced {
             // Owner and group first: a change of owner clears the set-id bits the mode then sets.
             if old.st_uid != geteuid() || old.st_gid != getegid() { _ = fchown(fd, old.st_uid, old.st_gid) }
             guard fchmod(fd, old.st_mode & 0o7777) == 0 else { return fail(errno) }
