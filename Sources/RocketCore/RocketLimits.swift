@@ -211,7 +211,8 @@ public enum RocketLimits {
             name: "renderedTextBytes", value: size(renderedTextBytes), bounds: "a text as shown, placeholders filled (and a snapshot's strings)",
             past: "cut at a character, ending in …"),
         Entry(
-            name: "lineBytes", value: size(lineBytes), bounds: "a line read from a terminal or a pipe", past: "the line is refused and the rest of it skipped"),
+            name: "lineBytes", value: size(lineBytes), bounds: "a line read from a terminal or a pipe; the text of a field in the terminal",
+            past: "the line is refused and the rest of it skipped; a field keeps what fits and says so"),
         Entry(name: "choiceOptions", value: "\(choiceOptions)", bounds: "options of a `choice` block", past: "a lint error (`too-many-options`)"),
         Entry(
             name: "chooseOptions", value: number(chooseOptions), bounds: "options of `rocket choose` (arguments or lines of standard input)",
@@ -282,7 +283,9 @@ public enum RocketLimits {
             past: "further titles are not kept: those options are named by their place"),
         Entry(name: "actionOutputBytes", value: size(actionOutputBytes), bounds: "output of an `--on-action` command shown in the terminal", past: "cut"),
         Entry(name: "requestBodyBytes", value: size(requestBodyBytes), bounds: "a request body of `rocket serve`", past: "413"),
-        Entry(name: "submittedTextBytes", value: size(submittedTextBytes), bounds: "a typed answer sent to `rocket serve`", past: "400"),
+        Entry(
+            name: "submittedTextBytes", value: size(submittedTextBytes), bounds: "a typed answer sent to `rocket serve`",
+            past: "400; the widget refuses it on the field and sends nothing"),
         Entry(
             name: "startVariables", value: "\(startVariables)",
             bounds: "variables a start gives `rocket serve` (`vars`; the widget's `data-vars` and page address)",
