@@ -12,6 +12,12 @@ extension WebAssets {
         isVarName: function (name) {
         return typeof name === "string" && name.length >= 1 && name.length <= core.varLimits.nameBytes && /^[A-Za-z0-9_.-]+$/.test(name);
         },
+        chooseRule: function (min, max) {
+        if (!min && !max) return null;
+        if (!min) return { key: "chooseUpTo", args: [max] };
+        if (!max) return { key: "chooseAtLeast", args: [min] };
+        return min === max ? { key: "chooseExactly", args: [min] } : { key: "chooseRange", args: [min, max] };
+        },
         utf8Bytes: function (text) { return unescape(encodeURIComponent(text)).length; },
         isVisitorID: function (v) { return typeof v === "string" && /^[A-Za-z0-9._:-]{1,128}$/.test(v); },
         isToken: function (t) { return typeof t === "string" && /^anon\.[0-9a-f]{32}\.[0-9a-f]{64}$/.test(t); },
@@ -1114,12 +1120,8 @@ extension WebAssets {
         if (item.labels.low) inputs[0].setAttribute("aria-describedby", low.id);
         if (item.labels.high) inputs[inputs.length - 1].setAttribute("aria-describedby", high.id);
         }
-        if (!rating && (item.min || item.max)) {
-        var words = !item.min ? say("chooseUpTo", [item.max]) : !item.max ? say("chooseAtLeast", [item.min])
-        : item.min === item.max ? say("chooseExactly", [item.min]) : say("chooseRange", [item.min, item.max]);
-        var rule = ownWords(self, el("p", "rk-hint-line", words));
-        fs.appendChild(rule);
-        }
+        var chooseRule = rating ? null : core.chooseRule(item.min, item.max);
+        if (chooseRule) fs.appendChild(ownWords(self, el("p", "rk-hint-line", say(chooseRule.key, chooseRule.args))));
         if (active && v.inputError) {
         var err = el("p", "rk-error", v.inputError);
         err.setAttribute("role", "alert");

@@ -441,3 +441,11 @@ test("data-vars: a JSON object of flow variables, checked as the server will tak
   assert.equal(Object.keys(core.queryVars("?" + Array.from({ length: L.count + 5 }, (_, i) => "v" + i + "=1").join("&"))).length, L.count);
   assert.deepEqual(core.mergeVars({ a: "1", b: "2" }, { b: "3" }), { a: "1", b: "3" }, "the address's over the tag's");
 });
+
+test("a multiple choice's rule: the words' key and numbers, as the terminal says it", () => {
+  assert.equal(core.chooseRule(undefined, undefined), null);
+  assert.deepEqual(core.chooseRule(undefined, 2), { key: "chooseUpTo", args: [2] });
+  assert.deepEqual(core.chooseRule(2, undefined), { key: "chooseAtLeast", args: [2] });
+  assert.deepEqual(core.chooseRule(2, 3), { key: "chooseRange", args: [2, 3] });
+  assert.deepEqual(core.chooseRule(2, 2), { key: "chooseExactly", args: [2] }, "not \"Choose 2 to 2\"");
+});

@@ -17,6 +17,17 @@
     isVarName: function (name) {
       return typeof name === "string" && name.length >= 1 && name.length <= core.varLimits.nameBytes && /^[A-Za-z0-9_.-]+$/.test(name);
     },
+    /**
+     * The words of a multiple choice's rule, as the terminal says it (UIStrings.chooseRule): the
+     * key of the widget's words and its numbers, or null without bounds ("Choose 2", not "Choose
+     * 2 to 2").
+     */
+    chooseRule: function (min, max) {
+      if (!min && !max) return null;
+      if (!min) return { key: "chooseUpTo", args: [max] };
+      if (!max) return { key: "chooseAtLeast", args: [min] };
+      return min === max ? { key: "chooseExactly", args: [min] } : { key: "chooseRange", args: [min, max] };
+    },
     /** The UTF-8 bytes of a text, as the server counts them. */
     utf8Bytes: function (text) { return unescape(encodeURIComponent(text)).length; },
     /** True for the visitor ids the server takes: 1–128 letters, digits, '.', '_', ':' or '-'. */
@@ -1379,13 +1390,8 @@
       if (item.labels.low) inputs[0].setAttribute("aria-describedby", low.id);
       if (item.labels.high) inputs[inputs.length - 1].setAttribute("aria-describedby", high.id);
     }
-    if (!rating && (item.min || item.max)) {
-      // As the terminal says it (UIStrings.chooseRule): "Choose 2", not "Choose 2 to 2".
-      var words = !item.min ? say("chooseUpTo", [item.max]) : !item.max ? say("chooseAtLeast", [item.min])
-        : item.min === item.max ? say("chooseExactly", [item.min]) : say("chooseRange", [item.min, item.max]);
-      var rule = ownWords(self, el("p", "rk-hint-line", words));
-      fs.appendChild(rule);
-    }
+    var chooseRule = rating ? null : core.chooseRule(item.min, item.max);
+    if (chooseRule) fs.appendChild(ownWords(self, el("p", "rk-hint-line", say(chooseRule.key, chooseRule.args))));
     if (active && v.inputError) {
       var err = el("p", "rk-error", v.inputError);
       err.setAttribute("role", "alert");
