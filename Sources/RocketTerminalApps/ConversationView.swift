@@ -342,8 +342,13 @@ public struct ConversationView: Sendable {
     /// The options of a list drawn now: all of them, unless the block is in use on a screen
     /// too short for them under the `used` rows (its question, and what follows the list). Then
     /// a window of them (a row above and one below say how many are out of sight) that holds
-    /// the focus, moved from where it last stood only as far as the focus needs.
-    private func listWindow(count: Int, focus: Int, index: Int, active: Bool, used: Int, lists: inout [Int: Range<Int>]) -> Range<Int> {
+    /// the focus, moved from where it last stood only as far as the focus needs. A list left
+    /// unanswered (Ctrl-C, Esc, the end of input) keeps the window it had, so the scrollback
+    /// holds what was on the screen, not every option.
+    private func listWindow(
+        count: Int, focus: Int, index: Int, active: Bool, answered: Bool, used: Int, lists: inout [Int: Range<Int>]
+    ) -> Range<Int> {
+        if !active, !answered, let kept = lists[index], kept.upperBound <= count { return kept }
         guard active, let height, count > height - used else {
             lists[index] = nil
             return 0..<count
@@ -440,7 +445,7 @@ public struct ConversationView: Sendable {
             let errorLines = active && ui.blockIndex == index ? ui.error.map { TextWrap.wrap($0, width: width - ConversationView.gutter) } ?? [] : []
             // Under the list: the rule, Done, a refusal and the key hint.
             let shown = listWindow(
-                count: choice.options.count, focus: ui.focus, index: index, active: active,
+                count: choice.options.count, focus: ui.focus, index: index, active: active, answered: chosen != nil,
                 used: screen.rows.count - before + ruleLines.count + 1 + errorLines.count + 1, lists: &lists)
             moreRow(above: shown.lowerBound, of: choice.options.count, shown: shown, into: &screen)
             for (k, option) in choice.options.enumerated() where shown.contains(k) {
@@ -516,7 +521,8 @@ public struct ConversationView: Sendable {
             if let chosen = c.chosenOptions[index], options.indices.contains(chosen) { options = [options[chosen]] }
             // Under the list: the key hint.
             let shown = listWindow(
-                count: options.count, focus: ui.focus, index: index, active: active, used: screen.rows.count - before + 1, lists: &lists)
+                count: options.count, focus: ui.focus, index: index, active: active, answered: c.chosenOptions[index] != nil,
+                used: screen.rows.count - before + 1, lists: &lists)
             moreRow(above: shown.lowerBound, of: options.count, shown: shown, into: &screen)
             drawButtons(
                 Array(options[shown]), first: shown.lowerBound, index: index, c: c, ui: ui, active: active, list: true, badge: badge,

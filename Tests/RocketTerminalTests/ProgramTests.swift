@@ -546,6 +546,30 @@ struct ProgramTests {
         #expect(all.filter { $0.contains("[ Option 40 ]") }.count == 1 && !all.contains { $0.contains("more") }, "\(all)")
     }
 
+    @Test("A long list left unanswered (Ctrl-C, Esc) leaves the window that was on the screen in the scrollback, not every option")
+    func longListLeftUnanswered() throws {
+        let clock = ManualClock()
+        let titles = (1...40).map { "Option \($0)" }
+        for multiple in [false, true] {
+            for ending in [ProgramEvent<ConversationTarget>.interrupt(signal: 2), .key(.escape)] {
+                var g = RocketGraph()
+                var list = RocketChoiceNode(text: "Which one?", options: titles.map { RocketButtonNode(title: $0) })
+                list.multiple = multiple
+                g.root = g.add(RocketNode(id: "one", content: .choice(list)))
+                let c = Conversation(graph: g, options: ConversationOptions(timing: .instant))
+                let d = Driver(
+                    ConversationApp(host: ConversationHost(conversation: c, clock: clock), strings: .english, depth: .none), clock: clock, height: 12)
+                for _ in 0..<9 { d.keys(.down) }
+                d.send(ending)
+                #expect(d.app.outcome != nil)
+                let all = d.terminal.allLines
+                let shown = all.filter { $0.contains("Option ") }
+                #expect(shown.count <= 12 && all.contains { $0.contains("Option 10") }, "multiple \(multiple), \(ending): \(all)")
+                #expect(!all.contains { $0.contains("Option 40") } && all.contains { $0.contains("↓ ") && $0.contains(" more") }, "\(all)")
+            }
+        }
+    }
+
     @Test("A banner over a conversation taller than the screen goes under it, in sight; no row of the conversation is lost")
     func bannerUnderTallConversation() throws {
         let clock = ManualClock()
