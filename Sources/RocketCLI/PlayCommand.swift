@@ -753,7 +753,9 @@ enum PlayCommand {
             log?.variant = exposure.variant
         }
         // A fresh start is a conversation's first record (a resumed one goes on where it was).
-        if resume == nil { log?.write(RocketEvent.started(flow: flowName, version: version ?? String(conversation.graph.contentHash.prefix(12)))) }
+        // Its version is the flow's identity, as the server's is: not the graph with its pictures
+        // taken relative to the folder it was played from.
+        if resume == nil { log?.write(RocketEvent.started(flow: flowName, version: version ?? String(flowIdentity(doc).prefix(12)))) }
         let hooks = options.hooks
         let printActions = options.printActions
         let strings = options.lang.map { UIStrings.forEnvironment(["LANG": $0]) } ?? UIStrings.forEnvironment(env)

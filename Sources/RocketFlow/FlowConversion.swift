@@ -2,8 +2,9 @@ public import RocketConversation
 import RocketCore
 
 extension FlowDocument {
-    /// The flow's graph with relative image paths taken relative to `imageBase` (for example the
-    /// flow file's folder); without a base it is ``graph`` itself.
+    /// The flow's graph with relative image paths (of image blocks, and of the pictures on
+    /// buttons and options) taken relative to `imageBase` (for example the flow file's folder);
+    /// without a base it is ``graph`` itself.
     ///
     /// Call this on a document without validation errors; a document made in code that names a
     /// node it lacks still never traps (the engine ends the conversation there).
@@ -15,10 +16,24 @@ extension FlowDocument {
     public func makeGraph(imageBase: String? = nil) -> RocketGraph {
         guard let imageBase, !imageBase.isEmpty else { return graph }
         var out = graph
+        func rebased(_ button: RocketButtonNode) -> RocketButtonNode {
+            var b = button
+            b.image = b.image.map { FlowDocument.image($0, base: imageBase) }
+            return b
+        }
         for i in graph.nodes.indices {
-            guard case .image(var img) = graph.nodes[i].content, case .file = img.image else { continue }
-            img.image = FlowDocument.image(img.image, base: imageBase)
-            out[RocketNodeID(i)].content = .image(img)
+            let id = RocketNodeID(i)
+            switch graph.nodes[i].content {
+            case .image(var img):
+                img.image = FlowDocument.image(img.image, base: imageBase)
+                out[id].content = .image(img)
+            case .button(let b): out[id].content = .button(rebased(b))
+            case .doubleButton(let left, let right): out[id].content = .doubleButton(left: rebased(left), right: rebased(right))
+            case .choice(var choice):
+                choice.options = choice.options.map(rebased)
+                out[id].content = .choice(choice)
+            default: continue
+            }
         }
         return out
     }

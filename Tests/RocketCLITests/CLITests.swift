@@ -1232,3 +1232,31 @@ struct SnoozeCLITests {
         #expect(try runRocket(["play", dir + "/tip.json", "--instant", "--now", "2036-01-01T00:00:00Z"] + store, stdin: "\n").status == 0)
     }
 }
+
+@Suite("rocket play: a flow's version in its events")
+struct PlayVersionTests {
+    @Test("The version a play logs is the flow's identity, the same from any folder and the same as the server's, pictures or not")
+    func versionIsTheFlowsOwn() throws {
+        let flow = #"""
+            {"version": 1, "blocks": [
+             {"id": "look", "type": "image", "image": "p.png", "next": "pick"},
+             {"id": "pick", "type": "choice", "text": "Which?", "options": [{"title": "This", "image": "p.png"}, {"title": "None"}]}
+            ]}
+            """#
+        let doc = try #require(FlowLoader.load(Array(flow.utf8)).document)
+        let expected = String(doc.makeGraph().contentHash.prefix(12))
+        var versions: [String] = []
+        for folder in ["a", "b/c"] {
+            let dir = scratchDirectory() + "/" + folder
+            try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+            write(flow, to: dir + "/flow.json")
+            try FileManager.default.copyItem(atPath: TestCommandTests.examples + "/rocket-logo.png", toPath: dir + "/p.png")
+            let r = try runRocket(["play", dir + "/flow.json", "--instant", "--events", dir + "/events.jsonl"], stdin: "\n2\n")
+            #expect(r.status == 0, "\(r.stderr)")
+            let events = try String(contentsOfFile: dir + "/events.jsonl", encoding: .utf8)
+            let version = try #require(events.firstMatch(of: /"event":"started","flow":"flow","version":"([0-9a-f]{12})"/)?.1, "\(events)")
+            versions.append(String(version))
+        }
+        #expect(versions == [expected, expected], "\(versions) against \(expected)")
+    }
+}

@@ -106,6 +106,42 @@ struct FlowFormatTests {
         }
     }
 
+    @Test("makeGraph(imageBase:) takes every relative picture from the base: image blocks, buttons, both sides, options")
+    func picturesRebased() throws {
+        let flow = #"""
+            {"version": 1, "blocks": [
+             {"id": "i", "type": "image", "image": "a.png", "next": "b"},
+             {"id": "b", "type": "button", "title": "Go", "image": "b.png", "next": "d"},
+             {"id": "d", "type": "doubleButton", "left": {"title": "L", "image": "l.png", "next": "c"}, "right": {"title": "R", "image": "/abs/r.png", "next": "c"}},
+             {"id": "c", "type": "choice", "text": "Which?", "options": [{"title": "X", "image": "pics/x.png"}, {"title": "Y"},
+              {"title": "Z", "image": "data:image/png;base64,iVBORw0KGgo="}]}
+            ]}
+            """#
+        let doc = try #require(FlowLoader.load(Array(flow.utf8)).document)
+        func pictures(_ graph: RocketGraph) -> [String] {
+            graph.nodes.flatMap { node -> [RocketImage?] in
+                switch node.content {
+                case .image(let i): [i.image]
+                case .button(let b): [b.image]
+                case .doubleButton(let l, let r): [l.image, r.image]
+                case .choice(let c): c.options.map(\.image)
+                default: []
+                }
+            }.map { image -> String in
+                switch image {
+                case .file(let p)?: p
+                case .bytes(let b)?: "bytes:\(b.count)"
+                case nil: "-"
+                }
+            }
+        }
+        #expect(pictures(doc.makeGraph()) == ["a.png", "b.png", "l.png", "/abs/r.png", "pics/x.png", "-", "bytes:8"], "\(pictures(doc.makeGraph()))")
+        #expect(
+            pictures(doc.makeGraph(imageBase: "/srv/flows"))
+                == ["/srv/flows/a.png", "/srv/flows/b.png", "/srv/flows/l.png", "/abs/r.png", "/srv/flows/pics/x.png", "-", "bytes:8"],
+            "\(pictures(doc.makeGraph(imageBase: "/srv/flows")))")
+    }
+
     @Test("Every example: file → model → file → model is the identity, and the written file is written again the same")
     func exampleRoundTrips() throws {
         let dir = Self.root.appendingPathComponent("examples")
