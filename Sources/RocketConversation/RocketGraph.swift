@@ -104,8 +104,8 @@ public struct RocketButtonNode: Hashable, Sendable, Codable {
     /// A page the press opens (an `http:` or `https:` URL): the browser opens it in a new tab,
     /// the terminal prints it. The press is the answer as any other.
     public var link: String?
-    /// A picture drawn in the button above its title (a picture choice in the browser; the
-    /// terminal draws the title alone).
+    /// A picture drawn in the button above its title (a picture choice in the browser; a
+    /// terminal with colour draws the focused button's or option's picture under the block).
     public var image: RocketImage?
     /// How long a press keeps the flow from being shown again to this person, as written: a
     /// duration (`"7d"`) or `"forever"` ("Remind me later", "No thanks"); the host keeps it.

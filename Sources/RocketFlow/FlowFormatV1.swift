@@ -316,7 +316,8 @@ extension FlowFormat {
             .font("font", \.font, doc: "The title's style."),
             .optionalImage(
                 "image", \.image,
-                doc: "A picture above the title (PNG or JPEG beside the flow, or a data: URI): a picture choice in the browser; the terminal shows the title."),
+                doc: "A picture above the title (PNG or JPEG beside the flow, or a data: URI): a picture choice in the browser;"
+                    + " in a terminal with colour, the focused one's picture is drawn under the buttons or options."),
             FlowField(
                 "link", .link, doc: "A page the press opens: the browser opens it in a new tab, the terminal prints it (the press is the answer as any other).",
                 decode: { d, v, place, root in

@@ -329,11 +329,21 @@ public final class ConversationApp: TerminalProgram {
     /// when the transcript grew.
     private func loadImages() -> [String: TerminalImage] {
         let c = host.conversation
-        if c.transcript.count == imagesFor { return loadedImages }
-        imagesFor = c.transcript.count
+        let mark = StepMark(transcriptCount: c.transcript.count, index: c.interactiveIndex ?? -1)
+        if mark == imagesFor { return loadedImages }
+        imagesFor = mark
         var wanted: [RocketImage] = c.author.image.map { [$0] } ?? []
         for case .block(_, let id, _) in c.transcript {
             if case .image(let img) = c.graph[id].content { wanted.append(img.image) }
+        }
+        // The pictures of the waiting block's buttons or options (the focused one's is shown).
+        if let index = c.interactiveIndex {
+            switch c.node(at: index).content {
+            case .button(let b): wanted += [b.image].compactMap { $0 }
+            case .doubleButton(let left, let right): wanted += [left.image, right.image].compactMap { $0 }
+            case .choice(let choice) where !choice.multiple: wanted += choice.options.compactMap(\.image)
+            default: break
+            }
         }
         for image in wanted where imageCache[image.cacheKey] == nil {
             imageCache[image.cacheKey] = .some(pictures?(image))
@@ -342,7 +352,7 @@ public final class ConversationApp: TerminalProgram {
         return loadedImages
     }
     private var loadedImages: [String: TerminalImage] = [:]
-    private var imagesFor = -1
+    private var imagesFor = StepMark(transcriptCount: -1, index: -1)
 
     /// See `TerminalProgram/view(width:now:)`: the banner's rows first, the conversation's below.
     public func view(width: Int, now: Double) -> ProgramFrame<ConversationTarget> {

@@ -358,6 +358,37 @@ public struct ConversationView: Sendable {
         return shown
     }
 
+    /// The rows under a block's buttons or options for the focused one's picture (a picture
+    /// choice, as the browser shows each option's): as many as the tallest of the pictures
+    /// takes, so the layout stands still as the focus moves, and fewer on a short screen, where
+    /// the `used` rows and `list` rows of options come first. 0 when none has a picture that
+    /// can be drawn, or fewer than 3 rows are left for one.
+    private func previewRows(_ pictures: [RocketImage?], bubbleMax: Int, used: Int, list: Int) -> Int {
+        guard drawsImages else { return 0 }
+        var rows = 0
+        for case let image? in pictures {
+            guard let picture = images[image.cacheKey] else { continue }
+            rows = max(rows, picture.fit(maxColumns: max(1, bubbleMax), maxRows: ConversationView.imageRows).rows)
+        }
+        if let height { rows = min(rows, height - used - list) }
+        return rows >= 3 ? rows : 0
+    }
+
+    /// The focused button's or option's picture in `rows` rows under its block (empty rows when
+    /// it has none), the rounded style the browser draws it in.
+    private func drawPreview(_ image: RocketImage?, rows: Int, bubbleMax: Int, into screen: inout ScreenBuffer) {
+        guard rows > 0 else { return }
+        let first = screen.rows.count
+        for _ in 0..<rows { _ = screen.addRow() }
+        guard let image, let picture = images[image.cacheKey] else { return }
+        let size = picture.fit(maxColumns: max(1, bubbleMax), maxRows: rows)
+        for (k, row) in picture.cells(columns: size.columns, rows: size.rows, style: .round).enumerated() {
+            for (x, cell) in row.enumerated() where ConversationView.gutter + x < width {
+                screen.rows[first + k][ConversationView.gutter + x] = cell
+            }
+        }
+    }
+
     /// Over a list's window (`above`) or under it (`below`): how many options are out of sight
     /// that way; an empty row when none are, so the window stands still. Nothing for a list
     /// shown whole.
@@ -519,20 +550,28 @@ public struct ConversationView: Sendable {
             drawBubble(TextWrap.wrap(text, width: bubbleMax), style: ConversationView.style(for: choice.font), into: &screen, badge: badge)
             var options = choice.options.enumerated().map { ($0.element, RocketIntent.choose($0.offset)) }
             if let chosen = c.chosenOptions[index], options.indices.contains(chosen) { options = [options[chosen]] }
-            // Under the list: the key hint.
+            // Under the list: the focused option's picture, if any has one, and the key hint.
+            let pictures = active ? choice.options.map(\.image) : []
+            let preview = previewRows(
+                pictures, bubbleMax: bubbleMax, used: screen.rows.count - before + 1, list: options.count <= 3 ? options.count : 5)
             let shown = listWindow(
                 count: options.count, focus: ui.focus, index: index, active: active, answered: c.chosenOptions[index] != nil,
-                used: screen.rows.count - before + 1, lists: &lists)
+                used: screen.rows.count - before + preview + 1, lists: &lists)
             moreRow(above: shown.lowerBound, of: options.count, shown: shown, into: &screen)
             drawButtons(
                 Array(options[shown]), first: shown.lowerBound, index: index, c: c, ui: ui, active: active, list: true, badge: badge,
                 into: &screen, hits: &hits)
             moreRow(below: options.count - shown.upperBound, of: options.count, shown: shown, into: &screen)
             if active { hits.append(HitRegion(row: screen.rows.count - 2, columns: 0..<width, target: .tap)) }
+            drawPreview(pictures.indices.contains(ui.focus) ? pictures[ui.focus] : nil, rows: preview, bubbleMax: bubbleMax, into: &screen)
         case .button(let b):
             drawButtons([(b, .pressButton)], index: index, c: c, ui: ui, active: active, badge: badge, into: &screen, hits: &hits)
+            let preview = active ? previewRows([b.image], bubbleMax: bubbleMax, used: 2, list: 0) : 0
+            drawPreview(b.image, rows: preview, bubbleMax: bubbleMax, into: &screen)
         case .doubleButton(let left, let right):
             drawButtons([(left, .pressLeft), (right, .pressRight)], index: index, c: c, ui: ui, active: active, badge: badge, into: &screen, hits: &hits)
+            let preview = active ? previewRows([left.image, right.image], bubbleMax: bubbleMax, used: 3, list: 0) : 0
+            drawPreview(ui.focus == 1 ? right.image : left.image, rows: preview, bubbleMax: bubbleMax, into: &screen)
         case .textInput(let input):
             // An input without a question (`rocket input` with no --title) is the field alone.
             if !text.isEmpty {

@@ -570,6 +570,62 @@ struct ProgramTests {
         }
     }
 
+    @Test("A picture choice shows the focused option's picture under the list, in rows that stand still; fewer on a short screen, none without colour")
+    func pictureChoice() throws {
+        let clock = ManualClock()
+        let square = TerminalImage(width: 16, height: 16, pixels: [UInt8](repeating: 255, count: 16 * 16 * 4))
+        let loader: PictureLoader = { $0 == .file("/f/a.png") || $0 == .file("/f/l.png") ? square : nil }
+        func app(depth: ColorDepth = .indexed256, _ content: (RocketNodeID) -> RocketNodeContent) -> ConversationApp {
+            var g = RocketGraph()
+            let end = g.add(RocketNode(id: "end", text: "Noted: {{pick}}."))
+            g.root = g.add(RocketNode(id: "pick", content: content(end)))
+            let c = Conversation(graph: g, options: ConversationOptions(timing: .instant))
+            return ConversationApp(host: ConversationHost(conversation: c, clock: clock), strings: .english, depth: depth, pictures: loader)
+        }
+        func picture(in text: [String]) -> [Int] { text.indices.filter { text[$0].contains("▀") || text[$0].contains("▄") } }
+        let choice = { (end: RocketNodeID) in
+            RocketNodeContent.choice(
+                RocketChoiceNode(
+                    text: "Which look?",
+                    options: [
+                        RocketButtonNode(title: "The rocket", next: end, image: .file("/f/a.png")),
+                        RocketButtonNode(title: "Missing", next: end, image: .file("/f/x.png")), RocketButtonNode(title: "Neither", next: end),
+                    ]))
+        }
+        let d = Driver(app(choice), clock: clock, height: 30)
+        let lines = d.terminal.lines
+        let last = try #require(lines.lastIndex { $0.contains("[ Neither ]") }), hint = try #require(lines.firstIndex { $0.contains("↑/↓") })
+        let shown = picture(in: lines)
+        #expect(!shown.isEmpty && shown.allSatisfy { $0 > last && $0 < hint }, "under the list, over the hint: \(d.screen)")
+        let tall = d.app.view(width: 59, height: 30, now: clock.now).buffer.rows.count
+        // The focus on an option without a picture (or whose picture cannot be read): the rows stay, empty.
+        for _ in 0..<2 {
+            d.keys(.down)
+            #expect(picture(in: d.terminal.lines).isEmpty && d.app.view(width: 59, height: 30, now: clock.now).buffer.rows.count == tall, "\(d.screen)")
+        }
+        d.keys(.up, .up)
+        #expect(picture(in: d.terminal.lines) == shown)
+        // Once chosen, the choice alone: no picture in the scrollback.
+        d.keys(.enter)
+        #expect(d.screen.contains("Noted: The rocket.") && picture(in: d.terminal.allLines).isEmpty, "\(d.terminal.allLines)")
+        // A short screen: the picture takes what is left under the options (never the options' room) …
+        let short = Driver(app(choice), clock: clock, height: 12)
+        #expect(short.screen.contains("Which look?") && short.screen.contains("[ Neither ]") && !picture(in: short.terminal.lines).isEmpty, "\(short.screen)")
+        #expect(short.app.view(width: 59, height: 12, now: clock.now).buffer.rows.count <= 12)
+        // … and none when fewer than 3 rows are left; none without colour, where pictures are not drawn.
+        let shorter = Driver(app(choice), clock: clock, height: 9)
+        #expect(picture(in: shorter.terminal.lines).isEmpty && shorter.screen.contains("[ Neither ]"), "\(shorter.screen)")
+        #expect(picture(in: Driver(app(depth: .none, choice), clock: clock, height: 30).terminal.lines).isEmpty)
+        // Two buttons: the focused side's picture.
+        let sides = Driver(
+            app { end in
+                .doubleButton(left: RocketButtonNode(title: "Left", next: end, image: .file("/f/l.png")), right: RocketButtonNode(title: "Right", next: end))
+            }, clock: clock, height: 30)
+        #expect(!picture(in: sides.terminal.lines).isEmpty, "\(sides.screen)")
+        sides.keys(.right)
+        #expect(picture(in: sides.terminal.lines).isEmpty, "\(sides.screen)")
+    }
+
     @Test("A banner over a conversation taller than the screen goes under it, in sight; no row of the conversation is lost")
     func bannerUnderTallConversation() throws {
         let clock = ManualClock()
