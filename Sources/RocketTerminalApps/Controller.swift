@@ -50,6 +50,9 @@ public enum KeyController {
         }
     }
 
+    /// How soon after a digit on a rating another one makes a number with it, in seconds.
+    public static let digitPause = 1.0
+
     /// The option a typed character moves the focus to, as a menu of whiptail or dialog does:
     /// the next one after the focus (going round) whose title begins with it, letters in any case.
     static func jump(to ch: Character, from focus: Int, in choice: RocketChoiceNode, _ c: Conversation) -> Int? {
@@ -87,23 +90,33 @@ public enum KeyController {
             // Nothing is picked until a key picks it (the first arrow picks the bottom), and
             // Enter or Space send only a picked value.
             let picked = ui.ratingPicked
+            let digits = ui.ratingDigits, digitsAt = ui.ratingDigitsAt
+            (ui.ratingDigits, ui.ratingDigitsAt) = ("", nil)
             switch key {
             case .left, .down, .backTab: ui.focus = picked ? max(0, ui.focus - 1) : 0
             case .right, .up, .tab: ui.focus = picked ? min(steps - 1, ui.focus + 1) : 0
             case .home: ui.focus = 0
             case .end: ui.focus = steps - 1
-            case .character(let ch):
-                if let n = Int(String(ch)), values.contains(n) {
-                    ui.focus = n - values.lowerBound
-                } else if ch == " " && picked {
-                    return .send(.rate(values.lowerBound + min(steps - 1, ui.focus)))
-                } else {
-                    return .none
+            case .character(let ch) where ch.isASCII && ch.isWholeNumber:
+                // A digit picks its value; one typed soon after another makes a number with it
+                // while that is on the scale ("1", "0": 10), as a person types a two-digit score.
+                var typed = String(ch)
+                if let at = digitsAt, let now = ui.now, now - at < digitPause, let n = Int(digits + typed), values.contains(n) {
+                    typed = digits + typed
                 }
-            case .enter where picked: return .send(.rate(values.lowerBound + min(steps - 1, ui.focus)))
+                guard let n = Int(typed), values.contains(n) else { return .none }
+                ui.focus = n - values.lowerBound
+                (ui.ratingDigits, ui.ratingDigitsAt) = (typed, ui.now)
+            case .character(" ") where picked, .enter where picked:
+                return .send(.rate(values.lowerBound + min(steps - 1, ui.focus)))
+            case .character(" "), .enter:
+                // Sent before a value is picked: said under the scale, not ignored unseen.
+                ui.ratingAsked = true
+                return .redraw
             default: return .none
             }
             ui.ratingPicked = true
+            ui.ratingAsked = false
             return .redraw
         case .choice:
             guard case .choice(let choice) = c.node(at: index).content else { return .none }

@@ -24,6 +24,14 @@ public struct ConversationUI: Hashable, Sendable {
     /// True once a key picked a rating's value: until then nothing is picked and Enter sends
     /// nothing, so no answer is given by accident (the browser's radios start unpicked too).
     public var ratingPicked = false
+    /// True when a rating was sent (Enter, Space) before a value was picked: the view says to
+    /// pick one, until a key picks it.
+    public var ratingAsked = false
+    /// The digits just typed on a rating and when (the host's clock): digits typed within
+    /// ``KeyController/digitPause`` of each other make one number, so "1" then "0" picks 10.
+    public var ratingDigits = ""
+    /// When the last of ``ratingDigits`` was typed.
+    public var ratingDigitsAt: Double?
     /// The local day (`YYYY-MM-DD`) ↑ or ↓ start from in an empty date input; nil: the input's
     /// bounds, else nothing to start from.
     public var today: String?
@@ -544,6 +552,12 @@ public struct ConversationView: Sendable {
                     DisplayWidth.truncate(words, to: max(1, width - ConversationView.gutter)), row: lr, column: ConversationView.gutter,
                     style: ConversationView.dim)
             }
+            if active && ui.ratingAsked {
+                for line in TextWrap.wrap(rating.filling(strings.pickRating), width: width - ConversationView.gutter) {
+                    screen.put(line, row: screen.addRow(), column: ConversationView.gutter, style: ConversationView.errorStyle)
+                }
+            }
+
         case .choice(let choice):
             // The question in a bubble, then the options as a list (once chosen, only the choice).
             let before = screen.rows.count

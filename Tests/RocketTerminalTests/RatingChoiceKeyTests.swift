@@ -40,14 +40,17 @@ struct RatingChoiceKeyTests {
         var c = Conversation(graph: Self.graph(), options: ConversationOptions(timing: .instant))
         c.start(at: 0)
         var ui = ConversationUI()
-        // Nothing is picked at first: Enter and Space send nothing, the scale says so.
-        #expect(KeyController.handle(.enter, conversation: c, ui: &ui) == .none)
-        #expect(KeyController.handle(.character(" "), conversation: c, ui: &ui) == .none)
-        let unpicked = ConversationView(width: 60, author: RocketAuthor(image: nil, name: "Rocket"), closeTitle: nil, strings: .english)
-            .layout(c, ui: ui).0.lines.joined(separator: "\n")
-        #expect(unpicked.contains("☆ ☆ ☆ ☆ ☆ –/5"), "\(unpicked)")
-        // The first arrow picks the bottom.
+        // Nothing is picked at first: Enter and Space send nothing, the scale says so, and
+        // under it, once sent, that a value is wanted.
+        let view = ConversationView(width: 60, author: RocketAuthor(image: nil, name: "Rocket"), closeTitle: nil, strings: .english)
+        #expect(!view.layout(c, ui: ui).0.lines.joined(separator: "\n").contains("Pick a rating"))
+        #expect(KeyController.handle(.enter, conversation: c, ui: &ui) == .redraw)
+        #expect(KeyController.handle(.character(" "), conversation: c, ui: &ui) == .redraw)
+        let unpicked = view.layout(c, ui: ui).0.lines.joined(separator: "\n")
+        #expect(unpicked.contains("☆ ☆ ☆ ☆ ☆ –/5") && unpicked.contains("Pick a rating from 1 to 5 first."), "\(unpicked)")
+        // The first arrow picks the bottom (and the words go).
         #expect(KeyController.handle(.right, conversation: c, ui: &ui) == .redraw)
+        #expect(!view.layout(c, ui: ui).0.lines.joined(separator: "\n").contains("Pick a rating"))
         #expect(KeyController.handle(.enter, conversation: c, ui: &ui) == .send(.rate(1)))
         #expect(KeyController.handle(.character("3"), conversation: c, ui: &ui) == .redraw)
         #expect(KeyController.handle(.right, conversation: c, ui: &ui) == .redraw)
@@ -60,6 +63,46 @@ struct RatingChoiceKeyTests {
         #expect(KeyController.handle(.character(" "), conversation: c, ui: &ui) == .redraw)
         #expect(ui.ticked == [0, 2])
         #expect(KeyController.handle(.enter, conversation: c, ui: &ui) == .send(.chooseMany([0, 2])))
+    }
+
+    @Test("digits typed within a second of each other make one number on the scale: 1 then 0 picks 10; later, or off the scale, each digit alone")
+    func twoDigitRating() throws {
+        var g = RocketGraph()
+        g.root = g.add(RocketNode(id: "nps", content: .rating(RocketRatingNode(text: "Recommend us?", scale: 10, lowest: 0))))
+        var c = Conversation(graph: g, options: ConversationOptions(timing: .instant))
+        c.start(at: 0)
+        var ui = ConversationUI()
+        ui.now = 100
+        func type(_ ch: Character, at now: Double) -> FrontEndAction {
+            ui.now = now
+            return KeyController.handle(.character(ch), conversation: c, ui: &ui)
+        }
+        #expect(type("1", at: 100) == .redraw && ui.focus == 1)
+        #expect(type("0", at: 100.4) == .redraw && ui.focus == 10, "1, 0: ten")
+        #expect(KeyController.handle(.enter, conversation: c, ui: &ui) == .send(.rate(10)))
+        #expect(type("1", at: 101) == .redraw && type("1", at: 101.2) == .redraw && ui.focus == 1, "11 is off the scale: the second 1 alone")
+        #expect(type("0", at: 101.4) == .redraw && ui.focus == 10)
+        #expect(type("5", at: 103) == .redraw && ui.focus == 5)
+        #expect(type("0", at: 103 + KeyController.digitPause) == .redraw && ui.focus == 0, "too late to make 50 (and 50 is off the scale)")
+        #expect(type("1", at: 110) == .redraw && type("0", at: 112) == .redraw && ui.focus == 0, "two seconds apart: each alone")
+        // Another key between two digits ends the number.
+        #expect(type("1", at: 120) == .redraw && KeyController.handle(.right, conversation: c, ui: &ui) == .redraw && ui.focus == 2)
+        #expect(type("0", at: 120.1) == .redraw && ui.focus == 0)
+        // Without a clock, digits are never put together.
+        ui.now = nil
+        _ = KeyController.handle(.character("1"), conversation: c, ui: &ui)
+        _ = KeyController.handle(.character("0"), conversation: c, ui: &ui)
+        #expect(ui.focus == 0)
+        // A scale of stars: 1 then 2 is not 12 but 2.
+        var stars = RocketGraph()
+        stars.root = stars.add(RocketNode(id: "s", content: .rating(RocketRatingNode(text: "Stars?", scale: 5))))
+        var s = Conversation(graph: stars, options: ConversationOptions(timing: .instant))
+        s.start(at: 0)
+        var sui = ConversationUI()
+        sui.now = 5
+        _ = KeyController.handle(.character("1"), conversation: s, ui: &sui)
+        _ = KeyController.handle(.character("2"), conversation: s, ui: &sui)
+        #expect(sui.focus == 1 && KeyController.handle(.enter, conversation: s, ui: &sui) == .send(.rate(2)))
     }
 
     @Test("a typed character moves the focus to the next option that begins with it, going round, in a list of one or several")
