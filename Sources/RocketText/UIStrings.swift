@@ -259,7 +259,8 @@ public struct UIStrings: Sendable, Hashable {
         integerHint: "↑/↓ 1 · PgUp/PgDn 10 · Invio invia",
         plainMultiline: "Scrivi la risposta; una riga con solo un punto (.) la chiude:",
         tooEarly: "Scegli %@ o più tardi.", tooLate: "Scegli %@ o prima.",
-        plainTypeHint: "Scrivi la risposta (%@):", dateForm: "AAAA-MM-GG", textCut: "Sono stati tenuti solo i primi %d KiB.", moreOptions: "altri %d", pickRating: "Scegli prima un voto da %b a %d.",
+        plainTypeHint: "Scrivi la risposta (%@):", dateForm: "AAAA-MM-GG", textCut: "Sono stati tenuti solo i primi %d KiB.", moreOptions: "altri %d",
+        pickRating: "Scegli prima un voto da %b a %d.",
         web: [
             "ended": "La conversazione è finita.", "closed": "La conversazione è stata chiusa.", "lost": "Questa conversazione non può continuare.",
             "startAgain": "Ricomincia", "pause": "Pausa",

@@ -29,7 +29,8 @@ extension UIStrings {
         integerHint: "↑/↓ 1 · RePág/AvPág 10 · Intro enviar",
         plainMultiline: "Escribe tu respuesta; una línea con solo un punto (.) la termina:",
         tooEarly: "Elige %@ o más tarde.", tooLate: "Elige %@ o antes.",
-        plainTypeHint: "Escribe tu respuesta (%@):", dateForm: "AAAA-MM-DD", textCut: "Solo se conservaron los primeros %d KiB.", moreOptions: "%d más", pickRating: "Elige primero una puntuación del %b al %d.",
+        plainTypeHint: "Escribe tu respuesta (%@):", dateForm: "AAAA-MM-DD", textCut: "Solo se conservaron los primeros %d KiB.", moreOptions: "%d más",
+        pickRating: "Elige primero una puntuación del %b al %d.",
         web: [
             "ended": "La conversación ha terminado.", "closed": "La conversación se ha cerrado.", "lost": "Esta conversación no puede continuar.",
             "startAgain": "Empezar de nuevo", "pause": "Pausa", "edit": "Editar", "editAnswer": "Edita tu respuesta: %@", "continue": "Continuar",
@@ -128,7 +129,8 @@ extension UIStrings {
         timeHint: "↑/↓ 5 Min. · Bild↑/Bild↓ Stunde · Eingabe senden", integerHint: "↑/↓ 1 · Bild↑/Bild↓ 10 · Eingabe senden",
         plainMultiline: "Gib deine Antwort ein; eine Zeile, die nur einen Punkt (.) enthält, beendet sie:",
         tooEarly: "Bitte wähle %@ oder später.", tooLate: "Bitte wähle %@ oder früher.",
-        plainTypeHint: "Gib deine Antwort ein (%@):", dateForm: "JJJJ-MM-TT", textCut: "Nur die ersten %d KiB wurden behalten.", moreOptions: "%d weitere", pickRating: "Wähle zuerst eine Bewertung von %b bis %d.",
+        plainTypeHint: "Gib deine Antwort ein (%@):", dateForm: "JJJJ-MM-TT", textCut: "Nur die ersten %d KiB wurden behalten.", moreOptions: "%d weitere",
+        pickRating: "Wähle zuerst eine Bewertung von %b bis %d.",
         web: [
             "ended": "Die Unterhaltung ist beendet.", "closed": "Die Unterhaltung wurde geschlossen.",
             "lost": "Diese Unterhaltung kann nicht fortgesetzt werden.", "startAgain": "Neu beginnen", "pause": "Pause", "edit": "Ändern",
@@ -174,7 +176,8 @@ extension UIStrings {
         integerHint: "↑/↓ 1 · PgUp/PgDn 10 · Enter enviar",
         plainMultiline: "Digite sua resposta; uma linha só com um ponto (.) a encerra:",
         tooEarly: "Escolha %@ ou depois.", tooLate: "Escolha %@ ou antes.",
-        plainTypeHint: "Digite sua resposta (%@):", dateForm: "AAAA-MM-DD", textCut: "Só os primeiros %d KiB foram mantidos.", moreOptions: "mais %d", pickRating: "Escolha primeiro uma nota de %b a %d.",
+        plainTypeHint: "Digite sua resposta (%@):", dateForm: "AAAA-MM-DD", textCut: "Só os primeiros %d KiB foram mantidos.", moreOptions: "mais %d",
+        pickRating: "Escolha primeiro uma nota de %b a %d.",
         web: [
             "ended": "A conversa terminou.", "closed": "A conversa foi fechada.", "lost": "Esta conversa não pode continuar.",
             "startAgain": "Recomeçar", "pause": "Pausar", "edit": "Editar", "editAnswer": "Editar sua resposta: %@", "continue": "Continuar",
