@@ -21,11 +21,11 @@ struct UIStringsTests {
         return out
     }
 
-    /// The placeholders of `text`, in order.
+    /// The placeholders of `text`, in order (`%d`, `%@`, and `%b`, the bottom of a scale).
     static func placeholders(_ text: String) -> [String] {
         let chars = Array(text)
         return chars.indices.dropLast().compactMap { i in
-            chars[i] == "%" && (chars[i + 1] == "d" || chars[i + 1] == "@") ? "%" + String(chars[i + 1]) : nil
+            chars[i] == "%" && (chars[i + 1] == "d" || chars[i + 1] == "@" || chars[i + 1] == "b") ? "%" + String(chars[i + 1]) : nil
         }
     }
 
