@@ -899,8 +899,8 @@ extension WebAssets {
         return a;
         };
         if (item.type === "reply") {
-        li.appendChild(said("p", "rk-bubble rk-mine", item.text));
-        if (core.editable(v, item)) edit(li, item.secret ? "hidden" : item.text);
+        li.appendChild(item.text === "" ? ownWords(self, el("p", "rk-bubble rk-mine rk-none", say("noAnswer"))) : said("p", "rk-bubble rk-mine", item.text));
+        if (core.editable(v, item)) edit(li, item.secret ? "hidden" : item.text === "" ? say("noAnswer") : item.text);
         return li;
         }
         var active = item.index === v.active;
@@ -1435,6 +1435,7 @@ extension WebAssets {
         button.rk-bubble{cursor:pointer}
         .rk-bubble .rk-img{display:block;max-width:100%;height:auto;margin-bottom:6px}
         .rk-mine{background:var(--rk-mine);color:var(--rk-mine-ink)}
+        .rk-none{font-style:italic}
         .rk-hint{font-size:14px;color:var(--rk-muted)}
         .rk-row{display:flex;gap:8px;flex-wrap:wrap;align-items:center}
         .rk-options{display:flex;flex-direction:column;gap:6px;align-items:flex-start}

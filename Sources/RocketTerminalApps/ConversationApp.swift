@@ -405,7 +405,9 @@ public final class ConversationApp: TerminalProgram {
 
     /// The user's reply as line mode prints it: "you: " and the text, its further lines indented.
     private func reply(_ text: String) -> ProgramOutput {
-        say("\(strings.you): \(Sanitizer.clean(text).replacingAll("\n", with: "\n  "))")
+        // An optional question left empty: said so in brackets (a bare "you:" reads as lost).
+        if text.isEmpty { return say("\(strings.you): (\(strings.noAnswer))") }
+        return say("\(strings.you): \(Sanitizer.clean(text).replacingAll("\n", with: "\n  "))")
     }
 
     private func newLines() -> [ProgramOutput] {

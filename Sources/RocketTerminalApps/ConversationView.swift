@@ -237,7 +237,12 @@ public struct ConversationView: Sendable {
                     screen.rows += rows
                 } else {
                     let before = screen.rows.count
-                    drawReply(Sanitizer.clean(text), bubbleMax: bubbleMax, into: &screen)
+                    // An optional question left empty: its reply says so (dimmed), not an empty bubble.
+                    if text.isEmpty {
+                        drawReply(strings.noAnswer, style: ConversationView.dim, bubbleMax: bubbleMax, into: &screen)
+                    } else {
+                        drawReply(Sanitizer.clean(text), bubbleMax: bubbleMax, into: &screen)
+                    }
                     cache.rows[key] = Array(screen.rows[before...])
                 }
                 badgeDue = true
@@ -327,7 +332,7 @@ public struct ConversationView: Sendable {
         edge("╰", "╯", inner: inner, left: left, style: ConversationView.border, into: &screen)
     }
 
-    private func drawReply(_ text: String, bubbleMax: Int, into screen: inout ScreenBuffer) {
+    private func drawReply(_ text: String, style: CellStyle = CellStyle(), bubbleMax: Int, into screen: inout ScreenBuffer) {
         let lines = TextWrap.wrap(text, width: bubbleMax)
         let inner = lines.map { DisplayWidth.of($0) }.max() ?? 0
         let left = max(ConversationView.gutter, width - inner - 4)
@@ -335,7 +340,7 @@ public struct ConversationView: Sendable {
         for line in lines {
             let r = screen.addRow()
             screen.put("│ ", row: r, column: left, style: ConversationView.replyStyle)
-            screen.put(line, row: r, column: left + 2)  // the bubble sits on the right; its lines read from the left
+            screen.put(line, row: r, column: left + 2, style: style)  // the bubble sits on the right; its lines read from the left
             screen.put(" │", row: r, column: left + 2 + inner, style: ConversationView.replyStyle)
         }
         edge("╰", "╯", inner: inner, left: left, style: ConversationView.replyStyle, into: &screen)

@@ -870,10 +870,15 @@ def typed_and_checkboxes(browser, server):
     page.keyboard.press("Enter")
     mail.wait_for(timeout=TIMEOUT)
     assert mail.get_attribute("type") == "email" and mail.get_attribute("autocomplete") == "email"
-    mail.fill("ada@example.org")
+    # An optional question sent empty: its reply says so, in the widget's words, not an empty bubble.
     page.keyboard.press("Enter")
     day = page.get_by_label("Which day?")
     day.wait_for(timeout=TIMEOUT)
+    none = page.locator(".rk-mine.rk-none")
+    assert none.count() == 1 and none.text_content() == "No answer", [none.count(), page.locator(".rk-mine").all_text_contents()]
+    assert all(t.strip() for t in page.locator(".rk-mine").all_text_contents()), "no empty bubble"
+    page.get_by_role("button", name="Edit your answer: No answer").wait_for(timeout=TIMEOUT)
+    audit(page, "typed: a question left empty")
     assert day.get_attribute("type") == "date" and day.get_attribute("min") == "2026-01-01"
     day.fill("2026-03-14")
     page.keyboard.press("Enter")
@@ -906,7 +911,7 @@ def typed_and_checkboxes(browser, server):
     page.wait_for_function("() => window.dismissed", timeout=TIMEOUT)
     detail = page.evaluate("() => window.dismissed")
     assert detail["reason"] == "completed" and detail["flow"] == "typed" and detail["conversation"], detail
-    assert detail["answers"] == {"age": 42, "mail": "ada@example.org", "day": "2026-03-14", "at": "10:45", "food": ["Tea", "Cake"]}, detail
+    assert detail["answers"] == {"age": 42, "mail": None, "day": "2026-03-14", "at": "10:45", "food": ["Tea", "Cake"]}, detail
     context.close()
     # The widget's own words follow the visitor's language (here Italian), as the server's do;
     # in the dark scheme the field's hint is as readable as text.

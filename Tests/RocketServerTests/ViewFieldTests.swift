@@ -49,7 +49,7 @@ struct ViewFieldTests {
                 Range($0.range(at: 1), in: script).map { String(script[$0]) }
             })
         #expect(named.count > 20 && named.contains("chooseExactly"), "\(named.sorted())")
-        let english = UIStrings.english.web
+        let english = UIStrings.english.widgetWords
         for key in named.sorted() { #expect(english[key] != nil, "widget.js says \(key), which English lacks") }
         func marks(_ s: String) -> [String] {
             var out: [String] = []
@@ -63,8 +63,9 @@ struct ViewFieldTests {
             return out
         }
         for strings in UIStrings.all where strings.language != "en" {
-            #expect(Set(strings.web.keys) == Set(english.keys), "\(strings.language): \(Set(strings.web.keys).symmetricDifference(english.keys).sorted())")
-            for (key, text) in strings.web {
+            let words = strings.widgetWords
+            #expect(Set(words.keys) == Set(english.keys), "\(strings.language): \(Set(words.keys).symmetricDifference(english.keys).sorted())")
+            for (key, text) in words {
                 #expect(marks(text).sorted() == marks(english[key] ?? "").sorted(), "\(strings.language) \(key): \(text)")
             }
         }

@@ -671,6 +671,33 @@ struct ProgramTests {
         #expect(whole.contains("Action 1 ") && whole.contains("Action 25") && !whole.contains("more"), "\(whole)")
     }
 
+    @Test("An optional question sent empty: its reply says \"No answer\" (dimmed), not an empty bubble; line mode says it in brackets")
+    func emptyReply() throws {
+        let clock = ManualClock()
+        func conversation() -> Conversation {
+            var g = RocketGraph()
+            let end = g.add(RocketNode(id: "end", text: "Thanks."))
+            g.root = g.add(RocketNode(id: "mail", content: .textInput(RocketInputNode(text: "Your e-mail?", buttonTitle: "Send", next: end))))
+            return Conversation(graph: g, options: ConversationOptions(timing: .instant, echoReplies: true))
+        }
+        let d = Driver(
+            ConversationApp(host: ConversationHost(conversation: conversation(), clock: clock), strings: .english, depth: .none), clock: clock)
+        d.keys(.enter)
+        let lines = d.terminal.lines
+        let reply = try #require(lines.firstIndex { $0.contains("No answer") }, "\(d.screen)")
+        #expect(lines[reply - 1].contains("╭") && lines[reply + 1].contains("╰") && d.screen.contains("Thanks."), "\(d.screen)")
+        #expect(!lines.contains { $0.contains("│  │") }, "no empty bubble: \(d.screen)")
+        let italian = Driver(
+            ConversationApp(host: ConversationHost(conversation: conversation(), clock: clock), strings: .italian, depth: .none), clock: clock)
+        italian.keys(.enter)
+        #expect(italian.screen.contains("Nessuna risposta"), "\(italian.screen)")
+        let line = Driver(
+            ConversationApp(host: ConversationHost(conversation: conversation(), clock: clock), strings: .english, depth: .none), clock: clock,
+            lineMode: true)
+        line.send(.line(""))
+        #expect(line.said.contains("you: (No answer)"), "\(line.said)")
+    }
+
     @Test("A paste past the field's limit keeps what fits and says so under the field; the next edit clears the words")
     func pasteCut() throws {
         let clock = ManualClock()

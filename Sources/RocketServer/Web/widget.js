@@ -1138,8 +1138,9 @@
       return a;
     };
     if (item.type === "reply") {
-      li.appendChild(said("p", "rk-bubble rk-mine", item.text));
-      if (core.editable(v, item)) edit(li, item.secret ? "hidden" : item.text);
+      // An optional question left empty: its reply says so, not an empty bubble.
+      li.appendChild(item.text === "" ? ownWords(self, el("p", "rk-bubble rk-mine rk-none", say("noAnswer"))) : said("p", "rk-bubble rk-mine", item.text));
+      if (core.editable(v, item)) edit(li, item.secret ? "hidden" : item.text === "" ? say("noAnswer") : item.text);
       return li;
     }
     var active = item.index === v.active;
