@@ -33,7 +33,8 @@ final class WebAssets: Sendable {
 
     init() {
         // The widget's own words come from UIStrings, one table for every front end.
-        let words = JSONValue.object(UIStrings.all.map { s in (s.language, .object(s.widgetWords.sorted { $0.key < $1.key }.map { ($0.key, .string($0.value)) })) })
+        let words = JSONValue.object(
+            UIStrings.all.map { s in (s.language, .object(s.widgetWords.sorted { $0.key < $1.key }.map { ($0.key, .string($0.value)) })) })
         let source = Self.script.replacingAll("\"__CSS__\"", with: JSONValue.quote(Self.style))
             .replacingAll("\"__WORDS__\"", with: words.serialized(pretty: false))
         let headers = [
