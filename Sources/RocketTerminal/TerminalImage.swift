@@ -13,7 +13,8 @@ public import RocketTerminalCore
 /// }
 /// ```
 extension TerminalImage {
-    /// Decodes PNG or JPEG bytes.
+    /// Decodes PNG or JPEG bytes; a picture larger than ``TerminalImage/keptSide`` on a side
+    /// is kept scaled down to it.
     public static func decode(_ bytes: [UInt8]) -> Result<TerminalImage, ImageError> {
         var out: UnsafeMutablePointer<UInt8>?
         var w: Int32 = 0, h: Int32 = 0
@@ -26,7 +27,7 @@ extension TerminalImage {
             return .failure(ImageError(reason: text.isEmpty ? "unreadable image" : text))
         }
         defer { rocket_image_free(out) }
-        return .success(TerminalImage(width: Int(w), height: Int(h), pixels: Array(UnsafeBufferPointer(start: out, count: Int(w) * Int(h) * 4))))
+        return .success(TerminalImage.scaledDown(UnsafeBufferPointer(start: out, count: Int(w) * Int(h) * 4), width: Int(w), height: Int(h)))
     }
 
     /// The largest image file read.

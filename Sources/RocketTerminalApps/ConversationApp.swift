@@ -329,21 +329,24 @@ public final class ConversationApp: TerminalProgram {
     /// when the transcript grew.
     private func loadImages() -> [String: TerminalImage] {
         let c = host.conversation
-        let mark = StepMark(transcriptCount: c.transcript.count, index: c.interactiveIndex ?? -1)
+        let mark = ImagesMark(transcriptCount: c.transcript.count, index: c.interactiveIndex ?? -1, focus: ui.focus)
         if mark == imagesFor { return loadedImages }
         imagesFor = mark
         var wanted: [RocketImage] = c.author.image.map { [$0] } ?? []
         for case .block(_, let id, _) in c.transcript {
             if case .image(let img) = c.graph[id].content { wanted.append(img.image) }
         }
-        // The pictures of the waiting block's buttons or options (the focused one's is shown).
+        // The focused button's or option's picture, shown under the waiting block: each is
+        // decoded once it is focused, not all of a long picture choice at once.
         if let index = c.interactiveIndex {
+            let focused: RocketImage?
             switch c.node(at: index).content {
-            case .button(let b): wanted += [b.image].compactMap { $0 }
-            case .doubleButton(let left, let right): wanted += [left.image, right.image].compactMap { $0 }
-            case .choice(let choice) where !choice.multiple: wanted += choice.options.compactMap(\.image)
-            default: break
+            case .button(let b): focused = b.image
+            case .doubleButton(let left, let right): focused = ui.focus == 1 ? right.image : left.image
+            case .choice(let choice) where !choice.multiple: focused = choice.options.indices.contains(ui.focus) ? choice.options[ui.focus].image : nil
+            default: focused = nil
             }
+            if let focused { wanted.append(focused) }
         }
         for image in wanted where imageCache[image.cacheKey] == nil {
             imageCache[image.cacheKey] = .some(pictures?(image))
@@ -352,7 +355,13 @@ public final class ConversationApp: TerminalProgram {
         return loadedImages
     }
     private var loadedImages: [String: TerminalImage] = [:]
-    private var imagesFor = StepMark(transcriptCount: -1, index: -1)
+    private var imagesFor = ImagesMark(transcriptCount: -1, index: -1, focus: -1)
+    /// What the pictures were last loaded for: the transcript's length, the waiting block and its focus.
+    private struct ImagesMark: Equatable {
+        var transcriptCount: Int
+        var index: Int
+        var focus: Int
+    }
 
     /// See `TerminalProgram/view(width:now:)`: the banner's rows first, the conversation's below.
     public func view(width: Int, now: Double) -> ProgramFrame<ConversationTarget> {

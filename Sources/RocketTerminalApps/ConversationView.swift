@@ -372,17 +372,14 @@ public struct ConversationView: Sendable {
     }
 
     /// The rows under a block's buttons or options for the focused one's picture (a picture
-    /// choice, as the browser shows each option's): as many as the tallest of the pictures
-    /// takes, so the layout stands still as the focus moves, and fewer on a short screen, where
-    /// the `used` rows and `list` rows of options come first. 0 when none has a picture that
-    /// can be drawn, or fewer than 3 rows are left for one.
-    private func previewRows(_ pictures: [RocketImage?], bubbleMax: Int, used: Int, list: Int) -> Int {
-        guard drawsImages else { return 0 }
-        var rows = 0
-        for case let image? in pictures {
-            guard let picture = images[image.cacheKey] else { continue }
-            rows = max(rows, picture.fit(maxColumns: max(1, bubbleMax), maxRows: ConversationView.imageRows).rows)
-        }
+    /// choice, as the browser shows each option's): ``imageRows`` whenever one of them has a
+    /// picture, so the layout stands still as the focus moves and each picture is decoded only
+    /// once focused; fewer on a short screen, where the `used` rows and `list` rows of options
+    /// come first. 0 when none has a picture, pictures are not drawn, or fewer than 3 rows are
+    /// left for one.
+    private func previewRows(_ pictures: [RocketImage?], used: Int, list: Int) -> Int {
+        guard drawsImages, pictures.contains(where: { $0 != nil }) else { return 0 }
+        var rows = ConversationView.imageRows
         if let height { rows = min(rows, height - used - list) }
         return rows >= 3 ? rows : 0
     }
@@ -571,8 +568,7 @@ public struct ConversationView: Sendable {
             if let chosen = c.chosenOptions[index], options.indices.contains(chosen) { options = [options[chosen]] }
             // Under the list: the focused option's picture, if any has one, and the key hint.
             let pictures = active ? choice.options.map(\.image) : []
-            let preview = previewRows(
-                pictures, bubbleMax: bubbleMax, used: screen.rows.count - before + 1, list: options.count <= 3 ? options.count : 5)
+            let preview = previewRows(pictures, used: screen.rows.count - before + 1, list: options.count <= 3 ? options.count : 5)
             let shown = listWindow(
                 count: options.count, focus: ui.focus, index: index, active: active, answered: c.chosenOptions[index] != nil,
                 used: screen.rows.count - before + preview + 1, lists: &lists)
@@ -585,11 +581,11 @@ public struct ConversationView: Sendable {
             drawPreview(pictures.indices.contains(ui.focus) ? pictures[ui.focus] : nil, rows: preview, bubbleMax: bubbleMax, into: &screen)
         case .button(let b):
             drawButtons([(b, .pressButton)], index: index, c: c, ui: ui, active: active, badge: badge, into: &screen, hits: &hits)
-            let preview = active ? previewRows([b.image], bubbleMax: bubbleMax, used: 2, list: 0) : 0
+            let preview = active ? previewRows([b.image], used: 2, list: 0) : 0
             drawPreview(b.image, rows: preview, bubbleMax: bubbleMax, into: &screen)
         case .doubleButton(let left, let right):
             drawButtons([(left, .pressLeft), (right, .pressRight)], index: index, c: c, ui: ui, active: active, badge: badge, into: &screen, hits: &hits)
-            let preview = active ? previewRows([left.image, right.image], bubbleMax: bubbleMax, used: 3, list: 0) : 0
+            let preview = active ? previewRows([left.image, right.image], used: 3, list: 0) : 0
             drawPreview(ui.focus == 1 ? right.image : left.image, rows: preview, bubbleMax: bubbleMax, into: &screen)
         case .textInput(let input):
             // An input without a question (`rocket input` with no --title) is the field alone.

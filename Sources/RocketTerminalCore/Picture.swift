@@ -44,16 +44,29 @@ public final class TerminalImage: Sendable {
         return (max(1, columns), rows)
     }
 
-    /// Box-filtered RGBA pixels at `columns` × `rows * 2`.
-    func resampled(columns: Int, pixelRows: Int) -> [UInt8] {
-        let key = columns << 16 | pixelRows
-        if let done = scaled.withLock({ $0[key] }) { return done }
+    /// The longest side a picture is kept at once decoded (``scaledDown(_:width:height:)``): a
+    /// terminal draws one at most a few hundred cells wide and 16 pixels high (8 rows), so 512
+    /// keeps the box filter's quality while a 4096 × 4096 picture holds 1 MiB, not 64.
+    public static let keptSide = 512
+
+    /// A picture from decoded RGBA bytes, box-filtered down so that neither side is longer than
+    /// ``keptSide`` (the aspect kept); a smaller one is copied as it is.
+    public static func scaledDown(_ pixels: UnsafeBufferPointer<UInt8>, width: Int, height: Int) -> TerminalImage {
+        guard width > keptSide || height > keptSide else { return TerminalImage(width: width, height: height, pixels: Array(pixels)) }
+        let scale = Double(keptSide) / Double(max(width, height))
+        let w = max(1, min(keptSide, Int((Double(width) * scale).rounded())))
+        let h = max(1, min(keptSide, Int((Double(height) * scale).rounded())))
+        return TerminalImage(width: w, height: h, pixels: boxFilter(pixels, width: width, height: height, columns: w, pixelRows: h))
+    }
+
+    /// Box-filtered RGBA pixels of `source` (`width` × `height`) at `columns` × `pixelRows`.
+    static func boxFilter(_ source: UnsafeBufferPointer<UInt8>, width: Int, height: Int, columns: Int, pixelRows: Int) -> [UInt8] {
         var out = [UInt8](repeating: 0, count: columns * pixelRows * 4)
         for y in 0..<pixelRows {
             let y0 = y * height / pixelRows, y1 = max(y0 + 1, (y + 1) * height / pixelRows)
             for x in 0..<columns {
                 let x0 = x * width / columns, x1 = max(x0 + 1, (x + 1) * width / columns)
-                var sum = [0, 0, 0, 0]
+                var sum = (0, 0, 0, 0)
                 var n = 0
                 // Sample at most 8×8 source pixels per target pixel (bounded work for huge images).
                 let sy = max(1, (y1 - y0) / 8), sx = max(1, (x1 - x0) / 8)
@@ -62,17 +75,33 @@ public final class TerminalImage: Sendable {
                     var xx = x0
                     while xx < x1 {
                         let i = (yy * width + xx) * 4
-                        for c in 0..<4 { sum[c] += Int(pixels[i + c]) }
+                        sum.0 += Int(source[i])
+                        sum.1 += Int(source[i + 1])
+                        sum.2 += Int(source[i + 2])
+                        sum.3 += Int(source[i + 3])
                         n += 1
                         xx += sx
                     }
                     yy += sy
                 }
                 let o = (y * columns + x) * 4
-                for c in 0..<4 { out[o + c] = UInt8(sum[c] / max(1, n)) }
+                let d = max(1, n)
+                (out[o], out[o + 1], out[o + 2], out[o + 3]) = (UInt8(sum.0 / d), UInt8(sum.1 / d), UInt8(sum.2 / d), UInt8(sum.3 / d))
             }
         }
-        scaled.withLock { $0[key] = out }
+        return out
+    }
+
+    /// Box-filtered RGBA pixels at `columns` × `rows * 2`, remembered for the last few sizes (a
+    /// terminal resized through many widths does not keep one copy per width).
+    func resampled(columns: Int, pixelRows: Int) -> [UInt8] {
+        let key = columns << 16 | pixelRows
+        if let done = scaled.withLock({ $0[key] }) { return done }
+        let out = pixels.withUnsafeBufferPointer { Self.boxFilter($0, width: width, height: height, columns: columns, pixelRows: pixelRows) }
+        scaled.withLock {
+            if $0.count >= 8 { $0.removeAll() }
+            $0[key] = out
+        }
         return out
     }
 

@@ -44,6 +44,31 @@ struct ImageTests {
         #expect(cells[0][0].text == "▀")
     }
 
+    @Test("A picture larger than 512 pixels on a side is kept scaled down to it, its aspect and colours kept")
+    func keptSmall() throws {
+        var rgb: [UInt8] = []
+        rgb.reserveCapacity(2048 * 1024 * 3)
+        for y in 0..<1024 { for _ in 0..<2048 { rgb += y < 512 ? [250, 20, 20] : [20, 20, 250] } }
+        var out: UnsafeMutablePointer<UInt8>?
+        let size = rocket_test_jpeg(rgb, 2048, 1024, &out)
+        defer { free(out) }
+        let image = try TerminalImage.decode(Array(UnsafeBufferPointer(start: out, count: Int(size)))).get()
+        #expect(image.width == TerminalImage.keptSide && image.height == 256 && image.pixels.count == 512 * 256 * 4)
+        let cells = image.cells(columns: 1, rows: 1, style: .square)
+        guard case .rgb(let r, _, let b) = cells[0][0].style.foreground, case .rgb(let r2, _, let b2) = cells[0][0].style.background else {
+            Issue.record("expected truecolour cells")
+            return
+        }
+        #expect(r > 200 && b < 60 && r2 < 60 && b2 > 200)
+        // A long thin one keeps at least a pixel across; one within the bound is kept whole.
+        let thin = [UInt8](repeating: 200, count: 5000 * 3 * 4)
+        let kept = thin.withUnsafeBufferPointer { TerminalImage.scaledDown($0, width: 5000, height: 3) }
+        #expect(kept.width == 512 && kept.height == 1 && kept.pixels.allSatisfy { $0 == 200 })
+        let small = [UInt8](repeating: 7, count: 512 * 20 * 4)
+        let same = small.withUnsafeBufferPointer { TerminalImage.scaledDown($0, width: 512, height: 20) }
+        #expect(same.width == 512 && same.height == 20 && same.pixels == small)
+    }
+
     @Test(
         "Bad image data is an error value, never a crash",
         arguments: [

@@ -1,4 +1,5 @@
 import Testing
+import Synchronization
 import RocketText
 @testable import RocketTerminal
 @testable import RocketTerminalApps
@@ -574,7 +575,11 @@ struct ProgramTests {
     func pictureChoice() throws {
         let clock = ManualClock()
         let square = TerminalImage(width: 16, height: 16, pixels: [UInt8](repeating: 255, count: 16 * 16 * 4))
-        let loader: PictureLoader = { $0 == .file("/f/a.png") || $0 == .file("/f/l.png") ? square : nil }
+        let asked = Mutex<[String]>([])
+        let loader: PictureLoader = { image in
+            asked.withLock { $0.append(image.cacheKey) }
+            return image == .file("/f/a.png") || image == .file("/f/l.png") ? square : nil
+        }
         func app(depth: ColorDepth = .indexed256, _ content: (RocketNodeID) -> RocketNodeContent) -> ConversationApp {
             var g = RocketGraph()
             let end = g.add(RocketNode(id: "end", text: "Noted: {{pick}}."))
@@ -598,11 +603,14 @@ struct ProgramTests {
         let shown = picture(in: lines)
         #expect(!shown.isEmpty && shown.allSatisfy { $0 > last && $0 < hint }, "under the list, over the hint: \(d.screen)")
         let tall = d.app.view(width: 59, height: 30, now: clock.now).buffer.rows.count
+        // Only the focused option's picture is decoded: not every picture of a long choice at once.
+        #expect(asked.withLock { $0 } == ["/f/a.png"], "\(asked.withLock { $0 })")
         // The focus on an option without a picture (or whose picture cannot be read): the rows stay, empty.
         for _ in 0..<2 {
             d.keys(.down)
             #expect(picture(in: d.terminal.lines).isEmpty && d.app.view(width: 59, height: 30, now: clock.now).buffer.rows.count == tall, "\(d.screen)")
         }
+        #expect(asked.withLock { $0 } == ["/f/a.png", "/f/x.png"], "each once, as it is focused: \(asked.withLock { $0 })")
         d.keys(.up, .up)
         #expect(picture(in: d.terminal.lines) == shown)
         // Once chosen, the choice alone: no picture in the scrollback.
