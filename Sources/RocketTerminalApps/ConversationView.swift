@@ -559,7 +559,6 @@ public struct ConversationView: Sendable {
                     screen.put(line, row: screen.addRow(), column: ConversationView.gutter, style: ConversationView.errorStyle)
                 }
             }
-
         case .choice(let choice):
             // The question in a bubble, then the options as a list (once chosen, only the choice).
             let before = screen.rows.count
