@@ -69,7 +69,7 @@ extension WebAssets {
         var l = typeof lang === "string" ? lang : "";
         var words = t[l] || t[l.split("-")[0]] || {}, english = t.en || {};
         var text = typeof words[key] === "string" ? words[key] : typeof english[key] === "string" ? english[key] : key, i = 0;
-        return text.replace(/%[d@]/g, function (m) { return args && i < args.length ? String(args[i++]) : m; });
+        return text.replace(/%[bd@]/g, function (m) { return args && i < args.length ? String(args[i++]) : m; });
         },
         editable: function (v, item) {
         if (typeof v.backTo !== "number" || v.accepts.indexOf("back") < 0) return false;
@@ -1100,6 +1100,7 @@ extension WebAssets {
         label.htmlFor = input.id;
         input.checked = kept.indexOf(input.value) >= 0;
         input.addEventListener("change", remember);
+        if (rating) input.addEventListener("change", function () { var asked = fs.querySelector(".rk-pick-first"); if (asked) asked.remove(); });
         input.disabled = !active;
         if (k === 0 && active) input.setAttribute("data-focus", "");
         inputs.push(input);
@@ -1133,7 +1134,12 @@ extension WebAssets {
         go.addEventListener("click", function () {
         var picked = [];
         for (var i = 0; i < inputs.length; i++) if (inputs[i].checked) picked.push(Number(inputs[i].value));
-        if (rating) { if (picked.length) self.send({ intent: "rate", value: picked[0] }); else inputs[0].focus(); }
+        if (rating && !picked.length) {
+        var asked = fs.querySelector(".rk-pick-first") || ownWords(self, el("p", "rk-error rk-pick-first", say("pickRating", [bottom, bottom + count - 1])));
+        asked.setAttribute("role", "alert");
+        fs.insertBefore(asked, go);
+        inputs[0].focus();
+        } else if (rating) self.send({ intent: "rate", value: picked[0] });
         else self.send({ intent: "chooseMany", options: picked });
         });
         if (active) fs.appendChild(go);

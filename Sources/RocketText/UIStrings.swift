@@ -283,9 +283,9 @@ public struct UIStrings: Sendable, Hashable {
         ])
 
     /// What the web widget is given to say, by key: its own words (``web``) and those it shares
-    /// with the terminal, each written once (`noAnswer`).
+    /// with the terminal, each written once (`noAnswer`, `pickRating`).
     public var widgetWords: [String: String] {
-        web.merging(["noAnswer": noAnswer]) { own, _ in own }
+        web.merging(["noAnswer": noAnswer, "pickRating": pickRating]) { own, _ in own }
     }
 
     /// Every language we have: the seeds' (English, Chinese, Italian), then Spanish, French,

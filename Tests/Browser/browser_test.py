@@ -1120,7 +1120,16 @@ def nps_rating(browser, server):
         frame = page.evaluate("() => document.querySelector('.rk-frame').getBoundingClientRect().right")
         assert all(b["right"] <= frame + 1 for b in boxes), f"a step overflows the frame at {width} px: {boxes}"
         page.wait_for_function("() => document.activeElement && document.activeElement.type === 'radio'", timeout=TIMEOUT)
+        # Done before a value is picked: said under the scale, the focus back on the first value.
+        group.get_by_role("button", name="Done").click()
+        asked = page.locator(".rk-rating .rk-error")
+        asked.wait_for(timeout=TIMEOUT)
+        assert asked.text_content() == "Pick a rating from 0 to 10 first." and asked.get_attribute("role") == "alert", asked.text_content()
+        page.wait_for_function("() => document.activeElement && document.activeElement.value === '0'", timeout=TIMEOUT)
+        audit(page, f"a rating sent before a value is picked, {scheme}, {width} px")
+        shot(page, f"nps-asked-{scheme}-{width}")
         page.keyboard.press("ArrowRight")
+        asked.wait_for(state="detached", timeout=TIMEOUT)
         assert page.locator(".rk-rating input:checked").get_attribute("value") == "1"
         page.keyboard.press("ArrowLeft")
         assert page.locator(".rk-rating input:checked").get_attribute("value") == "0"

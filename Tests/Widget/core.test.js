@@ -305,6 +305,9 @@ test("the widget's own words: the language, its first part, else English, else t
   assert.equal(core.word(table, "en", "nothing"), "nothing");
   assert.equal(core.word("__WORDS__", "en", "done"), "done", "no table: the key");
   assert.equal(core.word(table, "en", "range", [2]), "Choose 2 to %d");
+  const scale = { en: { pick: "Pick a rating from %b to %d first." }, ja: { pick: "先に %b から %d の評価を選んでください。" } };
+  assert.equal(core.word(scale, "en", "pick", [0, 10]), "Pick a rating from 0 to 10 first.", "%b, a scale's bottom, fills in turn too");
+  assert.equal(core.word(scale, "ja", "pick", [1, 5]), "先に 1 から 5 の評価を選んでください。");
 });
 
 test("page triggers: each condition, combinations, and what is refused", () => {
