@@ -5,8 +5,9 @@
 /// Decodes a PNG or JPEG held in memory into 8-bit RGBA rows.
 /// On success returns 0 and sets *pixels (free with rocket_image_free), *width and *height.
 /// On failure returns -1 and writes a message into error (at most error_length bytes).
-/// Images larger than max_pixels are refused (a bound on memory).
-int rocket_image_decode(const unsigned char *data, size_t length, size_t max_pixels,
+/// Images larger than max_pixels are refused (a bound on memory). A JPEG may come back smaller
+/// than it is, by 1/2, 1/4 or 1/8, while its longer side stays at least keep_side (0: never).
+int rocket_image_decode(const unsigned char *data, size_t length, size_t max_pixels, size_t keep_side,
                         unsigned char **pixels, int *width, int *height,
                         char *error, size_t error_length);
 
