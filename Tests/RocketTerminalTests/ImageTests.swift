@@ -1,3 +1,4 @@
+import CImageCodecs
 import CTestSupport
 import Foundation
 import Testing
@@ -52,8 +53,18 @@ struct ImageTests {
         var out: UnsafeMutablePointer<UInt8>?
         let size = rocket_test_jpeg(rgb, 2048, 1024, &out)
         defer { free(out) }
-        let image = try TerminalImage.decode(Array(UnsafeBufferPointer(start: out, count: Int(size)))).get()
+        let bytes = Array(UnsafeBufferPointer(start: out, count: Int(size)))
+        let image = try TerminalImage.decode(bytes).get()
         #expect(image.width == TerminalImage.keptSide && image.height == 256 && image.pixels.count == 512 * 256 * 4)
+        // The JPEG itself came out of libjpeg at a quarter of its size (its DCT scaling), not whole.
+        for (keep, side) in [(512, 512), (0, 2048), (300, 512), (1024, 1024)] {
+            var pixels: UnsafeMutablePointer<UInt8>?
+            var w: Int32 = 0, h: Int32 = 0
+            var message = [CChar](repeating: 0, count: 200)
+            #expect(rocket_image_decode(bytes, bytes.count, TerminalImage.maxPixels, keep, &pixels, &w, &h, &message, message.count) == 0)
+            rocket_image_free(pixels)
+            #expect(Int(w) == side && Int(h) == side / 2, "keep \(keep): \(w) × \(h)")
+        }
         let cells = image.cells(columns: 1, rows: 1, style: .square)
         guard case .rgb(let r, _, let b) = cells[0][0].style.foreground, case .rgb(let r2, _, let b2) = cells[0][0].style.background else {
             Issue.record("expected truecolour cells")
