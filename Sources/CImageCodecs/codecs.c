@@ -56,7 +56,7 @@ static void jpeg_fail(j_common_ptr info) {
 
 static void jpeg_quiet(j_common_ptr info, int level) { (void)info; (void)level; }
 
-static int decode_jpeg(const unsigned char *data, size_t length, size_t max_pixels, size_t keep_side,
+static int decode_jpeg(const unsigned char *data, size_t length, size_t max_pixels, size_t keep_width, size_t keep_height,
                        unsigned char **pixels, int *width, int *height, char *error, size_t error_length) {
     struct jpeg_decompress_struct info;
     struct jpeg_error_context context;
@@ -82,14 +82,19 @@ static int decode_jpeg(const unsigned char *data, size_t length, size_t max_pixe
         return -1;
     }
     info.out_color_space = JCS_RGB;
-    /* Scaled in the DCT (1/2, 1/4, 1/8) while the longer side stays at least keep_side: the
-       caller keeps no more than that, and a photo then decodes in a fraction of the time. */
-    if (keep_side > 0) {
-        size_t longer = info.image_width > info.image_height ? info.image_width : info.image_height;
-        unsigned int denom = 1;
-        while (denom < 8 && longer / (denom * 2) >= keep_side) denom *= 2;
-        info.scale_num = 1;
-        info.scale_denom = denom;
+    /* Scaled in the DCT (1/2, 1/4, 1/8) while it stays at least the size the caller keeps (the
+       picture fitted within keep_width x keep_height): a photo then decodes in a fraction of
+       the time and memory. */
+    if (keep_width > 0 && keep_height > 0) {
+        double w = info.image_width, h = info.image_height;
+        double scale = (double)keep_width / w < (double)keep_height / h ? (double)keep_width / w : (double)keep_height / h;
+        if (scale < 1) {
+            double kept_w = w * scale, kept_h = h * scale;
+            unsigned int denom = 1;
+            while (denom < 8 && w / (denom * 2) >= kept_w && h / (denom * 2) >= kept_h) denom *= 2;
+            info.scale_num = 1;
+            info.scale_denom = denom;
+        }
     }
     jpeg_start_decompress(&info);
     size_t w = info.output_width, h = info.output_height;
@@ -125,7 +130,7 @@ static int decode_jpeg(const unsigned char *data, size_t length, size_t max_pixe
     return 0;
 }
 
-int rocket_image_decode(const unsigned char *data, size_t length, size_t max_pixels, size_t keep_side,
+int rocket_image_decode(const unsigned char *data, size_t length, size_t max_pixels, size_t keep_width, size_t keep_height,
                         unsigned char **pixels, int *width, int *height,
                         char *error, size_t error_length) {
     static const unsigned char png_signature[8] = {0x89, 'P', 'N', 'G', 0x0D, 0x0A, 0x1A, 0x0A};
@@ -133,7 +138,7 @@ int rocket_image_decode(const unsigned char *data, size_t length, size_t max_pix
         return decode_png(data, length, max_pixels, pixels, width, height, error, error_length);
     }
     if (length >= 3 && data[0] == 0xFF && data[1] == 0xD8 && data[2] == 0xFF) {
-        return decode_jpeg(data, length, max_pixels, keep_side, pixels, width, height, error, error_length);
+        return decode_jpeg(data, length, max_pixels, keep_width, keep_height, pixels, width, height, error, error_length);
     }
     set_error(error, error_length, "not a PNG or JPEG file");
     return -1;

@@ -13,15 +13,15 @@ public import RocketTerminalCore
 /// }
 /// ```
 extension TerminalImage {
-    /// Decodes PNG or JPEG bytes; a picture larger than ``TerminalImage/keptSide`` on a side
-    /// is kept scaled down to it (a JPEG is decoded at 1/2, 1/4 or 1/8 of its size on the way,
-    /// as long as its longer side stays at least that).
+    /// Decodes PNG or JPEG bytes; a picture larger than ``TerminalImage/keptWidth`` ×
+    /// ``TerminalImage/keptHeight`` is kept scaled down within them (a JPEG is decoded at 1/2,
+    /// 1/4 or 1/8 of its size on the way, while it stays at least the size kept).
     public static func decode(_ bytes: [UInt8]) -> Result<TerminalImage, ImageError> {
         var out: UnsafeMutablePointer<UInt8>?
         var w: Int32 = 0, h: Int32 = 0
         var message = [CChar](repeating: 0, count: 200)
         let status = bytes.withUnsafeBufferPointer { buffer in
-            rocket_image_decode(buffer.baseAddress, buffer.count, maxPixels, keptSide, &out, &w, &h, &message, message.count)
+            rocket_image_decode(buffer.baseAddress, buffer.count, maxPixels, keptWidth, keptHeight, &out, &w, &h, &message, message.count)
         }
         guard status == 0, let out, w > 0, h > 0 else {
             let text = String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)

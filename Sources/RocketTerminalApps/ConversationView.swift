@@ -118,7 +118,7 @@ public struct ConversationView: Sendable {
     /// focus, since a frame taller than the screen is drawn from its bottom.
     public var height: Int?
     /// The tallest picture, in rows (the original drew 140 pt).
-    public static let imageRows = 8
+    public static let imageRows = TerminalImage.tallestRows
 
     /// Creates a view.
     public init(width: Int, author: RocketAuthor, closeTitle: String?, strings: UIStrings) {

@@ -44,19 +44,33 @@ public final class TerminalImage: Sendable {
         return (max(1, columns), rows)
     }
 
-    /// The longest side a picture is kept at once decoded (``scaledDown(_:width:height:)``): a
-    /// terminal draws one at most a few hundred cells wide and 16 pixels high (8 rows), so 512
-    /// keeps the box filter's quality while a 4096 × 4096 picture holds 1 MiB, not 64.
-    public static let keptSide = 512
+    /// The most rows of cells a picture is drawn in anywhere (an image block, the picture of a
+    /// focused option): 16 pixels high.
+    public static let tallestRows = 8
+    /// The widest and the tallest a picture is kept once decoded (``scaledDown(_:width:height:)``):
+    /// four pixels for each one drawn at ``tallestRows`` (which keeps the box filter's
+    /// quality), and as wide as a picture that tall can be drawn on a wide terminal. A 4096 ×
+    /// 4096 picture then holds 16 KiB, not 64 MiB.
+    public static let keptHeight = tallestRows * 2 * 4
+    /// See ``keptHeight``.
+    public static let keptWidth = 512
 
-    /// A picture from decoded RGBA bytes, box-filtered down so that neither side is longer than
-    /// ``keptSide`` (the aspect kept); a smaller one is copied as it is.
+    /// The size a `width` × `height` picture is kept at: within ``keptWidth`` × ``keptHeight``,
+    /// its aspect kept (at least a pixel each way); a picture within them, its own.
+    public static func keptSize(width: Int, height: Int) -> (width: Int, height: Int) {
+        guard width > keptWidth || height > keptHeight else { return (width, height) }
+        let scale = min(Double(keptWidth) / Double(width), Double(keptHeight) / Double(height))
+        return (max(1, min(keptWidth, Int((Double(width) * scale).rounded()))), max(1, min(keptHeight, Int((Double(height) * scale).rounded()))))
+    }
+
+    /// A picture from decoded RGBA bytes, box-filtered down to ``keptSize(width:height:)``; a
+    /// smaller one is copied as it is.
     public static func scaledDown(_ pixels: UnsafeBufferPointer<UInt8>, width: Int, height: Int) -> TerminalImage {
-        guard width > keptSide || height > keptSide else { return TerminalImage(width: width, height: height, pixels: Array(pixels)) }
-        let scale = Double(keptSide) / Double(max(width, height))
-        let w = max(1, min(keptSide, Int((Double(width) * scale).rounded())))
-        let h = max(1, min(keptSide, Int((Double(height) * scale).rounded())))
-        return TerminalImage(width: w, height: h, pixels: boxFilter(pixels, width: width, height: height, columns: w, pixelRows: h))
+        let kept = keptSize(width: width, height: height)
+        guard kept != (width, height) else { return TerminalImage(width: width, height: height, pixels: Array(pixels)) }
+        return TerminalImage(
+            width: kept.width, height: kept.height,
+            pixels: boxFilter(pixels, width: width, height: height, columns: kept.width, pixelRows: kept.height))
     }
 
     /// Box-filtered RGBA pixels of `source` (`width` × `height`) at `columns` × `pixelRows`.

@@ -45,7 +45,7 @@ struct ImageTests {
         #expect(cells[0][0].text == "▀")
     }
 
-    @Test("A picture larger than 512 pixels on a side is kept scaled down to it, its aspect and colours kept")
+    @Test("A picture larger than what is drawn is kept scaled down within 512 × 64 pixels, its aspect and colours kept; a JPEG comes out of libjpeg already smaller")
     func keptSmall() throws {
         var rgb: [UInt8] = []
         rgb.reserveCapacity(2048 * 1024 * 3)
@@ -55,16 +55,18 @@ struct ImageTests {
         defer { free(out) }
         let bytes = Array(UnsafeBufferPointer(start: out, count: Int(size)))
         let image = try TerminalImage.decode(bytes).get()
-        #expect(image.width == TerminalImage.keptSide && image.height == 256 && image.pixels.count == 512 * 256 * 4)
-        // The JPEG itself came out of libjpeg at a quarter of its size (its DCT scaling), not whole.
-        for (keep, side) in [(512, 512), (0, 2048), (300, 512), (1024, 1024)] {
+        #expect(TerminalImage.keptHeight == 64 && image.width == 128 && image.height == 64 && image.pixels.count == 128 * 64 * 4)
+        // The JPEG itself came out of libjpeg smaller (its DCT scaling: 1/2, 1/4, 1/8), never
+        // smaller than what is kept of it.
+        for (keep, side) in [((512, 64), 256), ((0, 0), 2048), ((512, 512), 512), ((1024, 1024), 1024), ((4096, 4096), 2048)] {
             var pixels: UnsafeMutablePointer<UInt8>?
             var w: Int32 = 0, h: Int32 = 0
             var message = [CChar](repeating: 0, count: 200)
-            #expect(rocket_image_decode(bytes, bytes.count, TerminalImage.maxPixels, keep, &pixels, &w, &h, &message, message.count) == 0)
+            #expect(rocket_image_decode(bytes, bytes.count, TerminalImage.maxPixels, keep.0, keep.1, &pixels, &w, &h, &message, message.count) == 0)
             rocket_image_free(pixels)
             #expect(Int(w) == side && Int(h) == side / 2, "keep \(keep): \(w) × \(h)")
         }
+        #expect(TerminalImage.keptSize(width: 4096, height: 4096) == (64, 64) && TerminalImage.keptSize(width: 40, height: 30) == (40, 30))
         let cells = image.cells(columns: 1, rows: 1, style: .square)
         guard case .rgb(let r, _, let b) = cells[0][0].style.foreground, case .rgb(let r2, _, let b2) = cells[0][0].style.background else {
             Issue.record("expected truecolour cells")
