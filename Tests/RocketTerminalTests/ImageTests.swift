@@ -45,7 +45,7 @@ struct ImageTests {
         #expect(cells[0][0].text == "▀")
     }
 
-    @Test("A picture larger than what is drawn is kept scaled down within 512 × 64 pixels, its aspect and colours kept; a JPEG comes out of libjpeg already smaller")
+    @Test("A picture larger than what is drawn is kept within 512 × 64 pixels, its aspect and colours kept; a JPEG is decoded smaller")
     func keptSmall() throws {
         var rgb: [UInt8] = []
         rgb.reserveCapacity(2048 * 1024 * 3)
