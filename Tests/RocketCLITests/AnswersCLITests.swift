@@ -77,6 +77,42 @@ struct AnswersCLITests {
         #expect(plain.stderr.hasSuffix("rocket: the input ended at block 'name' before the conversation did, so it was closed (exit 1)\n"))
     }
 
+    @Test("The end of input at a block without an answer names the blocks after it that may ask too, nearest first, so one run says all a script must give")
+    func unansweredAfter() throws {
+        let dir = scratchDirectory()
+        write(
+            #"""
+            {"version": 1, "blocks": [
+             {"id": "a", "type": "textInput", "text": "A?", "buttonTitle": "OK", "next": "route"},
+             {"id": "route", "type": "condition", "branches": [{"if": "a == 'x'", "next": "b"}], "else": "c"},
+             {"id": "b", "type": "rating", "text": "B?", "next": "d"},
+             {"id": "c", "type": "choice", "text": "C?", "options": [{"title": "One", "next": "d"}, {"title": "Two", "next": "a"}]},
+             {"id": "d", "type": "textInput", "text": "D?", "buttonTitle": "OK", "next": "e"},
+             {"id": "e", "type": "button", "title": "Go", "next": "bye"},
+             {"id": "bye", "type": "text", "text": "Bye."}
+            ]}
+            """#, to: dir + "/branches.json")
+        let r = try runRocket(["play", dir + "/branches.json", "--answer", "b=3"], stdin: "")
+        #expect(r.status == 1)
+        #expect(
+            r.stderr.hasSuffix(
+                "rocket: block 'a' has no answer in the --answer flags, and the input ended, so the conversation was closed (exit 1);"
+                    + " after it, 'c', 'd' and 'e' may ask too\n"), "\(r.stderr)")
+        let one = try runRocket(["play", dir + "/branches.json", "--answer", "a=x", "--answer", "b=3", "--answer", "c=One"], stdin: "")
+        #expect(
+            one.stderr.hasSuffix(
+                "block 'd' has no answer in the --answer flags, and the input ended, so the conversation was closed (exit 1); after it, 'e' may ask too\n"),
+            "\(one.stderr)")
+        // A long chain: the first eight, and how many more.
+        let blocks = (0..<12).map { k in
+            #"{"id": "q\#(k)", "type": "textInput", "text": "Q\#(k)?", "buttonTitle": "OK""# + (k < 11 ? #", "next": "q\#(k + 1)"}"# : "}")
+        }
+        write(#"{"version": 1, "blocks": ["# + blocks.joined(separator: ",\n") + "]}", to: dir + "/chain.json")
+        let chain = try runRocket(["play", dir + "/chain.json", "--answer", "q5=five"], stdin: "")
+        #expect(
+            chain.stderr.hasSuffix("after it, 'q1', 'q2', 'q3', 'q4', 'q6', 'q7', 'q8', 'q9' and 2 more may ask too\n"), "\(chain.stderr)")
+    }
+
     @Test("An answer is given once: a flow that loops back to its block asks the input the second time (no endless loop)")
     func givenOnce() throws {
         let dir = scratchDirectory()
