@@ -252,6 +252,10 @@ public struct RocketRatingNode: Hashable, Sendable, Codable {
         set { labels = newValue ?? RocketRatingLabels() }
     }
 
+    /// How soon after a digit typed on a scale another one makes a number with it, in seconds
+    /// ("1" then "0" picks 10), in the terminal and in the browser alike.
+    public static let digitPause = 1.0
+
     /// The answers it takes, bottom to top (never empty, whatever the fields hold).
     public var values: ClosedRange<Int> {
         let bottom = lowest == 0 ? 0 : 1

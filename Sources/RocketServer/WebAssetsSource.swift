@@ -9,6 +9,16 @@ extension WebAssets {
         var core = {
         varLimits: { count: 64, nameBytes: 64, valueBytes: 1024 },
         answerBytes: 8192,
+        digitPause: 1000,
+        typedRating: function (last, digit, now, bottom, top) {
+        if (!/^[0-9]$/.test(digit)) return null;
+        if (last && now - last.at < core.digitPause) {
+        var joined = Number(last.digits + digit);
+        if (joined >= bottom && joined <= top) return { value: joined, digits: last.digits + digit, at: now };
+        }
+        var alone = Number(digit);
+        return alone >= bottom && alone <= top ? { value: alone, digits: digit, at: now } : null;
+        },
         isVarName: function (name) {
         return typeof name === "string" && name.length >= 1 && name.length <= core.varLimits.nameBytes && /^[A-Za-z0-9_.-]+$/.test(name);
         },
@@ -1143,6 +1153,20 @@ extension WebAssets {
         else self.send({ intent: "chooseMany", options: picked });
         });
         if (active) fs.appendChild(go);
+        if (rating && active) {
+        var typed = null;
+        fs.addEventListener("keydown", function (e) {
+        if (e.ctrlKey || e.metaKey || e.altKey || e.target === go) return;
+        var t = core.typedRating(typed, e.key, Date.now(), bottom, bottom + count - 1);
+        typed = t;
+        if (!t) return;
+        e.preventDefault();
+        var input = inputs[t.value - bottom];
+        input.checked = true;
+        input.focus();
+        input.dispatchEvent(new Event("change", { bubbles: true }));
+        });
+        }
         return fs;
         };
         Widget.prototype.renderBanner = function (b) {

@@ -51,7 +51,7 @@ public enum KeyController {
     }
 
     /// How soon after a digit on a rating another one makes a number with it, in seconds.
-    public static let digitPause = 1.0
+    public static let digitPause = RocketRatingNode.digitPause
 
     /// The option a typed character moves the focus to, as a menu of whiptail or dialog does:
     /// the next one after the focus (going round) whose title begins with it, letters in any case.

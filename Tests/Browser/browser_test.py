@@ -1109,6 +1109,7 @@ def nps_rating(browser, server):
     for scheme, width in (("dark", 375), ("light", 1280)):
         context = browser.new_context(reduced_motion="reduce", color_scheme=scheme, viewport={"width": width, "height": 800})
         page = context.new_page()
+        page.clock.install()  # time flows as it does, until the digits below stop it
         page.goto(server.url + "play/nps")
         group = page.get_by_role("group", name="How likely are you to recommend us?")
         group.wait_for(timeout=TIMEOUT)
@@ -1144,6 +1145,21 @@ def nps_rating(browser, server):
         page.get_by_role("button", name="Edit your answer: 0 / 10").click()
         page.wait_for_function("() => document.querySelector('.rk-rating input:checked:not([disabled])')", timeout=TIMEOUT)
         assert page.locator(".rk-rating input:checked").get_attribute("value") == "0"
+        # Digits pick a value, as in the terminal: 1 then 0 within the pause is 10; a digit
+        # after it stands alone (the page's clock is stopped, and moved on by hand).
+        page.locator(".rk-rating input:checked").focus()
+        page.clock.pause_at(page.evaluate("Date.now()") + 1000)
+        page.keyboard.press("1")
+        page.keyboard.press("0")
+        assert page.locator(".rk-rating input:checked").get_attribute("value") == "10"
+        assert page.evaluate("document.activeElement.value") == "10"
+        page.clock.fast_forward(1500)
+        page.keyboard.press("7")
+        assert page.locator(".rk-rating input:checked").get_attribute("value") == "7"
+        page.clock.resume()
+        group = page.get_by_role("group", name="How likely are you to recommend us?")
+        group.get_by_role("button", name="Done").click()
+        page.get_by_text("7 / 10").wait_for(timeout=TIMEOUT)
         context.close()
 
 

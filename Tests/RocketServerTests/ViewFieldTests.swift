@@ -28,7 +28,7 @@ private func webFields(_ object: FlowObjectInfo) -> Set<String> {
 
 @Suite("The view's fields come from the flow format's table, and the widget reads those")
 struct ViewFieldTests {
-    @Test("the widget's limits on a start's variables and on a typed answer are the server's (RocketLimits)")
+    @Test("the widget's limits on a start's variables and on a typed answer are the server's (RocketLimits), its digits' pause a rating's")
     func variableLimits() throws {
         let script = try widgetScript()
         let expected =
@@ -37,6 +37,8 @@ struct ViewFieldTests {
         #expect(script.contains(expected), "widget.js should say \(expected)")
         let answer = "answerBytes: \(RocketLimits.submittedTextBytes),"
         #expect(script.contains(answer), "widget.js should say \(answer)")
+        let pause = "digitPause: \(Int(RocketRatingNode.digitPause * 1000)),"
+        #expect(script.contains(pause), "widget.js should say \(pause)")
     }
 
     @Test("every word the widget says by name is in every language's table, with the same keys and the same %d and %@ as English")

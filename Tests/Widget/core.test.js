@@ -452,3 +452,18 @@ test("a multiple choice's rule: the words' key and numbers, as the terminal says
   assert.deepEqual(core.chooseRule(2, 3), { key: "chooseRange", args: [2, 3] });
   assert.deepEqual(core.chooseRule(2, 2), { key: "chooseExactly", args: [2] }, "not \"Choose 2 to 2\"");
 });
+
+test("a rating's typed digits: one alone, two within the pause as a number on the scale, else each alone", () => {
+  let t = core.typedRating(null, "1", 1000, 0, 10);
+  assert.deepEqual(t, { value: 1, digits: "1", at: 1000 });
+  t = core.typedRating(t, "0", 1400, 0, 10);
+  assert.equal(t.value, 10, "1 then 0: ten");
+  assert.equal(core.typedRating(core.typedRating(null, "1", 0, 0, 10), "1", 200, 0, 10).value, 1, "11 is off the scale: the second 1 alone");
+  assert.equal(core.typedRating(core.typedRating(null, "1", 0, 0, 10), "0", core.digitPause, 0, 10).value, 0, "too late: the 0 alone");
+  assert.equal(core.typedRating(core.typedRating(null, "1", 0, 1, 5), "2", 100, 1, 5).value, 2, "stars: 1 then 2 is 2, not 12");
+  assert.equal(core.typedRating(null, "0", 0, 1, 5), null, "0 is off a scale from 1");
+  assert.equal(core.typedRating(null, "9", 0, 1, 5), null);
+  assert.equal(core.typedRating(null, "a", 0, 0, 10), null, "not a digit");
+  assert.equal(core.typedRating(null, "10", 0, 0, 10), null, "a key is one digit");
+  assert.equal(core.digitPause, 1000);
+});

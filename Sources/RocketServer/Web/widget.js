@@ -13,6 +13,23 @@
     varLimits: { count: 64, nameBytes: 64, valueBytes: 1024 },
     /** The longest typed answer the server takes, in bytes of UTF-8 (RocketLimits.submittedTextBytes). */
     answerBytes: 8192,
+    /** How soon after a digit typed on a rating another makes a number with it, in ms (RocketRatingNode.digitPause). */
+    digitPause: 1000,
+    /**
+     * The value a digit typed on a rating from `bottom` to `top` picks at `now` (ms), after
+     * `last` (what the digits before it picked, or null): with a digit typed less than
+     * `digitPause` before, the number they make while it is on the scale ("1", "0": 10); else the
+     * digit alone. Null when that is off the scale. As the terminal picks (KeyController).
+     */
+    typedRating: function (last, digit, now, bottom, top) {
+      if (!/^[0-9]$/.test(digit)) return null;
+      if (last && now - last.at < core.digitPause) {
+        var joined = Number(last.digits + digit);
+        if (joined >= bottom && joined <= top) return { value: joined, digits: last.digits + digit, at: now };
+      }
+      var alone = Number(digit);
+      return alone >= bottom && alone <= top ? { value: alone, digits: digit, at: now } : null;
+    },
     /** True for a name a start's variable may have: letters, digits, '_', '.' or '-' (ASCII, so bytes). */
     isVarName: function (name) {
       return typeof name === "string" && name.length >= 1 && name.length <= core.varLimits.nameBytes && /^[A-Za-z0-9_.-]+$/.test(name);
@@ -1416,6 +1433,21 @@
       else self.send({ intent: "chooseMany", options: picked });
     });
     if (active) fs.appendChild(go);
+    // A rating takes its number typed, as in the terminal: "7", or "1" then "0" for 10.
+    if (rating && active) {
+      var typed = null;
+      fs.addEventListener("keydown", function (e) {
+        if (e.ctrlKey || e.metaKey || e.altKey || e.target === go) return;
+        var t = core.typedRating(typed, e.key, Date.now(), bottom, bottom + count - 1);
+        typed = t;
+        if (!t) return;
+        e.preventDefault();
+        var input = inputs[t.value - bottom];
+        input.checked = true;
+        input.focus();
+        input.dispatchEvent(new Event("change", { bubbles: true }));
+      });
+    }
     return fs;
   };
 
