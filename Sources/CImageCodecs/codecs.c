@@ -57,7 +57,8 @@ static void jpeg_fail(j_common_ptr info) {
 static void jpeg_quiet(j_common_ptr info, int level) { (void)info; (void)level; }
 
 static int decode_jpeg(const unsigned char *data, size_t length, size_t max_pixels, size_t keep_width, size_t keep_height,
-                       unsigned char **pixels, int *width, int *height, char *error, size_t error_length) {
+                       unsigned char **pixels, int *width, int *height, int *source_width, int *source_height,
+                       char *error, size_t error_length) {
     struct jpeg_decompress_struct info;
     struct jpeg_error_context context;
     unsigned char *volatile buffer = NULL;
@@ -74,6 +75,8 @@ static int decode_jpeg(const unsigned char *data, size_t length, size_t max_pixe
     jpeg_create_decompress(&info);
     jpeg_mem_src(&info, data, (unsigned long)length);
     jpeg_read_header(&info, TRUE);
+    *source_width = (int)info.image_width;
+    *source_height = (int)info.image_height;
     /* The header's size is checked before anything is decoded: libjpeg allocates whole-image
        coefficient buffers for progressive files in jpeg_start_decompress. */
     if ((size_t)info.image_width * (size_t)info.image_height > max_pixels) {
@@ -131,14 +134,17 @@ static int decode_jpeg(const unsigned char *data, size_t length, size_t max_pixe
 }
 
 int rocket_image_decode(const unsigned char *data, size_t length, size_t max_pixels, size_t keep_width, size_t keep_height,
-                        unsigned char **pixels, int *width, int *height,
+                        unsigned char **pixels, int *width, int *height, int *source_width, int *source_height,
                         char *error, size_t error_length) {
     static const unsigned char png_signature[8] = {0x89, 'P', 'N', 'G', 0x0D, 0x0A, 0x1A, 0x0A};
     if (length >= 8 && memcmp(data, png_signature, 8) == 0) {
-        return decode_png(data, length, max_pixels, pixels, width, height, error, error_length);
+        int status = decode_png(data, length, max_pixels, pixels, width, height, error, error_length);
+        if (status == 0) { *source_width = *width; *source_height = *height; }
+        return status;
     }
     if (length >= 3 && data[0] == 0xFF && data[1] == 0xD8 && data[2] == 0xFF) {
-        return decode_jpeg(data, length, max_pixels, keep_width, keep_height, pixels, width, height, error, error_length);
+        return decode_jpeg(data, length, max_pixels, keep_width, keep_height, pixels, width, height, source_width, source_height,
+                           error, error_length);
     }
     set_error(error, error_length, "not a PNG or JPEG file");
     return -1;

@@ -12,6 +12,10 @@ import RocketPlatform
 enum AssetCheck {
     /// The largest image file read (the decoded picture is bounded by `TerminalImage.maxPixels`).
     static let maxFileBytes = TerminalImage.maxFileBytes
+    /// The most pixels across a page shows a picture at: the widget's frame is at most 576 CSS
+    /// pixels wide, at up to 3 device pixels each. A larger picture is a warning: every
+    /// visitor would download more than any screen shows.
+    static let largestShown = 2048
 
     /// Problems with the files `doc` names, relative to the folder `base`.
     static func check(_ doc: FlowDocument, base: String) -> [FlowDiagnostic] {
@@ -20,6 +24,8 @@ enum AssetCheck {
             guard case .file(let reference)? = image, !reference.hasPrefix("data:") else { return }
             if let problem = problem(with: reference, base: base) {
                 out.append(FlowDiagnostic(severity: .error, code: "bad-image", message: problem, path: path))
+            } else if let large = largeness(of: reference, base: base) {
+                out.append(FlowDiagnostic(severity: .warning, code: "large-image", message: large, path: path))
             }
         }
         check(doc.author?.image, "author.image")
@@ -39,9 +45,25 @@ enum AssetCheck {
         return out
     }
 
+    /// The path `reference` names, relative to `base` unless it is absolute.
+    static func path(of reference: String, base: String) -> String {
+        reference.hasPrefix("/") || base.isEmpty ? reference : (base.hasSuffix("/") ? base : base + "/") + reference
+    }
+
+    /// Why the picture at `reference` (relative to `base`), which can be shown, is larger than
+    /// any page shows it; nil when it is not (or cannot be read: ``problem(with:base:)`` says so).
+    static func largeness(of reference: String, base: String) -> String? {
+        guard case .success(let image) = TerminalImage.load(path: path(of: reference, base: base)),
+            max(image.source.width, image.source.height) > largestShown
+        else { return nil }
+        let name = Sanitizer.clean(reference, keepNewlines: false)
+        return "the image \"\(name)\" is \(image.source.width) × \(image.source.height) pixels; pages show a picture at most "
+            + "\(largestShown) across, so visitors would download more than they see: make it smaller"
+    }
+
     /// Why the image at `reference` (relative to `base`) cannot be shown, or nil when it can.
     static func problem(with reference: String, base: String) -> String? {
-        let path = reference.hasPrefix("/") || base.isEmpty ? reference : (base.hasSuffix("/") ? base : base + "/") + reference
+        let path = path(of: reference, base: base)
         let name = Sanitizer.clean(reference, keepNewlines: false)
         switch FileIO.size(path) {
         case .failure(let f): return "the image \"\(name)\" cannot be read: \(f.reason)"

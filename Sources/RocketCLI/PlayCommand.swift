@@ -158,8 +158,9 @@ func loadFlowFile(_ path: String, language: String? = nil, now: Double? = nil) -
         if let doc = result.document {
             let assets = FlowLoader.placed(AssetCheck.check(doc, base: path == "-" ? "" : PathName.directory(path)), in: bytes)
             if !assets.isEmpty {
+                // A picture that cannot be shown stops it; one only larger than pages show does not.
                 result = FlowLoadResult(
-                    document: nil,
+                    document: assets.contains { $0.severity == .error } ? nil : doc,
                     diagnostics: (result.diagnostics + assets)
                         .sorted { ($0.line ?? 0, $0.column ?? 0) < ($1.line ?? 0, $1.column ?? 0) })
             }

@@ -18,17 +18,22 @@ extension TerminalImage {
     /// 1/4 or 1/8 of its size on the way, while it stays at least the size kept).
     public static func decode(_ bytes: [UInt8]) -> Result<TerminalImage, ImageError> {
         var out: UnsafeMutablePointer<UInt8>?
-        var w: Int32 = 0, h: Int32 = 0
+        var w: Int32 = 0, h: Int32 = 0, sourceWidth: Int32 = 0, sourceHeight: Int32 = 0
         var message = [CChar](repeating: 0, count: 200)
         let status = bytes.withUnsafeBufferPointer { buffer in
-            rocket_image_decode(buffer.baseAddress, buffer.count, maxPixels, keptWidth, keptHeight, &out, &w, &h, &message, message.count)
+            rocket_image_decode(
+                buffer.baseAddress, buffer.count, maxPixels, keptWidth, keptHeight, &out, &w, &h, &sourceWidth, &sourceHeight, &message,
+                message.count)
         }
         guard status == 0, let out, w > 0, h > 0 else {
             let text = String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
             return .failure(ImageError(reason: text.isEmpty ? "unreadable image" : text))
         }
         defer { rocket_image_free(out) }
-        return .success(TerminalImage.scaledDown(UnsafeBufferPointer(start: out, count: Int(w) * Int(h) * 4), width: Int(w), height: Int(h)))
+        return .success(
+            TerminalImage.scaledDown(
+                UnsafeBufferPointer(start: out, count: Int(w) * Int(h) * 4), width: Int(w), height: Int(h),
+                source: (Int(sourceWidth), Int(sourceHeight))))
     }
 
     /// The largest image file read.

@@ -19,16 +19,25 @@ public final class TerminalImage: Sendable {
     public let height: Int
     /// RGBA bytes, row by row.
     public let pixels: [UInt8]
+    /// The size of the picture it was decoded from (its file's, before it was scaled down to
+    /// what a terminal draws): ``width`` × ``height`` unless it was.
+    public let source: (width: Int, height: Int)
     private let scaled = Mutex<[Int: [UInt8]]>([:])  // memo of resampled pixels by (columns << 16 | rows)
 
     /// The most pixels an image may have (a bound on memory: 4096 × 4096).
     public static let maxPixels = RocketLimits.picturePixels
 
     /// An image from RGBA bytes.
-    public init(width: Int, height: Int, pixels: [UInt8]) {
+    public convenience init(width: Int, height: Int, pixels: [UInt8]) {
+        self.init(width: width, height: height, pixels: pixels, source: (width, height))
+    }
+
+    /// An image from RGBA bytes, decoded from a picture of size `source`.
+    public init(width: Int, height: Int, pixels: [UInt8], source: (width: Int, height: Int)) {
         self.width = width
         self.height = height
         self.pixels = pixels
+        self.source = source
     }
 
     /// The cell size that keeps the aspect ratio within a box (a cell is about twice as tall as wide,
@@ -64,13 +73,17 @@ public final class TerminalImage: Sendable {
     }
 
     /// A picture from decoded RGBA bytes, box-filtered down to ``keptSize(width:height:)``; a
-    /// smaller one is copied as it is.
-    public static func scaledDown(_ pixels: UnsafeBufferPointer<UInt8>, width: Int, height: Int) -> TerminalImage {
+    /// smaller one is copied as it is. `source` is the size of the picture they were decoded
+    /// from (nil: theirs).
+    public static func scaledDown(
+        _ pixels: UnsafeBufferPointer<UInt8>, width: Int, height: Int, source: (width: Int, height: Int)? = nil
+    ) -> TerminalImage {
         let kept = keptSize(width: width, height: height)
-        guard kept != (width, height) else { return TerminalImage(width: width, height: height, pixels: Array(pixels)) }
+        let source = source ?? (width, height)
+        guard kept != (width, height) else { return TerminalImage(width: width, height: height, pixels: Array(pixels), source: source) }
         return TerminalImage(
             width: kept.width, height: kept.height,
-            pixels: boxFilter(pixels, width: width, height: height, columns: kept.width, pixelRows: kept.height))
+            pixels: boxFilter(pixels, width: width, height: height, columns: kept.width, pixelRows: kept.height), source: source)
     }
 
     /// Box-filtered RGBA pixels of `source` (`width` × `height`) at `columns` × `pixelRows`.

@@ -1,3 +1,4 @@
+import CTestSupport
 import RocketTestSupport
 import RocketConversation
 import RocketFlow
@@ -401,6 +402,33 @@ struct AssetTests {
             "\(options.stdout)")
         let here = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         #expect(try runRocket(["lint", here.appendingPathComponent("examples/welcome.json").path]).status == 0)
+    }
+
+    @Test("A picture wider or taller than any page shows (2048 pixels) is a warning, large-image, in lint; 2048 itself is not")
+    func largePictures() throws {
+        let dir = scratchDirectory()
+        for (name, width) in [("wide", 2049), ("fits", 2048)] {
+            let rgb = [UInt8](repeating: 90, count: width * 8 * 3)
+            var out: UnsafeMutablePointer<UInt8>?
+            let size = rocket_test_jpeg(rgb, Int32(width), 8, &out)
+            defer { free(out) }
+            _ = FileManager.default.createFile(atPath: dir + "/\(name).jpg", contents: Data(bytes: out!, count: Int(size)))
+        }
+        write(
+            #"""
+            {"version": 1, "blocks": [{"id": "c", "type": "choice", "text": "Which?",
+              "options": [{"title": "A", "image": "wide.jpg"}, {"title": "B", "image": "fits.jpg"}]}]}
+            """#, to: dir + "/p.json")
+        let lint = try runRocket(["lint", dir + "/p.json"])
+        #expect(lint.status == 0, "a warning, not an error: \(lint.stdout)")
+        #expect(
+            lint.stdout.contains(
+                "p.json:2:39: warning: the image \"wide.jpg\" is 2049 × 8 pixels; pages show a picture at most 2048 across, so visitors would download more than they see: make it smaller (blocks[0].options[0].image)"
+            ), "\(lint.stdout)")
+        #expect(!lint.stdout.contains("fits.jpg"), "\(lint.stdout)")
+        // Play says it only when asked (--verbose), and plays.
+        let play = try runRocket(["play", dir + "/p.json", "--instant"], stdin: "2\n")
+        #expect(play.status == 0 && !play.stderr.contains("wide.jpg"), "\(play.stderr)")
     }
 
     @Test("banner --icon must name a picture that exists; rule flags need --scenario")

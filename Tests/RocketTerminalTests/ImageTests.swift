@@ -56,15 +56,17 @@ struct ImageTests {
         let bytes = Array(UnsafeBufferPointer(start: out, count: Int(size)))
         let image = try TerminalImage.decode(bytes).get()
         #expect(TerminalImage.keptHeight == 64 && image.width == 128 && image.height == 64 && image.pixels.count == 128 * 64 * 4)
+        #expect(image.source == (2048, 1024), "the file's own size is kept: \(image.source)")
         // The JPEG itself came out of libjpeg smaller (its DCT scaling: 1/2, 1/4, 1/8), never
         // smaller than what is kept of it.
         for (keep, side) in [((512, 64), 256), ((0, 0), 2048), ((512, 512), 512), ((1024, 1024), 1024), ((4096, 4096), 2048)] {
             var pixels: UnsafeMutablePointer<UInt8>?
-            var w: Int32 = 0, h: Int32 = 0
+            var w: Int32 = 0, h: Int32 = 0, sw: Int32 = 0, sh: Int32 = 0
             var message = [CChar](repeating: 0, count: 200)
-            #expect(rocket_image_decode(bytes, bytes.count, TerminalImage.maxPixels, keep.0, keep.1, &pixels, &w, &h, &message, message.count) == 0)
+            #expect(
+                rocket_image_decode(bytes, bytes.count, TerminalImage.maxPixels, keep.0, keep.1, &pixels, &w, &h, &sw, &sh, &message, message.count) == 0)
             rocket_image_free(pixels)
-            #expect(Int(w) == side && Int(h) == side / 2, "keep \(keep): \(w) × \(h)")
+            #expect(Int(w) == side && Int(h) == side / 2 && sw == 2048 && sh == 1024, "keep \(keep): \(w) × \(h) of \(sw) × \(sh)")
         }
         #expect(TerminalImage.keptSize(width: 4096, height: 4096) == (64, 64) && TerminalImage.keptSize(width: 40, height: 30) == (40, 30))
         let cells = image.cells(columns: 1, rows: 1, style: .square)
