@@ -362,8 +362,9 @@ enum ServeCommand {
 
     /// `rocket serve --check`: what a start would read, read and checked, without serving or
     /// writing anything (as `nginx -t` does): the key and secret files, every flow in each of its
-    /// languages, and the store (opened for reading: a running server may hold it). Each problem
-    /// is said; the status is the first problem's (0 when there is none).
+    /// languages (and the pictures they name, as warnings), and the store (opened for reading: a
+    /// running server may hold it). Each problem is said; the status is the first problem's (0
+    /// when there is none).
     static func check(_ options: Options, say: ServeLog) -> ExitStatus {
         var status = ExitStatus.ok
         var keys: [String] = []
@@ -430,6 +431,14 @@ enum ServeCommand {
                 }
                 for lang in flow.document.languages.dropFirst() {
                     if case .failure(.invalid(let errors)) = flows.flow(name, language: lang) { lines += errors }
+                }
+                // Its pictures, as lint checks them: one that is missing or not a picture would be
+                // a broken image on every page, one larger than pages show a download for nothing.
+                // Said, not refused: the flow itself can be served.
+                if let folder = options.flows {
+                    for d in AssetCheck.check(flow.document, base: folder) {
+                        say.warning("\(Sanitizer.clean(folder, keepNewlines: false))/\(name).json: \(d.message) (\(d.path))")
+                    }
                 }
             }
             guard !lines.isEmpty else { continue }

@@ -429,6 +429,14 @@ struct AssetTests {
         // Play says it only when asked (--verbose), and plays.
         let play = try runRocket(["play", dir + "/p.json", "--instant"], stdin: "2\n")
         #expect(play.status == 0 && !play.stderr.contains("wide.jpg"), "\(play.stderr)")
+        // rocket serve --check says it of a flow in its folder, and of a picture that is missing,
+        // without failing the check: the flows can be served.
+        write(#"{"version": 1, "blocks": [{"id": "i", "type": "image", "image": "gone.png", "text": "x"}]}"#, to: dir + "/gone.json")
+        let check = try runRocket(["serve", "--check", "--flows", dir, "--insecure-dev", "--store", dir + "/s.sqlite"])
+        #expect(check.status == 0, "\(check.stderr)")
+        #expect(check.stderr.contains("p.json: the image \"wide.jpg\" is 2049 × 8 pixels"), "\(check.stderr)")
+        #expect(check.stderr.contains("gone.json: the image \"gone.png\" cannot be read: no such file (blocks[0].image)"), "\(check.stderr)")
+        #expect(!check.stderr.contains("fits.jpg"), "\(check.stderr)")
     }
 
     @Test("banner --icon must name a picture that exists; rule flags need --scenario")
