@@ -515,29 +515,7 @@ enum PlayCommand {
     /// (by any path, so some may never be asked), nearest first.
     static func unanswered(after id: String, in graph: RocketGraph, given: [String: GivenAnswer]) -> [String] {
         guard let start = graph.nodes.firstIndex(where: { $0.id == id }) else { return [] }
-        var seen: Set<Int> = [start]
-        var queue = graph.nodes[start].successors.map(\.rawValue)
-        var out: [String] = []
-        var head = 0
-        while head < queue.count {
-            let k = queue[head]
-            head += 1
-            guard graph.nodes.indices.contains(k), seen.insert(k).inserted else { continue }
-            let node = graph.nodes[k]
-            if node.takesAnswer, let name = node.id, given[name] == nil, !out.contains(name) { out.append(name) }
-            queue += node.successors.map(\.rawValue)
-        }
-        return out
-    }
-
-    /// Block ids as a message lists them: the first eight quoted, joined with "and", and how
-    /// many more.
-    static func listed(_ ids: [String]) -> String {
-        let shown = ids.prefix(8).map { Sanitizer.clean($0.quotedForMessage, keepNewlines: false) }
-        let more = ids.count - shown.count
-        if more > 0 { return shown.joined(separator: ", ") + " and \(more) more" }
-        guard shown.count > 1 else { return shown.first ?? "" }
-        return shown.dropLast().joined(separator: ", ") + " and " + shown[shown.count - 1]
+        return graph.answerable(after: RocketNodeID(start)).compactMap { graph[$0].id }.filter { given[$0] == nil }
     }
 
     /// The snapshot in `--state FILE` when it exists and belongs to `doc` (nil when there is none,
@@ -864,7 +842,9 @@ enum PlayCommand {
                 let why = given[id] == nil ? "block \(quoted) has no answer in \(file)" : "block \(quoted) was still waiting after its answer in \(file)"
                 // What else a script would have to give, so that one run names all of it.
                 let after = unanswered(after: id, in: rocket.conversation.graph, given: given)
-                let also = after.isEmpty ? "" : "; after it, " + Self.listed(after) + " may ask too"
+                let also =
+                    after.isEmpty
+                    ? "" : "; after it, " + after.map { Sanitizer.clean($0.quotedForMessage, keepNewlines: false) }.listedForMessage() + " may ask too"
                 printError("rocket: \(why), and the input ended, so the conversation was closed (exit 1)\(also)")
             } else {
                 printError("rocket: the input ended\(block) before the conversation did, so it was closed (exit 1)")

@@ -985,6 +985,25 @@ public struct RocketGraph: Hashable, Sendable, Codable {
     /// True when `id` names a node of this graph.
     public func contains(_ id: RocketNodeID) -> Bool { nodes.indices.contains(id.rawValue) }
 
+    /// The blocks that take an answer reachable after `id` (by any path, so some may never be
+    /// asked on the way a conversation goes), nearest first; `id` itself is left out, even when
+    /// a loop leads back to it.
+    public func answerable(after id: RocketNodeID) -> [RocketNodeID] {
+        guard contains(id) else { return [] }
+        var seen: Set<RocketNodeID> = [id]
+        var queue = self[id].successors
+        var out: [RocketNodeID] = []
+        var head = 0
+        while head < queue.count {
+            let k = queue[head]
+            head += 1
+            guard contains(k), seen.insert(k).inserted else { continue }
+            if self[k].takesAnswer { out.append(k) }
+            queue += self[k].successors
+        }
+        return out
+    }
+
     /// The first id that names no node, or nil when every successor and the root are valid.
     public func firstDanglingReference() -> RocketNodeID? {
         if let root, !contains(root) { return root }

@@ -29,6 +29,21 @@ extension StringProtocol {
     }
 }
 
+extension Array where Element == String {
+    /// The items as a message lists them: the first `first`, joined with commas and a last
+    /// "and", then how many more.
+    ///
+    /// ```swift
+    /// ["'a'", "'b'", "'c'"].listedForMessage()   // "'a', 'b' and 'c'"
+    /// ```
+    package func listedForMessage(first: Int = 8) -> String {
+        let shown = prefix(Swift.max(1, first))
+        if count > shown.count { return shown.joined(separator: ", ") + " and \(count - shown.count) more" }
+        guard shown.count > 1 else { return shown.first ?? "" }
+        return shown.dropLast().joined(separator: ", ") + " and " + shown[shown.count - 1]
+    }
+}
+
 /// Searching and replacing text, character by character as `==` compares characters. The
 /// standard library's `replacing(_:with:)`, `split(separator:)` with a string, `contains(_:)` with
 /// a string and `firstRange(of:)` live in `_StringProcessing`, which links Swift's regular

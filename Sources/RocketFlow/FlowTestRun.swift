@@ -38,6 +38,9 @@ public struct FlowTestResult: Sendable {
     public var snooze: String?
     /// The texts of the blocks shown, placeholders filled.
     public var texts: [String] = []
+    /// When it waits: the blocks after the one it waits at that take an answer the case does
+    /// not give (by any path, nearest first).
+    public var mayAskAfter: [String] = []
     /// What failed; empty when the case passed.
     public var failures: [FlowTestFailure] = []
 
@@ -167,6 +170,10 @@ extension FlowTestCase {
         result.snooze = snooze
         result.refused = refusal
         result.texts = c.transcript.compactMap { if case .block(_, _, let text) = $0 { text } else { nil } }
+        if case .waiting(let at) = result.end, let k = c.graph.nodes.firstIndex(where: { $0.id == at }) {
+            let given = Set(answers.map(\.id))
+            result.mayAskAfter = c.graph.answerable(after: RocketNodeID(k)).compactMap { c.graph[$0].id }.filter { !given.contains($0) }
+        }
         // Answers no block asked for are dead: a branch went another way than the case thinks.
         if failures.isEmpty {
             for a in answers where pending[a.id] != nil {
@@ -202,7 +209,8 @@ extension FlowTestCase {
             out.append(
                 FlowTestFailure(
                     message:
-                        "expected it \(Self.phrase(wanted, e.waitingAt?.value)); it waits at \(quoted(at)), which has no answer (\(went)); give it one in \"answers\", or expect \"waitingAt\": \(quoted(at))",
+                        "expected it \(Self.phrase(wanted, e.waitingAt?.value)); it waits at \(quoted(at)), which has no answer (\(went)); give it one in \"answers\", or expect \"waitingAt\": \(quoted(at))"
+                        + (result.mayAskAfter.isEmpty ? "" : "; after it, \(result.mayAskAfter.map(quoted).listedForMessage()) may ask too"),
                     offset: endOffset))
         case (let wanted, .notShown(let why)):
             out.append(FlowTestFailure(message: "expected it \(Self.phrase(wanted, e.waitingAt?.value)); it is not shown: \(why)", offset: endOffset))

@@ -130,6 +130,7 @@ struct FlowTestFileTests {
             got[2] == [
                 pos(text, #""no answer""#)
                     + #": expected it to reach its end; it waits at "email", which has no answer (it went hi → ask → email); give it one in "answers", or expect "waitingAt": "email""#
+                    + #"; after it, "size" and "big" may ask too"#
             ])
         #expect(got[3] == [pos(text, #""email""#, after: #""refused": "#) + #": expected the answer for "email" to be refused; it was taken "# + went])
         #expect(got[4] == [pos(text, #""nope""#) + #": the answer for "email" is refused: refused: wrongType(RocketConversation.RocketInputType.email)"#])
@@ -138,6 +139,7 @@ struct FlowTestFileTests {
             got[6] == [
                 pos(text, #""not-shown""#)
                     + #": expected it not to be shown; it waits at "ask", which has no answer (it went hi → ask); give it one in "answers", or expect "waitingAt": "ask""#
+                    + #"; after it, "email", "size" and "big" may ask too"#
             ])
     }
 
