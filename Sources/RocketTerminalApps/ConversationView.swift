@@ -385,8 +385,12 @@ public struct ConversationView: Sendable {
     }
 
     /// The focused button's or option's picture in `rows` rows under its block (empty rows when
-    /// it has none), the rounded style the browser draws it in.
-    private func drawPreview(_ image: RocketImage?, rows: Int, bubbleMax: Int, into screen: inout ScreenBuffer) {
+    /// it has none), the rounded style the browser draws it in. A click on it does what a click
+    /// on its button does (`press`), as the browser's picture is part of its button.
+    private func drawPreview(
+        _ image: RocketImage?, press: RocketIntent, rows: Int, bubbleMax: Int, into screen: inout ScreenBuffer,
+        hits: inout [HitRegion<RocketIntent>]
+    ) {
         guard rows > 0 else { return }
         let first = screen.rows.count
         for _ in 0..<rows { _ = screen.addRow() }
@@ -396,6 +400,8 @@ public struct ConversationView: Sendable {
             for (x, cell) in row.enumerated() where ConversationView.gutter + x < width {
                 screen.rows[first + k][ConversationView.gutter + x] = cell
             }
+            let end = min(width, ConversationView.gutter + row.count)
+            if end > ConversationView.gutter { hits.append(HitRegion(row: first + k, columns: ConversationView.gutter..<end, target: press)) }
         }
     }
 
@@ -577,15 +583,19 @@ public struct ConversationView: Sendable {
                 into: &screen, hits: &hits)
             moreRow(below: options.count - shown.upperBound, of: options.count, shown: shown, into: &screen)
             if active { hits.append(HitRegion(row: screen.rows.count - 2, columns: 0..<width, target: .tap)) }
-            drawPreview(pictures.indices.contains(ui.focus) ? pictures[ui.focus] : nil, rows: preview, bubbleMax: bubbleMax, into: &screen)
+            drawPreview(
+                pictures.indices.contains(ui.focus) ? pictures[ui.focus] : nil, press: .choose(ui.focus), rows: preview, bubbleMax: bubbleMax,
+                into: &screen, hits: &hits)
         case .button(let b):
             drawButtons([(b, .pressButton)], index: index, c: c, ui: ui, active: active, badge: badge, into: &screen, hits: &hits)
             let preview = active ? previewRows([b.image], used: 2, list: 0) : 0
-            drawPreview(b.image, rows: preview, bubbleMax: bubbleMax, into: &screen)
+            drawPreview(b.image, press: .pressButton, rows: preview, bubbleMax: bubbleMax, into: &screen, hits: &hits)
         case .doubleButton(let left, let right):
             drawButtons([(left, .pressLeft), (right, .pressRight)], index: index, c: c, ui: ui, active: active, badge: badge, into: &screen, hits: &hits)
             let preview = active ? previewRows([left.image, right.image], used: 3, list: 0) : 0
-            drawPreview(ui.focus == 1 ? right.image : left.image, rows: preview, bubbleMax: bubbleMax, into: &screen)
+            drawPreview(
+                ui.focus == 1 ? right.image : left.image, press: ui.focus == 1 ? .pressRight : .pressLeft, rows: preview, bubbleMax: bubbleMax,
+                into: &screen, hits: &hits)
         case .textInput(let input):
             // An input without a question (`rocket input` with no --title) is the field alone.
             if !text.isEmpty {

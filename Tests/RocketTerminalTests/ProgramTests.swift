@@ -613,6 +613,11 @@ struct ProgramTests {
         #expect(asked.withLock { $0 } == ["/f/a.png", "/f/x.png"], "each once, as it is focused: \(asked.withLock { $0 })")
         d.keys(.up, .up)
         #expect(picture(in: d.terminal.lines) == shown)
+        // The picture is part of its option: a click on it chooses that option.
+        let onPicture = d.app.view(width: 59, height: 30, now: clock.now).hits.filter {
+            if case .intent(.choose(0)) = $0.target { true } else { false }
+        }
+        #expect(onPicture.count > shown.count, "the option's row and each of its picture's rows: \(onPicture.map(\.row))")
         // Once chosen, the choice alone: no picture in the scrollback.
         d.keys(.enter)
         #expect(d.screen.contains("Noted: The rocket.") && picture(in: d.terminal.allLines).isEmpty, "\(d.terminal.allLines)")
