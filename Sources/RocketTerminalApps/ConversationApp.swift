@@ -415,7 +415,7 @@ public final class ConversationApp: TerminalProgram {
     /// The user's reply as line mode prints it: "you: " and the text, its further lines indented.
     private func reply(_ text: String) -> ProgramOutput {
         // An optional question left empty: said so in brackets (a bare "you:" reads as lost).
-        if text.isEmpty { return say("\(strings.you): (\(strings.noAnswer))") }
+        if text.isEmpty { return say("\(strings.you): " + strings.aside.replacingAll("%@", with: strings.noAnswer)) }
         return say("\(strings.you): \(Sanitizer.clean(text).replacingAll("\n", with: "\n  "))")
     }
 

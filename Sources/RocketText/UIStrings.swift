@@ -165,6 +165,9 @@ public struct UIStrings: Sendable, Hashable {
     /// The reply of an optional question left empty, drawn in the person's bubble (dimmed) and
     /// in brackets after "you:" in line mode.
     public var noAnswer = "No answer"
+    /// A remark in brackets, as line mode writes one after "you:" (`%@`: the remark; CJK
+    /// languages use full-width brackets).
+    public var aside = "(%@)"
     /// The web widget's own words, by the key its script names them with (`%@` and `%d` are
     /// filled by the script).
     public var web: [String: String] = [
@@ -221,7 +224,7 @@ public struct UIStrings: Sendable, Hashable {
         timeHint: "↑/↓ 5 分钟 · PgUp/PgDn 小时 · 回车 发送", integerHint: "↑/↓ 1 · PgUp/PgDn 10 · 回车 发送",
         plainMultiline: "请输入回答；只含一个句点（.）的一行表示结束：",
         tooEarly: "请选择 %@ 或更晚的。", tooLate: "请选择 %@ 或更早的。",
-        plainTypeHint: "请输入（%@）：", textCut: "只保留了前 %d KiB。", moreOptions: "还有 %d 项", pickRating: "请先选择 %b 到 %d 之间的评分。", noAnswer: "未回答",
+        plainTypeHint: "请输入（%@）：", textCut: "只保留了前 %d KiB。", moreOptions: "还有 %d 项", pickRating: "请先选择 %b 到 %d 之间的评分。", noAnswer: "未回答", aside: "（%@）",
         web: [
             "ended": "对话已结束。", "closed": "对话已关闭。", "lost": "这段对话无法继续。", "startAgain": "重新开始", "pause": "暂停", "edit": "修改", "editAnswer": "修改你的回答：%@",
             "continue": "继续", "done": "完成", "chooseRange": "选择 %d 到 %d 项", "chooseExactly": "请选择 %d 项", "chooseAtLeast": "至少选择 %d 项", "chooseUpTo": "最多选择 %d 项",
@@ -263,7 +266,7 @@ public struct UIStrings: Sendable, Hashable {
         plainMultiline: "Scrivi la risposta; una riga con solo un punto (.) la chiude:",
         tooEarly: "Scegli %@ o più tardi.", tooLate: "Scegli %@ o prima.",
         plainTypeHint: "Scrivi la risposta (%@):", dateForm: "AAAA-MM-GG", textCut: "Sono stati tenuti solo i primi %d KiB.", moreOptions: "altri %d",
-        pickRating: "Scegli prima un voto da %b a %d.", noAnswer: "Nessuna risposta",
+        pickRating: "Scegli prima un voto da %b a %d.", noAnswer: "Nessuna risposta", aside: "(%@)",
         web: [
             "ended": "La conversazione è finita.", "closed": "La conversazione è stata chiusa.", "lost": "Questa conversazione non può continuare.",
             "startAgain": "Ricomincia", "pause": "Pausa",

@@ -30,7 +30,7 @@ extension UIStrings {
         plainMultiline: "Escribe tu respuesta; una línea con solo un punto (.) la termina:",
         tooEarly: "Elige %@ o más tarde.", tooLate: "Elige %@ o antes.",
         plainTypeHint: "Escribe tu respuesta (%@):", dateForm: "AAAA-MM-DD", textCut: "Solo se conservaron los primeros %d KiB.", moreOptions: "%d más",
-        pickRating: "Elige primero una puntuación del %b al %d.", noAnswer: "Sin respuesta",
+        pickRating: "Elige primero una puntuación del %b al %d.", noAnswer: "Sin respuesta", aside: "(%@)",
         web: [
             "ended": "La conversación ha terminado.", "closed": "La conversación se ha cerrado.", "lost": "Esta conversación no puede continuar.",
             "startAgain": "Empezar de nuevo", "pause": "Pausa", "edit": "Editar", "editAnswer": "Edita tu respuesta: %@", "continue": "Continuar",
@@ -79,7 +79,7 @@ extension UIStrings {
         plainMultiline: "Saisissez votre réponse ; une ligne ne contenant qu'un point (.) la termine :",
         tooEarly: "Choisissez %@ ou plus tard.", tooLate: "Choisissez %@ ou plus tôt.",
         plainTypeHint: "Saisissez votre réponse (%@) :", dateForm: "AAAA-MM-JJ", textCut: "Seuls les %d premiers Kio ont été gardés.",
-        moreOptions: "%d de plus", pickRating: "Choisissez d’abord une note de %b à %d.", noAnswer: "Pas de réponse",
+        moreOptions: "%d de plus", pickRating: "Choisissez d’abord une note de %b à %d.", noAnswer: "Pas de réponse", aside: "(%@)",
         web: [
             "ended": "La conversation est terminée.", "closed": "La conversation a été fermée.", "lost": "Cette conversation ne peut pas continuer.",
             "startAgain": "Recommencer", "pause": "Pause", "edit": "Modifier", "editAnswer": "Modifier votre réponse : %@", "continue": "Continuer",
@@ -130,7 +130,7 @@ extension UIStrings {
         plainMultiline: "Gib deine Antwort ein; eine Zeile, die nur einen Punkt (.) enthält, beendet sie:",
         tooEarly: "Bitte wähle %@ oder später.", tooLate: "Bitte wähle %@ oder früher.",
         plainTypeHint: "Gib deine Antwort ein (%@):", dateForm: "JJJJ-MM-TT", textCut: "Nur die ersten %d KiB wurden behalten.", moreOptions: "%d weitere",
-        pickRating: "Wähle zuerst eine Bewertung von %b bis %d.", noAnswer: "Keine Antwort",
+        pickRating: "Wähle zuerst eine Bewertung von %b bis %d.", noAnswer: "Keine Antwort", aside: "(%@)",
         web: [
             "ended": "Die Unterhaltung ist beendet.", "closed": "Die Unterhaltung wurde geschlossen.",
             "lost": "Diese Unterhaltung kann nicht fortgesetzt werden.", "startAgain": "Neu beginnen", "pause": "Pause", "edit": "Ändern",
@@ -177,7 +177,7 @@ extension UIStrings {
         plainMultiline: "Digite sua resposta; uma linha só com um ponto (.) a encerra:",
         tooEarly: "Escolha %@ ou depois.", tooLate: "Escolha %@ ou antes.",
         plainTypeHint: "Digite sua resposta (%@):", dateForm: "AAAA-MM-DD", textCut: "Só os primeiros %d KiB foram mantidos.", moreOptions: "mais %d",
-        pickRating: "Escolha primeiro uma nota de %b a %d.", noAnswer: "Sem resposta",
+        pickRating: "Escolha primeiro uma nota de %b a %d.", noAnswer: "Sem resposta", aside: "(%@)",
         web: [
             "ended": "A conversa terminou.", "closed": "A conversa foi fechada.", "lost": "Esta conversa não pode continuar.",
             "startAgain": "Recomeçar", "pause": "Pausar", "edit": "Editar", "editAnswer": "Editar sua resposta: %@", "continue": "Continuar",
@@ -222,6 +222,7 @@ extension UIStrings {
         plainMultiline: "回答を入力してください。ピリオド（.）だけの行で終わります：",
         tooEarly: "%@ 以降を選んでください。", tooLate: "%@ 以前を選んでください。",
         plainTypeHint: "回答を入力してください（%@）：", textCut: "最初の %d KiB だけを残しました。", moreOptions: "他 %d 件", pickRating: "先に %b から %d の評価を選んでください。", noAnswer: "回答なし",
+        aside: "（%@）",
         web: [
             "ended": "会話は終了しました。", "closed": "会話は閉じられました。", "lost": "この会話は続けられません。", "startAgain": "最初から",
             "pause": "一時停止", "edit": "編集", "editAnswer": "回答を編集：%@", "continue": "次へ", "done": "完了",

@@ -709,6 +709,11 @@ struct ProgramTests {
             lineMode: true)
         line.send(.line(""))
         #expect(line.said.contains("you: (No answer)"), "\(line.said)")
+        let japanese = Driver(
+            ConversationApp(host: ConversationHost(conversation: conversation(), clock: clock), strings: .japanese, depth: .none), clock: clock,
+            lineMode: true)
+        japanese.send(.line(""))
+        #expect(japanese.said.contains("あなた: （回答なし）"), "full-width brackets: \(japanese.said)")
     }
 
     @Test("A paste past the field's limit keeps what fits and says so under the field; the next edit clears the words")

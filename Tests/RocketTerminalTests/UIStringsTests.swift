@@ -32,11 +32,11 @@ struct UIStringsTests {
     /// Texts that are the same word in a language as in English.
     static let sameAsEnglish: [String: Set<String>] = [
         "zh": ["closeHint", "dateForm", "timeForm"],
-        "it": ["closeHint", "noWords", "noTitle", "timeForm"],
-        "es": ["closeHint", "noWords", "noTitle", "timeForm"],
-        "fr": ["imageLabel", "styleDestructive", "web.pause", "web.conversation", "timeForm"],
-        "de": ["closeHint", "web.pause", "timeForm"],
-        "pt": ["closeHint", "timeForm"],
+        "it": ["closeHint", "noWords", "noTitle", "timeForm", "aside"],
+        "es": ["closeHint", "noWords", "noTitle", "timeForm", "aside"],
+        "fr": ["imageLabel", "styleDestructive", "web.pause", "web.conversation", "timeForm", "aside"],
+        "de": ["closeHint", "web.pause", "timeForm", "aside"],
+        "pt": ["closeHint", "timeForm", "aside"],
         "ja": ["closeHint", "dateForm", "timeForm"],
     ]
 
