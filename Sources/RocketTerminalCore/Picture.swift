@@ -56,7 +56,7 @@ public final class TerminalImage: Sendable {
     /// The most rows of cells a picture is drawn in anywhere (an image block, the picture of a
     /// focused option): 16 pixels high.
     public static let tallestRows = 8
-    /// The widest and the tallest a picture is kept once decoded (``scaledDown(_:width:height:)``):
+    /// The widest and the tallest a picture is kept once decoded (``scaledDown(_:width:height:source:)``):
     /// four pixels for each one drawn at ``tallestRows`` (which keeps the box filter's
     /// quality), and as wide as a picture that tall can be drawn on a wide terminal. A 4096 ×
     /// 4096 picture then holds 16 KiB, not 64 MiB.
