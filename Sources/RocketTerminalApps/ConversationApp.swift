@@ -136,7 +136,9 @@ public final class ConversationApp: TerminalProgram {
         }
         return ProgramSummary.of(outcome, question: question) {
             guard let lastID, let key = c.graph[lastID].id, let answer = c.answers[key] else { return "" }
-            return answer.isSecret ? ProgramSummary.secretMask : answer.value
+            if answer.isSecret { return ProgramSummary.secretMask }
+            // An optional question left empty: said as line mode says it, not a blank.
+            return answer.value.isEmpty ? strings.aside.replacingAll("%@", with: strings.noAnswer) : answer.value
         }
     }
 

@@ -700,6 +700,15 @@ struct ProgramTests {
         let reply = try #require(lines.firstIndex { $0.contains("No answer") }, "\(d.screen)")
         #expect(lines[reply - 1].contains("╭") && lines[reply + 1].contains("╰") && d.screen.contains("Thanks."), "\(d.screen)")
         #expect(!lines.contains { $0.contains("│  │") }, "no empty bubble: \(d.screen)")
+        // What a prompt leaves behind (rocket input's summary line, a lone question) says it too.
+        var lone = RocketGraph()
+        lone.root = lone.add(RocketNode(id: "q", content: .textInput(RocketInputNode(text: "Your name?", buttonTitle: "OK"))))
+        let prompt = Driver(
+            ConversationApp(
+                host: ConversationHost(conversation: Conversation(graph: lone, options: ConversationOptions(timing: .instant)), clock: clock),
+                strings: .english, depth: .none), clock: clock)
+        prompt.keys(.enter)
+        #expect(prompt.app.summary == ProgramSummary(question: "Your name?", answer: "(No answer)"), "\(String(describing: prompt.app.summary))")
         let italian = Driver(
             ConversationApp(host: ConversationHost(conversation: conversation(), clock: clock), strings: .italian, depth: .none), clock: clock)
         italian.keys(.enter)
