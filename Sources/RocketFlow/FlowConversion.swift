@@ -16,24 +16,13 @@ extension FlowDocument {
     public func makeGraph(imageBase: String? = nil) -> RocketGraph {
         guard let imageBase, !imageBase.isEmpty else { return graph }
         var out = graph
-        func rebased(_ button: RocketButtonNode) -> RocketButtonNode {
-            var b = button
-            b.image = b.image.map { FlowDocument.image($0, base: imageBase) }
-            return b
-        }
-        for i in graph.nodes.indices {
+        for i in out.nodes.indices {
             let id = RocketNodeID(i)
-            switch graph.nodes[i].content {
-            case .image(var img):
+            if case .image(var img) = out[id].content {
                 img.image = FlowDocument.image(img.image, base: imageBase)
                 out[id].content = .image(img)
-            case .button(let b): out[id].content = .button(rebased(b))
-            case .doubleButton(let left, let right): out[id].content = .doubleButton(left: rebased(left), right: rebased(right))
-            case .choice(var choice):
-                choice.options = choice.options.map(rebased)
-                out[id].content = .choice(choice)
-            default: continue
             }
+            out[id].mapButtons { $0.image = $0.image.map { FlowDocument.image($0, base: imageBase) } }
         }
         return out
     }
