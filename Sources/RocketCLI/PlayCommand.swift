@@ -511,13 +511,6 @@ enum PlayCommand {
     /// resolved against the folder it was run from).
     static func flowIdentity(_ doc: FlowDocument) -> String { doc.makeGraph().contentHash }
 
-    /// The blocks that take an answer and have none in `given`, reachable after block `id`
-    /// (by any path, so some may never be asked), nearest first.
-    static func unanswered(after id: String, in graph: RocketGraph, given: [String: GivenAnswer]) -> [String] {
-        guard let start = graph.nodes.firstIndex(where: { $0.id == id }) else { return [] }
-        return graph.answerable(after: RocketNodeID(start)).compactMap { graph[$0].id }.filter { given[$0] == nil }
-    }
-
     /// The snapshot in `--state FILE` when it exists and belongs to `doc` (nil when there is none,
     /// or with `--restart`), with the version of the flow named `flowName` it was saved with when
     /// that is not `doc` (kept beside it, ``versionPath(_:)``); an exit status when it cannot be used.
@@ -841,7 +834,7 @@ enum PlayCommand {
                 let file = options.answers.map { Sanitizer.clean(displayName($0), keepNewlines: false) } ?? "the --answer flags"
                 let why = given[id] == nil ? "block \(quoted) has no answer in \(file)" : "block \(quoted) was still waiting after its answer in \(file)"
                 // What else a script would have to give, so that one run names all of it.
-                let after = unanswered(after: id, in: rocket.conversation.graph, given: given)
+                let after = rocket.conversation.graph.answerable(after: id).filter { given[$0] == nil }
                 let also =
                     after.isEmpty
                     ? "" : "; after it, " + after.map { Sanitizer.clean($0.quotedForMessage, keepNewlines: false) }.listedForMessage() + " may ask too"

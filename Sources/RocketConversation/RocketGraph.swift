@@ -985,21 +985,21 @@ public struct RocketGraph: Hashable, Sendable, Codable {
     /// True when `id` names a node of this graph.
     public func contains(_ id: RocketNodeID) -> Bool { nodes.indices.contains(id.rawValue) }
 
-    /// The blocks that take an answer reachable after `id` (by any path, so some may never be
-    /// asked on the way a conversation goes), nearest first; `id` itself is left out, even when
-    /// a loop leads back to it.
-    public func answerable(after id: RocketNodeID) -> [RocketNodeID] {
-        guard contains(id) else { return [] }
-        var seen: Set<RocketNodeID> = [id]
-        var queue = self[id].successors
-        var out: [RocketNodeID] = []
+    /// The ids of the blocks that take an answer reachable after block `id` (by any path, so
+    /// some may never be asked on the way a conversation goes), nearest first; `id` itself is
+    /// left out, even when a loop leads back to it. Empty when no block has that id.
+    public func answerable(after id: String) -> [String] {
+        guard let start = nodes.firstIndex(where: { $0.id == id }) else { return [] }
+        var seen: Set<Int> = [start]
+        var queue = nodes[start].successors.map(\.rawValue)
+        var out: [String] = []
         var head = 0
         while head < queue.count {
             let k = queue[head]
             head += 1
-            guard contains(k), seen.insert(k).inserted else { continue }
-            if self[k].takesAnswer { out.append(k) }
-            queue += self[k].successors
+            guard nodes.indices.contains(k), seen.insert(k).inserted else { continue }
+            if nodes[k].takesAnswer, let name = nodes[k].id { out.append(name) }
+            queue += nodes[k].successors.map(\.rawValue)
         }
         return out
     }

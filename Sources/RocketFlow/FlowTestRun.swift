@@ -170,9 +170,9 @@ extension FlowTestCase {
         result.snooze = snooze
         result.refused = refusal
         result.texts = c.transcript.compactMap { if case .block(_, _, let text) = $0 { text } else { nil } }
-        if case .waiting(let at) = result.end, let k = c.graph.nodes.firstIndex(where: { $0.id == at }) {
+        if case .waiting(let at) = result.end {
             let given = Set(answers.map(\.id))
-            result.mayAskAfter = c.graph.answerable(after: RocketNodeID(k)).compactMap { c.graph[$0].id }.filter { !given.contains($0) }
+            result.mayAskAfter = c.graph.answerable(after: at).filter { !given.contains($0) }
         }
         // Answers no block asked for are dead: a branch went another way than the case thinks.
         if failures.isEmpty {
