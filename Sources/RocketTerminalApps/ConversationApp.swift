@@ -327,43 +327,39 @@ public final class ConversationApp: TerminalProgram {
 
     // MARK: TTY
 
-    /// Loads (once) every picture the transcript shows, and the author's; looked at again only
-    /// when the transcript grew.
+    /// Loads (once) every picture the transcript shows, and the author's, looked at again only
+    /// when the transcript grew; and the focused button's or option's picture of the waiting
+    /// block, each decoded once it is focused (a key that moves the focus looks up one picture,
+    /// not the transcript).
     private func loadImages() -> [String: TerminalImage] {
         let c = host.conversation
-        let mark = ImagesMark(transcriptCount: c.transcript.count, index: c.interactiveIndex ?? -1, focus: ui.focus)
-        if mark == imagesFor { return loadedImages }
-        imagesFor = mark
-        var wanted: [RocketImage] = c.author.image.map { [$0] } ?? []
-        for case .block(_, let id, _) in c.transcript {
-            if case .image(let img) = c.graph[id].content { wanted.append(img.image) }
-        }
-        // The focused button's or option's picture, shown under the waiting block: each is
-        // decoded once it is focused, not all of a long picture choice at once.
-        if let index = c.interactiveIndex {
-            let focused: RocketImage?
-            switch c.node(at: index).content {
-            case .button(let b): focused = b.image
-            case .doubleButton(let left, let right): focused = ui.focus == 1 ? right.image : left.image
-            case .choice(let choice) where !choice.multiple: focused = choice.options.indices.contains(ui.focus) ? choice.options[ui.focus].image : nil
-            default: focused = nil
+        var wanted: [RocketImage] = []
+        if c.transcript.count != imagesFor {
+            imagesFor = c.transcript.count
+            if let avatar = c.author.image { wanted.append(avatar) }
+            for case .block(_, let id, _) in c.transcript {
+                if case .image(let img) = c.graph[id].content { wanted.append(img.image) }
             }
-            if let focused { wanted.append(focused) }
         }
+        if let index = c.interactiveIndex {
+            switch c.node(at: index).content {
+            case .button(let b): wanted += [b.image].compactMap { $0 }
+            case .doubleButton(let left, let right): wanted += [ui.focus == 1 ? right.image : left.image].compactMap { $0 }
+            case .choice(let choice) where !choice.multiple && choice.options.indices.contains(ui.focus):
+                wanted += [choice.options[ui.focus].image].compactMap { $0 }
+            default: break
+            }
+        }
+        var grew = false
         for image in wanted where imageCache[image.cacheKey] == nil {
             imageCache[image.cacheKey] = .some(pictures?(image))
+            grew = true
         }
-        loadedImages = imageCache.compactMapValues { $0 }
+        if grew { loadedImages = imageCache.compactMapValues { $0 } }
         return loadedImages
     }
     private var loadedImages: [String: TerminalImage] = [:]
-    private var imagesFor = ImagesMark(transcriptCount: -1, index: -1, focus: -1)
-    /// What the pictures were last loaded for: the transcript's length, the waiting block and its focus.
-    private struct ImagesMark: Equatable {
-        var transcriptCount: Int
-        var index: Int
-        var focus: Int
-    }
+    private var imagesFor = -1
 
     /// See `TerminalProgram/view(width:now:)`: the banner's rows first, the conversation's below.
     public func view(width: Int, now: Double) -> ProgramFrame<ConversationTarget> {
