@@ -22,10 +22,10 @@ enum AssetCheck {
         var out: [FlowDiagnostic] = []
         func check(_ image: RocketImage?, _ path: String) {
             guard case .file(let reference)? = image, !reference.hasPrefix("data:") else { return }
-            if let problem = problem(with: reference, base: base) {
-                out.append(FlowDiagnostic(severity: .error, code: "bad-image", message: problem, path: path))
-            } else if let large = largeness(of: reference, base: base) {
-                out.append(FlowDiagnostic(severity: .warning, code: "large-image", message: large, path: path))
+            switch look(at: reference, base: base) {
+            case .failure(let problem): out.append(FlowDiagnostic(severity: .error, code: "bad-image", message: problem.reason, path: path))
+            case .success(let large?): out.append(FlowDiagnostic(severity: .warning, code: "large-image", message: large, path: path))
+            case .success(nil): break
             }
         }
         check(doc.author?.image, "author.image")
@@ -50,30 +50,32 @@ enum AssetCheck {
         reference.hasPrefix("/") || base.isEmpty ? reference : (base.hasSuffix("/") ? base : base + "/") + reference
     }
 
-    /// Why the picture at `reference` (relative to `base`), which can be shown, is larger than
-    /// any page shows it; nil when it is not (or cannot be read: ``problem(with:base:)`` says so).
-    static func largeness(of reference: String, base: String) -> String? {
-        guard case .success(let image) = TerminalImage.load(path: path(of: reference, base: base)),
-            max(image.source.width, image.source.height) > largestShown
-        else { return nil }
-        let name = Sanitizer.clean(reference, keepNewlines: false)
-        return "the image \"\(name)\" is \(image.source.width) × \(image.source.height) pixels; pages show a picture at most "
-            + "\(largestShown) across, so visitors would download more than they see: make it smaller"
-    }
-
     /// Why the image at `reference` (relative to `base`) cannot be shown, or nil when it can.
     static func problem(with reference: String, base: String) -> String? {
+        if case .failure(let problem) = look(at: reference, base: base) { return problem.reason }
+        return nil
+    }
+
+    /// The image at `reference` (relative to `base`), read and decoded once: why it cannot be
+    /// shown (failure), or why it is larger than any page shows it (success; nil when it is not).
+    static func look(at reference: String, base: String) -> Result<String?, FileIO.Failure> {
         let path = path(of: reference, base: base)
         let name = Sanitizer.clean(reference, keepNewlines: false)
         switch FileIO.size(path) {
-        case .failure(let f): return "the image \"\(name)\" cannot be read: \(f.reason)"
-        case .success(let size) where size > maxFileBytes: return "the image \"\(name)\" is \(size) bytes; the limit is \(maxFileBytes)"
+        case .failure(let f): return .failure(FileIO.Failure(reason: "the image \"\(name)\" cannot be read: \(f.reason)"))
+        case .success(let size) where size > maxFileBytes:
+            return .failure(FileIO.Failure(reason: "the image \"\(name)\" is \(size) bytes; the limit is \(maxFileBytes)"))
         case .success: break
         }
+        let image: TerminalImage
         switch TerminalImage.load(path: path) {
-        case .failure(let e) where e.unreadable: return "the image \"\(name)\" cannot be read: \(e.reason)"
-        case .failure(let e): return "the image \"\(name)\" is not a PNG or JPEG picture: \(e.reason)"
-        case .success: return nil
+        case .failure(let e) where e.unreadable: return .failure(FileIO.Failure(reason: "the image \"\(name)\" cannot be read: \(e.reason)"))
+        case .failure(let e): return .failure(FileIO.Failure(reason: "the image \"\(name)\" is not a PNG or JPEG picture: \(e.reason)"))
+        case .success(let loaded): image = loaded
         }
+        guard max(image.source.width, image.source.height) > largestShown else { return .success(nil) }
+        return .success(
+            "the image \"\(name)\" is \(image.source.width) × \(image.source.height) pixels; pages show a picture at most "
+                + "\(largestShown) across, so visitors would download more than they see: make it smaller")
     }
 }

@@ -77,11 +77,12 @@ extension RocketImage {
         if let bytes = Base64.dataURI(reference) { self = .bytes(bytes) } else { self = .file(reference) }
     }
 
-    /// The flow-file form: the path, or a data URI for bytes (PNG or JPEG by signature).
+    /// The flow-file form: the path, or a data URI for bytes (its media type told by their
+    /// signature, PNG when none is known).
     public var reference: String {
         switch self {
         case .file(let p): return p
-        case .bytes(let b): return Base64.dataURI(b, mediaType: b.starts(with: [0xFF, 0xD8]) ? "image/jpeg" : "image/png")
+        case .bytes(let b): return Base64.dataURI(b, mediaType: (PictureFormat(signature: b) ?? .png).mediaType)
         }
     }
 }

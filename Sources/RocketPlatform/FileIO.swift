@@ -127,6 +127,26 @@ package enum FileIO {
         }
     }
 
+    /// The first `count` bytes (all of them when the file is shorter) of the regular file
+    /// `relative` inside `folder`, opened as ``openRegular(inside:_:)`` opens it: for a header,
+    /// without reading the rest of a file of any size.
+    package static func head(inside folder: String, _ relative: String, count: Int) -> Result<[UInt8], Failure> {
+        switch openRegular(inside: folder, relative) {
+        case .failure(let f): return .failure(f)
+        case .success(let opened):
+            defer { close(opened.descriptor) }
+            var out = [UInt8](repeating: 0, count: max(0, min(count, opened.size)))
+            var filled = 0
+            while filled < out.count {
+                let n = out.withUnsafeMutableBytes { pread(opened.descriptor, $0.baseAddress! + filled, $0.count - filled, off_t(filled)) }
+                if n < 0 { if errno == EINTR { continue }; return .failure(Failure(errno)) }
+                if n == 0 { break }
+                filled += n
+            }
+            return .success(Array(out.prefix(filled)))
+        }
+    }
+
     /// Opens the regular file `relative` inside `folder` for reading, as ``read(inside:_:limit:)``
     /// reads it: no symbolic link followed on the way, no FIFO or device opened. The caller
     /// closes the descriptor; `size` is the file's size when it was opened, and `version` names

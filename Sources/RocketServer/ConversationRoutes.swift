@@ -789,21 +789,9 @@ extension ConversationService {
         guard case .success(let opened) = FileIO.openRegular(inside: dir, rel) else { return missing }
         let file = FileBody(descriptor: opened.descriptor, size: opened.size)
         guard file.size <= RocketLimits.servedPictureBytes else { return missing }
-        let bytes = file.prefix(12)
-        let type: String
-        if bytes.starts(with: [0x89, 0x50, 0x4E, 0x47]) {
-            type = "image/png"
-        } else if bytes.starts(with: [0xFF, 0xD8, 0xFF]) {
-            type = "image/jpeg"
-        } else if bytes.starts(with: Array("GIF8".utf8)) {
-            type = "image/gif"
-        } else if bytes.count >= 12, bytes.starts(with: Array("RIFF".utf8)), Array(bytes[8..<12]) == Array("WEBP".utf8) {
-            type = "image/webp"
-        } else {
-            return missing
-        }
+        guard let format = PictureFormat(signature: file.prefix(12)) else { return missing }
         let tag = "\"\(opened.version)\""
-        var r = HTTPResponse(status: 200, headers: [("Content-Type", type), ("Cache-Control", "max-age=300"), ("ETag", tag)])
+        var r = HTTPResponse(status: 200, headers: [("Content-Type", format.mediaType), ("Cache-Control", "max-age=300"), ("ETag", tag)])
         r.file = file
         return request.holds(tag) ? r.notModified() : r
     }

@@ -195,9 +195,7 @@ package enum ConversationView {
     /// A URL for an image: a `data:` URI for bytes, the flow's file route for a relative path.
     static func imageSource(_ image: RocketImage, flow: String) -> JSONValue {
         switch image {
-        case .bytes(let b):
-            let type = b.starts(with: [0xFF, 0xD8]) ? "image/jpeg" : "image/png"
-            return .string("data:\(type);base64,\(Base64.encode(b))")
+        case .bytes: return .string(image.reference)
         case .file(let path):
             guard let safe = FilePath.relative(path) else { return .null }
             return .string("/v1/flows/\(flow)/files/" + FilePath.percentEncoded(safe))
@@ -275,9 +273,14 @@ package struct ViewTemplate: Sendable {
     }
     let pieces: [Piece]
 
+    /// What a picture's name is followed by to name its size (`image`, `imageSize`).
+    static let sizeSuffix = "Size"
+
     /// The template of `members`, each written as `,"name":value`; a content `"text"` at the top
-    /// is the text the transcript shows. Pictures become URLs of flow `flow`.
-    init(_ members: [FlowViewMember], flow: String) {
+    /// is the text the transcript shows. Pictures become URLs of flow `flow`; a picture at the
+    /// top whose size `size` knows is followed by `,"nameSize":{"width":W,"height":H}`, so a page
+    /// keeps its room before it arrives.
+    init(_ members: [FlowViewMember], flow: String, size: (RocketImage) -> PictureSize? = { _ in nil }) {
         var pieces: [Piece] = []
         var w = JSONBytes(capacity: 128)
         func flush() {
@@ -293,6 +296,10 @@ package struct ViewTemplate: Sendable {
         }
         var steps: [Step] = []
         for m in members.reversed() {
+            if case .image(let image) = m.value, let known = size(image) {
+                steps.append(.value(.look(.object([("width", .number(Double(known.width))), ("height", .number(Double(known.height)))])), top: nil))
+                steps.append(.key(m.name + Self.sizeSuffix, first: false))
+            }
             steps.append(.value(m.value, top: m.name))
             steps.append(.key(m.name, first: false))
         }
@@ -365,12 +372,16 @@ package struct ViewStatics: Sendable {
     /// flow that names no languages.
     var textLanguage: (tag: String, rightToLeft: Bool)?
 
-    /// The statics of `graph` (flow `flow`, its texts in `language`) with its speaker and close button.
-    init(graph: RocketGraph, author: RocketAuthor, closeButton: RocketCloseButton?, flow: String, language: String? = nil) {
+    /// The statics of `graph` (flow `flow`, its texts in `language`) with its speaker and close
+    /// button; the blocks' pictures that `size` knows the size of are sent with it.
+    init(
+        graph: RocketGraph, author: RocketAuthor, closeButton: RocketCloseButton?, flow: String, language: String? = nil,
+        size: (RocketImage) -> PictureSize? = { _ in nil }
+    ) {
         textLanguage = language.map { ($0, FlowDocument.isRightToLeft($0)) }
         let format = FlowFormat.v1
         self.author = ViewTemplate(format.view(of: author, for: .web), flow: flow).object
         self.closeButton = closeButton.map { ViewTemplate(format.view(of: $0, for: .web), flow: flow).object } ?? Array("null".utf8)
-        nodes = graph.nodes.map { ViewTemplate(format.view(of: $0, for: .web), flow: flow) }
+        nodes = graph.nodes.map { ViewTemplate(format.view(of: $0, for: .web), flow: flow, size: size) }
     }
 }

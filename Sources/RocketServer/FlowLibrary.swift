@@ -46,8 +46,9 @@ package final class LoadedFlow: Sendable {
     package let readsClock: Bool
 
     /// A flow named `name` from its checked document, read in `language` (nil: its first), of
-    /// the version `version` (nil: its own identity's).
-    init(name: String, document: FlowDocument, language: String? = nil, version: String? = nil) {
+    /// the version `version` (nil: its own identity's), its picture files in the folder
+    /// `pictures` (their sizes read once, here).
+    init(name: String, document: FlowDocument, language: String? = nil, version: String? = nil, pictures: String? = nil) {
         self.language = language
         let graph = document.makeGraph()
         let author = document.makeAuthor()
@@ -59,10 +60,31 @@ package final class LoadedFlow: Sendable {
         self.graph = graph
         self.author = author
         self.closeButton = close
-        self.statics = ViewStatics(graph: graph, author: author, closeButton: close, flow: name, language: language ?? document.languages.first)
+        var sizes: [RocketImage: PictureSize?] = [:]  // a picture many blocks show is read once
+        self.statics = ViewStatics(
+            graph: graph, author: author, closeButton: close, flow: name, language: language ?? document.languages.first,
+            size: { image in
+                if let known = sizes[image] { return known }
+                let size = Self.pictureSize(image, in: pictures)
+                sizes[image] = size
+                return size
+            })
         self.blockNames = BlockNames(graph)
         self.snoozes = document.snoozes
         self.readsClock = document.readsClock
+    }
+
+    /// The size of a picture of a flow whose files are in `folder`, as its header states it; nil
+    /// when it is not known (no folder, no such file, not a picture). A page is told it so that
+    /// it keeps the picture's room before the picture arrives; a file changed since only costs
+    /// that room, as the browser lays out the picture it gets.
+    static func pictureSize(_ image: RocketImage, in folder: String?) -> PictureSize? {
+        switch image {
+        case .bytes(let bytes): return PictureFormat.size(of: Array(bytes.prefix(PictureFormat.headerBytes)))
+        case .file(let path):
+            guard let folder, case .success(let head) = FileIO.head(inside: folder, path, count: PictureFormat.headerBytes) else { return nil }
+            return PictureFormat.size(of: head)
+        }
     }
 
     /// A conversation of this flow started at `now`, from `root` when given (an experiment's
@@ -320,7 +342,7 @@ package final class FlowLibrary: Sendable {
         if let language, language != doc.languages.first, case .success(let base) = decode(name, bytes, file: file, language: nil) {
             version = base.version
         }
-        return .success(LoadedFlow(name: name, document: linked.document, language: language, version: version))
+        return .success(LoadedFlow(name: name, document: linked.document, language: language, version: version, pictures: directory))
     }
 
     // MARK: Versions
@@ -344,7 +366,7 @@ package final class FlowLibrary: Sendable {
     /// `name`, in `language`: decoded once and kept; nil when the text does not make that flow.
     package func version(_ identity: String, name: String, text: String, language: String?) -> LoadedFlow? {
         if let kept = versions.withLock({ $0[identity] }) { return kept }
-        guard let flow = Self.decodeVersion(name, text: text, language: language), flow.identity == identity else { return nil }
+        guard let flow = Self.decodeVersion(name, text: text, language: language, pictures: directory), flow.identity == identity else { return nil }
         versions.withLock { kept in
             if kept.count >= Self.keptVersions, let any = kept.keys.first { kept[any] = nil }
             kept[identity] = flow
@@ -355,9 +377,9 @@ package final class FlowLibrary: Sendable {
     /// A kept version's flow, if this library has it decoded.
     package func keptVersion(_ identity: String) -> LoadedFlow? { versions.withLock { $0[identity] } }
 
-    private static func decodeVersion(_ name: String, text: String, language: String?) -> LoadedFlow? {
+    private static func decodeVersion(_ name: String, text: String, language: String?, pictures: String? = nil) -> LoadedFlow? {
         let result = FlowLoader.load(Array(text.utf8), language: language)
         guard result.isPlayable, let doc = result.document else { return nil }
-        return LoadedFlow(name: name, document: doc, language: language)
+        return LoadedFlow(name: name, document: doc, language: language, pictures: pictures)
     }
 }

@@ -199,6 +199,12 @@ extension WebAssets {
         if (src.charAt(0) === "/" && src.charAt(1) !== "/") return base + src;
         return null;
         },
+        pictureSize: function (size) {
+        if (!size || typeof size !== "object") return null;
+        var w = size.width, h = size.height;
+        function whole(n) { return typeof n === "number" && n % 1 === 0 && n >= 1 && n <= 65535; }
+        return whole(w) && whole(h) ? [w, h] : null;
+        },
         fontLook: function (f) {
         var out = { classes: [], style: {} };
         if (!f) return out;
@@ -457,9 +463,11 @@ extension WebAssets {
         for (var i = 0; i < look.classes.length; i++) e.classList.add(look.classes[i]);
         for (var k in look.style) e.style[k] = look.style[k];
         }
-        function imageOf(src, style, alt) {
+        function imageOf(src, style, alt, size) {
         var img = el("img", "rk-img rk-img-" + (style || "square"));
         img.alt = alt || "";
+        var known = core.pictureSize(size);
+        if (known) { img.width = known[0]; img.height = known[1]; }
         var url = core.imageURL(base, src);
         if (url) img.src = url;
         return img;
@@ -942,7 +950,7 @@ extension WebAssets {
         case "image": {
         var bubble = el(can("tap") ? "button" : "div", "rk-bubble");
         if (item.type === "image") {
-        var img = imageOf(item.image, item.imageStyle, item.text);
+        var img = imageOf(item.image, item.imageStyle, item.text, item.imageSize);
         img.style.marginLeft = Math.max(0, Math.min(200, item.paddingLeft || 0)) + "px";
         img.style.marginRight = Math.max(0, Math.min(200, item.paddingRight || 0)) + "px";
         bubble.appendChild(img);

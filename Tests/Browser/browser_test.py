@@ -1103,6 +1103,40 @@ def picture_choice(browser, server):
         context.close()
 
 
+def picture_room(browser, server):
+    """An image block keeps its picture's room before the picture arrives: the server sends the
+    size its file states, the page lays the picture out at that shape, and nothing moves when it
+    comes (held here until the layout has been measured)."""
+    for scheme, width in (("light", 375), ("dark", 1280)):
+        context = browser.new_context(reduced_motion="reduce", color_scheme=scheme, viewport={"width": width, "height": 800})
+        page = context.new_page()
+        held = []
+        page.route("**/files/wide.png", lambda route: held.append(route))
+        page.goto(server.url + "play/photo")
+        page.wait_for_selector(".rk-bubble img.rk-img", timeout=TIMEOUT)
+        for _ in range(TIMEOUT // 20):
+            if held:
+                break
+            page.wait_for_timeout(20)
+        assert len(held) == 1, "the picture's request is held"
+        measure = """() => { const i = document.querySelector('.rk-bubble img.rk-img'); const r = i.getBoundingClientRect();
+            return {w: r.width, h: r.height, loaded: i.complete && i.naturalWidth > 0, attrs: [i.width, i.height, i.getAttribute('width'), i.getAttribute('height')],
+                    below: i.closest('.rk-bubble').getBoundingClientRect().bottom - i.closest('.rk-bubble').getBoundingClientRect().top}; }"""
+        before = page.evaluate(measure)
+        assert not before["loaded"], f"the picture has not arrived yet: {before}"
+        assert before["attrs"][2:] == ["64", "24"], f"the server's size reached the page: {before}"
+        assert before["h"] > 0 and abs(before["w"] / before["h"] - 64 / 24) < 0.05, f"its room has the picture's shape before it comes: {before}"
+        held[0].continue_()
+        page.wait_for_function("() => { const i = document.querySelector('.rk-bubble img.rk-img'); return i.complete && i.naturalWidth === 64; }",
+                               timeout=TIMEOUT)
+        after = page.evaluate(measure)
+        assert abs(after["h"] - before["h"]) < 0.5 and abs(after["below"] - before["below"]) < 0.5, f"nothing moved when it came: {before} → {after}"
+        audit(page, f"a picture block, {scheme}, {width} px")
+        page.keyboard.press("Enter")
+        page.get_by_text("Below the picture.").wait_for(timeout=TIMEOUT)
+        context.close()
+
+
 def nps_rating(browser, server):
     """A rating from 0 to 10: eleven radios from 0, the ends' words describing the first and the
     last, inside the frame at 375 px; arrows pick 0 and Done answers it: the reply says 0 / 10."""
@@ -1476,6 +1510,7 @@ def main():
                  lambda: developer_messages(browser, flows)),
                 ("buttons that open pages: links in a new tab, noopener, said to screen readers; the flow goes on", lambda: links(browser, flows)),
                 ("a picture choice: options with pictures, named by their titles, side by side where there is room", lambda: picture_choice(browser, flows)),
+                ("a picture block keeps its room before its picture arrives: nothing below it moves", lambda: picture_room(browser, flows)),
                 ("a rating from 0 to 10: eleven radios from 0, arrows pick 0, the reply says 0 / 10", lambda: nps_rating(browser, flows)),
                 ("a snoozing button: the same visitor is told until when, another is shown the flow", lambda: snoozed(browser, flows)),
                 ("the launcher: a badge for what came while closed, a panel, Esc and the focus", lambda: launcher(browser, demo)),

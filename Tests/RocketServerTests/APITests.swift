@@ -515,6 +515,32 @@ struct APITests {
         }
         #expect(h.request("GET", "/v1/flows/nope/files/logo.png").status == 404)
     }
+
+    @Test("a block's picture comes with the size its header states, read from the folder as it is served; none when it cannot be read")
+    func pictureSizes() throws {
+        let dir = scratchDirectory()
+        let outside = scratchDirectory()
+        // A PNG's signature and IHDR chunk: 640 × 360.
+        let png: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0, 0, 0, 13] + Array("IHDR".utf8) + [0, 0, 2, 0x80, 0, 0, 1, 0x68, 8, 2, 0, 0, 0]
+        _ = FileManager.default.createFile(atPath: dir + "/wide.png", contents: Data(png))
+        _ = FileManager.default.createFile(atPath: outside + "/far.png", contents: Data(png))
+        try FileManager.default.createSymbolicLink(atPath: dir + "/linked.png", withDestinationPath: outside + "/far.png")
+        #expect(mkfifo(dir + "/pipe.png", 0o600) == 0)
+        let gif = "data:image/gif;base64," + Base64.encode(Array("GIF89a".utf8) + [3, 0, 2, 0, 0, 0, 0])
+        let pictures = ["wide": "wide.png", "linked": "linked.png", "pipe": "pipe.png", "gone": "gone.png", "inline": gif]
+        for (name, image) in pictures {
+            let flow = #"{"version": 1, "blocks": [{"id": "p", "type": "image", "image": "\#(image)", "text": "A picture"}]}"#
+            try flow.write(toFile: dir + "/\(name).json", atomically: true, encoding: .utf8)
+        }
+        let h = try Harness(flowsDirectory: dir)
+        for (name, want) in [("wide", "640 × 360"), ("inline", "3 × 2"), ("linked", nil), ("pipe", nil), ("gone", nil)] {
+            let started = h.request("POST", "/v1/conversations", body: #"{"flow": "\#(name)", "visitor": "v-\#(name)"}"#)
+            #expect(started.status == 201, "\(name): \(started.text)")
+            let item = started.json?["conversation"]?["transcript"]?.array.first
+            let size = item?["imageSize"].map { "\(Int($0["width"]?.number ?? 0)) × \(Int($0["height"]?.number ?? 0))" }
+            #expect(size == want, "\(name): \(item.map { "\($0)" } ?? started.text)")
+        }
+    }
 }
 
 @Suite("HTTP API: AlertReactor alerts driven live")

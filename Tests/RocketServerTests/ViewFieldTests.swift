@@ -77,8 +77,9 @@ struct ViewFieldTests {
     func viewFollowsTheTable() throws {
         let flow = #"""
             {"version": 1, "author": {"name": "Ada", "style": "round"}, "closeButton": {"title": "Close"}, "blocks": [
-             {"id": "t", "type": "text", "text": "Hi {{name}}", "next": "b", "font": "textBold"},
-             {"id": "b", "type": "button", "title": "Go {{name}}", "action": "go", "next": "d", "font": {"size": 20, "color": "#123456"},
+             {"id": "t", "type": "text", "text": "Hi {{name}}", "next": "p", "font": "textBold"},
+             {"id": "p", "type": "image", "image": "p.png", "text": "A picture", "next": "b"},
+             {"id": "b", "type": "button", "title": "Go {{name}}", "action": "go", "next": "d", "font": {"size": 20, "color": "#123456"}, "image": "b.png",
               "link": "https://rocket.example/{{name}}"},
              {"id": "d", "type": "doubleButton", "left": {"title": "L", "next": "c"}, "right": {"title": "R", "next": "c"}},
              {"id": "c", "type": "choice", "text": "Pick", "options": [{"title": "A", "next": "i", "action": "a", "image": "cards/a b.png"}, {"title": "B", "next": "i"}]},
@@ -88,7 +89,10 @@ struct ViewFieldTests {
         let loaded = FlowLoader.load(flow)
         let doc = try #require(loaded.document)
         let graph = doc.makeGraph()
-        let statics = ViewStatics(graph: graph, author: doc.makeAuthor(), closeButton: doc.makeCloseButton(), flow: "f")
+        // Every picture's size is known here: each one at the top of a block is followed by it.
+        let statics = ViewStatics(
+            graph: graph, author: doc.makeAuthor(), closeButton: doc.makeCloseButton(), flow: "f", size: { _ in PictureSize(width: 3, height: 2) })
+        var sized = 0
         for (k, node) in graph.nodes.enumerated() {
             var w = JSONBytes()
             w.open()
@@ -98,8 +102,14 @@ struct ViewFieldTests {
             w.close()
             let members = try #require(try JSONReader.parse(w.out).object)
             let kind = try #require(FlowFormat.v1.blocks.first { $0.kind == node.kind })
-            let expected = webFields(kind.info)
+            let pictures = kind.info.fields.filter { $0.shownBy.contains(.web) && $0.role != .logic && $0.type == .image }.map(\.name)
+            let expected = webFields(kind.info).union(pictures.map { $0 + ViewTemplate.sizeSuffix })
             let written = Set(members.map(\.key)).subtracting(["type"])
+            for name in pictures where written.contains(name) {
+                let json = String(decoding: w.out, as: UTF8.self)
+                #expect(json.contains("\"\(name)\(ViewTemplate.sizeSuffix)\":{\"width\":3,\"height\":2}"), "\(json)")
+                sized += 1
+            }
             // Optional fields absent from this flow are absent from the view; nothing outside the table is there.
             #expect(written.isSubset(of: expected), "\(node.kind): \(written.subtracting(expected))")
             #expect(!written.contains("next") && !written.contains("action") && !written.contains("branches"))
@@ -114,6 +124,7 @@ struct ViewFieldTests {
                 #expect(text.contains(#""image":"/v1/flows/f/files/cards/a%20b.png""#), "an option's picture is the flow folder's file: \(text)")
             }
         }
+        #expect(sized == 2, "the image block's picture and the button's")
         #expect(String(decoding: statics.author, as: UTF8.self) == #"{"name":"Ada","style":"round"}"#)
     }
 
@@ -125,7 +136,9 @@ struct ViewFieldTests {
         for kind in FlowFormat.v1.blocks { sent.formUnion(webFields(kind.info)) }
         // What the view adds to every block (a waiting input's starting text among them), and what
         // a reply item holds.
-        let own: Set<String> = ["type", "index", "id", "pressed", "chosen", "rated", "value", "starting", "after", "secret", "text"]
+        let own: Set<String> = [
+            "type", "index", "id", "pressed", "chosen", "rated", "value", "starting", "after", "secret", "text", "image" + ViewTemplate.sizeSuffix,
+        ]
         #expect(read.isSubset(of: sent.union(own)), "the widget reads fields no view has: \(read.subtracting(sent.union(own)).sorted())")
         #expect(sent.isSubset(of: read), "the widget draws no \(sent.subtracting(read).sorted())")
         let validate = try #require(FlowFormat.v1.objects.first { $0.name == "validate" })

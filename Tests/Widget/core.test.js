@@ -26,6 +26,16 @@ test("picture sources: data: images and the server's own paths; never another si
   }
 });
 
+test("picture sizes: whole pixels from 1 to 65535 on both sides, anything else unknown", () => {
+  assert.deepEqual(core.pictureSize({ width: 640, height: 480 }), [640, 480]);
+  assert.deepEqual(core.pictureSize({ width: 1, height: 65535 }), [1, 65535]);
+  for (const bad of [null, undefined, 5, "640x480", [640, 480], { width: 640 }, { width: 0, height: 10 }, { width: 10.5, height: 10 },
+                     { width: "640", height: "480" }, { width: 65536, height: 1 }, { width: -1, height: 1 }, { width: NaN, height: 1 },
+                     { width: Infinity, height: 1 }]) {
+    assert.equal(core.pictureSize(bad), null, JSON.stringify(bad));
+  }
+});
+
 test("fonts: a preset is a class; an object sets size (clamped), weight, family and a valid colour", () => {
   assert.deepEqual(core.fontLook("textBold"), { classes: ["rk-f-textBold"], style: {} });
   assert.deepEqual(core.fontLook(null), { classes: [], style: {} });

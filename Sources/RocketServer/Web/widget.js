@@ -288,6 +288,13 @@
       if (src.charAt(0) === "/" && src.charAt(1) !== "/") return base + src;
       return null;
     },
+    /** A picture's size as the server stated it ({width, height}, whole pixels): [width, height], or null when it is not one. */
+    pictureSize: function (size) {
+      if (!size || typeof size !== "object") return null;
+      var w = size.width, h = size.height;
+      function whole(n) { return typeof n === "number" && n % 1 === 0 && n >= 1 && n <= 65535; }
+      return whole(w) && whole(h) ? [w, h] : null;
+    },
     /** How a font of the view is drawn: CSS classes and inline styles (a preset is a class). */
     fontLook: function (f) {
       var out = { classes: [], style: {} };
@@ -635,9 +642,13 @@
     for (var i = 0; i < look.classes.length; i++) e.classList.add(look.classes[i]);
     for (var k in look.style) e.style[k] = look.style[k];
   }
-  function imageOf(src, style, alt) {
+  function imageOf(src, style, alt, size) {
     var img = el("img", "rk-img rk-img-" + (style || "square"));
     img.alt = alt || "";
+    // Its size as the file states it: the page keeps the picture's room (its shape, at the
+    // width the frame gives it) before the picture arrives, so nothing below it moves.
+    var known = core.pictureSize(size);
+    if (known) { img.width = known[0]; img.height = known[1]; }
     var url = core.imageURL(base, src);
     if (url) img.src = url;
     return img;
@@ -1195,7 +1206,7 @@
       case "image": {
         var bubble = el(can("tap") ? "button" : "div", "rk-bubble");
         if (item.type === "image") {
-          var img = imageOf(item.image, item.imageStyle, item.text);
+          var img = imageOf(item.image, item.imageStyle, item.text, item.imageSize);
           img.style.marginLeft = Math.max(0, Math.min(200, item.paddingLeft || 0)) + "px";
           img.style.marginRight = Math.max(0, Math.min(200, item.paddingRight || 0)) + "px";
           bubble.appendChild(img);
