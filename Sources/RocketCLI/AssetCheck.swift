@@ -70,7 +70,18 @@ enum AssetCheck {
         let image: TerminalImage
         switch TerminalImage.load(path: path) {
         case .failure(let e) where e.unreadable: return .failure(FileIO.Failure(reason: "the image \"\(name)\" cannot be read: \(e.reason)"))
-        case .failure(let e): return .failure(FileIO.Failure(reason: "the image \"\(name)\" is not a PNG or JPEG picture: \(e.reason)"))
+        case .failure(let e):
+            // Said by what the file is: no picture at all, a picture a browser draws but a flow
+            // may not name, or a PNG or JPEG the decoder refused (and why).
+            switch FileIO.read(path, limit: maxFileBytes).map({ PictureFormat(signature: $0) }) {
+            case .success(nil): return .failure(FileIO.Failure(reason: "the image \"\(name)\" is not a PNG or JPEG picture"))
+            case .success(let format?) where format != .png && format != .jpeg:
+                return .failure(
+                    FileIO.Failure(
+                        reason: "the image \"\(name)\" is a \(format.name) picture; a flow's pictures are PNG or JPEG files (the terminal draws no other)"))
+            case .success(let format?): return .failure(FileIO.Failure(reason: "the image \"\(name)\" is a \(format.name) that cannot be decoded: \(e.reason)"))
+            case .failure(let f): return .failure(FileIO.Failure(reason: "the image \"\(name)\" cannot be read: \(f.reason)"))
+            }
         case .success(let loaded): image = loaded
         }
         guard max(image.source.width, image.source.height) > largestShown else { return .success(nil) }

@@ -39,6 +39,16 @@ package enum PictureFormat: String, Sendable, CaseIterable {
         }
     }
 
+    /// Its name, as people write it in a message.
+    package var name: String {
+        switch self {
+        case .png: "PNG"
+        case .jpeg: "JPEG"
+        case .gif: "GIF"
+        case .webp: "WebP"
+        }
+    }
+
     /// The media type a browser is told (`Content-Type`, a `data:` URI).
     package var mediaType: String { "image/" + rawValue }
 

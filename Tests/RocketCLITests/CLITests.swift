@@ -398,8 +398,25 @@ struct AssetTests {
             "\(options.stdout)")
         #expect(
             options.stdout.contains(
-                "g.json:2:76: error: the image \"fake.png\" is not a PNG or JPEG picture: not a PNG or JPEG file (blocks[0].options[1].image)"),
+                "g.json:2:76: error: the image \"fake.png\" is not a PNG or JPEG picture (blocks[0].options[1].image)"),
             "\(options.stdout)")
+        // A GIF or a WebP is a picture, but not one a flow may name: the error says which it is.
+        write("GIF89a\u{3}\0\u{2}\0\0\0\0;", to: dir + "/moving.gif")
+        write("RIFF\0\0\0\0WEBPVP8X", to: dir + "/photo.webp")
+        write(
+            #"""
+            {"version": 1, "blocks": [{"id": "a", "type": "image", "image": "moving.gif", "next": "b"},
+              {"id": "b", "type": "image", "image": "photo.webp"}]}
+            """#, to: dir + "/h.json")
+        let formats = try runRocket(["lint", dir + "/h.json"])
+        #expect(formats.status == 65)
+        for (place, name, format) in [("1:65", "moving.gif", "GIF"), ("2:41", "photo.webp", "WebP")] {
+            #expect(
+                formats.stdout.contains(
+                    "h.json:\(place): error: the image \"\(name)\" is a \(format) picture; a flow's pictures are PNG or JPEG files (the terminal draws no other)"
+                ),
+                "\(formats.stdout)")
+        }
         let here = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         #expect(try runRocket(["lint", here.appendingPathComponent("examples/welcome.json").path]).status == 0)
     }
