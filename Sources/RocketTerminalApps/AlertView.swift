@@ -140,18 +140,18 @@ public struct AlertView: Sendable {
                 shown = ListWindow.visible(count: order.count, focus: focus.flatMap { order.firstIndex(of: $0) } ?? 0, rows: room - 2, top: listTop)
                 top = shown.lowerBound
             }
-            func more(_ arrow: String, _ n: Int) {
+            func more(_ n: Int, above: Bool) {
                 guard shown.count < order.count else { return }
-                _ = line(n > 0 ? arrow + strings.moreOptions.replacingAll("%d", with: String(n)) : "", style: Self.dimStyle, center: true)
+                _ = line(n > 0 ? strings.outOfSight(n, above: above) : "", style: Self.dimStyle, center: true)
             }
-            more("↑ ", shown.lowerBound)
+            more(shown.lowerBound, above: true)
             var separated = false
             for (k, i) in order.enumerated() where shown.contains(k) {
                 if buttons[i].style == .cancel && !separated && order.first != i { rule("├", "┤"); separated = true }
                 let r = line(labels[i], style: Self.style(buttons[i], focused: focus == i), center: true)
                 hits[i] = (r, (left + 1)..<(left + boxWidth - 1))
             }
-            more("↓ ", order.count - shown.upperBound)
+            more(order.count - shown.upperBound, above: false)
         }
         rule("╰", "╯")
         let hint = screen.addRow()

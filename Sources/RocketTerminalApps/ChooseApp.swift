@@ -174,7 +174,7 @@ public final class ChooseApp: TerminalProgram {
 
     /// See `TerminalProgram/view(width:now:)`.
     public func view(width: Int, now: Double) -> ProgramFrame<Int> {
-        frame(width: width, rows: visibleRows)
+        frame(width: width, room: nil)
     }
 
     /// See `TerminalProgram/view(width:height:now:)`: on a screen too short for ``visibleRows``
@@ -182,10 +182,23 @@ public final class ChooseApp: TerminalProgram {
     /// and the focused option stay on it.
     public func view(width: Int, height: Int, now: Double) -> ProgramFrame<Int> {
         let around = (title?.isEmpty == false ? 1 : 0) + 2
-        return frame(width: width, rows: min(visibleRows, height - around))
+        return frame(width: width, room: height - around)
     }
 
-    private func frame(width: Int, rows wanted: Int) -> ProgramFrame<Int> {
+    /// How many options are shown at once, and whether a row over them and one under them say
+    /// how many are out of sight, for `count` matching options and `room` rows between the
+    /// filter and the key hint (nil: no bound but ``visibleRows``). The rows that say so are
+    /// there whenever the list does not fit, even when one of them has nothing to say, so the
+    /// list stands still as it scrolls; on a screen that would then show fewer than 3 options,
+    /// the options come first and the counts are left out.
+    func window(count: Int, room: Int?) -> (rows: Int, counted: Bool) {
+        let most = max(1, min(visibleRows, room ?? visibleRows))
+        guard count > most else { return (most, false) }
+        let besideCounts = min(visibleRows, (room ?? visibleRows + 2) - 2)
+        return besideCounts >= min(3, visibleRows) ? (besideCounts, true) : (most, false)
+    }
+
+    private func frame(width: Int, room: Int?) -> ProgramFrame<Int> {
         let width = max(8, width)
         var buffer = ScreenBuffer(width: width)
         var hits: [HitRegion<Int>] = []
@@ -210,14 +223,22 @@ public final class ChooseApp: TerminalProgram {
         }
         let visible = matches
         cursor = min(cursor, max(0, visible.count - 1))
-        let rows = max(1, wanted)
+        let (rows, counted) = window(count: visible.count, room: room)
         shownRows = rows
-        top = ListWindow.visible(count: visible.count, focus: cursor, rows: rows, top: top).lowerBound
+        let shown = ListWindow.visible(count: visible.count, focus: cursor, rows: rows, top: top)
+        top = shown.lowerBound
         if visible.isEmpty {
             let r = buffer.addRow()
             buffer.put(strings.filterNoMatch, row: r, column: 2, style: dim)
         }
-        for (k, index) in visible.enumerated().dropFirst(top).prefix(rows) {
+        func outOfSight(_ n: Int, above: Bool) {
+            guard counted else { return }
+            let r = buffer.addRow()
+            if n > 0 { buffer.put(DisplayWidth.truncate(strings.outOfSight(n, above: above), to: width - 2), row: r, column: 2, style: dim) }
+        }
+        outOfSight(shown.lowerBound, above: true)
+        for k in shown {
+            let index = visible[k]
             let r = buffer.addRow()
             let here = k == cursor
             var column = 0
@@ -232,6 +253,7 @@ public final class ChooseApp: TerminalProgram {
             let end = buffer.put(text, row: r, column: column, style: style)
             hits.append(HitRegion(row: r, columns: 0..<max(1, end), target: index))
         }
+        outOfSight(visible.count - shown.upperBound, above: false)
         var hint = [strings.listHint]
         if limit > 1 { hint.insert(strings.listSelectHint, at: 0) }
         let items = hint.flatMap { $0.splitting(at: " · ").map(String.init) }

@@ -411,9 +411,9 @@ public struct ConversationView: Sendable {
     private func moreRow(above: Int? = nil, below: Int? = nil, of count: Int, shown: Range<Int>, into screen: inout ScreenBuffer) {
         guard shown.count < count else { return }
         let r = screen.addRow()
-        let (arrow, n) = above.map { ("↑ ", $0) } ?? ("↓ ", below ?? 0)
+        let n = above ?? below ?? 0
         guard n > 0 else { return }
-        let words = arrow + strings.moreOptions.replacingAll("%d", with: String(n))
+        let words = strings.outOfSight(n, above: above != nil)
         screen.put(
             DisplayWidth.truncate(words, to: max(1, width - ConversationView.gutter)), row: r, column: ConversationView.gutter,
             style: ConversationView.dim)

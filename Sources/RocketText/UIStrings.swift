@@ -314,6 +314,13 @@ public struct UIStrings: Sendable, Hashable {
         return all.contains { $0.language == code } ? code : "en"
     }
 
+    /// Over (`above`) or under a list's window: how many of its items (`count`) are out of sight
+    /// that way, after an arrow pointing there ("↓ 34 more"). Every list in the terminal says it
+    /// so: a conversation's options, an action sheet's actions, `rocket choose`'s options.
+    public func outOfSight(_ count: Int, above: Bool) -> String {
+        (above ? "↑ " : "↓ ") + moreOptions.replacingAll("%d", with: String(count))
+    }
+
     /// The words of a field's hint (`RocketFieldHint`): the flow's placeholder as it is; a
     /// range as `1 – 10`, `≥ 18` or `≤ 2026-12-31` (the same in every language); a date's or
     /// time's form in this language.

@@ -770,6 +770,34 @@ struct ProgramTests {
         #expect(d.screen.contains("❯ 5") && d.screen.contains("Pick"), "\(d.screen)")
     }
 
+    @Test("rocket choose: a list longer than its window says how many options are out of sight each way, as every list does; a filter that fits drops it")
+    func chooseOutOfSight() throws {
+        let clock = ManualClock()
+        let app = ChooseApp(title: nil, options: (1...5000).map { "item \($0)" }, limit: 1, strings: .english)
+        let d = Driver(app, clock: clock)
+        let lines = { d.screen.split(separator: "\n", omittingEmptySubsequences: false).map(String.init) }
+        // Ten options, an empty row over them (none above yet, and the list stands still) and the count under them.
+        #expect(
+            lines().contains("  ↓ 4990 more") && !lines().contains { $0.hasPrefix("  ↑ ") } && d.screen.contains("❯ item 1") && d.screen.contains("item 10"),
+            "\(d.screen)")
+        let rows = lines().count
+        d.keys(.pageDown, .pageDown, .down)
+        #expect(lines().contains("  ↑ 12 more") && lines().contains("  ↓ 4978 more") && d.screen.contains("❯ item 22"), "\(d.screen)")
+        #expect(lines().count == rows, "the list keeps its rows as it scrolls")
+        d.send(.key(.paste("item 49")))
+        #expect(app.matches.count == 111 && lines().contains("  ↓ 101 more"), "the count is of the options the filter lets through: \(d.screen)")
+        d.send(.key(.paste("99")))
+        #expect(app.matches == [4998] && !d.screen.contains("more"), "a list that fits says nothing: \(d.screen)")
+        // In another language, the same words a conversation's list uses.
+        let zh = Driver(ChooseApp(title: nil, options: (1...30).map(String.init), limit: 1, strings: .chinese), clock: clock)
+        #expect(zh.screen.contains(UIStrings.chinese.outOfSight(20, above: false)) && UIStrings.chinese.outOfSight(20, above: false) == "↓ 还有 20 项")
+        // A short screen: counts while 3 options still fit beside them, the options alone below that.
+        let tall = Driver(ChooseApp(title: "Pick", options: (1...50).map(String.init), limit: 1, strings: .english), clock: clock, height: 8)
+        #expect(tall.screen.contains("↓ 47 more") && tall.screen.contains("❯ 1") && tall.screen.contains("  3\n"), "\(tall.screen)")
+        let short = Driver(ChooseApp(title: "Pick", options: (1...50).map(String.init), limit: 1, strings: .english), clock: clock, height: 6)
+        #expect(!short.screen.contains("more") && short.screen.contains("  3\n"), "\(short.screen)")
+    }
+
     @Test("A button that opens a page says so with ↗ (> on an ASCII terminal); the press answers it as any press")
     func linkButton() throws {
         let clock = ManualClock()
