@@ -20,6 +20,9 @@ package enum PictureFormat: String, Sendable, CaseIterable {
     /// (each at most 64 KiB; an Exif block and a colour profile fit well within this).
     package static let headerBytes = 256 * 1024
 
+    /// The bytes to read first: enough for every format's size but a JPEG with large metadata.
+    package static let firstHeaderBytes = 16 * 1024
+
     /// The largest width or height believed: a header stating more is treated as malformed.
     package static let largestSide = 65_535
 

@@ -17,6 +17,9 @@ public enum RocketLimits {
     public static let servedFlowFileBytes = 16 << 20
     /// The largest picture `rocket serve` sends.
     public static let servedPictureBytes = 8 << 20
+    /// The most picture files of one served flow whose size is read from their headers when the
+    /// flow is loaded (sent as `imageSize`, so a page keeps each picture's room).
+    public static let measuredPictures = 1_000
     /// The most pixels of a decoded picture (checked in its header, before any pixel is decoded).
     public static let picturePixels = 4096 * 4096
 
@@ -201,6 +204,9 @@ public enum RocketLimits {
             past: "reading stops and the file is refused"),
         Entry(name: "servedFlowFileBytes", value: size(servedFlowFileBytes), bounds: "a flow file of `rocket serve`", past: "the flow is not served"),
         Entry(name: "servedPictureBytes", value: size(servedPictureBytes), bounds: "a picture `rocket serve` sends", past: "404"),
+        Entry(
+            name: "measuredPictures", value: number(measuredPictures), bounds: "picture files of a served flow whose size is read when it is loaded",
+            past: "the others are sent without a size (the page lays them out when they arrive)"),
         Entry(
             name: "picturePixels", value: number(picturePixels) + " pixels", bounds: "a decoded picture",
             past: "refused from its header, before any pixel is decoded"),

@@ -60,11 +60,13 @@ package final class LoadedFlow: Sendable {
         self.graph = graph
         self.author = author
         self.closeButton = close
-        var sizes: [RocketImage: PictureSize?] = [:]  // a picture many blocks show is read once
+        // A picture many blocks show is read once; at most `measuredPictures` are read.
+        var sizes: [RocketImage: PictureSize?] = [:]
         self.statics = ViewStatics(
             graph: graph, author: author, closeButton: close, flow: name, language: language ?? document.languages.first,
             size: { image in
                 if let known = sizes[image] { return known }
+                guard sizes.count < RocketLimits.measuredPictures else { return nil }
                 let size = Self.pictureSize(image, in: pictures)
                 sizes[image] = size
                 return size
@@ -82,8 +84,14 @@ package final class LoadedFlow: Sendable {
         switch image {
         case .bytes(let bytes): return PictureFormat.size(of: Array(bytes.prefix(PictureFormat.headerBytes)))
         case .file(let path):
-            guard let folder, case .success(let head) = FileIO.head(inside: folder, path, count: PictureFormat.headerBytes) else { return nil }
-            return PictureFormat.size(of: head)
+            // Most headers are in the first few KiB; a JPEG whose metadata comes first is read
+            // further, up to `headerBytes`.
+            guard let folder, case .success(let head) = FileIO.head(inside: folder, path, count: PictureFormat.firstHeaderBytes) else { return nil }
+            if let size = PictureFormat.size(of: head) { return size }
+            guard head.count == PictureFormat.firstHeaderBytes, PictureFormat(signature: head) == .jpeg,
+                case .success(let more) = FileIO.head(inside: folder, path, count: PictureFormat.headerBytes)
+            else { return nil }
+            return PictureFormat.size(of: more)
         }
     }
 

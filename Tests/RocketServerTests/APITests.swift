@@ -527,19 +527,39 @@ struct APITests {
         try FileManager.default.createSymbolicLink(atPath: dir + "/linked.png", withDestinationPath: outside + "/far.png")
         #expect(mkfifo(dir + "/pipe.png", 0o600) == 0)
         let gif = "data:image/gif;base64," + Base64.encode(Array("GIF89a".utf8) + [3, 0, 2, 0, 0, 0, 0])
-        let pictures = ["wide": "wide.png", "linked": "linked.png", "pipe": "pipe.png", "gone": "gone.png", "inline": gif]
+        // A JPEG whose 60 KiB of Exif come before its frame: read past the first bytes looked at.
+        let exif: [UInt8] = [0xFF, 0xD8, 0xFF, 0xE1, 0xF0, 0x02] + [UInt8](repeating: 0x45, count: 0xF000)
+        let jpeg = exif + [0xFF, 0xC0, 0x00, 0x11, 0x08, 0x03, 0x00, 0x04, 0x00, 0x03] + [UInt8](repeating: 0, count: 64)
+        _ = FileManager.default.createFile(atPath: dir + "/photo.jpg", contents: Data(jpeg))
+        let pictures = ["wide": "wide.png", "linked": "linked.png", "pipe": "pipe.png", "gone": "gone.png", "inline": gif, "photo": "photo.jpg"]
         for (name, image) in pictures {
             let flow = #"{"version": 1, "blocks": [{"id": "p", "type": "image", "image": "\#(image)", "text": "A picture"}]}"#
             try flow.write(toFile: dir + "/\(name).json", atomically: true, encoding: .utf8)
         }
         let h = try Harness(flowsDirectory: dir)
-        for (name, want) in [("wide", "640 × 360"), ("inline", "3 × 2"), ("linked", nil), ("pipe", nil), ("gone", nil)] {
+        for (name, want) in [("wide", "640 × 360"), ("inline", "3 × 2"), ("photo", "1024 × 768"), ("linked", nil), ("pipe", nil), ("gone", nil)] {
             let started = h.request("POST", "/v1/conversations", body: #"{"flow": "\#(name)", "visitor": "v-\#(name)"}"#)
             #expect(started.status == 201, "\(name): \(started.text)")
             let item = started.json?["conversation"]?["transcript"]?.array.first
             let size = item?["imageSize"].map { "\(Int($0["width"]?.number ?? 0)) × \(Int($0["height"]?.number ?? 0))" }
             #expect(size == want, "\(name): \(item.map { "\($0)" } ?? started.text)")
         }
+        // A flow that names more picture files than are measured: the first ones have their size.
+        let many = RocketLimits.measuredPictures + 2
+        for k in 0..<many { _ = FileManager.default.createFile(atPath: dir + "/p\(k).png", contents: Data(png)) }
+        let blocks = (0..<many).map { #"{"id": "b\#($0)", "type": "image", "image": "p\#($0).png", "text": "x"}"# }
+        let doc = try #require(FlowLoader.load(#"{"version": 1, "blocks": [\#(blocks.joined(separator: ","))]}"#).document)
+        let flow = LoadedFlow(name: "many", document: doc, pictures: dir)
+        let sized = flow.statics.nodes.map { template -> Bool in
+            var w = JSONBytes()
+            w.open()
+            w.key("type", first: true)
+            w.string("image")
+            template.write(into: &w, shownText: "") { $0 }
+            w.close()
+            return String(decoding: w.out, as: UTF8.self).contains(#""imageSize":{"width":640,"height":360}"#)
+        }
+        #expect(sized.count == many && sized.prefix(RocketLimits.measuredPictures).allSatisfy { $0 } && !sized.suffix(2).contains(true))
     }
 }
 
