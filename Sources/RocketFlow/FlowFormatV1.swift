@@ -543,7 +543,7 @@ extension FlowFormat {
                 "image", doc: "", blank: RocketImageNode(image: .file("")),
                 fields: [
                     .image("image", \.image, doc: "A PNG or JPEG file relative to the flow file, or a data: URI."),
-                    .text("text", \.text, required: false, doc: "Text under the picture."),
+                    .text("text", \.text, required: false, doc: "Text under the picture; screen readers hear it once, as the picture's text alternative."),
                     .reference("next", \.next, doc: "The block after it; absent ends the conversation."),
                     .duration("showNextAfter", \.showNextAfter, doc: "Go on by itself after this long."),
                     .font("font", \.font, doc: "The text's style."),

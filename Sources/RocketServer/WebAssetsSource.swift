@@ -955,7 +955,12 @@ extension WebAssets {
         img.style.marginRight = Math.max(0, Math.min(200, item.paddingRight || 0)) + "px";
         bubble.appendChild(img);
         }
-        if (item.text) { var p = said("span", "rk-text", item.text); fontOf(p, item.font); bubble.appendChild(p); }
+        if (item.text) {
+        var p = said("span", "rk-text", item.text);
+        fontOf(p, item.font);
+        if (item.type === "image") p.setAttribute("aria-hidden", "true");
+        bubble.appendChild(p);
+        }
         if (can("tap")) {
         bubble.type = "button";
         if (!item.text) bubble.setAttribute("aria-label", say("picture"));

@@ -1132,6 +1132,9 @@ def picture_room(browser, server):
         after = page.evaluate(measure)
         assert abs(after["h"] - before["h"]) < 0.5 and abs(after["below"] - before["below"]) < 0.5, f"nothing moved when it came: {before} → {after}"
         audit(page, f"a picture block, {scheme}, {width} px")
+        # Its caption is the picture's text alternative, said once: the bubble is named by it.
+        tree = page.locator(".rk-log").aria_snapshot()
+        assert '- button "A wide picture":' in tree and 'img "A wide picture"' in tree and "A wide picture A wide picture" not in tree, tree
         page.keyboard.press("Enter")
         page.get_by_text("Below the picture.").wait_for(timeout=TIMEOUT)
         context.close()

@@ -1211,7 +1211,14 @@
           img.style.marginRight = Math.max(0, Math.min(200, item.paddingRight || 0)) + "px";
           bubble.appendChild(img);
         }
-        if (item.text) { var p = said("span", "rk-text", item.text); fontOf(p, item.font); bubble.appendChild(p); }
+        if (item.text) {
+          var p = said("span", "rk-text", item.text);
+          fontOf(p, item.font);
+          // An image block's caption is its picture's text alternative: said once, as the
+          // picture's, not a second time after it.
+          if (item.type === "image") p.setAttribute("aria-hidden", "true");
+          bubble.appendChild(p);
+        }
         if (can("tap")) {
           bubble.type = "button";
           // A picture without a caption still names the button it is.
