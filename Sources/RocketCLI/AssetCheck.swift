@@ -8,7 +8,9 @@ import RocketPlatform
 
 /// What a flow names on disk must be there: every image file (the author's avatar, image
 /// blocks, a banner's icon) exists relative to the flow file and decodes as PNG or JPEG within the
-/// size limits. `rocket lint` and `rocket play` both run it, so lint catches what play trips on.
+/// size limits. `rocket lint` and `rocket play` both run it, so lint catches what play trips on:
+/// lint decodes every picture; play reads only their headers (a flow of many large photos starts
+/// at once, and a run that draws no picture decodes none), and decodes each when it is drawn.
 enum AssetCheck {
     /// The largest image file read (the decoded picture is bounded by `TerminalImage.maxPixels`).
     static let maxFileBytes = TerminalImage.maxFileBytes
@@ -17,12 +19,14 @@ enum AssetCheck {
     /// visitor would download more than any screen shows.
     static let largestShown = 2048
 
-    /// Problems with the files `doc` names, relative to the folder `base`.
-    static func check(_ doc: FlowDocument, base: String) -> [FlowDiagnostic] {
+    /// Problems with the files `doc` names, relative to the folder `base`: found by decoding
+    /// each, or with `decoding` false by its header alone (a damaged picture with a sound header
+    /// passes, and is drawn as its caption).
+    static func check(_ doc: FlowDocument, base: String, decoding: Bool = true) -> [FlowDiagnostic] {
         var out: [FlowDiagnostic] = []
         func check(_ image: RocketImage?, _ path: String) {
             guard case .file(let reference)? = image, !reference.hasPrefix("data:") else { return }
-            switch look(at: reference, base: base) {
+            switch look(at: reference, base: base, decoding: decoding) {
             case .failure(let problem): out.append(FlowDiagnostic(severity: .error, code: "bad-image", message: problem.reason, path: path))
             case .success(let large?): out.append(FlowDiagnostic(severity: .warning, code: "large-image", message: large, path: path))
             case .success(nil): break
@@ -56,37 +60,57 @@ enum AssetCheck {
         return nil
     }
 
-    /// The image at `reference` (relative to `base`), read and decoded once: why it cannot be
-    /// shown (failure), or why it is larger than any page shows it (success; nil when it is not).
-    static func look(at reference: String, base: String) -> Result<String?, FileIO.Failure> {
+    /// The image at `reference` (relative to `base`), read and decoded once (or, with
+    /// `decoding` false, its header read): why it cannot be shown (failure), or why it is larger
+    /// than any page shows it (success; nil when it is not).
+    static func look(at reference: String, base: String, decoding: Bool = true) -> Result<String?, FileIO.Failure> {
         let path = path(of: reference, base: base)
         let name = Sanitizer.clean(reference, keepNewlines: false)
+        func refused(_ why: String) -> Result<String?, FileIO.Failure> { .failure(FileIO.Failure(reason: "the image \"\(name)\" " + why)) }
         switch FileIO.size(path) {
-        case .failure(let f): return .failure(FileIO.Failure(reason: "the image \"\(name)\" cannot be read: \(f.reason)"))
-        case .success(let size) where size > maxFileBytes:
-            return .failure(FileIO.Failure(reason: "the image \"\(name)\" is \(size) bytes; the limit is \(maxFileBytes)"))
+        case .failure(let f): return refused("cannot be read: \(f.reason)")
+        case .success(let size) where size > maxFileBytes: return refused("is \(size) bytes; the limit is \(maxFileBytes)")
         case .success: break
         }
-        let image: TerminalImage
-        switch TerminalImage.load(path: path) {
-        case .failure(let e) where e.unreadable: return .failure(FileIO.Failure(reason: "the image \"\(name)\" cannot be read: \(e.reason)"))
-        case .failure(let e):
-            // Said by what the file is: no picture at all, a picture a browser draws but a flow
-            // may not name, or a PNG or JPEG the decoder refused (and why).
-            switch FileIO.read(path, limit: maxFileBytes).map({ PictureFormat(signature: $0) }) {
-            case .success(nil): return .failure(FileIO.Failure(reason: "the image \"\(name)\" is not a PNG or JPEG picture"))
-            case .success(let format?) where format != .png && format != .jpeg:
-                return .failure(
-                    FileIO.Failure(
-                        reason: "the image \"\(name)\" is a \(format.name) picture; a flow's pictures are PNG or JPEG files (the terminal draws no other)"))
-            case .success(let format?): return .failure(FileIO.Failure(reason: "the image \"\(name)\" is a \(format.name) that cannot be decoded: \(e.reason)"))
-            case .failure(let f): return .failure(FileIO.Failure(reason: "the image \"\(name)\" cannot be read: \(f.reason)"))
+        // Said by what the file is: no picture at all, a picture a browser draws but a flow may
+        // not name, or a PNG or JPEG the decoder refused (and why).
+        func formatProblem(_ head: [UInt8]) -> Result<String?, FileIO.Failure>? {
+            switch PictureFormat(signature: head) {
+            case nil: return refused("is not a PNG or JPEG picture")
+            case let format? where format != .png && format != .jpeg:
+                return refused("is a \(format.name) picture; a flow's pictures are PNG or JPEG files (the terminal draws no other)")
+            default: return nil
             }
-        case .success(let loaded): image = loaded
         }
-        guard max(image.source.width, image.source.height) > largestShown else { return .success(nil) }
+        let source: (width: Int, height: Int)
+        if decoding {
+            switch TerminalImage.load(path: path) {
+            case .failure(let e) where e.unreadable: return refused("cannot be read: \(e.reason)")
+            case .failure(let e):
+                switch FileIO.read(path, limit: maxFileBytes) {
+                case .failure(let f): return refused("cannot be read: \(f.reason)")
+                case .success(let bytes):
+                    return formatProblem(bytes) ?? refused("is a \(PictureFormat(signature: bytes)?.name ?? "picture") that cannot be decoded: \(e.reason)")
+                }
+            case .success(let loaded): source = loaded.source
+            }
+        } else {
+            let head: [UInt8]
+            switch FileIO.head(path, count: PictureFormat.headerBytes) {
+            case .failure(let f): return refused("cannot be read: \(f.reason)")
+            case .success(let bytes): head = bytes
+            }
+            if let problem = formatProblem(head) { return problem }
+            let format = PictureFormat(signature: head)?.name ?? "picture"
+            guard let size = PictureFormat.size(of: head) else { return refused("is a \(format) whose header states no size") }
+            guard size.width * size.height <= TerminalImage.maxPixels else {
+                return refused("is a \(format) of \(size.width) × \(size.height) pixels; the most a picture may have is \(TerminalImage.maxPixels) pixels")
+            }
+            source = (size.width, size.height)
+        }
+        guard max(source.width, source.height) > largestShown else { return .success(nil) }
         return .success(
-            "the image \"\(name)\" is \(image.source.width) × \(image.source.height) pixels; pages show a picture at most "
+            "the image \"\(name)\" is \(source.width) × \(source.height) pixels; pages show a picture at most "
                 + "\(largestShown) across, so visitors would download more than they see: make it smaller")
     }
 }

@@ -67,7 +67,7 @@ enum LintCommand {
                 }
                 continue
             }
-            switch loadFlowFile(path, now: WallTime.now) {
+            switch loadFlowFile(path, now: WallTime.now, decodingPictures: true) {
             case .failure(let e):
                 status = ExitStatus.noInput
                 report(path, "cannot read the file: \(e.reason)", json: options.json, into: &json)

@@ -120,7 +120,9 @@ func displayName(_ path: String) -> String { path == "-" ? "<stdin>" : path }
 /// Loads a flow file (`-`: standard input, with images relative to the working directory); an
 /// over-size file is refused from its size, without being read, and standard input once it
 /// passes the limit. Given `now` (lint's wall clock), a schedule ended by then is a warning.
-func loadFlowFile(_ path: String, language: String? = nil, now: Double? = nil) -> Result<FlowLoadResult, FlowFileError> {
+/// Its pictures are checked by their headers, or decoded with `decodingPictures` (lint: a
+/// damaged picture is found before anyone plays the flow).
+func loadFlowFile(_ path: String, language: String? = nil, now: Double? = nil, decodingPictures: Bool = false) -> Result<FlowLoadResult, FlowFileError> {
     let limit = JSONReaderLimits().maxBytes
     if path != "-" {
         switch FileIO.size(path) {
@@ -156,7 +158,7 @@ func loadFlowFile(_ path: String, language: String? = nil, now: Double? = nil) -
         }
         // The files the flow names, relative to the flow file: what play would trip on.
         if let doc = result.document {
-            let assets = FlowLoader.placed(AssetCheck.check(doc, base: path == "-" ? "" : PathName.directory(path)), in: bytes)
+            let assets = FlowLoader.placed(AssetCheck.check(doc, base: path == "-" ? "" : PathName.directory(path), decoding: decodingPictures), in: bytes)
             if !assets.isEmpty {
                 // A picture that cannot be shown stops it; one only larger than pages show does not.
                 result = FlowLoadResult(

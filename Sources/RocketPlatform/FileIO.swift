@@ -135,16 +135,34 @@ package enum FileIO {
         case .failure(let f): return .failure(f)
         case .success(let opened):
             defer { close(opened.descriptor) }
-            var out = [UInt8](repeating: 0, count: max(0, min(count, opened.size)))
-            var filled = 0
-            while filled < out.count {
-                let n = out.withUnsafeMutableBytes { pread(opened.descriptor, $0.baseAddress! + filled, $0.count - filled, off_t(filled)) }
-                if n < 0 { if errno == EINTR { continue }; return .failure(Failure(errno)) }
-                if n == 0 { break }
-                filled += n
-            }
-            return .success(Array(out.prefix(filled)))
+            return head(of: opened.descriptor, count: min(count, opened.size))
         }
+    }
+
+    /// The first `count` bytes (all of them when the file is shorter) of the regular file at
+    /// `path`, opened as ``read(_:limit:)`` opens it (a folder, device, FIFO or socket is refused
+    /// at once).
+    package static func head(_ path: String, count: Int) -> Result<[UInt8], Failure> {
+        guard path != "-" else { return .failure(Failure(reason: "not a file")) }
+        switch openForReading(path, pipes: false) {
+        case .failure(let f): return .failure(f)
+        case .success(let fd):
+            defer { close(fd) }
+            return head(of: fd, count: count)
+        }
+    }
+
+    /// Up to `count` bytes from the start of the open file `fd`.
+    private static func head(of fd: Int32, count: Int) -> Result<[UInt8], Failure> {
+        var out = [UInt8](repeating: 0, count: max(0, count))
+        var filled = 0
+        while filled < out.count {
+            let n = out.withUnsafeMutableBytes { pread(fd, $0.baseAddress! + filled, $0.count - filled, off_t(filled)) }
+            if n < 0 { if errno == EINTR { continue }; return .failure(Failure(errno)) }
+            if n == 0 { break }
+            filled += n
+        }
+        return .success(Array(out.prefix(filled)))
     }
 
     /// Opens the regular file `relative` inside `folder` for reading, as ``read(inside:_:limit:)``

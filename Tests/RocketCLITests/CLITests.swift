@@ -371,6 +371,30 @@ struct PlayWarningTests {
 
 @Suite("Lint catches what play trips on: the files a flow names")
 struct AssetTests {
+    @Test("play reads pictures' headers only: one damaged past its header plays and lint finds it; a header stating too many pixels stops both")
+    func playReadsHeaders() throws {
+        let dir = scratchDirectory()
+        let here = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let logo = try Data(contentsOf: here.appendingPathComponent("examples/rocket-logo.png"))
+        try logo.prefix(100).write(to: URL(fileURLWithPath: dir + "/cut.png"))  // the header whole, the pixels cut short
+        write(#"{"version": 1, "blocks": [{"id": "p", "type": "image", "image": "cut.png", "text": "A cut picture"}]}"#, to: dir + "/cut.json")
+        let lint = try runRocket(["lint", dir + "/cut.json"])
+        #expect(lint.status == 65 && lint.stdout.contains("the image \"cut.png\" is a PNG that cannot be decoded"), "\(lint.stdout)")
+        let play = try runRocket(["play", dir + "/cut.json", "--instant", "--plain"], stdin: "\n")
+        #expect(play.status == 0 && (play.stdout + play.stderr).contains("A cut picture"), "\(play.status) \(play.stdout) \(play.stderr)")
+        // A header stating more pixels than a picture may have: refused before any pixel is read.
+        var huge = [UInt8](logo.prefix(33))
+        huge.replaceSubrange(16..<24, with: [0, 0, 0x13, 0x88, 0, 0, 0x13, 0x88])  // 5000 × 5000
+        try Data(huge).write(to: URL(fileURLWithPath: dir + "/huge.png"))
+        write(#"{"version": 1, "blocks": [{"id": "p", "type": "image", "image": "huge.png"}]}"#, to: dir + "/huge.json")
+        let refused = try runRocket(["play", dir + "/huge.json", "--instant", "--plain"], stdin: "\n")
+        #expect(refused.status == 65, "\(refused.stdout) \(refused.stderr)")
+        #expect(
+            (refused.stdout + refused.stderr).contains("the image \"huge.png\" is a PNG of 5000 × 5000 pixels; the most a picture may have is 16777216 pixels"),
+            "\(refused.stdout) \(refused.stderr)")
+        #expect(try runRocket(["lint", dir + "/huge.json"]).status == 65)
+    }
+
     @Test("Missing and non-image files are errors in lint and play, at their place; the examples' images exist")
     func images() throws {
         let dir = scratchDirectory()
