@@ -5,6 +5,7 @@ import RocketCore
 import RocketPlatform
 import RocketReport
 import RocketServer
+import RocketTerminalApps
 import RocketTerminalCore
 
 /// `rocket report`: what the event records say, per flow and variant.
@@ -240,8 +241,13 @@ enum ReportCommand {
         return out + wrap(line, width: width)
     }
 
-    /// `text` cut to `width` columns (with …), and a newline.
+    /// `text` in lines of at most `width` columns, broken between words, each ending in a
+    /// newline: the lines after the first indented four more than it (a report's words are
+    /// results, never cut off).
     private static func wrap(_ text: String, width: Int) -> String {
-        DisplayWidth.of(text) <= width ? text + "\n" : DisplayWidth.truncate(text, to: max(width, 4)) + "\n"
+        guard DisplayWidth.of(text) > width else { return text + "\n" }
+        let indent = String(text.prefix { $0 == " " })
+        let lines = TextWrap.wrap(String(text.dropFirst(indent.count)), width: max(8, width - indent.count - 4))
+        return lines.enumerated().map { (k, line) in (k == 0 ? indent : indent + "    ") + line + "\n" }.joined()
     }
 }

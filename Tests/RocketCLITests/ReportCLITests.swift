@@ -69,11 +69,13 @@ struct ReportCLITests {
         // The default hides counts under 5 (but not 0).
         let hidden = try runRocket(["report", dir + "/events.jsonl", "--json"])
         #expect(hidden.stdout.contains(#""dismissals":{"closed":null,"completed":5}"#), "\(hidden.stdout)")
-        // The table fits the width it is given.
-        for width in [100, 40] {
+        // The table fits the width it is given, its words wrapped, never cut off.
+        for width in [100, 40, 24] {
             let table = try runRocket(["report", dir + "/events.jsonl"], environment: ["COLUMNS": "\(width)"])
             #expect(table.status == 0 && table.stdout.contains("Flow survey"))
-            #expect(table.stdout.split(separator: "\n").allSatisfy { $0.count <= width }, "\(table.stdout)")
+            #expect(table.stdout.split(separator: "\n").allSatisfy { $0.count <= width } && !table.stdout.contains("…"), "\(table.stdout)")
+            let words = table.stdout.split(whereSeparator: { $0 == " " || $0 == "\n" }).joined(separator: " ")
+            #expect(words.contains("counts from 1 to 4 hidden (<5)"), "\(table.stdout)")
         }
         // From standard input, and as a page.
         let piped = try runRocket(["report", "-", "--json", "--min-count", "1"], stdin: log)
