@@ -140,14 +140,14 @@ enum ReportCommand {
             out += "\nFlow \(clean(flow.flow.isEmpty ? "(unnamed)" : flow.flow))\n"
             // The comparison's columns only where there is a comparison.
             let compared = flow.variants.contains { $0.comparison != nil }
-            var head = [ReportFormat.rowKind(report.grouping), "exposures", "starts", "completions", "rate"]
+            let exposed = flow.hasExposures
+            var head = [ReportFormat.rowKind(report.grouping)] + (exposed ? ["exposures"] : []) + ["starts", "completions", "rate"]
             if compared { head += ["difference (95% CI)", "p", "needed"] }
             var rows: [[String]] = []
             for v in flow.variants {
-                var row = [
-                    clean(ReportFormat.variantName(v.variant, by: report.grouping)), c(v.exposures), c(v.starts), c(v.completions),
-                    ReportFormat.percent(v.completionRate),
-                ]
+                var row =
+                    [clean(ReportFormat.variantName(v.variant, by: report.grouping))] + (exposed ? [c(v.exposures)] : [])
+                    + [c(v.starts), c(v.completions), ReportFormat.percent(v.completionRate)]
                 if compared {
                     row += [
                         ReportFormat.difference(v.comparison), ReportFormat.pValue(v.comparison),

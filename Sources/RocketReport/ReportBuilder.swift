@@ -618,6 +618,11 @@ public struct FlowReport: Sendable {
     /// Its variants ("" alone when it has no experiment), by name, the holdout last; or, by
     /// version, its versions in the order they were first started.
     public var variants: [VariantReport]
+
+    /// True when its records hold exposures (an experiment's): the tables show that column
+    /// only then, since a flow without an experiment is never "exposed" (its count would read 0).
+    /// A count hidden under the minimum is some.
+    public var hasExposures: Bool { variants.contains { $0.exposures != 0 } }
 }
 
 /// One variant of a flow in a report.

@@ -223,7 +223,7 @@ extension Report {
         var out = """
             <div class="scroll" tabindex="0" role="region" aria-label="\(ReportFormat.rowKind(grouping, capitalized: true))s of \(shown(flow.flow.isEmpty ? "this flow" : flow.flow))"><table>
             <caption class="note">\(ReportFormat.rowKind(grouping, capitalized: true))s of \(shown(flow.flow.isEmpty ? "this flow" : flow.flow))</caption>
-            <thead><tr><th scope="col">\(ReportFormat.rowKind(grouping, capitalized: true))</th><th scope="col">Exposures</th><th scope="col">Starts</th><th scope="col">Completions</th>\
+            <thead><tr><th scope="col">\(ReportFormat.rowKind(grouping, capitalized: true))</th>\(flow.hasExposures ? "<th scope=\"col\">Exposures</th>" : "")<th scope="col">Starts</th><th scope="col">Completions</th>\
             <th scope="col">Completion rate</th>
             """
         // The comparison's columns only where there is a comparison.
@@ -235,7 +235,8 @@ extension Report {
             let dismissals = v.dismissals.map { "\(shown($0.reason)) \(c($0.count))" }.joined(separator: ", ")
             if !dismissals.isEmpty { ended.append("\(shown(ReportFormat.variantName(v.variant, by: grouping))): \(dismissals)") }
             let needed = v.comparison?.statistics.neededPerVariant.map(ReportFormat.grouped) ?? "–"
-            out += "<tr><th scope=\"row\">\(shown(ReportFormat.variantName(v.variant, by: grouping)))</th><td>\(c(v.exposures))</td><td>\(c(v.starts))</td>"
+            out +=
+                "<tr><th scope=\"row\">\(shown(ReportFormat.variantName(v.variant, by: grouping)))</th>\(flow.hasExposures ? "<td>\(c(v.exposures))</td>" : "")<td>\(c(v.starts))</td>"
             out += "<td>\(c(v.completions))</td><td>\(ReportFormat.percent(v.completionRate))</td>"
             if compared { out += "<td>\(ReportFormat.difference(v.comparison))</td><td>\(ReportFormat.pValue(v.comparison))</td><td>\(needed)</td>" }
             out += "</tr>\n"

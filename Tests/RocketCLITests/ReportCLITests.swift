@@ -63,6 +63,7 @@ struct ReportCLITests {
         #expect(
             table.stdout.contains("  Answers (all)\n  block  answer  chosen   share\n  ask    Yes          5  71.4 %\n  ask    No           2  28.6 %\n"),
             "\(table.stdout)")
+        #expect(table.stdout.contains("  variant  starts  completions") && !table.stdout.contains("exposures"), "no experiment, no exposures: \(table.stdout)")
         // With the default of 5, the side 2 chose is named by its place, its count hidden.
         let named = try runRocket(["report", dir + "/events.jsonl"], environment: ["COLUMNS": "100"])
         #expect(named.stdout.contains("  ask    right       <5       –\n"), "\(named.stdout)")

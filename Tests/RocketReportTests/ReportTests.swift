@@ -79,6 +79,8 @@ struct ReportTests {
         // a: 55 answers in 2 s and 30 in 6 s → 2; b: 55 in 4 s; c: 50 in 1 s.
         #expect(v.blocks.map(\.medianSecondsToAnswer) == [2, 4, 1])
         #expect(v.completionRate == 50.0 / 105.0)
+        // No experiment, no exposures: neither the page nor the table has a column that would read 0.
+        #expect(report.flows[0].hasExposures == false && !report.html.contains("Exposures"))
     }
 
     @Test("Variants and the holdout: exposures, comparisons against the first variant or --against, hidden small counts")
@@ -98,6 +100,7 @@ struct ReportTests {
         #expect(c.statistics == expected)
         // 3 holdout exposures: under 5, hidden; and too few to compare.
         #expect(variants[2].exposures == nil && variants[2].comparison == nil)
+        #expect(report.flows[0].hasExposures && report.html.contains("<th scope=\"col\">Exposures</th>"))
         // The holdout is never compared against a variant (it completes nothing by construction).
         for _ in 0..<10 { log.add(#"{"at":1,"event":"exposure","experiment":"x","variant":"holdout","shown":false,"flow":"w"}"#) }
         #expect(try log.build(minCount: 5).flows[0].variants[2].comparison == nil)
