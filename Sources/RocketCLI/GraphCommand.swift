@@ -92,7 +92,8 @@ enum GraphCommand {
 enum NewCommand {
     static let spec = CommandSpec(
         name: "new", abstract: "Write a starter flow that uses every block type (and lints clean), and its test cases.",
-        positionals: [("FLOW.json", "The file to create (never overwritten), or - for standard output.")], positionalCount: 1...1,
+        positionals: [("FLOW.json", "The file to create (never overwritten; a name without an extension gets .json), or - for standard output.")],
+        positionalCount: 1...1,
         options: [],
         discussion: "Beside FLOW.json it writes FLOW.test.json, cases of the starter that rocket test plays (unless that file exists).",
         exitStatus: "0 written; 64 usage error; 73 the file exists; 74 it cannot be written.",
@@ -162,7 +163,10 @@ enum NewCommand {
     static func run(_ args: [String]) throws(UsageError) -> ExitStatus {
         let parsed = try parse(args, as: spec)
         if parsed.helpRequested { printOut(spec.help); return ExitStatus.ok }
-        let path = parsed.positionals[0]
+        var path = parsed.positionals[0]
+        // `rocket new onboarding` means the flow onboarding: its file is onboarding.json, the
+        // name the server and `rocket test` know it by.
+        if path != "-", !path.hasSuffix("/"), !PathName.lastComponent(path).contains(".") { path += ".json" }
         if path == "-" {
             // A write error to standard output is reported (exit 74) where every command ends.
             FileIO.print(starter)

@@ -542,6 +542,13 @@ struct NewAndGraphTests {
         try FileManager.default.createSymbolicLink(atPath: dir + "/link.json", withDestinationPath: dir + "/nowhere.json")
         #expect(try runRocket(["new", dir + "/link.json"]).status == 73)
         #expect(!FileManager.default.fileExists(atPath: dir + "/nowhere.json"))
+        // A name without an extension is the flow of that name: NAME.json and its cases.
+        let named = try runRocket(["new", dir + "/onboarding"])
+        #expect(named.status == 0 && named.stderr.contains("onboarding.json and its cases") && named.stderr.contains("rocket play \(dir)/onboarding.json"))
+        #expect(FileManager.default.fileExists(atPath: dir + "/onboarding.json") && FileManager.default.fileExists(atPath: dir + "/onboarding.test.json"))
+        #expect(!FileManager.default.fileExists(atPath: dir + "/onboarding"))
+        #expect(
+            try runRocket(["new", dir + "/notes.txt"]).status == 0 && FileManager.default.fileExists(atPath: dir + "/notes.txt"), "another extension is kept")
     }
 
     @Test("graph draws blocks, branch conditions, timers, actions and the gate; DOT and SVG too")
