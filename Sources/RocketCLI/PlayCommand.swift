@@ -126,6 +126,7 @@ func loadFlowFile(_ path: String, language: String? = nil, now: Double? = nil, d
     let limit = JSONReaderLimits().maxBytes
     if path != "-" {
         switch FileIO.size(path) {
+        case .failure(let f) where f.code == ENOENT: return .failure(FlowFileError(path: path, reason: f.reason + missingFlowHint(path)))
         case .failure(let f): return .failure(FlowFileError(path: path, reason: f.reason))
         case .success(let size) where size > limit: return .success(FlowLoader.tooLarge(size: size))
         case .success: break
@@ -169,6 +170,21 @@ func loadFlowFile(_ path: String, language: String? = nil, now: Double? = nil, d
         }
         return .success(result)
     }
+}
+
+/// What to say after "no such file" for a flow file `path`: the file the name means when it lacks
+/// `.json` (`rocket play onboarding` for onboarding.json), else the flow file beside it whose name
+/// is a typo away ("did you mean 'welcome.json'?"); "" when there is none.
+func missingFlowHint(_ path: String) -> String {
+    let shown = { (p: String) in Sanitizer.clean(p, keepNewlines: false) }
+    if !path.hasSuffix(".json"), FileIO.isRegularOrAbsent(path + ".json"), FileIO.exists(path + ".json") {
+        return "; did you mean '\(shown(path + ".json"))'?"
+    }
+    let folder = PathName.directory(path)
+    guard case .success(let files) = FileIO.regularFiles(in: folder.isEmpty ? "." : folder, endingIn: ".json"),
+        let near = Suggestions.closest(to: PathName.lastComponent(path), in: files.filter { !$0.hasSuffix(FlowTestFormat.suffix) })
+    else { return "" }
+    return "; did you mean '\(shown(folder.isEmpty ? near : (folder.hasSuffix("/") ? folder : folder + "/") + near))'?"
 }
 
 /// The name a flow file is reported under: its file name without `.json` (as `rocket serve`

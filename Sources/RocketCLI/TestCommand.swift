@@ -80,6 +80,8 @@ enum TestCommand {
                 }
             } else if path.hasSuffix(FlowTestFormat.suffix) {
                 suites.append(path)
+            } else if !FileIO.exists(path) {
+                problem(Problem(ExitStatus.noInput, path, "cannot read the file: no such file" + missingFlowHint(path)))
             } else if path.hasSuffix(".json") {
                 suites.append(String(path.dropLast(5)) + FlowTestFormat.suffix)
             } else {

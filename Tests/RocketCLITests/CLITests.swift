@@ -182,6 +182,19 @@ struct CLITests {
         #expect(r.stderr.contains("bad.json:1:76: error: no block has the id \"zz\""))
         #expect(try runRocket(["play", dir + "/missing.json"]).status == 66)
         #expect(try runRocket(["play", dir]).status == 66)
+        // A missing flow file names the one the name most likely meant: NAME.json for a bare name,
+        // else a flow file beside it a typo away (never a test file), else nothing.
+        write(tinyFlow, to: dir + "/welcome.json")
+        write(#"{"cases": []}"#, to: dir + "/welcome.test.json")
+        let bare = try runRocket(["play", dir + "/welcome"])
+        #expect(bare.status == 66 && bare.stderr.contains("no such file; did you mean '\(dir)/welcome.json'?"), "\(bare.stderr)")
+        let typo = try runRocket(["lint", dir + "/welcom.json"])
+        #expect(typo.status == 66 && typo.stdout.contains("no such file; did you mean '\(dir)/welcome.json'?"), "\(typo.stdout)")
+        let tested = try runRocket(["test", dir + "/wellcome.json"])
+        #expect(
+            tested.status == 66 && tested.stderr.contains("\(dir)/wellcome.json: error: cannot read the file: no such file; did you mean"), "\(tested.stderr)")
+        let far = try runRocket(["graph", dir + "/onboarding.json"])
+        #expect(far.status == 66 && far.stderr.hasSuffix("no such file\n"), "nothing near: \(far.stderr)")
     }
 
     @Test("lint: FILE:LINE:COL lines, --json, exit 0 / 65 / 66")
