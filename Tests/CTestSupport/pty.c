@@ -1,5 +1,8 @@
 #define _GNU_SOURCE
+#include <errno.h>
 #include <fcntl.h>
+#include <string.h>
+#include <sys/wait.h>
 #include <stdlib.h>
 #include <sys/ioctl.h>
 #include <termios.h>
@@ -24,3 +27,16 @@ int rocket_pty_resize(int fd, int rows, int columns) {
 }
 
 int rocket_test_pipe(int ends[2]) { return pipe2(ends, O_CLOEXEC); }
+
+int rocket_test_exited(int pid, int *status) {
+    siginfo_t info;
+    memset(&info, 0, sizeof info);
+    int rc;
+    do {
+        rc = waitid(P_PID, (id_t)pid, &info, WEXITED | WNOHANG | WNOWAIT);
+    } while (rc == -1 && errno == EINTR);
+    if (rc == -1) return -1;
+    if (info.si_pid != pid) return 0;
+    *status = info.si_status;  /* the exit code, or the signal that ended it */
+    return 1;
+}

@@ -30,6 +30,34 @@ struct RunResult {
     var stderr: String
 }
 
+/// The exit status of the started `p` (its exit code, or the signal that ended it, as
+/// `terminationStatus` says), seen through `waitid` without reaping it, not through
+/// `waitUntilExit`: Foundation learns that a child ended when a socket the child inherited
+/// closes, and a process the child started and left running holds that socket open
+/// (swift-corelibs-foundation #4795), so `waitUntilExit` can wait long after the child is gone.
+/// Foundation still reaps it. A child still running after `timeout` seconds is killed (a hung
+/// run fails its test instead of stopping the whole run).
+func exitStatus(of p: Process, timeout: Double = 300) -> Int32 {
+    let deadline = Date().addingTimeInterval(timeout)
+    var status: Int32 = 0
+    var killed = false
+    while true {
+        switch rocket_test_exited(p.processIdentifier, &status) {
+        case 1: return killed ? -1 : status
+        case 0:
+            if !killed, Date() > deadline {
+                kill(p.processIdentifier, SIGKILL)
+                killed = true
+            }
+            usleep(1000)
+        default:
+            // Already reaped by Foundation, which then knows how it ended.
+            p.waitUntilExit()
+            return killed ? -1 : p.terminationStatus
+        }
+    }
+}
+
 /// Runs any program with no input: its exit status, stdout and stderr (kept in files, which never
 /// fill). `environment` nil is ours; given, it is all the program gets.
 func runProgram(_ executable: String, _ arguments: [String], environment: [String: String]? = nil, in directory: String? = nil) throws -> RunResult {
@@ -47,12 +75,12 @@ func runProgram(_ executable: String, _ arguments: [String], environment: [Strin
     p.standardOutput = out
     p.standardError = err
     try p.run()
-    p.waitUntilExit()
+    let status = exitStatus(of: p)
     try out.close()
     try err.close()
     let stdout = FileManager.default.contents(atPath: base + ".out") ?? Data()
     let stderr = FileManager.default.contents(atPath: base + ".err") ?? Data()
-    return RunResult(status: p.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self), stderr: String(decoding: stderr, as: UTF8.self))
+    return RunResult(status: status, stdout: String(decoding: stdout, as: UTF8.self), stderr: String(decoding: stderr, as: UTF8.self))
 }
 
 /// Runs rocket with pipes for stdin, stdout and stderr (plain mode, as a script would).
@@ -89,10 +117,10 @@ func runRocket(_ args: [String], stdin: String = "", environment: [String: Strin
     signal(SIGPIPE, SIG_IGN)
     try? input.fileHandleForWriting.write(contentsOf: Data(stdin.utf8))
     try input.fileHandleForWriting.close()
-    p.waitUntilExit()
+    let status = exitStatus(of: p)
     let out = FileManager.default.contents(atPath: base + ".out") ?? Data()
     let err = FileManager.default.contents(atPath: base + ".err") ?? Data()
-    return RunResult(status: p.terminationStatus, stdout: String(decoding: out, as: UTF8.self), stderr: String(decoding: err, as: UTF8.self))
+    return RunResult(status: status, stdout: String(decoding: out, as: UTF8.self), stderr: String(decoding: err, as: UTF8.self))
 }
 
 /// rocket running in a real pseudo-terminal, as a person would use it, with the screen kept by
@@ -204,9 +232,15 @@ final class PTYRun {
     /// Waits for the exit status, reading output meanwhile.
     func waitForExit(timeout: Double = 10) -> Int32? {
         let deadline = Date().addingTimeInterval(timeout)
-        while process.isRunning && Date() < deadline { pump(0.05) }
+        var status: Int32 = 0
+        // Seen through waitid, as `exitStatus(of:)` sees it, not through `isRunning`.
+        while rocket_test_exited(process.processIdentifier, &status) == 0 && Date() < deadline { pump(0.05) }
         pump(0.05)
-        return process.isRunning ? nil : process.terminationStatus
+        switch rocket_test_exited(process.processIdentifier, &status) {
+        case 1: return status
+        case 0: return nil
+        default: return process.isRunning ? nil : process.terminationStatus
+        }
     }
 
     /// True when every terminal setting is as it was before the program started.

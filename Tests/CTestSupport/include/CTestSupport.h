@@ -11,4 +11,8 @@ unsigned long rocket_test_jpeg_mode(const unsigned char *rgb, int width, int hei
 /// A pipe whose two ends close on exec (pipe2 with O_CLOEXEC): a child started by another
 /// thread meanwhile never holds them. 0, or -1.
 int rocket_test_pipe(int ends[2]);
+/// Whether the child `pid` has ended, seen without reaping it (waitid with WNOWAIT: whoever
+/// started it still reaps it): 1 with `status` its exit code (or the signal that ended it), 0
+/// while it runs, -1 when it is no child of ours to wait for (already reaped).
+int rocket_test_exited(int pid, int *status);
 #endif
