@@ -25,8 +25,14 @@ enum AssetCheck {
     static func check(_ doc: FlowDocument, base: String, decoding: Bool = true) -> [FlowDiagnostic] {
         var out: [FlowDiagnostic] = []
         func check(_ image: RocketImage?, _ path: String) {
-            guard case .file(let reference)? = image, !reference.hasPrefix("data:") else { return }
-            switch look(at: reference, base: base, decoding: decoding) {
+            let found: Result<String?, FileIO.Failure>
+            switch image {
+            case nil: return
+            case .file(let reference)? where reference.hasPrefix("data:"): return  // a data: URI that is no base64: the loader says so
+            case .file(let reference)?: found = look(at: reference, base: base, decoding: decoding)
+            case .bytes(let bytes)?: found = look(bytes: bytes, decoding: decoding)
+            }
+            switch found {
             case .failure(let problem): out.append(FlowDiagnostic(severity: .error, code: "bad-image", message: problem.reason, path: path))
             case .success(let large?): out.append(FlowDiagnostic(severity: .warning, code: "large-image", message: large, path: path))
             case .success(nil): break
@@ -72,10 +78,29 @@ enum AssetCheck {
         case .success(let size) where size > maxFileBytes: return refused("is \(size) bytes; the limit is \(maxFileBytes)")
         case .success: break
         }
-        // Said by what the file is: no picture at all, a picture a browser draws but a flow may
-        // not name, or a PNG or JPEG the decoder refused (and why).
-        func formatProblem(_ head: [UInt8]) -> Result<String?, FileIO.Failure>? {
-            switch PictureFormat(signature: head) {
+        return judge(
+            "the image \"\(name)\"", decoding: decoding, decoded: { TerminalImage.load(path: path) },
+            whole: { FileIO.read(path, limit: maxFileBytes) }, head: { FileIO.head(path, count: PictureFormat.headerBytes) })
+    }
+
+    /// The picture of a `data:` URI, judged as ``look(at:base:decoding:)`` judges a file.
+    static func look(bytes: [UInt8], decoding: Bool = true) -> Result<String?, FileIO.Failure> {
+        judge(
+            "the image (a data: URI)", decoding: decoding, decoded: { TerminalImage.decode(bytes) }, whole: { .success(bytes) },
+            head: { .success(Array(bytes.prefix(PictureFormat.headerBytes))) })
+    }
+
+    /// What is wrong with the picture called `name`, said by what it is: no picture at all, a
+    /// picture a browser draws but a flow may not name, or a PNG or JPEG the decoder refused (and
+    /// why); with `decoding` false, its header alone (`head`) is judged. Success: why it is larger
+    /// than pages show (nil when it is not).
+    private static func judge(
+        _ name: String, decoding: Bool, decoded: () -> Result<TerminalImage, ImageError>, whole: () -> Result<[UInt8], FileIO.Failure>,
+        head: () -> Result<[UInt8], FileIO.Failure>
+    ) -> Result<String?, FileIO.Failure> {
+        func refused(_ why: String) -> Result<String?, FileIO.Failure> { .failure(FileIO.Failure(reason: name + " " + why)) }
+        func formatProblem(_ bytes: [UInt8]) -> Result<String?, FileIO.Failure>? {
+            switch PictureFormat(signature: bytes) {
             case nil: return refused("is not a PNG or JPEG picture")
             case let format? where format != .png && format != .jpeg:
                 return refused("is a \(format.name) picture; a flow's pictures are PNG or JPEG files (the terminal draws no other)")
@@ -84,10 +109,10 @@ enum AssetCheck {
         }
         let source: (width: Int, height: Int)
         if decoding {
-            switch TerminalImage.load(path: path) {
+            switch decoded() {
             case .failure(let e) where e.unreadable: return refused("cannot be read: \(e.reason)")
             case .failure(let e):
-                switch FileIO.read(path, limit: maxFileBytes) {
+                switch whole() {
                 case .failure(let f): return refused("cannot be read: \(f.reason)")
                 case .success(let bytes):
                     return formatProblem(bytes) ?? refused("is a \(PictureFormat(signature: bytes)?.name ?? "picture") that cannot be decoded: \(e.reason)")
@@ -95,14 +120,14 @@ enum AssetCheck {
             case .success(let loaded): source = loaded.source
             }
         } else {
-            let head: [UInt8]
-            switch FileIO.head(path, count: PictureFormat.headerBytes) {
+            let bytes: [UInt8]
+            switch head() {
             case .failure(let f): return refused("cannot be read: \(f.reason)")
-            case .success(let bytes): head = bytes
+            case .success(let read): bytes = read
             }
-            if let problem = formatProblem(head) { return problem }
-            let format = PictureFormat(signature: head)?.name ?? "picture"
-            guard let size = PictureFormat.size(of: head) else { return refused("is a \(format) whose header states no size") }
+            if let problem = formatProblem(bytes) { return problem }
+            let format = PictureFormat(signature: bytes)?.name ?? "picture"
+            guard let size = PictureFormat.size(of: bytes) else { return refused("is a \(format) whose header states no size") }
             guard size.width * size.height <= TerminalImage.maxPixels else {
                 return refused("is a \(format) of \(size.width) × \(size.height) pixels; the most a picture may have is \(TerminalImage.maxPixels) pixels")
             }
@@ -110,7 +135,7 @@ enum AssetCheck {
         }
         guard max(source.width, source.height) > largestShown else { return .success(nil) }
         return .success(
-            "the image \"\(name)\" is \(source.width) × \(source.height) pixels; pages show a picture at most "
+            "\(name) is \(source.width) × \(source.height) pixels; pages show a picture at most "
                 + "\(largestShown) across, so visitors would download more than they see: make it smaller")
     }
 }

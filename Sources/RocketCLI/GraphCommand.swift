@@ -129,7 +129,7 @@ enum NewCommand {
             {"id": "check", "type": "condition", "branches": [{"if": "length(name) > 12", "next": "long"}], "else": "picture"},
             {"id": "long", "type": "text", "text": "What a long name, {{name}}!", "next": "onward"},
             {"id": "onward", "type": "jump", "to": "picture"},
-            {"id": "picture", "type": "image", "image": "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAIAAAACCAYAAABytg0kAAAAFklEQVR4nGNgYPj/nwFIMDAwMDAAABz6Af+yOhETAAAAAElFTkSuQmCC",
+            {"id": "picture", "type": "image", "image": "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAgAAAAICAYAAADED76LAAAAI0lEQVR42mMwqfjGgIT/QzFcDF0CHROn4D8+TJQCyt2A15sAQs6UVfaMMpMAAAAASUVORK5CYII=",
              "text": "Pictures are PNG or JPEG files next to the flow, or data URIs.", "imageStyle": "round", "next": "plan"},
             {"id": "plan", "type": "choice", "text": "Which plan suits you?",
              "options": [{"title": "Free", "next": "rate"}, {"title": "Pro", "next": "rate"}, {"title": "Team", "next": "rate"}]},

@@ -408,6 +408,30 @@ struct AssetTests {
         #expect(try runRocket(["lint", dir + "/huge.json"]).status == 65)
     }
 
+    @Test("a data: URI's picture is checked as a file's is: a GIF or no picture is an error in lint and play, a PNG that does not decode in lint")
+    func dataURIs() throws {
+        let dir = scratchDirectory()
+        let gif = "data:image/gif;base64,R0lGODlhAQABAAAAACw="
+        let text = "data:text/plain;base64,aGVsbG8="
+        // A PNG whose compressed pixels fail their checksum (as the starter's once did): its header is sound.
+        let damaged = "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAIAAAACCAYAAABytg0kAAAAFklEQVR4nGNgYPj/nwFIMDAwMDAAABz6Af+yOhETAAAAAElFTkSuQmCC"
+        let blocks = [gif, text, damaged].enumerated().map {
+            #"{"id": "b\#($0.offset)", "type": "image", "image": "\#($0.element)", "next": "b\#($0.offset + 1)"}"#
+        }
+        write(#"{"version": 1, "blocks": [\#(blocks.joined(separator: ",\n")), {"id": "b3", "type": "text", "text": "end"}]}"#, to: dir + "/d.json")
+        let lint = try runRocket(["lint", dir + "/d.json"])
+        #expect(lint.status == 65)
+        #expect(lint.stdout.contains("d.json:1:66: error: the image (a data: URI) is a GIF picture; a flow's pictures are PNG or JPEG files"), "\(lint.stdout)")
+        #expect(lint.stdout.contains("d.json:2:40: error: the image (a data: URI) is not a PNG or JPEG picture (blocks[1].image)"), "\(lint.stdout)")
+        #expect(lint.stdout.contains("d.json:3:40: error: the image (a data: URI) is a PNG that cannot be decoded: "), "\(lint.stdout)")
+        #expect(try runRocket(["play", dir + "/d.json", "--instant", "--plain"], stdin: "\n").status == 65)
+        // The starter's picture decodes (it lints clean, pictures decoded).
+        let starter = try runRocket(["new", "-"])
+        #expect(starter.stdout.contains("data:image/png;base64,"))
+        write(starter.stdout, to: dir + "/starter.json")
+        #expect(try runRocket(["lint", dir + "/starter.json"]).stdout.isEmpty)
+    }
+
     @Test("Missing and non-image files are errors in lint and play, at their place; the examples' images exist")
     func images() throws {
         let dir = scratchDirectory()
