@@ -80,7 +80,19 @@ enum AssetCheck {
         }
         return judge(
             "the image \"\(name)\"", decoding: decoding, decoded: { TerminalImage.load(path: path) },
-            whole: { FileIO.read(path, limit: maxFileBytes) }, head: { FileIO.head(path, count: PictureFormat.headerBytes) })
+            whole: { FileIO.read(path, limit: maxFileBytes) },
+            head: {
+                var failure = FileIO.Failure(reason: "cannot be read")
+                let bytes = PictureFormat.header { count in
+                    switch FileIO.head(path, count: count) {
+                    case .success(let read): return read
+                    case .failure(let f):
+                        failure = f
+                        return nil
+                    }
+                }
+                return bytes.map { .success($0) } ?? .failure(failure)
+            })
     }
 
     /// The picture of a `data:` URI, judged as ``look(at:base:decoding:)`` judges a file.

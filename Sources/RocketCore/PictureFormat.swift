@@ -23,6 +23,15 @@ package enum PictureFormat: String, Sendable, CaseIterable {
     /// The bytes to read first: enough for every format's size but a JPEG with large metadata.
     package static let firstHeaderBytes = 16 * 1024
 
+    /// The first bytes of a picture that ``size(of:)`` needs, read through `read` (the first
+    /// `count` bytes of the file, fewer when it is shorter; nil when it cannot be read):
+    /// ``firstHeaderBytes``, and up to ``headerBytes`` only for a JPEG whose size comes later.
+    package static func header(_ read: (Int) -> [UInt8]?) -> [UInt8]? {
+        guard let first = read(firstHeaderBytes) else { return nil }
+        guard first.count == firstHeaderBytes, size(of: first) == nil, PictureFormat(signature: first) == .jpeg else { return first }
+        return read(headerBytes) ?? first
+    }
+
     /// The largest width or height believed: a header stating more is treated as malformed.
     package static let largestSide = 65_535
 

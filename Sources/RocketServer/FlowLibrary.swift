@@ -84,14 +84,8 @@ package final class LoadedFlow: Sendable {
         switch image {
         case .bytes(let bytes): return PictureFormat.size(of: Array(bytes.prefix(PictureFormat.headerBytes)))
         case .file(let path):
-            // Most headers are in the first few KiB; a JPEG whose metadata comes first is read
-            // further, up to `headerBytes`.
-            guard let folder, case .success(let head) = FileIO.head(inside: folder, path, count: PictureFormat.firstHeaderBytes) else { return nil }
-            if let size = PictureFormat.size(of: head) { return size }
-            guard head.count == PictureFormat.firstHeaderBytes, PictureFormat(signature: head) == .jpeg,
-                case .success(let more) = FileIO.head(inside: folder, path, count: PictureFormat.headerBytes)
-            else { return nil }
-            return PictureFormat.size(of: more)
+            guard let folder, let head = PictureFormat.header({ try? FileIO.head(inside: folder, path, count: $0).get() }) else { return nil }
+            return PictureFormat.size(of: head)
         }
     }
 

@@ -100,6 +100,28 @@ struct PictureFormatTests {
         }
     }
 
+    @Test("a header is read in the first 16 KiB, and further only for a JPEG whose frame comes later")
+    func headerReads() {
+        func reads(_ file: [UInt8]) -> (counts: [Int], size: PictureSize?) {
+            var counts: [Int] = []
+            let head = PictureFormat.header { count in
+                counts.append(count)
+                return Array(file.prefix(count))
+            }
+            return (counts, head.flatMap(PictureFormat.size(of:)))
+        }
+        let png = (try? FileIO.read(Self.examples + "/rocket-logo.png").get()) ?? []
+        #expect(reads(png + [UInt8](repeating: 0, count: 40_000)) == ([PictureFormat.firstHeaderBytes], PictureSize(width: 48, height: 48)))
+        let plain = Self.jpeg(width: 40, height: 30)
+        #expect(reads(plain + [UInt8](repeating: 0, count: 40_000)) == ([PictureFormat.firstHeaderBytes], PictureSize(width: 40, height: 30)))
+        let exif: [UInt8] = [0xFF, 0xE1, 0xF0, 0x02] + [UInt8](repeating: 0x45, count: 0xF000)
+        let late = Array(plain.prefix(2)) + exif + Array(plain.dropFirst(2))
+        #expect(reads(late) == ([PictureFormat.firstHeaderBytes, PictureFormat.headerBytes], PictureSize(width: 40, height: 30)))
+        // A short file is read once, whatever it is; one that cannot be read has no header.
+        #expect(reads(Array(late.prefix(100))).counts == [PictureFormat.firstHeaderBytes])
+        #expect(PictureFormat.header { _ in nil } == nil)
+    }
+
     @Test("a header is read from the start of a file inside a folder, however large the file, never through a link or from a FIFO")
     func head() throws {
         let dir = NSTemporaryDirectory() + "rocket-head-\(getpid())"
