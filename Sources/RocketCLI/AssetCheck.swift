@@ -80,7 +80,6 @@ enum AssetCheck {
         }
         return judge(
             "the image \"\(name)\"", decoding: decoding, decoded: { TerminalImage.load(path: path) },
-            whole: { FileIO.read(path, limit: maxFileBytes) },
             head: {
                 var failure = FileIO.Failure(reason: "cannot be read")
                 let bytes = PictureFormat.header { count in
@@ -98,17 +97,16 @@ enum AssetCheck {
     /// The picture of a `data:` URI, judged as ``look(at:base:decoding:)`` judges a file.
     static func look(bytes: [UInt8], decoding: Bool = true) -> Result<String?, FileIO.Failure> {
         judge(
-            "the image (a data: URI)", decoding: decoding, decoded: { TerminalImage.decode(bytes) }, whole: { .success(bytes) },
+            "the image (a data: URI)", decoding: decoding, decoded: { TerminalImage.decode(bytes) },
             head: { .success(Array(bytes.prefix(PictureFormat.headerBytes))) })
     }
 
     /// What is wrong with the picture called `name`, said by what it is: no picture at all, a
     /// picture a browser draws but a flow may not name, or a PNG or JPEG the decoder refused (and
-    /// why); with `decoding` false, its header alone (`head`) is judged. Success: why it is larger
-    /// than pages show (nil when it is not).
+    /// why, its first bytes (`head`) saying what it is); with `decoding` false, its header alone
+    /// is judged. Success: why it is larger than pages show (nil when it is not).
     private static func judge(
-        _ name: String, decoding: Bool, decoded: () -> Result<TerminalImage, ImageError>, whole: () -> Result<[UInt8], FileIO.Failure>,
-        head: () -> Result<[UInt8], FileIO.Failure>
+        _ name: String, decoding: Bool, decoded: () -> Result<TerminalImage, ImageError>, head: () -> Result<[UInt8], FileIO.Failure>
     ) -> Result<String?, FileIO.Failure> {
         func refused(_ why: String) -> Result<String?, FileIO.Failure> { .failure(FileIO.Failure(reason: name + " " + why)) }
         func formatProblem(_ bytes: [UInt8]) -> Result<String?, FileIO.Failure>? {
@@ -124,7 +122,7 @@ enum AssetCheck {
             switch decoded() {
             case .failure(let e) where e.unreadable: return refused("cannot be read: \(e.reason)")
             case .failure(let e):
-                switch whole() {
+                switch head() {
                 case .failure(let f): return refused("cannot be read: \(f.reason)")
                 case .success(let bytes):
                     return formatProblem(bytes) ?? refused("is a \(PictureFormat(signature: bytes)?.name ?? "picture") that cannot be decoded: \(e.reason)")
