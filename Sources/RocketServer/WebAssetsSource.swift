@@ -467,7 +467,13 @@ extension WebAssets {
         var img = el("img", "rk-img rk-img-" + (style || "square"));
         img.alt = alt || "";
         var known = core.pictureSize(size);
-        if (known) { img.width = known[0]; img.height = known[1]; }
+        if (known) {
+        img.width = known[0];
+        img.height = known[1];
+        img.addEventListener("load", function () {
+        if (img.naturalWidth !== known[0] || img.naturalHeight !== known[1]) { img.removeAttribute("width"); img.removeAttribute("height"); }
+        });
+        }
         var url = core.imageURL(base, src);
         if (url) img.src = url;
         return img;

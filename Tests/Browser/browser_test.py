@@ -1138,6 +1138,20 @@ def picture_room(browser, server):
         page.keyboard.press("Enter")
         page.get_by_text("Below the picture.").wait_for(timeout=TIMEOUT)
         context.close()
+    # A picture file changed after its flow was read (its size as the server last read it is
+    # stale): once it arrives, it is laid out as the picture it is, not stretched to the old size.
+    context = browser.new_context(reduced_motion="reduce", viewport={"width": 1280, "height": 800})
+    page = context.new_page()
+    with open(os.path.join(FLOWS, "avatar.png"), "rb") as f:
+        square = f.read()
+    page.route("**/files/wide.png", lambda route: route.fulfill(status=200, content_type="image/png", body=square))
+    page.goto(server.url + "play/photo")
+    page.wait_for_function("() => { const i = document.querySelector('.rk-bubble img.rk-img'); return i && i.complete && i.naturalWidth > 0; }",
+                           timeout=TIMEOUT)
+    box = page.evaluate("() => { const i = document.querySelector('.rk-bubble img.rk-img'); const r = i.getBoundingClientRect(); "
+                        "return [r.width, r.height, i.naturalWidth, i.naturalHeight, i.getAttribute('width')]; }")
+    assert box[2:4] == [2, 2] and abs(box[0] - 2) < 0.5 and abs(box[1] - 2) < 0.5 and box[4] is None, f"laid out as the picture it got: {box}"
+    context.close()
 
 
 def nps_rating(browser, server):

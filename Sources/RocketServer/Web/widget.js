@@ -648,7 +648,14 @@
     // Its size as the file states it: the page keeps the picture's room (its shape, at the
     // width the frame gives it) before the picture arrives, so nothing below it moves.
     var known = core.pictureSize(size);
-    if (known) { img.width = known[0]; img.height = known[1]; }
+    if (known) {
+      img.width = known[0];
+      img.height = known[1];
+      // A file changed since the flow was read: laid out as the picture it is, not as the old one.
+      img.addEventListener("load", function () {
+        if (img.naturalWidth !== known[0] || img.naturalHeight !== known[1]) { img.removeAttribute("width"); img.removeAttribute("height"); }
+      });
+    }
     var url = core.imageURL(base, src);
     if (url) img.src = url;
     return img;
