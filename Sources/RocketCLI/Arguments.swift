@@ -154,6 +154,10 @@ struct CommandSpec {
     var examples: [String] = []
     /// What a shell completes the positionals with (inferred from the first one's name unless set).
     var positionalCompletion: ValueCompletion?
+    /// The option whose value an argument too many most likely is, the command's main input
+    /// given as if it were a positional (`rocket backup A B` for `rocket backup --store A B`,
+    /// `rocket serve examples` for `--flows examples`): the usage error suggests it.
+    var strayValueOption: String?
 
     /// The positionals' completion, set or inferred.
     var completesPositionals: ValueCompletion { positionalCompletion ?? ValueCompletion(placeholder: positionals.first?.name) }
@@ -296,7 +300,21 @@ func parse(_ args: [String], as spec: CommandSpec) throws(UsageError) -> ParsedA
             throw UsageError(
                 message: "at most \(spec.positionalCount.upperBound) \(name)s (\(parsed.positionals.count) given)", command: spec.name)
         }
-        throw UsageError(message: "unexpected argument '\(parsed.positionals[spec.positionalCount.upperBound])'", command: spec.name)
+        var message = "unexpected argument '\(Sanitizer.clean(parsed.positionals[spec.positionalCount.upperBound], keepNewlines: false))'"
+        if let option = spec.strayValueOption, parsed.values[option] == nil, parsed.positionals.count == spec.positionalCount.upperBound + 1 {
+            // The first argument is the option's value; the rest are the positionals.
+            message += "; did you mean \(([option] + parsed.positionals).map(shellWord).joined(separator: " "))?"
+        }
+        throw UsageError(message: message, command: spec.name)
     }
     return parsed
+}
+
+/// `word` as a shell reads it back: as it is when it holds nothing a shell treats specially,
+/// else in single quotes (a quote inside written '\''), with control characters shown
+/// escaped.
+func shellWord(_ word: String) -> String {
+    let word = Sanitizer.clean(word, keepNewlines: false)
+    let plain = !word.isEmpty && word.unicodeScalars.allSatisfy { $0.properties.isAlphabetic || "0123456789-_./:=@%+,".unicodeScalars.contains($0) }
+    return plain ? word : "'" + word.replacingAll("'", with: "'\\''") + "'"
 }

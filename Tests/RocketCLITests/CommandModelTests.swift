@@ -26,6 +26,26 @@ struct CommandModelTests {
         #expect(try parse(["--", "--not-an-option.json"], as: spec).positionals == ["--not-an-option.json"])
     }
 
+    @Test("An argument too many where a command's main input is an option's value suggests that option, shell-quoted")
+    func strayValues() throws {
+        func message(_ args: [String], _ spec: CommandSpec) -> String {
+            do {
+                _ = try parse(args, as: spec)
+                return "parsed"
+            } catch { return error.message }
+        }
+        #expect(message(["a.sqlite", "b.sqlite"], BackupCommand.spec) == "unexpected argument 'b.sqlite'; did you mean --store a.sqlite b.sqlite?")
+        #expect(message(["my copy.sqlite", "s.sqlite"], RestoreCommand.spec).hasSuffix("did you mean --store 'my copy.sqlite' s.sqlite?"))
+        #expect(message(["it's"], ResultsCommand.spec) == #"unexpected argument 'it's'; did you mean --store 'it'\''s'?"#)
+        #expect(message(["https://shop.example/h"], WebhookTestCommand.spec).hasSuffix("did you mean --webhook https://shop.example/h?"))
+        #expect(message(["flows"], ServeCommand.spec).hasSuffix("did you mean --flows flows?"))
+        // Not when the option is given already, nor for two too many, nor for a command without one.
+        #expect(message(["--store", "s", "a", "b"], BackupCommand.spec) == "unexpected argument 'b'")
+        #expect(message(["a", "b"], ServeCommand.spec) == "unexpected argument 'a'")
+        #expect(message(["a.json", "b.json"], PlayCommand.spec) == "unexpected argument 'b.json'")
+        #expect(shellWord("plain/path-1.json") == "plain/path-1.json" && shellWord("") == "''" && shellWord("a b") == "'a b'")
+    }
+
     @Test("Every command's help, completion words and man page come from its table")
     func tables() {
         let man = ManCommand.page()
