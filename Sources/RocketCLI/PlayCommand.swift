@@ -127,6 +127,7 @@ func loadFlowFile(_ path: String, language: String? = nil, now: Double? = nil, d
     if path != "-" {
         switch FileIO.size(path) {
         case .failure(let f) where f.code == ENOENT: return .failure(FlowFileError(path: path, reason: f.reason + missingFlowHint(path)))
+        case .failure(let f) where f.code == EISDIR: return .failure(FlowFileError(path: path, reason: f.reason + folderFlowHint(path)))
         case .failure(let f): return .failure(FlowFileError(path: path, reason: f.reason))
         case .success(let size) where size > limit: return .success(FlowLoader.tooLarge(size: size))
         case .success: break
@@ -185,6 +186,16 @@ func missingFlowHint(_ path: String) -> String {
         let near = Suggestions.closest(to: PathName.lastComponent(path), in: files.filter { !$0.hasSuffix(FlowTestFormat.suffix) })
     else { return "" }
     return "; did you mean '\(shown(folder.isEmpty ? near : (folder.hasSuffix("/") ? folder : folder + "/") + near))'?"
+}
+
+/// What to say after "is a directory" for a folder given as a flow file: one of the flows in it
+/// to name instead, and how many there are.
+func folderFlowHint(_ path: String) -> String {
+    guard case .success(let files) = FileIO.regularFiles(in: path, endingIn: ".json") else { return "" }
+    let flows = files.filter { !$0.hasSuffix(FlowTestFormat.suffix) }.sorted()
+    guard let first = flows.first else { return "; it holds no flow files (NAME.json)" }
+    let example = Sanitizer.clean((path.hasSuffix("/") ? path : path + "/") + first, keepNewlines: false)
+    return flows.count == 1 ? "; name its flow: '\(example)'" : "; name one of its \(flows.count) flows, such as '\(example)'"
 }
 
 /// The name a flow file is reported under: its file name without `.json` (as `rocket serve`

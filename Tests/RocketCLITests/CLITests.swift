@@ -181,7 +181,8 @@ struct CLITests {
         #expect(r.status == 65)
         #expect(r.stderr.contains("bad.json:1:76: error: no block has the id \"zz\""))
         #expect(try runRocket(["play", dir + "/missing.json"]).status == 66)
-        #expect(try runRocket(["play", dir]).status == 66)
+        let folder = try runRocket(["play", dir])
+        #expect(folder.status == 66 && folder.stderr.contains("is a directory; name its flow: '\(dir)/bad.json'"), "\(folder.stderr)")
         // A missing flow file names the one the name most likely meant: NAME.json for a bare name,
         // else a flow file beside it a typo away (never a test file), else nothing.
         write(tinyFlow, to: dir + "/welcome.json")
@@ -193,6 +194,8 @@ struct CLITests {
         let tested = try runRocket(["test", dir + "/wellcome.json"])
         #expect(
             tested.status == 66 && tested.stderr.contains("\(dir)/wellcome.json: error: cannot read the file: no such file; did you mean"), "\(tested.stderr)")
+        let many = try runRocket(["graph", dir])
+        #expect(many.status == 66 && many.stderr.contains("is a directory; name one of its 2 flows, such as '\(dir)/bad.json'"), "\(many.stderr)")
         let far = try runRocket(["graph", dir + "/onboarding.json"])
         #expect(far.status == 66 && far.stderr.hasSuffix("no such file\n"), "nothing near: \(far.stderr)")
     }
