@@ -491,7 +491,15 @@ enum ServeCommand {
         if let dir = options.flows {
             var st = stat()
             guard stat(dir, &st) == 0, (st.st_mode & S_IFMT) == S_IFDIR else {
-                say.error("--flows '\(Sanitizer.clean(dir, keepNewlines: false))' is not a folder")
+                var why = "--flows '\(Sanitizer.clean(dir, keepNewlines: false))' is not a folder"
+                if dir.hasSuffix(".json"), (st.st_mode & S_IFMT) == S_IFREG {
+                    // A flow file given for the folder: serve the folder, and the flow is its name.
+                    let folder = PathName.directory(dir).isEmpty ? "." : PathName.directory(dir)
+                    let name = String(PathName.lastComponent(dir).dropLast(5))
+                    why +=
+                        "; serve the flow's folder (--flows \(shellWord(folder))), and the flow is \(Sanitizer.clean(name, keepNewlines: false)) (/play/\(Sanitizer.clean(name, keepNewlines: false)))"
+                }
+                say.error(why)
                 return .noInput
             }
         }

@@ -664,6 +664,13 @@ struct ServeAccessTests {
         let record = try? JSONSerialization.jsonObject(with: Data(failed.stderr.utf8)) as? [String: String]
         #expect(failed.status == 66 && record?["level"] == "error" && record?["message"]?.contains("not a folder") == true, "\(failed.stderr)")
         #expect(try runRocket(["serve", "--log-format", "xml"]).status == 64)
+        // A flow file given for the folder: the error says what to give instead.
+        let dir = scratchDirectory()
+        write(#"{"version": 1, "blocks": [{"id": "a", "type": "text", "text": "hi"}]}"#, to: dir + "/welcome.json")
+        let file = try runRocket(["serve", "--flows", dir + "/welcome.json", "--store", dir + "/s.sqlite"])
+        #expect(
+            file.status == 66 && file.stderr.contains("is not a folder; serve the flow's folder (--flows \(dir)), and the flow is welcome (/play/welcome)"),
+            "\(file.stderr)")
     }
 
     @Test("rocket webhook-test sends one made-up result, numbered 0 and signed as deliveries are, and says what the endpoint answered")
