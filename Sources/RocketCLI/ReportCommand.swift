@@ -83,7 +83,13 @@ enum ReportCommand {
                 return e.isContent ? ExitStatus.dataError : ExitStatus.noInput
             }
             if let failure {
-                printError("\(Sanitizer.clean(displayName(path), keepNewlines: false)):\(failure.line):\(failure.column): error: \(failure.message)")
+                let name = Sanitizer.clean(displayName(path), keepNewlines: false)
+                // A store given as a file of records: its first line is SQLite's header.
+                if failure.line == 1, path != "-", case .success(let head) = FileIO.head(path, count: 16), head == Array("SQLite format 3\0".utf8) {
+                    printError("\(name): error: an SQLite store, not event records: read it with --store \(shellWord(path))")
+                } else {
+                    printError("\(name):\(failure.line):\(failure.column): error: \(failure.message)")
+                }
                 return ExitStatus.dataError
             }
             builder.finishInput(k)

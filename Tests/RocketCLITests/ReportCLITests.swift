@@ -93,7 +93,13 @@ struct ReportCLITests {
         let fromFIFO = try runRocket(["report", dir + "/fifo", "--json", "--min-count", "1"])
         writer.waitUntilExit()
         #expect(fromFIFO.stdout == json.stdout, "\(fromFIFO.stderr)")
-        // Errors.
+        // Errors. A store given as records says how to read it.
+        let store = dir + "/store.sqlite"
+        #expect(try runRocket(["scenario", "trigger", "launch", "--store", store]).status == 0)
+        let asRecords = try runRocket(["report", store])
+        #expect(
+            asRecords.status == 65 && asRecords.stderr == "\(store): error: an SQLite store, not event records: read it with --store \(store)\n",
+            "\(asRecords.stderr)")
         write(log + "{\"event\": }\n", to: dir + "/bad.jsonl")
         let bad = try runRocket(["report", dir + "/bad.jsonl"])
         #expect(bad.status == 65)
