@@ -139,6 +139,31 @@ enum OptionGroups {
         ] as [OptionSpec]).map { $0.inGroup("SCENARIO") }
 }
 
+/// Which argument of a command line with one too many is most likely an option's value.
+enum StrayValue {
+    /// The first, as in `cp FROM TO`: `rocket backup A B` for `rocket backup --store A B`.
+    case first(String)
+    /// The last, as in `cp FROM TO` where the option names the destination, or after the
+    /// positionals: `rocket restore A B` for `rocket restore A --store B`, `rocket serve
+    /// examples` for `rocket serve --flows examples`.
+    case last(String)
+
+    /// The option.
+    var option: String {
+        switch self {
+        case .first(let o), .last(let o): o
+        }
+    }
+
+    /// `positionals` with the option put before the one that is its value.
+    func suggestion(_ positionals: [String]) -> [String] {
+        switch self {
+        case .first(let o): [o] + positionals
+        case .last(let o): positionals.dropLast() + [o] + positionals.suffix(1)
+        }
+    }
+}
+
 /// A subcommand's interface: its positionals and options, for parsing and for `--help`.
 struct CommandSpec {
     let name: String
@@ -154,10 +179,9 @@ struct CommandSpec {
     var examples: [String] = []
     /// What a shell completes the positionals with (inferred from the first one's name unless set).
     var positionalCompletion: ValueCompletion?
-    /// The option whose value an argument too many most likely is, the command's main input
-    /// given as if it were a positional (`rocket backup A B` for `rocket backup --store A B`,
-    /// `rocket serve examples` for `--flows examples`): the usage error suggests it.
-    var strayValueOption: String?
+    /// The option whose value an argument too many most likely is: the command's main input
+    /// given as if it were a positional. The usage error suggests it.
+    var strayValue: StrayValue?
 
     /// The positionals' completion, set or inferred.
     var completesPositionals: ValueCompletion { positionalCompletion ?? ValueCompletion(placeholder: positionals.first?.name) }
@@ -301,9 +325,8 @@ func parse(_ args: [String], as spec: CommandSpec) throws(UsageError) -> ParsedA
                 message: "at most \(spec.positionalCount.upperBound) \(name)s (\(parsed.positionals.count) given)", command: spec.name)
         }
         var message = "unexpected argument '\(Sanitizer.clean(parsed.positionals[spec.positionalCount.upperBound], keepNewlines: false))'"
-        if let option = spec.strayValueOption, parsed.values[option] == nil, parsed.positionals.count == spec.positionalCount.upperBound + 1 {
-            // The first argument is the option's value; the rest are the positionals.
-            message += "; did you mean \(([option] + parsed.positionals).map(shellWord).joined(separator: " "))?"
+        if let stray = spec.strayValue, parsed.values[stray.option] == nil, parsed.positionals.count == spec.positionalCount.upperBound + 1 {
+            message += "; did you mean \(stray.suggestion(parsed.positionals).map(shellWord).joined(separator: " "))?"
         }
         throw UsageError(message: message, command: spec.name)
     }

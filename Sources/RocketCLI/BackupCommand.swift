@@ -35,7 +35,7 @@ enum BackupCommand {
         examples: [
             "rocket backup --store rocket.sqlite rocket-$(date +%F).sqlite",
             "rocket backup --store rocket.sqlite - | ssh backup.internal 'cat > rocket.sqlite'",
-        ], strayValueOption: "--store")
+        ], strayValue: .first("--store"))
 
     static func run(_ args: [String]) throws(UsageError) -> ExitStatus {
         let parsed = try parse(args, as: spec)
@@ -191,7 +191,7 @@ enum RestoreCommand {
         examples: [
             "rocket restore --store rocket.sqlite rocket-2026-12-06.sqlite",
             "systemctl stop rocket && rocket restore --store /var/lib/rocket/rocket.sqlite copy.sqlite && systemctl start rocket",
-        ], strayValueOption: "--store")
+        ], strayValue: .last("--store"))
 
     static func run(_ args: [String]) throws(UsageError) -> ExitStatus {
         let parsed = try parse(args, as: spec)

@@ -50,7 +50,7 @@ enum ResultsCommand {
             "rocket results --store rocket.sqlite --flow signup --csv > signup.csv",
             "rocket results --store rocket.sqlite --follow | jq -c .answers",
             "ROCKET_API_KEY=$(cat site-key) rocket results --server https://rocket.example --flow signup --csv > signup.csv",
-        ], strayValueOption: "--store")
+        ], strayValue: .last("--store"))
 
     static func run(_ args: [String]) throws(UsageError) -> ExitStatus {
         let parsed = try parse(args, as: spec)

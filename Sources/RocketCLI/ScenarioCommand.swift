@@ -36,7 +36,8 @@ enum ScenarioCommand {
                 name: "scenario trigger", abstract: "Count an event of a scenario (checks nothing).",
                 positionals: [("NAME", "The scenario.")], positionalCount: 1...1, options: [nowOption, storeOption],
                 discussion: "", exitStatus: "0 counted; 64 usage error; 74 store error.",
-                examples: ["rocket scenario trigger app-launch", "rocket scenario trigger app-launch --now 2026-01-01T09:00:00Z --store /tmp/s.sqlite"])
+                examples: ["rocket scenario trigger app-launch", "rocket scenario trigger app-launch --now 2026-01-01T09:00:00Z --store /tmp/s.sqlite"],
+                strayValue: .last("--store"))
         ),
         (
             "try",
@@ -51,7 +52,7 @@ enum ScenarioCommand {
                 examples: [
                     "rocket scenario try ask-review --events-of app-launch --min-events 5 --min-since-first-event 14d --max-executions 3 && echo 'Enjoying it?'",
                     "rocket scenario try tip --min-between-executions 1d --budget 1 --budget-window 24h --explain",
-                ])
+                ], strayValue: .last("--store"))
         ),
         (
             "simulate",
@@ -93,7 +94,7 @@ enum ScenarioCommand {
                 options: [.flag("--json", "Print JSON (the export format)."), storeOption, nowOption],
                 discussion: "Reads the store without writing to it: a read-only store can be read; a missing one is empty.",
                 exitStatus: "0 shown; 64 usage error; 74 store error.",
-                examples: ["rocket scenario status", "rocket scenario status ask-review --json"])
+                examples: ["rocket scenario status", "rocket scenario status ask-review --json"], strayValue: .last("--store"))
         ),
         (
             "reset",
@@ -103,7 +104,7 @@ enum ScenarioCommand {
                 options: [.flag("--all", "Clear every scenario."), storeOption],
                 discussion: "Clears the statistics and the scenario's entries in the shared budget.",
                 exitStatus: "0 cleared; 64 usage error; 74 store error.",
-                examples: ["rocket scenario reset ask-review", "rocket scenario reset --all --store /tmp/s.sqlite"])
+                examples: ["rocket scenario reset ask-review", "rocket scenario reset --all --store /tmp/s.sqlite"], strayValue: .last("--store"))
         ),
         (
             "export",
@@ -111,7 +112,8 @@ enum ScenarioCommand {
                 name: "scenario export", abstract: "Print all state as JSON.", positionals: [], positionalCount: 0...0,
                 options: [storeOption], discussion: "Reads the store without writing to it.",
                 exitStatus: "0 exported; 64 usage error; 74 store error or stdout cannot be written.",
-                examples: ["rocket scenario export > scenarios.json", "rocket scenario export --store old.sqlite | rocket scenario import -"])
+                examples: ["rocket scenario export > scenarios.json", "rocket scenario export --store old.sqlite | rocket scenario import -"],
+                strayValue: .last("--store"))
         ),
         (
             "import",
@@ -121,7 +123,8 @@ enum ScenarioCommand {
                 options: [storeOption],
                 discussion: "Every count, time and name is checked before anything is replaced (names by the rule trigger and try apply).",
                 exitStatus: "0 imported; 64 usage error; 65 not a valid export; 66 missing or unreadable file; 74 store error.",
-                examples: ["rocket scenario import scenarios.json", "rocket scenario import backup.json --store /tmp/s.sqlite"])
+                examples: ["rocket scenario import scenarios.json", "rocket scenario import backup.json --store /tmp/s.sqlite"],
+                strayValue: .last("--store"))
         ),
     ]
 

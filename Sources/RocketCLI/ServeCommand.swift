@@ -61,7 +61,7 @@ enum ServeCommand {
             """,
         exitStatus:
             "0 stopped by a signal; 64 usage error; 65 a key or secret file holds no key or secret; 66 no such flows folder, or a key or secret file cannot be read or every user may change it; 69 the address cannot be used, the PostgreSQL store cannot be reached, or the store file is in use by another rocket serve; 74 store error.",
-        examples: ["rocket serve", "rocket serve --flows ./flows --port 9000 --allow-origin https://shop.example"], strayValueOption: "--flows")
+        examples: ["rocket serve", "rocket serve --flows ./flows --port 9000 --allow-origin https://shop.example"], strayValue: .last("--flows"))
 
     struct Options {
         var host = "127.0.0.1"

@@ -29,7 +29,7 @@ enum WebhookTestCommand {
         examples: [
             "rocket webhook-test --webhook https://shop.example/hooks/rocket --webhook-secret-file hook-secret",
             "rocket webhook-test --webhook https://10.0.0.5:8443/rocket --webhook-secret-file hook-secret --webhook-ca-file internal-ca.pem",
-        ], strayValueOption: "--webhook")
+        ], strayValue: .last("--webhook"))
 
     static func run(_ args: [String]) throws(UsageError) -> ExitStatus {
         let parsed = try parse(args, as: spec)

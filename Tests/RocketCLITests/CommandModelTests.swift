@@ -35,7 +35,10 @@ struct CommandModelTests {
             } catch { return error.message }
         }
         #expect(message(["a.sqlite", "b.sqlite"], BackupCommand.spec) == "unexpected argument 'b.sqlite'; did you mean --store a.sqlite b.sqlite?")
-        #expect(message(["my copy.sqlite", "s.sqlite"], RestoreCommand.spec).hasSuffix("did you mean --store 'my copy.sqlite' s.sqlite?"))
+        // restore COPY STORE, as cp reads FROM TO: the store is the last.
+        #expect(message(["my copy.sqlite", "s.sqlite"], RestoreCommand.spec).hasSuffix("did you mean 'my copy.sqlite' --store s.sqlite?"))
+        let status = try #require(ScenarioCommand.subcommands.first { $0.name == "status" }?.spec)
+        #expect(message(["ask", "s.sqlite"], status).hasSuffix("did you mean ask --store s.sqlite?"))
         #expect(message(["it's"], ResultsCommand.spec) == #"unexpected argument 'it's'; did you mean --store 'it'\''s'?"#)
         #expect(message(["https://shop.example/h"], WebhookTestCommand.spec).hasSuffix("did you mean --webhook https://shop.example/h?"))
         #expect(message(["flows"], ServeCommand.spec).hasSuffix("did you mean --flows flows?"))
