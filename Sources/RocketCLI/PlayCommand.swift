@@ -137,6 +137,11 @@ func loadFlowFile(_ path: String, language: String? = nil, now: Double? = nil, d
     case .failure(let f): return .failure(FlowFileError(path: path, reason: f.reason))
     case .success(let bytes):
         var result = FlowLoader.load(bytes, language: language)
+        if result.document == nil, let other = otherKindOfFile(bytes, path: path) {
+            // Not a flow with mistakes but another kind of file: one error that says which.
+            result = FlowLoadResult(
+                document: nil, diagnostics: [FlowDiagnostic(severity: .error, code: "not-a-flow", message: other, path: "", line: 1, column: 1)])
+        }
         // Jumps into other flows of the file's folder: linked into this flow's graph.
         if let doc = result.document, result.isPlayable {
             let folder = path == "-" ? "." : (PathName.directory(path).isEmpty ? "." : PathName.directory(path))
@@ -186,6 +191,27 @@ func missingFlowHint(_ path: String) -> String {
         let near = Suggestions.closest(to: PathName.lastComponent(path), in: files.filter { !$0.hasSuffix(FlowTestFormat.suffix) })
     else { return "" }
     return "; did you mean '\(shown(folder.isEmpty ? near : (folder.hasSuffix("/") ? folder : folder + "/") + near))'?"
+}
+
+/// What a file given as a flow is when it is plainly another kind of file this tool reads or
+/// writes (a store, a test file, event records), and what reads it; nil when it may be a flow.
+func otherKindOfFile(_ bytes: [UInt8], path: String) -> String? {
+    let shown = { (p: String) in shellWord(p) }
+    if bytes.starts(with: Array("SQLite format 3\0".utf8)) {
+        return "an SQLite store (rocket serve's or rocket scenario's), not a flow file"
+    }
+    if path.hasSuffix(FlowTestFormat.suffix) {
+        let flow = String(path.dropLast(FlowTestFormat.suffix.count)) + ".json"
+        return "a test file of a flow's cases, not a flow: rocket test \(shown(path)) plays them against \(shown(flow))"
+    }
+    // Event records: one JSON object a line, each naming its event.
+    let lines = bytes.prefix(64 << 10).split(separator: UInt8(ascii: "\n")).prefix(2)
+    if lines.count == 2, lines.allSatisfy({ $0.starts(with: Array("{\"".utf8)) }),
+        String(decoding: lines.first ?? [], as: UTF8.self).contains("\"event\":")
+    {
+        return "event records (JSON Lines), not a flow: rocket report \(shown(path)) reads them"
+    }
+    return nil
 }
 
 /// What to say after "is a directory" for a folder given as a flow file: one of the flows in it

@@ -196,6 +196,18 @@ struct CLITests {
             tested.status == 66 && tested.stderr.contains("\(dir)/wellcome.json: error: cannot read the file: no such file; did you mean"), "\(tested.stderr)")
         let many = try runRocket(["graph", dir])
         #expect(many.status == 66 && many.stderr.contains("is a directory; name one of its 2 flows, such as '\(dir)/bad.json'"), "\(many.stderr)")
+        // Another kind of file given as a flow says what it is and what reads it, in one error.
+        write(#"{"cases": []}"#, to: dir + "/welcome.test.json")
+        write("{\"at\":1,\"event\":\"started\",\"flow\":\"w\"}\n{\"at\":2,\"event\":\"dismissed\",\"flow\":\"w\"}\n", to: dir + "/events.jsonl")
+        #expect(try runRocket(["scenario", "trigger", "x", "--store", dir + "/store.sqlite"]).status == 0)
+        for (file, says) in [
+            ("welcome.test.json", "a test file of a flow's cases, not a flow: rocket test \(dir)/welcome.test.json plays them against \(dir)/welcome.json"),
+            ("events.jsonl", "event records (JSON Lines), not a flow: rocket report \(dir)/events.jsonl reads them"),
+            ("store.sqlite", "an SQLite store (rocket serve's or rocket scenario's), not a flow file"),
+        ] {
+            let other = try runRocket(["play", dir + "/" + file])
+            #expect(other.status == 65 && other.stderr == "\(dir)/\(file):1:1: error: \(says)\n", "\(other.stderr)")
+        }
         let far = try runRocket(["graph", dir + "/onboarding.json"])
         #expect(far.status == 66 && far.stderr.hasSuffix("no such file\n"), "nothing near: \(far.stderr)")
     }
