@@ -166,7 +166,7 @@ enum NewCommand {
         var path = parsed.positionals[0]
         // `rocket new onboarding` means the flow onboarding: its file is onboarding.json, the
         // name the server and `rocket test` know it by.
-        if path != "-", !path.hasSuffix("/"), !PathName.lastComponent(path).contains(".") { path += ".json" }
+        if path != "-", !path.hasSuffix("/"), !PathName.lastComponent(path).containsText(".") { path += ".json" }
         if path == "-" {
             // A write error to standard output is reported (exit 74) where every command ends.
             FileIO.print(starter)

@@ -207,7 +207,7 @@ func otherKindOfFile(_ bytes: [UInt8], path: String) -> String? {
     // Event records: one JSON object a line, each naming its event.
     let lines = bytes.prefix(64 << 10).split(separator: UInt8(ascii: "\n")).prefix(2)
     if lines.count == 2, lines.allSatisfy({ $0.starts(with: Array("{\"".utf8)) }),
-        String(decoding: lines.first ?? [], as: UTF8.self).contains("\"event\":")
+        String(decoding: lines.first ?? [], as: UTF8.self).containsText("\"event\":")
     {
         return "event records (JSON Lines), not a flow: rocket report \(shown(path)) reads them"
     }
