@@ -183,13 +183,11 @@ func loadFlowFile(_ path: String, language: String? = nil, now: Double? = nil, d
 /// is a typo away ("did you mean 'welcome.json'?"); "" when there is none.
 func missingFlowHint(_ path: String) -> String {
     let shown = { (p: String) in Sanitizer.clean(p, keepNewlines: false) }
-    if !path.hasSuffix(".json"), FileIO.isRegularOrAbsent(path + ".json"), FileIO.exists(path + ".json") {
+    if !path.hasSuffix(".json"), case .success = FileIO.size(path + ".json") {
         return "; did you mean '\(shown(path + ".json"))'?"
     }
     let folder = PathName.directory(path)
-    guard case .success(let files) = FileIO.regularFiles(in: folder.isEmpty ? "." : folder, endingIn: ".json"),
-        let near = Suggestions.closest(to: PathName.lastComponent(path), in: files.filter { !$0.hasSuffix(FlowTestFormat.suffix) })
-    else { return "" }
+    guard let near = Suggestions.closest(to: PathName.lastComponent(path), in: flowFiles(in: folder.isEmpty ? "." : folder) ?? []) else { return "" }
     return "; did you mean '\(shown(folder.isEmpty ? near : (folder.hasSuffix("/") ? folder : folder + "/") + near))'?"
 }
 
@@ -197,7 +195,7 @@ func missingFlowHint(_ path: String) -> String {
 /// writes (a store, a test file, event records), and what reads it; nil when it may be a flow.
 func otherKindOfFile(_ bytes: [UInt8], path: String) -> String? {
     let shown = { (p: String) in shellWord(p) }
-    if bytes.starts(with: Array("SQLite format 3\0".utf8)) {
+    if isSQLiteFile(bytes) {
         return "an SQLite store (rocket serve's or rocket scenario's), not a flow file"
     }
     if path.hasSuffix(FlowTestFormat.suffix) {
@@ -214,11 +212,21 @@ func otherKindOfFile(_ bytes: [UInt8], path: String) -> String? {
     return nil
 }
 
+/// The names of the flow files in `folder` (NAME.json, not its test files), sorted; nil when it
+/// cannot be read.
+func flowFiles(in folder: String) -> [String]? {
+    guard case .success(let files) = FileIO.regularFiles(in: folder, endingIn: ".json") else { return nil }
+    return files.filter { !$0.hasSuffix(FlowTestFormat.suffix) }.sorted()
+}
+
+/// True when `bytes` begin as every SQLite database file does (its 16-byte header string): a
+/// store, given where records or a flow go.
+func isSQLiteFile(_ bytes: some Collection<UInt8>) -> Bool { bytes.starts(with: Array("SQLite format 3\0".utf8)) }
+
 /// What to say after "is a directory" for a folder given as a flow file: one of the flows in it
 /// to name instead, and how many there are.
 func folderFlowHint(_ path: String) -> String {
-    guard case .success(let files) = FileIO.regularFiles(in: path, endingIn: ".json") else { return "" }
-    let flows = files.filter { !$0.hasSuffix(FlowTestFormat.suffix) }.sorted()
+    guard let flows = flowFiles(in: path) else { return "" }
     guard let first = flows.first else { return "; it holds no flow files (NAME.json)" }
     let example = Sanitizer.clean((path.hasSuffix("/") ? path : path + "/") + first, keepNewlines: false)
     return flows.count == 1 ? "; name its flow: '\(example)'" : "; name one of its \(flows.count) flows, such as '\(example)'"

@@ -85,7 +85,7 @@ enum ReportCommand {
             if let failure {
                 let name = Sanitizer.clean(displayName(path), keepNewlines: false)
                 // A store given as a file of records: its first line is SQLite's header.
-                if failure.line == 1, path != "-", case .success(let head) = FileIO.head(path, count: 16), head == Array("SQLite format 3\0".utf8) {
+                if failure.line == 1, path != "-", case .success(let head) = FileIO.head(path, count: 16), isSQLiteFile(head) {
                     printError("\(name): error: an SQLite store, not event records: read it with --store \(shellWord(path))")
                 } else {
                     printError("\(name):\(failure.line):\(failure.column): error: \(failure.message)")
