@@ -10,6 +10,7 @@ extension WebAssets {
         varLimits: { count: 64, nameBytes: 64, valueBytes: 1024 },
         answerBytes: 8192,
         digitPause: 1000,
+        largestSide: 65535,
         typedRating: function (last, digit, now, bottom, top) {
         if (!/^[0-9]$/.test(digit)) return null;
         if (last && now - last.at < core.digitPause) {
@@ -202,7 +203,7 @@ extension WebAssets {
         pictureSize: function (size) {
         if (!size || typeof size !== "object") return null;
         var w = size.width, h = size.height;
-        function whole(n) { return typeof n === "number" && n % 1 === 0 && n >= 1 && n <= 65535; }
+        function whole(n) { return typeof n === "number" && n % 1 === 0 && n >= 1 && n <= core.largestSide; }
         return whole(w) && whole(h) ? [w, h] : null;
         },
         fontLook: function (f) {

@@ -39,6 +39,8 @@ struct ViewFieldTests {
         #expect(script.contains(answer), "widget.js should say \(answer)")
         let pause = "digitPause: \(Int(RocketRatingNode.digitPause * 1000)),"
         #expect(script.contains(pause), "widget.js should say \(pause)")
+        let side = "largestSide: \(PictureFormat.largestSide),"
+        #expect(script.contains(side), "widget.js should say \(side)")
     }
 
     @Test("every word the widget says by name is in every language's table, with the same keys and the same %d and %@ as English")

@@ -15,6 +15,8 @@
     answerBytes: 8192,
     /** How soon after a digit typed on a rating another makes a number with it, in ms (RocketRatingNode.digitPause). */
     digitPause: 1000,
+    /** The largest width or height of a picture believed (the server's PictureFormat.largestSide). */
+    largestSide: 65535,
     /**
      * The value a digit typed on a rating from `bottom` to `top` picks at `now` (ms), after
      * `last` (what the digits before it picked, or null): with a digit typed less than
@@ -292,7 +294,7 @@
     pictureSize: function (size) {
       if (!size || typeof size !== "object") return null;
       var w = size.width, h = size.height;
-      function whole(n) { return typeof n === "number" && n % 1 === 0 && n >= 1 && n <= 65535; }
+      function whole(n) { return typeof n === "number" && n % 1 === 0 && n >= 1 && n <= core.largestSide; }
       return whole(w) && whole(h) ? [w, h] : null;
     },
     /** How a font of the view is drawn: CSS classes and inline styles (a preset is a class). */
