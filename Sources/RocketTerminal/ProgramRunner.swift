@@ -125,10 +125,10 @@ public final class ProgramRunner {
     /// Waits for input, a signal or the timeout: on a thread of its own when the app has work
     /// running on the main actor meanwhile (an alert's loading actions), else right here (no
     /// thread per key: start-up, memory and CPU stay at whiptail's level).
-    private func wait(timeout: Double?, wantInput: Bool = true, offMainActor: Bool) async -> Terminal.Wake {
+    private func wait(timeout: Double?, wantInput: Bool = true, suspending: Bool = true, offMainActor: Bool) async -> Terminal.Wake {
         let terminal = self.terminal
-        guard offMainActor else { return terminal.wait(timeout: timeout, wantInput: wantInput) }
-        return await OffThread.run { terminal.wait(timeout: timeout, wantInput: wantInput) }
+        guard offMainActor else { return terminal.wait(timeout: timeout, wantInput: wantInput, suspending: suspending) }
+        return await OffThread.run { terminal.wait(timeout: timeout, wantInput: wantInput, suspending: suspending) }
     }
 
     /// A cancelled task interrupts the program, as Ctrl-C does.
@@ -206,8 +206,10 @@ public final class ProgramRunner {
                 if awaitingReply { drainReply(after: replyBuffer) }
                 return outcome
             }
+            // Ctrl-Z comes back to the screen, which erases the region before the process stops.
             var wake = await wait(
-                timeout: screen.timeout(timeout(program), now: clock.now), wantInput: readingKeys, offMainActor: program.runsWhileWaiting)
+                timeout: screen.timeout(timeout(program), now: clock.now), wantInput: readingKeys, suspending: false,
+                offMainActor: program.runsWhileWaiting)
             // Replies to the start-up query are not typing: taken out before key decoding (a
             // reply split across reads waits, bounded, for its end).
             if case .input(let bytes) = wake, !bytes.isEmpty, awaitingReply || bytes.contains(0x1B) {

@@ -24,7 +24,7 @@ public enum TTYInput: Sendable {
 /// var screen = TTYScreen(depth: .truecolor)
 /// screen.start(on: terminal)
 /// screen.draw(frame, on: terminal)
-/// switch screen.interpret(terminal.wait(timeout: screen.timeout(nil)), on: terminal) { … }
+/// switch screen.interpret(terminal.wait(timeout: screen.timeout(nil), suspending: false), on: terminal) { … }
 /// ```
 public struct TTYScreen: Sendable {
     /// The renderer (its `startRow` maps mouse rows).
@@ -127,6 +127,15 @@ public struct TTYScreen: Sendable {
         case .input(let bytes):
             if bytes.isEmpty { return .ended }
             keys = decoder.feed(bytes)
+        case .signal(SIGTSTP):
+            // Ctrl-Z (from a wait with `suspending: false`): the region is erased so that the
+            // shell's lines take its place, the process stops, and once continued the frame is
+            // drawn again as a new region where the cursor is then.
+            resizeReports = 0
+            terminal.suspend(writingFirst: renderer.suspend())
+            drawnSize = terminal.size
+            if asksTerminal { start(on: terminal) }
+            return .resized
         case .signal(let s):
             guard s == SIGWINCH else { return .signal(s) }
             beginResize(on: terminal, now: now)
@@ -151,7 +160,7 @@ public struct TTYScreen: Sendable {
                         placed = true
                     }
                 } else if renderer.startRow == nil {
-                    renderer.startRow = row
+                    renderer.place(reportedRow: row)
                 }
                 return true
             }

@@ -210,8 +210,13 @@ public final class Terminal: Sendable {
     /// continued puts the terminal back as it was (raw mode with the same mouse setting, or echo
     /// off). A process group without a job-control shell is not stopped; the terminal is still
     /// restored and taken back, so the caller redraws either way.
-    public func suspend() {
+    ///
+    /// `first` is written before anything else (while the terminal is still as the caller set
+    /// it): a drawn region erases itself there, so the shell's lines take its place
+    /// (`InlineRenderer/suspend()`).
+    public func suspend(writingFirst first: [UInt8] = []) {
         let (wasRaw, wasEchoOff, mouse) = state.withLock { ($0.rawMode, $0.echoOff, $0.mouse) }
+        if !first.isEmpty { write(first) }
         restore()
         signal(SIGTSTP, SIG_DFL)
         var set = sigset_t()
@@ -288,9 +293,11 @@ public final class Terminal: Sendable {
 
     /// Waits for input (when `wantInput`), a signal, or the timeout (seconds; nil = forever).
     ///
-    /// Ctrl-Z (typed in raw mode, or SIGTSTP) suspends here (``suspend()``) and comes back as
-    /// `.signal(SIGWINCH)`: the terminal may have changed meanwhile, so the caller redraws.
-    public func wait(timeout: Double?, wantInput: Bool = true) -> Wake {
+    /// Ctrl-Z (typed in raw mode, or SIGTSTP) suspends here (``suspend(writingFirst:)``) and comes
+    /// back as `.signal(SIGWINCH)`: the terminal may have changed meanwhile, so the caller
+    /// redraws. With `suspending` false it comes back as `.signal(SIGTSTP)` instead, and the
+    /// caller suspends (a screen that erases what it drew first: `TTYScreen`).
+    public func wait(timeout: Double?, wantInput: Bool = true, suspending: Bool = true) -> Wake {
         var fds: [pollfd] = []
         let signalReadFD = self.signalReadFD
         if signalReadFD >= 0 { fds.append(pollfd(fd: signalReadFD, events: Int16(POLLIN), revents: 0)) }
@@ -305,6 +312,7 @@ public final class Terminal: Sendable {
                 if read(signalReadFD, &byte, 1) == 1 {
                     if byte == wakeByte { return .timeout }
                     if Int32(byte) == SIGTSTP {
+                        guard suspending else { return .signal(SIGTSTP) }
                         suspend()
                         return .signal(SIGWINCH)
                     }
@@ -315,7 +323,9 @@ public final class Terminal: Sendable {
                 let r = read(inputFD, &buffer, buffer.count)
                 if r < 0 { return errno == EINTR || errno == EAGAIN ? .timeout : .input([]) }
                 if r == 1 && buffer[0] == 0x1A && state.withLock({ $0.rawMode }) {
-                    suspend()  // Ctrl-Z typed in raw mode, where it is a byte, not a signal
+                    // Ctrl-Z typed in raw mode, where it is a byte, not a signal.
+                    guard suspending else { return .signal(SIGTSTP) }
+                    suspend()
                     return .signal(SIGWINCH)
                 }
                 return .input(Array(buffer[..<r]))

@@ -67,14 +67,18 @@ public struct InlineRenderer: Sendable {
     private var baseRows = 1  // rows that existed when the region started
     private var newlines = 0  // growth newlines written since then
     private var anchorBottom = false  // after a resize: the next frame is drawn at the screen's bottom
-    private var resizedRows: [[Cell]]?  // after a placed resize: the rows that went into the scrollback
+    private var resizedRows: [[Cell]]?  // after a placed resize or a suspension: the rows that went into the scrollback
+    private var placedAbove = 0  // frame rows above the region's first drawn row when it was placed
 
     /// The frame row under a screen row, once the start row is known: frame row 0 sits at the
     /// start row, less every line the screen has scrolled since (each newline written below the
     /// screen's last row scrolls it by one).
     public func frameRow(forScreenRow row: Int, screenHeight: Int) -> Int? {
         guard let start = startRow else { return nil }
-        let scrolled = max(0, start + (baseRows - 1) + newlines - (screenHeight - 1))
+        // The screen row the region's first drawn row was placed on: rows above it (in the
+        // scrollback) do not move the screen when the region grows.
+        let top = start + placedAbove
+        let scrolled = max(0, top + (baseRows - 1) + newlines - (screenHeight - 1))
         return row - (start - scrolled)
     }
 
@@ -102,6 +106,7 @@ public struct InlineRenderer: Sendable {
             emit("\u{1B}[\(height - n + 1);1H")
             topOffset = max(0, frame.rows.count - height)
             startRow = height - n - topOffset  // frame row 0: above the screen when the frame is taller
+            placedAbove = topOffset
             baseRows = n
             createdRows = n
             cursorRow = 0
@@ -114,7 +119,8 @@ public struct InlineRenderer: Sendable {
             var same = 0
             while same < kept.count, same < frame.rows.count, Self.sameInk(kept[same], frame.rows[same]) { same += 1 }
             topOffset = same
-            startRow = (startRow ?? 0) - same
+            placedAbove = same
+            if let start = startRow { startRow = start - same }
         }
         let height = max(1, screenHeight)
         // Changed cells of the visible rows.
@@ -248,6 +254,7 @@ public struct InlineRenderer: Sendable {
         let first = max(0, top) + 1
         emit("\u{1B}[\(first);1H\u{1B}[2K\u{1B}[\(first + 1);1H\u{1B}[J\u{1B}[\(first);1H")
         resizedRows = Array(previous.prefix(inScrollback))
+        placedAbove = 0
         previous = []
         topOffset = 0
         startRow = max(0, top)
@@ -256,6 +263,44 @@ public struct InlineRenderer: Sendable {
         createdRows = 1
         cursorRow = 0
         cursorColumn = 0
+        anchorBottom = false
+        return out
+    }
+
+    /// Places the region by a cursor-position report asked for where it starts (its 0-based
+    /// screen row): ``startRow``, less the frame rows that stayed in the scrollback.
+    public mutating func place(reportedRow row: Int) {
+        startRow = row - placedAbove
+    }
+
+    /// Before the process stops (Ctrl-Z): erases the region's rows on screen and leaves the
+    /// cursor where they began, styles reset and the cursor shown, so the shell's lines ("Stopped",
+    /// its prompt, `fg`) take the region's place instead of landing inside it. The next frame is
+    /// drawn as a new region from wherever the cursor is then; the frame's first rows, already in
+    /// the scrollback above, are not drawn again while they are unchanged.
+    public mutating func suspend() -> [UInt8] {
+        out.removeAll(keepingCapacity: true)
+        move(toRow: 0, column: 0)
+        resetStyleIfNeeded()
+        // The first row, then the rest, as ``invalidate(screenHeight:)`` erases (never "erase
+        // below" from the screen's first row: tmux would copy the screen into its history).
+        emit("\u{1B}[2K")
+        if createdRows > 1 {
+            move(toRow: 1, column: 0)
+            emit("\u{1B}[J")
+            move(toRow: 0, column: 0)
+        }
+        if !cursorVisible { emit("\u{1B}[?25h"); cursorVisible = true }
+        resizedRows = topOffset > 0 ? Array(previous.prefix(topOffset)) : nil
+        previous = []
+        topOffset = 0
+        createdRows = 1
+        cursorRow = 0
+        cursorColumn = 0
+        startRow = nil
+        placedAbove = 0
+        baseRows = 1
+        newlines = 0
         anchorBottom = false
         return out
     }
@@ -279,6 +324,8 @@ public struct InlineRenderer: Sendable {
         // (tmux) wraps a long row at the next narrowing, the lines it pushes into its history
         // are the blank ones above the frame, not the frame's own.
         previous = []
+        resizedRows = nil
+        placedAbove = 0
         topOffset = 0
         startRow = 0
         baseRows = max(1, screenHeight)
@@ -307,6 +354,7 @@ public struct InlineRenderer: Sendable {
         cursorRow = 0
         cursorColumn = 0
         startRow = nil
+        placedAbove = 0
         baseRows = 1
         newlines = 0
         return out

@@ -493,10 +493,12 @@ struct LineModeTerminalTests {
                 run.waitUntil {
                     let after = String(decoding: run.raw[before...], as: UTF8.self)
                     guard let restored = after.range(of: "\u{1B}[?2004l"), let again = after.range(of: "\u{1B}[?2004h") else { return false }
-                    // …then the screen is erased (without a copy into the scrollback) and redrawn.
-                    return restored.lowerBound < again.lowerBound && after[again.upperBound...].contains("\u{1B}[2;1H\u{1B}[J")
+                    // The region is erased first (the shell's lines take its place), then the
+                    // terminal restored, then taken again and the frame drawn anew.
+                    guard let erased = after.range(of: "\u{1B}[2K") else { return false }
+                    return erased.lowerBound < restored.lowerBound && restored.lowerBound < again.lowerBound
+                        && after[again.upperBound...].contains("Enter continue")
                 })
-            #expect(run.waitFor("Enter continue"))
         }
         run.send([0x1B])
         #expect(run.waitForExit() == 1)

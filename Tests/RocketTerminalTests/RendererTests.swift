@@ -221,6 +221,24 @@ struct ResizeReportTests {
 
 @Suite("Resize: the frame against the bottom")
 struct ResizeAnchorTests {
+    @Test("After a resize a frame taller than the screen keeps its clicks on their rows as it grows")
+    func tallThenGrows() {
+        var r = InlineRenderer(depth: .none)
+        var f = ScreenBuffer(width: 10)
+        for k in 0..<6 { let row = f.addRow(); f.put("r\(k)", row: row, column: 0) }
+        var vt = VirtualTerminal(width: 11, height: 4)
+        vt.feed(r.render(f, screenHeight: 4))
+        vt.feed(r.invalidate(screenHeight: 4))
+        vt.feed(r.render(f, screenHeight: 4))
+        #expect(vt.lines == ["r2", "r3", "r4", "r5"])
+        #expect(r.frameRow(forScreenRow: 0, screenHeight: 4) == 2)
+        let row = f.addRow()
+        f.put("r6", row: row, column: 0)
+        vt.feed(r.render(f, screenHeight: 4))
+        #expect(vt.lines == ["r3", "r4", "r5", "r6"])
+        #expect(r.frameRow(forScreenRow: 0, screenHeight: 4) == 3 && r.frameRow(forScreenRow: 3, screenHeight: 4) == 6)
+    }
+
     @Test("After a resize a short frame is drawn on the screen's last rows, and clicks map to its rows")
     func bottom() {
         var r = InlineRenderer(depth: .none)
@@ -239,5 +257,72 @@ struct ResizeAnchorTests {
         vt.feed(r.render(f, screenHeight: 8))
         #expect(Array(vt.lines.suffix(4)) == ["r0", "r1", "r2", "r3"])
         #expect(r.frameRow(forScreenRow: 7, screenHeight: 8) == 3)
+    }
+}
+
+@Suite("Ctrl-Z: the region gives its place to the shell")
+struct SuspendTests {
+    func frame(_ lines: [String], width: Int, cursor: (Int, Int)? = nil) -> ScreenBuffer {
+        var s = ScreenBuffer(width: width)
+        for l in lines { let r = s.addRow(); s.put(l, row: r, column: 0) }
+        s.cursor = cursor
+        return s
+    }
+
+    @Test("The region is erased and the cursor left where it began; the next frame starts below the shell's lines")
+    func shortFrame() {
+        var vt = VirtualTerminal(width: 20, height: 10)
+        vt.feed(Array("$ rocket choose\r\n".utf8))
+        var r = InlineRenderer(depth: .truecolor)
+        let f = frame(["  Color", "› type", "❯ red", "  green"], width: 19, cursor: (1, 2))
+        vt.feed(r.render(f, screenHeight: 10))
+        r.startRow = 1
+        vt.feed(r.suspend())
+        #expect(vt.lines[0] == "$ rocket choose")
+        #expect(vt.lines[1...].allSatisfy { $0.isEmpty })
+        #expect(vt.row == 1 && vt.column == 0)
+        #expect(r.startRow == nil)
+        // The shell says the job stopped, then `fg` continues it.
+        vt.feed(Array("[1]+  Stopped\r\n$ fg\r\n".utf8))
+        r.place(reportedRow: vt.row)
+        vt.feed(r.render(f, screenHeight: 10))
+        #expect(Array(vt.lines[0..<7]) == ["$ rocket choose", "[1]+  Stopped", "$ fg", "  Color", "› type", "❯ red", "  green"])
+        #expect(r.frameRow(forScreenRow: 5, screenHeight: 10) == 2)
+        // Drawing goes on in place from there.
+        vt.feed(r.render(frame(["  Color", "› type", "  red", "❯ green"], width: 19), screenHeight: 10))
+        #expect(Array(vt.lines[5..<7]) == ["  red", "❯ green"])
+        #expect(vt.lines[7...].allSatisfy { $0.isEmpty })
+    }
+
+    @Test("A frame taller than the screen: the rows in the scrollback stay there once, the rest is drawn again below the shell's lines")
+    func tallFrame() {
+        var vt = VirtualTerminal(width: 10, height: 4)
+        var r = InlineRenderer(depth: .none)
+        let lines = (1...7).map { "line \($0)" }
+        vt.feed(r.render(frame(lines, width: 9), screenHeight: 4))
+        vt.feed(r.suspend())
+        #expect(vt.lines.allSatisfy { $0.isEmpty })
+        #expect(vt.row == 0)
+        vt.feed(Array("stopped\r\n$ fg\r\n".utf8))
+        let reported = vt.row
+        vt.feed(r.render(frame(lines, width: 9), screenHeight: 4))
+        let all = vt.allLines.filter { !$0.isEmpty }
+        #expect(all == ["line 1", "line 2", "line 3", "stopped", "$ fg", "line 4", "line 5", "line 6", "line 7"])
+        // The report asked for where the region starts arrives after the frame: row 2 held
+        // "line 4" (frame row 3) before the frame scrolled the screen by two.
+        r.place(reportedRow: reported)
+        #expect(vt.lines == ["line 4", "line 5", "line 6", "line 7"])
+        #expect(r.frameRow(forScreenRow: 0, screenHeight: 4) == 3)
+        #expect(r.frameRow(forScreenRow: 3, screenHeight: 4) == 6)
+    }
+
+    @Test("An edited first row is drawn again: only rows the same as those in the scrollback are skipped")
+    func changedTop() {
+        var vt = VirtualTerminal(width: 10, height: 3)
+        var r = InlineRenderer(depth: .none)
+        vt.feed(r.render(frame(["a", "b", "c", "d", "e"], width: 9), screenHeight: 3))
+        vt.feed(r.suspend())
+        vt.feed(r.render(frame(["a", "B", "c", "d", "e"], width: 9), screenHeight: 3))
+        #expect(vt.allLines.filter { !$0.isEmpty } == ["a", "b", "B", "c", "d", "e"])
     }
 }
