@@ -581,7 +581,7 @@ package final class ConversationService: Sendable {
         // and a page asked for with another method than GET or HEAD is 405.
         let page: () -> HTTPResponse
         switch route.count {
-        case 1 where route[0] == "": page = { self.assets.index(flows: self.flows.names(), origin: self.embedOrigin) }
+        case 1 where route[0] == "": page = { self.assets.index(flows: self.flows.catalog(), origin: self.embedOrigin) }
         case 1 where route[0] == "widget.js": page = { self.assets.widget(for: request) }
         case 1 where route[0] == "favicon.ico": page = { HTTPResponse(status: 204, headers: [("Cache-Control", "max-age=86400")]) }
         // For a load balancer: the process answers; the store can be written.

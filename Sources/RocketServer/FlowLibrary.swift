@@ -121,6 +121,14 @@ package final class LoadedFlow: Sendable {
 
 /// Where flows come from: `DIR/NAME.json` files (re-read when they change, looked at again at
 /// most a second after the last look) and built-in flows.
+/// A flow on offer as the home page lists it.
+package struct FlowListing: Equatable, Sendable {
+    /// Its name (`/play/NAME`, `data-flow`).
+    package var name: String
+    /// Its `title`, when it has one.
+    package var title: String?
+}
+
 package final class FlowLibrary: Sendable {
     /// Why a flow cannot be started.
     package enum Failure: Error, Equatable {
@@ -292,6 +300,19 @@ package final class FlowLibrary: Sendable {
         }
     }
 
+    /// The flows on offer with their titles (nil for a flow without one, or one that cannot be
+    /// loaded), for the home page: made again at most once a ``recheckInterval``.
+    package func catalog() -> [FlowListing] {
+        recent(listings) {
+            names().map { name in
+                guard case .success(let flow) = flow(name) else { return FlowListing(name: name, title: nil) }
+                return FlowListing(name: name, title: flow.document.title)
+            }
+        }
+    }
+
+    /// The listings last made, and when.
+    private let listings = Mutex<(at: Double, value: [FlowListing])?>(nil)
     /// The scenarios last found, and when: looked for again at most once a ``recheckInterval``.
     private let declared = Mutex<(at: Double, value: Set<String>)?>(nil)
     /// The names last listed, and when: the folder is read at most once a ``recheckInterval``

@@ -136,13 +136,18 @@ final class WebAssets: Sendable {
         return .sharing(playHeaders + [("Vary", "Accept-Encoding")], made.plain)
     }
 
-    /// `GET /`, the home page: the flows on offer, with links to play them, and the line that
-    /// embeds one, with the widget's address at `origin` (nil when the server does not know it:
-    /// "…"). Made again only when the flows or the origin change, and shared by every answer.
-    func index(flows: [String], origin: String?) -> HTTPResponse {
+    /// `GET /`, the home page: the flows on offer, with links to play them and their titles, and
+    /// the line that embeds one, with the widget's address at `origin` (nil when the server does
+    /// not know it: "…"). Made again only when the flows or the origin change, and shared by every
+    /// answer.
+    func index(flows: [FlowListing], origin: String?) -> HTTPResponse {
         let page = home.bytes(for: HomeKey(flows: flows, origin: origin)) {
             var items = ""
-            for f in flows { items += "<li><a href=\"/play/\(Self.html(f))\">\(Self.html(f))</a></li>" }
+            for f in flows {
+                items += "<li><a href=\"/play/\(Self.html(f.name))\">\(Self.html(f.name))</a>"
+                if let title = f.title, !title.isEmpty { items += " — <bdi>\(Self.html(title))</bdi>" }  // isolated: a title's direction stays its own
+                items += "</li>"
+            }
             return Array(Self.indexHTML.replacingAll("__ITEMS__", with: items).replacingAll("__ORIGIN__", with: Self.html(origin ?? "…")).utf8)
         }
         return .sharing(Self.pageHeaders, page)
@@ -150,7 +155,7 @@ final class WebAssets: Sendable {
 
     /// What the home page is made of.
     struct HomeKey: Equatable, Sendable {
-        var flows: [String]
+        var flows: [FlowListing]
         var origin: String?
     }
     /// The home page last made.

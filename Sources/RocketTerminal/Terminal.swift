@@ -282,7 +282,7 @@ public final class Terminal: Sendable {
         case timeout
     }
 
-    /// Ends the ``wait(timeout:wantInput:)`` under way, from any thread (a cancelled task's
+    /// Ends the ``wait(timeout:wantInput:suspending:)`` under way, from any thread (a cancelled task's
     /// handler): it returns `.timeout` and its caller looks again at what changed. A wake that
     /// arrives with no wait under way ends the next one early, which is harmless.
     public func wake() {

@@ -1007,6 +1007,26 @@ struct JumpAPITests {
         #expect(later.shared !== home.shared && later.text.contains("/play/two"))
     }
 
+    @Test("the home page gives each flow's title beside its name, escaped and isolated; an edited title shows within a recheck interval")
+    func homeTitles() throws {
+        let dir = scratchDirectory()
+        func write(_ title: String) throws {
+            let flow = #"{"version": 1, "title": "TITLE", "blocks": [{"id": "hi", "type": "text", "text": "Hello"}]}"#
+            try flow.replacingOccurrences(of: "TITLE", with: title).write(toFile: dir + "/named.json", atomically: true, encoding: .utf8)
+        }
+        try write(#"Ask <b>first</b> ‮ & then"#)
+        try #"{"version": 1, "blocks": [{"id": "hi", "type": "text", "text": "Hello"}]}"#.write(toFile: dir + "/plain.json", atomically: true, encoding: .utf8)
+        try "{".write(toFile: dir + "/broken.json", atomically: true, encoding: .utf8)
+        let h = try Harness(flowsDirectory: dir)
+        let page = h.request("GET", "/").text
+        #expect(page.contains(#"<a href="/play/named">named</a> — <bdi>Ask &lt;b&gt;first&lt;/b&gt; \#u{202E} &amp; then</bdi></li>"#), "\(page)")
+        // No title, or a file that does not load: the name alone.
+        #expect(page.contains(#"<a href="/play/plain">plain</a></li>"#) && page.contains(#"<a href="/play/broken">broken</a></li>"#))
+        try write("Second thoughts")
+        h.clock.advance(by: FlowLibrary.recheckInterval)
+        #expect(h.request("GET", "/").text.contains("<bdi>Second thoughts</bdi>"))
+    }
+
     @Test("an edit that breaks a served flow is not taken: starts keep the version before; its errors are logged once, not once a start")
     func brokenEdit() throws {
         let dir = scratchDirectory()
