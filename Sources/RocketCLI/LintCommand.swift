@@ -15,14 +15,17 @@ enum LintCommand {
             )
         ],
         positionalCount: 1...Int.max,
-        options: [.flag("--json", "Print the diagnostics as a JSON array for tools.")],
+        options: [.flag("--json", "Print the diagnostics as a JSON array for tools."), DiagnosticFormat.option],
         discussion: """
             Also checks that every image a flow names exists next to it and is a PNG or JPEG picture,
             and that a test file (rocket test) has its shape and names only what its flow has; its
             cases are played by rocket test.
             """,
         exitStatus: "0 no errors (warnings allowed); 65 at least one error; 66 a file is missing or unreadable.",
-        examples: ["rocket lint examples", "rocket lint flow.json --json | jq '.[] | select(.severity == \"error\")'"],
+        examples: [
+            "rocket lint examples", "rocket lint flow.json --json | jq '.[] | select(.severity == \"error\")'",
+            "rocket lint flows --format github    # in a GitHub Actions step",
+        ],
         positionalCompletion: .file)
 
     static func run(_ args: [String]) throws(UsageError) -> ExitStatus {
@@ -31,17 +34,27 @@ enum LintCommand {
         let options = try LintOptions(parsed, command: spec.name)
         var status = ExitStatus.ok
         var json: [JSONValue] = []
+        func emit(_ d: FlowDiagnostic, file: String) {
+            switch options.format {
+            case .text: printOut(d.formatted(file: file))
+            case .json: json.append(Self.json(d, file: file))
+            case .github: printOut(d.githubAnnotation(file: file))
+            }
+        }
+        func report(_ path: String, _ message: String) {
+            emit(FlowDiagnostic(severity: .error, code: "unreadable", message: message, path: ""), file: displayName(path))
+        }
         var files: [String] = []
         for path in options.files {
             switch LintOptions.files(for: path) {
             case nil: files.append(path)
             case .success(let inside) where inside.isEmpty:
                 status = ExitStatus.noInput
-                report(path, "holds no flow files (NAME.json) or test files (NAME.test.json)", json: options.json, into: &json)
+                report(path, "holds no flow files (NAME.json) or test files (NAME.test.json)")
             case .success(let inside): files += inside
             case .failure(let e):
                 status = ExitStatus.noInput
-                report(path, "cannot read the folder: \(e.reason)", json: options.json, into: &json)
+                report(path, "cannot read the folder: \(e.reason)")
             }
         }
         for path in files {
@@ -63,26 +76,20 @@ enum LintCommand {
                     } else if status == ExitStatus.ok {
                         status = ExitStatus.dataError
                     }
-                    if options.json { json.append(Self.json(p.diagnostic, file: p.file)) } else { printOut(p.diagnostic.formatted(file: p.file)) }
+                    emit(p.diagnostic, file: p.file)
                 }
                 continue
             }
             switch loadFlowFile(path, now: WallTime.now, decodingPictures: true) {
             case .failure(let e):
                 status = ExitStatus.noInput
-                report(path, "cannot read the file: \(e.reason)", json: options.json, into: &json)
+                report(path, "cannot read the file: \(e.reason)")
             case .success(let result):
                 if !result.errors.isEmpty && status == ExitStatus.ok { status = ExitStatus.dataError }
-                for d in result.diagnostics {
-                    if options.json {
-                        json.append(Self.json(d, file: displayName(path)))
-                    } else {
-                        printOut(d.formatted(file: displayName(path)))
-                    }
-                }
+                for d in result.diagnostics { emit(d, file: displayName(path)) }
             }
         }
-        if options.json { printOut(JSONValue.array(json).serialized()) }
+        if options.format == .json { printOut(JSONValue.array(json).serialized()) }
         return status
     }
 
@@ -94,17 +101,24 @@ enum LintCommand {
         o += [("severity", .string(d.severity.rawValue)), ("code", .string(d.code)), ("message", .string(d.message)), ("path", .string(d.path))]
         return .object(o)
     }
+}
 
-    /// A path that could not be linted, as an `unreadable` error.
-    static func report(_ path: String, _ message: String, json: Bool, into diagnostics: inout [JSONValue]) {
-        if json {
-            diagnostics.append(
-                .object([
-                    ("file", .string(displayName(path))), ("severity", .string("error")), ("code", .string("unreadable")),
-                    ("message", .string(message)),
-                ]))
-        } else {
-            printOut("\(Sanitizer.clean(displayName(path), keepNewlines: false)): error: \(Sanitizer.clean(message, keepNewlines: false))")
+extension FlowDiagnostic {
+    /// The diagnostic as a GitHub Actions workflow command: `::error file=F,line=L,col=C,title=TITLE::MESSAGE
+    /// (PATH)`, which the runner shows as an annotation on that line; the title is `rocket lint
+    /// (CODE)` unless given. Values
+    /// are escaped as the runner reads them (`%`, CR and LF in the message; `:` and `,` too in a
+    /// property), and cleaned of controls as every line rocket prints is.
+    func githubAnnotation(file: String, title: String? = nil) -> String {
+        func data(_ s: String) -> String {
+            Sanitizer.clean(s, keepNewlines: false).replacingAll("%", with: "%25").replacingAll("\r", with: "%0D").replacingAll("\n", with: "%0A")
         }
+        func property(_ s: String) -> String { data(s).replacingAll(":", with: "%3A").replacingAll(",", with: "%2C") }
+        var properties = ["file=" + property(file)]
+        if let line { properties += ["line=\(line)", "col=\(column ?? 1)"] }
+        properties.append("title=" + property(title ?? "rocket lint (\(code))"))
+        let shownPath = Sanitizer.excerpt(path, limit: 2 * RocketLimits.quotedCharacters)
+        let message = path.isEmpty ? message : message + " (" + shownPath + ")"
+        return "::\(severity == .error ? "error" : "warning") " + properties.joined(separator: ",") + "::" + data(message)
     }
 }

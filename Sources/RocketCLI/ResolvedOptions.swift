@@ -258,12 +258,12 @@ struct ScenarioOptions {
 struct LintOptions {
     /// The flow files.
     var files: [String]
-    /// `--json`.
-    var json: Bool
+    /// `--format` (or `--json`).
+    var format: DiagnosticFormat
 
     init(_ parsed: ParsedArguments, command: String) throws(UsageError) {
         files = parsed.positionals
-        json = parsed.has("--json")
+        format = try DiagnosticFormat(parsed, command: command)
         if files.count(where: { $0 == "-" }) > 1 { throw UsageError(message: "- (standard input) may be given once", command: command) }
     }
 
@@ -301,5 +301,35 @@ struct GraphOptions {
             throw UsageError(message: "'--format \(text)' must be mermaid, dot or svg", command: command)
         }
         self.format = format
+    }
+}
+
+/// How `rocket lint` and `rocket test` write what they find: `--format text|json|github`, with
+/// `--json` the short form of `--format json`.
+enum DiagnosticFormat: String, CaseIterable {
+    /// `FILE:LINE:COL: error|warning: MESSAGE`, a line each.
+    case text
+    /// One JSON document for tools.
+    case json
+    /// GitHub Actions workflow commands (`::error file=…,line=…::…`): each becomes an annotation
+    /// on its line in the pull request.
+    case github
+
+    /// The option, as `rocket lint` and `rocket test` list it.
+    static let option = OptionSpec.value(
+        "--format", allCases.map(\.rawValue).joined(separator: "|"),
+        "text (default), json (as --json) or github: GitHub Actions annotations, each shown on its line of the pull request.")
+
+    init(_ parsed: ParsedArguments, command: String) throws(UsageError) {
+        let json = parsed.has("--json")
+        guard let text = parsed.value("--format") else {
+            self = json ? .json : .text
+            return
+        }
+        guard let format = DiagnosticFormat(rawValue: text) else {
+            throw UsageError(message: "'--format \(text)' must be " + Self.allCases.map(\.rawValue).listedForMessage(conjunction: "or"), command: command)
+        }
+        if json && format != .json { throw UsageError(message: "--json is --format json: give one format", command: command) }
+        self = format
     }
 }

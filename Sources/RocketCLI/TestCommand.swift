@@ -24,6 +24,7 @@ enum TestCommand {
         options: [
             .value("--case", "TEXT", "Play only the cases whose name holds TEXT (any case); repeatable.", repeatable: true),
             .flag("--json", "Print the results as one JSON object for tools."),
+            DiagnosticFormat.option,
             .value("--junit", "FILE", "Also write the results as JUnit XML to FILE, for CI systems' test reports."),
         ],
         discussion: """
@@ -38,6 +39,7 @@ enum TestCommand {
             "0 every case holds; 1 a case failed; 65 a test file or its flow is invalid; 66 a file is missing or unreadable, or --case names no case; 64 usage error.",
         examples: [
             "rocket test examples", "rocket test examples/welcome.json --case refused", "rocket test flows --json | jq '.failed'",
+            "rocket test flows --format github --junit results.xml    # in a GitHub Actions step",
         ],
         positionalCompletion: .file)
 
@@ -53,7 +55,8 @@ enum TestCommand {
     static func run(_ args: [String]) throws(UsageError) -> ExitStatus {
         let parsed = try parse(args, as: spec)
         if parsed.helpRequested { printOut(spec.help); return ExitStatus.ok }
-        let json = parsed.has("--json")
+        let format = try DiagnosticFormat(parsed, command: spec.name)
+        let json = format == .json
         let wanted = parsed.all("--case").map { $0.lowercased() }
         if wanted.contains(where: \.isEmpty) { throw UsageError(message: "--case needs a part of a case's name", command: spec.name) }
         let paths = parsed.positionals.isEmpty ? ["."] : parsed.positionals
@@ -62,10 +65,10 @@ enum TestCommand {
         var problems: [JSONValue] = []
         func problem(_ p: Problem) {
             if status == ExitStatus.ok || status == ExitStatus.notCompleted { status = p.status }
-            if json {
-                problems.append(LintCommand.json(p.diagnostic, file: p.file))
-            } else {
-                printError(p.diagnostic.formatted(file: p.file))
+            switch format {
+            case .json: problems.append(LintCommand.json(p.diagnostic, file: p.file))
+            case .github: printOut(p.diagnostic.githubAnnotation(file: p.file, title: "rocket test (\(p.diagnostic.code))"))
+            case .text: printError(p.diagnostic.formatted(file: p.file))
             }
         }
         var suites: [String] = []
@@ -122,7 +125,15 @@ enum TestCommand {
             for c in run.cases {
                 // The verdict's colour is ours; every other character is cleaned as printOut cleans.
                 FileIO.print(verdict(c.failures.isEmpty) + " " + clean(run.file) + " " + clean(FlowDiagnostic.quoted(c.name)))
-                for f in c.failures { printOut("  \(clean(run.file)):\(f.line):\(f.column): \(clean(f.message))") }
+                for f in c.failures {
+                    if format == .github {
+                        // Each failure also as an annotation on the line of the test file it names.
+                        let d = FlowDiagnostic(severity: .error, code: "failed", message: f.message, path: "", line: f.line, column: f.column)
+                        printOut(d.githubAnnotation(file: run.file, title: "rocket test: " + FlowDiagnostic.quoted(c.name)))
+                    } else {
+                        printOut("  \(clean(run.file)):\(f.line):\(f.column): \(clean(f.message))")
+                    }
+                }
             }
         }
         // Coverage is said of a flow's whole set of cases, not of those a --case picked.

@@ -31,16 +31,17 @@ extension StringProtocol {
 
 extension Array where Element == String {
     /// The items as a message lists them: the first `first`, joined with commas and a last
-    /// "and", then how many more.
+    /// "and" (or `conjunction`: "or" for choices), then how many more.
     ///
     /// ```swift
     /// ["'a'", "'b'", "'c'"].listedForMessage()   // "'a', 'b' and 'c'"
+    /// ["x", "y"].listedForMessage(conjunction: "or")   // "x or y"
     /// ```
-    package func listedForMessage(first: Int = 8) -> String {
+    package func listedForMessage(first: Int = 8, conjunction: String = "and") -> String {
         let shown = prefix(Swift.max(1, first))
-        if count > shown.count { return shown.joined(separator: ", ") + " and \(count - shown.count) more" }
+        if count > shown.count { return shown.joined(separator: ", ") + " \(conjunction) \(count - shown.count) more" }
         guard shown.count > 1 else { return shown.first ?? "" }
-        return shown.dropLast().joined(separator: ", ") + " and " + shown[shown.count - 1]
+        return shown.dropLast().joined(separator: ", ") + " \(conjunction) " + shown[shown.count - 1]
     }
 }
 

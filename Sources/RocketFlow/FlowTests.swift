@@ -40,8 +40,7 @@ public enum FlowTestValueType: Hashable, Sendable {
         case .answers: return "object: block id → answer"
         case .values: return "object: variable → value"
         case .words(let words):
-            let quoted = words.map { "`\($0)`" }
-            return quoted.count < 2 ? quoted.joined() : quoted.dropLast().joined(separator: ", ") + " or " + quoted[quoted.count - 1]
+            return words.map { "`\($0)`" }.listedForMessage(first: words.count, conjunction: "or")
         case .cases: return "array of [cases](#a-case), 1 to \(RocketLimits.flowTestCases)"
         case .expect: return "[expect](#expect) object"
         }

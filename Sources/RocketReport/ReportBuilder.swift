@@ -37,8 +37,7 @@ public enum ReportGrouping: String, Hashable, Sendable, CaseIterable {
 
     /// The words `--by` and `by=` take, for messages.
     public static var phrase: String {
-        let words = allCases.map(\.rawValue)
-        return words.dropLast().joined(separator: ", ") + " or " + words.last!
+        allCases.map(\.rawValue).listedForMessage(conjunction: "or")
     }
 
     /// The row of a conversation that started at `at` (seconds since 1970), by day or week: the
