@@ -96,7 +96,9 @@ enum PromptCommands {
         discussion: """
             Prints the chosen options on stdout, one per line, in list order. Without OPTIONs the
             options are the lines of standard input (blank lines skipped), and keys come from the
-            terminal.
+            terminal. Typing filters, ignoring case and accents: the options that hold what was
+            typed come first, then those that hold each of its words, then those that hold each
+            word's letters in order (fb finds feature/branch); what matched is underlined.
             """,
         exitStatus: "0 chosen; 1 Esc or end of input; 64 usage error; 66 standard input cannot be read; 124 timed out; 130 Ctrl-C.",
         examples: [

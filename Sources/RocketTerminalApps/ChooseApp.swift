@@ -5,7 +5,8 @@ public import RocketTerminalCore
 /// `rocket choose`: a list of options in the conversation's look, with arrow keys, type-to-filter
 /// and multi-select.
 ///
-/// TTY: ↑/↓ (or Ctrl-P/Ctrl-N) move; typing filters (case- and accent-insensitive, anywhere in the option);
+/// TTY: ↑/↓ (or Ctrl-P/Ctrl-N) move; typing filters (case- and accent-insensitive: what was typed,
+/// then its words in any order, then their letters in order, `ListFilter`; what matched underlined);
 /// with a limit above one, Tab selects or unselects the option under the cursor (never more than
 /// the limit); Enter chooses the selection, or the option under the cursor when nothing is
 /// selected; Esc cancels; a click chooses (or, with a limit above one, selects) what it hits.
@@ -63,30 +64,27 @@ public final class ChooseApp: TerminalProgram {
     /// See `TerminalProgram/lineRequest`.
     public var lineRequest: LineRequest? { lineMode && result == nil ? LineRequest() : nil }
 
-    /// The indices of the options the filter lets through, in list order: worked out once per
-    /// filter text (frames and keys reuse it), against options' search keys (`GlyphSet.searchKey(_:)`) made once.
-    public var matches: [Int] {
-        let needle = GlyphSet.searchKey(filter.text)
-        if let cached = matchCache, cached.needle == needle { return cached.indices }
-        let found: [Int]
-        if needle.isEmpty {
-            found = Array(options.indices)
-        } else {
-            if lowered.count != options.count {
-                lowered = options.map { option in
-                    let text = GlyphSet.searchKey(option)
-                    return (text, text.count)
-                }
-            }
-            // A filter longer than an option cannot be in it (and `contains` would compare anyway).
-            let length = needle.count
-            found = options.indices.filter { lowered[$0].length >= length && lowered[$0].text.containsText(needle) }
+    /// The indices of the options the filter lets through, by `ListFilter`'s groups (what was
+    /// typed whole, then every word of it, then its letters in order), each group in list order.
+    /// Worked out once per filter text (frames and keys reuse it), against keys of the options
+    /// made once.
+    public var matches: [Int] { kept.map(\.index) }
+
+    /// The options kept, with the characters that matched (for marking them).
+    private var kept: [(index: Int, match: ListFilter.Match)] {
+        let typed = filter.text
+        if let cached = matchCache, cached.typed == typed { return cached.kept }
+        let listFilter = ListFilter(typed)
+        if keys.count != options.count && !listFilter.isEmpty {
+            // The text as the list shows it (controls cleaned), so a match's offsets are its cells'.
+            keys = options.map { ListFilter.Key(Sanitizer.clean($0, keepNewlines: false)) }
         }
-        matchCache = (needle, found)
+        let found = listFilter.isEmpty ? options.indices.map { ($0, ListFilter.Match(rank: 0, positions: [])) } : listFilter.kept(keys)
+        matchCache = (typed, found)
         return found
     }
-    private var lowered: [(text: String, length: Int)] = []
-    private var matchCache: (needle: String, indices: [Int])?
+    private var keys: [ListFilter.Key] = []
+    private var matchCache: (typed: String, kept: [(index: Int, match: ListFilter.Match)])?
 
     /// See `TerminalProgram/start(now:)`.
     public func start(now: Double) -> [ProgramOutput] {
@@ -198,6 +196,38 @@ public final class ChooseApp: TerminalProgram {
         return besideCounts >= min(3, visibleRows) ? (besideCounts, true) : (most, false)
     }
 
+    /// Puts an option's text with the characters the filter matched underlined in the accent
+    /// colour (the mark shows without colour too); `cut` when the text ends in the truncation's
+    /// ellipsis, which is never marked. Returns the column after it.
+    private func put(
+        _ text: String, cut: Bool, marking positions: [Int], in buffer: inout ScreenBuffer, row: Int, column: Int, style: CellStyle
+    )
+        -> Int
+    {
+        guard !positions.isEmpty else { return buffer.put(text, row: row, column: column, style: style) }
+        var marked = style
+        marked.underline = true
+        marked.foreground = .indexed(33)
+        let characters = Array(text)
+        let shown = cut ? characters.count - 1 : characters.count
+        var column = column
+        var run = ""
+        var runMarked = false
+        var next = 0  // the next position to mark
+        for (offset, c) in characters.enumerated() {
+            while next < positions.count && positions[next] < offset { next += 1 }
+            let isMarked = offset < shown && next < positions.count && positions[next] == offset
+            if isMarked != runMarked && !run.isEmpty {
+                column = buffer.put(run, row: row, column: column, style: runMarked ? marked : style)
+                run = ""
+            }
+            runMarked = isMarked
+            run.append(c)
+        }
+        if !run.isEmpty { column = buffer.put(run, row: row, column: column, style: runMarked ? marked : style) }
+        return column
+    }
+
     private func frame(width: Int, room: Int?) -> ProgramFrame<Int> {
         let width = max(8, width)
         var buffer = ScreenBuffer(width: width)
@@ -221,7 +251,8 @@ public final class ChooseApp: TerminalProgram {
             buffer.put(Sanitizer.clean(field.text, keepNewlines: false), row: filterRow, column: 2)
             buffer.cursor = (filterRow, 2 + field.cursorColumn)
         }
-        let visible = matches
+        let found = kept
+        let visible = found.map(\.index)
         cursor = min(cursor, max(0, visible.count - 1))
         let (rows, counted) = window(count: visible.count, room: room)
         shownRows = rows
@@ -249,8 +280,9 @@ public final class ChooseApp: TerminalProgram {
             }
             var style = CellStyle()
             if here { style.bold = true }
-            let text = DisplayWidth.truncate(Sanitizer.clean(options[index], keepNewlines: false), to: max(1, width - column))
-            let end = buffer.put(text, row: r, column: column, style: style)
+            let clean = Sanitizer.clean(options[index], keepNewlines: false)
+            let text = DisplayWidth.truncate(clean, to: max(1, width - column))
+            let end = put(text, cut: text != clean, marking: found[k].match.positions, in: &buffer, row: r, column: column, style: style)
             hits.append(HitRegion(row: r, columns: 0..<max(1, end), target: index))
         }
         outOfSight(visible.count - shown.upperBound, above: false)

@@ -785,7 +785,15 @@ struct ProgramTests {
         #expect(lines().contains("  ↑ 12 more") && lines().contains("  ↓ 4978 more") && d.screen.contains("❯ item 22"), "\(d.screen)")
         #expect(lines().count == rows, "the list keeps its rows as it scrolls")
         d.send(.key(.paste("item 49")))
-        #expect(app.matches.count == 111 && lines().contains("  ↓ 101 more"), "the count is of the options the filter lets through: \(d.screen)")
+        // The 111 that start "item 49" first, then those with 49 elsewhere ("item 1249"), then those
+        // with a 4 and a 9 in order.
+        var phrase: [Int] = [48]  // "item 49", then "item 490" to "item 499" and "item 4900" to "item 4999"
+        phrase += Array(489...498)
+        phrase += Array(4899...4998)
+        let first = Array(app.matches.prefix(112))
+        #expect(first == phrase + [148], "\(first)")
+        let kept = app.matches.count
+        #expect(lines().contains("  ↓ \(kept - 10) more"), "the count is of the options the filter lets through: \(d.screen)")
         d.send(.key(.paste("99")))
         #expect(app.matches == [4998] && !d.screen.contains("more"), "a list that fits says nothing: \(d.screen)")
         // In another language, the same words a conversation's list uses.
@@ -857,5 +865,58 @@ struct ProgramTests {
             let screen = app()
             if columns >= 5 { #expect(!screen.allSatisfy { $0 == " " || $0 == "\n" }) }
         }
+    }
+}
+
+@Suite("choose's filter: every word in any order first, then letters in order")
+@MainActor
+struct ListFilterTests {
+    @Test("Words are found in any order, folded as search keys; the characters that matched are the option's own offsets")
+    func words() {
+        let filter = ListFilter("BRA  fea")
+        #expect(filter.words.count == 2)
+        #expect(filter.match(ListFilter.Key("feature/branch")) == ListFilter.Match(rank: 1, positions: [0, 1, 2, 8, 9, 10]))
+        // What was typed, whole (its spaces inside as typed), comes first.
+        #expect(filter.match(ListFilter.Key("a bra  feature")) == ListFilter.Match(rank: 0, positions: Array(2...9)))
+        #expect(filter.match(ListFilter.Key("main")) == nil)
+        // Accents folded: the offsets are of characters, whatever their bytes.
+        #expect(ListFilter("cafe").match(ListFilter.Key("Un café crème")) == ListFilter.Match(rank: 0, positions: [3, 4, 5, 6]))
+        #expect(ListFilter("lodz").match(ListFilter.Key("e\u{301}Łódź")) == ListFilter.Match(rank: 0, positions: [1, 2, 3, 4]))
+        #expect(ListFilter("   ").isEmpty)
+    }
+
+    @Test("A word that is not there whole may stand as its letters in order, later in the list")
+    func letters() {
+        let filter = ListFilter("fb")
+        #expect(filter.match(ListFilter.Key("Feature/branch")) == ListFilter.Match(rank: 2, positions: [0, 8]))
+        #expect(filter.match(ListFilter.Key("bf")) == nil)  // out of order
+        #expect(filter.match(ListFilter.Key("f")) == nil)  // shorter than the word
+        let keys = ["fix/banner", "fb-2", "feature/branch", "docs", "a fb"].map(ListFilter.Key.init)
+        let kept = filter.kept(keys)
+        #expect(kept.map(\.index) == [1, 4, 0, 2])
+        #expect(kept.map(\.match.rank) == [0, 0, 2, 2])
+        // The three groups: whole, every word, letters.
+        let words = ListFilter("item 49").kept(["item 1249", "item 49", "item 4x9", "other"].map(ListFilter.Key.init))
+        #expect(words.map(\.index) == [1, 0, 2] && words.map(\.match.rank) == [0, 1, 2])
+        // Every word must be there, one whole and one by its letters.
+        #expect(ListFilter("ban fx").match(ListFilter.Key("fix/banner")) == ListFilter.Match(rank: 2, positions: [0, 2, 4, 5, 6]))
+    }
+
+    @Test("choose keeps the whole-word matches first, marks what matched, and never marks the ellipsis of a cut option")
+    func chooseMarks() {
+        let clock = ManualClock()
+        let app = ChooseApp(title: nil, options: ["fix/banner-timer", "main", "feature/fuzzy", "release/fb"], limit: 1, strings: .english)
+        let d = Driver(app, clock: clock)
+        d.send(.key(.paste("fb")))
+        #expect(app.matches == [3, 0])
+        let frame = app.view(width: 40, now: 0).buffer
+        // "release/fb" (the cursor's row): f and b underlined, the rest not.
+        let row = frame.rows.first { r in r.map(\.text).joined().contains("release/fb") } ?? []
+        #expect(row.filter(\.style.underline).map(\.text) == ["f", "b"])
+        // Cut to the width, a mark past the cut is not drawn on the ellipsis.
+        let narrow = app.view(width: 10, now: 0).buffer
+        #expect(!narrow.rows.flatMap { $0 }.contains { $0.text == "…" && $0.style.underline })
+        d.keys(.enter)
+        #expect(app.outcome == .done(["release/fb"]))
     }
 }
