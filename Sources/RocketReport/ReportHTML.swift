@@ -142,10 +142,10 @@ extension Report {
             <title>RocketAlert report</title>
             <style>
             :root { color-scheme: light dark; --fg: #1b1f24; --bg: #ffffff; --muted: #4f5863; --line: #c9d1d9;
-              --reach: #b9d4f5; --answer: #1f5fa8; --ci: #1f5fa8; --zero: #6e7781; }
+              --reach: #b9d4f5; --answer: #1f5fa8; --ci: #1f5fa8; --zero: #6e7781; --shade: rgba(27, 31, 36, .22); }
             @media (prefers-color-scheme: dark) {
               :root { --fg: #e6edf3; --bg: #0d1117; --muted: #a4afbb; --line: #30363d; --reach: #1d3b5e; --answer: #79b8ff;
-                --ci: #79b8ff; --zero: #8b949e; }
+                --ci: #79b8ff; --zero: #8b949e; --shade: rgba(164, 175, 187, .32); }
             }
             * { box-sizing: border-box; }
             body { margin: 0; background: var(--bg); color: var(--fg); font: 15px/1.45 system-ui, sans-serif; }
@@ -155,9 +155,16 @@ extension Report {
             h2 { font-size: 1.25rem; margin: 2rem 0 .5rem; border-bottom: 1px solid var(--line); padding-bottom: .25rem; }
             h3 { font-size: 1.05rem; margin: 1.25rem 0 .25rem; }
             p.note { color: var(--muted); margin: .25rem 0; }
-            .scroll { overflow-x: auto; }
+            /* A table wider than the page scrolls sideways; a shade at an edge says more is there (the
+               covers move with the table and hide the shade at the end it has reached). */
+            .scroll { overflow-x: auto;
+              background: linear-gradient(to right, var(--bg) 40%, transparent) left / 2.5rem 100% no-repeat local,
+                linear-gradient(to left, var(--bg) 40%, transparent) right / 2.5rem 100% no-repeat local,
+                radial-gradient(farthest-side at left, var(--shade), transparent) left / .8rem 100% no-repeat scroll,
+                radial-gradient(farthest-side at right, var(--shade), transparent) right / .8rem 100% no-repeat scroll; }
             table { border-collapse: collapse; margin: .5rem 0; font-variant-numeric: tabular-nums; }
             th, td { padding: .3rem .6rem; border-bottom: 1px solid var(--line); text-align: right; white-space: nowrap; }
+            @media (max-width: 40rem) { th, td { padding: .3rem .35rem; } }
             th:first-child, td:first-child, .words { text-align: left; }
             figure { margin: .75rem 0; max-width: 40rem; }
             figcaption { color: var(--muted); font-size: .9rem; }

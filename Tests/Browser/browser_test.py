@@ -1408,6 +1408,12 @@ def report_page(browser):
                     assert box["width"] > 100 and box["x"] + box["width"] <= width + 1, f"chart {i} fits: {box}"
                 overflow = page.evaluate("() => document.documentElement.scrollWidth - document.documentElement.clientWidth")
                 assert overflow <= 0, f"the page is {overflow} px wider than the screen"
+                # A table wider than the screen scrolls in its region, which shades the edge where
+                # more is (covers that move with the table hide the shade at the end reached).
+                scrolling = page.evaluate("() => [...document.querySelectorAll('.scroll')].map(e => e.scrollWidth > e.clientWidth)")
+                assert any(scrolling) == (width == 375), f"regions that scroll at {width} px: {scrolling}"
+                attachment = page.evaluate("() => getComputedStyle(document.querySelector('.scroll')).backgroundAttachment")
+                assert attachment == "local, local, scroll, scroll", attachment
                 text_color = page.evaluate("() => getComputedStyle(document.querySelector('svg text')).fill")
                 background = page.evaluate("() => getComputedStyle(document.body).backgroundColor")
                 rgb = lambda c: tuple(int(x) for x in c[c.index("(") + 1:c.index(")")].split(",")[:3])
