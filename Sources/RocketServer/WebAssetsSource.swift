@@ -188,6 +188,33 @@ extension WebAssets {
         if (core.color(wanted) && core.contrast(wanted, bg) >= 4.5) return wanted;
         return core.contrast("#ffffff", bg) >= core.contrast("#000000", bg) ? "#ffffff" : "#000000";
         },
+        accent: function (hex) {
+        var given = core.color(hex);
+        if (!given) return null;
+        given = given.toLowerCase();
+        var mix = function (from, to, t) {
+        var out = "#";
+        for (var i = 1; i < 7; i += 2) {
+        var a = parseInt(from.substr(i, 2), 16), b = parseInt(to.substr(i, 2), 16);
+        out += ("0" + Math.round(a + (b - a) * t).toString(16)).slice(-2);
+        }
+        return out;
+        };
+        var reads = function (c, grounds) {
+        return grounds.every(function (g) { return core.contrast(c, g) >= 4.5; });
+        };
+        var settle = function (toward, grounds) {
+        for (var step = 0; step <= 20; step++) {
+        var c = mix(given, toward, step / 20);
+        if (reads(c, grounds)) return c;
+        }
+        return toward;
+        };
+        var ink = function (c) { return core.contrast("#ffffff", c) >= core.contrast(core.ACCENT.darkInk, c) ? "#ffffff" : core.ACCENT.darkInk; };
+        var light = settle("#000000", core.ACCENT.light), dark = settle("#ffffff", core.ACCENT.dark);
+        return { light: light, lightInk: ink(light), dark: dark, darkInk: ink(dark), changed: light !== given };
+        },
+        ACCENT: { light: ["#ffffff", "#eef1f5"], dark: ["#15191e", "#242b33"], darkInk: "#0b1a2a" },
         holdWanted: function (view, engaged, pinned, pending) {
         if (!view || pending !== null || (!view.autoAdvance && !view.held)) return null;
         var want = !!(engaged || pinned);
@@ -338,6 +365,27 @@ extension WebAssets {
         var done = false, once = function () { if (!done) { done = true; fn(); } };
         setTimeout(once, 100);
         if (window.requestAnimationFrame) window.requestAnimationFrame(function () { setTimeout(once, 0); });
+        }
+        var accent = null;
+        if (script && script.hasAttribute("data-accent")) {
+        accent = core.accent(script.getAttribute("data-accent"));
+        if (!accent) {
+        if (window.console) console.warn("RocketAlert: data-accent must be a colour written #RRGGBB; the widget's own colours are used");
+        } else if (accent.changed && window.console) {
+        console.info("RocketAlert: data-accent " + script.getAttribute("data-accent") + " reads below 4.5:1 on the widget's light background; " +
+        accent.light + " is used there in its place");
+        }
+        }
+        function widgetRoot(node) {
+        node.classList.add("rk");
+        if (reduced) node.classList.add("rk-reduced");
+        if (accent) {
+        node.style.setProperty("--rk-accent", accent.light);
+        node.style.setProperty("--rk-accent-ink", accent.lightInk);
+        node.style.setProperty("--rk-accent-dark", accent.dark);
+        node.style.setProperty("--rk-accent-dark-ink", accent.darkInk);
+        }
+        return node;
         }
         function el(tag, cls, text) {
         var e = document.createElement(tag);
@@ -505,9 +553,8 @@ extension WebAssets {
         style.textContent = CSS;
         document.head.appendChild(style);
         }
-        root.classList.add("rk");
+        widgetRoot(root);
         if (this.options.page) root.classList.add("rk-page");
-        if (reduced) root.classList.add("rk-reduced");
         this.frame = el("section", "rk-frame");
         this.frame.setAttribute("aria-label", say("conversation"));
         this.header = el("header", "rk-head");
@@ -1257,13 +1304,12 @@ extension WebAssets {
         this.view = null;
         this.busy = false;
         this.previous = document.activeElement;
-        this.overlay = el("div", "rk rk-overlay");
+        this.overlay = widgetRoot(el("div", "rk-overlay"));
         this.box = el("div", "rk-dialog");
         this.box.setAttribute("role", "alertdialog");
         this.box.setAttribute("aria-modal", "true");
         this.box.tabIndex = -1;
         this.overlay.appendChild(this.box);
-        if (reduced) this.overlay.classList.add("rk-reduced");
         document.body.appendChild(this.overlay);
         var self = this;
         this.box.addEventListener("keydown", function (ev) { self.key(ev); });
@@ -1381,8 +1427,7 @@ extension WebAssets {
         visitor: visitorID
         };
         function launcher(flow, resumeOnly, openNow) {
-        var root = el("div", "rk rk-launcher-root"), unread = 0, open = false;
-        if (reduced) root.classList.add("rk-reduced");
+        var root = widgetRoot(el("div", "rk-launcher-root")), unread = 0, open = false;
         var button = el("button", "rk-launcher");
         button.type = "button";
         button.setAttribute("aria-expanded", "false");
@@ -1468,8 +1513,8 @@ extension WebAssets {
 
     /// The widget's style sheet, put into the page by the script.
     static let style = #"""
-        .rk{--rk-bg:#fff;--rk-ink:#293b4d;--rk-bubble:#eef1f5;--rk-mine:#0a5fb4;--rk-mine-ink:#fff;--rk-blue:#0a5fb4;--rk-red:#b3261e;--rk-muted:#4f5d6b;--rk-focus:#0a5fb4;font:18px/1.4 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:var(--rk-ink)}
-        @media (prefers-color-scheme:dark){.rk{--rk-bg:#15191e;--rk-ink:#e8edf2;--rk-bubble:#242b33;--rk-mine:#7db8f5;--rk-mine-ink:#0b1a2a;--rk-blue:#7db8f5;--rk-red:#ff8a80;--rk-muted:#aab6c2;--rk-focus:#7db8f5}}
+        .rk{--rk-bg:#fff;--rk-ink:#293b4d;--rk-bubble:#eef1f5;--rk-mine:var(--rk-accent,#0a5fb4);--rk-mine-ink:var(--rk-accent-ink,#fff);--rk-blue:var(--rk-accent,#0a5fb4);--rk-red:#b3261e;--rk-muted:#4f5d6b;--rk-focus:var(--rk-accent,#0a5fb4);font:18px/1.4 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:var(--rk-ink)}
+        @media (prefers-color-scheme:dark){.rk{--rk-bg:#15191e;--rk-ink:#e8edf2;--rk-bubble:#242b33;--rk-mine:var(--rk-accent-dark,#7db8f5);--rk-mine-ink:var(--rk-accent-dark-ink,#0b1a2a);--rk-blue:var(--rk-accent-dark,#7db8f5);--rk-red:#ff8a80;--rk-muted:#aab6c2;--rk-focus:var(--rk-accent-dark,#7db8f5)}}
         .rk-hidden{display:none}
         .rk-frame{background:var(--rk-bg);color:var(--rk-ink);border-radius:16px;padding:12px 16px;max-width:36rem;box-shadow:0 2px 16px rgba(0,0,0,.18);animation:rk-intro 1s ease-out}
         .rk-page .rk-frame{margin:2rem auto;box-shadow:none}

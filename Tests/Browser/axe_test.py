@@ -148,6 +148,21 @@ def main():
                     page.locator(".rk-log > .rk-item").first.wait_for(timeout=bt.TIMEOUT)
                     check(axe, page, f"the launcher, open ({scheme}, {width} px)", problems)
                     context.close()
+                    # The same with a site's accent that needs adjusting to read (a yellow).
+                    context, page = bt.open_launcher_page(
+                        browser, server, "welcome", ' data-accent="#ffcc00"', color_scheme=scheme,
+                        viewport={"width": width, "height": 800}, reduced_motion="reduce")
+                    page.locator(".rk-launcher").click(timeout=bt.TIMEOUT)
+                    # "Hi!" waits for its tap while the focus is in the panel, unless it went on
+                    # by itself before the panel opened.
+                    sure, hi = page.get_by_role("button", name="Sure"), page.get_by_role("button", name="Hi!")
+                    sure.or_(hi).first.wait_for(timeout=bt.TIMEOUT)
+                    if not sure.count():
+                        hi.click(timeout=bt.TIMEOUT)
+                    sure.click(timeout=bt.TIMEOUT)
+                    page.locator(".rk-mine").first.wait_for(timeout=bt.TIMEOUT)
+                    check(axe, page, f"the launcher with data-accent, open and answered ({scheme}, {width} px)", problems)
+                    context.close()
                     # Every flow, and the flow in many languages once more in Arabic (right to left).
                     for flow, locale in [(f, "en-US") for f in flows] + [("languages", "ar")]:
                         try:

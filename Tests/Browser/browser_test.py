@@ -484,13 +484,58 @@ def right_to_left(browser, server):
     context.close()
 
 
-def open_launcher_page(browser, server, flow="demo", **context_options):
-    """A site's page (served at the server's origin by Playwright) embedding the launcher of `flow`."""
+def open_launcher_page(browser, server, flow="demo", attributes="", **context_options):
+    """A site's page (served at the server's origin by Playwright) embedding the launcher of `flow`,
+    with more of the script's `attributes` (` data-accent="#e0115f"`) when given."""
     context = browser.new_context(**context_options)
     page = context.new_page()
-    page.route(server.url + "shop.html", lambda route: route.fulfill(status=200, content_type="text/html", body=LAUNCHER_PAGE.replace("FLOW", flow)))
+    body = LAUNCHER_PAGE.replace("FLOW", flow).replace(' data-mode="launcher"', ' data-mode="launcher"' + attributes)
+    page.route(server.url + "shop.html", lambda route: route.fulfill(status=200, content_type="text/html", body=body))
     page.goto(server.url + "shop.html")
     return context, page
+
+
+def accent(browser, server):
+    """data-accent: the site's colour on the launcher, the buttons and the visitor's bubbles, made
+    readable in each scheme (a yellow is darkened on white, and the console says so); a value that
+    is no colour keeps the widget's own and says why."""
+    for scheme in ("light", "dark"):
+        messages = []
+        context, page = open_launcher_page(
+            browser, server, "demo", ' data-accent="#ffcc00"', color_scheme=scheme, viewport={"width": 375, "height": 740})
+        page.on("console", lambda m: messages.append((m.type, m.text)))
+        page.reload()
+        button = page.locator(".rk-launcher")
+        button.wait_for(timeout=TIMEOUT)
+        expected = page.evaluate("() => getComputedStyle(document.querySelector('.rk-launcher-root')).getPropertyValue("
+                                 f"'--rk-accent{'-dark' if scheme == 'dark' else ''}').trim()")
+        rgb = lambda c: tuple(int(x) for x in c[c.index("(") + 1:c.index(")")].split(",")[:3])
+        hexed = lambda t: "#%02x%02x%02x" % t
+        assert hexed(rgb(button.evaluate("b => getComputedStyle(b).backgroundColor"))) == expected, expected
+        if scheme == "light":
+            assert expected != "#ffcc00" and contrast(rgb(button.evaluate("b => getComputedStyle(b).backgroundColor")), (255, 255, 255)) >= 4.5
+            assert any(t == "info" and "data-accent #ffcc00 reads below 4.5:1" in text and expected in text for t, text in messages), messages
+        else:
+            assert expected == "#ffcc00", "a yellow reads on the dark frame as it is"
+        button.click()
+        # The focus is in the panel, so each block waits for its tap (WCAG 2.2.1), then Sure.
+        for name in ("Hi! I'm Rocket", "This block goes on by itself", "Image blocks", "Sure"):
+            page.get_by_role("button", name=name).click(timeout=TIMEOUT)
+        mine = page.locator(".rk-mine").first
+        mine.wait_for(timeout=TIMEOUT)
+        assert hexed(rgb(mine.evaluate("e => getComputedStyle(e).backgroundColor"))) == expected
+        audit(page, f"the launcher with data-accent ({scheme})")
+        shot(page, f"accent-{scheme}-375")
+        context.close()
+    # No colour: the widget's own blue, and why in the console.
+    warnings = []
+    context, page = open_launcher_page(browser, server, "demo", ' data-accent="red"')
+    page.on("console", lambda m: warnings.append(m.text) if m.type == "warning" else None)
+    page.reload()
+    page.locator(".rk-launcher").wait_for(timeout=TIMEOUT)
+    assert page.evaluate("() => getComputedStyle(document.querySelector('.rk-launcher')).backgroundColor") == "rgb(10, 95, 180)"
+    assert any("data-accent must be a colour written #RRGGBB" in w for w in warnings), warnings
+    context.close()
 
 
 def launcher(browser, server):
@@ -1537,6 +1582,7 @@ def main():
                 ("a rating from 0 to 10: eleven radios from 0, arrows pick 0, the reply says 0 / 10", lambda: nps_rating(browser, flows)),
                 ("a snoozing button: the same visitor is told until when, another is shown the flow", lambda: snoozed(browser, flows)),
                 ("the launcher: a badge for what came while closed, a panel, Esc and the focus", lambda: launcher(browser, demo)),
+                ("data-accent: the site's colour, readable in each scheme; no colour keeps the widget's own", lambda: accent(browser, demo)),
                 ("an alert whose actions update live; an action sheet; one whose visitor is erased closes", lambda: live_alert(browser, demo)),
                 ("page trigger delay:30s on a virtual clock; a reload resumes, never re-pops", lambda: trigger_delay(browser, demo)),
                 ("page trigger scroll:50%; a second tab is cancelled, a later one shows nothing", lambda: trigger_scroll_and_tabs(browser, demo)),

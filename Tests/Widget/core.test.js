@@ -235,6 +235,43 @@ test("banner text always reads: the flow's colour when it has 4.5:1, else white 
   }
 });
 
+test("a site's accent: kept when it reads at 4.5:1 on the frame and a bubble in each scheme, else darkened or lightened until it does", () => {
+  const reads = (c, grounds) => grounds.every((g) => core.contrast(c, g) >= 4.5);
+  // A dark brand colour reads on white as it is; the dark scheme lightens it.
+  const navy = core.accent("#1F3A93");
+  assert.equal(navy.light, "#1f3a93");
+  assert.equal(navy.changed, false);
+  assert.equal(navy.lightInk, "#ffffff");
+  assert.ok(reads(navy.dark, core.ACCENT.dark) && navy.dark !== "#1f3a93", navy.dark);
+  assert.equal(navy.darkInk, core.ACCENT.darkInk);
+  // Yellow on white is 1.1:1: darkened, and said to be.
+  const yellow = core.accent("#ffcc00");
+  assert.equal(yellow.changed, true);
+  assert.ok(reads(yellow.light, core.ACCENT.light), yellow.light);
+  const [r, g, b] = [1, 3, 5].map((i) => parseInt(yellow.light.substr(i, 2), 16));
+  assert.ok(r > b && g > b && yellow.light !== "#000000", "still a yellow's dark shade, not black: " + yellow.light);
+  assert.equal(yellow.dark, "#ffcc00", "it reads on the dark frame as it is");
+  // Every colour ends readable, its ink on it too.
+  for (const c of ["#000000", "#ffffff", "#ff0000", "#00ff00", "#0000ff", "#808080", "#00897b", "#f5a623", "#e0115f"]) {
+    const a = core.accent(c);
+    assert.ok(reads(a.light, core.ACCENT.light) && reads(a.dark, core.ACCENT.dark), c);
+    assert.ok(core.contrast(a.lightInk, a.light) >= 4.5 && core.contrast(a.darkInk, a.dark) >= 4.5, c);
+  }
+  for (const bad of ["red", "#fff", "", null, "#12345g", "url(x)", "#ffffff; color: red"]) assert.equal(core.accent(bad), null, String(bad));
+});
+
+test("the accent's grounds are the widget's own: the frame and bubble colours of widget.css in each scheme", () => {
+  const fs = require("node:fs");
+  const css = fs.readFileSync(path.join(__dirname, "..", "..", "Sources", "RocketServer", "Web", "widget.css"), "utf8");
+  const light = css.match(/^\.rk\{--rk-bg:(#[0-9a-f]+);--rk-ink:#[0-9a-f]+;--rk-bubble:(#[0-9a-f]+);/m);
+  const dark = css.match(/prefers-color-scheme:dark\)\{\.rk\{--rk-bg:(#[0-9a-f]+);--rk-ink:#[0-9a-f]+;--rk-bubble:(#[0-9a-f]+);--rk-mine:var\(--rk-accent-dark,#[0-9a-f]+\);--rk-mine-ink:var\(--rk-accent-dark-ink,(#[0-9a-f]+)\)/);
+  assert.ok(light && dark, "widget.css starts with the colours of both schemes");
+  const six = (c) => c.length === 4 ? "#" + c[1] + c[1] + c[2] + c[2] + c[3] + c[3] : c;
+  assert.deepEqual(core.ACCENT.light, [six(light[1]), six(light[2])]);
+  assert.deepEqual(core.ACCENT.dark, [six(dark[1]), six(dark[2])]);
+  assert.equal(core.ACCENT.darkInk, dark[3]);
+});
+
 test("auto-advance is held while the visitor is engaged or turned it off, and only asked for when it changes", () => {
   const running = { autoAdvance: true, held: false }, held = { autoAdvance: true, held: true };
   assert.equal(core.holdWanted(running, true, false, null), true, "pointer, focus or typing");

@@ -272,6 +272,43 @@
       return core.contrast("#ffffff", bg) >= core.contrast("#000000", bg) ? "#ffffff" : "#000000";
     },
     /**
+     * The widget's colours for a site's accent (`data-accent="#RRGGBB"`), or null for a value
+     * that is no such colour. The accent colours buttons, links, the visitor's own bubbles, the
+     * focus ring and the launcher, as text on the frame and its bubbles and as the background
+     * of the visitor's words, so in each scheme it must read at 4.5:1 against both: a colour
+     * that does not is darkened (light scheme) or lightened (dark scheme) a step at a time until
+     * it does. `ink` is the text on it: white or the dark ink, whichever reads better.
+     * `changed` says whether the light scheme's colour is not the one given.
+     */
+    accent: function (hex) {
+      var given = core.color(hex);
+      if (!given) return null;
+      given = given.toLowerCase();
+      var mix = function (from, to, t) {
+        var out = "#";
+        for (var i = 1; i < 7; i += 2) {
+          var a = parseInt(from.substr(i, 2), 16), b = parseInt(to.substr(i, 2), 16);
+          out += ("0" + Math.round(a + (b - a) * t).toString(16)).slice(-2);
+        }
+        return out;
+      };
+      var reads = function (c, grounds) {
+        return grounds.every(function (g) { return core.contrast(c, g) >= 4.5; });
+      };
+      var settle = function (toward, grounds) {
+        for (var step = 0; step <= 20; step++) {
+          var c = mix(given, toward, step / 20);
+          if (reads(c, grounds)) return c;
+        }
+        return toward;
+      };
+      var ink = function (c) { return core.contrast("#ffffff", c) >= core.contrast(core.ACCENT.darkInk, c) ? "#ffffff" : core.ACCENT.darkInk; };
+      var light = settle("#000000", core.ACCENT.light), dark = settle("#ffffff", core.ACCENT.dark);
+      return { light: light, lightInk: ink(light), dark: dark, darkInk: ink(dark), changed: light !== given };
+    },
+    /** The grounds an accent is read on in each scheme (the frame and a bubble; held to widget.css by a test), and the dark ink. */
+    ACCENT: { light: ["#ffffff", "#eef1f5"], dark: ["#15191e", "#242b33"], darkInk: "#0b1a2a" },
+    /**
      * Whether to ask the server to hold auto-advance (WCAG 2.2.1): while the visitor points at,
      * is focused in or types in the conversation, or turned it off; null when nothing needs
      * asking (no auto-advance, or the view already says so, or a request is out).
@@ -501,6 +538,30 @@
     setTimeout(once, 100);
     if (window.requestAnimationFrame) window.requestAnimationFrame(function () { setTimeout(once, 0); });
   }
+  // The site's accent (data-accent), worked out once: null keeps the widget's own blue.
+  var accent = null;
+  if (script && script.hasAttribute("data-accent")) {
+    accent = core.accent(script.getAttribute("data-accent"));
+    if (!accent) {
+      if (window.console) console.warn("RocketAlert: data-accent must be a colour written #RRGGBB; the widget's own colours are used");
+    } else if (accent.changed && window.console) {
+      console.info("RocketAlert: data-accent " + script.getAttribute("data-accent") + " reads below 4.5:1 on the widget's light background; " +
+        accent.light + " is used there in its place");
+    }
+  }
+  // Marks `node` as a root of the widget (class rk): reduced motion, and the site's accent as
+  // the custom properties widget.css reads its colours from.
+  function widgetRoot(node) {
+    node.classList.add("rk");
+    if (reduced) node.classList.add("rk-reduced");
+    if (accent) {
+      node.style.setProperty("--rk-accent", accent.light);
+      node.style.setProperty("--rk-accent-ink", accent.lightInk);
+      node.style.setProperty("--rk-accent-dark", accent.dark);
+      node.style.setProperty("--rk-accent-dark-ink", accent.darkInk);
+    }
+    return node;
+  }
   function el(tag, cls, text) {
     var e = document.createElement(tag);
     if (cls) e.className = cls;
@@ -694,9 +755,8 @@
       style.textContent = CSS;
       document.head.appendChild(style);
     }
-    root.classList.add("rk");
+    widgetRoot(root);
     if (this.options.page) root.classList.add("rk-page");
-    if (reduced) root.classList.add("rk-reduced");
     this.frame = el("section", "rk-frame");
     this.frame.setAttribute("aria-label", say("conversation"));
     this.header = el("header", "rk-head");
@@ -1551,13 +1611,12 @@
     this.view = null;
     this.busy = false;
     this.previous = document.activeElement;
-    this.overlay = el("div", "rk rk-overlay");
+    this.overlay = widgetRoot(el("div", "rk-overlay"));
     this.box = el("div", "rk-dialog");
     this.box.setAttribute("role", "alertdialog");
     this.box.setAttribute("aria-modal", "true");
     this.box.tabIndex = -1;
     this.overlay.appendChild(this.box);
-    if (reduced) this.overlay.classList.add("rk-reduced");
     document.body.appendChild(this.overlay);
     var self = this;
     this.box.addEventListener("keydown", function (ev) { self.key(ev); });
@@ -1702,8 +1761,7 @@
   // data-mode="launcher": a button in the page's corner opens the conversation in a panel; a
   // badge counts what arrived while it was closed; Esc closes it and the focus goes back.
   function launcher(flow, resumeOnly, openNow) {
-    var root = el("div", "rk rk-launcher-root"), unread = 0, open = false;
-    if (reduced) root.classList.add("rk-reduced");
+    var root = widgetRoot(el("div", "rk-launcher-root")), unread = 0, open = false;
     var button = el("button", "rk-launcher");
     button.type = "button";
     button.setAttribute("aria-expanded", "false");
