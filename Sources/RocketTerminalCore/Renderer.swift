@@ -254,15 +254,7 @@ public struct InlineRenderer: Sendable {
         let first = max(0, top) + 1
         emit("\u{1B}[\(first);1H\u{1B}[2K\u{1B}[\(first + 1);1H\u{1B}[J\u{1B}[\(first);1H")
         resizedRows = Array(previous.prefix(inScrollback))
-        placedAbove = 0
-        previous = []
-        topOffset = 0
-        startRow = max(0, top)
-        baseRows = 1
-        newlines = 0
-        createdRows = 1
-        cursorRow = 0
-        cursorColumn = 0
+        restartRegion(at: max(0, top))
         anchorBottom = false
         return out
     }
@@ -292,15 +284,7 @@ public struct InlineRenderer: Sendable {
         }
         if !cursorVisible { emit("\u{1B}[?25h"); cursorVisible = true }
         resizedRows = topOffset > 0 ? Array(previous.prefix(topOffset)) : nil
-        previous = []
-        topOffset = 0
-        createdRows = 1
-        cursorRow = 0
-        cursorColumn = 0
-        startRow = nil
-        placedAbove = 0
-        baseRows = 1
-        newlines = 0
+        restartRegion(at: nil)
         anchorBottom = false
         return out
     }
@@ -348,16 +332,22 @@ public struct InlineRenderer: Sendable {
         resetStyleIfNeeded()
         emit("\u{1B}[J")
         for line in lines { emit(line + "\r\n") }
+        restartRegion(at: nil)
+        return out
+    }
+
+    /// Forgets the region drawn: the next frame is a new region from the cursor, which stands at
+    /// the start of its first row (screen row `start`, nil until a report says).
+    private mutating func restartRegion(at start: Int?) {
         previous = []
         topOffset = 0
         createdRows = 1
         cursorRow = 0
         cursorColumn = 0
-        startRow = nil
+        startRow = start
         placedAbove = 0
         baseRows = 1
         newlines = 0
-        return out
     }
 
     /// Leaves the cursor on a fresh line below the region, styles reset and the cursor shown,

@@ -4,15 +4,16 @@ import Testing
 
 import RocketTestSupport
 
+/// A frame of `lines`, one a row, `width` wide, the cursor at `cursor`.
+private func frame(_ lines: [String], width: Int, cursor: (Int, Int)? = nil) -> ScreenBuffer {
+    var s = ScreenBuffer(width: width)
+    for l in lines { let r = s.addRow(); s.put(l, row: r, column: 0) }
+    s.cursor = cursor
+    return s
+}
+
 @Suite("Inline renderer round trips through a virtual terminal")
 struct RendererTests {
-    func frame(_ lines: [String], width: Int, cursor: (Int, Int)? = nil) -> ScreenBuffer {
-        var s = ScreenBuffer(width: width)
-        for l in lines { let r = s.addRow(); s.put(l, row: r, column: 0) }
-        s.cursor = cursor
-        return s
-    }
-
     @Test("Successive frames leave exactly the last frame on screen")
     func roundTrip() {
         var vt = VirtualTerminal(width: 20, height: 10)
@@ -262,13 +263,6 @@ struct ResizeAnchorTests {
 
 @Suite("Ctrl-Z: the region gives its place to the shell")
 struct SuspendTests {
-    func frame(_ lines: [String], width: Int, cursor: (Int, Int)? = nil) -> ScreenBuffer {
-        var s = ScreenBuffer(width: width)
-        for l in lines { let r = s.addRow(); s.put(l, row: r, column: 0) }
-        s.cursor = cursor
-        return s
-    }
-
     @Test("The region is erased and the cursor left where it began; the next frame starts below the shell's lines")
     func shortFrame() {
         var vt = VirtualTerminal(width: 20, height: 10)
