@@ -323,6 +323,22 @@ enum ServeCommand {
     /// What the start says about a configuration that works but may not be what was meant: no
     /// keys, `--insecure-dev`, answers sent in clear text, secrets other users may read (the store
     /// at `store` among them when it holds the token secret), a proxy without a public address.
+    /// What the flows folder holds that will not be served, as the start and `--check` say it:
+    /// `.json` files passed over (links, names that are no flow names; the first ten, then how
+    /// many more) and a folder with no flow at all (pages get 404 until one is added).
+    static func folderWarnings(_ flows: FlowLibrary) -> [String] {
+        guard let folder = flows.directory.map({ Sanitizer.clean($0, keepNewlines: false) }) else { return [] }
+        var out: [String] = []
+        let passed = flows.passedOver()
+        for entry in passed.prefix(10) { out.append("rocket serve: \(folder)/\(Sanitizer.clean(entry.file, keepNewlines: false)) \(entry.why)") }
+        if passed.count > 10 { out.append("rocket serve: \(folder): and \(passed.count - 10) more .json files not offered") }
+        if flows.names().isEmpty {
+            out.append(
+                "rocket serve: \(folder) holds no flows (NAME.json): every page is 404 until one is added (flows added later are served within a second)")
+        }
+        return out
+    }
+
     static func warnings(_ options: Options, keys: [String], store: String) -> [String] {
         var out: [String] = []
         if options.insecureDev {
@@ -447,7 +463,7 @@ enum ServeCommand {
             for line in lines { say(folder + line, .error) }
         }
         if bad > 0, status == .ok { status = .dataError }
-        for warning in warnings(options, keys: keys, store: place) { say.warning(warning) }
+        for warning in folderWarnings(flows) + warnings(options, keys: keys, store: place) { say.warning(warning) }
         let shownPlace = Sanitizer.clean(place, keepNewlines: false)
         if status == .ok {
             say("rocket serve: the configuration is good: \(names.count) flow(s), \(keys.count) site key(s), the store \(shownPlace)", .info)
@@ -609,7 +625,7 @@ enum ServeCommand {
             "rocket serve: listening on \(url) (flows: \(Sanitizer.clean(options.flows ?? "the built-in demo", keepNewlines: false)); store: \(Sanitizer.clean(archive.place, keepNewlines: false))); Ctrl-C stops",
             .info
         )
-        for warning in warnings(options, keys: keys, store: archive.place) { say.warning(warning) }
+        for warning in folderWarnings(flows) + warnings(options, keys: keys, store: archive.place) { say.warning(warning) }
         var received: Int32 = 0
         while true {
             sigwait(&set, &received)

@@ -561,9 +561,15 @@ package enum FileIO {
     /// The names of the regular files in `folder` that end in `suffix`, sorted: links and
     /// anything else in it are left out (what a server may serve from a folder it was given).
     package static func regularFiles(in folder: String, endingIn suffix: String) -> Result<[String], Failure> {
+        entries(in: folder, endingIn: suffix).map { found in found.filter(\.regular).map(\.name) }
+    }
+
+    /// The names in `folder` that end in `suffix` (and are longer than it), sorted, each with
+    /// whether it is a regular file (not a link, a folder, a FIFO or a device).
+    package static func entries(in folder: String, endingIn suffix: String) -> Result<[(name: String, regular: Bool)], Failure> {
         guard let dir = opendir(folder) else { return .failure(Failure(errno)) }
         defer { closedir(dir) }
-        var out: [String] = []
+        var out: [(name: String, regular: Bool)] = []
         while let entry = readdir(dir) {
             let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
                 String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
@@ -574,9 +580,9 @@ package enum FileIO {
                 var st = stat()
                 regular = lstat(folder + "/" + name, &st) == 0 && (st.st_mode & S_IFMT) == S_IFREG
             }
-            if regular { out.append(name) }
+            out.append((name, regular))
         }
-        return .success(out.sorted())
+        return .success(out.sorted { $0.name < $1.name })
     }
 
     /// Who besides the owner and the group may use the file at `path` (links followed): nil when

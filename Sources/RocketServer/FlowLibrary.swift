@@ -300,6 +300,47 @@ package final class FlowLibrary: Sendable {
         }
     }
 
+    /// The `.json` entries of the folder that are not offered, each with why, for the server's
+    /// start and `--check` to say (a file it passes over silently would look like a bug): links
+    /// and other entries that are no regular file (never served), and files whose name is no
+    /// flow name (`onboarding.v2.json`). Test files (`NAME.test.json`) belong there and are not
+    /// listed. Empty without a folder or when it cannot be read.
+    package func passedOver() -> [(file: String, why: String)] {
+        guard let directory, case .success(let entries) = FileIO.entries(in: directory, endingIn: ".json") else { return [] }
+        var out: [(file: String, why: String)] = []
+        for entry in entries where !entry.name.hasSuffix(".test.json") {
+            let stem = String(entry.name.dropLast(5))
+            if !entry.regular {
+                out.append((entry.name, "is not offered: it is a link or not a regular file, and flows are served only from files in the folder itself"))
+            } else if !Self.isName(stem) {
+                let rule = "a flow's name is letters, digits, - and _ (not first), at most 64 bytes"
+                let renamed = Self.servableName(stem).map { "; rename it, such as '\($0).json'" } ?? ""
+                out.append((entry.name, "is not offered: \(rule)\(renamed)"))
+            }
+        }
+        return out
+    }
+
+    /// A flow name like `stem` (ASCII): each run of other characters as one `-`, none first or
+    /// last; nil when nothing is left, or for a name with other letters (no guess at how to
+    /// spell them).
+    static func servableName(_ stem: String) -> String? {
+        guard stem.utf8.allSatisfy({ $0 < 0x80 }) else { return nil }
+        var out = ""
+        for u in stem.unicodeScalars {
+            let ok = u.isASCII && (("a"..."z").contains(u) || ("A"..."Z").contains(u) || ("0"..."9").contains(u) || u == "-" || u == "_")
+            if ok {
+                out.unicodeScalars.append(u)
+            } else if !out.isEmpty && out.last != "-" {
+                out += "-"
+            }
+        }
+        while let first = out.first, first == "-" || first == "_" { out.removeFirst() }
+        while out.last == "-" { out.removeLast() }
+        let name = String(out.utf8.prefix(64)) ?? out
+        return Self.isName(name) ? name : nil
+    }
+
     /// The flows on offer with their titles (nil for a flow without one, or one that cannot be
     /// loaded), for the home page: made again at most once a ``recheckInterval``.
     package func catalog() -> [FlowListing] {

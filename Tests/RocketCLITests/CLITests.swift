@@ -3,6 +3,7 @@ import RocketTestSupport
 import RocketConversation
 import RocketFlow
 @testable import RocketCLI
+@testable import RocketServer
 import Foundation
 import Synchronization
 import Testing
@@ -530,6 +531,33 @@ struct AssetTests {
         #expect(check.stderr.contains("p.json: the image \"wide.jpg\" is 2049 × 8 pixels"), "\(check.stderr)")
         #expect(check.stderr.contains("gone.json: the image \"gone.png\" cannot be read: no such file (blocks[0].image)"), "\(check.stderr)")
         #expect(!check.stderr.contains("fits.jpg"), "\(check.stderr)")
+    }
+
+    @Test("serve says which .json files of its folder it passes over and why (a link, a name that is no flow name), and a folder with no flows")
+    func passedOver() throws {
+        let dir = scratchDirectory()
+        let flow = #"{"version": 1, "blocks": [{"id": "hi", "type": "text", "text": "Hello"}]}"#
+        write(flow, to: dir + "/ok.json")
+        write(flow, to: dir + "/onboarding.v2.json")
+        write(flow, to: dir + "/Ünï.json")
+        write(#"{"cases": [{"name": "ends"}]}"#, to: dir + "/ok.test.json")
+        try FileManager.default.createSymbolicLink(atPath: dir + "/linked.json", withDestinationPath: dir + "/ok.json")
+        let check = try runRocket(["serve", "--check", "--flows", dir, "--insecure-dev", "--store", dir + "/s.sqlite"])
+        #expect(check.status == 0, "warnings, not errors: \(check.stderr)")
+        #expect(
+            check.stderr.contains(
+                "\(dir)/onboarding.v2.json is not offered: a flow's name is letters, digits, - and _ (not first), at most 64 bytes; rename it, such as 'onboarding-v2.json'"
+            ), "\(check.stderr)")
+        #expect(check.stderr.contains("\(dir)/Ünï.json is not offered: a flow's name is letters, digits, - and _ (not first), at most 64 bytes\n"))
+        #expect(check.stderr.contains("\(dir)/linked.json is not offered: it is a link or not a regular file"))
+        #expect(!check.stderr.contains("ok.test.json") && !check.stderr.contains("ok.json is not offered"))
+        #expect(check.stderr.contains("the configuration is good: 1 flow(s)"))
+        // A folder with no flow: said at the start too (the server still starts: flows may come).
+        let empty = dir + "/empty"
+        try FileManager.default.createDirectory(atPath: empty, withIntermediateDirectories: true)
+        let none = try runRocket(["serve", "--check", "--flows", empty, "--insecure-dev", "--store", dir + "/s.sqlite"])
+        #expect(none.status == 0 && none.stderr.contains("\(empty) holds no flows (NAME.json): every page is 404 until one is added"), "\(none.stderr)")
+        #expect(FlowLibrary.servableName("_draft copy") == "draft-copy" && FlowLibrary.servableName("...") == nil)
     }
 
     @Test("banner --icon must name a picture that exists; rule flags need --scenario")
