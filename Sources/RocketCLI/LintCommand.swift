@@ -4,6 +4,7 @@ import RocketCore
 import RocketPlatform
 import RocketScenarioEngine
 import RocketScenarios
+import RocketServer
 
 enum LintCommand {
     static let spec = CommandSpec(
@@ -45,13 +46,16 @@ enum LintCommand {
             emit(FlowDiagnostic(severity: .error, code: "unreadable", message: message, path: ""), file: displayName(path))
         }
         var files: [String] = []
+        var inFolders = Set<String>()
         for path in options.files {
             switch LintOptions.files(for: path) {
             case nil: files.append(path)
             case .success(let inside) where inside.isEmpty:
                 status = ExitStatus.noInput
                 report(path, "holds no flow files (NAME.json) or test files (NAME.test.json)")
-            case .success(let inside): files += inside
+            case .success(let inside):
+                files += inside
+                inFolders.formUnion(inside)
             case .failure(let e):
                 status = ExitStatus.noInput
                 report(path, "cannot read the folder: \(e.reason)")
@@ -86,6 +90,14 @@ enum LintCommand {
                 report(path, "cannot read the file: \(e.reason)")
             case .success(let result):
                 if !result.errors.isEmpty && status == ExitStatus.ok { status = ExitStatus.dataError }
+                // A folder's file that rocket serve --flows would pass over for its name.
+                let stem = String(PathName.lastComponent(path).dropLast(5))
+                if inFolders.contains(path), !FlowDocument.isFlowName(stem) {
+                    emit(
+                        FlowDiagnostic(
+                            severity: .warning, code: "not-a-flow-name", message: "rocket serve would not offer this file: " + FlowLibrary.nameRule(stem),
+                            path: ""), file: displayName(path))
+                }
                 for d in result.diagnostics { emit(d, file: displayName(path)) }
             }
         }

@@ -313,18 +313,23 @@ package final class FlowLibrary: Sendable {
             if !entry.regular {
                 out.append((entry.name, "is not offered: it is a link or not a regular file, and flows are served only from files in the folder itself"))
             } else if !Self.isName(stem) {
-                let rule = "a flow's name is letters, digits, - and _ (not first), at most 64 bytes"
-                let renamed = Self.servableName(stem).map { "; rename it, such as '\($0).json'" } ?? ""
-                out.append((entry.name, "is not offered: \(rule)\(renamed)"))
+                out.append((entry.name, "is not offered: " + Self.nameRule(stem)))
             }
         }
         return out
     }
 
+    /// Why `stem` is no flow name, and one it could have (said by the server's start and by
+    /// `rocket lint` of a folder).
+    package static func nameRule(_ stem: String) -> String {
+        "a flow's name is letters, digits, - and _ (not first), at most 64 bytes"
+            + (servableName(stem).map { "; rename it, such as '\($0).json'" } ?? "")
+    }
+
     /// A flow name like `stem` (ASCII): each run of other characters as one `-`, none first or
     /// last; nil when nothing is left, or for a name with other letters (no guess at how to
     /// spell them).
-    static func servableName(_ stem: String) -> String? {
+    package static func servableName(_ stem: String) -> String? {
         guard stem.utf8.allSatisfy({ $0 < 0x80 }) else { return nil }
         var out = ""
         for u in stem.unicodeScalars {

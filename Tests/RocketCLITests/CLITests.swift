@@ -558,6 +558,14 @@ struct AssetTests {
         let none = try runRocket(["serve", "--check", "--flows", empty, "--insecure-dev", "--store", dir + "/s.sqlite"])
         #expect(none.status == 0 && none.stderr.contains("\(empty) holds no flows (NAME.json): every page is 404 until one is added"), "\(none.stderr)")
         #expect(FlowLibrary.servableName("_draft copy") == "draft-copy" && FlowLibrary.servableName("...") == nil)
+        // rocket lint of the folder warns the same (not of a file named on its own).
+        let lint = try runRocket(["lint", dir])
+        #expect(
+            lint.stdout.contains(
+                "\(dir)/onboarding.v2.json: warning: rocket serve would not offer this file: a flow's name is letters, digits, - and _ (not first), at most 64 bytes; rename it, such as 'onboarding-v2.json'"
+            ), "\(lint.stdout)")
+        #expect(!lint.stdout.contains("ok.json: warning") && lint.status == 0, "\(lint.stdout)")
+        #expect(try runRocket(["lint", dir + "/onboarding.v2.json"]).stdout.isEmpty)
     }
 
     @Test("banner --icon must name a picture that exists; rule flags need --scenario")
