@@ -55,6 +55,15 @@ enum AssetCheck {
         return out
     }
 
+    /// The scheme of `reference` when it is written as an address (`https://…`), else nil.
+    static func webScheme(_ reference: String) -> String? {
+        guard let end = reference.range(ofText: "://"), reference.startIndex < end.lowerBound else { return nil }
+        let scheme = reference[..<end.lowerBound]
+        guard scheme.unicodeScalars.allSatisfy({ $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || "+-.".unicodeScalars.contains($0)) })
+        else { return nil }
+        return scheme.lowercased()
+    }
+
     /// The path `reference` names, relative to `base` unless it is absolute.
     static func path(of reference: String, base: String) -> String {
         reference.hasPrefix("/") || base.isEmpty ? reference : (base.hasSuffix("/") ? base : base + "/") + reference
@@ -73,6 +82,13 @@ enum AssetCheck {
         let path = path(of: reference, base: base)
         let name = Sanitizer.clean(reference, keepNewlines: false)
         func refused(_ why: String) -> Result<String?, FileIO.Failure> { .failure(FileIO.Failure(reason: "the image \"\(name)\" " + why)) }
+        // A web address is fetched by nothing: neither the terminal nor the widget (which shows
+        // only the server's files and data: URIs) would draw it.
+        if let scheme = webScheme(reference) {
+            return refused(
+                "is a web address (\(scheme)); a flow's pictures are files beside it or data: URIs: save the picture next to the flow and name the file"
+            )
+        }
         switch FileIO.size(path) {
         case .failure(let f): return refused("cannot be read: \(f.reason)")
         case .success(let size) where size > maxFileBytes: return refused("is \(size) bytes; the limit is \(maxFileBytes)")

@@ -446,6 +446,15 @@ struct AssetTests {
         #expect(starter.stdout.contains("data:image/png;base64,"))
         write(starter.stdout, to: dir + "/starter.json")
         #expect(try runRocket(["lint", dir + "/starter.json"]).stdout.isEmpty)
+        // A web address is drawn by nothing: said as such, not as a missing file.
+        write(#"{"version": 1, "blocks": [{"id": "w", "type": "image", "image": "HTTPS://cdn.example/a.png", "text": "x"}]}"#, to: dir + "/w.json")
+        let web = try runRocket(["lint", dir + "/w.json"])
+        #expect(
+            web.status == 65
+                && web.stdout.contains(
+                    "error: the image \"HTTPS://cdn.example/a.png\" is a web address (https); a flow's pictures are files beside it or data: URIs"),
+            "\(web.stdout)")
+        #expect(AssetCheck.webScheme("a://b") == "a" && AssetCheck.webScheme("://x") == nil && AssetCheck.webScheme("pics/a b://c.png") == nil)
     }
 
     @Test("Missing and non-image files are errors in lint and play, at their place; the examples' images exist")
