@@ -2,6 +2,7 @@
     import Glibc
 #endif
 import RocketCore
+import RocketFlow
 import RocketPlatform
 import RocketReport
 import RocketServer
@@ -103,6 +104,7 @@ enum ReportCommand {
             }
         }
         let report = builder.report(options)
+        for note in notes(report, options, seen: builder.flowNames) { printError("rocket report: " + note) }
         if let html {
             if html == "-" {
                 FileIO.print(report.html)
@@ -119,6 +121,32 @@ enum ReportCommand {
             printOut(table(report, width: outputWidth()))
         }
         return ExitStatus.ok
+    }
+
+    /// What the report leaves unsaid about its options, for stderr: a `--flow` that names no
+    /// flow of the records (with the nearest name, and those there are), and an `--against`
+    /// that names no row of a flow (which is then compared against its first, as without it).
+    static func notes(_ report: Report, _ options: ReportOptions, seen: [String]) -> [String] {
+        var out: [String] = []
+        func quoted(_ s: String) -> String { FlowDiagnostic.quoted(s) }
+        if let flow = options.flow, report.flows.isEmpty {
+            var note = "no conversations of flow \(quoted(flow)) in these records"
+            let named = seen.filter { !$0.isEmpty }
+            if let near = Suggestions.closest(to: flow, in: named) { note += "; did you mean \(quoted(near))?" }
+            if !named.isEmpty { note += " (flows: " + named.map(quoted).listedForMessage() + ")" }
+            out.append(note)
+        }
+        if let against = options.against {
+            let kind = ReportFormat.rowKind(report.grouping)
+            for flow in report.flows where !flow.variants.contains(where: { $0.variant == against }) {
+                let rows = flow.variants.map { quoted(ReportFormat.variantName($0.variant, by: report.grouping)) }
+                let used = flow.variants.dropFirst().isEmpty ? nil : flow.variants.first { $0.variant != "holdout" }
+                let said = used.map { "; compared against \(quoted(ReportFormat.variantName($0.variant, by: report.grouping)))" } ?? ""
+                let name = flow.flow.isEmpty ? "(unnamed)" : flow.flow
+                out.append("flow \(quoted(name)) has no \(kind) \(quoted(against)) (\(kind)s: \(rows.listedForMessage()))\(said)")
+            }
+        }
+        return out
     }
 
     /// The width of the terminal stdout writes to; `COLUMNS`, or 100, when it is not one.

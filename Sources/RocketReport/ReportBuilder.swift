@@ -154,6 +154,10 @@ public struct ReportBuilder {
 
     var groups: [GroupKey: Group] = [:]
     var groupOrder: [GroupKey] = []
+
+    /// The names of the flows the records read so far hold, sorted (before any `flow` filter of
+    /// the report: what a mistyped `--flow` is held against).
+    public var flowNames: [String] { Set(groupOrder.map(\.flow)).sorted() }
     var open: [String: Session] = [:]
     /// The conversation the last record went to, kept out of `open` (records of one
     /// conversation mostly come together: no hashing for them), with its `conversation` field.

@@ -55,6 +55,15 @@ struct ReportCLITests {
         #expect(blocks.compactMap { $0["answered"] as? Int } == [7, 3, 3])
         #expect(blocks.compactMap { $0["dropped"] as? Int } == [0, 2, 0])
         #expect(v["comparison"] is NSNull)
+        // A --flow that names no flow here, and an --against that names no row, are said on
+        // stderr (the nearest name, what there is); the report itself is as asked.
+        let typo = try runRocket(["report", dir + "/events.jsonl", "--flow", "survy"])
+        #expect(typo.status == 0 && typo.stdout.contains("No conversations"))
+        let said = "rocket report: no conversations of flow \"survy\" in these records; did you mean \"survey\"? (flows: \"survey\")\n"
+        #expect(typo.stderr == said, "\(typo.stderr)")
+        let against = try runRocket(["report", dir + "/events.jsonl", "--against", "b", "--json"])
+        #expect(against.stderr == "rocket report: flow \"survey\" has no variant \"b\" (variants: \"(all)\")\n", "\(against.stderr)")
+        #expect(try runRocket(["report", dir + "/events.jsonl", "--flow", "survey"]).stderr.isEmpty)
         // Which side was chosen: 5 said yes, 2 no.
         let answers = try #require(blocks.first?["answers"] as? [[String: Any]])
         #expect(answers.compactMap { $0["option"] as? Int } == [0, 1] && answers.compactMap { $0["count"] as? Int } == [5, 2])
@@ -146,6 +155,12 @@ struct ReportCLITests {
         let table = try runRocket(["report", dir + "/events.jsonl", "--by", "version", "--min-count", "1"], environment: ["COLUMNS": "100"])
         #expect(table.stdout.contains("Funnel " + versions[3]) && !table.stdout.contains("(all)"), "\(table.stdout)")
         #expect(try runRocket(["report", dir + "/events.jsonl", "--by", "versions"]).status == 64)
+        // --against a version that is not there: said, with the rows there are and the one compared against.
+        let missing = try runRocket(["report", dir + "/events.jsonl", "--by", "version", "--against", "v0", "--min-count", "1"])
+        #expect(
+            missing.stderr
+                == "rocket report: flow \"ask\" has no version \"v0\" (versions: \"\(versions[0])\" and \"\(versions[3])\"); compared against \"\(versions[0])\"\n",
+            "\(missing.stderr)")
     }
 }
 
