@@ -722,6 +722,14 @@ enum PlayCommand {
             printError("rocket play: error: --var \(Sanitizer.clean(problem.message, keepNewlines: false))")
             return ExitStatus.usage
         }
+        // A name the flow reads nowhere changes nothing: most likely a typo.
+        let read = doc.namesRead
+        for name in options.vars.keys.sorted() where !read.contains(name) {
+            var note = "rocket play: warning: --var \(FlowDiagnostic.quoted(name)): the flow reads no such name, so it changes nothing"
+            if let near = Suggestions.closest(to: name, in: read) { note += "; did you mean \(FlowDiagnostic.quoted(near))?" }
+            if !read.isEmpty { note += " (it reads " + read.sorted().map { FlowDiagnostic.quoted($0) }.listedForMessage() + ")" }
+            printError(note)
+        }
         let clock = SystemClock()
         // The flow's today() and time() read this machine's local time (TZ), from --now when given.
         let wall = options.gate.now

@@ -174,6 +174,22 @@ extension FlowDocument {
 }
 
 extension FlowDocument {
+    /// The names a value given at the start can reach: the declared variables (`vars`), the
+    /// `variables` list, and every `{{name}}` of a text a person sees (a block's, the banner's,
+    /// the close button's). A `--var` of another name changes nothing (`rocket play` says so).
+    public var namesRead: Set<String> {
+        var names = Set(graph.variables.map(\.name)).union(variables)
+        func read(_ text: String) { names.formUnion(RocketTemplate.placeholders(in: text)) }
+        for node in graph.nodes { node.forEachText(read) }
+        if let banner {
+            read(banner.title)
+            if let sub = banner.subtitle { read(sub) }
+            if banner.buttons != .close { for item in banner.buttons.items { read(item.title) } }
+        }
+        if let close = closeButton { read(close.title) }
+        return names
+    }
+
     /// The values given at the start (`--var NAME=VALUE`, the API's `vars`, a page's query) as the
     /// flow's variables take them: a declared variable (`vars`) takes a value of its type, or a
     /// text that reads as one (`"3"` for a number, `"true"` for a flag); a name of the older

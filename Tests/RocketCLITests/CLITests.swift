@@ -368,6 +368,13 @@ struct PlaceholderTests {
         #expect(r.stderr.contains("you: Yes Ada"))
         #expect(r.stderr.contains("Capital first, Sam"))
         #expect(!r.stdout.contains("{{") && !r.stderr.contains("{{"))
+        #expect(!r.stderr.contains("warning"), "user is read by the banner: \(r.stderr)")
+        // A name the flow reads nowhere changes nothing: said, with the nearest name it reads.
+        let typo = try runRocket(["play", dir + "/f.json", "--instant", "--var", "usr=Sam"], stdin: "ada\nAda\n1\n\n")
+        #expect(
+            typo.stderr.hasPrefix(
+                "rocket play: warning: --var \"usr\": the flow reads no such name, so it changes nothing; did you mean \"user\"? (it reads \"name\" and \"user\")\n"
+            ), "\(typo.stderr)")
     }
 
     @Test("Lint checks placeholders in every string, and those shown at the start against variables only")
