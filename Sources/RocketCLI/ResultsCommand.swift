@@ -2,6 +2,7 @@
     import Glibc
 #endif
 import RocketCore
+import RocketFlow
 import RocketJSON
 import RocketPlatform
 import RocketScenarios
@@ -30,7 +31,8 @@ enum ResultsCommand {
             id with secret answers left out (docs/SERVER.md, Storage). A conversation answered and
             left has its answers so far once it expires, with the reason "expired". The store is opened for
             reading only, beside a running server. Keep the last seq and pass it to --after to
-            get only what came since. With --follow it looks for new results four times a second
+            get only what came since. A --flow with no results is said on stderr, with the flows
+            the results hold. With --follow it looks for new results four times a second
             (once a second from a server; as tail -f does), goes on after the store could not be
             read for a while, and ends
             when interrupted or when nobody reads its output any more. With --server URL instead of
@@ -78,6 +80,7 @@ enum ResultsCommand {
         // A page at a time: the results of a busy site need not fit in memory at once.
         var read = false
         var failing = false
+        var printed = false
         while true {
             switch source.page(flow: flow, after: after) {
             case .failure(let e):
@@ -95,10 +98,13 @@ enum ResultsCommand {
                 if failing { printError("rocket: the results can be read again") }
                 failing = false
                 guard let last = rows.last else {
+                    if !printed, let flow { noneOf(flow, in: source, following: follow) }
+                    printed = true  // said once, not at each wait of --follow
                     guard follow else { return ExitStatus.ok }
                     if FileIO.standardOutputGone(within: source.followInterval) { return ExitStatus.ok }
                     continue
                 }
+                printed = true
                 var w = JSONBytes(capacity: rows.count * 256)
                 for row in rows {
                     row.write(into: &w)
@@ -110,6 +116,19 @@ enum ResultsCommand {
                 after = last.seq
             }
         }
+    }
+
+    /// Says on stderr that no result is of `flow`, with the flows the first page of all results
+    /// holds and the nearest of them: a mistyped `--flow` printed nothing (and `--follow` waited
+    /// for it for good).
+    static func noneOf(_ flow: String, in source: Source, following: Bool) {
+        var note = "rocket results: no results of flow \(FlowDiagnostic.quoted(flow))" + (following ? " yet" : "")
+        if case .success(let rows) = source.page(flow: nil, after: 0) {
+            let flows = Set(rows.map(\.result.flow)).sorted()
+            if let near = Suggestions.closest(to: flow, in: flows) { note += "; did you mean \(FlowDiagnostic.quoted(near))?" }
+            if !flows.isEmpty { note += " (the results hold " + flows.map { FlowDiagnostic.quoted($0) }.listedForMessage() + ")" }
+        }
+        printError(note + (following ? "; following" : ""))
     }
 
     /// The results as CSV: read twice, a page at a time (first the answer ids, which make the
@@ -131,7 +150,9 @@ enum ResultsCommand {
         }
         var ids = Set<String>()
         var tooMany = false
+        var any = false
         if let status = pages({ rows in
+            any = true
             for row in rows { ids.formUnion(answers(of: row).map(\.key)) }
             tooMany = ids.count > maxColumns
             return !tooMany
@@ -142,6 +163,7 @@ enum ResultsCommand {
             printError("rocket: error: the results hold more than \(maxColumns) different answer ids; give --flow NAME")
             return ExitStatus.dataError
         }
+        if !any, let flow { noneOf(flow, in: source, following: false) }
         let columns = ids.sorted()
         var header = ["seq", "conversation", "flow", "visitor", "ended", "reason", "variant"] + columns
         header = header.map(csvCell)

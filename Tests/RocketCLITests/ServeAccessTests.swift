@@ -131,7 +131,14 @@ struct ServeAccessTests {
         let seq = try #require(lines.first?.range(of: #""seq":"#).map { Int(lines[0][$0.upperBound...].prefix { $0.isNumber }) ?? 0 })
         let later = try runRocket(["results", "--store", store, "--after", "\(seq)"])
         #expect(later.stdout.split(separator: "\n").count == 1 && later.stdout.contains(ended[1]), "\(later.stdout)")
-        #expect(try runRocket(["results", "--store", store, "--flow", "other"]).stdout.isEmpty)
+        let other = try runRocket(["results", "--store", store, "--flow", "tuor"])
+        #expect(other.stdout.isEmpty && other.status == 0)
+        // Nothing of that flow: said on stderr, with the flows the results hold and the nearest.
+        #expect(
+            other.stderr == "rocket results: no results of flow \"tuor\"; did you mean \"tour\"? (the results hold \"tour\")\n", "\(other.stderr)")
+        let csv = try runRocket(["results", "--store", store, "--flow", "zzz", "--csv"])
+        #expect(csv.stderr == "rocket results: no results of flow \"zzz\" (the results hold \"tour\")\n", "\(csv.stderr)")
+        #expect(try runRocket(["results", "--store", store, "--flow", "tour"]).stderr.isEmpty)
         #expect(try runRocket(["results", "--store", store, "--after", "-1"]).status == 64)
         #expect(try runRocket(["results"]).status == 64)
         #expect(server.stop() == 0)
