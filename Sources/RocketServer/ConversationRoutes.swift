@@ -113,10 +113,13 @@ extension ConversationService {
             return r
         }
         let (language, newVisitor) = (strings, issued)
+        // Values of names the flow reads nowhere change nothing: the answer names them, so the
+        // page's developer hears of a mistyped data-vars (the widget says it in the console).
+        let unused = given.isEmpty ? [] : given.keys.filter { !flow.namesRead.contains($0) }.sorted()
         let begin: @Sendable () -> HTTPResponse = {
             self.begin(
                 flow: flow, flowName: flowName, visitor: visitor, address: address, vars: vars, reduced: reduced, strings: language,
-                issued: newVisitor, utcOffset: utcOffset)
+                issued: newVisitor, utcOffset: utcOffset, unusedVars: unused)
         }
         return flow.asksStore(self) ? .deferred(begin) : begin()
     }
@@ -142,7 +145,7 @@ extension ConversationService {
     func begin(
         flow: LoadedFlow, flowName: String, visitor: String, address: String, vars: (variables: [String: RocketValue], answers: [String: String]),
         reduced: Bool, strings: SharedStrings,
-        issued: (visitor: String, token: String)?, utcOffset: Int? = nil
+        issued: (visitor: String, token: String)?, utcOffset: Int? = nil, unusedVars: [String] = []
     ) -> HTTPResponse {
         let now = clock.now
         let variantStart: RocketNodeID?
@@ -178,7 +181,7 @@ extension ConversationService {
             let deadline = shape.deadline(at: now)
             let records = persists ? shape.records(at: now) : nil
             let change = { Change(id: id, version: shape.version, view: shape.view(id), events: shape.recorded, deadline: deadline, variant: context.variant) }
-            return admit(id, slot, touched: now, deadline: deadline, records: records, change: change, issued: issued)
+            return admit(id, slot, touched: now, deadline: deadline, records: records, change: change, issued: issued, unusedVars: unusedVars)
         }
         // With no intro (reduced motion), the first block is due at once: it goes in this answer.
         guard let started = flow.started(options: options, from: variantStart, at: now) else {
@@ -206,15 +209,16 @@ extension ConversationService {
         let slot = fresh.map { Slot($0, context: entry.context) } ?? Slot(entry)
         return admit(
             id, slot, touched: entry.touched, deadline: entry.conversation.nextDeadline, records: pending.records,
-            change: { pending.change(self) }, issued: issued)
+            change: { pending.change(self) }, issued: issued, unusedVars: unusedVars)
     }
 
     /// Adds new conversation `slot` as `id` (its first change made `records`) unless its
     /// client address holds its quota already, tells of the change and answers 201 with it
-    /// (`change` makes it, outside the index's lock) once it is saved.
+    /// (`change` makes it, outside the index's lock) once it is saved; the answer names the
+    /// start's `unusedVars` when there are any.
     private func admit(
         _ id: String, _ slot: Slot, touched: Double, deadline: Double?, records: Records?, change makeChange: () -> Change,
-        issued: (visitor: String, token: String)?
+        issued: (visitor: String, token: String)?, unusedVars: [String] = []
     ) -> HTTPResponse {
         let address = slot.context.address
         let stored = state.withLock { s -> UInt64? in
@@ -228,6 +232,7 @@ extension ConversationService {
         publish(change)
         var head: [(String, JSONValue)] = [("status", .string("started"))]
         if let issued { head += [("visitor", .string(issued.visitor)), ("token", .string(issued.token))] }
+        if !unusedVars.isEmpty { head.append(("unusedVars", .array(unusedVars.map { .string($0) }))) }
         var answer = HTTPResponse.wrapping(201, head, "conversation", change.view)
         answer.durableAfter = seq
         return answer

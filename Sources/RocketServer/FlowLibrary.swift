@@ -44,6 +44,9 @@ package final class LoadedFlow: Sendable {
     /// counted from today): its conversations are given the visitor's local time, and its starts
     /// are not alike but for their time, so none is made from another's shape.
     package let readsClock: Bool
+    /// The names a start's values can reach (`FlowDocument.namesRead`), worked out once: a start
+    /// that gives others is told which (`unusedVars`).
+    package let namesRead: Set<String>
 
     /// A flow named `name` from its checked document, read in `language` (nil: its first), of
     /// the version `version` (nil: its own identity's), its picture files in the folder
@@ -55,6 +58,7 @@ package final class LoadedFlow: Sendable {
         let close = document.makeCloseButton()
         self.name = name
         self.document = document
+        self.namesRead = document.namesRead
         self.identity = graph.contentHash
         self.version = version ?? String(graph.contentHash.prefix(12))
         self.graph = graph

@@ -220,6 +220,15 @@ extension WebAssets {
         var want = !!(engaged || pinned);
         return want === !!view.held ? null : want;
         },
+        unusedVarsNote: function (flow, answer) {
+        var names = answer && Array.isArray(answer.unusedVars) ? answer.unusedVars.filter(function (n) { return typeof n === "string"; }) : [];
+        if (!names.length) return null;
+        var shown = names.slice(0, 10).map(function (n) { return JSON.stringify(n.slice(0, 64)); });
+        var list = shown.length > 1 ? shown.slice(0, -1).join(", ") + " and " + shown[shown.length - 1] : shown[0];
+        if (names.length > shown.length) list += " and " + (names.length - shown.length) + " more";
+        return "the flow " + JSON.stringify(String(flow)) + " reads nothing named " + list + ", so " +
+        (names.length === 1 ? "it changes" : "they change") + " nothing (a typo in data-vars or vars?)";
+        },
         color: function (c) { return typeof c === "string" && /^#[0-9A-Fa-f]{6}$/.test(c) ? c : null; },
         imageURL: function (base, src) {
         if (typeof src !== "string") return null;
@@ -615,6 +624,8 @@ extension WebAssets {
         if (r.status === 403 && data && data.error && data.error.code === "origin-not-allowed" && window.console) {
         window.console.warn("RocketAlert: " + data.error.message);
         }
+        var unused = starting && r.status === 201 ? core.unusedVarsNote(body && body.flow, data) : null;
+        if (unused && window.console) window.console.warn("RocketAlert: " + unused);
         return { status: r.status, data: data };
         });
         });

@@ -51,9 +51,13 @@ struct APITests {
     @Test("a conversation starts, shows its first block, and is read back")
     func startAndRead() throws {
         let h = try Harness { $0.timing = .original }
-        let r = h.request("POST", "/v1/conversations", body: #"{"flow": "basic", "visitor": "ada", "vars": {"plan": "pro"}}"#)
+        let r = h.request("POST", "/v1/conversations", body: #"{"flow": "basic", "visitor": "ada", "vars": {"plan": "pro", "name": "Ada"}}"#)
         #expect(r.status == 201)
         #expect(r.json?["status"]?.string == "started")
+        // "plan" is read nowhere in the flow ("name" is, by its last text's {{name}}): named.
+        #expect(r.json?["unusedVars"]?.array.compactMap(\.string) == ["plan"])
+        let plain = h.request("POST", "/v1/conversations", body: #"{"flow": "basic", "visitor": "bo", "vars": {"name": "Bo"}}"#)
+        #expect(plain.status == 201 && plain.json?["unusedVars"] == nil)
         let id = try #require(r.json?["conversation"]?["id"]?.string)
         #expect(id.count == 32)
         #expect(r.json?["conversation"]?["status"]?.string == "presenting")

@@ -272,6 +272,18 @@ test("the accent's grounds are the widget's own: the frame and bubble colours of
   assert.equal(core.ACCENT.darkInk, dark[3]);
 });
 
+test("a start's unused values are told to the page's developer, named and counted, never trusted as anything but names", () => {
+  assert.equal(core.unusedVarsNote("welcome", { status: "started" }), null);
+  assert.equal(core.unusedVarsNote("welcome", { unusedVars: [] }), null);
+  assert.equal(core.unusedVarsNote("welcome", null), null);
+  assert.equal(core.unusedVarsNote("welcome", { unusedVars: ["plna"] }),
+    'the flow "welcome" reads nothing named "plna", so it changes nothing (a typo in data-vars or vars?)');
+  assert.equal(core.unusedVarsNote("w", { unusedVars: ["a", "b", 7] }), 'the flow "w" reads nothing named "a" and "b", so they change nothing (a typo in data-vars or vars?)');
+  const many = Array.from({ length: 12 }, (_, i) => "n" + i);
+  assert.ok(core.unusedVarsNote("w", { unusedVars: many }).includes('"n9" and 2 more'));
+  assert.equal(core.unusedVarsNote("w", { unusedVars: "plna" }), null, "not a list");
+});
+
 test("auto-advance is held while the visitor is engaged or turned it off, and only asked for when it changes", () => {
   const running = { autoAdvance: true, held: false }, held = { autoAdvance: true, held: true };
   assert.equal(core.holdWanted(running, true, false, null), true, "pointer, focus or typing");

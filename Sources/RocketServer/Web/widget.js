@@ -318,6 +318,19 @@
       var want = !!(engaged || pinned);
       return want === !!view.held ? null : want;
     },
+    /**
+     * What to tell the page's developer when a start's answer names values the flow reads
+     * nowhere (`unusedVars`: a mistyped data-vars, mount's vars or a play page's query), or null.
+     */
+    unusedVarsNote: function (flow, answer) {
+      var names = answer && Array.isArray(answer.unusedVars) ? answer.unusedVars.filter(function (n) { return typeof n === "string"; }) : [];
+      if (!names.length) return null;
+      var shown = names.slice(0, 10).map(function (n) { return JSON.stringify(n.slice(0, 64)); });
+      var list = shown.length > 1 ? shown.slice(0, -1).join(", ") + " and " + shown[shown.length - 1] : shown[0];
+      if (names.length > shown.length) list += " and " + (names.length - shown.length) + " more";
+      return "the flow " + JSON.stringify(String(flow)) + " reads nothing named " + list + ", so " +
+        (names.length === 1 ? "it changes" : "they change") + " nothing (a typo in data-vars or vars?)";
+    },
     /** A colour the page may use (#RRGGBB), or null. */
     color: function (c) { return typeof c === "string" && /^#[0-9A-Fa-f]{6}$/.test(c) ? c : null; },
     /** The URL of a picture the server named: a data: URI of an image, or a path under `base`; else null. */
@@ -824,6 +837,8 @@
           if (r.status === 403 && data && data.error && data.error.code === "origin-not-allowed" && window.console) {
             window.console.warn("RocketAlert: " + data.error.message);
           }
+          var unused = starting && r.status === 201 ? core.unusedVarsNote(body && body.flow, data) : null;
+          if (unused && window.console) window.console.warn("RocketAlert: " + unused);
           return { status: r.status, data: data };
         });
       });
