@@ -178,6 +178,15 @@ func loadFlowFile(_ path: String, language: String? = nil, now: Double? = nil, d
     }
 }
 
+/// What to say after a name (`word`) that matches none of `names`: the nearest of them, when one
+/// is a typo away, then all of them after `label` (`; did you mean "plan"? (it reads "plan" and
+/// "seats")`); "" when there are none.
+func nearestAndAll(_ word: String, among names: [String], listedAs label: String) -> String {
+    var out = Suggestions.closest(to: word, in: names).map { "; did you mean \(FlowDiagnostic.quoted($0))?" } ?? ""
+    if !names.isEmpty { out += " (\(label) " + names.map { FlowDiagnostic.quoted($0) }.listedForMessage() + ")" }
+    return out
+}
+
 /// What to say after "no such file" for a flow file `path`: the file the name means when it lacks
 /// `.json` (`rocket play onboarding` for onboarding.json), else the flow file beside it whose name
 /// is a typo away ("did you mean 'welcome.json'?"); "" when there is none.
@@ -725,10 +734,9 @@ enum PlayCommand {
         // A name the flow reads nowhere changes nothing: most likely a typo.
         let read = doc.namesRead
         for name in options.vars.keys.sorted() where !read.contains(name) {
-            var note = "rocket play: warning: --var \(FlowDiagnostic.quoted(name)): the flow reads no such name, so it changes nothing"
-            if let near = Suggestions.closest(to: name, in: read) { note += "; did you mean \(FlowDiagnostic.quoted(near))?" }
-            if !read.isEmpty { note += " (it reads " + read.sorted().map { FlowDiagnostic.quoted($0) }.listedForMessage() + ")" }
-            printError(note)
+            printError(
+                "rocket play: warning: --var \(FlowDiagnostic.quoted(name)): the flow reads no such name, so it changes nothing"
+                    + nearestAndAll(name, among: read.sorted(), listedAs: "it reads"))
         }
         let clock = SystemClock()
         // The flow's today() and time() read this machine's local time (TZ), from --now when given.

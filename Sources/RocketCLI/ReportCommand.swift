@@ -130,11 +130,8 @@ enum ReportCommand {
         var out: [String] = []
         func quoted(_ s: String) -> String { FlowDiagnostic.quoted(s) }
         if let flow = options.flow, report.flows.isEmpty {
-            var note = "no conversations of flow \(quoted(flow)) in these records"
-            let named = seen.filter { !$0.isEmpty }
-            if let near = Suggestions.closest(to: flow, in: named) { note += "; did you mean \(quoted(near))?" }
-            if !named.isEmpty { note += " (flows: " + named.map(quoted).listedForMessage() + ")" }
-            out.append(note)
+            out.append(
+                "no conversations of flow \(quoted(flow)) in these records" + nearestAndAll(flow, among: seen.filter { !$0.isEmpty }, listedAs: "flows:"))
         }
         if let against = options.against {
             let kind = ReportFormat.rowKind(report.grouping)

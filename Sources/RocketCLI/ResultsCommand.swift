@@ -124,9 +124,7 @@ enum ResultsCommand {
     static func noneOf(_ flow: String, in source: Source, following: Bool) {
         var note = "rocket results: no results of flow \(FlowDiagnostic.quoted(flow))" + (following ? " yet" : "")
         if case .success(let rows) = source.page(flow: nil, after: 0) {
-            let flows = Set(rows.map(\.result.flow)).sorted()
-            if let near = Suggestions.closest(to: flow, in: flows) { note += "; did you mean \(FlowDiagnostic.quoted(near))?" }
-            if !flows.isEmpty { note += " (the results hold " + flows.map { FlowDiagnostic.quoted($0) }.listedForMessage() + ")" }
+            note += nearestAndAll(flow, among: Set(rows.map(\.result.flow)).sorted(), listedAs: "the results hold")
         }
         printError(note + (following ? "; following" : ""))
     }
