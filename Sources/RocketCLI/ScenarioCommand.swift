@@ -1,5 +1,6 @@
 import RocketJSON
 import RocketCore
+import RocketFlow
 import RocketScenarios
 import RocketScenariosPostgres
 import RocketPostgres
@@ -168,6 +169,14 @@ enum ScenarioCommand {
             case "status":
                 let snapshot = try store.snapshot()
                 let names = options.names.isEmpty ? snapshot.scenarios.keys.sorted() : options.names
+                // A name the store has never seen reads as all zeros, as it should; said on
+                // stderr too, since a typo reads the same (the nearest name it knows).
+                let known = snapshot.scenarios.keys.sorted()
+                for n in options.names where snapshot.scenarios[n] == nil && !known.isEmpty {
+                    printError(
+                        "rocket scenario: no events or shows of \(FlowDiagnostic.quoted(n)) in this store yet"
+                            + nearestAndAll(n, among: known, listedAs: "it knows"))
+                }
                 if options.json {
                     var selected = snapshot
                     selected.scenarios = selected.scenarios.filter { names.contains($0.key) }

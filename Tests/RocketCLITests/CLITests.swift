@@ -140,7 +140,14 @@ struct CLITests {
         let export = try runRocket(["scenario", "export", "--store", store])
         let imported = try runRocket(["scenario", "import", "-", "--store", dir + "/t.sqlite"], stdin: export.stdout)
         #expect(imported.status == 0)
-        #expect(try runRocket(["scenario", "status", "launch", "--store", dir + "/t.sqlite"]).stdout.contains("events 1"))
+        let known = try runRocket(["scenario", "status", "launch", "--store", dir + "/t.sqlite"])
+        #expect(known.stdout.contains("events 1") && known.stderr.isEmpty)
+        // A name the store has never seen is all zeros, and said (a typo reads the same).
+        let typo = try runRocket(["scenario", "status", "lunch", "--store", dir + "/t.sqlite"])
+        #expect(typo.status == 0 && typo.stdout.contains("lunch: events 0"))
+        #expect(
+            typo.stderr == "rocket scenario: no events or shows of \"lunch\" in this store yet; did you mean \"launch\"? (it knows \"launch\")\n",
+            "\(typo.stderr)")
         #expect(try runRocket(["scenario", "import", "-", "--store", dir + "/t.sqlite"], stdin: "[1]").status == 65)
         let events = try runRocket(["play", dir + "/flow.json", "--instant", "--events", "-"], stdin: "2\n\n")
         #expect(events.stdout.contains(#""event":"dismissed""#))
