@@ -24,25 +24,45 @@ public struct ListFilter: Sendable {
         let key = GlyphSet.searchKey(typed)
         words = key.split(separator: " ").map { Array($0) }
         phrase = Array(key.trimmingSpaces())
+        asciiWords = words.map(Self.ascii)
+        asciiPhrase = Self.ascii(phrase)
+    }
+
+    /// The words and the phrase as bytes, for options whose keys are ASCII (nil: one that is not
+    /// ASCII, which no such option holds).
+    private let asciiWords: [[UInt8]?]
+    private let asciiPhrase: [UInt8]?
+    private static func ascii(_ characters: [Character]) -> [UInt8]? {
+        var out: [UInt8] = []
+        out.reserveCapacity(characters.count)
+        for c in characters {
+            guard let a = c.asciiValue else { return nil }
+            out.append(a)
+        }
+        return out
     }
 
     /// True when nothing but spaces was typed: every option is kept, in order.
     public var isEmpty: Bool { words.isEmpty }
 
-    /// An option's text as the filter compares it: its search key, a character at a time, with
-    /// the option's character each came from.
+    /// An option's text as the filter compares it: its search key, with the option's character
+    /// each of the key's came from. An ASCII text (the common case) is kept as its lower-cased
+    /// bytes, a byte a character: a list of 10,000 options holds a byte per letter, not a
+    /// `Character` and an offset.
     public struct Key: Sendable {
-        /// The search key's characters.
-        public let characters: [Character]
-        /// For each of them, the offset of the option's character it came from.
-        public let source: [Int]
+        fileprivate enum Storage: Sendable {
+            /// An ASCII text's lower-cased bytes (one for each of its characters; controls are
+            /// cleaned from what a list shows, so no CR LF is one character of two bytes).
+            case ascii([UInt8])
+            /// Any other text's key, a character at a time, with the offset of the character each came from.
+            case characters([Character], source: [Int])
+        }
+        fileprivate let storage: Storage
 
-        /// The key of `text`.
+        /// The key of `text` (as the list shows it: controls cleaned).
         public init(_ text: String) {
             if text.utf8.allSatisfy({ $0 < 0x80 }) {
-                // ASCII: one character each way (the common case, without a key per character).
-                characters = Array(text.lowercased())
-                source = Array(characters.indices)
+                storage = .ascii(text.utf8.map { $0 >= 0x41 && $0 <= 0x5A ? $0 + 0x20 : $0 })
                 return
             }
             var characters: [Character] = []
@@ -53,8 +73,7 @@ public struct ListFilter: Sendable {
                     source.append(offset)
                 }
             }
-            self.characters = characters
-            self.source = source
+            storage = .characters(characters, source: source)
         }
     }
 
@@ -76,16 +95,32 @@ public struct ListFilter: Sendable {
     /// What the filter finds in the option whose key is `key`, or nil when it is not kept. An
     /// empty filter keeps every option, marking nothing.
     public func match(_ key: Key) -> Match? {
-        let text = key.characters
-        if let at = Self.firstOccurrence(of: phrase, in: text) {
-            return Match(rank: 0, positions: Array(Set(key.source[at..<(at + phrase.count)])).sorted())
+        switch key.storage {
+        case .ascii(let text):
+            guard let phrase = asciiPhrase else { return nil }
+            var words: [[UInt8]] = []
+            for word in asciiWords {
+                guard let word else { return nil }
+                words.append(word)
+            }
+            return Self.match(phrase: phrase, words: words, in: text) { $0 }
+        case .characters(let text, let source):
+            return Self.match(phrase: phrase, words: self.words, in: text) { source[$0] }
+        }
+    }
+
+    /// The match of `phrase` and `words` in `text`, its key's offsets turned into the option's
+    /// by `source`.
+    private static func match<E: Equatable>(phrase: [E], words: [[E]], in text: [E], source: (Int) -> Int) -> Match? {
+        if let at = firstOccurrence(of: phrase, in: text) {
+            return Match(rank: 0, positions: Array(Set((at..<(at + phrase.count)).map(source))).sorted())
         }
         var exact = true
         var found: Set<Int> = []
         for word in words {
             guard word.count <= text.count else { return nil }
-            if let at = Self.firstOccurrence(of: word, in: text) {
-                for k in at..<(at + word.count) { found.insert(key.source[k]) }
+            if let at = firstOccurrence(of: word, in: text) {
+                for k in at..<(at + word.count) { found.insert(source(k)) }
                 continue
             }
             exact = false
@@ -95,15 +130,15 @@ public struct ListFilter: Sendable {
             for letter in word {
                 while k < text.count && text[k] != letter { k += 1 }
                 guard k < text.count else { return nil }
-                found.insert(key.source[k])
+                found.insert(source(k))
                 k += 1
             }
         }
         return Match(rank: exact ? 1 : 2, positions: found.sorted())
     }
 
-    /// Where `word` first stands whole in `text` (its first character's offset).
-    private static func firstOccurrence(of word: [Character], in text: [Character]) -> Int? {
+    /// Where `word` first stands whole in `text` (its first element's offset).
+    private static func firstOccurrence<E: Equatable>(of word: [E], in text: [E]) -> Int? {
         guard let first = word.first, word.count <= text.count else { return word.isEmpty ? 0 : nil }
         var start = 0
         while start + word.count <= text.count {
