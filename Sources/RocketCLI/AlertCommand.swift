@@ -70,11 +70,24 @@ enum AlertCommand {
         return CLIAlertAction(title: title, style: style ?? .default, isEnabled: !disabled)
     }
 
+    /// A warning for an action `spec` whose last `:` part is one edit or two from a style or
+    /// `disabled` (`Delete:destrutive`): it was taken as part of the title, which a typo of a
+    /// style most likely was not meant to be; nil otherwise.
+    static func styleTypo(_ spec: String) -> String? {
+        guard let colon = spec.lastIndex(of: ":") else { return nil }
+        let last = String(spec[spec.index(after: colon)...])
+        let words = AlertActionStyle.allCases.map(\.rawValue) + ["disabled"]
+        guard !words.contains(last), last.allSatisfy(\.isLetter), let near = Suggestions.closest(to: last, in: words) else { return nil }
+        let meant = spec[..<colon] + ":" + near
+        return "rocket alert: warning: '--action \(spec)': '\(last)' is no style, so it is part of the title; did you mean '\(meant)'?"
+    }
+
     @MainActor
     static func run(_ args: [String]) async throws(UsageError) -> ExitStatus {
         let parsed = try parse(args, as: spec)
         if parsed.helpRequested { printOut(spec.help); return ExitStatus.ok }
         let options = try AlertOptions(parsed, command: spec.name)
+        for warning in parsed.all("--action").compactMap(styleTypo) { printError(warning) }
         let timeout = try PromptCommands.timeout(parsed, command: spec.name)
         let actions = options.actions
         let controller = AlertController(

@@ -25,6 +25,18 @@ struct AlertCLITests {
         #expect(eof.status == 1)
     }
 
+    @Test("An action whose last part is a typo of a style keeps it in its title, and says so with the spec meant")
+    func styleTypo() throws {
+        let r = try runRocket(["alert", "--action", "Delete:destrutive", "--action", "Ratio 1:2", "--action", "Keep:cancel:disbled"], stdin: "2\n")
+        #expect(r.status == 0 && r.stdout == "Ratio 1:2\n")
+        #expect(
+            r.stderr.hasPrefix(
+                "rocket alert: warning: '--action Delete:destrutive': 'destrutive' is no style, so it is part of the title; did you mean 'Delete:destructive'?\n"
+                    + "rocket alert: warning: '--action Keep:cancel:disbled': 'disbled' is no style, so it is part of the title; did you mean 'Keep:cancel:disabled'?\n"
+            ), "\(r.stderr)")
+        #expect(r.stderr.contains("[1] Delete:destrutive\n"), "the title is as given: \(r.stderr)")
+    }
+
     @Test(
         "Usage errors exit 64",
         arguments: [
