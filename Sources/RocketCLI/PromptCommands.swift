@@ -487,6 +487,12 @@ func themeOption(_ parsed: ParsedArguments, command: String) throws(UsageError) 
     let fromFlag = parsed.value("--theme")
     guard let name = fromFlag ?? Environment.current["ROCKET_THEME"], name != "auto", !name.isEmpty else { return nil }
     if let theme = TerminalTheme.named(name), name != "safe" || fromFlag == nil { return theme }
-    if fromFlag == nil { return nil }  // an unknown ROCKET_THEME is ignored, as an unknown TERM is
+    if fromFlag == nil {
+        // An unknown ROCKET_THEME is ignored (the environment is not a command line to refuse),
+        // and said, since nothing else would say why the colours are not the ones asked for.
+        printError(
+            "rocket: warning: ROCKET_THEME=\(Sanitizer.clean(String(name.prefix(40)), keepNewlines: false)) is not auto, dark, light or none; it is ignored")
+        return nil
+    }
     throw UsageError(message: "'--theme \(name)' must be auto, dark, light or none", command: command)
 }

@@ -37,6 +37,14 @@ struct AlertCLITests {
         #expect(r.stderr.contains("[1] Delete:destrutive\n"), "the title is as given: \(r.stderr)")
     }
 
+    @Test("An unknown ROCKET_THEME is ignored and said; an unknown --theme is a usage error")
+    func unknownTheme() throws {
+        let env = try runRocket(["confirm", "Go?"], stdin: "1\n", environment: ["ROCKET_THEME": "drak"])
+        #expect(env.status == 0 && env.stderr.hasPrefix("rocket: warning: ROCKET_THEME=drak is not auto, dark, light or none; it is ignored\n"))
+        #expect(try runRocket(["confirm", "Go?"], stdin: "1\n", environment: ["ROCKET_THEME": "dark"]).stderr == "Go?\n[1] Yes  [2] No\nyou: Yes\n")
+        #expect(try runRocket(["confirm", "Go?", "--theme", "drak"]).status == 64)
+    }
+
     @Test(
         "Usage errors exit 64",
         arguments: [
