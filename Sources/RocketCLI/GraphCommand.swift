@@ -13,15 +13,21 @@ enum GraphCommand {
         name: "graph", abstract: "Draw a flow: blocks, branches with their conditions, timers, actions and the scenario gate.",
         positionals: [("FLOW.json", "The flow file (- for standard input).")], positionalCount: 1...1,
         options: [
-            .value("--format", "F", "mermaid (default), dot, or svg (needs Graphviz's dot: apt-get install graphviz).")
-                .completing(.words(GraphOptions.Format.allCases.map(\.rawValue)))
+            .value(
+                "--format", "F",
+                "mermaid (default), dot, svg (needs Graphviz's dot: apt-get install graphviz), or text: an outline to read in a terminal."
+            )
+            .completing(.words(GraphOptions.Format.allCases.map(\.rawValue)))
         ],
         discussion: """
             Prints the picture on stdout. Mermaid renders on GitHub and in many editors; DOT and SVG come
             from Graphviz.
             """,
         exitStatus: "0 drawn; 64 usage error; 65 invalid flow; 66 missing or unreadable file; 69 --format svg without Graphviz.",
-        examples: ["rocket graph examples/welcome.json > welcome.mmd", "rocket graph examples/welcome.json --format svg > welcome.svg"])
+        examples: [
+            "rocket graph examples/welcome.json > welcome.mmd", "rocket graph examples/welcome.json --format svg > welcome.svg",
+            "rocket graph examples/nps.json --format text",
+        ])
 
     static func run(_ args: [String]) throws(UsageError) -> ExitStatus {
         let parsed = try parse(args, as: spec)
@@ -34,6 +40,7 @@ enum GraphCommand {
         switch options.format {
         case .mermaid: printOut(FlowGraph.mermaid(doc))
         case .dot: printOut(FlowGraph.dot(doc))
+        case .text: FileIO.print(FlowGraph.outline(doc))
         case .svg:
             guard let svg = runDot(FlowGraph.dot(doc)) else {
                 printError("rocket: error: --format svg needs Graphviz's 'dot' (Debian: apt-get install graphviz); --format mermaid or dot work everywhere")

@@ -288,6 +288,8 @@ struct GraphOptions {
         case dot
         /// SVG drawn by Graphviz.
         case svg
+        /// An outline to read in a terminal: a line a block, its ways on under it.
+        case text
     }
     /// The flow file.
     var file: String
@@ -298,7 +300,7 @@ struct GraphOptions {
         file = parsed.positionals[0]
         let text = parsed.value("--format") ?? Format.mermaid.rawValue
         guard let format = Format(rawValue: text) else {
-            throw UsageError(message: "'--format \(text)' must be mermaid, dot or svg", command: command)
+            throw UsageError(message: "'--format \(text)' must be " + Format.allCases.map(\.rawValue).listedForMessage(conjunction: "or"), command: command)
         }
         self.format = format
     }

@@ -2,7 +2,8 @@ import RocketConversation
 import RocketCore
 import RocketScenarioEngine
 
-/// A picture of a flow as text: Mermaid (renders on GitHub and in many editors) or Graphviz DOT.
+/// A picture of a flow as text: Mermaid (renders on GitHub and in many editors), Graphviz DOT, or
+/// an outline to read in a terminal.
 /// Blocks with their kind and text, every way from one block to the next with what takes it
 /// (a tap, a button, a branch's condition, the time of an auto-advance), named actions, the end,
 /// and the scenario that gates the flow. Set blocks are parallelograms, conditions diamonds,
@@ -185,6 +186,39 @@ public enum FlowGraph {
         for e in edges {
             guard let a = ids[e.from], let b = ids[e.to] else { continue }
             out += e.label.isEmpty ? "  \(a) --> \(b)\n" : "  \(a) -->|\(text(e.label))| \(b)\n"
+        }
+        return out
+    }
+
+    /// The flow as an outline to read in a terminal (or a review): each block on a line of its
+    /// own, `id: kind: text`, and under it every way on, `what takes it → where`, in file order,
+    /// with the start (and its gate) first. Every character is cleaned as printed text is.
+    ///
+    /// ```
+    /// (start) → hello
+    /// hello: text: Hi!
+    ///   after 1.5s → ask
+    /// ask: buttons: Sure | Later
+    ///   Sure → name
+    ///   Later → (end)
+    /// ```
+    public static func outline(_ doc: FlowDocument) -> String {
+        let (nodes, edges) = parts(doc)
+        var from: [String: [Edge]] = [:]
+        for e in edges { from[e.from, default: []].append(e) }
+        func clean(_ s: String) -> String { Sanitizer.clean(s, keepNewlines: false) }
+        var out = ""
+        for (id, label, kind) in nodes {
+            let ways = from[id] ?? []
+            if id == "(start)" {
+                // The start on one line: what gates it, and the first block.
+                let gate = label == "start" ? "" : " " + clean(label)
+                out += "(start)\(gate)" + (ways.first.map { " → " + clean($0.to) } ?? "") + "\n"
+                continue
+            }
+            if kind == .terminal { continue }  // the end is named where a way leads to it
+            out += clean(id) + ": " + clean(label) + "\n"
+            for e in ways { out += "  " + (e.label.isEmpty ? "" : clean(e.label) + " ") + "→ " + clean(e.to) + "\n" }
         }
         return out
     }

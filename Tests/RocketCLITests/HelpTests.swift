@@ -113,7 +113,7 @@ struct HelpTests {
         #expect(try c("lint", "my") == ["my\\ flow.json"])  // quoted for the shell
         #expect(try c("serve", "--flows", "") == ["examples/"])  // folders only
         #expect(try c("play", "--theme", "") == ["auto", "dark", "light", "none"])
-        #expect(try c("graph", "x.json", "--format", "") == ["mermaid", "dot", "svg"])
+        #expect(try c("graph", "x.json", "--format", "") == ["mermaid", "dot", "svg", "text"])
         #expect(try c("completions", "") == ["bash", "zsh", "fish"])
         #expect(try c("confirm", "--default", "") == ["yes", "no"])
         #expect(try c("banner", "T", "--animation", "") == ["linear", "drop", "snap"])
@@ -145,7 +145,7 @@ struct HelpTests {
         #expect(try c("play", "ex") == ["FILES "])
         #expect(try c("completions", "") == ["bash", "zsh", "fish"])
         #expect(try c("scenario", "").contains("import"))
-        #expect(try c("graph", "x", "--format", "") == ["mermaid", "dot", "svg"])
+        #expect(try c("graph", "x", "--format", "") == ["mermaid", "dot", "svg", "text"])
     }
 
     @Test(
@@ -164,7 +164,7 @@ struct HelpTests {
         #expect(try c("rocket play ex") == ["examples/"])
         #expect(try c("rocket serve --flows ") == ["examples/"])
         #expect(try c("rocket scenario ").contains("import"))
-        #expect(try c("rocket graph x --format ").sorted() == ["dot", "mermaid", "svg"])
+        #expect(try c("rocket graph x --format ").sorted() == ["dot", "mermaid", "svg", "text"])
     }
 
     @Test("Strict flags: a flag twice, an empty name, a bad --now on every command")

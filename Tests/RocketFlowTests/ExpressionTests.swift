@@ -358,6 +358,27 @@ struct SetConditionTests {
         let dot = FlowGraph.dot(doc)
         #expect(dot.contains(#""c" [label="c: condition", shape=diamond, style=solid];"#))
         #expect(dot.contains(#"shape=parallelogram"#))
+        // The outline: a line a block, its ways on under it, the end named where a way leads.
+        #expect(
+            FlowGraph.outline(doc) == """
+                (start) → s
+                s: set: visits = visits + 1
+                  → c
+                c: condition
+                  if visits > 3 and plan == 'pro' → vip
+                  if visits > 3 → regular
+                  else → new
+                vip: text: Welcome back, VIP ({{visits}})
+                  tap → (end)
+                regular: text: Hello again ({{visits}} visits)
+                  tap → (end)
+                new: text: Nice to meet you
+                  tap → (end)
+
+                """)
+        // A block's text cannot start a line of its own, nor move the cursor.
+        let hostile = try #require(FlowLoader.load(#"{"version": 1, "blocks": [{"id": "a", "type": "text", "text": "x\u001b[2J\ny"}]}"#).document)
+        #expect(!FlowGraph.outline(hostile).contains("\u{1B}") && FlowGraph.outline(hostile).split(separator: "\n").count == 3)
     }
 
     @Test("a flow with variables is written back as it was read")
