@@ -101,9 +101,17 @@ enum ServeCommand {
             // An origin as browsers send it: scheme, host and port (a final "/" is dropped).
             func origin(_ value: String, _ flag: String, _ example: String) throws(UsageError) -> String {
                 guard let o = Addresses.origin(value) else {
+                    // A host alone, or an address with a path: the origin it most likely means.
+                    let meant =
+                        value.range(ofText: "://") == nil
+                        ? Addresses.origin("https://" + value)
+                        : value.range(ofText: "://").flatMap { scheme in
+                            value[scheme.upperBound...].firstIndex(of: "/").flatMap { Addresses.origin(String(value[..<$0])) }
+                        }
                     throw UsageError(
                         message:
-                            "\(flag) takes an origin such as \(example) (scheme, host and port, no path), not '\(Sanitizer.clean(value, keepNewlines: false))'",
+                            "\(flag) takes an origin such as \(example) (scheme, host and port, no path), not '\(Sanitizer.clean(value, keepNewlines: false))'"
+                            + (meant.map { "; did you mean '\($0)'?" } ?? ""),
                         command: command)
                 }
                 return o

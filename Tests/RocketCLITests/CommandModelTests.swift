@@ -152,6 +152,18 @@ struct CommandModelTests {
         let options = try ServeCommand.Options(parsed, command: "serve")
         #expect(options.configuration.allowedOrigins == ["https://shop.example"])
         #expect(options.configuration.publicOrigins == ["https://chat.example"])
+        // A host alone, or an address with a path, is refused with the origin it most likely means.
+        func refusal(_ value: String) -> String? {
+            do throws(UsageError) {
+                _ = try ServeCommand.Options(try parse(["--allow-origin", value], as: ServeCommand.spec), command: "serve")
+                return nil
+            } catch {
+                return error.message
+            }
+        }
+        #expect(refusal("shop.example")?.hasSuffix("not 'shop.example'; did you mean 'https://shop.example'?") == true)
+        #expect(refusal("https://Shop.example:8443/cart")?.hasSuffix("; did you mean 'https://shop.example:8443'?") == true)
+        #expect(refusal("*")?.hasSuffix("not '*'") == true, "no guess for what is no host")
         // A key file: a byte-order mark, Windows line ends, blank lines, comments and spaces
         // around a key are no part of any key; a line that is no key names its line.
         let dir = scratchDirectory()
