@@ -375,24 +375,23 @@ extension WebAssets {
         setTimeout(once, 100);
         if (window.requestAnimationFrame) window.requestAnimationFrame(function () { setTimeout(once, 0); });
         }
-        var accent = null;
-        if (script && script.hasAttribute("data-accent")) {
-        accent = core.accent(script.getAttribute("data-accent"));
-        if (!accent) {
-        if (window.console) console.warn("RocketAlert: data-accent must be a colour written #RRGGBB; the widget's own colours are used");
-        } else if (accent.changed && window.console) {
-        console.info("RocketAlert: data-accent " + script.getAttribute("data-accent") + " reads below 4.5:1 on the widget's light background; " +
-        accent.light + " is used there in its place");
+        function accentFrom(value, where) {
+        var a = core.accent(value);
+        if (!window.console) return a;
+        if (!a) console.warn("RocketAlert: " + where + " must be a colour written #RRGGBB; it is not used");
+        else if (a.changed) console.info("RocketAlert: " + where + " " + value + " reads below 4.5:1 on the widget's light background; " + a.light + " is used there in its place");
+        return a;
         }
-        }
-        function widgetRoot(node) {
+        var accent = script && script.hasAttribute("data-accent") ? accentFrom(script.getAttribute("data-accent"), "data-accent") : null;
+        function widgetRoot(node, colours) {
+        var a = colours || accent;
         node.classList.add("rk");
         if (reduced) node.classList.add("rk-reduced");
-        if (accent) {
-        node.style.setProperty("--rk-accent", accent.light);
-        node.style.setProperty("--rk-accent-ink", accent.lightInk);
-        node.style.setProperty("--rk-accent-dark", accent.dark);
-        node.style.setProperty("--rk-accent-dark-ink", accent.darkInk);
+        if (a) {
+        node.style.setProperty("--rk-accent", a.light);
+        node.style.setProperty("--rk-accent-ink", a.lightInk);
+        node.style.setProperty("--rk-accent-dark", a.dark);
+        node.style.setProperty("--rk-accent-dark-ink", a.darkInk);
         }
         return node;
         }
@@ -562,7 +561,7 @@ extension WebAssets {
         style.textContent = CSS;
         document.head.appendChild(style);
         }
-        widgetRoot(root);
+        widgetRoot(root, this.options.accent !== undefined ? accentFrom(this.options.accent, "mount's accent") : null);
         if (this.options.page) root.classList.add("rk-page");
         this.frame = el("section", "rk-frame");
         this.frame.setAttribute("aria-label", say("conversation"));

@@ -533,6 +533,16 @@ def accent(browser, server):
         audit(page, f"the launcher with data-accent ({scheme})")
         shot(page, f"accent-{scheme}-375")
         context.close()
+    # From script: mount's accent over the page's, for that conversation alone.
+    context, page = open_launcher_page(browser, server, "demo", ' data-accent="#ffcc00"', color_scheme="light")
+    page.locator(".rk-launcher").wait_for(timeout=TIMEOUT)
+    page.evaluate("""() => { const d = document.createElement('div'); d.id = 'own'; document.body.appendChild(d);
+                             RocketAlert.mount(d, 'demo', {accent: '#1f3a93'}); }""")
+    page.locator("#own .rk-frame").wait_for(timeout=TIMEOUT)
+    own = page.evaluate("() => getComputedStyle(document.getElementById('own')).getPropertyValue('--rk-accent').trim()")
+    page_accent = page.evaluate("() => getComputedStyle(document.querySelector('.rk-launcher-root')).getPropertyValue('--rk-accent').trim()")
+    assert own == "#1f3a93" and page_accent not in ("", "#1f3a93"), (own, page_accent)
+    context.close()
     # No colour: the widget's own blue, and why in the console.
     warnings = []
     context, page = open_launcher_page(browser, server, "demo", ' data-accent="red"')
@@ -540,7 +550,7 @@ def accent(browser, server):
     page.reload()
     page.locator(".rk-launcher").wait_for(timeout=TIMEOUT)
     assert page.evaluate("() => getComputedStyle(document.querySelector('.rk-launcher')).backgroundColor") == "rgb(10, 95, 180)"
-    assert any("data-accent must be a colour written #RRGGBB" in w for w in warnings), warnings
+    assert any("data-accent must be a colour written #RRGGBB; it is not used" in w for w in warnings), warnings
     context.close()
 
 
