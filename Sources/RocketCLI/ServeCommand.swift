@@ -634,6 +634,14 @@ enum ServeCommand {
             .info
         )
         for warning in folderWarnings(flows) + warnings(options, keys: keys, store: archive.place) { say.warning(warning) }
+        // Every flow read now, so one that cannot be served is said at the start (its errors, by
+        // the library's log, once for this version of its file), not at its first visitor.
+        let broken = flows.names().filter { if case .failure = flows.flow($0) { true } else { false } }
+        if !broken.isEmpty {
+            say.warning(
+                "rocket serve: \(broken.count) of \(flows.names().count) flow(s) cannot be served until fixed (errors above; rocket lint): "
+                    + broken.map { Sanitizer.clean($0, keepNewlines: false) }.listedForMessage())
+        }
         var received: Int32 = 0
         while true {
             sigwait(&set, &received)

@@ -106,6 +106,27 @@ struct ServeAccessTests {
         #expect(empty.status == 66 && empty.stderr.contains("holds no rocket store"), "\(empty.stderr)")
     }
 
+    @Test("the start says which flows cannot be served (their errors, then a count) and which files of the folder are passed over")
+    func startSaysBrokenFlows() throws {
+        let dir = scratchDirectory()
+        write(#"{"version": 1, "blocks": [{"id": "hi", "type": "text", "text": "Hello"}]}"#, to: dir + "/fine.json")
+        write(#"{"version": 1, "blocks": ["#, to: dir + "/broken.json")
+        write(#"{"version": 1, "blocks": [{"id": "hi", "type": "text", "text": "Hello"}]}"#, to: dir + "/onboarding.v2.json")
+        let server = try Running(["--insecure-dev"], flows: dir)
+        var log = ""
+        for _ in 0..<200 where !log.contains("cannot be served until fixed") {
+            log = (try? String(contentsOfFile: server.errors, encoding: .utf8)) ?? ""
+            if !log.contains("cannot be served until fixed") { usleep(25_000) }
+        }
+        #expect(log.contains("rocket serve: flow broken: broken.json:1:"), "\(log)")
+        #expect(log.contains("rocket serve: 1 of 2 flow(s) cannot be served until fixed (errors above; rocket lint): broken\n"), "\(log)")
+        #expect(log.contains("onboarding.v2.json is not offered"), "\(log)")
+        // Still served: the others, and the broken one's start says why it is not.
+        #expect(server.status("POST", "/v1/conversations", body: #"{"flow": "fine", "visitor": "ada"}"#) == 201)
+        #expect(server.status("POST", "/v1/conversations", body: #"{"flow": "broken", "visitor": "ada"}"#) == 500)
+        #expect(server.stop() == 0)
+    }
+
     @Test(
         "rocket results reads what ended conversations were answered from a running server's store (SQLite and PostgreSQL), after a seq",
         arguments: [false, true])
