@@ -80,7 +80,7 @@ extension ConversationService {
         let flow: LoadedFlow
         switch flows.flow(flowName, language: requestedLanguage) {
         case .success(let f): flow = f
-        case .failure(.unknown): return .error(404, "unknown-flow", "there is no flow called \(Sanitizer.excerpt(flowName))")
+        case .failure(.unknown): return .error(404, "unknown-flow", flows.unknownMessage(flowName))
         // The library has logged why, once for this version of the file.
         case .failure(.invalid):
             return .error(500, "flow-invalid", "the flow \(flowName) has errors; the server log names them")

@@ -624,8 +624,12 @@ package final class ConversationService: Sendable {
         case 2 where route[0] == "play":
             page = {
                 if let refusal = self.addressRefusal(request) { return refusal }
-                guard case .success = self.flows.flow(route[1]) else {
-                    return .error(404, "unknown-flow", "there is no flow called \(Sanitizer.excerpt(route[1]))")
+                switch self.flows.flow(route[1]) {
+                case .success: break
+                case .failure(.unknown): return .error(404, "unknown-flow", self.flows.unknownMessage(route[1]))
+                // As a start says it: the library has logged why, once for this version of the file.
+                case .failure(.invalid): return .error(500, "flow-invalid", "the flow \(route[1]) has errors; the server log names them")
+                case .failure(.unreadable): return .error(500, "flow-unreadable", "the flow \(route[1]) cannot be read; the server log says why")
                 }
                 return self.assets.playPage(flow: route[1], tour: self.flows.tours.contains(route[1]), for: request)
             }

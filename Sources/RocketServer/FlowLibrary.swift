@@ -350,6 +350,13 @@ package final class FlowLibrary: Sendable {
         return Self.isName(name) ? name : nil
     }
 
+    /// What a request for a flow called `name` that is not on offer is told: that there is none,
+    /// and the name on offer one typo away when there is one (the home page lists them all).
+    package func unknownMessage(_ name: String) -> String {
+        let near = Self.isName(name) ? Suggestions.closest(to: name, in: names()) : nil
+        return "there is no flow called \(Sanitizer.excerpt(name))" + (near.map { "; did you mean \($0)?" } ?? "")
+    }
+
     /// The flows on offer with their titles (nil for a flow without one, or one that cannot be
     /// loaded), for the home page: made again at most once a ``recheckInterval``.
     package func catalog() -> [FlowListing] {

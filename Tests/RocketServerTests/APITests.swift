@@ -1048,6 +1048,13 @@ struct JumpAPITests {
         // A flow that was never good has nothing to fall back on: 500, and one log line however many starts.
         for _ in 0..<5 { #expect(start("never").json?["error"]?["code"]?.string == "flow-invalid") }
         #expect(lines.withLock { $0.filter { $0.contains("flow never: never.json:1:2") }.count } == 1, "\(lines.withLock { $0 })")
+        // Its play page says the same (not "no flow called never"); a name one typo from a flow
+        // is told which.
+        let page = h.request("GET", "/play/never")
+        #expect(page.status == 500 && page.json?["error"]?["code"]?.string == "flow-invalid")
+        #expect(h.request("GET", "/play/hj").json?["error"]?["message"]?.string == "there is no flow called hj; did you mean hi?")
+        #expect(start("nevr").json?["error"]?["message"]?.string == "there is no flow called nevr; did you mean never?")
+        #expect(start("zzzzzz").json?["error"]?["message"]?.string == "there is no flow called zzzzzz")
         // The file is saved half-written: the version before goes on being served.
         try #"{"version": 1, "blocks": [{"id": "hi", "type": "text", "text": "#.write(toFile: dir + "/hi.json", atomically: true, encoding: .utf8)
         h.clock.advance(by: FlowLibrary.recheckInterval)
