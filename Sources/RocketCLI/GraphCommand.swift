@@ -171,6 +171,15 @@ enum NewCommand {
         let parsed = try parse(args, as: spec)
         if parsed.helpRequested { printOut(spec.help); return ExitStatus.ok }
         var path = parsed.positionals[0]
+        // A folder: the flow goes in it, and needs a name (`rocket new flows` beside a flows
+        // folder would write flows.json next to it, which is not what was meant).
+        if path != "-", FileIO.isFolder(path) {
+            let folder = path.hasSuffix("/") ? String(path.dropLast()) : path
+            printError(
+                "rocket: error: '\(Sanitizer.clean(path, keepNewlines: false))' is a folder; name the new flow in it, such as '\(Sanitizer.clean(folder, keepNewlines: false))/onboarding'"
+            )
+            return .cannotCreate
+        }
         // `rocket new onboarding` means the flow onboarding: its file is onboarding.json, the
         // name the server and `rocket test` know it by.
         if path != "-", !path.hasSuffix("/"), !PathName.lastComponent(path).containsText(".") { path += ".json" }

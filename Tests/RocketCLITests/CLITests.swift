@@ -657,6 +657,11 @@ struct NewAndGraphTests {
         let named = try runRocket(["new", dir + "/onboarding"])
         #expect(named.status == 0 && named.stderr.contains("onboarding.json and its cases") && named.stderr.contains("rocket play \(dir)/onboarding.json"))
         #expect(FileManager.default.fileExists(atPath: dir + "/onboarding.json") && FileManager.default.fileExists(atPath: dir + "/onboarding.test.json"))
+        // A folder is no name: the flow goes in it, named (nothing is written beside it).
+        try FileManager.default.createDirectory(atPath: dir + "/flows", withIntermediateDirectories: true)
+        let folder = try runRocket(["new", dir + "/flows"])
+        #expect(folder.status == 73 && folder.stderr.contains("is a folder; name the new flow in it, such as '\(dir)/flows/onboarding'"), "\(folder.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: dir + "/flows.json"))
         #expect(!FileManager.default.fileExists(atPath: dir + "/onboarding"))
         #expect(
             try runRocket(["new", dir + "/notes.txt"]).status == 0 && FileManager.default.fileExists(atPath: dir + "/notes.txt"), "another extension is kept")
