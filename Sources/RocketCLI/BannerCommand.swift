@@ -101,7 +101,7 @@ enum BannerCommand {
         let env = Environment.current
         let terminal = Terminal.forUserInterface()
         let plain = options.plain || terminal.prefersLineMode(env)
-        let reduced = env["ROCKET_REDUCED_MOTION"] == "1"
+        let reduced = EnvironmentFlag.value("ROCKET_REDUCED_MOTION", in: env) == true
         let center = BannerCenter(clock: SystemClock(), queue: BannerQueue(reducedMotion: reduced || plain))
         let strings = UIStrings.forEnvironment(env)
         let runner = ProgramRunner(terminal: plain ? terminal.forLineMode() : terminal, clock: center.clock, strings: strings)

@@ -891,7 +891,7 @@ enum PlayCommand {
         let app = ConversationApp(
             host: rocket, strings: strings, depth: depth,
             banner: doc.banner.map { banner in banner.filled { rocket.conversation.interpolate($0) } },
-            reducedMotion: env["ROCKET_REDUCED_MOTION"] == "1", pictures: TerminalImage.loader)
+            reducedMotion: EnvironmentFlag.value("ROCKET_REDUCED_MOTION", in: env) == true, pictures: TerminalImage.loader)
         app.onBannerDismissed = { result in
             log?.write([("event", .string("banner")), ("result", .string(result.line))])
         }

@@ -139,6 +139,12 @@ public enum RocketCommandLine {
                 close(null)
             }
         }
+        // An on/off variable set to something else is ignored, and said (once, whatever the command).
+        for (name, value) in EnvironmentFlag.unreadable(in: Environment.current) {
+            printError(
+                "rocket: warning: \(name)=\(Sanitizer.clean(String(value.prefix(40)), keepNewlines: false)) is neither on (1, true, yes) nor off (0, false, no); it is ignored"
+            )
+        }
         var status = await Rocket.run(arguments)
         if let failure = FileIO.standardOutputFailure {
             // Every write is checked: output that could not be written is an error, never silent loss.

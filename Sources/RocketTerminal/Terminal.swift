@@ -5,6 +5,7 @@
 #endif
 import Synchronization
 import RocketTerminalCore
+import RocketCore
 
 /// The process-wide terminal state that signal handlers need: the saved settings, the bytes
 /// that restore the screen, and the pipe that turns signals into input for the event loop.
@@ -102,7 +103,7 @@ public final class Terminal: Sendable {
     /// `ROCKET_PLAIN=1` (a screen reader's user: nothing is redrawn, every line is said once). A
     /// command's `--plain` asks the same for one run.
     public func prefersLineMode(_ environment: [String: String]) -> Bool {
-        !isInteractive || environment["TERM"] == "dumb" || environment["ROCKET_PLAIN"] == "1"
+        !isInteractive || environment["TERM"] == "dumb" || EnvironmentFlag.value("ROCKET_PLAIN", in: environment) == true
     }
 
     /// Whether `fd` writes to the same terminal device as this terminal's output (so what is

@@ -1,3 +1,5 @@
+import RocketCore
+
 /// Which characters a terminal can show: any (a UTF-8 terminal with a full font), or ASCII only.
 ///
 /// Boxes, arrows, stars, the spinner's frames and pictures' half blocks are drawn with
@@ -19,17 +21,17 @@ public enum GlyphSet: Hashable, Sendable {
     case ascii
 
     /// The set a terminal takes, from the environment:
-    /// - `ROCKET_ASCII=1` or `0` decides;
+    /// - `ROCKET_ASCII=1` or `0` decides (or any other on/off word: `EnvironmentFlag`);
     /// - else `TERM=linux` (the kernel's console, whose font lacks most of these) is ASCII;
     /// - else a locale (the first of `LC_ALL`, `LC_CTYPE`, `LANG` that is set) naming a charset
     ///   other than UTF-8 (`de_DE.ISO-8859-1`) is ASCII;
     /// - else Unicode: `C`, `POSIX` or no locale at all is what containers start with, on
     ///   terminals that show UTF-8.
     public static func detect(_ env: [String: String]) -> GlyphSet {
-        switch env["ROCKET_ASCII"] {
-        case "1": return .ascii
-        case "0": return .unicode
-        default: break
+        switch EnvironmentFlag.value("ROCKET_ASCII", in: env) {
+        case true?: return .ascii
+        case false?: return .unicode
+        case nil: break
         }
         if env["TERM"] == "linux" { return .ascii }
         let locale = ["LC_ALL", "LC_CTYPE", "LANG"].lazy.compactMap { env[$0] }.first { !$0.isEmpty } ?? ""

@@ -43,6 +43,12 @@ struct AlertCLITests {
         #expect(env.status == 0 && env.stderr.hasPrefix("rocket: warning: ROCKET_THEME=drak is not auto, dark, light or none; it is ignored\n"))
         #expect(try runRocket(["confirm", "Go?"], stdin: "1\n", environment: ["ROCKET_THEME": "dark"]).stderr == "Go?\n[1] Yes  [2] No\nyou: Yes\n")
         #expect(try runRocket(["confirm", "Go?", "--theme", "drak"]).status == 64)
+        // An on/off variable set to neither: ignored, and said once, whatever the command.
+        let plain = try runRocket(["confirm", "Go?"], stdin: "1\n", environment: ["ROCKET_PLAIN": "maybe"])
+        #expect(
+            plain.status == 0
+                && plain.stderr.hasPrefix("rocket: warning: ROCKET_PLAIN=maybe is neither on (1, true, yes) nor off (0, false, no); it is ignored\n"))
+        #expect(try runRocket(["confirm", "Go?"], stdin: "1\n", environment: ["ROCKET_PLAIN": "yes"]).stderr == "Go?\n[1] Yes  [2] No\nyou: Yes\n")
     }
 
     @Test(

@@ -25,6 +25,9 @@ struct GlyphSetTests {
             (["TERM": "linux"], .ascii),
             (["TERM": "linux", "ROCKET_ASCII": "0"], .unicode),
             (["ROCKET_ASCII": "1", "LANG": "en_US.UTF-8"], .ascii),
+            (["ROCKET_ASCII": "yes", "LANG": "en_US.UTF-8"], .ascii),
+            (["TERM": "linux", "ROCKET_ASCII": "Off"], .unicode),
+            (["TERM": "linux", "ROCKET_ASCII": "maybe"], .ascii),  // no answer: the console decides
             (["LANG": "de_DE.ISO-8859-1"], .ascii),
             (["LANG": "ja_JP.eucJP"], .ascii),
             (["LC_ALL": "en_US.UTF-8", "LANG": "de_DE.ISO-8859-15"], .unicode),
@@ -99,5 +102,17 @@ struct GlyphSetTests {
         var buffer = [UInt8](repeating: 0, count: 256)
         while case let n = read(fds[0], &buffer, 256), n > 0 { bytes += buffer[0..<n] }
         #expect(String(decoding: bytes, as: UTF8.self) == "Cafe > https://x.example\nthe\nCafé →\n")
+    }
+}
+
+@Suite("On/off environment variables: one reading")
+struct EnvironmentFlagTests {
+    @Test("1, true, yes, on are on and 0, false, no, off are off, in any case; anything else says nothing and is named")
+    func reading() {
+        for on in ["1", "true", "YES", "On"] { #expect(EnvironmentFlag.value(on) == true, "\(on)") }
+        for off in ["0", "False", "no", "OFF"] { #expect(EnvironmentFlag.value(off) == false, "\(off)") }
+        for none in [nil, "", "2", "y", "enable"] { #expect(EnvironmentFlag.value(none) == nil, "\(String(describing: none))") }
+        let env = ["ROCKET_PLAIN": "maybe", "ROCKET_ASCII": "1", "ROCKET_REDUCED_MOTION": "", "OTHER": "x"]
+        #expect(EnvironmentFlag.unreadable(in: env).map(\.name) == ["ROCKET_PLAIN"])
     }
 }
