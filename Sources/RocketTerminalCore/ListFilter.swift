@@ -16,13 +16,18 @@ import RocketCore
 public struct ListFilter: Sendable {
     /// The search key of what was typed, without spaces around it.
     public let phrase: [Character]
-    /// The search keys of its words (split at spaces).
+    /// The search keys of its words (split at spaces), each once, at most ``maxWords``.
     public let words: [[Character]]
+
+    /// The most words a filter looks for (the first ones typed, each once): a paste of thousands
+    /// of one-letter words would otherwise cost a search of every option for each.
+    public static let maxWords = 16
 
     /// The filter `typed` makes.
     public init(_ typed: String) {
         let key = GlyphSet.searchKey(typed)
-        words = key.split(separator: " ").map { Array($0) }
+        var seen = Set<Substring>()
+        words = key.split(separator: " ").filter { seen.insert($0).inserted }.prefix(Self.maxWords).map { Array($0) }
         phrase = Array(key.trimmingSpaces())
         asciiWords = words.map(Self.ascii)
         asciiPhrase = Self.ascii(phrase)

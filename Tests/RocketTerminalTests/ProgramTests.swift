@@ -883,6 +883,9 @@ struct ListFilterTests {
         #expect(ListFilter("cafe").match(ListFilter.Key("Un café crème")) == ListFilter.Match(rank: 0, positions: [3, 4, 5, 6]))
         #expect(ListFilter("lodz").match(ListFilter.Key("e\u{301}Łódź")) == ListFilter.Match(rank: 0, positions: [1, 2, 3, 4]))
         #expect(ListFilter("   ").isEmpty)
+        // A paste of many words looks for the first ones, each once.
+        let many = ListFilter((0..<5000).map { "w\($0 % 40)" }.joined(separator: " "))
+        #expect(many.words.count == ListFilter.maxWords && many.words.first == Array("w0"))
     }
 
     @Test("A word that is not there whole may stand as its letters in order, later in the list")
