@@ -337,6 +337,13 @@ enum PlayCommand {
         // The person playing the flow is not its author: warnings only when asked for.
         for d in result.diagnostics where d.severity == .error || options.verbose { printError(d.formatted(file: displayName(path))) }
         guard result.isPlayable, var doc = result.document else { return ExitStatus.dataError }
+        // A --lang the flow is not written in plays in its first language: said, since the
+        // flag asked for another (the environment's language falls back without a word).
+        if let asked = options.lang, !doc.languages.isEmpty, !doc.languages.contains(where: { FlowDocument.fits(asked, $0) }) {
+            printError(
+                "rocket play: warning: --lang \(Sanitizer.clean(asked, keepNewlines: false)): the flow is written in "
+                    + doc.languages.map { FlowDiagnostic.quoted($0) }.listedForMessage() + "; it plays in \(FlowDiagnostic.quoted(doc.languages[0]))")
+        }
         let flowName = flowName(ofPath: path)
         if let statePath = options.state, let status = lockState(statePath) { return status }
         let saved: ConversationSnapshot?

@@ -168,8 +168,15 @@ extension FlowDocument {
         guard let wanted, !wanted.isEmpty else { return first }
         let lower = wanted.lowercased()
         if let exact = languages.first(where: { $0.lowercased() == lower }) { return exact }
-        let fitting = languages.filter { lower.hasPrefix($0.lowercased() + "-") }
+        let fitting = languages.filter { fits(wanted, $0) }
         return fitting.max { $0.count < $1.count } ?? first
+    }
+
+    /// True when a flow's `language` fits the `wanted` tag: the same tag, or one it starts with
+    /// (`it` fits `it-IT`), in any case.
+    public static func fits(_ wanted: String, _ language: String) -> Bool {
+        let (w, l) = (wanted.lowercased(), language.lowercased())
+        return w == l || w.hasPrefix(l + "-")
     }
 }
 

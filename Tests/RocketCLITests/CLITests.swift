@@ -1221,6 +1221,12 @@ struct PlayLanguageTests {
         let en = try runRocket(["play", dir + "/flow.json", "--instant"], stdin: "30\n", environment: ["LANG": "C.UTF-8"])
         #expect(en.stderr.contains("Age?"))
         #expect(try runRocket(["play", dir + "/flow.json", "--lang", "italian!"]).status == 64)
+        // A --lang the flow is not written in plays in its first, and says so; a regional tag of
+        // one it has (it-CH) fits without a word, as LANG's fallback always does.
+        let de = try runRocket(["play", dir + "/flow.json", "--instant", "--lang", "de"], stdin: "30\n")
+        #expect(de.status == 0 && de.stderr.hasPrefix("rocket play: warning: --lang de: the flow is written in \"en\" and \"it\"; it plays in \"en\"\n"))
+        #expect(de.stderr.contains("Age?"))
+        #expect(!(try runRocket(["play", dir + "/flow.json", "--instant", "--lang", "it-CH"], stdin: "30\n").stderr.contains("warning")))
     }
 }
 
