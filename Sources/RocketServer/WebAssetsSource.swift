@@ -220,6 +220,16 @@ extension WebAssets {
         var want = !!(engaged || pinned);
         return want === !!view.held ? null : want;
         },
+        attributeProblems: function (get) {
+        var out = [], mode = get("data-mode"), cap = get("data-session-cap");
+        if (mode !== null && mode !== "launcher" && mode !== "inline") {
+        out.push("data-mode must be inline or launcher, not " + JSON.stringify(String(mode).slice(0, 40)) + "; the conversation is inline");
+        }
+        if (cap !== null && !/^\d{1,4}$/.test(cap)) {
+        out.push("data-session-cap must be a whole number of flows (0 to 9999), not " + JSON.stringify(String(cap).slice(0, 40)) + "; no cap is kept");
+        }
+        return out;
+        },
         unusedVarsNote: function (flow, answer) {
         var names = answer && Array.isArray(answer.unusedVars) ? answer.unusedVars.filter(function (n) { return typeof n === "string"; }) : [];
         if (!names.length) return null;
@@ -425,6 +435,9 @@ extension WebAssets {
         var visit = core.countVisit(readJSON("rocket.visit"), Date.now(), VISIT_GAP);
         store("rocket.visit", JSON.stringify(visit));
         var sessionCap = script && /^\d{1,4}$/.test(script.getAttribute("data-session-cap") || "") ? Number(script.getAttribute("data-session-cap")) : null;
+        if (script && window.console) {
+        core.attributeProblems(function (name) { return script.getAttribute(name); }).forEach(function (m) { console.warn("RocketAlert: " + m); });
+        }
         function visitShown() {
         var v = readJSON("rocket.visit.shown");
         return v && v.since === visit.since && Number.isFinite(v.count) ? v.count : 0;
@@ -1498,6 +1511,9 @@ extension WebAssets {
         if (script.getAttribute("data-mode") === "launcher") { launcher(flow, resumeOnly, trigger !== null && resumeOnly === false); return; }
         var sel = script.getAttribute("data-target");
         var target = sel ? document.querySelector(sel) : null;
+        if (sel && !target && window.console) {
+        console.warn("RocketAlert: data-target " + JSON.stringify(sel.slice(0, 80)) + " matches nothing on the page; the conversation is put after the script");
+        }
         if (!target) { target = el("div"); script.parentNode.insertBefore(target, script.nextSibling); }
         var page = script.hasAttribute("data-page");
         window.RocketAlert.mount(target, flow, {

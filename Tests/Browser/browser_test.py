@@ -1073,6 +1073,20 @@ def developer_messages(browser, server):
     page.wait_for_function("() => document.querySelector('.rk-hidden') !== null", timeout=TIMEOUT)
     assert "could not start" not in page.locator("body").inner_text()
     assert any("could not start" in w and "nosuch" in w for w in warnings), f"{warnings}"
+    assert any("did you mean" in w for w in warnings) is False, "no flow is near nosuch"
+    # Attributes that cannot be read are said, with what is used instead: a mistyped mode plays
+    # inline, a target that matches nothing puts the conversation after the script.
+    warnings.clear()
+    page.route(server.url + "typos.html", lambda route: route.fulfill(status=200, content_type="text/html", body=(
+        '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Site</title></head><body><main><h1>Site</h1>'
+        '</main><script src="/widget.js" data-flow="hello" data-mode="launchr" data-target="#chaat" data-session-cap="two"></script>'
+        '</body></html>')))
+    page.goto(server.url + "typos.html")
+    page.locator(".rk-frame").wait_for(timeout=TIMEOUT)
+    for said in ('data-mode must be inline or launcher, not "launchr"', 'data-target "#chaat" matches nothing on the page',
+                 "data-session-cap must be a whole number"):
+        assert any(said in w for w in warnings), f"{said}: {warnings}"
+    assert page.locator(".rk-launcher").count() == 0, "inline"
     context.close()
     # A site the server does not allow (no --allow-origin for it): the visitor sees nothing; the
     # developer is told once, with the flag to add (the browser hides the refusal itself). The

@@ -272,6 +272,17 @@ test("the accent's grounds are the widget's own: the frame and bubble colours of
   assert.equal(core.ACCENT.darkInk, dark[3]);
 });
 
+test("the script tag's attributes: a mode or a cap that cannot be read is said, with what is used instead", () => {
+  const of = (attrs) => (name) => (name in attrs ? attrs[name] : null);
+  assert.deepEqual(core.attributeProblems(of({})), []);
+  assert.deepEqual(core.attributeProblems(of({ "data-mode": "launcher", "data-session-cap": "2" })), []);
+  assert.deepEqual(core.attributeProblems(of({ "data-mode": "inline" })), []);
+  assert.deepEqual(core.attributeProblems(of({ "data-mode": "launchr" })), ['data-mode must be inline or launcher, not "launchr"; the conversation is inline']);
+  assert.deepEqual(core.attributeProblems(of({ "data-session-cap": "two" })),
+    ['data-session-cap must be a whole number of flows (0 to 9999), not "two"; no cap is kept']);
+  assert.equal(core.attributeProblems(of({ "data-mode": "x".repeat(500) }))[0].length < 120, true, "a long value is cut");
+});
+
 test("a start's unused values are told to the page's developer, named and counted, never trusted as anything but names", () => {
   assert.equal(core.unusedVarsNote("welcome", { status: "started" }), null);
   assert.equal(core.unusedVarsNote("welcome", { unusedVars: [] }), null);
