@@ -37,7 +37,9 @@ enum ServeCommand {
             .value("--webhook-secret-file", "FILE", "The secret the webhook's Rocket-Signature is made with (needed with --webhook)."),
             .value("--webhook-ca-file", "FILE", "The certificates (PEM) to trust for an https webhook (default: the system's)."),
             .value("--min-gap", "D", "Show a visitor no flow within D of the last one shown to them (30s; default none)."),
-            .value("--trust-proxy", "ADDRESS", "A proxy whose X-Forwarded-For names the client (its own address); repeatable.", repeatable: true),
+            .value(
+                "--trust-proxy", "ADDRESS", "A proxy whose X-Forwarded-For names the client (its own address, or its network: 10.0.0.0/8); repeatable.",
+                repeatable: true),
             .value("--api-key-file", "FILE", "Site keys, one per line: calls with Authorization: Bearer KEY act for any visitor (re-read on SIGHUP)."),
             .value("--secret-file", "FILE", "The secret visitor tokens are signed with (default: made once and kept in the store)."),
             .value("--identity-secret-file", "FILE", "The secret a site signs its own visitor ids with (Rocket-Visitor-Hash)."),
@@ -170,10 +172,21 @@ enum ServeCommand {
                 configuration.visitorRetention = s
             }
             for a in parsed.all("--trust-proxy") {
-                guard Addresses.isAddress(a) else {
-                    throw UsageError(message: "--trust-proxy takes the proxy's IP address, not '\(Sanitizer.clean(a, keepNewlines: false))'", command: command)
+                if Addresses.isAddress(a) {
+                    configuration.trustedProxies.insert(Addresses.canonical(a))
+                    continue
                 }
-                configuration.trustedProxies.insert(Addresses.canonical(a))
+                guard a.utf8.contains(0x2F), let network = AddressNetwork(a) else {
+                    throw UsageError(
+                        message:
+                            "--trust-proxy takes the proxy's IP address, or its network (10.0.0.0/8), not '\(Sanitizer.clean(a, keepNewlines: false))'",
+                        command: command)
+                }
+                guard !network.isEverything else {
+                    throw UsageError(
+                        message: "--trust-proxy \(a) would trust every client's X-Forwarded-For; name the proxies' own network", command: command)
+                }
+                configuration.trustedNetworks.append(network)
             }
             keyFile = parsed.value("--api-key-file")
             secretFile = parsed.value("--secret-file")
@@ -376,7 +389,7 @@ enum ServeCommand {
         for (what, path) in readable { if let warning = readableWarning(what, path) { out.append(warning) } }
         // Behind a proxy, pages come from the proxy's address, which the server cannot know: the
         // forwarded scheme and host are a client's word (nginx passes on the Host it was sent).
-        if !options.configuration.trustedProxies.isEmpty && options.configuration.publicOrigins.isEmpty {
+        if options.configuration.trustsProxies && options.configuration.publicOrigins.isEmpty {
             out.append(
                 "rocket serve: --trust-proxy without --public-url: pages served through the proxy (/play, the home page) count as another site's and are refused; give the proxy's address as --public-url"
             )

@@ -108,3 +108,56 @@ package enum Addresses {
         }
     }
 }
+
+/// A network of addresses written as `10.0.0.0/8` or `2001:db8::/32` (an address alone is the
+/// network of that one address): a pool of proxies `--trust-proxy` trusts, as nginx's
+/// `set_real_ip_from` takes them.
+public struct AddressNetwork: Hashable, Sendable {
+    /// The network's address bytes (4 for IPv4, 16 for IPv6), bits past the prefix cleared.
+    let bytes: [UInt8]
+    /// How many leading bits an address must share with it.
+    let prefix: Int
+
+    /// The network `text` writes, or nil when it is none (no address, a prefix out of range).
+    public init?(_ text: String) {
+        let parts = text.split(separator: "/", maxSplits: 1, omittingEmptySubsequences: false)
+        guard let raw = Self.bytes(of: String(parts[0])) else { return nil }
+        let bits = raw.count * 8
+        var prefix = bits
+        if parts.count == 2 {
+            guard parts[1].utf8.count <= 3, parts[1].utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }), let n = Int(parts[1]), n <= bits else { return nil }
+            prefix = n
+        }
+        self.prefix = prefix
+        bytes = Self.masked(raw, prefix)
+    }
+
+    /// True when `address` (as text; an IPv4 address written in IPv6 counts as IPv4) is in it.
+    public func contains(_ address: String) -> Bool {
+        guard let raw = Self.bytes(of: address), raw.count == bytes.count else { return false }
+        return Self.masked(raw, prefix) == bytes
+    }
+
+    /// True when it holds every address of its family (`0.0.0.0/0`, `::/0`): trusting it would
+    /// trust any client's word.
+    public var isEverything: Bool { prefix == 0 }
+
+    /// The bytes of an IPv4 or IPv6 address (an IPv4-mapped IPv6 address as its 4), or nil.
+    static func bytes(of address: String) -> [UInt8]? {
+        var v4 = in_addr()
+        if inet_pton(AF_INET, address, &v4) == 1 { return withUnsafeBytes(of: &v4) { Array($0) } }
+        var v6 = in6_addr()
+        guard inet_pton(AF_INET6, address, &v6) == 1 else { return nil }
+        let b = withUnsafeBytes(of: &v6) { Array($0) }
+        let mapped = b[0..<10].allSatisfy { $0 == 0 } && b[10] == 0xFF && b[11] == 0xFF
+        return mapped ? Array(b[12..<16]) : b
+    }
+
+    /// `bytes` with every bit past the first `prefix` cleared.
+    static func masked(_ bytes: [UInt8], _ prefix: Int) -> [UInt8] {
+        bytes.enumerated().map { i, byte in
+            let keep = max(0, min(8, prefix - i * 8))
+            return keep == 8 ? byte : byte & UInt8(truncatingIfNeeded: 0xFF << (8 - keep))
+        }
+    }
+}

@@ -666,7 +666,7 @@ package final class ConversationService: Sendable {
     /// saw; earlier ones are the client's word); an IPv6 address as its /64 (see
     /// ``Addresses/limitKey(_:)``).
     func clientAddress(_ request: HTTPRequest) -> String {
-        guard configuration.trustedProxies.contains(request.peer), let forwarded = request.header(HTTPRequest.Name.forwardedFor) else {
+        guard configuration.trusts(request.peer), let forwarded = request.header(HTTPRequest.Name.forwardedFor) else {
             return Addresses.limitKey(request.peer)
         }
         guard let last = forwarded.split(separator: ",").last else { return Addresses.limitKey(request.peer) }

@@ -176,7 +176,7 @@ package final class HTTPServer: Sendable {
         // load). An event stream gives its connection (and that memory) back once it is admitted.
         // Connections per address: behind a trusted proxy every client comes through its
         // connections, so the proxy limits them instead.
-        let perAddress = UInt32(c.trustedProxies.isEmpty ? c.connectionsPerAddress : 0)
+        let perAddress = UInt32(c.trustsProxies ? 0 : c.connectionsPerAddress)
         let d = rocket_mhd_start(
             host, UInt16(port), socket, 2, max(16, limit), perAddress, UInt32(max(1, c.idleConnectionSeconds)), RocketLimits.connectionMemoryBytes,
             { cls, connection, url, method, version, data, size, context in

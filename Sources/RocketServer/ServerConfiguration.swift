@@ -46,6 +46,18 @@ public struct ServerConfiguration: Sendable {
     /// Proxies (IP addresses) whose `X-Forwarded-For` names the client (`--trust-proxy`); from
     /// any other peer the header is ignored.
     public var trustedProxies: Set<String> = []
+    /// Networks of proxies trusted as ``trustedProxies`` are (`--trust-proxy 10.0.0.0/8`: a pool
+    /// of load balancers whose addresses change).
+    public var trustedNetworks: [AddressNetwork] = []
+
+    /// True when `peer` is a trusted proxy: one of ``trustedProxies``, or in one of
+    /// ``trustedNetworks``.
+    public func trusts(_ peer: String) -> Bool {
+        trustedProxies.contains(peer) || trustedNetworks.contains { $0.contains(peer) }
+    }
+
+    /// True when any proxy is trusted.
+    public var trustsProxies: Bool { !trustedProxies.isEmpty || !trustedNetworks.isEmpty }
     /// Origins (`https://shop.example`) whose pages may use the API besides the server's own.
     public var allowedOrigins: Set<String> = []
     /// The origins the server's own pages are reached at through a proxy (`--public-url`),

@@ -164,6 +164,13 @@ struct CommandModelTests {
         #expect(refusal("shop.example")?.hasSuffix("not 'shop.example'; did you mean 'https://shop.example'?") == true)
         #expect(refusal("https://Shop.example:8443/cart")?.hasSuffix("; did you mean 'https://shop.example:8443'?") == true)
         #expect(refusal("*")?.hasSuffix("not '*'") == true, "no guess for what is no host")
+        // --trust-proxy: an address or a network; a network of every address is refused.
+        let pool = try ServeCommand.Options(
+            try parse(["--trust-proxy", "10.0.0.0/8", "--trust-proxy", "::ffff:127.0.0.1"], as: ServeCommand.spec), command: "serve")
+        #expect(pool.configuration.trusts("10.4.5.6") && pool.configuration.trusts("127.0.0.1") && !pool.configuration.trusts("11.0.0.1"))
+        for bad in ["0.0.0.0/0", "::/0", "10.0.0.0/40", "proxy.internal"] {
+            #expect(throws: UsageError.self, "\(bad)") { try ServeCommand.Options(try parse(["--trust-proxy", bad], as: ServeCommand.spec), command: "serve") }
+        }
         // A key file: a byte-order mark, Windows line ends, blank lines, comments and spaces
         // around a key are no part of any key; a line that is no key names its line.
         let dir = scratchDirectory()

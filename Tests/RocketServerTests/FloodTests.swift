@@ -56,6 +56,44 @@ struct FloodTests {
         #expect(from(h, "203.0.113.7", "POST", "/v1/conversations", body: #"{"flow": "basic"}"#, visitor: "v99").status == 201)
     }
 
+    @Test("a trusted network of proxies (--trust-proxy 10.0.0.0/8): any of its addresses names the client; a peer outside it does not")
+    func trustedNetwork() throws {
+        let h = try Harness {
+            $0.trustedNetworks = [try! #require(AddressNetwork("10.0.0.0/8"))]
+            $0.addressRequestBurst = 3
+            $0.addressRequestsPerSecond = 0.01
+        }
+        func start(peer: String, client: String, _ k: Int) -> Int {
+            var request = HTTPRequest(
+                method: "POST", path: "/v1/conversations",
+                headers: ["X-Forwarded-For": client, "Rocket-Visitor": "v\(k)", "Content-Type": "application/json"], body: Array(#"{"flow": "basic"}"#.utf8))
+            request.peer = peer
+            return h.service.handle(request).status
+        }
+        // Two proxies of the pool: the client they name is limited, whichever proxy it came through.
+        #expect((0..<3).map { start(peer: $0 % 2 == 0 ? "10.1.2.3" : "10.200.0.9", client: "203.0.113.7", $0) } == [201, 201, 201])
+        #expect(start(peer: "10.9.9.9", client: "203.0.113.7", 3) == 429)
+        #expect(start(peer: "10.9.9.9", client: "198.51.100.2", 4) == 201)
+        // Outside the pool, X-Forwarded-For is the client's word: the peer itself is counted.
+        #expect((5..<8).map { start(peer: "192.0.2.1", client: "198.51.100.\($0)", $0) } == [201, 201, 201])
+        #expect(start(peer: "192.0.2.1", client: "198.51.100.99", 8) == 429)
+    }
+
+    @Test("networks: IPv4 and IPv6 prefixes, an IPv4 address written in IPv6, bits past the prefix; what is no network")
+    func networks() throws {
+        let ten = try #require(AddressNetwork("10.0.0.0/8"))
+        #expect(ten.contains("10.255.1.2") && !ten.contains("11.0.0.1") && ten.contains("::ffff:10.0.0.1") && !ten.contains("fd00::1"))
+        let odd = try #require(AddressNetwork("192.168.1.77/26"))
+        #expect(odd.contains("192.168.1.64") && odd.contains("192.168.1.127") && !odd.contains("192.168.1.128") && !odd.contains("192.168.1.63"))
+        let v6 = try #require(AddressNetwork("fd00:1::/32"))
+        #expect(v6.contains("fd00:1:ffff::5") && !v6.contains("fd00:2::5") && !v6.contains("10.0.0.1"))
+        #expect(try #require(AddressNetwork("10.1.2.3")).contains("10.1.2.3") && !(try #require(AddressNetwork("10.1.2.3")).contains("10.1.2.4")))
+        #expect(try #require(AddressNetwork("0.0.0.0/0")).isEverything)
+        for bad in ["10.0.0.0/33", "fd00::/129", "x/8", "10.0.0.0/", "10.0.0.0/-1", "10.0.0.0/8/8", "", "10.0.0.0/0008"] {
+            #expect(AddressNetwork(bad) == nil, "\(bad)")
+        }
+    }
+
     @Test("the conversation cap: one address fills only its share (429), a second client still starts; alerts the same")
     func capFlood() throws {
         let h = try harness { $0.perAddress = 5 }
