@@ -90,6 +90,7 @@ enum PromptCommands {
             .flag("--no-limit", "Any number of choices."),
             .value("--height", "N", "Rows of options shown at once (default 10)."),
             .value("--selected", "OPTION", "Start with OPTION selected (the cursor on it; ticked with --limit); repeatable.", repeatable: true),
+            .flag("--select-if-one", "With a single option, print it without asking (nothing is drawn or read)."),
             timeoutOption("the --selected options when given, else exit 124"),
             clearOption,
         ] + frontEnd,
@@ -375,6 +376,14 @@ enum PromptCommands {
             options = read
         } else {
             options = parsed.positionals
+        }
+        // One option and --select-if-one: it is the answer, with no question (as gum's flag).
+        if parsed.has("--select-if-one"), options.count == 1 {
+            if let other = (parsed.values["--selected"] ?? []).first(where: { $0 != options[0] }) {
+                throw UsageError(message: "'--selected \(other)' is not one of the options", command: command)
+            }
+            printOut(Sanitizer.clean(options[0], keepNewlines: false))
+            return ExitStatus.ok
         }
         let (runner, lineMode) = try runner(parsed, command: chooseSpec.name, inputTaken: fromInput, residue: residue(parsed))
         let app = ChooseApp(title: parsed.value("--title"), options: options, limit: limit, strings: runner.strings)

@@ -172,6 +172,12 @@ struct PromptCLITests {
         #expect(selected.status == 0 && selected.stdout == "blue\n" && selected.stderr.contains("[3] blue ✓"))
         #expect(try runRocket(["choose", "--selected", "pink", "red"]).stderr.contains("'--selected pink' is not one of the options"))
         #expect(try runRocket(["choose", "--selected", "a", "--selected", "b", "a", "b"]).status == 64, "more than --limit")
+        // --select-if-one: a single option is the answer, nothing asked or drawn; two are asked.
+        let only = try runRocket(["choose", "--select-if-one"], stdin: "main\n")
+        #expect(only.status == 0 && only.stdout == "main\n" && only.stderr.isEmpty, "\(only.stderr)")
+        let two = try runRocket(["choose", "--select-if-one", "a", "b"], stdin: "2\n")
+        #expect(two.status == 0 && two.stdout == "b\n" && two.stderr.contains("[2] b"))
+        #expect(try runRocket(["choose", "--select-if-one", "--selected", "x", "only"]).status == 64)
         let hostile = try runRocket(["choose", "a\u{1B}[2Jb", "c"], stdin: "1\n")
         #expect(hostile.status == 0 && !hostile.stdout.contains("\u{1B}") && !hostile.stderr.contains("\u{1B}"))
     }
