@@ -787,16 +787,20 @@ package final class ConversationService: Sendable {
         return .refused(origin)
     }
 
-    /// `GET /v1/flows`: the names on offer, made again only when they change and shared by every
-    /// answer (anyone may ask, and a folder may hold thousands of flows).
+    /// `GET /v1/flows`: the names on offer, and the titles of those that have one (`titles`, by
+    /// name), made again only when they change and shared by every answer (anyone may ask, and a
+    /// folder may hold thousands of flows).
     func flowList() -> HTTPResponse {
-        let names = flows.names()
-        let bytes = listAnswer.bytes(for: names) { HTTPResponse.json(200, .object([("flows", .array(names.map { .string($0) }))])).body }
+        let listing = flows.catalog()
+        let bytes = listAnswer.bytes(for: listing) {
+            let titles = listing.compactMap { f in f.title.map { (f.name, JSONValue.string($0)) } }
+            return HTTPResponse.json(200, .object([("flows", .array(listing.map { .string($0.name) })), ("titles", .object(titles))])).body
+        }
         return .sharing(HTTPResponse.jsonHeaders, bytes)
     }
 
     /// The flow list last answered.
-    let listAnswer = KeptBytes<[String]>()
+    let listAnswer = KeptBytes<[FlowListing]>()
 
     /// Where the next sweep of quiet visitors' statistics goes on from (a scenario name; "" for
     /// the first).

@@ -1026,9 +1026,14 @@ struct JumpAPITests {
         #expect(page.contains(#"<a href="/play/named">named</a> — <bdi>Ask &lt;b&gt;first&lt;/b&gt; \#u{202E} &amp; then</bdi></li>"#), "\(page)")
         // No title, or a file that does not load: the name alone.
         #expect(page.contains(#"<a href="/play/plain">plain</a></li>"#) && page.contains(#"<a href="/play/broken">broken</a></li>"#))
+        // GET /v1/flows gives the titles too, by name, for those that have one.
+        let list = h.request("GET", "/v1/flows").json
+        #expect(list?["flows"]?.array.compactMap(\.string) == ["basic", "broken", "gated", "named", "plain"])
+        #expect(list?["titles"]?["named"]?.string == "Ask <b>first</b> \u{202E} & then" && list?["titles"]?["plain"] == nil)
         try write("Second thoughts")
         h.clock.advance(by: FlowLibrary.recheckInterval)
         #expect(h.request("GET", "/").text.contains("<bdi>Second thoughts</bdi>"))
+        #expect(h.request("GET", "/v1/flows").json?["titles"]?["named"]?.string == "Second thoughts")
     }
 
     @Test("an edit that breaks a served flow is not taken: starts keep the version before; its errors are logged once, not once a start")

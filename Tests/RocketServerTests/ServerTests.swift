@@ -445,7 +445,7 @@ struct ServerTests {
         defer { server.stop() }
         func get(_ target: String) -> String { RawClient.get(port: port, target) }
         let flows = get("http://elsewhere.example/v1/flows")
-        #expect(flows.hasPrefix("HTTP/1.1 200") && flows.contains(#"{"flows":["basic","gated"]}"#), "\(flows.prefix(200))")
+        #expect(flows.hasPrefix("HTTP/1.1 200") && flows.contains(#"{"flows":["basic","gated"],"titles":{}}"#), "\(flows.prefix(200))")
         #expect(get("HTTPS://X:8443/healthz").hasPrefix("HTTP/1.1 200"))
         #expect(get("http://x").contains("<!doctype html>"))
         #expect(get("http://x?flow=basic").contains("<!doctype html>"))
