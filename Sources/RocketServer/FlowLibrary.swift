@@ -352,10 +352,16 @@ package final class FlowLibrary: Sendable {
 
     /// What a request for a flow called `name` that is not on offer is told: that there is none,
     /// and the name on offer one typo away when there is one (the home page lists them all).
+    /// Anyone may ask, so the search is bounded: a folder of more than ``suggestedAmong`` flows
+    /// gets no suggestion (each candidate costs an edit distance).
     package func unknownMessage(_ name: String) -> String {
-        let near = Self.isName(name) ? Suggestions.closest(to: name, in: names()) : nil
+        let offered = names()
+        let near = Self.isName(name) && offered.count <= Self.suggestedAmong ? Suggestions.closest(to: name, in: offered) : nil
         return "there is no flow called \(Sanitizer.excerpt(name))" + (near.map { "; did you mean \($0)?" } ?? "")
     }
+
+    /// The most flows an unknown name is compared with for a suggestion (``unknownMessage(_:)``).
+    package static let suggestedAmong = 256
 
     /// The flows on offer with their titles (nil for a flow without one, or one that cannot be
     /// loaded), for the home page: made again at most once a ``recheckInterval``.

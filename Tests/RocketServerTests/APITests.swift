@@ -1060,6 +1060,12 @@ struct JumpAPITests {
         #expect(h.request("GET", "/play/hj").json?["error"]?["message"]?.string == "there is no flow called hj; did you mean hi?")
         #expect(start("nevr").json?["error"]?["message"]?.string == "there is no flow called nevr; did you mean never?")
         #expect(start("zzzzzz").json?["error"]?["message"]?.string == "there is no flow called zzzzzz")
+        // Anyone may ask: past suggestedAmong flows no name is searched for.
+        for k in 0..<FlowLibrary.suggestedAmong {
+            try #"{"version": 1, "blocks": [{"id": "a", "type": "text", "text": "x"}]}"#.write(toFile: dir + "/f\(k).json", atomically: true, encoding: .utf8)
+        }
+        h.clock.advance(by: FlowLibrary.recheckInterval)
+        #expect(start("nevr").json?["error"]?["message"]?.string == "there is no flow called nevr")
         // The file is saved half-written: the version before goes on being served.
         try #"{"version": 1, "blocks": [{"id": "hi", "type": "text", "text": "#.write(toFile: dir + "/hi.json", atomically: true, encoding: .utf8)
         h.clock.advance(by: FlowLibrary.recheckInterval)
