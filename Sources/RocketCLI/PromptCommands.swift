@@ -91,6 +91,7 @@ enum PromptCommands {
             .value("--height", "N", "Rows of options shown at once (default 10)."),
             .value("--selected", "OPTION", "Start with OPTION selected (the cursor on it; ticked with --limit); repeatable.", repeatable: true),
             .flag("--select-if-one", "With a single option, print it without asking (nothing is drawn or read)."),
+            .value("--label-delimiter", "D", "Each option is LABEL D VALUE (split at the first D): the list shows the label, the value is printed."),
             timeoutOption("the --selected options when given, else exit 124"),
             clearOption,
         ] + frontEnd,
@@ -100,11 +101,14 @@ enum PromptCommands {
             terminal. Typing filters, ignoring case and accents: the options that hold what was
             typed come first, then those that hold each of its words, then those that hold each
             word's letters in order (fb finds feature/branch); what matched is underlined.
+            With --label-delimiter, an option without D is its own label and value; --selected
+            and a typed line (line mode) take a value as well as a label.
             """,
         exitStatus: "0 chosen; 1 Esc or end of input; 64 usage error; 66 standard input cannot be read; 124 timed out; 130 Ctrl-C.",
         examples: [
             "color=$(rocket choose red green blue)", "rocket choose --limit 2 --title Toppings cheese ham olives | xargs echo",
             "git switch \"$(git branch --format='%(refname:short)' | rocket choose --title Branch)\"",
+            "env=$(rocket choose --label-delimiter : 'Production:prod' 'Staging:stage')",
         ])
 
     static let spinSpec = CommandSpec(
@@ -370,50 +374,104 @@ enum PromptCommands {
             limit = Int.max
         }
         let fromInput = parsed.positionals.isEmpty
-        let options: [String]
+        let lines: [String]
         if fromInput {
             guard let read = try optionsFromStandardInput(command: command) else { return ExitStatus.noInput }
-            options = read
+            lines = read
         } else {
-            options = parsed.positionals
+            lines = parsed.positionals
+        }
+        let (options, values) = try labelled(lines, delimiter: parsed.value("--label-delimiter"), command: command)
+        let wanted = parsed.values["--selected"] ?? []
+        var preselected: [Int] = []
+        for name in wanted {
+            // A value first (what a script knows), else a label.
+            guard let index = values.firstIndex(of: name) ?? options.firstIndex(of: name) else {
+                throw UsageError(message: "'--selected \(name)' is not one of the options", command: command)
+            }
+            if !preselected.contains(index) { preselected.append(index) }
         }
         // One option and --select-if-one: it is the answer, with no question (as gum's flag).
         if parsed.has("--select-if-one"), options.count == 1 {
-            if let other = (parsed.values["--selected"] ?? []).first(where: { $0 != options[0] }) {
-                throw UsageError(message: "'--selected \(other)' is not one of the options", command: command)
-            }
-            printOut(Sanitizer.clean(options[0], keepNewlines: false))
+            printOut(Sanitizer.clean(values[0], keepNewlines: false))
             return ExitStatus.ok
-        }
-        let (runner, lineMode) = try runner(parsed, command: chooseSpec.name, inputTaken: fromInput, residue: residue(parsed))
-        let app = ChooseApp(title: parsed.value("--title"), options: options, limit: limit, strings: runner.strings)
-        if let height = try count(parsed, "--height", command: command, range: 1...1000) { app.visibleRows = height }
-        let timeout = try timeout(parsed, command: command)
-        let wanted = parsed.values["--selected"] ?? []
-        var preselected: [Int] = []
-        for title in wanted {
-            guard let index = options.firstIndex(of: title) else {
-                throw UsageError(message: "'--selected \(title)' is not one of the options", command: command)
-            }
-            if !preselected.contains(index) { preselected.append(index) }
         }
         guard preselected.count <= limit else {
             throw UsageError(message: "\(preselected.count) --selected options, but --limit is \(limit)", command: command)
         }
+        let (runner, lineMode) = try runner(parsed, command: chooseSpec.name, inputTaken: fromInput, residue: residue(parsed))
+        let app = ChooseApp(title: parsed.value("--title"), options: options, values: values, limit: limit, strings: runner.strings)
+        if let height = try count(parsed, "--height", command: command, range: 1...1000) { app.visibleRows = height }
+        let timeout = try timeout(parsed, command: command)
         app.preselect(preselected)
-        let defaults = preselected.sorted().map { options[$0] }
+        let defaults = preselected.sorted()
         let (outcome, timedOut) = await run(
             app, on: runner, lineMode: lineMode, timeout: timeout, question: parsed.value("--title"),
-            answerOnTimeout: defaults.isEmpty ? nil : Sanitizer.clean(defaults.joined(separator: ", "), keepNewlines: false))
+            answerOnTimeout: defaults.isEmpty
+                ? nil : Sanitizer.clean(defaults.map { options[$0] }.joined(separator: ", "), keepNewlines: false))
         if timedOut, let timeout {
             guard !defaults.isEmpty else { return reportTimeout(after: timeout) }
-            for item in defaults { printOut(Sanitizer.clean(item, keepNewlines: false)) }
+            for index in defaults { printOut(Sanitizer.clean(values[index], keepNewlines: false)) }
             return ExitStatus.ok
         }
         if case .done(let chosen) = outcome {
             for item in chosen { printOut(Sanitizer.clean(item, keepNewlines: false)) }
         }
         return outcome.exitStatusForCLI
+    }
+
+    /// The labels shown and the values printed of `rocket choose`'s options: with a delimiter
+    /// (`--label-delimiter`), each option split at its first one, as `Production:prod`; an
+    /// option without it, or with nothing before it, shows its value. Without one, both are the
+    /// options.
+    static func labelled(_ lines: [String], delimiter: String?, command: String) throws(UsageError) -> (labels: [String], values: [String]) {
+        guard let delimiter else { return (lines, lines) }
+        guard !delimiter.isEmpty, delimiter.utf8.count <= 64, !delimiter.containsText("\n") else {
+            throw UsageError(message: "'--label-delimiter' must be 1 to 64 bytes of one line", command: command)
+        }
+        var labels: [String] = [], values: [String] = []
+        labels.reserveCapacity(lines.count)
+        values.reserveCapacity(lines.count)
+        let needle = Array(delimiter.utf8)
+        let fallback = failureTable(needle)
+        for line in lines {
+            if let offset = firstOffset(of: needle, fallback: fallback, in: line) {
+                let bytes = Array(line.utf8)
+                let label = String(decoding: bytes[..<offset], as: UTF8.self)
+                let value = String(decoding: bytes[(offset + needle.count)...], as: UTF8.self)
+                labels.append(label.allSatisfy(\.isWhitespace) ? value : label)
+                values.append(value)
+            } else {
+                labels.append(line)
+                values.append(line)
+            }
+        }
+        return (labels, values)
+    }
+
+    /// For each prefix of `needle`, the length of its longest proper prefix that is also its
+    /// suffix (Knuth–Morris–Pratt), so that a search never looks at a byte twice.
+    private static func failureTable(_ needle: [UInt8]) -> [Int] {
+        var table = [Int](repeating: 0, count: needle.count)
+        var k = 0
+        for i in needle.indices.dropFirst() {
+            while k > 0 && needle[i] != needle[k] { k = table[k - 1] }
+            if needle[i] == needle[k] { k += 1 }
+            table[i] = k
+        }
+        return table
+    }
+
+    /// The UTF-8 offset of `needle`'s first occurrence in `text`, in time linear in the text
+    /// (a hostile option may be 64 KiB, and the delimiter 64 bytes).
+    private static func firstOffset(of needle: [UInt8], fallback: [Int], in text: String) -> Int? {
+        var k = 0
+        for (i, byte) in text.utf8.enumerated() {
+            while k > 0 && byte != needle[k] { k = fallback[k - 1] }
+            if byte == needle[k] { k += 1 }
+            if k == needle.count { return i + 1 - k }
+        }
+        return nil
     }
 
     /// The options of `rocket choose` without arguments: the lines of standard input, without

@@ -13,14 +13,16 @@ public import RocketTerminalCore
 /// Line mode lists the options numbered and reads a line: a number or a title, or with a limit
 /// above one several numbers separated by commas or spaces.
 ///
-/// Done (exit 0) with the chosen options in list order; declined (exit 1) on Esc or the end of
-/// the input.
+/// Done (exit 0) with the chosen options in list order (their values, when they have values apart
+/// from what is shown); declined (exit 1) on Esc or the end of the input.
 @MainActor
 public final class ChooseApp: TerminalProgram {
     /// See `TerminalProgram/lineMode`.
     public var lineMode = false
     let title: String?
     let options: [String]
+    /// What choosing each option answers: the option itself unless values were given.
+    let values: [String]
     let limit: Int
     let strings: UIStrings
     /// Most options shown at once (the list scrolls).
@@ -33,11 +35,17 @@ public final class ChooseApp: TerminalProgram {
     private var shownRows = 10
     private var selected: Set<Int> = []
     private var result: ProgramOutcome<[String]>?
+    /// The options chosen, in list order (the summary shows them as the list did).
+    private var chosen: [Int] = []
 
     /// A list of options; `limit` is how many may be chosen (1: one; `Int.max`: any number).
-    public init(title: String?, options: [String], limit: Int, strings: UIStrings) {
+    /// `values` (as many as the options; nil: the options themselves) are what choosing each
+    /// answers, as `rocket choose --label-delimiter` splits `Production:prod`: the list shows and
+    /// filters the options, and line mode takes a value as well as a number or an option.
+    public init(title: String?, options: [String], values: [String]? = nil, limit: Int, strings: UIStrings) {
         self.title = title
         self.options = options
+        self.values = values.flatMap { $0.count == options.count ? $0 : nil } ?? options
         self.limit = max(1, limit)
         self.strings = strings
     }
@@ -57,9 +65,10 @@ public final class ChooseApp: TerminalProgram {
     /// See `TerminalProgram/outcome`.
     public var outcome: ProgramOutcome<[String]>? { result }
 
-    /// See `TerminalProgram/summary`: the heading and the choices, comma-separated.
+    /// See `TerminalProgram/summary`: the heading and the choices as the list showed them,
+    /// comma-separated.
     public var summary: ProgramSummary? {
-        ProgramSummary.of(result, question: title) { result?.value?.joined(separator: ", ") ?? "" }
+        ProgramSummary.of(result, question: title) { chosen.map { options[$0] }.joined(separator: ", ") }
     }
     /// See `TerminalProgram/lineRequest`.
     public var lineRequest: LineRequest? { lineMode && result == nil ? LineRequest() : nil }
@@ -99,7 +108,15 @@ public final class ChooseApp: TerminalProgram {
     }
 
     private func finish(_ indices: [Int]) {
-        result = .done(indices.sorted().map { options[$0] })
+        chosen = indices.sorted()
+        result = .done(chosen.map { values[$0] })
+    }
+
+    /// Values that differ from their options, as names line mode also takes.
+    private var valueAliases: [Int: String] {
+        var aliases: [Int: String] = [:]
+        for i in options.indices where values[i] != options[i] && !values[i].isEmpty { aliases[i] = values[i] }
+        return aliases
     }
 
     private func toggle(_ index: Int) {
@@ -149,7 +166,8 @@ public final class ChooseApp: TerminalProgram {
             finish(preselected)
             return []
         }
-        if case .success(let k) = ChoiceParser.parse(line, titles: options) {
+        let aliases = valueAliases
+        if case .success(let k) = ChoiceParser.parse(line, titles: options, aliases: aliases) {
             finish([k])
             return []
         }
@@ -157,7 +175,7 @@ public final class ChooseApp: TerminalProgram {
             return [.refuse(ChoiceParser.Refusal.notAChoice(line).message(strings: strings, count: options.count))]
         }
         let chosen: Set<Int>
-        switch ChoiceParser.parseMany(line, titles: options) {
+        switch ChoiceParser.parseMany(line, titles: options, aliases: aliases) {
         case .success(let set): chosen = set
         case .failure(let refusal): return [.refuse(refusal.message(strings: strings, count: options.count))]
         }

@@ -246,8 +246,8 @@ public enum ChoiceParser {
             found = n - 1
         } else if let k = titles.firstIndex(where: { $0.lowercased() == lowered }) {
             found = k
-        } else if let alias = aliases.first(where: { $0.value.lowercased() == lowered }) {
-            found = alias.key
+        } else if let alias = aliases.filter({ $0.value.lowercased() == lowered }).keys.min() {
+            found = alias  // the first in the list when several share the name
         } else {
             // Typed without its accents (`cafe` for `Café`), when that names one title.
             let key = GlyphSet.searchKey(trimmed)
@@ -262,13 +262,14 @@ public enum ChoiceParser {
     /// Several options of `titles` in one line: the whole line as one choice, else its numbers or
     /// titles separated by commas or spaces (`1, 3`, `tea cake`). The set chosen, or why the line
     /// is not one (an empty line chooses nothing: the caller decides whether that is enough).
-    public static func parseMany(_ line: String, titles: [String]) -> Result<Set<Int>, Refusal> {
+    /// `aliases` are extra names per index, as ``parse(_:titles:enabled:aliases:)`` takes.
+    public static func parseMany(_ line: String, titles: [String], aliases: [Int: String] = [:]) -> Result<Set<Int>, Refusal> {
         let trimmed = line.trimmingSpaces()
         if trimmed.isEmpty { return .success([]) }
-        if case .success(let k) = parse(trimmed, titles: titles) { return .success([k]) }
+        if case .success(let k) = parse(trimmed, titles: titles, aliases: aliases) { return .success([k]) }
         var chosen: Set<Int> = []
         for token in trimmed.split(whereSeparator: { $0 == "," || $0 == " " || $0 == "\t" }) {
-            switch parse(String(token), titles: titles) {
+            switch parse(String(token), titles: titles, aliases: aliases) {
             case .success(let k): chosen.insert(k)
             case .failure(let refusal): return .failure(refusal)
             }

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import RocketTestSupport
+@testable import RocketCLI
 
 @Suite("Prompts for shell scripts: input, confirm, choose, spin")
 struct PromptCLITests {
@@ -180,6 +181,39 @@ struct PromptCLITests {
         #expect(try runRocket(["choose", "--select-if-one", "--selected", "x", "only"]).status == 64)
         let hostile = try runRocket(["choose", "a\u{1B}[2Jb", "c"], stdin: "1\n")
         #expect(hostile.status == 0 && !hostile.stdout.contains("\u{1B}") && !hostile.stderr.contains("\u{1B}"))
+    }
+
+    @Test("choose --label-delimiter: the list shows labels, the value is printed; --selected and a typed line take either")
+    func chooseLabels() throws {
+        let args = ["choose", "--label-delimiter", ":", "Production:prod", "Staging:stage", "plain", " :bare", "Time: 10:00:t10"]
+        let byNumber = try runRocket(args, stdin: "2\n")
+        #expect(byNumber.status == 0 && byNumber.stdout == "stage\n")
+        // The list shows the labels; an option without the delimiter, or with a blank label, shows its value.
+        #expect(byNumber.stderr.hasPrefix("[1] Production\n[2] Staging\n[3] plain\n[4] bare\n[5] Time\n"), "\(byNumber.stderr)")
+        #expect(try runRocket(args, stdin: "Production\n").stdout == "prod\n", "a label")
+        #expect(try runRocket(args, stdin: "stage\n").stdout == "stage\n", "a value")
+        #expect(try runRocket(args, stdin: "5\n").stdout == " 10:00:t10\n", "split at the first delimiter")
+        let preselected = try runRocket(args + ["--selected", "prod"], stdin: "\n")
+        #expect(preselected.stdout == "prod\n" && preselected.stderr.contains("[1] Production ✓"), "--selected by value")
+        #expect(try runRocket(args + ["--selected", "Staging"], stdin: "\n").stdout == "stage\n", "--selected by label")
+        let many = try runRocket(["choose", "--limit", "2", "--label-delimiter", "=>", "One=>1", "Two=>2", "Three=>3"], stdin: "3, Two\n")
+        #expect(many.status == 0 && many.stdout == "2\n3\n", "\(many.stderr)")
+        let piped = try runRocket(["choose", "--label-delimiter", "\t", "--select-if-one"], stdin: "Main branch\tmain\n")
+        #expect(piped.status == 0 && piped.stdout == "main\n" && piped.stderr.isEmpty)
+        #expect(try runRocket(["choose", "--label-delimiter", "", "a"]).status == 64)
+        #expect(try runRocket(["choose", "--label-delimiter", String(repeating: "x", count: 65), "a"]).status == 64)
+        // Without the flag, nothing is split.
+        #expect(try runRocket(["choose", "A:a", "B:b"], stdin: "1\n").stdout == "A:a\n")
+    }
+
+    @Test("choose's label split finds the first delimiter in linear time, overlapping prefixes included")
+    func chooseLabelSplit() throws {
+        let (labels, values) = try PromptCommands.labelled(
+            ["aaab", "abaabab", "xx", "ababababc::", String(repeating: "a", count: 65_536)], delimiter: "aab", command: "choose")
+        #expect(labels == ["a", "ab", "xx", "ababababc::", String(repeating: "a", count: 65_536)])
+        #expect(values == ["", "ab", "xx", "ababababc::", String(repeating: "a", count: 65_536)])
+        let (l2, v2) = try PromptCommands.labelled(["caf\u{E9}→café", "🇫🇷→fr"], delimiter: "→", command: "choose")
+        #expect(l2 == ["café", "🇫🇷"] && v2 == ["café", "fr"])
     }
 
     @Test("spin: exits with the command's status and keeps its output on the right streams")

@@ -313,6 +313,28 @@ struct ProgramTests {
         #expect(click.app.outcome == .done(["y"]))
     }
 
+    @Test("Choose with values: the list shows and filters the labels, the outcome is the values, the summary the labels")
+    func chooseValues() {
+        let clock = ManualClock()
+        let app = ChooseApp(title: "Env", options: ["Production", "Staging"], values: ["prod", "stage"], limit: 1, strings: .english)
+        let d = Driver(app, clock: clock)
+        #expect(d.screen.contains("❯ Production") && !d.screen.contains("prod\n"))
+        d.keys(.character("p"), .character("r"), .character("o"), .character("d"))
+        #expect(d.screen.contains("❯ Production"))
+        d.keys(.enter)
+        #expect(app.outcome == .done(["prod"]))
+        #expect(app.summary?.answer == "Production")
+        // Values are not searched: typing a letter only the value holds matches nothing.
+        let hidden = Driver(ChooseApp(title: nil, options: ["Alpha"], values: ["zzz"], limit: 1, strings: .english), clock: clock)
+        hidden.keys(.character("z"))
+        #expect(hidden.screen.contains("no match"))
+        // Values of the wrong count are ignored: the options answer.
+        let odd = ChooseApp(title: nil, options: ["a", "b"], values: ["x"], limit: 1, strings: .english)
+        let o = Driver(odd, clock: clock)
+        o.keys(.enter)
+        #expect(odd.outcome == .done(["a"]))
+    }
+
     @Test("--timeout: every key starts the wait again, the countdown shows whole seconds, and the prompt ends declined once it runs out")
     func promptTimeout() {
         let clock = ManualClock()
