@@ -27,7 +27,12 @@ enum ReportCommand {
                 "--against", "VARIANT",
                 "Compare every variant (or version, day or week) with VARIANT instead of the first by name (by version, day or week: the oldest)."),
             .value("--min-count", "N", "Hide counts of fewer than N conversations (default 5; 1 shows all)."),
-            .flag("--json", "Print the report as JSON (docs/REPORTS.md describes every field)."),
+            .flag("--json", "Print the report as JSON (docs/REPORTS.md describes every field); --format json."),
+            .value(
+                "--format", Output.allCases.map(\.rawValue).joined(separator: "|"),
+                "text (default), json (as --json) or markdown: GitHub-flavoured tables, for a pull request or a CI job's summary."
+            )
+            .completing(.words(Output.allCases.map(\.rawValue))),
             .value("--html", "FILE", "Write the report as a self-contained HTML page with charts to FILE (- for standard output)."),
         ],
         discussion: """
@@ -44,7 +49,34 @@ enum ReportCommand {
             "rocket report --store rocket.sqlite --flow welcome --json",
             "rocket report events.jsonl --html report.html --min-count 20",
             "rocket report --store rocket.sqlite --flow welcome --by version",
+            "rocket report --store rocket.sqlite --format markdown >> \"$GITHUB_STEP_SUMMARY\"",
         ])
+
+    /// What `rocket report` prints on standard output: `--format text|json|markdown`, with
+    /// `--json` the short form of `--format json`.
+    enum Output: String, CaseIterable {
+        /// Tables within the terminal's width.
+        case text
+        /// One JSON document (docs/REPORTS.md).
+        case json
+        /// GitHub-flavoured Markdown.
+        case markdown
+
+        /// The format asked for, and whether it was asked for (with `--html FILE`, nothing else
+        /// is printed unless one was).
+        init(_ parsed: ParsedArguments, command: String) throws(UsageError) {
+            let json = parsed.has("--json")
+            guard let text = parsed.value("--format") else {
+                self = json ? .json : .text
+                return
+            }
+            guard let format = Output(rawValue: text) else {
+                throw UsageError(message: "'--format \(text)' must be " + Self.allCases.map(\.rawValue).listedForMessage(conjunction: "or"), command: command)
+            }
+            if json && format != .json { throw UsageError(message: "--json is --format json: give one format", command: command) }
+            self = format
+        }
+    }
 
     static func run(_ args: [String]) throws(UsageError) -> ExitStatus {
         let parsed = try parse(args, as: spec)
@@ -60,7 +92,13 @@ enum ReportCommand {
         options.flow = parsed.value("--flow")
         options.against = parsed.value("--against")
         let html = parsed.value("--html")
-        if html == "-" && parsed.has("--json") { throw UsageError(message: "--json and --html - both write to standard output", command: spec.name) }
+        let output = try Output(parsed, command: spec.name)
+        let outputAsked = parsed.has("--json") || parsed.value("--format") != nil
+        if html == "-" && outputAsked {
+            throw UsageError(
+                message: "--\(output == .json && parsed.has("--json") ? "json" : "format \(output.rawValue)") and --html - both write to standard output",
+                command: spec.name)
+        }
 
         var grouping = ReportGrouping.variant
         if let by = parsed.value("--by") {
@@ -112,13 +150,12 @@ enum ReportCommand {
                 printError("rocket: error: cannot write '\(Sanitizer.clean(html, keepNewlines: false))': \(e.reason)")
                 return ExitStatus.ioError
             }
-            if parsed.has("--json") { printOut(report.json) }
-            return ExitStatus.ok
+            guard outputAsked else { return ExitStatus.ok }
         }
-        if parsed.has("--json") {
-            printOut(report.json)
-        } else {
-            printOut(table(report, width: outputWidth()))
+        switch output {
+        case .json: printOut(report.json)
+        case .markdown: printOut(markdown(report))
+        case .text: printOut(table(report, width: outputWidth()))
         }
         return ExitStatus.ok
     }
@@ -154,21 +191,32 @@ enum ReportCommand {
         return 100
     }
 
-    // MARK: The terminal table
+    // MARK: The report as text and as Markdown
 
-    /// The report as text within `width` columns: a table per flow (variants), and a funnel per
-    /// variant; rows that would not fit become one "name: value" line each.
-    static func table(_ report: Report, width: Int) -> String {
+    /// A part of the report as text or Markdown says it: both are drawn from one list of these,
+    /// so the two never say different things.
+    enum Piece: Equatable {
+        /// The count of records, and what is hidden under `--min-count` (empty: nothing).
+        case records(String, hidden: String)
+        /// A line of its own.
+        case note(String)
+        /// A flow's heading (level 1), or a variant's funnel or answers (level 2).
+        case heading(String, level: Int)
+        /// A table: the first `textColumns` columns are text, the rest numbers.
+        case table(head: [String], rows: [[String]], textColumns: Int)
+        /// `label: a, b, c`.
+        case items(label: String, [String])
+    }
+
+    /// What the report says, in order: per flow its rows (variants), dismissals, and per row a
+    /// funnel, the options chosen and the ratings.
+    static func pieces(_ report: Report) -> [Piece] {
         let m = report.minCount
         let c = { (n: Int?) in ReportFormat.count(n, minCount: m) }
-        let records = "\(ReportFormat.grouped(report.records)) event records", hidden = m > 1 ? "counts from 1 to \(m - 1) hidden (<\(m))" : ""
-        var out =
-            hidden.isEmpty
-            ? wrap(records, width: width)
-            : DisplayWidth.of(records + "; " + hidden) <= width ? records + "; " + hidden + "\n" : wrap(records, width: width) + wrap(hidden, width: width)
-        if report.flows.isEmpty { return out + "No conversations in these records.\n" }
+        var out: [Piece] = [.records("\(ReportFormat.grouped(report.records)) event records", hidden: m > 1 ? "counts from 1 to \(m - 1) hidden (<\(m))" : "")]
+        if report.flows.isEmpty { return out + [.note("No conversations in these records.")] }
         for flow in report.flows {
-            out += "\nFlow \(clean(flow.flow.isEmpty ? "(unnamed)" : flow.flow))\n"
+            out.append(.heading("Flow \(clean(flow.flow.isEmpty ? "(unnamed)" : flow.flow))", level: 1))
             // The comparison's columns only where there is a comparison.
             let compared = flow.variants.contains { $0.comparison != nil }
             let exposed = flow.hasExposures
@@ -187,15 +235,16 @@ enum ReportCommand {
                 }
                 rows.append(row)
             }
-            out += layout(head, rows, width: width)
+            out.append(.table(head: head, rows: rows, textColumns: 1))
             for v in flow.variants where !v.dismissals.isEmpty {
                 let label =
                     v.variant.isEmpty && report.grouping == .variant
-                    ? "  dismissed: " : "  dismissed (\(clean(ReportFormat.variantName(v.variant, by: report.grouping)))): "
-                out += fill(label, v.dismissals.map { "\(clean($0.reason)) \(c($0.count))" }, width: width)
+                    ? "dismissed" : "dismissed (\(clean(ReportFormat.variantName(v.variant, by: report.grouping))))"
+                out.append(.items(label: label, v.dismissals.map { "\(clean($0.reason)) \(c($0.count))" }))
             }
             for v in flow.variants where !v.blocks.isEmpty {
-                out += "\n  Funnel \(clean(ReportFormat.variantName(v.variant, by: report.grouping)))\n"
+                let name = clean(ReportFormat.variantName(v.variant, by: report.grouping))
+                out.append(.heading("Funnel \(name)", level: 2))
                 let rows = v.blocks.map { b in
                     [
                         clean(b.id), c(b.reached), c(b.answered),
@@ -203,7 +252,7 @@ enum ReportCommand {
                         ReportFormat.seconds(b.medianSecondsToAnswer),
                     ]
                 }
-                out += layout(["block", "reached", "answered", "dropped here", "median answer"], rows, width: width)
+                out.append(.table(head: ["block", "reached", "answered", "dropped here", "median answer"], rows: rows, textColumns: 1))
                 // Per block that offers options: each option's count and share of the answers.
                 var answers: [[String]] = []
                 for b in v.blocks {
@@ -214,15 +263,75 @@ enum ReportCommand {
                     }
                 }
                 if !answers.isEmpty {
-                    out += "\n  Answers \(clean(ReportFormat.variantName(v.variant, by: report.grouping)))\n"
-                    out += layout(["block", "answer", "chosen", "share"], answers, width: width, textColumns: 2)
+                    out.append(.heading("Answers \(name)", level: 2))
+                    out.append(.table(head: ["block", "answer", "chosen", "share"], rows: answers, textColumns: 2))
                 }
                 // Per rating: the mean, and a 0–10 question's Net Promoter Score.
                 for b in v.blocks {
                     guard let r = b.rating else { continue }
-                    out += fill("  \(clean(b.id)): ", [ReportFormat.rating(r, minCount: m)], width: width)
+                    out.append(.items(label: clean(b.id), [ReportFormat.rating(r, minCount: m)]))
                 }
             }
+        }
+        return out
+    }
+
+    /// The report as text within `width` columns: a table per flow (variants), and a funnel per
+    /// variant; rows that would not fit become one "name: value" line each.
+    static func table(_ report: Report, width: Int) -> String {
+        var out = ""
+        for piece in pieces(report) {
+            switch piece {
+            case .records(let records, let hidden):
+                out +=
+                    hidden.isEmpty
+                    ? wrap(records, width: width)
+                    : DisplayWidth.of(records + "; " + hidden) <= width
+                        ? records + "; " + hidden + "\n" : wrap(records, width: width) + wrap(hidden, width: width)
+            case .note(let text): out += wrap(text, width: width)
+            case .heading(let text, let level): out += level == 1 ? "\n\(text)\n" : "\n  \(text)\n"
+            case .table(let head, let rows, let textColumns): out += layout(head, rows, width: width, textColumns: textColumns)
+            case .items(let label, let items): out += fill("  \(label): ", items, width: width)
+            }
+        }
+        return out
+    }
+
+    /// The report as GitHub-flavoured Markdown (`--format markdown`), for a pull request, an
+    /// issue or a CI job's summary (`>> "$GITHUB_STEP_SUMMARY"`): a heading per flow, its tables
+    /// with the numbers aligned right. Every text that came from the records is escaped, so a
+    /// block id or an option's title cannot add a link, a picture, HTML or a column.
+    static func markdown(_ report: Report) -> String {
+        var out: [String] = []
+        for piece in pieces(report) {
+            switch piece {
+            case .records(let records, let hidden): out.append(markdownEscaped(hidden.isEmpty ? records : records + "; " + hidden, startsLine: true))
+            case .note(let text): out.append(markdownEscaped(text, startsLine: true))
+            case .heading(let text, let level): out.append(String(repeating: "#", count: level + 1) + " " + markdownEscaped(text))
+            case .table(let head, let rows, let textColumns):
+                func line(_ cells: [String]) -> String { "| " + cells.map { markdownEscaped($0) }.joined(separator: " | ") + " |" }
+                let rule = "|" + head.indices.map { $0 < textColumns ? " :-- |" : " --: |" }.joined()
+                out.append(([line(head), rule] + rows.map(line)).joined(separator: "\n"))
+            case .items(let label, let items): out.append(markdownEscaped(label + ": " + items.joined(separator: ", "), startsLine: true))
+            }
+        }
+        return out.joined(separator: "\n\n") + "\n"
+    }
+
+    /// `text` with what Markdown (CommonMark and GitHub's tables) would read as markup escaped by
+    /// a backslash, so it reads as written: emphasis, code, links and pictures, HTML and entities,
+    /// a table's column, a heading's closing `#`, and (for a paragraph, `startsLine`) a list's
+    /// or heading's mark at its start.
+    static func markdownEscaped(_ text: String, startsLine: Bool = false) -> String {
+        var out = ""
+        out.reserveCapacity(text.utf8.count)
+        let leadingDigits = text.prefix { $0.isASCII && $0.isNumber }.count
+        for (k, c) in text.enumerated() {
+            let always = "\\`*_[]<>|~&#!".contains(c)
+            let atStart = startsLine && k == 0 && "-+=".contains(c)
+            let listNumber = startsLine && k == leadingDigits && k > 0 && (c == "." || c == ")")
+            if always || atStart || listNumber { out.append("\\") }
+            out.append(c)
         }
         return out
     }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+@testable import RocketCLI
 
 @Suite("rocket report")
 struct ReportCLITests {
@@ -21,6 +22,56 @@ struct ReportCLITests {
         #expect(table.stdout.contains("score: mean 5.6 of 0–10 from 5 answers; NPS 0 (2 promoters, 1 passive, 2 detractors)"), "\(table.stdout)")
         let json = try runRocket(["report", dir + "/events.jsonl", "--json", "--min-count", "1"])
         #expect(json.stdout.contains(#""nps":{"score":0,"promoters":2,"passives":1,"detractors":2}"#), "\(json.stdout)")
+    }
+
+    @Test("--format markdown: the same report as GitHub tables, every text from the records escaped; --format json is --json")
+    func markdown() throws {
+        let dir = scratchDirectory()
+        write(
+            """
+            {"version": 1, "blocks": [
+              {"id": "ask", "type": "doubleButton", "left": {"title": "<img src=x onerror=alert(1)>|*b*", "next": "bye"}, "right": {"title": "[No](http://x)"}},
+              {"id": "bye", "type": "text", "text": "Bye"}]}
+            """, to: dir + "/t.json")
+        var log = ""
+        for input in ["1\n\n", "1\n\n", "2\n"] { log += try runRocket(["play", dir + "/t.json", "--instant", "--events", "-"], stdin: input).stdout }
+        try log.write(toFile: dir + "/e.jsonl", atomically: true, encoding: .utf8)
+        let md = try runRocket(["report", dir + "/e.jsonl", "--min-count", "1", "--format", "markdown"])
+        #expect(md.status == 0 && md.stderr.isEmpty, "\(md.stderr)")
+        #expect(
+            md.stdout.hasPrefix(
+                "\(log.split(separator: "\n").count) event records\n\n## Flow t\n\n| variant | starts | completions | rate |\n| :-- | --: | --: | --: |\n"),
+            "\(md.stdout)")
+        #expect(md.stdout.contains("### Funnel (all)\n\n| block | reached | answered | dropped here | median answer |\n"))
+        #expect(md.stdout.contains(#"| ask | \<img src=x onerror=alert(1)\>\|\*b\* | 2 | 66.7 % |"#), "\(md.stdout)")
+        #expect(md.stdout.contains(#"| ask | \[No\](http://x) | 1 | 33.3 % |"#), "\(md.stdout)")
+        // Every row of a table has as many columns (unescaped bars) as its head.
+        for table in md.stdout.components(separatedBy: "\n\n") where table.hasPrefix("|") {
+            let bars = table.split(separator: "\n").map { line in
+                zip(line, [" "] + line.dropLast()).filter { $0.0 == "|" && $0.1 != "\\" }.count
+            }
+            #expect(Set(bars).count == 1, "\(table)")
+        }
+        #expect(md.stdout.contains("\ndismissed: completed 3\n"), "\(md.stdout)")
+        // As --json, and refused with it or with --html - (both on stdout); --html FILE prints it too.
+        #expect(try runRocket(["report", dir + "/e.jsonl", "--format", "json"]).stdout == runRocket(["report", dir + "/e.jsonl", "--json"]).stdout)
+        let wrong = try runRocket(["report", dir + "/e.jsonl", "--format", "md"])
+        #expect(wrong.status == 64 && wrong.stderr.contains("'--format md' must be text, json or markdown"), "\(wrong.stderr)")
+        #expect(try runRocket(["report", dir + "/e.jsonl", "--json", "--format", "markdown"]).status == 64)
+        #expect(try runRocket(["report", dir + "/e.jsonl", "--format", "markdown", "--html", "-"]).status == 64)
+        let both = try runRocket(["report", dir + "/e.jsonl", "--min-count", "1", "--format", "markdown", "--html", dir + "/r.html"])
+        #expect(both.status == 0 && both.stdout == md.stdout && FileManager.default.fileExists(atPath: dir + "/r.html"))
+        #expect(try runRocket(["report", dir + "/e.jsonl", "--html", dir + "/r2.html"]).stdout.isEmpty, "nothing asked, nothing printed")
+    }
+
+    @Test("Markdown escaping: markup everywhere, a list's or heading's mark only where a line starts")
+    func markdownEscaping() {
+        #expect(ReportCommand.markdownEscaped("a*b_c`d[e]f<g>h|i~j&k#l!m\\n") == ##"a\*b\_c\`d\[e\]f\<g\>h\|i\~j\&k\#l\!m\\n"##)
+        #expect(ReportCommand.markdownEscaped("12. x", startsLine: true) == #"12\. x"#)
+        #expect(ReportCommand.markdownEscaped("12.5 %") == "12.5 %")
+        #expect(ReportCommand.markdownEscaped("- a", startsLine: true) == #"\- a"# && ReportCommand.markdownEscaped("a - b", startsLine: true) == "a - b")
+        #expect(ReportCommand.markdownEscaped("=== x", startsLine: true) == #"\=== x"#)
+        #expect(ReportCommand.markdownEscaped("é (ok) 3.0") == "é (ok) 3.0")
     }
 
     @Test("Runs of rocket play appended to one file: counts, the funnel, JSON, the page; errors name the file, line and column")
