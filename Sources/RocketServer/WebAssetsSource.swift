@@ -361,6 +361,16 @@ extension WebAssets {
         if (now - state.last > gap) return { count: Math.min(state.count + 1, 1e9), last: now, since: now };
         return { count: state.count, last: now, since: state.since };
         },
+        keyboardInset: function (layoutHeight, vv) {
+        var none = { inset: 0, visible: null };
+        if (!vv || !(layoutHeight > 0) || !(vv.height > 0) || !Number.isFinite(layoutHeight) || !Number.isFinite(vv.height)) return none;
+        var scale = Number.isFinite(vv.scale) ? vv.scale : 1;
+        if (Math.abs(scale - 1) > 0.01) return none;
+        var top = Number.isFinite(vv.offsetTop) ? Math.max(0, vv.offsetTop) : 0;
+        var inset = Math.round(layoutHeight - vv.height - top);
+        if (inset < 1) return none;
+        return { inset: Math.min(inset, Math.round(layoutHeight)), visible: Math.round(Math.min(vv.height, layoutHeight)) };
+        },
         sessionRefusal: function (cap, shown) {
         if (cap === null || cap === undefined || shown < cap) return null;
         return "this visit has shown " + shown + " flow" + (shown === 1 ? "" : "s") + "; the page allows " + cap;
@@ -1490,6 +1500,22 @@ extension WebAssets {
         root.appendChild(button);
         document.body.appendChild(root);
         label();
+        var viewport = window.visualViewport;
+        var fitKeyboard = function () {
+        var k = core.keyboardInset(window.innerHeight, viewport);
+        root.style.setProperty("--rk-kb", k.inset + "px");
+        if (k.visible === null) root.style.removeProperty("--rk-vh"); else root.style.setProperty("--rk-vh", k.visible + "px");
+        var focused = document.activeElement;
+        if (!open || !focused || !panel.contains(focused)) return;
+        var r = focused.getBoundingClientRect(), box = panel.getBoundingClientRect();
+        if (r.bottom > box.bottom) panel.scrollTop += r.bottom - box.bottom + 8;
+        else if (r.top < box.top) panel.scrollTop -= box.top - r.top + 8;
+        };
+        if (viewport && viewport.addEventListener) {
+        viewport.addEventListener("resize", fitKeyboard);
+        viewport.addEventListener("scroll", fitKeyboard);
+        fitKeyboard();
+        }
         var widget = window.RocketAlert.mount(target, flow, {
         vars: dataVars, onNew: function () { if (!open) { unread++; label(); } }, resumeOnly: resumeOnly === true
         });
@@ -1544,7 +1570,7 @@ extension WebAssets {
         .rk-hidden{display:none}
         .rk-frame{background:var(--rk-bg);color:var(--rk-ink);border-radius:16px;padding:12px 16px;max-width:36rem;box-shadow:0 2px 16px rgba(0,0,0,.18);animation:rk-intro 1s ease-out}
         .rk-page .rk-frame{margin:2rem auto;box-shadow:none}
-        .rk-page{background:var(--rk-bg);min-height:100vh;margin:0;display:flow-root;box-sizing:border-box}
+        .rk-page{background:var(--rk-bg);min-height:100vh;min-height:100dvh;margin:0;display:flow-root;box-sizing:border-box}
         .rk-head{display:flex;align-items:center;gap:10px;min-height:40px}
         .rk-name{font-weight:700;flex:1}
         .rk-head .rk-img{width:40px;height:40px;object-fit:cover}
@@ -1631,17 +1657,17 @@ extension WebAssets {
         @keyframes rk-snap{from{transform:scale(.8);opacity:0}to{transform:none;opacity:1}}
         @media (prefers-reduced-motion:reduce){.rk *,.rk,.rk-banner{animation:none!important;transition:none!important}}
         .rk-reduced *{animation:none!important;transition:none!important}
-        .rk-launcher-root{position:fixed;inset-inline-end:16px;bottom:16px;z-index:2147482000;font:18px/1.4 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif}
+        .rk-launcher-root{position:fixed;inset-inline-end:16px;bottom:calc(16px + var(--rk-kb,0px));z-index:2147482000;font:18px/1.4 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif}
         .rk-launcher{position:relative;width:56px;height:56px;border-radius:50%;border:0;background:var(--rk-mine);color:var(--rk-mine-ink);font-size:26px;cursor:pointer;box-shadow:0 2px 12px rgba(0,0,0,.3)}
         .rk-badge{position:absolute;top:-4px;inset-inline-end:-4px;min-width:22px;height:22px;padding:0 5px;box-sizing:border-box;border-radius:999px;background:#b3261e;color:#fff;font-size:13px;font-weight:700;line-height:22px}
-        .rk-panel{position:fixed;inset-inline-end:16px;bottom:84px;width:min(380px,calc(100vw - 32px));max-height:min(70vh,640px);overflow:auto;border-radius:16px;box-shadow:0 8px 32px rgba(0,0,0,.3)}
+        .rk-panel{position:fixed;inset-inline-end:16px;bottom:calc(84px + var(--rk-kb,0px));width:min(380px,calc(100vw - 32px));max-height:min(70vh,640px,calc(var(--rk-vh,100vh) - 100px));overflow:auto;border-radius:16px;box-shadow:0 8px 32px rgba(0,0,0,.3)}
         .rk-panel .rk-frame{box-shadow:none;max-width:none}
         """#
 
     /// The page that plays a flow full-window (`GET /play/NAME`); `__FLOW__` is the flow's name, `__WIDGET__` the widget's script, inline.
     static let playHTML = #"""
         <!doctype html>
-        <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+        <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1, interactive-widget=resizes-content">
         <title>__FLOW__ · RocketAlert</title><style>body{margin:0}</style></head>
         <body><main id="rocket" aria-label="__FLOW__"></main>
         <script data-flow="__FLOW__" data-target="#rocket" data-page>__WIDGET__</script></body></html>

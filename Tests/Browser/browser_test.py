@@ -490,15 +490,74 @@ def right_to_left(browser, server):
     context.close()
 
 
-def open_launcher_page(browser, server, flow="demo", attributes="", **context_options):
+def open_launcher_page(browser, server, flow="demo", attributes="", init_script=None, **context_options):
     """A site's page (served at the server's origin by Playwright) embedding the launcher of `flow`,
-    with more of the script's `attributes` (` data-accent="#e0115f"`) when given."""
+    with more of the script's `attributes` (` data-accent="#e0115f"`) when given, and a script run
+    before the page's own (`init_script`)."""
     context = browser.new_context(**context_options)
+    if init_script:
+        context.add_init_script(init_script)
     page = context.new_page()
     body = LAUNCHER_PAGE.replace("FLOW", flow).replace(' data-mode="launcher"', ' data-mode="launcher"' + attributes)
     page.route(server.url + "shop.html", lambda route: route.fulfill(status=200, content_type="text/html", body=body))
     page.goto(server.url + "shop.html")
     return context, page
+
+
+# A phone's keyboard, as the page sees it: a visual viewport the test sizes and moves (a headless
+# browser has no keyboard), with the events a real one sends.
+FAKE_KEYBOARD = """
+(() => {
+  class FakeViewport extends EventTarget {
+    constructor() { super(); this.offsetTop = 0; this.offsetLeft = 0; this.scale = 1; this.pageTop = 0; this.pageLeft = 0; }
+    get width() { return window.innerWidth; }
+    get height() { return this.covered === undefined ? window.innerHeight : window.innerHeight - this.covered - this.offsetTop; }
+  }
+  window.visualViewport = new FakeViewport();
+  window.__keyboard = (covered, offsetTop, scale) => {
+    const v = window.visualViewport;
+    v.covered = covered; v.offsetTop = offsetTop || 0; v.scale = scale || 1;
+    v.dispatchEvent(new Event("resize"));
+  };
+})();
+"""
+
+
+def launcher_keyboard(browser, server):
+    """The launcher on a phone with its keyboard open: the panel rises above the keyboard and fits
+    what is left, so the field being typed in stays in sight; it goes back down when the keyboard
+    closes, and a pinch zoom moves nothing."""
+    context, page = open_launcher_page(browser, server, "demo", init_script=FAKE_KEYBOARD, viewport={"width": 375, "height": 740})
+    assert page.evaluate("() => window.visualViewport instanceof EventTarget && typeof window.__keyboard === 'function'")
+    page.locator(".rk-launcher").click()
+    for name in ("Hi! I'm Rocket", "This block goes on by itself", "Image blocks", "Sure"):
+        page.get_by_role("button", name=name).click(timeout=TIMEOUT)
+    field = page.locator(".rk-panel .rk-input:not([disabled])")
+    field.wait_for(timeout=TIMEOUT)
+    field.focus()
+    rect = lambda locator: locator.evaluate("e => { const r = e.getBoundingClientRect(); return [r.top, r.bottom]; }")
+    panel = page.locator(".rk-panel")
+    assert abs(rect(panel)[1] - (740 - 84)) < 1, rect(panel)
+    # A 320 px keyboard: 420 px are left, and everything of the panel is within them.
+    page.evaluate("() => window.__keyboard(320, 0)")
+    page.wait_for_function("() => getComputedStyle(document.querySelector('.rk-launcher-root')).getPropertyValue('--rk-kb').trim() === '320px'", timeout=TIMEOUT)
+    top, bottom = rect(panel)
+    assert top >= 0 and bottom <= 420 - 84 + 1, (top, bottom)
+    assert rect(field)[1] <= 420, rect(field)
+    assert rect(page.locator(".rk-launcher"))[1] <= 420 + 1
+    field.fill("Ada")  # still typed into: the panel keeps the focus
+    # Safari pans the visible part down to the field: the panel follows what is seen.
+    page.evaluate("() => window.__keyboard(200, 120)")
+    page.wait_for_function("() => getComputedStyle(document.querySelector('.rk-launcher-root')).getPropertyValue('--rk-kb').trim() === '200px'", timeout=TIMEOUT)
+    top, bottom = rect(panel)
+    assert top >= 120 and bottom <= 740 - 200 - 84 + 1, (top, bottom)
+    # Closed again: back where it was; a zoomed-in page (scale 2) moves nothing.
+    for covered, offset, scale in ((None, 0, 1), (300, 0, 2)):
+        page.evaluate(f"() => window.__keyboard({'undefined' if covered is None else covered}, {offset}, {scale})")
+        page.wait_for_function("() => getComputedStyle(document.querySelector('.rk-launcher-root')).getPropertyValue('--rk-kb').trim() === '0px'", timeout=TIMEOUT)
+        assert abs(rect(panel)[1] - (740 - 84)) < 1, rect(panel)
+    assert page.evaluate("() => document.activeElement && document.activeElement.classList.contains('rk-input')")
+    context.close()
 
 
 def accent(browser, server):
@@ -1612,6 +1671,7 @@ def main():
                 ("a rating from 0 to 10: eleven radios from 0, arrows pick 0, the reply says 0 / 10", lambda: nps_rating(browser, flows)),
                 ("a snoozing button: the same visitor is told until when, another is shown the flow", lambda: snoozed(browser, flows)),
                 ("the launcher: a badge for what came while closed, a panel, Esc and the focus", lambda: launcher(browser, demo)),
+                ("the launcher on a phone with its keyboard open: the panel rises above it and fits what is left", lambda: launcher_keyboard(browser, demo)),
                 ("data-accent: the site's colour, readable in each scheme; no colour keeps the widget's own", lambda: accent(browser, demo)),
                 ("an alert whose actions update live; an action sheet; one whose visitor is erased closes", lambda: live_alert(browser, demo)),
                 ("page trigger delay:30s on a virtual clock; a reload resumes, never re-pops", lambda: trigger_delay(browser, demo)),

@@ -537,3 +537,21 @@ test("a rating's typed digits: one alone, two within the pause as a number on th
   assert.equal(core.typedRating(null, "10", 0, 0, 10), null, "a key is one digit");
   assert.equal(core.digitPause, 1000);
 });
+
+test("keyboard inset: what a phone's keyboard covers of the window, and what is left; nothing while zoomed in", () => {
+  // A 740 px window with a 300 px keyboard: 440 px visible, the bottom 300 covered.
+  assert.deepEqual(core.keyboardInset(740, { height: 440, offsetTop: 0, scale: 1 }), { inset: 300, visible: 440 });
+  // Safari pans the visible part down to the field: the covered part is below what is seen.
+  assert.deepEqual(core.keyboardInset(740, { height: 440, offsetTop: 120, scale: 1 }), { inset: 180, visible: 440 });
+  // No keyboard, a rounding pixel, a pinch zoom, unknown sizes: nothing to move.
+  const none = { inset: 0, visible: null };
+  assert.deepEqual(core.keyboardInset(740, { height: 740, offsetTop: 0, scale: 1 }), none);
+  assert.deepEqual(core.keyboardInset(740, { height: 739.6, offsetTop: 0, scale: 1 }), none);
+  assert.deepEqual(core.keyboardInset(740, { height: 370, offsetTop: 100, scale: 2 }), none);
+  for (const [h, vv] of [[740, null], [0, { height: 400 }], [NaN, { height: 400 }], [740, { height: 0 }], [740, { height: Infinity }], [Infinity, { height: 400 }]]) {
+    assert.deepEqual(core.keyboardInset(h, vv), none, JSON.stringify([h, vv]));
+  }
+  // Missing offset or scale read as 0 and 1; an offset past the window never gives a negative inset.
+  assert.deepEqual(core.keyboardInset(740, { height: 400 }), { inset: 340, visible: 400 });
+  assert.deepEqual(core.keyboardInset(740, { height: 400, offsetTop: 900, scale: 1 }), none);
+});

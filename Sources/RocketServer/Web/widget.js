@@ -533,6 +533,24 @@
       if (now - state.last > gap) return { count: Math.min(state.count + 1, 1e9), last: now, since: now };
       return { count: state.count, last: now, since: state.since };
     },
+    /**
+     * How much of the bottom of the window the phone's keyboard covers, in CSS pixels, and the
+     * height left visible: the layout viewport (`layoutHeight`, where fixed boxes are placed)
+     * less the visual viewport `vv` {height, offsetTop, scale} (what the visitor sees; a keyboard
+     * shrinks only it, in Chrome since 108 and in Safari). {inset: 0, visible: null} when nothing
+     * is covered, when the sizes are unknown, and while the visitor has zoomed in (scale above 1:
+     * a closer look, not a keyboard).
+     */
+    keyboardInset: function (layoutHeight, vv) {
+      var none = { inset: 0, visible: null };
+      if (!vv || !(layoutHeight > 0) || !(vv.height > 0) || !Number.isFinite(layoutHeight) || !Number.isFinite(vv.height)) return none;
+      var scale = Number.isFinite(vv.scale) ? vv.scale : 1;
+      if (Math.abs(scale - 1) > 0.01) return none;
+      var top = Number.isFinite(vv.offsetTop) ? Math.max(0, vv.offsetTop) : 0;
+      var inset = Math.round(layoutHeight - vv.height - top);
+      if (inset < 1) return none;
+      return { inset: Math.min(inset, Math.round(layoutHeight)), visible: Math.round(Math.min(vv.height, layoutHeight)) };
+    },
     /** The refusal of a start past the per-visit cap (null: allowed): `shown` flows this visit, `cap` at most (null: none). */
     sessionRefusal: function (cap, shown) {
       if (cap === null || cap === undefined || shown < cap) return null;
@@ -1837,6 +1855,26 @@
     root.appendChild(button);
     document.body.appendChild(root);
     label();
+    // On a phone the keyboard covers the bottom of the window without moving fixed boxes: the
+    // launcher and the panel rise above it, and the panel fits what is left, so the field typed
+    // in stays in sight (the visual viewport's events say when; the host page's meta is its own).
+    var viewport = window.visualViewport;
+    var fitKeyboard = function () {
+      var k = core.keyboardInset(window.innerHeight, viewport);
+      root.style.setProperty("--rk-kb", k.inset + "px");
+      if (k.visible === null) root.style.removeProperty("--rk-vh"); else root.style.setProperty("--rk-vh", k.visible + "px");
+      // The panel is shorter now: the field in use is scrolled back into it.
+      var focused = document.activeElement;
+      if (!open || !focused || !panel.contains(focused)) return;
+      var r = focused.getBoundingClientRect(), box = panel.getBoundingClientRect();
+      if (r.bottom > box.bottom) panel.scrollTop += r.bottom - box.bottom + 8;
+      else if (r.top < box.top) panel.scrollTop -= box.top - r.top + 8;
+    };
+    if (viewport && viewport.addEventListener) {
+      viewport.addEventListener("resize", fitKeyboard);
+      viewport.addEventListener("scroll", fitKeyboard);
+      fitKeyboard();
+    }
     var widget = window.RocketAlert.mount(target, flow, {
       vars: dataVars, onNew: function () { if (!open) { unread++; label(); } }, resumeOnly: resumeOnly === true
     });
