@@ -47,6 +47,7 @@ enum ServeCommand {
             .flag("--insecure-dev", "Take visitor ids as claimed and site routes without a key (a developer's machine only)."),
             .value("--log-format", "F", "text (default: a line each) or json (one object a line: time, level, message) for log collectors.")
                 .completing(.words(ServeLog.Format.allCases.map(\.rawValue))),
+            .flag("--access-log", "A line per answer on stderr: time, client, method, path (no query), status, bytes, milliseconds."),
             .flag("--check", "Check the configuration (flags, key and secret files, every flow, the store) and exit without serving."),
         ],
         discussion: """
@@ -214,6 +215,7 @@ enum ServeCommand {
                 }
                 log = ServeLog(format: format)
             }
+            if parsed.has("--access-log") { configuration.accessLog = log.format }
             if let u = parsed.value("--public-url") { configuration.publicOrigins.insert(try origin(u, "--public-url", "https://chat.example")) }
             if let d = parsed.value("--idle-timeout") {
                 guard let s = RocketDuration.parse(d), s >= 1 else {
@@ -685,9 +687,7 @@ enum ServeCommand {
 /// that read JSON Lines. Every line is cleaned of control characters first.
 struct ServeLog: Sendable {
     /// How lines are written.
-    enum Format: String, CaseIterable, Sendable {
-        case text, json
-    }
+    typealias Format = LogFormat
 
     /// How much a line matters.
     enum Level: String, Sendable {

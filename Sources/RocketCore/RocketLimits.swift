@@ -49,6 +49,11 @@ public enum RocketLimits {
     /// The most bytes of options `rocket choose` reads from standard input, all lines together
     /// (10,000 options of 64 KiB would otherwise hold 600 MiB, twice over while they are read).
     public static let chooseInputBytes = 16 << 20
+    /// The most bytes of `rocket serve --access-log` lines held while standard error is slower
+    /// than the answers (a stalled log collector never stalls a request).
+    public static let accessLogBufferBytes = 1 << 20
+    /// The most bytes of a request's path an access log line gives (a longer one ends in `...`).
+    public static let accessLogPathBytes = 512
     /// The most backtracking steps a pattern may take on one answer.
     public static let patternSteps = 1_000_000
     /// The deepest recursion of a pattern match.
@@ -229,6 +234,13 @@ public enum RocketLimits {
         Entry(
             name: "chooseInputBytes", value: size(chooseInputBytes), bounds: "options `rocket choose` reads from standard input, all lines together",
             past: "a usage error (exit 64), said as soon as the limit is passed"),
+        Entry(
+            name: "accessLogBufferBytes", value: size(accessLogBufferBytes),
+            bounds: "`rocket serve --access-log` lines waiting for standard error to take them",
+            past: "lines are dropped and counted; the next line written says how many"),
+        Entry(
+            name: "accessLogPathBytes", value: "\(accessLogPathBytes) bytes", bounds: "a request's path in an access log line",
+            past: "cut, ending in `...`"),
         Entry(
             name: "patternSteps", value: number(patternSteps), bounds: "backtracking steps of a pattern on one answer",
             past: "validation refuses the answer; a branch does not match"),

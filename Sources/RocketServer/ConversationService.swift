@@ -665,16 +665,18 @@ package final class ConversationService: Sendable {
     /// a trusted proxy, the last address its `X-Forwarded-For` names (the one the proxy itself
     /// saw; earlier ones are the client's word); an IPv6 address as its /64 (see
     /// ``Addresses/limitKey(_:)``).
-    func clientAddress(_ request: HTTPRequest) -> String {
-        guard configuration.trusts(request.peer), let forwarded = request.header(HTTPRequest.Name.forwardedFor) else {
-            return Addresses.limitKey(request.peer)
-        }
-        guard let last = forwarded.split(separator: ",").last else { return Addresses.limitKey(request.peer) }
+    func clientAddress(_ request: HTTPRequest) -> String { Addresses.limitKey(namedClient(request)) }
+
+    /// The client's address as given: the peer, or, when the peer is a trusted proxy, the last
+    /// address its `X-Forwarded-For` names (one that is no address is not believed).
+    func namedClient(_ request: HTTPRequest) -> String {
+        guard configuration.trusts(request.peer), let forwarded = request.header(HTTPRequest.Name.forwardedFor) else { return request.peer }
+        guard let last = forwarded.split(separator: ",").last else { return request.peer }
         let address = last.trimmingSpaces()
         let plausible =
             (2...45).contains(address.utf8.count)
             && address.utf8.allSatisfy { ($0 >= 0x30 && $0 <= 0x3A) || ($0 >= 0x41 && $0 <= 0x46) || ($0 >= 0x61 && $0 <= 0x66) || $0 == 0x2E }
-        return Addresses.limitKey(plausible ? address : request.peer)
+        return plausible ? address : request.peer
     }
 
     /// The 429 of a request whose client address has no request token left (nil: one was

@@ -58,6 +58,8 @@ package final class HTTPServer: Sendable {
     private let database = WorkThread(named: "rocket-db")
     /// The thread for long deferred work (reports), apart from the database thread's short work.
     private let slowLane = WorkThread(named: "rocket-slow")
+    /// A line per answer (`--access-log`), or nil.
+    private let accessLog: AccessLog?
     /// Answers parked until the store holds their change (connections suspended meanwhile).
     private let waiters = Mutex<[Waiter]>([])
     private struct Waiter {
@@ -90,6 +92,8 @@ package final class HTTPServer: Sendable {
     package init(service: ConversationService, heartbeat: Heartbeat? = nil) {
         self.service = service
         self.heartbeat = heartbeat
+        let clock = service.clock
+        accessLog = service.configuration.accessLog.map { AccessLog(format: $0, now: { clock.now }) }
         wakePipe = Self.wakingPipe()
         writerPipe = Self.wakingPipe()
     }
@@ -149,6 +153,7 @@ package final class HTTPServer: Sendable {
 
     private func begin(host: String, port: Int, socket: Int32) throws(Failure) -> Int {
         let c = service.configuration
+        accessLog?.start()  // before the first answer can be logged
         // The webhook takes its place in the store before any request comes: a webhook new to the
         // store delivers every result written from now on.
         var webhookSender: WebhookSender?
@@ -193,7 +198,10 @@ package final class HTTPServer: Sendable {
                 context.pointee = nil
             }, nil, UInt32(max(1, c.idleConnectionSeconds) * 1_000) + Self.milliseconds(c.requestSeconds), Self.milliseconds(c.requestSeconds),
             &deadlines, &error, error.count)
-        guard let d else { throw Failure(message: Self.text(error)) }
+        guard let d else {
+            accessLog?.finish()
+            throw Failure(message: Self.text(error))
+        }
         daemon.withLock { $0 = Handle(daemon: d, deadlines: deadlines) }
         service.onChange { [weak self] change in
             self?.push(change)
@@ -265,6 +273,7 @@ package final class HTTPServer: Sendable {
         for _ in 0..<1_000 where !listenerDone.withLock({ $0 }) { usleep(5_000) }
         for _ in 0..<1_000 where !takeoverDone.withLock({ $0 }) { usleep(5_000) }
         MHD_stop_daemon(handle.daemon)
+        accessLog?.finish()
         if listening >= 0 { close(listening) }
         daemon.withLock { $0 = nil }
         rocket_mhd_deadlines_free(handle.deadlines)
@@ -315,33 +324,36 @@ package final class HTTPServer: Sendable {
         _ size: UnsafeMutablePointer<Int>, _ context: UnsafeMutablePointer<UnsafeMutableRawPointer?>
     ) -> MHD_Result {
         let limit = service.configuration.maxBodyBytes
+        // An answer made before the request is (its line is logged as the library read it).
+        let early = Early(method: methodBytes, target: url)
+        func refuse(_ response: HTTPResponse) -> MHD_Result { queue(connection, response, early: early) }
         guard let raw = context.pointee else {
             // The framing is checked before a byte of the body is read: shapes that a proxy and
             // this server could read as different requests are refused.
             switch rocket_mhd_framing(connection, methodBytes, version) {
             case 0: break
-            case 1: return queue(connection, .error(400, "bad-framing", "a request may not have both Transfer-Encoding and Content-Length"))
-            case 2: return queue(connection, .error(400, "bad-framing", "Content-Length or Transfer-Encoding is given more than once"))
-            case 3: return queue(connection, .error(400, "bad-header", "a header line is folded (obs-fold); send each header on one line"))
-            case 5: return queue(connection, .error(400, "bad-framing", "Transfer-Encoding may only be chunked"))
-            case 6: return queue(connection, .error(501, "unsupported-coding", "the only Transfer-Encoding taken is chunked"))
-            case 7: return queue(connection, .error(400, "bad-target", "the request's path or query holds an encoded NUL (%00)"))
-            case 8: return queue(connection, .error(400, "bad-header", "a header's name is not a token (a space before its colon?)"))
-            default: return queue(connection, .error(400, "bad-host", "an HTTP/1.1 request must name its Host exactly once (HTTP/1.0: at most once)"))
+            case 1: return refuse(.error(400, "bad-framing", "a request may not have both Transfer-Encoding and Content-Length"))
+            case 2: return refuse(.error(400, "bad-framing", "Content-Length or Transfer-Encoding is given more than once"))
+            case 3: return refuse(.error(400, "bad-header", "a header line is folded (obs-fold); send each header on one line"))
+            case 5: return refuse(.error(400, "bad-framing", "Transfer-Encoding may only be chunked"))
+            case 6: return refuse(.error(501, "unsupported-coding", "the only Transfer-Encoding taken is chunked"))
+            case 7: return refuse(.error(400, "bad-target", "the request's path or query holds an encoded NUL (%00)"))
+            case 8: return refuse(.error(400, "bad-header", "a header's name is not a token (a space before its colon?)"))
+            default: return refuse(.error(400, "bad-host", "an HTTP/1.1 request must name its Host exactly once (HTTP/1.0: at most once)"))
             }
             // So many header lines or query parameters are refused whole: none is ever dropped
             // unread (a credential or an Origin past the hundredth would have been).
             if Int(MHD_get_connection_values(connection, .HEADER_KIND, nil, nil)) > RocketLimits.requestHeaders {
-                return queue(connection, .error(431, "too-many-headers", "a request may have at most \(RocketLimits.requestHeaders) header lines"))
+                return refuse(.error(431, "too-many-headers", "a request may have at most \(RocketLimits.requestHeaders) header lines"))
             }
             if Int(MHD_get_connection_values(connection, .GET_ARGUMENT_KIND, nil, nil)) > RocketLimits.queryParameters {
-                return queue(connection, .error(400, "bad-query", "a request may have at most \(RocketLimits.queryParameters) query parameters"))
+                return refuse(.error(400, "bad-query", "a request may have at most \(RocketLimits.queryParameters) query parameters"))
             }
             // A declared body over the limit is refused before a byte of it is read.
             if let declared = Self.contentLength.withCString({ MHD_lookup_connection_value(connection, .HEADER_KIND, $0) }).map({ String(cString: $0) }),
                 let n = Int(declared), n > limit
             {
-                return queue(connection, HTTPResponse.bodyTooLarge(limit))
+                return refuse(HTTPResponse.bodyTooLarge(limit))
             }
             let ctx = RequestContext()
             context.pointee = Unmanaged.passRetained(ctx).toOpaque()
@@ -377,7 +389,7 @@ package final class HTTPServer: Sendable {
         rocket_mhd_request_read(connection)
         // A body past the limit (sent in chunks, so not declared) is refused whatever the route:
         // one that takes no body does not answer as if none had come.
-        if ctx.tooLarge { return queue(connection, HTTPResponse.bodyTooLarge(limit)) }
+        if ctx.tooLarge { return refuse(HTTPResponse.bodyTooLarge(limit)) }
         let me = Unmanaged.passUnretained(ctx).toOpaque()
         // Counted first (a call without an iterator), so the table is made once at its size
         // (it was made for 16 with every request's context: 3 % of the request threads' samples).
@@ -408,18 +420,13 @@ package final class HTTPServer: Sendable {
                 return .YES
             }, me)
         if let name = ctx.repeated {
-            return queue(connection, .error(400, "bad-header", "\(name) is given more than once; a request may give it once"))
+            return refuse(.error(400, "bad-header", "\(name) is given more than once; a request may give it once"))
         }
         var request = HTTPRequest(
             method: String(cString: methodBytes), path: HTTPRequest.path(ofTarget: String(cString: url)), query: ctx.query, lowercasedHeaders: ctx.headers,
             body: ctx.body,
             bodyTooLarge: ctx.tooLarge)
-        let peer = withUnsafeTemporaryAllocation(of: CChar.self, capacity: 64) { buffer -> String? in
-            guard let base = buffer.baseAddress, rocket_mhd_client_address(connection, base, 64) != 0 else { return nil }
-            base[63] = 0
-            return String(cString: base)
-        }
-        if let peer { request.peer = peer }
+        if let peer = Self.peer(of: connection) { request.peer = peer }
         request.repeatedParameter = ctx.repeatedParameter
         ctx.request = request
         return respond(connection, ctx, request, service.handleDeferring(request))
@@ -512,21 +519,40 @@ package final class HTTPServer: Sendable {
                 // A page tries again after this (a stopping server's successor is soon up).
                 response.headers.append(("Retry-After", stopping.load(ordering: .relaxed) ? "2" : "10"))
             } else {
-                return openStream(connection, id: id, address: address, response: response)
+                return openStream(connection, id: id, address: address, response: response, request: request, started: timing.started)
             }
         }
         return queue(connection, response, timing: timing)
     }
 
+    /// The address of `connection`'s peer, or nil when it cannot be read.
+    private static func peer(of connection: OpaquePointer) -> String? {
+        withUnsafeTemporaryAllocation(of: CChar.self, capacity: 64) { buffer -> String? in
+            guard let base = buffer.baseAddress, rocket_mhd_client_address(connection, base, 64) != 0 else { return nil }
+            base[63] = 0
+            return String(cString: base)
+        }
+    }
+
+    /// The request line of an answer made before its request was read whole (a refusal of its
+    /// framing or headers), for the access log.
+    private struct Early {
+        let method: UnsafePointer<CChar>
+        let target: UnsafePointer<CChar>
+    }
+
     /// Queues `response` on `connection`; counted by status, and, with `timing` (the request's
-    /// context), timed from its head to now on its route.
-    private func queue(_ connection: OpaquePointer, _ response: HTTPResponse, timing: RequestContext? = nil) -> MHD_Result {
+    /// context), timed from its head to now on its route; logged with `--access-log` (the
+    /// request `timing` holds, else the `early` request line).
+    private func queue(_ connection: OpaquePointer, _ response: HTTPResponse, timing: RequestContext? = nil, early: Early? = nil) -> MHD_Result {
         let made: OpaquePointer?
         if let file = response.file {
             // The library closes its own descriptor once the answer is sent (by sendfile: no
             // copy of the file is held while a slow client reads it).
             let own = dup(file.descriptor)
-            guard own >= 0 else { return queue(connection, .error(503, "busy", "the server has no file descriptor to spare; try again")) }
+            guard own >= 0 else {
+                return queue(connection, .error(503, "busy", "the server has no file descriptor to spare; try again"), timing: timing, early: early)
+            }
             made = MHD_create_response_from_fd_at_offset64(UInt64(file.size), own, 0)
             if made == nil { close(own) }
         } else if let shared = response.shared {
@@ -552,7 +578,28 @@ package final class HTTPServer: Sendable {
         } else {
             service.counters.answered(response.status)
         }
+        if let accessLog {
+            let bytes = response.file.map { Int($0.size) } ?? response.shared?.count ?? response.body.count
+            log(accessLog, connection, response.status, bytes: bytes, request: timing?.request, started: timing?.started, early: early)
+        }
         return MHD_queue_response(connection, UInt32(response.status), r)
+    }
+
+    /// Writes an answer's line to the access log: `request`'s (its client as the limits name it,
+    /// before an IPv6 address is cut to its /64), else the `early` request line and the peer;
+    /// timed from `started` (monotonic seconds) when known.
+    private func log(
+        _ log: AccessLog, _ connection: OpaquePointer, _ status: Int, bytes: Int, request: HTTPRequest?, started: Double?, early: Early? = nil
+    ) {
+        let seconds = started.map { Self.monotonic() - $0 } ?? 0
+        if let request {
+            log.answered(
+                method: request.method, path: request.path, client: service.namedClient(request), status: status, bytes: bytes, seconds: seconds)
+        } else {
+            let method = early.map { String(cString: $0.method) } ?? "-"
+            let path = early.map { HTTPRequest.path(ofTarget: String(cString: $0.target)) } ?? "-"
+            log.answered(method: method, path: path, client: Self.peer(of: connection) ?? "", status: status, bytes: bytes, seconds: seconds)
+        }
     }
 
     /// `seconds` in whole milliseconds for the C side (at least 1, at most a day).
@@ -602,7 +649,9 @@ package final class HTTPServer: Sendable {
     /// Opens an admitted stream: its socket leaves libmicrohttpd (which closes its own
     /// descriptor of it, told so by the access handler's `.NO`), and the answer's head and first
     /// frames go out through the stream loop.
-    private func openStream(_ connection: OpaquePointer, id: String, address: String, response: HTTPResponse) -> MHD_Result {
+    private func openStream(
+        _ connection: OpaquePointer, id: String, address: String, response: HTTPResponse, request: HTTPRequest, started: Double
+    ) -> MHD_Result {
         // Sent bytes the client does not acknowledge in time end the stream.
         let socket = rocket_mhd_take_socket(connection, UInt32(RocketLimits.streamAckSeconds * 1_000))
         guard socket >= 0, let stream = poller.adopt(socket: socket, conversation: id, address: address) else {
@@ -613,6 +662,7 @@ package final class HTTPServer: Sendable {
         streams.withLock { $0[id, default: [:]][ObjectIdentifier(stream)] = stream }
         service.counters.streams.add(1, ordering: .relaxed)
         service.counters.answered(response.status)
+        if let accessLog { log(accessLog, connection, response.status, bytes: response.body.count, request: request, started: started) }
         if stream.open(head: Self.streamHead(response) + response.body) {
             forget(stream)
             return .NO

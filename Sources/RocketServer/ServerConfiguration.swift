@@ -85,6 +85,8 @@ public struct ServerConfiguration: Sendable {
     }
     /// Seconds between keep-alive comments on event streams (closed clients are noticed then).
     public var keepAlive: Double = 15
+    /// A line per answer on standard error, in this format (`--access-log`); nil: none.
+    public var accessLog: LogFormat? = nil
 
     /// The defaults.
     public init() {}

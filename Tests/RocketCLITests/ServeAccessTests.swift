@@ -7,6 +7,7 @@ import Testing
 
 @testable import RocketScenariosPostgres
 @testable import RocketScenariosSQLite
+@testable import RocketServer
 
 #if canImport(Glibc)
     import Glibc
@@ -671,6 +672,83 @@ struct ServeAccessTests {
         }
         try "short\n".write(toFile: dir + "/short", atomically: true, encoding: .utf8)
         #expect(try runRocket(["serve", "--webhook", url, "--webhook-secret-file", dir + "/short"] + store).status != 0)
+    }
+
+    @Test(
+        "--access-log: a line per answer (time, client, method, path without its query, status, bytes, ms), refusals before the request included; text or JSON")
+    func accessLog() throws {
+        let server = try Running(["--insecure-dev", "--access-log", "--trust-proxy", "127.0.0.1"])
+        #expect(server.status("GET", "/healthz") == 200)
+        let started = server.exchange(
+            "POST", "/v1/conversations?secret=s3cr3t", body: #"{"flow": "tour", "visitor": "ada-lovelace"}"#, headers: ["X-Forwarded-For": "203.0.113.9"])
+        #expect(started.hasPrefix("HTTP/1.1 201"), "\(started.prefix(200))")
+        #expect(server.status("GET", "/no/such%0Apath%22x") == 404)
+        // Refused before the request is read: both framings at once.
+        let smuggled = RawClient.exchange(
+            port: server.port, "POST /v1/events HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n")
+        #expect(smuggled.hasPrefix("HTTP/1.1 400"), "\(smuggled.prefix(200))")
+        #expect(server.stop() == 0)
+        let lines = server.stderr.split(separator: "\n").map(String.init).filter { $0.hasPrefix("20") }
+        func fields(_ path: String) -> [String]? {
+            lines.first { $0.split(separator: " ").dropFirst(3).first.map(String.init) == path }?.split(separator: " ").map(String.init)
+        }
+        let health = try #require(fields("/healthz"), "\(server.stderr)")
+        #expect(
+            health.count == 7 && health[0].hasSuffix("Z") && health[1] == "127.0.0.1" && health[2] == "GET" && health[4] == "200" && health[6].hasSuffix("ms"))
+        #expect(Int(health[5]) ?? 0 > 0, "the body's bytes")
+        let start = try #require(fields("/v1/conversations"), "\(server.stderr)")
+        #expect(start[1] == "203.0.113.9" && start[2] == "POST" && start[4] == "201", "the client through the trusted proxy: \(start)")
+        #expect(!server.stderr.contains("s3cr3t") && !server.stderr.contains("ada-lovelace"), "no query string, no visitor")
+        // A path's bytes that could break or forge a line are percent-encoded.
+        #expect(fields("/no/such%0Apath%22x")?[4] == "404", "\(lines)")
+        #expect(lines.contains { $0.contains(" POST /v1/events 400 ") }, "a refusal of the framing: \(lines)")
+        // As JSON, one object a line with the same fields by name.
+        let json = try Running(["--insecure-dev", "--access-log", "--log-format", "json"])
+        #expect(json.status("GET", "/healthz?x=1") == 200)
+        #expect(json.stop() == 0)
+        let records = json.stderr.split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+        let access = try #require(records.first { $0["path"] as? String == "/healthz" }, "\(json.stderr)")
+        #expect(access["method"] as? String == "GET" && access["status"] as? Int == 200 && access["client"] as? String == "127.0.0.1")
+        #expect(access["level"] as? String == "info" && access["message"] as? String == "GET /healthz 200" && (access["ms"] is Double || access["ms"] is Int))
+        // Without the flag, nothing per answer.
+        let quiet = try Running(["--insecure-dev"])
+        #expect(quiet.status("GET", "/healthz") == 200)
+        #expect(quiet.stop() == 0)
+        #expect(!quiet.stderr.contains("/healthz"), "\(quiet.stderr)")
+    }
+
+    @Test("The access log's lines: a path cut at its limit and encoded, a stalled reader drops lines and says how many, never blocks an answer")
+    func accessLogLines() throws {
+        var fds: [Int32] = [-1, -1]
+        #expect(pipe(&fds) == 0)
+        let log = AccessLog(format: .text, descriptor: fds[1], now: { 1_796_000_000.25 })
+        let line = String(
+            decoding: log.line(method: "GET", path: "/a b\u{1B}é", client: "::1", status: 200, bytes: 5, seconds: 0.00123, now: 1_796_000_000.25), as: UTF8.self
+        )
+        #expect(line == "2026-11-30T00:53:20.250Z ::1 GET /a%20b%1B%C3%A9 200 5 1.2ms\n", "\(line)")
+        let long = AccessLog.printable(String(repeating: "x", count: 2_000), limit: RocketLimits.accessLogPathBytes)
+        #expect(long.utf8.count == RocketLimits.accessLogPathBytes + 3 && long.hasSuffix("..."))
+        // Nobody reads the pipe (64 KiB) yet: the writer waits on it, lines past the buffer are
+        // dropped and counted (never waited for), and said once the reader catches up.
+        log.start()
+        let many = 3 * RocketLimits.accessLogBufferBytes / 50
+        for _ in 0..<many { log.answered(method: "GET", path: "/healthz", client: "127.0.0.1", status: 200, bytes: 2, seconds: 0) }
+        var read = [UInt8]()
+        var buffer = [UInt8](repeating: 0, count: 1 << 16)
+        _ = fcntl(fds[0], F_SETFL, fcntl(fds[0], F_GETFL) | O_NONBLOCK)
+        let finisher = Thread { log.finish() }
+        finisher.start()
+        var idle = 0
+        while idle < 200 {
+            let n = buffer.withUnsafeMutableBytes { Glibc.read(fds[0], $0.baseAddress!, $0.count) }
+            if n > 0 { read += buffer[..<n]; idle = 0 } else { usleep(5_000); idle += 1 }
+        }
+        let text = String(decoding: read, as: UTF8.self)
+        let written = text.split(separator: "\n").filter { $0.hasSuffix("ms") }.count
+        #expect(written < many && written > 1_000, "\(written) of \(many)")
+        #expect(text.contains("access log line(s) dropped: standard error was not read fast enough"))
+        close(fds[0])
+        close(fds[1])
     }
 
     @Test("--log-format json: every line the server says is one JSON object with its time, level and message; a start that fails says so too")

@@ -1,0 +1,194 @@
+#if canImport(Glibc)
+    import Glibc
+#endif
+import RocketCore
+import RocketJSON
+import RocketPlatform
+import RocketScenarioEngine
+import Synchronization
+
+/// How `rocket serve` writes its lines on standard error (`--log-format`), the access log's
+/// among them.
+public enum LogFormat: String, Sendable, CaseIterable {
+    /// A line of text each (an access log line: `TIME CLIENT METHOD PATH STATUS BYTES DURATION`,
+    /// separated by spaces).
+    case text
+    /// One JSON object a line: `time`, `level` and `message` (and an access log line's fields by
+    /// name).
+    case json
+}
+
+/// A line per answer, for an operator: when, to whom, what was asked, the status, the bytes of
+/// the body and how long it took. Lines are made on the HTTP threads without a lock, appended
+/// to a buffer under a short one, and written by a thread of their own, so a log reader that
+/// stalls never stalls a request: past ``RocketLimits/accessLogBufferBytes`` lines are dropped
+/// and counted, and the next line written says how many.
+///
+/// Nothing a visitor is known by is written: no query string (a path only, its bytes outside
+/// printable ASCII percent-encoded, so a line cannot be forged or broken), no header, no body.
+package final class AccessLog: Sendable {
+    private struct Pending {
+        var bytes: [UInt8] = []
+        var dropped = 0
+        /// True while a drain is queued or running (the next line does not queue another).
+        var draining = false
+    }
+    private let format: LogFormat
+    private let descriptor: Int32
+    private let pending = Mutex(Pending())
+    private let writer = WorkThread(named: "rocket-log")
+    /// The time of day, in seconds since 1970 (the service's clock).
+    private let now: @Sendable () -> Double
+
+    /// A log in `format` written to `descriptor` (standard error by default), its times from
+    /// `now`.
+    package init(format: LogFormat, descriptor: Int32 = 2, now: @escaping @Sendable () -> Double) {
+        self.format = format
+        self.descriptor = descriptor
+        self.now = now
+    }
+
+    /// Starts the writing thread (lines logged before it are held until it runs; after
+    /// ``finish()``, they are held and never written).
+    package func start() { writer.start() }
+
+    /// Writes what is held and ends the writing thread (waiting at most 5 s for a reader that
+    /// has stalled: a server that stops is never held up by its log).
+    package func finish() { writer.finish() }
+
+    /// Logs an answer: `method` and `path` as the request gave them, `client` its address,
+    /// `status`, `bytes` of its body, `seconds` from its head to its answer.
+    package func answered(method: String, path: String, client: String, status: Int, bytes: Int, seconds: Double) {
+        let line = self.line(method: method, path: path, client: client, status: status, bytes: bytes, seconds: seconds, now: now())
+        let schedule = pending.withLock { p -> Bool in
+            guard p.bytes.count + line.count <= RocketLimits.accessLogBufferBytes else {
+                p.dropped += 1
+                return false
+            }
+            p.bytes.append(contentsOf: line)
+            guard !p.draining else { return false }
+            p.draining = true
+            return true
+        }
+        if schedule { _ = writer.submit { [self] in drain() } }
+    }
+
+    /// Writes what is held until nothing is (the lock is never held while writing).
+    private func drain() {
+        while true {
+            let (bytes, dropped) = pending.withLock { p -> ([UInt8], Int) in
+                let taken = (p.bytes, p.dropped)
+                p.bytes = []
+                p.dropped = 0
+                if taken.0.isEmpty && taken.1 == 0 { p.draining = false }
+                return taken
+            }
+            if bytes.isEmpty && dropped == 0 { return }
+            var out = dropped > 0 ? droppedLine(dropped) : []
+            out += bytes
+            write(out)
+        }
+    }
+
+    /// Writes `bytes` whole, waiting for a descriptor that would block (standard error may have
+    /// been left non-blocking); a log that cannot be written loses the lines, and nothing else.
+    private func write(_ bytes: [UInt8]) {
+        var offset = 0
+        while offset < bytes.count {
+            let n = bytes.withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress! + offset, bytes.count - offset) }
+            if n > 0 {
+                offset += n
+            } else if n < 0 && errno == EINTR {
+                continue
+            } else if n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) {
+                var ready = pollfd(fd: descriptor, events: Int16(POLLOUT), revents: 0)
+                _ = poll(&ready, 1, 1_000)
+            } else {
+                return
+            }
+        }
+    }
+
+    /// The line that says `count` lines were dropped.
+    private func droppedLine(_ count: Int) -> [UInt8] {
+        let message = "rocket serve: \(count) access log line(s) dropped: standard error was not read fast enough"
+        switch format {
+        case .text: return Array((message + "\n").utf8)
+        case .json:
+            var w = JSONBytes(capacity: 160)
+            w.open()
+            w.key("time", first: true)
+            w.string(Self.time(now()))
+            w.key("level")
+            w.string("warning")
+            w.key("message")
+            w.string(String(message.dropFirst("rocket serve: ".count)))
+            w.close()
+            return w.out + [0x0A]
+        }
+    }
+
+    /// The bytes of one line.
+    func line(method: String, path: String, client: String, status: Int, bytes: Int, seconds: Double, now: Double) -> [UInt8] {
+        let method = Self.printable(method, limit: 16), path = Self.printable(path, limit: RocketLimits.accessLogPathBytes)
+        let client = Self.printable(client.isEmpty ? "-" : client, limit: 64)
+        let millis = (max(0, seconds) * 10_000).rounded() / 10
+        switch format {
+        case .text:
+            return Array("\(Self.time(now)) \(client) \(method) \(path) \(status) \(bytes) \(millis)ms\n".utf8)
+        case .json:
+            var w = JSONBytes(capacity: 200 + path.utf8.count)
+            w.open()
+            w.key("time", first: true)
+            w.string(Self.time(now))
+            w.key("level")
+            w.string("info")
+            w.key("message")
+            w.string("\(method) \(path) \(status)")
+            w.key("client")
+            w.string(client)
+            w.key("method")
+            w.string(method)
+            w.key("path")
+            w.string(path)
+            w.key("status")
+            w.number(status)
+            w.key("bytes")
+            w.number(bytes)
+            w.key("ms")
+            w.number(millis)
+            w.close()
+            return w.out + [0x0A]
+        }
+    }
+
+    /// `seconds` since 1970 in RFC 3339, UTC, to the millisecond.
+    static func time(_ seconds: Double) -> String {
+        let whole = seconds.rounded(.down)
+        let millis = min(999, max(0, Int(((seconds - whole) * 1_000).rounded(.down))))
+        return String(WallTime.format(whole).dropLast()) + "." + String(1000 + millis).dropFirst() + "Z"
+    }
+
+    /// `text` with every byte outside printable ASCII, and `%`, `"` and `\`, percent-encoded
+    /// (so a line cannot be broken or forged, and reads the same in text and JSON), at most
+    /// `limit` bytes of it, then `...`.
+    static func printable(_ text: String, limit: Int) -> String {
+        var out: [UInt8] = []
+        out.reserveCapacity(min(text.utf8.count, limit) + 3)
+        let hex = Array("0123456789ABCDEF".utf8)
+        for b in text.utf8 {
+            let plain = b > 0x20 && b < 0x7F && b != 0x25 && b != 0x22 && b != 0x5C
+            let size = plain ? 1 : 3
+            guard out.count + size <= limit else {
+                out += Array("...".utf8)
+                break
+            }
+            if plain {
+                out.append(b)
+            } else {
+                out += [0x25, hex[Int(b >> 4)], hex[Int(b & 15)]]
+            }
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+}
