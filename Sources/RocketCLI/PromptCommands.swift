@@ -158,11 +158,20 @@ enum PromptCommands {
     static func run<P: TerminalProgram>(
         _ app: P, on runner: ProgramRunner, lineMode: Bool, timeout: Double?, question: String?, answerOnTimeout: String? = nil
     ) async -> (outcome: ProgramOutcome<P.Value>, timedOut: Bool) {
+        defer { if runner.endedWithoutAnswer { printError(endedWithoutAnswer(terminalExists: Terminal.controllingTerminalExists())) } }
         guard let timeout else { return (await runner.run(app, lineMode: lineMode), false) }
         let timed = PromptTimeout(app, seconds: timeout, question: question, strings: runner.strings)
         timed.answerOnTimeout = answerOnTimeout
         let outcome = await runner.run(timed, lineMode: lineMode)
         return (outcome, timed.timedOut)
+    }
+
+    /// What a prompt says when its standard input, no terminal, ended before any answer (the
+    /// exit status alone would read as the answer no); with a terminal to ask on, how to ask
+    /// there (a git hook's standard input is git's, or nothing).
+    static func endedWithoutAnswer(terminalExists: Bool) -> String {
+        "rocket: standard input ended before any answer, so none was given (exit 1)"
+            + (terminalExists ? "; to ask on the terminal instead (as from a git hook), add < /dev/tty" : "")
     }
 
     /// A prompt that timed out with no default answer: says so on stderr; exit 124.

@@ -62,19 +62,9 @@ enum ReportCommand {
         /// GitHub-flavoured Markdown.
         case markdown
 
-        /// The format asked for, and whether it was asked for (with `--html FILE`, nothing else
-        /// is printed unless one was).
+        /// The format asked for (with `--html FILE`, nothing else is printed unless one was).
         init(_ parsed: ParsedArguments, command: String) throws(UsageError) {
-            let json = parsed.has("--json")
-            guard let text = parsed.value("--format") else {
-                self = json ? .json : .text
-                return
-            }
-            guard let format = Output(rawValue: text) else {
-                throw UsageError(message: "'--format \(text)' must be " + Self.allCases.map(\.rawValue).listedForMessage(conjunction: "or"), command: command)
-            }
-            if json && format != .json { throw UsageError(message: "--json is --format json: give one format", command: command) }
-            self = format
+            self = try chosenFormat(parsed, command: command, json: .json, fallback: .text)
         }
     }
 

@@ -323,15 +323,20 @@ enum DiagnosticFormat: String, CaseIterable {
         "text (default), json (as --json) or github: GitHub Actions annotations, each shown on its line of the pull request.")
 
     init(_ parsed: ParsedArguments, command: String) throws(UsageError) {
-        let json = parsed.has("--json")
-        guard let text = parsed.value("--format") else {
-            self = json ? .json : .text
-            return
-        }
-        guard let format = DiagnosticFormat(rawValue: text) else {
-            throw UsageError(message: "'--format \(text)' must be " + Self.allCases.map(\.rawValue).listedForMessage(conjunction: "or"), command: command)
-        }
-        if json && format != .json { throw UsageError(message: "--json is --format json: give one format", command: command) }
-        self = format
+        self = try chosenFormat(parsed, command: command, json: .json, fallback: .text)
     }
+}
+
+/// The format a command's output is asked in: `--format NAME` (one of `F`'s cases), `--json`
+/// for `json`, else `fallback`; `--json` beside another format is refused.
+func chosenFormat<F: RawRepresentable & CaseIterable & Equatable>(
+    _ parsed: ParsedArguments, command: String, json: F, fallback: F
+) throws(UsageError) -> F where F.RawValue == String {
+    let jsonAsked = parsed.has("--json")
+    guard let text = parsed.value("--format") else { return jsonAsked ? json : fallback }
+    guard let format = F(rawValue: text) else {
+        throw UsageError(message: "'--format \(text)' must be " + F.allCases.map(\.rawValue).listedForMessage(conjunction: "or"), command: command)
+    }
+    if jsonAsked && format != json { throw UsageError(message: "--json is --format json: give one format", command: command) }
+    return format
 }

@@ -62,6 +62,10 @@ public final class ProgramRunner {
     public var typedAhead: (bytes: [UInt8], ended: Bool) = ([], false)
     /// Line-mode input read but not used, and whether the input has ended.
     public private(set) var unreadInput: (bytes: [UInt8], ended: Bool) = ([], false)
+    /// True when the last line-mode run's input was no terminal and ended before it gave a
+    /// line (`< /dev/null`, an empty pipe, a git hook's standard input): the program was told
+    /// of the end without any answer read.
+    public private(set) var endedWithoutAnswer = false
     /// Lines waiting to be printed above the live area (TTY), or to the terminal (line mode).
     private var pendingAbove: [String] = []
     private var drawingTTY = false
@@ -286,6 +290,8 @@ public final class ProgramRunner {
     private func runLines<P: TerminalProgram>(_ program: P) async -> ProgramOutcome<P.Value> {
         var input = LineReader(pending: typedAhead.bytes, ended: typedAhead.ended)
         defer { unreadInput = (input.pending, input.ended) }
+        var linesRead = 0
+        endedWithoutAnswer = false
         emit(program.start(now: clock.now))
         while true {
             cancelIfAsked(program)
@@ -298,6 +304,7 @@ public final class ProgramRunner {
                 if let read = input.next() {
                     // The Enter of a secret was not echoed either.
                     if request.secret && isatty(terminal.inputFD) == 1 { terminal.write("\n") }
+                    linesRead += 1
                     switch read {
                     case .text(let line): emit(program.update(.line(line), now: clock.now))
                     case .tooLong: reportError(shown(ChoiceParser.tooLong(strings: strings, limit: input.limit)))
@@ -305,6 +312,7 @@ public final class ProgramRunner {
                     continue
                 }
                 if input.ended {
+                    if linesRead == 0 && isatty(terminal.inputFD) != 1 { endedWithoutAnswer = true }
                     emit(program.update(.inputEnded, now: clock.now))
                     continue
                 }

@@ -83,12 +83,24 @@ public final class Terminal: Sendable {
     /// reads as ended.
     public static func forUserInterface(inputTaken: Bool = false) -> Terminal {
         if !inputTaken && isatty(0) == 1 && isatty(1) == 1 { return Terminal() }
-        if isatty(0) == 1 || inputTaken {
-            let fd = open("/dev/tty", O_RDWR | O_CLOEXEC | O_NOCTTY)
-            if fd >= 0, isatty(fd) == 1 { return Terminal(inputFD: fd, outputFD: fd) }
-            if fd >= 0 { close(fd) }
-        }
+        if isatty(0) == 1 || inputTaken, let fd = openControllingTerminal() { return Terminal(inputFD: fd, outputFD: fd) }
         return Terminal()
+    }
+
+    /// True when the process has a controlling terminal it can open (`/dev/tty`): a person may
+    /// be there even though standard input is not it.
+    public static func controllingTerminalExists() -> Bool {
+        guard let fd = openControllingTerminal() else { return false }
+        close(fd)
+        return true
+    }
+
+    /// `/dev/tty`, opened for reading and writing, or nil when there is none.
+    private static func openControllingTerminal() -> Int32? {
+        let fd = open("/dev/tty", O_RDWR | O_CLOEXEC | O_NOCTTY)
+        if fd >= 0, isatty(fd) == 1 { return fd }
+        if fd >= 0 { close(fd) }
+        return nil
     }
 
     /// The same input with standard error as output: in line mode prompts and the transcript

@@ -216,6 +216,26 @@ struct PromptCLITests {
         #expect(l2 == ["café", "🇫🇷"] && v2 == ["café", "fr"])
     }
 
+    @Test("A prompt whose standard input ends before any answer says so; with a terminal to ask on, how (< /dev/tty, as from a git hook)")
+    func endedWithoutAnswer() throws {
+        let said = "rocket: standard input ended before any answer, so none was given (exit 1)"
+        for args in [["confirm", "Push?"], ["input", "--title", "Name"], ["choose", "a", "b"], ["alert", "--title", "Sure?", "--action", "OK"]] {
+            let r = try runRocket(args, stdin: "")
+            #expect(r.status == 1 && r.stdout.isEmpty && r.stderr.contains(said), "\(args): \(r.stderr)")
+        }
+        // An answer that was read, even one refused, is no silence: nothing more is said.
+        let refused = try runRocket(["confirm", "Push?"], stdin: "maybe\n")
+        #expect(refused.status == 1 && !refused.stderr.contains(said), "\(refused.stderr)")
+        #expect(try !runRocket(["confirm", "Push?"], stdin: "y\n").stderr.contains(said))
+        #expect(PromptCommands.endedWithoutAnswer(terminalExists: false) == said)
+        // On a terminal, with standard input taken: the way to ask there.
+        let dir = scratchDirectory()
+        let run = try PTYRun([], shell: "'\(rocketPath)' confirm 'Push?' < /dev/null 2> '\(dir)/err.txt'; echo \"rc=$?\"")
+        #expect(run.waitFor("rc=1"))
+        let err = (try? String(contentsOfFile: dir + "/err.txt", encoding: .utf8)) ?? ""
+        #expect(err.contains(said + "; to ask on the terminal instead (as from a git hook), add < /dev/tty"), "\(err)")
+    }
+
     @Test("spin: exits with the command's status and keeps its output on the right streams")
     func spin() throws {
         let r = try runRocket(["spin", "--title", "Working", "--", "sh", "-c", "echo out; echo err >&2; exit 3"])
