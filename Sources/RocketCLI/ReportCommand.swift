@@ -5,6 +5,7 @@ import RocketCore
 import RocketFlow
 import RocketPlatform
 import RocketReport
+import RocketScenarioEngine
 import RocketServer
 import RocketTerminalApps
 import RocketTerminalCore
@@ -27,6 +28,10 @@ enum ReportCommand {
                 "--against", "VARIANT",
                 "Compare every variant (or version, day or week) with VARIANT instead of the first by name (by version, day or week: the oldest)."),
             .value("--min-count", "N", "Hide counts of fewer than N conversations (default 5; 1 shows all)."),
+            .value(
+                "--since", "WHEN",
+                "Only conversations begun at WHEN or later: a date (2026-12-01, UTC), a time (2026-12-01T09:00:00Z) or a while ago (7d, 12h)."),
+            .value("--until", "WHEN", "Only conversations begun before WHEN (as --since)."),
             .flag("--json", "Print the report as JSON (docs/REPORTS.md describes every field); --format json."),
             .value(
                 "--format", Output.allCases.map(\.rawValue).joined(separator: "|"),
@@ -96,6 +101,7 @@ enum ReportCommand {
             grouping = g
         }
         var builder = ReportBuilder(by: grouping)
+        builder.window = try window(parsed, now: WallClock().now)
         for (k, path) in inputs.enumerated() {
             var failure: ReportInputError?
             let read = FileIO.forEachLine(path, maxLineBytes: RocketLimits.reportRecordBytes) { line, number in
@@ -148,6 +154,30 @@ enum ReportCommand {
         case .text: printOut(table(report, width: outputWidth()))
         }
         return ExitStatus.ok
+    }
+
+    /// The window of beginnings `--since` and `--until` give (nil: neither), a while ago counted
+    /// back from `now` (seconds since 1970).
+    static func window(_ parsed: ParsedArguments, now: Double) throws(UsageError) -> ReportWindow? {
+        var bounds: [Double?] = []
+        for flag in ["--since", "--until"] {
+            guard let text = parsed.value(flag) else {
+                bounds.append(nil)
+                continue
+            }
+            guard let t = WallTime.parse(text, orDurationBefore: now) else {
+                throw UsageError(
+                    message: "'\(flag) \(text)' must be a date (2026-12-01, UTC), a time (2026-12-01T09:00:00Z) or a while ago (7d, 12h)",
+                    command: spec.name)
+            }
+            bounds.append(t)
+        }
+        guard bounds[0] != nil || bounds[1] != nil else { return nil }
+        if let a = bounds[0], let b = bounds[1], a >= b {
+            throw UsageError(
+                message: "--since must come before --until (\(ReportFormat.instant(a)) is not before \(ReportFormat.instant(b)))", command: spec.name)
+        }
+        return ReportWindow(since: bounds[0], until: bounds[1])
     }
 
     /// What the report leaves unsaid about its options, for stderr: a `--flow` that names no
@@ -203,7 +233,7 @@ enum ReportCommand {
     static func pieces(_ report: Report) -> [Piece] {
         let m = report.minCount
         let c = { (n: Int?) in ReportFormat.count(n, minCount: m) }
-        var out: [Piece] = [.records("\(ReportFormat.grouped(report.records)) event records", hidden: m > 1 ? "counts from 1 to \(m - 1) hidden (<\(m))" : "")]
+        var out: [Piece] = [.records(ReportFormat.recordsRead(report), hidden: m > 1 ? "counts from 1 to \(m - 1) hidden (<\(m))" : "")]
         if report.flows.isEmpty { return out + [.note("No conversations in these records.")] }
         for flow in report.flows {
             out.append(.heading("Flow \(clean(flow.flow.isEmpty ? "(unnamed)" : flow.flow))", level: 1))

@@ -52,6 +52,37 @@ public enum ReportGrouping: String, Hashable, Sendable, CaseIterable {
     }
 }
 
+/// The conversations a report counts, by when each began (its first record's time): from
+/// `since` (included) to `until` (not included), in seconds since 1970; nil: no bound. A
+/// conversation counts whole (its later records too) or not at all, so a funnel is never cut
+/// in two; one whose records give no time is not counted.
+public struct ReportWindow: Hashable, Sendable {
+    /// The earliest beginning counted (nil: no bound).
+    public var since: Double?
+    /// The first beginning no longer counted (nil: no bound).
+    public var until: Double?
+
+    /// A window of beginnings from `since` up to `until`.
+    public init(since: Double? = nil, until: Double? = nil) {
+        self.since = since
+        self.until = until
+    }
+
+    /// True when a conversation that began at `at` is counted.
+    public func contains(_ at: Double) -> Bool { since.map { at >= $0 } ?? true && until.map { at < $0 } ?? true }
+
+    /// The window as a report says it: "from 2026-12-01 to 2026-12-07T12:00:00Z", "from …",
+    /// "before …".
+    public var phrase: String {
+        switch (since, until) {
+        case (let a?, let b?): return "from \(ReportFormat.instant(a)) to \(ReportFormat.instant(b))"
+        case (let a?, nil): return "from \(ReportFormat.instant(a))"
+        case (nil, let b?): return "before \(ReportFormat.instant(b))"
+        case (nil, nil): return "at any time"
+        }
+    }
+}
+
 /// What a report is made with.
 public struct ReportOptions: Hashable, Sendable {
     /// Counts of 1 to fewer than this many conversations are hidden (nil in the report).
@@ -150,6 +181,9 @@ public struct ReportBuilder {
         var counted = false
         /// The group of (flow, variant), found once.
         var group: Group?
+        /// Whether it began within the report's ``ReportBuilder/window`` (nil: not decided yet;
+        /// its first record with a time decides).
+        var inWindow: Bool?
     }
 
     var groups: [GroupKey: Group] = [:]
@@ -175,6 +209,8 @@ public struct ReportBuilder {
     public private(set) var records = 0
     /// What the rows stand for (set when the builder is made: it decides how records are read).
     public let grouping: ReportGrouping
+    /// The conversations counted, by when they began (set before the first record; nil: all).
+    public var window: ReportWindow?
 
     /// An empty report whose rows are `grouping`'s.
     public init(by grouping: ReportGrouping = .variant) {
@@ -352,6 +388,14 @@ public struct ReportBuilder {
     private mutating func apply(_ tape: JSONTape, event: String, to s: inout Session, line: Int) throws(ReportInputError) {
         records += 1
         let at = Self.number(tape, "at")
+        if let window {
+            if s.inWindow == nil { s.inWindow = at.map(window.contains) ?? false }
+            if s.inWindow == false {
+                // Not counted; still followed, so that its later records are known as its own.
+                if event == "exposure" { s.exposed = true } else if event == "started" || event == "blockAdded" { s.started = true }
+                return
+            }
+        }
         let byVariant = grouping == .variant
         if byVariant, !s.counted || s.variant.isEmpty, let v = Self.text(tape, "variant"), v != s.variant {
             s.variant = v
@@ -597,7 +641,7 @@ public struct ReportBuilder {
             }
             out.append(FlowReport(flow: name, variants: variants))
         }
-        return Report(flows: out, records: records, minCount: options.minCount, grouping: grouping)
+        return Report(flows: out, records: records, minCount: options.minCount, grouping: grouping, window: window)
     }
 }
 
@@ -612,6 +656,8 @@ public struct Report: Sendable {
     public var minCount: Int
     /// What its flows' rows (``FlowReport/variants``) stand for.
     public var grouping: ReportGrouping = .variant
+    /// The conversations counted, by when they began (nil: all).
+    public var window: ReportWindow? = nil
 }
 
 /// One flow of a report.

@@ -41,6 +41,25 @@ public enum ReportFormat {
         return (n < 0 ? "-" : "") + digits + out
     }
 
+    /// An instant (seconds since 1970) as RFC 3339 in UTC, to the second; a midnight as its
+    /// date alone ("2026-12-01"). Outside years 1 to 9999, its seconds ("@…").
+    public static func instant(_ t: Double) -> String {
+        guard CivilDate.instants.contains(t) else { return "@\(t)" }
+        let whole = Int(t.rounded(.down))
+        let days = Int((Double(whole) / 86_400).rounded(.down))
+        let seconds = whole - days * 86_400
+        let date = CivilDate.text(days: days)
+        guard seconds != 0 || t != t.rounded(.down) else { return date }
+        let s = seconds % 60
+        return date + "T" + CivilDate.clock(minutes: seconds / 60) + ":" + (s < 10 ? "0" : "") + String(s) + "Z"
+    }
+
+    /// The count of records a report read, and which conversations it counts when a window
+    /// chose them ("1,204 event records; counted: the conversations begun from 2026-12-01").
+    public static func recordsRead(_ report: Report) -> String {
+        "\(grouped(report.records)) event records" + (report.window.map { "; counted: the conversations begun \($0.phrase)" } ?? "")
+    }
+
     /// A share as a percentage with one decimal ("12.5 %"), or "–".
     public static func percent(_ x: Double?) -> String {
         guard let x, x.isFinite else { return "–" }
@@ -184,9 +203,8 @@ extension Report {
             <h1>RocketAlert report</h1>
 
             """
-        let recordsText = ReportFormat.grouped(records)
         let hidden = minCount > 1 ? " Counts from 1 to \(minCount - 1) are hidden (shown as &lt;\(minCount))." : ""
-        out += "<p class=\"note\">\(recordsText) event records.\(hidden)</p>\n"
+        out += "<p class=\"note\">\(ReportFormat.recordsRead(self)).\(hidden)</p>\n"
         if flows.isEmpty { out += "<p>No conversations in these records.</p>\n" }
         var figure = 0
         for flow in flows {

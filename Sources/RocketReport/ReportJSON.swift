@@ -6,8 +6,9 @@ extension Report {
     /// "completionRate", "dismissals", "blocks": [{"id", "reached", "answered", "dropped",
     /// "medianSecondsToAnswer", "type", "answers": [{"option", "title", "count"}], "rating": {"answers",
     /// "mean", "scale", "nps": {"score", "promoters", "passives", "detractors"}}}], "comparison"}]}],
-    /// "records", "minCount", "by"}`; a hidden count is null; `"by"` says what the rows (`variants`)
-    /// stand for: `variant` or `version`.
+    /// "records", "minCount", "by", "since", "until"}`; a hidden count is null; `"by"` says what the
+    /// rows (`variants`) stand for: `variant` or `version`; `"since"` and `"until"` the window of
+    /// beginnings counted (null: no bound).
     public var json: String {
         var w = JSONBytes(capacity: 4096)
         write(into: &w)
@@ -147,6 +148,10 @@ extension Report {
         w.number(minCount)
         w.key("by")
         w.string(grouping.rawValue)
+        w.key("since")
+        if let t = window?.since { w.string(ReportFormat.instant(t)) } else { w.null() }
+        w.key("until")
+        if let t = window?.until { w.string(ReportFormat.instant(t)) } else { w.null() }
         w.close()
     }
 }

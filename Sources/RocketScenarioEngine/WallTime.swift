@@ -16,6 +16,15 @@ public enum WallTime {
     /// Seconds since 1970 for a text, or nil when it is neither form or outside ``validRange``.
     public static func parse(_ text: String) -> Double? { parseWithOffset(text)?.instant }
 
+    /// An instant as ``parse(_:)`` reads it, or a duration with its unit (`7d`, `12h`, `90m`) read
+    /// as that long before `now`: how a report's `--since` and `--until` are given. Nil for
+    /// anything else, or an instant outside ``validRange``.
+    public static func parse(_ text: String, orDurationBefore now: Double) -> Double? {
+        if let t = parse(text) { return t }
+        guard let last = text.last, last.isLetter, let ago = RocketDuration.parse(text), validRange.contains(now - ago) else { return nil }
+        return now - ago
+    }
+
     /// The instant a text names and the offset from UTC written with it, in seconds (0 for `Z`,
     /// a bare date and `@SECONDS`): `2026-12-06T09:30+01:00` is 08:30 UTC, written 3,600
     /// seconds ahead of it. Nil as ``parse(_:)``.

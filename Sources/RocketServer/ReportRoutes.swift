@@ -1,15 +1,11 @@
 import RocketCore
 import RocketReport
+import RocketScenarioEngine
 import Synchronization
 
 extension ConversationService {
-    /// `GET /v1/report` (JSON) and `GET /report` (the page): the report of the records this
-    /// server keeps, for a site's back end only (a site key). Query: `flow`, `minCount` (default
-    /// 5), `against`, `by` (`variant` or `version`). One report is made at a time (429 while another is), on a thread of its
-    /// own through a read-only connection of its own: the writer and the database thread never
-    /// wait for it.
     /// The query parameters the report routes take.
-    static let reportParameters = ["flow", "minCount", "against", "by"]
+    static let reportParameters = ["flow", "minCount", "against", "by", "since", "until"]
 
     /// 400 `bad-query` for a query parameter a route does not take (a typo must not give an
     /// answer about something else without a word) or one given twice; nil when the query is
@@ -27,6 +23,12 @@ extension ConversationService {
         return nil
     }
 
+    /// `GET /v1/report` (JSON) and `GET /report` (the page): the report of the records this
+    /// server keeps, for a site's back end only (a site key). Query: `flow`, `minCount` (default
+    /// 5), `against`, `by` (`variant`, `version`, `day` or `week`), `since` and `until` (the
+    /// conversations begun in that window: a date, a time or a while before now). One report is
+    /// made at a time (429 while another is), on a thread of its own through a read-only
+    /// connection of its own: the writer and the database thread never wait for it.
     func report(_ request: HTTPRequest, page: Bool) -> HTTPResponse {
         if let refusal = requireSite(request) { return refusal.response }
         if let refusal = Self.queryRefusal(request, takes: Self.reportParameters) { return refusal }
@@ -50,6 +52,19 @@ extension ConversationService {
             guard let g = ReportGrouping(rawValue: by) else { return .error(400, "bad-query", "\"by\" must be \(ReportGrouping.phrase)") }
             grouping = g
         }
+        var bounds: [Double?] = []
+        for name in ["since", "until"] {
+            guard let text = request.query[name] else {
+                bounds.append(nil)
+                continue
+            }
+            guard let t = WallTime.parse(text, orDurationBefore: clock.now) else {
+                return .error(400, "bad-query", "\"\(name)\" must be a date (2026-12-01), a time (2026-12-01T09:00:00Z) or a while ago (7d, 12h)")
+            }
+            bounds.append(t)
+        }
+        if let a = bounds[0], let b = bounds[1], a >= b { return .error(400, "bad-query", "\"since\" must come before \"until\"") }
+        let window = bounds[0] == nil && bounds[1] == nil ? nil : ReportWindow(since: bounds[0], until: bounds[1])
         guard let archive else {
             return .error(404, "no-records", "this server keeps no event records (it runs without a store)")
         }
@@ -63,6 +78,7 @@ extension ConversationService {
         return .deferred(slow: true) {
             defer { self.reporting.store(false, ordering: .releasing) }
             var builder = ReportBuilder(by: rows)
+            builder.window = window
             do throws(ReportReadFailure) {
                 try archive.readRecords(flow: chosen.flow, into: &builder)
             } catch {

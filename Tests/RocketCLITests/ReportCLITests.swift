@@ -64,6 +64,56 @@ struct ReportCLITests {
         #expect(try runRocket(["report", dir + "/e.jsonl", "--html", dir + "/r2.html"]).stdout.isEmpty, "nothing asked, nothing printed")
     }
 
+    @Test("--since and --until: only the conversations begun in the window count, each whole; the window is said in every format")
+    func window() throws {
+        let dir = scratchDirectory()
+        let day = 86_400.0, now = Date().timeIntervalSince1970
+        // a began two days before 2026-12-01 ends and ends after it; b on 2026-12-01; c ten days ago; d an hour ago.
+        var lines: [String] = []
+        func conversation(_ id: String, _ at: Double, completes: Bool, endsAt: Double? = nil) {
+            lines.append(#"{"conversation":"\#(id)","at":\#(at),"event":"started","flow":"f"}"#)
+            lines.append(#"{"conversation":"\#(id)","at":\#(at + 1),"event":"blockAdded","index":0,"id":"q"}"#)
+            if completes {
+                lines.append(#"{"conversation":"\#(id)","at":\#(endsAt ?? at + 2),"event":"tapped","index":0}"#)
+                lines.append(#"{"conversation":"\#(id)","at":\#(endsAt ?? at + 2),"event":"dismissed","reason":"completed"}"#)
+            }
+        }
+        let dec1 = 1_796_083_200.0  // 2026-12-01T00:00:00Z
+        conversation("a", dec1 - 2 * day, completes: true, endsAt: dec1 + day)
+        conversation("b", dec1 + 3_600, completes: false)
+        conversation("c", now - 10 * day, completes: true)
+        conversation("d", now - 3_600, completes: false)
+        write(lines.joined(separator: "\n") + "\n", to: dir + "/e.jsonl")
+        func starts(_ args: [String]) throws -> (Int, Int)? {
+            let r = try runRocket(["report", dir + "/e.jsonl", "--json", "--min-count", "1"] + args)
+            guard r.status == 0, let o = try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any] else { return nil }
+            let v = ((o["flows"] as? [[String: Any]])?.first?["variants"] as? [[String: Any]])?.first
+            return (v?["starts"] as? Int ?? 0, v?["completions"] as? Int ?? 0)
+        }
+        #expect(try starts([])! == (4, 2))
+        // a began before the window: its completion inside it is not counted (a conversation is whole).
+        #expect(try starts(["--since", "2026-12-01", "--until", "2026-12-02"])! == (1, 0))
+        #expect(try starts(["--since", "2d"])! == (1, 0), "an hour ago only")
+        // c was ten days ago: where it falls beside the fixed days depends on today.
+        let began = [(dec1 - 2 * day, true), (dec1 + 3_600, false), (now - 10 * day, true)]
+        func expected(_ from: Double, _ to: Double) -> (Int, Int) {
+            let inside = began.filter { $0.0 >= from && $0.0 < to }
+            return (inside.count, inside.filter(\.1).count)
+        }
+        #expect(try starts(["--until", "2026-11-30"])! == expected(0, dec1 - day))
+        #expect(try starts(["--since", "30d", "--until", "2d"])! == expected(now - 30 * day, now - 2 * day))
+        let text = try runRocket(["report", dir + "/e.jsonl", "--since", "2026-12-01", "--until", "2026-12-01T12:30:00Z"], environment: ["COLUMNS": "200"])
+        #expect(text.stdout.hasPrefix("12 event records; counted: the conversations begun from 2026-12-01 to 2026-12-01T12:30:00Z;"), "\(text.stdout)")
+        let json = try runRocket(["report", dir + "/e.jsonl", "--json", "--since", "2026-12-01T09:30+01:00"])
+        #expect(json.stdout.contains(#""since":"2026-12-01T08:30:00Z","until":null"#), "\(json.stdout)")
+        let html = try runRocket(["report", dir + "/e.jsonl", "--html", "-", "--until", "2026-12-01"])
+        #expect(html.stdout.contains("counted: the conversations begun before 2026-12-01."))
+        for bad in [["--since", "yesterday"], ["--until", "2026-02-30"], ["--since", "2026-12-02", "--until", "2026-12-01"], ["--since", "5"]] {
+            let r = try runRocket(["report", dir + "/e.jsonl"] + bad)
+            #expect(r.status == 64, "\(bad): \(r.stderr)")
+        }
+    }
+
     @Test("Markdown escaping: markup everywhere, a list's or heading's mark only where a line starts")
     func markdownEscaping() {
         #expect(ReportCommand.markdownEscaped("a*b_c`d[e]f<g>h|i~j&k#l!m\\n") == ##"a\*b\_c\`d\[e\]f\<g\>h\|i\~j\&k\#l\!m\\n"##)

@@ -113,7 +113,7 @@ struct ReportTests {
         #expect(json.hasPrefix(#"{"flows":[{"flow":"w","variants":[{"variant":"a","exposures":200,"starts":200,"completions":40,"completionRate":0.2,"#))
         #expect(json.contains(#""comparison":null}"#) && json.contains(#""comparison":{"against":"a","difference":0.1,"ci95":["#))
         #expect(json.contains(#""variant":"holdout","exposures":null,"starts":0"#))
-        #expect(json.hasSuffix(#""records":\#(log.lines.count - 10),"minCount":5,"by":"variant"}"#))
+        #expect(json.hasSuffix(#""records":\#(log.lines.count - 10),"minCount":5,"by":"variant","since":null,"until":null}"#))
     }
 
     @Test("By version: a row per version of the flow in the order first started (not by name), compared with the oldest; exposures and variants set aside")
@@ -142,7 +142,7 @@ struct ReportTests {
         #expect(rows[0].comparison == nil && rows[1].comparison?.against == "ffffffffffff")
         #expect(abs((rows[1].comparison?.statistics.difference ?? 0) - 0.15) < 1e-9)
         #expect(rows[1].blocks.map(\.id) == ["hi", "new", "bye"] && rows[0].blocks.map(\.id) == ["hi", "bye"])
-        #expect(report.json.hasSuffix(#""by":"version"}"#))
+        #expect(report.json.hasSuffix(#""by":"version","since":null,"until":null}"#))
         // Against a version named.
         let against = try log.build(against: "000000000000", by: .version)
         #expect(against.flows.first?.variants.first?.comparison?.against == "000000000000")
@@ -164,12 +164,47 @@ struct ReportTests {
         #expect(rows.map(\.completions) == [3, 6, 9] && rows.allSatisfy { $0.exposures == 0 })
         #expect(rows[0].comparison == nil && rows[2].comparison?.against == "2026-12-03")
         #expect(abs((rows[2].comparison?.statistics.difference ?? 0) - 0.6) < 1e-9)
-        #expect(days.json.hasSuffix(#""by":"day"}"#))
+        #expect(days.json.hasSuffix(#""by":"day","since":null,"until":null}"#))
         let weeks = try #require(try log.build(minCount: 1, by: .week).flows.first?.variants)
         #expect(weeks.map(\.variant) == ["2026-11-30", "2026-12-07"] && weeks.map(\.starts) == [20, 10], "\(weeks.map(\.variant))")
         #expect(ReportGrouping.week.period(of: 0) == "1969-12-29" && ReportGrouping.week.period(of: -1) == "1969-12-29")
         #expect(ReportGrouping.day.period(of: .nan) == "" && ReportGrouping.day.period(of: 1e300) == "" && ReportGrouping.version.period(of: 0) == "")
         #expect(ReportFormat.variantName("", by: .week) == "(no time)")
+    }
+
+    @Test("A window of beginnings: a conversation counts whole or not at all, with or without its conversation field, from a file or a store")
+    func window() throws {
+        func line(_ text: String) -> [UInt8] { Array(text.utf8) }
+        // One after another without a conversation field: an exposure then its start, at 100
+        // (outside), then one at 200 (inside), which completes at 400 (past the window's end).
+        var b = ReportBuilder()
+        b.window = ReportWindow(since: 150, until: 300)
+        let lines = [
+            #"{"at":100,"event":"exposure","flow":"f","variant":"a"}"#, #"{"at":101,"event":"started","flow":"f","variant":"a"}"#,
+            #"{"at":102,"event":"blockAdded","index":0,"id":"q"}"#, #"{"at":103,"event":"dismissed","reason":"completed"}"#,
+            #"{"at":200,"event":"exposure","flow":"f","variant":"b"}"#, #"{"at":201,"event":"started","flow":"f","variant":"b"}"#,
+            #"{"at":202,"event":"blockAdded","index":0,"id":"q"}"#, #"{"at":400,"event":"tapped","index":0}"#,
+            #"{"at":401,"event":"dismissed","reason":"completed"}"#,
+            #"{"event":"started","flow":"f","variant":"c"}"#,
+        ]
+        for (k, text) in lines.enumerated() { try b.addLine(line(text), input: 0, line: k + 1) }
+        b.finishInput(0)
+        let report = b.report(ReportOptions(minCount: 1))
+        let variants = try #require(report.flows.first?.variants)
+        #expect(variants.map(\.variant) == ["b"], "the one outside, and the one without a time, are not counted at all")
+        #expect(variants[0].exposures == 1 && variants[0].starts == 1 && variants[0].completions == 1)
+        #expect(report.records == lines.count && report.window == ReportWindow(since: 150, until: 300))
+        // From a store, by conversation: the same rule.
+        var s = ReportBuilder()
+        s.window = ReportWindow(until: 150)
+        for (id, at) in [("x", 100.0), ("y", 200.0)] {
+            try s.add(line(#"{"at":\#(at),"event":"started","flow":"f"}"#), conversation: id, flow: "f", line: 1)
+            try s.add(line(#"{"at":\#(at + 1),"event":"blockAdded","index":0,"id":"q"}"#), conversation: id, flow: "f", line: 2)
+            s.finishConversation(id)
+        }
+        #expect(s.report(ReportOptions(minCount: 1)).flows.first?.variants.first?.starts == 1)
+        #expect(ReportWindow(since: 150, until: 300).phrase == "from 1970-01-01T00:02:30Z to 1970-01-01T00:05:00Z")
+        #expect(ReportWindow(since: 1_796_083_200).phrase == "from 2026-12-01" && ReportWindow(until: 1_796_083_200.5).phrase == "before 2026-12-01T00:00:00Z")
     }
 
     @Test("Conversations interleaved by their conversation field, and one after another without it")

@@ -1366,6 +1366,24 @@ struct ReportAPITests {
         let byDay = h.request("GET", "/v1/report", headers: site, query: ["flow": "copy", "minCount": "1", "by": "day"])
         #expect(byDay.json?["by"]?.string == "day", "\(byDay.text)")
         #expect(byDay.json?["flows"]?[0]?["variants"]?.array.compactMap { $0["variant"]?.string } == ["2027-01-15"], "\(byDay.text)")
+        // A window of beginnings: the day after counts none of them, the day before all; a while
+        // ago is counted back from the server's clock (two hours after they began).
+        func starts(_ query: [String: String]) -> Int? {
+            let r = h.request("GET", "/v1/report", headers: site, query: ["flow": "copy", "minCount": "1"].merging(query) { $1 })
+            guard r.status == 200 else { return nil }
+            return r.json?["flows"]?.array.first.map { f in f["variants"]?.array.compactMap { $0["starts"]?.number }.reduce(0, +) ?? 0 }.map(Int.init) ?? 0
+        }
+        let all = try #require(starts([:]))
+        #expect(all > 0 && starts(["since": "2027-01-15"]) == all && starts(["until": "2027-01-16"]) == all)
+        #expect(starts(["since": "2027-01-16"]) == 0 && starts(["until": "2027-01-15"]) == 0)
+        #expect(starts(["since": "3h"]) == all && starts(["since": "1h"]) == 0)
+        let windowed = h.request("GET", "/v1/report", headers: site, query: ["flow": "copy", "since": "2027-01-15T06:00:00Z", "until": "2027-01-16"])
+        #expect(windowed.json?["since"]?.string == "2027-01-15T06:00:00Z" && windowed.json?["until"]?.string == "2027-01-16", "\(windowed.text)")
+        #expect(h.request("GET", "/v1/report", headers: site).json?["since"]?.isNull == true)
+        for bad in [["since": "yesterday"], ["until": "2027-13-01"], ["since": "2027-01-16", "until": "2027-01-15"]] {
+            let r = h.request("GET", "/v1/report", headers: site, query: bad)
+            #expect(r.status == 400 && r.text.contains("bad-query"), "\(bad): \(r.text)")
+        }
         let badBy = h.request("GET", "/v1/report", headers: site, query: ["by": "month"])
         #expect(badBy.status == 400 && badBy.text.contains("variant, version, day or week"), "\(badBy.text)")
         let page = h.request("GET", "/report", headers: site, query: ["minCount": "1"])
