@@ -221,14 +221,21 @@ extension WebAssets {
         return want === !!view.held ? null : want;
         },
         attributeProblems: function (get) {
-        var out = [], mode = get("data-mode"), cap = get("data-session-cap");
+        var out = [], mode = get("data-mode"), cap = get("data-session-cap"), side = get("data-position");
         if (mode !== null && mode !== "launcher" && mode !== "inline") {
         out.push("data-mode must be inline or launcher, not " + JSON.stringify(String(mode).slice(0, 40)) + "; the conversation is inline");
+        }
+        if (side !== null && core.launcherSide(side) === null) {
+        out.push("data-position must be left or right, not " + JSON.stringify(String(side).slice(0, 40)) + "; the launcher keeps the page's end corner");
         }
         if (cap !== null && !/^\d{1,4}$/.test(cap)) {
         out.push("data-session-cap must be a whole number of flows (0 to 9999), not " + JSON.stringify(String(cap).slice(0, 40)) + "; no cap is kept");
         }
         return out;
+        },
+        launcherSide: function (value) {
+        var v = typeof value === "string" ? value.trim().toLowerCase() : "";
+        return v === "left" || v === "right" ? v : null;
         },
         unusedVarsNote: function (flow, answer) {
         var names = answer && Array.isArray(answer.unusedVars) ? answer.unusedVars.filter(function (n) { return typeof n === "string"; }) : [];
@@ -1461,6 +1468,8 @@ extension WebAssets {
         };
         function launcher(flow, resumeOnly, openNow) {
         var root = widgetRoot(el("div", "rk-launcher-root")), unread = 0, open = false;
+        var side = core.launcherSide(script && script.getAttribute("data-position"));
+        if (side) root.classList.add("rk-side-" + side);
         var button = el("button", "rk-launcher");
         button.type = "button";
         button.setAttribute("aria-expanded", "false");
@@ -1662,6 +1671,8 @@ extension WebAssets {
         .rk-badge{position:absolute;top:-4px;inset-inline-end:-4px;min-width:22px;height:22px;padding:0 5px;box-sizing:border-box;border-radius:999px;background:#b3261e;color:#fff;font-size:13px;font-weight:700;line-height:22px}
         .rk-panel{position:fixed;inset-inline-end:16px;bottom:calc(84px + var(--rk-kb,0px));width:min(380px,calc(100vw - 32px));max-height:min(70vh,640px,calc(var(--rk-vh,100vh) - 100px));overflow:auto;border-radius:16px;box-shadow:0 8px 32px rgba(0,0,0,.3)}
         .rk-panel .rk-frame{box-shadow:none;max-width:none}
+        .rk-side-left,.rk-side-left .rk-panel{inset-inline-end:auto;right:auto;left:16px}
+        .rk-side-right,.rk-side-right .rk-panel{inset-inline-end:auto;left:auto;right:16px}
         """#
 
     /// The page that plays a flow full-window (`GET /play/NAME`); `__FLOW__` is the flow's name, `__WIDGET__` the widget's script, inline.

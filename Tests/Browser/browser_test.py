@@ -560,6 +560,34 @@ def launcher_keyboard(browser, server):
     context.close()
 
 
+def launcher_position(browser, server):
+    """data-position: the launcher and its panel in the corner asked for (left here, clear of a
+    site's own button on the right), at both widths; a value it cannot use keeps the page's end
+    corner and says why in the console."""
+    for width in (375, 1280):
+        context, page = open_launcher_page(browser, server, "demo", ' data-position="left"', viewport={"width": width, "height": 740})
+        button = page.locator(".rk-launcher")
+        button.wait_for(timeout=TIMEOUT)
+        left = lambda locator: locator.evaluate("e => Math.round(e.getBoundingClientRect().left)")
+        assert left(button) == 16, left(button)
+        button.click()
+        panel = page.locator(".rk-panel")
+        panel.wait_for(state="visible", timeout=TIMEOUT)
+        assert left(panel) == 16, left(panel)
+        audit(page, f"the launcher on the left ({width} px)")
+        context.close()
+    messages = []
+    context, page = open_launcher_page(browser, server, "demo", ' data-position="top"', viewport={"width": 1280, "height": 740})
+    page.on("console", lambda m: messages.append(m.text))
+    page.reload()
+    button = page.locator(".rk-launcher")
+    button.wait_for(timeout=TIMEOUT)
+    assert button.evaluate("e => Math.round(innerWidth - e.getBoundingClientRect().right)") == 16
+    page.wait_for_timeout(200)
+    assert any('data-position must be left or right, not "top"' in m for m in messages), messages
+    context.close()
+
+
 def accent(browser, server):
     """data-accent: the site's colour on the launcher, the buttons and the visitor's bubbles, made
     readable in each scheme (a yellow is darkened on white, and the console says so); a value that
@@ -1672,6 +1700,7 @@ def main():
                 ("a snoozing button: the same visitor is told until when, another is shown the flow", lambda: snoozed(browser, flows)),
                 ("the launcher: a badge for what came while closed, a panel, Esc and the focus", lambda: launcher(browser, demo)),
                 ("the launcher on a phone with its keyboard open: the panel rises above it and fits what is left", lambda: launcher_keyboard(browser, demo)),
+                ("data-position: the launcher in the corner asked for; a value it cannot use is said", lambda: launcher_position(browser, demo)),
                 ("data-accent: the site's colour, readable in each scheme; no colour keeps the widget's own", lambda: accent(browser, demo)),
                 ("an alert whose actions update live; an action sheet; one whose visitor is erased closes", lambda: live_alert(browser, demo)),
                 ("page trigger delay:30s on a virtual clock; a reload resumes, never re-pops", lambda: trigger_delay(browser, demo)),

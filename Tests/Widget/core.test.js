@@ -281,6 +281,15 @@ test("the script tag's attributes: a mode or a cap that cannot be read is said, 
   assert.deepEqual(core.attributeProblems(of({ "data-session-cap": "two" })),
     ['data-session-cap must be a whole number of flows (0 to 9999), not "two"; no cap is kept']);
   assert.equal(core.attributeProblems(of({ "data-mode": "x".repeat(500) }))[0].length < 120, true, "a long value is cut");
+  assert.deepEqual(core.attributeProblems(of({ "data-position": " Left " })), []);
+  assert.deepEqual(core.attributeProblems(of({ "data-position": "top-left" })),
+    ['data-position must be left or right, not "top-left"; the launcher keeps the page\'s end corner']);
+});
+
+test("the launcher's corner: left or right as asked, else none (the page's end)", () => {
+  assert.equal(core.launcherSide("left"), "left");
+  assert.equal(core.launcherSide(" RIGHT "), "right");
+  for (const bad of ["", "top", "bottom-left", null, undefined, 3, "left;color:red"]) assert.equal(core.launcherSide(bad), null, String(bad));
 });
 
 test("a start's unused values are told to the page's developer, named and counted, never trusted as anything but names", () => {

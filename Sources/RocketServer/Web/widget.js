@@ -321,17 +321,30 @@
     /**
      * What the script tag's attributes say wrong, for the console (`get(name)`: the attribute's
      * value, or null): a data-mode that is neither inline nor launcher (inline is used), a
-     * data-session-cap that is no whole number from 0 to 9999 (no cap is used).
+     * data-session-cap that is no whole number from 0 to 9999 (no cap is used), a data-position
+     * that is neither left nor right (the corner at the page's end is used).
      */
     attributeProblems: function (get) {
-      var out = [], mode = get("data-mode"), cap = get("data-session-cap");
+      var out = [], mode = get("data-mode"), cap = get("data-session-cap"), side = get("data-position");
       if (mode !== null && mode !== "launcher" && mode !== "inline") {
         out.push("data-mode must be inline or launcher, not " + JSON.stringify(String(mode).slice(0, 40)) + "; the conversation is inline");
+      }
+      if (side !== null && core.launcherSide(side) === null) {
+        out.push("data-position must be left or right, not " + JSON.stringify(String(side).slice(0, 40)) + "; the launcher keeps the page's end corner");
       }
       if (cap !== null && !/^\d{1,4}$/.test(cap)) {
         out.push("data-session-cap must be a whole number of flows (0 to 9999), not " + JSON.stringify(String(cap).slice(0, 40)) + "; no cap is kept");
       }
       return out;
+    },
+    /**
+     * The corner a launcher's `data-position` asks for ("left" or "right", in any case and with
+     * spaces around), or null for none (the bottom corner at the page's end: the right, or the
+     * left on a right-to-left page). A site puts it clear of its own buttons in the other corner.
+     */
+    launcherSide: function (value) {
+      var v = typeof value === "string" ? value.trim().toLowerCase() : "";
+      return v === "left" || v === "right" ? v : null;
     },
     /**
      * What to tell the page's developer when a start's answer names values the flow reads
@@ -1815,6 +1828,8 @@
   // badge counts what arrived while it was closed; Esc closes it and the focus goes back.
   function launcher(flow, resumeOnly, openNow) {
     var root = widgetRoot(el("div", "rk-launcher-root")), unread = 0, open = false;
+    var side = core.launcherSide(script && script.getAttribute("data-position"));
+    if (side) root.classList.add("rk-side-" + side);
     var button = el("button", "rk-launcher");
     button.type = "button";
     button.setAttribute("aria-expanded", "false");
