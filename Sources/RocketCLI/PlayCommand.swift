@@ -926,7 +926,11 @@ enum PlayCommand {
                     ? "" : "; after it, " + after.map { Sanitizer.clean($0.quotedForMessage, keepNewlines: false) }.listedForMessage() + " may ask too"
                 printError("rocket: \(why), and the input ended, so the conversation was closed (exit 1)\(also)")
             } else {
-                printError("rocket: the input ended\(block) before the conversation did, so it was closed (exit 1)")
+                // Nothing was read at all: perhaps the terminal was meant (a git hook's input is git's).
+                let hint =
+                    runner.endedWithoutAnswer && Terminal.controllingTerminalExists()
+                    ? "; to play it on the terminal instead (as from a git hook), add < /dev/tty" : ""
+                printError("rocket: the input ended\(block) before the conversation did, so it was closed (exit 1)\(hint)")
             }
         }
         if let path = options.events, let failure = log?.failure {

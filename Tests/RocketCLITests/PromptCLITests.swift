@@ -234,6 +234,13 @@ struct PromptCLITests {
         #expect(run.waitFor("rc=1"))
         let err = (try? String(contentsOfFile: dir + "/err.txt", encoding: .utf8)) ?? ""
         #expect(err.contains(said + "; to ask on the terminal instead (as from a git hook), add < /dev/tty"), "\(err)")
+        // A flow played the same way says it too; without a terminal it says only that the input ended.
+        let flow = dir + "/ask.json"
+        write(#"{"version": 1, "blocks": [{"id": "q", "type": "doubleButton", "left": {"title": "Yes"}, "right": {"title": "No"}}]}"#, to: flow)
+        let play = try PTYRun([], shell: "'\(rocketPath)' play '\(flow)' < /dev/null 2> '\(dir)/play.txt'; echo \"rc=$?\"")
+        #expect(play.waitFor("rc=1"))
+        let played = (try? String(contentsOfFile: dir + "/play.txt", encoding: .utf8)) ?? ""
+        #expect(played.contains("before the conversation did, so it was closed (exit 1); to play it on the terminal instead"), "\(played)")
     }
 
     @Test("spin: exits with the command's status and keeps its output on the right streams")
