@@ -293,7 +293,7 @@ public struct UIStrings: Sendable, Hashable {
 
     /// Every language we have: the seeds' (English, Chinese, Italian), then Spanish, French,
     /// German, Portuguese and Japanese. English is the first, the one used without another.
-    public static let all: [UIStrings] = [.english, .chinese, .italian, .spanish, .french, .german, .portuguese, .japanese]
+    public static let all: [UIStrings] = [.english, .chinese, .italian, .spanish, .french, .german, .portuguese, .japanese, .russian, .korean]
 
     /// The locale the environment names for messages: `LC_ALL`, else `LC_MESSAGES`, else `LANG`
     /// (`it_IT.UTF-8`; "" when none is set).
