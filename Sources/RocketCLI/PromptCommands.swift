@@ -92,11 +92,13 @@ enum PromptCommands {
             .value("--selected", "OPTION", "Start with OPTION selected (the cursor on it; ticked with --limit); repeatable.", repeatable: true),
             .flag("--select-if-one", "With a single option, print it without asking (nothing is drawn or read)."),
             .value("--label-delimiter", "D", "Each option is LABEL D VALUE (split at the first D): the list shows the label, the value is printed."),
+            .flag("--ordered", "With --limit or --no-limit: print the choices in the order they were ticked (the ticks show 1, 2, 3…), not in list order."),
             timeoutOption("the --selected options when given, else exit 124"),
             clearOption,
         ] + frontEnd,
         discussion: """
-            Prints the chosen options on stdout, one per line, in list order. Without OPTIONs the
+            Prints the chosen options on stdout, one per line, in list order (--ordered: in the order
+            they were ticked). Without OPTIONs the
             options are the lines of standard input (blank lines skipped), and keys come from the
             terminal. Typing filters, ignoring case and accents: the options that hold what was
             typed come first, then those that hold each of its words, then those that hold each
@@ -408,12 +410,15 @@ enum PromptCommands {
         guard preselected.count <= limit else {
             throw UsageError(message: "\(preselected.count) --selected options, but --limit is \(limit)", command: command)
         }
+        let ordered = parsed.has("--ordered")
+        if ordered && limit == 1 { throw UsageError(message: "--ordered goes with --limit N (above 1) or --no-limit", command: command) }
         let (runner, lineMode) = try runner(parsed, command: chooseSpec.name, inputTaken: fromInput, residue: residue(parsed))
         let app = ChooseApp(title: parsed.value("--title"), options: options, values: values, limit: limit, strings: runner.strings)
+        app.ordered = ordered
         if let height = try count(parsed, "--height", command: command, range: 1...1000) { app.visibleRows = height }
         let timeout = try timeout(parsed, command: command)
         app.preselect(preselected)
-        let defaults = preselected.sorted()
+        let defaults = ordered ? preselected : preselected.sorted()
         let (outcome, timedOut) = await run(
             app, on: runner, lineMode: lineMode, timeout: timeout, question: parsed.value("--title"),
             answerOnTimeout: defaults.isEmpty

@@ -13,8 +13,9 @@ public import RocketTerminalCore
 /// Line mode lists the options numbered and reads a line: a number or a title, or with a limit
 /// above one several numbers separated by commas or spaces.
 ///
-/// Done (exit 0) with the chosen options in list order (their values, when they have values apart
-/// from what is shown); declined (exit 1) on Esc or the end of the input.
+/// Done (exit 0) with the chosen options in list order, or in the order they were ticked with
+/// ``ordered`` (their values, when they have values apart from what is shown); declined (exit 1)
+/// on Esc or the end of the input.
 @MainActor
 public final class ChooseApp: TerminalProgram {
     /// See `TerminalProgram/lineMode`.
@@ -34,6 +35,11 @@ public final class ChooseApp: TerminalProgram {
     /// for them (PgUp/PgDn move by as many).
     private var shownRows = 10
     private var selected: Set<Int> = []
+    /// The selected options in the order they were ticked (``ordered``).
+    private var tickOrder: [Int] = []
+    /// With a limit above one, the choices are the options in the order they were ticked (the
+    /// ticks show 1, 2, 3…), and a typed line's in the order it names them; else in list order.
+    public var ordered = false
     private var result: ProgramOutcome<[String]>?
     /// The options chosen, in list order (the summary shows them as the list did).
     private var chosen: [Int] = []
@@ -59,7 +65,10 @@ public final class ChooseApp: TerminalProgram {
     public func preselect(_ indices: [Int]) {
         preselected = Array(indices.filter { options.indices.contains($0) }.prefix(limit))
         if let first = preselected.min() { cursor = first }
-        if limit > 1 { selected = Set(preselected) }
+        if limit > 1 {
+            selected = Set(preselected)
+            tickOrder = preselected
+        }
     }
 
     /// See `TerminalProgram/outcome`.
@@ -107,10 +116,14 @@ public final class ChooseApp: TerminalProgram {
         return out
     }
 
+    /// Ends with `indices` chosen: in the order given when ``ordered``, else in list order.
     private func finish(_ indices: [Int]) {
-        chosen = indices.sorted()
+        chosen = ordered && limit > 1 ? indices : indices.sorted()
         result = .done(chosen.map { values[$0] })
     }
+
+    /// The columns the largest place in the order takes (``ordered``).
+    private var orderWidth: Int { String(min(limit, options.count)).count }
 
     /// Values that differ from their options, as names line mode also takes.
     private var valueAliases: [Int: String] {
@@ -122,8 +135,10 @@ public final class ChooseApp: TerminalProgram {
     private func toggle(_ index: Int) {
         if selected.contains(index) {
             selected.remove(index)
+            tickOrder.removeAll { $0 == index }
         } else if selected.count < limit {
             selected.insert(index)
+            tickOrder.append(index)
         }
     }
 
@@ -151,7 +166,7 @@ public final class ChooseApp: TerminalProgram {
         case .tab: if limit > 1, visible.indices.contains(cursor) { toggle(visible[cursor]) }
         case .enter:
             if !selected.isEmpty {
-                finish(Array(selected))
+                finish(tickOrder)
             } else if visible.indices.contains(cursor) {
                 finish([visible[cursor]])
             }
@@ -174,14 +189,14 @@ public final class ChooseApp: TerminalProgram {
         guard limit > 1 else {
             return [.refuse(ChoiceParser.Refusal.notAChoice(line).message(strings: strings, count: options.count))]
         }
-        let chosen: Set<Int>
-        switch ChoiceParser.parseMany(line, titles: options, aliases: aliases) {
-        case .success(let set): chosen = set
+        let chosen: [Int]
+        switch ChoiceParser.parseInOrder(line, titles: options, aliases: aliases) {
+        case .success(let list): chosen = list
         case .failure(let refusal): return [.refuse(refusal.message(strings: strings, count: options.count))]
         }
         guard !chosen.isEmpty else { return [.refuse(ChoiceParser.Refusal.notAChoice(line).message(strings: strings, count: options.count))] }
         guard chosen.count <= limit else { return [.refuse(strings.tooManyChosen.replacingAll("%d", with: String(limit)))] }
-        finish(Array(chosen))
+        finish(chosen)
         return []
     }
 
@@ -294,7 +309,15 @@ public final class ChooseApp: TerminalProgram {
             if here { buffer.put("❯", row: r, column: 0, style: accent) }
             column = 2
             if limit > 1 {
-                column = buffer.put(selected.contains(index) ? "◉ " : "○ ", row: r, column: column, style: selected.contains(index) ? accent : dim)
+                let ticked = selected.contains(index)
+                if ordered {
+                    // Its place in the order, right-aligned in the width of the largest.
+                    let mark = ticked ? String((tickOrder.firstIndex(of: index) ?? 0) + 1) : "○"
+                    let pad = String(repeating: " ", count: max(0, orderWidth - mark.count))
+                    column = buffer.put(pad + mark + " ", row: r, column: column, style: ticked ? accent : dim)
+                } else {
+                    column = buffer.put(ticked ? "◉ " : "○ ", row: r, column: column, style: ticked ? accent : dim)
+                }
             }
             var style = CellStyle()
             if here { style.bold = true }

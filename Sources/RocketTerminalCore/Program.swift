@@ -264,13 +264,20 @@ public enum ChoiceParser {
     /// is not one (an empty line chooses nothing: the caller decides whether that is enough).
     /// `aliases` are extra names per index, as ``parse(_:titles:enabled:aliases:)`` takes.
     public static func parseMany(_ line: String, titles: [String], aliases: [Int: String] = [:]) -> Result<Set<Int>, Refusal> {
+        parseInOrder(line, titles: titles, aliases: aliases).map { Set($0) }
+    }
+
+    /// The options ``parseMany(_:titles:aliases:)`` reads, in the order the line names them (each
+    /// once, where it first comes): `3, 1` is the third, then the first.
+    public static func parseInOrder(_ line: String, titles: [String], aliases: [Int: String] = [:]) -> Result<[Int], Refusal> {
         let trimmed = line.trimmingSpaces()
         if trimmed.isEmpty { return .success([]) }
         if case .success(let k) = parse(trimmed, titles: titles, aliases: aliases) { return .success([k]) }
-        var chosen: Set<Int> = []
+        var chosen: [Int] = []
+        var seen: Set<Int> = []
         for token in trimmed.split(whereSeparator: { $0 == "," || $0 == " " || $0 == "\t" }) {
             switch parse(String(token), titles: titles, aliases: aliases) {
-            case .success(let k): chosen.insert(k)
+            case .success(let k): if seen.insert(k).inserted { chosen.append(k) }
             case .failure(let refusal): return .failure(refusal)
             }
         }

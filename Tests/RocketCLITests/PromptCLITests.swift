@@ -206,6 +206,19 @@ struct PromptCLITests {
         #expect(try runRocket(["choose", "A:a", "B:b"], stdin: "1\n").stdout == "A:a\n")
     }
 
+    @Test("choose --ordered: the choices in the order they were given, with labels too; it needs a limit above one")
+    func chooseOrdered() throws {
+        let r = try runRocket(["choose", "--no-limit", "--ordered", "red", "green", "blue"], stdin: "3 1\n")
+        #expect(r.status == 0 && r.stdout == "blue\nred\n", "\(r.stderr)")
+        let labels = try runRocket(["choose", "--limit", "2", "--ordered", "--label-delimiter", ":", "Red:r", "Green:g"], stdin: "Green, r\n")
+        #expect(labels.stdout == "g\nr\n", "\(labels.stderr)")
+        let kept = try runRocket(["choose", "--limit", "3", "--ordered", "--selected", "c", "--selected", "a", "a", "b", "c"], stdin: "\n")
+        #expect(kept.stdout == "c\na\n", "the --selected order: \(kept.stderr)")
+        #expect(try runRocket(["choose", "--limit", "2", "red", "green", "blue"], stdin: "3 1\n").stdout == "red\nblue\n", "list order without it")
+        let alone = try runRocket(["choose", "--ordered", "a", "b"])
+        #expect(alone.status == 64 && alone.stderr.contains("--ordered goes with --limit N (above 1) or --no-limit"), "\(alone.stderr)")
+    }
+
     @Test("choose's label split finds the first delimiter in linear time, overlapping prefixes included")
     func chooseLabelSplit() throws {
         let (labels, values) = try PromptCommands.labelled(

@@ -313,6 +313,30 @@ struct ProgramTests {
         #expect(click.app.outcome == .done(["y"]))
     }
 
+    @Test("Choose ordered: the ticks show their order, the choices come in it, an unticked one gives its place up")
+    func chooseOrdered() {
+        let clock = ManualClock()
+        let app = ChooseApp(title: nil, options: ["a", "b", "c", "d"], limit: Int.max, strings: .english)
+        app.ordered = true
+        let d = Driver(app, clock: clock)
+        d.keys(.down, .down, .tab, .up, .up, .tab, .down, .down, .down, .tab)  // c, a, d
+        #expect(d.screen.contains("1 c") && d.screen.contains("2 a") && d.screen.contains("3 d") && d.screen.contains("○ b"), "\(d.screen)")
+        d.keys(.up, .up, .up, .tab)  // a unticked: d moves up to 2
+        #expect(d.screen.contains("2 d") && d.screen.contains("○ a"), "\(d.screen)")
+        d.keys(.enter)
+        #expect(app.outcome == .done(["c", "d"]) && app.summary?.answer == "c, d")
+        // A typed line's order, each once; without `ordered`, list order.
+        for (isOrdered, expected) in [(true, ["c", "a"]), (false, ["a", "c"])] {
+            let line = ChooseApp(title: nil, options: ["a", "b", "c"], limit: 3, strings: .english)
+            line.lineMode = true
+            line.ordered = isOrdered
+            let l = Driver(line, clock: clock)
+            l.send(.line("3, 1, 3"))
+            #expect(line.outcome == .done(expected), "\(isOrdered)")
+        }
+        #expect((try? ChoiceParser.parseInOrder("b a b", titles: ["a", "b"]).get()) == [1, 0])
+    }
+
     @Test("Choose with values: the list shows and filters the labels, the outcome is the values, the summary the labels")
     func chooseValues() {
         let clock = ManualClock()
