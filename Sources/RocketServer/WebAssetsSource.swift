@@ -1509,9 +1509,11 @@ extension WebAssets {
         root.appendChild(button);
         document.body.appendChild(root);
         label();
-        var viewport = window.visualViewport;
+        var viewport = window.visualViewport, fitted = "";
         var fitKeyboard = function () {
-        var k = core.keyboardInset(window.innerHeight, viewport);
+        var k = core.keyboardInset(window.innerHeight, viewport), now = k.inset + "/" + k.visible;
+        if (now === fitted) return;  // a pinch-zoomed page scrolls often: nothing is restyled for it
+        fitted = now;
         root.style.setProperty("--rk-kb", k.inset + "px");
         if (k.visible === null) root.style.removeProperty("--rk-vh"); else root.style.setProperty("--rk-vh", k.visible + "px");
         var focused = document.activeElement;

@@ -1873,9 +1873,11 @@
     // On a phone the keyboard covers the bottom of the window without moving fixed boxes: the
     // launcher and the panel rise above it, and the panel fits what is left, so the field typed
     // in stays in sight (the visual viewport's events say when; the host page's meta is its own).
-    var viewport = window.visualViewport;
+    var viewport = window.visualViewport, fitted = "";
     var fitKeyboard = function () {
-      var k = core.keyboardInset(window.innerHeight, viewport);
+      var k = core.keyboardInset(window.innerHeight, viewport), now = k.inset + "/" + k.visible;
+      if (now === fitted) return;  // a pinch-zoomed page scrolls often: nothing is restyled for it
+      fitted = now;
       root.style.setProperty("--rk-kb", k.inset + "px");
       if (k.visible === null) root.style.removeProperty("--rk-vh"); else root.style.setProperty("--rk-vh", k.visible + "px");
       // The panel is shorter now: the field in use is scrolled back into it.
