@@ -234,7 +234,7 @@ enum ReportCommand {
         let m = report.minCount
         let c = { (n: Int?) in ReportFormat.count(n, minCount: m) }
         var out: [Piece] = [.records(ReportFormat.recordsRead(report), hidden: m > 1 ? "counts from 1 to \(m - 1) hidden (<\(m))" : "")]
-        if report.flows.isEmpty { return out + [.note("No conversations in these records.")] }
+        if report.flows.isEmpty { return out + [.note(ReportFormat.nothingCounted(report))] }
         for flow in report.flows {
             out.append(.heading("Flow \(clean(flow.flow.isEmpty ? "(unnamed)" : flow.flow))", level: 1))
             // The comparison's columns only where there is a comparison.

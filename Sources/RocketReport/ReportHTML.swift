@@ -60,6 +60,12 @@ public enum ReportFormat {
         "\(grouped(report.records)) event records" + (report.window.map { "; counted: the conversations begun \($0.phrase)" } ?? "")
     }
 
+    /// What a report with no conversations says: none in its records, or none begun in its
+    /// window ("No conversations began from 2026-12-01.").
+    public static func nothingCounted(_ report: Report) -> String {
+        report.window.map { "No conversations began \($0.phrase) in these records." } ?? "No conversations in these records."
+    }
+
     /// A share as a percentage with one decimal ("12.5 %"), or "–".
     public static func percent(_ x: Double?) -> String {
         guard let x, x.isFinite else { return "–" }
@@ -205,7 +211,7 @@ extension Report {
             """
         let hidden = minCount > 1 ? " Counts from 1 to \(minCount - 1) are hidden (shown as &lt;\(minCount))." : ""
         out += "<p class=\"note\">\(ReportFormat.recordsRead(self)).\(hidden)</p>\n"
-        if flows.isEmpty { out += "<p>No conversations in these records.</p>\n" }
+        if flows.isEmpty { out += "<p>\(ReportFormat.nothingCounted(self))</p>\n" }
         var figure = 0
         for flow in flows {
             let name = shown(flow.flow.isEmpty ? "(unnamed flow)" : flow.flow)

@@ -108,6 +108,8 @@ struct ReportCLITests {
         #expect(json.stdout.contains(#""since":"2026-12-01T08:30:00Z","until":null"#), "\(json.stdout)")
         let html = try runRocket(["report", dir + "/e.jsonl", "--html", "-", "--until", "2026-12-01"])
         #expect(html.stdout.contains("counted: the conversations begun before 2026-12-01."))
+        let none = try runRocket(["report", dir + "/e.jsonl", "--since", "2026-12-01", "--until", "2026-12-01T00:30:00Z"])
+        #expect(none.stdout.hasSuffix("No conversations began from 2026-12-01 to 2026-12-01T00:30:00Z in these records.\n"), "\(none.stdout)")
         for bad in [["--since", "yesterday"], ["--until", "2026-02-30"], ["--since", "2026-12-02", "--until", "2026-12-01"], ["--since", "5"]] {
             let r = try runRocket(["report", dir + "/e.jsonl"] + bad)
             #expect(r.status == 64, "\(bad): \(r.stderr)")
