@@ -447,10 +447,10 @@ enum PromptCommands {
         labels.reserveCapacity(lines.count)
         values.reserveCapacity(lines.count)
         let needle = Array(delimiter.utf8)
-        let fallback = failureTable(needle)
         for line in lines {
-            if let offset = firstOffset(of: needle, fallback: fallback, in: line) {
-                let bytes = Array(line.utf8)
+            // Searched as bytes in linear time (an option may be 64 KiB, the delimiter 64 bytes).
+            let bytes = Array(line.utf8)
+            if let offset = bytes.firstOffset(of: needle) {
                 let label = String(decoding: bytes[..<offset], as: UTF8.self)
                 let value = String(decoding: bytes[(offset + needle.count)...], as: UTF8.self)
                 labels.append(label.allSatisfy(\.isWhitespace) ? value : label)
@@ -461,31 +461,6 @@ enum PromptCommands {
             }
         }
         return (labels, values)
-    }
-
-    /// For each prefix of `needle`, the length of its longest proper prefix that is also its
-    /// suffix (Knuth–Morris–Pratt), so that a search never looks at a byte twice.
-    private static func failureTable(_ needle: [UInt8]) -> [Int] {
-        var table = [Int](repeating: 0, count: needle.count)
-        var k = 0
-        for i in needle.indices.dropFirst() {
-            while k > 0 && needle[i] != needle[k] { k = table[k - 1] }
-            if needle[i] == needle[k] { k += 1 }
-            table[i] = k
-        }
-        return table
-    }
-
-    /// The UTF-8 offset of `needle`'s first occurrence in `text`, in time linear in the text
-    /// (a hostile option may be 64 KiB, and the delimiter 64 bytes).
-    private static func firstOffset(of needle: [UInt8], fallback: [Int], in text: String) -> Int? {
-        var k = 0
-        for (i, byte) in text.utf8.enumerated() {
-            while k > 0 && byte != needle[k] { k = fallback[k - 1] }
-            if byte == needle[k] { k += 1 }
-            if k == needle.count { return i + 1 - k }
-        }
-        return nil
     }
 
     /// The options of `rocket choose` without arguments: the lines of standard input, without

@@ -152,3 +152,46 @@ package enum HTMLText {
         return out
     }
 }
+
+extension Array where Element: Equatable {
+    /// Where `needle` first occurs whole (its first element's offset; 0 for an empty one), in
+    /// time linear in both: a short needle is compared in place, a longer one by
+    /// Knuth–Morris–Pratt, so a hostile needle of 64 KiB in a text of 64 KiB costs no more than
+    /// reading them (compared in place, that would be a billion comparisons).
+    ///
+    /// ```swift
+    /// Array("feature/branch".utf8).firstOffset(of: Array("bra".utf8))   // 8
+    /// ```
+    package func firstOffset(of needle: [Element]) -> Int? {
+        guard let first = needle.first else { return 0 }
+        guard needle.count <= count else { return nil }
+        if needle.count <= 8 {
+            var start = 0
+            while start + needle.count <= count {
+                if self[start] == first {
+                    var k = 1
+                    while k < needle.count && self[start + k] == needle[k] { k += 1 }
+                    if k == needle.count { return start }
+                }
+                start += 1
+            }
+            return nil
+        }
+        // For each prefix of the needle, its longest proper prefix that is also its suffix: where
+        // a mismatch resumes, so no element of the text is looked at twice.
+        var fallback = [Int](repeating: 0, count: needle.count)
+        var k = 0
+        for i in 1..<needle.count {
+            while k > 0 && needle[i] != needle[k] { k = fallback[k - 1] }
+            if needle[i] == needle[k] { k += 1 }
+            fallback[i] = k
+        }
+        k = 0
+        for (i, element) in enumerated() {
+            while k > 0 && element != needle[k] { k = fallback[k - 1] }
+            if element == needle[k] { k += 1 }
+            if k == needle.count { return i + 1 - k }
+        }
+        return nil
+    }
+}

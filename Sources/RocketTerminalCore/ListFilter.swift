@@ -117,14 +117,14 @@ public struct ListFilter: Sendable {
     /// The match of `phrase` and `words` in `text`, its key's offsets turned into the option's
     /// by `source`.
     private static func match<E: Equatable>(phrase: [E], words: [[E]], in text: [E], source: (Int) -> Int) -> Match? {
-        if let at = firstOccurrence(of: phrase, in: text) {
+        if let at = text.firstOffset(of: phrase) {
             return Match(rank: 0, positions: Array(Set((at..<(at + phrase.count)).map(source))).sorted())
         }
         var exact = true
         var found: Set<Int> = []
         for word in words {
             guard word.count <= text.count else { return nil }
-            if let at = firstOccurrence(of: word, in: text) {
+            if let at = text.firstOffset(of: word) {
                 for k in at..<(at + word.count) { found.insert(source(k)) }
                 continue
             }
@@ -140,21 +140,6 @@ public struct ListFilter: Sendable {
             }
         }
         return Match(rank: exact ? 1 : 2, positions: found.sorted())
-    }
-
-    /// Where `word` first stands whole in `text` (its first element's offset).
-    private static func firstOccurrence<E: Equatable>(of word: [E], in text: [E]) -> Int? {
-        guard let first = word.first, word.count <= text.count else { return word.isEmpty ? 0 : nil }
-        var start = 0
-        while start + word.count <= text.count {
-            if text[start] == first {
-                var k = 1
-                while k < word.count && text[start + k] == word[k] { k += 1 }
-                if k == word.count { return start }
-            }
-            start += 1
-        }
-        return nil
     }
 
     /// The options `keys` the filter keeps, as (option index, match): by ``Match/rank``, each

@@ -17,6 +17,32 @@ struct TextHelpersTests {
         return (0..<count).map { _ in (0..<(next() % 12)).map { _ in alphabet[next() % alphabet.count] }.joined() }
     }
 
+    @Test("firstOffset finds where an array holds another first, short needles and long (Knuth–Morris–Pratt), as a plain search does")
+    func firstOffset() {
+        // Over two letters, so that overlaps and partial matches (where the fallback table is used) are common.
+        var state: UInt64 = 7
+        func next() -> Int {
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return Int(state >> 33)
+        }
+        func plain(_ text: [UInt8], _ needle: [UInt8]) -> Int? {
+            guard !needle.isEmpty else { return 0 }
+            guard needle.count <= text.count else { return nil }
+            return (0...(text.count - needle.count)).first { Array(text[$0..<($0 + needle.count)]) == needle }
+        }
+        for _ in 0..<20_000 {
+            let text = (0..<(next() % 40)).map { _ in UInt8(97 + next() % 2) }
+            let needle = (0..<(next() % 14)).map { _ in UInt8(97 + next() % 2) }
+            #expect(text.firstOffset(of: needle) == plain(text, needle), "\(text) \(needle)")
+        }
+        #expect(Array("feature/branch".utf8).firstOffset(of: Array("bra".utf8)) == 8)
+        #expect(Array("é-é".map { $0 }).firstOffset(of: ["-", "é"]) == 1)
+        // The shape that a search in place takes a billion steps over: found, and not found.
+        let text = [UInt8](repeating: 97, count: 65_536)
+        #expect(text.firstOffset(of: [UInt8](repeating: 97, count: 32_768) + [98]) == nil)
+        #expect((text + [98]).firstOffset(of: [UInt8](repeating: 97, count: 32_768) + [98]) == 32_768)
+    }
+
     @Test("the same answers as the standard library on 40,000 pairs of strings")
     func agrees() {
         let texts = Self.samples(count: 400, seed: 7)
