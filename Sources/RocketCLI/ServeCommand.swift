@@ -705,11 +705,7 @@ struct ServeLog: Sendable {
             // The program's name, which begins every text line, says nothing in a record.
             let prefix = "rocket serve: "
             let message = clean.hasPrefix(prefix) ? String(clean.dropFirst(prefix.count)) : clean
-            var now = timespec()
-            clock_gettime(CLOCK_REALTIME, &now)
-            let millis = Int(now.tv_nsec) / 1_000_000
-            let second = WallTime.format(Double(now.tv_sec))
-            let time = String(second.dropLast()) + "." + String(1000 + millis).dropFirst() + "Z"
+            let time = WallTime.formatMilliseconds(WallClock().now)
             var w = JSONBytes(capacity: message.utf8.count + 80)
             w.open()
             w.key("time", first: true)

@@ -51,9 +51,7 @@ enum WebhookTestCommand {
             return failure.status
         case .success(let w): configuration = w
         }
-        var now = timespec()
-        clock_gettime(CLOCK_REALTIME, &now)
-        let time = Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
+        let time = WallClock().now
         let body = WebhookConfiguration.testBody(at: time)
         let shown = Sanitizer.clean(target.url, keepNewlines: false)
         printOut(String(decoding: body, as: UTF8.self))

@@ -89,6 +89,16 @@ public enum WallTime {
         return (seconds - Double(offset), offset)
     }
 
+    /// `YYYY-MM-DDTHH:MM:SS.mmmZ`: ``format(_:)`` to the millisecond (cut, not rounded), as
+    /// logs write their times.
+    public static func formatMilliseconds(_ seconds: Double) -> String {
+        let whole = seconds.rounded(.down)
+        let text = format(whole)
+        guard text.hasSuffix("Z") else { return text }
+        let millis = seconds.isFinite ? min(999, max(0, Int(((seconds - whole) * 1_000).rounded(.down)))) : 0
+        return String(text.dropLast()) + "." + String(1000 + millis).dropFirst() + "Z"
+    }
+
     /// `YYYY-MM-DDTHH:MM:SSZ` (whole seconds, UTC); `@SECONDS` for an instant outside
     /// ``validRange`` (which only a store written by something else can hold), never a trap.
     public static func format(_ seconds: Double) -> String {

@@ -19,8 +19,8 @@ public enum LogFormat: String, Sendable, CaseIterable {
 }
 
 /// A line per answer, for an operator: when, to whom, what was asked, the status, the bytes of
-/// the body and how long it took. Lines are made on the HTTP threads without a lock, appended
-/// to a buffer under a short one, and written by a thread of their own, so a log reader that
+/// the body and how long it took. Lines are made on the HTTP threads (a lock held only to read
+/// or keep the second's date), appended to a buffer under a short one, and written by a thread of their own, so a log reader that
 /// stalls never stalls a request: past ``RocketLimits/accessLogBufferBytes`` lines are dropped
 /// and counted, and the next line written says how many.
 ///
@@ -126,7 +126,7 @@ package final class AccessLog: Sendable {
             var w = JSONBytes(capacity: 160)
             w.open()
             w.key("time", first: true)
-            w.string(Self.time(now()))
+            w.string(WallTime.formatMilliseconds(now()))
             w.key("level")
             w.string("warning")
             w.key("message")
@@ -181,24 +181,22 @@ package final class AccessLog: Sendable {
         }
     }
 
-    /// ``time(_:)``'s bytes, its date and time of day made once a second (the last one kept).
+    /// `seconds` as ``WallTime/formatMilliseconds(_:)`` writes it, as bytes: made once a second
+    /// (the last one kept), its milliseconds put in for each line.
     private func stamp(_ seconds: Double) -> [UInt8] {
         let whole = seconds.rounded(.down)
-        let millis = min(999, max(0, Int(((seconds - whole) * 1_000).rounded(.down))))
-        var head = lastSecond.withLock { $0.second == whole ? $0.text : nil }
-        if head == nil {
-            let made = Array(WallTime.format(whole).utf8.dropLast())  // without its Z
-            lastSecond.withLock { $0 = (whole, made) }
-            head = made
+        var made = lastSecond.withLock { $0.second == whole ? $0.text : nil }
+        if made == nil {
+            let text = Array(WallTime.formatMilliseconds(whole).utf8)
+            lastSecond.withLock { $0 = (whole, text) }
+            made = text
         }
-        return head! + [0x2E, UInt8(48 + millis / 100), UInt8(48 + millis / 10 % 10), UInt8(48 + millis % 10), 0x5A]
-    }
-
-    /// `seconds` since 1970 in RFC 3339, UTC, to the millisecond.
-    static func time(_ seconds: Double) -> String {
-        let whole = seconds.rounded(.down)
+        guard var out = made, out.count > 5, out[out.count - 5] == 0x2E else { return Array(WallTime.formatMilliseconds(seconds).utf8) }
         let millis = min(999, max(0, Int(((seconds - whole) * 1_000).rounded(.down))))
-        return String(WallTime.format(whole).dropLast()) + "." + String(1000 + millis).dropFirst() + "Z"
+        out[out.count - 4] = UInt8(48 + millis / 100)
+        out[out.count - 3] = UInt8(48 + millis / 10 % 10)
+        out[out.count - 2] = UInt8(48 + millis % 10)
+        return out
     }
 
     /// `text` with every byte outside printable ASCII, and `%`, `"` and `\`, percent-encoded

@@ -88,6 +88,10 @@ struct ScenarioBoundaryTests {
         #expect(WallTime.parse("@0") == 0)
         #expect(WallTime.format(1e23) == "@1e+23")
         #expect(WallTime.format(-.infinity) == "@-inf")
+        // To the millisecond, cut (not rounded), as logs write their times; out of range as above.
+        #expect(WallTime.formatMilliseconds(1_796_000_000.2509) == "2026-11-30T00:53:20.250Z")
+        #expect(WallTime.formatMilliseconds(1_796_000_000.9999) == "2026-11-30T00:53:20.999Z")
+        #expect(WallTime.formatMilliseconds(0) == "1970-01-01T00:00:00.000Z" && WallTime.formatMilliseconds(.nan).hasPrefix("@"))
     }
 
     @Test("A store that already holds out-of-range instants still opens and reports them")
