@@ -650,13 +650,19 @@ package enum FileIO {
         return nil
     }
 
-    /// Writes every byte to `fd`, retrying partial writes and EINTR; the errno of a failure, or nil.
+    /// Writes every byte to `fd`, retrying partial writes and EINTR, and waiting for a descriptor
+    /// left non-blocking (by whoever shares it) to take more; the errno of a failure, or nil.
     package static func writeAll(_ fd: Int32, _ bytes: [UInt8]) -> Int32? {
         var offset = 0
         while offset < bytes.count {
             let n = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + offset, bytes.count - offset) }
             if n < 0 {
                 if errno == EINTR { continue }
+                if errno == EAGAIN || errno == EWOULDBLOCK {
+                    var ready = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
+                    _ = poll(&ready, 1, 1_000)
+                    continue
+                }
                 return errno
             }
             offset += n

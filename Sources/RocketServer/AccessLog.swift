@@ -94,26 +94,7 @@ package final class AccessLog: Sendable {
             if bytes.isEmpty && dropped == 0 { return }
             var out = dropped > 0 ? droppedLine(dropped) : []
             out += bytes
-            write(out)
-        }
-    }
-
-    /// Writes `bytes` whole, waiting for a descriptor that would block (standard error may have
-    /// been left non-blocking); a log that cannot be written loses the lines, and nothing else.
-    private func write(_ bytes: [UInt8]) {
-        var offset = 0
-        while offset < bytes.count {
-            let n = bytes.withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress! + offset, bytes.count - offset) }
-            if n > 0 {
-                offset += n
-            } else if n < 0 && errno == EINTR {
-                continue
-            } else if n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) {
-                var ready = pollfd(fd: descriptor, events: Int16(POLLOUT), revents: 0)
-                _ = poll(&ready, 1, 1_000)
-            } else {
-                return
-            }
+            _ = FileIO.writeAll(descriptor, out)  // a log that cannot be written loses its lines, nothing else
         }
     }
 
