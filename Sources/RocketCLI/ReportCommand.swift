@@ -159,25 +159,10 @@ enum ReportCommand {
     /// The window of beginnings `--since` and `--until` give (nil: neither), a while ago counted
     /// back from `now` (seconds since 1970).
     static func window(_ parsed: ParsedArguments, now: Double) throws(UsageError) -> ReportWindow? {
-        var bounds: [Double?] = []
-        for flag in ["--since", "--until"] {
-            guard let text = parsed.value(flag) else {
-                bounds.append(nil)
-                continue
-            }
-            guard let t = WallTime.parse(text, orDurationBefore: now) else {
-                throw UsageError(
-                    message: "'\(flag) \(text)' must be a date (2026-12-01, UTC), a time (2026-12-01T09:00:00Z) or a while ago (7d, 12h)",
-                    command: spec.name)
-            }
-            bounds.append(t)
+        switch ConversationService.reportWindow(since: parsed.value("--since"), until: parsed.value("--until"), now: now) {
+        case .success(let window): return window
+        case .failure(let refusal): throw UsageError(message: refusal.message(commandLine: true), command: spec.name)
         }
-        guard bounds[0] != nil || bounds[1] != nil else { return nil }
-        if let a = bounds[0], let b = bounds[1], a >= b {
-            throw UsageError(
-                message: "--since must come before --until (\(ReportFormat.instant(a)) is not before \(ReportFormat.instant(b)))", command: spec.name)
-        }
-        return ReportWindow(since: bounds[0], until: bounds[1])
     }
 
     /// What the report leaves unsaid about its options, for stderr: a `--flow` that names no

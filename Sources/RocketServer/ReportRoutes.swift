@@ -1,9 +1,48 @@
 import RocketCore
-import RocketReport
+package import RocketReport
 import RocketScenarioEngine
 import Synchronization
 
 extension ConversationService {
+    /// Why a report's window cannot be read.
+    package enum WindowRefusal: Error, Equatable {
+        /// A bound (`since` or `until`) that is no date, time or while ago.
+        case unreadable(bound: String, text: String)
+        /// `since` not before `until`.
+        case order(since: Double, until: Double)
+
+        /// The refusal in words, its bounds named as the command line writes them (`'--since 5'`)
+        /// or as the API does (`"since"`).
+        package func message(commandLine: Bool) -> String {
+            let what = "must be a date (2026-12-01, UTC), a time (2026-12-01T09:00:00Z) or a while ago (7d, 12h)"
+            switch self {
+            case .unreadable(let bound, let text):
+                let shown = Sanitizer.clean(String(text.prefix(64)), keepNewlines: false)
+                return commandLine ? "'--\(bound) \(shown)' \(what)" : "\"\(bound)\" \(what)"
+            case .order(let a, let b):
+                let order = commandLine ? "--since must come before --until" : "\"since\" must come before \"until\""
+                return order + " (\(ReportFormat.instant(a)) is not before \(ReportFormat.instant(b)))"
+            }
+        }
+    }
+
+    /// The window of beginnings a report counts (`since`, `until`; nil when neither is given), each
+    /// bound a date, a time or a while before `now`: what `rocket report --since/--until` and
+    /// `GET /v1/report?since=&until=` both read.
+    package static func reportWindow(since: String?, until: String?, now: Double) -> Result<ReportWindow?, WindowRefusal> {
+        var bounds: [Double?] = []
+        for (bound, text) in [("since", since), ("until", until)] {
+            guard let text else {
+                bounds.append(nil)
+                continue
+            }
+            guard let t = WallTime.parse(text, orDurationBefore: now) else { return .failure(.unreadable(bound: bound, text: text)) }
+            bounds.append(t)
+        }
+        if let a = bounds[0], let b = bounds[1], a >= b { return .failure(.order(since: a, until: b)) }
+        return .success(bounds[0] == nil && bounds[1] == nil ? nil : ReportWindow(since: bounds[0], until: bounds[1]))
+    }
+
     /// The query parameters the report routes take.
     static let reportParameters = ["flow", "minCount", "against", "by", "since", "until"]
 
@@ -52,19 +91,11 @@ extension ConversationService {
             guard let g = ReportGrouping(rawValue: by) else { return .error(400, "bad-query", "\"by\" must be \(ReportGrouping.phrase)") }
             grouping = g
         }
-        var bounds: [Double?] = []
-        for name in ["since", "until"] {
-            guard let text = request.query[name] else {
-                bounds.append(nil)
-                continue
-            }
-            guard let t = WallTime.parse(text, orDurationBefore: clock.now) else {
-                return .error(400, "bad-query", "\"\(name)\" must be a date (2026-12-01), a time (2026-12-01T09:00:00Z) or a while ago (7d, 12h)")
-            }
-            bounds.append(t)
+        let window: ReportWindow?
+        switch Self.reportWindow(since: request.query["since"], until: request.query["until"], now: clock.now) {
+        case .success(let w): window = w
+        case .failure(let refusal): return .error(400, "bad-query", refusal.message(commandLine: false))
         }
-        if let a = bounds[0], let b = bounds[1], a >= b { return .error(400, "bad-query", "\"since\" must come before \"until\"") }
-        let window = bounds[0] == nil && bounds[1] == nil ? nil : ReportWindow(since: bounds[0], until: bounds[1])
         guard let archive else {
             return .error(404, "no-records", "this server keeps no event records (it runs without a store)")
         }

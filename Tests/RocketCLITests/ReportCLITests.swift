@@ -110,6 +110,10 @@ struct ReportCLITests {
         #expect(html.stdout.contains("counted: the conversations begun before 2026-12-01."))
         let none = try runRocket(["report", dir + "/e.jsonl", "--since", "2026-12-01", "--until", "2026-12-01T00:30:00Z"])
         #expect(none.stdout.hasSuffix("No conversations began from 2026-12-01 to 2026-12-01T00:30:00Z in these records.\n"), "\(none.stdout)")
+        let unreadable = try runRocket(["report", dir + "/e.jsonl", "--since", "yesterday"])
+        #expect(unreadable.stderr.contains("'--since yesterday' must be a date (2026-12-01, UTC), a time"), "\(unreadable.stderr)")
+        let order = try runRocket(["report", dir + "/e.jsonl", "--since", "2026-12-02", "--until", "2026-12-01"])
+        #expect(order.stderr.contains("--since must come before --until (2026-12-02 is not before 2026-12-01)"), "\(order.stderr)")
         for bad in [["--since", "yesterday"], ["--until", "2026-02-30"], ["--since", "2026-12-02", "--until", "2026-12-01"], ["--since", "5"]] {
             let r = try runRocket(["report", dir + "/e.jsonl"] + bad)
             #expect(r.status == 64, "\(bad): \(r.stderr)")
