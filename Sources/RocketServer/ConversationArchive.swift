@@ -2,7 +2,7 @@ import RocketPlatform
 import RocketPostgres
 package import RocketReport
 import RocketScenarioEngine
-import RocketSQLite
+package import RocketSQLite
 import RocketCore
 package import RocketJSON
 import Synchronization
@@ -837,7 +837,8 @@ package final class ConversationArchive: ConversationStore {
     }
 
     /// Reads every stored event record (of `flow` only, when given) into `builder`, one
-    /// conversation after another, in order.
+    /// conversation after another, in order; with a window on `builder`, only the conversations
+    /// that may have begun in it (``ReportStatements``).
     /// Read through a read-only connection of its own (WAL lets it read while the writer
     /// writes), so a long report holds no lock the writer needs.
     package func readRecords(flow: String?, into builder: inout ReportBuilder) throws(ReportReadFailure) {
@@ -848,12 +849,10 @@ package final class ConversationArchive: ConversationStore {
         var bad: ReportInputError?
         do throws(SQLiteError) {
             try database.withConnection { (c) throws(SQLiteError) in
-                let s =
-                    flow == nil
-                    ? try c.statement("SELECT id, flow, record FROM server_events ORDER BY id, seq")
-                    : try c.statement("SELECT id, flow, record FROM server_events WHERE flow = ?1 ORDER BY id, seq")
+                let (sql, values) = ReportStatements.reading(flow: flow, window: builder.window)
+                let s = try c.statement(sql)
                 defer { s.finish() }
-                if let flow { s.bind([.text(flow)]) }
+                s.bind(values)
                 var current: String?
                 var row = 0
                 rows: while try s.step() {
@@ -899,6 +898,54 @@ package final class ConversationArchive: ConversationStore {
         } catch {
             return .failure(error)
         }
+    }
+}
+
+extension ConversationArchive {
+    /// The statements a report reads a store's event records with, one conversation after
+    /// another in order. With a window, only the conversations with a row whose time falls in
+    /// it, widened by ``ReportWindow/rowMargin``, are read (through the index of times; a test
+    /// reads the plans): a row's time is its first record's, so a conversation that began in the
+    /// window has one, and the report decides exactly on the records it reads. "The last day" of
+    /// a store keeping 90 days reads a day's rows.
+    package enum ReportStatements {
+        /// Every conversation's records.
+        static let all: StaticString = "SELECT id, flow, record FROM server_events ORDER BY id, seq"
+        /// The records of flow ?1.
+        static let ofFlow: StaticString = "SELECT id, flow, record FROM server_events WHERE flow = ?1 ORDER BY id, seq"
+        /// The records of the conversations with a row from ?1 to before ?2.
+        static let inWindow: StaticString = """
+            SELECT id, flow, record FROM server_events WHERE id IN (SELECT id FROM server_events WHERE at >= ?1 AND at < ?2) ORDER BY id, seq
+            """
+        /// The records of flow ?3's conversations with a row from ?1 to before ?2.
+        static let ofFlowInWindow: StaticString = """
+            SELECT id, flow, record FROM server_events WHERE flow = ?3 AND id IN (SELECT id FROM server_events WHERE at >= ?1 AND at < ?2 AND flow = ?3) ORDER BY id, seq
+            """
+
+        /// The statement for a report of `flow` (nil: every flow) in `window` (nil: all time), and its values.
+        static func reading(flow: String?, window: ReportWindow?) -> (StaticString, [SQLiteValue]) {
+            guard let window else { return flow.map { (ofFlow, [.text($0)]) } ?? (all, []) }
+            let (from, to) = window.rowTimes
+            return flow.map { (ofFlowInWindow, [.real(from), .real(to), .text($0)]) } ?? (inWindow, [.real(from), .real(to)])
+        }
+
+        /// Every statement above with values that make it read a window, for the test of their plans.
+        package static let windowed: [(StaticString, [SQLiteValue])] = [
+            reading(flow: nil, window: ReportWindow(since: 1.8e9)), reading(flow: "welcome", window: ReportWindow(since: 1.8e9, until: 1.9e9)),
+        ]
+    }
+}
+
+extension ReportWindow {
+    /// How far past its bounds a store's rows are read for a window, in seconds: a row keeps
+    /// its first record's time as a double, the record's text rounds it to the microsecond (so a
+    /// conversation begun a hair before a bound may read as begun on it).
+    package static let rowMargin = 1.0
+
+    /// The times of the stored rows a report in this window reads the conversations of (from,
+    /// to before): its bounds widened by ``rowMargin``, or the whole line where it has none.
+    package var rowTimes: (from: Double, to: Double) {
+        ((since ?? -.greatestFiniteMagnitude) - Self.rowMargin, (until ?? .greatestFiniteMagnitude) + Self.rowMargin)
     }
 }
 

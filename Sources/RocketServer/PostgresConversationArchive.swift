@@ -1,5 +1,5 @@
 import RocketCore
-import RocketPostgres
+package import RocketPostgres
 package import RocketReport
 import RocketScenarioEngine
 
@@ -527,13 +527,8 @@ package final class PostgresConversationArchive: ConversationStore, SharedAlerts
             // (the records of a busy site do not fit in memory at once).
             try database.withConnection { (c) throws(PostgresError) in
                 try c.transaction(.readOnly) { (c) throws(PostgresError) in
-                    if let flow {
-                        try c.query(
-                            "DECLARE records NO SCROLL CURSOR FOR SELECT id, flow, record FROM rocket_events WHERE flow = $1 ORDER BY id, seq",
-                            [.text(flow)])
-                    } else {
-                        try c.execute("DECLARE records NO SCROLL CURSOR FOR SELECT id, flow, record FROM rocket_events ORDER BY id, seq")
-                    }
+                    let (sql, values) = ReportStatements.reading(flow: flow, window: builder.window)
+                    try c.query("DECLARE records NO SCROLL CURSOR FOR " + sql, values)
                     var current: String?
                     var row = 0
                     fetching: while true {
@@ -562,6 +557,37 @@ package final class PostgresConversationArchive: ConversationStore, SharedAlerts
             throw ReportReadFailure(message: "\(place): \(error.message)", missing: false)
         }
         if let bad { throw ReportReadFailure(message: "\(place): \(bad.message)", missing: false) }
+    }
+}
+
+extension PostgresConversationArchive {
+    /// The statements a report reads the event records with (as SQLite's
+    /// ``ConversationArchive/ReportStatements``: with a window, only the conversations with a
+    /// row in it, found through the index of times).
+    package enum ReportStatements {
+        /// Every conversation's records.
+        static let all = "SELECT id, flow, record FROM rocket_events ORDER BY id, seq"
+        /// The records of flow $1.
+        static let ofFlow = "SELECT id, flow, record FROM rocket_events WHERE flow = $1 ORDER BY id, seq"
+        /// The records of the conversations with a row from $1 to before $2.
+        static let inWindow =
+            "SELECT id, flow, record FROM rocket_events WHERE id IN (SELECT id FROM rocket_events WHERE at >= $1 AND at < $2) ORDER BY id, seq"
+        /// The records of flow $3's conversations with a row from $1 to before $2.
+        static let ofFlowInWindow = """
+            SELECT id, flow, record FROM rocket_events WHERE flow = $3 AND id IN (SELECT id FROM rocket_events WHERE at >= $1 AND at < $2 AND flow = $3) ORDER BY id, seq
+            """
+
+        /// The statement for a report of `flow` (nil: every flow) in `window` (nil: all time), and its values.
+        static func reading(flow: String?, window: ReportWindow?) -> (String, [PostgresValue]) {
+            guard let window else { return flow.map { (ofFlow, [.text($0)]) } ?? (all, []) }
+            let (from, to) = window.rowTimes
+            return flow.map { (ofFlowInWindow, [.real(from), .real(to), .text($0)]) } ?? (inWindow, [.real(from), .real(to)])
+        }
+
+        /// Every windowed statement with values, for the test of their plans.
+        package static let windowed: [(String, [PostgresValue])] = [
+            reading(flow: nil, window: ReportWindow(since: 1.8e9)), reading(flow: "welcome", window: ReportWindow(since: 1.8e9, until: 1.9e9)),
+        ]
     }
 }
 

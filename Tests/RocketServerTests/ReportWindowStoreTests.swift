@@ -1,0 +1,110 @@
+import Foundation
+import RocketCore
+import RocketPostgres
+import RocketReport
+import RocketSQLite
+import RocketTestSupport
+import Testing
+
+@testable import RocketScenariosPostgres
+@testable import RocketScenariosSQLite
+@testable import RocketServer
+
+/// A report of a window read from a store reads only the conversations that may have begun in
+/// it, and counts exactly what a report of every record counts in that window.
+@Suite("A report's window read from a store")
+struct ReportWindowStoreTests {
+    static let day = 86_400.0
+
+    /// The report of `store`'s records in `window` (of `flow` only, when given).
+    static func report(_ store: any ConversationStore, _ window: ReportWindow?, flow: String? = nil) throws -> Report {
+        var builder = ReportBuilder(by: .variant)
+        builder.window = window
+        try store.readRecords(flow: flow, into: &builder)
+        return builder.report(ReportOptions(minCount: 1, flow: flow))
+    }
+
+    /// The conversations a report counts as started.
+    static func starts(_ report: Report) -> Int {
+        report.flows.flatMap(\.variants).compactMap(\.starts).reduce(0, +)
+    }
+
+    @Test(
+        "with a window, only the conversations with a record in it are read; they count as a report of every record counts them (a conversation begun before and continued inside is not counted; one begun a hair before the bound, written as on it, is)",
+        arguments: ServerStoreKind.allCases)
+    func windowReadsOnlyItsConversations(kind: ServerStoreKind) throws {
+        let h = try Harness(kind)
+        let t0 = h.clock.now
+        // Day 0: three; the first goes on during day 1.
+        let straddler = try h.start(visitor: "s")
+        for k in 0..<2 { _ = try h.start(visitor: "a\(k)") }
+        // Day 1: one begun 0.4 µs before midnight (its record's text, to the microsecond,
+        // says midnight), then two.
+        h.clock.advance(by: Self.day - 4e-7)
+        _ = try h.start(visitor: "edge")
+        h.clock.advance(by: 4e-7 + 60)
+        #expect(h.send(straddler, #""intent": "tap", "step": 0"#, visitor: "s").status == 200)
+        for k in 0..<2 { _ = try h.start(visitor: "b\(k)") }
+        // Day 2: four.
+        h.clock.advance(by: Self.day)
+        for k in 0..<4 { _ = try h.start(visitor: "c\(k)") }
+
+        let store = try h.archive()
+        let all = try Self.report(store, nil)
+        #expect(Self.starts(all) == 10)
+        let dayOne = ReportWindow(since: t0 + Self.day, until: t0 + 2 * Self.day)
+        let windowed = try Self.report(store, dayOne)
+        #expect(Self.starts(windowed) == 3, "the edge one and day 1's two; not the straddler")
+        #expect(windowed.window == dayOne)
+        // Only the conversations with a record in [since - 1 s, until + 1 s) were read: day 1's
+        // three and the straddler, not days 0's others nor day 2's.
+        let perConversation = all.records / 10
+        #expect(windowed.records < all.records / 2 && windowed.records >= 3 * perConversation, "\(windowed.records) of \(all.records)")
+        #expect(Self.starts(try Self.report(store, ReportWindow(since: t0 + Self.day))) == 7)
+        #expect(Self.starts(try Self.report(store, ReportWindow(until: t0 + Self.day))) == 3, "the edge one reads as begun at midnight")
+        #expect(Self.starts(try Self.report(store, ReportWindow(since: t0 + 3 * Self.day))) == 0)
+        #expect(Self.starts(try Self.report(store, dayOne, flow: "basic")) == 3)
+        #expect(try Self.report(store, dayOne, flow: "gated").flows.isEmpty)
+    }
+
+    @Test("SQLite: a report's windowed reads search the index of times and the key, never scan the table")
+    func sqlitePlans() throws {
+        let path = scratchDirectory() + "/plans.sqlite"
+        _ = try SQLiteScenarioStore(path: path)
+        let db = try SQLiteDatabase(path: path, mode: .readWrite)
+        #expect(ConversationArchive.ReportStatements.windowed.count == 2)
+        for (sql, _) in ConversationArchive.ReportStatements.windowed {
+            let plan = try db.withConnection { (c) throws(SQLiteError) -> [String] in
+                let s = try c.statement(text: "EXPLAIN QUERY PLAN \(sql)")
+                defer { s.finish() }
+                var lines: [String] = []
+                while try s.step() { lines.append(s.text(3)) }
+                return lines
+            }
+            let scans = plan.filter { $0.hasPrefix("SCAN ") }
+            #expect(scans.isEmpty && plan.contains { $0.contains("server_events_by_time") }, "\(sql)\n\(plan.joined(separator: "\n"))")
+        }
+    }
+
+    @Test("PostgreSQL: a report's windowed reads find a window's few conversations among 40,000 rows through indexes, never a scan of the table")
+    func postgresPlans() throws {
+        let db = try VisitorIndexTests.postgresStore()
+        // 10,000 conversations of four rows, one in 500 begun in the window (after 1.8e9).
+        try db.withConnection { (c) throws(PostgresError) in
+            try c.execute(
+                """
+                INSERT INTO rocket_events (id, seq, at, record, flow)
+                  SELECT 'c' || (k / 4), k % 4, CASE WHEN (k / 4) % 500 = 0 THEN 1.85e9 ELSE 1.7e9 END + k % 4, repeat('x', 300),
+                    CASE WHEN k % 3 = 0 THEN 'welcome' ELSE 'tour' END FROM generate_series(0, 39999) k;
+                ANALYZE;
+                """)
+        }
+        #expect(PostgresConversationArchive.ReportStatements.windowed.count == 2)
+        for (sql, values) in PostgresConversationArchive.ReportStatements.windowed {
+            let plan = try VisitorIndexTests.explained(sql, values, in: db)
+            #expect(
+                !plan.contains { $0.contains("Seq Scan") } && plan.contains { $0.contains("rocket_events_by_time") },
+                "\(sql)\n\(plan.joined(separator: "\n"))")
+        }
+    }
+}
