@@ -101,7 +101,7 @@ enum ReportCommand {
             grouping = g
         }
         var builder = ReportBuilder(by: grouping)
-        builder.window = try window(parsed, now: WallClock().now)
+        builder.window = try window(parsed, now: WallClock().now, command: spec.name)
         for (k, path) in inputs.enumerated() {
             var failure: ReportInputError?
             let read = FileIO.forEachLine(path, maxLineBytes: RocketLimits.reportRecordBytes) { line, number in
@@ -156,12 +156,13 @@ enum ReportCommand {
         return ExitStatus.ok
     }
 
-    /// The window of beginnings `--since` and `--until` give (nil: neither), a while ago counted
-    /// back from `now` (seconds since 1970).
-    static func window(_ parsed: ParsedArguments, now: Double) throws(UsageError) -> ReportWindow? {
-        switch ConversationService.reportWindow(since: parsed.value("--since"), until: parsed.value("--until"), now: now) {
+    /// The window of time `--since` and `--until` give (nil: neither), a while ago counted back
+    /// from `now` (seconds since 1970): the beginnings `rocket report` counts, the ends of the
+    /// results `rocket results` prints (a usage error of `command` when a bound is no good).
+    static func window(_ parsed: ParsedArguments, now: Double, command: String) throws(UsageError) -> ReportWindow? {
+        switch ConversationService.timeWindow(since: parsed.value("--since"), until: parsed.value("--until"), now: now) {
         case .success(let window): return window
-        case .failure(let refusal): throw UsageError(message: refusal.message(commandLine: true), command: spec.name)
+        case .failure(let refusal): throw UsageError(message: refusal.message(commandLine: true), command: command)
         }
     }
 

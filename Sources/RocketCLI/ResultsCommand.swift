@@ -5,6 +5,7 @@ import RocketCore
 import RocketFlow
 import RocketJSON
 import RocketPlatform
+import RocketReport
 import RocketScenarios
 import RocketServer
 
@@ -22,6 +23,10 @@ enum ResultsCommand {
             .value("--ca-file", "FILE", "With --server: the certificates (PEM) to trust for https (default: the system's).").completing(.file),
             .value("--flow", "NAME", "Only the flow NAME."),
             .value("--after", "N", "Only results numbered after N (the seq of the last one printed before; default 0)."),
+            .value(
+                "--since", "WHEN",
+                "Only conversations that ended at WHEN or later: a date (2026-12-01, UTC), a time (2026-12-01T09:00:00Z) or a while ago (7d, 12h)."),
+            .value("--until", "WHEN", "Only conversations that ended before WHEN (as --since; not with --follow)."),
             .flag("--csv", "Print CSV for a spreadsheet instead: a header, then one row per result, a column per answer."),
             .flag("--follow", "Keep going: print each result as the store writes it, until interrupted (JSON Lines only)."),
         ],
@@ -31,8 +36,10 @@ enum ResultsCommand {
             id with secret answers left out (docs/SERVER.md, Storage). A conversation answered and
             left has its answers so far once it expires, with the reason "expired". The store is opened for
             reading only, beside a running server. Keep the last seq and pass it to --after to
-            get only what came since. A --flow with no results is said on stderr, with the flows
-            the results hold. With --follow it looks for new results four times a second
+            get only what came since. --since and --until keep the conversations that ended in
+            that window (a while ago is counted once, when the command starts), read through the
+            store's index of times. A --flow with no results is said on stderr, with the flows
+            the results hold, and so is a window with none. With --follow it looks for new results four times a second
             (once a second from a server; as tail -f does), goes on after the store could not be
             read for a while, and ends
             when interrupted or when nobody reads its output any more. With --server URL instead of
@@ -50,6 +57,7 @@ enum ResultsCommand {
         examples: [
             "rocket results --store rocket.sqlite --flow signup > signup.jsonl",
             "rocket results --store rocket.sqlite --flow signup --csv > signup.csv",
+            "rocket results --store rocket.sqlite --flow signup --since 7d --csv > last-week.csv",
             "rocket results --store rocket.sqlite --follow | jq -c .answers",
             "ROCKET_API_KEY=$(cat site-key) rocket results --server https://rocket.example --flow signup --csv > signup.csv",
         ], strayValue: .last("--store"))
@@ -72,17 +80,22 @@ enum ResultsCommand {
             throw UsageError(message: "'--flow': not a flow's name", command: spec.name)
         }
         let follow = parsed.has("--follow")
+        // A while ago is counted once: every page reads the same window.
+        let ended = try ReportCommand.window(parsed, now: WallClock().now, command: spec.name)
+        if follow, ended?.until != nil {
+            throw UsageError(message: "--until and --follow cannot go together (no result that ends from now on ends before it)", command: spec.name)
+        }
         if parsed.has("--csv") {
             // A CSV's columns are every answer id of every result: unknown while more may come.
             if follow { throw UsageError(message: "--csv and --follow cannot go together (a CSV's columns come from every result)", command: spec.name) }
-            return csv(from: source, flow: flow, after: after)
+            return csv(from: source, flow: flow, ended: ended, after: after)
         }
         // A page at a time: the results of a busy site need not fit in memory at once.
         var read = false
         var failing = false
         var printed = false
         while true {
-            switch source.page(flow: flow, after: after) {
+            switch source.page(flow: flow, ended: ended, after: after) {
             case .failure(let e):
                 // Following, a store read before that cannot be read now (a database restarting)
                 // is tried again every second; said once.
@@ -98,7 +111,7 @@ enum ResultsCommand {
                 if failing { printError("rocket: the results can be read again") }
                 failing = false
                 guard let last = rows.last else {
-                    if !printed, let flow { noneOf(flow, in: source, following: follow) }
+                    if !printed { noneOf(flow, ended: ended, in: source, following: follow) }
                     printed = true  // said once, not at each wait of --follow
                     guard follow else { return ExitStatus.ok }
                     if FileIO.standardOutputGone(within: source.followInterval) { return ExitStatus.ok }
@@ -118,24 +131,29 @@ enum ResultsCommand {
         }
     }
 
-    /// Says on stderr that no result is of `flow`, with the flows the first page of all results
-    /// holds and the nearest of them: a mistyped `--flow` printed nothing (and `--follow` waited
-    /// for it for good).
-    static func noneOf(_ flow: String, in source: Source, following: Bool) {
-        var note = "rocket results: no results of flow \(FlowDiagnostic.quoted(flow))" + (following ? " yet" : "")
-        if case .success(let rows) = source.page(flow: nil, after: 0) {
-            note += nearestAndAll(flow, among: Set(rows.map(\.result.flow)).sorted(), listedAs: "the results hold")
+    /// Says on stderr that no result is of `flow` (with the flows the first page of all results
+    /// holds and the nearest of them: a mistyped `--flow` printed nothing, and `--follow` waited
+    /// for it for good), or ended in `ended`; nothing when neither was asked for.
+    static func noneOf(_ flow: String?, ended: ReportWindow?, in source: Source, following: Bool) {
+        guard flow != nil || ended != nil else { return }
+        var note = "rocket results: no results" + (flow.map { " of flow \(FlowDiagnostic.quoted($0))" } ?? "")
+        if let ended { note += " ended \(ended.phrase)" }
+        if following { note += " yet" }
+        if let flow, case .success(let rows) = source.page(flow: nil, ended: nil, after: 0) {
+            let flows = Set(rows.map(\.result.flow)).sorted()
+            // In a window, a flow the results hold is no typo.
+            if ended == nil || !flows.contains(flow) { note += nearestAndAll(flow, among: flows, listedAs: "the results hold") }
         }
         printError(note + (following ? "; following" : ""))
     }
 
     /// The results as CSV: read twice, a page at a time (first the answer ids, which make the
     /// columns, then the rows), so memory holds one page and the ids.
-    static func csv(from source: Source, flow: String?, after: Int) -> ExitStatus {
+    static func csv(from source: Source, flow: String?, ended: ReportWindow?, after: Int) -> ExitStatus {
         func pages(_ each: ([ConversationArchive.StoredResult]) -> Bool) -> ExitStatus? {
             var from = after
             while true {
-                switch source.page(flow: flow, after: from) {
+                switch source.page(flow: flow, ended: ended, after: from) {
                 case .failure(let e):
                     printError("rocket: error: \(Sanitizer.clean(e.message, keepNewlines: false))")
                     return e.status
@@ -161,7 +179,7 @@ enum ResultsCommand {
             printError("rocket: error: the results hold more than \(maxColumns) different answer ids; give --flow NAME")
             return ExitStatus.dataError
         }
-        if !any, let flow { noneOf(flow, in: source, following: false) }
+        if !any { noneOf(flow, ended: ended, in: source, following: false) }
         let columns = ids.sorted()
         var header = ["seq", "conversation", "flow", "visitor", "ended", "reason", "variant"] + columns
         header = header.map(csvCell)
@@ -283,15 +301,21 @@ enum ResultsCommand {
             }
         }
 
-        /// The results after `after` (of `flow` only, when given), one page.
-        func page(flow: String?, after: Int) -> Result<[ConversationArchive.StoredResult], Failure> {
+        /// The results after `after` (of `flow` only, when given; ended in `ended` only, when
+        /// given), one page.
+        func page(flow: String?, ended: ReportWindow?, after: Int) -> Result<[ConversationArchive.StoredResult], Failure> {
             switch self {
             case .store(let store):
-                return ConversationArchive.results(store: store, flow: flow, after: after, limit: 1000, maxBytes: RocketLimits.resultPageBytes)
-                    .mapError { Failure(message: $0.message, status: $0.missing ? ExitStatus.noInput : ExitStatus.dataError) }
+                return ConversationArchive.results(
+                    store: store, flow: flow, ended: ended, after: after, limit: 1000, maxBytes: RocketLimits.resultPageBytes
+                )
+                .mapError { Failure(message: $0.message, status: $0.missing ? ExitStatus.noInput : ExitStatus.dataError) }
             case .server(let target, let key, let caFile, let connection):
                 let base = target.path.hasSuffix("/") ? String(target.path.dropLast()) : target.path
-                let path = base + "/v1/results?after=\(after)&limit=1000" + (flow.map { "&flow=" + $0 } ?? "")
+                // The window's bounds as instants (@SECONDS), so that the server reads the window
+                // this command counted, not one of its own clock.
+                let bounds = [("since", ended?.since), ("until", ended?.until)].compactMap { name, t in t.map { "&\(name)=%40\($0)" } }
+                let path = base + "/v1/results?after=\(after)&limit=1000" + (flow.map { "&flow=" + $0 } ?? "") + bounds.joined()
                 let shown = Sanitizer.clean(target.url, keepNewlines: false)
                 // A page is read by one asker at a time: a busy answer (429) is waited for.
                 for _ in 0..<30 {

@@ -52,10 +52,11 @@ public enum ReportGrouping: String, Hashable, Sendable, CaseIterable {
     }
 }
 
-/// The conversations a report counts, by when each began (its first record's time): from
-/// `since` (included) to `until` (not included), in seconds since 1970; nil: no bound. A
-/// conversation counts whole (its later records too) or not at all, so a funnel is never cut
-/// in two; one whose records give no time is not counted.
+/// A window of time from `since` (included) to `until` (not included), in seconds since 1970;
+/// nil: no bound. A report counts the conversations that began in it (at their first record's
+/// time), each whole (its later records too) or not at all, so a funnel is never cut in two; one
+/// whose records give no time is not counted. The results a store lists in it are those of the
+/// conversations that ended in it.
 public struct ReportWindow: Hashable, Sendable {
     /// The earliest beginning counted (nil: no bound).
     public var since: Double?

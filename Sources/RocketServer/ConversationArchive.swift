@@ -32,10 +32,11 @@ package protocol ConversationStore: Sendable {
     /// their conversation's save: one refused leaves its result unwritten too).
     @discardableResult
     func save(_ batch: [ConversationArchive.Batched], results: [ConversationArchive.ResultRow]) throws(ConversationArchive.Failure) -> Set<String>
-    /// Results kept (of `flow` only, when given) after `after`, in the order they were written:
-    /// at most `limit`, and no more once their answers pass `maxBytes` (one at least).
+    /// Results kept (of `flow` only, when given; ended in `ended` only, when given) after
+    /// `after`, in the order they were written: at most `limit`, and no more once their answers
+    /// pass `maxBytes` (one at least).
     func results(
-        flow: String?, visitor: String?, after: Int, limit: Int, maxBytes: Int
+        flow: String?, visitor: String?, ended: ReportWindow?, after: Int, limit: Int, maxBytes: Int
     ) throws(ConversationArchive.Failure)
         -> [ConversationArchive.StoredResult]
     /// The ids of the conversations the store keeps of `visitor`, at most `limit`, in the order
@@ -123,14 +124,14 @@ extension ConversationStore {
         try save(batch, results: [])
     }
 
-    /// Results kept (of `flow` only, when given), as ``results(flow:visitor:after:limit:maxBytes:)``
-    /// for every visitor.
+    /// Results kept (of `flow` only, when given), as ``results(flow:visitor:ended:after:limit:maxBytes:)``
+    /// for every visitor, whenever they ended.
     package func results(
         flow: String?, after: Int, limit: Int, maxBytes: Int
     ) throws(ConversationArchive.Failure)
         -> [ConversationArchive.StoredResult]
     {
-        try results(flow: flow, visitor: nil, after: after, limit: limit, maxBytes: maxBytes)
+        try results(flow: flow, visitor: nil, ended: nil, after: after, limit: limit, maxBytes: maxBytes)
     }
 }
 
@@ -458,9 +459,9 @@ package final class ConversationArchive: ConversationStore {
     }
 
     /// Results after `after`, by number (of `flow` only, when given): at most `limit`.
-    package func results(flow: String?, visitor: String?, after: Int, limit: Int, maxBytes: Int) throws(Failure) -> [StoredResult] {
+    package func results(flow: String?, visitor: String?, ended: ReportWindow?, after: Int, limit: Int, maxBytes: Int) throws(Failure) -> [StoredResult] {
         do throws(SQLiteError) {
-            return try Self.results(reader, flow: flow, visitor: visitor, after: after, limit: limit, maxBytes: maxBytes)
+            return try Self.results(reader, flow: flow, visitor: visitor, ended: ended, after: after, limit: limit, maxBytes: maxBytes)
         } catch {
             throw failure(error)
         }
@@ -471,23 +472,16 @@ package final class ConversationArchive: ConversationStore {
     }
 
     private static func results(
-        _ database: SQLiteDatabase, flow: String?, visitor: String? = nil, after: Int, limit: Int, maxBytes: Int
+        _ database: SQLiteDatabase, flow: String?, visitor: String? = nil, ended: ReportWindow? = nil, after: Int, limit: Int, maxBytes: Int
     ) throws(SQLiteError) -> [StoredResult] {
         try database.withConnection { (c) throws(SQLiteError) -> [StoredResult] in
-            // Through the index of the visitor's, else of the flow's, results (each in order).
-            let s =
-                visitor != nil
-                ? try c.statement(
-                    "SELECT seq, id, flow, visitor, at, reason, answers, variant FROM server_results WHERE visitor = ?4 AND seq > ?1 AND (?3 IS NULL OR flow = ?3) ORDER BY seq LIMIT ?2"
-                )
-                : flow == nil
-                    ? try c.statement(
-                        "SELECT seq, id, flow, visitor, at, reason, answers, variant FROM server_results WHERE seq > ?1 AND ?4 IS NULL ORDER BY seq LIMIT ?2")
-                    : try c.statement(
-                        "SELECT seq, id, flow, visitor, at, reason, answers, variant FROM server_results WHERE flow = ?3 AND seq > ?1 AND ?4 IS NULL ORDER BY seq LIMIT ?2"
-                    )
+            let s = try c.statement(text: ResultStatements.page(visitor: visitor != nil, flow: flow != nil, window: ended != nil))
             defer { s.finish() }
-            s.bind([.integer(after), .integer(limit), flow.map { .text($0) } ?? .null, visitor.map { .text($0) } ?? .null])
+            s.bind(
+                [
+                    .integer(after), .integer(limit), flow.map { .text($0) } ?? .null, visitor.map { .text($0) } ?? .null,
+                    ended?.since.map { .real($0) } ?? .null, ended?.until.map { .real($0) } ?? .null,
+                ])
             var out: [StoredResult] = []
             var bytes = 0
             // A page ends early once its answers pass the page's bytes (it holds one result at least).
@@ -507,8 +501,12 @@ package final class ConversationArchive: ConversationStore {
 
     /// Results of the store `store` (an SQLite file, or a PostgreSQL URL), opened for reading
     /// only (nothing is written or migrated): as ``results(flow:after:limit:)``.
-    package static func results(store: String, flow: String?, after: Int, limit: Int, maxBytes: Int) -> Swift.Result<[StoredResult], ReportReadFailure> {
-        if PostgresURL.names(store) { return PostgresConversationArchive.results(store: store, flow: flow, after: after, limit: limit, maxBytes: maxBytes) }
+    package static func results(
+        store: String, flow: String?, ended: ReportWindow? = nil, after: Int, limit: Int, maxBytes: Int
+    ) -> Swift.Result<[StoredResult], ReportReadFailure> {
+        if PostgresURL.names(store) {
+            return PostgresConversationArchive.results(store: store, flow: flow, ended: ended, after: after, limit: limit, maxBytes: maxBytes)
+        }
         guard FileIO.exists(store) else { return .failure(ReportReadFailure(message: "cannot read '\(store)': no such file", missing: true)) }
         let opened: SQLiteScenarioStore
         do throws(ScenarioStoreError) {
@@ -517,7 +515,7 @@ package final class ConversationArchive: ConversationStore {
             return .failure(ReportReadFailure(message: error.message, missing: false))
         }
         do throws(SQLiteError) {
-            return .success(try results(opened.database, flow: flow, after: after, limit: limit, maxBytes: maxBytes))
+            return .success(try results(opened.database, flow: flow, ended: ended, after: after, limit: limit, maxBytes: maxBytes))
         } catch {
             let old = error.message.containsText("no such table")
             return .failure(
@@ -933,6 +931,46 @@ extension ConversationArchive {
         package static let windowed: [(StaticString, [SQLiteValue])] = [
             reading(flow: nil, window: ReportWindow(since: 1.8e9)), reading(flow: "welcome", window: ReportWindow(since: 1.8e9, until: 1.9e9)),
         ]
+    }
+}
+
+extension ConversationArchive {
+    /// The statement that reads a page of results: through the index of the visitor's results,
+    /// else of the flow's, else by number (each in order). With a window of ends, the numbers
+    /// read are first narrowed to those of the results that ended in it, found through the index
+    /// of times (the first number from `since`, the last before `until`; a result's number is
+    /// given at its commit, a little after its end, so the numbers of a window are nearly a run):
+    /// a window of a week in a store of 90 days reads that week's rows, not those before or after.
+    /// (`min(seq + 0)`, not `min(seq)`: the least number of a bare column is looked for in the
+    /// table's order, row after row from the first, until one passes the time.)
+    /// ?1 after, ?2 limit, ?3 flow, ?4 visitor, ?5 since, ?6 until (nil: no bound).
+    package enum ResultStatements {
+        static let columns = "SELECT seq, id, flow, visitor, at, reason, answers, variant FROM server_results"
+
+        /// The page's statement for a visitor's (`visitor`), a flow's (`flow`) or every result,
+        /// within a window of ends (`window`) or whenever they ended.
+        static func page(visitor: Bool, flow: Bool, window: Bool) -> String {
+            let chosen =
+                visitor
+                ? "visitor = ?4 AND (?3 IS NULL OR flow = ?3)" : flow ? "flow = ?3 AND ?4 IS NULL" : "?3 IS NULL AND ?4 IS NULL"
+            let numbers =
+                window
+                ? """
+                seq > max(?1, CASE WHEN ?5 IS NULL THEN 0 ELSE (SELECT coalesce(min(seq + 0), 9223372036854775807) - 1 FROM server_results WHERE at >= ?5) END) \
+                AND seq <= CASE WHEN ?6 IS NULL THEN 9223372036854775807 ELSE (SELECT coalesce(max(seq + 0), 0) FROM server_results WHERE at < ?6) END \
+                AND (?5 IS NULL OR at >= ?5) AND (?6 IS NULL OR at < ?6)
+                """
+                : "seq > ?1 AND ?5 IS NULL AND ?6 IS NULL"
+            return "\(columns) WHERE \(chosen) AND \(numbers) ORDER BY seq LIMIT ?2"
+        }
+
+        /// Every page's statement, for the test of their plans.
+        package static let all: [String] = [true, false].flatMap { window in
+            [
+                page(visitor: true, flow: false, window: window), page(visitor: false, flow: true, window: window),
+                page(visitor: false, flow: false, window: window),
+            ]
+        }
     }
 }
 

@@ -332,7 +332,7 @@ extension ConversationService {
                         views.append((id, view(id, e)))
                     }
                 }
-                results = try archive.results(flow: nil, visitor: visitor, after: 0, limit: limit + 1, maxBytes: Int.max)
+                results = try archive.results(flow: nil, visitor: visitor, ended: nil, after: 0, limit: limit + 1, maxBytes: Int.max)
                 truncated = truncated || results.count > limit
             } catch {
                 log("rocket serve: conversation store: \(error.message)")

@@ -129,19 +129,15 @@ package final class PostgresConversationArchive: ConversationStore, SharedAlerts
     }
 
     package func results(
-        flow: String?, visitor: String?, after: Int, limit: Int, maxBytes: Int
+        flow: String?, visitor: String?, ended: ReportWindow?, after: Int, limit: Int, maxBytes: Int
     ) throws(ConversationArchive.Failure) -> [ConversationArchive.StoredResult] {
-        // A page ends early once its answers pass the page's bytes (it holds one result at least):
-        // the rows past that never leave the database.
         let rows = try transaction { (c) throws(PostgresError) -> PostgresRows in
             try c.query(
-                """
-                SELECT seq, id, flow, visitor, at, reason, answers, variant FROM (
-                  SELECT *, sum(octet_length(answers)) OVER (ORDER BY seq) AS upto FROM (
-                    SELECT seq, id, flow, visitor, at, reason, answers, variant FROM rocket_results
-                    WHERE seq > $1 AND ($3::text IS NULL OR flow = $3) AND ($5::text IS NULL OR visitor = $5) ORDER BY seq LIMIT $2) page) sized
-                WHERE upto - octet_length(answers) < $4 ORDER BY seq
-                """, [.integer(after), .integer(limit), flow.map { .text($0) } ?? .null, .integer(maxBytes), visitor.map { .text($0) } ?? .null])
+                ResultStatements.page,
+                [
+                    .integer(after), .integer(limit), flow.map { .text($0) } ?? .null, .integer(maxBytes), visitor.map { .text($0) } ?? .null,
+                    ended?.since.map { .real($0) } ?? .null, ended?.until.map { .real($0) } ?? .null,
+                ])
         }
         return (0..<rows.count).map { r in
             ConversationArchive.StoredResult(
@@ -154,7 +150,7 @@ package final class PostgresConversationArchive: ConversationStore, SharedAlerts
 
     /// Results of the PostgreSQL store at `url`, opened for reading only.
     package static func results(
-        store url: String, flow: String?, after: Int, limit: Int, maxBytes: Int
+        store url: String, flow: String?, ended: ReportWindow?, after: Int, limit: Int, maxBytes: Int
     ) -> Swift.Result<[ConversationArchive.StoredResult], ReportReadFailure> {
         let opened: PostgresScenarioStore?
         do throws(ScenarioStoreError) { opened = try PostgresScenarioStore(readingOnly: url) } catch {
@@ -164,7 +160,9 @@ package final class PostgresConversationArchive: ConversationStore, SharedAlerts
             return .failure(ReportReadFailure(message: "\(PostgresURL(url).map { "\($0)" } ?? "the database") holds no rocket store yet", missing: true))
         }
         do throws(ConversationArchive.Failure) {
-            return .success(try PostgresConversationArchive(beside: opened).results(flow: flow, after: after, limit: limit, maxBytes: maxBytes))
+            return .success(
+                try PostgresConversationArchive(beside: opened).results(
+                    flow: flow, visitor: nil, ended: ended, after: after, limit: limit, maxBytes: maxBytes))
         } catch {
             return .failure(ReportReadFailure(message: error.message, missing: false))
         }
@@ -557,6 +555,28 @@ package final class PostgresConversationArchive: ConversationStore, SharedAlerts
             throw ReportReadFailure(message: "\(place): \(error.message)", missing: false)
         }
         if let bad { throw ReportReadFailure(message: "\(place): \(bad.message)", missing: false) }
+    }
+}
+
+extension PostgresConversationArchive {
+    /// The statement that reads a page of results (as SQLite's
+    /// ``ConversationArchive/ResultStatements``): $1 after, $2 limit, $3 flow, $4 the page's
+    /// bytes, $5 visitor, $6 since, $7 until (nil: none). A page ends early once its answers pass
+    /// the page's bytes (it holds one result at least): the rows past that never leave the
+    /// database. With a window of ends, the numbers read are first narrowed to those of the
+    /// results that ended in it, from the index of times and numbers alone (schema 10; `seq + 0`
+    /// so that the least or greatest is not looked for along the key, row after row).
+    package enum ResultStatements {
+        static let page = """
+            SELECT seq, id, flow, visitor, at, reason, answers, variant FROM (
+              SELECT *, sum(octet_length(answers)) OVER (ORDER BY seq) AS upto FROM (
+                SELECT seq, id, flow, visitor, at, reason, answers, variant FROM rocket_results
+                WHERE seq > GREATEST($1, CASE WHEN $6::float8 IS NULL THEN 0 ELSE (SELECT coalesce(min(seq + 0), 9223372036854775807) - 1 FROM rocket_results WHERE at >= $6) END)
+                  AND seq <= CASE WHEN $7::float8 IS NULL THEN 9223372036854775807 ELSE (SELECT coalesce(max(seq + 0), 0) FROM rocket_results WHERE at < $7) END
+                  AND ($6::float8 IS NULL OR at >= $6) AND ($7::float8 IS NULL OR at < $7)
+                  AND ($3::text IS NULL OR flow = $3) AND ($5::text IS NULL OR visitor = $5) ORDER BY seq LIMIT $2) page) sized
+            WHERE upto - octet_length(answers) < $4 ORDER BY seq
+            """
     }
 }
 

@@ -26,10 +26,11 @@ extension ConversationService {
         }
     }
 
-    /// The window of beginnings a report counts (`since`, `until`; nil when neither is given), each
-    /// bound a date, a time or a while before `now`: what `rocket report --since/--until` and
-    /// `GET /v1/report?since=&until=` both read.
-    package static func reportWindow(since: String?, until: String?, now: Double) -> Result<ReportWindow?, WindowRefusal> {
+    /// A window of time (`since`, `until`; nil when neither is given), each bound a date, a time
+    /// or a while before `now`: the beginnings a report counts (`rocket report --since/--until`,
+    /// `GET /v1/report?since=&until=`) and the ends of the results listed (`rocket results
+    /// --since/--until`, `GET /v1/results?since=&until=`).
+    package static func timeWindow(since: String?, until: String?, now: Double) -> Result<ReportWindow?, WindowRefusal> {
         var bounds: [Double?] = []
         for (bound, text) in [("since", since), ("until", until)] {
             guard let text else {
@@ -92,7 +93,7 @@ extension ConversationService {
             grouping = g
         }
         let window: ReportWindow?
-        switch Self.reportWindow(since: request.query["since"], until: request.query["until"], now: clock.now) {
+        switch Self.timeWindow(since: request.query["since"], until: request.query["until"], now: clock.now) {
         case .success(let w): window = w
         case .failure(let refusal): return .error(400, "bad-query", refusal.message(commandLine: false))
         }

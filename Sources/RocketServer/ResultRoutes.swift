@@ -1,16 +1,19 @@
 import RocketCore
 import RocketJSON
+import RocketReport
 import Synchronization
 
 extension ConversationService {
     /// The query parameters `GET /v1/results` takes.
-    static let resultParameters = ["flow", "visitor", "after", "limit"]
+    static let resultParameters = ["flow", "visitor", "after", "limit", "since", "until"]
     /// The most results one answer holds.
     static let resultsPerAnswer = 1000
 
     /// `GET /v1/results`: what conversations that ended were answered, for a site's back end
     /// only (a site key), in the order the store wrote them. Query: `flow`, `visitor`, `after` (the `next`
-    /// of the answer before; 0 at first), `limit` (1 to 1,000; default 100). One page is read at
+    /// of the answer before; 0 at first), `limit` (1 to 1,000; default 100), `since` and `until`
+    /// (only the results of conversations that ended in that window: as a report's, a date, a
+    /// time or a while before now). One page is read at
     /// a time (429 `results-busy` meanwhile), on the thread for long work and, for SQLite,
     /// through a read-only connection of its own: neither the threads that answer requests nor
     /// the writer wait for it.
@@ -35,6 +38,11 @@ extension ConversationService {
             }
             limit = n
         }
+        let ended: ReportWindow?
+        switch Self.timeWindow(since: request.query["since"], until: request.query["until"], now: clock.now) {
+        case .success(let w): ended = w
+        case .failure(let refusal): return .error(400, "bad-query", refusal.message(commandLine: false))
+        }
         guard let archive else {
             return .error(404, "no-results", "this server keeps no results (it runs without a store)")
         }
@@ -53,7 +61,7 @@ extension ConversationService {
             defer { self.readingResults.store(false, ordering: .releasing) }
             let rows: [ConversationArchive.StoredResult]
             do throws(ConversationArchive.Failure) {
-                rows = try archive.results(flow: flow, visitor: visitor, after: from, limit: most, maxBytes: RocketLimits.resultPageBytes)
+                rows = try archive.results(flow: flow, visitor: visitor, ended: ended, after: from, limit: most, maxBytes: RocketLimits.resultPageBytes)
             } catch {
                 self.log("rocket serve: results: \(error.message)")
                 return .error(503, "store-unavailable", "the results cannot be read now")

@@ -3,6 +3,7 @@ import RocketConversation
 import RocketCore
 import RocketFlow
 import RocketJSON
+import RocketReport
 import RocketScenarios
 import RocketScenariosPostgres
 import RocketPostgres
@@ -1668,6 +1669,55 @@ struct ResultsAPITests {
         _ = h.service.expireStored()
         let kept = h.request("GET", "/v1/results", headers: Self.site).json?["results"]?.array
         #expect(kept?.compactMap { $0["reason"]?.string } == ["expired"] && kept?.first?["visitor"]?.string == "cy")
+    }
+
+    @Test(
+        "GET /v1/results?since=&until=: only the conversations that ended in the window, page by page in the order written; a while ago from the server's clock; bad bounds 400",
+        arguments: ServerStoreKind.allCases)
+    func resultsInWindow(kind: ServerStoreKind) throws {
+        let h = try Self.harness(kind)
+        let t0 = h.clock.now
+        // Two end on day 0, three on day 1, one on day 2 (each closed after giving a name).
+        var ended: [[String]] = []
+        for (day, count) in [2, 3, 1].enumerated() {
+            h.clock.advance(by: day == 0 ? 0 : 86_400)
+            var ids: [String] = []
+            for k in 0..<count {
+                let visitor = "v\(day)x\(k)"
+                let id = try Self.answered(h, visitor: visitor, name: "N\(k)")
+                #expect(Self.send(h, id, visitor: visitor, #""intent": "close""#).status == 200)
+                ids.append(id)
+            }
+            ended.append(ids)
+        }
+        h.service.flush()
+        func listed(_ query: [String: String], limit: Int = 1000) -> [String]? {
+            var out: [String] = [], after = 0
+            while true {
+                let q = query.merging(["limit": "\(limit)", "after": "\(after)"]) { $1 }
+                let r = h.request("GET", "/v1/results", headers: Self.site, query: q)
+                guard r.status == 200, let page = r.json?["results"]?.array, let next = r.json?["next"]?.number else { return nil }
+                if page.isEmpty { return out }
+                out += page.compactMap { $0["conversation"]?.string }
+                after = Int(next)
+            }
+        }
+        let day = { (d: Double) in ReportFormat.instant(t0 + d * 86_400) }
+        #expect(listed([:]) == ended.flatMap { $0 })
+        #expect(listed(["since": day(1), "until": day(2)], limit: 1) == ended[1], "page by page, one at a time")
+        #expect(listed(["since": day(1)], limit: 2) == ended[1] + ended[2])
+        #expect(listed(["until": day(1)]) == ended[0])
+        #expect(listed(["since": day(3)]) == [])
+        #expect(listed(["since": "23h"]) == ended[2] && listed(["since": "25h"]) == ended[1] + ended[2], "a while before the server's clock")
+        #expect(listed(["since": day(1), "flow": "gated"]) == [])
+        let (from, to) = (t0 + 86_400, t0 + 2 * 86_400)
+        #expect(
+            try h.archive().results(flow: "basic", visitor: nil, ended: ReportWindow(since: from, until: to), after: 0, limit: 10, maxBytes: 1 << 20)
+                .map(\.result.id) == ended[1])
+        for bad in [["since": "yesterday"], ["until": "2027-02-30"], ["since": day(2), "until": day(1)], ["since": day(1), "until": day(1)]] {
+            let r = h.request("GET", "/v1/results", headers: Self.site, query: bad)
+            #expect(r.status == 400 && r.json?["error"]?["code"]?.string == "bad-query", "\(bad): \(r.text)")
+        }
     }
 
     @Test("--keep-results 0: no result is written, and the route says so")

@@ -107,4 +107,65 @@ struct ReportWindowStoreTests {
                 "\(sql)\n\(plan.joined(separator: "\n"))")
         }
     }
+
+    @Test("SQLite: a page of results in a window reads the numbers of that window through the index of times, never the whole table")
+    func sqliteResultPlans() throws {
+        let path = scratchDirectory() + "/plans.sqlite"
+        _ = try SQLiteScenarioStore(path: path)
+        let db = try SQLiteDatabase(path: path, mode: .readWrite)
+        #expect(ConversationArchive.ResultStatements.all.count == 6)
+        for sql in ConversationArchive.ResultStatements.all {
+            let plan = try db.withConnection { (c) throws(SQLiteError) -> [String] in
+                let s = try c.statement(text: "EXPLAIN QUERY PLAN \(sql)")
+                defer { s.finish() }
+                var lines: [String] = []
+                while try s.step() { lines.append(s.text(3)) }
+                return lines
+            }
+            let scans = plan.filter { $0.hasPrefix("SCAN ") }
+            #expect(scans.isEmpty, "\(sql)\n\(plan.joined(separator: "\n"))")
+            if sql.contains("min(seq)") {
+                #expect(plan.contains { $0.contains("server_results_by_time") }, "\(sql)\n\(plan.joined(separator: "\n"))")
+            }
+        }
+    }
+
+    @Test("PostgreSQL: a page of results in a window reads the window's rows among 40,000, never a scan of the table")
+    func postgresResultPlans() throws {
+        let db = try VisitorIndexTests.postgresStore()
+        try db.withConnection { (c) throws(PostgresError) in
+            try c.execute(
+                """
+                INSERT INTO rocket_results (id, flow, visitor, at, reason, answers)
+                  SELECT 'r' || k, CASE WHEN k % 3 = 0 THEN 'welcome' ELSE 'tour' END, 'w' || k, 1.7e9 + k * 60, 'completed', repeat('x', 300)
+                  FROM generate_series(1, 40000) k;
+                """)
+            // Its own statement (not in a transaction): the index's pages marked all-visible.
+            try c.execute("VACUUM ANALYZE rocket_results")
+        }
+        // A window of 100 minutes in the middle of 40,000.
+        let (since, until) = (1.7e9 + 20_000 * 60, 1.7e9 + 20_100 * 60)
+        for flow in [nil, "welcome"] as [String?] {
+            let values: [PostgresValue] = [
+                .integer(0), .integer(100), flow.map { .text($0) } ?? .null, .integer(1 << 22), .null, .real(since), .real(until),
+            ]
+            let plan = try VisitorIndexTests.explained(PostgresConversationArchive.ResultStatements.page, values, in: db, buffers: true)
+            // The pages it read (its top node's "Buffers:" line counts its children's): the
+            // window's rows and the index's entries from the window on. A search along the key
+            // for the window's first number, row after row, reads 800 or more.
+            let own = plan.prefix { !$0.hasPrefix("Planning") }.first { $0.trimmingCharacters(in: .whitespaces).hasPrefix("Buffers:") }
+            let pages = (own ?? "").split(separator: " ").compactMap { part -> Int? in
+                guard let eq = part.firstIndex(of: "="), ["hit", "read"].contains(part[..<eq]) else { return nil }
+                return Int(part[part.index(after: eq)...])
+            }.reduce(0, +)
+            #expect(
+                !plan.contains { $0.contains("Seq Scan") } && plan.contains { $0.contains("Index Only Scan using rocket_results_by_time") }
+                    && pages < 300,
+                "\(pages) pages\n\(plan.joined(separator: "\n"))")
+            let rows = try db.withConnection { (c) throws(PostgresError) -> Int in
+                try c.query(PostgresConversationArchive.ResultStatements.page, values).count
+            }
+            #expect(rows == (flow == nil ? 100 : 33), "\(flow ?? "all")")
+        }
+    }
 }
