@@ -583,6 +583,7 @@ package final class ConversationService: Sendable {
         switch route.count {
         case 1 where route[0] == "": page = { self.assets.index(flows: self.flows.catalog(), origin: self.embedOrigin) }
         case 1 where route[0] == "widget.js": page = { self.assets.widget(for: request) }
+        case 3 where route[0] == "widget" && route[1] == "words": page = { self.assets.words(route[2], for: request) }
         case 1 where route[0] == "favicon.ico": page = { HTTPResponse(status: 204, headers: [("Cache-Control", "max-age=86400")]) }
         // For a load balancer: the process answers; the store can be written.
         case 1 where route[0] == "healthz": page = { .json(200, .object([("status", .string("ok"))])) }

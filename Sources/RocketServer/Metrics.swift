@@ -114,7 +114,7 @@ package final class ServerCounters: Sendable {
 /// cannot add one by asking for made-up paths.
 package enum TimedRoutes {
     /// The pages' templates (outside `/v1`).
-    static let pages = ["/", "/widget.js", "/favicon.ico", "/healthz", "/readyz", "/metrics", "/report", "/play/{name}"]
+    static let pages = ["/", "/widget.js", "/widget/words/{lang}", "/favicon.ico", "/healthz", "/readyz", "/metrics", "/report", "/play/{name}"]
 
     /// Every template, once each (a path several methods take is one label), the API's first (in
     /// the order of ``ConversationService/routes``).

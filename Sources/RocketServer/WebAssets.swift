@@ -11,15 +11,42 @@ import Synchronization
 ///
 /// The widget renders every piece of flow content with `textContent`, never as HTML.
 final class WebAssets: Sendable {
-    /// `GET /widget.js`.
-    let widget: HTTPResponse
-    /// The same, gzipped (compressed once, at start), for clients that accept it.
-    let widgetGzipped: HTTPResponse?
-    /// The entity tags of the widget, plain and gzipped (each representation its own): the
-    /// start of the plain script's SHA-256, so a browser holding this version asks with
-    /// `If-None-Match` once its copy is older than `max-age` and gets a 304 without the bytes.
-    let widgetTag: String
-    let widgetGzippedTag: String
+    /// A file served as it is, made once at start: its bytes plain and gzipped, each with its own
+    /// entity tag (the start of the plain bytes' SHA-256), so a browser holding this version asks
+    /// with `If-None-Match` once its copy is older than `max-age` and gets a 304 without the bytes.
+    struct Served: Sendable {
+        let plain: HTTPResponse
+        let gzipped: HTTPResponse?
+        let tag: String
+        let gzippedTag: String
+
+        /// `bytes` served with `headers` (and `Vary: Accept-Encoding`, the tags, the encoding).
+        init(_ bytes: [UInt8], headers: [(String, String)]) {
+            let version = SHA256.hex(bytes).prefix(20)
+            let (tag, zippedTag) = ("\"\(version)\"", "\"\(version)-gz\"")
+            let all = headers + [("Vary", "Accept-Encoding")]
+            self.tag = tag
+            gzippedTag = zippedTag
+            plain = .sharing(all + [("ETag", tag)], SharedBytes(bytes))
+            gzipped = WebAssets.gzip(bytes).map { .sharing(all + [("ETag", zippedTag), ("Content-Encoding", "gzip")], SharedBytes($0)) }
+        }
+
+        /// The answer to `request`: gzipped when its `Accept-Encoding` allows; 304 Not Modified
+        /// (its tag, caching and `Vary` headers, no body) when its `If-None-Match` names the tag
+        /// of the representation it would get.
+        func answer(_ request: HTTPRequest) -> HTTPResponse {
+            let zipped = WebAssets.acceptsGzip(request) ? gzipped : nil
+            let answer = zipped ?? plain
+            return request.holds(zipped == nil ? tag : gzippedTag) ? answer.notModified() : answer
+        }
+    }
+
+    /// `GET /widget.js`: the script with the CSS and its English words inside.
+    let widget: Served
+    /// `GET /widget/words/{lang}`: the widget's words in each other language (JSON), which a page
+    /// fetches when it needs them (every language in the script cost each page 0.6–0.8 KB
+    /// gzipped), for any site (`Access-Control-Allow-Origin: *`: they are the same for everyone).
+    let words: [String: Served]
     /// The widget's script as a play page holds it inline (`</` written `<\/`, which means the same
     /// in its strings), and the policy that lets exactly that script run: the page's first bubble
     /// does not wait for a second request.
@@ -32,24 +59,31 @@ final class WebAssets: Sendable {
     static let maxPlayPages = 1_024
 
     init() {
-        // The widget's own words come from UIStrings, one table for every front end.
-        let words = JSONValue.object(
-            UIStrings.all.map { s in (s.language, .object(s.widgetWords.sorted { $0.key < $1.key }.map { ($0.key, .string($0.value)) })) })
-        let source = Self.script.replacingAll("\"__CSS__\"", with: JSONValue.quote(Self.style))
-            .replacingAll("\"__WORDS__\"", with: words.serialized(pretty: false))
-        let headers = [
-            ("Content-Type", "text/javascript; charset=utf-8"), ("Cache-Control", "max-age=60"),
-            ("Vary", "Accept-Encoding"),
-        ]
-        let plain = Array(source.utf8)
-        let version = SHA256.hex(plain).prefix(20)
-        let tag = "\"\(version)\""
-        let gzippedTag = "\"\(version)-gz\""
-        widgetTag = tag
-        widgetGzippedTag = gzippedTag
-        widget = .sharing(headers + [("ETag", tag)], SharedBytes(plain))
-        widgetGzipped = Self.gzip(plain).map { .sharing(headers + [("ETag", gzippedTag), ("Content-Encoding", "gzip")], SharedBytes($0)) }
-        inlineWidget = source.replacingAll("</", with: "<\\/")
+        // The widget's own words come from UIStrings, one table for every front end: English in
+        // the served script, each language apart; the play page's script holds them all (its
+        // first bubble waits for no second request).
+        let tables = UIStrings.all.map { s in
+            (s.language, JSONValue.object(s.widgetWords.sorted { $0.key < $1.key }.map { ($0.key, .string($0.value)) }))
+        }
+        let languages = JSONValue.array(tables.map { .string($0.0) }).serialized(pretty: false)
+        func source(words: [(String, JSONValue)]) -> String {
+            Self.script.replacingAll("\"__CSS__\"", with: JSONValue.quote(Self.style))
+                .replacingAll("\"__WORDS__\"", with: JSONValue.object(words).serialized(pretty: false))
+                .replacingAll("\"__WORD_LANGS__\"", with: languages)
+        }
+        let cached = ("Cache-Control", "max-age=60")
+        widget = Served(
+            Array(source(words: tables.filter { $0.0 == "en" }).utf8), headers: [("Content-Type", "text/javascript; charset=utf-8"), cached])
+        words = Dictionary(
+            uniqueKeysWithValues: tables.map { language, table in
+                (
+                    language,
+                    Served(
+                        Array(table.serialized(pretty: false).utf8),
+                        headers: [("Content-Type", "application/json; charset=utf-8"), cached, ("Access-Control-Allow-Origin", "*")])
+                )
+            })
+        inlineWidget = source(words: tables).replacingAll("</", with: "<\\/")
         let hash = Base64.encode(SHA256.digest(Array(inlineWidget.utf8)))
         playHeaders = Self.headers(scriptHash: hash)
     }
@@ -63,13 +97,16 @@ final class WebAssets: Sendable {
         return n == 0 ? nil : Array(out[..<n])
     }
 
-    /// The widget for a request: gzipped when its `Accept-Encoding` allows; 304 Not Modified
-    /// (its tag, caching and `Vary` headers, no body) when its `If-None-Match` names the tag of
-    /// the representation it would get.
-    func widget(for request: HTTPRequest) -> HTTPResponse {
-        let gzipped = Self.acceptsGzip(request) ? widgetGzipped : nil
-        let answer = gzipped ?? widget
-        return request.holds(gzipped == nil ? widgetTag : widgetGzippedTag) ? answer.notModified() : answer
+    /// The widget for a request (as ``Served/answer(_:)``).
+    func widget(for request: HTTPRequest) -> HTTPResponse { widget.answer(request) }
+
+    /// The widget's words in `language` for a request (as ``Served/answer(_:)``); 404 for a
+    /// language it has no words in.
+    func words(_ language: String, for request: HTTPRequest) -> HTTPResponse {
+        guard let served = words[language] else {
+            return .error(404, "not-found", "the widget has no words in this language; it has \(UIStrings.all.map(\.language).joined(separator: ", "))")
+        }
+        return served.answer(request)
     }
 
     /// True when the request's `Accept-Encoding` takes gzip: named with a quality above 0, or

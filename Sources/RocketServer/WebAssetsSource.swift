@@ -75,6 +75,23 @@ extension WebAssets {
         : item.type === "choice" && typeof item.chosen === "number" ? item.options[item.chosen] : null;
         return pressed ? core.link(pressed.link) : null;
         },
+        wordsKey: function (langs, lang) {
+        var have = Array.isArray(langs) ? langs : [], l = typeof lang === "string" ? lang : "";
+        if (l && have.indexOf(l) >= 0) return l;
+        var first = l.split("-")[0];
+        return first && have.indexOf(first) >= 0 ? first : "en";
+        },
+        wordTable: function (value) {
+        if (!value || typeof value !== "object" || Array.isArray(value)) return null;
+        var out = {}, keys = Object.keys(value);
+        if (keys.length > 200) return null;
+        for (var i = 0; i < keys.length; i++) {
+        var t = value[keys[i]];
+        if (typeof t !== "string" || t.length > 500) return null;
+        out[keys[i]] = t;
+        }
+        return out;
+        },
         word: function (table, lang, key, args) {
         var t = typeof table === "object" && table ? table : {};
         var l = typeof lang === "string" ? lang : "";
@@ -389,6 +406,8 @@ extension WebAssets {
         var reduced = window.matchMedia && window.matchMedia("(prefers-reduced-motion: reduce)").matches;
         var CSS = "__CSS__";
         var WORDS = "__WORDS__";
+        var WORD_LANGS = "__WORD_LANGS__";
+        var wordsAsked = {};
         var pageLang = null;
         if (script && script.hasAttribute("data-lang")) {
         pageLang = core.languageTag(script.getAttribute("data-lang"));
@@ -397,6 +416,28 @@ extension WebAssets {
         var browserLang = core.languageTag((navigator.language || "").slice(0, 35)) || "en";
         var wordsLang = pageLang || browserLang;
         function say(key, args) { return core.word(WORDS, wordsLang, key, args); }
+        function haveWords(lang) {
+        var k = core.wordsKey(WORD_LANGS, lang);
+        return k === "en" || !!WORDS[k] || wordsAsked[k] === "failed";
+        }
+        function loadWords(lang) {
+        var k = core.wordsKey(WORD_LANGS, lang);
+        if (haveWords(lang)) return Promise.resolve();
+        if (wordsAsked[k]) return wordsAsked[k];
+        wordsAsked[k] = fetch(base + "/widget/words/" + encodeURIComponent(k), { credentials: "omit" }).then(function (r) {
+        if (!r.ok) throw new Error("the server answered " + r.status);
+        return r.json();
+        }).then(function (value) {
+        var table = core.wordTable(value);
+        if (!table) throw new Error("the answer is no table of words");
+        WORDS[k] = table;
+        }).catch(function (e) {
+        wordsAsked[k] = "failed";
+        if (window.console) console.warn("RocketAlert: the widget's words in " + k + " could not be loaded (" + e.message + "); English is used");
+        });
+        return wordsAsked[k];
+        }
+        loadWords(wordsLang);
         function afterPaint(fn) {
         var done = false, once = function () { if (!done) { done = true; fn(); } };
         setTimeout(once, 100);
@@ -857,11 +898,18 @@ extension WebAssets {
         }
         Widget.prototype.render = function (v) {
         if (!core.isNewer(this.view, v)) return;
+        var lang = typeof v.lang === "string" ? v.lang : wordsLang;
+        if (!haveWords(lang)) {
+        var waiting = this;
+        loadWords(lang).then(function () { waiting.render(v); });
+        return;
+        }
         var hadFocus = this.root.contains(document.activeElement);
         var typed = null, field = this.root.querySelector(".rk-input");  // a text field or a text area
         if (field && this.view && this.view.active === v.active) typed = field.value;
         this.view = v;
         if (typeof v.lang === "string") wordsLang = v.lang;
+        this.frame.setAttribute("aria-label", say("conversation"));
         if (core.languageTag(v.flowLang)) {
         this.frame.lang = v.flowLang;
         this.frame.dir = v.dir === "rtl" ? "rtl" : "ltr";
@@ -1509,6 +1557,10 @@ extension WebAssets {
         root.appendChild(button);
         document.body.appendChild(root);
         label();
+        loadWords(wordsLang).then(function () {
+        panel.setAttribute("aria-label", say("conversation"));
+        label();
+        });
         var viewport = window.visualViewport, fitted = "";
         var fitKeyboard = function () {
         var k = core.keyboardInset(window.innerHeight, viewport), now = k.inset + "/" + k.visible;

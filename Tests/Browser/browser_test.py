@@ -362,13 +362,22 @@ def page_language(browser, server):
     """data-lang: a site's page in Italian, seen with an English browser, gets its conversation's
     texts in Italian (the server's refusals and the widget's own words); a tag that is none is
     said in the console and the browser's language is used."""
-    for lang, refusal, frame in [("it", "Scrivi un numero intero.", "Conversazione"), ("bad lang", "Please type a whole number.", "Conversation")]:
+    # The script holds English words; Italian ones are fetched once, beside the start. When they
+    # cannot be fetched, the conversation goes on in English words and the console says why.
+    for lang, refusal, frame, words_fail in [
+        ("it", "Scrivi un numero intero.", "Conversazione", False),
+        ("bad lang", "Please type a whole number.", "Conversation", False),
+        ("it", "Scrivi un numero intero.", "Conversation", True),
+    ]:
         context = browser.new_context(locale="en-US")
         page = context.new_page()
-        warnings = []
+        warnings, fetched = [], []
         page.on("console", lambda m: warnings.append(m.text) if m.type == "warning" else None)
+        page.on("request", lambda r: fetched.append(r.url) if "/widget/words/" in r.url else None)
         page.route(server.url + "negozio.html", lambda route: route.fulfill(
             status=200, content_type="text/html", body=INLINE_PAGE.replace("LANG", lang)))
+        if words_fail:
+            page.route(server.url + "widget/words/**", lambda route: route.abort())
         page.goto(server.url + "negozio.html")
         field = page.get_by_label("How old are you?")
         field.fill("abc")
@@ -376,7 +385,20 @@ def page_language(browser, server):
         page.get_by_text(refusal).wait_for(timeout=TIMEOUT)
         assert page.locator(".rk-frame").get_attribute("aria-label") == frame, page.locator(".rk-frame").get_attribute("aria-label")
         assert any("data-lang" in w for w in warnings) == (lang == "bad lang"), warnings
+        assert fetched == ([server.url + "widget/words/it"] if lang == "it" else []), fetched
+        assert any("words in it could not be loaded" in w for w in warnings) == words_fail, warnings
         context.close()
+    # A launcher for a Korean browser names its button in Korean once the words are there.
+    korean = json.loads(urllib.request.urlopen(server.url + "widget/words/ko", timeout=10).read())
+    context = browser.new_context(locale="ko-KR")
+    page = context.new_page()
+    page.route(server.url + "shop.html", lambda route: route.fulfill(
+        status=200, content_type="text/html", body=LAUNCHER_PAGE.replace("FLOW", "typed")))
+    page.goto(server.url + "shop.html")
+    page.wait_for_function("(name) => (document.querySelector('.rk-launcher') || {getAttribute() {}}).getAttribute('aria-label') === name",
+                           arg=korean["openConversation"], timeout=TIMEOUT)
+    assert page.locator(".rk-panel").get_attribute("aria-label") == korean["conversation"]
+    context.close()
 
 
 VARS_PAGE = """<!doctype html><html lang="en"><head><meta charset="utf-8">

@@ -74,13 +74,7 @@ struct ReportWindowStoreTests {
         let db = try SQLiteDatabase(path: path, mode: .readWrite)
         #expect(ConversationArchive.ReportStatements.windowed.count == 2)
         for (sql, _) in ConversationArchive.ReportStatements.windowed {
-            let plan = try db.withConnection { (c) throws(SQLiteError) -> [String] in
-                let s = try c.statement(text: "EXPLAIN QUERY PLAN \(sql)")
-                defer { s.finish() }
-                var lines: [String] = []
-                while try s.step() { lines.append(s.text(3)) }
-                return lines
-            }
+            let plan = try VisitorIndexTests.sqlitePlan("\(sql)", in: db)
             let scans = plan.filter { $0.hasPrefix("SCAN ") }
             #expect(scans.isEmpty && plan.contains { $0.contains("server_events_by_time") }, "\(sql)\n\(plan.joined(separator: "\n"))")
         }
@@ -115,13 +109,7 @@ struct ReportWindowStoreTests {
         let db = try SQLiteDatabase(path: path, mode: .readWrite)
         #expect(ConversationArchive.ResultStatements.all.count == 6)
         for sql in ConversationArchive.ResultStatements.all {
-            let plan = try db.withConnection { (c) throws(SQLiteError) -> [String] in
-                let s = try c.statement(text: "EXPLAIN QUERY PLAN \(sql)")
-                defer { s.finish() }
-                var lines: [String] = []
-                while try s.step() { lines.append(s.text(3)) }
-                return lines
-            }
+            let plan = try VisitorIndexTests.sqlitePlan(sql, in: db)
             let scans = plan.filter { $0.hasPrefix("SCAN ") }
             #expect(scans.isEmpty, "\(sql)\n\(plan.joined(separator: "\n"))")
             if sql.contains("min(seq)") {
@@ -150,14 +138,9 @@ struct ReportWindowStoreTests {
                 .integer(0), .integer(100), flow.map { .text($0) } ?? .null, .integer(1 << 22), .null, .real(since), .real(until),
             ]
             let plan = try VisitorIndexTests.explained(PostgresConversationArchive.ResultStatements.page, values, in: db, buffers: true)
-            // The pages it read (its top node's "Buffers:" line counts its children's): the
-            // window's rows and the index's entries from the window on. A search along the key
-            // for the window's first number, row after row, reads 800 or more.
-            let own = plan.prefix { !$0.hasPrefix("Planning") }.first { $0.trimmingCharacters(in: .whitespaces).hasPrefix("Buffers:") }
-            let pages = (own ?? "").split(separator: " ").compactMap { part -> Int? in
-                guard let eq = part.firstIndex(of: "="), ["hit", "read"].contains(part[..<eq]) else { return nil }
-                return Int(part[part.index(after: eq)...])
-            }.reduce(0, +)
+            // The window's rows and the index's entries from the window on; a search along the
+            // key for the window's first number, row after row, reads 800 pages or more.
+            let pages = VisitorIndexTests.pagesRead(plan)
             #expect(
                 !plan.contains { $0.contains("Seq Scan") } && plan.contains { $0.contains("Index Only Scan using rocket_results_by_time") }
                     && pages < 300,

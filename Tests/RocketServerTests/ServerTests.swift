@@ -335,7 +335,7 @@ struct ServerTests {
         defer { server.stop() }
         let assets = WebAssets()
         for (path, headers, expected) in [
-            ("/widget.js", "", assets.widget.payload), ("/widget.js", "Accept-Encoding: gzip\r\n", assets.widgetGzipped?.payload ?? []),
+            ("/widget.js", "", assets.widget.plain.payload), ("/widget.js", "Accept-Encoding: gzip\r\n", assets.widget.gzipped?.payload ?? []),
             ("/play/basic", "", assets.playPage(flow: "basic").payload),
         ] {
             // Three requests on one connection: the library lets go of each answer's hold in turn.
@@ -350,6 +350,45 @@ struct ServerTests {
             // Each answer's body is the bytes held, exactly (the gzipped ones too).
             #expect(!expected.isEmpty && Array(raw.suffix(expected.count)) == expected, "\(path)")
         }
+    }
+
+    @Test(
+        "the widget's script holds its English words; every other language's are apart at /widget/words/{lang}, for any site, and the play page holds them all"
+    )
+    func wordsApart() throws {
+        let h = try Harness()
+        let (server, port) = try h.serve()
+        defer { server.stop() }
+        let assets = WebAssets()
+        let script = String(decoding: assets.widget.plain.payload, as: UTF8.self)
+        let play = String(decoding: assets.playPage(flow: "basic").payload, as: UTF8.self)
+        for strings in UIStrings.all {
+            let done = try #require(strings.widgetWords["done"])
+            let answer = RawClient.get(port: port, "/widget/words/\(strings.language)", headers: "Origin: https://shop.example\r\n")
+            let body = try #require(answer.components(separatedBy: "\r\n\r\n").last)
+            let table = try JSONReader.parse(Array(body.utf8)).plainValue
+            #expect(answer.hasPrefix("HTTP/1.1 200") && answer.contains("Access-Control-Allow-Origin: *\r\n"), "\(answer.prefix(300))")
+            #expect(answer.contains("Content-Type: application/json; charset=utf-8\r\n") && answer.contains("X-Content-Type-Options: nosniff"))
+            guard case .object(let members) = table else {
+                Issue.record("\(strings.language): no object")
+                continue
+            }
+            #expect(members.count == strings.widgetWords.count && members.first { $0.0 == "done" }?.1 == .string(done), "\(strings.language)")
+            // In the served script: English only; in the play page: every language.
+            let quoted = JSONValue.quote(done)
+            #expect(script.contains(quoted) == (strings.language == "en") || done == UIStrings.english.widgetWords["done"], "\(strings.language)")
+            #expect(play.contains(quoted), "\(strings.language)")
+            #expect(script.contains("\"\(strings.language)\""), "the script lists \(strings.language)")
+        }
+        for target in ["/widget/words/xx", "/widget/words/EN", "/widget/words/", "/widget/words/en/x", "/widget/words/..%2Fwidget.js"] {
+            let answer = RawClient.get(port: port, target)
+            #expect(answer.hasPrefix("HTTP/1.1 404"), "\(target): \(answer.prefix(80))")
+        }
+        let post = RawClient.exchange(port: port, "POST /widget/words/en HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
+        #expect(post.hasPrefix("HTTP/1.1 405"), "\(post.prefix(80))")
+        // Apart, each page that is not in English pays for its own language only.
+        let everyLanguage = try #require(WebAssets.gzip(Array(play.utf8)))
+        #expect(try #require(assets.widget.gzipped).payload.count + 3_000 < everyLanguage.count)
     }
 
     @Test("HEAD is answered on every page and every route that is read: the GET answer's headers, no body; event streams take GET only")
@@ -370,7 +409,7 @@ struct ServerTests {
         func length(_ answer: String) -> String? {
             answer.split(separator: "\r\n").first { $0.hasPrefix("Content-Length: ") }.map { String($0.dropFirst(16)) }
         }
-        for target in ["/", "/widget.js", "/play/basic", "/healthz", "/v1/flows", "/v1/flows/basic/files/logo.png"] {
+        for target in ["/", "/widget.js", "/widget/words/fr", "/play/basic", "/healthz", "/v1/flows", "/v1/flows/basic/files/logo.png"] {
             let get = exchange("GET", target)
             let head = exchange("HEAD", target)
             #expect(get.hasPrefix("HTTP/1.1 200") && head.hasPrefix("HTTP/1.1 200"), "\(target): \(head.prefix(80))")
@@ -406,7 +445,10 @@ struct ServerTests {
             answer.components(separatedBy: "\r\n\r\n").first?.split(separator: "\r\n").first { $0.lowercased().hasPrefix(name.lowercased() + ": ") }
                 .map { String($0.dropFirst(name.count + 2)) }
         }
-        for (target, accept) in [("/widget.js", ""), ("/widget.js", "Accept-Encoding: gzip\r\n"), ("/v1/flows/basic/files/logo.png", "")] {
+        for (target, accept) in [
+            ("/widget.js", ""), ("/widget.js", "Accept-Encoding: gzip\r\n"), ("/v1/flows/basic/files/logo.png", ""), ("/widget/words/ko", ""),
+            ("/widget/words/ko", "Accept-Encoding: gzip\r\n"),
+        ] {
             let first = get(target, accept)
             let tag = try #require(header(first, "ETag"), "\(target)")
             #expect(first.hasPrefix("HTTP/1.1 200") && tag.hasPrefix("\"") && tag.hasSuffix("\""))
@@ -651,7 +693,7 @@ struct ServerTests {
     func widgetParses() throws {
         let node = try #require(Self.node)
         let file = scratchDirectory() + "/widget.js"
-        try WebAssets().widget.payload.withUnsafeBytes { try Data($0).write(to: URL(fileURLWithPath: file)) }
+        try WebAssets().widget.plain.payload.withUnsafeBytes { try Data($0).write(to: URL(fileURLWithPath: file)) }
         let p = Process()
         p.executableURL = URL(fileURLWithPath: node)
         p.arguments = ["--check", file]
@@ -659,6 +701,6 @@ struct ServerTests {
         p.waitUntilExit()
         #expect(p.terminationStatus == 0)
         // Inside the size budget: 30 KB gzipped for everything (issue 22), as it is sent.
-        #expect((WebAssets().widgetGzipped?.payload.count ?? .max) < 30_000)
+        #expect((WebAssets().widget.gzipped?.payload.count ?? .max) < 30_000)
     }
 }

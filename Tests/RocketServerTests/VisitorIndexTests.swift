@@ -21,18 +21,33 @@ struct VisitorIndexTests {
         let statements = (RocketScenariosSQLite.VisitorStatements.all + ConversationArchive.VisitorStatements.all).map { "\($0)" }
         #expect(statements.count == 12)
         for sql in statements {
-            let plan = try db.withConnection { (c) throws(SQLiteError) -> [String] in
-                let s = try c.statement(text: "EXPLAIN QUERY PLAN " + sql)
-                defer { s.finish() }
-                var lines: [String] = []
-                while try s.step() { lines.append(s.text(3)) }
-                return lines
-            }
+            let plan = try Self.sqlitePlan(sql, in: db)
             // "SCAN t" reads every row of t (or of one of its indexes, "USING COVERING INDEX");
             // "SEARCH t USING INDEX …" reads the rows asked for.
             let scans = plan.filter { $0.hasPrefix("SCAN ") && $0 != "SCAN CONSTANT ROW" }
             #expect(scans.isEmpty && plan.contains { $0.hasPrefix("SEARCH ") }, "\(sql)\n\(plan.joined(separator: "\n"))")
         }
+    }
+
+    /// The plan SQLite makes for `sql` (EXPLAIN QUERY PLAN), a line a step.
+    static func sqlitePlan(_ sql: String, in db: SQLiteDatabase) throws -> [String] {
+        try db.withConnection { (c) throws(SQLiteError) -> [String] in
+            let s = try c.statement(text: "EXPLAIN QUERY PLAN " + sql)
+            defer { s.finish() }
+            var lines: [String] = []
+            while try s.step() { lines.append(s.text(3)) }
+            return lines
+        }
+    }
+
+    /// The pages a PostgreSQL plan (EXPLAIN with BUFFERS) says its statement read, hit or not:
+    /// its first "Buffers:" line, before planning's, is its top node's, which counts its children's.
+    static func pagesRead(_ plan: [String]) -> Int {
+        let own = plan.prefix { !$0.hasPrefix("Planning") }.first { $0.trimmingCharacters(in: .whitespaces).hasPrefix("Buffers:") }
+        return (own ?? "").split(separator: " ").compactMap { part -> Int? in
+            guard let eq = part.firstIndex(of: "="), ["hit", "read"].contains(part[..<eq]) else { return nil }
+            return Int(part[part.index(after: eq)...])
+        }.reduce(0, +)
     }
 
     /// A new, empty store of `kind`.
@@ -142,14 +157,9 @@ struct VisitorIndexTests {
         #expect(statements.count == 15)
         for (sql, values) in statements {
             let plan = try Self.explained(sql, values, in: db, buffers: true)
-            // The statement's own pages (the first "Buffers:" line, before planning's, is its
-            // top node's, which counts its children's): looking up and removing two rows reads
-            // a few; any scan, of the table or of an index it cannot search, reads 50 or more.
-            let own = plan.prefix { !$0.hasPrefix("Planning") }.first { $0.trimmingCharacters(in: .whitespaces).hasPrefix("Buffers:") }
-            let pages = (own ?? "").split(separator: " ").compactMap { part -> Int? in
-                guard let eq = part.firstIndex(of: "="), ["hit", "read"].contains(part[..<eq]) else { return nil }
-                return Int(part[part.index(after: eq)...])
-            }.reduce(0, +)
+            // Looking up and removing two rows reads a few pages; any scan, of the table or of
+            // an index it cannot search, reads 50 or more.
+            let pages = Self.pagesRead(plan)
             #expect(pages <= 24 && !plan.contains { $0.contains("Seq Scan") }, "\(pages) pages: \(sql)\n\(plan.joined(separator: "\n"))")
         }
     }

@@ -389,6 +389,35 @@ test("the widget's own words: the language, its first part, else English, else t
   assert.equal(core.word(scale, "ja", "pick", [1, 5]), "先に 1 から 5 の評価を選んでください。");
 });
 
+test("which language's words a page needs: the language the server has, its first part, else English", () => {
+  const langs = ["en", "zh", "it", "pt", "ja"];
+  assert.equal(core.wordsKey(langs, "it"), "it");
+  assert.equal(core.wordsKey(langs, "it-IT"), "it", "its first part");
+  assert.equal(core.wordsKey(langs, "pt-BR"), "pt");
+  assert.equal(core.wordsKey(langs, "zh-Hant-TW"), "zh");
+  assert.equal(core.wordsKey(langs, "fr"), "en", "a language the server lacks: English, fetched from nowhere");
+  assert.equal(core.wordsKey(langs, ""), "en");
+  assert.equal(core.wordsKey(langs, undefined), "en");
+  assert.equal(core.wordsKey("__WORD_LANGS__", "it"), "en", "no list: English");
+  assert.equal(core.wordsKey(["en", "pt-BR"], "pt-BR"), "pt-BR", "a full tag the server has is kept whole");
+});
+
+test("a table of words fetched: texts by key only, bounded; anything else is refused", () => {
+  assert.deepEqual(core.wordTable({ done: "Fatto", edit: "Modifica" }), { done: "Fatto", edit: "Modifica" });
+  assert.deepEqual(core.wordTable({}), {});
+  assert.equal(core.wordTable(null), null);
+  assert.equal(core.wordTable([]), null);
+  assert.equal(core.wordTable("done"), null);
+  assert.equal(core.wordTable({ done: 1 }), null, "a text that is no string");
+  assert.equal(core.wordTable({ done: "x".repeat(501) }), null, "a text too long");
+  const many = {};
+  for (let i = 0; i < 201; i++) many["k" + i] = "v";
+  assert.equal(core.wordTable(many), null, "too many");
+  const table = core.wordTable(JSON.parse('{"__proto__": "x", "done": "Fatto"}'));
+  assert.equal(table.done, "Fatto");
+  assert.equal(Object.getPrototypeOf(table), Object.prototype, "a key named __proto__ changes no prototype");
+});
+
 test("page triggers: each condition, combinations, and what is refused", () => {
   assert.deepEqual(core.parseTrigger("delay:30s"), { delay: 30000, scroll: null, exitIntent: false, visits: 0 });
   assert.deepEqual(core.parseTrigger("scroll:50% exit-intent"), { delay: 0, scroll: 0.5, exitIntent: true, visits: 0 });

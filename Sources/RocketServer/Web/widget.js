@@ -123,6 +123,31 @@
      * the server's UIStrings): the language, else its first part (`it-IT` → `it`), else English,
      * else the key; each `%d` or `%@` in turn takes the next of `args`.
      */
+    /**
+     * The language whose words the widget shows for `lang`, among `langs` (those the server has):
+     * the language, else its first part (`it-IT` → `it`), else English, as ``word`` looks them up.
+     */
+    wordsKey: function (langs, lang) {
+      var have = Array.isArray(langs) ? langs : [], l = typeof lang === "string" ? lang : "";
+      if (l && have.indexOf(l) >= 0) return l;
+      var first = l.split("-")[0];
+      return first && have.indexOf(first) >= 0 ? first : "en";
+    },
+    /**
+     * The words of one language as `/widget/words/LANG` answers them, kept only when they are an
+     * object of texts by key (at most 200, each at most 500 characters); null otherwise.
+     */
+    wordTable: function (value) {
+      if (!value || typeof value !== "object" || Array.isArray(value)) return null;
+      var out = {}, keys = Object.keys(value);
+      if (keys.length > 200) return null;
+      for (var i = 0; i < keys.length; i++) {
+        var t = value[keys[i]];
+        if (typeof t !== "string" || t.length > 500) return null;
+        out[keys[i]] = t;
+      }
+      return out;
+    },
     word: function (table, lang, key, args) {
       var t = typeof table === "object" && table ? table : {};
       var l = typeof lang === "string" ? lang : "";
@@ -576,7 +601,11 @@
   var base = script ? script.src.replace(/\/widget\.js(\?.*)?$/, "") : "";
   var reduced = window.matchMedia && window.matchMedia("(prefers-reduced-motion: reduce)").matches;
   var CSS = "__CSS__";
+  // The widget's own words: English in the script, every other language the server has
+  // (WORD_LANGS) fetched the first time a page needs it, beside the conversation's start.
   var WORDS = "__WORDS__";
+  var WORD_LANGS = "__WORD_LANGS__";
+  var wordsAsked = {};
   // The page's language for its conversations (data-lang: the site's, such as the language its
   // visitor chose there), else the browser's.
   var pageLang = null;
@@ -588,6 +617,32 @@
   // The language of the widget's own words: the conversation's once there is one.
   var wordsLang = pageLang || browserLang;
   function say(key, args) { return core.word(WORDS, wordsLang, key, args); }
+  // True when the words of `lang` are here, or will never come (English is used then).
+  function haveWords(lang) {
+    var k = core.wordsKey(WORD_LANGS, lang);
+    return k === "en" || !!WORDS[k] || wordsAsked[k] === "failed";
+  }
+  // Fetches the words of `lang` once (a promise that always resolves: a failure, said once in
+  // the console, leaves English).
+  function loadWords(lang) {
+    var k = core.wordsKey(WORD_LANGS, lang);
+    if (haveWords(lang)) return Promise.resolve();
+    if (wordsAsked[k]) return wordsAsked[k];
+    wordsAsked[k] = fetch(base + "/widget/words/" + encodeURIComponent(k), { credentials: "omit" }).then(function (r) {
+      if (!r.ok) throw new Error("the server answered " + r.status);
+      return r.json();
+    }).then(function (value) {
+      var table = core.wordTable(value);
+      if (!table) throw new Error("the answer is no table of words");
+      WORDS[k] = table;
+    }).catch(function (e) {
+      wordsAsked[k] = "failed";
+      if (window.console) console.warn("RocketAlert: the widget's words in " + k + " could not be loaded (" + e.message + "); English is used");
+    });
+    return wordsAsked[k];
+  }
+  // The page's language is asked for now, while the page sets up and the conversation starts.
+  loadWords(wordsLang);
 
   // Runs `fn` once the page has painted what is on it now (the frame after this one), so work
   // the visitor does not see does not hold that paint back; a hidden tab, which paints nothing,
@@ -1132,11 +1187,20 @@
 
   Widget.prototype.render = function (v) {
     if (!core.isNewer(this.view, v)) return;
+    // A view in a language whose words are still on their way is drawn once they are here (views
+    // that come meanwhile wait behind it, in order).
+    var lang = typeof v.lang === "string" ? v.lang : wordsLang;
+    if (!haveWords(lang)) {
+      var waiting = this;
+      loadWords(lang).then(function () { waiting.render(v); });
+      return;
+    }
     var hadFocus = this.root.contains(document.activeElement);
     var typed = null, field = this.root.querySelector(".rk-input");  // a text field or a text area
     if (field && this.view && this.view.active === v.active) typed = field.value;
     this.view = v;
     if (typeof v.lang === "string") wordsLang = v.lang;
+    this.frame.setAttribute("aria-label", say("conversation"));
     // The flow's language and direction lay the conversation out (Arabic from the right); the
     // widget's own words are marked with theirs when it differs (WCAG 3.1.2).
     if (core.languageTag(v.flowLang)) {
@@ -1870,6 +1934,11 @@
     root.appendChild(button);
     document.body.appendChild(root);
     label();
+    // Said again in the page's language once its words are here.
+    loadWords(wordsLang).then(function () {
+      panel.setAttribute("aria-label", say("conversation"));
+      label();
+    });
     // On a phone the keyboard covers the bottom of the window without moving fixed boxes: the
     // launcher and the panel rise above it, and the panel fits what is left, so the field typed
     // in stays in sight (the visual viewport's events say when; the host page's meta is its own).
