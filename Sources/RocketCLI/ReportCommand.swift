@@ -18,6 +18,10 @@ enum ReportCommand {
         options: [
             .value("--events", "FILE", "Read event records from FILE as well (repeatable; - for standard input).", repeatable: true),
             .value("--store", "FILE|URL", "Read the records rocket serve keeps in its store: an SQLite FILE, or a postgresql:// URL."),
+            .value("--server", "URL", "Or the report of a running rocket serve at URL (http or https), read through GET /v1/report with a site key."),
+            .value("--key-file", "FILE", "With --server: the site key, the first of a key file as rocket serve reads one (default: $ROCKET_API_KEY).")
+                .completing(.file),
+            .value("--ca-file", "FILE", "With --server: the certificates (PEM) to trust for https (default: the system's).").completing(.file),
             .value("--flow", "NAME", "Only the flow NAME."),
             .value(
                 "--by", "ROWS",
@@ -46,15 +50,20 @@ enum ReportCommand {
             A conversation that never ended counts as dropped at the last block it showed.
             Options chosen (buttons, choices, ratings) count each conversation's last answer; an
             option is named by a title only when at least --min-count conversations saw that title.
+            With --server URL, the server makes the report of the records it keeps (GET /v1/report,
+            with --flow, --by, --against, --min-count and the window as instants this command
+            counted) and this command prints it in the format asked for, for a store on another
+            machine.
             """,
         exitStatus:
-            "0 reported; 64 usage error; 65 a record is not an event record (FILE:LINE:COL names it); 66 a file cannot be read; 74 --html cannot be written.",
+            "0 reported; 64 usage error; 65 a record is not an event record (FILE:LINE:COL names it), or the server's answer is no report; 66 a file cannot be read; 69 the server cannot be reached; 74 --html cannot be written; 77 the server refused the key.",
         examples: [
             "rocket play examples/welcome.json --events - >> events.jsonl; rocket report events.jsonl",
             "rocket report --store rocket.sqlite --flow welcome --json",
             "rocket report events.jsonl --html report.html --min-count 20",
             "rocket report --store rocket.sqlite --flow welcome --by version",
             "rocket report --store rocket.sqlite --format markdown >> \"$GITHUB_STEP_SUMMARY\"",
+            "ROCKET_API_KEY=$(cat site-key) rocket report --server https://rocket.example --since 7d --format markdown",
         ])
 
     /// What `rocket report` prints on standard output: `--format text|json|markdown`, with
@@ -78,8 +87,15 @@ enum ReportCommand {
         if parsed.helpRequested { printOut(spec.help); return ExitStatus.ok }
         let inputs = parsed.positionals + parsed.all("--events")
         let store = parsed.value("--store")
-        guard !inputs.isEmpty || store != nil else {
-            throw UsageError(message: "give event records: FILE..., --events FILE or --store FILE", command: spec.name)
+        let serverURL = parsed.value("--server")
+        guard !inputs.isEmpty || store != nil || serverURL != nil else {
+            throw UsageError(message: "give event records: FILE..., --events FILE, --store FILE or --server URL", command: spec.name)
+        }
+        if serverURL != nil, !inputs.isEmpty || store != nil {
+            throw UsageError(message: "--server reports on the records the server keeps: give no FILE, --events or --store with it", command: spec.name)
+        }
+        if serverURL == nil, parsed.value("--key-file") != nil || parsed.value("--ca-file") != nil {
+            throw UsageError(message: "--key-file and --ca-file go with --server", command: spec.name)
         }
         if inputs.count(where: { $0 == "-" }) > 1 { throw UsageError(message: "- (standard input) may be given once", command: spec.name) }
         var options = ReportOptions()
@@ -102,6 +118,16 @@ enum ReportCommand {
         }
         var builder = ReportBuilder(by: grouping)
         builder.window = try window(parsed, now: WallClock().now, command: spec.name)
+        if let serverURL {
+            let server = try SiteServer(url: serverURL, parsed, command: spec.name)
+            switch remote(server, options: options, grouping: grouping, window: builder.window) {
+            case .failure(let e):
+                printError("rocket: error: \(Sanitizer.clean(e.message, keepNewlines: false))")
+                return e.status
+            case .success(let report):
+                return show(report, options: options, seen: [], html: html, output: output, outputAsked: outputAsked)
+            }
+        }
         for (k, path) in inputs.enumerated() {
             var failure: ReportInputError?
             let read = FileIO.forEachLine(path, maxLineBytes: RocketLimits.reportRecordBytes) { line, number in
@@ -137,8 +163,29 @@ enum ReportCommand {
                 return e.missing ? ExitStatus.noInput : ExitStatus.dataError
             }
         }
-        let report = builder.report(options)
-        for note in notes(report, options, seen: builder.flowNames) { printError("rocket report: " + note) }
+        return show(builder.report(options), options: options, seen: builder.flowNames, html: html, output: output, outputAsked: outputAsked)
+    }
+
+    /// The report a server made of its records (`GET /v1/report` with these options, the window's
+    /// bounds as the instants this command counted).
+    static func remote(_ server: SiteServer, options: ReportOptions, grouping: ReportGrouping, window: ReportWindow?) -> Result<Report, SiteServer.Failure> {
+        var query = ["minCount=\(options.minCount)", "by=" + grouping.rawValue]
+        if let flow = options.flow { query.append("flow=" + FilePath.percentEncoded(flow)) }
+        if let against = options.against { query.append("against=" + FilePath.percentEncoded(against)) }
+        if let t = window?.since { query.append("since=%40\(t)") }
+        if let t = window?.until { query.append("until=%40\(t)") }
+        return server.get("/v1/report?" + query.joined(separator: "&"), maxBody: RocketLimits.reportAnswerBytes).flatMap { body in
+            guard let report = Report(json: body) else {
+                return .failure(SiteServer.Failure(message: "the answer of \(server.shown) is not a report", status: .dataError))
+            }
+            return .success(report)
+        }
+    }
+
+    /// Says `report`'s notes on stderr, writes its page to `html` (when given) and prints it in
+    /// `output` (with a page, only when a format was asked for).
+    static func show(_ report: Report, options: ReportOptions, seen: [String], html: String?, output: Output, outputAsked: Bool) -> ExitStatus {
+        for note in notes(report, options, seen: seen) { printError("rocket report: " + note) }
         if let html {
             if html == "-" {
                 FileIO.print(report.html)

@@ -239,8 +239,8 @@ enum ResultsCommand {
     enum Source {
         /// A store, opened for reading only for each page.
         case store(String)
-        /// A running server's `GET /v1/results` (`path` its URL's path, without a trailing `/`).
-        case server(HTTPTarget, key: String, caFile: String?, connection: HTTPConnection)
+        /// A running server's `GET /v1/results`.
+        case server(SiteServer)
 
         /// Seconds `--follow` waits before it looks again when nothing was new: a quarter of a
         /// second in a store (a look is a query of its newest rows, through their index), a
@@ -253,10 +253,7 @@ enum ResultsCommand {
         }
 
         /// Why a page could not be read, and the exit status that says so.
-        struct Failure: Error {
-            let message: String
-            let status: ExitStatus
-        }
+        typealias Failure = SiteServer.Failure
 
         /// The source `--store` or `--server` names (one of them, never both).
         init(_ parsed: ParsedArguments, command: String) throws(UsageError) {
@@ -267,35 +264,7 @@ enum ResultsCommand {
                 }
                 self = .store(store)
             case (nil, let url?):
-                let target: HTTPTarget
-                switch HTTPTarget.parse(url) {
-                case .failure(let e): throw UsageError(message: "--server must be \(e.message)", command: command)
-                case .success(let t): target = t
-                }
-                guard target.path == "/" || !target.path.contains("?") else {
-                    throw UsageError(message: "--server is the server's address, without a query", command: command)
-                }
-                let key: String
-                if let file = parsed.value("--key-file") {
-                    switch FileIO.read(file, limit: 4096) {
-                    case .failure(let f): throw UsageError(message: "--key-file '\(Sanitizer.clean(file, keepNewlines: false))': \(f.reason)", command: command)
-                    case .success(let bytes):
-                        // A key file as rocket serve reads one (docs/SERVER.md): its first key.
-                        switch AccessControl.keys(fromText: String(decoding: bytes, as: UTF8.self)) {
-                        case .failure(let e):
-                            throw UsageError(
-                                message: "--key-file '\(Sanitizer.clean(file, keepNewlines: false))': line \(e.line) is no key (16–256 printable characters)",
-                                command: command)
-                        case .success(let keys): key = keys.first ?? ""
-                        }
-                    }
-                } else {
-                    key = Environment.current["ROCKET_API_KEY"] ?? ""
-                }
-                guard !key.isEmpty, key.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else {
-                    throw UsageError(message: "--server needs a site key: --key-file FILE or $ROCKET_API_KEY (printable, without spaces)", command: command)
-                }
-                self = .server(target, key: key, caFile: parsed.value("--ca-file"), connection: HTTPConnection())
+                self = .server(try SiteServer(url: url, parsed, command: command))
             case (nil, nil): throw UsageError(message: "--store FILE|URL or --server URL is required", command: command)
             case (_?, _?): throw UsageError(message: "--store and --server cannot go together", command: command)
             }
@@ -310,45 +279,17 @@ enum ResultsCommand {
                     store: store, flow: flow, ended: ended, after: after, limit: 1000, maxBytes: RocketLimits.resultPageBytes
                 )
                 .mapError { Failure(message: $0.message, status: $0.missing ? ExitStatus.noInput : ExitStatus.dataError) }
-            case .server(let target, let key, let caFile, let connection):
-                let base = target.path.hasSuffix("/") ? String(target.path.dropLast()) : target.path
+            case .server(let server):
                 // The window's bounds as instants (@SECONDS), so that the server reads the window
                 // this command counted, not one of its own clock.
                 let bounds = [("since", ended?.since), ("until", ended?.until)].compactMap { name, t in t.map { "&\(name)=%40\($0)" } }
-                let path = base + "/v1/results?after=\(after)&limit=1000" + (flow.map { "&flow=" + $0 } ?? "") + bounds.joined()
-                let shown = Sanitizer.clean(target.url, keepNewlines: false)
-                // A page is read by one asker at a time: a busy answer (429) is waited for.
-                for _ in 0..<30 {
-                    let answer = HTTPClient.get(
-                        target, path: path, headers: [("Authorization", "Bearer " + key), ("Accept", "application/json")], caFile: caFile,
-                        timeout: 30, maxBody: 4 * RocketLimits.resultPageBytes, connection: connection)
-                    switch answer {
-                    case .failure(let why):
-                        return .failure(Failure(message: "no answer from \(shown): \(why.message)", status: .unavailable))
-                    case .success(let (status, body)) where status == 200:
-                        guard let rows = Self.results(body) else {
-                            return .failure(Failure(message: "the answer of \(shown) is not a page of results", status: .dataError))
-                        }
-                        return .success(rows)
-                    case .success(let (status, _)) where status == 429:
-                        usleep(1_000_000)
-                    case .success(let (status, body)):
-                        var said = ""
-                        if case .object(let top)? = try? JSONReader.parse(body).plainValue,
-                            case .object(let error)? = top.first(where: { $0.0 == "error" })?.1,
-                            case .string(let message)? = error.first(where: { $0.0 == "message" })?.1
-                        {
-                            said = ": " + message
-                        }
-                        let refused = status == 401 || status == 403
-                        return .failure(
-                            Failure(
-                                message: "\(shown) answered \(status)\(Sanitizer.clean(String(said.prefix(300)), keepNewlines: false))"
-                                    + (refused ? " (is the site key right?)" : ""),
-                                status: refused ? .noPermission : status == 404 ? .dataError : .unavailable))
+                let query = "/v1/results?after=\(after)&limit=1000" + (flow.map { "&flow=" + $0 } ?? "") + bounds.joined()
+                return server.get(query, maxBody: 4 * RocketLimits.resultPageBytes).flatMap { body in
+                    guard let rows = Self.results(body) else {
+                        return .failure(Failure(message: "the answer of \(server.shown) is not a page of results", status: .dataError))
                     }
+                    return .success(rows)
                 }
-                return .failure(Failure(message: "\(shown) stayed busy (429) for 30 s", status: .unavailable))
             }
         }
 

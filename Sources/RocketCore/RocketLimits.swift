@@ -96,6 +96,8 @@ public enum RocketLimits {
     public static let executionLog = 1000
     /// The longest event record `rocket report` reads (a line of JSON Lines).
     public static let reportRecordBytes = 64 << 10
+    /// The largest report `rocket report --server` takes from a server's `GET /v1/report`.
+    public static let reportAnswerBytes = 32 << 20
     /// Conversations whose records `rocket report` holds open at once (records of one
     /// conversation are expected together).
     public static let reportOpenConversations = 200_000
@@ -290,6 +292,9 @@ public enum RocketLimits {
             bounds: "the conversations, and apart the results and the alerts, `GET /v1/visitors/{id}` lists of one visitor",
             past: "the rest are left out and `truncated` is true"),
         Entry(name: "reportRecordBytes", value: size(reportRecordBytes), bounds: "an event record `rocket report` reads", past: "an error naming its line"),
+        Entry(
+            name: "reportAnswerBytes", value: size(reportAnswerBytes), bounds: "the report `rocket report --server` takes from a server",
+            past: "an error (the server's answer is too large)"),
         Entry(
             name: "reportOpenConversations", value: number(reportOpenConversations), bounds: "conversations a report holds open at once",
             past: "an error naming the line"),

@@ -737,6 +737,14 @@ public struct RatingSummary: Sendable, Hashable {
     /// For a scale from 0 to 10: the Net Promoter Score.
     public var netPromoter: NetPromoterScore?
 
+    /// A summary as a report's JSON states it (read back by ``Report/init(json:)``).
+    init(answers: Int, mean: Double, scale: ClosedRange<Int>?, netPromoter: NetPromoterScore?) {
+        self.answers = answers
+        self.mean = mean
+        self.scale = scale
+        self.netPromoter = netPromoter
+    }
+
     /// Sums up a rating's options (their counts and titles); nil when fewer than `minCount`
     /// conversations answered it. A value is its option's title when that is a number of the
     /// scale (records name it), else its place above the bottom of the scale (1 when unknown).

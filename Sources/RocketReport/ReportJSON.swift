@@ -1,4 +1,5 @@
 package import RocketJSON
+import RocketCore
 
 extension Report {
     /// The report as JSON (docs/REPORTS.md describes every field):
@@ -153,5 +154,154 @@ extension Report {
         w.key("until")
         if let t = window?.until { w.string(ReportFormat.instant(t)) } else { w.null() }
         w.close()
+    }
+}
+
+extension Report {
+    /// The report a `GET /v1/report` answered (``json``, read back), for `rocket report --server`
+    /// to print as the terminal's table, Markdown or a page; nil when `bytes` are not one. Its
+    /// numbers are those of the JSON (rates and statistics to six places: what every format
+    /// shows, to fewer).
+    public init?(json bytes: [UInt8]) {
+        guard let node = try? JSONReader.parse(bytes), case .object(let top) = node.plainValue else { return nil }
+        let field = Self.fields(top)
+        guard case .array(let flowItems)? = field["flows"], let records = Self.int(field["records"]), let minCount = Self.int(field["minCount"]),
+            case .string(let by)? = field["by"], let grouping = ReportGrouping(rawValue: by)
+        else { return nil }
+        var flows: [FlowReport] = []
+        for item in flowItems {
+            guard case .object(let f) = item, case .string(let name)? = Self.fields(f)["flow"], case .array(let variantItems)? = Self.fields(f)["variants"]
+            else { return nil }
+            var variants: [VariantReport] = []
+            for v in variantItems {
+                guard let variant = Self.variant(v) else { return nil }
+                variants.append(variant)
+            }
+            flows.append(FlowReport(flow: name, variants: variants))
+        }
+        var window: ReportWindow?
+        let since = Self.instant(field["since"]), until = Self.instant(field["until"])
+        guard since != nil || field["since"] == .null || field["since"] == nil, until != nil || field["until"] == .null || field["until"] == nil else {
+            return nil
+        }
+        if since != nil || until != nil { window = ReportWindow(since: since, until: until) }
+        self.init(flows: flows, records: records, minCount: minCount, grouping: grouping, window: window)
+    }
+
+    /// An object's members by name (the first of a name given twice).
+    private static func fields(_ members: [(String, JSONValue)]) -> [String: JSONValue] {
+        Dictionary(members, uniquingKeysWith: { a, _ in a })
+    }
+
+    /// A whole number from 0 up (nil for anything else, null included).
+    private static func int(_ v: JSONValue?) -> Int? {
+        guard case .number(let n)? = v, n >= 0, n < 1e15, n == n.rounded() else { return nil }
+        return Int(n)
+    }
+
+    /// A count as the JSON writes one: a whole number, or null for a hidden one. The outer nil
+    /// is anything else.
+    private static func count(_ v: JSONValue?) -> Int?? {
+        if v == .null { return .some(nil) }
+        return int(v).map { .some($0) }
+    }
+
+    /// A number, or null (the outer nil: anything else).
+    private static func real(_ v: JSONValue?) -> Double?? {
+        if v == .null { return .some(nil) }
+        guard case .number(let x)? = v, x.isFinite else { return nil }
+        return .some(x)
+    }
+
+    /// A window's bound as the JSON writes it (a date or a time, UTC); nil otherwise.
+    private static func instant(_ v: JSONValue?) -> Double? {
+        guard case .string(let text)? = v else { return nil }
+        guard let t = CivilDate.instant(fromText: text)?.instant, CivilDate.instants.contains(t) else { return nil }
+        return t
+    }
+
+    private static func variant(_ value: JSONValue) -> VariantReport? {
+        guard case .object(let members) = value else { return nil }
+        let f = fields(members)
+        guard case .string(let name)? = f["variant"], let exposures = count(f["exposures"]), let starts = count(f["starts"]),
+            let completions = count(f["completions"]), let rate = real(f["completionRate"]), case .object(let ends)? = f["dismissals"],
+            case .array(let blockItems)? = f["blocks"]
+        else { return nil }
+        var dismissals: [(reason: String, count: Int?)] = []
+        for (reason, n) in ends {
+            guard let n = count(n) else { return nil }
+            dismissals.append((reason, n))
+        }
+        var blocks: [BlockReport] = []
+        for b in blockItems {
+            guard let block = block(b) else { return nil }
+            blocks.append(block)
+        }
+        var comparison: VariantReport.Comparison?
+        switch f["comparison"] {
+        case .null?, nil: comparison = nil
+        case .object(let c)?:
+            let cf = fields(c)
+            guard case .string(let against)? = cf["against"], case .number(let difference)? = cf["difference"],
+                case .array(let interval)? = cf["ci95"], interval.count == 2, case .number(let low) = interval[0], case .number(let high) = interval[1],
+                case .number(let p)? = cf["pValue"], let needed = count(cf["neededPerVariant"])
+            else { return nil }
+            comparison = VariantReport.Comparison(
+                against: against, statistics: ProportionComparison(difference: difference, ci95: (low, high), pValue: p, neededPerVariant: needed))
+        default: return nil
+        }
+        return VariantReport(
+            variant: name, exposures: exposures, starts: starts, completions: completions, completionRate: rate, dismissals: dismissals,
+            blocks: blocks, comparison: comparison)
+    }
+
+    private static func block(_ value: JSONValue) -> BlockReport? {
+        guard case .object(let members) = value else { return nil }
+        let f = fields(members)
+        guard case .string(let id)? = f["id"], let reached = count(f["reached"]), let answered = count(f["answered"]),
+            let dropped = count(f["dropped"]), let median = real(f["medianSecondsToAnswer"])
+        else { return nil }
+        var block = BlockReport(id: id, reached: reached, answered: answered, dropped: dropped, medianSecondsToAnswer: median)
+        switch f["type"] {
+        case .string(let t)?: block.type = t
+        case .null?, nil: break
+        default: return nil
+        }
+        if case .array(let answers)? = f["answers"] {
+            for a in answers {
+                guard case .object(let am) = a else { return nil }
+                let af = fields(am)
+                guard let option = int(af["option"]), let n = count(af["count"]) else { return nil }
+                var title: String?
+                switch af["title"] {
+                case .string(let t)?: title = t
+                case .null?, nil: title = nil
+                default: return nil
+                }
+                block.answers.append(OptionReport(option: option, title: title, count: n))
+            }
+        }
+        switch f["rating"] {
+        case .null?, nil: break
+        case .object(let rm)?:
+            let rf = fields(rm)
+            guard let answers = int(rf["answers"]), case .number(let mean)? = rf["mean"] else { return nil }
+            var scale: ClosedRange<Int>?
+            if case .array(let ends)? = rf["scale"] {
+                guard ends.count == 2, let low = int(ends[0]), let high = int(ends[1]), low <= high else { return nil }
+                scale = low...high
+            }
+            var nps: NetPromoterScore?
+            if case .object(let nm)? = rf["nps"] {
+                let nf = fields(nm)
+                guard case .number(let score)? = nf["score"], let promoters = count(nf["promoters"]), let passives = count(nf["passives"]),
+                    let detractors = count(nf["detractors"])
+                else { return nil }
+                nps = NetPromoterScore(score: score, promoters: promoters, passives: passives, detractors: detractors)
+            }
+            block.rating = RatingSummary(answers: answers, mean: mean, scale: scale, netPromoter: nps)
+        default: return nil
+        }
+        return block
     }
 }

@@ -28,6 +28,14 @@ public struct ProportionComparison: Hashable, Sendable {
     /// z for 80 % power (the 80th percentile of the normal distribution).
     public static let z80 = 0.841_621_233_572_914_3
 
+    /// Statistics as a report's JSON states them (read back by ``Report/init(json:)``).
+    init(difference: Double, ci95: (low: Double, high: Double), pValue: Double, neededPerVariant: Int?) {
+        self.difference = difference
+        self.ci95 = ci95
+        self.pValue = pValue
+        self.neededPerVariant = neededPerVariant
+    }
+
     /// Compares `successes` of `trials` with `againstSuccesses` of `againstTrials`; nil when
     /// either has no trials or a count is out of range.
     public init?(successes: Int, trials: Int, againstSuccesses: Int, againstTrials: Int) {

@@ -29,64 +29,8 @@ public enum WallTime {
     /// a bare date and `@SECONDS`): `2026-12-06T09:30+01:00` is 08:30 UTC, written 3,600
     /// seconds ahead of it. Nil as ``parse(_:)``.
     public static func parseWithOffset(_ text: String) -> (instant: Double, offset: Int)? {
-        guard let v = parseUnchecked(text), validRange.contains(v.instant) else { return nil }
+        guard let v = CivilDate.instant(fromText: text), validRange.contains(v.instant) else { return nil }
         return v
-    }
-
-    private static func parseUnchecked(_ text: String) -> (instant: Double, offset: Int)? {
-        guard text.utf8.count <= 64 else { return nil }
-        if text.hasPrefix("@") {
-            guard let v = Double(text.dropFirst()), v.isFinite, !text.dropFirst().contains(where: { $0.isLetter }) else { return nil }
-            return (v, 0)
-        }
-        let chars = Array(text.utf8)
-        var i = 0
-        func number(_ digits: Int) -> Int? {
-            guard i + digits <= chars.count else { return nil }
-            var v = 0
-            for k in 0..<digits {
-                let c = chars[i + k]
-                guard c >= 48 && c <= 57 else { return nil }
-                v = v * 10 + Int(c - 48)
-            }
-            i += digits
-            return v
-        }
-        func expect(_ c: Character) -> Bool {
-            guard i < chars.count, chars[i] == c.asciiValue! else { return false }
-            i += 1
-            return true
-        }
-        guard let year = number(4), expect("-"), let month = number(2), expect("-"), let day = number(2),
-            (1...12).contains(month), (1...CivilDate.daysIn(month: month, year: year)).contains(day)
-        else { return nil }
-        var seconds = Double(CivilDate.days(year: year, month: month, day: day)) * 86_400
-        if i == chars.count { return (seconds, 0) }
-        guard expect("T") || expect(" "), let h = number(2), expect(":"), let m = number(2), h < 24, m < 60 else { return nil }
-        seconds += Double(h * 3600 + m * 60)
-        if expect(":") {
-            guard let s = number(2), s < 61 else { return nil }
-            seconds += Double(s)
-            if expect(".") {
-                var scale = 0.1
-                var any = false
-                while i < chars.count, chars[i] >= 48 && chars[i] <= 57 {
-                    seconds += Double(chars[i] - 48) * scale
-                    scale /= 10
-                    i += 1
-                    any = true
-                }
-                if !any { return nil }
-            }
-        }
-        if expect("Z") { return i == chars.count ? (seconds, 0) : nil }
-        let sign: Double
-        if expect("+") { sign = 1 } else if expect("-") { sign = -1 } else { return nil }
-        guard let oh = number(2) else { return nil }
-        _ = expect(":")
-        guard let om = number(2), oh < 24, om < 60, i == chars.count else { return nil }
-        let offset = (sign < 0 ? -1 : 1) * (oh * 3600 + om * 60)
-        return (seconds - Double(offset), offset)
     }
 
     /// `YYYY-MM-DDTHH:MM:SS.mmmZ`: ``format(_:)`` to the millisecond (cut, not rounded), as

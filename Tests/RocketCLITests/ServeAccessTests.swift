@@ -233,7 +233,9 @@ struct ServeAccessTests {
         #expect(ended && p.terminationReason == .uncaughtSignal && p.terminationStatus == SIGTERM)
     }
 
-    @Test("rocket results --server reads the same results through GET /v1/results with a site key (JSON Lines, CSV); a wrong key is 77, no server 69")
+    @Test(
+        "rocket results --server and rocket report --server read the same results and report through GET /v1/results and /v1/report with a site key; a wrong key is 77, no server 69"
+    )
     func resultsFromServer() throws {
         let dir = scratchDirectory()
         let key = "results-reader-key-0123456789"
@@ -255,12 +257,33 @@ struct ServeAccessTests {
         #expect(windowed.status == 0 && windowed.stdout == fromStore.stdout, "\(windowed.stderr)")
         let none = try runRocket(["results", "--server", url, "--key-file", dir + "/keys", "--until", "1h"])
         #expect(none.status == 0 && none.stdout.isEmpty && none.stderr.hasPrefix("rocket results: no results ended before "), "\(none.stderr)")
+        // The report of the server's records, as the store's own in every format (the JSON read
+        // back and printed again), its window counted here.
+        for format in [["--format", "text"], ["--format", "markdown"], ["--json"], ["--html", "-"], ["--since", "2000-01-01", "--by", "day", "--json"]] {
+            let remote = try runRocket(["report", "--server", url, "--key-file", dir + "/keys", "--min-count", "1"] + format, environment: ["COLUMNS": "120"])
+            let local = try runRocket(["report", "--store", store, "--min-count", "1"] + format, environment: ["COLUMNS": "120"])
+            #expect(
+                remote.status == 0 && remote.stdout == local.stdout && !remote.stdout.isEmpty, "\(format): \(remote.stderr)\n\(remote.stdout)\n\(local.stdout)")
+        }
+        let old = try runRocket(["report", "--server", url, "--key-file", dir + "/keys", "--since", "2000-01-01", "--until", "2000-01-02"])
+        #expect(old.status == 0 && old.stdout.contains("No conversations began from 2000-01-01 to 2000-01-02"), "\(old.stdout) \(old.stderr)")
+        let tour = try runRocket(["report", "--server", url, "--key-file", dir + "/keys", "--flow", "tour", "--against", "a b/c&d", "--min-count", "1"])
+        #expect(tour.status == 0 && tour.stdout.contains("tour") && tour.stderr.contains("has no variant \"a b/c&d\""), "\(tour.stdout) \(tour.stderr)")
         // The server refuses another key: 77, said.
         try "another-key-0123456789abcdef\n".write(toFile: dir + "/wrong", atomically: true, encoding: .utf8)
         let refused = try runRocket(["results", "--server", url, "--key-file", dir + "/wrong"])
         #expect(refused.status == 77 && refused.stderr.contains("401"), "\(refused.stderr)")
+        let refusedReport = try runRocket(["report", "--server", url, "--key-file", dir + "/wrong"])
+        #expect(refusedReport.status == 77 && refusedReport.stderr.contains("401"), "\(refusedReport.stderr)")
+        // An address that answers something else than a report: 65, said.
+        let notReport = try runRocket(["report", "--server", url + "/widget.js#", "--key-file", dir + "/keys"])
+        #expect(notReport.status != 0 && !notReport.stderr.isEmpty, "\(notReport.stderr)")
+        #expect(try runRocket(["report", "--server", url, "--store", store, "--key-file", dir + "/keys"]).status == 64)
+        #expect(try runRocket(["report", "--store", store, "--key-file", dir + "/keys"]).status == 64)
+        #expect(try runRocket(["report", "some.jsonl", "--server", url, "--key-file", dir + "/keys"]).status == 64)
         #expect(server.stop() == 0)
         #expect(try runRocket(["results", "--server", url, "--key-file", dir + "/keys"]).status == 69)
+        #expect(try runRocket(["report", "--server", url, "--key-file", dir + "/keys"]).status == 69)
         // Wrong setups are usage errors.
         #expect(try runRocket(["results", "--server", url, "--store", store, "--key-file", dir + "/keys"]).status == 64)
         #expect(try runRocket(["results", "--server", url], environment: ["ROCKET_API_KEY": ""]).status == 64)

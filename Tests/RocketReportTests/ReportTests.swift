@@ -59,6 +59,41 @@ struct ReportTests {
         #expect(ProportionComparison(successes: 11, trials: 10, againstSuccesses: 0, againstTrials: 10) == nil)
     }
 
+    @Test("a report read back from its JSON (what rocket report --server gets) is the same report: every field, every format; anything else is refused")
+    func readBack() throws {
+        var log = LogWriter()
+        for k in 0..<200 { log.conversation(flow: "w", variant: "a", blocks: ["hi"], answered: 1, end: k < 40 ? "completed" : "closed") }
+        for k in 0..<200 { log.conversation(flow: "w", variant: "b", blocks: ["hi"], answered: 1, end: k < 60 ? "completed" : "closed") }
+        for _ in 0..<3 { log.add(#"{"at":1,"event":"exposure","experiment":"x","variant":"holdout","shown":false,"flow":"w"}"#) }
+        for v in [9, 10, 10, 9, 10, 7, 8, 0, 6, 3] { ReportAnswerTests.rated(&log, v) }
+        ReportAnswerTests.answered(&log, [[(0, "Tea")], [(1, "Coffee")], [(0, "Tea")], [(0, "Tea")], [(0, "Tea")], [(0, "Tea")]])
+        var builder = ReportBuilder(by: .variant)
+        builder.window = ReportWindow(since: 0, until: 1_796_083_230.5)
+        for (k, line) in log.lines.enumerated() { try builder.addLine(Array(line.utf8), input: 0, line: k + 1) }
+        builder.finishInput(0)
+        let report = builder.report(ReportOptions(minCount: 5))
+        #expect(report.flows.count >= 2 && report.flows.contains { $0.variants.contains { $0.comparison != nil } })
+        #expect(report.flows.contains { $0.variants.contains { $0.blocks.contains { $0.rating?.netPromoter != nil } } })
+        let read = try #require(Report(json: Array(report.json.utf8)))
+        #expect(read.json == report.json)
+        #expect(read.html == report.html)
+        #expect(read.window == ReportWindow(since: 0, until: 1_796_083_230), "the JSON's bound is to the second")
+        // Not a report: nil, never a trap.
+        let json = report.json
+        func with(_ old: String, _ new: String) -> String { json.replacingAll(old, with: new) }
+        for bad in [
+            "", "[]", "{}", "null", #"{"flows":[]}"#, String(json.dropLast()), with(#""by":"variant""#, #""by":"month""#),
+            with(#""starts":200"#, #""starts":-1"#),
+            with(#""starts":200"#, #""starts":"200""#),
+            with(#""ci95":["#, #""ci95":[1,"#),
+            with(#""scale":[0,10]"#, #""scale":[10,0]"#),
+            with(#""since":"1970-01-01""#, #""since":"yesterday""#),
+        ] {
+            #expect(Report(json: Array(bad.utf8)) == nil, "\(bad.prefix(80))")
+        }
+        #expect(json.contains(#""since":"1970-01-01""#) && json.contains(#""scale":[0,10]"#))
+    }
+
     @Test("A known funnel is counted exactly: reached, answered, dropped, medians, dismissals")
     func knownFunnel() throws {
         var log = LogWriter()
