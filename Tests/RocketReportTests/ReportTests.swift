@@ -59,12 +59,18 @@ struct ReportTests {
         #expect(ProportionComparison(successes: 11, trials: 10, againstSuccesses: 0, againstTrials: 10) == nil)
     }
 
-    @Test("a report read back from its JSON (what rocket report --server gets) is the same report: every field, every format; anything else is refused")
-    func readBack() throws {
+    /// An experiment's records: variant a completes 40 of 200, b 60 of 200; 3 holdout exposures.
+    static func experimentLog() -> LogWriter {
         var log = LogWriter()
         for k in 0..<200 { log.conversation(flow: "w", variant: "a", blocks: ["hi"], answered: 1, end: k < 40 ? "completed" : "closed") }
         for k in 0..<200 { log.conversation(flow: "w", variant: "b", blocks: ["hi"], answered: 1, end: k < 60 ? "completed" : "closed") }
         for _ in 0..<3 { log.add(#"{"at":1,"event":"exposure","experiment":"x","variant":"holdout","shown":false,"flow":"w"}"#) }
+        return log
+    }
+
+    @Test("a report read back from its JSON (what rocket report --server gets) is the same report: every field, every format; anything else is refused")
+    func readBack() throws {
+        var log = Self.experimentLog()
         for v in [9, 10, 10, 9, 10, 7, 8, 0, 6, 3] { ReportAnswerTests.rated(&log, v) }
         ReportAnswerTests.answered(&log, [[(0, "Tea")], [(1, "Coffee")], [(0, "Tea")], [(0, "Tea")], [(0, "Tea")], [(0, "Tea")]])
         var builder = ReportBuilder(by: .variant)
@@ -120,10 +126,7 @@ struct ReportTests {
 
     @Test("Variants and the holdout: exposures, comparisons against the first variant or --against, hidden small counts")
     func experiment() throws {
-        var log = LogWriter()
-        for k in 0..<200 { log.conversation(flow: "w", variant: "a", blocks: ["hi"], answered: 1, end: k < 40 ? "completed" : "closed") }
-        for k in 0..<200 { log.conversation(flow: "w", variant: "b", blocks: ["hi"], answered: 1, end: k < 60 ? "completed" : "closed") }
-        for _ in 0..<3 { log.add(#"{"at":1,"event":"exposure","experiment":"x","variant":"holdout","shown":false,"flow":"w"}"#) }
+        var log = Self.experimentLog()
         let report = try log.build(minCount: 5)
         let variants = try #require(report.flows.first?.variants)
         #expect(variants.map(\.variant) == ["a", "b", "holdout"])

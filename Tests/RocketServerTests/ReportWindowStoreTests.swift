@@ -69,9 +69,7 @@ struct ReportWindowStoreTests {
 
     @Test("SQLite: a report's windowed reads search the index of times and the key, never scan the table")
     func sqlitePlans() throws {
-        let path = scratchDirectory() + "/plans.sqlite"
-        _ = try SQLiteScenarioStore(path: path)
-        let db = try SQLiteDatabase(path: path, mode: .readWrite)
+        let db = try VisitorIndexTests.sqliteStore()
         #expect(ConversationArchive.ReportStatements.windowed.count == 2)
         for (sql, _) in ConversationArchive.ReportStatements.windowed {
             let plan = try VisitorIndexTests.sqlitePlan("\(sql)", in: db)
@@ -104,9 +102,7 @@ struct ReportWindowStoreTests {
 
     @Test("SQLite: a page of results in a window reads the numbers of that window through the index of times, never the whole table")
     func sqliteResultPlans() throws {
-        let path = scratchDirectory() + "/plans.sqlite"
-        _ = try SQLiteScenarioStore(path: path)
-        let db = try SQLiteDatabase(path: path, mode: .readWrite)
+        let db = try VisitorIndexTests.sqliteStore()
         #expect(ConversationArchive.ResultStatements.all.count == 6)
         for sql in ConversationArchive.ResultStatements.all {
             let plan = try VisitorIndexTests.sqlitePlan(sql, in: db)

@@ -15,9 +15,7 @@ import Testing
 struct VisitorIndexTests {
     @Test("SQLite: every statement that picks a visitor's rows, or quiet visitors', searches an index; none scans a table")
     func sqlitePlans() throws {
-        let path = scratchDirectory() + "/plans.sqlite"
-        _ = try SQLiteScenarioStore(path: path)
-        let db = try SQLiteDatabase(path: path, mode: .readWrite)
+        let db = try Self.sqliteStore()
         let statements = (RocketScenariosSQLite.VisitorStatements.all + ConversationArchive.VisitorStatements.all).map { "\($0)" }
         #expect(statements.count == 12)
         for sql in statements {
@@ -27,6 +25,13 @@ struct VisitorIndexTests {
             let scans = plan.filter { $0.hasPrefix("SCAN ") && $0 != "SCAN CONSTANT ROW" }
             #expect(scans.isEmpty && plan.contains { $0.hasPrefix("SEARCH ") }, "\(sql)\n\(plan.joined(separator: "\n"))")
         }
+    }
+
+    /// A new SQLite store's database, its schema made, for reading plans.
+    static func sqliteStore() throws -> SQLiteDatabase {
+        let path = scratchDirectory() + "/plans.sqlite"
+        _ = try SQLiteScenarioStore(path: path)
+        return try SQLiteDatabase(path: path, mode: .readWrite)
     }
 
     /// The plan SQLite makes for `sql` (EXPLAIN QUERY PLAN), a line a step.
