@@ -55,9 +55,9 @@ public enum ReportFormat {
     }
 
     /// The count of records a report read, and which conversations it counts when a window
-    /// chose them ("1,204 event records; counted: the conversations begun from 2026-12-01").
+    /// chose them ("1,204 event records read; counted: the conversations begun from 2026-12-01").
     public static func recordsRead(_ report: Report) -> String {
-        "\(grouped(report.records)) event records" + (report.window.map { "; counted: the conversations begun \($0.phrase)" } ?? "")
+        "\(grouped(report.records)) event records read" + (report.window.map { "; counted: the conversations begun \($0.phrase)" } ?? "")
     }
 
     /// What a report with no conversations says: none in its records, or none begun in its

@@ -40,7 +40,7 @@ struct ReportCLITests {
         #expect(md.status == 0 && md.stderr.isEmpty, "\(md.stderr)")
         #expect(
             md.stdout.hasPrefix(
-                "\(log.split(separator: "\n").count) event records\n\n## Flow t\n\n| variant | starts | completions | rate |\n| :-- | --: | --: | --: |\n"),
+                "\(log.split(separator: "\n").count) event records read\n\n## Flow t\n\n| variant | starts | completions | rate |\n| :-- | --: | --: | --: |\n"),
             "\(md.stdout)")
         #expect(md.stdout.contains("### Funnel (all)\n\n| block | reached | answered | dropped here | median answer |\n"))
         #expect(md.stdout.contains(#"| ask | \<img src=x onerror=alert(1)\>\|\*b\* | 2 | 66.7 % |"#), "\(md.stdout)")
@@ -103,7 +103,7 @@ struct ReportCLITests {
         #expect(try starts(["--until", "2026-11-30"])! == expected(0, dec1 - day))
         #expect(try starts(["--since", "30d", "--until", "2d"])! == expected(now - 30 * day, now - 2 * day))
         let text = try runRocket(["report", dir + "/e.jsonl", "--since", "2026-12-01", "--until", "2026-12-01T12:30:00Z"], environment: ["COLUMNS": "200"])
-        #expect(text.stdout.hasPrefix("12 event records; counted: the conversations begun from 2026-12-01 to 2026-12-01T12:30:00Z;"), "\(text.stdout)")
+        #expect(text.stdout.hasPrefix("12 event records read; counted: the conversations begun from 2026-12-01 to 2026-12-01T12:30:00Z;"), "\(text.stdout)")
         let json = try runRocket(["report", dir + "/e.jsonl", "--json", "--since", "2026-12-01T09:30+01:00"])
         #expect(json.stdout.contains(#""since":"2026-12-01T08:30:00Z","until":null"#), "\(json.stdout)")
         let html = try runRocket(["report", dir + "/e.jsonl", "--html", "-", "--until", "2026-12-01"])
