@@ -2,15 +2,17 @@ public import RocketConversation
 import RocketCore
 
 /// The built-in texts of the terminal front end and the web widget, in the seeds' languages
-/// (English, Chinese, Italian) and in Spanish, French, German, Portuguese and Japanese, chosen
-/// from `LC_ALL`, `LC_MESSAGES` or `LANG` (English otherwise), or from a request's `lang`.
+/// (English, Chinese, Italian) and in Spanish, French, German, Portuguese, Japanese, Russian,
+/// Korean and Dutch (``all``), chosen from `LC_ALL`, `LC_MESSAGES` or `LANG` (English
+/// otherwise), or from a request's `lang`.
 ///
 /// ```swift
 /// let zh = UIStrings.forEnvironment(["LANG": "zh_CN.UTF-8"])
 /// zh.continueHint   // "回车 继续"
 /// ```
 public struct UIStrings: Sendable, Hashable {
-    /// Language code: "en", "zh", "it", "es", "fr", "de", "pt" or "ja".
+    /// Language code: one of ``all``'s ("en", "zh", "it", "es", "fr", "de", "pt", "ja", "ru",
+    /// "ko", "nl").
     public var language: String
     /// Hint under a text block waiting for a tap.
     public var continueHint: String
@@ -293,7 +295,9 @@ public struct UIStrings: Sendable, Hashable {
 
     /// Every language we have: the seeds' (English, Chinese, Italian), then Spanish, French,
     /// German, Portuguese and Japanese. English is the first, the one used without another.
-    public static let all: [UIStrings] = [.english, .chinese, .italian, .spanish, .french, .german, .portuguese, .japanese, .russian, .korean]
+    public static let all: [UIStrings] = [
+        .english, .chinese, .italian, .spanish, .french, .german, .portuguese, .japanese, .russian, .korean, .dutch,
+    ]
 
     /// The locale the environment names for messages: `LC_ALL`, else `LC_MESSAGES`, else `LANG`
     /// (`it_IT.UTF-8`; "" when none is set).

@@ -326,3 +326,52 @@ extension UIStrings {
             "closeConversation": "대화 닫기", "unread": "새 메시지 %d개", "isTyping": "%@ 님이 입력 중",
         ])
 }
+
+extension UIStrings {
+    /// Dutch.
+    public static let dutch = UIStrings(
+        language: "nl", continueHint: "Enter verder", chooseHint: "←/→ kiezen · Enter drukken", sendHint: "Enter versturen",
+        closeHint: "Esc", interruptHint: "Ctrl-C stoppen", typing: "typt…", required: "Typ een antwoord.",
+        tooShort: "Typ minstens %d tekens.", tooLong: "Typ hoogstens %d tekens.",
+        noMatch: "Dat lijkt niet te kloppen; probeer het opnieuw.", tooComplex: "Dat antwoord is te ingewikkeld om te controleren; maak het korter.",
+        plainContinue: "(druk op Enter om verder te gaan)",
+        plainChoose: "Kies 1-%d of typ een titel:", plainNotAChoice: "Geen keuze: %@", plainType: "Typ je antwoord:",
+        plainTypeKeep: "Typ je antwoord (alleen Enter behoudt %@):",
+        imageLabel: "afbeelding", you: "jij", bannerHint: "←/→ kiezen · Enter drukken · Esc sluiten",
+        bannerHintNoButtons: "Enter openen · Esc sluiten", bannerBackgroundDisabled: "Deze melding kan niet worden geopend; kies een knop.",
+        bannerHintInFlow: "Ctrl-B openen · Ctrl-X sluiten", bannerHintInFlowButtons: "Ctrl-B drukken · Ctrl-X sluiten",
+        alertHint: "↑/↓ ←/→ kiezen · Enter selecteren · Esc annuleren", alertDisabled: "%@ is nu niet beschikbaar.",
+        styleCancel: "annuleren", styleDestructive: "onherroepelijk", unavailable: "niet beschikbaar",
+        lineTooLong: "Die regel is langer dan %d KiB en is overgeslagen.", listHint: "↑/↓ bewegen · Enter kiezen · Esc annuleren",
+        listSelectHint: "Tab aanvinken", filterPlaceholder: "typ om te filteren", filterNoMatch: "geen resultaten",
+        tooManyChosen: "Kies er hoogstens %d.", plainChooseMany: "Kies uit 1-%d, gescheiden door komma's of spaties:", plainKeeps: "Alleen Enter behoudt: %@",
+        yesWords: ["j", "ja", "y", "yes"], noWords: ["n", "nee", "no"], yesTitle: "Ja", noTitle: "Nee",
+        notNumber: "Typ een getal.", notInteger: "Typ een geheel getal.", notEmail: "Typ een e-mailadres, zoals naam@voorbeeld.nl.",
+        notURL: "Typ een webadres dat begint met https://.", notDate: "Typ een datum als JJJJ-MM-DD.", notTime: "Typ een tijd als 14:30.",
+        notPhone: "Typ een telefoonnummer.", tooSmall: "Het kleinste toegestane antwoord is %@.", tooLarge: "Het grootste toegestane antwoord is %@.",
+        tooFewChosen: "Kies er minstens %d.", done: "Klaar", tickHint: "Spatie aanvinken · Enter bevestigen",
+        rateHint: "←/→ of %b-%d beoordelen · Enter versturen", plainRate: "Geef een score van %b tot %d:",
+        cannotGoBack: "Er is geen eerder antwoord om te wijzigen.", backHint: "Shift-Tab terug",
+        timesOutIn: "verloopt over %@", timedOut: "tijd verstreken", typeAgain: "Typ het nog een keer",
+        answersDiffer: "De twee antwoorden zijn niet gelijk; probeer het opnieuw.", multilineHint: "Enter nieuwe regel · Ctrl-D versturen",
+        dateHint: "↑/↓ dag · PgUp/PgDn maand · Enter versturen", timeHint: "↑/↓ 5 min · PgUp/PgDn uur · Enter versturen",
+        integerHint: "↑/↓ 1 · PgUp/PgDn 10 · Enter versturen",
+        plainMultiline: "Typ je antwoord; een regel met alleen een punt (.) sluit het af:",
+        tooEarly: "Kies %@ of later.", tooLate: "Kies %@ of eerder.",
+        plainTypeHint: "Typ je antwoord (%@):", dateForm: "JJJJ-MM-DD", textCut: "Alleen de eerste %d KiB zijn bewaard.", moreOptions: "nog %d",
+        pickRating: "Kies eerst een score van %b tot %d.", noAnswer: "Geen antwoord", aside: "(%@)",
+        web: [
+            "ended": "Het gesprek is afgelopen.", "closed": "Het gesprek is gesloten.", "lost": "Dit gesprek kan niet verder.",
+            "startAgain": "Opnieuw beginnen", "pause": "Pauze", "edit": "Wijzigen", "editAnswer": "Wijzig je antwoord: %@", "continue": "Verder",
+            "done": "Klaar", "chooseRange": "Kies %d tot %d", "chooseExactly": "Kies er %d", "chooseAtLeast": "Kies er minstens %d",
+            "chooseUpTo": "Kies er hoogstens %d",
+            "picture": "Afbeelding", "newTab": "opent in een nieuw tabblad", "dismiss": "Sluiten", "sendKeys": "Ctrl+Enter verstuurt",
+            "sendKeysMac": "⌘+Enter verstuurt", "conversation": "Gesprek",
+            "notNow": "Nu niet.", "couldNotStart": "Het gesprek kon niet beginnen: %@", "slowDown": "Iets rustiger, alsjeblieft.",
+            "wentWrong": "Er ging iets mis.", "answerTooLong": "Dat antwoord is te lang; maak het korter, alsjeblieft.",
+            "unreachable": "De server is niet bereikbaar.",
+            "retrying": "De server is niet bereikbaar; opnieuw proberen…",
+            "pauseTitle": "Berichten wachten op jou in plaats van vanzelf verder te gaan", "openConversation": "Het gesprek openen",
+            "closeConversation": "Het gesprek sluiten", "unread": "%d nieuw", "isTyping": "%@ typt",
+        ])
+}
