@@ -81,6 +81,10 @@ extension WebAssets {
         var first = l.split("-")[0];
         return first && have.indexOf(first) >= 0 ? first : "en";
         },
+        wordsShown: function (table, langs, lang) {
+        var k = core.wordsKey(langs, lang);
+        return k !== "en" && table && typeof table === "object" && table[k] ? lang : "en";
+        },
         wordTable: function (value) {
         if (!value || typeof value !== "object" || Array.isArray(value)) return null;
         var out = {}, keys = Object.keys(value);
@@ -917,7 +921,7 @@ extension WebAssets {
         this.frame.removeAttribute("lang");
         this.frame.removeAttribute("dir");
         }
-        this.markedWordsLang = core.wordsLangWithin(v);
+        this.markedWordsLang = core.wordsLangWithin({ flowLang: v.flowLang, lang: core.wordsShown(WORDS, WORD_LANGS, v.lang) });
         if (this.markedWordsLang) {
         this.status.lang = this.markedWordsLang;
         this.status.dir = "auto";

@@ -388,6 +388,22 @@ def page_language(browser, server):
         assert fetched == ([server.url + "widget/words/it"] if lang == "it" else []), fetched
         assert any("words in it could not be loaded" in w for w in warnings) == words_fail, warnings
         context.close()
+    # A flow read in Arabic (its first language) for a Korean browser: the widget's own words
+    # are Korean, marked lang=ko; when they cannot be fetched they are English, marked lang=en.
+    for blocked in (False, True):
+        context = browser.new_context(locale="ko-KR")
+        page = context.new_page()
+        body = '<!doctype html><html lang="ko"><head><meta charset="utf-8"><title>Shop</title></head><body><main><h1>Shop</h1><div id="chat"></div></main><script src="/widget.js" data-flow="rtl" data-target="#chat"></script></body></html>'
+        page.route(server.url + "ko.html", (lambda b: lambda route: route.fulfill(status=200, content_type="text/html", body=b))(body))
+        if blocked:
+            page.route(server.url + "widget/words/**", lambda route: route.abort())
+        page.goto(server.url + "ko.html")
+        hint = page.locator(".rk-hint").first
+        hint.wait_for(timeout=TIMEOUT)
+        assert page.locator(".rk-frame").get_attribute("lang") == "ar", page.locator(".rk-frame").get_attribute("lang")
+        assert hint.get_attribute("lang") == ("en" if blocked else "ko"), (blocked, hint.get_attribute("lang"), hint.text_content())
+        assert (hint.text_content() == "Continue") == blocked, hint.text_content()
+        context.close()
     # A launcher for a Korean browser names its button in Korean once the words are there.
     korean = json.loads(urllib.request.urlopen(server.url + "widget/words/ko", timeout=10).read())
     context = browser.new_context(locale="ko-KR")

@@ -402,6 +402,17 @@ test("which language's words a page needs: the language the server has, its firs
   assert.equal(core.wordsKey(["en", "pt-BR"], "pt-BR"), "pt-BR", "a full tag the server has is kept whole");
 });
 
+test("the language the words are shown in: the one asked when its words are here, else English", () => {
+  const langs = ["en", "it", "pt"];
+  const table = { en: { done: "Done" }, it: { done: "Fatto" } };
+  assert.equal(core.wordsShown(table, langs, "it"), "it");
+  assert.equal(core.wordsShown(table, langs, "it-CH"), "it-CH", "its words are Italian's: it is marked as asked");
+  assert.equal(core.wordsShown(table, langs, "pt"), "en", "not fetched (or failed): English words, marked English");
+  assert.equal(core.wordsShown(table, langs, "fr"), "en", "a language the server lacks");
+  assert.equal(core.wordsShown(table, langs, "en"), "en");
+  assert.equal(core.wordsShown(null, langs, "it"), "en");
+});
+
 test("a table of words fetched: texts by key only, bounded; anything else is refused", () => {
   assert.deepEqual(core.wordTable({ done: "Fatto", edit: "Modifica" }), { done: "Fatto", edit: "Modifica" });
   assert.deepEqual(core.wordTable({}), {});

@@ -134,6 +134,15 @@
       return first && have.indexOf(first) >= 0 ? first : "en";
     },
     /**
+     * The language the widget's words for `lang` are shown in, given the tables at hand
+     * (`table`, language → words) among those the server has (`langs`): `lang` when its words are
+     * here, else English (they could not be fetched), so they are marked as what they are.
+     */
+    wordsShown: function (table, langs, lang) {
+      var k = core.wordsKey(langs, lang);
+      return k !== "en" && table && typeof table === "object" && table[k] ? lang : "en";
+    },
+    /**
      * The words of one language as `/widget/words/LANG` answers them, kept only when they are an
      * object of texts by key (at most 200, each at most 500 characters); null otherwise.
      */
@@ -1210,7 +1219,7 @@
       this.frame.removeAttribute("lang");
       this.frame.removeAttribute("dir");
     }
-    this.markedWordsLang = core.wordsLangWithin(v);
+    this.markedWordsLang = core.wordsLangWithin({ flowLang: v.flowLang, lang: core.wordsShown(WORDS, WORD_LANGS, v.lang) });
     if (this.markedWordsLang) {
       this.status.lang = this.markedWordsLang;
       this.status.dir = "auto";
