@@ -19,10 +19,13 @@ final class WebAssets: Sendable {
         let gzipped: HTTPResponse?
         let tag: String
         let gzippedTag: String
+        /// The version of the bytes: the start of their SHA-256, in hex.
+        let version: String
 
         /// `bytes` served with `headers` (and `Vary: Accept-Encoding`, the tags, the encoding).
         init(_ bytes: [UInt8], headers: [(String, String)]) {
-            let version = SHA256.hex(bytes).prefix(20)
+            let version = String(SHA256.hex(bytes).prefix(20))
+            self.version = version
             let (tag, zippedTag) = ("\"\(version)\"", "\"\(version)-gz\"")
             let all = headers + [("Vary", "Accept-Encoding")]
             self.tag = tag
@@ -46,7 +49,9 @@ final class WebAssets: Sendable {
     /// `GET /widget/words/{lang}`: the widget's words in each other language (JSON), which a page
     /// fetches when it needs them (every language in the script cost each page 0.6–0.8 KB
     /// gzipped), for any site (`Access-Control-Allow-Origin: *`: they are the same for everyone).
-    let words: [String: Served]
+    /// Asked for with the version the script names (`?v=`), they are kept for a year
+    /// (`immutable`: a page after the first asks nothing); otherwise for 60 s, as the script.
+    let words: [String: (current: Served, pinned: Served)]
     /// The widget's script as a play page holds it inline (`</` written `<\/`, which means the same
     /// in its strings), and the policy that lets exactly that script run: the page's first bubble
     /// does not wait for a second request.
@@ -65,24 +70,25 @@ final class WebAssets: Sendable {
         let tables = UIStrings.all.map { s in
             (s.language, JSONValue.object(s.widgetWords.sorted { $0.key < $1.key }.map { ($0.key, .string($0.value)) }))
         }
-        let languages = JSONValue.array(tables.map { .string($0.0) }).serialized(pretty: false)
+        let cached = ("Cache-Control", "max-age=60")
+        let json = [("Content-Type", "application/json; charset=utf-8"), ("Access-Control-Allow-Origin", "*")]
+        let served = tables.map { language, table in
+            let bytes = Array(table.serialized(pretty: false).utf8)
+            return (
+                language,
+                (current: Served(bytes, headers: json + [cached]), pinned: Served(bytes, headers: json + [("Cache-Control", "max-age=31536000, immutable")]))
+            )
+        }
+        words = Dictionary(uniqueKeysWithValues: served)
+        // The script names each language's version, which its request for the words carries.
+        let versions = JSONValue.object(served.map { ($0.0, .string($0.1.current.version)) }).serialized(pretty: false)
         func source(words: [(String, JSONValue)]) -> String {
             Self.script.replacingAll("\"__CSS__\"", with: JSONValue.quote(Self.style))
                 .replacingAll("\"__WORDS__\"", with: JSONValue.object(words).serialized(pretty: false))
-                .replacingAll("\"__WORD_LANGS__\"", with: languages)
+                .replacingAll("\"__WORD_VERSIONS__\"", with: versions)
         }
-        let cached = ("Cache-Control", "max-age=60")
         widget = Served(
             Array(source(words: tables.filter { $0.0 == "en" }).utf8), headers: [("Content-Type", "text/javascript; charset=utf-8"), cached])
-        words = Dictionary(
-            uniqueKeysWithValues: tables.map { language, table in
-                (
-                    language,
-                    Served(
-                        Array(table.serialized(pretty: false).utf8),
-                        headers: [("Content-Type", "application/json; charset=utf-8"), cached, ("Access-Control-Allow-Origin", "*")])
-                )
-            })
         inlineWidget = source(words: tables).replacingAll("</", with: "<\\/")
         let hash = Base64.encode(SHA256.digest(Array(inlineWidget.utf8)))
         playHeaders = Self.headers(scriptHash: hash)
@@ -100,13 +106,14 @@ final class WebAssets: Sendable {
     /// The widget for a request (as ``Served/answer(_:)``).
     func widget(for request: HTTPRequest) -> HTTPResponse { widget.answer(request) }
 
-    /// The widget's words in `language` for a request (as ``Served/answer(_:)``); 404 for a
-    /// language it has no words in.
+    /// The widget's words in `language` for a request (as ``Served/answer(_:)``): kept for a
+    /// year when the request names their version (`?v=`), else for 60 s; 404 for a language it
+    /// has no words in.
     func words(_ language: String, for request: HTTPRequest) -> HTTPResponse {
         guard let served = words[language] else {
             return .error(404, "not-found", "the widget has no words in this language; it has \(UIStrings.all.map(\.language).joined(separator: ", "))")
         }
-        return served.answer(request)
+        return (request.query["v"] == served.pinned.version ? served.pinned : served.current).answer(request)
     }
 
     /// True when the request's `Accept-Encoding` takes gzip: named with a quality above 0, or

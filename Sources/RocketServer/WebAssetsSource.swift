@@ -410,7 +410,8 @@ extension WebAssets {
         var reduced = window.matchMedia && window.matchMedia("(prefers-reduced-motion: reduce)").matches;
         var CSS = "__CSS__";
         var WORDS = "__WORDS__";
-        var WORD_LANGS = "__WORD_LANGS__";
+        var WORD_VERSIONS = "__WORD_VERSIONS__";
+        var WORD_LANGS = WORD_VERSIONS && typeof WORD_VERSIONS === "object" ? Object.keys(WORD_VERSIONS) : [];
         var wordsAsked = {};
         var pageLang = null;
         if (script && script.hasAttribute("data-lang")) {
@@ -428,7 +429,8 @@ extension WebAssets {
         var k = core.wordsKey(WORD_LANGS, lang);
         if (haveWords(lang)) return Promise.resolve();
         if (wordsAsked[k]) return wordsAsked[k];
-        wordsAsked[k] = fetch(base + "/widget/words/" + encodeURIComponent(k), { credentials: "omit" }).then(function (r) {
+        var version = typeof WORD_VERSIONS[k] === "string" ? "?v=" + encodeURIComponent(WORD_VERSIONS[k]) : "";
+        wordsAsked[k] = fetch(base + "/widget/words/" + encodeURIComponent(k) + version, { credentials: "omit" }).then(function (r) {
         if (!r.ok) throw new Error("the server answered " + r.status);
         return r.json();
         }).then(function (value) {

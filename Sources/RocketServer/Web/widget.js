@@ -613,7 +613,10 @@
   // The widget's own words: English in the script, every other language the server has
   // (WORD_LANGS) fetched the first time a page needs it, beside the conversation's start.
   var WORDS = "__WORDS__";
-  var WORD_LANGS = "__WORD_LANGS__";
+  // Each language's version, which its request names: the server lets a browser keep that for
+  // a year, and a new server's script names a new one.
+  var WORD_VERSIONS = "__WORD_VERSIONS__";
+  var WORD_LANGS = WORD_VERSIONS && typeof WORD_VERSIONS === "object" ? Object.keys(WORD_VERSIONS) : [];
   var wordsAsked = {};
   // The page's language for its conversations (data-lang: the site's, such as the language its
   // visitor chose there), else the browser's.
@@ -637,7 +640,8 @@
     var k = core.wordsKey(WORD_LANGS, lang);
     if (haveWords(lang)) return Promise.resolve();
     if (wordsAsked[k]) return wordsAsked[k];
-    wordsAsked[k] = fetch(base + "/widget/words/" + encodeURIComponent(k), { credentials: "omit" }).then(function (r) {
+    var version = typeof WORD_VERSIONS[k] === "string" ? "?v=" + encodeURIComponent(WORD_VERSIONS[k]) : "";
+    wordsAsked[k] = fetch(base + "/widget/words/" + encodeURIComponent(k) + version, { credentials: "omit" }).then(function (r) {
       if (!r.ok) throw new Error("the server answered " + r.status);
       return r.json();
     }).then(function (value) {
