@@ -81,7 +81,7 @@ final class WebAssets: Sendable {
         }
         words = Dictionary(uniqueKeysWithValues: served)
         // The script names each language's version, which its request for the words carries.
-        let versions = JSONValue.object(served.map { ($0.0, .string($0.1.current.version)) }).serialized(pretty: false)
+        let versions = JSONValue.object(served.map { ($0.0, .string(Self.wordsVersion($0.1.current))) }).serialized(pretty: false)
         func source(words: [(String, JSONValue)]) -> String {
             Self.script.replacingAll("\"__CSS__\"", with: JSONValue.quote(Self.style))
                 .replacingAll("\"__WORDS__\"", with: JSONValue.object(words).serialized(pretty: false))
@@ -113,8 +113,13 @@ final class WebAssets: Sendable {
         guard let served = words[language] else {
             return .error(404, "not-found", "the widget has no words in this language; it has \(UIStrings.all.map(\.language).joined(separator: ", "))")
         }
-        return (request.query["v"] == served.pinned.version ? served.pinned : served.current).answer(request)
+        return (request.query["v"] == Self.wordsVersion(served.pinned) ? served.pinned : served.current).answer(request)
     }
+
+    /// The version of a language's words the script names and their request carries: the start
+    /// of their SHA-256, 10 hex digits (a new version of the words is a new one; the script
+    /// carries one per language, so each digit costs every page).
+    static func wordsVersion(_ served: Served) -> String { String(served.version.prefix(10)) }
 
     /// True when the request's `Accept-Encoding` takes gzip: named with a quality above 0, or
     /// not named while `*` is, with a quality above 0 (`gzip;q=0` refuses it).

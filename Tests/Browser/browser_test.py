@@ -386,7 +386,7 @@ def page_language(browser, server):
         assert page.locator(".rk-frame").get_attribute("aria-label") == frame, page.locator(".rk-frame").get_attribute("aria-label")
         assert any("data-lang" in w for w in warnings) == (lang == "bad lang"), warnings
         assert [u.split("?v=")[0] for u in fetched] == ([server.url + "widget/words/it"] if lang == "it" else []), fetched
-        assert all(len(u.split("?v=")[1]) == 20 for u in fetched), "the words are asked for by their version"
+        assert all(len(u.split("?v=")[1]) == 10 for u in fetched), "the words are asked for by their version"
         assert any("words in it could not be loaded" in w for w in warnings) == words_fail, warnings
         context.close()
     # A flow read in Arabic (its first language) for a Korean browser: the widget's own words
