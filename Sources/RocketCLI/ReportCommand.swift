@@ -3,6 +3,7 @@
 #endif
 import RocketCore
 import RocketFlow
+import RocketJSON
 import RocketPlatform
 import RocketReport
 import RocketScenarioEngine
@@ -125,7 +126,9 @@ enum ReportCommand {
                 printError("rocket: error: \(Sanitizer.clean(e.message, keepNewlines: false))")
                 return e.status
             case .success(let report):
-                return show(report, options: options, seen: [], html: html, output: output, outputAsked: outputAsked)
+                // A flow with no conversations: the nearest of the flows the server offers.
+                let seen = options.flow != nil && report.flows.isEmpty ? offered(by: server) : []
+                return show(report, options: options, seen: seen, html: html, output: output, outputAsked: outputAsked)
             }
         }
         for (k, path) in inputs.enumerated() {
@@ -180,6 +183,15 @@ enum ReportCommand {
             }
             return .success(report)
         }
+    }
+
+    /// The flows `server` offers (`GET /v1/flows`); none when it does not say.
+    static func offered(by server: SiteServer) -> [String] {
+        guard case .success(let body) = server.get("/v1/flows", maxBody: 1 << 20),
+            case .object(let top)? = try? JSONReader.parse(body).plainValue,
+            case .array(let names)? = top.first(where: { $0.0 == "flows" })?.1
+        else { return [] }
+        return names.compactMap { if case .string(let name) = $0 { name } else { nil } }
     }
 
     /// Says `report`'s notes on stderr, writes its page to `html` (when given) and prints it in

@@ -267,6 +267,9 @@ struct ServeAccessTests {
         }
         let old = try runRocket(["report", "--server", url, "--key-file", dir + "/keys", "--since", "2000-01-01", "--until", "2000-01-02"])
         #expect(old.status == 0 && old.stdout.contains("No conversations began from 2000-01-01 to 2000-01-02"), "\(old.stdout) \(old.stderr)")
+        let typo = try runRocket(["report", "--server", url, "--key-file", dir + "/keys", "--flow", "tuor"])
+        #expect(
+            typo.status == 0 && typo.stderr.contains("no conversations of flow \"tuor\"") && typo.stderr.contains("did you mean \"tour\"?"), "\(typo.stderr)")
         let tour = try runRocket(["report", "--server", url, "--key-file", dir + "/keys", "--flow", "tour", "--against", "a b/c&d", "--min-count", "1"])
         #expect(tour.status == 0 && tour.stdout.contains("tour") && tour.stderr.contains("has no variant \"a b/c&d\""), "\(tour.stdout) \(tour.stderr)")
         // The server refuses another key: 77, said.
