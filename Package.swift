@@ -141,7 +141,7 @@ let package = Package(
         .target(
             name: "RocketTestSupport", dependencies: ["RocketTerminal", "RocketTerminalCore", "RocketTerminalApps", "RocketPostgres"],
             path: "Tests/RocketTestSupport"),
-        .target(name: "CTestSupport", path: "Tests/CTestSupport", linkerSettings: [.linkedLibrary("jpeg")]),
+        .target(name: "CTestSupport", path: "Tests/CTestSupport", linkerSettings: [.linkedLibrary("jpeg"), .linkedLibrary("png")]),
         .testTarget(
             name: "RocketTerminalTests",
             dependencies: [

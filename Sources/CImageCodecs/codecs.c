@@ -14,18 +14,27 @@ static void set_error(char *error, size_t length, const char *message) {
     if (error && length) { snprintf(error, length, "%s", message); }
 }
 
-static int decode_png(const unsigned char *data, size_t length, size_t max_pixels,
-                      unsigned char **pixels, int *width, int *height, char *error, size_t error_length) {
+/* The reduction (1, 2, 4 or 8) a picture of w x h is decoded at while it stays at least the size
+   the caller keeps (the picture fitted within keep_width x keep_height); 1 when nothing is kept
+   or it fits already. A JPEG is scaled so in its DCT, a PNG by averaging its rows as they come. */
+static unsigned int reduction(double w, double h, size_t keep_width, size_t keep_height) {
+    if (keep_width == 0 || keep_height == 0 || w <= 0 || h <= 0) return 1;
+    double scale = (double)keep_width / w < (double)keep_height / h ? (double)keep_width / w : (double)keep_height / h;
+    if (scale >= 1) return 1;
+    double kept_w = w * scale, kept_h = h * scale;
+    unsigned int denom = 1;
+    while (denom < 8 && w / (denom * 2) >= kept_w && h / (denom * 2) >= kept_h) denom *= 2;
+    return denom;
+}
+
+/* The whole picture through libpng's simplified API (an interlaced one, or one kept whole). */
+static int decode_png_whole(const unsigned char *data, size_t length, unsigned char **pixels, int *width, int *height,
+                            char *error, size_t error_length) {
     png_image image;
     memset(&image, 0, sizeof image);
     image.version = PNG_IMAGE_VERSION;
     if (!png_image_begin_read_from_memory(&image, data, length)) {
         set_error(error, error_length, image.message[0] ? image.message : "not a readable PNG");
-        return -1;
-    }
-    if ((size_t)image.width * (size_t)image.height > max_pixels) {
-        png_image_free(&image);
-        set_error(error, error_length, "the image has too many pixels");
         return -1;
     }
     image.format = PNG_FORMAT_RGBA;
@@ -40,6 +49,111 @@ static int decode_png(const unsigned char *data, size_t length, size_t max_pixel
     *width = (int)image.width;
     *height = (int)image.height;
     return 0;
+}
+
+struct png_memory {
+    const unsigned char *data;
+    size_t length, offset;
+    char message[200];
+};
+
+static void png_memory_read(png_structp png, png_bytep out, png_size_t count) {
+    struct png_memory *source = (struct png_memory *)png_get_io_ptr(png);
+    if (count > source->length - source->offset) png_error(png, "the PNG ends early");
+    memcpy(out, source->data + source->offset, count);
+    source->offset += count;
+}
+
+static void png_fail(png_structp png, png_const_charp message) {
+    struct png_memory *source = (struct png_memory *)png_get_error_ptr(png);
+    snprintf(source->message, sizeof source->message, "%s", message);
+    png_longjmp(png, 1);
+}
+
+static void png_quiet(png_structp png, png_const_charp message) { (void)png; (void)message; }
+
+/* A PNG reduced `factor` times on the way (each output pixel the mean of its factor x factor
+   block, as the caller's own filter takes means): its rows are read one at a time into sums, so
+   a 4096 x 4096 picture never needs its 64 MB of RGBA. Colours as the simplified API gives them
+   (8-bit RGBA in sRGB, alpha not premultiplied). */
+static int decode_png_reduced(const unsigned char *data, size_t length, unsigned int factor,
+                              unsigned char **pixels, int *width, int *height, char *error, size_t error_length) {
+    struct png_memory source = { data, length, 0, "" };
+    png_structp png = png_create_read_struct(PNG_LIBPNG_VER_STRING, &source, png_fail, png_quiet);
+    if (!png) { set_error(error, error_length, "out of memory"); return -1; }
+    png_infop info = png_create_info_struct(png);
+    unsigned char *volatile row = NULL, *volatile out = NULL;
+    unsigned long *volatile sums = NULL;
+    if (!info || setjmp(png_jmpbuf(png))) {
+        png_destroy_read_struct(&png, info ? &info : NULL, NULL);
+        free(row); free(out); free(sums);
+        set_error(error, error_length, source.message[0] ? source.message : "PNG decoding failed");
+        return -1;
+    }
+    png_set_read_fn(png, &source, png_memory_read);
+    png_read_info(png, info);
+    png_uint_32 w = png_get_image_width(png, info), h = png_get_image_height(png, info);
+    png_set_alpha_mode(png, PNG_ALPHA_PNG, PNG_DEFAULT_sRGB);
+    png_set_expand(png);
+    png_set_scale_16(png);
+    png_set_gray_to_rgb(png);
+    png_set_add_alpha(png, 0xFF, PNG_FILLER_AFTER);
+    png_read_update_info(png, info);
+    if (png_get_rowbytes(png, info) != (size_t)w * 4) png_error(png, "unexpected row layout");
+    size_t ow = (w + factor - 1) / factor, oh = (h + factor - 1) / factor;
+    row = malloc((size_t)w * 4);
+    out = malloc(ow * oh * 4);
+    sums = calloc(ow * 4, sizeof(unsigned long));
+    if (!row || !out || !sums) png_error(png, "out of memory");
+    for (png_uint_32 y = 0; y < h; y++) {
+        png_read_row(png, row, NULL);
+        for (png_uint_32 x = 0; x < w; x++) {
+            unsigned long *s = sums + (x / factor) * 4;
+            s[0] += row[x * 4]; s[1] += row[x * 4 + 1]; s[2] += row[x * 4 + 2]; s[3] += row[x * 4 + 3];
+        }
+        if ((y + 1) % factor == 0 || y + 1 == h) {
+            size_t oy = y / factor, rows = y % factor + 1;
+            for (size_t ox = 0; ox < ow; ox++) {
+                size_t columns = ox + 1 < ow || w % factor == 0 ? factor : w % factor;
+                unsigned long n = (unsigned long)(rows * columns);
+                for (int c = 0; c < 4; c++) out[(oy * ow + ox) * 4 + c] = (unsigned char)(sums[ox * 4 + c] / n);
+            }
+            memset(sums, 0, ow * 4 * sizeof(unsigned long));
+        }
+    }
+    png_read_end(png, NULL);
+    png_destroy_read_struct(&png, &info, NULL);
+    free(row); free(sums);
+    *pixels = out;
+    *width = (int)ow;
+    *height = (int)oh;
+    return 0;
+}
+
+static int decode_png(const unsigned char *data, size_t length, size_t max_pixels, size_t keep_width, size_t keep_height,
+                      unsigned char **pixels, int *width, int *height, int *source_width, int *source_height,
+                      char *error, size_t error_length) {
+    /* The header says the size and the interlacing before anything is decoded. */
+    png_image image;
+    memset(&image, 0, sizeof image);
+    image.version = PNG_IMAGE_VERSION;
+    if (!png_image_begin_read_from_memory(&image, data, length)) {
+        set_error(error, error_length, image.message[0] ? image.message : "not a readable PNG");
+        return -1;
+    }
+    png_uint_32 w = image.width, h = image.height;
+    png_image_free(&image);
+    if ((size_t)w * (size_t)h > max_pixels) {
+        set_error(error, error_length, "the image has too many pixels");
+        return -1;
+    }
+    *source_width = (int)w;
+    *source_height = (int)h;
+    /* An interlaced PNG's rows come in seven passes: it is read whole. */
+    int interlaced = length > 28 && data[28] != 0;
+    unsigned int factor = reduction(w, h, keep_width, keep_height);
+    if (factor > 1 && !interlaced) return decode_png_reduced(data, length, factor, pixels, width, height, error, error_length);
+    return decode_png_whole(data, length, pixels, width, height, error, error_length);
 }
 
 struct jpeg_error_context {
@@ -88,16 +202,10 @@ static int decode_jpeg(const unsigned char *data, size_t length, size_t max_pixe
     /* Scaled in the DCT (1/2, 1/4, 1/8) while it stays at least the size the caller keeps (the
        picture fitted within keep_width x keep_height): a photo then decodes in a fraction of
        the time and memory. */
-    if (keep_width > 0 && keep_height > 0) {
-        double w = info.image_width, h = info.image_height;
-        double scale = (double)keep_width / w < (double)keep_height / h ? (double)keep_width / w : (double)keep_height / h;
-        if (scale < 1) {
-            double kept_w = w * scale, kept_h = h * scale;
-            unsigned int denom = 1;
-            while (denom < 8 && w / (denom * 2) >= kept_w && h / (denom * 2) >= kept_h) denom *= 2;
-            info.scale_num = 1;
-            info.scale_denom = denom;
-        }
+    unsigned int denom = reduction(info.image_width, info.image_height, keep_width, keep_height);
+    if (denom > 1) {
+        info.scale_num = 1;
+        info.scale_denom = denom;
     }
     jpeg_start_decompress(&info);
     size_t w = info.output_width, h = info.output_height;
@@ -138,9 +246,8 @@ int rocket_image_decode(const unsigned char *data, size_t length, size_t max_pix
                         char *error, size_t error_length) {
     static const unsigned char png_signature[8] = {0x89, 'P', 'N', 'G', 0x0D, 0x0A, 0x1A, 0x0A};
     if (length >= 8 && memcmp(data, png_signature, 8) == 0) {
-        int status = decode_png(data, length, max_pixels, pixels, width, height, error, error_length);
-        if (status == 0) { *source_width = *width; *source_height = *height; }
-        return status;
+        return decode_png(data, length, max_pixels, keep_width, keep_height, pixels, width, height, source_width, source_height,
+                          error, error_length);
     }
     if (length >= 3 && data[0] == 0xFF && data[1] == 0xD8 && data[2] == 0xFF) {
         return decode_jpeg(data, length, max_pixels, keep_width, keep_height, pixels, width, height, source_width, source_height,

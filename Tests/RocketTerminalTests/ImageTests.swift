@@ -84,6 +84,98 @@ struct ImageTests {
         #expect(same.width == 512 && same.height == 20 && same.pixels == small)
     }
 
+    /// `pixels` (`channels` a pixel) as a PNG's bytes.
+    static func png(_ pixels: [UInt8], width: Int, height: Int, channels: Int, interlaced: Bool = false) throws -> [UInt8] {
+        var out: UnsafeMutablePointer<UInt8>?
+        let size = rocket_test_png(pixels, Int32(width), Int32(height), Int32(channels), interlaced ? 1 : 0, &out)
+        defer { free(out) }
+        try #require(size > 0)
+        return Array(UnsafeBufferPointer(start: out, count: Int(size)))
+    }
+
+    /// `bytes` decoded by the codec, kept within `keep` (0 × 0: whole): its RGBA, size and the file's size.
+    static func decoded(_ bytes: [UInt8], keep: (Int, Int)) throws -> (pixels: [UInt8], width: Int, height: Int, source: (Int, Int)) {
+        var pixels: UnsafeMutablePointer<UInt8>?
+        var w: Int32 = 0, h: Int32 = 0, sw: Int32 = 0, sh: Int32 = 0
+        var message = [CChar](repeating: 0, count: 200)
+        let status = rocket_image_decode(bytes, bytes.count, TerminalImage.maxPixels, keep.0, keep.1, &pixels, &w, &h, &sw, &sh, &message, message.count)
+        defer { rocket_image_free(pixels) }
+        try #require(status == 0, "\(String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))")
+        return (Array(UnsafeBufferPointer(start: pixels, count: Int(w) * Int(h) * 4)), Int(w), Int(h), (Int(sw), Int(sh)))
+    }
+
+    @Test(
+        "A large PNG is read a row at a time and averaged down on the way (never its whole RGBA), to the pixels a whole decode averaged gives; gray, alpha and an interlaced one too"
+    )
+    func pngKeptSmall() throws {
+        // 2050 × 1030 (not a multiple of the reduction: its last blocks are narrower): a gradient
+        // in red, blue below its middle, its right quarter half transparent.
+        let (width, height) = (2050, 1030)
+        var rgba = [UInt8](repeating: 0, count: width * height * 4)
+        for y in 0..<height {
+            for x in 0..<width {
+                let i = (y * width + x) * 4
+                rgba[i] = UInt8(x * 255 / (width - 1))
+                rgba[i + 1] = UInt8((x + y) % 256)
+                rgba[i + 2] = y < height / 2 ? 20 : 240
+                rgba[i + 3] = x >= width * 3 / 4 ? 128 : 255
+            }
+        }
+        for (channels, interlaced) in [(4, false), (3, false), (2, false), (1, false), (4, true)] {
+            let pixels: [UInt8] = stride(from: 0, to: rgba.count, by: 4).flatMap { i -> [UInt8] in
+                switch channels {
+                case 1: return [rgba[i]]
+                case 2: return [rgba[i], rgba[i + 3]]
+                case 3: return Array(rgba[i..<(i + 3)])
+                default: return Array(rgba[i..<(i + 4)])
+                }
+            }
+            let bytes = try Self.png(pixels, width: width, height: height, channels: channels, interlaced: interlaced)
+            let whole = try Self.decoded(bytes, keep: (0, 0))
+            #expect(whole.width == width && whole.height == height && whole.source == (width, height))
+            let kept = try Self.decoded(bytes, keep: (TerminalImage.keptWidth, TerminalImage.keptHeight))
+            #expect(kept.source == (width, height), "the file's own size is kept")
+            if interlaced {
+                // Rows in seven passes: read whole.
+                #expect(kept.width == width && kept.height == height && kept.pixels == whole.pixels)
+                continue
+            }
+            // 127 × 64 kept of 2050 × 1030 (fitted within 512 × 64): reduced 8 times, the most.
+            let f = 8
+            #expect(kept.width == 257 && kept.height == 129, "\(channels): \(kept.width) × \(kept.height)")
+            var worst = 0
+            for oy in 0..<kept.height {
+                for ox in 0..<kept.width {
+                    for c in 0..<4 {
+                        var sum = 0, n = 0
+                        for y in (oy * f)..<min(height, oy * f + f) {
+                            for x in (ox * f)..<min(width, ox * f + f) {
+                                sum += Int(whole.pixels[(y * width + x) * 4 + c])
+                                n += 1
+                            }
+                        }
+                        worst = max(worst, abs(sum / n - Int(kept.pixels[(oy * kept.width + ox) * 4 + c])))
+                    }
+                }
+            }
+            #expect(worst == 0, "\(channels) channels: a pixel differs by \(worst) from the mean of its block")
+        }
+        // The reduction never takes a picture under what is kept, and none is made of one within it.
+        let small = try Self.png([UInt8](repeating: 9, count: 600 * 70 * 3), width: 600, height: 70, channels: 3)
+        let smallKept = try Self.decoded(small, keep: (512, 64))
+        #expect(smallKept.width == 600 && smallKept.height == 70)
+        // A PNG cut short in its rows is an error value, on either path.
+        let bytes = try Self.png(Array(rgba.prefix(1024 * 512 * 4)), width: 1024, height: 512, channels: 4)
+        for keep in [(0, 0), (512, 64)] {
+            var pixels: UnsafeMutablePointer<UInt8>?
+            var w: Int32 = 0, h: Int32 = 0, sw: Int32 = 0, sh: Int32 = 0
+            var message = [CChar](repeating: 0, count: 200)
+            let cut = Array(bytes.prefix(bytes.count / 2))
+            #expect(rocket_image_decode(cut, cut.count, TerminalImage.maxPixels, keep.0, keep.1, &pixels, &w, &h, &sw, &sh, &message, message.count) != 0)
+            #expect(pixels == nil && message[0] != 0, "\(keep)")
+        }
+    }
+
     @Test(
         "Bad image data is an error value, never a crash",
         arguments: [

@@ -8,6 +8,10 @@ int rocket_pty_resize(int fd, int rows, int columns);
 unsigned long rocket_test_jpeg(const unsigned char *rgb, int width, int height, unsigned char **out);
 /// The same, progressive when `progressive` is not 0.
 unsigned long rocket_test_jpeg_mode(const unsigned char *rgb, int width, int height, int progressive, unsigned char **out);
+/// Encodes 8-bit pixels of `channels` (1 gray, 2 gray and alpha, 3 RGB, 4 RGBA) as a PNG,
+/// interlaced (Adam7) when `interlaced` is not 0, into a malloc'd buffer (free it with free);
+/// returns its size or 0.
+unsigned long rocket_test_png(const unsigned char *pixels, int width, int height, int channels, int interlaced, unsigned char **out);
 /// A pipe whose two ends close on exec (pipe2 with O_CLOEXEC): a child started by another
 /// thread meanwhile never holds them. 0, or -1.
 int rocket_test_pipe(int ends[2]);
