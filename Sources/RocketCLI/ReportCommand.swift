@@ -301,6 +301,7 @@ enum ReportCommand {
                 rows.append(row)
             }
             out.append(.table(head: head, rows: rows, textColumns: 1))
+            if let holm = ReportFormat.holmNote(flow, by: report.grouping) { out.append(.note(clean(holm))) }
             for v in flow.variants where !v.dismissals.isEmpty {
                 let label =
                     v.variant.isEmpty && report.grouping == .variant

@@ -640,6 +640,12 @@ public struct ReportBuilder {
                         dismissals: g.dismissals.sorted { $0.key < $1.key }.map { ($0.key, hide($0.value)) }, blocks: blocks,
                         comparison: comparison))
             }
+            // Several variants compared with one reference: each p-value also adjusted for them all.
+            let compared = variants.indices.filter { variants[$0].comparison != nil }
+            if compared.count >= 2 {
+                let adjusted = ProportionComparison.holm(compared.map { variants[$0].comparison!.statistics.pValue })
+                for (i, p) in zip(compared, adjusted) { variants[i].comparison?.holmPValue = p }
+            }
             out.append(FlowReport(flow: name, variants: variants))
         }
         return Report(flows: out, records: records, minCount: options.minCount, grouping: grouping, window: window)
@@ -683,6 +689,9 @@ public struct VariantReport: Sendable {
         public var against: String
         /// The difference of completion rates and its statistics.
         public var statistics: ProportionComparison
+        /// The p-value adjusted for every comparison of its flow by Holm's method, when the flow
+        /// makes two or more (nil: its only one, whose p-value stands as it is).
+        public var holmPValue: Double? = nil
     }
 
     /// Its name ("" without an experiment; "holdout" for those shown nothing).

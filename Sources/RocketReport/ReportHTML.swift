@@ -92,6 +92,21 @@ public enum ReportFormat {
     /// A p-value: three decimals, or "<0.001".
     public static func pValue(_ c: VariantReport.Comparison?) -> String {
         guard let p = c?.statistics.pValue else { return "–" }
+        return pValue(p)
+    }
+
+    /// The note under a flow whose variants make several comparisons: each one's p-value adjusted
+    /// for them all ("p-values adjusted for 3 comparisons (Holm): b 0.041, c 0.120, d 0.300"); nil
+    /// for a flow with one comparison or none. Unadjusted, one of several small p-values is likely
+    /// by chance alone.
+    public static func holmNote(_ flow: FlowReport, by grouping: ReportGrouping) -> String? {
+        let adjusted = flow.variants.compactMap { v in v.comparison?.holmPValue.map { (variantName(v.variant, by: grouping), $0) } }
+        guard adjusted.count >= 2 else { return nil }
+        return "p-values adjusted for \(adjusted.count) comparisons (Holm): " + adjusted.map { "\($0.0) \(pValue($0.1))" }.joined(separator: ", ")
+    }
+
+    /// `p` with three decimals, or "<0.001".
+    public static func pValue(_ p: Double) -> String {
         if p < 0.001 { return "<0.001" }
         let m = Int((p * 1000).rounded())
         let frac = String(m % 1000)
@@ -273,6 +288,7 @@ extension Report {
             out += "</tr>\n"
         }
         out += "</tbody></table></div>\n"
+        if let holm = ReportFormat.holmNote(flow, by: grouping) { out += "<p class=\"note\">\(shown(holm)).</p>\n" }
         if !ended.isEmpty { out += "<p class=\"note\">Ended — \(ended.joined(separator: "; ")).</p>\n" }
         return out
     }

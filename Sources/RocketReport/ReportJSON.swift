@@ -6,7 +6,8 @@ extension Report {
     /// `{"flows": [{"flow", "variants": [{"variant", "exposures", "starts", "completions",
     /// "completionRate", "dismissals", "blocks": [{"id", "reached", "answered", "dropped",
     /// "medianSecondsToAnswer", "type", "answers": [{"option", "title", "count"}], "rating": {"answers",
-    /// "mean", "scale", "nps": {"score", "promoters", "passives", "detractors"}}}], "comparison"}]}],
+    /// "mean", "scale", "nps": {"score", "promoters", "passives", "detractors"}}}], "comparison": {"against",
+    /// "difference", "ci95", "pValue", "pValueHolm", "neededPerVariant"}}]}],
     /// "records", "minCount", "by", "since", "until"}`; a hidden count is null; `"by"` says what the
     /// rows (`variants`) stand for: `variant` or `version`; `"since"` and `"until"` the window of
     /// beginnings counted (null: no bound).
@@ -131,6 +132,8 @@ extension Report {
                     w.closeArray()
                     w.key("pValue")
                     real(c.statistics.pValue)
+                    w.key("pValueHolm")
+                    real(c.holmPValue)
                     w.key("neededPerVariant")
                     count(c.statistics.neededPerVariant)
                     w.close()
@@ -246,8 +249,15 @@ extension Report {
                 case .array(let interval)? = cf["ci95"], interval.count == 2, case .number(let low) = interval[0], case .number(let high) = interval[1],
                 case .number(let p)? = cf["pValue"], let needed = count(cf["neededPerVariant"])
             else { return nil }
+            // Absent (a server of the release before): not adjusted.
+            var holm: Double?
+            if cf["pValueHolm"] != nil {
+                guard let adjusted = real(cf["pValueHolm"]) else { return nil }
+                holm = adjusted
+            }
             comparison = VariantReport.Comparison(
-                against: against, statistics: ProportionComparison(difference: difference, ci95: (low, high), pValue: p, neededPerVariant: needed))
+                against: against, statistics: ProportionComparison(difference: difference, ci95: (low, high), pValue: p, neededPerVariant: needed),
+                holmPValue: holm)
         default: return nil
         }
         return VariantReport(

@@ -68,9 +68,33 @@ struct ReportTests {
         return log
     }
 
+    @Test("Holm's adjustment: the i-th smallest p-value times m − i + 1, never below the one before, at most 1; a flow of several comparisons says them")
+    func holm() throws {
+        let adjusted = ProportionComparison.holm([0.01, 0.04, 0.03])
+        #expect(zip(adjusted, [0.03, 0.06, 0.06]).allSatisfy { abs($0 - $1) < 1e-12 }, "\(adjusted)")
+        #expect(ProportionComparison.holm([0.5, 0.6]) == [1, 1] && ProportionComparison.holm([0.02]) == [0.02] && ProportionComparison.holm([]).isEmpty)
+        #expect(ProportionComparison.holm([0.04, 0.04]) == [0.08, 0.08], "ties")
+        // Three variants against a: b and c are compared, each p adjusted for both.
+        var log = Self.experimentLog()
+        for k in 0..<200 { log.conversation(flow: "w", variant: "c", blocks: ["hi"], answered: 1, end: k < 50 ? "completed" : "closed") }
+        let report = try log.build(minCount: 5)
+        let vs = report.flows[0].variants
+        let b = try #require(vs.first { $0.variant == "b" }?.comparison), c = try #require(vs.first { $0.variant == "c" }?.comparison)
+        let expected = ProportionComparison.holm([b.statistics.pValue, c.statistics.pValue])
+        #expect(b.holmPValue == expected[0] && c.holmPValue == expected[1] && b.holmPValue! > b.statistics.pValue)
+        let note = try #require(ReportFormat.holmNote(report.flows[0], by: .variant))
+        #expect(note == "p-values adjusted for 2 comparisons (Holm): b \(ReportFormat.pValue(expected[0])), c \(ReportFormat.pValue(expected[1]))", "\(note)")
+        #expect(report.html.contains(note) && report.json.contains(#""pValueHolm":"#))
+        // One comparison stands as it is.
+        let one = try Self.experimentLog().build(minCount: 5)
+        #expect(one.flows[0].variants.allSatisfy { $0.comparison?.holmPValue == nil } && ReportFormat.holmNote(one.flows[0], by: .variant) == nil)
+        #expect(one.json.contains(#""pValueHolm":null"#))
+    }
+
     @Test("a report read back from its JSON (what rocket report --server gets) is the same report: every field, every format; anything else is refused")
     func readBack() throws {
         var log = Self.experimentLog()
+        for k in 0..<200 { log.conversation(flow: "w", variant: "c", blocks: ["hi"], answered: 1, end: k < 50 ? "completed" : "closed") }
         for v in [9, 10, 10, 9, 10, 7, 8, 0, 6, 3] { ReportAnswerTests.rated(&log, v) }
         ReportAnswerTests.answered(&log, [[(0, "Tea")], [(1, "Coffee")], [(0, "Tea")], [(0, "Tea")], [(0, "Tea")], [(0, "Tea")]])
         var builder = ReportBuilder(by: .variant)
@@ -78,7 +102,7 @@ struct ReportTests {
         for (k, line) in log.lines.enumerated() { try builder.addLine(Array(line.utf8), input: 0, line: k + 1) }
         builder.finishInput(0)
         let report = builder.report(ReportOptions(minCount: 5))
-        #expect(report.flows.count >= 2 && report.flows.contains { $0.variants.contains { $0.comparison != nil } })
+        #expect(report.flows.count >= 2 && report.flows.contains { $0.variants.contains { $0.comparison?.holmPValue != nil } })
         #expect(report.flows.contains { $0.variants.contains { $0.blocks.contains { $0.rating?.netPromoter != nil } } })
         let read = try #require(Report(json: Array(report.json.utf8)))
         #expect(read.json == report.json)
