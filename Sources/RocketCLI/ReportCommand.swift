@@ -301,7 +301,7 @@ enum ReportCommand {
                 rows.append(row)
             }
             out.append(.table(head: head, rows: rows, textColumns: 1))
-            if let holm = ReportFormat.holmNote(flow, by: report.grouping) { out.append(.note(clean(holm))) }
+            if let holm = ReportFormat.holm(flow, by: report.grouping) { out.append(.items(label: holm.label, holm.items.map(clean))) }
             for v in flow.variants where !v.dismissals.isEmpty {
                 let label =
                     v.variant.isEmpty && report.grouping == .variant

@@ -95,14 +95,19 @@ public enum ReportFormat {
         return pValue(p)
     }
 
-    /// The note under a flow whose variants make several comparisons: each one's p-value adjusted
-    /// for them all ("p-values adjusted for 3 comparisons (Holm): b 0.041, c 0.120, d 0.300"); nil
-    /// for a flow with one comparison or none. Unadjusted, one of several small p-values is likely
-    /// by chance alone.
-    public static func holmNote(_ flow: FlowReport, by grouping: ReportGrouping) -> String? {
+    /// What is said under a flow whose variants make several comparisons: each one's p-value
+    /// adjusted for them all, as a label and its items ("p-values adjusted for 3 comparisons
+    /// (Holm)", ["b 0.041", "c 0.120", "d 0.300"]); nil for a flow with one comparison or none.
+    /// Unadjusted, one of several small p-values is likely by chance alone.
+    public static func holm(_ flow: FlowReport, by grouping: ReportGrouping) -> (label: String, items: [String])? {
         let adjusted = flow.variants.compactMap { v in v.comparison?.holmPValue.map { (variantName(v.variant, by: grouping), $0) } }
         guard adjusted.count >= 2 else { return nil }
-        return "p-values adjusted for \(adjusted.count) comparisons (Holm): " + adjusted.map { "\($0.0) \(pValue($0.1))" }.joined(separator: ", ")
+        return ("p-values adjusted for \(adjusted.count) comparisons (Holm)", adjusted.map { "\($0.0) \(pValue($0.1))" })
+    }
+
+    /// ``holm(_:by:)`` as one line ("p-values adjusted for 2 comparisons (Holm): b 0.042, c 0.078").
+    public static func holmNote(_ flow: FlowReport, by grouping: ReportGrouping) -> String? {
+        holm(flow, by: grouping).map { $0.label + ": " + $0.items.joined(separator: ", ") }
     }
 
     /// `p` with three decimals, or "<0.001".
