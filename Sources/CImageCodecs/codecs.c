@@ -27,27 +27,20 @@ static unsigned int reduction(double w, double h, size_t keep_width, size_t keep
     return denom;
 }
 
-/* The whole picture through libpng's simplified API (an interlaced one, or one kept whole). */
-static int decode_png_whole(const unsigned char *data, size_t length, unsigned char **pixels, int *width, int *height,
-                            char *error, size_t error_length) {
-    png_image image;
-    memset(&image, 0, sizeof image);
-    image.version = PNG_IMAGE_VERSION;
-    if (!png_image_begin_read_from_memory(&image, data, length)) {
-        set_error(error, error_length, image.message[0] ? image.message : "not a readable PNG");
-        return -1;
-    }
-    image.format = PNG_FORMAT_RGBA;
-    unsigned char *buffer = malloc(PNG_IMAGE_SIZE(image));
-    if (!buffer) { png_image_free(&image); set_error(error, error_length, "out of memory"); return -1; }
-    if (!png_image_finish_read(&image, NULL, buffer, 0, NULL)) {
+/* The whole picture through libpng's simplified API (an interlaced one, or one kept whole),
+   from `image` begun on its header (freed here whatever happens). */
+static int decode_png_whole(png_image *image, unsigned char **pixels, int *width, int *height, char *error, size_t error_length) {
+    image->format = PNG_FORMAT_RGBA;
+    unsigned char *buffer = malloc(PNG_IMAGE_SIZE(*image));
+    if (!buffer) { png_image_free(image); set_error(error, error_length, "out of memory"); return -1; }
+    if (!png_image_finish_read(image, NULL, buffer, 0, NULL)) {
         free(buffer);
-        set_error(error, error_length, image.message[0] ? image.message : "PNG decoding failed");
+        set_error(error, error_length, image->message[0] ? image->message : "PNG decoding failed");
         return -1;
     }
     *pixels = buffer;
-    *width = (int)image.width;
-    *height = (int)image.height;
+    *width = (int)image->width;
+    *height = (int)image->height;
     return 0;
 }
 
@@ -142,8 +135,8 @@ static int decode_png(const unsigned char *data, size_t length, size_t max_pixel
         return -1;
     }
     png_uint_32 w = image.width, h = image.height;
-    png_image_free(&image);
     if ((size_t)w * (size_t)h > max_pixels) {
+        png_image_free(&image);
         set_error(error, error_length, "the image has too many pixels");
         return -1;
     }
@@ -152,8 +145,11 @@ static int decode_png(const unsigned char *data, size_t length, size_t max_pixel
     /* An interlaced PNG's rows come in seven passes: it is read whole. */
     int interlaced = length > 28 && data[28] != 0;
     unsigned int factor = reduction(w, h, keep_width, keep_height);
-    if (factor > 1 && !interlaced) return decode_png_reduced(data, length, factor, pixels, width, height, error, error_length);
-    return decode_png_whole(data, length, pixels, width, height, error, error_length);
+    if (factor > 1 && !interlaced) {
+        png_image_free(&image);
+        return decode_png_reduced(data, length, factor, pixels, width, height, error, error_length);
+    }
+    return decode_png_whole(&image, pixels, width, height, error, error_length);
 }
 
 struct jpeg_error_context {
