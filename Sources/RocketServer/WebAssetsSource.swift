@@ -99,7 +99,7 @@ extension WebAssets {
         word: function (table, lang, key, args) {
         var t = typeof table === "object" && table ? table : {};
         var l = typeof lang === "string" ? lang : "";
-        var words = t[l] || t[l.split("-")[0]] || {}, english = t.en || {};
+        var words = t[core.wordsKey(Object.keys(t), l)] || {}, english = t.en || {};
         var text = typeof words[key] === "string" ? words[key] : typeof english[key] === "string" ? english[key] : key, i = 0;
         return text.replace(/%[bd@]/g, function (m) { return args && i < args.length ? String(args[i++]) : m; });
         },

@@ -119,11 +119,6 @@
       return pressed ? core.link(pressed.link) : null;
     },
     /**
-     * The widget's word `key` in language `lang` from `table` (language → key → text, made from
-     * the server's UIStrings): the language, else its first part (`it-IT` → `it`), else English,
-     * else the key; each `%d` or `%@` in turn takes the next of `args`.
-     */
-    /**
      * The language whose words the widget shows for `lang`, among `langs` (those the server has):
      * the language, else its first part (`it-IT` → `it`), else English, as ``word`` looks them up.
      */
@@ -157,10 +152,15 @@
       }
       return out;
     },
+    /**
+     * The widget's word `key` in language `lang` from `table` (language → key → text, made from
+     * the server's UIStrings): the language, else its first part (`it-IT` → `it`), else English,
+     * else the key; each `%d` or `%@` in turn takes the next of `args`.
+     */
     word: function (table, lang, key, args) {
       var t = typeof table === "object" && table ? table : {};
       var l = typeof lang === "string" ? lang : "";
-      var words = t[l] || t[l.split("-")[0]] || {}, english = t.en || {};
+      var words = t[core.wordsKey(Object.keys(t), l)] || {}, english = t.en || {};
       var text = typeof words[key] === "string" ? words[key] : typeof english[key] === "string" ? english[key] : key, i = 0;
       return text.replace(/%[bd@]/g, function (m) { return args && i < args.length ? String(args[i++]) : m; });
     },
