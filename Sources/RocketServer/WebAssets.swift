@@ -34,6 +34,24 @@ final class WebAssets: Sendable {
             gzipped = WebAssets.gzip(bytes).map { .sharing(all + [("ETag", zippedTag), ("Content-Encoding", "gzip")], SharedBytes($0)) }
         }
 
+        /// The same bytes (held once) with header `name` set to `value` in both representations.
+        func with(_ name: String, _ value: String) -> Served {
+            func changed(_ r: HTTPResponse) -> HTTPResponse {
+                var r = r
+                r.headers = r.headers.map { $0.0 == name ? (name, value) : $0 }
+                return r
+            }
+            return Served(plain: changed(plain), gzipped: gzipped.map(changed), tag: tag, gzippedTag: gzippedTag, version: version)
+        }
+
+        private init(plain: HTTPResponse, gzipped: HTTPResponse?, tag: String, gzippedTag: String, version: String) {
+            self.plain = plain
+            self.gzipped = gzipped
+            self.tag = tag
+            self.gzippedTag = gzippedTag
+            self.version = version
+        }
+
         /// The answer to `request`: gzipped when its `Accept-Encoding` allows; 304 Not Modified
         /// (its tag, caching and `Vary` headers, no body) when its `If-None-Match` names the tag
         /// of the representation it would get.
@@ -73,11 +91,9 @@ final class WebAssets: Sendable {
         let cached = ("Cache-Control", "max-age=60")
         let json = [("Content-Type", "application/json; charset=utf-8"), ("Access-Control-Allow-Origin", "*")]
         let served = tables.map { language, table in
-            let bytes = Array(table.serialized(pretty: false).utf8)
-            return (
-                language,
-                (current: Served(bytes, headers: json + [cached]), pinned: Served(bytes, headers: json + [("Cache-Control", "max-age=31536000, immutable")]))
-            )
+            // Hashed and gzipped once; the pinned answer is the same bytes, kept longer.
+            let current = Served(Array(table.serialized(pretty: false).utf8), headers: json + [cached])
+            return (language, (current: current, pinned: current.with("Cache-Control", "max-age=31536000, immutable")))
         }
         words = Dictionary(uniqueKeysWithValues: served)
         // The script names each language's version, which its request for the words carries.
