@@ -95,9 +95,7 @@ enum ReportCommand {
         if serverURL != nil, !inputs.isEmpty || store != nil {
             throw UsageError(message: "--server reports on the records the server keeps: give no FILE, --events or --store with it", command: spec.name)
         }
-        if serverURL == nil, parsed.value("--key-file") != nil || parsed.value("--ca-file") != nil {
-            throw UsageError(message: "--key-file and --ca-file go with --server", command: spec.name)
-        }
+        try SiteServer.refuseClientFlags(parsed, command: spec.name)
         if inputs.count(where: { $0 == "-" }) > 1 { throw UsageError(message: "- (standard input) may be given once", command: spec.name) }
         var options = ReportOptions()
         options.minCount = try PromptCommands.count(parsed, "--min-count", command: spec.name, range: 1...1_000_000) ?? 5
@@ -175,9 +173,7 @@ enum ReportCommand {
         var query = ["minCount=\(options.minCount)", "by=" + grouping.rawValue]
         if let flow = options.flow { query.append("flow=" + FilePath.percentEncoded(flow)) }
         if let against = options.against { query.append("against=" + FilePath.percentEncoded(against)) }
-        if let t = window?.since { query.append("since=%40\(t)") }
-        if let t = window?.until { query.append("until=%40\(t)") }
-        return server.get("/v1/report?" + query.joined(separator: "&"), maxBody: RocketLimits.reportAnswerBytes).flatMap { body in
+        return server.get("/v1/report?" + query.joined(separator: "&") + SiteServer.query(window), maxBody: RocketLimits.reportAnswerBytes).flatMap { body in
             guard let report = Report(json: body) else {
                 return .failure(SiteServer.Failure(message: "the answer of \(server.shown) is not a report", status: .dataError))
             }

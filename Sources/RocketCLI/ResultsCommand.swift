@@ -257,11 +257,9 @@ enum ResultsCommand {
 
         /// The source `--store` or `--server` names (one of them, never both).
         init(_ parsed: ParsedArguments, command: String) throws(UsageError) {
+            try SiteServer.refuseClientFlags(parsed, command: command)
             switch (parsed.value("--store"), parsed.value("--server")) {
             case (let store?, nil):
-                guard parsed.value("--key-file") == nil, parsed.value("--ca-file") == nil else {
-                    throw UsageError(message: "--key-file and --ca-file go with --server", command: command)
-                }
                 self = .store(store)
             case (nil, let url?):
                 self = .server(try SiteServer(url: url, parsed, command: command))
@@ -280,10 +278,7 @@ enum ResultsCommand {
                 )
                 .mapError { Failure(message: $0.message, status: $0.missing ? ExitStatus.noInput : ExitStatus.dataError) }
             case .server(let server):
-                // The window's bounds as instants (@SECONDS), so that the server reads the window
-                // this command counted, not one of its own clock.
-                let bounds = [("since", ended?.since), ("until", ended?.until)].compactMap { name, t in t.map { "&\(name)=%40\($0)" } }
-                let query = "/v1/results?after=\(after)&limit=1000" + (flow.map { "&flow=" + $0 } ?? "") + bounds.joined()
+                let query = "/v1/results?after=\(after)&limit=1000" + (flow.map { "&flow=" + $0 } ?? "") + SiteServer.query(ended)
                 return server.get(query, maxBody: 4 * RocketLimits.resultPageBytes).flatMap { body in
                     guard let rows = Self.results(body) else {
                         return .failure(Failure(message: "the answer of \(server.shown) is not a page of results", status: .dataError))

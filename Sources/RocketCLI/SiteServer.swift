@@ -4,6 +4,7 @@
 import RocketCore
 import RocketJSON
 import RocketPlatform
+import RocketReport
 import RocketServer
 
 /// A running `rocket serve` asked for what a site's back end may read (`--server URL`, with the
@@ -57,6 +58,20 @@ struct SiteServer {
         }
         caFile = parsed.value("--ca-file")
         connection = HTTPConnection()
+    }
+
+    /// A usage error of `command` when `--key-file` or `--ca-file` is given without `--server`
+    /// (they say nothing then).
+    static func refuseClientFlags(_ parsed: ParsedArguments, command: String) throws(UsageError) {
+        guard parsed.value("--server") != nil || (parsed.value("--key-file") == nil && parsed.value("--ca-file") == nil) else {
+            throw UsageError(message: "--key-file and --ca-file go with --server", command: command)
+        }
+    }
+
+    /// A window's bounds as query parameters (`&since=%40SECONDS&until=…`; "" for none): instants,
+    /// so that the server reads the window this command counted, not one of its own clock.
+    static func query(_ window: ReportWindow?) -> String {
+        [("since", window?.since), ("until", window?.until)].compactMap { name, t in t.map { "&\(name)=%40\($0)" } }.joined()
     }
 
     /// The server's address as messages show it.
