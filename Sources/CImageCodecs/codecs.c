@@ -27,7 +27,7 @@ static unsigned int reduction(double w, double h, size_t keep_width, size_t keep
     return denom;
 }
 
-/* The whole picture through libpng's simplified API (an interlaced one, or one kept whole),
+/* The whole picture through libpng's simplified API (one kept whole),
    from `image` begun on its header (freed here whatever happens). */
 static int decode_png_whole(png_image *image, unsigned char **pixels, int *width, int *height, char *error, size_t error_length) {
     image->format = PNG_FORMAT_RGBA;
@@ -65,10 +65,24 @@ static void png_fail(png_structp png, png_const_charp message) {
 
 static void png_quiet(png_structp png, png_const_charp message) { (void)png; (void)message; }
 
+/* The sums of a band of `factor` rows, `ow` blocks wide, written to `out`'s row `oy` as means
+   and set back to zero. */
+static void png_flush_band(unsigned int *sums, unsigned char *out, size_t ow, size_t oy, unsigned int factor, png_uint_32 w, png_uint_32 h) {
+    size_t rows = h - oy * factor < factor ? h - oy * factor : factor;
+    for (size_t ox = 0; ox < ow; ox++) {
+        size_t columns = w - ox * factor < factor ? w - ox * factor : factor;
+        unsigned int n = (unsigned int)(rows * columns);
+        for (int c = 0; c < 4; c++) out[(oy * ow + ox) * 4 + c] = (unsigned char)(sums[ox * 4 + c] / n);
+    }
+    memset(sums, 0, ow * 4 * sizeof(unsigned int));
+}
+
 /* A PNG reduced `factor` times on the way (each output pixel the mean of its factor x factor
    block, as the caller's own filter takes means): its rows are read one at a time into sums, so
-   a 4096 x 4096 picture never needs its 64 MB of RGBA. Colours as the simplified API gives them
-   (8-bit RGBA in sRGB, alpha not premultiplied). */
+   a 4096 x 4096 picture never needs its 64 MB of RGBA. An interlaced one's rows come in seven
+   passes, each pixel added to its block where the pass puts it: it keeps the sums of every
+   block (16 bytes each, a 64th of its pixels at most) instead of one band's. Colours as the
+   simplified API gives them (8-bit RGBA in sRGB, alpha not premultiplied). */
 static int decode_png_reduced(const unsigned char *data, size_t length, unsigned int factor,
                               unsigned char **pixels, int *width, int *height, char *error, size_t error_length) {
     struct png_memory source = { data, length, 0, "" };
@@ -76,7 +90,7 @@ static int decode_png_reduced(const unsigned char *data, size_t length, unsigned
     if (!png) { set_error(error, error_length, "out of memory"); return -1; }
     png_infop info = png_create_info_struct(png);
     unsigned char *volatile row = NULL, *volatile out = NULL;
-    unsigned long *volatile sums = NULL;
+    unsigned int *volatile sums = NULL;
     if (!info || setjmp(png_jmpbuf(png))) {
         png_destroy_read_struct(&png, info ? &info : NULL, NULL);
         free(row); free(out); free(sums);
@@ -86,6 +100,8 @@ static int decode_png_reduced(const unsigned char *data, size_t length, unsigned
     png_set_read_fn(png, &source, png_memory_read);
     png_read_info(png, info);
     png_uint_32 w = png_get_image_width(png, info), h = png_get_image_height(png, info);
+    /* Without png_set_interlace_handling, libpng hands over each pass's own rows. */
+    int interlaced = png_get_interlace_type(png, info) == PNG_INTERLACE_ADAM7;
     png_set_alpha_mode(png, PNG_ALPHA_PNG, PNG_DEFAULT_sRGB);
     png_set_expand(png);
     png_set_scale_16(png);
@@ -94,25 +110,29 @@ static int decode_png_reduced(const unsigned char *data, size_t length, unsigned
     png_read_update_info(png, info);
     if (png_get_rowbytes(png, info) != (size_t)w * 4) png_error(png, "unexpected row layout");
     size_t ow = (w + factor - 1) / factor, oh = (h + factor - 1) / factor;
+    size_t bands = interlaced ? oh : 1;
     row = malloc((size_t)w * 4);
     out = malloc(ow * oh * 4);
-    sums = calloc(ow * 4, sizeof(unsigned long));
+    sums = calloc(ow * bands * 4, sizeof(unsigned int));
     if (!row || !out || !sums) png_error(png, "out of memory");
-    for (png_uint_32 y = 0; y < h; y++) {
-        png_read_row(png, row, NULL);
-        for (png_uint_32 x = 0; x < w; x++) {
-            unsigned long *s = sums + (x / factor) * 4;
-            s[0] += row[x * 4]; s[1] += row[x * 4 + 1]; s[2] += row[x * 4 + 2]; s[3] += row[x * 4 + 3];
-        }
-        if ((y + 1) % factor == 0 || y + 1 == h) {
-            size_t oy = y / factor, rows = y % factor + 1;
-            for (size_t ox = 0; ox < ow; ox++) {
-                size_t columns = ox + 1 < ow || w % factor == 0 ? factor : w % factor;
-                unsigned long n = (unsigned long)(rows * columns);
-                for (int c = 0; c < 4; c++) out[(oy * ow + ox) * 4 + c] = (unsigned char)(sums[ox * 4 + c] / n);
+    for (int pass = 0; pass < (interlaced ? 7 : 1); pass++) {
+        png_uint_32 columns = interlaced ? PNG_PASS_COLS(w, pass) : w, rows = interlaced ? PNG_PASS_ROWS(h, pass) : h;
+        /* libpng skips a pass with no pixels, as this does. */
+        if (columns == 0 || rows == 0) continue;
+        for (png_uint_32 r = 0; r < rows; r++) {
+            png_read_row(png, row, NULL);
+            png_uint_32 y = interlaced ? PNG_ROW_FROM_PASS_ROW(r, pass) : r;
+            unsigned int *band = sums + (interlaced ? (size_t)(y / factor) * ow * 4 : 0);
+            for (png_uint_32 i = 0; i < columns; i++) {
+                png_uint_32 x = interlaced ? PNG_COL_FROM_PASS_COL(i, pass) : i;
+                unsigned int *s = band + (x / factor) * 4;
+                s[0] += row[i * 4]; s[1] += row[i * 4 + 1]; s[2] += row[i * 4 + 2]; s[3] += row[i * 4 + 3];
             }
-            memset(sums, 0, ow * 4 * sizeof(unsigned long));
+            if (!interlaced && ((y + 1) % factor == 0 || y + 1 == h)) png_flush_band(sums, out, ow, y / factor, factor, w, h);
         }
+    }
+    if (interlaced) {
+        for (size_t oy = 0; oy < oh; oy++) png_flush_band(sums + oy * ow * 4, out, ow, oy, factor, w, h);
     }
     png_read_end(png, NULL);
     png_destroy_read_struct(&png, &info, NULL);
@@ -126,7 +146,7 @@ static int decode_png_reduced(const unsigned char *data, size_t length, unsigned
 static int decode_png(const unsigned char *data, size_t length, size_t max_pixels, size_t keep_width, size_t keep_height,
                       unsigned char **pixels, int *width, int *height, int *source_width, int *source_height,
                       char *error, size_t error_length) {
-    /* The header says the size and the interlacing before anything is decoded. */
+    /* The header says the size before anything is decoded. */
     png_image image;
     memset(&image, 0, sizeof image);
     image.version = PNG_IMAGE_VERSION;
@@ -142,10 +162,8 @@ static int decode_png(const unsigned char *data, size_t length, size_t max_pixel
     }
     *source_width = (int)w;
     *source_height = (int)h;
-    /* An interlaced PNG's rows come in seven passes: it is read whole. */
-    int interlaced = length > 28 && data[28] != 0;
     unsigned int factor = reduction(w, h, keep_width, keep_height);
-    if (factor > 1 && !interlaced) {
+    if (factor > 1) {
         png_image_free(&image);
         return decode_png_reduced(data, length, factor, pixels, width, height, error, error_length);
     }

@@ -16,8 +16,8 @@ extension TerminalImage {
     /// Decodes PNG or JPEG bytes; a picture larger than ``TerminalImage/keptWidth`` ×
     /// ``TerminalImage/keptHeight`` is kept scaled down within them (decoded at 1/2, 1/4 or 1/8
     /// of its size on the way, while it stays at least the size kept: a JPEG in its DCT, a PNG
-    /// that is not interlaced by averaging its rows as they are read, so its whole RGBA is never
-    /// held).
+    /// by averaging its rows as they are read, an interlaced one's pass by pass, so its whole
+    /// RGBA is never held).
     public static func decode(_ bytes: [UInt8]) -> Result<TerminalImage, ImageError> {
         var out: UnsafeMutablePointer<UInt8>?
         var w: Int32 = 0, h: Int32 = 0, sourceWidth: Int32 = 0, sourceHeight: Int32 = 0
