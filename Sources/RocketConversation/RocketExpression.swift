@@ -65,7 +65,7 @@ public struct RocketExpression: Hashable, Sendable, Codable, CustomStringConvert
             switch step.op {
             case .constant, .name: height += 1
             case .not, .negate: break
-            case .call(let f): height -= f.arity - 1
+            case .call(_, let n): height -= n - 1
             default: height -= 1
             }
             most = max(most, height)
@@ -79,7 +79,7 @@ public struct RocketExpression: Hashable, Sendable, Codable, CustomStringConvert
     /// True when it calls `today()`, `time()` or `weekday()`: its value depends on when it is
     /// evaluated, not only on the names it reads.
     public var readsClock: Bool {
-        program.contains { if case .call(let f) = $0.op { return f.arity == 0 } else { return false } }
+        program.contains { if case .call(let f, _) = $0.op { return f.readsClock } else { return false } }
     }
 
     /// Decodes from its source text.
@@ -109,27 +109,98 @@ public struct RocketExpression: Hashable, Sendable, Codable, CustomStringConvert
     // MARK: Steps
 
     enum Function: String, CaseIterable, Sendable {
-        case lower, upper, trim, length, contains, number, text, today, time, weekday, days, weekdayOf, addDays
+        case lower, upper, trim, length, contains, startsWith, endsWith, number, text, round, floor, ceil, abs, min, max
+        case `if`
+        case today, time, weekday, days, weekdayOf, addDays
 
-        var arity: Int {
+        /// How many values a call gives it.
+        var arity: ClosedRange<Int> {
             switch self {
-            case .contains, .days, .addDays: return 2
-            case .today, .time, .weekday: return 0
-            default: return 1
+            case .contains, .startsWith, .endsWith, .min, .max, .days, .addDays: return 2...2
+            case .round: return 1...2
+            case .if: return 3...3
+            case .today, .time, .weekday: return 0...0
+            default: return 1...1
             }
         }
+
+        /// True for the functions of the person's local time.
+        var readsClock: Bool { self == .today || self == .time || self == .weekday }
+
         var signature: String {
             switch self {
             case .lower, .upper, .trim: return "\(rawValue)(text)"
             case .length: return "length(text or list)"
             case .contains: return "contains(text or list, text)"
+            case .startsWith, .endsWith: return "\(rawValue)(text, text)"
             case .number: return "number(text or number)"
             case .text: return "text(any value)"
+            case .round: return "round(number) or round(number, whole number of digits)"
+            case .floor, .ceil, .abs: return "\(rawValue)(number)"
+            case .min, .max: return "\(rawValue)(two numbers or two texts)"
+            case .if: return "if(true or false, value, value)"
             case .today, .time, .weekday: return "\(rawValue)()"
             case .days: return "days(date, date)"
             case .weekdayOf: return "weekdayOf(date)"
             case .addDays: return "addDays(date, whole number)"
             }
+        }
+
+        /// How a call is written in the reference, with short names for its values.
+        var usage: String {
+            switch self {
+            case .lower, .upper, .trim: return "\(rawValue)(t)"
+            case .length, .number, .text: return "\(rawValue)(x)"
+            case .contains: return "contains(x, t)"
+            case .startsWith, .endsWith: return "\(rawValue)(t, part)"
+            case .round: return "round(n)`, `round(n, digits)"
+            case .floor, .ceil, .abs: return "\(rawValue)(n)"
+            case .min, .max: return "\(rawValue)(a, b)"
+            case .if: return "if(c, a, b)"
+            case .today, .time, .weekday: return "\(rawValue)()"
+            case .days: return "days(a, b)"
+            case .weekdayOf: return "weekdayOf(d)"
+            case .addDays: return "addDays(d, n)"
+            }
+        }
+
+        /// What it gives, for the reference (docs/FLOW_FORMAT.md's functions are made of these).
+        var gives: String {
+            switch self {
+            case .lower: return "the text `t` in lower case"
+            case .upper: return "the text `t` in upper case"
+            case .trim: return "the text `t` without spaces at either end"
+            case .length: return "characters of a text, items of a list"
+            case .contains: return "`t` is a part of the text `x`, or an item of the list `x`"
+            case .startsWith: return "the text `t` begins with `part` (as written: no case folding)"
+            case .endsWith: return "the text `t` ends with `part` (as written: no case folding)"
+            case .number: return "a number, or a text read as a decimal number"
+            case .text: return "any value as `{{name}}` shows it"
+            case .round:
+                return "`n` rounded to a whole number, or to `digits` after the point (before it, when negative: "
+                    + "`round(1250, -2)` is 1300), halves away from zero, as written: `round(1.005, 2)` is 1.01"
+            case .floor: return "the whole number at or below `n`"
+            case .ceil: return "the whole number at or above `n`"
+            case .abs: return "`n` without its sign"
+            case .min: return "the smaller of two numbers, or the first of two texts in code-point order (the earlier of two dates)"
+            case .max: return "the larger of two numbers, or the last of two texts in code-point order (the later of two dates)"
+            case .if:
+                return "`a` when `c` is true, `b` when it is false; an error on the side not taken is passed over "
+                    + "(`if(n == 0, 0, 10 / n)`), and lint wants both sides of one type (or `null`)"
+            case .today: return "the person's local day (`'2026-12-06'`)"
+            case .time: return "the person's local time of day (`'09:30'`)"
+            case .weekday: return "the person's local day of the week, 1 Monday … 7 Sunday"
+            case .days: return "the days from the date `a` to the date `b` (texts `YYYY-MM-DD`): `days(today(), '2026-12-25')`"
+            case .weekdayOf: return "the day of the week of the date `d`, 1 Monday … 7 Sunday (`weekdayOf(day) >= 6`: a weekend day answered)"
+            case .addDays: return "the date `n` days after `d` (before, for a negative `n`): `addDays(today(), 3)`"
+            }
+        }
+
+        /// "takes 2 values", "takes 1 or 2 values", "takes no value".
+        var takes: String {
+            let (a, b) = (arity.lowerBound, arity.upperBound)
+            if b == 0 { return "takes no value" }
+            return "takes \(a == b ? "\(a)" : "\(a) or \(b)") value\(b == 1 ? "" : "s")"
         }
     }
 
@@ -165,7 +236,8 @@ public struct RocketExpression: Hashable, Sendable, Codable, CustomStringConvert
         case and, or
         case eq, ne, lt, le, gt, ge, isIn, notIn
         case add, sub, mul, div, mod
-        case call(Function)
+        /// A function and how many values the call gives it.
+        case call(Function, Int)
 
         var spelling: String {
             switch self {
@@ -355,7 +427,7 @@ extension RocketExpression {
             func operands(_ op: Op) -> Int {
                 switch op {
                 case .not, .negate: return 1
-                case .call(let f): return f.arity
+                case .call(_, let n): return n
                 default: return 2
                 }
             }
@@ -412,11 +484,9 @@ extension RocketExpression {
                         // "f()" names no argument: a call of a function that takes none, or
                         // allowed only to say what f takes.
                         if token == .close, case .call(let f, let fat, 0)? = stack.last {
-                            guard f.arity == 0 else {
-                                return fail("syntax", "\(f.rawValue) takes \(f.arity) value\(f.arity == 1 ? "" : "s"): \(f.signature)", fat)
-                            }
+                            guard f.arity.contains(0) else { return fail("syntax", "\(f.rawValue) \(f.takes): \(f.signature)", fat) }
                             stack.removeLast()
-                            if let e = emit(.call(f), fat, operands: 0) { return .failure(e) }
+                            if let e = emit(.call(f, 0), fat, operands: 0) { return .failure(e) }
                             expectValue = false
                             continue
                         }
@@ -442,14 +512,18 @@ extension RocketExpression {
                         expectValue = false
                     case .call(let f, let fat, let args):
                         if token == .comma {
+                            // More values than it takes: said at the comma, before the rest is read.
+                            guard args + 1 < f.arity.upperBound else {
+                                return fail("syntax", "\(f.rawValue) \(f.takes), not more: \(f.signature)", at)
+                            }
                             stack.append(.call(f, fat, args: args + 1))
                             expectValue = true
                         } else {
-                            guard args + 1 == f.arity else {
-                                if f.arity == 0 { return fail("syntax", "\(f.rawValue) takes no value: \(f.signature)", fat) }
-                                return fail("syntax", "\(f.rawValue) takes \(f.arity) value\(f.arity == 1 ? "" : "s"), not \(args + 1): \(f.signature)", fat)
+                            guard f.arity.contains(args + 1) else {
+                                if f.arity == 0...0 { return fail("syntax", "\(f.rawValue) takes no value: \(f.signature)", fat) }
+                                return fail("syntax", "\(f.rawValue) \(f.takes), not \(args + 1): \(f.signature)", fat)
                             }
-                            if let e = emit(.call(f), fat, operands: f.arity) { return .failure(e) }
+                            if let e = emit(.call(f, args + 1), fat, operands: args + 1) { return .failure(e) }
                             expectValue = false
                         }
                     case .op: break
@@ -548,14 +622,13 @@ extension RocketExpression {
                         let m = "\"\(step.op.spelling)\" needs \(step.op == .not ? "true or false" : "a number"), not \(Self.what(v))"
                         push(.error(RocketExpressionError(code: "type", message: m, offset: at)))
                     }
-                case .call(let f):
-                    if f.arity == 0 {
+                case .call(let f, let n):
+                    if f.readsClock {
                         push(Self.clock(f, local, at))
-                    } else if f.arity == 2 {
-                        let b = pop(), a = pop()
-                        push(Self.call(f, a, b, at))
                     } else {
-                        push(Self.call(f, pop(), nil, at))
+                        // Its values in the order written (at most three).
+                        let c = n > 2 ? pop() : nil, b = n > 1 ? pop() : nil, a = pop()
+                        push(Self.call(f, a, b, c, at))
                     }
                 default:
                     let b = pop(), a = pop()
@@ -662,15 +735,24 @@ extension RocketExpression {
         }
     }
 
-    static func call(_ f: Function, _ a: Cell, _ b: Cell?, _ at: Int) -> Cell {
+    static func call(_ f: Function, _ a: Cell, _ b: Cell?, _ c: Cell?, _ at: Int) -> Cell {
         func error(_ code: String, _ m: String) -> Cell { .error(RocketExpressionError(code: code, message: m, offset: at)) }
         guard case .value(let x) = a else { return a }
+        // if(…) takes its second or third value whatever the other holds, an error too: the
+        // side not taken is passed over, as "and" and "or" pass over theirs.
+        if f == .if, let b, let c {
+            guard case .bool(let yes) = x else { return error("type", "if(…) needs true or false first, not \(what(x))") }
+            return yes ? b : c
+        }
         var y: RocketValue = .null
         if let b {
             guard case .value(let v) = b else { return b }
             y = v
         }
         func wrong() -> Cell { error("type", "\(f.signature) was given \(what(x))\(b == nil ? "" : " and \(what(y))")") }
+        func number(_ n: Double) -> Cell {
+            n.isFinite ? .value(.number(n)) : error("out-of-range", "the result of \(f.rawValue)(…) is too large for a number")
+        }
         switch f {
         case .lower, .upper, .trim:
             guard case .text(let s) = x else { return wrong() }
@@ -687,6 +769,30 @@ extension RocketExpression {
             case (.list(let items), .text(let item)): return .value(.bool(items.contains(item)))
             default: return wrong()
             }
+        case .startsWith, .endsWith:
+            guard case .text(let s) = x, case .text(let part) = y else { return wrong() }
+            let (whole, end) = (Array(s.utf8), Array(part.utf8))
+            return .value(.bool(f == .startsWith ? whole.starts(with: end) : whole.reversed().starts(with: end.reversed())))
+        case .round:
+            guard case .number(let n) = x else { return wrong() }
+            guard b != nil else { return number(n.rounded(.toNearestOrAwayFromZero)) }
+            guard case .number(let digits) = y else { return wrong() }
+            guard digits == digits.rounded(), (-Self.roundDigits...Self.roundDigits).contains(digits) else {
+                return error("out-of-range", "round(…) keeps a whole number of digits from -\(Self.roundDigits) to \(Self.roundDigits)")
+            }
+            return number(Self.round(n, digits: Int(digits)))
+        case .floor, .ceil, .abs:
+            guard case .number(let n) = x else { return wrong() }
+            return .value(.number(f == .floor ? n.rounded(.down) : f == .ceil ? n.rounded(.up) : Swift.abs(n)))
+        case .min, .max:
+            let first: Bool
+            switch (x, y) {
+            case (.number(let p), .number(let q)): first = f == .min ? p <= q : p >= q
+            case (.text(let p), .text(let q)): first = f == .min ? p <= q : p >= q
+            default: return wrong()
+            }
+            return .value(first ? x : y)
+        case .if: return wrong()  // three values: taken above
         case .number:
             switch x {
             case .number: return .value(x)
@@ -715,6 +821,33 @@ extension RocketExpression {
             return .value(.text(day))
         case .today, .time, .weekday: return wrong()  // no arguments: see clock(_:_:_:)
         }
+    }
+
+    /// The reference table of the functions, in Markdown (docs/FLOW_FORMAT.md holds it; a
+    /// test compares the two).
+    package static var functionsMarkdown: String {
+        "| Function | Gives |\n|---|---|\n" + Function.allCases.map { "| `\($0.usage)` | \($0.gives) |\n" }.joined()
+    }
+
+    /// The most digits `round(x, digits)` keeps, either side of the point.
+    static let roundDigits: Double = 15
+
+    /// `n` rounded to `digits` after the point (before it, when negative), halves away from
+    /// zero, on the decimal digits `n` is written with: 1.005 kept to 2 is 1.01, as a
+    /// spreadsheet gives, though its double lies just under 1.005.
+    static func round(_ n: Double, digits: Int) -> Double {
+        let scale = (0..<Swift.abs(digits)).reduce(1.0) { r, _ in r * 10 }
+        let scaled = digits >= 0 ? n * scale : n / scale
+        let nearest = scaled.rounded(.toNearestOrAwayFromZero)
+        var r = nearest
+        // The product can land a hair under a half written in the source (1.005 × 100 =
+        // 100.49999…): within 4 units of its last place it counts as the half. Only where
+        // those units are small beside a half (under 2^40); a whole number is kept.
+        if Swift.abs(scaled) < 0x1p40, scaled != nearest {
+            let half = scaled.rounded(.towardZero) + (scaled < 0 ? -0.5 : 0.5)
+            if Swift.abs(scaled - half) <= 4 * scaled.ulp { r = half + (scaled < 0 ? -0.5 : 0.5) }
+        }
+        return digits >= 0 ? r / scale : r * scale
     }
 
     /// A function of the person's date and time, or `no-clock` when the host gave none.
@@ -780,10 +913,11 @@ extension RocketExpression {
                 let t = types.removeLast()
                 if let t, t != .number { problem("\"-\" needs a number, not \(phrase(t))") }
                 types.append(.number)
-            case .call(let f) where f.arity == 0:
+            case .call(let f, _) where f.readsClock:
                 types.append(f == .weekday ? .number : .text)
-            case .call(let f):
-                let b: RocketValueType?? = f.arity == 2 ? .some(types.removeLast()) : .none
+            case .call(let f, let n):
+                let c: RocketValueType?? = n > 2 ? .some(types.removeLast()) : .none
+                let b: RocketValueType?? = n > 1 ? .some(types.removeLast()) : .none
                 let a = types.removeLast()
                 var ok = true
                 var result: RocketValueType? = nil
@@ -798,6 +932,26 @@ extension RocketExpression {
                     let second = b ?? nil
                     ok = (a == nil || a == .text || a == .list) && (second == nil || second == .text)
                     result = .bool
+                case .startsWith, .endsWith:
+                    ok = (a == nil || a == .text) && ((b ?? nil) == nil || (b ?? nil) == .text)
+                    result = .bool
+                case .round, .floor, .ceil, .abs:
+                    ok = (a == nil || a == .number) && ((b ?? nil) == nil || (b ?? nil) == .number)
+                    result = .number
+                case .min, .max:
+                    let second = b ?? nil
+                    ok = (a == nil || a == .number || a == .text) && (second == nil || second == .number || second == .text)
+                    if let a, let second, a != second { ok = false }
+                    result = a ?? second
+                case .if:
+                    let (yes, no) = (b ?? nil, c ?? nil)
+                    if let a, a != .bool { problem("if(…) needs true or false first, not \(phrase(a))") }
+                    // One type whichever side is taken (null stands for none on either side).
+                    let sides = [yes, no].compactMap { $0 }.filter { $0 != .null }
+                    if sides.count == 2, sides[0] != sides[1] {
+                        problem("if(…) gives \(sides[0].phrase) on one side and \(sides[1].phrase) on the other: give both one type")
+                    }
+                    result = sides.first ?? (yes == .null && no == .null ? .null : nil)
                 case .number:
                     ok = a == nil || a == .text || a == .number
                     result = .number
@@ -814,8 +968,8 @@ extension RocketExpression {
                 case .today, .time, .weekday: break
                 }
                 if !ok {
-                    let given = b.map { "\(phrase(a)) and \(phrase($0))" } ?? phrase(a)
-                    problem("\(f.signature) is given \(given)")
+                    let given = ([a] + [b, c].compactMap { $0 }).map(phrase)
+                    problem("\(f.signature) is given \(given.dropLast().joined(separator: ", "))\(given.count > 1 ? " and " : "")\(given[given.count - 1])")
                 }
                 types.append(result)
             default:

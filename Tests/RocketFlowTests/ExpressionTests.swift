@@ -105,6 +105,65 @@ struct ExpressionTests {
         #expect(e?.offset == offset, "\(source)")
     }
 
+    @Test(
+        "numbers rounded, bounded and chosen; texts' ends; if(…) takes one side",
+        arguments: [
+            ("round(2.5)", RocketValue.number(3)),
+            ("round(-2.5)", .number(-3)),
+            ("round(10 / 3, 2)", .number(3.33)),
+            ("round(1.005, 2)", .number(1.01)),
+            ("round(-1.005, 2)", .number(-1.01)),
+            ("round(2.675, 2)", .number(2.68)),
+            ("round(0.285, 2)", .number(0.29)),
+            ("round(1.004999, 2)", .number(1)),
+            ("round(2251799813685249)", .number(2_251_799_813_685_249)),
+            ("round(1125899906842624.25)", .number(1_125_899_906_842_624)),
+            ("round(0.1 + 0.2, 1)", .number(0.3)),
+            ("round(1234.5, -2)", .number(1200)),
+            ("round(1250, -2)", .number(1300)),
+            ("round(visits / 3, 0)", .number(1)),
+            ("floor(-2.5)", .number(-3)),
+            ("ceil(2.1)", .number(3)),
+            ("abs(-visits)", .number(4)),
+            ("min(visits, 3)", .number(3)),
+            ("max(visits, 3)", .number(4)),
+            ("max('2026-01-31', '2026-02-01')", .text("2026-02-01")),
+            ("min(plan, 'basic')", .text("basic")),
+            ("startsWith(plan, 'pr')", .bool(true)),
+            ("endsWith(trim(name), 'lace')", .bool(true)),
+            ("endsWith(plan, 'pros')", .bool(false)),
+            ("startsWith(plan, '')", .bool(true)),
+            ("if(visits > 3, 'back', 'new')", .text("back")),
+            ("if(beta, 1, 2) + 1", .number(3)),
+            ("if(zero == 0, 0, 10 / zero)", .number(0)),
+            ("if(zero != 0, 10 / zero, -1)", .number(-1)),
+            ("if(true, null, 'x') == null", .bool(true)),
+        ])
+    func moreFunctions(source: String, expected: RocketValue) {
+        #expect(value(source) == expected, "\(source): \(eval(source))")
+    }
+
+    @Test("the new functions' errors: wrong types, digits out of range, too many or too few values")
+    func moreFunctionErrors() {
+        #expect(errorCode("round(plan)") == "type")
+        #expect(errorCode("round(2.5, 1.5)") == "out-of-range")
+        #expect(errorCode("round(2.5, 16)") == "out-of-range")
+        #expect(errorCode("round(1e308, -15)") == nil, "a large number rounded to tens of digits is still a number")
+        #expect(errorCode("min(visits, plan)") == "type")
+        #expect(errorCode("if(visits, 1, 2)") == "type")
+        #expect(errorCode("if(zero == 0, 10 / zero, 1)") == "division-by-zero", "the side taken keeps its error")
+        #expect(errorCode("if(10 / zero > 1, 1, 2)") == "division-by-zero")
+        #expect(errorCode("startsWith(toppings, 'Tea')") == "type")
+        let three = RocketExpression("round(1, 2, 3)").syntaxError
+        #expect(three?.message.contains("round takes 1 or 2 values, not more") == true, "\(String(describing: three))")
+        #expect(three?.offset == 10, "said at the comma before the third value")
+        #expect(RocketExpression("if(true, 1)").syntaxError?.message.contains("if takes 3 values, not 2") == true)
+        #expect(RocketExpression("round()").syntaxError?.message.contains("round takes 1 or 2 values") == true)
+        #expect(RocketExpression("abs(1, 2)").syntaxError?.message.contains("abs takes 1 value, not more") == true)
+        // A name that is also a function's is still a name when no "(" follows it.
+        #expect(RocketExpression("if + 1").evaluate { $0 == "if" ? .number(1) : nil } == .success(.number(2)))
+    }
+
     @Test("limits: 1 KiB, nesting 32; long texts and many operators stay bounded")
     func limits() {
         #expect(RocketExpression(String(repeating: "1+", count: 600) + "1").syntaxError?.code == "too-long")
@@ -124,7 +183,8 @@ struct ExpressionTests {
     func fuzz() {
         let tokens = [
             "a", "b", "1", "2.5", "'x'", "\"y\"", "true", "null", "(", ")", ",", "+", "-", "*", "/", "%", "==", "!=", "<", ">=", "and", "or",
-            "not", "in", "lower(", "length(", "contains(", "number(", "text(", "`q`", "=", "!", "&", "'", "`", "1e", "..", "é",
+            "not", "in", "lower(", "length(", "contains(", "number(", "text(", "`q`", "=", "!", "&", "'", "`", "1e", "..", "é", "round(", "if(",
+            "min(", "startsWith(", "abs(",
         ]
         var rng = SplitMix(seed: 23)
         for _ in 0..<20_000 {
@@ -156,6 +216,19 @@ struct ExpressionTests {
         #expect(problems("'Tea' in plan").isEmpty)
         #expect(problems("3 in toppings").first?.contains("looks for a text") == true)
         #expect(problems("length(visits)").first?.contains("length(text or list)") == true)
+        #expect(problems("round(plan, 2)") == ["round(number) or round(number, whole number of digits) is given a text and a number"])
+        #expect(problems("min(visits, plan)").first?.contains("two numbers or two texts") == true)
+        #expect(problems("if(visits, 1, 2)") == ["if(…) needs true or false first, not a number"])
+        #expect(problems("if(visits > 1, 1, plan)") == ["if(…) gives a number on one side and a text on the other: give both one type"])
+        #expect(problems("if(visits > 1, plan, null)").isEmpty)
+        #expect(problems("startsWith(plan, 'p') and endsWith(plan, 'o')").isEmpty)
+        func type(_ source: String) -> RocketValueType? {
+            RocketExpression(source).check { $0 == "plan" ? .known(.text) : .known(.number) }.type
+        }
+        #expect(type("if(visits > 1, plan, null)") == .text)
+        #expect(type("max(visits, 2)") == .number)
+        #expect(type("round(visits / 3, 1)") == .number)
+        #expect(type("endsWith(plan, 'x')") == .bool)
         #expect(RocketExpression("visits + 1").check { _ in .known(.number) }.type == .number)
     }
 }

@@ -45,6 +45,13 @@ struct FlowFormatTests {
             update: "FlowFormatTests")
     }
 
+    @Test("docs/FLOW_FORMAT.md's functions are what the expression language defines")
+    func functionsSection() throws {
+        try expectGeneratedSection(
+            Self.root.appendingPathComponent("docs/FLOW_FORMAT.md"), named: "FUNCTIONS", equals: RocketExpression.functionsMarkdown,
+            update: "FlowFormatTests")
+    }
+
     @Test("One entry in the table is all a field needs: the loader reads it, the writer writes it, the schema lists it")
     func addedField() throws {
         // A fixture table: text blocks gain "delay", another name for showNextAfter.
