@@ -104,6 +104,27 @@ struct ImageTests {
         return (Array(UnsafeBufferPointer(start: pixels, count: Int(w) * Int(h) * 4)), Int(w), Int(h), (Int(sw), Int(sh)))
     }
 
+    /// The most a channel of `kept` differs from the mean of its `factor` × `factor` block of
+    /// `whole` (a block at the right or bottom edge may be smaller).
+    static func worstBlock(whole: [UInt8], width: Int, height: Int, kept: [UInt8], keptWidth: Int, factor f: Int) -> Int {
+        var worst = 0
+        for oy in 0..<(kept.count / 4 / keptWidth) {
+            for ox in 0..<keptWidth {
+                for c in 0..<4 {
+                    var sum = 0, n = 0
+                    for y in (oy * f)..<min(height, oy * f + f) {
+                        for x in (ox * f)..<min(width, ox * f + f) {
+                            sum += Int(whole[(y * width + x) * 4 + c])
+                            n += 1
+                        }
+                    }
+                    worst = max(worst, abs(sum / n - Int(kept[(oy * keptWidth + ox) * 4 + c])))
+                }
+            }
+        }
+        return worst
+    }
+
     @Test(
         "A large PNG is read a row at a time and averaged down on the way (never its whole RGBA), to the pixels a whole decode averaged gives; gray, alpha and interlaced ones too"
     )
@@ -138,21 +159,7 @@ struct ImageTests {
             // 127 × 64 kept of 2050 × 1030 (fitted within 512 × 64): reduced 8 times, the most.
             let f = 8
             #expect(kept.width == 257 && kept.height == 129, "\(channels): \(kept.width) × \(kept.height)")
-            var worst = 0
-            for oy in 0..<kept.height {
-                for ox in 0..<kept.width {
-                    for c in 0..<4 {
-                        var sum = 0, n = 0
-                        for y in (oy * f)..<min(height, oy * f + f) {
-                            for x in (ox * f)..<min(width, ox * f + f) {
-                                sum += Int(whole.pixels[(y * width + x) * 4 + c])
-                                n += 1
-                            }
-                        }
-                        worst = max(worst, abs(sum / n - Int(kept.pixels[(oy * kept.width + ox) * 4 + c])))
-                    }
-                }
-            }
+            let worst = Self.worstBlock(whole: whole.pixels, width: width, height: height, kept: kept.pixels, keptWidth: kept.width, factor: f)
             #expect(worst == 0, "\(channels) channels, interlaced \(interlaced): a pixel differs by \(worst) from the mean of its block")
         }
         // Interlaced and narrower than a pass's step: the passes with no column are skipped (as
@@ -164,21 +171,8 @@ struct ImageTests {
             let whole = try Self.decoded(bytes, keep: (0, 0))
             let kept = try Self.decoded(bytes, keep: (TerminalImage.keptWidth, TerminalImage.keptHeight))
             #expect(kept.height < tall && kept.height == (tall + 7) / 8, "\(narrow) wide: reduced to \(kept.width) × \(kept.height)")
-            let f = (tall + kept.height - 1) / kept.height
-            for oy in 0..<kept.height {
-                for ox in 0..<kept.width {
-                    for c in 0..<4 {
-                        var sum = 0, n = 0
-                        for y in (oy * f)..<min(tall, oy * f + f) {
-                            for x in (ox * f)..<min(narrow, ox * f + f) {
-                                sum += Int(whole.pixels[(y * narrow + x) * 4 + c])
-                                n += 1
-                            }
-                        }
-                        #expect(sum / n == Int(kept.pixels[(oy * kept.width + ox) * 4 + c]), "\(narrow) wide, block \(ox), \(oy)")
-                    }
-                }
-            }
+            let worst = Self.worstBlock(whole: whole.pixels, width: narrow, height: tall, kept: kept.pixels, keptWidth: kept.width, factor: 8)
+            #expect(worst == 0, "\(narrow) wide: a pixel differs by \(worst) from the mean of its block")
         }
         // The reduction never takes a picture under what is kept, and none is made of one within it.
         let small = try Self.png([UInt8](repeating: 9, count: 600 * 70 * 3), width: 600, height: 70, channels: 3)
