@@ -3,6 +3,7 @@
 #endif
 import RocketCore
 import RocketFlow
+import RocketJSON
 import RocketTerminal
 import RocketTerminalCore
 import RocketPlatform
@@ -110,8 +111,9 @@ enum NewCommand {
             "rocket new - | less",
         ])
 
-    /// The starter flow.
-    static let starter = #"""
+    /// The starter flow, laid out as `rocket fmt` lays out a flow.
+    static let starter = laidOut(
+        #"""
         {
           "$schema": "\#(FlowFormat.schemaID)",
           "version": 1,
@@ -149,10 +151,11 @@ enum NewCommand {
             {"id": "bye", "type": "text", "text": "Bye for now."}
           ]
         }
-        """# + "\n"
+        """#)
 
-    /// The starter flow's cases (`NAME.test.json`, for `rocket test`).
-    static let starterTests = #"""
+    /// The starter flow's cases (`NAME.test.json`, for `rocket test`), laid out the same way.
+    static let starterTests = laidOut(
+        #"""
         {"$schema": "\#(FlowTestFormat.schemaID)",
          "cases": [
           {"name": "Later says goodbye", "answers": {"ask": "Later"}, "expect": {"path": ["hello", "wait", "ask", "bye"]}},
@@ -165,7 +168,14 @@ enum NewCommand {
           {"name": "a name with digits is refused", "answers": {"ask": "Show me", "name": "R2D2"}, "expect": {"refused": "name", "refusal": "No digits"}},
           {"name": "in Italian", "lang": "it", "answers": {"ask": "Later"}, "expect": {"says": ["Ciao there!"]}}
         ]}
-        """# + "\n"
+        """#)
+
+    /// `text` (JSON written here) laid out by ``JSONLayout`` (as it is, should it not parse: a
+    /// test holds both to parse and to lint clean).
+    static func laidOut(_ text: String) -> String {
+        guard let tape = try? JSONTape.parse(Array(text.utf8)) else { return text + "\n" }
+        return String(decoding: JSONLayout.format(tape), as: UTF8.self)
+    }
 
     static func run(_ args: [String]) throws(UsageError) -> ExitStatus {
         let parsed = try parse(args, as: spec)

@@ -14,6 +14,7 @@ enum Rocket {
         ("demo", PlayCommand.demoSpec.abstract),
         ("play", PlayCommand.spec.abstract),
         ("lint", LintCommand.spec.abstract),
+        ("fmt", FmtCommand.spec.abstract),
         ("test", TestCommand.spec.abstract),
         ("graph", GraphCommand.spec.abstract),
         ("schema", SchemaCommand.spec.abstract),
@@ -40,7 +41,7 @@ enum Rocket {
     /// are made from.
     static var specs: [CommandSpec] {
         [
-            PlayCommand.demoSpec, PlayCommand.spec, LintCommand.spec, TestCommand.spec, GraphCommand.spec, SchemaCommand.spec, NewCommand.spec,
+            PlayCommand.demoSpec, PlayCommand.spec, LintCommand.spec, FmtCommand.spec, TestCommand.spec, GraphCommand.spec, SchemaCommand.spec, NewCommand.spec,
             BannerCommand.spec,
             AlertCommand.spec, PromptCommands.inputSpec, PromptCommands.confirmSpec, PromptCommands.chooseSpec, PromptCommands.spinSpec,
             ServeCommand.spec, ReportCommand.spec, ResultsCommand.spec, BackupCommand.spec, RestoreCommand.spec, WebhookTestCommand.spec,
@@ -86,6 +87,7 @@ enum Rocket {
             case "demo": return try await PlayCommand.runDemo(rest)
             case "play": return try await PlayCommand.run(rest)
             case "lint": return try LintCommand.run(rest)
+            case "fmt": return try FmtCommand.run(rest)
             case "test": return try TestCommand.run(rest)
             case "graph": return try GraphCommand.run(rest)
             case "report": return try ReportCommand.run(rest)
