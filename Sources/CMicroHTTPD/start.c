@@ -51,6 +51,10 @@ struct rocket_deadlines {
     int64_t request_ms;
     unsigned per_network_limit; // 0: none
     struct rocket_network *networks[ROCKET_NETWORK_BUCKETS];
+    // Answers the library made itself (a request line or headers over the connection's memory,
+    // a malformed request, an HTTP version it does not speak), by status - 100: the access
+    // handler never saw those requests. Counted on the library's threads, taken by the ticker.
+    _Atomic unsigned long library_answers[ROCKET_LIBRARY_STATUSES];
 };
 
 // The /64 of `addr` when it is an IPv6 address that is not an IPv4 one written in IPv6.
@@ -236,7 +240,28 @@ void rocket_mhd_deadlines_free(struct rocket_deadlines *deadlines) {
     free(deadlines);
 }
 
-static void rocket_mhd_quiet_log(void *cls, const char *fmt, va_list ap) { (void)cls; (void)fmt; (void)ap; }
+// The library's messages: none is written (they would reach stderr unasked), but the one that
+// says it answered a request with an error of its own is counted by status (see
+// `library_answers`). Its text is libmicrohttpd's format string, the status its first argument.
+static void rocket_mhd_log(void *cls, const char *fmt, va_list ap) {
+    static const char answered[] = "Error processing request (HTTP response code is %u";
+    struct rocket_deadlines *d = cls;
+    if (d == NULL || fmt == NULL || strncmp(fmt, answered, sizeof answered - 1) != 0) return;
+    va_list args;
+    va_copy(args, ap);
+    unsigned int status = va_arg(args, unsigned int);
+    va_end(args);
+    if (status >= 100 && status < 100 + ROCKET_LIBRARY_STATUSES) atomic_fetch_add_explicit(&d->library_answers[status - 100], 1, memory_order_relaxed);
+}
+
+unsigned long rocket_mhd_take_library_answers(struct rocket_deadlines *deadlines, unsigned long counts[ROCKET_LIBRARY_STATUSES]) {
+    unsigned long total = 0;
+    for (int i = 0; i < ROCKET_LIBRARY_STATUSES; i++) {
+        counts[i] = deadlines == NULL ? 0 : atomic_exchange_explicit(&deadlines->library_answers[i], 0, memory_order_relaxed);
+        total += counts[i];
+    }
+    return total;
+}
 
 struct MHD_Daemon *rocket_mhd_start(const char *host, uint16_t port, int listen_fd, unsigned int threads,
                                     unsigned int connection_limit, unsigned int per_ip_limit,
@@ -250,7 +275,8 @@ struct MHD_Daemon *rocket_mhd_start(const char *host, uint16_t port, int listen_
     const struct sockaddr *address;
     // Turbo: among other things, a closed connection's socket is not shut down, so an event stream
     // taken over (rocket_mhd_take_socket) lives on in its duplicate descriptor.
-    unsigned int flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_ALLOW_SUSPEND_RESUME | MHD_USE_TURBO;
+    // Error log: the library's messages go to rocket_mhd_log, which counts its own answers.
+    unsigned int flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_ALLOW_SUSPEND_RESUME | MHD_USE_TURBO | MHD_USE_ERROR_LOG;
     memset(&v4, 0, sizeof v4);
     memset(&v6, 0, sizeof v6);
     char passed[INET6_ADDRSTRLEN];
@@ -300,7 +326,7 @@ struct MHD_Daemon *rocket_mhd_start(const char *host, uint16_t port, int listen_
         MHD_OPTION_NOTIFY_COMPLETED, completed, completed_cls,
         MHD_OPTION_NOTIFY_CONNECTION, rocket_connection_notified, d,
         MHD_OPTION_URI_LOG_CALLBACK, rocket_request_line, d,
-        MHD_OPTION_EXTERNAL_LOGGER, rocket_mhd_quiet_log, NULL,
+        MHD_OPTION_EXTERNAL_LOGGER, rocket_mhd_log, d,
         MHD_OPTION_END);
     if (daemon == NULL) {
         int e = errno;

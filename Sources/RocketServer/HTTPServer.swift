@@ -922,6 +922,18 @@ package final class HTTPServer: Sendable {
         }
     }
 
+    /// The answers libmicrohttpd made itself since the last look (requests the access handler
+    /// never saw, so neither the access log nor the answer counters did): counted with the
+    /// others for `/metrics`, and said in the server's log at most once a minute.
+    private func takeLibraryAnswers(_ deadlines: OpaquePointer, into answers: inout LibraryAnswers, at now: Double) {
+        var counts = [UInt](repeating: 0, count: Int(ROCKET_LIBRARY_STATUSES))
+        guard rocket_mhd_take_library_answers(deadlines, &counts) > 0 else { return }
+        var taken: [Int: UInt64] = [:]
+        for (i, n) in counts.enumerated() where n > 0 { taken[i + 100] = UInt64(n) }
+        for (status, n) in taken { service.counters.answered(status, count: n) }
+        if let line = answers.add(taken, at: now) { service.log(line) }
+    }
+
     private func startTicker() {
         if !OffThread.detach(named: "rocket-ticker", { [self] in tick() }) { tickerDone.withLock { $0 = true } }
     }
@@ -936,6 +948,7 @@ package final class HTTPServer: Sendable {
         var lastBeat = -Double.infinity
         var sink = [UInt8](repeating: 0, count: 256)
         let deadlines = daemon.withLock { $0?.deadlines }
+        var libraryAnswers = LibraryAnswers()
         while !stopping.load(ordering: .relaxed) {
             service.advanceDue()
             var now = clock.now
@@ -947,6 +960,7 @@ package final class HTTPServer: Sendable {
             // has not come whole in time are ended, however steadily it trickles in.
             if now - lastCut >= 1, let deadlines {
                 _ = rocket_mhd_cut_late(deadlines)
+                takeLibraryAnswers(deadlines, into: &libraryAnswers, at: now)
                 lastCut = now
             }
             if let heartbeat, now - lastBeat >= heartbeat.every {

@@ -70,6 +70,12 @@ package final class ServerCounters: Sendable {
         counts.sorted { ($0.key.flow, $0.key.what) < ($1.key.flow, $1.key.what) }.map { ($0.key, $0.value) }
     }
 
+    /// Counts `count` answers of `status` made without a route (libmicrohttpd's own).
+    package func answered(_ status: Int, count: UInt64) {
+        guard (100...599).contains(status) else { return }
+        tallies.withLock { $0.statuses[status - 100] &+= count }
+    }
+
     /// Counts an answer of `status`, and, for a request of a known route (an index into
     /// ``TimedRoutes/labels``), the `seconds` it took from its head to its answer.
     package func answered(_ status: Int, route: Int? = nil, seconds: Double = 0) {
@@ -281,4 +287,43 @@ struct MetricsText {
     static func number(_ v: Double) -> String {
         v == v.rounded() && abs(v) < 9e15 ? String(Int64(v)) : String(v)
     }
+}
+
+/// The answers libmicrohttpd made itself (requests the server never saw: a request line or
+/// headers too long for a connection's memory, a malformed request, an HTTP version it does not
+/// speak), gathered for the server's log: the first said at once, later ones at most once a
+/// ``LibraryAnswers/window``, with how many of each status came meanwhile.
+package struct LibraryAnswers: Sendable {
+    /// Seconds between two lines.
+    package static let window = 60.0
+    /// Counts not yet said, by status.
+    private var pending: [Int: UInt64] = [:]
+    /// When the last line was said.
+    private var saidAt = -Double.infinity
+
+    /// Nothing counted yet.
+    package init() {}
+
+    /// Adds `counts` (by status) taken at `now`; the line to write, when one is due.
+    package mutating func add(_ counts: [Int: UInt64], at now: Double) -> String? {
+        for (status, n) in counts where n > 0 { pending[status, default: 0] += n }
+        guard !pending.isEmpty, now - saidAt >= Self.window || now < saidAt else { return nil }
+        let total = pending.values.reduce(0, +)
+        let parts = pending.keys.sorted().map { status in
+            "\(status) ×\(pending[status] ?? 0)" + (Self.reasons[status].map { " (\($0))" } ?? "")
+        }
+        pending = [:]
+        saidAt = now
+        return "rocket serve: libmicrohttpd refused \(total) request\(total == 1 ? "" : "s") itself, before this server saw \(total == 1 ? "it" : "them") "
+            + "(so not in the access log): " + parts.joined(separator: ", ")
+    }
+
+    /// Why the library answers each status it answers itself.
+    static let reasons: [Int: String] = [
+        400: "a request it cannot read",
+        413: "a body larger than it takes",
+        414: "a request line over the connection's \(RocketLimits.connectionMemoryBytes >> 10) KiB",
+        431: "a request line and headers over the connection's \(RocketLimits.connectionMemoryBytes >> 10) KiB",
+        505: "an HTTP version other than 1.0 and 1.1",
+    ]
 }

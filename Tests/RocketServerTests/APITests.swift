@@ -1223,6 +1223,53 @@ struct ExperimentAPITests {
 struct ReportAPITests {
     static let key = "report-key-0123456789abcdef"
 
+    @Test("the refusals libmicrohttpd makes itself are counted in /metrics and said in the server's log, at most once a minute")
+    func libraryAnswers() throws {
+        let access = AccessControl(secret: AccessControl.randomBytes(32), keys: [Self.key])
+        let lines = Mutex<[String]>([])
+        let h = try Harness(access: access, log: { line in lines.withLock { $0.append(line) } })
+        let (server, port) = try h.serve()
+        defer { server.stop() }
+        let refused = [
+            ("431", "GET /v1/flows HTTP/1.1\r\nHost: x\r\nX-A: \(String(repeating: "a", count: 20_000))\r\n\r\n"),
+            ("414", "GET /\(String(repeating: "a", count: 20_000)) HTTP/1.1\r\nHost: x\r\n\r\n"),
+            ("431", "GET /v1/flows HTTP/1.1\r\nHost: x\r\nX-B: \(String(repeating: "b", count: 20_000))\r\n\r\n"),
+            ("505", "GET / HTTP/9.9\r\nHost: x\r\n\r\n"),
+        ]
+        for (status, raw) in refused { #expect(RawClient.exchange(port: port, raw).hasPrefix("HTTP/1.1 \(status)")) }
+        // The ticker takes the library's counts once a second.
+        var text = ""
+        for _ in 0..<100 {
+            text = RawClient.get(port: port, "/metrics", headers: "Authorization: Bearer \(Self.key)\r\n")
+            if text.contains(#"rocket_http_responses_total{code="505"} 1"#) { break }
+            usleep(100_000)
+        }
+        for sample in [#"{code="431"} 2"#, #"{code="414"} 1"#, #"{code="505"} 1"#] {
+            #expect(text.contains("rocket_http_responses_total" + sample), "\(sample): \(text)")
+        }
+        let said = lines.withLock { $0 }.filter { $0.contains("libmicrohttpd refused") }
+        #expect(said.count == 1, "\(said)")
+        #expect(said.first?.contains("4 requests itself") == true && said.first?.contains("431 ×2 (a request line and headers over") == true, "\(said)")
+        // Another within the minute is counted, and held back from the log.
+        #expect(RawClient.exchange(port: port, refused[1].1).hasPrefix("HTTP/1.1 414"))
+        for _ in 0..<100 {
+            text = RawClient.get(port: port, "/metrics", headers: "Authorization: Bearer \(Self.key)\r\n")
+            if text.contains(#"rocket_http_responses_total{code="414"} 2"#) { break }
+            usleep(100_000)
+        }
+        #expect(text.contains(#"rocket_http_responses_total{code="414"} 2"#))
+        #expect(lines.withLock { $0 }.filter { $0.contains("libmicrohttpd refused") }.count == 1)
+        // Said again after the window, with what came meanwhile.
+        var log = LibraryAnswers()
+        #expect(log.add([431: 1], at: 1000)?.contains("refused 1 request itself, before this server saw it") == true)
+        #expect(log.add([414: 2], at: 1030) == nil)
+        #expect(log.add([431: 1], at: 1059) == nil)
+        let later = log.add([:], at: 1061)
+        #expect(
+            later?.contains("refused 3 requests itself") == true && later?.contains("414 ×2") == true && later?.contains("431 ×1") == true, "\(later ?? "")")
+        #expect(log.add([:], at: 2000) == nil, "nothing new: nothing said")
+    }
+
     @Test("GET /metrics: a site key only; the Prometheus text format; conversations, streams and answers by status as they happen")
     func metrics() throws {
         let access = AccessControl(secret: AccessControl.randomBytes(32), keys: [Self.key])

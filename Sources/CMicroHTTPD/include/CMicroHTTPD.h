@@ -45,6 +45,15 @@ void rocket_mhd_request_done(struct MHD_Connection *connection);
 /// closes them); how many.
 unsigned int rocket_mhd_cut_late(struct rocket_deadlines *deadlines);
 
+/// The statuses counted among the library's own answers: 100 to 100 + this - 1.
+#define ROCKET_LIBRARY_STATUSES 500
+
+/// Takes the counts of the answers libmicrohttpd made itself since the last call (requests the
+/// access handler never saw: a line or headers over the connection's memory, 414 and 431; a
+/// malformed request, 400; an HTTP version it does not speak, 505): `counts[s - 100]` for status
+/// `s`, each set back to 0. Returns their sum.
+unsigned long rocket_mhd_take_library_answers(struct rocket_deadlines *deadlines, unsigned long counts[ROCKET_LIBRARY_STATUSES]);
+
 /// Frees the table of deadlines (after MHD_stop_daemon; NULL is nothing).
 void rocket_mhd_deadlines_free(struct rocket_deadlines *deadlines);
 
