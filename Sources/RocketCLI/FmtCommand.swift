@@ -30,6 +30,7 @@ enum FmtCommand {
             "0 laid out (with --check: every file is); 1 with --check, a file is not; 64 usage error; 65 a file is not JSON (FILE:LINE:COL says where); 66 a file is missing or unreadable; 74 a file cannot be written.",
         examples: [
             "rocket fmt flows", "rocket fmt --check flows    # in CI: exit 1 and the names of the files to lay out",
+            "rocket fmt flows && git diff --exit-code flows    # in CI, showing what would change",
             "rocket new - | rocket fmt --width 80 -",
         ],
         positionalCompletion: .file)
