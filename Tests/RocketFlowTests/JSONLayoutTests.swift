@@ -108,6 +108,17 @@ struct JSONLayoutTests {
         }
     }
 
+    @Test("the deepest document the reader takes, and a string longer than any line, are laid out")
+    func extremes() throws {
+        let depth = JSONReaderLimits().maxDepth
+        let deep = String(repeating: #"{"k": ["#, count: depth / 2) + "1" + String(repeating: "]}", count: depth / 2)
+        let laid = try layout(deep, width: 40)
+        #expect(try layout(laid, width: 40) == laid && scalars(laid) == scalars(deep))
+        let long = #"{"a": [""# + String(repeating: "x", count: 5000) + #"", 1]}"#
+        let longLaid = try layout(long, width: 40)
+        #expect(longLaid == "{\n  \"a\": [\n    \"" + String(repeating: "x", count: 5000) + "\",\n    1\n  ]\n}\n")
+    }
+
     @Test("random documents: the values are kept, and a second pass changes nothing")
     func random() throws {
         var rng = SplitMix(seed: 33)
