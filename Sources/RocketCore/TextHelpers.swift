@@ -124,6 +124,37 @@ package enum PathName {
         path.split(separator: "/").last.map(String.init) ?? path
     }
 
+    /// Whether `a` comes before `b` in the order people sort names in: as their bytes compare,
+    /// except that runs of digits compare as the numbers they write ("step2" before "step10",
+    /// "v9.json" before "v10.json"); names that differ only in leading zeros keep the bytes'
+    /// order, so the order is total. Time linear in the names' lengths.
+    package static func naturalOrder(_ a: String, _ b: String) -> Bool {
+        let x = Array(a.utf8), y = Array(b.utf8)
+        func digit(_ c: UInt8) -> Bool { c >= 0x30 && c <= 0x39 }
+        var i = 0, j = 0
+        while i < x.count && j < y.count {
+            if digit(x[i]) && digit(y[j]) {
+                // A run each: without leading zeros the longer is larger; else the first differing digit.
+                var ei = i, ej = j
+                while ei < x.count && digit(x[ei]) { ei += 1 }
+                while ej < y.count && digit(y[ej]) { ej += 1 }
+                var si = i, sj = j
+                while si < ei - 1 && x[si] == 0x30 { si += 1 }
+                while sj < ej - 1 && y[sj] == 0x30 { sj += 1 }
+                if ei - si != ej - sj { return ei - si < ej - sj }
+                for k in 0..<(ei - si) where x[si + k] != y[sj + k] { return x[si + k] < y[sj + k] }
+                i = ei
+                j = ej
+                continue
+            }
+            if x[i] != y[j] { return x[i] < y[j] }
+            i += 1
+            j += 1
+        }
+        if i < x.count || j < y.count { return j < y.count && i == x.count }
+        return a < b
+    }
+
     /// Everything before the last component ("a/b" for "a/b/c.png", "" for "c.png", "/" for "/c").
     package static func directory(_ path: String) -> String {
         guard let slash = path.lastIndex(of: "/") else { return "" }

@@ -564,7 +564,8 @@ package enum FileIO {
         entries(in: folder, endingIn: suffix).map { found in found.filter(\.regular).map(\.name) }
     }
 
-    /// The names in `folder` that end in `suffix` (and are longer than it), sorted, each with
+    /// The names in `folder` that end in `suffix` (and are longer than it), sorted as people
+    /// sort names (``PathName/naturalOrder(_:_:)``: "step2" before "step10"), each with
     /// whether it is a regular file (not a link, a folder, a FIFO or a device).
     package static func entries(in folder: String, endingIn suffix: String) -> Result<[(name: String, regular: Bool)], Failure> {
         guard let dir = opendir(folder) else { return .failure(Failure(errno)) }
@@ -582,7 +583,7 @@ package enum FileIO {
             }
             out.append((name, regular))
         }
-        return .success(out.sorted { $0.name < $1.name })
+        return .success(out.sorted { PathName.naturalOrder($0.name, $1.name) })
     }
 
     /// Who besides the owner and the group may use the file at `path` (links followed): nil when

@@ -382,7 +382,7 @@ package final class FlowLibrary: Sendable {
     /// (every request for the list or the home page, and every scenario event, asks for them).
     private let listed = Mutex<(at: Double, value: [String])?>(nil)
 
-    /// The names of the flows on offer, sorted.
+    /// The names of the flows on offer, sorted as people sort names ("step2" before "step10").
     package func names() -> [String] { recent(listed, readNames) }
 
     private func readNames() -> [String] {
@@ -394,7 +394,7 @@ package final class FlowLibrary: Sendable {
                 if Self.isName(stem) { out.insert(stem) }
             }
         }
-        return out.sorted()
+        return out.sorted(by: PathName.naturalOrder)
     }
 
     private func load(_ name: String, size: Int, language: String?) -> Result<LoadedFlow, Failure> {

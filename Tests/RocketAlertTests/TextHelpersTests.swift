@@ -107,4 +107,25 @@ struct SuggestionTests {
         #expect(Suggestions.closest(to: edge, in: [edge + "y"]) == nil)  // the candidate is too long
         #expect(Suggestions.closest(to: edge.dropLast() + "z", in: [edge]) == edge)
     }
+
+    @Test("names in the order people sort them: digits as numbers, a total order (sorting is stable whatever the input order)")
+    func naturalOrder() {
+        let names = ["step10", "step2", "step1", "intro", "step02", "Step3", "v1.10.json", "v1.9.json", "a", "a1", "a01", "a1b", "a01c", "b", "z0", "9", "10"]
+        let sorted = names.sorted(by: PathName.naturalOrder)
+        #expect(
+            sorted == [
+                "9", "10", "Step3", "a", "a01", "a1", "a1b", "a01c", "b", "intro", "step1", "step02", "step2", "step10", "v1.9.json", "v1.10.json", "z0",
+            ], "\(sorted)")
+        // A strict total order: irreflexive, asymmetric, transitive, over many names.
+        let many = TextHelpersTests.samples(count: 120, seed: 9).map { $0 + ["", "1", "01", "10", "2", "007"][$0.utf8.count % 6] }
+        for a in many {
+            #expect(!PathName.naturalOrder(a, a))
+            for b in many where PathName.naturalOrder(a, b) {
+                #expect(!PathName.naturalOrder(b, a), "\(a) \(b)")
+                for c in many where PathName.naturalOrder(b, c) { #expect(PathName.naturalOrder(a, c), "\(a) \(b) \(c)") }
+            }
+        }
+        // Huge runs of digits compare by length, never as numbers that overflow.
+        #expect(PathName.naturalOrder("f" + String(repeating: "9", count: 40), "f1" + String(repeating: "0", count: 40)))
+    }
 }
