@@ -1634,7 +1634,7 @@ extension WebAssets {
 
     /// The widget's style sheet, put into the page by the script.
     static let style = #"""
-        .rk{--rk-bg:#fff;--rk-ink:#293b4d;--rk-bubble:#eef1f5;--rk-mine:var(--rk-accent,#0a5fb4);--rk-mine-ink:var(--rk-accent-ink,#fff);--rk-blue:var(--rk-accent,#0a5fb4);--rk-red:#b3261e;--rk-muted:#4f5d6b;--rk-focus:var(--rk-accent,#0a5fb4);font:18px/1.4 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:var(--rk-ink)}
+        .rk{--rk-bg:#fff;--rk-ink:#293b4d;--rk-bubble:#eef1f5;--rk-mine:var(--rk-accent,#0a5fb4);--rk-mine-ink:var(--rk-accent-ink,#fff);--rk-blue:var(--rk-accent,#0a5fb4);--rk-red:#b3261e;--rk-muted:#4f5d6b;--rk-focus:var(--rk-accent,#0a5fb4);font:18px/1.4 var(--rk-font,system-ui,-apple-system,"Segoe UI",Roboto,sans-serif);color:var(--rk-ink)}
         @media (prefers-color-scheme:dark){.rk{--rk-bg:#15191e;--rk-ink:#e8edf2;--rk-bubble:#242b33;--rk-mine:var(--rk-accent-dark,#7db8f5);--rk-mine-ink:var(--rk-accent-dark-ink,#0b1a2a);--rk-blue:var(--rk-accent-dark,#7db8f5);--rk-red:#ff8a80;--rk-muted:#aab6c2;--rk-focus:var(--rk-accent-dark,#7db8f5)}}
         .rk-hidden{display:none}
         .rk-frame{background:var(--rk-bg);color:var(--rk-ink);border-radius:16px;padding:12px 16px;max-width:36rem;box-shadow:0 2px 16px rgba(0,0,0,.18);animation:rk-intro 1s ease-out}
@@ -1726,7 +1726,7 @@ extension WebAssets {
         @keyframes rk-snap{from{transform:scale(.8);opacity:0}to{transform:none;opacity:1}}
         @media (prefers-reduced-motion:reduce){.rk *,.rk,.rk-banner{animation:none!important;transition:none!important}}
         .rk-reduced *{animation:none!important;transition:none!important}
-        .rk-launcher-root{position:fixed;inset-inline-end:16px;bottom:calc(16px + var(--rk-kb,0px));z-index:2147482000;font:18px/1.4 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif}
+        .rk-launcher-root{position:fixed;inset-inline-end:16px;bottom:calc(16px + var(--rk-kb,0px));z-index:2147482000;font:18px/1.4 var(--rk-font,system-ui,-apple-system,"Segoe UI",Roboto,sans-serif)}
         .rk-launcher{position:relative;width:56px;height:56px;border-radius:50%;border:0;background:var(--rk-mine);color:var(--rk-mine-ink);font-size:26px;cursor:pointer;box-shadow:0 2px 12px rgba(0,0,0,.3)}
         .rk-badge{position:absolute;top:-4px;inset-inline-end:-4px;min-width:22px;height:22px;padding:0 5px;box-sizing:border-box;border-radius:999px;background:#b3261e;color:#fff;font-size:13px;font-weight:700;line-height:22px}
         .rk-panel{position:fixed;inset-inline-end:16px;bottom:calc(84px + var(--rk-kb,0px));width:min(380px,calc(100vw - 32px));max-height:min(70vh,640px,calc(var(--rk-vh,100vh) - 100px));overflow:auto;border-radius:16px;box-shadow:0 8px 32px rgba(0,0,0,.3)}

@@ -630,7 +630,7 @@ def launcher_position(browser, server):
 def accent(browser, server):
     """data-accent: the site's colour on the launcher, the buttons and the visitor's bubbles, made
     readable in each scheme (a yellow is darkened on white, and the console says so); a value that
-    is no colour keeps the widget's own and says why."""
+    is no colour keeps the widget's own and says why. --rk-font: the site's typeface."""
     for scheme in ("light", "dark"):
         messages = []
         context, page = open_launcher_page(
@@ -659,6 +659,18 @@ def accent(browser, server):
         audit(page, f"the launcher with data-accent ({scheme})")
         shot(page, f"accent-{scheme}-375")
         context.close()
+    # The site's typeface: --rk-font on the page is the widget's font, in the panel and inline;
+    # without it, the widget's own stack.
+    context, page = open_launcher_page(browser, server, "demo", init_script=(
+        "document.addEventListener('DOMContentLoaded', () => document.documentElement.style.setProperty('--rk-font', 'Georgia, serif'))"))
+    page.locator(".rk-launcher").click(timeout=TIMEOUT)
+    bubble = page.locator(".rk-bubble").first
+    bubble.wait_for(timeout=TIMEOUT)
+    assert bubble.evaluate("e => getComputedStyle(e).fontFamily") == "Georgia, serif"
+    assert page.locator(".rk-launcher-root").evaluate("e => getComputedStyle(e).fontFamily") == "Georgia, serif"
+    page.evaluate("() => document.documentElement.style.removeProperty('--rk-font')")
+    assert bubble.evaluate("e => getComputedStyle(e).fontFamily").startswith("system-ui")
+    context.close()
     # From script: mount's accent over the page's, for that conversation alone.
     context, page = open_launcher_page(browser, server, "demo", ' data-accent="#ffcc00"', color_scheme="light")
     page.locator(".rk-launcher").wait_for(timeout=TIMEOUT)
