@@ -109,7 +109,7 @@ public struct RocketExpression: Hashable, Sendable, Codable, CustomStringConvert
     // MARK: Steps
 
     enum Function: String, CaseIterable, Sendable {
-        case lower, upper, trim, length, contains, startsWith, endsWith, number, text, round, floor, ceil, abs, min, max
+        case lower, upper, trim, length, contains, startsWith, endsWith, replace, number, text, round, floor, ceil, abs, min, max
         case `if`
         case today, time, weekday, days, weekdayOf, addDays
 
@@ -118,7 +118,7 @@ public struct RocketExpression: Hashable, Sendable, Codable, CustomStringConvert
             switch self {
             case .contains, .startsWith, .endsWith, .min, .max, .days, .addDays: return 2...2
             case .round: return 1...2
-            case .if: return 3...3
+            case .if, .replace: return 3...3
             case .today, .time, .weekday: return 0...0
             default: return 1...1
             }
@@ -133,6 +133,7 @@ public struct RocketExpression: Hashable, Sendable, Codable, CustomStringConvert
             case .length: return "length(text or list)"
             case .contains: return "contains(text or list, text)"
             case .startsWith, .endsWith: return "\(rawValue)(text, text)"
+            case .replace: return "replace(text, text, text)"
             case .number: return "number(text or number)"
             case .text: return "text(any value)"
             case .round: return "round(number) or round(number, whole number of digits)"
@@ -153,6 +154,7 @@ public struct RocketExpression: Hashable, Sendable, Codable, CustomStringConvert
             case .length, .number, .text: return "\(rawValue)(x)"
             case .contains: return "contains(x, t)"
             case .startsWith, .endsWith: return "\(rawValue)(t, part)"
+            case .replace: return "replace(t, part, with)"
             case .round: return "round(n)`, `round(n, digits)"
             case .floor, .ceil, .abs: return "\(rawValue)(n)"
             case .min, .max: return "\(rawValue)(a, b)"
@@ -174,6 +176,9 @@ public struct RocketExpression: Hashable, Sendable, Codable, CustomStringConvert
             case .contains: return "`t` is a part of the text `x`, or an item of the list `x`"
             case .startsWith: return "the text `t` begins with `part` (as written: no case folding)"
             case .endsWith: return "the text `t` ends with `part` (as written: no case folding)"
+            case .replace:
+                return "the text `t` with every `part` in it (left to right, as written) replaced by `with`: "
+                    + "`replace(phone, ' ', '')`; `t` itself when `part` is empty"
             case .number: return "a number, or a text read as a decimal number"
             case .text: return "any value as `{{name}}` shows it"
             case .round:
@@ -744,12 +749,19 @@ extension RocketExpression {
             guard case .bool(let yes) = x else { return error("type", "if(…) needs true or false first, not \(what(x))") }
             return yes ? b : c
         }
-        var y: RocketValue = .null
+        var y: RocketValue = .null, z: RocketValue = .null
         if let b {
             guard case .value(let v) = b else { return b }
             y = v
         }
-        func wrong() -> Cell { error("type", "\(f.signature) was given \(what(x))\(b == nil ? "" : " and \(what(y))")") }
+        if let c {
+            guard case .value(let v) = c else { return c }
+            z = v
+        }
+        func wrong() -> Cell {
+            let given = [what(x)] + (b == nil ? [] : [what(y)]) + (c == nil ? [] : [what(z)])
+            return error("type", "\(f.signature) was given " + given.listedForMessage())
+        }
         func number(_ n: Double) -> Cell {
             n.isFinite ? .value(.number(n)) : error("out-of-range", "the result of \(f.rawValue)(…) is too large for a number")
         }
@@ -773,6 +785,26 @@ extension RocketExpression {
             guard case .text(let s) = x, case .text(let part) = y else { return wrong() }
             let (whole, end) = (Array(s.utf8), Array(part.utf8))
             return .value(.bool(f == .startsWith ? whole.starts(with: end) : whole.reversed().starts(with: end.reversed())))
+        case .replace:
+            guard case .text(let s) = x, case .text(let part) = y, case .text(let with) = z else { return wrong() }
+            let (text, old, new) = (Array(s.utf8), Array(part.utf8), Array(with.utf8))
+            let found = text.offsets(of: old)
+            // The size is known before anything is made: a text of 64 KiB with a part of one byte
+            // and a long replacement would otherwise be gigabytes.
+            guard text.count + found.count * (new.count - old.count) <= RocketLimits.renderedTextBytes else {
+                return error("out-of-range", "replace(…) would make a text longer than \(RocketLimits.renderedTextBytes) bytes")
+            }
+            guard !found.isEmpty else { return .value(x) }
+            var out: [UInt8] = []
+            out.reserveCapacity(text.count + found.count * (new.count - old.count))
+            var from = 0
+            for at in found {
+                out += text[from..<at]
+                out += new
+                from = at + old.count
+            }
+            out += text[from...]
+            return .value(.text(String(decoding: out, as: UTF8.self)))
         case .round:
             guard case .number(let n) = x else { return wrong() }
             guard b != nil else { return number(n.rounded(.toNearestOrAwayFromZero)) }
@@ -935,6 +967,9 @@ extension RocketExpression {
                 case .startsWith, .endsWith:
                     ok = (a == nil || a == .text) && ((b ?? nil) == nil || (b ?? nil) == .text)
                     result = .bool
+                case .replace:
+                    ok = [a, b ?? nil, c ?? nil].allSatisfy { $0 == nil || $0 == .text }
+                    result = .text
                 case .round, .floor, .ceil, .abs:
                     ok = (a == nil || a == .number) && ((b ?? nil) == nil || (b ?? nil) == .number)
                     result = .number

@@ -186,27 +186,43 @@ package enum HTMLText {
 
 extension Array where Element: Equatable {
     /// Where `needle` first occurs whole (its first element's offset; 0 for an empty one), in
-    /// time linear in both: a short needle is compared in place, a longer one by
-    /// Knuth–Morris–Pratt, so a hostile needle of 64 KiB in a text of 64 KiB costs no more than
-    /// reading them (compared in place, that would be a billion comparisons).
+    /// time linear in both (see ``offsets(of:limit:)``).
     ///
     /// ```swift
     /// Array("feature/branch".utf8).firstOffset(of: Array("bra".utf8))   // 8
     /// ```
     package func firstOffset(of needle: [Element]) -> Int? {
-        guard let first = needle.first else { return 0 }
-        guard needle.count <= count else { return nil }
+        needle.isEmpty ? 0 : offsets(of: needle, limit: 1).first
+    }
+
+    /// Where `needle` occurs whole, left to right and not overlapping (each match's first
+    /// element's offset), at most `limit` of them; none for an empty needle. Time linear in both:
+    /// a short needle is compared in place, a longer one by Knuth–Morris–Pratt, so a hostile
+    /// needle of 64 KiB in a text of 64 KiB costs no more than reading them (compared in place,
+    /// that would be a billion comparisons).
+    ///
+    /// ```swift
+    /// Array("a-b-c".utf8).offsets(of: Array("-".utf8))   // [1, 3]
+    /// ```
+    package func offsets(of needle: [Element], limit: Int = .max) -> [Int] {
+        var found: [Int] = []
+        guard let first = needle.first, needle.count <= count, limit > 0 else { return found }
         if needle.count <= 8 {
             var start = 0
             while start + needle.count <= count {
                 if self[start] == first {
                     var k = 1
                     while k < needle.count && self[start + k] == needle[k] { k += 1 }
-                    if k == needle.count { return start }
+                    if k == needle.count {
+                        found.append(start)
+                        if found.count == limit { return found }
+                        start += needle.count
+                        continue
+                    }
                 }
                 start += 1
             }
-            return nil
+            return found
         }
         // For each prefix of the needle, its longest proper prefix that is also its suffix: where
         // a mismatch resumes, so no element of the text is looked at twice.
@@ -221,8 +237,13 @@ extension Array where Element: Equatable {
         for (i, element) in enumerated() {
             while k > 0 && element != needle[k] { k = fallback[k - 1] }
             if element == needle[k] { k += 1 }
-            if k == needle.count { return i + 1 - k }
+            if k == needle.count {
+                found.append(i + 1 - k)
+                if found.count == limit { return found }
+                // Not overlapping: the next match begins after this one.
+                k = 0
+            }
         }
-        return nil
+        return found
     }
 }

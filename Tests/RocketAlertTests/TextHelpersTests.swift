@@ -17,7 +17,7 @@ struct TextHelpersTests {
         return (0..<count).map { _ in (0..<(next() % 12)).map { _ in alphabet[next() % alphabet.count] }.joined() }
     }
 
-    @Test("firstOffset finds where an array holds another first, short needles and long (Knuth–Morris–Pratt), as a plain search does")
+    @Test("firstOffset and offsets find where an array holds another, short needles and long (Knuth–Morris–Pratt), as a plain search does")
     func firstOffset() {
         // Over two letters, so that overlaps and partial matches (where the fallback table is used) are common.
         var state: UInt64 = 7
@@ -30,10 +30,27 @@ struct TextHelpersTests {
             guard needle.count <= text.count else { return nil }
             return (0...(text.count - needle.count)).first { Array(text[$0..<($0 + needle.count)]) == needle }
         }
+        // Every match, left to right and not overlapping, as a plain search that skips each one.
+        func plainAll(_ text: [UInt8], _ needle: [UInt8]) -> [Int] {
+            guard !needle.isEmpty else { return [] }
+            var out: [Int] = []
+            var at = 0
+            while at + needle.count <= text.count {
+                if Array(text[at..<(at + needle.count)]) == needle {
+                    out.append(at)
+                    at += needle.count
+                } else {
+                    at += 1
+                }
+            }
+            return out
+        }
         for _ in 0..<20_000 {
             let text = (0..<(next() % 40)).map { _ in UInt8(97 + next() % 2) }
             let needle = (0..<(next() % 14)).map { _ in UInt8(97 + next() % 2) }
             #expect(text.firstOffset(of: needle) == plain(text, needle), "\(text) \(needle)")
+            #expect(text.offsets(of: needle) == plainAll(text, needle), "\(text) \(needle)")
+            #expect(text.offsets(of: needle, limit: 2) == Array(plainAll(text, needle).prefix(2)))
         }
         #expect(Array("feature/branch".utf8).firstOffset(of: Array("bra".utf8)) == 8)
         #expect(Array("é-é".map { $0 }).firstOffset(of: ["-", "é"]) == 1)

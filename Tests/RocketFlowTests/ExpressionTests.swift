@@ -133,6 +133,12 @@ struct ExpressionTests {
             ("endsWith(trim(name), 'lace')", .bool(true)),
             ("endsWith(plan, 'pros')", .bool(false)),
             ("startsWith(plan, '')", .bool(true)),
+            ("replace(plan, 'p', 'P')", .text("Pro")),
+            ("replace('a-b-c', '-', '')", .text("abc")),
+            ("replace('aaa', 'aa', 'b')", .text("ba")),
+            ("replace(plan, '', 'x')", .text("pro")),
+            ("replace('x', 'x', '')", .text("")),
+            ("replace('café au lait', 'é', 'e')", .text("cafe au lait")),
             ("if(visits > 3, 'back', 'new')", .text("back")),
             ("if(beta, 1, 2) + 1", .number(3)),
             ("if(zero == 0, 0, 10 / zero)", .number(0)),
@@ -154,6 +160,14 @@ struct ExpressionTests {
         #expect(errorCode("if(zero == 0, 10 / zero, 1)") == "division-by-zero", "the side taken keeps its error")
         #expect(errorCode("if(10 / zero > 1, 1, 2)") == "division-by-zero")
         #expect(errorCode("startsWith(toppings, 'Tea')") == "type")
+        #expect(errorCode("replace(plan, 1, 'x')") == "type")
+        // A text that would grow past the limit is refused before it is made; a hostile part in a
+        // long text is sought in linear time.
+        let long = String(repeating: "a", count: 60_000)
+        let grown = RocketExpression("replace(t, 'a', w)").evaluate { ["t": .text(long), "w": .text(String(repeating: "b", count: 10))][$0] }
+        if case .failure(let e) = grown { #expect(e.code == "out-of-range") } else { Issue.record("\(grown)") }
+        let hostile = RocketExpression("replace(t, p, 'x')").evaluate { ["t": .text(long), "p": .text(String(repeating: "a", count: 500) + "b")][$0] }
+        #expect(hostile == .success(.text(long)))
         let three = RocketExpression("round(1, 2, 3)").syntaxError
         #expect(three?.message.contains("round takes 1 or 2 values, not more") == true, "\(String(describing: three))")
         #expect(three?.offset == 10, "said at the comma before the third value")
@@ -222,6 +236,7 @@ struct ExpressionTests {
         #expect(problems("if(visits > 1, 1, plan)") == ["if(…) gives a number on one side and a text on the other: give both one type"])
         #expect(problems("if(visits > 1, plan, null)").isEmpty)
         #expect(problems("startsWith(plan, 'p') and endsWith(plan, 'o')").isEmpty)
+        #expect(problems("replace(plan, 'p', visits)") == ["replace(text, text, text) is given a text, a text and a number"])
         func type(_ source: String) -> RocketValueType? {
             RocketExpression(source).check { $0 == "plan" ? .known(.text) : .known(.number) }.type
         }
