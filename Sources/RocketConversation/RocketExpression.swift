@@ -48,16 +48,27 @@ public struct RocketExpression: Hashable, Sendable, Codable, CustomStringConvert
     let stackSize: Int
     /// Why it does not parse, or nil.
     public let syntaxError: RocketExpressionError?
+    /// The patterns its `matches(…)` calls name, compiled once, by their text.
+    let patterns: [String: RocketPattern]
 
     /// Compiles `source`; a syntax error is kept in ``syntaxError`` (and evaluating it returns it).
     public init(_ source: String) {
         self.source = source
         switch Compiler.compile(source) {
         case .success(let p):
-            program = p
-            syntaxError = nil
+            switch Self.compilePatterns(p) {
+            case .success(let compiled):
+                program = p
+                patterns = compiled
+                syntaxError = nil
+            case .failure(let e):
+                program = []
+                patterns = [:]
+                syntaxError = e
+            }
         case .failure(let e):
             program = []
+            patterns = [:]
             syntaxError = e
         }
         var height = 0, most = 0
@@ -75,6 +86,35 @@ public struct RocketExpression: Hashable, Sendable, Codable, CustomStringConvert
 
     /// The source.
     public var description: String { source }
+
+    /// The patterns its `matches(…)` calls name (each once), for lint's warnings.
+    public var patternSources: [String] { patterns.keys.sorted() }
+
+    /// The pattern of each `matches(…)` call in `program`, compiled: it must be a text in quotes
+    /// (the step just before the call, which is then its whole second value), so that lint
+    /// compiles every pattern a flow can run, and each is compiled once.
+    static func compilePatterns(_ program: [Step]) -> Result<[String: RocketPattern], RocketExpressionError> {
+        var out: [String: RocketPattern] = [:]
+        for (i, step) in program.enumerated() {
+            guard case .call(.matches, _) = step.op else { continue }
+            guard i > 0, case .constant(.text(let source)) = program[i - 1].op else {
+                return .failure(
+                    RocketExpressionError(
+                        code: "syntax", message: "matches(…) takes its pattern as a text in quotes, such as matches(mail, '@example\\.com$')",
+                        offset: step.offset))
+            }
+            if out[source] != nil { continue }
+            switch RocketPattern.compile(source) {
+            case .success(let pattern): out[source] = pattern
+            case .failure(let e):
+                return .failure(
+                    RocketExpressionError(
+                        code: "bad-pattern", message: "the pattern does not compile: \(e.message) (at its byte \(e.offset))",
+                        offset: program[i - 1].offset))
+            }
+        }
+        return .success(out)
+    }
 
     /// True when it calls `today()`, `time()` or `weekday()`: its value depends on when it is
     /// evaluated, not only on the names it reads.
@@ -109,14 +149,14 @@ public struct RocketExpression: Hashable, Sendable, Codable, CustomStringConvert
     // MARK: Steps
 
     enum Function: String, CaseIterable, Sendable {
-        case lower, upper, trim, length, contains, startsWith, endsWith, replace, number, text, round, floor, ceil, abs, min, max
+        case lower, upper, trim, length, contains, startsWith, endsWith, matches, replace, number, text, round, floor, ceil, abs, min, max
         case `if`
         case today, time, weekday, days, weekdayOf, addDays
 
         /// How many values a call gives it.
         var arity: ClosedRange<Int> {
             switch self {
-            case .contains, .startsWith, .endsWith, .min, .max, .days, .addDays: return 2...2
+            case .contains, .startsWith, .endsWith, .matches, .min, .max, .days, .addDays: return 2...2
             case .round: return 1...2
             case .if, .replace: return 3...3
             case .today, .time, .weekday: return 0...0
@@ -134,6 +174,7 @@ public struct RocketExpression: Hashable, Sendable, Codable, CustomStringConvert
             case .contains: return "contains(text or list, text)"
             case .startsWith, .endsWith: return "\(rawValue)(text, text)"
             case .replace: return "replace(text, text, text)"
+            case .matches: return "matches(text, pattern in quotes)"
             case .number: return "number(text or number)"
             case .text: return "text(any value)"
             case .round: return "round(number) or round(number, whole number of digits)"
@@ -155,6 +196,7 @@ public struct RocketExpression: Hashable, Sendable, Codable, CustomStringConvert
             case .contains: return "contains(x, t)"
             case .startsWith, .endsWith: return "\(rawValue)(t, part)"
             case .replace: return "replace(t, part, with)"
+            case .matches: return "matches(t, 'pattern')"
             case .round: return "round(n)`, `round(n, digits)"
             case .floor, .ceil, .abs: return "\(rawValue)(n)"
             case .min, .max: return "\(rawValue)(a, b)"
@@ -176,6 +218,10 @@ public struct RocketExpression: Hashable, Sendable, Codable, CustomStringConvert
             case .contains: return "`t` is a part of the text `x`, or an item of the list `x`"
             case .startsWith: return "the text `t` begins with `part` (as written: no case folding)"
             case .endsWith: return "the text `t` ends with `part` (as written: no case folding)"
+            case .matches:
+                return "the text `t` matches the pattern somewhere: a Perl-style regular expression written in quotes, "
+                    + "as `validate.pattern` is (`(?i)` for any case, `^…$` for the whole text), compiled by lint; "
+                    + "one that needs more than \(RocketLimits.expressionPatternSteps) steps on a text is an error (`pattern-limit`)"
             case .replace:
                 return "the text `t` with every `part` in it (left to right, as written) replaced by `with`: "
                     + "`replace(phone, ' ', '')`; `t` itself when `part` is empty"
@@ -630,6 +676,9 @@ extension RocketExpression {
                 case .call(let f, let n):
                     if f.readsClock {
                         push(Self.clock(f, local, at))
+                    } else if f == .matches {
+                        let b = pop(), a = pop()
+                        push(match(a, b, at))
                     } else {
                         // Its values in the order written (at most three).
                         let c = n > 2 ? pop() : nil, b = n > 1 ? pop() : nil, a = pop()
@@ -647,6 +696,24 @@ extension RocketExpression {
             }
             base.deinitialize(count: top)
             return result
+        }
+    }
+
+    /// `matches(a, b)`: `b` is the text of a pattern compiled with the expression.
+    func match(_ a: Cell, _ b: Cell, _ at: Int) -> Cell {
+        guard case .value(let x) = a else { return a }
+        guard case .value(.text(let source)) = b, let pattern = patterns[source] else { return b }
+        guard case .text(let text) = x else {
+            return .error(RocketExpressionError(code: "type", message: "\(Function.matches.signature) was given \(Self.what(x))", offset: at))
+        }
+        switch pattern.match(text, steps: UInt32(RocketLimits.expressionPatternSteps)) {
+        case .matched: return .value(.bool(true))
+        case .noMatch: return .value(.bool(false))
+        case .limitExceeded:
+            return .error(
+                RocketExpressionError(
+                    code: "pattern-limit",
+                    message: "matches(…) needed more than \(RocketLimits.expressionPatternSteps) steps on this text", offset: at))
         }
     }
 
@@ -825,6 +892,7 @@ extension RocketExpression {
             }
             return .value(first ? x : y)
         case .if: return wrong()  // three values: taken above
+        case .matches: return wrong()  // its pattern is the expression's: see match(_:_:_:)
         case .number:
             switch x {
             case .number: return .value(x)
@@ -970,6 +1038,9 @@ extension RocketExpression {
                 case .replace:
                     ok = [a, b ?? nil, c ?? nil].allSatisfy { $0 == nil || $0 == .text }
                     result = .text
+                case .matches:
+                    ok = a == nil || a == .text
+                    result = .bool
                 case .round, .floor, .ceil, .abs:
                     ok = (a == nil || a == .number) && ((b ?? nil) == nil || (b ?? nil) == .number)
                     result = .number

@@ -81,11 +81,11 @@ public final class RocketPattern: @unchecked Sendable {
         return .success(RocketPattern(code: compiled, source: source))
     }
 
-    /// Matches the pattern anywhere in `text`, within the limits.
-    public func match(_ text: String) -> Outcome {
+    /// Matches the pattern anywhere in `text`, within the limits (`steps`: at most ``stepLimit``).
+    public func match(_ text: String, steps: UInt32 = RocketPattern.stepLimit) -> Outcome {
         guard let context = pcre2_match_context_create_8(nil) else { return .limitExceeded }
         defer { pcre2_match_context_free_8(context) }
-        pcre2_set_match_limit_8(context, RocketPattern.stepLimit)
+        pcre2_set_match_limit_8(context, min(steps, RocketPattern.stepLimit))
         pcre2_set_depth_limit_8(context, RocketPattern.depthLimit)
         pcre2_set_heap_limit_8(context, RocketPattern.heapLimitKiB)
         guard let data = pcre2_match_data_create_from_pattern_8(code, nil) else { return .limitExceeded }

@@ -58,6 +58,10 @@ public enum RocketLimits {
     public static let patternSteps = 1_000_000
     /// The deepest recursion of a pattern match.
     public static let patternDepth = 10_000
+    /// The most backtracking steps of `matches(…)` in an expression: far fewer than an answer's
+    /// validation may take, as a run of silent blocks may evaluate a thousand expressions in one
+    /// step of a conversation.
+    public static let expressionPatternSteps = 10_000
     /// The most blocks that fire in one step of time (a loop of zero-second timers stops there).
     public static let firingsPerAdvance = 100_000
     /// The longest expression (a condition or an assignment), in bytes of UTF-8.
@@ -247,6 +251,9 @@ public enum RocketLimits {
             name: "patternSteps", value: number(patternSteps), bounds: "backtracking steps of a pattern on one answer",
             past: "validation refuses the answer; a branch does not match"),
         Entry(name: "patternDepth", value: number(patternDepth), bounds: "recursion of a pattern match", past: "as for the steps"),
+        Entry(
+            name: "expressionPatternSteps", value: number(expressionPatternSteps), bounds: "backtracking steps of `matches(…)` in an expression",
+            past: "an expression error (`pattern-limit`): a condition with it is false"),
         Entry(
             name: "firingsPerAdvance", value: number(firingsPerAdvance), bounds: "blocks that fire in one step of time",
             past: "the rest wait for the next step"),

@@ -122,6 +122,12 @@ public enum FlowValidator {
                 found.add(
                     .error, code, "\(p.message) in \(FlowDiagnostic.quoted(e.source))", path: path(), inner: p.offset)
             }
+            for pattern in e.patternSources where RocketPattern.hasNestedQuantifier(pattern) {
+                report(
+                    .warning, "slow-pattern",
+                    "\(FlowDiagnostic.quoted(pattern)) repeats a repetition, which can take exponential time; on a text that needs more than \(RocketLimits.expressionPatternSteps) steps, matches(…) is an error and its condition false",
+                    path())
+            }
             return problems.isEmpty ? type : nil
         }
 

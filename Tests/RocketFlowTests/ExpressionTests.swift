@@ -133,6 +133,11 @@ struct ExpressionTests {
             ("endsWith(trim(name), 'lace')", .bool(true)),
             ("endsWith(plan, 'pros')", .bool(false)),
             ("startsWith(plan, '')", .bool(true)),
+            ("matches(plan, '^p')", .bool(true)),
+            ("matches(plan, '^P')", .bool(false)),
+            ("matches(plan, '(?i)^P')", .bool(true)),
+            ("matches(trim(name), '^Ada \\\\w+$')", .bool(true)),
+            ("matches('ab', 'x') or matches('ab', 'x')", .bool(false)),
             ("replace(plan, 'p', 'P')", .text("Pro")),
             ("replace('a-b-c', '-', '')", .text("abc")),
             ("replace('aaa', 'aa', 'b')", .text("ba")),
@@ -161,6 +166,18 @@ struct ExpressionTests {
         #expect(errorCode("if(10 / zero > 1, 1, 2)") == "division-by-zero")
         #expect(errorCode("startsWith(toppings, 'Tea')") == "type")
         #expect(errorCode("replace(plan, 1, 'x')") == "type")
+        #expect(errorCode("matches(visits, 'x')") == "type")
+        // The pattern is a text in quotes, compiled once with the expression (lint compiles it).
+        #expect(RocketExpression("matches(plan, plan)").syntaxError?.message.contains("takes its pattern as a text in quotes") == true)
+        #expect(RocketExpression("matches(plan, 'a' + 'b')").syntaxError?.code == "syntax")
+        let bad = RocketExpression("matches(plan, '(unclosed')").syntaxError
+        #expect(bad?.code == "bad-pattern" && bad?.offset == 14 && bad?.message.contains("does not compile") == true, "\(String(describing: bad))")
+        // A pattern that backtracks without end stops at its step limit: an error, the condition false.
+        let catastrophic = RocketExpression("matches(t, '^(a+)+$')")
+        let slow = catastrophic.evaluate { $0 == "t" ? .text(String(repeating: "a", count: 40) + "!") : nil }
+        if case .failure(let e) = slow { #expect(e.code == "pattern-limit") } else { Issue.record("\(slow)") }
+        #expect(catastrophic.test { $0 == "t" ? .text(String(repeating: "a", count: 40) + "!") : nil }.0 == false)
+        #expect(RocketExpression("matches(t, '^(a+)+$')").evaluate { $0 == "t" ? .text("aaaa") : nil } == .success(.bool(true)))
         // A text that would grow past the limit is refused before it is made; a hostile part in a
         // long text is sought in linear time.
         let long = String(repeating: "a", count: 60_000)
@@ -197,7 +214,7 @@ struct ExpressionTests {
     func fuzz() {
         let tokens = [
             "a", "b", "1", "2.5", "'x'", "\"y\"", "true", "null", "(", ")", ",", "+", "-", "*", "/", "%", "==", "!=", "<", ">=", "and", "or",
-            "not", "in", "lower(", "length(", "contains(", "number(", "text(", "`q`", "=", "!", "&", "'", "`", "1e", "..", "é", "round(", "if(",
+            "not", "in", "lower(", "length(", "contains(", "number(", "text(", "`q`", "=", "!", "&", "'", "`", "1e", "..", "é", "round(", "if(", "matches(",
             "min(", "startsWith(", "abs(",
         ]
         var rng = SplitMix(seed: 23)
@@ -236,6 +253,7 @@ struct ExpressionTests {
         #expect(problems("if(visits > 1, 1, plan)") == ["if(…) gives a number on one side and a text on the other: give both one type"])
         #expect(problems("if(visits > 1, plan, null)").isEmpty)
         #expect(problems("startsWith(plan, 'p') and endsWith(plan, 'o')").isEmpty)
+        #expect(problems("matches(visits, 'x')") == ["matches(text, pattern in quotes) is given a number and a text"])
         #expect(problems("replace(plan, 'p', visits)") == ["replace(text, text, text) is given a text, a text and a number"])
         func type(_ source: String) -> RocketValueType? {
             RocketExpression(source).check { $0 == "plan" ? .known(.text) : .known(.number) }.type
@@ -400,6 +418,21 @@ struct SetConditionTests {
         let d = FlowLoader.load(json).diagnostics
         #expect(d[0].message.contains("did you mean \"visits\"?"))
         #expect(d[1].message == "\"plan\" holds a text, but \"3\" gives a number")
+    }
+
+    @Test("lint compiles matches(…)'s patterns: one that does not compile is an error at its place, a slow one a warning")
+    func patterns() {
+        let json = """
+            {"version": 1, "vars": {"mail": ""},
+             "blocks": [
+              {"id": "c", "type": "condition", "branches": [{"if": "matches(mail, '(unclosed')", "next": "t"}, {"if": "matches(mail, '^(a+)+$')", "next": "t"}]},
+              {"id": "t", "type": "text", "text": "hi"}
+             ]}
+            """
+        #expect(lint(json) == ["3:71 error expression-syntax", "3:107 warning slow-pattern"], "\(lint(json))")
+        let d = FlowLoader.load(json).diagnostics
+        #expect(d[0].message.contains("the pattern does not compile"))
+        #expect(d[1].message.contains("matches(…) is an error and its condition false"))
     }
 
     @Test("lint: undeclared variables, bad names and defaults, too many rules, loops")
