@@ -188,23 +188,24 @@ public struct RocketExpression: Hashable, Sendable, Codable, CustomStringConvert
             }
         }
 
-        /// How a call is written in the reference, with short names for its values.
-        var usage: String {
+        /// How a call is written in the reference, with short names for its values (each form
+        /// its function takes).
+        var usages: [String] {
             switch self {
-            case .lower, .upper, .trim: return "\(rawValue)(t)"
-            case .length, .number, .text: return "\(rawValue)(x)"
-            case .contains: return "contains(x, t)"
-            case .startsWith, .endsWith: return "\(rawValue)(t, part)"
-            case .replace: return "replace(t, part, with)"
-            case .matches: return "matches(t, 'pattern')"
-            case .round: return "round(n)`, `round(n, digits)"
-            case .floor, .ceil, .abs: return "\(rawValue)(n)"
-            case .min, .max: return "\(rawValue)(a, b)"
-            case .if: return "if(c, a, b)"
-            case .today, .time, .weekday: return "\(rawValue)()"
-            case .days: return "days(a, b)"
-            case .weekdayOf: return "weekdayOf(d)"
-            case .addDays: return "addDays(d, n)"
+            case .lower, .upper, .trim: return ["\(rawValue)(t)"]
+            case .length, .number, .text: return ["\(rawValue)(x)"]
+            case .contains: return ["contains(x, t)"]
+            case .startsWith, .endsWith: return ["\(rawValue)(t, part)"]
+            case .replace: return ["replace(t, part, with)"]
+            case .matches: return ["matches(t, 'pattern')"]
+            case .round: return ["round(n)", "round(n, digits)"]
+            case .floor, .ceil, .abs: return ["\(rawValue)(n)"]
+            case .min, .max: return ["\(rawValue)(a, b)"]
+            case .if: return ["if(c, a, b)"]
+            case .today, .time, .weekday: return ["\(rawValue)()"]
+            case .days: return ["days(a, b)"]
+            case .weekdayOf: return ["weekdayOf(d)"]
+            case .addDays: return ["addDays(d, n)"]
             }
         }
 
@@ -926,7 +927,8 @@ extension RocketExpression {
     /// The reference table of the functions, in Markdown (docs/FLOW_FORMAT.md holds it; a
     /// test compares the two).
     package static var functionsMarkdown: String {
-        "| Function | Gives |\n|---|---|\n" + Function.allCases.map { "| `\($0.usage)` | \($0.gives) |\n" }.joined()
+        "| Function | Gives |\n|---|---|\n"
+            + Function.allCases.map { f in "| " + f.usages.map { "`\($0)`" }.joined(separator: ", ") + " | \(f.gives) |\n" }.joined()
     }
 
     /// The most digits `round(x, digits)` keeps, either side of the point.

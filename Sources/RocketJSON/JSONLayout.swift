@@ -77,10 +77,8 @@ package enum JSONLayout {
                     while end < bytes.count, Self.isNumberByte(bytes[end]) { end += 1 }
                     raw[i] = start..<end
                 case .string:
-                    // The closing quote: the first one no backslash escapes (the text is valid JSON).
-                    var end = start + 1
-                    while end < bytes.count, bytes[end] != UInt8(ascii: "\"") { end += bytes[end] == UInt8(ascii: "\\") ? 2 : 1 }
-                    raw[i] = start..<min(end + 1, bytes.count)
+                    // From its opening quote through the closing one, which the lexer recorded.
+                    raw[i] = start..<(Int(tape.entries[i].b) + 1)
                 case .array, .object:
                     let object = tape.kind(i) == .object
                     var total = 2, members = 0

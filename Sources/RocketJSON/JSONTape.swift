@@ -36,8 +36,8 @@ package struct JSONTape: Sendable {
         /// A string's first content byte or index in `unescaped`; a number's low bits; a
         /// container's number of members or items.
         var a: UInt32
-        /// A string's end of content; a number's high bits; the index after a container's last
-        /// descendant.
+        /// A string's end of content (its closing quote, escaped or not); a number's high bits;
+        /// the index after a container's last descendant.
         var b: UInt32
     }
 
@@ -459,8 +459,8 @@ private struct Lexer {
             let c = b[i]
             if out.count > limits.maxStringBytes { throw tooLong(open) }
             if c == Self.quote {
+                entries.append(.init(kind: .string, flag: true, offset: UInt32(open), a: UInt32(unescaped.count), b: UInt32(i)))
                 i += 1
-                entries.append(.init(kind: .string, flag: true, offset: UInt32(open), a: UInt32(unescaped.count), b: 0))
                 unescaped.append(String(decoding: out, as: UTF8.self))
                 return
             }
