@@ -58,20 +58,26 @@ public struct ConversationOptions: Hashable, Sendable, Codable {
     /// their offset from UTC. The flow's `today()`, `time()` and `weekday()` and a date input's
     /// bounds counted from today read it; nil gives them no clock.
     public var localShift: Double?
+    /// The conversation ends (an `expressionError`, `too-long`) rather than show more than
+    /// `RocketLimits.shownBlocks` blocks or hold more than `RocketLimits.transcriptBytes` of
+    /// text: the default, and what `rocket serve`, `play` and `test` use. An app that runs a
+    /// rotation of its own for ever may turn it off; the transcript then grows while it runs.
+    public var boundsLength: Bool
 
     /// Creates options; the defaults reproduce the original.
     public init(
         timing: RocketTiming = .original, echoReplies: Bool = false, initialAnswers: [String: String] = [:],
-        initialVariables: [String: RocketValue] = [:], localShift: Double? = nil
+        initialVariables: [String: RocketValue] = [:], localShift: Double? = nil, boundsLength: Bool = true
     ) {
         self.timing = timing
         self.echoReplies = echoReplies
         self.initialAnswers = initialAnswers
         self.initialVariables = initialVariables
         self.localShift = localShift
+        self.boundsLength = boundsLength
     }
 
-    private enum CodingKeys: String, CodingKey { case timing, echoReplies, initialAnswers, initialVariables, localShift }
+    private enum CodingKeys: String, CodingKey { case timing, echoReplies, initialAnswers, initialVariables, localShift, boundsLength }
 
     /// Decodes options (those written before variables existed have none).
     public init(from decoder: any Decoder) throws {
@@ -81,6 +87,7 @@ public struct ConversationOptions: Hashable, Sendable, Codable {
         initialAnswers = try c.decode([String: String].self, forKey: .initialAnswers)
         initialVariables = try c.decodeIfPresent([String: RocketValue].self, forKey: .initialVariables) ?? [:]
         localShift = try c.decodeIfPresent(Double.self, forKey: .localShift)
+        boundsLength = try c.decodeIfPresent(Bool.self, forKey: .boundsLength) ?? true
     }
 }
 
@@ -396,13 +403,16 @@ public struct ConversationState: Hashable, Sendable, Codable {
     }
     /// The block gone back to last, with its answer then.
     public var draft: Draft?
+    /// The backtracking steps its expressions' `matches(…)` have been charged so far, of
+    /// `RocketLimits.conversationPatternSteps`.
+    public var patternSteps = 0
 
     /// A state that has not been shown.
     public init() {}
 
     private enum CodingKeys: String, CodingKey {
         case status, shown, flags, transcript, answers, inputError, pressedSide, chosenOptions, timers, sequence, awaitingDecision,
-            heldSince, variables, chosenSets, checkpoints, returns, returnCheckpoints, draft
+            heldSince, variables, chosenSets, checkpoints, returns, returnCheckpoints, draft, patternSteps
     }
 
     /// Decodes a state (one written before a field existed has that field's empty value).
@@ -426,6 +436,7 @@ public struct ConversationState: Hashable, Sendable, Codable {
         returns = try c.decodeIfPresent([RocketNodeID?].self, forKey: .returns) ?? []
         returnCheckpoints = try c.decodeIfPresent([Checkpoint<[RocketNodeID?]>].self, forKey: .returnCheckpoints) ?? []
         draft = try c.decodeIfPresent(Draft.self, forKey: .draft)
+        patternSteps = try c.decodeIfPresent(Int.self, forKey: .patternSteps) ?? 0
     }
 }
 
@@ -752,10 +763,13 @@ public struct Conversation: Hashable, Sendable, Codable {
     }
 
     /// Evaluates `e` over the variables and answers as they are now, and the person's local
-    /// time at host time `now`.
-    private func evaluate(_ e: RocketExpression, at now: Double) -> Result<RocketValue, RocketExpressionError> {
+    /// time at host time `now`. Its `matches(…)` take their steps from what is left of the conversation's.
+    private mutating func evaluate(_ e: RocketExpression, at now: Double) -> Result<RocketValue, RocketExpressionError> {
         let variables = state.variables, answers = state.answers
-        return e.evaluate({ Self.value(of: $0, variables, answers) }, local: localTime(at: now))
+        var left = RocketLimits.conversationPatternSteps - state.patternSteps
+        let result = e.evaluate({ Self.value(of: $0, variables, answers) }, local: localTime(at: now), patternSteps: &left)
+        state.patternSteps = RocketLimits.conversationPatternSteps - left
+        return result
     }
 
     /// The person's local date and time at host time `now`, or nil without
@@ -1156,9 +1170,18 @@ public struct Conversation: Hashable, Sendable, Codable {
     }
 
     /// Shows the block `id`.
+    /// Shows block `id`, unless the conversation has shown `RocketLimits.shownBlocks` or its
+    /// text would pass `RocketLimits.transcriptBytes` (``ConversationOptions/boundsLength``): it
+    /// then ends (`too-long`).
     private mutating func show(_ id: RocketNodeID, at now: Double, into effects: inout [ConversationEffect]) {
         let index = state.shown.count
         let node = graph[id]
+        let shownText = interpolate(node.rawText)
+        if options.boundsLength, let tooLong = tooLong(adding: shownText) {
+            effects.append(.event(.expressionError(blockID: node.id, path: "", error: RocketExpressionError(code: "too-long", message: tooLong, offset: 0))))
+            beginClosing(.completed, now: now, into: &effects)
+            return
+        }
         if node.takesAnswer, graph.allowBack {
             // Only where they changed: a flow whose variables rarely change keeps few.
             if state.variables != (state.checkpoints.last?.value ?? [:]) {
@@ -1170,7 +1193,6 @@ public struct Conversation: Hashable, Sendable, Codable {
         }
         state.shown.append(id)
         var flags = ConversationState.BlockFlags(fired: false, tapEnabled: true)
-        let shownText = interpolate(node.rawText)
         state.transcript.append(.block(index: index, node: id, text: shownText))
         if let delay = node.showNextAfter, delay > 0 {
             flags.tapEnabled = false
@@ -1180,6 +1202,20 @@ public struct Conversation: Hashable, Sendable, Codable {
         var scale: ClosedRange<Int>?
         if case .rating(let r) = node.content { scale = r.values }
         effects.append(.event(.blockAdded(index: index, block: RocketBlockInfo(id: node.id, kind: node.kind, text: shownText, scale: scale))))
+    }
+
+    /// Why showing `text` would make the conversation too long, or nil.
+    private func tooLong(adding text: String) -> String? {
+        if state.shown.count >= RocketLimits.shownBlocks {
+            return "the conversation has shown \(RocketLimits.shownBlocks) blocks, the most one shows"
+        }
+        var bytes = text.utf8.count
+        for item in state.transcript {
+            switch item {
+            case .block(_, _, let t), .reply(_, let t, _): bytes += t.utf8.count
+            }
+        }
+        return bytes > RocketLimits.transcriptBytes ? "the conversation's text would pass \(RocketLimits.transcriptBytes) bytes, the most one holds" : nil
     }
 
     private mutating func beginClosing(_ reason: RocketDismissReason, now: Double, into effects: inout [ConversationEffect]) {

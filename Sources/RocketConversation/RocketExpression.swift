@@ -222,7 +222,8 @@ public struct RocketExpression: Hashable, Sendable, Codable, CustomStringConvert
             case .matches:
                 return "the text `t` matches the pattern somewhere: a Perl-style regular expression written in quotes, "
                     + "as `validate.pattern` is (`(?i)` for any case, `^…$` for the whole text), compiled by lint; "
-                    + "one that needs more than \(RocketLimits.expressionPatternSteps) steps on a text is an error (`pattern-limit`)"
+                    + "one that needs more than \(RocketLimits.expressionPatternSteps) steps on a text is an error (`pattern-limit`), "
+                    + "and once a conversation's matches have taken \(RocketLimits.conversationPatternSteps) steps, every later one is (`pattern-budget`)"
             case .replace:
                 return "the text `t` with every `part` in it (left to right, as written) replaced by `with`: "
                     + "`replace(phone, ' ', '')`; `t` itself when `part` is empty"
@@ -643,6 +644,19 @@ extension RocketExpression {
     /// the person's date and time for `today()`, `time()` and `weekday()` (nil: they are an
     /// error, `no-clock`).
     public func evaluate(_ lookup: (String) -> RocketValue?, local: LocalTime? = nil) -> Result<RocketValue, RocketExpressionError> {
+        var unbounded = Int.max
+        return evaluate(lookup, local: local, patternSteps: &unbounded)
+    }
+
+    /// ``evaluate(_:local:)`` with `patternSteps` the backtracking steps its `matches(…)` may
+    /// still take: each match takes what it is charged
+    /// (`RocketLimits.expressionPatternProbeSteps`, or those and
+    /// `RocketLimits.expressionPatternSteps` when it needs more), and one that finds too few is an
+    /// error, `pattern-budget`. A conversation passes what is left of its
+    /// `RocketLimits.conversationPatternSteps`.
+    public func evaluate(
+        _ lookup: (String) -> RocketValue?, local: LocalTime? = nil, patternSteps: inout Int
+    ) -> Result<RocketValue, RocketExpressionError> {
         if let syntaxError { return .failure(syntaxError) }
         // The values live in a buffer on the stack, as large as the compiler found it must be.
         return withUnsafeTemporaryAllocation(of: Cell.self, capacity: stackSize) { buffer in
@@ -679,7 +693,7 @@ extension RocketExpression {
                         push(Self.clock(f, local, at))
                     } else if f == .matches {
                         let b = pop(), a = pop()
-                        push(match(a, b, at))
+                        push(match(a, b, at, &patternSteps))
                     } else {
                         // Its values in the order written (at most three).
                         let c = n > 2 ? pop() : nil, b = n > 1 ? pop() : nil, a = pop()
@@ -700,14 +714,29 @@ extension RocketExpression {
         }
     }
 
-    /// `matches(a, b)`: `b` is the text of a pattern compiled with the expression.
-    func match(_ a: Cell, _ b: Cell, _ at: Int) -> Cell {
+    /// `matches(a, b)`: `b` is the text of a pattern compiled with the expression. It is tried
+    /// within the probe's steps first, then within the limit, each charged to `left`.
+    func match(_ a: Cell, _ b: Cell, _ at: Int, _ left: inout Int) -> Cell {
         guard case .value(let x) = a else { return a }
         guard case .value(.text(let source)) = b, let pattern = patterns[source] else { return b }
         guard case .text(let text) = x else {
             return .error(RocketExpressionError(code: "type", message: "\(Function.matches.signature) was given \(Self.what(x))", offset: at))
         }
-        switch pattern.match(text, steps: UInt32(RocketLimits.expressionPatternSteps)) {
+        let spent = RocketExpressionError(
+            code: "pattern-budget",
+            message: "matches(…) has used the \(RocketLimits.conversationPatternSteps) steps one conversation may take", offset: at)
+        let probe = min(RocketLimits.expressionPatternProbeSteps, left)
+        guard probe > 0 else { return .error(spent) }
+        left -= probe
+        var outcome = pattern.match(text, steps: UInt32(probe))
+        if outcome == .limitExceeded {
+            guard probe == RocketLimits.expressionPatternProbeSteps, left > 0 else { return .error(spent) }
+            let steps = min(RocketLimits.expressionPatternSteps, left)
+            left -= steps
+            outcome = pattern.match(text, steps: UInt32(steps))
+            if outcome == .limitExceeded, steps < RocketLimits.expressionPatternSteps { return .error(spent) }
+        }
+        switch outcome {
         case .matched: return .value(.bool(true))
         case .noMatch: return .value(.bool(false))
         case .limitExceeded:

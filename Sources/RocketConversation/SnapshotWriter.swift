@@ -1,3 +1,4 @@
+import RocketCore
 package import RocketJSON
 
 // The snapshot's JSON, version 2 (docs/SNAPSHOT_FORMAT.md), written straight into bytes and read
@@ -25,6 +26,7 @@ enum SnapshotWords {
     static let top = [
         "format", "version", "flow", "status", "reason", "blocks", "transcript", "answers", "inputError", "timers", "sequence",
         "awaitingDecision", "includesSecrets", "held", "variables", "checkpoints", "returns", "returnCheckpoints", "draft",
+        "patternSteps",
     ]
     static let draft = ["block", "text", "chosen"]
     static let block = ["id", "fired", "tapEnabled", "pressed", "chosen"]
@@ -222,6 +224,10 @@ struct SnapshotWriter {
                 w.numbers(chosen)
             }
             w.close()
+        }
+        if st.patternSteps > 0 {
+            w.key("patternSteps")
+            w.number(st.patternSteps)
         }
         w.close()
     }
@@ -468,6 +474,12 @@ struct SnapshotReader {
             }
             state.draft = .init(index: index, text: try d.optionalString("text"), chosen: chosen)
         }
+        if let n = try top.optionalInt("patternSteps") {
+            guard (0...RocketLimits.conversationPatternSteps).contains(n) else {
+                throw JSONShapeError("\"\(top.child("patternSteps"))\" must be a whole number from 0 to \(RocketLimits.conversationPatternSteps)")
+            }
+            state.patternSteps = n
+        }
         return ConversationSnapshot(
             format: try top.string("format"), version: ConversationSnapshot.currentVersion, flow: try top.string("flow"), state: state,
             timers: timers, includesSecrets: try top.bool("includesSecrets"), names: names)
@@ -509,6 +521,10 @@ extension ConversationOptions {
             w.key("localShift")
             w.number(localShift)
         }
+        if !boundsLength {
+            w.key("boundsLength")
+            w.bool(false)
+        }
         w.close()
     }
 
@@ -533,11 +549,12 @@ extension ConversationOptions {
         }
         self.init(
             timing: timing, echoReplies: try o.bool("echoReplies"), initialAnswers: answers,
-            initialVariables: try RocketValue.read(o, "initialVariables"), localShift: shift)
+            initialVariables: try RocketValue.read(o, "initialVariables"), localShift: shift,
+            boundsLength: o.member("boundsLength") == nil ? true : try o.bool("boundsLength"))
     }
 
     /// The keys of the stored form.
-    package static let storedKeys = ["timing", "echoReplies", "initialAnswers", "initialVariables", "localShift"]
+    package static let storedKeys = ["timing", "echoReplies", "initialAnswers", "initialVariables", "localShift", "boundsLength"]
 }
 
 extension RocketValue {

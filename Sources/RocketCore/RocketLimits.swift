@@ -62,6 +62,20 @@ public enum RocketLimits {
     /// validation may take, as a run of silent blocks may evaluate a thousand expressions in one
     /// step of a conversation.
     public static let expressionPatternSteps = 10_000
+    /// The backtracking steps all `matches(…)` of one conversation may take, over its whole life:
+    /// a loop of timed and silent blocks matching a hostile answer stops costing CPU there. A
+    /// match is charged what it may take: `expressionPatternProbeSteps` when it finishes within
+    /// them, else those and `expressionPatternSteps`.
+    public static let conversationPatternSteps = 10_000_000
+    /// The steps a match of `matches(…)` is first tried with (and charged, when it finishes):
+    /// most patterns on most texts need from a few to a few dozen.
+    public static let expressionPatternProbeSteps = 1_000
+    /// The most blocks one conversation shows: a loop through a timed block would otherwise grow
+    /// its transcript (and what is saved of it) for as long as it runs.
+    public static let shownBlocks = 1_000
+    /// The most text one conversation's transcript holds (the blocks' texts as shown and the
+    /// replies), in bytes of UTF-8.
+    public static let transcriptBytes = 1 << 20
     /// The most blocks that fire in one step of time (a loop of zero-second timers stops there).
     public static let firingsPerAdvance = 100_000
     /// The longest expression (a condition or an assignment), in bytes of UTF-8.
@@ -254,6 +268,17 @@ public enum RocketLimits {
         Entry(
             name: "expressionPatternSteps", value: number(expressionPatternSteps), bounds: "backtracking steps of `matches(…)` in an expression",
             past: "an expression error (`pattern-limit`): a condition with it is false"),
+        Entry(
+            name: "conversationPatternSteps", value: number(conversationPatternSteps),
+            bounds:
+                "backtracking steps of all `matches(…)` in one conversation (each charged \(number(expressionPatternProbeSteps)) when it finishes within them, else \(number(expressionPatternProbeSteps + expressionPatternSteps)))",
+            past: "an expression error (`pattern-budget`): a condition with it is false"),
+        Entry(
+            name: "shownBlocks", value: number(shownBlocks), bounds: "blocks one conversation shows",
+            past: "an `expressionError` event (`too-long`), and the conversation ends"),
+        Entry(
+            name: "transcriptBytes", value: size(transcriptBytes), bounds: "text of one conversation's transcript: its blocks as shown and its replies",
+            past: "as for the blocks shown"),
         Entry(
             name: "firingsPerAdvance", value: number(firingsPerAdvance), bounds: "blocks that fire in one step of time",
             past: "the rest wait for the next step"),

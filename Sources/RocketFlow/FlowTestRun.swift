@@ -93,8 +93,13 @@ extension FlowTestCase {
                 if let s = host.conversation.node(at: index).pressed(side: side, option: options.first)?.snooze { snooze = s }
             case .expressionError(let block, let path, let error):
                 let place = block.map { "block \(FlowDiagnostic.quoted($0))" } ?? "the flow"
-                let hint = error.code == "no-clock" ? " (give the case a \"now\")" : ""
-                failures.append(FlowTestFailure(message: "\(place): \(path): \(error.message)\(hint)", offset: offset))
+                let hint =
+                    switch error.code {
+                    case "no-clock": " (give the case a \"now\")"
+                    case "too-long", "loop": " (a loop with no way out?)"
+                    default: ""
+                    }
+                failures.append(FlowTestFailure(message: "\(place): \(path.isEmpty ? "" : path + ": ")\(error.message)\(hint)", offset: offset))
             default: break
             }
         }

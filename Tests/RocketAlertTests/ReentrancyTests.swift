@@ -167,7 +167,8 @@ struct LongChainTests {
         let bytes = Array(doc.jsonValue.serialized(pretty: false).utf8)
         let loaded = FlowLoader.load(bytes)
         #expect(loaded.isPlayable)
-        var conversation = try #require(loaded.document?.makeConversation(options: ConversationOptions(timing: .instant)))
+        // Past the most blocks a conversation shows by default: an app's own long run turns it off.
+        var conversation = try #require(loaded.document?.makeConversation(options: ConversationOptions(timing: .instant, boundsLength: false)))
         conversation.start(at: 0)
         var steps = 0
         while conversation.interactiveIndex != nil {

@@ -365,6 +365,98 @@ struct SetConditionTests {
         #expect(c.variables["i"] == .number(Double(RocketLimits.silentSteps / 2)))
     }
 
+    @Test(
+        "matches(…) takes its steps from a budget: an ordinary match is charged the probe, a hostile one the probe and the limit, and too few left is pattern-budget"
+    )
+    func patternBudget() throws {
+        let e = RocketExpression("matches(t, '^(a+)+$')")
+        let hostile: (String) -> RocketValue? = { $0 == "t" ? .text(String(repeating: "a", count: 40) + "!") : nil }
+        let plain: (String) -> RocketValue? = { $0 == "t" ? .text("aaaa") : nil }
+        let probe = RocketLimits.expressionPatternProbeSteps, limit = RocketLimits.expressionPatternSteps
+        var left = 100_000
+        #expect(e.evaluate(plain, patternSteps: &left) == .success(.bool(true)))
+        #expect(left == 100_000 - probe)
+        left = 100_000
+        if case .failure(let x) = e.evaluate(hostile, patternSteps: &left) { #expect(x.code == "pattern-limit") } else { Issue.record("no error") }
+        #expect(left == 100_000 - probe - limit)
+        // Enough for the probe but not for the limit: the match stops where the budget does.
+        left = probe + limit / 2
+        if case .failure(let x) = e.evaluate(hostile, patternSteps: &left) { #expect(x.code == "pattern-budget") } else { Issue.record("no error") }
+        #expect(left == 0)
+        // Nothing left: not run at all, whatever the text.
+        if case .failure(let x) = e.evaluate(plain, patternSteps: &left) { #expect(x.code == "pattern-budget") } else { Issue.record("no error") }
+        // Fewer than the probe's steps left: an ordinary match still finishes within them.
+        left = 50
+        #expect(e.evaluate(plain, patternSteps: &left) == .success(.bool(true)))
+        #expect(left == 0)
+        // `and` evaluates both sides, so a match is charged even where the other side decides.
+        left = 10
+        #expect(RocketExpression("1 > 2 and matches(t, 'a')").evaluate(plain, patternSteps: &left) == .success(.bool(false)))
+        #expect(left == 0)
+    }
+
+    @Test("a timed loop matching a hostile answer ends: its matches stop at the conversation's budget, its blocks at the most one shows")
+    func hostileTimedLoop() throws {
+        let json = #"""
+            {"version": 1,
+             "blocks": [
+              {"id": "name", "type": "textInput", "text": "Name?", "buttonTitle": "OK", "next": "t"},
+              {"id": "t", "type": "text", "text": "checking", "showNextAfter": "1ms", "next": "c"},
+              {"id": "c", "type": "condition", "branches": [{"if": "matches(name, '^(a+)+$')", "next": "done"}], "else": "t"},
+              {"id": "done", "type": "text", "text": "done"}
+             ]}
+            """#
+        let doc = try #require(FlowLoader.load(json).document)
+        var c = try #require(doc.makeConversation(options: ConversationOptions(timing: .instant)))
+        var events = c.start(at: 0).events + c.advance(to: 0).events
+        events += try c.send(.submit(String(repeating: "a", count: 40) + "!"), at: 0).events
+        var now = 0.0
+        while c.status == .active, now < 10 {
+            now += 0.25
+            events += c.advance(to: now).events
+        }
+        #expect(c.status.reason == .completed)
+        #expect(c.shownCount == RocketLimits.shownBlocks)
+        let codes = events.compactMap { e -> String? in if case .expressionError(_, _, let x) = e { x.code } else { nil } }
+        let charge = RocketLimits.expressionPatternProbeSteps + RocketLimits.expressionPatternSteps
+        #expect(codes.filter { $0 == "pattern-limit" }.count == RocketLimits.conversationPatternSteps / charge)
+        #expect(codes.contains("pattern-budget"))
+        #expect(codes.last == "too-long")
+        #expect(c.state.patternSteps <= RocketLimits.conversationPatternSteps)
+        // What was charged is kept in the snapshot, so a restored conversation goes on from it.
+        let text = try ConversationSnapshot(c, at: now).jsonText()
+        #expect(text.contains("\"patternSteps\":\(c.state.patternSteps)"))
+        let restored = try ConversationSnapshot(jsonText: Array(text.utf8), graph: c.graph)
+        #expect(restored.state.patternSteps == c.state.patternSteps)
+    }
+
+    @Test("a conversation's transcript holds at most transcriptBytes of text: the block that would pass it ends the conversation")
+    func transcriptBound() throws {
+        let json = #"""
+            {"version": 1,
+             "blocks": [
+              {"id": "a", "type": "textInput", "text": "Say something", "buttonTitle": "OK", "next": "t"},
+              {"id": "t", "type": "text", "text": "{{a}}{{a}}{{a}}{{a}}", "next": "t"}
+             ]}
+            """#
+        let doc = try #require(FlowLoader.load(json).document)
+        var c = try #require(doc.makeConversation(options: ConversationOptions(timing: .instant)))
+        _ = c.start(at: 0)
+        _ = c.advance(to: 0)
+        let answer = String(repeating: "é", count: 30_000)  // 60,000 bytes; each bubble 240,000
+        var events = try c.send(.submit(answer), at: 0).events
+        var taps = 0
+        while c.status == .active, taps < 20 {
+            taps += 1
+            events += try c.send(.tap, at: Double(taps)).events
+        }
+        let perBubble = 4 * answer.utf8.count
+        let fit = (RocketLimits.transcriptBytes - "Say something".utf8.count - answer.utf8.count) / perBubble
+        #expect(c.shownCount == 1 + fit)
+        #expect(c.status.reason == .completed)
+        #expect(events.contains { if case .expressionError("t", _, let x) = $0 { x.code == "too-long" } else { false } })
+    }
+
     @Test("{{name}} renders typed values once: a value holding a placeholder is not filled again")
     func rendering() throws {
         let json = #"""

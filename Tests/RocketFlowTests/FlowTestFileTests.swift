@@ -214,16 +214,19 @@ struct FlowTestFileTests {
         #expect(got == [[], []])
     }
 
-    @Test("A loop with no way out fails at the step limit, in bounded time; an expression error fails the case")
+    @Test("A loop with no way out fails at the most blocks a conversation shows, in bounded time; an expression error fails the case")
     func loopsAndErrors() throws {
         let loop = try doc(#"{"version": 1, "blocks": [{"id": "a", "type": "text", "text": "again", "next": "a"}]}"#)
         let got = try failures(#"{"cases": [{"name": "forever"}]}"#, on: loop)
-        #expect(got == [["1:21: the flow did not end within \(RocketLimits.flowTestSteps) steps (a loop with no way out?)"]])
-        // A loop of timers, which lint refuses, still ends at the limit: one block a step.
+        #expect(
+            got == [
+                [#"1:21: block "a": the conversation has shown \#(RocketLimits.shownBlocks) blocks, the most one shows (a loop with no way out?)"#]
+            ])
+        // A loop of timers, which lint refuses, ends there too.
         let timed = try #require(
             FlowLoader.load(#"{"version": 1, "blocks": [{"id": "a", "type": "text", "text": "again", "showNextAfter": 1, "next": "a"}]}"#).document)
         let run = try suite(#"{"cases": [{"name": "forever"}]}"#).cases[0].run(on: timed) { _ in "" }
-        #expect(run.end == .stopped && run.shown.count <= RocketLimits.flowTestSteps + 1)
+        #expect(run.shown.count == RocketLimits.shownBlocks)
         let failing = try doc(
             #"{"version": 1, "vars": {"n": 0}, "blocks": [{"id": "a", "type": "set", "set": {"n": "n / 0"}, "next": "b"}, {"id": "b", "type": "text", "text": "{{n}}"}]}"#
         )
