@@ -57,6 +57,13 @@ struct FmtTests {
         #expect(try runRocket(["fmt", "--check", "-"], stdin: starter).status == 0)
     }
 
+    @Test("the examples are laid out as rocket fmt lays them out")
+    func examplesLaidOut() throws {
+        let examples = TestCommandTests.examples
+        let r = try runRocket(["fmt", "--check", examples])
+        #expect(r.status == 0 && r.stdout.isEmpty, "not laid out (run rocket fmt examples): \(r.stdout)\(r.stderr)")
+    }
+
     @Test("a file that is not JSON is said where, the others are laid out; unreadable files, FIFOs and bad widths are refused")
     func refusals() throws {
         let dir = scratchDirectory()
