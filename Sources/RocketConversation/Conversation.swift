@@ -58,7 +58,7 @@ public struct ConversationOptions: Hashable, Sendable, Codable {
     /// their offset from UTC. The flow's `today()`, `time()` and `weekday()` and a date input's
     /// bounds counted from today read it; nil gives them no clock.
     public var localShift: Double?
-    /// The conversation ends (an `expressionError`, `too-long`) rather than show more than
+    /// The conversation ends (an `expressionError`, `conversation-too-long`) rather than show more than
     /// `RocketLimits.shownBlocks` blocks or hold more than `RocketLimits.transcriptBytes` of
     /// text: the default, and what `rocket serve`, `play` and `test` use. An app that runs a
     /// rotation of its own for ever may turn it off; the transcript then grows while it runs.
@@ -1172,13 +1172,14 @@ public struct Conversation: Hashable, Sendable, Codable {
     /// Shows the block `id`.
     /// Shows block `id`, unless the conversation has shown `RocketLimits.shownBlocks` or its
     /// text would pass `RocketLimits.transcriptBytes` (``ConversationOptions/boundsLength``): it
-    /// then ends (`too-long`).
+    /// then ends (`conversation-too-long`).
     private mutating func show(_ id: RocketNodeID, at now: Double, into effects: inout [ConversationEffect]) {
         let index = state.shown.count
         let node = graph[id]
         let shownText = interpolate(node.rawText)
         if options.boundsLength, let tooLong = tooLong(adding: shownText) {
-            effects.append(.event(.expressionError(blockID: node.id, path: "", error: RocketExpressionError(code: "too-long", message: tooLong, offset: 0))))
+            effects.append(
+                .event(.expressionError(blockID: node.id, path: "", error: RocketExpressionError(code: "conversation-too-long", message: tooLong, offset: 0))))
             beginClosing(.completed, now: now, into: &effects)
             return
         }

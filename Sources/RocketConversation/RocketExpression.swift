@@ -3,7 +3,8 @@ import RocketCore
 /// A problem with an expression: where it is (a byte offset in the expression's UTF-8) and why.
 public struct RocketExpressionError: Error, Hashable, Sendable, CustomStringConvertible {
     /// A stable name: `syntax`, `too-long`, `too-deep`, `unknown-name`, `type`, `division-by-zero`,
-    /// `not-a-number`, `out-of-range`.
+    /// `not-a-number`, `out-of-range`, `bad-pattern`, `pattern-limit`, `pattern-budget`,
+    /// `no-clock`; the conversation's own: `loop`, `jump-depth`, `conversation-too-long`.
     public let code: String
     /// A sentence saying what is wrong.
     public let message: String

@@ -275,7 +275,7 @@ public enum RocketLimits {
             past: "an expression error (`pattern-budget`): a condition with it is false"),
         Entry(
             name: "shownBlocks", value: number(shownBlocks), bounds: "blocks one conversation shows",
-            past: "an `expressionError` event (`too-long`), and the conversation ends"),
+            past: "an `expressionError` event (`conversation-too-long`), and the conversation ends"),
         Entry(
             name: "transcriptBytes", value: size(transcriptBytes), bounds: "text of one conversation's transcript: its blocks as shown and its replies",
             past: "as for the blocks shown"),

@@ -96,7 +96,7 @@ extension FlowTestCase {
                 let hint =
                     switch error.code {
                     case "no-clock": " (give the case a \"now\")"
-                    case "too-long", "loop": " (a loop with no way out?)"
+                    case "conversation-too-long", "loop": " (a loop with no way out?)"
                     default: ""
                     }
                 failures.append(FlowTestFailure(message: "\(place): \(path.isEmpty ? "" : path + ": ")\(error.message)\(hint)", offset: offset))

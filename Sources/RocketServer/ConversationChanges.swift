@@ -259,12 +259,18 @@ extension ConversationService {
         func change(_ service: ConversationService) -> Change {
             Change(
                 id: id, version: entry.version, view: service.view(id, entry), events: recorded, deadline: entry.conversation.nextDeadline,
-                variant: entry.context.variant)
+                variant: entry.context.variant, flow: entry.context.flow.name)
         }
     }
 
-    /// Tells the listener (outside the state lock).
+    /// Tells the listener (outside the state lock), and counts the change's expression errors
+    /// for `/metrics` and the log.
     func publish(_ change: Change) {
+        if let flow = change.flow {
+            for case .expressionError(let block, let path, let error) in change.events {
+                counters.flowError(FlowErrors.Place(flow: flow, block: block, path: path, code: error.code), message: error.message)
+            }
+        }
         let box = listener.withLock { $0 }
         box?.body(change)
     }

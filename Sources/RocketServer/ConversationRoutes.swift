@@ -180,7 +180,11 @@ extension ConversationService {
             let slot = Slot(Fresh(shape, at: now, from: variantStart, prepared: persists ? shape.prepared(at: now) : nil), context: context)
             let deadline = shape.deadline(at: now)
             let records = persists ? shape.records(at: now) : nil
-            let change = { Change(id: id, version: shape.version, view: shape.view(id), events: shape.recorded, deadline: deadline, variant: context.variant) }
+            let change = {
+                Change(
+                    id: id, version: shape.version, view: shape.view(id), events: shape.recorded, deadline: deadline, variant: context.variant,
+                    flow: flowName)
+            }
             return admit(id, slot, touched: now, deadline: deadline, records: records, change: change, issued: issued, unusedVars: unusedVars)
         }
         // With no intro (reduced motion), the first block is due at once: it goes in this answer.

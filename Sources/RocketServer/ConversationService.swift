@@ -448,6 +448,9 @@ package final class ConversationService: Sendable {
         package var deadline: Double? = nil
         /// The experiment's variant of the conversation, on each of its records.
         package var variant: String? = nil
+        /// The conversation's flow, when the change may hold its events (nil: an alert's, or a
+        /// view alone).
+        package var flow: String? = nil
         /// The stream frames for this change (`event: events`, then `event: state`).
         package var frames: [UInt8] {
             var out: [UInt8] = []

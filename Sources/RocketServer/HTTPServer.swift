@@ -963,6 +963,7 @@ package final class HTTPServer: Sendable {
                 takeLibraryAnswers(deadlines, into: &libraryAnswers, at: now)
                 lastCut = now
             }
+            if let line = service.counters.flowErrorLine(at: now) { service.log(line) }
             if let heartbeat, now - lastBeat >= heartbeat.every {
                 heartbeat.beat()
                 lastBeat = now

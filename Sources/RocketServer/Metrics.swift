@@ -36,6 +36,8 @@ package final class ServerCounters: Sendable {
     let changesHeard = Atomic<Int>(0)
     /// Starts this server answered, by flow and outcome (`started`, `not-now`).
     private let starts = Mutex<[Pair: Int]>([:])
+    /// The flows' expression errors, by place, for `/metrics` and the log.
+    private let flowErrors = Mutex(FlowErrors())
 
     /// A flow's name and what happened (a result's reason, a start's outcome): a metric's labels.
     struct Pair: Hashable {
@@ -54,6 +56,22 @@ package final class ServerCounters: Sendable {
     /// said not now.
     func counted(start flow: String, started: Bool) {
         starts.withLock { $0[Pair(flow: flow, what: started ? "started" : "not-now"), default: 0] += 1 }
+    }
+
+    /// Counts an expression error of a conversation (one short lock).
+    func flowError(_ place: FlowErrors.Place, message: String) {
+        flowErrors.withLock { $0.add(place, message: message) }
+    }
+
+    /// The expression errors so far, by flow and code, in order.
+    package func flowErrorsByCode() -> [(flow: String, code: String, count: Int)] {
+        flowErrors.withLock { $0.totals }.sorted { ($0.key.flow, $0.key.what) < ($1.key.flow, $1.key.what) }.map { ($0.key.flow, $0.key.what, $0.value) }
+    }
+
+    /// The line for the server's log about the expression errors not said yet, when one is due
+    /// at `now` (the ticker asks once a second).
+    package func flowErrorLine(at now: Double) -> String? {
+        flowErrors.withLock { $0.line(at: now) }
     }
 
     /// The results written so far, by flow and reason, in order.
@@ -215,6 +233,10 @@ extension ConversationService {
         m.add(
             "rocket_starts_total", .counter, "Starts this server answered, by flow and outcome (started, or not-now: the flow's rules said no).",
             counters.startsByOutcome().map { (["flow": $0.flow, "outcome": $0.outcome], Double($0.count)) })
+        m.add(
+            "rocket_flow_errors_total", .counter,
+            "Expression errors of conversations, by flow and code (a condition false, a variable unchanged or the conversation ended as documented; the log says where).",
+            counters.flowErrorsByCode().map { (["flow": $0.flow, "code": $0.code], Double($0.count)) })
         if keepsResults {
             m.add(
                 "rocket_results_written_total", .counter, "Results this server wrote, by flow and reason (expired: answered, then left).",
@@ -286,6 +308,104 @@ struct MetricsText {
     /// Whole numbers without a decimal point, as exporters write counts.
     static func number(_ v: Double) -> String {
         v == v.rounded() && abs(v) < 9e15 ? String(Int64(v)) : String(v)
+    }
+}
+
+/// The flows' expression errors (a condition or an assignment that failed, a loop of silent
+/// blocks stopped, a conversation that reached the most it shows, `matches(…)` past its steps):
+/// the flow goes on as docs/SEMANTICS.md says, and only its author can mend it, so the operator
+/// is told. Counted by flow and code for `/metrics`; gathered by place for the log, the first
+/// said at once and later ones at most once a ``FlowErrors/window``, with how many came
+/// meanwhile. An error's message names kinds of values, never a visitor's text.
+package struct FlowErrors: Sendable {
+    /// Seconds between two lines.
+    package static let window = 60.0
+    /// Places named in one line; the others are counted.
+    package static let placesSaid = 10
+
+    /// Where an error happened, and which.
+    package struct Place: Hashable, Sendable {
+        /// The flow's name.
+        package var flow: String
+        /// The block's id (nil: a block without one).
+        package var block: String?
+        /// The field in the block (empty: the block itself).
+        package var path: String
+        /// The error's code (`division-by-zero`, `loop`, `conversation-too-long`, …).
+        package var code: String
+
+        /// Makes a place.
+        package init(flow: String, block: String?, path: String, code: String) {
+            self.flow = flow
+            self.block = block
+            self.path = path
+            self.code = code
+        }
+    }
+
+    /// All counted, by flow and code (the metric's labels: both come from the flows, never from
+    /// a request).
+    private(set) var totals: [ServerCounters.Pair: Int] = [:]
+    /// Not said yet, by place: how many, and the first one's message.
+    private var pending: [Place: (count: Int, message: String)] = [:]
+    /// When the last line was said.
+    private var saidAt = -Double.infinity
+
+    /// Nothing counted yet.
+    package init() {}
+
+    /// Counts an error at `place`.
+    package mutating func add(_ place: Place, message: String) {
+        totals[ServerCounters.Pair(flow: place.flow, what: place.code), default: 0] += 1
+        if let kept = pending[place] {
+            pending[place] = (kept.count + 1, kept.message)
+        } else if pending.count < 10_000 {
+            pending[place] = (1, message)
+        }
+    }
+
+    /// The line to write at `now`, when one is due: the places with most errors first.
+    package mutating func line(at now: Double) -> String? {
+        guard !pending.isEmpty, now - saidAt >= Self.window || now < saidAt else { return nil }
+        let places = pending.sorted { a, b in
+            a.value.count != b.value.count
+                ? a.value.count > b.value.count
+                : (a.key.flow, a.key.block ?? "", a.key.path, a.key.code) < (b.key.flow, b.key.block ?? "", b.key.path, b.key.code)
+        }
+        let total = places.reduce(0) { $0 + $1.value.count }
+        var parts = places.prefix(Self.placesSaid).map { place, kept in
+            let block = place.block.map { " block \(Self.quoted($0))" } ?? ""
+            let path = place.path.isEmpty ? "" : " " + Self.quoted(place.path)
+            return "flow \(Self.quoted(place.flow))\(block)\(path): \(place.code) ×\(kept.count) (\(Self.clean(kept.message)))"
+        }
+        if places.count > Self.placesSaid {
+            let rest = places.dropFirst(Self.placesSaid).reduce(0) { $0 + $1.value.count }
+            parts.append("\(rest) more at \(places.count - Self.placesSaid) other place\(places.count - Self.placesSaid == 1 ? "" : "s")")
+        }
+        pending = [:]
+        saidAt = now
+        return "rocket serve: \(total) expression error\(total == 1 ? "" : "s") in flows (each conversation went on as documented: "
+            + "a condition false, a variable unchanged, or the conversation ended): " + parts.joined(separator: "; ")
+    }
+
+    /// A name in double quotes, a quote in it escaped (``clean(_:)`` besides).
+    static func quoted(_ s: String) -> String {
+        var out = "\""
+        for c in clean(s) {
+            if c == "\"" || c == "\\" { out.append("\\") }
+            out.append(c)
+        }
+        return out + "\""
+    }
+
+    /// `s` on one line: control characters as `?`, at most 200 characters.
+    static func clean(_ s: String) -> String {
+        var out = ""
+        for (k, u) in s.unicodeScalars.enumerated() {
+            guard k < 200 else { return out + "…" }
+            out.unicodeScalars.append(u.value < 0x20 || (0x7F...0x9F).contains(u.value) ? "?" : u)
+        }
+        return out
     }
 }
 

@@ -421,7 +421,7 @@ struct SetConditionTests {
         let charge = RocketLimits.expressionPatternProbeSteps + RocketLimits.expressionPatternSteps
         #expect(codes.filter { $0 == "pattern-limit" }.count == RocketLimits.conversationPatternSteps / charge)
         #expect(codes.contains("pattern-budget"))
-        #expect(codes.last == "too-long")
+        #expect(codes.last == "conversation-too-long")
         #expect(c.state.patternSteps <= RocketLimits.conversationPatternSteps)
         // What was charged is kept in the snapshot, so a restored conversation goes on from it.
         let text = try ConversationSnapshot(c, at: now).jsonText()
@@ -454,7 +454,7 @@ struct SetConditionTests {
         let fit = (RocketLimits.transcriptBytes - "Say something".utf8.count - answer.utf8.count) / perBubble
         #expect(c.shownCount == 1 + fit)
         #expect(c.status.reason == .completed)
-        #expect(events.contains { if case .expressionError("t", _, let x) = $0 { x.code == "too-long" } else { false } })
+        #expect(events.contains { if case .expressionError("t", _, let x) = $0 { x.code == "conversation-too-long" } else { false } })
     }
 
     @Test("{{name}} renders typed values once: a value holding a placeholder is not filled again")

@@ -1270,6 +1270,56 @@ struct ReportAPITests {
         #expect(log.add([:], at: 2000) == nil, "nothing new: nothing said")
     }
 
+    @Test("a flow's expression errors are counted in /metrics by flow and code, and said in the server's log by place, at most once a minute")
+    func flowErrors() throws {
+        let flows = scratchDirectory()
+        let ratio = #"""
+            {"version": 1, "vars": {"n": 0, "ratio": 0},
+             "blocks": [{"id": "s", "type": "set", "set": {"ratio": "10 / n"}, "next": "t"}, {"id": "t", "type": "text", "text": "{{ratio}}"}]}
+            """#
+        try ratio.write(toFile: flows + "/ratio.json", atomically: true, encoding: .utf8)
+        let access = AccessControl(secret: AccessControl.randomBytes(32), keys: [Self.key])
+        let lines = Mutex<[String]>([])
+        let h = try Harness(flowsDirectory: flows, access: access, log: { line in lines.withLock { $0.append(line) } })
+        let (server, port) = try h.serve()
+        defer { server.stop() }
+        for k in 0..<3 {
+            let r = h.request("POST", "/v1/conversations", body: #"{"flow": "ratio", "visitor": "v\#(k)"}"#, headers: ["Authorization": "Bearer \(Self.key)"])
+            #expect(r.status == 201, "\(r.text)")
+        }
+        #expect(
+            h.request("POST", "/v1/conversations", body: #"{"flow": "basic", "visitor": "w"}"#, headers: ["Authorization": "Bearer \(Self.key)"]).status == 201)
+        let text = RawClient.get(port: port, "/metrics", headers: "Authorization: Bearer \(Self.key)\r\n")
+        #expect(text.contains(#"rocket_flow_errors_total{code="division-by-zero",flow="ratio"} 3"#), "\(text)")
+        // A flow without errors adds no series.
+        #expect(text.split(separator: "\n").filter { $0.hasPrefix("rocket_flow_errors_total{") }.count == 1, "\(text)")
+        // The ticker says it within a second or so: where, what, how many, the message.
+        var said: [String] = []
+        for _ in 0..<100 where said.isEmpty {
+            said = lines.withLock { $0 }.filter { $0.contains("expression error") }
+            if said.isEmpty { usleep(50_000) }
+        }
+        #expect(said.count == 1, "\(lines.withLock { $0 })")
+        // (The ticker may say the first before the others are made: those wait for the window.)
+        #expect(said.first?.contains(#"flow "ratio" block "s" "set.ratio": division-by-zero ×"#) == true, "\(said)")
+        #expect(said.first?.contains("(division by zero)") == true, "\(said)")
+        // The rule of the window, on its own: the places with most errors first, the rest counted.
+        var log = FlowErrors()
+        let place = FlowErrors.Place(flow: "f", block: "c", path: "branches[0].if", code: "type")
+        log.add(place, message: "m")
+        #expect(log.line(at: 1000)?.hasSuffix(#"flow "f" block "c" "branches[0].if": type ×1 (m)"#) == true)
+        log.add(place, message: "m")
+        #expect(log.line(at: 1030) == nil, "within the window: held back")
+        for _ in 0..<12 { log.add(FlowErrors.Place(flow: "g\u{1B}\"", block: nil, path: "", code: "conversation-too-long"), message: "x") }
+        for k in 0..<FlowErrors.placesSaid + 2 { log.add(FlowErrors.Place(flow: "h", block: "b\(k)", path: "", code: "loop"), message: "y") }
+        let line = log.line(at: 1061)
+        let later = try #require(line)
+        #expect(later.contains(#"flow "g?\"": conversation-too-long ×12 (x); flow "f" block "c" "branches[0].if": type ×1 (m)"#), "\(later)")
+        #expect(later.hasSuffix("; 4 more at 4 other places"), "\(later)")
+        #expect(!later.contains("\u{1B}"))
+        #expect(log.line(at: 2000) == nil, "nothing new: nothing said")
+    }
+
     @Test("GET /metrics: a site key only; the Prometheus text format; conversations, streams and answers by status as they happen")
     func metrics() throws {
         let access = AccessControl(secret: AccessControl.randomBytes(32), keys: [Self.key])
