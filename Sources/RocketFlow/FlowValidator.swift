@@ -404,9 +404,13 @@ public enum FlowValidator {
                 let shown = shortList(cycle.map(id), separator: " → ")
                 let timed = members.allSatisfy { nodes[$0].kind == .text || nodes[$0].kind == .image }
                 if leaves {
+                    let shows = members.contains { nodes[$0].kind == .text || nodes[$0].kind == .image }
+                    let ends =
+                        shows
+                        ? "once it has shown \(RocketLimits.shownBlocks) blocks the conversation ends"
+                        : "after \(RocketLimits.silentSteps) set and condition blocks in a row the conversation ends"
                     report(
-                        .warning, "silent-loop",
-                        "these blocks can run in a loop with nothing for the user to answer: \(shown); after \(RocketLimits.silentSteps) set and condition blocks in a row the conversation ends",
+                        .warning, "silent-loop", "these blocks can run in a loop with nothing for the user to answer: \(shown); \(ends)",
                         "\(blockPath(first))")
                 } else if timed {
                     report(

@@ -558,6 +558,19 @@ struct SetConditionTests {
         let w = FlowLoader.load(escapable)
         #expect(w.isPlayable)
         #expect(w.diagnostics.map(\.code) == ["silent-loop"])
+        #expect(w.diagnostics.first?.message.hasSuffix("after \(RocketLimits.silentSteps) set and condition blocks in a row the conversation ends") == true)
+        // A loop through a timed block ends at the most blocks a conversation shows instead.
+        let timed = #"""
+            {"version": 1, "vars": {"i": 0}, "blocks": [
+              {"id": "s", "type": "set", "set": {"i": "i + 1"}, "next": "c"},
+              {"id": "c", "type": "condition", "branches": [{"if": "i > 3", "next": "t"}], "else": "w"},
+              {"id": "w", "type": "text", "text": "…", "showNextAfter": 1, "next": "s"},
+              {"id": "t", "type": "text", "text": "x"}
+            ]}
+            """#
+        let tw = FlowLoader.load(timed)
+        #expect(tw.diagnostics.map(\.code) == ["silent-loop"], "\(tw.diagnostics)")
+        #expect(tw.diagnostics.first?.message.hasSuffix("once it has shown \(RocketLimits.shownBlocks) blocks the conversation ends") == true)
     }
 
     @Test("graph draws set blocks as parallelograms and conditions as diamonds with their branches")
