@@ -63,10 +63,11 @@ public enum RocketLimits {
     /// step of a conversation.
     public static let expressionPatternSteps = 10_000
     /// The backtracking steps all `matches(…)` of one conversation may take, over its whole life:
-    /// a loop of timed and silent blocks matching a hostile answer stops costing CPU there. A
+    /// as many as one answer's validation (`patternSteps`), so a loop of timed and silent blocks
+    /// matching a hostile answer costs no more than a hostile answer to a `validate.pattern`. A
     /// match is charged what it may take: `expressionPatternProbeSteps` when it finishes within
     /// them, else those and `expressionPatternSteps`.
-    public static let conversationPatternSteps = 10_000_000
+    public static let conversationPatternSteps = patternSteps
     /// The steps a match of `matches(…)` is first tried with (and charged, when it finishes):
     /// most patterns on most texts need from a few to a few dozen.
     public static let expressionPatternProbeSteps = 1_000
