@@ -97,6 +97,19 @@ struct CLITests {
         #expect(answers == #"{"ask": "Sure", "go": "Enable", "name": "Ada"}"# + "\n")
     }
 
+    @Test("A run that does not exit in time is said thread by thread before it is killed (the harness's own diagnosis)")
+    func hungRunDiagnosed() throws {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/bin/sleep")
+        p.arguments = ["5"]
+        try p.run()
+        defer { kill(p.processIdentifier, SIGKILL) }
+        usleep(100_000)
+        let said = hungThreads(p.processIdentifier)
+        #expect(said.contains("sleep: wchan ") && said.contains("syscall "), "\(said)")
+        #expect(exitStatus(of: p, timeout: 0.2) == -1)
+    }
+
     @Test("End of input closes the conversation: exit 1, reason closed")
     func endOfInput() throws {
         let dir = scratchDirectory()

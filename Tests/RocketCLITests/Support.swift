@@ -46,6 +46,9 @@ func exitStatus(of p: Process, timeout: Double = 300) -> Int32 {
         case 1: return killed ? -1 : status
         case 0:
             if !killed, Date() > deadline {
+                // Where it waited, for whoever reads the failure: each thread's kernel wait and
+                // system call (and its kernel stack, where this runs as root).
+                FileHandle.standardError.write(Data(hungThreads(p.processIdentifier).utf8))
                 kill(p.processIdentifier, SIGKILL)
                 killed = true
             }
@@ -56,6 +59,22 @@ func exitStatus(of p: Process, timeout: Double = 300) -> Int32 {
             return killed ? -1 : p.terminationStatus
         }
     }
+}
+
+/// What each thread of the hung process `pid` waits in: `/proc`'s `comm`, `wchan`, `syscall`
+/// and, when readable, `stack`, a paragraph per thread.
+func hungThreads(_ pid: Int32) -> String {
+    let base = "/proc/\(pid)/task"
+    var out = "process \(pid) did not exit in time; its threads:\n"
+    for task in ((try? FileManager.default.contentsOfDirectory(atPath: base)) ?? []).sorted() {
+        func read(_ name: String) -> String {
+            (try? String(contentsOfFile: "\(base)/\(task)/\(name)", encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines) ?? "?"
+        }
+        out += "  \(task) \(read("comm")): wchan \(read("wchan")), syscall \(read("syscall"))\n"
+        let stack = read("stack")
+        if stack != "?" { out += stack.split(separator: "\n").map { "    " + $0 }.joined(separator: "\n") + "\n" }
+    }
+    return out
 }
 
 /// Runs any program with no input: its exit status, stdout and stderr (kept in files, which never
