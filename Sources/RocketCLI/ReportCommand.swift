@@ -270,7 +270,7 @@ enum ReportCommand {
     }
 
     /// What the report says, in order: per flow its rows (variants), dismissals, and per row a
-    /// funnel, the options chosen and the ratings.
+    /// funnel, the options chosen and the ratings; then per row where its expressions failed.
     static func pieces(_ report: Report) -> [Piece] {
         let m = report.minCount
         let c = { (n: Int?) in ReportFormat.count(n, minCount: m) }
@@ -333,6 +333,14 @@ enum ReportCommand {
                     guard let r = b.rating else { continue }
                     out.append(.items(label: clean(b.id), [ReportFormat.rating(r, minCount: m)]))
                 }
+            }
+            // Where its expressions failed: the flow's author's to mend.
+            for v in flow.variants where !v.errors.isEmpty {
+                out.append(.heading("Errors \(clean(ReportFormat.variantName(v.variant, by: report.grouping)))", level: 2))
+                let rows = v.errors.map { e in
+                    [clean(e.block.isEmpty ? "–" : e.block), clean(e.path.isEmpty ? "–" : e.path), clean(e.code), c(e.conversations)]
+                }
+                out.append(.table(head: ["block", "where", "error", "conversations"], rows: rows, textColumns: 3))
             }
         }
         return out

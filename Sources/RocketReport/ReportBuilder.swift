@@ -164,7 +164,21 @@ public struct ReportBuilder {
         var completions = 0
         var dismissals: [String: Int] = [:]
         var blocks: [String: BlockStats] = [:]
+        /// Conversations that met each expression error, by place.
+        var errors: [ErrorPlace: Int] = [:]
     }
+
+    /// Where an `expressionError` record says the flow failed, and which error.
+    struct ErrorPlace: Hashable {
+        var block: String
+        var path: String
+        var code: String
+    }
+
+    /// Different error places kept per flow and variant; others count as one place, `other`.
+    static let errorPlaces = 100
+    /// The longest block id, path or code an error place keeps (a longer one counts as `other`).
+    static let errorFieldBytes = 256
 
     struct Session {
         var flow = ""
@@ -180,6 +194,8 @@ public struct ReportBuilder {
         var chosen: [String: [(option: Int, title: String?)]] = [:]
         var last: String?
         var counted = false
+        /// The error places met so far (each counted once a conversation).
+        var errors: Set<ErrorPlace> = []
         /// The group of (flow, variant), found once.
         var group: Group?
         /// Whether it began within the report's ``ReportBuilder/window`` (nil: not decided yet;
@@ -480,6 +496,14 @@ public struct ReportBuilder {
             if let at, let start = shown.at, at >= start, at - start < RocketLimits.durationSeconds {
                 g.blocks[shown.key]!.durations.append(Float(at - start))
             }
+        case "expressionError" where s.started:
+            let other = ErrorPlace(block: "", path: "", code: "other")
+            var place = ErrorPlace(block: Self.text(tape, "id") ?? "", path: Self.text(tape, "path") ?? "", code: Self.text(tape, "code") ?? "")
+            if place.code.isEmpty || [place.block, place.path, place.code].contains(where: { $0.utf8.count > Self.errorFieldBytes }) { place = other }
+            let g = group(&s)
+            if g.errors[place] == nil, g.errors.count >= Self.errorPlaces { place = other }
+            if !s.errors.contains(place), s.errors.count >= Self.errorPlaces { place = other }
+            if s.errors.insert(place).inserted { g.errors[place, default: 0] += 1 }
         case "dismissed":
             let reason = Self.text(tape, "reason") ?? "unknown"
             let g = group(&s)
@@ -633,12 +657,16 @@ public struct ReportBuilder {
                             medianSecondsToAnswer: durations.count >= options.minCount ? median(&durations) : nil, type: stats.type,
                             answers: answers, rating: rating))
                 }
+                // The places where most conversations failed first.
+                let errors = g.errors.sorted { a, b in
+                    a.value != b.value ? a.value > b.value : (a.key.block, a.key.path, a.key.code) < (b.key.block, b.key.path, b.key.code)
+                }.map { ErrorReport(block: $0.key.block, path: $0.key.path, code: $0.key.code, conversations: hide($0.value)) }
                 variants.append(
                     VariantReport(
                         variant: key.variant, exposures: hide(g.exposures), starts: hide(g.starts), completions: hide(g.completions),
                         completionRate: trials >= options.minCount ? Double(g.completions) / Double(trials) : nil,
                         dismissals: g.dismissals.sorted { $0.key < $1.key }.map { ($0.key, hide($0.value)) }, blocks: blocks,
-                        comparison: comparison))
+                        comparison: comparison, errors: errors))
             }
             // Several variants compared with one reference: each p-value also adjusted for them all.
             let compared = variants.indices.filter { variants[$0].comparison != nil }
@@ -710,6 +738,30 @@ public struct VariantReport: Sendable {
     public var blocks: [BlockReport]
     /// The comparison with the reference variant (nil for the reference itself, or too few).
     public var comparison: Comparison?
+    /// Where its conversations' expressions failed (`expressionError` records), the places most
+    /// conversations met first.
+    public var errors: [ErrorReport] = []
+}
+
+/// A place where a flow's expressions failed, and how many conversations met it.
+public struct ErrorReport: Sendable, Hashable {
+    /// The block's id ("" for a block without one, or `other`'s).
+    public var block: String
+    /// The field in the block (`set.ratio`, `branches[0].if`; "" for the block itself).
+    public var path: String
+    /// The error's code (`division-by-zero`, `loop`, `conversation-too-long`, …; `other` for the
+    /// places past the most a report keeps, or a record without one).
+    public var code: String
+    /// Conversations that met it (nil: hidden under the minimum).
+    public var conversations: Int?
+
+    /// Makes one.
+    public init(block: String, path: String, code: String, conversations: Int?) {
+        self.block = block
+        self.path = path
+        self.code = code
+        self.conversations = conversations
+    }
 }
 
 /// One block of a funnel.

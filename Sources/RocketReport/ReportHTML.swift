@@ -263,6 +263,10 @@ extension Report {
                     out += "</ul>\n"
                 }
             }
+            for v in flow.variants where !v.errors.isEmpty {
+                out += "<h3>Errors: \(shown(ReportFormat.variantName(v.variant, by: grouping)))</h3>\n"
+                out += errorsTable(v)
+            }
             out += "</section>\n"
         }
         out += "</main>\n</body>\n</html>\n"
@@ -311,6 +315,22 @@ extension Report {
             let share = ReportFormat.dropShare(b).map { " (\(ReportFormat.percent($0)))" } ?? ""
             out += "<tr><th scope=\"row\">\(shown(b.id))</th><td>\(c(b.reached))</td><td>\(c(b.answered))</td>"
             out += "<td>\(c(b.dropped))\(share)</td><td>\(ReportFormat.seconds(b.medianSecondsToAnswer))</td></tr>\n"
+        }
+        return out + "</tbody></table></div>\n"
+    }
+
+    /// Where a variant's expressions failed, the places most conversations met first.
+    private func errorsTable(_ v: VariantReport) -> String {
+        let c = { (n: Int?) in ReportFormat.count(n, minCount: minCount) }
+        var out = """
+            <div class="scroll" tabindex="0" role="region" aria-label="Errors of \(shown(ReportFormat.variantName(v.variant, by: grouping))), by place"><table>
+            <thead><tr><th scope="col">Block</th><th scope="col">Where</th><th scope="col">Error</th><th scope="col">Conversations</th></tr></thead>
+            <tbody>
+
+            """
+        for e in v.errors {
+            out += "<tr><th scope=\"row\">\(shown(e.block.isEmpty ? "–" : e.block))</th><td>\(shown(e.path.isEmpty ? "–" : e.path))</td>"
+            out += "<td>\(shown(e.code))</td><td>\(c(e.conversations))</td></tr>\n"
         }
         return out + "</tbody></table></div>\n"
     }

@@ -7,7 +7,8 @@ extension Report {
     /// "completionRate", "dismissals", "blocks": [{"id", "reached", "answered", "dropped",
     /// "medianSecondsToAnswer", "type", "answers": [{"option", "title", "count"}], "rating": {"answers",
     /// "mean", "scale", "nps": {"score", "promoters", "passives", "detractors"}}}], "comparison": {"against",
-    /// "difference", "ci95", "pValue", "pValueHolm", "neededPerVariant"}}]}],
+    /// "difference", "ci95", "pValue", "pValueHolm", "neededPerVariant"}, "errors": [{"block", "path",
+    /// "code", "conversations"}]}]}],
     /// "records", "minCount", "by", "since", "until"}`; a hidden count is null; `"by"` says what the
     /// rows (`variants`) stand for: `variant` or `version`; `"since"` and `"until"` the window of
     /// beginnings counted (null: no bound).
@@ -140,6 +141,22 @@ extension Report {
                 } else {
                     w.null()
                 }
+                w.key("errors")
+                w.openArray()
+                for (e, error) in v.errors.enumerated() {
+                    if e > 0 { w.comma() }
+                    w.open()
+                    w.key("block", first: true)
+                    w.string(error.block)
+                    w.key("path")
+                    w.string(error.path)
+                    w.key("code")
+                    w.string(error.code)
+                    w.key("conversations")
+                    count(error.conversations)
+                    w.close()
+                }
+                w.closeArray()
                 w.close()
             }
             w.closeArray()
@@ -260,9 +277,24 @@ extension Report {
                 holmPValue: holm)
         default: return nil
         }
+        // Absent (a server of a release before): none said.
+        var errors: [ErrorReport] = []
+        switch f["errors"] {
+        case .null?, nil: break
+        case .array(let items)?:
+            for item in items {
+                guard case .object(let em) = item else { return nil }
+                let ef = fields(em)
+                guard case .string(let block)? = ef["block"], case .string(let path)? = ef["path"], case .string(let code)? = ef["code"],
+                    let n = count(ef["conversations"])
+                else { return nil }
+                errors.append(ErrorReport(block: block, path: path, code: code, conversations: n))
+            }
+        default: return nil
+        }
         return VariantReport(
             variant: name, exposures: exposures, starts: starts, completions: completions, completionRate: rate, dismissals: dismissals,
-            blocks: blocks, comparison: comparison)
+            blocks: blocks, comparison: comparison, errors: errors)
     }
 
     private static func block(_ value: JSONValue) -> BlockReport? {

@@ -124,6 +124,43 @@ struct ReportTests {
         #expect(json.contains(#""since":"1970-01-01""#) && json.contains(#""scale":[0,10]"#))
     }
 
+    @Test("expression errors are counted by place, once a conversation, the places most met first; hidden under minCount; said in every format")
+    func errors() throws {
+        var log = LogWriter()
+        func error(_ id: String?, _ path: String, _ code: String) -> String {
+            #"{"at":1700000000,"event":"expressionError","# + (id.map { #""id":"\#($0)","# } ?? "") + #""path":"\#(path)","code":"\#(code)","message":"m"}"#
+        }
+        for k in 0..<12 {
+            log.add(#"{"at":1700000000,"event":"started","flow":"f"}"#)
+            log.add(error("s", "set.ratio", "division-by-zero"))
+            if k < 3 { log.add(error("c", "branches[0].if", "type")) }
+            log.add(error("s", "set.ratio", "division-by-zero"))  // twice in one conversation: counted once
+            if k == 0 { log.add(error(nil, "", "conversation-too-long")) }
+            log.add(#"{"at":1700000001,"event":"dismissed","reason":"completed","count":0,"ids":[]}"#)
+        }
+        // Before any start: not a conversation's, not counted.
+        log.add(error("z", "", "loop"))
+        let report = try log.build(minCount: 3)
+        let v = try #require(report.flows.first?.variants.first)
+        #expect(
+            v.errors == [
+                ErrorReport(block: "s", path: "set.ratio", code: "division-by-zero", conversations: 12),
+                ErrorReport(block: "c", path: "branches[0].if", code: "type", conversations: 3),
+                ErrorReport(block: "", path: "", code: "conversation-too-long", conversations: nil),
+            ])
+        #expect(report.flows.count == 1, "the record before a start made no flow of its own")
+        #expect(report.json.contains(#""errors":[{"block":"s","path":"set.ratio","code":"division-by-zero","conversations":12},"#))
+        #expect(try #require(Report(json: Array(report.json.utf8))).json == report.json)
+        #expect(report.html.contains("<h3>Errors: (no experiment)</h3>") || report.html.contains("<h3>Errors:"), "\(report.html.suffix(800))")
+        #expect(report.html.contains(#"<tr><th scope="row">s</th><td>set.ratio</td><td>division-by-zero</td><td>12</td></tr>"#))
+        // A hostile file cannot make the report keep more than its places.
+        var many = LogWriter()
+        many.add(#"{"at":1700000000,"event":"started","flow":"f"}"#)
+        for k in 0..<500 { many.add(error("b\(k)", "", "type")) }
+        let bounded = try #require(try many.build().flows.first?.variants.first)
+        #expect(bounded.errors.count <= 101 && bounded.errors.contains { $0.code == "other" })
+    }
+
     @Test("A known funnel is counted exactly: reached, answered, dropped, medians, dismissals")
     func knownFunnel() throws {
         var log = LogWriter()
@@ -173,7 +210,7 @@ struct ReportTests {
         // The JSON has the documented shape.
         let json = report.json
         #expect(json.hasPrefix(#"{"flows":[{"flow":"w","variants":[{"variant":"a","exposures":200,"starts":200,"completions":40,"completionRate":0.2,"#))
-        #expect(json.contains(#""comparison":null}"#) && json.contains(#""comparison":{"against":"a","difference":0.1,"ci95":["#))
+        #expect(json.contains(#""comparison":null,"errors":[]}"#) && json.contains(#""comparison":{"against":"a","difference":0.1,"ci95":["#))
         #expect(json.contains(#""variant":"holdout","exposures":null,"starts":0"#))
         #expect(json.hasSuffix(#""records":\#(log.lines.count - 10),"minCount":5,"by":"variant","since":null,"until":null}"#))
     }
