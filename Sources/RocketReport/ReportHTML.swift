@@ -324,13 +324,13 @@ extension Report {
         let c = { (n: Int?) in ReportFormat.count(n, minCount: minCount) }
         var out = """
             <div class="scroll" tabindex="0" role="region" aria-label="Errors of \(shown(ReportFormat.variantName(v.variant, by: grouping))), by place"><table>
-            <thead><tr><th scope="col">Block</th><th scope="col">Where</th><th scope="col">Error</th><th scope="col">Conversations</th></tr></thead>
+            <thead><tr><th scope="col">Block</th><th scope="col" class="words">Where</th><th scope="col" class="words">Error</th><th scope="col">Conversations</th></tr></thead>
             <tbody>
 
             """
         for e in v.errors {
-            out += "<tr><th scope=\"row\">\(shown(e.block.isEmpty ? "–" : e.block))</th><td>\(shown(e.path.isEmpty ? "–" : e.path))</td>"
-            out += "<td>\(shown(e.code))</td><td>\(c(e.conversations))</td></tr>\n"
+            out += "<tr><th scope=\"row\">\(shown(e.block.isEmpty ? "–" : e.block))</th><td class=\"words\">\(shown(e.path.isEmpty ? "–" : e.path))</td>"
+            out += "<td class=\"words\">\(shown(e.code))</td><td>\(c(e.conversations))</td></tr>\n"
         }
         return out + "</tbody></table></div>\n"
     }

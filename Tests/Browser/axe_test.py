@@ -8,6 +8,7 @@ Run from the package root after `swift build`: python3 Tests/Browser/axe_test.py
 Needs chromium (Debian), playwright and axe-playwright-python (pip); scripts/install-deps.sh --tests.
 """
 import datetime
+import subprocess
 import os
 import sys
 import tempfile
@@ -183,6 +184,20 @@ def main():
                         check(axe, page, f"the report ({scheme}, {width} px)", problems)
                         page.screenshot(path=os.path.join(bt.ARTIFACTS, f"served-report-{scheme}-{width}.png"), full_page=True)
                     context.close()
+            # A page of rocket report --html whose records hold expression errors (its errors' table).
+            page_path = os.path.join(scratch, "report.html")
+            bt.report_log(os.path.join(scratch, "events.jsonl"))
+            made = subprocess.run([bt.ROCKET, "report", os.path.join(scratch, "events.jsonl"), "--html", page_path], capture_output=True, text=True)
+            if made.returncode != 0:
+                problems.append(f"rocket report --html: {made.stderr}")
+            else:
+                for scheme in ("light", "dark"):
+                    for width in (375, 1280):
+                        context = browser.new_context(color_scheme=scheme, viewport={"width": width, "height": 800})
+                        page = context.new_page()
+                        page.goto("file://" + page_path)
+                        check(axe, page, f"the report page with errors ({scheme}, {width} px)", problems)
+                        context.close()
             browser.close()
     finally:
         server.stop()

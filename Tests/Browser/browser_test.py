@@ -1577,6 +1577,10 @@ def report_log(path):
             f.write(json.dumps({"at": t, "event": "exposure", "flow": "onboarding", "experiment": "copy", "variant": v, "shown": True,
                                 "conversation": cid}) + "\n")
             f.write(json.dumps({"at": t, "event": "started", "flow": "onboarding", "variant": v, "conversation": cid}) + "\n")
+            # Variant b's copy divides by a count that is sometimes 0: the report lists where.
+            if v == "b" and k % 3 == 0:
+                f.write(json.dumps({"at": t, "event": "expressionError", "id": "score", "path": "set.ratio", "code": "division-by-zero",
+                                    "message": "division by zero", "variant": v, "conversation": cid}) + "\n")
             for i, block in enumerate(["welcome", "ask-name", "pick-plan", "thanks"]):
                 f.write(json.dumps({"at": t, "event": "blockAdded", "index": i, "id": block, "type": "text", "variant": v, "conversation": cid}) + "\n")
                 if rng.random() > (0.8 if v == "a" else 0.88):
@@ -1593,8 +1597,8 @@ def report_log(path):
 
 def report_page(browser):
     """rocket report --html in Chromium: self-contained (no request leaves the page), the
-    comparison chart and a funnel per variant present and labelled, nothing wider than the
-    screen; screenshots at 375 and 1280 px, light and dark."""
+    comparison chart and a funnel per variant present and labelled, the errors of the variant
+    that met one, nothing wider than the screen; screenshots at 375 and 1280 px, light and dark."""
     scratch = tempfile.mkdtemp(prefix="rocket-report-")
     try:
         log, page_path = os.path.join(scratch, "events.jsonl"), os.path.join(scratch, "report.html")
@@ -1616,6 +1620,9 @@ def report_page(browser):
                 assert titles[0].startswith("Differences in completion rate of onboarding"), titles
                 assert all(t.startswith("Funnel of ") for t in titles[1:]), titles
                 assert page.locator("svg text", has_text="b vs a").count() == 1, "the comparison is labelled"
+                errors = page.locator("h3", has_text="Errors: b")
+                assert errors.count() == 1 and page.locator("h3", has_text="Errors: a").count() == 0, "only b met an error"
+                assert page.locator("td.words", has_text="division-by-zero").count() == 1
                 for i in range(charts.count()):
                     box = charts.nth(i).bounding_box()
                     assert box["width"] > 100 and box["x"] + box["width"] <= width + 1, f"chart {i} fits: {box}"
