@@ -406,9 +406,7 @@ struct SetConditionTests {
               {"id": "done", "type": "text", "text": "done"}
              ]}
             """#
-        let doc = try #require(FlowLoader.load(json).document)
-        var c = try #require(doc.makeConversation(options: ConversationOptions(timing: .instant)))
-        var events = c.start(at: 0).events + c.advance(to: 0).events
+        var (c, events) = try play(json)
         events += try c.send(.submit(String(repeating: "a", count: 40) + "!"), at: 0).events
         var now = 0.0
         while c.status == .active, now < 10 {
@@ -439,10 +437,7 @@ struct SetConditionTests {
               {"id": "t", "type": "text", "text": "{{a}}{{a}}{{a}}{{a}}", "next": "t"}
              ]}
             """#
-        let doc = try #require(FlowLoader.load(json).document)
-        var c = try #require(doc.makeConversation(options: ConversationOptions(timing: .instant)))
-        _ = c.start(at: 0)
-        _ = c.advance(to: 0)
+        var (c, _) = try play(json)
         let answer = String(repeating: "é", count: 30_000)  // 60,000 bytes; each bubble 240,000
         var events = try c.send(.submit(answer), at: 0).events
         var taps = 0
