@@ -267,9 +267,11 @@ extension ConversationService {
     /// for `/metrics` and the log.
     func publish(_ change: Change) {
         if let flow = change.flow {
+            var errors: [(FlowErrors.Place, String)] = []
             for case .expressionError(let block, let path, let error) in change.events {
-                counters.flowError(FlowErrors.Place(flow: flow, block: block, path: path, code: error.code), message: error.message)
+                errors.append((FlowErrors.Place(flow: flow, block: block, path: path, code: error.code), error.message))
             }
+            if !errors.isEmpty { counters.flowErrors(errors) }
         }
         let box = listener.withLock { $0 }
         box?.body(change)

@@ -58,9 +58,9 @@ package final class ServerCounters: Sendable {
         starts.withLock { $0[Pair(flow: flow, what: started ? "started" : "not-now"), default: 0] += 1 }
     }
 
-    /// Counts an expression error of a conversation (one short lock).
-    func flowError(_ place: FlowErrors.Place, message: String) {
-        flowErrors.withLock { $0.add(place, message: message) }
+    /// Counts a change's expression errors, each with its message (one short lock for all).
+    func flowErrors(_ errors: [(FlowErrors.Place, String)]) {
+        flowErrors.withLock { log in for (place, message) in errors { log.add(place, message: message) } }
     }
 
     /// The expression errors so far, by flow and code, in order.
