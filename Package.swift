@@ -139,7 +139,7 @@ let package = Package(
             ]),
         // Test support: a small virtual terminal; pseudo-terminals for end-to-end runs; a JPEG encoder for fixtures.
         .target(
-            name: "RocketTestSupport", dependencies: ["RocketTerminal", "RocketTerminalCore", "RocketTerminalApps", "RocketPostgres"],
+            name: "RocketTestSupport", dependencies: ["RocketTerminal", "RocketTerminalCore", "RocketTerminalApps", "RocketPostgres", "CTestSupport"],
             path: "Tests/RocketTestSupport"),
         .target(name: "CTestSupport", path: "Tests/CTestSupport", linkerSettings: [.linkedLibrary("jpeg"), .linkedLibrary("png")]),
         .testTarget(

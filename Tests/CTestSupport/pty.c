@@ -1,5 +1,6 @@
 #define _GNU_SOURCE
 #include <errno.h>
+#include <spawn.h>
 #include <fcntl.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -39,4 +40,29 @@ int rocket_test_exited(int pid, int *status) {
     if (info.si_pid != pid) return 0;
     *status = info.si_status;  /* the exit code, or the signal that ended it */
     return 1;
+}
+
+extern char **environ;
+
+int rocket_test_spawn_shell(const char *command, int *output) {
+    int ends[2];
+    if (pipe2(ends, O_CLOEXEC) != 0) return -1;
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
+    posix_spawn_file_actions_adddup2(&actions, ends[1], 1);
+    // Nothing else the tests have open (pipes, sockets, files) goes into the child, nor into a
+    // server it leaves running: a pipe's end held there would keep another test waiting.
+    posix_spawn_file_actions_addclosefrom_np(&actions, 3);
+    char *argv[] = {"/bin/sh", "-c", (char *)command, NULL};
+    pid_t pid;
+    int rc = posix_spawn(&pid, "/bin/sh", &actions, NULL, argv, environ);
+    posix_spawn_file_actions_destroy(&actions);
+    close(ends[1]);
+    if (rc != 0) {
+        close(ends[0]);
+        return -1;
+    }
+    *output = ends[0];
+    return pid;
 }

@@ -110,6 +110,17 @@ struct CLITests {
         #expect(exitStatus(of: p, timeout: 0.2) == -1)
     }
 
+    @Test("The harness's shell (what starts the test database) hands its child no descriptor of the tests' but its output")
+    func shellInheritsNothing() throws {
+        let held = Pipe()  // not close-on-exec, as a test's pipe to a rocket's standard input
+        defer {
+            try? held.fileHandleForReading.close()
+            try? held.fileHandleForWriting.close()
+        }
+        let listed = try #require(TestPostgres.shell("ls /proc/$$/fd"))
+        #expect(listed.split(separator: "\n").sorted() == ["0", "1", "2"], "\(listed)")
+    }
+
     @Test("End of input closes the conversation: exit 1, reason closed")
     func endOfInput() throws {
         let dir = scratchDirectory()

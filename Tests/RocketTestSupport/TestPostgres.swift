@@ -1,3 +1,4 @@
+import CTestSupport
 import Foundation
 import RocketPostgres
 import Synchronization
@@ -24,8 +25,8 @@ public enum TestPostgres {
     /// A cluster of its own, for a test that stops and starts its server: its URL (the
     /// `postgres` database).
     public static func ownCluster() throws -> String {
-        // popen, not Foundation's Process: its wait needs a free dispatch thread, and the tests
-        // that got here first may hold them all, waiting for this cluster.
+        // Its own spawn, not Foundation's Process: that wait needs a free dispatch thread, and the
+        // tests that got here first may hold them all, waiting for this cluster.
         guard let url = shell("/bin/sh '\(script)' start \(getpid())"), !url.isEmpty else {
             throw ClusterError(message: "a test cluster did not start (scripts/postgres-cluster.sh said why above)")
         }
@@ -47,16 +48,25 @@ public enum TestPostgres {
     public static func resume(_ url: String) { _ = shell("/bin/sh '\(script)' resume '\(url)'") }
 
     /// Runs a shell command; its standard output without the last newline, nil when it failed.
-    static func shell(_ command: String) -> String? {
-        guard let pipe = popen(command, "r") else { return nil }
+    /// Not popen: its child, and the cluster the script leaves running, would hold every
+    /// descriptor the tests had open then (a test's pipe to a rocket's standard input kept that
+    /// rocket waiting for its end until the test gave up after 300 s).
+    public static func shell(_ command: String) -> String? {
+        var fd: Int32 = -1
+        let pid = rocket_test_spawn_shell(command, &fd)
+        guard pid > 0 else { return nil }
         var out: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 4096)
         while true {
-            let n = fread(&buffer, 1, buffer.count, pipe)
+            let n = read(fd, &buffer, buffer.count)
+            if n < 0, errno == EINTR { continue }
             if n <= 0 { break }
             out += buffer[0..<n]
         }
-        guard pclose(pipe) == 0 else { return nil }
+        close(fd)
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0, errno == EINTR {}
+        guard status == 0 else { return nil }
         while out.last == 0x0A { out.removeLast() }
         return String(decoding: out, as: UTF8.self)
     }

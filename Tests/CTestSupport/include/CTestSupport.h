@@ -19,4 +19,8 @@ int rocket_test_pipe(int ends[2]);
 /// started it still reaps it): 1 with `status` its exit code (or the signal that ended it), 0
 /// while it runs, -1 when it is no child of ours to wait for (already reaped).
 int rocket_test_exited(int pid, int *status);
+/// Starts `/bin/sh -c command` with standard input from /dev/null, standard output into a pipe
+/// (its read end, close-on-exec, in `output`) and every other descriptor above 2 closed, so that
+/// a server it leaves running holds nothing of the tests'. The child's pid, or -1.
+int rocket_test_spawn_shell(const char *command, int *output);
 #endif
