@@ -143,8 +143,12 @@ public final class Terminal: Sendable {
             guard s.signalReadFD < 0 else { return nil }
             var fds: [Int32] = [0, 0]
             guard pipe(&fds) == 0 else { return nil }
-            _ = fcntl(fds[0], F_SETFL, fcntl(fds[0], F_GETFL) | O_NONBLOCK)
-            _ = fcntl(fds[1], F_SETFL, fcntl(fds[1], F_GETFL) | O_NONBLOCK)
+            // Never blocking, and never handed to a command rocket starts (an --on-action hook,
+            // rocket spin's command), nor to what that leaves running.
+            for fd in fds {
+                _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
+                _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
+            }
             s.signalReadFD = fds[0]
             return fds
         }

@@ -117,8 +117,19 @@ struct CLITests {
             try? held.fileHandleForReading.close()
             try? held.fileHandleForWriting.close()
         }
-        let listed = try #require(TestPostgres.shell("ls /proc/$$/fd"))
+        let listed = try #require(cleanShell("ls /proc/$$/fd"))
         #expect(listed.split(separator: "\n").sorted() == ["0", "1", "2"], "\(listed)")
+    }
+
+    @Test("A command rocket starts (an --on-action hook) gets none of rocket's own descriptors: its terminal's signal pipe stays behind")
+    func hooksInheritNothing() throws {
+        let dir = scratchDirectory()
+        write(#"{"version": 1, "blocks": [{"id": "go", "type": "button", "title": "Go", "action": "list"}]}"#, to: dir + "/flow.json")
+        // rocket gets 0, 1 and 2 only; its hook's standard input is /dev/null, its output rocket's.
+        let said = try #require(
+            cleanShell("printf '\\n' | '\(rocketPath)' play --plain --instant '\(dir)/flow.json' --on-action 'list=ls /proc/$$/fd' 2>&1 >/dev/null"))
+        // (The transcript goes to standard error too: the hook's lines are the numbers.)
+        #expect(said.split(separator: "\n").filter { $0.allSatisfy(\.isNumber) }.sorted() == ["0", "1", "2"], "\(said)")
     }
 
     @Test("End of input closes the conversation: exit 1, reason closed")
