@@ -986,6 +986,9 @@ package final class HTTPServer: Sendable {
                 while read(wakePipe.read, &sink, sink.count) > 0 {}
             }
         }
+        // What the log held back for its minute is said as the server stops.
+        if let deadlines { takeLibraryAnswers(deadlines, into: &libraryAnswers, at: .infinity) }
+        if let line = service.counters.flowErrorLine(at: .infinity) { service.log(line) }
         tickerDone.withLock { $0 = true }
     }
 }

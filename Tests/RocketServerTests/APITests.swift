@@ -1303,6 +1303,14 @@ struct ReportAPITests {
         // (The ticker may say the first before the others are made: those wait for the window.)
         #expect(said.first?.contains(#"flow "ratio" block "s" "set.ratio": division-by-zero ×"#) == true, "\(said)")
         #expect(said.first?.contains("(division by zero)") == true, "\(said)")
+        // Held back within the minute, and said as the server stops.
+        for k in 3..<5 {
+            let r = h.request("POST", "/v1/conversations", body: #"{"flow": "ratio", "visitor": "v\#(k)"}"#, headers: ["Authorization": "Bearer \(Self.key)"])
+            #expect(r.status == 201, "\(r.text)")
+        }
+        server.stop()
+        let all = lines.withLock { $0 }.filter { $0.contains("expression error") }
+        #expect(all.count == 2 && all.last?.contains("division-by-zero ×") == true, "\(all)")
         // The rule of the window, on its own: the places with most errors first, the rest counted.
         var log = FlowErrors()
         let place = FlowErrors.Place(flow: "f", block: "c", path: "branches[0].if", code: "type")
