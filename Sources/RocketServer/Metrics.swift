@@ -71,7 +71,8 @@ package final class ServerCounters: Sendable {
     /// The line for the server's log about the expression errors not said yet, when one is due
     /// at `now` (the ticker asks once a second).
     package func flowErrorLine(at now: Double) -> String? {
-        flowErrors.withLock { $0.line(at: now) }
+        // Taken under the lock; sorted and written after it.
+        flowErrors.withLock { $0.take(at: now) }.map(FlowErrors.line(for:))
     }
 
     /// The results written so far, by flow and reason, in order.
@@ -364,9 +365,24 @@ package struct FlowErrors: Sendable {
         }
     }
 
-    /// The line to write at `now`, when one is due: the places with most errors first.
-    package mutating func line(at now: Double) -> String? {
+    /// What is due to be said at `now` (taken out: nil when nothing is due), cheap enough for
+    /// the lock the counting takes; ``line(for:)`` makes the line.
+    package mutating func take(at now: Double) -> [Place: (count: Int, message: String)]? {
         guard !pending.isEmpty, now - saidAt >= Self.window || now < saidAt else { return nil }
+        defer {
+            pending = [:]
+            saidAt = now
+        }
+        return pending
+    }
+
+    /// The line to write at `now`, when one is due (``take(at:)`` and ``line(for:)``).
+    package mutating func line(at now: Double) -> String? {
+        take(at: now).map(Self.line(for:))
+    }
+
+    /// The line for the places `pending` took: those with most errors first.
+    package static func line(for pending: [Place: (count: Int, message: String)]) -> String {
         let places = pending.sorted { a, b in
             a.value.count != b.value.count
                 ? a.value.count > b.value.count
@@ -382,8 +398,6 @@ package struct FlowErrors: Sendable {
             let rest = places.dropFirst(Self.placesSaid).reduce(0) { $0 + $1.value.count }
             parts.append("\(rest) more at \(places.count - Self.placesSaid) other place\(places.count - Self.placesSaid == 1 ? "" : "s")")
         }
-        pending = [:]
-        saidAt = now
         return "rocket serve: \(total) expression error\(total == 1 ? "" : "s") in flows (each conversation went on as documented: "
             + "a condition false, a variable unchanged, or the conversation ended): " + parts.joined(separator: "; ")
     }
