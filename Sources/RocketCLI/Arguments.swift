@@ -90,7 +90,7 @@ enum OptionGroups {
             .flag("--instant", "Every delay fires at once (for scripts and tests)."),
             .flag("--mouse", "Capture the mouse in the terminal: clicks press buttons (scroll-back and selection then stop working)."),
             OptionGroups.theme,
-            .flag("--verbose", "Also print the flow's lint warnings (errors are always printed)."),
+            .flag("--verbose", "Also print the flow's lint warnings (errors are always printed), and where its expressions fail as it plays."),
         ] as [OptionSpec]).map { $0.inGroup("FRONT END") }
 
     /// What a conversation writes, and what it runs (demo, play).

@@ -855,9 +855,19 @@ enum PlayCommand {
         var actionsFired: [String] = []  // for --case-out
         var snoozePressed: String?  // for --case-out
         var snoozeFailure: String?  // a snooze the store did not keep: said, and exit 74
+        let verbose = options.verbose
+        var errorsSaid: Set<String> = []  // each place and code once a run
         rocket.onEvent = { [unowned rocket, unowned runner] event in
             log?.write(event)
             if case .action(let name, _) = event { actionsFired.append(name) }
+            // With --verbose, the flow's author sees where an expression failed as it happens,
+            // each place once (the conversation goes on as documented; the events record each).
+            if verbose, case .expressionError(let block, let path, let error) = event {
+                let place = (block.map { "block \(FlowDiagnostic.quoted($0))" } ?? "a block") + (path.isEmpty ? "" : " " + path)
+                if errorsSaid.count < 100, errorsSaid.insert(place + "\u{0}" + error.code).inserted {
+                    runner.printAbove(Sanitizer.clean("rocket: note: \(place): \(error.message) (\(error.code))", keepNewlines: false))
+                }
+            }
             // A pressed button that opens a page: the page's address, where a terminal lets it be
             // opened (it is a line of its own, unwrapped).
             if case .buttonPressed(let index, _, let side, let title, let options, _) = event,

@@ -132,6 +132,26 @@ struct CLITests {
         #expect(said.split(separator: "\n").filter { $0.allSatisfy(\.isNumber) }.sorted() == ["0", "1", "2"], "\(said)")
     }
 
+    @Test("--verbose says where the flow's expressions fail as it plays, each place once; without it, only the events say so")
+    func verboseExpressionErrors() throws {
+        let dir = scratchDirectory()
+        let flow = #"""
+            {"version": 1, "vars": {"i": 0, "n": 0, "r": 0}, "blocks": [
+             {"id": "s", "type": "set", "set": {"i": "i + 1", "r": "10 / n"}, "next": "c"},
+             {"id": "c", "type": "condition", "branches": [{"if": "i < 5", "next": "s"}], "else": "t"},
+             {"id": "t", "type": "text", "text": "done {{i}}"}]}
+            """#
+        write(flow, to: dir + "/flow.json")
+        let loud = try runRocket(["play", dir + "/flow.json", "--plain", "--instant", "--verbose"], stdin: "\n")
+        let notes = loud.stderr.split(separator: "\n").filter { $0.hasPrefix("rocket: note:") }
+        #expect(notes == [#"rocket: note: block "s" set.r: division by zero (division-by-zero)"#], "\(loud.stderr)")
+        #expect(loud.stderr.contains("done 5"))
+        let quiet = try runRocket(["play", dir + "/flow.json", "--plain", "--instant", "--events", dir + "/e.jsonl"], stdin: "\n")
+        #expect(!quiet.stderr.contains("rocket: note:"), "\(quiet.stderr)")
+        let events = try String(contentsOfFile: dir + "/e.jsonl", encoding: .utf8)
+        #expect(events.components(separatedBy: #""code":"division-by-zero""#).count - 1 == 5)
+    }
+
     @Test("End of input closes the conversation: exit 1, reason closed")
     func endOfInput() throws {
         let dir = scratchDirectory()
