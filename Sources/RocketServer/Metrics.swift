@@ -323,6 +323,8 @@ package struct FlowErrors: Sendable {
     package static let window = 60.0
     /// Places named in one line; the others are counted.
     package static let placesSaid = 10
+    /// Places kept between two lines; errors at others are counted in `/metrics` only.
+    package static let placesKept = 10_000
 
     /// Where an error happened, and which.
     package struct Place: Hashable, Sendable {
@@ -360,7 +362,7 @@ package struct FlowErrors: Sendable {
         totals[ServerCounters.Pair(flow: place.flow, what: place.code), default: 0] += 1
         if let kept = pending[place] {
             pending[place] = (kept.count + 1, kept.message)
-        } else if pending.count < 10_000 {
+        } else if pending.count < Self.placesKept {
             pending[place] = (1, message)
         }
     }

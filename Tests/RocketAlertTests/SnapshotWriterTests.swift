@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 import RocketCore
 import RocketJSON
@@ -7,6 +8,36 @@ import RocketJSON
 /// The snapshot format, version 2: written field by field, read back equal.
 @Suite("Snapshots: the stored format")
 struct SnapshotWriterTests {
+    @Test("docs/SNAPSHOT_FORMAT.md's tables name exactly the fields the reader takes: a field added in one place only fails here")
+    func documentTables() throws {
+        let path = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("docs/SNAPSHOT_FORMAT.md").path
+        let doc = try String(contentsOfFile: path, encoding: .utf8)
+        /// The fields of the first table under `heading`: each row's first cell, a name in backticks.
+        func fields(under heading: String) -> Set<String> {
+            guard let start = doc.range(of: "\n" + heading + "\n") else { return [] }
+            var names: Set<String> = []
+            var inTable = false
+            for line in doc[start.upperBound...].split(separator: "\n", omittingEmptySubsequences: false) {
+                if line.hasPrefix("|") {
+                    inTable = true
+                    let cell = line.dropFirst().prefix { $0 != "|" }.trimmingCharacters(in: .whitespaces)
+                    if cell.hasPrefix("`"), cell.hasSuffix("`"), cell.count > 2 { names.insert(String(cell.dropFirst().dropLast())) }
+                } else if inTable || line.hasPrefix("#") {
+                    break
+                }
+            }
+            return names
+        }
+        #expect(fields(under: "## Top level") == Set(SnapshotWords.top))
+        #expect(fields(under: "### A shown block") == Set(SnapshotWords.block))
+        #expect(fields(under: "### A transcript item") == Set(SnapshotWords.item))
+        #expect(fields(under: "### An answer") == Set(SnapshotWords.answer))
+        #expect(fields(under: "### An input error") == Set(SnapshotWords.failure))
+        #expect(fields(under: "### A timer") == Set(SnapshotWords.timer))
+        #expect(fields(under: "## The server's stored conversations") == Set(ConversationOptions.storedKeys))
+    }
+
     /// A small deterministic generator (SplitMix64), so a failure names a reproducible case.
     struct Generator {
         var state: UInt64
