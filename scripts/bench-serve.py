@@ -2,7 +2,8 @@
 """Measures `rocket serve` (the release build) beside nginx, in one run:
 
 - intents per second through HTTP on loopback with wrk (scripts/bench/intents.lua), and nginx
-  serving a small static file with the same threads and connections (wrk -t2 -c100);
+  serving a small static file with the same threads and connections (wrk -t2 -c100); the same
+  intents naming the view each client holds (scripts/bench/intents-held.lua, Rocket-Settled);
 - 10,000 event streams held open at once, each receiving a change;
 - memory per idle conversation (RSS growth over 10,000 started conversations);
 - navigation to first bubble in headless chromium (reduced motion), median and slowest of 7
@@ -95,7 +96,8 @@ def nginx_pids():
 
 
 def wrk(url, script=None, seconds=5, env_extra=None, pids=()):
-    """wrk's requests a second, p50 and p99 (ms), and the CPU time `pids` spent per request (µs)."""
+    """wrk's requests a second, p50 and p99 (ms), the CPU time `pids` spent per request (µs), and
+    the bytes read per request."""
     args = ["wrk", "-t2", "-c100", f"-d{seconds}s", "--latency"] + (["-s", script] if script else []) + [url]
     env = dict(os.environ, ROCKET_BENCH_TOKENS=" ".join(token(url) for _ in range(8)), **(env_extra or {})) if script else None
     before = cpu_seconds(pids)
@@ -109,8 +111,10 @@ def wrk(url, script=None, seconds=5, env_extra=None, pids=()):
         m = re.search(label + r"\s+([\d.]+)(us|ms|s)", out)
         v = float(m.group(1))
         return v / 1000 if m.group(2) == "us" else v * 1000 if m.group(2) == "s" else v
-    count = int(re.search(r"(\d+) requests in", out).group(1))
-    return rps, ms("50%"), ms("99%"), spent / count * 1e6
+    m = re.search(r"(\d+) requests in [\d.]+\w+, ([\d.]+)(B|KB|MB|GB) read", out)
+    count = int(m.group(1))
+    read = float(m.group(2)) * {"B": 1, "KB": 1024, "MB": 1024 ** 2, "GB": 1024 ** 3}[m.group(3)]
+    return rps, ms("50%"), ms("99%"), spent / count * 1e6, read / count
 
 
 def nginx_start(root):
@@ -220,11 +224,12 @@ def main():
     rows = []
     # 1. Intents through HTTP beside nginx, interleaved: rocket, nginx, rocket, nginx, rocket.
     conf, static = nginx_start(os.path.join(tmp, "nginx"))
-    r_runs, n_runs, s_runs, g_runs = [], [], [], []
+    r_runs, h_runs, n_runs, s_runs, g_runs = [], [], [], [], []
     try:
         for i in range(3):
             p, url, _ = serve(os.path.join(tmp, f"w{i}.sqlite"), flows)
             r_runs.append(wrk(url, os.path.join(ROOT, "scripts", "bench", "intents.lua"), pids=[p.pid]))
+            h_runs.append(wrk(url, os.path.join(ROOT, "scripts", "bench", "intents-held.lua"), pids=[p.pid]))
             s_runs.append(wrk(url, os.path.join(ROOT, "scripts", "bench", "start.lua"), pids=[p.pid]))
             reader = token(url)
             cid = post(url, "/v1/conversations", {"flow": "loop", "reducedMotion": True}, visitor=reader)["conversation"]["id"]
@@ -237,9 +242,13 @@ def main():
         subprocess.run(["nginx", "-c", conf, "-p", os.path.join(tmp, "nginx"), "-s", "stop"])
     r = sorted(r_runs)[1]
     n = sorted(n_runs)[0] if len(n_runs) == 1 else max(n_runs)
-    rows.append(("intents/s over HTTP, wrk -t2 -c100 (median of 3)", f"{r[0]:,.0f}", f"p50 {r[1]:.1f} ms, p99 {r[2]:.1f} ms; server CPU {r[3]:.0f} µs each"))
+    rows.append(("intents/s over HTTP, wrk -t2 -c100 (median of 3)", f"{r[0]:,.0f}",
+                 f"p50 {r[1]:.1f} ms, p99 {r[2]:.1f} ms; server CPU {r[3]:.0f} µs each; {r[4]:,.0f} bytes an answer"))
     rows.append(("nginx, a small static file, same wrk (best of 2)", f"{n[0]:,.0f}", f"p50 {n[1]:.1f} ms, p99 {n[2]:.1f} ms; nginx CPU {n[3]:.0f} µs each"))
     rows.append(("rocket ÷ nginx", f"{r[0] / n[0]:.2f}", "goal ≥ 0.5, p99 ≤ 10 ms"))
+    hr = sorted(h_runs)[1]
+    rows.append(("intents/s naming the view held (Rocket-Settled, as the widget does; median of 3)", f"{hr[0]:,.0f}",
+                 f"p50 {hr[1]:.1f} ms, p99 {hr[2]:.1f} ms; ÷ nginx {hr[0] / n[0]:.2f}; server CPU {hr[3]:.0f} µs each; {hr[4]:,.0f} bytes an answer"))
     st, g = sorted(s_runs)[1], sorted(g_runs)[1]
     rows.append(("POST /v1/conversations/s (median of 3)", f"{st[0]:,.0f}",
                  f"p50 {st[1]:.1f} ms, p99 {st[2]:.1f} ms; ÷ nginx {st[0] / n[0]:.2f}; server CPU {st[3]:.0f} µs each"))

@@ -115,6 +115,9 @@ package struct JSONBytes {
     /// Bytes that are already JSON.
     package mutating func raw(_ bytes: [UInt8]) { out.append(contentsOf: bytes) }
 
+    /// Appends part of some bytes as they are (JSON the caller made).
+    package mutating func raw(_ bytes: ArraySlice<UInt8>) { out.append(contentsOf: bytes) }
+
     /// `{"name":{` — the synthesized `Codable` form of an enum case; close with `close(2)`.
     package mutating func enumCase(_ name: StaticString) {
         open()

@@ -214,14 +214,16 @@ extension ConversationService {
     /// Bumps the version, numbers the new event records, and prepares the view and the save.
     /// `step` is the change as the archive can replay it (nil: it is saved as a snapshot).
     func commit(id: String, entry e: inout Entry, effects: [ConversationEffect], at now: Double, bump: Bool = true, step: ConversationStep?) -> Pending {
+        // What the view before this change settled: a page that follows the conversation holds it.
+        let before = ConversationView.Held(version: e.version, settled: e.cache.count)
         let (events, first) = Self.count(effects, on: &e, bump: bump, step: step)
-        e.cache.extend(e.conversation, flow: e.flow)
+        e.cache.extend(e.conversation, flow: e.flow, version: e.version)
         // The records are written here, by the thread that made the change, under this
         // conversation's lock only: the writer thread, which every answer waits for, only joins them.
         let records: Records? =
             !persists || events.isEmpty
             ? nil : Self.records(events.enumerated().map { (seq: first + $0.offset, at: now, event: $0.element) }, variant: e.context.variant)
-        return Pending(id: id, entry: e, recorded: events, records: records)
+        return Pending(id: id, entry: e, recorded: events, records: records, before: before)
     }
 
     /// Counts a change on `e`: its version (when `bump`), the steps to save, and the numbers of
@@ -254,12 +256,21 @@ extension ConversationService {
         var recorded: [RocketEvent]
         /// The same as the archive stores them (nil: none, or nothing is stored).
         var records: Records?
+        /// What the conversation's view before the change held (its version and settled items).
+        var before: ConversationView.Held? = nil
 
-        /// The view and the new event records: built for the answer, without the lock.
+        /// The view and the new event records: built for the answer, without the lock. The
+        /// streams' view leaves out what the view before it settled (a stream sent that one), made
+        /// only when a stream follows the conversation.
         func change(_ service: ConversationService) -> Change {
-            Change(
-                id: id, version: entry.version, view: service.view(id, entry), events: recorded, deadline: entry.conversation.nextDeadline,
-                variant: entry.context.variant, flow: entry.context.flow.name)
+            let (e, id) = (entry, id)
+            var change = Change(
+                id: id, version: e.version, view: service.view(id, e), events: recorded, deadline: e.conversation.nextDeadline,
+                variant: e.context.variant, flow: e.context.flow.name)
+            if let held = before, e.cache.omitted(for: held, version: e.version) > 0 {
+                change.streamView = { service.view(id, e, held: held) }
+            }
+            return change
         }
     }
 
@@ -613,7 +624,7 @@ extension ConversationService {
                 copy.unsavedSteps = []
                 copy.stepsSinceSnapshot = copy.version - found.snapshotVersion
                 copy.cache = ConversationView.TranscriptCache()
-                copy.cache.extend(copy.conversation, flow: copy.flow)
+                copy.cache.extend(copy.conversation, flow: copy.flow, version: copy.version)
                 // Only if nothing was changed here meanwhile (a change takes this lock first).
                 let fresh = copy
                 let kept = state.withLock { s -> Bool in

@@ -197,6 +197,8 @@ extension ConversationService {
         if let exposure { effects.insert(.event(exposure), at: 0) }
         let id = Self.newID(at: now)
         var entry = Entry(context: context, conversation: started.conversation, touched: now, step: 0, version: 0, eventSeq: 0)
+        // New: no client holds a view of it written elsewhere.
+        entry.cache = ConversationView.TranscriptCache(validFrom: 0)
         let pending = commit(id: id, entry: &entry, effects: effects, at: now, step: nil)
         // Its first save is its start (what it was started from, at what time), made here, by
         // the thread that answers, outside any lock (no one else knows it yet), so the writer,
@@ -624,6 +626,10 @@ extension ConversationService {
             }
             entry.touched = now
         }
+        // Its settled items, from the version it was stored at; a client's view of that version
+        // was written by another (see ConversationView.TranscriptCache.validFrom).
+        entry.cache = ConversationView.TranscriptCache(validFrom: entry.version + 1)
+        entry.cache.extend(entry.conversation, flow: flow, version: entry.version)
         return .success(entry)
     }
 
@@ -666,9 +672,30 @@ extension ConversationService {
         }
     }
 
-    func view(_ id: String, _ e: Entry) -> [UInt8] {
+    func view(_ id: String, _ e: Entry, held: ConversationView.Held? = nil) -> [UInt8] {
         ConversationView.bytes(
-            id: id, flow: e.flow, conversation: e.conversation, step: e.step, version: e.version, strings: e.shared, cache: e.cache)
+            id: id, flow: e.flow, conversation: e.conversation, step: e.step, version: e.version, strings: e.shared, cache: e.cache, held: held)
+    }
+
+    /// The view of a change's conversation for the client that asked for it: the change's own
+    /// (the whole transcript, as streams get it), or, when the client holds some of its items
+    /// (`held`), one without them.
+    func view(of pending: Pending, change: Change, held: ConversationView.Held?) -> [UInt8] {
+        let e = pending.entry
+        return e.cache.omitted(for: held, version: e.version) > 0 ? view(pending.id, e, held: held) : change.view
+    }
+
+    /// What the client holds of the conversation, as its `Rocket-Settled` header says (nil: no
+    /// header), or the 400 of a header that is not `VERSION/SETTLED`.
+    func held(_ request: HTTPRequest) -> Result<ConversationView.Held?, ResponseError> {
+        guard let value = request.header(HTTPRequest.Name.settled) else { return .success(nil) }
+        guard let held = ConversationView.Held(header: value.trimmingSpaces()) else {
+            return .failure(
+                ResponseError(
+                    .error(400, "bad-header", "Rocket-Settled must be VERSION/SETTLED, two whole numbers of a view the client holds (its version and settled)"))
+            )
+        }
+        return .success(held)
     }
 
     /// Where a request about a conversation stands: refused, ready (the conversation is in
@@ -758,6 +785,11 @@ extension ConversationService {
     }
 
     func read(_ request: HTTPRequest, id: String, loaded: Bool = false) -> HTTPResponse {
+        let holds: ConversationView.Held?
+        switch held(request) {
+        case .failure(let e): return e.response
+        case .success(let h): holds = h
+        }
         let found: Slot
         switch enter(request, id: id, loaded: loaded) {
         case .refused(let e): return e.response
@@ -765,7 +797,7 @@ extension ConversationService {
         case .ready(let slot): found = slot
         }
         guard let e = touch(id, found) else { return vanished(request, id: id, loaded: loaded) { self.read(request, id: id, loaded: true) } }
-        return .wrapping(200, [], "conversation", view(id, e))
+        return .wrapping(200, [], "conversation", view(id, e, held: holds))
     }
 
     func stream(_ request: HTTPRequest, id: String, loaded: Bool = false) -> HTTPResponse {
@@ -808,6 +840,11 @@ extension ConversationService {
     // MARK: Intents
 
     func intent(_ request: HTTPRequest, id: String, loaded: Bool = false, snoozeKept: Bool = false) -> HTTPResponse {
+        let holds: ConversationView.Held?
+        switch held(request) {
+        case .failure(let e): return e.response
+        case .success(let h): holds = h
+        }
         let fields: RequestBody
         switch body(request, allowed: ["intent", "text", "option", "options", "value", "step"]) {
         case .failure(let e): return e.response
@@ -928,20 +965,21 @@ extension ConversationService {
         switch outcome {
         case .gone: return vanished(request, id: id, loaded: loaded) { self.intent(request, id: id, loaded: true) }
         case .stale(let e, let asked, let seq):
-            answer = .errorWrapping(409, "stale-step", "the conversation is at step \(e.step), not \(asked)", "conversation", view(id, e))
+            answer = .errorWrapping(409, "stale-step", "the conversation is at step \(e.step), not \(asked)", "conversation", view(id, e, held: holds))
             answer.durableAfter = seq
         case .refused(let error, let pending, let strings, let seq):
             let change = pending.change(self)
             if error.isInputError { publish(change) }
-            answer = HTTPResponse.errorWrapping(422, error.code, message(error, strings.value), "conversation", change.view)
+            answer = HTTPResponse.errorWrapping(
+                422, error.code, message(error, strings.value), "conversation", view(of: pending, change: change, held: holds))
             answer.durableAfter = seq
         case .replayed(let e, let seq):
-            answer = HTTPResponse.wrapping(200, [], "conversation", view(id, e))
+            answer = HTTPResponse.wrapping(200, [], "conversation", view(id, e, held: holds))
             answer.durableAfter = seq
         case .changed(let pending, let seq):
             let change = pending.change(self)
             publish(change)
-            answer = HTTPResponse.wrapping(200, [], "conversation", change.view)
+            answer = HTTPResponse.wrapping(200, [], "conversation", view(of: pending, change: change, held: holds))
             answer.durableAfter = seq
         }
         if answer.durableAfter == 0 { answer.durableAfter = nil }
@@ -952,6 +990,11 @@ extension ConversationService {
     /// (the visitor reads, types, points at the conversation, or turned it off), or runs again
     /// with the time it had left. A change like an intent's: numbered, published, made durable.
     func hold(_ request: HTTPRequest, id: String, loaded: Bool = false) -> HTTPResponse {
+        let holds: ConversationView.Held?
+        switch held(request) {
+        case .failure(let e): return e.response
+        case .success(let h): holds = h
+        }
         let fields: RequestBody
         switch body(request, allowed: ["held"]) {
         case .failure(let e): return e.response
@@ -983,9 +1026,9 @@ extension ConversationService {
         if let pending = result.change {
             let change = pending.change(self)
             publish(change)
-            answer = .wrapping(200, [], "conversation", change.view)
+            answer = .wrapping(200, [], "conversation", view(of: pending, change: change, held: holds))
         } else {
-            answer = .wrapping(200, [], "conversation", view(id, result.entry))
+            answer = .wrapping(200, [], "conversation", view(id, result.entry, held: holds))
         }
         answer.durableAfter = result.seq == 0 ? nil : result.seq
         return answer

@@ -292,7 +292,9 @@ package final class ConversationService: Sendable {
             e.storedVersion = storedVersion
             e.prepared = prepared
             e.unsavedSteps = savesSteps ? [] : nil
-            e.cache.extend(e.conversation, flow: flow)
+            // Every start of its kind answered the same view: a client holds its settled items.
+            e.cache = ConversationView.TranscriptCache(validFrom: version)
+            e.cache.extend(e.conversation, flow: flow, version: version)
             return e
         }
     }
@@ -451,6 +453,10 @@ package final class ConversationService: Sendable {
         /// The conversation's flow, when the change may hold its events (nil: an alert's, or a
         /// view alone).
         package var flow: String? = nil
+        /// Makes the view the streams are sent, when it is not ``view``: one without the transcript
+        /// items the view before the change settled (every stream of the conversation was sent that
+        /// one, or a newer one, already).
+        package var streamView: (@Sendable () -> [UInt8])? = nil
         /// The stream frames for this change (`event: events`, then `event: state`).
         package var frames: [UInt8] {
             var out: [UInt8] = []
@@ -464,7 +470,7 @@ package final class ConversationService: Sendable {
                 w.closeArray()
                 out += Array("event: events\ndata: ".utf8) + w.out + [0x0A, 0x0A]
             }
-            out += Array("id: \(version)\nevent: state\ndata: ".utf8) + view + [0x0A, 0x0A]
+            out += Array("id: \(version)\nevent: state\ndata: ".utf8) + (streamView?() ?? view) + [0x0A, 0x0A]
             return out
         }
     }
@@ -722,7 +728,7 @@ package final class ConversationService: Sendable {
                 status: 204,
                 headers: [
                     ("Access-Control-Allow-Methods", "GET, POST"),
-                    ("Access-Control-Allow-Headers", "Content-Type, Rocket-Visitor, Rocket-Visitor-Hash, Authorization, Last-Event-ID"),
+                    ("Access-Control-Allow-Headers", "Content-Type, Rocket-Visitor, Rocket-Visitor-Hash, Rocket-Settled, Authorization, Last-Event-ID"),
                     ("Access-Control-Max-Age", "600"),
                 ])
         }

@@ -12,25 +12,36 @@ import RocketText
 package enum ConversationView {
     /// Serialized transcript items that can no longer change (replies, text and picture
     /// blocks, and blocks that fired), kept with the conversation so each answer serializes only
-    /// what is new.
+    /// what is new, and so an answer can leave out what the client holds already.
     package struct TranscriptCache: Sendable {
-        /// How many leading transcript items `bytes` holds.
+        /// How many leading transcript items `bytes` holds (the view's `settled`).
         package var count = 0
         /// Those items' JSON, comma-separated, without brackets.
         package var bytes: [UInt8] = []
+        /// Where each of those items' JSON ends in `bytes`.
+        package var ends: [UInt32] = []
+        /// The first version whose view's settled items are still the first items now: a client
+        /// that holds the view of this version or a later one holds them (``Held``). Set when the
+        /// cache starts over (going back), and, for a cache made for a conversation whose earlier
+        /// views were written by another (a restart, another server), to the version after the
+        /// one it was made at: nil until then.
+        package var validFrom: Int?
 
-        /// Adds the items after `count` that are final now. Going back makes items leave the
-        /// transcript and its answered block open again: then the cache starts over.
-        package mutating func extend(_ c: Conversation, flow: LoadedFlow) {
+        /// An empty cache; `validFrom` as that property says (nil: set by the first ``extend(_:flow:version:)``).
+        package init(validFrom: Int? = nil) { self.validFrom = validFrom }
+
+        /// Adds the items after `count` that are final now, in the view of `version`. Going back
+        /// makes items leave the transcript and its answered block open again: then the cache
+        /// starts over.
+        package mutating func extend(_ c: Conversation, flow: LoadedFlow, version: Int) {
             let items = c.transcript
-            func isFinal(_ item: TranscriptItem) -> Bool {
-                guard case .block(let index, let node, _) = item else { return true }
-                let kind = c.graph[node].kind
-                return kind == .text || kind == .image || c.hasFired(index)
-            }
+            func isFinal(_ item: TranscriptItem) -> Bool { ConversationView.isFinal(item, c) }
+            if validFrom == nil { validFrom = version + 1 }
             if count > items.count || (count > 0 && !isFinal(items[count - 1])) {
                 count = 0
                 bytes.removeAll(keepingCapacity: true)
+                ends.removeAll(keepingCapacity: true)
+                validFrom = version
             }
             guard count < items.count else { return }
             var w = JSONBytes(capacity: 0)
@@ -41,9 +52,57 @@ package enum ConversationView {
                 guard isFinal(item) else { return }
                 if !w.out.isEmpty { w.comma() }
                 ConversationView.item(item, c, flow: flow, into: &w)
+                ends.append(UInt32(truncatingIfNeeded: w.out.count))
                 count += 1
             }
         }
+
+        /// How many leading items of the view of `version` a client that holds `held` need not
+        /// be sent (0: the whole transcript goes).
+        func omitted(for held: Held?, version: Int) -> Int {
+            guard let held, let validFrom, held.settled > 0, validFrom <= held.version, held.version <= version,
+                held.settled <= count, held.settled <= ends.count
+            else { return 0 }
+            return held.settled
+        }
+    }
+
+    /// What a client holds of a conversation, as its `Rocket-Settled` header says: the view of
+    /// `version`, whose first `settled` transcript items can no longer change (that view's
+    /// `settled`). An answer then leaves out the items the client holds (`transcriptFrom`).
+    package struct Held: Equatable, Sendable {
+        /// The version of the view the client holds.
+        package var version: Int
+        /// That view's `settled`.
+        package var settled: Int
+
+        /// The header's value, `VERSION/SETTLED` (two whole numbers of at most 9 digits each),
+        /// or nil when it is not that.
+        package init?(header value: String) {
+            let parts = value.utf8.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false)
+            guard parts.count == 2, let v = Self.number(parts[0]), let s = Self.number(parts[1]) else { return nil }
+            version = v
+            settled = s
+        }
+
+        /// `VERSION/SETTLED`.
+        package init(version: Int, settled: Int) {
+            self.version = version
+            self.settled = settled
+        }
+
+        private static func number(_ digits: Substring.UTF8View.SubSequence) -> Int? {
+            guard (1...9).contains(digits.count), digits.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) else { return nil }
+            return digits.reduce(0) { $0 * 10 + Int($1 - 0x30) }
+        }
+    }
+
+    /// True when `item` of `c`'s transcript can no longer change while it stays there: a reply, a
+    /// text or picture block, or a block that fired.
+    static func isFinal(_ item: TranscriptItem, _ c: Conversation) -> Bool {
+        guard case .block(let index, let node, _) = item else { return true }
+        let kind = c.graph[node].kind
+        return kind == .text || kind == .image || c.hasFired(index)
     }
 
     /// Writes one transcript item's JSON.
@@ -68,11 +127,12 @@ package enum ConversationView {
     /// The view of `conversation`, as JSON bytes (`cache`: its final transcript items, serialized).
     static func bytes(
         id: String, flow: LoadedFlow, conversation c: Conversation, step: Int, version: Int, strings: ConversationService.SharedStrings,
-        cache: TranscriptCache = TranscriptCache()
+        cache: TranscriptCache = TranscriptCache(), held: Held? = nil
     ) -> [UInt8] {
+        let omitted = cache.omitted(for: held, version: version)
         var w = JSONBytes(capacity: cache.bytes.count + 512)
         writeID(id, into: &w)
-        writeRest(flow: flow, conversation: c, step: step, version: version, strings: strings, cache: cache, into: &w)
+        writeRest(flow: flow, conversation: c, step: step, version: version, strings: strings, cache: cache, omitting: omitted, into: &w)
         return w.out
     }
 
@@ -84,10 +144,12 @@ package enum ConversationView {
         w.string(id)
     }
 
-    /// Everything of a view after its id (see ``writeID(_:into:)``), to its closing brace.
+    /// Everything of a view after its id (see ``writeID(_:into:)``), to its closing brace; the
+    /// transcript without its first `omitting` items (at most the cache's: the client holds
+    /// them), which `transcriptFrom` then says.
     static func writeRest(
         flow: LoadedFlow, conversation c: Conversation, step: Int, version: Int, strings: ConversationService.SharedStrings,
-        cache: TranscriptCache, into w: inout JSONBytes
+        cache: TranscriptCache, omitting: Int = 0, into w: inout JSONBytes
     ) {
         w.key("flow")
         w.string(flow.name)
@@ -122,18 +184,36 @@ package enum ConversationView {
         w.bool(c.autoAdvancePending)
         w.key("held")
         w.bool(c.isHoldingAutoAdvance)
-        // The transcript: the cached final items as they are, then the rest.
+        // The transcript: the cached final items as they are (but those the client holds), then
+        // the rest; how many of its first items can no longer change.
+        let known = min(cache.count, c.transcript.count)
+        let from = min(omitting, known)
+        if from > 0 {
+            w.key("transcriptFrom")
+            w.number(from)
+        }
         w.key("transcript")
         w.openArray()
-        let known = min(cache.count, c.transcript.count)
-        w.raw(cache.bytes)
-        var first = known == 0
+        if from == 0 {
+            w.raw(cache.bytes[..<(known == 0 ? 0 : Int(cache.ends[known - 1]))])
+        } else if from < known {
+            // After the comma that ends the last item held.
+            w.raw(cache.bytes[(Int(cache.ends[from - 1]) + 1)..<Int(cache.ends[known - 1])])
+        }
+        var first = known == from
+        // The settled items: the cache's, and the final ones after them (a cache made anew).
+        var settled = known
+        var settling = true
         for item in c.transcript[known...] {
             if !first { w.comma() }
             first = false
+            settling = settling && Self.isFinal(item, c)
+            if settling { settled += 1 }
             Self.item(item, c, flow: flow, into: &w)
         }
         w.closeArray()
+        w.key("settled")
+        w.number(settled)
         w.key("active")
         if let active = c.interactiveIndex { w.number(active) } else { w.null() }
         // The shown block `back` returns to (the widget offers "Edit" on its answer), or null.

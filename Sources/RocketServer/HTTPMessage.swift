@@ -75,11 +75,13 @@ public struct HTTPRequest: Sendable {
         package static let ifNoneMatch = "if-none-match"
         /// The addresses a request came through (read from trusted proxies only).
         package static let forwardedFor = "x-forwarded-for"
+        /// The view of a conversation the client holds (``ConversationView/Held``).
+        package static let settled = "rocket-settled"
 
         /// The headers a request may give at most once: who calls, from which page, and what its
         /// body is. Given twice, which one counts would be a guess (and a proxy in front may guess
         /// the other way), so the HTTP layer refuses the request (400 `bad-header`).
-        package static let singleValued: Set<String> = [authorization, visitor, visitorHash, origin, contentType]
+        package static let singleValued: Set<String> = [authorization, visitor, visitorHash, origin, contentType, settled]
     }
 
     /// True when the request's `If-None-Match` names `tag` (an entity tag, quotes included):

@@ -294,6 +294,20 @@ extension WebAssets {
         return JSON.stringify(item) + (item.index === v.active ? "*" + v.inputError + "*" + (v.hint || "") : "") + v.accepts.join();
         },
         isNewer: function (old, v) { return !old || v.id !== old.id || v.version >= old.version; },
+        settledHeader: function (v) {
+        function whole(n) { return typeof n === "number" && n % 1 === 0 && n >= 0 && n <= 999999999; }
+        return v && whole(v.version) && whole(v.settled) ? v.version + "/" + v.settled : null;
+        },
+        merged: function (old, v) {
+        var from = v.transcriptFrom;
+        if (from === undefined || from === 0) return v;
+        if (typeof from !== "number" || from % 1 !== 0 || from < 0 || !old || old.id !== v.id || !Array.isArray(old.transcript) ||
+        !Array.isArray(v.transcript) || typeof old.settled !== "number" || old.settled < from || old.transcript.length < from) return null;
+        var whole = {};
+        for (var k in v) if (Object.prototype.hasOwnProperty.call(v, k) && k !== "transcriptFrom") whole[k] = v[k];
+        whole.transcript = old.transcript.slice(0, from).concat(v.transcript);
+        return whole;
+        },
         plan: function (intent, view, sent) {
         if (!view) return { action: "drop", intent: intent };
         var stamped = {};
@@ -677,16 +691,19 @@ extension WebAssets {
         if (want === null || !this.view) return;
         var self = this;
         this.holdOut = want;
-        this.api("POST", "/v1/conversations/" + this.view.id + "/hold", { held: want }).then(function (r) {
+        this.apiHolding("POST", "/v1/conversations/" + this.view.id + "/hold", { held: want }).then(function (r) {
         self.holdOut = null;
         var v = r.data && (r.data.conversation || (r.data.error && r.data.error.conversation));
         if (v) self.render(v);
         self.syncHold();
         }, function () { self.holdOut = null; });
         };
-        function call(method, path, body, retried) {
+        function call(method, path, body, retried, extra) {
         var starting = method === "POST" && path === "/v1/conversations";
-        var send = function (headers) {
+        var send = function (given) {
+        var headers = {};
+        for (var h in given) if (Object.prototype.hasOwnProperty.call(given, h)) headers[h] = given[h];
+        for (var x in extra || {}) if (Object.prototype.hasOwnProperty.call(extra, x)) headers[x] = extra[x];
         var init = { method: method, headers: headers };
         if (body) { init.headers["Content-Type"] = "application/json"; init.body = JSON.stringify(body); }
         return fetch(base + path, init).then(function (r) {
@@ -695,7 +712,7 @@ extension WebAssets {
         try { data = t ? JSON.parse(t) : null; } catch (e) { data = null; }
         if (data && core.isToken(data.token) && !identity) store("rocket.token", data.token);
         if (r.status === 401 && !identity && !retried && data && data.error && data.error.code === "bad-token") {
-        return credentials(true).then(function () { return call(method, path, body, true); });
+        return credentials(true).then(function () { return call(method, path, body, true, extra); });
         }
         if (r.status === 403 && data && data.error && data.error.code === "origin-not-allowed" && window.console) {
         window.console.warn("RocketAlert: " + data.error.message);
@@ -772,6 +789,16 @@ extension WebAssets {
         return handle;
         }
         Widget.prototype.api = function (method, path, body) { return call(method, path, body); };
+        Widget.prototype.apiHolding = function (method, path, body) {
+        var held = core.settledHeader(this.view);
+        return call(method, path, body, false, held ? { "Rocket-Settled": held } : null);
+        };
+        Widget.prototype.reread = function (id) {
+        var self = this;
+        this.api("GET", "/v1/conversations/" + id).then(function (r) {
+        if (r.status === 200 && r.data && r.data.conversation && !r.data.conversation.transcriptFrom) self.render(r.data.conversation);
+        }, function () { /* the stream shows the next change */ });
+        };
         Widget.prototype.start = function () {
         var self = this, key = "rocket.conversation." + this.flow, saved = store(key);
         var fresh = function () {
@@ -862,7 +889,7 @@ extension WebAssets {
         if (plan.action !== "send") return;
         var intent = plan.intent;
         this.sent = intent;
-        this.api("POST", "/v1/conversations/" + this.view.id + "/intents", intent).then(function (r) {
+        this.apiHolding("POST", "/v1/conversations/" + this.view.id + "/intents", intent).then(function (r) {
         self.sent = null;
         if (tries) self.say("");
         var v = r.data && (r.data.conversation || (r.data.error && r.data.error.conversation));
@@ -904,6 +931,9 @@ extension WebAssets {
         }
         Widget.prototype.render = function (v) {
         if (!core.isNewer(this.view, v)) return;
+        var whole = core.merged(this.view, v);
+        if (!whole) { this.reread(v.id); return; }
+        v = whole;
         var lang = typeof v.lang === "string" ? v.lang : wordsLang;
         if (!haveWords(lang)) {
         var waiting = this;

@@ -354,7 +354,7 @@ struct APITests {
         #expect(listed.header("Access-Control-Expose-Headers") == "Retry-After")
         let preflight = h.request("OPTIONS", "/v1/conversations", headers: ["Origin": "https://shop.example"])
         #expect(preflight.status == 204)
-        for name in ["Rocket-Visitor", "Rocket-Visitor-Hash", "Authorization", "Last-Event-ID"] {
+        for name in ["Rocket-Visitor", "Rocket-Visitor-Hash", "Rocket-Settled", "Authorization", "Last-Event-ID"] {
             #expect(preflight.header("Access-Control-Allow-Headers")?.contains(name) == true, "\(name)")
         }
         #expect(h.request("OPTIONS", "/v1/conversations", headers: ["Origin": "null"]).status == 403)

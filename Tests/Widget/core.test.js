@@ -604,3 +604,43 @@ test("keyboard inset: what a phone's keyboard covers of the window, and what is 
   assert.deepEqual(core.keyboardInset(740, { height: 400 }), { inset: 340, visible: 400 });
   assert.deepEqual(core.keyboardInset(740, { height: 400, offsetTop: 900, scale: 1 }), none);
 });
+
+test("Rocket-Settled names the view a page holds: its version and settled items; nothing for a view that does not say", () => {
+  assert.equal(core.settledHeader({ version: 7, settled: 3 }), "7/3");
+  assert.equal(core.settledHeader({ version: 0, settled: 0 }), "0/0");
+  assert.equal(core.settledHeader(null), null);
+  assert.equal(core.settledHeader({ version: 7 }), null);
+  assert.equal(core.settledHeader({ version: 7, settled: 1.5 }), null);
+  assert.equal(core.settledHeader({ version: -1, settled: 0 }), null);
+  assert.equal(core.settledHeader({ version: 1e10, settled: 0 }), null);
+  assert.equal(core.settledHeader({ version: "7", settled: 3 }), null);
+});
+
+test("an answer without the items a page holds is made whole from the view shown, or read again", () => {
+  const a = { type: "text", index: 0 }, b = { type: "text", index: 1 }, c = { type: "button", index: 2, pressed: false };
+  const shown = { id: "x", version: 4, settled: 2, transcript: [a, b, c] };
+  // A whole view is taken as it is.
+  const whole = { id: "x", version: 5, settled: 3, transcript: [a, b, { type: "button", index: 2, pressed: true }] };
+  assert.equal(core.merged(shown, whole), whole);
+  assert.equal(core.merged(null, whole), whole);
+  assert.equal(core.merged(shown, Object.assign({ transcriptFrom: 0 }, whole)).transcript.length, 3);
+  // Two items left out: the shown view's first two, then the answer's (the button, pressed now).
+  const part = { id: "x", version: 5, settled: 3, transcriptFrom: 2, transcript: [{ type: "button", index: 2, pressed: true }, { type: "text", index: 3 }] };
+  const made = core.merged(shown, part);
+  assert.deepEqual(made.transcript, [a, b, { type: "button", index: 2, pressed: true }, { type: "text", index: 3 }]);
+  assert.equal(made.transcriptFrom, undefined);
+  assert.equal(made.version, 5);
+  assert.equal(made.settled, 3);
+  assert.equal(part.transcript.length, 2, "the answer is not changed");
+  assert.equal(shown.transcript.length, 3, "nor the view shown");
+  // What the page cannot supply: read again.
+  assert.equal(core.merged(null, part), null);
+  assert.equal(core.merged({ id: "y", version: 4, settled: 2, transcript: [a, b] }, part), null, "another conversation");
+  assert.equal(core.merged({ id: "x", version: 4, settled: 1, transcript: [a, b, c] }, part), null, "fewer settled than left out");
+  assert.equal(core.merged({ id: "x", version: 4, settled: 2, transcript: [a] }, part), null, "fewer items than left out");
+  assert.equal(core.merged({ id: "x", version: 4, transcript: [a, b] }, part), null, "a view that says nothing settled");
+  for (const bad of [-1, 1.5, "2", null, NaN]) {
+    assert.equal(core.merged(shown, Object.assign({}, part, { transcriptFrom: bad })), null, String(bad));
+  }
+  assert.equal(core.merged(shown, Object.assign({}, part, { transcript: "x" })), null);
+});

@@ -427,6 +427,32 @@
     /** True when view `v` may replace `old` (a late answer never takes a newer view back). */
     isNewer: function (old, v) { return !old || v.id !== old.id || v.version >= old.version; },
     /**
+     * The Rocket-Settled header that tells the server what a page holds of view `v` (its version
+     * and how many of its first items can no longer change), so an answer leaves those out; null
+     * for a view that does not say.
+     */
+    settledHeader: function (v) {
+      function whole(n) { return typeof n === "number" && n % 1 === 0 && n >= 0 && n <= 999999999; }
+      return v && whole(v.version) && whole(v.settled) ? v.version + "/" + v.settled : null;
+    },
+    /**
+     * View `v` whole: as it is when it holds its whole transcript; else (`transcriptFrom`: the
+     * server left out that many first items, which the page holds) with them taken from `old`,
+     * the view the page shows (the same conversation, at least as new as the one the request
+     * named, so its first items are those). Null when `old` cannot supply them: the page then
+     * reads the conversation again.
+     */
+    merged: function (old, v) {
+      var from = v.transcriptFrom;
+      if (from === undefined || from === 0) return v;
+      if (typeof from !== "number" || from % 1 !== 0 || from < 0 || !old || old.id !== v.id || !Array.isArray(old.transcript) ||
+        !Array.isArray(v.transcript) || typeof old.settled !== "number" || old.settled < from || old.transcript.length < from) return null;
+      var whole = {};
+      for (var k in v) if (Object.prototype.hasOwnProperty.call(v, k) && k !== "transcriptFrom") whole[k] = v[k];
+      whole.transcript = old.transcript.slice(0, from).concat(v.transcript);
+      return whole;
+    },
+    /**
      * The plan for one intent: to "send" it now (stamped with the view's step), "queue" it until
      * the request in flight (`sent`, null: none) is answered — the stream showed a newer block,
      * or the same block took another answer (its refusal came by the stream first) — or "drop"
@@ -929,7 +955,7 @@
     if (want === null || !this.view) return;
     var self = this;
     this.holdOut = want;
-    this.api("POST", "/v1/conversations/" + this.view.id + "/hold", { held: want }).then(function (r) {
+    this.apiHolding("POST", "/v1/conversations/" + this.view.id + "/hold", { held: want }).then(function (r) {
       self.holdOut = null;
       var v = r.data && (r.data.conversation || (r.data.error && r.data.error.conversation));
       if (v) self.render(v);
@@ -939,9 +965,12 @@
 
   // Sends a request to the server: {status, data} once answered. With the credentials at hand
   // the request leaves before this returns (a page's first start is not held for a later tick).
-  function call(method, path, body, retried) {
+  function call(method, path, body, retried, extra) {
     var starting = method === "POST" && path === "/v1/conversations";
-    var send = function (headers) {
+    var send = function (given) {
+      var headers = {};
+      for (var h in given) if (Object.prototype.hasOwnProperty.call(given, h)) headers[h] = given[h];
+      for (var x in extra || {}) if (Object.prototype.hasOwnProperty.call(extra, x)) headers[x] = extra[x];
       var init = { method: method, headers: headers };
       if (body) { init.headers["Content-Type"] = "application/json"; init.body = JSON.stringify(body); }
       return fetch(base + path, init).then(function (r) {
@@ -951,7 +980,7 @@
           if (data && core.isToken(data.token) && !identity) store("rocket.token", data.token);
           // A token this server no longer signs (its secret changed): a new one, once.
           if (r.status === 401 && !identity && !retried && data && data.error && data.error.code === "bad-token") {
-            return credentials(true).then(function () { return call(method, path, body, true); });
+            return credentials(true).then(function () { return call(method, path, body, true, extra); });
           }
           if (r.status === 403 && data && data.error && data.error.code === "origin-not-allowed" && window.console) {
             window.console.warn("RocketAlert: " + data.error.message);
@@ -1039,6 +1068,22 @@
   }
 
   Widget.prototype.api = function (method, path, body) { return call(method, path, body); };
+
+  // A request about the conversation shown, which tells the server what the page holds of it (the
+  // answer then leaves out the transcript items the page has: see render).
+  Widget.prototype.apiHolding = function (method, path, body) {
+    var held = core.settledHeader(this.view);
+    return call(method, path, body, false, held ? { "Rocket-Settled": held } : null);
+  };
+
+  // Reads the conversation again, whole: an answer without the items the page held, when the
+  // page no longer holds them.
+  Widget.prototype.reread = function (id) {
+    var self = this;
+    this.api("GET", "/v1/conversations/" + id).then(function (r) {
+      if (r.status === 200 && r.data && r.data.conversation && !r.data.conversation.transcriptFrom) self.render(r.data.conversation);
+    }, function () { /* the stream shows the next change */ });
+  };
 
   Widget.prototype.start = function () {
     var self = this, key = "rocket.conversation." + this.flow, saved = store(key);
@@ -1148,7 +1193,7 @@
     if (plan.action !== "send") return;
     var intent = plan.intent;
     this.sent = intent;
-    this.api("POST", "/v1/conversations/" + this.view.id + "/intents", intent).then(function (r) {
+    this.apiHolding("POST", "/v1/conversations/" + this.view.id + "/intents", intent).then(function (r) {
       self.sent = null;
       if (tries) self.say("");
       var v = r.data && (r.data.conversation || (r.data.error && r.data.error.conversation));
@@ -1200,6 +1245,10 @@
 
   Widget.prototype.render = function (v) {
     if (!core.isNewer(this.view, v)) return;
+    // An answer without the items the page holds gets them from the view shown.
+    var whole = core.merged(this.view, v);
+    if (!whole) { this.reread(v.id); return; }
+    v = whole;
     // A view in a language whose words are still on their way is drawn once they are here (views
     // that come meanwhile wait behind it, in order).
     var lang = typeof v.lang === "string" ? v.lang : wordsLang;
