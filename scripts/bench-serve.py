@@ -3,7 +3,7 @@
 
 - intents per second through HTTP on loopback with wrk (scripts/bench/intents.lua), and nginx
   serving a small static file with the same threads and connections (wrk -t2 -c100); the same
-  intents naming the view each client holds (scripts/bench/intents-held.lua, Rocket-Settled);
+  intents naming the view each client holds (the same script with ROCKET_BENCH_HELD, Rocket-Settled);
 - 10,000 event streams held open at once, each receiving a change;
 - memory per idle conversation (RSS growth over 10,000 started conversations);
 - navigation to first bubble in headless chromium (reduced motion), median and slowest of 7
@@ -229,7 +229,7 @@ def main():
         for i in range(3):
             p, url, _ = serve(os.path.join(tmp, f"w{i}.sqlite"), flows)
             r_runs.append(wrk(url, os.path.join(ROOT, "scripts", "bench", "intents.lua"), pids=[p.pid]))
-            h_runs.append(wrk(url, os.path.join(ROOT, "scripts", "bench", "intents-held.lua"), pids=[p.pid]))
+            h_runs.append(wrk(url, os.path.join(ROOT, "scripts", "bench", "intents.lua"), env_extra={"ROCKET_BENCH_HELD": "1"}, pids=[p.pid]))
             s_runs.append(wrk(url, os.path.join(ROOT, "scripts", "bench", "start.lua"), pids=[p.pid]))
             reader = token(url)
             cid = post(url, "/v1/conversations", {"flow": "loop", "reducedMotion": True}, visitor=reader)["conversation"]["id"]

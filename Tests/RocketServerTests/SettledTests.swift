@@ -58,18 +58,25 @@ struct SettledTests {
             transcript: try #require(view["transcript"]?.array))
     }
 
-    @Test("whatever earlier view a client holds, the items an answer leaves out and the answer's make the whole transcript, going back included")
-    func everyHeldView() throws {
+    /// A harness serving ``flow`` (without rate limits: a test asks for the view many times a
+    /// step) and a conversation of it started; the start's answer.
+    static func walk() throws -> (Harness, String, HTTPResponse) {
         let dir = scratchDirectory()
-        try Self.flow.write(toFile: dir + "/walk.json", atomically: true, encoding: .utf8)
-        // One client asks for the view many times a step: no rate limits.
+        try flow.write(toFile: dir + "/walk.json", atomically: true, encoding: .utf8)
         let h = try Harness(
             configure: {
-                $0.requestsPerSecond = 1e9; $0.requestBurst = 1e9
+                $0.requestsPerSecond = 1e9
+                $0.requestBurst = 1e9
             }, flowsDirectory: dir)
         let r = h.request("POST", "/v1/conversations", body: #"{"flow": "walk", "visitor": "ada", "vars": {"who": "you"}, "reducedMotion": true}"#)
         let id = try #require(r.json?["conversation"]?["id"]?.string, "\(r.text)")
         h.service.advanceDue()
+        return (h, id, r)
+    }
+
+    @Test("whatever earlier view a client holds, the items an answer leaves out and the answer's make the whole transcript, going back included")
+    func everyHeldView() throws {
+        let (h, id, r) = try Self.walk()
         var history = [try Self.seen(try #require(r.json?["conversation"]))]
         var omitted = 0
         /// Asks for the view as each earlier view's holder, and checks each makes the whole.
@@ -117,15 +124,7 @@ struct SettledTests {
 
     @Test("a page that follows the conversation: each change's frame leaves out what the frame before settled, and makes the whole view with it")
     func streamFrames() throws {
-        let dir = scratchDirectory()
-        try Self.flow.write(toFile: dir + "/walk.json", atomically: true, encoding: .utf8)
-        let h = try Harness(
-            configure: {
-                $0.requestsPerSecond = 1e9; $0.requestBurst = 1e9
-            }, flowsDirectory: dir)
-        let r = h.request("POST", "/v1/conversations", body: #"{"flow": "walk", "visitor": "ada", "vars": {"who": "you"}, "reducedMotion": true}"#)
-        let id = try #require(r.json?["conversation"]?["id"]?.string)
-        h.service.advanceDue()
+        let (h, id, _) = try Self.walk()
         /// The state view of a change's frames.
         func state(_ frames: [UInt8]) throws -> JSONNode {
             let text = String(decoding: frames, as: UTF8.self)
