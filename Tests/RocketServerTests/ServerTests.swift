@@ -277,7 +277,7 @@ struct ServerTests {
         }
     }
 
-    @Test("a header that says who calls, from which page or what the body is, given twice, is refused; other repeated headers are not")
+    @Test("a header that says who calls, from which page, what the body is or what the client holds, given twice, is refused; other repeated headers are not")
     func repeatedSingleHeaders() throws {
         let h = try Harness()
         let (server, port) = try h.serve()
@@ -292,7 +292,7 @@ struct ServerTests {
         for twice in [
             "Origin: https://a.example\r\nOrigin: https://b.example\r\n", "Rocket-Visitor: ada\r\nrocket-visitor: bob\r\n",
             "Rocket-Visitor-Hash: 00\r\nRocket-Visitor-Hash: 11\r\n", "Authorization: Bearer a\r\nAuthorization: Bearer b\r\n",
-            "Content-Type: application/json\r\n",
+            "Content-Type: application/json\r\n", "Rocket-Settled: 1/1\r\nRocket-Settled: 2/2\r\n",
         ] {
             let answer = start(twice)
             #expect(answer.hasPrefix("HTTP/1.1 400") && answer.contains("bad-header") && answer.contains("more than once"), "\(twice): \(answer.prefix(200))")
