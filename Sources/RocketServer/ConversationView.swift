@@ -132,7 +132,9 @@ package enum ConversationView {
         let omitted = cache.omitted(for: held, version: version)
         var w = JSONBytes(capacity: cache.bytes.count + 512)
         writeID(id, into: &w)
-        writeRest(flow: flow, conversation: c, step: step, version: version, strings: strings, cache: cache, omitting: omitted, into: &w)
+        writeRest(
+            flow: flow, conversation: c, step: step, version: version, strings: strings, cache: cache,
+            omitting: held.map { Held(version: $0.version, settled: omitted) }, into: &w)
         return w.out
     }
 
@@ -145,11 +147,11 @@ package enum ConversationView {
     }
 
     /// Everything of a view after its id (see ``writeID(_:into:)``), to its closing brace; the
-    /// transcript without its first `omitting` items (at most the cache's: the client holds
-    /// them), which `transcriptFrom` then says.
+    /// transcript without the first items of the view `omitting` names (at most the cache's: the
+    /// client holds them), which `transcriptFrom` and `transcriptBase` then say.
     static func writeRest(
         flow: LoadedFlow, conversation c: Conversation, step: Int, version: Int, strings: ConversationService.SharedStrings,
-        cache: TranscriptCache, omitting: Int = 0, into w: inout JSONBytes
+        cache: TranscriptCache, omitting: Held? = nil, into w: inout JSONBytes
     ) {
         w.key("flow")
         w.string(flow.name)
@@ -187,10 +189,14 @@ package enum ConversationView {
         // The transcript: the cached final items as they are (but those the client holds), then
         // the rest; how many of its first items can no longer change.
         let known = min(cache.count, c.transcript.count)
-        let from = min(omitting, known)
-        if from > 0 {
+        let from = min(omitting?.settled ?? 0, known)
+        if from > 0, let base = omitting {
+            // Which view's first items these are: a client that shows an older one (a stream's
+            // frames can come out of order) cannot fill them in.
             w.key("transcriptFrom")
             w.number(from)
+            w.key("transcriptBase")
+            w.number(base.version)
         }
         w.key("transcript")
         w.openArray()

@@ -299,12 +299,13 @@ extension WebAssets {
         return v && whole(v.version) && whole(v.settled) ? v.version + "/" + v.settled : null;
         },
         merged: function (old, v) {
-        var from = v.transcriptFrom;
+        var from = v.transcriptFrom, base = v.transcriptBase;
         if (from === undefined || from === 0) return v;
-        if (typeof from !== "number" || from % 1 !== 0 || from < 0 || !old || old.id !== v.id || !Array.isArray(old.transcript) ||
-        !Array.isArray(v.transcript) || typeof old.settled !== "number" || old.settled < from || old.transcript.length < from) return null;
+        if (typeof from !== "number" || from % 1 !== 0 || from < 0 || typeof base !== "number" || !old || old.id !== v.id ||
+        typeof old.version !== "number" || old.version < base || !Array.isArray(old.transcript) || !Array.isArray(v.transcript) ||
+        typeof old.settled !== "number" || old.settled < from || old.transcript.length < from) return null;
         var whole = {};
-        for (var k in v) if (Object.prototype.hasOwnProperty.call(v, k) && k !== "transcriptFrom") whole[k] = v[k];
+        for (var k in v) if (Object.prototype.hasOwnProperty.call(v, k) && k !== "transcriptFrom" && k !== "transcriptBase") whole[k] = v[k];
         whole.transcript = old.transcript.slice(0, from).concat(v.transcript);
         return whole;
         },

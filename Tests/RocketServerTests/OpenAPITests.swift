@@ -146,7 +146,12 @@ struct OpenAPITests {
         _ = call("POST", "/v1/conversations/\(id)/intents", #"{"intent": "submit", "text": "far too long a name"}"#)
         _ = call("POST", "/v1/conversations/\(id)/intents", #"{"intent": "tap", "step": 0}"#)
         _ = call("POST", "/v1/conversations/\(id)/intents", #"{"intent": "submit", "text": "Ada"}"#)
-        _ = call("POST", "/v1/conversations/\(id)/intents", #"{"intent": "submit", "text": "1234"}"#)
+        let named = try #require(call("POST", "/v1/conversations/\(id)/intents", #"{"intent": "submit", "text": "1234"}"#).json?["conversation"])
+        // Answers and a read that leave out what the client holds (Rocket-Settled), and one refused for it.
+        let holds = ada.merging(["Rocket-Settled": "\(Int(named["version"]?.number ?? 0))/\(Int(named["settled"]?.number ?? 0))"]) { $1 }
+        #expect(call("GET", "/v1/conversations/\(id)", headers: holds).json?["conversation"]?["transcriptBase"] != nil)
+        _ = call("POST", "/v1/conversations/\(id)/hold", #"{"held": true}"#, headers: holds)
+        _ = call("GET", "/v1/conversations/\(id)", headers: ada.merging(["Rocket-Settled": "x"]) { $1 })
         _ = call("POST", "/v1/conversations/\(id)/hold", #"{"held": true}"#)
         _ = call("POST", "/v1/conversations/\(id)/hold", #"{"held": false}"#)
         _ = call("POST", "/v1/conversations/\(id)/intents", #"{"intent": "choose", "option": 1}"#)

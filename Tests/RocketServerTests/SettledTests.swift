@@ -32,8 +32,14 @@ struct SettledTests {
     static func merged(_ answer: JSONNode, held: Seen) throws -> [JSONNode] {
         let from = Int(answer["transcriptFrom"]?.number ?? 0)
         let items = try #require(answer["transcript"]?.array)
-        guard from > 0 else { return items }
+        guard from > 0 else {
+            #expect(answer["transcriptBase"] == nil)
+            return items
+        }
         #expect(from <= held.settled && from <= held.transcript.count)
+        // The view whose first items the answer leaves out: the one held (a client showing an
+        // older one would read the conversation again).
+        #expect(answer["transcriptBase"]?.number == Double(held.version), "\(Self.text(answer["transcriptBase"])) for \(held.header)")
         return Array(held.transcript.prefix(from)) + items
     }
 

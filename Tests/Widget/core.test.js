@@ -625,10 +625,13 @@ test("an answer without the items a page holds is made whole from the view shown
   assert.equal(core.merged(null, whole), whole);
   assert.equal(core.merged(shown, Object.assign({ transcriptFrom: 0 }, whole)).transcript.length, 3);
   // Two items left out: the shown view's first two, then the answer's (the button, pressed now).
-  const part = { id: "x", version: 5, settled: 3, transcriptFrom: 2, transcript: [{ type: "button", index: 2, pressed: true }, { type: "text", index: 3 }] };
+  const part = { id: "x", version: 5, settled: 3, transcriptFrom: 2, transcriptBase: 4, transcript: [{ type: "button", index: 2, pressed: true }, { type: "text", index: 3 }] };
   const made = core.merged(shown, part);
   assert.deepEqual(made.transcript, [a, b, { type: "button", index: 2, pressed: true }, { type: "text", index: 3 }]);
   assert.equal(made.transcriptFrom, undefined);
+  assert.equal(made.transcriptBase, undefined);
+  // The view shown is newer than the one the answer builds on: its first items are the same.
+  assert.deepEqual(core.merged(Object.assign({}, shown, { version: 5 }), part).transcript.length, 4);
   assert.equal(made.version, 5);
   assert.equal(made.settled, 3);
   assert.equal(part.transcript.length, 2, "the answer is not changed");
@@ -639,6 +642,11 @@ test("an answer without the items a page holds is made whole from the view shown
   assert.equal(core.merged({ id: "x", version: 4, settled: 1, transcript: [a, b, c] }, part), null, "fewer settled than left out");
   assert.equal(core.merged({ id: "x", version: 4, settled: 2, transcript: [a] }, part), null, "fewer items than left out");
   assert.equal(core.merged({ id: "x", version: 4, transcript: [a, b] }, part), null, "a view that says nothing settled");
+  // A view older than the one the answer builds on (a stream frame that overtook the one before):
+  // its first items may have been taken back since, even with as many settled.
+  assert.equal(core.merged({ id: "x", version: 3, settled: 2, transcript: [a, b, c] }, part), null, "an older view");
+  assert.equal(core.merged(shown, Object.assign({}, part, { transcriptBase: undefined })), null, "no base");
+  assert.equal(core.merged(shown, Object.assign({}, part, { transcriptBase: "4" })), null, "a base that is no number");
   for (const bad of [-1, 1.5, "2", null, NaN]) {
     assert.equal(core.merged(shown, Object.assign({}, part, { transcriptFrom: bad })), null, String(bad));
   }

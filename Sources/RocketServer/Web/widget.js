@@ -437,18 +437,20 @@
     },
     /**
      * View `v` whole: as it is when it holds its whole transcript; else (`transcriptFrom`: the
-     * server left out that many first items, which the page holds) with them taken from `old`,
-     * the view the page shows (the same conversation, at least as new as the one the request
-     * named, so its first items are those). Null when `old` cannot supply them: the page then
-     * reads the conversation again.
+     * server left out that many first items of the view of version `transcriptBase`) with them
+     * taken from `old`, the view the page shows, when that is the same conversation at that
+     * version or a later one (its first items are then those). Null when `old` cannot supply them
+     * (an older view: a stream's frames can come out of order): the page then reads the
+     * conversation again.
      */
     merged: function (old, v) {
-      var from = v.transcriptFrom;
+      var from = v.transcriptFrom, base = v.transcriptBase;
       if (from === undefined || from === 0) return v;
-      if (typeof from !== "number" || from % 1 !== 0 || from < 0 || !old || old.id !== v.id || !Array.isArray(old.transcript) ||
-        !Array.isArray(v.transcript) || typeof old.settled !== "number" || old.settled < from || old.transcript.length < from) return null;
+      if (typeof from !== "number" || from % 1 !== 0 || from < 0 || typeof base !== "number" || !old || old.id !== v.id ||
+        typeof old.version !== "number" || old.version < base || !Array.isArray(old.transcript) || !Array.isArray(v.transcript) ||
+        typeof old.settled !== "number" || old.settled < from || old.transcript.length < from) return null;
       var whole = {};
-      for (var k in v) if (Object.prototype.hasOwnProperty.call(v, k) && k !== "transcriptFrom") whole[k] = v[k];
+      for (var k in v) if (Object.prototype.hasOwnProperty.call(v, k) && k !== "transcriptFrom" && k !== "transcriptBase") whole[k] = v[k];
       whole.transcript = old.transcript.slice(0, from).concat(v.transcript);
       return whole;
     },
