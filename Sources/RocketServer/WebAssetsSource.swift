@@ -309,6 +309,7 @@ extension WebAssets {
         whole.transcript = old.transcript.slice(0, from).concat(v.transcript);
         return whole;
         },
+        rereads: function (old, v) { return !old || old.id === v.id; },
         plan: function (intent, view, sent) {
         if (!view) return { action: "drop", intent: intent };
         var stamped = {};
@@ -933,7 +934,10 @@ extension WebAssets {
         Widget.prototype.render = function (v) {
         if (!core.isNewer(this.view, v)) return;
         var whole = core.merged(this.view, v);
-        if (!whole) { this.reread(v.id); return; }
+        if (!whole) {
+        if (core.rereads(this.view, v)) this.reread(v.id);
+        return;
+        }
         v = whole;
         var lang = typeof v.lang === "string" ? v.lang : wordsLang;
         if (!haveWords(lang)) {

@@ -651,4 +651,9 @@ test("an answer without the items a page holds is made whole from the view shown
     assert.equal(core.merged(shown, Object.assign({}, part, { transcriptFrom: bad })), null, String(bad));
   }
   assert.equal(core.merged(shown, Object.assign({}, part, { transcript: "x" })), null);
+  // What cannot be filled in is read again when it is the conversation shown (or none is), never
+  // when it is one the page has left.
+  assert.equal(core.rereads(shown, part), true);
+  assert.equal(core.rereads(null, part), true);
+  assert.equal(core.rereads({ id: "y", version: 1, settled: 0, transcript: [] }, part), false);
 });

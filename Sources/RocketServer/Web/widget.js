@@ -455,6 +455,12 @@
       return whole;
     },
     /**
+     * Whether a page that cannot fill view `v` in (see merged) reads its conversation again: when
+     * it is the conversation shown, or none is; a late answer about one the page has left (the
+     * visitor started again) is dropped.
+     */
+    rereads: function (old, v) { return !old || old.id === v.id; },
+    /**
      * The plan for one intent: to "send" it now (stamped with the view's step), "queue" it until
      * the request in flight (`sent`, null: none) is answered — the stream showed a newer block,
      * or the same block took another answer (its refusal came by the stream first) — or "drop"
@@ -1249,7 +1255,10 @@
     if (!core.isNewer(this.view, v)) return;
     // An answer without the items the page holds gets them from the view shown.
     var whole = core.merged(this.view, v);
-    if (!whole) { this.reread(v.id); return; }
+    if (!whole) {
+      if (core.rereads(this.view, v)) this.reread(v.id);
+      return;
+    }
     v = whole;
     // A view in a language whose words are still on their way is drawn once they are here (views
     // that come meanwhile wait behind it, in order).
