@@ -293,7 +293,10 @@ extension WebAssets {
         itemKey: function (item, v) {
         return JSON.stringify(item) + (item.index === v.active ? "*" + v.inputError + "*" + (v.hint || "") : "") + v.accepts.join();
         },
-        isNewer: function (old, v) { return !old || v.id !== old.id || v.version >= old.version; },
+        isNewer: function (old, v, left) {
+        if (left && v.id === left) return false;
+        return !old || v.id !== old.id || v.version >= old.version;
+        },
         settledHeader: function (v) {
         function whole(n) { return typeof n === "number" && n % 1 === 0 && n >= 0 && n <= 999999999; }
         return v && whole(v.version) && whole(v.settled) ? v.version + "/" + v.settled : null;
@@ -932,7 +935,7 @@ extension WebAssets {
         return true;
         }
         Widget.prototype.render = function (v) {
-        if (!core.isNewer(this.view, v)) return;
+        if (!core.isNewer(this.view, v, this.left)) return;
         var whole = core.merged(this.view, v);
         if (!whole) {
         if (core.rereads(this.view, v)) this.reread(v.id);
@@ -1032,6 +1035,7 @@ extension WebAssets {
         again.addEventListener("click", function () {
         end.parentNode.removeChild(end);
         self.ended = false;
+        if (self.view) self.left = self.view.id;
         self.view = null;
         self.focusKey = null;
         self.log.textContent = "";

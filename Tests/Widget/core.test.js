@@ -70,6 +70,11 @@ test("a late answer never takes a newer view back", () => {
   assert.equal(core.isNewer(old, { id: "a", version: 4 }), false);
   assert.equal(core.isNewer(old, { id: "a", version: 5 }), true);
   assert.equal(core.isNewer(old, { id: "b", version: 1 }), true);
+  // After starting again, nothing about the conversation left is drawn, whatever is shown.
+  assert.equal(core.isNewer(null, { id: "a", version: 9 }, "a"), false);
+  assert.equal(core.isNewer({ id: "b", version: 1 }, { id: "a", version: 9 }, "a"), false);
+  assert.equal(core.isNewer({ id: "b", version: 1 }, { id: "b", version: 2 }, "a"), true);
+  assert.equal(core.isNewer(null, { id: "b", version: 1 }, "a"), true);
 });
 
 test("intents: stamped with the view's step; while one is in flight a press on a newer block waits and a double press is dropped", () => {

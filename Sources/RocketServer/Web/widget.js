@@ -424,8 +424,14 @@
     itemKey: function (item, v) {
       return JSON.stringify(item) + (item.index === v.active ? "*" + v.inputError + "*" + (v.hint || "") : "") + v.accepts.join();
     },
-    /** True when view `v` may replace `old` (a late answer never takes a newer view back). */
-    isNewer: function (old, v) { return !old || v.id !== old.id || v.version >= old.version; },
+    /**
+     * True when view `v` may replace `old` (a late answer never takes a newer view back, nor
+     * brings back `left`, the id of a conversation the visitor has left by starting again).
+     */
+    isNewer: function (old, v, left) {
+      if (left && v.id === left) return false;
+      return !old || v.id !== old.id || v.version >= old.version;
+    },
     /**
      * The Rocket-Settled header that tells the server what a page holds of view `v` (its version
      * and how many of its first items can no longer change), so an answer leaves those out; null
@@ -1252,7 +1258,7 @@
   }
 
   Widget.prototype.render = function (v) {
-    if (!core.isNewer(this.view, v)) return;
+    if (!core.isNewer(this.view, v, this.left)) return;
     // An answer without the items the page holds gets them from the view shown.
     var whole = core.merged(this.view, v);
     if (!whole) {
@@ -1364,6 +1370,8 @@
     again.addEventListener("click", function () {
       end.parentNode.removeChild(end);
       self.ended = false;
+      // Answers about it still on their way are not drawn over the new one.
+      if (self.view) self.left = self.view.id;
       self.view = null;
       self.focusKey = null;
       self.log.textContent = "";
