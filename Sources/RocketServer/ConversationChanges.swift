@@ -259,17 +259,21 @@ extension ConversationService {
         /// What the conversation's view before the change held (its version and settled items).
         var before: ConversationView.Held? = nil
 
-        /// The view and the new event records: built for the answer, without the lock. The
-        /// streams' view leaves out what the view before it settled (a stream sent that one), made
-        /// only when a stream follows the conversation.
-        func change(_ service: ConversationService) -> Change {
+        /// The view and the new event records, built without the lock. The view is the answer to
+        /// the client that made the change, without what it holds (`held`, its `Rocket-Settled`;
+        /// nil: whole). Streams are sent the view without what the view before the change settled
+        /// (they sent that one): the same bytes when the client held that view (a page's press),
+        /// else made only when a stream follows the conversation.
+        func change(_ service: ConversationService, answering held: ConversationView.Held? = nil) -> Change {
             let (e, id) = (entry, id)
-            var change = Change(
-                id: id, version: e.version, view: service.view(id, e), events: recorded, deadline: e.conversation.nextDeadline,
-                variant: e.context.variant, flow: e.context.flow.name)
-            if let held = before, e.cache.omitted(for: held, version: e.version) > 0 {
-                change.streamView = { service.view(id, e, held: held) }
+            func usable(_ h: ConversationView.Held?) -> ConversationView.Held? {
+                h.flatMap { e.cache.omitted(for: $0, version: e.version) > 0 ? $0 : nil }
             }
+            let (answered, streamed) = (usable(held), usable(before))
+            var change = Change(
+                id: id, version: e.version, view: service.view(id, e, held: answered), events: recorded,
+                deadline: e.conversation.nextDeadline, variant: e.context.variant, flow: e.context.flow.name)
+            if streamed != answered { change.streamView = { service.view(id, e, held: streamed) } }
             return change
         }
     }

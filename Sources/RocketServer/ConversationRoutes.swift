@@ -677,14 +677,6 @@ extension ConversationService {
             id: id, flow: e.flow, conversation: e.conversation, step: e.step, version: e.version, strings: e.shared, cache: e.cache, held: held)
     }
 
-    /// The view of a change's conversation for the client that asked for it: the change's own
-    /// (the whole transcript, as streams get it), or, when the client holds some of its items
-    /// (`held`), one without them.
-    func view(of pending: Pending, change: Change, held: ConversationView.Held?) -> [UInt8] {
-        let e = pending.entry
-        return e.cache.omitted(for: held, version: e.version) > 0 ? view(pending.id, e, held: held) : change.view
-    }
-
     /// What the client holds of the conversation, as its `Rocket-Settled` header says (nil: no
     /// header), or the 400 of a header that is not `VERSION/SETTLED`.
     func held(_ request: HTTPRequest) -> Result<ConversationView.Held?, ResponseError> {
@@ -968,18 +960,18 @@ extension ConversationService {
             answer = .errorWrapping(409, "stale-step", "the conversation is at step \(e.step), not \(asked)", "conversation", view(id, e, held: holds))
             answer.durableAfter = seq
         case .refused(let error, let pending, let strings, let seq):
-            let change = pending.change(self)
+            let change = pending.change(self, answering: holds)
             if error.isInputError { publish(change) }
             answer = HTTPResponse.errorWrapping(
-                422, error.code, message(error, strings.value), "conversation", view(of: pending, change: change, held: holds))
+                422, error.code, message(error, strings.value), "conversation", change.view)
             answer.durableAfter = seq
         case .replayed(let e, let seq):
             answer = HTTPResponse.wrapping(200, [], "conversation", view(id, e, held: holds))
             answer.durableAfter = seq
         case .changed(let pending, let seq):
-            let change = pending.change(self)
+            let change = pending.change(self, answering: holds)
             publish(change)
-            answer = HTTPResponse.wrapping(200, [], "conversation", view(of: pending, change: change, held: holds))
+            answer = HTTPResponse.wrapping(200, [], "conversation", change.view)
             answer.durableAfter = seq
         }
         if answer.durableAfter == 0 { answer.durableAfter = nil }
@@ -1024,9 +1016,9 @@ extension ConversationService {
         guard let result else { return vanished(request, id: id, loaded: loaded) { self.hold(request, id: id, loaded: true) } }
         var answer: HTTPResponse
         if let pending = result.change {
-            let change = pending.change(self)
+            let change = pending.change(self, answering: holds)
             publish(change)
-            answer = .wrapping(200, [], "conversation", view(of: pending, change: change, held: holds))
+            answer = .wrapping(200, [], "conversation", change.view)
         } else {
             answer = .wrapping(200, [], "conversation", view(id, result.entry, held: holds))
         }

@@ -442,7 +442,8 @@ package final class ConversationService: Sendable {
     package struct Change: Sendable {
         package var id: String
         package var version: Int
-        /// The view, JSON bytes.
+        /// The view, JSON bytes: the answer to whoever made the change (without the items it holds,
+        /// when it said), and what streams are sent unless ``streamView`` makes theirs.
         package var view: [UInt8]
         /// The change's recorded events (``RocketEvent/isRecorded``), in order.
         package var events: [RocketEvent]
@@ -453,9 +454,9 @@ package final class ConversationService: Sendable {
         /// The conversation's flow, when the change may hold its events (nil: an alert's, or a
         /// view alone).
         package var flow: String? = nil
-        /// Makes the view the streams are sent, when it is not ``view``: one without the transcript
-        /// items the view before the change settled (every stream of the conversation was sent that
-        /// one, or a newer one, already).
+        /// Makes the view the streams are sent, when it is not ``view`` (the answer to whoever made
+        /// the change): one without the transcript items the view before the change settled (every
+        /// stream of the conversation was sent that one, or a newer one, already), or the whole one.
         package var streamView: (@Sendable () -> [UInt8])? = nil
         /// The stream frames for this change (`event: events`, then `event: state`).
         package var frames: [UInt8] {

@@ -148,13 +148,17 @@ struct SettledTests {
         }
         var left = 0
         var step = Int(try #require(opened["step"]?.number))
-        for members in [
+        for (k, members) in [
             #""intent": "tap""#, #""intent": "pressButton""#, #""intent": "pressLeft""#, #""intent": "submit", "text": "Ada""#,
             #""intent": "back""#, #""intent": "submit", "text": "Bo""#, #""intent": "choose", "option": 0"#, #""intent": "back""#,
             #""intent": "back""#, #""intent": "submit", "text": """#, #""intent": "submit", "text": "Ada""#, #""intent": "choose", "option": 1"#,
             #""intent": "submit", "text": "Rome""#, #""intent": "tap""#,
-        ] {
-            let answer = h.request("POST", "/v1/conversations/\(id)/intents", body: "{\(members), \"step\": \(step)}", visitor: "ada")
+        ].enumerated() {
+            // Every other intent comes from the page that follows (naming the view it shows, so its
+            // answer and the frame are one view), the others from a client that names nothing.
+            let names = k % 2 == 0 ? ["Rocket-Settled": shown.seen.header] : [:]
+            let answer = h.request(
+                "POST", "/v1/conversations/\(id)/intents", body: "{\(members), \"step\": \(step)}", visitor: "ada", headers: names)
             #expect(answer.status == 200 || answer.status == 422, "\(members): \(answer.text)")
             h.service.advanceDue()
             h.service.flush()
