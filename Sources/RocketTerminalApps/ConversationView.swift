@@ -663,12 +663,14 @@ public enum TextWrap {
             for word in paragraph.split(separator: " ", omittingEmptySubsequences: true) {
                 var w = String(word)
                 var ww = DisplayWidth.of(w)
-                if lineWidth > 0 && lineWidth + 1 + ww <= width {
+                // A line holding only zero-width text (a lone joiner or mark) still holds text:
+                // it is never written over.
+                if !line.isEmpty && lineWidth + 1 + ww <= width {
                     line += " " + w
                     lineWidth += 1 + ww
                     continue
                 }
-                if lineWidth > 0 { out.append(line); line = ""; lineWidth = 0 }
+                if !line.isEmpty { out.append(line); line = ""; lineWidth = 0 }
                 while ww > width {
                     let head = DisplayWidth.prefix(w, fitting: width)
                     let cut = head.isEmpty ? String(w.prefix(1)) : head

@@ -41,6 +41,10 @@ struct TextTests {
         #expect(TextWrap.wrap("界界界界界", width: 4) == ["界界", "界界", "界"])
         #expect(TextWrap.wrap("a\n\nb", width: 5) == ["a", "", "b"])
         #expect(TextWrap.wrap("supercalifragilistic", width: 8) == ["supercal", "ifragili", "stic"])
+        // A word of zero width (a lone joiner) first on a line is kept, not written over by the
+        // next word (found by scripts/fuzz.sh).
+        #expect(TextWrap.wrap("\u{200D} xy z", width: 10) == ["\u{200D} xy z"])
+        #expect(TextWrap.wrap("\u{200D} abcdefghij", width: 10) == ["\u{200D}", "abcdefghij"])
     }
 }
 
