@@ -130,6 +130,10 @@ let package = Package(
                 "RocketScenariosDefaults", "RocketCore",
                 "RocketServer", "RocketPlatform", "RocketText", "RocketReport",
             ]),
+        // Fuzzing of the readers of others' bytes: scripts/fuzz.sh. Built normally, it replays files.
+        .executableTarget(
+            name: "RocketFuzz",
+            dependencies: ["RocketJSON", "RocketFlow", "RocketConversation", "RocketCore", "RocketTerminal", "RocketTerminalCore", "RocketTerminalApps"]),
         .testTarget(name: "RocketAlertTests", dependencies: ["RocketJSON", "RocketAlert", "RocketConversation", "RocketFlow", "RocketCore"]),
         .testTarget(
             name: "RocketFlowTests",

@@ -1,0 +1,238 @@
+// Coverage-guided fuzzing of the parsers that read what others wrote (scripts/fuzz.sh): each
+// target feeds hostile bytes to one reader and checks what must hold whatever the bytes are.
+// Built normally it replays files (the corpus, or a crash libFuzzer saved); built by
+// scripts/fuzz.sh with `-sanitize=fuzzer -D ROCKET_FUZZ` libFuzzer drives it.
+import RocketConversation
+import RocketCore
+import RocketFlow
+import RocketJSON
+import RocketTerminal
+import RocketTerminalApps
+import RocketTerminalCore
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// The readers fuzzed, by name (`ROCKET_FUZZ_TARGET`).
+enum FuzzTarget: String, CaseIterable {
+    /// JSON: the two readers agree, and `rocket fmt`'s layout is stable and means the same.
+    case json
+    /// Flow files: loaded, validated, drawn and written again without a trap.
+    case flow
+    /// Expressions of flows: parsed and evaluated.
+    case expression
+    /// Keys from a terminal: the same keys however the bytes are split.
+    case keys
+    /// A field edited by keys: what it draws fits its width, the cursor inside it.
+    case editor
+    /// Pictures: PNG and JPEG decoded or refused.
+    case image
+    /// Text drawn in a terminal: cleaned of what could drive it, wrapped and cut to fit.
+    case text
+    /// Test files of flows (`rocket test`).
+    case tests
+    /// Templates: `{{name}}` filled, secrets masked.
+    case template
+
+    /// The target `ROCKET_FUZZ_TARGET` names (default: json).
+    static var chosen: FuzzTarget {
+        guard let raw = getenv("ROCKET_FUZZ_TARGET") else { return .json }
+        let name = String(cString: raw)
+        guard let t = FuzzTarget(rawValue: name) else {
+            say("RocketFuzz: no target \(name); one of \(allCases.map(\.rawValue).joined(separator: ", "))")
+            exit(64)
+        }
+        return t
+    }
+
+    /// Runs one input; a broken property stops the process (libFuzzer keeps the input).
+    func run(_ bytes: [UInt8]) {
+        switch self {
+        case .json: Self.json(bytes)
+        case .flow: Self.flow(bytes)
+        case .expression: Self.expression(bytes)
+        case .keys: Self.keys(bytes)
+        case .editor: Self.editor(bytes)
+        case .image: _ = TerminalImage.decode(bytes)
+        case .text: Self.text(bytes)
+        case .tests: _ = FlowTestSuite.read(bytes)
+        case .template: Self.template(bytes)
+        }
+    }
+
+    static func fail(_ message: String) -> Never {
+        say("RocketFuzz: \(message)")
+        abort()
+    }
+
+    /// A line on standard error.
+    static func say(_ line: String) {
+        let bytes = Array((line + "\n").utf8)
+        _ = bytes.withUnsafeBytes { write(2, $0.baseAddress, $0.count) }
+    }
+
+    static func json(_ bytes: [UInt8]) {
+        let tree: JSONNode?
+        do throws(JSONSyntaxError) { tree = try JSONReader.parse(bytes) } catch { tree = nil }
+        let tape: JSONTape?
+        do throws(JSONSyntaxError) { tape = try JSONTape.parse(bytes) } catch { tape = nil }
+        if (tree == nil) != (tape == nil) {
+            fail("the tree reader \(tree == nil ? "refused" : "took") what the tape reader \(tape == nil ? "refused" : "took")")
+        }
+        guard let tape else { return }
+        for width in [JSONLayout.widths.lowerBound, JSONLayout.defaultWidth] {
+            let laid = JSONLayout.format(tape, width: width)
+            let again: JSONTape
+            do throws(JSONSyntaxError) { again = try JSONTape.parse(laid) } catch { fail("the layout at width \(width) is not JSON: \(error.message)") }
+            if JSONLayout.format(again, width: width) != laid { fail("laying out the layout at width \(width) changed it") }
+            let before: JSONNode
+            let after: JSONNode
+            do throws(JSONSyntaxError) {
+                before = try JSONReader.parse(bytes)
+                after = try JSONReader.parse(laid)
+            } catch { fail("the layout at width \(width) is refused by the tree reader: \(error.message)") }
+            if before.plainValue != after.plainValue { fail("the layout at width \(width) means another value") }
+        }
+    }
+
+    static func flow(_ bytes: [UInt8]) {
+        let loaded = FlowLoader.load(bytes)
+        guard let doc = loaded.document else { return }
+        _ = FlowValidator.validate(doc)
+        _ = FlowGraph.mermaid(doc)
+        _ = FlowGraph.dot(doc)
+        _ = FlowGraph.outline(doc)
+        // Written again, a flow that loaded without errors loads as the same document
+        // (FlowDocument.jsonValue's promise); one with errors is only what could be read.
+        guard !loaded.diagnostics.contains(where: { $0.severity == .error }) else { return }
+        let written = doc.jsonValue.serializedBytes(pretty: true)
+        let reloaded = FlowLoader.load(written)
+        guard let again = reloaded.document else {
+            fail("a flow that loaded, written again, does not load: \(reloaded.diagnostics.map { $0.message })")
+        }
+        if again != doc { fail("a flow written again loads as another document:\n\(String(decoding: written, as: UTF8.self))") }
+        if var conversation = doc.makeConversation() {
+            _ = conversation.start(at: 0)
+        }
+    }
+
+    static func expression(_ bytes: [UInt8]) {
+        let e = RocketExpression(String(decoding: bytes, as: UTF8.self))
+        guard e.syntaxError == nil else { return }
+        let values: [String: RocketValue] = ["n": .number(3), "s": .text("ab c"), "b": .bool(true), "l": .list(["x", "y"])]
+        _ = e.evaluate({ values[$0] })
+        _ = e.names
+        _ = e.description
+    }
+
+    static func text(_ bytes: [UInt8]) {
+        let width = Int(bytes.first ?? 0) % 100
+        let text = String(decoding: bytes.dropFirst(), as: UTF8.self)
+        let clean = Sanitizer.clean(text)
+        if clean.unicodeScalars.contains(where: { Sanitizer.isUnsafe($0) }) { fail("cleaned text still holds a control") }
+        if Sanitizer.clean(clean) != clean { fail("cleaning cleaned text changed it") }
+        let lines = TextWrap.wrap(clean, width: width)
+        for line in lines where DisplayWidth.of(line) > max(1, width) && line.count > 1 {
+            fail("a wrapped line is \(DisplayWidth.of(line)) columns wide, over \(max(1, width)): \(Array(line.unicodeScalars.map(\.value)))")
+        }
+        let kept = lines.joined().filter { $0 != " " && $0 != "\n" }
+        let given = clean.filter { $0 != " " && $0 != "\n" }
+        if kept.unicodeScalars.count != given.unicodeScalars.count {
+            fail("wrapping lost or added text: \(given.unicodeScalars.map(\.value)) became \(lines.map { $0.unicodeScalars.map(\.value) })")
+        }
+        if DisplayWidth.of(DisplayWidth.truncate(clean, to: width)) > width { fail("a truncated text is over its width") }
+        if DisplayWidth.of(DisplayWidth.prefix(clean, fitting: width)) > width { fail("a prefix is over its width") }
+    }
+
+    static func editor(_ bytes: [UInt8]) {
+        guard bytes.count >= 2 else { return }
+        let width = Int(bytes[0] & 0x3F) + 1
+        let rows = Int(bytes[1] & 0x07) + 1
+        var editor = LineEditor(multiline: bytes[0] & 0x40 != 0)
+        var decoder = KeyDecoder()
+        let keys = decoder.feed(Array(bytes.dropFirst(2))) + decoder.flush()
+        for key in keys { _ = editor.handle(key) }
+        for mask: Character? in [nil, "•"] {
+            let view = editor.view(width: width, mask: mask)
+            if DisplayWidth.of(view.text) > width { fail("a field \(width) wide draws \(DisplayWidth.of(view.text)) columns") }
+            if view.cursorColumn < 0 || view.cursorColumn > width { fail("a field \(width) wide puts its cursor at \(view.cursorColumn)") }
+            let lines = editor.rows(width: width, rows: rows, mask: mask)
+            if lines.rows.count > rows { fail("a field \(rows) rows high draws \(lines.rows.count)") }
+            if lines.cursorRow < 0 || lines.cursorRow >= max(1, lines.rows.count) {
+                fail("the cursor's row \(lines.cursorRow) is outside \(lines.rows.count) rows")
+            }
+            if lines.cursorColumn < 0 || lines.cursorColumn > width { fail("the cursor's column \(lines.cursorColumn) is outside \(width)") }
+            for line in lines.rows where DisplayWidth.of(line) > width && line.count > 1 {
+                fail("a row of a field \(width) wide is \(DisplayWidth.of(line)) columns")
+            }
+            var screen = ScreenBuffer(width: width, height: 1)
+            screen.put(view.text, row: 0, column: 0)
+            if screen.rows[0].count != width { fail("a screen row holds \(screen.rows[0].count) cells, not \(width)") }
+        }
+    }
+
+    static func template(_ bytes: [UInt8]) {
+        let text = String(decoding: bytes, as: UTF8.self)
+        let names = RocketTemplate.placeholders(in: text)
+        let filled = RocketTemplate.render(text) { name in names.contains(name) ? (text: "<\(name)>", secret: name.count % 2 == 0) : nil }
+        _ = RocketTemplate.mask(filled)
+    }
+
+    static func keys(_ bytes: [UInt8]) {
+        var whole = KeyDecoder()
+        let all = whole.feed(bytes) + whole.flush()
+        var split = KeyDecoder()
+        var pieces: [Key] = []
+        // Split where the input says: its first byte picks a stride.
+        let stride = max(1, Int(bytes.first ?? 1) % 7)
+        var i = 0
+        while i < bytes.count {
+            pieces += split.feed(Array(bytes[i..<min(bytes.count, i + stride)]))
+            i += stride
+        }
+        pieces += split.flush()
+        if all != pieces { fail("the keys depend on how the bytes were split: \(all) against \(pieces)") }
+    }
+}
+
+#if ROCKET_FUZZ
+    /// libFuzzer's driver (its own `main` is not linked: SwiftPM names the target's entry point).
+    @_silgen_name("LLVMFuzzerRunDriver")
+    func runDriver(
+        _ argc: UnsafeMutablePointer<Int32>, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>,
+        _ callback: @convention(c) (UnsafePointer<UInt8>?, Int) -> Int32
+    ) -> Int32
+
+    /// The target's entry point under libFuzzer.
+    @_cdecl("RocketFuzz_main")
+    func rocketFuzzMain(_ argc: Int32, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> Int32 {
+        var count = argc
+        var vector = argv
+        return runDriver(&count, &vector) { data, size in
+            let bytes = data.map { Array(UnsafeBufferPointer(start: $0, count: size)) } ?? []
+            FuzzTarget.chosen.run(bytes)
+            return 0
+        }
+    }
+#else
+    /// Replays the files named (a corpus or a saved crash) through the chosen target.
+    @main
+    enum Replay {
+        static func main() {
+            let target = FuzzTarget.chosen
+            for path in CommandLine.arguments.dropFirst() {
+                guard let f = fopen(path, "rb") else { FuzzTarget.fail("cannot open \(path)") }
+                var bytes: [UInt8] = []
+                var buffer = [UInt8](repeating: 0, count: 65_536)
+                while true {
+                    let n = fread(&buffer, 1, buffer.count, f)
+                    if n <= 0 { break }
+                    bytes += buffer[0..<n]
+                }
+                fclose(f)
+                target.run(bytes)
+            }
+        }
+    }
+#endif

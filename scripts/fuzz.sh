@@ -1,0 +1,58 @@
+#!/bin/sh
+# Coverage-guided fuzzing of the readers of others' bytes (Sources/RocketFuzz):
+#
+#   sh scripts/fuzz.sh TARGET [SECONDS] [libFuzzer options...]
+#
+# TARGET is one of json, flow, tests, expression, template, text, keys, editor, image (what each checks:
+# docs/ARCHITECTURE.md, `RocketFuzz`). RocketFuzz is built with AddressSanitizer and libFuzzer's
+# coverage in .build/fuzz; the corpus grows in .build/fuzz-corpus/TARGET, seeded from examples/.
+# An input that crashes or breaks a property is written as .build/fuzz-corpus/TARGET-crash-*
+# (exit 1); replay it in an ordinary build with
+#
+#   ROCKET_FUZZ_TARGET=TARGET swift run RocketFuzz FILE
+#
+# Not part of scripts/test.sh: a run finds what it finds in its time. What it found became tests.
+set -eu
+cd "$(dirname "$0")/.."
+targets="json flow tests expression template text keys editor image"
+target=${1:-}
+case " $targets " in
+*" $target "*) ;;
+*)
+  echo "fuzz: give a target: $targets" >&2
+  exit 64
+  ;;
+esac
+seconds=${2:-60}
+case $seconds in '' | *[!0-9]*)
+  echo "fuzz: SECONDS must be a whole number, not '$seconds'" >&2
+  exit 64
+  ;;
+esac
+shift
+[ $# -gt 0 ] && shift
+
+# The toolchain's lld links it: libFuzzer brings a main of its own beside the one SwiftPM names
+# (RocketFuzz_main, which hands over to LLVMFuzzerRunDriver), and gold stops on the pair.
+swift build -c release --scratch-path .build/fuzz --product RocketFuzz \
+  -Xswiftc -sanitize=fuzzer,address -Xswiftc -DROCKET_FUZZ -Xcc -fsanitize=fuzzer-no-link,address \
+  -Xswiftc -Xclang-linker -Xswiftc -fuse-ld=lld
+
+corpus=.build/fuzz-corpus/$target
+mkdir -p "$corpus"
+seed() { cp "$@" "$corpus"/ 2>/dev/null || true; }
+case $target in
+json) seed examples/*.json schema/*.json ;;
+flow) for f in examples/*.json; do case $f in *.test.json) ;; *) seed "$f" ;; esac; done ;;
+tests) seed examples/*.test.json ;;
+image) seed examples/*.png Tests/Browser/flows/*.png ;;
+expression) printf 'n > 2 and s matches "^a.*"' >"$corpus/seed" ;;
+template) printf 'Hi {{name}}, {{ code }}{{' >"$corpus/seed" ;;
+text) printf '(wide \347\225\214\347\225\214 and e\314\201 a\tb\nc \342\200\215 x' >"$corpus/seed" ;;
+keys) printf '\033[A\033[1;5Cab\033[200~hi\033[201~\033OP\033' >"$corpus/seed" ;;
+editor) printf 'P\003hello \347\225\214\347\225\214\033[D\033[D\177x\033[H\001\005' >"$corpus/seed" ;;
+esac
+
+# Leaks are not looked for: the statics made once per process are reported at exit.
+ROCKET_FUZZ_TARGET=$target exec .build/fuzz/release/RocketFuzz -max_total_time="$seconds" -timeout=5 -rss_limit_mb=3000 \
+  -detect_leaks=0 -artifact_prefix=".build/fuzz-corpus/$target-" "$@" "$corpus"
