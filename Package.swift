@@ -133,7 +133,10 @@ let package = Package(
         // Fuzzing of the readers of others' bytes: scripts/fuzz.sh. Built normally, it replays files.
         .executableTarget(
             name: "RocketFuzz",
-            dependencies: ["RocketJSON", "RocketFlow", "RocketConversation", "RocketCore", "RocketTerminal", "RocketTerminalCore", "RocketTerminalApps"]),
+            dependencies: [
+                "RocketJSON", "RocketFlow", "RocketConversation", "RocketCore", "RocketTerminal", "RocketTerminalCore", "RocketTerminalApps",
+                "RocketServer", "RocketScenarioEngine",
+            ]),
         .testTarget(name: "RocketAlertTests", dependencies: ["RocketJSON", "RocketAlert", "RocketConversation", "RocketFlow", "RocketCore"]),
         .testTarget(
             name: "RocketFlowTests",

@@ -3,7 +3,7 @@
 #
 #   sh scripts/fuzz.sh TARGET [SECONDS] [libFuzzer options...]
 #
-# TARGET is one of json, flow, tests, expression, template, text, keys, editor, image (what each checks:
+# TARGET is one of json, flow, tests, expression, template, text, keys, editor, image, server (what each checks:
 # docs/ARCHITECTURE.md, `RocketFuzz`). RocketFuzz is built with AddressSanitizer and libFuzzer's
 # coverage in .build/fuzz; the corpus grows in .build/fuzz-corpus/TARGET, seeded from examples/.
 # An input that crashes or breaks a property is written as .build/fuzz-corpus/TARGET-crash-*
@@ -14,7 +14,7 @@
 # Not part of scripts/test.sh: a run finds what it finds in its time. What it found became tests.
 set -eu
 cd "$(dirname "$0")/.."
-targets="json flow tests expression template text keys editor image"
+targets="json flow tests expression template text keys editor image server"
 target=${1:-}
 case " $targets " in
 *" $target "*) ;;
@@ -46,6 +46,17 @@ json) seed examples/*.json schema/*.json ;;
 flow) for f in examples/*.json; do case $f in *.test.json) ;; *) seed "$f" ;; esac; done ;;
 tests) seed examples/*.test.json ;;
 image) seed examples/*.png Tests/Browser/flows/*.png ;;
+server)
+  # Requests apart by NUL bytes (Sources/RocketFuzz: ServerFuzz), over the example flows.
+  v='Rocket-Visitor: fuzz'
+  j='Content-Type: application/json'
+  printf 'GET /v1/conversations/{id}\n%s\nRocket-Settled: 1/0\n\n\0POST /v1/conversations/{id}/intents\n%s\n%s\n\n{"intent": "tap", "step": 1, "index": 0}\0+\0POST /v1/conversations/{id}/intents\n%s\n%s\n\n{"intent": "submit", "text": "Ada", "step": 2}\0POST /v1/conversations/{id}/hold\n%s\n%s\n\n{"held": true}' \
+    "$v" "$v" "$j" "$v" "$j" "$v" "$j" >"$corpus/conversation"
+  printf 'POST /v1/alerts/{alert}/select\n%s\n%s\n\n{"index": 0}\0POST /v1/alerts/{alert}/mutations\n%s\n\n{"setActions": [{"title": "Edit"}]}\0GET /v1/alerts/{alert}\n%s\n\n' \
+    "$v" "$j" "$j" "$v" >"$corpus/alert"
+  printf 'POST /v1/conversations\n%s\n%s\n\n{"flow": "survey", "visitor": "fuzz", "lang": "fr", "dryRun": true}\0POST /v1/visitors\n\n\0GET /v1/visitors/fuzz\n\n\0DELETE /v1/visitors/fuzz\n\n\0GET /metrics\n\n\0OPTIONS /v1/conversations\nOrigin: http://x.test\n\n\0GET /play/welcome\n\n' \
+    "$j" "$v" >"$corpus/routes"
+  ;;
 expression) printf 'n > 2 and s matches "^a.*"' >"$corpus/seed" ;;
 template) printf 'Hi {{name}}, {{ code }}{{' >"$corpus/seed" ;;
 text) printf '(wide \347\225\214\347\225\214 and e\314\201 a\tb\nc \342\200\215 x' >"$corpus/seed" ;;

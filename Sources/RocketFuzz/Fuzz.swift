@@ -6,6 +6,8 @@ import RocketConversation
 import RocketCore
 import RocketFlow
 import RocketJSON
+import RocketScenarioEngine
+import RocketServer
 import RocketTerminal
 import RocketTerminalApps
 import RocketTerminalCore
@@ -28,6 +30,9 @@ enum FuzzTarget: String, CaseIterable {
     case editor
     /// Pictures: PNG and JPEG decoded or refused.
     case image
+    /// Requests to `rocket serve`'s service (no sockets): every answer a status it may give,
+    /// never 500, its JSON readable.
+    case server
     /// Text drawn in a terminal: cleaned of what could drive it, wrapped and cut to fit.
     case text
     /// Test files of flows (`rocket test`).
@@ -55,6 +60,7 @@ enum FuzzTarget: String, CaseIterable {
         case .keys: Self.keys(bytes)
         case .editor: Self.editor(bytes)
         case .image: _ = TerminalImage.decode(bytes)
+        case .server: ServerFuzz.shared.run(bytes)
         case .text: Self.text(bytes)
         case .tests: _ = FlowTestSuite.read(bytes)
         case .template: Self.template(bytes)
@@ -236,3 +242,89 @@ enum FuzzTarget: String, CaseIterable {
         }
     }
 #endif
+
+/// One service over the example flows (`ROCKET_FUZZ_FLOWS`, default `examples`), in memory, on a
+/// manual clock. An input is requests apart by NUL bytes, each `METHOD TARGET`, header lines, an
+/// empty line and its body; `{id}` in a target or body is a conversation started for the input,
+/// `{alert}` an alert made for it, and a request that is only `+` moves the clock on ten seconds.
+final class ServerFuzz: @unchecked Sendable {
+    static let shared = ServerFuzz()
+
+    let clock = ManualClock(now: 1_800_000_000)
+    let service: ConversationService
+
+    init() {
+        var c = ServerConfiguration()
+        c.timing = .instant
+        let directory = getenv("ROCKET_FUZZ_FLOWS").map { String(cString: $0) } ?? "examples"
+        service = ConversationService(
+            flows: FlowLibrary(directory: directory, clock: clock), archive: nil, scenarios: InMemoryScenarioStore(), clock: clock,
+            configuration: c, access: .random(insecureDev: true))
+    }
+
+    func run(_ bytes: [UInt8]) {
+        let started = service.handle(
+            HTTPRequest(
+                method: "POST", path: "/v1/conversations", headers: ["Content-Type": "application/json", "Rocket-Visitor": "fuzz"],
+                body: Array(#"{"flow": "welcome", "visitor": "fuzz"}"#.utf8)))
+        let made = service.handle(
+            HTTPRequest(
+                method: "POST", path: "/v1/alerts", headers: ["Content-Type": "application/json"],
+                body: Array(
+                    #"{"visitor": "fuzz", "title": "Delete?", "actions": [{"title": "Delete", "style": "destructive"}, {"title": "Cancel", "style": "cancel"}]}"#
+                        .utf8)))
+        let id = Self.id(in: started, under: "conversation")
+        let alert = Self.id(in: made, under: "alert")
+        for part in bytes.split(separator: 0, omittingEmptySubsequences: true).prefix(16) {
+            if part.elementsEqual([0x2B]) {
+                clock.advance(by: 10)
+                _ = service.advanceDue()
+                continue
+            }
+            let text = String(decoding: part, as: UTF8.self).replacingAll("{id}", with: id).replacingAll("{alert}", with: alert)
+            let (head, body) = text.firstRange(of: "\n\n").map { (String(text[..<$0.lowerBound]), String(text[$0.upperBound...])) } ?? (text, "")
+            let lines = head.split(separator: "\n", omittingEmptySubsequences: false)
+            let line = lines.first.map(String.init) ?? ""
+            let words = line.split(separator: " ", maxSplits: 1)
+            guard words.count == 2 else { continue }
+            let target = String(words[1])
+            let (path, queryText) = target.firstIndex(of: "?").map { (String(target[..<$0]), String(target[target.index(after: $0)...])) } ?? (target, "")
+            var query: [String: String] = [:]
+            for pair in queryText.split(separator: "&") {
+                let kv = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+                query[String(kv[0])] = kv.count > 1 ? String(kv[1]) : ""
+            }
+            var headers: [String: String] = [:]
+            for h in lines.dropFirst() {
+                guard let colon = h.firstIndex(of: ":") else { continue }
+                headers[String(h[..<colon])] = String(h[h.index(after: colon)...].drop { $0 == " " })
+            }
+            let answer = service.handle(HTTPRequest(method: String(words[0]), path: path, query: query, headers: headers, body: Array(body.utf8)))
+            check(answer, for: line)
+        }
+        _ = service.flush()
+    }
+
+    /// The `id` of the object under `key` in an answer ("none" when there is none).
+    static func id(in answer: HTTPResponse, under key: String) -> String {
+        guard let node = try? JSONReader.parse(answer.payload), case .object(let top) = node.value,
+            case .object(let inner)? = top.first(where: { $0.key == key })?.value.value,
+            case .string(let s)? = inner.first(where: { $0.key == "id" })?.value.value
+        else { return "none" }
+        return s
+    }
+
+    /// `ROCKET_FUZZ_VERBOSE` set: each request's line and status on standard error (to see
+    /// what a corpus reaches).
+    let verbose = getenv("ROCKET_FUZZ_VERBOSE") != nil
+
+    func check(_ answer: HTTPResponse, for line: String) {
+        if verbose { FuzzTarget.say("\(answer.status) \(line) \(String(decoding: answer.payload.prefix(120), as: UTF8.self))") }
+        if !(100...599).contains(answer.status) { FuzzTarget.fail("\(line) was answered \(answer.status)") }
+        if answer.status == 500 { FuzzTarget.fail("\(line) was answered 500: \(String(decoding: answer.payload.prefix(300), as: UTF8.self))") }
+        let type = answer.headers.first { $0.0.lowercased() == "content-type" }?.1 ?? ""
+        if answer.stream == nil, type.hasPrefix("application/json"), (try? JSONReader.parse(answer.payload)) == nil {
+            FuzzTarget.fail("\(line) was answered JSON that does not parse: \(String(decoding: answer.payload.prefix(300), as: UTF8.self))")
+        }
+    }
+}
