@@ -64,6 +64,7 @@ keys) printf '\033[A\033[1;5Cab\033[200~hi\033[201~\033OP\033' >"$corpus/seed" ;
 editor) printf 'P\003hello \347\225\214\347\225\214\033[D\033[D\177x\033[H\001\005' >"$corpus/seed" ;;
 esac
 
-# Leaks are not looked for: the statics made once per process are reported at exit.
-ROCKET_FUZZ_TARGET=$target exec .build/fuzz/release/RocketFuzz -max_total_time="$seconds" -timeout=5 -rss_limit_mb=3000 \
+# Leaks are not looked for: the statics made once per process (the server target's service) would
+# be reported at exit.
+ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=0} ROCKET_FUZZ_TARGET=$target exec .build/fuzz/release/RocketFuzz -max_total_time="$seconds" -timeout=5 -rss_limit_mb=3000 \
   -detect_leaks=0 -artifact_prefix=".build/fuzz-corpus/$target-" "$@" "$corpus"

@@ -793,6 +793,13 @@ extension ConversationService {
     }
 
     func stream(_ request: HTTPRequest, id: String, loaded: Bool = false) -> HTTPResponse {
+        // A page that opens (or opens again) the stream of a view it holds names it: the first
+        // frame then leaves out what it holds, as an answer does.
+        let holds: ConversationView.Held?
+        switch held(request) {
+        case .failure(let e): return e.response
+        case .success(let h): holds = h
+        }
         let found: Slot
         switch enter(request, id: id, loaded: loaded) {
         case .refused(let e): return e.response
@@ -800,14 +807,19 @@ extension ConversationService {
         case .ready(let slot): found = slot
         }
         guard let e = touch(id, found) else { return vanished(request, id: id, loaded: loaded) { self.stream(request, id: id, loaded: true) } }
-        return .eventStream(id, first: Change(id: id, version: e.version, view: view(id, e), events: []).frames)
+        return .eventStream(id, first: Change(id: id, version: e.version, view: view(id, e, held: holds), events: []).frames, version: e.version)
     }
 
     /// The current frames of conversation `id` (a stream that just opened sends them again, so a
-    /// change between the first answer and the stream's registration is never missed).
-    package func currentFrames(_ id: String) -> [UInt8]? {
+    /// change between the first answer and the stream's registration is never missed); nil when
+    /// there is no such conversation, or when its version is still `after` (the first frame
+    /// showed it already).
+    package func currentFrames(_ id: String, after shown: Int? = nil) -> [UInt8]? {
         let (slot, alert) = state.withLock { s in (s.slots[id], s.alerts[id]) }
-        if let e = slot?.withEntry({ $0 }) { return Change(id: id, version: e.version, view: view(id, e), events: []).frames }
+        if let e = slot?.withEntry({ $0 }) {
+            if e.version == shown { return nil }
+            return Change(id: id, version: e.version, view: view(id, e), events: []).frames
+        }
         return alert.map { Change(id: id, version: $0.version, view: $0.view(id: id).serializedBytes(), events: []).frames }
     }
 

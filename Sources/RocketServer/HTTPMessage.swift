@@ -161,6 +161,10 @@ public struct HTTPResponse: Sendable {
     /// For `text/event-stream` responses: the conversation whose changes the stream carries
     /// (``body`` then holds the first events).
     public var stream: String?
+    /// For an event stream: the version its first frame shows (nil: not known). Once the stream
+    /// is registered, the HTTP layer sends the frames again only when the conversation has moved
+    /// on since.
+    package var streamVersion: Int?
     /// The number of the change this answer reports: the HTTP layer sends it only once the
     /// store holds that change (nil: nothing to wait for).
     package var durableAfter: UInt64?
@@ -259,6 +263,13 @@ public struct HTTPResponse: Sendable {
             status: 200,
             headers: [("Content-Type", "text/event-stream; charset=utf-8"), ("Cache-Control", "no-store"), ("X-Accel-Buffering", "no")],
             body: Array("retry: 2000\n\n".utf8) + first, stream: id)
+    }
+
+    /// ``eventStream(_:first:)`` whose first frame shows `version` (``streamVersion``).
+    package static func eventStream(_ id: String, first: [UInt8], version: Int) -> HTTPResponse {
+        var r = eventStream(id, first: first)
+        r.streamVersion = version
+        return r
     }
 
     /// The answer to a body larger than `limit` bytes (413 `body-too-large`), declared or sent.

@@ -667,8 +667,9 @@ package final class HTTPServer: Sendable {
             forget(stream)
             return .NO
         }
-        // A change between the first frames and the registration is sent again now.
-        if let frames = service.currentFrames(id), stream.append(frames) { forget(stream) }
+        // A change between the first frames and the registration is sent now (nothing when the
+        // conversation is still at the first frame's version).
+        if let frames = service.currentFrames(id, after: response.streamVersion), stream.append(frames) { forget(stream) }
         return .NO
     }
 

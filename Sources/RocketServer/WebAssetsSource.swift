@@ -732,7 +732,7 @@ extension WebAssets {
         if (!known) return credentials(false, starting).then(send);
         try { return send(known); } catch (e) { return Promise.reject(e); }
         }
-        function follow(path, on, lost, onLost) {
+        function follow(path, on, lost, onLost, extra) {
         var handle = { closed: false, controller: null, lastID: null, tries: 0, timer: null, asked: false };
         function now(ev) {
         if (handle.timer === null || document.visibilityState === "hidden") return;
@@ -766,6 +766,8 @@ extension WebAssets {
         credentials(false).then(function (headers) {
         headers.Accept = "text/event-stream";
         if (handle.lastID !== null) headers["Last-Event-ID"] = handle.lastID;
+        var more = extra ? extra() : null;
+        if (more) for (var k in more) if (Object.prototype.hasOwnProperty.call(more, k)) headers[k] = more[k];
         return fetch(base + path, { headers: headers, signal: handle.controller ? handle.controller.signal : undefined });
         }).then(function (r) {
         if (!r.ok || !r.body || !r.body.getReader) {
@@ -885,7 +887,10 @@ extension WebAssets {
         if (list[i].event === "action") self.dispatch("action", list[i]);
         }
         }
-        }, core.conversationLost, function () { self.lose(); });
+        }, core.conversationLost, function () { self.lose(); }, function () {
+        var held = self.view && self.view.id === id ? core.settledHeader(self.view) : null;
+        return held ? { "Rocket-Settled": held } : null;
+        });
         };
         Widget.prototype.send = function (request, tries) {
         var self = this;

@@ -177,6 +177,9 @@ def demo_keyboard(browser, server, timings):
     # What each intent names of the view the page holds (Rocket-Settled).
     named = []
     page.on("request", lambda r: named.append(r.headers.get("rocket-settled")) if r.url.endswith("/intents") else None)
+    # And what the page names when it opens the conversation's event stream.
+    opened = []
+    page.on("request", lambda r: opened.append(r.headers.get("rocket-settled")) if "/v1/conversations/" in r.url and r.url.endswith("/events") else None)
     # When the first bubble is attached (navigation start is 0).
     timings["first_bubble_ms"] = first_bubble.open_timed(page, server.url + "play/demo", TIMEOUT)
     # The banner of the demo flow is announced as a status and shown on top.
@@ -246,6 +249,9 @@ def demo_keyboard(browser, server, timings):
     # The page named the view it held with each intent, so answers and stream frames left out
     # what it had: it shows the whole transcript all the same, item for item.
     assert len(named) >= 8 and all(named), named
+    # The stream was opened naming the view the start's answer gave, so its first frame left out
+    # what the page held.
+    assert opened and all(opened), opened
     whole = page.evaluate("""async () => {
       const id = localStorage.getItem('rocket.conversation.demo');
       const r = await fetch('/v1/conversations/' + id, {headers: {'Rocket-Visitor': localStorage.getItem('rocket.token')}});

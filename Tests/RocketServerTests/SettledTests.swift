@@ -238,6 +238,43 @@ struct SettledTests {
         }
     }
 
+    @Test(
+        "a page that opens its stream naming the view it holds gets a first frame without those items; the frames go again only when the conversation moved on")
+    func streamOpened() throws {
+        let (h, id, _) = try Self.walk()
+        for members in [#""intent": "tap""#, #""intent": "pressButton""#, #""intent": "pressLeft""#, #""intent": "submit", "text": "Ada""#] {
+            let step = Int(try #require(h.view(id)?["step"]?.number))
+            #expect(h.send(id, "\(members), \"step\": \(step)").status == 200, "\(members)")
+        }
+        let held = try Self.seen(try #require(h.view(id)))
+        #expect(held.settled >= 4, "the walk settled items (\(held.settled))")
+        /// The state view of an event stream's first frames.
+        func first(_ r: HTTPResponse) throws -> JSONNode {
+            let text = String(decoding: r.body, as: UTF8.self)
+            let line = try #require(text.split(separator: "\n").first { $0.hasPrefix("data: {") })
+            return try JSONReader.parse(Array(line.dropFirst(6).utf8))
+        }
+        let named = h.request("GET", "/v1/conversations/\(id)/events", visitor: "ada", headers: ["Rocket-Settled": held.header])
+        #expect(named.status == 200 && named.stream == id)
+        #expect(named.streamVersion == held.version)
+        let frame = try first(named)
+        #expect(frame["transcriptFrom"]?.number == Double(held.settled))
+        #expect(Self.texts(try Self.merged(frame, held: held)) == Self.texts(held.transcript))
+        // Without the header, the first frame is whole.
+        let plain = try first(h.request("GET", "/v1/conversations/\(id)/events", visitor: "ada"))
+        #expect(plain["transcriptFrom"] == nil)
+        #expect(Self.texts(plain["transcript"]?.array) == Self.texts(held.transcript))
+        // Registered at the version its first frame showed: nothing is sent again; once the
+        // conversation moved on, its current frames are.
+        #expect(h.service.currentFrames(id, after: held.version) == nil)
+        let step = Int(try #require(h.view(id)?["step"]?.number))
+        #expect(h.send(id, #""intent": "choose", "option": 0, "step": \#(step)"#).status == 200)
+        let again = try #require(h.service.currentFrames(id, after: held.version))
+        let moved = Int(try #require(h.view(id)?["version"]?.number))
+        #expect(moved > held.version)
+        #expect(String(decoding: again, as: UTF8.self).hasPrefix("id: \(moved)\n"))
+    }
+
     @Test("a view the server never wrote (a later version, more items than settled) gets the whole transcript; a malformed header is a 400 naming it")
     func wrongHeaders() throws {
         let h = try Harness()
@@ -253,7 +290,7 @@ struct SettledTests {
         for header in ["x", "1", "1/", "/1", "1/2/3", "-1/2", "1/-2", "1234567890/1", "1.5/1", "1/ 1", "１/1"] {
             for (method, path, body) in [
                 ("GET", "/v1/conversations/\(id)", nil), ("POST", "/v1/conversations/\(id)/intents", #"{"intent": "tap"}"#),
-                ("POST", "/v1/conversations/\(id)/hold", #"{"held": true}"#),
+                ("POST", "/v1/conversations/\(id)/hold", #"{"held": true}"#), ("GET", "/v1/conversations/\(id)/events", nil),
             ] {
                 let r = h.request(method, path, body: body, visitor: "ada", headers: ["Rocket-Settled": header])
                 #expect(r.status == 400, "\(method) \(path) \(header)")

@@ -1014,8 +1014,9 @@
   // `on(event, data)`; a dropped stream is opened again (core.streamRetry: 2 s, then longer)
   // with Last-Event-ID (the server sends the current state at once), unless the server answers
   // that what it follows is gone (`lost(status, code)`): then `onLost()` and no more tries.
+  // `extra()`, when given, adds headers to each try (what the page holds of the conversation).
   // close() ends it for good.
-  function follow(path, on, lost, onLost) {
+  function follow(path, on, lost, onLost, extra) {
     var handle = { closed: false, controller: null, lastID: null, tries: 0, timer: null, asked: false };
     // Back online, or the tab shown again: a stream waiting to be opened again is opened now;
     // a wait the server asked for (Retry-After) is kept when the tab is shown (tabs change
@@ -1052,6 +1053,8 @@
       credentials(false).then(function (headers) {
         headers.Accept = "text/event-stream";
         if (handle.lastID !== null) headers["Last-Event-ID"] = handle.lastID;
+        var more = extra ? extra() : null;
+        if (more) for (var k in more) if (Object.prototype.hasOwnProperty.call(more, k)) headers[k] = more[k];
         return fetch(base + path, { headers: headers, signal: handle.controller ? handle.controller.signal : undefined });
       }).then(function (r) {
         if (!r.ok || !r.body || !r.body.getReader) {
@@ -1193,7 +1196,11 @@
           if (list[i].event === "action") self.dispatch("action", list[i]);
         }
       }
-    }, core.conversationLost, function () { self.lose(); });
+    }, core.conversationLost, function () { self.lose(); }, function () {
+      // The stream's first frame then leaves out the transcript items the page holds.
+      var held = self.view && self.view.id === id ? core.settledHeader(self.view) : null;
+      return held ? { "Rocket-Settled": held } : null;
+    });
   };
 
   // `tries`: how many times this intent found the server unreachable before (0 for a press).
