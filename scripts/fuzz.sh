@@ -3,7 +3,7 @@
 #
 #   sh scripts/fuzz.sh TARGET [SECONDS] [libFuzzer options...]
 #
-# TARGET is one of json, flow, tests, expression, template, text, keys, editor, image, server (what each checks:
+# TARGET is one of json, flow, tests, snapshot, expression, template, text, keys, editor, image, server (what each checks:
 # docs/ARCHITECTURE.md, `RocketFuzz`). RocketFuzz is built with AddressSanitizer and libFuzzer's
 # coverage in .build/fuzz; the corpus grows in .build/fuzz-corpus/TARGET, seeded from examples/.
 # An input that crashes or breaks a property is written as .build/fuzz-corpus/TARGET-crash-*
@@ -14,7 +14,7 @@
 # Not part of scripts/test.sh: a run finds what it finds in its time. What it found became tests.
 set -eu
 cd "$(dirname "$0")/.."
-targets="json flow tests expression template text keys editor image server"
+targets="json flow tests snapshot expression template text keys editor image server"
 target=${1:-}
 case " $targets " in
 *" $target "*) ;;
@@ -45,6 +45,13 @@ case $target in
 json) seed examples/*.json schema/*.json ;;
 flow) for f in examples/*.json; do case $f in *.test.json) ;; *) seed "$f" ;; esac; done ;;
 tests) seed examples/*.test.json ;;
+snapshot)
+  # Saved conversations of the snapshot fixtures' flow (version 1), and one of version 2.
+  seed Tests/RocketCLITests/Fixtures/snapshot-v1/*.state.json
+  cat >"$corpus/v2.state.json" <<'JSON'
+{"format":"rocket-conversation","version":2,"flow":"e3c62a4f1b516419ef969f42e36c02241d6797c1a99e3cc14dc42e6437e9768a","status":"active","blocks":[{"id":"welcome","fired":true,"tapEnabled":true,"chosen":1},{"id":"name","fired":false,"tapEnabled":true}],"transcript":[{"block":0,"text":"Which plan?"},{"block":1,"text":"Great, Pro!"}],"answers":{"pick":{"value":"Pro"}},"timers":[{"remaining":2,"sequence":1,"action":{"autoAdvance":{"_0":0}}}],"sequence":2,"includesSecrets":false}
+JSON
+  ;;
 image) seed examples/*.png Tests/Browser/flows/*.png ;;
 server)
   # Requests apart by NUL bytes (Sources/RocketFuzz: ServerFuzz), over the example flows.

@@ -37,6 +37,9 @@ enum FuzzTarget: String, CaseIterable {
     case text
     /// Test files of flows (`rocket test`).
     case tests
+    /// Saved conversations (`rocket play --state`): refused, or restored into one that goes on,
+    /// whose snapshot reads back.
+    case snapshot
     /// Templates: `{{name}}` filled, secrets masked.
     case template
 
@@ -63,6 +66,7 @@ enum FuzzTarget: String, CaseIterable {
         case .server: ServerFuzz.shared.run(bytes)
         case .text: Self.text(bytes)
         case .tests: _ = FlowTestSuite.read(bytes)
+        case .snapshot: SnapshotFuzz.shared.run(bytes)
         case .template: Self.template(bytes)
         }
     }
@@ -325,6 +329,62 @@ final class ServerFuzz: @unchecked Sendable {
         let type = answer.headers.first { $0.0.lowercased() == "content-type" }?.1 ?? ""
         if answer.stream == nil, type.hasPrefix("application/json"), (try? JSONReader.parse(answer.payload)) == nil {
             FuzzTarget.fail("\(line) was answered JSON that does not parse: \(String(decoding: answer.payload.prefix(300), as: UTF8.self))")
+        }
+    }
+}
+
+/// The flow saved conversations are read against (`ROCKET_FUZZ_SNAPSHOT_FLOW`, default the
+/// snapshot fixtures' welcome flow).
+final class SnapshotFuzz: @unchecked Sendable {
+    static let shared = SnapshotFuzz()
+
+    let document: FlowDocument
+
+    init() {
+        let path = getenv("ROCKET_FUZZ_SNAPSHOT_FLOW").map { String(cString: $0) } ?? "Tests/RocketCLITests/Fixtures/snapshot-v1/welcome.json"
+        var bytes: [UInt8] = []
+        if let f = fopen(path, "rb") {
+            var buffer = [UInt8](repeating: 0, count: 65_536)
+            while true {
+                let n = fread(&buffer, 1, buffer.count, f)
+                if n <= 0 { break }
+                bytes += buffer[0..<n]
+            }
+            fclose(f)
+        }
+        guard let doc = FlowLoader.load(bytes).document else { FuzzTarget.fail("cannot load the flow \(path)") }
+        document = doc
+    }
+
+    func run(_ bytes: [UInt8]) {
+        let graph = document.makeGraph()
+        // A snapshot naming another flow is read as this flow's: what is fuzzed is its state,
+        // not the check of which flow it names.
+        let snapshot: ConversationSnapshot
+        do throws(ConversationSnapshot.Failure) {
+            snapshot = try ConversationSnapshot(jsonText: bytes, graph: graph)
+        } catch {
+            guard case .otherFlow(_, let found) = error,
+                let read = try? ConversationSnapshot(jsonText: bytes, graph: graph, identity: found)
+            else { return }
+            snapshot = read
+        }
+        var conversation: Conversation
+        do throws(ConversationSnapshot.Failure) {
+            conversation = try snapshot.restore(
+                graph: graph, author: document.makeAuthor(), closeButton: document.makeCloseButton(), options: ConversationOptions(), at: 100,
+                flow: snapshot.flow)
+        } catch { return }
+        let again = ConversationSnapshot(conversation, at: 100, flow: snapshot.flow)
+        guard let text = try? again.jsonText() else { FuzzTarget.fail("a restored conversation's snapshot cannot be written") }
+        do throws(ConversationSnapshot.Failure) {
+            _ = try ConversationSnapshot(jsonText: Array(text.utf8), graph: graph, identity: snapshot.flow)
+        } catch { FuzzTarget.fail("a restored conversation's snapshot does not read back: \(error)\n\(text)") }
+        var now = 100.0
+        for intent: RocketIntent in [.tap, .submit("Ada"), .choose(0), .back, .tap, .close] {
+            now += 5
+            _ = conversation.advance(to: now)
+            _ = try? conversation.send(intent, at: now)
         }
     }
 }
