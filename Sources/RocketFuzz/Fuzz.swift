@@ -76,6 +76,20 @@ enum FuzzTarget: String, CaseIterable {
         abort()
     }
 
+    /// The bytes of the file at `path` (a corpus file, a flow), or nil when it cannot be opened.
+    static func contents(of path: String) -> [UInt8]? {
+        guard let f = fopen(path, "rb") else { return nil }
+        defer { fclose(f) }
+        var bytes: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 65_536)
+        while true {
+            let n = fread(&buffer, 1, buffer.count, f)
+            if n <= 0 { break }
+            bytes += buffer[0..<n]
+        }
+        return bytes
+    }
+
     /// A line on standard error.
     static func say(_ line: String) {
         let bytes = Array((line + "\n").utf8)
@@ -232,15 +246,10 @@ enum FuzzTarget: String, CaseIterable {
         static func main() {
             let target = FuzzTarget.chosen
             for path in CommandLine.arguments.dropFirst() {
-                guard let f = fopen(path, "rb") else { FuzzTarget.fail("cannot open \(path)") }
-                var bytes: [UInt8] = []
-                var buffer = [UInt8](repeating: 0, count: 65_536)
-                while true {
-                    let n = fread(&buffer, 1, buffer.count, f)
-                    if n <= 0 { break }
-                    bytes += buffer[0..<n]
+                guard let bytes = FuzzTarget.contents(of: path) else {
+                    FuzzTarget.say("RocketFuzz: cannot open \(path)")
+                    exit(66)
                 }
-                fclose(f)
                 target.run(bytes)
             }
         }
@@ -342,17 +351,7 @@ final class SnapshotFuzz: @unchecked Sendable {
 
     init() {
         let path = getenv("ROCKET_FUZZ_SNAPSHOT_FLOW").map { String(cString: $0) } ?? "Tests/RocketCLITests/Fixtures/snapshot-v1/welcome.json"
-        var bytes: [UInt8] = []
-        if let f = fopen(path, "rb") {
-            var buffer = [UInt8](repeating: 0, count: 65_536)
-            while true {
-                let n = fread(&buffer, 1, buffer.count, f)
-                if n <= 0 { break }
-                bytes += buffer[0..<n]
-            }
-            fclose(f)
-        }
-        guard let doc = FlowLoader.load(bytes).document else { FuzzTarget.fail("cannot load the flow \(path)") }
+        guard let bytes = FuzzTarget.contents(of: path), let doc = FlowLoader.load(bytes).document else { FuzzTarget.fail("cannot load the flow \(path)") }
         document = doc
     }
 
