@@ -1,3 +1,5 @@
+import RocketCore
+
 /// A key press or other input event decoded from terminal bytes.
 public enum Key: Hashable, Sendable {
     /// A printable character (a whole grapheme's first scalar run as typed).
@@ -35,6 +37,9 @@ public struct KeyDecoder: Sendable {
     private var buffer: [UInt8] = []
     private var pasting = false
     private var pasteBytes: [UInt8] = []
+    /// Where decoding is in `buffer` during ``feed(_:)``: what is before it is used, and is
+    /// removed once at the end of the read rather than key by key.
+    private var head = 0
 
     /// A decoder with nothing pending.
     public init() {}
@@ -73,53 +78,106 @@ public struct KeyDecoder: Sendable {
     /// True when bytes are waiting for more input (the host should call ``flush()`` after a pause).
     public var hasPending: Bool { !buffer.isEmpty }
 
-    /// Decodes what can be decoded from the bytes so far.
+    /// The most bytes of one bracketed paste kept: a few past ``RocketLimits/lineBytes`` (what a
+    /// field holds), so that the field still sees it was cut and says so. The rest of the paste
+    /// is read and dropped, so a paste that never ends holds no more than this.
+    public static let pasteBytesKept = RocketLimits.lineBytes + 4
+
+    /// The longest control sequence (`ESC [` with its parameters) waited for: longer ones are
+    /// no key any terminal sends; they become `.unknown` at once and what follows is read as typed.
+    public static let sequenceBytes = 64
+
+    /// Decodes what can be decoded from the bytes so far. Each byte is looked at a bounded number
+    /// of times, however many keys one read holds.
     public mutating func feed(_ bytes: [UInt8]) -> [Key] {
         buffer += bytes
+        head = 0
+        defer {
+            buffer.removeFirst(head)
+            head = 0
+        }
         var keys: [Key] = []
-        while !buffer.isEmpty {
+        while head < buffer.count {
             if pasting {
-                if let end = find([0x1B, 0x5B, 0x32, 0x30, 0x31, 0x7E], in: buffer) {
-                    pasteBytes += buffer[..<end]
-                    buffer.removeFirst(end + 6)
+                if let end = findPasteEnd() {
+                    keep(pasted: head..<end)
+                    head = end + Self.pasteEnd.count
                     pasting = false
-                    keys.append(.paste(String(decoding: pasteBytes, as: UTF8.self)))
+                    keys.append(.paste(Self.pasteText(pasteBytes)))
                     pasteBytes = []
                     continue
                 }
                 // Keep a possible partial end marker (an ESC in the last 5 bytes) in the buffer.
-                let tailStart = max(0, buffer.count - 5)
+                let tailStart = max(head, buffer.count - (Self.pasteEnd.count - 1))
                 let cut = buffer[tailStart...].lastIndex(of: 0x1B) ?? buffer.count
-                pasteBytes += buffer[..<cut]
-                buffer.removeFirst(cut)
+                keep(pasted: head..<cut)
+                head = cut
                 break
             }
             guard let (key, used) = decodeOne() else { break }
-            buffer.removeFirst(used)
+            head += used
             if let key { keys.append(key) }
         }
         return keys
+    }
+
+    /// ESC [ 2 0 1 ~, the end of a bracketed paste.
+    private static let pasteEnd: [UInt8] = [0x1B, 0x5B, 0x32, 0x30, 0x31, 0x7E]
+
+    /// Adds the buffer's `range` to the paste, up to ``pasteBytesKept``.
+    private mutating func keep(pasted range: Range<Int>) {
+        let room = Self.pasteBytesKept - pasteBytes.count
+        guard room > 0 else { return }
+        pasteBytes += buffer[range.lowerBound..<min(range.upperBound, range.lowerBound + room)]
+    }
+
+    /// A paste's text: a character cut at ``pasteBytesKept`` is left out rather than replaced.
+    private static func pasteText(_ bytes: [UInt8]) -> String {
+        var end = bytes.count
+        if end == pasteBytesKept {
+            // Back off to the start of the last character, and drop it unless it is whole.
+            var start = end - 1
+            while start > 0, bytes[start] & 0xC0 == 0x80 { start -= 1 }
+            let lead = bytes[start]
+            let length = lead < 0x80 ? 1 : lead >= 0xF0 ? 4 : lead >= 0xE0 ? 3 : 2
+            if start + length > end { end = start }
+        }
+        return String(decoding: bytes[..<end], as: UTF8.self)
     }
 
     /// Resolves what is pending after a quiet time: a lone ESC becomes `.escape`; an incomplete
     /// sequence or character is dropped as `.unknown`.
     public mutating func flush() -> [Key] {
         guard !buffer.isEmpty, !pasting else { return [] }
-        defer { buffer = [] }
+        defer {
+            buffer = []
+            head = 0
+        }
         if buffer == [0x1B] { return [.escape] }
         if buffer.count == 2 && buffer[0] == 0x1B && buffer[1] == 0x1B { return [.escape, .escape] }
         return [.unknown]
     }
 
-    private func find(_ needle: [UInt8], in hay: [UInt8]) -> Int? {
-        guard hay.count >= needle.count else { return nil }
-        for i in 0...(hay.count - needle.count) where hay[i] == needle[0] && Array(hay[i..<(i + needle.count)]) == needle { return i }
+    /// Where the paste's end marker starts in the buffer after `head`, if it is there whole.
+    private func findPasteEnd() -> Int? {
+        let marker = Self.pasteEnd
+        var i = head
+        while i + marker.count <= buffer.count {
+            if buffer[i] == 0x1B, buffer[(i + 1)..<(i + marker.count)].elementsEqual(marker.dropFirst()) { return i }
+            i += 1
+        }
         return nil
     }
 
+    /// The byte `offset` bytes after `head`.
+    private func byte(_ offset: Int) -> UInt8 { buffer[head + offset] }
+
+    /// How many bytes are there from `head` on.
+    private var available: Int { buffer.count - head }
+
     /// Decodes one key at the start of the buffer: (key, bytes used), or nil when incomplete.
     private mutating func decodeOne() -> (Key?, Int)? {
-        let b = buffer[0]
+        let b = byte(0)
         switch b {
         case 0x0D, 0x0A: return (.enter, 1)
         case 0x09: return (.tab, 1)
@@ -137,7 +195,7 @@ public struct KeyDecoder: Sendable {
 
     /// A UTF-8 scalar at `i`: (character or nil if invalid, length), or nil when incomplete.
     private func decodeUTF8(at i: Int) -> (Character?, Int)? {
-        let b = buffer[i]
+        let b = byte(i)
         let need: Int
         switch b {
         case 0x00..<0x80: return (Character(Unicode.Scalar(b)), 1)
@@ -146,8 +204,8 @@ public struct KeyDecoder: Sendable {
         case 0xF0...0xF4: need = 4
         default: return (nil, 1)
         }
-        guard buffer.count - i >= need else { return nil }
-        let bytes = Array(buffer[i..<(i + need)])
+        guard available - i >= need else { return nil }
+        let bytes = Array(buffer[(head + i)..<(head + i + need)])
         guard bytes.dropFirst().allSatisfy({ $0 & 0xC0 == 0x80 }) else { return (nil, 1) }
         let s = String(decoding: bytes, as: UTF8.self)
         guard let ch = s.first, !s.contains("\u{FFFD}") else { return (nil, need) }
@@ -155,12 +213,12 @@ public struct KeyDecoder: Sendable {
     }
 
     private mutating func decodeEscape() -> (Key?, Int)? {
-        guard buffer.count >= 2 else { return nil }
-        let b1 = buffer[1]
+        guard available >= 2 else { return nil }
+        let b1 = byte(1)
         if b1 == 0x5B { return decodeCSI() }  // ESC [
         if b1 == 0x4F {  // ESC O (SS3)
-            guard buffer.count >= 3 else { return nil }
-            switch buffer[2] {
+            guard available >= 3 else { return nil }
+            switch byte(2) {
             case 0x41: return (.up, 3)
             case 0x42: return (.down, 3)
             case 0x43: return (.right, 3)
@@ -180,13 +238,14 @@ public struct KeyDecoder: Sendable {
     private mutating func decodeCSI() -> (Key?, Int)? {
         // ESC [ params(0x30–0x3F)* intermediates(0x20–0x2F)* final(0x40–0x7E)
         var i = 2
-        while i < buffer.count, (0x30...0x3F).contains(buffer[i]) { i += 1 }
-        while i < buffer.count, (0x20...0x2F).contains(buffer[i]) { i += 1 }
-        guard i < buffer.count else { return nil }
-        let final = buffer[i]
+        while i < available, i < Self.sequenceBytes, (0x30...0x3F).contains(byte(i)) { i += 1 }
+        while i < available, i < Self.sequenceBytes, (0x20...0x2F).contains(byte(i)) { i += 1 }
+        if i == Self.sequenceBytes { return (.unknown, i) }
+        guard i < available else { return nil }
+        let final = byte(i)
         let used = i + 1
         guard (0x40...0x7E).contains(final) else { return (.unknown, used) }
-        let paramText = String(decoding: buffer[2..<i], as: UTF8.self)
+        let paramText = String(decoding: buffer[(head + 2)..<(head + i)], as: UTF8.self)
         if paramText.hasPrefix("<") && (final == 0x4D || final == 0x6D) {  // SGR mouse
             let parts = paramText.dropFirst().split(separator: ";").compactMap { Int($0) }
             if final == 0x4D, parts.count == 3, parts[0] & 0b1100011 == 0 {

@@ -67,6 +67,58 @@ struct KeyDecoderTests {
         #expect(got == [.paste("hello\nworld"), .enter])
     }
 
+    @Test("A paste that goes on and on keeps a bounded head, cut at a whole character, and what follows its end is read as keys")
+    func pasteBounded() {
+        var d = KeyDecoder()
+        let start: [UInt8] = [0x1B, 0x5B, 0x32, 0x30, 0x30, 0x7E]
+        let end: [UInt8] = [0x1B, 0x5B, 0x32, 0x30, 0x31, 0x7E]
+        let kept = KeyDecoder.pasteBytesKept
+        #expect(kept > LineEditor.limit)
+        // "é" is two bytes: starting one byte in, the kept bytes end in the middle of one.
+        var got = d.feed(start + [0x78])
+        let chunk = Array(String(repeating: "é", count: 4096).utf8)
+        for _ in 0..<(4 * kept / chunk.count) { got += d.feed(chunk) }
+        got += d.feed(end + [0x61])
+        #expect(got.count == 2)
+        guard case .paste(let text) = got.first else {
+            Issue.record("expected a paste first")
+            return
+        }
+        #expect(text.utf8.count <= kept && text.utf8.count >= kept - 3)
+        #expect(text.hasPrefix("xé") && !text.unicodeScalars.contains("\u{FFFD}"))
+        #expect(Set(text.dropFirst()) == ["é"])
+        #expect(got.last == .character("a"))
+        #expect(!d.hasPending)
+        // A paste of exactly the kept size loses nothing.
+        let exact = Array(String(repeating: "b", count: kept).utf8)
+        #expect(d.feed(start + exact + end) == [.paste(String(repeating: "b", count: kept))])
+    }
+
+    @Test("A control sequence that never ends is dropped at its bound, and the bytes after it are read as typed")
+    func sequenceBounded() {
+        var d = KeyDecoder()
+        var got = d.feed([0x1B, 0x5B] + Array(repeating: 0x31, count: 40))
+        #expect(got.isEmpty && d.hasPending)
+        got += d.feed(Array(repeating: 0x31, count: 100) + [0x41])
+        #expect(got.first == .unknown)
+        #expect(got.dropFirst().allSatisfy { $0 == .character("1") || $0 == .character("A") })
+        #expect(got.count == 1 + (42 + 100 - KeyDecoder.sequenceBytes) + 1)
+        #expect(!d.hasPending)
+        // One long sequence of sensible length still decodes.
+        #expect(keys([0x1B, 0x5B, 0x31, 0x3B, 0x35, 0x43]) == [.right])
+    }
+
+    @Test("Many keys in one read decode in order, each once, and leave nothing pending")
+    func manyKeysInOneRead() {
+        var d = KeyDecoder()
+        var bytes: [UInt8] = []
+        for i in 0..<50_000 { bytes += i % 3 == 0 ? [0x1B, 0x5B, 0x41] : i % 3 == 1 ? Array("界".utf8) : [0x62] }
+        let got = d.feed(bytes)
+        #expect(got.count == 50_000)
+        #expect(got[0] == .up && got[1] == .character("界") && got[2] == .character("b") && got[49_999] == .character("界"))
+        #expect(!d.hasPending)
+    }
+
     @Test("A long run of characters in one read is one paste; short runs (typing, a y, a space) stay keys")
     func unbracketedPaste() {
         let long = Array(repeating: Key.character("a"), count: 40)
