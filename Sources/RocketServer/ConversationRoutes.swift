@@ -777,24 +777,26 @@ extension ConversationService {
     }
 
     func read(_ request: HTTPRequest, id: String, loaded: Bool = false) -> HTTPResponse {
-        let holds: ConversationView.Held?
-        switch held(request) {
-        case .failure(let e): return e.response
-        case .success(let h): holds = h
+        entered(request, id: id, loaded: loaded, again: { self.read(request, id: id, loaded: true) }) { e, holds in
+            .wrapping(200, [], "conversation", self.view(id, e, held: holds))
         }
-        let found: Slot
-        switch enter(request, id: id, loaded: loaded) {
-        case .refused(let e): return e.response
-        case .load(let visitor): return afterLoading(request, id: id, visitor: visitor) { self.read(request, id: id, loaded: true) }
-        case .ready(let slot): found = slot
-        }
-        guard let e = touch(id, found) else { return vanished(request, id: id, loaded: loaded) { self.read(request, id: id, loaded: true) } }
-        return .wrapping(200, [], "conversation", view(id, e, held: holds))
     }
 
     func stream(_ request: HTTPRequest, id: String, loaded: Bool = false) -> HTTPResponse {
         // A page that opens (or opens again) the stream of a view it holds names it: the first
         // frame then leaves out what it holds, as an answer does.
+        entered(request, id: id, loaded: loaded, again: { self.stream(request, id: id, loaded: true) }) { e, holds in
+            .eventStream(id, first: Change(id: id, version: e.version, view: self.view(id, e, held: holds), events: []).frames, version: e.version)
+        }
+    }
+
+    /// What a route that shows conversation `id` answers: `body`'s answer for its entry (touched)
+    /// and the view the client says it holds (`Rocket-Settled`), or why the caller may not see it.
+    /// `again` is the route called once more after the conversation is loaded from the store.
+    private func entered(
+        _ request: HTTPRequest, id: String, loaded: Bool, again: @escaping @Sendable () -> HTTPResponse,
+        _ body: (Entry, ConversationView.Held?) -> HTTPResponse
+    ) -> HTTPResponse {
         let holds: ConversationView.Held?
         switch held(request) {
         case .failure(let e): return e.response
@@ -803,11 +805,11 @@ extension ConversationService {
         let found: Slot
         switch enter(request, id: id, loaded: loaded) {
         case .refused(let e): return e.response
-        case .load(let visitor): return afterLoading(request, id: id, visitor: visitor) { self.stream(request, id: id, loaded: true) }
+        case .load(let visitor): return afterLoading(request, id: id, visitor: visitor, again)
         case .ready(let slot): found = slot
         }
-        guard let e = touch(id, found) else { return vanished(request, id: id, loaded: loaded) { self.stream(request, id: id, loaded: true) } }
-        return .eventStream(id, first: Change(id: id, version: e.version, view: view(id, e, held: holds), events: []).frames, version: e.version)
+        guard let e = touch(id, found) else { return vanished(request, id: id, loaded: loaded, again) }
+        return body(e, holds)
     }
 
     /// The current frames of conversation `id` (a stream that just opened sends them again, so a
