@@ -357,12 +357,12 @@ static int read_answer(int fd, SSL *ssl, long long deadline, rocket_http_result 
             unsigned long long total = 0;
             for (;;) {
                 char *size_line = next_line(r, fd, ssl, deadline, out, &end);
-                if (!size_line) goto done;
+                if (!size_line) goto body_failed;
                 unsigned long long size = 0;
                 int digits = 0;
                 for (const char *p = size_line; *p && *p != ';' && *p != ' '; p++, digits++) {
                     int d = (*p >= '0' && *p <= '9') ? *p - '0' : (*p >= 'a' && *p <= 'f') ? *p - 'a' + 10 : (*p >= 'A' && *p <= 'F') ? *p - 'A' + 10 : -1;
-                    if (d < 0 || digits >= 15) goto done;
+                    if (d < 0 || digits >= 15) goto body_failed;
                     size = size * 16 + (unsigned long long)d;
                 }
                 if (!digits) goto body_failed;

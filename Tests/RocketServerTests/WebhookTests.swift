@@ -214,6 +214,15 @@ struct WebhookTests {
             ("HTTP/1.1 200 OK\r\nContent-Length: 5000\r\n\r\n" + String(repeating: "x", count: 5000), .failure(HTTPClientError(message: "longer than"))),
             ("HTTP/1.1 200 OK\r\nContent-Length: 50\r\n\r\nshort", .failure(HTTPClientError(message: "closed inside"))),
             ("HTTP/1.1 200 OK\r\nContent-Length: 5\r\nContent-Length: 6\r\n\r\nhello!", .failure(HTTPClientError(message: "unclear"))),
+            // Chunks cut short, before a size line or inside one, or with a size that is none.
+            ("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n", .failure(HTTPClientError(message: "cannot be read"))),
+            ("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n6", .failure(HTTPClientError(message: "cannot be read"))),
+            ("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\nzz\r\n0\r\n\r\n", .failure(HTTPClientError(message: "cannot be read"))),
+            (
+                "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n" + String(repeating: "0", count: 20) + "1\r\nx\r\n0\r\n\r\n",
+                .failure(HTTPClientError(message: "cannot be read"))
+            ),
+            ("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n0\r\n", .failure(HTTPClientError(message: "cannot be read"))),
         ]
         let responder = try RawResponder(answers.map(\.raw))
         defer { responder.stop() }
