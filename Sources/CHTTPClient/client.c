@@ -294,6 +294,10 @@ static int read_answer(int fd, SSL *ssl, long long deadline, rocket_http_result 
         }
         // "HTTP/1.x NNN …"
         size_t len = strlen(status);
+        if (len + 2 != (size_t)(r->data + r->start - status)) {
+            fail(out, "the answer's head holds a NUL byte");
+            goto done;
+        }
         if (len < 12 || strncmp(status, "HTTP/1.", 7) != 0 || status[8] != ' ' || (len > 12 && status[12] != ' ')) {
             fail(out, "the answer is not HTTP");
             goto done;
@@ -314,8 +318,11 @@ static int read_answer(int fd, SSL *ssl, long long deadline, rocket_http_result 
                 if (end) fail(out, "the connection closed inside the answer's head");
                 goto done;
             }
-            head += strlen(line) + 2;
+            // Counted as sent: a NUL byte would hide the rest of its line from strlen.
+            size_t line_bytes = (size_t)(r->data + r->start - line);
+            head += line_bytes;
             if (head > HEAD_LIMIT) { fail(out, "the answer's head is longer than %d bytes", HEAD_LIMIT); goto done; }
+            if (strlen(line) + 2 != line_bytes) { fail(out, "the answer's head holds a NUL byte"); goto done; }
             if (!*line) break;
             char *colon = strchr(line, ':');
             if (!colon) continue;

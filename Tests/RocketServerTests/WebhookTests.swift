@@ -182,6 +182,10 @@ struct WebhookTests {
             (String(repeating: "\u{1}\u{2}garbage", count: 200), .failure("not HTTP")),
             ("HTTP/1.1 2000 OK\r\nContent-Length: 0\r\n\r\n", .failure("not HTTP")),
             (hugeHead, .failure("longer than")),
+            // NUL bytes: a line that strlen would count as short (past the head's bound), or as empty.
+            ("HTTP/1.1 200 OK\r\nX: a\u{0}b\r\nContent-Length: 0\r\n\r\n", .failure("NUL")),
+            ("HTTP/1.1 200 OK\r\n\u{0}\r\nContent-Length: 0\r\n\r\n", .failure("NUL")),
+            ("HTTP/1.1 200\u{0} OK\r\nContent-Length: 0\r\n\r\n", .failure("NUL")),
             ("HTTP/1.1 200 OK\r\nContent-Length: abc\r\n\r\n", .status(200)),
             ("HTTP/1.1 201 OK\r\nContent-Length: 999999999999999999\r\n\r\nxx", .status(201)),
             ("HTTP/1.1 202 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n", .status(202)),
