@@ -3,7 +3,7 @@
 #
 #   sh scripts/fuzz.sh TARGET [SECONDS] [libFuzzer options...]
 #
-# TARGET is one of json, flow, tests, snapshot, expression, template, text, keys, editor, image, server (what each checks:
+# TARGET is one of json, flow, tests, snapshot, expression, template, text, keys, editor, image, server, answer (what each checks:
 # docs/ARCHITECTURE.md, `RocketFuzz`). RocketFuzz is built with AddressSanitizer and libFuzzer's
 # coverage in .build/fuzz; the corpus grows in .build/fuzz-corpus/TARGET, seeded from examples/.
 # An input that crashes or breaks a property is written as .build/fuzz-corpus/TARGET-crash-*
@@ -14,7 +14,7 @@
 # Not part of scripts/test.sh: a run finds what it finds in its time. What it found became tests.
 set -eu
 cd "$(dirname "$0")/.."
-targets="json flow tests snapshot expression template text keys editor image server"
+targets="json flow tests snapshot expression template text keys editor image server answer"
 target=${1:-}
 case " $targets " in
 *" $target "*) ;;
@@ -63,6 +63,13 @@ server)
     "$v" "$j" "$j" "$v" >"$corpus/alert"
   printf 'POST /v1/conversations\n%s\n%s\n\n{"flow": "survey", "visitor": "fuzz", "lang": "fr", "dryRun": true}\0POST /v1/visitors\n\n\0GET /v1/visitors/fuzz\n\n\0DELETE /v1/visitors/fuzz\n\n\0GET /metrics\n\n\0OPTIONS /v1/conversations\nOrigin: http://x.test\n\n\0GET /play/welcome\n\n' \
     "$j" "$v" >"$corpus/routes"
+  ;;
+answer)
+  # Answers to rocket's HTTP client: by a length, in chunks, to the end of the stream, interim first.
+  printf 'HTTP/1.1 200 OK\r\nContent-Length: 5\r\nConnection: keep-alive\r\n\r\nhello' >"$corpus/length"
+  printf 'HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5;x=y\r\nhello\r\n6\r\n world\r\n0\r\nT: 1\r\n\r\n' >"$corpus/chunks"
+  printf 'HTTP/1.0 200 OK\r\n\r\nto the end' >"$corpus/end"
+  printf 'HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 204 No Content\r\nConnection: close\r\n\r\n' >"$corpus/interim"
   ;;
 expression) printf 'n > 2 and s matches "^a.*"' >"$corpus/seed" ;;
 template) printf 'Hi {{name}}, {{ code }}{{' >"$corpus/seed" ;;

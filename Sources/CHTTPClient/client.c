@@ -522,6 +522,22 @@ int rocket_http_get(rocket_http_session *session, const char *host, int port, in
 
 void rocket_http_free(void *data) { free(data); }
 
+int rocket_http_read(int fd, int keep_body, size_t max_body, int timeout_ms, rocket_http_result *out, unsigned char **body,
+                     size_t *body_len, int *reusable) {
+    memset(out, 0, sizeof *out);
+    capture keep = {NULL, 0, 0, max_body};
+    int ended = 0;
+    int result = read_answer(fd, NULL, now_ms() + (timeout_ms > 0 ? timeout_ms : 1), out, reusable, &ended, keep_body ? &keep : NULL);
+    if (result != 0) {
+        free(keep.data);
+        keep.data = NULL;
+        keep.length = 0;
+    }
+    *body = keep.data;
+    *body_len = keep.length;
+    return result;
+}
+
 /// One request: a kept connection used when it can be, a new one made when not.
 static int request(rocket_http_session *session, const char *method, const char *host, int port, int tls, const char *path,
                    const char *headers, const unsigned char *body, size_t body_len, const char *ca_file, int timeout_ms,

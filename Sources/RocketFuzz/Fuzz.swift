@@ -42,6 +42,9 @@ enum FuzzTarget: String, CaseIterable {
     case snapshot
     /// Templates: `{{name}}` filled, secrets masked.
     case template
+    /// Answers of HTTP servers to rocket's own client (webhooks' endpoints, `--server`): read or
+    /// refused, the same status whether the body is kept or dropped, a kept body within its bound.
+    case answer
 
     /// The target `ROCKET_FUZZ_TARGET` names (default: json).
     static var chosen: FuzzTarget {
@@ -68,6 +71,7 @@ enum FuzzTarget: String, CaseIterable {
         case .tests: _ = FlowTestSuite.read(bytes)
         case .snapshot: SnapshotFuzz.shared.run(bytes)
         case .template: Self.template(bytes)
+        case .answer: Self.answer(bytes)
         }
     }
 
@@ -94,6 +98,45 @@ enum FuzzTarget: String, CaseIterable {
     static func say(_ line: String) {
         let bytes = Array((line + "\n").utf8)
         _ = bytes.withUnsafeBytes { write(2, $0.baseAddress, $0.count) }
+    }
+
+    /// One reading of `bytes` as an answer that arrives on a connection the server then closes
+    /// (`maxBody` nil: its body dropped, as a webhook's POST reads it).
+    static func readAnswer(_ bytes: [UInt8], maxBody: Int?) -> Result<(status: Int, body: [UInt8], reusable: Bool), HTTPClientError> {
+        var ends: [Int32] = [-1, -1]
+        guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &ends) == 0 else { fail("no socket pair: errno \(errno)") }
+        defer {
+            close(ends[0])
+            close(ends[1])
+        }
+        var room = Int32(1 << 20)
+        setsockopt(ends[0], SOL_SOCKET, SO_SNDBUF, &room, socklen_t(MemoryLayout<Int32>.size))
+        let sent = bytes.withUnsafeBytes { send(ends[0], $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+        guard sent == bytes.count else { fail("the socket pair took \(sent) of \(bytes.count) bytes") }
+        shutdown(ends[0], Int32(SHUT_WR))
+        return HTTPClient.read(from: ends[1], maxBody: maxBody, timeout: 5)
+    }
+
+    static func answer(_ bytes: [UInt8]) {
+        // Larger than a socket pair holds at once, and than an answer's head and a small body.
+        guard bytes.count <= 100_000 else { return }
+        let small = 64
+        let dropped = readAnswer(bytes, maxBody: nil)
+        let kept = readAnswer(bytes, maxBody: 1 << 20)
+        let keptSmall = readAnswer(bytes, maxBody: small)
+        if case .success(let a) = dropped, !(100...599).contains(a.status) { fail("a status of \(a.status)") }
+        guard case .success(let whole) = kept else { return }
+        // A body read whole leaves the status and the connection's fate as dropping it would.
+        guard case .success(let d) = dropped, d.status == whole.status, d.reusable == whole.reusable else {
+            fail("the answer read whole (\(whole.status)) is another when its body is dropped: \(dropped)")
+        }
+        if whole.status < 200 { fail("an interim answer (\(whole.status)) was taken as the answer") }
+        switch keptSmall {
+        case .success(let s):
+            if s.body != whole.body || s.body.count > small { fail("a body within \(small) bytes differs when the bound is larger") }
+        case .failure(let why):
+            if whole.body.count <= small { fail("a body of \(whole.body.count) bytes was refused under a bound of \(small): \(why.message)") }
+        }
     }
 
     static func json(_ bytes: [UInt8]) {

@@ -115,6 +115,25 @@ package enum HTTPClient {
         return .success((Int(result.status), bytes))
     }
 
+    /// Reads one answer from `fd`, a plain connection already open, as ``get(_:path:headers:caFile:timeout:maxBody:connection:)``
+    /// reads one when `maxBody` is given (the body kept, at most that many bytes) and as
+    /// ``post(_:headers:body:caFile:timeout:connection:)`` does when it is nil (the body dropped):
+    /// the status, the body, and whether another answer could follow on the connection.
+    package static func read(
+        from fd: Int32, maxBody: Int?, timeout: Double
+    ) -> Result<(status: Int, body: [UInt8], reusable: Bool), HTTPClientError> {
+        var result = rocket_http_result()
+        var body: UnsafeMutablePointer<UInt8>?
+        var length = 0
+        var reusable: Int32 = 0
+        let rc = rocket_http_read(
+            fd, maxBody == nil ? 0 : 1, max(0, maxBody ?? 0), Int32(max(0.001, min(timeout, 600)) * 1000), &result, &body, &length, &reusable)
+        defer { rocket_http_free(body) }
+        guard rc == 0 else { return .failure(failure(result)) }
+        let bytes = body.map { Array(UnsafeBufferPointer(start: $0, count: length)) } ?? []
+        return .success((Int(result.status), bytes, reusable != 0))
+    }
+
     /// The reason a call gave.
     private static func failure(_ result: rocket_http_result) -> HTTPClientError {
         let why = withUnsafeBytes(of: result.error) { raw in String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self) }

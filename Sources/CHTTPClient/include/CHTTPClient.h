@@ -51,7 +51,15 @@ int rocket_http_get(rocket_http_session *session, const char *host, int port, in
                     const char *ca_file, int timeout_ms, size_t max_body, rocket_http_result *out, unsigned char **body,
                     size_t *body_len);
 
-/// Frees a body `rocket_http_get` returned.
+/// Reads one answer from `fd`, a plain connection already open (the fuzzing harness's socket
+/// pair), as `rocket_http_get` reads it when `keep_body` is 1 and as `rocket_http_post` does when
+/// it is 0, within `timeout_ms`: its status in `out`, its body in `*body` (when kept; free it with
+/// `rocket_http_free`), and in `*reusable` whether another answer could follow on `fd`.
+/// Returns 0 when an answer came (whole, when its body is kept), -1 otherwise.
+int rocket_http_read(int fd, int keep_body, size_t max_body, int timeout_ms, rocket_http_result *out, unsigned char **body,
+                     size_t *body_len, int *reusable);
+
+/// Frees a body `rocket_http_get` or `rocket_http_read` returned.
 void rocket_http_free(void *data);
 
 #endif
