@@ -382,6 +382,21 @@ struct ReportTests {
         #expect(html.contains("<title id=\"chart1-title\">Differences in completion rate"))
     }
 
+    @Test("The page writes a hidden count and a tiny p-value as text (&lt;5, &lt;0.001): every < on it begins one of its own tags")
+    func pageLessThan() throws {
+        var log = LogWriter()
+        // 300 of variant a complete, none of b: p < 0.001; three of c, under a minimum of 5.
+        for k in 0..<600 { log.conversation(flow: "f", variant: k % 2 == 0 ? "a" : "b", blocks: ["q"], answered: 1, end: k % 2 == 0 ? "completed" : "closed") }
+        for _ in 0..<3 { log.conversation(flow: "f", variant: "c", blocks: ["q"], answered: 1, end: "completed") }
+        let report = try log.build(minCount: 5, against: "b")
+        #expect(report.flows.first?.variants.contains { $0.comparison?.statistics.pValue ?? 1 < 0.001 } == true)
+        let html = report.html
+        #expect(html.contains("&lt;5") && html.contains("&lt;0.001"))
+        let tags = html.split(separator: "<", omittingEmptySubsequences: false).dropFirst()
+        let raw = tags.filter { t in !(t.first.map { $0.isLetter || $0 == "/" || $0 == "!" } ?? false) }
+        #expect(raw.isEmpty, "a < that begins no tag: \(raw.prefix(3).map { String($0.prefix(20)) })")
+    }
+
     @Test("Medians: odd and even counts, and unordered input")
     func medians() throws {
         var log = LogWriter()
