@@ -135,7 +135,7 @@ let package = Package(
             name: "RocketFuzz",
             dependencies: [
                 "RocketJSON", "RocketFlow", "RocketConversation", "RocketCore", "RocketTerminal", "RocketTerminalCore", "RocketTerminalApps",
-                "RocketServer", "RocketScenarioEngine",
+                "RocketServer", "RocketScenarioEngine", "RocketReport",
             ]),
         .testTarget(name: "RocketAlertTests", dependencies: ["RocketJSON", "RocketAlert", "RocketConversation", "RocketFlow", "RocketCore"]),
         .testTarget(

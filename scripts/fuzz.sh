@@ -3,7 +3,7 @@
 #
 #   sh scripts/fuzz.sh TARGET [SECONDS] [libFuzzer options...]
 #
-# TARGET is one of json, flow, tests, snapshot, expression, template, text, keys, editor, image, server, answer (what each checks:
+# TARGET is one of json, flow, tests, snapshot, expression, template, text, keys, editor, image, server, answer, report (what each checks:
 # docs/ARCHITECTURE.md, `RocketFuzz`). RocketFuzz is built with AddressSanitizer and libFuzzer's
 # coverage in .build/fuzz; the corpus grows in .build/fuzz-corpus/TARGET, seeded from examples/.
 # An input that crashes or breaks a property is written as .build/fuzz-corpus/TARGET-crash-*
@@ -14,7 +14,7 @@
 # Not part of scripts/test.sh: a run finds what it finds in its time. What it found became tests.
 set -eu
 cd "$(dirname "$0")/.."
-targets="json flow tests snapshot expression template text keys editor image server answer"
+targets="json flow tests snapshot expression template text keys editor image server answer report"
 target=${1:-}
 case " $targets " in
 *" $target "*) ;;
@@ -70,6 +70,23 @@ answer)
   printf 'HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5;x=y\r\nhello\r\n6\r\n world\r\n0\r\nT: 1\r\n\r\n' >"$corpus/chunks"
   printf 'HTTP/1.0 200 OK\r\n\r\nto the end' >"$corpus/end"
   printf 'HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 204 No Content\r\nConnection: close\r\n\r\n' >"$corpus/interim"
+  ;;
+report)
+  # Records of an experiment's two variants and a holdout, answered and dropped, and an error.
+  {
+    printf '{"at":1700000000,"conversation":"c1","event":"exposure","flow":"f","experiment":"e","variant":"a","shown":true}\n'
+    printf '{"at":1700000001,"conversation":"c1","event":"started","flow":"f","variant":"a","version":"v1"}\n'
+    printf '{"at":1700000002,"conversation":"c1","event":"blockAdded","index":0,"id":"pick","type":"choice","variant":"a"}\n'
+    printf '{"at":1700000003,"conversation":"c1","event":"buttonPressed","index":0,"id":"pick","title":"A, B","options":[0,1],"titles":["A","B"],"variant":"a"}\n'
+    printf '{"at":1700000004,"conversation":"c1","event":"blockAdded","index":1,"id":"rate","type":"rating","scale":[0,10],"variant":"a"}\n'
+    printf '{"at":1700000005,"conversation":"c1","event":"buttonPressed","index":1,"id":"rate","options":[9],"variant":"a"}\n'
+    printf '{"at":1700000006,"conversation":"c1","event":"dismissed","reason":"completed","count":2,"ids":["pick","rate"],"variant":"a"}\n'
+    printf '{"at":1700000007,"conversation":"c2","event":"exposure","flow":"f","experiment":"e","variant":"b","shown":true}\n'
+    printf '{"at":1700000008,"conversation":"c2","event":"started","flow":"f","variant":"b","version":"v2"}\n'
+    printf '{"at":1700000009,"conversation":"c2","event":"expressionError","id":"pick","path":"set.x","code":"division-by-zero","message":"m","variant":"b"}\n'
+    printf '{"at":1700000010,"conversation":"c2","event":"dismissed","reason":"closed","count":0,"ids":[],"variant":"b"}\n'
+    printf '{"at":1700000011,"conversation":"c3","event":"exposure","flow":"f","experiment":"e","variant":"holdout","shown":false}\n'
+  } >"$corpus/records"
   ;;
 expression) printf 'n > 2 and s matches "^a.*"' >"$corpus/seed" ;;
 template) printf 'Hi {{name}}, {{ code }}{{' >"$corpus/seed" ;;

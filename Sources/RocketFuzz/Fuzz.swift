@@ -6,6 +6,7 @@ import RocketConversation
 import RocketCore
 import RocketFlow
 import RocketJSON
+import RocketReport
 import RocketScenarioEngine
 import RocketServer
 import RocketTerminal
@@ -45,6 +46,9 @@ enum FuzzTarget: String, CaseIterable {
     /// Answers of HTTP servers to rocket's own client (webhooks' endpoints, `--server`): read or
     /// refused, the same status whether the body is kept or dropped, a kept body within its bound.
     case answer
+    /// Reports: event records (JSON Lines) counted, and a server's report read back; either
+    /// drawn as a page whose tags are all the page's own, and as JSON that reads back the same.
+    case report
 
     /// The target `ROCKET_FUZZ_TARGET` names (default: json).
     static var chosen: FuzzTarget {
@@ -72,6 +76,7 @@ enum FuzzTarget: String, CaseIterable {
         case .snapshot: SnapshotFuzz.shared.run(bytes)
         case .template: Self.template(bytes)
         case .answer: Self.answer(bytes)
+        case .report: Self.report(bytes)
         }
     }
 
@@ -137,6 +142,52 @@ enum FuzzTarget: String, CaseIterable {
         case .failure(let why):
             if whole.body.count <= small { fail("a body of \(whole.body.count) bytes was refused under a bound of \(small): \(why.message)") }
         }
+    }
+
+    /// The elements a report's page is made of: any other tag came from the records.
+    static let reportTags: Set<String> = [
+        "!doctype", "html", "head", "meta", "title", "style", "body", "main", "h1", "h2", "h3", "p", "section", "div", "table",
+        "caption", "thead", "tbody", "tr", "th", "td", "figure", "figcaption", "svg", "text", "line", "rect", "circle", "ul", "li",
+        "strong", "span", "abbr", "small", "em", "code", "dl", "dt", "dd", "details", "summary", "g", "tspan",
+    ]
+
+    static func report(_ bytes: [UInt8]) {
+        // Records: each line in turn, up to the first a report refuses (as `rocket report` stops).
+        let grouping = ReportGrouping.allCases[Int(bytes.first ?? 0) % ReportGrouping.allCases.count]
+        var builder = ReportBuilder(by: grouping)
+        for (k, line) in bytes.split(separator: 0x0A, omittingEmptySubsequences: false).enumerated() {
+            do throws(ReportInputError) { try builder.addLine(Array(line), input: 0, line: k + 1) } catch {
+                if error.line != k + 1 || error.column < 1 { fail("a refusal of line \(k + 1) names \(error.line):\(error.column)") }
+                break
+            }
+        }
+        builder.finishInput(0)
+        for minCount in [1, 5] { checkReport(builder.report(ReportOptions(minCount: minCount))) }
+        // A server's answer (`rocket report --server`), read as a report.
+        if let told = Report(json: bytes) { checkReport(told) }
+    }
+
+    /// A report drawn as a page holds only the page's own tags, and its JSON reads back as the same.
+    static func checkReport(_ report: Report) {
+        let page = Array(report.html.utf8)
+        var i = 0
+        while i < page.count {
+            defer { i += 1 }
+            guard page[i] == UInt8(ascii: "<") else { continue }
+            var j = i + 1
+            if j < page.count, page[j] == UInt8(ascii: "/") { j += 1 }
+            let start = j
+            while j < page.count,
+                page[j] == UInt8(ascii: "!") || (page[j] | 0x20 >= UInt8(ascii: "a") && page[j] | 0x20 <= UInt8(ascii: "z"))
+                    || (page[j] >= 0x30 && page[j] <= 0x39)
+            { j += 1 }
+            let name = String(decoding: page[start..<j], as: UTF8.self).lowercased()
+            if !reportTags.contains(name) { fail("the report's page holds a tag of its records: <\(name.prefix(40))") }
+        }
+        let json = Array(report.json.utf8)
+        do throws(JSONSyntaxError) { _ = try JSONReader.parse(json) } catch { fail("the report's JSON is not JSON: \(error.message)") }
+        guard let again = Report(json: json) else { fail("the report's JSON is not read back as a report") }
+        if again.json != report.json { fail("the report's JSON read back and written again differs") }
     }
 
     static func json(_ bytes: [UInt8]) {
