@@ -3,7 +3,7 @@
 #
 #   sh scripts/fuzz.sh TARGET [SECONDS] [libFuzzer options...]
 #
-# TARGET is one of json, flow, tests, snapshot, expression, template, text, keys, editor, image, server, answer, report (what each checks:
+# TARGET is one of json, flow, tests, snapshot, expression, template, text, keys, editor, image, server, answer, report, scenarios (what each checks:
 # docs/ARCHITECTURE.md, `RocketFuzz`). RocketFuzz is built with AddressSanitizer and libFuzzer's
 # coverage in .build/fuzz; the corpus grows in .build/fuzz-corpus/TARGET, seeded from examples/.
 # An input that crashes or breaks a property is written as .build/fuzz-corpus/TARGET-crash-*
@@ -14,7 +14,7 @@
 # Not part of scripts/test.sh: a run finds what it finds in its time. What it found became tests.
 set -eu
 cd "$(dirname "$0")/.."
-targets="json flow tests snapshot expression template text keys editor image server answer report"
+targets="json flow tests snapshot expression template text keys editor image server answer report scenarios"
 target=${1:-}
 case " $targets " in
 *" $target "*) ;;
@@ -87,6 +87,9 @@ report)
     printf '{"at":1700000010,"conversation":"c2","event":"dismissed","reason":"closed","count":0,"ids":[],"variant":"b"}\n'
     printf '{"at":1700000011,"conversation":"c3","event":"exposure","flow":"f","experiment":"e","variant":"holdout","shown":false}\n'
   } >"$corpus/records"
+  ;;
+scenarios)
+  printf '{"scenarios": {"app-launch": {"eventsCount": 2, "executionsCount": 1, "firstEventDate": 1796695159.5675929, "lastEventDate": 1796695159.5828195, "lastExecutionDate": 1796695159.5928752, "recentEvents": [1796695159.5675929, 1796695159.5828195]}}, "executions": [{"scenario": "app-launch", "at": 1796695159.5928752}], "version": 1}' >"$corpus/export"
   ;;
 expression) printf 'n > 2 and s matches "^a.*"' >"$corpus/seed" ;;
 template) printf 'Hi {{name}}, {{ code }}{{' >"$corpus/seed" ;;

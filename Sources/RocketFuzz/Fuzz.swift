@@ -49,6 +49,9 @@ enum FuzzTarget: String, CaseIterable {
     /// Reports: event records (JSON Lines) counted, and a server's report read back; either
     /// drawn as a page whose tags are all the page's own, and as JSON that reads back the same.
     case report
+    /// Scenario exports (`rocket scenario import`): refused, or read into a store whose export
+    /// reads back as the same state.
+    case scenarios
 
     /// The target `ROCKET_FUZZ_TARGET` names (default: json).
     static var chosen: FuzzTarget {
@@ -77,6 +80,7 @@ enum FuzzTarget: String, CaseIterable {
         case .template: Self.template(bytes)
         case .answer: Self.answer(bytes)
         case .report: Self.report(bytes)
+        case .scenarios: Self.scenarios(bytes)
         }
     }
 
@@ -188,6 +192,26 @@ enum FuzzTarget: String, CaseIterable {
         do throws(JSONSyntaxError) { _ = try JSONReader.parse(json) } catch { fail("the report's JSON is not JSON: \(error.message)") }
         guard let again = Report(json: json) else { fail("the report's JSON is not read back as a report") }
         if again.json != report.json { fail("the report's JSON read back and written again differs") }
+    }
+
+    static func scenarios(_ bytes: [UInt8]) {
+        let read: ScenarioSnapshot
+        do throws(ScenarioStoreError) { read = try ScenarioSnapshot(json: bytes) } catch {
+            if let offset = error.offset, !(0...bytes.count).contains(offset) { fail("a refusal at byte \(offset) of \(bytes.count)") }
+            return
+        }
+        let store = InMemoryScenarioStore()
+        let held: ScenarioSnapshot
+        do throws(ScenarioStoreError) {
+            try store.restore(read)
+            held = try store.snapshot()
+        } catch { fail("an export that was read could not be restored: \(error.message)") }
+        let again: ScenarioSnapshot
+        do throws(ScenarioStoreError) { again = try ScenarioSnapshot(json: Array(held.jsonText.utf8)) } catch {
+            fail("a store's export is refused: \(error.message)")
+        }
+        if again != held { fail("a store's export reads back as another state") }
+        if held != read { fail("a restored export is exported as another state") }
     }
 
     static func json(_ bytes: [UInt8]) {
