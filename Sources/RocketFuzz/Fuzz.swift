@@ -36,7 +36,8 @@ enum FuzzTarget: String, CaseIterable {
     case server
     /// Text drawn in a terminal: cleaned of what could drive it, wrapped and cut to fit.
     case text
-    /// Test files of flows (`rocket test`).
+    /// Test files of flows (`rocket test`): read, and their cases played on each example flow
+    /// they fit, twice, with the same result.
     case tests
     /// Saved conversations (`rocket play --state`): refused, or restored into one that goes on,
     /// whose snapshot reads back.
@@ -75,7 +76,7 @@ enum FuzzTarget: String, CaseIterable {
         case .image: _ = TerminalImage.decode(bytes)
         case .server: ServerFuzz.shared.run(bytes)
         case .text: Self.text(bytes)
-        case .tests: _ = FlowTestSuite.read(bytes)
+        case .tests: TestsFuzz.shared.run(bytes)
         case .snapshot: SnapshotFuzz.shared.run(bytes)
         case .template: Self.template(bytes)
         case .answer: Self.answer(bytes)
@@ -373,6 +374,44 @@ enum FuzzTarget: String, CaseIterable {
         }
     }
 #endif
+
+/// The example flows that have test files (`ROCKET_FUZZ_FLOWS`, default `examples`), loaded
+/// once: a test file read is played on each of them it fits, as `rocket test` plays it.
+final class TestsFuzz: @unchecked Sendable {
+    static let shared = TestsFuzz()
+
+    let flows: [FlowDocument]
+    /// `ROCKET_FUZZ_VERBOSE` set: how many cases each input played, on standard error.
+    let verbose = getenv("ROCKET_FUZZ_VERBOSE") != nil
+
+    init() {
+        let directory = getenv("ROCKET_FUZZ_FLOWS").map { String(cString: $0) } ?? "examples"
+        var flows: [FlowDocument] = []
+        for name in ["branches", "callback", "nps", "pictures", "review", "survey", "validation", "variables", "welcome"] {
+            guard let bytes = FuzzTarget.contents(of: "\(directory)/\(name).json") else { continue }
+            let loaded = FlowLoader.load(bytes)
+            if let doc = loaded.document, !loaded.diagnostics.contains(where: { $0.severity == .error }) { flows.append(doc) }
+        }
+        self.flows = flows
+    }
+
+    func run(_ bytes: [UInt8]) {
+        guard case .success(let suite) = FlowTestSuite.read(bytes) else { return }
+        var played = 0
+        defer { if verbose { FuzzTarget.say("\(played) cases played on \(flows.count) flows") } }
+        for doc in flows where suite.problems(against: doc).isEmpty {
+            for c in suite.cases.prefix(8) {
+                played += 1
+                let first = c.run(on: doc) { _ in "refused" }
+                let second = c.run(on: doc) { _ in "refused" }
+                if first.shown != second.shown || first.texts != second.texts || first.failures != second.failures || first.end != second.end {
+                    FuzzTarget.fail("a case played twice on one flow did two things")
+                }
+                if first.failures.contains(where: { !(0...bytes.count).contains($0.offset) }) { FuzzTarget.fail("a failure placed outside the file") }
+            }
+        }
+    }
+}
 
 /// One service over the example flows (`ROCKET_FUZZ_FLOWS`, default `examples`), in memory, on a
 /// manual clock. An input is requests apart by NUL bytes, each `METHOD TARGET`, header lines, an
