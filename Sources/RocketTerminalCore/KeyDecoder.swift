@@ -78,7 +78,7 @@ public struct KeyDecoder: Sendable {
     /// True when bytes are waiting for more input (the host should call ``flush()`` after a pause).
     public var hasPending: Bool { !buffer.isEmpty }
 
-    /// The most bytes of one bracketed paste kept: a few past ``RocketLimits/lineBytes`` (what a
+    /// The most bytes of one bracketed paste kept: a few past `RocketLimits.lineBytes` (what a
     /// field holds), so that the field still sees it was cut and says so. The rest of the paste
     /// is read and dropped, so a paste that never ends holds no more than this.
     public static let pasteBytesKept = RocketLimits.lineBytes + 4
