@@ -3,7 +3,7 @@
 #
 #   sh scripts/fuzz.sh TARGET [SECONDS] [libFuzzer options...]
 #
-# TARGET is one of json, flow, tests, snapshot, expression, template, text, keys, editor, image, server, answer, report, scenarios (what each checks:
+# TARGET is one of json, flow, tests, snapshot, expression, template, text, keys, editor, image, server, answer, report, scenarios, answers (what each checks:
 # docs/ARCHITECTURE.md, `RocketFuzz`). RocketFuzz is built with AddressSanitizer and libFuzzer's
 # coverage in .build/fuzz; the corpus grows in .build/fuzz-corpus/TARGET, seeded from examples/.
 # An input that crashes or breaks a property is written as .build/fuzz-corpus/TARGET-crash-*
@@ -14,7 +14,7 @@
 # Not part of scripts/test.sh: a run finds what it finds in its time. What it found became tests.
 set -eu
 cd "$(dirname "$0")/.."
-targets="json flow tests snapshot expression template text keys editor image server answer report scenarios"
+targets="json flow tests snapshot expression template text keys editor image server answer report scenarios answers"
 target=${1:-}
 case " $targets " in
 *" $target "*) ;;
@@ -90,6 +90,10 @@ report)
   ;;
 scenarios)
   printf '{"scenarios": {"app-launch": {"eventsCount": 2, "executionsCount": 1, "firstEventDate": 1796695159.5675929, "lastEventDate": 1796695159.5828195, "lastExecutionDate": 1796695159.5928752, "recentEvents": [1796695159.5675929, 1796695159.5828195]}}, "executions": [{"scenario": "app-launch", "at": 1796695159.5928752}], "version": 1}' >"$corpus/export"
+  ;;
+answers)
+  printf '{"age": 3, "email": "ada@example.org", "since": "2024-05-01", "score": 9, "liked": ["Support", "Speed"]}' >"$corpus/survey"
+  printf '{"name": "Ada", "pin": "1234", "plan": 1, "promoter": true}' >"$corpus/mixed"
   ;;
 expression) printf 'n > 2 and s matches "^a.*"' >"$corpus/seed" ;;
 template) printf 'Hi {{name}}, {{ code }}{{' >"$corpus/seed" ;;

@@ -53,6 +53,9 @@ enum FuzzTarget: String, CaseIterable {
     /// Scenario exports (`rocket scenario import`): refused, or read into a store whose export
     /// reads back as the same state.
     case scenarios
+    /// Answers given ahead (`rocket play --answers FILE`), read for each example flow: refused
+    /// with places in the file, or answers only for the flow's own blocks.
+    case answers
 
     /// The target `ROCKET_FUZZ_TARGET` names (default: json).
     static var chosen: FuzzTarget {
@@ -82,6 +85,7 @@ enum FuzzTarget: String, CaseIterable {
         case .answer: Self.answer(bytes)
         case .report: Self.report(bytes)
         case .scenarios: Self.scenarios(bytes)
+        case .answers: TestsFuzz.shared.answers(bytes)
         }
     }
 
@@ -408,6 +412,30 @@ final class TestsFuzz: @unchecked Sendable {
                     FuzzTarget.fail("a case played twice on one flow did two things")
                 }
                 if first.failures.contains(where: { !(0...bytes.count).contains($0.offset) }) { FuzzTarget.fail("a failure placed outside the file") }
+            }
+        }
+    }
+}
+
+extension TestsFuzz {
+    /// Reads `bytes` as an answers file for each example flow.
+    func answers(_ bytes: [UInt8]) {
+        let lines = 1 + bytes.count { $0 == 0x0A }
+        for doc in flows {
+            switch FlowAnswers.read(bytes, for: doc) {
+            case .failure(let failure):
+                if failure.diagnostics.isEmpty { FuzzTarget.fail("an answers file refused without a reason") }
+                for d in failure.diagnostics {
+                    if let line = d.line, !(1...lines).contains(line) || (d.column ?? 1) < 1 {
+                        FuzzTarget.fail("a problem placed at \(line):\(d.column ?? 0) of \(lines) lines")
+                    }
+                }
+            case .success(let given):
+                let ids = Set(doc.graph.nodes.compactMap(\.id))
+                for (key, answer) in given.byBlock {
+                    if !ids.contains(key) { FuzzTarget.fail("an answer taken for \(key), no block of the flow") }
+                    if answer.line < 1 || answer.line > lines || answer.column < 1 { FuzzTarget.fail("an answer placed at \(answer.line):\(answer.column)") }
+                }
             }
         }
     }
