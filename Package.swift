@@ -135,7 +135,7 @@ let package = Package(
             name: "RocketFuzz",
             dependencies: [
                 "RocketJSON", "RocketFlow", "RocketConversation", "RocketCore", "RocketTerminal", "RocketTerminalCore", "RocketTerminalApps",
-                "RocketServer", "RocketScenarioEngine", "RocketReport",
+                "RocketServer", "RocketScenarioEngine", "RocketReport", "RocketPlatform",
             ]),
         .testTarget(name: "RocketAlertTests", dependencies: ["RocketJSON", "RocketAlert", "RocketConversation", "RocketFlow", "RocketCore"]),
         .testTarget(

@@ -6,6 +6,7 @@ import RocketConversation
 import RocketCore
 import RocketFlow
 import RocketJSON
+import RocketPlatform
 import RocketReport
 import RocketScenarioEngine
 import RocketServer
@@ -94,17 +95,10 @@ enum FuzzTarget: String, CaseIterable {
         abort()
     }
 
-    /// The bytes of the file at `path` (a corpus file, a flow), or nil when it cannot be opened.
+    /// The bytes of the file at `path` (a corpus file, a flow), or nil when it cannot be read
+    /// (the project's one reading of a file, bounded by `RocketLimits.fileBytes`).
     static func contents(of path: String) -> [UInt8]? {
-        guard let f = fopen(path, "rb") else { return nil }
-        defer { fclose(f) }
-        var bytes: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 65_536)
-        while true {
-            let n = fread(&buffer, 1, buffer.count, f)
-            if n <= 0 { break }
-            bytes += buffer[0..<n]
-        }
+        guard case .success(let bytes) = FileIO.read(path) else { return nil }
         return bytes
     }
 
