@@ -274,7 +274,7 @@ extension Report {
     }
 
     private func summaryTable(_ flow: FlowReport) -> String {
-        let c = { (n: Int?) in HTMLText.escape(ReportFormat.count(n, minCount: minCount)) }
+        let c = shownCount
         var out = """
             <div class="scroll" tabindex="0" role="region" aria-label="\(ReportFormat.rowKind(grouping, capitalized: true))s of \(shown(flow.flow.isEmpty ? "this flow" : flow.flow))"><table>
             <caption class="note">\(ReportFormat.rowKind(grouping, capitalized: true))s of \(shown(flow.flow.isEmpty ? "this flow" : flow.flow))</caption>
@@ -294,7 +294,7 @@ extension Report {
                 "<tr><th scope=\"row\">\(shown(ReportFormat.variantName(v.variant, by: grouping)))</th>\(flow.hasExposures ? "<td>\(c(v.exposures))</td>" : "")<td>\(c(v.starts))</td>"
             out += "<td>\(c(v.completions))</td><td>\(ReportFormat.percent(v.completionRate))</td>"
             if compared {
-                out += "<td>\(ReportFormat.difference(v.comparison))</td><td>\(HTMLText.escape(ReportFormat.pValue(v.comparison)))</td><td>\(needed)</td>"
+                out += "<td>\(ReportFormat.difference(v.comparison))</td><td>\(shown(ReportFormat.pValue(v.comparison)))</td><td>\(needed)</td>"
             }
             out += "</tr>\n"
         }
@@ -305,7 +305,7 @@ extension Report {
     }
 
     private func funnelTable(_ v: VariantReport) -> String {
-        let c = { (n: Int?) in HTMLText.escape(ReportFormat.count(n, minCount: minCount)) }
+        let c = shownCount
         var out = """
             <div class="scroll" tabindex="0" role="region" aria-label="Funnel of \(shown(ReportFormat.variantName(v.variant, by: grouping))), by block"><table>
             <thead><tr><th scope="col">Block</th><th scope="col">Reached</th><th scope="col">Answered</th><th scope="col">Dropped here</th>\
@@ -323,7 +323,7 @@ extension Report {
 
     /// Where a variant's expressions failed, the places most conversations met first.
     private func errorsTable(_ v: VariantReport) -> String {
-        let c = { (n: Int?) in HTMLText.escape(ReportFormat.count(n, minCount: minCount)) }
+        let c = shownCount
         var out = """
             <div class="scroll" tabindex="0" role="region" aria-label="Errors of \(shown(ReportFormat.variantName(v.variant, by: grouping))), by place"><table>
             <thead><tr><th scope="col">Block</th><th scope="col" class="words">Where</th><th scope="col" class="words">Error</th><th scope="col">Conversations</th></tr></thead>
@@ -350,7 +350,7 @@ extension Report {
             let y = k * rowHeight
             let share = ReportFormat.answerShare(a, of: b)
             let label =
-                "\(shown(ReportFormat.optionName(a, of: b))): \(HTMLText.escape(ReportFormat.count(a.count, minCount: minCount))) (\(ReportFormat.percent(share)))"
+                "\(shown(ReportFormat.optionName(a, of: b))): \(shownCount(a.count)) (\(ReportFormat.percent(share)))"
             out += "<text x=\"0\" y=\"\(y + 15)\">\(label)</text>\n"
             out += "<rect class=\"answer\" x=\"0\" y=\"\(y + 21)\" width=\"\(Self.percent(100 * (share ?? 0)))\" height=\"12\"/>\n"
         }
@@ -361,7 +361,7 @@ extension Report {
     /// Per block that offers options, how often each was chosen (by the last answer of each
     /// conversation) and its share of those who answered.
     private func answersTable(_ v: VariantReport) -> String {
-        let c = { (n: Int?) in HTMLText.escape(ReportFormat.count(n, minCount: minCount)) }
+        let c = shownCount
         var out = """
             <div class="scroll" tabindex="0" role="region" aria-label="Answers of \(shown(ReportFormat.variantName(v.variant, by: grouping))), by block"><table>
             <thead><tr><th scope="col">Block</th><th scope="col" class="words">Answer</th><th scope="col">Chosen</th><th scope="col">Share</th></tr></thead>
@@ -391,7 +391,7 @@ extension Report {
             let reached = top > 0 ? 100 * Double(b.reached ?? 0) / top : 0
             let answered = top > 0 ? 100 * Double(b.answered ?? 0) / top : 0
             let label =
-                "\(shown(b.id)): reached \(HTMLText.escape(ReportFormat.count(b.reached, minCount: minCount))), answered \(HTMLText.escape(ReportFormat.count(b.answered, minCount: minCount)))"
+                "\(shown(b.id)): reached \(shownCount(b.reached)), answered \(shownCount(b.answered))"
             out += "<text x=\"0\" y=\"\(y + 15)\">\(label)</text>\n"
             out += "<rect class=\"reach\" x=\"0\" y=\"\(y + 21)\" width=\"\(Self.percent(reached))\" height=\"16\"/>"
             out += "<rect class=\"answer\" x=\"0\" y=\"\(y + 25)\" width=\"\(Self.percent(answered))\" height=\"8\"/>\n"
@@ -422,7 +422,7 @@ extension Report {
             let s = c.statistics
             let y = k * rowHeight
             let label =
-                "\(shown(ReportFormat.variantName(v.variant, by: grouping))) vs \(shown(ReportFormat.variantName(c.against))): \(ReportFormat.difference(c)), p \(HTMLText.escape(ReportFormat.pValue(c)))"
+                "\(shown(ReportFormat.variantName(v.variant, by: grouping))) vs \(shown(ReportFormat.variantName(c.against))): \(ReportFormat.difference(c)), p \(shown(ReportFormat.pValue(c)))"
             out += "<text x=\"0\" y=\"\(y + 15)\">\(label)</text>\n"
             out += "<line class=\"zero\" x1=\"\(x(0))\" y1=\"\(y + 22)\" x2=\"\(x(0))\" y2=\"\(y + 44)\"/>"
             out += "<line class=\"ci\" x1=\"\(x(s.ci95.low))\" y1=\"\(y + 33)\" x2=\"\(x(s.ci95.high))\" y2=\"\(y + 33)\"/>"
@@ -440,10 +440,12 @@ extension Report {
         return "\(tenths / 10).\(tenths % 10)%"
     }
 
+    /// A count as the page shows it: hidden ones as `&lt;5`, through the page's one escaping.
+    private func shownCount(_ n: Int?) -> String { shown(ReportFormat.count(n, minCount: minCount)) }
 }
 
-/// A name from the records (a flow, a variant, a block, a reason) as the page shows it: through
-/// the one sanitizer (a bidirectional override or a control character becomes U+FFFD, as on a
+/// A name from the records (a flow, a variant, a block, a reason), or a figure that may read
+/// `<5` or `<0.001`, as the page shows it: through the one sanitizer (a bidirectional override or a control character becomes U+FFFD, as on a
 /// terminal), then escaped for HTML.
 private func shown(_ name: String) -> String {
     HTMLText.escape(Sanitizer.clean(name, keepNewlines: false))
