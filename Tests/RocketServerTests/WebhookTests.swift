@@ -227,6 +227,8 @@ struct WebhookTests {
                 .failure(HTTPClientError(message: "cannot be read"))
             ),
             ("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n0\r\n", .failure(HTTPClientError(message: "cannot be read"))),
+            // A chunk's size with a NUL byte after it (read as a string, the rest would be hidden).
+            ("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\u{0}zz\r\nhello\r\n0\r\n\r\n", .failure(HTTPClientError(message: "NUL"))),
         ]
         let responder = try RawResponder(answers.map(\.raw))
         defer { responder.stop() }
