@@ -134,6 +134,8 @@ struct AccessTests {
         #expect(h.request("HEAD", "/v1/report", headers: ["Rocket-Visitor": ada]).status == 403)
         #expect(h.request("HEAD", "/v1/conversations/\(id)", headers: ["Rocket-Visitor": ada]).status == 200)
         #expect(h.request("GET", "/v1/conversations/\(id)/events", headers: ["Rocket-Visitor": bob]).status == 404)
+        #expect(h.request("GET", "/v1/conversations/\(id)/events").status == 401)
+        #expect(h.request("GET", "/v1/conversations/\(id)/events", headers: ["Rocket-Visitor": ada]).status == 200)
         let tap = #"{"intent": "tap", "step": 0}"#
         #expect(h.request("POST", "/v1/conversations/\(id)/intents", body: tap, headers: ["Rocket-Visitor": bob]).status == 404)
         #expect(h.request("POST", "/v1/conversations/\(id)/intents", body: tap, headers: ["Rocket-Visitor": ada]).status == 200)
